@@ -1,0 +1,709 @@
+/* nnfx.h — the one public header of nnfx, an FX-style graph toolkit for
+ * neural-network models in C.
+ *
+ * A worked example (examples/simplenet.c has it whole):
+ *
+ *     nnfx_error err = {0};
+ *     nnfx_module *net = simplenet_new();                 // a module tree
+ *     nnfx_shape in = nnfx_shape_of(4, 1, 3, 32, 32);
+ *     nnfx_gm *gm = nnfx_symbolic_trace(net, 1, &in, &err);
+ *     nnfx_graph *g = nnfx_gm_graph(gm);
+ *     for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
+ *         next = nnfx_node_next(n);                        // n may be erased
+ *         if (!nnfx_node_is_op(n, NNFX_OP_RELU)) continue;
+ *         nnfx_inserting_after(g, n);
+ *         nnfx_attr alpha = nnfx_attr_float("alpha", 0.1);
+ *         nnfx_arg x = nnfx_arg_node(n);
+ *         nnfx_node *leaky = nnfx_graph_call_op(g, NNFX_OP_LEAKY_RELU, 1, &x, 1, &alpha, &err);
+ *         nnfx_replace_all_uses_with(n, leaky, NULL, NULL);  // leaky keeps n as input
+ *         nnfx_erase_node(g, n, &err);
+ *     }
+ *     nnfx_gm_recompile(gm, &err);                         // lint + shapes + plan
+ *
+ * Conventions
+ *  - Every fallible call takes an `nnfx_error *err` (may be NULL) and returns
+ *    an nnfx_status, or NULL / -1 on failure. err->msg says what failed and
+ *    where (node name, file offset, op). The library never exits or aborts
+ *    on bad input.
+ *  - Objects returned by *_new / *_copy / *_load are owned by the caller and
+ *    freed with the matching *_free. Nodes are owned by their graph.
+ *  - Tensors are reference counted: nnfx_tensor_retain / nnfx_tensor_release.
+ *  - Op semantics are ONNX's (include/nnfx/ops.def lists the ops).
+ */
+#ifndef NNFX_H
+#define NNFX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NNFX_VERSION "0.1.0"
+
+/* ===================================================================== */
+/* Status and errors                                                     */
+/* ===================================================================== */
+
+typedef enum nnfx_status {
+    NNFX_OK = 0,
+    NNFX_ERR_INVALID_ARG,  /* a caller passed something malformed            */
+    NNFX_ERR_NOMEM,        /* an allocation failed                           */
+    NNFX_ERR_IO,           /* a file could not be read or written            */
+    NNFX_ERR_PARSE,        /* text or binary input is malformed              */
+    NNFX_ERR_UNSUPPORTED,  /* an op, dtype or feature nnfx does not handle   */
+    NNFX_ERR_SHAPE,        /* shapes or dtypes do not fit together           */
+    NNFX_ERR_GRAPH,        /* graph structure is invalid (lint, users left)  */
+    NNFX_ERR_TRACE,        /* tracing a C forward function failed            */
+    NNFX_ERR_RUNTIME,      /* a kernel or callback failed while running      */
+    NNFX_ERR_NOT_FOUND     /* a name lookup found nothing                    */
+} nnfx_status;
+
+typedef struct nnfx_error {
+    nnfx_status status;
+    char msg[1024];
+} nnfx_error;
+
+/* Short name of a status code ("ok", "shape error", ...). Never NULL. */
+const char *nnfx_status_name(nnfx_status s);
+
+/* Sets err (if not NULL) to status s with a printf-style message; returns s. */
+nnfx_status nnfx_error_set(nnfx_error *err, nnfx_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prefixes err->msg with "<prefix>: " (context for a lower-level error). */
+void nnfx_error_prefix(nnfx_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ===================================================================== */
+/* Tensors                                                               */
+/* ===================================================================== */
+
+#define NNFX_MAX_RANK 8
+
+/* Element types; values are ONNX's TensorProto.DataType codes. */
+typedef enum nnfx_dtype {
+    NNFX_DTYPE_UNDEFINED = 0,
+    NNFX_F32 = 1,
+    NNFX_U8 = 2,
+    NNFX_I8 = 3,
+    NNFX_I32 = 6,
+    NNFX_I64 = 7,
+    NNFX_BOOL = 9,
+    NNFX_F16 = 10,
+    NNFX_F64 = 11
+} nnfx_dtype;
+
+/* Bytes per element of dt (0 for an unknown type). */
+size_t nnfx_dtype_size(nnfx_dtype dt);
+/* Lower-case name: "float32", "int64", ... ("undefined" if unknown). */
+const char *nnfx_dtype_name(nnfx_dtype dt);
+/* Inverse of nnfx_dtype_name; NNFX_DTYPE_UNDEFINED when unknown. */
+nnfx_dtype nnfx_dtype_from_name(const char *name);
+
+typedef enum nnfx_storage {
+    NNFX_STORAGE_OWNED,    /* allocated by nnfx, freed with the tensor        */
+    NNFX_STORAGE_BORROWED, /* caller's memory; must outlive the tensor        */
+    NNFX_STORAGE_MAPPED    /* points into a memory-mapped file (zero-copy)    */
+} nnfx_storage;
+
+/* A concrete shape (used for example inputs and tensors). */
+typedef struct nnfx_shape {
+    int rank;
+    int64_t dims[NNFX_MAX_RANK];
+} nnfx_shape;
+
+/* nnfx_shape_of(rank, d0, d1, ...): a shape literal. */
+nnfx_shape nnfx_shape_of(int rank, ...);
+
+typedef struct nnfx_mapping nnfx_mapping; /* a refcounted mmap region */
+
+/* A dense row-major tensor. Fields are read-only for users except `data`
+ * contents; create with nnfx_tensor_new / nnfx_tensor_borrow. */
+typedef struct nnfx_tensor {
+    nnfx_dtype dtype;
+    int rank;
+    int64_t shape[NNFX_MAX_RANK];
+    void *data;
+    size_t nbytes;
+    nnfx_storage storage;
+    int refcount;
+    nnfx_mapping *mapping; /* keeps a mapped file alive (MAPPED only) */
+} nnfx_tensor;
+
+/* New zero-filled tensor of the given type and shape (refcount 1). */
+nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx_error *err);
+/* Tensor over caller memory (not copied, not freed). */
+nnfx_tensor *nnfx_tensor_borrow(nnfx_dtype dt, int rank, const int64_t *shape, void *data, nnfx_error *err);
+/* Tensor over a mapped region; retains the mapping. data must lie inside it. */
+nnfx_tensor *nnfx_tensor_mapped(nnfx_dtype dt, int rank, const int64_t *shape, void *data, nnfx_mapping *m,
+                                nnfx_error *err);
+/* Deep copy into owned storage. */
+nnfx_tensor *nnfx_tensor_clone(const nnfx_tensor *t, nnfx_error *err);
+/* New float32 tensor copying `values` (numel of shape elements). */
+nnfx_tensor *nnfx_tensor_from_floats(int rank, const int64_t *shape, const float *values, nnfx_error *err);
+/* Scalar (rank 0) tensors. */
+nnfx_tensor *nnfx_tensor_scalar_f32(float v, nnfx_error *err);
+nnfx_tensor *nnfx_tensor_scalar_i64(int64_t v, nnfx_error *err);
+/* Adds a reference; returns t. NULL-safe. */
+nnfx_tensor *nnfx_tensor_retain(nnfx_tensor *t);
+/* Drops a reference; frees at zero. NULL-safe. */
+void nnfx_tensor_release(nnfx_tensor *t);
+/* Number of elements (1 for a scalar). */
+int64_t nnfx_tensor_numel(const nnfx_tensor *t);
+/* Number of elements of a shape; -1 on overflow or negative dims. */
+int64_t nnfx_shape_numel(int rank, const int64_t *shape);
+/* Writes "[1, 3, 32, 32]" into buf; returns buf. */
+char *nnfx_shape_str(int rank, const int64_t *shape, char *buf, size_t len);
+/* Element i converted to double (any dtype). */
+double nnfx_tensor_get(const nnfx_tensor *t, int64_t i);
+/* Fills a float32 tensor with deterministic uniform values in [lo, hi). */
+void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi);
+
+/* Maps a whole file read-only. The mapping starts with refcount 1. */
+nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err);
+const void *nnfx_mapping_data(const nnfx_mapping *m);
+size_t nnfx_mapping_size(const nnfx_mapping *m);
+nnfx_mapping *nnfx_mapping_retain(nnfx_mapping *m);
+void nnfx_mapping_release(nnfx_mapping *m);
+
+/* ===================================================================== */
+/* The op table                                                          */
+/* ===================================================================== */
+
+/* Op property flags (ops.def). */
+#define NNFX_F_ELEMENTWISE 0x01u      /* one input, same shape out, per element   */
+#define NNFX_F_COMMUTATIVE 0x02u      /* f(a, b) == f(b, a)                       */
+#define NNFX_F_SHAPE_PRESERVING 0x04u /* output shape == first input's shape      */
+#define NNFX_F_IMPURE 0x08u           /* side effects: never removed by DCE       */
+#define NNFX_F_NOOP 0x10u             /* returns its first input (at inference)   */
+#define NNFX_F_ACTIVATION 0x20u       /* an activation function                   */
+#define NNFX_F_BROADCAST 0x40u        /* numpy-style broadcasting of inputs       */
+
+typedef enum nnfx_op {
+    NNFX_OP_NONE = 0,
+#define NNFX_OP(e, ...) NNFX_OP_##e,
+#include "nnfx/ops.def"
+#undef NNFX_OP
+    NNFX_OP_COUNT
+} nnfx_op;
+
+/* snake_case name ("leaky_relu"); "none" for NNFX_OP_NONE or out of range. */
+const char *nnfx_op_name(nnfx_op op);
+/* ONNX op type ("LeakyRelu"); "" for nnfx-internal ops. */
+const char *nnfx_op_onnx_type(nnfx_op op);
+/* Finds an op by snake_case name or ONNX type ("relu", "Relu",
+ * "batch_normalization", "BatchNormalization"); NNFX_OP_NONE if unknown. */
+nnfx_op nnfx_op_find(const char *name);
+/* NNFX_F_* flags of op. */
+unsigned nnfx_op_flags(nnfx_op op);
+/* Accepted input count range and output count (-1: node-dependent). */
+void nnfx_op_arity(nnfx_op op, int *min_inputs, int *max_inputs, int *outputs);
+/* Attribute schema string of op (see ops.def). */
+const char *nnfx_op_attr_schema(nnfx_op op);
+
+/* ===================================================================== */
+/* The graph IR                                                          */
+/* ===================================================================== */
+
+typedef struct nnfx_graph nnfx_graph;
+typedef struct nnfx_node nnfx_node;
+
+typedef enum nnfx_opcode {
+    NNFX_PLACEHOLDER,   /* a graph input; target = its name                  */
+    NNFX_GET_ATTR,      /* a parameter of the graph; target = its path       */
+    NNFX_CALL_FUNCTION, /* an op from the op table                           */
+    NNFX_CALL_MODULE,   /* a user leaf function (C callback); target = name  */
+    NNFX_OUTPUT         /* the graph's results; args = the returned values   */
+} nnfx_opcode;
+
+/* "placeholder", "get_attr", "call_function", "call_module", "output". */
+const char *nnfx_opcode_name(nnfx_opcode oc);
+
+/* A positional argument: a node (its value), absent, or a literal. */
+typedef enum nnfx_arg_kind {
+    NNFX_ARG_NONE,  /* an absent optional input   */
+    NNFX_ARG_NODE,  /* the value of a node        */
+    NNFX_ARG_INT,   /* integer literal            */
+    NNFX_ARG_FLOAT  /* floating-point literal     */
+} nnfx_arg_kind;
+
+typedef struct nnfx_arg {
+    nnfx_arg_kind kind;
+    union {
+        nnfx_node *node;
+        int64_t i;
+        double f;
+    } u;
+} nnfx_arg;
+
+nnfx_arg nnfx_arg_node(nnfx_node *n);
+nnfx_arg nnfx_arg_int(int64_t v);
+nnfx_arg nnfx_arg_float(double v);
+nnfx_arg nnfx_arg_none(void);
+
+/* A named attribute (kwarg). Constructors borrow their arrays/strings; nodes
+ * deep-copy attributes when created. */
+typedef enum nnfx_attr_kind {
+    NNFX_ATTR_INT,
+    NNFX_ATTR_FLOAT,
+    NNFX_ATTR_STRING,
+    NNFX_ATTR_INTS,
+    NNFX_ATTR_FLOATS,
+    NNFX_ATTR_TENSOR
+} nnfx_attr_kind;
+
+typedef struct nnfx_attr {
+    const char *name;
+    nnfx_attr_kind kind;
+    union {
+        int64_t i;
+        double f;
+        const char *s;
+        struct {
+            const int64_t *v;
+            int n;
+        } ints;
+        struct {
+            const float *v;
+            int n;
+        } floats;
+        nnfx_tensor *t;
+    } u;
+} nnfx_attr;
+
+nnfx_attr nnfx_attr_int(const char *name, int64_t v);
+nnfx_attr nnfx_attr_float(const char *name, double v);
+nnfx_attr nnfx_attr_string(const char *name, const char *s);
+nnfx_attr nnfx_attr_ints(const char *name, int n, const int64_t *v);
+nnfx_attr nnfx_attr_floats(const char *name, int n, const float *v);
+nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t);
+
+/* One dimension of a static shape: a number, or symbolic/unknown (value -1,
+ * symbol "" when unknown, e.g. "batch" when named). */
+typedef struct nnfx_dim {
+    int64_t value;
+    char symbol[24];
+} nnfx_dim;
+
+/* What is known about a node's value: dtype and shape (rank -1: unknown),
+ * plus where the node came from. */
+typedef struct nnfx_meta {
+    nnfx_dtype dtype;
+    int rank;
+    nnfx_dim dims[NNFX_MAX_RANK];
+} nnfx_meta;
+
+/* Sets meta to a static shape. */
+void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims);
+/* True when every dim is a known number. */
+bool nnfx_meta_is_static(const nnfx_meta *m);
+/* Writes "float32[1, 3, batch, 7]" (or "?" when unknown) into buf. */
+char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len);
+
+/* --- Graph lifetime ------------------------------------------------------ */
+
+/* An empty graph. */
+nnfx_graph *nnfx_graph_new(void);
+/* Frees the graph, its nodes and its references to parameters. NULL-safe. */
+void nnfx_graph_free(nnfx_graph *g);
+
+/* --- Parameters (get_attr targets) -------------------------------------- */
+
+/* Adds or replaces parameter `name` (retains t). */
+nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
+/* The parameter called name, or NULL. Borrowed. */
+nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name);
+/* Number of parameters, and the i-th name/tensor (insertion order). */
+int nnfx_graph_num_params(const nnfx_graph *g);
+const char *nnfx_graph_param_name(const nnfx_graph *g, int i);
+nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i);
+/* Removes parameters no get_attr node refers to; returns how many. */
+int nnfx_graph_drop_unused_params(nnfx_graph *g);
+
+/* --- User leaf functions (call_module targets, FX's wrap) ---------------- */
+
+/* Runs a leaf: reads nin inputs, sets *out to a new tensor (refcount 1). */
+typedef nnfx_status (*nnfx_leaf_fn)(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
+                                    nnfx_error *err);
+/* Optional: infers the output meta from input metas. */
+typedef nnfx_status (*nnfx_leaf_infer_fn)(void *user, int nin, const nnfx_meta *const *in, nnfx_meta *out,
+                                          nnfx_error *err);
+/* Registers leaf `name` on the graph (copied by nnfx_graph_copy). */
+nnfx_status nnfx_graph_register_leaf(nnfx_graph *g, const char *name, nnfx_leaf_fn fn, nnfx_leaf_infer_fn infer,
+                                     void *user, nnfx_error *err);
+
+/* --- Creating nodes ----------------------------------------------------- */
+/* New nodes go at the insert point (default: before the output node, or the
+ * end). Their names are made unique: "relu", "relu_1", ... */
+
+/* Following creations go right before n, in creation order. */
+void nnfx_inserting_before(nnfx_graph *g, nnfx_node *n);
+/* Following creations go right after n, in creation order (a, b after n
+ * gives n, a, b — unlike FX, which reverses them). */
+void nnfx_inserting_after(nnfx_graph *g, nnfx_node *n);
+/* Following creations go before the output node (or at the end). */
+void nnfx_inserting_at_end(nnfx_graph *g);
+
+/* A graph input called name (unique) with known meta (may be NULL). */
+nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_meta *meta, nnfx_error *err);
+/* A parameter read; target must name a parameter of g. */
+nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *err);
+/* A call of op with args and attributes (checked against the op's arity). */
+nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_arg *args, int nattrs,
+                              const nnfx_attr *attrs, nnfx_error *err);
+/* A call of a registered leaf function. */
+nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args,
+                                  nnfx_error *err);
+/* getitem(tuple_node, index): output `index` of a multi-output node. */
+nnfx_node *nnfx_graph_getitem(nnfx_graph *g, nnfx_node *tuple_node, int index, nnfx_error *err);
+/* The output node returning n values (at most one output node per graph). */
+nnfx_node *nnfx_graph_output(nnfx_graph *g, int n, nnfx_node *const *values, nnfx_error *err);
+
+/* --- Walking ------------------------------------------------------------ */
+
+nnfx_node *nnfx_graph_first(const nnfx_graph *g);
+nnfx_node *nnfx_graph_last(const nnfx_graph *g);
+nnfx_node *nnfx_node_next(const nnfx_node *n);
+nnfx_node *nnfx_node_prev(const nnfx_node *n);
+int nnfx_graph_num_nodes(const nnfx_graph *g);
+/* The node called name, or NULL. */
+nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
+/* The output node, or NULL. */
+nnfx_node *nnfx_graph_output_node(const nnfx_graph *g);
+/* Placeholders in order: count and i-th. */
+int nnfx_graph_num_inputs(const nnfx_graph *g);
+nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i);
+
+/* --- Node accessors ----------------------------------------------------- */
+
+nnfx_graph *nnfx_node_graph(const nnfx_node *n);
+const char *nnfx_node_name(const nnfx_node *n);
+/* Renames n; the name is made unique if taken. */
+nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err);
+nnfx_opcode nnfx_node_opcode(const nnfx_node *n);
+/* The op of a call_function node; NNFX_OP_NONE otherwise. */
+nnfx_op nnfx_node_op(const nnfx_node *n);
+/* True when n is a call_function of op. */
+bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op);
+/* Target as text: op name, placeholder name, parameter path or leaf name. */
+const char *nnfx_node_target(const nnfx_node *n);
+int nnfx_node_num_args(const nnfx_node *n);
+nnfx_arg nnfx_node_arg(const nnfx_node *n, int i);
+/* The node of argument i, or NULL when it is not a node. */
+nnfx_node *nnfx_node_arg_node(const nnfx_node *n, int i);
+/* Replaces argument i (updates users). */
+nnfx_status nnfx_node_set_arg(nnfx_node *n, int i, nnfx_arg a, nnfx_error *err);
+/* Replaces all arguments (updates users). */
+nnfx_status nnfx_node_set_args(nnfx_node *n, int nargs, const nnfx_arg *args, nnfx_error *err);
+int nnfx_node_num_attrs(const nnfx_node *n);
+const nnfx_attr *nnfx_node_attr_at(const nnfx_node *n, int i);
+/* The attribute called name, or NULL. */
+const nnfx_attr *nnfx_node_attr(const nnfx_node *n, const char *name);
+/* Typed reads with the op schema's default (or dflt) when absent. */
+int64_t nnfx_node_attr_int(const nnfx_node *n, const char *name, int64_t dflt);
+double nnfx_node_attr_float(const nnfx_node *n, const char *name, double dflt);
+const char *nnfx_node_attr_string(const nnfx_node *n, const char *name, const char *dflt);
+/* Sets (adds or replaces) an attribute, deep-copied. */
+nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err);
+/* Users in first-use order, deduplicated. */
+int nnfx_node_num_users(const nnfx_node *n);
+nnfx_node *nnfx_node_user(const nnfx_node *n, int i);
+/* Number of values n produces (1, or k for a multi-output op). */
+int nnfx_node_num_outputs(const nnfx_node *n);
+/* Meta of output i (0 for single-output nodes); mutable. */
+nnfx_meta *nnfx_node_meta(nnfx_node *n, int i);
+const nnfx_meta *nnfx_node_meta_c(const nnfx_node *n, int i);
+/* Module path this node came from ("layer1.0.conv1"), or "". */
+const char *nnfx_node_module_path(const nnfx_node *n);
+nnfx_status nnfx_node_set_module_path(nnfx_node *n, const char *path, nnfx_error *err);
+/* C source location recorded when tracing (file NULL when unknown). */
+const char *nnfx_node_src_file(const nnfx_node *n);
+int nnfx_node_src_line(const nnfx_node *n);
+void nnfx_node_set_src(nnfx_node *n, const char *file, int line);
+/* True when DCE must keep n (placeholder, output, call_module, impure op). */
+bool nnfx_node_is_impure(const nnfx_node *n);
+
+/* --- Editing ------------------------------------------------------------ */
+
+/* Filter for replace_all_uses_with: return true to rewire user. */
+typedef bool (*nnfx_user_filter)(const nnfx_node *user, void *ctx);
+/* Makes every user of old use new instead (users for which filter returns
+ * false are kept). new itself is never rewired, so new may take old as its
+ * input. Returns the number of users rewired, -1 on error. */
+int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_filter filter, void *ctx);
+/* In n's args, replaces every reference to old by new. */
+nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new_node, nnfx_error *err);
+/* Removes n; an error naming the users when any remain. */
+nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err);
+/* Removes nodes without users that are not impure, repeatedly; returns the
+ * number removed. */
+int nnfx_eliminate_dead_code(nnfx_graph *g);
+/* Moves n right before ref (both in g). */
+nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err);
+/* Checks the graph: nodes belong to g, uses after definitions, unique names,
+ * one output node at the end, arity and attributes per the op table, users
+ * consistent, parameters present, no cycles. */
+nnfx_status nnfx_graph_lint(const nnfx_graph *g, nnfx_error *err);
+
+/* A node-to-node map (old graph's node -> new graph's node). */
+typedef struct nnfx_value_map nnfx_value_map;
+nnfx_value_map *nnfx_value_map_new(void);
+void nnfx_value_map_free(nnfx_value_map *m);
+/* Records k -> v; returns false on allocation failure. */
+bool nnfx_value_map_put(nnfx_value_map *m, const nnfx_node *k, nnfx_node *v);
+/* The mapped node, or NULL. */
+nnfx_node *nnfx_value_map_get(const nnfx_value_map *m, const nnfx_node *k);
+
+/* Deep copy of g (nodes, meta, params shared by reference, leaves). When map
+ * is not NULL it receives src node -> copy for every node. */
+nnfx_graph *nnfx_graph_copy(const nnfx_graph *g, nnfx_value_map *map, nnfx_error *err);
+/* Copies node n (from any graph) into g at the insert point, its node args
+ * translated through map (each must be mapped); records n -> copy in map. */
+nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_map *map, nnfx_error *err);
+
+/* Infers dtype and shape of every node from the placeholders' meta and the
+ * parameters (FX's ShapeProp, statically). Errors name the node with the
+ * expected and actual shapes. */
+nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err);
+
+/* --- Text forms --------------------------------------------------------- */
+
+/* FX's printed form, one node a line:
+ *   %relu : [num_users=1] = call_function[target=relu](args = (%conv,), kwargs = {})
+ * preceded by "graph():" and parameter declarations so it parses back.
+ * Returns a malloc'd string. */
+char *nnfx_graph_to_text(const nnfx_graph *g);
+/* Parses the text form (as printed) into a new graph. Parameters declared
+ * without data become zero tensors of the declared shape. Errors give line
+ * and column. */
+nnfx_graph *nnfx_graph_parse(const char *text, nnfx_error *err);
+/* FX's print_tabular table (opcode, name, target, args, kwargs); malloc'd. */
+char *nnfx_graph_tabular(const nnfx_graph *g);
+/* Graphviz DOT of the graph; malloc'd. */
+char *nnfx_graph_to_dot(const nnfx_graph *g);
+
+/* ===================================================================== */
+/* GraphModule, interpreter, transformer                                 */
+/* ===================================================================== */
+
+typedef struct nnfx_gm nnfx_gm;
+
+/* A GraphModule owning g (g is freed with it). Not yet compiled. */
+nnfx_gm *nnfx_gm_new(nnfx_graph *g, nnfx_error *err);
+void nnfx_gm_free(nnfx_gm *gm);
+nnfx_graph *nnfx_gm_graph(nnfx_gm *gm);
+/* Lint + shape inference + execution plan. Call after every edit. */
+nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err);
+/* A readable C-like listing of the forward (FX's gm.code); malloc'd.
+ * Recompiles first if needed; NULL on error. */
+char *nnfx_gm_code(nnfx_gm *gm, nnfx_error *err);
+/* Runs the compiled graph: nin inputs in placeholder order; fills outs[0..]
+ * with new references (caller releases), *nout = number of outputs. outs
+ * must have room for max_out. Recompiles first if the graph changed. */
+nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
+                        nnfx_error *err);
+/* Sets the number of threads kernels may use (default 1). */
+void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+
+/* An Interpreter runs a graph node by node through handlers that callers
+ * may override (FX's Interpreter). A node's value is `num` tensors. */
+typedef struct nnfx_interp nnfx_interp;
+
+typedef struct nnfx_value_set {
+    int num;
+    nnfx_tensor *t[NNFX_MAX_RANK]; /* num <= 8 outputs per node */
+} nnfx_value_set;
+
+typedef struct nnfx_interp_handlers {
+    /* Each handler fills *out with new tensor references. in[] holds the
+     * node's arguments as tensors (literals become scalar tensors, absent
+     * inputs NULL). NULL handlers use the defaults below. */
+    nnfx_status (*placeholder)(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err);
+    nnfx_status (*get_attr)(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err);
+    nnfx_status (*call_function)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
+                                 nnfx_value_set *out, nnfx_error *err);
+    nnfx_status (*call_module)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
+                               nnfx_value_set *out, nnfx_error *err);
+    nnfx_status (*output)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
+                          nnfx_value_set *out, nnfx_error *err);
+    /* Wraps the dispatch for every node (observe or change each step). */
+    nnfx_status (*run_node)(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err);
+} nnfx_interp_handlers;
+
+/* An interpreter over g (borrowed) with handlers (copied; may be NULL) and
+ * a user pointer for the handlers. */
+nnfx_interp *nnfx_interp_new(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user, nnfx_error *err);
+void nnfx_interp_free(nnfx_interp *ip);
+void *nnfx_interp_user(nnfx_interp *ip);
+/* Runs the graph; outs like nnfx_gm_run. */
+nnfx_status nnfx_interp_run(nnfx_interp *ip, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs,
+                            int *nout, nnfx_error *err);
+/* The value already computed for n during this run (borrowed), or NULL. */
+const nnfx_value_set *nnfx_interp_value(nnfx_interp *ip, const nnfx_node *n);
+/* The default handlers, callable from overrides. */
+nnfx_status nnfx_interp_default_run_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out,
+                                         nnfx_error *err);
+nnfx_status nnfx_interp_default_call_function(nnfx_interp *ip, const nnfx_node *n, int nin,
+                                              nnfx_tensor *const *in, nnfx_value_set *out, nnfx_error *err);
+/* Runs one op on tensors (shape inference + kernel); out gets new refs. */
+nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out,
+                        nnfx_error *err);
+
+/* A Transformer builds a new graph by running handlers over g; each handler
+ * returns the node in the new graph standing for n (FX's Transformer). */
+typedef struct nnfx_transformer nnfx_transformer;
+typedef struct nnfx_transformer_handlers {
+    /* args are n's arguments already translated into the new graph. */
+    nnfx_node *(*placeholder)(nnfx_transformer *t, const nnfx_node *n, nnfx_error *err);
+    nnfx_node *(*get_attr)(nnfx_transformer *t, const nnfx_node *n, nnfx_error *err);
+    nnfx_node *(*call_function)(nnfx_transformer *t, const nnfx_node *n, int nargs, const nnfx_arg *args,
+                                nnfx_error *err);
+    nnfx_node *(*call_module)(nnfx_transformer *t, const nnfx_node *n, int nargs, const nnfx_arg *args,
+                              nnfx_error *err);
+} nnfx_transformer_handlers;
+
+/* Runs the transformer over src (borrowed); returns the new graph. */
+nnfx_graph *nnfx_transform(const nnfx_graph *src, const nnfx_transformer_handlers *h, void *user, nnfx_error *err);
+/* The graph being built (create nodes in it from handlers). */
+nnfx_graph *nnfx_transformer_graph(nnfx_transformer *t);
+void *nnfx_transformer_user(nnfx_transformer *t);
+/* Default handler: copies n with the given args, keeping attrs and meta. */
+nnfx_node *nnfx_transformer_default_call_function(nnfx_transformer *t, const nnfx_node *n, int nargs,
+                                                  const nnfx_arg *args, nnfx_error *err);
+
+/* ===================================================================== */
+/* Tracing C forward functions                                           */
+/* ===================================================================== */
+
+/* A value seen by a forward function: a tensor when running eagerly, a
+ * proxy (a node being recorded) when tracing. Values are owned by the trace
+ * context and freed with it. */
+typedef struct nnfx_value nnfx_value;
+/* The context a forward function runs in (eager or tracing). The first
+ * error is kept; later ops on a failed context return NULL and do nothing,
+ * so forward functions need not check each call. */
+typedef struct nnfx_ctx nnfx_ctx;
+typedef struct nnfx_module nnfx_module;
+
+/* A user module's forward: reads inputs, returns the output value. */
+typedef nnfx_value *(*nnfx_forward_fn)(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in);
+
+/* A user-defined module with a forward function; children and parameters
+ * are added below. type_name is for printing ("SimpleNet"). */
+nnfx_module *nnfx_module_new(const char *type_name, nnfx_forward_fn forward, void *user);
+/* Frees the module tree. NULL-safe. */
+void nnfx_module_free(nnfx_module *m);
+void *nnfx_module_user(nnfx_module *m);
+/* Adds child under name (takes ownership); returns child. */
+nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module *child);
+/* The direct child called name, or NULL. */
+nnfx_module *nnfx_module_child(nnfx_module *m, const char *name);
+/* Adds a parameter to the module (retains t). */
+nnfx_status nnfx_module_add_param(nnfx_module *m, const char *name, nnfx_tensor *t, nnfx_error *err);
+/* The parameter at dotted path ("conv.weight") below m, or NULL. */
+nnfx_tensor *nnfx_module_param(nnfx_module *m, const char *path);
+
+/* Built-in layers; parameters are initialised deterministically from seed
+ * (as PyTorch's default initialisers do, in distribution). */
+nnfx_module *nnfx_conv2d(int in_ch, int out_ch, int kernel, int stride, int padding, int dilation, int groups,
+                         bool bias, uint64_t seed);
+nnfx_module *nnfx_batchnorm2d(int channels, double eps, uint64_t seed);
+nnfx_module *nnfx_linear(int in_features, int out_features, bool bias, uint64_t seed);
+nnfx_module *nnfx_relu_layer(void);
+nnfx_module *nnfx_leaky_relu_layer(double alpha);
+nnfx_module *nnfx_sigmoid_layer(void);
+nnfx_module *nnfx_maxpool2d(int kernel, int stride, int padding);
+nnfx_module *nnfx_adaptive_avgpool2d_1(void);
+nnfx_module *nnfx_flatten_layer(int start_dim);
+nnfx_module *nnfx_dropout_layer(double p);
+
+/* Calls module m (built-in or user) on x; its nodes get m's path in meta. */
+#define nnfx_call(ctx, m, x) nnfx_call_at((ctx), (m), (x), __FILE__, __LINE__)
+nnfx_value *nnfx_call_at(nnfx_ctx *ctx, nnfx_module *m, nnfx_value *x, const char *file, int line);
+/* Calls a user module with several inputs. */
+nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file,
+                           int line);
+
+/* Generic op on values (the other helpers wrap it). */
+#define nnfx_v_op(ctx, op, nin, in, nattrs, attrs) \
+    nnfx_v_op_at((ctx), (op), (nin), (in), (nattrs), (attrs), __FILE__, __LINE__)
+nnfx_value *nnfx_v_op_at(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs,
+                         const nnfx_attr *attrs, const char *file, int line);
+#define nnfx_v_relu(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_RELU, (x), __FILE__, __LINE__)
+#define nnfx_v_sigmoid(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_SIGMOID, (x), __FILE__, __LINE__)
+#define nnfx_v_tanh(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_TANH, (x), __FILE__, __LINE__)
+#define nnfx_v_add(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_ADD, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_sub(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_SUB, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_mul(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_MUL, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_div(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_DIV, (a), (b), __FILE__, __LINE__)
+nnfx_value *nnfx_v_unary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *x, const char *file, int line);
+nnfx_value *nnfx_v_binary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *a, nnfx_value *b, const char *file, int line);
+/* Calls a user leaf function (FX's wrap): runs fn eagerly, or records one
+ * call_module node with target name when tracing. */
+#define nnfx_v_leaf(ctx, name, fn, infer, user, nin, in) \
+    nnfx_v_leaf_at((ctx), (name), (fn), (infer), (user), (nin), (in), __FILE__, __LINE__)
+nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnfx_leaf_infer_fn infer, void *user,
+                           int nin, nnfx_value *const *in, const char *file, int line);
+
+/* Reads a scalar from a value for control flow. Eager: *out = element 0.
+ * Tracing: a trace error "symbolically traced variables cannot be used as
+ * inputs to control flow" naming the node and this call's source line. */
+#define nnfx_v_item(ctx, v, out) nnfx_v_item_at((ctx), (v), (out), __FILE__, __LINE__)
+nnfx_status nnfx_v_item_at(nnfx_ctx *ctx, nnfx_value *v, double *out, const char *file, int line);
+/* The tensor of an eager value (NULL when tracing). Borrowed. */
+nnfx_tensor *nnfx_value_tensor(nnfx_value *v);
+/* Shape of a value (known when tracing with example shapes). */
+const nnfx_meta *nnfx_value_meta(nnfx_value *v);
+/* The first error recorded in ctx (status NNFX_OK if none). */
+const nnfx_error *nnfx_ctx_error(const nnfx_ctx *ctx);
+
+/* Traces root's forward on inputs of the given shapes (float32) into a
+ * GraphModule; parameters become get_attr nodes named by module path. */
+nnfx_gm *nnfx_symbolic_trace(nnfx_module *root, int nin, const nnfx_shape *example_shapes, nnfx_error *err);
+/* Runs root's forward eagerly; outs get a new reference (caller releases). */
+nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
+                            nnfx_error *err);
+
+/* ===================================================================== */
+/* Files: NumPy, ONNX                                                    */
+/* ===================================================================== */
+
+/* Reads a NumPy .npy file (little-endian f4/f8/i8/i4/u1/i1/b1, C order). */
+nnfx_tensor *nnfx_npy_load(const char *path, nnfx_error *err);
+/* Writes t as .npy (to a temporary name, then renamed). */
+nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *err);
+/* Reads an ONNX TensorProto (.pb) file. */
+nnfx_tensor *nnfx_tensor_pb_load(const char *path, nnfx_error *err);
+
+/* Loads an ONNX model into a graph. Initializer data is mapped from the file
+ * (zero-copy where alignment allows); external data is mapped too. Errors
+ * name the byte offset or the node. */
+nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err);
+/* Parses an ONNX model from memory (data copied where needed). */
+nnfx_graph *nnfx_onnx_load_buffer(const void *data, size_t size, nnfx_error *err);
+
+typedef struct nnfx_onnx_save_options {
+    bool external_data;        /* force weights into a side file            */
+    size_t external_threshold; /* min bytes for a tensor to go external     */
+    const char *external_name; /* side-file name (default: <model>.data)    */
+} nnfx_onnx_save_options;
+
+/* Writes g as an ONNX model (temporary name, then renamed). opts may be
+ * NULL: weights go external only when the model would pass 2 GB. */
+nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts,
+                           nnfx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NNFX_H */

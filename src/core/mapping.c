@@ -1,0 +1,67 @@
+/* mapping.c — read-only memory-mapped files shared by mapped tensors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nnfx.h"
+
+struct nnfx_mapping {
+    void *base;
+    size_t size;
+    int refcount;
+};
+
+nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err) {
+    if (!path) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "mapping: path is NULL");
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        nnfx_error_set(err, NNFX_ERR_IO, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    nnfx_mapping *m = calloc(1, sizeof *m);
+    if (!m) {
+        close(fd);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    m->size = (size_t)st.st_size;
+    m->refcount = 1;
+    if (m->size > 0) {
+        m->base = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m->base == MAP_FAILED) {
+            nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+            free(m);
+            close(fd);
+            return NULL;
+        }
+    }
+    close(fd);
+    return m;
+}
+
+const void *nnfx_mapping_data(const nnfx_mapping *m) { return m ? m->base : NULL; }
+size_t nnfx_mapping_size(const nnfx_mapping *m) { return m ? m->size : 0; }
+
+nnfx_mapping *nnfx_mapping_retain(nnfx_mapping *m) {
+    if (m) m->refcount++;
+    return m;
+}
+
+void nnfx_mapping_release(nnfx_mapping *m) {
+    if (!m || --m->refcount > 0) return;
+    if (m->base) munmap(m->base, m->size);
+    free(m);
+}

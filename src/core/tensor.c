@@ -1,0 +1,262 @@
+/* tensor.c — dense tensors: creation, reference counting, element access. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+
+size_t nnfx_dtype_size(nnfx_dtype dt) {
+    switch (dt) {
+    case NNFX_F32: return 4;
+    case NNFX_U8: return 1;
+    case NNFX_I8: return 1;
+    case NNFX_I32: return 4;
+    case NNFX_I64: return 8;
+    case NNFX_BOOL: return 1;
+    case NNFX_F16: return 2;
+    case NNFX_F64: return 8;
+    default: return 0;
+    }
+}
+
+static const struct {
+    nnfx_dtype dt;
+    const char *name;
+} dtype_names[] = {{NNFX_F32, "float32"}, {NNFX_U8, "uint8"}, {NNFX_I8, "int8"},     {NNFX_I32, "int32"},
+                   {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"}};
+
+const char *nnfx_dtype_name(nnfx_dtype dt) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
+        if (dtype_names[i].dt == dt) return dtype_names[i].name;
+    return "undefined";
+}
+
+nnfx_dtype nnfx_dtype_from_name(const char *name) {
+    if (!name) return NNFX_DTYPE_UNDEFINED;
+    for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
+        if (strcmp(dtype_names[i].name, name) == 0) return dtype_names[i].dt;
+    if (strcmp(name, "float") == 0) return NNFX_F32;
+    if (strcmp(name, "double") == 0) return NNFX_F64;
+    return NNFX_DTYPE_UNDEFINED;
+}
+
+nnfx_shape nnfx_shape_of(int rank, ...) {
+    nnfx_shape s = {0};
+    if (rank < 0 || rank > NNFX_MAX_RANK) return s;
+    s.rank = rank;
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) s.dims[i] = va_arg(ap, int64_t);
+    va_end(ap);
+    return s;
+}
+
+int64_t nnfx_shape_numel(int rank, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] < 0) return -1;
+        if (shape[i] != 0 && n > INT64_MAX / shape[i]) return -1;
+        n *= shape[i];
+    }
+    return n;
+}
+
+int64_t nnfx_tensor_numel(const nnfx_tensor *t) { return t ? nnfx_shape_numel(t->rank, t->shape) : 0; }
+
+char *nnfx_shape_str(int rank, const int64_t *shape, char *buf, size_t len) {
+    size_t off = 0;
+    if (len == 0) return buf;
+    buf[0] = 0;
+    off += (size_t)snprintf(buf + off, len - off, "[");
+    for (int i = 0; i < rank && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (off < len) snprintf(buf + off, len - off, "]");
+    return buf;
+}
+
+/* Checks rank/shape/dtype and computes the byte size. */
+static nnfx_status tensor_check(nnfx_dtype dt, int rank, const int64_t *shape, size_t *nbytes, nnfx_error *err) {
+    if (nnfx_dtype_size(dt) == 0)
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "unsupported tensor dtype %d", (int)dt);
+    if (rank < 0 || rank > NNFX_MAX_RANK)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor rank %d outside 0..%d", rank, NNFX_MAX_RANK);
+    if (rank > 0 && !shape) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor shape is NULL");
+    int64_t n = nnfx_shape_numel(rank, shape);
+    if (n < 0 || (uint64_t)n > (uint64_t)(SIZE_MAX / 2) / nnfx_dtype_size(dt)) {
+        char buf[160];
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor shape %s is negative or too large",
+                              nnfx_shape_str(rank, shape, buf, sizeof buf));
+    }
+    *nbytes = (size_t)n * nnfx_dtype_size(dt);
+    return NNFX_OK;
+}
+
+static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *shape, size_t nbytes,
+                                        nnfx_error *err) {
+    nnfx_tensor *t = calloc(1, sizeof *t);
+    if (!t) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory allocating a tensor header");
+        return NULL;
+    }
+    t->dtype = dt;
+    t->rank = rank;
+    for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+    t->nbytes = nbytes;
+    t->refcount = 1;
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx_error *err) {
+    size_t nbytes;
+    if (tensor_check(dt, rank, shape, &nbytes, err)) return NULL;
+    nnfx_tensor *t = tensor_alloc_header(dt, rank, shape, nbytes, err);
+    if (!t) return NULL;
+    /* 64-byte aligned for vector kernels; at least one byte so data != NULL */
+    size_t alloc = (nbytes + 63) & ~(size_t)63;
+    if (alloc == 0) alloc = 64;
+    t->data = aligned_alloc(64, alloc);
+    if (!t->data) {
+        free(t);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory allocating %zu bytes for a tensor", nbytes);
+        return NULL;
+    }
+    memset(t->data, 0, alloc);
+    t->storage = NNFX_STORAGE_OWNED;
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_borrow(nnfx_dtype dt, int rank, const int64_t *shape, void *data, nnfx_error *err) {
+    size_t nbytes;
+    if (tensor_check(dt, rank, shape, &nbytes, err)) return NULL;
+    if (!data && nbytes) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "borrowed tensor data is NULL");
+        return NULL;
+    }
+    nnfx_tensor *t = tensor_alloc_header(dt, rank, shape, nbytes, err);
+    if (!t) return NULL;
+    t->data = data;
+    t->storage = NNFX_STORAGE_BORROWED;
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_mapped(nnfx_dtype dt, int rank, const int64_t *shape, void *data, nnfx_mapping *m,
+                                nnfx_error *err) {
+    size_t nbytes;
+    if (tensor_check(dt, rank, shape, &nbytes, err)) return NULL;
+    if (!m) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "mapped tensor without a mapping");
+        return NULL;
+    }
+    const char *base = nnfx_mapping_data(m);
+    const char *p = data;
+    if (p < base || (size_t)(p - base) > nnfx_mapping_size(m) || nbytes > nnfx_mapping_size(m) - (size_t)(p - base)) {
+        nnfx_error_set(err, NNFX_ERR_PARSE, "tensor data (%zu bytes) lies outside the mapped file", nbytes);
+        return NULL;
+    }
+    nnfx_tensor *t = tensor_alloc_header(dt, rank, shape, nbytes, err);
+    if (!t) return NULL;
+    t->data = data;
+    t->storage = NNFX_STORAGE_MAPPED;
+    t->mapping = nnfx_mapping_retain(m);
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_clone(const nnfx_tensor *src, nnfx_error *err) {
+    if (!src) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "clone of a NULL tensor");
+        return NULL;
+    }
+    nnfx_tensor *t = nnfx_tensor_new(src->dtype, src->rank, src->shape, err);
+    if (t && src->nbytes) memcpy(t->data, src->data, src->nbytes);
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_from_floats(int rank, const int64_t *shape, const float *values, nnfx_error *err) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, rank, shape, err);
+    if (t && values && t->nbytes) memcpy(t->data, values, t->nbytes);
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_scalar_f32(float v, nnfx_error *err) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 0, NULL, err);
+    if (t) *(float *)t->data = v;
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_scalar_i64(int64_t v, nnfx_error *err) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 0, NULL, err);
+    if (t) *(int64_t *)t->data = v;
+    return t;
+}
+
+nnfx_tensor *nnfx_tensor_retain(nnfx_tensor *t) {
+    if (t) t->refcount++;
+    return t;
+}
+
+void nnfx_tensor_release(nnfx_tensor *t) {
+    if (!t) return;
+    if (--t->refcount > 0) return;
+    if (t->storage == NNFX_STORAGE_OWNED) free(t->data);
+    if (t->mapping) nnfx_mapping_release(t->mapping);
+    free(t);
+}
+
+double nnfx_tensor_get(const nnfx_tensor *t, int64_t i) {
+    switch (t->dtype) {
+    case NNFX_F32: return ((const float *)t->data)[i];
+    case NNFX_F64: return ((const double *)t->data)[i];
+    case NNFX_I64: return (double)((const int64_t *)t->data)[i];
+    case NNFX_I32: return ((const int32_t *)t->data)[i];
+    case NNFX_I8: return ((const int8_t *)t->data)[i];
+    case NNFX_U8: return ((const uint8_t *)t->data)[i];
+    case NNFX_BOOL: return ((const uint8_t *)t->data)[i] ? 1.0 : 0.0;
+    case NNFX_F16: return core_half_to_float(((const uint16_t *)t->data)[i]);
+    default: return 0.0;
+    }
+}
+
+uint64_t core_rng_next(uint64_t *state) {
+    /* splitmix64 */
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+float core_rng_uniform(uint64_t *state, float lo, float hi) {
+    double u = (double)(core_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
+    return (float)(lo + (hi - lo) * u);
+}
+
+void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi) {
+    if (!t || t->dtype != NNFX_F32) return;
+    uint64_t st = seed;
+    float *p = t->data;
+    int64_t n = nnfx_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++) p[i] = core_rng_uniform(&st, lo, hi);
+}
+
+float core_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal */
+            exp = 127 - 15 + 1;
+            while (!(man & 0x400)) {
+                man <<= 1;
+                exp--;
+            }
+            man &= 0x3ff;
+            bits = sign | (exp << 23) | (man << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else {
+        bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
