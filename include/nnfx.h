@@ -1,7 +1,7 @@
 /* nnfx.h — the one public header of nnfx, an FX-style graph toolkit for
  * neural-network models in C.
  *
- * A worked example (examples/simplenet.c has it whole):
+ * A worked example (src/trace/seed_workflows.c has it whole; examples/simplenet.c runs it):
  *
  *     nnfx_error err = {0};
  *     nnfx_module *net = simplenet_new();                 // a module tree
