@@ -40,6 +40,8 @@ static const kcase cases[] = {
     {"conv_group", NNFX_OP_CONV, "pcc", TL, {AI("group", 2)}},
     {"conv_dw", NNFX_OP_CONV, "pcc", TL, {AI("group", 8), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
     {"conv_dw_mult", NNFX_OP_CONV, "pc", TL, {AI("group", 3), AINTS("pads", 1, 1, 1, 1)}},
+    {"conv_dw_dil", NNFX_OP_CONV, "pc", TL,
+     {AI("group", 4), AINTS("strides", 3, 2), AINTS("dilations", 2, 2), AINTS("pads", 2, 2, 2, 2)}},
     {"conv_1x1", NNFX_OP_CONV, "pcc", TL, {AINTS("kernel_shape", 1, 1)}},
     {"conv_1d", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 2), AINTS("pads", 1, 1)}},
     {"conv_asym_pad", NNFX_OP_CONV, "pc", TL, {AINTS("pads", 0, 1, 1, 2)}},
