@@ -442,6 +442,60 @@ static void test_fuzz_truncations_and_flips(void **state) {
     free(base);
 }
 
+/* Hand-picked nasty inputs: each must fail with a message or parse. */
+static void test_adversarial_inputs(void **state) {
+    (void)state;
+    static const char *const fixed[] = {
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]  # float32[1, 2, 3, 4, 5, 6, 7, 8, 9]\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target='\\",
+        "graph():\n    %x : [num_users=1] = placeholder[target=\"\\x0\"]\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=\"\\x00\"]\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]  # (float32, float32)\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]  # {source: \"a:b\"}\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]  # {source: \":1\"}\n",
+        "graph():\n    # param w : float32[100000000, 100000000, 100000000]\n",
+        "graph():\n    # param w : float32[2]\n    # param w : float32[2]\n",
+        "graph():\n    %w : [num_users=1] = get_attr[target=w]  # float32[batch]\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %s : [num_users=1] = call_function[target=split](args = (%x,), kwargs = {})\n"
+        "    %g : [num_users=1] = call_function[target=getitem](args = (%s, 8), kwargs = {})\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    return ((x,),)\n",
+        "graph():\n    return\n",
+        "graph():\n\r\n\t\n    return ()  #\n",
+        "graph(x, y):\n",
+        "graph():\n    %0x : [num_users=1] = placeholder[target=x]\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %c : [num_users=1] = call_function[target=constant](args = (), kwargs = {value: tensor(float32)})\n",
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %c : [num_users=1] = call_function[target=conv](args = (%x, %x), kwargs = {pads: [1, 2.5, x]})\n",
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        nnfx_error err = {0};
+        nnfx_graph *g = nnfx_graph_parse(fixed[i], &err);
+        if (!g) assert_true(err.status != NNFX_OK && err.msg[0]);
+        nnfx_graph_free(g);
+    }
+    /* huge tokens */
+    size_t n = 200000;
+    char *big = malloc(n + 64);
+    assert_non_null(big);
+    const char *prefixes[] = {"graph():\n    %", "graph():\n    %x : [num_users=1] = placeholder[target=",
+                              "graph():\n    # param w : float32[", "graph():\n    return (", "graph("};
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++) {
+        for (int fill = 0; fill < 3; fill++) {
+            size_t pl = strlen(prefixes[k]);
+            memcpy(big, prefixes[k], pl);
+            for (size_t i = pl; i < n; i++) big[i] = fill == 0 ? 'a' : fill == 1 ? '9' : (i % 2 ? ',' : '(');
+            big[n] = 0;
+            nnfx_error err = {0};
+            nnfx_graph *g = nnfx_graph_parse(big, &err);
+            if (!g) assert_true(err.msg[0] != 0);
+            nnfx_graph_free(g);
+        }
+    }
+    free(big);
+}
+
 /* --- tabular ------------------------------------------------------------------ */
 
 static void test_tabular(void **state) {
@@ -562,6 +616,7 @@ int main(void) {
         cmocka_unit_test(test_parse_plain_fx_form),
         cmocka_unit_test(test_parse_errors_have_positions),
         cmocka_unit_test(test_fuzz_truncations_and_flips),
+        cmocka_unit_test(test_adversarial_inputs),
         cmocka_unit_test(test_tabular),
         cmocka_unit_test(test_dot),
         cmocka_unit_test(test_null_and_empty_graphs),
