@@ -198,8 +198,10 @@ nnfx_status nnfx_module_set_inputs(nnfx_module *m, int nin, const char *const *n
 char *trace_module_path(const nnfx_module *root, const nnfx_module *m) {
     size_t len = 0;
     const nnfx_module *a = m;
-    for (; a && a != root; a = a->parent) len += strlen(a->name) + 1;
-    if (a != root) return NULL;
+    for (; a != root; a = a->parent) {
+        if (!a || !a->parent) return NULL; /* reached the top without meeting root */
+        len += strlen(a->name) + 1;
+    }
     char *s = malloc(len + 1);
     if (!s) return NULL;
     s[len] = 0;
