@@ -12,7 +12,13 @@
 typedef struct wf {
     FILE *out;
     int failures;
+    bool text; /* also print the FX text form of graphs */
 } wf;
+
+/* Set by trace_workflows_show_text. */
+static bool g_show_text;
+
+void trace_workflows_show_text(bool on) { g_show_text = on; }
 
 static void check(wf *w, bool ok, const char *what) {
     fprintf(w->out, "  [%s] %s\n", ok ? "ok" : "FAIL", what);
@@ -33,6 +39,10 @@ static void print_code(wf *w, nnfx_gm *gm, const char *title) {
     fprintf(w->out, "--- %s ---\n%s", title, code ? code : err.msg);
     if (!code) fprintf(w->out, "\n");
     free(code);
+    if (!w->text) return;
+    char *text = nnfx_graph_to_text(nnfx_gm_graph(gm));
+    if (text) fprintf(w->out, "--- the same graph in FX text form ---\n%s", text);
+    free(text);
 }
 
 /* Runs a GraphModule on one input; NULL (message printed) on error. */
@@ -94,7 +104,7 @@ static nnfx_node *relu_to_leaky(nnfx_transformer *t, const nnfx_node *n, int nar
 }
 
 int trace_workflow_simplenet(FILE *out) {
-    wf w = {out, 0};
+    wf w = {out, 0, g_show_text};
     nnfx_error err = {0};
     const uint64_t seed = 7;
     trace_seed_simplenet_opts lo = {.leaky = 0.1};
@@ -176,7 +186,7 @@ done:
 /* --- 2. sigmoid -> clip ------------------------------------------------------------------- */
 
 int trace_workflow_sigmoid_to_clip(FILE *out) {
-    wf w = {out, 0};
+    wf w = {out, 0, g_show_text};
     nnfx_error err = {0};
     const uint64_t seed = 11;
     nnfx_module *net = trace_seed_sigmoid_mlp(seed, false);
@@ -256,7 +266,7 @@ done:
 /* --- 3. remove batch norm ---------------------------------------------------------------- */
 
 int trace_workflow_remove_bn(FILE *out) {
-    wf w = {out, 0};
+    wf w = {out, 0, g_show_text};
     nnfx_error err = {0};
     const uint64_t seed = 3;
     trace_seed_simplenet_opts nobn = {.no_bn = true};
@@ -310,7 +320,7 @@ done:
 /* --- 4. data-dependent control flow --------------------------------------------------------- */
 
 int trace_workflow_control_flow(FILE *out) {
-    wf w = {out, 0};
+    wf w = {out, 0, g_show_text};
     nnfx_error err = {0};
     nnfx_module *net = trace_seed_branchy();
     int64_t shape[2] = {2, 3};
@@ -348,7 +358,7 @@ done:
 /* --- 5. the shape bug found at trace time ------------------------------------------------------ */
 
 int trace_workflow_shape_error(FILE *out) {
-    wf w = {out, 0};
+    wf w = {out, 0, g_show_text};
     nnfx_error err = {0};
     trace_seed_simplenet_opts nopool = {.skip_pool = true};
     nnfx_module *net = trace_seed_simplenet(1, &nopool);

@@ -9,7 +9,11 @@
 #ifndef NNFX_SEED_WORKFLOWS_H
 #define NNFX_SEED_WORKFLOWS_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+/* Whether graphs are also printed in FX's text form (default: gm.code only). */
+void trace_workflows_show_text(bool on);
 
 /* SimpleNet: trace; relu -> leaky_relu(0.1) by a node loop and by a
  * Transformer; each checked against eager runs. */
