@@ -41,5 +41,12 @@ void nnfx_error_prefix(nnfx_error *err, const char *fmt, ...) {
     va_end(ap);
     char old[sizeof err->msg];
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    size_t pl = strlen(prefix);
+    if (pl > sizeof err->msg - 3) pl = sizeof err->msg - 3;
+    memcpy(err->msg, prefix, pl);
+    memcpy(err->msg + pl, ": ", 2);
+    size_t room = sizeof err->msg - pl - 3;
+    size_t ol = strnlen(old, room);
+    memcpy(err->msg + pl + 2, old, ol);
+    err->msg[pl + 2 + ol] = 0;
 }

@@ -4,10 +4,7 @@
 #define NNFX_IR_INT_H
 
 #include "nnfx.h"
-
-typedef struct ir_attr_store {
-    nnfx_attr a; /* name/strings/arrays/tensor owned by the node */
-} ir_attr_store;
+#include "ir/strmap.h"
 
 struct nnfx_node {
     nnfx_graph *graph;
@@ -31,11 +28,6 @@ struct nnfx_node {
     void *pass_data;   /* scratch for passes (not copied, not owned) */
 };
 
-typedef struct ir_name_table {
-    /* open addressing: name -> node */
-    nnfx_node **slots;
-    size_t cap, count;
-} ir_name_table;
 
 typedef struct ir_param {
     char *name;
@@ -52,8 +44,11 @@ typedef struct ir_leaf {
 struct nnfx_graph {
     nnfx_node *head, *tail;
     int num_nodes;
-    ir_name_table names;
-    /* per-base-name counters for fresh names are derived by probing */
+    ir_strmap names;       /* node name -> node                          */
+    ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
+    char **counter_keys;   /* owned keys of name_counters               */
+    int ncounter_keys, cap_counter_keys;
+    ir_strmap param_index; /* param name -> index + 1 (intptr_t)        */
     nnfx_node *insert_ref; /* NULL: at end (before output) */
     bool insert_after;
     int nparams, cap_params;
@@ -81,6 +76,17 @@ void ir_attr_free(nnfx_attr *a);
 bool ir_add_user(nnfx_node *n, nnfx_node *u);
 /* Removes u from n's users if u no longer references n. */
 void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u);
+/* Sets the number of values n produces (multi-output ops). */
+nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err);
+/* Marks the graph changed (invalidates order and compiled plans). */
+void ir_graph_touch(nnfx_graph *g);
+/* Scalar tensor for a literal argument (int64 or float32). */
+nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err);
+/* Infers n's output metas from its inputs' metas (and known values through
+ * pass_data when values != NULL). With want_value, small constant results
+ * are computed into *value_out (new reference) when every input is known. */
+nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, nnfx_tensor **value_out,
+                          nnfx_error *err);
 /* strdup that tolerates NULL. */
 char *ir_strdup(const char *s);
 

@@ -1,0 +1,24 @@
+/* exec_int.h — private interfaces of the execution layer. */
+#ifndef NNFX_EXEC_INT_H
+#define NNFX_EXEC_INT_H
+
+#include "nnfx.h"
+
+/* A compiled execution order: nodes in topological order, and for each
+ * node the index of the last step that reads its value (so the value can be
+ * released right after). */
+typedef struct exec_plan {
+    int nsteps;
+    nnfx_node **steps;
+    int *last_use; /* per step: last step index reading it (-1: never) */
+    int threads;
+} exec_plan;
+
+/* Builds a plan for g (linted already). */
+nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err);
+void exec_plan_free(exec_plan *p);
+
+/* A readable C-like listing of g's forward (malloc'd; NULL on OOM). */
+char *exec_graph_code(const nnfx_graph *g);
+
+#endif

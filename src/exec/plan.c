@@ -1,0 +1,42 @@
+/* plan.c — execution order and value lifetimes of a graph. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "exec/exec_int.h"
+#include "ir/ir_int.h"
+
+nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err) {
+    exec_plan_free(p);
+    int n = g->num_nodes;
+    p->steps = malloc(sizeof *p->steps * (size_t)(n ? n : 1));
+    p->last_use = malloc(sizeof *p->last_use * (size_t)(n ? n : 1));
+    if (!p->steps || !p->last_use) {
+        exec_plan_free(p);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory building the execution plan");
+    }
+    int i = 0;
+    for (nnfx_node *nd = g->head; nd; nd = nd->next, i++) {
+        p->steps[i] = nd;
+        p->last_use[i] = -1;
+        nd->pass_data = (void *)(intptr_t)i;
+    }
+    p->nsteps = i;
+    for (i = 0; i < p->nsteps; i++) {
+        nnfx_node *nd = p->steps[i];
+        for (int a = 0; a < nd->nargs; a++)
+            if (nd->args[a].kind == NNFX_ARG_NODE) {
+                int src = (int)(intptr_t)nd->args[a].u.node->pass_data;
+                if (p->last_use[src] < i) p->last_use[src] = i;
+            }
+    }
+    for (nnfx_node *nd = g->head; nd; nd = nd->next) nd->pass_data = NULL;
+    return NNFX_OK;
+}
+
+void exec_plan_free(exec_plan *p) {
+    free(p->steps);
+    free(p->last_use);
+    p->steps = NULL;
+    p->last_use = NULL;
+    p->nsteps = 0;
+}

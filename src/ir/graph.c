@@ -1,0 +1,687 @@
+/* graph.c — graph lifetime, unique names, the insert point and node creation. */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+const char *nnfx_opcode_name(nnfx_opcode oc) {
+    switch (oc) {
+    case NNFX_PLACEHOLDER: return "placeholder";
+    case NNFX_GET_ATTR: return "get_attr";
+    case NNFX_CALL_FUNCTION: return "call_function";
+    case NNFX_CALL_MODULE: return "call_module";
+    case NNFX_OUTPUT: return "output";
+    }
+    return "?";
+}
+
+nnfx_graph *nnfx_graph_new(void) { return calloc(1, sizeof(nnfx_graph)); }
+
+void ir_graph_touch(nnfx_graph *g) {
+    if (g) g->version++;
+}
+
+static void node_free(nnfx_node *n) {
+    free(n->name);
+    free(n->target);
+    free(n->args);
+    for (int i = 0; i < n->nattrs; i++) ir_attr_free(&n->attrs[i]);
+    free(n->attrs);
+    free(n->users);
+    free(n->meta);
+    free(n->module_path);
+    free(n->src_file);
+    free(n);
+}
+
+void nnfx_graph_free(nnfx_graph *g) {
+    if (!g) return;
+    for (nnfx_node *n = g->head, *next; n; n = next) {
+        next = n->next;
+        node_free(n);
+    }
+    ir_strmap_free(&g->names);
+    ir_strmap_free(&g->name_counters);
+    for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
+    free(g->counter_keys);
+    ir_strmap_free(&g->param_index);
+    for (int i = 0; i < g->nparams; i++) {
+        free(g->params[i].name);
+        nnfx_tensor_release(g->params[i].t);
+    }
+    free(g->params);
+    for (int i = 0; i < g->nleaves; i++) free(g->leaves[i].name);
+    free(g->leaves);
+    if (g->model_info && g->model_info_free) g->model_info_free(g->model_info);
+    free(g);
+}
+
+/* --- names --------------------------------------------------------------------- */
+
+/* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf. */
+static void sanitize_name(const char *s, char *buf, size_t len) {
+    size_t o = 0;
+    if (!s || !*s) s = "node";
+    if (isdigit((unsigned char)*s) && o + 1 < len) buf[o++] = '_';
+    for (; *s && o + 1 < len; s++) buf[o++] = (isalnum((unsigned char)*s) || *s == '_') ? *s : '_';
+    buf[o] = 0;
+}
+
+/* A name not used in g, derived from base: base, base_1, base_2, ... */
+static char *fresh_name(nnfx_graph *g, const char *base_in) {
+    char base[200];
+    sanitize_name(base_in, base, sizeof base);
+    if (!ir_strmap_get(&g->names, base)) return ir_strdup(base);
+    intptr_t next = (intptr_t)ir_strmap_get(&g->name_counters, base);
+    char buf[240];
+    for (intptr_t k = next ? next : 1;; k++) {
+        snprintf(buf, sizeof buf, "%s_%ld", base, (long)k);
+        if (!ir_strmap_get(&g->names, buf)) {
+            if (!next) {
+                if (g->ncounter_keys == g->cap_counter_keys) {
+                    int nc = g->cap_counter_keys ? g->cap_counter_keys * 2 : 16;
+                    char **nk = realloc(g->counter_keys, sizeof *nk * (size_t)nc);
+                    if (!nk) return NULL;
+                    g->counter_keys = nk;
+                    g->cap_counter_keys = nc;
+                }
+                char *key = ir_strdup(base);
+                if (!key) return NULL;
+                g->counter_keys[g->ncounter_keys++] = key;
+                if (!ir_strmap_put(&g->name_counters, key, (void *)(k + 1))) return NULL;
+            } else {
+                /* keys stay owned by counter_keys; update the value in place */
+                ir_strmap_put(&g->name_counters, base, (void *)(k + 1));
+            }
+            return ir_strdup(buf);
+        }
+    }
+}
+
+nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) {
+    if (!n || !name) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_name: NULL node or name");
+    nnfx_graph *g = n->graph;
+    if (strcmp(n->name, name) == 0) return NNFX_OK;
+    ir_strmap_del(&g->names, n->name);
+    char *nn = fresh_name(g, name);
+    if (!nn) {
+        ir_strmap_put(&g->names, n->name, n);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    }
+    free(n->name);
+    n->name = nn;
+    if (!ir_strmap_put(&g->names, n->name, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    return NNFX_OK;
+}
+
+/* --- users --------------------------------------------------------------------- */
+
+bool ir_add_user(nnfx_node *n, nnfx_node *u) {
+    for (int i = 0; i < n->nusers; i++)
+        if (n->users[i] == u) return true;
+    if (n->nusers == n->cap_users) {
+        int nc = n->cap_users ? n->cap_users * 2 : 4;
+        nnfx_node **nu = realloc(n->users, sizeof *nu * (size_t)nc);
+        if (!nu) return false;
+        n->users = nu;
+        n->cap_users = nc;
+    }
+    n->users[n->nusers++] = u;
+    return true;
+}
+
+void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u) {
+    for (int i = 0; i < u->nargs; i++)
+        if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n) return;
+    for (int i = 0; i < n->nusers; i++) {
+        if (n->users[i] == u) {
+            memmove(&n->users[i], &n->users[i + 1], sizeof *n->users * (size_t)(n->nusers - i - 1));
+            n->nusers--;
+            return;
+        }
+    }
+}
+
+/* --- list placement ----------------------------------------------------------- */
+
+static void link_before(nnfx_graph *g, nnfx_node *n, nnfx_node *ref) {
+    n->next = ref;
+    n->prev = ref ? ref->prev : g->tail;
+    if (n->prev) n->prev->next = n;
+    else g->head = n;
+    if (ref) ref->prev = n;
+    else g->tail = n;
+    g->num_nodes++;
+    if (n->prev && n->next && n->next->order - n->prev->order > 1) {
+        n->order = n->prev->order + (n->next->order - n->prev->order) / 2;
+    } else if (!n->next) {
+        n->order = n->prev ? n->prev->order + 1024 : 1024;
+        if (n->prev && n->order <= n->prev->order) g->orders_valid = false;
+    } else if (!n->prev) {
+        n->order = n->next->order / 2;
+        if (n->order == 0 || n->order >= n->next->order) g->orders_valid = false;
+    } else {
+        g->orders_valid = false;
+    }
+}
+
+static void unlink_node(nnfx_graph *g, nnfx_node *n) {
+    if (n->prev) n->prev->next = n->next;
+    else g->head = n->next;
+    if (n->next) n->next->prev = n->prev;
+    else g->tail = n->prev;
+    n->prev = n->next = NULL;
+    g->num_nodes--;
+}
+
+void ir_graph_renumber(nnfx_graph *g) {
+    if (g->orders_valid) return;
+    uint32_t k = 1024;
+    for (nnfx_node *n = g->head; n; n = n->next, k += 1024) n->order = k;
+    g->orders_valid = true;
+}
+
+void nnfx_inserting_before(nnfx_graph *g, nnfx_node *n) {
+    if (!g) return;
+    g->insert_ref = n;
+    g->insert_after = false;
+}
+
+void nnfx_inserting_after(nnfx_graph *g, nnfx_node *n) {
+    if (!g) return;
+    g->insert_ref = n;
+    g->insert_after = true;
+}
+
+void nnfx_inserting_at_end(nnfx_graph *g) {
+    if (!g) return;
+    g->insert_ref = NULL;
+    g->insert_after = false;
+}
+
+static nnfx_node *output_node_of(const nnfx_graph *g) {
+    return g->tail && g->tail->opcode == NNFX_OUTPUT ? g->tail : NULL;
+}
+
+/* Places a new node at the insert point (creation order is kept both ways). */
+static void place_node(nnfx_graph *g, nnfx_node *n) {
+    if (n->opcode == NNFX_OUTPUT) {
+        link_before(g, n, NULL);
+    } else if (n->opcode == NNFX_PLACEHOLDER) {
+        nnfx_node *ref = g->head;
+        while (ref && ref->opcode == NNFX_PLACEHOLDER) ref = ref->next;
+        link_before(g, n, ref);
+    } else if (!g->insert_ref) {
+        link_before(g, n, output_node_of(g));
+    } else if (g->insert_after) {
+        link_before(g, n, g->insert_ref->next);
+        g->insert_ref = n; /* the next node goes after this one */
+    } else {
+        link_before(g, n, g->insert_ref);
+    }
+    ir_graph_touch(g);
+}
+
+/* --- creation ------------------------------------------------------------------- */
+
+static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
+    nnfx_node *n = calloc(1, sizeof *n);
+    if (!n) goto oom;
+    n->graph = g;
+    n->opcode = oc;
+    n->nout = nout < 1 ? 1 : nout;
+    n->meta = calloc((size_t)n->nout, sizeof *n->meta);
+    n->name = fresh_name(g, base);
+    if (!n->meta || !n->name) goto oom;
+    for (int i = 0; i < n->nout; i++) n->meta[i].rank = -1;
+    if (!ir_strmap_put(&g->names, n->name, n)) goto oom;
+    return n;
+oom:
+    if (n) node_free(n);
+    nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory creating a node");
+    return NULL;
+}
+
+/* Stores args on n and registers n as a user of each node arg. */
+static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *args, nnfx_error *err) {
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == NNFX_ARG_NODE) {
+            nnfx_node *a = args[i].u.node;
+            if (!a)
+                return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: argument %d is a NULL node", n->name, i);
+            if (a->graph != n->graph)
+                return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d (%%%s) belongs to another graph",
+                                      n->name, i, a->name);
+            if (a->opcode == NNFX_OUTPUT)
+                return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d is the output node", n->name, i);
+        }
+    }
+    nnfx_arg *copy = NULL;
+    if (nargs > 0) {
+        copy = malloc(sizeof *copy * (size_t)nargs);
+        if (!copy) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        memcpy(copy, args, sizeof *copy * (size_t)nargs);
+    }
+    nnfx_arg *old = n->args;
+    int nold = n->nargs;
+    n->args = copy;
+    n->nargs = nargs;
+    for (int i = 0; i < nargs; i++)
+        if (copy[i].kind == NNFX_ARG_NODE && !ir_add_user(copy[i].u.node, n)) {
+            free(old);
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        }
+    for (int i = 0; i < nold; i++)
+        if (old[i].kind == NNFX_ARG_NODE) ir_drop_user_if_unused(old[i].u.node, n);
+    free(old);
+    ir_graph_touch(n->graph);
+    return NNFX_OK;
+}
+
+/* Frees a node that was allocated but failed before being linked. */
+static void node_discard(nnfx_graph *g, nnfx_node *n) {
+    for (int i = 0; i < n->nargs; i++)
+        if (n->args[i].kind == NNFX_ARG_NODE) {
+            nnfx_node *a = n->args[i].u.node;
+            n->args[i].kind = NNFX_ARG_NONE;
+            ir_drop_user_if_unused(a, n);
+        }
+    ir_strmap_del(&g->names, n->name);
+    node_free(n);
+}
+
+nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_meta *meta, nnfx_error *err) {
+    if (!g || !name || !*name) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "placeholder: NULL graph or empty name");
+        return NULL;
+    }
+    nnfx_node *n = node_alloc(g, NNFX_PLACEHOLDER, name, 1, err);
+    if (!n) return NULL;
+    n->target = ir_strdup(n->name);
+    if (!n->target) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (meta) n->meta[0] = *meta;
+    place_node(g, n);
+    return n;
+}
+
+nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *err) {
+    if (!g || !target) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: NULL graph or target");
+        return NULL;
+    }
+    nnfx_tensor *t = nnfx_graph_param(g, target);
+    if (!t) {
+        nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "get_attr: the graph has no parameter '%s'", target);
+        return NULL;
+    }
+    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, target, 1, err);
+    if (!n) return NULL;
+    n->target = ir_strdup(target);
+    if (!n->target) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    nnfx_meta_set_shape(&n->meta[0], t->dtype, t->rank, t->shape);
+    place_node(g, n);
+    return n;
+}
+
+nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_arg *args, int nattrs,
+                              const nnfx_attr *attrs, nnfx_error *err) {
+    if (!g) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_op: NULL graph");
+        return NULL;
+    }
+    if ((int)op <= 0 || op >= NNFX_OP_COUNT) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_op: unknown op id %d", (int)op);
+        return NULL;
+    }
+    const nnfx_op_info *info = ir_op_info(op);
+    if (nargs < info->min_inputs || nargs > info->max_inputs || (nargs > 0 && !args) || nattrs < 0 ||
+        (nattrs > 0 && !attrs)) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_op: %s takes %d to %d arguments, got %d", info->name,
+                       info->min_inputs, info->max_inputs, nargs);
+        return NULL;
+    }
+    nnfx_node *n = node_alloc(g, NNFX_CALL_FUNCTION, info->name, 1, err);
+    if (!n) return NULL;
+    n->op = op;
+    for (int i = 0; i < nattrs; i++) {
+        if (nnfx_node_set_attr(n, &attrs[i], err)) {
+            node_discard(g, n);
+            return NULL;
+        }
+    }
+    int nout = ir_node_num_outputs_for(op, n);
+    if ((nout != 1 && ir_node_set_num_outputs(n, nout, err)) || node_set_args_raw(n, nargs, args, err)) {
+        node_discard(g, n);
+        return NULL;
+    }
+    place_node(g, n);
+    return n;
+}
+
+nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args,
+                                  nnfx_error *err) {
+    if (!g || !target || (nargs > 0 && !args) || nargs < 0) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_module: NULL graph, target or args");
+        return NULL;
+    }
+    if (!ir_graph_leaf(g, target)) {
+        nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "call_module: no leaf function '%s' is registered on the graph",
+                       target);
+        return NULL;
+    }
+    nnfx_node *n = node_alloc(g, NNFX_CALL_MODULE, target, 1, err);
+    if (!n) return NULL;
+    n->target = ir_strdup(target);
+    if (!n->target) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (node_set_args_raw(n, nargs, args, err)) {
+        node_discard(g, n);
+        return NULL;
+    }
+    place_node(g, n);
+    return n;
+}
+
+nnfx_node *nnfx_graph_getitem(nnfx_graph *g, nnfx_node *tuple_node, int index, nnfx_error *err) {
+    if (!g || !tuple_node) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "getitem: NULL graph or node");
+        return NULL;
+    }
+    if (index < 0 || index >= tuple_node->nout) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "getitem: node %s has %d outputs, index %d is out of range",
+                       tuple_node->name, tuple_node->nout, index);
+        return NULL;
+    }
+    nnfx_arg args[2] = {nnfx_arg_node(tuple_node), nnfx_arg_int(index)};
+    nnfx_node *n = nnfx_graph_call_op(g, NNFX_OP_GETITEM, 2, args, 0, NULL, err);
+    if (n) n->meta[0] = tuple_node->meta[index];
+    return n;
+}
+
+nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values, nnfx_error *err) {
+    if (!g || nvals < 0 || (nvals > 0 && !values)) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "output: NULL graph or values");
+        return NULL;
+    }
+    if (output_node_of(g)) {
+        nnfx_error_set(err, NNFX_ERR_GRAPH, "output: the graph already has an output node");
+        return NULL;
+    }
+    nnfx_node *n = node_alloc(g, NNFX_OUTPUT, "output", 1, err);
+    if (!n) return NULL;
+    nnfx_arg *args = malloc(sizeof *args * (size_t)(nvals ? nvals : 1));
+    if (!args) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < nvals; i++) args[i] = nnfx_arg_node(values[i]);
+    nnfx_status st = node_set_args_raw(n, nvals, args, err);
+    free(args);
+    if (st) {
+        node_discard(g, n);
+        return NULL;
+    }
+    place_node(g, n);
+    return n;
+}
+
+/* --- walking ------------------------------------------------------------------- */
+
+nnfx_node *nnfx_graph_first(const nnfx_graph *g) { return g ? g->head : NULL; }
+nnfx_node *nnfx_graph_last(const nnfx_graph *g) { return g ? g->tail : NULL; }
+nnfx_node *nnfx_node_next(const nnfx_node *n) { return n ? n->next : NULL; }
+nnfx_node *nnfx_node_prev(const nnfx_node *n) { return n ? n->prev : NULL; }
+int nnfx_graph_num_nodes(const nnfx_graph *g) { return g ? g->num_nodes : 0; }
+nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name) {
+    return g && name ? ir_strmap_get(&g->names, name) : NULL;
+}
+nnfx_node *nnfx_graph_output_node(const nnfx_graph *g) { return g ? output_node_of(g) : NULL; }
+
+int nnfx_graph_num_inputs(const nnfx_graph *g) {
+    int k = 0;
+    for (nnfx_node *n = g ? g->head : NULL; n; n = n->next) k += n->opcode == NNFX_PLACEHOLDER;
+    return k;
+}
+
+nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i) {
+    for (nnfx_node *n = g ? g->head : NULL; n; n = n->next)
+        if (n->opcode == NNFX_PLACEHOLDER && i-- == 0) return n;
+    return NULL;
+}
+
+/* --- parameters and leaves ---------------------------------------------------- */
+
+nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
+    if (!g || !name || !*name || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_param: NULL argument");
+    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    if (idx) {
+        nnfx_tensor_retain(t);
+        nnfx_tensor_release(g->params[idx - 1].t);
+        g->params[idx - 1].t = t;
+        ir_graph_touch(g);
+        return NNFX_OK;
+    }
+    if (g->nparams == g->cap_params) {
+        int nc = g->cap_params ? g->cap_params * 2 : 16;
+        ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
+        if (!np) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        g->params = np;
+        g->cap_params = nc;
+        /* keys point into params[].name strings, which did not move */
+    }
+    char *nm = ir_strdup(name);
+    if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    g->params[g->nparams].name = nm;
+    g->params[g->nparams].t = nnfx_tensor_retain(t);
+    g->nparams++;
+    if (!ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)g->nparams))
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    ir_graph_touch(g);
+    return NNFX_OK;
+}
+
+nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
+    if (!g || !name) return NULL;
+    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    return idx ? g->params[idx - 1].t : NULL;
+}
+
+int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
+const char *nnfx_graph_param_name(const nnfx_graph *g, int i) {
+    return g && i >= 0 && i < g->nparams ? g->params[i].name : NULL;
+}
+nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
+    return g && i >= 0 && i < g->nparams ? g->params[i].t : NULL;
+}
+
+int nnfx_graph_drop_unused_params(nnfx_graph *g) {
+    if (!g) return 0;
+    ir_strmap used = {0};
+    for (nnfx_node *n = g->head; n; n = n->next)
+        if (n->opcode == NNFX_GET_ATTR) ir_strmap_put(&used, n->target, n);
+    int kept = 0, dropped = 0;
+    ir_strmap_free(&g->param_index);
+    for (int i = 0; i < g->nparams; i++) {
+        if (ir_strmap_get(&used, g->params[i].name)) {
+            g->params[kept++] = g->params[i];
+        } else {
+            free(g->params[i].name);
+            nnfx_tensor_release(g->params[i].t);
+            dropped++;
+        }
+    }
+    g->nparams = kept;
+    for (int i = 0; i < kept; i++) ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
+    ir_strmap_free(&used);
+    if (dropped) ir_graph_touch(g);
+    return dropped;
+}
+
+nnfx_status nnfx_graph_register_leaf(nnfx_graph *g, const char *name, nnfx_leaf_fn fn, nnfx_leaf_infer_fn infer,
+                                     void *user, nnfx_error *err) {
+    if (!g || !name || !*name || !fn)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "register_leaf: NULL graph, name or function");
+    for (int i = 0; i < g->nleaves; i++) {
+        if (strcmp(g->leaves[i].name, name) == 0) {
+            g->leaves[i].fn = fn;
+            g->leaves[i].infer = infer;
+            g->leaves[i].user = user;
+            return NNFX_OK;
+        }
+    }
+    if (g->nleaves == g->cap_leaves) {
+        int nc = g->cap_leaves ? g->cap_leaves * 2 : 4;
+        ir_leaf *nl = realloc(g->leaves, sizeof *nl * (size_t)nc);
+        if (!nl) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        g->leaves = nl;
+        g->cap_leaves = nc;
+    }
+    char *nm = ir_strdup(name);
+    if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    g->leaves[g->nleaves++] = (ir_leaf){nm, fn, infer, user};
+    return NNFX_OK;
+}
+
+const ir_leaf *ir_graph_leaf(const nnfx_graph *g, const char *name) {
+    for (int i = 0; g && name && i < g->nleaves; i++)
+        if (strcmp(g->leaves[i].name, name) == 0) return &g->leaves[i];
+    return NULL;
+}
+
+/* --- editing ------------------------------------------------------------------ */
+
+nnfx_status nnfx_node_set_args(nnfx_node *n, int nargs, const nnfx_arg *args, nnfx_error *err) {
+    if (!n || nargs < 0 || (nargs > 0 && !args))
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_args: NULL node or args");
+    for (int i = 0; i < nargs; i++)
+        if (args[i].kind == NNFX_ARG_NODE && args[i].u.node == n)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: cannot use itself as argument %d", n->name, i);
+    return node_set_args_raw(n, nargs, args, err);
+}
+
+nnfx_status nnfx_node_set_arg(nnfx_node *n, int i, nnfx_arg a, nnfx_error *err) {
+    if (!n || i < 0 || i >= n->nargs)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_arg: node %s has no argument %d", n ? n->name : "(null)",
+                              i);
+    nnfx_arg *copy = malloc(sizeof *copy * (size_t)n->nargs);
+    if (!copy) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    memcpy(copy, n->args, sizeof *copy * (size_t)n->nargs);
+    copy[i] = a;
+    nnfx_status st = nnfx_node_set_args(n, n->nargs, copy, err);
+    free(copy);
+    return st;
+}
+
+int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_filter filter, void *ctx) {
+    if (!old || !new_node || old->graph != new_node->graph) return -1;
+    if (old == new_node) return 0;
+    int count = 0;
+    /* iterate over a snapshot: rewiring edits old->users */
+    int nu = old->nusers;
+    nnfx_node **users = malloc(sizeof *users * (size_t)(nu ? nu : 1));
+    if (!users) return -1;
+    memcpy(users, old->users, sizeof *users * (size_t)nu);
+    for (int k = 0; k < nu; k++) {
+        nnfx_node *u = users[k];
+        if (u == new_node) continue; /* never rewire the replacement itself */
+        if (filter && !filter(u, ctx)) continue;
+        for (int i = 0; i < u->nargs; i++)
+            if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
+        if (!ir_add_user(new_node, u)) {
+            free(users);
+            return -1;
+        }
+        ir_drop_user_if_unused(old, u);
+        count++;
+    }
+    free(users);
+    if (count) ir_graph_touch(old->graph);
+    return count;
+}
+
+nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new_node, nnfx_error *err) {
+    if (!n || !old || !new_node) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace_input_with: NULL node");
+    if (new_node->graph != n->graph)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "replace_input_with: %%%s belongs to another graph", new_node->name);
+    if (new_node == n)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "replace_input_with: node %s cannot use itself", n->name);
+    bool found = false;
+    for (int i = 0; i < n->nargs; i++)
+        if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) {
+            n->args[i].u.node = new_node;
+            found = true;
+        }
+    if (!found)
+        return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "replace_input_with: %%%s is not an input of %%%s", old->name,
+                              n->name);
+    if (!ir_add_user(new_node, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    ir_drop_user_if_unused(old, n);
+    ir_graph_touch(n->graph);
+    return NNFX_OK;
+}
+
+nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
+    if (!g || !n) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "erase_node: NULL graph or node");
+    if (n->graph != g)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "erase_node: node %s does not belong to this graph", n->name);
+    if (n->nusers > 0) {
+        char list[512];
+        size_t off = 0;
+        list[0] = 0;
+        for (int i = 0; i < n->nusers && off < sizeof list - 8; i++)
+            off += (size_t)snprintf(list + off, sizeof list - off, "%s%%%s", i ? ", " : "", n->users[i]->name);
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "cannot erase node %s: it still has %d user%s (%s)", n->name,
+                              n->nusers, n->nusers == 1 ? "" : "s", list);
+    }
+    for (int i = 0; i < n->nargs; i++)
+        if (n->args[i].kind == NNFX_ARG_NODE) {
+            nnfx_node *a = n->args[i].u.node;
+            n->args[i].kind = NNFX_ARG_NONE;
+            ir_drop_user_if_unused(a, n);
+        }
+    if (g->insert_ref == n) g->insert_ref = g->insert_after ? n->prev : n->next;
+    if (g->insert_ref == NULL && g->insert_after) g->insert_after = false;
+    unlink_node(g, n);
+    ir_strmap_del(&g->names, n->name);
+    node_free(n);
+    ir_graph_touch(g);
+    return NNFX_OK;
+}
+
+int nnfx_eliminate_dead_code(nnfx_graph *g) {
+    if (!g) return 0;
+    int removed = 0;
+    for (nnfx_node *n = g->tail, *prev; n; n = prev) {
+        prev = n->prev;
+        if (n->nusers == 0 && !nnfx_node_is_impure(n)) {
+            if (nnfx_erase_node(g, n, NULL) == NNFX_OK) removed++;
+        }
+    }
+    return removed;
+}
+
+nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err) {
+    if (!n || !ref || n->graph != ref->graph)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "move_before: NULL node or nodes of different graphs");
+    if (n == ref) return NNFX_OK;
+    nnfx_graph *g = n->graph;
+    unlink_node(g, n);
+    link_before(g, n, ref);
+    ir_graph_touch(g);
+    return NNFX_OK;
+}

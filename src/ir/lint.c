@@ -1,0 +1,143 @@
+/* lint.c — structural checks of a graph, with messages naming the node. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+/* Checks n's attributes against its op's schema. */
+static nnfx_status lint_attrs(const nnfx_node *n, nnfx_error *err) {
+    for (int i = 0; i < n->nattrs; i++) {
+        const nnfx_attr *a = &n->attrs[i];
+        nnfx_attr_kind kind;
+        if (!ir_schema_lookup(n->op, a->name, &kind, NULL))
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s has no attribute '%s' (schema: %s)", n->name,
+                                  nnfx_op_name(n->op), a->name,
+                                  *nnfx_op_attr_schema(n->op) ? nnfx_op_attr_schema(n->op) : "none");
+        bool ok = kind == a->kind || (kind == NNFX_ATTR_FLOAT && a->kind == NNFX_ATTR_INT) ||
+                  (kind == NNFX_ATTR_FLOATS && a->kind == NNFX_ATTR_INTS);
+        if (!ok)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: attribute '%s' of %s has the wrong kind",
+                                  n->name, a->name, nnfx_op_name(n->op));
+    }
+    return NNFX_OK;
+}
+
+nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
+    if (!cg) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "lint: NULL graph");
+    nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
+    ir_graph_renumber(g);
+    ir_strmap seen = {0};
+    nnfx_status st = NNFX_OK;
+    int count = 0, outputs = 0;
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        count++;
+        if (n->graph != g) {
+            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
+            break;
+        }
+        if (ir_strmap_get(&seen, n->name)) {
+            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
+            break;
+        }
+        if (ir_strmap_get(&g->names, n->name) != n) {
+            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is not registered under its name", n->name);
+            break;
+        }
+        ir_strmap_put(&seen, n->name, n);
+        if (n->opcode == NNFX_OUTPUT) {
+            outputs++;
+            if (n->next) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
+                break;
+            }
+        }
+        for (int i = 0; i < n->nargs; i++) {
+            if (n->args[i].kind != NNFX_ARG_NODE) continue;
+            nnfx_node *a = n->args[i].u.node;
+            if (!a || a->graph != g) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: argument %d is a node of another graph",
+                                    n->name, i);
+                goto done;
+            }
+            if (a == n) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s uses itself (a cycle)", n->name);
+                goto done;
+            }
+            if (!ir_strmap_get(&seen, a->name) || a->order >= n->order) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH,
+                                    "lint: node %s uses %s before it is defined (argument %d; a cycle or bad order)",
+                                    n->name, a->name, i);
+                goto done;
+            }
+            bool listed = false;
+            for (int k = 0; k < a->nusers; k++) listed |= a->users[k] == n;
+            if (!listed) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is missing from the users of %s", n->name,
+                                    a->name);
+                goto done;
+            }
+        }
+        for (int k = 0; k < n->nusers; k++) {
+            nnfx_node *u = n->users[k];
+            bool uses = false;
+            for (int i = 0; i < u->nargs; i++) uses |= u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+            if (!uses) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                                    n->name, u->name);
+                goto done;
+            }
+        }
+        switch (n->opcode) {
+        case NNFX_PLACEHOLDER:
+            if (n->nargs) st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name);
+            break;
+        case NNFX_GET_ATTR:
+            if (!nnfx_graph_param(g, n->target))
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: get_attr %s: the graph has no parameter '%s'", n->name,
+                                    n->target);
+            break;
+        case NNFX_CALL_MODULE:
+            if (!ir_graph_leaf(g, n->target))
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: call_module %s: no leaf function '%s' is registered",
+                                    n->name, n->target);
+            break;
+        case NNFX_CALL_FUNCTION: {
+            if ((int)n->op <= 0 || n->op >= NNFX_OP_COUNT) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: invalid op id %d", n->name, (int)n->op);
+                break;
+            }
+            const nnfx_op_info *info = ir_op_info(n->op);
+            if (n->nargs < info->min_inputs || n->nargs > info->max_inputs) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s takes %d to %d arguments, has %d", n->name,
+                                    info->name, info->min_inputs, info->max_inputs, n->nargs);
+                break;
+            }
+            for (int i = 0; i < info->min_inputs && !st; i++)
+                if (n->args[i].kind == NNFX_ARG_NONE && n->op != NNFX_OP_CLIP)
+                    st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: required argument %d of %s is absent",
+                                        n->name, i, info->name);
+            if (!st && n->op == NNFX_OP_GETITEM) {
+                nnfx_node *src = nnfx_node_arg_node(n, 0);
+                nnfx_arg idx = n->args[1];
+                if (!src || idx.kind != NNFX_ARG_INT || idx.u.i < 0 || idx.u.i >= src->nout)
+                    st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: getitem %s: index out of range or not a node",
+                                        n->name);
+            }
+            if (!st) st = lint_attrs(n, err);
+            break;
+        }
+        case NNFX_OUTPUT: break;
+        }
+        if (st) break;
+    }
+done:
+    ir_strmap_free(&seen);
+    if (st) return st;
+    if (count != g->num_nodes)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
+                              count);
+    if (outputs != 1)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the graph has %d output nodes (expected 1)", outputs);
+    return NNFX_OK;
+}

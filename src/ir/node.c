@@ -1,0 +1,299 @@
+/* node.c — node accessors, arguments, attributes and meta. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+char *ir_strdup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* --- args and attrs constructors ----------------------------------------- */
+
+nnfx_arg nnfx_arg_node(nnfx_node *n) {
+    nnfx_arg a = {.kind = NNFX_ARG_NODE};
+    a.u.node = n;
+    return a;
+}
+nnfx_arg nnfx_arg_int(int64_t v) {
+    nnfx_arg a = {.kind = NNFX_ARG_INT};
+    a.u.i = v;
+    return a;
+}
+nnfx_arg nnfx_arg_float(double v) {
+    nnfx_arg a = {.kind = NNFX_ARG_FLOAT};
+    a.u.f = v;
+    return a;
+}
+nnfx_arg nnfx_arg_none(void) {
+    nnfx_arg a = {.kind = NNFX_ARG_NONE};
+    return a;
+}
+
+nnfx_attr nnfx_attr_int(const char *name, int64_t v) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_INT};
+    a.u.i = v;
+    return a;
+}
+nnfx_attr nnfx_attr_float(const char *name, double v) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_FLOAT};
+    a.u.f = v;
+    return a;
+}
+nnfx_attr nnfx_attr_string(const char *name, const char *s) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_STRING};
+    a.u.s = s;
+    return a;
+}
+nnfx_attr nnfx_attr_ints(const char *name, int n, const int64_t *v) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_INTS};
+    a.u.ints.n = n;
+    a.u.ints.v = v;
+    return a;
+}
+nnfx_attr nnfx_attr_floats(const char *name, int n, const float *v) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_FLOATS};
+    a.u.floats.n = n;
+    a.u.floats.v = v;
+    return a;
+}
+nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_TENSOR};
+    a.u.t = t;
+    return a;
+}
+
+bool ir_attr_copy(nnfx_attr *dst, const nnfx_attr *a) {
+    *dst = *a;
+    dst->name = ir_strdup(a->name ? a->name : "");
+    if (!dst->name) return false;
+    switch (a->kind) {
+    case NNFX_ATTR_STRING:
+        dst->u.s = ir_strdup(a->u.s ? a->u.s : "");
+        if (!dst->u.s) goto fail;
+        break;
+    case NNFX_ATTR_INTS: {
+        int n = a->u.ints.n > 0 ? a->u.ints.n : 0;
+        int64_t *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+        if (!v) goto fail;
+        if (n) memcpy(v, a->u.ints.v, sizeof *v * (size_t)n);
+        dst->u.ints.v = v;
+        dst->u.ints.n = n;
+        break;
+    }
+    case NNFX_ATTR_FLOATS: {
+        int n = a->u.floats.n > 0 ? a->u.floats.n : 0;
+        float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+        if (!v) goto fail;
+        if (n) memcpy(v, a->u.floats.v, sizeof *v * (size_t)n);
+        dst->u.floats.v = v;
+        dst->u.floats.n = n;
+        break;
+    }
+    case NNFX_ATTR_TENSOR: nnfx_tensor_retain(a->u.t); break;
+    default: break;
+    }
+    return true;
+fail:
+    free((char *)dst->name);
+    dst->name = NULL;
+    return false;
+}
+
+void ir_attr_free(nnfx_attr *a) {
+    free((char *)a->name);
+    switch (a->kind) {
+    case NNFX_ATTR_STRING: free((char *)a->u.s); break;
+    case NNFX_ATTR_INTS: free((int64_t *)a->u.ints.v); break;
+    case NNFX_ATTR_FLOATS: free((float *)a->u.floats.v); break;
+    case NNFX_ATTR_TENSOR: nnfx_tensor_release(a->u.t); break;
+    default: break;
+    }
+    a->name = NULL;
+}
+
+/* --- meta ------------------------------------------------------------------ */
+
+void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims) {
+    memset(m, 0, sizeof *m);
+    m->dtype = dt;
+    m->rank = rank;
+    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++) m->dims[i].value = dims[i];
+}
+
+bool nnfx_meta_is_static(const nnfx_meta *m) {
+    if (!m || m->rank < 0) return false;
+    for (int i = 0; i < m->rank; i++)
+        if (m->dims[i].value < 0) return false;
+    return true;
+}
+
+char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
+    if (!len) return buf;
+    if (!m || m->rank < 0) {
+        snprintf(buf, len, "%s[?]", m ? nnfx_dtype_name(m->dtype) : "?");
+        return buf;
+    }
+    size_t off = (size_t)snprintf(buf, len, "%s[", nnfx_dtype_name(m->dtype));
+    for (int i = 0; i < m->rank && off < len; i++) {
+        const char *sep = i ? ", " : "";
+        if (m->dims[i].value >= 0)
+            off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)m->dims[i].value);
+        else
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, m->dims[i].symbol[0] ? m->dims[i].symbol : "?");
+    }
+    if (off < len) snprintf(buf + off, len - off, "]");
+    return buf;
+}
+
+/* --- accessors --------------------------------------------------------------- */
+
+nnfx_graph *nnfx_node_graph(const nnfx_node *n) { return n ? n->graph : NULL; }
+const char *nnfx_node_name(const nnfx_node *n) { return n ? n->name : ""; }
+nnfx_opcode nnfx_node_opcode(const nnfx_node *n) { return n->opcode; }
+nnfx_op nnfx_node_op(const nnfx_node *n) { return n && n->opcode == NNFX_CALL_FUNCTION ? n->op : NNFX_OP_NONE; }
+bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
+
+const char *nnfx_node_target(const nnfx_node *n) {
+    if (!n) return "";
+    if (n->opcode == NNFX_CALL_FUNCTION) return nnfx_op_name(n->op);
+    if (n->opcode == NNFX_OUTPUT) return "output";
+    return n->target ? n->target : "";
+}
+
+int nnfx_node_num_args(const nnfx_node *n) { return n ? n->nargs : 0; }
+
+nnfx_arg nnfx_node_arg(const nnfx_node *n, int i) {
+    if (!n || i < 0 || i >= n->nargs) return nnfx_arg_none();
+    return n->args[i];
+}
+
+nnfx_node *nnfx_node_arg_node(const nnfx_node *n, int i) {
+    if (!n || i < 0 || i >= n->nargs || n->args[i].kind != NNFX_ARG_NODE) return NULL;
+    return n->args[i].u.node;
+}
+
+int nnfx_node_num_attrs(const nnfx_node *n) { return n ? n->nattrs : 0; }
+const nnfx_attr *nnfx_node_attr_at(const nnfx_node *n, int i) {
+    return n && i >= 0 && i < n->nattrs ? &n->attrs[i] : NULL;
+}
+
+const nnfx_attr *nnfx_node_attr(const nnfx_node *n, const char *name) {
+    if (!n || !name) return NULL;
+    for (int i = 0; i < n->nattrs; i++)
+        if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+    return NULL;
+}
+
+int64_t nnfx_node_attr_int(const nnfx_node *n, const char *name, int64_t dflt) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    if (a) return a->kind == NNFX_ATTR_FLOAT ? (int64_t)a->u.f : a->u.i;
+    const char *d;
+    if (n && n->opcode == NNFX_CALL_FUNCTION && ir_schema_lookup(n->op, name, NULL, &d) && d)
+        return strtoll(d, NULL, 10);
+    return dflt;
+}
+
+double nnfx_node_attr_float(const nnfx_node *n, const char *name, double dflt) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    if (a) return a->kind == NNFX_ATTR_INT ? (double)a->u.i : a->u.f;
+    const char *d;
+    if (n && n->opcode == NNFX_CALL_FUNCTION && ir_schema_lookup(n->op, name, NULL, &d) && d)
+        return strtod(d, NULL);
+    return dflt;
+}
+
+const char *nnfx_node_attr_string(const nnfx_node *n, const char *name, const char *dflt) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    if (a && a->kind == NNFX_ATTR_STRING) return a->u.s;
+    return dflt;
+}
+
+nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err) {
+    if (!n || !a || !a->name) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_attr: NULL node or attribute");
+    nnfx_attr copy;
+    if (!ir_attr_copy(&copy, a)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n->nattrs; i++) {
+        if (strcmp(n->attrs[i].name, a->name) == 0) {
+            ir_attr_free(&n->attrs[i]);
+            n->attrs[i] = copy;
+            ir_graph_touch(n->graph);
+            return NNFX_OK;
+        }
+    }
+    nnfx_attr *na = realloc(n->attrs, sizeof *na * (size_t)(n->nattrs + 1));
+    if (!na) {
+        ir_attr_free(&copy);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    }
+    n->attrs = na;
+    n->attrs[n->nattrs++] = copy;
+    ir_graph_touch(n->graph);
+    return NNFX_OK;
+}
+
+int nnfx_node_num_users(const nnfx_node *n) { return n ? n->nusers : 0; }
+nnfx_node *nnfx_node_user(const nnfx_node *n, int i) { return n && i >= 0 && i < n->nusers ? n->users[i] : NULL; }
+int nnfx_node_num_outputs(const nnfx_node *n) { return n ? n->nout : 0; }
+
+nnfx_meta *nnfx_node_meta(nnfx_node *n, int i) {
+    if (!n || i < 0 || i >= n->nout) return NULL;
+    return &n->meta[i];
+}
+const nnfx_meta *nnfx_node_meta_c(const nnfx_node *n, int i) {
+    if (!n || i < 0 || i >= n->nout) return NULL;
+    return &n->meta[i];
+}
+
+const char *nnfx_node_module_path(const nnfx_node *n) { return n && n->module_path ? n->module_path : ""; }
+
+nnfx_status nnfx_node_set_module_path(nnfx_node *n, const char *path, nnfx_error *err) {
+    if (!n) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_module_path: NULL node");
+    char *p = NULL;
+    if (path && *path && !(p = ir_strdup(path))) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    free(n->module_path);
+    n->module_path = p;
+    return NNFX_OK;
+}
+
+const char *nnfx_node_src_file(const nnfx_node *n) { return n ? n->src_file : NULL; }
+int nnfx_node_src_line(const nnfx_node *n) { return n ? n->src_line : 0; }
+void nnfx_node_set_src(nnfx_node *n, const char *file, int line) {
+    if (!n) return;
+    char *f = file ? ir_strdup(file) : NULL;
+    free(n->src_file);
+    n->src_file = f;
+    n->src_line = f ? line : 0;
+}
+
+bool nnfx_node_is_impure(const nnfx_node *n) {
+    if (!n) return false;
+    switch (n->opcode) {
+    case NNFX_PLACEHOLDER:
+    case NNFX_OUTPUT:
+    case NNFX_CALL_MODULE: return true;
+    case NNFX_GET_ATTR: return false;
+    case NNFX_CALL_FUNCTION: return (nnfx_op_flags(n->op) & NNFX_F_IMPURE) != 0;
+    }
+    return true;
+}
+
+nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err) {
+    if (k < 1 || k > NNFX_MAX_RANK)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: %d outputs (1..%d supported)", n->name, k,
+                              NNFX_MAX_RANK);
+    nnfx_meta *m = realloc(n->meta, sizeof *m * (size_t)k);
+    if (!m) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    for (int i = n->nout; i < k; i++) {
+        memset(&m[i], 0, sizeof m[i]);
+        m[i].rank = -1;
+    }
+    n->meta = m;
+    n->nout = k;
+    return NNFX_OK;
+}

@@ -1,0 +1,186 @@
+/* shape_infer.c — static shape and dtype inference over a whole graph
+ * (FX's ShapeProp without running the model). Small constant values
+ * (parameters, literals, Shape of a static input and anything computed only
+ * from those) are propagated so that PyTorch-style shape chains such as
+ * Shape -> Gather -> Concat -> Reshape give exact shapes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+/* Largest constant (elements) evaluated during inference. */
+#define INFER_CONST_LIMIT 4096
+
+/* Meta of a literal argument (scalar int64 or float32). */
+static void literal_meta(const nnfx_arg *a, nnfx_meta *m) {
+    memset(m, 0, sizeof *m);
+    m->dtype = a->kind == NNFX_ARG_INT ? NNFX_I64 : NNFX_F32;
+    m->rank = 0;
+}
+
+nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err) {
+    if (a->kind == NNFX_ARG_INT) return nnfx_tensor_scalar_i64(a->u.i, err);
+    return nnfx_tensor_scalar_f32((float)a->u.f, err);
+}
+
+nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, nnfx_tensor **value_out,
+                          nnfx_error *err) {
+    /* values: per-node known values indexed through pass_data (may be NULL) */
+    if (value_out) *value_out = NULL;
+    const nnfx_op_info *info = ir_op_info(n->op);
+    if (n->op == NNFX_OP_GETITEM) {
+        nnfx_node *src = nnfx_node_arg_node(n, 0);
+        int64_t k = n->args[1].kind == NNFX_ARG_INT ? n->args[1].u.i : -1;
+        if (!src || k < 0 || k >= src->nout)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: getitem index out of range", n->name);
+        n->meta[0] = src->meta[k];
+        return NNFX_OK;
+    }
+    int nin = n->nargs;
+    const nnfx_meta *in_stack[16];
+    const nnfx_tensor *val_stack[16];
+    nnfx_meta lit_stack[16];
+    nnfx_tensor *owned_stack[16];
+    const nnfx_meta **in = nin <= 16 ? in_stack : calloc((size_t)nin, sizeof *in);
+    const nnfx_tensor **in_value = nin <= 16 ? val_stack : calloc((size_t)nin, sizeof *in_value);
+    nnfx_meta *lit = nin <= 16 ? lit_stack : calloc((size_t)nin, sizeof *lit);
+    nnfx_tensor **owned = nin <= 16 ? owned_stack : calloc((size_t)nin, sizeof *owned);
+    nnfx_status st = NNFX_OK;
+    if (!in || !in_value || !lit || !owned) {
+        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    bool all_known = true;
+    for (int i = 0; i < nin; i++) {
+        const nnfx_arg *a = &n->args[i];
+        in[i] = NULL;
+        in_value[i] = NULL;
+        owned[i] = NULL;
+        if (a->kind == NNFX_ARG_NODE) {
+            nnfx_node *src = a->u.node;
+            in[i] = &src->meta[0];
+            if (values && src->pass_data) in_value[i] = (const nnfx_tensor *)src->pass_data;
+            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = nnfx_graph_param(n->graph, src->target);
+            if (!in_value[i]) all_known = false;
+        } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
+            literal_meta(a, &lit[i]);
+            in[i] = &lit[i];
+            owned[i] = ir_literal_tensor(a, err);
+            if (!owned[i]) {
+                st = NNFX_ERR_NOMEM;
+                goto out;
+            }
+            in_value[i] = owned[i];
+        }
+    }
+    nnfx_infer_ctx c = {n, nin, in, in_value, n->nout, n->meta, err};
+    for (int i = 0; i < n->nout; i++) {
+        nnfx_dtype keep = n->meta[i].dtype;
+        memset(&n->meta[i], 0, sizeof n->meta[i]);
+        n->meta[i].rank = -1;
+        n->meta[i].dtype = keep;
+    }
+    if (!info->infer) {
+        st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: op %s has no shape inference", n->name, info->name);
+        goto out;
+    }
+    st = info->infer(&c);
+    if (st) goto out;
+    /* Shape of a statically shaped input is a known constant. */
+    if (want_value && value_out && n->op == NNFX_OP_SHAPE && in[0] && nnfx_meta_is_static(in[0]) &&
+        nnfx_meta_is_static(&n->meta[0])) {
+        all_known = true;
+    }
+    if (want_value && value_out && all_known && n->nout == 1 && nnfx_meta_is_static(&n->meta[0]) && info->kernel &&
+        !(info->flags & NNFX_F_IMPURE)) {
+        int64_t dims[NNFX_MAX_RANK];
+        for (int i = 0; i < n->meta[0].rank; i++) dims[i] = n->meta[0].dims[i].value;
+        int64_t numel = nnfx_shape_numel(n->meta[0].rank, dims);
+        if (numel >= 0 && numel <= INFER_CONST_LIMIT) {
+            nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
+            if (t && n->op == NNFX_OP_SHAPE) {
+                /* computed from the static input meta, no input value needed */
+                int64_t start = 0, end = in[0]->rank;
+                int64_t r = in[0]->rank;
+                start = nnfx_node_attr_int(n, "start", 0);
+                end = nnfx_node_attr(n, "end") ? nnfx_node_attr_int(n, "end", r) : r;
+                if (start < 0) start += r;
+                if (end < 0) end += r;
+                if (start < 0) start = 0;
+                if (end > r) end = r;
+                for (int64_t i = start, k = 0; i < end && k < nnfx_tensor_numel(t); i++, k++)
+                    ((int64_t *)t->data)[k] = in[0]->dims[i].value;
+                *value_out = t;
+            } else if (t) {
+                nnfx_tensor *outs[1] = {t};
+                nnfx_error kerr = {0};
+                bool inputs_ok = true;
+                for (int i = 0; i < nin; i++)
+                    if (n->args[i].kind == NNFX_ARG_NODE && !in_value[i]) inputs_ok = false;
+                if (inputs_ok && info->kernel(n, nin, (nnfx_tensor *const *)in_value, 1, outs, &kerr) == NNFX_OK)
+                    *value_out = t;
+                else
+                    nnfx_tensor_release(t);
+            }
+        }
+    }
+out:
+    for (int i = 0; owned && i < nin; i++) nnfx_tensor_release(owned[i]);
+    if (in != in_stack) free(in);
+    if (in_value != val_stack) free(in_value);
+    if (lit != lit_stack) free(lit);
+    if (owned != owned_stack) free(owned);
+    return st;
+}
+
+nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
+    if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "infer_shapes: NULL graph");
+    nnfx_status st = NNFX_OK;
+    nnfx_tensor *dummy = NULL;
+    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
+    for (nnfx_node *n = g->head; n && !st; n = n->next) {
+        switch (n->opcode) {
+        case NNFX_PLACEHOLDER: break;
+        case NNFX_GET_ATTR: {
+            nnfx_tensor *t = nnfx_graph_param(g, n->target);
+            if (!t) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
+                                    n->target);
+                break;
+            }
+            nnfx_meta_set_shape(&n->meta[0], t->dtype, t->rank, t->shape);
+            break;
+        }
+        case NNFX_CALL_FUNCTION: {
+            nnfx_tensor *v = NULL;
+            st = ir_infer_node(n, &dummy, true, &v, err);
+            n->pass_data = v;
+            break;
+        }
+        case NNFX_CALL_MODULE: {
+            const ir_leaf *l = ir_graph_leaf(g, n->target);
+            if (!l) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: no leaf function '%s'", n->name, n->target);
+                break;
+            }
+            if (!l->infer) break; /* opaque: meta stays as it is */
+            const nnfx_meta *ins[16];
+            int nin = n->nargs < 16 ? n->nargs : 16;
+            for (int i = 0; i < nin; i++) {
+                nnfx_node *a = nnfx_node_arg_node(n, i);
+                ins[i] = a ? &a->meta[0] : NULL;
+            }
+            st = l->infer(l->user, nin, ins, &n->meta[0], err);
+            if (st) nnfx_error_prefix(err, "node %s (leaf %s)", n->name, n->target);
+            break;
+        }
+        case NNFX_OUTPUT: break;
+        }
+    }
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode == NNFX_CALL_FUNCTION) nnfx_tensor_release((nnfx_tensor *)n->pass_data);
+        n->pass_data = NULL;
+    }
+    return st;
+}

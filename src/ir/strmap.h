@@ -1,0 +1,30 @@
+/* strmap.h — a small open-addressing hash map from strings to pointers,
+ * used for node names, name counters and parameter lookup. Keys are not
+ * copied: the caller keeps them alive while they are in the map. */
+#ifndef NNFX_STRMAP_H
+#define NNFX_STRMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ir_strmap_slot {
+    const char *key; /* NULL: empty; (const char *)1: deleted */
+    void *value;
+} ir_strmap_slot;
+
+typedef struct ir_strmap {
+    ir_strmap_slot *slots;
+    size_t cap, count, used;
+} ir_strmap;
+
+/* Value stored under key, or NULL. */
+void *ir_strmap_get(const ir_strmap *m, const char *key);
+/* Inserts or replaces the value (an existing entry keeps its key
+ * pointer); false on allocation failure. */
+bool ir_strmap_put(ir_strmap *m, const char *key, void *value);
+/* Removes key if present. */
+void ir_strmap_del(ir_strmap *m, const char *key);
+/* Frees the slot array (not keys or values). */
+void ir_strmap_free(ir_strmap *m);
+
+#endif
