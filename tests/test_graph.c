@@ -1,0 +1,379 @@
+/* test_graph.c — torch.fx's graph-editing semantics, case by case. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ir/ir_int.h"
+#include "nnfx.h"
+
+/* x -> relu -> add(relu, x) -> output */
+typedef struct small {
+    nnfx_graph *g;
+    nnfx_node *x, *relu, *add, *out;
+} small;
+
+static small make_small(void) {
+    small s = {0};
+    nnfx_error err = {0};
+    s.g = nnfx_graph_new();
+    nnfx_meta m;
+    int64_t dims[2] = {2, 3};
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, dims);
+    s.x = nnfx_graph_placeholder(s.g, "x", &m, &err);
+    nnfx_arg a = nnfx_arg_node(s.x);
+    s.relu = nnfx_graph_call_op(s.g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    nnfx_arg b[2] = {nnfx_arg_node(s.relu), nnfx_arg_node(s.x)};
+    s.add = nnfx_graph_call_op(s.g, NNFX_OP_ADD, 2, b, 0, NULL, &err);
+    s.out = nnfx_graph_output(s.g, 1, &s.add, &err);
+    assert_non_null(s.out);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    return s;
+}
+
+static void test_users_are_ordered_and_deduplicated(void **state) {
+    (void)state;
+    small s = make_small();
+    assert_int_equal(nnfx_node_num_users(s.x), 2);
+    assert_ptr_equal(nnfx_node_user(s.x, 0), s.relu);
+    assert_ptr_equal(nnfx_node_user(s.x, 1), s.add);
+    nnfx_error err = {0};
+    nnfx_arg b[2] = {nnfx_arg_node(s.x), nnfx_arg_node(s.x)};
+    nnfx_inserting_before(s.g, s.out);
+    nnfx_node *sq = nnfx_graph_call_op(s.g, NNFX_OP_MUL, 2, b, 0, NULL, &err);
+    assert_non_null(sq);
+    assert_int_equal(nnfx_node_num_users(s.x), 3); /* mul(x, x) counts once */
+    nnfx_graph_free(s.g);
+}
+
+static void test_erase_with_users_names_them(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_erase_node(s.g, s.x, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "cannot erase node x"));
+    assert_non_null(strstr(err.msg, "%relu"));
+    assert_non_null(strstr(err.msg, "%add"));
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4); /* nothing changed */
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static void test_replace_all_uses_never_rewires_the_replacement(void **state) {
+    (void)state;
+    /* The seed's bug: new = f(node); node.replace_all_uses_with(new) made new use itself in FX. */
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_attr alpha = nnfx_attr_float("alpha", 0.1);
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_node *leaky = nnfx_graph_call_op(s.g, NNFX_OP_LEAKY_RELU, 1, &a, 1, &alpha, &err);
+    assert_non_null(leaky);
+    assert_int_equal(nnfx_replace_all_uses_with(s.relu, leaky, NULL, NULL), 1);
+    assert_ptr_equal(nnfx_node_arg_node(leaky, 0), s.relu); /* its input stays relu */
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), leaky);
+    assert_int_equal(nnfx_node_num_users(s.relu), 1);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static bool only_output(const nnfx_node *u, void *ctx) {
+    (void)ctx;
+    return nnfx_node_opcode(u) == NNFX_OUTPUT;
+}
+
+static void test_replace_all_uses_with_filter(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    /* add a second user of relu: the output also returns relu */
+    nnfx_node *vals[2] = {s.add, s.relu};
+    nnfx_arg args[2] = {nnfx_arg_node(vals[0]), nnfx_arg_node(vals[1])};
+    assert_int_equal(nnfx_node_set_args(s.out, 2, args, &err), NNFX_OK);
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_node *sig = nnfx_graph_call_op(s.g, NNFX_OP_SIGMOID, 1, &a, 0, NULL, &err);
+    assert_int_equal(nnfx_replace_all_uses_with(s.relu, sig, only_output, NULL), 1);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), s.relu); /* filtered out */
+    assert_ptr_equal(nnfx_node_arg_node(s.out, 1), sig);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static void test_inserting_after_keeps_creation_order(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_arg a = nnfx_arg_node(s.x);
+    nnfx_inserting_after(s.g, s.x);
+    nnfx_node *n1 = nnfx_graph_call_op(s.g, NNFX_OP_SIGMOID, 1, &a, 0, NULL, &err);
+    nnfx_node *n2 = nnfx_graph_call_op(s.g, NNFX_OP_TANH, 1, &a, 0, NULL, &err);
+    assert_ptr_equal(nnfx_node_next(s.x), n1);
+    assert_ptr_equal(nnfx_node_next(n1), n2);
+    assert_ptr_equal(nnfx_node_next(n2), s.relu);
+    nnfx_inserting_before(s.g, s.add);
+    nnfx_node *n3 = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    nnfx_node *n4 = nnfx_graph_call_op(s.g, NNFX_OP_ABS, 1, &a, 0, NULL, &err);
+    assert_ptr_equal(nnfx_node_next(s.relu), n3);
+    assert_ptr_equal(nnfx_node_next(n3), n4);
+    assert_ptr_equal(nnfx_node_next(n4), s.add);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static void test_unique_names(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", NULL, &err);
+    nnfx_arg a = nnfx_arg_node(x);
+    nnfx_node *r0 = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    nnfx_node *r1 = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    nnfx_node *r2 = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    assert_string_equal(nnfx_node_name(r0), "relu");
+    assert_string_equal(nnfx_node_name(r1), "relu_1");
+    assert_string_equal(nnfx_node_name(r2), "relu_2");
+    assert_int_equal(nnfx_node_set_name(r2, "relu", &err), NNFX_OK);
+    assert_string_equal(nnfx_node_name(r2), "relu_3"); /* taken names get a suffix */
+    assert_int_equal(nnfx_node_set_name(r2, "my act!", &err), NNFX_OK);
+    assert_string_equal(nnfx_node_name(r2), "my_act_"); /* made an identifier */
+    assert_ptr_equal(nnfx_graph_find(g, "my_act_"), r2);
+    assert_null(nnfx_graph_find(g, "relu_2"));
+    nnfx_node *x2 = nnfx_graph_placeholder(g, "x", NULL, &err);
+    assert_string_equal(nnfx_node_name(x2), "x_1");
+    nnfx_graph_free(g);
+}
+
+static void test_dce_keeps_impure_nodes(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_arg a = nnfx_arg_node(s.x);
+    nnfx_node *dead1 = nnfx_graph_call_op(s.g, NNFX_OP_SIGMOID, 1, &a, 0, NULL, &err);
+    nnfx_arg b = nnfx_arg_node(dead1);
+    nnfx_node *dead2 = nnfx_graph_call_op(s.g, NNFX_OP_TANH, 1, &b, 0, NULL, &err);
+    assert_non_null(dead2);
+    nnfx_node *unused_input = nnfx_graph_placeholder(s.g, "unused", NULL, &err);
+    assert_non_null(unused_input);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 7);
+    assert_int_equal(nnfx_eliminate_dead_code(s.g), 2); /* the chain goes, in one call */
+    assert_non_null(nnfx_graph_find(s.g, "unused"));    /* placeholders stay */
+    assert_null(nnfx_graph_find(s.g, "sigmoid"));
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static nnfx_status leaf_double(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
+    (void)user;
+    if (nin != 1) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "leaf_double takes 1 input");
+    *out = nnfx_tensor_clone(in[0], err);
+    if (!*out) return NNFX_ERR_NOMEM;
+    float *p = (*out)->data;
+    for (int64_t i = 0; i < nnfx_tensor_numel(*out); i++) p[i] *= 2;
+    return NNFX_OK;
+}
+
+static void test_dce_keeps_call_module(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_graph_register_leaf(s.g, "double_it", leaf_double, NULL, NULL, &err), NNFX_OK);
+    nnfx_arg a = nnfx_arg_node(s.x);
+    nnfx_node *leaf = nnfx_graph_call_module(s.g, "double_it", 1, &a, &err);
+    assert_non_null(leaf);
+    assert_int_equal(nnfx_eliminate_dead_code(s.g), 0);
+    assert_true(nnfx_node_is_impure(leaf));
+    nnfx_node *bad = nnfx_graph_call_module(s.g, "missing_leaf", 1, &a, &err);
+    assert_null(bad);
+    assert_non_null(strstr(err.msg, "missing_leaf"));
+    nnfx_graph_free(s.g);
+}
+
+static void test_lint_messages(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    /* use before definition */
+    small s = make_small();
+    assert_int_equal(nnfx_node_move_before(s.add, s.relu, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "uses relu before it is defined"));
+    nnfx_graph_free(s.g);
+
+    /* node of another graph */
+    s = make_small();
+    small t = make_small();
+    nnfx_arg foreign = nnfx_arg_node(t.x);
+    assert_int_equal(nnfx_node_set_args(s.relu, 1, &foreign, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "another graph"));
+    s.relu->args[0].u.node = t.x; /* force it past the API to see lint catch it */
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "another graph"));
+    s.relu->args[0].u.node = s.x;
+    nnfx_graph_free(t.g);
+
+    /* wrong arity */
+    nnfx_arg three[3] = {nnfx_arg_node(s.x), nnfx_arg_node(s.x), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 3, three, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "add takes 2 to 2 arguments, has 3"));
+    nnfx_arg two[2] = {nnfx_arg_node(s.relu), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, two, &err), NNFX_OK);
+
+    /* unknown attribute */
+    nnfx_attr bogus = nnfx_attr_float("beta", 2.0);
+    assert_int_equal(nnfx_node_set_attr(s.relu, &bogus, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "relu has no attribute 'beta'"));
+    nnfx_graph_free(s.g);
+
+    /* duplicate names (forced past the API) */
+    s = make_small();
+    ir_strmap_del(&s.g->names, s.add->name);
+    free(s.add->name);
+    s.add->name = ir_strdup("relu");
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "relu"));
+    nnfx_graph_free(s.g);
+
+    /* self-use is refused by the API */
+    s = make_small();
+    nnfx_arg self = nnfx_arg_node(s.relu);
+    assert_int_equal(nnfx_node_set_args(s.relu, 1, &self, &err), NNFX_ERR_GRAPH);
+    assert_int_equal(nnfx_replace_input_with(s.relu, s.x, s.relu, &err), NNFX_ERR_GRAPH);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+static void test_graph_copy_with_value_map(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_node_set_module_path(s.relu, "block.act", &err);
+    nnfx_value_map *map = nnfx_value_map_new();
+    nnfx_graph *c = nnfx_graph_copy(s.g, map, &err);
+    assert_non_null(c);
+    assert_int_equal(nnfx_graph_num_nodes(c), 4);
+    nnfx_node *crelu = nnfx_value_map_get(map, s.relu);
+    assert_non_null(crelu);
+    assert_ptr_not_equal(crelu, s.relu);
+    assert_ptr_equal(nnfx_node_graph(crelu), c);
+    assert_string_equal(nnfx_node_name(crelu), "relu");
+    assert_string_equal(nnfx_node_module_path(crelu), "block.act");
+    assert_ptr_equal(nnfx_node_arg_node(crelu, 0), nnfx_value_map_get(map, s.x));
+    assert_int_equal(nnfx_graph_lint(c, &err), NNFX_OK);
+    /* editing the copy leaves the original alone */
+    nnfx_node *cadd = nnfx_value_map_get(map, s.add);
+    assert_int_equal(nnfx_replace_all_uses_with(cadd, crelu, NULL, NULL), 1);
+    assert_int_equal(nnfx_eliminate_dead_code(c), 1);
+    assert_int_equal(nnfx_graph_num_nodes(c), 3);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    nnfx_value_map_free(map);
+    nnfx_graph_free(c);
+    nnfx_graph_free(s.g);
+}
+
+static void test_multi_output_getitem(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    nnfx_meta m;
+    int64_t dims[2] = {4, 6};
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, dims);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_arg a = nnfx_arg_node(x);
+    nnfx_attr attrs[2] = {nnfx_attr_int("axis", 1), nnfx_attr_int("num_outputs", 2)};
+    nnfx_node *sp = nnfx_graph_call_op(g, NNFX_OP_SPLIT, 1, &a, 2, attrs, &err);
+    assert_non_null(sp);
+    assert_int_equal(nnfx_node_num_outputs(sp), 2);
+    nnfx_node *g0 = nnfx_graph_getitem(g, sp, 0, &err);
+    nnfx_node *g1 = nnfx_graph_getitem(g, sp, 1, &err);
+    assert_non_null(g0);
+    assert_non_null(g1);
+    assert_string_equal(nnfx_node_name(g0), "getitem");
+    assert_string_equal(nnfx_node_name(g1), "getitem_1");
+    assert_null(nnfx_graph_getitem(g, sp, 2, &err));
+    assert_non_null(strstr(err.msg, "index 2 is out of range"));
+    nnfx_node *outs[2] = {g1, g0};
+    assert_non_null(nnfx_graph_output(g, 2, outs, &err));
+    assert_null(nnfx_graph_output(g, 2, outs, &err)); /* one output node */
+    assert_int_equal(nnfx_graph_lint(g, &err), NNFX_OK);
+    nnfx_graph_free(g);
+}
+
+static void test_bad_input_to_public_functions(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    assert_null(nnfx_graph_placeholder(NULL, "x", NULL, &err));
+    assert_int_equal(err.status, NNFX_ERR_INVALID_ARG);
+    nnfx_graph *g = nnfx_graph_new();
+    assert_null(nnfx_graph_placeholder(g, "", NULL, &err));
+    assert_null(nnfx_graph_call_op(g, (nnfx_op)9999, 0, NULL, 0, NULL, &err));
+    assert_null(nnfx_graph_call_op(g, NNFX_OP_RELU, 0, NULL, 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "relu takes 1 to 1 arguments, got 0"));
+    assert_null(nnfx_graph_get_attr(g, "nope", &err));
+    assert_int_equal(err.status, NNFX_ERR_NOT_FOUND);
+    assert_int_equal(nnfx_erase_node(g, NULL, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_graph_lint(g, &err), NNFX_ERR_GRAPH); /* no output node */
+    assert_int_equal(nnfx_graph_lint(NULL, &err), NNFX_ERR_INVALID_ARG);
+    assert_null(nnfx_graph_copy(NULL, NULL, &err));
+    assert_int_equal(nnfx_replace_all_uses_with(NULL, NULL, NULL, NULL), -1);
+    assert_null(nnfx_gm_new(NULL, &err));
+    assert_int_equal(nnfx_gm_recompile(NULL, &err), NNFX_ERR_INVALID_ARG);
+    assert_null(nnfx_tensor_new(NNFX_F32, 9, NULL, &err));
+    int64_t huge[2] = {INT64_MAX / 2, 8};
+    assert_null(nnfx_tensor_new(NNFX_F32, 2, huge, &err));
+    int64_t neg[1] = {-3};
+    assert_null(nnfx_tensor_new(NNFX_F32, 1, neg, &err));
+    assert_null(nnfx_mapping_open("/nonexistent/model.onnx", &err));
+    assert_int_equal(err.status, NNFX_ERR_IO);
+    assert_int_equal(nnfx_graph_set_param(g, "w", NULL, &err), NNFX_ERR_INVALID_ARG);
+    nnfx_graph_free(g);
+    nnfx_graph_free(NULL);
+    nnfx_tensor_release(NULL);
+}
+
+static void test_params_and_get_attr(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    int64_t shape[2] = {3, 2};
+    nnfx_tensor *w = nnfx_tensor_new(NNFX_F32, 2, shape, &err);
+    assert_int_equal(nnfx_graph_set_param(g, "fc.weight", w, &err), NNFX_OK);
+    nnfx_tensor_release(w);
+    nnfx_node *ga = nnfx_graph_get_attr(g, "fc.weight", &err);
+    assert_non_null(ga);
+    assert_string_equal(nnfx_node_target(ga), "fc.weight");
+    assert_string_equal(nnfx_node_name(ga), "fc_weight");
+    assert_int_equal(nnfx_node_meta(ga, 0)->rank, 2);
+    int64_t one[1] = {1};
+    nnfx_tensor *unused = nnfx_tensor_new(NNFX_F32, 1, one, &err);
+    nnfx_graph_set_param(g, "unused", unused, &err);
+    nnfx_tensor_release(unused);
+    assert_int_equal(nnfx_graph_num_params(g), 2);
+    assert_int_equal(nnfx_graph_drop_unused_params(g), 1);
+    assert_int_equal(nnfx_graph_num_params(g), 1);
+    assert_non_null(nnfx_graph_param(g, "fc.weight"));
+    nnfx_graph_free(g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_users_are_ordered_and_deduplicated),
+        cmocka_unit_test(test_erase_with_users_names_them),
+        cmocka_unit_test(test_replace_all_uses_never_rewires_the_replacement),
+        cmocka_unit_test(test_replace_all_uses_with_filter),
+        cmocka_unit_test(test_inserting_after_keeps_creation_order),
+        cmocka_unit_test(test_unique_names),
+        cmocka_unit_test(test_dce_keeps_impure_nodes),
+        cmocka_unit_test(test_dce_keeps_call_module),
+        cmocka_unit_test(test_lint_messages),
+        cmocka_unit_test(test_graph_copy_with_value_map),
+        cmocka_unit_test(test_multi_output_getitem),
+        cmocka_unit_test(test_bad_input_to_public_functions),
+        cmocka_unit_test(test_params_and_get_attr),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
