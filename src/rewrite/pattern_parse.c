@@ -296,8 +296,17 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
                 st = perr(p, p->t.col, "too many arguments", NULL);
                 break;
             }
+            int acol = p->t.col;
             st = parse_expr(p, &args[nargs]);
             if (st) break;
+            int mi;
+            nnfx_op_arity(op, &mi, NULL, NULL);
+            if (args[nargs].kind == NNFX_ARG_NONE && nargs < mi && op != NNFX_OP_CLIP) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "argument %d of %s is required (None given)", nargs, nnfx_op_name(op));
+                st = perr(p, acol, msg, NULL);
+                break;
+            }
             nargs++;
         sep:
             if (p->t.kind == T_COMMA) {
