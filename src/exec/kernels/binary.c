@@ -1,0 +1,223 @@
+/* binary.c — broadcasting two-input kernels: Add, Sub, Mul, Div, Pow, PRelu
+ * (float32; Add/Sub/Mul/Div also int64), Equal/Less/Greater (bool out),
+ * Where (any element type). */
+#include <math.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU } bin_kind;
+
+typedef struct bin_ctx {
+    bin_kind k;
+    const void *a, *b;
+    void *o;
+    bool div0; /* an integer division by zero was met */
+} bin_ctx;
+
+/* One row with a fast path for contiguous and scalar operands. */
+#define BIN_ROW(T, EXPR)                                                                          \
+    do {                                                                                          \
+        const T *pa = (const T *)c->a + off[0], *pb = (const T *)c->b + off[1];                   \
+        T *po = (T *)c->o + out_off;                                                              \
+        int64_t sa = inner[0], sb = inner[1];                                                     \
+        if (sa == 1 && sb == 1) {                                                                 \
+            for (int64_t i = 0; i < n; i++) { T x = pa[i], y = pb[i]; po[i] = (EXPR); }           \
+        } else if (sa == 1 && sb == 0) {                                                          \
+            T y = pb[0];                                                                          \
+            for (int64_t i = 0; i < n; i++) { T x = pa[i]; po[i] = (EXPR); }                      \
+        } else if (sa == 0 && sb == 1) {                                                          \
+            T x = pa[0];                                                                          \
+            for (int64_t i = 0; i < n; i++) { T y = pb[i]; po[i] = (EXPR); }                      \
+        } else {                                                                                  \
+            for (int64_t i = 0; i < n; i++) { T x = pa[i * sa], y = pb[i * sb]; po[i] = (EXPR); } \
+        }                                                                                         \
+    } while (0)
+
+static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    bin_ctx *c = ctx;
+    switch (c->k) {
+    case B_ADD: BIN_ROW(float, x + y); break;
+    case B_SUB: BIN_ROW(float, x - y); break;
+    case B_MUL: BIN_ROW(float, x * y); break;
+    case B_DIV: BIN_ROW(float, x / y); break;
+    case B_POW: BIN_ROW(float, powf(x, y)); break;
+    case B_PRELU: BIN_ROW(float, x < 0 ? x * y : x); break;
+    }
+}
+
+/* Integer ops wrap on overflow (computed unsigned); x / 0 gives 0 and is
+ * reported. */
+static int64_t idiv(bin_ctx *c, int64_t x, int64_t y) {
+    if (y == 0) {
+        c->div0 = true;
+        return 0;
+    }
+    if (y == -1) return (int64_t)(0 - (uint64_t)x);
+    return x / y;
+}
+
+static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    bin_ctx *c = ctx;
+    switch (c->k) {
+    case B_ADD: BIN_ROW(int64_t, (int64_t)((uint64_t)x + (uint64_t)y)); break;
+    case B_SUB: BIN_ROW(int64_t, (int64_t)((uint64_t)x - (uint64_t)y)); break;
+    case B_MUL: BIN_ROW(int64_t, (int64_t)((uint64_t)x * (uint64_t)y)); break;
+    case B_DIV: BIN_ROW(int64_t, idiv(c, x, y)); break;
+    case B_POW: BIN_ROW(int64_t, (int64_t)pow((double)x, (double)y)); break;
+    case B_PRELU: BIN_ROW(int64_t, x < 0 ? x * y : x); break;
+    }
+}
+
+static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                          nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "binary op needs 2 inputs and 1 output");
+    const nnfx_tensor *a = in[0], *b = in[1];
+    nnfx_tensor *o = out[0];
+    if (a->dtype != b->dtype || a->dtype != o->dtype)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s -> %s)",
+                         nnfx_dtype_name(a->dtype), nnfx_dtype_name(b->dtype), nnfx_dtype_name(o->dtype));
+    if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s is not supported for %s", nnfx_op_name(nnfx_node_op(n)),
+                         nnfx_dtype_name(a->dtype));
+    bin_ctx c = {k, a->data, b->data, o->data, false};
+    const nnfx_tensor *ops[2] = {a, b};
+    kern_bcast p;
+    if (!kern_bcast_plan(&p, o->rank, o->shape, 2, ops))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
+    kern_bcast_run(&p, a->dtype == NNFX_F32 ? row_f32 : row_i64, &c);
+    if (c.div0) return kern_fail(err, n, NNFX_ERR_RUNTIME, "integer division by zero");
+    return NNFX_OK;
+}
+
+#define BINARY_KERNEL(fn, kind)                                                                             \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out, \
+                   nnfx_error *err) {                                                                       \
+        return binary(kind, n, nin, in, nout, out, err);                                                    \
+    }
+
+/* Each: out = a (op) b with numpy broadcasting. */
+BINARY_KERNEL(kern_add, B_ADD)
+BINARY_KERNEL(kern_sub, B_SUB)
+BINARY_KERNEL(kern_mul, B_MUL)
+BINARY_KERNEL(kern_div, B_DIV)
+BINARY_KERNEL(kern_prelu, B_PRELU)
+
+/* Pow(x, y): float32 base; an exponent of another dtype is converted. */
+nnfx_status kern_pow(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    if (nin >= 2 && in[0] && in[1] && in[0]->dtype == NNFX_F32 && in[1]->dtype != NNFX_F32) {
+        nnfx_tensor *y = nnfx_tensor_new(NNFX_F32, in[1]->rank, in[1]->shape, err);
+        if (!y) return err ? err->status : NNFX_ERR_NOMEM;
+        int64_t cnt = nnfx_tensor_numel(y);
+        for (int64_t i = 0; i < cnt; i++) ((float *)y->data)[i] = (float)nnfx_tensor_get(in[1], i);
+        nnfx_tensor *args[2] = {in[0], y};
+        nnfx_status s = binary(B_POW, n, 2, args, nout, out, err);
+        nnfx_tensor_release(y);
+        return s;
+    }
+    return binary(B_POW, n, nin, in, nout, out, err);
+}
+
+/* ---- comparisons -------------------------------------------------------- */
+
+typedef enum { C_EQ, C_LT, C_GT } cmp_kind;
+typedef struct cmp_ctx {
+    cmp_kind k;
+    const nnfx_tensor *a, *b;
+    uint8_t *o;
+} cmp_ctx;
+
+static void row_cmp(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    cmp_ctx *c = ctx;
+    uint8_t *po = c->o + out_off;
+    if (c->a->dtype == NNFX_F32) {
+        const float *pa = (const float *)c->a->data + off[0], *pb = (const float *)c->b->data + off[1];
+        for (int64_t i = 0; i < n; i++) {
+            float x = pa[i * inner[0]], y = pb[i * inner[1]];
+            po[i] = c->k == C_EQ ? x == y : (c->k == C_LT ? x < y : x > y);
+        }
+    } else if (c->a->dtype == NNFX_I64) {
+        const int64_t *pa = (const int64_t *)c->a->data + off[0], *pb = (const int64_t *)c->b->data + off[1];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t x = pa[i * inner[0]], y = pb[i * inner[1]];
+            po[i] = c->k == C_EQ ? x == y : (c->k == C_LT ? x < y : x > y);
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            double x = nnfx_tensor_get(c->a, off[0] + i * inner[0]), y = nnfx_tensor_get(c->b, off[1] + i * inner[1]);
+            po[i] = c->k == C_EQ ? x == y : (c->k == C_LT ? x < y : x > y);
+        }
+    }
+}
+
+static nnfx_status compare(cmp_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                           nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "comparison needs 2 inputs and 1 output");
+    if (in[0]->dtype != in[1]->dtype)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "comparison of %s with %s", nnfx_dtype_name(in[0]->dtype),
+                         nnfx_dtype_name(in[1]->dtype));
+    if (out[0]->dtype != NNFX_BOOL) return kern_fail(err, n, NNFX_ERR_RUNTIME, "comparison output must be bool");
+    cmp_ctx c = {k, in[0], in[1], out[0]->data};
+    const nnfx_tensor *ops[2] = {in[0], in[1]};
+    kern_bcast p;
+    if (!kern_bcast_plan(&p, out[0]->rank, out[0]->shape, 2, ops))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
+    kern_bcast_run(&p, row_cmp, &c);
+    return NNFX_OK;
+}
+
+/* Each: bool out = a (cmp) b with numpy broadcasting. */
+nnfx_status kern_equal(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                       nnfx_error *err) {
+    return compare(C_EQ, n, nin, in, nout, out, err);
+}
+nnfx_status kern_less(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    return compare(C_LT, n, nin, in, nout, out, err);
+}
+nnfx_status kern_greater(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                         nnfx_error *err) {
+    return compare(C_GT, n, nin, in, nout, out, err);
+}
+
+/* ---- where -------------------------------------------------------------- */
+
+typedef struct where_ctx {
+    const uint8_t *cond;
+    const char *x, *y;
+    char *o;
+    size_t es;
+} where_ctx;
+
+static void row_where(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    where_ctx *c = ctx;
+    size_t es = c->es;
+    for (int64_t i = 0; i < n; i++) {
+        bool t = c->cond[off[0] + i * inner[0]] != 0;
+        const char *src = t ? c->x + (size_t)(off[1] + i * inner[1]) * es : c->y + (size_t)(off[2] + i * inner[2]) * es;
+        memcpy(c->o + (size_t)(out_off + i) * es, src, es);
+    }
+}
+
+/* Where(cond, X, Y): X where cond else Y, broadcast; any element type. */
+nnfx_status kern_where(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                       nnfx_error *err) {
+    if (nin < 3 || nout < 1 || !in[0] || !in[1] || !in[2] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "where needs 3 inputs and 1 output");
+    if (in[0]->dtype != NNFX_BOOL && in[0]->dtype != NNFX_U8)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "where condition must be bool, got %s",
+                         nnfx_dtype_name(in[0]->dtype));
+    if (in[1]->dtype != in[2]->dtype || in[1]->dtype != out[0]->dtype)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "where X and Y dtypes differ (%s, %s)",
+                         nnfx_dtype_name(in[1]->dtype), nnfx_dtype_name(in[2]->dtype));
+    where_ctx c = {in[0]->data, in[1]->data, in[2]->data, out[0]->data, nnfx_dtype_size(out[0]->dtype)};
+    const nnfx_tensor *ops[3] = {in[0], in[1], in[2]};
+    kern_bcast p;
+    if (!kern_bcast_plan(&p, out[0]->rank, out[0]->shape, 3, ops))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
+    kern_bcast_run(&p, row_where, &c);
+    return NNFX_OK;
+}

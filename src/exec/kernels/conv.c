@@ -1,0 +1,143 @@
+/* conv.c — Conv (1-d and 2-d, float32): im2col + cblas_sgemm per group,
+ * a direct loop for depthwise convolution, no copy for 1x1 stride-1. */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+/* 2-d geometry of one conv (1-d convs use H = 1). */
+typedef struct conv2d {
+    int64_t n, c, h, w;      /* input  [N, C, H, W]            */
+    int64_t m, oh, ow;       /* output [N, M, OH, OW]          */
+    int64_t kh, kw, sh, sw, dh, dw, ph, pw;
+    int64_t group;
+} conv2d;
+
+/* col [C/g * KH * KW, OH * OW] from one image's group slice x [C/g, H, W]. */
+static void im2col(const conv2d *g, int64_t cg, const float *x, float *col) {
+    int64_t ohw = g->oh * g->ow;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t ky = 0; ky < g->kh; ky++)
+            for (int64_t kx = 0; kx < g->kw; kx++) {
+                float *dst = col + ((ci * g->kh + ky) * g->kw + kx) * ohw;
+                const float *src = x + ci * g->h * g->w;
+                for (int64_t oy = 0; oy < g->oh; oy++) {
+                    int64_t iy = oy * g->sh - g->ph + ky * g->dh;
+                    float *row = dst + oy * g->ow;
+                    if (iy < 0 || iy >= g->h) {
+                        memset(row, 0, (size_t)g->ow * sizeof(float));
+                        continue;
+                    }
+                    const float *srow = src + iy * g->w;
+                    int64_t ix = -g->pw + kx * g->dw;
+                    for (int64_t ox = 0; ox < g->ow; ox++, ix += g->sw) row[ox] = (ix >= 0 && ix < g->w) ? srow[ix] : 0.0f;
+                }
+            }
+}
+
+/* Depthwise: each output channel reads one input channel. */
+static void conv_depthwise(const conv2d *g, const float *x, const float *wt, const float *bias, float *y) {
+    int64_t mult = g->m / g->group; /* output channels per input channel */
+    for (int64_t b = 0; b < g->n; b++)
+        for (int64_t oc = 0; oc < g->m; oc++) {
+            const float *xi = x + (b * g->c + oc / mult) * g->h * g->w;
+            const float *k = wt + oc * g->kh * g->kw;
+            float *yo = y + (b * g->m + oc) * g->oh * g->ow;
+            float bv = bias ? bias[oc] : 0.0f;
+            for (int64_t oy = 0; oy < g->oh; oy++)
+                for (int64_t ox = 0; ox < g->ow; ox++) {
+                    float acc = bv;
+                    for (int64_t ky = 0; ky < g->kh; ky++) {
+                        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
+                        if (iy < 0 || iy >= g->h) continue;
+                        for (int64_t kx = 0; kx < g->kw; kx++) {
+                            int64_t ix = ox * g->sw - g->pw + kx * g->dw;
+                            if (ix >= 0 && ix < g->w) acc += xi[iy * g->w + ix] * k[ky * g->kw + kx];
+                        }
+                    }
+                    yo[oy * g->ow + ox] = acc;
+                }
+        }
+}
+
+/* Conv(X, W, B?): see ONNX Conv; pads/strides/dilations/group/auto_pad. */
+nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    nnfx_status s;
+    if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "conv needs X and W");
+    const nnfx_tensor *x = in[0], *w = in[1], *bias = nin > 2 ? in[2] : NULL;
+    if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, w, NNFX_F32, "W", err))) return s;
+    if (bias && (s = kern_need(n, bias, NNFX_F32, "B", err))) return s;
+    if (x->rank != w->rank || (x->rank != 3 && x->rank != 4))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv supports 1-d and 2-d inputs (rank 3 or 4), got rank %d and weight rank %d",
+                         x->rank, w->rank);
+    int nsp = x->rank - 2;
+    int64_t ksz[2], in_sp[2];
+    for (int i = 0; i < nsp; i++) {
+        ksz[i] = w->shape[2 + i];
+        in_sp[i] = x->shape[2 + i];
+    }
+    ir_window win;
+    if ((s = ir_window_read(n, nsp, ksz, in_sp, &win, err))) return s;
+    conv2d g;
+    g.n = x->shape[0];
+    g.c = x->shape[1];
+    g.m = w->shape[0];
+    g.group = nnfx_node_attr_int(n, "group", 1);
+    if (g.group < 1 || g.c != w->shape[1] * g.group || g.m % g.group != 0)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "conv channels do not fit: input %lld, weight [%lld, %lld, ...], group %lld",
+                         (long long)g.c, (long long)g.m, (long long)w->shape[1], (long long)g.group);
+    if (bias && nnfx_tensor_numel(bias) != g.m)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "conv bias has %lld values for %lld channels",
+                         (long long)nnfx_tensor_numel(bias), (long long)g.m);
+    int64_t oshape[4] = {g.n, g.m, 0, 0};
+    for (int i = 0; i < nsp; i++) oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
+    if ((s = kern_check_out(n, out[0], x->rank, oshape, err))) return s;
+    if (nsp == 1) {
+        g.h = 1, g.w = x->shape[2], g.oh = 1, g.ow = oshape[2];
+        g.kh = 1, g.kw = win.k[0], g.sh = 1, g.sw = win.s[0], g.dh = 1, g.dw = win.d[0], g.ph = 0, g.pw = win.pb[0];
+    } else {
+        g.h = x->shape[2], g.w = x->shape[3], g.oh = oshape[2], g.ow = oshape[3];
+        g.kh = win.k[0], g.kw = win.k[1], g.sh = win.s[0], g.sw = win.s[1];
+        g.dh = win.d[0], g.dw = win.d[1], g.ph = win.pb[0], g.pw = win.pb[1];
+    }
+    const float *xd = x->data, *wd = w->data, *bd = bias ? bias->data : NULL;
+    float *yd = out[0]->data;
+    int64_t cg = g.c / g.group, mg = g.m / g.group, ohw = g.oh * g.ow, kk = cg * g.kh * g.kw;
+    if (nnfx_tensor_numel(out[0]) == 0) return NNFX_OK;
+    if (cg == 1 && g.group > 1) {
+        conv_depthwise(&g, xd, wd, bd, yd);
+        return NNFX_OK;
+    }
+    bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.h &&
+                  g.ow == g.w;
+    float *col = NULL;
+    if (!direct) {
+        col = malloc((size_t)(kk * ohw) * sizeof(float));
+        if (!col) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for the conv column buffer (%lld floats)",
+                                   (long long)(kk * ohw));
+    }
+    for (int64_t b = 0; b < g.n; b++)
+        for (int64_t gi = 0; gi < g.group; gi++) {
+            const float *xg = xd + (b * g.c + gi * cg) * g.h * g.w;
+            float *yg = yd + (b * g.m + gi * mg) * ohw;
+            const float *src = xg;
+            if (!direct) {
+                im2col(&g, cg, xg, col);
+                src = col;
+            }
+            float beta = 0.0f;
+            if (bd) {
+                for (int64_t oc = 0; oc < mg; oc++) {
+                    float bv = bd[gi * mg + oc];
+                    for (int64_t i = 0; i < ohw; i++) yg[oc * ohw + i] = bv;
+                }
+                beta = 1.0f;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)ohw, (int)kk, 1.0f,
+                        wd + gi * mg * kk, (int)kk, src, (int)ohw, beta, yg, (int)ohw);
+        }
+    free(col);
+    return NNFX_OK;
+}

@@ -1,0 +1,124 @@
+/* gemm.c — Gemm and MatMul (float32) through cblas_sgemm; MatMul with
+ * numpy semantics (1-d promotion, batch broadcasting). */
+#include <cblas.h>
+#include <limits.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+/* Gemm(A, B, C?): Y = alpha * op(A) op(B) + beta * C (C broadcast). */
+nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    nnfx_status s;
+    if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "gemm needs A and B");
+    const nnfx_tensor *a = in[0], *b = in[1], *c = nin > 2 ? in[2] : NULL;
+    if ((s = kern_need(n, a, NNFX_F32, "A", err)) || (s = kern_need(n, b, NNFX_F32, "B", err))) return s;
+    if (c && (s = kern_need(n, c, NNFX_F32, "C", err))) return s;
+    if (a->rank != 2 || b->rank != 2) return kern_fail(err, n, NNFX_ERR_SHAPE, "gemm expects 2-d A and B");
+    bool ta = nnfx_node_attr_int(n, "transA", 0) != 0, tb = nnfx_node_attr_int(n, "transB", 0) != 0;
+    float alpha = (float)nnfx_node_attr_float(n, "alpha", 1.0), beta = (float)nnfx_node_attr_float(n, "beta", 1.0);
+    int64_t m = a->shape[ta ? 1 : 0], k = a->shape[ta ? 0 : 1], kb = b->shape[tb ? 1 : 0], nn = b->shape[tb ? 0 : 1];
+    if (k != kb)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "gemm expects input dim %d (%lld) to equal weight dim %d (%lld)",
+                         ta ? 0 : 1, (long long)k, tb ? 1 : 0, (long long)kb);
+    int64_t oshape[2] = {m, nn};
+    if ((s = kern_check_out(n, out[0], 2, oshape, err))) return s;
+    if (m > INT_MAX || nn > INT_MAX || k > INT_MAX)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "gemm dims exceed the BLAS int range");
+    float *y = out[0]->data;
+    float cb = 0.0f;
+    if (c && beta != 0.0f) {
+        const nnfx_tensor *ops[1] = {c};
+        kern_bcast p;
+        if (!kern_bcast_plan(&p, 2, oshape, 1, ops))
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "gemm C does not broadcast to [%lld, %lld]", (long long)m,
+                             (long long)nn);
+        const float *cd = c->data;
+        int64_t cs0 = c->rank == 2 && c->shape[0] != 1 ? c->shape[1] : 0;
+        int64_t cs1 = c->rank >= 1 && c->shape[c->rank - 1] != 1 ? 1 : 0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < nn; j++) y[i * nn + j] = beta * cd[i * cs0 + j * cs1];
+        cb = 1.0f;
+    }
+    if (m == 0 || nn == 0) return NNFX_OK;
+    if (k == 0) {
+        if (cb == 0.0f) memset(y, 0, (size_t)(m * nn) * sizeof(float));
+        return NNFX_OK;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)nn,
+                (int)k, alpha, a->data, (int)a->shape[1], b->data, (int)b->shape[1], cb, y, (int)nn);
+    return NNFX_OK;
+}
+
+/* MatMul(A, B) with numpy semantics. */
+nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    nnfx_status s;
+    if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "matmul needs A and B");
+    const nnfx_tensor *a = in[0], *b = in[1];
+    if ((s = kern_need(n, a, NNFX_F32, "A", err)) || (s = kern_need(n, b, NNFX_F32, "B", err))) return s;
+    if (a->rank < 1 || b->rank < 1) return kern_fail(err, n, NNFX_ERR_SHAPE, "matmul does not take scalars");
+    int64_t m = a->rank >= 2 ? a->shape[a->rank - 2] : 1, k = a->shape[a->rank - 1];
+    int64_t kb = b->rank >= 2 ? b->shape[b->rank - 2] : b->shape[0], nn = b->rank >= 2 ? b->shape[b->rank - 1] : 1;
+    if (k != kb)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "matmul expects input dim %d (%lld) to equal weight dim %d (%lld)",
+                         a->rank - 1, (long long)k, b->rank >= 2 ? b->rank - 2 : 0, (long long)kb);
+    /* batch dims, right-aligned and broadcast */
+    int ab = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
+    int nb = ab > bb ? ab : bb;
+    int64_t bshape[NNFX_MAX_RANK], sa[NNFX_MAX_RANK], sb[NNFX_MAX_RANK];
+    int64_t astride = m * k, bstride = k * nn, nbatch = 1;
+    int64_t acc_a = astride, acc_b = bstride;
+    for (int i = nb - 1; i >= 0; i--) {
+        int ia = i - (nb - ab), ib = i - (nb - bb);
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "matmul batch dim %d does not broadcast (%lld vs %lld)", i,
+                             (long long)da, (long long)db);
+        bshape[i] = da > db ? da : db;
+        if (da == 0 || db == 0) bshape[i] = 0;
+        sa[i] = da == 1 ? 0 : acc_a;
+        sb[i] = db == 1 ? 0 : acc_b;
+        acc_a *= da;
+        acc_b *= db;
+        nbatch *= bshape[i];
+    }
+    int64_t oshape[NNFX_MAX_RANK];
+    int orank = 0;
+    for (int i = 0; i < nb; i++) oshape[orank++] = bshape[i];
+    if (a->rank >= 2) oshape[orank++] = m;
+    if (b->rank >= 2) oshape[orank++] = nn;
+    if ((s = kern_check_out(n, out[0], orank, oshape, err))) return s;
+    if (m > INT_MAX || nn > INT_MAX || k > INT_MAX)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "matmul dims exceed the BLAS int range");
+    float *y = out[0]->data;
+    if (nbatch == 0 || m == 0 || nn == 0) return NNFX_OK;
+    if (k == 0) {
+        memset(y, 0, (size_t)(nbatch * m * nn) * sizeof(float));
+        return NNFX_OK;
+    }
+    const float *ad = a->data, *bd = b->data;
+    /* A's batches contiguous and B shared: one sgemm over all rows */
+    bool a_flat = true;
+    for (int i = 0; i < nb; i++) a_flat = a_flat && sb[i] == 0 && (bshape[i] == 1 || sa[i] != 0);
+    if (a_flat && nb > 0 && ab == nb) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(nbatch * m), (int)nn, (int)k, 1.0f, ad, (int)k,
+                    bd, (int)nn, 0.0f, y, (int)nn);
+        return NNFX_OK;
+    }
+    int64_t idx[NNFX_MAX_RANK] = {0};
+    for (int64_t t = 0; t < nbatch; t++) {
+        int64_t oa = 0, ob = 0;
+        for (int i = 0; i < nb; i++) {
+            oa += idx[i] * sa[i];
+            ob += idx[i] * sb[i];
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)nn, (int)k, 1.0f, ad + oa, (int)k,
+                    bd + ob, (int)nn, 0.0f, y + t * m * nn, (int)nn);
+        for (int i = nb - 1; i >= 0; i--) {
+            if (++idx[i] < bshape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return NNFX_OK;
+}

@@ -1,0 +1,57 @@
+/* kernels_int.h — helpers shared by the float32 CPU kernels
+ * (src/exec/kernels/): error text, dtype checks, reading integer
+ * inputs, and broadcast iteration. */
+#ifndef NNFX_KERNELS_INT_H
+#define NNFX_KERNELS_INT_H
+
+#include "ir/infer_int.h"
+#include "ir/op_table.h"
+
+/* Sets err to status s with "node <name>: <message>"; returns s. */
+nnfx_status kern_fail(nnfx_error *err, const nnfx_node *n, nnfx_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* NNFX_ERR_UNSUPPORTED unless t (input `what`) is present and of dtype dt. */
+nnfx_status kern_need(const nnfx_node *n, const nnfx_tensor *t, nnfx_dtype dt, const char *what, nnfx_error *err);
+
+/* Reads up to max elements of an integer (or float) tensor as int64 into
+ * v; *cnt = number read. Returns false if t holds more than max. */
+bool kern_ints(const nnfx_tensor *t, int64_t *v, int max, int *cnt);
+
+/* Checks out has the given rank and shape (the executor allocated it from
+ * inference); NNFX_ERR_RUNTIME naming the node otherwise. */
+nnfx_status kern_check_out(const nnfx_node *n, const nnfx_tensor *out, int rank, const int64_t *shape,
+                           nnfx_error *err);
+
+/* Row-major element strides of shape. */
+void kern_strides(int rank, const int64_t *shape, int64_t *st);
+
+/* Broadcast iteration plan over an output shape for k operands (k <= 4):
+ * dims are right-aligned, broadcast dims get stride 0, and adjacent dims
+ * that are contiguous for every operand are merged, so the innermost loop
+ * is as long as possible. */
+#define KERN_BCAST_MAX 4
+typedef struct kern_bcast {
+    int rank;                                   /* >= 1 after planning   */
+    int64_t shape[NNFX_MAX_RANK];               /* merged output dims    */
+    int64_t st[KERN_BCAST_MAX][NNFX_MAX_RANK];  /* element strides       */
+    int k;
+} kern_bcast;
+
+/* Plans broadcasting of ops[0..k) into the output shape (orank, oshape);
+ * false when an operand does not broadcast to it. */
+bool kern_bcast_plan(kern_bcast *p, int orank, const int64_t *oshape, int k, const nnfx_tensor *const *ops);
+
+/* Calls row(ctx, off, n, inner) once per innermost row: off[j] is the
+ * element offset of operand j at the row start, inner[j] its stride along
+ * the row, and out_off the output offset (output is contiguous). */
+typedef void (*kern_row_fn)(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n);
+void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx);
+
+/* Writes double v as element i of t (any supported dtype). */
+void kern_set(nnfx_tensor *t, int64_t i, double v);
+
+#endif

@@ -1,0 +1,125 @@
+/* reduce.c — ReduceMean / ReduceSum / ReduceMax (float32; ReduceSum and
+ * ReduceMax also int64) and ArgMax (float32 or int64 in, int64 out). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { R_MEAN, R_SUM, R_MAX } red_kind;
+
+static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                          nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "reduce needs an input");
+    const nnfx_tensor *x = in[0];
+    bool is_int = x->dtype == NNFX_I64;
+    if (x->dtype != NNFX_F32 && !(is_int && k != R_MEAN))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take %s", nnfx_op_name(nnfx_node_op(n)),
+                         nnfx_dtype_name(x->dtype));
+    int64_t axes[NNFX_MAX_RANK];
+    int na = 0;
+    const nnfx_tensor *at = nin > 1 ? in[1] : NULL;
+    if (at && !kern_ints(at, axes, NNFX_MAX_RANK, &na))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "reduce has more axes than dims");
+    bool red[NNFX_MAX_RANK];
+    char why[200];
+    if (!ir_reduce_plan(n, x->rank, na, at ? axes : NULL, red, why, sizeof why))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
+    bool keep = nnfx_node_attr_int(n, "keepdims", 1) != 0;
+    int64_t oshape[NNFX_MAX_RANK], ost[NNFX_MAX_RANK], kshape[NNFX_MAX_RANK];
+    int orank = 0;
+    int64_t cnt = 1;
+    for (int d = 0; d < x->rank; d++) {
+        kshape[d] = red[d] ? 1 : x->shape[d];
+        if (red[d]) cnt *= x->shape[d];
+        if (!red[d] || keep) oshape[orank++] = kshape[d];
+    }
+    nnfx_status s = kern_check_out(n, out[0], orank, oshape, err);
+    if (s) return s;
+    /* output strides in the keepdims layout, 0 along reduced dims */
+    kern_strides(x->rank, kshape, ost);
+    for (int d = 0; d < x->rank; d++)
+        if (red[d]) ost[d] = 0;
+    int64_t on = nnfx_tensor_numel(out[0]), xn = nnfx_tensor_numel(x);
+    double *acc = malloc((size_t)(on ? on : 1) * sizeof(double));
+    if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < on; i++) acc[i] = k == R_MAX ? -INFINITY : 0.0;
+    int64_t idx[NNFX_MAX_RANK] = {0}, o = 0;
+    for (int64_t i = 0; i < xn; i++) {
+        double v = is_int ? (double)((const int64_t *)x->data)[i] : (double)((const float *)x->data)[i];
+        if (k == R_MAX) {
+            if (v > acc[o] || v != v) acc[o] = v;
+        } else {
+            acc[o] += v;
+        }
+        for (int d = x->rank - 1; d >= 0; d--) {
+            o += ost[d];
+            if (++idx[d] < x->shape[d]) break;
+            o -= ost[d] * x->shape[d];
+            idx[d] = 0;
+        }
+    }
+    if (k == R_MAX && cnt == 0) {
+        free(acc);
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "reduce_max over an empty set");
+    }
+    for (int64_t i = 0; i < on; i++) {
+        double v = k == R_MEAN ? (cnt ? acc[i] / (double)cnt : NAN) : acc[i];
+        if (is_int)
+            kern_set(out[0], i, v);
+        else
+            ((float *)out[0]->data)[i] = (float)v;
+    }
+    free(acc);
+    return NNFX_OK;
+}
+
+/* Each: reduces data over the axes input (all dims when absent). */
+nnfx_status kern_reduce_mean(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             nnfx_error *err) {
+    return reduce(R_MEAN, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                            nnfx_error *err) {
+    return reduce(R_SUM, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_max(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                            nnfx_error *err) {
+    return reduce(R_MAX, n, nin, in, nout, out, err);
+}
+
+/* ArgMax(data) along axis: index of the first (or last, with
+ * select_last_index) maximum, int64. */
+nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax needs an input");
+    const nnfx_tensor *x = in[0];
+    if (x->dtype != NNFX_F32 && x->dtype != NNFX_I64)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "argmax does not take %s", nnfx_dtype_name(x->dtype));
+    if (out[0]->dtype != NNFX_I64) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output must be int64");
+    int axis;
+    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    if (!infer_axis(a, x->rank, false, &axis))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax axis %lld out of range for rank %d", (long long)a, x->rank);
+    bool last = nnfx_node_attr_int(n, "select_last_index", 0) != 0;
+    int64_t len = x->shape[axis], inner = 1, outer = 1;
+    for (int i = axis + 1; i < x->rank; i++) inner *= x->shape[i];
+    for (int i = 0; i < axis; i++) outer *= x->shape[i];
+    if (nnfx_tensor_numel(out[0]) != outer * inner)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output buffer has the wrong size");
+    if (len == 0 && outer * inner > 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax over an empty axis");
+    int64_t *y = out[0]->data;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < inner; j++) {
+            int64_t best = 0, base = o * len * inner + j;
+            double bv = nnfx_tensor_get(x, base);
+            for (int64_t i = 1; i < len; i++) {
+                double v = nnfx_tensor_get(x, base + i * inner);
+                if (v > bv || (last && v == bv)) {
+                    bv = v;
+                    best = i;
+                }
+            }
+            y[o * inner + j] = best;
+        }
+    return NNFX_OK;
+}

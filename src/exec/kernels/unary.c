@@ -1,0 +1,137 @@
+/* unary.c — element-wise one-input kernels (activations and math):
+ * Relu, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Clip, Erf,
+ * Exp, Log, Sqrt, Neg, Abs, Reciprocal; plus Identity. float32 (Neg and
+ * Abs also take int64). */
+#include <math.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { U_RELU, U_LEAKY, U_SIGMOID, U_HSIG, U_HSWISH, U_TANH, U_ELU, U_ERF, U_EXP, U_LOG, U_SQRT, U_NEG,
+               U_ABS, U_RECIP } unary_kind;
+
+static void unary_f32(unary_kind k, const float *x, float *y, int64_t n, float alpha, float beta) {
+    int64_t i;
+    switch (k) {
+    case U_RELU: for (i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f; break;
+    case U_LEAKY: for (i = 0; i < n; i++) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break;
+    case U_SIGMOID:
+        for (i = 0; i < n; i++) {
+            float v = x[i];
+            if (v >= 0) {
+                y[i] = 1.0f / (1.0f + expf(-v));
+            } else {
+                float e = expf(v);
+                y[i] = e / (1.0f + e);
+            }
+        }
+        break;
+    case U_HSIG:
+        for (i = 0; i < n; i++) {
+            float v = alpha * x[i] + beta;
+            y[i] = v < 0 ? 0.0f : (v > 1 ? 1.0f : v);
+        }
+        break;
+    case U_HSWISH:
+        for (i = 0; i < n; i++) {
+            float v = x[i] / 6.0f + 0.5f;
+            v = v < 0 ? 0.0f : (v > 1 ? 1.0f : v);
+            y[i] = x[i] * v;
+        }
+        break;
+    case U_TANH: for (i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
+    case U_ELU: for (i = 0; i < n; i++) y[i] = x[i] >= 0 ? x[i] : alpha * expm1f(x[i]); break;
+    case U_ERF: for (i = 0; i < n; i++) y[i] = erff(x[i]); break;
+    case U_EXP: for (i = 0; i < n; i++) y[i] = expf(x[i]); break;
+    case U_LOG: for (i = 0; i < n; i++) y[i] = logf(x[i]); break;
+    case U_SQRT: for (i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
+    case U_NEG: for (i = 0; i < n; i++) y[i] = -x[i]; break;
+    case U_ABS: for (i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
+    case U_RECIP: for (i = 0; i < n; i++) y[i] = 1.0f / x[i]; break;
+    }
+}
+
+static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                         nnfx_tensor *const *out, nnfx_error *err, float alpha, float beta) {
+    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
+    const nnfx_tensor *x = in[0];
+    nnfx_status s;
+    if (x && x->dtype == NNFX_I64 && (k == U_NEG || k == U_ABS || k == U_RELU)) {
+        if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
+        const int64_t *a = x->data;
+        int64_t *b = out[0]->data, cnt = nnfx_tensor_numel(x);
+        for (int64_t i = 0; i < cnt; i++) {
+            int64_t v = a[i];
+            b[i] = k == U_NEG ? (int64_t)(0 - (uint64_t)v) : (k == U_ABS ? (v < 0 ? (int64_t)(0 - (uint64_t)v) : v) : (v > 0 ? v : 0));
+        }
+        return NNFX_OK;
+    }
+    if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
+    if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
+    unary_f32(k, x->data, out[0]->data, nnfx_tensor_numel(x), alpha, beta);
+    return NNFX_OK;
+}
+
+#define UNARY_KERNEL(fn, kind, A, B)                                                                            \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
+                   nnfx_error *err) {                                                                           \
+        return unary(kind, n, nin, in, nout, out, err, (A), (B));                                               \
+    }
+
+/* Each: y = f(x) element-wise over a float32 tensor. */
+UNARY_KERNEL(kern_relu, U_RELU, 0, 0)
+UNARY_KERNEL(kern_leaky_relu, U_LEAKY, (float)nnfx_node_attr_float(n, "alpha", 0.01), 0)
+UNARY_KERNEL(kern_sigmoid, U_SIGMOID, 0, 0)
+UNARY_KERNEL(kern_hard_sigmoid, U_HSIG, (float)nnfx_node_attr_float(n, "alpha", 0.2),
+             (float)nnfx_node_attr_float(n, "beta", 0.5))
+UNARY_KERNEL(kern_hard_swish, U_HSWISH, 0, 0)
+UNARY_KERNEL(kern_tanh, U_TANH, 0, 0)
+UNARY_KERNEL(kern_elu, U_ELU, (float)nnfx_node_attr_float(n, "alpha", 1.0), 0)
+UNARY_KERNEL(kern_erf, U_ERF, 0, 0)
+UNARY_KERNEL(kern_exp, U_EXP, 0, 0)
+UNARY_KERNEL(kern_log, U_LOG, 0, 0)
+UNARY_KERNEL(kern_sqrt, U_SQRT, 0, 0)
+UNARY_KERNEL(kern_neg, U_NEG, 0, 0)
+UNARY_KERNEL(kern_abs, U_ABS, 0, 0)
+UNARY_KERNEL(kern_reciprocal, U_RECIP, 0, 0)
+
+/* Clip(x, min?, max?): min/max are optional scalar inputs (absent: no
+ * bound). float32 or int64. */
+nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "clip needs an input");
+    const nnfx_tensor *x = in[0];
+    nnfx_status s;
+    if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
+    const nnfx_tensor *mn = nin > 1 ? in[1] : NULL, *mx = nin > 2 ? in[2] : NULL;
+    if ((mn && nnfx_tensor_numel(mn) != 1) || (mx && nnfx_tensor_numel(mx) != 1))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "clip min and max must be scalars");
+    int64_t cnt = nnfx_tensor_numel(x);
+    if (x->dtype == NNFX_I64) {
+        int64_t lo = mn ? (int64_t)nnfx_tensor_get(mn, 0) : INT64_MIN, hi = mx ? (int64_t)nnfx_tensor_get(mx, 0) : INT64_MAX;
+        const int64_t *a = x->data;
+        int64_t *b = out[0]->data;
+        for (int64_t i = 0; i < cnt; i++) b[i] = a[i] < lo ? lo : (a[i] > hi ? hi : a[i]);
+        return NNFX_OK;
+    }
+    if ((s = kern_need(n, x, NNFX_F32, "input", err))) return s;
+    float lo = mn ? (float)nnfx_tensor_get(mn, 0) : -INFINITY, hi = mx ? (float)nnfx_tensor_get(mx, 0) : INFINITY;
+    const float *a = x->data;
+    float *b = out[0]->data;
+    /* ONNX: min first, then max (when min > max every element becomes max) */
+    for (int64_t i = 0; i < cnt; i++) {
+        float v = a[i] < lo ? lo : a[i];
+        b[i] = v > hi ? hi : v;
+    }
+    return NNFX_OK;
+}
+
+/* Identity / Dropout (inference): copies input 0 to output 0. */
+nnfx_status kern_identity(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "identity needs an input");
+    if (in[0]->dtype != out[0]->dtype || in[0]->nbytes != out[0]->nbytes)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "identity output buffer does not match its input");
+    if (in[0]->data != out[0]->data && in[0]->nbytes) memcpy(out[0]->data, in[0]->data, in[0]->nbytes);
+    return NNFX_OK;
+}

@@ -1,0 +1,98 @@
+/* infer_int.h — helpers shared by the shape-inference functions
+ * (src/ir/infer_ files), the cost functions and the CPU kernels that must
+ * agree with inference on window geometry (conv, pooling). */
+#ifndef NNFX_INFER_INT_H
+#define NNFX_INFER_INT_H
+
+#include "ir/op_table.h"
+
+/* Sets c->err to NNFX_ERR_SHAPE with "node <name>: <message>"; returns it. */
+nnfx_status infer_fail(const nnfx_infer_ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Same as infer_fail with another status (NNFX_ERR_UNSUPPORTED ...). */
+nnfx_status infer_fail_status(const nnfx_infer_ctx *c, nnfx_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Writes meta m as "float32[1, 3, batch, ?]" ("?" for an unknown rank or
+ * dim) into buf; returns buf. */
+const char *infer_meta_str(const nnfx_meta *m, char *buf, size_t len);
+
+/* Output meta helpers. */
+void infer_set_unknown(nnfx_meta *m, nnfx_dtype dt);              /* rank -1 */
+void infer_set_rank(nnfx_meta *m, nnfx_dtype dt, int rank);       /* dims -1 */
+void infer_set_dims(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims);
+/* A dim holding value v (no symbol; v < 0 means unknown). */
+nnfx_dim infer_dim(int64_t v);
+
+/* True when input i is present and its rank is known. */
+bool infer_has_rank(const nnfx_infer_ctx *c, int i);
+
+/* Checks that input i is present (with a known meta); error otherwise. */
+nnfx_status infer_need(const nnfx_infer_ctx *c, int i, const char *what);
+
+/* When input i's value is known, reads up to max integer elements into v
+ * (any integer or float dtype), sets *n and returns true; returns false
+ * when the value is unknown. Sets *too_many when it holds more than max. */
+bool infer_value_ints(const nnfx_infer_ctx *c, int i, int64_t *v, int max, int *n, bool *too_many);
+
+/* Normalises axis into [0, rank) (rank+1 when allow_end); false if out of
+ * range. */
+bool infer_axis(int64_t axis, int rank, bool allow_end, int *out);
+
+/* Product of known dims d[lo..hi); -1 if any is unknown. */
+int64_t infer_prod(const nnfx_meta *m, int lo, int hi);
+
+/* Window geometry of Conv / MaxPool / AveragePool over nsp spatial dims. */
+typedef struct ir_window {
+    int nsp;
+    int64_t k[NNFX_MAX_RANK], s[NNFX_MAX_RANK], d[NNFX_MAX_RANK];
+    int64_t pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK]; /* pads begin / end */
+    bool ceil_mode;
+} ir_window;
+
+/* Reads strides/dilations/pads/auto_pad/ceil_mode of node n for nsp spatial
+ * dims with kernel sizes k (from the weight or kernel_shape), and resolves
+ * SAME_UPPER/SAME_LOWER pads from the input sizes in_sp (-1 unknown: pads
+ * left 0). Errors (bad attribute lengths or values) go to err as
+ * NNFX_ERR_SHAPE naming the node. */
+nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const int64_t *in_sp, ir_window *w,
+                           nnfx_error *err);
+
+/* Output size of one spatial dim (in < 0 gives -1); may be <= 0 when the
+ * window does not fit. */
+int64_t ir_window_out(const ir_window *w, int i, int64_t in);
+
+/* True for integer (and bool) element types. */
+bool infer_is_int_dtype(nnfx_dtype dt);
+
+/* Resolves ONNX Slice parameters over a shape dims[0..rank) (dims may be
+ * -1): n entries of starts/ends, axes (NULL: 0..n-1) and steps (NULL: 1).
+ * Fills start/step/count per dim (count -1 when the dim is unknown; dims
+ * not sliced get 0/1/dim). Returns false with a reason in why. */
+bool ir_slice_plan(int rank, const int64_t *dims, int n, const int64_t *starts, const int64_t *ends,
+                   const int64_t *axes, const int64_t *steps, int64_t *start, int64_t *step, int64_t *count,
+                   char *why, size_t whylen);
+
+/* Resolves ONNX Pad's pads (n values; 2 * number of axes) and optional axes
+ * (naxes values, NULL for all dims) into per-dim begin/end pads. */
+bool ir_pad_plan(int rank, int n, const int64_t *pads, int naxes, const int64_t *axes, int64_t *pb, int64_t *pe,
+                 char *why, size_t whylen);
+
+/* The dims [*lo, *hi) that Shape node n copies from an input of rank. */
+void ir_shape_op_range(const nnfx_node *n, int rank, int64_t *lo, int64_t *hi);
+
+/* Reduction axes of a ReduceMean/Sum/Max node over rank dims: axes values
+ * (n of them; n == 0 or axes NULL means none given). Sets red[d] for the
+ * reduced dims; returns false with a reason. When no axes are given, every
+ * dim is reduced unless noop_with_empty_axes is set. */
+bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why,
+                    size_t whylen);
+
+#endif
