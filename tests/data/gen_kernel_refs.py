@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""Writes small inputs and PyTorch-computed outputs for tests/test_kernels.c.
+
+Run with an interpreter that has torch and numpy:
+    /usr/bin/python3 tests/data/gen_kernel_refs.py
+Each case NAME writes NAME.in<i>.npy for its inputs (in ONNX input order;
+parameters such as axes or pads are int64 arrays) and NAME.out<k>.npy for
+its outputs. The ONNX attributes of each case live in the C test table.
+"""
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+rng = np.random.default_rng(20240601)
+
+
+def r(*shape, lo=-2.0, hi=2.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def i64(*v):
+    return np.array(v, dtype=np.int64)
+
+
+def save(name, inputs, outputs):
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(OUT, f"{name}.in{i}.npy"), np.array(a, order="C"))
+    for k, a in enumerate(outputs):
+        np.save(os.path.join(OUT, f"{name}.out{k}.npy"), np.array(a, order="C"))
+
+
+def t(a):
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def n(x):
+    return x.detach().numpy()
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for f in os.listdir(OUT):
+        if f.endswith(".npy"):
+            os.remove(os.path.join(OUT, f))
+
+    # ---- convolution ------------------------------------------------------
+    x, w, b = r(2, 3, 8, 8), r(4, 3, 3, 3), r(4)
+    save("conv_basic", [x, w, b], [n(F.conv2d(t(x), t(w), t(b), padding=1))])
+    x, w = r(1, 4, 9, 9), r(6, 4, 3, 3)
+    save("conv_stride_dil", [x, w], [n(F.conv2d(t(x), t(w), None, stride=2, dilation=2, padding=(1, 2)))])
+    x, w, b = r(1, 4, 6, 6), r(6, 2, 3, 3), r(6)
+    save("conv_group", [x, w, b], [n(F.conv2d(t(x), t(w), t(b), groups=2))])
+    x, w, b = r(2, 8, 7, 7), r(8, 1, 3, 3), r(8)
+    save("conv_dw", [x, w, b], [n(F.conv2d(t(x), t(w), t(b), stride=2, padding=1, groups=8))])
+    x, w = r(1, 3, 5, 5), r(6, 1, 3, 3)
+    save("conv_dw_mult", [x, w], [n(F.conv2d(t(x), t(w), None, padding=1, groups=3))])
+    x, w, b = r(1, 8, 5, 5), r(4, 8, 1, 1), r(4)
+    save("conv_1x1", [x, w, b], [n(F.conv2d(t(x), t(w), t(b)))])
+    x, w, b = r(2, 3, 10), r(4, 3, 3), r(4)
+    save("conv_1d", [x, w, b], [n(F.conv1d(t(x), t(w), t(b), stride=2, padding=1))])
+    # ONNX pads [top, left, bottom, right] = [0, 1, 1, 2]
+    x, w = r(1, 2, 6, 6), r(3, 2, 3, 3)
+    save("conv_asym_pad", [x, w], [n(F.conv2d(F.pad(t(x), (1, 2, 0, 1)), t(w)))])
+
+    # ---- normalisation ----------------------------------------------------
+    x, s, bb, m, v = r(2, 3, 4, 4), r(3), r(3), r(3), r(3, lo=0.2, hi=2.0)
+    save("batch_norm", [x, s, bb, m, v],
+         [n(F.batch_norm(t(x), t(m), t(v), t(s), t(bb), training=False, eps=1e-5))])
+    x, s, bb = r(2, 3, 8), r(8), r(8)
+    save("layer_norm", [x, s, bb], [n(F.layer_norm(t(x), (8,), t(s), t(bb), eps=1e-5))])
+    x, s = r(2, 3, 8), r(3, 8)
+    save("layer_norm_2d", [x, s], [n(F.layer_norm(t(x), (3, 8), t(s), None, eps=1e-3))])
+    x = r(2, 3, 4, lo=-5, hi=5)
+    save("softmax_last", [x], [n(F.softmax(t(x), dim=-1))])
+    save("softmax_axis1", [x], [n(F.softmax(t(x), dim=1))])
+    save("log_softmax_last", [x], [n(F.log_softmax(t(x), dim=-1))])
+    save("log_softmax_axis0", [x], [n(F.log_softmax(t(x), dim=0))])
+
+    # ---- gemm / matmul ----------------------------------------------------
+    a, bm, c = r(3, 5), r(5, 4), r(4)
+    save("gemm_basic", [a, bm, c], [n(t(a) @ t(bm) + t(c))])
+    a, bm, c = r(5, 3), r(4, 5), r(3, 4)
+    save("gemm_trans", [a, bm, c], [n(0.5 * (t(a).T @ t(bm).T) + 2.0 * t(c))])
+    a, bm = r(2, 6), r(4, 6)
+    save("gemm_nobias", [a, bm], [n(F.linear(t(a), t(bm)))])
+    a, bm, c = r(3, 5), r(5, 4), r(3, 1)
+    save("gemm_c_col", [a, bm, c], [n(t(a) @ t(bm) + t(c))])
+    for name, sa, sb in [("matmul_2d", (3, 4), (4, 5)), ("matmul_batched", (2, 3, 4), (2, 4, 5)),
+                         ("matmul_bcast", (2, 1, 3, 4), (3, 4, 2)), ("matmul_shared", (2, 3, 4), (4, 5)),
+                         ("matmul_shared_b", (4, 5), (2, 5, 3)), ("matmul_vec_left", (4,), (4, 5)),
+                         ("matmul_vec_right", (2, 3, 4), (4,))]:
+        a, bm = r(*sa), r(*sb)
+        save(name, [a, bm], [n(torch.matmul(t(a), t(bm)))])
+
+    # ---- pooling ----------------------------------------------------------
+    x = r(1, 2, 8, 8)
+    save("maxpool_basic", [x], [n(F.max_pool2d(t(x), 3, stride=2, padding=1))])
+    save("avgpool_incl", [x], [n(F.avg_pool2d(t(x), 3, stride=2, padding=1, count_include_pad=True))])
+    save("avgpool_excl", [x], [n(F.avg_pool2d(t(x), 3, stride=2, padding=1, count_include_pad=False))])
+    x = r(1, 2, 7, 7)
+    save("maxpool_ceil", [x], [n(F.max_pool2d(t(x), 2, stride=2, ceil_mode=True))])
+    save("avgpool_ceil", [x], [n(F.avg_pool2d(t(x), 3, stride=2, padding=1, ceil_mode=True,
+                                              count_include_pad=True))])
+    save("avgpool_ceil_excl", [x], [n(F.avg_pool2d(t(x), 3, stride=2, padding=1, ceil_mode=True,
+                                                   count_include_pad=False))])
+    x = r(1, 1, 8, 8)
+    save("maxpool_dil", [x], [n(F.max_pool2d(t(x), 2, stride=1, dilation=2))])
+    x = r(1, 2, 9)
+    save("maxpool_1d", [x], [n(F.max_pool1d(t(x), 3, stride=2))])
+    x = r(2, 3, 5, 5)
+    save("global_avg", [x], [n(F.adaptive_avg_pool2d(t(x), 1))])
+    save("global_max", [x], [n(F.adaptive_max_pool2d(t(x), 1))])
+
+    # ---- activations and element-wise math --------------------------------
+    x = r(2, 3, 4, 5, lo=-4, hi=4)
+    tx = t(x)
+    for name, y in [("relu", F.relu(tx)), ("leaky_relu", F.leaky_relu(tx, 0.1)), ("sigmoid", torch.sigmoid(tx)),
+                    ("hard_sigmoid", F.hardsigmoid(tx)), ("hard_swish", F.hardswish(tx)), ("tanh", torch.tanh(tx)),
+                    ("elu", F.elu(tx, 0.5)), ("erf", torch.erf(tx)), ("exp", torch.exp(tx)), ("neg", -tx),
+                    ("abs", torch.abs(tx)), ("identity", tx), ("dropout", F.dropout(tx, 0.5, training=False))]:
+        save(name, [x], [n(y)])
+    xp = r(2, 3, 4, 5, lo=0.1, hi=4)
+    for name, y in [("log", torch.log(t(xp))), ("sqrt", torch.sqrt(t(xp))), ("reciprocal", torch.reciprocal(t(xp)))]:
+        save(name, [xp], [n(y)])
+    slope = r(3, 1, 1, lo=0, hi=0.5)
+    save("prelu", [x, slope], [n(F.prelu(tx, t(slope).reshape(3)))])
+    save("clip", [x, np.array(-1.0, np.float32), np.array(2.0, np.float32)], [n(torch.clamp(tx, -1.0, 2.0))])
+    save("clip_min", [x, np.array(0.5, np.float32)], [n(torch.clamp(tx, min=0.5))])
+
+    # ---- broadcasting binary ops -------------------------------------------
+    a = r(2, 3, 4, 5)
+    b3 = r(3, 1, 1)
+    save("add_same", [a, x], [n(t(a) + tx)])
+    save("add_bcast", [a, b3], [n(t(a) + t(b3))])
+    b5 = r(5)
+    save("sub_bcast_left", [b5, a], [n(t(b5) - t(a))])
+    s = np.array(1.5, np.float32)
+    save("mul_scalar", [a, s], [n(t(a) * 1.5)])
+    d1, d2 = r(2, 1, 4, 1), r(3, 1, 5, lo=0.5, hi=2)
+    save("div_bcast", [d1, d2], [n(t(d1) / t(d2))])
+    save("pow_scalar", [xp, np.array(2.5, np.float32)], [n(torch.pow(t(xp), 2.5))])
+    e = r(4, 5, lo=-1, hi=2)
+    save("pow_tensor", [xp, e], [n(torch.pow(t(xp), t(e)))])
+    ia, ib = i64(3, 5, -7, 8), i64(2)
+    save("mul_int64", [ia, ib], [n(t(ia) * t(ib))])
+    save("add_int64", [ia, i64(1, 2, 3, 4)], [ia + i64(1, 2, 3, 4)])
+    save("div_int64", [i64(6, 9, 12, 3), i64(3)], [i64(2, 3, 4, 1)])
+    ca, cb = np.round(r(3, 4)), np.round(r(4))
+    save("equal", [ca, cb], [n(t(ca) == t(cb))])
+    save("less", [ca, cb], [n(t(ca) < t(cb))])
+    save("greater", [ca, cb], [n(t(ca) > t(cb))])
+    save("equal_int64", [i64(1, 2, 3), i64(2)], [np.array([False, True, False])])
+    cond = rng.uniform(size=(2, 1, 4)) > 0.5
+    wx, wy = r(3, 1), r(2, 3, 4)
+    save("where", [cond, wx, wy], [n(torch.where(t(cond), t(wx), t(wy)))])
+
+    # ---- reductions --------------------------------------------------------
+    x = r(2, 3, 4)
+    tx = t(x)
+    save("reduce_mean_keep", [x, i64(1)], [n(tx.mean(dim=1, keepdim=True))])
+    save("reduce_sum_nokeep", [x, i64(0, 2)], [n(tx.sum(dim=(0, 2)))])
+    save("reduce_max_last", [x, i64(-1)], [n(tx.amax(dim=-1, keepdim=True))])
+    save("reduce_mean_all", [x], [n(tx.mean())])
+    save("argmax_keep", [x], [n(tx.argmax(dim=1, keepdim=True))])
+    save("argmax_last", [x], [n(tx.argmax(dim=-1))])
+
+    # ---- shape and data movement ---------------------------------------------
+    save("flatten_1", [x], [n(torch.flatten(tx, 1))])
+    save("flatten_0", [x], [x.reshape(1, 24)])
+    save("flatten_2", [x], [x.reshape(6, 4)])
+    save("reshape", [x, i64(4, 0, -1)], [x.reshape(4, 3, 2)])
+    x4 = r(2, 1, 3, 1)
+    save("squeeze_axes", [x4, i64(1)], [x4.reshape(2, 3, 1)])
+    save("squeeze_all", [x4], [x4.reshape(2, 3)])
+    x2 = r(2, 3)
+    save("unsqueeze", [x2, i64(0, -1)], [x2.reshape(1, 2, 3, 1)])
+    x = r(2, 3, 4, 5)
+    save("transpose_perm", [x], [np.transpose(x, (0, 2, 3, 1))])
+    save("transpose_default", [x], [np.transpose(x)])
+    c1, c2, c3 = r(2, 1, 3), r(2, 4, 3), r(2, 2, 3)
+    save("concat", [c1, c2, c3], [n(torch.cat([t(c1), t(c2), t(c3)], dim=1))])
+    save("concat_int64", [i64(1, 2), i64(3)], [i64(1, 2, 3)])
+    x = r(2, 7, 3)
+    parts = torch.split(t(x), [2, 4, 1], dim=1)
+    save("split_sizes", [x, i64(2, 4, 1)], [n(p) for p in parts])
+    save("split_equal", [x], [n(p) for p in torch.chunk(t(x), 3, dim=1)])
+    x = r(5, 6, 7)
+    save("slice_neg_step", [x, i64(1, -1), i64(4, -1000), i64(0, 2), i64(2, -2)], [x[1:4:2, :, -1::-2]])
+    save("slice_basic", [x, i64(1, 2), i64(2**63 - 1, 5)], [x[1:, 2:5]])
+    xi = np.arange(20, dtype=np.int64).reshape(5, 4)
+    g_in = r(5, 4)
+    save("gather_axis0", [g_in, i64(0, 4, -1, 2).reshape(2, 2)], [np.take(g_in, [[0, 4], [4, 2]], axis=0)])
+    save("gather_int64", [xi, np.array(3, np.int64)], [xi[:, 3]])
+    save("gather_shape_chain", [i64(2, 3, 4), np.array(0, np.int64)], [np.array(2, np.int64)])
+    x = r(1, 2, 4, 5)
+    tx = t(x)
+    pads = i64(0, 0, 1, 2, 0, 0, 2, 1)
+    save("pad_constant", [x, pads, np.array(1.5, np.float32)], [n(F.pad(tx, (2, 1, 1, 2), value=1.5))])
+    save("pad_reflect", [x, pads], [n(F.pad(tx, (2, 1, 1, 2), mode="reflect"))])
+    save("pad_edge", [x, pads], [n(F.pad(tx, (2, 1, 1, 2), mode="replicate"))])
+    xe = r(3, 1)
+    save("expand", [xe, i64(2, 3, 4)], [n(t(xe).expand(2, 3, 4))])
+    xt = r(2, 3)
+    save("tile", [xt, i64(2, 3)], [np.tile(xt, (2, 3))])
+    x = r(1, 2, 4, 5)
+    tx = t(x)
+    empty = np.zeros((0,), np.float32)
+    save("resize_nearest", [x, empty, np.array([1, 1, 2, 2], np.float32)],
+         [n(F.interpolate(tx, scale_factor=2, mode="nearest"))])
+    save("resize_nearest_sizes", [x, empty, empty, i64(1, 2, 7, 8)],
+         [n(F.interpolate(tx, size=(7, 8), mode="nearest"))])
+    save("resize_linear", [x, empty, np.array([1, 1, 2, 2], np.float32)],
+         [n(F.interpolate(tx, scale_factor=2, mode="bilinear", align_corners=False))])
+    save("resize_linear_frac", [x, empty, np.array([1, 1, 1.5, 1.5], np.float32)],
+         [n(F.interpolate(tx, scale_factor=1.5, mode="bilinear", align_corners=False))])
+    save("resize_align", [x, empty, empty, i64(1, 2, 7, 9)],
+         [n(F.interpolate(tx, size=(7, 9), mode="bilinear", align_corners=True))])
+    xc = np.array([-2.7, -0.5, 0.0, 0.4, 3.5, 1e3], np.float32)
+    save("cast_f2i", [xc], [n(t(xc).to(torch.int64))])
+    save("cast_i2f", [i64(-3, 0, 7)], [np.array([-3, 0, 7], np.float32)])
+    save("cast_f2b", [xc], [n(t(xc).to(torch.bool))])
+    save("range_float", [np.array(0.5, np.float32), np.array(3.2, np.float32), np.array(0.7, np.float32)],
+         [n(torch.arange(0.5, 3.2, 0.7, dtype=torch.float32))])
+    save("range_int", [np.array(10, np.int64), np.array(2, np.int64), np.array(-3, np.int64)],
+         [n(torch.arange(10, 2, -3))])
+    save("shape", [r(2, 3, 4)], [i64(2, 3, 4)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,633 @@
+/* test_kernels.c — every op's shape inference and CPU kernel against
+ * PyTorch references (tests/data/kernels, written by gen_kernel_refs.py),
+ * plus bad-input checks, symbolic dims, costs and .npy I/O. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/op_table.h"
+#include "testutil.h"
+
+/* ---- attribute literals ------------------------------------------------- */
+
+#define AI(nm, v) {.name = nm, .kind = NNFX_ATTR_INT, .u.i = (v)}
+#define AF(nm, v) {.name = nm, .kind = NNFX_ATTR_FLOAT, .u.f = (v)}
+#define AS(nm, v) {.name = nm, .kind = NNFX_ATTR_STRING, .u.s = (v)}
+#define AINTS(nm, ...)                                                                       \
+    {.name = nm, .kind = NNFX_ATTR_INTS,                                                     \
+     .u.ints = {(const int64_t[]){__VA_ARGS__},                                              \
+                (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))}}
+
+/* One reference case: files <name>.in<i>.npy / <name>.out<k>.npy. args has
+ * one letter per positional input: 'p' a placeholder (value unknown to
+ * static inference), 'c' a parameter (get_attr, value known), '-' absent. */
+typedef struct kcase {
+    const char *name;
+    nnfx_op op;
+    const char *args;
+    double atol, rtol;
+    nnfx_attr attrs[8];
+} kcase;
+
+#define T 1e-5, 1e-4
+#define TL 1e-4, 1e-4
+
+static const kcase cases[] = {
+    /* convolution */
+    {"conv_basic", NNFX_OP_CONV, "pcc", TL, {AINTS("pads", 1, 1, 1, 1)}},
+    {"conv_stride_dil", NNFX_OP_CONV, "pc", TL, {AINTS("strides", 2, 2), AINTS("dilations", 2, 2), AINTS("pads", 1, 2, 1, 2)}},
+    {"conv_group", NNFX_OP_CONV, "pcc", TL, {AI("group", 2)}},
+    {"conv_dw", NNFX_OP_CONV, "pcc", TL, {AI("group", 8), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
+    {"conv_dw_mult", NNFX_OP_CONV, "pc", TL, {AI("group", 3), AINTS("pads", 1, 1, 1, 1)}},
+    {"conv_1x1", NNFX_OP_CONV, "pcc", TL, {AINTS("kernel_shape", 1, 1)}},
+    {"conv_1d", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 2), AINTS("pads", 1, 1)}},
+    {"conv_asym_pad", NNFX_OP_CONV, "pc", TL, {AINTS("pads", 0, 1, 1, 2)}},
+    /* normalisation */
+    {"batch_norm", NNFX_OP_BATCH_NORM, "pcccc", T, {AF("epsilon", 1e-5)}},
+    {"layer_norm", NNFX_OP_LAYER_NORM, "pcc", TL, {AI("axis", -1)}},
+    {"layer_norm_2d", NNFX_OP_LAYER_NORM, "pc", TL, {AI("axis", -2), AF("epsilon", 1e-3)}},
+    {"softmax_last", NNFX_OP_SOFTMAX, "p", T, {AI("axis", -1)}},
+    {"softmax_axis1", NNFX_OP_SOFTMAX, "p", T, {AI("axis", 1)}},
+    {"log_softmax_last", NNFX_OP_LOG_SOFTMAX, "p", T, {AI("axis", -1)}},
+    {"log_softmax_axis0", NNFX_OP_LOG_SOFTMAX, "p", T, {AI("axis", 0)}},
+    /* gemm / matmul */
+    {"gemm_basic", NNFX_OP_GEMM, "pcc", TL, {{0}}},
+    {"gemm_trans", NNFX_OP_GEMM, "pcc", TL, {AI("transA", 1), AI("transB", 1), AF("alpha", 0.5), AF("beta", 2.0)}},
+    {"gemm_nobias", NNFX_OP_GEMM, "pc", TL, {AI("transB", 1)}},
+    {"gemm_c_col", NNFX_OP_GEMM, "pcc", TL, {{0}}},
+    {"matmul_2d", NNFX_OP_MATMUL, "pc", TL, {{0}}},
+    {"matmul_batched", NNFX_OP_MATMUL, "pp", TL, {{0}}},
+    {"matmul_bcast", NNFX_OP_MATMUL, "pp", TL, {{0}}},
+    {"matmul_shared", NNFX_OP_MATMUL, "pc", TL, {{0}}},
+    {"matmul_shared_b", NNFX_OP_MATMUL, "cp", TL, {{0}}},
+    {"matmul_vec_left", NNFX_OP_MATMUL, "pc", TL, {{0}}},
+    {"matmul_vec_right", NNFX_OP_MATMUL, "pc", TL, {{0}}},
+    /* pooling */
+    {"maxpool_basic", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
+    {"avgpool_incl", NNFX_OP_AVERAGE_POOL, "p", T,
+     {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("count_include_pad", 1)}},
+    {"avgpool_excl", NNFX_OP_AVERAGE_POOL, "p", T,
+     {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("count_include_pad", 0)}},
+    {"maxpool_ceil", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2), AI("ceil_mode", 1)}},
+    {"avgpool_ceil", NNFX_OP_AVERAGE_POOL, "p", T,
+     {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("ceil_mode", 1),
+      AI("count_include_pad", 1)}},
+    {"avgpool_ceil_excl", NNFX_OP_AVERAGE_POOL, "p", T,
+     {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("ceil_mode", 1),
+      AI("count_include_pad", 0)}},
+    {"maxpool_dil", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("dilations", 2, 2)}},
+    {"maxpool_1d", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 3), AINTS("strides", 2)}},
+    {"global_avg", NNFX_OP_GLOBAL_AVERAGE_POOL, "p", T, {{0}}},
+    {"global_max", NNFX_OP_GLOBAL_MAX_POOL, "p", T, {{0}}},
+    /* activations and math */
+    {"relu", NNFX_OP_RELU, "p", T, {{0}}},
+    {"leaky_relu", NNFX_OP_LEAKY_RELU, "p", T, {AF("alpha", 0.1)}},
+    {"sigmoid", NNFX_OP_SIGMOID, "p", T, {{0}}},
+    {"hard_sigmoid", NNFX_OP_HARD_SIGMOID, "p", T, {AF("alpha", 1.0 / 6.0), AF("beta", 0.5)}},
+    {"hard_swish", NNFX_OP_HARD_SWISH, "p", T, {{0}}},
+    {"tanh", NNFX_OP_TANH, "p", T, {{0}}},
+    {"elu", NNFX_OP_ELU, "p", T, {AF("alpha", 0.5)}},
+    {"erf", NNFX_OP_ERF, "p", T, {{0}}},
+    {"exp", NNFX_OP_EXP, "p", T, {{0}}},
+    {"log", NNFX_OP_LOG, "p", T, {{0}}},
+    {"sqrt", NNFX_OP_SQRT, "p", T, {{0}}},
+    {"neg", NNFX_OP_NEG, "p", T, {{0}}},
+    {"abs", NNFX_OP_ABS, "p", T, {{0}}},
+    {"reciprocal", NNFX_OP_RECIPROCAL, "p", T, {{0}}},
+    {"identity", NNFX_OP_IDENTITY, "p", T, {{0}}},
+    {"dropout", NNFX_OP_DROPOUT, "p", T, {{0}}},
+    {"prelu", NNFX_OP_PRELU, "pc", T, {{0}}},
+    {"clip", NNFX_OP_CLIP, "pcc", T, {{0}}},
+    {"clip_min", NNFX_OP_CLIP, "pc", T, {{0}}},
+    /* broadcasting binary ops */
+    {"add_same", NNFX_OP_ADD, "pp", T, {{0}}},
+    {"add_bcast", NNFX_OP_ADD, "pc", T, {{0}}},
+    {"sub_bcast_left", NNFX_OP_SUB, "cp", T, {{0}}},
+    {"mul_scalar", NNFX_OP_MUL, "pc", T, {{0}}},
+    {"div_bcast", NNFX_OP_DIV, "pp", T, {{0}}},
+    {"pow_scalar", NNFX_OP_POW, "pc", T, {{0}}},
+    {"pow_tensor", NNFX_OP_POW, "pc", T, {{0}}},
+    {"mul_int64", NNFX_OP_MUL, "pp", 0, 0, {{0}}},
+    {"add_int64", NNFX_OP_ADD, "pc", 0, 0, {{0}}},
+    {"div_int64", NNFX_OP_DIV, "pc", 0, 0, {{0}}},
+    {"equal", NNFX_OP_EQUAL, "pp", 0, 0, {{0}}},
+    {"less", NNFX_OP_LESS, "pp", 0, 0, {{0}}},
+    {"greater", NNFX_OP_GREATER, "pp", 0, 0, {{0}}},
+    {"equal_int64", NNFX_OP_EQUAL, "pc", 0, 0, {{0}}},
+    {"where", NNFX_OP_WHERE, "ppp", 0, 0, {{0}}},
+    /* reductions */
+    {"reduce_mean_keep", NNFX_OP_REDUCE_MEAN, "pc", T, {AI("keepdims", 1)}},
+    {"reduce_sum_nokeep", NNFX_OP_REDUCE_SUM, "pc", T, {AI("keepdims", 0)}},
+    {"reduce_max_last", NNFX_OP_REDUCE_MAX, "pc", T, {{0}}},
+    {"reduce_mean_all", NNFX_OP_REDUCE_MEAN, "p", T, {AI("keepdims", 0)}},
+    {"argmax_keep", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", 1), AI("keepdims", 1)}},
+    {"argmax_last", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", -1), AI("keepdims", 0)}},
+    /* shape and data movement */
+    {"flatten_1", NNFX_OP_FLATTEN, "p", 0, 0, {AI("axis", 1)}},
+    {"flatten_0", NNFX_OP_FLATTEN, "p", 0, 0, {AI("axis", 0)}},
+    {"flatten_2", NNFX_OP_FLATTEN, "p", 0, 0, {AI("axis", 2)}},
+    {"reshape", NNFX_OP_RESHAPE, "pc", 0, 0, {{0}}},
+    {"squeeze_axes", NNFX_OP_SQUEEZE, "pc", 0, 0, {{0}}},
+    {"squeeze_all", NNFX_OP_SQUEEZE, "p", 0, 0, {{0}}},
+    {"unsqueeze", NNFX_OP_UNSQUEEZE, "pc", 0, 0, {{0}}},
+    {"transpose_perm", NNFX_OP_TRANSPOSE, "p", 0, 0, {AINTS("perm", 0, 2, 3, 1)}},
+    {"transpose_default", NNFX_OP_TRANSPOSE, "p", 0, 0, {{0}}},
+    {"concat", NNFX_OP_CONCAT, "ppp", 0, 0, {AI("axis", 1)}},
+    {"concat_int64", NNFX_OP_CONCAT, "pc", 0, 0, {AI("axis", 0)}},
+    {"split_sizes", NNFX_OP_SPLIT, "pc", 0, 0, {AI("axis", 1), AI("num_outputs", 3)}},
+    {"split_equal", NNFX_OP_SPLIT, "p", 0, 0, {AI("axis", 1), AI("num_outputs", 3)}},
+    {"slice_neg_step", NNFX_OP_SLICE, "pcccc", 0, 0, {{0}}},
+    {"slice_basic", NNFX_OP_SLICE, "pcc", 0, 0, {{0}}},
+    {"gather_axis0", NNFX_OP_GATHER, "pc", 0, 0, {AI("axis", 0)}},
+    {"gather_int64", NNFX_OP_GATHER, "pc", 0, 0, {AI("axis", 1)}},
+    {"gather_shape_chain", NNFX_OP_GATHER, "pp", 0, 0, {AI("axis", 0)}},
+    {"pad_constant", NNFX_OP_PAD, "pcc", 0, 0, {AS("mode", "constant")}},
+    {"pad_reflect", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "reflect")}},
+    {"pad_edge", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "edge")}},
+    {"expand", NNFX_OP_EXPAND, "pc", 0, 0, {{0}}},
+    {"tile", NNFX_OP_TILE, "pc", 0, 0, {{0}}},
+    {"resize_nearest", NNFX_OP_RESIZE, "pcc", T,
+     {AS("mode", "nearest"), AS("coordinate_transformation_mode", "asymmetric"), AS("nearest_mode", "floor")}},
+    {"resize_nearest_sizes", NNFX_OP_RESIZE, "pccc", T,
+     {AS("mode", "nearest"), AS("coordinate_transformation_mode", "asymmetric"), AS("nearest_mode", "floor")}},
+    {"resize_linear", NNFX_OP_RESIZE, "pcc", T, {AS("mode", "linear"), AS("coordinate_transformation_mode", "pytorch_half_pixel")}},
+    {"resize_linear_frac", NNFX_OP_RESIZE, "pcc", T,
+     {AS("mode", "linear"), AS("coordinate_transformation_mode", "pytorch_half_pixel")}},
+    {"resize_align", NNFX_OP_RESIZE, "pccc", T, {AS("mode", "linear"), AS("coordinate_transformation_mode", "align_corners")}},
+    {"cast_f2i", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_I64)}},
+    {"cast_i2f", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_F32)}},
+    {"cast_f2b", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_BOOL)}},
+    {"range_float", NNFX_OP_RANGE, "ccc", 1e-6, 0, {{0}}},
+    {"range_int", NNFX_OP_RANGE, "ppp", 0, 0, {{0}}},
+    {"shape", NNFX_OP_SHAPE, "p", 0, 0, {{0}}},
+};
+
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static int num_attrs(const kcase *k) {
+    int n = 0;
+    while (n < 8 && k->attrs[n].name) n++;
+    return n;
+}
+
+/* A graph: inputs (placeholders / parameters) -> op -> output. */
+typedef struct built {
+    nnfx_graph *g;
+    nnfx_node *node;
+    nnfx_tensor *in[8];
+    int nin;
+} built;
+
+static nnfx_status build(built *b, nnfx_op op, const char *args, nnfx_tensor *const *inputs, int nattrs,
+                         const nnfx_attr *attrs, nnfx_error *err) {
+    memset(b, 0, sizeof *b);
+    b->g = nnfx_graph_new();
+    assert_non_null(b->g);
+    nnfx_arg a[8];
+    b->nin = (int)strlen(args);
+    for (int i = 0; i < b->nin; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "in%d", i);
+        b->in[i] = inputs[i];
+        if (args[i] == '-') {
+            a[i] = nnfx_arg_none();
+        } else if (args[i] == 'c') {
+            assert_int_equal(nnfx_graph_set_param(b->g, nm, inputs[i], err), NNFX_OK);
+            nnfx_node *p = nnfx_graph_get_attr(b->g, nm, err);
+            assert_non_null(p);
+            a[i] = nnfx_arg_node(p);
+        } else {
+            nnfx_meta m;
+            nnfx_meta_set_shape(&m, inputs[i]->dtype, inputs[i]->rank, inputs[i]->shape);
+            nnfx_node *p = nnfx_graph_placeholder(b->g, nm, &m, err);
+            assert_non_null(p);
+            a[i] = nnfx_arg_node(p);
+        }
+    }
+    b->node = nnfx_graph_call_op(b->g, op, b->nin, a, nattrs, attrs, err);
+    if (!b->node) return err->status;
+    nnfx_node *outs[1] = {b->node};
+    if (nnfx_node_num_outputs(b->node) == 1) assert_non_null(nnfx_graph_output(b->g, 1, outs, err));
+    return NNFX_OK;
+}
+
+/* Runs one case; prints why and returns false when it fails. */
+static bool run_case(const kcase *k) {
+    char rel[256], path[1024], msg[1400] = "";
+    nnfx_tensor *inputs[8] = {0};
+    int nin = (int)strlen(k->args), nout = 0;
+    nnfx_value_set vs = {0};
+    built b = {0};
+    nnfx_error err = {0};
+    for (int i = 0; i < nin; i++) {
+        if (k->args[i] == '-') continue;
+        snprintf(rel, sizeof rel, "kernels/%s.in%d.npy", k->name, i);
+        inputs[i] = nnfx_npy_load(tu_data_path(path, sizeof path, rel), &err);
+        if (!inputs[i]) {
+            snprintf(msg, sizeof msg, "cannot load input: %s", err.msg);
+            goto done;
+        }
+    }
+    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, &err)) {
+        snprintf(msg, sizeof msg, "building the node failed: %s", err.msg);
+        goto done;
+    }
+    /* static inference must succeed and agree with the run where known */
+    if (nnfx_graph_infer_shapes(b.g, &err)) {
+        snprintf(msg, sizeof msg, "static inference failed: %s", err.msg);
+        goto done;
+    }
+    if (nnfx_op_run(b.node, nin, inputs, &vs, &err)) {
+        snprintf(msg, sizeof msg, "run failed: %s", err.msg);
+        goto done;
+    }
+    for (;; nout++) {
+        snprintf(rel, sizeof rel, "kernels/%s.out%d.npy", k->name, nout);
+        if (!tu_file_exists(tu_data_path(path, sizeof path, rel))) break;
+        if (nout >= vs.num) {
+            snprintf(msg, sizeof msg, "%d outputs, the reference has more", vs.num);
+            goto done;
+        }
+        nnfx_tensor *want = nnfx_npy_load(path, &err);
+        char why[512];
+        if (!want) {
+            snprintf(msg, sizeof msg, "cannot load reference: %s", err.msg);
+            goto done;
+        }
+        bool ok = tu_tensor_close(vs.t[nout], want, k->atol, k->rtol, why, sizeof why);
+        const nnfx_meta *m = nnfx_node_meta_c(b.node, nout);
+        if (!ok) {
+            snprintf(msg, sizeof msg, "output %d: %s", nout, why);
+        } else if (m->rank >= 0 && (m->rank != want->rank || m->dtype != want->dtype)) {
+            snprintf(msg, sizeof msg, "static meta rank %d dtype %s, run gave rank %d %s", m->rank,
+                     nnfx_dtype_name(m->dtype), want->rank, nnfx_dtype_name(want->dtype));
+        } else {
+            for (int d = 0; d < m->rank; d++)
+                if (m->dims[d].value >= 0 && m->dims[d].value != want->shape[d]) {
+                    snprintf(msg, sizeof msg, "static dim %d is %lld, run gave %lld", d, (long long)m->dims[d].value,
+                             (long long)want->shape[d]);
+                    break;
+                }
+        }
+        nnfx_tensor_release(want);
+        if (msg[0]) goto done;
+    }
+    if (nout != vs.num) snprintf(msg, sizeof msg, "%d outputs, the reference has %d", vs.num, nout);
+done:
+    for (int i = 0; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
+    for (int i = 0; i < nin; i++) nnfx_tensor_release(inputs[i]);
+    nnfx_graph_free(b.g);
+    if (msg[0]) print_error("case %s (%s): %s\n", k->name, nnfx_op_name(k->op), msg);
+    return msg[0] == 0;
+}
+
+static void test_reference_cases(void **state) {
+    (void)state;
+    int failed = 0;
+    for (int i = 0; i < NCASES; i++) failed += !run_case(&cases[i]);
+    if (failed) fail_msg("%d of %d reference cases failed", failed, NCASES);
+}
+
+/* Every op in the table has its three functions and at least one case
+ * (except constant-like ops, tested below). */
+static void test_every_op_covered(void **state) {
+    (void)state;
+    for (int op = 1; op < NNFX_OP_COUNT; op++) {
+        const nnfx_op_info *info = ir_op_info((nnfx_op)op);
+        assert_non_null(info->infer);
+        assert_non_null(info->kernel);
+        assert_non_null(info->cost);
+        if (op == NNFX_OP_CONSTANT || op == NNFX_OP_CONSTANT_OF_SHAPE || op == NNFX_OP_GETITEM) continue;
+        bool found = false;
+        for (int i = 0; i < NCASES && !found; i++) found = cases[i].op == (nnfx_op)op;
+        if (!found) fail_msg("op %s has no reference case", nnfx_op_name((nnfx_op)op));
+    }
+}
+
+/* ---- bad input ---------------------------------------------------------- */
+
+static nnfx_tensor *zeros(nnfx_dtype dt, int rank, ...) {
+    int64_t shape[NNFX_MAX_RANK];
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) shape[i] = va_arg(ap, int64_t);
+    va_end(ap);
+    nnfx_tensor *t = nnfx_tensor_new(dt, rank, shape, NULL);
+    assert_non_null(t);
+    return t;
+}
+
+/* Builds op over inputs (all placeholders) and returns the status of
+ * static inference followed (when it passes) by a run. */
+static nnfx_status try_op(nnfx_op op, const char *args, nnfx_tensor *const *in, int nattrs, const nnfx_attr *attrs,
+                          nnfx_error *err, const char *name) {
+    built b;
+    nnfx_status s = build(&b, op, args, in, nattrs, attrs, err);
+    if (!s && name) assert_int_equal(nnfx_node_set_name(b.node, name, err), NNFX_OK);
+    if (!s) s = nnfx_graph_infer_shapes(b.g, err);
+    if (!s) {
+        nnfx_value_set vs;
+        s = nnfx_op_run(b.node, b.nin, in, &vs, err);
+        if (!s)
+            for (int i = 0; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
+    }
+    nnfx_graph_free(b.g);
+    return s;
+}
+
+static void release_all(nnfx_tensor **t, int n) {
+    for (int i = 0; i < n; i++) nnfx_tensor_release(t[i]);
+}
+
+static void test_bad_shapes(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_status s;
+    {   /* the seed's SimpleNet: flattened 16x30x30 map into Linear(16, 10) */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 1, 14400), zeros(NNFX_F32, 2, 10, 16), zeros(NNFX_F32, 1, 10)};
+        nnfx_attr at[1] = {AI("transB", 1)};
+        s = try_op(NNFX_OP_GEMM, "pcc", in, 1, at, &err, "linear");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node linear: gemm expects input dim 1 (14400) to equal weight dim 1 (16)",
+                        NULL);
+        release_all(in, 3);
+    }
+    {   /* conv channel mismatch */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 3, 8, 8), zeros(NNFX_F32, 4, 4, 2, 3, 3)};
+        s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, "conv1");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "conv1", "input channels (3)", NULL);
+        release_all(in, 2);
+    }
+    {   /* conv on a rank-2 input */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 8), zeros(NNFX_F32, 2, 4, 3)};
+        s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "rank >= 3", NULL);
+        release_all(in, 2);
+    }
+    {   /* kernel bigger than the input */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 1, 2, 2), zeros(NNFX_F32, 4, 1, 1, 3, 3)};
+        s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "does not fit", NULL);
+        release_all(in, 2);
+    }
+    {   /* matmul inner dims */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 5, 6)};
+        s = try_op(NNFX_OP_MATMUL, "pp", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "matmul", "(4)", "(5)", NULL);
+        release_all(in, 2);
+    }
+    {   /* broadcasting */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 3, 5)};
+        s = try_op(NNFX_OP_ADD, "pp", in, 0, NULL, &err, "add");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node add", "cannot broadcast", "[3, 4]", "[3, 5]", NULL);
+        release_all(in, 2);
+    }
+    {   /* concat dims */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 2, 5)};
+        nnfx_attr at[1] = {AI("axis", 0)};
+        s = try_op(NNFX_OP_CONCAT, "pp", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "concat", "dim 1", NULL);
+        release_all(in, 2);
+    }
+    {   /* reshape element count */
+        int64_t sh[2] = {5, -1};
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), nnfx_tensor_new(NNFX_I64, 1, (int64_t[]){2}, NULL)};
+        memcpy(in[1]->data, sh, sizeof sh);
+        s = try_op(NNFX_OP_RESHAPE, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "cannot reshape", "12 elements", NULL);
+        release_all(in, 2);
+    }
+    {   /* pool on the wrong rank, and without kernel_shape */
+        nnfx_tensor *in[1] = {zeros(NNFX_F32, 2, 3, 4)};
+        nnfx_attr at[1] = {AINTS("kernel_shape", 2, 2)};
+        s = try_op(NNFX_OP_MAX_POOL, "p", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "rank 4", NULL);
+        s = try_op(NNFX_OP_AVERAGE_POOL, "p", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "kernel_shape", NULL);
+        release_all(in, 1);
+    }
+    {   /* batchnorm parameter length */
+        nnfx_tensor *in[5] = {zeros(NNFX_F32, 4, 1, 3, 2, 2), zeros(NNFX_F32, 1, 3), zeros(NNFX_F32, 1, 4),
+                              zeros(NNFX_F32, 1, 3), zeros(NNFX_F32, 1, 3)};
+        s = try_op(NNFX_OP_BATCH_NORM, "pcccc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "B of shape [3]", NULL);
+        release_all(in, 5);
+    }
+    {   /* slice step 0 */
+        nnfx_tensor *in[5] = {zeros(NNFX_F32, 1, 5), zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1),
+                              zeros(NNFX_I64, 1, 1)};
+        s = try_op(NNFX_OP_SLICE, "pcccc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "step", NULL);
+        release_all(in, 5);
+    }
+    {   /* gather index out of range: a run-time error */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 1, 3), nnfx_tensor_scalar_i64(7, NULL)};
+        s = try_op(NNFX_OP_GATHER, "pp", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "index 7 out of range", NULL);
+        release_all(in, 2);
+    }
+    {   /* transpose with a bad perm */
+        nnfx_tensor *in[1] = {zeros(NNFX_F32, 2, 3, 4)};
+        nnfx_attr at[1] = {AINTS("perm", 0, 0)};
+        s = try_op(NNFX_OP_TRANSPOSE, "p", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "permutation", NULL);
+        release_all(in, 1);
+    }
+    {   /* unsupported dtype reaches the kernel: a status, not a crash */
+        nnfx_tensor *in[1] = {zeros(NNFX_I32, 1, 3)};
+        s = try_op(NNFX_OP_SIGMOID, "p", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "int32", NULL);
+        release_all(in, 1);
+    }
+    {   /* resize cubic is unsupported */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
+        nnfx_attr at[1] = {AS("mode", "cubic")};
+        s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "cubic", NULL);
+        release_all(in, 3);
+    }
+}
+
+/* Kernels called directly with mismatched buffers fail cleanly. */
+static void test_kernel_direct_misuse(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_tensor *a = zeros(NNFX_F32, 2, 3, 4), *b = zeros(NNFX_F32, 2, 3, 5), *o = zeros(NNFX_F32, 2, 3, 4);
+    nnfx_tensor *ins[2] = {a, b}, *outs[1] = {o};
+    nnfx_status s = ir_op_info(NNFX_OP_ADD)->kernel(NULL, 2, ins, 1, outs, &err);
+    tu_assert_error(&err, s, NNFX_ERR_SHAPE, "broadcast", NULL);
+    s = ir_op_info(NNFX_OP_GETITEM)->kernel(NULL, 2, ins, 1, outs, &err);
+    tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "getitem", NULL);
+    nnfx_tensor *x = zeros(NNFX_F32, 4, 1, 3, 4, 4), *w = zeros(NNFX_F32, 4, 2, 3, 3, 3), *y = zeros(NNFX_F32, 4, 1, 2, 9, 9);
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, 4, x->shape);
+    nnfx_arg args[2] = {nnfx_arg_node(nnfx_graph_placeholder(g, "x", &m, &err)),
+                        nnfx_arg_node(nnfx_graph_placeholder(g, "w", &m, &err))};
+    nnfx_node *conv = nnfx_graph_call_op(g, NNFX_OP_CONV, 2, args, 0, NULL, &err);
+    assert_non_null(conv);
+    nnfx_tensor *cin[2] = {x, w}, *cout[1] = {y};
+    s = ir_op_info(NNFX_OP_CONV)->kernel(conv, 2, cin, 1, cout, &err);
+    tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "output buffer", "[1, 2, 9, 9]", "[1, 2, 2, 2]", NULL);
+    nnfx_graph_free(g);
+    nnfx_tensor_release(a), nnfx_tensor_release(b), nnfx_tensor_release(o);
+    nnfx_tensor_release(x), nnfx_tensor_release(w), nnfx_tensor_release(y);
+}
+
+/* ---- symbolic dims and costs ------------------------------------------- */
+
+static void test_symbolic_and_cost(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_meta m = {0};
+    m.dtype = NNFX_F32;
+    m.rank = 4;
+    m.dims[0].value = -1;
+    snprintf(m.dims[0].symbol, sizeof m.dims[0].symbol, "batch");
+    m.dims[1].value = 3, m.dims[2].value = 32, m.dims[3].value = 32;
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_tensor *w = zeros(NNFX_F32, 4, 16, 3, 3, 3), *bias = zeros(NNFX_F32, 1, 16);
+    assert_int_equal(nnfx_graph_set_param(g, "w", w, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "b", bias, &err), NNFX_OK);
+    nnfx_arg ca[3] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, "w", &err)),
+                      nnfx_arg_node(nnfx_graph_get_attr(g, "b", &err))};
+    nnfx_attr pads = AINTS("pads", 1, 1, 1, 1);
+    nnfx_node *conv = nnfx_graph_call_op(g, NNFX_OP_CONV, 3, ca, 1, &pads, &err);
+    assert_non_null(conv);
+    nnfx_arg fa[1] = {nnfx_arg_node(conv)};
+    nnfx_node *flat = nnfx_graph_call_op(g, NNFX_OP_FLATTEN, 1, fa, 0, NULL, &err);
+    assert_non_null(flat);
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    const nnfx_meta *cm = nnfx_node_meta_c(conv, 0), *fm = nnfx_node_meta_c(flat, 0);
+    assert_int_equal(cm->rank, 4);
+    assert_string_equal(cm->dims[0].symbol, "batch");
+    assert_int_equal(cm->dims[1].value, 16);
+    assert_int_equal(cm->dims[2].value, 32);
+    assert_int_equal(fm->rank, 2);
+    assert_string_equal(fm->dims[0].symbol, "batch");
+    assert_int_equal(fm->dims[1].value, 16 * 32 * 32);
+    /* cost from the inferred metas (unknown batch counts as 1) */
+    const nnfx_meta *ins[3] = {&m, nnfx_node_meta_c(nnfx_node_arg_node(conv, 1), 0),
+                               nnfx_node_meta_c(nnfx_node_arg_node(conv, 2), 0)};
+    nnfx_meta outm = *cm;
+    nnfx_infer_ctx c = {conv, 3, ins, NULL, 1, &outm, &err};
+    int64_t macs = 0, flops = 0;
+    ir_op_info(NNFX_OP_CONV)->cost(&c, &macs, &flops);
+    assert_int_equal(macs, (int64_t)16 * 32 * 32 * 3 * 3 * 3);
+    assert_int_equal(flops, 2 * macs + 16 * 32 * 32);
+    nnfx_graph_free(g);
+    nnfx_tensor_release(w);
+    nnfx_tensor_release(bias);
+}
+
+static void test_constants(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    float vals[3] = {1.5f, -2.0f, 3.25f};
+    nnfx_attr a = nnfx_attr_floats("value_floats", 3, vals);
+    nnfx_node *k = nnfx_graph_call_op(g, NNFX_OP_CONSTANT, 0, NULL, 1, &a, &err);
+    assert_non_null(k);
+    nnfx_value_set vs;
+    assert_int_equal(nnfx_op_run(k, 0, NULL, &vs, &err), NNFX_OK);
+    assert_int_equal(vs.t[0]->rank, 1);
+    assert_true(((float *)vs.t[0]->data)[2] == 3.25f);
+    nnfx_tensor_release(vs.t[0]);
+    /* constant_of_shape with an int64 value */
+    nnfx_tensor *v = nnfx_tensor_scalar_i64(7, NULL), *shape = zeros(NNFX_I64, 1, 2);
+    ((int64_t *)shape->data)[0] = 2, ((int64_t *)shape->data)[1] = 3;
+    nnfx_attr va = nnfx_attr_tensor("value", v);
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_I64, 1, shape->shape);
+    nnfx_arg sa[1] = {nnfx_arg_node(nnfx_graph_placeholder(g, "s", &m, &err))};
+    nnfx_node *cs = nnfx_graph_call_op(g, NNFX_OP_CONSTANT_OF_SHAPE, 1, sa, 1, &va, &err);
+    assert_non_null(cs);
+    assert_int_equal(nnfx_op_run(cs, 1, &shape, &vs, &err), NNFX_OK);
+    assert_int_equal(vs.t[0]->dtype, NNFX_I64);
+    assert_int_equal(nnfx_tensor_numel(vs.t[0]), 6);
+    assert_int_equal(((int64_t *)vs.t[0]->data)[5], 7);
+    nnfx_tensor_release(vs.t[0]);
+    nnfx_tensor_release(v);
+    nnfx_tensor_release(shape);
+    nnfx_graph_free(g);
+}
+
+/* ---- .npy I/O ------------------------------------------------------------ */
+
+static void write_file(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_npy(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_kernels_rt.npy", NNFX_BINARY_DIR);
+    nnfx_tensor *t = zeros(NNFX_F32, 3, 2, 3, 4);
+    nnfx_tensor_fill_uniform(t, 7, -1, 1);
+    assert_int_equal(nnfx_npy_save(path, t, &err), NNFX_OK);
+    nnfx_tensor *back = nnfx_npy_load(path, &err);
+    assert_non_null(back);
+    tu_assert_close(back, t, 0, 0, "npy round trip");
+    nnfx_tensor_release(back);
+    /* scalars and int64 */
+    nnfx_tensor *s = nnfx_tensor_scalar_i64(-5, NULL);
+    assert_int_equal(nnfx_npy_save(path, s, &err), NNFX_OK);
+    back = nnfx_npy_load(path, &err);
+    assert_non_null(back);
+    assert_int_equal(back->rank, 0);
+    assert_int_equal(((int64_t *)back->data)[0], -5);
+    nnfx_tensor_release(back);
+    nnfx_tensor_release(s);
+    /* missing file */
+    assert_null(nnfx_npy_load("/nonexistent/dir/x.npy", &err));
+    assert_int_equal(err.status, NNFX_ERR_IO);
+    /* bad magic */
+    write_file(path, "hello world, not numpy", 22);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_PARSE, "magic", NULL);
+    /* truncated data: header says 24 floats, file has fewer bytes */
+    assert_int_equal(nnfx_npy_save(path, t, &err), NNFX_OK);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char buf[512];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    write_file(path, buf, n - 8);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_PARSE, "[2, 3, 4]", "96 data bytes", NULL);
+    /* unsupported dtype and Fortran order */
+    const char hdr_be[] = "\x93NUMPY\x01\x00\x36\x00{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }    \n";
+    write_file(path, hdr_be, sizeof hdr_be - 1);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_UNSUPPORTED, ">f4", NULL);
+    const char hdr_f[] = "\x93NUMPY\x01\x00\x36\x00{'descr': '<f4', 'fortran_order': True,  'shape': (0,), }    \n";
+    write_file(path, hdr_f, sizeof hdr_f - 1);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_UNSUPPORTED, "Fortran", NULL);
+    const char hdr_bad[] = "\x93NUMPY\x01\x00\x36\x00{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }    \n";
+    write_file(path, hdr_bad, sizeof hdr_bad - 1);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_PARSE, "shape", NULL);
+    /* header length past the end of the file */
+    const char hdr_long[] = "\x93NUMPY\x01\x00\xff\x7f{'descr'";
+    write_file(path, hdr_long, sizeof hdr_long - 1);
+    assert_null(nnfx_npy_load(path, &err));
+    tu_assert_error(&err, err.status, NNFX_ERR_PARSE, "header length", NULL);
+    remove(path);
+    nnfx_tensor_release(t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_every_op_covered),
+        cmocka_unit_test(test_bad_shapes),      cmocka_unit_test(test_kernel_direct_misuse),
+        cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_npy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
