@@ -35,9 +35,32 @@ void txt_quoted(sbuf *b, const char *s, char quote) {
 
 void txt_word(sbuf *b, const char *s) {
     bool bare = s && *s;
-    for (const char *p = s; bare && *p; p++) bare = txt_is_bare_char((unsigned char)*p);
-    if (bare) sb_append(b, s, strlen(s));
-    else txt_quoted(b, s, '"');
+    for (const char *p = s; bare && *p; p++)
+        bare = txt_is_bare_char((unsigned char)*p);
+    if (bare)
+        sb_append(b, s, strlen(s));
+    else
+        txt_quoted(b, s, '"');
+}
+
+/* A dim symbol: bare only when it cannot be read as a number. */
+static void txt_symbol(sbuf *b, const char *s) {
+    bool numberish = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.' || strncmp(s, "inf", 3) == 0 ||
+                     strncmp(s, "nan", 3) == 0;
+    if (numberish)
+        txt_quoted(b, s, '"');
+    else
+        txt_word(b, s);
+}
+
+void txt_key(sbuf *b, const char *s) {
+    bool ident = s && *s;
+    for (const char *p = s; ident && *p; p++)
+        ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (ident)
+        sb_append(b, s, strlen(s));
+    else
+        txt_quoted(b, s, '"');
 }
 
 /* Appends the number text in buf, adding ".0" when it would read as an int. */
@@ -89,9 +112,12 @@ void txt_meta(sbuf *b, const nnfx_meta *m) {
     for (int i = 0; i < m->rank && i < NNFX_MAX_RANK; i++) {
         if (i) sb_printf(b, ", ");
         const nnfx_dim *d = &m->dims[i];
-        if (d->value >= 0) sb_printf(b, "%lld", (long long)d->value);
-        else if (d->symbol[0]) txt_word(b, d->symbol);
-        else sb_printf(b, "?");
+        if (d->value >= 0)
+            sb_printf(b, "%lld", (long long)d->value);
+        else if (d->symbol[0])
+            txt_symbol(b, d->symbol);
+        else
+            sb_printf(b, "?");
     }
     sb_printf(b, "]");
 }
@@ -112,7 +138,8 @@ void txt_attr_value(sbuf *b, const nnfx_attr *a, char q) {
     case NNFX_ATTR_STRING: txt_quoted(b, a->u.s, q); break;
     case NNFX_ATTR_INTS:
         sb_printf(b, "[");
-        for (int i = 0; i < a->u.ints.n; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
+        for (int i = 0; i < a->u.ints.n; i++)
+            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
         sb_printf(b, "]");
         break;
     case NNFX_ATTR_FLOATS:

@@ -21,6 +21,8 @@ bool txt_is_bare_char(int c);
 void txt_quoted(sbuf *b, const char *s, char quote);
 /* Appends s bare when possible, else quoted. */
 void txt_word(sbuf *b, const char *s);
+/* Appends an attribute name: bare when [A-Za-z0-9_]+, else quoted. */
+void txt_key(sbuf *b, const char *s);
 /* Appends a double with the fewest digits that read back to the same value,
  * always with a '.' or an exponent ("1.0", "1e-05"); "inf", "-inf", "nan". */
 void txt_double(sbuf *b, double v);

@@ -57,8 +57,10 @@ static nnfx_status tp_fail(tp *s, const char *at, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (at) nnfx_error_set(s->err, NNFX_ERR_PARSE, "line %d, column %d: %s", s->lineno, (int)(at - s->line) + 1, msg);
-    else nnfx_error_set(s->err, NNFX_ERR_PARSE, "line %d: %s", s->lineno, msg);
+    if (at)
+        nnfx_error_set(s->err, NNFX_ERR_PARSE, "line %d, column %d: %s", s->lineno, (int)(at - s->line) + 1, msg);
+    else
+        nnfx_error_set(s->err, NNFX_ERR_PARSE, "line %d: %s", s->lineno, msg);
     s->st = NNFX_ERR_PARSE;
     return s->st;
 }
@@ -79,7 +81,8 @@ static nnfx_status tp_oom(tp *s) {
 /* --- lexing -------------------------------------------------------------- */
 
 static void skip_ws(tp *s) {
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\r')) s->p++;
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\r'))
+        s->p++;
 }
 
 static bool at_end(tp *s) {
@@ -101,8 +104,10 @@ static bool accept(tp *s, char c) {
 /* Expects c; the error says "expected 'c' <context>". */
 static bool expect(tp *s, char c, const char *context) {
     if (accept(s, c)) return true;
-    if (s->p >= s->end) tp_fail(s, s->p, "expected '%c' %s, found the end of the line", c, context);
-    else tp_fail(s, s->p, "expected '%c' %s", c, context);
+    if (s->p >= s->end)
+        tp_fail(s, s->p, "expected '%c' %s, found the end of the line", c, context);
+    else
+        tp_fail(s, s->p, "expected '%c' %s", c, context);
     return false;
 }
 
@@ -114,7 +119,8 @@ static bool is_name_char(int c) {
 static bool read_name(tp *s, char *buf, size_t len, const char *what) {
     skip_ws(s);
     const char *st = s->p;
-    while (s->p < s->end && is_name_char((unsigned char)*s->p)) s->p++;
+    while (s->p < s->end && is_name_char((unsigned char)*s->p))
+        s->p++;
     size_t n = (size_t)(s->p - st);
     if (n == 0) {
         tp_fail(s, st, "expected %s", what);
@@ -206,7 +212,8 @@ static bool read_word(tp *s, char **out, const char *what) {
     skip_ws(s);
     if (s->p < s->end && (*s->p == '"' || *s->p == '\'')) return read_string(s, out);
     const char *st = s->p;
-    while (s->p < s->end && txt_is_bare_char((unsigned char)*s->p)) s->p++;
+    while (s->p < s->end && txt_is_bare_char((unsigned char)*s->p))
+        s->p++;
     if (s->p == st) {
         tp_fail(s, st, "expected %s", what);
         return false;
@@ -258,11 +265,13 @@ static bool read_number(tp *s, tp_num *out) {
         return true;
     }
     bool is_float = false, digits = false;
-    while (q < s->end && *q >= '0' && *q <= '9') q++, digits = true;
+    while (q < s->end && *q >= '0' && *q <= '9')
+        q++, digits = true;
     if (q < s->end && *q == '.') {
         is_float = true;
         q++;
-        while (q < s->end && *q >= '0' && *q <= '9') q++, digits = true;
+        while (q < s->end && *q >= '0' && *q <= '9')
+            q++, digits = true;
     }
     if (!digits) {
         tp_fail(s, st, "expected a number");
@@ -275,7 +284,8 @@ static bool read_number(tp *s, tp_num *out) {
             tp_fail(s, q, "bad exponent in number");
             return false;
         }
-        while (e < s->end && *e >= '0' && *e <= '9') e++;
+        while (e < s->end && *e >= '0' && *e <= '9')
+            e++;
         q = e;
         is_float = true;
     }
@@ -501,8 +511,8 @@ static bool parse_suffix(tp *s, tp_suffix *x) {
 static void apply_suffix(tp *s, nnfx_node *n, const tp_suffix *x) {
     if (x->nmeta > 0) {
         if (x->nmeta != n->nout) {
-            bool variable = n->opcode == NNFX_CALL_MODULE ||
-                            (n->opcode == NNFX_CALL_FUNCTION && ir_op_info(n->op)->outputs < 0);
+            bool variable =
+                n->opcode == NNFX_CALL_MODULE || (n->opcode == NNFX_CALL_FUNCTION && ir_op_info(n->op)->outputs < 0);
             if (!variable) {
                 tp_fail(s, x->at, "%s produces %d value%s, the comment lists %d", n->name, n->nout,
                         n->nout == 1 ? "" : "s", x->nmeta);
@@ -514,7 +524,8 @@ static void apply_suffix(tp *s, nnfx_node *n, const tp_suffix *x) {
                 return;
             }
         }
-        for (int i = 0; i < x->nmeta; i++) n->meta[i] = x->meta[i];
+        for (int i = 0; i < x->nmeta; i++)
+            n->meta[i] = x->meta[i];
     }
     nnfx_status st = NNFX_OK;
     if (x->module) st = nnfx_node_set_module_path(n, x->module, s->err);
@@ -590,7 +601,8 @@ static bool read_arg(tp *s, nnfx_arg *out, bool bare_names) {
     }
     if (*s->p == '(' || *s->p == '[')
         tp_fail(s, at, "nested tuples and lists are not supported as arguments");
-    else tp_fail(s, at, "expected an argument (%%name, a number or None)");
+    else
+        tp_fail(s, at, "expected an argument (%%name, a number or None)");
     return false;
 }
 
@@ -613,7 +625,8 @@ typedef struct tp_attrs {
 } tp_attrs;
 
 static void attrs_free(tp_attrs *a) {
-    for (int i = 0; i < a->n; i++) ir_attr_free(&a->v[i]);
+    for (int i = 0; i < a->n; i++)
+        ir_attr_free(&a->v[i]);
     free(a->v);
 }
 
@@ -662,14 +675,16 @@ static bool read_num_list(tp *s, char close, nnfx_attr_kind want, nnfx_attr *out
     if (floats) {
         float *f = malloc(sizeof *f * (size_t)(n ? n : 1));
         if (!f) goto oom;
-        for (int i = 0; i < n; i++) f[i] = (float)(v[i].is_float ? v[i].f : (double)v[i].i);
+        for (int i = 0; i < n; i++)
+            f[i] = (float)(v[i].is_float ? v[i].f : (double)v[i].i);
         out->kind = NNFX_ATTR_FLOATS;
         out->u.floats.v = f;
         out->u.floats.n = n;
     } else {
         int64_t *iv = malloc(sizeof *iv * (size_t)(n ? n : 1));
         if (!iv) goto oom;
-        for (int i = 0; i < n; i++) iv[i] = v[i].i;
+        for (int i = 0; i < n; i++)
+            iv[i] = v[i].i;
         out->kind = NNFX_ATTR_INTS;
         out->u.ints.v = iv;
         out->u.ints.n = n;
@@ -855,8 +870,7 @@ static bool parse_call(tp *s, tp_args *args, tp_attrs *attrs, nnfx_op op) {
 
 /* --- lines ---------------------------------------------------------------------- */
 
-static nnfx_status leaf_unavailable(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
-                                    nnfx_error *err) {
+static nnfx_status leaf_unavailable(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                           "leaf has no implementation in a parsed graph (register its function on the graph with "
                           "nnfx_graph_register_leaf)");
@@ -885,8 +899,8 @@ static bool check_getitem(tp *s, const tp_args *args, const char *at) {
     nnfx_node *src = args->v[0].u.node;
     int64_t k = args->v[1].u.i;
     if (k >= 0 && k < src->nout) return true;
-    bool variable = src->opcode == NNFX_CALL_MODULE ||
-                    (src->opcode == NNFX_CALL_FUNCTION && ir_op_info(src->op)->outputs < 0);
+    bool variable =
+        src->opcode == NNFX_CALL_MODULE || (src->opcode == NNFX_CALL_FUNCTION && ir_op_info(src->op)->outputs < 0);
     if (k < 0 || k >= NNFX_MAX_RANK || !variable) {
         tp_fail(s, at, "getitem index %lld is out of range: %%%s has %d output%s", (long long)k, src->name, src->nout,
                 src->nout == 1 ? "" : "s");
@@ -914,7 +928,8 @@ static void parse_node(tp *s) {
     if (!expect(s, ':', "after the node name")) goto out;
     skip_ws(s);
     if (s->p < s->end && *s->p != '[') { /* FX may print a type here: "%x : torch.Tensor [num_users=1]" */
-        while (s->p < s->end && *s->p != '[') s->p++;
+        while (s->p < s->end && *s->p != '[')
+            s->p++;
     }
     if (!expect(s, '[', "before num_users")) goto out;
     if (!accept_kw(s, "num_users") && !accept(s, '#')) {
@@ -931,18 +946,21 @@ static void parse_node(tp *s) {
         tp_fail(s, s->p, "expected the number of users");
         goto out;
     }
-    if (!read_number(s, &users) || !expect(s, ']', "after the number of users") ||
-        !expect(s, '=', "before the opcode"))
+    if (!read_number(s, &users) || !expect(s, ']', "after the number of users") || !expect(s, '=', "before the opcode"))
         goto out;
     skip_ws(s);
     const char *oat = s->p;
     char opcode[32];
     if (!read_name(s, opcode, sizeof opcode, "an opcode")) goto out;
     nnfx_opcode oc;
-    if (strcmp(opcode, "placeholder") == 0) oc = NNFX_PLACEHOLDER;
-    else if (strcmp(opcode, "get_attr") == 0) oc = NNFX_GET_ATTR;
-    else if (strcmp(opcode, "call_function") == 0) oc = NNFX_CALL_FUNCTION;
-    else if (strcmp(opcode, "call_module") == 0) oc = NNFX_CALL_MODULE;
+    if (strcmp(opcode, "placeholder") == 0)
+        oc = NNFX_PLACEHOLDER;
+    else if (strcmp(opcode, "get_attr") == 0)
+        oc = NNFX_GET_ATTR;
+    else if (strcmp(opcode, "call_function") == 0)
+        oc = NNFX_CALL_FUNCTION;
+    else if (strcmp(opcode, "call_module") == 0)
+        oc = NNFX_CALL_MODULE;
     else if (strcmp(opcode, "call_method") == 0) {
         tp_fail(s, oat, "call_method is not supported (in nnfx a method is a call_function)");
         goto out;
@@ -1015,7 +1033,8 @@ static void parse_node(tp *s) {
             }
         }
         n = nnfx_graph_call_module(s->g, target, args.n, args.v, s->err);
-        for (int i = 0; n && i < attrs.n && !st; i++) st = nnfx_node_set_attr(n, &attrs.v[i], s->err);
+        for (int i = 0; n && i < attrs.n && !st; i++)
+            st = nnfx_node_set_attr(n, &attrs.v[i], s->err);
         if (st) {
             tp_fail_ir(s, st);
             goto out;
@@ -1075,7 +1094,8 @@ static void parse_header(tp *s) {
         return;
     }
     if (!expect(s, '(', "after 'graph'")) return;
-    while (s->p < s->end && *s->p != ')') s->p++;
+    while (s->p < s->end && *s->p != ')')
+        s->p++;
     if (!expect(s, ')', "to close 'graph('") || !expect(s, ':', "after 'graph()'")) return;
     if (!at_end(s)) tp_fail(s, s->p, "unexpected text after 'graph():'");
 }
@@ -1103,8 +1123,10 @@ nnfx_graph *nnfx_graph_parse(const char *text, nnfx_error *err) {
         if (*s.p == '#') {
             s.p++;
             if (accept_kw(&s, "param")) {
-                if (!header) tp_fail(&s, s.line, "expected 'graph():' before parameter declarations");
-                else parse_param(&s);
+                if (!header)
+                    tp_fail(&s, s.line, "expected 'graph():' before parameter declarations");
+                else
+                    parse_param(&s);
             }
             continue;
         }

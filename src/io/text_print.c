@@ -3,8 +3,8 @@
  *   graph():
  *       # param conv.weight : float32[16, 3, 3, 3]
  *       %x : [num_users=1] = placeholder[target=x]  # float32[batch, 3, 32, 32]
- *       %conv : [num_users=1] = call_function[target=conv](args = (%x, %conv_weight, None), kwargs = {pads: [0, 0, 0, 0]})  # float32[batch, 16, 30, 30] {module: conv}
- *       return conv
+ *       %conv : [num_users=1] = call_function[target=conv](args = (%x, %conv_weight, None), kwargs = {pads: [0, 0, 0,
+ * 0]})  # float32[batch, 16, 30, 30] {module: conv} return conv
  *
  * Everything after '#' is a comment to FX readers; nnfx_graph_parse reads
  * it back (text_parse.c has the grammar).
@@ -58,7 +58,9 @@ static void print_call(sbuf *b, const nnfx_node *n) {
     }
     sb_printf(b, "%s), kwargs = {", n->nargs == 1 ? "," : "");
     for (int i = 0; i < n->nattrs; i++) {
-        sb_printf(b, "%s%s: ", i ? ", " : "", n->attrs[i].name);
+        if (i) sb_printf(b, ", ");
+        txt_key(b, n->attrs[i].name);
+        sb_printf(b, ": ");
         txt_attr_value(b, &n->attrs[i], '"');
     }
     sb_printf(b, "})");
@@ -81,8 +83,10 @@ static void print_node(sbuf *b, const nnfx_node *n) {
         return;
     }
     sb_printf(b, "    %%%s : [num_users=%d] = %s[target=", n->name, n->nusers, nnfx_opcode_name(n->opcode));
-    if (n->opcode == NNFX_CALL_FUNCTION) sb_printf(b, "%s", nnfx_op_name(n->op));
-    else txt_word(b, n->target);
+    if (n->opcode == NNFX_CALL_FUNCTION)
+        sb_printf(b, "%s", nnfx_op_name(n->op));
+    else
+        txt_word(b, n->target);
     sb_printf(b, "]");
     if (n->opcode == NNFX_CALL_FUNCTION || n->opcode == NNFX_CALL_MODULE) print_call(b, n);
     print_suffix(b, n);
@@ -103,7 +107,8 @@ char *nnfx_graph_to_text(const nnfx_graph *g) {
             txt_meta(&b, &m);
             sb_printf(&b, "\n");
         }
-        for (const nnfx_node *n = g->head; n; n = n->next) print_node(&b, n);
+        for (const nnfx_node *n = g->head; n; n = n->next)
+            print_node(&b, n);
     }
     return sb_finish(&b);
 }

@@ -43,7 +43,8 @@ char *nnfx_graph_tabular(const nnfx_graph *g) {
     char **cells = calloc((size_t)rows * TAB_COLS, sizeof *cells);
     if (!cells) return NULL;
     bool ok = true;
-    for (int c = 0; c < TAB_COLS; c++) ok &= (cells[c] = ir_strdup(header[c])) != NULL;
+    for (int c = 0; c < TAB_COLS; c++)
+        ok &= (cells[c] = ir_strdup(header[c])) != NULL;
     int r = 1;
     for (const nnfx_node *n = g ? g->head : NULL; n && r < rows; n = n->next, r++) {
         char **row = cells + (size_t)r * TAB_COLS;
@@ -52,7 +53,8 @@ char *nnfx_graph_tabular(const nnfx_graph *g) {
         row[2] = ir_strdup(nnfx_node_target(n));
         row[3] = cell_args(n);
         row[4] = cell_kwargs(n);
-        for (int c = 0; c < TAB_COLS; c++) ok &= row[c] != NULL;
+        for (int c = 0; c < TAB_COLS; c++)
+            ok &= row[c] != NULL;
     }
     rows = r;
     char *out = NULL;
@@ -70,19 +72,22 @@ char *nnfx_graph_tabular(const nnfx_graph *g) {
                 const char *cell = cells[(size_t)i * TAB_COLS + c];
                 sb_printf(&b, "%s%-*s", c ? "  " : "", (int)width[c], cell);
             }
-            while (b.len > start && b.s && b.s[b.len - 1] == ' ') b.len--;
+            while (b.len > start && b.s && b.s[b.len - 1] == ' ')
+                b.len--;
             sb_printf(&b, "\n");
             if (i == 0) {
                 for (int c = 0; c < TAB_COLS; c++) {
                     if (c) sb_printf(&b, "  ");
-                    for (size_t k = 0; k < width[c]; k++) sb_append(&b, "-", 1);
+                    for (size_t k = 0; k < width[c]; k++)
+                        sb_append(&b, "-", 1);
                 }
                 sb_printf(&b, "\n");
             }
         }
         out = sb_finish(&b);
     }
-    for (int i = 0; i < rows * TAB_COLS; i++) free(cells[i]);
+    for (int i = 0; i < rows * TAB_COLS; i++)
+        free(cells[i]);
     free(cells);
     return out;
 }
