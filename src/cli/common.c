@@ -18,12 +18,15 @@
 /* ===================================================================== */
 
 void cli_error(const char *cmd, const char *fmt, ...) {
+    /* formatted first, then written at once: batch workers share stderr */
+    char line[2048];
+    int n = snprintf(line, sizeof line, "nnfx %s: ", cmd);
+    if (n < 0 || n >= (int)sizeof line) n = 0;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "nnfx %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "%s\n", line);
 }
 
 int cli_fail(const char *cmd, const char *file, const nnfx_error *err) {
@@ -41,12 +44,12 @@ int cli_fail(const char *cmd, const char *file, const nnfx_error *err) {
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    char msg[1536];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "nnfx %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try 'nnfx %s --help')\n", cmd);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    cli_error(cmd, "%s (try 'nnfx %s --help')", msg, cmd);
     return CLI_EXIT_USAGE;
 }
 

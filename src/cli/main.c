@@ -33,7 +33,7 @@ static void usage(FILE *f) {
                "examples:\n"
                "  nnfx inspect model.onnx --format tabular\n"
                "  nnfx analyze model.onnx --json report.json --html report.html\n"
-               "  nnfx optimize model.onnx -o opt.onnx --pass fuse_conv_bn --validate --random 8\n"
+               "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --validate --random 8\n"
                "  nnfx run model.onnx --input x=x.npy -o y.npy\n");
 }
 
