@@ -78,16 +78,6 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                 goto done;
             }
         }
-        for (int k = 0; k < n->nusers; k++) {
-            nnfx_node *u = n->users[k];
-            bool uses = false;
-            for (int i = 0; i < u->nargs; i++) uses |= u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
-            if (!uses) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                                    n->name, u->name);
-                goto done;
-            }
-        }
         switch (n->opcode) {
         case NNFX_PLACEHOLDER:
             if (n->nargs) st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name);
@@ -130,6 +120,17 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         case NNFX_OUTPUT: break;
         }
         if (st) break;
+    }
+    /* users lists last: a wrong argument above is the more useful message */
+    for (nnfx_node *n = g->head; n && !st; n = n->next) {
+        for (int k = 0; k < n->nusers && !st; k++) {
+            nnfx_node *u = n->users[k];
+            bool uses = false;
+            for (int i = 0; i < u->nargs; i++) uses |= u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+            if (!uses)
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                                    n->name, u->name);
+        }
     }
 done:
     ir_strmap_free(&seen);

@@ -228,6 +228,10 @@ def main():
          [n(torch.arange(10, 2, -3))])
     save("shape", [r(2, 3, 4)], [i64(2, 3, 4)])
 
+    # cases added later go here, so earlier inputs keep their random draws
+    x, w = r(1, 4, 9, 10), r(4, 1, 3, 3)
+    save("conv_dw_dil", [x, w], [n(F.conv2d(t(x), t(w), None, stride=(3, 2), dilation=2, padding=2, groups=4))])
+
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,8 @@
 /* conv.c — Conv (1-d and 2-d, float32): im2col + cblas_sgemm per group,
  * a direct loop for depthwise convolution, no copy for 1x1 stride-1. */
 #include <cblas.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,9 @@ static void im2col(const conv2d *g, int64_t cg, const float *x, float *col) {
             }
 }
 
-/* Depthwise: each output channel reads one input channel. */
+/* Depthwise: each output channel reads one input channel. Accumulates
+ * whole output rows per kernel tap over the range of ox whose input column
+ * is inside the image, so the inner loop has no bounds checks. */
 static void conv_depthwise(const conv2d *g, const float *x, const float *wt, const float *bias, float *y) {
     int64_t mult = g->m / g->group; /* output channels per input channel */
     for (int64_t b = 0; b < g->n; b++)
@@ -45,19 +49,26 @@ static void conv_depthwise(const conv2d *g, const float *x, const float *wt, con
             const float *k = wt + oc * g->kh * g->kw;
             float *yo = y + (b * g->m + oc) * g->oh * g->ow;
             float bv = bias ? bias[oc] : 0.0f;
-            for (int64_t oy = 0; oy < g->oh; oy++)
-                for (int64_t ox = 0; ox < g->ow; ox++) {
-                    float acc = bv;
-                    for (int64_t ky = 0; ky < g->kh; ky++) {
-                        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
-                        if (iy < 0 || iy >= g->h) continue;
-                        for (int64_t kx = 0; kx < g->kw; kx++) {
-                            int64_t ix = ox * g->sw - g->pw + kx * g->dw;
-                            if (ix >= 0 && ix < g->w) acc += xi[iy * g->w + ix] * k[ky * g->kw + kx];
-                        }
+            for (int64_t i = 0; i < g->oh * g->ow; i++) yo[i] = bv;
+            for (int64_t oy = 0; oy < g->oh; oy++) {
+                float *yrow = yo + oy * g->ow;
+                for (int64_t ky = 0; ky < g->kh; ky++) {
+                    int64_t iy = oy * g->sh - g->ph + ky * g->dh;
+                    if (iy < 0 || iy >= g->h) continue;
+                    const float *xrow = xi + iy * g->w;
+                    for (int64_t kx = 0; kx < g->kw; kx++) {
+                        float kv = k[ky * g->kw + kx];
+                        int64_t off = kx * g->dw - g->pw; /* ix = ox * sw + off */
+                        int64_t lo = off < 0 ? (-off + g->sw - 1) / g->sw : 0;
+                        int64_t hi = g->w - 1 - off < 0 ? 0 : (g->w - 1 - off) / g->sw + 1;
+                        if (hi > g->ow) hi = g->ow;
+                        if (g->sw == 1)
+                            for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox + off];
+                        else
+                            for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox * g->sw + off];
                     }
-                    yo[oy * g->ow + ox] = acc;
                 }
+            }
         }
 }
 
@@ -106,6 +117,8 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     float *yd = out[0]->data;
     int64_t cg = g.c / g.group, mg = g.m / g.group, ohw = g.oh * g.ow, kk = cg * g.kh * g.kw;
     if (nnfx_tensor_numel(out[0]) == 0) return NNFX_OK;
+    if (mg > INT_MAX || ohw > INT_MAX || kk > INT_MAX || kk * ohw > (int64_t)(SIZE_MAX / 2 / sizeof(float)))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv is too large for the BLAS int range");
     if (cg == 1 && g.group > 1) {
         conv_depthwise(&g, xd, wd, bd, yd);
         return NNFX_OK;
