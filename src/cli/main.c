@@ -70,10 +70,3 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
 }
 
-/* Stand-in until src/cli/demo.c is merged; the real cli_demo overrides it. */
-__attribute__((weak)) int cli_demo(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "nnfx demo: demo not built\n");
-    return CLI_EXIT_USAGE;
-}
