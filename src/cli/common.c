@@ -360,6 +360,9 @@ const char *cli_basename(const char *path) {
 
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
+        if (nnfx_graph_num_params(g) > 0)
+            fprintf(stderr, "nnfx: warning: %s: the text IR keeps parameter shapes, not their values "
+                            "(write .onnx to keep the weights)\n", path);
         char *text = nnfx_graph_to_text(g);
         if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
         nnfx_status st = cli_write_file(path, text, strlen(text), err);
