@@ -87,6 +87,8 @@ def main():
         np.save(os.path.join(OUT, "batch_labels.npy"), yb.argmax(1).numpy().astype(np.int64))
         np.save(os.path.join(OUT, "batch_ref.npy"), yb.numpy())
         np.save(os.path.join(OUT, "x_wrong_shape.npy"), torch.randn(1, 3, 9, 9).numpy())
+        # the second input of waste.fx (a text IR model), unused by its graph
+        np.save(os.path.join(OUT, "u.npy"), np.ones((1, 5), np.float32))
     print("wrote", OUT, file=sys.stderr)
 
 
