@@ -122,7 +122,7 @@ typedef struct nnfx_shape {
     int64_t dims[NNFX_MAX_RANK];
 } nnfx_shape;
 
-/* nnfx_shape_of(rank, d0, d1, ...): a shape literal. */
+/* nnfx_shape_of(rank, d0, d1, ...): a shape literal; the dims are ints. */
 nnfx_shape nnfx_shape_of(int rank, ...);
 
 typedef struct nnfx_mapping nnfx_mapping; /* a refcounted mmap region */

@@ -18,6 +18,10 @@ typedef struct exec_plan {
 nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err);
 void exec_plan_free(exec_plan *p);
 
+/* nnfx_interp_new for a graph the caller has just linted. */
+nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user,
+                                    nnfx_error *err);
+
 /* A readable C-like listing of g's forward (malloc'd; NULL on OOM). */
 char *exec_graph_code(const nnfx_graph *g);
 

@@ -52,7 +52,7 @@ nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err) {
         nnfx_error_prefix(err, "recompile");
         return st;
     }
-    gm->interp = nnfx_interp_new(gm->g, NULL, NULL, err);
+    gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
     if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
     gm->compiled_version = gm->g->version;
     gm->compiled = true;
