@@ -6,6 +6,9 @@
  *   trace_s                     symbolic_trace (incl. shape inference, recompile)
  *   relu_to_leaky_incl_trace_s  trace + every relu -> leaky_relu + recompile
  *   dce_recompile_s             eliminate_dead_code + recompile
+ *   fuse_conv_bn_s              the fuse-conv-bn pass (every block) + recompile
+ *   replace_pattern_incl_trace_s  trace + rule "relu(x) -> leaky_relu(x,
+ *                               alpha=0.01)" through the subgraph rewriter + recompile
  * bench/torch_fx_graph_ops.py measures the same with torch.fx.
  * Usage: bench_graph_ops [N ...]   (default 100 400 1600 25000) */
 #include <stdio.h>
@@ -82,9 +85,35 @@ static int bench(int nblocks) {
         nnfx_module_free(m);
         return 1;
     }
+    double t6 = now_s();
+    nnfx_pass_report rep = {0};
+    st = nnfx_pass_fuse_conv_bn(nnfx_gm_graph(gm), &rep, &err);
+    if (!st) st = nnfx_gm_recompile(gm, &err);
+    double t7 = now_s();
+    int fused = rep.changed;
+    nnfx_pass_report_free(&rep);
+    if (st || fused != nblocks) {
+        fprintf(stderr, "chain%d: fuse-conv-bn failed (%d fused): %s\n", nblocks, fused, err.msg);
+        nnfx_gm_free(gm);
+        nnfx_module_free(m);
+        return 1;
+    }
+    nnfx_gm_free(gm);
+
+    double t8 = now_s();
+    gm = nnfx_symbolic_trace(m, 1, &in, &err);
+    replaced = gm ? nnfx_rewrite_text(nnfx_gm_graph(gm), "relu(x) -> leaky_relu(x, alpha=0.01)", &err) : -1;
+    st = replaced == nblocks ? nnfx_gm_recompile(gm, &err) : NNFX_ERR_GRAPH;
+    double t9 = now_s();
+    if (st) {
+        fprintf(stderr, "chain%d: replace_pattern failed (%d replaced): %s\n", nblocks, replaced, err.msg);
+        nnfx_gm_free(gm);
+        nnfx_module_free(m);
+        return 1;
+    }
     printf("{\"model\":\"chain%d\",\"nodes\":%d,\"trace_s\":%.6f,\"relu_to_leaky_incl_trace_s\":%.6f,"
-           "\"dce_recompile_s\":%.6f}\n",
-           nblocks, nodes, t1 - t0, t3 - t2, t5 - t4);
+           "\"dce_recompile_s\":%.6f,\"fuse_conv_bn_s\":%.6f,\"replace_pattern_incl_trace_s\":%.6f}\n",
+           nblocks, nodes, t1 - t0, t3 - t2, t5 - t4, t7 - t6, t9 - t8);
     fflush(stdout);
     nnfx_gm_free(gm);
     nnfx_module_free(m);

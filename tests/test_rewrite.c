@@ -56,7 +56,8 @@ static void out1(nnfx_graph *g, nnfx_node *n) { assert_non_null(nnfx_graph_outpu
 
 static int count_op(const nnfx_graph *g, nnfx_op op) {
     int k = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) k += nnfx_node_is_op(n, op);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        k += nnfx_node_is_op(n, op);
     return k;
 }
 
@@ -508,7 +509,8 @@ static void test_long_chain(void **state) {
     nnfx_graph *g = graph_x(&x);
     nnfx_node *cur = x;
     const int N = 100000;
-    for (int i = 0; i < N; i++) cur = op1(g, NNFX_OP_RELU, cur);
+    for (int i = 0; i < N; i++)
+        cur = op1(g, NNFX_OP_RELU, cur);
     out1(g, cur);
     clock_t t0 = clock();
     nnfx_error err = {0};
