@@ -151,6 +151,7 @@ typedef struct cli_progress {
     bool on;
     const char *label;
     long total, done;
+    int last_pct; /* percent last drawn (redraws only on change) */
 } cli_progress;
 
 void cli_progress_start(cli_progress *p, const char *label, long total, bool quiet);

@@ -539,12 +539,16 @@ void cli_progress_start(cli_progress *p, const char *label, long total, bool qui
     p->label = label;
     p->total = total;
     p->done = 0;
+    p->last_pct = -1;
     cli_progress_step(p, 0);
 }
 
 void cli_progress_step(cli_progress *p, long done) {
     p->done = done;
     if (!p->on) return;
+    int pct = p->total > 0 ? (int)(100.0 * (double)done / (double)p->total) : 0;
+    if (pct == p->last_pct) return;
+    p->last_pct = pct;
     int width = 30;
     int fill = p->total > 0 ? (int)((double)done / (double)p->total * width) : 0;
     if (fill > width) fill = width;
