@@ -514,6 +514,10 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
                         nnfx_error *err);
 /* Sets the number of threads kernels may use (default 1). */
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+/* Peak bytes of activations (placeholders and computed values, not
+ * parameters) live at once when the plan runs, from the inferred metas
+ * (unknown dims count as 1). Recompiles gm first; -1 on error. */
+int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err);
 
 /* An Interpreter runs a graph node by node through handlers that callers
  * may override (FX's Interpreter). A node's value is `num` tensors. */
