@@ -9,3 +9,7 @@ if(NNFX_BASH AND NNFX_PYTHON3)
   add_test(NAME digits COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/digits/test_digits.sh $<TARGET_FILE:nnfx>
                                ${CMAKE_CURRENT_SOURCE_DIR}/data/digits ${CMAKE_CURRENT_BINARY_DIR}/digits_tmp)
 endif()
+if(NNFX_BASH AND NNFX_PYTHON3)
+  add_test(NAME pipeline COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/digits/test_pipeline.sh $<TARGET_FILE:nnfx>
+                                 ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/pipeline_tmp)
+endif()
