@@ -82,6 +82,10 @@ static nnfx_status npy_parse_header(const char *path, const char *h, nnfx_dtype 
     return NNFX_OK;
 }
 
+/* Reads a whole .npy file into a new owned tensor; NULL with err set
+ * (IO, PARSE, UNSUPPORTED, NOMEM) when the file is unreadable, the header is
+ * malformed, the dtype or layout is unsupported, or the data length does not
+ * match the shape. */
 nnfx_tensor *nnfx_npy_load(const char *path, nnfx_error *err) {
     if (!path) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "npy_load: path is NULL");
@@ -166,6 +170,8 @@ done:
     return t;
 }
 
+/* Writes t as a version-1 .npy file to path + ".tmp", then renames it over
+ * path; on failure the temporary file is removed and path is untouched. */
 nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *err) {
     if (!path || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "npy_save: NULL argument");
     const char *descr = NULL;

@@ -1,6 +1,8 @@
 /* conv.c — Conv (1-d and 2-d, float32): im2col + cblas_sgemm per group,
  * a direct loop for depthwise convolution, no copy for 1x1 stride-1. */
 #include <cblas.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +117,8 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     float *yd = out[0]->data;
     int64_t cg = g.c / g.group, mg = g.m / g.group, ohw = g.oh * g.ow, kk = cg * g.kh * g.kw;
     if (nnfx_tensor_numel(out[0]) == 0) return NNFX_OK;
+    if (mg > INT_MAX || ohw > INT_MAX || kk > INT_MAX || kk * ohw > (int64_t)(SIZE_MAX / 2 / sizeof(float)))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv is too large for the BLAS int range");
     if (cg == 1 && g.group > 1) {
         conv_depthwise(&g, xd, wd, bd, yd);
         return NNFX_OK;
