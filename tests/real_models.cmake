@@ -1,0 +1,13 @@
+# Real models: test_real_models (a tests/test_*.c program) checks the small
+# committed fixtures in tests/data/real_models against PyTorch's outputs.
+# This adds the torchvision set (resnet18 ... vit_b_16, random weights),
+# exported on demand into the build tree; label "slow", so the default run
+# can leave it out:  ctest -LE slow   /   ctest -L slow
+set(NNFX_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with torch and torchvision, for real-model tests")
+if(TARGET test_real_models)
+  add_test(NAME real_models_torchvision
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/real_models_ctest.sh ${NNFX_TORCH_PYTHON}
+                   $<TARGET_FILE:test_real_models> ${CMAKE_BINARY_DIR}/real_models_torchvision)
+  set_tests_properties(real_models_torchvision PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 1800
+                                                         ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+endif()
