@@ -5,9 +5,13 @@
 # python3-torchvision) unless already there, then runs test_real_models over
 # them. Exit 77 (a CTest skip) when torch or torchvision is missing.
 #
-# Usage: real_models_ctest.sh PYTHON TEST_PROGRAM DIR
+# Usage: real_models_ctest.sh PYTHON TEST_PROGRAM DIR run|skip
 set -u
-python=$1 prog=$2 dir=$3
+python=$1 prog=$2 dir=$3 mode=${4:-run}
+if [ "$mode" != run ]; then
+    echo "SKIP: slow test; configure with -DNNFX_SLOW_TESTS=ON to export and run the torchvision models"
+    exit 77
+fi
 here=$(dirname "$0")
 if [ ! -f "$dir/.complete" ]; then
     if [ ! -x "$python" ]; then

@@ -247,6 +247,12 @@ def main():
             gen = torch.Generator().manual_seed(1)
             model = getattr(torchvision.models, name)(weights=None, **kwargs)
             randomise_bn(model, gen)
+            # ViT's classifier starts at zero (all logits 0): give it weights
+            # so that the comparison sees the whole network
+            for m in model.modules():
+                if name.startswith("vit") and isinstance(m, torch.nn.Linear) and not m.weight.any():
+                    with torch.no_grad():
+                        m.weight.normal_(0, 0.02, generator=gen)
             x = torch.randn(1, 3, size, size, generator=gen)
             export(model, [x], out_dir, name, opset)
         return 0
