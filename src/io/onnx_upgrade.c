@@ -120,6 +120,13 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
         break;
     case NNFX_OP_REDUCE_MEAN:
     case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_PROD:
+    case NNFX_OP_REDUCE_L1:
+    case NNFX_OP_REDUCE_L2:
+    case NNFX_OP_REDUCE_LOG_SUM:
+    case NNFX_OP_REDUCE_LOG_SUM_EXP:
+    case NNFX_OP_REDUCE_SUM_SQUARE:
         if (v < 18) st = ints_to_input(im, n, "axes", args, nargs, 1);
         break;
     case NNFX_OP_REDUCE_SUM:
