@@ -542,6 +542,48 @@ static void test_symbolic_and_cost(void **state) {
     nnfx_tensor_release(bias);
 }
 
+/* Unknown dims propagate; dims a reshape copies cancel out. */
+static void test_unknown_dims(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_meta m = {0};
+    m.dtype = NNFX_F32;
+    m.rank = 3;
+    m.dims[0].value = -1;
+    snprintf(m.dims[0].symbol, sizeof m.dims[0].symbol, "N");
+    m.dims[1].value = 3, m.dims[2].value = 4;
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_tensor *shape = zeros(NNFX_I64, 1, 2);
+    ((int64_t *)shape->data)[0] = 0, ((int64_t *)shape->data)[1] = -1;
+    assert_int_equal(nnfx_graph_set_param(g, "shape", shape, &err), NNFX_OK);
+    nnfx_arg ra[2] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, "shape", &err))};
+    nnfx_node *rs = nnfx_graph_call_op(g, NNFX_OP_RESHAPE, 2, ra, 0, NULL, &err);
+    nnfx_arg ta[1] = {nnfx_arg_node(x)};
+    nnfx_attr perm = AINTS("perm", 2, 0, 1);
+    nnfx_node *tr = nnfx_graph_call_op(g, NNFX_OP_TRANSPOSE, 1, ta, 1, &perm, &err);
+    nnfx_arg ma[2] = {nnfx_arg_node(x), nnfx_arg_node(x)};
+    nnfx_node *mul = nnfx_graph_call_op(g, NNFX_OP_MUL, 2, ma, 0, NULL, &err);
+    assert_non_null(rs), assert_non_null(tr), assert_non_null(mul);
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    const nnfx_meta *r = nnfx_node_meta_c(rs, 0), *t = nnfx_node_meta_c(tr, 0), *mm = nnfx_node_meta_c(mul, 0);
+    assert_int_equal(r->rank, 2);
+    assert_string_equal(r->dims[0].symbol, "N");
+    assert_int_equal(r->dims[1].value, 12);
+    assert_int_equal(t->dims[0].value, 4);
+    assert_string_equal(t->dims[1].symbol, "N");
+    assert_int_equal(mm->dims[0].value, -1);
+    assert_string_equal(mm->dims[0].symbol, "N");
+    /* a softmax axis out of range is a static error naming the node */
+    nnfx_attr ax = AI("axis", 3);
+    nnfx_node *sm = nnfx_graph_call_op(g, NNFX_OP_SOFTMAX, 1, ta, 1, &ax, &err);
+    assert_non_null(sm);
+    nnfx_status s = nnfx_graph_infer_shapes(g, &err);
+    tu_assert_error(&err, s, NNFX_ERR_SHAPE, nnfx_node_name(sm), "axis 3 out of range", NULL);
+    nnfx_tensor_release(shape);
+    nnfx_graph_free(g);
+}
+
 static void test_constants(void **state) {
     (void)state;
     nnfx_error err = {0};
@@ -647,7 +689,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_bad_shapes),      cmocka_unit_test(test_kernel_direct_misuse),
-        cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_unknown_dims),
+        cmocka_unit_test(test_constants),
         cmocka_unit_test(test_npy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,11 +4,35 @@
 
 #include "ir/infer_int.h"
 
-/* Output meta = meta of input 0 (dtype and shape, symbols kept). */
+/* Output meta = meta of input 0 (dtype and shape, symbols kept). For
+ * Softmax, LogSoftmax and LayerNormalization the axis is checked, and
+ * LayerNormalization's scale/bias must cover the normalised dims. */
 nnfx_status infer_same(nnfx_infer_ctx *c) {
     nnfx_status s = infer_need(c, 0, "X");
     if (s) return s;
-    c->out[0] = *c->in[0];
+    const nnfx_meta *x = c->in[0];
+    nnfx_op op = nnfx_node_op(c->node);
+    if ((op == NNFX_OP_SOFTMAX || op == NNFX_OP_LOG_SOFTMAX || op == NNFX_OP_LAYER_NORM) && x->rank >= 0) {
+        char b1[200], b2[200];
+        int axis;
+        int64_t a = nnfx_node_attr_int(c->node, "axis", -1);
+        if (!infer_axis(a, x->rank ? x->rank : 1, false, &axis))
+            return infer_fail(c, "%s axis %lld out of range for input %s", nnfx_op_name(op), (long long)a,
+                              infer_meta_str(x, b1, sizeof b1));
+        if (op == NNFX_OP_LAYER_NORM) {
+            int64_t norm = infer_prod(x, axis, x->rank);
+            for (int i = 1; i < c->nin && i < 3; i++) {
+                const nnfx_meta *p = c->in[i];
+                if (!p || p->rank < 0) continue;
+                int64_t pn = infer_prod(p, 0, p->rank);
+                if (norm >= 0 && pn >= 0 && pn != norm && pn != 1)
+                    return infer_fail(c, "layer_normalization %s %s does not match the normalised dims of %s from axis %d",
+                                      i == 1 ? "scale" : "bias", infer_meta_str(p, b2, sizeof b2),
+                                      infer_meta_str(x, b1, sizeof b1), axis);
+            }
+        }
+    }
+    c->out[0] = *x;
     return NNFX_OK;
 }
 

@@ -89,6 +89,23 @@ nnfx_status infer_reshape(nnfx_infer_ctx *c) {
             known *= o->dims[i].value;
     }
     int64_t total = x->rank >= 0 ? infer_prod(x, 0, x->rank) : -1;
+    if (infer_at >= 0 && total < 0 && x->rank >= 0 && !allowzero) {
+        /* dims copied with 0 appear on both sides and cancel: [batch, 3, 4]
+         * reshaped to [0, -1] gives [batch, 12] */
+        int64_t num = 1, den = 1;
+        bool ok = true;
+        for (int i = 0; i < x->rank && ok; i++) {
+            bool copied = i < n && v[i] == 0;
+            if (copied) continue;
+            if (x->dims[i].value < 0) ok = false;
+            else num *= x->dims[i].value;
+        }
+        for (int i = 0; i < n && ok; i++) {
+            if (v[i] == 0 || i == infer_at) continue;
+            den *= v[i];
+        }
+        if (ok && den > 0 && num % den == 0) o->dims[infer_at] = infer_dim(num / den);
+    }
     if (infer_at >= 0) {
         if (total >= 0 && all_known) {
             if (known == 0 || total % known != 0)
