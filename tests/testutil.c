@@ -3,10 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 char *tu_data_path(char *buf, size_t len, const char *rel) {
     snprintf(buf, len, "%s/%s", NNFX_TEST_DATA, rel);
