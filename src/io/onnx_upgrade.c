@@ -98,8 +98,9 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
             mode->s = ir_strdup("linear");
             if (!mode->s) return nnfx_error_set(im->err, NNFX_ERR_NOMEM, "out of memory");
         }
-        if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
+        /* decide before add_attr: it may move n->attrs, and mode with them */
         bool nearest = !mode || !mode->s || strcmp(mode->s, "nearest") == 0;
+        if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
         if (nearest && (st = add_attr(im, n, "nearest_mode", PB_AT_STRING, "floor", 0))) return st;
         return NNFX_OK;
     }
