@@ -1,6 +1,6 @@
 /* reduce.c — ReduceMean / ReduceSum / ReduceMax / ReduceMin / ReduceProd /
  * ReduceL1 / ReduceL2 / ReduceLogSum / ReduceLogSumExp / ReduceSumSquare
- * (float32; all but Mean, L2 and the logs also int64) and ArgMax / ArgMin
+ * (float32 and float64; all but Mean, L2 and the logs also int64) and ArgMax / ArgMin
  * (float32 or int64 in, int64 out). */
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     const nnfx_tensor *x = in[0];
     bool is_int = x->dtype == NNFX_I64;
     bool float_only = k == R_MEAN || k == R_L2 || k == R_LOGSUM || k == R_LOGSUMEXP;
-    if (x->dtype != NNFX_F32 && !(is_int && !float_only))
+    if (x->dtype != NNFX_F32 && x->dtype != NNFX_F64 && !(is_int && !float_only))
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take %s", nnfx_op_name(nnfx_node_op(n)),
                          nnfx_dtype_name(x->dtype));
     int64_t axes[NNFX_MAX_RANK];
@@ -48,7 +48,7 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     for (int64_t i = 0; i < on; i++) acc[i] = k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : k == R_PROD ? 1.0 : 0.0;
     int64_t idx[NNFX_MAX_RANK] = {0}, o = 0;
     for (int64_t i = 0; i < xn; i++) {
-        double v = is_int ? (double)((const int64_t *)x->data)[i] : (double)((const float *)x->data)[i];
+        double v = x->dtype == NNFX_F32 ? (double)((const float *)x->data)[i] : nnfx_tensor_get(x, i);
         switch (k) {
         case R_MAX:
             if (v > acc[o] || v != v) acc[o] = v;
@@ -79,7 +79,7 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
         if (k == R_MEAN) v = cnt ? acc[i] / (double)cnt : NAN;
         else if (k == R_L2) v = sqrt(acc[i]);
         else if (k == R_LOGSUM || k == R_LOGSUMEXP) v = log(acc[i]);
-        if (is_int)
+        if (x->dtype != NNFX_F32)
             kern_set(out[0], i, v);
         else
             ((float *)out[0]->data)[i] = (float)v;
