@@ -14,7 +14,7 @@ if [ "$mode" != run ]; then
 fi
 here=$(dirname "$0")
 if [ ! -f "$dir/.complete" ]; then
-    if [ ! -x "$python" ]; then
+    if ! command -v "$python" >/dev/null 2>&1; then
         echo "SKIP: $python not found; the torchvision models need python3-torchvision"
         exit 77
     fi

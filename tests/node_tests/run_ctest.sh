@@ -9,7 +9,7 @@ set -u
 python=$1 runner=$2 dir=$3 log=$4 expected=$5
 here=$(dirname "$0")
 if [ ! -f "$dir/.complete" ]; then
-    if [ ! -x "$python" ]; then
+    if ! command -v "$python" >/dev/null 2>&1; then
         echo "SKIP: $python not found; the node tests need Debian's python3-onnx"
         exit 77
     fi
