@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix, then compiles and runs a small
 # program against it through pkg-config (static and shared).
-# Usage: test_install.sh BUILD_DIR WORK_DIR
+# Usage: test_install.sh BUILD_DIR WORK_DIR [EXTRA_CFLAGS]
 set -euo pipefail
 build=$1
 work=$2
+extra=${3:-}
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
@@ -26,9 +27,9 @@ int main(void) {
 C
 # static: the archive itself, plus the private libraries pkg-config lists
 static_libs=$(pkg-config --static --libs nnfx | sed 's/-lnnfx//')
-cc -std=c11 "$work/use.c" $(pkg-config --cflags nnfx) "$work/prefix/lib/libnnfx.a" $static_libs -o "$work/use_static"
+cc -std=c11 $extra "$work/use.c" $(pkg-config --cflags nnfx) "$work/prefix/lib/libnnfx.a" $static_libs -o "$work/use_static"
 "$work/use_static"
-cc -std=c11 "$work/use.c" $(pkg-config --cflags --libs nnfx) -Wl,-rpath,"$work/prefix/lib" -o "$work/use_shared"
+cc -std=c11 $extra "$work/use.c" $(pkg-config --cflags --libs nnfx) -Wl,-rpath,"$work/prefix/lib" -o "$work/use_shared"
 "$work/use_shared"
 "$work/prefix/bin/nnfx" --version
 echo "install: static and shared programs built against the installed nnfx run"
