@@ -496,6 +496,7 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     g->params[g->nparams].name = nm;
     g->params[g->nparams].t = nnfx_tensor_retain(t);
+    g->params[g->nparams].constant = false;
     g->nparams++;
     if (!ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)g->nparams))
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
@@ -510,6 +511,17 @@ nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
 }
 
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
+
+nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
+    intptr_t idx = g && name ? (intptr_t)ir_strmap_get(&g->param_index, name) : 0;
+    if (!idx) return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "the graph has no parameter '%s'", name ? name : "");
+    g->params[idx - 1].constant = constant;
+    return NNFX_OK;
+}
+
+bool nnfx_graph_param_is_constant(const nnfx_graph *g, int i) {
+    return g && i >= 0 && i < g->nparams && g->params[i].constant;
+}
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? g->params[i].name : NULL;
 }

@@ -32,6 +32,7 @@ struct nnfx_node {
 typedef struct ir_param {
     char *name;
     nnfx_tensor *t;
+    bool constant; /* came from a constant of the model, not a weight */
 } ir_param;
 
 typedef struct ir_leaf {
