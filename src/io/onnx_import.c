@@ -77,7 +77,7 @@ static char *unique_param_name(imp *im, const char *base) {
     char *s = malloc(n);
     if (!s) return NULL;
     snprintf(s, n, "%s", base);
-    for (int k = 1; nnfx_graph_param(im->g, s) || ir_strmap_get(&im->values, s); k++) snprintf(s, n, "%s_%d", base, k);
+    for (int k = 1; ir_graph_param_raw(im->g, s) || ir_strmap_get(&im->values, s); k++) snprintf(s, n, "%s_%d", base, k);
     return s;
 }
 

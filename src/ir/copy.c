@@ -107,8 +107,8 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
     switch (n->opcode) {
     case NNFX_PLACEHOLDER: c = nnfx_graph_placeholder(g, n->name, &n->meta[0], err); break;
     case NNFX_GET_ATTR:
-        if (!nnfx_graph_param(g, n->target)) {
-            nnfx_tensor *t = nnfx_graph_param(n->graph, n->target);
+        if (!ir_graph_param_raw(g, n->target)) {
+            nnfx_tensor *t = ir_graph_param_raw(n->graph, n->target);
             if (t && nnfx_graph_set_param(g, n->target, t, err)) goto out;
             intptr_t si = (intptr_t)ir_strmap_get(&n->graph->param_index, n->target);
             if (t && si) nnfx_graph_set_param_constant(g, n->target, n->graph->params[si - 1].constant, NULL);
