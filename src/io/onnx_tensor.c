@@ -99,9 +99,9 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
  * loading reads no weight pages. Small ones are copied now: the importer
  * reads some (shapes, axes) as values. */
 static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p,
-                                      size_t nbytes, nnfx_mapping *m, nnfx_error *err) {
+                                      size_t nbytes, nnfx_mapping *m, bool defer, nnfx_error *err) {
     size_t es = nnfx_dtype_size(dt);
-    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || nbytes >= DEFER_UNALIGNED_BYTES))
+    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || (defer && nbytes >= DEFER_UNALIGNED_BYTES)))
         return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, err);
     if (t && nbytes) memcpy(t->data, p, nbytes);
@@ -289,7 +289,7 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
             goto done;
         }
         const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + ext_off;
-        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->err);
+        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->defer_unaligned, c->err);
     } else if (raw) {
         if (raw->len != nbytes) {
             st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
@@ -301,7 +301,7 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
             const uint8_t *b = nnfx_mapping_data(m);
             if (raw->data < b || raw->data + raw->len > b + nnfx_mapping_size(m)) m = NULL;
         }
-        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->err);
+        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->defer_unaligned, c->err);
     } else {
         int field;
         switch (dt) {
