@@ -514,6 +514,10 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
                         nnfx_error *err);
 /* Sets the number of threads kernels may use (default 1). */
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+/* Peak bytes of activations (placeholders and computed values, not
+ * parameters) live at once when the plan runs, from the inferred metas
+ * (unknown dims count as 1). Recompiles gm first; -1 on error. */
+int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err);
 
 /* An Interpreter runs a graph node by node through handlers that callers
  * may override (FX's Interpreter). A node's value is `num` tensors. */
@@ -673,6 +677,204 @@ nnfx_gm *nnfx_symbolic_trace(nnfx_module *root, int nin, const nnfx_shape *examp
 /* Runs root's forward eagerly; outs get a new reference (caller releases). */
 nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
                             nnfx_error *err);
+
+/* ===================================================================== */
+/* Rewriting                                                             */
+/* ===================================================================== */
+
+/* Subgraph rewriting with torch.fx's replace_pattern semantics, plus the
+ * pass library. A pattern is an ordinary graph: its placeholders are
+ * wildcards, its output node lists the values the pattern returns (one or
+ * several), every other node must be found in the target graph.
+ *
+ * Matching rules (docs/patterns.md has the long form):
+ *  - call_function nodes match nodes of the same op with the same number of
+ *    arguments; call_module nodes match by leaf name, get_attr nodes by
+ *    parameter path.
+ *  - A wildcard binds one argument (a node or a literal); every occurrence
+ *    of the same wildcard must bind the same thing, so mul(x, x) does not
+ *    match mul(a, b). A wildcard never binds a node of the match itself.
+ *  - Literal arguments are compared by value (int 1 equals float 1.0).
+ *  - Attributes set on a pattern node must be equal on the graph node
+ *    (an absent graph attribute counts as its schema default); attributes
+ *    the pattern leaves unset match anything.
+ *  - Ops flagged NNFX_F_COMMUTATIVE match either argument order.
+ *  - Distinct pattern nodes match distinct graph nodes.
+ *  - A match whose inner nodes (matched nodes the pattern does not return)
+ *    have users outside the match is rejected.
+ *  - Matches do not overlap: candidates are tried in graph order of the
+ *    anchor (the graph node matching the pattern's first returned value)
+ *    and each accepted match claims its nodes.
+ * Matching is iterative (no recursion); anchor candidates come from an
+ * index by op, so cost grows with the number of candidates, not the graph.
+ */
+
+/* Why a candidate anchor was not matched (explain mode). */
+typedef enum nnfx_reject_kind {
+    NNFX_REJECT_NONE = 0,    /* matched                                         */
+    NNFX_REJECT_OP,          /* op, opcode, target or argument count differs    */
+    NNFX_REJECT_LITERAL,     /* a literal argument differs                      */
+    NNFX_REJECT_ATTR,        /* an attribute set in the pattern differs         */
+    NNFX_REJECT_WILDCARD,    /* a wildcard would bind two different things      */
+    NNFX_REJECT_SHARED,      /* two pattern nodes would match one graph node    */
+    NNFX_REJECT_OUTER_USER,  /* an inner node has a user outside the match      */
+    NNFX_REJECT_OVERLAP,     /* a node is already part of an earlier match      */
+    NNFX_REJECT_FILTER,      /* the caller's match filter said no               */
+    NNFX_REJECT_PLACEMENT    /* no place to insert the replacement (multi-output) */
+} nnfx_reject_kind;
+
+/* Short name of a reject kind ("op differs", "outer user", ...). */
+const char *nnfx_reject_kind_name(nnfx_reject_kind k);
+
+/* One match. pattern_nodes[i] (a node of the pattern graph) matched
+ * graph_nodes[i]; the pairs cover the pattern's non-placeholder nodes.
+ * bindings[k] is what pattern placeholder k (in placeholder order) bound.
+ * After nnfx_replace_pattern the matched graph nodes are erased: their
+ * entries in graph_nodes and anchor are NULL, anchor_name keeps the name,
+ * and replacements[] are the nodes the replacement created. */
+typedef struct nnfx_match {
+    nnfx_node *anchor;
+    const char *anchor_name;
+    int n;
+    const nnfx_node **pattern_nodes;
+    nnfx_node **graph_nodes;
+    int nbindings;
+    nnfx_arg *bindings;
+    int nreplacements;
+    nnfx_node **replacements;
+} nnfx_match;
+
+/* A candidate anchor and what became of it (explain mode). */
+typedef struct nnfx_candidate {
+    const char *node;        /* candidate anchor's name                       */
+    nnfx_reject_kind reason; /* NNFX_REJECT_NONE when it matched             */
+    const char *detail;      /* "inner node %sig is used by %add outside ..." */
+} nnfx_candidate;
+
+/* The result of finding or replacing: matches in graph order, and (explain
+ * mode) every candidate anchor with the reason it was rejected. */
+typedef struct nnfx_match_list nnfx_match_list;
+
+/* Return false to reject match m (it then claims no nodes). */
+typedef bool (*nnfx_match_filter)(const nnfx_match *m, void *ctx);
+
+typedef struct nnfx_rewrite_options {
+    nnfx_match_filter filter; /* may be NULL                                  */
+    void *filter_ctx;
+    bool explain;             /* record every candidate and its reject reason */
+    bool no_shape_inference;  /* replace: skip re-inferring meta afterwards   */
+} nnfx_rewrite_options;
+
+/* Finds the non-overlapping matches of pattern in g without changing g.
+ * opts may be NULL. Returns a list (possibly empty) or NULL on error (bad
+ * pattern: no output node, a returned wildcard, a pattern that returns
+ * nothing; out of memory). */
+nnfx_match_list *nnfx_find_matches(const nnfx_graph *g, const nnfx_graph *pattern, const nnfx_rewrite_options *opts,
+                                   nnfx_error *err);
+/* Replaces every match of pattern in g by a copy of replacement (FX's
+ * replace_pattern_with_filters). Replacement placeholders bind by position
+ * to the pattern's; its output must return as many values as the pattern's.
+ * Replacement nodes are inserted before the first returned node of the
+ * match, take the anchor's module path and source location; matched nodes
+ * are erased; meta is re-inferred with nnfx_graph_infer_shapes (a failure
+ * there does not undo the rewrite: it is kept in nnfx_match_list_warning).
+ * Replacement parameters are added to g (renamed when the name is taken by
+ * another tensor). filter may be NULL. Returns the applied matches, or NULL
+ * on error (g is unchanged when the error is found before applying). */
+nnfx_match_list *nnfx_replace_pattern(nnfx_graph *g, const nnfx_graph *pattern, const nnfx_graph *replacement,
+                                      nnfx_match_filter filter, void *ctx, nnfx_error *err);
+/* nnfx_replace_pattern with options (filter, explain mode, ...); opts may be NULL. */
+nnfx_match_list *nnfx_replace_pattern_ex(nnfx_graph *g, const nnfx_graph *pattern, const nnfx_graph *replacement,
+                                         const nnfx_rewrite_options *opts, nnfx_error *err);
+/* Frees the list. NULL-safe. */
+void nnfx_match_list_free(nnfx_match_list *l);
+/* Number of matches (0 for NULL), and the i-th (NULL when out of range). */
+int nnfx_match_list_count(const nnfx_match_list *l);
+const nnfx_match *nnfx_match_list_at(const nnfx_match_list *l, int i);
+/* Candidates recorded in explain mode (0 otherwise), and the i-th. */
+int nnfx_match_list_num_candidates(const nnfx_match_list *l);
+const nnfx_candidate *nnfx_match_list_candidate(const nnfx_match_list *l, int i);
+/* Shape inference message after a replacement ("" when none). Never NULL. */
+const char *nnfx_match_list_warning(const nnfx_match_list *l);
+/* A readable report, one line per candidate: "%relu_3: rejected (outer
+ * user): inner node ..." or "%relu_4: matched". malloc'd; NULL on OOM. */
+char *nnfx_rewrite_explain(const nnfx_match_list *l);
+
+/* --- The pattern language (docs/patterns.md) ------------------------------
+ *   rule    := exprs [ "->" exprs ]          exprs := expr { "," expr }
+ *   expr    := op "(" [ arg { "," arg } ] ")" | wildcard | number | None
+ *   arg     := expr | name "=" value         value := number | string | [list]
+ * Ops by snake_case or ONNX name (relu, Relu, leaky_relu, LeakyRelu); an
+ * identifier not followed by "(" is a wildcard. Example:
+ *   "mul(x, sigmoid(x)) -> hard_swish(x)"                                   */
+
+/* Parses rule into a pattern graph and (when the rule has "->") a
+ * replacement graph, both new (caller frees). replacement may be NULL when
+ * only the pattern is wanted; a rule without "->" sets *replacement NULL.
+ * Errors are NNFX_ERR_PARSE with "column N: ..." (1-based). */
+nnfx_status nnfx_pattern_parse(const char *rule, nnfx_graph **pattern, nnfx_graph **replacement, nnfx_error *err);
+/* Parses rule ("relu(x) -> leaky_relu(x, alpha=0.1)") and applies it to g.
+ * Returns the number of matches replaced, or -1 on error. */
+int nnfx_rewrite_text(nnfx_graph *g, const char *rule, nnfx_error *err);
+
+/* --- Passes --------------------------------------------------------------- */
+
+/* A thing a pass chose not to change, and why. */
+typedef struct nnfx_pass_skip {
+    char node[64];    /* the node concerned                                 */
+    char reason[192]; /* "conv output has 2 users", ...                     */
+} nnfx_pass_skip;
+
+/* What a pass did. Zero-initialise; a pass appends to it (skips accumulate
+ * across passes; `changed` adds up). Free with nnfx_pass_report_free. */
+typedef struct nnfx_pass_report {
+    char pass[32];         /* name of the last pass run                      */
+    int changed;           /* rewrites applied (fusions, nodes removed...)   */
+    int nodes_before, nodes_after;
+    int nskipped;
+    nnfx_pass_skip *skipped;
+} nnfx_pass_report;
+
+/* Frees the skip list and zeroes the report. NULL-safe. */
+void nnfx_pass_report_free(nnfx_pass_report *r);
+
+/* Each pass edits g in place and fills report (may be NULL). They return
+ * an error only for bad input or out of memory; the graph then may be
+ * partly rewritten but stays lint-clean. */
+
+/* Folds BatchNormalization into a preceding Conv (any groups, with or
+ * without bias), Gemm or rank-2 MatMul whose only user it is, when every
+ * weight is a get_attr parameter; folding runs in double precision into new
+ * parameters (fresh names). Skips are reported with the reason. */
+nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Replaces every BatchNormalization by its input (changes results unless
+ * the BN is an identity). */
+nnfx_status nnfx_pass_remove_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Replaces every Dropout by its input (inference mode). */
+nnfx_status nnfx_pass_remove_dropout(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Replaces every no-op node (NNFX_F_NOOP: Identity, Dropout) by its input. */
+nnfx_status nnfx_pass_remove_identity(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Dead-code elimination plus removal of unused parameters. */
+nnfx_status nnfx_pass_dce(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Common-subexpression elimination over pure call_function and get_attr
+ * nodes with identical op, arguments and attributes (hash-based). */
+nnfx_status nnfx_pass_cse(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Evaluates nodes computed only from parameters and literals (and Shape of
+ * statically shaped values) with the CPU kernels, and replaces them by new
+ * parameters. */
+nnfx_status nnfx_pass_fold_constants(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+/* Re-infers every node's meta (nnfx_graph_infer_shapes). */
+nnfx_status nnfx_pass_shape_prop(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
+
+/* Runs the pass called name: "fuse-conv-bn", "remove-bn", "remove-dropout",
+ * "remove-identity", "dce", "cse", "fold-constants", "shape-prop".
+ * NNFX_ERR_NOT_FOUND (listing the names) for an unknown name. */
+nnfx_status nnfx_pass_run_by_name(nnfx_graph *g, const char *name, nnfx_pass_report *report, nnfx_error *err);
+/* Names of the registered passes: count and i-th (NULL out of range), and
+ * a one-line description of each. */
+int nnfx_pass_count(void);
+const char *nnfx_pass_name(int i);
+const char *nnfx_pass_description(int i);
 
 /* ===================================================================== */
 /* Files: NumPy, ONNX                                                    */

@@ -5,6 +5,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 /* cmocka needs the headers above first */
@@ -34,5 +35,16 @@ void tu_assert_close(const nnfx_tensor *got, const nnfx_tensor *want, double ato
 /* Fails the running test unless err holds status want and its message
  * contains every one of the given fragments (NULL-terminated list). */
 void tu_assert_error(const nnfx_error *err, nnfx_status got, nnfx_status want, ...);
+
+/* Reads a whole file into a malloc'd buffer (*size set); NULL on failure. */
+void *tu_read_file(const char *path, size_t *size);
+/* Writes size bytes to path; returns 0 on success. */
+int tu_write_file(const char *path, const void *data, size_t size);
+/* A fresh empty directory under the build tree for this test's files;
+ * returns a static buffer holding its path. */
+const char *tu_tmpdir(const char *test_name);
+/* Largest |a[i] - b[i]| over two float32 tensors of the same shape, or
+ * INFINITY when dtypes or shapes differ. */
+double tu_max_abs_diff(const nnfx_tensor *a, const nnfx_tensor *b);
 
 #endif

@@ -1,0 +1,173 @@
+/* cli.h — shared declarations of the nnfx command line: exit codes, the
+ * subcommand entry points, and the helpers of common.c (option parsing,
+ * error lines, model and tensor loading, atomic writes, progress, JSON).
+ *
+ * Every subcommand is `int cli_<name>(int argc, char **argv)` where argv[0]
+ * is the subcommand's name; it returns one of the exit codes below. */
+#ifndef NNFX_CLI_H
+#define NNFX_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nnfx.h"
+#include "core/sbuf.h"
+
+/* Exit codes: a stable interface that scripts depend on. */
+enum {
+    CLI_EXIT_OK = 0,        /* everything worked and every check passed     */
+    CLI_EXIT_CHECK = 1,     /* a check failed (tolerance, accuracy gate)    */
+    CLI_EXIT_USAGE = 2,     /* bad command line: flags, missing arguments   */
+    CLI_EXIT_BAD_INPUT = 3  /* unreadable or corrupt model/data, bad op     */
+};
+
+/* --- subcommands (one file each) ----------------------------------------- */
+
+int cli_run(int argc, char **argv);
+int cli_inspect(int argc, char **argv);
+int cli_analyze(int argc, char **argv);
+int cli_optimize(int argc, char **argv);
+int cli_compare(int argc, char **argv);
+int cli_export(int argc, char **argv);
+/* `nnfx demo` (src/cli/demo.c): argv[0] is "demo". */
+int cli_demo(int argc, char **argv);
+
+/* --- error lines --------------------------------------------------------- */
+
+/* Prints "nnfx CMD: message" on stderr as one line. */
+void cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints "nnfx CMD: FILE: err->msg" (FILE omitted when the message already
+ * names it or file is NULL) and returns the exit code for err->status:
+ * CLI_EXIT_USAGE for invalid arguments, CLI_EXIT_BAD_INPUT otherwise. */
+int cli_fail(const char *cmd, const char *file, const nnfx_error *err);
+/* Prints "nnfx CMD: message" plus "Try 'nnfx CMD --help'." and returns
+ * CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* --- option parsing -------------------------------------------------------- */
+
+/* A cursor over a subcommand's arguments (argv[0], the name, is skipped). */
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int i;           /* index of the argument being looked at            */
+    const char *cmd; /* subcommand name for error lines                  */
+    bool bad;        /* an option lacked its value (error already shown) */
+    bool end_of_opts;/* "--" seen: the rest are positional               */
+} cli_args;
+
+/* Starts a cursor at argv[1]. */
+void cli_args_init(cli_args *a, const char *cmd, int argc, char **argv);
+/* True while arguments remain. */
+bool cli_args_more(const cli_args *a);
+/* When the current argument is option `name` (or `alias`, may be NULL)
+ * taking a value ("--name V" or "--name=V"), stores the value in *val,
+ * advances and returns true. A missing value prints a usage error, sets
+ * a->bad and returns true. Otherwise returns false and does not move. */
+bool cli_opt(cli_args *a, const char *name, const char *alias, const char **val);
+/* When the current argument is flag `name` (or `alias`), advances and
+ * returns true. */
+bool cli_flag(cli_args *a, const char *name, const char *alias);
+/* The current argument as a positional one: returns it and advances, or
+ * returns NULL (after a usage error, setting a->bad) when it looks like an
+ * unknown option. */
+const char *cli_positional(cli_args *a);
+/* True when any argument is -h or --help (before "--"). */
+bool cli_wants_help(int argc, char **argv);
+
+/* Parses a whole decimal integer in [lo, hi]; false when malformed. */
+bool cli_parse_int(const char *s, long lo, long hi, long *out);
+/* Parses a finite non-negative floating-point number; false when malformed. */
+bool cli_parse_nonneg_double(const char *s, double *out);
+/* Parses "1x3x224x224" (or "1,3,224,224") into shape; false when malformed. */
+bool cli_parse_shape(const char *s, nnfx_shape *shape);
+/* Splits "NAME=VALUE" at the first '='. *name is malloc'd (caller frees);
+ * *value points into s. Returns false when there is no '=' or the name is
+ * empty. */
+bool cli_split_binding(const char *s, char **name, const char **value);
+
+/* --- files --------------------------------------------------------------- */
+
+/* Loads a model: ONNX (.onnx, or any file not recognised as text) or the
+ * nnfx text IR (.fx, .txt, .nnfx, or a file starting with "graph"). */
+nnfx_graph *cli_load_model(const char *path, nnfx_error *err);
+/* Loads a tensor file: NumPy .npy or ONNX TensorProto .pb (by content). */
+nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err);
+/* Reads a whole file into a NUL-terminated malloc'd buffer. */
+char *cli_read_file(const char *path, size_t *len, nnfx_error *err);
+/* Writes len bytes to path through a temporary name in the same folder and
+ * a rename, so a failure leaves no partial file. path "-" writes stdout. */
+nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_error *err);
+/* True when a and b name the same existing file (same device and inode). */
+bool cli_same_file(const char *a, const char *b);
+/* True when path names an existing directory. */
+bool cli_is_dir(const char *path);
+/* The last path component (points into path). */
+const char *cli_basename(const char *path);
+/* Saves the graph as ONNX or, for .fx/.txt/.nnfx names, as text IR, to a
+ * temporary name and a rename. */
+nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err);
+
+/* --- model inputs ------------------------------------------------------------ */
+
+/* Tensors bound to a graph's placeholders, in placeholder order. */
+typedef struct cli_inputs {
+    int n;
+    nnfx_tensor **t; /* owned references */
+} cli_inputs;
+
+/* Loads --input NAME=FILE bindings (nspec of them) for g's placeholders.
+ * A lone FILE binds the only input of a one-input graph. Errors (printed,
+ * returned as exit codes): unknown or repeated name, missing input (usage,
+ * 2), unreadable file, dtype or shape disagreeing with the model (bad
+ * input, 3). Returns CLI_EXIT_OK and fills *in on success. */
+int cli_inputs_load(const char *cmd, const nnfx_graph *g, int nspec, char *const *spec, cli_inputs *in);
+/* Seeded uniform random inputs for g's placeholders (unknown dims: 1). */
+int cli_inputs_random(const char *cmd, const nnfx_graph *g, uint64_t seed, cli_inputs *in);
+/* Releases the tensors. */
+void cli_inputs_free(cli_inputs *in);
+/* Sets each placeholder's meta to the concrete shape of its input so that
+ * shape inference gives static shapes everywhere. */
+void cli_inputs_pin_shapes(nnfx_graph *g, const cli_inputs *in);
+
+/* --- progress ----------------------------------------------------------------- */
+
+/* A progress bar on stderr, drawn only when stderr is a terminal and not
+ * quiet. */
+typedef struct cli_progress {
+    bool on;
+    const char *label;
+    long total, done;
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, const char *label, long total, bool quiet);
+void cli_progress_step(cli_progress *p, long done);
+/* Clears the bar's line. */
+void cli_progress_end(cli_progress *p);
+
+/* --- JSON ------------------------------------------------------------------ */
+
+/* Appends s as a JSON string literal (quoted, escaped). */
+void cli_json_str(sbuf *b, const char *s);
+/* Appends a finite double (NaN/Inf become null). */
+void cli_json_num(sbuf *b, double v);
+/* Appends a meta's shape as a JSON array (symbolic dims as strings, unknown
+ * as null; unknown rank as null). */
+void cli_json_shape(sbuf *b, const nnfx_meta *m);
+
+/* --- timing ---------------------------------------------------------------- */
+
+/* Monotonic time in milliseconds. */
+double cli_now_ms(void);
+
+#endif

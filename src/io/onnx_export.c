@@ -1,0 +1,631 @@
+/* onnx_export.c — nnfx_graph -> ONNX ModelProto.
+ *
+ * Parameters read by get_attr nodes become initializers (raw_data, or an
+ * external-data side file), placeholders the graph inputs, call_function
+ * nodes NodeProtos with the attributes set on the node, getitem nodes the
+ * k-th output of their tuple node, and the output node's arguments the
+ * graph outputs. Value names are the original ONNX names kept by the
+ * importer where known, else the node names. The opset is 17 (or the
+ * imported one when newer), raised to 18 only when a form needs it (a
+ * Reduce* axes input that is not a parameter); at 17 constant Reduce axes
+ * go back to the attribute. Files are written to "<path>.tmp" and renamed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/onnx_int.h"
+#include "ir/ir_int.h"
+
+#define EXT_ALIGN 4096
+#define TWO_GB ((size_t)2 << 30)
+
+typedef struct exp_ctx {
+    const nnfx_graph *g;
+    const onnx_model_info *info;
+    int64_t opset;
+    ir_strmap orig;        /* node name -> original ONNX value name         */
+    ir_strmap used;        /* value names taken                             */
+    char **owned;          /* strings owned by the exporter                 */
+    int nowned, cap_owned;
+    ir_strmap params_used; /* param name -> (void *)1 when written           */
+    ir_strmap params_read; /* params read by get_attr nodes not written     */
+    nnfx_error *err;
+    int nextra;            /* counter for generated names                   */
+} exp_ctx;
+
+static nnfx_status oom(exp_ctx *x) { return nnfx_error_set(x->err, NNFX_ERR_NOMEM, "out of memory"); }
+
+/* Keeps s (malloc'd) alive until the end of the export; NULL on OOM. */
+static char *own(exp_ctx *x, char *s) {
+    if (!s) return NULL;
+    if (x->nowned == x->cap_owned) {
+        int nc = x->cap_owned ? x->cap_owned * 2 : 64;
+        char **no = realloc(x->owned, sizeof *no * (size_t)nc);
+        if (!no) {
+            free(s);
+            return NULL;
+        }
+        x->owned = no;
+        x->cap_owned = nc;
+    }
+    x->owned[x->nowned++] = s;
+    return s;
+}
+
+/* Claims a unique value name derived from want; returns it (owned). */
+static const char *claim(exp_ctx *x, const char *want) {
+    const char *got = want;
+    char *buf = NULL;
+    for (int k = 1; ir_strmap_get(&x->used, got); k++) {
+        free(buf);
+        size_t n = strlen(want) + 24;
+        buf = malloc(n);
+        if (!buf) return NULL;
+        snprintf(buf, n, "%s_%d", want, k);
+        got = buf;
+    }
+    char *s = own(x, buf ? buf : ir_strdup(want));
+    if (!s || !ir_strmap_put(&x->used, s, (void *)1)) return NULL;
+    return s;
+}
+
+/* The ONNX value name of each node (node->pass_data is not ours to use, so
+ * names live in a map keyed by node pointer text). */
+typedef struct name_map {
+    const nnfx_node **k;
+    const char **v;
+    size_t cap, n;
+} name_map;
+
+static size_t ptr_hash(const void *p) {
+    uintptr_t h = (uintptr_t)p;
+    h ^= h >> 17;
+    h *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool nm_put(name_map *m, const nnfx_node *k, const char *v) {
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 256;
+        const nnfx_node **nk = calloc(nc, sizeof *nk);
+        const char **nv = calloc(nc, sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free((void *)nv);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->k[i]) {
+                size_t j = ptr_hash(m->k[i]) & (nc - 1);
+                while (nk[j]) j = (j + 1) & (nc - 1);
+                nk[j] = m->k[i];
+                nv[j] = m->v[i];
+            }
+        free((void *)m->k);
+        free((void *)m->v);
+        m->k = nk;
+        m->v = nv;
+        m->cap = nc;
+    }
+    size_t j = ptr_hash(k) & (m->cap - 1);
+    while (m->k[j] && m->k[j] != k) j = (j + 1) & (m->cap - 1);
+    if (!m->k[j]) m->n++;
+    m->k[j] = k;
+    m->v[j] = v;
+    return true;
+}
+
+static const char *nm_get(const name_map *m, const nnfx_node *k) {
+    if (!m->cap) return NULL;
+    size_t j = ptr_hash(k) & (m->cap - 1);
+    while (m->k[j]) {
+        if (m->k[j] == k) return m->v[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+/* --- pieces --------------------------------------------------------------- */
+
+static void write_type(ow_buf *b, uint32_t num, const nnfx_meta *m) {
+    size_t t = ow_begin_msg(b, num);
+    size_t tt = ow_begin_msg(b, PB_TYPE_TENSOR);
+    ow_put_int(b, PB_TENSOR_TYPE_ELEM, (int64_t)m->dtype);
+    if (m->rank >= 0) {
+        size_t sh = ow_begin_msg(b, PB_TENSOR_TYPE_SHAPE);
+        for (int i = 0; i < m->rank; i++) {
+            size_t d = ow_begin_msg(b, PB_SHAPE_DIM);
+            if (m->dims[i].value >= 0) ow_put_int(b, PB_DIM_VALUE, m->dims[i].value);
+            else if (m->dims[i].symbol[0]) ow_put_string(b, PB_DIM_PARAM, m->dims[i].symbol);
+            ow_end_msg(b, d);
+        }
+        ow_end_msg(b, sh);
+    }
+    ow_end_msg(b, tt);
+    ow_end_msg(b, t);
+}
+
+static void write_value_info(ow_buf *b, uint32_t num, const char *name, const nnfx_meta *m) {
+    size_t v = ow_begin_msg(b, num);
+    ow_put_string(b, PB_VI_NAME, name);
+    if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_type(b, PB_VI_TYPE, m);
+    ow_end_msg(b, v);
+}
+
+static void write_attr(ow_buf *b, const nnfx_attr *a) {
+    size_t m = ow_begin_msg(b, PB_NODE_ATTRIBUTE);
+    ow_put_string(b, PB_ATTR_NAME, a->name);
+    switch (a->kind) {
+    case NNFX_ATTR_INT:
+        ow_put_int(b, PB_ATTR_I, a->u.i);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_INT);
+        break;
+    case NNFX_ATTR_FLOAT:
+        ow_put_float(b, PB_ATTR_F, (float)a->u.f);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_FLOAT);
+        break;
+    case NNFX_ATTR_STRING:
+        ow_put_string(b, PB_ATTR_S, a->u.s ? a->u.s : "");
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_STRING);
+        break;
+    case NNFX_ATTR_INTS:
+        ow_put_packed_int64(b, PB_ATTR_INTS, a->u.ints.v, (size_t)a->u.ints.n);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_INTS);
+        break;
+    case NNFX_ATTR_FLOATS:
+        ow_put_packed_float(b, PB_ATTR_FLOATS, a->u.floats.v, (size_t)a->u.floats.n);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_FLOATS);
+        break;
+    case NNFX_ATTR_TENSOR:
+        if (a->u.t) onnx_write_tensor(b, PB_ATTR_T, NULL, a->u.t, NULL, 0);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_TENSOR);
+        break;
+    }
+    ow_end_msg(b, m);
+}
+
+/* The int64 parameter a get_attr argument reads, or NULL. */
+static const nnfx_tensor *const_i64_arg(const nnfx_node *n, int i) {
+    const nnfx_node *a = nnfx_node_arg_node(n, i);
+    if (!a || nnfx_node_opcode(a) != NNFX_GET_ATTR) return NULL;
+    const nnfx_tensor *t = nnfx_graph_param(n->graph, nnfx_node_target(a));
+    return t && t->dtype == NNFX_I64 && t->rank <= 1 ? t : NULL;
+}
+
+static bool is_reduce_axes_op(const nnfx_node *n) {
+    return nnfx_node_is_op(n, NNFX_OP_REDUCE_MEAN) || nnfx_node_is_op(n, NNFX_OP_REDUCE_MAX);
+}
+
+/* The opset the graph's forms need (at least `base`). */
+static int64_t needed_opset(const nnfx_graph *g, int64_t base) {
+    int64_t v = base;
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (is_reduce_axes_op(n) && nnfx_node_num_args(n) > 1 && nnfx_node_arg(n, 1).kind == NNFX_ARG_NODE &&
+            !const_i64_arg(n, 1) && v < 18)
+            v = 18;
+        if (nnfx_node_is_op(n, NNFX_OP_PAD) && nnfx_node_num_args(n) > 3 && v < 18) v = 18;
+        if (nnfx_node_is_op(n, NNFX_OP_RESIZE) &&
+            (nnfx_node_attr(n, "antialias") || nnfx_node_attr(n, "axes") ||
+             nnfx_node_attr(n, "keep_aspect_ratio_policy")) && v < 18)
+            v = 18;
+        if (nnfx_node_is_op(n, NNFX_OP_CAST) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
+    }
+    return v;
+}
+
+/* Value name of argument node a (marks parameters used). */
+static const char *arg_name(exp_ctx *x, name_map *nm, const nnfx_node *a) {
+    if (nnfx_node_opcode(a) == NNFX_GET_ATTR) {
+        const char *t = nnfx_node_target(a);
+        ir_strmap_put(&x->params_used, t, (void *)1);
+        return t;
+    }
+    return nm_get(nm, a);
+}
+
+/* Writes an initializer for a literal argument; returns its name. */
+static const char *literal_initializer(exp_ctx *x, ow_buf *inits, const nnfx_node *n, int i, nnfx_arg a) {
+    char want[300];
+    snprintf(want, sizeof want, "%s_arg%d", nnfx_node_name(n), i);
+    const char *name = claim(x, want);
+    if (!name) return NULL;
+    nnfx_error e = {0};
+    nnfx_tensor *t = a.kind == NNFX_ARG_INT ? nnfx_tensor_scalar_i64(a.u.i, &e) : nnfx_tensor_scalar_f32((float)a.u.f, &e);
+    if (!t) return NULL;
+    onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, name, t, NULL, 0);
+    nnfx_tensor_release(t);
+    return name;
+}
+
+static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *inits, const nnfx_node *n) {
+    nnfx_op op = nnfx_node_op(n);
+    const char *type = nnfx_op_onnx_type(op);
+    if (!type[0])
+        return nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED, "onnx export: node %s: op %s has no ONNX form",
+                              nnfx_node_name(n), nnfx_op_name(op));
+    size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
+    int nargs = nnfx_node_num_args(n);
+    bool axes_attr = x->opset < 18 && is_reduce_axes_op(n) && nargs > 1 && const_i64_arg(n, 1);
+    if (axes_attr) nargs = 1;
+    while (nargs > 0 && nnfx_node_arg(n, nargs - 1).kind == NNFX_ARG_NONE) nargs--;
+    for (int i = 0; i < nargs; i++) {
+        nnfx_arg a = nnfx_node_arg(n, i);
+        const char *name = "";
+        if (a.kind == NNFX_ARG_NODE) name = arg_name(x, nm, a.u.node);
+        else if (a.kind == NNFX_ARG_INT || a.kind == NNFX_ARG_FLOAT) name = literal_initializer(x, inits, n, i, a);
+        if (!name) return oom(x);
+        ow_put_string(nodes, PB_NODE_INPUT, name);
+    }
+    /* outputs: the node's own name, or its getitem users' names per index */
+    int nout = nnfx_node_num_outputs(n);
+    if (nout == 1) {
+        ow_put_string(nodes, PB_NODE_OUTPUT, nm_get(nm, n));
+    } else {
+        const char **names = calloc((size_t)nout, sizeof *names);
+        if (!names) return oom(x);
+        int last = 0;
+        for (int u = 0; u < nnfx_node_num_users(n); u++) {
+            const nnfx_node *gi = nnfx_node_user(n, u);
+            nnfx_arg idx = nnfx_node_arg(gi, 1);
+            if (!nnfx_node_is_op(gi, NNFX_OP_GETITEM) || idx.kind != NNFX_ARG_INT || idx.u.i < 0 || idx.u.i >= nout)
+                continue;
+            if (!names[idx.u.i]) names[idx.u.i] = nm_get(nm, gi);
+            if ((int)idx.u.i + 1 > last) last = (int)idx.u.i + 1;
+        }
+        if (op == NNFX_OP_SPLIT) last = nout;
+        if (last == 0) last = 1;
+        for (int i = 0; i < last; i++) {
+            if (!names[i] && (op == NNFX_OP_SPLIT || i == 0)) {
+                char want[300];
+                snprintf(want, sizeof want, "%s_out%d", nnfx_node_name(n), i);
+                names[i] = claim(x, want);
+            }
+            ow_put_string(nodes, PB_NODE_OUTPUT, names[i] ? names[i] : "");
+        }
+        free((void *)names);
+    }
+    ow_put_string(nodes, PB_NODE_NAME, nnfx_node_name(n));
+    ow_put_string(nodes, PB_NODE_OP_TYPE, type);
+    for (int i = 0; i < nnfx_node_num_attrs(n); i++) {
+        const nnfx_attr *a = nnfx_node_attr_at(n, i);
+        if (op == NNFX_OP_SPLIT && x->opset < 18 && strcmp(a->name, "num_outputs") == 0) continue;
+        write_attr(nodes, a);
+    }
+    if (axes_attr) {
+        const nnfx_tensor *t = const_i64_arg(n, 1);
+        nnfx_attr a = nnfx_attr_ints("axes", (int)nnfx_tensor_numel(t), t->data);
+        write_attr(nodes, &a);
+    }
+    ow_end_msg(nodes, m);
+    return NNFX_OK;
+}
+
+/* Writes the side file (tmp name) with every external tensor, in order. */
+typedef struct ext_plan {
+    const char *loc;       /* location written in the model              */
+    char *path, *tmp;      /* side file and its temporary name           */
+    FILE *f;
+    uint64_t off;
+} ext_plan;
+
+static nnfx_status ext_write(exp_ctx *x, ext_plan *e, const nnfx_tensor *t, uint64_t *off) {
+    static const uint8_t zeros[64];
+    while (e->off % EXT_ALIGN) {
+        size_t pad = EXT_ALIGN - (size_t)(e->off % EXT_ALIGN);
+        if (pad > sizeof zeros) pad = sizeof zeros;
+        if (fwrite(zeros, 1, pad, e->f) != pad) goto io;
+        e->off += pad;
+    }
+    *off = e->off;
+    if (t->nbytes && fwrite(t->data, 1, t->nbytes, e->f) != t->nbytes) goto io;
+    e->off += t->nbytes;
+    return NNFX_OK;
+io:
+    return nnfx_error_set(x->err, NNFX_ERR_IO, "%s: write failed: %s", e->tmp, strerror(errno));
+}
+
+static nnfx_status write_file(const char *path, const ow_buf *b, nnfx_error *err) {
+    size_t n = strlen(path) + 5;
+    char *tmp = malloc(n);
+    if (!tmp) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    nnfx_status st = NNFX_OK;
+    if (!f) {
+        st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    } else {
+        bool ok = fwrite(b->p, 1, b->len, f) == b->len;
+        ok = (fclose(f) == 0) && ok;
+        if (!ok || rename(tmp, path) != 0) {
+            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+            remove(tmp);
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+/* Builds the GraphProto into g_out. */
+static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
+                               ext_plan *ext) {
+    name_map nm = {0};
+    ow_buf nodes = {0}, inits = {0}, io = {0};
+    nnfx_status st = NNFX_OK;
+    const nnfx_node *outn = nnfx_graph_output_node(g);
+    if (!outn) {
+        st = nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: the graph has no output node");
+        goto out;
+    }
+    /* parameter names first: initializer names are fixed */
+    for (int i = 0; i < nnfx_graph_num_params(g); i++)
+        if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) goto nomem;
+    /* value names of placeholders and call nodes */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        nnfx_opcode oc = nnfx_node_opcode(n);
+        if (oc == NNFX_GET_ATTR || oc == NNFX_OUTPUT) continue;
+        if (oc == NNFX_CALL_MODULE) {
+            st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED,
+                                "onnx export: node %s calls the user function '%s', which has no ONNX form",
+                                nnfx_node_name(n), nnfx_node_target(n));
+            goto out;
+        }
+        if (oc == NNFX_CALL_FUNCTION && nnfx_node_num_outputs(n) > 1) continue; /* named by its getitems */
+        const char *want = ir_strmap_get(&x->orig, nnfx_node_name(n));
+        if (!want) want = oc == NNFX_PLACEHOLDER ? nnfx_node_target(n) : nnfx_node_name(n);
+        const char *name = claim(x, want);
+        if (!name || !nm_put(&nm, n, name)) goto nomem;
+    }
+    /* inputs */
+    for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
+        const nnfx_node *p = nnfx_graph_input(g, i);
+        const nnfx_meta *m = nnfx_node_meta_c(p, 0);
+        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
+            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype",
+                                nnfx_node_name(p));
+            goto out;
+        }
+        write_value_info(&io, PB_GRAPH_INPUT, nm_get(&nm, p), m);
+    }
+    /* nodes */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
+        if ((st = write_node(x, &nm, &nodes, &inits, n))) goto out;
+    }
+    /* getitems that repeat an index already named -> Identity */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (!nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
+        const nnfx_node *tup = nnfx_node_arg_node(n, 0);
+        nnfx_arg idx = nnfx_node_arg(n, 1);
+        if (!tup || idx.kind != NNFX_ARG_INT) continue;
+        const nnfx_node *first = NULL;
+        for (int u = 0; u < nnfx_node_num_users(tup) && !first; u++) {
+            const nnfx_node *o = nnfx_node_user(tup, u);
+            nnfx_arg k = nnfx_node_arg(o, 1);
+            if (nnfx_node_is_op(o, NNFX_OP_GETITEM) && k.kind == NNFX_ARG_INT && k.u.i == idx.u.i) first = o;
+        }
+        if (first && first != n) {
+            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
+            ow_put_string(&nodes, PB_NODE_INPUT, nm_get(&nm, first));
+            ow_put_string(&nodes, PB_NODE_OUTPUT, nm_get(&nm, n));
+            ow_put_string(&nodes, PB_NODE_NAME, nnfx_node_name(n));
+            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(&nodes, m);
+        }
+    }
+    /* outputs (a value returned twice goes through an Identity) */
+    ir_strmap outs_seen = {0};
+    for (int i = 0; i < nnfx_node_num_args(outn); i++) {
+        const nnfx_node *v = nnfx_node_arg_node(outn, i);
+        if (!v) {
+            ir_strmap_free(&outs_seen);
+            st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED, "onnx export: output %d is not a node", i);
+            goto out;
+        }
+        const char *name = arg_name(x, &nm, v);
+        if (ir_strmap_get(&outs_seen, name)) {
+            char want[300];
+            snprintf(want, sizeof want, "%s_output%d", name, i);
+            const char *alias = claim(x, want);
+            if (!alias) {
+                ir_strmap_free(&outs_seen);
+                goto nomem;
+            }
+            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
+            ow_put_string(&nodes, PB_NODE_INPUT, name);
+            ow_put_string(&nodes, PB_NODE_OUTPUT, alias);
+            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(&nodes, m);
+            name = alias;
+        }
+        ir_strmap_put(&outs_seen, name, (void *)1);
+        const nnfx_meta *m = nnfx_node_meta_c(v, 0);
+        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
+            ir_strmap_free(&outs_seen);
+            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE,
+                                "onnx export: output %s has no known dtype (run shape inference first)",
+                                nnfx_node_name(v));
+            goto out;
+        }
+        write_value_info(&io, PB_GRAPH_OUTPUT, name, m);
+    }
+    ir_strmap_free(&outs_seen);
+    /* value_info for intermediate values with a known dtype */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_num_outputs(n) != 1) continue;
+        const nnfx_meta *m = nnfx_node_meta_c(n, 0);
+        if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_value_info(&io, PB_GRAPH_VALUE_INFO, nm_get(&nm, n), m);
+    }
+    /* initializers: parameters in use, and parameters no get_attr reads (kept
+     * as they are); parameters only read as Reduce axes folded back into
+     * attributes are left out */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        if (nnfx_node_opcode(n) == NNFX_GET_ATTR && !ir_strmap_get(&x->params_used, nnfx_node_target(n)) &&
+            !ir_strmap_put(&x->params_read, nnfx_node_target(n), (void *)1))
+            goto nomem;
+    for (int i = 0; i < nnfx_graph_num_params(g); i++) {
+        const char *pn = nnfx_graph_param_name(g, i);
+        if (!ir_strmap_get(&x->params_read, pn) && !ir_strmap_put(&x->params_used, pn, (void *)1)) goto nomem;
+    }
+    size_t total = 0;
+    for (int i = 0; i < nnfx_graph_num_params(g); i++)
+        if (ir_strmap_get(&x->params_used, nnfx_graph_param_name(g, i))) total += nnfx_graph_param_at(g, i)->nbytes;
+    bool external = (opts && opts->external_data) || total > TWO_GB - ((size_t)64 << 20);
+    size_t threshold = opts && opts->external_threshold ? opts->external_threshold : 1024;
+    for (int i = 0; i < nnfx_graph_num_params(g); i++) {
+        const char *pn = nnfx_graph_param_name(g, i);
+        const nnfx_tensor *t = nnfx_graph_param_at(g, i);
+        if (!ir_strmap_get(&x->params_used, pn)) continue;
+        if (external && t->nbytes >= threshold) {
+            if (!ext->f) {
+                ext->f = fopen(ext->tmp, "wb");
+                if (!ext->f) {
+                    st = nnfx_error_set(x->err, NNFX_ERR_IO, "%s: cannot create: %s", ext->tmp, strerror(errno));
+                    goto out;
+                }
+            }
+            uint64_t off = 0;
+            if ((st = ext_write(x, ext, t, &off))) goto out;
+            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, ext->loc, off);
+        } else {
+            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, NULL, 0);
+        }
+    }
+    /* GraphProto: nodes, name, initializers, doc, inputs/outputs/value_info */
+    ow_put_raw(gb, nodes.p, nodes.len);
+    ow_put_string(gb, PB_GRAPH_NAME, x->info && x->info->graph_name ? x->info->graph_name : "nnfx");
+    ow_put_raw(gb, inits.p, inits.len);
+    if (x->info && x->info->graph_doc) ow_put_string(gb, PB_GRAPH_DOC_STRING, x->info->graph_doc);
+    ow_put_raw(gb, io.p, io.len);
+    if (nodes.oom || inits.oom || io.oom) goto nomem;
+    goto out;
+nomem:
+    st = oom(x);
+out:
+    free((void *)nm.k);
+    free((void *)nm.v);
+    ow_buf_free(&nodes);
+    ow_buf_free(&inits);
+    ow_buf_free(&io);
+    return st;
+}
+
+nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_onnx_save_options *opts,
+                           nnfx_error *err) {
+    if (!g_in || !path) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx_save: NULL graph or path");
+    nnfx_error local = {0};
+    if (!err) err = &local;
+    /* inputs/outputs need dtypes: infer them on a copy when some are unknown */
+    const nnfx_graph *g = g_in;
+    nnfx_graph *copy = NULL;
+    bool unknown = false;
+    const nnfx_node *outn = nnfx_graph_output_node(g_in);
+    for (int i = 0; outn && i < nnfx_node_num_args(outn); i++) {
+        const nnfx_node *v = nnfx_node_arg_node(outn, i);
+        if (v && nnfx_node_meta_c(v, 0)->dtype == NNFX_DTYPE_UNDEFINED) unknown = true;
+    }
+    if (unknown) {
+        nnfx_error ie = {0};
+        copy = nnfx_graph_copy(g_in, NULL, &ie);
+        if (copy && nnfx_graph_infer_shapes(copy, &ie) == NNFX_OK) g = copy;
+    }
+    exp_ctx x;
+    memset(&x, 0, sizeof x);
+    x.g = g;
+    x.err = err;
+    x.info = onnx_info_of(g);
+    int64_t base = 17;
+    if (x.info)
+        for (int i = 0; i < x.info->nopsets; i++)
+            if ((!x.info->opsets[i].key[0] || strcmp(x.info->opsets[i].key, "ai.onnx") == 0)) {
+                int64_t v = strtoll(x.info->opsets[i].value, NULL, 10);
+                if (v > base) base = v;
+            }
+    x.opset = needed_opset(g, base);
+    nnfx_status st = NNFX_OK;
+    if (x.info)
+        for (int i = 0; i < x.info->nnames; i++)
+            if (!ir_strmap_put(&x.orig, x.info->names[i].key, x.info->names[i].value)) st = oom(&x);
+
+    ext_plan ext = {0};
+    const char *slash = strrchr(path, '/');
+    char *loc = NULL;
+    if (opts && opts->external_name) {
+        loc = ir_strdup(opts->external_name);
+    } else {
+        const char *base_name = slash ? slash + 1 : path;
+        size_t n = strlen(base_name) + 6;
+        loc = malloc(n);
+        if (loc) snprintf(loc, n, "%s.data", base_name);
+    }
+    if (loc) {
+        size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+        size_t n = dl + strlen(loc) + 1;
+        ext.path = malloc(n);
+        ext.tmp = malloc(n + 4);
+        if (ext.path && ext.tmp) {
+            memcpy(ext.path, path, dl);
+            strcpy(ext.path + dl, loc);
+            snprintf(ext.tmp, n + 4, "%s.tmp", ext.path);
+        }
+    }
+    ext.loc = loc;
+    if (!loc || !ext.path || !ext.tmp) st = oom(&x);
+
+    ow_buf model = {0}, gb = {0};
+    if (!st) st = build_graph(&x, g, &gb, opts, &ext);
+    if (!st) {
+        const onnx_model_info *info = x.info;
+        int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
+        ow_put_int(&model, PB_MODEL_IR_VERSION, irv);
+        ow_put_string(&model, PB_MODEL_PRODUCER_NAME, info && info->producer_name ? info->producer_name : "nnfx");
+        ow_put_string(&model, PB_MODEL_PRODUCER_VERSION,
+                      info && info->producer_version ? info->producer_version : NNFX_VERSION);
+        if (info && info->domain) ow_put_string(&model, PB_MODEL_DOMAIN, info->domain);
+        if (info && info->model_version) ow_put_int(&model, PB_MODEL_MODEL_VERSION, info->model_version);
+        if (info && info->doc_string) ow_put_string(&model, PB_MODEL_DOC_STRING, info->doc_string);
+        ow_put_bytes(&model, PB_MODEL_GRAPH, gb.p, gb.len);
+        size_t m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
+        ow_put_string(&model, PB_OPSET_DOMAIN, "");
+        ow_put_int(&model, PB_OPSET_VERSION, x.opset);
+        ow_end_msg(&model, m);
+        for (int i = 0; info && i < info->nopsets; i++) {
+            const char *d = info->opsets[i].key;
+            if (!d[0] || strcmp(d, "ai.onnx") == 0) continue;
+            m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
+            ow_put_string(&model, PB_OPSET_DOMAIN, d);
+            ow_put_int(&model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
+            ow_end_msg(&model, m);
+        }
+        for (int i = 0; info && i < info->nmeta; i++) {
+            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
+            ow_put_string(&model, PB_KV_KEY, info->meta[i].key);
+            ow_put_string(&model, PB_KV_VALUE, info->meta[i].value);
+            ow_end_msg(&model, m);
+        }
+        if (model.oom || gb.oom) st = oom(&x);
+    }
+    if (ext.f) {
+        bool ok = fclose(ext.f) == 0;
+        ext.f = NULL;
+        if (!st && !ok) st = nnfx_error_set(err, NNFX_ERR_IO, "%s: write failed", ext.tmp);
+        if (!st && rename(ext.tmp, ext.path) != 0)
+            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot rename: %s", ext.path, strerror(errno));
+        if (st) remove(ext.tmp);
+    }
+    if (!st) st = write_file(path, &model, err);
+    ow_buf_free(&model);
+    ow_buf_free(&gb);
+    free(loc);
+    free(ext.path);
+    free(ext.tmp);
+    for (int i = 0; i < x.nowned; i++) free(x.owned[i]);
+    free(x.owned);
+    ir_strmap_free(&x.orig);
+    ir_strmap_free(&x.used);
+    ir_strmap_free(&x.params_used);
+    ir_strmap_free(&x.params_read);
+    nnfx_graph_free(copy);
+    return st;
+}

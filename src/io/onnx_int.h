@@ -1,0 +1,99 @@
+/* onnx_int.h — shared internals of the ONNX reader and writer (io/ only):
+ * field numbers of onnx.proto, the model metadata kept on a graph for round
+ * trips, and TensorProto decoding/encoding. */
+#ifndef NNFX_ONNX_INT_H
+#define NNFX_ONNX_INT_H
+
+#include "io/onnx_wire.h"
+#include "nnfx.h"
+
+/* Field numbers (onnx.proto, IR version 8). */
+enum {
+    /* ModelProto */
+    PB_MODEL_IR_VERSION = 1, PB_MODEL_PRODUCER_NAME = 2, PB_MODEL_PRODUCER_VERSION = 3, PB_MODEL_DOMAIN = 4,
+    PB_MODEL_MODEL_VERSION = 5, PB_MODEL_DOC_STRING = 6, PB_MODEL_GRAPH = 7, PB_MODEL_OPSET_IMPORT = 8,
+    PB_MODEL_METADATA_PROPS = 14, PB_MODEL_FUNCTIONS = 25,
+    /* OperatorSetIdProto, StringStringEntryProto */
+    PB_OPSET_DOMAIN = 1, PB_OPSET_VERSION = 2, PB_KV_KEY = 1, PB_KV_VALUE = 2,
+    /* GraphProto */
+    PB_GRAPH_NODE = 1, PB_GRAPH_NAME = 2, PB_GRAPH_INITIALIZER = 5, PB_GRAPH_DOC_STRING = 10, PB_GRAPH_INPUT = 11,
+    PB_GRAPH_OUTPUT = 12, PB_GRAPH_VALUE_INFO = 13, PB_GRAPH_SPARSE_INITIALIZER = 15,
+    /* NodeProto */
+    PB_NODE_INPUT = 1, PB_NODE_OUTPUT = 2, PB_NODE_NAME = 3, PB_NODE_OP_TYPE = 4, PB_NODE_ATTRIBUTE = 5,
+    PB_NODE_DOC_STRING = 6, PB_NODE_DOMAIN = 7,
+    /* AttributeProto */
+    PB_ATTR_NAME = 1, PB_ATTR_F = 2, PB_ATTR_I = 3, PB_ATTR_S = 4, PB_ATTR_T = 5, PB_ATTR_G = 6, PB_ATTR_FLOATS = 7,
+    PB_ATTR_INTS = 8, PB_ATTR_STRINGS = 9, PB_ATTR_TYPE = 20,
+    /* ValueInfoProto, TypeProto, TypeProto.Tensor, TensorShapeProto(.Dimension) */
+    PB_VI_NAME = 1, PB_VI_TYPE = 2, PB_TYPE_TENSOR = 1, PB_TENSOR_TYPE_ELEM = 1, PB_TENSOR_TYPE_SHAPE = 2,
+    PB_SHAPE_DIM = 1, PB_DIM_VALUE = 1, PB_DIM_PARAM = 2,
+    /* TensorProto */
+    PB_T_DIMS = 1, PB_T_DATA_TYPE = 2, PB_T_SEGMENT = 3, PB_T_FLOAT_DATA = 4, PB_T_INT32_DATA = 5,
+    PB_T_STRING_DATA = 6, PB_T_INT64_DATA = 7, PB_T_NAME = 8, PB_T_RAW_DATA = 9, PB_T_DOUBLE_DATA = 10,
+    PB_T_UINT64_DATA = 11, PB_T_EXTERNAL_DATA = 13, PB_T_DATA_LOCATION = 14
+};
+
+/* AttributeProto.AttributeType values. */
+enum { PB_AT_FLOAT = 1, PB_AT_INT = 2, PB_AT_STRING = 3, PB_AT_TENSOR = 4, PB_AT_GRAPH = 5, PB_AT_FLOATS = 6,
+       PB_AT_INTS = 7, PB_AT_STRINGS = 8 };
+
+/* --- Model metadata kept in nnfx_graph.model_info ------------------------- */
+
+typedef struct onnx_kv {
+    char *key, *value;
+} onnx_kv;
+
+typedef struct onnx_model_info {
+    int64_t ir_version;
+    int nopsets;
+    onnx_kv *opsets;        /* key: domain ("" default), value: version as text */
+    char *producer_name, *producer_version, *domain, *doc_string;
+    int64_t model_version;
+    int nmeta;
+    onnx_kv *meta;          /* metadata_props                                   */
+    char *graph_name, *graph_doc;
+    int nnames, cap_names;
+    onnx_kv *names;         /* node name -> original ONNX value name (when they differ) */
+} onnx_model_info;
+
+/* Copy/free callbacks stored with the info on a graph. */
+void *onnx_info_copy(const void *info);
+void onnx_info_free(void *info);
+/* Appends key/value to a kv array (strings copied); false on OOM. */
+bool onnx_kv_push(onnx_kv **arr, int *n, int *cap, const char *key, const char *value);
+/* The info attached to g by the importer, or NULL. */
+const onnx_model_info *onnx_info_of(const nnfx_graph *g);
+
+/* --- Tensors ------------------------------------------------------------- */
+
+/* Where tensors come from while loading: the mapped model (zero-copy) or a
+ * plain buffer (copied), and the directory for external data files. */
+typedef struct onnx_load_ctx {
+    const char *what;  /* file name for messages                           */
+    const char *dir;   /* directory of the model file; NULL for a buffer   */
+    nnfx_mapping *map; /* the model's mapping, or NULL (data is copied)    */
+    int next;
+    struct {
+        char *path;
+        nnfx_mapping *m;
+    } *ext;            /* external data files mapped so far                 */
+    nnfx_error *err;
+} onnx_load_ctx;
+
+/* Releases the external mappings cached in c. */
+void onnx_load_ctx_done(onnx_load_ctx *c);
+/* Decodes the TensorProto read by r into a new tensor (*out, refcount 1)
+ * and its name (*name, malloc'd, may be NULL when not wanted). Raw data is
+ * mapped when aligned, external data is mapped from the side file. */
+nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name, nnfx_tensor **out);
+/* ONNX data type code -> nnfx dtype (UNDEFINED when nnfx lacks it). */
+nnfx_dtype onnx_dtype(int64_t onnx_type);
+/* ONNX name of a data type code ("FLOAT", "STRING"...). */
+const char *onnx_dtype_name(int64_t onnx_type);
+
+/* Writes a TensorProto as field `num` of b with raw_data (or, when loc is
+ * not NULL, as external data at loc/offset). */
+void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,
+                       uint64_t offset);
+
+#endif

@@ -1,0 +1,393 @@
+/* onnx_tensor.c — TensorProto <-> nnfx_tensor: raw data mapped in place
+ * when aligned, typed repeated fields decoded, external data files mapped.
+ * Assumes a little-endian host (as ONNX's raw_data is little-endian). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/onnx_int.h"
+
+nnfx_dtype onnx_dtype(int64_t t) {
+    switch (t) {
+    case 1: return NNFX_F32;
+    case 2: return NNFX_U8;
+    case 3: return NNFX_I8;
+    case 6: return NNFX_I32;
+    case 7: return NNFX_I64;
+    case 9: return NNFX_BOOL;
+    case 10: return NNFX_F16;
+    case 11: return NNFX_F64;
+    default: return NNFX_DTYPE_UNDEFINED;
+    }
+}
+
+const char *onnx_dtype_name(int64_t t) {
+    static const char *names[] = {"UNDEFINED", "FLOAT",  "UINT8",     "INT8",       "UINT16", "INT16",
+                                  "INT32",     "INT64",  "STRING",    "BOOL",       "FLOAT16", "DOUBLE",
+                                  "UINT32",    "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+    if (t >= 0 && t < (int64_t)(sizeof names / sizeof names[0])) return names[t];
+    return "unknown";
+}
+
+void onnx_load_ctx_done(onnx_load_ctx *c) {
+    for (int i = 0; i < c->next; i++) {
+        free(c->ext[i].path);
+        nnfx_mapping_release(c->ext[i].m);
+    }
+    free(c->ext);
+    c->ext = NULL;
+    c->next = 0;
+}
+
+/* Maps (once) the external data file `loc`, relative to the model's
+ * directory. Rejects absolute paths and ".." so a model cannot read files
+ * outside its directory. */
+static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char *loc) {
+    if (!c->dir) {
+        nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                       "%s: tensor '%s' has external data ('%s'), which needs the model's file path "
+                       "(use nnfx_onnx_load)", c->what, tname, loc);
+        return NULL;
+    }
+    if (!loc[0] || loc[0] == '/' || strstr(loc, "..")) {
+        nnfx_error_set(c->err, NNFX_ERR_PARSE,
+                       "%s: tensor '%s': external data location '%s' must be a relative path inside the "
+                       "model's directory", c->what, tname, loc);
+        return NULL;
+    }
+    size_t n = strlen(c->dir) + strlen(loc) + 2;
+    char *path = malloc(n);
+    if (!path) {
+        nnfx_error_set(c->err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(path, n, "%s/%s", c->dir, loc);
+    for (int i = 0; i < c->next; i++)
+        if (strcmp(c->ext[i].path, path) == 0) {
+            free(path);
+            return c->ext[i].m;
+        }
+    nnfx_error sub = {0};
+    nnfx_mapping *m = nnfx_mapping_open(path, &sub);
+    if (!m) {
+        nnfx_error_set(c->err, NNFX_ERR_IO, "%s: tensor '%s': external data file: %s", c->what, tname, sub.msg);
+        free(path);
+        return NULL;
+    }
+    void *grown = realloc(c->ext, sizeof *c->ext * (size_t)(c->next + 1));
+    if (!grown) {
+        nnfx_mapping_release(m);
+        free(path);
+        nnfx_error_set(c->err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    c->ext = grown;
+    c->ext[c->next].path = path;
+    c->ext[c->next].m = m;
+    c->next++;
+    return m;
+}
+
+/* A tensor over bytes [p, p+nbytes) of mapping m (NULL: copy). */
+static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p,
+                                      size_t nbytes, nnfx_mapping *m, nnfx_error *err) {
+    size_t es = nnfx_dtype_size(dt);
+    if (m && nbytes > 0 && ((uintptr_t)p % es) == 0)
+        return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
+    nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, err);
+    if (t && nbytes) memcpy(t->data, p, nbytes);
+    return t;
+}
+
+/* Parses a decimal uint64 key value; false when malformed. */
+static bool parse_u64(const char *s, uint64_t *v) {
+    if (!s || !*s) return false;
+    uint64_t x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        if (x > (UINT64_MAX - 9) / 10) return false;
+        x = x * 10 + (uint64_t)(*s - '0');
+    }
+    *v = x;
+    return true;
+}
+
+nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nnfx_tensor **out) {
+    *out = NULL;
+    if (name_out) *name_out = NULL;
+    size_t start = r->pos;
+    int64_t dims[NNFX_MAX_RANK];
+    int rank = 0;
+    int64_t dtype_code = 0;
+    char *name = NULL;
+    const ow_field *raw = NULL;
+    ow_field raw_f;
+    int64_t typed_count[16] = {0}; /* elements per typed field number */
+    int64_t location = 0;
+    char *ext_loc = NULL;
+    uint64_t ext_off = 0, ext_len = 0;
+    bool has_len = false;
+    nnfx_status st = NNFX_OK;
+    ow_field f;
+    int rc;
+    ow_reader scan = *r;
+    while ((rc = ow_next(&scan, &f)) > 0) {
+        switch (f.num) {
+        case PB_T_DIMS: {
+            int64_t n = ow_count_varints(&scan, &f);
+            if (n < 0) goto fail;
+            if (rank + n > NNFX_MAX_RANK) {
+                st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "tensor has more than %d dims",
+                             NNFX_MAX_RANK);
+                goto done;
+            }
+            if (ow_get_varints(&scan, &f, dims + rank)) goto fail;
+            for (int64_t i = 0; i < n; i++)
+                if (dims[rank + i] < 0) {
+                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "tensor dim %" PRId64 " is negative",
+                                 dims[rank + i]);
+                    goto done;
+                }
+            rank += (int)n;
+            break;
+        }
+        case PB_T_DATA_TYPE:
+            if (ow_expect(&scan, &f, OW_VARINT, "data_type")) goto fail;
+            dtype_code = (int64_t)f.v;
+            break;
+        case PB_T_NAME:
+            free(name);
+            if (ow_string(&scan, &f, &name)) goto fail;
+            break;
+        case PB_T_RAW_DATA:
+            if (ow_expect(&scan, &f, OW_LEN, "raw_data")) goto fail;
+            raw_f = f;
+            raw = &raw_f;
+            break;
+        case PB_T_FLOAT_DATA:
+        case PB_T_INT32_DATA: {
+            int64_t n = f.num == PB_T_INT32_DATA ? ow_count_varints(&scan, &f) : ow_count_fixed(&scan, &f, 4);
+            if (n < 0) goto fail;
+            typed_count[f.num] += n;
+            break;
+        }
+        case PB_T_INT64_DATA:
+        case PB_T_UINT64_DATA: {
+            int64_t n = ow_count_varints(&scan, &f);
+            if (n < 0) goto fail;
+            typed_count[f.num] += n;
+            break;
+        }
+        case PB_T_DOUBLE_DATA: {
+            int64_t n = ow_count_fixed(&scan, &f, 8);
+            if (n < 0) goto fail;
+            typed_count[f.num] += n;
+            break;
+        }
+        case PB_T_SEGMENT:
+            st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "segmented tensors are not supported");
+            goto done;
+        case PB_T_DATA_LOCATION:
+            if (ow_expect(&scan, &f, OW_VARINT, "data_location")) goto fail;
+            location = (int64_t)f.v;
+            break;
+        case PB_T_EXTERNAL_DATA: {
+            ow_reader kv;
+            if (ow_sub(&scan, &f, &kv)) goto fail;
+            char *key = NULL, *val = NULL;
+            ow_field g;
+            int rc2;
+            while ((rc2 = ow_next(&kv, &g)) > 0) {
+                char **dst = g.num == PB_KV_KEY ? &key : g.num == PB_KV_VALUE ? &val : NULL;
+                if (!dst) continue;
+                free(*dst);
+                if (ow_string(&kv, &g, dst)) {
+                    rc2 = -1;
+                    break;
+                }
+            }
+            if (rc2 < 0) {
+                free(key);
+                free(val);
+                goto fail;
+            }
+            if (key && strcmp(key, "location") == 0) {
+                free(ext_loc);
+                ext_loc = val;
+                val = NULL;
+            } else if (key && (strcmp(key, "offset") == 0 || strcmp(key, "length") == 0)) {
+                uint64_t v;
+                if (!parse_u64(val, &v)) {
+                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "external data %s '%s' is not a number", key,
+                                 val ? val : "");
+                    free(key);
+                    free(val);
+                    goto done;
+                }
+                if (key[0] == 'o') {
+                    ext_off = v;
+                } else {
+                    ext_len = v;
+                    has_len = true;
+                }
+            }
+            free(key);
+            free(val);
+            break;
+        }
+        default: break; /* doc_string, string_data (rejected below by dtype) */
+        }
+    }
+    if (rc < 0) goto fail;
+
+    const char *tname = name ? name : "";
+    nnfx_dtype dt = onnx_dtype(dtype_code);
+    if (dt == NNFX_DTYPE_UNDEFINED) {
+        st = ow_fail(r, NNFX_ERR_UNSUPPORTED, start, "tensor '%s' has unsupported data type %s (%" PRId64 ")",
+                     tname, onnx_dtype_name(dtype_code), dtype_code);
+        goto done;
+    }
+    int64_t numel = nnfx_shape_numel(rank, dims);
+    size_t es = nnfx_dtype_size(dt);
+    if (numel < 0 || (uint64_t)numel > (uint64_t)(SIZE_MAX / 4) / es) {
+        st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has an absurd shape", tname);
+        goto done;
+    }
+    size_t nbytes = (size_t)numel * es;
+
+    if (location == 1) {
+        if (!ext_loc) {
+            st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has external data without a location", tname);
+            goto done;
+        }
+        nnfx_mapping *m = ext_mapping(c, tname, ext_loc);
+        if (!m) {
+            st = c->err ? c->err->status : NNFX_ERR_IO;
+            goto done;
+        }
+        size_t fsize = nnfx_mapping_size(m);
+        if (has_len && ext_len != nbytes) {
+            st = nnfx_error_set(c->err, NNFX_ERR_PARSE,
+                                "%s: tensor '%s': external data length %" PRIu64 " does not match its shape "
+                                "(%zu bytes)", c->what, tname, ext_len, nbytes);
+            goto done;
+        }
+        if (ext_off > fsize || nbytes > fsize - ext_off) {
+            st = nnfx_error_set(c->err, NNFX_ERR_IO,
+                                "%s: tensor '%s': external data file '%s' is too short (%zu bytes; the tensor "
+                                "needs %zu bytes at offset %" PRIu64 ")", c->what, tname, ext_loc, fsize, nbytes,
+                                ext_off);
+            goto done;
+        }
+        const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + ext_off;
+        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->err);
+    } else if (raw) {
+        if (raw->len != nbytes) {
+            st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
+                         tname, raw->len, nbytes);
+            goto done;
+        }
+        nnfx_mapping *m = c->map;
+        if (m) { /* only map when the buffer is the mapping */
+            const uint8_t *b = nnfx_mapping_data(m);
+            if (raw->data < b || raw->data + raw->len > b + nnfx_mapping_size(m)) m = NULL;
+        }
+        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->err);
+    } else {
+        int field;
+        switch (dt) {
+        case NNFX_F32: field = PB_T_FLOAT_DATA; break;
+        case NNFX_F64: field = PB_T_DOUBLE_DATA; break;
+        case NNFX_I64: field = PB_T_INT64_DATA; break;
+        default: field = PB_T_INT32_DATA; break;
+        }
+        if (typed_count[field] != numel) {
+            st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' of shape with %" PRId64
+                         " elements has %" PRId64 " values", tname, numel, typed_count[field]);
+            goto done;
+        }
+        nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, c->err);
+        if (!t) goto fail;
+        size_t idx = 0;
+        scan = *r;
+        while ((rc = ow_next(&scan, &f)) > 0) {
+            if ((int)f.num != field) continue;
+            uint8_t *dst = (uint8_t *)t->data + idx * es;
+            if (field == PB_T_FLOAT_DATA) {
+                int64_t n = ow_count_fixed(&scan, &f, 4);
+                if (ow_get_fixed32(&scan, &f, (uint32_t *)(void *)dst)) break;
+                idx += (size_t)n;
+            } else if (field == PB_T_DOUBLE_DATA) {
+                int64_t n = ow_count_fixed(&scan, &f, 8);
+                if (ow_get_fixed64(&scan, &f, (uint64_t *)(void *)dst)) break;
+                idx += (size_t)n;
+            } else {
+                int64_t n = ow_count_varints(&scan, &f);
+                int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+                if (!tmp || ow_get_varints(&scan, &f, tmp)) {
+                    free(tmp);
+                    rc = -1;
+                    break;
+                }
+                for (int64_t i = 0; i < n; i++, idx++) {
+                    int64_t v = tmp[i];
+                    switch (dt) {
+                    case NNFX_I64: ((int64_t *)t->data)[idx] = v; break;
+                    case NNFX_I32: ((int32_t *)t->data)[idx] = (int32_t)v; break;
+                    case NNFX_F16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
+                    case NNFX_I8: ((int8_t *)t->data)[idx] = (int8_t)v; break;
+                    default: ((uint8_t *)t->data)[idx] = (uint8_t)(dt == NNFX_BOOL ? v != 0 : v); break;
+                    }
+                }
+                free(tmp);
+            }
+        }
+        if (rc < 0) {
+            nnfx_tensor_release(t);
+            goto fail;
+        }
+        *out = t;
+    }
+    if (!*out) goto fail;
+    if (name_out) {
+        *name_out = name;
+        name = NULL;
+    }
+    goto done;
+fail:
+    st = (c->err && c->err->status) ? c->err->status : NNFX_ERR_PARSE;
+done:
+    free(name);
+    free(ext_loc);
+    return st;
+}
+
+void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,
+                       uint64_t offset) {
+    size_t m = ow_begin_msg(b, num);
+    ow_put_packed_int64(b, PB_T_DIMS, t->shape, (size_t)t->rank);
+    ow_put_int(b, PB_T_DATA_TYPE, (int64_t)t->dtype); /* nnfx dtype codes are ONNX's */
+    if (name) ow_put_string(b, PB_T_NAME, name);
+    if (loc) {
+        char num_text[32];
+        size_t k = ow_begin_msg(b, PB_T_EXTERNAL_DATA);
+        ow_put_string(b, PB_KV_KEY, "location");
+        ow_put_string(b, PB_KV_VALUE, loc);
+        ow_end_msg(b, k);
+        k = ow_begin_msg(b, PB_T_EXTERNAL_DATA);
+        ow_put_string(b, PB_KV_KEY, "offset");
+        snprintf(num_text, sizeof num_text, "%" PRIu64, offset);
+        ow_put_string(b, PB_KV_VALUE, num_text);
+        ow_end_msg(b, k);
+        k = ow_begin_msg(b, PB_T_EXTERNAL_DATA);
+        ow_put_string(b, PB_KV_KEY, "length");
+        snprintf(num_text, sizeof num_text, "%zu", t->nbytes);
+        ow_put_string(b, PB_KV_VALUE, num_text);
+        ow_end_msg(b, k);
+        ow_put_int(b, PB_T_DATA_LOCATION, 1);
+    } else {
+        ow_put_bytes(b, PB_T_RAW_DATA, t->data, t->nbytes);
+    }
+    ow_end_msg(b, m);
+}
