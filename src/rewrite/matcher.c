@@ -168,7 +168,7 @@ static void rw_fail(rw_state *s, nnfx_reject_kind k, const char *fmt, ...)
     ;
 
 static void rw_fail(rw_state *s, nnfx_reject_kind k, const char *fmt, ...) {
-    if (s->depth < s->best_depth) return;
+    if (s->depth <= s->best_depth) return; /* keep the first failure at the deepest point */
     s->best_depth = s->depth;
     s->best_kind = k;
     va_list ap;

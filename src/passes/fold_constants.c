@@ -1,0 +1,119 @@
+/* fold_constants.c — evaluates every pure node whose inputs are all
+ * parameters, literals or already folded values (and Shape of a value whose
+ * shape is static) with the CPU kernels, then replaces the frontier of the
+ * folded region by new parameters. Shape -> Gather -> Unsqueeze -> Concat
+ * chains feeding a Reshape thus become one constant shape parameter. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_int.h"
+#include "passes/passes_int.h"
+
+/* Largest folded value kept (bytes): larger results stay computed. */
+#define FOLD_MAX_BYTES ((size_t)64 << 20)
+
+/* The constant value of n (borrowed), or NULL. */
+static nnfx_tensor *value_of(nnfx_graph *g, const nnfx_node *n) {
+    if (n->opcode == NNFX_GET_ATTR) return nnfx_graph_param(g, n->target);
+    return n->opcode == NNFX_CALL_FUNCTION ? (nnfx_tensor *)n->pass_data : NULL;
+}
+
+/* Shape of a statically shaped value, honoring start/end. */
+static nnfx_tensor *static_shape(const nnfx_node *n, nnfx_error *err) {
+    const nnfx_node *x = nnfx_node_arg_node(n, 0);
+    if (!x || !nnfx_meta_is_static(&x->meta[0])) return NULL;
+    int64_t r = x->meta[0].rank;
+    int64_t start = nnfx_node_attr_int(n, "start", 0);
+    int64_t end = nnfx_node_attr(n, "end") ? nnfx_node_attr_int(n, "end", r) : r;
+    if (start < 0) start += r;
+    if (end < 0) end += r;
+    if (start < 0) start = 0;
+    if (end > r) end = r;
+    int64_t len = end > start ? end - start : 0;
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &len, err);
+    if (!t) return NULL;
+    for (int64_t i = 0; i < len; i++) ((int64_t *)t->data)[i] = x->meta[0].dims[start + i].value;
+    return t;
+}
+
+/* Evaluates n when every input is known; returns a new reference or NULL. */
+static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n) {
+    if (n->op == NNFX_OP_SHAPE) return static_shape(n, NULL);
+    if (nnfx_op_flags(n->op) & NNFX_F_IMPURE || n->nout != 1 || n->op == NNFX_OP_GETITEM) return NULL;
+    if (n->nargs > 64) return NULL;
+    nnfx_tensor *in[64];
+    nnfx_tensor *owned[64] = {0};
+    bool ok = true;
+    for (int i = 0; i < n->nargs && ok; i++) {
+        const nnfx_arg *a = &n->args[i];
+        in[i] = NULL;
+        if (a->kind == NNFX_ARG_NODE) {
+            in[i] = value_of(g, a->u.node);
+            ok = in[i] != NULL;
+        } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
+            owned[i] = in[i] = ir_literal_tensor(a, NULL);
+            ok = in[i] != NULL;
+        }
+    }
+    nnfx_tensor *res = NULL;
+    if (ok) {
+        nnfx_value_set vs;
+        nnfx_error e = {0};
+        if (nnfx_op_run(n, n->nargs, in, &vs, &e) == NNFX_OK) {
+            res = vs.t[0];
+            for (int i = 1; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
+            if (res && res->nbytes > FOLD_MAX_BYTES) {
+                nnfx_tensor_release(res);
+                res = NULL;
+            }
+        }
+    }
+    for (int i = 0; i < n->nargs; i++) nnfx_tensor_release(owned[i]);
+    return res;
+}
+
+nnfx_status nnfx_pass_fold_constants(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err) {
+    if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "fold-constants: NULL graph");
+    ps_begin(report, "fold-constants", g);
+    nnfx_graph_infer_shapes(g, NULL); /* static shapes for Shape nodes; unknown is fine */
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next) n->pass_data = NULL;
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next)
+        if (n->opcode == NNFX_CALL_FUNCTION) n->pass_data = try_fold(g, n);
+    /* Replace folded nodes that something unfolded uses. */
+    nnfx_status st = NNFX_OK;
+    for (nnfx_node *n = nnfx_graph_first(g); n && !st; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION || !n->pass_data) continue;
+        bool frontier = false;
+        for (int u = 0; u < n->nusers && !frontier; u++)
+            frontier = !(n->users[u]->opcode == NNFX_CALL_FUNCTION && n->users[u]->pass_data);
+        if (!frontier) continue;
+        nnfx_inserting_before(g, n);
+        char base[200];
+        snprintf(base, sizeof base, "const_%s", n->name);
+        nnfx_node *c = ps_new_param(g, base, "", (nnfx_tensor *)n->pass_data, err);
+        if (!c) {
+            st = err && err->status ? err->status : NNFX_ERR_NOMEM;
+            break;
+        }
+        if (n->module_path) nnfx_node_set_module_path(c, n->module_path, NULL);
+        if (nnfx_replace_all_uses_with(n, c, NULL, NULL) < 0) {
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (report) report->changed++;
+    }
+    nnfx_inserting_at_end(g);
+    /* Folded nodes are now unused: erase them (users first). */
+    for (nnfx_node *n = nnfx_graph_last(g), *prev; n; n = prev) {
+        prev = n->prev;
+        if (n->opcode == NNFX_CALL_FUNCTION && n->pass_data) {
+            nnfx_tensor_release((nnfx_tensor *)n->pass_data);
+            n->pass_data = NULL;
+            if (n->nusers == 0) nnfx_erase_node(g, n, NULL);
+        }
+    }
+    ps_drop_dead_params(g);
+    nnfx_graph_infer_shapes(g, NULL);
+    ps_end(report, g);
+    return st;
+}

@@ -1,0 +1,21 @@
+/* remove_dropout.c — replaces every Dropout by its input (inference). */
+#include "ir/ir_int.h"
+#include "passes/passes_int.h"
+
+nnfx_status nnfx_pass_remove_dropout(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err) {
+    if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "remove-dropout: NULL graph");
+    ps_begin(report, "remove-dropout", g);
+    nnfx_status st = NNFX_OK;
+    for (nnfx_node *n = nnfx_graph_first(g), *next; n && !st; n = next) {
+        next = n->next;
+        if (!nnfx_node_is_op(n, NNFX_OP_DROPOUT)) continue;
+        if (n->nout != 1) {
+            ps_skip(report, n->name, "dropout with %d outputs (its mask is used)", n->nout);
+            continue;
+        }
+        if (!(st = ps_bypass(g, n, err)) && report) report->changed++;
+    }
+    ps_drop_dead_params(g);
+    ps_end(report, g);
+    return st;
+}
