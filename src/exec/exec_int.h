@@ -18,6 +18,10 @@ typedef struct exec_plan {
 nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err);
 void exec_plan_free(exec_plan *p);
 
+/* Peak activation bytes of gm's compiled executor (arena + inputs), or -1
+ * when gm runs in the interpreter or is not compiled. */
+int64_t exec_gm_compiled_peak(nnfx_gm *gm);
+
 /* A readable C-like listing of g's forward (malloc'd; NULL on OOM). */
 char *exec_graph_code(const nnfx_graph *g);
 
