@@ -22,7 +22,7 @@
 #endif
 
 /* Panel budget: K x NB floats of im2col per task. */
-#define FX_PANEL_FLOATS (48 * 1024)
+#define FX_PANEL_FLOATS (128 * 1024)
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
@@ -145,7 +145,8 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
  * branch-free so loops over it vectorize. */
 static inline float fx_expf(float x) {
     x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-    float k = nearbyintf(x * 1.44269504088896341f);
+    /* round to nearest through the float mantissa (|x log2e| < 2^22) */
+    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = x - k * 0.693145751953125f;
     r = r - k * 1.42860682030941723e-06f;
     float p = 1.0f / 720.0f;
@@ -237,29 +238,61 @@ static void im2col_panel(const fx_conv *c, const float *x, int64_t c0, int64_t n
             }
 }
 
-/* One output-channel plane of a depthwise conv, epilogue included. */
+/* yrow[ox] += sum over kx of k[kx] * xrow[ox * SW + kx * dw + off0] for ox in
+ * [lo, hi), where every tap is inside the row; KW taps fused per pass. */
+#define DW_ROW(KW, SW)                                                                      \
+    for (int64_t ox = lo; ox < hi; ox++) {                                                  \
+        float acc = yrow[ox];                                                               \
+        for (int kx = 0; kx < (KW); kx++) acc += kr[kx] * xrow[ox * (SW) + kx + off0];       \
+        yrow[ox] = acc;                                                                     \
+    }
+
+/* One output-channel plane of a depthwise conv, epilogue included. Taps
+ * outside the image are skipped: columns near the edges go tap by tap,
+ * the interior takes a whole kernel row per pass (3 and 5 wide,
+ * stride 1 and 2 specialised). */
 FX_CLONES
 static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias,
                      const float *res, float *restrict yo) {
     for (int64_t i = 0; i < c->ohw; i++) yo[i] = 0.0f;
+    /* interior columns: every tap of a kernel row inside [0, w) */
+    int64_t off0 = -c->pw, span = (c->kw - 1) * c->dw;
+    int64_t ilo = off0 < 0 ? (-off0 + c->sw - 1) / c->sw : 0;
+    int64_t ihi = c->w - 1 - span - off0 < 0 ? 0 : (c->w - 1 - span - off0) / c->sw + 1;
+    if (ihi > c->ow) ihi = c->ow;
+    if (ilo > ihi) ilo = ihi;
+    bool fast = c->dw == 1 && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2);
     for (int64_t oy = 0; oy < c->oh; oy++) {
         float *restrict yrow = yo + oy * c->ow;
         for (int64_t ky = 0; ky < c->kh; ky++) {
             int64_t iy = oy * c->sh - c->ph + ky * c->dh;
             if (iy < 0 || iy >= c->h) continue;
             const float *restrict xrow = xi + iy * c->w;
+            const float *kr = k + ky * c->kw;
             for (int64_t kx = 0; kx < c->kw; kx++) {
-                float kv = k[ky * c->kw + kx];
+                float kv = kr[kx];
                 int64_t off = kx * c->dw - c->pw;
                 int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
                 int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
                 if (hi > c->ow) hi = c->ow;
+                if (fast) { /* edges only; the interior below */
+                    int64_t e1 = hi < ilo ? hi : ilo;
+                    for (int64_t ox = lo; ox < e1; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
+                    int64_t s2 = lo > ihi ? lo : ihi;
+                    for (int64_t ox = s2; ox < hi; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
+                    continue;
+                }
                 if (c->sw == 1)
                     for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox + off];
-                else if (c->sw == 2)
-                    for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[2 * ox + off];
                 else
                     for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
+            }
+            if (fast) {
+                int64_t lo = ilo, hi = ihi;
+                if (c->kw == 3 && c->sw == 1) DW_ROW(3, 1)
+                else if (c->kw == 3) DW_ROW(3, 2)
+                else if (c->sw == 1) DW_ROW(5, 1)
+                else DW_ROW(5, 2)
             }
         }
     }
