@@ -63,6 +63,16 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len);
  * holds fx_pool_threads(pool) blocks of fx_conv_scratch_floats floats. */
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch);
 
+/* ---- max pooling (src/exec/kernels/pool_fast.c) ----------------------- */
+
+typedef struct fx_maxpool fx_maxpool;
+/* Prepares MaxPool node n (2-d, float32, one output) from x [N, C, H, W] to
+ * y [N, C, OH, OW] (the inferred shapes). NULL with err set (status
+ * NNFX_ERR_UNSUPPORTED) when the generic kernel should run it. */
+fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xshape, const int64_t *yshape, nnfx_error *err);
+void fx_maxpool_free(fx_maxpool *m);
+void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y);
+
 /* ---- the compiled plan (src/exec/fast_plan.c) ------------------------- */
 
 typedef struct fx_plan fx_plan;

@@ -35,7 +35,7 @@ typedef struct fx_val {
     const nnfx_node *node; /* INPUT: its placeholder */
 } fx_val;
 
-typedef enum skind { S_KERNEL, S_CONV, S_OUTPUT } skind;
+typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT } skind;
 
 typedef struct fx_step {
     skind kind;
@@ -48,6 +48,7 @@ typedef struct fx_step {
     nnfx_tensor **inbuf;  /* nin tensors, filled per run */
     int out;              /* value index (-1 for S_OUTPUT) */
     fx_conv *conv;        /* S_CONV: in[0] = x, in[1] = residual or -1 */
+    fx_maxpool *mpool;    /* S_MAXPOOL: in[0] = x */
 } fx_step;
 
 struct fx_plan {
@@ -153,6 +154,7 @@ void fx_plan_free(fx_plan *p) {
         free(p->steps[s].in);
         free(p->steps[s].inbuf);
         fx_conv_free(p->steps[s].conv);
+        fx_maxpool_free(p->steps[s].mpool);
     }
     free(p->vals);
     free(p->steps);
@@ -502,6 +504,15 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             s->kern = ir_op_info(n->op)->kernel;
             s->zero_out = !writes_all(n->op);
             s->out = i;
+            const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
+            if (n->op == NNFX_OP_MAX_POOL && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
+                n->meta[0].rank == 4) {
+                int64_t xs[4], ys[4];
+                for (int d = 0; d < 4; d++) xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+                nnfx_error perr = {0};
+                s->mpool = fx_maxpool_new(n, xs, ys, &perr);
+                if (s->mpool) s->kind = S_MAXPOOL;
+            }
         }
         if (s->kind != S_CONV) {
             s->nin = n->nargs;
@@ -606,6 +617,10 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
             fx_conv_run(sp->conv, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
             continue;
         }
+        if (sp->kind == S_MAXPOOL) {
+            fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
+            continue;
+        }
         if (sp->kind == S_OUTPUT) {
             int k = sp->n->nargs;
             if (k > max_out)
@@ -654,7 +669,8 @@ char *fx_plan_text(const fx_plan *p) {
             sb_printf(&b, "%4d  %s = %s  [%s .. %s] @%lld\n", s, sp->n->name, d, sp->first->name, sp->n->name,
                       (long long)v->off);
         } else {
-            sb_printf(&b, "%4d  %s = %s @%lld\n", s, sp->n->name, nnfx_op_name(sp->n->op), (long long)v->off);
+            sb_printf(&b, "%4d  %s = %s%s @%lld\n", s, sp->n->name, nnfx_op_name(sp->n->op),
+                      sp->kind == S_MAXPOOL ? " (direct)" : "", (long long)v->off);
         }
     }
     return sb_finish(&b);
