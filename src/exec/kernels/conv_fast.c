@@ -92,7 +92,9 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     /* column panels: as wide as the panel budget allows, a multiple of 16 */
     int64_t nb = FX_PANEL_FLOATS / c0.kk;
     nb = nb < 64 ? 64 : nb / 16 * 16;
-    if (c0.direct) nb = nb < 256 ? 256 : nb;
+    /* the output block [MG, NB] stays in cache for the epilogue */
+    int64_t nbo = (64 * 1024) / c0.mg / 16 * 16;
+    if (nb > nbo) nb = nbo < 64 ? 64 : nbo;
     if (nb >= c0.ohw) nb = c0.ohw;
     c0.nb = nb;
     c0.ncb = (c0.ohw + nb - 1) / nb;
@@ -244,63 +246,60 @@ static void im2col_panel(const fx_conv *c, const float *x, int64_t c0, int64_t n
             }
 }
 
-/* yrow[ox] += sum over kx of k[kx] * xrow[ox * SW + kx * dw + off0] for ox in
- * [lo, hi), where every tap is inside the row; KW taps fused per pass. */
-#define DW_ROW(KW, SW)                                                                      \
-    for (int64_t ox = lo; ox < hi; ox++) {                                                  \
-        float acc = yrow[ox];                                                               \
-        for (int kx = 0; kx < (KW); kx++) acc += kr[kx] * xrow[ox * (SW) + kx + off0];       \
-        yrow[ox] = acc;                                                                     \
+/* Output columns [lo, hi) of one row with every tap inside the image:
+ * all K x K taps summed in one pass (rows r[0..K), stride SW). */
+#define DW_FULL(K, SW)                                                                   \
+    for (int64_t ox = lo; ox < hi; ox++) {                                               \
+        float acc = 0.0f;                                                                \
+        for (int ky = 0; ky < (K); ky++)                                                 \
+            for (int kx = 0; kx < (K); kx++) acc += k[ky * (K) + kx] * r[ky][ox * (SW) + kx]; \
+        yrow[ox] = acc;                                                                  \
     }
 
-/* One output-channel plane of a depthwise conv, epilogue included. Taps
- * outside the image are skipped: columns near the edges go tap by tap,
- * the interior takes a whole kernel row per pass (3 and 5 wide,
- * stride 1 and 2 specialised). */
+/* Output column ox of one row, taps clipped to the image. */
+static inline float dw_point(const fx_conv *c, const float *xi, const float *k, int64_t oy, int64_t ox) {
+    float acc = 0.0f;
+    for (int64_t ky = 0; ky < c->kh; ky++) {
+        int64_t iy = oy * c->sh - c->ph + ky * c->dh;
+        if (iy < 0 || iy >= c->h) continue;
+        for (int64_t kx = 0; kx < c->kw; kx++) {
+            int64_t ix = ox * c->sw - c->pw + kx * c->dw;
+            if (ix >= 0 && ix < c->w) acc += k[ky * c->kw + kx] * xi[iy * c->w + ix];
+        }
+    }
+    return acc;
+}
+
+/* One output-channel plane of a depthwise conv, epilogue included. Rows
+ * and columns whose window lies inside the image take all taps in one
+ * pass (3x3 and 5x5, stride 1 and 2, specialised); the border is computed
+ * point by point with clipping. */
 FX_CLONES
 static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias,
                      const float *res, float *restrict yo) {
-    for (int64_t i = 0; i < c->ohw; i++) yo[i] = 0.0f;
-    /* interior columns: every tap of a kernel row inside [0, w) */
     int64_t off0 = -c->pw, span = (c->kw - 1) * c->dw;
     int64_t ilo = off0 < 0 ? (-off0 + c->sw - 1) / c->sw : 0;
     int64_t ihi = c->w - 1 - span - off0 < 0 ? 0 : (c->w - 1 - span - off0) / c->sw + 1;
     if (ihi > c->ow) ihi = c->ow;
     if (ilo > ihi) ilo = ihi;
-    bool fast = c->dw == 1 && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2);
+    bool fast = c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2);
     for (int64_t oy = 0; oy < c->oh; oy++) {
         float *restrict yrow = yo + oy * c->ow;
-        for (int64_t ky = 0; ky < c->kh; ky++) {
-            int64_t iy = oy * c->sh - c->ph + ky * c->dh;
-            if (iy < 0 || iy >= c->h) continue;
-            const float *restrict xrow = xi + iy * c->w;
-            const float *kr = k + ky * c->kw;
-            for (int64_t kx = 0; kx < c->kw; kx++) {
-                float kv = kr[kx];
-                int64_t off = kx * c->dw - c->pw;
-                int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
-                int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
-                if (hi > c->ow) hi = c->ow;
-                if (fast) { /* edges only; the interior below */
-                    int64_t e1 = hi < ilo ? hi : ilo;
-                    for (int64_t ox = lo; ox < e1; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
-                    int64_t s2 = lo > ihi ? lo : ihi;
-                    for (int64_t ox = s2; ox < hi; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
-                    continue;
-                }
-                if (c->sw == 1)
-                    for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox + off];
-                else
-                    for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox * c->sw + off];
-            }
-            if (fast) {
-                int64_t lo = ilo, hi = ihi;
-                if (c->kw == 3 && c->sw == 1) DW_ROW(3, 1)
-                else if (c->kw == 3) DW_ROW(3, 2)
-                else if (c->sw == 1) DW_ROW(5, 1)
-                else DW_ROW(5, 2)
-            }
+        int64_t iy0 = oy * c->sh - c->ph;
+        bool rows_in = iy0 >= 0 && iy0 + (c->kh - 1) * c->dh < c->h;
+        if (!fast || !rows_in) {
+            for (int64_t ox = 0; ox < c->ow; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
+            continue;
         }
+        const float *r[5];
+        for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = xi + (iy0 + ky) * c->w + off0;
+        for (int64_t ox = 0; ox < ilo; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
+        int64_t lo = ilo, hi = ihi;
+        if (c->kw == 3 && c->sw == 1) DW_FULL(3, 1)
+        else if (c->kw == 3) DW_FULL(3, 2)
+        else if (c->sw == 1) DW_FULL(5, 1)
+        else DW_FULL(5, 2)
+        for (int64_t ox = ihi; ox < c->ow; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
     }
     epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
 }
