@@ -27,7 +27,7 @@
 #endif
 
 /* Panel budget: K x NB floats of im2col per task. */
-#define FX_PANEL_FLOATS (128 * 1024)
+#define FX_PANEL_FLOATS (32 * 1024)
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
@@ -135,7 +135,17 @@ void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool resid
     c->residual = residual;
 }
 
-int64_t fx_conv_scratch_floats(const fx_conv *c) { return c->depthwise || c->direct ? 0 : c->kk * c->nb; }
+static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp);
+static bool dw_fast(const fx_conv *c);
+
+int64_t fx_conv_scratch_floats(const fx_conv *c) {
+    if (c->depthwise) {
+        int64_t hp, wp;
+        dw_padded_dims(c, &hp, &wp);
+        return dw_fast(c) ? (hp * wp + 15) / 16 * 16 : 0;
+    }
+    return c->direct ? 0 : c->kk * c->nb;
+}
 
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
     snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
@@ -152,7 +162,7 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
  * branch-free so loops over it vectorize. */
 static inline float fx_expf(float x) {
     x = x > -87.0f ? x : -87.0f;
-    x = x < 88.0f ? x : 88.0f;
+    x = x < 87.0f ? x : 87.0f; /* keeps 1 + exp(x) < 2^126 for fx_recip */
     /* round to nearest through the float mantissa (|x log2e| < 2^22) */
     float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = x - k * 0.693145751953125f;
@@ -169,6 +179,21 @@ static inline float fx_expf(float x) {
     float s;
     memcpy(&s, &bits, sizeof s);
     return p * s;
+}
+
+/* 1 / d for d in [1, 2^126) without a divide (divides dominate the
+ * sigmoid loops otherwise): a bit-trick first guess refined by three
+ * Newton steps (relative error < 1e-7). */
+static inline float fx_recip(float d) {
+    uint32_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits = 0x7EF311C3u - bits;
+    float r;
+    memcpy(&r, &bits, sizeof r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    return r;
 }
 
 /* y[i] = act(y[i] + bias + res[i]) over one row of n values. */
@@ -193,10 +218,10 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
         for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
         break;
     case FX_ACT_SIGMOID:
-        for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + fx_expf(-y[i]));
+        for (int64_t i = 0; i < n; i++) y[i] = fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_SILU:
-        for (int64_t i = 0; i < n; i++) y[i] = y[i] / (1.0f + fx_expf(-y[i]));
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_HARDSWISH:
         for (int64_t i = 0; i < n; i++) {
@@ -210,40 +235,50 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
 }
 
 /* Columns [c0, c0 + nb) of the im2col matrix of one image's group slice x
- * [CG, H, W] into col [KK, nb]. */
+ * [CG, H, W] into col [KK, nb]. The panel's output rows are walked once per
+ * kernel tap without divisions; inside each row segment the columns whose
+ * input lies in the image are copied (stride 1) or gathered, the rest
+ * zeroed. */
 FX_CLONES
 static void im2col_panel(const fx_conv *c, const float *x, int64_t c0, int64_t nb, float *restrict col) {
-    for (int64_t ci = 0; ci < c->cg; ci++)
-        for (int64_t ky = 0; ky < c->kh; ky++)
-            for (int64_t kx = 0; kx < c->kw; kx++) {
-                float *dst = col + ((ci * c->kh + ky) * c->kw + kx) * nb;
+    int64_t oy0 = c0 / c->ow, ox00 = c0 % c->ow;
+    for (int64_t ky = 0; ky < c->kh; ky++)
+        for (int64_t kx = 0; kx < c->kw; kx++) {
+            int64_t off = kx * c->dw - c->pw; /* ix = ox * sw + off */
+            int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
+            int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
+            if (hi > c->ow) hi = c->ow;
+            if (lo > hi) lo = hi;
+            for (int64_t ci = 0; ci < c->cg; ci++) {
+                float *restrict dst = col + ((ci * c->kh + ky) * c->kw + kx) * nb;
                 const float *src = x + ci * c->h * c->w;
-                int64_t p = c0, end = c0 + nb;
-                while (p < end) {
-                    int64_t oy = p / c->ow, ox0 = p % c->ow;
-                    int64_t seg = c->ow - ox0 < end - p ? c->ow - ox0 : end - p;
-                    float *d = dst + (p - c0);
+                int64_t done = 0, oy = oy0, ox0 = ox00;
+                while (done < nb) {
+                    int64_t seg = c->ow - ox0 < nb - done ? c->ow - ox0 : nb - done;
+                    float *restrict d = dst + done - ox0; /* d[ox] for ox in [ox0, ox0 + seg) */
                     int64_t iy = oy * c->sh - c->ph + ky * c->dh;
+                    int64_t e = ox0 + seg;
                     if (iy < 0 || iy >= c->h) {
-                        memset(d, 0, (size_t)seg * sizeof(float));
+                        for (int64_t ox = ox0; ox < e; ox++) d[ox] = 0.0f;
                     } else {
-                        const float *srow = src + iy * c->w;
-                        int64_t off = kx * c->dw - c->pw; /* ix = ox * sw + off */
-                        /* ox range with ix inside the row */
-                        int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
-                        int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
-                        int64_t a = lo > ox0 ? lo : ox0, bnd = hi < ox0 + seg ? hi : ox0 + seg;
+                        const float *restrict srow = src + iy * c->w + off;
+                        int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
                         if (a > bnd) a = bnd;
-                        for (int64_t ox = ox0; ox < a; ox++) d[ox - ox0] = 0.0f;
+                        for (int64_t ox = ox0; ox < a; ox++) d[ox] = 0.0f;
                         if (c->sw == 1)
-                            memcpy(d + (a - ox0), srow + a + off, (size_t)(bnd - a) * sizeof(float));
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox];
+                        else if (c->sw == 2)
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[2 * ox];
                         else
-                            for (int64_t ox = a; ox < bnd; ox++) d[ox - ox0] = srow[ox * c->sw + off];
-                        for (int64_t ox = bnd < a ? a : bnd; ox < ox0 + seg; ox++) d[ox - ox0] = 0.0f;
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox * c->sw];
+                        for (int64_t ox = bnd; ox < e; ox++) d[ox] = 0.0f;
                     }
-                    p += seg;
+                    done += seg;
+                    oy++;
+                    ox0 = 0;
                 }
             }
+        }
 }
 
 /* Output columns [lo, hi) of one row with every tap inside the image:
@@ -270,36 +305,55 @@ static inline float dw_point(const fx_conv *c, const float *xi, const float *k, 
     return acc;
 }
 
-/* One output-channel plane of a depthwise conv, epilogue included. Rows
- * and columns whose window lies inside the image take all taps in one
- * pass (3x3 and 5x5, stride 1 and 2, specialised); the border is computed
- * point by point with clipping. */
+/* Padded plane of the fast depthwise path: rows and columns so that every
+ * window of the output lies inside. */
+static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp) {
+    int64_t h = (c->oh - 1) * c->sh + (c->kh - 1) * c->dh + 1, w = (c->ow - 1) * c->sw + (c->kw - 1) * c->dw + 1;
+    *hp = h > c->h + c->ph ? h : c->h + c->ph;
+    *wp = w > c->w + c->pw ? w : c->w + c->pw;
+}
+
+static bool dw_fast(const fx_conv *c) {
+    return c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2) &&
+           c->sh == c->sw;
+}
+
+/* One output-channel plane of a depthwise conv, epilogue included. The
+ * fast path (3x3 and 5x5, stride 1 and 2) copies the input plane into a
+ * zero-bordered buffer, then sums all taps of each output in one pass with
+ * no bounds checks; other shapes compute point by point with clipping. */
 FX_CLONES
 static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias,
-                     const float *res, float *restrict yo) {
-    int64_t off0 = -c->pw, span = (c->kw - 1) * c->dw;
-    int64_t ilo = off0 < 0 ? (-off0 + c->sw - 1) / c->sw : 0;
-    int64_t ihi = c->w - 1 - span - off0 < 0 ? 0 : (c->w - 1 - span - off0) / c->sw + 1;
-    if (ihi > c->ow) ihi = c->ow;
-    if (ilo > ihi) ilo = ihi;
-    bool fast = c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2);
-    for (int64_t oy = 0; oy < c->oh; oy++) {
-        float *restrict yrow = yo + oy * c->ow;
-        int64_t iy0 = oy * c->sh - c->ph;
-        bool rows_in = iy0 >= 0 && iy0 + (c->kh - 1) * c->dh < c->h;
-        if (!fast || !rows_in) {
-            for (int64_t ox = 0; ox < c->ow; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
+                     const float *res, float *restrict yo, float *restrict pad) {
+    if (!dw_fast(c)) {
+        for (int64_t oy = 0; oy < c->oh; oy++)
+            for (int64_t ox = 0; ox < c->ow; ox++) yo[oy * c->ow + ox] = dw_point(c, xi, k, oy, ox);
+        epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
+        return;
+    }
+    int64_t hp, wp;
+    dw_padded_dims(c, &hp, &wp);
+    for (int64_t y = 0; y < hp; y++) {
+        float *restrict prow = pad + y * wp;
+        int64_t iy = y - c->ph;
+        if (iy < 0 || iy >= c->h) {
+            for (int64_t x = 0; x < wp; x++) prow[x] = 0.0f;
             continue;
         }
+        for (int64_t x = 0; x < c->pw; x++) prow[x] = 0.0f;
+        const float *restrict srow = xi + iy * c->w;
+        for (int64_t x = 0; x < c->w; x++) prow[c->pw + x] = srow[x];
+        for (int64_t x = c->pw + c->w; x < wp; x++) prow[x] = 0.0f;
+    }
+    for (int64_t oy = 0; oy < c->oh; oy++) {
+        float *restrict yrow = yo + oy * c->ow;
         const float *r[5];
-        for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = xi + (iy0 + ky) * c->w + off0;
-        for (int64_t ox = 0; ox < ilo; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
-        int64_t lo = ilo, hi = ihi;
+        for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = pad + (oy * c->sh + ky) * wp;
+        int64_t lo = 0, hi = c->ow;
         if (c->kw == 3 && c->sw == 1) DW_FULL(3, 1)
         else if (c->kw == 3) DW_FULL(3, 2)
         else if (c->sw == 1) DW_FULL(5, 1)
         else DW_FULL(5, 2)
-        for (int64_t ox = ihi; ox < c->ow; ox++) yrow[ox] = dw_point(c, xi, k, oy, ox);
     }
     epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
 }
@@ -317,7 +371,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int64_t b = t / c->m, oc = t % c->m, mult = c->m / c->group;
     int64_t plane = (b * c->m + oc) * c->ohw;
     dw_plane(c, j->x + (b * c->c + oc / mult) * c->h * c->w, c->wt + oc * c->kh * c->kw, c->bias[oc],
-             j->res ? j->res + plane : NULL, j->y + plane);
+             j->res ? j->res + plane : NULL, j->y + plane, j->scratch + (int64_t)tid * j->scratch_per_thread);
 }
 
 static void gemm_task(void *ctx, int64_t t, int tid) {
