@@ -11,8 +11,7 @@
 #include "nnfx.h"
 
 /* The handler: relu -> leaky_relu; everything else copied unchanged. */
-static nnfx_node *swap_relu(nnfx_transformer *t, const nnfx_node *n, int nargs, const nnfx_arg *args,
-                            nnfx_error *err) {
+static nnfx_node *swap_relu(nnfx_transformer *t, const nnfx_node *n, int nargs, const nnfx_arg *args, nnfx_error *err) {
     if (!nnfx_node_is_op(n, NNFX_OP_RELU)) return nnfx_transformer_default_call_function(t, n, nargs, args, err);
     int *count = nnfx_transformer_user(t);
     (*count)++;
@@ -70,9 +69,10 @@ int main(void) {
         worst = fmax(worst, fabs(want - nnfx_tensor_get(res[0], i)));
     }
     int relus_left = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) relus_left += nnfx_node_is_op(n, NNFX_OP_RELU);
-    printf("swapped %d relu nodes; max difference from leaky_relu by hand: %g; source graph keeps %d relus\n",
-           swapped, worst, relus_left);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        relus_left += nnfx_node_is_op(n, NNFX_OP_RELU);
+    printf("swapped %d relu nodes; max difference from leaky_relu by hand: %g; source graph keeps %d relus\n", swapped,
+           worst, relus_left);
     int ok = swapped == 2 && worst < 1e-5 && relus_left == 2;
     nnfx_tensor_release(res[0]);
     nnfx_tensor_release(in);

@@ -1,7 +1,7 @@
 /* nnfx.h — the one public header of nnfx, an FX-style graph toolkit for
  * neural-network models in C.
  *
- * A worked example (examples/simplenet.c has it whole):
+ * A worked example (src/trace/seed_workflows.c has it whole; examples/simplenet.c runs it):
  *
  *     nnfx_error err = {0};
  *     nnfx_module *net = simplenet_new();                 // a module tree
@@ -122,7 +122,7 @@ typedef struct nnfx_shape {
     int64_t dims[NNFX_MAX_RANK];
 } nnfx_shape;
 
-/* nnfx_shape_of(rank, d0, d1, ...): a shape literal. */
+/* nnfx_shape_of(rank, d0, d1, ...): a shape literal; the dims are ints. */
 nnfx_shape nnfx_shape_of(int rank, ...);
 
 typedef struct nnfx_mapping nnfx_mapping; /* a refcounted mmap region */
@@ -624,6 +624,13 @@ void *nnfx_module_user(nnfx_module *m);
 nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module *child);
 /* The direct child called name, or NULL. */
 nnfx_module *nnfx_module_child(nnfx_module *m, const char *name);
+/* Declares how many inputs m's forward takes (checked by nnfx_symbolic_trace
+ * and nnfx_module_run; default: any number) and optionally their names
+ * (placeholder names when tracing; names may be NULL: "x", "x_1", ...).
+ * Names are copied. */
+nnfx_status nnfx_module_set_inputs(nnfx_module *m, int nin, const char *const *names, nnfx_error *err);
+/* The type name given at creation ("SimpleNet", "Conv2d"...); "" for NULL. */
+const char *nnfx_module_type(const nnfx_module *m);
 /* Adds a parameter to the module (retains t). */
 nnfx_status nnfx_module_add_param(nnfx_module *m, const char *name, nnfx_tensor *t, nnfx_error *err);
 /* The parameter at dotted path ("conv.weight") below m, or NULL. */
@@ -671,6 +678,14 @@ nnfx_value *nnfx_v_binary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *a, nnfx_valu
 nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnfx_leaf_infer_fn infer, void *user,
                            int nin, nnfx_value *const *in, const char *file, int line);
 
+/* A scalar constant (float32 when running eagerly; a literal argument of the
+ * nodes that use it when tracing, not a node of its own). */
+nnfx_value *nnfx_v_scalar(nnfx_ctx *ctx, double v);
+/* Reads parameter `name` of module m (e.g. a user module's own weight):
+ * the tensor when running eagerly, a get_attr node when tracing. */
+#define nnfx_v_param(ctx, m, name) nnfx_v_param_at((ctx), (m), (name), __FILE__, __LINE__)
+nnfx_value *nnfx_v_param_at(nnfx_ctx *ctx, nnfx_module *m, const char *name, const char *file, int line);
+
 /* Reads a scalar from a value for control flow. Eager: *out = element 0.
  * Tracing: a trace error "symbolically traced variables cannot be used as
  * inputs to control flow" naming the node and this call's source line. */
@@ -678,6 +693,10 @@ nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnf
 nnfx_status nnfx_v_item_at(nnfx_ctx *ctx, nnfx_value *v, double *out, const char *file, int line);
 /* The tensor of an eager value (NULL when tracing). Borrowed. */
 nnfx_tensor *nnfx_value_tensor(nnfx_value *v);
+/* The node recorded for a traced value (NULL when eager or a constant). */
+nnfx_node *nnfx_value_node(nnfx_value *v);
+/* True when ctx is recording a graph (FX's is_fx_tracing). */
+bool nnfx_ctx_is_tracing(const nnfx_ctx *ctx);
 /* Shape of a value (known when tracing with example shapes). */
 const nnfx_meta *nnfx_value_meta(nnfx_value *v);
 /* The first error recorded in ctx (status NNFX_OK if none). */

@@ -269,6 +269,20 @@ static void round_trip(const char *name, const nnfx_onnx_save_options *opts) {
     assert_int_equal(st, NNFX_OK);
     nnfx_graph *b = load_ok(dst);
     assert_same_graph(a, b);
+    char *ta = nnfx_graph_to_text(a), *tb = nnfx_graph_to_text(b);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    if (strcmp(ta, tb) != 0) { /* keep both for a diff */
+        char p1[800], p2[800];
+        snprintf(p1, sizeof p1, "%s.first.txt", dst);
+        snprintf(p2, sizeof p2, "%s.second.txt", dst);
+        tu_write_file(p1, ta, strlen(ta));
+        tu_write_file(p2, tb, strlen(tb));
+        print_error("text forms differ: diff %s %s\n", p1, p2);
+    }
+    assert_true(strcmp(ta, tb) == 0);
+    free(ta);
+    free(tb);
     /* a second trip is byte-identical */
     char dst2[720];
     snprintf(dst2, sizeof dst2, "%s.2.onnx", dst);

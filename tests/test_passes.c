@@ -56,7 +56,8 @@ static nnfx_node *call1(nnfx_graph *g, nnfx_op op, nnfx_node *a) {
 
 static int count_op(const nnfx_graph *g, nnfx_op op) {
     int k = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) k += nnfx_node_is_op(n, op);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        k += nnfx_node_is_op(n, op);
     return k;
 }
 
@@ -84,7 +85,8 @@ static int random_inputs(const nnfx_graph *g, uint64_t seed, nnfx_tensor **in) {
     for (int i = 0; i < n; i++) {
         const nnfx_meta *m = nnfx_node_meta_c(nnfx_graph_input(g, i), 0);
         int64_t dims[NNFX_MAX_RANK];
-        for (int d = 0; d < m->rank; d++) dims[d] = m->dims[d].value;
+        for (int d = 0; d < m->rank; d++)
+            dims[d] = m->dims[d].value;
         in[i] = rnd(m->rank, dims, seed + (uint64_t)i * 7919, -2, 2);
     }
     return n;
@@ -101,14 +103,16 @@ static void same_results(const nnfx_graph *before, const nnfx_graph *after, uint
     for (int o = 0; o < na; o++) {
         assert_int_equal(nnfx_tensor_numel(a[o]), nnfx_tensor_numel(b[o]));
         double amax = 0, worst = 0;
-        for (int64_t i = 0; i < nnfx_tensor_numel(a[o]); i++) amax = fmax(amax, fabs(nnfx_tensor_get(a[o], i)));
+        for (int64_t i = 0; i < nnfx_tensor_numel(a[o]); i++)
+            amax = fmax(amax, fabs(nnfx_tensor_get(a[o], i)));
         for (int64_t i = 0; i < nnfx_tensor_numel(a[o]); i++)
             worst = fmax(worst, fabs(nnfx_tensor_get(a[o], i) - nnfx_tensor_get(b[o], i)));
         if (worst > tol * (1 + amax)) fail_msg("output %d differs by %g (max |value| %g)", o, worst, amax);
         nnfx_tensor_release(a[o]);
         nnfx_tensor_release(b[o]);
     }
-    for (int i = 0; i < nin; i++) nnfx_tensor_release(in[i]);
+    for (int i = 0; i < nin; i++)
+        nnfx_tensor_release(in[i]);
 }
 
 /* BN parameters for c channels; var_mode 0: uniform, 1: 1e-8, 2: 1e6, 3: mixed extremes. */
@@ -123,9 +127,12 @@ static nnfx_node *bn_after(nnfx_graph *g, nnfx_node *x, int64_t c, uint64_t seed
         if (i == 3) {
             float *v = t->data;
             for (int64_t k = 0; k < c; k++) {
-                if (var_mode == 1) v[k] = 1e-8f;
-                else if (var_mode == 2) v[k] = 1e6f;
-                else if (var_mode == 3) v[k] = k % 3 == 0 ? 1e-8f : k % 3 == 1 ? 1e6f : v[k];
+                if (var_mode == 1)
+                    v[k] = 1e-8f;
+                else if (var_mode == 2)
+                    v[k] = 1e6f;
+                else if (var_mode == 3)
+                    v[k] = k % 3 == 0 ? 1e-8f : k % 3 == 1 ? 1e6f : v[k];
             }
         }
         p[i] = param(g, nm[i], t);
@@ -153,8 +160,8 @@ static void run_pass(nnfx_graph *g, const char *name, nnfx_pass_report *r) {
 
 /* x -> conv -> bn -> relu -> output with the given configuration; checks
  * the fusion numerically. */
-static void conv_bn_case(uint64_t seed, int64_t cin, int64_t cout, int64_t groups, int64_t k, bool bias,
-                         int var_mode, double eps) {
+static void conv_bn_case(uint64_t seed, int64_t cin, int64_t cout, int64_t groups, int64_t k, bool bias, int var_mode,
+                         double eps) {
     nnfx_graph *g = nnfx_graph_new();
     int64_t xs[4] = {2, cin, 7, 6}, ws[4] = {cout, cin / groups, k, k};
     nnfx_node *x = input(g, "x", 4, xs);
@@ -191,8 +198,8 @@ static void test_fuse_conv_bn_basic(void **state) {
 
 static void test_fuse_conv_bn_extreme_variance(void **state) {
     (void)state;
-    conv_bn_case(10, 3, 6, 1, 3, true, 1, 1e-5);  /* var 1e-8 */
-    conv_bn_case(11, 3, 6, 1, 3, true, 2, 1e-5);  /* var 1e6 */
+    conv_bn_case(10, 3, 6, 1, 3, true, 1, 1e-5); /* var 1e-8 */
+    conv_bn_case(11, 3, 6, 1, 3, true, 2, 1e-5); /* var 1e6 */
     conv_bn_case(12, 6, 6, 6, 3, false, 3, 0.0); /* mixed, eps 0, depthwise */
 }
 
@@ -275,7 +282,8 @@ static void test_fuse_skips_non_constant(void **state) {
     nnfx_node *c = conv(g, x, param(g, "w", rnd(4, ws, 1, -1, 1)), NULL, 1, 1);
     nnfx_node *p[3];
     const char *nm[3] = {"b", "m", "v"};
-    for (int i = 0; i < 3; i++) p[i] = param(g, nm[i], rnd(1, &c3, 9 + (uint64_t)i, 0.5f, 1));
+    for (int i = 0; i < 3; i++)
+        p[i] = param(g, nm[i], rnd(1, &c3, 9 + (uint64_t)i, 0.5f, 1));
     nnfx_arg args[5] = {nnfx_arg_node(c), nnfx_arg_node(scale), nnfx_arg_node(p[0]), nnfx_arg_node(p[1]),
                         nnfx_arg_node(p[2])};
     nnfx_node *bn = call(g, NNFX_OP_BATCH_NORM, 5, args, 0, NULL);
@@ -415,7 +423,7 @@ static void test_dce(void **state) {
     nnfx_node *w = param(g, "unused", rnd(1, xs, 1, 0, 1));
     nnfx_arg args[2] = {nnfx_arg_node(x), nnfx_arg_node(w)};
     call(g, NNFX_OP_ADD, 2, args, 0, NULL); /* dead */
-    call1(g, NNFX_OP_RELU, x);               /* dead */
+    call1(g, NNFX_OP_RELU, x);              /* dead */
     nnfx_node *t = call1(g, NNFX_OP_TANH, x);
     assert_non_null(nnfx_graph_output(g, 1, &t, NULL));
     nnfx_graph *before = nnfx_graph_copy(g, NULL, NULL);

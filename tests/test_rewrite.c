@@ -56,7 +56,8 @@ static void out1(nnfx_graph *g, nnfx_node *n) { assert_non_null(nnfx_graph_outpu
 
 static int count_op(const nnfx_graph *g, nnfx_op op) {
     int k = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) k += nnfx_node_is_op(n, op);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        k += nnfx_node_is_op(n, op);
     return k;
 }
 
@@ -508,7 +509,8 @@ static void test_long_chain(void **state) {
     nnfx_graph *g = graph_x(&x);
     nnfx_node *cur = x;
     const int N = 100000;
-    for (int i = 0; i < N; i++) cur = op1(g, NNFX_OP_RELU, cur);
+    for (int i = 0; i < N; i++)
+        cur = op1(g, NNFX_OP_RELU, cur);
     out1(g, cur);
     clock_t t0 = clock();
     nnfx_error err = {0};
@@ -548,6 +550,7 @@ static void test_parse_errors(void **state) {
     expect_parse_error("relu(x) $", "column 9: expected '->' or the end");
     expect_parse_error("leaky_relu(x, alpha=[1)", "column 21");
     expect_parse_error("", "column 1: unexpected end");
+    expect_parse_error("relu(x) -> leaky_relu(None)", "column 23: argument 0 of leaky_relu is required");
     nnfx_error err = {0};
     nnfx_node *x;
     nnfx_graph *g = graph_x(&x);
@@ -571,6 +574,67 @@ static void test_parse_errors(void **state) {
     nnfx_graph_free(p);
 }
 
+/* Random rules built from the language's tokens: parsing and applying
+ * them must give a status, never a crash (run under ASan by tools/test.sh). */
+static void test_fuzz_rules(void **state) {
+    (void)state;
+    static const char *toks[] = {"relu", "mul",  "add",  "sigmoid",  "x",          "y",   "(",  ")",
+                                 ",",    "->",   "=",    "alpha",    "0.1",        "1",   "-2", "[",
+                                 "]",    "None", "clip", "identity", "leaky_relu", "'s'", " "};
+    const int ntok = (int)(sizeof toks / sizeof toks[0]);
+    uint64_t s = 99;
+    nnfx_node *x;
+    nnfx_graph *g = graph_x(&x);
+    nnfx_node *sg = op1(g, NNFX_OP_SIGMOID, x);
+    nnfx_node *m = op2(g, NNFX_OP_MUL, nnfx_arg_node(x), nnfx_arg_node(sg));
+    out1(g, op1(g, NNFX_OP_RELU, m));
+    int parsed = 0;
+    for (int it = 0; it < 3000; it++) {
+        char rule[256];
+        size_t off = 0;
+        int n = 1 + (int)((s >> 40) % 14);
+        static const char *valid[] = {"mul(x, sigmoid(x)) -> hard_swish(x)", "relu(x) -> leaky_relu(x, alpha=0.1)",
+                                      "sigmoid(x) -> clip(x, 0.0, 1.0)", "identity(x) -> x",
+                                      "relu(mul(x, y)), sigmoid(x) -> add(x, y), relu(y)"};
+        if (it % 2) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            off = (size_t)snprintf(rule, sizeof rule, "%s", valid[(s >> 33) % 5]);
+            for (int k = 0; k < 1 + it % 3; k++) { /* mutate: replace one character by a token */
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                size_t at = (size_t)((s >> 20) % off);
+                char tail[256];
+                snprintf(tail, sizeof tail, "%s", rule + at + 1);
+                off =
+                    at + (size_t)snprintf(rule + at, sizeof rule - at, "%s%s", toks[(s >> 33) % (uint64_t)ntok], tail);
+                if (off >= sizeof rule) off = sizeof rule - 1;
+            }
+        }
+        for (int k = 0; !(it % 2) && k < n; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            off += (size_t)snprintf(rule + off, sizeof rule - off, "%s", toks[(s >> 33) % (uint64_t)ntok]);
+        }
+        nnfx_graph *p = NULL, *r = NULL;
+        nnfx_error err = {0};
+        nnfx_status st = nnfx_pattern_parse(rule, &p, &r, &err);
+        if (st == NNFX_OK) {
+            parsed++;
+            if (r) {
+                nnfx_graph *c = nnfx_graph_copy(g, NULL, NULL);
+                nnfx_match_list *l = nnfx_replace_pattern(c, p, r, NULL, NULL, &err);
+                if (l) lint_ok(c);
+                nnfx_match_list_free(l);
+                nnfx_graph_free(c);
+            }
+        } else {
+            assert_true(err.msg[0] != 0);
+        }
+        nnfx_graph_free(p);
+        nnfx_graph_free(r);
+    }
+    print_message("fuzz: %d of 3000 random rules parsed\n", parsed);
+    nnfx_graph_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_relu_to_leaky),
@@ -590,6 +654,7 @@ int main(void) {
         cmocka_unit_test(test_c_api_pattern),
         cmocka_unit_test(test_long_chain),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_fuzz_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

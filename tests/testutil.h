@@ -40,11 +40,11 @@ void tu_assert_error(const nnfx_error *err, nnfx_status got, nnfx_status want, .
 void *tu_read_file(const char *path, size_t *size);
 /* Writes size bytes to path; returns 0 on success. */
 int tu_write_file(const char *path, const void *data, size_t size);
-/* A fresh empty directory under the build tree for this test's files;
- * returns a static buffer holding its path. */
+/* A directory under the build tree for this test's files (created if
+ * missing); returns a static buffer holding its path. */
 const char *tu_tmpdir(const char *test_name);
-/* Largest |a[i] - b[i]| over two float32 tensors of the same shape, or
- * INFINITY when dtypes or shapes differ. */
+/* Largest |a[i] - b[i]| over two tensors of the same dtype and shape, or
+ * INFINITY when they differ. */
 double tu_max_abs_diff(const nnfx_tensor *a, const nnfx_tensor *b);
 
 #endif

@@ -234,7 +234,7 @@ static bool find_foldable_bn(cli_analysis *an, const char *model) {
         if (!add_finding(an, "foldable_batch_norm", 2, names,
                          xprintf("BatchNormalization '%s' follows %s '%s' and can be folded into its weights",
                                  names[1], cli_node_op_label(src), names[0]),
-                         xprintf("nnfx optimize %s -o OUT --pass fuse_conv_bn --validate --random 4", model)))
+                         xprintf("nnfx optimize %s -o OUT --pass fuse-conv-bn --validate --random 4", model)))
             return false;
     }
     return true;
@@ -285,7 +285,7 @@ static bool find_liveness(cli_analysis *an, graph_index *gi, const char *model) 
         ok = add_finding(an, "unused_initializer", 1, &pname,
                          xprintf("parameter '%s' (%s) is %s", pname, bytes,
                                  read ? "read only by dead nodes" : "never read"),
-                         xprintf("nnfx optimize %s -o OUT --pass dce (unused parameters are dropped on save)",
+                         xprintf("nnfx optimize %s -o OUT --pass dce",
                                  model));
     }
     return ok;
@@ -298,7 +298,7 @@ static bool find_noops(cli_analysis *an, graph_index *gi, const char *model) {
         if (!why) continue;
         const char *nm = nnfx_node_name(gi->info[i].n);
         if (!add_finding(an, "noop", 1, &nm, xprintf("'%s' (%s): %s", nm, cli_node_op_label(gi->info[i].n), why),
-                         xprintf("nnfx optimize %s -o OUT --pass remove_noops", model)))
+                         xprintf("nnfx optimize %s -o OUT --pass remove-identity", model)))
             return false;
     }
     return true;
@@ -351,7 +351,7 @@ static bool find_constant_subgraphs(cli_analysis *an, graph_index *gi, const cha
                                            nnfx_node_name(n), cnt - 1, cnt - 1 == 1 ? "" : "s")
                                  : xprintf("'%s' (%s) depends only on parameters: compute it once, ahead of time",
                                            nnfx_node_name(n), cli_node_op_label(n)),
-                         xprintf("nnfx optimize %s -o OUT --pass fold_constants", model));
+                         xprintf("nnfx optimize %s -o OUT --pass fold-constants", model));
     }
     free(names);
     return ok;

@@ -31,7 +31,10 @@ int cli_analyze(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_export(int argc, char **argv);
-/* `nnfx demo` (src/cli/demo.c): argv[0] is "demo". */
+/* nnfx demo [--no-text] [workflow ...]: runs the seed workflows (simplenet,
+ * sigmoid_to_clip, remove_bn, control_flow, shape_error), printing graphs
+ * before and after and every check; exit 0 when all checks pass, 1 when
+ * one fails, 2 on a usage error. (src/cli/demo.c) */
 int cli_demo(int argc, char **argv);
 
 /* --- error lines --------------------------------------------------------- */
@@ -148,6 +151,7 @@ typedef struct cli_progress {
     bool on;
     const char *label;
     long total, done;
+    int last_pct; /* percent last drawn (redraws only on change) */
 } cli_progress;
 
 void cli_progress_start(cli_progress *p, const char *label, long total, bool quiet);

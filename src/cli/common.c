@@ -18,12 +18,15 @@
 /* ===================================================================== */
 
 void cli_error(const char *cmd, const char *fmt, ...) {
+    /* formatted first, then written at once: batch workers share stderr */
+    char line[2048];
+    int n = snprintf(line, sizeof line, "nnfx %s: ", cmd);
+    if (n < 0 || n >= (int)sizeof line) n = 0;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "nnfx %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "%s\n", line);
 }
 
 int cli_fail(const char *cmd, const char *file, const nnfx_error *err) {
@@ -41,12 +44,12 @@ int cli_fail(const char *cmd, const char *file, const nnfx_error *err) {
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    char msg[1536];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "nnfx %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try 'nnfx %s --help')\n", cmd);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    cli_error(cmd, "%s (try 'nnfx %s --help')", msg, cmd);
     return CLI_EXIT_USAGE;
 }
 
@@ -357,6 +360,9 @@ const char *cli_basename(const char *path) {
 
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
+        if (nnfx_graph_num_params(g) > 0)
+            fprintf(stderr, "nnfx: warning: %s: the text IR keeps parameter shapes, not their values "
+                            "(write .onnx to keep the weights)\n", path);
         char *text = nnfx_graph_to_text(g);
         if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
         nnfx_status st = cli_write_file(path, text, strlen(text), err);
@@ -533,12 +539,16 @@ void cli_progress_start(cli_progress *p, const char *label, long total, bool qui
     p->label = label;
     p->total = total;
     p->done = 0;
+    p->last_pct = -1;
     cli_progress_step(p, 0);
 }
 
 void cli_progress_step(cli_progress *p, long done) {
     p->done = done;
     if (!p->on) return;
+    int pct = p->total > 0 ? (int)(100.0 * (double)done / (double)p->total) : 0;
+    if (pct == p->last_pct) return;
+    p->last_pct = pct;
     int width = 30;
     int fill = p->total > 0 ? (int)((double)done / (double)p->total * width) : 0;
     if (fill > width) fill = width;

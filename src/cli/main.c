@@ -33,7 +33,7 @@ static void usage(FILE *f) {
                "examples:\n"
                "  nnfx inspect model.onnx --format tabular\n"
                "  nnfx analyze model.onnx --json report.json --html report.html\n"
-               "  nnfx optimize model.onnx -o opt.onnx --pass fuse_conv_bn --validate --random 8\n"
+               "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --validate --random 8\n"
                "  nnfx run model.onnx --input x=x.npy -o y.npy\n");
 }
 
@@ -70,10 +70,3 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
 }
 
-/* Stand-in until src/cli/demo.c is merged; the real cli_demo overrides it. */
-__attribute__((weak)) int cli_demo(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "nnfx demo: demo not built\n");
-    return CLI_EXIT_USAGE;
-}

@@ -46,7 +46,7 @@ nnfx_shape nnfx_shape_of(int rank, ...) {
     s.rank = rank;
     va_list ap;
     va_start(ap, rank);
-    for (int i = 0; i < rank; i++) s.dims[i] = va_arg(ap, int64_t);
+    for (int i = 0; i < rank; i++) s.dims[i] = va_arg(ap, int);
     va_end(ap);
     return s;
 }

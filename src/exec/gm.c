@@ -60,7 +60,7 @@ nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err) {
         nnfx_error_prefix(err, "recompile");
         return st;
     }
-    gm->interp = nnfx_interp_new(gm->g, NULL, NULL, err);
+    gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
     if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
     /* The compiled executor takes graphs with static shapes; anything it
      * declines (or fails to build) runs in the interpreter, which reports

@@ -26,6 +26,11 @@ nnfx_interp *nnfx_interp_new(const nnfx_graph *g, const nnfx_interp_handlers *h,
         return NULL;
     }
     if (nnfx_graph_lint(g, err)) return NULL;
+    return exec_interp_new_linted(g, h, user, err);
+}
+
+nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user,
+                                    nnfx_error *err) {
     nnfx_interp *ip = calloc(1, sizeof *ip);
     if (!ip) goto oom;
     ip->g = g;

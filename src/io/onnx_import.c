@@ -138,6 +138,12 @@ static nnfx_status value_arg(imp *im, const imp_node *n, const char *name, nnfx_
         return nnfx_error_set(im->err, NNFX_ERR_PARSE, "%s: graph output '%s' is not defined", im->lc.what, name);
     }
     if (!v->node) {
+        if (v->pending) {
+            nnfx_status st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
+            nnfx_tensor_release(v->pending);
+            v->pending = NULL;
+            if (st) return st;
+        }
         v->node = nnfx_graph_get_attr(im->g, v->param, im->err);
         if (!v->node) return im->err->status;
     }
@@ -458,13 +464,15 @@ static nnfx_status import_constant(imp *im, imp_node *n) {
     }
     if (!t) return im->err->status;
     char *pname = unique_param_name(im, n->out[0]);
-    nnfx_status st = pname ? nnfx_graph_set_param(im->g, pname, t, im->err) : oom(im);
-    nnfx_tensor_release(t);
-    imp_value *v = st ? NULL : value_add(im, n->out[0], n->off);
-    if (!st && !v) st = im->err->status;
-    if (v) v->param = pname;
-    else free(pname);
-    return st;
+    imp_value *v = pname ? value_add(im, n->out[0], n->off) : NULL;
+    if (!v) {
+        free(pname);
+        nnfx_tensor_release(t);
+        return pname ? im->err->status : oom(im);
+    }
+    v->param = pname;
+    v->pending = t;
+    return NNFX_OK;
 }
 
 /* Softmax/LogSoftmax before opset 13: reshape(op(flatten(x, axis), axis=-1), shape(x)). */
@@ -526,6 +534,11 @@ static nnfx_status import_node(imp *im, imp_node *n) {
     if (k == 0) k = 1;
     if (n->nout == 0) {
         st = imp_node_fail(im, n, NNFX_ERR_PARSE, "node has no outputs");
+        goto out;
+    }
+    if (no >= 1 && k > no) { /* an optional output the op does not compute (MaxPool Indices...) */
+        st = imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "output %d ('%s') of %s is not supported", no, n->out[no],
+                           n->op_type);
         goto out;
     }
     nnfx_node *node;
@@ -669,14 +682,14 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
             st = ow_fail(r, NNFX_ERR_PARSE, inits.f[i].off, "initializer without a name");
             goto out;
         }
-        st = nnfx_graph_set_param(im->g, name, t, im->err);
-        nnfx_tensor_release(t);
-        imp_value *v = st ? NULL : value_add(im, name, inits.f[i].off);
+        imp_value *v = value_add(im, name, inits.f[i].off);
         if (!v) {
             free(name);
+            nnfx_tensor_release(t);
             goto fail;
         }
         v->param = name;
+        v->pending = t;
     }
     /* inputs that are not initializers -> placeholders */
     for (int i = 0; i < inputs.n; i++) {
@@ -777,6 +790,15 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
         }
         if (is_tensor) apply_meta(im, name, &m);
         free(name);
+    }
+    /* parameters nothing reads, in file order */
+    for (int i = 0; i < im->nvals; i++) {
+        imp_value *v = im->vals[i];
+        if (!v->pending) continue;
+        st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
+        nnfx_tensor_release(v->pending);
+        v->pending = NULL;
+        if (st) goto out;
     }
     if (!nnfx_graph_output(im->g, outputs.n, outs, im->err)) goto fail;
     goto out;
@@ -919,6 +941,7 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     for (int i = 0; i < im.nvals; i++) {
         free(im.vals[i]->name);
         free(im.vals[i]->param);
+        nnfx_tensor_release(im.vals[i]->pending);
         free(im.vals[i]);
     }
     free(im.vals);

@@ -39,6 +39,8 @@ typedef struct imp_value {
     char *name;
     nnfx_node *node;
     char *param;
+    nnfx_tensor *pending; /* data not yet added as a parameter (added at first
+                             use, so parameter order is first-use order)   */
 } imp_value;
 
 typedef struct imp {

@@ -77,8 +77,16 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
     if (!ir_strmap_get(&g->names, base)) return ir_strdup(base);
     intptr_t next = (intptr_t)ir_strmap_get(&g->name_counters, base);
     char buf[240];
+    size_t bl = strlen(base);
+    memcpy(buf, base, bl);
+    buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
-        snprintf(buf, sizeof buf, "%s_%ld", base, (long)k);
+        /* buf = base + "_" + decimal k (snprintf is slow on this hot path) */
+        char digits[24];
+        int nd = 0;
+        for (intptr_t v = k; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
+        for (int i = 0; i < nd; i++) buf[bl + 1 + i] = digits[nd - 1 - i];
+        buf[bl + 1 + nd] = 0;
         if (!ir_strmap_get(&g->names, buf)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {

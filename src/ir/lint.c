@@ -27,7 +27,6 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     if (!cg) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "lint: NULL graph");
     nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
     ir_graph_renumber(g);
-    ir_strmap seen = {0};
     nnfx_status st = NNFX_OK;
     int count = 0, outputs = 0;
     for (nnfx_node *n = g->head; n; n = n->next) {
@@ -36,15 +35,11 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
             break;
         }
-        if (ir_strmap_get(&seen, n->name)) {
+        /* names are unique exactly when each node owns its entry in the name table */
+        if (ir_strmap_get(&g->names, n->name) != n) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
             break;
         }
-        if (ir_strmap_get(&g->names, n->name) != n) {
-            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is not registered under its name", n->name);
-            break;
-        }
-        ir_strmap_put(&seen, n->name, n);
         if (n->opcode == NNFX_OUTPUT) {
             outputs++;
             if (n->next) {
@@ -64,7 +59,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s uses itself (a cycle)", n->name);
                 goto done;
             }
-            if (!ir_strmap_get(&seen, a->name) || a->order >= n->order) {
+            if (a->order >= n->order) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH,
                                     "lint: node %s uses %s before it is defined (argument %d; a cycle or bad order)",
                                     n->name, a->name, i);
@@ -133,7 +128,6 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         }
     }
 done:
-    ir_strmap_free(&seen);
     if (st) return st;
     if (count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,

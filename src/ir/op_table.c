@@ -1,5 +1,6 @@
 /* op_table.c — the op table built from include/nnfx/ops.def, and lookups. */
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "ir/ir_int.h"
@@ -51,29 +52,67 @@ nnfx_op nnfx_op_find(const char *name) {
     return NNFX_OP_NONE;
 }
 
-bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text) {
-    const char *s = ir_op_info(op)->attr_schema;
-    size_t nl = strlen(name);
-    while (s && *s) {
-        const char *end = strchr(s, ',');
-        if (!end) end = s + strlen(s);
-        const char *colon = memchr(s, ':', (size_t)(end - s));
-        if (colon && (size_t)(colon - s) == nl && strncmp(s, name, nl) == 0) {
-            const char *k = colon + 1;
-            const char *eq = memchr(k, '=', (size_t)(end - k));
-            size_t kl = (size_t)((eq ? eq : end) - k);
-            nnfx_attr_kind kk = NNFX_ATTR_INT;
-            if (kl == 1 && *k == 'i') kk = NNFX_ATTR_INT;
-            else if (kl == 1 && *k == 'f') kk = NNFX_ATTR_FLOAT;
-            else if (kl == 1 && *k == 's') kk = NNFX_ATTR_STRING;
-            else if (kl == 1 && *k == 't') kk = NNFX_ATTR_TENSOR;
-            else if (kl == 4 && strncmp(k, "ints", 4) == 0) kk = NNFX_ATTR_INTS;
-            else if (kl == 6 && strncmp(k, "floats", 6) == 0) kk = NNFX_ATTR_FLOATS;
-            if (kind) *kind = kk;
-            if (default_text) *default_text = eq ? eq + 1 : NULL;
-            return true;
+/* Attribute schemas, parsed once from the ops.def strings. */
+#define SCHEMA_MAX_ATTRS 16
+typedef struct schema_attr {
+    char name[40];
+    nnfx_attr_kind kind;
+    char dflt[40];
+    bool has_default;
+} schema_attr;
+
+static schema_attr schemas[NNFX_OP_COUNT][SCHEMA_MAX_ATTRS];
+static int schema_counts[NNFX_OP_COUNT];
+static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
+
+static nnfx_attr_kind kind_from_text(const char *k, size_t kl) {
+    if (kl == 1 && *k == 'f') return NNFX_ATTR_FLOAT;
+    if (kl == 1 && *k == 's') return NNFX_ATTR_STRING;
+    if (kl == 1 && *k == 't') return NNFX_ATTR_TENSOR;
+    if (kl == 4 && strncmp(k, "ints", 4) == 0) return NNFX_ATTR_INTS;
+    if (kl == 6 && strncmp(k, "floats", 6) == 0) return NNFX_ATTR_FLOATS;
+    return NNFX_ATTR_INT;
+}
+
+/* Copies [s, s+n) into a fixed buffer of size cap, NUL-terminated. */
+static void copy_span(char *dst, size_t cap, const char *s, size_t n) {
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+static void parse_schemas(void) {
+    for (int op = 1; op < NNFX_OP_COUNT; op++) {
+        const char *s = op_table[op].attr_schema;
+        int k = 0;
+        while (s && *s && k < SCHEMA_MAX_ATTRS) {
+            const char *end = strchr(s, ',');
+            if (!end) end = s + strlen(s);
+            const char *colon = memchr(s, ':', (size_t)(end - s));
+            if (colon) {
+                schema_attr *a = &schemas[op][k++];
+                copy_span(a->name, sizeof a->name, s, (size_t)(colon - s));
+                const char *kt = colon + 1;
+                const char *eq = memchr(kt, '=', (size_t)(end - kt));
+                a->kind = kind_from_text(kt, (size_t)((eq ? eq : end) - kt));
+                a->has_default = eq != NULL;
+                if (eq) copy_span(a->dflt, sizeof a->dflt, eq + 1, (size_t)(end - eq - 1));
+            }
+            s = *end ? end + 1 : end;
         }
-        s = *end ? end + 1 : end;
+        schema_counts[op] = k;
+    }
+}
+
+bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text) {
+    if ((int)op <= 0 || op >= NNFX_OP_COUNT || !name) return false;
+    pthread_once(&schema_once, parse_schemas);
+    for (int i = 0; i < schema_counts[op]; i++) {
+        const schema_attr *a = &schemas[op][i];
+        if (strcmp(a->name, name) != 0) continue;
+        if (kind) *kind = a->kind;
+        if (default_text) *default_text = a->has_default ? a->dflt : NULL;
+        return true;
     }
     return false;
 }

@@ -61,8 +61,9 @@ const nnfx_op_info *ir_op_info(nnfx_op op);
 /* Number of outputs of node n (resolves -1 entries such as Split). */
 int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n);
 
-/* Looks up attribute `name` in op's schema: its kind and whether it has a
- * default; returns false when the op has no such attribute. */
+/* Looks up attribute `name` in op's schema: its kind and its default as a
+ * NUL-terminated string (NULL when it has none); false when the op has no
+ * such attribute. */
 bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text);
 
 #endif

@@ -16,7 +16,8 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 static uint64_t hash_bytes(const void *p, size_t n) {
     const unsigned char *s = p;
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
     return h;
 }
 
@@ -40,12 +41,16 @@ static uint64_t node_hash(const nnfx_node *n) {
     for (int i = 0; i < n->nargs; i++) {
         const nnfx_arg *a = &n->args[i];
         h = mix(h, (uint64_t)a->kind);
-        if (a->kind == NNFX_ARG_NODE) h = mix(h, (uint64_t)(uintptr_t)a->u.node);
-        else if (a->kind == NNFX_ARG_INT) h = mix(h, (uint64_t)a->u.i);
-        else if (a->kind == NNFX_ARG_FLOAT) h = mix(h, hash_bytes(&a->u.f, sizeof a->u.f));
+        if (a->kind == NNFX_ARG_NODE)
+            h = mix(h, (uint64_t)(uintptr_t)a->u.node);
+        else if (a->kind == NNFX_ARG_INT)
+            h = mix(h, (uint64_t)a->u.i);
+        else if (a->kind == NNFX_ARG_FLOAT)
+            h = mix(h, hash_bytes(&a->u.f, sizeof a->u.f));
     }
     uint64_t ah = 0; /* order-independent over attributes */
-    for (int i = 0; i < n->nattrs; i++) ah += attr_hash(&n->attrs[i]);
+    for (int i = 0; i < n->nattrs; i++)
+        ah += attr_hash(&n->attrs[i]);
     return mix(h, ah);
 }
 
@@ -94,7 +99,8 @@ nnfx_status nnfx_pass_cse(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *e
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "cse: NULL graph");
     ps_begin(report, "cse", g);
     size_t cap = 64;
-    while (cap < (size_t)nnfx_graph_num_nodes(g) * 2) cap *= 2;
+    while (cap < (size_t)nnfx_graph_num_nodes(g) * 2)
+        cap *= 2;
     nnfx_node **tab = calloc(cap, sizeof *tab);
     uint64_t *hs = calloc(cap, sizeof *hs);
     if (!tab || !hs) {

@@ -32,7 +32,8 @@ static nnfx_tensor *static_shape(const nnfx_node *n, nnfx_error *err) {
     int64_t len = end > start ? end - start : 0;
     nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &len, err);
     if (!t) return NULL;
-    for (int64_t i = 0; i < len; i++) ((int64_t *)t->data)[i] = x->meta[0].dims[start + i].value;
+    for (int64_t i = 0; i < len; i++)
+        ((int64_t *)t->data)[i] = x->meta[0].dims[start + i].value;
     return t;
 }
 
@@ -61,14 +62,16 @@ static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n) {
         nnfx_error e = {0};
         if (nnfx_op_run(n, n->nargs, in, &vs, &e) == NNFX_OK) {
             res = vs.t[0];
-            for (int i = 1; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
+            for (int i = 1; i < vs.num; i++)
+                nnfx_tensor_release(vs.t[i]);
             if (res && res->nbytes > FOLD_MAX_BYTES) {
                 nnfx_tensor_release(res);
                 res = NULL;
             }
         }
     }
-    for (int i = 0; i < n->nargs; i++) nnfx_tensor_release(owned[i]);
+    for (int i = 0; i < n->nargs; i++)
+        nnfx_tensor_release(owned[i]);
     return res;
 }
 
@@ -76,7 +79,8 @@ nnfx_status nnfx_pass_fold_constants(nnfx_graph *g, nnfx_pass_report *report, nn
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "fold-constants: NULL graph");
     ps_begin(report, "fold-constants", g);
     nnfx_graph_infer_shapes(g, NULL); /* static shapes for Shape nodes; unknown is fine */
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next) n->pass_data = NULL;
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next)
+        n->pass_data = NULL;
     for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next)
         if (n->opcode == NNFX_CALL_FUNCTION) n->pass_data = try_fold(g, n);
     /* Replace folded nodes that something unfolded uses. */

@@ -160,8 +160,8 @@ static const char *fuse_gemm(nnfx_graph *g, nnfx_node *mm, nnfx_node *bn, const 
     if (nw && nb) {
         nnfx_inserting_before(g, mm);
         wn = ps_new_param(g, param_name(mm, 1), "_fused", nw, err);
-        if (wn) bnode = ps_new_param(g, c ? param_name(mm, 2) : param_name(mm, 1), c ? "_fused" : "_bias_fused", nb,
-                                     err);
+        if (wn)
+            bnode = ps_new_param(g, c ? param_name(mm, 2) : param_name(mm, 1), c ? "_fused" : "_bias_fused", nb, err);
     }
     nnfx_tensor_release(nw);
     nnfx_tensor_release(nb);
@@ -205,8 +205,8 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
             (src->op != NNFX_OP_CONV && src->op != NNFX_OP_GEMM && src->op != NNFX_OP_MATMUL))
             continue;
         if (src->nusers != 1) {
-            ps_skip(report, bn->name, "%s output %%%s has %d users; folding would change the others", nnfx_op_name(src->op),
-                    src->name, src->nusers);
+            ps_skip(report, bn->name, "%s output %%%s has %d users; folding would change the others",
+                    nnfx_op_name(src->op), src->name, src->nusers);
             continue;
         }
         if (src->nout != 1) continue;
@@ -215,9 +215,12 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
         if (!why)
             why = src->op == NNFX_OP_CONV ? fuse_conv(g, src, bn, &f, &st, err) : fuse_gemm(g, src, bn, &f, &st, err);
         bn_free(&f);
-        if (why && strcmp(why, "out of memory") == 0) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        else if (why) ps_skip(report, bn->name, "%s", why);
-        else if (!st && report) report->changed++;
+        if (why && strcmp(why, "out of memory") == 0)
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        else if (why)
+            ps_skip(report, bn->name, "%s", why);
+        else if (!st && report)
+            report->changed++;
     }
     nnfx_inserting_at_end(g);
     ps_drop_dead_params(g);

@@ -14,7 +14,8 @@
 bool rw_reserve(void **arr, int *cap, int need, size_t sz) {
     if (need <= *cap) return true;
     int nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
+    while (nc < need)
+        nc *= 2;
     void *p = realloc(*arr, sz * (size_t)nc);
     if (!p) return false;
     *arr = p;
@@ -42,7 +43,8 @@ const char *nnfx_reject_kind_name(nnfx_reject_kind k) {
 
 void rw_pattern_free(rw_pattern *cp) {
     if (!cp) return;
-    for (int i = 0; i < cp->np; i++) free(cp->p[i].arg);
+    for (int i = 0; i < cp->np; i++)
+        free(cp->p[i].arg);
     free(cp->p);
     free(cp->ph_node);
     free(cp->ret);
@@ -95,13 +97,15 @@ nnfx_status rw_pattern_compile(const nnfx_graph *pg, rw_pattern *cp, nnfx_error 
         cp->ret[cp->nret++] = k;
     }
     /* liveness: walk backwards (args precede users) */
-    for (int r = 0; r < cp->nret; r++) cp->p[cp->ret[r]].live = true;
+    for (int r = 0; r < cp->nret; r++)
+        cp->p[cp->ret[r]].live = true;
     for (int k = cp->np - 1; k >= 0; k--) {
         if (!cp->p[k].live) continue;
         for (int a = 0; a < cp->p[k].n->nargs; a++)
             if (cp->p[k].arg[a] >= 0) cp->p[cp->p[k].arg[a]].live = true;
     }
-    for (int k = 0; k < cp->np; k++) cp->nlive += cp->p[k].live && cp->p[k].ph < 0;
+    for (int k = 0; k < cp->np; k++)
+        cp->nlive += cp->p[k].live && cp->p[k].ph < 0;
     return NNFX_OK;
 oom:
     rw_pattern_free(cp);
@@ -132,7 +136,7 @@ typedef struct rw_choice {
 } rw_choice;
 
 typedef struct rw_index {
-    int *count;        /* per op */
+    int *count;         /* per op */
     nnfx_node ***nodes; /* per op, graph order */
     int nother;
     nnfx_node **other; /* get_attr and call_module nodes */
@@ -235,8 +239,7 @@ static double literal_value(const nnfx_arg *a) { return a->kind == NNFX_ARG_INT 
 static bool is_literal(const nnfx_arg *a) { return a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT; }
 
 static bool args_equal(const nnfx_arg *a, const nnfx_arg *b) {
-    if (a->kind == NNFX_ARG_NODE || b->kind == NNFX_ARG_NODE)
-        return a->kind == b->kind && a->u.node == b->u.node;
+    if (a->kind == NNFX_ARG_NODE || b->kind == NNFX_ARG_NODE) return a->kind == b->kind && a->u.node == b->u.node;
     if (a->kind == NNFX_ARG_NONE || b->kind == NNFX_ARG_NONE) return a->kind == b->kind;
     return literal_value(a) == literal_value(b);
 }
@@ -260,7 +263,8 @@ static bool attr_matches(const nnfx_node *g, const nnfx_attr *pa) {
         if (!ga && g->opcode == NNFX_CALL_FUNCTION) {
             const char *d = NULL;
             if (!ir_schema_lookup(g->op, pa->name, NULL, &d) || !d) return false;
-        } else if (!ga) return false;
+        } else if (!ga)
+            return false;
         return nnfx_node_attr_float(g, pa->name, NAN) == (double)pa->u.i;
     case NNFX_ATTR_FLOAT: {
         if (ga && ga->kind != NNFX_ATTR_INT && ga->kind != NNFX_ATTR_FLOAT) return false;
@@ -551,11 +555,14 @@ static bool backtrack(rw_state *s) {
 /* Full search for a match anchored at graph node anchor. */
 static bool search(rw_state *s, nnfx_node *anchor) {
     const rw_pattern *cp = s->cp;
-    for (int i = 0; i < cp->np; i++) s->map[i] = NULL;
-    for (int k = 0; k < cp->nph; k++) s->bound[k] = false;
+    for (int i = 0; i < cp->np; i++)
+        s->map[i] = NULL;
+    for (int k = 0; k < cp->nph; k++)
+        s->bound[k] = false;
     s->depth = 0;
     s->ntrail = s->nwork = s->npool = 0;
-    while (s->nch > 0) pop_choice(s);
+    while (s->nch > 0)
+        pop_choice(s);
     s->best_depth = -1;
     s->best_kind = NNFX_REJECT_OP;
     s->best_detail[0] = 0;
@@ -595,7 +602,8 @@ static bool search(rw_state *s, nnfx_node *anchor) {
 
 static void index_free(rw_index *ix) {
     if (ix->nodes)
-        for (int op = 0; op < NNFX_OP_COUNT; op++) free(ix->nodes[op]);
+        for (int op = 0; op < NNFX_OP_COUNT; op++)
+            free(ix->nodes[op]);
     free(ix->nodes);
     free(ix->count);
     free(ix->other);
@@ -635,7 +643,8 @@ void rw_match_clear(nnfx_match *m) {
 
 void nnfx_match_list_free(nnfx_match_list *l) {
     if (!l) return;
-    for (int i = 0; i < l->n; i++) rw_match_clear(&l->m[i]);
+    for (int i = 0; i < l->n; i++)
+        rw_match_clear(&l->m[i]);
     free(l->m);
     for (int i = 0; i < l->nc; i++) {
         free((char *)l->c[i].node);
@@ -690,12 +699,13 @@ static bool build_match(const rw_state *s, nnfx_node *anchor, nnfx_match *m) {
         m->n++;
     }
     m->nbindings = cp->nph;
-    for (int k = 0; k < cp->nph; k++) m->bindings[k] = s->bound[k] ? s->bind[k] : nnfx_arg_none();
+    for (int k = 0; k < cp->nph; k++)
+        m->bindings[k] = s->bound[k] ? s->bind[k] : nnfx_arg_none();
     return true;
 }
 
-nnfx_status rw_find(const nnfx_graph *g, const rw_pattern *cp, const nnfx_rewrite_options *opts,
-                    nnfx_match_list *list, nnfx_error *err) {
+nnfx_status rw_find(const nnfx_graph *g, const rw_pattern *cp, const nnfx_rewrite_options *opts, nnfx_match_list *list,
+                    nnfx_error *err) {
     nnfx_rewrite_options o = {0};
     if (opts) o = *opts;
     ir_graph_renumber((nnfx_graph *)g); /* order keys are a cache */
@@ -763,7 +773,8 @@ nnfx_status rw_find(const nnfx_graph *g, const rw_pattern *cp, const nnfx_rewrit
 oom:
     st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory while matching");
 out:
-    while (s.nch > 0) pop_choice(&s);
+    while (s.nch > 0)
+        pop_choice(&s);
     free(s.map);
     free(s.bind);
     free(s.bound);
@@ -808,14 +819,14 @@ char *nnfx_rewrite_explain(const nnfx_match_list *l) {
     for (int i = 0; i < nc; i++) {
         const nnfx_candidate *c = &l->c[i];
         char line[700];
-        int k = c->reason == NNFX_REJECT_NONE
-                    ? snprintf(line, sizeof line, "%%%s: matched\n", c->node)
-                    : snprintf(line, sizeof line, "%%%s: rejected (%s): %s\n", c->node,
-                               nnfx_reject_kind_name(c->reason), c->detail);
+        int k = c->reason == NNFX_REJECT_NONE ? snprintf(line, sizeof line, "%%%s: matched\n", c->node)
+                                              : snprintf(line, sizeof line, "%%%s: rejected (%s): %s\n", c->node,
+                                                         nnfx_reject_kind_name(c->reason), c->detail);
         if (k < 0) continue;
         size_t kl = strlen(line);
         if (len + kl + 1 > cap) {
-            while (len + kl + 1 > cap) cap *= 2;
+            while (len + kl + 1 > cap)
+                cap *= 2;
             char *n = realloc(out, cap);
             if (!n) {
                 free(out);

@@ -9,14 +9,26 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-typedef enum tok_kind { T_END, T_IDENT, T_NUMBER, T_STRING, T_LPAREN, T_RPAREN, T_COMMA, T_EQ, T_LBRACK, T_RBRACK,
-                        T_ARROW, T_BAD } tok_kind;
+typedef enum tok_kind {
+    T_END,
+    T_IDENT,
+    T_NUMBER,
+    T_STRING,
+    T_LPAREN,
+    T_RPAREN,
+    T_COMMA,
+    T_EQ,
+    T_LBRACK,
+    T_RBRACK,
+    T_ARROW,
+    T_BAD
+} tok_kind;
 
 typedef struct tok {
     tok_kind kind;
     const char *s; /* start in the rule */
     int len;
-    int col;       /* 1-based */
+    int col; /* 1-based */
 } tok;
 
 #define PP_MAX_WILDCARDS 64
@@ -24,9 +36,9 @@ typedef struct tok {
 typedef struct pp {
     const char *text;
     size_t pos;
-    tok t;                  /* current token */
-    nnfx_graph *g;          /* graph being built */
-    bool replacement;       /* wildcards must already exist */
+    tok t;            /* current token */
+    nnfx_graph *g;    /* graph being built */
+    bool replacement; /* wildcards must already exist */
     int nw;
     char *wname[PP_MAX_WILDCARDS];
     nnfx_node *wnode[PP_MAX_WILDCARDS]; /* placeholder in g */
@@ -35,7 +47,8 @@ typedef struct pp {
 
 static void next(pp *p) {
     const char *s = p->text;
-    while (s[p->pos] && isspace((unsigned char)s[p->pos])) p->pos++;
+    while (s[p->pos] && isspace((unsigned char)s[p->pos]))
+        p->pos++;
     tok t = {T_END, s + p->pos, 0, (int)p->pos + 1};
     char c = s[p->pos];
     if (!c) {
@@ -44,7 +57,8 @@ static void next(pp *p) {
     }
     size_t start = p->pos;
     if (isalpha((unsigned char)c) || c == '_') {
-        while (isalnum((unsigned char)s[p->pos]) || s[p->pos] == '_') p->pos++;
+        while (isalnum((unsigned char)s[p->pos]) || s[p->pos] == '_')
+            p->pos++;
         t.kind = T_IDENT;
     } else if (isdigit((unsigned char)c) || ((c == '-' || c == '+' || c == '.') &&
                                              (isdigit((unsigned char)s[p->pos + 1]) || s[p->pos + 1] == '.'))) {
@@ -58,7 +72,8 @@ static void next(pp *p) {
         t.kind = T_ARROW;
     } else if (c == '"' || c == '\'') {
         p->pos++;
-        while (s[p->pos] && s[p->pos] != c) p->pos++;
+        while (s[p->pos] && s[p->pos] != c)
+            p->pos++;
         if (s[p->pos] == c) {
             p->pos++;
             t.kind = T_STRING;
@@ -177,8 +192,10 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
         int n = 0, cap = 8;
         int64_t *iv_arr = kind == NNFX_ATTR_INTS ? malloc(sizeof *iv_arr * (size_t)cap) : NULL;
         float *fv_arr = kind == NNFX_ATTR_FLOATS ? malloc(sizeof *fv_arr * (size_t)cap) : NULL;
-        if (kind == NNFX_ATTR_INTS) *ints = iv_arr;
-        else *floats = fv_arr;
+        if (kind == NNFX_ATTR_INTS)
+            *ints = iv_arr;
+        else
+            *floats = fv_arr;
         if (!iv_arr && !fv_arr) return nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
         while (!(list && p->t.kind == T_RBRACK)) {
             if (p->t.kind != T_NUMBER || !number_value(&p->t, &is_int, &iv, &fv))
@@ -189,15 +206,21 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
                 void *nv = kind == NNFX_ATTR_INTS ? realloc(iv_arr, sizeof *iv_arr * (size_t)cap)
                                                   : realloc(fv_arr, sizeof *fv_arr * (size_t)cap);
                 if (!nv) return nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
-                if (kind == NNFX_ATTR_INTS) *ints = iv_arr = nv;
-                else *floats = fv_arr = nv;
+                if (kind == NNFX_ATTR_INTS)
+                    *ints = iv_arr = nv;
+                else
+                    *floats = fv_arr = nv;
             }
-            if (kind == NNFX_ATTR_INTS) iv_arr[n++] = iv;
-            else fv_arr[n++] = (float)fv;
+            if (kind == NNFX_ATTR_INTS)
+                iv_arr[n++] = iv;
+            else
+                fv_arr[n++] = (float)fv;
             next(p);
             if (!list) break;
-            if (p->t.kind == T_COMMA) next(p);
-            else if (p->t.kind != T_RBRACK) return perr(p, p->t.col, "expected ']'", NULL);
+            if (p->t.kind == T_COMMA)
+                next(p);
+            else if (p->t.kind != T_RBRACK)
+                return perr(p, p->t.col, "expected ']'", NULL);
         }
         if (list) next(p);
         if (kind == NNFX_ATTR_INTS) {
@@ -214,7 +237,7 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
     return perr(p, col, "unsupported attribute kind", NULL);
 }
 
-#define PP_MAX_ARGS 64
+#define PP_MAX_ARGS  64
 #define PP_MAX_ATTRS 16
 
 static nnfx_status parse_expr(pp *p, nnfx_arg *out);
@@ -242,7 +265,8 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
             if (p->t.kind == T_IDENT && p->text[p->pos] != '(') {
                 /* maybe name=value: peek past spaces for '=' */
                 size_t q = p->pos;
-                while (p->text[q] && isspace((unsigned char)p->text[q])) q++;
+                while (p->text[q] && isspace((unsigned char)p->text[q]))
+                    q++;
                 if (p->text[q] == '=') {
                     tok at = p->t;
                     if (nattrs == PP_MAX_ATTRS) {
@@ -272,8 +296,17 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
                 st = perr(p, p->t.col, "too many arguments", NULL);
                 break;
             }
+            int acol = p->t.col;
             st = parse_expr(p, &args[nargs]);
             if (st) break;
+            int mi;
+            nnfx_op_arity(op, &mi, NULL, NULL);
+            if (args[nargs].kind == NNFX_ARG_NONE && nargs < mi && op != NNFX_OP_CLIP) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "argument %d of %s is required (None given)", nargs, nnfx_op_name(op));
+                st = perr(p, acol, msg, NULL);
+                break;
+            }
             nargs++;
         sep:
             if (p->t.kind == T_COMMA) {
@@ -290,9 +323,11 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
         nnfx_op_arity(op, &mi, &ma, NULL);
         if (nargs < mi || nargs > ma) {
             char msg[160];
-            if (mi == ma) snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", nnfx_op_name(op), mi,
-                                   mi == 1 ? "" : "s", nargs);
-            else snprintf(msg, sizeof msg, "%s takes %d to %d arguments, got %d", nnfx_op_name(op), mi, ma, nargs);
+            if (mi == ma)
+                snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", nnfx_op_name(op), mi, mi == 1 ? "" : "s",
+                         nargs);
+            else
+                snprintf(msg, sizeof msg, "%s takes %d to %d arguments, got %d", nnfx_op_name(op), mi, ma, nargs);
             st = perr(p, name_tok->col, msg, NULL);
         }
     }
@@ -403,15 +438,18 @@ nnfx_status nnfx_pattern_parse(const char *rule, nnfx_graph **pattern, nnfx_grap
         goto done;
     }
 done:
-    for (int i = 0; i < p.nw; i++) free(p.wname[i]);
+    for (int i = 0; i < p.nw; i++)
+        free(p.wname[i]);
     if (st) {
         nnfx_graph_free(p.g);
         nnfx_graph_free(rep);
         return st;
     }
     *pattern = p.g;
-    if (replacement) *replacement = rep;
-    else nnfx_graph_free(rep);
+    if (replacement)
+        *replacement = rep;
+    else
+        nnfx_graph_free(rep);
     return NNFX_OK;
 }
 

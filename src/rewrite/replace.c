@@ -17,8 +17,7 @@ static nnfx_node *current(const nnfx_value_map *replaced, nnfx_node *n) {
 }
 
 /* Name under which replacement parameter `name` (tensor t) lives in g. */
-static const char *param_in(nnfx_graph *g, const char *name, nnfx_tensor *t, char *buf, size_t len,
-                            nnfx_error *err) {
+static const char *param_in(nnfx_graph *g, const char *name, nnfx_tensor *t, char *buf, size_t len, nnfx_error *err) {
     nnfx_tensor *have = nnfx_graph_param(g, name);
     if (have == t) return name;
     if (!have) return nnfx_graph_set_param(g, name, t, err) ? NULL : name;
@@ -33,8 +32,8 @@ static const char *param_in(nnfx_graph *g, const char *name, nnfx_tensor *t, cha
 /* Where the replacement of m goes: before its first returned node, or
  * right after its last input when that comes later (multi-output). NULL
  * when there is no valid place. */
-static nnfx_node *insertion_point(nnfx_graph *g, const rw_pattern *cp, const nnfx_match *m,
-                                  nnfx_node *const *ret_nodes, const nnfx_arg *binds, bool *after) {
+static nnfx_node *insertion_point(nnfx_graph *g, const rw_pattern *cp, const nnfx_match *m, nnfx_node *const *ret_nodes,
+                                  const nnfx_arg *binds, bool *after) {
     ir_graph_renumber(g);
     nnfx_node *first = NULL;
     for (int r = 0; r < cp->nret; r++)
@@ -51,7 +50,8 @@ static nnfx_node *insertion_point(nnfx_graph *g, const rw_pattern *cp, const nnf
         for (int u = 0; u < gn->nusers; u++) {
             nnfx_node *us = gn->users[u];
             bool inside = false;
-            for (int i = 0; i < m->n && !inside; i++) inside = m->graph_nodes[i] == us;
+            for (int i = 0; i < m->n && !inside; i++)
+                inside = m->graph_nodes[i] == us;
             if (!inside && us->order <= last_in->order) return NULL;
         }
     }
@@ -102,11 +102,11 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
             rph[kph] = kph < m->nbindings ? binds[kph] : nnfx_arg_none();
             kph++;
         }
-#define RPH_LOOKUP(node, outarg)                     \
-    do {                                             \
-        (outarg) = nnfx_arg_none();                  \
-        for (int q_ = 0; q_ < kph; q_++)             \
-            if (rph_node[q_] == (node)) (outarg) = rph[q_]; \
+#define RPH_LOOKUP(node, outarg)                                                                                       \
+    do {                                                                                                               \
+        (outarg) = nnfx_arg_none();                                                                                    \
+        for (int q_ = 0; q_ < kph; q_++)                                                                               \
+            if (rph_node[q_] == (node)) (outarg) = rph[q_];                                                            \
     } while (0)
     for (int r = 0; r < rout->nargs; r++) {
         const nnfx_node *v = rout->args[r].u.node;
@@ -125,8 +125,10 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
         st = NNFX_ERR_NOT_FOUND;
         goto out_ph;
     }
-    if (after) nnfx_inserting_after(g, ref);
-    else nnfx_inserting_before(g, ref);
+    if (after)
+        nnfx_inserting_after(g, ref);
+    else
+        nnfx_inserting_before(g, ref);
     nnfx_node *anchor = m->anchor;
     char pbuf[300];
     for (const nnfx_node *n = rep->head; n; n = n->next) {
@@ -234,9 +236,8 @@ static nnfx_status check_replacement(const rw_pattern *cp, const nnfx_graph *rep
     const nnfx_node *out = nnfx_graph_output_node(rep);
     if (!out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace: the replacement graph has no output node");
     if (out->nargs != cp->nret)
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
-                              "replace: the pattern returns %d value%s, the replacement %d", cp->nret,
-                              cp->nret == 1 ? "" : "s", out->nargs);
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace: the pattern returns %d value%s, the replacement %d",
+                              cp->nret, cp->nret == 1 ? "" : "s", out->nargs);
     for (int r = 0; r < out->nargs; r++)
         if (out->args[r].kind != NNFX_ARG_NODE)
             return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace: replacement value %d is not a node", r);
@@ -278,7 +279,8 @@ nnfx_match_list *nnfx_replace_pattern_ex(nnfx_graph *g, const nnfx_graph *patter
             continue;
         }
         if (st) {
-            for (int j = i; j < l->n; j++) rw_match_clear(&l->m[j]);
+            for (int j = i; j < l->n; j++)
+                rw_match_clear(&l->m[j]);
             l->n = kept;
             nnfx_error_prefix(err, "replace_pattern (after %d replacements)", kept);
             goto fail;

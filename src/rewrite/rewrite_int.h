@@ -8,10 +8,10 @@
 /* A pattern node with its arguments resolved to pattern indices. */
 typedef struct rw_pnode {
     const nnfx_node *n;
-    int ph;       /* placeholder index (placeholder order), or -1           */
-    int *arg;     /* per argument: index of the pattern node it names, or -1 */
+    int ph;   /* placeholder index (placeholder order), or -1           */
+    int *arg; /* per argument: index of the pattern node it names, or -1 */
     bool returned;
-    bool live;    /* reachable from a returned value                         */
+    bool live; /* reachable from a returned value                         */
 } rw_pnode;
 
 /* A pattern graph prepared for matching. */
@@ -22,8 +22,8 @@ typedef struct rw_pattern {
     int nph;
     int *ph_node; /* placeholder k -> pattern node index */
     int nret;
-    int *ret;     /* returned values -> pattern node index (call nodes) */
-    int nlive;    /* live non-placeholder nodes */
+    int *ret;  /* returned values -> pattern node index (call nodes) */
+    int nlive; /* live non-placeholder nodes */
 } rw_pattern;
 
 /* Prepares pattern pg; errors for a pattern without output, returning
@@ -47,7 +47,7 @@ void rw_match_clear(nnfx_match *m);
 bool rw_reserve(void **arr, int *cap, int need, size_t sz);
 
 /* Finds matches of cp in g into list (see nnfx_find_matches). */
-nnfx_status rw_find(const nnfx_graph *g, const rw_pattern *cp, const nnfx_rewrite_options *opts,
-                    nnfx_match_list *list, nnfx_error *err);
+nnfx_status rw_find(const nnfx_graph *g, const rw_pattern *cp, const nnfx_rewrite_options *opts, nnfx_match_list *list,
+                    nnfx_error *err);
 
 #endif

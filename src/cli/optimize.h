@@ -1,0 +1,49 @@
+/* optimize.h — `nnfx optimize`: options, the one-model pipeline
+ * (optimize.c) and batch mode (optimize_batch.c). */
+#ifndef NNFX_CLI_OPTIMIZE_H
+#define NNFX_CLI_OPTIMIZE_H
+
+#include "cli/validate.h"
+
+typedef struct opt_step {
+    bool is_rewrite; /* --rewrite RULE, else --pass NAME */
+    const char *text;
+} opt_step;
+
+typedef struct opt_opts {
+    int nsteps;
+    opt_step *steps;      /* in command-line order */
+    bool validate;
+    cli_samples samples;  /* --input / --random  */
+    double atol, rtol;
+    const char *labels;
+    double max_drop;      /* percentage points; < 0: no gate */
+    const char *report;   /* --report FILE (batch: the summary) */
+    bool quiet;
+    bool batch;           /* several models, -o is a folder */
+    bool external_data;
+} opt_opts;
+
+/* What happened to one model. */
+typedef struct opt_result {
+    int rc;            /* exit code for this model        */
+    char *report;      /* its JSON report (malloc'd)      */
+    int nodes_before, nodes_after;
+    double ms;
+    bool validated;
+    double max_abs;
+    bool have_acc;
+    double drop;
+    char status[32];   /* "ok", "check failed", "error"   */
+} opt_result;
+
+/* Optimises one model into out; fills res (free res->report). Prints
+ * errors; prints a summary on stdout unless opts->quiet or batch. */
+void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res);
+
+/* Batch mode: every model into dir, jobs at a time; prints the summary
+ * table and writes the JSON summary (opts->report). Returns the exit code:
+ * the highest of the models' codes. */
+int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, long jobs);
+
+#endif

@@ -1,0 +1,7 @@
+# Command-line tests: tests/cli/test_cli.sh drives the built nnfx binary
+# through every subcommand and exit code.
+find_program(NNFX_BASH bash)
+if(NNFX_BASH)
+  add_test(NAME cli COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.sh $<TARGET_FILE:nnfx>
+                            ${CMAKE_CURRENT_SOURCE_DIR}/data/cli ${CMAKE_CURRENT_BINARY_DIR}/cli_tmp)
+endif()
