@@ -407,6 +407,12 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             v->t = out.t[0];
             continue;
         }
+        /* Dropout's training_mode decides at run time whether inference
+         * refuses it: only the interpreter checks input values per run */
+        if (n->op == NNFX_OP_DROPOUT && n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE) {
+            st = unsupported(err, n, "dropout with a training_mode input");
+            break;
+        }
         if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
             meta_bytes_static(m) == meta_bytes_static(&n->args[0].u.node->meta[0])) {
             static float dummy;
