@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -324,7 +325,7 @@ nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *er
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: NULL graph or target");
         return NULL;
     }
-    nnfx_tensor *t = nnfx_graph_param(g, target);
+    const nnfx_tensor *t = ir_graph_param_raw(g, target); /* only its meta */
     if (!t) {
         nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "get_attr: the graph has no parameter '%s'", target);
         return NULL;
@@ -496,6 +497,7 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     g->params[g->nparams].name = nm;
     g->params[g->nparams].t = nnfx_tensor_retain(t);
+    g->params[g->nparams].constant = false;
     g->nparams++;
     if (!ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)g->nparams))
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
@@ -503,18 +505,41 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return NNFX_OK;
 }
 
-nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
+/* Parameters leave the graph aligned for their dtype: an unaligned mapped
+ * tensor (left in the file by the ONNX loader) is copied on first access.
+ * NULL when that copy runs out of memory. */
+static nnfx_tensor *param_ready(nnfx_tensor *t) {
+    if (core_tensor_unaligned(t) && core_tensor_materialize(t, NULL)) return NULL;
+    return t;
+}
+
+nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;
     intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
     return idx ? g->params[idx - 1].t : NULL;
 }
 
+nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
+    return param_ready(ir_graph_param_raw(g, name));
+}
+
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
+
+nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
+    intptr_t idx = g && name ? (intptr_t)ir_strmap_get(&g->param_index, name) : 0;
+    if (!idx) return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "the graph has no parameter '%s'", name ? name : "");
+    g->params[idx - 1].constant = constant;
+    return NNFX_OK;
+}
+
+bool nnfx_graph_param_is_constant(const nnfx_graph *g, int i) {
+    return g && i >= 0 && i < g->nparams && g->params[i].constant;
+}
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? g->params[i].name : NULL;
 }
 nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
-    return g && i >= 0 && i < g->nparams ? g->params[i].t : NULL;
+    return g && i >= 0 && i < g->nparams ? param_ready(g->params[i].t) : NULL;
 }
 
 int nnfx_graph_drop_unused_params(nnfx_graph *g) {

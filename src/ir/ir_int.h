@@ -32,6 +32,7 @@ struct nnfx_node {
 typedef struct ir_param {
     char *name;
     nnfx_tensor *t;
+    bool constant; /* came from a constant of the model, not a weight */
 } ir_param;
 
 typedef struct ir_leaf {
@@ -79,6 +80,9 @@ void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u);
 /* Sets the number of values n produces (multi-output ops). */
 nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err);
 /* Marks the graph changed (invalidates order and compiled plans). */
+/* The parameter called name as stored (no first-access copy of an unaligned
+ * mapped tensor): for code that needs only its existence, dtype or shape. */
+nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name);
 void ir_graph_touch(nnfx_graph *g);
 /* Scalar tensor for a literal argument (int64 or float32). */
 nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err);
