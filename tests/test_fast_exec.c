@@ -60,6 +60,21 @@ static nnfx_node *conv(nnfx_graph *g, nnfx_node *x, const char *name, int64_t m,
     return op(g, NNFX_OP_CONV, bias ? 3 : 2, a, 4, at);
 }
 
+/* conv() with dilation, bias always. */
+static nnfx_node *conv_dil(nnfx_graph *g, nnfx_node *x, const char *name, int64_t m, int64_t cin, int64_t k,
+                           int64_t stride, int64_t pad, int64_t dil, int64_t group) {
+    char wn[64], bn[64];
+    snprintf(wn, sizeof wn, "%s.w", name);
+    snprintf(bn, sizeof bn, "%s.b", name);
+    int64_t wd[4] = {m, cin / group, k, k}, bd[1] = {m};
+    int64_t pads[4] = {pad, pad, pad, pad}, st[2] = {stride, stride}, ks[2] = {k, k}, dl[2] = {dil, dil};
+    nnfx_attr at[5] = {nnfx_attr_ints("pads", 4, pads), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_int("group", group),
+                       nnfx_attr_ints("dilations", 2, dl)};
+    nnfx_arg a[3] = {nnfx_arg_node(x), nnfx_arg_node(param(g, wn, 4, wd, 0.0f)), nnfx_arg_node(param(g, bn, 1, bd, 0.0f))};
+    return op(g, NNFX_OP_CONV, 3, a, 5, at);
+}
+
 static nnfx_node *unary(nnfx_graph *g, nnfx_op o, nnfx_node *x) {
     nnfx_arg a = nnfx_arg_node(x);
     return op(g, o, 1, &a, 0, NULL);
@@ -120,6 +135,35 @@ static nnfx_graph *depthwise(int64_t *xd) {
     nnfx_arg pin = nnfx_arg_node(h3);
     nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);
     assert_non_null(nnfx_graph_output(g, 1, &mp, NULL));
+    return g;
+}
+
+/* GEMM-path convs whose sizes are not multiples of the register tile (M,
+ * K, N odd), with stride, padding, dilation, groups, K split into blocks
+ * (K > 256), output channels split into row blocks, and a residual add. */
+static nnfx_graph *oddconv(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 5, xd[2] = 11, xd[3] = 9;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "a", 13, 5, 3, 1, 1, 1, true)); /* K 45, N 99 */
+    nnfx_node *b = conv_dil(g, a, "b", 14, 13, 3, 2, 2, 2, 1);                          /* dilated, strided */
+    nnfx_node *c = conv(g, b, "c", 12, 14, 1, 1, 0, 2, true);                           /* groups, 1x1 */
+    nnfx_node *d = conv(g, c, "d", 70, 12, 5, 1, 2, 1, true);                           /* K 300, M 70 */
+    nnfx_node *e = conv(g, d, "e", 70, 70, 1, 1, 0, 1, false);                          /* 1x1, K 70 */
+    nnfx_node *y = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, e, d));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Wide images: several column panels per image, the last one partial. */
+static nnfx_graph *wideconv(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = 45, xd[3] = 41;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "a", 8, 3, 3, 1, 1, 1, true));
+    nnfx_node *b = conv(g, a, "b", 20, 8, 1, 1, 0, 1, true);
+    nnfx_node *c = conv(g, b, "c", 9, 20, 3, 2, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &c, NULL));
     return g;
 }
 
@@ -206,6 +250,16 @@ static void test_depthwise(void **state) {
     check_graph(depthwise, "dwconv5x5/s1 direct + bias + silu");
 }
 
+static void test_odd_conv(void **state) {
+    (void)state;
+    check_graph(oddconv, "conv1x1/s1 gemm + bias + add + relu");
+}
+
+static void test_wide_conv(void **state) {
+    (void)state;
+    check_graph(wideconv, "conv3x3/s1 im2col+gemm + bias + relu");
+}
+
 static void test_gemm(void **state) {
     (void)state;
     check_graph(gemm, "gemm");
@@ -249,6 +303,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resblock),
         cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_bad_input_and_fallback),
     };

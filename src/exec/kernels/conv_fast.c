@@ -1,16 +1,18 @@
-/* conv_fast.c — 2-d convolution for the compiled executor: weights and
- * bias prepared once, im2col by column panels that stay in cache, one
- * single-threaded cblas_sgemm per panel, and an epilogue fusing bias,
- * residual add and activation. Depthwise convs use a direct kernel. Work
+/* conv_fast.c — 2-d convolution for the compiled executor: weights packed
+ * once into GEMM panels (sgemm_fast.c), the im2col fused into the packing
+ * of each B block so it is never materialised, and an epilogue fusing bias,
+ * residual add and activation applied per row panel while it is in cache.
+ * Depthwise convs use a direct kernel. Work
  * is split into tasks by shape only, so results do not depend on the
  * number of threads. Vector loops are compiled for several ISAs and picked
  * at run time (GCC target_clones). */
 #if defined(__GNUC__) && !defined(__clang__)
 /* compares may be if-converted (no FP exceptions are observed), so the
- * clamped exp and the activations vectorise; results are unchanged */
-#pragma GCC optimize("no-trapping-math")
+ * clamped exp and the activations vectorise; results are unchanged. Short
+ * fill and copy loops stay inline instead of becoming memset/memcpy calls
+ * (the im2col segments are often a few floats long). */
+#pragma GCC optimize("no-trapping-math", "no-tree-loop-distribute-patterns")
 #endif
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/kernels/sgemm_fast.h"
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -26,17 +29,21 @@
 #define FX_CLONES
 #endif
 
-/* Panel budget: K x NB floats of im2col per task. */
-#define FX_PANEL_FLOATS (32 * 1024)
+/* B block budget: KC x NB floats of packed (im2col) input per task. */
+#define FX_PANEL_FLOATS (48 * 1024)
+#define FX_KC_MAX 256
+#define FX_NB_MAX 768
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
     int64_t cg, mg, kk, ohw;
     bool depthwise, direct; /* direct: 1x1, stride 1, no padding */
-    float *wt;              /* [M, KK] (owned copy, 64-byte aligned) */
-    float *bias;            /* [M] zeros when absent                */
-    int64_t nb, ncb;        /* columns per panel, panels per image  */
-    int64_t mb, nmb;        /* rows per task, row blocks             */
+    float *wt;              /* depthwise: [M, KK]; else packed A per group */
+    int64_t wgroup;         /* floats of packed A per group                */
+    float *bias;            /* [M] zeros when absent                       */
+    int64_t kc;             /* rows of K per packed B block                */
+    int64_t nb, ncb;        /* columns per panel, panels per image         */
+    int64_t mb, nmb;        /* rows per task (multiple of FX_MR), blocks    */
     fx_act act;
     float p0, p1;
     bool residual;
@@ -89,29 +96,35 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     c0.depthwise = c0.cg == 1 && c0.group > 1;
     c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 &&
                 c0.oh == c0.h && c0.ow == c0.w;
-    /* column panels: as wide as the panel budget allows, a multiple of 16 */
-    int64_t nb = FX_PANEL_FLOATS / c0.kk;
-    nb = nb < 64 ? 64 : nb / 16 * 16;
-    /* the output block [MG, NB] stays in cache for the epilogue */
-    int64_t nbo = (64 * 1024) / c0.mg / 16 * 16;
-    if (nb > nbo) nb = nbo < 64 ? 64 : nbo;
+    /* K blocks of at most FX_KC_MAX rows, balanced */
+    int64_t nkb = (c0.kk + FX_KC_MAX - 1) / FX_KC_MAX;
+    c0.kc = (c0.kk + nkb - 1) / nkb;
+    /* column panels: as wide as the B block budget allows, a multiple of FX_NR */
+    int64_t nb = FX_PANEL_FLOATS / c0.kc;
+    nb = nb < 64 ? 64 : nb > FX_NB_MAX ? FX_NB_MAX : nb / FX_NR * FX_NR;
     if (nb >= c0.ohw) nb = c0.ohw;
     c0.nb = nb;
     c0.ncb = (c0.ohw + nb - 1) / nb;
     /* row blocks: split output channels when there are few tasks, so two or
      * more threads have work; by shape only */
     c0.mb = c0.mg;
-    while (c0.n * c0.group * c0.ncb * ((c0.mg + c0.mb - 1) / c0.mb) < 8 && c0.mb >= 64) c0.mb = (c0.mb / 2 + 15) / 16 * 16;
+    while (c0.n * c0.group * c0.ncb * ((c0.mg + c0.mb - 1) / c0.mb) < 8 && c0.mb >= 64)
+        c0.mb = (c0.mb / 2 + FX_MR - 1) / FX_MR * FX_MR;
     c0.nmb = (c0.mg + c0.mb - 1) / c0.mb;
+    c0.wgroup = c0.depthwise ? 0 : fx_pack_a_floats(c0.mg, c0.kk);
     fx_conv *c = malloc(sizeof *c);
-    float *wt = alloc_floats(c0.m * c0.kk), *bias = alloc_floats(c0.m);
+    float *wt = alloc_floats(c0.depthwise ? c0.m * c0.kk : c0.group * c0.wgroup), *bias = alloc_floats(c0.m);
     if (!c || !wt || !bias) {
         free(c), free(wt), free(bias);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing a conv");
         return NULL;
     }
     *c = c0;
-    memcpy(wt, w->data, (size_t)(c0.m * c0.kk) * sizeof(float));
+    if (c0.depthwise)
+        memcpy(wt, w->data, (size_t)(c0.m * c0.kk) * sizeof(float));
+    else
+        for (int64_t gi = 0; gi < c0.group; gi++)
+            fx_pack_a((const float *)w->data + gi * c0.mg * c0.kk, c0.kk, c0.mg, c0.kk, wt + gi * c0.wgroup);
     if (b)
         memcpy(bias, b->data, (size_t)c0.m * sizeof(float));
     else
@@ -144,7 +157,8 @@ int64_t fx_conv_scratch_floats(const fx_conv *c) {
         dw_padded_dims(c, &hp, &wp);
         return dw_fast(c) ? (hp * wp + 15) / 16 * 16 : 0;
     }
-    return c->direct ? 0 : c->kk * c->nb;
+    int64_t nbr = (c->nb + FX_NR - 1) / FX_NR * FX_NR;
+    return (c->kc * nbr + nbr + 15) / 16 * 16; /* packed B block + one im2col row */
 }
 
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
@@ -234,51 +248,63 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
     }
 }
 
-/* Columns [c0, c0 + nb) of the im2col matrix of one image's group slice x
- * [CG, H, W] into col [KK, nb]. The panel's output rows are walked once per
- * kernel tap without divisions; inside each row segment the columns whose
- * input lies in the image are copied (stride 1) or gathered, the rest
- * zeroed. */
+/* Rows [k0, k0 + kc) x columns [c0, c0 + nb) of the im2col matrix of one
+ * image's group slice x [CG, H, W], packed as a B block (fx_pack_b_row
+ * layout) into bp; row (ci * KH + ky) * KW + kx is first built in rowbuf
+ * [nb]. The output rows are walked without divisions; inside each row
+ * segment the columns whose input lies in the image are copied (stride 1)
+ * or gathered, the rest zeroed. */
 FX_CLONES
-static void im2col_panel(const fx_conv *c, const float *x, int64_t c0, int64_t nb, float *restrict col) {
+static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc, int64_t c0, int64_t nb,
+                        float *restrict rowbuf, float *restrict bp) {
+    int64_t kx = k0 % c->kw, ky = k0 / c->kw % c->kh, ci = k0 / (c->kw * c->kh);
     int64_t oy0 = c0 / c->ow, ox00 = c0 % c->ow;
-    for (int64_t ky = 0; ky < c->kh; ky++)
-        for (int64_t kx = 0; kx < c->kw; kx++) {
-            int64_t off = kx * c->dw - c->pw; /* ix = ox * sw + off */
-            int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
-            int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
-            if (hi > c->ow) hi = c->ow;
-            if (lo > hi) lo = hi;
-            for (int64_t ci = 0; ci < c->cg; ci++) {
-                float *restrict dst = col + ((ci * c->kh + ky) * c->kw + kx) * nb;
-                const float *src = x + ci * c->h * c->w;
-                int64_t done = 0, oy = oy0, ox0 = ox00;
-                while (done < nb) {
-                    int64_t seg = c->ow - ox0 < nb - done ? c->ow - ox0 : nb - done;
-                    float *restrict d = dst + done - ox0; /* d[ox] for ox in [ox0, ox0 + seg) */
-                    int64_t iy = oy * c->sh - c->ph + ky * c->dh;
-                    int64_t e = ox0 + seg;
-                    if (iy < 0 || iy >= c->h) {
-                        for (int64_t ox = ox0; ox < e; ox++) d[ox] = 0.0f;
-                    } else {
-                        const float *restrict srow = src + iy * c->w + off;
-                        int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
-                        if (a > bnd) a = bnd;
-                        for (int64_t ox = ox0; ox < a; ox++) d[ox] = 0.0f;
-                        if (c->sw == 1)
-                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox];
-                        else if (c->sw == 2)
-                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[2 * ox];
-                        else
-                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox * c->sw];
-                        for (int64_t ox = bnd; ox < e; ox++) d[ox] = 0.0f;
-                    }
-                    done += seg;
-                    oy++;
-                    ox0 = 0;
-                }
+    for (int64_t kk = 0; kk < kc; kk++) {
+        int64_t off = kx * c->dw - c->pw; /* ix = ox * sw + off */
+        int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
+        int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
+        if (hi > c->ow) hi = c->ow;
+        if (lo > hi) lo = hi;
+        const float *src = x + ci * c->h * c->w;
+        int64_t done = 0, oy = oy0, ox0 = ox00;
+        while (done < nb) {
+            int64_t seg = c->ow - ox0 < nb - done ? c->ow - ox0 : nb - done;
+            float *restrict d = rowbuf + done - ox0; /* d[ox] for ox in [ox0, ox0 + seg) */
+            int64_t iy = oy * c->sh - c->ph + ky * c->dh;
+            int64_t e = ox0 + seg;
+            if (iy < 0 || iy >= c->h) {
+                for (int64_t ox = ox0; ox < e; ox++) d[ox] = 0.0f;
+            } else {
+                const float *restrict srow = src + iy * c->w + off;
+                int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
+                if (a > bnd) a = bnd;
+                for (int64_t ox = ox0; ox < a; ox++) d[ox] = 0.0f;
+                if (c->sw == 1)
+                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox];
+                else if (c->sw == 2)
+                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[2 * ox];
+                else
+                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox * c->sw];
+                for (int64_t ox = bnd; ox < e; ox++) d[ox] = 0.0f;
             }
+            done += seg;
+            oy++;
+            ox0 = 0;
         }
+        /* rowbuf -> row kk of the packed block */
+        float *restrict dp = bp + kk * FX_NR;
+        int64_t jj = 0;
+        for (; jj + FX_NR <= nb; jj += FX_NR, dp += kc * FX_NR)
+            for (int q = 0; q < FX_NR; q++) dp[q] = rowbuf[jj + q];
+        if (jj < nb) {
+            for (int64_t q = 0; q < nb - jj; q++) dp[q] = rowbuf[jj + q];
+            for (int64_t q = nb - jj; q < FX_NR; q++) dp[q] = 0.0f;
+        }
+        if (++kx == c->kw) {
+            kx = 0;
+            if (++ky == c->kh) ky = 0, ci++;
+        }
+    }
 }
 
 /* Output columns [lo, hi) of one row with every tap inside the image:
@@ -385,22 +411,26 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t m0 = gi * c->mg + mbi * c->mb, mrows = c->mg - mbi * c->mb < c->mb ? c->mg - mbi * c->mb : c->mb;
     const float *xg = j->x + (b * c->c + gi * c->cg) * c->h * c->w;
     float *y = j->y + (b * c->m + m0) * c->ohw + c0;
-    const float *bsrc;
-    int ldb;
-    if (c->direct) {
-        bsrc = xg + c0;
-        ldb = (int)c->ohw;
-    } else {
-        float *col = j->scratch + (int64_t)tid * j->scratch_per_thread;
-        im2col_panel(c, xg, c0, nb, col);
-        bsrc = col;
-        ldb = (int)nb;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mrows, (int)nb, (int)c->kk, 1.0f, c->wt + m0 * c->kk,
-                (int)c->kk, bsrc, ldb, 0.0f, y, (int)c->ohw);
     const float *res = j->res ? j->res + (b * c->m + m0) * c->ohw + c0 : NULL;
-    for (int64_t r = 0; r < mrows; r++)
-        epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0, c->p1);
+    float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread;
+    float *rowbuf = bp + c->kc * ((nb + FX_NR - 1) / FX_NR * FX_NR);
+    const float *apanels = c->wt + gi * c->wgroup + (mbi * c->mb / FX_MR) * c->kk * FX_MR;
+    for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
+        int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
+        if (c->direct)
+            for (int64_t kk = 0; kk < kc; kk++) fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0, nb, kc, kk, bp);
+        else
+            pack_im2col(c, xg, k0, kc, c0, nb, rowbuf, bp);
+        bool last = k0 + kc == c->kk;
+        for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
+            int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
+            fx_sgemm_panel(kc, nb, rows, apanels + r0 * c->kk + k0 * FX_MR, bp, y + r0 * c->ohw, c->ohw, k0 > 0);
+            if (last)
+                for (int64_t r = r0; r < r0 + rows; r++)
+                    epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0,
+                                 c->p1);
+        }
+    }
 }
 
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {

@@ -1,0 +1,141 @@
+/* sgemm_fast.c — packed-operand GEMM blocks (see sgemm_fast.h): packing of
+ * A and B, an FX_MR x FX_NR register-tile micro-kernel in AVX2+FMA and in
+ * portable C, and the loop over one A panel's tiles. Edge tiles (fewer rows
+ * or columns) run the same kernel on a small buffer. */
+#include "exec/kernels/sgemm_fast.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns") /* short copies stay inline */
+#endif
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FX_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FX_CLONES
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FX_HAVE_X86 1
+#include <immintrin.h>
+#else
+#define FX_HAVE_X86 0
+#endif
+
+int64_t fx_pack_a_floats(int64_t m, int64_t k) { return (m + FX_MR - 1) / FX_MR * FX_MR * k; }
+
+void fx_pack_a(const float *a, int64_t lda, int64_t m, int64_t k, float *out) {
+    for (int64_t p = 0; p < (m + FX_MR - 1) / FX_MR; p++) {
+        float *dst = out + p * k * FX_MR;
+        for (int64_t r = 0; r < FX_MR; r++) {
+            int64_t row = p * FX_MR + r;
+            if (row < m)
+                for (int64_t kk = 0; kk < k; kk++) dst[kk * FX_MR + r] = a[row * lda + kk];
+            else
+                for (int64_t kk = 0; kk < k; kk++) dst[kk * FX_MR + r] = 0.0f;
+        }
+    }
+}
+
+FX_CLONES
+void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk, float *restrict dst) {
+    int64_t j = 0;
+    float *restrict d = dst + kk * FX_NR;
+    for (; j + FX_NR <= nc; j += FX_NR, d += kc * FX_NR)
+        for (int i = 0; i < FX_NR; i++) d[i] = src[j + i];
+    if (j < nc) {
+        int64_t r = nc - j;
+        for (int64_t i = 0; i < r; i++) d[i] = src[j + i];
+        for (int64_t i = r; i < FX_NR; i++) d[i] = 0.0f;
+    }
+}
+
+/* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b panel. */
+typedef void (*fx_ukernel)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool acc);
+
+static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c, int64_t ldc,
+                      bool acc) {
+    float t[FX_MR][FX_NR];
+    for (int r = 0; r < FX_MR; r++)
+        for (int j = 0; j < FX_NR; j++) t[r][j] = acc ? c[r * ldc + j] : 0.0f;
+    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += FX_NR)
+        for (int r = 0; r < FX_MR; r++)
+            for (int j = 0; j < FX_NR; j++) t[r][j] += a[r] * b[j];
+    for (int r = 0; r < FX_MR; r++)
+        for (int j = 0; j < FX_NR; j++) c[r * ldc + j] = t[r][j];
+}
+
+#if FX_HAVE_X86
+/* 6 x 16 tile in 12 ymm accumulators: per k, two loads of B and six
+ * broadcasts of A feed twelve FMAs. */
+__attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const float *restrict a,
+                                                             const float *restrict b, float *restrict c, int64_t ldc,
+                                                             bool acc) {
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    if (acc) {
+        c00 = _mm256_loadu_ps(c + 0 * ldc), c01 = _mm256_loadu_ps(c + 0 * ldc + 8);
+        c10 = _mm256_loadu_ps(c + 1 * ldc), c11 = _mm256_loadu_ps(c + 1 * ldc + 8);
+        c20 = _mm256_loadu_ps(c + 2 * ldc), c21 = _mm256_loadu_ps(c + 2 * ldc + 8);
+        c30 = _mm256_loadu_ps(c + 3 * ldc), c31 = _mm256_loadu_ps(c + 3 * ldc + 8);
+        c40 = _mm256_loadu_ps(c + 4 * ldc), c41 = _mm256_loadu_ps(c + 4 * ldc + 8);
+        c50 = _mm256_loadu_ps(c + 5 * ldc), c51 = _mm256_loadu_ps(c + 5 * ldc + 8);
+    } else {
+        c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    }
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < kc; k++) {
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+        av = _mm256_broadcast_ss(a + 0);
+        c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
+        av = _mm256_broadcast_ss(a + 1);
+        c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
+        av = _mm256_broadcast_ss(a + 2);
+        c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
+        av = _mm256_broadcast_ss(a + 3);
+        c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
+        av = _mm256_broadcast_ss(a + 4);
+        c40 = _mm256_fmadd_ps(av, b0, c40), c41 = _mm256_fmadd_ps(av, b1, c41);
+        av = _mm256_broadcast_ss(a + 5);
+        c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
+        a += FX_MR;
+        b += FX_NR;
+    }
+    _mm256_storeu_ps(c + 0 * ldc, c00), _mm256_storeu_ps(c + 0 * ldc + 8, c01);
+    _mm256_storeu_ps(c + 1 * ldc, c10), _mm256_storeu_ps(c + 1 * ldc + 8, c11);
+    _mm256_storeu_ps(c + 2 * ldc, c20), _mm256_storeu_ps(c + 2 * ldc + 8, c21);
+    _mm256_storeu_ps(c + 3 * ldc, c30), _mm256_storeu_ps(c + 3 * ldc + 8, c31);
+    _mm256_storeu_ps(c + 4 * ldc, c40), _mm256_storeu_ps(c + 4 * ldc + 8, c41);
+    _mm256_storeu_ps(c + 5 * ldc, c50), _mm256_storeu_ps(c + 5 * ldc + 8, c51);
+}
+#endif
+
+static fx_ukernel g_ukernel = ukernel_c;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void pick_kernel(void) {
+#if FX_HAVE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        g_ukernel = ukernel_avx2;
+    }
+#endif
+}
+
+void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
+                    bool accumulate) {
+    pthread_once(&g_once, pick_kernel);
+    fx_ukernel uk = g_ukernel;
+    for (int64_t j = 0; j < nc; j += FX_NR, b += kc * FX_NR) {
+        int64_t cols = nc - j < FX_NR ? nc - j : FX_NR;
+        if (rows == FX_MR && cols == FX_NR) {
+            uk(kc, a, b, c + j, ldc, accumulate);
+            continue;
+        }
+        float t[FX_MR * FX_NR] = {0};
+        if (accumulate)
+            for (int64_t r = 0; r < rows; r++) memcpy(t + r * FX_NR, c + r * ldc + j, (size_t)cols * sizeof(float));
+        uk(kc, a, b, t, FX_NR, accumulate);
+        for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc + j, t + r * FX_NR, (size_t)cols * sizeof(float));
+    }
+}

@@ -1,0 +1,37 @@
+/* sgemm_fast.h — single-threaded float32 GEMM blocks over packed operands
+ * for the compiled executor: A (weights) packed once into FX_MR-row panels,
+ * B packed per block into FX_NR-column panels by the caller (so an im2col
+ * can be fused into the packing), and a register-tile micro-kernel picked at
+ * run time for the CPU (AVX2+FMA, or portable C). */
+#ifndef NNFX_SGEMM_FAST_H
+#define NNFX_SGEMM_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FX_MR 6  /* rows of the register tile    */
+#define FX_NR 16 /* columns of the register tile */
+
+/* Floats of the packed form of an m x k matrix: ceil(m / FX_MR) panels of
+ * k x FX_MR values. */
+int64_t fx_pack_a_floats(int64_t m, int64_t k);
+
+/* Packs rows [0, m) of row-major a (leading dimension lda) into out
+ * (fx_pack_a_floats(m, k) floats): panel p holds rows p*FX_MR.. as
+ * out[p * k * FX_MR + kk * FX_MR + r]; rows past m are zero. */
+void fx_pack_a(const float *a, int64_t lda, int64_t m, int64_t k, float *out);
+
+/* Packs one row of B, src[0 .. nc), as row kk of a packed block of kc rows:
+ * column j goes to dst[(j / FX_NR) * kc * FX_NR + kk * FX_NR + j % FX_NR];
+ * the columns of the last panel past nc are zeroed. */
+void fx_pack_b_row(const float *src, int64_t nc, int64_t kc, int64_t kk, float *dst);
+
+/* C[rows, nc] (leading dimension ldc) = (accumulate ? C : 0) + A * B for one
+ * A panel (kc x FX_MR values, rows <= FX_MR of them valid) and a packed B
+ * block of kc rows and nc columns (fx_pack_b_row layout). Each C value
+ * sums its products in k order, so results do not depend on how callers
+ * split C into blocks. */
+void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
+                    bool accumulate);
+
+#endif
