@@ -161,8 +161,12 @@ static nnfx_graph *wideconv(int64_t *xd) {
     xd[0] = 1, xd[1] = 3, xd[2] = 45, xd[3] = 41;
     nnfx_node *x = input(g, 4, xd);
     nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "a", 8, 3, 3, 1, 1, 1, true));
-    nnfx_node *b = conv(g, a, "b", 20, 8, 1, 1, 0, 1, true);
-    nnfx_node *c = conv(g, b, "c", 9, 20, 3, 2, 0, 1, true);
+    nnfx_node *d3 = conv(g, a, "d3", 8, 8, 3, 2, 1, 8, true);  /* vector depthwise rows + tails */
+    nnfx_node *d5 = conv(g, d3, "d5", 8, 8, 5, 1, 2, 8, true); /* 23 x 21 */
+    nnfx_node *b = conv(g, d5, "b", 20, 8, 1, 1, 0, 1, true);
+    nnfx_node *d3s = conv(g, b, "d3s", 20, 20, 3, 1, 1, 20, true);
+    nnfx_node *d5s = conv(g, binary(g, NNFX_OP_ADD, d3s, b), "d5s", 20, 20, 5, 2, 2, 20, true); /* 12 x 11 */
+    nnfx_node *c = conv(g, d5s, "c", 9, 20, 3, 2, 0, 1, true);
     assert_non_null(nnfx_graph_output(g, 1, &c, NULL));
     return g;
 }

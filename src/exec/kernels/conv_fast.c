@@ -21,6 +21,7 @@
 
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/kernels/dwconv_x86.h"
 #include "exec/kernels/sgemm_fast.h"
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -375,6 +376,7 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
         float *restrict yrow = yo + oy * c->ow;
         const float *r[5];
         for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = pad + (oy * c->sh + ky) * wp;
+        if (fx_dw_row((int)c->kw, (int)c->sw, r, wp, k, yrow, c->ow)) continue;
         int64_t lo = 0, hi = c->ow;
         if (c->kw == 3 && c->sw == 1) DW_FULL(3, 1)
         else if (c->kw == 3) DW_FULL(3, 2)
