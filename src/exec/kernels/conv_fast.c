@@ -21,6 +21,7 @@
 
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/kernels/act_x86.h"
 #include "exec/kernels/dwconv_x86.h"
 #include "exec/kernels/sgemm_fast.h"
 
@@ -233,10 +234,12 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
         for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
         break;
     case FX_ACT_SIGMOID:
-        for (int64_t i = 0; i < n; i++) y[i] = fx_recip(1.0f + fx_expf(-y[i]));
+        if (!fx_sigmoid_row(y, n, false))
+            for (int64_t i = 0; i < n; i++) y[i] = fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_SILU:
-        for (int64_t i = 0; i < n; i++) y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
+        if (!fx_sigmoid_row(y, n, true))
+            for (int64_t i = 0; i < n; i++) y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_HARDSWISH:
         for (int64_t i = 0; i < n; i++) {

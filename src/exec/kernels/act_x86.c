@@ -1,0 +1,66 @@
+/* act_x86.c — vector sigmoid / SiLU rows (see act_x86.h): exp(-x) as
+ * 2^k * p(r) with fused multiply-adds, 1 / (1 + e) by the hardware
+ * reciprocal estimate refined with two Newton steps. The tail of a row is
+ * padded into one vector so all values take the same path. */
+#include "exec/kernels/act_x86.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+static bool g_avx2;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void probe(void) {
+    __builtin_cpu_init();
+    g_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+__attribute__((target("avx2,fma"))) static inline __m256 sig8(__m256 x, bool silu) {
+    __m256 t = _mm256_sub_ps(_mm256_setzero_ps(), x); /* exp(-x) */
+    t = _mm256_max_ps(t, _mm256_set1_ps(-87.0f));
+    t = _mm256_min_ps(t, _mm256_set1_ps(87.0f));
+    __m256 k = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(1.44269504088896341f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693145751953125f), t);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(1.42860682030941723e-06f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+    __m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+    __m256 q = _mm256_rcp_ps(d), two = _mm256_set1_ps(2.0f);
+    q = _mm256_mul_ps(q, _mm256_fnmadd_ps(d, q, two));
+    q = _mm256_mul_ps(q, _mm256_fnmadd_ps(d, q, two));
+    return silu ? _mm256_mul_ps(x, q) : q;
+}
+
+__attribute__((target("avx2,fma"))) static void row(float *y, int64_t n, bool silu) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, sig8(_mm256_loadu_ps(y + i), silu));
+    if (i < n) {
+        float t[8] = {0};
+        memcpy(t, y + i, (size_t)(n - i) * sizeof(float));
+        _mm256_storeu_ps(t, sig8(_mm256_loadu_ps(t), silu));
+        memcpy(y + i, t, (size_t)(n - i) * sizeof(float));
+    }
+}
+
+bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
+    pthread_once(&g_once, probe);
+    if (!g_avx2) return false;
+    row(y, n, silu);
+    return true;
+}
+#else
+bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
+    (void)y, (void)n, (void)silu;
+    return false;
+}
+#endif

@@ -1,0 +1,15 @@
+/* act_x86.h — sigmoid and x * sigmoid(x) over a row with AVX2+FMA when the
+ * CPU has it (chosen at run time), for the fused conv epilogue. */
+#ifndef NNFX_ACT_X86_H
+#define NNFX_ACT_X86_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* y[i] = sigmoid(y[i]) (silu false) or y[i] * sigmoid(y[i]) (silu true) for
+ * i in [0, n), exp by the same clamped degree-6 polynomial as the scalar
+ * epilogue (relative error ~2e-7). Returns false (y untouched) when the
+ * CPU lacks AVX2+FMA. */
+bool fx_sigmoid_row(float *y, int64_t n, bool silu);
+
+#endif
