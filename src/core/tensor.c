@@ -1,4 +1,5 @@
 /* tensor.c — dense tensors: creation, reference counting, element access. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -294,4 +295,23 @@ float core_half_to_float(uint16_t h) {
     float f;
     memcpy(&f, &bits, 4);
     return f;
+}
+
+uint16_t core_double_to_half(double v) {
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    double a = fabs(v);
+    if (a != a) return 0x7e00;
+    if (a >= 65520.0) return sign | 0x7c00; /* rounds past the largest half, 65504 */
+    if (a < 0x1p-14) /* subnormal: multiples of 2^-24; rint rounds half to even */
+        return sign | (uint16_t)rint(a * 0x1p24);
+    int e;
+    frexp(a, &e); /* a = f * 2^e, f in [0.5, 1): the leading bit is 2^(e-1) */
+    e -= 1;
+    double m = rint(ldexp(a, 10 - e)); /* 1024 .. 2048 */
+    if (m >= 2048.0) {
+        m = 1024.0;
+        e++;
+    }
+    if (e > 15) return sign | 0x7c00;
+    return sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)((unsigned)m - 1024u);
 }
