@@ -461,11 +461,18 @@ static void test_bad_shapes(void **state) {
         tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "int32", NULL);
         release_all(in, 1);
     }
-    {   /* resize cubic is unsupported */
+    {   /* resize tf_crop_and_resize with scales (not sizes) is unsupported */
         nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
-        nnfx_attr at[1] = {AS("mode", "cubic")};
+        nnfx_attr at[1] = {AS("coordinate_transformation_mode", "tf_crop_and_resize")};
         s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
-        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "cubic", NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "tf_crop_and_resize", NULL);
+        release_all(in, 3);
+    }
+    {   /* resize with an unknown mode is unsupported */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
+        nnfx_attr at[1] = {AS("mode", "area")};
+        s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "area", NULL);
         release_all(in, 3);
     }
 }
