@@ -19,6 +19,10 @@ size_t nnfx_dtype_size(nnfx_dtype dt) {
     case NNFX_BOOL: return 1;
     case NNFX_F16: return 2;
     case NNFX_F64: return 8;
+    case NNFX_U16: return 2;
+    case NNFX_I16: return 2;
+    case NNFX_U32: return 4;
+    case NNFX_U64: return 8;
     default: return 0;
     }
 }
@@ -27,7 +31,8 @@ static const struct {
     nnfx_dtype dt;
     const char *name;
 } dtype_names[] = {{NNFX_F32, "float32"}, {NNFX_U8, "uint8"}, {NNFX_I8, "int8"},     {NNFX_I32, "int32"},
-                   {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"}};
+                   {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"},
+                   {NNFX_U16, "uint16"},  {NNFX_I16, "int16"},  {NNFX_U32, "uint32"},  {NNFX_U64, "uint64"}};
 
 const char *nnfx_dtype_name(nnfx_dtype dt) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
@@ -248,6 +253,10 @@ double nnfx_tensor_get(const nnfx_tensor *t, int64_t i) {
     case NNFX_U8: return ((const uint8_t *)t->data)[i];
     case NNFX_BOOL: return ((const uint8_t *)t->data)[i] ? 1.0 : 0.0;
     case NNFX_F16: return core_half_to_float(((const uint16_t *)t->data)[i]);
+    case NNFX_U16: return ((const uint16_t *)t->data)[i];
+    case NNFX_I16: return ((const int16_t *)t->data)[i];
+    case NNFX_U32: return ((const uint32_t *)t->data)[i];
+    case NNFX_U64: return (double)((const uint64_t *)t->data)[i]; /* exact below 2^53 */
     default: return 0.0;
     }
 }

@@ -67,7 +67,8 @@ static void row_logic(void *ctx, const int64_t *off, const int64_t *inner, int64
 }
 
 static bool is_int_dtype(nnfx_dtype dt) {
-    return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32 || dt == NNFX_I64 || dt == NNFX_BOOL;
+    return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32 || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_I16 ||
+           dt == NNFX_U16 || dt == NNFX_U32 || dt == NNFX_U64;
 }
 
 static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
