@@ -96,11 +96,15 @@ typedef enum nnfx_dtype {
     NNFX_F32 = 1,
     NNFX_U8 = 2,
     NNFX_I8 = 3,
+    NNFX_U16 = 4,
+    NNFX_I16 = 5,
     NNFX_I32 = 6,
     NNFX_I64 = 7,
     NNFX_BOOL = 9,
     NNFX_F16 = 10,
-    NNFX_F64 = 11
+    NNFX_F64 = 11,
+    NNFX_U32 = 12,
+    NNFX_U64 = 13
 } nnfx_dtype;
 
 /* Bytes per element of dt (0 for an unknown type). */

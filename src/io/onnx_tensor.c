@@ -13,11 +13,15 @@ nnfx_dtype onnx_dtype(int64_t t) {
     case 1: return NNFX_F32;
     case 2: return NNFX_U8;
     case 3: return NNFX_I8;
+    case 4: return NNFX_U16;
+    case 5: return NNFX_I16;
     case 6: return NNFX_I32;
     case 7: return NNFX_I64;
     case 9: return NNFX_BOOL;
     case 10: return NNFX_F16;
     case 11: return NNFX_F64;
+    case 12: return NNFX_U32;
+    case 13: return NNFX_U64;
     default: return NNFX_DTYPE_UNDEFINED;
     }
 }
@@ -308,6 +312,8 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
         case NNFX_F32: field = PB_T_FLOAT_DATA; break;
         case NNFX_F64: field = PB_T_DOUBLE_DATA; break;
         case NNFX_I64: field = PB_T_INT64_DATA; break;
+        case NNFX_U32:
+        case NNFX_U64: field = PB_T_UINT64_DATA; break;
         default: field = PB_T_INT32_DATA; break;
         }
         if (typed_count[field] != numel) {
@@ -345,6 +351,10 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
                     case NNFX_I32: ((int32_t *)t->data)[idx] = (int32_t)v; break;
                     case NNFX_F16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
                     case NNFX_I8: ((int8_t *)t->data)[idx] = (int8_t)v; break;
+                    case NNFX_U16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
+                    case NNFX_I16: ((int16_t *)t->data)[idx] = (int16_t)v; break;
+                    case NNFX_U32: ((uint32_t *)t->data)[idx] = (uint32_t)v; break;
+                    case NNFX_U64: ((uint64_t *)t->data)[idx] = (uint64_t)v; break;
                     default: ((uint8_t *)t->data)[idx] = (uint8_t)(dt == NNFX_BOOL ? v != 0 : v); break;
                     }
                 }
