@@ -67,16 +67,30 @@ static void plane(const fx_maxpool *m, const float *restrict x, float *restrict 
             for (int64_t i = 0; i < m->w; i++) tmp[i] = max_nan(tmp[i], row[i]);
         }
         float *restrict yr = y + oy * m->ow;
+        /* interior outputs [lo, hi): the whole window inside the row;
+         * taps outer, outputs inner, so the loops vectorise */
+        int64_t lo = (m->pw + m->sw - 1) / m->sw, last = m->w - 1 - (m->kw - 1) * m->dw + m->pw;
+        int64_t hi = last < 0 ? 0 : last / m->sw + 1;
+        if (hi > m->ow) hi = m->ow;
+        if (lo > hi) lo = hi;
+        for (int64_t ox = lo; ox < hi; ox++) yr[ox] = -INFINITY;
+        for (int64_t kx = 0; kx < m->kw; kx++) {
+            const float *restrict t = tmp + kx * m->dw - m->pw;
+            if (m->sw == 1)
+                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[ox]);
+            else if (m->sw == 2)
+                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[2 * ox]);
+            else
+                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[ox * m->sw]);
+        }
         for (int64_t ox = 0; ox < m->ow; ox++) {
+            if (ox == lo) ox = hi;
+            if (ox >= m->ow) break;
             int64_t x0 = ox * m->sw - m->pw;
             float best = -INFINITY;
-            if (x0 >= 0 && x0 + (m->kw - 1) * m->dw < m->w) {
-                for (int64_t kx = 0; kx < m->kw; kx++) best = max_nan(best, tmp[x0 + kx * m->dw]);
-            } else {
-                for (int64_t kx = 0; kx < m->kw; kx++) {
-                    int64_t ix = x0 + kx * m->dw;
-                    if (ix >= 0 && ix < m->w) best = max_nan(best, tmp[ix]);
-                }
+            for (int64_t kx = 0; kx < m->kw; kx++) {
+                int64_t ix = x0 + kx * m->dw;
+                if (ix >= 0 && ix < m->w) best = max_nan(best, tmp[ix]);
             }
             yr[ox] = best;
         }
