@@ -160,15 +160,17 @@ static nnfx_graph *wideconv(int64_t *xd) {
     nnfx_graph *g = nnfx_graph_new();
     xd[0] = 1, xd[1] = 3, xd[2] = 45, xd[3] = 41;
     nnfx_node *x = input(g, 4, xd);
-    nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "a", 8, 3, 3, 1, 1, 1, true));
+    nnfx_node *a0 = unary(g, NNFX_OP_RELU, conv(g, x, "a", 32, 3, 3, 1, 1, 1, true));
+    /* padded grid: dilated, K 288 (two K blocks), M 32, residual add */
+    nnfx_node *a = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, conv_dil(g, a0, "pd", 32, 32, 3, 1, 2, 2, 1), a0));
     int64_t ks[2] = {3, 3}, st[2] = {1, 1}, pd[4] = {1, 1, 1, 1};
     nnfx_attr pa[3] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
                        nnfx_attr_ints("pads", 4, pd)};
     nnfx_arg pin = nnfx_arg_node(a);
     nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);       /* padded, stride 1 */
-    nnfx_node *d3 = conv(g, mp, "d3", 8, 8, 3, 2, 1, 8, true); /* vector depthwise rows + tails */
-    nnfx_node *d5 = conv(g, d3, "d5", 8, 8, 5, 1, 2, 8, true); /* 23 x 21 */
-    nnfx_node *b = conv(g, d5, "b", 20, 8, 1, 1, 0, 1, true);
+    nnfx_node *d3 = conv(g, mp, "d3", 32, 32, 3, 2, 1, 32, true); /* vector depthwise rows + tails */
+    nnfx_node *d5 = conv(g, d3, "d5", 32, 32, 5, 1, 2, 32, true); /* 23 x 21 */
+    nnfx_node *b = conv(g, d5, "b", 20, 32, 1, 1, 0, 1, true);
     nnfx_node *d3s = conv(g, b, "d3s", 20, 20, 3, 1, 1, 20, true);
     nnfx_node *d5s = conv(g, binary(g, NNFX_OP_ADD, d3s, b), "d5s", 20, 20, 5, 2, 2, 20, true); /* 12 x 11 */
     nnfx_node *c = conv(g, d5s, "c", 9, 20, 3, 2, 0, 1, true);
@@ -266,7 +268,7 @@ static void test_odd_conv(void **state) {
 
 static void test_wide_conv(void **state) {
     (void)state;
-    check_graph(wideconv, "conv3x3/s1 im2col+gemm + bias + relu");
+    check_graph(wideconv, "conv3x3/s1 padded+gemm + bias + add + relu");
 }
 
 static void test_gemm(void **state) {

@@ -57,10 +57,13 @@ void fx_conv_free(fx_conv *c);
 void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool residual);
 /* Floats of per-thread scratch the conv needs. */
 int64_t fx_conv_scratch_floats(const fx_conv *c);
+/* Floats of scratch shared by all threads (a multiple of 16; 0 if none). */
+int64_t fx_conv_shared_floats(const fx_conv *c);
 /* Short description: "conv3x3/s1 gemm + bias + add + relu". */
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len);
 /* y = act(conv(x) + bias + res); shapes were checked at build. scratch
- * holds fx_pool_threads(pool) blocks of fx_conv_scratch_floats floats. */
+ * holds fx_conv_shared_floats floats, then fx_pool_threads(pool) blocks of
+ * fx_conv_scratch_floats floats (64-byte aligned). */
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch);
 
 /* ---- max pooling (src/exec/kernels/pool_fast.c) ----------------------- */

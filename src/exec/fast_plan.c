@@ -570,12 +570,16 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
     /* 5. scratch and threads */
-    int64_t scr = 0;
-    for (int s = 0; s < p->nsteps; s++)
-        if (p->steps[s].conv && fx_conv_scratch_floats(p->steps[s].conv) > scr) scr = fx_conv_scratch_floats(p->steps[s].conv);
     p->pool = threads > 1 ? fx_pool_new(threads) : NULL;
     if (threads > 1 && !p->pool) goto oom;
-    p->scratch = aligned_alloc(64, ((size_t)(scr > 0 ? scr : 16) * sizeof(float) * (size_t)fx_pool_threads(p->pool) + 63) / 64 * 64);
+    int64_t scr = 16;
+    for (int s = 0; s < p->nsteps; s++)
+        if (p->steps[s].conv) {
+            const fx_conv *c = p->steps[s].conv;
+            int64_t need = fx_conv_shared_floats(c) + fx_conv_scratch_floats(c) * fx_pool_threads(p->pool);
+            if (need > scr) scr = need;
+        }
+    p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
     if (!p->scratch) goto oom;
     for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
     return p;

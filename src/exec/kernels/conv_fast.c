@@ -44,6 +44,9 @@ struct fx_conv {
     int64_t wgroup;         /* floats of packed A per group                */
     float *bias;            /* [M] zeros when absent                       */
     int64_t kc;             /* rows of K per packed B block                */
+    bool padgrid;           /* stride 1: GEMM columns over a padded grid    */
+    int64_t pgh, pgw;       /* padgrid: zero-bordered input plane dims      */
+    int64_t ncols;          /* GEMM columns per image (ohw or oh * pgw)     */
     int64_t nb, ncb;        /* columns per panel, panels per image         */
     int64_t mb, nmb;        /* rows per task (multiple of FX_MR), blocks    */
     fx_act act;
@@ -101,12 +104,26 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     /* K blocks of at most FX_KC_MAX rows, balanced */
     int64_t nkb = (c0.kk + FX_KC_MAX - 1) / FX_KC_MAX;
     c0.kc = (c0.kk + nkb - 1) / nkb;
+    /* Padded grid (stride 1, kernel > 1x1, rows wide enough that the extra
+     * (KW - 1) * DW columns per row cost at most 1/8): the input is copied
+     * once into zero-bordered planes [PGH, PGW], PGW = OW + (KW - 1) * DW, and
+     * output (oy, ox) becomes GEMM column oy * PGW + ox; every im2col row is
+     * then one contiguous run of a plane, packed without any index work.
+     * Columns ox >= OW are computed and dropped. */
+    c0.padgrid = !c0.depthwise && !c0.direct && c0.sh == 1 && c0.sw == 1 && (c0.kh > 1 || c0.kw > 1) &&
+                 (c0.kw - 1) * c0.dw * 8 <= c0.ow + (c0.kw - 1) * c0.dw && c0.mg <= 1024;
+    c0.pgh = c0.oh + (c0.kh - 1) * c0.dh, c0.pgw = c0.ow + (c0.kw - 1) * c0.dw;
+    c0.ncols = c0.padgrid ? c0.oh * c0.pgw : c0.ohw;
     /* column panels: as wide as the B block budget allows, a multiple of FX_NR */
     int64_t nb = FX_PANEL_FLOATS / c0.kc;
     nb = nb < 64 ? 64 : nb > FX_NB_MAX ? FX_NB_MAX : nb / FX_NR * FX_NR;
-    if (nb >= c0.ohw) nb = c0.ohw;
+    if (c0.padgrid) { /* the C block [MG, NB] of a task is staged in scratch */
+        int64_t cap = (64 * 1024) / c0.mg / FX_NR * FX_NR;
+        if (nb > cap) nb = cap < FX_NR ? FX_NR : cap;
+    }
+    if (nb >= c0.ncols) nb = c0.ncols;
     c0.nb = nb;
-    c0.ncb = (c0.ohw + nb - 1) / nb;
+    c0.ncb = (c0.ncols + nb - 1) / nb;
     /* row blocks: split output channels when there are few tasks, so two or
      * more threads have work; by shape only */
     c0.mb = c0.mg;
@@ -160,12 +177,18 @@ int64_t fx_conv_scratch_floats(const fx_conv *c) {
         return dw_fast(c) ? (hp * wp + 15) / 16 * 16 : 0;
     }
     int64_t nbr = (c->nb + FX_NR - 1) / FX_NR * FX_NR;
-    return (c->kc * nbr + nbr + 15) / 16 * 16; /* packed B block + one im2col row */
+    /* packed B block + one im2col row, or + the staged C block */
+    return (c->kc * nbr + (c->padgrid ? c->mb * nbr : nbr) + 15) / 16 * 16;
+}
+
+int64_t fx_conv_shared_floats(const fx_conv *c) {
+    return c->padgrid ? (c->n * c->c * c->pgh * c->pgw + c->pgw + 15) / 16 * 16 : 0;
 }
 
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
     snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
-             (long long)c->kw, (long long)c->sh, c->depthwise ? "direct" : c->direct ? "gemm" : "im2col+gemm",
+             (long long)c->kw, (long long)c->sh,
+             c->depthwise ? "direct" : c->direct ? "gemm" : c->padgrid ? "padded+gemm" : "im2col+gemm",
              " + bias", c->residual ? " + add" : "", c->act ? "" : "");
     if (c->act) {
         size_t l = strlen(buf);
@@ -392,9 +415,84 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
 typedef struct conv_job {
     const fx_conv *c;
     const float *x, *res;
-    float *y, *scratch;
+    float *y, *scratch, *xpad;
     int64_t scratch_per_thread;
 } conv_job;
+
+/* Padded grid: input plane t (of N * C) into its zero-bordered copy. */
+static void pad_task(void *ctx, int64_t t, int tid) {
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    const float *src = j->x + t * c->h * c->w;
+    float *dst = j->xpad + t * c->pgh * c->pgw;
+    for (int64_t y = 0; y < c->pgh; y++) {
+        float *restrict d = dst + y * c->pgw;
+        int64_t iy = y - c->ph;
+        if (iy < 0 || iy >= c->h) {
+            memset(d, 0, (size_t)c->pgw * sizeof(float));
+            continue;
+        }
+        /* columns x take input x - pw where inside [0, W) */
+        int64_t a = c->pw < c->pgw ? c->pw : c->pgw, e = c->pw + c->w < c->pgw ? c->pw + c->w : c->pgw;
+        if (e < a) e = a;
+        memset(d, 0, (size_t)a * sizeof(float));
+        memcpy(d + a, src + iy * c->w + (a - c->pw), (size_t)(e - a) * sizeof(float));
+        memset(d + e, 0, (size_t)(c->pgw - e) * sizeof(float));
+    }
+}
+
+/* Padded grid GEMM task: B rows are runs of the padded planes, C is staged
+ * in scratch and its valid columns (ox < OW) leave through the epilogue. */
+static void padgrid_task(void *ctx, int64_t t, int tid) {
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    int64_t cb = t % c->ncb, rest = t / c->ncb;
+    int64_t mbi = rest % c->nmb;
+    rest /= c->nmb;
+    int64_t gi = rest % c->group, b = rest / c->group;
+    int64_t c0 = cb * c->nb, nb = c->ncols - c0 < c->nb ? c->ncols - c0 : c->nb;
+    int64_t nbr = (nb + FX_NR - 1) / FX_NR * FX_NR;
+    int64_t m0 = gi * c->mg + mbi * c->mb, mrows = c->mg - mbi * c->mb < c->mb ? c->mg - mbi * c->mb : c->mb;
+    int64_t plane = c->pgh * c->pgw;
+    const float *xg = j->xpad + (b * c->c + gi * c->cg) * plane + c0;
+    float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread;
+    float *cb_ = bp + c->kc * ((c->nb + FX_NR - 1) / FX_NR * FX_NR);
+    const float *apanels = c->wt + gi * c->wgroup + (mbi * c->mb / FX_MR) * c->kk * FX_MR;
+    int64_t kx = 0, ky = 0, ci = 0;
+    for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
+        int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
+        for (int64_t kk = 0; kk < kc; kk++) {
+            fx_pack_b_row(xg + ci * plane + ky * c->dh * c->pgw + kx * c->dw, nb, kc, kk, bp);
+            if (++kx == c->kw) {
+                kx = 0;
+                if (++ky == c->kh) ky = 0, ci++;
+            }
+        }
+        for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
+            int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
+            fx_sgemm_panel(kc, nb, rows, apanels + r0 * c->kk + k0 * FX_MR, bp, cb_ + r0 * nbr, nbr, k0 > 0);
+        }
+    }
+    /* valid columns: grid column g = oy * PGW + ox, ox < OW */
+    for (int64_t r = 0; r < mrows; r++) {
+        float *yr = j->y + (b * c->m + m0 + r) * c->ohw;
+        const float *rr = j->res ? j->res + (b * c->m + m0 + r) * c->ohw : NULL;
+        const float *cr = cb_ + r * nbr;
+        int64_t g = c0, oy = c0 / c->pgw, ox = c0 % c->pgw;
+        while (g < c0 + nb) {
+            int64_t len = c0 + nb - g < c->pgw - ox ? c0 + nb - g : c->pgw - ox;
+            int64_t v = ox < c->ow ? (c->ow - ox < len ? c->ow - ox : len) : 0;
+            if (v > 0) {
+                float *yd = yr + oy * c->ow + ox;
+                memcpy(yd, cr + (g - c0), (size_t)v * sizeof(float));
+                epilogue_row(yd, rr ? rr + oy * c->ow + ox : NULL, v, c->bias[m0 + r], c->act, c->p0, c->p1);
+            }
+            g += len;
+            oy++;
+            ox = 0;
+        }
+    }
+}
 
 static void dw_task(void *ctx, int64_t t, int tid) {
     const conv_job *j = ctx;
@@ -439,9 +537,14 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
 }
 
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {
-    conv_job j = {c, x, c->residual ? res : NULL, y, scratch, fx_conv_scratch_floats(c)};
-    if (c->depthwise)
+    int64_t shared = fx_conv_shared_floats(c);
+    conv_job j = {c, x, c->residual ? res : NULL, y, scratch + shared, scratch, fx_conv_scratch_floats(c)};
+    if (c->depthwise) {
         fx_pool_run(pool, c->n * c->m, dw_task, &j);
-    else
+    } else if (c->padgrid) {
+        fx_pool_run(pool, c->n * c->c, pad_task, &j);
+        fx_pool_run(pool, c->n * c->group * c->nmb * c->ncb, padgrid_task, &j);
+    } else {
         fx_pool_run(pool, c->n * c->group * c->nmb * c->ncb, gemm_task, &j);
+    }
 }
