@@ -520,14 +520,22 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     const float *apanels = c->wt + gi * c->wgroup + (mbi * c->mb / FX_MR) * c->kk * FX_MR;
     for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
         int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
-        if (c->direct)
-            for (int64_t kk = 0; kk < kc; kk++) fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0, nb, kc, kk, bp);
-        else
+        /* 1x1 stride 1: B is the input itself, read in place (only a
+         * partial last column panel is packed); else im2col packed */
+        int64_t full = nb / FX_NR * FX_NR;
+        if (!c->direct)
             pack_im2col(c, xg, k0, kc, c0, nb, rowbuf, bp);
+        else if (full < nb)
+            for (int64_t kk = 0; kk < kc; kk++) fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0 + full, nb - full, kc, kk, bp);
         bool last = k0 + kc == c->kk;
         for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
             int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
-            fx_sgemm_panel(kc, nb, rows, apanels + r0 * c->kk + k0 * FX_MR, bp, y + r0 * c->ohw, c->ohw, k0 > 0);
+            const float *ap = apanels + r0 * c->kk + k0 * FX_MR;
+            if (c->direct)
+                fx_sgemm_panel_rows(kc, nb, rows, ap, xg + k0 * c->ohw + c0, c->ohw, bp, y + r0 * c->ohw, c->ohw,
+                                    k0 > 0);
+            else
+                fx_sgemm_panel(kc, nb, rows, ap, bp, y + r0 * c->ohw, c->ohw, k0 > 0);
             if (last)
                 for (int64_t r = r0; r < r0 + rows; r++)
                     epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0,

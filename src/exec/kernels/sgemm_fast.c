@@ -51,15 +51,16 @@ void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk
     }
 }
 
-/* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b panel. */
-typedef void (*fx_ukernel)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool acc);
+/* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b, row k
+ * of b at b + k * ldb. */
+typedef void (*fx_ukernel)(int64_t kc, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
 
-static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict b, float *restrict c, int64_t ldc,
-                      bool acc) {
+static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict b, int64_t ldb, float *restrict c,
+                      int64_t ldc, bool acc) {
     float t[FX_MR][FX_NR];
     for (int r = 0; r < FX_MR; r++)
         for (int j = 0; j < FX_NR; j++) t[r][j] = acc ? c[r * ldc + j] : 0.0f;
-    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += FX_NR)
+    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += ldb)
         for (int r = 0; r < FX_MR; r++)
             for (int j = 0; j < FX_NR; j++) t[r][j] += a[r] * b[j];
     for (int r = 0; r < FX_MR; r++)
@@ -70,8 +71,8 @@ static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict
 /* 6 x 16 tile in 12 ymm accumulators: per k, two loads of B and six
  * broadcasts of A feed twelve FMAs. */
 __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const float *restrict a,
-                                                             const float *restrict b, float *restrict c, int64_t ldc,
-                                                             bool acc) {
+                                                             const float *restrict b, int64_t ldb,
+                                                             float *restrict c, int64_t ldc, bool acc) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     if (acc) {
         c00 = _mm256_loadu_ps(c + 0 * ldc), c01 = _mm256_loadu_ps(c + 0 * ldc + 8);
@@ -99,7 +100,7 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const f
         av = _mm256_broadcast_ss(a + 5);
         c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
         a += FX_MR;
-        b += FX_NR;
+        b += ldb;
     }
     _mm256_storeu_ps(c + 0 * ldc, c00), _mm256_storeu_ps(c + 0 * ldc + 8, c01);
     _mm256_storeu_ps(c + 1 * ldc, c10), _mm256_storeu_ps(c + 1 * ldc + 8, c11);
@@ -129,13 +130,32 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
     for (int64_t j = 0; j < nc; j += FX_NR, b += kc * FX_NR) {
         int64_t cols = nc - j < FX_NR ? nc - j : FX_NR;
         if (rows == FX_MR && cols == FX_NR) {
-            uk(kc, a, b, c + j, ldc, accumulate);
+            uk(kc, a, b, FX_NR, c + j, ldc, accumulate);
             continue;
         }
         float t[FX_MR * FX_NR] = {0};
         if (accumulate)
             for (int64_t r = 0; r < rows; r++) memcpy(t + r * FX_NR, c + r * ldc + j, (size_t)cols * sizeof(float));
-        uk(kc, a, b, t, FX_NR, accumulate);
+        uk(kc, a, b, FX_NR, t, FX_NR, accumulate);
         for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc + j, t + r * FX_NR, (size_t)cols * sizeof(float));
     }
+}
+
+void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
+                         const float *tail, float *c, int64_t ldc, bool accumulate) {
+    pthread_once(&g_once, pick_kernel);
+    fx_ukernel uk = g_ukernel;
+    int64_t full = nc / FX_NR * FX_NR;
+    for (int64_t j = 0; j < full; j += FX_NR) {
+        if (rows == FX_MR) {
+            uk(kc, a, b + j, ldb, c + j, ldc, accumulate);
+            continue;
+        }
+        float t[FX_MR * FX_NR] = {0};
+        if (accumulate)
+            for (int64_t r = 0; r < rows; r++) memcpy(t + r * FX_NR, c + r * ldc + j, FX_NR * sizeof(float));
+        uk(kc, a, b + j, ldb, t, FX_NR, accumulate);
+        for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc + j, t + r * FX_NR, FX_NR * sizeof(float));
+    }
+    if (full < nc) fx_sgemm_panel(kc, nc - full, rows, a, tail, c + full, ldc, accumulate);
 }

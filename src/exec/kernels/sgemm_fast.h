@@ -34,4 +34,12 @@ void fx_pack_b_row(const float *src, int64_t nc, int64_t kc, int64_t kk, float *
 void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate);
 
+/* fx_sgemm_panel over an unpacked row-major B: row k of B at b + k * ldb;
+ * the full FX_NR-column panels are read in place, the last partial one
+ * (columns nc / FX_NR * FX_NR .. nc, if any) from tail, packed by the
+ * caller with fx_pack_b_row (kc rows), so no read passes column nc. Same
+ * sums in the same order as fx_sgemm_panel on the packed B. */
+void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
+                         const float *tail, float *c, int64_t ldc, bool accumulate);
+
 #endif
