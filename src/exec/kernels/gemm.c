@@ -45,6 +45,13 @@ nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         if (cb == 0.0f) memset(y, 0, (size_t)(m * nn) * sizeof(float));
         return NNFX_OK;
     }
+    if (m == 1) { /* one row (batch 1 classifiers): a matrix-vector product, B is not repacked */
+        if (tb)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)nn, (int)k, alpha, b->data, (int)k, a->data, 1, cb, y, 1);
+        else
+            cblas_sgemv(CblasRowMajor, CblasTrans, (int)k, (int)nn, alpha, b->data, (int)nn, a->data, 1, cb, y, 1);
+        return NNFX_OK;
+    }
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)nn,
                 (int)k, alpha, a->data, (int)a->shape[1], b->data, (int)b->shape[1], cb, y, (int)nn);
     return NNFX_OK;
