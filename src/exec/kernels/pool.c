@@ -165,8 +165,14 @@ static nnfx_status global_pool(bool is_max, const nnfx_node *n, int nin, nnfx_te
                 if (xc[i] > m || xc[i] != xc[i]) m = xc[i];
             y[c] = m;
         } else {
-            double sum = 0;
-            for (int64_t i = 0; i < sp; i++) sum += xc[i];
+            /* eight partial sums in double (independent chains; a fixed
+             * order, so the result never depends on the caller) */
+            double acc[8] = {0};
+            int64_t i = 0;
+            for (; i + 8 <= sp; i += 8)
+                for (int j = 0; j < 8; j++) acc[j] += xc[i + j];
+            for (int j = 0; i < sp; i++, j++) acc[j] += xc[i];
+            double sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
             y[c] = sp ? (float)(sum / (double)sp) : 0.0f;
         }
     }
