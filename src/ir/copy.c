@@ -108,7 +108,7 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
     case NNFX_PLACEHOLDER: c = nnfx_graph_placeholder(g, n->name, &n->meta[0], err); break;
     case NNFX_GET_ATTR:
         if (!nnfx_graph_param(g, n->target)) {
-            nnfx_tensor *t = nnfx_graph_param(n->graph, n->target);
+            nnfx_tensor *t = ir_node_param(n);
             if (t && nnfx_graph_set_param(g, n->target, t, err)) goto out;
         }
         c = nnfx_graph_get_attr(g, n->target, err);

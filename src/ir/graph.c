@@ -18,31 +18,38 @@ const char *nnfx_opcode_name(nnfx_opcode oc) {
     return "?";
 }
 
-nnfx_graph *nnfx_graph_new(void) { return calloc(1, sizeof(nnfx_graph)); }
+nnfx_graph *nnfx_graph_new(void) {
+    nnfx_graph *g = calloc(1, sizeof(nnfx_graph));
+    if (g) g->param_epoch = 1;
+    return g;
+}
 
 void ir_graph_touch(nnfx_graph *g) {
     if (g) g->version++;
 }
 
-static void node_free(nnfx_node *n) {
-    free(n->name);
-    free(n->target);
-    free(n->args);
-    for (int i = 0; i < n->nattrs; i++) ir_attr_free(&n->attrs[i]);
-    free(n->attrs);
-    free(n->users);
-    free(n->meta);
-    free(n->module_path);
-    free(n->src_file);
-    free(n);
+/* Returns a node and everything it owns to the graph's arena. */
+static void node_free(nnfx_graph *g, nnfx_node *n) {
+    ir_arena *a = &g->arena;
+    ir_graph_free_str(g, n->name);
+    ir_graph_free_str(g, n->target);
+    ir_arena_free(a, n->args, sizeof *n->args * (size_t)n->nargs);
+    for (int i = 0; i < n->nattrs; i++) ir_node_attr_free(g, &n->attrs[i]);
+    ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
+    ir_arena_free(a, n->users, sizeof *n->users * (size_t)n->cap_users);
+    ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
+    ir_graph_free_str(g, n->module_path);
+    ir_graph_free_str(g, n->src_file);
+    ir_arena_free(a, n, sizeof *n);
 }
 
 void nnfx_graph_free(nnfx_graph *g) {
     if (!g) return;
-    for (nnfx_node *n = g->head, *next; n; n = next) {
-        next = n->next;
-        node_free(n);
-    }
+    /* the arena holds every node; only tensor attributes hold references */
+    for (nnfx_node *n = g->head; n; n = n->next)
+        for (int i = 0; i < n->nattrs; i++)
+            if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
+    ir_arena_release(&g->arena);
     ir_strmap_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
@@ -74,7 +81,7 @@ static void sanitize_name(const char *s, char *buf, size_t len) {
 static char *fresh_name(nnfx_graph *g, const char *base_in) {
     char base[200];
     sanitize_name(base_in, base, sizeof base);
-    if (!ir_strmap_get(&g->names, base)) return ir_strdup(base);
+    if (!ir_strmap_get(&g->names, base)) return ir_arena_strdup(&g->arena, base);
     intptr_t next = (intptr_t)ir_strmap_get(&g->name_counters, base);
     char buf[240];
     size_t bl = strlen(base);
@@ -104,7 +111,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
                 /* keys stay owned by counter_keys; update the value in place */
                 ir_strmap_put(&g->name_counters, base, (void *)(k + 1));
             }
-            return ir_strdup(buf);
+            return ir_arena_strdup(&g->arena, buf);
         }
     }
 }
@@ -119,7 +126,7 @@ nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) 
         ir_strmap_put(&g->names, n->name, n);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
-    free(n->name);
+    ir_graph_free_str(g, n->name);
     n->name = nn;
     if (!ir_strmap_put(&g->names, n->name, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return NNFX_OK;
@@ -132,8 +139,11 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
         if (n->users[i] == u) return true;
     if (n->nusers == n->cap_users) {
         int nc = n->cap_users ? n->cap_users * 2 : 4;
-        nnfx_node **nu = realloc(n->users, sizeof *nu * (size_t)nc);
+        ir_arena *a = &n->graph->arena;
+        nnfx_node **nu = ir_arena_alloc(a, sizeof *nu * (size_t)nc);
         if (!nu) return false;
+        if (n->nusers) memcpy(nu, n->users, sizeof *nu * (size_t)n->nusers);
+        ir_arena_free(a, n->users, sizeof *nu * (size_t)n->cap_users);
         n->users = nu;
         n->cap_users = nc;
     }
@@ -236,19 +246,22 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 /* --- creation ------------------------------------------------------------------- */
 
 static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
-    nnfx_node *n = calloc(1, sizeof *n);
+    nnfx_node *n = ir_arena_calloc(&g->arena, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
     n->nout = nout < 1 ? 1 : nout;
-    n->meta = calloc((size_t)n->nout, sizeof *n->meta);
+    n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
     n->name = fresh_name(g, base);
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++) n->meta[i].rank = -1;
     if (!ir_strmap_put(&g->names, n->name, n)) goto oom;
     return n;
 oom:
-    if (n) node_free(n);
+    if (n) {
+        if (n->name) ir_strmap_del(&g->names, n->name);
+        node_free(g, n);
+    }
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory creating a node");
     return NULL;
 }
@@ -267,9 +280,10 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
                 return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d is the output node", n->name, i);
         }
     }
+    ir_arena *ar = &n->graph->arena;
     nnfx_arg *copy = NULL;
     if (nargs > 0) {
-        copy = malloc(sizeof *copy * (size_t)nargs);
+        copy = ir_arena_alloc(ar, sizeof *copy * (size_t)nargs);
         if (!copy) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         memcpy(copy, args, sizeof *copy * (size_t)nargs);
     }
@@ -279,12 +293,12 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
     n->nargs = nargs;
     for (int i = 0; i < nargs; i++)
         if (copy[i].kind == NNFX_ARG_NODE && !ir_add_user(copy[i].u.node, n)) {
-            free(old);
+            ir_arena_free(ar, old, sizeof *old * (size_t)nold);
             return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         }
     for (int i = 0; i < nold; i++)
         if (old[i].kind == NNFX_ARG_NODE) ir_drop_user_if_unused(old[i].u.node, n);
-    free(old);
+    ir_arena_free(ar, old, sizeof *old * (size_t)nold);
     ir_graph_touch(n->graph);
     return NNFX_OK;
 }
@@ -298,7 +312,7 @@ static void node_discard(nnfx_graph *g, nnfx_node *n) {
             ir_drop_user_if_unused(a, n);
         }
     ir_strmap_del(&g->names, n->name);
-    node_free(n);
+    node_free(g, n);
 }
 
 nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_meta *meta, nnfx_error *err) {
@@ -308,8 +322,7 @@ nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_me
     }
     nnfx_node *n = node_alloc(g, NNFX_PLACEHOLDER, name, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(n->name);
-    if (!n->target) {
+    if (!ir_node_set_target(n, n->name)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
@@ -324,20 +337,30 @@ nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *er
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: NULL graph or target");
         return NULL;
     }
-    nnfx_tensor *t = nnfx_graph_param(g, target);
-    if (!t) {
+    int idx = ir_graph_param_find(g, target);
+    if (!idx) {
         nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "get_attr: the graph has no parameter '%s'", target);
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, target, 1, err);
+    return ir_graph_get_attr_at(g, idx - 1, err);
+}
+
+nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
+    if (!g || idx < 0 || idx >= g->nparams) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: no parameter index %d", idx);
+        return NULL;
+    }
+    const ir_param *p = &g->params[idx];
+    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(target);
-    if (!n->target) {
+    if (!ir_node_set_target(n, p->name)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    nnfx_meta_set_shape(&n->meta[0], t->dtype, t->rank, t->shape);
+    n->param_idx = idx + 1;
+    n->param_epoch = g->param_epoch;
+    nnfx_meta_set_shape(&n->meta[0], p->t->dtype, p->t->rank, p->t->shape);
     place_node(g, n);
     return n;
 }
@@ -390,8 +413,7 @@ nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, 
     }
     nnfx_node *n = node_alloc(g, NNFX_CALL_MODULE, target, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(target);
-    if (!n->target) {
+    if (!ir_node_set_target(n, target)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
@@ -431,7 +453,8 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
     }
     nnfx_node *n = node_alloc(g, NNFX_OUTPUT, "output", 1, err);
     if (!n) return NULL;
-    nnfx_arg *args = malloc(sizeof *args * (size_t)(nvals ? nvals : 1));
+    nnfx_arg stack[16];
+    nnfx_arg *args = nvals <= 16 ? stack : malloc(sizeof *args * (size_t)nvals);
     if (!args) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
@@ -439,7 +462,7 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
     }
     for (int i = 0; i < nvals; i++) args[i] = nnfx_arg_node(values[i]);
     nnfx_status st = node_set_args_raw(n, nvals, args, err);
-    free(args);
+    if (args != stack) free(args);
     if (st) {
         node_discard(g, n);
         return NULL;
@@ -476,7 +499,7 @@ nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i) {
 
 nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (!g || !name || !*name || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_param: NULL argument");
-    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    int idx = ir_graph_param_find(g, name);
     if (idx) {
         nnfx_tensor_retain(t);
         nnfx_tensor_release(g->params[idx - 1].t);
@@ -484,28 +507,41 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
         ir_graph_touch(g);
         return NNFX_OK;
     }
+    return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
+}
+
+int ir_graph_param_find(const nnfx_graph *g, const char *name) {
+    return (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+}
+
+int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
         int nc = g->cap_params ? g->cap_params * 2 : 16;
         ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
-        if (!np) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        if (!np) {
+            nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+            return 0;
+        }
         g->params = np;
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
     }
     char *nm = ir_strdup(name);
-    if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (!nm || !ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)(g->nparams + 1))) {
+        free(nm);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return 0;
+    }
     g->params[g->nparams].name = nm;
     g->params[g->nparams].t = nnfx_tensor_retain(t);
     g->nparams++;
-    if (!ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)g->nparams))
-        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     ir_graph_touch(g);
-    return NNFX_OK;
+    return g->nparams;
 }
 
 nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;
-    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    int idx = ir_graph_param_find(g, name);
     return idx ? g->params[idx - 1].t : NULL;
 }
 
@@ -534,6 +570,7 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         }
     }
     g->nparams = kept;
+    g->param_epoch++;
     for (int i = 0; i < kept; i++) ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
     ir_strmap_free(&used);
     if (dropped) ir_graph_touch(g);
@@ -601,7 +638,8 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
     int count = 0;
     /* iterate over a snapshot: rewiring edits old->users */
     int nu = old->nusers;
-    nnfx_node **users = malloc(sizeof *users * (size_t)(nu ? nu : 1));
+    nnfx_node *stack[16];
+    nnfx_node **users = nu <= 16 ? stack : malloc(sizeof *users * (size_t)nu);
     if (!users) return -1;
     memcpy(users, old->users, sizeof *users * (size_t)nu);
     for (int k = 0; k < nu; k++) {
@@ -611,13 +649,13 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
         for (int i = 0; i < u->nargs; i++)
             if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
         if (!ir_add_user(new_node, u)) {
-            free(users);
+            if (users != stack) free(users);
             return -1;
         }
         ir_drop_user_if_unused(old, u);
         count++;
     }
-    free(users);
+    if (users != stack) free(users);
     if (count) ir_graph_touch(old->graph);
     return count;
 }
@@ -666,7 +704,7 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     if (g->insert_ref == NULL && g->insert_after) g->insert_after = false;
     unlink_node(g, n);
     ir_strmap_del(&g->names, n->name);
-    node_free(n);
+    node_free(g, n);
     ir_graph_touch(g);
     return NNFX_OK;
 }

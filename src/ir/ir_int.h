@@ -4,6 +4,7 @@
 #define NNFX_IR_INT_H
 
 #include "nnfx.h"
+#include "ir/arena.h"
 #include "ir/strmap.h"
 
 struct nnfx_node {
@@ -25,6 +26,10 @@ struct nnfx_node {
     char *src_file;
     int src_line;
     uint32_t order;    /* position key: increasing along the list (renumbered lazily) */
+    /* get_attr only: index + 1 of target in graph->params, valid while
+     * param_epoch equals the graph's (see ir_node_param). */
+    int param_idx;
+    uint32_t param_epoch;
     void *pass_data;   /* scratch for passes (not copied, not owned) */
 };
 
@@ -42,6 +47,7 @@ typedef struct ir_leaf {
 } ir_leaf;
 
 struct nnfx_graph {
+    ir_arena arena;        /* nodes and everything they own */
     nnfx_node *head, *tail;
     int num_nodes;
     ir_strmap names;       /* node name -> node                          */
@@ -62,6 +68,7 @@ struct nnfx_graph {
     void (*model_info_free)(void *info);
     bool orders_valid;
     uint64_t version; /* bumped on every structural edit */
+    uint32_t param_epoch; /* bumped when parameter indices move */
 };
 
 /* Renumbers node->order along the list if edits invalidated it. */
@@ -89,5 +96,24 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
                           nnfx_error *err);
 /* strdup that tolerates NULL. */
 char *ir_strdup(const char *s);
+/* Deep-copies attribute a into *dst with parts in g's arena; false on OOM. */
+bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a);
+/* Frees the arena-owned parts of a node attribute. */
+void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a);
+/* Frees a string owned by g's arena (NULL-safe). */
+void ir_graph_free_str(nnfx_graph *g, char *s);
+/* Sets the target string of a node (placeholder, get_attr, call_module);
+ * false on OOM (the old target stays). */
+bool ir_node_set_target(nnfx_node *n, const char *target);
+/* The parameter tensor a get_attr node reads (cached index, one hash
+ * lookup after parameters moved), or NULL. Borrowed. */
+nnfx_tensor *ir_node_param(const nnfx_node *n);
+/* Index + 1 of parameter name in g->params, or 0. */
+int ir_graph_param_find(const nnfx_graph *g, const char *name);
+/* Adds parameter name (which must not exist yet; retains t); its index + 1,
+ * or 0 on OOM (err set). */
+int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
+/* A get_attr node reading parameter index idx (0-based) of g. */
+nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err);
 
 #endif

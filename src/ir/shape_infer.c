@@ -61,7 +61,7 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
             nnfx_node *src = a->u.node;
             in[i] = &src->meta[0];
             if (values && src->pass_data) in_value[i] = (const nnfx_tensor *)src->pass_data;
-            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = nnfx_graph_param(n->graph, src->target);
+            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = ir_node_param(src);
             if (!in_value[i]) all_known = false;
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
             literal_meta(a, &lit[i]);
@@ -143,7 +143,7 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
         switch (n->opcode) {
         case NNFX_PLACEHOLDER: break;
         case NNFX_GET_ATTR: {
-            nnfx_tensor *t = nnfx_graph_param(g, n->target);
+            nnfx_tensor *t = ir_node_param(n);
             if (!t) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
                                     n->target);

@@ -1,4 +1,4 @@
-/* strmap.c — open-addressing string map (FNV-1a, linear probing). */
+/* strmap.c — open-addressing string map (word-at-a-time hash, linear probing). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +7,23 @@
 
 #define TOMBSTONE ((const char *)1)
 
+/* Hashes 8 bytes per step (a multiply and a shift each), then folds the
+ * high bits down so that the low bits used as the slot index mix well. */
 static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
 }
 
 void *ir_strmap_get(const ir_strmap *m, const char *key) {

@@ -336,17 +336,18 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
     }
     nnfx_value *v = NULL;
     nnfx_error e = {0};
-    nnfx_tensor *have = nnfx_graph_param(ctx->g, full);
-    if (have && have != t) {
+    /* one lookup: a parameter seen before is reused by index */
+    int idx = ir_graph_param_find(ctx->g, full);
+    if (idx && ctx->g->params[idx - 1].t != t) {
         trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: two tensors claim parameter name '%s'", trace_basename(file), line,
                    full);
         goto out;
     }
-    if (!have && nnfx_graph_set_param(ctx->g, full, t, &e)) {
+    if (!idx && !(idx = ir_graph_param_add(ctx->g, full, t, &e))) {
         trace_fail(ctx, e.status, "%s", e.msg);
         goto out;
     }
-    nnfx_node *n = nnfx_graph_get_attr(ctx->g, full, &e);
+    nnfx_node *n = ir_graph_get_attr_at(ctx->g, idx - 1, &e);
     if (!n || nnfx_node_set_module_path(n, mpath, &e)) {
         trace_fail(ctx, e.status, "%s", e.msg);
         goto out;
