@@ -1,5 +1,4 @@
 /* graph.c — graph lifetime, unique names, the insert point and node creation. */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,23 +67,33 @@ void nnfx_graph_free(nnfx_graph *g) {
 
 /* --- names --------------------------------------------------------------------- */
 
-/* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf. */
-static void sanitize_name(const char *s, char *buf, size_t len) {
-    size_t o = 0;
-    if (!s || !*s) s = "node";
-    if (isdigit((unsigned char)*s) && o + 1 < len) buf[o++] = '_';
-    for (; *s && o + 1 < len; s++) buf[o++] = (isalnum((unsigned char)*s) || *s == '_') ? *s : '_';
-    buf[o] = 0;
+/* Identifier characters ([A-Za-z0-9_]), independent of the locale. */
+static bool ident_char(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* A name not used in g, derived from base: base, base_1, base_2, ... */
-static char *fresh_name(nnfx_graph *g, const char *base_in) {
+/* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf; its length. */
+static size_t sanitize_name(const char *s, char *buf, size_t len) {
+    size_t o = 0;
+    if (!s || !*s) s = "node";
+    if (*s >= '0' && *s <= '9' && o + 1 < len) buf[o++] = '_';
+    for (; *s && o + 1 < len; s++) buf[o++] = ident_char((unsigned char)*s) ? *s : '_';
+    buf[o] = 0;
+    return o;
+}
+
+/* A name not used in g, derived from base: base, base_1, base_2, ...
+ * (in g's arena; *hash receives its ir_strmap_hash). */
+static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     char base[200];
-    sanitize_name(base_in, base, sizeof base);
-    if (!ir_strmap_get(&g->names, base)) return ir_arena_strdup(&g->arena, base);
-    intptr_t next = (intptr_t)ir_strmap_get(&g->name_counters, base);
+    size_t bl = sanitize_name(base_in, base, sizeof base);
+    uint64_t bh = ir_strmap_hash(base);
+    if (!ir_strmap_get_h(&g->names, base, bh)) {
+        *hash = bh;
+        return ir_arena_strdup(&g->arena, base);
+    }
+    intptr_t next = (intptr_t)ir_strmap_get_h(&g->name_counters, base, bh);
     char buf[240];
-    size_t bl = strlen(base);
     memcpy(buf, base, bl);
     buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
@@ -94,7 +103,8 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
         for (intptr_t v = k; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
         for (int i = 0; i < nd; i++) buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
-        if (!ir_strmap_get(&g->names, buf)) {
+        uint64_t h = ir_strmap_hash(buf);
+        if (!ir_strmap_get_h(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
                     int nc = g->cap_counter_keys ? g->cap_counter_keys * 2 : 16;
@@ -106,11 +116,12 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
                 char *key = ir_strdup(base);
                 if (!key) return NULL;
                 g->counter_keys[g->ncounter_keys++] = key;
-                if (!ir_strmap_put(&g->name_counters, key, (void *)(k + 1))) return NULL;
+                if (!ir_strmap_put_h(&g->name_counters, key, bh, (void *)(k + 1))) return NULL;
             } else {
                 /* keys stay owned by counter_keys; update the value in place */
-                ir_strmap_put(&g->name_counters, base, (void *)(k + 1));
+                ir_strmap_put_h(&g->name_counters, base, bh, (void *)(k + 1));
             }
+            *hash = h;
             return ir_arena_strdup(&g->arena, buf);
         }
     }
@@ -121,14 +132,16 @@ nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) 
     nnfx_graph *g = n->graph;
     if (strcmp(n->name, name) == 0) return NNFX_OK;
     ir_strmap_del(&g->names, n->name);
-    char *nn = fresh_name(g, name);
+    uint64_t h;
+    char *nn = fresh_name(g, name, &h);
     if (!nn) {
-        ir_strmap_put(&g->names, n->name, n);
+        ir_strmap_put_h(&g->names, n->name, n->name_hash, n);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     ir_graph_free_str(g, n->name);
     n->name = nn;
-    if (!ir_strmap_put(&g->names, n->name, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    n->name_hash = h;
+    if (!ir_strmap_put_h(&g->names, n->name, h, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return NNFX_OK;
 }
 
@@ -251,11 +264,12 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, in
     n->graph = g;
     n->opcode = oc;
     n->nout = nout < 1 ? 1 : nout;
+    n->infer_dirty = true;
     n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
-    n->name = fresh_name(g, base);
+    n->name = fresh_name(g, base, &n->name_hash);
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++) n->meta[i].rank = -1;
-    if (!ir_strmap_put(&g->names, n->name, n)) goto oom;
+    if (!ir_strmap_put_h(&g->names, n->name, n->name_hash, n)) goto oom;
     return n;
 oom:
     if (n) {
@@ -289,6 +303,7 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
     }
     nnfx_arg *old = n->args;
     int nold = n->nargs;
+    n->infer_dirty = true;
     n->args = copy;
     n->nargs = nargs;
     for (int i = 0; i < nargs; i++)
@@ -328,6 +343,7 @@ nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_me
         return NULL;
     }
     if (meta) n->meta[0] = *meta;
+    n->infer_dirty = false; /* its meta is the source; users are new */
     place_node(g, n);
     return n;
 }
@@ -361,6 +377,7 @@ nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
     n->param_idx = idx + 1;
     n->param_epoch = g->param_epoch;
     nnfx_meta_set_shape(&n->meta[0], p->t->dtype, p->t->rank, p->t->shape);
+    n->infer_dirty = false; /* the meta a pass would give; users are new */
     place_node(g, n);
     return n;
 }
@@ -504,6 +521,7 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
         nnfx_tensor_retain(t);
         nnfx_tensor_release(g->params[idx - 1].t);
         g->params[idx - 1].t = t;
+        g->infer_valid = false; /* constant values may differ now */
         ir_graph_touch(g);
         return NNFX_OK;
     }
@@ -585,6 +603,7 @@ nnfx_status nnfx_graph_register_leaf(nnfx_graph *g, const char *name, nnfx_leaf_
         if (strcmp(g->leaves[i].name, name) == 0) {
             g->leaves[i].fn = fn;
             g->leaves[i].infer = infer;
+            g->infer_valid = false;
             g->leaves[i].user = user;
             return NNFX_OK;
         }
@@ -648,6 +667,7 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
         if (filter && !filter(u, ctx)) continue;
         for (int i = 0; i < u->nargs; i++)
             if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
+        u->infer_dirty = true;
         if (!ir_add_user(new_node, u)) {
             if (users != stack) free(users);
             return -1;
@@ -671,6 +691,7 @@ nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new
         if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) {
             n->args[i].u.node = new_node;
             found = true;
+            n->infer_dirty = true;
         }
     if (!found)
         return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "replace_input_with: %%%s is not an input of %%%s", old->name,

@@ -11,6 +11,7 @@ struct nnfx_node {
     nnfx_graph *graph;
     nnfx_node *prev, *next;
     char *name;
+    uint64_t name_hash; /* ir_strmap_hash(name) */
     nnfx_opcode opcode;
     nnfx_op op;        /* call_function only */
     char *target;      /* placeholder name, get_attr path, call_module leaf */
@@ -30,6 +31,13 @@ struct nnfx_node {
      * param_epoch equals the graph's (see ir_node_param). */
     int param_idx;
     uint32_t param_epoch;
+    /* Incremental shape inference (see nnfx_graph_infer_shapes):
+     * infer_dirty: args, attributes, outputs or meta edited since the last
+     *   inference of this node;
+     * infer_value: the last inference computed a constant value;
+     * infer_changed: the current pass changed this node's meta. */
+    bool infer_dirty, infer_value, infer_changed;
+    bool attrs_linted; /* lint checked the attributes since the last set_attr */
     void *pass_data;   /* scratch for passes (not copied, not owned) */
 };
 
@@ -69,6 +77,9 @@ struct nnfx_graph {
     bool orders_valid;
     uint64_t version; /* bumped on every structural edit */
     uint32_t param_epoch; /* bumped when parameter indices move */
+    /* Every node's meta is what a full inference pass gives, except nodes
+     * marked infer_dirty; false forces the next pass to redo every node. */
+    bool infer_valid;
 };
 
 /* Renumbers node->order along the list if edits invalidated it. */

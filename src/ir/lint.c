@@ -36,7 +36,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
             break;
         }
         /* names are unique exactly when each node owns its entry in the name table */
-        if (ir_strmap_get(&g->names, n->name) != n) {
+        if (ir_strmap_get_h(&g->names, n->name, n->name_hash) != n) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
             break;
         }
@@ -109,7 +109,8 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                     st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: getitem %s: index out of range or not a node",
                                         n->name);
             }
-            if (!st) st = lint_attrs(n, err);
+            if (!st && !n->attrs_linted) st = lint_attrs(n, err);
+            if (!st) n->attrs_linted = true;
             break;
         }
         case NNFX_OUTPUT: break;

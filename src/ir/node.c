@@ -300,6 +300,8 @@ nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err
         if (strcmp(n->attrs[i].name, a->name) == 0) {
             ir_node_attr_free(g, &n->attrs[i]);
             n->attrs[i] = copy;
+            n->infer_dirty = true;
+            n->attrs_linted = false;
             ir_graph_touch(g);
             return NNFX_OK;
         }
@@ -313,6 +315,8 @@ nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err
     ir_arena_free(&g->arena, n->attrs, sizeof *na * (size_t)n->nattrs);
     n->attrs = na;
     n->attrs[n->nattrs++] = copy;
+    n->infer_dirty = true;
+    n->attrs_linted = false;
     ir_graph_touch(n->graph);
     return NNFX_OK;
 }
@@ -323,6 +327,7 @@ int nnfx_node_num_outputs(const nnfx_node *n) { return n ? n->nout : 0; }
 
 nnfx_meta *nnfx_node_meta(nnfx_node *n, int i) {
     if (!n || i < 0 || i >= n->nout) return NULL;
+    n->infer_dirty = true; /* the caller may write it */
     return &n->meta[i];
 }
 const nnfx_meta *nnfx_node_meta_c(const nnfx_node *n, int i) {
@@ -374,6 +379,7 @@ nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err) {
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: %d outputs (1..%d supported)", n->name, k,
                               NNFX_MAX_RANK);
     if (k == n->nout) return NNFX_OK;
+    n->infer_dirty = true;
     nnfx_meta *m = ir_arena_alloc(&n->graph->arena, sizeof *m * (size_t)k);
     if (!m) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     memcpy(m, n->meta, sizeof *m * (size_t)(k < n->nout ? k : n->nout));

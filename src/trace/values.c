@@ -211,11 +211,25 @@ static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int ni
                    nnfx_op_name(op), n->nout);
         return NULL;
     }
-    if (ir_infer_node(n, NULL, false, NULL, &ctx->err)) {
+    nnfx_tensor *cv = NULL;
+    if (ir_infer_node(n, NULL, true, &cv, &ctx->err)) {
         if (!ctx->err.status) ctx->err.status = NNFX_ERR_SHAPE;
         where(ctx, path, file, line, wh, sizeof wh);
         add_context(ctx, n->name, wh);
         return NULL;
+    }
+    /* The meta is final (recompile need not infer it again) unless a
+     * constant is involved: full inference propagates constant values,
+     * which this per-node inference does not keep. */
+    if (cv) {
+        nnfx_tensor_release(cv);
+        n->infer_value = true;
+    } else {
+        bool clean = true;
+        for (int i = 0; i < n->nargs && clean; i++)
+            if (n->args[i].kind == NNFX_ARG_NODE)
+                clean = !n->args[i].u.node->infer_dirty && !n->args[i].u.node->infer_value;
+        n->infer_dirty = !clean;
     }
     nnfx_value *v = trace_value_new(ctx, TV_NODE);
     if (v) v->node = n;
