@@ -32,14 +32,14 @@ static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena *a = &g->arena;
     ir_graph_free_str(g, n->name);
     ir_graph_free_str(g, n->target);
-    ir_arena_free(a, n->args, sizeof *n->args * (size_t)n->nargs);
+    ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
     for (int i = 0; i < n->nattrs; i++) ir_node_attr_free(g, &n->attrs[i]);
     ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
-    ir_arena_free(a, n->users, sizeof *n->users * (size_t)n->cap_users);
+    ir_arena_free(&g->hot, n->users, sizeof *n->users * (size_t)n->cap_users);
     ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
     ir_graph_free_str(g, n->module_path);
     ir_graph_free_str(g, n->src_file);
-    ir_arena_free(a, n, sizeof *n);
+    ir_arena_free(&g->hot, n, sizeof *n);
 }
 
 void nnfx_graph_free(nnfx_graph *g) {
@@ -49,6 +49,7 @@ void nnfx_graph_free(nnfx_graph *g) {
         for (int i = 0; i < n->nattrs; i++)
             if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
     ir_arena_release(&g->arena);
+    ir_arena_release(&g->hot);
     ir_strmap_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
@@ -152,7 +153,7 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
         if (n->users[i] == u) return true;
     if (n->nusers == n->cap_users) {
         int nc = n->cap_users ? n->cap_users * 2 : 4;
-        ir_arena *a = &n->graph->arena;
+        ir_arena *a = &n->graph->hot;
         nnfx_node **nu = ir_arena_alloc(a, sizeof *nu * (size_t)nc);
         if (!nu) return false;
         if (n->nusers) memcpy(nu, n->users, sizeof *nu * (size_t)n->nusers);
@@ -259,7 +260,7 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 /* --- creation ------------------------------------------------------------------- */
 
 static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
-    nnfx_node *n = ir_arena_calloc(&g->arena, sizeof *n);
+    nnfx_node *n = ir_arena_calloc(&g->hot, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
@@ -294,7 +295,7 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
                 return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d is the output node", n->name, i);
         }
     }
-    ir_arena *ar = &n->graph->arena;
+    ir_arena *ar = &n->graph->hot;
     nnfx_arg *copy = NULL;
     if (nargs > 0) {
         copy = ir_arena_alloc(ar, sizeof *copy * (size_t)nargs);

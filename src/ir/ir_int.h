@@ -7,30 +7,17 @@
 #include "ir/arena.h"
 #include "ir/strmap.h"
 
+/* The fields every whole-graph walk reads come first (one cache line);
+ * node structs, args and users live in the graph's hot arena, the rest in
+ * its cold arena, so walks touch few lines per node. */
 struct nnfx_node {
+    nnfx_node *next, *prev;
+    nnfx_arg *args;
     nnfx_graph *graph;
-    nnfx_node *prev, *next;
-    char *name;
-    uint64_t name_hash; /* ir_strmap_hash(name) */
     nnfx_opcode opcode;
     nnfx_op op;        /* call_function only */
-    char *target;      /* placeholder name, get_attr path, call_module leaf */
     int nargs;
-    nnfx_arg *args;
-    int nattrs;
-    nnfx_attr *attrs;  /* deep-owned */
-    int nusers, cap_users;
-    nnfx_node **users;
-    int nout;          /* values produced (>= 1) */
-    nnfx_meta *meta;   /* nout entries */
-    char *module_path;
-    char *src_file;
-    int src_line;
     uint32_t order;    /* position key: increasing along the list (renumbered lazily) */
-    /* get_attr only: index + 1 of target in graph->params, valid while
-     * param_epoch equals the graph's (see ir_node_param). */
-    int param_idx;
-    uint32_t param_epoch;
     /* Incremental shape inference (see nnfx_graph_infer_shapes):
      * infer_dirty: args, attributes, outputs or meta edited since the last
      *   inference of this node;
@@ -38,7 +25,26 @@ struct nnfx_node {
      * infer_changed: the current pass changed this node's meta. */
     bool infer_dirty, infer_value, infer_changed;
     bool attrs_linted; /* lint checked the attributes since the last set_attr */
+    int nusers;
+    nnfx_node **users;
     void *pass_data;   /* scratch for passes (not copied, not owned) */
+    /* --- */
+    int cap_users;
+    int nout;          /* values produced (>= 1) */
+    nnfx_meta *meta;   /* nout entries */
+    char *name;
+    uint64_t name_hash; /* ir_strmap_hash(name) */
+    char *target;      /* placeholder name, get_attr path, call_module leaf */
+    int nattrs;
+    nnfx_attr *attrs;  /* deep-owned */
+    char *module_path;
+    char *src_file;
+    int src_line;
+    /* get_attr only: index + 1 of target in graph->params, valid while
+     * param_epoch equals the graph's (see ir_node_param). */
+    int param_idx;
+    uint32_t param_epoch;
+    int step;          /* exec plan: position in the last plan built */
 };
 
 
@@ -55,7 +61,8 @@ typedef struct ir_leaf {
 } ir_leaf;
 
 struct nnfx_graph {
-    ir_arena arena;        /* nodes and everything they own */
+    ir_arena hot;          /* node structs, args and users arrays       */
+    ir_arena arena;        /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
     ir_strmap names;       /* node name -> node                          */
@@ -124,6 +131,8 @@ int ir_graph_param_find(const nnfx_graph *g, const char *name);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,
  * or 0 on OOM (err set). */
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
+/* Makes room for n entries in m without growing; false on OOM. */
+bool ir_value_map_reserve(nnfx_value_map *m, size_t n);
 /* A get_attr node reading parameter index idx (0-based) of g. */
 nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err);
 

@@ -29,8 +29,20 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     ir_graph_renumber(g);
     nnfx_status st = NNFX_OK;
     int count = 0, outputs = 0;
+    /* first users-list entry that does not use its node; reported only when
+     * nothing else is wrong (a wrong argument is the more useful message) */
+    const nnfx_node *bad_of = NULL, *bad_user = NULL;
     for (nnfx_node *n = g->head; n; n = n->next) {
         count++;
+        for (int k = 0; k < n->nusers && !bad_of; k++) {
+            const nnfx_node *u = n->users[k];
+            bool uses = false;
+            for (int i = 0; i < u->nargs && !uses; i++) uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+            if (!uses) {
+                bad_of = n;
+                bad_user = u;
+            }
+        }
         if (n->graph != g) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
             break;
@@ -117,17 +129,9 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         }
         if (st) break;
     }
-    /* users lists last: a wrong argument above is the more useful message */
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
-        for (int k = 0; k < n->nusers && !st; k++) {
-            nnfx_node *u = n->users[k];
-            bool uses = false;
-            for (int i = 0; i < u->nargs; i++) uses |= u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
-            if (!uses)
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                                    n->name, u->name);
-        }
-    }
+    if (!st && bad_of)
+        st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                            bad_of->name, bad_user->name);
 done:
     if (st) return st;
     if (count != g->num_nodes)

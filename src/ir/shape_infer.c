@@ -145,15 +145,17 @@ static bool meta_equal(const nnfx_meta *a, const nnfx_meta *b) {
 }
 
 /* Whether n must be inferred again in an incremental pass: it was edited,
- * it computes a constant, or an input changed or carries a constant. */
-static bool needs_infer(const nnfx_node *n) {
-    if (n->infer_dirty || n->infer_value) return true;
+ * it computes a constant, or an input changed or carries a constant.
+ * -1 when an input comes after n (its meta is not known yet). */
+static int needs_infer(const nnfx_node *n) {
+    int need = n->infer_dirty || n->infer_value;
     for (int i = 0; i < n->nargs; i++) {
         if (n->args[i].kind != NNFX_ARG_NODE) continue;
         const nnfx_node *a = n->args[i].u.node;
-        if (a->infer_changed || a->infer_value) return true;
+        if (a->order >= n->order) return -1;
+        need |= a->infer_changed || a->infer_value;
     }
-    return false;
+    return need;
 }
 
 /* Runs infer on n's metas and records in n->infer_changed whether they
@@ -198,16 +200,21 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "infer_shapes: NULL graph");
     nnfx_status st = NNFX_OK;
     nnfx_tensor *dummy = NULL;
-    bool full = !g->infer_valid;
+    bool full = !g->infer_valid, any_value = false;
     g->infer_valid = false; /* until this pass succeeds */
-    for (nnfx_node *n = g->head; n; n = n->next) {
+    ir_graph_renumber(g);
+    /* one walk: inputs come before their users, so their flags and values
+     * are this pass's when a node reads them */
+    nnfx_node *n = g->head;
+    for (; n && !st; n = n->next) {
         n->pass_data = NULL;
         n->infer_changed = false;
-    }
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
         switch (n->opcode) {
         case NNFX_PLACEHOLDER: n->infer_changed = full || n->infer_dirty; break;
         case NNFX_GET_ATTR: {
+            /* parameters only change through set_param, which forces a
+             * full pass; an unedited get_attr keeps its meta */
+            if (!full && !n->infer_dirty) break;
             nnfx_tensor *t = ir_node_param(n);
             if (!t) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
@@ -221,16 +228,24 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
             break;
         }
         case NNFX_CALL_FUNCTION:
-        case NNFX_CALL_MODULE:
-            if (full || needs_infer(n)) st = infer_tracked(n, &dummy, err);
+        case NNFX_CALL_MODULE: {
+            int need = needs_infer(n);
+            if (need < 0) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s uses a node defined after it", n->name);
+                break;
+            }
+            if (full || need) st = infer_tracked(n, &dummy, err);
+            any_value |= n->pass_data != NULL;
             break;
+        }
         case NNFX_OUTPUT: break;
         }
         if (!st) n->infer_dirty = false;
     }
-    for (nnfx_node *n = g->head; n; n = n->next) {
-        if (n->opcode == NNFX_CALL_FUNCTION) nnfx_tensor_release((nnfx_tensor *)n->pass_data);
-        n->pass_data = NULL;
+    /* release the constants of the visited nodes (up to the failing one) */
+    for (nnfx_node *v = g->head; v != n && any_value; v = v->next) {
+        if (v->opcode == NNFX_CALL_FUNCTION && v->infer_value) nnfx_tensor_release((nnfx_tensor *)v->pass_data);
+        v->pass_data = NULL;
     }
     if (!st) g->infer_valid = true;
     return st;
