@@ -55,10 +55,7 @@ void nnfx_graph_free(nnfx_graph *g) {
     for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
     free(g->counter_keys);
     ir_strmap_free(&g->param_index);
-    for (int i = 0; i < g->nparams; i++) {
-        free(g->params[i].name);
-        nnfx_tensor_release(g->params[i].t);
-    }
+    for (int i = 0; i < g->nparams; i++) nnfx_tensor_release(g->params[i].t); /* names: arena */
     free(g->params);
     for (int i = 0; i < g->nleaves; i++) free(g->leaves[i].name);
     free(g->leaves);
@@ -68,19 +65,30 @@ void nnfx_graph_free(nnfx_graph *g) {
 
 /* --- names --------------------------------------------------------------------- */
 
-/* Identifier characters ([A-Za-z0-9_]), independent of the locale. */
-static bool ident_char(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+/* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
+static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
 
 /* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf; its length. */
 static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
-    if (*s >= '0' && *s <= '9' && o + 1 < len) buf[o++] = '_';
-    for (; *s && o + 1 < len; s++) buf[o++] = ident_char((unsigned char)*s) ? *s : '_';
+    if (*s >= '0' && *s <= '9') buf[o++] = '_';
+    for (; *s && o + 1 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[o++] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
+    }
     buf[o] = 0;
     return o;
+}
+
+/* Copy of the n bytes at s plus a NUL in g's arena. */
+static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
+    char *d = ir_arena_alloc(&g->arena, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
 }
 
 /* A name not used in g, derived from base: base, base_1, base_2, ...
@@ -91,7 +99,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     uint64_t bh = ir_strmap_hash(base);
     if (!ir_strmap_get_h(&g->names, base, bh)) {
         *hash = bh;
-        return ir_arena_strdup(&g->arena, base);
+        return arena_strndup(g, base, bl);
     }
     intptr_t next = (intptr_t)ir_strmap_get_h(&g->name_counters, base, bh);
     char buf[240];
@@ -123,7 +131,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
                 ir_strmap_put_h(&g->name_counters, base, bh, (void *)(k + 1));
             }
             *hash = h;
-            return ir_arena_strdup(&g->arena, buf);
+            return arena_strndup(g, buf, bl + 1 + (size_t)nd);
         }
     }
 }
@@ -383,6 +391,34 @@ nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
     return n;
 }
 
+/* True when attrs has no NULL and no repeated names (the common case). */
+static bool attrs_distinct(int nattrs, const nnfx_attr *attrs) {
+    for (int i = 0; i < nattrs; i++) {
+        if (!attrs[i].name) return false;
+        for (int j = 0; j < i; j++)
+            if (strcmp(attrs[i].name, attrs[j].name) == 0) return false;
+    }
+    return true;
+}
+
+/* Gives n (with no attributes yet) copies of attrs in one array; false on OOM. */
+static bool attrs_copy_all(nnfx_node *n, int nattrs, const nnfx_attr *attrs) {
+    nnfx_graph *g = n->graph;
+    nnfx_attr *v = ir_arena_alloc(&g->arena, sizeof *v * (size_t)nattrs);
+    if (!v) return false;
+    for (int i = 0; i < nattrs; i++) {
+        if (!ir_node_attr_copy(g, &v[i], &attrs[i])) {
+            while (i-- > 0) ir_node_attr_free(g, &v[i]);
+            ir_arena_free(&g->arena, v, sizeof *v * (size_t)nattrs);
+            return false;
+        }
+    }
+    n->attrs = v;
+    n->nattrs = nattrs;
+    n->attrs_linted = false;
+    return true;
+}
+
 nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_arg *args, int nattrs,
                               const nnfx_attr *attrs, nnfx_error *err) {
     if (!g) {
@@ -403,11 +439,17 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
     nnfx_node *n = node_alloc(g, NNFX_CALL_FUNCTION, info->name, 1, err);
     if (!n) return NULL;
     n->op = op;
-    for (int i = 0; i < nattrs; i++) {
-        if (nnfx_node_set_attr(n, &attrs[i], err)) {
-            node_discard(g, n);
-            return NULL;
+    if (!attrs_distinct(nattrs, attrs)) { /* later ones replace earlier ones */
+        for (int i = 0; i < nattrs; i++) {
+            if (nnfx_node_set_attr(n, &attrs[i], err)) {
+                node_discard(g, n);
+                return NULL;
+            }
         }
+    } else if (nattrs > 0 && !attrs_copy_all(n, nattrs, attrs)) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
     }
     int nout = ir_node_num_outputs_for(op, n);
     if ((nout != 1 && ir_node_set_num_outputs(n, nout, err)) || node_set_args_raw(n, nargs, args, err)) {
@@ -545,9 +587,9 @@ int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_err
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
     }
-    char *nm = ir_strdup(name);
+    char *nm = ir_arena_strdup(&g->arena, name);
     if (!nm || !ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)(g->nparams + 1))) {
-        free(nm);
+        ir_graph_free_str(g, nm);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return 0;
     }
@@ -583,7 +625,7 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (ir_strmap_get(&used, g->params[i].name)) {
             g->params[kept++] = g->params[i];
         } else {
-            free(g->params[i].name);
+            ir_graph_free_str(g, g->params[i].name);
             nnfx_tensor_release(g->params[i].t);
             dropped++;
         }
