@@ -22,14 +22,17 @@ static void esc(sbuf *b, const char *s) {
 static const char page_css[] =
     "body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:1200px}"
     "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
-    "table{border-collapse:collapse;margin:.5em 0;font-size:.9em}"
-    "th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}"
+    "table{border-collapse:collapse;margin:.5em 0;font-size:.9em;max-width:100%}"
+    "th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;overflow-wrap:anywhere}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "th{background:#f0f0f0;cursor:pointer;user-select:none}th:after{content:' \\2195';color:#aaa}"
+    "th{background:#f0f0f0}.sortable th{cursor:pointer;user-select:none}"
+    ".sortable th:after{content:' \\2195';color:#aaa}.sortable th[data-asc='1']:after{content:' \\25B2';color:#444}"
+    ".sortable th[data-asc='0']:after{content:' \\25BC';color:#444}"
     ".cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px}"
-    ".card b{display:block;font-size:1.3em}.kind{font-family:monospace;background:#fff3cd;padding:1px 4px}"
+    ".card b{display:block;font-size:1.3em}.kind{font-family:monospace;background:#fff3cd;padding:1px 4px;white-space:nowrap}"
     "code{background:#f5f5f5;padding:1px 4px}.graph{overflow:auto;border:1px solid #ddd;max-height:900px}"
-    ".bar{background:#4a90d9;height:10px;display:inline-block}";
+    ".bar{background:#4a90d9;height:10px;display:inline-block}"
+    ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}";
 
 static const char page_js[] =
     "document.querySelectorAll('table.sortable').forEach(function(t){"
@@ -39,7 +42,9 @@ static const char page_js[] =
     "rows.sort(function(a,b){var x=a.cells[i].dataset.v||a.cells[i].textContent,"
     "y=b.cells[i].dataset.v||b.cells[i].textContent,fx=parseFloat(x),fy=parseFloat(y);"
     "var c=(!isNaN(fx)&&!isNaN(fy))?fx-fy:x.localeCompare(y);return asc?c:-c;});"
-    "rows.forEach(function(r){tb.appendChild(r);});});});});";
+    "rows.forEach(function(r){tb.appendChild(r);});});});});"
+    "document.querySelectorAll('.graph').forEach(function(g){g.addEventListener('click',function(){"
+    "g.classList.toggle('full');});});";
 
 static void card(sbuf *b, const char *label, const char *value) {
     sb_printf(b, "<div class=\"card\"><b>");
@@ -154,7 +159,9 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
     }
     sb_printf(&b, "</tbody></table>\n<h2>Graph</h2>");
     if (svg) {
-        sb_printf(&b, "<div class=\"graph\">%s</div>", svg_body(svg));
+        sb_printf(&b, "<p><small>Scaled to the page width; click the picture for its actual size.</small></p>"
+                      "<div class=\"graph\">%s</div>",
+                  svg_body(svg));
     } else {
         sb_printf(&b, "<p>No picture: ");
         esc(&b, svg_note ? svg_note : "Graphviz was not available");

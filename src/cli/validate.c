@@ -307,6 +307,14 @@ static int top1(const char *cmd, const char *file, const nnfx_tensor *out, const
                   (long long)nnfx_tensor_numel(labels), (long long)rows);
         return CLI_EXIT_BAD_INPUT;
     }
+    for (int64_t r = 0; r < rows; r++) {
+        double y = nnfx_tensor_get(labels, r);
+        if (!(y >= 0 && y < (double)classes && y == floor(y))) {
+            cli_error(cmd, "%s: label %g at row %lld is not a class index 0..%lld of the first output", file, y,
+                      (long long)r, (long long)classes - 1);
+            return CLI_EXIT_BAD_INPUT;
+        }
+    }
     int64_t hit = 0;
     for (int64_t r = 0; r < rows; r++)
         if ((double)argmax_row(out, r * classes, classes) == nnfx_tensor_get(labels, r)) hit++;

@@ -195,7 +195,18 @@ static const nnfx_tensor *const_i64_arg(const nnfx_node *n, int i) {
 }
 
 static bool is_reduce_axes_op(const nnfx_node *n) {
-    return nnfx_node_is_op(n, NNFX_OP_REDUCE_MEAN) || nnfx_node_is_op(n, NNFX_OP_REDUCE_MAX);
+    switch (nnfx_node_op(n)) {
+    case NNFX_OP_REDUCE_MEAN:
+    case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_PROD:
+    case NNFX_OP_REDUCE_L1:
+    case NNFX_OP_REDUCE_L2:
+    case NNFX_OP_REDUCE_LOG_SUM:
+    case NNFX_OP_REDUCE_LOG_SUM_EXP:
+    case NNFX_OP_REDUCE_SUM_SQUARE: return true;
+    default: return false;
+    }
 }
 
 /* The opset the graph's forms need (at least `base`). */

@@ -536,6 +536,11 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         st = imp_node_fail(im, n, NNFX_ERR_PARSE, "node has no outputs");
         goto out;
     }
+    if (no >= 1 && k > no) { /* an optional output the op does not compute (MaxPool Indices...) */
+        st = imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "output %d ('%s') of %s is not supported", no, n->out[no],
+                           n->op_type);
+        goto out;
+    }
     nnfx_node *node;
     if (expand) {
         node = expand_softmax(im, n, op, args[0]);

@@ -98,8 +98,9 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
             mode->s = ir_strdup("linear");
             if (!mode->s) return nnfx_error_set(im->err, NNFX_ERR_NOMEM, "out of memory");
         }
-        if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
+        /* decide before add_attr: it may move n->attrs, and mode with them */
         bool nearest = !mode || !mode->s || strcmp(mode->s, "nearest") == 0;
+        if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
         if (nearest && (st = add_attr(im, n, "nearest_mode", PB_AT_STRING, "floor", 0))) return st;
         return NNFX_OK;
     }
@@ -120,6 +121,13 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
         break;
     case NNFX_OP_REDUCE_MEAN:
     case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_PROD:
+    case NNFX_OP_REDUCE_L1:
+    case NNFX_OP_REDUCE_L2:
+    case NNFX_OP_REDUCE_LOG_SUM:
+    case NNFX_OP_REDUCE_LOG_SUM_EXP:
+    case NNFX_OP_REDUCE_SUM_SQUARE:
         if (v < 18) st = ints_to_input(im, n, "axes", args, nargs, 1);
         break;
     case NNFX_OP_REDUCE_SUM:

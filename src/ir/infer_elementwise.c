@@ -142,3 +142,30 @@ nnfx_status infer_cast(nnfx_infer_ctx *c) {
     c->out[0].dtype = (nnfx_dtype)to;
     return NNFX_OK;
 }
+
+/* Min / Max / Sum / Mean: broadcast of every input, which share a dtype. */
+nnfx_status infer_variadic(nnfx_infer_ctx *c) {
+    int idx[NNFX_MAX_RANK];
+    if (c->nin < 1 || c->nin > NNFX_MAX_RANK)
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "%d inputs (1 to %d supported)", c->nin, NNFX_MAX_RANK);
+    nnfx_dtype dt = NNFX_DTYPE_UNDEFINED;
+    for (int i = 0; i < c->nin; i++) {
+        nnfx_status s = infer_need(c, i, "operand");
+        if (s) return s;
+        idx[i] = i;
+        nnfx_dtype d = c->in[i]->dtype;
+        if (dt != NNFX_DTYPE_UNDEFINED && d != NNFX_DTYPE_UNDEFINED && d != dt)
+            return infer_fail(c, "operand dtypes differ (%s vs %s)", nnfx_dtype_name(dt), nnfx_dtype_name(d));
+        if (d != NNFX_DTYPE_UNDEFINED) dt = d;
+    }
+    return bcast_inputs(c, c->nin, idx, dt, &c->out[0]);
+}
+
+/* IsNaN / IsInf: shape of input 0, bool. */
+nnfx_status infer_same_bool(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "X");
+    if (s) return s;
+    c->out[0] = *c->in[0];
+    c->out[0].dtype = NNFX_BOOL;
+    return NNFX_OK;
+}

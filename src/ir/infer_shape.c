@@ -19,10 +19,12 @@ nnfx_status infer_flatten(nnfx_infer_ctx *c) {
         infer_set_rank(&c->out[0], x->dtype, 2);
         return NNFX_OK;
     }
-    int axis;
+    /* axis is in [-rank, rank]; a negative one counts from rank (not
+     * rank + 1 as for Unsqueeze), so -1 keeps the last dim apart */
     int64_t a = nnfx_node_attr_int(c->node, "axis", 1);
-    if (!infer_axis(a, x->rank, true, &axis))
+    if (a < -x->rank || a > x->rank)
         return infer_fail(c, "flatten axis %lld out of range for rank %d", (long long)a, x->rank);
+    int axis = (int)(a < 0 ? a + x->rank : a);
     nnfx_meta *o = &c->out[0];
     infer_set_rank(o, x->dtype, 2);
     /* keep a symbolic leading dim when it is flattened alone (batch) */

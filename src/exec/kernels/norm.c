@@ -45,7 +45,6 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     const nnfx_tensor *x = in[0], *sc = in[1], *bi = nin > 2 ? in[2] : NULL;
     if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, sc, NNFX_F32, "scale", err))) return s;
     if (bi && (s = kern_need(n, bi, NNFX_F32, "B", err))) return s;
-    if (nout > 1) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "layer_normalization Mean/InvStdDev outputs are not supported");
     int axis;
     int64_t a = nnfx_node_attr_int(n, "axis", -1);
     if (!infer_axis(a, x->rank, false, &axis))
@@ -62,6 +61,16 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     float eps = (float)nnfx_node_attr_float(n, "epsilon", 1e-5);
     const float *xd = x->data, *sd = sc->data, *bd = bi ? bi->data : NULL;
     float *y = out[0]->data;
+    /* optional outputs Mean and InvStdDev: one value per normalised row */
+    float *mean_out = NULL, *inv_out = NULL;
+    for (int k = 1; k < nout && k < 3; k++) {
+        if (!out[k]) continue;
+        if (out[k]->dtype != NNFX_F32 || nnfx_tensor_numel(out[k]) != outer)
+            return kern_fail(err, n, NNFX_ERR_RUNTIME, "layer_normalization output %d does not hold %lld values", k,
+                             (long long)outer);
+        if (k == 1) mean_out = out[k]->data;
+        else inv_out = out[k]->data;
+    }
     for (int64_t o = 0; o < outer; o++) {
         const float *xi = xd + o * inner;
         float *yo = y + o * inner;
@@ -71,6 +80,8 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
         for (int64_t i = 0; i < inner; i++) var += (xi[i] - mean) * (xi[i] - mean);
         var /= (double)inner;
         float inv = (float)(1.0 / sqrt(var + eps));
+        if (mean_out) mean_out[o] = (float)mean;
+        if (inv_out) inv_out[o] = inv;
         for (int64_t i = 0; i < inner; i++) {
             float v = (float)(xi[i] - mean) * inv * sd[ns == 1 ? 0 : i];
             yo[i] = bd ? v + bd[nb == 1 ? 0 : i] : v;

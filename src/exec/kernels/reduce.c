@@ -1,18 +1,21 @@
-/* reduce.c — ReduceMean / ReduceSum / ReduceMax (float32; ReduceSum and
- * ReduceMax also int64) and ArgMax (float32 or int64 in, int64 out). */
+/* reduce.c — ReduceMean / ReduceSum / ReduceMax / ReduceMin / ReduceProd /
+ * ReduceL1 / ReduceL2 / ReduceLogSum / ReduceLogSumExp / ReduceSumSquare
+ * (float32 and float64; all but Mean, L2 and the logs also int64) and ArgMax / ArgMin
+ * (float32 or int64 in, int64 out). */
 #include <math.h>
 #include <stdlib.h>
 
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { R_MEAN, R_SUM, R_MAX } red_kind;
+typedef enum { R_MEAN, R_SUM, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LOGSUMEXP, R_SUMSQ } red_kind;
 
 static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                           nnfx_tensor *const *out, nnfx_error *err) {
     if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "reduce needs an input");
     const nnfx_tensor *x = in[0];
     bool is_int = x->dtype == NNFX_I64;
-    if (x->dtype != NNFX_F32 && !(is_int && k != R_MEAN))
+    bool float_only = k == R_MEAN || k == R_L2 || k == R_LOGSUM || k == R_LOGSUMEXP;
+    if (x->dtype != NNFX_F32 && x->dtype != NNFX_F64 && !(is_int && !float_only))
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take %s", nnfx_op_name(nnfx_node_op(n)),
                          nnfx_dtype_name(x->dtype));
     int64_t axes[NNFX_MAX_RANK];
@@ -42,14 +45,23 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     int64_t on = nnfx_tensor_numel(out[0]), xn = nnfx_tensor_numel(x);
     double *acc = malloc((size_t)(on ? on : 1) * sizeof(double));
     if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < on; i++) acc[i] = k == R_MAX ? -INFINITY : 0.0;
+    for (int64_t i = 0; i < on; i++) acc[i] = k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : k == R_PROD ? 1.0 : 0.0;
     int64_t idx[NNFX_MAX_RANK] = {0}, o = 0;
     for (int64_t i = 0; i < xn; i++) {
-        double v = is_int ? (double)((const int64_t *)x->data)[i] : (double)((const float *)x->data)[i];
-        if (k == R_MAX) {
+        double v = x->dtype == NNFX_F32 ? (double)((const float *)x->data)[i] : nnfx_tensor_get(x, i);
+        switch (k) {
+        case R_MAX:
             if (v > acc[o] || v != v) acc[o] = v;
-        } else {
-            acc[o] += v;
+            break;
+        case R_MIN:
+            if (v < acc[o] || v != v) acc[o] = v;
+            break;
+        case R_PROD: acc[o] *= v; break;
+        case R_L1: acc[o] += fabs(v); break;
+        case R_L2:
+        case R_SUMSQ: acc[o] += v * v; break;
+        case R_LOGSUMEXP: acc[o] += exp(v); break;
+        default: acc[o] += v; break;
         }
         for (int d = x->rank - 1; d >= 0; d--) {
             o += ost[d];
@@ -58,13 +70,16 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
             idx[d] = 0;
         }
     }
-    if (k == R_MAX && cnt == 0) {
+    if ((k == R_MAX || k == R_MIN) && cnt == 0) {
         free(acc);
-        return kern_fail(err, n, NNFX_ERR_RUNTIME, "reduce_max over an empty set");
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "%s over an empty set", nnfx_op_name(nnfx_node_op(n)));
     }
     for (int64_t i = 0; i < on; i++) {
-        double v = k == R_MEAN ? (cnt ? acc[i] / (double)cnt : NAN) : acc[i];
-        if (is_int)
+        double v = acc[i];
+        if (k == R_MEAN) v = cnt ? acc[i] / (double)cnt : NAN;
+        else if (k == R_L2) v = sqrt(acc[i]);
+        else if (k == R_LOGSUM || k == R_LOGSUMEXP) v = log(acc[i]);
+        if (x->dtype != NNFX_F32)
             kern_set(out[0], i, v);
         else
             ((float *)out[0]->data)[i] = (float)v;
@@ -87,10 +102,44 @@ nnfx_status kern_reduce_max(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     return reduce(R_MAX, n, nin, in, nout, out, err);
 }
 
-/* ArgMax(data) along axis: index of the first (or last, with
- * select_last_index) maximum, int64. */
+nnfx_status kern_reduce_min(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                            nnfx_error *err) {
+    return reduce(R_MIN, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_prod(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             nnfx_error *err) {
+    return reduce(R_PROD, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_l1(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    return reduce(R_L1, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_l2(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    return reduce(R_L2, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_log_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                nnfx_tensor *const *out, nnfx_error *err) {
+    return reduce(R_LOGSUM, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_log_sum_exp(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                    nnfx_tensor *const *out, nnfx_error *err) {
+    return reduce(R_LOGSUMEXP, n, nin, in, nout, out, err);
+}
+nnfx_status kern_reduce_sum_square(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                   nnfx_tensor *const *out, nnfx_error *err) {
+    return reduce(R_SUMSQ, n, nin, in, nout, out, err);
+}
+
+/* ArgMax / ArgMin(data) along axis: index of the first (or last, with
+ * select_last_index) maximum / minimum, int64. */
+nnfx_status kern_argmin(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    return kern_argmax(n, nin, in, nout, out, err);
+}
 nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
+    bool is_min = nnfx_node_op(n) == NNFX_OP_ARGMIN;
     if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax needs an input");
     const nnfx_tensor *x = in[0];
     if (x->dtype != NNFX_F32 && x->dtype != NNFX_I64)
@@ -114,7 +163,7 @@ nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
             double bv = nnfx_tensor_get(x, base);
             for (int64_t i = 1; i < len; i++) {
                 double v = nnfx_tensor_get(x, base + i * inner);
-                if (v > bv || (last && v == bv)) {
+                if ((is_min ? v < bv : v > bv) || (last && v == bv)) {
                     bv = v;
                     best = i;
                 }

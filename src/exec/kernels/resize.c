@@ -14,7 +14,9 @@ static double src_coord(ctm_kind ct, double x, double scale, int64_t in, int64_t
     switch (ct) {
     case CT_HALF: return (x + 0.5) / scale - 0.5;
     case CT_PYTORCH_HALF: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case CT_ALIGN: return out > 1 ? x * (double)(in - 1) / (double)(out - 1) : 0.0;
+    /* ONNX divides by (in * scale - 1), the unrounded output length: with a
+     * scales input that is not out - 1 (downsampling 4 by 0.6 gives 1.4) */
+    case CT_ALIGN: return out > 1 ? x * (double)(in - 1) / ((double)in * scale - 1.0) : 0.0;
     case CT_ASYM: return x / scale;
     case CT_TF_HALF_NN: return (x + 0.5) / scale;
     }

@@ -135,3 +135,15 @@ nnfx_status kern_identity(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
     if (in[0]->data != out[0]->data && in[0]->nbytes) memcpy(out[0]->data, in[0]->data, in[0]->nbytes);
     return NNFX_OK;
 }
+
+/* Dropout (inference): output 0 is the input; the optional mask output 1
+ * is all true (nothing dropped). Training mode is refused by inference. */
+nnfx_status kern_dropout(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                         nnfx_error *err) {
+    nnfx_status s = kern_identity(n, nin, in, nout, out, err);
+    if (s || nout < 2 || !out[1]) return s;
+    if (out[1]->dtype != NNFX_BOOL || nnfx_tensor_numel(out[1]) != nnfx_tensor_numel(in[0]))
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "dropout mask buffer does not match its input");
+    memset(out[1]->data, 1, out[1]->nbytes);
+    return NNFX_OK;
+}

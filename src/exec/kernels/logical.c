@@ -1,0 +1,125 @@
+/* logical.c — broadcasting element-wise kernels computed through double
+ * (exact for every dtype nnfx holds except int64 beyond 2^53): And, Or, Xor
+ * (bool), GreaterOrEqual, LessOrEqual (-> bool), Mod (integer or float), and
+ * the variadic Min, Max, Sum, Mean (1 to KERN_BCAST_MAX inputs). */
+#include <math.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { L_AND, L_OR, L_XOR, L_GE, L_LE, L_MOD, L_FMOD, L_MIN, L_MAX, L_SUM, L_MEAN } logic_kind;
+
+typedef struct logic_ctx {
+    logic_kind k;
+    int nin;
+    const nnfx_tensor *in[KERN_BCAST_MAX];
+    nnfx_tensor *out;
+    bool is_int;
+} logic_ctx;
+
+/* Python's (and ONNX's fmod=0) remainder: the sign of the divisor. */
+static double int_mod(double a, double b) {
+    if (b == 0) return 0; /* undefined in ONNX; numpy gives 0 */
+    int64_t x = (int64_t)a, y = (int64_t)b, r = x % y;
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    return (double)r;
+}
+
+static double combine(const logic_ctx *c, const double *v) {
+    switch (c->k) {
+    case L_AND: return (v[0] != 0) && (v[1] != 0);
+    case L_OR: return (v[0] != 0) || (v[1] != 0);
+    case L_XOR: return (v[0] != 0) != (v[1] != 0);
+    case L_GE: return v[0] >= v[1];
+    case L_LE: return v[0] <= v[1];
+    case L_MOD:
+        if (c->is_int) return int_mod(v[0], v[1]);
+        {
+            double r = fmod(v[0], v[1]);
+            return (r != 0 && ((r < 0) != (v[1] < 0))) ? r + v[1] : r;
+        }
+    case L_FMOD: return c->is_int ? (v[1] == 0 ? 0 : (double)((int64_t)v[0] % (int64_t)v[1])) : fmod(v[0], v[1]);
+    case L_MIN:
+    case L_MAX: {
+        double r = v[0];
+        for (int j = 1; j < c->nin; j++) {
+            if (isnan(v[j]) || isnan(r)) return NAN;
+            if (c->k == L_MIN ? v[j] < r : v[j] > r) r = v[j];
+        }
+        return r;
+    }
+    case L_SUM:
+    case L_MEAN: {
+        double r = 0;
+        for (int j = 0; j < c->nin; j++) r += v[j];
+        return c->k == L_MEAN ? r / c->nin : r;
+    }
+    }
+    return 0;
+}
+
+static void row_logic(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    logic_ctx *c = ctx;
+    double v[KERN_BCAST_MAX];
+    for (int64_t i = 0; i < n; i++) {
+        for (int j = 0; j < c->nin; j++) v[j] = nnfx_tensor_get(c->in[j], off[j] + i * inner[j]);
+        kern_set(c->out, out_off + i, combine(c, v));
+    }
+}
+
+static bool is_int_dtype(nnfx_dtype dt) {
+    return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32 || dt == NNFX_I64 || dt == NNFX_BOOL;
+}
+
+static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                         nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 1 || nin > KERN_BCAST_MAX || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s with %d inputs (1 to %d supported)",
+                         nnfx_op_name(nnfx_node_op(n)), nin, KERN_BCAST_MAX);
+    logic_ctx c = {k, nin, {0}, out[0], false};
+    for (int j = 0; j < nin; j++) {
+        if (!in[j]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "input %d is missing", j);
+        if (in[j]->dtype != in[0]->dtype)
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s)",
+                             nnfx_dtype_name(in[0]->dtype), nnfx_dtype_name(in[j]->dtype));
+        c.in[j] = in[j];
+    }
+    nnfx_dtype dt = in[0]->dtype;
+    c.is_int = is_int_dtype(dt);
+    if ((k == L_AND || k == L_OR || k == L_XOR) && dt != NNFX_BOOL)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s takes bool inputs, not %s", nnfx_op_name(nnfx_node_op(n)),
+                         nnfx_dtype_name(dt));
+    if (dt == NNFX_BOOL && k != L_AND && k != L_OR && k != L_XOR)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take bool", nnfx_op_name(nnfx_node_op(n)));
+    if (dt == NNFX_F16 || nnfx_dtype_size(dt) == 0 || nnfx_dtype_size(out[0]->dtype) == 0) /* no float16 writer */
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "unsupported dtype %s", nnfx_dtype_name(dt));
+    for (int j = 0; j < nin; j++)
+        if (nnfx_tensor_numel(in[j]) == 0) return NNFX_OK; /* empty broadcast: empty output */
+    kern_bcast p;
+    if (!kern_bcast_plan(&p, out[0]->rank, out[0]->shape, nin, (const nnfx_tensor *const *)c.in))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
+    kern_bcast_run(&p, row_logic, &c);
+    return NNFX_OK;
+}
+
+#define LOGIC_KERNEL(fn, kind)                                                                                  \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
+                   nnfx_error *err) {                                                                           \
+        return logic(kind, n, nin, in, nout, out, err);                                                         \
+    }
+LOGIC_KERNEL(kern_and, L_AND)
+LOGIC_KERNEL(kern_or, L_OR)
+LOGIC_KERNEL(kern_xor, L_XOR)
+LOGIC_KERNEL(kern_greater_or_equal, L_GE)
+LOGIC_KERNEL(kern_less_or_equal, L_LE)
+LOGIC_KERNEL(kern_min, L_MIN)
+LOGIC_KERNEL(kern_max, L_MAX)
+LOGIC_KERNEL(kern_sum, L_SUM)
+LOGIC_KERNEL(kern_mean, L_MEAN)
+#undef LOGIC_KERNEL
+
+/* Mod(A, B): remainder with the divisor's sign (fmod=0, integers) or C's
+ * fmod with the dividend's sign (fmod=1). */
+nnfx_status kern_mod(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    return logic(nnfx_node_attr_int(n, "fmod", 0) ? L_FMOD : L_MOD, n, nin, in, nout, out, err);
+}

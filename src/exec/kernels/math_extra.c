@@ -1,0 +1,147 @@
+/* math_extra.c — more element-wise one-input kernels: trigonometric and
+ * hyperbolic functions, Ceil/Floor/Round/Sign, Softplus, Softsign, Selu,
+ * Celu, ThresholdedRelu, Shrink (float32), IsNaN/IsInf (float32 -> bool)
+ * and Not (bool). */
+#include <math.h>
+#include <stdint.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { M_ACOS, M_ACOSH, M_ASIN, M_ASINH, M_ATAN, M_ATANH, M_COS, M_COSH, M_SIN, M_SINH, M_TAN, M_CEIL,
+               M_FLOOR, M_ROUND, M_SIGN, M_SOFTPLUS, M_SOFTSIGN, M_SELU, M_CELU, M_THRESH, M_SHRINK } math_kind;
+
+/* One element of op k; a and b are the op's float attributes. */
+static float math_one(math_kind k, float x, float a, float b) {
+    switch (k) {
+    case M_ACOS: return acosf(x);
+    case M_ACOSH: return acoshf(x);
+    case M_ASIN: return asinf(x);
+    case M_ASINH: return asinhf(x);
+    case M_ATAN: return atanf(x);
+    case M_ATANH: return atanhf(x);
+    case M_COS: return cosf(x);
+    case M_COSH: return coshf(x);
+    case M_SIN: return sinf(x);
+    case M_SINH: return sinhf(x);
+    case M_TAN: return tanf(x);
+    case M_CEIL: return ceilf(x);
+    case M_FLOOR: return floorf(x);
+    case M_ROUND: return nearbyintf(x); /* halves to even (default rounding mode) */
+    case M_SIGN: return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);
+    case M_SOFTPLUS: return x > 20.0f ? x : log1pf(expf(x));
+    case M_SOFTSIGN: return x / (1.0f + fabsf(x));
+    case M_SELU: return x > 0 ? b * x : b * a * expm1f(x); /* a: alpha, b: gamma */
+    case M_CELU: return fmaxf(0.0f, x) + fminf(0.0f, a * expm1f(x / a));
+    case M_THRESH: return x > a ? x : 0.0f;
+    case M_SHRINK: return x < -b ? x + a : (x > b ? x - a : 0.0f); /* a: bias, b: lambd */
+    }
+    return x;
+}
+
+static nnfx_status math(math_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                        nnfx_tensor *const *out, nnfx_error *err, float a, float b) {
+    nnfx_status s;
+    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
+    if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
+    if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
+    const float *x = in[0]->data;
+    float *y = out[0]->data;
+    int64_t cnt = nnfx_tensor_numel(in[0]);
+    for (int64_t i = 0; i < cnt; i++) y[i] = math_one(k, x[i], a, b);
+    return NNFX_OK;
+}
+
+#define MATH_KERNEL(fn, kind)                                                                                   \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
+                   nnfx_error *err) {                                                                           \
+        return math(kind, n, nin, in, nout, out, err, 0, 0);                                                    \
+    }
+MATH_KERNEL(kern_acos, M_ACOS)
+MATH_KERNEL(kern_acosh, M_ACOSH)
+MATH_KERNEL(kern_asin, M_ASIN)
+MATH_KERNEL(kern_asinh, M_ASINH)
+MATH_KERNEL(kern_atan, M_ATAN)
+MATH_KERNEL(kern_atanh, M_ATANH)
+MATH_KERNEL(kern_cos, M_COS)
+MATH_KERNEL(kern_cosh, M_COSH)
+MATH_KERNEL(kern_sin, M_SIN)
+MATH_KERNEL(kern_sinh, M_SINH)
+MATH_KERNEL(kern_tan, M_TAN)
+MATH_KERNEL(kern_ceil, M_CEIL)
+MATH_KERNEL(kern_floor, M_FLOOR)
+MATH_KERNEL(kern_round, M_ROUND)
+MATH_KERNEL(kern_sign, M_SIGN)
+MATH_KERNEL(kern_softplus, M_SOFTPLUS)
+MATH_KERNEL(kern_softsign, M_SOFTSIGN)
+#undef MATH_KERNEL
+
+/* Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)). */
+nnfx_status kern_selu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    return math(M_SELU, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "alpha", 1.67326319217681884765625),
+                (float)nnfx_node_attr_float(n, "gamma", 1.05070102214813232421875));
+}
+
+/* Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)). */
+nnfx_status kern_celu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    float alpha = (float)nnfx_node_attr_float(n, "alpha", 1.0);
+    if (alpha == 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "celu alpha must not be 0");
+    return math(M_CELU, n, nin, in, nout, out, err, alpha, 0);
+}
+
+/* ThresholdedRelu: x > alpha ? x : 0. */
+nnfx_status kern_thresholded_relu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                  nnfx_tensor *const *out, nnfx_error *err) {
+    return math(M_THRESH, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "alpha", 1.0), 0);
+}
+
+/* Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0. */
+nnfx_status kern_shrink(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    return math(M_SHRINK, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "bias", 0.0),
+                (float)nnfx_node_attr_float(n, "lambd", 0.5));
+}
+
+/* float32 -> bool predicate kernels. */
+static nnfx_status predicate(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             nnfx_error *err, bool inf, bool neg, bool pos) {
+    nnfx_status s;
+    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "predicate needs 1 input");
+    if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
+    if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
+    if (out[0]->dtype != NNFX_BOOL) return kern_fail(err, n, NNFX_ERR_RUNTIME, "predicate output must be bool");
+    const float *x = in[0]->data;
+    uint8_t *y = out[0]->data;
+    int64_t cnt = nnfx_tensor_numel(in[0]);
+    for (int64_t i = 0; i < cnt; i++)
+        y[i] = inf ? (isinf(x[i]) && ((x[i] < 0 && neg) || (x[i] > 0 && pos))) : isnan(x[i]) != 0;
+    return NNFX_OK;
+}
+
+/* IsNaN(X) -> bool. */
+nnfx_status kern_is_nan(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    return predicate(n, nin, in, nout, out, err, false, false, false);
+}
+
+/* IsInf(X) -> bool, for the signs selected by detect_negative/positive. */
+nnfx_status kern_is_inf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    return predicate(n, nin, in, nout, out, err, true, nnfx_node_attr_int(n, "detect_negative", 1) != 0,
+                     nnfx_node_attr_int(n, "detect_positive", 1) != 0);
+}
+
+/* Not(X): bool -> bool. */
+nnfx_status kern_not(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    nnfx_status s;
+    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "not needs 1 input");
+    if ((s = kern_need(n, in[0], NNFX_BOOL, "X", err))) return s;
+    if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
+    const uint8_t *x = in[0]->data;
+    uint8_t *y = out[0]->data;
+    int64_t cnt = nnfx_tensor_numel(in[0]);
+    for (int64_t i = 0; i < cnt; i++) y[i] = !x[i];
+    return NNFX_OK;
+}

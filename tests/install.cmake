@@ -1,0 +1,8 @@
+# The install tree and its pkg-config file work for a C program.
+set(NNFX_INSTALL_TEST_CFLAGS "")
+if(NNFX_SANITIZE)
+  set(NNFX_INSTALL_TEST_CFLAGS "-fsanitize=address,undefined")
+endif()
+add_test(NAME install_pkgconfig
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/test_install.sh ${CMAKE_BINARY_DIR}
+                 ${CMAKE_BINARY_DIR}/install-test "${NNFX_INSTALL_TEST_CFLAGS}")

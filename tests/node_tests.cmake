@@ -1,0 +1,17 @@
+# ONNX's backend node tests (onnx 1.12, 922 cases) as one CTest case.
+# tests/node_tests/generate.py writes them into the build tree the first time
+# (Debian's /usr/bin/python3 with python3-onnx; skipped with exit 77 when it
+# is missing); run_node_tests runs every case, prints
+# "node tests: P passed, F failed, U unsupported of N" and writes the
+# per-case list to node_tests.log in the build directory. A failing case not
+# in tests/node_tests/expected_failures.txt fails the test.
+#   Run by hand: build/tests/run_node_tests --verbose build/node_tests [test_relu ...]
+set(NNFX_ONNX_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with the onnx package, for export checks")
+add_executable(run_node_tests ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/run_node_tests.c)
+target_include_directories(run_node_tests PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(run_node_tests PRIVATE nnfx_static)
+add_test(NAME onnx_node_tests
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/run_ctest.sh ${NNFX_ONNX_PYTHON}
+                 $<TARGET_FILE:run_node_tests> ${CMAKE_BINARY_DIR}/node_tests ${CMAKE_BINARY_DIR}/node_tests.log
+                 ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/expected_failures.txt)
+set_tests_properties(onnx_node_tests PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
