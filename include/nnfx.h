@@ -327,6 +327,11 @@ nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name);
 int nnfx_graph_num_params(const nnfx_graph *g);
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i);
 nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i);
+/* Marks parameter `name` as a constant of the model (an ONNX Constant node)
+ * rather than a weight; analyses count weights only. */
+nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err);
+/* True when parameter i was marked a constant. */
+bool nnfx_graph_param_is_constant(const nnfx_graph *g, int i);
 /* Removes parameters no get_attr node refers to; returns how many. */
 int nnfx_graph_drop_unused_params(nnfx_graph *g);
 

@@ -444,7 +444,9 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
         const nnfx_tensor *t = nnfx_graph_param_at(g, p);
         if (!t) continue;
         an->all_param_bytes += (int64_t)t->nbytes;
-        if (t->dtype == NNFX_F32 || t->dtype == NNFX_F16 || t->dtype == NNFX_F64) {
+        /* weights only: constants of the model (ONNX Constant nodes) are not parameters */
+        if (!nnfx_graph_param_is_constant(g, p) &&
+            (t->dtype == NNFX_F32 || t->dtype == NNFX_F16 || t->dtype == NNFX_F64)) {
             an->params += nnfx_tensor_numel(t);
             an->param_bytes += (int64_t)t->nbytes;
         }

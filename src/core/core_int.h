@@ -11,4 +11,14 @@ float core_rng_uniform(uint64_t *state, float lo, float hi);
 /* IEEE half -> float. */
 float core_half_to_float(uint16_t h);
 
+/* True for a mapped tensor whose data is not aligned for its dtype. The
+ * ONNX loader leaves large unaligned initializers (raw_data rarely lands on
+ * a 4-byte boundary) in the file instead of copying them at load time; the
+ * graph's parameter accessors call core_tensor_materialize on first use. */
+bool core_tensor_unaligned(const nnfx_tensor *t);
+/* Copies an unaligned mapped tensor into aligned owned memory, in place
+ * (same tensor object), releases its mapping reference and drops the file
+ * pages it covered from the process. No-op for any other tensor. */
+nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err);
+
 #endif

@@ -1,7 +1,10 @@
 /* tensor.c — dense tensors: creation, reference counting, element access. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/core_int.h"
 
@@ -200,6 +203,38 @@ void nnfx_tensor_release(nnfx_tensor *t) {
     if (t->storage == NNFX_STORAGE_OWNED) free(t->data);
     if (t->mapping) nnfx_mapping_release(t->mapping);
     free(t);
+}
+
+bool core_tensor_unaligned(const nnfx_tensor *t) {
+    if (!t || t->storage != NNFX_STORAGE_MAPPED || !t->nbytes) return false;
+    size_t es = nnfx_dtype_size(t->dtype);
+    return es > 1 && (uintptr_t)t->data % es != 0;
+}
+
+nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err) {
+    if (!core_tensor_unaligned(t)) return NNFX_OK;
+    size_t alloc = (t->nbytes + 63) & ~(size_t)63;
+    void *data = aligned_alloc(64, alloc);
+    if (!data)
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory copying %zu bytes of a mapped tensor", t->nbytes);
+    long page = sysconf(_SC_PAGESIZE);
+    if (alloc >= ((size_t)2 << 20)) /* large copies: fewer page faults with huge pages, where enabled */
+        madvise((void *)((uintptr_t)data & ~((uintptr_t)page - 1)), alloc, MADV_HUGEPAGE);
+    memcpy(data, t->data, t->nbytes);
+    memset((char *)data + t->nbytes, 0, alloc - t->nbytes);
+    /* The mapping is read-only and private, so dropping the pages read for
+     * the copy only unmaps them here; another reader faults them in again
+     * from the file. Only whole pages inside the tensor are dropped. */
+    if (page > 0) {
+        uintptr_t lo = ((uintptr_t)t->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+        uintptr_t hi = ((uintptr_t)t->data + t->nbytes) & ~((uintptr_t)page - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    }
+    t->data = data;
+    t->storage = NNFX_STORAGE_OWNED;
+    nnfx_mapping_release(t->mapping);
+    t->mapping = NULL;
+    return NNFX_OK;
 }
 
 double nnfx_tensor_get(const nnfx_tensor *t, int64_t i) {

@@ -44,8 +44,10 @@ nnfx_graph *nnfx_transform(const nnfx_graph *src, const nnfx_transformer_handler
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    for (int i = 0; i < src->nparams; i++)
+    for (int i = 0; i < src->nparams; i++) {
         if (nnfx_graph_set_param(t.dst, src->params[i].name, src->params[i].t, err)) goto fail;
+        t.dst->params[i].constant = src->params[i].constant;
+    }
     for (int i = 0; i < src->nleaves; i++) {
         const ir_leaf *l = &src->leaves[i];
         if (nnfx_graph_register_leaf(t.dst, l->name, l->fn, l->infer, l->user, err)) goto fail;

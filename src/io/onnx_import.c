@@ -77,7 +77,7 @@ static char *unique_param_name(imp *im, const char *base) {
     char *s = malloc(n);
     if (!s) return NULL;
     snprintf(s, n, "%s", base);
-    for (int k = 1; nnfx_graph_param(im->g, s) || ir_strmap_get(&im->values, s); k++) snprintf(s, n, "%s_%d", base, k);
+    for (int k = 1; ir_graph_param_raw(im->g, s) || ir_strmap_get(&im->values, s); k++) snprintf(s, n, "%s_%d", base, k);
     return s;
 }
 
@@ -140,6 +140,7 @@ static nnfx_status value_arg(imp *im, const imp_node *n, const char *name, nnfx_
     if (!v->node) {
         if (v->pending) {
             nnfx_status st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
+            if (!st && v->constant) st = nnfx_graph_set_param_constant(im->g, v->param, true, im->err);
             nnfx_tensor_release(v->pending);
             v->pending = NULL;
             if (st) return st;
@@ -472,6 +473,7 @@ static nnfx_status import_constant(imp *im, imp_node *n) {
     }
     v->param = pname;
     v->pending = t;
+    v->constant = true;
     return NNFX_OK;
 }
 
@@ -796,6 +798,7 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
         imp_value *v = im->vals[i];
         if (!v->pending) continue;
         st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
+        if (!st && v->constant) st = nnfx_graph_set_param_constant(im->g, v->param, true, im->err);
         nnfx_tensor_release(v->pending);
         v->pending = NULL;
         if (st) goto out;

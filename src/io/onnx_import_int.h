@@ -41,6 +41,7 @@ typedef struct imp_value {
     char *param;
     nnfx_tensor *pending; /* data not yet added as a parameter (added at first
                              use, so parameter order is first-use order)   */
+    bool constant;        /* from a Constant node, not an initializer       */
 } imp_value;
 
 typedef struct imp {

@@ -89,11 +89,19 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
     return m;
 }
 
-/* A tensor over bytes [p, p+nbytes) of mapping m (NULL: copy). */
+/* Unaligned tensors at least this large stay in the file at load time. */
+#define DEFER_UNALIGNED_BYTES 4096
+
+/* A tensor over bytes [p, p+nbytes) of mapping m (NULL: copy). Protobuf
+ * puts raw_data wherever the field lands, so most tensors are not aligned
+ * for their dtype; large ones are mapped anyway and copied into aligned
+ * memory on first access through the graph (core_tensor_materialize), so
+ * loading reads no weight pages. Small ones are copied now: the importer
+ * reads some (shapes, axes) as values. */
 static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p,
                                       size_t nbytes, nnfx_mapping *m, nnfx_error *err) {
     size_t es = nnfx_dtype_size(dt);
-    if (m && nbytes > 0 && ((uintptr_t)p % es) == 0)
+    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || nbytes >= DEFER_UNALIGNED_BYTES))
         return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, err);
     if (t && nbytes) memcpy(t->data, p, nbytes);

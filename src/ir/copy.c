@@ -116,9 +116,11 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
     switch (n->opcode) {
     case NNFX_PLACEHOLDER: c = nnfx_graph_placeholder(g, n->name, &n->meta[0], err); break;
     case NNFX_GET_ATTR:
-        if (!nnfx_graph_param(g, n->target)) {
-            nnfx_tensor *t = ir_node_param(n);
+        if (!ir_graph_param_raw(g, n->target)) {
+            nnfx_tensor *t = ir_node_param_raw(n);
             if (t && nnfx_graph_set_param(g, n->target, t, err)) goto out;
+            intptr_t si = (intptr_t)ir_strmap_get(&n->graph->param_index, n->target);
+            if (t && si) nnfx_graph_set_param_constant(g, n->target, n->graph->params[si - 1].constant, NULL);
         }
         c = nnfx_graph_get_attr(g, n->target, err);
         break;
@@ -166,8 +168,10 @@ nnfx_graph *nnfx_graph_copy(const nnfx_graph *src, nnfx_value_map *map, nnfx_err
     nnfx_graph *g = nnfx_graph_new();
     nnfx_value_map *m = map ? map : nnfx_value_map_new();
     if (!g || !m || !ir_value_map_reserve(m, m->count + (size_t)src->num_nodes)) goto oom;
-    for (int i = 0; i < src->nparams; i++)
+    for (int i = 0; i < src->nparams; i++) {
         if (nnfx_graph_set_param(g, src->params[i].name, src->params[i].t, err)) goto fail;
+        g->params[i].constant = src->params[i].constant;
+    }
     for (int i = 0; i < src->nleaves; i++) {
         const ir_leaf *l = &src->leaves[i];
         if (nnfx_graph_register_leaf(g, l->name, l->fn, l->infer, l->user, err)) goto fail;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -595,23 +596,61 @@ int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_err
     }
     g->params[g->nparams].name = nm;
     g->params[g->nparams].t = nnfx_tensor_retain(t);
+    g->params[g->nparams].constant = false;
     g->nparams++;
     ir_graph_touch(g);
     return g->nparams;
 }
 
-nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
+/* Parameters leave the graph aligned for their dtype: an unaligned mapped
+ * tensor (left in the file by the ONNX loader) is copied on first access.
+ * NULL when that copy runs out of memory. */
+static nnfx_tensor *param_ready(nnfx_tensor *t) {
+    if (core_tensor_unaligned(t) && core_tensor_materialize(t, NULL)) return NULL;
+    return t;
+}
+
+nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;
     int idx = ir_graph_param_find(g, name);
     return idx ? g->params[idx - 1].t : NULL;
 }
 
+nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
+    return param_ready(ir_graph_param_raw(g, name));
+}
+
+nnfx_tensor *ir_node_param_raw(const nnfx_node *cn) {
+    if (!cn || cn->opcode != NNFX_GET_ATTR || !cn->target) return NULL;
+    nnfx_node *n = (nnfx_node *)cn; /* the cache is not a semantic change */
+    const nnfx_graph *g = n->graph;
+    if (n->param_idx <= 0 || n->param_epoch != g->param_epoch || n->param_idx > g->nparams) {
+        n->param_idx = ir_graph_param_find(g, n->target);
+        n->param_epoch = g->param_epoch;
+        if (!n->param_idx) return NULL;
+    }
+    return g->params[n->param_idx - 1].t;
+}
+
+nnfx_tensor *ir_node_param(const nnfx_node *n) { return param_ready(ir_node_param_raw(n)); }
+
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
+
+nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
+    intptr_t idx = g && name ? (intptr_t)ir_strmap_get(&g->param_index, name) : 0;
+    if (!idx) return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "the graph has no parameter '%s'", name ? name : "");
+    g->params[idx - 1].constant = constant;
+    return NNFX_OK;
+}
+
+bool nnfx_graph_param_is_constant(const nnfx_graph *g, int i) {
+    return g && i >= 0 && i < g->nparams && g->params[i].constant;
+}
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? g->params[i].name : NULL;
 }
 nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
-    return g && i >= 0 && i < g->nparams ? g->params[i].t : NULL;
+    return g && i >= 0 && i < g->nparams ? param_ready(g->params[i].t) : NULL;
 }
 
 int nnfx_graph_drop_unused_params(nnfx_graph *g) {

@@ -51,6 +51,7 @@ struct nnfx_node {
 typedef struct ir_param {
     char *name;
     nnfx_tensor *t;
+    bool constant; /* came from a constant of the model, not a weight */
 } ir_param;
 
 typedef struct ir_leaf {
@@ -104,6 +105,9 @@ void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u);
 /* Sets the number of values n produces (multi-output ops). */
 nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err);
 /* Marks the graph changed (invalidates order and compiled plans). */
+/* The parameter called name as stored (no first-access copy of an unaligned
+ * mapped tensor): for code that needs only its existence, dtype or shape. */
+nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name);
 void ir_graph_touch(nnfx_graph *g);
 /* Scalar tensor for a literal argument (int64 or float32). */
 nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err);
@@ -124,8 +128,11 @@ void ir_graph_free_str(nnfx_graph *g, char *s);
  * false on OOM (the old target stays). */
 bool ir_node_set_target(nnfx_node *n, const char *target);
 /* The parameter tensor a get_attr node reads (cached index, one hash
- * lookup after parameters moved), or NULL. Borrowed. */
+ * lookup after parameters moved), or NULL. Borrowed. ir_node_param is
+ * ready for reading data (as nnfx_graph_param); ir_node_param_raw is the
+ * tensor as stored, for its existence, dtype and shape. */
 nnfx_tensor *ir_node_param(const nnfx_node *n);
+nnfx_tensor *ir_node_param_raw(const nnfx_node *n);
 /* Index + 1 of parameter name in g->params, or 0. */
 int ir_graph_param_find(const nnfx_graph *g, const char *name);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,

@@ -90,7 +90,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
             if (n->nargs) st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name);
             break;
         case NNFX_GET_ATTR:
-            if (!ir_node_param(n))
+            if (!ir_node_param_raw(n))
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: get_attr %s: the graph has no parameter '%s'", n->name,
                                     n->target);
             break;

@@ -182,18 +182,6 @@ bool ir_node_set_target(nnfx_node *n, const char *target) {
     return true;
 }
 
-nnfx_tensor *ir_node_param(const nnfx_node *cn) {
-    if (!cn || cn->opcode != NNFX_GET_ATTR || !cn->target) return NULL;
-    nnfx_node *n = (nnfx_node *)cn; /* the cache is not a semantic change */
-    const nnfx_graph *g = n->graph;
-    if (n->param_idx <= 0 || n->param_epoch != g->param_epoch || n->param_idx > g->nparams) {
-        n->param_idx = ir_graph_param_find(g, n->target);
-        n->param_epoch = g->param_epoch;
-        if (!n->param_idx) return NULL;
-    }
-    return g->params[n->param_idx - 1].t;
-}
-
 /* --- meta ------------------------------------------------------------------ */
 
 void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims) {

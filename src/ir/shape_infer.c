@@ -215,7 +215,7 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
             /* parameters only change through set_param, which forces a
              * full pass; an unedited get_attr keeps its meta */
             if (!full && !n->infer_dirty) break;
-            nnfx_tensor *t = ir_node_param(n);
+            nnfx_tensor *t = ir_node_param_raw(n);
             if (!t) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
                                     n->target);
