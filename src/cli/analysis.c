@@ -218,23 +218,36 @@ static const char *noop_reason(const nnfx_node *n) {
     }
 }
 
+/* The get_attr node p stands for, looking through no-op nodes (torch's
+ * exporter routes shared weights through Identity); NULL when p is not a
+ * parameter. *through is set when a no-op was crossed. */
+static const nnfx_node *param_source(const nnfx_node *p, bool *through) {
+    while (p && nnfx_node_opcode(p) == NNFX_CALL_FUNCTION && (nnfx_op_flags(nnfx_node_op(p)) & NNFX_F_NOOP) &&
+           nnfx_node_num_outputs(p) == 1) {
+        p = nnfx_node_arg_node(p, 0);
+        *through = true;
+    }
+    return p && nnfx_node_opcode(p) == NNFX_GET_ATTR ? p : NULL;
+}
+
 static bool find_foldable_bn(cli_analysis *an, const char *model) {
     for (const nnfx_node *n = nnfx_graph_first(an->g); n; n = nnfx_node_next(n)) {
         if (!nnfx_node_is_op(n, NNFX_OP_BATCH_NORM)) continue;
         const nnfx_node *src = nnfx_node_arg_node(n, 0);
         if (!src || !(nnfx_node_is_op(src, NNFX_OP_CONV) || nnfx_node_is_op(src, NNFX_OP_GEMM))) continue;
         if (nnfx_node_num_users(src) != 1) continue;
-        bool params = true;
-        for (int a = 1; a < 5; a++) {
-            const nnfx_node *p = nnfx_node_arg_node(n, a);
-            if (!p || nnfx_node_opcode(p) != NNFX_GET_ATTR) params = false;
-        }
+        bool params = true, through = false;
+        for (int a = 1; a < 5; a++)
+            if (!param_source(nnfx_node_arg_node(n, a), &through)) params = false;
+        for (int a = 1; a < nnfx_node_num_args(src); a++)
+            if (nnfx_node_arg_node(src, a) && !param_source(nnfx_node_arg_node(src, a), &through)) params = false;
         if (!params) continue;
         const char *names[2] = {nnfx_node_name(src), nnfx_node_name(n)};
         if (!add_finding(an, "foldable_batch_norm", 2, names,
                          xprintf("BatchNormalization '%s' follows %s '%s' and can be folded into its weights",
                                  names[1], cli_node_op_label(src), names[0]),
-                         xprintf("nnfx optimize %s -o OUT --pass fuse-conv-bn --validate --random 4", model)))
+                         xprintf("nnfx optimize %s -o OUT %s--pass fuse-conv-bn --validate --random 4", model,
+                                 through ? "--pass remove-identity " : "")))
             return false;
     }
     return true;
@@ -345,6 +358,9 @@ static bool find_constant_subgraphs(cli_analysis *an, graph_index *gi, const cha
         }
         if (!root) continue;
         int cnt = collect_constant(gi, i, names, gi->n);
+        /* a lone no-op over a parameter (an Identity torch's exporter adds for a
+         * shared tensor) is already reported as a noop */
+        if (cnt == 1 && (nnfx_op_flags(nnfx_node_op(n)) & NNFX_F_NOOP)) continue;
         ok = add_finding(an, "constant_subgraph", cnt, names,
                          cnt > 1 ? xprintf("'%s' and %d node%s before it depend only on parameters: compute "
                                            "them once, ahead of time",

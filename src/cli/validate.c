@@ -123,7 +123,8 @@ static nnfx_status record_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_s
 }
 
 /* True when b's node n computes what a's node of the same name computes:
- * same op, same literal arguments, argument nodes of the same names. */
+ * same op, same literal arguments, the same parameters (data inputs may
+ * have been rewired). */
 static const nnfx_node *corresponding(const divergence *dv, const nnfx_node *n) {
     const nnfx_node *m = nnfx_graph_find(dv->ga, nnfx_node_name(n));
     if (!m || nnfx_node_opcode(m) != nnfx_node_opcode(n) || nnfx_node_op(m) != nnfx_node_op(n)) return NULL;
@@ -132,7 +133,13 @@ static const nnfx_node *corresponding(const divergence *dv, const nnfx_node *n) 
     for (int i = 0; i < nnfx_node_num_args(n); i++) {
         nnfx_arg x = nnfx_node_arg(m, i), y = nnfx_node_arg(n, i);
         if (x.kind != y.kind) return NULL;
-        if (x.kind == NNFX_ARG_NODE && strcmp(nnfx_node_name(x.u.node), nnfx_node_name(y.u.node)) != 0) return NULL;
+        /* parameters must be the same ones (a pass that rewrites weights, such as
+         * fuse-conv-bn, makes a different computation); a data input may have
+         * been rewired (relu -> sigmoid before a conv) and still corresponds */
+        if (x.kind == NNFX_ARG_NODE && nnfx_node_opcode(x.u.node) == NNFX_GET_ATTR &&
+            (nnfx_node_opcode(y.u.node) != NNFX_GET_ATTR ||
+             strcmp(nnfx_node_target(x.u.node), nnfx_node_target(y.u.node)) != 0))
+            return NULL;
         if (x.kind == NNFX_ARG_INT && x.u.i != y.u.i) return NULL;
         if (x.kind == NNFX_ARG_FLOAT && x.u.f != y.u.f) return NULL;
     }

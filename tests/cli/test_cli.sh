@@ -170,6 +170,23 @@ for f in d["findings"]:
     assert f["nodes"] and f["message"] and f["suggestion"], f
 PY
 check "html page" grep -q "<table class=\"sortable\"" "$TMP/w.html"
+# a BN parameter reached through an Identity (torch's exporter does this for
+# shared tensors): one noop finding, no duplicate constant_subgraph, and the
+# foldable BN suggests removing the identity first
+expect 0 "analyze bn via identity" -- "$NNFX" analyze bn_via_identity.fx --json "$TMP/bi.json"
+check "bn via identity findings" python3 - "$TMP/bi.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = sorted(f["kind"] for f in d["findings"])
+assert kinds == ["foldable_batch_norm", "noop"], kinds
+bn = [f for f in d["findings"] if f["kind"] == "foldable_batch_norm"][0]
+assert "--pass remove-identity --pass fuse-conv-bn" in bn["suggestion"], bn
+PY
+expect 0 "optimize bn via identity" -- "$NNFX" optimize bn_via_identity.fx -o "$TMP/bi_opt.onnx" \
+    --pass remove-identity --pass fuse-conv-bn --pass dce --validate --random 2 --report "$TMP/bi_rep.json"
+check "bn via identity folded" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+a=d['ops_after']; assert 'BatchNormalization' not in a and 'Identity' not in a, a" "$TMP/bi_rep.json"
+
 check "html self-contained" bash -c "! grep -qE '<(link|script) [^>]*(src|href)=' '$TMP/w.html'"
 expect 3 "analyze missing model" -- "$NNFX" analyze "$TMP/none.onnx"
 
