@@ -96,11 +96,15 @@ typedef enum nnfx_dtype {
     NNFX_F32 = 1,
     NNFX_U8 = 2,
     NNFX_I8 = 3,
+    NNFX_U16 = 4,
+    NNFX_I16 = 5,
     NNFX_I32 = 6,
     NNFX_I64 = 7,
     NNFX_BOOL = 9,
     NNFX_F16 = 10,
-    NNFX_F64 = 11
+    NNFX_F64 = 11,
+    NNFX_U32 = 12,
+    NNFX_U64 = 13
 } nnfx_dtype;
 
 /* Bytes per element of dt (0 for an unknown type). */
@@ -521,11 +525,23 @@ char *nnfx_gm_code(nnfx_gm *gm, nnfx_error *err);
  * must have room for max_out. Recompiles first if the graph changed. */
 nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
                         nnfx_error *err);
-/* Sets the number of threads kernels may use (default 1). */
+/* Sets the number of threads kernels may use (default 1); takes effect at
+ * the next run (which recompiles). Results do not depend on it beyond
+ * float rounding: work is split into tasks by shape, not by thread count.
+ * The compiled executor keeps OpenBLAS itself at one thread and runs its
+ * own pool. */
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+/* The compiled execution plan as text, one step per line: which kernel
+ * runs for which nodes (fused chains such as conv + add + relu show as one
+ * step naming their first and last node) and each value's arena offset;
+ * or a line saying the graph runs in the interpreter. Recompiles if
+ * needed; malloc'd; NULL on error. */
+char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err);
 /* Peak bytes of activations (placeholders and computed values, not
- * parameters) live at once when the plan runs, from the inferred metas
- * (unknown dims count as 1). Recompiles gm first; -1 on error. */
+ * parameters) live at once when the plan runs. For graphs with static
+ * shapes this is the compiled executor's activation arena (buffers reused
+ * by lifetime) plus the inputs; otherwise an estimate from the inferred
+ * metas (unknown dims count as 1). Recompiles gm first; -1 on error. */
 int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err);
 
 /* An Interpreter runs a graph node by node through handlers that callers

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "ir/op_table.h"
 #include "testutil.h"
 
@@ -460,11 +461,18 @@ static void test_bad_shapes(void **state) {
         tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "int32", NULL);
         release_all(in, 1);
     }
-    {   /* resize cubic is unsupported */
+    {   /* resize tf_crop_and_resize with scales (not sizes) is unsupported */
         nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
-        nnfx_attr at[1] = {AS("mode", "cubic")};
+        nnfx_attr at[1] = {AS("coordinate_transformation_mode", "tf_crop_and_resize")};
         s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
-        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "cubic", NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "tf_crop_and_resize", NULL);
+        release_all(in, 3);
+    }
+    {   /* resize with an unknown mode is unsupported */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
+        nnfx_attr at[1] = {AS("mode", "area")};
+        s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "area", NULL);
         release_all(in, 3);
     }
 }
@@ -685,6 +693,29 @@ static void test_npy(void **state) {
     nnfx_tensor_release(t);
 }
 
+/* float16 writer: every finite half survives half -> double -> half, and a
+ * value halfway between two neighbours rounds to the even one. */
+static void test_half_rounding(void **state) {
+    (void)state;
+    for (unsigned h = 0; h < 0x10000u; h++) {
+        if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)) continue; /* NaN */
+        assert_int_equal(core_double_to_half(core_half_to_float((uint16_t)h)), h);
+    }
+    for (unsigned h = 0; h < 0x7bffu; h++) { /* positive finite, not the last */
+        double lo = core_half_to_float((uint16_t)h), hi = core_half_to_float((uint16_t)(h + 1));
+        unsigned even = (h & 1u) ? h + 1 : h;
+        assert_int_equal(core_double_to_half((lo + hi) / 2), even);
+        assert_int_equal(core_double_to_half(-(lo + hi) / 2), even | 0x8000u);
+        assert_int_equal(core_double_to_half(lo + (hi - lo) * 0.25), h);
+        assert_int_equal(core_double_to_half(lo + (hi - lo) * 0.75), h + 1);
+    }
+    assert_int_equal(core_double_to_half(65519.0), 0x7bffu);
+    assert_int_equal(core_double_to_half(65520.0), 0x7c00u);
+    assert_int_equal(core_double_to_half(-1e300), 0xfc00u);
+    assert_int_equal(core_double_to_half(1e-300), 0);
+    assert_int_equal(core_double_to_half(NAN) & 0x7e00u, 0x7e00u);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_every_op_covered),
@@ -692,6 +723,7 @@ int main(void) {
         cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_unknown_dims),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_npy),
+        cmocka_unit_test(test_half_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

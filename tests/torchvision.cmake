@@ -11,3 +11,12 @@ if(NNFX_BASH)
                    $<TARGET_FILE:nnfx> ${CMAKE_BINARY_DIR}/torchvision_analyze)
   set_tests_properties(torchvision_analyze PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
+
+# fuse-conv-bn + dce on resnet18 / mobilenet_v2 / efficientnet_b0 with BN kept:
+# no BatchNormalization left, output matches PyTorch within 1e-4 relative.
+if(NNFX_BASH)
+  add_test(NAME torchvision_fuse_conv_bn
+           COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/torchvision/check_fuse.sh ${NNFX_TORCH_PYTHON}
+                   $<TARGET_FILE:nnfx> ${CMAKE_BINARY_DIR}/torchvision_fuse)
+  set_tests_properties(torchvision_fuse_conv_bn PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs nnfx's build and test dependencies from Debian's packages.
+# Installs nnfx's build and test dependencies: Debian's packages, and ONNX
+# Runtime from npm (onnxruntime-node, into tests/ort) for the export tests.
 # Usage: tools/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev graphviz
@@ -8,13 +9,21 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#PKGS[@]} packages already installed"
-  exit 0
-fi
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+command -v npm >/dev/null || missing+=(nodejs npm)
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all Debian packages already installed"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# ONNX Runtime (npm onnxruntime-node; its CPU library ships inside), used by
+# the tests to run the models nnfx exports.
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -d "$here/tests/ort/node_modules/onnxruntime-node" ]; then
+  echo "install-deps: npm install onnxruntime-node into tests/ort"
+  (cd "$here/tests/ort" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi

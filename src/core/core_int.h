@@ -10,6 +10,9 @@ uint64_t core_rng_next(uint64_t *state);
 float core_rng_uniform(uint64_t *state, float lo, float hi);
 /* IEEE half -> float. */
 float core_half_to_float(uint16_t h);
+/* double -> IEEE half, rounded to nearest even in one step (no double
+ * rounding through float); overflow gives +-inf, NaN a quiet NaN. */
+uint16_t core_double_to_half(double v);
 
 /* True for a mapped tensor whose data is not aligned for its dtype. The
  * ONNX loader leaves large unaligned initializers (raw_data rarely lands on

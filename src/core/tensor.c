@@ -1,4 +1,5 @@
 /* tensor.c — dense tensors: creation, reference counting, element access. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,10 @@ size_t nnfx_dtype_size(nnfx_dtype dt) {
     case NNFX_BOOL: return 1;
     case NNFX_F16: return 2;
     case NNFX_F64: return 8;
+    case NNFX_U16: return 2;
+    case NNFX_I16: return 2;
+    case NNFX_U32: return 4;
+    case NNFX_U64: return 8;
     default: return 0;
     }
 }
@@ -26,7 +31,8 @@ static const struct {
     nnfx_dtype dt;
     const char *name;
 } dtype_names[] = {{NNFX_F32, "float32"}, {NNFX_U8, "uint8"}, {NNFX_I8, "int8"},     {NNFX_I32, "int32"},
-                   {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"}};
+                   {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"},
+                   {NNFX_U16, "uint16"},  {NNFX_I16, "int16"},  {NNFX_U32, "uint32"},  {NNFX_U64, "uint64"}};
 
 const char *nnfx_dtype_name(nnfx_dtype dt) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
@@ -247,6 +253,10 @@ double nnfx_tensor_get(const nnfx_tensor *t, int64_t i) {
     case NNFX_U8: return ((const uint8_t *)t->data)[i];
     case NNFX_BOOL: return ((const uint8_t *)t->data)[i] ? 1.0 : 0.0;
     case NNFX_F16: return core_half_to_float(((const uint16_t *)t->data)[i]);
+    case NNFX_U16: return ((const uint16_t *)t->data)[i];
+    case NNFX_I16: return ((const int16_t *)t->data)[i];
+    case NNFX_U32: return ((const uint32_t *)t->data)[i];
+    case NNFX_U64: return (double)((const uint64_t *)t->data)[i]; /* exact below 2^53 */
     default: return 0.0;
     }
 }
@@ -294,4 +304,23 @@ float core_half_to_float(uint16_t h) {
     float f;
     memcpy(&f, &bits, 4);
     return f;
+}
+
+uint16_t core_double_to_half(double v) {
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    double a = fabs(v);
+    if (a != a) return 0x7e00;
+    if (a >= 65520.0) return sign | 0x7c00; /* rounds past the largest half, 65504 */
+    if (a < 0x1p-14) /* subnormal: multiples of 2^-24; rint rounds half to even */
+        return sign | (uint16_t)rint(a * 0x1p24);
+    int e;
+    frexp(a, &e); /* a = f * 2^e, f in [0.5, 1): the leading bit is 2^(e-1) */
+    e -= 1;
+    double m = rint(ldexp(a, 10 - e)); /* 1024 .. 2048 */
+    if (m >= 2048.0) {
+        m = 1024.0;
+        e++;
+    }
+    if (e > 15) return sign | 0x7c00;
+    return sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)((unsigned)m - 1024u);
 }

@@ -11,7 +11,8 @@ static const struct {
     const char *descr;
     nnfx_dtype dt;
 } npy_types[] = {{"<f4", NNFX_F32}, {"<f8", NNFX_F64}, {"<i8", NNFX_I64}, {"<i4", NNFX_I32},
-                 {"|u1", NNFX_U8},  {"|i1", NNFX_I8},  {"|b1", NNFX_BOOL}, {"<f2", NNFX_F16}};
+                 {"|u1", NNFX_U8},  {"|i1", NNFX_I8},  {"|b1", NNFX_BOOL}, {"<f2", NNFX_F16},
+                 {"<u2", NNFX_U16}, {"<i2", NNFX_I16}, {"<u4", NNFX_U32}, {"<u8", NNFX_U64}};
 
 /* Finds the value text after 'key': in the header dict; NULL if absent. */
 static const char *npy_find_key(const char *h, const char *key) {

@@ -677,7 +677,10 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
         ow_reader tr;
         char *name = NULL;
         nnfx_tensor *t = NULL;
-        if (ow_sub(r, &inits.f[i], &tr) || onnx_read_tensor(&im->lc, &tr, &name, &t)) goto fail;
+        im->lc.defer_unaligned = true;
+        nnfx_status rst = ow_sub(r, &inits.f[i], &tr) ? NNFX_ERR_PARSE : onnx_read_tensor(&im->lc, &tr, &name, &t);
+        im->lc.defer_unaligned = false;
+        if (rst) goto fail;
         if (!name || !name[0]) {
             free(name);
             nnfx_tensor_release(t);

@@ -77,6 +77,9 @@ typedef struct onnx_load_ctx {
         char *path;
         nnfx_mapping *m;
     } *ext;            /* external data files mapped so far                 */
+    bool defer_unaligned; /* large unaligned tensors may stay in the file:
+                             only for initializers, which reach kernels
+                             through the graph's accessors (they align) */
     nnfx_error *err;
 } onnx_load_ctx;
 

@@ -13,11 +13,15 @@ nnfx_dtype onnx_dtype(int64_t t) {
     case 1: return NNFX_F32;
     case 2: return NNFX_U8;
     case 3: return NNFX_I8;
+    case 4: return NNFX_U16;
+    case 5: return NNFX_I16;
     case 6: return NNFX_I32;
     case 7: return NNFX_I64;
     case 9: return NNFX_BOOL;
     case 10: return NNFX_F16;
     case 11: return NNFX_F64;
+    case 12: return NNFX_U32;
+    case 13: return NNFX_U64;
     default: return NNFX_DTYPE_UNDEFINED;
     }
 }
@@ -99,9 +103,9 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
  * loading reads no weight pages. Small ones are copied now: the importer
  * reads some (shapes, axes) as values. */
 static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p,
-                                      size_t nbytes, nnfx_mapping *m, nnfx_error *err) {
+                                      size_t nbytes, nnfx_mapping *m, bool defer, nnfx_error *err) {
     size_t es = nnfx_dtype_size(dt);
-    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || nbytes >= DEFER_UNALIGNED_BYTES))
+    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || (defer && nbytes >= DEFER_UNALIGNED_BYTES)))
         return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, err);
     if (t && nbytes) memcpy(t->data, p, nbytes);
@@ -289,7 +293,7 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
             goto done;
         }
         const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + ext_off;
-        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->err);
+        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->defer_unaligned, c->err);
     } else if (raw) {
         if (raw->len != nbytes) {
             st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
@@ -301,13 +305,15 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
             const uint8_t *b = nnfx_mapping_data(m);
             if (raw->data < b || raw->data + raw->len > b + nnfx_mapping_size(m)) m = NULL;
         }
-        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->err);
+        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->defer_unaligned, c->err);
     } else {
         int field;
         switch (dt) {
         case NNFX_F32: field = PB_T_FLOAT_DATA; break;
         case NNFX_F64: field = PB_T_DOUBLE_DATA; break;
         case NNFX_I64: field = PB_T_INT64_DATA; break;
+        case NNFX_U32:
+        case NNFX_U64: field = PB_T_UINT64_DATA; break;
         default: field = PB_T_INT32_DATA; break;
         }
         if (typed_count[field] != numel) {
@@ -345,6 +351,10 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
                     case NNFX_I32: ((int32_t *)t->data)[idx] = (int32_t)v; break;
                     case NNFX_F16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
                     case NNFX_I8: ((int8_t *)t->data)[idx] = (int8_t)v; break;
+                    case NNFX_U16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
+                    case NNFX_I16: ((int16_t *)t->data)[idx] = (int16_t)v; break;
+                    case NNFX_U32: ((uint32_t *)t->data)[idx] = (uint32_t)v; break;
+                    case NNFX_U64: ((uint64_t *)t->data)[idx] = (uint64_t)v; break;
                     default: ((uint8_t *)t->data)[idx] = (uint8_t)(dt == NNFX_BOOL ? v != 0 : v); break;
                     }
                 }

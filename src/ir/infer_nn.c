@@ -72,7 +72,8 @@ nnfx_status infer_conv(nnfx_infer_ctx *c) {
     return NNFX_OK;
 }
 
-/* MaxPool / AveragePool: X [N, C, D...] -> [N, C, O...]. */
+/* MaxPool / AveragePool: X [N, C, D...] -> [N, C, O...]; MaxPool may also
+ * have Indices (int64, the same shape). */
 nnfx_status infer_pool(nnfx_infer_ctx *c) {
     nnfx_status s = infer_need(c, 0, "X");
     if (s) return s;
@@ -84,13 +85,15 @@ nnfx_status infer_pool(nnfx_infer_ctx *c) {
     int nsp = ks->u.ints.n;
     if (x->rank < 0) {
         infer_set_rank(&c->out[0], x->dtype, nsp + 2);
+        if (c->nout > 1) infer_set_rank(&c->out[1], NNFX_I64, nsp + 2);
         return NNFX_OK;
     }
     if (x->rank != nsp + 2)
         return infer_fail(c, "pooling with a %d-d kernel expects input of rank %d, got %s", nsp, nsp + 2,
                           infer_meta_str(x, b1, sizeof b1));
-    if (nnfx_node_attr_int(c->node, "storage_order", 0) != 0)
-        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "max_pool storage_order=1 is not supported");
+    if (c->nout > 2 || (c->nout > 1 && nnfx_node_op(c->node) != NNFX_OP_MAX_POOL))
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "%s has %d outputs", nnfx_op_name(nnfx_node_op(c->node)),
+                                 c->nout);
     int64_t in_sp[NNFX_MAX_RANK];
     for (int i = 0; i < nsp; i++) in_sp[i] = x->dims[2 + i].value;
     ir_window win;
@@ -106,6 +109,10 @@ nnfx_status infer_pool(nnfx_infer_ctx *c) {
             return infer_fail(c, "pooling window %lld does not fit input %s", (long long)win.k[i],
                               infer_meta_str(x, b1, sizeof b1));
         o->dims[2 + i] = infer_dim(od);
+    }
+    if (c->nout > 1) { /* MaxPool's Indices: int64, Y's shape */
+        c->out[1] = *o;
+        c->out[1].dtype = NNFX_I64;
     }
     return NNFX_OK;
 }

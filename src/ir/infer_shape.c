@@ -699,8 +699,8 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
     const nnfx_meta *x = c->in[0];
     nnfx_meta *o = &c->out[0];
     const char *mode = nnfx_node_attr_string(c->node, "mode", "nearest");
-    if (!mode || (strcmp(mode, "nearest") && strcmp(mode, "linear")))
-        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported (nearest, linear)",
+    if (!mode || (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic")))
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported (nearest, linear, cubic)",
                                  mode ? mode : "");
     const char *kar = nnfx_node_attr_string(c->node, "keep_aspect_ratio_policy", "stretch");
     if (kar && strcmp(kar, "stretch"))
@@ -708,8 +708,6 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
     if (nnfx_node_attr_int(c->node, "antialias", 0))
         return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "resize antialias is not supported");
     const char *ctm = nnfx_node_attr_string(c->node, "coordinate_transformation_mode", "half_pixel");
-    if (ctm && strcmp(ctm, "tf_crop_and_resize") == 0)
-        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "resize tf_crop_and_resize is not supported");
     if (x->rank < 0) {
         infer_set_unknown(o, x->dtype);
         return NNFX_OK;
@@ -729,6 +727,9 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
     bool has_sizes = c->nin > 3 && c->in[3] && !(c->in[3]->rank == 1 && c->in[3]->dims[0].value == 0);
     if (has_scales && has_sizes) return infer_fail(c, "resize takes scales or sizes, not both");
     if (!has_scales && !has_sizes) return infer_fail(c, "resize needs scales or sizes");
+    /* with scales the crop would also size the output (in * (end - start) * scale) */
+    if (ctm && strcmp(ctm, "tf_crop_and_resize") == 0 && !has_sizes)
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "resize tf_crop_and_resize is supported with sizes only");
     *o = *x;
     if (has_sizes) {
         int64_t v[NNFX_MAX_RANK];

@@ -91,7 +91,8 @@ nnfx_status infer_need(const nnfx_infer_ctx *c, int i, const char *what) {
 }
 
 bool infer_is_int_dtype(nnfx_dtype dt) {
-    return dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_I8 || dt == NNFX_U8 || dt == NNFX_BOOL;
+    return dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_I8 || dt == NNFX_U8 || dt == NNFX_BOOL || dt == NNFX_I16 ||
+           dt == NNFX_U16 || dt == NNFX_U32 || dt == NNFX_U64;
 }
 
 bool infer_value_ints(const nnfx_infer_ctx *c, int i, int64_t *v, int max, int *n, bool *too_many) {

@@ -66,6 +66,30 @@ def conv_bn_pairs(m):
     return sum(1 for n in m.graph.node if n.op_type == "BatchNormalization" and n.input[0] in conv_outs)
 
 
+def build_net(name):
+    """torchvision model `name` in eval mode, seeded random weights, with its
+    BatchNorm scale, shift and running statistics randomised."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    net = getattr(torchvision.models, name)(weights=None).eval()
+    with torch.no_grad():
+        for mod in net.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                for t, lo, hi in ((mod.weight, 0.75, 1.25), (mod.bias, -0.1, 0.1),
+                                  (mod.running_mean, -0.1, 0.1), (mod.running_var, 0.75, 1.25)):
+                    t.copy_(torch.rand(t.shape, generator=gen) * (hi - lo) + lo)
+    return net
+
+
+def export_bn_kept(net, example, path):
+    """Exports at opset 13 with BatchNormalization nodes kept."""
+    import torch
+    torch.onnx.export(net, example, path, opset_version=13, input_names=["input"], output_names=["logits"],
+                      training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__)
@@ -82,21 +106,11 @@ def main(argv):
     out = argv[1]
     os.makedirs(out, exist_ok=True)
     for name, gmacs in MODELS.items():
-        torch.manual_seed(0)
-        gen = torch.Generator().manual_seed(1)
         path = os.path.join(out, name + ".onnx")
-        net = getattr(torchvision.models, name)(weights=None).eval()
-        with torch.no_grad():
-            for mod in net.modules():
-                if isinstance(mod, torch.nn.BatchNorm2d):
-                    for t, lo, hi in ((mod.weight, 0.75, 1.25), (mod.bias, -0.1, 0.1),
-                                      (mod.running_mean, -0.1, 0.1), (mod.running_var, 0.75, 1.25)):
-                        t.copy_(torch.rand(t.shape, generator=gen) * (hi - lo) + lo)
+        net = build_net(name)
         torch_count = sum(p.numel() for p in net.parameters()) + \
             sum(b.numel() for b in net.buffers() if b.dtype.is_floating_point)
-        torch.onnx.export(net, torch.zeros(1, 3, 224, 224), path, opset_version=13,
-                          input_names=["input"], output_names=["logits"],
-                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+        export_bn_kept(net, torch.zeros(1, 3, 224, 224), path)
         m = onnx.load(path)
         floats = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
                   onnx.TensorProto.BFLOAT16)

@@ -1,7 +1,8 @@
 /* binary.c — broadcasting two-input kernels: Add, Sub, Mul, Div, Pow, PRelu
- * (float32; Add/Sub/Mul/Div also int64), Equal/Less/Greater (bool out),
- * Where (any element type). */
+ * (float32; Add/Sub/Mul/Div/Pow also int64, int32, int8 and uint8),
+ * Equal/Less/Greater (bool out), Where (any element type). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "exec/kernels/kernels_int.h"
@@ -13,6 +14,8 @@ typedef struct bin_ctx {
     const void *a, *b;
     void *o;
     bool div0; /* an integer division by zero was met */
+    const nnfx_tensor *ta, *tb; /* the operands, for the narrow-integer rows */
+    nnfx_tensor *to;
 } bin_ctx;
 
 /* One row with a fast path for contiguous and scalar operands. */
@@ -57,6 +60,16 @@ static int64_t idiv(bin_ctx *c, int64_t x, int64_t y) {
     return x / y;
 }
 
+/* x ** y truncated toward zero and clamped into int64 (defined for every
+ * input, unlike a bare double-to-int64 conversion). */
+static int64_t ipow(int64_t x, int64_t y) {
+    double r = pow((double)x, (double)y);
+    if (r != r) return 0;
+    if (r >= 9223372036854775807.0) return INT64_MAX;
+    if (r <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)r;
+}
+
 static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
     bin_ctx *c = ctx;
     switch (c->k) {
@@ -64,10 +77,46 @@ static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_SUB: BIN_ROW(int64_t, (int64_t)((uint64_t)x - (uint64_t)y)); break;
     case B_MUL: BIN_ROW(int64_t, (int64_t)((uint64_t)x * (uint64_t)y)); break;
     case B_DIV: BIN_ROW(int64_t, idiv(c, x, y)); break;
-    case B_POW: BIN_ROW(int64_t, (int64_t)pow((double)x, (double)y)); break;
+    case B_POW: BIN_ROW(int64_t, ipow(x, y)); break;
     case B_PRELU: BIN_ROW(int64_t, x < 0 ? x * y : x); break;
     }
 }
+
+/* Narrow integers (int32, int8, uint8): computed in int64 and stored
+ * modulo 2^bits, as the fixed-width types wrap; Pow goes through double
+ * (the exponent may be float) and truncates and saturates into the output
+ * type. */
+static void store_wrapped(nnfx_tensor *t, int64_t i, int64_t v) {
+    switch (t->dtype) {
+    case NNFX_U8:
+    case NNFX_I8: ((uint8_t *)t->data)[i] = (uint8_t)(uint64_t)v; break;
+    case NNFX_I32: ((uint32_t *)t->data)[i] = (uint32_t)(uint64_t)v; break;
+    default: kern_set(t, i, (double)v); break;
+    }
+}
+
+static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    bin_ctx *c = ctx;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ia = off[0] + i * inner[0], ib = off[1] + i * inner[1];
+        if (c->k == B_POW) {
+            kern_set(c->to, out_off + i, pow(nnfx_tensor_get(c->ta, ia), nnfx_tensor_get(c->tb, ib)));
+            continue;
+        }
+        int64_t x = (int64_t)nnfx_tensor_get(c->ta, ia), y = (int64_t)nnfx_tensor_get(c->tb, ib), r = 0;
+        switch (c->k) {
+        case B_ADD: r = x + y; break;
+        case B_SUB: r = x - y; break;
+        case B_MUL: r = x * y; break; /* |x|, |y| < 2^32: no int64 overflow */
+        case B_DIV: r = idiv(c, x, y); break;
+        case B_PRELU: r = x < 0 ? x * y : x; break;
+        case B_POW: break;
+        }
+        store_wrapped(c->to, out_off + i, r);
+    }
+}
+
+static bool is_narrow_int(nnfx_dtype dt) { return dt == NNFX_I32 || dt == NNFX_I8 || dt == NNFX_U8; }
 
 static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                           nnfx_tensor *const *out, nnfx_error *err) {
@@ -75,18 +124,23 @@ static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "binary op needs 2 inputs and 1 output");
     const nnfx_tensor *a = in[0], *b = in[1];
     nnfx_tensor *o = out[0];
-    if (a->dtype != b->dtype || a->dtype != o->dtype)
+    /* Pow alone takes an exponent of another type (integer base only here;
+     * kern_pow converts one for a float32 base). */
+    bool mixed_pow = k == B_POW && a->dtype == o->dtype && (is_narrow_int(a->dtype) || a->dtype == NNFX_I64) &&
+                     (b->dtype == NNFX_F32 || b->dtype == NNFX_F64 || is_narrow_int(b->dtype) || b->dtype == NNFX_I64);
+    if ((a->dtype != b->dtype || a->dtype != o->dtype) && !mixed_pow)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s -> %s)",
                          nnfx_dtype_name(a->dtype), nnfx_dtype_name(b->dtype), nnfx_dtype_name(o->dtype));
-    if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU))
+    bool narrow = is_narrow_int(a->dtype) || mixed_pow;
+    if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU) && !narrow)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s is not supported for %s", nnfx_op_name(nnfx_node_op(n)),
                          nnfx_dtype_name(a->dtype));
-    bin_ctx c = {k, a->data, b->data, o->data, false};
+    bin_ctx c = {k, a->data, b->data, o->data, false, a, b, o};
     const nnfx_tensor *ops[2] = {a, b};
     kern_bcast p;
     if (!kern_bcast_plan(&p, o->rank, o->shape, 2, ops))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
-    kern_bcast_run(&p, a->dtype == NNFX_F32 ? row_f32 : row_i64, &c);
+    kern_bcast_run(&p, narrow ? row_narrow : a->dtype == NNFX_F32 ? row_f32 : row_i64, &c);
     if (c.div0) return kern_fail(err, n, NNFX_ERR_RUNTIME, "integer division by zero");
     return NNFX_OK;
 }

@@ -67,7 +67,8 @@ static void row_logic(void *ctx, const int64_t *off, const int64_t *inner, int64
 }
 
 static bool is_int_dtype(nnfx_dtype dt) {
-    return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32 || dt == NNFX_I64 || dt == NNFX_BOOL;
+    return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32 || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_I16 ||
+           dt == NNFX_U16 || dt == NNFX_U32 || dt == NNFX_U64;
 }
 
 static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
@@ -90,7 +91,7 @@ static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor 
                          nnfx_dtype_name(dt));
     if (dt == NNFX_BOOL && k != L_AND && k != L_OR && k != L_XOR)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take bool", nnfx_op_name(nnfx_node_op(n)));
-    if (dt == NNFX_F16 || nnfx_dtype_size(dt) == 0 || nnfx_dtype_size(out[0]->dtype) == 0) /* no float16 writer */
+    if (nnfx_dtype_size(dt) == 0 || nnfx_dtype_size(out[0]->dtype) == 0)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "unsupported dtype %s", nnfx_dtype_name(dt));
     for (int j = 0; j < nin; j++)
         if (nnfx_tensor_numel(in[j]) == 0) return NNFX_OK; /* empty broadcast: empty output */

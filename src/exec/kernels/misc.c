@@ -164,7 +164,6 @@ nnfx_status kern_cast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     nnfx_tensor *o = out[0];
     nnfx_status s = kern_check_out(n, o, x->rank, x->shape, err);
     if (s) return s;
-    if (o->dtype == NNFX_F16) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "cast to float16 is not supported");
     int64_t cnt = nnfx_tensor_numel(x);
     if (x->dtype == o->dtype) {
         if (x->nbytes) memcpy(o->data, x->data, x->nbytes);

@@ -1,17 +1,40 @@
-/* resize.c — Resize (float32), modes nearest and linear, one axis at a
- * time (both are separable), with ONNX's coordinate transformation modes. */
+/* resize.c — Resize (float32), modes nearest, linear and cubic, one axis
+ * at a time (all three are separable), with ONNX's coordinate
+ * transformation modes including tf_crop_and_resize. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { CT_HALF, CT_PYTORCH_HALF, CT_ALIGN, CT_ASYM, CT_TF_HALF_NN } ctm_kind;
+typedef enum { CT_HALF, CT_PYTORCH_HALF, CT_ALIGN, CT_ASYM, CT_TF_HALF_NN, CT_TF_CROP } ctm_kind;
 typedef enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } nearest_kind;
+typedef enum { RM_NEAREST, RM_LINEAR, RM_CUBIC } resize_mode;
+
+/* How one axis is resampled. */
+typedef struct axis_cfg {
+    resize_mode mode;
+    ctm_kind ct;
+    nearest_kind nm;
+    double scale;
+    double roi_lo, roi_hi;   /* tf_crop_and_resize: the crop, as fractions of the axis */
+    double cubic_a;          /* cubic_coeff_a */
+    bool exclude_outside;    /* cubic: drop taps outside the input, renormalise */
+    float extrapolation;     /* tf_crop_and_resize: value for points outside the input */
+} axis_cfg;
+
+/* Up to four source rows, with weights, for one output position; nt == 0
+ * means the point lies outside the input (tf_crop_and_resize). */
+typedef struct resize_taps {
+    int64_t i[4];
+    float w[4];
+    int nt;
+} resize_taps;
 
 /* Source coordinate of output coordinate x along one axis. */
-static double src_coord(ctm_kind ct, double x, double scale, int64_t in, int64_t out) {
-    switch (ct) {
+static double src_coord(const axis_cfg *a, double x, int64_t in, int64_t out) {
+    double scale = a->scale;
+    switch (a->ct) {
     case CT_HALF: return (x + 0.5) / scale - 0.5;
     case CT_PYTORCH_HALF: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
     /* ONNX divides by (in * scale - 1), the unrounded output length: with a
@@ -19,52 +42,99 @@ static double src_coord(ctm_kind ct, double x, double scale, int64_t in, int64_t
     case CT_ALIGN: return out > 1 ? x * (double)(in - 1) / ((double)in * scale - 1.0) : 0.0;
     case CT_ASYM: return x / scale;
     case CT_TF_HALF_NN: return (x + 0.5) / scale;
+    case CT_TF_CROP:
+        return out > 1 ? a->roi_lo * (double)(in - 1) + x * (a->roi_hi - a->roi_lo) * (double)(in - 1) / (double)(out - 1)
+                       : 0.5 * (a->roi_lo + a->roi_hi) * (double)(in - 1);
     }
     return 0;
 }
 
-/* Resizes src [outer, in, inner] into dst [outer, out, inner]. */
-static void resize_axis(bool linear, ctm_kind ct, nearest_kind nm, double scale, const float *src, float *dst,
-                        int64_t outer, int64_t in, int64_t out, int64_t inner, int64_t *i0, int64_t *i1, float *wt) {
-    for (int64_t x = 0; x < out; x++) {
-        double s = src_coord(ct, (double)x, scale, in, out);
-        if (linear) {
-            if (s < 0) s = 0;
-            if (s > (double)(in - 1)) s = (double)(in - 1);
-            int64_t a = (int64_t)floor(s);
-            i0[x] = a;
-            i1[x] = a + 1 < in ? a + 1 : in - 1;
-            wt[x] = (float)(s - (double)a);
-        } else {
-            double r;
-            switch (nm) {
-            case NM_ROUND_FLOOR: r = (s == floor(s) + 0.5) ? floor(s) : round(s); break;
-            case NM_ROUND_CEIL: r = (s == floor(s) + 0.5) ? ceil(s) : round(s); break;
-            case NM_FLOOR: r = floor(s); break;
-            default: r = ceil(s); break;
-            }
-            int64_t a = r < 0 ? 0 : (r > (double)(in - 1) ? in - 1 : (int64_t)r);
-            i0[x] = i1[x] = a;
-            wt[x] = 0;
-        }
+/* Keys' cubic convolution weights for the four rows floor(s)-1 .. floor(s)+2
+ * at fraction r = s - floor(s) in [0, 1), with coefficient A. */
+static void cubic_weights(double r, double A, double *c) {
+    double t0 = r + 1, t1 = r, t2 = 1 - r, t3 = 2 - r;
+    c[0] = ((A * t0 - 5 * A) * t0 + 8 * A) * t0 - 4 * A;
+    c[1] = ((A + 2) * t1 - (A + 3)) * t1 * t1 + 1;
+    c[2] = ((A + 2) * t2 - (A + 3)) * t2 * t2 + 1;
+    c[3] = ((A * t3 - 5 * A) * t3 + 8 * A) * t3 - 4 * A;
+}
+
+static int64_t clamp_idx(int64_t i, int64_t in) { return i < 0 ? 0 : (i >= in ? in - 1 : i); }
+
+/* The taps of output position x of an axis of length in -> out. */
+static void axis_taps(const axis_cfg *a, int64_t x, int64_t in, int64_t out, resize_taps *t) {
+    double s = src_coord(a, (double)x, in, out);
+    if (a->ct == CT_TF_CROP && (s < 0 || s > (double)(in - 1))) {
+        t->nt = 0;
+        return;
     }
+    if (a->mode == RM_LINEAR) {
+        if (s < 0) s = 0;
+        if (s > (double)(in - 1)) s = (double)(in - 1);
+        int64_t b = (int64_t)floor(s);
+        float w = (float)(s - (double)b);
+        t->nt = 2;
+        t->i[0] = b, t->w[0] = 1.0f - w;
+        t->i[1] = clamp_idx(b + 1, in), t->w[1] = w;
+    } else if (a->mode == RM_CUBIC) {
+        double fl = floor(s), c[4], sum = 0;
+        if (fl < -4.0) fl = -4.0; /* far outside: every tap clamps to row 0 anyway */
+        if (fl > (double)in + 4.0) fl = (double)in + 4.0;
+        int64_t b = (int64_t)fl;
+        cubic_weights(s - fl, a->cubic_a, c);
+        t->nt = 4;
+        for (int k = 0; k < 4; k++) {
+            int64_t i = b - 1 + k;
+            if (a->exclude_outside && (i < 0 || i >= in)) c[k] = 0;
+            sum += c[k];
+        }
+        for (int k = 0; k < 4; k++) {
+            t->i[k] = clamp_idx(b - 1 + k, in);
+            t->w[k] = (float)(a->exclude_outside && sum != 0 ? c[k] / sum : c[k]);
+        }
+    } else {
+        double r;
+        switch (a->nm) {
+        case NM_ROUND_FLOOR: r = (s == floor(s) + 0.5) ? floor(s) : round(s); break;
+        case NM_ROUND_CEIL: r = (s == floor(s) + 0.5) ? ceil(s) : round(s); break;
+        case NM_FLOOR: r = floor(s); break;
+        default: r = ceil(s); break;
+        }
+        t->nt = 1;
+        t->i[0] = r < 0 ? 0 : (r > (double)(in - 1) ? in - 1 : (int64_t)r);
+        t->w[0] = 1.0f;
+    }
+}
+
+/* Resizes src [outer, in, inner] into dst [outer, out, inner]; taps holds
+ * out entries of scratch. */
+static void resize_axis(const axis_cfg *a, const float *src, float *dst, int64_t outer, int64_t in, int64_t out,
+                        int64_t inner, resize_taps *taps) {
+    for (int64_t x = 0; x < out; x++) axis_taps(a, x, in, out, &taps[x]);
     for (int64_t o = 0; o < outer; o++) {
         const float *sp = src + o * in * inner;
         float *dp = dst + o * out * inner;
         for (int64_t x = 0; x < out; x++) {
-            const float *r0 = sp + i0[x] * inner, *r1 = sp + i1[x] * inner;
-            float w = wt[x];
+            const resize_taps *t = &taps[x];
             float *d = dp + x * inner;
-            if (w == 0)
-                memcpy(d, r0, (size_t)inner * sizeof(float));
-            else
-                for (int64_t j = 0; j < inner; j++) d[j] = r0[j] + (r1[j] - r0[j]) * w;
+            if (t->nt == 0) {
+                for (int64_t j = 0; j < inner; j++) d[j] = a->extrapolation;
+            } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
+                memcpy(d, sp + t->i[0] * inner, (size_t)inner * sizeof(float));
+            } else {
+                for (int64_t j = 0; j < inner; j++) {
+                    float v = 0;
+                    for (int k = 0; k < t->nt; k++) v += t->w[k] * sp[t->i[k] * inner + j];
+                    d[j] = v;
+                }
+            }
         }
     }
 }
 
 /* Resize(X, roi?, scales?, sizes?): output shape from inference; scales
- * (when given) also drive the coordinate mapping, as in ONNX. */
+ * (when given) also drive the coordinate mapping, as in ONNX; roi is read
+ * for tf_crop_and_resize only. */
 nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
     nnfx_status s;
@@ -74,47 +144,67 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
     if (o->rank != x->rank || o->dtype != NNFX_F32)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "resize output buffer does not match the input rank");
+    axis_cfg cfg = {0};
     const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    bool linear = mode && !strcmp(mode, "linear");
-    if (!linear && (!mode || strcmp(mode, "nearest")))
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
+    if (mode && !strcmp(mode, "nearest")) cfg.mode = RM_NEAREST;
+    else if (mode && !strcmp(mode, "linear")) cfg.mode = RM_LINEAR;
+    else if (mode && !strcmp(mode, "cubic")) cfg.mode = RM_CUBIC;
+    else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
     const char *cs = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    ctm_kind ct;
-    if (!cs || !strcmp(cs, "half_pixel")) ct = CT_HALF;
-    else if (!strcmp(cs, "pytorch_half_pixel")) ct = CT_PYTORCH_HALF;
-    else if (!strcmp(cs, "align_corners")) ct = CT_ALIGN;
-    else if (!strcmp(cs, "asymmetric")) ct = CT_ASYM;
-    else if (!strcmp(cs, "tf_half_pixel_for_nn")) ct = CT_TF_HALF_NN;
+    if (!cs || !strcmp(cs, "half_pixel")) cfg.ct = CT_HALF;
+    else if (!strcmp(cs, "pytorch_half_pixel")) cfg.ct = CT_PYTORCH_HALF;
+    else if (!strcmp(cs, "align_corners")) cfg.ct = CT_ALIGN;
+    else if (!strcmp(cs, "asymmetric")) cfg.ct = CT_ASYM;
+    else if (!strcmp(cs, "tf_half_pixel_for_nn")) cfg.ct = CT_TF_HALF_NN;
+    else if (!strcmp(cs, "tf_crop_and_resize")) cfg.ct = CT_TF_CROP;
     else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported", cs);
     const char *ns = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
-    nearest_kind nm;
-    if (!ns || !strcmp(ns, "round_prefer_floor")) nm = NM_ROUND_FLOOR;
-    else if (!strcmp(ns, "round_prefer_ceil")) nm = NM_ROUND_CEIL;
-    else if (!strcmp(ns, "floor")) nm = NM_FLOOR;
-    else if (!strcmp(ns, "ceil")) nm = NM_CEIL;
+    if (!ns || !strcmp(ns, "round_prefer_floor")) cfg.nm = NM_ROUND_FLOOR;
+    else if (!strcmp(ns, "round_prefer_ceil")) cfg.nm = NM_ROUND_CEIL;
+    else if (!strcmp(ns, "floor")) cfg.nm = NM_FLOOR;
+    else if (!strcmp(ns, "ceil")) cfg.nm = NM_CEIL;
     else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
+    cfg.cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
+    cfg.exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
+    cfg.extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
+    /* the axes that scales and roi list */
+    int axes[NNFX_MAX_RANK], na = x->rank;
+    const nnfx_attr *aa = nnfx_node_attr(n, "axes");
+    if (aa && aa->kind == NNFX_ATTR_INTS && aa->u.ints.n > 0) {
+        na = aa->u.ints.n;
+        if (na > x->rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize has %d axes for rank %d", na, x->rank);
+        for (int i = 0; i < na; i++)
+            if (!infer_axis(aa->u.ints.v[i], x->rank, false, &axes[i]))
+                return kern_fail(err, n, NNFX_ERR_SHAPE, "resize axis out of range");
+    } else {
+        for (int i = 0; i < na; i++) axes[i] = i;
+    }
     /* per-dim scale: the scales input (mapped through axes) or out / in */
-    double scale[NNFX_MAX_RANK];
-    for (int d = 0; d < x->rank; d++) scale[d] = x->shape[d] ? (double)o->shape[d] / (double)x->shape[d] : 1.0;
+    double scale[NNFX_MAX_RANK], roi_lo[NNFX_MAX_RANK], roi_hi[NNFX_MAX_RANK];
+    for (int d = 0; d < x->rank; d++) {
+        scale[d] = x->shape[d] ? (double)o->shape[d] / (double)x->shape[d] : 1.0;
+        roi_lo[d] = 0.0, roi_hi[d] = 1.0;
+    }
     const nnfx_tensor *sc = nin > 2 ? in[2] : NULL;
     if (sc && nnfx_tensor_numel(sc) > 0) {
-        int axes[NNFX_MAX_RANK], na = x->rank;
-        const nnfx_attr *aa = nnfx_node_attr(n, "axes");
-        if (aa && aa->kind == NNFX_ATTR_INTS && aa->u.ints.n > 0) {
-            na = aa->u.ints.n;
-            for (int i = 0; i < na && i < NNFX_MAX_RANK; i++)
-                if (!infer_axis(aa->u.ints.v[i], x->rank, false, &axes[i]))
-                    return kern_fail(err, n, NNFX_ERR_SHAPE, "resize axis out of range");
-        } else {
-            for (int i = 0; i < na; i++) axes[i] = i;
-        }
-        if (nnfx_tensor_numel(sc) != na || na > NNFX_MAX_RANK)
+        if (nnfx_tensor_numel(sc) != na)
             return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scales has %lld values for %d axes",
                              (long long)nnfx_tensor_numel(sc), na);
         for (int i = 0; i < na; i++) {
             double f = nnfx_tensor_get(sc, i);
             if (!(f > 0)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scale %d is not positive", i);
             scale[axes[i]] = f;
+        }
+    }
+    const nnfx_tensor *roi = nin > 1 ? in[1] : NULL;
+    if (cfg.ct == CT_TF_CROP && roi && nnfx_tensor_numel(roi) > 0) {
+        if (nnfx_tensor_numel(roi) != 2 * (int64_t)na)
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi has %lld values for %d axes (2 per axis)",
+                             (long long)nnfx_tensor_numel(roi), na);
+        for (int i = 0; i < na; i++) {
+            double lo = nnfx_tensor_get(roi, i), hi = nnfx_tensor_get(roi, na + i);
+            if (!isfinite(lo) || !isfinite(hi)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi is not finite");
+            roi_lo[axes[i]] = lo, roi_hi[axes[i]] = hi;
         }
     }
     int64_t total = nnfx_tensor_numel(o), maxn = 1;
@@ -132,26 +222,28 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
         if (t > big) big = t;
     }
     float *buf[2] = {malloc((size_t)big * sizeof(float)), malloc((size_t)big * sizeof(float))};
-    int64_t *i0 = malloc((size_t)maxn * sizeof(int64_t)), *i1 = malloc((size_t)maxn * sizeof(int64_t));
-    float *wt = malloc((size_t)maxn * sizeof(float));
-    if (!buf[0] || !buf[1] || !i0 || !i1 || !wt) {
-        free(buf[0]), free(buf[1]), free(i0), free(i1), free(wt);
+    resize_taps *taps = malloc((size_t)maxn * sizeof *taps);
+    if (!buf[0] || !buf[1] || !taps) {
+        free(buf[0]), free(buf[1]), free(taps);
         return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for resize buffers");
     }
     memcpy(cur, x->shape, sizeof(int64_t) * (size_t)x->rank);
     const float *src = x->data;
     int which = 0;
     for (int d = 0; d < x->rank; d++) {
-        if (o->shape[d] == x->shape[d] && scale[d] == 1.0) continue;
+        bool whole = cfg.ct != CT_TF_CROP || (roi_lo[d] == 0.0 && roi_hi[d] == 1.0);
+        if (o->shape[d] == x->shape[d] && scale[d] == 1.0 && whole) continue;
         int64_t outer = 1, inner = 1;
         for (int i = 0; i < d; i++) outer *= cur[i];
         for (int i = d + 1; i < x->rank; i++) inner *= cur[i];
-        resize_axis(linear, ct, nm, scale[d], src, buf[which], outer, cur[d], o->shape[d], inner, i0, i1, wt);
+        cfg.scale = scale[d];
+        cfg.roi_lo = roi_lo[d], cfg.roi_hi = roi_hi[d];
+        resize_axis(&cfg, src, buf[which], outer, cur[d], o->shape[d], inner, taps);
         cur[d] = o->shape[d];
         src = buf[which];
         which ^= 1;
     }
     memcpy(o->data, src, (size_t)total * sizeof(float));
-    free(buf[0]), free(buf[1]), free(i0), free(i1), free(wt);
+    free(buf[0]), free(buf[1]), free(taps);
     return NNFX_OK;
 }

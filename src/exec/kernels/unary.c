@@ -96,7 +96,7 @@ UNARY_KERNEL(kern_abs, U_ABS, 0, 0)
 UNARY_KERNEL(kern_reciprocal, U_RECIP, 0, 0)
 
 /* Clip(x, min?, max?): min/max are optional scalar inputs (absent: no
- * bound). float32 or int64. */
+ * bound). float32, int64, int32, int8 or uint8. */
 nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
     if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "clip needs an input");
@@ -112,6 +112,16 @@ nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         const int64_t *a = x->data;
         int64_t *b = out[0]->data;
         for (int64_t i = 0; i < cnt; i++) b[i] = a[i] < lo ? lo : (a[i] > hi ? hi : a[i]);
+        return NNFX_OK;
+    }
+    if (x->dtype == NNFX_I32 || x->dtype == NNFX_I8 || x->dtype == NNFX_U8) {
+        /* exact in double; bounds of the same type, so results stay in range */
+        double lo = mn ? nnfx_tensor_get(mn, 0) : -INFINITY, hi = mx ? nnfx_tensor_get(mx, 0) : INFINITY;
+        for (int64_t i = 0; i < cnt; i++) {
+            double v = nnfx_tensor_get(x, i);
+            v = v < lo ? lo : v;
+            kern_set(out[0], i, v > hi ? hi : v);
+        }
         return NNFX_OK;
     }
     if ((s = kern_need(n, x, NNFX_F32, "input", err))) return s;

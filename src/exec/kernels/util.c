@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 nnfx_status kern_fail(nnfx_error *err, const nnfx_node *n, nnfx_status s, const char *fmt, ...) {
@@ -140,6 +141,11 @@ void kern_set(nnfx_tensor *t, int64_t i, double v) {
     case NNFX_I8: ((int8_t *)t->data)[i] = (int8_t)clamp_int(v, -128, 127); break;
     case NNFX_U8: ((uint8_t *)t->data)[i] = (uint8_t)clamp_int(v, 0, 255); break;
     case NNFX_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
+    case NNFX_F16: ((uint16_t *)t->data)[i] = core_double_to_half(v); break;
+    case NNFX_U16: ((uint16_t *)t->data)[i] = (uint16_t)clamp_int(v, 0, 65535.0); break;
+    case NNFX_I16: ((int16_t *)t->data)[i] = (int16_t)clamp_int(v, -32768.0, 32767.0); break;
+    case NNFX_U32: ((uint32_t *)t->data)[i] = (uint32_t)clamp_int(v, 0, 4294967295.0); break;
+    case NNFX_U64: ((uint64_t *)t->data)[i] = (uint64_t)clamp_int(v, 0, 18446744073709549568.0); break;
     default: break;
     }
 }

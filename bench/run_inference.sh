@@ -1,0 +1,67 @@
+#!/bin/sh
+# run_inference.sh — side-by-side CPU inference benchmark: nnfx, ONNX
+# Runtime (npm onnxruntime-node) and PyTorch eager on torchvision models,
+# threads 1 and 2, batch 1 and 8; prints a Markdown table.
+#
+# Usage: bench/run_inference.sh [RUNS_B1] [RUNS_B8]   (from the repository root)
+# Needs: a build in build/ (cmake -S . -B build -G Ninja && cmake --build build);
+# /usr/bin/python3 with torch + torchvision (Debian python3-torchvision) to
+# export the models; optional: node + `npm install --ignore-scripts
+# onnxruntime-node` in bench/. Missing engines are skipped with a note.
+# OpenBLAS tuning variables of the environment are dropped, as a user's
+# machine would not have them.
+set -eu
+cd "$(dirname "$0")/.."
+RUNS1=${1:-20}
+RUNS8=${2:-5}
+MODELS="resnet18 mobilenet_v2 efficientnet_b0 squeezenet1_1"
+OUT=bench/models
+RES=$OUT/results.jsonl
+NNFX=build/nnfx
+PY=/usr/bin/python3
+E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
+
+[ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
+mkdir -p "$OUT"
+: > "$RES"
+note() { printf '{"note": "%s"}\n' "$1" >> "$RES"; }
+
+have_torch=0
+if $PY -c 'import torch, torchvision' 2>/dev/null; then have_torch=1; fi
+for m in $MODELS; do
+  for b in 1 8; do
+    if [ ! -f "$OUT/${m}_b$b.onnx" ]; then
+      [ $have_torch = 1 ] || { echo "no $OUT/${m}_b$b.onnx and no torchvision to export it" >&2; exit 1; }
+      $PY bench/export_models.py "$OUT" 1 8 >&2
+    fi
+  done
+done
+have_ort=0
+if command -v node >/dev/null 2>&1 && [ -d bench/node_modules/onnxruntime-node ]; then have_ort=1; fi
+[ $have_ort = 1 ] || note "ONNX Runtime skipped: node or bench/node_modules/onnxruntime-node missing"
+[ $have_torch = 1 ] || note "PyTorch skipped: /usr/bin/python3 cannot import torch and torchvision"
+
+for t in 1 2; do
+  printf '{"peak": %s}\n' "$($E build/gemm_peak 1536 $t)" >> "$RES"
+done
+for m in $MODELS; do
+  macs=$($NNFX analyze "$OUT/${m}_b1.onnx" --json - | sed -n 's/^ *"macs": \([0-9]*\),.*/\1/p')
+  for b in 1 8; do
+    runs=$RUNS1; [ $b = 8 ] && runs=$RUNS8
+    for t in 1 2; do
+      echo "== $m batch $b threads $t" >&2
+      tag="\"name\": \"$m\", \"batch\": $b, \"threads\": $t, \"macs_b1\": $macs"
+      r=$($E $NNFX run "$OUT/${m}_b$b.onnx" --input "$OUT/input_b$b.npy" --bench "$runs" --threads $t --quiet)
+      echo "{$tag, \"engine\": \"nnfx\", \"r\": $r}" >> "$RES"
+      if [ $have_ort = 1 ]; then
+        r=$($E node bench/ort_bench.js "$OUT/${m}_b$b.onnx" "$OUT/input_b$b.npy" "$runs" $t)
+        echo "{$tag, \"engine\": \"ort\", \"r\": $r}" >> "$RES"
+      fi
+      if [ $have_torch = 1 ]; then
+        r=$($E $PY bench/torch_bench.py $m "$OUT/$m.pt" "$OUT/input_b$b.npy" "$runs" $t)
+        echo "{$tag, \"engine\": \"torch\", \"r\": $r}" >> "$RES"
+      fi
+    done
+  done
+done
+python3 bench/report.py "$RES"

@@ -1,0 +1,93 @@
+/* fast_int.h — the compiled executor built at recompile time: a static
+ * memory plan over one activation arena, constant values resolved once,
+ * convolutions with fused epilogues (bias, residual add, activation), and a
+ * small thread pool for the kernels of our own. */
+#ifndef NNFX_FAST_INT_H
+#define NNFX_FAST_INT_H
+
+#include <stdint.h>
+
+#include "nnfx.h"
+
+/* ---- thread pool (src/exec/pool.c) ------------------------------------ */
+
+typedef struct fx_pool fx_pool;
+/* One task: index `task` of a parallel loop, run by thread `tid`
+ * (0 = the calling thread, < fx_pool_threads). */
+typedef void (*fx_task_fn)(void *ctx, int64_t task, int tid);
+
+/* A pool running loops on `threads` threads (the caller is one of them, so
+ * threads - 1 workers are started). NULL on failure. */
+fx_pool *fx_pool_new(int threads);
+void fx_pool_free(fx_pool *p);
+int fx_pool_threads(const fx_pool *p);
+/* Runs fn(ctx, t, tid) for t in [0, ntasks), spread over the pool's
+ * threads; returns when every task is done. A NULL pool runs serially. The
+ * partition into tasks is the caller's, so results never depend on the
+ * number of threads. */
+void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx);
+
+/* ---- fused convolution (src/exec/kernels/conv_fast.c) ----------------- */
+
+typedef enum fx_act {
+    FX_ACT_NONE,
+    FX_ACT_RELU,
+    FX_ACT_CLIP,      /* min(max(x, lo), hi)          */
+    FX_ACT_LEAKY,     /* x < 0 ? alpha x : x          */
+    FX_ACT_SIGMOID,
+    FX_ACT_SILU,      /* x * sigmoid(x)               */
+    FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
+} fx_act;
+
+/* Name of an activation ("relu", ...; "none"). */
+const char *fx_act_name(fx_act a);
+
+/* A 2-d convolution prepared once: geometry, packed weights and bias, the
+ * epilogue y = act(conv(x) + bias + residual). */
+typedef struct fx_conv fx_conv;
+
+/* Prepares conv node n over x of shape xshape [N, C, H, W] (float32) with
+ * weight w [M, C/group, KH, KW] and optional bias b [M] (NULL); the window
+ * attributes are read from n. Returns NULL with err set (status
+ * NNFX_ERR_UNSUPPORTED) when this kernel does not handle the conv: the
+ * generic kernel runs it then. */
+fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xshape, const nnfx_tensor *w, const nnfx_tensor *b,
+                     nnfx_error *err);
+void fx_conv_free(fx_conv *c);
+void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool residual);
+/* Floats of per-thread scratch the conv needs. */
+int64_t fx_conv_scratch_floats(const fx_conv *c);
+/* Short description: "conv3x3/s1 gemm + bias + add + relu". */
+void fx_conv_describe(const fx_conv *c, char *buf, size_t len);
+/* y = act(conv(x) + bias + res); shapes were checked at build. scratch
+ * holds fx_pool_threads(pool) blocks of fx_conv_scratch_floats floats. */
+void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch);
+
+/* ---- max pooling (src/exec/kernels/pool_fast.c) ----------------------- */
+
+typedef struct fx_maxpool fx_maxpool;
+/* Prepares MaxPool node n (2-d, float32, one output) from x [N, C, H, W] to
+ * y [N, C, OH, OW] (the inferred shapes). NULL with err set (status
+ * NNFX_ERR_UNSUPPORTED) when the generic kernel should run it. */
+fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xshape, const int64_t *yshape, nnfx_error *err);
+void fx_maxpool_free(fx_maxpool *m);
+void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y);
+
+/* ---- the compiled plan (src/exec/fast_plan.c) ------------------------- */
+
+typedef struct fx_plan fx_plan;
+
+/* Compiles g (linted, shapes inferred) for `threads` threads. Returns NULL
+ * with err set when the graph cannot be compiled (dynamic shapes, leaf
+ * modules, non-float32 convs are fine but unknown dims are not):
+ * NNFX_ERR_UNSUPPORTED then means "use the interpreter". */
+fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err);
+void fx_plan_free(fx_plan *p);
+nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
+                        nnfx_error *err);
+/* Bytes of the activation arena plus the graph inputs. */
+int64_t fx_plan_peak_bytes(const fx_plan *p);
+/* Listing of the compiled steps, one per line (malloc'd; NULL on OOM). */
+char *fx_plan_text(const fx_plan *p);
+
+#endif

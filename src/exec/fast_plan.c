@@ -1,0 +1,683 @@
+/* fast_plan.c — the compiled executor. At recompile, a graph with static
+ * shapes becomes a list of steps over preallocated tensors:
+ *  - parameters, literals and nodes computable from them alone are values
+ *    known at build time (computed once);
+ *  - no-op and reshape-family nodes alias their input's storage;
+ *  - every other value gets an offset in one activation arena, assigned
+ *    from value lifetimes so buffers whose lifetimes do not overlap share
+ *    memory (greedy, largest first);
+ *  - Conv (2-d, float32, constant weights) runs through fx_conv with the
+ *    following residual Add and activation (Relu, Clip, LeakyRelu,
+ *    Sigmoid, HardSwish, x * Sigmoid(x)) fused into its epilogue when the
+ *    intermediate values have no other reader.
+ * The graph itself is not changed; fx_plan_text lists what runs. */
+#include <cblas.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sbuf.h"
+#include "exec/exec_int.h"
+#include "exec/fast_int.h"
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+typedef enum vkind { V_NONE, V_CONST, V_INPUT, V_ARENA, V_ALIAS } vkind;
+
+typedef struct fx_val {
+    vkind kind;
+    nnfx_tensor *t; /* CONST: owned reference; INPUT/ARENA/ALIAS: header over borrowed data */
+    int src;        /* ALIAS: the value whose storage this one views */
+    int def, last;  /* first and last step that touch it (-1: none)  */
+    int64_t bytes, off;
+    const nnfx_node *node; /* INPUT: its placeholder */
+} fx_val;
+
+typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT } skind;
+
+typedef struct fx_step {
+    skind kind;
+    const nnfx_node *n; /* the node whose value the step writes (last of a fused chain) */
+    const nnfx_node *first; /* first node of a fused chain (the conv) */
+    nnfx_kernel_fn kern;
+    bool zero_out; /* clear the output before a generic kernel that may not write all of it */
+    int nin;
+    int *in;              /* value indices (-1: absent optional input) */
+    nnfx_tensor **inbuf;  /* nin tensors, filled per run */
+    int out;              /* value index (-1 for S_OUTPUT) */
+    fx_conv *conv;        /* S_CONV: in[0] = x, in[1] = residual or -1 */
+    fx_maxpool *mpool;    /* S_MAXPOOL: in[0] = x */
+} fx_step;
+
+struct fx_plan {
+    int nvals, nsteps, ninputs;
+    fx_val *vals;
+    fx_step *steps;
+    int *inputs; /* value index of each placeholder, in order */
+    float *arena;
+    int64_t arena_bytes, input_bytes;
+    float *scratch;
+    fx_pool *pool;
+};
+
+/* ---- helpers --------------------------------------------------------- */
+
+static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
+
+static int64_t meta_bytes_static(const nnfx_meta *m) {
+    int64_t n = 1;
+    for (int d = 0; d < m->rank; d++) n *= m->dims[d].value;
+    size_t es = nnfx_dtype_size(m->dtype);
+    return n * (int64_t)es;
+}
+
+/* Ops whose generic kernel writes every output element. */
+static bool writes_all(nnfx_op op) {
+    unsigned f = ir_op_info(op)->flags;
+    if (f & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST | NNFX_F_ACTIVATION)) return true;
+    switch (op) {
+    case NNFX_OP_CONV:
+    case NNFX_OP_GEMM:
+    case NNFX_OP_MATMUL:
+    case NNFX_OP_MAX_POOL:
+    case NNFX_OP_AVERAGE_POOL:
+    case NNFX_OP_GLOBAL_AVERAGE_POOL:
+    case NNFX_OP_GLOBAL_MAX_POOL:
+    case NNFX_OP_SOFTMAX:
+    case NNFX_OP_LOG_SOFTMAX:
+    case NNFX_OP_CONCAT:
+    case NNFX_OP_TRANSPOSE:
+    case NNFX_OP_BATCH_NORM:
+        return true;
+    default: return false;
+    }
+}
+
+/* Ops returning their first input's data unchanged (possibly reshaped). */
+static bool is_view(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_IDENTITY:
+    case NNFX_OP_DROPOUT:
+    case NNFX_OP_FLATTEN:
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+        return true;
+    default: return false;
+    }
+}
+
+/* The only user of n, or NULL. */
+static const nnfx_node *sole_user(const nnfx_node *n) { return n->nusers == 1 ? n->users[0] : NULL; }
+
+/* Number of arguments of u that are node n. */
+static int refs(const nnfx_node *u, const nnfx_node *n) {
+    int k = 0;
+    for (int a = 0; a < u->nargs; a++) k += u->args[a].kind == NNFX_ARG_NODE && u->args[a].u.node == n;
+    return k;
+}
+
+static bool same_static_shape(const nnfx_meta *a, const nnfx_meta *b) {
+    if (a->rank != b->rank || a->dtype != b->dtype) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dims[d].value != b->dims[d].value || a->dims[d].value < 0) return false;
+    return true;
+}
+
+/* Scalar float value of a constant value, or false. */
+static bool const_scalar(const fx_plan *p, const nnfx_node *n, int argi, float *v) {
+    if (argi >= n->nargs) return false;
+    const nnfx_arg *a = &n->args[argi];
+    if (a->kind == NNFX_ARG_FLOAT) {
+        *v = (float)a->u.f;
+        return true;
+    }
+    if (a->kind == NNFX_ARG_INT) {
+        *v = (float)a->u.i;
+        return true;
+    }
+    if (a->kind != NNFX_ARG_NODE) return false;
+    const fx_val *x = &p->vals[idx_of(a->u.node)];
+    if (x->kind != V_CONST || nnfx_tensor_numel(x->t) != 1 || x->t->dtype != NNFX_F32) return false;
+    *v = *(const float *)x->t->data;
+    return true;
+}
+
+/* ---- build ------------------------------------------------------------- */
+
+void fx_plan_free(fx_plan *p) {
+    if (!p) return;
+    for (int i = 0; i < p->nvals; i++) nnfx_tensor_release(p->vals[i].t);
+    for (int s = 0; s < p->nsteps; s++) {
+        free(p->steps[s].in);
+        free(p->steps[s].inbuf);
+        fx_conv_free(p->steps[s].conv);
+        fx_maxpool_free(p->steps[s].mpool);
+    }
+    free(p->vals);
+    free(p->steps);
+    free(p->inputs);
+    free(p->arena);
+    free(p->scratch);
+    fx_pool_free(p->pool);
+    free(p);
+}
+
+/* Value index for argument a of node n: the node's value, or a new constant
+ * value for a literal; -1 for an absent input (None). -2 on OOM. */
+static int arg_value(fx_plan *p, const nnfx_arg *a, nnfx_error *err) {
+    if (a->kind == NNFX_ARG_NODE) return idx_of(a->u.node);
+    if (a->kind == NNFX_ARG_NONE) return -1;
+    nnfx_tensor *t = ir_literal_tensor(a, err);
+    if (!t) return -2;
+    fx_val *v = &p->vals[p->nvals++];
+    memset(v, 0, sizeof *v);
+    v->kind = V_CONST;
+    v->t = t;
+    v->def = v->last = -1;
+    return p->nvals - 1;
+}
+
+static nnfx_status unsupported(nnfx_error *err, const nnfx_node *n, const char *why) {
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "compiled executor: node %s: %s", n->name, why);
+}
+
+/* Fusion decided for a conv node: the last node of its chain, residual
+ * node (or NULL), activation. */
+typedef struct fusion {
+    const nnfx_node *last, *res, *sig; /* sig: the Sigmoid of x * sigmoid(x) */
+    fx_act act;
+    float p0, p1;
+} fusion;
+
+/* Follows conv node c through an optional residual Add and an optional
+ * activation, each only when the value before it has no other reader. */
+static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *claimed) {
+    fusion f = {c, NULL, NULL, FX_ACT_NONE, 0, 0};
+    const nnfx_node *cur = c;
+    const nnfx_node *u = sole_user(cur);
+    if (u && !claimed[idx_of(u)] && u->opcode == NNFX_CALL_FUNCTION && u->op == NNFX_OP_ADD && u->nargs == 2 && refs(u, cur) == 1 &&
+        u->args[0].kind == NNFX_ARG_NODE && u->args[1].kind == NNFX_ARG_NODE) {
+        const nnfx_node *other = u->args[0].u.node == cur ? u->args[1].u.node : u->args[0].u.node;
+        vkind ok = p->vals[idx_of(other)].kind;
+        if ((ok == V_ARENA || ok == V_INPUT || ok == V_ALIAS) && same_static_shape(&other->meta[0], &cur->meta[0]) &&
+            same_static_shape(&u->meta[0], &cur->meta[0])) {
+            f.res = other;
+            f.last = cur = u;
+        }
+    }
+    /* x * sigmoid(x) */
+    if (cur->nusers == 2) {
+        const nnfx_node *s = NULL, *m = NULL;
+        for (int i = 0; i < 2; i++) {
+            const nnfx_node *x = cur->users[i];
+            if (x->opcode != NNFX_CALL_FUNCTION) continue;
+            if (x->op == NNFX_OP_SIGMOID) s = x;
+            if (x->op == NNFX_OP_MUL) m = x;
+        }
+        if (s && m && sole_user(s) == m && refs(m, cur) == 1 && refs(m, s) == 1 &&
+            same_static_shape(&m->meta[0], &cur->meta[0])) {
+            f.act = FX_ACT_SILU;
+            f.last = m;
+            f.sig = s;
+            return f;
+        }
+        return f;
+    }
+    u = sole_user(cur);
+    if (!u || u->opcode != NNFX_CALL_FUNCTION || refs(u, cur) != 1 || u->args[0].kind != NNFX_ARG_NODE ||
+        u->args[0].u.node != cur)
+        return f;
+    switch (u->op) {
+    case NNFX_OP_RELU: f.act = FX_ACT_RELU; break;
+    case NNFX_OP_SIGMOID: f.act = FX_ACT_SIGMOID; break;
+    case NNFX_OP_HARD_SWISH: f.act = FX_ACT_HARDSWISH; break;
+    case NNFX_OP_LEAKY_RELU:
+        f.act = FX_ACT_LEAKY;
+        f.p0 = (float)nnfx_node_attr_float(u, "alpha", 0.01);
+        break;
+    case NNFX_OP_CLIP: {
+        float lo = -INFINITY, hi = INFINITY;
+        bool has_lo = u->nargs > 1 && u->args[1].kind != NNFX_ARG_NONE;
+        bool has_hi = u->nargs > 2 && u->args[2].kind != NNFX_ARG_NONE;
+        if ((has_lo && !const_scalar(p, u, 1, &lo)) || (has_hi && !const_scalar(p, u, 2, &hi))) return f;
+        f.act = FX_ACT_CLIP;
+        f.p0 = lo;
+        f.p1 = hi;
+        break;
+    }
+    default: return f;
+    }
+    f.last = u;
+    return f;
+}
+
+/* Order of two values for placement: larger first, then by index. */
+static int cmp_size_desc(const void *a, const void *b, void *ctx) {
+    const fx_val *v = ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    if (v[x].bytes != v[y].bytes) return v[x].bytes < v[y].bytes ? 1 : -1;
+    return x - y;
+}
+
+/* Greedy offsets: values by decreasing size, each at the lowest offset that
+ * does not overlap a placed value whose lifetime overlaps its own. */
+static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
+    int *order = malloc(sizeof *order * (size_t)(p->nvals ? p->nvals : 1));
+    int *placed = malloc(sizeof *placed * (size_t)(p->nvals ? p->nvals : 1));
+    if (!order || !placed) {
+        free(order), free(placed);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory planning activations");
+    }
+    int k = 0, np = 0;
+    for (int i = 0; i < p->nvals; i++)
+        if (p->vals[i].kind == V_ARENA) order[k++] = i;
+    /* insertion sort keeps this reentrant (a few hundred values) */
+    for (int i = 1; i < k; i++) {
+        int x = order[i], j = i - 1;
+        while (j >= 0 && cmp_size_desc(&order[j], &x, p->vals) > 0) {
+            order[j + 1] = order[j];
+            j--;
+        }
+        order[j + 1] = x;
+    }
+    int64_t top = 0;
+    for (int i = 0; i < k; i++) {
+        fx_val *v = &p->vals[order[i]];
+        int64_t sz = (v->bytes + 63) / 64 * 64, off = 0;
+        bool moved = true;
+        while (moved) {
+            moved = false;
+            for (int j = 0; j < np; j++) {
+                const fx_val *o = &p->vals[placed[j]];
+                if (o->last < v->def || v->last < o->def) continue; /* lifetimes apart */
+                int64_t osz = (o->bytes + 63) / 64 * 64;
+                if (off < o->off + osz && o->off < off + sz) {
+                    off = o->off + osz;
+                    moved = true;
+                }
+            }
+        }
+        v->off = off;
+        placed[np++] = order[i];
+        if (off + sz > top) top = off + sz;
+    }
+    free(order);
+    free(placed);
+    p->arena_bytes = top;
+    return NNFX_OK;
+}
+
+static int root_of(const fx_plan *p, int v) {
+    while (p->vals[v].kind == V_ALIAS) v = p->vals[v].src;
+    return v;
+}
+
+fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
+    nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
+    int nn = g->num_nodes, nlit = 0;
+    for (nnfx_node *n = g->head; n; n = n->next) nlit += n->nargs;
+    fx_plan *p = calloc(1, sizeof *p);
+    if (!p) goto oom;
+    p->vals = calloc((size_t)(nn + nlit + 1), sizeof *p->vals);
+    p->steps = calloc((size_t)(nn + 1), sizeof *p->steps);
+    p->inputs = calloc((size_t)(nn + 1), sizeof *p->inputs);
+    if (!p->vals || !p->steps || !p->inputs) goto oom;
+    int i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++) n->pass_data = (void *)(intptr_t)i;
+    p->nvals = nn;
+    nnfx_status st = NNFX_OK;
+    /* 1. value kinds, constants folded */
+    i = 0;
+    for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
+        fx_val *v = &p->vals[i];
+        v->def = v->last = -1;
+        if (n->opcode == NNFX_OUTPUT) continue;
+        if (n->opcode == NNFX_CALL_MODULE) {
+            st = unsupported(err, n, "leaf modules run in the interpreter");
+            break;
+        }
+        if (n->nout != 1) {
+            st = unsupported(err, n, "multi-output nodes run in the interpreter");
+            break;
+        }
+        const nnfx_meta *m = &n->meta[0];
+        if (n->opcode == NNFX_GET_ATTR) {
+            v->t = nnfx_tensor_retain(nnfx_graph_param(g, n->target));
+            if (!v->t) st = unsupported(err, n, "missing parameter");
+            v->kind = V_CONST;
+            continue;
+        }
+        if (!nnfx_meta_is_static(m) || m->dtype == NNFX_DTYPE_UNDEFINED) {
+            st = unsupported(err, n, "shape not static");
+            break;
+        }
+        int64_t dims[NNFX_MAX_RANK];
+        for (int d = 0; d < m->rank; d++) dims[d] = m->dims[d].value;
+        if (n->opcode == NNFX_PLACEHOLDER) {
+            static float dummy;
+            v->kind = V_INPUT;
+            v->node = n;
+            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+            if (!v->t) st = NNFX_ERR_NOMEM;
+            v->bytes = meta_bytes_static(m);
+            p->input_bytes += v->bytes;
+            p->inputs[p->ninputs++] = i;
+            continue;
+        }
+        if (n->op == NNFX_OP_GETITEM) {
+            st = unsupported(err, n, "getitem runs in the interpreter");
+            break;
+        }
+        const nnfx_op_info *info = ir_op_info(n->op);
+        if (!info->kernel || !info->infer) {
+            st = unsupported(err, n, "no kernel");
+            break;
+        }
+        bool all_const = true;
+        for (int a = 0; a < n->nargs; a++)
+            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST) all_const = false;
+        if (all_const && !(info->flags & NNFX_F_IMPURE)) {
+            /* computed once now */
+            nnfx_tensor *in[64];
+            bool lit[64] = {0};
+            if (n->nargs > 64) {
+                st = unsupported(err, n, "too many inputs to fold");
+                break;
+            }
+            for (int a = 0; a < n->nargs && !st; a++) {
+                const nnfx_arg *ar = &n->args[a];
+                in[a] = NULL;
+                if (ar->kind == NNFX_ARG_NODE)
+                    in[a] = p->vals[idx_of(ar->u.node)].t;
+                else if (ar->kind != NNFX_ARG_NONE) {
+                    in[a] = ir_literal_tensor(ar, err);
+                    lit[a] = true;
+                    if (!in[a]) st = NNFX_ERR_NOMEM;
+                }
+            }
+            nnfx_value_set out = {0};
+            if (!st) st = nnfx_op_run(n, n->nargs, in, &out, err);
+            for (int a = 0; a < n->nargs; a++)
+                if (lit[a]) nnfx_tensor_release(in[a]);
+            if (st) break;
+            v->kind = V_CONST;
+            v->t = out.t[0];
+            continue;
+        }
+        /* Dropout's training_mode decides at run time whether inference
+         * refuses it: only the interpreter checks input values per run */
+        if (n->op == NNFX_OP_DROPOUT && n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE) {
+            st = unsupported(err, n, "dropout with a training_mode input");
+            break;
+        }
+        if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
+            meta_bytes_static(m) == meta_bytes_static(&n->args[0].u.node->meta[0])) {
+            static float dummy;
+            v->kind = V_ALIAS;
+            v->src = idx_of(n->args[0].u.node);
+            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+            if (!v->t) st = NNFX_ERR_NOMEM;
+            continue;
+        }
+        v->kind = V_ARENA;
+        v->bytes = meta_bytes_static(m);
+        static float dummy2;
+        v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy2, err);
+        if (!v->t) st = NNFX_ERR_NOMEM;
+    }
+    if (st) goto fail;
+    /* 2. fusion decisions: absorbed[i] marks nodes folded into a conv step */
+    const nnfx_node **chain_first = calloc((size_t)(nn + 1), sizeof *chain_first);
+    fusion *fus = calloc((size_t)(nn + 1), sizeof *fus);
+    bool *absorbed = calloc((size_t)(nn + 1), sizeof *absorbed);
+    if (!chain_first || !fus || !absorbed) {
+        free(chain_first), free(fus), free(absorbed);
+        goto oom;
+    }
+    fx_conv **convs = calloc((size_t)(nn + 1), sizeof *convs);
+    if (!convs) {
+        free(chain_first), free(fus), free(absorbed);
+        goto oom;
+    }
+    i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++) {
+        if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA) continue;
+        if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) continue;
+        const nnfx_node *xn = n->args[0].u.node;
+        const fx_val *wv = &p->vals[idx_of(n->args[1].u.node)];
+        const fx_val *bv = NULL;
+        if (n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE) {
+            bv = &p->vals[idx_of(n->args[2].u.node)];
+            if (bv->kind != V_CONST) continue;
+        } else if (n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE)
+            continue;
+        if (wv->kind != V_CONST || xn->meta[0].rank != 4 || xn->meta[0].dtype != NNFX_F32 ||
+            n->meta[0].dtype != NNFX_F32)
+            continue;
+        int64_t xs[4];
+        for (int d = 0; d < 4; d++) xs[d] = xn->meta[0].dims[d].value;
+        nnfx_error cerr = {0};
+        fx_conv *c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr);
+        if (!c) {
+            if (cerr.status == NNFX_ERR_NOMEM) {
+                free(chain_first), free(fus), free(absorbed), free(convs);
+                goto oom;
+            }
+            continue;
+        }
+        fusion f = plan_fusion(p, n, absorbed);
+        fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
+        int li = idx_of(f.last);
+        convs[li] = c;
+        fus[li] = f;
+        chain_first[li] = n;
+        absorbed[idx_of(n)] = true;
+        if (f.res) absorbed[idx_of(sole_user(n))] = true;
+        if (f.sig) absorbed[idx_of(f.sig)] = true;
+        absorbed[li] = true; /* claimed: no other chain may take it */
+    }
+    /* 3. steps in graph order */
+    i = 0;
+    for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
+        fx_step *s = &p->steps[p->nsteps];
+        if (n->opcode == NNFX_OUTPUT) {
+            s->kind = S_OUTPUT;
+            s->n = n;
+            s->out = -1;
+        } else if (convs[i]) {
+            s->kind = S_CONV;
+            s->n = n;
+            s->first = chain_first[i];
+            s->conv = convs[i];
+            convs[i] = NULL;
+            s->out = i;
+            s->nin = 2;
+            s->in = malloc(2 * sizeof *s->in);
+            if (!s->in) {
+                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                break;
+            }
+            s->in[0] = idx_of(chain_first[i]->args[0].u.node);
+            s->in[1] = fus[i].res ? idx_of(fus[i].res) : -1;
+        } else if (absorbed[i] || n->opcode != NNFX_CALL_FUNCTION || p->vals[i].kind != V_ARENA) {
+            continue;
+        } else {
+            s->kind = S_KERNEL;
+            s->n = s->first = n;
+            s->kern = ir_op_info(n->op)->kernel;
+            s->zero_out = !writes_all(n->op);
+            s->out = i;
+            const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
+            if (n->op == NNFX_OP_MAX_POOL && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
+                n->meta[0].rank == 4) {
+                int64_t xs[4], ys[4];
+                for (int d = 0; d < 4; d++) xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+                nnfx_error perr = {0};
+                s->mpool = fx_maxpool_new(n, xs, ys, &perr);
+                if (s->mpool) s->kind = S_MAXPOOL;
+            }
+        }
+        if (s->kind != S_CONV) {
+            s->nin = n->nargs;
+            s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
+            if (!s->in) {
+                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                break;
+            }
+            for (int a = 0; a < n->nargs; a++) {
+                s->in[a] = arg_value(p, &n->args[a], err);
+                if (s->in[a] == -2) st = NNFX_ERR_NOMEM;
+            }
+        }
+        s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
+        if (!s->inbuf) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        p->nsteps++;
+    }
+    for (int k = 0; k < nn; k++) fx_conv_free(convs[k]);
+    free(convs);
+    free(chain_first);
+    free(fus);
+    free(absorbed);
+    if (st) goto fail;
+    /* 4. lifetimes (aliases keep their storage's value alive) */
+    for (int s = 0; s < p->nsteps; s++) {
+        fx_step *sp = &p->steps[s];
+        if (sp->out >= 0) {
+            p->vals[sp->out].def = s;
+            if (p->vals[sp->out].last < s) p->vals[sp->out].last = s;
+        }
+        for (int a = 0; a < sp->nin; a++) {
+            if (sp->in[a] < 0) continue;
+            int r = root_of(p, sp->in[a]);
+            if (p->vals[r].last < s) p->vals[r].last = s;
+            if (p->vals[r].def < 0 && p->vals[r].kind != V_ARENA) p->vals[r].def = 0;
+        }
+        if (sp->kind == S_OUTPUT)
+            for (int a = 0; a < sp->n->nargs; a++)
+                if (sp->n->args[a].kind == NNFX_ARG_NODE) {
+                    int r = root_of(p, idx_of(sp->n->args[a].u.node));
+                    if (p->vals[r].last < s) p->vals[r].last = s;
+                }
+    }
+    for (int v = 0; v < p->nvals; v++)
+        if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
+    if ((st = assign_offsets(p, err))) goto fail;
+    p->arena = aligned_alloc(64, (size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
+    if (!p->arena) goto oom;
+    for (int v = 0; v < p->nvals; v++)
+        if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
+    /* 5. scratch and threads */
+    int64_t scr = 0;
+    for (int s = 0; s < p->nsteps; s++)
+        if (p->steps[s].conv && fx_conv_scratch_floats(p->steps[s].conv) > scr) scr = fx_conv_scratch_floats(p->steps[s].conv);
+    p->pool = threads > 1 ? fx_pool_new(threads) : NULL;
+    if (threads > 1 && !p->pool) goto oom;
+    p->scratch = aligned_alloc(64, ((size_t)(scr > 0 ? scr : 16) * sizeof(float) * (size_t)fx_pool_threads(p->pool) + 63) / 64 * 64);
+    if (!p->scratch) goto oom;
+    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
+    return p;
+oom:
+    nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory compiling the graph");
+fail:
+    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
+    fx_plan_free(p);
+    return NULL;
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
+                        nnfx_error *err) {
+    if (nout) *nout = 0;
+    if (nin != p->ninputs)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "the graph takes %d input%s, %d given", p->ninputs,
+                              p->ninputs == 1 ? "" : "s", nin);
+    for (int k = 0; k < nin; k++) {
+        nnfx_tensor *want = p->vals[p->inputs[k]].t;
+        const nnfx_tensor *t = in[k];
+        bool ok = t && t->dtype == want->dtype && t->rank == want->rank && (t->data || !t->nbytes);
+        for (int d = 0; ok && d < t->rank; d++) ok = t->shape[d] == want->shape[d];
+        if (!t)
+            return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "no value given for input %s (input %d of %d given)",
+                                  p->vals[p->inputs[k]].node->name, k, nin);
+        if (!ok) {
+            char ws[160], gs[160];
+            nnfx_meta_str(&p->vals[p->inputs[k]].node->meta[0], ws, sizeof ws);
+            nnfx_shape_str(t->rank, t->shape, gs, sizeof gs);
+            return nnfx_error_set(err, NNFX_ERR_SHAPE, "input %s expects %s, got %s%s",
+                                  p->vals[p->inputs[k]].node->name, ws, nnfx_dtype_name(t->dtype), gs);
+        }
+        want->data = t->data;
+    }
+    /* our pool parallelises; BLAS calls inside tasks stay single-threaded */
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+    for (int v = 0; v < p->nvals; v++)
+        if (p->vals[v].kind == V_ALIAS) p->vals[v].t->data = p->vals[root_of(p, v)].t->data;
+    for (int s = 0; s < p->nsteps; s++) {
+        fx_step *sp = &p->steps[s];
+        if (sp->kind == S_CONV) {
+            const float *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
+            fx_conv_run(sp->conv, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
+            continue;
+        }
+        if (sp->kind == S_MAXPOOL) {
+            fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
+            continue;
+        }
+        if (sp->kind == S_OUTPUT) {
+            int k = sp->n->nargs;
+            if (k > max_out)
+                return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "the graph returns %d values, room for %d given", k,
+                                      max_out);
+            for (int a = 0; a < k; a++) {
+                nnfx_tensor *src = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+                outs[a] = src ? nnfx_tensor_clone(src, err) : NULL;
+                if (!outs[a]) {
+                    for (int b = 0; b < a; b++) nnfx_tensor_release(outs[b]);
+                    return src ? NNFX_ERR_NOMEM : nnfx_error_set(err, NNFX_ERR_RUNTIME, "output %d has no value", a);
+                }
+            }
+            if (nout) *nout = k;
+            continue;
+        }
+        for (int a = 0; a < sp->nin; a++) sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+        nnfx_tensor *o = p->vals[sp->out].t;
+        if (sp->zero_out) memset(o->data, 0, o->nbytes);
+        nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, 1, &o, err);
+        if (st) {
+            if (err && !strstr(err->msg, sp->n->name))
+                nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
+            return st;
+        }
+    }
+    return NNFX_OK;
+}
+
+int64_t fx_plan_peak_bytes(const fx_plan *p) { return p ? p->arena_bytes + p->input_bytes : -1; }
+
+char *fx_plan_text(const fx_plan *p) {
+    sbuf b = {0};
+    sb_printf(&b, "# compiled plan: %d steps, activation arena %lld bytes, %d thread%s\n", p->nsteps,
+              (long long)p->arena_bytes, fx_pool_threads(p->pool), fx_pool_threads(p->pool) == 1 ? "" : "s");
+    for (int s = 0; s < p->nsteps; s++) {
+        const fx_step *sp = &p->steps[s];
+        if (sp->kind == S_OUTPUT) {
+            sb_printf(&b, "%4d  output\n", s);
+            continue;
+        }
+        const fx_val *v = &p->vals[sp->out];
+        if (sp->kind == S_CONV) {
+            char d[160];
+            fx_conv_describe(sp->conv, d, sizeof d);
+            sb_printf(&b, "%4d  %s = %s  [%s .. %s] @%lld\n", s, sp->n->name, d, sp->first->name, sp->n->name,
+                      (long long)v->off);
+        } else {
+            sb_printf(&b, "%4d  %s = %s%s @%lld\n", s, sp->n->name, nnfx_op_name(sp->n->op),
+                      sp->kind == S_MAXPOOL ? " (direct)" : "", (long long)v->off);
+        }
+    }
+    return sb_finish(&b);
+}

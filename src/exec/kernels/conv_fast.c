@@ -1,0 +1,412 @@
+/* conv_fast.c — 2-d convolution for the compiled executor: weights and
+ * bias prepared once, im2col by column panels that stay in cache, one
+ * single-threaded cblas_sgemm per panel, and an epilogue fusing bias,
+ * residual add and activation. Depthwise convs use a direct kernel. Work
+ * is split into tasks by shape only, so results do not depend on the
+ * number of threads. Vector loops are compiled for several ISAs and picked
+ * at run time (GCC target_clones). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* compares may be if-converted (no FP exceptions are observed), so the
+ * clamped exp and the activations vectorise; results are unchanged */
+#pragma GCC optimize("no-trapping-math")
+#endif
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CLONES
+#endif
+
+/* Panel budget: K x NB floats of im2col per task. */
+#define FX_PANEL_FLOATS (32 * 1024)
+
+struct fx_conv {
+    int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
+    int64_t cg, mg, kk, ohw;
+    bool depthwise, direct; /* direct: 1x1, stride 1, no padding */
+    float *wt;              /* [M, KK] (owned copy, 64-byte aligned) */
+    float *bias;            /* [M] zeros when absent                */
+    int64_t nb, ncb;        /* columns per panel, panels per image  */
+    int64_t mb, nmb;        /* rows per task, row blocks             */
+    fx_act act;
+    float p0, p1;
+    bool residual;
+};
+
+const char *fx_act_name(fx_act a) {
+    switch (a) {
+    case FX_ACT_RELU: return "relu";
+    case FX_ACT_CLIP: return "clip";
+    case FX_ACT_LEAKY: return "leaky_relu";
+    case FX_ACT_SIGMOID: return "sigmoid";
+    case FX_ACT_SILU: return "silu";
+    case FX_ACT_HARDSWISH: return "hard_swish";
+    default: return "none";
+    }
+}
+
+static float *alloc_floats(int64_t n) {
+    size_t bytes = ((size_t)(n > 0 ? n : 1) * sizeof(float) + 63) / 64 * 64;
+    return aligned_alloc(64, bytes);
+}
+
+fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b,
+                     nnfx_error *err) {
+    if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || nnfx_tensor_numel(b) != w->shape[0]))) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: 2-d float32 weights only");
+        return NULL;
+    }
+    int64_t ksz[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xs[2], xs[3]};
+    ir_window win;
+    if (ir_window_read(n, 2, ksz, in_sp, &win, err)) return NULL;
+    fx_conv c0 = {0};
+    c0.n = xs[0], c0.c = xs[1], c0.h = xs[2], c0.w = xs[3];
+    c0.m = w->shape[0];
+    c0.group = nnfx_node_attr_int(n, "group", 1);
+    c0.kh = win.k[0], c0.kw = win.k[1], c0.sh = win.s[0], c0.sw = win.s[1];
+    c0.dh = win.d[0], c0.dw = win.d[1], c0.ph = win.pb[0], c0.pw = win.pb[1];
+    c0.oh = ir_window_out(&win, 0, c0.h);
+    c0.ow = ir_window_out(&win, 1, c0.w);
+    if (c0.group < 1 || c0.c != w->shape[1] * c0.group || c0.m % c0.group || c0.oh <= 0 || c0.ow <= 0 || c0.n <= 0) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: shapes do not fit");
+        return NULL;
+    }
+    c0.cg = c0.c / c0.group, c0.mg = c0.m / c0.group;
+    c0.kk = c0.cg * c0.kh * c0.kw, c0.ohw = c0.oh * c0.ow;
+    if (c0.mg > INT_MAX || c0.ohw > INT_MAX || c0.kk > INT_MAX / 64) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: beyond the BLAS int range");
+        return NULL;
+    }
+    c0.depthwise = c0.cg == 1 && c0.group > 1;
+    c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 &&
+                c0.oh == c0.h && c0.ow == c0.w;
+    /* column panels: as wide as the panel budget allows, a multiple of 16 */
+    int64_t nb = FX_PANEL_FLOATS / c0.kk;
+    nb = nb < 64 ? 64 : nb / 16 * 16;
+    /* the output block [MG, NB] stays in cache for the epilogue */
+    int64_t nbo = (64 * 1024) / c0.mg / 16 * 16;
+    if (nb > nbo) nb = nbo < 64 ? 64 : nbo;
+    if (nb >= c0.ohw) nb = c0.ohw;
+    c0.nb = nb;
+    c0.ncb = (c0.ohw + nb - 1) / nb;
+    /* row blocks: split output channels when there are few tasks, so two or
+     * more threads have work; by shape only */
+    c0.mb = c0.mg;
+    while (c0.n * c0.group * c0.ncb * ((c0.mg + c0.mb - 1) / c0.mb) < 8 && c0.mb >= 64) c0.mb = (c0.mb / 2 + 15) / 16 * 16;
+    c0.nmb = (c0.mg + c0.mb - 1) / c0.mb;
+    fx_conv *c = malloc(sizeof *c);
+    float *wt = alloc_floats(c0.m * c0.kk), *bias = alloc_floats(c0.m);
+    if (!c || !wt || !bias) {
+        free(c), free(wt), free(bias);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing a conv");
+        return NULL;
+    }
+    *c = c0;
+    memcpy(wt, w->data, (size_t)(c0.m * c0.kk) * sizeof(float));
+    if (b)
+        memcpy(bias, b->data, (size_t)c0.m * sizeof(float));
+    else
+        memset(bias, 0, (size_t)c0.m * sizeof(float));
+    c->wt = wt;
+    c->bias = bias;
+    return c;
+}
+
+void fx_conv_free(fx_conv *c) {
+    if (!c) return;
+    free(c->wt);
+    free(c->bias);
+    free(c);
+}
+
+void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool residual) {
+    c->act = act;
+    c->p0 = p0;
+    c->p1 = p1;
+    c->residual = residual;
+}
+
+static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp);
+static bool dw_fast(const fx_conv *c);
+
+int64_t fx_conv_scratch_floats(const fx_conv *c) {
+    if (c->depthwise) {
+        int64_t hp, wp;
+        dw_padded_dims(c, &hp, &wp);
+        return dw_fast(c) ? (hp * wp + 15) / 16 * 16 : 0;
+    }
+    return c->direct ? 0 : c->kk * c->nb;
+}
+
+void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
+    snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
+             (long long)c->kw, (long long)c->sh, c->depthwise ? "direct" : c->direct ? "gemm" : "im2col+gemm",
+             " + bias", c->residual ? " + add" : "", c->act ? "" : "");
+    if (c->act) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len > l ? len - l : 0, " + %s", fx_act_name(c->act));
+    }
+}
+
+/* exp(x) for the epilogue: 2^k * p(r), r = x - k ln2, |r| <= ln2/2, with a
+ * degree-6 polynomial (relative error ~2e-7 over the float range);
+ * branch-free so loops over it vectorize. */
+static inline float fx_expf(float x) {
+    x = x > -87.0f ? x : -87.0f;
+    x = x < 87.0f ? x : 87.0f; /* keeps 1 + exp(x) < 2^126 for fx_recip */
+    /* round to nearest through the float mantissa (|x log2e| < 2^22) */
+    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - k * 0.693145751953125f;
+    r = r - k * 1.42860682030941723e-06f;
+    float p = 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t ki = (int32_t)k;
+    uint32_t bits = (uint32_t)(ki + 127) << 23;
+    float s;
+    memcpy(&s, &bits, sizeof s);
+    return p * s;
+}
+
+/* 1 / d for d in [1, 2^126) without a divide (divides dominate the
+ * sigmoid loops otherwise): a bit-trick first guess refined by three
+ * Newton steps (relative error < 1e-7). */
+static inline float fx_recip(float d) {
+    uint32_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits = 0x7EF311C3u - bits;
+    float r;
+    memcpy(&r, &bits, sizeof r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    return r;
+}
+
+/* y[i] = act(y[i] + bias + res[i]) over one row of n values. */
+FX_CLONES
+static void epilogue_row(float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0,
+                         float p1) {
+    if (res)
+        for (int64_t i = 0; i < n; i++) y[i] += bias + res[i];
+    else
+        for (int64_t i = 0; i < n; i++) y[i] += bias;
+    switch (act) {
+    case FX_ACT_RELU:
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+        break;
+    case FX_ACT_CLIP:
+        for (int64_t i = 0; i < n; i++) {
+            float v = y[i] < p0 ? p0 : y[i];
+            y[i] = v > p1 ? p1 : v;
+        }
+        break;
+    case FX_ACT_LEAKY:
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
+        break;
+    case FX_ACT_SIGMOID:
+        for (int64_t i = 0; i < n; i++) y[i] = fx_recip(1.0f + fx_expf(-y[i]));
+        break;
+    case FX_ACT_SILU:
+        for (int64_t i = 0; i < n; i++) y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
+        break;
+    case FX_ACT_HARDSWISH:
+        for (int64_t i = 0; i < n; i++) {
+            float t = y[i] * (1.0f / 6.0f) + 0.5f;
+            t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+            y[i] = y[i] * t;
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Columns [c0, c0 + nb) of the im2col matrix of one image's group slice x
+ * [CG, H, W] into col [KK, nb]. The panel's output rows are walked once per
+ * kernel tap without divisions; inside each row segment the columns whose
+ * input lies in the image are copied (stride 1) or gathered, the rest
+ * zeroed. */
+FX_CLONES
+static void im2col_panel(const fx_conv *c, const float *x, int64_t c0, int64_t nb, float *restrict col) {
+    int64_t oy0 = c0 / c->ow, ox00 = c0 % c->ow;
+    for (int64_t ky = 0; ky < c->kh; ky++)
+        for (int64_t kx = 0; kx < c->kw; kx++) {
+            int64_t off = kx * c->dw - c->pw; /* ix = ox * sw + off */
+            int64_t lo = off < 0 ? (-off + c->sw - 1) / c->sw : 0;
+            int64_t hi = c->w - 1 - off < 0 ? 0 : (c->w - 1 - off) / c->sw + 1;
+            if (hi > c->ow) hi = c->ow;
+            if (lo > hi) lo = hi;
+            for (int64_t ci = 0; ci < c->cg; ci++) {
+                float *restrict dst = col + ((ci * c->kh + ky) * c->kw + kx) * nb;
+                const float *src = x + ci * c->h * c->w;
+                int64_t done = 0, oy = oy0, ox0 = ox00;
+                while (done < nb) {
+                    int64_t seg = c->ow - ox0 < nb - done ? c->ow - ox0 : nb - done;
+                    float *restrict d = dst + done - ox0; /* d[ox] for ox in [ox0, ox0 + seg) */
+                    int64_t iy = oy * c->sh - c->ph + ky * c->dh;
+                    int64_t e = ox0 + seg;
+                    if (iy < 0 || iy >= c->h) {
+                        for (int64_t ox = ox0; ox < e; ox++) d[ox] = 0.0f;
+                    } else {
+                        const float *restrict srow = src + iy * c->w + off;
+                        int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
+                        if (a > bnd) a = bnd;
+                        for (int64_t ox = ox0; ox < a; ox++) d[ox] = 0.0f;
+                        if (c->sw == 1)
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox];
+                        else if (c->sw == 2)
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[2 * ox];
+                        else
+                            for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox * c->sw];
+                        for (int64_t ox = bnd; ox < e; ox++) d[ox] = 0.0f;
+                    }
+                    done += seg;
+                    oy++;
+                    ox0 = 0;
+                }
+            }
+        }
+}
+
+/* Output columns [lo, hi) of one row with every tap inside the image:
+ * all K x K taps summed in one pass (rows r[0..K), stride SW). */
+#define DW_FULL(K, SW)                                                                   \
+    for (int64_t ox = lo; ox < hi; ox++) {                                               \
+        float acc = 0.0f;                                                                \
+        for (int ky = 0; ky < (K); ky++)                                                 \
+            for (int kx = 0; kx < (K); kx++) acc += k[ky * (K) + kx] * r[ky][ox * (SW) + kx]; \
+        yrow[ox] = acc;                                                                  \
+    }
+
+/* Output column ox of one row, taps clipped to the image. */
+static inline float dw_point(const fx_conv *c, const float *xi, const float *k, int64_t oy, int64_t ox) {
+    float acc = 0.0f;
+    for (int64_t ky = 0; ky < c->kh; ky++) {
+        int64_t iy = oy * c->sh - c->ph + ky * c->dh;
+        if (iy < 0 || iy >= c->h) continue;
+        for (int64_t kx = 0; kx < c->kw; kx++) {
+            int64_t ix = ox * c->sw - c->pw + kx * c->dw;
+            if (ix >= 0 && ix < c->w) acc += k[ky * c->kw + kx] * xi[iy * c->w + ix];
+        }
+    }
+    return acc;
+}
+
+/* Padded plane of the fast depthwise path: rows and columns so that every
+ * window of the output lies inside. */
+static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp) {
+    int64_t h = (c->oh - 1) * c->sh + (c->kh - 1) * c->dh + 1, w = (c->ow - 1) * c->sw + (c->kw - 1) * c->dw + 1;
+    *hp = h > c->h + c->ph ? h : c->h + c->ph;
+    *wp = w > c->w + c->pw ? w : c->w + c->pw;
+}
+
+static bool dw_fast(const fx_conv *c) {
+    return c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2) &&
+           c->sh == c->sw;
+}
+
+/* One output-channel plane of a depthwise conv, epilogue included. The
+ * fast path (3x3 and 5x5, stride 1 and 2) copies the input plane into a
+ * zero-bordered buffer, then sums all taps of each output in one pass with
+ * no bounds checks; other shapes compute point by point with clipping. */
+FX_CLONES
+static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias,
+                     const float *res, float *restrict yo, float *restrict pad) {
+    if (!dw_fast(c)) {
+        for (int64_t oy = 0; oy < c->oh; oy++)
+            for (int64_t ox = 0; ox < c->ow; ox++) yo[oy * c->ow + ox] = dw_point(c, xi, k, oy, ox);
+        epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
+        return;
+    }
+    int64_t hp, wp;
+    dw_padded_dims(c, &hp, &wp);
+    for (int64_t y = 0; y < hp; y++) {
+        float *restrict prow = pad + y * wp;
+        int64_t iy = y - c->ph;
+        if (iy < 0 || iy >= c->h) {
+            for (int64_t x = 0; x < wp; x++) prow[x] = 0.0f;
+            continue;
+        }
+        for (int64_t x = 0; x < c->pw; x++) prow[x] = 0.0f;
+        const float *restrict srow = xi + iy * c->w;
+        for (int64_t x = 0; x < c->w; x++) prow[c->pw + x] = srow[x];
+        for (int64_t x = c->pw + c->w; x < wp; x++) prow[x] = 0.0f;
+    }
+    for (int64_t oy = 0; oy < c->oh; oy++) {
+        float *restrict yrow = yo + oy * c->ow;
+        const float *r[5];
+        for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = pad + (oy * c->sh + ky) * wp;
+        int64_t lo = 0, hi = c->ow;
+        if (c->kw == 3 && c->sw == 1) DW_FULL(3, 1)
+        else if (c->kw == 3) DW_FULL(3, 2)
+        else if (c->sw == 1) DW_FULL(5, 1)
+        else DW_FULL(5, 2)
+    }
+    epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
+}
+
+typedef struct conv_job {
+    const fx_conv *c;
+    const float *x, *res;
+    float *y, *scratch;
+    int64_t scratch_per_thread;
+} conv_job;
+
+static void dw_task(void *ctx, int64_t t, int tid) {
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    int64_t b = t / c->m, oc = t % c->m, mult = c->m / c->group;
+    int64_t plane = (b * c->m + oc) * c->ohw;
+    dw_plane(c, j->x + (b * c->c + oc / mult) * c->h * c->w, c->wt + oc * c->kh * c->kw, c->bias[oc],
+             j->res ? j->res + plane : NULL, j->y + plane, j->scratch + (int64_t)tid * j->scratch_per_thread);
+}
+
+static void gemm_task(void *ctx, int64_t t, int tid) {
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    int64_t cb = t % c->ncb, rest = t / c->ncb;
+    int64_t mbi = rest % c->nmb;
+    rest /= c->nmb;
+    int64_t gi = rest % c->group, b = rest / c->group;
+    int64_t c0 = cb * c->nb, nb = c->ohw - c0 < c->nb ? c->ohw - c0 : c->nb;
+    int64_t m0 = gi * c->mg + mbi * c->mb, mrows = c->mg - mbi * c->mb < c->mb ? c->mg - mbi * c->mb : c->mb;
+    const float *xg = j->x + (b * c->c + gi * c->cg) * c->h * c->w;
+    float *y = j->y + (b * c->m + m0) * c->ohw + c0;
+    const float *bsrc;
+    int ldb;
+    if (c->direct) {
+        bsrc = xg + c0;
+        ldb = (int)c->ohw;
+    } else {
+        float *col = j->scratch + (int64_t)tid * j->scratch_per_thread;
+        im2col_panel(c, xg, c0, nb, col);
+        bsrc = col;
+        ldb = (int)nb;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mrows, (int)nb, (int)c->kk, 1.0f, c->wt + m0 * c->kk,
+                (int)c->kk, bsrc, ldb, 0.0f, y, (int)c->ohw);
+    const float *res = j->res ? j->res + (b * c->m + m0) * c->ohw + c0 : NULL;
+    for (int64_t r = 0; r < mrows; r++)
+        epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0, c->p1);
+}
+
+void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {
+    conv_job j = {c, x, c->residual ? res : NULL, y, scratch, fx_conv_scratch_floats(c)};
+    if (c->depthwise)
+        fx_pool_run(pool, c->n * c->m, dw_task, &j);
+    else
+        fx_pool_run(pool, c->n * c->group * c->nmb * c->ncb, gemm_task, &j);
+}

@@ -1,0 +1,106 @@
+/* pool_fast.c — 2-d MaxPool for the compiled executor: one plane per
+ * task; interior windows without bounds checks, edge windows clipped to
+ * the image (padding never wins a max, as in ONNX). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math") /* lets the max selects vectorise */
+#endif
+#include <math.h>
+#include <stdlib.h>
+
+#include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CLONES
+#endif
+
+struct fx_maxpool {
+    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
+};
+
+fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, nnfx_error *err) {
+    if (nnfx_node_attr_int(n, "storage_order", 0) != 0 || nnfx_node_num_outputs(n) != 1) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast max pool: one output, row-major only");
+        return NULL;
+    }
+    const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
+    if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast max pool: 2-d kernel_shape only");
+        return NULL;
+    }
+    int64_t in_sp[2] = {xs[2], xs[3]}, k[2] = {ks->u.ints.v[0], ks->u.ints.v[1]};
+    ir_window win;
+    if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
+    fx_maxpool m = {xs[0], xs[1], xs[2], xs[3], ys[2], ys[3], win.k[0], win.k[1], win.s[0], win.s[1],
+                    win.d[0], win.d[1], win.pb[0], win.pb[1]};
+    if (m.w > 1024 || m.kh < 1 || m.kw < 1 || m.sh < 1 || m.sw < 1 || m.dh < 1 || m.dw < 1 || ys[0] != m.n || ys[1] != m.c) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast max pool: unusual window");
+        return NULL;
+    }
+    fx_maxpool *p = malloc(sizeof *p);
+    if (!p) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    *p = m;
+    return p;
+}
+
+void fx_maxpool_free(fx_maxpool *m) { free(m); }
+
+/* NaN-propagating max, as the generic kernel: a NaN input wins. */
+static inline float max_nan(float m, float v) { return v > m || v != v ? v : m; }
+
+/* One plane: per output row, the column-wise max of the window's input
+ * rows (contiguous, vectorised), then the max along each window. */
+FX_CLONES
+static void plane(const fx_maxpool *m, const float *restrict x, float *restrict y, float *restrict tmp) {
+    for (int64_t oy = 0; oy < m->oh; oy++) {
+        int64_t y0 = oy * m->sh - m->ph;
+        for (int64_t i = 0; i < m->w; i++) tmp[i] = -INFINITY;
+        for (int64_t ky = 0; ky < m->kh; ky++) {
+            int64_t iy = y0 + ky * m->dh;
+            if (iy < 0 || iy >= m->h) continue;
+            const float *restrict row = x + iy * m->w;
+            for (int64_t i = 0; i < m->w; i++) tmp[i] = max_nan(tmp[i], row[i]);
+        }
+        float *restrict yr = y + oy * m->ow;
+        for (int64_t ox = 0; ox < m->ow; ox++) {
+            int64_t x0 = ox * m->sw - m->pw;
+            float best = -INFINITY;
+            if (x0 >= 0 && x0 + (m->kw - 1) * m->dw < m->w) {
+                for (int64_t kx = 0; kx < m->kw; kx++) best = max_nan(best, tmp[x0 + kx * m->dw]);
+            } else {
+                for (int64_t kx = 0; kx < m->kw; kx++) {
+                    int64_t ix = x0 + kx * m->dw;
+                    if (ix >= 0 && ix < m->w) best = max_nan(best, tmp[ix]);
+                }
+            }
+            yr[ox] = best;
+        }
+    }
+}
+
+typedef struct pool_job {
+    const fx_maxpool *m;
+    const float *x;
+    float *y;
+} pool_job;
+
+/* Eight planes per task (by shape, not by thread count). */
+#define PLANES_PER_TASK 8
+
+static void pool_task(void *ctx, int64_t t, int tid) {
+    const pool_job *j = ctx;
+    const fx_maxpool *m = j->m;
+    float tmp[1024]; /* rows are at most 1024 wide (checked at build) */
+    int64_t p0 = t * PLANES_PER_TASK, p1 = p0 + PLANES_PER_TASK < m->n * m->c ? p0 + PLANES_PER_TASK : m->n * m->c;
+    for (int64_t pl = p0; pl < p1; pl++) plane(m, j->x + pl * m->h * m->w, j->y + pl * m->oh * m->ow, tmp);
+}
+
+void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y) {
+    pool_job j = {m, x, y};
+    fx_pool_run(pool, (m->n * m->c + PLANES_PER_TASK - 1) / PLANES_PER_TASK, pool_task, &j);
+}

@@ -1,0 +1,80 @@
+// ort_check.js — runs an ONNX model in ONNX Runtime (npm onnxruntime-node,
+// CPU) and compares its outputs with reference .npy files.
+// Usage: node ort_check.js MODEL.onnx --in NAME=X.npy ... --ref R.npy ... [--tol T]
+// Inputs are bound by name (NAME=FILE) or, without a name, by position;
+// references follow the model's output order. An
+// output agrees when max|got - ref| <= T * max(|ref|, 1e-6) (default T 1e-4).
+// Exit 0 all agree, 1 a mismatch, 2 usage, 77 onnxruntime-node not installed.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const DTYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array] };
+
+function loadNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(file + ': not a .npy file');
+  const major = buf[6];
+  const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const hoff = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', hoff, hoff + hlen);
+  const descr = header.match(/'descr': '([^']+)'/)[1];
+  if (!DTYPES[descr]) throw new Error(file + ': dtype ' + descr + ' not handled here');
+  if (/'fortran_order': True/.test(header)) throw new Error(file + ': Fortran order');
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
+  const [type, Arr] = DTYPES[descr];
+  const off = hoff + hlen;
+  const bytes = buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + buf.length);
+  return { type, shape, data: new Arr(bytes) };
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const model = argv.shift();
+  const ins = [], refs = [];
+  let tol = 1e-4;
+  while (argv.length) {
+    const a = argv.shift();
+    if (a === '--in') ins.push(argv.shift());
+    else if (a === '--ref') refs.push(argv.shift());
+    else if (a === '--tol') tol = Number(argv.shift());
+    else { console.error('ort_check: unknown argument ' + a); process.exit(2); }
+  }
+  if (!model || !refs.length) { console.error('usage: node ort_check.js MODEL --in NAME=X.npy ... --ref R.npy ...'); process.exit(2); }
+  let ort;
+  try {
+    ort = require(path.join(__dirname, 'node_modules', 'onnxruntime-node'));
+  } catch (e) {
+    console.log('skip: onnxruntime-node is not installed (tools/install-deps.sh installs it into tests/ort)');
+    process.exit(77);
+  }
+  const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all', executionProviders: ['cpu'] });
+  const feeds = {};
+  for (const [i, spec] of ins.entries()) {
+    const eq = spec.indexOf('=');
+    const name = eq < 0 ? session.inputNames[i] : spec.slice(0, eq), x = loadNpy(spec.slice(eq + 1));
+    feeds[name] = new ort.Tensor(x.type, x.data, x.shape);
+  }
+  const out = await session.run(feeds);
+  let ok = true;
+  session.outputNames.slice(0, refs.length).forEach((name, i) => {
+    const ref = loadNpy(refs[i]), got = out[name];
+    if (got.dims.join(',') !== ref.shape.join(',')) {
+      console.log(`${path.basename(model)}: output ${name} has shape [${got.dims}], reference [${ref.shape}]`);
+      ok = false;
+      return;
+    }
+    let maxDiff = 0, maxRef = 0;
+    for (let k = 0; k < ref.data.length; k++) {
+      maxDiff = Math.max(maxDiff, Math.abs(Number(got.data[k]) - Number(ref.data[k])));
+      maxRef = Math.max(maxRef, Math.abs(Number(ref.data[k])));
+    }
+    const rel = maxDiff / Math.max(maxRef, 1e-6);
+    const pass = rel <= tol;
+    ok = ok && pass;
+    console.log(`${path.basename(model)}: output ${name}: max|diff|/max|ref| = ${rel.toExponential(2)} ${pass ? 'ok' : 'FAIL'} (tol ${tol})`);
+  });
+  process.exit(ok ? 0 : 1);
+}
+
+main().catch((e) => { console.error('ort_check: ' + e.message); process.exit(1); });

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Models that nnfx writes run in ONNX Runtime with PyTorch's outputs: every
+# real-model fixture and the digits CNN, (1) exported as they are, (2) after
+# fuse-conv-bn + fold-constants + cse + dce (a rewritten graph), (3) exported
+# with external data. References are PyTorch's outputs saved by the fixture
+# scripts, so neither nnfx nor ONNX Runtime checks itself.
+# Usage: test_ort_export.sh NNFX SOURCE_DIR TMP_DIR
+# Exit 77 (a CTest skip) when node or onnxruntime-node is missing.
+set -u
+NNFX=$1
+SRC=$2
+TMP=$3
+HERE=$SRC/tests/ort
+command -v node >/dev/null || { echo "skip: node is not installed"; exit 77; }
+[ -d "$HERE/node_modules/onnxruntime-node" ] ||
+    { echo "skip: onnxruntime-node is not installed in tests/ort (tools/install-deps.sh installs it)"; exit 77; }
+rm -rf "$TMP" && mkdir -p "$TMP"
+pass=0
+fail=0
+ort() { # ort MODEL INPUT REF
+    if node "$HERE/ort_check.js" "$1" --in "$2" --ref "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+RM=$SRC/tests/data/real_models
+cases=""
+for m in "$RM"/*.onnx; do
+    b=$(basename "$m" .onnx)
+    cases="$cases $m|$RM/$b.input_0.npy|$RM/$b.output_0.npy"
+done
+D=$SRC/tests/data/digits
+cases="$cases $D/digits_cnn.onnx|$D/digits_test_x.npy|$D/digits_cnn_logits.npy"
+for c in $cases; do
+    IFS='|' read -r model input ref <<<"$c"
+    b=$(basename "$model" .onnx)
+    if "$NNFX" export "$model" -o "$TMP/$b.onnx"; then ort "$TMP/$b.onnx" "$input" "$ref"; else
+        echo "FAIL: nnfx export $b"
+        fail=$((fail + 1))
+    fi
+    if "$NNFX" optimize "$model" -o "$TMP/${b}_opt.onnx" --pass fuse-conv-bn --pass fold-constants --pass cse \
+        --pass dce --quiet; then ort "$TMP/${b}_opt.onnx" "$input" "$ref"; else
+        echo "FAIL: nnfx optimize $b"
+        fail=$((fail + 1))
+    fi
+    if "$NNFX" export "$model" -o "$TMP/${b}_ext.onnx" --external-data; then
+        ort "$TMP/${b}_ext.onnx" "$input" "$ref"
+    else
+        echo "FAIL: nnfx export --external-data $b"
+        fail=$((fail + 1))
+    fi
+done
+echo "onnx runtime on nnfx-written models: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,256 @@
+/* test_fast_exec.c — the compiled executor (static memory plan, fused
+ * conv epilogues, direct depthwise and max pool, thread pool) against the
+ * generic interpreter on small graphs, and 1 thread against 2. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nnfx.h"
+
+static uint32_t rng = 12345;
+static float frand(void) {
+    rng = rng * 1664525u + 1013904223u;
+    return (float)((rng >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static nnfx_tensor *rand_tensor(int rank, const int64_t *dims) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, rank, dims, NULL);
+    float *p = t->data;
+    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++) p[i] = frand();
+    return t;
+}
+
+/* A get_attr node over a new random parameter of the given shape. */
+static nnfx_node *param(nnfx_graph *g, const char *name, int rank, const int64_t *dims, float add) {
+    nnfx_tensor *t = rand_tensor(rank, dims);
+    float *p = t->data;
+    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++) p[i] += add;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
+    assert_non_null(n);
+    return n;
+}
+
+static nnfx_node *op(nnfx_graph *g, nnfx_op o, int nargs, const nnfx_arg *args, int nattrs, const nnfx_attr *attrs) {
+    nnfx_error err = {0};
+    nnfx_node *n = nnfx_graph_call_op(g, o, nargs, args, nattrs, attrs, &err);
+    if (!n) fail_msg("%s", err.msg);
+    return n;
+}
+
+static nnfx_node *conv(nnfx_graph *g, nnfx_node *x, const char *name, int64_t m, int64_t cin, int64_t k, int64_t stride,
+                       int64_t pad, int64_t group, bool bias) {
+    char wn[64], bn[64];
+    snprintf(wn, sizeof wn, "%s.w", name);
+    snprintf(bn, sizeof bn, "%s.b", name);
+    int64_t wd[4] = {m, cin / group, k, k}, bd[1] = {m};
+    nnfx_node *w = param(g, wn, 4, wd, 0.0f);
+    int64_t pads[4] = {pad, pad, pad, pad}, st[2] = {stride, stride}, ks[2] = {k, k};
+    nnfx_attr at[4] = {nnfx_attr_ints("pads", 4, pads), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_int("group", group)};
+    nnfx_arg a[3] = {nnfx_arg_node(x), nnfx_arg_node(w), nnfx_arg_node(x)};
+    if (bias) a[2] = nnfx_arg_node(param(g, bn, 1, bd, 0.0f));
+    return op(g, NNFX_OP_CONV, bias ? 3 : 2, a, 4, at);
+}
+
+static nnfx_node *unary(nnfx_graph *g, nnfx_op o, nnfx_node *x) {
+    nnfx_arg a = nnfx_arg_node(x);
+    return op(g, o, 1, &a, 0, NULL);
+}
+
+static nnfx_node *binary(nnfx_graph *g, nnfx_op o, nnfx_node *x, nnfx_node *y) {
+    nnfx_arg a[2] = {nnfx_arg_node(x), nnfx_arg_node(y)};
+    return op(g, o, 2, a, 0, NULL);
+}
+
+static nnfx_node *input(nnfx_graph *g, int rank, const int64_t *dims) {
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, rank, dims);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
+    assert_non_null(x);
+    return x;
+}
+
+/* Residual block: conv3x3 -> batch norm -> relu -> conv3x3 (+ x) -> relu,
+ * plus a strided 1x1 conv + add + relu (downsample shortcut form). */
+static nnfx_graph *resblock(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 8, xd[2] = 9, xd[3] = 9;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *c1 = conv(g, x, "c1", 8, 8, 3, 1, 1, 1, true);
+    int64_t cd[1] = {8};
+    nnfx_arg bn[5] = {nnfx_arg_node(c1), nnfx_arg_node(param(g, "bn.scale", 1, cd, 1.5f)),
+                      nnfx_arg_node(param(g, "bn.bias", 1, cd, 0.0f)), nnfx_arg_node(param(g, "bn.mean", 1, cd, 0.0f)),
+                      nnfx_arg_node(param(g, "bn.var", 1, cd, 2.0f))};
+    nnfx_node *b1 = op(g, NNFX_OP_BATCH_NORM, 5, bn, 0, NULL);
+    nnfx_node *r1 = unary(g, NNFX_OP_RELU, b1);
+    nnfx_node *c2 = conv(g, r1, "c2", 8, 8, 3, 1, 1, 1, false);
+    nnfx_node *r2 = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, c2, x));
+    nnfx_node *c3 = conv(g, r2, "c3", 16, 8, 3, 2, 1, 1, true);
+    nnfx_node *d = conv(g, r2, "down", 16, 8, 1, 2, 0, 1, true);
+    nnfx_node *r3 = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, d, c3));
+    assert_non_null(nnfx_graph_output(g, 1, &r3, NULL));
+    return g;
+}
+
+/* Depthwise convs with relu6 (Clip), x * sigmoid(x), hard swish, and a
+ * ceil-mode max pool. */
+static nnfx_graph *depthwise(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 6, xd[2] = 13, xd[3] = 11;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *d1 = conv(g, x, "d1", 6, 6, 3, 2, 1, 6, true);
+    nnfx_arg ca[3] = {nnfx_arg_node(d1), nnfx_arg_float(0.0), nnfx_arg_float(0.5)};
+    nnfx_node *c1 = op(g, NNFX_OP_CLIP, 3, ca, 0, NULL);
+    nnfx_node *p1 = conv(g, c1, "p1", 12, 6, 1, 1, 0, 1, true);
+    nnfx_node *d2 = conv(g, p1, "d2", 12, 12, 5, 1, 2, 12, true);
+    nnfx_node *s2 = binary(g, NNFX_OP_MUL, d2, unary(g, NNFX_OP_SIGMOID, d2));
+    nnfx_node *d3 = conv(g, s2, "d3", 12, 12, 3, 1, 1, 12, false);
+    nnfx_node *h3 = unary(g, NNFX_OP_HARD_SWISH, d3);
+    int64_t ks[2] = {3, 3}, st[2] = {2, 2};
+    nnfx_attr pa[3] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_int("ceil_mode", 1)};
+    nnfx_arg pin = nnfx_arg_node(h3);
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);
+    assert_non_null(nnfx_graph_output(g, 1, &mp, NULL));
+    return g;
+}
+
+/* Flatten -> Gemm (transB) -> Relu -> Gemm. */
+static nnfx_graph *gemm(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 4, xd[1] = 3, xd[2] = 5, xd[3] = 2;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *f = unary(g, NNFX_OP_FLATTEN, x);
+    int64_t wd[2] = {7, 30}, bd[1] = {7}, w2d[2] = {7, 5};
+    nnfx_attr tb = nnfx_attr_int("transB", 1);
+    nnfx_arg a[3] = {nnfx_arg_node(f), nnfx_arg_node(param(g, "fc.w", 2, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "fc.b", 1, bd, 0.0f))};
+    nnfx_node *r = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_GEMM, 3, a, 1, &tb));
+    nnfx_arg b[2] = {nnfx_arg_node(r), nnfx_arg_node(param(g, "fc2.w", 2, w2d, 0.0f))};
+    nnfx_node *y = op(g, NNFX_OP_GEMM, 2, b, 0, NULL);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* max |a - b| / max |b| */
+static double rel_diff(const nnfx_tensor *a, const nnfx_tensor *b) {
+    assert_int_equal(nnfx_tensor_numel(a), nnfx_tensor_numel(b));
+    const float *pa = a->data, *pb = b->data;
+    double d = 0, m = 0;
+    for (int64_t i = 0; i < nnfx_tensor_numel(a); i++) {
+        if (fabs((double)pa[i] - pb[i]) > d) d = fabs((double)pa[i] - pb[i]);
+        if (fabs(pb[i]) > m) m = fabs(pb[i]);
+    }
+    return m > 0 ? d / m : d;
+}
+
+static nnfx_tensor *run_gm(nnfx_gm *gm, nnfx_tensor *x, int threads) {
+    nnfx_error err = {0};
+    nnfx_gm_set_threads(gm, threads);
+    nnfx_tensor *y = NULL;
+    int nout = 0;
+    if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(nout, 1);
+    return y;
+}
+
+/* Compiled (1 and 2 threads, run twice so reused buffers are exercised)
+ * against the interpreter. */
+static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan) {
+    int64_t xd[4];
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(make(xd), &err);
+    assert_non_null(gm);
+    nnfx_tensor *x = rand_tensor(4, xd);
+    nnfx_tensor *y1 = run_gm(gm, x, 1), *y1b = run_gm(gm, x, 1), *y2 = run_gm(gm, x, 2), *y2b = run_gm(gm, x, 2);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    if (want_in_plan && !strstr(plan, want_in_plan)) fail_msg("plan lacks '%s':\n%s", want_in_plan, plan);
+    assert_null(strstr(plan, "interpreted"));
+    free(plan);
+    int64_t peak = nnfx_gm_peak_activation_bytes(gm, &err);
+    assert_true(peak > nnfx_tensor_numel(x) * 4);
+    nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    assert_non_null(ip);
+    nnfx_tensor *ref = NULL;
+    int nout = 0;
+    assert_int_equal(nnfx_interp_run(ip, 1, &x, 1, &ref, &nout, &err), NNFX_OK);
+    assert_true(rel_diff(y1, ref) <= 1e-5);
+    assert_true(rel_diff(y2, ref) <= 1e-5);
+    assert_true(rel_diff(y2, y1) <= 1e-5);
+    assert_true(rel_diff(y1b, y1) == 0.0);
+    assert_true(rel_diff(y2b, y2) == 0.0);
+    nnfx_tensor *outs[4] = {y1, y1b, y2, y2b};
+    for (int i = 0; i < 4; i++) nnfx_tensor_release(outs[i]);
+    nnfx_tensor_release(ref);
+    nnfx_tensor_release(x);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
+}
+
+static void test_resblock(void **state) {
+    (void)state;
+    check_graph(resblock, "+ add + relu");
+}
+
+static void test_depthwise(void **state) {
+    (void)state;
+    check_graph(depthwise, "dwconv5x5/s1 direct + bias + silu");
+}
+
+static void test_gemm(void **state) {
+    (void)state;
+    check_graph(gemm, "gemm");
+}
+
+/* A wrong input is an error, not a crash; a graph with dynamic shapes runs
+ * in the interpreter. */
+static void test_bad_input_and_fallback(void **state) {
+    (void)state;
+    int64_t xd[4];
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(resblock(xd), &err);
+    int64_t bad[4] = {1, 8, 9, 9};
+    nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, bad, NULL), *y = NULL;
+    int nout = 0;
+    assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_ERR_SHAPE);
+    assert_non_null(strstr(err.msg, "input x expects"));
+    nnfx_tensor_release(x);
+    nnfx_gm_free(gm);
+
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_node *in = nnfx_graph_placeholder(g, "x", NULL, &err);
+    nnfx_node *r = unary(g, NNFX_OP_RELU, in);
+    nnfx_graph_output(g, 1, &r, &err);
+    gm = nnfx_gm_new(g, &err);
+    int64_t d[2] = {2, 2};
+    float v[4] = {-1, 2, -3, 4};
+    x = nnfx_tensor_from_floats(2, d, v, NULL);
+    assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_OK);
+    assert_float_equal(((float *)y->data)[1], 2.0f, 0);
+    assert_float_equal(((float *)y->data)[2], 0.0f, 0);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(strstr(plan, "interpreted"));
+    free(plan);
+    nnfx_tensor_release(x);
+    nnfx_tensor_release(y);
+    nnfx_gm_free(gm);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resblock),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_bad_input_and_fallback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
