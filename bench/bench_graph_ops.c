@@ -7,9 +7,10 @@
  *   relu_to_leaky_incl_trace_s  trace + every relu -> leaky_relu + recompile
  *   dce_recompile_s             eliminate_dead_code + recompile
  *   fuse_conv_bn_s              the fuse-conv-bn pass (every block) + recompile
- *   replace_pattern_incl_trace_s  trace + rule "relu(x) -> leaky_relu(x,
- *                               alpha=0.01)" through the subgraph rewriter + recompile
- * bench/torch_fx_graph_ops.py measures the same with torch.fx.
+ *   replace_pattern_incl_trace_s  trace + rule "sigmoid(x) -> clip(x, 0.0, 1.0)"
+ *                               through the subgraph rewriter + recompile
+ * Each key is the best of 3 runs for N <= 1600 (1 run above), as in
+ * bench/torch_fx_graph_ops.py, which measures the same with torch.fx.
  * Usage: bench_graph_ops [N ...]   (default 100 400 1600 25000) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,13 @@ static int relu_to_leaky(nnfx_graph *g, nnfx_error *err) {
     return k;
 }
 
-static int bench(int nblocks) {
+typedef struct timings {
+    int nodes;
+    double t[5]; /* the five keys, in the order printed */
+} timings;
+
+/* One measurement of every key into *out; 0 on success. */
+static int bench_once(int nblocks, timings *out) {
     nnfx_error err = {0};
     nnfx_module *m = trace_seed_chain(nblocks, 1);
     if (!m) {
@@ -102,7 +109,7 @@ static int bench(int nblocks) {
 
     double t8 = now_s();
     gm = nnfx_symbolic_trace(m, 1, &in, &err);
-    replaced = gm ? nnfx_rewrite_text(nnfx_gm_graph(gm), "relu(x) -> leaky_relu(x, alpha=0.01)", &err) : -1;
+    replaced = gm ? nnfx_rewrite_text(nnfx_gm_graph(gm), "sigmoid(x) -> clip(x, 0.0, 1.0)", &err) : -1;
     st = replaced == nblocks ? nnfx_gm_recompile(gm, &err) : NNFX_ERR_GRAPH;
     double t9 = now_s();
     if (st) {
@@ -111,12 +118,25 @@ static int bench(int nblocks) {
         nnfx_module_free(m);
         return 1;
     }
-    printf("{\"model\":\"chain%d\",\"nodes\":%d,\"trace_s\":%.6f,\"relu_to_leaky_incl_trace_s\":%.6f,"
-           "\"dce_recompile_s\":%.6f,\"fuse_conv_bn_s\":%.6f,\"replace_pattern_incl_trace_s\":%.6f}\n",
-           nblocks, nodes, t1 - t0, t3 - t2, t5 - t4, t7 - t6, t9 - t8);
-    fflush(stdout);
+    *out = (timings){nodes, {t1 - t0, t3 - t2, t5 - t4, t7 - t6, t9 - t8}};
     nnfx_gm_free(gm);
     nnfx_module_free(m);
+    return 0;
+}
+
+static int bench(int nblocks) {
+    timings best = {0}, t;
+    int runs = nblocks <= 1600 ? 3 : 1;
+    for (int r = 0; r < runs; r++) {
+        if (bench_once(nblocks, &t)) return 1;
+        best.nodes = t.nodes;
+        for (int k = 0; k < 5; k++)
+            if (r == 0 || t.t[k] < best.t[k]) best.t[k] = t.t[k];
+    }
+    printf("{\"model\":\"chain%d\",\"nodes\":%d,\"trace_s\":%.6f,\"relu_to_leaky_incl_trace_s\":%.6f,"
+           "\"dce_recompile_s\":%.6f,\"fuse_conv_bn_s\":%.6f,\"replace_pattern_incl_trace_s\":%.6f}\n",
+           nblocks, best.nodes, best.t[0], best.t[1], best.t[2], best.t[3], best.t[4]);
+    fflush(stdout);
     return 0;
 }
 

@@ -429,7 +429,9 @@ int nnfx_node_num_users(const nnfx_node *n);
 nnfx_node *nnfx_node_user(const nnfx_node *n, int i);
 /* Number of values n produces (1, or k for a multi-output op). */
 int nnfx_node_num_outputs(const nnfx_node *n);
-/* Meta of output i (0 for single-output nodes); mutable. */
+/* Meta of output i (0 for single-output nodes); mutable: the call marks n
+ * for re-inference, so write through the pointer before the next
+ * nnfx_graph_infer_shapes / recompile (use nnfx_node_meta_c to read). */
 nnfx_meta *nnfx_node_meta(nnfx_node *n, int i);
 const nnfx_meta *nnfx_node_meta_c(const nnfx_node *n, int i);
 /* Module path this node came from ("layer1.0.conv1"), or "". */
@@ -482,7 +484,9 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
 
 /* Infers dtype and shape of every node from the placeholders' meta and the
  * parameters (FX's ShapeProp, statically). Errors name the node with the
- * expected and actual shapes. */
+ * expected and actual shapes. Incremental: after a successful pass, only
+ * nodes edited since (or whose inputs' metas change) are inferred again;
+ * the result is always that of a full pass. */
 nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err);
 
 /* --- Text forms --------------------------------------------------------- */

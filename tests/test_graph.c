@@ -232,8 +232,9 @@ static void test_lint_messages(void **state) {
     /* duplicate names (forced past the API) */
     s = make_small();
     ir_strmap_del(&s.g->names, s.add->name);
-    free(s.add->name);
-    s.add->name = ir_strdup("relu");
+    ir_graph_free_str(s.g, s.add->name);
+    s.add->name = ir_arena_strdup(&s.g->arena, "relu");
+    s.add->name_hash = ir_strmap_hash("relu");
     assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
     assert_non_null(strstr(err.msg, "relu"));
     nnfx_graph_free(s.g);

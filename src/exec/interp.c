@@ -42,7 +42,7 @@ nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handl
     }
     ip->index = nnfx_value_map_new();
     ip->values = calloc((size_t)(ip->plan.nsteps ? ip->plan.nsteps : 1), sizeof *ip->values);
-    if (!ip->index || !ip->values) goto oom;
+    if (!ip->index || !ip->values || !ir_value_map_reserve(ip->index, (size_t)ip->plan.nsteps)) goto oom;
     for (int i = 0; i < ip->plan.nsteps; i++)
         if (!nnfx_value_map_put(ip->index, ip->plan.steps[i], (nnfx_node *)(intptr_t)(i + 1))) goto oom;
     return ip;

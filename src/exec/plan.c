@@ -14,22 +14,26 @@ nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err) {
         exec_plan_free(p);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory building the execution plan");
     }
+    /* one walk: a linted graph defines every argument before its use, so
+     * the argument's step is already this plan's */
     int i = 0;
-    for (nnfx_node *nd = g->head; nd; nd = nd->next, i++) {
+    for (nnfx_node *nd = g->head; nd && i < n; nd = nd->next, i++) {
         p->steps[i] = nd;
         p->last_use[i] = -1;
-        nd->pass_data = (void *)(intptr_t)i;
-    }
-    p->nsteps = i;
-    for (i = 0; i < p->nsteps; i++) {
-        nnfx_node *nd = p->steps[i];
+        nd->step = i;
         for (int a = 0; a < nd->nargs; a++)
             if (nd->args[a].kind == NNFX_ARG_NODE) {
-                int src = (int)(intptr_t)nd->args[a].u.node->pass_data;
-                if (p->last_use[src] < i) p->last_use[src] = i;
+                const nnfx_node *src = nd->args[a].u.node;
+                int s = src->step;
+                if (s < 0 || s >= i || p->steps[s] != src) {
+                    exec_plan_free(p);
+                    return nnfx_error_set(err, NNFX_ERR_GRAPH, "plan: node %s uses %s before it is defined",
+                                          nd->name, src->name);
+                }
+                p->last_use[s] = i;
             }
     }
-    for (nnfx_node *nd = g->head; nd; nd = nd->next) nd->pass_data = NULL;
+    p->nsteps = i;
     return NNFX_OK;
 }
 

@@ -997,10 +997,9 @@ static void parse_node(tp *s) {
     switch (oc) {
     case NNFX_PLACEHOLDER: {
         n = nnfx_graph_placeholder(s->g, target, NULL, s->err);
-        if (n && strcmp(n->target, target) != 0) { /* keep the target exactly as written */
-            free(n->target);
-            n->target = target;
-            target = NULL;
+        if (n && strcmp(n->target, target) != 0 && !ir_node_set_target(n, target)) { /* keep it as written */
+            tp_fail_ir(s, nnfx_error_set(s->err, NNFX_ERR_NOMEM, "out of memory"));
+            goto out;
         }
         break;
     }

@@ -29,30 +29,39 @@ void nnfx_value_map_free(nnfx_value_map *m) {
     free(m);
 }
 
+/* Moves the entries into nc slots (a power of two above twice the count). */
+static bool rehash(nnfx_value_map *m, size_t nc) {
+    const nnfx_node **nk = calloc(nc, sizeof *nk);
+    nnfx_node **nv = calloc(nc, sizeof *nv);
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t j = hash_ptr(m->keys[i]) & (nc - 1);
+        while (nk[j]) j = (j + 1) & (nc - 1);
+        nk[j] = m->keys[i];
+        nv[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = nc;
+    return true;
+}
+
+bool ir_value_map_reserve(nnfx_value_map *m, size_t n) {
+    size_t nc = m->cap ? m->cap : 64;
+    while (nc < 2 * (n + 1)) nc *= 2;
+    return nc == m->cap || rehash(m, nc);
+}
+
 bool nnfx_value_map_put(nnfx_value_map *m, const nnfx_node *k, nnfx_node *v) {
     if (!m || !k) return false;
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
-        const nnfx_node **nk = calloc(nc, sizeof *nk);
-        nnfx_node **nv = calloc(nc, sizeof *nv);
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return false;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i]) continue;
-            size_t j = hash_ptr(m->keys[i]) & (nc - 1);
-            while (nk[j]) j = (j + 1) & (nc - 1);
-            nk[j] = m->keys[i];
-            nv[j] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = nc;
-    }
+    if ((m->count + 1) * 2 > m->cap && !rehash(m, m->cap ? m->cap * 2 : 64)) return false;
     size_t j = hash_ptr(k) & (m->cap - 1);
     while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
     if (!m->keys[j]) m->count++;
@@ -108,7 +117,7 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
     case NNFX_PLACEHOLDER: c = nnfx_graph_placeholder(g, n->name, &n->meta[0], err); break;
     case NNFX_GET_ATTR:
         if (!ir_graph_param_raw(g, n->target)) {
-            nnfx_tensor *t = ir_graph_param_raw(n->graph, n->target);
+            nnfx_tensor *t = ir_node_param_raw(n);
             if (t && nnfx_graph_set_param(g, n->target, t, err)) goto out;
             intptr_t si = (intptr_t)ir_strmap_get(&n->graph->param_index, n->target);
             if (t && si) nnfx_graph_set_param_constant(g, n->target, n->graph->params[si - 1].constant, NULL);
@@ -158,7 +167,7 @@ nnfx_graph *nnfx_graph_copy(const nnfx_graph *src, nnfx_value_map *map, nnfx_err
     }
     nnfx_graph *g = nnfx_graph_new();
     nnfx_value_map *m = map ? map : nnfx_value_map_new();
-    if (!g || !m) goto oom;
+    if (!g || !m || !ir_value_map_reserve(m, m->count + (size_t)src->num_nodes)) goto oom;
     for (int i = 0; i < src->nparams; i++) {
         if (nnfx_graph_set_param(g, src->params[i].name, src->params[i].t, err)) goto fail;
         g->params[i].constant = src->params[i].constant;

@@ -1,5 +1,4 @@
 /* graph.c — graph lifetime, unique names, the insert point and node creation. */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,40 +18,45 @@ const char *nnfx_opcode_name(nnfx_opcode oc) {
     return "?";
 }
 
-nnfx_graph *nnfx_graph_new(void) { return calloc(1, sizeof(nnfx_graph)); }
+nnfx_graph *nnfx_graph_new(void) {
+    nnfx_graph *g = calloc(1, sizeof(nnfx_graph));
+    if (g) g->param_epoch = 1;
+    return g;
+}
 
 void ir_graph_touch(nnfx_graph *g) {
     if (g) g->version++;
 }
 
-static void node_free(nnfx_node *n) {
-    free(n->name);
-    free(n->target);
-    free(n->args);
-    for (int i = 0; i < n->nattrs; i++) ir_attr_free(&n->attrs[i]);
-    free(n->attrs);
-    free(n->users);
-    free(n->meta);
-    free(n->module_path);
-    free(n->src_file);
-    free(n);
+/* Returns a node and everything it owns to the graph's arena. */
+static void node_free(nnfx_graph *g, nnfx_node *n) {
+    ir_arena *a = &g->arena;
+    ir_graph_free_str(g, n->name);
+    ir_graph_free_str(g, n->target);
+    ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
+    for (int i = 0; i < n->nattrs; i++) ir_node_attr_free(g, &n->attrs[i]);
+    ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
+    ir_arena_free(&g->hot, n->users, sizeof *n->users * (size_t)n->cap_users);
+    ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
+    ir_graph_free_str(g, n->module_path);
+    ir_graph_free_str(g, n->src_file);
+    ir_arena_free(&g->hot, n, sizeof *n);
 }
 
 void nnfx_graph_free(nnfx_graph *g) {
     if (!g) return;
-    for (nnfx_node *n = g->head, *next; n; n = next) {
-        next = n->next;
-        node_free(n);
-    }
+    /* the arena holds every node; only tensor attributes hold references */
+    for (nnfx_node *n = g->head; n; n = n->next)
+        for (int i = 0; i < n->nattrs; i++)
+            if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
+    ir_arena_release(&g->arena);
+    ir_arena_release(&g->hot);
     ir_strmap_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
     free(g->counter_keys);
     ir_strmap_free(&g->param_index);
-    for (int i = 0; i < g->nparams; i++) {
-        free(g->params[i].name);
-        nnfx_tensor_release(g->params[i].t);
-    }
+    for (int i = 0; i < g->nparams; i++) nnfx_tensor_release(g->params[i].t); /* names: arena */
     free(g->params);
     for (int i = 0; i < g->nleaves; i++) free(g->leaves[i].name);
     free(g->leaves);
@@ -62,23 +66,44 @@ void nnfx_graph_free(nnfx_graph *g) {
 
 /* --- names --------------------------------------------------------------------- */
 
-/* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf. */
-static void sanitize_name(const char *s, char *buf, size_t len) {
+/* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
+static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
+
+/* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf; its length. */
+static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
-    if (isdigit((unsigned char)*s) && o + 1 < len) buf[o++] = '_';
-    for (; *s && o + 1 < len; s++) buf[o++] = (isalnum((unsigned char)*s) || *s == '_') ? *s : '_';
+    if (*s >= '0' && *s <= '9') buf[o++] = '_';
+    for (; *s && o + 1 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[o++] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
+    }
     buf[o] = 0;
+    return o;
 }
 
-/* A name not used in g, derived from base: base, base_1, base_2, ... */
-static char *fresh_name(nnfx_graph *g, const char *base_in) {
+/* Copy of the n bytes at s plus a NUL in g's arena. */
+static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
+    char *d = ir_arena_alloc(&g->arena, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* A name not used in g, derived from base: base, base_1, base_2, ...
+ * (in g's arena; *hash receives its ir_strmap_hash). */
+static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     char base[200];
-    sanitize_name(base_in, base, sizeof base);
-    if (!ir_strmap_get(&g->names, base)) return ir_strdup(base);
-    intptr_t next = (intptr_t)ir_strmap_get(&g->name_counters, base);
+    size_t bl = sanitize_name(base_in, base, sizeof base);
+    uint64_t bh = ir_strmap_hash(base);
+    if (!ir_strmap_get_h(&g->names, base, bh)) {
+        *hash = bh;
+        return arena_strndup(g, base, bl);
+    }
+    intptr_t next = (intptr_t)ir_strmap_get_h(&g->name_counters, base, bh);
     char buf[240];
-    size_t bl = strlen(base);
     memcpy(buf, base, bl);
     buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
@@ -88,7 +113,8 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
         for (intptr_t v = k; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
         for (int i = 0; i < nd; i++) buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
-        if (!ir_strmap_get(&g->names, buf)) {
+        uint64_t h = ir_strmap_hash(buf);
+        if (!ir_strmap_get_h(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
                     int nc = g->cap_counter_keys ? g->cap_counter_keys * 2 : 16;
@@ -100,12 +126,13 @@ static char *fresh_name(nnfx_graph *g, const char *base_in) {
                 char *key = ir_strdup(base);
                 if (!key) return NULL;
                 g->counter_keys[g->ncounter_keys++] = key;
-                if (!ir_strmap_put(&g->name_counters, key, (void *)(k + 1))) return NULL;
+                if (!ir_strmap_put_h(&g->name_counters, key, bh, (void *)(k + 1))) return NULL;
             } else {
                 /* keys stay owned by counter_keys; update the value in place */
-                ir_strmap_put(&g->name_counters, base, (void *)(k + 1));
+                ir_strmap_put_h(&g->name_counters, base, bh, (void *)(k + 1));
             }
-            return ir_strdup(buf);
+            *hash = h;
+            return arena_strndup(g, buf, bl + 1 + (size_t)nd);
         }
     }
 }
@@ -115,14 +142,16 @@ nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) 
     nnfx_graph *g = n->graph;
     if (strcmp(n->name, name) == 0) return NNFX_OK;
     ir_strmap_del(&g->names, n->name);
-    char *nn = fresh_name(g, name);
+    uint64_t h;
+    char *nn = fresh_name(g, name, &h);
     if (!nn) {
-        ir_strmap_put(&g->names, n->name, n);
+        ir_strmap_put_h(&g->names, n->name, n->name_hash, n);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
-    free(n->name);
+    ir_graph_free_str(g, n->name);
     n->name = nn;
-    if (!ir_strmap_put(&g->names, n->name, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    n->name_hash = h;
+    if (!ir_strmap_put_h(&g->names, n->name, h, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return NNFX_OK;
 }
 
@@ -133,8 +162,11 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
         if (n->users[i] == u) return true;
     if (n->nusers == n->cap_users) {
         int nc = n->cap_users ? n->cap_users * 2 : 4;
-        nnfx_node **nu = realloc(n->users, sizeof *nu * (size_t)nc);
+        ir_arena *a = &n->graph->hot;
+        nnfx_node **nu = ir_arena_alloc(a, sizeof *nu * (size_t)nc);
         if (!nu) return false;
+        if (n->nusers) memcpy(nu, n->users, sizeof *nu * (size_t)n->nusers);
+        ir_arena_free(a, n->users, sizeof *nu * (size_t)n->cap_users);
         n->users = nu;
         n->cap_users = nc;
     }
@@ -237,19 +269,23 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 /* --- creation ------------------------------------------------------------------- */
 
 static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
-    nnfx_node *n = calloc(1, sizeof *n);
+    nnfx_node *n = ir_arena_calloc(&g->hot, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
     n->nout = nout < 1 ? 1 : nout;
-    n->meta = calloc((size_t)n->nout, sizeof *n->meta);
-    n->name = fresh_name(g, base);
+    n->infer_dirty = true;
+    n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
+    n->name = fresh_name(g, base, &n->name_hash);
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++) n->meta[i].rank = -1;
-    if (!ir_strmap_put(&g->names, n->name, n)) goto oom;
+    if (!ir_strmap_put_h(&g->names, n->name, n->name_hash, n)) goto oom;
     return n;
 oom:
-    if (n) node_free(n);
+    if (n) {
+        if (n->name) ir_strmap_del(&g->names, n->name);
+        node_free(g, n);
+    }
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory creating a node");
     return NULL;
 }
@@ -268,24 +304,26 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
                 return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d is the output node", n->name, i);
         }
     }
+    ir_arena *ar = &n->graph->hot;
     nnfx_arg *copy = NULL;
     if (nargs > 0) {
-        copy = malloc(sizeof *copy * (size_t)nargs);
+        copy = ir_arena_alloc(ar, sizeof *copy * (size_t)nargs);
         if (!copy) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         memcpy(copy, args, sizeof *copy * (size_t)nargs);
     }
     nnfx_arg *old = n->args;
     int nold = n->nargs;
+    n->infer_dirty = true;
     n->args = copy;
     n->nargs = nargs;
     for (int i = 0; i < nargs; i++)
         if (copy[i].kind == NNFX_ARG_NODE && !ir_add_user(copy[i].u.node, n)) {
-            free(old);
+            ir_arena_free(ar, old, sizeof *old * (size_t)nold);
             return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         }
     for (int i = 0; i < nold; i++)
         if (old[i].kind == NNFX_ARG_NODE) ir_drop_user_if_unused(old[i].u.node, n);
-    free(old);
+    ir_arena_free(ar, old, sizeof *old * (size_t)nold);
     ir_graph_touch(n->graph);
     return NNFX_OK;
 }
@@ -299,7 +337,7 @@ static void node_discard(nnfx_graph *g, nnfx_node *n) {
             ir_drop_user_if_unused(a, n);
         }
     ir_strmap_del(&g->names, n->name);
-    node_free(n);
+    node_free(g, n);
 }
 
 nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_meta *meta, nnfx_error *err) {
@@ -309,13 +347,13 @@ nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_me
     }
     nnfx_node *n = node_alloc(g, NNFX_PLACEHOLDER, name, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(n->name);
-    if (!n->target) {
+    if (!ir_node_set_target(n, n->name)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
     if (meta) n->meta[0] = *meta;
+    n->infer_dirty = false; /* its meta is the source; users are new */
     place_node(g, n);
     return n;
 }
@@ -325,22 +363,61 @@ nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *er
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: NULL graph or target");
         return NULL;
     }
-    const nnfx_tensor *t = ir_graph_param_raw(g, target); /* only its meta */
-    if (!t) {
+    int idx = ir_graph_param_find(g, target);
+    if (!idx) {
         nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "get_attr: the graph has no parameter '%s'", target);
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, target, 1, err);
+    return ir_graph_get_attr_at(g, idx - 1, err);
+}
+
+nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
+    if (!g || idx < 0 || idx >= g->nparams) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "get_attr: no parameter index %d", idx);
+        return NULL;
+    }
+    const ir_param *p = &g->params[idx];
+    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(target);
-    if (!n->target) {
+    if (!ir_node_set_target(n, p->name)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    nnfx_meta_set_shape(&n->meta[0], t->dtype, t->rank, t->shape);
+    n->param_idx = idx + 1;
+    n->param_epoch = g->param_epoch;
+    nnfx_meta_set_shape(&n->meta[0], p->t->dtype, p->t->rank, p->t->shape);
+    n->infer_dirty = false; /* the meta a pass would give; users are new */
     place_node(g, n);
     return n;
+}
+
+/* True when attrs has no NULL and no repeated names (the common case). */
+static bool attrs_distinct(int nattrs, const nnfx_attr *attrs) {
+    for (int i = 0; i < nattrs; i++) {
+        if (!attrs[i].name) return false;
+        for (int j = 0; j < i; j++)
+            if (strcmp(attrs[i].name, attrs[j].name) == 0) return false;
+    }
+    return true;
+}
+
+/* Gives n (with no attributes yet) copies of attrs in one array; false on OOM. */
+static bool attrs_copy_all(nnfx_node *n, int nattrs, const nnfx_attr *attrs) {
+    nnfx_graph *g = n->graph;
+    nnfx_attr *v = ir_arena_alloc(&g->arena, sizeof *v * (size_t)nattrs);
+    if (!v) return false;
+    for (int i = 0; i < nattrs; i++) {
+        if (!ir_node_attr_copy(g, &v[i], &attrs[i])) {
+            while (i-- > 0) ir_node_attr_free(g, &v[i]);
+            ir_arena_free(&g->arena, v, sizeof *v * (size_t)nattrs);
+            return false;
+        }
+    }
+    n->attrs = v;
+    n->nattrs = nattrs;
+    n->attrs_linted = false;
+    return true;
 }
 
 nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_arg *args, int nattrs,
@@ -363,11 +440,17 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
     nnfx_node *n = node_alloc(g, NNFX_CALL_FUNCTION, info->name, 1, err);
     if (!n) return NULL;
     n->op = op;
-    for (int i = 0; i < nattrs; i++) {
-        if (nnfx_node_set_attr(n, &attrs[i], err)) {
-            node_discard(g, n);
-            return NULL;
+    if (!attrs_distinct(nattrs, attrs)) { /* later ones replace earlier ones */
+        for (int i = 0; i < nattrs; i++) {
+            if (nnfx_node_set_attr(n, &attrs[i], err)) {
+                node_discard(g, n);
+                return NULL;
+            }
         }
+    } else if (nattrs > 0 && !attrs_copy_all(n, nattrs, attrs)) {
+        node_discard(g, n);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
     }
     int nout = ir_node_num_outputs_for(op, n);
     if ((nout != 1 && ir_node_set_num_outputs(n, nout, err)) || node_set_args_raw(n, nargs, args, err)) {
@@ -391,8 +474,7 @@ nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, 
     }
     nnfx_node *n = node_alloc(g, NNFX_CALL_MODULE, target, 1, err);
     if (!n) return NULL;
-    n->target = ir_strdup(target);
-    if (!n->target) {
+    if (!ir_node_set_target(n, target)) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
@@ -432,7 +514,8 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
     }
     nnfx_node *n = node_alloc(g, NNFX_OUTPUT, "output", 1, err);
     if (!n) return NULL;
-    nnfx_arg *args = malloc(sizeof *args * (size_t)(nvals ? nvals : 1));
+    nnfx_arg stack[16];
+    nnfx_arg *args = nvals <= 16 ? stack : malloc(sizeof *args * (size_t)nvals);
     if (!args) {
         node_discard(g, n);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
@@ -440,7 +523,7 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
     }
     for (int i = 0; i < nvals; i++) args[i] = nnfx_arg_node(values[i]);
     nnfx_status st = node_set_args_raw(n, nvals, args, err);
-    free(args);
+    if (args != stack) free(args);
     if (st) {
         node_discard(g, n);
         return NULL;
@@ -477,32 +560,46 @@ nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i) {
 
 nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (!g || !name || !*name || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_param: NULL argument");
-    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    int idx = ir_graph_param_find(g, name);
     if (idx) {
         nnfx_tensor_retain(t);
         nnfx_tensor_release(g->params[idx - 1].t);
         g->params[idx - 1].t = t;
+        g->infer_valid = false; /* constant values may differ now */
         ir_graph_touch(g);
         return NNFX_OK;
     }
+    return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
+}
+
+int ir_graph_param_find(const nnfx_graph *g, const char *name) {
+    return (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+}
+
+int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
         int nc = g->cap_params ? g->cap_params * 2 : 16;
         ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
-        if (!np) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        if (!np) {
+            nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+            return 0;
+        }
         g->params = np;
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
     }
-    char *nm = ir_strdup(name);
-    if (!nm) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    char *nm = ir_arena_strdup(&g->arena, name);
+    if (!nm || !ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)(g->nparams + 1))) {
+        ir_graph_free_str(g, nm);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return 0;
+    }
     g->params[g->nparams].name = nm;
     g->params[g->nparams].t = nnfx_tensor_retain(t);
     g->params[g->nparams].constant = false;
     g->nparams++;
-    if (!ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)g->nparams))
-        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     ir_graph_touch(g);
-    return NNFX_OK;
+    return g->nparams;
 }
 
 /* Parameters leave the graph aligned for their dtype: an unaligned mapped
@@ -515,13 +612,27 @@ static nnfx_tensor *param_ready(nnfx_tensor *t) {
 
 nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;
-    intptr_t idx = (intptr_t)ir_strmap_get(&g->param_index, name);
+    int idx = ir_graph_param_find(g, name);
     return idx ? g->params[idx - 1].t : NULL;
 }
 
 nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name) {
     return param_ready(ir_graph_param_raw(g, name));
 }
+
+nnfx_tensor *ir_node_param_raw(const nnfx_node *cn) {
+    if (!cn || cn->opcode != NNFX_GET_ATTR || !cn->target) return NULL;
+    nnfx_node *n = (nnfx_node *)cn; /* the cache is not a semantic change */
+    const nnfx_graph *g = n->graph;
+    if (n->param_idx <= 0 || n->param_epoch != g->param_epoch || n->param_idx > g->nparams) {
+        n->param_idx = ir_graph_param_find(g, n->target);
+        n->param_epoch = g->param_epoch;
+        if (!n->param_idx) return NULL;
+    }
+    return g->params[n->param_idx - 1].t;
+}
+
+nnfx_tensor *ir_node_param(const nnfx_node *n) { return param_ready(ir_node_param_raw(n)); }
 
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
 
@@ -553,12 +664,13 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (ir_strmap_get(&used, g->params[i].name)) {
             g->params[kept++] = g->params[i];
         } else {
-            free(g->params[i].name);
+            ir_graph_free_str(g, g->params[i].name);
             nnfx_tensor_release(g->params[i].t);
             dropped++;
         }
     }
     g->nparams = kept;
+    g->param_epoch++;
     for (int i = 0; i < kept; i++) ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
     ir_strmap_free(&used);
     if (dropped) ir_graph_touch(g);
@@ -573,6 +685,7 @@ nnfx_status nnfx_graph_register_leaf(nnfx_graph *g, const char *name, nnfx_leaf_
         if (strcmp(g->leaves[i].name, name) == 0) {
             g->leaves[i].fn = fn;
             g->leaves[i].infer = infer;
+            g->infer_valid = false;
             g->leaves[i].user = user;
             return NNFX_OK;
         }
@@ -626,7 +739,8 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
     int count = 0;
     /* iterate over a snapshot: rewiring edits old->users */
     int nu = old->nusers;
-    nnfx_node **users = malloc(sizeof *users * (size_t)(nu ? nu : 1));
+    nnfx_node *stack[16];
+    nnfx_node **users = nu <= 16 ? stack : malloc(sizeof *users * (size_t)nu);
     if (!users) return -1;
     memcpy(users, old->users, sizeof *users * (size_t)nu);
     for (int k = 0; k < nu; k++) {
@@ -635,14 +749,15 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
         if (filter && !filter(u, ctx)) continue;
         for (int i = 0; i < u->nargs; i++)
             if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
+        u->infer_dirty = true;
         if (!ir_add_user(new_node, u)) {
-            free(users);
+            if (users != stack) free(users);
             return -1;
         }
         ir_drop_user_if_unused(old, u);
         count++;
     }
-    free(users);
+    if (users != stack) free(users);
     if (count) ir_graph_touch(old->graph);
     return count;
 }
@@ -658,6 +773,7 @@ nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new
         if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) {
             n->args[i].u.node = new_node;
             found = true;
+            n->infer_dirty = true;
         }
     if (!found)
         return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "replace_input_with: %%%s is not an input of %%%s", old->name,
@@ -691,7 +807,7 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     if (g->insert_ref == NULL && g->insert_after) g->insert_after = false;
     unlink_node(g, n);
     ir_strmap_del(&g->names, n->name);
-    node_free(n);
+    node_free(g, n);
     ir_graph_touch(g);
     return NNFX_OK;
 }

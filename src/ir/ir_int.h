@@ -4,28 +4,47 @@
 #define NNFX_IR_INT_H
 
 #include "nnfx.h"
+#include "ir/arena.h"
 #include "ir/strmap.h"
 
+/* The fields every whole-graph walk reads come first (one cache line);
+ * node structs, args and users live in the graph's hot arena, the rest in
+ * its cold arena, so walks touch few lines per node. */
 struct nnfx_node {
+    nnfx_node *next, *prev;
+    nnfx_arg *args;
     nnfx_graph *graph;
-    nnfx_node *prev, *next;
-    char *name;
     nnfx_opcode opcode;
     nnfx_op op;        /* call_function only */
-    char *target;      /* placeholder name, get_attr path, call_module leaf */
     int nargs;
-    nnfx_arg *args;
-    int nattrs;
-    nnfx_attr *attrs;  /* deep-owned */
-    int nusers, cap_users;
+    uint32_t order;    /* position key: increasing along the list (renumbered lazily) */
+    /* Incremental shape inference (see nnfx_graph_infer_shapes):
+     * infer_dirty: args, attributes, outputs or meta edited since the last
+     *   inference of this node;
+     * infer_value: the last inference computed a constant value;
+     * infer_changed: the current pass changed this node's meta. */
+    bool infer_dirty, infer_value, infer_changed;
+    bool attrs_linted; /* lint checked the attributes since the last set_attr */
+    int nusers;
     nnfx_node **users;
+    void *pass_data;   /* scratch for passes (not copied, not owned) */
+    /* --- */
+    int cap_users;
     int nout;          /* values produced (>= 1) */
     nnfx_meta *meta;   /* nout entries */
+    char *name;
+    uint64_t name_hash; /* ir_strmap_hash(name) */
+    char *target;      /* placeholder name, get_attr path, call_module leaf */
+    int nattrs;
+    nnfx_attr *attrs;  /* deep-owned */
     char *module_path;
     char *src_file;
     int src_line;
-    uint32_t order;    /* position key: increasing along the list (renumbered lazily) */
-    void *pass_data;   /* scratch for passes (not copied, not owned) */
+    /* get_attr only: index + 1 of target in graph->params, valid while
+     * param_epoch equals the graph's (see ir_node_param). */
+    int param_idx;
+    uint32_t param_epoch;
+    int step;          /* exec plan: position in the last plan built */
 };
 
 
@@ -43,6 +62,8 @@ typedef struct ir_leaf {
 } ir_leaf;
 
 struct nnfx_graph {
+    ir_arena hot;          /* node structs, args and users arrays       */
+    ir_arena arena;        /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
     ir_strmap names;       /* node name -> node                          */
@@ -63,6 +84,10 @@ struct nnfx_graph {
     void (*model_info_free)(void *info);
     bool orders_valid;
     uint64_t version; /* bumped on every structural edit */
+    uint32_t param_epoch; /* bumped when parameter indices move */
+    /* Every node's meta is what a full inference pass gives, except nodes
+     * marked infer_dirty; false forces the next pass to redo every node. */
+    bool infer_valid;
 };
 
 /* Renumbers node->order along the list if edits invalidated it. */
@@ -93,5 +118,29 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
                           nnfx_error *err);
 /* strdup that tolerates NULL. */
 char *ir_strdup(const char *s);
+/* Deep-copies attribute a into *dst with parts in g's arena; false on OOM. */
+bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a);
+/* Frees the arena-owned parts of a node attribute. */
+void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a);
+/* Frees a string owned by g's arena (NULL-safe). */
+void ir_graph_free_str(nnfx_graph *g, char *s);
+/* Sets the target string of a node (placeholder, get_attr, call_module);
+ * false on OOM (the old target stays). */
+bool ir_node_set_target(nnfx_node *n, const char *target);
+/* The parameter tensor a get_attr node reads (cached index, one hash
+ * lookup after parameters moved), or NULL. Borrowed. ir_node_param is
+ * ready for reading data (as nnfx_graph_param); ir_node_param_raw is the
+ * tensor as stored, for its existence, dtype and shape. */
+nnfx_tensor *ir_node_param(const nnfx_node *n);
+nnfx_tensor *ir_node_param_raw(const nnfx_node *n);
+/* Index + 1 of parameter name in g->params, or 0. */
+int ir_graph_param_find(const nnfx_graph *g, const char *name);
+/* Adds parameter name (which must not exist yet; retains t); its index + 1,
+ * or 0 on OOM (err set). */
+int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
+/* Makes room for n entries in m without growing; false on OOM. */
+bool ir_value_map_reserve(nnfx_value_map *m, size_t n);
+/* A get_attr node reading parameter index idx (0-based) of g. */
+nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err);
 
 #endif

@@ -29,14 +29,26 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     ir_graph_renumber(g);
     nnfx_status st = NNFX_OK;
     int count = 0, outputs = 0;
+    /* first users-list entry that does not use its node; reported only when
+     * nothing else is wrong (a wrong argument is the more useful message) */
+    const nnfx_node *bad_of = NULL, *bad_user = NULL;
     for (nnfx_node *n = g->head; n; n = n->next) {
         count++;
+        for (int k = 0; k < n->nusers && !bad_of; k++) {
+            const nnfx_node *u = n->users[k];
+            bool uses = false;
+            for (int i = 0; i < u->nargs && !uses; i++) uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+            if (!uses) {
+                bad_of = n;
+                bad_user = u;
+            }
+        }
         if (n->graph != g) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
             break;
         }
         /* names are unique exactly when each node owns its entry in the name table */
-        if (ir_strmap_get(&g->names, n->name) != n) {
+        if (ir_strmap_get_h(&g->names, n->name, n->name_hash) != n) {
             st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
             break;
         }
@@ -78,7 +90,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
             if (n->nargs) st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name);
             break;
         case NNFX_GET_ATTR:
-            if (!ir_graph_param_raw(g, n->target))
+            if (!ir_node_param_raw(n))
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: get_attr %s: the graph has no parameter '%s'", n->name,
                                     n->target);
             break;
@@ -109,24 +121,17 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                     st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: getitem %s: index out of range or not a node",
                                         n->name);
             }
-            if (!st) st = lint_attrs(n, err);
+            if (!st && !n->attrs_linted) st = lint_attrs(n, err);
+            if (!st) n->attrs_linted = true;
             break;
         }
         case NNFX_OUTPUT: break;
         }
         if (st) break;
     }
-    /* users lists last: a wrong argument above is the more useful message */
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
-        for (int k = 0; k < n->nusers && !st; k++) {
-            nnfx_node *u = n->users[k];
-            bool uses = false;
-            for (int i = 0; i < u->nargs; i++) uses |= u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
-            if (!uses)
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                                    n->name, u->name);
-        }
-    }
+    if (!st && bad_of)
+        st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                            bad_of->name, bad_user->name);
 done:
     if (st) return st;
     if (count != g->num_nodes)

@@ -117,6 +117,71 @@ void ir_attr_free(nnfx_attr *a) {
     a->name = NULL;
 }
 
+/* Node attributes keep their parts in the graph's arena. */
+bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a) {
+    ir_arena *ar = &g->arena;
+    *dst = *a;
+    dst->name = ir_arena_strdup(ar, a->name ? a->name : "");
+    if (!dst->name) return false;
+    switch (a->kind) {
+    case NNFX_ATTR_STRING:
+        dst->u.s = ir_arena_strdup(ar, a->u.s ? a->u.s : "");
+        if (!dst->u.s) goto fail;
+        break;
+    case NNFX_ATTR_INTS: {
+        int n = a->u.ints.n > 0 ? a->u.ints.n : 0;
+        int64_t *v = ir_arena_alloc(ar, sizeof *v * (size_t)n);
+        if (!v) goto fail;
+        if (n) memcpy(v, a->u.ints.v, sizeof *v * (size_t)n);
+        dst->u.ints.v = v;
+        dst->u.ints.n = n;
+        break;
+    }
+    case NNFX_ATTR_FLOATS: {
+        int n = a->u.floats.n > 0 ? a->u.floats.n : 0;
+        float *v = ir_arena_alloc(ar, sizeof *v * (size_t)n);
+        if (!v) goto fail;
+        if (n) memcpy(v, a->u.floats.v, sizeof *v * (size_t)n);
+        dst->u.floats.v = v;
+        dst->u.floats.n = n;
+        break;
+    }
+    case NNFX_ATTR_TENSOR: nnfx_tensor_retain(a->u.t); break;
+    default: break;
+    }
+    return true;
+fail:
+    ir_graph_free_str(g, (char *)dst->name);
+    dst->name = NULL;
+    return false;
+}
+
+void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a) {
+    ir_arena *ar = &g->arena;
+    ir_graph_free_str(g, (char *)a->name);
+    switch (a->kind) {
+    case NNFX_ATTR_STRING: ir_graph_free_str(g, (char *)a->u.s); break;
+    case NNFX_ATTR_INTS: ir_arena_free(ar, (int64_t *)a->u.ints.v, sizeof(int64_t) * (size_t)a->u.ints.n); break;
+    case NNFX_ATTR_FLOATS: ir_arena_free(ar, (float *)a->u.floats.v, sizeof(float) * (size_t)a->u.floats.n); break;
+    case NNFX_ATTR_TENSOR: nnfx_tensor_release(a->u.t); break;
+    default: break;
+    }
+    a->name = NULL;
+}
+
+void ir_graph_free_str(nnfx_graph *g, char *s) {
+    if (s) ir_arena_free(&g->arena, s, strlen(s) + 1);
+}
+
+bool ir_node_set_target(nnfx_node *n, const char *target) {
+    char *t = target ? ir_arena_strdup(&n->graph->arena, target) : NULL;
+    if (target && !t) return false;
+    ir_graph_free_str(n->graph, n->target);
+    n->target = t;
+    n->param_idx = 0;
+    return true;
+}
+
 /* --- meta ------------------------------------------------------------------ */
 
 void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims) {
@@ -216,23 +281,30 @@ const char *nnfx_node_attr_string(const nnfx_node *n, const char *name, const ch
 
 nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err) {
     if (!n || !a || !a->name) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_attr: NULL node or attribute");
+    nnfx_graph *g = n->graph;
     nnfx_attr copy;
-    if (!ir_attr_copy(&copy, a)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (!ir_node_attr_copy(g, &copy, a)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n->nattrs; i++) {
         if (strcmp(n->attrs[i].name, a->name) == 0) {
-            ir_attr_free(&n->attrs[i]);
+            ir_node_attr_free(g, &n->attrs[i]);
             n->attrs[i] = copy;
-            ir_graph_touch(n->graph);
+            n->infer_dirty = true;
+            n->attrs_linted = false;
+            ir_graph_touch(g);
             return NNFX_OK;
         }
     }
-    nnfx_attr *na = realloc(n->attrs, sizeof *na * (size_t)(n->nattrs + 1));
+    nnfx_attr *na = ir_arena_alloc(&g->arena, sizeof *na * (size_t)(n->nattrs + 1));
     if (!na) {
-        ir_attr_free(&copy);
+        ir_node_attr_free(g, &copy);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
+    if (n->nattrs) memcpy(na, n->attrs, sizeof *na * (size_t)n->nattrs);
+    ir_arena_free(&g->arena, n->attrs, sizeof *na * (size_t)n->nattrs);
     n->attrs = na;
     n->attrs[n->nattrs++] = copy;
+    n->infer_dirty = true;
+    n->attrs_linted = false;
     ir_graph_touch(n->graph);
     return NNFX_OK;
 }
@@ -243,6 +315,7 @@ int nnfx_node_num_outputs(const nnfx_node *n) { return n ? n->nout : 0; }
 
 nnfx_meta *nnfx_node_meta(nnfx_node *n, int i) {
     if (!n || i < 0 || i >= n->nout) return NULL;
+    n->infer_dirty = true; /* the caller may write it */
     return &n->meta[i];
 }
 const nnfx_meta *nnfx_node_meta_c(const nnfx_node *n, int i) {
@@ -254,9 +327,11 @@ const char *nnfx_node_module_path(const nnfx_node *n) { return n && n->module_pa
 
 nnfx_status nnfx_node_set_module_path(nnfx_node *n, const char *path, nnfx_error *err) {
     if (!n) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_module_path: NULL node");
+    if (n->module_path && path && strcmp(n->module_path, path) == 0) return NNFX_OK;
     char *p = NULL;
-    if (path && *path && !(p = ir_strdup(path))) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    free(n->module_path);
+    if (path && *path && !(p = ir_arena_strdup(&n->graph->arena, path)))
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    ir_graph_free_str(n->graph, n->module_path);
     n->module_path = p;
     return NNFX_OK;
 }
@@ -265,8 +340,12 @@ const char *nnfx_node_src_file(const nnfx_node *n) { return n ? n->src_file : NU
 int nnfx_node_src_line(const nnfx_node *n) { return n ? n->src_line : 0; }
 void nnfx_node_set_src(nnfx_node *n, const char *file, int line) {
     if (!n) return;
-    char *f = file ? ir_strdup(file) : NULL;
-    free(n->src_file);
+    if (n->src_file && file && strcmp(n->src_file, file) == 0) {
+        n->src_line = line;
+        return;
+    }
+    char *f = file ? ir_arena_strdup(&n->graph->arena, file) : NULL;
+    ir_graph_free_str(n->graph, n->src_file);
     n->src_file = f;
     n->src_line = f ? line : 0;
 }
@@ -287,8 +366,12 @@ nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err) {
     if (k < 1 || k > NNFX_MAX_RANK)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: %d outputs (1..%d supported)", n->name, k,
                               NNFX_MAX_RANK);
-    nnfx_meta *m = realloc(n->meta, sizeof *m * (size_t)k);
+    if (k == n->nout) return NNFX_OK;
+    n->infer_dirty = true;
+    nnfx_meta *m = ir_arena_alloc(&n->graph->arena, sizeof *m * (size_t)k);
     if (!m) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    memcpy(m, n->meta, sizeof *m * (size_t)(k < n->nout ? k : n->nout));
+    ir_arena_free(&n->graph->arena, n->meta, sizeof *m * (size_t)n->nout);
     for (int i = n->nout; i < k; i++) {
         memset(&m[i], 0, sizeof m[i]);
         m[i].rank = -1;

@@ -61,7 +61,7 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
             nnfx_node *src = a->u.node;
             in[i] = &src->meta[0];
             if (values && src->pass_data) in_value[i] = (const nnfx_tensor *)src->pass_data;
-            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = nnfx_graph_param(n->graph, src->target);
+            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = ir_node_param(src);
             if (!in_value[i]) all_known = false;
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
             literal_meta(a, &lit[i]);
@@ -134,53 +134,119 @@ out:
     return st;
 }
 
+/* Same dtype, rank and dims (symbols compared where the value is unknown). */
+static bool meta_equal(const nnfx_meta *a, const nnfx_meta *b) {
+    if (a->dtype != b->dtype || a->rank != b->rank) return false;
+    for (int i = 0; i < a->rank && i < NNFX_MAX_RANK; i++) {
+        if (a->dims[i].value != b->dims[i].value) return false;
+        if (a->dims[i].value < 0 && strcmp(a->dims[i].symbol, b->dims[i].symbol) != 0) return false;
+    }
+    return true;
+}
+
+/* Whether n must be inferred again in an incremental pass: it was edited,
+ * it computes a constant, or an input changed or carries a constant.
+ * -1 when an input comes after n (its meta is not known yet). */
+static int needs_infer(const nnfx_node *n) {
+    int need = n->infer_dirty || n->infer_value;
+    for (int i = 0; i < n->nargs; i++) {
+        if (n->args[i].kind != NNFX_ARG_NODE) continue;
+        const nnfx_node *a = n->args[i].u.node;
+        if (a->order >= n->order) return -1;
+        need |= a->infer_changed || a->infer_value;
+    }
+    return need;
+}
+
+/* Runs infer on n's metas and records in n->infer_changed whether they
+ * differ from before. */
+static nnfx_status infer_tracked(nnfx_node *n, nnfx_tensor **values, nnfx_error *err) {
+    nnfx_meta old[NNFX_MAX_RANK];
+    int k = n->nout <= NNFX_MAX_RANK ? n->nout : 0; /* more outputs: counted as changed */
+    memcpy(old, n->meta, sizeof *old * (size_t)k);
+    nnfx_status st;
+    if (n->opcode == NNFX_CALL_FUNCTION) {
+        nnfx_tensor *v = NULL;
+        st = ir_infer_node(n, values, true, &v, err);
+        n->pass_data = v;
+        n->infer_value = v != NULL;
+    } else {
+        const ir_leaf *l = ir_graph_leaf(n->graph, n->target);
+        if (!l) return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: no leaf function '%s'", n->name, n->target);
+        if (!l->infer) { /* opaque: meta stays as it is (or as the caller set it) */
+            n->infer_changed = true;
+            return NNFX_OK;
+        }
+        const nnfx_meta *ins[16];
+        int nin = n->nargs < 16 ? n->nargs : 16;
+        for (int i = 0; i < nin; i++) {
+            nnfx_node *a = nnfx_node_arg_node(n, i);
+            ins[i] = a ? &a->meta[0] : NULL;
+        }
+        st = l->infer(l->user, nin, ins, &n->meta[0], err);
+        if (st) nnfx_error_prefix(err, "node %s (leaf %s)", n->name, n->target);
+    }
+    bool same = k == n->nout;
+    for (int i = 0; same && i < k; i++) same = meta_equal(&old[i], &n->meta[i]);
+    n->infer_changed = !same;
+    return st;
+}
+
+/* Incremental: nodes whose inputs, arguments and attributes did not change
+ * since the last successful pass keep their meta (a graph edit marks the
+ * edited nodes; a changed meta re-infers its users). The result equals a
+ * full pass. */
 nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "infer_shapes: NULL graph");
     nnfx_status st = NNFX_OK;
     nnfx_tensor *dummy = NULL;
-    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
+    bool full = !g->infer_valid, any_value = false;
+    g->infer_valid = false; /* until this pass succeeds */
+    ir_graph_renumber(g);
+    /* one walk: inputs come before their users, so their flags and values
+     * are this pass's when a node reads them */
+    nnfx_node *n = g->head;
+    for (; n && !st; n = n->next) {
+        n->pass_data = NULL;
+        n->infer_changed = false;
         switch (n->opcode) {
-        case NNFX_PLACEHOLDER: break;
+        case NNFX_PLACEHOLDER: n->infer_changed = full || n->infer_dirty; break;
         case NNFX_GET_ATTR: {
-            nnfx_tensor *t = nnfx_graph_param(g, n->target);
+            /* parameters only change through set_param, which forces a
+             * full pass; an unedited get_attr keeps its meta */
+            if (!full && !n->infer_dirty) break;
+            nnfx_tensor *t = ir_node_param_raw(n);
             if (!t) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
                                     n->target);
                 break;
             }
-            nnfx_meta_set_shape(&n->meta[0], t->dtype, t->rank, t->shape);
+            nnfx_meta m;
+            nnfx_meta_set_shape(&m, t->dtype, t->rank, t->shape);
+            n->infer_changed = full || n->infer_dirty || !meta_equal(&m, &n->meta[0]);
+            n->meta[0] = m;
             break;
         }
-        case NNFX_CALL_FUNCTION: {
-            nnfx_tensor *v = NULL;
-            st = ir_infer_node(n, &dummy, true, &v, err);
-            n->pass_data = v;
-            break;
-        }
+        case NNFX_CALL_FUNCTION:
         case NNFX_CALL_MODULE: {
-            const ir_leaf *l = ir_graph_leaf(g, n->target);
-            if (!l) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: no leaf function '%s'", n->name, n->target);
+            int need = needs_infer(n);
+            if (need < 0) {
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s uses a node defined after it", n->name);
                 break;
             }
-            if (!l->infer) break; /* opaque: meta stays as it is */
-            const nnfx_meta *ins[16];
-            int nin = n->nargs < 16 ? n->nargs : 16;
-            for (int i = 0; i < nin; i++) {
-                nnfx_node *a = nnfx_node_arg_node(n, i);
-                ins[i] = a ? &a->meta[0] : NULL;
-            }
-            st = l->infer(l->user, nin, ins, &n->meta[0], err);
-            if (st) nnfx_error_prefix(err, "node %s (leaf %s)", n->name, n->target);
+            if (full || need) st = infer_tracked(n, &dummy, err);
+            any_value |= n->pass_data != NULL;
             break;
         }
         case NNFX_OUTPUT: break;
         }
+        if (!st) n->infer_dirty = false;
     }
-    for (nnfx_node *n = g->head; n; n = n->next) {
-        if (n->opcode == NNFX_CALL_FUNCTION) nnfx_tensor_release((nnfx_tensor *)n->pass_data);
-        n->pass_data = NULL;
+    /* release the constants of the visited nodes (up to the failing one) */
+    for (nnfx_node *v = g->head; v != n && any_value; v = v->next) {
+        if (v->opcode == NNFX_CALL_FUNCTION && v->infer_value) nnfx_tensor_release((nnfx_tensor *)v->pass_data);
+        v->pass_data = NULL;
     }
+    if (!st) g->infer_valid = true;
     return st;
 }

@@ -1,4 +1,4 @@
-/* strmap.c — open-addressing string map (FNV-1a, linear probing). */
+/* strmap.c — open-addressing string map (word-at-a-time hash, linear probing). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,32 +7,51 @@
 
 #define TOMBSTONE ((const char *)1)
 
-static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+/* Hashes 8 bytes per step (a multiply and a shift each), then folds the
+ * high bits down so that the low bits used as the slot index mix well. */
+uint64_t ir_strmap_hash(const char *s) {
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
 }
 
-void *ir_strmap_get(const ir_strmap *m, const char *key) {
+void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
     if (!m->cap || !key) return NULL;
-    size_t mask = m->cap - 1, i = (size_t)hash_str(key) & mask;
+    size_t mask = m->cap - 1, i = (size_t)hash & mask;
     for (;;) {
-        const char *k = m->slots[i].key;
-        if (!k) return NULL;
-        if (k != TOMBSTONE && strcmp(k, key) == 0) return m->slots[i].value;
+        const ir_strmap_slot *s = &m->slots[i];
+        if (!s->key) return NULL;
+        if (s->hash == hash && s->key != TOMBSTONE && strcmp(s->key, key) == 0) return s->value;
         i = (i + 1) & mask;
     }
 }
 
+void *ir_strmap_get(const ir_strmap *m, const char *key) {
+    if (!m->cap || !key) return NULL;
+    return ir_strmap_get_h(m, key, ir_strmap_hash(key));
+}
+
 static bool grow(ir_strmap *m) {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
+    /* mostly deleted entries: rehash in place rather than double */
+    size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
     while (m->count * 2 >= ncap) ncap *= 2;
     ir_strmap_slot *ns = calloc(ncap, sizeof *ns);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
         if (!k || k == TOMBSTONE) continue;
-        size_t j = (size_t)hash_str(k) & (ncap - 1);
+        size_t j = (size_t)m->slots[i].hash & (ncap - 1);
         while (ns[j].key) j = (j + 1) & (ncap - 1);
         ns[j] = m->slots[i];
     }
@@ -43,17 +62,17 @@ static bool grow(ir_strmap *m) {
     return true;
 }
 
-bool ir_strmap_put(ir_strmap *m, const char *key, void *value) {
+bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value) {
     if ((m->used + 1) * 2 > m->cap && !grow(m)) return false;
-    size_t mask = m->cap - 1, i = (size_t)hash_str(key) & mask;
+    size_t mask = m->cap - 1, i = (size_t)hash & mask;
     ir_strmap_slot *tomb = NULL;
     for (;;) {
-        const char *k = m->slots[i].key;
-        if (!k) break;
-        if (k == TOMBSTONE) {
-            if (!tomb) tomb = &m->slots[i];
-        } else if (strcmp(k, key) == 0) {
-            m->slots[i].value = value; /* the stored key pointer stays */
+        ir_strmap_slot *s = &m->slots[i];
+        if (!s->key) break;
+        if (s->key == TOMBSTONE) {
+            if (!tomb) tomb = s;
+        } else if (s->hash == hash && strcmp(s->key, key) == 0) {
+            s->value = value; /* the stored key pointer stays */
             return true;
         }
         i = (i + 1) & mask;
@@ -62,19 +81,25 @@ bool ir_strmap_put(ir_strmap *m, const char *key, void *value) {
     if (!tomb) m->used++;
     s->key = key;
     s->value = value;
+    s->hash = hash;
     m->count++;
     return true;
 }
 
+bool ir_strmap_put(ir_strmap *m, const char *key, void *value) {
+    return ir_strmap_put_h(m, key, ir_strmap_hash(key), value);
+}
+
 void ir_strmap_del(ir_strmap *m, const char *key) {
     if (!m->cap) return;
-    size_t mask = m->cap - 1, i = (size_t)hash_str(key) & mask;
+    uint64_t hash = ir_strmap_hash(key);
+    size_t mask = m->cap - 1, i = (size_t)hash & mask;
     for (;;) {
-        const char *k = m->slots[i].key;
-        if (!k) return;
-        if (k != TOMBSTONE && strcmp(k, key) == 0) {
-            m->slots[i].key = TOMBSTONE;
-            m->slots[i].value = NULL;
+        ir_strmap_slot *s = &m->slots[i];
+        if (!s->key) return;
+        if (s->key != TOMBSTONE && s->hash == hash && strcmp(s->key, key) == 0) {
+            s->key = TOMBSTONE;
+            s->value = NULL;
             m->count--;
             return;
         }

@@ -1,15 +1,20 @@
 /* strmap.h — a small open-addressing hash map from strings to pointers,
  * used for node names, name counters and parameter lookup. Keys are not
- * copied: the caller keeps them alive while they are in the map. */
+ * copied: the caller keeps them alive while they are in the map. Each slot
+ * keeps its key's hash, so growing never rehashes strings and probes compare
+ * strings only when the hashes agree. The _h variants take a hash the
+ * caller already computed with ir_strmap_hash (it must be that key's). */
 #ifndef NNFX_STRMAP_H
 #define NNFX_STRMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct ir_strmap_slot {
     const char *key; /* NULL: empty; (const char *)1: deleted */
     void *value;
+    uint64_t hash;
 } ir_strmap_slot;
 
 typedef struct ir_strmap {
@@ -17,11 +22,15 @@ typedef struct ir_strmap {
     size_t cap, count, used;
 } ir_strmap;
 
+/* Hash of a NUL-terminated key. */
+uint64_t ir_strmap_hash(const char *key);
 /* Value stored under key, or NULL. */
 void *ir_strmap_get(const ir_strmap *m, const char *key);
+void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash);
 /* Inserts or replaces the value (an existing entry keeps its key
  * pointer); false on allocation failure. */
 bool ir_strmap_put(ir_strmap *m, const char *key, void *value);
+bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value);
 /* Removes key if present. */
 void ir_strmap_del(ir_strmap *m, const char *key);
 /* Frees the slot array (not keys or values). */

@@ -14,7 +14,7 @@
 
 /* The constant value of n (borrowed), or NULL. */
 static nnfx_tensor *value_of(nnfx_graph *g, const nnfx_node *n) {
-    if (n->opcode == NNFX_GET_ATTR) return nnfx_graph_param(g, n->target);
+    if (n->opcode == NNFX_GET_ATTR) return n->graph == g ? ir_node_param(n) : nnfx_graph_param(g, n->target);
     return n->opcode == NNFX_CALL_FUNCTION ? (nnfx_tensor *)n->pass_data : NULL;
 }
 

@@ -16,7 +16,7 @@
 static nnfx_tensor *const_arg(nnfx_graph *g, const nnfx_node *n, int i) {
     nnfx_node *a = nnfx_node_arg_node(n, i);
     if (!a || a->opcode != NNFX_GET_ATTR) return NULL;
-    nnfx_tensor *t = nnfx_graph_param(g, a->target);
+    nnfx_tensor *t = a->graph == g ? ir_node_param(a) : nnfx_graph_param(g, a->target);
     return t && t->dtype == NNFX_F32 ? t : NULL;
 }
 

@@ -129,6 +129,7 @@ nnfx_gm *nnfx_symbolic_trace(nnfx_module *root, int nin, const nnfx_shape *examp
     }
     nnfx_node *res = out->node;
     if (!nnfx_graph_output(g, 1, &res, err)) goto fail;
+    g->infer_valid = true; /* nodes inferred while recording are clean (values.c) */
     gm = nnfx_gm_new(g, err);
     if (!gm) goto fail;
     g = NULL; /* owned by gm */

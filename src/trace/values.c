@@ -211,11 +211,25 @@ static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int ni
                    nnfx_op_name(op), n->nout);
         return NULL;
     }
-    if (ir_infer_node(n, NULL, false, NULL, &ctx->err)) {
+    nnfx_tensor *cv = NULL;
+    if (ir_infer_node(n, NULL, true, &cv, &ctx->err)) {
         if (!ctx->err.status) ctx->err.status = NNFX_ERR_SHAPE;
         where(ctx, path, file, line, wh, sizeof wh);
         add_context(ctx, n->name, wh);
         return NULL;
+    }
+    /* The meta is final (recompile need not infer it again) unless a
+     * constant is involved: full inference propagates constant values,
+     * which this per-node inference does not keep. */
+    if (cv) {
+        nnfx_tensor_release(cv);
+        n->infer_value = true;
+    } else {
+        bool clean = true;
+        for (int i = 0; i < n->nargs && clean; i++)
+            if (n->args[i].kind == NNFX_ARG_NODE)
+                clean = !n->args[i].u.node->infer_dirty && !n->args[i].u.node->infer_value;
+        n->infer_dirty = !clean;
     }
     nnfx_value *v = trace_value_new(ctx, TV_NODE);
     if (v) v->node = n;
@@ -336,17 +350,18 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
     }
     nnfx_value *v = NULL;
     nnfx_error e = {0};
-    nnfx_tensor *have = nnfx_graph_param(ctx->g, full);
-    if (have && have != t) {
+    /* one lookup: a parameter seen before is reused by index */
+    int idx = ir_graph_param_find(ctx->g, full);
+    if (idx && ctx->g->params[idx - 1].t != t) {
         trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: two tensors claim parameter name '%s'", trace_basename(file), line,
                    full);
         goto out;
     }
-    if (!have && nnfx_graph_set_param(ctx->g, full, t, &e)) {
+    if (!idx && !(idx = ir_graph_param_add(ctx->g, full, t, &e))) {
         trace_fail(ctx, e.status, "%s", e.msg);
         goto out;
     }
-    nnfx_node *n = nnfx_graph_get_attr(ctx->g, full, &e);
+    nnfx_node *n = ir_graph_get_attr_at(ctx->g, idx - 1, &e);
     if (!n || nnfx_node_set_module_path(n, mpath, &e)) {
         trace_fail(ctx, e.status, "%s", e.msg);
         goto out;
