@@ -153,7 +153,8 @@ int main(int argc, char **argv) {
             rc |= bench(n);
         }
     } else {
-        for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) rc |= bench(dflt[i]);
+        for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++)
+            rc |= bench(dflt[i]);
     }
     return rc;
 }

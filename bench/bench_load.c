@@ -77,7 +77,8 @@ static uint64_t touch(const nnfx_graph *g) {
             memcpy(&w, p + k, 8);
             sum += w;
         }
-        for (; k < t->nbytes; k++) sum += p[k];
+        for (; k < t->nbytes; k++)
+            sum += p[k];
     }
     return sum;
 }

@@ -22,7 +22,8 @@ int main(int argc, char **argv) {
     float *a = malloc(sizeof(float) * (size_t)n * n), *b = malloc(sizeof(float) * (size_t)n * n),
           *c = malloc(sizeof(float) * (size_t)n * n);
     if (!a || !b || !c) return 1;
-    for (size_t i = 0; i < (size_t)n * n; i++) a[i] = b[i] = (float)(i % 7) * 0.1f, c[i] = 0;
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        a[i] = b[i] = (float)(i % 7) * 0.1f, c[i] = 0;
     double best = 1e30;
     for (int r = 0; r < 6; r++) {
         double t0 = now_s();

@@ -50,16 +50,16 @@ extern "C" {
 
 typedef enum nnfx_status {
     NNFX_OK = 0,
-    NNFX_ERR_INVALID_ARG,  /* a caller passed something malformed            */
-    NNFX_ERR_NOMEM,        /* an allocation failed                           */
-    NNFX_ERR_IO,           /* a file could not be read or written            */
-    NNFX_ERR_PARSE,        /* text or binary input is malformed              */
-    NNFX_ERR_UNSUPPORTED,  /* an op, dtype or feature nnfx does not handle   */
-    NNFX_ERR_SHAPE,        /* shapes or dtypes do not fit together           */
-    NNFX_ERR_GRAPH,        /* graph structure is invalid (lint, users left)  */
-    NNFX_ERR_TRACE,        /* tracing a C forward function failed            */
-    NNFX_ERR_RUNTIME,      /* a kernel or callback failed while running      */
-    NNFX_ERR_NOT_FOUND     /* a name lookup found nothing                    */
+    NNFX_ERR_INVALID_ARG, /* a caller passed something malformed            */
+    NNFX_ERR_NOMEM,       /* an allocation failed                           */
+    NNFX_ERR_IO,          /* a file could not be read or written            */
+    NNFX_ERR_PARSE,       /* text or binary input is malformed              */
+    NNFX_ERR_UNSUPPORTED, /* an op, dtype or feature nnfx does not handle   */
+    NNFX_ERR_SHAPE,       /* shapes or dtypes do not fit together           */
+    NNFX_ERR_GRAPH,       /* graph structure is invalid (lint, users left)  */
+    NNFX_ERR_TRACE,       /* tracing a C forward function failed            */
+    NNFX_ERR_RUNTIME,     /* a kernel or callback failed while running      */
+    NNFX_ERR_NOT_FOUND    /* a name lookup found nothing                    */
 } nnfx_status;
 
 typedef struct nnfx_error {
@@ -185,13 +185,13 @@ void nnfx_mapping_release(nnfx_mapping *m);
 /* ===================================================================== */
 
 /* Op property flags (ops.def). */
-#define NNFX_F_ELEMENTWISE 0x01u      /* one input, same shape out, per element   */
-#define NNFX_F_COMMUTATIVE 0x02u      /* f(a, b) == f(b, a)                       */
+#define NNFX_F_ELEMENTWISE      0x01u /* one input, same shape out, per element   */
+#define NNFX_F_COMMUTATIVE      0x02u /* f(a, b) == f(b, a)                       */
 #define NNFX_F_SHAPE_PRESERVING 0x04u /* output shape == first input's shape      */
-#define NNFX_F_IMPURE 0x08u           /* side effects: never removed by DCE       */
-#define NNFX_F_NOOP 0x10u             /* returns its first input (at inference)   */
-#define NNFX_F_ACTIVATION 0x20u       /* an activation function                   */
-#define NNFX_F_BROADCAST 0x40u        /* numpy-style broadcasting of inputs       */
+#define NNFX_F_IMPURE           0x08u /* side effects: never removed by DCE       */
+#define NNFX_F_NOOP             0x10u /* returns its first input (at inference)   */
+#define NNFX_F_ACTIVATION       0x20u /* an activation function                   */
+#define NNFX_F_BROADCAST        0x40u /* numpy-style broadcasting of inputs       */
 
 typedef enum nnfx_op {
     NNFX_OP_NONE = 0,
@@ -235,10 +235,10 @@ const char *nnfx_opcode_name(nnfx_opcode oc);
 
 /* A positional argument: a node (its value), absent, or a literal. */
 typedef enum nnfx_arg_kind {
-    NNFX_ARG_NONE,  /* an absent optional input   */
-    NNFX_ARG_NODE,  /* the value of a node        */
-    NNFX_ARG_INT,   /* integer literal            */
-    NNFX_ARG_FLOAT  /* floating-point literal     */
+    NNFX_ARG_NONE, /* an absent optional input   */
+    NNFX_ARG_NODE, /* the value of a node        */
+    NNFX_ARG_INT,  /* integer literal            */
+    NNFX_ARG_FLOAT /* floating-point literal     */
 } nnfx_arg_kind;
 
 typedef struct nnfx_arg {
@@ -342,8 +342,7 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g);
 /* --- User leaf functions (call_module targets, FX's wrap) ---------------- */
 
 /* Runs a leaf: reads nin inputs, sets *out to a new tensor (refcount 1). */
-typedef nnfx_status (*nnfx_leaf_fn)(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
-                                    nnfx_error *err);
+typedef nnfx_status (*nnfx_leaf_fn)(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err);
 /* Optional: infers the output meta from input metas. */
 typedef nnfx_status (*nnfx_leaf_infer_fn)(void *user, int nin, const nnfx_meta *const *in, nnfx_meta *out,
                                           nnfx_error *err);
@@ -371,8 +370,7 @@ nnfx_node *nnfx_graph_get_attr(nnfx_graph *g, const char *target, nnfx_error *er
 nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_arg *args, int nattrs,
                               const nnfx_attr *attrs, nnfx_error *err);
 /* A call of a registered leaf function. */
-nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args,
-                                  nnfx_error *err);
+nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err);
 /* getitem(tuple_node, index): output `index` of a multi-output node. */
 nnfx_node *nnfx_graph_getitem(nnfx_graph *g, nnfx_node *tuple_node, int index, nnfx_error *err);
 /* The output node returning n values (at most one output node per graph). */
@@ -563,8 +561,8 @@ typedef struct nnfx_interp_handlers {
                                  nnfx_value_set *out, nnfx_error *err);
     nnfx_status (*call_module)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
                                nnfx_value_set *out, nnfx_error *err);
-    nnfx_status (*output)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
-                          nnfx_value_set *out, nnfx_error *err);
+    nnfx_status (*output)(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out,
+                          nnfx_error *err);
     /* Wraps the dispatch for every node (observe or change each step). */
     nnfx_status (*run_node)(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err);
 } nnfx_interp_handlers;
@@ -580,13 +578,11 @@ nnfx_status nnfx_interp_run(nnfx_interp *ip, int nin, nnfx_tensor *const *in, in
 /* The value already computed for n during this run (borrowed), or NULL. */
 const nnfx_value_set *nnfx_interp_value(nnfx_interp *ip, const nnfx_node *n);
 /* The default handlers, callable from overrides. */
-nnfx_status nnfx_interp_default_run_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out,
-                                         nnfx_error *err);
-nnfx_status nnfx_interp_default_call_function(nnfx_interp *ip, const nnfx_node *n, int nin,
-                                              nnfx_tensor *const *in, nnfx_value_set *out, nnfx_error *err);
+nnfx_status nnfx_interp_default_run_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err);
+nnfx_status nnfx_interp_default_call_function(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
+                                              nnfx_value_set *out, nnfx_error *err);
 /* Runs one op on tensors (shape inference + kernel); out gets new refs. */
-nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out,
-                        nnfx_error *err);
+nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out, nnfx_error *err);
 
 /* A Transformer builds a new graph by running handlers over g; each handler
  * returns the node in the new graph standing for n (FX's Transformer). */
@@ -667,26 +663,25 @@ nnfx_module *nnfx_dropout_layer(double p);
 #define nnfx_call(ctx, m, x) nnfx_call_at((ctx), (m), (x), __FILE__, __LINE__)
 nnfx_value *nnfx_call_at(nnfx_ctx *ctx, nnfx_module *m, nnfx_value *x, const char *file, int line);
 /* Calls a user module with several inputs. */
-nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file,
-                           int line);
+nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file, int line);
 
 /* Generic op on values (the other helpers wrap it). */
-#define nnfx_v_op(ctx, op, nin, in, nattrs, attrs) \
+#define nnfx_v_op(ctx, op, nin, in, nattrs, attrs)                                                                     \
     nnfx_v_op_at((ctx), (op), (nin), (in), (nattrs), (attrs), __FILE__, __LINE__)
-nnfx_value *nnfx_v_op_at(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs,
-                         const nnfx_attr *attrs, const char *file, int line);
-#define nnfx_v_relu(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_RELU, (x), __FILE__, __LINE__)
+nnfx_value *nnfx_v_op_at(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs, const nnfx_attr *attrs,
+                         const char *file, int line);
+#define nnfx_v_relu(ctx, x)    nnfx_v_unary_at((ctx), NNFX_OP_RELU, (x), __FILE__, __LINE__)
 #define nnfx_v_sigmoid(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_SIGMOID, (x), __FILE__, __LINE__)
-#define nnfx_v_tanh(ctx, x) nnfx_v_unary_at((ctx), NNFX_OP_TANH, (x), __FILE__, __LINE__)
-#define nnfx_v_add(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_ADD, (a), (b), __FILE__, __LINE__)
-#define nnfx_v_sub(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_SUB, (a), (b), __FILE__, __LINE__)
-#define nnfx_v_mul(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_MUL, (a), (b), __FILE__, __LINE__)
-#define nnfx_v_div(ctx, a, b) nnfx_v_binary_at((ctx), NNFX_OP_DIV, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_tanh(ctx, x)    nnfx_v_unary_at((ctx), NNFX_OP_TANH, (x), __FILE__, __LINE__)
+#define nnfx_v_add(ctx, a, b)  nnfx_v_binary_at((ctx), NNFX_OP_ADD, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_sub(ctx, a, b)  nnfx_v_binary_at((ctx), NNFX_OP_SUB, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_mul(ctx, a, b)  nnfx_v_binary_at((ctx), NNFX_OP_MUL, (a), (b), __FILE__, __LINE__)
+#define nnfx_v_div(ctx, a, b)  nnfx_v_binary_at((ctx), NNFX_OP_DIV, (a), (b), __FILE__, __LINE__)
 nnfx_value *nnfx_v_unary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *x, const char *file, int line);
 nnfx_value *nnfx_v_binary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *a, nnfx_value *b, const char *file, int line);
 /* Calls a user leaf function (FX's wrap): runs fn eagerly, or records one
  * call_module node with target name when tracing. */
-#define nnfx_v_leaf(ctx, name, fn, infer, user, nin, in) \
+#define nnfx_v_leaf(ctx, name, fn, infer, user, nin, in)                                                               \
     nnfx_v_leaf_at((ctx), (name), (fn), (infer), (user), (nin), (in), __FILE__, __LINE__)
 nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnfx_leaf_infer_fn infer, void *user,
                            int nin, nnfx_value *const *in, const char *file, int line);
@@ -719,8 +714,7 @@ const nnfx_error *nnfx_ctx_error(const nnfx_ctx *ctx);
  * GraphModule; parameters become get_attr nodes named by module path. */
 nnfx_gm *nnfx_symbolic_trace(nnfx_module *root, int nin, const nnfx_shape *example_shapes, nnfx_error *err);
 /* Runs root's forward eagerly; outs get a new reference (caller releases). */
-nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
-                            nnfx_error *err);
+nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err);
 
 /* ===================================================================== */
 /* Rewriting                                                             */
@@ -755,16 +749,16 @@ nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, 
 
 /* Why a candidate anchor was not matched (explain mode). */
 typedef enum nnfx_reject_kind {
-    NNFX_REJECT_NONE = 0,    /* matched                                         */
-    NNFX_REJECT_OP,          /* op, opcode, target or argument count differs    */
-    NNFX_REJECT_LITERAL,     /* a literal argument differs                      */
-    NNFX_REJECT_ATTR,        /* an attribute set in the pattern differs         */
-    NNFX_REJECT_WILDCARD,    /* a wildcard would bind two different things      */
-    NNFX_REJECT_SHARED,      /* two pattern nodes would match one graph node    */
-    NNFX_REJECT_OUTER_USER,  /* an inner node has a user outside the match      */
-    NNFX_REJECT_OVERLAP,     /* a node is already part of an earlier match      */
-    NNFX_REJECT_FILTER,      /* the caller's match filter said no               */
-    NNFX_REJECT_PLACEMENT    /* no place to insert the replacement (multi-output) */
+    NNFX_REJECT_NONE = 0,   /* matched                                         */
+    NNFX_REJECT_OP,         /* op, opcode, target or argument count differs    */
+    NNFX_REJECT_LITERAL,    /* a literal argument differs                      */
+    NNFX_REJECT_ATTR,       /* an attribute set in the pattern differs         */
+    NNFX_REJECT_WILDCARD,   /* a wildcard would bind two different things      */
+    NNFX_REJECT_SHARED,     /* two pattern nodes would match one graph node    */
+    NNFX_REJECT_OUTER_USER, /* an inner node has a user outside the match      */
+    NNFX_REJECT_OVERLAP,    /* a node is already part of an earlier match      */
+    NNFX_REJECT_FILTER,     /* the caller's match filter said no               */
+    NNFX_REJECT_PLACEMENT   /* no place to insert the replacement (multi-output) */
 } nnfx_reject_kind;
 
 /* Short name of a reject kind ("op differs", "outer user", ...). */
@@ -805,8 +799,8 @@ typedef bool (*nnfx_match_filter)(const nnfx_match *m, void *ctx);
 typedef struct nnfx_rewrite_options {
     nnfx_match_filter filter; /* may be NULL                                  */
     void *filter_ctx;
-    bool explain;             /* record every candidate and its reject reason */
-    bool no_shape_inference;  /* replace: skip re-inferring meta afterwards   */
+    bool explain;            /* record every candidate and its reject reason */
+    bool no_shape_inference; /* replace: skip re-inferring meta afterwards   */
 } nnfx_rewrite_options;
 
 /* Finds the non-overlapping matches of pattern in g without changing g.
@@ -872,8 +866,8 @@ typedef struct nnfx_pass_skip {
 /* What a pass did. Zero-initialise; a pass appends to it (skips accumulate
  * across passes; `changed` adds up). Free with nnfx_pass_report_free. */
 typedef struct nnfx_pass_report {
-    char pass[32];         /* name of the last pass run                      */
-    int changed;           /* rewrites applied (fusions, nodes removed...)   */
+    char pass[32]; /* name of the last pass run                      */
+    int changed;   /* rewrites applied (fusions, nodes removed...)   */
     int nodes_before, nodes_after;
     int nskipped;
     nnfx_pass_skip *skipped;
@@ -946,8 +940,7 @@ typedef struct nnfx_onnx_save_options {
 
 /* Writes g as an ONNX model (temporary name, then renamed). opts may be
  * NULL: weights go external only when the model would pass 2 GB. */
-nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts,
-                           nnfx_error *err);
+nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
 
 #ifdef __cplusplus
 }

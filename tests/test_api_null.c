@@ -11,7 +11,6 @@
 
 #include "nnfx.h"
 
-
 static void test_core_and_tensors(void **state) {
     (void)state;
     nnfx_error err = {0};

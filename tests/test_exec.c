@@ -49,7 +49,8 @@ static void test_gm_run_and_recompile_after_edit(void **state) {
     assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_OK);
     assert_int_equal(nout, 1);
     const float *p = y->data;
-    for (int i = 0; i < 6; i++) assert_float_equal(p[i], (xin[i] > 0 ? xin[i] : 0) + xin[i], 1e-6);
+    for (int i = 0; i < 6; i++)
+        assert_float_equal(p[i], (xin[i] > 0 ? xin[i] : 0) + xin[i], 1e-6);
     nnfx_tensor_release(y);
     /* edit: relu -> sigmoid; run recompiles on its own */
     nnfx_node *r = nnfx_graph_find(g, "relu");
@@ -60,7 +61,8 @@ static void test_gm_run_and_recompile_after_edit(void **state) {
     assert_int_equal(nnfx_erase_node(g, r, &err), NNFX_OK);
     assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_OK);
     p = y->data;
-    for (int i = 0; i < 6; i++) assert_float_equal(p[i], 1.0 / (1.0 + exp(-xin[i])) + xin[i], 1e-6);
+    for (int i = 0; i < 6; i++)
+        assert_float_equal(p[i], 1.0 / (1.0 + exp(-xin[i])) + xin[i], 1e-6);
     nnfx_tensor_release(y);
     char *code = nnfx_gm_code(gm, &err);
     assert_non_null(code);
@@ -102,13 +104,14 @@ static nnfx_status log_run_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_
 }
 
 /* Changes each relu into a negation (FX: override call_function). */
-static nnfx_status neg_relu(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in,
-                            nnfx_value_set *out, nnfx_error *err) {
+static nnfx_status neg_relu(nnfx_interp *ip, const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out,
+                            nnfx_error *err) {
     if (!nnfx_node_is_op(n, NNFX_OP_RELU)) return nnfx_interp_default_call_function(ip, n, nin, in, out, err);
     out->num = 1;
     out->t[0] = nnfx_tensor_clone(in[0], err);
     float *p = out->t[0]->data;
-    for (int64_t i = 0; i < nnfx_tensor_numel(out->t[0]); i++) p[i] = -p[i];
+    for (int64_t i = 0; i < nnfx_tensor_numel(out->t[0]); i++)
+        p[i] = -p[i];
     return NNFX_OK;
 }
 
@@ -126,7 +129,8 @@ static void test_interpreter_handlers(void **state) {
     assert_int_equal(log.calls, 4);
     assert_string_equal(log.order, "x relu add output ");
     const float *p = y->data;
-    for (int i = 0; i < 6; i++) assert_float_equal(p[i], 0.0, 1e-6); /* -x + x */
+    for (int i = 0; i < 6; i++)
+        assert_float_equal(p[i], 0.0, 1e-6); /* -x + x */
     nnfx_tensor_release(y);
     nnfx_tensor_release(x);
     nnfx_interp_free(ip);
@@ -154,7 +158,8 @@ static void test_transformer(void **state) {
     int nout = 0;
     assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_OK);
     const float *p = y->data;
-    for (int i = 0; i < 6; i++) assert_float_equal(p[i], tanh(xin[i]) + xin[i], 1e-6);
+    for (int i = 0; i < 6; i++)
+        assert_float_equal(p[i], tanh(xin[i]) + xin[i], 1e-6);
     nnfx_tensor_release(y);
     nnfx_tensor_release(x);
     nnfx_gm_free(gm);

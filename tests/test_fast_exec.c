@@ -22,7 +22,8 @@ static float frand(void) {
 static nnfx_tensor *rand_tensor(int rank, const int64_t *dims) {
     nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, rank, dims, NULL);
     float *p = t->data;
-    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++) p[i] = frand();
+    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
+        p[i] = frand();
     return t;
 }
 
@@ -30,7 +31,8 @@ static nnfx_tensor *rand_tensor(int rank, const int64_t *dims) {
 static nnfx_node *param(nnfx_graph *g, const char *name, int rank, const int64_t *dims, float add) {
     nnfx_tensor *t = rand_tensor(rank, dims);
     float *p = t->data;
-    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++) p[i] += add;
+    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
+        p[i] += add;
     assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
     nnfx_tensor_release(t);
     nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
@@ -71,7 +73,8 @@ static nnfx_node *conv_dil(nnfx_graph *g, nnfx_node *x, const char *name, int64_
     nnfx_attr at[5] = {nnfx_attr_ints("pads", 4, pads), nnfx_attr_ints("strides", 2, st),
                        nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_int("group", group),
                        nnfx_attr_ints("dilations", 2, dl)};
-    nnfx_arg a[3] = {nnfx_arg_node(x), nnfx_arg_node(param(g, wn, 4, wd, 0.0f)), nnfx_arg_node(param(g, bn, 1, bd, 0.0f))};
+    nnfx_arg a[3] = {nnfx_arg_node(x), nnfx_arg_node(param(g, wn, 4, wd, 0.0f)),
+                     nnfx_arg_node(param(g, bn, 1, bd, 0.0f))};
     return op(g, NNFX_OP_CONV, 3, a, 5, at);
 }
 
@@ -146,10 +149,10 @@ static nnfx_graph *oddconv(int64_t *xd) {
     xd[0] = 2, xd[1] = 5, xd[2] = 11, xd[3] = 9;
     nnfx_node *x = input(g, 4, xd);
     nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "a", 13, 5, 3, 1, 1, 1, true)); /* K 45, N 99 */
-    nnfx_node *b = conv_dil(g, a, "b", 14, 13, 3, 2, 2, 2, 1);                          /* dilated, strided */
-    nnfx_node *c = conv(g, b, "c", 12, 14, 1, 1, 0, 2, true);                           /* groups, 1x1 */
-    nnfx_node *d = conv(g, c, "d", 70, 12, 5, 1, 2, 1, true);                           /* K 300, M 70 */
-    nnfx_node *e = conv(g, d, "e", 70, 70, 1, 1, 0, 1, false);                          /* 1x1, K 70 */
+    nnfx_node *b = conv_dil(g, a, "b", 14, 13, 3, 2, 2, 2, 1);                       /* dilated, strided */
+    nnfx_node *c = conv(g, b, "c", 12, 14, 1, 1, 0, 2, true);                        /* groups, 1x1 */
+    nnfx_node *d = conv(g, c, "d", 70, 12, 5, 1, 2, 1, true);                        /* K 300, M 70 */
+    nnfx_node *e = conv(g, d, "e", 70, 70, 1, 1, 0, 1, false);                       /* 1x1, K 70 */
     nnfx_node *y = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, e, d));
     assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
     return g;
@@ -167,7 +170,7 @@ static nnfx_graph *wideconv(int64_t *xd) {
     nnfx_attr pa[3] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
                        nnfx_attr_ints("pads", 4, pd)};
     nnfx_arg pin = nnfx_arg_node(a);
-    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);       /* padded, stride 1 */
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);      /* padded, stride 1 */
     nnfx_node *d3 = conv(g, mp, "d3", 32, 32, 3, 2, 1, 32, true); /* vector depthwise rows + tails */
     nnfx_node *d5 = conv(g, d3, "d5", 32, 32, 5, 1, 2, 32, true); /* 23 x 21 */
     nnfx_node *b = conv(g, d5, "b", 20, 32, 1, 1, 0, 1, true);
@@ -244,7 +247,8 @@ static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan
     assert_true(rel_diff(y1b, y1) == 0.0);
     assert_true(rel_diff(y2b, y2) == 0.0);
     nnfx_tensor *outs[4] = {y1, y1b, y2, y2b};
-    for (int i = 0; i < 4; i++) nnfx_tensor_release(outs[i]);
+    for (int i = 0; i < 4; i++)
+        nnfx_tensor_release(outs[i]);
     nnfx_tensor_release(ref);
     nnfx_tensor_release(x);
     nnfx_interp_free(ip);
@@ -312,12 +316,9 @@ static void test_bad_input_and_fallback(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),
-        cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_odd_conv),
-        cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock), cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_odd_conv), cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_gemm),     cmocka_unit_test(test_bad_input_and_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

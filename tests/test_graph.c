@@ -172,7 +172,8 @@ static nnfx_status leaf_double(void *user, int nin, nnfx_tensor *const *in, nnfx
     *out = nnfx_tensor_clone(in[0], err);
     if (!*out) return NNFX_ERR_NOMEM;
     float *p = (*out)->data;
-    for (int64_t i = 0; i < nnfx_tensor_numel(*out); i++) p[i] *= 2;
+    for (int64_t i = 0; i < nnfx_tensor_numel(*out); i++)
+        p[i] *= 2;
     return NNFX_OK;
 }
 

@@ -72,9 +72,9 @@ static void test_trace_then_edits(void **state) {
     nnfx_meta_set_shape(pm, NNFX_F32, 4, dims);
     assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
     char buf[100];
-    assert_string_equal(nnfx_meta_str(nnfx_node_meta_c(nnfx_node_arg_node(nnfx_graph_output_node(g), 0), 0), buf,
-                                      sizeof buf),
-                        "float32[3, 4, 5, 7]");
+    assert_string_equal(
+        nnfx_meta_str(nnfx_node_meta_c(nnfx_node_arg_node(nnfx_graph_output_node(g), 0), 0), buf, sizeof buf),
+        "float32[3, 4, 5, 7]");
     assert_like_full_pass(g);
 
     /* relu -> leaky_relu, then rewiring a user */

@@ -12,13 +12,19 @@
 
 /* ---- attribute literals ------------------------------------------------- */
 
-#define AI(nm, v) {.name = nm, .kind = NNFX_ATTR_INT, .u.i = (v)}
-#define AF(nm, v) {.name = nm, .kind = NNFX_ATTR_FLOAT, .u.f = (v)}
-#define AS(nm, v) {.name = nm, .kind = NNFX_ATTR_STRING, .u.s = (v)}
-#define AINTS(nm, ...)                                                                       \
-    {.name = nm, .kind = NNFX_ATTR_INTS,                                                     \
-     .u.ints = {(const int64_t[]){__VA_ARGS__},                                              \
-                (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))}}
+#define AI(nm, v)                                                                                                      \
+    { .name = nm, .kind = NNFX_ATTR_INT, .u.i = (v) }
+#define AF(nm, v)                                                                                                      \
+    { .name = nm, .kind = NNFX_ATTR_FLOAT, .u.f = (v) }
+#define AS(nm, v)                                                                                                      \
+    { .name = nm, .kind = NNFX_ATTR_STRING, .u.s = (v) }
+#define AINTS(nm, ...)                                                                                                 \
+    {                                                                                                                  \
+        .name = nm, .kind = NNFX_ATTR_INTS, .u.ints = {                                                                \
+            (const int64_t[]){__VA_ARGS__},                                                                            \
+            (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))                                            \
+        }                                                                                                              \
+    }
 
 /* One reference case: files <name>.in<i>.npy / <name>.out<k>.npy. args has
  * one letter per positional input: 'p' a placeholder (value unknown to
@@ -31,17 +37,24 @@ typedef struct kcase {
     nnfx_attr attrs[8];
 } kcase;
 
-#define T 1e-5, 1e-4
+#define T  1e-5, 1e-4
 #define TL 1e-4, 1e-4
 
 static const kcase cases[] = {
     /* convolution */
     {"conv_basic", NNFX_OP_CONV, "pcc", TL, {AINTS("pads", 1, 1, 1, 1)}},
-    {"conv_stride_dil", NNFX_OP_CONV, "pc", TL, {AINTS("strides", 2, 2), AINTS("dilations", 2, 2), AINTS("pads", 1, 2, 1, 2)}},
+    {"conv_stride_dil",
+     NNFX_OP_CONV,
+     "pc",
+     TL,
+     {AINTS("strides", 2, 2), AINTS("dilations", 2, 2), AINTS("pads", 1, 2, 1, 2)}},
     {"conv_group", NNFX_OP_CONV, "pcc", TL, {AI("group", 2)}},
     {"conv_dw", NNFX_OP_CONV, "pcc", TL, {AI("group", 8), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
     {"conv_dw_mult", NNFX_OP_CONV, "pc", TL, {AI("group", 3), AINTS("pads", 1, 1, 1, 1)}},
-    {"conv_dw_dil", NNFX_OP_CONV, "pc", TL,
+    {"conv_dw_dil",
+     NNFX_OP_CONV,
+     "pc",
+     TL,
      {AI("group", 4), AINTS("strides", 3, 2), AINTS("dilations", 2, 2), AINTS("pads", 2, 2, 2, 2)}},
     {"conv_1x1", NNFX_OP_CONV, "pcc", TL, {AINTS("kernel_shape", 1, 1)}},
     {"conv_1d", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 2), AINTS("pads", 1, 1)}},
@@ -67,16 +80,36 @@ static const kcase cases[] = {
     {"matmul_vec_left", NNFX_OP_MATMUL, "pc", TL, {{0}}},
     {"matmul_vec_right", NNFX_OP_MATMUL, "pc", TL, {{0}}},
     /* pooling */
-    {"maxpool_basic", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
-    {"avgpool_incl", NNFX_OP_AVERAGE_POOL, "p", T,
+    {"maxpool_basic",
+     NNFX_OP_MAX_POOL,
+     "p",
+     T,
+     {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1)}},
+    {"avgpool_incl",
+     NNFX_OP_AVERAGE_POOL,
+     "p",
+     T,
      {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("count_include_pad", 1)}},
-    {"avgpool_excl", NNFX_OP_AVERAGE_POOL, "p", T,
+    {"avgpool_excl",
+     NNFX_OP_AVERAGE_POOL,
+     "p",
+     T,
      {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("count_include_pad", 0)}},
-    {"maxpool_ceil", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2), AI("ceil_mode", 1)}},
-    {"avgpool_ceil", NNFX_OP_AVERAGE_POOL, "p", T,
+    {"maxpool_ceil",
+     NNFX_OP_MAX_POOL,
+     "p",
+     T,
+     {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2), AI("ceil_mode", 1)}},
+    {"avgpool_ceil",
+     NNFX_OP_AVERAGE_POOL,
+     "p",
+     T,
      {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("ceil_mode", 1),
       AI("count_include_pad", 1)}},
-    {"avgpool_ceil_excl", NNFX_OP_AVERAGE_POOL, "p", T,
+    {"avgpool_ceil_excl",
+     NNFX_OP_AVERAGE_POOL,
+     "p",
+     T,
      {AINTS("kernel_shape", 3, 3), AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AI("ceil_mode", 1),
       AI("count_include_pad", 0)}},
     {"maxpool_dil", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("dilations", 2, 2)}},
@@ -150,14 +183,31 @@ static const kcase cases[] = {
     {"pad_edge", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "edge")}},
     {"expand", NNFX_OP_EXPAND, "pc", 0, 0, {{0}}},
     {"tile", NNFX_OP_TILE, "pc", 0, 0, {{0}}},
-    {"resize_nearest", NNFX_OP_RESIZE, "pcc", T,
+    {"resize_nearest",
+     NNFX_OP_RESIZE,
+     "pcc",
+     T,
      {AS("mode", "nearest"), AS("coordinate_transformation_mode", "asymmetric"), AS("nearest_mode", "floor")}},
-    {"resize_nearest_sizes", NNFX_OP_RESIZE, "pccc", T,
+    {"resize_nearest_sizes",
+     NNFX_OP_RESIZE,
+     "pccc",
+     T,
      {AS("mode", "nearest"), AS("coordinate_transformation_mode", "asymmetric"), AS("nearest_mode", "floor")}},
-    {"resize_linear", NNFX_OP_RESIZE, "pcc", T, {AS("mode", "linear"), AS("coordinate_transformation_mode", "pytorch_half_pixel")}},
-    {"resize_linear_frac", NNFX_OP_RESIZE, "pcc", T,
+    {"resize_linear",
+     NNFX_OP_RESIZE,
+     "pcc",
+     T,
      {AS("mode", "linear"), AS("coordinate_transformation_mode", "pytorch_half_pixel")}},
-    {"resize_align", NNFX_OP_RESIZE, "pccc", T, {AS("mode", "linear"), AS("coordinate_transformation_mode", "align_corners")}},
+    {"resize_linear_frac",
+     NNFX_OP_RESIZE,
+     "pcc",
+     T,
+     {AS("mode", "linear"), AS("coordinate_transformation_mode", "pytorch_half_pixel")}},
+    {"resize_align",
+     NNFX_OP_RESIZE,
+     "pccc",
+     T,
+     {AS("mode", "linear"), AS("coordinate_transformation_mode", "align_corners")}},
     {"cast_f2i", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_I64)}},
     {"cast_i2f", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_F32)}},
     {"cast_f2b", NNFX_OP_CAST, "p", 0, 0, {AI("to", NNFX_BOOL)}},
@@ -170,7 +220,8 @@ static const kcase cases[] = {
 
 static int num_attrs(const kcase *k) {
     int n = 0;
-    while (n < 8 && k->attrs[n].name) n++;
+    while (n < 8 && k->attrs[n].name)
+        n++;
     return n;
 }
 
@@ -278,8 +329,10 @@ static bool run_case(const kcase *k) {
     }
     if (nout != vs.num) snprintf(msg, sizeof msg, "%d outputs, the reference has %d", vs.num, nout);
 done:
-    for (int i = 0; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
-    for (int i = 0; i < nin; i++) nnfx_tensor_release(inputs[i]);
+    for (int i = 0; i < vs.num; i++)
+        nnfx_tensor_release(vs.t[i]);
+    for (int i = 0; i < nin; i++)
+        nnfx_tensor_release(inputs[i]);
     nnfx_graph_free(b.g);
     if (msg[0]) print_error("case %s (%s): %s\n", k->name, nnfx_op_name(k->op), msg);
     return msg[0] == 0;
@@ -288,7 +341,8 @@ done:
 static void test_reference_cases(void **state) {
     (void)state;
     int failed = 0;
-    for (int i = 0; i < NCASES; i++) failed += !run_case(&cases[i]);
+    for (int i = 0; i < NCASES; i++)
+        failed += !run_case(&cases[i]);
     if (failed) fail_msg("%d of %d reference cases failed", failed, NCASES);
 }
 
@@ -296,15 +350,53 @@ static void test_reference_cases(void **state) {
  * case of these ops must pass there, against the onnx package's outputs)
  * rather than a PyTorch case here. */
 static bool covered_by_node_tests(nnfx_op op) {
-    static const nnfx_op ops[] = {
-        NNFX_OP_ACOS, NNFX_OP_ACOSH, NNFX_OP_ASIN, NNFX_OP_ASINH, NNFX_OP_ATAN, NNFX_OP_ATANH, NNFX_OP_COS,
-        NNFX_OP_COSH, NNFX_OP_SIN, NNFX_OP_SINH, NNFX_OP_TAN, NNFX_OP_CEIL, NNFX_OP_FLOOR, NNFX_OP_ROUND,
-        NNFX_OP_SIGN, NNFX_OP_SOFTPLUS, NNFX_OP_SOFTSIGN, NNFX_OP_SELU, NNFX_OP_CELU, NNFX_OP_THRESHOLDED_RELU,
-        NNFX_OP_SHRINK, NNFX_OP_IS_NAN, NNFX_OP_IS_INF, NNFX_OP_NOT, NNFX_OP_AND, NNFX_OP_OR, NNFX_OP_XOR,
-        NNFX_OP_GREATER_OR_EQUAL, NNFX_OP_LESS_OR_EQUAL, NNFX_OP_MOD, NNFX_OP_MIN, NNFX_OP_MAX, NNFX_OP_SUM,
-        NNFX_OP_MEAN, NNFX_OP_REDUCE_MIN, NNFX_OP_REDUCE_PROD, NNFX_OP_REDUCE_L1, NNFX_OP_REDUCE_L2,
-        NNFX_OP_REDUCE_LOG_SUM, NNFX_OP_REDUCE_LOG_SUM_EXP, NNFX_OP_REDUCE_SUM_SQUARE, NNFX_OP_ARGMIN,
-        NNFX_OP_SIZE, NNFX_OP_GATHER_ELEMENTS, NNFX_OP_TRILU, NNFX_OP_CUM_SUM, NNFX_OP_HARDMAX};
+    static const nnfx_op ops[] = {NNFX_OP_ACOS,
+                                  NNFX_OP_ACOSH,
+                                  NNFX_OP_ASIN,
+                                  NNFX_OP_ASINH,
+                                  NNFX_OP_ATAN,
+                                  NNFX_OP_ATANH,
+                                  NNFX_OP_COS,
+                                  NNFX_OP_COSH,
+                                  NNFX_OP_SIN,
+                                  NNFX_OP_SINH,
+                                  NNFX_OP_TAN,
+                                  NNFX_OP_CEIL,
+                                  NNFX_OP_FLOOR,
+                                  NNFX_OP_ROUND,
+                                  NNFX_OP_SIGN,
+                                  NNFX_OP_SOFTPLUS,
+                                  NNFX_OP_SOFTSIGN,
+                                  NNFX_OP_SELU,
+                                  NNFX_OP_CELU,
+                                  NNFX_OP_THRESHOLDED_RELU,
+                                  NNFX_OP_SHRINK,
+                                  NNFX_OP_IS_NAN,
+                                  NNFX_OP_IS_INF,
+                                  NNFX_OP_NOT,
+                                  NNFX_OP_AND,
+                                  NNFX_OP_OR,
+                                  NNFX_OP_XOR,
+                                  NNFX_OP_GREATER_OR_EQUAL,
+                                  NNFX_OP_LESS_OR_EQUAL,
+                                  NNFX_OP_MOD,
+                                  NNFX_OP_MIN,
+                                  NNFX_OP_MAX,
+                                  NNFX_OP_SUM,
+                                  NNFX_OP_MEAN,
+                                  NNFX_OP_REDUCE_MIN,
+                                  NNFX_OP_REDUCE_PROD,
+                                  NNFX_OP_REDUCE_L1,
+                                  NNFX_OP_REDUCE_L2,
+                                  NNFX_OP_REDUCE_LOG_SUM,
+                                  NNFX_OP_REDUCE_LOG_SUM_EXP,
+                                  NNFX_OP_REDUCE_SUM_SQUARE,
+                                  NNFX_OP_ARGMIN,
+                                  NNFX_OP_SIZE,
+                                  NNFX_OP_GATHER_ELEMENTS,
+                                  NNFX_OP_TRILU,
+                                  NNFX_OP_CUM_SUM,
+                                  NNFX_OP_HARDMAX};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;
@@ -322,7 +414,8 @@ static void test_every_op_covered(void **state) {
         if (op == NNFX_OP_CONSTANT || op == NNFX_OP_CONSTANT_OF_SHAPE || op == NNFX_OP_GETITEM) continue;
         if (covered_by_node_tests((nnfx_op)op)) continue;
         bool found = false;
-        for (int i = 0; i < NCASES && !found; i++) found = cases[i].op == (nnfx_op)op;
+        for (int i = 0; i < NCASES && !found; i++)
+            found = cases[i].op == (nnfx_op)op;
         if (!found) fail_msg("op %s has no reference case", nnfx_op_name((nnfx_op)op));
     }
 }
@@ -333,7 +426,8 @@ static nnfx_tensor *zeros(nnfx_dtype dt, int rank, ...) {
     int64_t shape[NNFX_MAX_RANK];
     va_list ap;
     va_start(ap, rank);
-    for (int i = 0; i < rank; i++) shape[i] = va_arg(ap, int64_t);
+    for (int i = 0; i < rank; i++)
+        shape[i] = va_arg(ap, int64_t);
     va_end(ap);
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, shape, NULL);
     assert_non_null(t);
@@ -352,66 +446,68 @@ static nnfx_status try_op(nnfx_op op, const char *args, nnfx_tensor *const *in, 
         nnfx_value_set vs;
         s = nnfx_op_run(b.node, b.nin, in, &vs, err);
         if (!s)
-            for (int i = 0; i < vs.num; i++) nnfx_tensor_release(vs.t[i]);
+            for (int i = 0; i < vs.num; i++)
+                nnfx_tensor_release(vs.t[i]);
     }
     nnfx_graph_free(b.g);
     return s;
 }
 
 static void release_all(nnfx_tensor **t, int n) {
-    for (int i = 0; i < n; i++) nnfx_tensor_release(t[i]);
+    for (int i = 0; i < n; i++)
+        nnfx_tensor_release(t[i]);
 }
 
 static void test_bad_shapes(void **state) {
     (void)state;
     nnfx_error err = {0};
     nnfx_status s;
-    {   /* the seed's SimpleNet: flattened 16x30x30 map into Linear(16, 10) */
+    { /* the seed's SimpleNet: flattened 16x30x30 map into Linear(16, 10) */
         nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 1, 14400), zeros(NNFX_F32, 2, 10, 16), zeros(NNFX_F32, 1, 10)};
         nnfx_attr at[1] = {AI("transB", 1)};
         s = try_op(NNFX_OP_GEMM, "pcc", in, 1, at, &err, "linear");
-        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node linear: gemm expects input dim 1 (14400) to equal weight dim 1 (16)",
-                        NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE,
+                        "node linear: gemm expects input dim 1 (14400) to equal weight dim 1 (16)", NULL);
         release_all(in, 3);
     }
-    {   /* conv channel mismatch */
+    { /* conv channel mismatch */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 3, 8, 8), zeros(NNFX_F32, 4, 4, 2, 3, 3)};
         s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, "conv1");
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "conv1", "input channels (3)", NULL);
         release_all(in, 2);
     }
-    {   /* conv on a rank-2 input */
+    { /* conv on a rank-2 input */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 8), zeros(NNFX_F32, 2, 4, 3)};
         s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "rank >= 3", NULL);
         release_all(in, 2);
     }
-    {   /* kernel bigger than the input */
+    { /* kernel bigger than the input */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 1, 2, 2), zeros(NNFX_F32, 4, 1, 1, 3, 3)};
         s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "does not fit", NULL);
         release_all(in, 2);
     }
-    {   /* matmul inner dims */
+    { /* matmul inner dims */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 5, 6)};
         s = try_op(NNFX_OP_MATMUL, "pp", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "matmul", "(4)", "(5)", NULL);
         release_all(in, 2);
     }
-    {   /* broadcasting */
+    { /* broadcasting */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 3, 5)};
         s = try_op(NNFX_OP_ADD, "pp", in, 0, NULL, &err, "add");
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node add", "cannot broadcast", "[3, 4]", "[3, 5]", NULL);
         release_all(in, 2);
     }
-    {   /* concat dims */
+    { /* concat dims */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), zeros(NNFX_F32, 2, 2, 5)};
         nnfx_attr at[1] = {AI("axis", 0)};
         s = try_op(NNFX_OP_CONCAT, "pp", in, 1, at, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "concat", "dim 1", NULL);
         release_all(in, 2);
     }
-    {   /* reshape element count */
+    { /* reshape element count */
         int64_t sh[2] = {5, -1};
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 3, 4), nnfx_tensor_new(NNFX_I64, 1, (int64_t[]){2}, NULL)};
         memcpy(in[1]->data, sh, sizeof sh);
@@ -419,7 +515,7 @@ static void test_bad_shapes(void **state) {
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "cannot reshape", "12 elements", NULL);
         release_all(in, 2);
     }
-    {   /* pool on the wrong rank, and without kernel_shape */
+    { /* pool on the wrong rank, and without kernel_shape */
         nnfx_tensor *in[1] = {zeros(NNFX_F32, 2, 3, 4)};
         nnfx_attr at[1] = {AINTS("kernel_shape", 2, 2)};
         s = try_op(NNFX_OP_MAX_POOL, "p", in, 1, at, &err, NULL);
@@ -428,48 +524,50 @@ static void test_bad_shapes(void **state) {
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "kernel_shape", NULL);
         release_all(in, 1);
     }
-    {   /* batchnorm parameter length */
+    { /* batchnorm parameter length */
         nnfx_tensor *in[5] = {zeros(NNFX_F32, 4, 1, 3, 2, 2), zeros(NNFX_F32, 1, 3), zeros(NNFX_F32, 1, 4),
                               zeros(NNFX_F32, 1, 3), zeros(NNFX_F32, 1, 3)};
         s = try_op(NNFX_OP_BATCH_NORM, "pcccc", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "B of shape [3]", NULL);
         release_all(in, 5);
     }
-    {   /* slice step 0 */
-        nnfx_tensor *in[5] = {zeros(NNFX_F32, 1, 5), zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1),
-                              zeros(NNFX_I64, 1, 1)};
+    { /* slice step 0 */
+        nnfx_tensor *in[5] = {zeros(NNFX_F32, 1, 5), zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1),
+                              zeros(NNFX_I64, 1, 1), zeros(NNFX_I64, 1, 1)};
         s = try_op(NNFX_OP_SLICE, "pcccc", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "step", NULL);
         release_all(in, 5);
     }
-    {   /* gather index out of range: a run-time error */
+    { /* gather index out of range: a run-time error */
         nnfx_tensor *in[2] = {zeros(NNFX_F32, 1, 3), nnfx_tensor_scalar_i64(7, NULL)};
         s = try_op(NNFX_OP_GATHER, "pp", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "index 7 out of range", NULL);
         release_all(in, 2);
     }
-    {   /* transpose with a bad perm */
+    { /* transpose with a bad perm */
         nnfx_tensor *in[1] = {zeros(NNFX_F32, 2, 3, 4)};
         nnfx_attr at[1] = {AINTS("perm", 0, 0)};
         s = try_op(NNFX_OP_TRANSPOSE, "p", in, 1, at, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_SHAPE, "permutation", NULL);
         release_all(in, 1);
     }
-    {   /* unsupported dtype reaches the kernel: a status, not a crash */
+    { /* unsupported dtype reaches the kernel: a status, not a crash */
         nnfx_tensor *in[1] = {zeros(NNFX_I32, 1, 3)};
         s = try_op(NNFX_OP_SIGMOID, "p", in, 0, NULL, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "int32", NULL);
         release_all(in, 1);
     }
-    {   /* resize tf_crop_and_resize with scales (not sizes) is unsupported */
-        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
+    { /* resize tf_crop_and_resize with scales (not sizes) is unsupported */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0),
+                              nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
         nnfx_attr at[1] = {AS("coordinate_transformation_mode", "tf_crop_and_resize")};
         s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "tf_crop_and_resize", NULL);
         release_all(in, 3);
     }
-    {   /* resize with an unknown mode is unsupported */
-        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0), nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
+    { /* resize with an unknown mode is unsupported */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 2), zeros(NNFX_F32, 1, 0),
+                              nnfx_tensor_from_floats(1, (int64_t[]){2}, (float[]){2, 2}, NULL)};
         nnfx_attr at[1] = {AS("mode", "area")};
         s = try_op(NNFX_OP_RESIZE, "pcc", in, 1, at, &err, NULL);
         tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "area", NULL);
@@ -487,7 +585,8 @@ static void test_kernel_direct_misuse(void **state) {
     tu_assert_error(&err, s, NNFX_ERR_SHAPE, "broadcast", NULL);
     s = ir_op_info(NNFX_OP_GETITEM)->kernel(NULL, 2, ins, 1, outs, &err);
     tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "getitem", NULL);
-    nnfx_tensor *x = zeros(NNFX_F32, 4, 1, 3, 4, 4), *w = zeros(NNFX_F32, 4, 2, 3, 3, 3), *y = zeros(NNFX_F32, 4, 1, 2, 9, 9);
+    nnfx_tensor *x = zeros(NNFX_F32, 4, 1, 3, 4, 4), *w = zeros(NNFX_F32, 4, 2, 3, 3, 3),
+                *y = zeros(NNFX_F32, 4, 1, 2, 9, 9);
     nnfx_graph *g = nnfx_graph_new();
     nnfx_meta m;
     nnfx_meta_set_shape(&m, NNFX_F32, 4, x->shape);
@@ -718,11 +817,10 @@ static void test_half_rounding(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_every_op_covered),
-        cmocka_unit_test(test_bad_shapes),      cmocka_unit_test(test_kernel_direct_misuse),
+        cmocka_unit_test(test_reference_cases),   cmocka_unit_test(test_every_op_covered),
+        cmocka_unit_test(test_bad_shapes),        cmocka_unit_test(test_kernel_direct_misuse),
         cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_unknown_dims),
-        cmocka_unit_test(test_constants),
-        cmocka_unit_test(test_npy),
+        cmocka_unit_test(test_constants),         cmocka_unit_test(test_npy),
         cmocka_unit_test(test_half_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

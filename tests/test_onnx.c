@@ -28,7 +28,8 @@ static nnfx_graph *load_ok(const char *path) {
 
 static int count_op(const nnfx_graph *g, nnfx_op op) {
     int k = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) k += nnfx_node_is_op(n, op);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        k += nnfx_node_is_op(n, op);
     return k;
 }
 
@@ -218,7 +219,8 @@ static void test_external(void **state) {
     const float *W = w->data, *B = b->data, *X = x->data, *Y = y->data;
     for (int j = 0; j < 64; j++) {
         double s = B[j];
-        for (int i = 0; i < 64; i++) s += (double)X[i] * W[i * 64 + j];
+        for (int i = 0; i < 64; i++)
+            s += (double)X[i] * W[i * 64 + j];
         assert_true(s - Y[j] < 1e-3 && Y[j] - s < 1e-3);
     }
     nnfx_tensor_release(x);
@@ -320,7 +322,8 @@ static void test_unaligned_deferred(void **state) {
     for (int k = 0; k < P; k++) {
         nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 1, dims, &err);
         assert_non_null(t);
-        for (int i = 0; i < N; i++) ((float *)t->data)[i] = (float)(k * N + i);
+        for (int i = 0; i < N; i++)
+            ((float *)t->data)[i] = (float)(k * N + i);
         assert_int_equal(nnfx_graph_set_param(g, names[k], t, &err), NNFX_OK);
         nnfx_tensor_release(t);
         nnfx_node *w = nnfx_graph_get_attr(g, names[k], &err);
@@ -351,13 +354,15 @@ static void test_unaligned_deferred(void **state) {
         const nnfx_tensor *t = nnfx_graph_param(nnfx_gm_graph(gm), names[k]);
         assert_non_null(t);
         assert_int_equal((uintptr_t)t->data % 4, 0);
-        for (int i = 0; i < N; i++) assert_true(((const float *)t->data)[i] == (float)(k * N + i));
+        for (int i = 0; i < N; i++)
+            assert_true(((const float *)t->data)[i] == (float)(k * N + i));
     }
     nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 1, dims, &err), *out = NULL;
     int nout = 0;
     assert_int_equal(nnfx_gm_run(gm, 1, &x, 1, &out, &nout, &err), NNFX_OK);
     assert_int_equal(nout, 1);
-    for (int i = 0; i < N; i++) assert_true(((const float *)out->data)[i] == (float)(P * i + N * (0 + 1 + 2 + 3)));
+    for (int i = 0; i < N; i++)
+        assert_true(((const float *)out->data)[i] == (float)(P * i + N * (0 + 1 + 2 + 3)));
     nnfx_tensor_release(x);
     nnfx_tensor_release(out);
     nnfx_gm_free(gm);
@@ -366,7 +371,8 @@ static void test_unaligned_deferred(void **state) {
 static void test_round_trips(void **state) {
     (void)state;
     const char *names[] = {"mlp.onnx", "convnet.onnx", "legacy_opset9.onnx", "typed_data.onnx", "external.onnx"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) round_trip(names[i], NULL);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        round_trip(names[i], NULL);
     nnfx_onnx_save_options o = {.external_data = true, .external_threshold = 256};
     round_trip("convnet.onnx", &o);
     round_trip("external.onnx", &o);
@@ -471,8 +477,10 @@ static void test_hostile_inputs(void **state) {
 
     /* deeply nested messages in the graph's place */
     size_t marks[200];
-    for (int i = 0; i < 200; i++) marks[i] = ow_begin_msg(&b, 7);
-    for (int i = 199; i >= 0; i--) ow_end_msg(&b, marks[i]);
+    for (int i = 0; i < 200; i++)
+        marks[i] = ow_begin_msg(&b, 7);
+    for (int i = 199; i >= 0; i--)
+        ow_end_msg(&b, marks[i]);
     expect_clean_failure_or_graph(b.p, b.len);
     ow_buf_free(&b);
 

@@ -14,8 +14,18 @@
 
 static void test_varint_round_trip(void **state) {
     (void)state;
-    const uint64_t vals[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, (uint64_t)INT64_MAX, UINT64_MAX,
-                             (uint64_t)-1LL, (uint64_t)-12345LL};
+    const uint64_t vals[] = {0,
+                             1,
+                             127,
+                             128,
+                             300,
+                             16383,
+                             16384,
+                             UINT32_MAX,
+                             (uint64_t)INT64_MAX,
+                             UINT64_MAX,
+                             (uint64_t)-1LL,
+                             (uint64_t)-12345LL};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         ow_buf b = {0};
         ow_put_varint(&b, vals[i]);
@@ -24,7 +34,8 @@ static void test_varint_round_trip(void **state) {
         assert_int_equal(ow_decode_varint(b.p, b.len, &v), b.len);
         assert_true(v == vals[i]);
         /* every proper prefix is truncated */
-        for (size_t cut = 0; cut < b.len; cut++) assert_int_equal(ow_decode_varint(b.p, cut, &v), 0);
+        for (size_t cut = 0; cut < b.len; cut++)
+            assert_int_equal(ow_decode_varint(b.p, cut, &v), 0);
         ow_buf_free(&b);
     }
     /* 11-byte varint and a 10th byte > 1 are malformed */
@@ -62,7 +73,10 @@ static void test_read_back(void **state) {
     int seen = 0;
     while (ow_next(&r, &f) > 0) {
         switch (f.num) {
-        case 1: assert_int_equal(f.v, 150); seen |= 1; break;
+        case 1:
+            assert_int_equal(f.v, 150);
+            seen |= 1;
+            break;
         case 2: {
             char *s;
             assert_int_equal(ow_string(&r, &f, &s), NNFX_OK);
@@ -190,9 +204,11 @@ static void test_depth_limit(void **state) {
     /* 100 nested messages of field 3 */
     ow_buf b = {0};
     size_t marks[100];
-    for (int i = 0; i < 100; i++) marks[i] = ow_begin_msg(&b, 3);
+    for (int i = 0; i < 100; i++)
+        marks[i] = ow_begin_msg(&b, 3);
     ow_put_uint(&b, 1, 1);
-    for (int i = 99; i >= 0; i--) ow_end_msg(&b, marks[i]);
+    for (int i = 99; i >= 0; i--)
+        ow_end_msg(&b, marks[i]);
     assert_false(b.oom);
     nnfx_error err = {0};
     ow_reader r = ow_reader_init(b.p, b.len, "deep.onnx", &err);

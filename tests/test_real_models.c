@@ -22,7 +22,7 @@
 #include "testutil.h"
 
 #define REL_TOL 1e-4
-#define MAX_IO 16
+#define MAX_IO  16
 
 /* Loads DIR/M.<kind>_<i>.npy for i = 0.. into t; returns how many. */
 static int load_npys(const char *dir, const char *model, const char *kind, nnfx_tensor **t) {
@@ -73,10 +73,12 @@ static void check_model(const char *dir, const char *model) {
     for (int i = 0; i < nwant; i++) {
         char a[96], b[96];
         assert_non_null(got[i]);
-        if (got[i]->dtype != want[i]->dtype) fail_msg("%s: output %d has dtype %s, torch %s", model, i,
-                                                     nnfx_dtype_name(got[i]->dtype), nnfx_dtype_name(want[i]->dtype));
+        if (got[i]->dtype != want[i]->dtype)
+            fail_msg("%s: output %d has dtype %s, torch %s", model, i, nnfx_dtype_name(got[i]->dtype),
+                     nnfx_dtype_name(want[i]->dtype));
         bool same = got[i]->rank == want[i]->rank;
-        for (int d = 0; same && d < got[i]->rank; d++) same = got[i]->shape[d] == want[i]->shape[d];
+        for (int d = 0; same && d < got[i]->rank; d++)
+            same = got[i]->shape[d] == want[i]->shape[d];
         if (!same)
             fail_msg("%s: output %d has shape %s, torch %s", model, i,
                      nnfx_shape_str(got[i]->rank, got[i]->shape, a, sizeof a),
@@ -84,7 +86,8 @@ static void check_model(const char *dir, const char *model) {
         double e = rel_error(got[i], want[i]);
         printf("  %-24s output %d: max|diff|/max|ref| = %.3g (load+run %.0f ms)\n", model, i, e,
                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-        if (!(e <= REL_TOL)) fail_msg("%s: output %d differs from torch: relative error %.3g > %g", model, i, e, REL_TOL);
+        if (!(e <= REL_TOL))
+            fail_msg("%s: output %d differs from torch: relative error %.3g > %g", model, i, e, REL_TOL);
     }
     for (int i = 0; i < MAX_IO; i++) {
         nnfx_tensor_release(in[i]);
@@ -129,7 +132,8 @@ int main(void) {
         tests[i].initial_state = names[i];
     }
     int rc = _cmocka_run_group_tests("real_models", tests, (size_t)n, NULL, NULL);
-    for (int i = 0; i < n; i++) free(names[i]);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
     free(tests);
     return rc;
 }

@@ -485,7 +485,8 @@ static void test_adversarial_inputs(void **state) {
         for (int fill = 0; fill < 3; fill++) {
             size_t pl = strlen(prefixes[k]);
             memcpy(big, prefixes[k], pl);
-            for (size_t i = pl; i < n; i++) big[i] = fill == 0 ? 'a' : fill == 1 ? '9' : (i % 2 ? ',' : '(');
+            for (size_t i = pl; i < n; i++)
+                big[i] = fill == 0 ? 'a' : fill == 1 ? '9' : (i % 2 ? ',' : '(');
             big[n] = 0;
             nnfx_error err = {0};
             nnfx_graph *g = nnfx_graph_parse(big, &err);

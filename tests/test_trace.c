@@ -62,8 +62,8 @@ static void test_paths_and_param_names(void **state) {
     nnfx_gm *gm = nnfx_symbolic_trace(net, 1, &s, &err);
     if (!gm) fail_msg("trace: %s", err.msg);
     nnfx_graph *g = nnfx_gm_graph(gm);
-    static const char *params[] = {"conv.weight", "conv.bias", "bn.weight", "bn.bias", "bn.running_mean",
-                                   "bn.running_var", "fc.weight", "fc.bias"};
+    static const char *params[] = {"conv.weight",     "conv.bias",      "bn.weight", "bn.bias",
+                                   "bn.running_mean", "bn.running_var", "fc.weight", "fc.bias"};
     assert_int_equal(nnfx_graph_num_params(g), 8);
     for (int i = 0; i < 8; i++) {
         assert_string_equal(nnfx_graph_param_name(g, i), params[i]);
@@ -159,8 +159,7 @@ static void test_shape_error(void **state) {
     nnfx_module *m = trace_seed_simplenet(1, &o);
     nnfx_shape s = nnfx_shape_of(4, 1, 3, 32, 32);
     assert_null(nnfx_symbolic_trace(m, 1, &s, &err));
-    tu_assert_error(&err, err.status, NNFX_ERR_SHAPE, "node linear (module fc, seed_models.c:", "14400", "(16)",
-                    NULL);
+    tu_assert_error(&err, err.status, NNFX_ERR_SHAPE, "node linear (module fc, seed_models.c:", "14400", "(16)", NULL);
     /* eagerly, the same bug is a run-time error, with the same context */
     int64_t shape[4] = {1, 3, 32, 32};
     nnfx_tensor *x = rand_input(4, shape, 1), *out = NULL;
@@ -183,7 +182,8 @@ static nnfx_status affine_leaf(void *user, int nin, nnfx_tensor *const *in, nnfx
     *out = nnfx_tensor_clone(in[0], err);
     if (!*out) return NNFX_ERR_NOMEM;
     float *p = (*out)->data;
-    for (int64_t i = 0; i < nnfx_tensor_numel(*out); i++) p[i] = 2 * p[i] + 1;
+    for (int64_t i = 0; i < nnfx_tensor_numel(*out); i++)
+        p[i] = 2 * p[i] + 1;
     return NNFX_OK;
 }
 
@@ -338,7 +338,8 @@ static void test_single_layer_root(void **state) {
     const float *W = nnfx_module_param(lin, "weight")->data, *b = nnfx_module_param(lin, "bias")->data;
     const float *xp = x->data;
     double y = b[1];
-    for (int k = 0; k < 6; k++) y += xp[6 * 2 + k] * W[6 * 1 + k];
+    for (int k = 0; k < 6; k++)
+        y += xp[6 * 2 + k] * W[6 * 1 + k];
     assert_true(fabs(nnfx_tensor_get(out, 2 * 3 + 1) - y) < 1e-5);
     nnfx_tensor_release(x);
     nnfx_tensor_release(ref);

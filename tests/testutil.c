@@ -23,8 +23,7 @@ nnfx_tensor *tu_load_npy(const char *rel) {
     return t;
 }
 
-bool tu_tensor_close(const nnfx_tensor *got, const nnfx_tensor *want, double atol, double rtol, char *msg,
-                     size_t len) {
+bool tu_tensor_close(const nnfx_tensor *got, const nnfx_tensor *want, double atol, double rtol, char *msg, size_t len) {
     char b1[160], b2[160];
     if (!got || !want) {
         snprintf(msg, len, "missing tensor (got %p, want %p)", (const void *)got, (const void *)want);

@@ -25,8 +25,7 @@ nnfx_tensor *tu_load_npy(const char *rel);
 /* Compares got with want: same dtype and shape, and every element within
  * |g - w| <= atol + rtol * |w| (NaNs must match). On mismatch writes a
  * description with the worst element into msg and returns false. */
-bool tu_tensor_close(const nnfx_tensor *got, const nnfx_tensor *want, double atol, double rtol, char *msg,
-                     size_t len);
+bool tu_tensor_close(const nnfx_tensor *got, const nnfx_tensor *want, double atol, double rtol, char *msg, size_t len);
 
 /* tu_tensor_close, failing the running test with its message (prefixed by
  * what) on mismatch. */

@@ -126,7 +126,8 @@ static bool index_build(const nnfx_graph *g, graph_index *gi) {
     gi->info = calloc((size_t)(gi->n ? gi->n : 1), sizeof *gi->info);
     if (!gi->info) return false;
     int i = 0;
-    for (const nnfx_node *n = nnfx_graph_first(g); n && i < gi->n; n = nnfx_node_next(n)) gi->info[i++].n = n;
+    for (const nnfx_node *n = nnfx_graph_first(g); n && i < gi->n; n = nnfx_node_next(n))
+        gi->info[i++].n = n;
     gi->n = i;
     gi->pos = nnfx_value_map_new();
     if (!gi->pos) return false;
@@ -244,8 +245,8 @@ static bool find_foldable_bn(cli_analysis *an, const char *model) {
         if (!params) continue;
         const char *names[2] = {nnfx_node_name(src), nnfx_node_name(n)};
         if (!add_finding(an, "foldable_batch_norm", 2, names,
-                         xprintf("BatchNormalization '%s' follows %s '%s' and can be folded into its weights",
-                                 names[1], cli_node_op_label(src), names[0]),
+                         xprintf("BatchNormalization '%s' follows %s '%s' and can be folded into its weights", names[1],
+                                 cli_node_op_label(src), names[0]),
                          xprintf("nnfx optimize %s -o OUT %s--pass fuse-conv-bn --validate --random 4", model,
                                  through ? "--pass remove-identity " : "")))
             return false;
@@ -275,8 +276,7 @@ static bool find_liveness(cli_analysis *an, graph_index *gi, const char *model) 
         const nnfx_node *n = gi->info[i].n;
         if (nnfx_node_opcode(n) != NNFX_PLACEHOLDER || gi->info[i].live) continue;
         const char *nm = nnfx_node_name(n);
-        ok = add_finding(an, "unused_input", 1, &nm,
-                         xprintf("graph input '%s' is not used by any output", nm),
+        ok = add_finding(an, "unused_input", 1, &nm, xprintf("graph input '%s' is not used by any output", nm),
                          xprintf("remove the input from the model (callers must still feed it until then)"));
     }
     /* parameters no live get_attr node reads */
@@ -295,11 +295,10 @@ static bool find_liveness(cli_analysis *an, graph_index *gi, const char *model) 
         const nnfx_tensor *t = nnfx_graph_param_at(an->g, p);
         char bytes[32];
         cli_human_bytes(t ? (int64_t)t->nbytes : 0, bytes, sizeof bytes);
-        ok = add_finding(an, "unused_initializer", 1, &pname,
-                         xprintf("parameter '%s' (%s) is %s", pname, bytes,
-                                 read ? "read only by dead nodes" : "never read"),
-                         xprintf("nnfx optimize %s -o OUT --pass dce",
-                                 model));
+        ok = add_finding(
+            an, "unused_initializer", 1, &pname,
+            xprintf("parameter '%s' (%s) is %s", pname, bytes, read ? "read only by dead nodes" : "never read"),
+            xprintf("nnfx optimize %s -o OUT --pass dce", model));
     }
     return ok;
 }
@@ -428,7 +427,8 @@ static void node_cost(const nnfx_graph *g, const nnfx_node *n, int64_t *macs, in
         vals[a] = NULL;
         if (arg.kind == NNFX_ARG_NODE) {
             in[a] = nnfx_node_meta_c(arg.u.node, 0);
-            if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR) vals[a] = nnfx_graph_param(g, nnfx_node_target(arg.u.node));
+            if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR)
+                vals[a] = nnfx_graph_param(g, nnfx_node_target(arg.u.node));
         } else if (arg.kind == NNFX_ARG_INT || arg.kind == NNFX_ARG_FLOAT) {
             memset(&lit[a], 0, sizeof lit[a]);
             lit[a].dtype = arg.kind == NNFX_ARG_INT ? NNFX_I64 : NNFX_F32;
@@ -526,13 +526,15 @@ oom:
 void cli_analysis_free(cli_analysis *an) {
     if (!an) return;
     for (int i = 0; i < an->nfindings; i++) {
-        for (int k = 0; k < an->findings[i].nnodes; k++) free(an->findings[i].nodes[k]);
+        for (int k = 0; k < an->findings[i].nnodes; k++)
+            free(an->findings[i].nodes[k]);
         free(an->findings[i].nodes);
         free(an->findings[i].message);
         free(an->findings[i].suggestion);
     }
     free(an->findings);
-    for (int i = 0; i < an->nops; i++) free(an->ops[i].op);
+    for (int i = 0; i < an->nops; i++)
+        free(an->ops[i].op);
     free(an->ops);
     free(an->cost);
     memset(an, 0, sizeof *an);

@@ -13,11 +13,11 @@ typedef struct cli_node_cost {
 } cli_node_cost;
 
 typedef struct cli_finding {
-    const char *kind;  /* foldable_batch_norm, dead_node, unused_input, ... */
+    const char *kind; /* foldable_batch_norm, dead_node, unused_input, ... */
     int nnodes;
-    char **nodes;      /* node (or parameter) names, malloc'd            */
-    char *message;     /* malloc'd                                        */
-    char *suggestion;  /* malloc'd                                        */
+    char **nodes;     /* node (or parameter) names, malloc'd            */
+    char *message;    /* malloc'd                                        */
+    char *suggestion; /* malloc'd                                        */
 } cli_finding;
 
 typedef struct cli_op_count {
@@ -28,17 +28,17 @@ typedef struct cli_op_count {
 } cli_op_count;
 
 typedef struct cli_analysis {
-    const nnfx_graph *g;          /* borrowed; shapes inferred            */
-    int nodes;                    /* op nodes (call_function/module)      */
-    int graph_nodes;              /* every node of the graph              */
-    int64_t params, param_bytes;  /* float parameters: elements, bytes    */
-    int64_t all_param_bytes;      /* every parameter's bytes              */
+    const nnfx_graph *g;         /* borrowed; shapes inferred            */
+    int nodes;                   /* op nodes (call_function/module)      */
+    int graph_nodes;             /* every node of the graph              */
+    int64_t params, param_bytes; /* float parameters: elements, bytes    */
+    int64_t all_param_bytes;     /* every parameter's bytes              */
     int64_t macs, flops;
-    int64_t peak_activation_bytes;/* -1 when it could not be computed     */
+    int64_t peak_activation_bytes; /* -1 when it could not be computed     */
     int ncost;
-    cli_node_cost *cost;          /* per op node, in graph order          */
+    cli_node_cost *cost; /* per op node, in graph order          */
     int nops;
-    cli_op_count *ops;            /* per op type, by first appearance     */
+    cli_op_count *ops; /* per op type, by first appearance     */
     int nfindings;
     cli_finding *findings;
 } cli_analysis;

@@ -17,10 +17,10 @@
 
 /* Exit codes: a stable interface that scripts depend on. */
 enum {
-    CLI_EXIT_OK = 0,        /* everything worked and every check passed     */
-    CLI_EXIT_CHECK = 1,     /* a check failed (tolerance, accuracy gate)    */
-    CLI_EXIT_USAGE = 2,     /* bad command line: flags, missing arguments   */
-    CLI_EXIT_BAD_INPUT = 3  /* unreadable or corrupt model/data, bad op     */
+    CLI_EXIT_OK = 0,       /* everything worked and every check passed     */
+    CLI_EXIT_CHECK = 1,    /* a check failed (tolerance, accuracy gate)    */
+    CLI_EXIT_USAGE = 2,    /* bad command line: flags, missing arguments   */
+    CLI_EXIT_BAD_INPUT = 3 /* unreadable or corrupt model/data, bad op     */
 };
 
 /* --- subcommands (one file each) ----------------------------------------- */
@@ -63,10 +63,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 typedef struct cli_args {
     int argc;
     char **argv;
-    int i;           /* index of the argument being looked at            */
-    const char *cmd; /* subcommand name for error lines                  */
-    bool bad;        /* an option lacked its value (error already shown) */
-    bool end_of_opts;/* "--" seen: the rest are positional               */
+    int i;            /* index of the argument being looked at            */
+    const char *cmd;  /* subcommand name for error lines                  */
+    bool bad;         /* an option lacked its value (error already shown) */
+    bool end_of_opts; /* "--" seen: the rest are positional               */
 } cli_args;
 
 /* Starts a cursor at argv[1]. */

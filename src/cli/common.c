@@ -220,7 +220,8 @@ char *cli_read_file(const char *path, size_t *len, nnfx_error *err) {
     sbuf b = {0};
     char chunk[65536];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) sb_append(&b, chunk, got);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_append(&b, chunk, got);
     bool failed = ferror(f);
     fclose(f);
     size_t n = b.len;
@@ -248,7 +249,8 @@ static bool looks_like_text_ir(const char *path) {
     fclose(f);
     buf[n] = '\0';
     const char *p = buf;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
     return strncmp(p, "graph", 5) == 0;
 }
 
@@ -361,8 +363,10 @@ const char *cli_basename(const char *path) {
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
         if (nnfx_graph_num_params(g) > 0)
-            fprintf(stderr, "nnfx: warning: %s: the text IR keeps parameter shapes, not their values "
-                            "(write .onnx to keep the weights)\n", path);
+            fprintf(stderr,
+                    "nnfx: warning: %s: the text IR keeps parameter shapes, not their values "
+                    "(write .onnx to keep the weights)\n",
+                    path);
         char *text = nnfx_graph_to_text(g);
         if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
         nnfx_status st = cli_write_file(path, text, strlen(text), err);
@@ -380,7 +384,8 @@ nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_
 
 void cli_inputs_free(cli_inputs *in) {
     if (!in) return;
-    for (int i = 0; i < in->n; i++) nnfx_tensor_release(in->t[i]);
+    for (int i = 0; i < in->n; i++)
+        nnfx_tensor_release(in->t[i]);
     free(in->t);
     in->t = NULL;
     in->n = 0;
@@ -441,8 +446,8 @@ int cli_inputs_load(const char *cmd, const nnfx_graph *g, int nspec, char *const
                     for (int i = 0; i < in->n; i++)
                         sb_printf(&names, "%s%s", i ? ", " : "", nnfx_node_name(nnfx_graph_input(g, i)));
                     char *list = sb_finish(&names);
-                    rc = cli_usage_error(cmd, "--input %s: the model has no input '%s' (inputs: %s)", spec[s],
-                                         name, list && *list ? list : "none");
+                    rc = cli_usage_error(cmd, "--input %s: the model has no input '%s' (inputs: %s)", spec[s], name,
+                                         list && *list ? list : "none");
                     free(list);
                     free(name);
                     goto fail;
@@ -502,7 +507,8 @@ int cli_inputs_random(const char *cmd, const nnfx_graph *g, uint64_t seed, cli_i
             return CLI_EXIT_USAGE;
         }
         int64_t dims[NNFX_MAX_RANK];
-        for (int d = 0; d < m->rank; d++) dims[d] = m->dims[d].value >= 0 ? m->dims[d].value : 1;
+        for (int d = 0; d < m->rank; d++)
+            dims[d] = m->dims[d].value >= 0 ? m->dims[d].value : 1;
         nnfx_dtype dt = m->dtype == NNFX_DTYPE_UNDEFINED ? NNFX_F32 : m->dtype;
         nnfx_error err = {0};
         in->t[i] = nnfx_tensor_new(dt, m->rank, dims, &err);
@@ -514,8 +520,8 @@ int cli_inputs_random(const char *cmd, const nnfx_graph *g, uint64_t seed, cli_i
         if (dt == NNFX_F32) {
             nnfx_tensor_fill_uniform(in->t[i], seed * 1000003u + (uint64_t)i, -1.0f, 1.0f);
         } else if (dt != NNFX_F32) {
-            cli_error(cmd, "input '%s' is %s: random inputs are float32 only; give --input %s=FILE",
-                      nnfx_node_name(p), nnfx_dtype_name(dt), nnfx_node_name(p));
+            cli_error(cmd, "input '%s' is %s: random inputs are float32 only; give --input %s=FILE", nnfx_node_name(p),
+                      nnfx_dtype_name(dt), nnfx_node_name(p));
             cli_inputs_free(in);
             return CLI_EXIT_USAGE;
         }
@@ -553,7 +559,8 @@ void cli_progress_step(cli_progress *p, long done) {
     int fill = p->total > 0 ? (int)((double)done / (double)p->total * width) : 0;
     if (fill > width) fill = width;
     fprintf(stderr, "\r%s [", p->label);
-    for (int i = 0; i < width; i++) fputc(i < fill ? '#' : '.', stderr);
+    for (int i = 0; i < width; i++)
+        fputc(i < fill ? '#' : '.', stderr);
     fprintf(stderr, "] %ld/%ld", done, p->total);
     fflush(stderr);
 }

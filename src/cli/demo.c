@@ -24,7 +24,8 @@ static const demo_workflow k_workflows[] = {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: nnfx demo [--no-text] [workflow ...]\n\nworkflows (default: all):\n");
-    for (size_t i = 0; i < NUM_WORKFLOWS; i++) fprintf(f, "  %-16s %s\n", k_workflows[i].name, k_workflows[i].what);
+    for (size_t i = 0; i < NUM_WORKFLOWS; i++)
+        fprintf(f, "  %-16s %s\n", k_workflows[i].name, k_workflows[i].what);
     fprintf(f, "\n  --no-text  print graphs as gm.code only (not also in FX's text form)\n");
 }
 
@@ -41,7 +42,8 @@ int cli_demo(int argc, char **argv) {
             continue;
         }
         size_t k = 0;
-        while (k < NUM_WORKFLOWS && strcmp(argv[i], k_workflows[k].name) != 0) k++;
+        while (k < NUM_WORKFLOWS && strcmp(argv[i], k_workflows[k].name) != 0)
+            k++;
         if (k == NUM_WORKFLOWS) {
             fprintf(stderr, "nnfx demo: unknown workflow '%s'\n", argv[i]);
             usage(stderr);

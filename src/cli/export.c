@@ -3,24 +3,23 @@
 
 #include "cli/cli.h"
 
-static const char export_help[] =
-    "usage: nnfx export MODEL -o OUT.onnx [--external-data]\n"
-    "\n"
-    "Reads MODEL (.onnx, or nnfx text IR .fx/.txt), checks it (lint and shape\n"
-    "inference) and writes it as ONNX. Weights go to a side file OUT.onnx.data\n"
-    "with --external-data, or by themselves when the model would pass 2 GB.\n"
-    "A model whose name ends in .fx/.txt/.nnfx is written as text IR instead.\n"
-    "The output is written to a temporary name and renamed; the input is never\n"
-    "touched.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE  the file to write (required)\n"
-    "  --external-data    put weights in a side file\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "examples:\n"
-    "  nnfx export model.fx -o model.onnx\n"
-    "  nnfx export big.onnx -o big_ext.onnx --external-data\n";
+static const char export_help[] = "usage: nnfx export MODEL -o OUT.onnx [--external-data]\n"
+                                  "\n"
+                                  "Reads MODEL (.onnx, or nnfx text IR .fx/.txt), checks it (lint and shape\n"
+                                  "inference) and writes it as ONNX. Weights go to a side file OUT.onnx.data\n"
+                                  "with --external-data, or by themselves when the model would pass 2 GB.\n"
+                                  "A model whose name ends in .fx/.txt/.nnfx is written as text IR instead.\n"
+                                  "The output is written to a temporary name and renamed; the input is never\n"
+                                  "touched.\n"
+                                  "\n"
+                                  "options:\n"
+                                  "  -o, --output FILE  the file to write (required)\n"
+                                  "  --external-data    put weights in a side file\n"
+                                  "  -h, --help         this text\n"
+                                  "\n"
+                                  "examples:\n"
+                                  "  nnfx export model.fx -o model.onnx\n"
+                                  "  nnfx export big.onnx -o big_ext.onnx --external-data\n";
 
 int cli_export(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {

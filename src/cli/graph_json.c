@@ -11,7 +11,8 @@ void cli_json_attr_value(sbuf *b, const nnfx_attr *a) {
     case NNFX_ATTR_STRING: cli_json_str(b, a->u.s); break;
     case NNFX_ATTR_INTS:
         sb_printf(b, "[");
-        for (int i = 0; i < a->u.ints.n; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
+        for (int i = 0; i < a->u.ints.n; i++)
+            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
         sb_printf(b, "]");
         break;
     case NNFX_ATTR_FLOATS:
@@ -68,7 +69,8 @@ char *cli_graph_to_json(const nnfx_graph *g) {
         sb_printf(&b, "%s\n    {\"name\": ", i ? "," : "");
         cli_json_str(&b, nnfx_graph_param_name(g, i));
         sb_printf(&b, ", \"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(t->dtype));
-        for (int d = 0; d < t->rank; d++) sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        for (int d = 0; d < t->rank; d++)
+            sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
         sb_printf(&b, "]}");
     }
     sb_printf(&b, "],\n  \"nodes\": [");

@@ -109,7 +109,8 @@ char *cli_dot_to_svg(const char *dot_text, nnfx_error *err) {
     sbuf b = {0};
     char chunk[65536];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) sb_append(&b, chunk, got);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_append(&b, chunk, got);
     fclose(f);
     svg = sb_finish(&b);
     if (!svg) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory reading the SVG");

@@ -69,4 +69,3 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nnfx: unknown command '%s' (try 'nnfx --help')\n", cmd);
     return CLI_EXIT_USAGE;
 }
-

@@ -68,7 +68,8 @@ static void op_counts_json(sbuf *b, const nnfx_graph *g) {
         if ((oc != NNFX_CALL_FUNCTION && oc != NNFX_CALL_MODULE) || nnfx_node_is_op(nd, NNFX_OP_GETITEM)) continue;
         const char *l = cli_node_op_label(nd);
         int k = 0;
-        while (k < n && strcmp(labels[k], l) != 0) k++;
+        while (k < n && strcmp(labels[k], l) != 0)
+            k++;
         if (k == n) {
             if (n == 512) continue;
             labels[n] = l;
@@ -253,8 +254,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
                       model, acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
         }
         if (talk && !rc)
-            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n",
-                   acc.samples, acc.acc_a, acc.acc_b, acc.drop, o->max_drop, acc.drop > o->max_drop ? "FAILED" : "ok");
+            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n", acc.samples,
+                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, acc.drop > o->max_drop ? "FAILED" : "ok");
     }
     t_val = cli_now_ms() - t0;
     if (rc) snprintf(errmsg, sizeof errmsg, "%s", errmsg[0] ? errmsg : "the checks could not run (see stderr)");
@@ -277,7 +278,9 @@ report:
     res->rc = rc;
     res->ms = cli_now_ms() - t_start;
     snprintf(res->status, sizeof res->status, "%s",
-             rc == CLI_EXIT_OK ? "ok" : rc == CLI_EXIT_CHECK ? "check failed" : "error");
+             rc == CLI_EXIT_OK      ? "ok"
+             : rc == CLI_EXIT_CHECK ? "check failed"
+                                    : "error");
     sb_printf(&rep, "{\n  \"model\": ");
     cli_json_str(&rep, model);
     sb_printf(&rep, ",\n  \"output\": ");
@@ -340,8 +343,9 @@ report:
         cli_json_num(&rep, o->max_drop);
         sb_printf(&rep, ", \"passed\": %s}", acc.drop > o->max_drop ? "false" : "true");
     }
-    sb_printf(&rep, ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "
-                    "\"total\": %.3f}\n}",
+    sb_printf(&rep,
+              ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "
+              "\"total\": %.3f}\n}",
               t_load, t_steps, t_val, t_save, res->ms);
     res->report = sb_finish(&rep);
     nnfx_graph_free(orig);
@@ -407,7 +411,8 @@ int cli_optimize(int argc, char **argv) {
             o.labels = v;
         } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
             if (!a.bad && (!cli_parse_nonneg_double(v, &o.max_drop) || o.max_drop > 100))
-                return cli_usage_error("optimize", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'", v);
+                return cli_usage_error("optimize",
+                                       "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'", v);
         } else if (cli_opt(&a, "--report", NULL, &v)) {
             o.report = v;
         } else if (cli_opt(&a, "--batch", NULL, &v)) {
@@ -432,7 +437,8 @@ int cli_optimize(int argc, char **argv) {
     if (batch && nmodels) return cli_usage_error("optimize", "give models either on the command line or with --batch");
     if (!batch && !nmodels) return cli_usage_error("optimize", "no model given");
     if (!out) return cli_usage_error("optimize", "no output given (-o OUT)");
-    if (o.samples.nfiles && o.samples.random) return cli_usage_error("optimize", "--input and --random exclude each other");
+    if (o.samples.nfiles && o.samples.random)
+        return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)
         return cli_usage_error("optimize", "--input, --random, --atol and --rtol go with --validate or --labels");
     if (o.labels && o.max_drop < 0) return cli_usage_error("optimize", "--labels needs --max-accuracy-drop PCT");
@@ -454,7 +460,8 @@ int cli_optimize(int argc, char **argv) {
             char name[64];
             if (!pass_known(steps[i].text, name, sizeof name)) {
                 sbuf names = {0};
-                for (int k = 0; k < nnfx_pass_count(); k++) sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
+                for (int k = 0; k < nnfx_pass_count(); k++)
+                    sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
                 char *list = sb_finish(&names);
                 int rc = cli_usage_error("optimize", "unknown pass '%s' (passes: %s)", steps[i].text, list ? list : "");
                 free(list);
@@ -474,9 +481,11 @@ int cli_optimize(int argc, char **argv) {
                 return CLI_EXIT_BAD_INPUT;
             }
             for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-                while (*line == ' ' || *line == '\t') line++;
+                while (*line == ' ' || *line == '\t')
+                    line++;
                 size_t n = strlen(line);
-                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r')) line[--n] = '\0';
+                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+                    line[--n] = '\0';
                 if (!*line || *line == '#') continue;
                 if (nmodels == OPT_MAX) {
                     free(buf);

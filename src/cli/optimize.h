@@ -12,29 +12,29 @@ typedef struct opt_step {
 
 typedef struct opt_opts {
     int nsteps;
-    opt_step *steps;      /* in command-line order */
+    opt_step *steps; /* in command-line order */
     bool validate;
-    cli_samples samples;  /* --input / --random  */
+    cli_samples samples; /* --input / --random  */
     double atol, rtol;
     const char *labels;
-    double max_drop;      /* percentage points; < 0: no gate */
-    const char *report;   /* --report FILE (batch: the summary) */
+    double max_drop;    /* percentage points; < 0: no gate */
+    const char *report; /* --report FILE (batch: the summary) */
     bool quiet;
-    bool batch;           /* several models, -o is a folder */
+    bool batch; /* several models, -o is a folder */
     bool external_data;
 } opt_opts;
 
 /* What happened to one model. */
 typedef struct opt_result {
-    int rc;            /* exit code for this model        */
-    char *report;      /* its JSON report (malloc'd)      */
+    int rc;       /* exit code for this model        */
+    char *report; /* its JSON report (malloc'd)      */
     int nodes_before, nodes_after;
     double ms;
     bool validated;
     double max_abs;
     bool have_acc;
     double drop;
-    char status[32];   /* "ok", "check failed", "error"   */
+    char status[32]; /* "ok", "check failed", "error"   */
 } opt_result;
 
 /* Optimises one model into out; fills res (free res->report). Prints

@@ -76,7 +76,8 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
         for (int t = 0; th && t < nthreads; t++)
             if (pthread_create(&th[t], NULL, worker, &b) == 0) started++;
         if (started == 0) worker(&b); /* no threads: do it here */
-        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+        for (int t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
         free(th);
         cli_progress_end(&b.bar);
         pthread_mutex_destroy(&b.lock);
@@ -99,7 +100,8 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
             for (int i = 0; i < nmodels; i++) {
                 const opt_result *r = &b.res[i];
                 char ops[32] = "-", err[32] = "-", drop[32] = "-";
-                if (r->nodes_before || r->nodes_after) snprintf(ops, sizeof ops, "%d -> %d", r->nodes_before, r->nodes_after);
+                if (r->nodes_before || r->nodes_after)
+                    snprintf(ops, sizeof ops, "%d -> %d", r->nodes_before, r->nodes_after);
                 if (r->validated) snprintf(err, sizeof err, "%.3g", r->max_abs);
                 if (r->have_acc) snprintf(drop, sizeof drop, "%.2f", r->drop);
                 printf("%-*s  %-12s  %12s  %11s  %10s  %9.1f\n", w, models[i], r->status, ops, err, drop, r->ms);
@@ -109,10 +111,12 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
         }
         if (o->report) {
             sbuf s = {0};
-            sb_printf(&s, "{\n\"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, \"exit_code\": %d,\n"
-                          "\"results\": [\n",
+            sb_printf(&s,
+                      "{\n\"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, \"exit_code\": %d,\n"
+                      "\"results\": [\n",
                       nmodels, nok, ncheck, nerr, rc);
-            for (int i = 0; i < nmodels; i++) sb_printf(&s, "%s%s", i ? ",\n" : "", b.res[i].report ? b.res[i].report : "null");
+            for (int i = 0; i < nmodels; i++)
+                sb_printf(&s, "%s%s", i ? ",\n" : "", b.res[i].report ? b.res[i].report : "null");
             sb_printf(&s, "\n]\n}\n");
             char *text = sb_finish(&s);
             nnfx_error e = {0};

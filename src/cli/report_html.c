@@ -29,7 +29,8 @@ static const char page_css[] =
     ".sortable th:after{content:' \\2195';color:#aaa}.sortable th[data-asc='1']:after{content:' \\25B2';color:#444}"
     ".sortable th[data-asc='0']:after{content:' \\25BC';color:#444}"
     ".cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px}"
-    ".card b{display:block;font-size:1.3em}.kind{font-family:monospace;background:#fff3cd;padding:1px 4px;white-space:nowrap}"
+    ".card b{display:block;font-size:1.3em}.kind{font-family:monospace;background:#fff3cd;padding:1px "
+    "4px;white-space:nowrap}"
     "code{background:#f5f5f5;padding:1px 4px}.graph{overflow:auto;border:1px solid #ddd;max-height:900px}"
     ".bar{background:#4a90d9;height:10px;display:inline-block}"
     ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}";
@@ -81,7 +82,8 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
     sb_printf(&b, "</div>\n");
 
     char meta[256];
-    sb_printf(&b, "<h2>Inputs and outputs</h2><table><thead><tr><th>kind</th><th>name</th><th>type</th></tr></thead><tbody>");
+    sb_printf(
+        &b, "<h2>Inputs and outputs</h2><table><thead><tr><th>kind</th><th>name</th><th>type</th></tr></thead><tbody>");
     for (int i = 0; i < nnfx_graph_num_inputs(an->g); i++) {
         const nnfx_node *n = nnfx_graph_input(an->g, i);
         sb_printf(&b, "<tr><td>input</td><td>");
@@ -103,7 +105,8 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
     sb_printf(&b, "</tbody></table>\n");
 
     sb_printf(&b, "<h2>Findings</h2>");
-    if (an->nfindings == 0) sb_printf(&b, "<p>No findings.</p>");
+    if (an->nfindings == 0)
+        sb_printf(&b, "<p>No findings.</p>");
     else {
         sb_printf(&b, "<table class=\"sortable\"><thead><tr><th>kind</th><th>nodes</th><th>message</th>"
                       "<th>suggestion</th></tr></thead><tbody>");
@@ -159,8 +162,9 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
     }
     sb_printf(&b, "</tbody></table>\n<h2>Graph</h2>");
     if (svg) {
-        sb_printf(&b, "<p><small>Scaled to the page width; click the picture for its actual size.</small></p>"
-                      "<div class=\"graph\">%s</div>",
+        sb_printf(&b,
+                  "<p><small>Scaled to the page width; click the picture for its actual size.</small></p>"
+                  "<div class=\"graph\">%s</div>",
                   svg_body(svg));
     } else {
         sb_printf(&b, "<p>No picture: ");

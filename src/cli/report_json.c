@@ -21,8 +21,9 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
     const nnfx_graph *g = an->g;
     sb_printf(&b, "{\n  \"model\": ");
     cli_json_str(&b, model);
-    sb_printf(&b, ",\n  \"nodes\": %d,\n  \"graph_nodes\": %d,\n  \"params\": %lld,\n  \"param_bytes\": %lld,\n"
-                  "  \"macs\": %lld,\n  \"flops\": %lld,\n  \"peak_activation_bytes\": ",
+    sb_printf(&b,
+              ",\n  \"nodes\": %d,\n  \"graph_nodes\": %d,\n  \"params\": %lld,\n  \"param_bytes\": %lld,\n"
+              "  \"macs\": %lld,\n  \"flops\": %lld,\n  \"peak_activation_bytes\": ",
               an->nodes, an->graph_nodes, (long long)an->params, (long long)an->param_bytes, (long long)an->macs,
               (long long)an->flops);
     if (an->peak_activation_bytes >= 0)
@@ -39,8 +40,8 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
     for (int i = 0; i < an->nops; i++) {
         sb_printf(&b, "%s\n    {\"op\": ", i ? "," : "");
         cli_json_str(&b, an->ops[i].op);
-        sb_printf(&b, ", \"count\": %d, \"macs\": %lld, \"flops\": %lld}", an->ops[i].count,
-                  (long long)an->ops[i].macs, (long long)an->ops[i].flops);
+        sb_printf(&b, ", \"count\": %d, \"macs\": %lld, \"flops\": %lld}", an->ops[i].count, (long long)an->ops[i].macs,
+                  (long long)an->ops[i].flops);
     }
     sb_printf(&b, "],\n  \"inputs\": [");
     for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
@@ -65,8 +66,8 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
         cli_json_str(&b, cli_node_op_label(c->node));
         sb_printf(&b, ", \"shape\": ");
         cli_json_shape(&b, nnfx_node_meta_c(c->node, 0));
-        sb_printf(&b, ", \"params\": %lld, \"macs\": %lld, \"flops\": %lld}", (long long)c->params,
-                  (long long)c->macs, (long long)c->flops);
+        sb_printf(&b, ", \"params\": %lld, \"macs\": %lld, \"flops\": %lld}", (long long)c->params, (long long)c->macs,
+                  (long long)c->flops);
     }
     sb_printf(&b, "],\n  \"findings\": [");
     for (int i = 0; i < an->nfindings; i++) {
@@ -122,7 +123,8 @@ char *cli_analysis_summary(const cli_analysis *an, const char *model) {
     if (an->ncost > 0) {
         const cli_node_cost **sorted = malloc(sizeof *sorted * (size_t)an->ncost);
         if (sorted) {
-            for (int i = 0; i < an->ncost; i++) sorted[i] = &an->cost[i];
+            for (int i = 0; i < an->ncost; i++)
+                sorted[i] = &an->cost[i];
             qsort(sorted, (size_t)an->ncost, sizeof *sorted, cmp_cost_desc);
             int top = an->ncost < 5 ? an->ncost : 5;
             sb_printf(&b, "\n  costliest nodes:\n");

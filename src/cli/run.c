@@ -8,35 +8,34 @@
 
 #include "cli/cli.h"
 
-static const char run_help[] =
-    "usage: nnfx run MODEL --input NAME=FILE ... [-o OUT.npy | --output-dir DIR]\n"
-    "                [--threads T] [--bench N] [--json] [--quiet]\n"
-    "\n"
-    "Runs MODEL (.onnx, or nnfx text IR .fx/.txt) on the CPU. Inputs are NumPy .npy\n"
-    "or ONNX TensorProto .pb files, one per model input; a model with one input also\n"
-    "takes --input FILE. Inputs whose dtype or shape disagree with the model are an\n"
-    "error (exit 3); a missing input is a usage error (exit 2).\n"
-    "\n"
-    "options:\n"
-    "  --input NAME=FILE  bind a model input (repeat for each input)\n"
-    "  -o, --output FILE  write the first output as .npy\n"
-    "  --output-dir DIR   write every output as DIR/<output name>.npy\n"
-    "  --threads T        kernel threads (default 1)\n"
-    "  --bench N          after one warm-up run, time N runs and print one JSON line:\n"
-    "                     {\"model\", \"runs\", \"threads\", \"median_ms\", \"min_ms\",\n"
-    "                      \"peak_activation_bytes\"}\n"
-    "  --json             print a JSON summary of the outputs on stdout\n"
-    "  -q, --quiet        no progress bar\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "Outputs are written to a temporary name and renamed: a failed run leaves no\n"
-    "partial file. Without -o, --output-dir or --bench, a summary of each output is\n"
-    "printed.\n"
-    "\n"
-    "examples:\n"
-    "  nnfx run resnet18.onnx --input input=image.npy -o logits.npy\n"
-    "  nnfx run model.onnx --input x=x.pb --input mask=mask.npy --output-dir out/\n"
-    "  nnfx run model.onnx --input x.npy --bench 20 --threads 4\n";
+static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o OUT.npy | --output-dir DIR]\n"
+                               "                [--threads T] [--bench N] [--json] [--quiet]\n"
+                               "\n"
+                               "Runs MODEL (.onnx, or nnfx text IR .fx/.txt) on the CPU. Inputs are NumPy .npy\n"
+                               "or ONNX TensorProto .pb files, one per model input; a model with one input also\n"
+                               "takes --input FILE. Inputs whose dtype or shape disagree with the model are an\n"
+                               "error (exit 3); a missing input is a usage error (exit 2).\n"
+                               "\n"
+                               "options:\n"
+                               "  --input NAME=FILE  bind a model input (repeat for each input)\n"
+                               "  -o, --output FILE  write the first output as .npy\n"
+                               "  --output-dir DIR   write every output as DIR/<output name>.npy\n"
+                               "  --threads T        kernel threads (default 1)\n"
+                               "  --bench N          after one warm-up run, time N runs and print one JSON line:\n"
+                               "                     {\"model\", \"runs\", \"threads\", \"median_ms\", \"min_ms\",\n"
+                               "                      \"peak_activation_bytes\"}\n"
+                               "  --json             print a JSON summary of the outputs on stdout\n"
+                               "  -q, --quiet        no progress bar\n"
+                               "  -h, --help         this text\n"
+                               "\n"
+                               "Outputs are written to a temporary name and renamed: a failed run leaves no\n"
+                               "partial file. Without -o, --output-dir or --bench, a summary of each output is\n"
+                               "printed.\n"
+                               "\n"
+                               "examples:\n"
+                               "  nnfx run resnet18.onnx --input input=image.npy -o logits.npy\n"
+                               "  nnfx run model.onnx --input x=x.pb --input mask=mask.npy --output-dir out/\n"
+                               "  nnfx run model.onnx --input x.npy --bench 20 --threads 4\n";
 
 #define RUN_MAX_INPUTS 256
 
@@ -190,7 +189,8 @@ static void print_outputs(const nnfx_node *outn, int nout, nnfx_tensor **outs, b
             sb_printf(&b, "%s{\"name\": ", i ? ", " : "");
             cli_json_str(&b, name);
             sb_printf(&b, ", \"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(t->dtype));
-            for (int d = 0; d < t->rank; d++) sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+            for (int d = 0; d < t->rank; d++)
+                sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
             sb_printf(&b, "], \"min\": ");
             cli_json_num(&b, mn);
             sb_printf(&b, ", \"max\": ");
@@ -199,11 +199,12 @@ static void print_outputs(const nnfx_node *outn, int nout, nnfx_tensor **outs, b
             cli_json_num(&b, n ? sum / (double)n : 0);
             sb_printf(&b, "}");
         } else {
-            sb_printf(&b, "%s: %s%s  min %.6g  max %.6g  mean %.6g\n", name, nnfx_dtype_name(t->dtype), shape, mn,
-                      mx, n ? sum / (double)n : 0.0);
+            sb_printf(&b, "%s: %s%s  min %.6g  max %.6g  mean %.6g\n", name, nnfx_dtype_name(t->dtype), shape, mn, mx,
+                      n ? sum / (double)n : 0.0);
             int64_t show = n < 8 ? n : 8;
             sb_printf(&b, "  [");
-            for (int64_t k = 0; k < show; k++) sb_printf(&b, "%s%.6g", k ? ", " : "", nnfx_tensor_get(t, k));
+            for (int64_t k = 0; k < show; k++)
+                sb_printf(&b, "%s%.6g", k ? ", " : "", nnfx_tensor_get(t, k));
             sb_printf(&b, "%s]\n", n > show ? ", ..." : "");
         }
     }
@@ -219,10 +220,10 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Runs gm once; outs receives nout new references. */
-static int run_once(nnfx_gm *gm, const char *model, const cli_inputs *in, int max_out, nnfx_tensor **outs,
-                    int *nout) {
+static int run_once(nnfx_gm *gm, const char *model, const cli_inputs *in, int max_out, nnfx_tensor **outs, int *nout) {
     nnfx_error err = {0};
-    for (int i = 0; i < max_out; i++) outs[i] = NULL;
+    for (int i = 0; i < max_out; i++)
+        outs[i] = NULL;
     if (nnfx_gm_run(gm, in->n, in->t, max_out, outs, nout, &err)) return cli_fail("run", model, &err);
     return CLI_EXIT_OK;
 }
@@ -318,8 +319,9 @@ int cli_run(int argc, char **argv) {
             sbuf b = {0};
             sb_printf(&b, "{\"model\": ");
             cli_json_str(&b, o.model);
-            sb_printf(&b, ", \"runs\": %ld, \"threads\": %ld, \"median_ms\": %.4f, \"min_ms\": %.4f, "
-                          "\"peak_activation_bytes\": ",
+            sb_printf(&b,
+                      ", \"runs\": %ld, \"threads\": %ld, \"median_ms\": %.4f, \"min_ms\": %.4f, "
+                      "\"peak_activation_bytes\": ",
                       o.bench, o.threads, med, mn);
             if (peak >= 0)
                 sb_printf(&b, "%lld}\n", (long long)peak);

@@ -49,8 +49,8 @@ static int map_inputs(const char *cmd, const nnfx_graph *a, const nnfx_graph *b,
         for (int k = 0; k < nnfx_graph_num_inputs(a) && k < in->n; k++)
             if (strcmp(nnfx_node_name(nnfx_graph_input(a, k)), name) == 0) mapped->t[i] = in->t[k];
         if (!mapped->t[i]) {
-            cli_error(cmd, "%s: input '%s' is not an input of the other model: the models cannot be compared",
-                      file_b, name);
+            cli_error(cmd, "%s: input '%s' is not an input of the other model: the models cannot be compared", file_b,
+                      name);
             free(mapped->t);
             mapped->t = NULL;
             mapped->n = 0;
@@ -67,7 +67,8 @@ static bool tensors_close(const nnfx_tensor *x, const nnfx_tensor *y, double ato
     char sx[128], sy[128];
     if (x->rank != y->rank || memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)x->rank) != 0) {
         if (detail && !detail[0])
-            snprintf(detail, dlen, "%s: shapes differ (%s vs %s)", what, nnfx_shape_str(x->rank, x->shape, sx, sizeof sx),
+            snprintf(detail, dlen, "%s: shapes differ (%s vs %s)", what,
+                     nnfx_shape_str(x->rank, x->shape, sx, sizeof sx),
                      nnfx_shape_str(y->rank, y->shape, sy, sizeof sy));
         *max_abs = INFINITY;
         return false;
@@ -79,9 +80,12 @@ static bool tensors_close(const nnfx_tensor *x, const nnfx_tensor *y, double ato
     for (int64_t i = 0; i < n; i++) {
         double a = f32 ? fx[i] : nnfx_tensor_get(x, i), b = f32 ? fy[i] : nnfx_tensor_get(y, i);
         double d = fabs(a - b);
-        if (isnan(a) != isnan(b)) d = INFINITY;
-        else if (isnan(a)) d = 0;
-        else if (isinf(a) || isinf(b)) d = a == b ? 0 : INFINITY;
+        if (isnan(a) != isnan(b))
+            d = INFINITY;
+        else if (isnan(a))
+            d = 0;
+        else if (isinf(a) || isinf(b))
+            d = a == b ? 0 : INFINITY;
         if (d > *max_abs) *max_abs = d;
         if (fabs(a) > 0 && d / fabs(a) > *max_rel) *max_rel = d / fabs(a);
         if (!(d <= atol + rtol * fabs(a))) {
@@ -97,10 +101,10 @@ static bool tensors_close(const nnfx_tensor *x, const nnfx_tensor *y, double ato
 /* --- the first diverging node ------------------------------------------------ */
 
 typedef struct divergence {
-    nnfx_gm *gm_a;          /* the reference graph being run               */
+    nnfx_gm *gm_a; /* the reference graph being run               */
     const nnfx_graph *ga;
-    nnfx_value_map *pos;    /* node of ga -> index + 1                     */
-    nnfx_value_set *vals;   /* recorded values of ga's nodes               */
+    nnfx_value_map *pos;  /* node of ga -> index + 1                     */
+    nnfx_value_set *vals; /* recorded values of ga's nodes               */
     int n;
     double atol, rtol;
     char found[256];
@@ -118,7 +122,8 @@ static nnfx_status record_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_s
     int k = (int)(intptr_t)nnfx_value_map_get(dv->pos, n) - 1;
     if (k < 0) return st;
     dv->vals[k].num = out->num;
-    for (int i = 0; i < out->num; i++) dv->vals[k].t[i] = nnfx_tensor_retain(out->t[i]);
+    for (int i = 0; i < out->num; i++)
+        dv->vals[k].t[i] = nnfx_tensor_retain(out->t[i]);
     return st;
 }
 
@@ -190,17 +195,20 @@ static void find_divergence(nnfx_gm *ga, nnfx_gm *gb, const cli_inputs *in_a, co
     ib = nnfx_interp_new(nnfx_gm_graph(gb), &hb, &dv, &err);
     if (!ia || !ib) goto done;
     if (nnfx_interp_run(ia, in_a->n, in_a->t, 64, outs, &nout, &err) == NNFX_OK)
-        for (int k = 0; k < nout; k++) nnfx_tensor_release(outs[k]);
+        for (int k = 0; k < nout; k++)
+            nnfx_tensor_release(outs[k]);
     nout = 0;
     if (nnfx_interp_run(ib, in_b->n, in_b->t, 64, outs, &nout, &err) == NNFX_OK)
-        for (int k = 0; k < nout; k++) nnfx_tensor_release(outs[k]);
+        for (int k = 0; k < nout; k++)
+            nnfx_tensor_release(outs[k]);
     snprintf(found, len, "%s", dv.found);
 done:
     nnfx_interp_free(ia);
     nnfx_interp_free(ib);
     if (dv.vals)
         for (int k = 0; k < dv.n; k++)
-            for (int j = 0; j < dv.vals[k].num; j++) nnfx_tensor_release(dv.vals[k].t[j]);
+            for (int j = 0; j < dv.vals[k].num; j++)
+                nnfx_tensor_release(dv.vals[k].t[j]);
     free(dv.vals);
     nnfx_value_map_free(dv.pos);
 }
@@ -274,8 +282,10 @@ int cli_compare_graphs(const char *cmd, const nnfx_graph *a, const char *file_a,
                 find_divergence(ga, gb, &in, &in_b, atol, rtol, r->diverging, sizeof r->diverging);
             }
         }
-        for (int i = 0; i < na; i++) nnfx_tensor_release(oa[i]);
-        for (int i = 0; i < nb; i++) nnfx_tensor_release(ob[i]);
+        for (int i = 0; i < na; i++)
+            nnfx_tensor_release(oa[i]);
+        for (int i = 0; i < nb; i++)
+            nnfx_tensor_release(ob[i]);
         free(in_b.t); /* borrowed references */
         cli_inputs_free(&in);
         cli_progress_step(&bar, k + 1);
@@ -310,8 +320,8 @@ static int top1(const char *cmd, const char *file, const nnfx_tensor *out, const
     int64_t classes = out->shape[out->rank - 1];
     int64_t rows = classes > 0 ? nnfx_tensor_numel(out) / classes : 0;
     if (rows != nnfx_tensor_numel(labels) || rows == 0) {
-        cli_error(cmd, "%s: %lld labels for %lld rows of the first output", file,
-                  (long long)nnfx_tensor_numel(labels), (long long)rows);
+        cli_error(cmd, "%s: %lld labels for %lld rows of the first output", file, (long long)nnfx_tensor_numel(labels),
+                  (long long)rows);
         return CLI_EXIT_BAD_INPUT;
     }
     for (int64_t r = 0; r < rows; r++) {
@@ -358,8 +368,10 @@ int cli_accuracy_graphs(const char *cmd, const nnfx_graph *a, const nnfx_graph *
         acc->samples = (long)nnfx_tensor_numel(labels);
         acc->drop = acc->acc_a - acc->acc_b;
     }
-    for (int i = 0; i < na; i++) nnfx_tensor_release(oa[i]);
-    for (int i = 0; i < nb; i++) nnfx_tensor_release(ob[i]);
+    for (int i = 0; i < na; i++)
+        nnfx_tensor_release(oa[i]);
+    for (int i = 0; i < nb; i++)
+        nnfx_tensor_release(ob[i]);
     nnfx_gm_free(ga);
     nnfx_gm_free(gb);
     free(in_b.t);

@@ -9,19 +9,19 @@
 /* Where the inputs come from. */
 typedef struct cli_samples {
     int nfiles;
-    char **files;   /* --input NAME=FILE specs (one sample, maybe a batch) */
-    long random;    /* > 0: that many seeded random samples                */
+    char **files; /* --input NAME=FILE specs (one sample, maybe a batch) */
+    long random;  /* > 0: that many seeded random samples                */
 } cli_samples;
 
 typedef struct cli_compare_result {
-    int samples;           /* samples run                                    */
-    int outputs;           /* outputs compared per sample                    */
-    double max_abs;        /* largest |a - b| over all outputs and samples   */
-    double max_rel;        /* largest |a - b| / |a| (|a| > 0)                */
-    bool passed;           /* every element within atol + rtol * |a|         */
-    char detail[512];      /* what failed: output, sample, element, values   */
-    char diverging[256];   /* first corresponding node whose value differs   */
-    double ms;             /* time spent                                     */
+    int samples;         /* samples run                                    */
+    int outputs;         /* outputs compared per sample                    */
+    double max_abs;      /* largest |a - b| over all outputs and samples   */
+    double max_rel;      /* largest |a - b| / |a| (|a| > 0)                */
+    bool passed;         /* every element within atol + rtol * |a|         */
+    char detail[512];    /* what failed: output, sample, element, values   */
+    char diverging[256]; /* first corresponding node whose value differs   */
+    double ms;           /* time spent                                     */
 } cli_compare_result;
 
 /* Runs a and b (borrowed; copies are compiled) on the samples and compares

@@ -10,7 +10,8 @@ static bool sb_reserve(sbuf *b, size_t extra) {
     if (b->oom) return false;
     if (b->s && b->len + extra + 1 <= b->cap) return true;
     size_t nc = b->cap ? b->cap * 2 : 1024;
-    while (nc < b->len + extra + 1) nc *= 2;
+    while (nc < b->len + extra + 1)
+        nc *= 2;
     char *ns = realloc(b->s, nc);
     if (!ns) {
         b->oom = true;

@@ -30,9 +30,9 @@ size_t nnfx_dtype_size(nnfx_dtype dt) {
 static const struct {
     nnfx_dtype dt;
     const char *name;
-} dtype_names[] = {{NNFX_F32, "float32"}, {NNFX_U8, "uint8"}, {NNFX_I8, "int8"},     {NNFX_I32, "int32"},
+} dtype_names[] = {{NNFX_F32, "float32"}, {NNFX_U8, "uint8"},  {NNFX_I8, "int8"},     {NNFX_I32, "int32"},
                    {NNFX_I64, "int64"},   {NNFX_BOOL, "bool"}, {NNFX_F16, "float16"}, {NNFX_F64, "float64"},
-                   {NNFX_U16, "uint16"},  {NNFX_I16, "int16"},  {NNFX_U32, "uint32"},  {NNFX_U64, "uint64"}};
+                   {NNFX_U16, "uint16"},  {NNFX_I16, "int16"}, {NNFX_U32, "uint32"},  {NNFX_U64, "uint64"}};
 
 const char *nnfx_dtype_name(nnfx_dtype dt) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
@@ -55,7 +55,8 @@ nnfx_shape nnfx_shape_of(int rank, ...) {
     s.rank = rank;
     va_list ap;
     va_start(ap, rank);
-    for (int i = 0; i < rank; i++) s.dims[i] = va_arg(ap, int);
+    for (int i = 0; i < rank; i++)
+        s.dims[i] = va_arg(ap, int);
     va_end(ap);
     return s;
 }
@@ -100,8 +101,7 @@ static nnfx_status tensor_check(nnfx_dtype dt, int rank, const int64_t *shape, s
     return NNFX_OK;
 }
 
-static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *shape, size_t nbytes,
-                                        nnfx_error *err) {
+static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *shape, size_t nbytes, nnfx_error *err) {
     nnfx_tensor *t = calloc(1, sizeof *t);
     if (!t) {
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory allocating a tensor header");
@@ -109,7 +109,8 @@ static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *
     }
     t->dtype = dt;
     t->rank = rank;
-    for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+    for (int i = 0; i < rank; i++)
+        t->shape[i] = shape[i];
     t->nbytes = nbytes;
     t->refcount = 1;
     return t;
@@ -279,7 +280,8 @@ void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi)
     uint64_t st = seed;
     float *p = t->data;
     int64_t n = nnfx_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++) p[i] = core_rng_uniform(&st, lo, hi);
+    for (int64_t i = 0; i < n; i++)
+        p[i] = core_rng_uniform(&st, lo, hi);
 }
 
 float core_half_to_float(uint16_t h) {
@@ -311,7 +313,7 @@ uint16_t core_double_to_half(double v) {
     double a = fabs(v);
     if (a != a) return 0x7e00;
     if (a >= 65520.0) return sign | 0x7c00; /* rounds past the largest half, 65504 */
-    if (a < 0x1p-14) /* subnormal: multiples of 2^-24; rint rounds half to even */
+    if (a < 0x1p-14)                        /* subnormal: multiples of 2^-24; rint rounds half to even */
         return sign | (uint16_t)rint(a * 0x1p24);
     int e;
     frexp(a, &e); /* a = f * 2^e, f in [0.5, 1): the leading bit is 2^(e-1) */

@@ -23,12 +23,14 @@ static void print_attr(sbuf *b, const nnfx_attr *a) {
     case NNFX_ATTR_STRING: sb_printf(b, "\"%s\"", a->u.s); break;
     case NNFX_ATTR_INTS:
         sb_printf(b, "{");
-        for (int i = 0; i < a->u.ints.n; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
+        for (int i = 0; i < a->u.ints.n; i++)
+            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
         sb_printf(b, "}");
         break;
     case NNFX_ATTR_FLOATS:
         sb_printf(b, "{");
-        for (int i = 0; i < a->u.floats.n; i++) sb_printf(b, "%s%g", i ? ", " : "", a->u.floats.v[i]);
+        for (int i = 0; i < a->u.floats.n; i++)
+            sb_printf(b, "%s%g", i ? ", " : "", a->u.floats.v[i]);
         sb_printf(b, "}");
         break;
     case NNFX_ATTR_TENSOR: sb_printf(b, "<tensor>"); break;

@@ -22,8 +22,7 @@ void exec_plan_free(exec_plan *p);
  * when gm runs in the interpreter or is not compiled. */
 int64_t exec_gm_compiled_peak(nnfx_gm *gm);
 /* nnfx_interp_new for a graph the caller has just linted. */
-nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user,
-                                    nnfx_error *err);
+nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user, nnfx_error *err);
 
 /* A readable C-like listing of g's forward (malloc'd; NULL on OOM). */
 char *exec_graph_code(const nnfx_graph *g);

@@ -32,8 +32,8 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx);
 typedef enum fx_act {
     FX_ACT_NONE,
     FX_ACT_RELU,
-    FX_ACT_CLIP,      /* min(max(x, lo), hi)          */
-    FX_ACT_LEAKY,     /* x < 0 ? alpha x : x          */
+    FX_ACT_CLIP,  /* min(max(x, lo), hi)          */
+    FX_ACT_LEAKY, /* x < 0 ? alpha x : x          */
     FX_ACT_SIGMOID,
     FX_ACT_SILU,      /* x * sigmoid(x)               */
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */

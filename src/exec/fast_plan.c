@@ -39,16 +39,16 @@ typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT } skind;
 
 typedef struct fx_step {
     skind kind;
-    const nnfx_node *n; /* the node whose value the step writes (last of a fused chain) */
+    const nnfx_node *n;     /* the node whose value the step writes (last of a fused chain) */
     const nnfx_node *first; /* first node of a fused chain (the conv) */
     nnfx_kernel_fn kern;
     bool zero_out; /* clear the output before a generic kernel that may not write all of it */
     int nin;
-    int *in;              /* value indices (-1: absent optional input) */
-    nnfx_tensor **inbuf;  /* nin tensors, filled per run */
-    int out;              /* value index (-1 for S_OUTPUT) */
-    fx_conv *conv;        /* S_CONV: in[0] = x, in[1] = residual or -1 */
-    fx_maxpool *mpool;    /* S_MAXPOOL: in[0] = x */
+    int *in;             /* value indices (-1: absent optional input) */
+    nnfx_tensor **inbuf; /* nin tensors, filled per run */
+    int out;             /* value index (-1 for S_OUTPUT) */
+    fx_conv *conv;       /* S_CONV: in[0] = x, in[1] = residual or -1 */
+    fx_maxpool *mpool;   /* S_MAXPOOL: in[0] = x */
 } fx_step;
 
 struct fx_plan {
@@ -68,7 +68,8 @@ static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
 
 static int64_t meta_bytes_static(const nnfx_meta *m) {
     int64_t n = 1;
-    for (int d = 0; d < m->rank; d++) n *= m->dims[d].value;
+    for (int d = 0; d < m->rank; d++)
+        n *= m->dims[d].value;
     size_t es = nnfx_dtype_size(m->dtype);
     return n * (int64_t)es;
 }
@@ -89,8 +90,7 @@ static bool writes_all(nnfx_op op) {
     case NNFX_OP_LOG_SOFTMAX:
     case NNFX_OP_CONCAT:
     case NNFX_OP_TRANSPOSE:
-    case NNFX_OP_BATCH_NORM:
-        return true;
+    case NNFX_OP_BATCH_NORM: return true;
     default: return false;
     }
 }
@@ -103,8 +103,7 @@ static bool is_view(nnfx_op op) {
     case NNFX_OP_FLATTEN:
     case NNFX_OP_RESHAPE:
     case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE:
-        return true;
+    case NNFX_OP_UNSQUEEZE: return true;
     default: return false;
     }
 }
@@ -115,7 +114,8 @@ static const nnfx_node *sole_user(const nnfx_node *n) { return n->nusers == 1 ? 
 /* Number of arguments of u that are node n. */
 static int refs(const nnfx_node *u, const nnfx_node *n) {
     int k = 0;
-    for (int a = 0; a < u->nargs; a++) k += u->args[a].kind == NNFX_ARG_NODE && u->args[a].u.node == n;
+    for (int a = 0; a < u->nargs; a++)
+        k += u->args[a].kind == NNFX_ARG_NODE && u->args[a].u.node == n;
     return k;
 }
 
@@ -149,7 +149,8 @@ static bool const_scalar(const fx_plan *p, const nnfx_node *n, int argi, float *
 
 void fx_plan_free(fx_plan *p) {
     if (!p) return;
-    for (int i = 0; i < p->nvals; i++) nnfx_tensor_release(p->vals[i].t);
+    for (int i = 0; i < p->nvals; i++)
+        nnfx_tensor_release(p->vals[i].t);
     for (int s = 0; s < p->nsteps; s++) {
         free(p->steps[s].in);
         free(p->steps[s].inbuf);
@@ -198,8 +199,8 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     fusion f = {c, NULL, NULL, FX_ACT_NONE, 0, 0};
     const nnfx_node *cur = c;
     const nnfx_node *u = sole_user(cur);
-    if (u && !claimed[idx_of(u)] && u->opcode == NNFX_CALL_FUNCTION && u->op == NNFX_OP_ADD && u->nargs == 2 && refs(u, cur) == 1 &&
-        u->args[0].kind == NNFX_ARG_NODE && u->args[1].kind == NNFX_ARG_NODE) {
+    if (u && !claimed[idx_of(u)] && u->opcode == NNFX_CALL_FUNCTION && u->op == NNFX_OP_ADD && u->nargs == 2 &&
+        refs(u, cur) == 1 && u->args[0].kind == NNFX_ARG_NODE && u->args[1].kind == NNFX_ARG_NODE) {
         const nnfx_node *other = u->args[0].u.node == cur ? u->args[1].u.node : u->args[0].u.node;
         vkind ok = p->vals[idx_of(other)].kind;
         if ((ok == V_ARENA || ok == V_INPUT || ok == V_ALIAS) && same_static_shape(&other->meta[0], &cur->meta[0]) &&
@@ -311,14 +312,16 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
 }
 
 static int root_of(const fx_plan *p, int v) {
-    while (p->vals[v].kind == V_ALIAS) v = p->vals[v].src;
+    while (p->vals[v].kind == V_ALIAS)
+        v = p->vals[v].src;
     return v;
 }
 
 fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
     int nn = g->num_nodes, nlit = 0;
-    for (nnfx_node *n = g->head; n; n = n->next) nlit += n->nargs;
+    for (nnfx_node *n = g->head; n; n = n->next)
+        nlit += n->nargs;
     fx_plan *p = calloc(1, sizeof *p);
     if (!p) goto oom;
     p->vals = calloc((size_t)(nn + nlit + 1), sizeof *p->vals);
@@ -326,7 +329,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     p->inputs = calloc((size_t)(nn + 1), sizeof *p->inputs);
     if (!p->vals || !p->steps || !p->inputs) goto oom;
     int i = 0;
-    for (nnfx_node *n = g->head; n; n = n->next, i++) n->pass_data = (void *)(intptr_t)i;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        n->pass_data = (void *)(intptr_t)i;
     p->nvals = nn;
     nnfx_status st = NNFX_OK;
     /* 1. value kinds, constants folded */
@@ -355,7 +359,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             break;
         }
         int64_t dims[NNFX_MAX_RANK];
-        for (int d = 0; d < m->rank; d++) dims[d] = m->dims[d].value;
+        for (int d = 0; d < m->rank; d++)
+            dims[d] = m->dims[d].value;
         if (n->opcode == NNFX_PLACEHOLDER) {
             static float dummy;
             v->kind = V_INPUT;
@@ -378,7 +383,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         }
         bool all_const = true;
         for (int a = 0; a < n->nargs; a++)
-            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST) all_const = false;
+            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST)
+                all_const = false;
         if (all_const && !(info->flags & NNFX_F_IMPURE)) {
             /* computed once now */
             nnfx_tensor *in[64];
@@ -458,7 +464,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             n->meta[0].dtype != NNFX_F32)
             continue;
         int64_t xs[4];
-        for (int d = 0; d < 4; d++) xs[d] = xn->meta[0].dims[d].value;
+        for (int d = 0; d < 4; d++)
+            xs[d] = xn->meta[0].dims[d].value;
         nnfx_error cerr = {0};
         fx_conv *c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr);
         if (!c) {
@@ -514,7 +521,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             if (n->op == NNFX_OP_MAX_POOL && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
                 n->meta[0].rank == 4) {
                 int64_t xs[4], ys[4];
-                for (int d = 0; d < 4; d++) xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+                for (int d = 0; d < 4; d++)
+                    xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
                 nnfx_error perr = {0};
                 s->mpool = fx_maxpool_new(n, xs, ys, &perr);
                 if (s->mpool) s->kind = S_MAXPOOL;
@@ -536,7 +544,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         if (!s->inbuf) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         p->nsteps++;
     }
-    for (int k = 0; k < nn; k++) fx_conv_free(convs[k]);
+    for (int k = 0; k < nn; k++)
+        fx_conv_free(convs[k]);
     free(convs);
     free(chain_first);
     free(fus);
@@ -581,12 +590,14 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         }
     p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
     if (!p->scratch) goto oom;
-    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
+    for (nnfx_node *n = g->head; n; n = n->next)
+        n->pass_data = NULL;
     return p;
 oom:
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory compiling the graph");
 fail:
-    for (nnfx_node *n = g->head; n; n = n->next) n->pass_data = NULL;
+    for (nnfx_node *n = g->head; n; n = n->next)
+        n->pass_data = NULL;
     fx_plan_free(p);
     return NULL;
 }
@@ -603,7 +614,8 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
         nnfx_tensor *want = p->vals[p->inputs[k]].t;
         const nnfx_tensor *t = in[k];
         bool ok = t && t->dtype == want->dtype && t->rank == want->rank && (t->data || !t->nbytes);
-        for (int d = 0; ok && d < t->rank; d++) ok = t->shape[d] == want->shape[d];
+        for (int d = 0; ok && d < t->rank; d++)
+            ok = t->shape[d] == want->shape[d];
         if (!t)
             return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "no value given for input %s (input %d of %d given)",
                                   p->vals[p->inputs[k]].node->name, k, nin);
@@ -640,14 +652,16 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
                 nnfx_tensor *src = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
                 outs[a] = src ? nnfx_tensor_clone(src, err) : NULL;
                 if (!outs[a]) {
-                    for (int b = 0; b < a; b++) nnfx_tensor_release(outs[b]);
+                    for (int b = 0; b < a; b++)
+                        nnfx_tensor_release(outs[b]);
                     return src ? NNFX_ERR_NOMEM : nnfx_error_set(err, NNFX_ERR_RUNTIME, "output %d has no value", a);
                 }
             }
             if (nout) *nout = k;
             continue;
         }
-        for (int a = 0; a < sp->nin; a++) sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+        for (int a = 0; a < sp->nin; a++)
+            sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
         nnfx_tensor *o = p->vals[sp->out].t;
         if (sp->zero_out) memset(o->data, 0, o->nbytes);
         nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, 1, &o, err);

@@ -95,7 +95,10 @@ char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err) {
         return NULL;
     }
     if (ensure_compiled(gm, err)) return NULL;
-    char *s = gm->fast ? fx_plan_text(gm->fast) : ir_strdup("# interpreted: the graph has dynamic shapes or ops the compiled executor does not take\n");
+    char *s =
+        gm->fast
+            ? fx_plan_text(gm->fast)
+            : ir_strdup("# interpreted: the graph has dynamic shapes or ops the compiled executor does not take\n");
     if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return s;
 }

@@ -29,8 +29,7 @@ nnfx_interp *nnfx_interp_new(const nnfx_graph *g, const nnfx_interp_handlers *h,
     return exec_interp_new_linted(g, h, user, err);
 }
 
-nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user,
-                                    nnfx_error *err) {
+nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user, nnfx_error *err) {
     nnfx_interp *ip = calloc(1, sizeof *ip);
     if (!ip) goto oom;
     ip->g = g;
@@ -53,14 +52,16 @@ oom:
 }
 
 static void release_set(nnfx_value_set *v) {
-    for (int i = 0; i < v->num; i++) nnfx_tensor_release(v->t[i]);
+    for (int i = 0; i < v->num; i++)
+        nnfx_tensor_release(v->t[i]);
     memset(v, 0, sizeof *v);
 }
 
 void nnfx_interp_free(nnfx_interp *ip) {
     if (!ip) return;
     if (ip->values)
-        for (int i = 0; i < ip->plan.nsteps; i++) release_set(&ip->values[i]);
+        for (int i = 0; i < ip->plan.nsteps; i++)
+            release_set(&ip->values[i]);
     free(ip->values);
     nnfx_value_map_free(ip->index);
     exec_plan_free(&ip->plan);
@@ -84,13 +85,14 @@ const nnfx_value_set *nnfx_interp_value(nnfx_interp *ip, const nnfx_node *n) {
 static nnfx_status default_placeholder(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err) {
     int k = ip->next_input++;
     if (k >= ip->nin || !ip->in[k])
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "no value given for input %s (input %d of %d given)",
-                              n->name, k, ip->nin);
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "no value given for input %s (input %d of %d given)", n->name,
+                              k, ip->nin);
     const nnfx_tensor *t = ip->in[k];
     const nnfx_meta *m = &n->meta[0];
     if (m->rank >= 0) {
         bool ok = m->rank == t->rank && (m->dtype == NNFX_DTYPE_UNDEFINED || m->dtype == t->dtype);
-        for (int d = 0; ok && d < t->rank; d++) ok = m->dims[d].value < 0 || m->dims[d].value == t->shape[d];
+        for (int d = 0; ok && d < t->rank; d++)
+            ok = m->dims[d].value < 0 || m->dims[d].value == t->shape[d];
         if (!ok) {
             char want[160], got[160];
             nnfx_meta_str(m, want, sizeof want);
@@ -141,7 +143,8 @@ static nnfx_status default_output(nnfx_interp *ip, const nnfx_node *n, int nin, 
     if (nin > NNFX_MAX_RANK)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "the graph returns %d values (at most %d supported)", nin,
                               NNFX_MAX_RANK);
-    for (int i = 0; i < nin; i++) out->t[i] = nnfx_tensor_retain(in[i]);
+    for (int i = 0; i < nin; i++)
+        out->t[i] = nnfx_tensor_retain(in[i]);
     out->num = nin;
     return NNFX_OK;
 }
@@ -223,7 +226,8 @@ nnfx_status nnfx_interp_run(nnfx_interp *ip, int nin, nnfx_tensor *const *in, in
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "interp_run: NULL argument");
     if (nout) *nout = 0;
     int want = 0;
-    for (int i = 0; i < ip->plan.nsteps; i++) want += ip->plan.steps[i]->opcode == NNFX_PLACEHOLDER;
+    for (int i = 0; i < ip->plan.nsteps; i++)
+        want += ip->plan.steps[i]->opcode == NNFX_PLACEHOLDER;
     if (nin != want)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "the graph takes %d input%s, %d given", want,
                               want == 1 ? "" : "s", nin);
@@ -243,7 +247,8 @@ nnfx_status nnfx_interp_run(nnfx_interp *ip, int nin, nnfx_tensor *const *in, in
                                     ip->values[s].num, max_out);
                 break;
             }
-            for (int i = 0; i < ip->values[s].num; i++) outs[i] = nnfx_tensor_retain(ip->values[s].t[i]);
+            for (int i = 0; i < ip->values[s].num; i++)
+                outs[i] = nnfx_tensor_retain(ip->values[s].t[i]);
             if (nout) *nout = ip->values[s].num;
         }
         /* release values whose last reader has run */
@@ -254,6 +259,7 @@ nnfx_status nnfx_interp_run(nnfx_interp *ip, int nin, nnfx_tensor *const *in, in
         }
         if (ip->plan.last_use[s] < 0) release_set(&ip->values[s]);
     }
-    for (int i = 0; i < ip->plan.nsteps; i++) release_set(&ip->values[i]);
+    for (int i = 0; i < ip->plan.nsteps; i++)
+        release_set(&ip->values[i]);
     return st;
 }

@@ -77,7 +77,8 @@ int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err) {
             bytes[s] = 0;
         }
     }
-    for (int s = 0; s < p.nsteps; s++) p.steps[s]->pass_data = NULL;
+    for (int s = 0; s < p.nsteps; s++)
+        p.steps[s]->pass_data = NULL;
     free(bytes);
     exec_plan_free(&p);
     return peak;

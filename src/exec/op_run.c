@@ -15,8 +15,7 @@ nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnf
     const nnfx_op_info *info = ir_op_info(n->op);
     if (!info->kernel || !info->infer)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: op %s has no CPU kernel", n->name, info->name);
-    if (n->nout > NNFX_MAX_RANK)
-        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: too many outputs", n->name);
+    if (n->nout > NNFX_MAX_RANK) return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: too many outputs", n->name);
     nnfx_meta metas_stack[16];
     const nnfx_meta *inm_stack[16];
     nnfx_meta *metas = nin <= 16 ? metas_stack : calloc((size_t)nin, sizeof *metas);
@@ -48,7 +47,8 @@ nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnf
             goto fail;
         }
         int64_t dims[NNFX_MAX_RANK];
-        for (int d = 0; d < outm[i].rank; d++) dims[d] = outm[i].dims[d].value;
+        for (int d = 0; d < outm[i].rank; d++)
+            dims[d] = outm[i].dims[d].value;
         out->t[i] = nnfx_tensor_new(outm[i].dtype, outm[i].rank, dims, err);
         if (!out->t[i]) {
             st = err ? err->status : NNFX_ERR_NOMEM;
@@ -61,7 +61,8 @@ nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnf
     if (st) goto fail;
     goto out;
 fail:
-    for (int i = 0; i < out->num; i++) nnfx_tensor_release(out->t[i]);
+    for (int i = 0; i < out->num; i++)
+        nnfx_tensor_release(out->t[i]);
     memset(out, 0, sizeof *out);
 out:
     if (metas != metas_stack) free(metas);

@@ -27,8 +27,8 @@ nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err) {
                 int s = src->step;
                 if (s < 0 || s >= i || p->steps[s] != src) {
                     exec_plan_free(p);
-                    return nnfx_error_set(err, NNFX_ERR_GRAPH, "plan: node %s uses %s before it is defined",
-                                          nd->name, src->name);
+                    return nnfx_error_set(err, NNFX_ERR_GRAPH, "plan: node %s uses %s before it is defined", nd->name,
+                                          src->name);
                 }
                 p->last_use[s] = i;
             }

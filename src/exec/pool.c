@@ -42,7 +42,8 @@ static void *worker(void *arg) {
     uint64_t seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->generation == seen) pthread_cond_wait(&p->wake, &p->mu);
+        while (!p->quit && p->generation == seen)
+            pthread_cond_wait(&p->wake, &p->mu);
         if (p->quit) break;
         seen = p->generation;
         pthread_mutex_unlock(&p->mu);
@@ -87,7 +88,8 @@ void fx_pool_free(fx_pool *p) {
     p->quit = true;
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->threads; i++) pthread_join(p->tids[i], NULL);
+    for (int i = 1; i < p->threads; i++)
+        pthread_join(p->tids[i], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
@@ -100,7 +102,8 @@ int fx_pool_threads(const fx_pool *p) { return p ? p->threads : 1; }
 void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
     if (ntasks <= 0) return;
     if (!p || p->threads == 1 || ntasks == 1) {
-        for (int64_t t = 0; t < ntasks; t++) fn(ctx, t, 0);
+        for (int64_t t = 0; t < ntasks; t++)
+            fn(ctx, t, 0);
         return;
     }
     pthread_mutex_lock(&p->mu);
@@ -114,6 +117,7 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
     pthread_mutex_unlock(&p->mu);
     drain(p, 0);
     pthread_mutex_lock(&p->mu);
-    while (p->running > 0) pthread_cond_wait(&p->done, &p->mu);
+    while (p->running > 0)
+        pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

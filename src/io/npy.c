@@ -10,9 +10,9 @@
 static const struct {
     const char *descr;
     nnfx_dtype dt;
-} npy_types[] = {{"<f4", NNFX_F32}, {"<f8", NNFX_F64}, {"<i8", NNFX_I64}, {"<i4", NNFX_I32},
+} npy_types[] = {{"<f4", NNFX_F32}, {"<f8", NNFX_F64}, {"<i8", NNFX_I64},  {"<i4", NNFX_I32},
                  {"|u1", NNFX_U8},  {"|i1", NNFX_I8},  {"|b1", NNFX_BOOL}, {"<f2", NNFX_F16},
-                 {"<u2", NNFX_U16}, {"<i2", NNFX_I16}, {"<u4", NNFX_U32}, {"<u8", NNFX_U64}};
+                 {"<u2", NNFX_U16}, {"<i2", NNFX_I16}, {"<u4", NNFX_U32},  {"<u8", NNFX_U64}};
 
 /* Finds the value text after 'key': in the header dict; NULL if absent. */
 static const char *npy_find_key(const char *h, const char *key) {
@@ -25,10 +25,12 @@ static const char *npy_find_key(const char *h, const char *key) {
     }
     if (!p) return NULL;
     p += strlen(pat);
-    while (*p == ' ') p++;
+    while (*p == ' ')
+        p++;
     if (*p != ':') return NULL;
     p++;
-    while (*p == ' ') p++;
+    while (*p == ' ')
+        p++;
     return p;
 }
 
@@ -52,8 +54,8 @@ static nnfx_status npy_parse_header(const char *path, const char *h, nnfx_dtype 
         if (strcmp(npy_types[i].descr, descr) == 0) *dt = npy_types[i].dt;
     if (*dt == NNFX_DTYPE_UNDEFINED)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
-                              "%s: npy dtype '%s' is not supported (little-endian f4, f8, f2, i8, i4, u1, i1, b1)", path,
-                              descr);
+                              "%s: npy dtype '%s' is not supported (little-endian f4, f8, f2, i8, i4, u1, i1, b1)",
+                              path, descr);
     const char *f = npy_find_key(h, "fortran_order");
     if (!f) return nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy header has no 'fortran_order'", path);
     if (strncmp(f, "True", 4) == 0)
@@ -65,20 +67,25 @@ static nnfx_status npy_parse_header(const char *path, const char *h, nnfx_dtype 
     s++;
     *rank = 0;
     for (;;) {
-        while (*s == ' ') s++;
+        while (*s == ' ')
+            s++;
         if (*s == ')') break;
         if (*s < '0' || *s > '9') return nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy shape is malformed", path);
         if (*rank >= NNFX_MAX_RANK)
-            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "%s: npy array has more than %d dims", path, NNFX_MAX_RANK);
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "%s: npy array has more than %d dims", path,
+                                  NNFX_MAX_RANK);
         errno = 0;
         char *end;
         long long v = strtoll(s, &end, 10);
         if (errno || v < 0) return nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy shape dim is out of range", path);
         shape[(*rank)++] = v;
         s = end;
-        while (*s == ' ' || *s == 'L') s++;
-        if (*s == ',') s++;
-        else if (*s != ')') return nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy shape is malformed", path);
+        while (*s == ' ' || *s == 'L')
+            s++;
+        if (*s == ',')
+            s++;
+        else if (*s != ')')
+            return nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy shape is malformed", path);
     }
     return NNFX_OK;
 }
@@ -127,7 +134,8 @@ nnfx_tensor *nnfx_npy_load(const char *path, nnfx_error *err) {
         goto done;
     }
     if (hlen > (size_t)fsize - hoff || hlen > (1u << 24)) {
-        nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy header length %zu exceeds the file (%ld bytes)", path, hlen, fsize);
+        nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy header length %zu exceeds the file (%ld bytes)", path, hlen,
+                       fsize);
         goto done;
     }
     hdr = malloc(hlen + 1);
@@ -192,12 +200,13 @@ nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *er
     /* pad with spaces so the data starts on a 64-byte boundary */
     size_t total = 10 + (size_t)hl + 1;
     size_t pad = (64 - total % 64) % 64;
-    if ((size_t)hl + pad + 1 >= sizeof hdr) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "%s: npy header too long", path);
+    if ((size_t)hl + pad + 1 >= sizeof hdr)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "%s: npy header too long", path);
     memset(hdr + hl, ' ', pad);
     hdr[(size_t)hl + pad] = '\n';
     size_t hlen = (size_t)hl + pad + 1;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
-                             (unsigned char)(hlen >> 8)};
+    unsigned char pre[10] = {
+        0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
     if (!tmp) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");

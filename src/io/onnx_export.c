@@ -19,20 +19,20 @@
 #include "ir/ir_int.h"
 
 #define EXT_ALIGN 4096
-#define TWO_GB ((size_t)2 << 30)
+#define TWO_GB    ((size_t)2 << 30)
 
 typedef struct exp_ctx {
     const nnfx_graph *g;
     const onnx_model_info *info;
     int64_t opset;
-    ir_strmap orig;        /* node name -> original ONNX value name         */
-    ir_strmap used;        /* value names taken                             */
-    char **owned;          /* strings owned by the exporter                 */
+    ir_strmap orig; /* node name -> original ONNX value name         */
+    ir_strmap used; /* value names taken                             */
+    char **owned;   /* strings owned by the exporter                 */
     int nowned, cap_owned;
     ir_strmap params_used; /* param name -> (void *)1 when written           */
     ir_strmap params_read; /* params read by get_attr nodes not written     */
     nnfx_error *err;
-    int nextra;            /* counter for generated names                   */
+    int nextra; /* counter for generated names                   */
 } exp_ctx;
 
 static nnfx_status oom(exp_ctx *x) { return nnfx_error_set(x->err, NNFX_ERR_NOMEM, "out of memory"); }
@@ -99,7 +99,8 @@ static bool nm_put(name_map *m, const nnfx_node *k, const char *v) {
         for (size_t i = 0; i < m->cap; i++)
             if (m->k[i]) {
                 size_t j = ptr_hash(m->k[i]) & (nc - 1);
-                while (nk[j]) j = (j + 1) & (nc - 1);
+                while (nk[j])
+                    j = (j + 1) & (nc - 1);
                 nk[j] = m->k[i];
                 nv[j] = m->v[i];
             }
@@ -110,7 +111,8 @@ static bool nm_put(name_map *m, const nnfx_node *k, const char *v) {
         m->cap = nc;
     }
     size_t j = ptr_hash(k) & (m->cap - 1);
-    while (m->k[j] && m->k[j] != k) j = (j + 1) & (m->cap - 1);
+    while (m->k[j] && m->k[j] != k)
+        j = (j + 1) & (m->cap - 1);
     if (!m->k[j]) m->n++;
     m->k[j] = k;
     m->v[j] = v;
@@ -137,8 +139,10 @@ static void write_type(ow_buf *b, uint32_t num, const nnfx_meta *m) {
         size_t sh = ow_begin_msg(b, PB_TENSOR_TYPE_SHAPE);
         for (int i = 0; i < m->rank; i++) {
             size_t d = ow_begin_msg(b, PB_SHAPE_DIM);
-            if (m->dims[i].value >= 0) ow_put_int(b, PB_DIM_VALUE, m->dims[i].value);
-            else if (m->dims[i].symbol[0]) ow_put_string(b, PB_DIM_PARAM, m->dims[i].symbol);
+            if (m->dims[i].value >= 0)
+                ow_put_int(b, PB_DIM_VALUE, m->dims[i].value);
+            else if (m->dims[i].symbol[0])
+                ow_put_string(b, PB_DIM_PARAM, m->dims[i].symbol);
             ow_end_msg(b, d);
         }
         ow_end_msg(b, sh);
@@ -219,7 +223,8 @@ static int64_t needed_opset(const nnfx_graph *g, int64_t base) {
         if (nnfx_node_is_op(n, NNFX_OP_PAD) && nnfx_node_num_args(n) > 3 && v < 18) v = 18;
         if (nnfx_node_is_op(n, NNFX_OP_RESIZE) &&
             (nnfx_node_attr(n, "antialias") || nnfx_node_attr(n, "axes") ||
-             nnfx_node_attr(n, "keep_aspect_ratio_policy")) && v < 18)
+             nnfx_node_attr(n, "keep_aspect_ratio_policy")) &&
+            v < 18)
             v = 18;
         if (nnfx_node_is_op(n, NNFX_OP_CAST) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
     }
@@ -243,7 +248,8 @@ static const char *literal_initializer(exp_ctx *x, ow_buf *inits, const nnfx_nod
     const char *name = claim(x, want);
     if (!name) return NULL;
     nnfx_error e = {0};
-    nnfx_tensor *t = a.kind == NNFX_ARG_INT ? nnfx_tensor_scalar_i64(a.u.i, &e) : nnfx_tensor_scalar_f32((float)a.u.f, &e);
+    nnfx_tensor *t =
+        a.kind == NNFX_ARG_INT ? nnfx_tensor_scalar_i64(a.u.i, &e) : nnfx_tensor_scalar_f32((float)a.u.f, &e);
     if (!t) return NULL;
     onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, name, t, NULL, 0);
     nnfx_tensor_release(t);
@@ -260,12 +266,15 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
     int nargs = nnfx_node_num_args(n);
     bool axes_attr = x->opset < 18 && is_reduce_axes_op(n) && nargs > 1 && const_i64_arg(n, 1);
     if (axes_attr) nargs = 1;
-    while (nargs > 0 && nnfx_node_arg(n, nargs - 1).kind == NNFX_ARG_NONE) nargs--;
+    while (nargs > 0 && nnfx_node_arg(n, nargs - 1).kind == NNFX_ARG_NONE)
+        nargs--;
     for (int i = 0; i < nargs; i++) {
         nnfx_arg a = nnfx_node_arg(n, i);
         const char *name = "";
-        if (a.kind == NNFX_ARG_NODE) name = arg_name(x, nm, a.u.node);
-        else if (a.kind == NNFX_ARG_INT || a.kind == NNFX_ARG_FLOAT) name = literal_initializer(x, inits, n, i, a);
+        if (a.kind == NNFX_ARG_NODE)
+            name = arg_name(x, nm, a.u.node);
+        else if (a.kind == NNFX_ARG_INT || a.kind == NNFX_ARG_FLOAT)
+            name = literal_initializer(x, inits, n, i, a);
         if (!name) return oom(x);
         ow_put_string(nodes, PB_NODE_INPUT, name);
     }
@@ -315,8 +324,8 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
 
 /* Writes the side file (tmp name) with every external tensor, in order. */
 typedef struct ext_plan {
-    const char *loc;       /* location written in the model              */
-    char *path, *tmp;      /* side file and its temporary name           */
+    const char *loc;  /* location written in the model              */
+    char *path, *tmp; /* side file and its temporary name           */
     FILE *f;
     uint64_t off;
 } ext_plan;
@@ -393,8 +402,7 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
         const nnfx_node *p = nnfx_graph_input(g, i);
         const nnfx_meta *m = nnfx_node_meta_c(p, 0);
         if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
-            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype",
-                                nnfx_node_name(p));
+            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype", nnfx_node_name(p));
             goto out;
         }
         write_value_info(&io, PB_GRAPH_INPUT, nm_get(&nm, p), m);
@@ -631,7 +639,8 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
     free(loc);
     free(ext.path);
     free(ext.tmp);
-    for (int i = 0; i < x.nowned; i++) free(x.owned[i]);
+    for (int i = 0; i < x.nowned; i++)
+        free(x.owned[i]);
     free(x.owned);
     ir_strmap_free(&x.orig);
     ir_strmap_free(&x.used);

@@ -77,7 +77,8 @@ static char *unique_param_name(imp *im, const char *base) {
     char *s = malloc(n);
     if (!s) return NULL;
     snprintf(s, n, "%s", base);
-    for (int k = 1; ir_graph_param_raw(im->g, s) || ir_strmap_get(&im->values, s); k++) snprintf(s, n, "%s_%d", base, k);
+    for (int k = 1; ir_graph_param_raw(im->g, s) || ir_strmap_get(&im->values, s); k++)
+        snprintf(s, n, "%s_%d", base, k);
     return s;
 }
 
@@ -110,8 +111,7 @@ out:
     return st;
 }
 
-nnfx_status imp_const_i64(imp *im, const imp_node *n, const char *role, const int64_t *v, int count,
-                          nnfx_arg *out) {
+nnfx_status imp_const_i64(imp *im, const imp_node *n, const char *role, const int64_t *v, int count, nnfx_arg *out) {
     int64_t dims[1] = {count};
     nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, dims, im->err);
     if (!t) return im->err->status;
@@ -247,11 +247,14 @@ static void node_free(imp_node *n) {
     free(n->name);
     free(n->op_type);
     free(n->domain);
-    for (int i = 0; i < n->nin; i++) free(n->in[i]);
-    for (int i = 0; i < n->nout; i++) free(n->out[i]);
+    for (int i = 0; i < n->nin; i++)
+        free(n->in[i]);
+    for (int i = 0; i < n->nout; i++)
+        free(n->out[i]);
     free(n->in);
     free(n->out);
-    for (int i = 0; i < n->nattrs; i++) attr_free(&n->attrs[i]);
+    for (int i = 0; i < n->nattrs; i++)
+        attr_free(&n->attrs[i]);
     free(n->attrs);
     memset(n, 0, sizeof *n);
 }
@@ -335,8 +338,13 @@ static nnfx_status read_attr(imp *im, ow_reader *r, imp_attr *a) {
     if (rc < 0) return im->err->status;
     if (!a->name) return ow_fail(r, NNFX_ERR_PARSE, a->off, "attribute without a name");
     if (!a->type) { /* very old models omit the type */
-        a->type = a->t ? PB_AT_TENSOR : a->s ? PB_AT_STRING : a->nfloats ? PB_AT_FLOATS : a->nints ? PB_AT_INTS
-                : has_f ? PB_AT_FLOAT : has_i ? PB_AT_INT : PB_AT_INTS;
+        a->type = a->t         ? PB_AT_TENSOR
+                  : a->s       ? PB_AT_STRING
+                  : a->nfloats ? PB_AT_FLOATS
+                  : a->nints   ? PB_AT_INTS
+                  : has_f      ? PB_AT_FLOAT
+                  : has_i      ? PB_AT_INT
+                               : PB_AT_INTS;
     }
     return NNFX_OK;
 }
@@ -507,8 +515,10 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "unsupported op %s of domain '%s'", n->op_type, n->domain);
     if (strcmp(n->op_type, "Constant") == 0) return import_constant(im, n);
     nnfx_op op = nnfx_op_find(n->op_type);
-    if (strcmp(n->op_type, "Upsample") == 0) op = NNFX_OP_RESIZE;
-    else if (op != NNFX_OP_NONE && strcmp(nnfx_op_onnx_type(op), n->op_type) != 0) op = NNFX_OP_NONE;
+    if (strcmp(n->op_type, "Upsample") == 0)
+        op = NNFX_OP_RESIZE;
+    else if (op != NNFX_OP_NONE && strcmp(nnfx_op_onnx_type(op), n->op_type) != 0)
+        op = NNFX_OP_NONE;
     if (op == NNFX_OP_NONE)
         return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "unsupported op %s (opset %" PRId64 ")", n->op_type,
                              im->opset);
@@ -521,7 +531,8 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         if ((st = value_arg(im, n, n->in[i], &args[i]))) goto out;
     bool expand = false;
     if ((st = onnx_upgrade_node(im, n, &op, args, &nargs, &expand))) goto out;
-    while (nargs > 0 && args[nargs - 1].kind == NNFX_ARG_NONE) nargs--; /* absent trailing inputs */
+    while (nargs > 0 && args[nargs - 1].kind == NNFX_ARG_NONE)
+        nargs--; /* absent trailing inputs */
     int mi, ma, no;
     nnfx_op_arity(op, &mi, &ma, &no);
     if (nargs < mi || nargs > ma) {
@@ -952,7 +963,8 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     }
     free(im.vals);
     ir_strmap_free(&im.values);
-    for (int i = 0; i < im.nused; i++) free(im.used_keys[i]);
+    for (int i = 0; i < im.nused; i++)
+        free(im.used_keys[i]);
     free(im.used_keys);
     ir_strmap_free(&im.used);
     if (st) {

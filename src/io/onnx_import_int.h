@@ -10,7 +10,7 @@
 /* One parsed AttributeProto. */
 typedef struct imp_attr {
     char *name;
-    int type;            /* PB_AT_*, inferred from the fields when absent */
+    int type; /* PB_AT_*, inferred from the fields when absent */
     int64_t i;
     double f;
     char *s;
@@ -19,8 +19,8 @@ typedef struct imp_attr {
     float *floats;
     int nfloats;
     nnfx_tensor *t;
-    bool used;           /* consumed by a conversion                      */
-    size_t off;          /* byte offset of the attribute                  */
+    bool used;  /* consumed by a conversion                      */
+    size_t off; /* byte offset of the attribute                  */
 } imp_attr;
 
 /* One parsed NodeProto. */
@@ -30,7 +30,7 @@ typedef struct imp_node {
     char **in, **out;
     int nattrs;
     imp_attr *attrs;
-    size_t off;          /* byte offset of the NodeProto                  */
+    size_t off; /* byte offset of the NodeProto                  */
 } imp_node;
 
 /* A value known by ONNX name: the node producing it, or a parameter whose
@@ -48,11 +48,11 @@ typedef struct imp {
     onnx_load_ctx lc;
     nnfx_graph *g;
     onnx_model_info *info;
-    int64_t opset;       /* default-domain opset of the model             */
-    ir_strmap values;    /* ONNX value name -> imp_value *                */
+    int64_t opset;    /* default-domain opset of the model             */
+    ir_strmap values; /* ONNX value name -> imp_value *                */
     imp_value **vals;
     int nvals, cap_vals;
-    ir_strmap used;      /* names consumed by some node or graph output   */
+    ir_strmap used; /* names consumed by some node or graph output   */
     char **used_keys;
     int nused, cap_used;
     nnfx_error *err;
@@ -70,8 +70,7 @@ imp_attr *imp_find_attr(imp_node *n, const char *name);
  * node as an argument. Takes over the caller's reference to t. */
 nnfx_status imp_const_arg(imp *im, const imp_node *n, const char *role, nnfx_tensor *t, nnfx_arg *out);
 /* Same for int64[n] and float32 scalar values. */
-nnfx_status imp_const_i64(imp *im, const imp_node *n, const char *role, const int64_t *v, int count,
-                          nnfx_arg *out);
+nnfx_status imp_const_i64(imp *im, const imp_node *n, const char *role, const int64_t *v, int count, nnfx_arg *out);
 nnfx_status imp_const_f32(imp *im, const imp_node *n, const char *role, float v, nnfx_arg *out);
 
 /* Rewrites a node of an older opset into the IR's canonical (latest) form:
@@ -81,7 +80,6 @@ nnfx_status imp_const_f32(imp *im, const imp_node *n, const char *role, float v,
  * attributes consumed are marked used. *expand_softmax is set when a
  * Softmax/LogSoftmax before opset 13 must be expanded (flatten, op,
  * reshape) by the caller. */
-nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs,
-                              bool *expand_softmax);
+nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs, bool *expand_softmax);
 
 #endif

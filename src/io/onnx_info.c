@@ -69,14 +69,14 @@ void *onnx_info_copy(const void *p) {
     d->ir_version = s->ir_version;
     d->model_version = s->model_version;
     bool ok = kv_copy(&d->opsets, &d->nopsets, s->opsets, s->nopsets) &&
-              kv_copy(&d->meta, &d->nmeta, s->meta, s->nmeta) &&
-              kv_copy(&d->names, &d->nnames, s->names, s->nnames);
+              kv_copy(&d->meta, &d->nmeta, s->meta, s->nmeta) && kv_copy(&d->names, &d->nnames, s->names, s->nnames);
     d->cap_names = d->nnames;
-#define DUP(f)                             \
-    if (s->f && !(d->f = ir_strdup(s->f))) \
-        ok = false;
-    DUP(producer_name) DUP(producer_version) DUP(domain) DUP(doc_string) DUP(graph_name) DUP(graph_doc)
-#undef DUP
+    const char *const src_strings[] = {s->producer_name, s->producer_version, s->domain,
+                                       s->doc_string,    s->graph_name,       s->graph_doc};
+    char **dst_strings[] = {&d->producer_name, &d->producer_version, &d->domain,
+                            &d->doc_string,    &d->graph_name,       &d->graph_doc};
+    for (size_t i = 0; i < sizeof src_strings / sizeof src_strings[0]; i++)
+        if (src_strings[i] && !(*dst_strings[i] = ir_strdup(src_strings[i]))) ok = false;
     if (!ok) {
         onnx_info_free(d);
         return NULL;

@@ -10,32 +10,85 @@
 /* Field numbers (onnx.proto, IR version 8). */
 enum {
     /* ModelProto */
-    PB_MODEL_IR_VERSION = 1, PB_MODEL_PRODUCER_NAME = 2, PB_MODEL_PRODUCER_VERSION = 3, PB_MODEL_DOMAIN = 4,
-    PB_MODEL_MODEL_VERSION = 5, PB_MODEL_DOC_STRING = 6, PB_MODEL_GRAPH = 7, PB_MODEL_OPSET_IMPORT = 8,
-    PB_MODEL_METADATA_PROPS = 14, PB_MODEL_FUNCTIONS = 25,
+    PB_MODEL_IR_VERSION = 1,
+    PB_MODEL_PRODUCER_NAME = 2,
+    PB_MODEL_PRODUCER_VERSION = 3,
+    PB_MODEL_DOMAIN = 4,
+    PB_MODEL_MODEL_VERSION = 5,
+    PB_MODEL_DOC_STRING = 6,
+    PB_MODEL_GRAPH = 7,
+    PB_MODEL_OPSET_IMPORT = 8,
+    PB_MODEL_METADATA_PROPS = 14,
+    PB_MODEL_FUNCTIONS = 25,
     /* OperatorSetIdProto, StringStringEntryProto */
-    PB_OPSET_DOMAIN = 1, PB_OPSET_VERSION = 2, PB_KV_KEY = 1, PB_KV_VALUE = 2,
+    PB_OPSET_DOMAIN = 1,
+    PB_OPSET_VERSION = 2,
+    PB_KV_KEY = 1,
+    PB_KV_VALUE = 2,
     /* GraphProto */
-    PB_GRAPH_NODE = 1, PB_GRAPH_NAME = 2, PB_GRAPH_INITIALIZER = 5, PB_GRAPH_DOC_STRING = 10, PB_GRAPH_INPUT = 11,
-    PB_GRAPH_OUTPUT = 12, PB_GRAPH_VALUE_INFO = 13, PB_GRAPH_SPARSE_INITIALIZER = 15,
+    PB_GRAPH_NODE = 1,
+    PB_GRAPH_NAME = 2,
+    PB_GRAPH_INITIALIZER = 5,
+    PB_GRAPH_DOC_STRING = 10,
+    PB_GRAPH_INPUT = 11,
+    PB_GRAPH_OUTPUT = 12,
+    PB_GRAPH_VALUE_INFO = 13,
+    PB_GRAPH_SPARSE_INITIALIZER = 15,
     /* NodeProto */
-    PB_NODE_INPUT = 1, PB_NODE_OUTPUT = 2, PB_NODE_NAME = 3, PB_NODE_OP_TYPE = 4, PB_NODE_ATTRIBUTE = 5,
-    PB_NODE_DOC_STRING = 6, PB_NODE_DOMAIN = 7,
+    PB_NODE_INPUT = 1,
+    PB_NODE_OUTPUT = 2,
+    PB_NODE_NAME = 3,
+    PB_NODE_OP_TYPE = 4,
+    PB_NODE_ATTRIBUTE = 5,
+    PB_NODE_DOC_STRING = 6,
+    PB_NODE_DOMAIN = 7,
     /* AttributeProto */
-    PB_ATTR_NAME = 1, PB_ATTR_F = 2, PB_ATTR_I = 3, PB_ATTR_S = 4, PB_ATTR_T = 5, PB_ATTR_G = 6, PB_ATTR_FLOATS = 7,
-    PB_ATTR_INTS = 8, PB_ATTR_STRINGS = 9, PB_ATTR_TYPE = 20,
+    PB_ATTR_NAME = 1,
+    PB_ATTR_F = 2,
+    PB_ATTR_I = 3,
+    PB_ATTR_S = 4,
+    PB_ATTR_T = 5,
+    PB_ATTR_G = 6,
+    PB_ATTR_FLOATS = 7,
+    PB_ATTR_INTS = 8,
+    PB_ATTR_STRINGS = 9,
+    PB_ATTR_TYPE = 20,
     /* ValueInfoProto, TypeProto, TypeProto.Tensor, TensorShapeProto(.Dimension) */
-    PB_VI_NAME = 1, PB_VI_TYPE = 2, PB_TYPE_TENSOR = 1, PB_TENSOR_TYPE_ELEM = 1, PB_TENSOR_TYPE_SHAPE = 2,
-    PB_SHAPE_DIM = 1, PB_DIM_VALUE = 1, PB_DIM_PARAM = 2,
+    PB_VI_NAME = 1,
+    PB_VI_TYPE = 2,
+    PB_TYPE_TENSOR = 1,
+    PB_TENSOR_TYPE_ELEM = 1,
+    PB_TENSOR_TYPE_SHAPE = 2,
+    PB_SHAPE_DIM = 1,
+    PB_DIM_VALUE = 1,
+    PB_DIM_PARAM = 2,
     /* TensorProto */
-    PB_T_DIMS = 1, PB_T_DATA_TYPE = 2, PB_T_SEGMENT = 3, PB_T_FLOAT_DATA = 4, PB_T_INT32_DATA = 5,
-    PB_T_STRING_DATA = 6, PB_T_INT64_DATA = 7, PB_T_NAME = 8, PB_T_RAW_DATA = 9, PB_T_DOUBLE_DATA = 10,
-    PB_T_UINT64_DATA = 11, PB_T_EXTERNAL_DATA = 13, PB_T_DATA_LOCATION = 14
+    PB_T_DIMS = 1,
+    PB_T_DATA_TYPE = 2,
+    PB_T_SEGMENT = 3,
+    PB_T_FLOAT_DATA = 4,
+    PB_T_INT32_DATA = 5,
+    PB_T_STRING_DATA = 6,
+    PB_T_INT64_DATA = 7,
+    PB_T_NAME = 8,
+    PB_T_RAW_DATA = 9,
+    PB_T_DOUBLE_DATA = 10,
+    PB_T_UINT64_DATA = 11,
+    PB_T_EXTERNAL_DATA = 13,
+    PB_T_DATA_LOCATION = 14
 };
 
 /* AttributeProto.AttributeType values. */
-enum { PB_AT_FLOAT = 1, PB_AT_INT = 2, PB_AT_STRING = 3, PB_AT_TENSOR = 4, PB_AT_GRAPH = 5, PB_AT_FLOATS = 6,
-       PB_AT_INTS = 7, PB_AT_STRINGS = 8 };
+enum {
+    PB_AT_FLOAT = 1,
+    PB_AT_INT = 2,
+    PB_AT_STRING = 3,
+    PB_AT_TENSOR = 4,
+    PB_AT_GRAPH = 5,
+    PB_AT_FLOATS = 6,
+    PB_AT_INTS = 7,
+    PB_AT_STRINGS = 8
+};
 
 /* --- Model metadata kept in nnfx_graph.model_info ------------------------- */
 
@@ -46,14 +99,14 @@ typedef struct onnx_kv {
 typedef struct onnx_model_info {
     int64_t ir_version;
     int nopsets;
-    onnx_kv *opsets;        /* key: domain ("" default), value: version as text */
+    onnx_kv *opsets; /* key: domain ("" default), value: version as text */
     char *producer_name, *producer_version, *domain, *doc_string;
     int64_t model_version;
     int nmeta;
-    onnx_kv *meta;          /* metadata_props                                   */
+    onnx_kv *meta; /* metadata_props                                   */
     char *graph_name, *graph_doc;
     int nnames, cap_names;
-    onnx_kv *names;         /* node name -> original ONNX value name (when they differ) */
+    onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
 } onnx_model_info;
 
 /* Copy/free callbacks stored with the info on a graph. */
@@ -76,7 +129,7 @@ typedef struct onnx_load_ctx {
     struct {
         char *path;
         nnfx_mapping *m;
-    } *ext;            /* external data files mapped so far                 */
+    } * ext;              /* external data files mapped so far                 */
     bool defer_unaligned; /* large unaligned tensors may stay in the file:
                              only for initializers, which reach kernels
                              through the graph's accessors (they align) */

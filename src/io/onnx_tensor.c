@@ -27,7 +27,7 @@ nnfx_dtype onnx_dtype(int64_t t) {
 }
 
 const char *onnx_dtype_name(int64_t t) {
-    static const char *names[] = {"UNDEFINED", "FLOAT",  "UINT8",     "INT8",       "UINT16", "INT16",
+    static const char *names[] = {"UNDEFINED", "FLOAT",  "UINT8",     "INT8",       "UINT16",  "INT16",
                                   "INT32",     "INT64",  "STRING",    "BOOL",       "FLOAT16", "DOUBLE",
                                   "UINT32",    "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
     if (t >= 0 && t < (int64_t)(sizeof names / sizeof names[0])) return names[t];
@@ -51,13 +51,15 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
     if (!c->dir) {
         nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
                        "%s: tensor '%s' has external data ('%s'), which needs the model's file path "
-                       "(use nnfx_onnx_load)", c->what, tname, loc);
+                       "(use nnfx_onnx_load)",
+                       c->what, tname, loc);
         return NULL;
     }
     if (!loc[0] || loc[0] == '/' || strstr(loc, "..")) {
         nnfx_error_set(c->err, NNFX_ERR_PARSE,
                        "%s: tensor '%s': external data location '%s' must be a relative path inside the "
-                       "model's directory", c->what, tname, loc);
+                       "model's directory",
+                       c->what, tname, loc);
         return NULL;
     }
     size_t n = strlen(c->dir) + strlen(loc) + 2;
@@ -102,8 +104,8 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
  * memory on first access through the graph (core_tensor_materialize), so
  * loading reads no weight pages. Small ones are copied now: the importer
  * reads some (shapes, axes) as values. */
-static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p,
-                                      size_t nbytes, nnfx_mapping *m, bool defer, nnfx_error *err) {
+static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p, size_t nbytes,
+                                      nnfx_mapping *m, bool defer, nnfx_error *err) {
     size_t es = nnfx_dtype_size(dt);
     if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || (defer && nbytes >= DEFER_UNALIGNED_BYTES)))
         return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
@@ -150,15 +152,13 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
             int64_t n = ow_count_varints(&scan, &f);
             if (n < 0) goto fail;
             if (rank + n > NNFX_MAX_RANK) {
-                st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "tensor has more than %d dims",
-                             NNFX_MAX_RANK);
+                st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "tensor has more than %d dims", NNFX_MAX_RANK);
                 goto done;
             }
             if (ow_get_varints(&scan, &f, dims + rank)) goto fail;
             for (int64_t i = 0; i < n; i++)
                 if (dims[rank + i] < 0) {
-                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "tensor dim %" PRId64 " is negative",
-                                 dims[rank + i]);
+                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "tensor dim %" PRId64 " is negative", dims[rank + i]);
                     goto done;
                 }
             rank += (int)n;
@@ -256,8 +256,8 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
     const char *tname = name ? name : "";
     nnfx_dtype dt = onnx_dtype(dtype_code);
     if (dt == NNFX_DTYPE_UNDEFINED) {
-        st = ow_fail(r, NNFX_ERR_UNSUPPORTED, start, "tensor '%s' has unsupported data type %s (%" PRId64 ")",
-                     tname, onnx_dtype_name(dtype_code), dtype_code);
+        st = ow_fail(r, NNFX_ERR_UNSUPPORTED, start, "tensor '%s' has unsupported data type %s (%" PRId64 ")", tname,
+                     onnx_dtype_name(dtype_code), dtype_code);
         goto done;
     }
     int64_t numel = nnfx_shape_numel(rank, dims);
@@ -282,22 +282,23 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
         if (has_len && ext_len != nbytes) {
             st = nnfx_error_set(c->err, NNFX_ERR_PARSE,
                                 "%s: tensor '%s': external data length %" PRIu64 " does not match its shape "
-                                "(%zu bytes)", c->what, tname, ext_len, nbytes);
+                                "(%zu bytes)",
+                                c->what, tname, ext_len, nbytes);
             goto done;
         }
         if (ext_off > fsize || nbytes > fsize - ext_off) {
             st = nnfx_error_set(c->err, NNFX_ERR_IO,
                                 "%s: tensor '%s': external data file '%s' is too short (%zu bytes; the tensor "
-                                "needs %zu bytes at offset %" PRIu64 ")", c->what, tname, ext_loc, fsize, nbytes,
-                                ext_off);
+                                "needs %zu bytes at offset %" PRIu64 ")",
+                                c->what, tname, ext_loc, fsize, nbytes, ext_off);
             goto done;
         }
         const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + ext_off;
         *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->defer_unaligned, c->err);
     } else if (raw) {
         if (raw->len != nbytes) {
-            st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
-                         tname, raw->len, nbytes);
+            st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu", tname,
+                         raw->len, nbytes);
             goto done;
         }
         nnfx_mapping *m = c->map;
@@ -317,8 +318,9 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
         default: field = PB_T_INT32_DATA; break;
         }
         if (typed_count[field] != numel) {
-            st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' of shape with %" PRId64
-                         " elements has %" PRId64 " values", tname, numel, typed_count[field]);
+            st = ow_fail(r, NNFX_ERR_PARSE, start,
+                         "tensor '%s' of shape with %" PRId64 " elements has %" PRId64 " values", tname, numel,
+                         typed_count[field]);
             goto done;
         }
         nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, c->err);

@@ -42,7 +42,8 @@ static nnfx_status ints_to_input(imp *im, imp_node *n, const char *name, nnfx_ar
         return imp_node_fail(im, n, NNFX_ERR_PARSE, "attribute '%s' should be a list of ints", name);
     nnfx_status st = imp_const_i64(im, n, name, a->ints, a->nints, &args[pos]);
     if (st) return st;
-    for (int i = *nargs; i < pos; i++) args[i] = nnfx_arg_none();
+    for (int i = *nargs; i < pos; i++)
+        args[i] = nnfx_arg_none();
     if (*nargs <= pos) *nargs = pos + 1;
     return NNFX_OK;
 }
@@ -57,7 +58,8 @@ static nnfx_status float_to_input(imp *im, imp_node *n, const char *name, nnfx_a
         return imp_node_fail(im, n, NNFX_ERR_PARSE, "attribute '%s' should be a float", name);
     nnfx_status st = imp_const_f32(im, n, name, (float)v, &args[pos]);
     if (st) return st;
-    for (int i = *nargs; i < pos; i++) args[i] = nnfx_arg_none();
+    for (int i = *nargs; i < pos; i++)
+        args[i] = nnfx_arg_none();
     if (*nargs <= pos) *nargs = pos + 1;
     return NNFX_OK;
 }
@@ -67,8 +69,7 @@ static void drop(imp_node *n, const char *name) {
     if (a) a->used = true;
 }
 
-nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs,
-                              bool *expand_softmax) {
+nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs, bool *expand_softmax) {
     int64_t v = im->opset;
     const char *t = n->op_type;
     nnfx_status st = NNFX_OK;
@@ -161,8 +162,7 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
             sp->used = true;
             if (sp->i != 1)
                 return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED,
-                                     "BatchNormalization with spatial=0 (opset %lld) is not supported",
-                                     (long long)v);
+                                     "BatchNormalization with spatial=0 (opset %lld) is not supported", (long long)v);
         }
         break;
     }

@@ -82,7 +82,8 @@ int ow_next(ow_reader *r, ow_field *f) {
             return -1;
         }
         uint64_t v = 0;
-        for (size_t i = 0; i < w; i++) v |= (uint64_t)r->base[r->pos + i] << (8 * i);
+        for (size_t i = 0; i < w; i++)
+            v |= (uint64_t)r->base[r->pos + i] << (8 * i);
         f->v = v;
         r->pos += w;
         return 1;
@@ -103,16 +104,13 @@ int ow_next(ow_reader *r, ow_field *f) {
         r->pos += (size_t)len;
         return 1;
     }
-    default:
-        ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "unsupported wire type %d in field %u", f->wire, f->num);
-        return -1;
+    default: ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "unsupported wire type %d in field %u", f->wire, f->num); return -1;
     }
 }
 
 nnfx_status ow_sub(const ow_reader *r, const ow_field *f, ow_reader *sub) {
     if (f->wire != OW_LEN)
-        return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %u should be a message (wire type %d)", f->num,
-                       f->wire);
+        return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %u should be a message (wire type %d)", f->num, f->wire);
     if (r->depth + 1 > OW_MAX_DEPTH)
         return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "messages nested deeper than %d levels", OW_MAX_DEPTH);
     *sub = *r;
@@ -124,15 +122,14 @@ nnfx_status ow_sub(const ow_reader *r, const ow_field *f, ow_reader *sub) {
 
 nnfx_status ow_expect(const ow_reader *r, const ow_field *f, int wire, const char *field_name) {
     if (f->wire == wire) return NNFX_OK;
-    return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %s (%u) has wire type %d, expected %d", field_name,
-                   f->num, f->wire, wire);
+    return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %s (%u) has wire type %d, expected %d", field_name, f->num,
+                   f->wire, wire);
 }
 
 nnfx_status ow_string(const ow_reader *r, const ow_field *f, char **out) {
     *out = NULL;
     if (f->wire != OW_LEN)
-        return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %u should be a string (wire type %d)", f->num,
-                       f->wire);
+        return ow_fail(r, NNFX_ERR_PARSE, f->tag_off, "field %u should be a string (wire type %d)", f->num, f->wire);
     if (memchr(f->data, 0, f->len))
         return ow_fail(r, NNFX_ERR_PARSE, f->off, "string field %u contains a NUL byte", f->num);
     char *s = malloc(f->len + 1);
@@ -217,7 +214,8 @@ nnfx_status ow_get_fixed64(const ow_reader *r, const ow_field *f, uint64_t *out)
     if (ow_count_fixed(r, f, 8) < 0) return r->err ? r->err->status : NNFX_ERR_PARSE;
     for (size_t i = 0; i < f->len / 8; i++) {
         uint64_t v = 0;
-        for (int k = 0; k < 8; k++) v |= (uint64_t)f->data[8 * i + (size_t)k] << (8 * k);
+        for (int k = 0; k < 8; k++)
+            v |= (uint64_t)f->data[8 * i + (size_t)k] << (8 * k);
         out[i] = v;
     }
     return NNFX_OK;
@@ -241,7 +239,8 @@ static bool buf_reserve(ow_buf *b, size_t n) {
         return false;
     }
     size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n) cap *= 2;
+    while (cap - b->len < n)
+        cap *= 2;
     uint8_t *p = realloc(b->p, cap);
     if (!p) {
         b->oom = true;
@@ -304,7 +303,8 @@ void ow_put_string(ow_buf *b, uint32_t num, const char *s) {
 void ow_put_packed_int64(ow_buf *b, uint32_t num, const int64_t *v, size_t n) {
     if (n == 0) return;
     size_t mark = ow_begin_msg(b, num);
-    for (size_t i = 0; i < n; i++) ow_put_varint(b, (uint64_t)v[i]);
+    for (size_t i = 0; i < n; i++)
+        ow_put_varint(b, (uint64_t)v[i]);
     ow_end_msg(b, mark);
 }
 

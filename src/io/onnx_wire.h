@@ -107,9 +107,9 @@ void ow_put_raw(ow_buf *b, const void *data, size_t n);
 void ow_put_varint(ow_buf *b, uint64_t v);
 void ow_put_tag(ow_buf *b, uint32_t num, int wire);
 /* Field helpers: tag + value. */
-void ow_put_uint(ow_buf *b, uint32_t num, uint64_t v);     /* VARINT          */
-void ow_put_int(ow_buf *b, uint32_t num, int64_t v);       /* VARINT (int64)  */
-void ow_put_float(ow_buf *b, uint32_t num, float v);       /* I32             */
+void ow_put_uint(ow_buf *b, uint32_t num, uint64_t v); /* VARINT          */
+void ow_put_int(ow_buf *b, uint32_t num, int64_t v);   /* VARINT (int64)  */
+void ow_put_float(ow_buf *b, uint32_t num, float v);   /* I32             */
 void ow_put_bytes(ow_buf *b, uint32_t num, const void *data, size_t n);
 void ow_put_string(ow_buf *b, uint32_t num, const char *s); /* skipped if NULL */
 /* Packed repeated fields. */

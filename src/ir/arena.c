@@ -40,8 +40,10 @@ static void *tracked_alloc(ir_arena *a, size_t size) {
 static void tracked_free(ir_arena *a, void *p, size_t size) {
     ir_arena_chunk *c = (ir_arena_chunk *)p - 1;
     if (c->size != size) abort(); /* a caller broke the size contract */
-    if (c->prev) c->prev->next = c->next;
-    else a->big = c->next;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        a->big = c->next;
     if (c->next) c->next->prev = c->prev;
     free(c);
 }

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#define IR_ARENA_MAX 1024
+#define IR_ARENA_MAX     1024
 #define IR_ARENA_CLASSES (IR_ARENA_MAX / 16)
 
 typedef struct ir_arena_chunk ir_arena_chunk;

@@ -41,7 +41,8 @@ static bool rehash(nnfx_value_map *m, size_t nc) {
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->keys[i]) continue;
         size_t j = hash_ptr(m->keys[i]) & (nc - 1);
-        while (nk[j]) j = (j + 1) & (nc - 1);
+        while (nk[j])
+            j = (j + 1) & (nc - 1);
         nk[j] = m->keys[i];
         nv[j] = m->vals[i];
     }
@@ -55,7 +56,8 @@ static bool rehash(nnfx_value_map *m, size_t nc) {
 
 bool ir_value_map_reserve(nnfx_value_map *m, size_t n) {
     size_t nc = m->cap ? m->cap : 64;
-    while (nc < 2 * (n + 1)) nc *= 2;
+    while (nc < 2 * (n + 1))
+        nc *= 2;
     return nc == m->cap || rehash(m, nc);
 }
 
@@ -63,7 +65,8 @@ bool nnfx_value_map_put(nnfx_value_map *m, const nnfx_node *k, nnfx_node *v) {
     if (!m || !k) return false;
     if ((m->count + 1) * 2 > m->cap && !rehash(m, m->cap ? m->cap * 2 : 64)) return false;
     size_t j = hash_ptr(k) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
+    while (m->keys[j] && m->keys[j] != k)
+        j = (j + 1) & (m->cap - 1);
     if (!m->keys[j]) m->count++;
     m->keys[j] = k;
     m->vals[j] = v;
@@ -82,7 +85,8 @@ nnfx_node *nnfx_value_map_get(const nnfx_value_map *m, const nnfx_node *k) {
 
 /* Copies meta, module path and source location from src to dst. */
 static nnfx_status copy_node_info(nnfx_node *dst, const nnfx_node *src, nnfx_error *err) {
-    if (src->nout != dst->nout && ir_node_set_num_outputs(dst, src->nout, err)) return err ? err->status : NNFX_ERR_NOMEM;
+    if (src->nout != dst->nout && ir_node_set_num_outputs(dst, src->nout, err))
+        return err ? err->status : NNFX_ERR_NOMEM;
     memcpy(dst->meta, src->meta, sizeof *dst->meta * (size_t)src->nout);
     if (nnfx_node_set_module_path(dst, src->module_path, err)) return NNFX_ERR_NOMEM;
     nnfx_node_set_src(dst, src->src_file, src->src_line);
@@ -124,9 +128,7 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
         }
         c = nnfx_graph_get_attr(g, n->target, err);
         break;
-    case NNFX_CALL_FUNCTION:
-        c = nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err);
-        break;
+    case NNFX_CALL_FUNCTION: c = nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err); break;
     case NNFX_CALL_MODULE: {
         if (!ir_graph_leaf(g, n->target)) {
             const ir_leaf *l = ir_graph_leaf(n->graph, n->target);
@@ -142,7 +144,8 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
             nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
             goto out;
         }
-        for (int i = 0; i < n->nargs; i++) v[i] = args[i].u.node;
+        for (int i = 0; i < n->nargs; i++)
+            v[i] = args[i].u.node;
         c = nnfx_graph_output(g, n->nargs, v, err);
         if (v != vals) free(v);
         break;

@@ -6,7 +6,8 @@
 static int64_t numel1(const nnfx_meta *m) {
     if (!m || m->rank < 0) return 1;
     int64_t n = 1;
-    for (int i = 0; i < m->rank; i++) n *= m->dims[i].value >= 0 ? m->dims[i].value : 1;
+    for (int i = 0; i < m->rank; i++)
+        n *= m->dims[i].value >= 0 ? m->dims[i].value : 1;
     return n;
 }
 
@@ -36,7 +37,8 @@ void cost_conv(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
     const nnfx_meta *w = input(c, 1);
     int64_t per = 1;
     if (w && w->rank >= 2)
-        for (int i = 1; i < w->rank; i++) per *= dim1(w, i);
+        for (int i = 1; i < w->rank; i++)
+            per *= dim1(w, i);
     int64_t out = numel1(&c->out[0]);
     *macs = out * per;
     *flops = 2 * *macs + (input(c, 2) ? out : 0);
@@ -72,7 +74,8 @@ void cost_pool(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
     const nnfx_attr *ks = nnfx_node_attr(c->node, "kernel_shape");
     int64_t win = 1;
     if (ks && ks->kind == NNFX_ATTR_INTS)
-        for (int i = 0; i < ks->u.ints.n; i++) win *= ks->u.ints.v[i] > 0 ? ks->u.ints.v[i] : 1;
+        for (int i = 0; i < ks->u.ints.n; i++)
+            win *= ks->u.ints.v[i] > 0 ? ks->u.ints.v[i] : 1;
     *macs = 0;
     *flops = numel1(&c->out[0]) * win;
 }

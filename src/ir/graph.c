@@ -34,7 +34,8 @@ static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_graph_free_str(g, n->name);
     ir_graph_free_str(g, n->target);
     ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
-    for (int i = 0; i < n->nattrs; i++) ir_node_attr_free(g, &n->attrs[i]);
+    for (int i = 0; i < n->nattrs; i++)
+        ir_node_attr_free(g, &n->attrs[i]);
     ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
     ir_arena_free(&g->hot, n->users, sizeof *n->users * (size_t)n->cap_users);
     ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
@@ -53,12 +54,15 @@ void nnfx_graph_free(nnfx_graph *g) {
     ir_arena_release(&g->hot);
     ir_strmap_free(&g->names);
     ir_strmap_free(&g->name_counters);
-    for (int i = 0; i < g->ncounter_keys; i++) free(g->counter_keys[i]);
+    for (int i = 0; i < g->ncounter_keys; i++)
+        free(g->counter_keys[i]);
     free(g->counter_keys);
     ir_strmap_free(&g->param_index);
-    for (int i = 0; i < g->nparams; i++) nnfx_tensor_release(g->params[i].t); /* names: arena */
+    for (int i = 0; i < g->nparams; i++)
+        nnfx_tensor_release(g->params[i].t); /* names: arena */
     free(g->params);
-    for (int i = 0; i < g->nleaves; i++) free(g->leaves[i].name);
+    for (int i = 0; i < g->nleaves; i++)
+        free(g->leaves[i].name);
     free(g->leaves);
     if (g->model_info && g->model_info_free) g->model_info_free(g->model_info);
     free(g);
@@ -110,8 +114,10 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
         /* buf = base + "_" + decimal k (snprintf is slow on this hot path) */
         char digits[24];
         int nd = 0;
-        for (intptr_t v = k; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
-        for (int i = 0; i < nd; i++) buf[bl + 1 + i] = digits[nd - 1 - i];
+        for (intptr_t v = k; v; v /= 10)
+            digits[nd++] = (char)('0' + v % 10);
+        for (int i = 0; i < nd; i++)
+            buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
         uint64_t h = ir_strmap_hash(buf);
         if (!ir_strmap_get_h(&g->names, buf, h)) {
@@ -191,10 +197,14 @@ void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u) {
 static void link_before(nnfx_graph *g, nnfx_node *n, nnfx_node *ref) {
     n->next = ref;
     n->prev = ref ? ref->prev : g->tail;
-    if (n->prev) n->prev->next = n;
-    else g->head = n;
-    if (ref) ref->prev = n;
-    else g->tail = n;
+    if (n->prev)
+        n->prev->next = n;
+    else
+        g->head = n;
+    if (ref)
+        ref->prev = n;
+    else
+        g->tail = n;
     g->num_nodes++;
     if (n->prev && n->next && n->next->order - n->prev->order > 1) {
         n->order = n->prev->order + (n->next->order - n->prev->order) / 2;
@@ -210,10 +220,14 @@ static void link_before(nnfx_graph *g, nnfx_node *n, nnfx_node *ref) {
 }
 
 static void unlink_node(nnfx_graph *g, nnfx_node *n) {
-    if (n->prev) n->prev->next = n->next;
-    else g->head = n->next;
-    if (n->next) n->next->prev = n->prev;
-    else g->tail = n->prev;
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->head = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->tail = n->prev;
     n->prev = n->next = NULL;
     g->num_nodes--;
 }
@@ -221,7 +235,8 @@ static void unlink_node(nnfx_graph *g, nnfx_node *n) {
 void ir_graph_renumber(nnfx_graph *g) {
     if (g->orders_valid) return;
     uint32_t k = 1024;
-    for (nnfx_node *n = g->head; n; n = n->next, k += 1024) n->order = k;
+    for (nnfx_node *n = g->head; n; n = n->next, k += 1024)
+        n->order = k;
     g->orders_valid = true;
 }
 
@@ -253,7 +268,8 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
         link_before(g, n, NULL);
     } else if (n->opcode == NNFX_PLACEHOLDER) {
         nnfx_node *ref = g->head;
-        while (ref && ref->opcode == NNFX_PLACEHOLDER) ref = ref->next;
+        while (ref && ref->opcode == NNFX_PLACEHOLDER)
+            ref = ref->next;
         link_before(g, n, ref);
     } else if (!g->insert_ref) {
         link_before(g, n, output_node_of(g));
@@ -278,7 +294,8 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, in
     n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
     n->name = fresh_name(g, base, &n->name_hash);
     if (!n->meta || !n->name) goto oom;
-    for (int i = 0; i < n->nout; i++) n->meta[i].rank = -1;
+    for (int i = 0; i < n->nout; i++)
+        n->meta[i].rank = -1;
     if (!ir_strmap_put_h(&g->names, n->name, n->name_hash, n)) goto oom;
     return n;
 oom:
@@ -295,8 +312,7 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
     for (int i = 0; i < nargs; i++) {
         if (args[i].kind == NNFX_ARG_NODE) {
             nnfx_node *a = args[i].u.node;
-            if (!a)
-                return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: argument %d is a NULL node", n->name, i);
+            if (!a) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: argument %d is a NULL node", n->name, i);
             if (a->graph != n->graph)
                 return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: argument %d (%%%s) belongs to another graph",
                                       n->name, i, a->name);
@@ -409,7 +425,8 @@ static bool attrs_copy_all(nnfx_node *n, int nattrs, const nnfx_attr *attrs) {
     if (!v) return false;
     for (int i = 0; i < nattrs; i++) {
         if (!ir_node_attr_copy(g, &v[i], &attrs[i])) {
-            while (i-- > 0) ir_node_attr_free(g, &v[i]);
+            while (i-- > 0)
+                ir_node_attr_free(g, &v[i]);
             ir_arena_free(&g->arena, v, sizeof *v * (size_t)nattrs);
             return false;
         }
@@ -461,8 +478,7 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
     return n;
 }
 
-nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args,
-                                  nnfx_error *err) {
+nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err) {
     if (!g || !target || (nargs > 0 && !args) || nargs < 0) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_module: NULL graph, target or args");
         return NULL;
@@ -521,7 +537,8 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    for (int i = 0; i < nvals; i++) args[i] = nnfx_arg_node(values[i]);
+    for (int i = 0; i < nvals; i++)
+        args[i] = nnfx_arg_node(values[i]);
     nnfx_status st = node_set_args_raw(n, nvals, args, err);
     if (args != stack) free(args);
     if (st) {
@@ -546,7 +563,8 @@ nnfx_node *nnfx_graph_output_node(const nnfx_graph *g) { return g ? output_node_
 
 int nnfx_graph_num_inputs(const nnfx_graph *g) {
     int k = 0;
-    for (nnfx_node *n = g ? g->head : NULL; n; n = n->next) k += n->opcode == NNFX_PLACEHOLDER;
+    for (nnfx_node *n = g ? g->head : NULL; n; n = n->next)
+        k += n->opcode == NNFX_PLACEHOLDER;
     return k;
 }
 
@@ -671,7 +689,8 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     }
     g->nparams = kept;
     g->param_epoch++;
-    for (int i = 0; i < kept; i++) ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
+    for (int i = 0; i < kept; i++)
+        ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
     ir_strmap_free(&used);
     if (dropped) ir_graph_touch(g);
     return dropped;

@@ -26,7 +26,8 @@ nnfx_status infer_same(nnfx_infer_ctx *c) {
                 if (!p || p->rank < 0) continue;
                 int64_t pn = infer_prod(p, 0, p->rank);
                 if (norm >= 0 && pn >= 0 && pn != norm && pn != 1)
-                    return infer_fail(c, "layer_normalization %s %s does not match the normalised dims of %s from axis %d",
+                    return infer_fail(c,
+                                      "layer_normalization %s %s does not match the normalised dims of %s from axis %d",
                                       i == 1 ? "scale" : "bias", infer_meta_str(p, b2, sizeof b2),
                                       infer_meta_str(x, b1, sizeof b1), axis);
             }
@@ -80,7 +81,8 @@ static nnfx_status bcast_inputs(nnfx_infer_ctx *c, int k, const int *idx, nnfx_d
         if (c->in[idx[j]]->rank > rank) rank = c->in[idx[j]]->rank;
     }
     infer_set_rank(out, dt, rank);
-    for (int i = 0; i < rank; i++) out->dims[i] = infer_dim(1);
+    for (int i = 0; i < rank; i++)
+        out->dims[i] = infer_dim(1);
     for (int j = 0; j < k; j++) {
         const nnfx_meta *m = c->in[idx[j]];
         int off = rank - m->rank;
@@ -90,8 +92,8 @@ static nnfx_status bcast_inputs(nnfx_infer_ctx *c, int k, const int *idx, nnfx_d
                 char b1[200], b2[200];
                 nnfx_meta sofar = *out;
                 return infer_fail(c, "cannot broadcast %s with %s (dim %d: %lld vs %lld)",
-                                  infer_meta_str(&sofar, b1, sizeof b1), infer_meta_str(m, b2, sizeof b2),
-                                  off + i, (long long)out->dims[off + i].value, (long long)m->dims[i].value);
+                                  infer_meta_str(&sofar, b1, sizeof b1), infer_meta_str(m, b2, sizeof b2), off + i,
+                                  (long long)out->dims[off + i].value, (long long)m->dims[i].value);
             }
             out->dims[off + i] = merged;
         }
@@ -126,8 +128,7 @@ nnfx_status infer_where(nnfx_infer_ctx *c) {
     if (s) return s;
     nnfx_dtype x = c->in[1]->dtype, y = c->in[2]->dtype;
     if (x != NNFX_DTYPE_UNDEFINED && y != NNFX_DTYPE_UNDEFINED && x != y)
-        return infer_fail(c, "where expects X and Y of one dtype (%s vs %s)", nnfx_dtype_name(x),
-                          nnfx_dtype_name(y));
+        return infer_fail(c, "where expects X and Y of one dtype (%s vs %s)", nnfx_dtype_name(x), nnfx_dtype_name(y));
     return bcast_inputs(c, 3, idx, x, &c->out[0]);
 }
 

@@ -25,8 +25,8 @@ nnfx_status infer_fail_status(const nnfx_infer_ctx *c, nnfx_status s, const char
 const char *infer_meta_str(const nnfx_meta *m, char *buf, size_t len);
 
 /* Output meta helpers. */
-void infer_set_unknown(nnfx_meta *m, nnfx_dtype dt);              /* rank -1 */
-void infer_set_rank(nnfx_meta *m, nnfx_dtype dt, int rank);       /* dims -1 */
+void infer_set_unknown(nnfx_meta *m, nnfx_dtype dt);        /* rank -1 */
+void infer_set_rank(nnfx_meta *m, nnfx_dtype dt, int rank); /* dims -1 */
 void infer_set_dims(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims);
 /* A dim holding value v (no symbol; v < 0 means unknown). */
 nnfx_dim infer_dim(int64_t v);
@@ -77,8 +77,8 @@ bool infer_is_int_dtype(nnfx_dtype dt);
  * Fills start/step/count per dim (count -1 when the dim is unknown; dims
  * not sliced get 0/1/dim). Returns false with a reason in why. */
 bool ir_slice_plan(int rank, const int64_t *dims, int n, const int64_t *starts, const int64_t *ends,
-                   const int64_t *axes, const int64_t *steps, int64_t *start, int64_t *step, int64_t *count,
-                   char *why, size_t whylen);
+                   const int64_t *axes, const int64_t *steps, int64_t *start, int64_t *step, int64_t *count, char *why,
+                   size_t whylen);
 
 /* Resolves ONNX Pad's pads (n values; 2 * number of axes) and optional axes
  * (naxes values, NULL for all dims) into per-dim begin/end pads. */
@@ -92,7 +92,6 @@ void ir_shape_op_range(const nnfx_node *n, int rank, int64_t *lo, int64_t *hi);
  * (n of them; n == 0 or axes NULL means none given). Sets red[d] for the
  * reduced dims; returns false with a reason. When no axes are given, every
  * dim is reduced unless noop_with_empty_axes is set. */
-bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why,
-                    size_t whylen);
+bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why, size_t whylen);
 
 #endif

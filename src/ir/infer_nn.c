@@ -31,8 +31,8 @@ nnfx_status infer_conv(nnfx_infer_ctx *c) {
         k[i] = w->rank >= 0 ? w->dims[2 + i].value : -1;
         if (ks && ks->kind == NNFX_ATTR_INTS && ks->u.ints.n == nsp) {
             if (k[i] >= 0 && k[i] != ks->u.ints.v[i])
-                return infer_fail(c, "conv kernel_shape[%d] = %lld but weight %s", i,
-                                  (long long)ks->u.ints.v[i], infer_meta_str(w, b2, sizeof b2));
+                return infer_fail(c, "conv kernel_shape[%d] = %lld but weight %s", i, (long long)ks->u.ints.v[i],
+                                  infer_meta_str(w, b2, sizeof b2));
             k[i] = ks->u.ints.v[i];
         }
         if (k[i] < 0) k[i] = 1; /* unknown kernel: geometry below yields unknown */
@@ -41,9 +41,10 @@ nnfx_status infer_conv(nnfx_infer_ctx *c) {
     if (x->rank >= 0 && w->rank >= 0) {
         int64_t cin = x->dims[1].value, wc = w->dims[1].value, m = w->dims[0].value;
         if (cin >= 0 && wc >= 0 && cin != wc * group)
-            return infer_fail(c, "conv expects input channels (%lld) = weight dim 1 (%lld) x group (%lld); input %s, weight %s",
-                              (long long)cin, (long long)wc, (long long)group, infer_meta_str(x, b1, sizeof b1),
-                              infer_meta_str(w, b2, sizeof b2));
+            return infer_fail(
+                c, "conv expects input channels (%lld) = weight dim 1 (%lld) x group (%lld); input %s, weight %s",
+                (long long)cin, (long long)wc, (long long)group, infer_meta_str(x, b1, sizeof b1),
+                infer_meta_str(w, b2, sizeof b2));
         if (m >= 0 && m % group != 0)
             return infer_fail(c, "conv output channels %lld not divisible by group %lld", (long long)m,
                               (long long)group);
@@ -95,7 +96,8 @@ nnfx_status infer_pool(nnfx_infer_ctx *c) {
         return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "%s has %d outputs", nnfx_op_name(nnfx_node_op(c->node)),
                                  c->nout);
     int64_t in_sp[NNFX_MAX_RANK];
-    for (int i = 0; i < nsp; i++) in_sp[i] = x->dims[2 + i].value;
+    for (int i = 0; i < nsp; i++)
+        in_sp[i] = x->dims[2 + i].value;
     ir_window win;
     if ((s = ir_window_read(c->node, nsp, ks->u.ints.v, in_sp, &win, c->err))) return s;
     nnfx_meta *o = &c->out[0];
@@ -130,7 +132,8 @@ nnfx_status infer_global_pool(nnfx_infer_ctx *c) {
     if (x->rank < 3)
         return infer_fail(c, "global pooling expects input of rank >= 3, got %s", infer_meta_str(x, b1, sizeof b1));
     c->out[0] = *x;
-    for (int i = 2; i < x->rank; i++) c->out[0].dims[i] = infer_dim(1);
+    for (int i = 2; i < x->rank; i++)
+        c->out[0].dims[i] = infer_dim(1);
     return NNFX_OK;
 }
 
@@ -153,9 +156,8 @@ nnfx_status infer_batch_norm(nnfx_infer_ctx *c) {
         const nnfx_meta *p = c->in[i];
         if (p->rank < 0) continue;
         if (p->rank != 1 || (ch >= 0 && p->dims[0].value >= 0 && p->dims[0].value != ch))
-            return infer_fail(c, "batch_normalization expects %s of shape [%lld] (channels of %s), got %s",
-                              names[i], (long long)ch, infer_meta_str(x, b1, sizeof b1),
-                              infer_meta_str(p, b2, sizeof b2));
+            return infer_fail(c, "batch_normalization expects %s of shape [%lld] (channels of %s), got %s", names[i],
+                              (long long)ch, infer_meta_str(x, b1, sizeof b1), infer_meta_str(p, b2, sizeof b2));
     }
     c->out[0] = *x;
     return NNFX_OK;
@@ -227,8 +229,8 @@ nnfx_status infer_matmul(nnfx_infer_ctx *c) {
     nnfx_dim am = a->rank >= 2 ? a->dims[a->rank - 2] : one, ak = a->dims[a->rank - 1];
     nnfx_dim bk = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0], bn = b->rank >= 2 ? b->dims[b->rank - 1] : one;
     if (ak.value >= 0 && bk.value >= 0 && ak.value != bk.value)
-        return infer_fail(c, "matmul expects input dim %d (%lld) to equal weight dim %d (%lld); %s @ %s",
-                          a->rank - 1, (long long)ak.value, b->rank >= 2 ? b->rank - 2 : 0, (long long)bk.value,
+        return infer_fail(c, "matmul expects input dim %d (%lld) to equal weight dim %d (%lld); %s @ %s", a->rank - 1,
+                          (long long)ak.value, b->rank >= 2 ? b->rank - 2 : 0, (long long)bk.value,
                           infer_meta_str(a, b1, sizeof b1), infer_meta_str(b, b2, sizeof b2));
     int ab = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
     int batch = ab > bb ? ab : bb;

@@ -18,8 +18,7 @@ nnfx_status infer_dropout(nnfx_infer_ctx *c) {
         else if (c->nin > 1 && c->in[1])
             ratio = -1; /* unknown */
         if (ratio != 0)
-            return infer_fail_status(c, NNFX_ERR_UNSUPPORTED,
-                                     "training-mode dropout (random masks) is not supported");
+            return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "training-mode dropout (random masks) is not supported");
     }
     c->out[0] = *c->in[0];
     if (c->nout > 1) {
@@ -49,7 +48,8 @@ nnfx_status infer_layer_norm(nnfx_infer_ctx *c) {
             return infer_fail(c, "layer_normalization axis %lld out of range for rank %d", (long long)a, x->rank);
         c->out[k] = *x;
         c->out[k].dtype = NNFX_F32;
-        for (int i = axis; i < x->rank; i++) c->out[k].dims[i] = infer_dim(1);
+        for (int i = axis; i < x->rank; i++)
+            c->out[k].dims[i] = infer_dim(1);
     }
     return NNFX_OK;
 }

@@ -4,12 +4,13 @@
 
 #include "ir/infer_int.h"
 
-bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why,
-                    size_t whylen) {
-    for (int d = 0; d < rank; d++) red[d] = false;
+bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why, size_t whylen) {
+    for (int d = 0; d < rank; d++)
+        red[d] = false;
     if (!axes || naxes == 0) {
         bool noop = nnfx_node_attr_int(n, "noop_with_empty_axes", 0) != 0;
-        for (int d = 0; d < rank; d++) red[d] = !noop;
+        for (int d = 0; d < rank; d++)
+            red[d] = !noop;
         return true;
     }
     for (int i = 0; i < naxes; i++) {

@@ -97,8 +97,10 @@ nnfx_status infer_reshape(nnfx_infer_ctx *c) {
         for (int i = 0; i < x->rank && ok; i++) {
             bool copied = i < n && v[i] == 0;
             if (copied) continue;
-            if (x->dims[i].value < 0) ok = false;
-            else num *= x->dims[i].value;
+            if (x->dims[i].value < 0)
+                ok = false;
+            else
+                num *= x->dims[i].value;
         }
         for (int i = 0; i < n && ok; i++) {
             if (v[i] == 0 || i == infer_at) continue;
@@ -198,7 +200,8 @@ nnfx_status infer_unsqueeze(nnfx_infer_ctx *c) {
         ins[a] = true;
     }
     infer_set_rank(o, x->dtype, r);
-    for (int i = 0, j = 0; i < r; i++) o->dims[i] = ins[i] ? infer_dim(1) : x->dims[j++];
+    for (int i = 0, j = 0; i < r; i++)
+        o->dims[i] = ins[i] ? infer_dim(1) : x->dims[j++];
     return NNFX_OK;
 }
 
@@ -290,7 +293,8 @@ nnfx_status infer_split(nnfx_infer_ctx *c) {
     const nnfx_meta *x = c->in[0];
     char b1[200];
     if (c->nout < 1) return infer_fail(c, "split has no outputs");
-    for (int i = 0; i < c->nout; i++) infer_set_unknown(&c->out[i], x->dtype);
+    for (int i = 0; i < c->nout; i++)
+        infer_set_unknown(&c->out[i], x->dtype);
     if (x->rank < 0) return NNFX_OK;
     int axis;
     int64_t a = nnfx_node_attr_int(c->node, "axis", 0);
@@ -302,8 +306,7 @@ nnfx_status infer_split(nnfx_infer_ctx *c) {
     bool too_many = false;
     bool has_split = c->nin > 1 && c->in[1];
     if (has_split && infer_value_ints(c, 1, sizes, 4096, &n, &too_many)) {
-        if (n != c->nout || too_many)
-            return infer_fail(c, "split has %d sizes for %d outputs", n, c->nout);
+        if (n != c->nout || too_many) return infer_fail(c, "split has %d sizes for %d outputs", n, c->nout);
         int64_t sum = 0;
         for (int i = 0; i < n; i++) {
             if (sizes[i] < 0) return infer_fail(c, "split size %d is negative (%lld)", i, (long long)sizes[i]);
@@ -313,20 +316,22 @@ nnfx_status infer_split(nnfx_infer_ctx *c) {
             return infer_fail(c, "split sizes sum to %lld but %s has %lld along axis %d", (long long)sum,
                               infer_meta_str(x, b1, sizeof b1), (long long)dim, axis);
     } else if (has_split) {
-        for (int i = 0; i < c->nout; i++) sizes[i] = -1;
+        for (int i = 0; i < c->nout; i++)
+            sizes[i] = -1;
     } else {
         if (c->nout > 4096) return infer_fail(c, "split into %d outputs is too many", c->nout);
         if (dim >= 0) {
             int64_t chunk = (dim + c->nout - 1) / c->nout;
             if (chunk * (c->nout - 1) >= dim && c->nout > 1 && dim > 0)
-                return infer_fail(c, "cannot split %lld elements along axis %d into %d outputs", (long long)dim,
-                                  axis, c->nout);
+                return infer_fail(c, "cannot split %lld elements along axis %d into %d outputs", (long long)dim, axis,
+                                  c->nout);
             for (int i = 0; i < c->nout; i++) {
                 int64_t left = dim - chunk * i;
                 sizes[i] = left < chunk ? (left < 0 ? 0 : left) : chunk;
             }
         } else {
-            for (int i = 0; i < c->nout; i++) sizes[i] = -1;
+            for (int i = 0; i < c->nout; i++)
+                sizes[i] = -1;
         }
     }
     for (int i = 0; i < c->nout; i++) {
@@ -337,8 +342,8 @@ nnfx_status infer_split(nnfx_infer_ctx *c) {
 }
 
 bool ir_slice_plan(int rank, const int64_t *dims, int n, const int64_t *starts, const int64_t *ends,
-                   const int64_t *axes, const int64_t *steps, int64_t *start, int64_t *step, int64_t *count,
-                   char *why, size_t whylen) {
+                   const int64_t *axes, const int64_t *steps, int64_t *start, int64_t *step, int64_t *count, char *why,
+                   size_t whylen) {
     bool seen[NNFX_MAX_RANK] = {false};
     for (int d = 0; d < rank; d++) {
         start[d] = 0;
@@ -409,7 +414,8 @@ nnfx_status infer_slice(nnfx_infer_ctx *c) {
         infer_set_rank(o, x->dtype, x->rank);
         /* dims outside known axes keep their size */
         if (has_axes && infer_value_ints(c, 3, ax, NNFX_MAX_RANK, &na, &tm3) && !tm3) {
-            for (int d = 0; d < x->rank; d++) o->dims[d] = x->dims[d];
+            for (int d = 0; d < x->rank; d++)
+                o->dims[d] = x->dims[d];
             for (int i = 0; i < na; i++) {
                 int a;
                 if (infer_axis(ax[i], x->rank, false, &a)) o->dims[a] = infer_dim(-1);
@@ -418,13 +424,14 @@ nnfx_status infer_slice(nnfx_infer_ctx *c) {
         return NNFX_OK;
     }
     if (tm1 || tm2 || tm3 || tm4 || ns != ne || (has_axes && na != ns) || (has_steps && np != ns))
-        return infer_fail(c, "slice starts/ends/axes/steps lengths differ (%d, %d, %d, %d) or exceed rank %d", ns,
-                          ne, na, np, x->rank);
+        return infer_fail(c, "slice starts/ends/axes/steps lengths differ (%d, %d, %d, %d) or exceed rank %d", ns, ne,
+                          na, np, x->rank);
     int64_t dims[NNFX_MAX_RANK], start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], cnt[NNFX_MAX_RANK];
-    for (int d = 0; d < x->rank; d++) dims[d] = x->dims[d].value;
+    for (int d = 0; d < x->rank; d++)
+        dims[d] = x->dims[d].value;
     char why[200];
-    if (!ir_slice_plan(x->rank, dims, ns, st, en, has_axes ? ax : NULL, has_steps ? sp : NULL, start, step, cnt,
-                       why, sizeof why))
+    if (!ir_slice_plan(x->rank, dims, ns, st, en, has_axes ? ax : NULL, has_steps ? sp : NULL, start, step, cnt, why,
+                       sizeof why))
         return infer_fail(c, "%s", why);
     *o = *x;
     for (int d = 0; d < x->rank; d++)
@@ -454,9 +461,12 @@ nnfx_status infer_gather(nnfx_infer_ctx *c) {
     if (r > NNFX_MAX_RANK) return infer_fail(c, "gather result has more than %d dims", NNFX_MAX_RANK);
     infer_set_rank(o, x->dtype, r);
     int k = 0;
-    for (int i = 0; i < axis; i++) o->dims[k++] = x->dims[i];
-    for (int i = 0; i < ix->rank; i++) o->dims[k++] = ix->dims[i];
-    for (int i = axis + 1; i < x->rank; i++) o->dims[k++] = x->dims[i];
+    for (int i = 0; i < axis; i++)
+        o->dims[k++] = x->dims[i];
+    for (int i = 0; i < ix->rank; i++)
+        o->dims[k++] = ix->dims[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        o->dims[k++] = x->dims[i];
     return NNFX_OK;
 }
 
@@ -576,7 +586,8 @@ nnfx_status infer_expand(nnfx_infer_ctx *c) {
 
 bool ir_pad_plan(int rank, int n, const int64_t *pads, int naxes, const int64_t *axes, int64_t *pb, int64_t *pe,
                  char *why, size_t whylen) {
-    for (int d = 0; d < rank; d++) pb[d] = pe[d] = 0;
+    for (int d = 0; d < rank; d++)
+        pb[d] = pe[d] = 0;
     int k = axes ? naxes : rank;
     if (n != 2 * k) {
         snprintf(why, whylen, "pad expects %d pads values for %d axes, got %d", 2 * k, k, n);
@@ -721,7 +732,8 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
             if (!infer_axis(aa->u.ints.v[i], x->rank, false, &axes[i]))
                 return infer_fail(c, "resize axis %lld out of range", (long long)aa->u.ints.v[i]);
     } else {
-        for (int i = 0; i < na; i++) axes[i] = i;
+        for (int i = 0; i < na; i++)
+            axes[i] = i;
     }
     bool has_scales = c->nin > 2 && c->in[2] && !(c->in[2]->rank == 1 && c->in[2]->dims[0].value == 0);
     bool has_sizes = c->nin > 3 && c->in[3] && !(c->in[3]->rank == 1 && c->in[3]->dims[0].value == 0);
@@ -736,7 +748,8 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
         int n;
         bool tm;
         if (!infer_value_ints(c, 3, v, NNFX_MAX_RANK, &n, &tm)) {
-            for (int i = 0; i < na; i++) o->dims[axes[i]] = infer_dim(-1);
+            for (int i = 0; i < na; i++)
+                o->dims[axes[i]] = infer_dim(-1);
             return NNFX_OK;
         }
         if (tm || n != na) return infer_fail(c, "resize sizes has %d values for %d axes", n, na);
@@ -748,7 +761,8 @@ nnfx_status infer_resize(nnfx_infer_ctx *c) {
     }
     const nnfx_tensor *sc = c->in_value ? c->in_value[2] : NULL;
     if (!sc) {
-        for (int i = 0; i < na; i++) o->dims[axes[i]] = infer_dim(-1);
+        for (int i = 0; i < na; i++)
+            o->dims[axes[i]] = infer_dim(-1);
         return NNFX_OK;
     }
     if (nnfx_tensor_numel(sc) != na)
@@ -777,8 +791,8 @@ nnfx_status infer_getitem(nnfx_infer_ctx *c) {
         return infer_fail(c, "getitem index must be an integer literal");
     int nout = nnfx_node_num_outputs(src);
     if (idx < 0 || idx >= nout)
-        return infer_fail(c, "getitem index %lld out of range: %s has %d outputs", (long long)idx,
-                          nnfx_node_name(src), nout);
+        return infer_fail(c, "getitem index %lld out of range: %s has %d outputs", (long long)idx, nnfx_node_name(src),
+                          nout);
     c->out[0] = *nnfx_node_meta_c(src, (int)idx);
     return NNFX_OK;
 }

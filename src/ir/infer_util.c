@@ -71,19 +71,19 @@ void infer_set_rank(nnfx_meta *m, nnfx_dtype dt, int rank) {
     memset(m, 0, sizeof *m);
     m->dtype = dt;
     m->rank = rank;
-    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++) m->dims[i] = infer_dim(-1);
+    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++)
+        m->dims[i] = infer_dim(-1);
 }
 
 void infer_set_dims(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims) {
     memset(m, 0, sizeof *m);
     m->dtype = dt;
     m->rank = rank;
-    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++) m->dims[i] = infer_dim(dims[i]);
+    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++)
+        m->dims[i] = infer_dim(dims[i]);
 }
 
-bool infer_has_rank(const nnfx_infer_ctx *c, int i) {
-    return i < c->nin && c->in[i] && c->in[i]->rank >= 0;
-}
+bool infer_has_rank(const nnfx_infer_ctx *c, int i) { return i < c->nin && c->in[i] && c->in[i]->rank >= 0; }
 
 nnfx_status infer_need(const nnfx_infer_ctx *c, int i, const char *what) {
     if (i >= c->nin || !c->in[i]) return infer_fail(c, "input %d (%s) is required but absent", i, what);
@@ -106,10 +106,12 @@ bool infer_value_ints(const nnfx_infer_ctx *c, int i, int64_t *v, int max, int *
         if (too_many) *too_many = true;
         cnt = max;
     }
-    for (int64_t k = 0; k < cnt; k++) v[k] = (int64_t)nnfx_tensor_get(t, k);
+    for (int64_t k = 0; k < cnt; k++)
+        v[k] = (int64_t)nnfx_tensor_get(t, k);
     /* int64 values beyond 2^53 (INT64_MAX used as "to the end" in Slice) */
     if (t->dtype == NNFX_I64)
-        for (int64_t k = 0; k < cnt; k++) v[k] = ((const int64_t *)t->data)[k];
+        for (int64_t k = 0; k < cnt; k++)
+            v[k] = ((const int64_t *)t->data)[k];
     *n = (int)cnt;
     return true;
 }
@@ -134,13 +136,15 @@ static nnfx_status window_ints(const nnfx_node *n, const char *name, int want, i
                                nnfx_error *err) {
     const nnfx_attr *a = nnfx_node_attr(n, name);
     if (!a || a->kind != NNFX_ATTR_INTS || a->u.ints.n == 0) {
-        for (int i = 0; i < want; i++) dst[i] = dflt;
+        for (int i = 0; i < want; i++)
+            dst[i] = dflt;
         return NNFX_OK;
     }
     if (a->u.ints.n != want)
         return nnfx_error_set(err, NNFX_ERR_SHAPE, "node %s: attribute %s has %d values, expected %d",
                               nnfx_node_name(n), name, a->u.ints.n, want);
-    for (int i = 0; i < want; i++) dst[i] = a->u.ints.v[i];
+    for (int i = 0; i < want; i++)
+        dst[i] = a->u.ints.v[i];
     return NNFX_OK;
 }
 
@@ -148,10 +152,11 @@ nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const 
                            nnfx_error *err) {
     memset(w, 0, sizeof *w);
     if (nsp < 1 || nsp > NNFX_MAX_RANK - 2)
-        return nnfx_error_set(err, NNFX_ERR_SHAPE, "node %s: %d spatial dims (expected 1 to %d)",
-                              nnfx_node_name(n), nsp, NNFX_MAX_RANK - 2);
+        return nnfx_error_set(err, NNFX_ERR_SHAPE, "node %s: %d spatial dims (expected 1 to %d)", nnfx_node_name(n),
+                              nsp, NNFX_MAX_RANK - 2);
     w->nsp = nsp;
-    for (int i = 0; i < nsp; i++) w->k[i] = k[i];
+    for (int i = 0; i < nsp; i++)
+        w->k[i] = k[i];
     nnfx_status s;
     if ((s = window_ints(n, "strides", nsp, w->s, 1, err))) return s;
     if ((s = window_ints(n, "dilations", nsp, w->d, 1, err))) return s;
@@ -164,14 +169,15 @@ nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const 
             return nnfx_error_set(err, NNFX_ERR_SHAPE,
                                   "node %s: bad window for spatial dim %d (kernel %lld, stride %lld, "
                                   "dilation %lld, pads %lld/%lld)",
-                                  nnfx_node_name(n), i, (long long)w->k[i], (long long)w->s[i],
-                                  (long long)w->d[i], (long long)w->pb[i], (long long)w->pe[i]);
+                                  nnfx_node_name(n), i, (long long)w->k[i], (long long)w->s[i], (long long)w->d[i],
+                                  (long long)w->pb[i], (long long)w->pe[i]);
     }
     w->ceil_mode = nnfx_node_attr_int(n, "ceil_mode", 0) != 0;
     const char *ap = nnfx_node_attr_string(n, "auto_pad", "NOTSET");
     if (!ap || !*ap || strcmp(ap, "NOTSET") == 0) return NNFX_OK;
     if (strcmp(ap, "VALID") == 0) {
-        for (int i = 0; i < nsp; i++) w->pb[i] = w->pe[i] = 0;
+        for (int i = 0; i < nsp; i++)
+            w->pb[i] = w->pe[i] = 0;
         return NNFX_OK;
     }
     bool upper = strcmp(ap, "SAME_UPPER") == 0;

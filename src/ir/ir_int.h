@@ -15,9 +15,9 @@ struct nnfx_node {
     nnfx_arg *args;
     nnfx_graph *graph;
     nnfx_opcode opcode;
-    nnfx_op op;        /* call_function only */
+    nnfx_op op; /* call_function only */
     int nargs;
-    uint32_t order;    /* position key: increasing along the list (renumbered lazily) */
+    uint32_t order; /* position key: increasing along the list (renumbered lazily) */
     /* Incremental shape inference (see nnfx_graph_infer_shapes):
      * infer_dirty: args, attributes, outputs or meta edited since the last
      *   inference of this node;
@@ -27,16 +27,16 @@ struct nnfx_node {
     bool attrs_linted; /* lint checked the attributes since the last set_attr */
     int nusers;
     nnfx_node **users;
-    void *pass_data;   /* scratch for passes (not copied, not owned) */
+    void *pass_data; /* scratch for passes (not copied, not owned) */
     /* --- */
     int cap_users;
-    int nout;          /* values produced (>= 1) */
-    nnfx_meta *meta;   /* nout entries */
+    int nout;        /* values produced (>= 1) */
+    nnfx_meta *meta; /* nout entries */
     char *name;
     uint64_t name_hash; /* ir_strmap_hash(name) */
-    char *target;      /* placeholder name, get_attr path, call_module leaf */
+    char *target;       /* placeholder name, get_attr path, call_module leaf */
     int nattrs;
-    nnfx_attr *attrs;  /* deep-owned */
+    nnfx_attr *attrs; /* deep-owned */
     char *module_path;
     char *src_file;
     int src_line;
@@ -44,9 +44,8 @@ struct nnfx_node {
      * param_epoch equals the graph's (see ir_node_param). */
     int param_idx;
     uint32_t param_epoch;
-    int step;          /* exec plan: position in the last plan built */
+    int step; /* exec plan: position in the last plan built */
 };
-
 
 typedef struct ir_param {
     char *name;
@@ -62,13 +61,13 @@ typedef struct ir_leaf {
 } ir_leaf;
 
 struct nnfx_graph {
-    ir_arena hot;          /* node structs, args and users arrays       */
-    ir_arena arena;        /* everything else nodes own                 */
+    ir_arena hot;   /* node structs, args and users arrays       */
+    ir_arena arena; /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
-    ir_strmap names;       /* node name -> node                          */
+    ir_strmap names;         /* node name -> node                          */
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
-    char **counter_keys;   /* owned keys of name_counters               */
+    char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
     ir_strmap param_index; /* param name -> index + 1 (intptr_t)        */
     nnfx_node *insert_ref; /* NULL: at end (before output) */
@@ -83,7 +82,7 @@ struct nnfx_graph {
     void *(*model_info_copy)(const void *info);
     void (*model_info_free)(void *info);
     bool orders_valid;
-    uint64_t version; /* bumped on every structural edit */
+    uint64_t version;     /* bumped on every structural edit */
     uint32_t param_epoch; /* bumped when parameter indices move */
     /* Every node's meta is what a full inference pass gives, except nodes
      * marked infer_dirty; false forces the next pass to redo every node. */

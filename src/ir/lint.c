@@ -37,7 +37,8 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         for (int k = 0; k < n->nusers && !bad_of; k++) {
             const nnfx_node *u = n->users[k];
             bool uses = false;
-            for (int i = 0; i < u->nargs && !uses; i++) uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+            for (int i = 0; i < u->nargs && !uses; i++)
+                uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
             if (!uses) {
                 bad_of = n;
                 bad_user = u;
@@ -78,7 +79,8 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                 goto done;
             }
             bool listed = false;
-            for (int k = 0; k < a->nusers; k++) listed |= a->users[k] == n;
+            for (int k = 0; k < a->nusers; k++)
+                listed |= a->users[k] == n;
             if (!listed) {
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is missing from the users of %s", n->name,
                                     a->name);

@@ -188,7 +188,8 @@ void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *d
     memset(m, 0, sizeof *m);
     m->dtype = dt;
     m->rank = rank;
-    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++) m->dims[i].value = dims[i];
+    for (int i = 0; i < rank && i < NNFX_MAX_RANK; i++)
+        m->dims[i].value = dims[i];
 }
 
 bool nnfx_meta_is_static(const nnfx_meta *m) {
@@ -268,8 +269,7 @@ double nnfx_node_attr_float(const nnfx_node *n, const char *name, double dflt) {
     const nnfx_attr *a = nnfx_node_attr(n, name);
     if (a) return a->kind == NNFX_ATTR_INT ? (double)a->u.i : a->u.f;
     const char *d;
-    if (n && n->opcode == NNFX_CALL_FUNCTION && ir_schema_lookup(n->op, name, NULL, &d) && d)
-        return strtod(d, NULL);
+    if (n && n->opcode == NNFX_CALL_FUNCTION && ir_schema_lookup(n->op, name, NULL, &d) && d) return strtod(d, NULL);
     return dflt;
 }
 

@@ -8,7 +8,7 @@
 
 static const nnfx_op_info op_table[NNFX_OP_COUNT] = {
     [NNFX_OP_NONE] = {"none", "", 0, 0, 0, 0, "", NULL, NULL, NULL},
-#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst) \
+#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst)                                                      \
     [NNFX_OP_##e] = {name, onnx, mi, ma, no, fl, at, inf, ker, cst},
 #include "nnfx/ops.def"
 #undef NNFX_OP
@@ -34,8 +34,10 @@ void nnfx_op_arity(nnfx_op op, int *min_inputs, int *max_inputs, int *outputs) {
 /* Compares ignoring case and underscores: "LeakyRelu" == "leaky_relu". */
 static bool loose_equal(const char *a, const char *b) {
     for (;;) {
-        while (*a == '_') a++;
-        while (*b == '_') b++;
+        while (*a == '_')
+            a++;
+        while (*b == '_')
+            b++;
         if (!*a || !*b) return !*a && !*b;
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
         a++, b++;
@@ -47,7 +49,8 @@ nnfx_op nnfx_op_find(const char *name) {
     for (int op = 1; op < NNFX_OP_COUNT; op++)
         if (strcmp(op_table[op].name, name) == 0 || strcmp(op_table[op].onnx_type, name) == 0) return (nnfx_op)op;
     for (int op = 1; op < NNFX_OP_COUNT; op++)
-        if (loose_equal(op_table[op].name, name) || (op_table[op].onnx_type[0] && loose_equal(op_table[op].onnx_type, name)))
+        if (loose_equal(op_table[op].name, name) ||
+            (op_table[op].onnx_type[0] && loose_equal(op_table[op].onnx_type, name)))
             return (nnfx_op)op;
     return NNFX_OP_NONE;
 }

@@ -17,12 +17,12 @@
 #include "nnfx.h"
 
 typedef struct nnfx_infer_ctx {
-    const nnfx_node *node;        /* for attributes and error messages       */
-    int nin;                      /* number of positional inputs             */
-    const nnfx_meta *const *in;   /* in[i]: meta of input i, NULL if absent  */
+    const nnfx_node *node;              /* for attributes and error messages       */
+    int nin;                            /* number of positional inputs             */
+    const nnfx_meta *const *in;         /* in[i]: meta of input i, NULL if absent  */
     const nnfx_tensor *const *in_value; /* known value of input i, or NULL   */
-    int nout;                     /* outputs to fill                         */
-    nnfx_meta *out;               /* out[0..nout-1]                          */
+    int nout;                           /* outputs to fill                         */
+    nnfx_meta *out;                     /* out[0..nout-1]                          */
     nnfx_error *err;
 } nnfx_infer_ctx;
 
@@ -50,10 +50,10 @@ typedef struct nnfx_op_info {
 const nnfx_op_info *ir_op_info(nnfx_op op);
 
 /* Declarations of every infer/kernel/cost function named in ops.def. */
-#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst) \
-    nnfx_status inf(nnfx_infer_ctx *c);                            \
-    nnfx_status ker(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out, \
-                    nnfx_error *err);                              \
+#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst)                                                      \
+    nnfx_status inf(nnfx_infer_ctx *c);                                                                                \
+    nnfx_status ker(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,            \
+                    nnfx_error *err);                                                                                  \
     void cst(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops);
 #include "nnfx/ops.def"
 #undef NNFX_OP

@@ -60,8 +60,10 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
         if (a->kind == NNFX_ARG_NODE) {
             nnfx_node *src = a->u.node;
             in[i] = &src->meta[0];
-            if (values && src->pass_data) in_value[i] = (const nnfx_tensor *)src->pass_data;
-            else if (src->opcode == NNFX_GET_ATTR) in_value[i] = ir_node_param(src);
+            if (values && src->pass_data)
+                in_value[i] = (const nnfx_tensor *)src->pass_data;
+            else if (src->opcode == NNFX_GET_ATTR)
+                in_value[i] = ir_node_param(src);
             if (!in_value[i]) all_known = false;
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
             literal_meta(a, &lit[i]);
@@ -95,7 +97,8 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
     if (want_value && value_out && all_known && n->nout == 1 && nnfx_meta_is_static(&n->meta[0]) && info->kernel &&
         !(info->flags & NNFX_F_IMPURE)) {
         int64_t dims[NNFX_MAX_RANK];
-        for (int i = 0; i < n->meta[0].rank; i++) dims[i] = n->meta[0].dims[i].value;
+        for (int i = 0; i < n->meta[0].rank; i++)
+            dims[i] = n->meta[0].dims[i].value;
         int64_t numel = nnfx_shape_numel(n->meta[0].rank, dims);
         if (numel >= 0 && numel <= INFER_CONST_LIMIT) {
             nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
@@ -126,7 +129,8 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
         }
     }
 out:
-    for (int i = 0; owned && i < nin; i++) nnfx_tensor_release(owned[i]);
+    for (int i = 0; owned && i < nin; i++)
+        nnfx_tensor_release(owned[i]);
     if (in != in_stack) free(in);
     if (in_value != val_stack) free(in_value);
     if (lit != lit_stack) free(lit);
@@ -187,7 +191,8 @@ static nnfx_status infer_tracked(nnfx_node *n, nnfx_tensor **values, nnfx_error 
         if (st) nnfx_error_prefix(err, "node %s (leaf %s)", n->name, n->target);
     }
     bool same = k == n->nout;
-    for (int i = 0; same && i < k; i++) same = meta_equal(&old[i], &n->meta[i]);
+    for (int i = 0; same && i < k; i++)
+        same = meta_equal(&old[i], &n->meta[i]);
     n->infer_changed = !same;
     return st;
 }
@@ -217,8 +222,8 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
             if (!full && !n->infer_dirty) break;
             nnfx_tensor *t = ir_node_param_raw(n);
             if (!t) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name,
-                                    n->target);
+                st =
+                    nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name, n->target);
                 break;
             }
             nnfx_meta m;

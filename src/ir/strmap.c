@@ -19,7 +19,8 @@ uint64_t ir_strmap_hash(const char *s) {
         h ^= h >> 29;
     }
     uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 32;
     h *= 0xff51afd7ed558ccdull;
@@ -45,14 +46,16 @@ void *ir_strmap_get(const ir_strmap *m, const char *key) {
 static bool grow(ir_strmap *m) {
     /* mostly deleted entries: rehash in place rather than double */
     size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
-    while (m->count * 2 >= ncap) ncap *= 2;
+    while (m->count * 2 >= ncap)
+        ncap *= 2;
     ir_strmap_slot *ns = calloc(ncap, sizeof *ns);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
         if (!k || k == TOMBSTONE) continue;
         size_t j = (size_t)m->slots[i].hash & (ncap - 1);
-        while (ns[j].key) j = (j + 1) & (ncap - 1);
+        while (ns[j].key)
+            j = (j + 1) & (ncap - 1);
         ns[j] = m->slots[i];
     }
     free(m->slots);

@@ -42,8 +42,8 @@ nnfx_module *nnfx_conv2d(int in_ch, int out_ch, int kernel, int stride, int padd
                          bool bias, uint64_t seed) {
     nnfx_module *m = trace_module_alloc("Conv2d", TL_CONV);
     if (!m) return NULL;
-    m->cfg = (trace_layer_cfg){.kernel = kernel, .stride = stride, .padding = padding, .dilation = dilation,
-                               .groups = groups};
+    m->cfg = (trace_layer_cfg){
+        .kernel = kernel, .stride = stride, .padding = padding, .dilation = dilation, .groups = groups};
     if (in_ch <= 0 || out_ch <= 0 || kernel <= 0 || stride <= 0 || padding < 0 || dilation <= 0 || groups <= 0) {
         trace_module_set_bad(m,
                              "Conv2d(%d, %d, kernel=%d, stride=%d, padding=%d, dilation=%d, groups=%d): sizes must be "
@@ -116,7 +116,8 @@ nnfx_module *nnfx_maxpool2d(int kernel, int stride, int padding) {
     /* stride 0 means "same as kernel", as in PyTorch's default */
     m->cfg = (trace_layer_cfg){.kernel = kernel, .stride = stride ? stride : kernel, .padding = padding};
     if (kernel <= 0 || stride < 0 || padding < 0 || padding * 2 > kernel)
-        trace_module_set_bad(m, "MaxPool2d(kernel=%d, stride=%d, padding=%d): bad sizes (padding at most half the kernel)",
+        trace_module_set_bad(m,
+                             "MaxPool2d(kernel=%d, stride=%d, padding=%d): bad sizes (padding at most half the kernel)",
                              kernel, stride, padding);
     return m;
 }
@@ -157,7 +158,8 @@ nnfx_value *trace_layer_call(nnfx_ctx *ctx, nnfx_module *m, const char *path, nn
     }
     case TL_BN: {
         static const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
-        for (int i = 0; i < 4; i++) in[i + 1] = trace_param(ctx, m, path, names[i], file, line);
+        for (int i = 0; i < 4; i++)
+            in[i + 1] = trace_param(ctx, m, path, names[i], file, line);
         nnfx_attr eps = nnfx_attr_float("epsilon", c->f);
         return trace_op(ctx, NNFX_OP_BATCH_NORM, NULL, 5, in, 1, &eps, path, file, line);
     }

@@ -49,7 +49,8 @@ nnfx_module *nnfx_module_new(const char *type_name, nnfx_forward_fn forward, voi
 
 void nnfx_module_free(nnfx_module *m) {
     if (!m) return;
-    for (int i = 0; i < m->nchildren; i++) nnfx_module_free(m->children[i]);
+    for (int i = 0; i < m->nchildren; i++)
+        nnfx_module_free(m->children[i]);
     free(m->children);
     ir_strmap_free(&m->child_index);
     for (int i = 0; i < m->nparams; i++) {
@@ -59,7 +60,8 @@ void nnfx_module_free(nnfx_module *m) {
     free(m->param_names);
     free(m->params);
     if (m->input_names)
-        for (int i = 0; i < m->num_inputs; i++) free(m->input_names[i]);
+        for (int i = 0; i < m->num_inputs; i++)
+            free(m->input_names[i]);
     free(m->input_names);
     free(m->type_name);
     free(m->name);
@@ -72,9 +74,7 @@ void *nnfx_module_user(nnfx_module *m) { return m ? m->user : NULL; }
 const char *nnfx_module_type(const nnfx_module *m) { return m ? m->type_name : ""; }
 
 /* A valid child or parameter name: non-empty, no '.', not too long. */
-static bool good_name(const char *name) {
-    return name && *name && !strchr(name, '.') && strlen(name) < 128;
-}
+static bool good_name(const char *name) { return name && *name && !strchr(name, '.') && strlen(name) < 128; }
 
 nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module *child) {
     if (!child) return NULL;
@@ -167,28 +167,30 @@ nnfx_status nnfx_module_set_inputs(nnfx_module *m, int nin, const char *const *n
     if (nin < 0 || nin > 1024)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "module_set_inputs: bad input count %d", nin);
     if (m->layer != TL_USER && nin != 1)
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "module_set_inputs: %s takes exactly one input",
-                              m->type_name);
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "module_set_inputs: %s takes exactly one input", m->type_name);
     char **nn = NULL;
     if (names && nin > 0) {
         nn = calloc((size_t)nin, sizeof *nn);
         if (!nn) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         for (int i = 0; i < nin; i++) {
             if (names[i] && !*names[i]) {
-                for (int k = 0; k < i; k++) free(nn[k]);
+                for (int k = 0; k < i; k++)
+                    free(nn[k]);
                 free(nn);
                 return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "module_set_inputs: input %d has an empty name", i);
             }
             nn[i] = dup_str(names[i]);
             if (names[i] && !nn[i]) {
-                for (int k = 0; k < i; k++) free(nn[k]);
+                for (int k = 0; k < i; k++)
+                    free(nn[k]);
                 free(nn);
                 return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
             }
         }
     }
     if (m->input_names)
-        for (int i = 0; i < m->num_inputs; i++) free(m->input_names[i]);
+        for (int i = 0; i < m->num_inputs; i++)
+            free(m->input_names[i]);
     free(m->input_names);
     m->input_names = nn;
     m->num_inputs = nin;

@@ -20,7 +20,8 @@ static bool add(nnfx_module *parent, const char *name, nnfx_module *child) {
 
 static nnfx_value *sequential_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
     nnfx_value *x = in[0];
-    for (int i = 0; i < self->nchildren && x; i++) x = nnfx_call(ctx, self->children[i], x);
+    for (int i = 0; i < self->nchildren && x; i++)
+        x = nnfx_call(ctx, self->children[i], x);
     return x;
 }
 

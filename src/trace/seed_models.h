@@ -12,10 +12,10 @@
 
 /* Variants of SimpleNet. */
 typedef struct trace_seed_simplenet_opts {
-    bool no_bn;        /* drop the BatchNorm2d layer                      */
-    bool skip_pool;    /* define the pooling layer but do not call it
-                          (the seed article's shape bug)                  */
-    double leaky;      /* > 0: LeakyReLU(leaky) instead of ReLU           */
+    bool no_bn;     /* drop the BatchNorm2d layer                      */
+    bool skip_pool; /* define the pooling layer but do not call it
+                       (the seed article's shape bug)                  */
+    double leaky;   /* > 0: LeakyReLU(leaky) instead of ReLU           */
 } trace_seed_simplenet_opts;
 
 /* SimpleNet: conv(3->16, k3) -> bn -> relu -> adaptive avg pool(1) ->

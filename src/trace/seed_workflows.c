@@ -29,7 +29,8 @@ static void check(wf *w, bool ok, const char *what) {
 static double max_diff(const nnfx_tensor *a, const nnfx_tensor *b) {
     if (!a || !b || a->rank != b->rank || nnfx_tensor_numel(a) != nnfx_tensor_numel(b)) return INFINITY;
     double d = 0;
-    for (int64_t i = 0; i < nnfx_tensor_numel(a); i++) d = fmax(d, fabs(nnfx_tensor_get(a, i) - nnfx_tensor_get(b, i)));
+    for (int64_t i = 0; i < nnfx_tensor_numel(a); i++)
+        d = fmax(d, fabs(nnfx_tensor_get(a, i) - nnfx_tensor_get(b, i)));
     return d;
 }
 
@@ -75,7 +76,8 @@ static nnfx_tensor *input(int rank, const int64_t *shape, uint64_t seed, float l
 
 static int count_op(nnfx_graph *g, nnfx_op op) {
     int k = 0;
-    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) k += nnfx_node_is_op(n, op);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        k += nnfx_node_is_op(n, op);
     return k;
 }
 
@@ -240,8 +242,7 @@ int trace_workflow_sigmoid_to_clip(FILE *out) {
           "one sigmoid replaced by one clip");
     ref = run_eager(&w, clip_net, x);
     res = run_gm(&w, gm, x);
-    report_diff(&w, "rewritten graph equals an eager run of the MLP ending in clip(x, 0, 1)", max_diff(res, ref),
-                1e-6);
+    report_diff(&w, "rewritten graph equals an eager run of the MLP ending in clip(x, 0, 1)", max_diff(res, ref), 1e-6);
     int clipped = 0;
     for (int64_t i = 0; res && i < nnfx_tensor_numel(res); i++) {
         double v = nnfx_tensor_get(res, i);

@@ -10,16 +10,16 @@
  * that lowers to one op. */
 typedef enum trace_layer {
     TL_USER = 0,
-    TL_CONV,     /* conv(x, weight[, bias])                       */
-    TL_BN,       /* batch_normalization(x, weight, bias, mean, var) */
-    TL_LINEAR,   /* gemm(x, weight, bias, transB=1)               */
-    TL_RELU,     /* relu(x)                                       */
-    TL_LEAKY,    /* leaky_relu(x, alpha)                          */
-    TL_SIGMOID,  /* sigmoid(x)                                    */
-    TL_MAXPOOL,  /* max_pool(x)                                   */
-    TL_GAP,      /* global_average_pool(x)                        */
-    TL_FLATTEN,  /* flatten(x, axis)                              */
-    TL_DROPOUT   /* dropout(x, ratio) (identity at inference)     */
+    TL_CONV,    /* conv(x, weight[, bias])                       */
+    TL_BN,      /* batch_normalization(x, weight, bias, mean, var) */
+    TL_LINEAR,  /* gemm(x, weight, bias, transB=1)               */
+    TL_RELU,    /* relu(x)                                       */
+    TL_LEAKY,   /* leaky_relu(x, alpha)                          */
+    TL_SIGMOID, /* sigmoid(x)                                    */
+    TL_MAXPOOL, /* max_pool(x)                                   */
+    TL_GAP,     /* global_average_pool(x)                        */
+    TL_FLATTEN, /* flatten(x, axis)                              */
+    TL_DROPOUT  /* dropout(x, ratio) (identity at inference)     */
 } trace_layer;
 
 /* Configuration of a built-in layer. */
@@ -35,17 +35,17 @@ struct nnfx_module {
     void *user;              /* borrowed, never freed by nnfx */
     trace_layer layer;
     trace_layer_cfg cfg;
-    char *bad;               /* why the module cannot run (bad config), or NULL */
-    nnfx_module *parent;     /* set by nnfx_module_add */
-    char *name;              /* name under parent */
+    char *bad;           /* why the module cannot run (bad config), or NULL */
+    nnfx_module *parent; /* set by nnfx_module_add */
+    char *name;          /* name under parent */
     int nchildren, cap_children;
     nnfx_module **children;
-    ir_strmap child_index;   /* child name -> child */
+    ir_strmap child_index; /* child name -> child */
     int nparams, cap_params;
     char **param_names;
     nnfx_tensor **params;
-    int num_inputs;          /* -1: any */
-    char **input_names;      /* num_inputs entries (may be NULL each) or NULL */
+    int num_inputs;     /* -1: any */
+    char **input_names; /* num_inputs entries (may be NULL each) or NULL */
 };
 
 /* A value: eager tensor, traced node, or scalar literal. */
@@ -53,10 +53,10 @@ typedef enum trace_value_kind { TV_TENSOR, TV_NODE, TV_SCALAR } trace_value_kind
 
 struct nnfx_value {
     trace_value_kind kind;
-    nnfx_tensor *t;   /* TV_TENSOR (owned reference); also TV_SCALAR when eager */
-    nnfx_node *node;  /* TV_NODE */
-    double scalar;    /* TV_SCALAR */
-    nnfx_meta *meta;  /* lazily computed for nnfx_value_meta (eager / scalar) */
+    nnfx_tensor *t;  /* TV_TENSOR (owned reference); also TV_SCALAR when eager */
+    nnfx_node *node; /* TV_NODE */
+    double scalar;   /* TV_SCALAR */
+    nnfx_meta *meta; /* lazily computed for nnfx_value_meta (eager / scalar) */
     nnfx_ctx *ctx;
 };
 
@@ -71,12 +71,12 @@ typedef struct trace_value_chunk {
 struct nnfx_ctx {
     bool tracing;
     nnfx_module *root;
-    nnfx_graph *g;        /* tracing: the graph being recorded */
-    nnfx_graph *scratch;  /* eager: holds the throwaway node of each op */
-    nnfx_error err;       /* first error */
-    const char *path;     /* module path of the forward running now ("" root) */
-    nnfx_module *cur;     /* module whose forward is running now */
-    int depth;            /* nested module calls (recursion guard) */
+    nnfx_graph *g;       /* tracing: the graph being recorded */
+    nnfx_graph *scratch; /* eager: holds the throwaway node of each op */
+    nnfx_error err;      /* first error */
+    const char *path;    /* module path of the forward running now ("" root) */
+    nnfx_module *cur;    /* module whose forward is running now */
+    int depth;           /* nested module calls (recursion guard) */
     trace_value_chunk *chunks;
 };
 

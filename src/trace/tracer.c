@@ -9,8 +9,7 @@
 
 /* --- module calls -------------------------------------------------------------- */
 
-nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file,
-                           int line) {
+nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file, int line) {
     if (!ctx || ctx->err.status) return NULL;
     const char *f = trace_basename(file);
     if (!m) {
@@ -91,7 +90,8 @@ nnfx_gm *nnfx_symbolic_trace(nnfx_module *root, int nin, const nnfx_shape *examp
     for (int i = 0; i < nin; i++) {
         const nnfx_shape *s = &example_shapes[i];
         bool ok = s->rank >= 0 && s->rank <= NNFX_MAX_RANK;
-        for (int d = 0; ok && d < s->rank; d++) ok = s->dims[d] > 0;
+        for (int d = 0; ok && d < s->rank; d++)
+            ok = s->dims[d] > 0;
         if (!ok) {
             nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
                            "symbolic_trace: example shape %d is not a valid shape (rank %d, dims must be positive)", i,
@@ -147,8 +147,7 @@ fail:
 
 /* --- eager runs ----------------------------------------------------------------- */
 
-nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out,
-                            nnfx_error *err) {
+nnfx_status nnfx_module_run(nnfx_module *root, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
     if (out) *out = NULL;
     nnfx_status st = check_root(root, nin, in, "module_run", err);
     if (st) return st;

@@ -91,9 +91,7 @@ bool nnfx_ctx_is_tracing(const nnfx_ctx *ctx) { return ctx && ctx->tracing; }
 
 /* --- value accessors --------------------------------------------------------- */
 
-nnfx_tensor *nnfx_value_tensor(nnfx_value *v) {
-    return v && !v->ctx->tracing ? v->t : NULL;
-}
+nnfx_tensor *nnfx_value_tensor(nnfx_value *v) { return v && !v->ctx->tracing ? v->t : NULL; }
 
 nnfx_node *nnfx_value_node(nnfx_value *v) { return v && v->kind == TV_NODE ? v->node : NULL; }
 
@@ -131,8 +129,7 @@ static void where(const nnfx_ctx *ctx, const char *path, const char *file, int l
     if (path && *path)
         snprintf(buf, len, "module %s, %s:%d", path, trace_basename(file), line);
     else
-        snprintf(buf, len, "root module %s, %s:%d", ctx->root ? ctx->root->type_name : "?", trace_basename(file),
-                 line);
+        snprintf(buf, len, "root module %s, %s:%d", ctx->root ? ctx->root->type_name : "?", trace_basename(file), line);
 }
 
 /* Rewrites ctx->err "node NAME: msg" (as shape inference words it) into
@@ -177,8 +174,8 @@ static bool check_inputs(nnfx_ctx *ctx, const char *what, int nin, nnfx_value *c
 /* --- ops ----------------------------------------------------------------------- */
 
 /* Records op as a node of ctx->g and infers its shape. */
-static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int nin, nnfx_value *const *in,
-                             int nattrs, const nnfx_attr *attrs, const char *path, const char *file, int line) {
+static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int nin, nnfx_value *const *in, int nattrs,
+                             const nnfx_attr *attrs, const char *path, const char *file, int line) {
     nnfx_arg stack[8] = {{0}};
     nnfx_arg *args = nin <= 8 ? stack : malloc(sizeof *args * (size_t)nin);
     if (!args) {
@@ -237,8 +234,8 @@ static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int ni
 }
 
 /* Runs op on the inputs' tensors through a throwaway scratch node. */
-static nnfx_value *run_op(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs,
-                          const nnfx_attr *attrs, const char *path, const char *file, int line) {
+static nnfx_value *run_op(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs, const nnfx_attr *attrs,
+                          const char *path, const char *file, int line) {
     nnfx_arg stack_a[8] = {{0}};
     nnfx_tensor *stack_t[8] = {0};
     nnfx_arg *args = nin <= 8 ? stack_a : malloc(sizeof *args * (size_t)nin);
@@ -274,8 +271,10 @@ static nnfx_value *run_op(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const 
         goto out;
     }
     v = trace_value_new(ctx, TV_TENSOR);
-    if (v) v->t = out.t[0];
-    else nnfx_tensor_release(out.t[0]);
+    if (v)
+        v->t = out.t[0];
+    else
+        nnfx_tensor_release(out.t[0]);
 out:
     if (n) nnfx_erase_node(ctx->scratch, n, NULL);
     if (args != stack_a) free(args);
@@ -291,8 +290,8 @@ nnfx_value *trace_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int nin, nnfx_
         return NULL;
     }
     if (nattrs < 0 || (nattrs > 0 && !attrs)) {
-        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s (%s:%d): bad attribute list", nnfx_op_name(op),
-                   trace_basename(file), line);
+        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s (%s:%d): bad attribute list", nnfx_op_name(op), trace_basename(file),
+                   line);
         return NULL;
     }
     if (!check_inputs(ctx, nnfx_op_name(op), nin, in, file, line)) return NULL;
@@ -300,8 +299,8 @@ nnfx_value *trace_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int nin, nnfx_
     return run_op(ctx, op, nin, in, nattrs, attrs, path, file, line);
 }
 
-nnfx_value *nnfx_v_op_at(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs,
-                         const nnfx_attr *attrs, const char *file, int line) {
+nnfx_value *nnfx_v_op_at(nnfx_ctx *ctx, nnfx_op op, int nin, nnfx_value *const *in, int nattrs, const nnfx_attr *attrs,
+                         const char *file, int line) {
     if (!ctx) return NULL;
     return trace_op(ctx, op, NULL, nin, in, nattrs, attrs, ctx->path, file, line);
 }
@@ -398,8 +397,7 @@ nnfx_status nnfx_v_item_at(nnfx_ctx *ctx, nnfx_value *v, double *out, const char
     if (!ctx) return NNFX_ERR_INVALID_ARG;
     if (ctx->err.status) return ctx->err.status;
     if (!v || !out) {
-        return trace_fail(ctx, NNFX_ERR_INVALID_ARG, "item (%s:%d): NULL value or output", trace_basename(file),
-                          line);
+        return trace_fail(ctx, NNFX_ERR_INVALID_ARG, "item (%s:%d): NULL value or output", trace_basename(file), line);
     }
     if (v->ctx != ctx)
         return trace_fail(ctx, NNFX_ERR_INVALID_ARG, "item (%s:%d): the value belongs to another forward run",
@@ -439,18 +437,22 @@ nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnf
             trace_fail(ctx, NNFX_ERR_NOMEM, "out of memory");
             return NULL;
         }
-        for (int i = 0; i < nin; i++) ts[i] = in[i]->t;
+        for (int i = 0; i < nin; i++)
+            ts[i] = in[i]->t;
         nnfx_tensor *out = NULL;
         nnfx_status st = fn(user, nin, ts, &out, &e);
         if (ts != stack) free(ts);
         if (st || !out) {
             nnfx_tensor_release(out);
-            trace_fail(ctx, st ? st : NNFX_ERR_RUNTIME, "leaf %s (%s): %s", name, wh, st ? e.msg : "returned no tensor");
+            trace_fail(ctx, st ? st : NNFX_ERR_RUNTIME, "leaf %s (%s): %s", name, wh,
+                       st ? e.msg : "returned no tensor");
             return NULL;
         }
         nnfx_value *v = trace_value_new(ctx, TV_TENSOR);
-        if (v) v->t = out;
-        else nnfx_tensor_release(out);
+        if (v)
+            v->t = out;
+        else
+            nnfx_tensor_release(out);
         return v;
     }
     const ir_leaf *have = ir_graph_leaf(ctx->g, name);
@@ -484,7 +486,8 @@ nnfx_value *nnfx_v_leaf_at(nnfx_ctx *ctx, const char *name, nnfx_leaf_fn fn, nnf
             trace_fail(ctx, NNFX_ERR_NOMEM, "out of memory");
             return NULL;
         }
-        for (int i = 0; i < nin; i++) ms[i] = nnfx_value_meta(in[i]);
+        for (int i = 0; i < nin; i++)
+            ms[i] = nnfx_value_meta(in[i]);
         nnfx_status st = infer(user, nin, ms, &n->meta[0], &e);
         if (ms != mstack) free(ms);
         if (st) {

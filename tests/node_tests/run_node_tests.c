@@ -44,10 +44,10 @@
 #include "io/onnx_wire.h"
 #include "nnfx.h"
 
-#define RTOL 1e-3
-#define ATOL 1e-5
+#define RTOL           1e-3
+#define ATOL           1e-5
 #define CASE_TIMEOUT_S 30
-#define MAX_IO 64
+#define MAX_IO         64
 
 enum { R_PASS, R_FAIL, R_UNSUPPORTED };
 static const char *result_name[] = {"pass", "FAIL", "unsupported"};
@@ -118,13 +118,16 @@ static bool load_expected(const char *path, strlist *l) {
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         char *p = line;
-        while (*p == ' ' || *p == '\t') p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
         if (*p == '#' || *p == '\n' || !*p) continue;
         char *e = p;
-        while (*e && *e != ' ' && *e != '\t' && *e != '\n') e++;
+        while (*e && *e != ' ' && *e != '\t' && *e != '\n')
+            e++;
         char *reason = *e ? e + 1 : e;
         *e = 0;
-        while (*reason == ' ' || *reason == '\t') reason++;
+        while (*reason == ' ' || *reason == '\t')
+            reason++;
         reason[strcspn(reason, "\n")] = 0;
         sl_push(l, p, reason);
     }
@@ -194,7 +197,8 @@ static bool outputs_match(const nnfx_tensor *got, const nnfx_tensor *want, int i
         return false;
     }
     bool same_shape = got->rank == want->rank;
-    for (int i = 0; same_shape && i < got->rank; i++) same_shape = got->shape[i] == want->shape[i];
+    for (int i = 0; same_shape && i < got->rank; i++)
+        same_shape = got->shape[i] == want->shape[i];
     if (!same_shape) {
         snprintf(msg, len, "output %d: shape %s, expected %s", idx, nnfx_shape_str(got->rank, got->shape, a, sizeof a),
                  nnfx_shape_str(want->rank, want->shape, b, sizeof b));
@@ -368,8 +372,7 @@ static int run_case_isolated(const char *dir, char *msg, size_t len) {
 /* --- Main -------------------------------------------------------------- */
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: run_node_tests [--log FILE] [--expected FILE] [--no-fork] [--verbose] DIR [CASE...]\n");
+    fprintf(stderr, "usage: run_node_tests [--log FILE] [--expected FILE] [--no-fork] [--verbose] DIR [CASE...]\n");
 }
 
 int main(int argc, char **argv) {
@@ -478,7 +481,8 @@ int main(int argc, char **argv) {
             fprintf(log, "  %s %s %s\n", sl_find(&unexpected, failed.s[i]) >= 0 ? "*" : " ", failed.s[i],
                     failed.note[i]);
         fprintf(log, "\nunsupported (%d):\n", unsupported.n);
-        for (int i = 0; i < unsupported.n; i++) fprintf(log, "  %s %s\n", unsupported.s[i], unsupported.note[i]);
+        for (int i = 0; i < unsupported.n; i++)
+            fprintf(log, "  %s %s\n", unsupported.s[i], unsupported.note[i]);
         fprintf(log, "\nunsupported although every op is in ops.def (%d):\n", claimed_unsupported.n);
         for (int i = 0; i < claimed_unsupported.n; i++)
             fprintf(log, "  %s %s\n", claimed_unsupported.s[i], claimed_unsupported.note[i]);

@@ -43,7 +43,8 @@ __attribute__((target("avx2,fma"))) static inline __m256 sig8(__m256 x, bool sil
 
 __attribute__((target("avx2,fma"))) static void row(float *y, int64_t n, bool silu) {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, sig8(_mm256_loadu_ps(y + i), silu));
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, sig8(_mm256_loadu_ps(y + i), silu));
     if (i < n) {
         float t[8] = {0};
         memcpy(t, y + i, (size_t)(n - i) * sizeof(float));

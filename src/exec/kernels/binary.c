@@ -13,28 +13,40 @@ typedef struct bin_ctx {
     bin_kind k;
     const void *a, *b;
     void *o;
-    bool div0; /* an integer division by zero was met */
+    bool div0;                  /* an integer division by zero was met */
     const nnfx_tensor *ta, *tb; /* the operands, for the narrow-integer rows */
     nnfx_tensor *to;
 } bin_ctx;
 
 /* One row with a fast path for contiguous and scalar operands. */
-#define BIN_ROW(T, EXPR)                                                                          \
-    do {                                                                                          \
-        const T *pa = (const T *)c->a + off[0], *pb = (const T *)c->b + off[1];                   \
-        T *po = (T *)c->o + out_off;                                                              \
-        int64_t sa = inner[0], sb = inner[1];                                                     \
-        if (sa == 1 && sb == 1) {                                                                 \
-            for (int64_t i = 0; i < n; i++) { T x = pa[i], y = pb[i]; po[i] = (EXPR); }           \
-        } else if (sa == 1 && sb == 0) {                                                          \
-            T y = pb[0];                                                                          \
-            for (int64_t i = 0; i < n; i++) { T x = pa[i]; po[i] = (EXPR); }                      \
-        } else if (sa == 0 && sb == 1) {                                                          \
-            T x = pa[0];                                                                          \
-            for (int64_t i = 0; i < n; i++) { T y = pb[i]; po[i] = (EXPR); }                      \
-        } else {                                                                                  \
-            for (int64_t i = 0; i < n; i++) { T x = pa[i * sa], y = pb[i * sb]; po[i] = (EXPR); } \
-        }                                                                                         \
+#define BIN_ROW(T, EXPR)                                                                                               \
+    do {                                                                                                               \
+        const T *pa = (const T *)c->a + off[0], *pb = (const T *)c->b + off[1];                                        \
+        T *po = (T *)c->o + out_off;                                                                                   \
+        int64_t sa = inner[0], sb = inner[1];                                                                          \
+        if (sa == 1 && sb == 1) {                                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                                          \
+                T x = pa[i], y = pb[i];                                                                                \
+                po[i] = (EXPR);                                                                                        \
+            }                                                                                                          \
+        } else if (sa == 1 && sb == 0) {                                                                               \
+            T y = pb[0];                                                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                                          \
+                T x = pa[i];                                                                                           \
+                po[i] = (EXPR);                                                                                        \
+            }                                                                                                          \
+        } else if (sa == 0 && sb == 1) {                                                                               \
+            T x = pa[0];                                                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                                          \
+                T y = pb[i];                                                                                           \
+                po[i] = (EXPR);                                                                                        \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                                          \
+                T x = pa[i * sa], y = pb[i * sb];                                                                      \
+                po[i] = (EXPR);                                                                                        \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)
 
 static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
@@ -42,7 +54,7 @@ static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     switch (c->k) {
     case B_ADD: BIN_ROW(float, x + y); break;
     case B_SUB: BIN_ROW(float, x - y); break;
-    case B_MUL: BIN_ROW(float, x * y); break;
+    case B_MUL: BIN_ROW(float, x *y); break;
     case B_DIV: BIN_ROW(float, x / y); break;
     case B_POW: BIN_ROW(float, powf(x, y)); break;
     case B_PRELU: BIN_ROW(float, x < 0 ? x * y : x); break;
@@ -145,10 +157,10 @@ static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     return NNFX_OK;
 }
 
-#define BINARY_KERNEL(fn, kind)                                                                             \
-    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out, \
-                   nnfx_error *err) {                                                                       \
-        return binary(kind, n, nin, in, nout, out, err);                                                    \
+#define BINARY_KERNEL(fn, kind)                                                                                        \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,             \
+                   nnfx_error *err) {                                                                                  \
+        return binary(kind, n, nin, in, nout, out, err);                                                               \
     }
 
 /* Each: out = a (op) b with numpy broadcasting. */
@@ -165,7 +177,8 @@ nnfx_status kern_pow(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         nnfx_tensor *y = nnfx_tensor_new(NNFX_F32, in[1]->rank, in[1]->shape, err);
         if (!y) return err ? err->status : NNFX_ERR_NOMEM;
         int64_t cnt = nnfx_tensor_numel(y);
-        for (int64_t i = 0; i < cnt; i++) ((float *)y->data)[i] = (float)nnfx_tensor_get(in[1], i);
+        for (int64_t i = 0; i < cnt; i++)
+            ((float *)y->data)[i] = (float)nnfx_tensor_get(in[1], i);
         nnfx_tensor *args[2] = {in[0], y};
         nnfx_status s = binary(B_POW, n, 2, args, nout, out, err);
         nnfx_tensor_release(y);

@@ -10,8 +10,8 @@
 
 /* 2-d geometry of one conv (1-d convs use H = 1). */
 typedef struct conv2d {
-    int64_t n, c, h, w;      /* input  [N, C, H, W]            */
-    int64_t m, oh, ow;       /* output [N, M, OH, OW]          */
+    int64_t n, c, h, w; /* input  [N, C, H, W]            */
+    int64_t m, oh, ow;  /* output [N, M, OH, OW]          */
     int64_t kh, kw, sh, sw, dh, dw, ph, pw;
     int64_t group;
 } conv2d;
@@ -33,7 +33,8 @@ static void im2col(const conv2d *g, int64_t cg, const float *x, float *col) {
                     }
                     const float *srow = src + iy * g->w;
                     int64_t ix = -g->pw + kx * g->dw;
-                    for (int64_t ox = 0; ox < g->ow; ox++, ix += g->sw) row[ox] = (ix >= 0 && ix < g->w) ? srow[ix] : 0.0f;
+                    for (int64_t ox = 0; ox < g->ow; ox++, ix += g->sw)
+                        row[ox] = (ix >= 0 && ix < g->w) ? srow[ix] : 0.0f;
                 }
             }
 }
@@ -49,7 +50,8 @@ static void conv_depthwise(const conv2d *g, const float *x, const float *wt, con
             const float *k = wt + oc * g->kh * g->kw;
             float *yo = y + (b * g->m + oc) * g->oh * g->ow;
             float bv = bias ? bias[oc] : 0.0f;
-            for (int64_t i = 0; i < g->oh * g->ow; i++) yo[i] = bv;
+            for (int64_t i = 0; i < g->oh * g->ow; i++)
+                yo[i] = bv;
             for (int64_t oy = 0; oy < g->oh; oy++) {
                 float *yrow = yo + oy * g->ow;
                 for (int64_t ky = 0; ky < g->kh; ky++) {
@@ -63,9 +65,11 @@ static void conv_depthwise(const conv2d *g, const float *x, const float *wt, con
                         int64_t hi = g->w - 1 - off < 0 ? 0 : (g->w - 1 - off) / g->sw + 1;
                         if (hi > g->ow) hi = g->ow;
                         if (g->sw == 1)
-                            for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox + off];
+                            for (int64_t ox = lo; ox < hi; ox++)
+                                yrow[ox] += kv * xrow[ox + off];
                         else
-                            for (int64_t ox = lo; ox < hi; ox++) yrow[ox] += kv * xrow[ox * g->sw + off];
+                            for (int64_t ox = lo; ox < hi; ox++)
+                                yrow[ox] += kv * xrow[ox * g->sw + off];
                     }
                 }
             }
@@ -81,8 +85,9 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, w, NNFX_F32, "W", err))) return s;
     if (bias && (s = kern_need(n, bias, NNFX_F32, "B", err))) return s;
     if (x->rank != w->rank || (x->rank != 3 && x->rank != 4))
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv supports 1-d and 2-d inputs (rank 3 or 4), got rank %d and weight rank %d",
-                         x->rank, w->rank);
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED,
+                         "conv supports 1-d and 2-d inputs (rank 3 or 4), got rank %d and weight rank %d", x->rank,
+                         w->rank);
     int nsp = x->rank - 2;
     int64_t ksz[2], in_sp[2];
     for (int i = 0; i < nsp; i++) {
@@ -97,13 +102,15 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     g.m = w->shape[0];
     g.group = nnfx_node_attr_int(n, "group", 1);
     if (g.group < 1 || g.c != w->shape[1] * g.group || g.m % g.group != 0)
-        return kern_fail(err, n, NNFX_ERR_SHAPE, "conv channels do not fit: input %lld, weight [%lld, %lld, ...], group %lld",
-                         (long long)g.c, (long long)g.m, (long long)w->shape[1], (long long)g.group);
+        return kern_fail(err, n, NNFX_ERR_SHAPE,
+                         "conv channels do not fit: input %lld, weight [%lld, %lld, ...], group %lld", (long long)g.c,
+                         (long long)g.m, (long long)w->shape[1], (long long)g.group);
     if (bias && nnfx_tensor_numel(bias) != g.m)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "conv bias has %lld values for %lld channels",
                          (long long)nnfx_tensor_numel(bias), (long long)g.m);
     int64_t oshape[4] = {g.n, g.m, 0, 0};
-    for (int i = 0; i < nsp; i++) oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
+    for (int i = 0; i < nsp; i++)
+        oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
     if ((s = kern_check_out(n, out[0], x->rank, oshape, err))) return s;
     if (nsp == 1) {
         g.h = 1, g.w = x->shape[2], g.oh = 1, g.ow = oshape[2];
@@ -123,13 +130,14 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         conv_depthwise(&g, xd, wd, bd, yd);
         return NNFX_OK;
     }
-    bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.h &&
-                  g.ow == g.w;
+    bool direct =
+        g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.h && g.ow == g.w;
     float *col = NULL;
     if (!direct) {
         col = malloc((size_t)(kk * ohw) * sizeof(float));
-        if (!col) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for the conv column buffer (%lld floats)",
-                                   (long long)(kk * ohw));
+        if (!col)
+            return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for the conv column buffer (%lld floats)",
+                             (long long)(kk * ohw));
     }
     for (int64_t b = 0; b < g.n; b++)
         for (int64_t gi = 0; gi < g.group; gi++) {
@@ -144,12 +152,13 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
             if (bd) {
                 for (int64_t oc = 0; oc < mg; oc++) {
                     float bv = bd[gi * mg + oc];
-                    for (int64_t i = 0; i < ohw; i++) yg[oc * ohw + i] = bv;
+                    for (int64_t i = 0; i < ohw; i++)
+                        yg[oc * ohw + i] = bv;
                 }
                 beta = 1.0f;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)ohw, (int)kk, 1.0f,
-                        wd + gi * mg * kk, (int)kk, src, (int)ohw, beta, yg, (int)ohw);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)ohw, (int)kk, 1.0f, wd + gi * mg * kk,
+                        (int)kk, src, (int)ohw, beta, yg, (int)ohw);
         }
     free(col);
     return NNFX_OK;

@@ -33,8 +33,8 @@
 
 /* B block budget: KC x NB floats of packed (im2col) input per task. */
 #define FX_PANEL_FLOATS (48 * 1024)
-#define FX_KC_MAX 256
-#define FX_NB_MAX 768
+#define FX_KC_MAX       256
+#define FX_NB_MAX       768
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
@@ -73,7 +73,8 @@ static float *alloc_floats(int64_t n) {
 
 fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b,
                      nnfx_error *err) {
-    if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || nnfx_tensor_numel(b) != w->shape[0]))) {
+    if (!w || w->dtype != NNFX_F32 || w->rank != 4 ||
+        (b && (b->dtype != NNFX_F32 || nnfx_tensor_numel(b) != w->shape[0]))) {
         nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: 2-d float32 weights only");
         return NULL;
     }
@@ -99,8 +100,8 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
         return NULL;
     }
     c0.depthwise = c0.cg == 1 && c0.group > 1;
-    c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 &&
-                c0.oh == c0.h && c0.ow == c0.w;
+    c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 && c0.oh == c0.h &&
+                c0.ow == c0.w;
     /* K blocks of at most FX_KC_MAX rows, balanced */
     int64_t nkb = (c0.kk + FX_KC_MAX - 1) / FX_KC_MAX;
     c0.kc = (c0.kk + nkb - 1) / nkb;
@@ -188,7 +189,10 @@ int64_t fx_conv_shared_floats(const fx_conv *c) {
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
     snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
              (long long)c->kw, (long long)c->sh,
-             c->depthwise ? "direct" : c->direct ? "gemm" : c->padgrid ? "padded+gemm" : "im2col+gemm",
+             c->depthwise ? "direct"
+             : c->direct  ? "gemm"
+             : c->padgrid ? "padded+gemm"
+                          : "im2col+gemm",
              " + bias", c->residual ? " + add" : "", c->act ? "" : "");
     if (c->act) {
         size_t l = strlen(buf);
@@ -240,12 +244,15 @@ FX_CLONES
 static void epilogue_row(float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0,
                          float p1) {
     if (res)
-        for (int64_t i = 0; i < n; i++) y[i] += bias + res[i];
+        for (int64_t i = 0; i < n; i++)
+            y[i] += bias + res[i];
     else
-        for (int64_t i = 0; i < n; i++) y[i] += bias;
+        for (int64_t i = 0; i < n; i++)
+            y[i] += bias;
     switch (act) {
     case FX_ACT_RELU:
-        for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = y[i] > 0.0f ? y[i] : 0.0f;
         break;
     case FX_ACT_CLIP:
         for (int64_t i = 0; i < n; i++) {
@@ -254,15 +261,18 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
         }
         break;
     case FX_ACT_LEAKY:
-        for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
+        for (int64_t i = 0; i < n; i++)
+            y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
         break;
     case FX_ACT_SIGMOID:
         if (!fx_sigmoid_row(y, n, false))
-            for (int64_t i = 0; i < n; i++) y[i] = fx_recip(1.0f + fx_expf(-y[i]));
+            for (int64_t i = 0; i < n; i++)
+                y[i] = fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_SILU:
         if (!fx_sigmoid_row(y, n, true))
-            for (int64_t i = 0; i < n; i++) y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
+            for (int64_t i = 0; i < n; i++)
+                y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
         break;
     case FX_ACT_HARDSWISH:
         for (int64_t i = 0; i < n; i++) {
@@ -300,19 +310,25 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
             int64_t iy = oy * c->sh - c->ph + ky * c->dh;
             int64_t e = ox0 + seg;
             if (iy < 0 || iy >= c->h) {
-                for (int64_t ox = ox0; ox < e; ox++) d[ox] = 0.0f;
+                for (int64_t ox = ox0; ox < e; ox++)
+                    d[ox] = 0.0f;
             } else {
                 const float *restrict srow = src + iy * c->w + off;
                 int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
                 if (a > bnd) a = bnd;
-                for (int64_t ox = ox0; ox < a; ox++) d[ox] = 0.0f;
+                for (int64_t ox = ox0; ox < a; ox++)
+                    d[ox] = 0.0f;
                 if (c->sw == 1)
-                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox];
+                    for (int64_t ox = a; ox < bnd; ox++)
+                        d[ox] = srow[ox];
                 else if (c->sw == 2)
-                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[2 * ox];
+                    for (int64_t ox = a; ox < bnd; ox++)
+                        d[ox] = srow[2 * ox];
                 else
-                    for (int64_t ox = a; ox < bnd; ox++) d[ox] = srow[ox * c->sw];
-                for (int64_t ox = bnd; ox < e; ox++) d[ox] = 0.0f;
+                    for (int64_t ox = a; ox < bnd; ox++)
+                        d[ox] = srow[ox * c->sw];
+                for (int64_t ox = bnd; ox < e; ox++)
+                    d[ox] = 0.0f;
             }
             done += seg;
             oy++;
@@ -322,10 +338,13 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
         float *restrict dp = bp + kk * FX_NR;
         int64_t jj = 0;
         for (; jj + FX_NR <= nb; jj += FX_NR, dp += kc * FX_NR)
-            for (int q = 0; q < FX_NR; q++) dp[q] = rowbuf[jj + q];
+            for (int q = 0; q < FX_NR; q++)
+                dp[q] = rowbuf[jj + q];
         if (jj < nb) {
-            for (int64_t q = 0; q < nb - jj; q++) dp[q] = rowbuf[jj + q];
-            for (int64_t q = nb - jj; q < FX_NR; q++) dp[q] = 0.0f;
+            for (int64_t q = 0; q < nb - jj; q++)
+                dp[q] = rowbuf[jj + q];
+            for (int64_t q = nb - jj; q < FX_NR; q++)
+                dp[q] = 0.0f;
         }
         if (++kx == c->kw) {
             kx = 0;
@@ -336,12 +355,13 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
 
 /* Output columns [lo, hi) of one row with every tap inside the image:
  * all K x K taps summed in one pass (rows r[0..K), stride SW). */
-#define DW_FULL(K, SW)                                                                   \
-    for (int64_t ox = lo; ox < hi; ox++) {                                               \
-        float acc = 0.0f;                                                                \
-        for (int ky = 0; ky < (K); ky++)                                                 \
-            for (int kx = 0; kx < (K); kx++) acc += k[ky * (K) + kx] * r[ky][ox * (SW) + kx]; \
-        yrow[ox] = acc;                                                                  \
+#define DW_FULL(K, SW)                                                                                                 \
+    for (int64_t ox = lo; ox < hi; ox++) {                                                                             \
+        float acc = 0.0f;                                                                                              \
+        for (int ky = 0; ky < (K); ky++)                                                                               \
+            for (int kx = 0; kx < (K); kx++)                                                                           \
+                acc += k[ky * (K) + kx] * r[ky][ox * (SW) + kx];                                                       \
+        yrow[ox] = acc;                                                                                                \
     }
 
 /* Output column ox of one row, taps clipped to the image. */
@@ -376,11 +396,12 @@ static bool dw_fast(const fx_conv *c) {
  * zero-bordered buffer, then sums all taps of each output in one pass with
  * no bounds checks; other shapes compute point by point with clipping. */
 FX_CLONES
-static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias,
-                     const float *res, float *restrict yo, float *restrict pad) {
+static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias, const float *res,
+                     float *restrict yo, float *restrict pad) {
     if (!dw_fast(c)) {
         for (int64_t oy = 0; oy < c->oh; oy++)
-            for (int64_t ox = 0; ox < c->ow; ox++) yo[oy * c->ow + ox] = dw_point(c, xi, k, oy, ox);
+            for (int64_t ox = 0; ox < c->ow; ox++)
+                yo[oy * c->ow + ox] = dw_point(c, xi, k, oy, ox);
         epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
         return;
     }
@@ -390,24 +411,33 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
         float *restrict prow = pad + y * wp;
         int64_t iy = y - c->ph;
         if (iy < 0 || iy >= c->h) {
-            for (int64_t x = 0; x < wp; x++) prow[x] = 0.0f;
+            for (int64_t x = 0; x < wp; x++)
+                prow[x] = 0.0f;
             continue;
         }
-        for (int64_t x = 0; x < c->pw; x++) prow[x] = 0.0f;
+        for (int64_t x = 0; x < c->pw; x++)
+            prow[x] = 0.0f;
         const float *restrict srow = xi + iy * c->w;
-        for (int64_t x = 0; x < c->w; x++) prow[c->pw + x] = srow[x];
-        for (int64_t x = c->pw + c->w; x < wp; x++) prow[x] = 0.0f;
+        for (int64_t x = 0; x < c->w; x++)
+            prow[c->pw + x] = srow[x];
+        for (int64_t x = c->pw + c->w; x < wp; x++)
+            prow[x] = 0.0f;
     }
     for (int64_t oy = 0; oy < c->oh; oy++) {
         float *restrict yrow = yo + oy * c->ow;
         const float *r[5];
-        for (int64_t ky = 0; ky < c->kh; ky++) r[ky] = pad + (oy * c->sh + ky) * wp;
+        for (int64_t ky = 0; ky < c->kh; ky++)
+            r[ky] = pad + (oy * c->sh + ky) * wp;
         if (fx_dw_row((int)c->kw, (int)c->sw, r, wp, k, yrow, c->ow)) continue;
         int64_t lo = 0, hi = c->ow;
-        if (c->kw == 3 && c->sw == 1) DW_FULL(3, 1)
-        else if (c->kw == 3) DW_FULL(3, 2)
-        else if (c->sw == 1) DW_FULL(5, 1)
-        else DW_FULL(5, 2)
+        if (c->kw == 3 && c->sw == 1)
+            DW_FULL(3, 1)
+        else if (c->kw == 3)
+            DW_FULL(3, 2)
+        else if (c->sw == 1)
+            DW_FULL(5, 1)
+        else
+            DW_FULL(5, 2)
     }
     epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
 }
@@ -526,7 +556,8 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         if (!c->direct)
             pack_im2col(c, xg, k0, kc, c0, nb, rowbuf, bp);
         else if (full < nb)
-            for (int64_t kk = 0; kk < kc; kk++) fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0 + full, nb - full, kc, kk, bp);
+            for (int64_t kk = 0; kk < kc; kk++)
+                fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0 + full, nb - full, kc, kk, bp);
         bool last = k0 + kc == c->kk;
         for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
             int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;

@@ -21,7 +21,7 @@ static void probe(void) {
 /* Even (odd = false) or odd floats of p[0 .. 16) as one vector; only the
  * elements e with mask lane e set (m0: 0..7, m1: 8..15) are read. */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256 half16(const float *p, bool odd, __m256i m0,
-                                                                             __m256i m1) {
+                                                                               __m256i m1) {
     __m256 a = _mm256_maskload_ps(p, m0), b = _mm256_maskload_ps(p + 8, m1);
     __m256 s = odd ? _mm256_shuffle_ps(a, b, 0xDD) : _mm256_shuffle_ps(a, b, 0x88);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
@@ -34,7 +34,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i lanes(i
 
 /* Eight outputs from ox (n < 8 of them, masked, at the end of a row). */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256 step(int K, int s, const float *const *rr,
-                                                                           const __m256 *kv, int64_t ox, int64_t n) {
+                                                                             const __m256 *kv, int64_t ox, int64_t n) {
     __m256 acc = _mm256_setzero_ps();
     __m256i all = _mm256_set1_epi32(-1);
     for (int ky = 0; ky < K; ky++) {
@@ -53,17 +53,19 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256 step(int
     return acc;
 }
 
-__attribute__((target("avx2,fma"), always_inline)) static inline void row_avx2(int K, int s, const float *const *r,
-                                                                             int64_t wp, const float *k, float *y,
-                                                                             int64_t ow) {
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+row_avx2(int K, int s, const float *const *r, int64_t wp, const float *k, float *y, int64_t ow) {
     __m256 kv[25];
     const float *rr[5];
-    for (int t = 0; t < K * K; t++) kv[t] = _mm256_broadcast_ss(k + t);
-    for (int ky = 0; ky < K; ky++) rr[ky] = r[ky];
+    for (int t = 0; t < K * K; t++)
+        kv[t] = _mm256_broadcast_ss(k + t);
+    for (int ky = 0; ky < K; ky++)
+        rr[ky] = r[ky];
     int64_t ox = 0;
     /* a full step reads rr[ky][ox*s .. ox*s + span) */
     int64_t span = s == 1 ? 8 + K - 1 : 16 + K - 1;
-    for (; ox + 8 <= ow && ox * s + span <= wp; ox += 8) _mm256_storeu_ps(y + ox, step(K, s, rr, kv, ox, 8));
+    for (; ox + 8 <= ow && ox * s + span <= wp; ox += 8)
+        _mm256_storeu_ps(y + ox, step(K, s, rr, kv, ox, 8));
     while (ox < ow) { /* at most two masked steps */
         int64_t n = ow - ox < 8 ? ow - ox : 8;
         if (n == 8 && ox * s + span > wp) n = 7;
@@ -73,10 +75,10 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void row_avx2(i
 }
 
 /* the four shapes with constant K and s, so the tap loops unroll */
-#define FX_DW_SHAPE(K, S)                                                                                         \
-    __attribute__((target("avx2,fma"))) static void row_##K##_##S(const float *const *r, int64_t wp, const float *k, \
-                                                                  float *y, int64_t ow) {                          \
-        row_avx2(K, S, r, wp, k, y, ow);                                                                          \
+#define FX_DW_SHAPE(K, S)                                                                                              \
+    __attribute__((target("avx2,fma"))) static void row_##K##_##S(const float *const *r, int64_t wp, const float *k,   \
+                                                                  float *y, int64_t ow) {                              \
+        row_avx2(K, S, r, wp, k, y, ow);                                                                               \
     }
 FX_DW_SHAPE(3, 1)
 FX_DW_SHAPE(3, 2)
@@ -86,11 +88,16 @@ FX_DW_SHAPE(5, 2)
 bool fx_dw_row(int K, int s, const float *const *r, int64_t wp, const float *k, float *y, int64_t ow) {
     pthread_once(&g_once, probe);
     if (!g_avx2) return false;
-    if (K == 3 && s == 1) row_3_1(r, wp, k, y, ow);
-    else if (K == 3 && s == 2) row_3_2(r, wp, k, y, ow);
-    else if (K == 5 && s == 1) row_5_1(r, wp, k, y, ow);
-    else if (K == 5 && s == 2) row_5_2(r, wp, k, y, ow);
-    else return false;
+    if (K == 3 && s == 1)
+        row_3_1(r, wp, k, y, ow);
+    else if (K == 3 && s == 2)
+        row_3_2(r, wp, k, y, ow);
+    else if (K == 5 && s == 1)
+        row_5_1(r, wp, k, y, ow);
+    else if (K == 5 && s == 2)
+        row_5_2(r, wp, k, y, ow);
+    else
+        return false;
     return true;
 }
 #else

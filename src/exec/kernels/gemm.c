@@ -37,7 +37,8 @@ nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         int64_t cs0 = c->rank == 2 && c->shape[0] != 1 ? c->shape[1] : 0;
         int64_t cs1 = c->rank >= 1 && c->shape[c->rank - 1] != 1 ? 1 : 0;
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < nn; j++) y[i * nn + j] = beta * cd[i * cs0 + j * cs1];
+            for (int64_t j = 0; j < nn; j++)
+                y[i * nn + j] = beta * cd[i * cs0 + j * cs1];
         cb = 1.0f;
     }
     if (m == 0 || nn == 0) return NNFX_OK;
@@ -52,8 +53,8 @@ nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
             cblas_sgemv(CblasRowMajor, CblasTrans, (int)k, (int)nn, alpha, b->data, (int)nn, a->data, 1, cb, y, 1);
         return NNFX_OK;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)nn,
-                (int)k, alpha, a->data, (int)a->shape[1], b->data, (int)b->shape[1], cb, y, (int)nn);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)nn, (int)k,
+                alpha, a->data, (int)a->shape[1], b->data, (int)b->shape[1], cb, y, (int)nn);
     return NNFX_OK;
 }
 
@@ -92,7 +93,8 @@ nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     }
     int64_t oshape[NNFX_MAX_RANK];
     int orank = 0;
-    for (int i = 0; i < nb; i++) oshape[orank++] = bshape[i];
+    for (int i = 0; i < nb; i++)
+        oshape[orank++] = bshape[i];
     if (a->rank >= 2) oshape[orank++] = m;
     if (b->rank >= 2) oshape[orank++] = nn;
     if ((s = kern_check_out(n, out[0], orank, oshape, err))) return s;
@@ -107,10 +109,11 @@ nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     const float *ad = a->data, *bd = b->data;
     /* A's batches contiguous and B shared: one sgemm over all rows */
     bool a_flat = true;
-    for (int i = 0; i < nb; i++) a_flat = a_flat && sb[i] == 0 && (bshape[i] == 1 || sa[i] != 0);
+    for (int i = 0; i < nb; i++)
+        a_flat = a_flat && sb[i] == 0 && (bshape[i] == 1 || sa[i] != 0);
     if (a_flat && nb > 0 && ab == nb) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(nbatch * m), (int)nn, (int)k, 1.0f, ad, (int)k,
-                    bd, (int)nn, 0.0f, y, (int)nn);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(nbatch * m), (int)nn, (int)k, 1.0f, ad, (int)k, bd,
+                    (int)nn, 0.0f, y, (int)nn);
         return NNFX_OK;
     }
     int64_t idx[NNFX_MAX_RANK] = {0};
@@ -120,8 +123,8 @@ nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
             oa += idx[i] * sa[i];
             ob += idx[i] * sb[i];
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)nn, (int)k, 1.0f, ad + oa, (int)k,
-                    bd + ob, (int)nn, 0.0f, y + t * m * nn, (int)nn);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)nn, (int)k, 1.0f, ad + oa, (int)k, bd + ob,
+                    (int)nn, 0.0f, y + t * m * nn, (int)nn);
         for (int i = nb - 1; i >= 0; i--) {
             if (++idx[i] < bshape[i]) break;
             idx[i] = 0;

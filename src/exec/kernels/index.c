@@ -16,16 +16,16 @@ nnfx_status kern_size(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
 
 /* GatherElements(data, indices) along axis: out[i] = data[i with its axis
  * coordinate replaced by indices[i]] (negative indices count from the end). */
-nnfx_status kern_gather_elements(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
-                                 nnfx_tensor *const *out, nnfx_error *err) {
+nnfx_status kern_gather_elements(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                                 nnfx_error *err) {
     if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "gather_elements needs data and indices");
     const nnfx_tensor *x = in[0], *ix = in[1];
     if (ix->dtype != NNFX_I64 && ix->dtype != NNFX_I32)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "gather_elements indices must be int32 or int64");
     if (ix->rank != x->rank || out[0]->dtype != x->dtype)
-        return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_elements indices rank %d differs from data rank %d",
-                         ix->rank, x->rank);
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_elements indices rank %d differs from data rank %d", ix->rank,
+                         x->rank);
     nnfx_status s = kern_check_out(n, out[0], ix->rank, ix->shape, err);
     if (s) return s;
     int axis;
@@ -111,8 +111,10 @@ nnfx_status kern_cum_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
         return kern_fail(err, n, NNFX_ERR_SHAPE, "cum_sum axis must be one value in range for rank %d", x->rank);
     bool excl = nnfx_node_attr_int(n, "exclusive", 0) != 0, rev = nnfx_node_attr_int(n, "reverse", 0) != 0;
     int64_t len = x->shape[axis], inner = 1, outer = 1;
-    for (int d = axis + 1; d < x->rank; d++) inner *= x->shape[d];
-    for (int d = 0; d < axis; d++) outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++)
+        inner *= x->shape[d];
+    for (int d = 0; d < axis; d++)
+        outer *= x->shape[d];
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < inner; j++) {
             double acc = 0;
@@ -140,8 +142,10 @@ nnfx_status kern_hardmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
     if (x->rank == 0 || !infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "hardmax axis %lld out of range for rank %d", (long long)a, x->rank);
     int64_t len = x->shape[axis], inner = 1, outer = 1;
-    for (int d = axis + 1; d < x->rank; d++) inner *= x->shape[d];
-    for (int d = 0; d < axis; d++) outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++)
+        inner *= x->shape[d];
+    for (int d = 0; d < axis; d++)
+        outer *= x->shape[d];
     const float *xd = x->data;
     float *y = out[0]->data;
     for (int64_t o = 0; o < outer; o++)

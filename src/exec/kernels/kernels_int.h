@@ -23,8 +23,7 @@ bool kern_ints(const nnfx_tensor *t, int64_t *v, int max, int *cnt);
 
 /* Checks out has the given rank and shape (the executor allocated it from
  * inference); NNFX_ERR_RUNTIME naming the node otherwise. */
-nnfx_status kern_check_out(const nnfx_node *n, const nnfx_tensor *out, int rank, const int64_t *shape,
-                           nnfx_error *err);
+nnfx_status kern_check_out(const nnfx_node *n, const nnfx_tensor *out, int rank, const int64_t *shape, nnfx_error *err);
 
 /* Row-major element strides of shape. */
 void kern_strides(int rank, const int64_t *shape, int64_t *st);
@@ -35,9 +34,9 @@ void kern_strides(int rank, const int64_t *shape, int64_t *st);
  * is as long as possible. */
 #define KERN_BCAST_MAX 4
 typedef struct kern_bcast {
-    int rank;                                   /* >= 1 after planning   */
-    int64_t shape[NNFX_MAX_RANK];               /* merged output dims    */
-    int64_t st[KERN_BCAST_MAX][NNFX_MAX_RANK];  /* element strides       */
+    int rank;                                  /* >= 1 after planning   */
+    int64_t shape[NNFX_MAX_RANK];              /* merged output dims    */
+    int64_t st[KERN_BCAST_MAX][NNFX_MAX_RANK]; /* element strides       */
     int k;
 } kern_bcast;
 

@@ -50,7 +50,8 @@ static double combine(const logic_ctx *c, const double *v) {
     case L_SUM:
     case L_MEAN: {
         double r = 0;
-        for (int j = 0; j < c->nin; j++) r += v[j];
+        for (int j = 0; j < c->nin; j++)
+            r += v[j];
         return c->k == L_MEAN ? r / c->nin : r;
     }
     }
@@ -61,7 +62,8 @@ static void row_logic(void *ctx, const int64_t *off, const int64_t *inner, int64
     logic_ctx *c = ctx;
     double v[KERN_BCAST_MAX];
     for (int64_t i = 0; i < n; i++) {
-        for (int j = 0; j < c->nin; j++) v[j] = nnfx_tensor_get(c->in[j], off[j] + i * inner[j]);
+        for (int j = 0; j < c->nin; j++)
+            v[j] = nnfx_tensor_get(c->in[j], off[j] + i * inner[j]);
         kern_set(c->out, out_off + i, combine(c, v));
     }
 }
@@ -102,10 +104,10 @@ static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     return NNFX_OK;
 }
 
-#define LOGIC_KERNEL(fn, kind)                                                                                  \
-    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
-                   nnfx_error *err) {                                                                           \
-        return logic(kind, n, nin, in, nout, out, err);                                                         \
+#define LOGIC_KERNEL(fn, kind)                                                                                         \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,             \
+                   nnfx_error *err) {                                                                                  \
+        return logic(kind, n, nin, in, nout, out, err);                                                                \
     }
 LOGIC_KERNEL(kern_and, L_AND)
 LOGIC_KERNEL(kern_or, L_OR)

@@ -7,8 +7,29 @@
 
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { M_ACOS, M_ACOSH, M_ASIN, M_ASINH, M_ATAN, M_ATANH, M_COS, M_COSH, M_SIN, M_SINH, M_TAN, M_CEIL,
-               M_FLOOR, M_ROUND, M_SIGN, M_SOFTPLUS, M_SOFTSIGN, M_SELU, M_CELU, M_THRESH, M_SHRINK } math_kind;
+typedef enum {
+    M_ACOS,
+    M_ACOSH,
+    M_ASIN,
+    M_ASINH,
+    M_ATAN,
+    M_ATANH,
+    M_COS,
+    M_COSH,
+    M_SIN,
+    M_SINH,
+    M_TAN,
+    M_CEIL,
+    M_FLOOR,
+    M_ROUND,
+    M_SIGN,
+    M_SOFTPLUS,
+    M_SOFTSIGN,
+    M_SELU,
+    M_CELU,
+    M_THRESH,
+    M_SHRINK
+} math_kind;
 
 /* One element of op k; a and b are the op's float attributes. */
 static float math_one(math_kind k, float x, float a, float b) {
@@ -47,14 +68,15 @@ static nnfx_status math(math_kind k, const nnfx_node *n, int nin, nnfx_tensor *c
     const float *x = in[0]->data;
     float *y = out[0]->data;
     int64_t cnt = nnfx_tensor_numel(in[0]);
-    for (int64_t i = 0; i < cnt; i++) y[i] = math_one(k, x[i], a, b);
+    for (int64_t i = 0; i < cnt; i++)
+        y[i] = math_one(k, x[i], a, b);
     return NNFX_OK;
 }
 
-#define MATH_KERNEL(fn, kind)                                                                                   \
-    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
-                   nnfx_error *err) {                                                                           \
-        return math(kind, n, nin, in, nout, out, err, 0, 0);                                                    \
+#define MATH_KERNEL(fn, kind)                                                                                          \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,             \
+                   nnfx_error *err) {                                                                                  \
+        return math(kind, n, nin, in, nout, out, err, 0, 0);                                                           \
     }
 MATH_KERNEL(kern_acos, M_ACOS)
 MATH_KERNEL(kern_acosh, M_ACOSH)
@@ -142,6 +164,7 @@ nnfx_status kern_not(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     const uint8_t *x = in[0]->data;
     uint8_t *y = out[0]->data;
     int64_t cnt = nnfx_tensor_numel(in[0]);
-    for (int64_t i = 0; i < cnt; i++) y[i] = !x[i];
+    for (int64_t i = 0; i < cnt; i++)
+        y[i] = !x[i];
     return NNFX_OK;
 }

@@ -16,7 +16,7 @@ static int64_t pad_src(int mode, int64_t i, int64_t dim) {
             if (i >= dim) i = 2 * (dim - 1) - i;
             if (i >= 0 && i < dim) return i;
         }
-    case 2: return i < 0 ? 0 : dim - 1; /* edge */
+    case 2: return i < 0 ? 0 : dim - 1;     /* edge */
     case 3: return ((i % dim) + dim) % dim; /* wrap */
     default: return -1;
     }
@@ -26,11 +26,16 @@ static int64_t pad_src(int mode, int64_t i, int64_t dim) {
  * or wrap; negative pads crop. */
 nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
-    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "pad needs data and pads");
+    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "pad needs data and pads");
     const nnfx_tensor *x = in[0];
     nnfx_tensor *o = out[0];
     const char *ms = nnfx_node_attr_string(n, "mode", "constant");
-    int mode = !ms || !strcmp(ms, "constant") ? 0 : !strcmp(ms, "reflect") ? 1 : !strcmp(ms, "edge") ? 2 : !strcmp(ms, "wrap") ? 3 : -1;
+    int mode = !ms || !strcmp(ms, "constant") ? 0
+               : !strcmp(ms, "reflect")       ? 1
+               : !strcmp(ms, "edge")          ? 2
+               : !strcmp(ms, "wrap")          ? 3
+                                              : -1;
     if (mode < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "pad mode '%s' is not supported", ms);
     int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];
     int np, na = 0;
@@ -88,7 +93,8 @@ nnfx_status kern_shape_op(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
     nnfx_status s = kern_check_out(n, out[0], 1, &len, err);
     if (s) return s;
     if (out[0]->dtype != NNFX_I64) return kern_fail(err, n, NNFX_ERR_RUNTIME, "shape output must be int64");
-    for (int64_t i = 0; i < len; i++) ((int64_t *)out[0]->data)[i] = in[0]->shape[lo + i];
+    for (int64_t i = 0; i < len; i++)
+        ((int64_t *)out[0]->data)[i] = in[0]->shape[lo + i];
     return NNFX_OK;
 }
 
@@ -105,15 +111,19 @@ nnfx_status kern_constant(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
     } else if ((a = nnfx_node_attr(n, "value_float")) && a->kind == NNFX_ATTR_FLOAT) {
         kern_set(o, 0, a->u.f);
     } else if ((a = nnfx_node_attr(n, "value_int")) && a->kind == NNFX_ATTR_INT) {
-        if (o->dtype == NNFX_I64) ((int64_t *)o->data)[0] = a->u.i;
-        else kern_set(o, 0, (double)a->u.i);
+        if (o->dtype == NNFX_I64)
+            ((int64_t *)o->data)[0] = a->u.i;
+        else
+            kern_set(o, 0, (double)a->u.i);
     } else if ((a = nnfx_node_attr(n, "value_floats")) && a->kind == NNFX_ATTR_FLOATS) {
         if (nnfx_tensor_numel(o) != a->u.floats.n) return kern_fail(err, n, NNFX_ERR_RUNTIME, "constant size mismatch");
-        for (int i = 0; i < a->u.floats.n; i++) kern_set(o, i, a->u.floats.v[i]);
+        for (int i = 0; i < a->u.floats.n; i++)
+            kern_set(o, i, a->u.floats.v[i]);
     } else if ((a = nnfx_node_attr(n, "value_ints")) && a->kind == NNFX_ATTR_INTS) {
         if (nnfx_tensor_numel(o) != a->u.ints.n || o->dtype != NNFX_I64)
             return kern_fail(err, n, NNFX_ERR_RUNTIME, "constant size mismatch");
-        for (int i = 0; i < a->u.ints.n; i++) ((int64_t *)o->data)[i] = a->u.ints.v[i];
+        for (int i = 0; i < a->u.ints.n; i++)
+            ((int64_t *)o->data)[i] = a->u.ints.v[i];
     } else {
         return kern_fail(err, n, NNFX_ERR_SHAPE, "constant has no value attribute");
     }
@@ -134,7 +144,8 @@ nnfx_status kern_constant_of_shape(const nnfx_node *n, int nin, nnfx_tensor *con
         memcpy(v, a->u.t->data, es);
     }
     int64_t total = nnfx_tensor_numel(o);
-    for (int64_t i = 0; i < total; i++) memcpy((char *)o->data + (size_t)i * es, v, es);
+    for (int64_t i = 0; i < total; i++)
+        memcpy((char *)o->data + (size_t)i * es, v, es);
     return NNFX_OK;
 }
 
@@ -147,11 +158,13 @@ nnfx_status kern_range(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
     int64_t cnt = nnfx_tensor_numel(o);
     if (o->dtype == NNFX_I64 && in[0]->dtype == NNFX_I64 && in[2]->dtype == NNFX_I64) {
         int64_t st = ((const int64_t *)in[0]->data)[0], de = ((const int64_t *)in[2]->data)[0];
-        for (int64_t i = 0; i < cnt; i++) ((int64_t *)o->data)[i] = st + i * de;
+        for (int64_t i = 0; i < cnt; i++)
+            ((int64_t *)o->data)[i] = st + i * de;
         return NNFX_OK;
     }
     double st = nnfx_tensor_get(in[0], 0), de = nnfx_tensor_get(in[2], 0);
-    for (int64_t i = 0; i < cnt; i++) kern_set(o, i, st + (double)i * de);
+    for (int64_t i = 0; i < cnt; i++)
+        kern_set(o, i, st + (double)i * de);
     return NNFX_OK;
 }
 
@@ -168,9 +181,11 @@ nnfx_status kern_cast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if (x->dtype == o->dtype) {
         if (x->nbytes) memcpy(o->data, x->data, x->nbytes);
     } else if (x->dtype == NNFX_I64 && o->dtype == NNFX_F32) {
-        for (int64_t i = 0; i < cnt; i++) ((float *)o->data)[i] = (float)((const int64_t *)x->data)[i];
+        for (int64_t i = 0; i < cnt; i++)
+            ((float *)o->data)[i] = (float)((const int64_t *)x->data)[i];
     } else {
-        for (int64_t i = 0; i < cnt; i++) kern_set(o, i, nnfx_tensor_get(x, i));
+        for (int64_t i = 0; i < cnt; i++)
+            kern_set(o, i, nnfx_tensor_get(x, i));
     }
     return NNFX_OK;
 }

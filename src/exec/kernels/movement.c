@@ -21,8 +21,8 @@ nnfx_status kern_copy(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
 
 /* Copies the elements of a strided view of src (shape, strides in elements,
  * base offset) into contiguous dst. */
-static void gather_strided(const char *src, int64_t base, int rank, const int64_t *shape, const int64_t *st,
-                           char *dst, size_t es) {
+static void gather_strided(const char *src, int64_t base, int rank, const int64_t *shape, const int64_t *st, char *dst,
+                           size_t es) {
     int64_t total = nnfx_shape_numel(rank, shape);
     if (total <= 0) return;
     if (rank == 0) {
@@ -37,10 +37,12 @@ static void gather_strided(const char *src, int64_t base, int rank, const int64_
         } else if (es == 4) {
             const uint32_t *s = (const uint32_t *)src + off;
             uint32_t *d = (uint32_t *)dst;
-            for (int64_t i = 0; i < inner; i++) d[i] = s[i * ist];
+            for (int64_t i = 0; i < inner; i++)
+                d[i] = s[i * ist];
             dst += (size_t)inner * es;
         } else {
-            for (int64_t i = 0; i < inner; i++, dst += es) memcpy(dst, src + (off + i * ist) * (int64_t)es, es);
+            for (int64_t i = 0; i < inner; i++, dst += es)
+                memcpy(dst, src + (off + i * ist) * (int64_t)es, es);
         }
         int d = rank - 2;
         for (; d >= 0; d--) {
@@ -56,7 +58,8 @@ static void gather_strided(const char *src, int64_t base, int rank, const int64_
 /* Transpose(data): out[i0..] = in[perm-permuted index]. */
 nnfx_status kern_transpose(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err) {
-    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "transpose needs an input");
+    if (nin < 1 || nout < 1 || !in[0] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "transpose needs an input");
     const nnfx_tensor *x = in[0];
     const nnfx_attr *p = nnfx_node_attr(n, "perm");
     int64_t perm[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK], st[NNFX_MAX_RANK], vst[NNFX_MAX_RANK];
@@ -66,7 +69,8 @@ nnfx_status kern_transpose(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     for (int i = 0; i < x->rank; i++) {
         int64_t q = (p && p->kind == NNFX_ATTR_INTS) ? p->u.ints.v[i] : x->rank - 1 - i;
         if (q < 0) q += x->rank;
-        if (q < 0 || q >= x->rank || seen[q]) return kern_fail(err, n, NNFX_ERR_SHAPE, "transpose perm is not a permutation");
+        if (q < 0 || q >= x->rank || seen[q])
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "transpose perm is not a permutation");
         seen[q] = true;
         perm[i] = q;
         oshape[i] = x->shape[q];
@@ -75,7 +79,8 @@ nnfx_status kern_transpose(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     if (s) return s;
     if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "transpose output dtype differs");
     kern_strides(x->rank, x->shape, st);
-    for (int i = 0; i < x->rank; i++) vst[i] = st[perm[i]];
+    for (int i = 0; i < x->rank; i++)
+        vst[i] = st[perm[i]];
     gather_strided(x->data, 0, x->rank, oshape, vst, out[0]->data, nnfx_dtype_size(x->dtype));
     return NNFX_OK;
 }
@@ -91,8 +96,10 @@ nnfx_status kern_concat(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
         return kern_fail(err, n, NNFX_ERR_SHAPE, "concat axis %lld out of range for rank %d", (long long)a, o->rank);
     size_t es = nnfx_dtype_size(o->dtype);
     int64_t outer = 1, inner = 1, sum = 0;
-    for (int i = 0; i < axis; i++) outer *= o->shape[i];
-    for (int i = axis + 1; i < o->rank; i++) inner *= o->shape[i];
+    for (int i = 0; i < axis; i++)
+        outer *= o->shape[i];
+    for (int i = axis + 1; i < o->rank; i++)
+        inner *= o->shape[i];
     for (int k = 0; k < nin; k++) {
         const nnfx_tensor *t = in[k];
         if (!t || t->dtype != o->dtype || t->rank != o->rank)
@@ -126,18 +133,21 @@ nnfx_status kern_split(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
         return kern_fail(err, n, NNFX_ERR_SHAPE, "split axis %lld out of range for rank %d", (long long)a, x->rank);
     size_t es = nnfx_dtype_size(x->dtype);
     int64_t outer = 1, inner = 1, sum = 0;
-    for (int i = 0; i < axis; i++) outer *= x->shape[i];
-    for (int i = axis + 1; i < x->rank; i++) inner *= x->shape[i];
+    for (int i = 0; i < axis; i++)
+        outer *= x->shape[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->shape[i];
     for (int k = 0; k < nout; k++) {
         const nnfx_tensor *t = out[k];
         bool ok = t && t->dtype == x->dtype && t->rank == x->rank;
-        for (int d = 0; ok && d < x->rank; d++) ok = d == axis || t->shape[d] == x->shape[d];
+        for (int d = 0; ok && d < x->rank; d++)
+            ok = d == axis || t->shape[d] == x->shape[d];
         if (!ok) return kern_fail(err, n, NNFX_ERR_RUNTIME, "split output %d buffer does not fit the input", k);
         sum += t->shape[axis];
     }
     if (sum != x->shape[axis])
-        return kern_fail(err, n, NNFX_ERR_SHAPE, "split parts sum to %lld, input has %lld along axis %d", (long long)sum,
-                         (long long)x->shape[axis], axis);
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "split parts sum to %lld, input has %lld along axis %d",
+                         (long long)sum, (long long)x->shape[axis], axis);
     size_t xrow = (size_t)(x->shape[axis] * inner) * es, pos = 0;
     for (int k = 0; k < nout; k++) {
         size_t row = (size_t)(out[k]->shape[axis] * inner) * es;
@@ -164,7 +174,8 @@ nnfx_status kern_slice(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
         return kern_fail(err, n, NNFX_ERR_SHAPE, "slice starts/ends/axes/steps lengths differ or exceed the rank");
     int64_t start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], cnt[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], vst[NNFX_MAX_RANK];
     char why[200];
-    if (!ir_slice_plan(x->rank, x->shape, ns, st, en, at ? ax : NULL, pt ? sp : NULL, start, step, cnt, why, sizeof why))
+    if (!ir_slice_plan(x->rank, x->shape, ns, st, en, at ? ax : NULL, pt ? sp : NULL, start, step, cnt, why,
+                       sizeof why))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
     nnfx_status s = kern_check_out(n, out[0], x->rank, cnt, err);
     if (s) return s;
@@ -190,18 +201,24 @@ nnfx_status kern_gather(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     int64_t a = nnfx_node_attr_int(n, "axis", 0);
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gather axis %lld out of range for rank %d", (long long)a, x->rank);
-    if (x->rank - 1 + ix->rank > NNFX_MAX_RANK) return kern_fail(err, n, NNFX_ERR_SHAPE, "gather result rank too large");
+    if (x->rank - 1 + ix->rank > NNFX_MAX_RANK)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "gather result rank too large");
     int64_t oshape[NNFX_MAX_RANK];
     int r = 0;
-    for (int i = 0; i < axis; i++) oshape[r++] = x->shape[i];
-    for (int i = 0; i < ix->rank; i++) oshape[r++] = ix->shape[i];
-    for (int i = axis + 1; i < x->rank; i++) oshape[r++] = x->shape[i];
+    for (int i = 0; i < axis; i++)
+        oshape[r++] = x->shape[i];
+    for (int i = 0; i < ix->rank; i++)
+        oshape[r++] = ix->shape[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        oshape[r++] = x->shape[i];
     nnfx_status s = kern_check_out(n, out[0], r, oshape, err);
     if (s) return s;
     size_t es = nnfx_dtype_size(x->dtype);
     int64_t outer = 1, inner = 1, len = x->shape[axis], ni = nnfx_tensor_numel(ix);
-    for (int i = 0; i < axis; i++) outer *= x->shape[i];
-    for (int i = axis + 1; i < x->rank; i++) inner *= x->shape[i];
+    for (int i = 0; i < axis; i++)
+        outer *= x->shape[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->shape[i];
     size_t blk = (size_t)inner * es;
     char *dst = out[0]->data;
     for (int64_t q = 0; q < outer; q++)
@@ -243,7 +260,8 @@ nnfx_status kern_expand(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
 /* Tile(input, repeats): out[i] = in[i mod dim] per dim. */
 nnfx_status kern_tile(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
-    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "tile needs input and repeats");
+    if (nin < 2 || nout < 1 || !in[0] || !in[1] || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "tile needs input and repeats");
     const nnfx_tensor *x = in[0];
     nnfx_tensor *o = out[0];
     int64_t rep[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];
@@ -262,7 +280,8 @@ nnfx_status kern_tile(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     char *dst = o->data;
     for (int64_t i = 0; i < total; i++, dst += es) {
         int64_t off = 0;
-        for (int d = 0; d < x->rank; d++) off += (idx[d] % x->shape[d]) * xst[d];
+        for (int d = 0; d < x->rank; d++)
+            off += (idx[d] % x->shape[d]) * xst[d];
         memcpy(dst, (const char *)x->data + (size_t)off * es, es);
         for (int d = x->rank - 1; d >= 0; d--) {
             if (++idx[d] < oshape[d]) break;

@@ -10,7 +10,8 @@ nnfx_status kern_batch_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
                             nnfx_error *err) {
     static const char *names[5] = {"X", "scale", "B", "input_mean", "input_var"};
     nnfx_status s;
-    if (nin < 5 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "batch_normalization needs 5 inputs");
+    if (nin < 5 || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "batch_normalization needs 5 inputs");
     for (int i = 0; i < 5; i++)
         if ((s = kern_need(n, in[i], NNFX_F32, names[i], err))) return s;
     const nnfx_tensor *x = in[0];
@@ -25,13 +26,15 @@ nnfx_status kern_batch_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     const float *sc = in[1]->data, *bi = in[2]->data, *mu = in[3]->data, *va = in[4]->data, *xd = x->data;
     float *y = out[0]->data;
     int64_t inner = 1;
-    for (int i = 2; i < x->rank; i++) inner *= x->shape[i];
+    for (int i = 2; i < x->rank; i++)
+        inner *= x->shape[i];
     for (int64_t b = 0; b < x->shape[0]; b++)
         for (int64_t c = 0; c < ch; c++) {
             float a = sc[c] / sqrtf(va[c] + eps), off = bi[c] - mu[c] * a;
             const float *xi = xd + (b * ch + c) * inner;
             float *yo = y + (b * ch + c) * inner;
-            for (int64_t i = 0; i < inner; i++) yo[i] = xi[i] * a + off;
+            for (int64_t i = 0; i < inner; i++)
+                yo[i] = xi[i] * a + off;
         }
     return NNFX_OK;
 }
@@ -41,7 +44,8 @@ nnfx_status kern_batch_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
 nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                             nnfx_error *err) {
     nnfx_status s;
-    if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "layer_normalization needs X and scale");
+    if (nin < 2 || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "layer_normalization needs X and scale");
     const nnfx_tensor *x = in[0], *sc = in[1], *bi = nin > 2 ? in[2] : NULL;
     if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, sc, NNFX_F32, "scale", err))) return s;
     if (bi && (s = kern_need(n, bi, NNFX_F32, "B", err))) return s;
@@ -52,11 +56,13 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
                          x->rank);
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     int64_t inner = 1;
-    for (int i = axis; i < x->rank; i++) inner *= x->shape[i];
+    for (int i = axis; i < x->rank; i++)
+        inner *= x->shape[i];
     int64_t outer = inner ? nnfx_tensor_numel(x) / inner : 0;
     int64_t ns = nnfx_tensor_numel(sc), nb = bi ? nnfx_tensor_numel(bi) : 0;
     if ((ns != inner && ns != 1) || (bi && nb != inner && nb != 1))
-        return kern_fail(err, n, NNFX_ERR_SHAPE, "layer_normalization scale/B have %lld/%lld values for %lld normalised elements",
+        return kern_fail(err, n, NNFX_ERR_SHAPE,
+                         "layer_normalization scale/B have %lld/%lld values for %lld normalised elements",
                          (long long)ns, (long long)nb, (long long)inner);
     float eps = (float)nnfx_node_attr_float(n, "epsilon", 1e-5);
     const float *xd = x->data, *sd = sc->data, *bd = bi ? bi->data : NULL;
@@ -68,16 +74,20 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
         if (out[k]->dtype != NNFX_F32 || nnfx_tensor_numel(out[k]) != outer)
             return kern_fail(err, n, NNFX_ERR_RUNTIME, "layer_normalization output %d does not hold %lld values", k,
                              (long long)outer);
-        if (k == 1) mean_out = out[k]->data;
-        else inv_out = out[k]->data;
+        if (k == 1)
+            mean_out = out[k]->data;
+        else
+            inv_out = out[k]->data;
     }
     for (int64_t o = 0; o < outer; o++) {
         const float *xi = xd + o * inner;
         float *yo = y + o * inner;
         double mean = 0, var = 0;
-        for (int64_t i = 0; i < inner; i++) mean += xi[i];
+        for (int64_t i = 0; i < inner; i++)
+            mean += xi[i];
         mean /= (double)inner;
-        for (int64_t i = 0; i < inner; i++) var += (xi[i] - mean) * (xi[i] - mean);
+        for (int64_t i = 0; i < inner; i++)
+            var += (xi[i] - mean) * (xi[i] - mean);
         var /= (double)inner;
         float inv = (float)(1.0 / sqrt(var + eps));
         if (mean_out) mean_out[o] = (float)mean;
@@ -103,8 +113,10 @@ static nnfx_status softmax(bool logsm, const nnfx_node *n, int nin, nnfx_tensor 
         return kern_fail(err, n, NNFX_ERR_SHAPE, "softmax axis %lld out of range for rank %d", (long long)a, x->rank);
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     int64_t len = x->rank ? x->shape[axis] : 1, inner = 1, outer = 1;
-    for (int i = axis + 1; i < x->rank; i++) inner *= x->shape[i];
-    for (int i = 0; i < axis; i++) outer *= x->shape[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->shape[i];
+    for (int i = 0; i < axis; i++)
+        outer *= x->shape[i];
     const float *xd = x->data;
     float *y = out[0]->data;
     for (int64_t o = 0; o < outer; o++)
@@ -122,10 +134,12 @@ static nnfx_status softmax(bool logsm, const nnfx_node *n, int nin, nnfx_tensor 
             }
             if (logsm) {
                 float ls = (float)log(sum);
-                for (int64_t i = 0; i < len; i++) yo[i * inner] = xi[i * inner] - m - ls;
+                for (int64_t i = 0; i < len; i++)
+                    yo[i * inner] = xi[i * inner] - m - ls;
             } else {
                 float inv = (float)(1.0 / sum);
-                for (int64_t i = 0; i < len; i++) yo[i * inner] *= inv;
+                for (int64_t i = 0; i < len; i++)
+                    yo[i * inner] *= inv;
             }
         }
     return NNFX_OK;

@@ -26,11 +26,13 @@ static nnfx_status pool_setup(const nnfx_node *n, int nin, nnfx_tensor *const *i
     if (nsp < 1 || nsp > 3)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "pooling supports 1-d to 3-d inputs, got rank %d", x->rank);
     int64_t in_sp[3];
-    for (int i = 0; i < nsp; i++) in_sp[i] = x->shape[2 + i];
+    for (int i = 0; i < nsp; i++)
+        in_sp[i] = x->shape[2 + i];
     ir_window win;
     if ((s = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, err))) return s;
     int64_t oshape[5] = {x->shape[0], x->shape[1], 0, 0, 0};
-    for (int i = 0; i < nsp; i++) oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
+    for (int i = 0; i < nsp; i++)
+        oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
     if ((s = kern_check_out(n, out[0], x->rank, oshape, err))) return s;
     p->nc = x->shape[0] * x->shape[1];
     for (int j = 0; j < 3; j++) {
@@ -102,8 +104,8 @@ nnfx_status kern_max_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
 /* AveragePool(X): mean over each window. count_include_pad counts padded
  * positions inside the declared pads (not the extra ceil_mode overhang),
  * as PyTorch does. */
-nnfx_status kern_average_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
-                              nnfx_tensor *const *out, nnfx_error *err) {
+nnfx_status kern_average_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
     pool3d p;
     nnfx_status s = pool_setup(n, nin, in, nout, out, &p, err);
     if (s) return s;
@@ -152,7 +154,8 @@ static nnfx_status global_pool(bool is_max, const nnfx_node *n, int nin, nnfx_te
     if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
     if (x->rank < 3) return kern_fail(err, n, NNFX_ERR_SHAPE, "global pooling expects rank >= 3, got %d", x->rank);
     int64_t oshape[NNFX_MAX_RANK];
-    for (int i = 0; i < x->rank; i++) oshape[i] = i < 2 ? x->shape[i] : 1;
+    for (int i = 0; i < x->rank; i++)
+        oshape[i] = i < 2 ? x->shape[i] : 1;
     if ((s = kern_check_out(n, out[0], x->rank, oshape, err))) return s;
     int64_t nc = x->shape[0] * x->shape[1], sp = nnfx_tensor_numel(x) / (nc ? nc : 1);
     const float *xd = x->data;
@@ -170,8 +173,10 @@ static nnfx_status global_pool(bool is_max, const nnfx_node *n, int nin, nnfx_te
             double acc[8] = {0};
             int64_t i = 0;
             for (; i + 8 <= sp; i += 8)
-                for (int j = 0; j < 8; j++) acc[j] += xc[i + j];
-            for (int j = 0; i < sp; i++, j++) acc[j] += xc[i];
+                for (int j = 0; j < 8; j++)
+                    acc[j] += xc[i + j];
+            for (int j = 0; i < sp; i++, j++)
+                acc[j] += xc[i];
             double sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
             y[c] = sp ? (float)(sum / (double)sp) : 0.0f;
         }
@@ -186,7 +191,7 @@ nnfx_status kern_global_average_pool(const nnfx_node *n, int nin, nnfx_tensor *c
 }
 
 /* GlobalMaxPool(X): max over all spatial dims per (N, C). */
-nnfx_status kern_global_max_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
-                                 nnfx_tensor *const *out, nnfx_error *err) {
+nnfx_status kern_global_max_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                                 nnfx_error *err) {
     return global_pool(true, n, nin, in, nout, out, err);
 }

@@ -33,9 +33,10 @@ fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xs, const int64_t 
     int64_t in_sp[2] = {xs[2], xs[3]}, k[2] = {ks->u.ints.v[0], ks->u.ints.v[1]};
     ir_window win;
     if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
-    fx_maxpool m = {xs[0], xs[1], xs[2], xs[3], ys[2], ys[3], win.k[0], win.k[1], win.s[0], win.s[1],
-                    win.d[0], win.d[1], win.pb[0], win.pb[1]};
-    if (m.w > 1024 || m.kh < 1 || m.kw < 1 || m.sh < 1 || m.sw < 1 || m.dh < 1 || m.dw < 1 || ys[0] != m.n || ys[1] != m.c) {
+    fx_maxpool m = {xs[0],    xs[1],    xs[2],    xs[3],    ys[2],    ys[3],     win.k[0],
+                    win.k[1], win.s[0], win.s[1], win.d[0], win.d[1], win.pb[0], win.pb[1]};
+    if (m.w > 1024 || m.kh < 1 || m.kw < 1 || m.sh < 1 || m.sw < 1 || m.dh < 1 || m.dw < 1 || ys[0] != m.n ||
+        ys[1] != m.c) {
         nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast max pool: unusual window");
         return NULL;
     }
@@ -59,12 +60,14 @@ FX_CLONES
 static void plane(const fx_maxpool *m, const float *restrict x, float *restrict y, float *restrict tmp) {
     for (int64_t oy = 0; oy < m->oh; oy++) {
         int64_t y0 = oy * m->sh - m->ph;
-        for (int64_t i = 0; i < m->w; i++) tmp[i] = -INFINITY;
+        for (int64_t i = 0; i < m->w; i++)
+            tmp[i] = -INFINITY;
         for (int64_t ky = 0; ky < m->kh; ky++) {
             int64_t iy = y0 + ky * m->dh;
             if (iy < 0 || iy >= m->h) continue;
             const float *restrict row = x + iy * m->w;
-            for (int64_t i = 0; i < m->w; i++) tmp[i] = max_nan(tmp[i], row[i]);
+            for (int64_t i = 0; i < m->w; i++)
+                tmp[i] = max_nan(tmp[i], row[i]);
         }
         float *restrict yr = y + oy * m->ow;
         /* interior outputs [lo, hi): the whole window inside the row;
@@ -73,15 +76,19 @@ static void plane(const fx_maxpool *m, const float *restrict x, float *restrict 
         int64_t hi = last < 0 ? 0 : last / m->sw + 1;
         if (hi > m->ow) hi = m->ow;
         if (lo > hi) lo = hi;
-        for (int64_t ox = lo; ox < hi; ox++) yr[ox] = -INFINITY;
+        for (int64_t ox = lo; ox < hi; ox++)
+            yr[ox] = -INFINITY;
         for (int64_t kx = 0; kx < m->kw; kx++) {
             const float *restrict t = tmp + kx * m->dw - m->pw;
             if (m->sw == 1)
-                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[ox]);
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yr[ox] = max_nan(yr[ox], t[ox]);
             else if (m->sw == 2)
-                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[2 * ox]);
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yr[ox] = max_nan(yr[ox], t[2 * ox]);
             else
-                for (int64_t ox = lo; ox < hi; ox++) yr[ox] = max_nan(yr[ox], t[ox * m->sw]);
+                for (int64_t ox = lo; ox < hi; ox++)
+                    yr[ox] = max_nan(yr[ox], t[ox * m->sw]);
         }
         for (int64_t ox = 0; ox < m->ow; ox++) {
             if (ox == lo) ox = hi;
@@ -111,7 +118,8 @@ static void pool_task(void *ctx, int64_t t, int tid) {
     const fx_maxpool *m = j->m;
     float tmp[1024]; /* rows are at most 1024 wide (checked at build) */
     int64_t p0 = t * PLANES_PER_TASK, p1 = p0 + PLANES_PER_TASK < m->n * m->c ? p0 + PLANES_PER_TASK : m->n * m->c;
-    for (int64_t pl = p0; pl < p1; pl++) plane(m, j->x + pl * m->h * m->w, j->y + pl * m->oh * m->ow, tmp);
+    for (int64_t pl = p0; pl < p1; pl++)
+        plane(m, j->x + pl * m->h * m->w, j->y + pl * m->oh * m->ow, tmp);
 }
 
 void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y) {

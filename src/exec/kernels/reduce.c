@@ -45,7 +45,8 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     int64_t on = nnfx_tensor_numel(out[0]), xn = nnfx_tensor_numel(x);
     double *acc = malloc((size_t)(on ? on : 1) * sizeof(double));
     if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < on; i++) acc[i] = k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : k == R_PROD ? 1.0 : 0.0;
+    for (int64_t i = 0; i < on; i++)
+        acc[i] = k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : k == R_PROD ? 1.0 : 0.0;
     int64_t idx[NNFX_MAX_RANK] = {0}, o = 0;
     for (int64_t i = 0; i < xn; i++) {
         double v = x->dtype == NNFX_F32 ? (double)((const float *)x->data)[i] : nnfx_tensor_get(x, i);
@@ -76,9 +77,12 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     }
     for (int64_t i = 0; i < on; i++) {
         double v = acc[i];
-        if (k == R_MEAN) v = cnt ? acc[i] / (double)cnt : NAN;
-        else if (k == R_L2) v = sqrt(acc[i]);
-        else if (k == R_LOGSUM || k == R_LOGSUMEXP) v = log(acc[i]);
+        if (k == R_MEAN)
+            v = cnt ? acc[i] / (double)cnt : NAN;
+        else if (k == R_L2)
+            v = sqrt(acc[i]);
+        else if (k == R_LOGSUM || k == R_LOGSUMEXP)
+            v = log(acc[i]);
         if (x->dtype != NNFX_F32)
             kern_set(out[0], i, v);
         else
@@ -118,8 +122,8 @@ nnfx_status kern_reduce_l2(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
                            nnfx_error *err) {
     return reduce(R_L2, n, nin, in, nout, out, err);
 }
-nnfx_status kern_reduce_log_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
-                                nnfx_tensor *const *out, nnfx_error *err) {
+nnfx_status kern_reduce_log_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                                nnfx_error *err) {
     return reduce(R_LOGSUM, n, nin, in, nout, out, err);
 }
 nnfx_status kern_reduce_log_sum_exp(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
@@ -151,8 +155,10 @@ nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
         return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax axis %lld out of range for rank %d", (long long)a, x->rank);
     bool last = nnfx_node_attr_int(n, "select_last_index", 0) != 0;
     int64_t len = x->shape[axis], inner = 1, outer = 1;
-    for (int i = axis + 1; i < x->rank; i++) inner *= x->shape[i];
-    for (int i = 0; i < axis; i++) outer *= x->shape[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->shape[i];
+    for (int i = 0; i < axis; i++)
+        outer *= x->shape[i];
     if (nnfx_tensor_numel(out[0]) != outer * inner)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output buffer has the wrong size");
     if (len == 0 && outer * inner > 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax over an empty axis");

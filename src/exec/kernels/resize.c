@@ -17,10 +17,10 @@ typedef struct axis_cfg {
     ctm_kind ct;
     nearest_kind nm;
     double scale;
-    double roi_lo, roi_hi;   /* tf_crop_and_resize: the crop, as fractions of the axis */
-    double cubic_a;          /* cubic_coeff_a */
-    bool exclude_outside;    /* cubic: drop taps outside the input, renormalise */
-    float extrapolation;     /* tf_crop_and_resize: value for points outside the input */
+    double roi_lo, roi_hi; /* tf_crop_and_resize: the crop, as fractions of the axis */
+    double cubic_a;        /* cubic_coeff_a */
+    bool exclude_outside;  /* cubic: drop taps outside the input, renormalise */
+    float extrapolation;   /* tf_crop_and_resize: value for points outside the input */
 } axis_cfg;
 
 /* Up to four source rows, with weights, for one output position; nt == 0
@@ -43,8 +43,9 @@ static double src_coord(const axis_cfg *a, double x, int64_t in, int64_t out) {
     case CT_ASYM: return x / scale;
     case CT_TF_HALF_NN: return (x + 0.5) / scale;
     case CT_TF_CROP:
-        return out > 1 ? a->roi_lo * (double)(in - 1) + x * (a->roi_hi - a->roi_lo) * (double)(in - 1) / (double)(out - 1)
-                       : 0.5 * (a->roi_lo + a->roi_hi) * (double)(in - 1);
+        return out > 1
+                   ? a->roi_lo * (double)(in - 1) + x * (a->roi_hi - a->roi_lo) * (double)(in - 1) / (double)(out - 1)
+                   : 0.5 * (a->roi_lo + a->roi_hi) * (double)(in - 1);
     }
     return 0;
 }
@@ -110,7 +111,8 @@ static void axis_taps(const axis_cfg *a, int64_t x, int64_t in, int64_t out, res
  * out entries of scratch. */
 static void resize_axis(const axis_cfg *a, const float *src, float *dst, int64_t outer, int64_t in, int64_t out,
                         int64_t inner, resize_taps *taps) {
-    for (int64_t x = 0; x < out; x++) axis_taps(a, x, in, out, &taps[x]);
+    for (int64_t x = 0; x < out; x++)
+        axis_taps(a, x, in, out, &taps[x]);
     for (int64_t o = 0; o < outer; o++) {
         const float *sp = src + o * in * inner;
         float *dp = dst + o * out * inner;
@@ -118,13 +120,15 @@ static void resize_axis(const axis_cfg *a, const float *src, float *dst, int64_t
             const resize_taps *t = &taps[x];
             float *d = dp + x * inner;
             if (t->nt == 0) {
-                for (int64_t j = 0; j < inner; j++) d[j] = a->extrapolation;
+                for (int64_t j = 0; j < inner; j++)
+                    d[j] = a->extrapolation;
             } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
                 memcpy(d, sp + t->i[0] * inner, (size_t)inner * sizeof(float));
             } else {
                 for (int64_t j = 0; j < inner; j++) {
                     float v = 0;
-                    for (int k = 0; k < t->nt; k++) v += t->w[k] * sp[t->i[k] * inner + j];
+                    for (int k = 0; k < t->nt; k++)
+                        v += t->w[k] * sp[t->i[k] * inner + j];
                     d[j] = v;
                 }
             }
@@ -146,24 +150,41 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "resize output buffer does not match the input rank");
     axis_cfg cfg = {0};
     const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    if (mode && !strcmp(mode, "nearest")) cfg.mode = RM_NEAREST;
-    else if (mode && !strcmp(mode, "linear")) cfg.mode = RM_LINEAR;
-    else if (mode && !strcmp(mode, "cubic")) cfg.mode = RM_CUBIC;
-    else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
+    if (mode && !strcmp(mode, "nearest"))
+        cfg.mode = RM_NEAREST;
+    else if (mode && !strcmp(mode, "linear"))
+        cfg.mode = RM_LINEAR;
+    else if (mode && !strcmp(mode, "cubic"))
+        cfg.mode = RM_CUBIC;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
     const char *cs = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    if (!cs || !strcmp(cs, "half_pixel")) cfg.ct = CT_HALF;
-    else if (!strcmp(cs, "pytorch_half_pixel")) cfg.ct = CT_PYTORCH_HALF;
-    else if (!strcmp(cs, "align_corners")) cfg.ct = CT_ALIGN;
-    else if (!strcmp(cs, "asymmetric")) cfg.ct = CT_ASYM;
-    else if (!strcmp(cs, "tf_half_pixel_for_nn")) cfg.ct = CT_TF_HALF_NN;
-    else if (!strcmp(cs, "tf_crop_and_resize")) cfg.ct = CT_TF_CROP;
-    else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported", cs);
+    if (!cs || !strcmp(cs, "half_pixel"))
+        cfg.ct = CT_HALF;
+    else if (!strcmp(cs, "pytorch_half_pixel"))
+        cfg.ct = CT_PYTORCH_HALF;
+    else if (!strcmp(cs, "align_corners"))
+        cfg.ct = CT_ALIGN;
+    else if (!strcmp(cs, "asymmetric"))
+        cfg.ct = CT_ASYM;
+    else if (!strcmp(cs, "tf_half_pixel_for_nn"))
+        cfg.ct = CT_TF_HALF_NN;
+    else if (!strcmp(cs, "tf_crop_and_resize"))
+        cfg.ct = CT_TF_CROP;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported",
+                         cs);
     const char *ns = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
-    if (!ns || !strcmp(ns, "round_prefer_floor")) cfg.nm = NM_ROUND_FLOOR;
-    else if (!strcmp(ns, "round_prefer_ceil")) cfg.nm = NM_ROUND_CEIL;
-    else if (!strcmp(ns, "floor")) cfg.nm = NM_FLOOR;
-    else if (!strcmp(ns, "ceil")) cfg.nm = NM_CEIL;
-    else return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
+    if (!ns || !strcmp(ns, "round_prefer_floor"))
+        cfg.nm = NM_ROUND_FLOOR;
+    else if (!strcmp(ns, "round_prefer_ceil"))
+        cfg.nm = NM_ROUND_CEIL;
+    else if (!strcmp(ns, "floor"))
+        cfg.nm = NM_FLOOR;
+    else if (!strcmp(ns, "ceil"))
+        cfg.nm = NM_CEIL;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
     cfg.cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
     cfg.exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
     cfg.extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
@@ -177,7 +198,8 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
             if (!infer_axis(aa->u.ints.v[i], x->rank, false, &axes[i]))
                 return kern_fail(err, n, NNFX_ERR_SHAPE, "resize axis out of range");
     } else {
-        for (int i = 0; i < na; i++) axes[i] = i;
+        for (int i = 0; i < na; i++)
+            axes[i] = i;
     }
     /* per-dim scale: the scales input (mapped through axes) or out / in */
     double scale[NNFX_MAX_RANK], roi_lo[NNFX_MAX_RANK], roi_hi[NNFX_MAX_RANK];
@@ -234,8 +256,10 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
         bool whole = cfg.ct != CT_TF_CROP || (roi_lo[d] == 0.0 && roi_hi[d] == 1.0);
         if (o->shape[d] == x->shape[d] && scale[d] == 1.0 && whole) continue;
         int64_t outer = 1, inner = 1;
-        for (int i = 0; i < d; i++) outer *= cur[i];
-        for (int i = d + 1; i < x->rank; i++) inner *= cur[i];
+        for (int i = 0; i < d; i++)
+            outer *= cur[i];
+        for (int i = d + 1; i < x->rank; i++)
+            inner *= cur[i];
         cfg.scale = scale[d];
         cfg.roi_lo = roi_lo[d], cfg.roi_hi = roi_hi[d];
         resize_axis(&cfg, src, buf[which], outer, cur[d], o->shape[d], inner, taps);

@@ -31,9 +31,11 @@ void fx_pack_a(const float *a, int64_t lda, int64_t m, int64_t k, float *out) {
         for (int64_t r = 0; r < FX_MR; r++) {
             int64_t row = p * FX_MR + r;
             if (row < m)
-                for (int64_t kk = 0; kk < k; kk++) dst[kk * FX_MR + r] = a[row * lda + kk];
+                for (int64_t kk = 0; kk < k; kk++)
+                    dst[kk * FX_MR + r] = a[row * lda + kk];
             else
-                for (int64_t kk = 0; kk < k; kk++) dst[kk * FX_MR + r] = 0.0f;
+                for (int64_t kk = 0; kk < k; kk++)
+                    dst[kk * FX_MR + r] = 0.0f;
         }
     }
 }
@@ -43,11 +45,14 @@ void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk
     int64_t j = 0;
     float *restrict d = dst + kk * FX_NR;
     for (; j + FX_NR <= nc; j += FX_NR, d += kc * FX_NR)
-        for (int i = 0; i < FX_NR; i++) d[i] = src[j + i];
+        for (int i = 0; i < FX_NR; i++)
+            d[i] = src[j + i];
     if (j < nc) {
         int64_t r = nc - j;
-        for (int64_t i = 0; i < r; i++) d[i] = src[j + i];
-        for (int64_t i = r; i < FX_NR; i++) d[i] = 0.0f;
+        for (int64_t i = 0; i < r; i++)
+            d[i] = src[j + i];
+        for (int64_t i = r; i < FX_NR; i++)
+            d[i] = 0.0f;
     }
 }
 
@@ -59,20 +64,23 @@ static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict
                       int64_t ldc, bool acc) {
     float t[FX_MR][FX_NR];
     for (int r = 0; r < FX_MR; r++)
-        for (int j = 0; j < FX_NR; j++) t[r][j] = acc ? c[r * ldc + j] : 0.0f;
+        for (int j = 0; j < FX_NR; j++)
+            t[r][j] = acc ? c[r * ldc + j] : 0.0f;
     for (int64_t k = 0; k < kc; k++, a += FX_MR, b += ldb)
         for (int r = 0; r < FX_MR; r++)
-            for (int j = 0; j < FX_NR; j++) t[r][j] += a[r] * b[j];
+            for (int j = 0; j < FX_NR; j++)
+                t[r][j] += a[r] * b[j];
     for (int r = 0; r < FX_MR; r++)
-        for (int j = 0; j < FX_NR; j++) c[r * ldc + j] = t[r][j];
+        for (int j = 0; j < FX_NR; j++)
+            c[r * ldc + j] = t[r][j];
 }
 
 #if FX_HAVE_X86
 /* 6 x 16 tile in 12 ymm accumulators: per k, two loads of B and six
  * broadcasts of A feed twelve FMAs. */
 __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const float *restrict a,
-                                                             const float *restrict b, int64_t ldb,
-                                                             float *restrict c, int64_t ldc, bool acc) {
+                                                             const float *restrict b, int64_t ldb, float *restrict c,
+                                                             int64_t ldc, bool acc) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     if (acc) {
         c00 = _mm256_loadu_ps(c + 0 * ldc), c01 = _mm256_loadu_ps(c + 0 * ldc + 8);
@@ -135,9 +143,11 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
         }
         float t[FX_MR * FX_NR] = {0};
         if (accumulate)
-            for (int64_t r = 0; r < rows; r++) memcpy(t + r * FX_NR, c + r * ldc + j, (size_t)cols * sizeof(float));
+            for (int64_t r = 0; r < rows; r++)
+                memcpy(t + r * FX_NR, c + r * ldc + j, (size_t)cols * sizeof(float));
         uk(kc, a, b, FX_NR, t, FX_NR, accumulate);
-        for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc + j, t + r * FX_NR, (size_t)cols * sizeof(float));
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(c + r * ldc + j, t + r * FX_NR, (size_t)cols * sizeof(float));
     }
 }
 
@@ -153,9 +163,11 @@ void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, c
         }
         float t[FX_MR * FX_NR] = {0};
         if (accumulate)
-            for (int64_t r = 0; r < rows; r++) memcpy(t + r * FX_NR, c + r * ldc + j, FX_NR * sizeof(float));
+            for (int64_t r = 0; r < rows; r++)
+                memcpy(t + r * FX_NR, c + r * ldc + j, FX_NR * sizeof(float));
         uk(kc, a, b + j, ldb, t, FX_NR, accumulate);
-        for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc + j, t + r * FX_NR, FX_NR * sizeof(float));
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(c + r * ldc + j, t + r * FX_NR, FX_NR * sizeof(float));
     }
     if (full < nc) fx_sgemm_panel(kc, nc - full, rows, a, tail, c + full, ldc, accumulate);
 }

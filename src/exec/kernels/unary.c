@@ -7,14 +7,34 @@
 
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { U_RELU, U_LEAKY, U_SIGMOID, U_HSIG, U_HSWISH, U_TANH, U_ELU, U_ERF, U_EXP, U_LOG, U_SQRT, U_NEG,
-               U_ABS, U_RECIP } unary_kind;
+typedef enum {
+    U_RELU,
+    U_LEAKY,
+    U_SIGMOID,
+    U_HSIG,
+    U_HSWISH,
+    U_TANH,
+    U_ELU,
+    U_ERF,
+    U_EXP,
+    U_LOG,
+    U_SQRT,
+    U_NEG,
+    U_ABS,
+    U_RECIP
+} unary_kind;
 
 static void unary_f32(unary_kind k, const float *x, float *y, int64_t n, float alpha, float beta) {
     int64_t i;
     switch (k) {
-    case U_RELU: for (i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f; break;
-    case U_LEAKY: for (i = 0; i < n; i++) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break;
+    case U_RELU:
+        for (i = 0; i < n; i++)
+            y[i] = x[i] > 0 ? x[i] : 0.0f;
+        break;
+    case U_LEAKY:
+        for (i = 0; i < n; i++)
+            y[i] = x[i] >= 0 ? x[i] : alpha * x[i];
+        break;
     case U_SIGMOID:
         for (i = 0; i < n; i++) {
             float v = x[i];
@@ -39,15 +59,42 @@ static void unary_f32(unary_kind k, const float *x, float *y, int64_t n, float a
             y[i] = x[i] * v;
         }
         break;
-    case U_TANH: for (i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
-    case U_ELU: for (i = 0; i < n; i++) y[i] = x[i] >= 0 ? x[i] : alpha * expm1f(x[i]); break;
-    case U_ERF: for (i = 0; i < n; i++) y[i] = erff(x[i]); break;
-    case U_EXP: for (i = 0; i < n; i++) y[i] = expf(x[i]); break;
-    case U_LOG: for (i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    case U_SQRT: for (i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
-    case U_NEG: for (i = 0; i < n; i++) y[i] = -x[i]; break;
-    case U_ABS: for (i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
-    case U_RECIP: for (i = 0; i < n; i++) y[i] = 1.0f / x[i]; break;
+    case U_TANH:
+        for (i = 0; i < n; i++)
+            y[i] = tanhf(x[i]);
+        break;
+    case U_ELU:
+        for (i = 0; i < n; i++)
+            y[i] = x[i] >= 0 ? x[i] : alpha * expm1f(x[i]);
+        break;
+    case U_ERF:
+        for (i = 0; i < n; i++)
+            y[i] = erff(x[i]);
+        break;
+    case U_EXP:
+        for (i = 0; i < n; i++)
+            y[i] = expf(x[i]);
+        break;
+    case U_LOG:
+        for (i = 0; i < n; i++)
+            y[i] = logf(x[i]);
+        break;
+    case U_SQRT:
+        for (i = 0; i < n; i++)
+            y[i] = sqrtf(x[i]);
+        break;
+    case U_NEG:
+        for (i = 0; i < n; i++)
+            y[i] = -x[i];
+        break;
+    case U_ABS:
+        for (i = 0; i < n; i++)
+            y[i] = fabsf(x[i]);
+        break;
+    case U_RECIP:
+        for (i = 0; i < n; i++)
+            y[i] = 1.0f / x[i];
+        break;
     }
 }
 
@@ -62,7 +109,8 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
         int64_t *b = out[0]->data, cnt = nnfx_tensor_numel(x);
         for (int64_t i = 0; i < cnt; i++) {
             int64_t v = a[i];
-            b[i] = k == U_NEG ? (int64_t)(0 - (uint64_t)v) : (k == U_ABS ? (v < 0 ? (int64_t)(0 - (uint64_t)v) : v) : (v > 0 ? v : 0));
+            b[i] = k == U_NEG ? (int64_t)(0 - (uint64_t)v)
+                              : (k == U_ABS ? (v < 0 ? (int64_t)(0 - (uint64_t)v) : v) : (v > 0 ? v : 0));
         }
         return NNFX_OK;
     }
@@ -72,10 +120,10 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     return NNFX_OK;
 }
 
-#define UNARY_KERNEL(fn, kind, A, B)                                                                            \
-    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,     \
-                   nnfx_error *err) {                                                                           \
-        return unary(kind, n, nin, in, nout, out, err, (A), (B));                                               \
+#define UNARY_KERNEL(fn, kind, A, B)                                                                                   \
+    nnfx_status fn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,             \
+                   nnfx_error *err) {                                                                                  \
+        return unary(kind, n, nin, in, nout, out, err, (A), (B));                                                      \
     }
 
 /* Each: y = f(x) element-wise over a float32 tensor. */
@@ -108,10 +156,12 @@ nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         return kern_fail(err, n, NNFX_ERR_SHAPE, "clip min and max must be scalars");
     int64_t cnt = nnfx_tensor_numel(x);
     if (x->dtype == NNFX_I64) {
-        int64_t lo = mn ? (int64_t)nnfx_tensor_get(mn, 0) : INT64_MIN, hi = mx ? (int64_t)nnfx_tensor_get(mx, 0) : INT64_MAX;
+        int64_t lo = mn ? (int64_t)nnfx_tensor_get(mn, 0) : INT64_MIN,
+                hi = mx ? (int64_t)nnfx_tensor_get(mx, 0) : INT64_MAX;
         const int64_t *a = x->data;
         int64_t *b = out[0]->data;
-        for (int64_t i = 0; i < cnt; i++) b[i] = a[i] < lo ? lo : (a[i] > hi ? hi : a[i]);
+        for (int64_t i = 0; i < cnt; i++)
+            b[i] = a[i] < lo ? lo : (a[i] > hi ? hi : a[i]);
         return NNFX_OK;
     }
     if (x->dtype == NNFX_I32 || x->dtype == NNFX_I8 || x->dtype == NNFX_U8) {

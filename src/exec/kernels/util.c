@@ -39,7 +39,8 @@ bool kern_ints(const nnfx_tensor *t, int64_t *v, int max, int *cnt) {
 nnfx_status kern_check_out(const nnfx_node *n, const nnfx_tensor *out, int rank, const int64_t *shape,
                            nnfx_error *err) {
     bool ok = out && out->rank == rank;
-    for (int i = 0; ok && i < rank; i++) ok = out->shape[i] == shape[i];
+    for (int i = 0; ok && i < rank; i++)
+        ok = out->shape[i] == shape[i];
     if (ok) return NNFX_OK;
     char b1[160], b2[160];
     return kern_fail(err, n, NNFX_ERR_RUNTIME, "output buffer %s does not match the computed shape %s",
@@ -59,7 +60,8 @@ bool kern_bcast_plan(kern_bcast *p, int orank, const int64_t *oshape, int k, con
     int64_t shape[NNFX_MAX_RANK], st[KERN_BCAST_MAX + 1][NNFX_MAX_RANK];
     memset(p, 0, sizeof *p);
     p->k = k;
-    for (int i = 0; i < orank; i++) shape[i] = oshape[i];
+    for (int i = 0; i < orank; i++)
+        shape[i] = oshape[i];
     kern_strides(orank, oshape, st[k]); /* the output */
     for (int j = 0; j < k; j++) {
         const nnfx_tensor *t = ops[j];
@@ -78,13 +80,16 @@ bool kern_bcast_plan(kern_bcast *p, int orank, const int64_t *oshape, int k, con
     for (int i = 0; i < orank; i++) {
         if (shape[i] == 1) continue;
         p->shape[r] = shape[i];
-        for (int j = 0; j < k; j++) p->st[j][r] = st[j][i];
+        for (int j = 0; j < k; j++)
+            p->st[j][r] = st[j][i];
         if (r > 0) {
             bool merge = true;
-            for (int j = 0; j < k && merge; j++) merge = p->st[j][r - 1] == p->st[j][r] * p->shape[r];
+            for (int j = 0; j < k && merge; j++)
+                merge = p->st[j][r - 1] == p->st[j][r] * p->shape[r];
             if (merge) {
                 p->shape[r - 1] *= p->shape[r];
-                for (int j = 0; j < k; j++) p->st[j][r - 1] = p->st[j][r];
+                for (int j = 0; j < k; j++)
+                    p->st[j][r - 1] = p->st[j][r];
                 continue;
             }
         }
@@ -92,7 +97,8 @@ bool kern_bcast_plan(kern_bcast *p, int orank, const int64_t *oshape, int k, con
     }
     if (r == 0) {
         p->shape[0] = 1;
-        for (int j = 0; j < k; j++) p->st[j][0] = 0;
+        for (int j = 0; j < k; j++)
+            p->st[j][0] = 0;
         r = 1;
     }
     p->rank = r;
@@ -106,7 +112,8 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx) {
     for (int i = 0; i < r - 1; i++)
         if (p->shape[i] == 0) return;
     int64_t idx[NNFX_MAX_RANK] = {0}, off[KERN_BCAST_MAX] = {0}, inner[KERN_BCAST_MAX];
-    for (int j = 0; j < p->k; j++) inner[j] = p->st[j][r - 1];
+    for (int j = 0; j < p->k; j++)
+        inner[j] = p->st[j][r - 1];
     int64_t out_off = 0;
     for (;;) {
         row(ctx, off, inner, out_off, n);
@@ -114,9 +121,11 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx) {
         int d = r - 2;
         for (; d >= 0; d--) {
             idx[d]++;
-            for (int j = 0; j < p->k; j++) off[j] += p->st[j][d];
+            for (int j = 0; j < p->k; j++)
+                off[j] += p->st[j][d];
             if (idx[d] < p->shape[d]) break;
-            for (int j = 0; j < p->k; j++) off[j] -= p->st[j][d] * p->shape[d];
+            for (int j = 0; j < p->k; j++)
+                off[j] -= p->st[j][d] * p->shape[d];
             idx[d] = 0;
         }
         if (d < 0) return;
@@ -136,7 +145,9 @@ void kern_set(nnfx_tensor *t, int64_t i, double v) {
     switch (t->dtype) {
     case NNFX_F32: ((float *)t->data)[i] = (float)v; break;
     case NNFX_F64: ((double *)t->data)[i] = v; break;
-    case NNFX_I64: ((int64_t *)t->data)[i] = (int64_t)clamp_int(v, -9223372036854775808.0, 9223372036854774784.0); break;
+    case NNFX_I64:
+        ((int64_t *)t->data)[i] = (int64_t)clamp_int(v, -9223372036854775808.0, 9223372036854774784.0);
+        break;
     case NNFX_I32: ((int32_t *)t->data)[i] = (int32_t)clamp_int(v, -2147483648.0, 2147483647.0); break;
     case NNFX_I8: ((int8_t *)t->data)[i] = (int8_t)clamp_int(v, -128, 127); break;
     case NNFX_U8: ((uint8_t *)t->data)[i] = (uint8_t)clamp_int(v, 0, 255); break;
