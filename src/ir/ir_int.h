@@ -93,8 +93,6 @@ struct nnfx_graph {
 void ir_graph_renumber(nnfx_graph *g);
 /* Leaf registered under name, or NULL. */
 const ir_leaf *ir_graph_leaf(const nnfx_graph *g, const char *name);
-/* Deep-copies attribute a into *dst (malloc'd parts); false on OOM. */
-bool ir_attr_copy(nnfx_attr *dst, const nnfx_attr *a);
 /* Frees the owned parts of an attribute. */
 void ir_attr_free(nnfx_attr *a);
 /* Adds user u to n's users (deduplicated). */

@@ -68,43 +68,6 @@ nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t) {
     return a;
 }
 
-bool ir_attr_copy(nnfx_attr *dst, const nnfx_attr *a) {
-    *dst = *a;
-    dst->name = ir_strdup(a->name ? a->name : "");
-    if (!dst->name) return false;
-    switch (a->kind) {
-    case NNFX_ATTR_STRING:
-        dst->u.s = ir_strdup(a->u.s ? a->u.s : "");
-        if (!dst->u.s) goto fail;
-        break;
-    case NNFX_ATTR_INTS: {
-        int n = a->u.ints.n > 0 ? a->u.ints.n : 0;
-        int64_t *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-        if (!v) goto fail;
-        if (n) memcpy(v, a->u.ints.v, sizeof *v * (size_t)n);
-        dst->u.ints.v = v;
-        dst->u.ints.n = n;
-        break;
-    }
-    case NNFX_ATTR_FLOATS: {
-        int n = a->u.floats.n > 0 ? a->u.floats.n : 0;
-        float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-        if (!v) goto fail;
-        if (n) memcpy(v, a->u.floats.v, sizeof *v * (size_t)n);
-        dst->u.floats.v = v;
-        dst->u.floats.n = n;
-        break;
-    }
-    case NNFX_ATTR_TENSOR: nnfx_tensor_retain(a->u.t); break;
-    default: break;
-    }
-    return true;
-fail:
-    free((char *)dst->name);
-    dst->name = NULL;
-    return false;
-}
-
 void ir_attr_free(nnfx_attr *a) {
     free((char *)a->name);
     switch (a->kind) {
