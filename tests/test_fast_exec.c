@@ -181,6 +181,17 @@ static nnfx_graph *wideconv(int64_t *xd) {
     return g;
 }
 
+/* One depthwise conv (3 channels) of the shape set by test_dw_borders. */
+static int64_t g_dw_h, g_dw_w, g_dw_k, g_dw_s, g_dw_p;
+static nnfx_graph *dwcase(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = g_dw_h, xd[3] = g_dw_w;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *d = conv(g, x, "dw", 3, 3, g_dw_k, g_dw_s, g_dw_p, 3, true);
+    assert_non_null(nnfx_graph_output(g, 1, &d, NULL));
+    return g;
+}
+
 /* Flatten -> Gemm (transB) -> Relu -> Gemm. */
 static nnfx_graph *gemm(int64_t *xd) {
     nnfx_graph *g = nnfx_graph_new();
@@ -265,6 +276,20 @@ static void test_depthwise(void **state) {
     check_graph(depthwise, "dwconv5x5/s1 direct + bias + silu");
 }
 
+/* The depthwise border paths (padding rows, clipped left and right
+ * columns, rows with no interior column) over kernels 3 and 5, strides 1
+ * and 2, pads 0 to 2, widths 1 to 19 and heights 1 to 9. */
+static void test_dw_borders(void **state) {
+    (void)state;
+    for (g_dw_k = 3; g_dw_k <= 5; g_dw_k += 2)
+        for (g_dw_s = 1; g_dw_s <= 2; g_dw_s++)
+            for (g_dw_p = 0; g_dw_p <= 2; g_dw_p++)
+                for (g_dw_h = 1; g_dw_h <= 9; g_dw_h++)
+                    for (g_dw_w = 1; g_dw_w <= 19; g_dw_w++)
+                        if (g_dw_h + 2 * g_dw_p >= g_dw_k && g_dw_w + 2 * g_dw_p >= g_dw_k)
+                            check_graph(dwcase, "dwconv");
+}
+
 static void test_odd_conv(void **state) {
     (void)state;
     check_graph(oddconv, "conv1x1/s1 gemm + bias + add + relu");
@@ -316,9 +341,13 @@ static void test_bad_input_and_fallback(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock), cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_odd_conv), cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_gemm),     cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_dw_borders),
+        cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_bad_input_and_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

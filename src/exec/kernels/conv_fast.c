@@ -168,15 +168,11 @@ void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool resid
     c->residual = residual;
 }
 
-static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp);
 static bool dw_fast(const fx_conv *c);
 
 int64_t fx_conv_scratch_floats(const fx_conv *c) {
-    if (c->depthwise) {
-        int64_t hp, wp;
-        dw_padded_dims(c, &hp, &wp);
-        return dw_fast(c) ? (hp * wp + 15) / 16 * 16 : 0;
-    }
+    if (c->depthwise) /* the zero row */
+        return dw_fast(c) ? (c->w + 15) / 16 * 16 : 0;
     int64_t nbr = (c->nb + FX_NR - 1) / FX_NR * FX_NR;
     /* packed B block + one im2col row, or + the staged C block */
     return (c->kc * nbr + (c->padgrid ? c->mb * nbr : nbr) + 15) / 16 * 16;
@@ -353,15 +349,15 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
     }
 }
 
-/* Output columns [lo, hi) of one row with every tap inside the image:
- * all K x K taps summed in one pass (rows r[0..K), stride SW). */
+/* Outputs yin[0, n) of one row with every tap inside the image: all K x K
+ * taps summed in one pass (rows r[0..K), stride SW). */
 #define DW_FULL(K, SW)                                                                                                 \
-    for (int64_t ox = lo; ox < hi; ox++) {                                                                             \
+    for (int64_t ox = 0; ox < n; ox++) {                                                                               \
         float acc = 0.0f;                                                                                              \
         for (int ky = 0; ky < (K); ky++)                                                                               \
             for (int kx = 0; kx < (K); kx++)                                                                           \
                 acc += k[ky * (K) + kx] * r[ky][ox * (SW) + kx];                                                       \
-        yrow[ox] = acc;                                                                                                \
+        yin[ox] = acc;                                                                                                 \
     }
 
 /* Output column ox of one row, taps clipped to the image. */
@@ -378,26 +374,45 @@ static inline float dw_point(const fx_conv *c, const float *xi, const float *k, 
     return acc;
 }
 
-/* Padded plane of the fast depthwise path: rows and columns so that every
- * window of the output lies inside. */
-static void dw_padded_dims(const fx_conv *c, int64_t *hp, int64_t *wp) {
-    int64_t h = (c->oh - 1) * c->sh + (c->kh - 1) * c->dh + 1, w = (c->ow - 1) * c->sw + (c->kw - 1) * c->dw + 1;
-    *hp = h > c->h + c->ph ? h : c->h + c->ph;
-    *wp = w > c->w + c->pw ? w : c->w + c->pw;
-}
-
 static bool dw_fast(const fx_conv *c) {
     return c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2) &&
            c->sh == c->sw;
 }
 
+/* Output columns [lo, hi) of the fast depthwise path whose K taps all lie
+ * inside the row (0 <= ox * s - pw and ox * s - pw + K <= w); lo == hi when
+ * there are none. */
+static void dw_inner_cols(const fx_conv *c, int64_t *lo, int64_t *hi) {
+    int64_t a = (c->pw + c->sw - 1) / c->sw, lim = c->w - c->kw + c->pw;
+    int64_t b = lim < 0 ? 0 : lim / c->sw + 1;
+    if (b > c->ow) b = c->ow;
+    if (a > c->ow) a = c->ow;
+    *lo = a;
+    *hi = b > a ? b : a;
+}
+
+/* Output column ox of the fast path from rows r[0..K) of the input (a
+ * row outside the image is a row of zeros), taps clipped to the row. */
+static inline float dw_edge(const fx_conv *c, const float *const *r, const float *k, int64_t ox) {
+    float acc = 0.0f;
+    int64_t x0 = ox * c->sw - c->pw;
+    for (int64_t ky = 0; ky < c->kh; ky++)
+        for (int64_t kx = 0; kx < c->kw; kx++)
+            if (x0 + kx >= 0 && x0 + kx < c->w) acc += k[ky * c->kw + kx] * r[ky][x0 + kx];
+    return acc;
+}
+
 /* One output-channel plane of a depthwise conv, epilogue included. The
- * fast path (3x3 and 5x5, stride 1 and 2) copies the input plane into a
- * zero-bordered buffer, then sums all taps of each output in one pass with
- * no bounds checks; other shapes compute point by point with clipping. */
+ * fast path (3x3 and 5x5, stride 1 and 2) reads the input plane in place:
+ * a padding row above or below the image is the zero row in scratch
+ * (zero, w floats). Vector rows (when the CPU has them) mask the taps
+ * outside a row; else the output columns whose taps all lie inside the row
+ * sum all taps in one pass with no bounds checks, and the few border
+ * columns clip their taps. Other shapes
+ * compute point by point with clipping. */
 FX_CLONES
 static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias, const float *res,
-                     float *restrict yo, float *restrict pad) {
+                     float *restrict yo, float *restrict zero) {
     if (!dw_fast(c)) {
         for (int64_t oy = 0; oy < c->oh; oy++)
             for (int64_t ox = 0; ox < c->ow; ox++)
@@ -405,31 +420,30 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
         epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
         return;
     }
-    int64_t hp, wp;
-    dw_padded_dims(c, &hp, &wp);
-    for (int64_t y = 0; y < hp; y++) {
-        float *restrict prow = pad + y * wp;
-        int64_t iy = y - c->ph;
-        if (iy < 0 || iy >= c->h) {
-            for (int64_t x = 0; x < wp; x++)
-                prow[x] = 0.0f;
-            continue;
-        }
-        for (int64_t x = 0; x < c->pw; x++)
-            prow[x] = 0.0f;
-        const float *restrict srow = xi + iy * c->w;
+    if (c->ph > 0 || (c->oh - 1) * c->sh - c->ph + c->kh > c->h)
         for (int64_t x = 0; x < c->w; x++)
-            prow[c->pw + x] = srow[x];
-        for (int64_t x = c->pw + c->w; x < wp; x++)
-            prow[x] = 0.0f;
-    }
+            zero[x] = 0.0f;
+    int64_t lo, hi;
+    dw_inner_cols(c, &lo, &hi);
+    int64_t off = lo * c->sw - c->pw; /* input column of output lo's first tap */
     for (int64_t oy = 0; oy < c->oh; oy++) {
         float *restrict yrow = yo + oy * c->ow;
-        const float *r[5];
+        const float *rows[5], *r[5];
+        for (int64_t ky = 0; ky < c->kh; ky++) {
+            int64_t iy = oy * c->sh - c->ph + ky;
+            rows[ky] = iy >= 0 && iy < c->h ? xi + iy * c->w : zero;
+        }
+        if (fx_dw_row((int)c->kw, (int)c->sw, rows, c->w, c->pw, k, yrow, c->ow)) continue;
+        for (int64_t ox = 0; ox < lo; ox++)
+            yrow[ox] = dw_edge(c, rows, k, ox);
+        for (int64_t ox = hi; ox < c->ow; ox++)
+            yrow[ox] = dw_edge(c, rows, k, ox);
+        if (hi == lo) continue;
+        /* r[ky][j] is input column off + j */
         for (int64_t ky = 0; ky < c->kh; ky++)
-            r[ky] = pad + (oy * c->sh + ky) * wp;
-        if (fx_dw_row((int)c->kw, (int)c->sw, r, wp, k, yrow, c->ow)) continue;
-        int64_t lo = 0, hi = c->ow;
+            r[ky] = rows[ky] + off;
+        float *restrict yin = yrow + lo;
+        int64_t n = hi - lo;
         if (c->kw == 3 && c->sw == 1)
             DW_FULL(3, 1)
         else if (c->kw == 3)
