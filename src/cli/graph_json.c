@@ -36,8 +36,7 @@ void cli_json_attr_value(sbuf *b, const nnfx_attr *a) {
     }
 }
 
-/* Appends {"name", "dtype", "shape"} for a node's first value. */
-static void value_entry(sbuf *b, const nnfx_node *n) {
+void cli_json_value_entry(sbuf *b, const nnfx_node *n) {
     const nnfx_meta *m = nnfx_node_meta_c(n, 0);
     sb_printf(b, "{\"name\": ");
     cli_json_str(b, nnfx_node_name(n));
@@ -53,7 +52,7 @@ char *cli_graph_to_json(const nnfx_graph *g) {
     sb_printf(&b, "{\n  \"inputs\": [");
     for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
         if (i) sb_printf(&b, ", ");
-        value_entry(&b, nnfx_graph_input(g, i));
+        cli_json_value_entry(&b, nnfx_graph_input(g, i));
     }
     sb_printf(&b, "],\n  \"outputs\": [");
     const nnfx_node *outn = nnfx_graph_output_node(g);
@@ -61,7 +60,7 @@ char *cli_graph_to_json(const nnfx_graph *g) {
         const nnfx_node *src = nnfx_node_arg_node(outn, i);
         if (!src) continue;
         if (i) sb_printf(&b, ", ");
-        value_entry(&b, src);
+        cli_json_value_entry(&b, src);
     }
     sb_printf(&b, "],\n  \"params\": [");
     for (int i = 0; i < nnfx_graph_num_params(g); i++) {

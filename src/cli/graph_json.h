@@ -6,6 +6,8 @@
 
 /* Appends one node's attribute value as JSON. */
 void cli_json_attr_value(sbuf *b, const nnfx_attr *a);
+/* Appends {"name", "dtype", "shape"} for a node's first value. */
+void cli_json_value_entry(sbuf *b, const nnfx_node *n);
 /* The graph as a JSON document (malloc'd; NULL on out of memory):
  * {"inputs": [...], "outputs": [...], "params": [{name, dtype, shape}],
  *  "nodes": [{name, opcode, target, op, args, attrs, dtype, shape, users,

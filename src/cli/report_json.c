@@ -3,18 +3,7 @@
 #include <string.h>
 
 #include "cli/analysis.h"
-
-/* Appends {"name", "dtype", "shape"}. */
-static void io_entry(sbuf *b, const nnfx_node *n) {
-    const nnfx_meta *m = nnfx_node_meta_c(n, 0);
-    sb_printf(b, "{\"name\": ");
-    cli_json_str(b, nnfx_node_name(n));
-    sb_printf(b, ", \"dtype\": ");
-    cli_json_str(b, m ? nnfx_dtype_name(m->dtype) : "undefined");
-    sb_printf(b, ", \"shape\": ");
-    cli_json_shape(b, m);
-    sb_printf(b, "}");
-}
+#include "cli/graph_json.h"
 
 char *cli_analysis_json(const cli_analysis *an, const char *model) {
     sbuf b = {0};
@@ -46,7 +35,7 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
     sb_printf(&b, "],\n  \"inputs\": [");
     for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
         if (i) sb_printf(&b, ", ");
-        io_entry(&b, nnfx_graph_input(g, i));
+        cli_json_value_entry(&b, nnfx_graph_input(g, i));
     }
     sb_printf(&b, "],\n  \"outputs\": [");
     const nnfx_node *outn = nnfx_graph_output_node(g);
@@ -55,7 +44,7 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
         const nnfx_node *src = nnfx_node_arg_node(outn, i);
         if (!src) continue;
         if (k++) sb_printf(&b, ", ");
-        io_entry(&b, src);
+        cli_json_value_entry(&b, src);
     }
     sb_printf(&b, "],\n  \"per_node\": [");
     for (int i = 0; i < an->ncost; i++) {
