@@ -9,33 +9,8 @@ NNFX=$1
 DATA=$2
 TMP=$3
 rm -rf "$TMP" && mkdir -p "$TMP"
+. "$(cd "$(dirname "$0")" && pwd)/../lib/check.sh"
 cd "$DATA" || exit 1
-PASS=0
-FAIL=0
-
-# expect CODE DESCRIPTION -- COMMAND...: runs COMMAND, checks its exit code.
-expect() {
-    local want=$1 what=$2
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        PASS=$((PASS + 1))
-    else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what: exit $got, expected $want: $*"
-        sed 's/^/    stderr: /' "$TMP/err" | head -5
-    fi
-}
-# check DESCRIPTION COMMAND...: a shell condition that must hold.
-check() {
-    local what=$1
-    shift
-    if "$@"; then PASS=$((PASS + 1)); else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what"
-    fi
-}
 one_line_err() { [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "$1" "$TMP/err"; }
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 # close A.npy B.npy ATOL: the arrays agree within ATOL (read by a tiny
@@ -260,5 +235,4 @@ check "nothing written" test ! -e "$TMP/t2.onnx"
 expect 2 "demo unknown workflow" -- "$NNFX" demo no-such-workflow
 
 check "no stray temporary files" test -z "$(find "$TMP" -name '*.tmp.*' -o -name '*.partial')"
-echo "cli tests: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+check_summary "cli tests"

@@ -17,34 +17,8 @@ DATA=$2
 TMP=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$TMP" && mkdir -p "$TMP"
+. "$(cd "$(dirname "$0")" && pwd)/../lib/check.sh"
 cd "$DATA" || exit 1
-PASS=0
-FAIL=0
-
-# expect CODE DESCRIPTION -- COMMAND...: runs COMMAND, checks its exit code.
-expect() {
-    local want=$1 what=$2
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        PASS=$((PASS + 1))
-    else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what: exit $got, expected $want: $*"
-        sed 's/^/    out: /' "$TMP/out" | head -5
-        sed 's/^/    err: /' "$TMP/err" | head -5
-    fi
-}
-# check DESCRIPTION COMMAND...: a condition that must hold.
-check() {
-    local what=$1
-    shift
-    if "$@"; then PASS=$((PASS + 1)); else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what"
-    fi
-}
 refcheck() { python3 "$HERE/refcheck.py" "$@"; }
 # PyTorch's figures from digits_ref.json, read once into shell variables:
 # N_TEST, OK_cnn, OK_mlp (correct answers), and OK_<model>_<variant> for the
@@ -175,5 +149,4 @@ for bad in short ten neg; do
     check "labels $bad.npy: one line naming the file" eval '[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "$bad.npy" "$TMP/err"'
 done
 
-echo "digits: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+check_summary "digits"

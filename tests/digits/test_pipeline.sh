@@ -12,27 +12,7 @@ rm -rf "$TMP" && mkdir -p "$TMP"
 DATA=$SRC/tests/data/digits
 PIPE=$SRC/examples/pipeline.sh
 REFCHECK=$SRC/tests/digits/refcheck.py
-PASS=0
-FAIL=0
-expect() {
-    local want=$1 what=$2
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then PASS=$((PASS + 1)); else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what: exit $got, expected $want: $*"
-        tail -5 "$TMP/out" "$TMP/err" | sed 's/^/    /'
-    fi
-}
-check() {
-    local what=$1
-    shift
-    if "$@"; then PASS=$((PASS + 1)); else
-        FAIL=$((FAIL + 1))
-        echo "FAIL: $what"
-    fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/../lib/check.sh"
 absent() { [ ! -e "$1" ]; }
 json() { python3 "$REFCHECK" json "$@"; }
 
@@ -98,5 +78,4 @@ expect 2 "no nnfx binary" -- bash "$PIPE" -o "$TMP/x" --nnfx "$TMP/no_nnfx"
 expect 0 "--help" -- bash "$PIPE" --help
 check "--help shows usage" grep -q "usage: examples/pipeline.sh" "$TMP/out"
 
-echo "pipeline: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+check_summary "pipeline"
