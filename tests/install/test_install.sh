@@ -32,4 +32,10 @@ cc -std=c11 $extra "$work/use.c" $(pkg-config --cflags nnfx) "$work/prefix/lib/l
 cc -std=c11 $extra "$work/use.c" $(pkg-config --cflags --libs nnfx) -Wl,-rpath,"$work/prefix/lib" -o "$work/use_shared"
 "$work/use_shared"
 "$work/prefix/bin/nnfx" --version
+# the shared library's boundary: only the public API is exported
+leaked=$(nm -D --defined-only "$work/prefix/lib/libnnfx.so" | awk '{print $3}' | grep -v '^nnfx_' || true)
+if [ -n "$leaked" ]; then
+  echo "install: libnnfx.so exports non-public symbols:" $(echo "$leaked" | head -n 20)
+  exit 1
+fi
 echo "install: static and shared programs built against the installed nnfx run"
