@@ -1,24 +1,60 @@
 /* nnfx.h — the one public header of nnfx, an FX-style graph toolkit for
  * neural-network models in C.
  *
- * A worked example (src/trace/seed_workflows.c has it whole; examples/simplenet.c runs it):
+ * A worked example: trace a C model, replace every relu by leaky_relu, run it.
+ * It compiles and runs as it stands (the test `header_example` extracts the
+ * lines between the markers and builds them against the installed header).
  *
- *     nnfx_error err = {0};
- *     nnfx_module *net = simplenet_new();                 // a module tree
- *     nnfx_shape in = nnfx_shape_of(4, 1, 3, 32, 32);
- *     nnfx_gm *gm = nnfx_symbolic_trace(net, 1, &in, &err);
- *     nnfx_graph *g = nnfx_gm_graph(gm);
- *     for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
- *         next = nnfx_node_next(n);                        // n may be erased
- *         if (!nnfx_node_is_op(n, NNFX_OP_RELU)) continue;
- *         nnfx_inserting_after(g, n);
- *         nnfx_attr alpha = nnfx_attr_float("alpha", 0.1);
- *         nnfx_arg x = nnfx_arg_node(n);
- *         nnfx_node *leaky = nnfx_graph_call_op(g, NNFX_OP_LEAKY_RELU, 1, &x, 1, &alpha, &err);
- *         nnfx_replace_all_uses_with(n, leaky, NULL, NULL);  // leaky keeps n as input
- *         nnfx_erase_node(g, n, &err);
+ * BEGIN EXAMPLE
+ *     #include <nnfx.h>
+ *     #include <stdio.h>
+ *     #include <stdlib.h>
+ *
+ *     // The model's forward, written once: runs eagerly or records a graph.
+ *     static nnfx_value *net_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
+ *         nnfx_value *x = nnfx_call(ctx, nnfx_module_child(self, "conv"), in[0]);
+ *         x = nnfx_v_relu(ctx, x);
+ *         x = nnfx_call(ctx, nnfx_module_child(self, "flatten"), x);
+ *         return nnfx_call(ctx, nnfx_module_child(self, "fc"), x);
  *     }
- *     nnfx_gm_recompile(gm, &err);                         // lint + shapes + plan
+ *
+ *     int main(void) {
+ *         nnfx_error err = {0};
+ *         nnfx_module *net = nnfx_module_new("Net", net_forward, NULL);  // a module tree
+ *         nnfx_module_add(net, "conv", nnfx_conv2d(3, 8, 3, 1, 1, 1, 1, true, 1));
+ *         nnfx_module_add(net, "flatten", nnfx_flatten_layer(1));
+ *         nnfx_module_add(net, "fc", nnfx_linear(8 * 8 * 8, 10, true, 2));
+ *         nnfx_shape in = nnfx_shape_of(4, 1, 3, 8, 8);
+ *         nnfx_gm *gm = nnfx_symbolic_trace(net, 1, &in, &err);
+ *         if (!gm) return fprintf(stderr, "%s\n", err.msg), 1;
+ *         nnfx_graph *g = nnfx_gm_graph(gm);
+ *         for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
+ *             next = nnfx_node_next(n);                        // n may be erased
+ *             if (!nnfx_node_is_op(n, NNFX_OP_RELU)) continue;
+ *             nnfx_inserting_after(g, n);
+ *             nnfx_attr alpha = nnfx_attr_float("alpha", 0.1);
+ *             nnfx_arg x = nnfx_node_arg(n, 0);                // relu's input
+ *             nnfx_node *leaky = nnfx_graph_call_op(g, NNFX_OP_LEAKY_RELU, 1, &x, 1, &alpha, &err);
+ *             nnfx_replace_all_uses_with(n, leaky, NULL, NULL);
+ *             if (nnfx_erase_node(g, n, &err) != NNFX_OK) return fprintf(stderr, "%s\n", err.msg), 1;
+ *         }
+ *         if (nnfx_gm_recompile(gm, &err) != NNFX_OK) return fprintf(stderr, "%s\n", err.msg), 1;
+ *         char *code = nnfx_gm_code(gm, &err);                // FX's gm.code
+ *         if (code) puts(code);
+ *         free(code);
+ *         int64_t shape[4] = {1, 3, 8, 8};
+ *         nnfx_tensor *input = nnfx_tensor_new(NNFX_F32, 4, shape, &err), *out = NULL;
+ *         nnfx_tensor_fill_uniform(input, 7, -1.0f, 1.0f);
+ *         int nout = 0;
+ *         if (nnfx_gm_run(gm, 1, &input, 1, &out, &nout, &err) != NNFX_OK) return fprintf(stderr, "%s\n", err.msg), 1;
+ *         printf("logit 0: %f\n", nnfx_tensor_get(out, 0));
+ *         nnfx_tensor_release(out);
+ *         nnfx_tensor_release(input);
+ *         nnfx_gm_free(gm);
+ *         nnfx_module_free(net);
+ *         return 0;
+ *     }
+ * END EXAMPLE
  *
  * Conventions
  *  - Every fallible call takes an `nnfx_error *err` (may be NULL) and returns
