@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "nnfx.h"
-#include "trace/seed_models.h"
+#include "seed_models.h"
 
 static double now_s(void) {
     struct timespec ts;

@@ -8,7 +8,7 @@
  * every check passes. */
 #include <stdio.h>
 
-#include "../src/trace/seed_workflows.h"
+#include "seed/seed_workflows.h"
 
 int main(void) {
     int failed = trace_workflow_simplenet(stdout);

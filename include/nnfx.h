@@ -669,6 +669,10 @@ void *nnfx_module_user(nnfx_module *m);
 nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module *child);
 /* The direct child called name, or NULL. */
 nnfx_module *nnfx_module_child(nnfx_module *m, const char *name);
+/* Number of direct children of m (0 for NULL). */
+int nnfx_module_num_children(const nnfx_module *m);
+/* The i-th direct child of m in the order added, or NULL when out of range. */
+nnfx_module *nnfx_module_child_at(nnfx_module *m, int i);
 /* Declares how many inputs m's forward takes (checked by nnfx_symbolic_trace
  * and nnfx_module_run; default: any number) and optionally their names
  * (placeholder names when tracing; names may be NULL: "x", "x_1", ...).

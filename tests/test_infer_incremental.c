@@ -11,7 +11,7 @@
 
 #include "ir/ir_int.h"
 #include "nnfx.h"
-#include "trace/seed_models.h"
+#include "seed_models.h"
 
 /* Asserts that every node of g has the meta a full pass over a copy gives. */
 static void assert_like_full_pass(nnfx_graph *g) {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "trace/seed_models.h"
+#include "seed_models.h"
 
 static nnfx_tensor *rand_input(int rank, const int64_t *shape, uint64_t seed) {
     nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, rank, shape, NULL);

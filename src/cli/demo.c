@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "trace/seed_workflows.h"
+#include "seed_workflows.h"
 
 typedef struct demo_workflow {
     const char *name;

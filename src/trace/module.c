@@ -110,6 +110,13 @@ nnfx_module *nnfx_module_child(nnfx_module *m, const char *name) {
     return ir_strmap_get(&m->child_index, name);
 }
 
+int nnfx_module_num_children(const nnfx_module *m) { return m ? m->nchildren : 0; }
+
+nnfx_module *nnfx_module_child_at(nnfx_module *m, int i) {
+    if (!m || i < 0 || i >= m->nchildren) return NULL;
+    return m->children[i];
+}
+
 nnfx_status nnfx_module_add_param(nnfx_module *m, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (!m || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "module_add_param: NULL module or tensor");
     if (!good_name(name))

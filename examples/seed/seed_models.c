@@ -3,8 +3,7 @@
  * functions over nnfx_values (see seed_models.h). */
 #include <stdio.h>
 
-#include "trace/seed_models.h"
-#include "trace/trace_int.h"
+#include "seed_models.h"
 
 /* Flags read by forward functions through the module's user pointer. */
 static const bool k_true = true, k_false = false;
@@ -20,8 +19,8 @@ static bool add(nnfx_module *parent, const char *name, nnfx_module *child) {
 
 static nnfx_value *sequential_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
     nnfx_value *x = in[0];
-    for (int i = 0; i < self->nchildren && x; i++)
-        x = nnfx_call(ctx, self->children[i], x);
+    for (int i = 0; i < nnfx_module_num_children(self) && x; i++)
+        x = nnfx_call(ctx, nnfx_module_child_at(self, i), x);
     return x;
 }
 

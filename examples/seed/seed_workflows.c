@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/seed_models.h"
-#include "trace/seed_workflows.h"
+#include "seed_models.h"
+#include "seed_workflows.h"
 
 /* --- helpers ----------------------------------------------------------------------- */
 
