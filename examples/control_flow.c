@@ -2,9 +2,9 @@
  * eagerly, and tracing it fails with FX's control-flow error naming the
  * node and the C source line.
  *
- * The workflow itself is trace_workflow_control_flow() in src/trace/seed_workflows.c
+ * The workflow itself is trace_workflow_control_flow() in examples/seed/seed_workflows.c
  * (shared with `nnfx demo`); the model's forward function is in
- * src/trace/seed_models.c. Prints every step and check; exits 0 only when
+ * examples/seed/seed_models.c. Prints every step and check; exits 0 only when
  * every check passes. */
 #include <stdio.h>
 

@@ -1,9 +1,9 @@
 /* remove_bn.c — remove every batch_normalization from a traced SimpleNet (its
  * users take its input) and check against an eager SimpleNet without BN.
  *
- * The workflow itself is trace_workflow_remove_bn() in src/trace/seed_workflows.c
+ * The workflow itself is trace_workflow_remove_bn() in examples/seed/seed_workflows.c
  * (shared with `nnfx demo`); the model's forward function is in
- * src/trace/seed_models.c. Prints every step and check; exits 0 only when
+ * examples/seed/seed_models.c. Prints every step and check; exits 0 only when
  * every check passes. */
 #include <stdio.h>
 

@@ -2,9 +2,9 @@
  * 14,400 features into Linear(16, 10): nnfx reports it at trace time,
  * naming the node, the module and the C line.
  *
- * The workflow itself is trace_workflow_shape_error() in src/trace/seed_workflows.c
+ * The workflow itself is trace_workflow_shape_error() in examples/seed/seed_workflows.c
  * (shared with `nnfx demo`); the model's forward function is in
- * src/trace/seed_models.c. Prints every step and check; exits 0 only when
+ * examples/seed/seed_models.c. Prints every step and check; exits 0 only when
  * every check passes. */
 #include <stdio.h>
 

@@ -2,9 +2,9 @@
  * clip(x, 0, 1) of the sigmoid's input (the seed article's snippet made a
  * self-loop in torch.fx) and check it against an eager run using clip.
  *
- * The workflow itself is trace_workflow_sigmoid_to_clip() in src/trace/seed_workflows.c
+ * The workflow itself is trace_workflow_sigmoid_to_clip() in examples/seed/seed_workflows.c
  * (shared with `nnfx demo`); the model's forward function is in
- * src/trace/seed_models.c. Prints every step and check; exits 0 only when
+ * examples/seed/seed_models.c. Prints every step and check; exits 0 only when
  * every check passes. */
 #include <stdio.h>
 

@@ -2,9 +2,9 @@
  * with a node loop and with a Transformer, and check each result against
  * eager runs of the C forward function.
  *
- * The workflow itself is trace_workflow_simplenet() in src/trace/seed_workflows.c
+ * The workflow itself is trace_workflow_simplenet() in examples/seed/seed_workflows.c
  * (shared with `nnfx demo`); the model's forward function is in
- * src/trace/seed_models.c. Prints every step and check; exits 0 only when
+ * examples/seed/seed_models.c. Prints every step and check; exits 0 only when
  * every check passes. */
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* demo.c — `nnfx demo`: the seed articles' FX workflows on models written
- * in C (src/trace/seed_workflows.c), each step printed and checked. */
+ * in C (examples/seed/seed_workflows.c), each step printed and checked. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
