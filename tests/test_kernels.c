@@ -349,6 +349,97 @@ static void test_reference_cases(void **state) {
 /* Ops whose reference is ONNX's own node tests (tests/node_tests: every
  * case of these ops must pass there, against the onnx package's outputs)
  * rather than a PyTorch case here. */
+/* ---- differential: interpreter vs compiled plan (one meaning per op) ------ */
+
+/* Runs case k's one-node graph as a GraphModule (the compiled plan when it
+ * takes the graph) at `threads` threads and compares every output with the
+ * interpreter kernel's (nnfx_op_run). *compiled says whether the plan ran.
+ * Returns false with a message when they disagree. */
+static bool differential_case(const kcase *k, int threads, bool *compiled, char *msg, size_t len) {
+    char rel[256], path[1024];
+    nnfx_tensor *inputs[8] = {0}, *feed[8] = {0}, *outs[8] = {0};
+    int nin = (int)strlen(k->args), nfeed = 0, nout = 0;
+    nnfx_value_set ref = {0};
+    built b = {0};
+    nnfx_gm *gm = NULL;
+    nnfx_error err = {0};
+    msg[0] = 0;
+    *compiled = false;
+    for (int i = 0; i < nin; i++) {
+        if (k->args[i] == '-') continue;
+        snprintf(rel, sizeof rel, "kernels/%s.in%d.npy", k->name, i);
+        inputs[i] = nnfx_npy_load(tu_data_path(path, sizeof path, rel), &err);
+        if (!inputs[i]) {
+            snprintf(msg, len, "cannot load input: %s", err.msg);
+            goto done;
+        }
+        if (k->args[i] == 'p') feed[nfeed++] = inputs[i];
+    }
+    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, &err) || nnfx_graph_infer_shapes(b.g, &err) ||
+        nnfx_op_run(b.node, nin, inputs, &ref, &err)) {
+        snprintf(msg, len, "reference run failed: %s", err.msg);
+        goto done;
+    }
+    if (nnfx_node_num_outputs(b.node) != 1) goto done; /* multi-output nodes run in the interpreter */
+    nnfx_graph *copy = nnfx_graph_copy(b.g, NULL, &err);
+    gm = copy ? nnfx_gm_new(copy, &err) : NULL;
+    if (!gm) {
+        snprintf(msg, len, "GraphModule: %s", err.msg);
+        goto done;
+    }
+    nnfx_gm_set_threads(gm, threads);
+    if (nnfx_gm_run(gm, nfeed, feed, 8, outs, &nout, &err)) {
+        snprintf(msg, len, "GraphModule run (%d threads): %s", threads, err.msg);
+        goto done;
+    }
+    char *plan = nnfx_gm_plan(gm, &err);
+    *compiled = plan && strncmp(plan, "# interpreted", 13) != 0;
+    free(plan);
+    if (nout != 1) {
+        snprintf(msg, len, "GraphModule gave %d outputs, the interpreter 1", nout);
+        goto done;
+    }
+    char why[512];
+    if (!tu_tensor_close(outs[0], ref.t[0], k->atol, k->rtol, why, sizeof why))
+        snprintf(msg, len, "%s (%d threads) differs from the interpreter: %s",
+                 *compiled ? "compiled plan" : "GraphModule", threads, why);
+done:
+    for (int i = 0; i < nout; i++)
+        nnfx_tensor_release(outs[i]);
+    for (int i = 0; i < ref.num; i++)
+        nnfx_tensor_release(ref.t[i]);
+    for (int i = 0; i < nin; i++)
+        nnfx_tensor_release(inputs[i]);
+    nnfx_gm_free(gm);
+    nnfx_graph_free(b.g);
+    return msg[0] == 0;
+}
+
+/* Every row of the kernel table through the interpreter and as a one-node
+ * GraphModule at 1 and 2 threads, on the vector path this process takes
+ * (CTest runs it again with NNFX_ISA=portable for the portable kernels). */
+static void test_differential(void **state) {
+    (void)state;
+    int failed = 0, compiled_cases = 0;
+    for (int i = 0; i < NCASES; i++) {
+        for (int threads = 1; threads <= 2; threads++) {
+            char msg[1400];
+            bool compiled = false;
+            if (!differential_case(&cases[i], threads, &compiled, msg, sizeof msg)) {
+                print_error("differential %s (%s): %s\n", cases[i].name, nnfx_op_name(cases[i].op), msg);
+                failed++;
+            }
+            if (threads == 1) compiled_cases += compiled;
+        }
+    }
+    const char *isa = getenv("NNFX_ISA");
+    print_message("differential: %d cases, %d ran as a compiled plan, ISA %s\n", NCASES, compiled_cases,
+                  isa ? isa : "default");
+    assert_int_equal(failed, 0);
+    /* the plan must take the table's element-wise, conv, pool and gemm rows */
+    assert_true(compiled_cases >= NCASES / 3);
+}
+
 static bool covered_by_node_tests(nnfx_op op) {
     static const nnfx_op ops[] = {NNFX_OP_ACOS,
                                   NNFX_OP_ACOSH,
@@ -815,7 +906,12 @@ static void test_half_rounding(void **state) {
     assert_int_equal(core_double_to_half(NAN) & 0x7e00u, 0x7e00u);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    /* `test_kernels differential`: only the interpreter-vs-plan comparison */
+    if (argc > 1 && strcmp(argv[1], "differential") == 0) {
+        const struct CMUnitTest diff[] = {cmocka_unit_test(test_differential)};
+        return cmocka_run_group_tests(diff, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_cases),   cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_bad_shapes),        cmocka_unit_test(test_kernel_direct_misuse),

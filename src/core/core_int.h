@@ -24,4 +24,10 @@ bool core_tensor_unaligned(const nnfx_tensor *t);
  * pages it covered from the process. No-op for any other tensor. */
 nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err);
 
+/* True when the AVX2 + FMA kernel paths may run: the CPU has them and
+ * NNFX_ISA=portable is not set in the environment. Probed once. */
+bool core_cpu_avx2_fma(void);
+/* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
+const char *core_cpu_isa_name(void);
+
 #endif

@@ -4,19 +4,12 @@
  * padded into one vector so all values take the same path. */
 #include "exec/kernels/act_x86.h"
 
-#include <pthread.h>
 #include <string.h>
+
+#include "core/core_int.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
-
-static bool g_avx2;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void probe(void) {
-    __builtin_cpu_init();
-    g_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 __attribute__((target("avx2,fma"))) static inline __m256 sig8(__m256 x, bool silu) {
     __m256 t = _mm256_sub_ps(_mm256_setzero_ps(), x); /* exp(-x) */
@@ -54,8 +47,7 @@ __attribute__((target("avx2,fma"))) static void row(float *y, int64_t n, bool si
 }
 
 bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
-    pthread_once(&g_once, probe);
-    if (!g_avx2) return false;
+    if (!core_cpu_avx2_fma()) return false;
     row(y, n, silu);
     return true;
 }

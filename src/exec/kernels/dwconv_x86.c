@@ -6,18 +6,12 @@
  * every output sums the same taps in the same order. */
 #include "exec/kernels/dwconv_x86.h"
 
-#include <pthread.h>
+#include <string.h>
+
+#include "core/core_int.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
-
-static bool g_avx2;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void probe(void) {
-    __builtin_cpu_init();
-    g_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 /* Even (odd = false) or odd floats of p[0 .. 16) as one vector; only the
  * elements e with mask lane e set (m0: 0..7, m1: 8..15) are read. */
@@ -112,8 +106,7 @@ FX_DW_SHAPE(5, 1)
 FX_DW_SHAPE(5, 2)
 
 bool fx_dw_row(int K, int s, const float *const *r, int64_t w, int64_t pw, const float *k, float *y, int64_t ow) {
-    pthread_once(&g_once, probe);
-    if (!g_avx2) return false;
+    if (!core_cpu_avx2_fma()) return false;
     if (K == 3 && s == 1)
         row_3_1(r, w, pw, k, y, ow);
     else if (K == 3 && s == 2)

@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "core/core_int.h"
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-loop-distribute-patterns") /* short copies stay inline */
 #endif
@@ -124,10 +126,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void pick_kernel(void) {
 #if FX_HAVE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        g_ukernel = ukernel_avx2;
-    }
+    if (core_cpu_avx2_fma()) g_ukernel = ukernel_avx2;
 #endif
 }
 

@@ -1,0 +1,28 @@
+/* cpu.c — the one place that decides which instruction-set paths the
+ * kernels may take. Features are probed once. NNFX_ISA=portable in the
+ * environment turns every vector path off, so tests can run the portable
+ * kernels on hardware that has the vector ones and compare the two. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+
+static bool g_avx2_fma;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void probe(void) {
+    const char *isa = getenv("NNFX_ISA");
+    if (isa && strcmp(isa, "portable") == 0) return;
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    g_avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+}
+
+bool core_cpu_avx2_fma(void) {
+    pthread_once(&g_once, probe);
+    return g_avx2_fma;
+}
+
+const char *core_cpu_isa_name(void) { return core_cpu_avx2_fma() ? "avx2+fma" : "portable"; }
