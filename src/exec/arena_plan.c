@@ -2,6 +2,7 @@
  * arena_plan.h). */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/arena_plan.h"
 
@@ -12,14 +13,42 @@ typedef struct key {
     int idx;
 } key;
 
-/* bytes descending, then index ascending */
-static int cmp_size(const void *a, const void *b) {
-    const key *x = a, *y = b;
-    if (x->k != y->k) return x->k < y->k ? 1 : -1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+/* Sorts a[0..n) by k ascending, keeping the order of equal keys (LSD radix,
+ * 8-bit digits; passes where every key has the same digit are skipped).
+ * tmp holds n keys. Keys must be >= 0. */
+static void radix_sort(key *a, key *tmp, int n) {
+    int cnt[256];
+    for (int shift = 0; shift < 64; shift += 8) {
+        memset(cnt, 0, sizeof cnt);
+        for (int i = 0; i < n; i++)
+            cnt[(a[i].k >> shift) & 0xff]++;
+        if (cnt[(a[0].k >> shift) & 0xff] == n) continue;
+        for (int d = 0, sum = 0; d < 256; d++) {
+            int c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (int i = 0; i < n; i++)
+            tmp[cnt[(a[i].k >> shift) & 0xff]++] = a[i];
+        memcpy(a, tmp, sizeof *a * (size_t)n);
+    }
 }
 
-/* def (or offset) ascending, then index ascending */
+/* Sorts a few keys by k ascending, then idx (insertion sort: the values
+ * live at one time are few). */
+static void small_sort(key *a, int n) {
+    for (int i = 1; i < n; i++) {
+        key x = a[i];
+        int j = i - 1;
+        while (j >= 0 && (a[j].k > x.k || (a[j].k == x.k && a[j].idx > x.idx))) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
+/* key order for larger conflict sets */
 static int cmp_asc(const void *a, const void *b) {
     const key *x = a, *y = b;
     if (x->k != y->k) return x->k < y->k ? -1 : 1;
@@ -46,11 +75,10 @@ static void collect(const tree *t, int node, int l, int r, int lim, int lo, int 
     collect(t, 2 * node + 1, m, r, lim, lo, out, nout);
 }
 
+/* Leaf pos (INT_MIN so far) becomes v: raises the maxima above it. */
 static void tree_set(tree *t, int pos, int v) {
-    int i = pos + t->size;
-    t->max[i] = v;
-    for (i /= 2; i >= 1; i /= 2)
-        t->max[i] = t->max[2 * i] > t->max[2 * i + 1] ? t->max[2 * i] : t->max[2 * i + 1];
+    for (int i = pos + t->size; i >= 1 && t->max[i] < v; i /= 2)
+        t->max[i] = v;
 }
 
 int64_t fx_arena_assign(fx_block *b, int n, nnfx_error *err) {
@@ -71,12 +99,13 @@ int64_t fx_arena_assign(fx_block *b, int n, nnfx_error *err) {
     }
     for (int i = 0; i < 2 * t.size; i++)
         t.max[i] = INT_MIN;
+    /* by size descending (ties: index ascending), by def ascending */
     for (int i = 0; i < n; i++) {
-        order[i] = (key){b[i].bytes, i};
-        bydef[i] = (key){b[i].def, i};
+        order[i] = (key){INT64_MAX - (b[i].bytes > 0 ? b[i].bytes : 0), i};
+        bydef[i] = (key){b[i].def > 0 ? b[i].def : 0, i};
     }
-    qsort(order, (size_t)n, sizeof *order, cmp_size);
-    qsort(bydef, (size_t)n, sizeof *bydef, cmp_asc);
+    radix_sort(order, conf, n);
+    radix_sort(bydef, conf, n);
     for (int i = 0; i < n; i++)
         pos[bydef[i].idx] = i;
     int64_t top = 0;
@@ -99,7 +128,10 @@ int64_t fx_arena_assign(fx_block *b, int n, nnfx_error *err) {
             int o = bydef[found[j]].idx;
             conf[j] = (key){b[o].off, o};
         }
-        qsort(conf, (size_t)nf, sizeof *conf, cmp_asc);
+        if (nf <= 32)
+            small_sort(conf, nf);
+        else
+            qsort(conf, (size_t)nf, sizeof *conf, cmp_asc);
         /* first fit: the lowest offset below, between or above them */
         int64_t off = 0;
         for (int j = 0; j < nf; j++) {
