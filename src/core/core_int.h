@@ -24,4 +24,10 @@ bool core_tensor_unaligned(const nnfx_tensor *t);
  * pages it covered from the process. No-op for any other tensor. */
 nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err);
 
+/* Unmaps from this process the whole pages of [p, p + nbytes) that lie in
+ * mapping m (read-only, private: the file and its page cache are not
+ * touched, a later read faults the pages in again). No-op for NULL m or a
+ * range outside it. */
+void core_mapping_drop(const nnfx_mapping *m, const void *p, size_t nbytes);
+
 #endif
