@@ -9,6 +9,9 @@ loads, into bench/models/ (ignored by git) or the directory given.
                        weights (> 300 MB), weights inline as raw_data
   mlp_big_ext.onnx     the same graph, weights in mlp_big_ext.onnx.data
                        (ONNX external data)
+  mlp_1g_ext.onnx      4 Gemm layers of 8192x8192 (1.07 GB of float32
+                       weights) in mlp_1g_ext.onnx.data, written a layer at a
+                       time (never the whole model in memory)
 
 Run with an interpreter that has onnx and numpy (Debian: /usr/bin/python3
 with python3-onnx); torch/torchvision are optional.
@@ -105,6 +108,39 @@ def mlp_big(layers=5, width=4096):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
 
 
+def mlp_1g_ext(path, layers=4, width=8192):
+    """layers x (Gemm width->width + Relu), weights as ONNX external data in
+    path + ".data", each written straight to the file."""
+    rng = np.random.default_rng(2)
+    data = os.path.basename(path) + ".data"
+    inits, nodes = [], []
+    x = "input"
+    with open(os.path.join(os.path.dirname(path), data), "wb") as f:
+        for i in range(layers):
+            for name, shape in (("fc%d.weight" % i, (width, width)), ("fc%d.bias" % i, (width,))):
+                a = rng.standard_normal(shape, dtype=np.float32) / np.float32(np.sqrt(width))
+                t = TensorProto()
+                t.name, t.data_type = name, TensorProto.FLOAT
+                t.dims.extend(shape)
+                t.data_location = TensorProto.EXTERNAL
+                for k, v in (("location", data), ("offset", str(f.tell())), ("length", str(a.nbytes))):
+                    e = t.external_data.add()
+                    e.key, e.value = k, v
+                f.write(a.tobytes())
+                inits.append(t)
+            y = "fc%d" % i
+            nodes.append(helper.make_node("Gemm", [x, "fc%d.weight" % i, "fc%d.bias" % i], [y], transB=1))
+            if i + 1 < layers:
+                nodes.append(helper.make_node("Relu", [y], [y + "r"]))
+                y += "r"
+            x = y
+    nodes.append(helper.make_node("Identity", [x], ["output"]))
+    g = helper.make_graph(nodes, "mlp_1g",
+                          [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, width])],
+                          [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, width])], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)]), path)
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     force = "--force" in sys.argv[1:]
@@ -133,6 +169,11 @@ def main():
         onnx.save_model(m, pe, save_as_external_data=True, all_tensors_to_one_file=True, location=data,
                         size_threshold=1024)
         print("wrote %s + %s (%.1f MB)" % (pe, data, os.path.getsize(os.path.join(out, data)) / 1e6))
+
+    p = os.path.join(out, "mlp_1g_ext.onnx")
+    if force or not os.path.exists(p) or not os.path.exists(p + ".data"):
+        mlp_1g_ext(p)
+        print("wrote %s + %s.data (%.1f MB)" % (p, os.path.basename(p), os.path.getsize(p + ".data") / 1e6))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 #!/bin/sh
 # run_graph_ops.sh — runs bench_graph_ops (nnfx) and torch_fx_graph_ops.py
 # (torch.fx) on the same chains and prints, per model, each timing and the
-# ratio torch.fx / nnfx (how many times faster nnfx is) per key, as a table.
-# Usage: bench/run_graph_ops.sh [build-dir] [N ...]   (default: build, 100 400 1600 25000)
+# ratio torch.fx / nnfx (how many times faster nnfx is) per key, as a table,
+# then nnfx's time per node of each key relative to the smallest chain's
+# above 1000 blocks (1.0: linear), and one run of a 200k-node Relu chain.
+# chain90909 (1,000,001 nodes) runs in nnfx only: torch.fx gets the chains of
+# at most TORCH_MAX blocks (default 25000; it needs minutes per key beyond).
+# Usage: bench/run_graph_ops.sh [build-dir] [N ...]
+#        (default: build, 100 400 1600 25000 90909)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -12,10 +17,18 @@ bin="$build/bench_graph_ops"
 py=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+[ $# -gt 0 ] || set -- 100 400 1600 25000 90909
+torch_n=""
+for n in "$@"; do
+    [ "$n" -le "${TORCH_MAX:-25000}" ] && torch_n="$torch_n $n"
+done
 echo "# nnfx"
 "$bin" "$@" | tee "$tmp/nnfx.jsonl"
+"$bin" --relu 200000
 echo "# torch.fx"
-"$py" "$here/torch_fx_graph_ops.py" "$@" | tee "$tmp/torch.jsonl"
+# shellcheck disable=SC2086
+[ -z "$torch_n" ] || "$py" "$here/torch_fx_graph_ops.py" $torch_n | tee "$tmp/torch.jsonl"
+touch "$tmp/torch.jsonl"
 echo "# torch.fx time / nnfx time (how many times faster nnfx is), one row per model and key"
 "$py" - "$tmp/nnfx.jsonl" "$tmp/torch.jsonl" <<'PY'
 import json, sys
@@ -34,4 +47,13 @@ for m in a:
             continue
         r = b[m][k] / a[m][k] if a[m][k] > 0 else float("inf")
         print("%-11s %7d %7d  %-29s %11.6f %11.6f %8.1fx" % (m, a[m]["nodes"], b[m]["nodes"], k, b[m][k], a[m][k], r))
+big = [m for m in a if int(m[5:]) >= 1000]
+if len(big) > 1:
+    base = big[0]
+    print("# nnfx time per node relative to %s (%d nodes); 1.00 = linear" % (base, a[base]["nodes"]))
+    print("%-11s %8s  " % ("model", "nodes") + " ".join("%13s" % k[:13] for k in keys))
+    for m in big:
+        rel = [(a[m][k] / a[m]["nodes"]) / (a[base][k] / a[base]["nodes"]) if a[base][k] > 0 else float("nan")
+               for k in keys]
+        print("%-11s %8d  " % (m, a[m]["nodes"]) + " ".join("%13.2f" % r for r in rel))
 PY

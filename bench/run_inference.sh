@@ -3,6 +3,9 @@
 # Runtime (npm onnxruntime-node) and PyTorch eager on torchvision models,
 # threads 1 and 2, batch 1 and 8; prints a Markdown table.
 #
+# The header names the CPU and the vector ISA it offers (from /proc/cpuinfo)
+# and which of those nnfx's own kernels use (they dispatch at run time).
+#
 # Usage: bench/run_inference.sh [RUNS_B1] [RUNS_B8]   (from the repository root)
 # Needs: a build in build/ (cmake -S . -B build -G Ninja && cmake --build build);
 # /usr/bin/python3 with torch + torchvision (Debian python3-torchvision) to
@@ -22,6 +25,20 @@ PY=/usr/bin/python3
 E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
 
 [ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
+
+# header: the CPU and its ISA
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+flags=" $(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1) "
+isa=""
+for f in sse4_2 avx fma avx2 avx512f avx512dq avx512bw avx512vl avx512_vnni avx512_bf16 avx_vnni amx_tile amx_int8 \
+    amx_bf16; do
+  case "$flags" in *" $f "*) isa="$isa $f" ;; esac
+done
+used="scalar"
+case "$flags" in *" avx2 "*) case "$flags" in *" fma "*) used="avx2+fma" ;; esac ;; esac
+echo "# CPU: ${cpu:-unknown}, $(nproc) logical cores"
+echo "# ISA:${isa:- none of sse4_2/avx/avx2/avx512*/vnni/amx found}"
+echo "# nnfx kernels use: $used (run-time dispatch; no AVX-512 path); OpenBLAS picks its own"
 mkdir -p "$OUT"
 : > "$RES"
 note() { printf '{"note": "%s"}\n' "$1" >> "$RES"; }

@@ -549,18 +549,30 @@ typedef struct nnfx_gm nnfx_gm;
 nnfx_gm *nnfx_gm_new(nnfx_graph *g, nnfx_error *err);
 void nnfx_gm_free(nnfx_gm *gm);
 nnfx_graph *nnfx_gm_graph(nnfx_gm *gm);
-/* Lint + shape inference + execution plan. Call after every edit. */
+/* Lint + shape inference. Call after every edit. The execution plan is
+ * built later, on first use (nnfx_gm_run, nnfx_gm_plan,
+ * nnfx_gm_peak_activation_bytes, nnfx_gm_compile), so edit loops pay only
+ * for what they use. */
 nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err);
+/* Builds the execution plan now (recompiling first if the graph changed):
+ * the compiled executor for graphs with static shapes, the interpreter for
+ * graphs it declines (dynamic shapes, leaf modules, multi-output ops).
+ * *interpreted (may be NULL) says which one will run; nnfx_gm_plan names
+ * the reason. Errors building the plan (out of memory, a constant subgraph
+ * that fails) are returned here and by nnfx_gm_run, never hidden by a
+ * fallback. */
+nnfx_status nnfx_gm_compile(nnfx_gm *gm, bool *interpreted, nnfx_error *err);
 /* A readable C-like listing of the forward (FX's gm.code); malloc'd.
  * Recompiles first if needed; NULL on error. */
 char *nnfx_gm_code(nnfx_gm *gm, nnfx_error *err);
 /* Runs the compiled graph: nin inputs in placeholder order; fills outs[0..]
  * with new references (caller releases), *nout = number of outputs. outs
- * must have room for max_out. Recompiles first if the graph changed. */
+ * must have room for max_out. Recompiles first if the graph changed, and
+ * builds the plan on the first run after a recompile (nnfx_gm_compile). */
 nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
                         nnfx_error *err);
 /* Sets the number of threads kernels may use (default 1); takes effect at
- * the next run (which recompiles). Results do not depend on it beyond
+ * the next run (which rebuilds the plan). Results do not depend on it beyond
  * float rounding: work is split into tasks by shape, not by thread count.
  * The compiled executor keeps OpenBLAS itself at one thread and runs its
  * own pool. */
@@ -568,8 +580,8 @@ void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
 /* The compiled execution plan as text, one step per line: which kernel
  * runs for which nodes (fused chains such as conv + add + relu show as one
  * step naming their first and last node) and each value's arena offset;
- * or a line saying the graph runs in the interpreter. Recompiles if
- * needed; malloc'd; NULL on error. */
+ * or a line "# interpreted: <why>" when the graph runs in the interpreter.
+ * Recompiles and builds the plan if needed; malloc'd; NULL on error. */
 char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err);
 /* Peak bytes of activations (placeholders and computed values, not
  * parameters) live at once when the plan runs. For graphs with static

@@ -164,6 +164,7 @@ static void test_exec_and_trace(void **state) {
     nnfx_gm_free(NULL);
     assert_null(nnfx_gm_graph(NULL));
     assert_int_not_equal(nnfx_gm_recompile(NULL, &err), NNFX_OK);
+    assert_int_not_equal(nnfx_gm_compile(NULL, NULL, &err), NNFX_OK);
     assert_null(nnfx_gm_code(NULL, &err));
     assert_null(nnfx_gm_plan(NULL, &err));
     assert_true(nnfx_gm_peak_activation_bytes(NULL, &err) < 0);

@@ -339,6 +339,63 @@ static void test_bad_input_and_fallback(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* The plan is built on first use, not at recompile; nnfx_gm_compile builds
+ * it now and says whether the interpreter runs the graph (and the plan text
+ * why); an error building it is returned, not hidden by the fallback. */
+static void test_lazy_plan(void **state) {
+    (void)state;
+    int64_t xd[4];
+    nnfx_error err = {0};
+    bool interp = true;
+    nnfx_gm *gm = nnfx_gm_new(resblock(xd), &err);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    assert_int_equal(nnfx_gm_compile(gm, &interp, &err), NNFX_OK);
+    assert_false(interp);
+    nnfx_gm_free(gm);
+
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_node *in = nnfx_graph_placeholder(g, "x", NULL, &err);
+    nnfx_node *r = unary(g, NNFX_OP_RELU, in);
+    nnfx_graph_output(g, 1, &r, &err);
+    gm = nnfx_gm_new(g, &err);
+    assert_int_equal(nnfx_gm_compile(gm, &interp, &err), NNFX_OK);
+    assert_true(interp);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(strstr(plan, "# interpreted: compiled executor: node x: shape not static"));
+    free(plan);
+    nnfx_gm_free(gm);
+
+    /* a constant GatherElements whose index is out of range: inference
+     * passes (shapes only), folding it while compiling fails */
+    g = nnfx_graph_new();
+    int64_t d2[2] = {2, 2};
+    nnfx_meta m = {0};
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, d2);
+    in = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_node *data = param(g, "data", 2, d2, 0.0f);
+    nnfx_tensor *ix = nnfx_tensor_new(NNFX_I64, 2, d2, NULL);
+    int64_t *ip = ix->data;
+    ip[0] = ip[1] = ip[2] = 0, ip[3] = 5;
+    assert_int_equal(nnfx_graph_set_param(g, "ix", ix, NULL), NNFX_OK);
+    nnfx_tensor_release(ix);
+    nnfx_node *gat = binary(g, NNFX_OP_GATHER_ELEMENTS, data, nnfx_graph_get_attr(g, "ix", NULL));
+    nnfx_node *sum = binary(g, NNFX_OP_ADD, in, gat);
+    nnfx_graph_output(g, 1, &sum, &err);
+    gm = nnfx_gm_new(g, &err);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    assert_int_not_equal(nnfx_gm_compile(gm, &interp, &err), NNFX_OK);
+    assert_non_null(strstr(err.msg, "compile"));
+    assert_non_null(strstr(err.msg, "out of range"));
+    nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 2, d2, NULL), *y = NULL;
+    int nout = 0;
+    err = (nnfx_error){0};
+    assert_int_not_equal(nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err), NNFX_OK);
+    assert_non_null(strstr(err.msg, "out of range"));
+    assert_null(nnfx_gm_plan(gm, &err));
+    nnfx_tensor_release(x);
+    nnfx_gm_free(gm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resblock),
@@ -348,6 +405,7 @@ int main(void) {
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

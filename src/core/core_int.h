@@ -30,4 +30,10 @@ bool core_cpu_avx2_fma(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
+/* Unmaps from this process the whole pages of [p, p + nbytes) that lie in
+ * mapping m (read-only, private: the file and its page cache are not
+ * touched, a later read faults the pages in again). No-op for NULL m or a
+ * range outside it. */
+void core_mapping_drop(const nnfx_mapping *m, const void *p, size_t nbytes);
+
 #endif

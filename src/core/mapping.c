@@ -1,12 +1,14 @@
 /* mapping.c — read-only memory-mapped files shared by mapped tensors. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/core_int.h"
 #include "nnfx.h"
 
 struct nnfx_mapping {
@@ -64,4 +66,16 @@ void nnfx_mapping_release(nnfx_mapping *m) {
     if (!m || --m->refcount > 0) return;
     if (m->base) munmap(m->base, m->size);
     free(m);
+}
+
+void core_mapping_drop(const nnfx_mapping *m, const void *p, size_t nbytes) {
+    long page = sysconf(_SC_PAGESIZE);
+    if (!m || !m->base || page <= 0 || !p) return;
+    uintptr_t base = (uintptr_t)m->base, end = base + m->size;
+    uintptr_t lo = (uintptr_t)p, hi = (uintptr_t)p + nbytes;
+    if (lo < base) lo = base;
+    if (hi > end) hi = end;
+    lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    hi &= ~((uintptr_t)page - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

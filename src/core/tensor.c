@@ -229,14 +229,7 @@ nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err) {
         madvise((void *)((uintptr_t)data & ~((uintptr_t)page - 1)), alloc, MADV_HUGEPAGE);
     memcpy(data, t->data, t->nbytes);
     memset((char *)data + t->nbytes, 0, alloc - t->nbytes);
-    /* The mapping is read-only and private, so dropping the pages read for
-     * the copy only unmaps them here; another reader faults them in again
-     * from the file. Only whole pages inside the tensor are dropped. */
-    if (page > 0) {
-        uintptr_t lo = ((uintptr_t)t->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-        uintptr_t hi = ((uintptr_t)t->data + t->nbytes) & ~((uintptr_t)page - 1);
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-    }
+    core_mapping_drop(t->mapping, t->data, t->nbytes);
     t->data = data;
     t->storage = NNFX_STORAGE_OWNED;
     nnfx_mapping_release(t->mapping);

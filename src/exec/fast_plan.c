@@ -5,7 +5,7 @@
  *  - no-op and reshape-family nodes alias their input's storage;
  *  - every other value gets an offset in one activation arena, assigned
  *    from value lifetimes so buffers whose lifetimes do not overlap share
- *    memory (greedy, largest first);
+ *    memory (greedy, largest first: arena_plan.c);
  *  - Conv (2-d, float32, constant weights) runs through fx_conv with the
  *    following residual Add and activation (Relu, Clip, LeakyRelu,
  *    Sigmoid, HardSwish, x * Sigmoid(x)) fused into its epilogue when the
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/sbuf.h"
+#include "exec/arena_plan.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
 #include "ir/ir_int.h"
@@ -255,58 +256,30 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     return f;
 }
 
-/* Order of two values for placement: larger first, then by index. */
-static int cmp_size_desc(const void *a, const void *b, void *ctx) {
-    const fx_val *v = ctx;
-    int x = *(const int *)a, y = *(const int *)b;
-    if (v[x].bytes != v[y].bytes) return v[x].bytes < v[y].bytes ? 1 : -1;
-    return x - y;
-}
-
-/* Greedy offsets: values by decreasing size, each at the lowest offset that
- * does not overlap a placed value whose lifetime overlaps its own. */
+/* Arena offsets from value sizes and lifetimes (arena_plan.c): each
+ * arena value's fx_val.off, and p->arena_bytes. */
 static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
-    int *order = malloc(sizeof *order * (size_t)(p->nvals ? p->nvals : 1));
-    int *placed = malloc(sizeof *placed * (size_t)(p->nvals ? p->nvals : 1));
-    if (!order || !placed) {
-        free(order), free(placed);
+    int k = 0;
+    for (int i = 0; i < p->nvals; i++)
+        k += p->vals[i].kind == V_ARENA;
+    fx_block *blk = malloc(sizeof *blk * (size_t)(k ? k : 1));
+    int *which = malloc(sizeof *which * (size_t)(k ? k : 1));
+    if (!blk || !which) {
+        free(blk), free(which);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory planning activations");
     }
-    int k = 0, np = 0;
+    k = 0;
     for (int i = 0; i < p->nvals; i++)
-        if (p->vals[i].kind == V_ARENA) order[k++] = i;
-    /* insertion sort keeps this reentrant (a few hundred values) */
-    for (int i = 1; i < k; i++) {
-        int x = order[i], j = i - 1;
-        while (j >= 0 && cmp_size_desc(&order[j], &x, p->vals) > 0) {
-            order[j + 1] = order[j];
-            j--;
+        if (p->vals[i].kind == V_ARENA) {
+            blk[k] = (fx_block){p->vals[i].bytes, p->vals[i].def, p->vals[i].last, 0};
+            which[k++] = i;
         }
-        order[j + 1] = x;
-    }
-    int64_t top = 0;
-    for (int i = 0; i < k; i++) {
-        fx_val *v = &p->vals[order[i]];
-        int64_t sz = (v->bytes + 63) / 64 * 64, off = 0;
-        bool moved = true;
-        while (moved) {
-            moved = false;
-            for (int j = 0; j < np; j++) {
-                const fx_val *o = &p->vals[placed[j]];
-                if (o->last < v->def || v->last < o->def) continue; /* lifetimes apart */
-                int64_t osz = (o->bytes + 63) / 64 * 64;
-                if (off < o->off + osz && o->off < off + sz) {
-                    off = o->off + osz;
-                    moved = true;
-                }
-            }
-        }
-        v->off = off;
-        placed[np++] = order[i];
-        if (off + sz > top) top = off + sz;
-    }
-    free(order);
-    free(placed);
+    int64_t top = fx_arena_assign(blk, k, err);
+    for (int j = 0; j < k && top >= 0; j++)
+        p->vals[which[j]].off = blk[j].off;
+    free(blk);
+    free(which);
+    if (top < 0) return NNFX_ERR_NOMEM;
     p->arena_bytes = top;
     return NNFX_OK;
 }

@@ -1,7 +1,9 @@
 /* gm.c — GraphModule: a graph plus its compiled plan; recompile and run. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sbuf.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
 #include "ir/ir_int.h"
@@ -9,10 +11,12 @@
 struct nnfx_gm {
     nnfx_graph *g;
     uint64_t compiled_version; /* graph version at the last recompile */
-    bool compiled;
+    bool compiled;             /* linted and shapes inferred at compiled_version */
+    bool planned;              /* the plan below was built (or declined) since */
     int threads;
     nnfx_interp *interp; /* runs graphs the compiled executor does not take */
     fx_plan *fast;       /* compiled executor (static shapes), or NULL */
+    char why[1024];      /* planned && !fast: why the interpreter runs it */
 };
 
 nnfx_gm *nnfx_gm_new(nnfx_graph *g, nnfx_error *err) {
@@ -30,10 +34,19 @@ nnfx_gm *nnfx_gm_new(nnfx_graph *g, nnfx_error *err) {
     return gm;
 }
 
+/* Drops the plan (and the interpreter) built for the last compile. */
+static void drop_plan(nnfx_gm *gm) {
+    nnfx_interp_free(gm->interp);
+    gm->interp = NULL;
+    fx_plan_free(gm->fast);
+    gm->fast = NULL;
+    gm->planned = false;
+    gm->why[0] = 0;
+}
+
 void nnfx_gm_free(nnfx_gm *gm) {
     if (!gm) return;
-    nnfx_interp_free(gm->interp);
-    fx_plan_free(gm->fast);
+    drop_plan(gm);
     nnfx_graph_free(gm->g);
     free(gm);
 }
@@ -43,30 +56,21 @@ nnfx_graph *nnfx_gm_graph(nnfx_gm *gm) { return gm ? gm->g : NULL; }
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads) {
     if (!gm) return;
     threads = threads > 0 ? threads : 1;
-    if (threads != gm->threads) gm->compiled = false; /* the plan owns the thread pool */
+    if (threads != gm->threads) drop_plan(gm); /* the plan owns the thread pool */
     gm->threads = threads;
 }
 
 nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err) {
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "recompile: NULL module");
     gm->compiled = false;
-    nnfx_interp_free(gm->interp);
-    gm->interp = NULL;
-    fx_plan_free(gm->fast);
-    gm->fast = NULL;
+    drop_plan(gm);
     nnfx_status st = nnfx_graph_lint(gm->g, err);
     if (!st) st = nnfx_graph_infer_shapes(gm->g, err);
     if (st) {
         nnfx_error_prefix(err, "recompile");
         return st;
     }
-    gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
-    if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
-    /* The compiled executor takes graphs with static shapes; anything it
-     * declines (or fails to build) runs in the interpreter, which reports
-     * the errors of a bad graph at run time. */
-    nnfx_error ferr = {0};
-    gm->fast = fx_plan_new(gm->g, gm->threads, &ferr);
+    /* the plan is built on first use (run, plan, nnfx_gm_compile) */
     gm->compiled_version = gm->g->version;
     gm->compiled = true;
     return NNFX_OK;
@@ -78,27 +82,67 @@ static nnfx_status ensure_compiled(nnfx_gm *gm, nnfx_error *err) {
     return nnfx_gm_recompile(gm, err);
 }
 
+/* Recompiles if needed, then builds the plan if not built yet. The compiled
+ * executor takes graphs with static shapes; a graph it declines
+ * (NNFX_ERR_UNSUPPORTED: dynamic shapes, leaf modules...) runs in the
+ * interpreter, and gm->why says why. Any other failure (out of memory, a
+ * constant subgraph whose kernel fails) is returned. */
+static nnfx_status ensure_plan(nnfx_gm *gm, nnfx_error *err) {
+    nnfx_status st = ensure_compiled(gm, err);
+    if (st || gm->planned) return st;
+    nnfx_error ferr = {0};
+    gm->fast = fx_plan_new(gm->g, gm->threads, &ferr);
+    if (!gm->fast) {
+        if (ferr.status != NNFX_ERR_UNSUPPORTED) {
+            if (err) *err = ferr;
+            nnfx_error_prefix(err, "compile");
+            return ferr.status ? ferr.status : NNFX_ERR_RUNTIME;
+        }
+        gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
+        if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
+        snprintf(gm->why, sizeof gm->why, "%s", ferr.msg);
+    }
+    gm->planned = true;
+    return NNFX_OK;
+}
+
+nnfx_status nnfx_gm_compile(nnfx_gm *gm, bool *interpreted, nnfx_error *err) {
+    if (interpreted) *interpreted = false;
+    if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "gm_compile: NULL module");
+    nnfx_status st = ensure_plan(gm, err);
+    if (!st && interpreted) *interpreted = gm->fast == NULL;
+    return st;
+}
+
 nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
                         nnfx_error *err) {
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "gm_run: NULL module");
-    nnfx_status st = ensure_compiled(gm, err);
+    nnfx_status st = ensure_plan(gm, err);
     if (st) return st;
     if (gm->fast) return fx_plan_run(gm->fast, nin, in, max_out, outs, nout, err);
     return nnfx_interp_run(gm->interp, nin, in, max_out, outs, nout, err);
 }
 
-int64_t exec_gm_compiled_peak(nnfx_gm *gm) { return gm && gm->fast ? fx_plan_peak_bytes(gm->fast) : -1; }
+int64_t exec_gm_compiled_peak(nnfx_gm *gm, nnfx_error *err) {
+    if (!gm) return -1;
+    if (ensure_plan(gm, err)) return -2;
+    return gm->fast ? fx_plan_peak_bytes(gm->fast) : -1;
+}
 
 char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err) {
     if (!gm) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "gm_plan: NULL module");
         return NULL;
     }
-    if (ensure_compiled(gm, err)) return NULL;
-    char *s =
-        gm->fast
-            ? fx_plan_text(gm->fast)
-            : ir_strdup("# interpreted: the graph has dynamic shapes or ops the compiled executor does not take\n");
+    if (ensure_plan(gm, err)) return NULL;
+    char *s = NULL;
+    if (gm->fast)
+        s = fx_plan_text(gm->fast);
+    else {
+        sbuf b = {0};
+        sb_printf(&b, "# interpreted: %s\n", gm->why[0] ? gm->why : "the compiled executor does not take this graph");
+        s = sb_finish(&b);
+    }
     if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return s;
 }

@@ -40,8 +40,9 @@ int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err) {
     }
     if (nnfx_gm_recompile(gm, err)) return -1;
     /* the compiled executor's memory plan is what actually runs */
-    int64_t planned = exec_gm_compiled_peak(gm);
+    int64_t planned = exec_gm_compiled_peak(gm, err);
     if (planned >= 0) return planned;
+    if (planned == -2) return -1;
     nnfx_graph *g = nnfx_gm_graph(gm);
     exec_plan p = {0};
     if (exec_plan_build(g, &p, err)) return -1;

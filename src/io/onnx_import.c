@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "io/onnx_import_int.h"
 
 /* --- small helpers ------------------------------------------------------------ */
@@ -679,6 +680,8 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
                 st = oom(im);
                 goto out;
             }
+            /* reading this tag faulted in pages of the weights around it */
+            if (l == &inits && f.len >= ONNX_DROP_MAPPED_BYTES) core_mapping_drop(im->lc.map, f.data, f.len);
         }
     }
     if (rc < 0) goto fail;

@@ -121,6 +121,11 @@ const onnx_model_info *onnx_info_of(const nnfx_graph *g);
 
 /* Where tensors come from while loading: the mapped model (zero-copy) or a
  * plain buffer (copied), and the directory for external data files. */
+/* Mapped tensors (and initializer fields) at least this large have their
+ * file pages unmapped again once read past at load (core_mapping_drop): a
+ * load keeps no weight bytes resident. */
+#define ONNX_DROP_MAPPED_BYTES (64 * 1024)
+
 typedef struct onnx_load_ctx {
     const char *what;  /* file name for messages                           */
     const char *dir;   /* directory of the model file; NULL for a buffer   */

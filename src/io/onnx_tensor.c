@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "io/onnx_int.h"
 
 nnfx_dtype onnx_dtype(int64_t t) {
@@ -107,8 +108,15 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
 static nnfx_tensor *tensor_from_bytes(nnfx_dtype dt, int rank, const int64_t *dims, const uint8_t *p, size_t nbytes,
                                       nnfx_mapping *m, bool defer, nnfx_error *err) {
     size_t es = nnfx_dtype_size(dt);
-    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || (defer && nbytes >= DEFER_UNALIGNED_BYTES)))
+    if (m && nbytes > 0 && (((uintptr_t)p % es) == 0 || (defer && nbytes >= DEFER_UNALIGNED_BYTES))) {
+        /* Reading the fields around the weights faults in the file pages
+         * (whole large folios) that hold them: drop those mappings again, so
+         * a load, inspect or analyze keeps no weight bytes resident; a
+         * kernel that reads the weight later faults them back from the
+         * page cache. */
+        if (nbytes >= ONNX_DROP_MAPPED_BYTES) core_mapping_drop(m, p, nbytes);
         return nnfx_tensor_mapped(dt, rank, dims, (void *)(uintptr_t)p, m, err);
+    }
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, err);
     if (t && nbytes) memcpy(t->data, p, nbytes);
     return t;

@@ -62,8 +62,13 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
             in[i] = &src->meta[0];
             if (values && src->pass_data)
                 in_value[i] = (const nnfx_tensor *)src->pass_data;
-            else if (src->opcode == NNFX_GET_ATTR)
-                in_value[i] = ir_node_param(src);
+            else if (src->opcode == NNFX_GET_ATTR) {
+                /* small parameters (shapes, axes, scalars) are known values;
+                 * a weight is not read for its shape alone, so a mapped
+                 * model's weights stay on disk */
+                const nnfx_tensor *raw = ir_node_param_raw(src);
+                if (raw && nnfx_tensor_numel(raw) <= INFER_CONST_LIMIT) in_value[i] = ir_node_param(src);
+            }
             if (!in_value[i]) all_known = false;
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
             literal_meta(a, &lit[i]);

@@ -33,7 +33,7 @@ void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
     for (;;) {
         const ir_strmap_slot *s = &m->slots[i];
         if (!s->key) return NULL;
-        if (s->hash == hash && s->key != TOMBSTONE && strcmp(s->key, key) == 0) return s->value;
+        if (s->hash == hash && s->key != TOMBSTONE && (s->key == key || strcmp(s->key, key) == 0)) return s->value;
         i = (i + 1) & mask;
     }
 }
@@ -74,7 +74,7 @@ bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value) 
         if (!s->key) break;
         if (s->key == TOMBSTONE) {
             if (!tomb) tomb = s;
-        } else if (s->hash == hash && strcmp(s->key, key) == 0) {
+        } else if (s->hash == hash && (s->key == key || strcmp(s->key, key) == 0)) {
             s->value = value; /* the stored key pointer stays */
             return true;
         }
