@@ -13,8 +13,8 @@
 #                 subtracted, for nnfx nothing is (the whole C process)
 #   touch s       nnfx load + reading every weight byte (pages faulted in,
 #                 unaligned weights copied): what the first inference pays
-#   +recompile s  nnfx load + recompile (lint, shape inference, plan):
-#                 what `nnfx run` pays before running
+#   +recompile s  nnfx load + recompile (lint, shape inference; the plan is
+#                 built by the first run)
 #   inspect s / RSS MB, analyze s / RSS MB
 #                 the CLI commands `nnfx inspect MODEL` and `nnfx analyze
 #                 MODEL` (median wall time of the runs, peak RSS of one run,
