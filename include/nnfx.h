@@ -367,6 +367,12 @@ nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name);
 int nnfx_graph_num_params(const nnfx_graph *g);
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i);
 nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i);
+/* Dtype and shape of parameter `name` (or of the i-th) into *m, without
+ * reading its data: a weight of a model loaded from a file stays in the
+ * file (nnfx_graph_param and _at may copy it into aligned memory). False
+ * when there is no such parameter. */
+bool nnfx_graph_param_meta(const nnfx_graph *g, const char *name, nnfx_meta *m);
+bool nnfx_graph_param_meta_at(const nnfx_graph *g, int i, nnfx_meta *m);
 /* Marks parameter `name` as a constant of the model (an ONNX Constant node)
  * rather than a weight; analyses count weights only. */
 nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err);

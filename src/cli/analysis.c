@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/analysis.h"
+#include "ir/ir_int.h"
 #include "ir/op_table.h"
 
 const char *cli_node_op_label(const nnfx_node *n) {
@@ -42,6 +43,16 @@ char *cli_human_bytes(int64_t v, char *buf, size_t len) {
         snprintf(buf, len, "%lld B", (long long)v);
     return buf;
 }
+
+/* Elements and bytes of a parameter's static shape (from its meta: the
+ * data is not read). */
+static int64_t meta_numel(const nnfx_meta *m) {
+    int64_t n = 1;
+    for (int d = 0; d < m->rank; d++)
+        n *= m->dims[d].value;
+    return n;
+}
+static int64_t meta_bytes(const nnfx_meta *m) { return meta_numel(m) * (int64_t)nnfx_dtype_size(m->dtype); }
 
 static char *xstrdup(const char *s) {
     char *d = malloc(strlen(s) + 1);
@@ -292,9 +303,9 @@ static bool find_liveness(cli_analysis *an, graph_index *gi, const char *model) 
             }
         }
         if (used) continue;
-        const nnfx_tensor *t = nnfx_graph_param_at(an->g, p);
+        nnfx_meta pm;
         char bytes[32];
-        cli_human_bytes(t ? (int64_t)t->nbytes : 0, bytes, sizeof bytes);
+        cli_human_bytes(nnfx_graph_param_meta_at(an->g, p, &pm) ? meta_bytes(&pm) : 0, bytes, sizeof bytes);
         ok = add_finding(
             an, "unused_initializer", 1, &pname,
             xprintf("parameter '%s' (%s) is %s", pname, bytes, read ? "read only by dead nodes" : "never read"),
@@ -427,7 +438,11 @@ static void node_cost(const nnfx_graph *g, const nnfx_node *n, int64_t *macs, in
         vals[a] = NULL;
         if (arg.kind == NNFX_ARG_NODE) {
             in[a] = nnfx_node_meta_c(arg.u.node, 0);
-            if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR)
+            nnfx_meta pm;
+            /* shape-like parameters only, as shape inference: a weight is not read */
+            if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR &&
+                nnfx_graph_param_meta(g, nnfx_node_target(arg.u.node), &pm) &&
+                ir_shape_value_like(pm.dtype, meta_numel(&pm)))
                 vals[a] = nnfx_graph_param(g, nnfx_node_target(arg.u.node));
         } else if (arg.kind == NNFX_ARG_INT || arg.kind == NNFX_ARG_FLOAT) {
             memset(&lit[a], 0, sizeof lit[a]);
@@ -457,14 +472,14 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
     an->peak_activation_bytes = -1;
     an->graph_nodes = nnfx_graph_num_nodes(g);
     for (int p = 0; p < nnfx_graph_num_params(g); p++) {
-        const nnfx_tensor *t = nnfx_graph_param_at(g, p);
-        if (!t) continue;
-        an->all_param_bytes += (int64_t)t->nbytes;
+        nnfx_meta t;
+        if (!nnfx_graph_param_meta_at(g, p, &t)) continue;
+        an->all_param_bytes += meta_bytes(&t);
         /* weights only: constants of the model (ONNX Constant nodes) are not parameters */
         if (!nnfx_graph_param_is_constant(g, p) &&
-            (t->dtype == NNFX_F32 || t->dtype == NNFX_F16 || t->dtype == NNFX_F64)) {
-            an->params += nnfx_tensor_numel(t);
-            an->param_bytes += (int64_t)t->nbytes;
+            (t.dtype == NNFX_F32 || t.dtype == NNFX_F16 || t.dtype == NNFX_F64)) {
+            an->params += meta_numel(&t);
+            an->param_bytes += meta_bytes(&t);
         }
     }
     an->cost = calloc((size_t)(an->graph_nodes ? an->graph_nodes : 1), sizeof *an->cost);
@@ -478,9 +493,10 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
         for (int a = 0; a < nnfx_node_num_args(n); a++) {
             const nnfx_node *src = nnfx_node_arg_node(n, a);
             if (!src || nnfx_node_opcode(src) != NNFX_GET_ATTR) continue;
-            const nnfx_tensor *t = nnfx_graph_param(g, nnfx_node_target(src));
-            if (t && (t->dtype == NNFX_F32 || t->dtype == NNFX_F16 || t->dtype == NNFX_F64))
-                c->params += nnfx_tensor_numel(t);
+            nnfx_meta t;
+            if (nnfx_graph_param_meta(g, nnfx_node_target(src), &t) &&
+                (t.dtype == NNFX_F32 || t.dtype == NNFX_F16 || t.dtype == NNFX_F64))
+                c->params += meta_numel(&t);
         }
         if (oc == NNFX_CALL_FUNCTION) node_cost(g, n, &c->macs, &c->flops);
         /* MACs are those of the matrix ops (Conv, Gemm, MatMul), as model

@@ -64,12 +64,13 @@ char *cli_graph_to_json(const nnfx_graph *g) {
     }
     sb_printf(&b, "],\n  \"params\": [");
     for (int i = 0; i < nnfx_graph_num_params(g); i++) {
-        const nnfx_tensor *t = nnfx_graph_param_at(g, i);
+        nnfx_meta t = {0}; /* dtype and shape only: the weight is not read */
+        nnfx_graph_param_meta_at(g, i, &t);
         sb_printf(&b, "%s\n    {\"name\": ", i ? "," : "");
         cli_json_str(&b, nnfx_graph_param_name(g, i));
-        sb_printf(&b, ", \"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(t->dtype));
-        for (int d = 0; d < t->rank; d++)
-            sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        sb_printf(&b, ", \"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(t.dtype));
+        for (int d = 0; d < t.rank; d++)
+            sb_printf(&b, "%s%lld", d ? ", " : "", (long long)t.dims[d].value);
         sb_printf(&b, "]}");
     }
     sb_printf(&b, "],\n  \"nodes\": [");

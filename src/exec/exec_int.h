@@ -18,9 +18,10 @@ typedef struct exec_plan {
 nnfx_status exec_plan_build(nnfx_graph *g, exec_plan *p, nnfx_error *err);
 void exec_plan_free(exec_plan *p);
 
-/* Peak activation bytes of gm's compiled executor (arena + inputs), built
- * now if not yet; -1 when gm runs in the interpreter; -2 with err set when
- * building the plan failed. */
+/* Peak activation bytes of gm's compiled executor (arena + inputs): from
+ * its plan when built, else from the plan's layout alone (no kernels, no
+ * weight read); -1 when gm runs in the interpreter; -2 with err set when
+ * compiling failed. */
 int64_t exec_gm_compiled_peak(nnfx_gm *gm, nnfx_error *err);
 /* nnfx_interp_new for a graph the caller has just linted. */
 nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user, nnfx_error *err);

@@ -53,6 +53,9 @@ typedef struct fx_conv fx_conv;
  * generic kernel runs it then. */
 fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xshape, const nnfx_tensor *w, const nnfx_tensor *b,
                      nnfx_error *err);
+/* True when fx_conv_new would take the conv: the same checks, reading only
+ * the shapes of w and b (their data is not touched). */
+bool fx_conv_takes(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b);
 void fx_conv_free(fx_conv *c);
 void fx_conv_set_epilogue(fx_conv *c, fx_act act, float p0, float p1, bool residual);
 /* Floats of per-thread scratch the conv needs. */
@@ -85,6 +88,12 @@ typedef struct fx_plan fx_plan;
  * modules, non-float32 convs are fine but unknown dims are not):
  * NNFX_ERR_UNSUPPORTED then means "use the interpreter". */
 fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err);
+/* Peak bytes (activation arena + graph inputs) of the plan fx_plan_new
+ * would build, without building its kernels: no weight is read (weights,
+ * constants too large to be shape values and packed conv weights stay
+ * untouched), no arena is allocated. -1 with err set (status
+ * NNFX_ERR_UNSUPPORTED: the interpreter would run it) as fx_plan_new. */
+int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err);
 void fx_plan_free(fx_plan *p);
 nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
                         nnfx_error *err);

@@ -61,6 +61,7 @@ struct fx_plan {
     int64_t arena_bytes, input_bytes;
     float *scratch;
     fx_pool *pool;
+    bool layout; /* fx_plan_layout_peak: values and offsets only, no kernels */
 };
 
 /* ---- helpers --------------------------------------------------------- */
@@ -142,7 +143,7 @@ static bool const_scalar(const fx_plan *p, const nnfx_node *n, int argi, float *
     if (a->kind != NNFX_ARG_NODE) return false;
     const fx_val *x = &p->vals[idx_of(a->u.node)];
     if (x->kind != V_CONST || nnfx_tensor_numel(x->t) != 1 || x->t->dtype != NNFX_F32) return false;
-    *v = *(const float *)x->t->data;
+    *v = p->layout ? 0.0f : *(const float *)x->t->data; /* layout: that it is one, not its value */
     return true;
 }
 
@@ -290,13 +291,30 @@ static int root_of(const fx_plan *p, int v) {
     return v;
 }
 
-fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
+/* Elements of a static meta. */
+static int64_t meta_numel_static(const nnfx_meta *m) {
+    int64_t n = 1;
+    for (int d = 0; d < m->rank; d++)
+        n *= m->dims[d].value;
+    return n;
+}
+
+/* Layout mode computes a constant only when it and its inputs are at most
+ * this many elements (shape values, clip bounds); larger constants are
+ * headers with their shape, their data never read. */
+#define LAYOUT_CONST_LIMIT 4096
+
+/* Builds the plan; in layout mode (fx_plan_layout_peak) only the values,
+ * steps and arena offsets: parameters are not read, large constants not
+ * folded, convs not packed, no arena or scratch allocated. */
+static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_error *err) {
     nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
     int nn = g->num_nodes, nlit = 0;
     for (nnfx_node *n = g->head; n; n = n->next)
         nlit += n->nargs;
     fx_plan *p = calloc(1, sizeof *p);
     if (!p) goto oom;
+    p->layout = layout;
     p->vals = calloc((size_t)(nn + nlit + 1), sizeof *p->vals);
     p->steps = calloc((size_t)(nn + 1), sizeof *p->steps);
     p->inputs = calloc((size_t)(nn + 1), sizeof *p->inputs);
@@ -322,7 +340,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         }
         const nnfx_meta *m = &n->meta[0];
         if (n->opcode == NNFX_GET_ATTR) {
-            v->t = nnfx_tensor_retain(nnfx_graph_param(g, n->target));
+            v->t = nnfx_tensor_retain(layout ? ir_graph_param_raw(g, n->target) : nnfx_graph_param(g, n->target));
             if (!v->t) st = unsupported(err, n, "missing parameter");
             v->kind = V_CONST;
             continue;
@@ -358,6 +376,19 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         for (int a = 0; a < n->nargs; a++)
             if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST)
                 all_const = false;
+        bool big = false;
+        for (int a = 0; layout && a < n->nargs; a++)
+            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].t &&
+                nnfx_tensor_numel(p->vals[idx_of(n->args[a].u.node)].t) > LAYOUT_CONST_LIMIT)
+                big = true;
+        if (all_const && !(info->flags & NNFX_F_IMPURE) && layout &&
+            (big || meta_numel_static(m) > LAYOUT_CONST_LIMIT)) {
+            static float dummy;
+            v->kind = V_CONST; /* its shape, not its value */
+            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+            if (!v->t) st = NNFX_ERR_NOMEM;
+            continue;
+        }
         if (all_const && !(info->flags & NNFX_F_IMPURE)) {
             /* computed once now */
             nnfx_tensor *in[64];
@@ -417,8 +448,9 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         goto oom;
     }
     fx_conv **convs = calloc((size_t)(nn + 1), sizeof *convs);
-    if (!convs) {
-        free(chain_first), free(fus), free(absorbed);
+    bool *conv_at = calloc((size_t)(nn + 1), sizeof *conv_at); /* a conv chain ends here */
+    if (!convs || !conv_at) {
+        free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at);
         goto oom;
     }
     i = 0;
@@ -440,18 +472,21 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         for (int d = 0; d < 4; d++)
             xs[d] = xn->meta[0].dims[d].value;
         nnfx_error cerr = {0};
-        fx_conv *c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr);
-        if (!c) {
+        fx_conv *c = NULL;
+        if (layout) {
+            if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) continue;
+        } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr))) {
             if (cerr.status == NNFX_ERR_NOMEM) {
-                free(chain_first), free(fus), free(absorbed), free(convs);
+                free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at);
                 goto oom;
             }
             continue;
         }
         fusion f = plan_fusion(p, n, absorbed);
-        fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
+        if (c) fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
         int li = idx_of(f.last);
         convs[li] = c;
+        conv_at[li] = true;
         fus[li] = f;
         chain_first[li] = n;
         absorbed[idx_of(n)] = true;
@@ -467,7 +502,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             s->kind = S_OUTPUT;
             s->n = n;
             s->out = -1;
-        } else if (convs[i]) {
+        } else if (conv_at[i]) {
             s->kind = S_CONV;
             s->n = n;
             s->first = chain_first[i];
@@ -520,6 +555,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     for (int k = 0; k < nn; k++)
         fx_conv_free(convs[k]);
     free(convs);
+    free(conv_at);
     free(chain_first);
     free(fus);
     free(absorbed);
@@ -547,6 +583,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
     if ((st = assign_offsets(p, err))) goto fail;
+    if (layout) goto done;
     p->arena = aligned_alloc(64, (size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
     if (!p->arena) goto oom;
     for (int v = 0; v < p->nvals; v++)
@@ -563,6 +600,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         }
     p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
     if (!p->scratch) goto oom;
+done:
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;
     return p;
@@ -573,6 +611,15 @@ fail:
         n->pass_data = NULL;
     fx_plan_free(p);
     return NULL;
+}
+
+fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err) { return plan_build(g, threads, false, err); }
+
+int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
+    fx_plan *p = plan_build(g, 1, true, err);
+    int64_t peak = p ? p->arena_bytes + p->input_bytes : -1;
+    fx_plan_free(p);
+    return peak;
 }
 
 /* ---- run ----------------------------------------------------------------- */

@@ -125,8 +125,17 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
 
 int64_t exec_gm_compiled_peak(nnfx_gm *gm, nnfx_error *err) {
     if (!gm) return -1;
-    if (ensure_plan(gm, err)) return -2;
-    return gm->fast ? fx_plan_peak_bytes(gm->fast) : -1;
+    if (ensure_compiled(gm, err)) return -2;
+    if (gm->planned) return gm->fast ? fx_plan_peak_bytes(gm->fast) : -1;
+    /* the same plan's layout, without building its kernels (no weight is
+     * read): what analyze asks of a model it does not run */
+    nnfx_error ferr = {0};
+    int64_t peak = fx_plan_layout_peak(gm->g, &ferr);
+    if (peak >= 0) return peak;
+    if (ferr.status == NNFX_ERR_UNSUPPORTED) return -1;
+    if (err) *err = ferr;
+    nnfx_error_prefix(err, "compile");
+    return -2;
 }
 
 char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err) {

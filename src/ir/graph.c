@@ -667,6 +667,20 @@ bool nnfx_graph_param_is_constant(const nnfx_graph *g, int i) {
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? g->params[i].name : NULL;
 }
+static bool param_meta(const nnfx_tensor *t, nnfx_meta *m) {
+    if (!t || !m) return false;
+    nnfx_meta_set_shape(m, t->dtype, t->rank, t->shape);
+    return true;
+}
+
+bool nnfx_graph_param_meta(const nnfx_graph *g, const char *name, nnfx_meta *m) {
+    return param_meta(ir_graph_param_raw(g, name), m);
+}
+
+bool nnfx_graph_param_meta_at(const nnfx_graph *g, int i, nnfx_meta *m) {
+    return g && i >= 0 && i < g->nparams && param_meta(g->params[i].t, m);
+}
+
 nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? param_ready(g->params[i].t) : NULL;
 }

@@ -130,6 +130,14 @@ bool ir_node_set_target(nnfx_node *n, const char *target);
  * tensor as stored, for its existence, dtype and shape. */
 nnfx_tensor *ir_node_param(const nnfx_node *n);
 nnfx_tensor *ir_node_param_raw(const nnfx_node *n);
+/* True for a parameter that shape inference and cost functions read as a
+ * value: an integer or bool tensor of at most 4096 elements (shapes, axes,
+ * pads, repeats) or any tensor of at most 64 elements (scalars, scales,
+ * clip bounds). Weights are not read: a mapped model's stay on disk. */
+static inline bool ir_shape_value_like(nnfx_dtype dt, int64_t numel) {
+    bool ints = dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_BOOL;
+    return numel <= 64 || (ints && numel <= 4096);
+}
 /* Index + 1 of parameter name in g->params, or 0. */
 int ir_graph_param_find(const nnfx_graph *g, const char *name);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,

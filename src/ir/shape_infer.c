@@ -63,11 +63,11 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
             if (values && src->pass_data)
                 in_value[i] = (const nnfx_tensor *)src->pass_data;
             else if (src->opcode == NNFX_GET_ATTR) {
-                /* small parameters (shapes, axes, scalars) are known values;
-                 * a weight is not read for its shape alone, so a mapped
-                 * model's weights stay on disk */
+                /* parameters that can be shapes, axes or scalars are known
+                 * values; a weight is not read for its shape alone, so a
+                 * mapped model's weights stay on disk */
                 const nnfx_tensor *raw = ir_node_param_raw(src);
-                if (raw && nnfx_tensor_numel(raw) <= INFER_CONST_LIMIT) in_value[i] = ir_node_param(src);
+                if (raw && ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw))) in_value[i] = ir_node_param(src);
             }
             if (!in_value[i]) all_known = false;
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {

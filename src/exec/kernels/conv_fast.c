@@ -71,16 +71,18 @@ static float *alloc_floats(int64_t n) {
     return aligned_alloc(64, bytes);
 }
 
-fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b,
-                     nnfx_error *err) {
+/* Geometry and blocking of conv node n (see fx_conv_new) into *c0, reading
+ * only the shapes of w and b; NULL err-set status on refusal. */
+static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b,
+                             fx_conv *out, nnfx_error *err) {
     if (!w || w->dtype != NNFX_F32 || w->rank != 4 ||
         (b && (b->dtype != NNFX_F32 || nnfx_tensor_numel(b) != w->shape[0]))) {
-        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: 2-d float32 weights only");
-        return NULL;
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: 2-d float32 weights only");
     }
     int64_t ksz[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xs[2], xs[3]};
     ir_window win;
-    if (ir_window_read(n, 2, ksz, in_sp, &win, err)) return NULL;
+    nnfx_status st = ir_window_read(n, 2, ksz, in_sp, &win, err);
+    if (st) return st;
     fx_conv c0 = {0};
     c0.n = xs[0], c0.c = xs[1], c0.h = xs[2], c0.w = xs[3];
     c0.m = w->shape[0];
@@ -90,14 +92,12 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     c0.oh = ir_window_out(&win, 0, c0.h);
     c0.ow = ir_window_out(&win, 1, c0.w);
     if (c0.group < 1 || c0.c != w->shape[1] * c0.group || c0.m % c0.group || c0.oh <= 0 || c0.ow <= 0 || c0.n <= 0) {
-        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: shapes do not fit");
-        return NULL;
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: shapes do not fit");
     }
     c0.cg = c0.c / c0.group, c0.mg = c0.m / c0.group;
     c0.kk = c0.cg * c0.kh * c0.kw, c0.ohw = c0.oh * c0.ow;
     if (c0.mg > INT_MAX || c0.ohw > INT_MAX || c0.kk > INT_MAX / 64) {
-        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: beyond the BLAS int range");
-        return NULL;
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: beyond the BLAS int range");
     }
     c0.depthwise = c0.cg == 1 && c0.group > 1;
     c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 && c0.oh == c0.h &&
@@ -132,6 +132,20 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
         c0.mb = (c0.mb / 2 + FX_MR - 1) / FX_MR * FX_MR;
     c0.nmb = (c0.mg + c0.mb - 1) / c0.mb;
     c0.wgroup = c0.depthwise ? 0 : fx_pack_a_floats(c0.mg, c0.kk);
+    *out = c0;
+    return NNFX_OK;
+}
+
+bool fx_conv_takes(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b) {
+    fx_conv c0;
+    nnfx_error err = {0};
+    return conv_plan(n, xs, w, b, &c0, &err) == NNFX_OK;
+}
+
+fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b,
+                     nnfx_error *err) {
+    fx_conv c0 = {0};
+    if (conv_plan(n, xs, w, b, &c0, err)) return NULL;
     fx_conv *c = malloc(sizeof *c);
     float *wt = alloc_floats(c0.depthwise ? c0.m * c0.kk : c0.group * c0.wgroup), *bias = alloc_floats(c0.m);
     if (!c || !wt || !bias) {
