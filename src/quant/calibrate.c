@@ -91,8 +91,8 @@ nnfx_quant_calib *nnfx_quant_calibrate(const nnfx_graph *g, int ncalib, nnfx_ten
                                        const nnfx_quant_options *o, nnfx_error *err) {
     nnfx_quant_options dflt = {0};
     if (!o) o = &dflt;
-    if (!g) {
-        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "quantize: NULL graph");
+    if (!g || (ncalib > 0 && !calib)) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "quantize: NULL graph or calibration data");
         return NULL;
     }
     nnfx_quant_calib *c = calloc(1, sizeof *c);
