@@ -69,7 +69,7 @@ async function main() {
   }
   const out = await session.run(feeds);
   fs.mkdirSync(outDir, { recursive: true });
-  for (const name of session.outputNames) saveNpy(path.join(outDir, name + '.npy'), out[name]);
+  for (const name of session.outputNames) saveNpy(path.join(outDir, name.replace(/[^A-Za-z0-9_.-]/g, '_') + '.npy'), out[name]);
 }
 
 main().catch((e) => { console.error('ort_run: ' + e.message); process.exit(1); });

@@ -22,7 +22,9 @@ package; shares no code with nnfx).
       prints the bytes of the model's initializers and Constant tensors.
   qcheck.py badqdq OUT_DIR
       writes small QDQ models with bad quantization parameters:
-      scale0, scale_nan, scale_neg, axis_len, zp_int32 (.onnx).
+      scale0, scale_nan, scale_neg, axis_len, zp_int32 (.onnx), and
+      foldable.onnx (a DequantizeLinear -> QuantizeLinear pair with the same
+      parameters).
   qcheck.py int8weights MODEL.onnx
       every Conv/Gemm/MatMul weight comes from a DequantizeLinear of an int8
       initializer.
@@ -149,6 +151,15 @@ def main():
                          [nh.from_array(np.array([5, 6], np.int32), "b"), nh.from_array(np.float32(0.1), "bs"),
                           nh.from_array(np.int32(7), "bz")])
         onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), os.path.join(out, "zp_int32.onnx"))
+        # a DQ -> Q pair with the same parameters (analyze: foldable_qdq)
+        g = h.make_graph([h.make_node("QuantizeLinear", ["x", "s", "z"], ["q1"]),
+                          h.make_node("DequantizeLinear", ["q1", "s", "z"], ["d1"]),
+                          h.make_node("QuantizeLinear", ["d1", "s", "z"], ["q2"]),
+                          h.make_node("DequantizeLinear", ["q2", "s", "z"], ["y"])],
+                         "foldable", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 5, 5])],
+                         [h.make_tensor_value_info("y", T.FLOAT, None)],
+                         [nh.from_array(np.float32(0.02), "s"), nh.from_array(np.uint8(3), "z")])
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), os.path.join(out, "foldable.onnx"))
         np.save(os.path.join(out, "x.npy"), rng.random((1, 2, 5, 5), dtype=np.float32))
         return 0
     print(__doc__, file=sys.stderr)

@@ -141,6 +141,21 @@ expect 3 "calibration data of the wrong shape" -- "$NNFX" quantize "$D/digits_cn
     --calib x="$TMP/bad_calib.npy"
 check "the error names the input and both shapes" has "calibration data for input x has shape [4, 1, 7, 7]"
 check "nothing written" [ ! -e "$TMP/bad.onnx" ]
+expect 0 "analyze a foldable DQ -> Q pair" -- "$NNFX" analyze "$TMP/foldable.onnx"
+check "analyze finds it" has "[foldable_qdq] 1 DequantizeLinear -> QuantizeLinear pair"
+
+# --- analyze: int8 vs float layers, integer weights, float islands ------------------
+expect 0 "analyze the quantized CNN" -- "$NNFX" analyze "$TMP/cnn_q.onnx" --json "$TMP/an.json"
+check "3 int8 layers, the MaxPool -> Flatten island" /usr/bin/python3 -c "
+import json, sys; d = json.load(open('$TMP/an.json')); q = d['quantization']
+isl = [f for f in d['findings'] if f['kind'] == 'float_island']
+sys.exit(not (q['int8_layers'] == 3 and q['float_layers'] == 0 and q['int8_weight_bytes'] > 3500 and isl
+              and len(isl[0]['nodes']) == 2))"
+expect 0 "analyze the model with the Gemm excluded" -- "$NNFX" analyze "$TMP/v6.onnx" --json "$TMP/an6.json"
+check "2 int8 layers, 1 float" /usr/bin/python3 -c "
+import json, sys; q = json.load(open('$TMP/an6.json'))['quantization']
+sys.exit(not (q['int8_layers'] == 2 and q['float_layers'] == 1))"
+
 expect 2 "no --calib" -- "$NNFX" quantize "$D/digits_cnn.onnx" -o "$TMP/bad.onnx"
 expect 2 "unknown method" -- "$NNFX" quantize "$D/digits_cnn.onnx" -o "$TMP/bad.onnx" --calib x="$TMP/calib.npy" \
     --method foo

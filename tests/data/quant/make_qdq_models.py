@@ -14,8 +14,12 @@ Usage:
       calibrated on 16 seeded random 224x224 images (the slow tests)
 
 Writes OUT_DIR/NAME_qdq.onnx, NAME_x.npy (4 inputs, float32) and
-NAME_torch.npy (PyTorch's output of the quantized model on them). Exit 77
-when torch (or torchvision for the big models) is missing.
+NAME_torch.npy (PyTorch's output of the quantized model on them); for the
+big models also NAME_float.onnx (the float model, before quantization) and
+NAME_calib.npy (16 calibration images) for `nnfx quantize`. The big models'
+BatchNorm statistics are set from 16 random images first (a random-init
+network otherwise has vanishing activations). Exit 77 when torch (or
+torchvision for the big models) is missing.
 
 torch 1.13's exporter writes the FX-quantized graph as QuantizeLinear /
 DequantizeLinear pairs (with Cast nodes around the quantized activations
@@ -89,13 +93,33 @@ def main():
             return 2
         model = getattr(torchvision.models, name)(weights=None)
         shape, ncalib = (3, 224, 224), 16
-    model.eval()
     g = torch.Generator().manual_seed(2)
+    if name != "small":
+        # data-dependent BatchNorm statistics: a random-init network in eval
+        # mode with unit running variances has activations that vanish or
+        # explode (mobilenet_v2's output is all zeros once quantized)
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.reset_running_stats()
+                mod.momentum = None
+        model.train()
+        with torch.no_grad():
+            for _ in range(4):
+                model(torch.rand((4,) + shape, generator=g) * 2 - 0.5)
+    model.eval()
     example = torch.rand((1,) + shape, generator=g)
     prepared = prepare_fx(model, get_default_qconfig_mapping("fbgemm"), example_inputs=(example,))
     with torch.no_grad():
         for _ in range(ncalib // 4):
             prepared(torch.rand((4,) + shape, generator=g) * 2 - 0.5)
+    if name != "small":  # the float model and calibration data, for `nnfx quantize`
+        calib = torch.rand((ncalib,) + shape, generator=g) * 2 - 0.5
+        os.makedirs(out, exist_ok=True)
+        fpath = os.path.join(out, f"{name}_float.onnx")
+        torch.onnx.export(model, (example,), fpath + ".tmp", opset_version=13, input_names=["x"],
+                          output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+        os.replace(fpath + ".tmp", fpath)
+        np.save(os.path.join(out, f"{name}_calib.npy"), calib.numpy().astype(np.float32))
     quantized = convert_fx(prepared)
     x = torch.rand((4,) + shape, generator=g) * 2 - 0.5
     with torch.no_grad():
