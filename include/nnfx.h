@@ -173,6 +173,28 @@ double nnfx_tensor_get(const nnfx_tensor *t, int64_t i);
 /* Fills a float32 tensor with deterministic uniform values in [lo, hi). */
 void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi);
 
+/* Checked size arithmetic, the one place a shape becomes a byte count:
+ * *nbytes = numel(shape) * dtype size. NNFX_ERR_SHAPE for a negative dim or
+ * a product past SIZE_MAX / 2, NNFX_ERR_UNSUPPORTED for an unknown dtype. */
+nnfx_status nnfx_shape_nbytes(nnfx_dtype dt, int rank, const int64_t *shape, size_t *nbytes, nnfx_error *err);
+
+/* Memory budget: the most bytes of tensor storage nnfx owns at once
+ * (0, the default: no limit). A tensor that would pass it is refused before
+ * anything is allocated, with NNFX_ERR_NOMEM naming the size and the limit.
+ * Process-wide; mapped and borrowed tensors do not count. */
+void nnfx_set_memory_limit(size_t bytes);
+size_t nnfx_memory_limit(void);
+/* Bytes of owned tensor storage allocated now. */
+size_t nnfx_memory_in_use(void);
+/* Physical memory of the machine in bytes (0 when unknown). */
+size_t nnfx_physical_memory(void);
+
+/* Fault injection (tests): from now on, the k-th heap allocation made by the
+ * library fails (k >= 1; 0 turns failures off); also resets the count. */
+void nnfx_alloc_fail_at(long k);
+/* Library heap allocations since the last nnfx_alloc_fail_at call. */
+long nnfx_alloc_count(void);
+
 /* Maps a whole file read-only. The mapping starts with refcount 1. */
 nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err);
 const void *nnfx_mapping_data(const nnfx_mapping *m);
@@ -938,8 +960,18 @@ typedef struct nnfx_onnx_save_options {
     const char *external_name; /* side-file name (default: <model>.data)    */
 } nnfx_onnx_save_options;
 
+/* Removes the temporary files of writes still in progress (async-signal-
+ * safe: for a SIGINT/SIGTERM handler). Every file nnfx writes goes to a
+ * unique temporary name beside its target (created with O_EXCL) and is
+ * renamed over the target only when complete and synced. */
+void nnfx_remove_temporaries(void);
+
 /* Writes g as an ONNX model (temporary name, then renamed). opts may be
- * NULL: weights go external only when the model would pass 2 GB. */
+ * NULL: weights go external only when the model would pass 2 GB. The model
+ * and its side file are committed as one unit: both are written in full
+ * first, then the side file is renamed, then the model. Refused
+ * (NNFX_ERR_INVALID_ARG) when the side file is one the graph's weights are
+ * mapped from. */
 nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
 
 #ifdef __cplusplus

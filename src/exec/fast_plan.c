@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "core/sbuf.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
@@ -66,12 +67,13 @@ struct fx_plan {
 
 static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
 
+/* Bytes of a static meta; -1 when negative or too large (checked). */
 static int64_t meta_bytes_static(const nnfx_meta *m) {
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++)
-        n *= m->dims[d].value;
-    size_t es = nnfx_dtype_size(m->dtype);
-    return n * (int64_t)es;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int d = 0; d < m->rank && d < NNFX_MAX_RANK; d++)
+        dims[d] = m->dims[d].value;
+    size_t b;
+    return nnfx_shape_nbytes(m->dtype, m->rank, dims, &b, NULL) ? -1 : (int64_t)b;
 }
 
 /* Ops whose generic kernel writes every output element. */
@@ -287,6 +289,9 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
     int64_t top = 0;
     for (int i = 0; i < k; i++) {
         fx_val *v = &p->vals[order[i]];
+        if (v->bytes < 0 || v->bytes > ((int64_t)1 << 48))
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "node %s: activation of %lld bytes is too large",
+                                  v->node ? nnfx_node_name(v->node) : "?", (long long)v->bytes);
         int64_t sz = (v->bytes + 63) / 64 * 64, off = 0;
         bool moved = true;
         while (moved) {
@@ -301,6 +306,7 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
                 }
             }
         }
+        if (off > ((int64_t)1 << 60)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "activations too large");
         v->off = off;
         placed[np++] = order[i];
         if (off + sz > top) top = off + sz;
@@ -574,6 +580,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
     if ((st = assign_offsets(p, err))) goto fail;
+    if ((st = core_budget_check((size_t)p->arena_bytes, "the activation arena", err))) goto fail;
     p->arena = aligned_alloc(64, (size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
     if (!p->arena) goto oom;
     for (int v = 0; v < p->nvals; v++)

@@ -158,8 +158,8 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
     }
     a->kind = kind;
     bool is_int;
-    int64_t iv;
-    double fv;
+    int64_t iv = 0;
+    double fv = 0;
     switch (kind) {
     case NNFX_ATTR_INT:
     case NNFX_ATTR_FLOAT:
