@@ -485,6 +485,11 @@ nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err)
  * one output node at the end, arity and attributes per the op table, users
  * consistent, parameters present, no cycles. */
 nnfx_status nnfx_graph_lint(const nnfx_graph *g, nnfx_error *err);
+/* Lint plus dtype rules on the inferred metas (unknown dtypes pass): ops
+ * such as Conv, Gemm, Sigmoid take floating-point inputs only; Add, MatMul,
+ * Concat... take inputs of one dtype; getitem selects a valid output of a
+ * multi-output node. Errors name the node and the input. */
+nnfx_status nnfx_graph_check_types(const nnfx_graph *g, nnfx_error *err);
 
 /* A node-to-node map (old graph's node -> new graph's node). */
 typedef struct nnfx_value_map nnfx_value_map;
@@ -874,7 +879,10 @@ char *nnfx_rewrite_explain(const nnfx_match_list *l);
  * Errors are NNFX_ERR_PARSE with "column N: ..." (1-based). */
 nnfx_status nnfx_pattern_parse(const char *rule, nnfx_graph **pattern, nnfx_graph **replacement, nnfx_error *err);
 /* Parses rule ("relu(x) -> leaky_relu(x, alpha=0.1)") and applies it to g.
- * Returns the number of matches replaced, or -1 on error. */
+ * Returns the number of matches replaced, or -1 on error. The result must
+ * pass shape inference and nnfx_graph_check_types: when it does not, -1
+ * with the rule and the node in err (g is then rewritten but invalid:
+ * discard it). */
 int nnfx_rewrite_text(nnfx_graph *g, const char *rule, nnfx_error *err);
 
 /* --- Passes --------------------------------------------------------------- */

@@ -411,6 +411,30 @@ static void test_save_refuses_input_data_file(void **state) {
     nnfx_graph_free(g);
 }
 
+/* Rewrites whose result is type-invalid are refused naming rule and node. */
+static void test_rewrite_type_invalid(void **state) {
+    (void)state;
+    const char *text = "graph():\n    # param w : float32[4, 3, 3, 3]\n" X_1388
+                       "    %r : [num_users=1] = call_function[target=relu](args = (%x,), kwargs = {})\n"
+                       "    %w : [num_users=1] = get_attr[target=w]\n"
+                       "    %y : [num_users=1] = call_function[target=conv](args = (%r, %w), kwargs = {})\n"
+                       "    return y\n";
+    const char *rules[] = {"relu(x) -> cast(x, to=7)", "relu(x) -> getitem(x, 0)"};
+    const char *want[] = {"conv input 0", "getitem"};
+    for (int i = 0; i < 2; i++) {
+        nnfx_graph *g = parse_ok(text);
+        nnfx_error err = {0};
+        assert_int_equal(nnfx_rewrite_text(g, rules[i], &err), -1);
+        if (!strstr(err.msg, rules[i]) || !strstr(err.msg, want[i])) fail_msg("%s: %s", rules[i], err.msg);
+        nnfx_graph_free(g);
+    }
+    /* a valid rewrite still passes */
+    nnfx_graph *g = parse_ok(text);
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_rewrite_text(g, "relu(x) -> leaky_relu(x, alpha=0.1)", &err), 1);
+    nnfx_graph_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_zero_out_channels),
@@ -427,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_save_ignores_planted_tmp_link),
         cmocka_unit_test(test_failed_save_keeps_old_pair),
         cmocka_unit_test(test_save_refuses_input_data_file),
+        cmocka_unit_test(test_rewrite_type_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

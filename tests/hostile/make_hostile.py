@@ -150,3 +150,8 @@ with open(os.path.join(out, "bad_garbage.onnx"), "wb") as f:
 # models without inputs: 'nnfx run' gets no --input for them
 with open(os.path.join(out, "no_input.txt"), "w") as f:
     f.write("".join(n + "\n" for n in NO_INPUT))
+
+# a well-formed model with 16 KiB of weights, for the data-safety checks
+save("data_mul", [helper.make_node("Mul", ["x", "w"], ["y"])], [t("w", np.arange(4096, dtype=np.float32))],
+     inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [4096])])
+np.save(os.path.join(out, "x4096.npy"), np.ones(4096, np.float32))

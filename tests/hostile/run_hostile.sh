@@ -54,5 +54,41 @@ for f in "$C"/bad_* "$C"/big_* "$C"/odd_*; do
     one "$name" "$want" "$NNFX" optimize "$f" -o "$TMP/opt.$ext"
     one "$name" "$want" "$NNFX" export "$f" -o "$TMP/exp.onnx"
 done
+# --- data safety of writes ---------------------------------------------------
+check() { # DESCRIPTION COMMAND...: a condition that must hold
+    local what=$1
+    shift
+    if "$@"; then PASS=$((PASS + 1)); else
+        FAIL=$((FAIL + 1))
+        echo "FAIL: $what"
+    fi
+}
+D=$TMP/safety
+mkdir -p "$D"
+"$NNFX" run "$C/data_mul.onnx" --input "x=$C/x4096.npy" -o "$D/ref.npy" -q
+# 1. -o whose side file is the input's: src.onnx reads its weights from m.onnx.data
+"$NNFX" export "$C/data_mul.onnx" -o "$D/m.onnx" --external-data
+mv "$D/m.onnx" "$D/src.onnx"
+one safety_same_data 3 "$NNFX" optimize "$D/src.onnx" -o "$D/m.onnx" --external-data
+one safety_same_data_export 3 "$NNFX" export "$D/src.onnx" -o "$D/m.onnx" --external-data
+check "optimize refused an -o whose data file is the input's: no m.onnx" test ! -e "$D/m.onnx"
+"$NNFX" run "$D/src.onnx" --input "x=$C/x4096.npy" -o "$D/after.npy" -q
+check "the input's weights are intact" cmp -s "$D/ref.npy" "$D/after.npy"
+# 2. a symbolic link planted at the old fixed temporary names
+echo precious >"$D/victim"
+ln -sf "$D/victim" "$D/out.onnx.tmp"
+ln -sf "$D/victim" "$D/out.onnx.data.tmp"
+one safety_planted_link 0 "$NNFX" export "$C/data_mul.onnx" -o "$D/out.onnx" --external-data
+check "a link planted at <out>.tmp is not written through" grep -qx precious "$D/victim"
+# 3. a rewrite that makes the graph type-invalid: exit 3, nothing written
+for rule in 'mul(x, w) -> mul(cast(x, to=7), w)' 'mul(x, w) -> getitem(mul(x, w), 0)'; do
+    rm -f "$D/rw.onnx"
+    one "safety_rewrite '$rule'" 3 "$NNFX" optimize "$C/data_mul.onnx" -o "$D/rw.onnx" --rewrite "$rule"
+    check "rewrite '$rule': message names the rule" grep -qF "$rule" "$TMP/err"
+    check "rewrite '$rule': nothing written" test ! -e "$D/rw.onnx"
+done
+# 4. no temporary left behind by any of the above
+check "no temporaries left" test -z "$(find "$D" -name '.*.??????' -o -name '*.tmp.*')"
+
 echo "hostile: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
