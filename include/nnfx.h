@@ -209,6 +209,28 @@ double nnfx_tensor_get(const nnfx_tensor *t, int64_t i);
 /* Fills a float32 tensor with deterministic uniform values in [lo, hi). */
 void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi);
 
+/* Checked size arithmetic, the one place a shape becomes a byte count:
+ * *nbytes = numel(shape) * dtype size. NNFX_ERR_SHAPE for a negative dim or
+ * a product past SIZE_MAX / 2, NNFX_ERR_UNSUPPORTED for an unknown dtype. */
+nnfx_status nnfx_shape_nbytes(nnfx_dtype dt, int rank, const int64_t *shape, size_t *nbytes, nnfx_error *err);
+
+/* Memory budget: the most bytes of tensor storage nnfx owns at once
+ * (0, the default: no limit). A tensor that would pass it is refused before
+ * anything is allocated, with NNFX_ERR_NOMEM naming the size and the limit.
+ * Process-wide; mapped and borrowed tensors do not count. */
+void nnfx_set_memory_limit(size_t bytes);
+size_t nnfx_memory_limit(void);
+/* Bytes of owned tensor storage allocated now. */
+size_t nnfx_memory_in_use(void);
+/* Physical memory of the machine in bytes (0 when unknown). */
+size_t nnfx_physical_memory(void);
+
+/* Fault injection (tests): from now on, the k-th heap allocation made by the
+ * library fails (k >= 1; 0 turns failures off); also resets the count. */
+void nnfx_alloc_fail_at(long k);
+/* Library heap allocations since the last nnfx_alloc_fail_at call. */
+long nnfx_alloc_count(void);
+
 /* Maps a whole file read-only. The mapping starts with refcount 1. */
 nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err);
 const void *nnfx_mapping_data(const nnfx_mapping *m);
@@ -505,6 +527,11 @@ nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err)
  * one output node at the end, arity and attributes per the op table, users
  * consistent, parameters present, no cycles. */
 nnfx_status nnfx_graph_lint(const nnfx_graph *g, nnfx_error *err);
+/* Lint plus dtype rules on the inferred metas (unknown dtypes pass): ops
+ * such as Conv, Gemm, Sigmoid take floating-point inputs only; Add, MatMul,
+ * Concat... take inputs of one dtype; getitem selects a valid output of a
+ * multi-output node. Errors name the node and the input. */
+nnfx_status nnfx_graph_check_types(const nnfx_graph *g, nnfx_error *err);
 
 /* A node-to-node map (old graph's node -> new graph's node). */
 typedef struct nnfx_value_map nnfx_value_map;
@@ -910,7 +937,10 @@ char *nnfx_rewrite_explain(const nnfx_match_list *l);
  * Errors are NNFX_ERR_PARSE with "column N: ..." (1-based). */
 nnfx_status nnfx_pattern_parse(const char *rule, nnfx_graph **pattern, nnfx_graph **replacement, nnfx_error *err);
 /* Parses rule ("relu(x) -> leaky_relu(x, alpha=0.1)") and applies it to g.
- * Returns the number of matches replaced, or -1 on error. */
+ * Returns the number of matches replaced, or -1 on error. The result must
+ * pass shape inference and nnfx_graph_check_types: when it does not, -1
+ * with the rule and the node in err (g is then rewritten but invalid:
+ * discard it). */
 int nnfx_rewrite_text(nnfx_graph *g, const char *rule, nnfx_error *err);
 
 /* --- Passes --------------------------------------------------------------- */
@@ -996,8 +1026,18 @@ typedef struct nnfx_onnx_save_options {
     const char *external_name; /* side-file name (default: <model>.data)    */
 } nnfx_onnx_save_options;
 
+/* Removes the temporary files of writes still in progress (async-signal-
+ * safe: for a SIGINT/SIGTERM handler). Every file nnfx writes goes to a
+ * unique temporary name beside its target (created with O_EXCL) and is
+ * renamed over the target only when complete and synced. */
+void nnfx_remove_temporaries(void);
+
 /* Writes g as an ONNX model (temporary name, then renamed). opts may be
- * NULL: weights go external only when the model would pass 2 GB. */
+ * NULL: weights go external only when the model would pass 2 GB. The model
+ * and its side file are committed as one unit: both are written in full
+ * first, then the side file is renamed, then the model. Refused
+ * (NNFX_ERR_INVALID_ARG) when the side file is one the graph's weights are
+ * mapped from. */
 nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
 
 /* ===================================================================== */

@@ -1,8 +1,15 @@
 # libFuzzer targets, built only with -DNNFX_FUZZ=ON and clang:
 #   CC=clang cmake -S . -B build-fuzz -G Ninja -DNNFX_FUZZ=ON -DNNFX_SANITIZE=ON
-#   cmake --build build-fuzz --target fuzz_onnx_load
-#   ./build-fuzz/tests/fuzz_onnx_load tests/fuzz/corpus -max_total_time=60
-# A short run over the seed corpus is registered as a test.
+#   cmake --build build-fuzz --target fuzz_text_parse
+#   ./build-fuzz/tests/fuzz_text_parse tests/fuzz/corpus_text -max_total_time=60
+# Targets and their seed corpora (tests/fuzz/):
+#   fuzz_onnx_load       ONNX reader + export                corpus/
+#   fuzz_onnx_run        ONNX reader + shapes + plan + run   corpus/
+#   fuzz_onnx_roundtrip  ONNX writer round trip              corpus/
+#   fuzz_text_parse      text IR parser + print + run        corpus_text/
+#   fuzz_rewrite         rule language: parse, apply, lint   corpus_rules/
+#   fuzz_tensor_files    .npy and .pb readers                corpus_tensor/
+# A short run over each seed corpus is registered as a test.
 if(NNFX_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "NNFX_FUZZ needs clang (libFuzzer); set CC=clang")
@@ -10,10 +17,16 @@ if(NNFX_FUZZ)
   # coverage feedback from the library itself
   target_compile_options(nnfx_obj PRIVATE -fsanitize=fuzzer-no-link)
   target_link_options(nnfx_static INTERFACE -fsanitize=fuzzer-no-link)
-  add_executable(fuzz_onnx_load ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_onnx_load.c)
-  target_compile_options(fuzz_onnx_load PRIVATE -fsanitize=fuzzer,address,undefined)
-  target_link_options(fuzz_onnx_load PRIVATE -fsanitize=fuzzer,address,undefined)
-  target_link_libraries(fuzz_onnx_load PRIVATE nnfx_static)
-  add_test(NAME fuzz_onnx_load_smoke
-           COMMAND fuzz_onnx_load -runs=2000 -seed=1 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus)
+  set(NNFX_FUZZ_TARGETS fuzz_onnx_load:corpus fuzz_onnx_run:corpus fuzz_onnx_roundtrip:corpus
+                        fuzz_text_parse:corpus_text fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor)
+  foreach(entry ${NNFX_FUZZ_TARGETS})
+    string(REPLACE ":" ";" parts ${entry})
+    list(GET parts 0 target)
+    list(GET parts 1 corpus)
+    add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${target}.c)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(${target} PRIVATE nnfx_static)
+    add_test(NAME ${target}_smoke COMMAND ${target} -runs=2000 -seed=1 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${corpus})
+  endforeach()
 endif()

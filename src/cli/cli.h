@@ -146,6 +146,17 @@ void cli_inputs_free(cli_inputs *in);
  * shape inference gives static shapes everywhere. */
 void cli_inputs_pin_shapes(nnfx_graph *g, const cli_inputs *in);
 
+/* --- guards (guard.c) ---------------------------------------------------- */
+
+/* Parses a byte count: "1073741824", "512M", "4G", "1.5GiB" (K/M/G/T are
+ * powers of 1024); "0" or "none" give 0 (no limit). False when malformed. */
+bool cli_parse_size(const char *s, size_t *out);
+/* Sets the memory budget (NNFX_MAX_MEMORY, then --max-memory SIZE, which
+ * is removed from argv; default half the physical memory) and installs the
+ * SIGINT/SIGTERM/SIGHUP handlers that remove temporary files. Returns an
+ * exit code (CLI_EXIT_USAGE for a malformed size). */
+int cli_guard_setup(int *argc, char **argv);
+
 /* --- progress ----------------------------------------------------------------- */
 
 /* A progress bar on stderr, drawn only when stderr is a terminal and not

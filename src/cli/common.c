@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/core_int.h"
 
 /* ===================================================================== */
 /* Error lines                                                           */
@@ -206,15 +207,12 @@ static bool is_text_ir_name(const char *path) {
 }
 
 char *cli_read_file(const char *path, size_t *len, nnfx_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
+    FILE *f = core_fopen_read(path, err); /* a FIFO or folder is refused */
+    if (!f) return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fileno(f), &st) == 0 && core_budget_check((size_t)st.st_size, "reading the file", err)) {
         fclose(f);
-        nnfx_error_set(err, NNFX_ERR_IO, "%s: is a directory", path);
+        nnfx_error_prefix(err, "%s", path);
         return NULL;
     }
     sbuf b = {0};
@@ -242,7 +240,7 @@ char *cli_read_file(const char *path, size_t *len, nnfx_error *err) {
 
 /* True when the first non-blank bytes of the file are "graph". */
 static bool looks_like_text_ir(const char *path) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = core_fopen_read(path, NULL);
     if (!f) return false;
     char buf[64];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -264,6 +262,10 @@ nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
         nnfx_error_set(err, NNFX_ERR_IO, "%s: is a directory, not a model", path);
         return NULL;
     }
+    if (!S_ISREG(st.st_mode)) {
+        nnfx_error_set(err, NNFX_ERR_IO, "%s: not a regular file", path);
+        return NULL;
+    }
     if (is_text_ir_name(path) || (!has_suffix(path, ".onnx") && looks_like_text_ir(path))) {
         char *text = cli_read_file(path, NULL, err);
         if (!text) return NULL;
@@ -278,11 +280,8 @@ nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
 }
 
 nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
+    FILE *f = core_fopen_read(path, err);
+    if (!f) return NULL;
     unsigned char magic[6] = {0};
     size_t n = fread(magic, 1, sizeof magic, f);
     fclose(f);
@@ -297,51 +296,13 @@ nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err) {
     return t;
 }
 
-/* Writes all of data to fd; false on error. */
-static bool write_all(int fd, const char *data, size_t len) {
-    while (len > 0) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
-    return true;
-}
-
 nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_error *err) {
     if (strcmp(path, "-") == 0) {
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
             return nnfx_error_set(err, NNFX_ERR_IO, "cannot write to standard output");
         return NNFX_OK;
     }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        nnfx_status st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    bool ok = write_all(fd, data, len);
-    int saved = errno;
-    if (ok) (void)fchmod(fd, 0644); /* mkstemp creates 0600 */
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok) saved = errno;
-        unlink(tmp);
-        free(tmp);
-        return nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot write: %s", path, strerror(saved));
-    }
-    free(tmp);
-    return NNFX_OK;
+    return core_write_file(path, data, len, err);
 }
 
 bool cli_same_file(const char *a, const char *b) {

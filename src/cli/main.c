@@ -29,16 +29,27 @@ static void usage(FILE *f) {
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nexit codes: 0 ok, 1 a check failed, 2 usage error, 3 bad input\n"
+    fprintf(f, "\nglobal options (any command):\n"
+               "  --max-memory SIZE  refuse a model, text file or run needing more than SIZE\n"
+               "                     bytes of tensors (512M, 4G, none; default: half the\n"
+               "                     physical memory; env NNFX_MAX_MEMORY), exit 3\n"
+               "\nexit codes: 0 ok, 1 a check failed, 2 usage error, 3 bad input\n"
                "(unreadable or corrupt model or data, unsupported op).\n\n"
                "examples:\n"
                "  nnfx inspect model.onnx --format tabular\n"
                "  nnfx analyze model.onnx --json report.json --html report.html\n"
                "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --validate --random 8\n"
-               "  nnfx run model.onnx --input x=x.npy -o y.npy\n");
+               "  nnfx run model.onnx --input x=x.npy -o y.npy\n"
+               "  nnfx run big.onnx --input x=x.npy --max-memory 4G\n");
 }
 
 int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    int rc = cli_guard_setup(&argc, argv);
+    if (rc) return rc;
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -210,7 +210,7 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
                   cli_now_ms() - ts);
     }
     sb_printf(&steps, "]");
-    if (!rc && (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err))) {
+    if (!rc && (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err) || nnfx_graph_check_types(g, &err))) {
         rc = CLI_EXIT_BAD_INPUT;
         cli_error("optimize", "%s: the optimised graph is invalid: %s", model, err.msg);
         snprintf(errmsg, sizeof errmsg, "the optimised graph is invalid: %s", err.msg);

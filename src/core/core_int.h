@@ -36,4 +36,46 @@ const char *core_cpu_isa_name(void);
  * range outside it. */
 void core_mapping_drop(const nnfx_mapping *m, const void *p, size_t nbytes);
 
+/* nnfx_mapping_open; with nofollow, a symbolic link as the last path
+ * component is refused (O_NOFOLLOW). FIFOs and devices are refused without
+ * blocking. */
+nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err);
+
+/* A file written under a unique temporary name beside its target and
+ * renamed over it only when complete (see atomic_file.c). */
+typedef struct core_file {
+    int fd;     /* -1 once finished or aborted */
+    char *path; /* the target */
+    char *tmp;  /* the temporary, NULL once renamed */
+    size_t written;
+} core_file;
+
+/* Creates the temporary (mkstemp: O_EXCL, never follows a planted link). */
+nnfx_status core_file_begin(core_file *f, const char *path, nnfx_error *err);
+/* Appends len bytes. */
+nnfx_status core_file_write(core_file *f, const void *data, size_t len, nnfx_error *err);
+/* fsync + close, without renaming (for files committed together). */
+nnfx_status core_file_finish(core_file *f, nnfx_error *err);
+/* Finishes if needed, renames the temporary over the target and frees f. */
+nnfx_status core_file_commit(core_file *f, nnfx_error *err);
+/* Closes and removes the temporary and frees f. Safe after a commit. */
+void core_file_abort(core_file *f);
+/* The whole dance for one buffer. */
+nnfx_status core_write_file(const char *path, const void *data, size_t len, nnfx_error *err);
+
+/* fopen(path, "rb") for a regular file only: a FIFO, device or folder is
+ * refused without blocking. */
+FILE *core_fopen_read(const char *path, nnfx_error *err);
+
+/* True when mapping m maps the file at path (same device and inode). */
+bool core_mapping_is_file(const nnfx_mapping *m, const char *path);
+
+/* Memory budget (nnfx_set_memory_limit) on owned tensor storage.
+ * core_budget_check: would `bytes` more fit? NNFX_ERR_NOMEM naming `what`,
+ * the size and the limit when not. core_budget_take: the same check, and
+ * counts the bytes as in use; core_budget_give returns them. */
+nnfx_status core_budget_check(size_t bytes, const char *what, nnfx_error *err);
+nnfx_status core_budget_take(size_t bytes, const char *what, nnfx_error *err);
+void core_budget_give(size_t bytes);
+
 #endif

@@ -15,16 +15,30 @@ struct nnfx_mapping {
     void *base;
     size_t size;
     int refcount;
+    dev_t dev; /* the file mapped, to recognise it as an output */
+    ino_t ino;
 };
 
-nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err) {
+bool core_mapping_is_file(const nnfx_mapping *m, const char *path) {
+    struct stat st;
+    return m && path && stat(path, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino;
+}
+
+nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err) { return core_mapping_open(path, false, err); }
+
+nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err) {
     if (!path) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "mapping: path is NULL");
         return NULL;
     }
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the S_ISREG
+     * check below then refuses it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0) {
-        nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (nofollow && errno == ELOOP)
+            nnfx_error_set(err, NNFX_ERR_IO, "%s: is a symbolic link (not followed)", path);
+        else
+            nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
@@ -40,6 +54,8 @@ nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err) {
         return NULL;
     }
     m->size = (size_t)st.st_size;
+    m->dev = st.st_dev;
+    m->ino = st.st_ino;
     m->refcount = 1;
     if (m->size > 0) {
         m->base = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -65,7 +65,10 @@ int64_t nnfx_shape_numel(int rank, const int64_t *shape) {
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
         if (shape[i] < 0) return -1;
-        if (shape[i] != 0 && n > INT64_MAX / shape[i]) return -1;
+        if (shape[i] == 0) n = 0; /* a zero dim: no overflow from the others */
+    }
+    for (int i = 0; i < rank && n; i++) {
+        if (n > INT64_MAX / shape[i]) return -1;
         n *= shape[i];
     }
     return n;
@@ -86,19 +89,7 @@ char *nnfx_shape_str(int rank, const int64_t *shape, char *buf, size_t len) {
 
 /* Checks rank/shape/dtype and computes the byte size. */
 static nnfx_status tensor_check(nnfx_dtype dt, int rank, const int64_t *shape, size_t *nbytes, nnfx_error *err) {
-    if (nnfx_dtype_size(dt) == 0)
-        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "unsupported tensor dtype %d", (int)dt);
-    if (rank < 0 || rank > NNFX_MAX_RANK)
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor rank %d outside 0..%d", rank, NNFX_MAX_RANK);
-    if (rank > 0 && !shape) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor shape is NULL");
-    int64_t n = nnfx_shape_numel(rank, shape);
-    if (n < 0 || (uint64_t)n > (uint64_t)(SIZE_MAX / 2) / nnfx_dtype_size(dt)) {
-        char buf[160];
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "tensor shape %s is negative or too large",
-                              nnfx_shape_str(rank, shape, buf, sizeof buf));
-    }
-    *nbytes = (size_t)n * nnfx_dtype_size(dt);
-    return NNFX_OK;
+    return nnfx_shape_nbytes(dt, rank, shape, nbytes, err);
 }
 
 static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *shape, size_t nbytes, nnfx_error *err) {
@@ -124,8 +115,15 @@ nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx
     /* 64-byte aligned for vector kernels; at least one byte so data != NULL */
     size_t alloc = (nbytes + 63) & ~(size_t)63;
     if (alloc == 0) alloc = 64;
+    if (core_budget_take(alloc, "a tensor", err)) {
+        char buf[200];
+        nnfx_error_prefix(err, "tensor %s %s", nnfx_dtype_name(dt), nnfx_shape_str(rank, shape, buf, sizeof buf));
+        free(t);
+        return NULL;
+    }
     t->data = aligned_alloc(64, alloc);
     if (!t->data) {
+        core_budget_give(alloc);
         free(t);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory allocating %zu bytes for a tensor", nbytes);
         return NULL;
@@ -207,7 +205,10 @@ nnfx_tensor *nnfx_tensor_retain(nnfx_tensor *t) {
 void nnfx_tensor_release(nnfx_tensor *t) {
     if (!t) return;
     if (--t->refcount > 0) return;
-    if (t->storage == NNFX_STORAGE_OWNED) free(t->data);
+    if (t->storage == NNFX_STORAGE_OWNED) {
+        free(t->data);
+        core_budget_give(t->nbytes ? (t->nbytes + 63) & ~(size_t)63 : 64);
+    }
     if (t->mapping) nnfx_mapping_release(t->mapping);
     free(t);
 }
@@ -221,9 +222,12 @@ bool core_tensor_unaligned(const nnfx_tensor *t) {
 nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err) {
     if (!core_tensor_unaligned(t)) return NNFX_OK;
     size_t alloc = (t->nbytes + 63) & ~(size_t)63;
+    if (core_budget_take(alloc, "copying a mapped tensor", err)) return err ? err->status : NNFX_ERR_NOMEM;
     void *data = aligned_alloc(64, alloc);
-    if (!data)
+    if (!data) {
+        core_budget_give(alloc);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory copying %zu bytes of a mapped tensor", t->nbytes);
+    }
     long page = sysconf(_SC_PAGESIZE);
     if (alloc >= ((size_t)2 << 20)) /* large copies: fewer page faults with huge pages, where enabled */
         madvise((void *)((uintptr_t)data & ~((uintptr_t)page - 1)), alloc, MADV_HUGEPAGE);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "core/sbuf.h"
 #include "exec/arena_plan.h"
 #include "exec/exec_int.h"
@@ -68,12 +69,13 @@ struct fx_plan {
 
 static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
 
+/* Bytes of a static meta; -1 when negative or too large (checked). */
 static int64_t meta_bytes_static(const nnfx_meta *m) {
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++)
-        n *= m->dims[d].value;
-    size_t es = nnfx_dtype_size(m->dtype);
-    return n * (int64_t)es;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int d = 0; d < m->rank && d < NNFX_MAX_RANK; d++)
+        dims[d] = m->dims[d].value;
+    size_t b;
+    return nnfx_shape_nbytes(m->dtype, m->rank, dims, &b, NULL) ? -1 : (int64_t)b;
 }
 
 /* Ops whose generic kernel writes every output element. */
@@ -272,6 +274,12 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
     k = 0;
     for (int i = 0; i < p->nvals; i++)
         if (p->vals[i].kind == V_ARENA) {
+            const fx_val *v = &p->vals[i];
+            if (v->bytes < 0 || v->bytes > ((int64_t)1 << 48)) {
+                free(blk), free(which);
+                return nnfx_error_set(err, NNFX_ERR_NOMEM, "node %s: activation of %lld bytes is too large",
+                                      v->node ? nnfx_node_name(v->node) : "?", (long long)v->bytes);
+            }
             blk[k] = (fx_block){p->vals[i].bytes, p->vals[i].def, p->vals[i].last, 0};
             which[k++] = i;
         }
@@ -584,6 +592,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
         if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
     if ((st = assign_offsets(p, err))) goto fail;
     if (layout) goto done;
+    if ((st = core_budget_check((size_t)p->arena_bytes, "the activation arena", err))) goto fail;
     p->arena = aligned_alloc(64, (size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
     if (!p->arena) goto oom;
     for (int v = 0; v < p->nvals; v++)

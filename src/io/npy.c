@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nnfx.h"
+#include "core/core_int.h"
 
 static const struct {
     const char *descr;
@@ -99,11 +99,8 @@ nnfx_tensor *nnfx_npy_load(const char *path, nnfx_error *err) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "npy_load: path is NULL");
         return NULL;
     }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
+    FILE *fp = core_fopen_read(path, err);
+    if (!fp) return NULL;
     nnfx_tensor *t = NULL;
     char *hdr = NULL;
     unsigned char pre[12];
@@ -179,8 +176,9 @@ done:
     return t;
 }
 
-/* Writes t as a version-1 .npy file to path + ".tmp", then renames it over
- * path; on failure the temporary file is removed and path is untouched. */
+/* Writes t as a version-1 .npy file to a unique temporary name beside path,
+ * then renames it over path; on failure the temporary file is removed and
+ * path is untouched. */
 nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *err) {
     if (!path || !t) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "npy_save: NULL argument");
     const char *descr = NULL;
@@ -207,27 +205,13 @@ nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *er
     size_t hlen = (size_t)hl + pad + 1;
     unsigned char pre[10] = {
         0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
-    if (!tmp) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) {
-        nnfx_status s = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return s;
-    }
     size_t nbytes = (size_t)nnfx_tensor_numel(t) * nnfx_dtype_size(t->dtype);
-    bool ok = fwrite(pre, 1, 10, fp) == 10 && fwrite(hdr, 1, hlen, fp) == hlen &&
-              (nbytes == 0 || fwrite(t->data, 1, nbytes, fp) == nbytes);
-    ok = (fclose(fp) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        nnfx_status s = nnfx_error_set(err, NNFX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return s;
-    }
-    free(tmp);
-    return NNFX_OK;
+    core_file f;
+    nnfx_status s = core_file_begin(&f, path, err);
+    if (!s) s = core_file_write(&f, pre, 10, err);
+    if (!s) s = core_file_write(&f, hdr, hlen, err);
+    if (!s && nbytes) s = core_file_write(&f, t->data, nbytes, err);
+    if (!s) s = core_file_commit(&f, err);
+    core_file_abort(&f); /* removes the temporary after a failure; no-op after the commit */
+    return s;
 }

@@ -8,13 +8,15 @@
  * importer where known, else the node names. The opset is 17 (or the
  * imported one when newer), raised to 18 only when a form needs it (a
  * Reduce* axes input that is not a parameter); at 17 constant Reduce axes
- * go back to the attribute. Files are written to "<path>.tmp" and renamed. */
+ * go back to the attribute. Files are written under unique temporary names and renamed (the side
+ * file first, the model last, once both are complete). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "io/onnx_int.h"
 #include "ir/ir_int.h"
 
@@ -327,9 +329,10 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
 
 /* Writes the side file (tmp name) with every external tensor, in order. */
 typedef struct ext_plan {
-    const char *loc;  /* location written in the model              */
-    char *path, *tmp; /* side file and its temporary name           */
-    FILE *f;
+    const char *loc; /* location written in the model              */
+    char *path;      /* side file                                  */
+    core_file f;     /* its temporary, while open                  */
+    bool open;
     uint64_t off;
 } ext_plan;
 
@@ -338,35 +341,13 @@ static nnfx_status ext_write(exp_ctx *x, ext_plan *e, const nnfx_tensor *t, uint
     while (e->off % EXT_ALIGN) {
         size_t pad = EXT_ALIGN - (size_t)(e->off % EXT_ALIGN);
         if (pad > sizeof zeros) pad = sizeof zeros;
-        if (fwrite(zeros, 1, pad, e->f) != pad) goto io;
+        nnfx_status st = core_file_write(&e->f, zeros, pad, x->err);
+        if (st) return st;
         e->off += pad;
     }
     *off = e->off;
-    if (t->nbytes && fwrite(t->data, 1, t->nbytes, e->f) != t->nbytes) goto io;
+    nnfx_status st = t->nbytes ? core_file_write(&e->f, t->data, t->nbytes, x->err) : NNFX_OK;
     e->off += t->nbytes;
-    return NNFX_OK;
-io:
-    return nnfx_error_set(x->err, NNFX_ERR_IO, "%s: write failed: %s", e->tmp, strerror(errno));
-}
-
-static nnfx_status write_file(const char *path, const ow_buf *b, nnfx_error *err) {
-    size_t n = strlen(path) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    nnfx_status st = NNFX_OK;
-    if (!f) {
-        st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    } else {
-        bool ok = fwrite(b->p, 1, b->len, f) == b->len;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok || rename(tmp, path) != 0) {
-            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-            remove(tmp);
-        }
-    }
-    free(tmp);
     return st;
 }
 
@@ -500,12 +481,21 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
         const nnfx_tensor *t = nnfx_graph_param_at(g, i);
         if (!ir_strmap_get(&x->params_used, pn)) continue;
         if (external && t->nbytes >= threshold) {
-            if (!ext->f) {
-                ext->f = fopen(ext->tmp, "wb");
-                if (!ext->f) {
-                    st = nnfx_error_set(x->err, NNFX_ERR_IO, "%s: cannot create: %s", ext->tmp, strerror(errno));
-                    goto out;
+            if (!ext->open) {
+                /* the side file is about to be replaced: it must not be
+                 * one the graph's weights are read from */
+                for (int k = 0; k < nnfx_graph_num_params(g); k++) {
+                    const nnfx_tensor *pt = nnfx_graph_param_at(g, k);
+                    if (pt->storage == NNFX_STORAGE_MAPPED && core_mapping_is_file(pt->mapping, ext->path)) {
+                        st = nnfx_error_set(x->err, NNFX_ERR_INVALID_ARG,
+                                            "%s: the external data file would replace the one the model's weights "
+                                            "are read from (parameter '%s'); write to another name",
+                                            ext->path, nnfx_graph_param_name(g, k));
+                        goto out;
+                    }
                 }
+                if ((st = core_file_begin(&ext->f, ext->path, x->err))) goto out;
+                ext->open = true;
             }
             uint64_t off = 0;
             if ((st = ext_write(x, ext, t, &off))) goto out;
@@ -585,15 +575,13 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
         size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
         size_t n = dl + strlen(loc) + 1;
         ext.path = malloc(n);
-        ext.tmp = malloc(n + 4);
-        if (ext.path && ext.tmp) {
+        if (ext.path) {
             memcpy(ext.path, path, dl);
             strcpy(ext.path + dl, loc);
-            snprintf(ext.tmp, n + 4, "%s.tmp", ext.path);
         }
     }
     ext.loc = loc;
-    if (!loc || !ext.path || !ext.tmp) st = oom(&x);
+    if (!loc || !ext.path) st = oom(&x);
 
     ow_buf model = {0}, gb = {0};
     if (!st) st = build_graph(&x, g, &gb, opts, &ext);
@@ -628,20 +616,24 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
         }
         if (model.oom || gb.oom) st = oom(&x);
     }
-    if (ext.f) {
-        bool ok = fclose(ext.f) == 0;
-        ext.f = NULL;
-        if (!st && !ok) st = nnfx_error_set(err, NNFX_ERR_IO, "%s: write failed", ext.tmp);
-        if (!st && rename(ext.tmp, ext.path) != 0)
-            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot rename: %s", ext.path, strerror(errno));
-        if (st) remove(ext.tmp);
-    }
-    if (!st) st = write_file(path, &model, err);
+    /* The model and its side file are one unit: both are written in full
+     * under temporary names first; then the side file is renamed, then the
+     * model. A failure before the renames leaves both old files as they
+     * were. */
+    core_file mf;
+    bool mopen = false;
+    if (!st && !(st = core_file_begin(&mf, path, err))) mopen = true;
+    if (!st) st = core_file_write(&mf, model.p, model.len, err);
+    if (!st) st = core_file_finish(&mf, err);
+    if (!st && ext.open) st = core_file_finish(&ext.f, err);
+    if (!st && ext.open) st = core_file_commit(&ext.f, err);
+    if (!st) st = core_file_commit(&mf, err);
+    if (ext.open) core_file_abort(&ext.f); /* no-op after a commit */
+    if (mopen) core_file_abort(&mf);
     ow_buf_free(&model);
     ow_buf_free(&gb);
     free(loc);
     free(ext.path);
-    free(ext.tmp);
     for (int i = 0; i < x.nowned; i++)
         free(x.owned[i]);
     free(x.owned);

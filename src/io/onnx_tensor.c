@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/core_int.h"
 #include "io/onnx_int.h"
@@ -76,7 +77,25 @@ static nnfx_mapping *ext_mapping(onnx_load_ctx *c, const char *tname, const char
             return c->ext[i].m;
         }
     nnfx_error sub = {0};
-    nnfx_mapping *m = nnfx_mapping_open(path, &sub);
+    /* no symbolic links inside the model's directory: a link could point
+     * the model at any file the reader can open */
+    for (char *q = path + strlen(c->dir) + 1;; q++) {
+        if (*q != '/' && *q) continue;
+        char keep = *q;
+        *q = '\0';
+        struct stat lst;
+        bool link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+        *q = keep;
+        if (link) {
+            nnfx_error_set(c->err, NNFX_ERR_PARSE,
+                           "%s: tensor '%s': external data location '%s' goes through a symbolic link (refused)",
+                           c->what, tname, loc);
+            free(path);
+            return NULL;
+        }
+        if (!keep) break;
+    }
+    nnfx_mapping *m = core_mapping_open(path, true, &sub);
     if (!m) {
         nnfx_error_set(c->err, NNFX_ERR_IO, "%s: tensor '%s': external data file: %s", c->what, tname, sub.msg);
         free(path);

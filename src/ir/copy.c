@@ -145,7 +145,7 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
             goto out;
         }
         for (int i = 0; i < n->nargs; i++)
-            v[i] = args[i].u.node;
+            v[i] = args[i].kind == NNFX_ARG_NODE ? args[i].u.node : NULL; /* NULL: refused by nnfx_graph_output */
         c = nnfx_graph_output(g, n->nargs, v, err);
         if (v != vals) free(v);
         break;

@@ -7,7 +7,7 @@ static int64_t numel1(const nnfx_meta *m) {
     if (!m || m->rank < 0) return 1;
     int64_t n = 1;
     for (int i = 0; i < m->rank; i++)
-        n *= m->dims[i].value >= 0 ? m->dims[i].value : 1;
+        if (__builtin_mul_overflow(n, m->dims[i].value >= 0 ? m->dims[i].value : 1, &n)) return INT64_MAX;
     return n;
 }
 

@@ -310,6 +310,9 @@ oom:
 /* Stores args on n and registers n as a user of each node arg. */
 static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *args, nnfx_error *err) {
     for (int i = 0; i < nargs; i++) {
+        if (n->opcode == NNFX_OUTPUT && args[i].kind != NNFX_ARG_NODE)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "output: value %d is a literal or None; a graph returns nodes",
+                                  i);
         if (args[i].kind == NNFX_ARG_NODE) {
             nnfx_node *a = args[i].u.node;
             if (!a) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: argument %d is a NULL node", n->name, i);

@@ -49,6 +49,10 @@ bool infer_axis(int64_t axis, int rank, bool allow_end, int *out);
 /* Product of known dims d[lo..hi); -1 if any is unknown. */
 int64_t infer_prod(const nnfx_meta *m, int lo, int hi);
 
+/* Largest kernel, stride, dilation or pad a window accepts (2^30): products
+ * of two of them stay far inside int64. */
+#define IR_WINDOW_MAX ((int64_t)1 << 30)
+
 /* Window geometry of Conv / MaxPool / AveragePool over nsp spatial dims. */
 typedef struct ir_window {
     int nsp;
@@ -60,13 +64,14 @@ typedef struct ir_window {
 /* Reads strides/dilations/pads/auto_pad/ceil_mode of node n for nsp spatial
  * dims with kernel sizes k (from the weight or kernel_shape), and resolves
  * SAME_UPPER/SAME_LOWER pads from the input sizes in_sp (-1 unknown: pads
- * left 0). Errors (bad attribute lengths or values) go to err as
+ * left 0). Errors (bad attribute lengths or values, a value past
+ * IR_WINDOW_MAX) go to err as
  * NNFX_ERR_SHAPE naming the node. */
 nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const int64_t *in_sp, ir_window *w,
                            nnfx_error *err);
 
 /* Output size of one spatial dim (in < 0 gives -1); may be <= 0 when the
- * window does not fit. */
+ * window does not fit, -1 on overflow. */
 int64_t ir_window_out(const ir_window *w, int i, int64_t in);
 
 /* True for integer (and bool) element types. */

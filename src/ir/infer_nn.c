@@ -40,7 +40,8 @@ nnfx_status infer_conv(nnfx_infer_ctx *c) {
     }
     if (x->rank >= 0 && w->rank >= 0) {
         int64_t cin = x->dims[1].value, wc = w->dims[1].value, m = w->dims[0].value;
-        if (cin >= 0 && wc >= 0 && cin != wc * group)
+        int64_t want_c;
+        if (cin >= 0 && wc >= 0 && (__builtin_mul_overflow(wc, group, &want_c) || cin != want_c))
             return infer_fail(
                 c, "conv expects input channels (%lld) = weight dim 1 (%lld) x group (%lld); input %s, weight %s",
                 (long long)cin, (long long)wc, (long long)group, infer_meta_str(x, b1, sizeof b1),

@@ -85,8 +85,8 @@ nnfx_status infer_reshape(nnfx_infer_ctx *c) {
         }
         if (o->dims[i].value < 0)
             all_known = false;
-        else
-            known *= o->dims[i].value;
+        else if (__builtin_mul_overflow(known, o->dims[i].value, &known))
+            return infer_fail(c, "reshape target %s has more than 2^63 elements", infer_meta_str(o, b1, sizeof b1));
     }
     int64_t total = x->rank >= 0 ? infer_prod(x, 0, x->rank) : -1;
     if (infer_at >= 0 && total < 0 && x->rank >= 0 && !allowzero) {
@@ -99,12 +99,12 @@ nnfx_status infer_reshape(nnfx_infer_ctx *c) {
             if (copied) continue;
             if (x->dims[i].value < 0)
                 ok = false;
-            else
-                num *= x->dims[i].value;
+            else if (__builtin_mul_overflow(num, x->dims[i].value, &num))
+                ok = false;
         }
         for (int i = 0; i < n && ok; i++) {
             if (v[i] == 0 || i == infer_at) continue;
-            den *= v[i];
+            if (__builtin_mul_overflow(den, v[i], &den)) ok = false;
         }
         if (ok && den > 0 && num % den == 0) o->dims[infer_at] = infer_dim(num / den);
     }
@@ -376,15 +376,19 @@ bool ir_slice_plan(int rank, const int64_t *dims, int n, const int64_t *starts, 
         int64_t st = starts[i], en = ends[i];
         if (st < 0) st += dim;
         if (en < 0) en += dim;
+        /* |step| without overflow (INT64_MIN has no positive twin); counts
+         * as 1 + (span - 1) / |step| so nothing is added to a huge step */
+        int64_t asp = sp > 0 ? sp : (sp == INT64_MIN ? INT64_MAX : -sp);
         if (sp > 0) {
             st = st < 0 ? 0 : (st > dim ? dim : st);
             en = en < 0 ? 0 : (en > dim ? dim : en);
-            count[a] = en > st ? (en - st + sp - 1) / sp : 0;
+            count[a] = en > st ? 1 + (en - st - 1) / asp : 0;
         } else {
             st = st < 0 ? 0 : (st > dim - 1 ? dim - 1 : st);
             en = en < -1 ? -1 : (en > dim - 1 ? dim - 1 : en);
-            count[a] = st > en ? (st - en + (-sp) - 1) / (-sp) : 0;
+            count[a] = st > en ? 1 + (st - en - 1) / asp : 0;
         }
+        if (count[a] <= 1) step[a] = 1; /* one element: the step is never taken */
         start[a] = st;
     }
     return true;

@@ -126,8 +126,7 @@ bool infer_axis(int64_t axis, int rank, bool allow_end, int *out) {
 int64_t infer_prod(const nnfx_meta *m, int lo, int hi) {
     int64_t p = 1;
     for (int i = lo; i < hi; i++) {
-        if (m->dims[i].value < 0) return -1;
-        p *= m->dims[i].value;
+        if (m->dims[i].value < 0 || __builtin_mul_overflow(p, m->dims[i].value, &p)) return -1;
     }
     return p;
 }
@@ -165,7 +164,8 @@ nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const 
     for (int i = 0; i < nsp; i++) {
         w->pb[i] = pads[i];
         w->pe[i] = pads[i + nsp];
-        if (w->s[i] < 1 || w->d[i] < 1 || w->k[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0)
+        if (w->s[i] < 1 || w->d[i] < 1 || w->k[i] < 1 || w->pb[i] < 0 || w->pe[i] < 0 || w->s[i] > IR_WINDOW_MAX ||
+            w->d[i] > IR_WINDOW_MAX || w->k[i] > IR_WINDOW_MAX || w->pb[i] > IR_WINDOW_MAX || w->pe[i] > IR_WINDOW_MAX)
             return nnfx_error_set(err, NNFX_ERR_SHAPE,
                                   "node %s: bad window for spatial dim %d (kernel %lld, stride %lld, "
                                   "dilation %lld, pads %lld/%lld)",
@@ -185,7 +185,7 @@ nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const 
         return nnfx_error_set(err, NNFX_ERR_SHAPE, "node %s: unknown auto_pad '%s'", nnfx_node_name(n), ap);
     for (int i = 0; i < nsp; i++) {
         w->pb[i] = w->pe[i] = 0;
-        if (!in_sp || in_sp[i] < 0) continue;
+        if (!in_sp || in_sp[i] < 0 || in_sp[i] > IR_WINDOW_MAX) continue;
         int64_t out = (in_sp[i] + w->s[i] - 1) / w->s[i];
         int64_t total = (out - 1) * w->s[i] + (w->k[i] - 1) * w->d[i] + 1 - in_sp[i];
         if (total < 0) total = 0;
@@ -197,10 +197,16 @@ nnfx_status ir_window_read(const nnfx_node *n, int nsp, const int64_t *k, const 
 
 int64_t ir_window_out(const ir_window *w, int i, int64_t in) {
     if (in < 0) return -1;
-    int64_t span = in + w->pb[i] + w->pe[i] - w->d[i] * (w->k[i] - 1) - 1;
+    /* ir_window_read bounds every window value by IR_WINDOW_MAX, so only
+     * a huge input extent can overflow here: checked */
+    int64_t span, reach;
+    if (__builtin_mul_overflow(w->d[i], w->k[i] - 1, &reach) || __builtin_add_overflow(in, w->pb[i] + w->pe[i], &span))
+        return -1;
+    span = span - reach - 1;
     if (span < 0) return 0;
     int64_t out;
     if (w->ceil_mode) {
+        if (span > INT64_MAX - w->s[i]) return -1;
         out = (span + w->s[i] - 1) / w->s[i] + 1;
         /* the last window must start inside the input or the begin padding */
         if ((out - 1) * w->s[i] >= in + w->pb[i]) out--;

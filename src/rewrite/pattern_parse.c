@@ -158,8 +158,8 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
     }
     a->kind = kind;
     bool is_int;
-    int64_t iv;
-    double fv;
+    int64_t iv = 0;
+    double fv = 0;
     switch (kind) {
     case NNFX_ATTR_INT:
     case NNFX_ATTR_FLOAT:
@@ -468,6 +468,13 @@ int nnfx_rewrite_text(nnfx_graph *g, const char *rule, nnfx_error *err) {
     }
     nnfx_match_list *l = nnfx_replace_pattern(g, pat, rep, NULL, NULL, err);
     int n = l ? nnfx_match_list_count(l) : -1;
+    /* the result must be a valid graph, dtypes included */
+    nnfx_error terr = {0};
+    if (n > 0 && (nnfx_graph_infer_shapes(g, &terr) || nnfx_graph_check_types(g, &terr))) {
+        nnfx_error_set(err, terr.status ? terr.status : NNFX_ERR_GRAPH, "rule '%s' makes the graph invalid: %s", rule,
+                       terr.msg);
+        n = -1;
+    }
     nnfx_match_list_free(l);
     nnfx_graph_free(pat);
     nnfx_graph_free(rep);

@@ -91,7 +91,9 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
     c0.dh = win.d[0], c0.dw = win.d[1], c0.ph = win.pb[0], c0.pw = win.pb[1];
     c0.oh = ir_window_out(&win, 0, c0.h);
     c0.ow = ir_window_out(&win, 1, c0.w);
-    if (c0.group < 1 || c0.c != w->shape[1] * c0.group || c0.m % c0.group || c0.oh <= 0 || c0.ow <= 0 || c0.n <= 0) {
+    int64_t cin;
+    if (c0.group < 1 || c0.m <= 0 || w->shape[1] <= 0 || __builtin_mul_overflow(w->shape[1], c0.group, &cin) ||
+        c0.c != cin || c0.m % c0.group || c0.oh <= 0 || c0.ow <= 0 || c0.n <= 0) {
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: shapes do not fit");
     }
     c0.cg = c0.c / c0.group, c0.mg = c0.m / c0.group;

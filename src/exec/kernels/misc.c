@@ -158,8 +158,9 @@ nnfx_status kern_range(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
     int64_t cnt = nnfx_tensor_numel(o);
     if (o->dtype == NNFX_I64 && in[0]->dtype == NNFX_I64 && in[2]->dtype == NNFX_I64) {
         int64_t st = ((const int64_t *)in[0]->data)[0], de = ((const int64_t *)in[2]->data)[0];
+        /* wraps instead of overflowing (unsigned arithmetic) */
         for (int64_t i = 0; i < cnt; i++)
-            ((int64_t *)o->data)[i] = st + i * de;
+            ((int64_t *)o->data)[i] = (int64_t)((uint64_t)st + (uint64_t)i * (uint64_t)de);
         return NNFX_OK;
     }
     double st = nnfx_tensor_get(in[0], 0), de = nnfx_tensor_get(in[2], 0);
