@@ -174,4 +174,30 @@ void cli_json_shape(sbuf *b, const nnfx_meta *m);
 /* Monotonic time in milliseconds. */
 double cli_now_ms(void);
 
+/* --- provenance (provenance.c) ------------------------------------------------ */
+
+/* What a written model records about its making (metadata_props nnfx.*). */
+typedef struct cli_provenance {
+    int64_t opset;          /* --opset N, 0 for the default                   */
+    char source_sha256[65]; /* of the input file                              */
+    char *steps;            /* JSON array of the passes and rewrites, malloc'd */
+    char *validation;       /* JSON object of the checks, malloc'd, or NULL    */
+    int n;                  /* metadata entries built by cli_provenance_use    */
+    const char *keys[8], *values[8];
+} cli_provenance;
+
+/* Zeroes p and hashes the source model file (error printed, exit code
+ * returned). */
+int cli_provenance_begin(cli_provenance *p, const char *cmd, const char *source);
+/* Makes p what cli_save_model records on this thread (NULL: nothing but
+ * nnfx's producer fields); builds its metadata entries from its fields. */
+void cli_provenance_use(cli_provenance *p);
+/* Fills o's opset and metadata from the thread's provenance (if any). */
+void cli_provenance_apply(nnfx_onnx_save_options *o);
+/* Checks that g fits the requested opset (error printed, exit 3) and notes
+ * on stderr when the default opset had to be raised, and why. */
+int cli_provenance_check_opset(const char *cmd, const nnfx_graph *g, const cli_provenance *p, bool quiet);
+/* Frees p's strings (and stops using it). */
+void cli_provenance_free(cli_provenance *p);
+
 #endif

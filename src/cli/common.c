@@ -375,7 +375,8 @@ nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_
     }
     nnfx_onnx_save_options o = {0};
     o.external_data = external_data;
-    return nnfx_onnx_save(g, path, external_data ? &o : NULL, err);
+    cli_provenance_apply(&o);
+    return nnfx_onnx_save(g, path, &o, err);
 }
 
 /* ===================================================================== */

@@ -41,6 +41,11 @@ static const char optimize_help[] =
     "                     nodes changed, validation figures, timings ('-': stdout).\n"
     "                     In batch mode: the summary of every model\n"
     "  --external-data    write ONNX weights to a side file\n"
+    "  --opset N          write ONNX opset N (13 to 21; an error naming the node when\n"
+    "                     a form needs a newer one). Default: the model's own opset\n"
+    "                     (at least 13), raised only when a form needs it (a note says so)\n"
+    "The written model records producer nnfx and metadata_props nnfx.version,\n"
+    "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
     "  --batch LIST       read model paths from LIST (one a line, # comments)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
     "  -q, --quiet        no progress bar, no summary\n"
@@ -55,7 +60,8 @@ static const char optimize_help[] =
     "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --pass dce --validate\n"
     "  nnfx optimize model.onnx -o opt.onnx --rewrite 'relu(x) -> leaky_relu(x, alpha=0.01)' \\\n"
     "       --validate --input x=batch.npy --labels labels.npy --max-accuracy-drop 0.5\n"
-    "  nnfx optimize models/*.onnx -o out/ --pass fuse-conv-bn --validate --jobs 4 --report summary.json\n";
+    "  nnfx optimize models/*.onnx -o out/ --pass fuse-conv-bn --validate --jobs 4 --report summary.json\n"
+    "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --opset 13\n";
 
 /* --- report pieces ------------------------------------------------------------- */
 
@@ -134,6 +140,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     cli_accuracy acc = {0};
     char errmsg[1100] = "";
     int rc = CLI_EXIT_OK;
+    cli_provenance prov = {0};
+    sbuf psteps = {0}; /* nnfx.steps: deterministic, no timings */
     double t_load = 0, t_steps = 0, t_val = 0, t_save = 0;
     bool talk = !o->quiet && !o->batch && !(o->report && strcmp(o->report, "-") == 0);
 
@@ -150,6 +158,11 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
         snprintf(errmsg, sizeof errmsg, "%s", err.msg);
         goto report;
     }
+    if ((rc = cli_provenance_begin(&prov, "optimize", model))) {
+        snprintf(errmsg, sizeof errmsg, "cannot read the model to hash it");
+        goto report;
+    }
+    prov.opset = o->opset;
     g = nnfx_graph_copy(orig, NULL, &err);
     if (!g) {
         rc = CLI_EXIT_BAD_INPUT;
@@ -163,11 +176,13 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     /* steps, in order */
     t0 = cli_now_ms();
     sb_printf(&steps, "[");
+    sb_printf(&psteps, "[");
     for (int i = 0; i < o->nsteps && !rc; i++) {
         const opt_step *st = &o->steps[i];
         double ts = cli_now_ms();
         int before = count_ops(g);
         sb_printf(&steps, "%s\n    {", i ? "," : "");
+        sb_printf(&psteps, "%s{\"%s\": ", i ? ", " : "", st->is_rewrite ? "rewrite" : "pass");
         if (st->is_rewrite) {
             int m = nnfx_rewrite_text(g, st->text, &err);
             if (m < 0) {
@@ -178,6 +193,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             sb_printf(&steps, "\"rewrite\": ");
             cli_json_str(&steps, st->text);
             sb_printf(&steps, ", \"matches\": %d", m < 0 ? 0 : m);
+            cli_json_str(&psteps, st->text);
+            sb_printf(&psteps, ", \"matches\": %d}", m < 0 ? 0 : m);
             if (talk && m >= 0)
                 printf("  rewrite '%s': %d match%s (ops %d -> %d)\n", st->text, m, m == 1 ? "" : "es", before,
                        count_ops(g));
@@ -193,6 +210,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             sb_printf(&steps, "\"pass\": ");
             cli_json_str(&steps, name);
             sb_printf(&steps, ", \"changed\": %d, \"skipped\": [", pr.changed);
+            cli_json_str(&psteps, name);
+            sb_printf(&psteps, ", \"changed\": %d}", pr.changed);
             for (int k = 0; k < pr.nskipped; k++) {
                 sb_printf(&steps, "%s{\"node\": ", k ? ", " : "");
                 cli_json_str(&steps, pr.skipped[k].node);
@@ -210,6 +229,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
                   cli_now_ms() - ts);
     }
     sb_printf(&steps, "]");
+    sb_printf(&psteps, "]");
+    prov.steps = sb_finish(&psteps);
     if (!rc && (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err))) {
         rc = CLI_EXIT_BAD_INPUT;
         cli_error("optimize", "%s: the optimised graph is invalid: %s", model, err.msg);
@@ -262,9 +283,41 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     if (!rc && !checks_ok) rc = CLI_EXIT_CHECK;
 
     /* write only when everything passed */
+    if (!rc && (o->validate || res->have_acc)) {
+        sbuf v = {0};
+        sb_printf(&v, "{");
+        if (o->validate) {
+            sb_printf(&v, "\"samples\": %d, \"source\": \"%s\", \"atol\": ", cmp.samples,
+                      o->samples.random > 0 ? "random" : "inputs");
+            cli_json_num(&v, o->atol);
+            sb_printf(&v, ", \"rtol\": ");
+            cli_json_num(&v, o->rtol);
+            sb_printf(&v, ", \"max_abs_error\": ");
+            cli_json_num(&v, cmp.max_abs);
+            sb_printf(&v, ", \"max_rel_error\": ");
+            cli_json_num(&v, cmp.max_rel);
+            sb_printf(&v, ", \"passed\": %s", cmp.passed ? "true" : "false");
+        }
+        if (res->have_acc) {
+            sb_printf(&v, "%s\"accuracy\": {\"samples\": %ld, \"top1_before\": ", o->validate ? ", " : "", acc.samples);
+            cli_json_num(&v, acc.acc_a);
+            sb_printf(&v, ", \"top1_after\": ");
+            cli_json_num(&v, acc.acc_b);
+            sb_printf(&v, ", \"drop_points\": ");
+            cli_json_num(&v, acc.drop);
+            sb_printf(&v, ", \"max_drop_points\": ");
+            cli_json_num(&v, o->max_drop);
+            sb_printf(&v, "}");
+        }
+        sb_printf(&v, "}");
+        prov.validation = sb_finish(&v);
+    }
+    if (!rc) rc = cli_provenance_check_opset("optimize", g, &prov, o->quiet);
+    if (rc && !errmsg[0]) snprintf(errmsg, sizeof errmsg, "the model does not fit the requested opset");
     if (!rc) {
         t0 = cli_now_ms();
         nnfx_graph_drop_unused_params(g);
+        cli_provenance_use(&prov);
         if (cli_save_model(g, out, o->external_data, &err)) {
             rc = CLI_EXIT_BAD_INPUT;
             cli_fail("optimize", out, &err);
@@ -348,6 +401,8 @@ report:
               "\"total\": %.3f}\n}",
               t_load, t_steps, t_val, t_save, res->ms);
     res->report = sb_finish(&rep);
+    free(sb_finish(&psteps));
+    cli_provenance_free(&prov);
     nnfx_graph_free(orig);
     nnfx_graph_free(g);
 }
@@ -422,6 +477,9 @@ int cli_optimize(int argc, char **argv) {
                 return cli_usage_error("optimize", "--jobs wants a number from 1 to 256, not '%s'", v);
         } else if (cli_flag(&a, "--external-data", NULL)) {
             o.external_data = true;
+        } else if (cli_opt(&a, "--opset", NULL, &v)) {
+            if (!a.bad && !cli_parse_int(v, 1, 1000, &o.opset))
+                return cli_usage_error("optimize", "--opset wants an ONNX opset number, not '%s'", v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
             o.quiet = true;
         } else {

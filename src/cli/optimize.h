@@ -22,6 +22,7 @@ typedef struct opt_opts {
     bool quiet;
     bool batch; /* several models, -o is a folder */
     bool external_data;
+    long opset; /* --opset N; 0: the default */
 } opt_opts;
 
 /* What happened to one model. */

@@ -71,6 +71,15 @@ static nnfx_status remember_name(imp *im, const nnfx_node *node, const char *onn
     return NNFX_OK;
 }
 
+/* Records that node's name differs from the ONNX node's own name. */
+static nnfx_status remember_node_name(imp *im, const nnfx_node *node, const char *onnx_node_name) {
+    if (!onnx_node_name || !onnx_node_name[0] || strcmp(nnfx_node_name(node), onnx_node_name) == 0) return NNFX_OK;
+    if (!onnx_kv_push(&im->info->node_names, &im->info->nnode_names, &im->info->cap_node_names, nnfx_node_name(node),
+                      onnx_node_name))
+        return oom(im);
+    return NNFX_OK;
+}
+
 /* A parameter name not used by a parameter or an ONNX value yet. */
 static char *unique_param_name(imp *im, const char *base) {
     size_t n = strlen(base) + 24;
@@ -578,11 +587,12 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         goto out;
     }
     if (k == 1 && nnfx_node_num_outputs(node) == 1) {
-        st = bind_output(im, n, node, n->out[0]);
+        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
         goto out;
     }
     if (nnfx_node_num_outputs(node) != k && (st = ir_node_set_num_outputs(node, k, im->err))) goto out;
     if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) goto out;
+    if ((st = remember_node_name(im, node, n->name))) goto out;
     for (int i = 0; i < k; i++) {
         if (!n->out[i][0]) continue;
         nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);

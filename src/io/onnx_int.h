@@ -107,6 +107,8 @@ typedef struct onnx_model_info {
     char *graph_name, *graph_doc;
     int nnames, cap_names;
     onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
+    int nnode_names, cap_node_names;
+    onnx_kv *node_names; /* node name -> original NodeProto name (when they differ) */
 } onnx_model_info;
 
 /* Copy/free callbacks stored with the info on a graph. */

@@ -1,0 +1,9 @@
+# Provenance of written models and publishing to OCI registries
+# (tests/publish/): python3-onnx reads the metadata back; the registry test
+# starts Debian's docker-registry on loopback (skipped, 77, without it).
+find_program(NNFX_BASH bash)
+if(NNFX_BASH)
+  add_test(NAME provenance COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/publish/test_provenance.sh
+                                   $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/provenance_tmp)
+  set_tests_properties(provenance PROPERTIES SKIP_RETURN_CODE 77)
+endif()
