@@ -7,3 +7,8 @@ if(NNFX_BASH)
                                    $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/provenance_tmp)
   set_tests_properties(provenance PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+if(NNFX_BASH)
+  add_test(NAME registry COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/publish/test_registry.sh
+                                 $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/registry_tmp)
+  set_tests_properties(registry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()

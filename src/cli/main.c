@@ -18,6 +18,8 @@ static const cli_command commands[] = {
     {"compare", cli_compare, "run two models on the same inputs and compare their outputs"},
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
+    {"push", cli_push, "publish a model to an OCI registry (layers, config, annotations)"},
+    {"pull", cli_pull, "download a model from an OCI registry, checking digests"},
 };
 
 /* Prints the top-level help to f. */

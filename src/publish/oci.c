@@ -290,6 +290,16 @@ static size_t on_read(char *p, size_t size, size_t n, void *ud) {
     return want;
 }
 
+/* Lets libcurl resend a body from offset (after a dropped connection). */
+static int on_seek(void *ud, curl_off_t offset, int origin) {
+    http_resp *r = ud;
+    const http_req *q = r->rq;
+    if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > q->len) return CURL_SEEKFUNC_CANTSEEK;
+    if (q->file && fseeko(q->file, (off_t)(q->off + (uint64_t)offset), SEEK_SET) != 0) return CURL_SEEKFUNC_FAIL;
+    r->sent = (uint64_t)offset;
+    return CURL_SEEKFUNC_OK;
+}
+
 /* The message of a registry's JSON error body ("CODE: message"), or "". */
 static void registry_error(const http_resp *r, char *out, size_t cap) {
     out[0] = '\0';
@@ -355,6 +365,8 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, q->method);
         curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
         curl_easy_setopt(h, CURLOPT_READDATA, r);
+        curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+        curl_easy_setopt(h, CURLOPT_SEEKDATA, r);
         curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->len);
     }
     char cerr[CURL_ERROR_SIZE] = "";
@@ -365,8 +377,10 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
     if (rc != CURLE_OK) {
         if (r->sink_failed) return nnfx_error_set(err, NNFX_ERR_IO, "writing the download failed: %s", strerror(errno));
         const char *what = upload && q->len ? "the upload was interrupted" : "the request failed";
-        return nnfx_error_set(err, NNFX_ERR_IO, "registry %s: %s %s: %s: %s", c->ref.host, q->method, q->url, what,
-                              cerr[0] ? cerr : curl_easy_strerror(rc));
+        const char *hint =
+            rc == CURLE_SSL_CONNECT_ERROR && !c->o.plain_http ? " (a registry without TLS needs --plain-http)" : "";
+        return nnfx_error_set(err, NNFX_ERR_IO, "registry %s: %s %s: %s: %s%s", c->ref.host, q->method, q->url, what,
+                              cerr[0] ? cerr : curl_easy_strerror(rc), hint);
     }
     return NNFX_OK;
 }
