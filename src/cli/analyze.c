@@ -8,6 +8,7 @@
 
 static const char analyze_help[] =
     "usage: nnfx analyze MODEL [--json FILE] [--html FILE] [--input-shape NAME=1x3x224x224]...\n"
+    "                    [--fail-on KIND,...]\n"
     "\n"
     "Reports what MODEL (.onnx, or nnfx text IR .fx/.txt) costs and where it wastes:\n"
     "ops, parameters, MACs (Conv, Gemm, MatMul), FLOPs, peak activation memory, the\n"
@@ -23,25 +24,65 @@ static const char analyze_help[] =
     "                     the graph as SVG drawn by Graphviz's 'dot' when installed)\n"
     "  --input-shape NAME=DIMS\n"
     "                     fix the shape of an input with symbolic dims (1x3x224x224)\n"
+    "  --fail-on KIND,... exit 1 when findings of these kinds remain (a CI gate), e.g.\n"
+    "                     --fail-on foldable_batch_norm,dead_node; 'all' for every kind.\n"
+    "                     The reports are written first\n"
     "  -q, --quiet        no terminal summary\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 when the model was analysed (findings do not fail it),\n"
-    "2 for a usage error, 3 when the model cannot be read or its shapes do not fit.\n"
+    "Exit status: 0 when the model was analysed (findings do not fail it, unless\n"
+    "--fail-on names their kind: then 1), 2 for a usage error, 3 when the model\n"
+    "cannot be read or its shapes do not fit.\n"
     "\n"
     "examples:\n"
     "  nnfx analyze resnet18.onnx\n"
     "  nnfx analyze model.onnx --json - | jq .macs\n"
+    "  nnfx analyze opt.onnx --fail-on foldable_batch_norm,dead_node,noop --json r.json\n"
     "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n";
 
 #define AN_MAX_SHAPES 64
+
+/* Finding kinds `analyze` reports (analysis.c), for --fail-on. */
+static const char *const finding_kinds[] = {"foldable_batch_norm", "dead_node", "unused_input",
+                                            "unused_initializer",  "noop",      "constant_subgraph",
+                                            "unsupported_op"};
+#define N_KINDS (int)(sizeof finding_kinds / sizeof finding_kinds[0])
+
+/* Parses --fail-on's comma list into want[] (per finding_kinds); usage
+ * error text in msg when a kind is unknown. */
+static bool parse_fail_on(const char *list, bool want[N_KINDS], char *msg, size_t cap) {
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+        if (n == 3 && strncmp(p, "all", 3) == 0) {
+            for (int k = 0; k < N_KINDS; k++)
+                want[k] = true;
+            found = true;
+        }
+        for (int k = 0; k < N_KINDS && !found; k++)
+            if (strlen(finding_kinds[k]) == n && strncmp(p, finding_kinds[k], n) == 0) found = want[k] = true;
+        if (!found && n) {
+            int w = snprintf(msg, cap, "--fail-on: unknown finding kind '%.*s' (kinds: all", (int)n, p);
+            for (int k = 0; k < N_KINDS && w > 0 && (size_t)w < cap; k++)
+                w += snprintf(msg + w, cap - (size_t)w, ", %s", finding_kinds[k]);
+            if (w > 0 && (size_t)w < cap) snprintf(msg + w, cap - (size_t)w, ")");
+            return false;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return true;
+}
 
 int cli_analyze(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(analyze_help, stdout);
         return CLI_EXIT_OK;
     }
-    const char *model = NULL, *json = NULL, *html = NULL;
+    const char *model = NULL, *json = NULL, *html = NULL, *fail_on = NULL;
+    bool want_kind[N_KINDS] = {false};
     const char *shapes[AN_MAX_SHAPES];
     int nshapes = 0;
     bool quiet = false;
@@ -56,6 +97,10 @@ int cli_analyze(int argc, char **argv) {
         } else if (cli_opt(&a, "--input-shape", NULL, &v)) {
             if (nshapes == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input-shape options");
             shapes[nshapes++] = v;
+        } else if (cli_opt(&a, "--fail-on", NULL, &v)) {
+            char msg[512];
+            if (!a.bad && !parse_fail_on(v, want_kind, msg, sizeof msg)) return cli_usage_error("analyze", "%s", msg);
+            fail_on = v;
         } else if (cli_flag(&a, "--quiet", "-q")) {
             quiet = true;
         } else {
@@ -156,6 +201,25 @@ int cli_analyze(int argc, char **argv) {
             cli_fail("analyze", html, &err);
         }
         free(s);
+    }
+    if (fail_on && !rc) {
+        sbuf b = {0};
+        int hits = 0;
+        for (int i = 0; i < an.nfindings; i++) {
+            const cli_finding *f = &an.findings[i];
+            bool want = false;
+            for (int k = 0; k < N_KINDS && !want; k++)
+                want = want_kind[k] && strcmp(f->kind, finding_kinds[k]) == 0;
+            if (!want) continue;
+            sb_printf(&b, "%s%s (%s)", hits++ ? ", " : "", f->kind, f->nnodes ? f->nodes[0] : "");
+        }
+        char *list = sb_finish(&b);
+        if (hits) {
+            cli_error("analyze", "%s: %d finding%s of the kinds in --fail-on remain: %s", model, hits,
+                      hits == 1 ? "" : "s", list ? list : "");
+            rc = CLI_EXIT_CHECK;
+        }
+        free(list);
     }
     cli_analysis_free(&an);
 done:

@@ -20,7 +20,7 @@ static const char optimize_help[] =
     "touched.\n"
     "\n"
     "steps:\n"
-    "  --pass NAME        run a pass (see the list below)\n"
+    "  --pass NAME[,NAME] run passes, in order (see the list below)\n"
     "  --rewrite RULE     replace every match of a pattern, e.g.\n"
     "                     'relu(x) -> leaky_relu(x, alpha=0.1)'\n"
     "checks:\n"
@@ -440,9 +440,18 @@ int cli_optimize(int argc, char **argv) {
         bool is_rewrite = !is_pass && cli_opt(&a, "--rewrite", "-r", &v);
         if (is_pass || is_rewrite) {
             if (a.bad) break;
-            if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
-            steps[o.nsteps].is_rewrite = is_rewrite;
-            steps[o.nsteps++].text = v;
+            /* --pass a,b is --pass a --pass b (argv strings are writable: split in place) */
+            char *piece = (char *)v, *comma = is_pass ? strchr(piece, ',') : NULL;
+            for (;;) {
+                if (comma) *comma = '\0';
+                if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
+                if (is_pass && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
+                steps[o.nsteps].is_rewrite = is_rewrite;
+                steps[o.nsteps++].text = piece;
+                if (!comma) break;
+                piece = comma + 1;
+                comma = strchr(piece, ',');
+            }
         } else if (cli_opt(&a, "--output", "-o", &v)) {
             out = v;
         } else if (cli_flag(&a, "--validate", NULL)) {

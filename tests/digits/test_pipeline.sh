@@ -57,6 +57,24 @@ expect 0 "pipeline again into the first folder" -- bash "$PIPE" -o "$TMP/cnn" --
 expect 1 "a failing run over it" -- bash "$PIPE" -o "$TMP/cnn" --nnfx "$NNFX" --rewrite 'relu(x) -> x'
 check "old model.onnx removed by the failing run" absent "$TMP/cnn/model.onnx"
 
+# --- findings left after optimisation fail the run (--fail-on) ---------------
+# identity nodes added by a harmless rewrite pass validation and the accuracy
+# gate, but are 'noop' findings in the published model: the default gate stops
+O=$TMP/gate
+expect 1 "pipeline fails on findings left" -- bash "$PIPE" -o "$O" --nnfx "$NNFX" --rewrite 'relu(x) -> relu(identity(x))'
+check "gate: stopped at step 4 with the findings named" grep -q "2 findings of the kinds in --fail-on remain: noop" "$TMP/err"
+check "gate: nothing published" absent "$O/model.onnx"
+expect 0 "--fail-on none publishes it" -- bash "$PIPE" -o "$O" --nnfx "$NNFX" --rewrite 'relu(x) -> relu(identity(x))' \
+    --fail-on none
+expect 0 "--max-accuracy-drop and --pass a,b accepted" -- bash "$PIPE" -o "$TMP/flags" --nnfx "$NNFX" \
+    --max-accuracy-drop 1 --pass dce,cse
+check "both passes ran" json "$TMP/flags/optimize.json" \
+    "[s.get('pass') for s in d['steps']] == ['fuse-conv-bn', 'dce', 'cse']"
+expect 1 "analyze --fail-on on the original model" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q \
+    --fail-on foldable_batch_norm
+expect 0 "analyze --fail-on: no such findings" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q --fail-on dead_node,noop
+expect 2 "analyze --fail-on: unknown kind" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q --fail-on folded_bn
+
 # --- another model, given as an argument, without labels ---------------------
 O=$TMP/mlp
 expect 0 "pipeline on the MLP with data, no labels" -- bash "$PIPE" "$DATA/digits_mlp.onnx" -o "$O" --nnfx "$NNFX" \

@@ -47,4 +47,9 @@ expect 0 "no nnfx.validation without checks" -- $PY "$here/check_provenance.py" 
 expect 0 "optimize an nnfx output" -- "$NNFX" optimize "$TMP/opt2.onnx" -o "$TMP/opt3.onnx" -q --pass cse
 expect 0 "second round's source hash" -- $PY "$here/check_provenance.py" "$TMP/opt3.onnx" "$TMP/opt2.onnx" \
     --steps '[{"pass": "cse", "changed": 0}]'
+# --pass a,b is --pass a --pass b (was refused as an unknown pass)
+expect 0 "optimize --pass a,b,c" -- "$NNFX" optimize "$cnn" -o "$TMP/opt4.onnx" -q --pass fuse-conv-bn,dce,cse
+expect 0 "three passes recorded in order" -- $PY "$here/check_provenance.py" "$TMP/opt4.onnx" "$cnn" \
+    --steps '[{"pass": "fuse-conv-bn", "changed": 2}, {"pass": "dce", "changed": 0}, {"pass": "cse", "changed": 0}]'
+expect 2 "an empty name in a --pass list" -- "$NNFX" optimize "$cnn" -o "$TMP/opt5.onnx" --pass dce,,cse
 check_summary provenance

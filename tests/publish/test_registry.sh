@@ -102,6 +102,12 @@ check "model bytes equal" cmp -s "$TMP/ext/digits_ext.onnx" "$TMP/ext_pulled/dig
 check "external data bytes equal" cmp -s "$TMP/ext/digits_ext.onnx.data" "$TMP/ext_pulled/digits_ext.onnx.data"
 expect 0 "the pulled model runs like the original" -- "$NNFX" compare "$TMP/ext_pulled/digits_ext.onnx" "$M" --random 2
 # failures
+# the pipeline's push step
+expect 0 "examples/pipeline.sh --push" -- bash "$SRC/examples/pipeline.sh" -o "$TMP/pipe" --nnfx "$NNFX" \
+    --push "$R/models/pipeline:v1" --plain-http
+check "the pipeline pushed (step 5)" grep -q "^== step 5: push" "$TMP/out"
+expect 0 "pull what the pipeline pushed" -- "$NNFX" pull "$R/models/pipeline:v1" -o "$TMP/pipe_pulled.onnx" --plain-http
+check "pipeline's model bytes equal" cmp -s "$TMP/pipe_pulled.onnx" "$TMP/pipe/model.onnx"
 expect 3 "pull of an absent tag" -- "$NNFX" pull "$R/models/digits:nope" -o "$TMP/none.onnx" --plain-http
 check "says not found" grep -q "not found (HTTP 404)" "$TMP/err"
 check "nothing written" test ! -e "$TMP/none.onnx"
