@@ -22,7 +22,12 @@ static const char optimize_help[] =
     "steps:\n"
     "  --pass NAME[,NAME] run passes, in order (see the list below)\n"
     "  --rewrite RULE     replace every match of a pattern, e.g.\n"
-    "                     'relu(x) -> leaky_relu(x, alpha=0.1)'\n"
+    "                     'relu(x) -> leaky_relu(x, alpha=0.1)'; a rule that\n"
+    "                     matches nothing is a warning\n"
+    "  --expect-matches N the --rewrite just before must match at least N times,\n"
+    "                     else exit 1 and nothing is written (a typo in CI fails)\n"
+    "  --explain          print every candidate node of each --rewrite and why it\n"
+    "                     matched or was rejected\n"
     "checks:\n"
     "  --validate         run the original and the result on the same inputs and\n"
     "                     compare every output: |a - b| <= atol + rtol * |a|; on\n"
@@ -61,7 +66,8 @@ static const char optimize_help[] =
     "  nnfx optimize model.onnx -o opt.onnx --rewrite 'relu(x) -> leaky_relu(x, alpha=0.01)' \\\n"
     "       --validate --input x=batch.npy --labels labels.npy --max-accuracy-drop 0.5\n"
     "  nnfx optimize models/*.onnx -o out/ --pass fuse-conv-bn --validate --jobs 4 --report summary.json\n"
-    "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --opset 13\n";
+    "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --opset 13\n"
+    "  nnfx optimize model.onnx -o opt.onnx --rewrite 'sigmoid(x) -> hard_sigmoid(x)' --expect-matches 3 --explain\n";
 
 /* --- report pieces ------------------------------------------------------------- */
 
@@ -184,11 +190,41 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
         sb_printf(&steps, "%s\n    {", i ? "," : "");
         sb_printf(&psteps, "%s{\"%s\": ", i ? ", " : "", st->is_rewrite ? "rewrite" : "pass");
         if (st->is_rewrite) {
-            int m = nnfx_rewrite_text(g, st->text, &err);
+            int m = -1;
+            nnfx_graph *pat = NULL, *repl = NULL;
+            nnfx_rewrite_options ro = {0};
+            ro.explain = o->explain;
+            nnfx_match_list *ml = NULL;
+            if (!nnfx_pattern_parse(st->text, &pat, &repl, &err) &&
+                (ml = nnfx_replace_pattern_ex(g, pat, repl, &ro, &err)) != NULL)
+                m = nnfx_match_list_count(ml);
+            if (ml && o->explain) {
+                char *ex = nnfx_rewrite_explain(ml);
+                FILE *to = talk ? stdout : stderr;
+                fprintf(to, "  explain --rewrite '%s':\n", st->text);
+                for (char *line = ex ? strtok(ex, "\n") : NULL; line; line = strtok(NULL, "\n"))
+                    fprintf(to, "    %s\n", line);
+                if (ex && !nnfx_match_list_num_candidates(ml))
+                    fprintf(to, "    (no node has the pattern's anchor op)\n");
+                free(ex);
+            }
+            nnfx_match_list_free(ml);
+            nnfx_graph_free(pat);
+            nnfx_graph_free(repl);
             if (m < 0) {
                 rc = CLI_EXIT_BAD_INPUT;
                 cli_error("optimize", "%s: --rewrite '%s': %s", model, st->text, err.msg);
                 snprintf(errmsg, sizeof errmsg, "rewrite '%s': %s", st->text, err.msg);
+            } else if (st->expect_matches > 0 && m < st->expect_matches) {
+                rc = CLI_EXIT_CHECK;
+                cli_error("optimize", "%s: --rewrite '%s' matched %d time%s, --expect-matches wants %ld%s", model,
+                          st->text, m, m == 1 ? "" : "s", st->expect_matches,
+                          o->explain ? "" : " (--explain shows why candidates were rejected)");
+                snprintf(errmsg, sizeof errmsg, "rewrite '%s' matched %d times, expected at least %ld", st->text, m,
+                         st->expect_matches);
+            } else if (m == 0 && !o->quiet) {
+                fprintf(stderr, "nnfx optimize: warning: %s: --rewrite '%s' matched nothing%s\n", model, st->text,
+                        o->explain ? "" : " (--explain shows why)");
             }
             sb_printf(&steps, "\"rewrite\": ");
             cli_json_str(&steps, st->text);
@@ -447,6 +483,7 @@ int cli_optimize(int argc, char **argv) {
                 if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
                 if (is_pass && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
                 steps[o.nsteps].is_rewrite = is_rewrite;
+                steps[o.nsteps].expect_matches = 0;
                 steps[o.nsteps++].text = piece;
                 if (!comma) break;
                 piece = comma + 1;
@@ -454,6 +491,14 @@ int cli_optimize(int argc, char **argv) {
             }
         } else if (cli_opt(&a, "--output", "-o", &v)) {
             out = v;
+        } else if (cli_opt(&a, "--expect-matches", NULL, &v)) {
+            if (a.bad) break;
+            if (!o.nsteps || !steps[o.nsteps - 1].is_rewrite)
+                return cli_usage_error("optimize", "--expect-matches goes after the --rewrite it checks");
+            if (!cli_parse_int(v, 1, 1000000000, &steps[o.nsteps - 1].expect_matches))
+                return cli_usage_error("optimize", "--expect-matches wants a count from 1, not '%s'", v);
+        } else if (cli_flag(&a, "--explain", NULL)) {
+            o.explain = true;
         } else if (cli_flag(&a, "--validate", NULL)) {
             o.validate = true;
         } else if (cli_opt(&a, "--input", "-i", &v)) {

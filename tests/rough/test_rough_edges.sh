@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The rough edges a new user met walking the seed workflows, each checked
+# against what fixes it: --explain / --expect-matches / a warning for a rule
+# that matches nothing; op aliases and hints in the rule language (clamp);
+# **NODE copying a matched node's attributes; numbers checked by --validate
+# (nnfx against the original model, atol = rtol = 0) and the written ONNX read
+# back with python3-onnx.
+# usage: test_rough_edges.sh NNFX SOURCE_DIR TMP
+set -u
+NNFX=$1 SRC=$2 TMP=$3
+rm -rf "$TMP" && mkdir -p "$TMP"
+. "$SRC/tests/lib/check.sh"
+D=$SRC/tests/data/digits
+cnn=$D/digits_cnn.onnx
+val=(--validate --input "$D/digits_test_x.npy")
+
+# --- a rewrite that matches nothing ------------------------------------------------
+expect 0 "a rule matching nothing still runs" -- "$NNFX" optimize "$cnn" -o "$TMP/a.onnx" --rewrite 'sigmoid(x) -> relu(x)'
+check "and warns" grep -q "warning: .*--rewrite 'sigmoid(x) -> relu(x)' matched nothing" "$TMP/err"
+expect 1 "--expect-matches fails a rule matching too few" -- "$NNFX" optimize "$cnn" -o "$TMP/b.onnx" \
+    --rewrite 'relu(conv(x, w, b)) -> relu(x)' --expect-matches 1
+check "names the rule and the count" grep -q "matched 0 times, --expect-matches wants 1" "$TMP/err"
+check "nothing written" test ! -e "$TMP/b.onnx"
+expect 0 "--expect-matches met" -- "$NNFX" optimize "$cnn" -o "$TMP/c.onnx" --rewrite 'relu(x) -> relu(x)' \
+    --expect-matches 2
+expect 2 "--expect-matches before any --rewrite" -- "$NNFX" optimize "$cnn" -o "$TMP/d.onnx" --expect-matches 2
+expect 1 "--explain says why candidates were rejected" -- "$NNFX" optimize "$cnn" -o "$TMP/e.onnx" --explain \
+    --rewrite 'relu(conv(x, w, b)) -> relu(x)' --expect-matches 2
+check "explain lines" grep -q "rejected (op differs): .*is batch_normalization, the pattern expects conv" "$TMP/out"
+
+# --- op aliases and hints ------------------------------------------------------------
+# clamp(x, min=0) is relu: validation against the original must pass exactly
+expect 0 "clamp is clip, min= accepted" -- "$NNFX" optimize "$cnn" -o "$TMP/clamp.onnx" -q \
+    --rewrite 'relu(x) -> clamp(x, min=0.0)' --expect-matches 2 "${val[@]}" --atol 0 --rtol 0
+check "the written model has Clip, no Relu" /usr/bin/python3 -c "
+import onnx; m = onnx.load('$TMP/clamp.onnx'); t = [n.op_type for n in m.graph.node]
+assert t.count('Clip') == 2 and 'Relu' not in t, t"
+expect 2 "relu6 gets a hint" -- "$NNFX" optimize "$cnn" -o "$TMP/f.onnx" --rewrite 'relu(x) -> relu6(x)'
+check "hint: write clip" grep -q "unknown op 'relu6' (nnfx has no relu6; write clip(x, 0.0, 6.0))" "$TMP/err"
+expect 2 "a typo gets the closest op" -- "$NNFX" optimize "$cnn" -o "$TMP/g.onnx" --rewrite 'relu(x) -> leaky_rel(x)'
+check "did you mean" grep -q "did you mean 'leaky_relu'" "$TMP/err"
+
+# --- **NODE: a rebuilt node keeps the matched node's attributes ----------------------
+rule='batch_normalization(conv(x, w, b), s, bb, m, v) -> batch_normalization(conv(x, w, b, **conv), s, bb, m, v)'
+expect 0 "rebuilt conv with **conv: same values" -- "$NNFX" optimize "$cnn" -o "$TMP/h.onnx" -q --rewrite "$rule" \
+    --expect-matches 2 "${val[@]}" --atol 0 --rtol 0
+expect 3 "without **conv the conv loses its pads (the old failure)" -- "$NNFX" optimize "$cnn" -o "$TMP/i.onnx" -q \
+    --rewrite "${rule/, \*\*conv/}"
+rule='relu(batch_normalization(conv(x, w, b), s, bb, m, v)) -> relu(conv(x, w, b, **conv))'
+expect 0 "the issue's rule runs: BatchNorms dropped, convs keep their pads" -- "$NNFX" optimize "$cnn" -o "$TMP/j.onnx" \
+    -q --rewrite "$rule" --expect-matches 2
+check "no BatchNormalization left, pads kept" /usr/bin/python3 -c "
+import onnx; m = onnx.load('$TMP/j.onnx'); t = [n.op_type for n in m.graph.node]
+src = {n.name: n for n in onnx.load('$cnn').graph.node if n.op_type == 'Conv'}
+convs = [n for n in m.graph.node if n.op_type == 'Conv']
+assert 'BatchNormalization' not in t and len(convs) == 2, t
+for c in convs:
+    pads = [a.ints for a in c.attribute if a.name == 'pads']
+    assert pads and list(pads[0]) == [1, 1, 1, 1], (c.name, pads)"
+expect 2 "**NODE naming no pattern node" -- "$NNFX" optimize "$cnn" -o "$TMP/k.onnx" --rewrite 'relu(x) -> relu(x, **conv)'
+check "lists the pattern's nodes" grep -q "\*\*conv: the pattern has no op node of that name (its op nodes: relu)" "$TMP/err"
+check_summary rough_edges
