@@ -203,4 +203,20 @@ int cli_provenance_check_opset(const char *cmd, const nnfx_graph *g, const cli_p
 /* Frees p's strings (and stops using it). */
 void cli_provenance_free(cli_provenance *p);
 
+/* --- text IR weights (weights.c) -------------------------------------------- */
+
+/* "<fx_path>.safetensors" (malloc'd), where the values of a text IR live. */
+char *cli_weights_path(const char *fx_path);
+/* Writes every parameter of g to cli_weights_path(fx_path) (temporary name,
+ * then renamed). */
+nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_error *err);
+/* Reads the values of g's parameters from cli_weights_path(fx_path) when
+ * that file exists (dtypes and shapes must agree with the text IR). */
+nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *err);
+/* For commands that compute or write ONNX: exit 3 with a message when g is
+ * a text IR (not ONNX-loaded) with parameters but no values file. */
+int cli_require_weights(const char *cmd, const char *path, const nnfx_graph *g);
+/* True for the names written as text IR (.fx, .txt, .nnfx). */
+bool cli_is_text_ir_path(const char *path);
+
 #endif

@@ -70,6 +70,10 @@ int cli_export(int argc, char **argv) {
         cli_fail("export", model, &err);
         return CLI_EXIT_BAD_INPUT;
     }
+    if (!cli_is_text_ir_path(out) && cli_require_weights("export", model, g)) {
+        nnfx_graph_free(g);
+        return CLI_EXIT_BAD_INPUT;
+    }
     cli_provenance prov;
     int rc = cli_provenance_begin(&prov, "export", model);
     prov.opset = opset;

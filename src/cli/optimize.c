@@ -169,6 +169,11 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
         goto report;
     }
     prov.opset = o->opset;
+    if ((o->validate || o->labels || !cli_is_text_ir_path(out)) &&
+        (rc = cli_require_weights("optimize", model, orig))) {
+        snprintf(errmsg, sizeof errmsg, "the text IR has no parameter values");
+        goto report;
+    }
     g = nnfx_graph_copy(orig, NULL, &err);
     if (!g) {
         rc = CLI_EXIT_BAD_INPUT;

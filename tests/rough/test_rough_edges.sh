@@ -59,4 +59,33 @@ for c in convs:
     assert pads and list(pads[0]) == [1, 1, 1, 1], (c.name, pads)"
 expect 2 "**NODE naming no pattern node" -- "$NNFX" optimize "$cnn" -o "$TMP/k.onnx" --rewrite 'relu(x) -> relu(x, **conv)'
 check "lists the pattern's nodes" grep -q "\*\*conv: the pattern has no op node of that name (its op nodes: relu)" "$TMP/err"
+# --- the text IR keeps its values (PATH.safetensors); weightless text IR cannot compute ---------
+expect 0 "export to text IR" -- "$NNFX" export "$cnn" -o "$TMP/m.fx"
+check "writes the values beside it" test -s "$TMP/m.fx.safetensors"
+check "safetensors read independently: every initializer's values" /usr/bin/python3 -c "
+import json, struct, numpy as np, onnx
+from onnx import numpy_helper
+b = open('$TMP/m.fx.safetensors', 'rb').read()
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n]); data = b[8 + n:]
+inits = {i.name: numpy_helper.to_array(i) for i in onnx.load('$cnn').graph.initializer}
+assert set(k for k in h if k != '__metadata__') == set(inits), (sorted(h), sorted(inits))
+for k, a in inits.items():
+    e = h[k]; s, t = e['data_offsets']
+    v = np.frombuffer(data[s:t], dtype={'F32': '<f4', 'I64': '<i8'}[e['dtype']]).reshape(e['shape'])
+    assert np.array_equal(v, a), k"
+expect 0 "text IR back to ONNX" -- "$NNFX" export "$TMP/m.fx" -o "$TMP/m_back.onnx"
+expect 0 "same outputs as the original, exactly" -- "$NNFX" compare "$TMP/m_back.onnx" "$cnn" \
+    --input "$D/digits_test_x.npy" --atol 0 --rtol 0
+"$NNFX" inspect "$cnn" >"$TMP/weightless.fx"
+expect 3 "export of a weightless text IR is an error" -- "$NNFX" export "$TMP/weightless.fx" -o "$TMP/wl.onnx"
+check "says the values are missing" grep -q "has its parameters' shapes but not their values" "$TMP/err"
+check "nothing written" test ! -e "$TMP/wl.onnx"
+expect 3 "run of a weightless text IR is an error" -- "$NNFX" run "$TMP/weightless.fx" --input "$D/digits_test_x.npy"
+expect 3 "compare with a weightless text IR is an error" -- "$NNFX" compare "$TMP/weightless.fx" "$cnn" --random 1
+expect 3 "optimize --validate of a weightless text IR" -- "$NNFX" optimize "$TMP/weightless.fx" -o "$TMP/wl2.fx" \
+    --validate
+expect 0 "inspect and analyze still work on it" -- "$NNFX" analyze "$TMP/weightless.fx" -q
+expect 0 "and structural edits text to text" -- "$NNFX" optimize "$TMP/weightless.fx" -o "$TMP/wl3.fx" -q --pass dce
+check "without inventing values" test ! -e "$TMP/wl3.fx.safetensors"
 check_summary rough_edges
