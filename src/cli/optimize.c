@@ -40,6 +40,7 @@ static const char optimize_help[] =
     "                     accuracy of both models on --input\n"
     "  --max-accuracy-drop PCT\n"
     "                     fail when the accuracy drops by more than PCT points\n"
+    "                     (without it --labels reports the accuracy, no gate)\n"
     "output:\n"
     "  -o, --output OUT   the optimised model (a folder in batch mode)\n"
     "  --report FILE      JSON report: passes applied, op counts before/after,\n"
@@ -296,28 +297,30 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             else
                 cli_error("optimize", "%s: validation failed: %s", model, cmp.detail);
         }
-        if (talk && !rc) {
-            char src[64];
-            if (o->samples.random > 0)
-                snprintf(src, sizeof src, "%ld random sample%s", o->samples.random, o->samples.random == 1 ? "" : "s");
-            else
-                snprintf(src, sizeof src, "the given inputs");
-            printf("  validate on %s: max abs error %.3g, max rel error %.3g (atol %g, rtol %g): %s\n", src,
-                   cmp.max_abs, cmp.max_rel, o->atol, o->rtol, cmp.passed ? "ok" : "FAILED");
-        }
+        if (talk && !rc)
+            printf("  validate on %ld %ssample%s: %s, every output within atol %g + rtol %g x |a| %s (max abs error "
+                   "%.3g, max rel error %.3g)\n",
+                   cmp.rows, o->samples.random > 0 ? "random " : "", cmp.rows == 1 ? "" : "s",
+                   cmp.passed ? "ok" : "FAILED", o->atol, o->rtol, cmp.passed ? "holds" : "fails", cmp.max_abs,
+                   cmp.max_rel);
     }
     if (!rc && o->labels) {
         rc = cli_accuracy_graphs("optimize", orig, g, &o->samples, o->labels, &acc);
         res->have_acc = !rc;
         res->drop = acc.drop;
-        if (!rc && acc.drop > o->max_drop) {
+        bool gate_failed = o->max_drop >= 0 && acc.drop > o->max_drop;
+        if (!rc && gate_failed) {
             checks_ok = false;
             cli_error("optimize", "%s: accuracy gate failed: top-1 %.2f%% -> %.2f%%, a drop of %.2f points (max %g)",
                       model, acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
         }
-        if (talk && !rc)
+        if (talk && !rc && o->max_drop >= 0)
             printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n", acc.samples,
-                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, acc.drop > o->max_drop ? "FAILED" : "ok");
+                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, gate_failed ? "FAILED" : "ok");
+        else if (talk && !rc)
+            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points; no gate without "
+                   "--max-accuracy-drop)\n",
+                   acc.samples, acc.acc_a, acc.acc_b, acc.drop);
     }
     t_val = cli_now_ms() - t0;
     if (rc) snprintf(errmsg, sizeof errmsg, "%s", errmsg[0] ? errmsg : "the checks could not run (see stderr)");
@@ -328,7 +331,7 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
         sbuf v = {0};
         sb_printf(&v, "{");
         if (o->validate) {
-            sb_printf(&v, "\"samples\": %d, \"source\": \"%s\", \"atol\": ", cmp.samples,
+            sb_printf(&v, "\"samples\": %ld, \"source\": \"%s\", \"atol\": ", cmp.rows,
                       o->samples.random > 0 ? "random" : "inputs");
             cli_json_num(&v, o->atol);
             sb_printf(&v, ", \"rtol\": ");
@@ -347,7 +350,10 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             sb_printf(&v, ", \"drop_points\": ");
             cli_json_num(&v, acc.drop);
             sb_printf(&v, ", \"max_drop_points\": ");
-            cli_json_num(&v, o->max_drop);
+            if (o->max_drop >= 0)
+                cli_json_num(&v, o->max_drop);
+            else
+                sb_printf(&v, "null");
             sb_printf(&v, "}");
         }
         sb_printf(&v, "}");
@@ -405,7 +411,7 @@ report:
         missing_json(&rep, g, orig);
     }
     if (o->validate && res->validated) {
-        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %d, \"source\": ", cmp.samples);
+        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %ld, \"runs\": %d, \"source\": ", cmp.rows, cmp.samples);
         cli_json_str(&rep, o->samples.random > 0 ? "random" : "inputs");
         sb_printf(&rep, ", \"outputs\": %d, \"max_abs_error\": ", cmp.outputs);
         cli_json_num(&rep, cmp.max_abs);
@@ -434,8 +440,11 @@ report:
         sb_printf(&rep, ", \"drop_points\": ");
         cli_json_num(&rep, acc.drop);
         sb_printf(&rep, ", \"max_drop_points\": ");
-        cli_json_num(&rep, o->max_drop);
-        sb_printf(&rep, ", \"passed\": %s}", acc.drop > o->max_drop ? "false" : "true");
+        if (o->max_drop >= 0)
+            cli_json_num(&rep, o->max_drop);
+        else
+            sb_printf(&rep, "null");
+        sb_printf(&rep, ", \"passed\": %s}", o->max_drop >= 0 && acc.drop > o->max_drop ? "false" : "true");
     }
     sb_printf(&rep,
               ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "
@@ -558,7 +567,6 @@ int cli_optimize(int argc, char **argv) {
         return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)
         return cli_usage_error("optimize", "--input, --random, --atol and --rtol go with --validate or --labels");
-    if (o.labels && o.max_drop < 0) return cli_usage_error("optimize", "--labels needs --max-accuracy-drop PCT");
     if (!o.labels && o.max_drop >= 0) return cli_usage_error("optimize", "--max-accuracy-drop needs --labels FILE.npy");
     if (o.labels && !o.samples.nfiles)
         return cli_usage_error("optimize", "--labels needs the labelled inputs: --input NAME=FILE");

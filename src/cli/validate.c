@@ -256,6 +256,7 @@ int cli_compare_graphs(const char *cmd, const nnfx_graph *a, const char *file_a,
         if (!rc) rc = run_gm(cmd, gb, file_b, &in_b, ob, 64, &nb);
         if (!rc) {
             r->samples++;
+            r->rows += in.n > 0 && in.t[0] && in.t[0]->rank >= 1 ? (long)in.t[0]->shape[0] : 1;
             r->outputs = na;
             bool ok = true;
             if (na != nb) {

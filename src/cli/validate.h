@@ -22,6 +22,7 @@ typedef struct cli_compare_result {
     char detail[512];    /* what failed: output, sample, element, values   */
     char diverging[256]; /* first corresponding node whose value differs   */
     double ms;           /* time spent                                     */
+    long rows;           /* samples counted as rows: a batch of N is N     */
 } cli_compare_result;
 
 /* Runs a and b (borrowed; copies are compiled) on the samples and compares

@@ -88,4 +88,26 @@ expect 3 "optimize --validate of a weightless text IR" -- "$NNFX" optimize "$TMP
 expect 0 "inspect and analyze still work on it" -- "$NNFX" analyze "$TMP/weightless.fx" -q
 expect 0 "and structural edits text to text" -- "$NNFX" optimize "$TMP/weightless.fx" -o "$TMP/wl3.fx" -q --pass dce
 check "without inventing values" test ! -e "$TMP/wl3.fx.safetensors"
+# --- compare --labels; sample counts of a batch; --labels without a gate ----------------------
+# PyTorch's figures (digits_ref.json): the CNN gets 447 of 450 right, with relu -> leaky_relu(0.5) 440
+"$NNFX" optimize "$cnn" -o "$TMP/leaky.onnx" -q --rewrite 'relu(x) -> leaky_relu(x, alpha=0.5)'
+expect 0 "compare --labels (no gate)" -- "$NNFX" compare "$cnn" "$TMP/leaky.onnx" --input "$D/digits_test_x.npy" \
+    --labels "$D/digits_test_y.npy" --atol 100 --json "$TMP/cmp.json"
+check "accuracies are PyTorch's" /usr/bin/python3 -c "
+import json
+ref = json.load(open('$D/digits_ref.json'))['models']['cnn']
+d = json.load(open('$TMP/cmp.json'))['accuracy']
+assert d['samples'] == 450 and abs(d['top1_a'] - 100.0 * ref['correct'] / 450) < 1e-6, d
+assert abs(d['top1_b'] - ref['relu_replaced_by']['leaky_relu_0.5']['top1_percent']) < 1e-3, d
+assert d['max_drop_points'] is None and d['passed'] is True"
+expect 1 "compare --max-accuracy-drop fails the drop" -- "$NNFX" compare "$cnn" "$TMP/leaky.onnx" \
+    --input "$D/digits_test_x.npy" --labels "$D/digits_test_y.npy" --max-accuracy-drop 1 --atol 100
+check "names the drop" grep -q "accuracy gate failed: top-1 99.33% -> 97.78%, a drop of 1.56 points (max 1)" "$TMP/err"
+expect 2 "compare --labels needs --input" -- "$NNFX" compare "$cnn" "$TMP/leaky.onnx" --labels "$D/digits_test_y.npy"
+expect 0 "compare counts the rows of a batch" -- "$NNFX" compare "$cnn" "$cnn" --input "$D/digits_test_x.npy"
+check "450 samples, not 1" grep -q "agree on 450 samples" "$TMP/out"
+expect 0 "optimize --labels without --max-accuracy-drop reports, no gate" -- "$NNFX" optimize "$cnn" \
+    -o "$TMP/l.onnx" --rewrite 'relu(x) -> leaky_relu(x, alpha=0.5)' --input "$D/digits_test_x.npy" \
+    --labels "$D/digits_test_y.npy"
+check "the accuracy line" grep -q "99.33% -> 97.78% (drop 1.56 points; no gate" "$TMP/out"
 check_summary rough_edges
