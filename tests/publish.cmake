@@ -12,3 +12,8 @@ if(NNFX_BASH)
                                  $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/registry_tmp)
   set_tests_properties(registry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+if(NNFX_BASH)
+  add_test(NAME runtime_deps COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/publish/check_runtime_deps.sh
+                                     $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(runtime_deps PROPERTIES SKIP_RETURN_CODE 77)
+endif()
