@@ -5,6 +5,7 @@
 
 #include "cli/analysis.h"
 #include "cli/graphviz.h"
+#include "io/onnx_int.h"
 
 static const char analyze_help[] =
     "usage: nnfx analyze MODEL [--json FILE] [--html FILE] [--input-shape NAME=1x3x224x224]...\n"
@@ -29,6 +30,9 @@ static const char analyze_help[] =
     "                     The reports are written first\n"
     "  -q, --quiet        no terminal summary\n"
     "  -h, --help         this text\n"
+    "\n"
+    "An op nnfx does not implement is an unsupported_op finding (the rest of the\n"
+    "model is still analysed; costs after it may be unknown), not an error.\n"
     "\n"
     "Exit status: 0 when the model was analysed (findings do not fail it, unless\n"
     "--fail-on names their kind: then 1), 2 for a usage error, 3 when the model\n"
@@ -118,7 +122,9 @@ int cli_analyze(int argc, char **argv) {
         return cli_usage_error("analyze", "a report would overwrite the model");
 
     nnfx_error err = {0};
+    onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
     nnfx_graph *g = cli_load_model(model, &err);
+    onnx_import_set_opaque(false);
     if (!g) {
         cli_fail("analyze", model, &err);
         return CLI_EXIT_BAD_INPUT;

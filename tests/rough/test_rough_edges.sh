@@ -110,4 +110,15 @@ expect 0 "optimize --labels without --max-accuracy-drop reports, no gate" -- "$N
     -o "$TMP/l.onnx" --rewrite 'relu(x) -> leaky_relu(x, alpha=0.5)' --input "$D/digits_test_x.npy" \
     --labels "$D/digits_test_y.npy"
 check "the accuracy line" grep -q "99.33% -> 97.78% (drop 1.56 points; no gate" "$TMP/out"
+# --- analyze reports ops nnfx lacks as findings, and counts the rest -----------------------------
+/usr/bin/python3 "$SRC/tests/rough/make_unsupported.py" "$TMP/uns.onnx"
+expect 0 "analyze a model with unknown ops" -- "$NNFX" analyze "$TMP/uns.onnx" --json "$TMP/uns.json" --html "$TMP/uns.html"
+check "two unsupported_op findings, the Conv's MACs counted (4*3*3*3*8*8)" /usr/bin/python3 -c "
+import json; d = json.load(open('$TMP/uns.json'))
+k = [f for f in d['findings'] if f['kind'] == 'unsupported_op']
+assert len(k) == 2 and 'FooBar' in k[0]['message'] and 'com.example:Scale' in k[1]['message'], k
+assert d['macs'] == 4 * 3 * 3 * 3 * 8 * 8, d['macs']"
+expect 1 "analyze --fail-on unsupported_op" -- "$NNFX" analyze "$TMP/uns.onnx" -q --fail-on unsupported_op
+expect 3 "running it is still an error" -- "$NNFX" compare "$TMP/uns.onnx" "$TMP/uns.onnx" --random 1
+check "naming the op" grep -q "unsupported op FooBar" "$TMP/err"
 check_summary rough_edges
