@@ -121,4 +121,23 @@ assert d['macs'] == 4 * 3 * 3 * 3 * 8 * 8, d['macs']"
 expect 1 "analyze --fail-on unsupported_op" -- "$NNFX" analyze "$TMP/uns.onnx" -q --fail-on unsupported_op
 expect 3 "running it is still an error" -- "$NNFX" compare "$TMP/uns.onnx" "$TMP/uns.onnx" --random 1
 check "naming the op" grep -q "unsupported op FooBar" "$TMP/err"
+# --- analyze A --compare B: the before/after report with a verdict -------------------------------
+"$NNFX" optimize "$cnn" -o "$TMP/folded.onnx" -q --pass fuse-conv-bn
+expect 0 "analyze --compare with labels" -- "$NNFX" analyze "$cnn" --compare "$TMP/folded.onnx" \
+    --input "$D/digits_test_x.npy" --labels "$D/digits_test_y.npy" --json "$TMP/ba.json" --html "$TMP/ba.html"
+check "verdict on the terminal" grep -q "improvement: 2 findings fewer, 2 ops fewer, 96 parameters fewer" "$TMP/out"
+# 2 BatchNorms of 8 and 16 channels hold 4 x (8 + 16) = 96 parameters; accuracy is PyTorch's 447/450 both times
+check "JSON: before, after, verdict, accuracy" /usr/bin/python3 -c "
+import json; d = json.load(open('$TMP/ba.json'))
+assert d['verdict']['result'] == 'improvement', d['verdict']
+assert d['before']['params'] - d['after']['params'] == 96
+assert d['before']['macs'] == d['after']['macs']
+assert abs(d['verdict']['accuracy']['top1_before'] - 100.0 * 447 / 450) < 1e-6
+assert d['verdict']['accuracy']['drop_points'] == 0"
+check "HTML leads with the comparison" grep -q '<h2>Before and after</h2><p class="verdict good"><b>Improvement.</b>' "$TMP/ba.html"
+check "HTML shows the accuracy row" grep -q "top-1 accuracy (450 labelled samples)</td><td class=\"n\">99.33%" "$TMP/ba.html"
+expect 1 "--fail-on regression fails a harmful change" -- "$NNFX" analyze "$cnn" --compare "$TMP/leaky.onnx" -q \
+    --input "$D/digits_test_x.npy" --labels "$D/digits_test_y.npy" --max-accuracy-drop 0.5 --fail-on regression
+check "names the drop" grep -q "a regression (--fail-on regression): .*99.33% -> 97.78% (-1.56 points, over the allowed drop)" "$TMP/err"
+expect 2 "--labels without --compare" -- "$NNFX" analyze "$cnn" --labels "$D/digits_test_y.npy"
 check_summary rough_edges
