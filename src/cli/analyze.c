@@ -264,12 +264,8 @@ int cli_analyze(int argc, char **argv) {
                                        : "no change");
             cli_json_str(&j, verdict.text);
             if (have_acc) {
-                sb_printf(&j, ", \"accuracy\": {\"samples\": %ld, \"top1_before\": ", acc.samples);
-                cli_json_num(&j, acc.acc_a);
-                sb_printf(&j, ", \"top1_after\": ");
-                cli_json_num(&j, acc.acc_b);
-                sb_printf(&j, ", \"drop_points\": ");
-                cli_json_num(&j, acc.drop);
+                sb_printf(&j, ", \"accuracy\": {");
+                cli_accuracy_json(&j, &acc, max_drop);
                 sb_printf(&j, "}");
             }
             sb_printf(&j, "}}\n");

@@ -157,18 +157,9 @@ int cli_compare(int argc, char **argv) {
             else
                 sb_printf(&b, "null");
             if (have_acc) {
-                sb_printf(&b, ", \"accuracy\": {\"samples\": %ld, \"top1_a\": ", acc.samples);
-                cli_json_num(&b, acc.acc_a);
-                sb_printf(&b, ", \"top1_b\": ");
-                cli_json_num(&b, acc.acc_b);
-                sb_printf(&b, ", \"drop_points\": ");
-                cli_json_num(&b, acc.drop);
-                sb_printf(&b, ", \"max_drop_points\": ");
-                if (max_drop >= 0)
-                    cli_json_num(&b, max_drop);
-                else
-                    sb_printf(&b, "null");
-                sb_printf(&b, ", \"passed\": %s}", gate_failed ? "false" : "true");
+                sb_printf(&b, ", \"accuracy\": {");
+                cli_accuracy_json(&b, &acc, max_drop);
+                sb_printf(&b, "}");
             }
             sb_printf(&b, "}\n");
             char *text = sb_finish(&b);

@@ -343,17 +343,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             sb_printf(&v, ", \"passed\": %s", cmp.passed ? "true" : "false");
         }
         if (res->have_acc) {
-            sb_printf(&v, "%s\"accuracy\": {\"samples\": %ld, \"top1_before\": ", o->validate ? ", " : "", acc.samples);
-            cli_json_num(&v, acc.acc_a);
-            sb_printf(&v, ", \"top1_after\": ");
-            cli_json_num(&v, acc.acc_b);
-            sb_printf(&v, ", \"drop_points\": ");
-            cli_json_num(&v, acc.drop);
-            sb_printf(&v, ", \"max_drop_points\": ");
-            if (o->max_drop >= 0)
-                cli_json_num(&v, o->max_drop);
-            else
-                sb_printf(&v, "null");
+            sb_printf(&v, "%s\"accuracy\": {", o->validate ? ", " : "");
+            cli_accuracy_json(&v, &acc, o->max_drop);
             sb_printf(&v, "}");
         }
         sb_printf(&v, "}");
@@ -433,18 +424,9 @@ report:
     if (res->have_acc) {
         sb_printf(&rep, ",\n  \"accuracy\": {\"labels\": ");
         cli_json_str(&rep, o->labels);
-        sb_printf(&rep, ", \"samples\": %ld, \"top1_before\": ", acc.samples);
-        cli_json_num(&rep, acc.acc_a);
-        sb_printf(&rep, ", \"top1_after\": ");
-        cli_json_num(&rep, acc.acc_b);
-        sb_printf(&rep, ", \"drop_points\": ");
-        cli_json_num(&rep, acc.drop);
-        sb_printf(&rep, ", \"max_drop_points\": ");
-        if (o->max_drop >= 0)
-            cli_json_num(&rep, o->max_drop);
-        else
-            sb_printf(&rep, "null");
-        sb_printf(&rep, ", \"passed\": %s}", o->max_drop >= 0 && acc.drop > o->max_drop ? "false" : "true");
+        sb_printf(&rep, ", ");
+        cli_accuracy_json(&rep, &acc, o->max_drop);
+        sb_printf(&rep, "}");
     }
     sb_printf(&rep,
               ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "

@@ -380,3 +380,18 @@ int cli_accuracy_graphs(const char *cmd, const nnfx_graph *a, const nnfx_graph *
     nnfx_tensor_release(labels);
     return rc;
 }
+
+void cli_accuracy_json(sbuf *b, const cli_accuracy *acc, double max_drop) {
+    sb_printf(b, "\"samples\": %ld, \"top1_before\": ", acc->samples);
+    cli_json_num(b, acc->acc_a);
+    sb_printf(b, ", \"top1_after\": ");
+    cli_json_num(b, acc->acc_b);
+    sb_printf(b, ", \"drop_points\": ");
+    cli_json_num(b, acc->drop);
+    sb_printf(b, ", \"max_drop_points\": ");
+    if (max_drop >= 0)
+        cli_json_num(b, max_drop);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, ", \"passed\": %s", max_drop >= 0 && acc->drop > max_drop ? "false" : "true");
+}

@@ -97,8 +97,8 @@ check "accuracies are PyTorch's" /usr/bin/python3 -c "
 import json
 ref = json.load(open('$D/digits_ref.json'))['models']['cnn']
 d = json.load(open('$TMP/cmp.json'))['accuracy']
-assert d['samples'] == 450 and abs(d['top1_a'] - 100.0 * ref['correct'] / 450) < 1e-6, d
-assert abs(d['top1_b'] - ref['relu_replaced_by']['leaky_relu_0.5']['top1_percent']) < 1e-3, d
+assert d['samples'] == 450 and abs(d['top1_before'] - 100.0 * ref['correct'] / 450) < 1e-6, d
+assert abs(d['top1_after'] - ref['relu_replaced_by']['leaky_relu_0.5']['top1_percent']) < 1e-3, d
 assert d['max_drop_points'] is None and d['passed'] is True"
 expect 1 "compare --max-accuracy-drop fails the drop" -- "$NNFX" compare "$cnn" "$TMP/leaky.onnx" \
     --input "$D/digits_test_x.npy" --labels "$D/digits_test_y.npy" --max-accuracy-drop 1 --atol 100
