@@ -17,3 +17,7 @@ if(NNFX_BASH)
                                      $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR})
   set_tests_properties(runtime_deps PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# tests/test_publish.c (auto-registered) also needs the publishing layer
+if(TARGET test_publish)
+  target_link_libraries(test_publish PRIVATE nnfx_publish)
+endif()
