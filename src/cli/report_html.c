@@ -50,6 +50,14 @@ static const char page_js[] =
     "document.querySelectorAll('.graph').forEach(function(g){g.addEventListener('click',function(){"
     "g.classList.toggle('full');});});";
 
+/* Colours the graph nodes named in nnfxFlagged and gives them a tooltip. */
+static const char flag_js[] =
+    "document.querySelectorAll('.graph svg g.node').forEach(function(g){var t=g.querySelector('title');"
+    "if(!t||!Object.prototype.hasOwnProperty.call(nnfxFlagged,t.textContent))return;g.classList.add('flagged');"
+    "g.querySelectorAll('path,polygon,ellipse').forEach(function(s){s.setAttribute('fill','#ffd6d6');"
+    "s.setAttribute('stroke','#c00');s.setAttribute('stroke-width','2');});"
+    "t.textContent+=' \u2014 finding: '+nnfxFlagged[t.textContent];});";
+
 static void card(sbuf *b, const char *label, const char *value) {
     sb_printf(b, "<div class=\"card\"><b>");
     esc(b, value);
@@ -204,9 +212,22 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
             if (f->nnodes > 12) sb_printf(&b, ", &hellip; (%d in all)", f->nnodes);
             sb_printf(&b, "</td><td>");
             esc(&b, f->message);
+            /* a suggestion shared by several findings (one per BatchNorm...) is written once */
+            int first = i;
+            for (int k = 0; k < i && first == i; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) first = k;
+            if (first < i) {
+                sb_printf(&b, "</td><td><i>the same command as above</i></td></tr>");
+                continue;
+            }
+            int same = 0;
+            for (int k = i; k < an->nfindings; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) same++;
             sb_printf(&b, "</td><td><code>");
             esc(&b, f->suggestion);
-            sb_printf(&b, "</code></td></tr>");
+            sb_printf(&b, "</code>");
+            if (same > 1) sb_printf(&b, " <small>(one command for all %d)</small>", same);
+            sb_printf(&b, "</td></tr>");
         }
         sb_printf(&b, "</tbody></table>");
     }
@@ -253,7 +274,17 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
         esc(&b, svg_note ? svg_note : "Graphviz was not available");
         sb_printf(&b, "</p>");
     }
-    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n", NNFX_VERSION, page_js);
+    /* the nodes of findings, highlighted in the picture (matched by the SVG's node titles) */
+    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>var nnfxFlagged={", NNFX_VERSION);
+    int nf = 0;
+    for (int i = 0; i < an->nfindings; i++)
+        for (int j = 0; j < an->findings[i].nnodes; j++) {
+            sb_printf(&b, "%s", nf++ ? "," : "");
+            cli_json_str(&b, an->findings[i].nodes[j]);
+            sb_printf(&b, ":");
+            cli_json_str(&b, an->findings[i].kind);
+        }
+    sb_printf(&b, "};\n%s\n%s</script>\n</body></html>\n", page_js, flag_js);
     return sb_finish(&b);
 }
 

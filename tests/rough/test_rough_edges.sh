@@ -139,5 +139,10 @@ check "HTML shows the accuracy row" grep -q "top-1 accuracy (450 labelled sample
 expect 1 "--fail-on regression fails a harmful change" -- "$NNFX" analyze "$cnn" --compare "$TMP/leaky.onnx" -q \
     --input "$D/digits_test_x.npy" --labels "$D/digits_test_y.npy" --max-accuracy-drop 0.5 --fail-on regression
 check "names the drop" grep -q "a regression (--fail-on regression): .*99.33% -> 97.78% (-1.56 points, over the allowed drop)" "$TMP/err"
+expect 0 "HTML report of the original" -- "$NNFX" analyze "$cnn" -q --html "$TMP/one.html"
+check "one suggestion for both BatchNorms" grep -q "(one command for all 2)" "$TMP/one.html"
+check "the second says so instead of repeating it" grep -q "<i>the same command as above</i>" "$TMP/one.html"
+check "flagged nodes listed for highlighting in the graph" \
+    grep -q '"_bn1_BatchNormalization_output_0":"foldable_batch_norm"' "$TMP/one.html"
 expect 2 "--labels without --compare" -- "$NNFX" analyze "$cnn" --labels "$D/digits_test_y.npy"
 check_summary rough_edges
