@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli/analysis.h"
+#include "io/onnx_int.h"
+#include "ir/strmap.h"
 
 /* Appends text with HTML special characters escaped. */
 static void esc(sbuf *b, const char *s) {
@@ -57,6 +59,29 @@ static const char flag_js[] =
     "g.querySelectorAll('path,polygon,ellipse').forEach(function(s){s.setAttribute('fill','#ffd6d6');"
     "s.setAttribute('stroke','#c00');s.setAttribute('stroke-width','2');});"
     "t.textContent+=' \u2014 finding: '+nnfxFlagged[t.textContent];});";
+
+/* nnfx node name -> the source model's name for that value (ONNX models:
+ * the importer keeps them), so the page speaks the model's own names. */
+static void source_names(const nnfx_graph *g, ir_strmap *m) {
+    const onnx_model_info *info = onnx_info_of(g);
+    for (int i = 0; info && i < info->nnames; i++)
+        ir_strmap_put(m, info->names[i].key, info->names[i].value); /* OOM: the nnfx name is shown */
+}
+
+/* Writes the source name of node `name`, with the nnfx name as a tooltip
+ * when they differ. */
+static void name_html(sbuf *b, const ir_strmap *m, const char *name) {
+    const char *src = ir_strmap_get(m, name);
+    if (!src || strcmp(src, name) == 0) {
+        esc(b, name);
+        return;
+    }
+    sb_printf(b, "<span title=\"nnfx: ");
+    esc(b, name);
+    sb_printf(b, "\">");
+    esc(b, src);
+    sb_printf(b, "</span>");
+}
 
 static void card(sbuf *b, const char *label, const char *value) {
     sb_printf(b, "<div class=\"card\"><b>");
@@ -148,6 +173,8 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
                        const cli_compare_view *cv) {
     sbuf b = {0};
     char c1[32];
+    ir_strmap names = {0};
+    source_names(an->g, &names);
     sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnfx analyze: ");
     esc(&b, cli_basename(model));
     sb_printf(&b, "</title><style>%s</style></head><body>\n<h1>nnfx analyze: ", page_css);
@@ -207,7 +234,7 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
             sb_printf(&b, "</span></td><td>");
             for (int j = 0; j < f->nnodes && j < 12; j++) {
                 if (j) sb_printf(&b, ", ");
-                esc(&b, f->nodes[j]);
+                name_html(&b, &names, f->nodes[j]);
             }
             if (f->nnodes > 12) sb_printf(&b, ", &hellip; (%d in all)", f->nnodes);
             sb_printf(&b, "</td><td>");
@@ -253,7 +280,7 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
     for (int i = 0; i < an->ncost; i++) {
         const cli_node_cost *c = &an->cost[i];
         sb_printf(&b, "<tr><td class=\"n\">%d</td><td>", i);
-        esc(&b, nnfx_node_name(c->node));
+        name_html(&b, &names, nnfx_node_name(c->node));
         sb_printf(&b, "</td><td>");
         esc(&b, cli_node_op_label(c->node));
         sb_printf(&b, "</td><td>");
@@ -285,6 +312,7 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
             cli_json_str(&b, an->findings[i].kind);
         }
     sb_printf(&b, "};\n%s\n%s</script>\n</body></html>\n", page_js, flag_js);
+    ir_strmap_free(&names);
     return sb_finish(&b);
 }
 

@@ -144,5 +144,6 @@ check "one suggestion for both BatchNorms" grep -q "(one command for all 2)" "$T
 check "the second says so instead of repeating it" grep -q "<i>the same command as above</i>" "$TMP/one.html"
 check "flagged nodes listed for highlighting in the graph" \
     grep -q '"_bn1_BatchNormalization_output_0":"foldable_batch_norm"' "$TMP/one.html"
+check "names as in the source model" grep -q '<span title="nnfx: _bn1_BatchNormalization_output_0">/bn1/BatchNormalization_output_0</span>' "$TMP/one.html"
 expect 2 "--labels without --compare" -- "$NNFX" analyze "$cnn" --labels "$D/digits_test_y.npy"
 check_summary rough_edges
