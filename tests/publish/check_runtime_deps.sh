@@ -22,6 +22,8 @@ done
 needed=$(readelf -d "$NNFX" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for lib in $needed; do
     path=$(ldd "$NNFX" | awk -v l="$lib" '$1 == l {print $3}')
+    # the dynamic loader is listed by its path alone ("/lib64/ld-linux-x86-64.so.2 (0x...)")
+    [ -n "$path" ] || path=$(ldd "$NNFX" | awk -v l="$lib" 'index($1, "/") == 1 && $1 ~ ("/" l "$") {print $1}')
     [ -n "$path" ] || { echo "FAIL: $lib does not resolve"; fail=1; continue; }
     owner=$(dpkg-query -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)
     [ -n "$owner" ] || owner=$(dpkg-query -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
