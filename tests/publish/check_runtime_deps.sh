@@ -21,6 +21,7 @@ for p in $list; do
 done
 needed=$(readelf -d "$NNFX" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for lib in $needed; do
+    case $lib in lib[alt]san.so* | libubsan.so* | libclang_rt*) continue ;; esac # sanitizer builds only
     path=$(ldd "$NNFX" | awk -v l="$lib" '$1 == l {print $3}')
     # the dynamic loader is listed by its path alone ("/lib64/ld-linux-x86-64.so.2 (0x...)")
     [ -n "$path" ] || path=$(ldd "$NNFX" | awk -v l="$lib" 'index($1, "/") == 1 && $1 ~ ("/" l "$") {print $1}')
