@@ -425,6 +425,11 @@ int cli_pull(int argc, char **argv) {
             memcpy(dir, out, dl);
             strcpy(dir + dl, t);
             path = dir;
+            if (strcmp(path, out) == 0) {
+                nnfx_error_set(&err, NNFX_ERR_PARSE,
+                               "the manifest of %s: the external data is titled '%s', the name given with -o", refs, t);
+                goto fail;
+            }
         } else {
             continue; /* not ours to place */
         }
