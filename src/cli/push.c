@@ -401,12 +401,16 @@ int cli_pull(int argc, char **argv) {
     }
     if (!model_layer) model_layer = layers->items[0];
     size_t dl = strrchr(out, '/') ? (size_t)(strrchr(out, '/') - out) + 1 : 0;
-    for (int i = 0; i < layers->n; i++) {
-        const pub_json *l = layers->items[i];
+    /* the external data first, the model last: a pull that fails leaves no
+     * model file at -o (each file goes through a temporary name) */
+    for (int i = 0; i < 2 * layers->n; i++) {
+        const pub_json *l = layers->items[i % layers->n];
+        if ((l == model_layer) != (i >= layers->n)) continue;
         const char *d = pub_json_str(l, "digest"), *mt = pub_json_str(l, "mediaType");
         const pub_json *sz = pub_json_get(l, "size");
         if (!d || !sz || sz->kind != PUB_JNUM || sz->num < 0) {
-            nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: layer %d lacks a digest or size", refs, i);
+            nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: layer %d lacks a digest or size", refs,
+                           i % layers->n);
             goto fail;
         }
         const char *path = NULL;
@@ -416,7 +420,7 @@ int cli_pull(int argc, char **argv) {
             const char *t = safe_title(l);
             if (!t) {
                 nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: external-data layer %d has no usable title",
-                               refs, i);
+                               refs, i % layers->n);
                 goto fail;
             }
             free(dir);

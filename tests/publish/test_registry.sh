@@ -119,6 +119,14 @@ chmod u+w "$f" && printf 'X' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
 expect 3 "pull of an altered blob" -- "$NNFX" pull "$R/models/digits:v1" -o "$TMP/altered.onnx" --plain-http
 check "says the digest does not match" grep -q "hash to sha256:.*(corrupt or altered)" "$TMP/err"
 check "the altered file is not left" test ! -e "$TMP/altered.onnx"
+# an altered external-data blob: the pull fails and leaves no model at -o
+dd_hex=$(sha256sum <"$TMP/ext/digits_ext.onnx.data" | cut -c1-64)
+f=$(find "$TMP/open/data" -path "*$dd_hex*" -name data | head -1)
+chmod u+w "$f" && printf 'X' | dd of="$f" bs=1 seek=10 conv=notrunc 2>/dev/null
+mkdir -p "$TMP/ext_altered"
+expect 3 "pull with altered external data" -- "$NNFX" pull "$R/models/ext:v1" -o "$TMP/ext_altered/m.onnx" --plain-http
+check "no model file left at -o" test ! -e "$TMP/ext_altered/m.onnx"
+check "no external data left either" test ! -e "$TMP/ext_altered/digits_ext.onnx.data"
 stop_registry
 expect 3 "absent registry (closed port)" -- "$NNFX" push "$M" "$R/models/digits:v1" --plain-http
 check "says it could not connect" grep -q "Couldn't connect to server" "$TMP/err"
