@@ -34,7 +34,7 @@ struct pub_client {
     char scheme[8];
     char *user, *pass; /* credentials or NULL                       */
     char *auth;        /* "Authorization: ..." header, or NULL       */
-    bool tried_auth;   /* an auth header was built for this session */
+    bool tried_auth;   /* an auth header was built by this client   */
     bool pushing;      /* ask tokens for pull,push                  */
     CURL *curl;
 };
