@@ -12,22 +12,27 @@ command -v dpkg-query >/dev/null && command -v apt-cache >/dev/null && command -
 fail=0
 list=$(sed -n 's/^PKGS=(\(.*\))$/\1/p' "$SRC/tools/install-deps-runtime.sh")
 [ -n "$list" ] || { echo "FAIL: no PKGS=(...) line in tools/install-deps-runtime.sh"; exit 1; }
-allowed=" libc6 "
-for p in $list; do
-    allowed+=" $p "
-    for d in $(apt-cache depends --no-recommends --no-suggests "$p" 2>/dev/null | sed -n 's/^ *|\{0,1\}Depends: //p' | tr -d '<>'); do
+allowed=" libc6 $list "
+deps_added=
+# the listed packages' direct dependencies, looked up only when needed (apt-cache is slow)
+add_deps() {
+    [ -z "$deps_added" ] || return 0
+    deps_added=1
+    for d in $(apt-cache depends --no-recommends --no-suggests $list 2>/dev/null | sed -n 's/^ *|\{0,1\}Depends: //p' | tr -d '<>'); do
         allowed+=" ${d%%:*} "
     done
-done
+}
 needed=$(readelf -d "$NNFX" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+lddout=$(ldd "$NNFX")
 for lib in $needed; do
     case $lib in lib[alt]san.so* | libubsan.so* | libclang_rt*) continue ;; esac # sanitizer builds only
-    path=$(ldd "$NNFX" | awk -v l="$lib" '$1 == l {print $3}')
+    path=$(printf '%s\n' "$lddout" | awk -v l="$lib" '$1 == l {print $3}')
     # the dynamic loader is listed by its path alone ("/lib64/ld-linux-x86-64.so.2 (0x...)")
-    [ -n "$path" ] || path=$(ldd "$NNFX" | awk -v l="$lib" 'index($1, "/") == 1 && $1 ~ ("/" l "$") {print $1}')
+    [ -n "$path" ] || path=$(printf '%s\n' "$lddout" | awk -v l="$lib" 'index($1, "/") == 1 && $1 ~ ("/" l "$") {print $1}')
     [ -n "$path" ] || { echo "FAIL: $lib does not resolve"; fail=1; continue; }
     owner=$(dpkg-query -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)
     [ -n "$owner" ] || owner=$(dpkg-query -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
+    case "$allowed" in *" $owner "*) ;; *) add_deps ;; esac
     case "$allowed" in
     *" $owner "*) echo "ok   $lib -> $owner" ;;
     *) echo "FAIL: $lib ($path) comes from '$owner', which tools/install-deps-runtime.sh does not install"; fail=1 ;;
