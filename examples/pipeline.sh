@@ -37,6 +37,7 @@
 #                                  against the original
 #   analysis.after.json            the published model's cost and findings
 #   report.json                    all of the above in one file (step 4)
+#   report.html                    before/after page: verdict, figures, accuracy
 #
 # examples:
 #   examples/pipeline.sh
@@ -84,7 +85,7 @@ fi
 [ -z "$labels" ] || [ -n "$data" ] || die "--labels needs --data (the labelled inputs)"
 mkdir -p "$out" || exit 3
 # a failed run must not leave an earlier run's results looking current
-rm -f "$out"/{analysis.json,analysis.html,optimize.json,optimized.onnx,model.onnx,analysis.after.json,report.json}
+rm -f "$out"/{analysis.json,analysis.html,optimize.json,optimized.onnx,model.onnx,analysis.after.json,report.json,report.html}
 
 # step N NAME COMMAND...: runs one step; stops the pipeline when it fails.
 step() {
@@ -146,10 +147,16 @@ jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
     printf '}\n'
 } >"$out/report.json.tmp" && mv "$out/report.json.tmp" "$out/report.json" || exit 3
 
+# the before/after page: verdict, figures side by side, accuracy of both
+ba=()
+[ -z "$labels" ] || ba=(--input "$data" --labels "$labels")
+"$nnfx" analyze "$model" --compare "$out/model.onnx" "${ba[@]}" --html "$out/report.html" --quiet ||
+    { echo "pipeline: the before/after report failed" >&2; exit 3; }
+
 # top-level "key": value of a report written by nnfx (one key a line)
 num() { sed -n "s/^  \"$1\": \([0-9.e+-]*\),\{0,1\}$/\1/p" "$2" | head -1; }
 nfind() { grep -c '"kind": ' "$1"; }
-echo "== report: $out/report.json"
+echo "== report: $out/report.json, $out/report.html (before/after)"
 echo "   nodes     $(num nodes "$out/analysis.json") -> $(num nodes "$out/analysis.after.json")"
 echo "   params    $(num params "$out/analysis.json") -> $(num params "$out/analysis.after.json")"
 echo "   MACs      $(num macs "$out/analysis.json") -> $(num macs "$out/analysis.after.json")"

@@ -24,6 +24,7 @@ for f in analysis.json analysis.html optimize.json optimized.onnx model.onnx ana
 done
 check "runs the four steps in order" eval \
     '[ "$(grep -o "^== step [0-9]: [a-z]*" "$TMP/out" | cut -c9 | tr -d "\n")" = "12334" ]'
+check "before/after page with its verdict" grep -q '<p class="verdict good"><b>Improvement.</b>' "$O/report.html"
 check "findings chose fuse-conv-bn" grep -q "passes from the findings: --pass fuse-conv-bn" "$TMP/out"
 check "HTML report is a page with a picture of the graph" eval \
     'grep -q "<html" "$O/analysis.html" && grep -q "<svg" "$O/analysis.html"'
