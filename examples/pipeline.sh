@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The seed pipeline as one script: analyze -> optimize (numeric validation and
-# an accuracy gate) -> export -> report. Made for CI: every step's exit status
+# an accuracy gate) -> export -> gate on the findings left -> report -> push
+# to a model registry (when one is given). Made for CI: every step's exit status
 # is checked, the first failing step stops the pipeline with nnfx's own exit
 # status (1: a check failed, 2: usage, 3: bad input), and nothing is published
 # unless every check passed. See docs/pipeline.md.
@@ -13,9 +14,17 @@
 #   --data FILE.npy    inputs for validation and the accuracy gate (a batch
 #                      along the first dim); without it, --random N inputs
 #   --labels FILE.npy  class labels for --data: turns the accuracy gate on
-#   --max-drop PCT     the gate: largest allowed top-1 drop (default 0.5 points)
+#   --max-accuracy-drop PCT
+#                      the gate: largest allowed top-1 drop (default 0.5 points;
+#                      --max-drop is the same)
+#   --fail-on KINDS    fail (exit 1, nothing published) when findings of these
+#                      kinds remain after optimisation (default:
+#                      foldable_batch_norm,dead_node,noop; 'none' turns it off)
+#   --push REF         push the published model to an OCI registry, e.g.
+#                      ghcr.io/team/model:v1 (login: ~/.docker/config.json)
+#   --plain-http       talk HTTP to the registry (a local test registry only)
 #   --random N         seeded random inputs when there is no --data (default 8)
-#   --pass NAME        a pass to run besides those the findings call for
+#   --pass NAME[,NAME] passes to run besides those the findings call for
 #   --rewrite RULE     a rewrite to apply, e.g. 'relu(x) -> leaky_relu(x, alpha=0.1)'
 #   --nnfx PATH        the nnfx binary (default: $NNFX, else nnfx on PATH,
 #                      else build/nnfx of this checkout)
@@ -28,11 +37,13 @@
 #                                  against the original
 #   analysis.after.json            the published model's cost and findings
 #   report.json                    all of the above in one file (step 4)
+#   report.html                    before/after page: verdict, figures, accuracy
 #
 # examples:
 #   examples/pipeline.sh
 #   examples/pipeline.sh resnet18.onnx --random 4 -o out/resnet18
-#   examples/pipeline.sh cnn.onnx --data x.npy --labels y.npy --max-drop 1
+#   examples/pipeline.sh cnn.onnx --data x.npy --labels y.npy --max-accuracy-drop 1
+#   examples/pipeline.sh cnn.onnx --random 4 --push registry.example.org/ml/cnn:v7
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,17 +51,21 @@ root=$(dirname "$here")
 digits=$root/tests/data/digits
 
 model= out=pipeline_out data= labels= max_drop=0.5 random_n=8 nnfx=${NNFX:-}
+fail_on=foldable_batch_norm,dead_node,noop push_ref= plain_http=
 extra=()
-usage() { sed -n '8,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '9,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "pipeline: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     -o | --out) out=${2:?}; shift 2 ;;
     --data) data=${2:?}; shift 2 ;;
     --labels) labels=${2:?}; shift 2 ;;
-    --max-drop) max_drop=${2:?}; shift 2 ;;
+    --max-drop | --max-accuracy-drop) max_drop=${2:?}; shift 2 ;;
+    --fail-on) fail_on=${2:?}; shift 2 ;;
+    --push) push_ref=${2:?}; shift 2 ;;
+    --plain-http) plain_http=--plain-http; shift ;;
     --random) random_n=${2:?}; shift 2 ;;
-    --pass) extra+=(--pass "${2:?}"); shift 2 ;;
+    --pass) for p in ${2//,/ }; do extra+=(--pass "$p"); done; shift 2 ;;
     --rewrite) extra+=(--rewrite "${2:?}"); shift 2 ;;
     --nnfx) nnfx=${2:?}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -70,7 +85,7 @@ fi
 [ -z "$labels" ] || [ -n "$data" ] || die "--labels needs --data (the labelled inputs)"
 mkdir -p "$out" || exit 3
 # a failed run must not leave an earlier run's results looking current
-rm -f "$out"/{analysis.json,analysis.html,optimize.json,optimized.onnx,model.onnx,analysis.after.json,report.json}
+rm -f "$out"/{analysis.json,analysis.html,optimize.json,optimized.onnx,model.onnx,analysis.after.json,report.json,report.html}
 
 # step N NAME COMMAND...: runs one step; stops the pipeline when it fails.
 step() {
@@ -111,7 +126,18 @@ if [ -n "$data" ]; then same=(--input "$data"); else same=(--random "$random_n")
 step 3 "compare published with original" "$nnfx" compare "$model" "$out/model.onnx" "${same[@]}"
 
 # 4. Report: the published model's cost, and one JSON with every step's output.
-step 4 "analyze published" "$nnfx" analyze "$out/model.onnx" --json "$out/analysis.after.json" --quiet
+#    It is also the gate on what optimisation left: findings of the --fail-on
+#    kinds (a BatchNorm that could not be folded, a dead branch) fail the run.
+gate=()
+[ "$fail_on" = none ] || gate=(--fail-on "$fail_on")
+"$nnfx" analyze "$out/model.onnx" --json "$out/analysis.after.json" --quiet "${gate[@]}"
+rc=$?
+echo "== step 4: analyze published${gate[*]:+ (gate: ${gate[1]})}"
+if [ $rc -ne 0 ]; then
+    rm -f "$out/model.onnx"
+    echo "pipeline: step 4 (analyze published) failed with exit status $rc; nothing published" >&2
+    exit $rc
+fi
 jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
 {
     printf '{\n"model": %s,\n"published": %s,\n' "$(jstr "$model")" "$(jstr "$out/model.onnx")"
@@ -121,10 +147,16 @@ jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
     printf '}\n'
 } >"$out/report.json.tmp" && mv "$out/report.json.tmp" "$out/report.json" || exit 3
 
+# the before/after page: verdict, figures side by side, accuracy of both
+ba=()
+[ -z "$labels" ] || ba=(--input "$data" --labels "$labels")
+"$nnfx" analyze "$model" --compare "$out/model.onnx" "${ba[@]}" --html "$out/report.html" --quiet ||
+    { echo "pipeline: the before/after report failed" >&2; exit 3; }
+
 # top-level "key": value of a report written by nnfx (one key a line)
 num() { sed -n "s/^  \"$1\": \([0-9.e+-]*\),\{0,1\}$/\1/p" "$2" | head -1; }
 nfind() { grep -c '"kind": ' "$1"; }
-echo "== report: $out/report.json"
+echo "== report: $out/report.json, $out/report.html (before/after)"
 echo "   nodes     $(num nodes "$out/analysis.json") -> $(num nodes "$out/analysis.after.json")"
 echo "   params    $(num params "$out/analysis.json") -> $(num params "$out/analysis.after.json")"
 echo "   MACs      $(num macs "$out/analysis.json") -> $(num macs "$out/analysis.after.json")"
@@ -134,3 +166,10 @@ if [ -n "$labels" ]; then
         "$out/optimize.json"
 fi
 echo "   published $out/model.onnx"
+
+# 5. Push to a model registry (only when one is given): the model as an OCI
+#    artifact whose config carries the provenance and this analysis.
+if [ -n "$push_ref" ]; then
+    step 5 push "$nnfx" push "$out/model.onnx" "$push_ref" $plain_http \
+        --annotation org.opencontainers.image.description="nnfx pipeline: $(basename "$model")"
+fi

@@ -1024,6 +1024,11 @@ typedef struct nnfx_onnx_save_options {
     bool external_data;        /* force weights into a side file            */
     size_t external_threshold; /* min bytes for a tensor to go external     */
     const char *external_name; /* side-file name (default: <model>.data)    */
+    /* Provenance (additive; zero means "not given") */
+    int64_t opset;                      /* default-domain opset to write; 0: see nnfx_onnx_export_opset */
+    int nmetadata;                      /* extra metadata_props entries           */
+    const char *const *metadata_keys;   /* nmetadata keys (replace imported ones) */
+    const char *const *metadata_values; /* nmetadata values                       */
 } nnfx_onnx_save_options;
 
 /* Removes the temporary files of writes still in progress (async-signal-
@@ -1037,8 +1042,21 @@ void nnfx_remove_temporaries(void);
  * and its side file are committed as one unit: both are written in full
  * first, then the side file is renamed, then the model. Refused
  * (NNFX_ERR_INVALID_ARG) when the side file is one the graph's weights are
- * mapped from. */
+ * mapped from. Every model written says producer_name "nnfx" and
+ * producer_version NNFX_VERSION; the imported metadata_props are kept, with opts' entries replacing those of the same
+ * key. Node and value names are the imported model's where the node still
+ * exists under its name. An opset that cannot hold the graph's forms is an
+ * NNFX_ERR_UNSUPPORTED error naming the node (see nnfx_onnx_export_opset). */
 nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
+
+/* The default-domain opset nnfx_onnx_save writes for g: `requested` when
+ * > 0 and the graph's forms fit in it; for 0, the imported model's opset
+ * (at least 13, the oldest form nnfx writes: axes as inputs, per-axis
+ * Softmax) or 17 for a graph with no imported opset, raised only as far as
+ * a node's form needs (the node is named in *why, which may be NULL; 256
+ * bytes). Returns -1 with NNFX_ERR_UNSUPPORTED when `requested` is below 13
+ * or below what a node needs (the message names the node and the opset). */
+int64_t nnfx_onnx_export_opset(const nnfx_graph *g, int64_t requested, char *why, nnfx_error *err);
 
 /* ===================================================================== */
 /* Quantization (int8)                                                   */

@@ -10,6 +10,6 @@ add_executable(test_no_weight_reads ${CMAKE_CURRENT_SOURCE_DIR}/no_weight_reads/
 target_include_directories(test_no_weight_reads PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
 target_compile_definitions(test_no_weight_reads PRIVATE NNFX_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data"
                                                         NNFX_BINARY_DIR="${CMAKE_BINARY_DIR}")
-target_link_libraries(test_no_weight_reads PRIVATE nnfx_seed nnfx_static PkgConfig::CMOCKA)
+target_link_libraries(test_no_weight_reads PRIVATE nnfx_seed nnfx_publish nnfx_static PkgConfig::CMOCKA)
 add_test(NAME test_no_weight_reads COMMAND test_no_weight_reads)
 set_tests_properties(test_no_weight_reads PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Installs nnfx's build and test dependencies: Debian's packages, and ONNX
+# Installs nnfx's build and test dependencies: the runtime packages
+# (tools/install-deps-runtime.sh), Debian's development packages, and ONNX
 # Runtime from npm (onnxruntime-node, into tests/ort) for the export tests.
 # Usage: tools/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
+# the runtime part (what the nnfx command needs) is its own script
+"$(dirname "$0")/install-deps-runtime.sh" --build
 PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev graphviz
       clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx)
+# publishing: libcurl and libcrypto headers; the registry tests' docker-registry, htpasswd, curl
+PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

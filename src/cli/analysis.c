@@ -389,6 +389,18 @@ static bool find_unsupported(cli_analysis *an, graph_index *gi) {
         const nnfx_node *n = gi->info[i].n;
         if (nnfx_node_opcode(n) != NNFX_CALL_MODULE) continue;
         const char *nm = nnfx_node_name(n);
+        const char *t = nnfx_node_target(n);
+        if (strncmp(t, "onnx:", 5) == 0) { /* an ONNX op nnfx lacks (analyze's opaque import) */
+            if (!add_finding(an, "unsupported_op", 1, &nm,
+                             xprintf("'%s' is ONNX op %s, which nnfx does not implement: the model cannot be run, "
+                                     "validated or exported by nnfx, and costs after it are unknown",
+                                     nm, t + 5),
+                             xprintf("replace %s with ops nnfx has (nnfx optimize --rewrite), or check the model's "
+                                     "opset and domain",
+                                     t + 5)))
+                return false;
+            continue;
+        }
         if (!add_finding(an, "unsupported_op", 1, &nm,
                          xprintf("'%s' calls the opaque leaf function '%s': it has no ONNX form and runs only "
                                  "where its C function is registered",

@@ -85,4 +85,31 @@ char *cli_human_count(int64_t v, char *buf, size_t len);
 /* "4.5 MiB" */
 char *cli_human_bytes(int64_t v, char *buf, size_t len);
 
+/* --- before/after (analyze A --compare B) ------------------------------------- */
+
+#include "cli/validate.h"
+
+/* How B compares with A: better when some figure (findings, ops, params,
+ * MACs, FLOPs, peak activations) went down and none up and accuracy did not
+ * drop past max_drop (any drop when max_drop < 0); worse when any went up
+ * or accuracy dropped too far. text says what changed. */
+typedef struct cli_verdict {
+    bool better, worse;
+    char text[1024];
+} cli_verdict;
+
+void cli_analysis_verdict(const cli_analysis *before, const cli_analysis *after, const cli_accuracy *acc,
+                          double max_drop, cli_verdict *v);
+
+typedef struct cli_compare_view {
+    const cli_analysis *before, *after;
+    const char *model_before, *model_after;
+    const cli_verdict *verdict;
+    const cli_accuracy *acc; /* NULL without labels */
+} cli_compare_view;
+
+/* The after model's page with a before/after section (verdict, figures side
+ * by side, op counts) at the top. */
+char *cli_analysis_html_compare(const cli_compare_view *cv, const char *svg, const char *svg_note);
+
 #endif

@@ -5,9 +5,11 @@
 
 #include "cli/analysis.h"
 #include "cli/graphviz.h"
+#include "io/onnx_int.h"
 
 static const char analyze_help[] =
     "usage: nnfx analyze MODEL [--json FILE] [--html FILE] [--input-shape NAME=1x3x224x224]...\n"
+    "                    [--fail-on KIND,...] [--compare AFTER [--input NAME=FILE --labels FILE.npy]]\n"
     "\n"
     "Reports what MODEL (.onnx, or nnfx text IR .fx/.txt) costs and where it wastes:\n"
     "ops, parameters, MACs (Conv, Gemm, MatMul), FLOPs, peak activation memory, the\n"
@@ -27,26 +29,86 @@ static const char analyze_help[] =
     "                     the graph as SVG drawn by Graphviz's 'dot' when installed)\n"
     "  --input-shape NAME=DIMS\n"
     "                     fix the shape of an input with symbolic dims (1x3x224x224)\n"
+    "  --fail-on KIND,... exit 1 when findings of these kinds remain (a CI gate), e.g.\n"
+    "                     --fail-on foldable_batch_norm,dead_node; 'all' for every kind.\n"
+    "                     The reports are written first\n"
+    "  --compare AFTER    before/after mode: MODEL is the before, AFTER the after\n"
+    "                     model; prints a verdict (improvement, regression, no\n"
+    "                     change: findings, ops, parameters, MACs, FLOPs, peak\n"
+    "                     memory, accuracy), the HTML page leads with the comparison\n"
+    "                     and shows AFTER, the JSON is {before, after, verdict}, and\n"
+    "                     --fail-on looks at AFTER ('regression' fails a regression)\n"
+    "  --input NAME=FILE, --labels FILE.npy [--max-accuracy-drop PCT]\n"
+    "                     with --compare: top-1 accuracy of both on labelled data\n"
     "  -q, --quiet        no terminal summary\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 when the model was analysed (findings do not fail it),\n"
-    "2 for a usage error, 3 when the model cannot be read or its shapes do not fit.\n"
+    "An op nnfx does not implement is an unsupported_op finding (the rest of the\n"
+    "model is still analysed; costs after it may be unknown), not an error.\n"
+    "\n"
+    "Exit status: 0 when the model was analysed (findings do not fail it, unless\n"
+    "--fail-on names their kind: then 1), 2 for a usage error, 3 when the model\n"
+    "cannot be read or its shapes do not fit.\n"
     "\n"
     "examples:\n"
     "  nnfx analyze resnet18.onnx\n"
     "  nnfx analyze model.onnx --json - | jq .macs\n"
+    "  nnfx analyze opt.onnx --fail-on foldable_batch_norm,dead_node,noop --json r.json\n"
+    "  nnfx analyze model.onnx --compare opt.onnx --input x=x.npy --labels y.npy --html before_after.html\n"
     "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n"
     "  nnfx analyze model_int8.onnx --json - | jq .quantization\n";
 
 #define AN_MAX_SHAPES 64
+
+/* Finding kinds `analyze` reports (analysis.c), for --fail-on. */
+static const char *const finding_kinds[] = {"foldable_batch_norm", "dead_node", "unused_input",
+                                            "unused_initializer",  "noop",      "constant_subgraph",
+                                            "unsupported_op"};
+#define N_KINDS (int)(sizeof finding_kinds / sizeof finding_kinds[0])
+
+/* Parses --fail-on's comma list into want[] (per finding_kinds); usage
+ * error text in msg when a kind is unknown. */
+static bool parse_fail_on(const char *list, bool want[N_KINDS + 1], char *msg, size_t cap) {
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+        if (n == 10 && strncmp(p, "regression", 10) == 0) {
+            want[N_KINDS] = true;
+            found = true;
+        }
+        if (n == 3 && strncmp(p, "all", 3) == 0) {
+            for (int k = 0; k < N_KINDS; k++)
+                want[k] = true;
+            found = true;
+        }
+        for (int k = 0; k < N_KINDS && !found; k++)
+            if (strlen(finding_kinds[k]) == n && strncmp(p, finding_kinds[k], n) == 0) found = want[k] = true;
+        if (!found && n) {
+            int w = snprintf(msg, cap, "--fail-on: unknown finding kind '%.*s' (kinds: all, regression", (int)n, p);
+            for (int k = 0; k < N_KINDS && w > 0 && (size_t)w < cap; k++)
+                w += snprintf(msg + w, cap - (size_t)w, ", %s", finding_kinds[k]);
+            if (w > 0 && (size_t)w < cap) snprintf(msg + w, cap - (size_t)w, ")");
+            return false;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return true;
+}
 
 int cli_analyze(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(analyze_help, stdout);
         return CLI_EXIT_OK;
     }
-    const char *model = NULL, *json = NULL, *html = NULL;
+    const char *model = NULL, *json = NULL, *html = NULL, *fail_on = NULL;
+    bool want_kind[N_KINDS + 1] = {false}; /* [N_KINDS]: 'regression' */
+    const char *after = NULL, *labels = NULL;
+    char *inputs[AN_MAX_SHAPES];
+    int ninputs = 0;
+    double max_drop = -1;
     const char *shapes[AN_MAX_SHAPES];
     int nshapes = 0;
     bool quiet = false;
@@ -61,6 +123,22 @@ int cli_analyze(int argc, char **argv) {
         } else if (cli_opt(&a, "--input-shape", NULL, &v)) {
             if (nshapes == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input-shape options");
             shapes[nshapes++] = v;
+        } else if (cli_opt(&a, "--fail-on", NULL, &v)) {
+            char msg[512];
+            if (!a.bad && !parse_fail_on(v, want_kind, msg, sizeof msg)) return cli_usage_error("analyze", "%s", msg);
+            fail_on = v;
+        } else if (cli_opt(&a, "--compare", NULL, &v)) {
+            after = v;
+        } else if (cli_opt(&a, "--labels", NULL, &v)) {
+            labels = v;
+        } else if (cli_opt(&a, "--input", "-i", &v)) {
+            if (a.bad) break;
+            if (ninputs == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input options");
+            inputs[ninputs++] = (char *)v;
+        } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
+            if (!a.bad && (!cli_parse_nonneg_double(v, &max_drop) || max_drop > 100))
+                return cli_usage_error("analyze", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'",
+                                       v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
             quiet = true;
         } else {
@@ -76,9 +154,16 @@ int cli_analyze(int argc, char **argv) {
         return cli_usage_error("analyze", "--json - and --html - cannot share standard output");
     if ((json && cli_same_file(json, model)) || (html && cli_same_file(html, model)))
         return cli_usage_error("analyze", "a report would overwrite the model");
+    if ((labels || ninputs || max_drop >= 0) && !after)
+        return cli_usage_error("analyze", "--input, --labels and --max-accuracy-drop go with --compare AFTER");
+    if (labels && !ninputs) return cli_usage_error("analyze", "--labels needs the labelled inputs: --input NAME=FILE");
+    if (max_drop >= 0 && !labels) return cli_usage_error("analyze", "--max-accuracy-drop needs --labels FILE.npy");
+    if (want_kind[N_KINDS] && !after) return cli_usage_error("analyze", "--fail-on regression needs --compare AFTER");
 
     nnfx_error err = {0};
+    onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
     nnfx_graph *g = cli_load_model(model, &err);
+    onnx_import_set_opaque(false);
     if (!g) {
         cli_fail("analyze", model, &err);
         return CLI_EXIT_BAD_INPUT;
@@ -131,15 +216,68 @@ int cli_analyze(int argc, char **argv) {
         rc = cli_fail("analyze", model, &err);
         goto done;
     }
+    /* before/after mode */
+    nnfx_graph *gb = NULL;
+    cli_analysis anb = {0};
+    bool have_b = false, have_acc = false;
+    cli_accuracy acc = {0};
+    cli_verdict verdict = {0};
+    if (after) {
+        onnx_import_set_opaque(true);
+        gb = cli_load_model(after, &err);
+        onnx_import_set_opaque(false);
+        if (!gb || nnfx_graph_lint(gb, &err) || nnfx_graph_infer_shapes(gb, &err) ||
+            cli_analyze_graph(gb, after, &anb, &err)) {
+            rc = cli_fail("analyze", after, &err);
+            if (rc != CLI_EXIT_USAGE) rc = CLI_EXIT_BAD_INPUT;
+            nnfx_graph_free(gb);
+            cli_analysis_free(&an);
+            goto done;
+        }
+        have_b = true;
+        if (labels) {
+            cli_samples s = {0};
+            s.nfiles = ninputs;
+            s.files = inputs;
+            rc = cli_accuracy_graphs("analyze", g, gb, &s, labels, &acc);
+            have_acc = !rc;
+        }
+        cli_analysis_verdict(&an, &anb, have_acc ? &acc : NULL, max_drop, &verdict);
+    }
     bool json_stdout = json && strcmp(json, "-") == 0;
     bool html_stdout = html && strcmp(html, "-") == 0;
     if (!quiet && !json_stdout && !html_stdout) {
-        char *s = cli_analysis_summary(&an, model);
+        char *s = cli_analysis_summary(have_b ? &anb : &an, have_b ? after : model);
         if (s) fputs(s, stdout);
         free(s);
+        if (have_b)
+            printf("\n%s -> %s: %s %s\n", model, after,
+                   verdict.worse    ? "REGRESSION:"
+                   : verdict.better ? "improvement:"
+                                    : "no change:",
+                   verdict.text);
     }
     if (json) {
         char *s = cli_analysis_json(&an, model);
+        if (s && have_b) {
+            char *sb = cli_analysis_json(&anb, after);
+            sbuf j = {0};
+            sb_printf(&j, "{\"before\": %s, \"after\": %s, \"verdict\": {\"result\": \"%s\", \"detail\": ", s,
+                      sb ? sb : "null",
+                      verdict.worse    ? "regression"
+                      : verdict.better ? "improvement"
+                                       : "no change");
+            cli_json_str(&j, verdict.text);
+            if (have_acc) {
+                sb_printf(&j, ", \"accuracy\": {");
+                cli_accuracy_json(&j, &acc, max_drop);
+                sb_printf(&j, "}");
+            }
+            sb_printf(&j, "}}\n");
+            free(s);
+            free(sb);
+            s = sb_finish(&j);
+        }
         if (!s || cli_write_file(json, s, strlen(s), &err)) {
             if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
             rc = CLI_EXIT_BAD_INPUT;
@@ -148,12 +286,14 @@ int cli_analyze(int argc, char **argv) {
         free(s);
     }
     if (html && !rc) {
-        char *dot = nnfx_graph_to_dot(g), *svg = NULL;
+        char *dot = nnfx_graph_to_dot(have_b ? gb : g), *svg = NULL;
         nnfx_error derr = {0};
         if (dot) svg = cli_dot_to_svg(dot, &derr);
         free(dot);
         if (!svg && !quiet) cli_error("analyze", "warning: the HTML page has no graph picture: %s", derr.msg);
-        char *s = cli_analysis_html(&an, model, svg, svg ? NULL : derr.msg);
+        cli_compare_view cv = {&an, &anb, model, after, &verdict, have_acc ? &acc : NULL};
+        char *s = have_b ? cli_analysis_html_compare(&cv, svg, svg ? NULL : derr.msg)
+                         : cli_analysis_html(&an, model, svg, svg ? NULL : derr.msg);
         free(svg);
         if (!s || cli_write_file(html, s, strlen(s), &err)) {
             if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
@@ -162,7 +302,35 @@ int cli_analyze(int argc, char **argv) {
         }
         free(s);
     }
+    if (fail_on && !rc) {
+        sbuf b = {0};
+        int hits = 0;
+        const cli_analysis *gated = have_b ? &anb : &an;
+        for (int i = 0; i < gated->nfindings; i++) {
+            const cli_finding *f = &gated->findings[i];
+            bool want = false;
+            for (int k = 0; k < N_KINDS && !want; k++)
+                want = want_kind[k] && strcmp(f->kind, finding_kinds[k]) == 0;
+            if (!want) continue;
+            sb_printf(&b, "%s%s (%s)", hits++ ? ", " : "", f->kind, f->nnodes ? f->nodes[0] : "");
+        }
+        char *list = sb_finish(&b);
+        if (hits) {
+            cli_error("analyze", "%s: %d finding%s of the kinds in --fail-on remain: %s", have_b ? after : model, hits,
+                      hits == 1 ? "" : "s", list ? list : "");
+            rc = CLI_EXIT_CHECK;
+        }
+        free(list);
+        if (have_b && want_kind[N_KINDS] && verdict.worse) {
+            cli_error("analyze", "%s -> %s: a regression (--fail-on regression): %s", model, after, verdict.text);
+            rc = CLI_EXIT_CHECK;
+        }
+    }
     cli_analysis_free(&an);
+    if (have_b) {
+        cli_analysis_free(&anb);
+        nnfx_graph_free(gb);
+    }
 done:
     nnfx_graph_free(g);
     return rc;

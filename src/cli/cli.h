@@ -31,6 +31,9 @@ int cli_analyze(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_export(int argc, char **argv);
+/* nnfx push MODEL REF / nnfx pull REF -o FILE: OCI registries (src/cli/push.c). */
+int cli_push(int argc, char **argv);
+int cli_pull(int argc, char **argv);
 /* nnfx demo [--no-text] [workflow ...]: runs the seed workflows (simplenet,
  * sigmoid_to_clip, remove_bn, control_flow, shape_error), printing graphs
  * before and after and every check; exit 0 when all checks pass, 1 when
@@ -187,5 +190,47 @@ void cli_json_shape(sbuf *b, const nnfx_meta *m);
 
 /* Monotonic time in milliseconds. */
 double cli_now_ms(void);
+
+/* --- provenance (provenance.c) ------------------------------------------------ */
+
+/* What a written model records about its making (metadata_props nnfx.*). */
+typedef struct cli_provenance {
+    int64_t opset;          /* --opset N, 0 for the default                   */
+    char source_sha256[65]; /* of the input file                              */
+    char *steps;            /* JSON array of the passes and rewrites, malloc'd */
+    char *validation;       /* JSON object of the checks, malloc'd, or NULL    */
+    int n;                  /* metadata entries built by cli_provenance_use    */
+    const char *keys[8], *values[8];
+} cli_provenance;
+
+/* Zeroes p and hashes the source model file (error printed, exit code
+ * returned). */
+int cli_provenance_begin(cli_provenance *p, const char *cmd, const char *source);
+/* Makes p what cli_save_model records on this thread (NULL: nothing but
+ * nnfx's producer fields); builds its metadata entries from its fields. */
+void cli_provenance_use(cli_provenance *p);
+/* Fills o's opset and metadata from the thread's provenance (if any). */
+void cli_provenance_apply(nnfx_onnx_save_options *o);
+/* Checks that g fits the requested opset (error printed, exit 3) and notes
+ * on stderr when the default opset had to be raised, and why. */
+int cli_provenance_check_opset(const char *cmd, const nnfx_graph *g, const cli_provenance *p, bool quiet);
+/* Frees p's strings (and stops using it). */
+void cli_provenance_free(cli_provenance *p);
+
+/* --- text IR weights (weights.c) -------------------------------------------- */
+
+/* "<fx_path>.safetensors" (malloc'd), where the values of a text IR live. */
+char *cli_weights_path(const char *fx_path);
+/* Writes every parameter of g to cli_weights_path(fx_path) (temporary name,
+ * then renamed). */
+nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_error *err);
+/* Reads the values of g's parameters from cli_weights_path(fx_path) when
+ * that file exists (dtypes and shapes must agree with the text IR). */
+nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *err);
+/* For commands that compute or write ONNX: exit 3 with a message when g is
+ * a text IR (not ONNX-loaded) with parameters but no values file. */
+int cli_require_weights(const char *cmd, const char *path, const nnfx_graph *g);
+/* True for the names written as text IR (.fx, .txt, .nnfx). */
+bool cli_is_text_ir_path(const char *path);
 
 #endif

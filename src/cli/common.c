@@ -252,6 +252,8 @@ static bool looks_like_text_ir(const char *path) {
     return strncmp(p, "graph", 5) == 0;
 }
 
+bool cli_is_text_ir_path(const char *path) { return is_text_ir_name(path); }
+
 nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -272,6 +274,10 @@ nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
         nnfx_graph *g = nnfx_graph_parse(text, err);
         free(text);
         if (!g) nnfx_error_prefix(err, "%s", path);
+        if (g && cli_weights_attach(g, path, err)) { /* the values, from PATH.safetensors */
+            nnfx_graph_free(g);
+            g = NULL;
+        }
         return g;
     }
     nnfx_graph *g = nnfx_onnx_load(path, err);
@@ -323,11 +329,9 @@ const char *cli_basename(const char *path) {
 
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
-        if (nnfx_graph_num_params(g) > 0)
-            fprintf(stderr,
-                    "nnfx: warning: %s: the text IR keeps parameter shapes, not their values "
-                    "(write .onnx to keep the weights)\n",
-                    path);
+        /* the values go to PATH.safetensors, written first */
+        nnfx_status wst = nnfx_graph_num_params(g) > 0 ? cli_weights_save(g, path, err) : NNFX_OK;
+        if (wst) return wst;
         char *text = nnfx_graph_to_text(g);
         if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
         nnfx_status st = cli_write_file(path, text, strlen(text), err);
@@ -336,7 +340,8 @@ nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_
     }
     nnfx_onnx_save_options o = {0};
     o.external_data = external_data;
-    return nnfx_onnx_save(g, path, external_data ? &o : NULL, err);
+    cli_provenance_apply(&o);
+    return nnfx_onnx_save(g, path, &o, err);
 }
 
 /* ===================================================================== */

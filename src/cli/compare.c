@@ -7,6 +7,7 @@
 
 static const char compare_help[] =
     "usage: nnfx compare A B [--input NAME=FILE]... [--random N] [--atol A] [--rtol R] [--json FILE]\n"
+    "                    [--labels FILE.npy [--max-accuracy-drop PCT]]\n"
     "\n"
     "Runs models A and B (.onnx or text IR) on the same inputs (files, or N seeded\n"
     "random samples; default 4) and compares every output:\n"
@@ -18,6 +19,11 @@ static const char compare_help[] =
     "  --random N         N seeded random samples (default 4)\n"
     "  --atol A           absolute tolerance (default 1e-4)\n"
     "  --rtol R           relative tolerance (default 1e-4)\n"
+    "  --labels FILE.npy  class labels, one per row of the first output: top-1\n"
+    "                     accuracy of A and B on --input (a labelled batch)\n"
+    "  --max-accuracy-drop PCT\n"
+    "                     fail (exit 1) when B's accuracy is more than PCT points\n"
+    "                     below A's\n"
     "  --json FILE        write the result as JSON ('-': standard output)\n"
     "  -q, --quiet        no progress bar, no summary line\n"
     "  -h, --help         this text\n"
@@ -27,7 +33,8 @@ static const char compare_help[] =
     "\n"
     "examples:\n"
     "  nnfx compare model.onnx optimized.onnx --random 16\n"
-    "  nnfx compare a.onnx b.onnx --input x=x.npy --atol 1e-5 --json -\n";
+    "  nnfx compare a.onnx b.onnx --input x=x.npy --atol 1e-5 --json -\n"
+    "  nnfx compare a.onnx b_int8.onnx --input x=x.npy --labels y.npy --max-accuracy-drop 0.5 --atol 1\n";
 
 #define CMP_MAX_INPUTS 256
 
@@ -36,7 +43,8 @@ int cli_compare(int argc, char **argv) {
         fputs(compare_help, stdout);
         return CLI_EXIT_OK;
     }
-    const char *files[2] = {NULL, NULL}, *json = NULL;
+    const char *files[2] = {NULL, NULL}, *json = NULL, *labels = NULL;
+    double max_drop = -1;
     int nfiles = 0;
     char *inputs[CMP_MAX_INPUTS];
     cli_samples s = {0};
@@ -62,6 +70,12 @@ int cli_compare(int argc, char **argv) {
                 return cli_usage_error("compare", "--rtol wants a number >= 0, not '%s'", v);
         } else if (cli_opt(&a, "--json", NULL, &v)) {
             json = v;
+        } else if (cli_opt(&a, "--labels", NULL, &v)) {
+            labels = v;
+        } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
+            if (!a.bad && (!cli_parse_nonneg_double(v, &max_drop) || max_drop > 100))
+                return cli_usage_error("compare", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'",
+                                       v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
             quiet = true;
         } else {
@@ -75,6 +89,8 @@ int cli_compare(int argc, char **argv) {
     if (nfiles < 2) return cli_usage_error("compare", "two models are needed");
     if (s.nfiles && s.random) return cli_usage_error("compare", "--input and --random exclude each other");
     if (!s.nfiles && !s.random) s.random = 4;
+    if (labels && !s.nfiles) return cli_usage_error("compare", "--labels needs the labelled inputs: --input NAME=FILE");
+    if (max_drop >= 0 && !labels) return cli_usage_error("compare", "--max-accuracy-drop needs --labels FILE.npy");
 
     nnfx_error err = {0};
     nnfx_graph *g[2] = {NULL, NULL};
@@ -85,6 +101,7 @@ int cli_compare(int argc, char **argv) {
             cli_fail("compare", files[i], &err);
             rc = CLI_EXIT_BAD_INPUT;
         }
+        if (!rc) rc = cli_require_weights("compare", files[i], g[i]);
     }
     cli_compare_result r;
     bool json_stdout = json && strcmp(json, "-") == 0;
@@ -97,16 +114,34 @@ int cli_compare(int argc, char **argv) {
                 cli_error("compare", "the outputs differ: %s", r.detail);
         }
         if (!quiet && !json_stdout)
-            printf("%s vs %s: %d sample%s, max abs error %.3g, max rel error %.3g (atol %g, rtol %g): %s\n", files[0],
-                   files[1], r.samples, r.samples == 1 ? "" : "s", r.max_abs, r.max_rel, atol, rtol,
-                   r.passed ? "agree" : "DIFFER");
-        if (json) {
+            printf("%s vs %s: %s on %ld sample%s: every output within atol %g + rtol %g x |a| %s (max abs error "
+                   "%.3g, max rel error %.3g)\n",
+                   files[0], files[1], r.passed ? "agree" : "DIFFER", r.rows, r.rows == 1 ? "" : "s", atol, rtol,
+                   r.passed ? "holds" : "fails", r.max_abs, r.max_rel);
+        cli_accuracy acc = {0};
+        bool have_acc = false, gate_failed = false;
+        if (labels) {
+            rc = cli_accuracy_graphs("compare", g[0], g[1], &s, labels, &acc);
+            have_acc = !rc;
+            gate_failed = have_acc && max_drop >= 0 && acc.drop > max_drop;
+            if (gate_failed)
+                cli_error("compare", "accuracy gate failed: top-1 %.2f%% -> %.2f%%, a drop of %.2f points (max %g)",
+                          acc.acc_a, acc.acc_b, acc.drop, max_drop);
+            if (have_acc && !quiet && !json_stdout)
+                printf("top-1 accuracy on %ld labelled samples: %.2f%% (%s) vs %.2f%% (%s), a drop of %.2f points%s\n",
+                       acc.samples, acc.acc_a, files[0], acc.acc_b, files[1], acc.drop,
+                       max_drop < 0  ? ""
+                       : gate_failed ? " (gate FAILED)"
+                                     : " (gate ok)");
+        }
+        if (json && !rc) {
             sbuf b = {0};
             sb_printf(&b, "{\"a\": ");
             cli_json_str(&b, files[0]);
             sb_printf(&b, ", \"b\": ");
             cli_json_str(&b, files[1]);
-            sb_printf(&b, ", \"samples\": %d, \"outputs\": %d, \"max_abs_error\": ", r.samples, r.outputs);
+            sb_printf(&b, ", \"samples\": %ld, \"runs\": %d, \"outputs\": %d, \"max_abs_error\": ", r.rows, r.samples,
+                      r.outputs);
             cli_json_num(&b, r.max_abs);
             sb_printf(&b, ", \"max_rel_error\": ");
             cli_json_num(&b, r.max_rel);
@@ -121,6 +156,11 @@ int cli_compare(int argc, char **argv) {
                 cli_json_str(&b, r.diverging);
             else
                 sb_printf(&b, "null");
+            if (have_acc) {
+                sb_printf(&b, ", \"accuracy\": {");
+                cli_accuracy_json(&b, &acc, max_drop);
+                sb_printf(&b, "}");
+            }
             sb_printf(&b, "}\n");
             char *text = sb_finish(&b);
             if (!text || cli_write_file(json, text, strlen(text), &err)) {
@@ -129,7 +169,7 @@ int cli_compare(int argc, char **argv) {
             }
             free(text);
         }
-        if (!rc && !r.passed) rc = CLI_EXIT_CHECK;
+        if (!rc && (!r.passed || gate_failed)) rc = CLI_EXIT_CHECK;
     }
     nnfx_graph_free(g[0]);
     nnfx_graph_free(g[1]);

@@ -19,6 +19,8 @@ static const cli_command commands[] = {
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
     {"quantize", cli_quantize, "int8 post-training quantization into QDQ form, with an accuracy gate"},
+    {"push", cli_push, "publish a model to an OCI registry (layers, config, annotations)"},
+    {"pull", cli_pull, "download a model from an OCI registry, checking digests"},
 };
 
 /* Prints the top-level help to f. */

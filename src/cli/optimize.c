@@ -20,9 +20,14 @@ static const char optimize_help[] =
     "touched.\n"
     "\n"
     "steps:\n"
-    "  --pass NAME        run a pass (see the list below)\n"
+    "  --pass NAME[,NAME] run passes, in order (see the list below)\n"
     "  --rewrite RULE     replace every match of a pattern, e.g.\n"
-    "                     'relu(x) -> leaky_relu(x, alpha=0.1)'\n"
+    "                     'relu(x) -> leaky_relu(x, alpha=0.1)'; a rule that\n"
+    "                     matches nothing is a warning\n"
+    "  --expect-matches N the --rewrite just before must match at least N times,\n"
+    "                     else exit 1 and nothing is written (a typo in CI fails)\n"
+    "  --explain          print every candidate node of each --rewrite and why it\n"
+    "                     matched or was rejected\n"
     "checks:\n"
     "  --validate         run the original and the result on the same inputs and\n"
     "                     compare every output: |a - b| <= atol + rtol * |a|; on\n"
@@ -35,12 +40,18 @@ static const char optimize_help[] =
     "                     accuracy of both models on --input\n"
     "  --max-accuracy-drop PCT\n"
     "                     fail when the accuracy drops by more than PCT points\n"
+    "                     (without it --labels reports the accuracy, no gate)\n"
     "output:\n"
     "  -o, --output OUT   the optimised model (a folder in batch mode)\n"
     "  --report FILE      JSON report: passes applied, op counts before/after,\n"
     "                     nodes changed, validation figures, timings ('-': stdout).\n"
     "                     In batch mode: the summary of every model\n"
     "  --external-data    write ONNX weights to a side file\n"
+    "  --opset N          write ONNX opset N (13 to 21; an error naming the node when\n"
+    "                     a form needs a newer one). Default: the model's own opset\n"
+    "                     (at least 13), raised only when a form needs it (a note says so)\n"
+    "The written model records producer nnfx and metadata_props nnfx.version,\n"
+    "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
     "  --batch LIST       read model paths from LIST (one a line, # comments)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
     "  -q, --quiet        no progress bar, no summary\n"
@@ -55,7 +66,9 @@ static const char optimize_help[] =
     "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --pass dce --validate\n"
     "  nnfx optimize model.onnx -o opt.onnx --rewrite 'relu(x) -> leaky_relu(x, alpha=0.01)' \\\n"
     "       --validate --input x=batch.npy --labels labels.npy --max-accuracy-drop 0.5\n"
-    "  nnfx optimize models/*.onnx -o out/ --pass fuse-conv-bn --validate --jobs 4 --report summary.json\n";
+    "  nnfx optimize models/*.onnx -o out/ --pass fuse-conv-bn --validate --jobs 4 --report summary.json\n"
+    "  nnfx optimize model.onnx -o opt.onnx --pass fuse-conv-bn --opset 13\n"
+    "  nnfx optimize model.onnx -o opt.onnx --rewrite 'sigmoid(x) -> hard_sigmoid(x)' --expect-matches 3 --explain\n";
 
 /* --- report pieces ------------------------------------------------------------- */
 
@@ -134,6 +147,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     cli_accuracy acc = {0};
     char errmsg[1100] = "";
     int rc = CLI_EXIT_OK;
+    cli_provenance prov = {0};
+    sbuf psteps = {0}; /* nnfx.steps: deterministic, no timings */
     double t_load = 0, t_steps = 0, t_val = 0, t_save = 0;
     bool talk = !o->quiet && !o->batch && !(o->report && strcmp(o->report, "-") == 0);
 
@@ -150,6 +165,16 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
         snprintf(errmsg, sizeof errmsg, "%s", err.msg);
         goto report;
     }
+    if ((rc = cli_provenance_begin(&prov, "optimize", model))) {
+        snprintf(errmsg, sizeof errmsg, "cannot read the model to hash it");
+        goto report;
+    }
+    prov.opset = o->opset;
+    if ((o->validate || o->labels || !cli_is_text_ir_path(out)) &&
+        (rc = cli_require_weights("optimize", model, orig))) {
+        snprintf(errmsg, sizeof errmsg, "the text IR has no parameter values");
+        goto report;
+    }
     g = nnfx_graph_copy(orig, NULL, &err);
     if (!g) {
         rc = CLI_EXIT_BAD_INPUT;
@@ -163,21 +188,61 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     /* steps, in order */
     t0 = cli_now_ms();
     sb_printf(&steps, "[");
+    sb_printf(&psteps, "[");
     for (int i = 0; i < o->nsteps && !rc; i++) {
         const opt_step *st = &o->steps[i];
         double ts = cli_now_ms();
         int before = count_ops(g);
         sb_printf(&steps, "%s\n    {", i ? "," : "");
+        sb_printf(&psteps, "%s{\"%s\": ", i ? ", " : "", st->is_rewrite ? "rewrite" : "pass");
         if (st->is_rewrite) {
-            int m = nnfx_rewrite_text(g, st->text, &err);
+            int m = -1;
+            nnfx_graph *pat = NULL, *repl = NULL;
+            nnfx_rewrite_options ro = {0};
+            ro.explain = o->explain;
+            nnfx_match_list *ml = NULL;
+            if (!nnfx_pattern_parse(st->text, &pat, &repl, &err) &&
+                (ml = nnfx_replace_pattern_ex(g, pat, repl, &ro, &err)) != NULL)
+                m = nnfx_match_list_count(ml);
+            if (ml && o->explain) {
+                char *ex = nnfx_rewrite_explain(ml);
+                FILE *to = talk ? stdout : stderr;
+                fprintf(to, "  explain --rewrite '%s':\n", st->text);
+                for (char *line = ex ? strtok(ex, "\n") : NULL; line; line = strtok(NULL, "\n"))
+                    fprintf(to, "    %s\n", line);
+                if (ex && !nnfx_match_list_num_candidates(ml))
+                    fprintf(to, "    (no node has the pattern's anchor op)\n");
+                free(ex);
+            }
+            nnfx_match_list_free(ml);
+            nnfx_graph_free(pat);
+            nnfx_graph_free(repl);
+            nnfx_error terr = {0}; /* the result must be a valid graph, dtypes included */
+            if (m > 0 && (nnfx_graph_infer_shapes(g, &terr) || nnfx_graph_check_types(g, &terr))) {
+                nnfx_error_set(&err, terr.status ? terr.status : NNFX_ERR_GRAPH, "the rule makes the graph invalid: %s",
+                               terr.msg);
+                m = -1;
+            }
             if (m < 0) {
                 rc = CLI_EXIT_BAD_INPUT;
                 cli_error("optimize", "%s: --rewrite '%s': %s", model, st->text, err.msg);
                 snprintf(errmsg, sizeof errmsg, "rewrite '%s': %s", st->text, err.msg);
+            } else if (st->expect_matches > 0 && m < st->expect_matches) {
+                rc = CLI_EXIT_CHECK;
+                cli_error("optimize", "%s: --rewrite '%s' matched %d time%s, --expect-matches wants %ld%s", model,
+                          st->text, m, m == 1 ? "" : "s", st->expect_matches,
+                          o->explain ? "" : " (--explain shows why candidates were rejected)");
+                snprintf(errmsg, sizeof errmsg, "rewrite '%s' matched %d times, expected at least %ld", st->text, m,
+                         st->expect_matches);
+            } else if (m == 0 && !o->quiet) {
+                fprintf(stderr, "nnfx optimize: warning: %s: --rewrite '%s' matched nothing%s\n", model, st->text,
+                        o->explain ? "" : " (--explain shows why)");
             }
             sb_printf(&steps, "\"rewrite\": ");
             cli_json_str(&steps, st->text);
             sb_printf(&steps, ", \"matches\": %d", m < 0 ? 0 : m);
+            cli_json_str(&psteps, st->text);
+            sb_printf(&psteps, ", \"matches\": %d}", m < 0 ? 0 : m);
             if (talk && m >= 0)
                 printf("  rewrite '%s': %d match%s (ops %d -> %d)\n", st->text, m, m == 1 ? "" : "es", before,
                        count_ops(g));
@@ -193,6 +258,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             sb_printf(&steps, "\"pass\": ");
             cli_json_str(&steps, name);
             sb_printf(&steps, ", \"changed\": %d, \"skipped\": [", pr.changed);
+            cli_json_str(&psteps, name);
+            sb_printf(&psteps, ", \"changed\": %d}", pr.changed);
             for (int k = 0; k < pr.nskipped; k++) {
                 sb_printf(&steps, "%s{\"node\": ", k ? ", " : "");
                 cli_json_str(&steps, pr.skipped[k].node);
@@ -210,6 +277,8 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
                   cli_now_ms() - ts);
     }
     sb_printf(&steps, "]");
+    sb_printf(&psteps, "]");
+    prov.steps = sb_finish(&psteps);
     if (!rc && (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err) || nnfx_graph_check_types(g, &err))) {
         rc = CLI_EXIT_BAD_INPUT;
         cli_error("optimize", "%s: the optimised graph is invalid: %s", model, err.msg);
@@ -234,37 +303,65 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
             else
                 cli_error("optimize", "%s: validation failed: %s", model, cmp.detail);
         }
-        if (talk && !rc) {
-            char src[64];
-            if (o->samples.random > 0)
-                snprintf(src, sizeof src, "%ld random sample%s", o->samples.random, o->samples.random == 1 ? "" : "s");
-            else
-                snprintf(src, sizeof src, "the given inputs");
-            printf("  validate on %s: max abs error %.3g, max rel error %.3g (atol %g, rtol %g): %s\n", src,
-                   cmp.max_abs, cmp.max_rel, o->atol, o->rtol, cmp.passed ? "ok" : "FAILED");
-        }
+        if (talk && !rc)
+            printf("  validate on %ld %ssample%s: %s, every output within atol %g + rtol %g x |a| %s (max abs error "
+                   "%.3g, max rel error %.3g)\n",
+                   cmp.rows, o->samples.random > 0 ? "random " : "", cmp.rows == 1 ? "" : "s",
+                   cmp.passed ? "ok" : "FAILED", o->atol, o->rtol, cmp.passed ? "holds" : "fails", cmp.max_abs,
+                   cmp.max_rel);
     }
     if (!rc && o->labels) {
         rc = cli_accuracy_graphs("optimize", orig, g, &o->samples, o->labels, &acc);
         res->have_acc = !rc;
         res->drop = acc.drop;
-        if (!rc && acc.drop > o->max_drop) {
+        bool gate_failed = o->max_drop >= 0 && acc.drop > o->max_drop;
+        if (!rc && gate_failed) {
             checks_ok = false;
             cli_error("optimize", "%s: accuracy gate failed: top-1 %.2f%% -> %.2f%%, a drop of %.2f points (max %g)",
                       model, acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
         }
-        if (talk && !rc)
+        if (talk && !rc && o->max_drop >= 0)
             printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n", acc.samples,
-                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, acc.drop > o->max_drop ? "FAILED" : "ok");
+                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, gate_failed ? "FAILED" : "ok");
+        else if (talk && !rc)
+            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points; no gate without "
+                   "--max-accuracy-drop)\n",
+                   acc.samples, acc.acc_a, acc.acc_b, acc.drop);
     }
     t_val = cli_now_ms() - t0;
     if (rc) snprintf(errmsg, sizeof errmsg, "%s", errmsg[0] ? errmsg : "the checks could not run (see stderr)");
     if (!rc && !checks_ok) rc = CLI_EXIT_CHECK;
 
     /* write only when everything passed */
+    if (!rc && (o->validate || res->have_acc)) {
+        sbuf v = {0};
+        sb_printf(&v, "{");
+        if (o->validate) {
+            sb_printf(&v, "\"samples\": %ld, \"source\": \"%s\", \"atol\": ", cmp.rows,
+                      o->samples.random > 0 ? "random" : "inputs");
+            cli_json_num(&v, o->atol);
+            sb_printf(&v, ", \"rtol\": ");
+            cli_json_num(&v, o->rtol);
+            sb_printf(&v, ", \"max_abs_error\": ");
+            cli_json_num(&v, cmp.max_abs);
+            sb_printf(&v, ", \"max_rel_error\": ");
+            cli_json_num(&v, cmp.max_rel);
+            sb_printf(&v, ", \"passed\": %s", cmp.passed ? "true" : "false");
+        }
+        if (res->have_acc) {
+            sb_printf(&v, "%s\"accuracy\": {", o->validate ? ", " : "");
+            cli_accuracy_json(&v, &acc, o->max_drop);
+            sb_printf(&v, "}");
+        }
+        sb_printf(&v, "}");
+        prov.validation = sb_finish(&v);
+    }
+    if (!rc) rc = cli_provenance_check_opset("optimize", g, &prov, o->quiet);
+    if (rc && !errmsg[0]) snprintf(errmsg, sizeof errmsg, "the model does not fit the requested opset");
     if (!rc) {
         t0 = cli_now_ms();
         nnfx_graph_drop_unused_params(g);
+        cli_provenance_use(&prov);
         if (cli_save_model(g, out, o->external_data, &err)) {
             rc = CLI_EXIT_BAD_INPUT;
             cli_fail("optimize", out, &err);
@@ -311,7 +408,7 @@ report:
         missing_json(&rep, g, orig);
     }
     if (o->validate && res->validated) {
-        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %d, \"source\": ", cmp.samples);
+        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %ld, \"runs\": %d, \"source\": ", cmp.rows, cmp.samples);
         cli_json_str(&rep, o->samples.random > 0 ? "random" : "inputs");
         sb_printf(&rep, ", \"outputs\": %d, \"max_abs_error\": ", cmp.outputs);
         cli_json_num(&rep, cmp.max_abs);
@@ -333,21 +430,17 @@ report:
     if (res->have_acc) {
         sb_printf(&rep, ",\n  \"accuracy\": {\"labels\": ");
         cli_json_str(&rep, o->labels);
-        sb_printf(&rep, ", \"samples\": %ld, \"top1_before\": ", acc.samples);
-        cli_json_num(&rep, acc.acc_a);
-        sb_printf(&rep, ", \"top1_after\": ");
-        cli_json_num(&rep, acc.acc_b);
-        sb_printf(&rep, ", \"drop_points\": ");
-        cli_json_num(&rep, acc.drop);
-        sb_printf(&rep, ", \"max_drop_points\": ");
-        cli_json_num(&rep, o->max_drop);
-        sb_printf(&rep, ", \"passed\": %s}", acc.drop > o->max_drop ? "false" : "true");
+        sb_printf(&rep, ", ");
+        cli_accuracy_json(&rep, &acc, o->max_drop);
+        sb_printf(&rep, "}");
     }
     sb_printf(&rep,
               ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "
               "\"total\": %.3f}\n}",
               t_load, t_steps, t_val, t_save, res->ms);
     res->report = sb_finish(&rep);
+    free(sb_finish(&psteps));
+    cli_provenance_free(&prov);
     nnfx_graph_free(orig);
     nnfx_graph_free(g);
 }
@@ -385,11 +478,29 @@ int cli_optimize(int argc, char **argv) {
         bool is_rewrite = !is_pass && cli_opt(&a, "--rewrite", "-r", &v);
         if (is_pass || is_rewrite) {
             if (a.bad) break;
-            if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
-            steps[o.nsteps].is_rewrite = is_rewrite;
-            steps[o.nsteps++].text = v;
+            /* --pass a,b is --pass a --pass b (argv strings are writable: split in place) */
+            char *piece = (char *)v, *comma = is_pass ? strchr(piece, ',') : NULL;
+            for (;;) {
+                if (comma) *comma = '\0';
+                if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
+                if (is_pass && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
+                steps[o.nsteps].is_rewrite = is_rewrite;
+                steps[o.nsteps].expect_matches = 0;
+                steps[o.nsteps++].text = piece;
+                if (!comma) break;
+                piece = comma + 1;
+                comma = strchr(piece, ',');
+            }
         } else if (cli_opt(&a, "--output", "-o", &v)) {
             out = v;
+        } else if (cli_opt(&a, "--expect-matches", NULL, &v)) {
+            if (a.bad) break;
+            if (!o.nsteps || !steps[o.nsteps - 1].is_rewrite)
+                return cli_usage_error("optimize", "--expect-matches goes after the --rewrite it checks");
+            if (!cli_parse_int(v, 1, 1000000000, &steps[o.nsteps - 1].expect_matches))
+                return cli_usage_error("optimize", "--expect-matches wants a count from 1, not '%s'", v);
+        } else if (cli_flag(&a, "--explain", NULL)) {
+            o.explain = true;
         } else if (cli_flag(&a, "--validate", NULL)) {
             o.validate = true;
         } else if (cli_opt(&a, "--input", "-i", &v)) {
@@ -422,6 +533,9 @@ int cli_optimize(int argc, char **argv) {
                 return cli_usage_error("optimize", "--jobs wants a number from 1 to 256, not '%s'", v);
         } else if (cli_flag(&a, "--external-data", NULL)) {
             o.external_data = true;
+        } else if (cli_opt(&a, "--opset", NULL, &v)) {
+            if (!a.bad && !cli_parse_int(v, 1, 1000, &o.opset))
+                return cli_usage_error("optimize", "--opset wants an ONNX opset number, not '%s'", v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
             o.quiet = true;
         } else {
@@ -441,7 +555,6 @@ int cli_optimize(int argc, char **argv) {
         return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)
         return cli_usage_error("optimize", "--input, --random, --atol and --rtol go with --validate or --labels");
-    if (o.labels && o.max_drop < 0) return cli_usage_error("optimize", "--labels needs --max-accuracy-drop PCT");
     if (!o.labels && o.max_drop >= 0) return cli_usage_error("optimize", "--max-accuracy-drop needs --labels FILE.npy");
     if (o.labels && !o.samples.nfiles)
         return cli_usage_error("optimize", "--labels needs the labelled inputs: --input NAME=FILE");

@@ -8,6 +8,7 @@
 typedef struct opt_step {
     bool is_rewrite; /* --rewrite RULE, else --pass NAME */
     const char *text;
+    long expect_matches; /* --expect-matches N after a --rewrite; 0: none */
 } opt_step;
 
 typedef struct opt_opts {
@@ -22,6 +23,8 @@ typedef struct opt_opts {
     bool quiet;
     bool batch; /* several models, -o is a folder */
     bool external_data;
+    long opset;   /* --opset N; 0: the default */
+    bool explain; /* --explain: every candidate of every --rewrite */
 } opt_opts;
 
 /* What happened to one model. */

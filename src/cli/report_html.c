@@ -1,10 +1,13 @@
 /* report_html.c — the analysis as one self-contained HTML page: summary,
  * cost per op and per node (sortable tables), findings, and the graph as
  * inline SVG. No external resources. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/analysis.h"
+#include "io/onnx_int.h"
+#include "ir/strmap.h"
 
 /* Appends text with HTML special characters escaped. */
 static void esc(sbuf *b, const char *s) {
@@ -33,7 +36,9 @@ static const char page_css[] =
     "4px;white-space:nowrap}"
     "code{background:#f5f5f5;padding:1px 4px}.graph{overflow:auto;border:1px solid #ddd;max-height:900px}"
     ".bar{background:#4a90d9;height:10px;display:inline-block}"
-    ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}";
+    ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}"
+    ".verdict{padding:8px 12px;border-radius:6px}.verdict.good{background:#e6f4e6}.verdict.bad{background:#fbe3e3}"
+    ".verdict.same{background:#f0f0f0}td.good{color:#1a7f1a}td.bad{color:#b00020;font-weight:bold}";
 
 static const char page_js[] =
     "document.querySelectorAll('table.sortable').forEach(function(t){"
@@ -46,6 +51,37 @@ static const char page_js[] =
     "rows.forEach(function(r){tb.appendChild(r);});});});});"
     "document.querySelectorAll('.graph').forEach(function(g){g.addEventListener('click',function(){"
     "g.classList.toggle('full');});});";
+
+/* Colours the graph nodes named in nnfxFlagged and gives them a tooltip. */
+static const char flag_js[] =
+    "document.querySelectorAll('.graph svg g.node').forEach(function(g){var t=g.querySelector('title');"
+    "if(!t||!Object.prototype.hasOwnProperty.call(nnfxFlagged,t.textContent))return;g.classList.add('flagged');"
+    "g.querySelectorAll('path,polygon,ellipse').forEach(function(s){s.setAttribute('fill','#ffd6d6');"
+    "s.setAttribute('stroke','#c00');s.setAttribute('stroke-width','2');});"
+    "t.textContent+=' \u2014 finding: '+nnfxFlagged[t.textContent];});";
+
+/* nnfx node name -> the source model's name for that value (ONNX models:
+ * the importer keeps them), so the page speaks the model's own names. */
+static void source_names(const nnfx_graph *g, ir_strmap *m) {
+    const onnx_model_info *info = onnx_info_of(g);
+    for (int i = 0; info && i < info->nnames; i++)
+        ir_strmap_put(m, info->names[i].key, info->names[i].value); /* OOM: the nnfx name is shown */
+}
+
+/* Writes the source name of node `name`, with the nnfx name as a tooltip
+ * when they differ. */
+static void name_html(sbuf *b, const ir_strmap *m, const char *name) {
+    const char *src = ir_strmap_get(m, name);
+    if (!src || strcmp(src, name) == 0) {
+        esc(b, name);
+        return;
+    }
+    sb_printf(b, "<span title=\"nnfx: ");
+    esc(b, name);
+    sb_printf(b, "\">");
+    esc(b, src);
+    sb_printf(b, "</span>");
+}
 
 static void card(sbuf *b, const char *label, const char *value) {
     sb_printf(b, "<div class=\"card\"><b>");
@@ -61,14 +97,95 @@ static const char *svg_body(const char *svg) {
     return p ? p : svg;
 }
 
-char *cli_analysis_html(const cli_analysis *an, const char *model, const char *svg, const char *svg_note) {
+/* The before/after section of `analyze A --compare B`: the verdict, the
+ * figures side by side, op counts, and the findings each model has. */
+static void compare_section(sbuf *b, const cli_compare_view *cv) {
+    const cli_analysis *x = cv->before, *y = cv->after;
+    char c1[32], c2[32];
+    sb_printf(b, "<h2>Before and after</h2><p class=\"verdict %s\"><b>%s</b> ",
+              cv->verdict->worse    ? "bad"
+              : cv->verdict->better ? "good"
+                                    : "same",
+              cv->verdict->worse    ? "Regression."
+              : cv->verdict->better ? "Improvement."
+                                    : "No change.");
+    esc(b, cv->verdict->text);
+    sb_printf(b, "</p><table><thead><tr><th></th><th>before: ");
+    esc(b, cli_basename(cv->model_before));
+    sb_printf(b, "</th><th>after: ");
+    esc(b, cli_basename(cv->model_after));
+    sb_printf(b, "</th><th>change</th></tr></thead><tbody>");
+    struct {
+        const char *label;
+        int64_t a, b;
+        bool bytes;
+    } rows[] = {{"ops", x->nodes, y->nodes, false},
+                {"parameters", x->params, y->params, false},
+                {"parameter bytes", x->param_bytes, y->param_bytes, true},
+                {"MACs", x->macs, y->macs, false},
+                {"FLOPs", x->flops, y->flops, false},
+                {"peak activations", x->peak_activation_bytes, y->peak_activation_bytes, true},
+                {"findings", x->nfindings, y->nfindings, false}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int64_t d = rows[i].b - rows[i].a;
+        sb_printf(b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n %s\">%s%lld</td></tr>",
+                  rows[i].label,
+                  rows[i].bytes ? cli_human_bytes(rows[i].a, c1, sizeof c1) : cli_human_count(rows[i].a, c1, sizeof c1),
+                  rows[i].bytes ? cli_human_bytes(rows[i].b, c2, sizeof c2) : cli_human_count(rows[i].b, c2, sizeof c2),
+                  d < 0   ? "good"
+                  : d > 0 ? "bad"
+                          : "",
+                  d > 0 ? "+" : "", (long long)d);
+    }
+    if (cv->acc)
+        sb_printf(b,
+                  "<tr><td>top-1 accuracy (%ld labelled samples)</td><td class=\"n\">%.2f%%</td>"
+                  "<td class=\"n\">%.2f%%</td><td class=\"n %s\">%+.2f points</td></tr>",
+                  cv->acc->samples, cv->acc->acc_a, cv->acc->acc_b, cv->acc->drop > 0 ? "bad" : "", -cv->acc->drop);
+    sb_printf(b, "</tbody></table>");
+    sb_printf(b, "<table><thead><tr><th>op</th><th>before</th><th>after</th></tr></thead><tbody>");
+    for (int pass = 0; pass < 2; pass++) {
+        const cli_analysis *src = pass ? y : x, *other = pass ? x : y;
+        for (int i = 0; i < src->nops; i++) {
+            int in_other = 0;
+            bool listed = false;
+            for (int k = 0; k < other->nops; k++)
+                if (strcmp(other->ops[k].op, src->ops[i].op) == 0) {
+                    in_other = other->ops[k].count;
+                    listed = pass == 1; /* already shown in the first pass */
+                }
+            if (listed) continue;
+            int before = pass ? in_other : src->ops[i].count, after = pass ? src->ops[i].count : in_other;
+            sb_printf(b, "<tr><td>");
+            esc(b, src->ops[i].op);
+            sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n %s\">%d</td></tr>", before,
+                      after < before   ? "good"
+                      : after > before ? "bad"
+                                       : "",
+                      after);
+        }
+    }
+    sb_printf(b, "</tbody></table><p>Findings before: %d; after: %d (the after model's are listed below).</p>\n",
+              x->nfindings, y->nfindings);
+}
+
+static char *html_page(const cli_analysis *an, const char *model, const char *svg, const char *svg_note,
+                       const cli_compare_view *cv) {
     sbuf b = {0};
     char c1[32];
+    ir_strmap names = {0};
+    source_names(an->g, &names);
     sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnfx analyze: ");
     esc(&b, cli_basename(model));
     sb_printf(&b, "</title><style>%s</style></head><body>\n<h1>nnfx analyze: ", page_css);
+    if (cv) {
+        esc(&b, cv->model_before);
+        sb_printf(&b, " &rarr; ");
+    }
     esc(&b, model);
-    sb_printf(&b, "</h1>\n<div class=\"cards\">");
+    sb_printf(&b, "</h1>\n");
+    if (cv) compare_section(&b, cv);
+    sb_printf(&b, "<div class=\"cards\">");
     char v[64];
     snprintf(v, sizeof v, "%d", an->nodes);
     card(&b, "ops", v);
@@ -117,14 +234,27 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
             sb_printf(&b, "</span></td><td>");
             for (int j = 0; j < f->nnodes && j < 12; j++) {
                 if (j) sb_printf(&b, ", ");
-                esc(&b, f->nodes[j]);
+                name_html(&b, &names, f->nodes[j]);
             }
             if (f->nnodes > 12) sb_printf(&b, ", &hellip; (%d in all)", f->nnodes);
             sb_printf(&b, "</td><td>");
             esc(&b, f->message);
+            /* a suggestion shared by several findings (one per BatchNorm...) is written once */
+            int first = i;
+            for (int k = 0; k < i && first == i; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) first = k;
+            if (first < i) {
+                sb_printf(&b, "</td><td><i>the same command as above</i></td></tr>");
+                continue;
+            }
+            int same = 0;
+            for (int k = i; k < an->nfindings; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) same++;
             sb_printf(&b, "</td><td><code>");
             esc(&b, f->suggestion);
-            sb_printf(&b, "</code></td></tr>");
+            sb_printf(&b, "</code>");
+            if (same > 1) sb_printf(&b, " <small>(one command for all %d)</small>", same);
+            sb_printf(&b, "</td></tr>");
         }
         sb_printf(&b, "</tbody></table>");
     }
@@ -150,7 +280,7 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
     for (int i = 0; i < an->ncost; i++) {
         const cli_node_cost *c = &an->cost[i];
         sb_printf(&b, "<tr><td class=\"n\">%d</td><td>", i);
-        esc(&b, nnfx_node_name(c->node));
+        name_html(&b, &names, nnfx_node_name(c->node));
         sb_printf(&b, "</td><td>");
         esc(&b, cli_node_op_label(c->node));
         sb_printf(&b, "</td><td>");
@@ -171,6 +301,60 @@ char *cli_analysis_html(const cli_analysis *an, const char *model, const char *s
         esc(&b, svg_note ? svg_note : "Graphviz was not available");
         sb_printf(&b, "</p>");
     }
-    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n", NNFX_VERSION, page_js);
+    /* the nodes of findings, highlighted in the picture (matched by the SVG's node titles) */
+    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>var nnfxFlagged={", NNFX_VERSION);
+    int nf = 0;
+    for (int i = 0; i < an->nfindings; i++)
+        for (int j = 0; j < an->findings[i].nnodes; j++) {
+            sb_printf(&b, "%s", nf++ ? "," : "");
+            cli_json_str(&b, an->findings[i].nodes[j]);
+            sb_printf(&b, ":");
+            cli_json_str(&b, an->findings[i].kind);
+        }
+    sb_printf(&b, "};\n%s\n%s</script>\n</body></html>\n", page_js, flag_js);
+    ir_strmap_free(&names);
     return sb_finish(&b);
+}
+
+char *cli_analysis_html(const cli_analysis *an, const char *model, const char *svg, const char *svg_note) {
+    return html_page(an, model, svg, svg_note, NULL);
+}
+
+char *cli_analysis_html_compare(const cli_compare_view *cv, const char *svg, const char *svg_note) {
+    return html_page(cv->after, cv->model_after, svg, svg_note, cv);
+}
+
+void cli_analysis_verdict(const cli_analysis *x, const cli_analysis *y, const cli_accuracy *acc, double max_drop,
+                          cli_verdict *v) {
+    memset(v, 0, sizeof v[0]);
+    sbuf t = {0};
+    struct {
+        const char *what;
+        int64_t a, b;
+    } m[] = {{"findings", x->nfindings, y->nfindings},
+             {"ops", x->nodes, y->nodes},
+             {"parameters", x->params, y->params},
+             {"MACs", x->macs, y->macs},
+             {"FLOPs", x->flops, y->flops},
+             {"peak activation bytes", x->peak_activation_bytes, y->peak_activation_bytes}};
+    int k = 0;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        int64_t d = m[i].b - m[i].a;
+        if (!d) continue;
+        if (d < 0) v->better = true;
+        if (d > 0) v->worse = true;
+        sb_printf(&t, "%s%lld %s %s", k++ ? ", " : "", (long long)(d < 0 ? -d : d), m[i].what,
+                  d < 0 ? "fewer" : "more");
+    }
+    if (!k) sb_printf(&t, "the same figures");
+    if (acc) {
+        bool drop_bad = max_drop >= 0 ? acc->drop > max_drop : acc->drop > 0;
+        if (drop_bad) v->worse = true;
+        sb_printf(&t, "; top-1 accuracy %.2f%% -> %.2f%% (%s%.2f points%s)", acc->acc_a, acc->acc_b,
+                  acc->drop > 0 ? "-" : "+", fabs(acc->drop),
+                  max_drop >= 0 ? (drop_bad ? ", over the allowed drop" : ", within the allowed drop") : "");
+    }
+    char *s = sb_finish(&t);
+    snprintf(v->text, sizeof v->text, "%s", s ? s : "");
+    free(s);
 }

@@ -256,6 +256,7 @@ int cli_compare_graphs(const char *cmd, const nnfx_graph *a, const char *file_a,
         if (!rc) rc = run_gm(cmd, gb, file_b, &in_b, ob, 64, &nb);
         if (!rc) {
             r->samples++;
+            r->rows += in.n > 0 && in.t[0] && in.t[0]->rank >= 1 ? (long)in.t[0]->shape[0] : 1;
             r->outputs = na;
             bool ok = true;
             if (na != nb) {
@@ -378,4 +379,19 @@ int cli_accuracy_graphs(const char *cmd, const nnfx_graph *a, const nnfx_graph *
     cli_inputs_free(&in);
     nnfx_tensor_release(labels);
     return rc;
+}
+
+void cli_accuracy_json(sbuf *b, const cli_accuracy *acc, double max_drop) {
+    sb_printf(b, "\"samples\": %ld, \"top1_before\": ", acc->samples);
+    cli_json_num(b, acc->acc_a);
+    sb_printf(b, ", \"top1_after\": ");
+    cli_json_num(b, acc->acc_b);
+    sb_printf(b, ", \"drop_points\": ");
+    cli_json_num(b, acc->drop);
+    sb_printf(b, ", \"max_drop_points\": ");
+    if (max_drop >= 0)
+        cli_json_num(b, max_drop);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, ", \"passed\": %s", max_drop >= 0 && acc->drop > max_drop ? "false" : "true");
 }

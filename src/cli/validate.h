@@ -22,6 +22,7 @@ typedef struct cli_compare_result {
     char detail[512];    /* what failed: output, sample, element, values   */
     char diverging[256]; /* first corresponding node whose value differs   */
     double ms;           /* time spent                                     */
+    long rows;           /* samples counted as rows: a batch of N is N     */
 } cli_compare_result;
 
 /* Runs a and b (borrowed; copies are compiled) on the samples and compares
@@ -44,5 +45,9 @@ typedef struct cli_accuracy {
  * (an .npy of class indices, one per row of the first output). */
 int cli_accuracy_graphs(const char *cmd, const nnfx_graph *a, const nnfx_graph *b, const cli_samples *s,
                         const char *labels, cli_accuracy *acc);
+/* Appends the members (no braces) "samples", "top1_before", "top1_after",
+ * "drop_points", "max_drop_points" (null when max_drop < 0, no gate) and
+ * "passed" (the drop is within max_drop). */
+void cli_accuracy_json(sbuf *b, const cli_accuracy *acc, double max_drop);
 
 #endif

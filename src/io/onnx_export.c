@@ -5,11 +5,13 @@
  * nodes NodeProtos with the attributes set on the node, getitem nodes the
  * k-th output of their tuple node, and the output node's arguments the
  * graph outputs. Value names are the original ONNX names kept by the
- * importer where known, else the node names. The opset is 17 (or the
- * imported one when newer), raised to 18 only when a form needs it (a
- * Reduce* axes input that is not a parameter); at 17 constant Reduce axes
- * go back to the attribute. Files are written under unique temporary names and renamed (the side
- * file first, the model last, once both are complete). */
+ * importer where known, else the node names (node names likewise). The
+ * opset is the requested one, else the imported one (at least 13) or 17,
+ * raised only as far as a node's form needs (nnfx_onnx_export_opset);
+ * below 18 constant Reduce axes go back to the attribute. The producer is
+ * nnfx; metadata_props are the imported ones plus the caller's. Files are
+ * written under unique temporary names and renamed (the side file first,
+ * the model last, once both are complete). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,9 +29,10 @@ typedef struct exp_ctx {
     const nnfx_graph *g;
     const onnx_model_info *info;
     int64_t opset;
-    ir_strmap orig; /* node name -> original ONNX value name         */
-    ir_strmap used; /* value names taken                             */
-    char **owned;   /* strings owned by the exporter                 */
+    ir_strmap orig;       /* node name -> original ONNX value name         */
+    ir_strmap orig_nodes; /* node name -> original ONNX node name          */
+    ir_strmap used;       /* value names taken                             */
+    char **owned;         /* strings owned by the exporter                 */
     int nowned, cap_owned;
     ir_strmap params_used; /* param name -> (void *)1 when written           */
     ir_strmap params_read; /* params read by get_attr nodes not written     */
@@ -215,23 +218,101 @@ static bool is_reduce_axes_op(const nnfx_node *n) {
     }
 }
 
-/* The opset the graph's forms need (at least `base`). */
-static int64_t needed_opset(const nnfx_graph *g, int64_t base) {
-    int64_t v = base;
+/* The oldest default-domain opset that holds node n's form (0: any nnfx
+ * writes), with a short description of the form in *what. */
+static int64_t node_min_opset(const nnfx_node *n, const char **what) {
+    *what = "";
+    if (is_reduce_axes_op(n) && nnfx_node_num_args(n) > 1 && nnfx_node_arg(n, 1).kind == NNFX_ARG_NODE &&
+        !const_i64_arg(n, 1)) {
+        *what = "a Reduce with computed axes";
+        return 18;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_PAD) && nnfx_node_num_args(n) > 3) {
+        *what = "Pad with an axes input";
+        return 18;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_RESIZE) && (nnfx_node_attr(n, "antialias") || nnfx_node_attr(n, "axes") ||
+                                               nnfx_node_attr(n, "keep_aspect_ratio_policy"))) {
+        *what = "Resize with antialias/axes/keep_aspect_ratio_policy";
+        return 18;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_CAST) && nnfx_node_attr(n, "saturate")) {
+        *what = "Cast with saturate";
+        return 19;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_LAYER_NORM)) {
+        *what = "LayerNormalization";
+        return 17;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_HARD_SWISH) || nnfx_node_is_op(n, NNFX_OP_TRILU)) {
+        *what = nnfx_op_onnx_type(nnfx_node_op(n));
+        return 14;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_SHAPE) && (nnfx_node_attr(n, "start") || nnfx_node_attr(n, "end"))) {
+        *what = "Shape with start/end";
+        return 15;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_BATCH_NORM) && nnfx_node_attr(n, "training_mode")) {
+        *what = "BatchNormalization with training_mode";
+        return 14;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_RESHAPE) && nnfx_node_attr(n, "allowzero")) {
+        *what = "Reshape with allowzero";
+        return 14;
+    }
+    /* Quantization (int8): QuantizeLinear's saturate (19) and output_dtype (21) */
+    if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "output_dtype")) {
+        *what = "QuantizeLinear with output_dtype";
+        return 21;
+    }
+    if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "saturate")) {
+        *what = "QuantizeLinear with saturate";
+        return 19;
+    }
+    return 0;
+}
+
+#define OPSET_OLDEST 13 /* axes as inputs, per-axis Softmax: nnfx's forms */
+#define OPSET_NEWEST 21 /* newest opset whose forms nnfx's ops keep        */
+
+int64_t nnfx_onnx_export_opset(const nnfx_graph *g, int64_t requested, char *why, nnfx_error *err) {
+    if (why) why[0] = '\0';
+    if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx export: NULL graph"), -1;
+    if (requested > 0 && (requested < OPSET_OLDEST || requested > OPSET_NEWEST))
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                              "onnx export: opset %" PRId64 " is not supported: nnfx writes opsets %d to %d "
+                              "(below 13 Squeeze, Unsqueeze, ReduceSum and Split take axes as attributes and "
+                              "Softmax flattens; down-conversion to those forms is not implemented)",
+                              requested, OPSET_OLDEST, OPSET_NEWEST),
+               -1;
+    int64_t v = requested;
+    if (v <= 0) {
+        const onnx_model_info *info = onnx_info_of(g);
+        v = 0;
+        for (int i = 0; info && i < info->nopsets; i++)
+            if (!info->opsets[i].key[0] || strcmp(info->opsets[i].key, "ai.onnx") == 0) {
+                int64_t o = strtoll(info->opsets[i].value, NULL, 10);
+                if (o > v) v = o;
+            }
+        if (v == 0) v = 17;
+        if (v < OPSET_OLDEST) {
+            if (why)
+                snprintf(why, 256, "the model's opset %" PRId64 " is older than the oldest nnfx writes (%d)", v,
+                         OPSET_OLDEST);
+            v = OPSET_OLDEST;
+        }
+    }
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
-        if (is_reduce_axes_op(n) && nnfx_node_num_args(n) > 1 && nnfx_node_arg(n, 1).kind == NNFX_ARG_NODE &&
-            !const_i64_arg(n, 1) && v < 18)
-            v = 18;
-        if (nnfx_node_is_op(n, NNFX_OP_PAD) && nnfx_node_num_args(n) > 3 && v < 18) v = 18;
-        if (nnfx_node_is_op(n, NNFX_OP_RESIZE) &&
-            (nnfx_node_attr(n, "antialias") || nnfx_node_attr(n, "axes") ||
-             nnfx_node_attr(n, "keep_aspect_ratio_policy")) &&
-            v < 18)
-            v = 18;
-        if (nnfx_node_is_op(n, NNFX_OP_CAST) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
-        /* Quantization (int8): QuantizeLinear's saturate (19) and output_dtype (21) */
-        if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
-        if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "output_dtype") && v < 21) v = 21;
+        const char *what;
+        int64_t need = node_min_opset(n, &what);
+        if (need <= v) continue;
+        if (requested > 0)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "onnx export: opset %" PRId64 " cannot hold node %s: %s needs opset %" PRId64,
+                                  requested, nnfx_node_name(n), what, need),
+                   -1;
+        if (why) snprintf(why, 256, "node %s: %s needs opset %" PRId64, nnfx_node_name(n), what, need);
+        v = need;
     }
     return v;
 }
@@ -311,7 +392,8 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
         }
         free((void *)names);
     }
-    ow_put_string(nodes, PB_NODE_NAME, nnfx_node_name(n));
+    const char *orig_node = ir_strmap_get(&x->orig_nodes, nnfx_node_name(n));
+    ow_put_string(nodes, PB_NODE_NAME, orig_node ? orig_node : nnfx_node_name(n));
     ow_put_string(nodes, PB_NODE_OP_TYPE, type);
     for (int i = 0; i < nnfx_node_num_attrs(n); i++) {
         const nnfx_attr *a = nnfx_node_attr_at(n, i);
@@ -547,18 +629,15 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
     x.g = g;
     x.err = err;
     x.info = onnx_info_of(g);
-    int64_t base = 17;
-    if (x.info)
-        for (int i = 0; i < x.info->nopsets; i++)
-            if ((!x.info->opsets[i].key[0] || strcmp(x.info->opsets[i].key, "ai.onnx") == 0)) {
-                int64_t v = strtoll(x.info->opsets[i].value, NULL, 10);
-                if (v > base) base = v;
-            }
-    x.opset = needed_opset(g, base);
     nnfx_status st = NNFX_OK;
-    if (x.info)
+    x.opset = nnfx_onnx_export_opset(g, opts ? opts->opset : 0, NULL, err);
+    if (x.opset < 0) st = err->status;
+    if (x.info) {
         for (int i = 0; i < x.info->nnames; i++)
             if (!ir_strmap_put(&x.orig, x.info->names[i].key, x.info->names[i].value)) st = oom(&x);
+        for (int i = 0; i < x.info->nnode_names; i++)
+            if (!ir_strmap_put(&x.orig_nodes, x.info->node_names[i].key, x.info->node_names[i].value)) st = oom(&x);
+    }
 
     ext_plan ext = {0};
     const char *slash = strrchr(path, '/');
@@ -589,9 +668,8 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
         const onnx_model_info *info = x.info;
         int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
         ow_put_int(&model, PB_MODEL_IR_VERSION, irv);
-        ow_put_string(&model, PB_MODEL_PRODUCER_NAME, info && info->producer_name ? info->producer_name : "nnfx");
-        ow_put_string(&model, PB_MODEL_PRODUCER_VERSION,
-                      info && info->producer_version ? info->producer_version : NNFX_VERSION);
+        ow_put_string(&model, PB_MODEL_PRODUCER_NAME, "nnfx");
+        ow_put_string(&model, PB_MODEL_PRODUCER_VERSION, NNFX_VERSION);
         if (info && info->domain) ow_put_string(&model, PB_MODEL_DOMAIN, info->domain);
         if (info && info->model_version) ow_put_int(&model, PB_MODEL_MODEL_VERSION, info->model_version);
         if (info && info->doc_string) ow_put_string(&model, PB_MODEL_DOC_STRING, info->doc_string);
@@ -608,10 +686,22 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
             ow_put_int(&model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
             ow_end_msg(&model, m);
         }
+        int nextra = opts && opts->metadata_keys && opts->metadata_values ? opts->nmetadata : 0;
         for (int i = 0; info && i < info->nmeta; i++) {
+            bool replaced = false;
+            for (int k = 0; k < nextra && !replaced; k++)
+                replaced = opts->metadata_keys[k] && strcmp(opts->metadata_keys[k], info->meta[i].key) == 0;
+            if (replaced) continue;
             m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
             ow_put_string(&model, PB_KV_KEY, info->meta[i].key);
             ow_put_string(&model, PB_KV_VALUE, info->meta[i].value);
+            ow_end_msg(&model, m);
+        }
+        for (int k = 0; k < nextra; k++) {
+            if (!opts->metadata_keys[k]) continue;
+            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
+            ow_put_string(&model, PB_KV_KEY, opts->metadata_keys[k]);
+            ow_put_string(&model, PB_KV_VALUE, opts->metadata_values[k] ? opts->metadata_values[k] : "");
             ow_end_msg(&model, m);
         }
         if (model.oom || gb.oom) st = oom(&x);
@@ -638,6 +728,7 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
         free(x.owned[i]);
     free(x.owned);
     ir_strmap_free(&x.orig);
+    ir_strmap_free(&x.orig_nodes);
     ir_strmap_free(&x.used);
     ir_strmap_free(&x.params_used);
     ir_strmap_free(&x.params_read);

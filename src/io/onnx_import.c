@@ -72,6 +72,15 @@ static nnfx_status remember_name(imp *im, const nnfx_node *node, const char *onn
     return NNFX_OK;
 }
 
+/* Records that node's name differs from the ONNX node's own name. */
+static nnfx_status remember_node_name(imp *im, const nnfx_node *node, const char *onnx_node_name) {
+    if (!onnx_node_name || !onnx_node_name[0] || strcmp(nnfx_node_name(node), onnx_node_name) == 0) return NNFX_OK;
+    if (!onnx_kv_push(&im->info->node_names, &im->info->nnode_names, &im->info->cap_node_names, nnfx_node_name(node),
+                      onnx_node_name))
+        return oom(im);
+    return NNFX_OK;
+}
+
 /* A parameter name not used by a parameter or an ONNX value yet. */
 static char *unique_param_name(imp *im, const char *base) {
     size_t n = strlen(base) + 24;
@@ -511,15 +520,61 @@ static nnfx_status bind_output(imp *im, imp_node *n, nnfx_node *node, const char
     return remember_name(im, node, name);
 }
 
+static _Thread_local bool import_opaque;
+
+void onnx_import_set_opaque(bool on) { import_opaque = on; }
+
+static nnfx_status opaque_run(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "this op is not supported by nnfx (no kernel)");
+}
+
+static nnfx_status opaque_infer(void *user, int nin, const nnfx_meta *const *in, nnfx_meta *out, nnfx_error *err) {
+    memset(out, 0, sizeof *out);
+    out->dtype = NNFX_DTYPE_UNDEFINED;
+    out->rank = -1;
+    return NNFX_OK;
+}
+
+/* An op nnfx lacks, as an opaque call_module node (onnx_import_set_opaque). */
+static nnfx_status import_opaque_node(imp *im, imp_node *n) {
+    char target[300];
+    bool other = n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0;
+    snprintf(target, sizeof target, ONNX_OPAQUE_PREFIX "%s%s%s", other ? n->domain : "", other ? ":" : "",
+             n->op_type ? n->op_type : "?");
+    if (!ir_graph_leaf(im->g, target) &&
+        nnfx_graph_register_leaf(im->g, target, opaque_run, opaque_infer, NULL, im->err))
+        return im->err->status;
+    nnfx_arg *args = calloc((size_t)n->nin + 1, sizeof *args);
+    if (!args) return oom(im);
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; i < n->nin && !st; i++)
+        st = value_arg(im, n, n->in[i], &args[i]);
+    nnfx_node *node = st ? NULL : nnfx_graph_call_module(im->g, target, n->nin, args, im->err);
+    free(args);
+    if (st) return st;
+    if (!node) return im->err->status;
+    if (n->nout > 0 && n->out[0][0]) st = bind_output(im, n, node, n->out[0]);
+    for (int i = 1; i < n->nout && !st; i++) { /* extra outputs alias the first (analysis only) */
+        if (!n->out[i][0]) continue;
+        imp_value *v = value_add(im, n->out[i], n->off);
+        if (!v) return im->err->status;
+        v->node = node;
+    }
+    return st;
+}
+
 static nnfx_status import_node(imp *im, imp_node *n) {
-    if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+    if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) {
+        if (im->opaque) return import_opaque_node(im, n);
         return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "unsupported op %s of domain '%s'", n->op_type, n->domain);
+    }
     if (strcmp(n->op_type, "Constant") == 0) return import_constant(im, n);
     nnfx_op op = nnfx_op_find(n->op_type);
     if (strcmp(n->op_type, "Upsample") == 0)
         op = NNFX_OP_RESIZE;
     else if (op != NNFX_OP_NONE && strcmp(nnfx_op_onnx_type(op), n->op_type) != 0)
         op = NNFX_OP_NONE;
+    if (op == NNFX_OP_NONE && im->opaque) return import_opaque_node(im, n);
     if (op == NNFX_OP_NONE)
         return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "unsupported op %s (opset %" PRId64 ")", n->op_type,
                              im->opset);
@@ -579,11 +634,12 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         goto out;
     }
     if (k == 1 && nnfx_node_num_outputs(node) == 1) {
-        st = bind_output(im, n, node, n->out[0]);
+        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
         goto out;
     }
     if (nnfx_node_num_outputs(node) != k && (st = ir_node_set_num_outputs(node, k, im->err))) goto out;
     if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) goto out;
+    if ((st = remember_node_name(im, node, n->name))) goto out;
     for (int i = 0; i < k; i++) {
         if (!n->out[i][0]) continue;
         nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);
@@ -941,6 +997,7 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     imp im;
     memset(&im, 0, sizeof im);
     im.err = err;
+    im.opaque = import_opaque;
     im.lc.what = what;
     im.lc.dir = dir;
     im.lc.map = map;

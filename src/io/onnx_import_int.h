@@ -56,6 +56,7 @@ typedef struct imp {
     char **used_keys;
     int nused, cap_used;
     nnfx_error *err;
+    bool opaque; /* unknown ops become opaque call_module nodes        */
 } imp;
 
 /* Sets err to "<file>: node NAME (Op) at byte OFF: <message>"; returns s. */

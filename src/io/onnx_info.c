@@ -1,7 +1,7 @@
 /* onnx_info.c — ONNX model metadata kept on a graph (nnfx_graph.model_info)
  * so that export writes back what import read: IR version, opsets,
  * producer, doc strings, metadata_props, graph name and original value
- * names. */
+ * and node names. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +42,7 @@ void onnx_info_free(void *p) {
     kv_free(info->opsets, info->nopsets);
     kv_free(info->meta, info->nmeta);
     kv_free(info->names, info->nnames);
+    kv_free(info->node_names, info->nnode_names);
     free(info->producer_name);
     free(info->producer_version);
     free(info->domain);
@@ -71,6 +72,8 @@ void *onnx_info_copy(const void *p) {
     bool ok = kv_copy(&d->opsets, &d->nopsets, s->opsets, s->nopsets) &&
               kv_copy(&d->meta, &d->nmeta, s->meta, s->nmeta) && kv_copy(&d->names, &d->nnames, s->names, s->nnames);
     d->cap_names = d->nnames;
+    ok = ok && kv_copy(&d->node_names, &d->nnode_names, s->node_names, s->nnode_names);
+    d->cap_node_names = d->nnode_names;
     const char *const src_strings[] = {s->producer_name, s->producer_version, s->domain,
                                        s->doc_string,    s->graph_name,       s->graph_doc};
     char **dst_strings[] = {&d->producer_name, &d->producer_version, &d->domain,

@@ -107,6 +107,8 @@ typedef struct onnx_model_info {
     char *graph_name, *graph_doc;
     int nnames, cap_names;
     onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
+    int nnode_names, cap_node_names;
+    onnx_kv *node_names; /* node name -> original NodeProto name (when they differ) */
 } onnx_model_info;
 
 /* Copy/free callbacks stored with the info on a graph. */
@@ -156,5 +158,16 @@ const char *onnx_dtype_name(int64_t onnx_type);
  * not NULL, as external data at loc/offset). */
 void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,
                        uint64_t offset);
+
+/* --- Opaque unknown ops (for analysis) ------------------------------------ */
+
+/* While on (per thread), nnfx_onnx_load turns an op nnfx lacks into a
+ * call_module node whose target is "onnx:OpType" (or "onnx:domain:OpType"):
+ * a leaf with no kernel (running it is NNFX_ERR_UNSUPPORTED) and unknown
+ * output meta; extra outputs alias the first. For `analyze`, which reports
+ * such nodes as unsupported_op findings instead of refusing the model. */
+void onnx_import_set_opaque(bool on);
+/* The prefix of those targets. */
+#define ONNX_OPAQUE_PREFIX "onnx:"
 
 #endif

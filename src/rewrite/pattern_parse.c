@@ -5,9 +5,12 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
+#include "core/sbuf.h"
+#include "rewrite/rewrite_int.h"
 
 typedef enum tok_kind {
     T_END,
@@ -21,6 +24,7 @@ typedef enum tok_kind {
     T_LBRACK,
     T_RBRACK,
     T_ARROW,
+    T_STARSTAR, /* ** (copy a matched node's attributes) */
     T_BAD
 } tok_kind;
 
@@ -39,6 +43,7 @@ typedef struct pp {
     tok t;            /* current token */
     nnfx_graph *g;    /* graph being built */
     bool replacement; /* wildcards must already exist */
+    nnfx_graph *pat;  /* the pattern, while the replacement is parsed */
     int nw;
     char *wname[PP_MAX_WILDCARDS];
     nnfx_node *wnode[PP_MAX_WILDCARDS]; /* placeholder in g */
@@ -89,6 +94,10 @@ static void next(pp *p) {
         case '=': t.kind = T_EQ; break;
         case '[': t.kind = T_LBRACK; break;
         case ']': t.kind = T_RBRACK; break;
+        case '*':
+            t.kind = s[p->pos] == '*' ? T_STARSTAR : T_BAD;
+            if (t.kind == T_STARSTAR) p->pos++;
+            break;
         default: t.kind = T_BAD; break;
         }
     }
@@ -242,16 +251,92 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
 
 static nnfx_status parse_expr(pp *p, nnfx_arg *out);
 
+/* Names other frameworks use. `op` set: an exact synonym, accepted; else
+ * only a hint for the error message. */
+static const struct {
+    const char *name;
+    nnfx_op op;
+    const char *hint;
+} op_aliases[] = {
+    {"clamp", NNFX_OP_CLIP, "clip(x, min, max)"},
+    {"clamp_", NNFX_OP_CLIP, "clip(x, min, max)"},
+    {"batch_norm", NNFX_OP_BATCH_NORM, "batch_normalization(x, scale, bias, mean, var)"},
+    {"layer_norm", NNFX_OP_LAYER_NORM, "layer_normalization(x, scale, bias)"},
+    {"hardtanh", NNFX_OP_NONE, "clip(x, -1.0, 1.0)"},
+    {"relu6", NNFX_OP_NONE, "clip(x, 0.0, 6.0)"},
+    {"silu", NNFX_OP_NONE, "mul(x, sigmoid(x))"},
+    {"swish", NNFX_OP_NONE, "mul(x, sigmoid(x))"},
+    {"linear", NNFX_OP_NONE, "gemm(x, w, b, transB=1)"},
+    {"dense", NNFX_OP_NONE, "gemm(x, w, b, transB=1)"},
+    {"conv2d", NNFX_OP_CONV, "conv(x, w, b)"},
+    {"maxpool2d", NNFX_OP_MAX_POOL, "max_pool(x, kernel_shape=[2, 2])"},
+    {"view", NNFX_OP_NONE, "reshape(x, shape)"},
+    {"permute", NNFX_OP_NONE, "transpose(x, perm=[...])"},
+    {"cat", NNFX_OP_CONCAT, "concat(a, b, axis=1)"},
+};
+
+/* Edit distance of a and b, capped (for "did you mean"). */
+static int edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    int d[41][41];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+/* The op for name, through the aliases; NNFX_OP_NONE with an error that
+ * says what to write instead. */
+static nnfx_op find_op(pp *p, const char *name, int col, nnfx_status *st) {
+    nnfx_op op = nnfx_op_find(name);
+    if (op != NNFX_OP_NONE) return op;
+    char msg[256];
+    for (size_t i = 0; i < sizeof op_aliases / sizeof op_aliases[0]; i++) {
+        if (strcasecmp(op_aliases[i].name, name) != 0) continue;
+        if (op_aliases[i].op != NNFX_OP_NONE) return op_aliases[i].op;
+        snprintf(msg, sizeof msg, "unknown op '%s' (nnfx has no %s; write %s)", name, name, op_aliases[i].hint);
+        *st = perr(p, col, msg, NULL);
+        return NNFX_OP_NONE;
+    }
+    const char *best = NULL;
+    int bd = 3;
+    for (int i = 0; i < NNFX_OP_COUNT; i++) {
+        const char *cand = nnfx_op_name((nnfx_op)i);
+        if (!cand || !cand[0]) continue;
+        int dd = edit_distance(name, cand);
+        if (dd < bd) {
+            bd = dd;
+            best = cand;
+        }
+    }
+    if (best)
+        snprintf(msg, sizeof msg, "unknown op '%s' (did you mean '%s'?)", name, best);
+    else
+        snprintf(msg, sizeof msg, "unknown op '%s'", name);
+    *st = perr(p, col, msg, NULL);
+    return NNFX_OP_NONE;
+}
+
 /* op "(" args ")" — the current token is "(" after the op name t. */
 static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
     char name[96];
     tok_text(name_tok, name, sizeof name);
-    nnfx_op op = nnfx_op_find(name);
-    if (op == NNFX_OP_NONE) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown op '%s'", name);
-        return perr(p, name_tok->col, msg, NULL);
-    }
+    nnfx_status fst = NNFX_OK;
+    nnfx_op op = find_op(p, name, name_tok->col, &fst);
+    if (op == NNFX_OP_NONE) return fst;
+    /* clip's bounds are inputs; min=/max= (PyTorch's clamp) are accepted and
+     * become those inputs */
+    nnfx_arg clip_min = nnfx_arg_none(), clip_max = nnfx_arg_none();
+    bool clip_kw = false;
     next(p); /* ( */
     nnfx_arg args[PP_MAX_ARGS];
     nnfx_attr attrs[PP_MAX_ATTRS];
@@ -262,11 +347,59 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
     memset(attrs, 0, sizeof attrs);
     if (p->t.kind != T_RPAREN) {
         for (;;) {
+            if (p->t.kind == T_STARSTAR) { /* **NODE: the matched node's attributes */
+                int scol = p->t.col;
+                next(p);
+                char nn[96];
+                tok_text(&p->t, nn, sizeof nn);
+                const nnfx_node *src = p->pat && p->t.kind == T_IDENT ? nnfx_graph_find(p->pat, nn) : NULL;
+                if (!p->replacement) {
+                    st = perr(p, scol, "**NODE belongs in the replacement (after '->')", NULL);
+                } else if (!src || nnfx_node_opcode(src) != NNFX_CALL_FUNCTION) {
+                    sbuf names = {0};
+                    for (const nnfx_node *q = nnfx_graph_first(p->pat); q; q = nnfx_node_next(q))
+                        if (nnfx_node_opcode(q) == NNFX_CALL_FUNCTION)
+                            sb_printf(&names, "%s%s", names.len ? ", " : "", nnfx_node_name(q));
+                    char *list = sb_finish(&names);
+                    char msg[400];
+                    snprintf(msg, sizeof msg, "**%s: the pattern has no op node of that name (its op nodes: %s)", nn,
+                             list ? list : "");
+                    free(list);
+                    st = perr(p, p->t.col, msg, NULL);
+                } else if (nattrs == PP_MAX_ATTRS) {
+                    st = perr(p, scol, "too many attributes", NULL);
+                } else {
+                    attrs[nattrs].name = ir_strdup(RW_COPY_ATTRS);
+                    attrs[nattrs].kind = NNFX_ATTR_STRING;
+                    attrs[nattrs].u.s = ir_strdup(nn);
+                    nattrs++;
+                    if (!attrs[nattrs - 1].name || !attrs[nattrs - 1].u.s)
+                        st = nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
+                    else
+                        next(p);
+                }
+                if (st) break;
+                goto sep;
+            }
             if (p->t.kind == T_IDENT && p->text[p->pos] != '(') {
                 /* maybe name=value: peek past spaces for '=' */
                 size_t q = p->pos;
                 while (p->text[q] && isspace((unsigned char)p->text[q]))
                     q++;
+                if (p->text[q] == '=' && op == NNFX_OP_CLIP) {
+                    char an[16];
+                    tok_text(&p->t, an, sizeof an);
+                    bool is_min = strcmp(an, "min") == 0;
+                    if (!is_min && strcmp(an, "max") != 0) {
+                        st = perr(p, p->t.col, "clip takes min= and max= (or its inputs), not ", an);
+                        break;
+                    }
+                    next(p); /* name */
+                    next(p); /* = */
+                    if ((st = parse_expr(p, is_min ? &clip_min : &clip_max))) break;
+                    clip_kw = true;
+                    goto sep;
+                }
                 if (p->text[q] == '=') {
                     tok at = p->t;
                     if (nattrs == PP_MAX_ATTRS) {
@@ -315,6 +448,15 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
             }
             if (p->t.kind != T_RPAREN) st = perr(p, p->t.col, "expected ')'", NULL);
             break;
+        }
+    }
+    if (!st && clip_kw) {
+        if (nargs != 1) {
+            st = perr(p, name_tok->col, "clip: give min=/max= or the bounds as inputs, not both", NULL);
+        } else {
+            args[1] = clip_min;
+            args[2] = clip_max;
+            nargs = clip_max.kind == NNFX_ARG_NONE ? 2 : 3;
         }
     }
     if (!st) {
@@ -419,6 +561,7 @@ nnfx_status nnfx_pattern_parse(const char *rule, nnfx_graph **pattern, nnfx_grap
         }
         nnfx_graph *pat = p.g;
         p.g = rep;
+        p.pat = pat;
         p.replacement = true;
         for (int i = 0; i < p.nw; i++) {
             p.wnode[i] = nnfx_graph_placeholder(rep, p.wname[i], NULL, err);

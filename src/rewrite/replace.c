@@ -4,9 +4,41 @@
 #include <string.h>
 
 #include "ir/ir_int.h"
+#include "ir/op_table.h"
 #include "rewrite/rewrite_int.h"
 
 /* The live node standing for n after earlier replacements. */
+/* For a replacement node with **NODE (RW_COPY_ATTRS): the attributes of the
+ * graph node matched by pattern node NODE that n's op has in its schema,
+ * then n's own attributes (they win; later ones replace earlier ones in
+ * call_op). *out is NULL when n has no **NODE. The attribute structs are
+ * shallow copies (the nodes keep owning their values). */
+static nnfx_status copy_matched_attrs(const nnfx_match *m, const nnfx_node *n, nnfx_attr **out, int *nout,
+                                      nnfx_error *err) {
+    *out = NULL;
+    *nout = 0;
+    const nnfx_attr *from = NULL;
+    for (int i = 0; i < n->nattrs; i++)
+        if (strcmp(n->attrs[i].name, RW_COPY_ATTRS) == 0) from = &n->attrs[i];
+    if (!from) return NNFX_OK;
+    const nnfx_node *src = NULL;
+    for (int i = 0; i < m->n && !src; i++)
+        if (m->pattern_nodes[i] && strcmp(m->pattern_nodes[i]->name, from->u.s) == 0) src = m->graph_nodes[i];
+    if (!src)
+        return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "replace: **%s: no matched node of that pattern name",
+                              from->u.s);
+    nnfx_attr *a = malloc(sizeof *a * (size_t)(src->nattrs + n->nattrs + 1));
+    if (!a) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    int k = 0;
+    for (int i = 0; i < src->nattrs; i++)
+        if (ir_schema_lookup(n->op, src->attrs[i].name, NULL, NULL)) a[k++] = src->attrs[i];
+    for (int i = 0; i < n->nattrs; i++)
+        if (&n->attrs[i] != from) a[k++] = n->attrs[i];
+    *out = a;
+    *nout = k;
+    return NNFX_OK;
+}
+
 static nnfx_node *current(const nnfx_value_map *replaced, nnfx_node *n) {
     for (int guard = 0; n && guard < 1 << 20; guard++) {
         nnfx_node *r = nnfx_value_map_get(replaced, n);
@@ -168,7 +200,13 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
             }
             if (!st) {
                 if (n->opcode == NNFX_CALL_FUNCTION) {
-                    c = nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err);
+                    nnfx_attr *merged = NULL;
+                    int nmerged = 0;
+                    st = copy_matched_attrs(m, n, &merged, &nmerged, err);
+                    if (!st)
+                        c = merged ? nnfx_graph_call_op(g, n->op, n->nargs, args, nmerged, merged, err)
+                                   : nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err);
+                    free(merged);
                 } else {
                     const ir_leaf *l = ir_graph_leaf(rep, n->target);
                     if (!ir_graph_leaf(g, n->target) && l)

@@ -28,6 +28,11 @@ typedef struct rw_pattern {
 
 /* Prepares pattern pg; errors for a pattern without output, returning
  * nothing, or returning a wildcard or literal. */
+/* A replacement node's attribute of this name (kind string) names a pattern
+ * node whose matched node's attributes the replacement takes (the rule
+ * language's **NODE); explicit attributes override them. */
+#define RW_COPY_ATTRS "**"
+
 nnfx_status rw_pattern_compile(const nnfx_graph *pg, rw_pattern *cp, nnfx_error *err);
 void rw_pattern_free(rw_pattern *cp);
 

@@ -197,7 +197,7 @@ expect 2 "bad rewrite rule" -- "$NNFX" optimize $M -o "$TMP/rw2.onnx" --rewrite 
 expect 2 "unknown pass" -- "$NNFX" optimize $M -o "$TMP/u.onnx" --pass no-such-pass
 check "unknown pass lists passes" grep -q "fuse-conv-bn" "$TMP/err"
 expect 2 "optimize without -o" -- "$NNFX" optimize $M --pass dce
-expect 2 "labels without gate" -- "$NNFX" optimize $M -o "$TMP/u.onnx" --labels batch_labels.npy --input x=batch.npy
+expect 0 "labels without a gate report the accuracy" -- "$NNFX" optimize $M -o "$TMP/u.onnx" --labels batch_labels.npy --input x=batch.npy
 expect 2 "optimize onto its input" -- "$NNFX" optimize $M -o $M --pass dce
 check "model untouched" test "$(sum $M)" = "$MSUM"
 expect 3 "optimize corrupt model" -- "$NNFX" optimize "$TMP/trunc.onnx" -o "$TMP/t.onnx"

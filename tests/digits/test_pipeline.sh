@@ -24,6 +24,7 @@ for f in analysis.json analysis.html optimize.json optimized.onnx model.onnx ana
 done
 check "runs the four steps in order" eval \
     '[ "$(grep -o "^== step [0-9]: [a-z]*" "$TMP/out" | cut -c9 | tr -d "\n")" = "12334" ]'
+check "before/after page with its verdict" grep -q '<p class="verdict good"><b>Improvement.</b>' "$O/report.html"
 check "findings chose fuse-conv-bn" grep -q "passes from the findings: --pass fuse-conv-bn" "$TMP/out"
 check "HTML report is a page with a picture of the graph" eval \
     'grep -q "<html" "$O/analysis.html" && grep -q "<svg" "$O/analysis.html"'
@@ -56,6 +57,24 @@ check "harmful: optimize.json says why" json "$O/optimize.json" \
 expect 0 "pipeline again into the first folder" -- bash "$PIPE" -o "$TMP/cnn" --nnfx "$NNFX"
 expect 1 "a failing run over it" -- bash "$PIPE" -o "$TMP/cnn" --nnfx "$NNFX" --rewrite 'relu(x) -> x'
 check "old model.onnx removed by the failing run" absent "$TMP/cnn/model.onnx"
+
+# --- findings left after optimisation fail the run (--fail-on) ---------------
+# identity nodes added by a harmless rewrite pass validation and the accuracy
+# gate, but are 'noop' findings in the published model: the default gate stops
+O=$TMP/gate
+expect 1 "pipeline fails on findings left" -- bash "$PIPE" -o "$O" --nnfx "$NNFX" --rewrite 'relu(x) -> relu(identity(x))'
+check "gate: stopped at step 4 with the findings named" grep -q "2 findings of the kinds in --fail-on remain: noop" "$TMP/err"
+check "gate: nothing published" absent "$O/model.onnx"
+expect 0 "--fail-on none publishes it" -- bash "$PIPE" -o "$O" --nnfx "$NNFX" --rewrite 'relu(x) -> relu(identity(x))' \
+    --fail-on none
+expect 0 "--max-accuracy-drop and --pass a,b accepted" -- bash "$PIPE" -o "$TMP/flags" --nnfx "$NNFX" \
+    --max-accuracy-drop 1 --pass dce,cse
+check "both passes ran" json "$TMP/flags/optimize.json" \
+    "[s.get('pass') for s in d['steps']] == ['fuse-conv-bn', 'dce', 'cse']"
+expect 1 "analyze --fail-on on the original model" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q \
+    --fail-on foldable_batch_norm
+expect 0 "analyze --fail-on: no such findings" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q --fail-on dead_node,noop
+expect 2 "analyze --fail-on: unknown kind" -- "$NNFX" analyze "$DATA/digits_cnn.onnx" -q --fail-on folded_bn
 
 # --- another model, given as an argument, without labels ---------------------
 O=$TMP/mlp

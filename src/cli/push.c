@@ -1,0 +1,455 @@
+/* push.c — `nnfx push` and `nnfx pull`: a model to and from an OCI
+ * registry as an artifact (docs/publish.md): the model file as a layer
+ * (exact bytes, org.opencontainers.image.title = its file name), its
+ * external data as a second layer, and a config blob with nnfx's analysis
+ * summary and the model's provenance. The protocol is src/publish/oci.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/analysis.h"
+#include "io/onnx_int.h"
+#include "publish/publish.h"
+
+static const char push_help[] =
+    "usage: nnfx push MODEL REGISTRY/REPOSITORY[:TAG] [--annotation KEY=VALUE]...\n"
+    "                 [--username USER --password-stdin] [--plain-http] [--external-data FILE]\n"
+    "\n"
+    "Publishes MODEL (.onnx) to an OCI registry (Docker Hub, GHCR, Harbor, ECR, ACR,\n"
+    "zot, docker-registry; the layout ORAS reads): one manifest whose\n"
+    "  artifactType  " PUB_MT_ARTIFACT "\n"
+    "  layer 1       the model file, its exact bytes, titled with its file name\n"
+    "                (" PUB_MT_MODEL ")\n"
+    "  layer 2       its external data, if any (" PUB_MT_DATA ")\n"
+    "  config        nnfx's analysis summary and the model's provenance (nnfx.*\n"
+    "                metadata) (" PUB_MT_CONFIG ")\n"
+    "TAG defaults to latest. Blobs the registry already has are not sent again;\n"
+    "blobs over one chunk go up in chunks (PATCH). Prints the pushed reference with\n"
+    "its digest (REGISTRY/REPO@sha256:...). See docs/publish.md.\n"
+    "\n"
+    "options:\n"
+    "  --annotation K=V   a manifest annotation (repeatable), e.g.\n"
+    "                     org.opencontainers.image.source=https://example.org/repo\n"
+    "  --external-data F  the external-data file to publish with the model (default:\n"
+    "                     MODEL.data when it exists, as nnfx writes it)\n"
+    "  --username USER    log in as USER; the password is read from standard input\n"
+    "  --password-stdin   (required with --username). Without --username the login,\n"
+    "                     if the registry asks for one, comes from auths.<registry>.auth\n"
+    "                     in $DOCKER_CONFIG/config.json or ~/.docker/config.json.\n"
+    "                     Credentials are never printed.\n"
+    "  --plain-http       talk HTTP instead of HTTPS (a local or test registry only)\n"
+    "  --chunk-size BYTES upload chunk size (default 8388608)\n"
+    "  -v, --verbose      print each request (method, URL, status) on stderr\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Exit status: 0 pushed; 2 usage error; 3 unreadable model, or the registry\n"
+    "refused, could not be reached, or broke off the upload (the message says which).\n"
+    "\n"
+    "examples:\n"
+    "  nnfx push opt.onnx ghcr.io/team/digits:v3 --annotation org.opencontainers.image.revision=$GIT_SHA\n"
+    "  echo \"$TOKEN\" | nnfx push opt.onnx registry.example.org/ml/digits:v3 --username ci --password-stdin\n"
+    "  nnfx push opt.onnx localhost:5000/digits:test --plain-http\n";
+
+static const char pull_help[] = "usage: nnfx pull REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST] -o FILE\n"
+                                "                 [--username USER --password-stdin] [--plain-http]\n"
+                                "\n"
+                                "Downloads a model pushed with `nnfx push` (or any OCI artifact with an ONNX\n"
+                                "layer) to FILE; its external data, if any, goes beside FILE under the name the\n"
+                                "model refers to. The manifest and every blob are checked against their\n"
+                                "digests before anything is renamed into place (temporary name, then rename).\n"
+                                "\n"
+                                "options:\n"
+                                "  -o, --output FILE  where the model goes (required)\n"
+                                "  --username USER, --password-stdin, --plain-http, -v: as for nnfx push\n"
+                                "  -h, --help         this text\n"
+                                "\n"
+                                "Exit status: 0 pulled; 2 usage error; 3 the registry refused, could not be\n"
+                                "reached, has no such tag, or sent bytes that do not match their digest.\n"
+                                "\n"
+                                "examples:\n"
+                                "  nnfx pull ghcr.io/team/digits:v3 -o digits.onnx\n"
+                                "  nnfx pull localhost:5000/digits@sha256:0123...cdef -o d.onnx --plain-http\n";
+
+#define PUSH_MAX_ANN 64
+
+typedef struct net_opts {
+    pub_client_options o;
+    bool password_stdin;
+    char *password;
+} net_opts;
+
+/* Parses the options push and pull share; true when a[i] was one. */
+static bool net_opt(cli_args *a, net_opts *n, int *rc) {
+    const char *v;
+    if (cli_opt(a, "--username", "-u", &v)) {
+        n->o.username = v;
+    } else if (cli_flag(a, "--password-stdin", NULL)) {
+        n->password_stdin = true;
+    } else if (cli_flag(a, "--plain-http", NULL)) {
+        n->o.plain_http = true;
+    } else if (cli_flag(a, "--verbose", "-v")) {
+        n->o.verbose = true;
+    } else if (cli_opt(a, "--chunk-size", NULL, &v)) {
+        long cs;
+        if (!a->bad && !cli_parse_int(v, 1, 1L << 30, &cs))
+            *rc = cli_usage_error(a->cmd, "--chunk-size wants a byte count from 1 to 1073741824, not '%s'", v);
+        else
+            n->o.chunk_size = (size_t)cs;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Checks the credential options and reads the password from stdin. */
+static int net_finish(const char *cmd, net_opts *n) {
+    if (n->password_stdin && !n->o.username) return cli_usage_error(cmd, "--password-stdin needs --username");
+    if (n->o.username && !n->password_stdin)
+        return cli_usage_error(cmd, "--username needs --password-stdin (a password on the command line would show "
+                                    "in the process list)");
+    if (!n->password_stdin) return CLI_EXIT_OK;
+    size_t cap = 0;
+    ssize_t len = getline(&n->password, &cap, stdin);
+    if (len < 0) {
+        free(n->password);
+        n->password = NULL;
+        cli_error(cmd, "--password-stdin: nothing on standard input");
+        return CLI_EXIT_USAGE;
+    }
+    while (len > 0 && (n->password[len - 1] == '\n' || n->password[len - 1] == '\r'))
+        n->password[--len] = '\0';
+    n->o.password = n->password;
+    return CLI_EXIT_OK;
+}
+
+static void net_free(net_opts *n) {
+    if (n->password) {
+        memset(n->password, 0, strlen(n->password));
+        free(n->password);
+    }
+}
+
+/* Appends raw JSON if text parses as JSON, else text as a JSON string. */
+static void json_raw_or_str(sbuf *b, const char *text) {
+    nnfx_error e = {0};
+    pub_json *j = pub_json_parse(text, strlen(text), &e);
+    if (j)
+        sb_printf(b, "%s", text);
+    else
+        cli_json_str(b, text);
+    pub_json_free(j);
+}
+
+/* The config blob: the model's file facts, provenance and analysis. */
+static char *config_json(const char *model, const char *title, const pub_blob *mb, const nnfx_graph *g,
+                         const cli_analysis *an) {
+    sbuf b = {0};
+    const onnx_model_info *info = onnx_info_of(g);
+    sb_printf(&b, "{\"created_by\": \"nnfx %s\", \"model\": {\"title\": ", NNFX_VERSION);
+    cli_json_str(&b, title);
+    sb_printf(&b, ", \"digest\": \"%s\", \"size\": %llu, \"producer\": ", mb->digest, (unsigned long long)mb->size);
+    cli_json_str(&b, info && info->producer_name ? info->producer_name : "");
+    sb_printf(&b, ", \"producer_version\": ");
+    cli_json_str(&b, info && info->producer_version ? info->producer_version : "");
+    sb_printf(&b, ", \"opsets\": {");
+    for (int i = 0; info && i < info->nopsets; i++) {
+        sb_printf(&b, "%s", i ? ", " : "");
+        cli_json_str(&b, info->opsets[i].key[0] ? info->opsets[i].key : "ai.onnx");
+        sb_printf(&b, ": %s", info->opsets[i].value);
+    }
+    sb_printf(&b, "}}, \"provenance\": {");
+    int k = 0;
+    for (int i = 0; info && i < info->nmeta; i++) {
+        if (strncmp(info->meta[i].key, "nnfx.", 5) != 0) continue;
+        sb_printf(&b, "%s", k++ ? ", " : "");
+        cli_json_str(&b, info->meta[i].key);
+        sb_printf(&b, ": ");
+        if (strcmp(info->meta[i].key, "nnfx.steps") == 0 || strcmp(info->meta[i].key, "nnfx.validation") == 0)
+            json_raw_or_str(&b, info->meta[i].value);
+        else
+            cli_json_str(&b, info->meta[i].value);
+    }
+    sb_printf(&b,
+              "}, \"analysis\": {\"nodes\": %d, \"params\": %lld, \"param_bytes\": %lld, \"macs\": %lld, "
+              "\"flops\": %lld, \"peak_activation_bytes\": %lld, \"findings\": {",
+              an->nodes, (long long)an->params, (long long)an->param_bytes, (long long)an->macs, (long long)an->flops,
+              (long long)an->peak_activation_bytes);
+    for (int i = 0; i < an->nfindings; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(an->findings[j].kind, an->findings[i].kind) == 0;
+        if (seen) continue;
+        int count = 0;
+        for (int j = i; j < an->nfindings; j++)
+            if (strcmp(an->findings[j].kind, an->findings[i].kind) == 0) count++;
+        sb_printf(&b, "%s", i ? ", " : "");
+        cli_json_str(&b, an->findings[i].kind);
+        sb_printf(&b, ": %d", count);
+    }
+    sb_printf(&b, "}}}");
+    (void)model;
+    return sb_finish(&b);
+}
+
+static void descriptor(sbuf *b, const char *mt, const pub_blob *blob, const char *title) {
+    sb_printf(b, "{\"mediaType\": \"%s\", \"digest\": \"%s\", \"size\": %llu", mt, blob->digest,
+              (unsigned long long)blob->size);
+    if (title) {
+        sb_printf(b, ", \"annotations\": {\"org.opencontainers.image.title\": ");
+        cli_json_str(b, title);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "}");
+}
+
+int cli_push(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(push_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    const char *model = NULL, *refs = NULL, *ext = NULL;
+    const char *ann[PUSH_MAX_ANN];
+    int nann = 0, rc = CLI_EXIT_OK;
+    net_opts n = {0};
+    cli_args a;
+    cli_args_init(&a, "push", argc, argv);
+    while (cli_args_more(&a) && !rc) {
+        const char *v;
+        if (net_opt(&a, &n, &rc)) continue;
+        if (cli_opt(&a, "--annotation", "-a", &v)) {
+            if (a.bad) break;
+            if (nann == PUSH_MAX_ANN) return cli_usage_error("push", "too many --annotation options");
+            if (!strchr(v, '=') || v[0] == '=')
+                return cli_usage_error("push", "--annotation wants KEY=VALUE, not '%s'", v);
+            ann[nann++] = v;
+        } else if (cli_opt(&a, "--external-data", NULL, &v)) {
+            ext = v;
+        } else {
+            const char *p = cli_positional(&a);
+            if (!p) break;
+            if (!model)
+                model = p;
+            else if (!refs)
+                refs = p;
+            else
+                return cli_usage_error("push", "unexpected argument '%s' (one MODEL and one REFERENCE)", p);
+        }
+    }
+    if (rc) return rc;
+    if (a.bad) return CLI_EXIT_USAGE;
+    if (!model || !refs) return cli_usage_error("push", "give MODEL and REGISTRY/REPOSITORY[:TAG]");
+    nnfx_error err = {0};
+    pub_ref ref;
+    if (pub_ref_parse(refs, &ref, &err)) return cli_usage_error("push", "%s", err.msg);
+    if (ref.is_digest) return cli_usage_error("push", "push to a tag, not a digest ('%s')", refs);
+    if ((rc = net_finish("push", &n))) return rc;
+
+    /* the model must be one nnfx reads; its analysis goes into the config */
+    nnfx_graph *g = cli_load_model(model, &err);
+    if (!g || nnfx_graph_infer_shapes(g, &err)) {
+        nnfx_graph_free(g);
+        net_free(&n);
+        cli_fail("push", model, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    cli_analysis an = {0};
+    pub_blob mb = {.path = model}, db = {0}, cb = {0};
+    char *config = NULL, *manifest = NULL, *ext_auto = NULL;
+    pub_client *c = NULL;
+    const char *title = cli_basename(model);
+    if (cli_analyze_graph(g, model, &an, &err) || pub_blob_prepare(&mb, &err)) {
+        rc = cli_fail("push", model, &err);
+        goto out;
+    }
+    if (!ext) {
+        size_t len = strlen(model) + 6;
+        ext_auto = malloc(len);
+        if (ext_auto) snprintf(ext_auto, len, "%s.data", model);
+        if (ext_auto && access(ext_auto, R_OK) == 0) ext = ext_auto;
+    }
+    if (ext) {
+        db.path = ext;
+        if (pub_blob_prepare(&db, &err)) {
+            rc = cli_fail("push", ext, &err);
+            goto out;
+        }
+    }
+    config = config_json(model, title, &mb, g, &an);
+    if (!config) {
+        cli_error("push", "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+        goto out;
+    }
+    cb.data = config;
+    cb.size = strlen(config);
+    pub_blob_prepare(&cb, &err);
+
+    sbuf m = {0};
+    sb_printf(&m,
+              "{\"schemaVersion\": 2, \"mediaType\": \"%s\", \"artifactType\": \"%s\", \"config\": ", PUB_MT_MANIFEST,
+              PUB_MT_ARTIFACT);
+    descriptor(&m, PUB_MT_CONFIG, &cb, NULL);
+    sb_printf(&m, ", \"layers\": [");
+    descriptor(&m, PUB_MT_MODEL, &mb, title);
+    if (ext) {
+        sb_printf(&m, ", ");
+        descriptor(&m, PUB_MT_DATA, &db, cli_basename(ext));
+    }
+    sb_printf(&m, "]");
+    if (nann) {
+        sb_printf(&m, ", \"annotations\": {");
+        for (int i = 0; i < nann; i++) {
+            const char *eq = strchr(ann[i], '=');
+            char key[512];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - ann[i]), ann[i]);
+            sb_printf(&m, "%s", i ? ", " : "");
+            cli_json_str(&m, key);
+            sb_printf(&m, ": ");
+            cli_json_str(&m, eq + 1);
+        }
+        sb_printf(&m, "}");
+    }
+    sb_printf(&m, "}");
+    manifest = sb_finish(&m);
+    if (!manifest) {
+        cli_error("push", "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+        goto out;
+    }
+
+    c = pub_client_new(&ref, &n.o, &err);
+    char digest[72];
+    if (!c || pub_push_blob(c, &mb, &err) || (ext && pub_push_blob(c, &db, &err)) || pub_push_blob(c, &cb, &err) ||
+        pub_push_manifest(c, manifest, strlen(manifest), digest, &err)) {
+        cli_error("push", "%s: %s", refs, err.msg);
+        rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+        goto out;
+    }
+    printf("%s/%s@%s\n", ref.host, ref.repo, digest);
+out:
+    pub_client_free(c);
+    free(manifest);
+    free(config);
+    free(ext_auto);
+    cli_analysis_free(&an);
+    nnfx_graph_free(g);
+    net_free(&n);
+    return rc;
+}
+
+/* A layer's title as a plain file name, or NULL when unsafe. */
+static const char *safe_title(const pub_json *layer) {
+    const char *t = pub_json_str(pub_json_get(layer, "annotations"), "org.opencontainers.image.title");
+    if (!t || !*t || strchr(t, '/') || strchr(t, '\\') || strcmp(t, ".") == 0 || strcmp(t, "..") == 0) return NULL;
+    return t;
+}
+
+int cli_pull(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(pull_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    const char *refs = NULL, *out = NULL;
+    int rc = CLI_EXIT_OK;
+    net_opts n = {0};
+    cli_args a;
+    cli_args_init(&a, "pull", argc, argv);
+    while (cli_args_more(&a) && !rc) {
+        const char *v;
+        if (net_opt(&a, &n, &rc)) continue;
+        if (cli_opt(&a, "--output", "-o", &v)) {
+            out = v;
+        } else {
+            const char *p = cli_positional(&a);
+            if (!p) break;
+            if (refs) return cli_usage_error("pull", "one reference at a time ('%s' and '%s' given)", refs, p);
+            refs = p;
+        }
+    }
+    if (rc) return rc;
+    if (a.bad) return CLI_EXIT_USAGE;
+    if (!refs) return cli_usage_error("pull", "no reference given (REGISTRY/REPOSITORY[:TAG])");
+    if (!out) return cli_usage_error("pull", "no output given (-o FILE)");
+    if (strcmp(out, "-") == 0 || cli_is_dir(out)) return cli_usage_error("pull", "-o wants a file name, not '%s'", out);
+    nnfx_error err = {0};
+    pub_ref ref;
+    if (pub_ref_parse(refs, &ref, &err)) return cli_usage_error("pull", "%s", err.msg);
+    if ((rc = net_finish("pull", &n))) return rc;
+
+    char *text = NULL, digest[72];
+    size_t len = 0;
+    pub_json *man = NULL;
+    char *dir = NULL;
+    pub_client *c = pub_client_new(&ref, &n.o, &err);
+    if (!c || pub_pull_manifest(c, &text, &len, digest, &err)) goto fail;
+    if (!(man = pub_json_parse(text, len, &err))) goto fail;
+    const pub_json *layers = pub_json_get(man, "layers");
+    if (!layers || layers->kind != PUB_JARR || layers->n == 0) {
+        nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s has no layers (not a model artifact)", refs);
+        goto fail;
+    }
+    /* the model layer: nnfx's media type, else a title ending in .onnx, else the first */
+    const pub_json *model_layer = NULL;
+    for (int i = 0; i < layers->n && !model_layer; i++) {
+        const char *mt = pub_json_str(layers->items[i], "mediaType");
+        if (mt && strcmp(mt, PUB_MT_MODEL) == 0) model_layer = layers->items[i];
+    }
+    for (int i = 0; i < layers->n && !model_layer; i++) {
+        const char *t = safe_title(layers->items[i]);
+        if (t && strlen(t) > 5 && strcmp(t + strlen(t) - 5, ".onnx") == 0) model_layer = layers->items[i];
+    }
+    if (!model_layer) model_layer = layers->items[0];
+    size_t dl = strrchr(out, '/') ? (size_t)(strrchr(out, '/') - out) + 1 : 0;
+    /* the external data first, the model last: a pull that fails leaves no
+     * model file at -o (each file goes through a temporary name) */
+    for (int i = 0; i < 2 * layers->n; i++) {
+        const pub_json *l = layers->items[i % layers->n];
+        if ((l == model_layer) != (i >= layers->n)) continue;
+        const char *d = pub_json_str(l, "digest"), *mt = pub_json_str(l, "mediaType");
+        const pub_json *sz = pub_json_get(l, "size");
+        if (!d || !sz || sz->kind != PUB_JNUM || sz->num < 0) {
+            nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: layer %d lacks a digest or size", refs,
+                           i % layers->n);
+            goto fail;
+        }
+        const char *path = NULL;
+        if (l == model_layer) {
+            path = out;
+        } else if (mt && strcmp(mt, PUB_MT_DATA) == 0) {
+            const char *t = safe_title(l);
+            if (!t) {
+                nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: external-data layer %d has no usable title",
+                               refs, i % layers->n);
+                goto fail;
+            }
+            free(dir);
+            dir = malloc(dl + strlen(t) + 1);
+            if (!dir) goto fail;
+            memcpy(dir, out, dl);
+            strcpy(dir + dl, t);
+            path = dir;
+            if (strcmp(path, out) == 0) {
+                nnfx_error_set(&err, NNFX_ERR_PARSE,
+                               "the manifest of %s: the external data is titled '%s', the name given with -o", refs, t);
+                goto fail;
+            }
+        } else {
+            continue; /* not ours to place */
+        }
+        if (pub_pull_blob(c, d, (uint64_t)sz->num, path, &err)) goto fail;
+    }
+    printf("%s -> %s (%s)\n", refs, out, digest);
+    goto done;
+fail:
+    if (!err.msg[0]) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
+    cli_error("pull", "%s: %s", refs, err.msg);
+    rc = CLI_EXIT_BAD_INPUT;
+done:
+    free(dir);
+    pub_json_free(man);
+    free(text);
+    pub_client_free(c);
+    net_free(&n);
+    return rc;
+}
