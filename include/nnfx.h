@@ -131,8 +131,14 @@ nnfx_shape nnfx_shape_of(int rank, ...);
 
 typedef struct nnfx_mapping nnfx_mapping; /* a refcounted mmap region */
 
-/* A dense row-major tensor. Fields are read-only for users except `data`
- * contents; create with nnfx_tensor_new / nnfx_tensor_borrow. */
+/* A dense row-major tensor. Fields are read-only for users; create with
+ * nnfx_tensor_new / nnfx_tensor_borrow.
+ * Writing `data` contents: allowed for a tensor you created (OWNED,
+ * BORROWED) and no one else shares. MAPPED data points into a read-only
+ * file mapping (weights of a loaded ONNX model): writing it faults. Get
+ * writable data through nnfx_tensor_data_mut (refuses MAPPED tensors with
+ * a message) and, for a graph's parameters, through nnfx_graph_param_mut,
+ * which copies a mapped or shared parameter first (copy on write). */
 typedef struct nnfx_tensor {
     nnfx_dtype dtype;
     int rank;
@@ -170,7 +176,11 @@ int64_t nnfx_shape_numel(int rank, const int64_t *shape);
 char *nnfx_shape_str(int rank, const int64_t *shape, char *buf, size_t len);
 /* Element i converted to double (any dtype). */
 double nnfx_tensor_get(const nnfx_tensor *t, int64_t i);
-/* Fills a float32 tensor with deterministic uniform values in [lo, hi). */
+/* t->data when t may be written; NULL with an error when its data is mapped
+ * read-only from a file (NNFX_STORAGE_MAPPED). */
+void *nnfx_tensor_data_mut(nnfx_tensor *t, nnfx_error *err);
+/* Fills a float32 tensor with deterministic uniform values in [lo, hi)
+ * (does nothing to a mapped, read-only tensor). */
 void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi);
 
 /* Maps a whole file read-only. The mapping starts with refcount 1. */
@@ -325,8 +335,16 @@ void nnfx_graph_free(nnfx_graph *g);
 
 /* Adds or replaces parameter `name` (retains t). */
 nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
-/* The parameter called name, or NULL. Borrowed. */
+/* The parameter called name, or NULL. Borrowed, and for reading only: it
+ * may be mapped from the model file or shared with a copy of the graph. */
 nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name);
+/* Parameter `name` made writable (copy on write): when it is mapped from a
+ * file, borrowed, or shared with another graph or a compiled plan, it is
+ * first replaced in g by an owned copy, so no other holder sees the edit.
+ * Returns the tensor to write (borrowed, owned by g; its data is writable)
+ * and marks g changed (a GraphModule recompiles before its next run).
+ * NULL with NNFX_ERR_NOT_FOUND for an unknown name, NNFX_ERR_NOMEM. */
+nnfx_tensor *nnfx_graph_param_mut(nnfx_graph *g, const char *name, nnfx_error *err);
 /* Number of parameters, and the i-th name/tensor (insertion order). */
 int nnfx_graph_num_params(const nnfx_graph *g);
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i);
@@ -473,8 +491,10 @@ bool nnfx_value_map_put(nnfx_value_map *m, const nnfx_node *k, nnfx_node *v);
 /* The mapped node, or NULL. */
 nnfx_node *nnfx_value_map_get(const nnfx_value_map *m, const nnfx_node *k);
 
-/* Deep copy of g (nodes, meta, params shared by reference, leaves). When map
- * is not NULL it receives src node -> copy for every node. */
+/* Deep copy of g (nodes, meta, leaves). Parameters are shared by reference
+ * until written: edit them through nnfx_graph_param_mut (copy on write), so
+ * editing the copy never changes g and vice versa. When map is not NULL it
+ * receives src node -> copy for every node. */
 nnfx_graph *nnfx_graph_copy(const nnfx_graph *g, nnfx_value_map *map, nnfx_error *err);
 /* Copies node n (from any graph) into g at the insert point, its node args
  * translated through map (each must be mapped); records n -> copy in map. */
