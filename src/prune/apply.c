@@ -468,6 +468,8 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
         if ((s = nnfx_graph_set_param(g, newn[j], newt[j], err))) goto fail;
     for (int i = 0; i < pg->nnodes; i++)
         if (pg->nodes[i]->opcode == NNFX_CALL_FUNCTION && (s = fix_node(&p, pg->nodes[i], err))) goto fail;
+    for (int i = 0; i < pg->nnodes; i++) /* shape inference uses pass_data too */
+        pg->nodes[i]->pass_data = NULL;
     if ((s = nnfx_graph_infer_shapes(g, err))) {
         nnfx_error_prefix(err, "prune: the pruned graph does not fit together (a bug; please report)");
         goto fail;

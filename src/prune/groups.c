@@ -787,11 +787,33 @@ nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *
                            exclude && exclude[i] ? exclude[i] : "(null)");
             return NULL;
         }
-    if (nnfx_graph_infer_shapes(g, err)) {
-        nnfx_error_prefix(err, "prune: shapes");
+    /* symbolic input dims (a dynamic batch) count as 1 for the analysis:
+     * channel counts do not depend on them; the metas are restored after */
+    int nin = nnfx_graph_num_inputs(g);
+    nnfx_meta *saved = calloc((size_t)nin + 1, sizeof *saved);
+    if (!saved) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    nnfx_prune_analysis *pg = calloc(1, sizeof *pg);
+    bool pinned = false;
+    for (int i = 0; i < nin; i++) {
+        nnfx_node *p = nnfx_graph_input(g, i);
+        saved[i] = *nnfx_node_meta_c(p, 0);
+        if (saved[i].rank < 0 || nnfx_meta_is_static(&saved[i])) continue;
+        nnfx_meta *m = nnfx_node_meta(p, 0);
+        for (int d = 0; d < m->rank; d++)
+            if (m->dims[d].value < 0) {
+                m->dims[d].value = 1;
+                m->dims[d].symbol[0] = 0;
+            }
+        pinned = true;
+    }
+    nnfx_prune_analysis *pg = NULL;
+    if (nnfx_graph_infer_shapes(g, err)) {
+        nnfx_error_prefix(err, "prune: shapes");
+        goto restore;
+    }
+    pg = calloc(1, sizeof *pg);
     if (!pg) goto oom;
     pg->g = g;
     pg->nnodes = g->num_nodes;
@@ -828,11 +850,21 @@ nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *
             }
     }
     if (pg->oom || !collect(pg)) goto oom;
-    return pg;
+    goto restore;
 oom:
     nnfx_prune_analysis_free(pg);
+    pg = NULL;
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory analysing channel dependencies");
-    return NULL;
+restore:
+    if (pinned) {
+        for (int k = 0; k < nin; k++)
+            *nnfx_node_meta(nnfx_graph_input(g, k), 0) = saved[k];
+        nnfx_graph_infer_shapes(g, NULL); /* uses pass_data as scratch */
+        for (int k = 0; pg && k < pg->nnodes; k++)
+            pg->nodes[k]->pass_data = pg->vals[k];
+    }
+    free(saved);
+    return pg;
 }
 
 int nnfx_prune_num_groups(const nnfx_prune_analysis *a) { return a ? a->ngroups : 0; }
