@@ -960,7 +960,10 @@ const char *nnfx_pass_description(int i);
  * why. Shapes must be static. */
 typedef struct nnfx_prune_analysis nnfx_prune_analysis;
 
-/* Analyses g (shapes are inferred first); nodes named in exclude keep all
+/* Analyses g: shapes are inferred first (symbolic input dims count as 1)
+ * and, when the inputs have static shapes, constant subgraphs are folded
+ * (nnfx_pass_fold_constants: Shape -> Gather -> Slice chains become
+ * constants the analysis can follow). Nodes named in exclude keep all
  * their channels (NNFX_ERR_NOT_FOUND for a name g does not have). Free with
  * nnfx_prune_analysis_free. */
 nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *const *exclude, nnfx_error *err);

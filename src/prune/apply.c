@@ -248,6 +248,15 @@ static nnfx_status set_const_input(nnfx_graph *g, nnfx_node *n, int i, nnfx_tens
     return nnfx_node_set_args(n, i + 1, args, err);
 }
 
+/* True when inputs from..to-1 of n that are present are parameters. */
+static bool const_inputs(const nnfx_node *n, int from, int to) {
+    for (int i = from; i < to && i < n->nargs; i++) {
+        const nnfx_node *a = nnfx_node_arg_node(n, i);
+        if (n->args[i].kind == NNFX_ARG_NODE && (!a || a->opcode != NNFX_GET_ATTR)) return false;
+    }
+    return true;
+}
+
 static nnfx_tensor *ints_tensor(const int64_t *v, int n, nnfx_error *err) {
     int64_t shape[1] = {n};
     nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, shape, err);
@@ -269,7 +278,7 @@ static nnfx_status fix_node(pr_plan *p, nnfx_node *n, nnfx_error *err) {
         return nnfx_node_set_attr(n, &a, err);
     }
     case NNFX_OP_RESHAPE: {
-        if (!tout) return NNFX_OK;
+        if (!tout || !const_inputs(n, 1, 2)) return NNFX_OK;
         int64_t shp[NNFX_MAX_RANK];
         nnfx_tensor *st = nnfx_graph_param(pg->g, nnfx_node_arg_node(n, 1)->target);
         int r = (int)nnfx_tensor_numel(st);
@@ -283,7 +292,8 @@ static nnfx_status fix_node(pr_plan *p, nnfx_node *n, nnfx_error *err) {
     }
     case NNFX_OP_SPLIT: {
         int ax = (int)nnfx_node_attr_int(n, "axis", 0);
-        if (!tx || (ax < 0 ? ax + x->rank : ax) != x->lo || x->hi - x->lo != 1) return NNFX_OK;
+        if (!tx || (ax < 0 ? ax + x->rank : ax) != x->lo || x->hi - x->lo != 1 || !const_inputs(n, 1, 2))
+            return NNFX_OK;
         int64_t sizes[64];
         if (n->nout > 64) return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "%s: too many outputs", n->name);
         for (int k = 0; k < n->nout; k++)
@@ -304,7 +314,8 @@ static nnfx_status fix_node(pr_plan *p, nnfx_node *n, nnfx_error *err) {
         return s;
     }
     case NNFX_OP_SLICE: {
-        if (!tx || !tout || out->lo != x->lo || x->hi - x->lo != 1) return NNFX_OK;
+        if (!tx || !tout || out->lo != x->lo || x->hi - x->lo != 1 || !const_inputs(n, 1, 5) || n->nargs < 3)
+            return NNFX_OK;
         int64_t st[NNFX_MAX_RANK], en[NNFX_MAX_RANK], axes[NNFX_MAX_RANK];
         nnfx_tensor *ts = nnfx_graph_param(pg->g, nnfx_node_arg_node(n, 1)->target);
         nnfx_tensor *te = nnfx_graph_param(pg->g, nnfx_node_arg_node(n, 2)->target);

@@ -787,6 +787,12 @@ nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *
                            exclude && exclude[i] ? exclude[i] : "(null)");
             return NULL;
         }
+    /* with static inputs, shape computations (Shape -> Gather -> Slice, as
+     * exporters write torch.chunk) become constants the analysis follows */
+    bool static_inputs = true;
+    for (int i = 0; i < nnfx_graph_num_inputs(g); i++)
+        static_inputs &= nnfx_meta_is_static(nnfx_node_meta_c(nnfx_graph_input(g, i), 0));
+    if (static_inputs && nnfx_pass_fold_constants(g, NULL, err)) return NULL;
     /* symbolic input dims (a dynamic batch) count as 1 for the analysis:
      * channel counts do not depend on them; the metas are restored after */
     int nin = nnfx_graph_num_inputs(g);
