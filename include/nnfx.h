@@ -980,7 +980,12 @@ typedef struct nnfx_prune_group_info {
 } nnfx_prune_group_info;
 
 /* Roles of a parameter slice. */
-enum { NNFX_PRUNE_ROLE_PRODUCER = 1, NNFX_PRUNE_ROLE_CONSUMER = 2, NNFX_PRUNE_ROLE_BN_SCALE = 3, NNFX_PRUNE_ROLE_OTHER = 4 };
+enum {
+    NNFX_PRUNE_ROLE_PRODUCER = 1,
+    NNFX_PRUNE_ROLE_CONSUMER = 2,
+    NNFX_PRUNE_ROLE_BN_SCALE = 3,
+    NNFX_PRUNE_ROLE_OTHER = 4
+};
 
 typedef struct nnfx_prune_member_info {
     const char *node;  /* the op reading the parameter                         */

@@ -47,4 +47,3 @@ void nnfx_node_cost(const nnfx_node *n, int64_t *macs, int64_t *flops) {
     if (*macs < 0) *macs = 0;
     if (*flops < 0) *flops = 0;
 }
-
