@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+"""Exports torchvision models (random weights, seeded; nothing downloaded;
+eval mode, BatchNorm folded by the exporter) for the slow pruning test:
+
+    /usr/bin/python3 tests/prune/export_torchvision.py OUT_DIR [NAME ...]
+
+OUT_DIR/NAME.onnx (opset 13, input [1, 3, 224, 224]) and OUT_DIR/input.npy.
+Exit status 77 (a CTest skip) when torch, torchvision or onnx is missing.
+"""
+import os
+import sys
+
+MODELS = ["resnet18", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "densenet121", "googlenet",
+          "regnet_y_400mf", "shufflenet_v2_x1_0"]
+
+
+def main():
+    try:
+        import numpy as np
+        import torch
+        import torchvision
+    except ImportError as e:
+        print("skip: %s" % e)
+        sys.exit(77)
+    out = sys.argv[1]
+    names = sys.argv[2:] or MODELS
+    os.makedirs(out, exist_ok=True)
+    np.save(os.path.join(out, "input.npy"), np.random.RandomState(0).rand(1, 3, 224, 224).astype(np.float32))
+    for name in names:
+        path = os.path.join(out, name + ".onnx")
+        if os.path.exists(path):
+            continue
+        torch.manual_seed(0)
+        kw = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+        model = getattr(torchvision.models, name)(weights=None, **kw).eval()
+        torch.onnx.export(model, torch.zeros(1, 3, 224, 224), path + ".tmp", opset_version=13,
+                          input_names=["input"], output_names=["output"], do_constant_folding=True)
+        os.replace(path + ".tmp", path)
+        print("exported", path, flush=True)
+
+
+if __name__ == "__main__":
+    main()
