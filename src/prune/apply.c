@@ -191,6 +191,24 @@ static bool choose(pr_plan *p, const nnfx_prune_options *o) {
     }
     free(c);
     free(nrem);
+    /* no parameter may lose every index along its axis (a Conv reading only
+     * a slice of a group, after a Split): give it back its best channel */
+    for (int m = 0; m < pg->nmem; m++) {
+        const pr_member *mb = &pg->mem[m];
+        const pr_val *v = pr_val_of(pg, mb->vnode, mb->vout);
+        int best = -1;
+        bool any = false;
+        for (int64_t i = 0; i < mb->size && !any; i++) {
+            int l = pr_label_at(v, mb->offset + i);
+            if (l < 0 || !p->removed[pr_find(pg, l)]) {
+                any = true;
+                break;
+            }
+            l = pr_find(pg, l);
+            if (best < 0 || p->score[l] > p->score[best]) best = l;
+        }
+        if (!any && best >= 0) p->removed[best] = false;
+    }
     return true;
 }
 

@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Exports torchvision models (random weights, seeded; nothing downloaded;
-eval mode, BatchNorm folded by the exporter) for the slow pruning test:
+eval mode, BatchNorm folded by the exporter) for the slow pruning test.
+BatchNorm statistics are first measured on random images (a few batches in
+train mode) so that activations keep their scale through the network and
+the outputs are not a constant (random init with fresh statistics fades to
+~1e-12 in mobilenet and efficientnet, ReLUs die in googlenet):
 
     /usr/bin/python3 tests/prune/export_torchvision.py OUT_DIR [NAME ...]
 
@@ -32,7 +36,16 @@ def main():
             continue
         torch.manual_seed(0)
         kw = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
-        model = getattr(torchvision.models, name)(weights=None, **kw).eval()
+        model = getattr(torchvision.models, name)(weights=None, **kw)
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.reset_running_stats()
+                m.momentum = None  # cumulative average over the calibration batches
+        model.train()
+        with torch.no_grad():
+            for k in range(2):
+                model(torch.from_numpy(np.random.RandomState(k + 1).rand(8, 3, 224, 224).astype(np.float32)))
+        model.eval()
         torch.onnx.export(model, torch.zeros(1, 3, 224, 224), path + ".tmp", opset_version=13,
                           input_names=["input"], output_names=["output"], do_constant_folding=True)
         os.replace(path + ".tmp", path)
