@@ -59,6 +59,13 @@ char *cli_analysis_html(const cli_analysis *an, const char *model_path, const ch
 /* The terminal summary (malloc'd). */
 char *cli_analysis_summary(const cli_analysis *an, const char *model_path);
 
+/* Per-layer channel counts and weight sparsity of every Conv, Gemm and
+ * MatMul with a parameter weight (analysis_layers.c): a JSON array of
+ * {name, op, in_channels, out_channels, groups, weights, zero_weights,
+ * sparsity}, and terminal lines. */
+void cli_layers_json(sbuf *b, const nnfx_graph *g);
+void cli_layers_summary(sbuf *b, const nnfx_graph *g);
+
 /* Op type label of a node ("Conv", "getitem", a leaf's name). */
 const char *cli_node_op_label(const nnfx_node *n);
 /* "1.81 G", "302 M", "12.5 K", "17" */

@@ -58,7 +58,9 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
         sb_printf(&b, ", \"params\": %lld, \"macs\": %lld, \"flops\": %lld}", (long long)c->params, (long long)c->macs,
                   (long long)c->flops);
     }
-    sb_printf(&b, "],\n  \"findings\": [");
+    sb_printf(&b, "],\n  \"layers\": ");
+    cli_layers_json(&b, g);
+    sb_printf(&b, ",\n  \"findings\": [");
     for (int i = 0; i < an->nfindings; i++) {
         const cli_finding *f = &an->findings[i];
         sb_printf(&b, "%s\n    {\"kind\": ", i ? "," : "");
@@ -125,6 +127,8 @@ char *cli_analysis_summary(const cli_analysis *an, const char *model) {
             free(sorted);
         }
     }
+    sb_printf(&b, "\n  ");
+    cli_layers_summary(&b, g);
     if (an->nfindings == 0) {
         sb_printf(&b, "\n  no findings\n");
     } else {

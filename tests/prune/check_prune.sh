@@ -104,6 +104,17 @@ for k in ['stem.weight', 'c1.weight', 'c2.weight', 'fc.weight']:
     ok &= bool(np.abs(o[k][~keep]).max() <= np.abs(o[k][keep]).min())
 sys.exit(0 if ok else 1)"
 
+# analyze reports per-layer channel counts and sparsity
+expect 0 "analyze sparse model" -- "$NNFX" analyze "$TMP/s.onnx" --json "$TMP/sa.json" -q
+expect 0 "analyze pruned model" -- "$NNFX" analyze "$TMP/concat.onnx" --json "$TMP/ca.json" -q
+check "analyze: layers with channels and sparsity" "$PY" -c "
+import json,sys
+s={l['name']: l for l in json.load(open('$TMP/sa.json'))['layers']}
+c={l['name']: l for l in json.load(open('$TMP/ca.json'))['layers']}
+ok = abs(s['_c1_Conv_output_0']['sparsity'] - 0.6) < 0.02 and s['_c1_Conv_output_0']['in_channels'] == 8
+ok &= c['_c_Conv_output_0']['in_channels'] == 5 and c['_c_Conv_output_0']['out_channels'] == 4
+sys.exit(0 if ok else 1)"
+
 # the accuracy gate (labels = the original model's own top-1: drop 0 passes)
 "$PY" -c "import numpy as np; np.save('$TMP/lab.npy', np.load('$D/residual.output.npy').argmax(1).astype(np.int64))"
 expect 0 "accuracy gate passes" -- "$NNFX" prune "$D/residual.onnx" -o "$TMP/g.onnx" --ratio 0.5 \
