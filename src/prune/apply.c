@@ -441,7 +441,7 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
     nnfx_prune_analysis *pg = nnfx_prune_groups(g, o->nexclude, o->exclude, err);
     if (!pg) return err ? err->status : NNFX_ERR_NOMEM;
     pr_plan p = {pg, NULL, NULL, NULL, NULL, NULL};
-    nnfx_prune_result local;
+    nnfx_prune_result local = {0};
     nnfx_prune_result *r = res ? res : &local;
     nnfx_status s = NNFX_OK;
     int nfree = 0;
