@@ -256,6 +256,8 @@ int cli_prune(int argc, char **argv) {
         st = nnfx_prune(g, &o, &r, &err);
     }
     int rc = CLI_EXIT_OK;
+    if (st && strncmp(err.msg, "prune: ", 7) == 0) /* the command already says it */
+        memmove(err.msg, err.msg + 7, strlen(err.msg + 7) + 1);
     if (st) rc = st == NNFX_ERR_NOT_FOUND ? cli_usage_error("prune", "%s", err.msg) : cli_fail("prune", model, &err);
     cli_accuracy acc = {0};
     bool have_acc = false;

@@ -451,7 +451,8 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
         if (!why && pg->groups[i].reason) why = pg->groups[i].reason;
     }
     if (nfree == 0) {
-        s = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "prune: nothing can be pruned in this model (%d groups; %s)",
+        s = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                           "prune: nothing can be pruned in this model: no channel of its %d group(s) may go (%s)",
                            pg->ngroups, why ? why : "no Conv, Gemm or MatMul with parameter weights");
         goto out;
     }
