@@ -79,6 +79,13 @@ static void test_zero_loaded_weights(void **state) {
     for (int64_t i = 0; i < n; i++)
         assert_true(((const float *)out[0]->data)[i] == 0.25f);
     nnfx_tensor_release(out[0]);
+    /* a second write to the now owned parameter reaches the next run too */
+    nnfx_tensor *b = nnfx_graph_param_mut(g, "fc2.bias", &err);
+    assert_non_null(b);
+    ((float *)nnfx_tensor_data_mut(b, &err))[0] = 100.0f;
+    assert_int_equal(nnfx_gm_run(gm, 1, &x, 2, out, &nout, &err), NNFX_OK);
+    assert_true(((const float *)out[0]->data)[0] > 0.99f); /* softmax of (100, 0, 0, 0) */
+    nnfx_tensor_release(out[0]);
     nnfx_gm_free(gm);
     /* the file itself is untouched: a fresh load still gives PyTorch's output */
     nnfx_graph *g2 = nnfx_onnx_load(FIX "mlp.onnx", &err);
