@@ -133,7 +133,9 @@ static int keep_count(int n, int k, int round_to) {
     return keep > n ? n : keep;
 }
 
-static bool choose(pr_plan *p, const nnfx_prune_options *o) {
+/* Scores every channel and marks those to remove; *scored gets how many
+ * removable channels got a finite score. false on out of memory. */
+static bool choose(pr_plan *p, const nnfx_prune_options *o, int *scored) {
     nnfx_prune_analysis *pg = p->pg;
     p->score = calloc((size_t)pg->nel + 1, sizeof *p->score);
     p->removed = calloc((size_t)pg->nel + 1, sizeof *p->removed);
@@ -158,6 +160,7 @@ static bool choose(pr_plan *p, const nnfx_prune_options *o) {
         }
     }
     qsort(c, (size_t)nc, sizeof *c, cand_cmp);
+    *scored = nc;
     if (o->global) {
         int want = (int)floor(o->ratio * total), done = 0;
         for (int i = 0; i < nc && done < want; i++) {
@@ -456,8 +459,17 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
                            pg->ngroups, why ? why : "no Conv, Gemm or MatMul with parameter weights");
         goto out;
     }
-    if (!plan_slices(&p) || !choose(&p, o)) {
+    int scored = 0;
+    if (!plan_slices(&p) || !choose(&p, o, &scored)) {
         s = nnfx_error_set(err, NNFX_ERR_NOMEM, "prune: out of memory");
+        goto out;
+    }
+    if (scored == 0 && o->ratio > 0) {
+        s = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "prune: the criterion scores no channel%s",
+                           o->criterion == NNFX_PRUNE_BN_SCALE && !o->score
+                               ? " (bn-scale reads BatchNormalization scales; this model has none that follow a "
+                                 "prunable channel: export it with BatchNormalization kept)"
+                               : "");
         goto out;
     }
     if ((s = report_init(pg, r, err))) goto out;

@@ -133,6 +133,9 @@ check "unknown --exclude names the node" grep -q "'nope'" "$TMP/err"
 printf 'graph():\n    %%x : [num_users=1] = placeholder[target=x]  # float32[1, 4]\n    %%r : [num_users=1] = call_function[target=relu](args = (%%x,), kwargs = {})\n    return r\n' >"$TMP/relu.fx"
 expect 3 "nothing prunable" -- "$NNFX" prune "$TMP/relu.fx" -o "$TMP/bad.onnx" --ratio 0.5
 check "nothing prunable says so" grep -q "nothing can be pruned" "$TMP/err"
+expect 3 "bn-scale on a model without BatchNormalization" -- "$NNFX" prune "$D/concat.onnx" -o "$TMP/bad.onnx" \
+    --ratio 0.5 --criterion bn-scale
+check "bn-scale says why" grep -q "BatchNormalization" "$TMP/err"
 expect 2 "neither --ratio nor --sparsity" -- "$NNFX" prune "$D/residual.onnx" -o "$TMP/bad.onnx"
 check "no output written on errors" test ! -e "$TMP/bad.onnx"
 expect 0 "--groups lists groups" -- "$NNFX" prune "$D/squeeze_excite.onnx" --groups
