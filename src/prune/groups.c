@@ -181,15 +181,57 @@ int pr_label_at(const pr_val *v, int64_t pos) {
  * share it: channels of a multi-dim range are removed along paxis only. */
 static void val_fold(nnfx_prune_analysis *pg, pr_val *v) {
     if (v->hi - v->lo <= 1) return;
+    /* paxis: the dim along which the labels vary most (channel shuffle's
+     * [g, C/g]: C/g; an unflattened [C, H, W]: C) */
     int best = v->lo;
-    for (int d = v->lo; d < v->hi; d++)
-        if (v->dims[d] >= v->dims[best]) best = d;
+    int64_t best_n = -1;
+    for (int d = v->lo; d < v->hi; d++) {
+        int64_t stride = prod(v->dims, d + 1, v->hi), distinct = 0;
+        for (int64_t i = 0; i < v->dims[d]; i++) {
+            bool seen = false;
+            for (int64_t j = 0; j < i && !seen; j++)
+                seen = pr_find(pg, v->lab[j * stride]) == pr_find(pg, v->lab[i * stride]);
+            distinct += !seen;
+        }
+        if (distinct >= best_n) {
+            best = d;
+            best_n = distinct;
+        }
+    }
     v->paxis = best;
     int64_t inner = prod(v->dims, best + 1, v->hi), pd = v->dims[best];
     for (int64_t i = 0; i < v->n; i++) {
         int64_t p = (i / inner) % pd;
         el_union(pg, v->lab[p * inner], v->lab[i]);
     }
+}
+
+/* True when v's labels do not depend on the coordinate along dim d. */
+static bool lab_constant_along(const pr_val *v, int d) {
+    int64_t stride = prod(v->dims, d + 1, v->hi), D = v->dims[d];
+    for (int64_t i = 0; i < v->n; i++)
+        if (v->lab[i] != v->lab[i - ((i / stride) % D) * stride]) return false;
+    return true;
+}
+
+/* Drops leading and trailing tracked dims the labels do not depend on
+ * (an unflattened [C, H, W] is tracked on C alone). */
+static void val_narrow(nnfx_prune_analysis *pg, pr_val *v) {
+    int lo = v->lo, hi = v->hi;
+    while (hi - lo > 1 && lab_constant_along(v, hi - 1)) {
+        int64_t D = v->dims[hi - 1], m = 0;
+        for (int64_t i = 0; i < v->n; i += D)
+            v->lab[m++] = v->lab[i];
+        v->n = m;
+        v->hi = --hi;
+    }
+    while (hi - lo > 1 && lab_constant_along(v, lo)) {
+        v->n /= v->dims[lo]; /* the first block is coordinate 0 along lo */
+        v->lo = ++lo;
+    }
+    if (v->paxis < lo) v->paxis = lo;
+    if (v->paxis >= hi) v->paxis = hi - 1;
+    (void)pg;
 }
 
 /* Reinterprets src's labels for dst (same element count, row-major). */
@@ -211,6 +253,7 @@ static bool map_reshape(nnfx_prune_analysis *pg, const pr_val *src, pr_val *dst)
     for (int64_t m = 0; m < n; m++)
         lab[m] = src->lab[((m * sout) / suffix) % block];
     val_set(dst, a, b, a, lab);
+    val_narrow(pg, dst);
     val_fold(pg, dst);
     return true;
 }
