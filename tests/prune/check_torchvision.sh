@@ -21,7 +21,7 @@ command -v node >/dev/null && [ -d "$SRC/tests/ort/node_modules/onnxruntime-node
 rc=$?
 [ $rc -eq 77 ] && { cat "$TMP/export.log"; exit 77; }
 [ $rc -eq 0 ] || { tail -20 "$TMP/export.log"; exit 1; }
-names=${*:-resnet18 mobilenet_v2 mobilenet_v3_large efficientnet_b0 densenet121 googlenet regnet_y_400mf shufflenet_v2_x1_0}
+names=${*:-resnet18 mobilenet_v2 mobilenet_v3_large efficientnet_b0 densenet121 googlenet regnet_y_400mf shufflenet_v2_x1_0 squeezenet1_1 mnasnet1_0}
 for m in $names; do
     expect 0 "prune $m" -- "$NNFX" prune "$TMP/$m.onnx" -o "$TMP/${m}_p.onnx" --ratio 0.5 --report "$TMP/$m.json"
     cat "$TMP/out"

@@ -15,7 +15,7 @@ import os
 import sys
 
 MODELS = ["resnet18", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "densenet121", "googlenet",
-          "regnet_y_400mf", "shufflenet_v2_x1_0"]
+          "regnet_y_400mf", "shufflenet_v2_x1_0", "squeezenet1_1", "mnasnet1_0"]
 
 
 def main():
