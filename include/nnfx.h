@@ -1061,8 +1061,10 @@ typedef struct nnfx_prune_result {
  * and depthwise Conv groups; the graph becomes physically smaller and its
  * shapes are re-inferred. res (may be NULL) receives a per-group report
  * (free with nnfx_prune_result_free). Errors: ratio outside [0, 1), an
- * unknown excluded node, nothing prunable (NNFX_ERR_INVALID_ARG,
- * NNFX_ERR_NOT_FOUND, NNFX_ERR_UNSUPPORTED); g is then unchanged. */
+ * unknown excluded node (NNFX_ERR_INVALID_ARG, NNFX_ERR_NOT_FOUND: g is
+ * unchanged), nothing prunable or a criterion that scores no channel
+ * (NNFX_ERR_UNSUPPORTED: g may have had constants folded, nothing else).
+ * Callers that want the original kept prune a copy (nnfx_graph_copy). */
 nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *opts, nnfx_prune_result *res, nnfx_error *err);
 /* Unstructured magnitude pruning: in every Conv, Gemm and MatMul weight
  * (not of excluded nodes) the `sparsity` share of elements with the
