@@ -62,12 +62,13 @@ class Concat(nn.Module):
     def __init__(self):
         super().__init__()
         self.a, self.b = nn.Conv2d(3, 6, 3, padding=1), nn.Conv2d(3, 4, 1)
-        self.c = nn.Conv2d(10, 8, 3, padding=1)
+        self.c = nn.Conv2d(10, 8, 3)
         self.fc = nn.Linear(8, 4)
 
-    def forward(self, x):
+    def forward(self, x):  # also Pad and Resize, which keep channels where they are
         y = torch.cat([torch.relu(self.a(x)), torch.relu(self.b(x))], 1)
-        y = torch.relu(self.c(y))
+        y = torch.relu(self.c(nn.functional.pad(y, (1, 1, 1, 1))))
+        y = nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
     dead = [("a", None, [0, 1, 2]), ("b", None, [1, 3]), ("c", None, [0, 1, 2, 3])]
