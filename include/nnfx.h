@@ -167,8 +167,14 @@ nnfx_shape nnfx_shape_of(int rank, ...);
 
 typedef struct nnfx_mapping nnfx_mapping; /* a refcounted mmap region */
 
-/* A dense row-major tensor. Fields are read-only for users except `data`
- * contents; create with nnfx_tensor_new / nnfx_tensor_borrow. */
+/* A dense row-major tensor. Fields are read-only for users; create with
+ * nnfx_tensor_new / nnfx_tensor_borrow.
+ * Writing `data` contents: allowed for a tensor you created (OWNED,
+ * BORROWED) and no one else shares. MAPPED data points into a read-only
+ * file mapping (weights of a loaded ONNX model): writing it faults. Get
+ * writable data through nnfx_tensor_data_mut (refuses MAPPED tensors with
+ * a message) and, for a graph's parameters, through nnfx_graph_param_mut,
+ * which copies a mapped or shared parameter first (copy on write). */
 typedef struct nnfx_tensor {
     nnfx_dtype dtype;
     int rank;
@@ -206,7 +212,11 @@ int64_t nnfx_shape_numel(int rank, const int64_t *shape);
 char *nnfx_shape_str(int rank, const int64_t *shape, char *buf, size_t len);
 /* Element i converted to double (any dtype). */
 double nnfx_tensor_get(const nnfx_tensor *t, int64_t i);
-/* Fills a float32 tensor with deterministic uniform values in [lo, hi). */
+/* t->data when t may be written; NULL with an error when its data is mapped
+ * read-only from a file (NNFX_STORAGE_MAPPED). */
+void *nnfx_tensor_data_mut(nnfx_tensor *t, nnfx_error *err);
+/* Fills a float32 tensor with deterministic uniform values in [lo, hi)
+ * (does nothing to a mapped, read-only tensor). */
 void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi);
 
 /* Checked size arithmetic, the one place a shape becomes a byte count:
@@ -250,6 +260,9 @@ void nnfx_mapping_release(nnfx_mapping *m);
 #define NNFX_F_NOOP             0x10u /* returns its first input (at inference)   */
 #define NNFX_F_ACTIVATION       0x20u /* an activation function                   */
 #define NNFX_F_BROADCAST        0x40u /* numpy-style broadcasting of inputs       */
+/* Pruning (dependency groups): how an op treats the channel axis (axis 1). */
+#define NNFX_F_CHANNEL_WISE   0x80u  /* output channel c depends on input channel c only */
+#define NNFX_F_CHANNEL_MIXING 0x100u /* a weight mixes all input channels into new ones  */
 
 typedef enum nnfx_op {
     NNFX_OP_NONE = 0,
@@ -383,8 +396,16 @@ void nnfx_graph_free(nnfx_graph *g);
 
 /* Adds or replaces parameter `name` (retains t). */
 nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
-/* The parameter called name, or NULL. Borrowed. */
+/* The parameter called name, or NULL. Borrowed, and for reading only: it
+ * may be mapped from the model file or shared with a copy of the graph. */
 nnfx_tensor *nnfx_graph_param(const nnfx_graph *g, const char *name);
+/* Parameter `name` made writable (copy on write): when it is mapped from a
+ * file, borrowed, or shared with another graph or a compiled plan, it is
+ * first replaced in g by an owned copy, so no other holder sees the edit.
+ * Returns the tensor to write (borrowed, owned by g; its data is writable)
+ * and marks g changed (a GraphModule recompiles before its next run).
+ * NULL with NNFX_ERR_NOT_FOUND for an unknown name, NNFX_ERR_NOMEM. */
+nnfx_tensor *nnfx_graph_param_mut(nnfx_graph *g, const char *name, nnfx_error *err);
 /* Number of parameters, and the i-th name/tensor (insertion order). */
 int nnfx_graph_num_params(const nnfx_graph *g);
 const char *nnfx_graph_param_name(const nnfx_graph *g, int i);
@@ -542,12 +563,18 @@ bool nnfx_value_map_put(nnfx_value_map *m, const nnfx_node *k, nnfx_node *v);
 /* The mapped node, or NULL. */
 nnfx_node *nnfx_value_map_get(const nnfx_value_map *m, const nnfx_node *k);
 
-/* Deep copy of g (nodes, meta, params shared by reference, leaves). When map
- * is not NULL it receives src node -> copy for every node. */
+/* Deep copy of g (nodes, meta, leaves). Parameters are shared by reference
+ * until written: edit them through nnfx_graph_param_mut (copy on write), so
+ * editing the copy never changes g and vice versa. When map is not NULL it
+ * receives src node -> copy for every node. */
 nnfx_graph *nnfx_graph_copy(const nnfx_graph *g, nnfx_value_map *map, nnfx_error *err);
 /* Copies node n (from any graph) into g at the insert point, its node args
  * translated through map (each must be mapped); records n -> copy in map. */
 nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_map *map, nnfx_error *err);
+
+/* MACs and FLOPs of one call of n from its inferred metas (both 0 for
+ * nodes that are not op calls; unknown dims count as 1). */
+void nnfx_node_cost(const nnfx_node *n, int64_t *macs, int64_t *flops);
 
 /* Infers dtype and shape of every node from the placeholders' meta and the
  * parameters (FX's ShapeProp, statically). Errors name the node with the
@@ -1001,6 +1028,139 @@ nnfx_status nnfx_pass_run_by_name(nnfx_graph *g, const char *name, nnfx_pass_rep
 int nnfx_pass_count(void);
 const char *nnfx_pass_name(int i);
 const char *nnfx_pass_description(int i);
+
+/* ===================================================================== */
+/* Structured pruning                                                    */
+/* ===================================================================== */
+
+/* Dependency groups (DepGraph-style, from op properties, not model
+ * patterns): removing channel c of a Conv must also remove it from the BN
+ * after it, from the next Conv's input, from every branch of a residual Add
+ * or Mul, from its slice of a Concat, from the H*W features it becomes
+ * after a Flatten, and so on. The analysis labels every position of every
+ * channel axis; a channel is a set of positions that must go together, a
+ * group a set of channels that share parameters. Followed: Conv (any
+ * groups, depthwise), BatchNormalization, Gemm, MatMul with a weight,
+ * element-wise and broadcasting ops, Concat, Split, Slice, Flatten,
+ * Reshape, Squeeze/Unsqueeze, Transpose (hence channel shuffle), pooling,
+ * Resize, Pad, reductions over other axes. Channels that reach a graph
+ * input or output, or an op that is not followed, are kept; the group says
+ * why. Shapes must be static. */
+typedef struct nnfx_prune_analysis nnfx_prune_analysis;
+
+/* Analyses g: shapes are inferred first (symbolic input dims count as 1)
+ * and, when the inputs have static shapes, constant subgraphs are folded
+ * (nnfx_pass_fold_constants: Shape -> Gather -> Slice chains become
+ * constants the analysis can follow). Nodes named in exclude keep all
+ * their channels (NNFX_ERR_NOT_FOUND for a name g does not have). Free with
+ * nnfx_prune_analysis_free. */
+nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *const *exclude, nnfx_error *err);
+void nnfx_prune_analysis_free(nnfx_prune_analysis *a);
+/* Number of groups. */
+int nnfx_prune_num_groups(const nnfx_prune_analysis *a);
+
+typedef struct nnfx_prune_group_info {
+    const char *name;   /* a node that creates channels of the group       */
+    int channels;       /* channels (index sets that go together)          */
+    int prunable;       /* how many of them may be removed                 */
+    const char *reason; /* why the others may not ("" when all may)        */
+    int nmembers;       /* parameter slices that shrink with the group     */
+} nnfx_prune_group_info;
+
+/* Roles of a parameter slice. */
+enum {
+    NNFX_PRUNE_ROLE_PRODUCER = 1,
+    NNFX_PRUNE_ROLE_CONSUMER = 2,
+    NNFX_PRUNE_ROLE_BN_SCALE = 3,
+    NNFX_PRUNE_ROLE_OTHER = 4
+};
+
+typedef struct nnfx_prune_member_info {
+    const char *node;  /* the op reading the parameter                         */
+    const char *param; /* the parameter                                        */
+    int axis;          /* its axis that shrinks                                */
+    int64_t size;      /* its length along axis                                */
+    const char *value; /* the value whose channel axis indexes it: parameter   */
+    int64_t offset;    /* index i is that value's channel position offset + i  */
+    int role;          /* NNFX_PRUNE_ROLE_PRODUCER (Conv/Gemm output),         */
+                       /* _CONSUMER (next layer's input), _BN_SCALE (gamma),   */
+                       /* _OTHER (BN statistics, biases of Add/Mul...)         */
+} nnfx_prune_member_info;
+
+/* Group i (0 <= i < count) and its member k; false when out of range. */
+bool nnfx_prune_group_get(const nnfx_prune_analysis *a, int i, nnfx_prune_group_info *info);
+bool nnfx_prune_group_member(const nnfx_prune_analysis *a, int i, int k, nnfx_prune_member_info *m);
+
+/* One channel as a user criterion sees it: every parameter element slice
+ * (index `index` along `axis` of tensor t) that belongs to it. */
+typedef struct nnfx_prune_slice {
+    const nnfx_tensor *t;
+    const char *param;
+    int axis;
+    int64_t index;
+    int role; /* NNFX_PRUNE_ROLE_PRODUCER ... */
+} nnfx_prune_slice;
+typedef struct nnfx_prune_channel {
+    int group, channel;
+    int nslices;
+    const nnfx_prune_slice *slices;
+} nnfx_prune_channel;
+/* A user criterion: the channel's importance (lower is removed first). */
+typedef double (*nnfx_prune_score_fn)(const nnfx_prune_channel *ch, void *user);
+
+typedef enum nnfx_prune_criterion {
+    NNFX_PRUNE_L1,       /* mean |w| over the producers' slices            */
+    NNFX_PRUNE_L2,       /* root mean square over the producers' slices    */
+    NNFX_PRUNE_BN_SCALE, /* |gamma| of the group's BatchNormalizations     */
+    NNFX_PRUNE_RANDOM    /* seeded random scores                           */
+} nnfx_prune_criterion;
+
+typedef struct nnfx_prune_options {
+    double ratio; /* share of channels to remove, in [0, 1)              */
+    nnfx_prune_criterion criterion;
+    bool global;  /* rank channels across groups (else within each)   */
+    int round_to; /* keep a multiple of this many channels (0, 1: any) */
+    int nexclude; /* nodes whose channels are all kept                 */
+    const char *const *exclude;
+    uint64_t seed;             /* NNFX_PRUNE_RANDOM                     */
+    nnfx_prune_score_fn score; /* when set, replaces the criterion      */
+    void *score_user;
+} nnfx_prune_options;
+
+typedef struct nnfx_prune_group_result {
+    char name[128];
+    int channels, kept, prunable;
+    char reason[192];
+    int64_t macs_before, macs_after;     /* of the ops the group touches */
+    int64_t params_before, params_after; /* of its parameter members     */
+} nnfx_prune_group_result;
+
+typedef struct nnfx_prune_result {
+    int ngroups;
+    nnfx_prune_group_result *groups;
+    int64_t macs_before, macs_after; /* whole graph */
+    int64_t params_before, params_after;
+    int channels_removed;
+} nnfx_prune_result;
+
+/* Structured pruning: removes opts->ratio of the channels (per group, or
+ * across groups when global) with the lowest scores, slicing every
+ * parameter member and rewriting Reshape shapes, Split sizes, Slice bounds
+ * and depthwise Conv groups; the graph becomes physically smaller and its
+ * shapes are re-inferred. res (may be NULL) receives a per-group report
+ * (free with nnfx_prune_result_free). Errors: ratio outside [0, 1), an
+ * unknown excluded node (NNFX_ERR_INVALID_ARG, NNFX_ERR_NOT_FOUND: g is
+ * unchanged), nothing prunable or a criterion that scores no channel
+ * (NNFX_ERR_UNSUPPORTED: g may have had constants folded, nothing else).
+ * Callers that want the original kept prune a copy (nnfx_graph_copy). */
+nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *opts, nnfx_prune_result *res, nnfx_error *err);
+/* Unstructured magnitude pruning: in every Conv, Gemm and MatMul weight
+ * (not of excluded nodes) the `sparsity` share of elements with the
+ * smallest |w| become zero (written copy-on-write). res: one entry per
+ * weight, params_after = non-zero elements. */
+nnfx_status nnfx_prune_sparsity(nnfx_graph *g, double sparsity, int nexclude, const char *const *exclude,
+                                nnfx_prune_result *res, nnfx_error *err);
+void nnfx_prune_result_free(nnfx_prune_result *r);
 
 /* ===================================================================== */
 /* Files: NumPy, ONNX                                                    */

@@ -433,52 +433,6 @@ static bool add_op_count(cli_analysis *an, const char *label, int64_t macs, int6
     return true;
 }
 
-/* MACs and FLOPs of one call_function node from its metas. */
-static void node_cost(const nnfx_graph *g, const nnfx_node *n, int64_t *macs, int64_t *flops) {
-    *macs = *flops = 0;
-    nnfx_op op = nnfx_node_op(n);
-    if (op == NNFX_OP_NONE) return;
-    const nnfx_op_info *info = ir_op_info(op);
-    if (!info || !info->cost) return;
-    int nin = nnfx_node_num_args(n);
-    if (nin > 64) nin = 64;
-    const nnfx_meta *in[64];
-    const nnfx_tensor *vals[64];
-    nnfx_meta lit[64];
-    for (int a = 0; a < nin; a++) {
-        nnfx_arg arg = nnfx_node_arg(n, a);
-        in[a] = NULL;
-        vals[a] = NULL;
-        if (arg.kind == NNFX_ARG_NODE) {
-            in[a] = nnfx_node_meta_c(arg.u.node, 0);
-            nnfx_meta pm;
-            /* shape-like parameters only, as shape inference: a weight is not read */
-            if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR &&
-                nnfx_graph_param_meta(g, nnfx_node_target(arg.u.node), &pm) &&
-                ir_shape_value_like(pm.dtype, meta_numel(&pm)))
-                vals[a] = nnfx_graph_param(g, nnfx_node_target(arg.u.node));
-        } else if (arg.kind == NNFX_ARG_INT || arg.kind == NNFX_ARG_FLOAT) {
-            memset(&lit[a], 0, sizeof lit[a]);
-            lit[a].dtype = arg.kind == NNFX_ARG_INT ? NNFX_I64 : NNFX_F32;
-            lit[a].rank = 0;
-            in[a] = &lit[a];
-        }
-    }
-    nnfx_error err = {0};
-    nnfx_infer_ctx c = {0};
-    c.node = n;
-    c.nin = nin;
-    c.in = in;
-    c.in_value = vals;
-    c.nout = nnfx_node_num_outputs(n);
-    c.out = (nnfx_meta *)nnfx_node_meta_c(n, 0);
-    c.err = &err;
-    if (!c.out || c.out->rank < 0) return;
-    info->cost(&c, macs, flops);
-    if (*macs < 0) *macs = 0;
-    if (*flops < 0) *flops = 0;
-}
-
 bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
                               char *suggestion) {
     return add_finding(an, kind, nnames, names, message, suggestion);
@@ -516,7 +470,7 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
                 (t.dtype == NNFX_F32 || t.dtype == NNFX_F16 || t.dtype == NNFX_F64))
                 c->params += meta_numel(&t);
         }
-        if (oc == NNFX_CALL_FUNCTION) node_cost(g, n, &c->macs, &c->flops);
+        if (oc == NNFX_CALL_FUNCTION) nnfx_node_cost(n, &c->macs, &c->flops);
         /* MACs are those of the matrix ops (Conv, Gemm, MatMul), as model
          * zoos publish them; other ops' work counts in FLOPs only. */
         if (!nnfx_node_is_op(n, NNFX_OP_CONV) && !nnfx_node_is_op(n, NNFX_OP_GEMM) &&

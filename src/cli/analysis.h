@@ -51,6 +51,7 @@ typedef struct cli_analysis {
     int nfindings;
     cli_finding *findings;
     cli_quant_stats quant; /* zero for a model without Q/DQ nodes */
+    bool sparsity;         /* count zero weights per layer (reads every weight) */
 } cli_analysis;
 
 /* Analyses g, whose shapes must already be inferred (nnfx_graph_infer_shapes).
@@ -77,6 +78,13 @@ char *cli_analysis_json(const cli_analysis *an, const char *model_path);
 char *cli_analysis_html(const cli_analysis *an, const char *model_path, const char *svg, const char *svg_note);
 /* The terminal summary (malloc'd). */
 char *cli_analysis_summary(const cli_analysis *an, const char *model_path);
+
+/* Per-layer channel counts and weight sparsity of every Conv, Gemm and
+ * MatMul with a parameter weight (analysis_layers.c): a JSON array of
+ * {name, op, in_channels, out_channels, groups, weights, zero_weights,
+ * sparsity}, and terminal lines. */
+void cli_layers_json(sbuf *b, const nnfx_graph *g, bool sparsity);
+void cli_layers_summary(sbuf *b, const nnfx_graph *g, bool sparsity);
 
 /* Op type label of a node ("Conv", "getitem", a leaf's name). */
 const char *cli_node_op_label(const nnfx_node *n);

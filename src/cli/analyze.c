@@ -40,6 +40,8 @@ static const char analyze_help[] =
     "                     --fail-on looks at AFTER ('regression' fails a regression)\n"
     "  --input NAME=FILE, --labels FILE.npy [--max-accuracy-drop PCT]\n"
     "                     with --compare: top-1 accuracy of both on labelled data\n"
+    "  --sparsity         also count each Conv/Gemm/MatMul layer's zero weights\n"
+    "                     (reads every weight; without it analyze reads none)\n"
     "  -q, --quiet        no terminal summary\n"
     "  -h, --help         this text\n"
     "\n"
@@ -111,7 +113,7 @@ int cli_analyze(int argc, char **argv) {
     double max_drop = -1;
     const char *shapes[AN_MAX_SHAPES];
     int nshapes = 0;
-    bool quiet = false;
+    bool quiet = false, sparsity = false;
     cli_args a;
     cli_args_init(&a, "analyze", argc, argv);
     while (cli_args_more(&a)) {
@@ -141,6 +143,8 @@ int cli_analyze(int argc, char **argv) {
                                        v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
             quiet = true;
+        } else if (cli_flag(&a, "--sparsity", NULL)) {
+            sparsity = true;
         } else {
             const char *p = cli_positional(&a);
             if (!p) break;
@@ -216,6 +220,7 @@ int cli_analyze(int argc, char **argv) {
         rc = cli_fail("analyze", model, &err);
         goto done;
     }
+    an.sparsity = sparsity;
     /* before/after mode */
     nnfx_graph *gb = NULL;
     cli_analysis anb = {0};
@@ -235,6 +240,7 @@ int cli_analyze(int argc, char **argv) {
             goto done;
         }
         have_b = true;
+        anb.sparsity = sparsity;
         if (labels) {
             cli_samples s = {0};
             s.nfiles = ninputs;

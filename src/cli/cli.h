@@ -34,6 +34,8 @@ int cli_export(int argc, char **argv);
 /* nnfx push MODEL REF / nnfx pull REF -o FILE: OCI registries (src/cli/push.c). */
 int cli_push(int argc, char **argv);
 int cli_pull(int argc, char **argv);
+/* nnfx prune MODEL -o OUT --ratio R | --sparsity S (src/cli/prune.c) */
+int cli_prune(int argc, char **argv);
 /* nnfx demo [--no-text] [workflow ...]: runs the seed workflows (simplenet,
  * sigmoid_to_clip, remove_bn, control_flow, shape_error), printing graphs
  * before and after and every check; exit 0 when all checks pass, 1 when

@@ -58,16 +58,16 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
         sb_printf(&b, ", \"params\": %lld, \"macs\": %lld, \"flops\": %lld}", (long long)c->params, (long long)c->macs,
                   (long long)c->flops);
     }
+    sb_printf(&b, "],\n  \"layers\": ");
+    cli_layers_json(&b, g, an->sparsity);
     /* Quantization (int8) */
     if (an->quant.q_nodes || an->quant.dq_nodes)
-        sb_printf(
-            &b,
-            "],\n  \"quantization\": {\"int8_layers\": %d, \"float_layers\": %d, \"quantize_nodes\": %d, "
-            "\"dequantize_nodes\": %d, \"float_island_ops\": %d, \"int8_weight_bytes\": %lld},\n  \"findings\": [",
-            an->quant.int8_layers, an->quant.float_layers, an->quant.q_nodes, an->quant.dq_nodes,
-            an->quant.float_island_ops, (long long)an->quant.int8_weight_bytes);
-    else
-        sb_printf(&b, "],\n  \"findings\": [");
+        sb_printf(&b,
+                  ",\n  \"quantization\": {\"int8_layers\": %d, \"float_layers\": %d, \"quantize_nodes\": %d, "
+                  "\"dequantize_nodes\": %d, \"float_island_ops\": %d, \"int8_weight_bytes\": %lld}",
+                  an->quant.int8_layers, an->quant.float_layers, an->quant.q_nodes, an->quant.dq_nodes,
+                  an->quant.float_island_ops, (long long)an->quant.int8_weight_bytes);
+    sb_printf(&b, ",\n  \"findings\": [");
     for (int i = 0; i < an->nfindings; i++) {
         const cli_finding *f = &an->findings[i];
         sb_printf(&b, "%s\n    {\"kind\": ", i ? "," : "");
@@ -141,6 +141,8 @@ char *cli_analysis_summary(const cli_analysis *an, const char *model) {
                   an->quant.int8_layers, an->quant.int8_layers == 1 ? "" : "s", an->quant.float_layers,
                   an->quant.q_nodes, an->quant.dq_nodes, cli_human_bytes(an->quant.int8_weight_bytes, c1, sizeof c1),
                   an->quant.float_island_ops, an->quant.float_island_ops == 1 ? "" : "s");
+    sb_printf(&b, "\n  ");
+    cli_layers_summary(&b, g, an->sparsity);
     if (an->nfindings == 0) {
         sb_printf(&b, "\n  no findings\n");
     } else {

@@ -213,6 +213,22 @@ void nnfx_tensor_release(nnfx_tensor *t) {
     free(t);
 }
 
+void *nnfx_tensor_data_mut(nnfx_tensor *t, nnfx_error *err) {
+    if (!t) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "data_mut: NULL tensor");
+        return NULL;
+    }
+    if (t->storage == NNFX_STORAGE_MAPPED) {
+        char buf[160];
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                       "tensor %s %s is mapped read-only from a file; write a copy (nnfx_tensor_clone) or, "
+                       "for a graph parameter, the tensor nnfx_graph_param_mut returns",
+                       nnfx_dtype_name(t->dtype), nnfx_shape_str(t->rank, t->shape, buf, sizeof buf));
+        return NULL;
+    }
+    return t->data;
+}
+
 bool core_tensor_unaligned(const nnfx_tensor *t) {
     if (!t || t->storage != NNFX_STORAGE_MAPPED || !t->nbytes) return false;
     size_t es = nnfx_dtype_size(t->dtype);
@@ -273,7 +289,7 @@ float core_rng_uniform(uint64_t *state, float lo, float hi) {
 }
 
 void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi) {
-    if (!t || t->dtype != NNFX_F32) return;
+    if (!t || t->dtype != NNFX_F32 || t->storage == NNFX_STORAGE_MAPPED) return;
     uint64_t st = seed;
     float *p = t->data;
     int64_t n = nnfx_tensor_numel(t);

@@ -655,6 +655,33 @@ nnfx_tensor *ir_node_param_raw(const nnfx_node *cn) {
 
 nnfx_tensor *ir_node_param(const nnfx_node *n) { return param_ready(ir_node_param_raw(n)); }
 
+nnfx_tensor *nnfx_graph_param_mut(nnfx_graph *g, const char *name, nnfx_error *err) {
+    if (!g || !name) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "param_mut: NULL graph or name");
+        return NULL;
+    }
+    int idx = ir_graph_param_find(g, name);
+    if (!idx) {
+        nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "param_mut: the graph has no parameter '%s'", name);
+        return NULL;
+    }
+    nnfx_tensor *t = g->params[idx - 1].t;
+    /* Copy on write: a mapped file, caller memory, or a tensor another
+     * graph (a copy) or a compiled plan still holds is never written. */
+    if (t->storage != NNFX_STORAGE_OWNED || t->refcount > 1) {
+        nnfx_tensor *c = nnfx_tensor_clone(t, err);
+        if (!c) {
+            nnfx_error_prefix(err, "param_mut '%s'", name);
+            return NULL;
+        }
+        nnfx_tensor_release(t);
+        g->params[idx - 1].t = t = c;
+    }
+    g->infer_valid = false; /* folded constants and packed weights are stale */
+    ir_graph_touch(g);
+    return t;
+}
+
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
 
 nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
