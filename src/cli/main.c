@@ -17,6 +17,7 @@ static const cli_command commands[] = {
     {"optimize", cli_optimize, "apply passes and rewrites, validate numerically, write the result"},
     {"compare", cli_compare, "run two models on the same inputs and compare their outputs"},
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
+    {"codegen", cli_codegen, "write the model as standalone C99 for embedded targets"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
 };
 
