@@ -4,9 +4,9 @@
 # keyword model with BN folded and hard_sigmoid links with no libc/libm
 # symbol (tests/codegen/check_codegen.py). The Cortex-M4 run under QEMU:
 # tests/codegen/qemu_m4.sh (skips when the cross tools are missing).
-find_program(NNFX_CG_PYTHON3 python3)
-if(NNFX_CG_PYTHON3)
-  add_test(NAME codegen COMMAND ${NNFX_CG_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen.py
+set(NNFX_CG_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy, for the codegen tests")
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen.py
                                 $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_tmp)
-  set_tests_properties(codegen PROPERTIES TIMEOUT 300)
+  set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
