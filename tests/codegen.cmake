@@ -10,3 +10,8 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                 $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_tmp)
   set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_qemu_m4 COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_m4.py
+                                        $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_m4)
+  set_tests_properties(codegen_qemu_m4 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -170,17 +170,21 @@ static inline void nnfx_rt_pool2d(const float *x, float *y, const int *g, int is
 
 /* @rt reduce */
 /* Over x viewed as [outer, n, inner]: y[o, i] = reduction over the middle
- * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums run in double. */
+ * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums are compensated (Kahan) in
+ * float, so targets without a double FPU need no soft-float calls. */
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
     long o, i, k;
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;
             if (kind <= 1) {
-                double s = 0.0;
-                for (k = 0; k < n; k++)
-                    s += p[k * inner];
-                y[o * inner + i] = kind == 0 ? (float)(s / (double)n) : (float)s;
+                float s = 0.0f, comp = 0.0f;
+                for (k = 0; k < n; k++) {
+                    float v = p[k * inner] - comp, t = s + v;
+                    comp = (t - s) - v;
+                    s = t;
+                }
+                y[o * inner + i] = kind == 0 ? s / (float)n : s;
             } else {
                 float m = p[0];
                 for (k = 1; k < n; k++) {
