@@ -70,50 +70,157 @@ static inline void nnfx_rt_add_inplace(float *y, const float *r, long n) {
 /* @end */
 
 /* @rt conv2d */
-/* 2-d convolution, direct. g: N, C, H, W, M, KH, KW, OH, OW, stride h/w,
- * pad top/left, dilation h/w, group. x [N,C,H,W], w [M,C/group,KH,KW],
- * b [M] or NULL, y [N,M,OH,OW]. Output rows are accumulated tap by tap over
- * the valid output columns, so the inner loop is a contiguous axpy for
- * stride 1. */
-static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
-    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
-    const int cg = C / G, mg = M / G;
-    int n, m, c, kh, kw, oh, ow;
+/* 2-d convolution, direct, no scratch memory. g: N, C, H, W, M, KH, KW,
+ * OH, OW, stride h/w, pad top/left, dilation h/w, group. x [N,C,H,W],
+ * w [M,C/group,KH,KW], b [M] or NULL, y [N,M,OH,OW].
+ * Depthwise (one channel per group): each output row is accumulated tap by
+ * tap over its valid columns (a contiguous axpy for stride 1). Otherwise
+ * each tile of NNFX_RT_MB output channels x NNFX_RT_PT columns of one row
+ * is accumulated in a local array over every input channel and tap, with
+ * constant loop bounds so the compiler keeps it in vector registers; taps
+ * that reach the padding read through a checked copy. A 1x1, stride-1,
+ * unpadded conv runs over each plane as one long row. */
+#define NNFX_RT_MB 6
+#define NNFX_RT_PT 16
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__)) && !defined(NNFX_RT_NO_VECTOR)
+/* GCC/Clang vector types: the same sums, held in registers (8 floats) */
+typedef float nnfx_rt_v8 __attribute__((vector_size(32)));
+typedef float nnfx_rt_v8u __attribute__((vector_size(32), aligned(4)));
+#define NNFX_RT_VEC 1
+#endif
+static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float *b, float *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
+    int n, m, kh, kw, oh, ow;
     for (n = 0; n < N; n++)
-        for (m = 0; m < M; m++) {
-            float *yp = y + ((long)n * M + m) * OH * OW;
-            const float bias = b ? b[m] : 0.0f;
-            const int c0 = (m / mg) * cg;
+        for (m = 0; m < C; m++) {
+            float *yp = y + ((long)n * C + m) * OH * OW;
+            const float *xp = x + ((long)n * C + m) * H * W, *wp = w + (long)m * KH * KW;
             for (oh = 0; oh < OH * OW; oh++)
-                yp[oh] = bias;
-            for (c = 0; c < cg; c++) {
-                const float *xp = x + ((long)n * C + c0 + c) * H * W;
-                const float *wp = w + ((long)m * cg + c) * KH * KW;
-                for (kh = 0; kh < KH; kh++)
-                    for (kw = 0; kw < KW; kw++) {
-                        const float wv = wp[kh * KW + kw];
-                        const int dx = kw * DW - PW;
-                        /* valid columns: 0 <= ow*SW + dx < W */
-                        int lo = dx >= 0 ? 0 : (-dx + SW - 1) / SW, hi = (W - 1 - dx) / SW + 1;
-                        if (W - 1 - dx < 0) hi = 0;
-                        if (hi > OW) hi = OW;
-                        for (oh = 0; oh < OH; oh++) {
-                            const int ih = oh * SH - PH + kh * DH;
-                            const float *xr;
-                            float *yr;
-                            if (ih < 0 || ih >= H) continue;
-                            xr = xp + (long)ih * W + dx;
-                            yr = yp + (long)oh * OW;
-                            if (SW == 1)
-                                for (ow = lo; ow < hi; ow++)
-                                    yr[ow] += wv * xr[ow];
-                            else
-                                for (ow = lo; ow < hi; ow++)
-                                    yr[ow] += wv * xr[(long)ow * SW];
+                yp[oh] = b ? b[m] : 0.0f;
+            for (kh = 0; kh < KH; kh++)
+                for (kw = 0; kw < KW; kw++) {
+                    const float wv = wp[kh * KW + kw];
+                    const int dx = kw * DW - PW;
+                    /* valid columns: 0 <= ow*SW + dx < W */
+                    int lo = dx >= 0 ? 0 : (-dx + SW - 1) / SW, hi = W - 1 - dx < 0 ? 0 : (W - 1 - dx) / SW + 1;
+                    if (hi > OW) hi = OW;
+                    for (oh = 0; oh < OH; oh++) {
+                        const int ih = oh * SH - PH + kh * DH;
+                        const float *xr = xp + (long)ih * W + dx;
+                        float *yr = yp + (long)oh * OW;
+                        if (ih < 0 || ih >= H) continue;
+                        if (SW == 1)
+                            for (ow = lo; ow < hi; ow++)
+                                yr[ow] += wv * xr[ow];
+                        else
+                            for (ow = lo; ow < hi; ow++)
+                                yr[ow] += wv * xr[(long)ow * SW];
+                    }
+                }
+        }
+}
+
+static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
+    const int N = g[0], C = g[1], M = g[4], KH = g[5], KW = g[6];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], G = g[15];
+    const int DW = g[14], cg = C / G, mg = M / G, K = cg * KH * KW;
+    const int flat = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0;
+    const int H = flat ? 1 : g[2], W = flat ? g[2] * g[3] : g[3];
+    const int OH = flat ? 1 : g[7], OW = flat ? g[7] * g[8] : g[8];
+    int n, m0, mb, oh, ow0, c, kh, kw, i, j;
+    if (cg == 1 && mg == 1) {
+        nnfx_rt_conv2d_dw(x, w, b, y, g);
+        return;
+    }
+    for (n = 0; n < N; n++)
+        for (m0 = 0; m0 < M; m0 += mb) {
+            /* a block of output channels never crosses a group */
+            const int grp = m0 / mg, mlim = (grp + 1) * mg;
+            const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
+            mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
+            for (oh = 0; oh < OH; oh++)
+                for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_PT) {
+                    const int pt = ow0 + NNFX_RT_PT <= OW ? NNFX_RT_PT : OW - ow0;
+#ifdef NNFX_RT_VEC
+                    nnfx_rt_v8 acc[NNFX_RT_MB][2];
+                    for (i = 0; i < NNFX_RT_MB; i++) {
+                        const nnfx_rt_v8 z = {0};
+                        acc[i][0] = acc[i][1] = z + (b && i < mb ? b[m0 + i] : 0.0f);
+                    }
+#else
+                    float acc[NNFX_RT_MB][NNFX_RT_PT];
+                    for (i = 0; i < NNFX_RT_MB; i++)
+                        for (j = 0; j < NNFX_RT_PT; j++)
+                            acc[i][j] = b && i < mb ? b[m0 + i] : 0.0f;
+#endif
+                    for (kh = 0; kh < KH; kh++) {
+                        const int ih = oh * SH - PH + kh * DH;
+                        if (ih < 0 || ih >= H) continue;
+                        for (kw = 0; kw < KW; kw++) {
+                            const int iw0 = ow0 * SW - PW + kw * DW;
+                            const int inside =
+                                pt == NNFX_RT_PT && iw0 >= 0 && iw0 + (NNFX_RT_PT - 1) * SW < W && SW == 1;
+                            const float *xrow = xg + (long)ih * W, *wb = w + (long)m0 * K + kh * KW + kw;
+                            float xv[NNFX_RT_PT];
+                            int jlo = 0, jhi = pt;
+                            /* the input channels innermost: one tap of every channel */
+#ifdef NNFX_RT_VEC
+                            if (inside && mb == NNFX_RT_MB) { /* the common case, no checks */
+                                for (c = 0; c < cg; c++) {
+                                    const float *xp = xrow + (long)c * H * W + iw0, *wp = wb + (long)c * KH * KW;
+                                    const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xp, x1 = *(const nnfx_rt_v8u *)(xp + 8);
+                                    for (i = 0; i < NNFX_RT_MB; i++) {
+                                        const float wi = wp[(long)i * K];
+                                        acc[i][0] += wi * x0;
+                                        acc[i][1] += wi * x1;
+                                    }
+                                }
+                                continue;
+                            }
+#endif
+                            /* columns j < pt with 0 <= iw0 + j * SW < W; the rest read as 0 */
+                            while (jlo < jhi && iw0 + jlo * SW < 0)
+                                jlo++;
+                            while (jhi > jlo && iw0 + (jhi - 1) * SW >= W)
+                                jhi--;
+                            for (j = 0; j < NNFX_RT_PT; j++)
+                                xv[j] = 0.0f;
+                            for (c = 0; c < cg; c++) {
+                                const float *xr = xrow + (long)c * H * W, *wp = wb + (long)c * KH * KW;
+                                const float *xp = xv;
+                                float wv[NNFX_RT_MB];
+                                for (i = 0; i < NNFX_RT_MB; i++)
+                                    wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
+                                if (inside)
+                                    xp = xr + iw0;
+                                else
+                                    for (j = jlo; j < jhi; j++)
+                                        xv[j] = xr[iw0 + j * SW];
+#ifdef NNFX_RT_VEC
+                                {
+                                    const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xp, x1 = *(const nnfx_rt_v8u *)(xp + 8);
+                                    for (i = 0; i < NNFX_RT_MB; i++) {
+                                        acc[i][0] += wv[i] * x0;
+                                        acc[i][1] += wv[i] * x1;
+                                    }
+                                }
+#else
+                                for (i = 0; i < NNFX_RT_MB; i++)
+                                    for (j = 0; j < NNFX_RT_PT; j++)
+                                        acc[i][j] += wv[i] * xp[j];
+#endif
+                            }
                         }
                     }
-            }
+                    for (i = 0; i < mb; i++) {
+                        float *yr = y + (((long)n * M + m0 + i) * OH + oh) * OW + ow0;
+                        float t[NNFX_RT_PT];
+                        memcpy(t, acc[i], sizeof t);
+                        for (j = 0; j < pt; j++)
+                            yr[j] = t[j];
+                    }
+                }
         }
 }
 /* @end */
