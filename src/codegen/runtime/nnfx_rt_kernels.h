@@ -133,15 +133,16 @@ static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b
         nnfx_rt_conv2d_dw(x, w, b, y, g);
         return;
     }
+    /* tiles outer, channel blocks inner: a tile's input columns stay in cache */
     for (n = 0; n < N; n++)
-        for (m0 = 0; m0 < M; m0 += mb) {
-            /* a block of output channels never crosses a group */
-            const int grp = m0 / mg, mlim = (grp + 1) * mg;
-            const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
-            mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
-            for (oh = 0; oh < OH; oh++)
-                for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_PT) {
+        for (oh = 0; oh < OH; oh++)
+            for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_PT)
+                for (m0 = 0; m0 < M; m0 += mb) {
+                    /* a block of output channels never crosses a group */
+                    const int grp = m0 / mg, mlim = (grp + 1) * mg;
+                    const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
                     const int pt = ow0 + NNFX_RT_PT <= OW ? NNFX_RT_PT : OW - ow0;
+                    mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
 #ifdef NNFX_RT_VEC
                     nnfx_rt_v8 acc[NNFX_RT_MB][2];
                     for (i = 0; i < NNFX_RT_MB; i++) {
@@ -221,7 +222,6 @@ static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b
                             yr[j] = t[j];
                     }
                 }
-        }
 }
 /* @end */
 
