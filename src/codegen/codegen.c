@@ -813,6 +813,15 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
     if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
     if ((st = check_static_inputs(g, err))) return st;
     if ((st = check_forbidden(g, forbid, err))) return st;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode == NNFX_CALL_MODULE)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
+                                  n->name, n->target);
+        if (n->opcode == NNFX_CALL_FUNCTION && n->nout != 1)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: node %s (%s): ops with %d outputs are not generated", n->name,
+                                  ir_op_info(n->op)->onnx_type, n->nout);
+    }
     fx_plan *p = fx_plan_new(g, 1, err);
     if (!p) {
         if (err && err->status == NNFX_ERR_UNSUPPORTED) nnfx_error_prefix(err, "codegen");

@@ -174,10 +174,16 @@ def main():
     print("determinism: two runs, same bytes")
     # 4. errors: nothing written
     kws = os.path.join(DATA, "kws", "kws.onnx")
-    cases = [("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
+    hardmax = os.path.join(WORK, "hardmax.fx")
+    with open(hardmax, "w") as f:
+        f.write("graph():\n"
+                "    %x : [num_users=1] = placeholder[target=x]  # float32[1, 4]\n"
+                "    %h : [num_users=1] = call_function[target=hardmax](args = (%x,), kwargs = {})\n"
+                "    return h\n")
+    cases = [("no_kernel", hardmax, [], 3, ["node h", "hardmax"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
               ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
              ("dynamic", kws, [], 2, ["--shape x="]),
-             ("unsupported", os.path.join(DATA, "real_models", "tiny_vit.onnx"), [], 3, ["_Split"]),
+             ("unsupported", os.path.join(DATA, "real_models", "tiny_vit.onnx"), [], 3, ["_Split", "(Split)"]),
              ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"])]
     for label, model, extra, code, words in cases:
         out = os.path.join(WORK, "err_" + label)
