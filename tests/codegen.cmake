@@ -9,6 +9,10 @@ if(EXISTS ${NNFX_CG_PYTHON})
   add_test(NAME codegen COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen.py
                                 $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_tmp)
   set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  if(NNFX_SANITIZE) # the generated C itself runs under the sanitizers too
+    set_tests_properties(codegen PROPERTIES ENVIRONMENT
+                                            "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+  endif()
 endif()
 if(EXISTS ${NNFX_CG_PYTHON})
   add_test(NAME codegen_qemu_m4 COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_m4.py
