@@ -121,6 +121,75 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
         }
 }
 
+/* Rows narrower than a tile: tiles run over the flattened output plane
+ * (several rows each), every tap's input offsets computed once per tile. */
+static inline void nnfx_rt_conv2d_small(const float *x, const float *w, const float *b, float *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
+    const int cg = C / G, mg = M / G, K = cg * KH * KW, P = OH * OW;
+    int n, p0, m0, mb, kh, kw, c, i, j;
+    for (n = 0; n < N; n++)
+        for (p0 = 0; p0 < P; p0 += NNFX_RT_PT)
+            for (m0 = 0; m0 < M; m0 += mb) {
+                const int grp = m0 / mg, mlim = (grp + 1) * mg;
+                const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
+                const int pt = p0 + NNFX_RT_PT <= P ? NNFX_RT_PT : P - p0;
+                mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
+#ifdef NNFX_RT_VEC
+                nnfx_rt_v8 acc[NNFX_RT_MB][2];
+                for (i = 0; i < NNFX_RT_MB; i++) {
+                    const nnfx_rt_v8 z = {0};
+                    acc[i][0] = acc[i][1] = z + (b && i < mb ? b[m0 + i] : 0.0f);
+                }
+#else
+                float acc[NNFX_RT_MB][NNFX_RT_PT];
+                for (i = 0; i < NNFX_RT_MB; i++)
+                    for (j = 0; j < NNFX_RT_PT; j++)
+                        acc[i][j] = b && i < mb ? b[m0 + i] : 0.0f;
+#endif
+                for (kh = 0; kh < KH; kh++)
+                    for (kw = 0; kw < KW; kw++) {
+                        int idx[NNFX_RT_PT], any = 0;
+                        const float *wb = w + (long)m0 * K + kh * KW + kw;
+                        for (j = 0; j < NNFX_RT_PT; j++) {
+                            const int p = p0 + j, oh = p / OW, ow = p % OW;
+                            const int ih = oh * SH - PH + kh * DH, iw = ow * SW - PW + kw * DW;
+                            idx[j] = j < pt && ih >= 0 && ih < H && iw >= 0 && iw < W ? ih * W + iw : -1;
+                            any |= idx[j] >= 0;
+                        }
+                        if (!any) continue;
+                        for (c = 0; c < cg; c++) {
+                            const float *xc = xg + (long)c * H * W, *wp = wb + (long)c * KH * KW;
+                            float wv[NNFX_RT_MB], xv[NNFX_RT_PT];
+                            for (i = 0; i < NNFX_RT_MB; i++)
+                                wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
+                            for (j = 0; j < NNFX_RT_PT; j++)
+                                xv[j] = idx[j] >= 0 ? xc[idx[j]] : 0.0f;
+#ifdef NNFX_RT_VEC
+                            {
+                                const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xv, x1 = *(const nnfx_rt_v8u *)(xv + 8);
+                                for (i = 0; i < NNFX_RT_MB; i++) {
+                                    acc[i][0] += wv[i] * x0;
+                                    acc[i][1] += wv[i] * x1;
+                                }
+                            }
+#else
+                            for (i = 0; i < NNFX_RT_MB; i++)
+                                for (j = 0; j < NNFX_RT_PT; j++)
+                                    acc[i][j] += wv[i] * xv[j];
+#endif
+                        }
+                    }
+                for (i = 0; i < mb; i++) {
+                    float *yr = y + ((long)n * M + m0 + i) * P + p0;
+                    float t[NNFX_RT_PT];
+                    memcpy(t, acc[i], sizeof t);
+                    for (j = 0; j < pt; j++)
+                        yr[j] = t[j];
+                }
+            }
+}
+
 static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
     const int N = g[0], C = g[1], M = g[4], KH = g[5], KW = g[6];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], G = g[15];
@@ -131,6 +200,10 @@ static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b
     int n, m0, mb, oh, ow0, c, kh, kw, i, j;
     if (cg == 1 && mg == 1) {
         nnfx_rt_conv2d_dw(x, w, b, y, g);
+        return;
+    }
+    if (!flat && OW < NNFX_RT_PT) {
+        nnfx_rt_conv2d_small(x, w, b, y, g);
         return;
     }
     /* tiles outer, channel blocks inner: a tile's input columns stay in cache */
