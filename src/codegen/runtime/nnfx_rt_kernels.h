@@ -161,8 +161,12 @@ static inline void nnfx_rt_conv2d_small(const float *x, const float *w, const fl
                         for (c = 0; c < cg; c++) {
                             const float *xc = xg + (long)c * H * W, *wp = wb + (long)c * KH * KW;
                             float wv[NNFX_RT_MB], xv[NNFX_RT_PT];
-                            for (i = 0; i < NNFX_RT_MB; i++)
-                                wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
+                            if (mb == NNFX_RT_MB)
+                                for (i = 0; i < NNFX_RT_MB; i++)
+                                    wv[i] = wp[(long)i * K];
+                            else
+                                for (i = 0; i < NNFX_RT_MB; i++)
+                                    wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
                             for (j = 0; j < NNFX_RT_PT; j++)
                                 xv[j] = idx[j] >= 0 ? xc[idx[j]] : 0.0f;
 #ifdef NNFX_RT_VEC
