@@ -518,34 +518,6 @@ nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err);
 /* A readable C-like listing of the forward (FX's gm.code); malloc'd.
  * Recompiles first if needed; NULL on error. */
 char *nnfx_gm_code(nnfx_gm *gm, nnfx_error *err);
-
-/* ---- Standalone C for embedded targets (src/codegen) --------------------- */
-
-/* The three files of a generated model (malloc'd, NUL-terminated) and
- * figures about it. */
-typedef struct nnfx_codegen_files {
-    char *header;  /* NAME.h: NAME_run, NAME_run_arena, size/shape macros */
-    char *source;  /* NAME.c: the kernels used and one call per plan step */
-    char *weights; /* NAME_weights.c: const float arrays (exact, hex floats) */
-    char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
-    int64_t arena_bytes, weight_bytes;
-    bool libm; /* the generated C calls libm (expf, sqrtf, ...) */
-} nnfx_codegen_files;
-
-/* Generates C99 for g (linted and shape-inferred here; every placeholder
- * needs a static float32 shape: set it first, e.g. with
- * nnfx_meta_set_shape). name must be a C identifier (NULL: "model").
- * forbid (NULL or "") is a comma-separated list of op types (ONNX or nnfx
- * names, any case): a node using one fails with NNFX_ERR_RUNTIME listing
- * the nodes and a suggested rewrite. An op the generator has no kernel for
- * fails with NNFX_ERR_UNSUPPORTED naming the node and op; a placeholder
- * without a static shape with NNFX_ERR_INVALID_ARG. The code follows the compiled plan (fused conv
- * epilogues, views, one arena of out->arena_bytes) and is byte-for-byte
- * deterministic. On success fills *out (free with
- * nnfx_codegen_files_free); on failure *out is empty. */
-nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
-/* Frees the strings of f and zeroes it (NULL is fine). */
-void nnfx_codegen_files_free(nnfx_codegen_files *f);
 /* Runs the compiled graph: nin inputs in placeholder order; fills outs[0..]
  * with new references (caller releases), *nout = number of outputs. outs
  * must have room for max_out. Recompiles first if the graph changed. */
@@ -969,6 +941,34 @@ typedef struct nnfx_onnx_save_options {
 /* Writes g as an ONNX model (temporary name, then renamed). opts may be
  * NULL: weights go external only when the model would pass 2 GB. */
 nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
+
+/* ---- Standalone C for embedded targets (src/codegen) --------------------- */
+
+/* The three files of a generated model (malloc'd, NUL-terminated) and
+ * figures about it. */
+typedef struct nnfx_codegen_files {
+    char *header;  /* NAME.h: NAME_run, NAME_run_arena, size/shape macros */
+    char *source;  /* NAME.c: the kernels used and one call per plan step */
+    char *weights; /* NAME_weights.c: const float arrays (exact, hex floats) */
+    char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
+    int64_t arena_bytes, weight_bytes;
+    bool libm; /* the generated C calls libm (expf, sqrtf, ...) */
+} nnfx_codegen_files;
+
+/* Generates C99 for g (linted and shape-inferred here; every placeholder
+ * needs a static float32 shape: set it first, e.g. with
+ * nnfx_meta_set_shape). name must be a C identifier (NULL: "model").
+ * forbid (NULL or "") is a comma-separated list of op types (ONNX or nnfx
+ * names, any case): a node using one fails with NNFX_ERR_RUNTIME listing
+ * the nodes and a suggested rewrite. An op the generator has no kernel for
+ * fails with NNFX_ERR_UNSUPPORTED naming the node and op; a placeholder
+ * without a static shape with NNFX_ERR_INVALID_ARG. The code follows the
+ * compiled plan (fused conv epilogues, views, one arena of
+ * out->arena_bytes) and is byte-for-byte deterministic. On success fills
+ * *out (free with nnfx_codegen_files_free); on failure *out is empty. */
+nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
+/* Frees the strings of f and zeroes it (NULL is fine). */
+void nnfx_codegen_files_free(nnfx_codegen_files *f);
 
 #ifdef __cplusplus
 }
