@@ -1308,6 +1308,34 @@ nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options
 nnfx_graph *nnfx_quantize(const nnfx_graph *g, int ncalib, nnfx_tensor *const *calib, const nnfx_quant_options *o,
                           nnfx_quant_report *report, nnfx_error *err);
 
+/* ---- Standalone C for embedded targets (src/codegen) --------------------- */
+
+/* The three files of a generated model (malloc'd, NUL-terminated) and
+ * figures about it. */
+typedef struct nnfx_codegen_files {
+    char *header;  /* NAME.h: NAME_run, NAME_run_arena, size/shape macros */
+    char *source;  /* NAME.c: the kernels used and one call per plan step */
+    char *weights; /* NAME_weights.c: const float arrays (exact, hex floats) */
+    char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
+    int64_t arena_bytes, weight_bytes;
+    bool libm; /* the generated C calls libm (expf, sqrtf, ...) */
+} nnfx_codegen_files;
+
+/* Generates C99 for g (linted and shape-inferred here; every placeholder
+ * needs a static float32 shape: set it first, e.g. with
+ * nnfx_meta_set_shape). name must be a C identifier (NULL: "model").
+ * forbid (NULL or "") is a comma-separated list of op types (ONNX or nnfx
+ * names, any case): a node using one fails with NNFX_ERR_RUNTIME listing
+ * the nodes and a suggested rewrite. An op the generator has no kernel for
+ * fails with NNFX_ERR_UNSUPPORTED naming the node and op; a placeholder
+ * without a static shape with NNFX_ERR_INVALID_ARG. The code follows the
+ * compiled plan (fused conv epilogues, views, one arena of
+ * out->arena_bytes) and is byte-for-byte deterministic. On success fills
+ * *out (free with nnfx_codegen_files_free); on failure *out is empty. */
+nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
+/* Frees the strings of f and zeroes it (NULL is fine). */
+void nnfx_codegen_files_free(nnfx_codegen_files *f);
+
 #ifdef __cplusplus
 }
 #endif

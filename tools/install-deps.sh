@@ -10,6 +10,8 @@ PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev
       clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx)
 # publishing: libcurl and libcrypto headers; the registry tests' docker-registry, htpasswd, curl
 PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
+# codegen: the Cortex-M4 cross-compiler, newlib and the emulator the tests run it under
+PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

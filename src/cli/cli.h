@@ -36,6 +36,8 @@ int cli_push(int argc, char **argv);
 int cli_pull(int argc, char **argv);
 /* nnfx prune MODEL -o OUT --ratio R | --sparsity S (src/cli/prune.c) */
 int cli_prune(int argc, char **argv);
+/* nnfx codegen MODEL -o DIR ...: standalone C99 (src/cli/codegen.c) */
+int cli_codegen(int argc, char **argv);
 /* nnfx demo [--no-text] [workflow ...]: runs the seed workflows (simplenet,
  * sigmoid_to_clip, remove_bn, control_flow, shape_error), printing graphs
  * before and after and every check; exit 0 when all checks pass, 1 when

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"prune", cli_prune, "remove channels by dependency groups (or zero weights); a smaller model"},
     {"compare", cli_compare, "run two models on the same inputs and compare their outputs"},
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
+    {"codegen", cli_codegen, "write the model as standalone C99 for embedded targets"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
     {"quantize", cli_quantize, "int8 post-training quantization into QDQ form, with an accuracy gate"},
     {"push", cli_push, "publish a model to an OCI registry (layers, config, annotations)"},

@@ -102,4 +102,27 @@ int64_t fx_plan_peak_bytes(const fx_plan *p);
 /* Listing of the compiled steps, one per line (malloc'd; NULL on OOM). */
 char *fx_plan_text(const fx_plan *p);
 
+/* Read-only view of a built plan for the C generator (src/codegen): value
+ * v is the node at position v of the graph (0 = head) or, past the nodes,
+ * a literal argument; aliases are resolved to the storage they view. */
+typedef enum fx_step_kind { FX_STEP_KERNEL, FX_STEP_CONV, FX_STEP_OUTPUT } fx_step_kind;
+typedef struct fx_step_view {
+    fx_step_kind kind;
+    const nnfx_node *first, *last; /* CONV: the conv and the last node of its fused chain */
+    int nin;
+    const int *in; /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
+    int out;       /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+} fx_step_view;
+typedef enum fx_value_kind { FX_VALUE_NONE, FX_VALUE_CONST, FX_VALUE_INPUT, FX_VALUE_ARENA } fx_value_kind;
+typedef struct fx_value_view {
+    fx_value_kind kind;
+    int64_t off;          /* ARENA: byte offset in the activation arena */
+    const nnfx_tensor *t; /* CONST: the value */
+    int input;            /* INPUT: placeholder index */
+} fx_value_view;
+int64_t fx_plan_arena_bytes(const fx_plan *p);
+int fx_plan_nsteps(const fx_plan *p);
+fx_step_view fx_plan_step_view(const fx_plan *p, int s);
+fx_value_view fx_plan_value_view(const fx_plan *p, int v);
+
 #endif

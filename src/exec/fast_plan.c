@@ -728,3 +728,37 @@ char *fx_plan_text(const fx_plan *p) {
     }
     return sb_finish(&b);
 }
+
+/* ---- read-only view for the C generator (src/codegen) ------------------- */
+
+int64_t fx_plan_arena_bytes(const fx_plan *p) { return p->arena_bytes; }
+
+int fx_plan_nsteps(const fx_plan *p) { return p->nsteps; }
+
+fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
+    const fx_step *sp = &p->steps[s];
+    fx_step_view v = {sp->kind == S_CONV ? FX_STEP_CONV : (sp->kind == S_OUTPUT ? FX_STEP_OUTPUT : FX_STEP_KERNEL),
+                      sp->first,
+                      sp->n,
+                      sp->nin,
+                      sp->in,
+                      sp->out};
+    return v;
+}
+
+fx_value_view fx_plan_value_view(const fx_plan *p, int v) {
+    fx_value_view r = {FX_VALUE_NONE, 0, NULL, -1};
+    if (v < 0 || v >= p->nvals) return r;
+    const fx_val *x = &p->vals[root_of(p, v)];
+    switch (x->kind) {
+    case V_CONST: r.kind = FX_VALUE_CONST, r.t = x->t; break;
+    case V_ARENA: r.kind = FX_VALUE_ARENA, r.off = x->off; break;
+    case V_INPUT:
+        r.kind = FX_VALUE_INPUT;
+        for (int k = 0; k < p->ninputs; k++)
+            if (p->inputs[k] == root_of(p, v)) r.input = k;
+        break;
+    default: break;
+    }
+    return r;
+}

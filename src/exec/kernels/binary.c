@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU } bin_kind;
@@ -52,11 +53,11 @@ typedef struct bin_ctx {
 static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
     bin_ctx *c = ctx;
     switch (c->k) {
-    case B_ADD: BIN_ROW(float, x + y); break;
-    case B_SUB: BIN_ROW(float, x - y); break;
-    case B_MUL: BIN_ROW(float, x *y); break;
-    case B_DIV: BIN_ROW(float, x / y); break;
-    case B_POW: BIN_ROW(float, powf(x, y)); break;
+    case B_ADD: BIN_ROW(float, nnfx_rt_add(x, y)); break;
+    case B_SUB: BIN_ROW(float, nnfx_rt_sub(x, y)); break;
+    case B_MUL: BIN_ROW(float, nnfx_rt_mul(x, y)); break;
+    case B_DIV: BIN_ROW(float, nnfx_rt_div(x, y)); break;
+    case B_POW: BIN_ROW(float, nnfx_rt_pow(x, y)); break;
     case B_PRELU: BIN_ROW(float, x < 0 ? x * y : x); break;
     }
 }

@@ -2,6 +2,7 @@
  * (inference), LayerNormalization, Softmax, LogSoftmax. */
 #include <math.h>
 
+#include "codegen/runtime/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* BatchNormalization(X, scale, B, mean, var), inference form:
@@ -24,18 +25,10 @@ nnfx_status kern_batch_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     float eps = (float)nnfx_node_attr_float(n, "epsilon", 1e-5);
     const float *sc = in[1]->data, *bi = in[2]->data, *mu = in[3]->data, *va = in[4]->data, *xd = x->data;
-    float *y = out[0]->data;
     int64_t inner = 1;
     for (int i = 2; i < x->rank; i++)
         inner *= x->shape[i];
-    for (int64_t b = 0; b < x->shape[0]; b++)
-        for (int64_t c = 0; c < ch; c++) {
-            float a = sc[c] / sqrtf(va[c] + eps), off = bi[c] - mu[c] * a;
-            const float *xi = xd + (b * ch + c) * inner;
-            float *yo = y + (b * ch + c) * inner;
-            for (int64_t i = 0; i < inner; i++)
-                yo[i] = xi[i] * a + off;
-        }
+    nnfx_rt_batch_norm(xd, sc, bi, mu, va, eps, out[0]->data, (long)x->shape[0], (long)ch, (long)inner);
     return NNFX_OK;
 }
 
@@ -117,31 +110,7 @@ static nnfx_status softmax(bool logsm, const nnfx_node *n, int nin, nnfx_tensor 
         inner *= x->shape[i];
     for (int i = 0; i < axis; i++)
         outer *= x->shape[i];
-    const float *xd = x->data;
-    float *y = out[0]->data;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t j = 0; j < inner; j++) {
-            const float *xi = xd + o * len * inner + j;
-            float *yo = y + o * len * inner + j;
-            float m = -INFINITY;
-            for (int64_t i = 0; i < len; i++)
-                if (xi[i * inner] > m) m = xi[i * inner];
-            double sum = 0;
-            for (int64_t i = 0; i < len; i++) {
-                float e = expf(xi[i * inner] - m);
-                sum += e;
-                if (!logsm) yo[i * inner] = e;
-            }
-            if (logsm) {
-                float ls = (float)log(sum);
-                for (int64_t i = 0; i < len; i++)
-                    yo[i * inner] = xi[i * inner] - m - ls;
-            } else {
-                float inv = (float)(1.0 / sum);
-                for (int64_t i = 0; i < len; i++)
-                    yo[i * inner] *= inv;
-            }
-        }
+    nnfx_rt_softmax(x->data, out[0]->data, (long)outer, (long)len, (long)inner, logsm);
     return NNFX_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -24,78 +25,28 @@ typedef enum {
     U_RECIP
 } unary_kind;
 
+/* The scalar meaning of each op is src/codegen/runtime/nnfx_rt_scalar.h,
+ * which the generated C copies too (one definition, two ways to run it). */
 static void unary_f32(unary_kind k, const float *x, float *y, int64_t n, float alpha, float beta) {
-    int64_t i;
+    float (*f)(float, float, float) = NULL;
     switch (k) {
-    case U_RELU:
-        for (i = 0; i < n; i++)
-            y[i] = x[i] > 0 ? x[i] : 0.0f;
-        break;
-    case U_LEAKY:
-        for (i = 0; i < n; i++)
-            y[i] = x[i] >= 0 ? x[i] : alpha * x[i];
-        break;
-    case U_SIGMOID:
-        for (i = 0; i < n; i++) {
-            float v = x[i];
-            if (v >= 0) {
-                y[i] = 1.0f / (1.0f + expf(-v));
-            } else {
-                float e = expf(v);
-                y[i] = e / (1.0f + e);
-            }
-        }
-        break;
-    case U_HSIG:
-        for (i = 0; i < n; i++) {
-            float v = alpha * x[i] + beta;
-            y[i] = v < 0 ? 0.0f : (v > 1 ? 1.0f : v);
-        }
-        break;
-    case U_HSWISH:
-        for (i = 0; i < n; i++) {
-            float v = x[i] / 6.0f + 0.5f;
-            v = v < 0 ? 0.0f : (v > 1 ? 1.0f : v);
-            y[i] = x[i] * v;
-        }
-        break;
-    case U_TANH:
-        for (i = 0; i < n; i++)
-            y[i] = tanhf(x[i]);
-        break;
-    case U_ELU:
-        for (i = 0; i < n; i++)
-            y[i] = x[i] >= 0 ? x[i] : alpha * expm1f(x[i]);
-        break;
-    case U_ERF:
-        for (i = 0; i < n; i++)
-            y[i] = erff(x[i]);
-        break;
-    case U_EXP:
-        for (i = 0; i < n; i++)
-            y[i] = expf(x[i]);
-        break;
-    case U_LOG:
-        for (i = 0; i < n; i++)
-            y[i] = logf(x[i]);
-        break;
-    case U_SQRT:
-        for (i = 0; i < n; i++)
-            y[i] = sqrtf(x[i]);
-        break;
-    case U_NEG:
-        for (i = 0; i < n; i++)
-            y[i] = -x[i];
-        break;
-    case U_ABS:
-        for (i = 0; i < n; i++)
-            y[i] = fabsf(x[i]);
-        break;
-    case U_RECIP:
-        for (i = 0; i < n; i++)
-            y[i] = 1.0f / x[i];
-        break;
+    case U_RELU: f = nnfx_rt_relu; break;
+    case U_LEAKY: f = nnfx_rt_leaky_relu; break;
+    case U_SIGMOID: f = nnfx_rt_sigmoid; break;
+    case U_HSIG: f = nnfx_rt_hard_sigmoid; break;
+    case U_HSWISH: f = nnfx_rt_hard_swish; break;
+    case U_TANH: f = nnfx_rt_tanh; break;
+    case U_ELU: f = nnfx_rt_elu; break;
+    case U_ERF: f = nnfx_rt_erf; break;
+    case U_EXP: f = nnfx_rt_exp; break;
+    case U_LOG: f = nnfx_rt_log; break;
+    case U_SQRT: f = nnfx_rt_sqrt; break;
+    case U_NEG: f = nnfx_rt_neg; break;
+    case U_ABS: f = nnfx_rt_abs; break;
+    case U_RECIP: f = nnfx_rt_reciprocal; break;
     }
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f(x[i], alpha, beta);
 }
 
 static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
@@ -179,10 +130,8 @@ nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     const float *a = x->data;
     float *b = out[0]->data;
     /* ONNX: min first, then max (when min > max every element becomes max) */
-    for (int64_t i = 0; i < cnt; i++) {
-        float v = a[i] < lo ? lo : a[i];
-        b[i] = v > hi ? hi : v;
-    }
+    for (int64_t i = 0; i < cnt; i++)
+        b[i] = nnfx_rt_clip(a[i], lo, hi);
     return NNFX_OK;
 }
 

@@ -1,0 +1,186 @@
+/* codegen.c — `nnfx codegen`: the model as standalone C99 for embedded
+ * targets (src/codegen): NAME.h, NAME.c, NAME_weights.c and a report. */
+#include <ctype.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char codegen_help[] =
+    "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
+    "                    [--forbid OP,...] [--report FILE]\n"
+    "\n"
+    "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
+    "No malloc and no globals but the constant weights and one static arena of\n"
+    "NAME_ARENA_BYTES (the same lifetime-based plan nnfx's runtime uses); libc only for\n"
+    "memcpy/memset/memmove, libm only for ops that need it (Exp, Sigmoid, Tanh, Erf,\n"
+    "BatchNormalization's sqrt, Softmax...). The API:\n"
+    "  int NAME_run(const float *const inputs[], float *const outputs[]);  /* 0: ok */\n"
+    "  int NAME_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n"
+    "with NAME_NUM_INPUTS, NAME_INPUT0_SIZE, NAME_INPUT0_SHAPE, ... macros. Kernels are\n"
+    "copied only for the ops used; weights are exact (hexadecimal float literals); the\n"
+    "same model gives the same bytes. A report (arena and weight bytes, per op) goes to\n"
+    "stdout, or as JSON to --report FILE. Nothing is written when generation fails.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR        folder to write into (created if missing)\n"
+    "  --name NAME             C identifier prefix (default: the model file's stem)\n"
+    "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims)\n"
+    "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
+    "                          Exp,Sigmoid,Tanh for a target without exp()\n"
+    "  --report FILE           write the report as JSON\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "Exit: 0 written; 1 a forbidden op is used; 2 usage; 3 bad model or an op the\n"
+    "generator does not support (the node and op are named). int8 (QDQ) models are\n"
+    "not generated yet.\n"
+    "\n"
+    "examples:\n"
+    "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
+    "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --forbid Exp,Sigmoid,Tanh\n"
+    "  cc -std=c99 -O2 -c out/kws.c out/kws_weights.c\n";
+
+/* The file's stem as a C identifier: "mobilenet-v2.onnx" -> "mobilenet_v2". */
+static char *stem_ident(const char *path) {
+    const char *b = cli_basename(path);
+    size_t len = strlen(b);
+    const char *dot = strrchr(b, '.');
+    if (dot && dot != b) len = (size_t)(dot - b);
+    char *s = malloc(len + 2);
+    if (!s) return NULL;
+    size_t k = 0;
+    if (len == 0 || isdigit((unsigned char)b[0])) s[k++] = '_';
+    for (size_t i = 0; i < len; i++)
+        s[k++] = isalnum((unsigned char)b[i]) ? b[i] : '_';
+    s[k] = 0;
+    return s;
+}
+
+static int write_all(const char *dir, const char *name, const nnfx_codegen_files *f, nnfx_error *err) {
+    struct {
+        const char *suffix, *text;
+    } files[3] = {{".h", f->header}, {".c", f->source}, {"_weights.c", f->weights}};
+    for (int i = 0; i < 3; i++) {
+        size_t len = strlen(dir) + strlen(name) + 16;
+        char *path = malloc(len);
+        if (!path) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        snprintf(path, len, "%s/%s%s", dir, name, files[i].suffix);
+        nnfx_status st = cli_write_file(path, files[i].text, strlen(files[i].text), err);
+        free(path);
+        if (st) return st;
+    }
+    return NNFX_OK;
+}
+
+int cli_codegen(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(codegen_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    const char *model = NULL, *out = NULL, *name = NULL, *forbid = NULL, *report = NULL;
+    const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
+    int nshapes = 0;
+    if (!shapes) return CLI_EXIT_BAD_INPUT;
+    cli_args a;
+    cli_args_init(&a, "codegen", argc, argv);
+    int rc = CLI_EXIT_OK;
+    while (cli_args_more(&a)) {
+        const char *v;
+        if (cli_opt(&a, "--output", "-o", &v))
+            out = v;
+        else if (cli_opt(&a, "--name", NULL, &v))
+            name = v;
+        else if (cli_opt(&a, "--shape", NULL, &v))
+            shapes[nshapes++] = v;
+        else if (cli_opt(&a, "--forbid", NULL, &v))
+            forbid = v;
+        else if (cli_opt(&a, "--report", NULL, &v))
+            report = v;
+        else if (cli_flag(&a, "--int8", NULL)) {
+            free(shapes);
+            return cli_usage_error("codegen", "--int8 is not supported yet (needs the QDQ int8 kernels)");
+        } else {
+            const char *p = cli_positional(&a);
+            if (!p) break;
+            if (model) {
+                free(shapes);
+                return cli_usage_error("codegen", "one model at a time ('%s' and '%s' given)", model, p);
+            }
+            model = p;
+        }
+    }
+    if (a.bad) {
+        free(shapes);
+        return CLI_EXIT_USAGE;
+    }
+    if (!model || !out) {
+        free(shapes);
+        return cli_usage_error("codegen", !model ? "no model given" : "no output folder given (-o DIR)");
+    }
+    char *ident = name ? strdup(name) : stem_ident(model);
+    nnfx_error err = {0};
+    nnfx_graph *g = NULL;
+    nnfx_codegen_files f = {0};
+    if (!ident) {
+        rc = CLI_EXIT_BAD_INPUT;
+        goto done;
+    }
+    g = cli_load_model(model, &err);
+    if (!g) {
+        rc = cli_fail("codegen", model, &err);
+        goto done;
+    }
+    for (int i = 0; i < nshapes; i++) {
+        char *in = NULL;
+        const char *val;
+        nnfx_shape sh;
+        if (!cli_split_binding(shapes[i], &in, &val) || !cli_parse_shape(val, &sh)) {
+            free(in);
+            rc = cli_usage_error("codegen", "--shape %s: expected INPUT=D0xD1x... (e.g. x=1x3x224x224)", shapes[i]);
+            goto done;
+        }
+        nnfx_node *ph = nnfx_graph_find(g, in);
+        if (!ph || nnfx_node_opcode(ph) != NNFX_PLACEHOLDER) {
+            rc = cli_usage_error("codegen", "--shape %s: the model has no input named '%s'", shapes[i], in);
+            free(in);
+            goto done;
+        }
+        free(in);
+        nnfx_meta *m = nnfx_node_meta(ph, 0);
+        nnfx_meta_set_shape(m, m->dtype, sh.rank, sh.dims);
+    }
+    if (nnfx_codegen(g, ident, forbid, &f, &err)) {
+        if (err.status == NNFX_ERR_RUNTIME) { /* a forbidden op */
+            cli_error("codegen", "%s: %s", model, err.msg);
+            rc = CLI_EXIT_CHECK;
+        } else {
+            rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+            cli_fail("codegen", model, &err);
+        }
+        goto done;
+    }
+    if (!cli_is_dir(out) && mkdir(out, 0777) != 0) {
+        cli_error("codegen", "%s: cannot create the folder", out);
+        rc = CLI_EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (write_all(out, ident, &f, &err) || (report && cli_write_file(report, f.report, strlen(f.report), &err))) {
+        rc = cli_fail("codegen", out, &err);
+        goto done;
+    }
+    if (!report || strcmp(report, "-") != 0)
+        printf("wrote %s/%s.h, %s/%s.c, %s/%s_weights.c\n"
+               "  flash: weights %lld bytes (+ code: measure with size(1))\n"
+               "  RAM:   arena %lld bytes (NAME_ARENA_BYTES; inputs and outputs are the caller's)\n"
+               "  libm:  %s\n"
+               "per op: %s",
+               out, ident, out, ident, out, ident, (long long)f.weight_bytes, (long long)f.arena_bytes,
+               f.libm ? "needed" : "not needed", f.report);
+done:
+    nnfx_codegen_files_free(&f);
+    nnfx_graph_free(g);
+    free(ident);
+    free(shapes);
+    return rc;
+}

@@ -1,0 +1,882 @@
+/* codegen.c — nnfx_codegen: the compiled plan written down as standalone
+ * C99. The generator builds the same plan the runtime executes
+ * (src/exec/fast_plan.c: constants folded, reshape-likes as views, convs
+ * with fused epilogues, one activation arena with lifetime-based offsets),
+ * then emits one call per step into small portable kernels whose text is
+ * src/codegen/runtime/ (embedded at build time; the interpreter compiles the
+ * same scalar definitions). Only the kernel sections a model uses are
+ * copied, so a model without Exp/Sigmoid/... needs no libm. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "codegen/codegen_int.h"
+#include "core/sbuf.h"
+#include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
+#include "ir/infer_int.h"
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
+
+#define CG_MAX_SECTIONS 64
+
+typedef struct cg_op_stat {
+    nnfx_op op;
+    int nodes;
+    int64_t weight_bytes, macs;
+} cg_op_stat;
+
+typedef struct cg {
+    const nnfx_graph *g;
+    const fx_plan *p;
+    const char *name;
+    const nnfx_node **nodes; /* graph position -> node */
+    int nnodes;
+    int *weight_id; /* value -> weight array number + 1 (0: none yet) */
+    int nvalues, nweights;
+    int64_t weight_bytes;
+    const char *sections[CG_MAX_SECTIONS];
+    int nsections;
+    bool libm;
+    sbuf body, weights, decls;
+    cg_op_stat stats[NNFX_OP_COUNT];
+    nnfx_error *err;
+} cg;
+
+/* ---- runtime sections -------------------------------------------------- */
+
+/* The text of section `name` in the embedded runtime (between its "@rt"
+ * marker and "@end"), its marker line's flags in *flags. */
+static bool section_text(const char *name, const char **start, size_t *len, const char **flags, size_t *flen) {
+    for (int f = 0; cg_runtime_files[f].name; f++) {
+        const char *s = cg_runtime_files[f].text;
+        size_t nl = strlen(name);
+        for (const char *m = strstr(s, "/* @rt "); m; m = strstr(m + 1, "/* @rt ")) {
+            const char *nm = m + 7;
+            if (strncmp(nm, name, nl) != 0 || (nm[nl] != ' ' && nm[nl] != '*')) continue;
+            const char *eol = strchr(m, '\n');
+            const char *end = strstr(m, "/* @end */");
+            if (!eol || !end) return false;
+            *flags = nm + nl;
+            *flen = (size_t)(eol - (nm + nl));
+            *start = eol + 1;
+            *len = (size_t)(end - *start);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Marks section `name` (and what it needs) as used. */
+static void use_section(cg *c, const char *name) {
+    for (int i = 0; i < c->nsections; i++)
+        if (strcmp(c->sections[i], name) == 0) return;
+    const char *t, *fl;
+    size_t len, flen;
+    if (!section_text(name, &t, &len, &fl, &flen)) return;
+    char flags[128];
+    snprintf(flags, sizeof flags, "%.*s", (int)(flen < 127 ? flen : 127), fl);
+    const char *nd = strstr(flags, "needs:");
+    if (nd) {
+        char dep[64];
+        int k = 0;
+        for (nd += 6; *nd && *nd != ' ' && *nd != '*' && k < 63; nd++)
+            dep[k++] = *nd;
+        dep[k] = 0;
+        use_section(c, dep);
+    }
+    if (strstr(flags, "libm")) c->libm = true;
+    if (c->nsections < CG_MAX_SECTIONS) c->sections[c->nsections++] = name;
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+static int node_index(const cg *c, const nnfx_node *n) {
+    for (int i = 0; i < c->nnodes; i++)
+        if (c->nodes[i] == n) return i;
+    return -1;
+}
+
+static void float_lit(sbuf *b, float v) {
+    if (v != v)
+        sb_printf(b, "NAN");
+    else if (isinf(v))
+        sb_printf(b, v > 0 ? "INFINITY" : "-INFINITY");
+    else
+        sb_printf(b, "%af", (double)v);
+}
+
+/* C expression for value v's data as `const float *` / `float *`. */
+static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t len) {
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    switch (vv.kind) {
+    case FX_VALUE_ARENA:
+        if (vv.off % 4) break;
+        snprintf(buf, len, "(A + %lld)", (long long)(vv.off / 4));
+        return NNFX_OK;
+    case FX_VALUE_INPUT: snprintf(buf, len, "inputs[%d]", vv.input); return NNFX_OK;
+    case FX_VALUE_CONST: {
+        if (vv.t->dtype != NNFX_F32)
+            return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: node %s (%s): a %s constant is read as data (only float32 is generated)",
+                                  user->name, nnfx_op_name(user->op), nnfx_dtype_name(vv.t->dtype));
+        if (!c->weight_id[v]) {
+            int id = c->weight_id[v] = ++c->nweights;
+            int64_t n = nnfx_tensor_numel(vv.t);
+            const float *d = vv.t->data;
+            const char *src = v < c->nnodes ? c->nodes[v]->name : "literal";
+            char shp[160];
+            nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
+            sb_printf(&c->decls, "extern const float %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1),
+                      src, shp);
+            sb_printf(&c->weights, "/* %s %s */\nconst float %s_w%d[%lld] NNFX_ALIGNED = {", src, shp, c->name, id,
+                      (long long)(n ? n : 1));
+            for (int64_t i = 0; i < n; i++) {
+                sb_printf(&c->weights, i % 6 ? ", " : (i ? ",\n    " : "\n    "));
+                float_lit(&c->weights, d[i]);
+            }
+            sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
+            c->weight_bytes += n * 4;
+            c->stats[user->op].weight_bytes += n * 4;
+        }
+        snprintf(buf, len, "%s_w%d", c->name, c->weight_id[v]);
+        return NNFX_OK;
+    }
+    default: break;
+    }
+    return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): an input has no storage in the plan",
+                          user->name, nnfx_op_name(user->op));
+}
+
+static const nnfx_meta *arg_meta(const nnfx_node *n, int a) {
+    return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
+}
+
+static int64_t meta_numel(const nnfx_meta *m) {
+    int64_t k = 1;
+    for (int d = 0; d < m->rank; d++)
+        k *= m->dims[d].value;
+    return k;
+}
+
+/* Float value of constant argument a (a literal or a CONST value), or dflt
+ * when absent. false when present but not a constant scalar. */
+static bool const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out) {
+    *out = dflt;
+    if (a >= s->nin || s->in[a] < 0) return true;
+    fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
+    if (vv.kind != FX_VALUE_CONST || nnfx_tensor_numel(vv.t) != 1) return false;
+    *out = (float)nnfx_tensor_get(vv.t, 0);
+    return true;
+}
+
+static nnfx_status unsupported(cg *c, const nnfx_node *n, const char *why) {
+    return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
+}
+
+/* ---- emitters ---------------------------------------------------------- */
+
+/* The scalar section name of a unary op, or NULL. */
+static const char *unary_fn(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_RELU: return "relu";
+    case NNFX_OP_LEAKY_RELU: return "leaky_relu";
+    case NNFX_OP_SIGMOID: return "sigmoid";
+    case NNFX_OP_HARD_SIGMOID: return "hard_sigmoid";
+    case NNFX_OP_HARD_SWISH: return "hard_swish";
+    case NNFX_OP_TANH: return "tanh";
+    case NNFX_OP_ELU: return "elu";
+    case NNFX_OP_ERF: return "erf";
+    case NNFX_OP_EXP: return "exp";
+    case NNFX_OP_LOG: return "log";
+    case NNFX_OP_SQRT: return "sqrt";
+    case NNFX_OP_NEG: return "neg";
+    case NNFX_OP_ABS: return "abs";
+    case NNFX_OP_RECIPROCAL: return "reciprocal";
+    case NNFX_OP_CLIP: return "clip";
+    default: return NULL;
+    }
+}
+
+/* alpha/beta (or min/max) of unary op node n in step s. */
+static bool unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b) {
+    *a = *b = 0;
+    switch (n->op) {
+    case NNFX_OP_LEAKY_RELU: *a = (float)nnfx_node_attr_float(n, "alpha", 0.01); return true;
+    case NNFX_OP_ELU: *a = (float)nnfx_node_attr_float(n, "alpha", 1.0); return true;
+    case NNFX_OP_HARD_SIGMOID:
+        *a = (float)nnfx_node_attr_float(n, "alpha", 0.2);
+        *b = (float)nnfx_node_attr_float(n, "beta", 0.5);
+        return true;
+    case NNFX_OP_CLIP: return const_float(c, s, 1, -INFINITY, a) && const_float(c, s, 2, INFINITY, b);
+    default: return true;
+    }
+}
+
+static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b) {
+    use_section(c, "map");
+    use_section(c, fn);
+    sb_printf(&c->body, "    nnfx_rt_map(%s, %s, %lld, ", x, y, (long long)n);
+    float_lit(&c->body, a);
+    sb_printf(&c->body, ", ");
+    float_lit(&c->body, b);
+    sb_printf(&c->body, ", nnfx_rt_%s);\n", fn);
+}
+
+static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, const char *w, const char *b, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *wm = arg_meta(n, 1), *ym = &n->meta[0];
+    if (!xm || !wm || (xm->rank != 4 && xm->rank != 3) || wm->rank != xm->rank)
+        return unsupported(c, n, "only 1-d and 2-d convolutions are generated");
+    int nsp = xm->rank - 2;
+    int64_t k[2] = {wm->dims[2].value, nsp == 2 ? wm->dims[3].value : 1};
+    int64_t in_sp[2] = {xm->dims[2].value, nsp == 2 ? xm->dims[3].value : 1};
+    ir_window win;
+    nnfx_status st = ir_window_read(n, nsp, k, in_sp, &win, c->err);
+    if (st) return st;
+    int64_t H = nsp == 2 ? in_sp[0] : 1, W = nsp == 2 ? in_sp[1] : in_sp[0];
+    int64_t KH = nsp == 2 ? k[0] : 1, KW = nsp == 2 ? k[1] : k[0];
+    int64_t OH = nsp == 2 ? ym->dims[2].value : 1, OW = ym->dims[xm->rank - 1].value;
+    int64_t sh = nsp == 2 ? win.s[0] : 1, sw = win.s[nsp - 1], ph = nsp == 2 ? win.pb[0] : 0, pw = win.pb[nsp - 1];
+    int64_t dh = nsp == 2 ? win.d[0] : 1, dw = win.d[nsp - 1];
+    int64_t grp = nnfx_node_attr_int(n, "group", 1);
+    use_section(c, "conv2d");
+    sb_printf(&c->body,
+              "    {   /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
+              "        static const int geo[16] = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+              "%lld, %lld, %lld, %lld, %lld};\n"
+              "        nnfx_rt_conv2d(%s, %s, %s, %s, geo);\n    }\n",
+              (long long)xm->dims[0].value, (long long)xm->dims[1].value, (long long)H, (long long)W,
+              (long long)wm->dims[0].value, (long long)KH, (long long)KW, (long long)OH, (long long)OW, (long long)sh,
+              (long long)sw, (long long)ph, (long long)pw, (long long)dh, (long long)dw, (long long)grp, x, w,
+              b ? b : "0", y);
+    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * KH * KW;
+    return NNFX_OK;
+}
+
+/* Fused conv chain: conv, optional residual add, optional activation. */
+static nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
+    const nnfx_node *conv = s->first, *last = s->last;
+    char x[64], w[64], b[64], y[64], r[64];
+    nnfx_status st;
+    int wi = node_index(c, conv->args[1].u.node);
+    int bi = conv->nargs > 2 && conv->args[2].kind == NNFX_ARG_NODE ? node_index(c, conv->args[2].u.node) : -1;
+    if ((st = value_expr(c, s->in[0], conv, x, sizeof x)) || (st = value_expr(c, wi, conv, w, sizeof w)) ||
+        (bi >= 0 && (st = value_expr(c, bi, conv, b, sizeof b))) || (st = value_expr(c, s->out, last, y, sizeof y)))
+        return st;
+    if ((st = emit_conv(c, conv, x, w, bi >= 0 ? b : NULL, y))) return st;
+    int64_t n = meta_numel(&last->meta[0]);
+    if (s->nin > 1 && s->in[1] >= 0) {
+        if ((st = value_expr(c, s->in[1], last, r, sizeof r))) return st;
+        use_section(c, "add_inplace");
+        sb_printf(&c->body, "    nnfx_rt_add_inplace(%s, %s, %lld);\n", y, r, (long long)n);
+        c->stats[NNFX_OP_ADD].nodes++;
+    }
+    if (last == conv || last->op == NNFX_OP_ADD) return NNFX_OK;
+    c->stats[last->op].nodes++;
+    if (last->op == NNFX_OP_MUL) { /* x * sigmoid(x) */
+        c->stats[NNFX_OP_SIGMOID].nodes++;
+        emit_map(c, "silu", y, y, n, 0, 0);
+        return NNFX_OK;
+    }
+    const char *fn = unary_fn(last->op);
+    float a, bb;
+    if (!fn || last->nargs < 1) return unsupported(c, last, "unexpected fused epilogue");
+    /* the activation's own constant arguments: a step view over its args */
+    int ins[3] = {-1, -1, -1};
+    for (int k = 1; k < last->nargs && k < 3; k++)
+        if (last->args[k].kind == NNFX_ARG_NODE) ins[k] = node_index(c, last->args[k].u.node);
+    fx_step_view av = {FX_STEP_KERNEL, last, last, last->nargs < 3 ? last->nargs : 3, ins, -1};
+    if (!unary_params(c, &av, last, &a, &bb)) return unsupported(c, last, "clip bounds are not constants");
+    emit_map(c, fn, y, y, n, a, bb);
+    return NNFX_OK;
+}
+
+static const char *binary_fn(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_ADD: return "add";
+    case NNFX_OP_SUB: return "sub";
+    case NNFX_OP_MUL: return "mul";
+    case NNFX_OP_DIV: return "div";
+    case NNFX_OP_POW: return "pow";
+    default: return NULL;
+    }
+}
+
+static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
+    sb_printf(b, "        static const long %s[%d] = {", name, k);
+    for (int i = 0; i < k; i++)
+        sb_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
+    sb_printf(b, "};\n");
+}
+
+static nnfx_status emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y) {
+    const nnfx_meta *ma = arg_meta(n, 0), *mb = arg_meta(n, 1);
+    if (!ma || !mb) return unsupported(c, n, "literal operands are not generated");
+    int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];
+    float dummy = 0;
+    int64_t da[NNFX_MAX_RANK], db[NNFX_MAX_RANK];
+    for (int d = 0; d < ma->rank; d++)
+        da[d] = ma->dims[d].value;
+    for (int d = 0; d < mb->rank; d++)
+        db[d] = mb->dims[d].value;
+    nnfx_tensor *ta = nnfx_tensor_borrow(NNFX_F32, ma->rank, da, &dummy, c->err);
+    nnfx_tensor *tb = nnfx_tensor_borrow(NNFX_F32, mb->rank, db, &dummy, c->err);
+    if (!ta || !tb) {
+        nnfx_tensor_release(ta), nnfx_tensor_release(tb);
+        return NNFX_ERR_NOMEM;
+    }
+    for (int d = 0; d < n->meta[0].rank; d++)
+        oshape[d] = n->meta[0].dims[d].value;
+    const nnfx_tensor *ops[2] = {ta, tb};
+    kern_bcast bp;
+    bool ok = kern_bcast_plan(&bp, n->meta[0].rank, oshape, 2, ops);
+    nnfx_tensor_release(ta), nnfx_tensor_release(tb);
+    if (!ok || bp.rank > 6) return unsupported(c, n, "operands do not broadcast (or rank > 6)");
+    for (int d = 0; d < bp.rank; d++)
+        sa[d] = bp.st[0][d], sb_[d] = bp.st[1][d];
+    use_section(c, "bcast");
+    use_section(c, fn);
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", bp.rank, bp.shape);
+    emit_longs(&c->body, "sa", bp.rank, sa);
+    emit_longs(&c->body, "sb", bp.rank, sb_);
+    sb_printf(&c->body, "        nnfx_rt_bcast(%s, %s, %s, %d, shape, sa, sb, nnfx_rt_%s);\n    }\n", a, b, y, bp.rank,
+              fn);
+    return NNFX_OK;
+}
+
+/* Contiguous [outer, n, inner] view of reducing dims [lo, hi) of m. */
+static void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *n, int64_t *inner) {
+    *outer = infer_prod(m, 0, lo);
+    *n = infer_prod(m, lo, hi);
+    *inner = infer_prod(m, hi, m->rank);
+}
+
+static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y,
+                               int kind) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    bool axis[NNFX_MAX_RANK] = {0};
+    int64_t ax[NNFX_MAX_RANK];
+    int nax = 0;
+    if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_MAX_POOL) {
+        for (int d = 2; d < xm->rank; d++)
+            ax[nax++] = d;
+    } else if (s->nin > 1 && s->in[1] >= 0) {
+        fx_value_view vv = fx_plan_value_view(c->p, s->in[1]);
+        if (vv.kind != FX_VALUE_CONST || !kern_ints(vv.t, ax, NNFX_MAX_RANK, &nax))
+            return unsupported(c, n, "reduction axes are not constants");
+    } else {
+        const nnfx_attr *at = nnfx_node_attr(n, "axes");
+        if (at && at->kind == NNFX_ATTR_INTS)
+            for (int i = 0; i < at->u.ints.n && nax < NNFX_MAX_RANK; i++)
+                ax[nax++] = at->u.ints.v[i];
+    }
+    if (nax == 0) {
+        if (nnfx_node_attr_int(n, "noop_with_empty_axes", 0)) {
+            sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)(meta_numel(xm) * 4));
+            return NNFX_OK;
+        }
+        for (int d = 0; d < xm->rank; d++)
+            ax[nax++] = d;
+    }
+    for (int i = 0; i < nax; i++) {
+        int a;
+        if (!infer_axis(ax[i], xm->rank, false, &a)) return unsupported(c, n, "reduction axis out of range");
+        axis[a] = true;
+    }
+    /* size-1 dims do not break contiguity */
+    int lo = -1, hi = -1;
+    for (int d = 0; d < xm->rank; d++)
+        if (axis[d] && xm->dims[d].value != 1) {
+            if (lo < 0) lo = d;
+            hi = d + 1;
+        }
+    if (lo < 0) lo = hi = 0;
+    for (int d = lo; d < hi; d++)
+        if (!axis[d] && xm->dims[d].value != 1) return unsupported(c, n, "reduction over non-adjacent axes");
+    int64_t outer, len, inner;
+    split3(xm, lo, hi, &outer, &len, &inner);
+    use_section(c, "reduce");
+    sb_printf(&c->body, "    nnfx_rt_reduce(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
+              (long long)inner, kind);
+    return NNFX_OK;
+}
+
+static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || (xm->rank != 4 && xm->rank != 3)) return unsupported(c, n, "only 1-d and 2-d pooling is generated");
+    const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
+    int nsp = xm->rank - 2;
+    if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != nsp) return unsupported(c, n, "bad kernel_shape");
+    int64_t in_sp[2] = {xm->dims[2].value, nsp == 2 ? xm->dims[3].value : 1};
+    ir_window win;
+    nnfx_status st = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, c->err);
+    if (st) return st;
+    bool two = nsp == 2;
+    int64_t g[16] = {xm->dims[0].value * xm->dims[1].value,
+                     two ? in_sp[0] : 1,
+                     two ? in_sp[1] : in_sp[0],
+                     two ? ym->dims[2].value : 1,
+                     ym->dims[xm->rank - 1].value,
+                     two ? win.k[0] : 1,
+                     win.k[nsp - 1],
+                     two ? win.s[0] : 1,
+                     win.s[nsp - 1],
+                     two ? win.pb[0] : 0,
+                     win.pb[nsp - 1],
+                     two ? win.d[0] : 1,
+                     win.d[nsp - 1],
+                     nnfx_node_attr_int(n, "count_include_pad", 0) != 0,
+                     two ? win.pe[0] : 0,
+                     win.pe[nsp - 1]};
+    use_section(c, "pool2d");
+    sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n"
+                        "        static const int geo[16] = {");
+    for (int i = 0; i < 16; i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
+    sb_printf(&c->body, "};\n        nnfx_rt_pool2d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
+    return NNFX_OK;
+}
+
+static nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *am = arg_meta(n, 0), *bm = arg_meta(n, 1);
+    if (!am || !bm || am->rank != 2 || bm->rank != 2) return unsupported(c, n, "gemm operands must be matrices");
+    int ta = (int)nnfx_node_attr_int(n, "transA", 0), tb = (int)nnfx_node_attr_int(n, "transB", 0);
+    int64_t M = ta ? am->dims[1].value : am->dims[0].value, K = ta ? am->dims[0].value : am->dims[1].value;
+    int64_t N = tb ? bm->dims[0].value : bm->dims[1].value;
+    int64_t cm = 1, cn = 1;
+    bool hasc = s->nin > 2 && s->in[2] >= 0;
+    if (hasc) {
+        const nnfx_meta *cmeta = arg_meta(n, 2);
+        if (!cmeta) return unsupported(c, n, "gemm C must be a tensor");
+        if (cmeta->rank == 2) cm = cmeta->dims[0].value, cn = cmeta->dims[1].value;
+        if (cmeta->rank == 1) cn = cmeta->dims[0].value;
+        if ((cm != 1 && cm != M) || (cn != 1 && cn != N)) return unsupported(c, n, "gemm C does not broadcast");
+    }
+    use_section(c, "gemm");
+    sb_printf(&c->body, "    nnfx_rt_gemm(%s, %s, %s, %s, %lld, %lld, %lld, %d, %d, ", in[0], in[1], hasc ? in[2] : "0",
+              y, (long long)M, (long long)N, (long long)K, ta, tb);
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "alpha", 1.0));
+    sb_printf(&c->body, ", ");
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "beta", 1.0));
+    sb_printf(&c->body, ", %lld, %lld);\n", (long long)cm, (long long)cn);
+    c->stats[n->op].macs += M * N * K;
+    return NNFX_OK;
+}
+
+static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *am = arg_meta(n, 0), *bm = arg_meta(n, 1), *ym = &n->meta[0];
+    if (!am || !bm || am->rank < 2 || bm->rank < 2) return unsupported(c, n, "matmul of vectors is not generated");
+    int64_t M = am->dims[am->rank - 2].value, K = am->dims[am->rank - 1].value, N = bm->dims[bm->rank - 1].value;
+    int64_t batch = infer_prod(ym, 0, ym->rank - 2);
+    int64_t ab = infer_prod(am, 0, am->rank - 2), bb = infer_prod(bm, 0, bm->rank - 2);
+    if ((ab != batch && ab != 1) || (bb != batch && bb != 1))
+        return unsupported(c, n, "matmul batch broadcasting other than all-or-one");
+    use_section(c, "matmul");
+    sb_printf(&c->body, "    nnfx_rt_matmul(%s, %s, %s, %lld, %lld, %lld, %lld, %lld, %lld);\n", in[0], in[1], y,
+              (long long)batch, (long long)M, (long long)K, (long long)N, (long long)(ab == 1 ? 0 : M * K),
+              (long long)(bb == 1 ? 0 : K * N));
+    c->stats[n->op].macs += batch * M * N * K;
+    return NNFX_OK;
+}
+
+static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
+    char in[8][64], y[64];
+    nnfx_status st;
+    if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
+    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    /* data inputs (constant parameters of the op are read at generation) */
+    int ndata = s->nin;
+    switch (n->op) {
+    case NNFX_OP_CLIP:
+    case NNFX_OP_REDUCE_MEAN:
+    case NNFX_OP_REDUCE_SUM:
+    case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_DROPOUT: ndata = 1; break;
+    case NNFX_OP_CONCAT: ndata = 0; break;
+    default: break;
+    }
+    if (ndata > 8) return unsupported(c, n, "too many inputs");
+    for (int a = 0; a < ndata; a++) {
+        in[a][0] = 0;
+        if (s->in[a] >= 0 && (st = value_expr(c, s->in[a], n, in[a], sizeof in[a]))) return st;
+    }
+    int64_t numel = meta_numel(&n->meta[0]);
+    const char *fn;
+    if ((fn = unary_fn(n->op))) {
+        float a, b;
+        if (!unary_params(c, s, n, &a, &b)) return unsupported(c, n, "clip bounds are not constants");
+        emit_map(c, fn, in[0], y, numel, a, b);
+        return NNFX_OK;
+    }
+    if ((fn = binary_fn(n->op))) return emit_binary(c, n, fn, in[0], in[1], y);
+    switch (n->op) {
+    case NNFX_OP_CONV: return emit_conv(c, n, in[0], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, y);
+    case NNFX_OP_BATCH_NORM: {
+        const nnfx_meta *xm = arg_meta(n, 0);
+        if (!xm || xm->rank < 2) return unsupported(c, n, "batch_normalization expects rank >= 2");
+        use_section(c, "batch_norm");
+        sb_printf(&c->body, "    nnfx_rt_batch_norm(%s, %s, %s, %s, %s, ", in[0], in[1], in[2], in[3], in[4]);
+        float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+        sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)xm->dims[1].value,
+                  (long long)infer_prod(xm, 2, xm->rank));
+        return NNFX_OK;
+    }
+    case NNFX_OP_GEMM: return emit_gemm(c, s, n, in, y);
+    case NNFX_OP_MATMUL: return emit_matmul(c, n, in, y);
+    case NNFX_OP_MAX_POOL:
+    case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
+    case NNFX_OP_GLOBAL_AVERAGE_POOL:
+    case NNFX_OP_REDUCE_MEAN: return emit_reduce(c, s, n, in[0], y, 0);
+    case NNFX_OP_REDUCE_SUM: return emit_reduce(c, s, n, in[0], y, 1);
+    case NNFX_OP_GLOBAL_MAX_POOL:
+    case NNFX_OP_REDUCE_MAX: return emit_reduce(c, s, n, in[0], y, 2);
+    case NNFX_OP_REDUCE_MIN: return emit_reduce(c, s, n, in[0], y, 3);
+    case NNFX_OP_SOFTMAX:
+    case NNFX_OP_LOG_SOFTMAX: {
+        const nnfx_meta *xm = &n->meta[0];
+        int axis;
+        if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
+            return unsupported(c, n, "softmax axis out of range");
+        int64_t outer, len, inner;
+        split3(xm, axis, xm->rank ? axis + 1 : 0, &outer, &len, &inner);
+        use_section(c, "softmax");
+        sb_printf(&c->body, "    nnfx_rt_softmax(%s, %s, %lld, %lld, %lld, %d);\n", in[0], y, (long long)outer,
+                  (long long)len, (long long)inner, n->op == NNFX_OP_LOG_SOFTMAX);
+        return NNFX_OK;
+    }
+    case NNFX_OP_CONCAT: {
+        const nnfx_meta *ym = &n->meta[0];
+        int axis;
+        if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
+            return unsupported(c, n, "concat axis out of range");
+        int64_t outer = infer_prod(ym, 0, axis), orow = infer_prod(ym, axis, ym->rank), at = 0;
+        use_section(c, "copy_rows");
+        for (int a = 0; a < s->nin; a++) {
+            char src[64];
+            const nnfx_meta *am = arg_meta(n, a);
+            if (!am || s->in[a] < 0) return unsupported(c, n, "literal concat inputs are not generated");
+            if ((st = value_expr(c, s->in[a], n, src, sizeof src))) return st;
+            int64_t row = infer_prod(am, axis, am->rank);
+            sb_printf(&c->body, "    nnfx_rt_copy_rows(%s, %s + %lld, %lld, %lld, %lld);\n", src, y, (long long)at,
+                      (long long)outer, (long long)row, (long long)orow);
+            at += row;
+        }
+        return NNFX_OK;
+    }
+    case NNFX_OP_TRANSPOSE: {
+        const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+        if (!xm || xm->rank > 6 || xm->rank < 1) return unsupported(c, n, "transpose of rank > 6");
+        int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
+        int64_t acc = 1;
+        for (int d = xm->rank - 1; d >= 0; d--)
+            xst[d] = acc, acc *= xm->dims[d].value;
+        const nnfx_attr *pa = nnfx_node_attr(n, "perm");
+        for (int d = 0; d < ym->rank; d++) {
+            int64_t pd =
+                pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
+            st_[d] = xst[pd];
+            shp[d] = ym->dims[d].value;
+        }
+        use_section(c, "transpose");
+        sb_printf(&c->body, "    {\n");
+        emit_longs(&c->body, "shape", ym->rank, shp);
+        emit_longs(&c->body, "st", ym->rank, st_);
+        sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", in[0], y, ym->rank);
+        return NNFX_OK;
+    }
+    case NNFX_OP_IDENTITY:
+    case NNFX_OP_DROPOUT:
+    case NNFX_OP_FLATTEN:
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
+        return NNFX_OK;
+    default: return unsupported(c, n, "the C generator has no kernel for this op");
+    }
+}
+
+/* ---- the files ------------------------------------------------------------- */
+
+static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx_meta *m) {
+    sb_printf(h, "#define %s_%s%d_SIZE %lld\n#define %s_%s%d_RANK %d\n#define %s_%s%d_SHAPE {", c->name, kind, k,
+              (long long)meta_numel(m), c->name, kind, k, m->rank, c->name, kind, k);
+    for (int d = 0; d < m->rank; d++)
+        sb_printf(h, d ? ", %lld" : "%lld", (long long)m->dims[d].value);
+    sb_printf(h, "}\n");
+}
+
+static nnfx_status check_forbidden(const nnfx_graph *g, const char *forbid, nnfx_error *err) {
+    if (!forbid || !*forbid) return NNFX_OK;
+    sbuf b = {0};
+    int hits = 0;
+    bool sig = false, others = false;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION) continue;
+        const char *ot = ir_op_info(n->op)->onnx_type, *nm = nnfx_op_name(n->op);
+        for (const char *p = forbid; *p;) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if ((strlen(ot) == len && strncasecmp(ot, p, len) == 0) ||
+                (strlen(nm) == len && strncasecmp(nm, p, len) == 0)) {
+                sb_printf(&b, "%s  %s (%s)", hits ? "\n" : "", n->name, ot);
+                hits++;
+                if (n->op == NNFX_OP_SIGMOID)
+                    sig = true;
+                else
+                    others = true;
+                break;
+            }
+            p += len + (e ? 1 : 0);
+        }
+    }
+    if (!hits) {
+        free(sb_finish(&b));
+        return NNFX_OK;
+    }
+    char *list = sb_finish(&b);
+    nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: %d node%s use%s a forbidden op (--forbid %s):\n%s%s%s", hits,
+                   hits == 1 ? "" : "s", hits == 1 ? "s" : "", forbid, list ? list : "",
+                   sig ? "\nsuggested rewrite: nnfx optimize MODEL -o OUT --rewrite "
+                         "'sigmoid(x) -> hard_sigmoid(x, alpha=0.2, beta=0.5)'"
+                       : "",
+                   others ? "\nreplace the other ops with a --rewrite into ops the target has, then check the "
+                            "accuracy with optimize --validate"
+                          : "");
+    free(list);
+    return NNFX_ERR_RUNTIME;
+}
+
+static bool valid_ident(const char *s) {
+    if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static char *emit_report(cg *c, int64_t arena) {
+    sbuf b = {0};
+    sb_printf(&b,
+              "{\"name\": \"%s\", \"arena_bytes\": %lld, \"weight_bytes\": %lld, \"weight_arrays\": %d, "
+              "\"libm\": %s, \"ops\": [",
+              c->name, (long long)arena, (long long)c->weight_bytes, c->nweights, c->libm ? "true" : "false");
+    bool first = true;
+    for (int o = 0; o < NNFX_OP_COUNT; o++) {
+        const cg_op_stat *s = &c->stats[o];
+        if (!s->nodes) continue;
+        sb_printf(&b, "%s\n  {\"op\": \"%s\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld}", first ? "" : ",",
+                  ir_op_info((nnfx_op)o)->onnx_type, s->nodes, (long long)s->weight_bytes, (long long)s->macs);
+        first = false;
+    }
+    sb_printf(&b, "]}\n");
+    return sb_finish(&b);
+}
+
+static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_PLACEHOLDER) continue;
+        const nnfx_meta *m = &n->meta[0];
+        if (m->rank < 0)
+            return nnfx_error_set(err, NNFX_ERR_SHAPE,
+                                  "codegen: input %s has an unknown rank: fix it with --shape %s=D0xD1x...", n->name,
+                                  n->name);
+        for (int d = 0; d < m->rank; d++)
+            if (m->dims[d].value < 0) {
+                char ms[160];
+                nnfx_meta_str(m, ms, sizeof ms);
+                return nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                                      "codegen: input %s has a dynamic shape %s (dim %d): generated C needs static "
+                                      "shapes; fix it with --shape %s=D0xD1x...",
+                                      n->name, ms, d, n->name);
+            }
+        if (m->dtype != NNFX_F32)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: input %s is %s (only float32 is generated)",
+                                  n->name, nnfx_dtype_name(m->dtype));
+    }
+    return NNFX_OK;
+}
+
+static nnfx_status walk_plan(cg *c) {
+    nnfx_status st = NNFX_OK;
+    int ns = fx_plan_nsteps(c->p);
+    for (int s = 0; s < ns && !st; s++) {
+        fx_step_view v = fx_plan_step_view(c->p, s);
+        if (v.kind == FX_STEP_OUTPUT) {
+            for (int a = 0; a < v.last->nargs && !st; a++) {
+                const nnfx_node *o = v.last->args[a].kind == NNFX_ARG_NODE ? v.last->args[a].u.node : NULL;
+                char src[64];
+                if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
+                if (o->meta[0].dtype != NNFX_F32)
+                    return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s is %s (only float32)",
+                                          o->name, nnfx_dtype_name(o->meta[0].dtype));
+                if ((st = value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
+                sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src,
+                          (long long)(meta_numel(&o->meta[0]) * 4));
+            }
+            continue;
+        }
+        const nnfx_node *first = v.kind == FX_STEP_CONV ? v.first : v.last;
+        sb_printf(&c->body, "    /* %s", v.last->name);
+        if (v.kind == FX_STEP_CONV && v.first != v.last)
+            sb_printf(&c->body, " (%s .. %s)", v.first->name, v.last->name);
+        char ms[160];
+        nnfx_meta_str(&v.last->meta[0], ms, sizeof ms);
+        sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
+        c->stats[first->op].nodes++;
+        st = v.kind == FX_STEP_CONV ? emit_conv_step(c, &v) : emit_kernel_step(c, &v);
+    }
+    return st;
+}
+
+static char *emit_header(cg *c, int64_t arena) {
+    sbuf h = {0};
+    const char *N = c->name;
+    sb_printf(&h,
+              "/* %s.h — generated by nnfx codegen: the model as standalone C99 (no malloc, no globals but the\n"
+              " * constant weights and one static arena). */\n"
+              "#ifndef %s_H\n#define %s_H\n\n",
+              N, N, N);
+    int nin = 0, nout = 0;
+    for (const nnfx_node *n = c->g->head; n; n = n->next) {
+        if (n->opcode == NNFX_PLACEHOLDER) {
+            sb_printf(&h, "/* input %d: %s */\n", nin, n->name);
+            emit_dims_macros(c, &h, "INPUT", nin++, &n->meta[0]);
+        } else if (n->opcode == NNFX_OUTPUT) {
+            for (int a = 0; a < n->nargs; a++) {
+                const nnfx_node *o = n->args[a].u.node;
+                sb_printf(&h, "/* output %d: %s */\n", nout, o->name);
+                emit_dims_macros(c, &h, "OUTPUT", nout++, &o->meta[0]);
+            }
+        }
+    }
+    sb_printf(&h,
+              "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
+              "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime) */\n"
+              "#define %s_ARENA_BYTES %lld\n"
+              "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n"
+              "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
+              " * %s_OUTPUTi_SIZE floats (row-major). Returns 0. Uses the static arena: not reentrant.\n"
+              " * Define %s_NO_STATIC_ARENA to leave the static arena out. */\n"
+              "int %s_run(const float *const inputs[], float *const outputs[]);\n"
+              "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
+              " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
+              "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
+              N, nin, N, nout, N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
+    return sb_finish(&h);
+}
+
+static char *emit_source(cg *c, int64_t arena) {
+    sbuf s = {0};
+    const char *N = c->name;
+    sb_printf(&s,
+              "/* %s.c — generated by nnfx codegen. C99; libc: memcpy/memset/memmove only%s.\n"
+              " * Kernels: src/codegen/runtime/ of nnfx (the same scalar definitions its interpreter runs). */\n"
+              "#include <string.h>\n#include <math.h>\n\n#include \"%s.h\"\n\n"
+              "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n#define NNFX_ALIGNED\n"
+              "#endif\n\n",
+              N, c->libm ? "; libm for the ops that need it" : "; no libm", N);
+    for (int i = 0; i < c->nsections; i++) {
+        const char *t, *fl;
+        size_t len, flen;
+        if (section_text(c->sections[i], &t, &len, &fl, &flen)) sb_append(&s, t, len), sb_printf(&s, "\n");
+    }
+    sb_printf(&s, "/* weights: %s_weights.c */\n", N);
+    if (c->decls.s) sb_append(&s, c->decls.s, c->decls.len);
+    sb_printf(&s,
+              "\nint %s_run_arena(const float *const inputs[], float *const outputs[], void *arena) {\n"
+              "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
+              N);
+    if (c->body.s) sb_append(&s, c->body.s, c->body.len);
+    sb_printf(&s,
+              "    return 0;\n}\n\n#ifndef %s_NO_STATIC_ARENA\nstatic float %s_arena[%lld] NNFX_ALIGNED;\n\n"
+              "int %s_run(const float *const inputs[], float *const outputs[]) {\n"
+              "    return %s_run_arena(inputs, outputs, %s_arena);\n}\n#endif\n",
+              N, N, (long long)(arena / 4 > 0 ? arena / 4 : 1), N, N, N);
+    return sb_finish(&s);
+}
+
+nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
+                         nnfx_error *err) {
+    if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
+    memset(out, 0, sizeof *out);
+    if (!name) name = "model";
+    if (!valid_ident(name))
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);
+    nnfx_status st;
+    if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
+    if ((st = check_static_inputs(g, err))) return st;
+    if ((st = check_forbidden(g, forbid, err))) return st;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode == NNFX_CALL_MODULE)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
+                                  n->name, n->target);
+        if (n->opcode == NNFX_CALL_FUNCTION && n->nout != 1)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: node %s (%s): ops with %d outputs are not generated", n->name,
+                                  ir_op_info(n->op)->onnx_type, n->nout);
+    }
+    fx_plan *p = fx_plan_new(g, 1, err);
+    if (!p) {
+        if (err && err->status == NNFX_ERR_UNSUPPORTED) nnfx_error_prefix(err, "codegen");
+        return err ? err->status : NNFX_ERR_UNSUPPORTED;
+    }
+    cg c = {0};
+    c.g = g, c.p = p, c.name = name, c.err = err;
+    c.nnodes = g->num_nodes;
+    c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
+    c.nvalues = c.nnodes * 2 + 64;
+    for (const nnfx_node *n = g->head; n; n = n->next)
+        c.nvalues += n->nargs;
+    c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
+    if (!c.nodes || !c.weight_id) {
+        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        goto done;
+    }
+    int i = 0;
+    for (const nnfx_node *n = g->head; n; n = n->next)
+        c.nodes[i++] = n;
+    sb_printf(&c.weights,
+              "/* %s_weights.c — generated by nnfx codegen: the constant weights, exact float32 values\n"
+              " * as hexadecimal floating literals. */\n#include <math.h>\n\n"
+              "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n"
+              "#define NNFX_ALIGNED\n#endif\n\n",
+              name);
+    if ((st = walk_plan(&c))) goto done;
+    int64_t arena = fx_plan_arena_bytes(p);
+    /* every declared weight is defined in the weights file */
+    out->header = emit_header(&c, arena);
+    out->source = emit_source(&c, arena);
+    out->weights = sb_finish(&c.weights);
+    out->report = emit_report(&c, arena);
+    out->arena_bytes = arena;
+    out->weight_bytes = c.weight_bytes;
+    out->libm = c.libm;
+    if (!out->header || !out->source || !out->weights || !out->report || c.body.oom || c.decls.oom) {
+        nnfx_codegen_files_free(out);
+        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+done:
+    free(sb_finish(&c.body));
+    free(sb_finish(&c.decls));
+    if (st) free(sb_finish(&c.weights));
+    free(c.nodes);
+    free(c.weight_id);
+    fx_plan_free(p);
+    return st;
+}
+
+void nnfx_codegen_files_free(nnfx_codegen_files *f) {
+    if (!f) return;
+    free(f->header);
+    free(f->source);
+    free(f->weights);
+    free(f->report);
+    memset(f, 0, sizeof *f);
+}

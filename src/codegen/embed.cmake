@@ -1,0 +1,20 @@
+# Writes OUT, a C file defining cg_runtime_files[] (src/codegen/codegen_int.h)
+# with the text of each file in FILES (a ;-list), as string literals one line
+# each, so that the generator can copy kernel sections into generated C.
+#   cmake -DOUT=runtime_text.c -DFILES="a.h;b.h" -P embed.cmake
+set(body "/* generated from src/codegen/runtime/ by embed.cmake: do not edit */\n#include \"codegen/codegen_int.h\"\n\n")
+set(table "const cg_runtime_file cg_runtime_files[] = {\n")
+set(i 0)
+foreach(f ${FILES})
+  file(READ ${f} text)
+  get_filename_component(fname ${f} NAME)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n\"\n    \"" text "${text}")
+  string(APPEND body "static const char rt_text_${i}[] =\n    \"${text}\";\n\n")
+  string(APPEND table "    {\"${fname}\", rt_text_${i}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND table "    {0, 0},\n};\n")
+file(WRITE ${OUT}.tmp "${body}${table}")
+file(RENAME ${OUT}.tmp ${OUT})

@@ -1,0 +1,21 @@
+# nnfx codegen (src/codegen): generated C for the real-model fixtures, the
+# digits and keyword models compiles with cc -std=c99 -pedantic -Werror and
+# matches PyTorch's committed outputs; determinism; error exits; the
+# keyword model with BN folded and hard_sigmoid links with no libc/libm
+# symbol (tests/codegen/check_codegen.py). The Cortex-M4 run under QEMU:
+# tests/codegen/qemu_m4.sh (skips when the cross tools are missing).
+set(NNFX_CG_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy, for the codegen tests")
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen.py
+                                $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_tmp)
+  set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  if(NNFX_SANITIZE) # the generated C itself runs under the sanitizers too
+    set_tests_properties(codegen PROPERTIES ENVIRONMENT
+                                            "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+  endif()
+endif()
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_qemu_m4 COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_m4.py
+                                        $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_m4)
+  set_tests_properties(codegen_qemu_m4 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

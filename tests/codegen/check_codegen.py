@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Checks `nnfx codegen`: the generated C for the committed real-model
+fixtures, the digits models and the keyword-spotting model compiles with
+`cc -std=c99 -Wall -Wextra -Werror -pedantic` and gives PyTorch's outputs
+(committed .npy files) within 1e-4 of the output's scale; generation is
+deterministic; --forbid, unsupported ops and dynamic shapes fail as
+documented with nothing written; the keyword model with BN folded and
+sigmoid -> hard_sigmoid compiles to an object whose only undefined symbols
+are mem* and matches PyTorch's accuracy for that rewrite.
+
+Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+try:
+    import numpy as np
+except ImportError:
+    print("skip: numpy is not installed for %s" % sys.executable)
+    sys.exit(77)
+
+NNFX, SRC, WORK = sys.argv[1:4]
+DATA = os.path.join(SRC, "tests", "data")
+CC = os.environ.get("CC", "cc")
+# CODEGEN_CFLAGS adds flags to every compile and link (e.g. sanitizers)
+EXTRA = os.environ.get("CODEGEN_CFLAGS", "").split()
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"] + EXTRA
+failures = []
+
+# A harness: reads N samples of every input (raw float32, one file per
+# input), runs NAME_run on each, writes the outputs (raw float32).
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "@NAME@.h"
+
+static const long in_size[] = {@IN_SIZES@};
+static const long out_size[] = {@OUT_SIZES@};
+
+int main(int argc, char **argv) {
+    long n = atol(argv[1]), k, i;
+    float *in[@NIN@], *out[@NOUT@];
+    FILE *fo = fopen(argv[2 + @NIN@], "wb");
+    if (!fo) return 2;
+    for (i = 0; i < @NIN@; i++) {
+        FILE *f = fopen(argv[2 + i], "rb");
+        in[i] = malloc(sizeof(float) * in_size[i] * n);
+        if (!f || fread(in[i], sizeof(float), in_size[i] * n, f) != (size_t)(in_size[i] * n)) return 2;
+        fclose(f);
+    }
+    for (i = 0; i < @NOUT@; i++)
+        out[i] = malloc(sizeof(float) * out_size[i]);
+    for (k = 0; k < n; k++) {
+        const float *ins[@NIN@];
+        for (i = 0; i < @NIN@; i++)
+            ins[i] = in[i] + k * in_size[i];
+        if (@NAME@_run(ins, out) != 0) return 3;
+        for (i = 0; i < @NOUT@; i++)
+            fwrite(out[i], sizeof(float), out_size[i], fo);
+    }
+    fclose(fo);
+    for (i = 0; i < @NIN@; i++)
+        free(in[i]);
+    for (i = 0; i < @NOUT@; i++)
+        free(out[i]);
+    return 0;
+}
+"""
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    failures.append(msg)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def generate(model, out, name, shapes=(), extra=()):
+    cmd = [NNFX, "codegen", model, "-o", out, "--name", name]
+    for s in shapes:
+        cmd += ["--shape", s]
+    return run(cmd + list(extra))
+
+
+def build_and_run(out, name, inputs, nsamples):
+    """Compiles the generated C strictly, runs it on the samples; returns
+    the outputs as one float32 array [nsamples, out_size]."""
+    hdr = open(os.path.join(out, name + ".h")).read()
+
+    def macro(m):
+        for line in hdr.splitlines():
+            if line.startswith("#define %s_%s " % (name, m)):
+                return line.split()[2]
+        raise KeyError(m)
+
+    nin, nout = int(macro("NUM_INPUTS")), int(macro("NUM_OUTPUTS"))
+    h = HARNESS.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
+    h = h.replace("@IN_SIZES@", ", ".join(macro("INPUT%d_SIZE" % i) for i in range(nin)))
+    h = h.replace("@OUT_SIZES@", ", ".join(macro("OUTPUT%d_SIZE" % i) for i in range(nout)))
+    with open(os.path.join(out, "main.c"), "w") as f:
+        f.write(h)
+    exe = os.path.join(out, "run")
+    r = run([CC] + STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
+    if r.returncode:
+        fail("%s: strict C99 compile failed:\n%s" % (name, r.stdout[-3000:]))
+        return None
+    r = run([CC, "-O2"] + EXTRA + ["-o", exe, "main.c", name + ".o", name + "_weights.o", "-lm"], cwd=out)
+    if r.returncode:
+        fail("%s: link failed:\n%s" % (name, r.stdout[-3000:]))
+        return None
+    files = []
+    for i, x in enumerate(inputs):
+        p = os.path.join(out, "in%d.bin" % i)
+        np.ascontiguousarray(x, dtype=np.float32).tofile(p)
+        files.append(p)
+    res = os.path.join(out, "out.bin")
+    r = run([exe, str(nsamples)] + files + [res])
+    if r.returncode:
+        fail("%s: generated program exited %d" % (name, r.returncode))
+        return None
+    return np.fromfile(res, dtype=np.float32).reshape(nsamples, -1)
+
+
+def compare(label, got, ref):
+    ref = ref.reshape(got.shape).astype(np.float32)
+    scale = float(np.max(np.abs(ref))) or 1.0
+    err = float(np.max(np.abs(got - ref)))
+    ok = err <= 1e-4 * scale
+    print("%-22s max|diff| %.3g (scale %.3g, bound %.3g) %s" % (label, err, scale, 1e-4 * scale,
+                                                                  "ok" if ok else "FAIL"))
+    if not ok:
+        fail("%s: max|diff| %g > 1e-4 * %g" % (label, err, scale))
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    # 1. committed real-model fixtures (static shapes, one sample each)
+    rm = os.path.join(DATA, "real_models")
+    for m in ["tiny_cnn", "mini_resnet", "mini_squeezenet", "mobile_blocks"]:
+        out = os.path.join(WORK, m)
+        r = generate(os.path.join(rm, m + ".onnx"), out, m)
+        if r.returncode:
+            fail("%s: codegen exited %d: %s" % (m, r.returncode, r.stdout))
+            continue
+        x = np.load(os.path.join(rm, m + ".input_0.npy"))
+        got = build_and_run(out, m, [x], 1)
+        if got is not None:
+            compare(m, got, np.load(os.path.join(rm, m + ".output_0.npy")))
+    # 2. digits and keyword models: batch 1, looped over the test split
+    models = [("digits_cnn", os.path.join(DATA, "digits", "digits_cnn.onnx"), "x=1x1x8x8",
+               os.path.join(DATA, "digits", "digits_test_x.npy"), os.path.join(DATA, "digits", "digits_cnn_logits.npy")),
+              ("digits_mlp", os.path.join(DATA, "digits", "digits_mlp.onnx"), "x=1x1x8x8",
+               os.path.join(DATA, "digits", "digits_test_x.npy"), os.path.join(DATA, "digits", "digits_mlp_logits.npy")),
+              ("kws", os.path.join(DATA, "kws", "kws.onnx"), "x=1x1x31x20",
+               os.path.join(DATA, "kws", "kws_test_x.npy"), os.path.join(DATA, "kws", "kws_logits.npy"))]
+    for name, onnx, shape, xf, lf in models:
+        out = os.path.join(WORK, name)
+        r = generate(onnx, out, name, [shape])
+        if r.returncode:
+            fail("%s: codegen exited %d: %s" % (name, r.returncode, r.stdout))
+            continue
+        x = np.load(xf)
+        got = build_and_run(out, name, [x], len(x))
+        if got is not None:
+            compare(name, got, np.load(lf))
+    # 3. determinism: the same model twice gives the same bytes
+    again = os.path.join(WORK, "kws_again")
+    generate(os.path.join(DATA, "kws", "kws.onnx"), again, "kws", ["x=1x1x31x20"])
+    for suffix in (".h", ".c", "_weights.c"):
+        a = open(os.path.join(WORK, "kws", "kws" + suffix), "rb").read()
+        b = open(os.path.join(again, "kws" + suffix), "rb").read()
+        if a != b:
+            fail("kws%s differs between two runs" % suffix)
+    print("determinism: two runs, same bytes")
+    # 4. errors: nothing written
+    kws = os.path.join(DATA, "kws", "kws.onnx")
+    hardmax = os.path.join(WORK, "hardmax.fx")
+    with open(hardmax, "w") as f:
+        f.write("graph():\n"
+                "    %x : [num_users=1] = placeholder[target=x]  # float32[1, 4]\n"
+                "    %h : [num_users=1] = call_function[target=hardmax](args = (%x,), kwargs = {})\n"
+                "    return h\n")
+    cases = [("no_kernel", hardmax, [], 3, ["node h", "hardmax"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
+              ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
+             ("dynamic", kws, [], 2, ["--shape x="]),
+             ("unsupported", os.path.join(DATA, "real_models", "tiny_vit.onnx"), [], 3, ["_Split", "(Split)"]),
+             ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"])]
+    for label, model, extra, code, words in cases:
+        out = os.path.join(WORK, "err_" + label)
+        r = run([NNFX, "codegen", model, "-o", out] + extra)
+        if r.returncode != code:
+            fail("%s: exit %d, want %d: %s" % (label, r.returncode, code, r.stdout))
+        for w in words:
+            if w not in r.stdout:
+                fail("%s: message lacks %r: %s" % (label, w, r.stdout))
+        if os.path.exists(out) and os.listdir(out):
+            fail("%s: files were written: %s" % (label, os.listdir(out)))
+        print("%-12s exit %d: %s" % (label, r.returncode, r.stdout.strip().splitlines()[0]))
+    # 5. the embedded target's model: BN folded, sigmoid -> hard_sigmoid
+    opt = os.path.join(WORK, "kws_hard.onnx")
+    r = run([NNFX, "optimize", kws, "-o", opt, "--pass", "fuse-conv-bn", "--rewrite",
+             "sigmoid(x) -> hard_sigmoid(x, alpha=0.2, beta=0.5)"])
+    if r.returncode:
+        fail("optimize failed: %s" % r.stdout)
+    else:
+        out = os.path.join(WORK, "kws_hard")
+        r = generate(opt, out, "kws_hard", ["x=1x1x31x20"], ["--forbid", "Exp,Sigmoid,Tanh"])
+        if r.returncode:
+            fail("kws_hard: codegen exited %d: %s" % (r.returncode, r.stdout))
+        else:
+            x = np.load(os.path.join(DATA, "kws", "kws_test_x.npy"))
+            y = np.load(os.path.join(DATA, "kws", "kws_test_y.npy"))
+            got = build_and_run(out, "kws_hard", [x], len(x))
+            ref = json.load(open(os.path.join(DATA, "kws", "kws_ref.json")))["sigmoid_to_hard_sigmoid"]
+            if got is not None:
+                correct = int((got.argmax(1) == y).sum())
+                print("kws_hard: %d/%d correct (PyTorch with the same rewrite: %d)" % (correct, len(y),
+                                                                                       ref["correct"]))
+                if abs(correct - ref["correct"]) > 1:
+                    fail("kws_hard: %d correct, PyTorch %d" % (correct, ref["correct"]))
+            # one relocatable object; its undefined symbols
+            if EXTRA:
+                print("kws_hard: symbol check skipped (CODEGEN_CFLAGS set)")
+            r = run(["ld", "-r", "-o", "all.o", "kws_hard.o", "kws_hard_weights.o"], cwd=out)
+            nm = run(["nm", "-u", "all.o"], cwd=out)
+            syms = sorted(set(line.split()[-1] for line in nm.stdout.splitlines() if line.strip()))
+            print("kws_hard: undefined symbols: %s" % (" ".join(syms) or "(none)"))
+            bad = [s for s in syms if not s.startswith("mem")]
+            if not EXTRA and (r.returncode or nm.returncode or bad):
+                fail("kws_hard: undefined symbols other than mem*: %s" % bad)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+    print("all codegen checks passed")
+
+
+if __name__ == "__main__":
+    main()

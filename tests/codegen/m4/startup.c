@@ -1,0 +1,45 @@
+/* Minimal Cortex-M4 start-up for QEMU's mps2-an386 with semihosting: a
+ * vector table, .data/.bss set-up, the FPU enabled, main(), and exit
+ * through semihosting (no newlib start files). */
+#include <stdint.h>
+
+extern uint32_t _data_load[], _data_start[], _data_end[], _bss_start[], _bss_end[], _stack_top[];
+int main(void);
+void reset_handler(void);
+
+int sh_call(int op, const void *arg) {
+    register int r0 __asm__("r0") = op;
+    register const void *r1 __asm__("r1") = arg;
+    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+static void fault_handler(void) {
+    sh_call(0x04, "hard fault\n");
+    sh_call(0x18, (const void *)0x20023); /* ADP_Stopped_RunTimeErrorUnknown: exit 1 */
+    for (;;) {
+    }
+}
+
+__attribute__((section(".vectors"), used)) static const void *const vectors[16] = {_stack_top,
+                                                                                   (const void *)reset_handler,
+                                                                                   (const void *)fault_handler,
+                                                                                   (const void *)fault_handler,
+                                                                                   (const void *)fault_handler,
+                                                                                   (const void *)fault_handler,
+                                                                                   (const void *)fault_handler};
+
+void reset_handler(void) {
+    uint32_t *s = _data_load, *d = _data_start;
+    while (d < _data_end)
+        *d++ = *s++;
+    for (d = _bss_start; d < _bss_end;)
+        *d++ = 0;
+    *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20; /* CPACR: CP10, CP11 full access */
+    __asm__ volatile("dsb\n isb");
+    int rc = main();
+    /* ADP_Stopped_ApplicationExit (0x20026): QEMU exits 0; anything else: 1 */
+    sh_call(0x18, (const void *)(rc == 0 ? 0x20026 : 0x20023));
+    for (;;) {
+    }
+}

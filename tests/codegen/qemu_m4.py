@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Cross-compiles the generated C of the keyword model for a Cortex-M4
+(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard
+-mfpu=fpv4-sp-d16 -Os), boots it on QEMU's mps2-an386 board with
+semihosting, and checks its logits on held-out samples against PyTorch's
+(within 1e-4 of the output's scale). Also builds the embedded variant (BN
+folded, sigmoid -> hard_sigmoid) and checks that its object needs no
+symbol but mem* on the target (no libm, no soft-float double helpers).
+Prints flash (text+rodata) and RAM (data+bss) of the model code and the
+SysTick ticks per inference (QEMU runs with -icount shift=0: one
+instruction per ns of virtual time, SysTick at 25 MHz: ticks x 40 =
+instructions executed; QEMU is not cycle-accurate).
+
+Usage: qemu_m4.py NNFX SOURCE_DIR WORK_DIR   (exit 77: tools missing)
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+NNFX, SRC, WORK = sys.argv[1:4]
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(SRC, "tests", "data", "kws")
+NSAMPLES = 24
+GCC = "arm-none-eabi-gcc"
+FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-Os", "-std=c99", "-Wall",
+         "-Wextra", "-Werror", "-pedantic"]
+
+try:
+    import numpy as np
+except ImportError:
+    print("skip: numpy is not installed")
+    sys.exit(77)
+for tool in (GCC, "arm-none-eabi-size", "qemu-system-arm"):
+    if not shutil.which(tool):
+        print("skip: %s is not installed (tools/install-deps.sh installs gcc-arm-none-eabi, "
+              "libnewlib-arm-none-eabi, qemu-system-arm)" % tool)
+        sys.exit(77)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def must(r, what):
+    if r.returncode:
+        print("FAIL: %s (exit %d):\n%s" % (what, r.returncode, r.stdout[-4000:]))
+        sys.exit(1)
+    return r
+
+
+def build(model, out, x):
+    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20"]), "codegen " + model)
+    with open(os.path.join(out, "samples.h"), "w") as f:
+        f.write("#define NSAMPLES %d\nstatic const uint32_t samples[%d][%d] = {\n" % (len(x), len(x), x[0].size))
+        for s in x:
+            bits = np.ascontiguousarray(s, dtype=np.float32).view(np.uint32).ravel()
+            f.write("  {" + ", ".join("0x%08x" % b for b in bits) + "},\n")
+        f.write("};\n")
+    # the model alone, for its size: strict C99 for the target
+    must(run([GCC] + FLAGS + ["-c", "model.c", "model_weights.c"], cwd=out), "cross-compile")
+    size = must(run(["arm-none-eabi-size", "model.o", "model_weights.o"], cwd=out), "size").stdout
+    elf = os.path.join(out, "model.elf")
+    must(run([GCC] + FLAGS[:5] + ["-ffreestanding", "-I.", "-nostartfiles", "--specs=nano.specs",
+                                  "--specs=nosys.specs", "-T", os.path.join(HERE, "m4", "mps2_an386.ld"),
+                                  "-o", elf, os.path.join(HERE, "m4", "startup.c"), os.path.join(HERE, "m4", "main.c"),
+                                  "model.o", "model_weights.o", "-lm"], cwd=out), "link")
+    return elf, size
+
+
+def boot(elf):
+    r = run(["timeout", "120", "qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-nographic",
+             "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
+             "-icount", "shift=0", "-kernel", elf])
+    must(r, "qemu run")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    y = np.array([[int(v, 16) for v in row[:-1]] for row in rows], dtype=np.uint32).view(np.float32)
+    ticks = np.array([int(row[-1], 16) for row in rows])
+    return y, ticks
+
+
+def sizes(text):
+    tot = [0, 0, 0]
+    for line in text.splitlines()[1:]:
+        f = line.split()
+        for i in range(3):
+            tot[i] += int(f[i])
+    return tot  # text (code + const weights), data, bss
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    x = np.load(os.path.join(DATA, "kws_test_x.npy"))[:NSAMPLES]
+    ref = np.load(os.path.join(DATA, "kws_logits.npy"))[:NSAMPLES]
+    labels = np.load(os.path.join(DATA, "kws_test_y.npy"))[:NSAMPLES]
+    failed = False
+    # the model as exported (sigmoid through newlib's expf)
+    elf, size = build(os.path.join(DATA, "kws.onnx"), os.path.join(WORK, "kws"), x)
+    y, ticks = boot(elf)
+    scale = float(np.abs(ref).max())
+    err = float(np.abs(y - ref).max()) if y.shape == ref.shape else float("inf")
+    t, d, b = sizes(size)
+    print("kws on cortex-m4 (qemu mps2-an386): %d samples, max|diff| vs PyTorch %.3g (bound %.3g), "
+          "flash %d B (code + weights), RAM %d B (arena), %.0f instructions/inference (icount)"
+          % (len(y), err, 1e-4 * scale, t + d, d + b, float(np.median(ticks)) * 40))
+    if not err <= 1e-4 * scale:
+        print("FAIL: kws on the M4 differs from PyTorch")
+        failed = True
+    # the embedded variant: BN folded, sigmoid -> hard_sigmoid, no libm
+    hard = os.path.join(WORK, "kws_hard.onnx")
+    must(run([NNFX, "optimize", os.path.join(DATA, "kws.onnx"), "-o", hard, "--pass", "fuse-conv-bn",
+              "--rewrite", "sigmoid(x) -> hard_sigmoid(x, alpha=0.2, beta=0.5)"]), "optimize")
+    elf, size = build(hard, os.path.join(WORK, "kws_hard"), x)
+    y2, ticks2 = boot(elf)
+    t, d, b = sizes(size)
+    agree = int((y2.argmax(1) == labels).sum())
+    print("kws_hard on cortex-m4: flash %d B, RAM %d B, %.0f instructions/inference; %d/%d correct "
+          "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(ticks2)) * 40, agree, len(y2),
+                                              int((y.argmax(1) == labels).sum()), len(y)))
+    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, "kws_hard")),
+              "nm").stdout
+    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
+    und = [s for s in und if not s.startswith("model_w")]
+    print("kws_hard undefined symbols on the M4: %s" % (" ".join(und) or "(none)"))
+    if [s for s in und if not s.startswith("mem")]:
+        print("FAIL: the hard_sigmoid model needs more than mem*")
+        failed = True
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

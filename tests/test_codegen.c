@@ -1,0 +1,68 @@
+/* test_codegen.c — the C API of the C generator (nnfx_codegen): files and
+ * figures for the keyword model, determinism, --forbid, bad arguments.
+ * That the generated C compiles and matches PyTorch is checked by
+ * tests/codegen/check_codegen.py (CTest "codegen"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static nnfx_graph *load_kws(void) {
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_onnx_load(NNFX_TEST_DATA "/kws/kws.onnx", &err);
+    if (!g) fail_msg("%s", err.msg);
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        if (nnfx_node_opcode(n) == NNFX_PLACEHOLDER) {
+            int64_t dims[4] = {1, 1, 31, 20};
+            nnfx_meta *m = nnfx_node_meta(n, 0);
+            nnfx_meta_set_shape(m, m->dtype, 4, dims);
+        }
+    return g;
+}
+
+static void test_files_and_determinism(void **state) {
+    (void)state;
+    nnfx_graph *g = load_kws();
+    nnfx_codegen_files a = {0}, b = {0};
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_codegen(g, "kws", NULL, &a, &err), NNFX_OK);
+    assert_int_equal(nnfx_codegen(g, "kws", "", &b, &err), NNFX_OK);
+    assert_non_null(strstr(a.header, "int kws_run(const float *const inputs[], float *const outputs[]);"));
+    assert_non_null(strstr(a.header, "#define kws_INPUT0_SHAPE {1, 1, 31, 20}"));
+    assert_non_null(strstr(a.header, "#define kws_OUTPUT0_SIZE 6"));
+    assert_non_null(strstr(a.source, "nnfx_rt_conv2d"));
+    assert_null(strstr(a.source, "nnfx_rt_softmax")); /* only the kernels used */
+    assert_true(a.arena_bytes > 0);
+    assert_true(a.weight_bytes >= 3622 * 4); /* every parameter, plus the BN running statistics */
+    assert_true(a.libm);
+    assert_string_equal(a.header, b.header);
+    assert_string_equal(a.source, b.source);
+    assert_string_equal(a.weights, b.weights);
+    nnfx_codegen_files_free(&a);
+    nnfx_codegen_files_free(&b);
+    nnfx_graph_free(g);
+}
+
+static void test_forbid_and_errors(void **state) {
+    (void)state;
+    nnfx_graph *g = load_kws();
+    nnfx_codegen_files f = {0};
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_codegen(g, "kws", "Exp,sigmoid", &f, &err), NNFX_ERR_RUNTIME);
+    assert_null(f.header);
+    assert_non_null(strstr(err.msg, "hard_sigmoid"));
+    err = (nnfx_error){0};
+    assert_int_equal(nnfx_codegen(g, "1bad", NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    err = (nnfx_error){0};
+    assert_int_equal(nnfx_codegen(NULL, "kws", NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    nnfx_codegen_files_free(NULL);
+    nnfx_graph_free(g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_files_and_determinism),
+        cmocka_unit_test(test_forbid_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
