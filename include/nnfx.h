@@ -1021,9 +1021,11 @@ nnfx_quant_calib *nnfx_quant_calibrate(const nnfx_graph *g, int ncalib, nnfx_ten
 void nnfx_quant_calib_free(nnfx_quant_calib *c);
 
 /* A new QDQ graph from the calibrated (BN-folded) model with options o (may
- * differ from the calibration's except for the method's histograms: any
- * method works on any calibration). report (may be NULL) gets one entry
- * per quantizable layer with its SQNR. Returns NULL on error. */
+ * be NULL; may differ from the calibration's: a calibration made with any
+ * method but MinMax kept histograms and serves every method, one made with
+ * MinMax serves MinMax only, else NNFX_ERR_INVALID_ARG). report (may be
+ * NULL; what it held is freed first) gets one entry per quantizable layer
+ * with its SQNR. Returns NULL on error. */
 nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options *o, nnfx_quant_report *report,
                              nnfx_error *err);
 

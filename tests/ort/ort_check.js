@@ -6,7 +6,6 @@
 // output agrees when max|got - ref| <= T * max(|ref|, 1e-6) (default T 1e-4).
 // Exit 0 all agree, 1 a mismatch, 2 usage, 77 onnxruntime-node not installed.
 'use strict';
-const fs = require('fs');
 const path = require('path');
 
 const { loadNpy } = require('./npy.js');
