@@ -141,6 +141,9 @@ expect 3 "calibration data of the wrong shape" -- "$NNFX" quantize "$D/digits_cn
     --calib x="$TMP/bad_calib.npy"
 check "the error names the input and both shapes" has "calibration data for input x has shape [4, 1, 7, 7]"
 check "nothing written" [ ! -e "$TMP/bad.onnx" ]
+expect 0 "nnfx runs the opset-10 Q/DQ form" -- "$NNFX" run "$TMP/opset10.onnx" --input x="$TMP/x.npy" -o "$TMP/o10.npy"
+expect 0 "ORT runs it" -- ORT "$TMP/opset10.onnx" "$TMP/ort_o10" --opt disabled --in x="$TMP/x.npy"
+check "they agree (saturation at 255 included)" Q agree "$TMP/o10.npy" "$TMP/ort_o10/y.npy" 1e-6
 expect 0 "analyze a foldable DQ -> Q pair" -- "$NNFX" analyze "$TMP/foldable.onnx"
 check "analyze finds it" has "[foldable_qdq] 1 DequantizeLinear -> QuantizeLinear pair"
 
