@@ -77,7 +77,8 @@ if [ -f "$K/kws.onnx" ]; then
     check "kws: onnx.checker (full)" Q checker "$TMP/kws_q.onnx"
     expect 0 "kws: nnfx runs it" -- "$NNFX" run "$TMP/kws_q.onnx" --input x="$TMP/kws/held_x.npy" -o "$TMP/kws_n.npy"
     expect 0 "kws: ORT runs it" -- ORT "$TMP/kws_q.onnx" "$TMP/kws_ort" --opt disabled --in x="$TMP/kws/held_x.npy"
-    check "kws: ORT and nnfx agree" Q agree "$TMP/kws_n.npy" "$TMP/kws_ort/logits.npy" 1e-5
+    # 3 % of the output scale, same top-1: an int8 plan may put a tie one step away
+    check "kws: ORT and nnfx agree" Q agree "$TMP/kws_n.npy" "$TMP/kws_ort/logits.npy" 0.03
     check "kws: within 1.0 point of PyTorch's float top-1 on the held-out split (ORT's answers)" \
         Q drop "$K/kws_logits.npy" "$TMP/kws_ort/logits.npy" "$TMP/kws/held_y.npy" 1.0
 else
@@ -94,7 +95,11 @@ for v in "${variants[@]}"; do
     expect 0 "quantize $v" -- "$NNFX" quantize "$D/digits_cnn.onnx" -o "$TMP/v$i.onnx" --calib x="$TMP/calib.npy" $v -q
     expect 0 "$v: nnfx runs it" -- "$NNFX" run "$TMP/v$i.onnx" --input x="$TMP/held_x.npy" -o "$TMP/v$i.npy"
     expect 0 "$v: ORT runs it" -- ORT "$TMP/v$i.onnx" "$TMP/ort_v$i" --opt disabled --in x="$TMP/held_x.npy"
-    check "$v: ORT and nnfx agree" Q agree "$TMP/v$i.npy" "$TMP/ort_v$i/logits.npy" 1e-5
+    # nnfx runs the int8 islands as int8 kernels (exact int32 sums, float
+    # requantization): a value on a rounding tie may land one step away
+    # from ORT's unfused float reference, so the bound is 3 % of the output
+    # scale (with the same top-1), not float round-off
+    check "$v: ORT and nnfx agree" Q agree "$TMP/v$i.npy" "$TMP/ort_v$i/logits.npy" 0.03
     check "$v: onnx.checker (full)" Q checker "$TMP/v$i.onnx"
 done
 check "--exclude Gemm leaves the Gemm float" /usr/bin/python3 -c "
