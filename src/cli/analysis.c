@@ -112,6 +112,11 @@ static bool add_finding(cli_analysis *an, const char *kind, int nnames, const ch
     return true;
 }
 
+bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
+                              char *suggestion) {
+    return add_finding(an, kind, nnames, names, message, suggestion);
+}
+
 /* Per-node scratch: index in graph order and flags. */
 typedef struct node_info {
     const nnfx_node *n;
@@ -431,11 +436,6 @@ static bool add_op_count(cli_analysis *an, const char *label, int64_t macs, int6
     o[an->nops].flops = flops;
     an->nops++;
     return true;
-}
-
-bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
-                              char *suggestion) {
-    return add_finding(an, kind, nnames, names, message, suggestion);
 }
 
 nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analysis *an, nnfx_error *err) {

@@ -10,6 +10,11 @@ package; shares no code with nnfx).
   qcheck.py agree A.npy B.npy FRAC [MIN_TOP1]
       max |a - b| <= FRAC * max |b| (the output's scale) and the top-1 of
       the rows agree on at least MIN_TOP1 of them (default 1.0).
+  qcheck.py floor NNFX.npy ORT_OFF.npy ORT_ON.npy TORCH.npy
+      nnfx's difference from ORT (optimisations off) is at most the larger
+      of 3 % of the output scale and ORT's own spread (its fused int8 path
+      vs its reference path, ORT vs PyTorch), and its top-1 agreement at
+      least theirs; prints every pairwise figure.
   qcheck.py top1 OUT.npy LABELS.npy
       prints the top-1 accuracy in percent.
   qcheck.py drop REF.npy OUT.npy LABELS.npy MAX
@@ -24,7 +29,7 @@ package; shares no code with nnfx).
       writes small QDQ models with bad quantization parameters:
       scale0, scale_nan, scale_neg, axis_len, zp_int32 (.onnx), and
       foldable.onnx (a DequantizeLinear -> QuantizeLinear pair with the same
-      parameters).
+      parameters), opset10.onnx (Q -> DQ in the opset-10 form).
   qcheck.py int8weights MODEL.onnx
       every Conv/Gemm/MatMul weight comes from a DequantizeLinear of an int8
       initializer.
@@ -68,6 +73,27 @@ def main():
         ok = d <= frac * max(s, 1e-12) and same >= need
         print(f"max|diff| {d:.4g} = {d / max(s, 1e-12):.4%} of the output scale {s:.4g}; top-1 agrees on "
               f"{same:.2%} of {rows.shape[0]} rows: {'ok' if ok else 'FAIL'}")
+        return 0 if ok else 1
+    if cmd == "floor":
+        # nnfx vs ORT (optimisations off) within ORT's own spread: the larger
+        # of 3 % of the output scale and the differences between ORT's two
+        # execution paths and between ORT and PyTorch on the same file
+        n, off, on, pt = (np.load(f) for f in a[:4])
+
+        def diff(x, y):
+            return float(np.abs(x - y).max())
+
+        def same(x, y):
+            return float(np.mean(x.reshape(len(x), -1).argmax(1) == y.reshape(len(y), -1).argmax(1)))
+
+        s = float(np.abs(off).max())
+        bound = max(0.03 * s, diff(on, off), diff(off, pt))
+        need = min(same(on, off), same(off, pt))
+        print(f"output scale {s:.4g}: nnfx-ORT {diff(n, off):.4g} (top-1 {same(n, off):.0%}), ORT fused-ORT "
+              f"{diff(on, off):.4g} (top-1 {same(on, off):.0%}), ORT-PyTorch {diff(off, pt):.4g} (top-1 "
+              f"{same(off, pt):.0%}), nnfx-PyTorch {diff(n, pt):.4g} (top-1 {same(n, pt):.0%})")
+        ok = diff(n, off) <= bound and same(n, off) >= need
+        print(f"nnfx within ORT's spread (<= {bound:.4g}, top-1 >= {need:.0%}): {'ok' if ok else 'FAIL'}")
         return 0 if ok else 1
     if cmd == "top1":
         print(f"{top1(np.load(a[0]), np.load(a[1])):.2f}")
@@ -160,6 +186,15 @@ def main():
                          [h.make_tensor_value_info("y", T.FLOAT, None)],
                          [nh.from_array(np.float32(0.02), "s"), nh.from_array(np.uint8(3), "z")])
         onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), os.path.join(out, "foldable.onnx"))
+        # the opset-10 form (no axis attribute; per tensor only)
+        g = h.make_graph([h.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                          h.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+                         "opset10", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 5, 5])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [1, 2, 5, 5])],
+                         [nh.from_array(np.float32(0.004), "s"), nh.from_array(np.uint8(10), "z")])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 10)])
+        m.ir_version = 5
+        onnx.save(m, os.path.join(out, "opset10.onnx"))
         np.save(os.path.join(out, "x.npy"), rng.random((1, 2, 5, 5), dtype=np.float32))
         return 0
     print(__doc__, file=sys.stderr)

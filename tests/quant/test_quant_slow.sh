@@ -2,9 +2,14 @@
 # Label slow (minutes, ~200 MB in TMP_DIR): torchvision resnet18,
 # mobilenet_v2 and resnet50 quantized by PyTorch FX (fbgemm) and exported
 # as QDQ ONNX by tests/data/quant/make_qdq_models.py run in nnfx and agree
-# with ONNX Runtime on the same file (graph optimisations off and on) and
-# with PyTorch's quantized model: max |diff| <= 3 % of the output scale,
-# same top-1. Then `nnfx quantize` on the float resnet18: the file passes
+# with ONNX Runtime (optimisations off, the reference QDQ semantics) within
+# the larger of 3 % of the output scale and ORT's own spread on the same
+# file (its fused int8 path vs its reference path, ORT vs PyTorch), with at
+# least their top-1 agreement. (These are random-weight networks: a value
+# one rounding tie away from another level flips by one step depending on
+# the float conv's summation order, and the flips grow through the layers;
+# ORT's two paths differ by 3-17 % of the output scale on them, ORT and
+# PyTorch by 7-30 %.) Then `nnfx quantize` on the float resnet18: the file passes
 # onnx.checker (full), ORT runs it and agrees with nnfx, and it is >= 3.5x
 # smaller than the float file.
 # Usage: test_quant_slow.sh NNFX SOURCE_DIR TMP_DIR
@@ -35,9 +40,9 @@ for m in resnet18 mobilenet_v2 resnet50; do
         -o "$TMP/${m}_nnfx.npy"
     for o in disabled all; do
         expect 0 "$m: ORT runs it ($o)" -- ORT "$TMP/${m}_qdq.onnx" "$TMP/ort_${m}_$o" --opt $o --in x="$TMP/${m}_x.npy"
-        check "$m: nnfx agrees with ORT ($o)" Q agree "$TMP/${m}_nnfx.npy" "$TMP/ort_${m}_$o/y.npy" 0.03
     done
-    check "$m: nnfx agrees with PyTorch" Q agree "$TMP/${m}_nnfx.npy" "$TMP/${m}_torch.npy" 0.03
+    check "$m: nnfx agrees with ORT within ORT's own spread" Q floor "$TMP/${m}_nnfx.npy" \
+        "$TMP/ort_${m}_disabled/y.npy" "$TMP/ort_${m}_all/y.npy" "$TMP/${m}_torch.npy"
 done
 
 # nnfx quantize on the float resnet18
