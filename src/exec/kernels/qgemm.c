@@ -1,0 +1,515 @@
+/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight and activation
+ * packing, the portable tile kernel and epilogue, and the convolution /
+ * fully connected drivers (im2col in u8 fused into the packing of each
+ * column block; depthwise convs run direct on a zero-point-padded int16
+ * plane). Work is split into tasks by shape only, so results never depend
+ * on the number of threads. */
+#include "exec/kernels/qgemm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FX_Q_X86 1
+#include <emmintrin.h>
+#else
+#define FX_Q_X86 0
+#endif
+
+/* ---- ISA ---------------------------------------------------------------- */
+
+static fx_qisa g_best = FX_QISA_C, g_isa = FX_QISA_C;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void probe(void) {
+#if FX_Q_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) g_best = FX_QISA_AVX2;
+#endif
+    g_isa = g_best;
+    const char *env = getenv("NNFX_QISA");
+    if (env && !strcmp(env, "c")) g_isa = FX_QISA_C;
+}
+
+fx_qisa fx_qisa_active(void) {
+    pthread_once(&g_once, probe);
+    return g_isa;
+}
+
+bool fx_qisa_force(fx_qisa isa) {
+    pthread_once(&g_once, probe);
+    if (isa == FX_QISA_AUTO) {
+        g_isa = g_best;
+        return true;
+    }
+    if (isa > g_best) return false;
+    g_isa = isa;
+    return true;
+}
+
+const char *fx_qisa_name(fx_qisa isa) {
+    switch (isa) {
+    case FX_QISA_C: return "c";
+    case FX_QISA_AVX2: return "avx2";
+    default: return "auto";
+    }
+}
+
+/* ---- epilogue ------------------------------------------------------------ */
+
+/* rne(v) for |v| < 2^24 (larger values saturate the output anyway). */
+static inline int32_t q_round(float v) {
+    v = fminf(fmaxf(v, -16777216.0f), 16777216.0f);
+    return (int32_t)lrintf(v);
+}
+
+static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                   int64_t ys) {
+    float mult = e->mult[m], bias = e->bias[m];
+    for (int64_t j = 0; j < n; j++) {
+        float t = (float)(acc[j] + comp) * mult + bias;
+        if (e->mid) {
+            int32_t q = q_clamp(q_round(t * e->mid_inv) + e->mid_zp, e->mid_lo, e->mid_hi);
+            t = (float)(q - e->mid_zp) * e->mid_scale;
+        }
+        if (e->res) {
+            int32_t r = e->res_signed ? ((const int8_t *)res)[j * ys] : ((const uint8_t *)res)[j * ys];
+            t = t + (float)(r - e->res_zp) * e->res_scale;
+        }
+        int32_t q = q_clamp(q_round(t * e->y_inv) + e->y_zp, e->lo, e->hi);
+        if (e->y_signed)
+            ((int8_t *)y)[j * ys] = (int8_t)q;
+        else
+            ((uint8_t *)y)[j * ys] = (uint8_t)q;
+    }
+}
+
+void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                 int64_t ys) {
+    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX2)
+        fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
+    else
+        fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
+}
+
+/* ---- packing ------------------------------------------------------------- */
+
+bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw) {
+    memset(pw, 0, sizeof *pw);
+    pw->m = m, pw->k = k, pw->kq = (k + 3) / 4;
+    int64_t np = (m + FX_QMR - 1) / FX_QMR, bytes = np * pw->kq * FX_QMR * 4;
+    pw->a = aligned_alloc(64, (size_t)(bytes + 63) / 64 * 64);
+    pw->a16 = aligned_alloc(64, (size_t)(bytes * 2 + 63) / 64 * 64);
+    pw->wsum = malloc(sizeof *pw->wsum * (size_t)(m > 0 ? m : 1));
+    if (!pw->a || !pw->a16 || !pw->wsum) {
+        fx_qgemm_w_free(pw);
+        return false;
+    }
+    pw->pair_safe = true;
+    for (int64_t p = 0; p < np; p++)
+        for (int64_t q = 0; q < pw->kq; q++)
+            for (int r = 0; r < FX_QMR; r++)
+                for (int j = 0; j < 4; j++) {
+                    int64_t row = p * FX_QMR + r, kk = q * 4 + j;
+                    int8_t v = row < m && kk < k ? w[row * ldw + kk] : 0;
+                    int64_t o = ((p * pw->kq + q) * FX_QMR + r) * 4 + j;
+                    pw->a[o] = v;
+                    pw->a16[o] = v;
+                }
+    for (int64_t row = 0; row < m; row++) {
+        int32_t s = 0;
+        for (int64_t kk = 0; kk < k; kk++)
+            s += w[row * ldw + kk];
+        pw->wsum[row] = s;
+        for (int64_t kk = 0; kk < k; kk += 2) {
+            int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
+            if (a0 + a1 > 128) pw->pair_safe = false;
+        }
+    }
+    return true;
+}
+
+void fx_qgemm_w_free(fx_qgemm_w *pw) {
+    if (!pw) return;
+    free(pw->a);
+    free(pw->a16);
+    free(pw->wsum);
+    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL;
+}
+
+int64_t fx_qpack_b_bytes(int64_t k, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * ((k + 3) / 4) * 32; }
+
+void fx_qpack_b_quad(const uint8_t *const r[4], int64_t nc, int64_t kq, int64_t q, uint8_t *dst) {
+    static const uint8_t zeros[FX_QNR] = {0};
+    int64_t c = 0;
+    dst += q * 32;
+#if FX_Q_X86
+    if (r[0] && r[1] && r[2] && r[3])
+        for (; c + FX_QNR <= nc; c += FX_QNR, dst += kq * 32) {
+            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
+            __m128i x = _mm_loadl_epi64((const __m128i *)(r[2] + c)), d = _mm_loadl_epi64((const __m128i *)(r[3] + c));
+            __m128i ab = _mm_unpacklo_epi8(a, b), xd = _mm_unpacklo_epi8(x, d);
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, xd));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab, xd));
+        }
+#endif
+    for (; c < nc; c += FX_QNR, dst += kq * 32)
+        for (int i = 0; i < FX_QNR; i++)
+            for (int j = 0; j < 4; j++) {
+                const uint8_t *s = r[j] ? r[j] : zeros;
+                dst[i * 4 + j] = c + i < nc ? s[r[j] ? c + i : 0] : 0;
+            }
+}
+
+/* ---- portable tile and the GEMM loop ------------------------------------- */
+
+void fx_qtile_c(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    for (int p = 0; p < np; p++, b += kq * 32)
+        for (int r = 0; r < FX_QMR; r++)
+            for (int c = 0; c < FX_QNR; c++) {
+                int32_t s = 0;
+                for (int64_t q = 0; q < kq; q++)
+                    for (int j = 0; j < 4; j++)
+                        s += (int32_t)b[q * 32 + c * 4 + j] * a[(q * FX_QMR + r) * 4 + j];
+                acc[r * 16 + p * FX_QNR + c] = s;
+            }
+}
+
+void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
+                  const void *res, void *y, int64_t ym, int64_t yn) {
+    fx_qisa isa = fx_qisa_active();
+    int64_t kq = w->kq, npan = (nc + FX_QNR - 1) / FX_QNR;
+    int esz = 1;
+    int32_t acc[FX_QMR * 16];
+    for (int64_t p = 0; p * FX_QMR < w->m; p++) {
+        const int8_t *a = w->a + p * kq * FX_QMR * 4;
+        const int16_t *a16 = w->a16 + p * kq * FX_QMR * 4;
+        int64_t rows = w->m - p * FX_QMR < FX_QMR ? w->m - p * FX_QMR : FX_QMR;
+        for (int64_t j = 0; j < npan; j += 2) {
+            int np = j + 1 < npan ? 2 : 1;
+            const uint8_t *bp = b + j * kq * 32;
+            if (isa == FX_QISA_AVX2 && w->pair_safe)
+                fx_qtile_avx2_ubs(kq, a, bp, np, acc);
+            else if (isa == FX_QISA_AVX2)
+                fx_qtile_avx2_madd(kq, a16, bp, np, acc);
+            else
+                fx_qtile_c(kq, a, bp, np, acc);
+            int64_t c0 = j * FX_QNR, cols = nc - c0 < np * FX_QNR ? nc - c0 : np * FX_QNR;
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t m = p * FX_QMR + r;
+                int64_t off = (m * ym + c0 * yn) * esz;
+                fx_qepi_row(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, res ? (const char *)res + off : NULL,
+                            (char *)y + off, yn);
+            }
+        }
+    }
+}
+
+/* ---- conv / fc drivers ---------------------------------------------------- */
+
+#define FX_QB_BYTES (96 * 1024) /* packed activation block budget per task */
+
+struct fx_qconv {
+    fx_qconv_geom g;
+    bool fc, dw;
+    bool x_signed;
+    int32_t x_zp;  /* in the u8 domain (s8 shifted by 128) */
+    uint8_t x_pad; /* the raw byte of the zero point (padding value) */
+    int64_t cg, mg, kk, ncols, nb, ncb;
+    fx_qgemm_w *wg;   /* per group */
+    int16_t *dww;     /* depthwise: [m][kh * kw] */
+    int64_t dph, dpw; /* depthwise: padded plane dims */
+    float *mult, *bias;
+    fx_qepi e;
+};
+
+static void fill_epi(fx_qconv *c, const fx_qparams *q) {
+    fx_qepi *e = &c->e;
+    memset(e, 0, sizeof *e);
+    e->mult = c->mult, e->bias = c->bias;
+    int32_t tlo = q->y_signed ? -128 : 0, thi = q->y_signed ? 127 : 255;
+    e->y_signed = q->y_signed;
+    e->y_inv = 1.0f / q->y_scale;
+    e->y_zp = q->y_zp;
+    /* Relu/Clip then QuantizeLinear: quantization is monotone, so the bounds
+     * (of the activation after the add, if any) become saturation bounds */
+    e->lo = tlo, e->hi = thi;
+    if (q->act_lo > -INFINITY) e->lo = q_clamp(q_round(q->act_lo * e->y_inv) + q->y_zp, tlo, thi);
+    if (q->act_hi < INFINITY) e->hi = q_clamp(q_round(q->act_hi * e->y_inv) + q->y_zp, tlo, thi);
+    if (q->mid) {
+        int32_t mlo = q->mid_signed ? -128 : 0, mhi = q->mid_signed ? 127 : 255;
+        e->mid = true;
+        e->mid_scale = q->mid_scale, e->mid_inv = 1.0f / q->mid_scale, e->mid_zp = q->mid_zp;
+        e->mid_lo = mlo, e->mid_hi = mhi;
+        if (q->mid_lo > -INFINITY) e->mid_lo = q_clamp(q_round(q->mid_lo * e->mid_inv) + q->mid_zp, mlo, mhi);
+        if (q->mid_hi < INFINITY) e->mid_hi = q_clamp(q_round(q->mid_hi * e->mid_inv) + q->mid_zp, mlo, mhi);
+    }
+    e->res = q->res;
+    e->res_signed = q->res_signed;
+    e->res_scale = q->res_scale, e->res_zp = q->res_zp;
+}
+
+static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
+    fx_qconv *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->mult = malloc(sizeof *c->mult * (size_t)m);
+    c->bias = malloc(sizeof *c->bias * (size_t)m);
+    if (!c->mult || !c->bias) {
+        fx_qconv_free(c);
+        return NULL;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        c->mult[i] = q->x_scale * q->w_scale[q->w_scale_n == 1 ? 0 : i];
+        c->bias[i] = q->bias ? q->bias[i] : 0.0f;
+    }
+    c->x_signed = q->x_signed;
+    c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);
+    c->x_pad = q->x_signed ? (uint8_t)(int8_t)q->x_zp : (uint8_t)q->x_zp;
+    fill_epi(c, q);
+    return c;
+}
+
+/* columns per block: the packed block stays within FX_QB_BYTES */
+static void pick_blocks(fx_qconv *c) {
+    int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
+    nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
+    if (nb >= c->ncols) nb = c->ncols;
+    c->nb = nb;
+    c->ncb = (c->ncols + nb - 1) / nb;
+}
+
+fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q) {
+    fx_qconv *c = qconv_alloc(q, g->m);
+    if (!c) return NULL;
+    c->g = *g;
+    c->cg = g->c / g->group, c->mg = g->m / g->group;
+    c->kk = c->cg * g->kh * g->kw;
+    c->ncols = g->oh * g->ow;
+    c->dw = c->cg == 1 && c->mg == 1 && g->group > 1;
+    if (c->dw) {
+        int64_t kk = g->kh * g->kw;
+        c->dww = malloc(sizeof *c->dww * (size_t)(g->m * kk));
+        c->g.m = g->m;
+        if (!c->dww) goto oom;
+        c->e.bias = c->bias;
+        for (int64_t i = 0; i < g->m * kk; i++)
+            c->dww[i] = w[i];
+        c->dph = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+        c->dpw = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+        /* wsum folded into the plane: x - zp is stored, so no compensation */
+        return c;
+    }
+    pick_blocks(c);
+    c->wg = calloc((size_t)g->group, sizeof *c->wg);
+    if (!c->wg) goto oom;
+    for (int64_t gi = 0; gi < g->group; gi++)
+        if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
+    return c;
+oom:
+    fx_qconv_free(c);
+    return NULL;
+}
+
+fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q) {
+    fx_qconv *c = qconv_alloc(q, m);
+    if (!c) return NULL;
+    c->fc = true;
+    c->g.n = 1, c->g.group = 1, c->g.m = m, c->g.c = k;
+    c->cg = k, c->mg = m, c->kk = k, c->ncols = rows;
+    pick_blocks(c);
+    c->wg = calloc(1, sizeof *c->wg);
+    if (!c->wg || !fx_qgemm_pack_w(c->wg, w, m, k, k)) {
+        fx_qconv_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void fx_qconv_free(fx_qconv *c) {
+    if (!c) return;
+    if (c->wg)
+        for (int64_t gi = 0; gi < c->g.group; gi++)
+            fx_qgemm_w_free(&c->wg[gi]);
+    free(c->wg);
+    free(c->dww);
+    free(c->mult);
+    free(c->bias);
+    free(c);
+}
+
+static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
+
+int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
+    if (c->dw) return round64(c->dph * c->dpw * 2) + round64(c->g.ow * 4);
+    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    return round64(fx_qpack_b_bytes(c->kk, c->nb)) + round64(4 * nbr);
+}
+
+void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
+    const fx_qepi *e = &c->e;
+    const char *ker = c->dw ? "direct" : c->wg[0].pair_safe ? "u8s8 maddubs" : "u8s8 madd16";
+    if (fx_qisa_active() == FX_QISA_C) ker = c->dw ? "direct, portable" : "portable";
+    char head[64];
+    if (c->fc)
+        snprintf(head, sizeof head, "qgemm %lldx%lld", (long long)c->g.m, (long long)c->kk);
+    else
+        snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
+                 (long long)c->g.kw, (long long)c->g.sh);
+    snprintf(buf, len, "%s int8 (%s, %s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
+             e->mid ? " + requant" : "", e->res ? " + add" : "",
+             e->lo != (e->y_signed ? -128 : 0) || e->hi != (e->y_signed ? 127 : 255) ? " + clamp" : "");
+}
+
+typedef struct qjob {
+    const fx_qconv *c;
+    const uint8_t *x;
+    const void *res;
+    void *y;
+    char *scratch;
+    int64_t sbytes;
+} qjob;
+
+/* one im2col row (k index kk of group gi, image i) over columns [n0, n0+nc) */
+static void im2col_row(const fx_qconv *c, const uint8_t *x, int64_t kk, int64_t n0, int64_t nc, uint8_t *dst) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t ci = kk / (g->kh * g->kw), rem = kk % (g->kh * g->kw), ky = rem / g->kw, kx = rem % g->kw;
+    const uint8_t *plane = x + ci * g->h * g->w;
+    int64_t oy = n0 / g->ow, ox = n0 % g->ow, n = 0;
+    while (n < nc) {
+        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
+        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
+        uint8_t *d = dst + n;
+        if (iy < 0 || iy >= g->h) {
+            memset(d, c->x_pad, (size_t)len);
+        } else {
+            const uint8_t *row = plane + iy * g->w;
+            int64_t ix0 = ox * g->sw - g->pw + kx * g->dw;
+            if (g->sw == 1) {
+                int64_t lo = ix0 < 0 ? -ix0 : 0, hi = g->w - ix0;
+                if (hi > len) hi = len;
+                if (lo > len) lo = len;
+                if (hi < lo) hi = lo;
+                memset(d, c->x_pad, (size_t)lo);
+                memcpy(d + lo, row + ix0 + lo, (size_t)(hi - lo));
+                memset(d + hi, c->x_pad, (size_t)(len - hi));
+            } else {
+                for (int64_t t = 0; t < len; t++) {
+                    int64_t ix = ix0 + t * g->sw;
+                    d[t] = ix >= 0 && ix < g->w ? row[ix] : c->x_pad;
+                }
+            }
+        }
+        n += len;
+        ox = 0;
+        oy++;
+    }
+    if (c->x_signed)
+        for (int64_t t = 0; t < nc; t++)
+            dst[t] ^= 0x80;
+}
+
+static void gemm_task(void *ctx, int64_t t, int tid) {
+    const qjob *j = ctx;
+    const fx_qconv *c = j->c;
+    const fx_qconv_geom *g = &c->g;
+    int64_t cb = t % c->ncb, gi = t / c->ncb % g->group, i = t / c->ncb / g->group;
+    int64_t n0 = cb * c->nb, nc = c->ncols - n0 < c->nb ? c->ncols - n0 : c->nb;
+    uint8_t *bp = (uint8_t *)j->scratch + tid * j->sbytes;
+    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    uint8_t *rows = bp + round64(fx_qpack_b_bytes(c->kk, c->nb));
+    int64_t kq = (c->kk + 3) / 4;
+    if (c->fc) {
+        /* column n of B is row n0 + n of x: 4 contiguous bytes per quad */
+        const uint8_t *xs = j->x + n0 * c->kk;
+        for (int64_t q = 0; q < kq; q++)
+            for (int64_t n = 0; n < (nc + FX_QNR - 1) / FX_QNR * FX_QNR; n++) {
+                uint8_t *d = bp + (n / FX_QNR) * kq * 32 + q * 32 + (n % FX_QNR) * 4;
+                for (int b = 0; b < 4; b++) {
+                    int64_t kk = q * 4 + b;
+                    d[b] = n < nc && kk < c->kk ? (uint8_t)(xs[n * c->kk + kk] ^ (c->x_signed ? 0x80 : 0)) : 0;
+                }
+            }
+        fx_qgemm_run(&c->wg[0], bp, nc, c->x_zp, &c->e, 0, j->res ? (const uint8_t *)j->res + n0 * g->m : NULL,
+                     (uint8_t *)j->y + n0 * g->m, 1, g->m);
+        return;
+    }
+    const uint8_t *xi = j->x + (i * g->c + gi * c->cg) * g->h * g->w;
+    for (int64_t q = 0; q < kq; q++) {
+        const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
+        for (int b = 0; b < 4; b++) {
+            int64_t kk = q * 4 + b;
+            if (kk >= c->kk) continue;
+            im2col_row(c, xi, kk, n0, nc, rows + b * nbr);
+            memset(rows + b * nbr + nc, 0, (size_t)(nbr - nc));
+            r[b] = rows + b * nbr;
+        }
+        fx_qpack_b_quad(r, nc, kq, q, bp);
+    }
+    int64_t off = (i * g->m + gi * c->mg) * c->ncols + n0;
+    fx_qgemm_run(&c->wg[gi], bp, nc, c->x_zp, &c->e, gi * c->mg, j->res ? (const uint8_t *)j->res + off : NULL,
+                 (uint8_t *)j->y + off, c->ncols, 1);
+}
+
+void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                  int64_t dw, int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox++)
+        acc[ox] = 0;
+    for (int64_t ky = 0; ky < kh; ky++)
+        for (int64_t kx = 0; kx < kw; kx++) {
+            const int16_t *s = xp + ky * dh * pitch + kx * dw;
+            int32_t kv = k[ky * kw + kx];
+            for (int64_t ox = 0; ox < ow; ox++)
+                acc[ox] += s[ox * sw] * kv;
+        }
+}
+
+static void dw_task(void *ctx, int64_t t, int tid) {
+    const qjob *j = ctx;
+    const fx_qconv *c = j->c;
+    const fx_qconv_geom *g = &c->g;
+    int64_t ch = t % g->m, i = t / g->m;
+    int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
+    int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(c->dph * c->dpw * 2));
+    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
+    /* x - zp over the padded plane: the pads hold real zero */
+    int32_t zp = c->x_zp;
+    for (int64_t py = 0; py < c->dph; py++) {
+        int64_t iy = py - g->ph;
+        int16_t *d = xp + py * c->dpw;
+        if (iy < 0 || iy >= g->h) {
+            memset(d, 0, (size_t)c->dpw * 2);
+            continue;
+        }
+        const uint8_t *s = plane + iy * g->w;
+        for (int64_t px = 0; px < c->dpw; px++) {
+            int64_t ix = px - g->pw;
+            int32_t v = ix >= 0 && ix < g->w ? (c->x_signed ? (int32_t)(s[ix] ^ 0x80) : (int32_t)s[ix]) - zp : 0;
+            d[px] = (int16_t)v;
+        }
+    }
+    const int16_t *k = c->dww + ch * g->kh * g->kw;
+    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
+    int64_t off = (i * g->m + ch) * c->ncols;
+    for (int64_t oy = 0; oy < g->oh; oy++) {
+        const int16_t *src = xp + oy * g->sh * c->dpw;
+        if (avx2)
+            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+        else
+            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+        int64_t o = off + oy * g->ow;
+        fx_qepi_row(&c->e, ch, 0, acc, g->ow, j->res ? (const uint8_t *)j->res + o : NULL, (uint8_t *)j->y + o, 1);
+    }
+}
+
+void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
+    qjob j = {c, x, res, y, scratch, fx_qconv_scratch_bytes(c)};
+    if (c->dw)
+        fx_pool_run(pool, c->g.n * c->g.m, dw_task, &j);
+    else
+        fx_pool_run(pool, c->g.n * c->g.group * c->ncb, gemm_task, &j);
+}

@@ -1,0 +1,182 @@
+/* qgemm_avx2.c — AVX2 paths of the int8 kernels (see qgemm.h): two GEMM
+ * tiles over the same packing, the requantize epilogue on 8 values at a
+ * time, and the depthwise row. Called only when the CPU has AVX2
+ * (fx_qisa_active); on other targets these are stubs never reached. */
+#include "exec/kernels/qgemm.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* 4 rows x 8 columns per panel. vpmaddubsw multiplies the u8 activations
+ * with the s8 weights and adds adjacent pairs into int16, which is exact
+ * only when the pair cannot pass 32767: the caller uses this tile for
+ * pair-safe weights (|w0| + |w1| <= 128, so |pair| <= 255 * 128). vpmaddwd
+ * against ones then adds the two pairs of each column into int32. */
+AVX2 void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const uint8_t *b1 = b + kq * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    if (np == 2) {
+        for (int64_t q = 0; q < kq; q++, a += 16, b += 32, b1 += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+            __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(*(const int32_t *)(a + 4 * r));                                                              \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));                                   \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_maddubs_epi16(x1, w), ones));
+            ROW(0, c00, c01)
+            ROW(1, c10, c11)
+            ROW(2, c20, c21)
+            ROW(3, c30, c31)
+#undef ROW
+        }
+    } else {
+        for (int64_t q = 0; q < kq; q++, a += 16, b += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+            __m256i w;
+#define ROW(r, c0)                                                                                                     \
+    w = _mm256_set1_epi32(*(const int32_t *)(a + 4 * r));                                                              \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));
+            ROW(0, c00)
+            ROW(1, c10)
+            ROW(2, c20)
+            ROW(3, c30)
+#undef ROW
+        }
+    }
+    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
+    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
+    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
+    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
+    if (np == 2) {
+        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
+        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
+        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
+        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
+    }
+}
+
+/* Exact for any s8 weights: the activations are zero-extended to int16
+ * (4 columns x 4 k per vector) and vpmaddwd multiplies them with the
+ * row's 4 weights broadcast, adding pairs into int32 (no saturation: each
+ * pair is at most 2 * 255 * 128). Lanes hold (column, k half) sums; one
+ * horizontal add per row at the end gives the column sums. */
+AVX2 static void madd_panel(int64_t kq, const int16_t *a16, const uint8_t *b, int32_t *acc) {
+    __m256i l0 = _mm256_setzero_si256(), l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
+    for (int64_t q = 0; q < kq; q++, a16 += 16, b += 32) {
+        __m256i xl = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)b));
+        __m256i xh = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));
+        __m256i w;
+#define ROW(r, lo, hi)                                                                                                 \
+    w = _mm256_set1_epi64x(*(const long long *)(a16 + 4 * r));                                                         \
+    lo = _mm256_add_epi32(lo, _mm256_madd_epi16(xl, w));                                                               \
+    hi = _mm256_add_epi32(hi, _mm256_madd_epi16(xh, w));
+        ROW(0, l0, h0)
+        ROW(1, l1, h1)
+        ROW(2, l2, h2)
+        ROW(3, l3, h3)
+#undef ROW
+    }
+    /* hadd: [c0 c1 c4 c5 | c2 c3 c6 c7] -> permute to c0..c7 */
+#define FIN(r, lo, hi)                                                                                                 \
+    _mm256_storeu_si256((__m256i *)(acc + 16 * r),                                                                     \
+                        _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0)));
+    FIN(0, l0, h0)
+    FIN(1, l1, h1)
+    FIN(2, l2, h2)
+    FIN(3, l3, h3)
+#undef FIN
+}
+
+AVX2 void fx_qtile_avx2_madd(int64_t kq, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+    madd_panel(kq, a16, b, acc);
+    if (np == 2) madd_panel(kq, a16, b + kq * 32, acc + 8);
+}
+
+/* The epilogue of fx_qepi_row_c on 8 values: the same float operations in
+ * the same order (no FMA contraction), rounding by the default MXCSR mode
+ * (nearest even), so both paths give identical bytes. */
+AVX2 static inline __m256i q_round8(__m256 v) {
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
+    return _mm256_cvtps_epi32(v);
+}
+
+AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                           void *y) {
+    const __m256i vcomp = _mm256_set1_epi32(comp), vzp = _mm256_set1_epi32(e->y_zp);
+    const __m256i vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+    const __m256 mult = _mm256_set1_ps(e->mult[m]), bias = _mm256_set1_ps(e->bias[m]), yinv = _mm256_set1_ps(e->y_inv);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+        __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), mult), bias);
+        if (e->mid) {
+            __m256i q =
+                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
+            q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
+            q = _mm256_sub_epi32(q, _mm256_set1_epi32(e->mid_zp));
+            t = _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(e->mid_scale));
+        }
+        if (e->res) {
+            __m128i rb = _mm_loadl_epi64((const __m128i *)((const char *)res + j));
+            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
+            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
+            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
+        }
+        __m256i q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, yinv)), vzp);
+        q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
+        /* 8 int32 in [-128, 255] -> 8 bytes */
+        __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        __m128i b8 = e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+        _mm_storel_epi64((__m128i *)((char *)y + j), b8);
+    }
+    if (j < n) fx_qepi_row_c(e, m, comp, acc + j, n - j, res ? (const char *)res + j : NULL, (char *)y + j, 1);
+}
+
+/* The depthwise row of fx_qdw_row_c, 8 outputs at a time for stride 1
+ * (contiguous taps, sign-extended int16 products summed in int32); other
+ * strides gather each tap's 8 inputs. Integer sums: bit-identical. */
+AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
+                          int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
+    int64_t ox = 0;
+    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)sw));
+    for (; ox + 8 <= ow; ox += 8) {
+        __m256i s = _mm256_setzero_si256();
+        for (int64_t ky = 0; ky < kh; ky++)
+            for (int64_t kx = 0; kx < kw; kx++) {
+                const int16_t *src = xp + ky * dh * pitch + kx * dw + ox * sw;
+                __m256i x;
+                if (sw == 1)
+                    x = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)src));
+                else {
+                    /* gather 32-bit words at 2-byte steps; keep the low half */
+                    __m256i g = _mm256_i32gather_epi32((const int *)(const void *)src, idx, 2);
+                    x = _mm256_srai_epi32(_mm256_slli_epi32(g, 16), 16);
+                }
+                s = _mm256_add_epi32(s, _mm256_mullo_epi32(x, _mm256_set1_epi32(k[ky * kw + kx])));
+            }
+        _mm256_storeu_si256((__m256i *)(acc + ox), s);
+    }
+    if (ox < ow) fx_qdw_row_c(xp + ox * sw, pitch, k, kh, kw, sw, dh, dw, acc + ox, ow - ox);
+}
+
+#else
+void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    fx_qtile_c(kq, a, b, np, acc);
+}
+void fx_qtile_avx2_madd(int64_t kq, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+    (void)a16;
+    (void)kq, (void)b, (void)np, (void)acc;
+}
+void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                      void *y) {
+    fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                     int64_t dw, int32_t *acc, int64_t ow) {
+    fx_qdw_row_c(xp, pitch, k, kh, kw, sw, dh, dw, acc, ow);
+}
+#endif
