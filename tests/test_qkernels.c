@@ -408,12 +408,99 @@ static void test_random_convs(void **state) {
     }
 }
 
+/* ---- model level: a QDQ model through the compiled plan ----------------- */
+
+/* Runs tests/data/qdq/<name>.onnx through the compiled plan (on each ISA)
+ * and the interpreter; both must agree with the reference outputs of the
+ * fixture script (DQ -> float op -> Q in PyTorch float32): max |diff| <= one
+ * output quantization step, and the same top-1 per row. The islands must
+ * have run as int8 kernels (`want` of them in the plan). */
+static void check_model(const char *name, int want) {
+    char rel[128], path[512];
+    snprintf(rel, sizeof rel, "qdq/%s.onnx", name);
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_onnx_load(tu_data_path(path, sizeof path, rel), &err);
+    if (!g) fail_msg("%s", err.msg);
+    snprintf(rel, sizeof rel, "qdq/%s_x.npy", name);
+    nnfx_tensor *x = tu_load_npy(rel);
+    snprintf(rel, sizeof rel, "qdq/%s_ref.npy", name);
+    nnfx_tensor *ref = tu_load_npy(rel);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    /* the output step: the smallest non-zero gap between reference values */
+    const float *r = ref->data;
+    int64_t n = nnfx_tensor_numel(ref), cols = ref->shape[ref->rank - 1];
+    double step = INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double d = fabs((double)r[i] - r[j]);
+            if (d > 1e-7 && d < step) step = d;
+        }
+    fx_qisa isas[2] = {FX_QISA_C, FX_QISA_AVX2};
+    for (int ii = 0; ii < 3; ii++) {
+        nnfx_tensor *out = NULL;
+        int nout = 0;
+        const char *how = "interpreter";
+        if (ii < 2) {
+            if (!fx_qisa_force(isas[ii])) continue;
+            how = fx_qisa_name(isas[ii]);
+            assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+            if (nnfx_gm_run(gm, 1, &x, 1, &out, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            int k = 0;
+            for (const char *p = plan; (p = strstr(p, " int8 (")); p++)
+                k++;
+            if (k != want) fail_msg("%s: %d int8 steps in the plan, want %d:\n%s", name, k, want, plan);
+            free(plan);
+        } else {
+            fx_qisa_force(FX_QISA_AUTO);
+            nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+            if (!ip || nnfx_interp_run(ip, 1, &x, 1, &out, &nout, &err)) fail_msg("%s", err.msg);
+            nnfx_interp_free(ip);
+        }
+        const float *o = out->data;
+        assert_int_equal(nnfx_tensor_numel(out), n);
+        double maxd = 0;
+        int64_t ndiff = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double d = fabs((double)o[i] - r[i]);
+            if (d > maxd) maxd = d;
+            ndiff += d > 1e-6;
+        }
+        for (int64_t row = 0; row < n / cols; row++) {
+            int64_t a = 0, b = 0;
+            for (int64_t j = 1; j < cols; j++) {
+                if (o[row * cols + j] > o[row * cols + a]) a = j;
+                if (r[row * cols + j] > r[row * cols + b]) b = j;
+            }
+            if (a != b)
+                fail_msg("%s [%s]: row %lld top-1 %lld, reference %lld", name, how, (long long)row, (long long)a,
+                         (long long)b);
+        }
+        printf("# %s [%s]: max |diff| %.3g (output step %.3g), %lld of %lld values differ\n", name, how, maxd, step,
+               (long long)ndiff, (long long)n);
+        if (maxd > step * 1.001) fail_msg("%s [%s]: max |diff| %g > one output step %g", name, how, maxd, step);
+        nnfx_tensor_release(out);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+    nnfx_tensor_release(x);
+    nnfx_tensor_release(ref);
+    nnfx_gm_free(gm);
+}
+
+static void test_qdq_models(void **state) {
+    (void)state;
+    check_model("qdq_cnn", 7);
+    check_model("qdq_matmul", 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_shapes),      cmocka_unit_test(test_conv_7bit_weights),
         cmocka_unit_test(test_saturation_edges), cmocka_unit_test(test_depthwise),
         cmocka_unit_test(test_residual),         cmocka_unit_test(test_fc),
         cmocka_unit_test(test_random_convs),     cmocka_unit_test(test_maddubs_saturates),
+        cmocka_unit_test(test_qdq_models),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
     return cmocka_run_group_tests(tests, NULL, NULL);
