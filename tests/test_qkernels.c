@@ -358,7 +358,6 @@ static void test_maddubs_saturates(void **state) {
         printf("# no AVX2 on this CPU: vpmaddubsw not run\n");
         return;
     }
-    fx_qisa_force(FX_QISA_AUTO);
     int8_t w[4 * 8];
     uint8_t x[8 * 8];
     for (int i = 0; i < 32; i++)
@@ -366,23 +365,30 @@ static void test_maddubs_saturates(void **state) {
     for (int i = 0; i < 8; i++) /* row 0: pairs of 127 * 255 * 2 > 32767 */
         w[i] = 127;
     memset(x, 255, sizeof x);
-    fx_qgemm_w pw;
-    assert_true(fx_qgemm_pack_w(&pw, w, 4, 8, 8));
+    fx_qgemm_w pw, pc;
+    assert_true(fx_qgemm_pack_w(&pw, w, 4, 8, 8)); /* AVX2: unsafe pairs take vpmaddwd */
     assert_false(pw.pair_safe);
-    uint8_t b[2 * 32];
+    assert_int_equal(pw.kern, FX_QK_MADD);
+    fx_qisa_force(FX_QISA_C);
+    assert_true(fx_qgemm_pack_w(&pc, w, 4, 8, 8)); /* the quad packing vpmaddubsw reads */
+    fx_qisa_force(FX_QISA_AUTO);
+    uint8_t b[2 * 32], b16[4 * 32];
     const uint8_t *r[4] = {x, x + 8, x + 16, x + 24};
-    fx_qpack_b_quad(r, 8, 2, 0, b);
-    fx_qpack_b_quad(r, 8, 2, 1, b);
-    int32_t c[64], u[64], m16[64];
-    fx_qtile_c(2, pw.a, b, 1, c);
-    fx_qtile_avx2_ubs(2, pw.a, b, 1, u);
-    fx_qtile_avx2_madd(2, pw.a16, b, 1, m16);
+    fx_qpack_b_step(&pc, r, 8, 0, b);
+    fx_qpack_b_step(&pc, r, 8, 1, b);
+    for (int s = 0; s < 4; s++)
+        fx_qpack_b_step(&pw, r, 8, s, b16);
+    int32_t c[96], u[96], m16[96];
+    fx_qtile_c(2, pc.a, b, 1, c);
+    fx_qtile_avx2_ubs(2, pc.a, b, 1, u);
+    fx_qtile_avx2_madd(4, pw.a16, b16, 1, m16);
     assert_int_equal(c[0], 255 * 127 * 8);
     assert_int_not_equal(u[0], c[0]); /* saturated */
     for (int rr = 0; rr < 4; rr++)
         for (int j = 0; j < 8; j++)
             assert_int_equal(m16[rr * 16 + j], c[rr * 16 + j]);
     fx_qgemm_w_free(&pw);
+    fx_qgemm_w_free(&pc);
 }
 
 /* Random shapes: a small fuzz over geometry and parameters. */

@@ -101,35 +101,45 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw) {
     memset(pw, 0, sizeof *pw);
-    pw->m = m, pw->k = k, pw->kq = (k + 3) / 4;
-    int64_t np = (m + FX_QMR - 1) / FX_QMR, bytes = np * pw->kq * FX_QMR * 4;
-    pw->a = aligned_alloc(64, (size_t)(bytes + 63) / 64 * 64);
-    pw->a16 = aligned_alloc(64, (size_t)(bytes * 2 + 63) / 64 * 64);
+    pw->m = m, pw->k = k;
+    pw->pair_safe = true;
+    for (int64_t row = 0; row < m; row++)
+        for (int64_t kk = 0; kk < k; kk += 2) {
+            int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
+            if (a0 + a1 > 128) pw->pair_safe = false;
+        }
+    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
+    pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
+    pw->mr = pw->kern == FX_QK_MADD ? 6 : 4;
+    pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
+    pw->ks = (k + pw->kr - 1) / pw->kr;
+    int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
+    if (pw->kern == FX_QK_MADD)
+        pw->a16 = aligned_alloc(64, (size_t)(n * 2 + 63) / 64 * 64);
+    else
+        pw->a = aligned_alloc(64, (size_t)(n + 63) / 64 * 64);
     pw->wsum = malloc(sizeof *pw->wsum * (size_t)(m > 0 ? m : 1));
-    if (!pw->a || !pw->a16 || !pw->wsum) {
+    if ((!pw->a && !pw->a16) || !pw->wsum) {
         fx_qgemm_w_free(pw);
         return false;
     }
-    pw->pair_safe = true;
     for (int64_t p = 0; p < np; p++)
-        for (int64_t q = 0; q < pw->kq; q++)
-            for (int r = 0; r < FX_QMR; r++)
-                for (int j = 0; j < 4; j++) {
-                    int64_t row = p * FX_QMR + r, kk = q * 4 + j;
+        for (int64_t q = 0; q < pw->ks; q++)
+            for (int r = 0; r < pw->mr; r++)
+                for (int j = 0; j < pw->kr; j++) {
+                    int64_t row = p * pw->mr + r, kk = q * pw->kr + j;
                     int8_t v = row < m && kk < k ? w[row * ldw + kk] : 0;
-                    int64_t o = ((p * pw->kq + q) * FX_QMR + r) * 4 + j;
-                    pw->a[o] = v;
-                    pw->a16[o] = v;
+                    int64_t o = ((p * pw->ks + q) * pw->mr + r) * pw->kr + j;
+                    if (pw->a16)
+                        pw->a16[o] = v;
+                    else
+                        pw->a[o] = v;
                 }
     for (int64_t row = 0; row < m; row++) {
         int32_t s = 0;
         for (int64_t kk = 0; kk < k; kk++)
             s += w[row * ldw + kk];
         pw->wsum[row] = s;
-        for (int64_t kk = 0; kk < k; kk += 2) {
-            int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
-            if (a0 + a1 > 128) pw->pair_safe = false;
-        }
     }
     return true;
 }
@@ -142,67 +152,76 @@ void fx_qgemm_w_free(fx_qgemm_w *pw) {
     pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL;
 }
 
-int64_t fx_qpack_b_bytes(int64_t k, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * ((k + 3) / 4) * 32; }
+int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * pw->ks * 32; }
 
-void fx_qpack_b_quad(const uint8_t *const r[4], int64_t nc, int64_t kq, int64_t q, uint8_t *dst) {
+void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
     static const uint8_t zeros[FX_QNR] = {0};
-    int64_t c = 0;
-    dst += q * 32;
+    int64_t c = 0, ks = pw->ks;
+    int kr = pw->kr;
+    dst += s * 32;
 #if FX_Q_X86
-    if (r[0] && r[1] && r[2] && r[3])
-        for (; c + FX_QNR <= nc; c += FX_QNR, dst += kq * 32) {
+    bool all = r[0] && r[1] && (kr == 2 || (r[2] && r[3]));
+    if (all && kr == 4)
+        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
             __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
             __m128i x = _mm_loadl_epi64((const __m128i *)(r[2] + c)), d = _mm_loadl_epi64((const __m128i *)(r[3] + c));
             __m128i ab = _mm_unpacklo_epi8(a, b), xd = _mm_unpacklo_epi8(x, d);
             _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, xd));
             _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab, xd));
         }
+    if (all && kr == 2)
+        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
+            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
+            __m128i ab = _mm_unpacklo_epi8(a, b), z = _mm_setzero_si128();
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi8(ab, z));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi8(ab, z));
+        }
 #endif
-    for (; c < nc; c += FX_QNR, dst += kq * 32)
+    for (; c < nc; c += FX_QNR, dst += ks * 32)
         for (int i = 0; i < FX_QNR; i++)
-            for (int j = 0; j < 4; j++) {
-                const uint8_t *s = r[j] ? r[j] : zeros;
-                dst[i * 4 + j] = c + i < nc ? s[r[j] ? c + i : 0] : 0;
+            for (int j = 0; j < kr; j++) {
+                const uint8_t *src = r[j] ? r[j] : zeros;
+                uint8_t v = c + i < nc ? src[r[j] ? c + i : 0] : 0;
+                if (kr == 4)
+                    dst[i * 4 + j] = v;
+                else
+                    dst[i * 4 + j * 2] = v, dst[i * 4 + j * 2 + 1] = 0;
             }
 }
 
 /* ---- portable tile and the GEMM loop ------------------------------------- */
 
-void fx_qtile_c(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
-    for (int p = 0; p < np; p++, b += kq * 32)
-        for (int r = 0; r < FX_QMR; r++)
+void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    for (int p = 0; p < np; p++, b += ks * 32)
+        for (int r = 0; r < 4; r++)
             for (int c = 0; c < FX_QNR; c++) {
                 int32_t s = 0;
-                for (int64_t q = 0; q < kq; q++)
+                for (int64_t q = 0; q < ks; q++)
                     for (int j = 0; j < 4; j++)
-                        s += (int32_t)b[q * 32 + c * 4 + j] * a[(q * FX_QMR + r) * 4 + j];
+                        s += (int32_t)b[q * 32 + c * 4 + j] * a[(q * 4 + r) * 4 + j];
                 acc[r * 16 + p * FX_QNR + c] = s;
             }
 }
 
 void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
                   const void *res, void *y, int64_t ym, int64_t yn) {
-    fx_qisa isa = fx_qisa_active();
-    int64_t kq = w->kq, npan = (nc + FX_QNR - 1) / FX_QNR;
-    int esz = 1;
-    int32_t acc[FX_QMR * 16];
-    for (int64_t p = 0; p * FX_QMR < w->m; p++) {
-        const int8_t *a = w->a + p * kq * FX_QMR * 4;
-        const int16_t *a16 = w->a16 + p * kq * FX_QMR * 4;
-        int64_t rows = w->m - p * FX_QMR < FX_QMR ? w->m - p * FX_QMR : FX_QMR;
+    int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
+    int mr = w->mr;
+    int32_t acc[6 * 16];
+    for (int64_t p = 0; p * mr < w->m; p++) {
+        int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
-            const uint8_t *bp = b + j * kq * 32;
-            if (isa == FX_QISA_AVX2 && w->pair_safe)
-                fx_qtile_avx2_ubs(kq, a, bp, np, acc);
-            else if (isa == FX_QISA_AVX2)
-                fx_qtile_avx2_madd(kq, a16, bp, np, acc);
-            else
-                fx_qtile_c(kq, a, bp, np, acc);
+            const uint8_t *bp = b + j * ks * 32;
+            switch (w->kern) {
+            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, acc); break;
+            case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * 12, bp, np, acc); break;
+            default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
+            }
             int64_t c0 = j * FX_QNR, cols = nc - c0 < np * FX_QNR ? nc - c0 : np * FX_QNR;
             for (int64_t r = 0; r < rows; r++) {
-                int64_t m = p * FX_QMR + r;
-                int64_t off = (m * ym + c0 * yn) * esz;
+                int64_t m = p * mr + r;
+                int64_t off = m * ym + c0 * yn;
                 fx_qepi_row(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, res ? (const char *)res + off : NULL,
                             (char *)y + off, yn);
             }
@@ -344,16 +363,27 @@ void fx_qconv_free(fx_qconv *c) {
 
 static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
 
+/* the packed block of the largest group layout */
+static int64_t pack_bytes(const fx_qconv *c) {
+    int64_t b = 0;
+    for (int64_t gi = 0; gi < c->g.group; gi++) {
+        int64_t x = fx_qpack_b_bytes(&c->wg[gi], c->nb);
+        if (x > b) b = x;
+    }
+    return b;
+}
+
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->dw) return round64(c->dph * c->dpw * 2) + round64(c->g.ow * 4);
-    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
-    return round64(fx_qpack_b_bytes(c->kk, c->nb)) + round64(4 * nbr);
+    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
 }
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     const fx_qepi *e = &c->e;
-    const char *ker = c->dw ? "direct" : c->wg[0].pair_safe ? "u8s8 maddubs" : "u8s8 madd16";
-    if (fx_qisa_active() == FX_QISA_C) ker = c->dw ? "direct, portable" : "portable";
+    const char *ker = c->dw                         ? "direct"
+                      : c->wg[0].kern == FX_QK_UBS  ? "u8s8 maddubs"
+                      : c->wg[0].kern == FX_QK_MADD ? "u8s8 madd16"
+                                                    : "portable";
     char head[64];
     if (c->fc)
         snprintf(head, sizeof head, "qgemm %lldx%lld", (long long)c->g.m, (long long)c->kk);
@@ -421,37 +451,42 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t n0 = cb * c->nb, nc = c->ncols - n0 < c->nb ? c->ncols - n0 : c->nb;
     uint8_t *bp = (uint8_t *)j->scratch + tid * j->sbytes;
     int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
-    uint8_t *rows = bp + round64(fx_qpack_b_bytes(c->kk, c->nb));
-    int64_t kq = (c->kk + 3) / 4;
+    uint8_t *rows = bp + round64(pack_bytes(c));
+    const fx_qgemm_w *w = &c->wg[gi];
     if (c->fc) {
-        /* column n of B is row n0 + n of x: 4 contiguous bytes per quad */
+        /* column n of B is row n0 + n of x: kr contiguous bytes per step */
         const uint8_t *xs = j->x + n0 * c->kk;
-        for (int64_t q = 0; q < kq; q++)
+        uint8_t flip = c->x_signed ? 0x80 : 0;
+        for (int64_t q = 0; q < w->ks; q++)
             for (int64_t n = 0; n < (nc + FX_QNR - 1) / FX_QNR * FX_QNR; n++) {
-                uint8_t *d = bp + (n / FX_QNR) * kq * 32 + q * 32 + (n % FX_QNR) * 4;
-                for (int b = 0; b < 4; b++) {
-                    int64_t kk = q * 4 + b;
-                    d[b] = n < nc && kk < c->kk ? (uint8_t)(xs[n * c->kk + kk] ^ (c->x_signed ? 0x80 : 0)) : 0;
+                uint8_t *d = bp + (n / FX_QNR) * w->ks * 32 + q * 32 + (n % FX_QNR) * 4;
+                for (int b = 0; b < w->kr; b++) {
+                    int64_t kk = q * w->kr + b;
+                    uint8_t v = n < nc && kk < c->kk ? (uint8_t)(xs[n * c->kk + kk] ^ flip) : 0;
+                    if (w->kr == 4)
+                        d[b] = v;
+                    else
+                        d[2 * b] = v, d[2 * b + 1] = 0;
                 }
             }
-        fx_qgemm_run(&c->wg[0], bp, nc, c->x_zp, &c->e, 0, j->res ? (const uint8_t *)j->res + n0 * g->m : NULL,
+        fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, 0, j->res ? (const uint8_t *)j->res + n0 * g->m : NULL,
                      (uint8_t *)j->y + n0 * g->m, 1, g->m);
         return;
     }
     const uint8_t *xi = j->x + (i * g->c + gi * c->cg) * g->h * g->w;
-    for (int64_t q = 0; q < kq; q++) {
+    for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
-        for (int b = 0; b < 4; b++) {
-            int64_t kk = q * 4 + b;
+        for (int b = 0; b < w->kr; b++) {
+            int64_t kk = q * w->kr + b;
             if (kk >= c->kk) continue;
             im2col_row(c, xi, kk, n0, nc, rows + b * nbr);
             memset(rows + b * nbr + nc, 0, (size_t)(nbr - nc));
             r[b] = rows + b * nbr;
         }
-        fx_qpack_b_quad(r, nc, kq, q, bp);
+        fx_qpack_b_step(w, r, nc, q, bp);
     }
     int64_t off = (i * g->m + gi * c->mg) * c->ncols + n0;
-    fx_qgemm_run(&c->wg[gi], bp, nc, c->x_zp, &c->e, gi * c->mg, j->res ? (const uint8_t *)j->res + off : NULL,
+    fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, j->res ? (const uint8_t *)j->res + off : NULL,
                  (uint8_t *)j->y + off, c->ncols, 1);
 }
 

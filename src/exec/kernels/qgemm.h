@@ -20,11 +20,13 @@
  * and the zero point with it); weights are s8 with zero point 0.
  *
  * ISA paths, picked at run time: portable C, and AVX2. The AVX2 GEMM has two
- * kernels over the same packing: vpmaddubsw + vpmaddwd when every adjacent
- * weight pair has |w0| + |w1| <= 128 (7-bit weights: the int16 pair sums of
- * vpmaddubsw cannot saturate for any u8 input), and otherwise sign-extends
- * to int16 and uses vpmaddwd alone, which is exact for all inputs. Both
- * give the portable path's int32 sums bit for bit. */
+ * kernels: vpmaddubsw + vpmaddwd when every adjacent weight pair has
+ * |w0| + |w1| <= 128 (7-bit weights, as MLAS's and oneDNN's u8s8 kernels
+ * ask for: the int16 pair sums of vpmaddubsw then cannot saturate for any
+ * u8 input), and otherwise vpmaddwd alone on activations widened to int16
+ * while packing, which is exact for all inputs and costs the same number of
+ * multiplies per product (one vpmaddwd per 16 products against vpmaddubsw +
+ * vpmaddwd per 32). Both give the portable path's int32 sums bit for bit. */
 #ifndef NNFX_QGEMM_H
 #define NNFX_QGEMM_H
 
@@ -74,28 +76,39 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 /* ---- packed weights and the GEMM core -------------------------------- */
 
-#define FX_QMR 4 /* rows per packed weight panel      */
 #define FX_QNR 8 /* columns per packed activation panel */
 
+/* The GEMM kernel a weight matrix was packed for. */
+typedef enum fx_qkern {
+    FX_QK_C,    /* portable; A: 4-row panels of k quads, B: u8 quads */
+    FX_QK_UBS,  /* AVX2 vpmaddubsw; the same packing */
+    FX_QK_MADD, /* AVX2 vpmaddwd; A: 6-row panels of int16 k pairs, B: int16 pairs */
+} fx_qkern;
+
 typedef struct fx_qgemm_w {
-    int64_t m, k, kq; /* kq = ceil(k / 4) */
-    int8_t *a;        /* ceil(m / 4) panels: [kq][FX_QMR][4] bytes, padding 0 */
-    int16_t *a16;     /* the same values sign-extended (AVX2 vpmaddwd kernel) */
-    int32_t *wsum;    /* [m] sum of each row */
-    bool pair_safe;   /* every pair |w[2i]| + |w[2i+1]| <= 128 */
+    int64_t m, k;
+    fx_qkern kern;  /* chosen when packing, for the ISA active then */
+    int mr;         /* rows per panel */
+    int kr;         /* k values per step: 4 (quads) or 2 (pairs) */
+    int64_t ks;     /* steps: ceil(k / kr) */
+    int8_t *a;      /* C, UBS: ceil(m / 4) panels of [ks][4 rows][4] bytes, padding 0 */
+    int16_t *a16;   /* MADD: ceil(m / 6) panels of [ks][6 rows][2] */
+    int32_t *wsum;  /* [m] sum of each row */
+    bool pair_safe; /* every pair |w[2i]| + |w[2i+1]| <= 128 */
 } fx_qgemm_w;
 
-/* Packs row-major w [m][k] (leading dimension ldw). false on OOM. */
+/* Packs row-major w [m][k] (leading dimension ldw) for the kernel of the
+ * active ISA. false on OOM. */
 bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw);
 void fx_qgemm_w_free(fx_qgemm_w *pw);
 
-/* Bytes of a packed activation block of k rows and nc columns. */
-int64_t fx_qpack_b_bytes(int64_t k, int64_t nc);
-/* Packs 4 rows of activations (r[j] holds nc bytes, NULL = zeros) as quad q
- * of a block of kq quads: column c's 4 bytes at
- * dst[(c / FX_QNR) * kq * 32 + q * 32 + (c % FX_QNR) * 4]; columns of the last
- * panel past nc are zeroed. */
-void fx_qpack_b_quad(const uint8_t *const r[4], int64_t nc, int64_t kq, int64_t q, uint8_t *dst);
+/* Bytes of a packed activation block of nc columns for weights pw. */
+int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc);
+/* Packs pw->kr rows of activations (r[j] holds nc bytes, NULL = zeros) as
+ * step s of a block: column c's values at dst + (c / FX_QNR) * ks * 32 +
+ * s * 32 + (c % FX_QNR) * 4 (kr u8 values, or kr int16 values when kr is 2);
+ * columns of the last panel past nc are zeroed. */
+void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst);
 
 /* Y[m, n] for rows [0, w->m) and the nc columns of packed block b:
  * acc = sum_k x[k][n] * w[m][k] - x_zp * wsum[m] then the epilogue; output
@@ -150,11 +163,11 @@ fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const 
 
 /* ---- per-ISA entry points (qgemm_avx2.c; callers check the ISA) ------ */
 
-/* acc[r][j] (row stride 16) = sum over kq quads of packed weights a (one
+/* acc[r][j] (row stride 16) = sum over ks steps of packed weights (one
  * panel) times np (1 or 2) adjacent activation panels from b. */
-void fx_qtile_c(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
-void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
-void fx_qtile_avx2_madd(int64_t kq, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
 /* fx_qepi_row for ys == 1 (contiguous output). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys);

@@ -7,24 +7,33 @@
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
+#include <string.h>
+
 #define AVX2 __attribute__((target("avx2")))
+
+/* 4 bytes at p as one int32 (no alignment or type assumed). */
+static inline int32_t ld32(const void *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
 /* 4 rows x 8 columns per panel. vpmaddubsw multiplies the u8 activations
  * with the s8 weights and adds adjacent pairs into int16, which is exact
  * only when the pair cannot pass 32767: the caller uses this tile for
  * pair-safe weights (|w0| + |w1| <= 128, so |pair| <= 255 * 128). vpmaddwd
  * against ones then adds the two pairs of each column into int32. */
-AVX2 void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
     const __m256i ones = _mm256_set1_epi16(1);
-    const uint8_t *b1 = b + kq * 32;
+    const uint8_t *b1 = b + ks * 32;
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
-        for (int64_t q = 0; q < kq; q++, a += 16, b += 32, b1 += 32) {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += 32, b1 += 32) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
             __m256i w;
 #define ROW(r, c0, c1)                                                                                                 \
-    w = _mm256_set1_epi32(*(const int32_t *)(a + 4 * r));                                                              \
+    w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
     c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));                                   \
     c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_maddubs_epi16(x1, w), ones));
             ROW(0, c00, c01)
@@ -34,11 +43,11 @@ AVX2 void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int n
 #undef ROW
         }
     } else {
-        for (int64_t q = 0; q < kq; q++, a += 16, b += 32) {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += 32) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
             __m256i w;
 #define ROW(r, c0)                                                                                                     \
-    w = _mm256_set1_epi32(*(const int32_t *)(a + 4 * r));                                                              \
+    w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
     c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));
             ROW(0, c00)
             ROW(1, c10)
@@ -59,41 +68,60 @@ AVX2 void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int n
     }
 }
 
-/* Exact for any s8 weights: the activations are zero-extended to int16
- * (4 columns x 4 k per vector) and vpmaddwd multiplies them with the
- * row's 4 weights broadcast, adding pairs into int32 (no saturation: each
- * pair is at most 2 * 255 * 128). Lanes hold (column, k half) sums; one
- * horizontal add per row at the end gives the column sums. */
-AVX2 static void madd_panel(int64_t kq, const int16_t *a16, const uint8_t *b, int32_t *acc) {
-    __m256i l0 = _mm256_setzero_si256(), l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
-    for (int64_t q = 0; q < kq; q++, a16 += 16, b += 32) {
-        __m256i xl = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)b));
-        __m256i xh = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));
-        __m256i w;
-#define ROW(r, lo, hi)                                                                                                 \
-    w = _mm256_set1_epi64x(*(const long long *)(a16 + 4 * r));                                                         \
-    lo = _mm256_add_epi32(lo, _mm256_madd_epi16(xl, w));                                                               \
-    hi = _mm256_add_epi32(hi, _mm256_madd_epi16(xh, w));
-        ROW(0, l0, h0)
-        ROW(1, l1, h1)
-        ROW(2, l2, h2)
-        ROW(3, l3, h3)
+/* Exact for any s8 weights: activations were widened to int16 pairs
+ * (k, k + 1) per column while packing, and vpmaddwd multiplies them with the
+ * row's weight pair broadcast, adding each pair into int32 (at most
+ * 2 * 255 * 128: no saturation). 6 rows x 16 columns: 12 accumulators. */
+AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00, c40 = c00, c50 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00, c41 = c00, c51 = c00;
+    if (np == 2) {
+        for (int64_t q = 0; q < ks; q++, a16 += 12, b += 32, b1 += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+            __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
+            ROW(0, c00, c01)
+            ROW(1, c10, c11)
+            ROW(2, c20, c21)
+            ROW(3, c30, c31)
+            ROW(4, c40, c41)
+            ROW(5, c50, c51)
 #undef ROW
+        }
+    } else {
+        for (int64_t q = 0; q < ks; q++, a16 += 12, b += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+            __m256i w;
+#define ROW(r, c0)                                                                                                     \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));
+            ROW(0, c00)
+            ROW(1, c10)
+            ROW(2, c20)
+            ROW(3, c30)
+            ROW(4, c40)
+            ROW(5, c50)
+#undef ROW
+        }
     }
-    /* hadd: [c0 c1 c4 c5 | c2 c3 c6 c7] -> permute to c0..c7 */
-#define FIN(r, lo, hi)                                                                                                 \
-    _mm256_storeu_si256((__m256i *)(acc + 16 * r),                                                                     \
-                        _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0)));
-    FIN(0, l0, h0)
-    FIN(1, l1, h1)
-    FIN(2, l2, h2)
-    FIN(3, l3, h3)
-#undef FIN
-}
-
-AVX2 void fx_qtile_avx2_madd(int64_t kq, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
-    madd_panel(kq, a16, b, acc);
-    if (np == 2) madd_panel(kq, a16, b + kq * 32, acc + 8);
+    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
+    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
+    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
+    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
+    _mm256_storeu_si256((__m256i *)(acc + 64), c40);
+    _mm256_storeu_si256((__m256i *)(acc + 80), c50);
+    if (np == 2) {
+        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
+        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
+        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
+        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
+        _mm256_storeu_si256((__m256i *)(acc + 72), c41);
+        _mm256_storeu_si256((__m256i *)(acc + 88), c51);
+    }
 }
 
 /* The epilogue of fx_qepi_row_c on 8 values: the same float operations in
@@ -164,12 +192,12 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
 }
 
 #else
-void fx_qtile_avx2_ubs(int64_t kq, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
-    fx_qtile_c(kq, a, b, np, acc);
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    fx_qtile_c(ks, a, b, np, acc);
 }
-void fx_qtile_avx2_madd(int64_t kq, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
     (void)a16;
-    (void)kq, (void)b, (void)np, (void)acc;
+    (void)ks, (void)b, (void)np, (void)acc;
 }
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y) {
