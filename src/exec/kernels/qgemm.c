@@ -4,6 +4,9 @@
  * column block; depthwise convs run direct on a zero-point-padded int16
  * plane). Work is split into tasks by shape only, so results never depend
  * on the number of threads. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns") /* short row copies stay inline */
+#endif
 #include "exec/kernels/qgemm.h"
 
 #include <math.h>
@@ -424,14 +427,25 @@ static void im2col_row(const fx_qconv *c, const uint8_t *x, int64_t kk, int64_t 
                 if (hi > len) hi = len;
                 if (lo > len) lo = len;
                 if (hi < lo) hi = lo;
-                memset(d, c->x_pad, (size_t)lo);
-                memcpy(d + lo, row + ix0 + lo, (size_t)(hi - lo));
-                memset(d + hi, c->x_pad, (size_t)(len - hi));
+                for (int64_t t = 0; t < lo; t++)
+                    d[t] = c->x_pad;
+                for (int64_t t = lo; t < hi; t++)
+                    d[t] = row[ix0 + t];
+                for (int64_t t = hi; t < len; t++)
+                    d[t] = c->x_pad;
             } else {
-                for (int64_t t = 0; t < len; t++) {
-                    int64_t ix = ix0 + t * g->sw;
-                    d[t] = ix >= 0 && ix < g->w ? row[ix] : c->x_pad;
-                }
+                /* t in [lo, hi) reads inside the row */
+                int64_t lo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0, hi = (g->w - ix0 + g->sw - 1) / g->sw;
+                if (hi > len) hi = len;
+                if (lo > len) lo = len;
+                if (hi < lo) hi = lo;
+                int64_t t = 0;
+                for (; t < lo; t++)
+                    d[t] = c->x_pad;
+                for (const uint8_t *src = row + ix0 + lo * g->sw; t < hi; t++, src += g->sw)
+                    d[t] = *src;
+                for (; t < len; t++)
+                    d[t] = c->x_pad;
             }
         }
         n += len;
@@ -474,13 +488,19 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         return;
     }
     const uint8_t *xi = j->x + (i * g->c + gi * c->cg) * g->h * g->w;
+    /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
+    bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+                  g->ow == g->w && !c->x_signed;
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
         for (int b = 0; b < w->kr; b++) {
             int64_t kk = q * w->kr + b;
             if (kk >= c->kk) continue;
+            if (direct) {
+                r[b] = xi + kk * g->h * g->w + n0;
+                continue;
+            }
             im2col_row(c, xi, kk, n0, nc, rows + b * nbr);
-            memset(rows + b * nbr + nc, 0, (size_t)(nbr - nc));
             r[b] = rows + b * nbr;
         }
         fx_qpack_b_step(w, r, nc, q, bp);
