@@ -65,7 +65,7 @@ const char *fx_qisa_name(fx_qisa isa) {
 
 /* rne(v) for |v| < 2^24 (larger values saturate the output anyway). */
 static inline int32_t q_round(float v) {
-    v = fminf(fmaxf(v, -16777216.0f), 16777216.0f);
+    v = v < -16777216.0f ? -16777216.0f : v > 16777216.0f ? 16777216.0f : v;
     return (int32_t)lrintf(v);
 }
 
@@ -366,6 +366,10 @@ void fx_qconv_free(fx_qconv *c) {
 
 static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
 
+/* int16 elements of the depthwise plane: the padded plane, then slack for
+ * the vector rows reading up to 8 outputs past ow (their sums are dropped) */
+static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 8 * c->g.sw + 16; }
+
 /* the packed block of the largest group layout */
 static int64_t pack_bytes(const fx_qconv *c) {
     int64_t b = 0;
@@ -377,7 +381,7 @@ static int64_t pack_bytes(const fx_qconv *c) {
 }
 
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
-    if (c->dw) return round64(c->dph * c->dpw * 2) + round64(c->g.ow * 4);
+    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 8) * 4);
     return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
 }
 
@@ -529,24 +533,30 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     const fx_qconv_geom *g = &c->g;
     int64_t ch = t % g->m, i = t / g->m;
     int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
-    int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(c->dph * c->dpw * 2));
+    int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
     const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
     /* x - zp over the padded plane: the pads hold real zero */
-    int32_t zp = c->x_zp;
+    int16_t zp = (int16_t)c->x_zp;
+    uint8_t flip = c->x_signed ? 0x80 : 0;
+    int64_t lo = g->pw < c->dpw ? g->pw : c->dpw, hi = g->pw + g->w < c->dpw ? g->pw + g->w : c->dpw;
     for (int64_t py = 0; py < c->dph; py++) {
         int64_t iy = py - g->ph;
         int16_t *d = xp + py * c->dpw;
         if (iy < 0 || iy >= g->h) {
-            memset(d, 0, (size_t)c->dpw * 2);
+            for (int64_t px = 0; px < c->dpw; px++)
+                d[px] = 0;
             continue;
         }
-        const uint8_t *s = plane + iy * g->w;
-        for (int64_t px = 0; px < c->dpw; px++) {
-            int64_t ix = px - g->pw;
-            int32_t v = ix >= 0 && ix < g->w ? (c->x_signed ? (int32_t)(s[ix] ^ 0x80) : (int32_t)s[ix]) - zp : 0;
-            d[px] = (int16_t)v;
-        }
+        const uint8_t *s = plane + iy * g->w - g->pw;
+        for (int64_t px = 0; px < lo; px++)
+            d[px] = 0;
+        for (int64_t px = lo; px < hi; px++)
+            d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
+        for (int64_t px = hi; px < c->dpw; px++)
+            d[px] = 0;
     }
+    for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
+        xp[e] = 0;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;

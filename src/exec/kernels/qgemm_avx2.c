@@ -161,17 +161,26 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
         __m128i b8 = e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
         _mm_storel_epi64((__m128i *)((char *)y + j), b8);
     }
-    if (j < n) fx_qepi_row_c(e, m, comp, acc + j, n - j, res ? (const char *)res + j : NULL, (char *)y + j, 1);
+    if (j < n) { /* the tail through one padded vector: the same operations */
+        int32_t ta[8] = {0};
+        uint8_t tr[8] = {0}, ty[8];
+        memcpy(ta, acc + j, (size_t)(n - j) * sizeof *ta);
+        if (e->res) memcpy(tr, (const char *)res + j, (size_t)(n - j));
+        fx_qepi_row_avx2(e, m, comp, ta, 8, tr, ty);
+        memcpy((char *)y + j, ty, (size_t)(n - j));
+    }
 }
 
 /* The depthwise row of fx_qdw_row_c, 8 outputs at a time for stride 1
  * (contiguous taps, sign-extended int16 products summed in int32); other
- * strides gather each tap's 8 inputs. Integer sums: bit-identical. */
+ * strides gather each tap's 8 inputs. Integer sums: bit-identical. The
+ * last vector may run past ow: acc has room for ow rounded up to 8 and the
+ * plane has slack after it (qgemm.c); those sums are not used. */
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
     int64_t ox = 0;
     const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)sw));
-    for (; ox + 8 <= ow; ox += 8) {
+    for (; ox < ow; ox += 8) {
         __m256i s = _mm256_setzero_si256();
         for (int64_t ky = 0; ky < kh; ky++)
             for (int64_t kx = 0; kx < kw; kx++) {
@@ -188,7 +197,6 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
             }
         _mm256_storeu_si256((__m256i *)(acc + ox), s);
     }
-    if (ox < ow) fx_qdw_row_c(xp + ox * sw, pitch, k, kh, kw, sw, dh, dw, acc + ox, ow - ox);
 }
 
 #else
