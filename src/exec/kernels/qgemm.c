@@ -73,6 +73,17 @@ static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo
 
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys) {
+    if (!e->mid && !e->res) {
+        float mq = e->multq[m], bq = e->biasq[m];
+        for (int64_t j = 0; j < n; j++) {
+            int32_t q = q_clamp(q_round((float)(acc[j] + comp) * mq + bq) + e->y_zp, e->lo, e->hi);
+            if (e->y_signed)
+                ((int8_t *)y)[j * ys] = (int8_t)q;
+            else
+                ((uint8_t *)y)[j * ys] = (uint8_t)q;
+        }
+        return;
+    }
     float mult = e->mult[m], bias = e->bias[m];
     for (int64_t j = 0; j < n; j++) {
         float t = (float)(acc[j] + comp) * mult + bias;
@@ -210,6 +221,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too */
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
@@ -225,8 +237,11 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
             for (int64_t r = 0; r < rows; r++) {
                 int64_t m = p * mr + r;
                 int64_t off = m * ym + c0 * yn;
-                fx_qepi_row(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, res ? (const char *)res + off : NULL,
-                            (char *)y + off, yn);
+                const char *ro = res ? (const char *)res + off : NULL;
+                if (vec)
+                    fx_qepi_row_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off);
+                else
+                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
             }
         }
     }
@@ -246,14 +261,14 @@ struct fx_qconv {
     fx_qgemm_w *wg;   /* per group */
     int16_t *dww;     /* depthwise: [m][kh * kw] */
     int64_t dph, dpw; /* depthwise: padded plane dims */
-    float *mult, *bias;
+    float *mult, *bias, *multq, *biasq;
     fx_qepi e;
 };
 
 static void fill_epi(fx_qconv *c, const fx_qparams *q) {
     fx_qepi *e = &c->e;
     memset(e, 0, sizeof *e);
-    e->mult = c->mult, e->bias = c->bias;
+    e->mult = c->mult, e->bias = c->bias, e->multq = c->multq, e->biasq = c->biasq;
     int32_t tlo = q->y_signed ? -128 : 0, thi = q->y_signed ? 127 : 255;
     e->y_signed = q->y_signed;
     e->y_inv = 1.0f / q->y_scale;
@@ -281,13 +296,17 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
     if (!c) return NULL;
     c->mult = malloc(sizeof *c->mult * (size_t)m);
     c->bias = malloc(sizeof *c->bias * (size_t)m);
-    if (!c->mult || !c->bias) {
+    c->multq = malloc(sizeof *c->multq * (size_t)m);
+    c->biasq = malloc(sizeof *c->biasq * (size_t)m);
+    if (!c->mult || !c->bias || !c->multq || !c->biasq) {
         fx_qconv_free(c);
         return NULL;
     }
     for (int64_t i = 0; i < m; i++) {
         c->mult[i] = q->x_scale * q->w_scale[q->w_scale_n == 1 ? 0 : i];
         c->bias[i] = q->bias ? q->bias[i] : 0.0f;
+        c->multq[i] = c->mult[i] / q->y_scale;
+        c->biasq[i] = c->bias[i] / q->y_scale;
     }
     c->x_signed = q->x_signed;
     c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);
@@ -361,6 +380,8 @@ void fx_qconv_free(fx_qconv *c) {
     free(c->dww);
     free(c->mult);
     free(c->bias);
+    free(c->multq);
+    free(c->biasq);
     free(c);
 }
 
@@ -567,7 +588,11 @@ static void dw_task(void *ctx, int64_t t, int tid) {
         else
             fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
         int64_t o = off + oy * g->ow;
-        fx_qepi_row(&c->e, ch, 0, acc, g->ow, j->res ? (const uint8_t *)j->res + o : NULL, (uint8_t *)j->y + o, 1);
+        const uint8_t *ro = j->res ? (const uint8_t *)j->res + o : NULL;
+        if (avx2)
+            fx_qepi_row_avx2(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o);
+        else
+            fx_qepi_row_c(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o, 1);
     }
 }
 

@@ -136,9 +136,34 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
                            void *y) {
     const __m256i vcomp = _mm256_set1_epi32(comp), vzp = _mm256_set1_epi32(e->y_zp);
     const __m256i vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
-    const __m256 mult = _mm256_set1_ps(e->mult[m]), bias = _mm256_set1_ps(e->bias[m]), yinv = _mm256_set1_ps(e->y_inv);
     int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
+    if (!e->mid && !e->res) {
+        /* y = clamp(rne(acc * multq + biasq) + zp), 16 values per step */
+        const __m256 mq = _mm256_set1_ps(e->multq[m]), bq = _mm256_set1_ps(e->biasq[m]);
+        for (; j + 16 <= n; j += 16) {
+            __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+            __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
+            __m256i q0 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mq), bq)), vzp);
+            __m256i q1 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mq), bq)), vzp);
+            q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);
+            q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);
+            /* [q0 0-3, q1 0-3 | q0 4-7, q1 4-7] -> in order, then to bytes */
+            __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
+            __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+            __m128i b8 = e->y_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+            _mm_storeu_si128((__m128i *)((char *)y + j), b8);
+        }
+        for (; j + 8 <= n; j += 8) {
+            __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+            __m256i q = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), mq), bq)), vzp);
+            q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
+            __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            __m128i b8 = e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+            _mm_storel_epi64((__m128i *)((char *)y + j), b8);
+        }
+    }
+    const __m256 mult = _mm256_set1_ps(e->mult[m]), bias = _mm256_set1_ps(e->bias[m]), yinv = _mm256_set1_ps(e->y_inv);
+    for (; j + 8 <= n && (e->mid || e->res); j += 8) {
         __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
         __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), mult), bias);
         if (e->mid) {
