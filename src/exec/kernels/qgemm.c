@@ -388,8 +388,8 @@ void fx_qconv_free(fx_qconv *c) {
 static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
 
 /* int16 elements of the depthwise plane: the padded plane, then slack for
- * the vector rows reading up to 8 outputs past ow (their sums are dropped) */
-static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 8 * c->g.sw + 16; }
+ * the vector rows reading up to 16 outputs past ow (their sums are dropped) */
+static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 16 * c->g.sw + c->g.kw * c->g.dw + 16; }
 
 /* the packed block of the largest group layout */
 static int64_t pack_bytes(const fx_qconv *c) {
@@ -402,7 +402,7 @@ static int64_t pack_bytes(const fx_qconv *c) {
 }
 
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
-    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 8) * 4);
+    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 16) * 4);
     return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
 }
 

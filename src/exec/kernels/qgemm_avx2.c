@@ -199,10 +199,61 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
 /* The depthwise row of fx_qdw_row_c, 8 outputs at a time for stride 1
  * (contiguous taps, sign-extended int16 products summed in int32); other
  * strides gather each tap's 8 inputs. Integer sums: bit-identical. The
- * last vector may run past ow: acc has room for ow rounded up to 8 and the
+ * last vector may run past ow: acc has room for ow rounded up to 16 and the
  * plane has slack after it (qgemm.c); those sums are not used. */
+/* Two taps' weights as the int16 pair of one int32 lane. */
+static inline int32_t kpair(int16_t k0, int16_t k1) {
+    return (int32_t)((uint32_t)(uint16_t)k0 | ((uint32_t)(uint16_t)k1 << 16));
+}
+
+/* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
+ * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. */
+AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                           int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
+                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(acc + ox), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(acc + ox + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+}
+
+/* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
+ * inputs 2o + kx and 2o + kx + 1, so 16 loaded values are 8 ready pairs. */
+AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                           int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox += 8) {
+        __m256i s = _mm256_setzero_si256();
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + 2 * ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), w));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(acc + ox), s);
+    }
+}
+
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
+    if (dw == 1 && sw == 1) {
+        dw_row_s1(xp, pitch, k, kh, kw, dh, acc, ow);
+        return;
+    }
+    if (dw == 1 && sw == 2) {
+        dw_row_s2(xp, pitch, k, kh, kw, dh, acc, ow);
+        return;
+    }
     int64_t ox = 0;
     const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)sw));
     for (; ox < ow; ox += 8) {
