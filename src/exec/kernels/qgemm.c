@@ -124,7 +124,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         }
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
-    pw->mr = pw->kern == FX_QK_MADD ? 6 : 4;
+    pw->mr = 4;
     pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
     pw->ks = (k + pw->kr - 1) / pw->kr;
     int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
@@ -222,15 +222,24 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
     bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too */
+    bool fused = vec && w->kern == FX_QK_MADD && !e->mid && !e->res;
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
+            if (fused && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
+                int32_t comp[6];
+                for (int r = 0; r < mr; r++)
+                    comp[r] = -x_zp * w->wsum[p * mr + r];
+                fx_qtile_avx2_madd_q(ks, w->a16 + p * ks * mr * 2, bp, e, m0 + p * mr, comp,
+                                     (char *)y + p * mr * ym + j * FX_QNR, ym);
+                continue;
+            }
             switch (w->kern) {
             case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, acc); break;
-            case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * 12, bp, np, acc); break;
+            case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * mr * 2, bp, np, acc); break;
             default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
             }
             int64_t c0 = j * FX_QNR, cols = nc - c0 < np * FX_QNR ? nc - c0 : np * FX_QNR;

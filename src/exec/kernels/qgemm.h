@@ -85,7 +85,7 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 typedef enum fx_qkern {
     FX_QK_C,    /* portable; A: 4-row panels of k quads, B: u8 quads */
     FX_QK_UBS,  /* AVX2 vpmaddubsw; the same packing */
-    FX_QK_MADD, /* AVX2 vpmaddwd; A: 6-row panels of int16 k pairs, B: int16 pairs */
+    FX_QK_MADD, /* AVX2 vpmaddwd; A: 4-row panels of int16 k pairs, B: int16 pairs */
 } fx_qkern;
 
 typedef struct fx_qgemm_w {
@@ -95,7 +95,7 @@ typedef struct fx_qgemm_w {
     int kr;         /* k values per step: 4 (quads) or 2 (pairs) */
     int64_t ks;     /* steps: ceil(k / kr) */
     int8_t *a;      /* C, UBS: ceil(m / 4) panels of [ks][4 rows][4] bytes, padding 0 */
-    int16_t *a16;   /* MADD: ceil(m / 6) panels of [ks][6 rows][2] */
+    int16_t *a16;   /* MADD: ceil(m / 4) panels of [ks][4 rows][2] */
     int32_t *wsum;  /* [m] sum of each row */
     bool pair_safe; /* every pair |w[2i]| + |w[2i+1]| <= 128 */
 } fx_qgemm_w;
@@ -171,6 +171,11 @@ fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const 
 void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
+/* fx_qtile_avx2_madd on a full 4 x 16 tile with the epilogue (neither mid
+ * nor res) fused: row r of the tile to y + r * ym; comp[r] the rows'
+ * zero-point compensation, m the channel of row 0. */
+void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                          const int32_t *comp, void *y, int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys);

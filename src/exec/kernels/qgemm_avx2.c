@@ -71,13 +71,15 @@ AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int n
 /* Exact for any s8 weights: activations were widened to int16 pairs
  * (k, k + 1) per column while packing, and vpmaddwd multiplies them with the
  * row's weight pair broadcast, adding each pair into int32 (at most
- * 2 * 255 * 128: no saturation). 6 rows x 16 columns: 12 accumulators. */
+ * 2 * 255 * 128: no saturation). 4 rows x 16 columns: 8 accumulators, so
+ * with the 2 inputs, the weight pair and a product all 16 ymm registers
+ * hold without spills. */
 AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
     const uint8_t *b1 = b + ks * 32;
-    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00, c40 = c00, c50 = c00;
-    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00, c41 = c00, c51 = c00;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
-        for (int64_t q = 0; q < ks; q++, a16 += 12, b += 32, b1 += 32) {
+        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
             __m256i w;
 #define ROW(r, c0, c1)                                                                                                 \
@@ -88,12 +90,10 @@ AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, i
             ROW(1, c10, c11)
             ROW(2, c20, c21)
             ROW(3, c30, c31)
-            ROW(4, c40, c41)
-            ROW(5, c50, c51)
 #undef ROW
         }
     } else {
-        for (int64_t q = 0; q < ks; q++, a16 += 12, b += 32) {
+        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
             __m256i w;
 #define ROW(r, c0)                                                                                                     \
@@ -103,8 +103,6 @@ AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, i
             ROW(1, c10)
             ROW(2, c20)
             ROW(3, c30)
-            ROW(4, c40)
-            ROW(5, c50)
 #undef ROW
         }
     }
@@ -112,15 +110,11 @@ AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, i
     _mm256_storeu_si256((__m256i *)(acc + 16), c10);
     _mm256_storeu_si256((__m256i *)(acc + 32), c20);
     _mm256_storeu_si256((__m256i *)(acc + 48), c30);
-    _mm256_storeu_si256((__m256i *)(acc + 64), c40);
-    _mm256_storeu_si256((__m256i *)(acc + 80), c50);
     if (np == 2) {
         _mm256_storeu_si256((__m256i *)(acc + 8), c01);
         _mm256_storeu_si256((__m256i *)(acc + 24), c11);
         _mm256_storeu_si256((__m256i *)(acc + 40), c21);
         _mm256_storeu_si256((__m256i *)(acc + 56), c31);
-        _mm256_storeu_si256((__m256i *)(acc + 72), c41);
-        _mm256_storeu_si256((__m256i *)(acc + 88), c51);
     }
 }
 
@@ -130,6 +124,50 @@ AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, i
 AVX2 static inline __m256i q_round8(__m256 v) {
     v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
     return _mm256_cvtps_epi32(v);
+}
+
+/* fx_qtile_avx2_madd for a full 4 x 16 tile (np 2) with the simple
+ * epilogue (no requant, no add) applied in registers: row r's 16 bytes go
+ * to y + r * ym. The same operations as fx_qepi_row_avx2, so the same bytes. */
+AVX2 void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                               const int32_t *comp, void *y, int64_t ym) {
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+        __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
+        ROW(0, c00, c01)
+        ROW(1, c10, c11)
+        ROW(2, c20, c21)
+        ROW(3, c30, c31)
+#undef ROW
+    }
+    const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+    const bool sgn = e->y_signed;
+#define OUT(r, a0, a1)                                                                                                 \
+    {                                                                                                                  \
+        const __m256i vc = _mm256_set1_epi32(comp[r]);                                                                 \
+        const __m256 mq = _mm256_set1_ps(e->multq[m + r]), bq = _mm256_set1_ps(e->biasq[m + r]);                       \
+        __m256i q0 = _mm256_add_epi32(                                                                                 \
+            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a0, vc)), mq), bq)), vzp);        \
+        __m256i q1 = _mm256_add_epi32(                                                                                 \
+            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a1, vc)), mq), bq)), vzp);        \
+        q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);                                                         \
+        q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);                                                         \
+        __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));                     \
+        __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);                                   \
+        _mm_storeu_si128((__m128i *)((char *)y + r * ym), sgn ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi));   \
+    }
+    OUT(0, c00, c01)
+    OUT(1, c10, c11)
+    OUT(2, c20, c21)
+    OUT(3, c30, c31)
+#undef OUT
 }
 
 AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
@@ -286,6 +324,10 @@ void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                          const int32_t *comp, void *y, int64_t ym) {
+    (void)ks, (void)a16, (void)b, (void)e, (void)m, (void)comp, (void)y, (void)ym;
 }
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
