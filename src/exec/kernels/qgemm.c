@@ -442,11 +442,10 @@ typedef struct qjob {
 } qjob;
 
 /* one im2col row (k index kk of group gi, image i) over columns [n0, n0+nc) */
-static void im2col_row(const fx_qconv *c, const uint8_t *x, int64_t kk, int64_t n0, int64_t nc, uint8_t *dst) {
+static void im2col_row(const fx_qconv *c, const uint8_t *plane, int64_t ky, int64_t kx, int64_t oy, int64_t ox,
+                       int64_t nc, uint8_t *dst) {
     const fx_qconv_geom *g = &c->g;
-    int64_t ci = kk / (g->kh * g->kw), rem = kk % (g->kh * g->kw), ky = rem / g->kw, kx = rem % g->kw;
-    const uint8_t *plane = x + ci * g->h * g->w;
-    int64_t oy = n0 / g->ow, ox = n0 % g->ow, n = 0;
+    int64_t n = 0;
     while (n < nc) {
         int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
         int64_t iy = oy * g->sh - g->ph + ky * g->dh;
@@ -525,17 +524,22 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
                   g->ow == g->w && !c->x_signed;
+    int64_t oy0 = n0 / g->ow, ox0 = n0 % g->ow, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
         for (int b = 0; b < w->kr; b++) {
             int64_t kk = q * w->kr + b;
             if (kk >= c->kk) continue;
-            if (direct) {
+            if (direct)
                 r[b] = xi + kk * g->h * g->w + n0;
-                continue;
+            else {
+                im2col_row(c, xi + ci * g->h * g->w, ky, kx, oy0, ox0, nc, rows + b * nbr);
+                r[b] = rows + b * nbr;
             }
-            im2col_row(c, xi, kk, n0, nc, rows + b * nbr);
-            r[b] = rows + b * nbr;
+            if (++kx == g->kw) {
+                kx = 0;
+                if (++ky == g->kh) ky = 0, ci++;
+            }
         }
         fx_qpack_b_step(w, r, nc, q, bp);
     }
