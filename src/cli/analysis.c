@@ -167,6 +167,7 @@ static void mark_constant(graph_index *gi) {
             continue;
         }
         if (oc != NNFX_CALL_FUNCTION || nnfx_node_is_impure(n)) continue;
+        if (nnfx_node_is_op(n, NNFX_OP_DEQUANTIZE_LINEAR)) continue; /* int8 weights stay int8 (QDQ form) */
         bool all = true;
         for (int a = 0; a < nnfx_node_num_args(n) && all; a++) {
             const nnfx_node *src = nnfx_node_arg_node(n, a);
@@ -451,6 +452,11 @@ static void node_cost(const nnfx_graph *g, const nnfx_node *n, int64_t *macs, in
     if (*flops < 0) *flops = 0;
 }
 
+bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
+                              char *suggestion) {
+    return add_finding(an, kind, nnames, names, message, suggestion);
+}
+
 nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analysis *an, nnfx_error *err) {
     memset(an, 0, sizeof *an);
     an->g = g;
@@ -513,7 +519,7 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
     mark_live(&gi, g);
     mark_constant(&gi);
     bool ok = find_foldable_bn(an, model) && find_liveness(an, &gi, model) && find_noops(an, &gi, model) &&
-              find_constant_subgraphs(an, &gi, model) && find_unsupported(an, &gi);
+              find_constant_subgraphs(an, &gi, model) && find_unsupported(an, &gi) && cli_analysis_quant(an);
     free(gi.info);
     nnfx_value_map_free(gi.pos);
     if (!ok) goto oom;

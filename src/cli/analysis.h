@@ -27,6 +27,15 @@ typedef struct cli_op_count {
     int64_t macs, flops;
 } cli_op_count;
 
+/* Quantization (int8): what a QDQ model runs in int8 (src/cli/analysis_quant.c). */
+typedef struct cli_quant_stats {
+    int int8_layers;           /* Conv/Gemm/MatMul with DQ input and DQ weight  */
+    int float_layers;          /* Conv/Gemm/MatMul otherwise                    */
+    int q_nodes, dq_nodes;     /* QuantizeLinear / DequantizeLinear nodes       */
+    int float_island_ops;      /* float ops between a DQ and a Q                */
+    int64_t int8_weight_bytes; /* integer tensors read by DequantizeLinear     */
+} cli_quant_stats;
+
 typedef struct cli_analysis {
     const nnfx_graph *g;         /* borrowed; shapes inferred            */
     int nodes;                   /* op nodes (call_function/module)      */
@@ -41,6 +50,7 @@ typedef struct cli_analysis {
     cli_op_count *ops; /* per op type, by first appearance     */
     int nfindings;
     cli_finding *findings;
+    cli_quant_stats quant; /* zero for a model without Q/DQ nodes */
 } cli_analysis;
 
 /* Analyses g, whose shapes must already be inferred (nnfx_graph_infer_shapes).
@@ -48,6 +58,15 @@ typedef struct cli_analysis {
  * memory). Free with cli_analysis_free. */
 nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model_path, cli_analysis *an, nnfx_error *err);
 void cli_analysis_free(cli_analysis *an);
+
+/* Adds a finding (names copied; message and suggestion malloc'd, taken
+ * over); false on out of memory. */
+bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
+                              char *suggestion);
+/* Quantization (int8): fills an->quant and adds the findings
+ * foldable_qdq (a DQ -> Q pair with equal parameters) and float_island
+ * (float ops between a DQ and a Q); false on out of memory. */
+bool cli_analysis_quant(cli_analysis *an);
 
 /* The report as JSON (malloc'd, NULL on OOM), keys: model, nodes, params,
  * param_bytes, macs, flops, ops, inputs, outputs, per_node,

@@ -13,6 +13,10 @@ static const char analyze_help[] =
     "ops, parameters, MACs (Conv, Gemm, MatMul), FLOPs, peak activation memory, the\n"
     "costliest nodes, and findings with suggestions: foldable_batch_norm, dead_node,\n"
     "unused_input, unused_initializer, noop, constant_subgraph, unsupported_op.\n"
+    "For a quantized (QDQ) model also: int8 vs float Conv/Gemm/MatMul layers, the\n"
+    "integer weight bytes (JSON key quantization), and the findings foldable_qdq\n"
+    "(a DequantizeLinear -> QuantizeLinear pair with equal parameters) and\n"
+    "float_island (float ops between a DequantizeLinear and a QuantizeLinear).\n"
     "\n"
     "options:\n"
     "  --json FILE        write the report as JSON ('-': standard output, and no\n"
@@ -32,7 +36,8 @@ static const char analyze_help[] =
     "examples:\n"
     "  nnfx analyze resnet18.onnx\n"
     "  nnfx analyze model.onnx --json - | jq .macs\n"
-    "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n";
+    "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n"
+    "  nnfx analyze model_int8.onnx --json - | jq .quantization\n";
 
 #define AN_MAX_SHAPES 64
 

@@ -36,6 +36,9 @@ int cli_export(int argc, char **argv);
  * before and after and every check; exit 0 when all checks pass, 1 when
  * one fails, 2 on a usage error. (src/cli/demo.c) */
 int cli_demo(int argc, char **argv);
+/* nnfx quantize MODEL -o OUT --calib NAME=FILE ...: post-training int8
+ * quantization into QDQ form with the accuracy gate (src/cli/quantize.c). */
+int cli_quantize(int argc, char **argv);
 
 /* --- error lines --------------------------------------------------------- */
 

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"compare", cli_compare, "run two models on the same inputs and compare their outputs"},
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
+    {"quantize", cli_quantize, "int8 post-training quantization into QDQ form, with an accuracy gate"},
 };
 
 /* Prints the top-level help to f. */

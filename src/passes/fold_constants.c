@@ -40,6 +40,9 @@ static nnfx_tensor *static_shape(const nnfx_node *n, nnfx_error *err) {
 /* Evaluates n when every input is known; returns a new reference or NULL. */
 static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n) {
     if (n->op == NNFX_OP_SHAPE) return static_shape(n, NULL);
+    /* Quantization (int8): DequantizeLinear of an integer weight is how a QDQ
+     * model stores it; folding it would turn the model back to float */
+    if (n->op == NNFX_OP_DEQUANTIZE_LINEAR) return NULL;
     if (nnfx_op_flags(n->op) & NNFX_F_IMPURE || n->nout != 1 || n->op == NNFX_OP_GETITEM) return NULL;
     if (n->nargs > 64) return NULL;
     nnfx_tensor *in[64];

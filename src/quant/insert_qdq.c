@@ -1,0 +1,357 @@
+/* insert_qdq.c — the rewrite that turns a calibrated float graph into QDQ
+ * form (what ONNX Runtime's quantize_static writes and PyTorch's convert_fx
+ * exports):
+ *
+ *   x -> Q -> DQ -> Conv/Gemm/MatMul [-> Relu] -> Q -> DQ -> ...
+ *                   ^ DQ(int8 weight, per-channel scale, axis)
+ *                   ^ DQ(int32 bias, scale x_scale * w_scale)
+ *
+ * Activations are quantized per tensor (uint8 or int8) with the range the
+ * method picks from calibration; one Q/DQ pair per value, shared by all its
+ * users (graph outputs stay float). Weights are symmetric int8 in
+ * [-127, 127] ([-63, 63] with reduce_range; zero point 0) per output
+ * channel or per tensor. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/quant_int.h"
+#include "quant/quant_lib.h"
+
+typedef struct qctx {
+    nnfx_graph *g;
+    const nnfx_quant_calib *c;
+    const nnfx_quant_options *o;
+    nnfx_value_map *qdq; /* float value -> its DequantizeLinear */
+    int pairs;
+    nnfx_error *err;
+} qctx;
+
+/* A parameter named like want (made unique) holding t (the reference is
+ * taken over), read by a new get_attr node. */
+static nnfx_node *param_node(qctx *q, const char *want, nnfx_tensor *t) {
+    if (!t) return NULL;
+    char name[256];
+    snprintf(name, sizeof name, "%s", want);
+    for (int k = 1; nnfx_graph_param(q->g, name); k++)
+        snprintf(name, sizeof name, "%s_%d", want, k);
+    nnfx_status s = nnfx_graph_set_param(q->g, name, t, q->err);
+    nnfx_tensor_release(t);
+    return s ? NULL : nnfx_graph_get_attr(q->g, name, q->err);
+}
+
+static nnfx_tensor *scalar_of(nnfx_dtype dt, double v, nnfx_error *err) {
+    nnfx_tensor *t = nnfx_tensor_new(dt, 0, NULL, err);
+    if (!t) return NULL;
+    switch (dt) {
+    case NNFX_F32: *(float *)t->data = (float)v; break;
+    case NNFX_U8: *(uint8_t *)t->data = (uint8_t)v; break;
+    case NNFX_I8: *(int8_t *)t->data = (int8_t)v; break;
+    default: break;
+    }
+    return t;
+}
+
+static bool not_q_nor_output(const nnfx_node *user, void *ctx) {
+    return user != ctx && nnfx_node_opcode(user) != NNFX_OUTPUT;
+}
+
+/* The earliest user of src in graph order (NULL when none). */
+static nnfx_node *first_user(nnfx_node *src) {
+    if (nnfx_node_num_users(src) == 0) return NULL;
+    for (nnfx_node *n = nnfx_node_next(src); n; n = nnfx_node_next(n))
+        for (int a = 0; a < nnfx_node_num_args(n); a++)
+            if (nnfx_node_arg_node(n, a) == src) return n;
+    return NULL;
+}
+
+/* The DequantizeLinear standing for float value src (made on first use:
+ * Q/DQ inserted before src's first user, every user but graph outputs
+ * rewired); NULL with *why set when src has no calibrated range. */
+static nnfx_node *act_qdq(qctx *q, nnfx_node *src, const char **why) {
+    if (nnfx_node_is_op(src, NNFX_OP_DEQUANTIZE_LINEAR)) return src;
+    nnfx_node *dq = nnfx_value_map_get(q->qdq, src);
+    if (dq) return dq;
+    const quant_obs *ob = quant_calib_obs(q->c, nnfx_node_name(src));
+    if (!ob || !ob->count) {
+        *why = "no calibrated range for its input";
+        return NULL;
+    }
+    double lo, hi;
+    quant_obs_range(ob, q->o->method, q->o->percentile, 255, &lo, &hi);
+    nnfx_dtype dt = q->o->activations == NNFX_I8 ? NNFX_I8 : NNFX_U8;
+    float scale;
+    int32_t zp;
+    quant_affine(lo, hi, dt, &scale, &zp);
+    nnfx_node *at = first_user(src);
+    if (at)
+        nnfx_inserting_before(q->g, at);
+    else
+        nnfx_inserting_at_end(q->g);
+    char want[256];
+    const char *sn = nnfx_node_name(src);
+    snprintf(want, sizeof want, "%s_scale", sn);
+    nnfx_node *s = param_node(q, want, scalar_of(NNFX_F32, scale, q->err));
+    snprintf(want, sizeof want, "%s_zero_point", sn);
+    nnfx_node *z = s ? param_node(q, want, scalar_of(dt, zp, q->err)) : NULL;
+    if (!z) return NULL;
+    nnfx_arg args[3] = {nnfx_arg_node(src), nnfx_arg_node(s), nnfx_arg_node(z)};
+    nnfx_node *qn = nnfx_graph_call_op(q->g, NNFX_OP_QUANTIZE_LINEAR, 3, args, 0, NULL, q->err);
+    if (!qn) return NULL;
+    snprintf(want, sizeof want, "%s_quantized", sn);
+    if (nnfx_node_set_name(qn, want, q->err)) return NULL;
+    args[0] = nnfx_arg_node(qn);
+    dq = nnfx_graph_call_op(q->g, NNFX_OP_DEQUANTIZE_LINEAR, 3, args, 0, NULL, q->err);
+    if (!dq) return NULL;
+    snprintf(want, sizeof want, "%s_dequantized", sn);
+    if (nnfx_node_set_name(dq, want, q->err)) return NULL;
+    if (nnfx_replace_all_uses_with(src, dq, not_q_nor_output, qn) < 0) {
+        nnfx_error_set(q->err, NNFX_ERR_GRAPH, "quantize: rewiring the users of %s failed", sn);
+        return NULL;
+    }
+    if (!nnfx_value_map_put(q->qdq, src, dq)) {
+        nnfx_error_set(q->err, NNFX_ERR_NOMEM, "quantize: out of memory");
+        return NULL;
+    }
+    q->pairs++;
+    return dq;
+}
+
+/* Symmetric int8 quantization of float weight w along axis (per tensor
+ * when axis < 0): *wq int8 of w's shape, *ws float scales ([C] or scalar). */
+static nnfx_status quant_weight(const nnfx_tensor *w, int axis, int qmax, nnfx_tensor **wq, nnfx_tensor **ws,
+                                nnfx_error *err) {
+    int64_t outer = 1, ch = 1, inner = nnfx_tensor_numel(w);
+    if (axis >= 0) {
+        outer = nnfx_shape_numel(axis, w->shape);
+        ch = w->shape[axis];
+        inner = nnfx_shape_numel(w->rank - axis - 1, w->shape + axis + 1);
+    }
+    *wq = nnfx_tensor_new(NNFX_I8, w->rank, w->shape, err);
+    *ws = axis >= 0 ? nnfx_tensor_new(NNFX_F32, 1, &ch, err) : nnfx_tensor_new(NNFX_F32, 0, NULL, err);
+    if (!*wq || !*ws) return err ? err->status : NNFX_ERR_NOMEM;
+    const float *x = w->data;
+    float *sc = (*ws)->data;
+    int8_t *y = (*wq)->data;
+    for (int64_t c = 0; c < ch; c++) {
+        double amax = 0;
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t i = 0; i < inner; i++) {
+                float v = x[(o * ch + c) * inner + i];
+                if (isfinite(v) && fabs(v) > amax) amax = fabs(v);
+            }
+        sc[c] = amax > 0 ? (float)(amax / qmax) : 1.0f;
+        if (!(sc[c] > 0)) sc[c] = 1.0f; /* underflow of a tiny channel */
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t i = 0; i < inner; i++) {
+                int64_t k = (o * ch + c) * inner + i;
+                y[k] = (int8_t)ir_quant_one(x[k], sc[c], 0, -qmax, qmax);
+            }
+    }
+    return NNFX_OK;
+}
+
+/* The parameter tensor read by argument i of n (a get_attr), or NULL. */
+static nnfx_tensor *param_arg(const qctx *q, const nnfx_node *n, int i) {
+    const nnfx_node *a = i < nnfx_node_num_args(n) ? nnfx_node_arg_node(n, i) : NULL;
+    if (!a || nnfx_node_opcode(a) != NNFX_GET_ATTR) return NULL;
+    nnfx_tensor *t = nnfx_graph_param(q->g, nnfx_node_target(a));
+    return t && t->dtype == NNFX_F32 ? t : NULL;
+}
+
+/* DQ(param) node: a new parameter for the quantized tensor, its scale and
+ * zero point (zp NULL: none), read through a DequantizeLinear on `axis`. */
+static nnfx_node *dq_param(qctx *q, const char *base, nnfx_tensor *data, nnfx_tensor *scale, nnfx_tensor *zp,
+                           int axis) {
+    char want[256];
+    snprintf(want, sizeof want, "%s_quantized", base);
+    nnfx_node *d = param_node(q, want, data);
+    snprintf(want, sizeof want, "%s_scale", base);
+    nnfx_node *s = d ? param_node(q, want, scale) : (nnfx_tensor_release(scale), NULL);
+    snprintf(want, sizeof want, "%s_zero_point", base);
+    nnfx_node *z = zp && s ? param_node(q, want, zp) : (nnfx_tensor_release(zp), NULL);
+    if (!s || (zp && !z)) return NULL;
+    nnfx_arg args[3] = {nnfx_arg_node(d), nnfx_arg_node(s), z ? nnfx_arg_node(z) : nnfx_arg_none()};
+    nnfx_attr ax = nnfx_attr_int("axis", axis);
+    bool per_axis = scale->rank == 1;
+    nnfx_node *dq = nnfx_graph_call_op(q->g, NNFX_OP_DEQUANTIZE_LINEAR, z ? 3 : 2, args, per_axis ? 1 : 0, &ax, q->err);
+    snprintf(want, sizeof want, "%s_dequantized", base);
+    if (dq && nnfx_node_set_name(dq, want, q->err)) return NULL;
+    return dq;
+}
+
+/* Why layer n cannot be quantized ("" when it can); *axis: the weight's
+ * output-channel axis. */
+static const char *eligible(const qctx *q, const nnfx_node *n, int *axis) {
+    nnfx_op op = nnfx_node_op(n);
+    const nnfx_node *x = nnfx_node_arg_node(n, 0);
+    if (!x || nnfx_node_meta_c(x, 0)->dtype != NNFX_F32) return "its input is not a float32 value";
+    nnfx_tensor *w = param_arg(q, n, 1);
+    if (!w) return "its weight is not a float32 parameter";
+    if (op == NNFX_OP_CONV) {
+        if (w->rank < 3) return "conv weight of rank < 3";
+        *axis = 0;
+    } else if (op == NNFX_OP_GEMM) {
+        if (w->rank != 2) return "gemm weight is not 2-D";
+        *axis = nnfx_node_attr_int(n, "transB", 0) ? 0 : 1;
+    } else {
+        if (w->rank != 2) return "matmul weight is not 2-D";
+        *axis = 1;
+    }
+    return "";
+}
+
+static bool matches_exclude(const qctx *q, const nnfx_node *n) {
+    for (int i = 0; i < q->o->nexclude; i++) {
+        const char *e = q->o->exclude[i];
+        if (!e) continue;
+        if (strcmp(e, nnfx_node_name(n)) == 0) return true;
+        nnfx_op op = nnfx_op_find(e);
+        if (op != NNFX_OP_NONE && op == nnfx_node_op(n)) return true;
+    }
+    return false;
+}
+
+static bool is_layer(const nnfx_node *n) {
+    return nnfx_node_is_op(n, NNFX_OP_CONV) || nnfx_node_is_op(n, NNFX_OP_GEMM) || nnfx_node_is_op(n, NNFX_OP_MATMUL);
+}
+
+/* Quantizes layer n (eligible); sets *why when it must stay float. */
+static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **why) {
+    nnfx_node *x = nnfx_node_arg_node(n, 0);
+    nnfx_node *xdq = act_qdq(q, x, why);
+    if (!xdq) return q->err && q->err->status ? q->err->status : NNFX_OK;
+    const nnfx_node *xs_node = nnfx_node_arg_node(xdq, 1);
+    const nnfx_tensor *xs_t = xs_node ? nnfx_graph_param(q->g, nnfx_node_target(xs_node)) : NULL;
+    float xs = xs_t && xs_t->dtype == NNFX_F32 && nnfx_tensor_numel(xs_t) == 1 ? ((const float *)xs_t->data)[0] : 0;
+
+    nnfx_inserting_before(q->g, n);
+    nnfx_tensor *w = param_arg(q, n, 1), *wq = NULL, *ws = NULL;
+    nnfx_status s = quant_weight(w, q->o->per_tensor ? -1 : axis, q->o->reduce_range ? 63 : 127, &wq, &ws, q->err);
+    if (s) {
+        nnfx_tensor_release(wq), nnfx_tensor_release(ws);
+        return s;
+    }
+    int64_t nch = nnfx_tensor_numel(ws), ch = w->shape[axis];
+    nnfx_tensor *wz = nnfx_tensor_new(NNFX_I8, ws->rank, ws->shape, q->err);
+    const char *wname = nnfx_node_target(nnfx_node_arg_node(n, 1));
+    nnfx_tensor *wsr = nnfx_tensor_retain(ws);
+    nnfx_node *wdq = wz ? dq_param(q, wname, wq, ws, wz, axis) : NULL;
+    if (!wdq) {
+        nnfx_tensor_release(wsr);
+        return q->err && q->err->status ? q->err->status : NNFX_ERR_NOMEM;
+    }
+    /* int32 bias with scale x_scale * w_scale[c] (per channel, axis 0) */
+    nnfx_tensor *b = param_arg(q, n, 2);
+    nnfx_node *bdq = NULL;
+    if (b && b->rank == 1 && b->shape[0] == ch && xs > 0) {
+        nnfx_tensor *bq = nnfx_tensor_new(NNFX_I32, 1, &ch, q->err), *bs = nnfx_tensor_new(NNFX_F32, 1, &ch, q->err);
+        if (!bq || !bs) {
+            nnfx_tensor_release(bq), nnfx_tensor_release(bs), nnfx_tensor_release(wsr);
+            return q->err ? q->err->status : NNFX_ERR_NOMEM;
+        }
+        for (int64_t c = 0; c < ch; c++) {
+            float sc = xs * ((const float *)wsr->data)[nch == 1 ? 0 : c];
+            double v = rint((double)((const float *)b->data)[c] / sc);
+            ((float *)bs->data)[c] = sc > 0 ? sc : 1.0f;
+            ((int32_t *)bq->data)[c] = (int32_t)(v > 2147483647.0    ? 2147483647.0
+                                                 : v < -2147483647.0 ? -2147483647.0
+                                                                     : v);
+        }
+        bdq = dq_param(q, nnfx_node_target(nnfx_node_arg_node(n, 2)), bq, bs, NULL, 0);
+        if (!bdq) {
+            nnfx_tensor_release(wsr);
+            return q->err && q->err->status ? q->err->status : NNFX_ERR_NOMEM;
+        }
+    }
+    nnfx_tensor_release(wsr);
+    if ((s = nnfx_node_set_arg(n, 1, nnfx_arg_node(wdq), q->err))) return s;
+    if (bdq && (s = nnfx_node_set_arg(n, 2, nnfx_arg_node(bdq), q->err))) return s;
+    /* the output (after a Relu that is its only user) */
+    nnfx_node *t = n;
+    if (nnfx_node_num_users(n) == 1 && nnfx_node_is_op(nnfx_node_user(n, 0), NNFX_OP_RELU)) t = nnfx_node_user(n, 0);
+    bool used = false;
+    for (int u = 0; u < nnfx_node_num_users(t); u++)
+        if (nnfx_node_opcode(nnfx_node_user(t, u)) != NNFX_OUTPUT) used = true;
+    const char *why2 = NULL;
+    if (used && !act_qdq(q, t, &why2) && q->err && q->err->status) return q->err->status;
+    return NNFX_OK;
+}
+
+nnfx_status quant_insert_qdq(nnfx_graph *g, const nnfx_quant_calib *c, const nnfx_quant_options *o,
+                             nnfx_quant_report *report, nnfx_error *err) {
+    qctx q = {g, c, o, nnfx_value_map_new(), 0, err};
+    if (!q.qdq) return nnfx_error_set(err, NNFX_ERR_NOMEM, "quantize: out of memory");
+    if (o->method != NNFX_QUANT_MINMAX && !c->have_hist) {
+        nnfx_value_map_free(q.qdq);
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                              "quantize: this calibration kept min/max only; calibrate with the method to use");
+    }
+    /* the layers, in graph order */
+    int nl = 0, cap = 16;
+    nnfx_node **layers = malloc(sizeof *layers * (size_t)cap);
+    for (nnfx_node *n = nnfx_graph_first(g); n && layers; n = nnfx_node_next(n)) {
+        if (!is_layer(n)) continue;
+        if (nl == cap) {
+            nnfx_node **nlay = realloc(layers, sizeof *layers * (size_t)(cap *= 2));
+            if (!nlay) free(layers);
+            layers = nlay;
+            if (!layers) break;
+        }
+        layers[nl++] = n;
+    }
+    nnfx_status s = NNFX_OK;
+    if (report) {
+        report->layers = calloc((size_t)nl + 1, sizeof *report->layers);
+        report->nlayers = 0;
+    }
+    if (!layers || (report && !report->layers)) {
+        free(layers);
+        nnfx_value_map_free(q.qdq);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "quantize: out of memory");
+    }
+    /* eligibility is decided on the float graph, before any rewrite */
+    int first = -1, last = -1;
+    const char **whys = calloc((size_t)nl + 1, sizeof *whys);
+    int *axes = calloc((size_t)nl + 1, sizeof *axes);
+    if (!whys || !axes) {
+        free(whys), free(axes), free(layers);
+        nnfx_value_map_free(q.qdq);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "quantize: out of memory");
+    }
+    for (int i = 0; i < nl; i++) {
+        whys[i] = eligible(&q, layers[i], &axes[i]);
+        if (whys[i][0]) continue;
+        if (first < 0) first = i;
+        last = i;
+    }
+    for (int i = 0; i < nl && !s; i++) {
+        nnfx_node *n = layers[i];
+        int axis = axes[i];
+        const char *why = whys[i];
+        if (!why[0] && matches_exclude(&q, n)) why = "excluded (--exclude)";
+        if (!why[0] && o->keep_first_last_float && (i == first || i == last))
+            why = i == first ? "kept float (first layer)" : "kept float (last layer)";
+        if (!why[0]) s = quantize_layer(&q, n, axis, &why);
+        if (report) {
+            nnfx_quant_layer *L = &report->layers[report->nlayers++];
+            snprintf(L->node, sizeof L->node, "%s", nnfx_node_name(n));
+            snprintf(L->op, sizeof L->op, "%s", nnfx_op_onnx_type(nnfx_node_op(n)));
+            L->quantized = !s && !why[0];
+            snprintf(L->why, sizeof L->why, "%s", why);
+            L->sqnr_db = NAN;
+            if (L->quantized) report->quantized++;
+        }
+    }
+    if (report) report->qdq_pairs = q.pairs;
+    free(whys), free(axes), free(layers);
+    nnfx_value_map_free(q.qdq);
+    if (!s) nnfx_eliminate_dead_code(g);
+    if (!s) {
+        nnfx_graph_drop_unused_params(g);
+        s = nnfx_graph_lint(g, err);
+    }
+    if (!s) s = nnfx_graph_infer_shapes(g, err);
+    return s;
+}
