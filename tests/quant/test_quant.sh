@@ -75,7 +75,11 @@ for v in "${variants[@]}"; do
     expect 0 "quantize $v" -- "$NNFX" quantize "$D/digits_cnn.onnx" -o "$TMP/v$i.onnx" --calib x="$TMP/calib.npy" $v -q
     expect 0 "$v: nnfx runs it" -- "$NNFX" run "$TMP/v$i.onnx" --input x="$TMP/held_x.npy" -o "$TMP/v$i.npy"
     expect 0 "$v: ORT runs it" -- ORT "$TMP/v$i.onnx" "$TMP/ort_v$i" --opt disabled --in x="$TMP/held_x.npy"
-    check "$v: ORT and nnfx agree" Q agree "$TMP/v$i.npy" "$TMP/ort_v$i/logits.npy" 1e-5
+    # nnfx runs the int8 islands as int8 kernels (exact int32 sums, float
+    # requantization): a value on a rounding tie may land one step away
+    # from ORT's unfused float reference, so the bound is 3 % of the output
+    # scale (with the same top-1), not float round-off
+    check "$v: ORT and nnfx agree" Q agree "$TMP/v$i.npy" "$TMP/ort_v$i/logits.npy" 0.03
     check "$v: onnx.checker (full)" Q checker "$TMP/v$i.onnx"
 done
 check "--exclude Gemm leaves the Gemm float" /usr/bin/python3 -c "
