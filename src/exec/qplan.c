@@ -235,22 +235,29 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
             for (int d = 0; d < r->meta[0].rank; d++)
                 same = same && r->meta[0].dims[d].value == add->meta[0].dims[d].value;
             if (!same || !sole_user_is(a, add) || env->claimed(env->ctx, a)) continue;
-            const nnfx_node *chain[4];
+            const nnfx_node *chain[5];
             int nc = 0;
             const nnfx_node *g = a;
             if (is_op(a, NNFX_OP_DEQUANTIZE_LINEAR)) {
                 /* op -> [act] -> Q1 -> DQ1 -> Add: the intermediate requantization */
-                const nnfx_node *q1 = arg_node(a, 0);
+                const nnfx_node *q1 = arg_node(a, 0), *cast = NULL;
                 float s1, sd;
                 int32_t z1, zd;
-                if (!is_op(q1, NNFX_OP_QUANTIZE_LINEAR) || !sole_user_is(q1, a) || !is_q8(q1->meta[0].dtype) ||
-                    env->claimed(env->ctx, q1))
+                /* PyTorch's export puts a Cast to the same type between them */
+                if (is_op(q1, NNFX_OP_CAST) && q1->nout == 1 && sole_user_is(q1, a) && !env->claimed(env->ctx, q1)) {
+                    cast = q1;
+                    q1 = arg_node(cast, 0);
+                    if (!q1 || q1->meta[0].dtype != cast->meta[0].dtype) continue;
+                }
+                if (!is_op(q1, NNFX_OP_QUANTIZE_LINEAR) || !sole_user_is(q1, cast ? cast : a) ||
+                    !is_q8(q1->meta[0].dtype) || env->claimed(env->ctx, q1))
                     continue;
                 if (!qparams_scalar(env, q1, q1->meta[0].dtype, &s1, &z1) ||
                     !qparams_scalar(env, a, q1->meta[0].dtype, &sd, &zd) || s1 != sd || z1 != zd)
                     continue;
                 q.mid = true, q.mid_scale = s1, q.mid_zp = z1, q.mid_signed = q1->meta[0].dtype == NNFX_I8;
                 chain[nc++] = a, chain[nc++] = q1;
+                if (cast) chain[nc++] = cast;
                 g = arg_node(q1, 0);
                 if (!g || !sole_user_is(g, q1) || env->claimed(env->ctx, g)) {
                     q.mid = false;

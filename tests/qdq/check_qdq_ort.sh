@@ -17,7 +17,7 @@ command -v node >/dev/null || { echo "skip: node is not installed"; exit 77; }
     { echo "skip: onnxruntime-node is not installed in tests/ort (tools/install-deps.sh installs it)"; exit 77; }
 rm -rf "$TMP" && mkdir -p "$TMP"
 fail=0
-for c in qdq_cnn:all qdq_matmul:basic; do
+for c in qdq_cnn:all qdq_matmul:basic qdq_fx_small:all; do
     m=${c%%:*}
     opt=${c##*:}
     for isa in c avx2; do

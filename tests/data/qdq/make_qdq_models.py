@@ -12,6 +12,9 @@ tensor and Gemm. Weights are symmetric per-channel int8, biases int32
 (DequantizeLinear with scale x_scale * w_scale), activations calibrated by
 min/max on the input batch.
 qdq_matmul: a MatMul over [2, 5, 12] with per-column int8 weights.
+qdq_fx_small: PyTorch FX's QDQ export (tests/data/quant/small_qdq.onnx, with
+its Q -> Cast -> DQ pairs and a residual add) with the batch dim fixed to 4,
+so the compiled plan takes it; no _ref file (ONNX Runtime is its reference).
 
 Usage: make_qdq_models.py OUT_DIR   (writes *.onnx, *_x.npy, *_ref.npy)
 """
@@ -196,6 +199,18 @@ def main():
     torch.manual_seed(0)
     save(outdir, "qdq_cnn", cnn())
     save(outdir, "qdq_matmul", matmul())
+    here = os.path.dirname(os.path.abspath(__file__))
+    fx = os.path.join(here, "..", "quant", "small_qdq.onnx")
+    if os.path.exists(fx):
+        m = onnx.load(fx)
+        x = np.load(os.path.join(here, "..", "quant", "small_x.npy"))
+        for io in list(m.graph.input) + list(m.graph.output):
+            d = io.type.tensor_type.shape.dim[0]
+            d.ClearField("dim_param")
+            d.dim_value = x.shape[0]
+        onnx.checker.check_model(m)
+        onnx.save(m, os.path.join(outdir, "qdq_fx_small.onnx"))
+        np.save(os.path.join(outdir, "qdq_fx_small_x.npy"), x)
 
 
 if __name__ == "__main__":
