@@ -414,6 +414,58 @@ static void test_random_convs(void **state) {
     }
 }
 
+/* int8 MaxPool (pads, stride, dilation; same and different quantization on
+ * both sides) and GlobalAveragePool against DQ -> float pool -> Q in
+ * double: max pool exactly, average pool up to a unit at a tie. */
+static void test_pools(void **state) {
+    (void)state;
+    for (int it = 0; it < 6; it++) {
+        fx_qpool_geom g = {0};
+        g.global_avg = it >= 4;
+        g.n = 2, g.c = 3, g.h = 9 + it, g.w = 7 + 2 * it;
+        g.kh = g.kw = 2 + it % 2, g.sh = g.sw = 1 + it % 2, g.ph = g.pw = it % 2, g.dh = g.dw = it == 3 ? 2 : 1;
+        g.oh = g.global_avg ? 1 : (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+        g.ow = g.global_avg ? 1 : (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+        g.x_signed = it % 2, g.y_signed = it == 1;
+        g.x_scale = 0.03f, g.x_zp = g.x_signed ? -4 : 17;
+        bool same = it == 2;
+        g.y_scale = same ? g.x_scale : 0.045f, g.y_zp = same ? g.x_zp : (g.y_signed ? 3 : 40);
+        int64_t nx = g.n * g.c * g.h * g.w, ny = g.n * g.c * g.oh * g.ow;
+        uint8_t *x = malloc((size_t)nx), *y = malloc((size_t)ny);
+        for (int64_t i = 0; i < nx; i++)
+            x[i] = (uint8_t)irand(0, 255);
+        fx_qpool *p = fx_qpool_new(&g);
+        assert_non_null(p);
+        fx_qpool_run(p, NULL, x, y);
+        for (int64_t t = 0; t < g.n * g.c; t++)
+            for (int64_t oy = 0; oy < g.oh; oy++)
+                for (int64_t ox = 0; ox < g.ow; ox++) {
+                    double v = g.global_avg ? 0 : -INFINITY;
+                    for (int64_t iy = 0; iy < g.h; iy++)
+                        for (int64_t ix = 0; ix < g.w; ix++) {
+                            double xv = (xval(g.x_signed, x, (t * g.h + iy) * g.w + ix) - g.x_zp) * g.x_scale;
+                            if (g.global_avg) {
+                                v += xv / (double)(g.h * g.w);
+                                continue;
+                            }
+                            int64_t dy = iy - (oy * g.sh - g.ph), dx = ix - (ox * g.sw - g.pw);
+                            if (dy < 0 || dx < 0 || dy % g.dh || dx % g.dw || dy / g.dh >= g.kh || dx / g.dw >= g.kw)
+                                continue;
+                            if (xv > v) v = xv;
+                        }
+                    double u = v / g.y_scale;
+                    double want = clampd(rne(u) + g.y_zp, g.y_signed ? -128 : 0, g.y_signed ? 127 : 255);
+                    double got = xval(g.y_signed, y, (t * g.oh + oy) * g.ow + ox);
+                    bool tie = fabs(fabs(u - floor(u)) - 0.5) < 1e-3;
+                    if (got != want && !(tie && fabs(got - want) <= 1))
+                        fail_msg("pool case %d: (%lld, %lld, %lld): got %g, reference %g", it, (long long)t,
+                                 (long long)oy, (long long)ox, got, want);
+                }
+        fx_qpool_free(p);
+        free(x), free(y);
+    }
+}
+
 /* ---- model level: a QDQ model through the compiled plan ----------------- */
 
 /* Runs tests/data/qdq/<name>.onnx through the compiled plan (on each ISA)
@@ -505,9 +557,9 @@ static void check_model(const char *name, int want, bool have_ref) {
 
 static void test_qdq_models(void **state) {
     (void)state;
-    check_model("qdq_cnn", 7, true);
+    check_model("qdq_cnn", 8, true);
     check_model("qdq_matmul", 1, true);
-    check_model("qdq_fx_small", 4, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
+    check_model("qdq_fx_small", 5, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
 }
 
 int main(void) {
@@ -516,7 +568,7 @@ int main(void) {
         cmocka_unit_test(test_saturation_edges), cmocka_unit_test(test_depthwise),
         cmocka_unit_test(test_residual),         cmocka_unit_test(test_fc),
         cmocka_unit_test(test_random_convs),     cmocka_unit_test(test_maddubs_saturates),
-        cmocka_unit_test(test_qdq_models),
+        cmocka_unit_test(test_qdq_models),       cmocka_unit_test(test_pools),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
     return cmocka_run_group_tests(tests, NULL, NULL);

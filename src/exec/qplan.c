@@ -15,7 +15,8 @@
 #include "ir/op_table.h"
 
 struct fx_qop {
-    fx_qconv *c;
+    fx_qconv *c;    /* conv / fc, or */
+    fx_qpool *pool; /* max / global average pooling */
 };
 
 static bool is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
@@ -132,13 +133,54 @@ static bool bias_of(const fx_qenv *env, const nnfx_node *n, int i, int64_t m, co
 }
 
 static fx_qop *wrap(fx_qconv *c, nnfx_error *err) {
-    fx_qop *op = c ? malloc(sizeof *op) : NULL;
+    fx_qop *op = c ? calloc(1, sizeof *op) : NULL;
     if (!op) {
         fx_qconv_free(c);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 kernel");
         return NULL;
     }
     op->c = c;
+    return op;
+}
+
+/* Q(MaxPool | GlobalAveragePool(DQ(x))): pooling on the int8 values. */
+static fx_qop *prepare_pool(const fx_qenv *env, const nnfx_node *f, const fx_qparams *q, fx_qmatch *m,
+                            nnfx_error *err) {
+    const nnfx_node *dqx = arg_node(f, 0);
+    fx_qpool_geom g = {0};
+    const nnfx_node *x = dqx ? dq_input(env, dqx, &g.x_signed, &g.x_scale, &g.x_zp) : NULL;
+    if (!x || f->nargs != 1 || f->nout != 1 || !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&f->meta[0]) ||
+        x->meta[0].rank != 4 || f->meta[0].rank != 4)
+        return NULL;
+    const nnfx_meta *xm = &x->meta[0], *ym = &f->meta[0];
+    g.n = xm->dims[0].value, g.c = xm->dims[1].value, g.h = xm->dims[2].value, g.w = xm->dims[3].value;
+    g.oh = ym->dims[2].value, g.ow = ym->dims[3].value;
+    g.y_signed = q->y_signed, g.y_scale = q->y_scale, g.y_zp = q->y_zp;
+    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL) {
+        g.global_avg = true;
+        if (g.oh != 1 || g.ow != 1) return NULL;
+    } else {
+        const nnfx_attr *ks = nnfx_node_attr(f, "kernel_shape");
+        if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2 || nnfx_node_attr_int(f, "storage_order", 0))
+            return NULL;
+        int64_t k[2] = {ks->u.ints.v[0], ks->u.ints.v[1]}, in_sp[2] = {g.h, g.w};
+        ir_window win;
+        nnfx_error werr = {0};
+        if (ir_window_read(f, 2, k, in_sp, &win, &werr)) return NULL;
+        g.kh = win.k[0], g.kw = win.k[1], g.sh = win.s[0], g.sw = win.s[1], g.dh = win.d[0], g.dw = win.d[1];
+        g.ph = win.pb[0], g.pw = win.pb[1];
+        if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.oh < 1 || g.ow < 1) return NULL;
+    }
+    if (ym->dims[0].value != g.n || ym->dims[1].value != g.c) return NULL;
+    fx_qop *op = calloc(1, sizeof *op);
+    if (op) op->pool = fx_qpool_new(&g);
+    if (!op || !op->pool) {
+        free(op);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 kernel");
+        return NULL;
+    }
+    m->x = x;
+    m->dq[0] = dqx;
     return op;
 }
 
@@ -213,6 +255,16 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
     if (!qparams_scalar(env, qn, qn->meta[0].dtype, &q.y_scale, &q.y_zp)) return NULL;
     const nnfx_node *cur = arg_node(qn, 0);
     if (!cur || !sole_user_is(cur, qn) || env->claimed(env->ctx, cur) || cur->meta[0].dtype != NNFX_F32) return NULL;
+    if ((is_op(cur, NNFX_OP_MAX_POOL) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL))) {
+        fx_qop *op = prepare_pool(env, cur, &q, m, err);
+        if (!op) {
+            memset(m, 0, sizeof *m);
+            return NULL;
+        }
+        add_node(m, cur);
+        add_node(m, qn);
+        return op;
+    }
     /* [Relu | Clip] before the final Q */
     const nnfx_node *tail[FX_QOP_MAX_NODES];
     int nt = 0;
@@ -306,13 +358,22 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
 void fx_qop_free(fx_qop *op) {
     if (!op) return;
     fx_qconv_free(op->c);
+    fx_qpool_free(op->pool);
     free(op);
 }
 
-int64_t fx_qop_scratch_bytes(const fx_qop *op) { return fx_qconv_scratch_bytes(op->c); }
+int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch_bytes(op->c) : 0; }
 
-void fx_qop_describe(const fx_qop *op, char *buf, size_t len) { fx_qconv_describe(op->c, buf, len); }
+void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
+    if (op->c)
+        fx_qconv_describe(op->c, buf, len);
+    else
+        fx_qpool_describe(op->pool, buf, len);
+}
 
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
-    fx_qconv_run(op->c, pool, x, res, y, scratch);
+    if (op->c)
+        fx_qconv_run(op->c, pool, x, res, y, scratch);
+    else
+        fx_qpool_run(op->pool, pool, x, y);
 }

@@ -164,6 +164,24 @@ void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *r
  * row-major (Gemm with transB = 1; MatMul passes its weights transposed). */
 fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q);
 
+/* ---- int8 pooling (qpool.c) -------------------------------------------- */
+
+/* DequantizeLinear -> MaxPool (2-d) or GlobalAveragePool -> QuantizeLinear
+ * on [N, C, H, W] int8 / uint8 values, per-tensor parameters. */
+typedef struct fx_qpool_geom {
+    bool global_avg;
+    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+    bool x_signed, y_signed;
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+} fx_qpool_geom;
+
+typedef struct fx_qpool fx_qpool;
+fx_qpool *fx_qpool_new(const fx_qpool_geom *g); /* NULL on OOM */
+void fx_qpool_free(fx_qpool *p);
+void fx_qpool_run(const fx_qpool *p, fx_pool *pool, const void *x, void *y);
+void fx_qpool_describe(const fx_qpool *p, char *buf, size_t len);
+
 /* ---- per-ISA entry points (qgemm_avx2.c; callers check the ISA) ------ */
 
 /* acc[r][j] (row stride 16) = sum over ks steps of packed weights (one
