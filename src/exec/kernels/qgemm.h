@@ -194,7 +194,8 @@ void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np
  * zero-point compensation, m the channel of row 0. */
 void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
                           const int32_t *comp, void *y, int64_t ym);
-/* fx_qepi_row for ys == 1 (contiguous output). */
+/* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
+ * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys);
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,

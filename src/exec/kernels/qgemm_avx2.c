@@ -170,13 +170,48 @@ AVX2 void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b,
 #undef OUT
 }
 
+/* One vector of the epilogue: 8 values of acc (+ comp), res 8 bytes or
+ * NULL, to 8 bytes. */
+AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, const int32_t *acc, const void *res) {
+    __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), vcomp), q;
+    if (!e->mid && !e->res) {
+        __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
+                                 _mm256_set1_ps(e->biasq[m]));
+        q = _mm256_add_epi32(q_round8(t), _mm256_set1_epi32(e->y_zp));
+    } else {
+        __m256 t =
+            _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
+        if (e->mid) {
+            __m256i r =
+                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
+            r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
+            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->mid_zp));
+            t = _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->mid_scale));
+        }
+        if (e->res) {
+            __m128i rb = _mm_loadl_epi64((const __m128i *)res);
+            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
+            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
+            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
+        }
+        q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->y_inv))), _mm256_set1_epi32(e->y_zp));
+    }
+    q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
+    /* 8 int32 in [-128, 255] -> 8 bytes */
+    __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+}
+
+/* acc must be readable up to 8 values past the last multiple of 8 below n
+ * (a 16-wide tile row, or a depthwise row with room for ow rounded up to
+ * 16): the tail is one full vector whose first n % 8 bytes are stored. */
 AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                            void *y) {
-    const __m256i vcomp = _mm256_set1_epi32(comp), vzp = _mm256_set1_epi32(e->y_zp);
-    const __m256i vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+    const __m256i vcomp = _mm256_set1_epi32(comp);
     int64_t j = 0;
     if (!e->mid && !e->res) {
         /* y = clamp(rne(acc * multq + biasq) + zp), 16 values per step */
+        const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
         const __m256 mq = _mm256_set1_ps(e->multq[m]), bq = _mm256_set1_ps(e->biasq[m]);
         for (; j + 16 <= n; j += 16) {
             __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
@@ -191,45 +226,13 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
             __m128i b8 = e->y_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
             _mm_storeu_si128((__m128i *)((char *)y + j), b8);
         }
-        for (; j + 8 <= n; j += 8) {
-            __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
-            __m256i q = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), mq), bq)), vzp);
-            q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
-            __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-            __m128i b8 = e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
-            _mm_storel_epi64((__m128i *)((char *)y + j), b8);
-        }
     }
-    const __m256 mult = _mm256_set1_ps(e->mult[m]), bias = _mm256_set1_ps(e->bias[m]), yinv = _mm256_set1_ps(e->y_inv);
-    for (; j + 8 <= n && (e->mid || e->res); j += 8) {
-        __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
-        __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), mult), bias);
-        if (e->mid) {
-            __m256i q =
-                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
-            q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
-            q = _mm256_sub_epi32(q, _mm256_set1_epi32(e->mid_zp));
-            t = _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(e->mid_scale));
-        }
-        if (e->res) {
-            __m128i rb = _mm_loadl_epi64((const __m128i *)((const char *)res + j));
-            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
-            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
-            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
-        }
-        __m256i q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, yinv)), vzp);
-        q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
-        /* 8 int32 in [-128, 255] -> 8 bytes */
-        __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        __m128i b8 = e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
-        _mm_storel_epi64((__m128i *)((char *)y + j), b8);
-    }
-    if (j < n) { /* the tail through one padded vector: the same operations */
-        int32_t ta[8] = {0};
+    for (; j + 8 <= n; j += 8)
+        _mm_storel_epi64((__m128i *)((char *)y + j), epi8(e, m, vcomp, acc + j, e->res ? (const char *)res + j : NULL));
+    if (j < n) {
         uint8_t tr[8] = {0}, ty[8];
-        memcpy(ta, acc + j, (size_t)(n - j) * sizeof *ta);
         if (e->res) memcpy(tr, (const char *)res + j, (size_t)(n - j));
-        fx_qepi_row_avx2(e, m, comp, ta, 8, tr, ty);
+        _mm_storel_epi64((__m128i *)ty, epi8(e, m, vcomp, acc + j, tr));
         memcpy((char *)y + j, ty, (size_t)(n - j));
     }
 }
