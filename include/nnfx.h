@@ -607,6 +607,98 @@ nnfx_node *nnfx_transformer_default_call_function(nnfx_transformer *t, const nnf
                                                   const nnfx_arg *args, nnfx_error *err);
 
 /* ===================================================================== */
+/* Quantization (int8)                                                   */
+/* ===================================================================== */
+
+/* Post-training static quantization into ONNX's QDQ form (src/quant/):
+ * BatchNormalization is folded first (fuse-conv-bn), the float model runs on
+ * calibration data through an Interpreter whose handlers observe every
+ * float value, and a rewrite inserts QuantizeLinear/DequantizeLinear pairs
+ * around each quantized Conv, Gemm and MatMul: the activation input and the
+ * output (after a following Relu) per tensor, uint8 or int8 by range; the
+ * weight as an int8 initializer (symmetric, per output channel unless
+ * per_tensor) read through a DequantizeLinear; a 1-D bias as int32 with
+ * scale x_scale * w_scale. The result is a float graph with Q/DQ pairs that
+ * nnfx and ONNX Runtime run; the semantics stay "dequantize, float op,
+ * quantize". */
+
+/* How a value's range is chosen from what calibration saw. */
+typedef enum nnfx_quant_method {
+    NNFX_QUANT_MINMAX = 0, /* [min, max] seen                                 */
+    NNFX_QUANT_PERCENTILE, /* clip at the percentile (options.percentile)    */
+    NNFX_QUANT_ENTROPY,    /* threshold minimising KL divergence (TensorRT)  */
+    NNFX_QUANT_MSE         /* range minimising the expected squared error    */
+} nnfx_quant_method;
+
+typedef struct nnfx_quant_options {
+    nnfx_quant_method method;
+    double percentile;          /* PERCENTILE: e.g. 99.99 (0: 99.99)              */
+    nnfx_dtype activations;     /* NNFX_U8 (default when 0) or NNFX_I8            */
+    bool per_tensor;            /* weights per tensor instead of per channel      */
+    bool keep_first_last_float; /* leave the first and last quantizable op float  */
+    bool no_fold_bn;            /* skip fuse-conv-bn before calibrating           */
+    int nexclude;               /* ops ("Conv", "gemm") or node names kept float  */
+    const char *const *exclude;
+    int batch;         /* samples per calibration run for a dynamic batch dim (0: 8)      */
+    bool reduce_range; /* 7-bit weights in [-63, 63]: no int16 saturation in the u8 x s8
+                        * pair sums of x86 AVX2 kernels (vpmaddubsw), as ORT's option */
+} nnfx_quant_options;
+
+/* One quantizable layer of the model and what became of it. */
+typedef struct nnfx_quant_layer {
+    char node[96];  /* the Conv/Gemm/MatMul node                               */
+    char op[24];    /* its ONNX op type                                        */
+    bool quantized; /* false: kept float (excluded, or not quantizable)        */
+    char why[96];   /* why it stayed float ("" when quantized)                 */
+    double sqnr_db; /* signal-to-quantization-noise ratio of this layer alone:
+                     * float output vs output from quantized input, weight and
+                     * bias, on the float model's activations (higher is
+                     * better; INFINITY when exact; NAN when not measured)      */
+} nnfx_quant_layer;
+
+typedef struct nnfx_quant_report {
+    int nlayers;
+    nnfx_quant_layer *layers; /* in graph order                                  */
+    int bn_folded;            /* BatchNormalizations folded                      */
+    int quantized;            /* layers quantized                                */
+    int qdq_pairs;            /* activation Q/DQ pairs inserted                  */
+    long samples;             /* calibration samples seen                        */
+} nnfx_quant_report;
+
+/* Frees the layer list and zeroes the report. NULL-safe. */
+void nnfx_quant_report_free(nnfx_quant_report *r);
+
+/* Calibration statistics of a model (opaque). */
+typedef struct nnfx_quant_calib nnfx_quant_calib;
+
+/* Folds BN (unless o->no_fold_bn) into a copy of g (borrowed) and runs the
+ * copy on the calibration data: calib[i] feeds placeholder i, with samples
+ * along dim 0 (run in chunks of the model's static batch, or o->batch for a
+ * dynamic one). The other dims must equal the model's known dims and dim 0
+ * must be a multiple of a static batch: otherwise NNFX_ERR_SHAPE naming the
+ * input. The method's statistics (histograms for all but MinMax) are kept
+ * for every float value, and up to 16 samples for the SQNR figures. o may
+ * be NULL (MinMax, uint8). Returns NULL on error. */
+nnfx_quant_calib *nnfx_quant_calibrate(const nnfx_graph *g, int ncalib, nnfx_tensor *const *calib,
+                                       const nnfx_quant_options *o, nnfx_error *err);
+/* Frees c. NULL-safe. */
+void nnfx_quant_calib_free(nnfx_quant_calib *c);
+
+/* A new QDQ graph from the calibrated (BN-folded) model with options o (may
+ * be NULL; may differ from the calibration's: a calibration made with any
+ * method but MinMax kept histograms and serves every method, one made with
+ * MinMax serves MinMax only, else NNFX_ERR_INVALID_ARG). report (may be
+ * NULL; what it held is freed first) gets one entry per quantizable layer
+ * with its SQNR. Returns NULL on error. */
+nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options *o, nnfx_quant_report *report,
+                             nnfx_error *err);
+
+/* Calibrate + apply in one call: returns the QDQ version of g (g is not
+ * changed). Arguments as above. */
+nnfx_graph *nnfx_quantize(const nnfx_graph *g, int ncalib, nnfx_tensor *const *calib, const nnfx_quant_options *o,
+                          nnfx_quant_report *report, nnfx_error *err);
+
+/* ===================================================================== */
 /* Tracing C forward functions                                           */
 /* ===================================================================== */
 
@@ -941,96 +1033,6 @@ typedef struct nnfx_onnx_save_options {
 /* Writes g as an ONNX model (temporary name, then renamed). opts may be
  * NULL: weights go external only when the model would pass 2 GB. */
 nnfx_status nnfx_onnx_save(const nnfx_graph *g, const char *path, const nnfx_onnx_save_options *opts, nnfx_error *err);
-
-/* ===================================================================== */
-/* Quantization (int8)                                                   */
-/* ===================================================================== */
-
-/* Post-training static quantization into ONNX's QDQ form (src/quant/):
- * BatchNormalization is folded first (fuse-conv-bn), the float model runs on
- * calibration data through an Interpreter whose handlers observe every
- * float value, and a rewrite inserts QuantizeLinear/DequantizeLinear pairs
- * around each quantized Conv, Gemm and MatMul: the activation input and the
- * output (after a following Relu) per tensor, uint8 or int8 by range; the
- * weight as an int8 initializer (symmetric, per output channel unless
- * per_tensor) read through a DequantizeLinear; a 1-D bias as int32 with
- * scale x_scale * w_scale. The result is a float graph with Q/DQ pairs that
- * nnfx and ONNX Runtime run; the semantics stay "dequantize, float op,
- * quantize". */
-
-/* How a value's range is chosen from what calibration saw. */
-typedef enum nnfx_quant_method {
-    NNFX_QUANT_MINMAX = 0, /* [min, max] seen                                 */
-    NNFX_QUANT_PERCENTILE, /* clip at the percentile (options.percentile)    */
-    NNFX_QUANT_ENTROPY,    /* threshold minimising KL divergence (TensorRT)  */
-    NNFX_QUANT_MSE         /* range minimising the expected squared error    */
-} nnfx_quant_method;
-
-typedef struct nnfx_quant_options {
-    nnfx_quant_method method;
-    double percentile;          /* PERCENTILE: e.g. 99.99 (0: 99.99)              */
-    nnfx_dtype activations;     /* NNFX_U8 (default when 0) or NNFX_I8            */
-    bool per_tensor;            /* weights per tensor instead of per channel      */
-    bool keep_first_last_float; /* leave the first and last quantizable op float  */
-    bool no_fold_bn;            /* skip fuse-conv-bn before calibrating           */
-    int nexclude;               /* ops ("Conv", "gemm") or node names kept float  */
-    const char *const *exclude;
-    int batch;         /* samples per calibration run for a dynamic batch dim (0: 8)      */
-    bool reduce_range; /* 7-bit weights in [-63, 63]: no int16 saturation in the u8 x s8
-                        * pair sums of x86 AVX2 kernels (vpmaddubsw), as ORT's option */
-} nnfx_quant_options;
-
-/* One quantizable layer of the model and what became of it. */
-typedef struct nnfx_quant_layer {
-    char node[96];  /* the Conv/Gemm/MatMul node                               */
-    char op[24];    /* its ONNX op type                                        */
-    bool quantized; /* false: kept float (excluded, or not quantizable)        */
-    char why[96];   /* why it stayed float ("" when quantized)                 */
-    double sqnr_db; /* signal-to-quantization-noise ratio of this layer alone:
-                     * float output vs output from quantized input, weight and
-                     * bias, on the float model's activations (higher is
-                     * better; INFINITY when exact; NAN when not measured)      */
-} nnfx_quant_layer;
-
-typedef struct nnfx_quant_report {
-    int nlayers;
-    nnfx_quant_layer *layers; /* in graph order                                  */
-    int bn_folded;            /* BatchNormalizations folded                      */
-    int quantized;            /* layers quantized                                */
-    int qdq_pairs;            /* activation Q/DQ pairs inserted                  */
-    long samples;             /* calibration samples seen                        */
-} nnfx_quant_report;
-
-/* Frees the layer list and zeroes the report. NULL-safe. */
-void nnfx_quant_report_free(nnfx_quant_report *r);
-
-/* Calibration statistics of a model (opaque). */
-typedef struct nnfx_quant_calib nnfx_quant_calib;
-
-/* Folds BN (unless o->no_fold_bn) into a copy of g (borrowed) and runs the
- * copy on the calibration data: calib[i] feeds placeholder i, with samples
- * along dim 0 (run in chunks of the model's static batch, or o->batch for a
- * dynamic one). The other dims must equal the model's known dims and dim 0
- * must be a multiple of a static batch: otherwise NNFX_ERR_SHAPE naming the
- * input. The method's statistics (histograms for all but MinMax) are kept
- * for every float value, and up to 16 samples for the SQNR figures. o may
- * be NULL (MinMax, uint8). Returns NULL on error. */
-nnfx_quant_calib *nnfx_quant_calibrate(const nnfx_graph *g, int ncalib, nnfx_tensor *const *calib,
-                                       const nnfx_quant_options *o, nnfx_error *err);
-/* Frees c. NULL-safe. */
-void nnfx_quant_calib_free(nnfx_quant_calib *c);
-
-/* A new QDQ graph from the calibrated (BN-folded) model with options o (may
- * differ from the calibration's except for the method's histograms: any
- * method works on any calibration). report (may be NULL) gets one entry
- * per quantizable layer with its SQNR. Returns NULL on error. */
-nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options *o, nnfx_quant_report *report,
-                             nnfx_error *err);
-
-/* Calibrate + apply in one call: returns the QDQ version of g (g is not
- * changed). Arguments as above. */
-nnfx_graph *nnfx_quantize(const nnfx_graph *g, int ncalib, nnfx_tensor *const *calib, const nnfx_quant_options *o,
-                          nnfx_quant_report *report, nnfx_error *err);
 
 #ifdef __cplusplus
 }

@@ -276,7 +276,9 @@ static void test_quantize_api(void **state) {
     /* one calibration, several settings: exclude the second layer by name */
     nnfx_quant_calib *c = nnfx_quant_calibrate(g, 1, &calib, &o, &err);
     assert_non_null(c);
-    const char *excl[1] = {rep.layers[1].node};
+    char second[sizeof rep.layers[1].node]; /* apply frees the old report */
+    snprintf(second, sizeof second, "%s", rep.layers[1].node);
+    const char *excl[1] = {second};
     o.nexclude = 1;
     o.exclude = excl;
     o.activations = NNFX_I8;

@@ -101,6 +101,11 @@ static bool add_finding(cli_analysis *an, const char *kind, int nnames, const ch
     return true;
 }
 
+bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
+                              char *suggestion) {
+    return add_finding(an, kind, nnames, names, message, suggestion);
+}
+
 /* Per-node scratch: index in graph order and flags. */
 typedef struct node_info {
     const nnfx_node *n;
@@ -450,11 +455,6 @@ static void node_cost(const nnfx_graph *g, const nnfx_node *n, int64_t *macs, in
     info->cost(&c, macs, flops);
     if (*macs < 0) *macs = 0;
     if (*flops < 0) *flops = 0;
-}
-
-bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, const char *const *names, char *message,
-                              char *suggestion) {
-    return add_finding(an, kind, nnames, names, message, suggestion);
 }
 
 nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analysis *an, nnfx_error *err) {

@@ -13,16 +13,18 @@ static const char analyze_help[] =
     "ops, parameters, MACs (Conv, Gemm, MatMul), FLOPs, peak activation memory, the\n"
     "costliest nodes, and findings with suggestions: foldable_batch_norm, dead_node,\n"
     "unused_input, unused_initializer, noop, constant_subgraph, unsupported_op.\n"
-    "For a quantized (QDQ) model also: int8 vs float Conv/Gemm/MatMul layers, the\n"
-    "integer weight bytes (JSON key quantization), and the findings foldable_qdq\n"
-    "(a DequantizeLinear -> QuantizeLinear pair with equal parameters) and\n"
-    "float_island (float ops between a DequantizeLinear and a QuantizeLinear).\n"
     "\n"
     "options:\n"
     "  --json FILE        write the report as JSON ('-': standard output, and no\n"
     "                     terminal summary). Keys: nodes, params, param_bytes, macs,\n"
     "                     flops, ops, inputs, outputs, per_node,\n"
     "                     peak_activation_bytes, findings\n"
+    "                     A quantized (QDQ) model adds int8 vs float Conv/Gemm/MatMul\n"
+    "                     layers and integer weight bytes (key quantization, also in\n"
+    "                     the summary) and the findings foldable_qdq (a\n"
+    "                     DequantizeLinear -> QuantizeLinear pair with equal\n"
+    "                     parameters) and float_island (float ops between a\n"
+    "                     DequantizeLinear and a QuantizeLinear)\n"
     "  --html FILE        write a self-contained HTML page (sortable tables, findings,\n"
     "                     the graph as SVG drawn by Graphviz's 'dot' when installed)\n"
     "  --input-shape NAME=DIMS\n"
@@ -35,9 +37,9 @@ static const char analyze_help[] =
     "\n"
     "examples:\n"
     "  nnfx analyze resnet18.onnx\n"
+    "  nnfx analyze model_int8.onnx --json - | jq .quantization\n"
     "  nnfx analyze model.onnx --json - | jq .macs\n"
-    "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n"
-    "  nnfx analyze model_int8.onnx --json - | jq .quantization\n";
+    "  nnfx analyze model.onnx --input-shape input=8x3x224x224 --json r.json --html r.html\n";
 
 #define AN_MAX_SHAPES 64
 

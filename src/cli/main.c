@@ -14,11 +14,11 @@ static const cli_command commands[] = {
     {"run", cli_run, "run a model on .npy/.pb inputs; write outputs or benchmark"},
     {"inspect", cli_inspect, "print the graph as text, a table, JSON, DOT or SVG"},
     {"analyze", cli_analyze, "cost, parameters, memory and findings; JSON and HTML reports"},
+    {"quantize", cli_quantize, "int8 post-training quantization into QDQ form, with an accuracy gate"},
     {"optimize", cli_optimize, "apply passes and rewrites, validate numerically, write the result"},
     {"compare", cli_compare, "run two models on the same inputs and compare their outputs"},
     {"export", cli_export, "write a model (ONNX or text IR) as ONNX"},
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
-    {"quantize", cli_quantize, "int8 post-training quantization into QDQ form, with an accuracy gate"},
 };
 
 /* Prints the top-level help to f. */

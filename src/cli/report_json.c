@@ -10,6 +10,12 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
     const nnfx_graph *g = an->g;
     sb_printf(&b, "{\n  \"model\": ");
     cli_json_str(&b, model);
+    if (an->quant.q_nodes || an->quant.dq_nodes) /* Quantization (int8) */
+        sb_printf(&b,
+                  ",\n  \"quantization\": {\"int8_layers\": %d, \"float_layers\": %d, \"quantize_nodes\": %d, "
+                  "\"dequantize_nodes\": %d, \"float_island_ops\": %d, \"int8_weight_bytes\": %lld}",
+                  an->quant.int8_layers, an->quant.float_layers, an->quant.q_nodes, an->quant.dq_nodes,
+                  an->quant.float_island_ops, (long long)an->quant.int8_weight_bytes);
     sb_printf(&b,
               ",\n  \"nodes\": %d,\n  \"graph_nodes\": %d,\n  \"params\": %lld,\n  \"param_bytes\": %lld,\n"
               "  \"macs\": %lld,\n  \"flops\": %lld,\n  \"peak_activation_bytes\": ",
@@ -58,16 +64,7 @@ char *cli_analysis_json(const cli_analysis *an, const char *model) {
         sb_printf(&b, ", \"params\": %lld, \"macs\": %lld, \"flops\": %lld}", (long long)c->params, (long long)c->macs,
                   (long long)c->flops);
     }
-    /* Quantization (int8) */
-    if (an->quant.q_nodes || an->quant.dq_nodes)
-        sb_printf(
-            &b,
-            "],\n  \"quantization\": {\"int8_layers\": %d, \"float_layers\": %d, \"quantize_nodes\": %d, "
-            "\"dequantize_nodes\": %d, \"float_island_ops\": %d, \"int8_weight_bytes\": %lld},\n  \"findings\": [",
-            an->quant.int8_layers, an->quant.float_layers, an->quant.q_nodes, an->quant.dq_nodes,
-            an->quant.float_island_ops, (long long)an->quant.int8_weight_bytes);
-    else
-        sb_printf(&b, "],\n  \"findings\": [");
+    sb_printf(&b, "],\n  \"findings\": [");
     for (int i = 0; i < an->nfindings; i++) {
         const cli_finding *f = &an->findings[i];
         sb_printf(&b, "%s\n    {\"kind\": ", i ? "," : "");
@@ -102,6 +99,13 @@ char *cli_analysis_summary(const cli_analysis *an, const char *model) {
               cli_human_count(an->params, c1, sizeof c1), cli_human_bytes(an->param_bytes, c2, sizeof c2),
               cli_human_count(an->macs, c3, sizeof c3), cli_human_count(an->flops, c4, sizeof c4),
               cli_human_bytes(an->peak_activation_bytes, c5, sizeof c5));
+    if (an->quant.q_nodes || an->quant.dq_nodes) /* Quantization (int8) */
+        sb_printf(&b,
+                  "  int8: %d layer%s int8, %d float; %d QuantizeLinear, %d DequantizeLinear; integer weights %s; "
+                  "%d float op%s between int8 layers\n",
+                  an->quant.int8_layers, an->quant.int8_layers == 1 ? "" : "s", an->quant.float_layers,
+                  an->quant.q_nodes, an->quant.dq_nodes, cli_human_bytes(an->quant.int8_weight_bytes, c1, sizeof c1),
+                  an->quant.float_island_ops, an->quant.float_island_ops == 1 ? "" : "s");
     char meta[256];
     for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
         const nnfx_node *n = nnfx_graph_input(g, i);
@@ -134,13 +138,6 @@ char *cli_analysis_summary(const cli_analysis *an, const char *model) {
             free(sorted);
         }
     }
-    if (an->quant.q_nodes || an->quant.dq_nodes) /* Quantization (int8) */
-        sb_printf(&b,
-                  "\n  int8: %d layer%s int8, %d float; %d QuantizeLinear, %d DequantizeLinear; integer weights %s; "
-                  "%d float op%s between int8 layers\n",
-                  an->quant.int8_layers, an->quant.int8_layers == 1 ? "" : "s", an->quant.float_layers,
-                  an->quant.q_nodes, an->quant.dq_nodes, cli_human_bytes(an->quant.int8_weight_bytes, c1, sizeof c1),
-                  an->quant.float_island_ops, an->quant.float_island_ops == 1 ? "" : "s");
     if (an->nfindings == 0) {
         sb_printf(&b, "\n  no findings\n");
     } else {

@@ -227,9 +227,6 @@ static int64_t needed_opset(const nnfx_graph *g, int64_t base) {
             v < 18)
             v = 18;
         if (nnfx_node_is_op(n, NNFX_OP_CAST) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
-        /* Quantization (int8): QuantizeLinear's saturate (19) and output_dtype (21) */
-        if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "saturate") && v < 19) v = 19;
-        if (nnfx_node_is_op(n, NNFX_OP_QUANTIZE_LINEAR) && nnfx_node_attr(n, "output_dtype") && v < 21) v = 21;
     }
     return v;
 }

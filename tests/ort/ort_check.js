@@ -9,27 +9,9 @@
 // --opt sets ONNX Runtime's graph optimization level (default all).
 // Exit 0 all agree, 1 a mismatch, 2 usage, 77 onnxruntime-node not installed.
 'use strict';
-const fs = require('fs');
 const path = require('path');
 
-const DTYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array] };
-
-function loadNpy(file) {
-  const buf = fs.readFileSync(file);
-  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(file + ': not a .npy file');
-  const major = buf[6];
-  const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const hoff = major === 1 ? 10 : 12;
-  const header = buf.toString('latin1', hoff, hoff + hlen);
-  const descr = header.match(/'descr': '([^']+)'/)[1];
-  if (!DTYPES[descr]) throw new Error(file + ': dtype ' + descr + ' not handled here');
-  if (/'fortran_order': True/.test(header)) throw new Error(file + ': Fortran order');
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
-  const [type, Arr] = DTYPES[descr];
-  const off = hoff + hlen;
-  const bytes = buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + buf.length);
-  return { type, shape, data: new Arr(bytes) };
-}
+const { loadNpy } = require('./npy.js');
 
 async function main() {
   const argv = process.argv.slice(2);

@@ -29,7 +29,7 @@ package; shares no code with nnfx).
       writes small QDQ models with bad quantization parameters:
       scale0, scale_nan, scale_neg, axis_len, zp_int32 (.onnx), and
       foldable.onnx (a DequantizeLinear -> QuantizeLinear pair with the same
-      parameters).
+      parameters), opset10.onnx (Q -> DQ in the opset-10 form).
   qcheck.py int8weights MODEL.onnx
       every Conv/Gemm/MatMul weight comes from a DequantizeLinear of an int8
       initializer.
@@ -186,6 +186,15 @@ def main():
                          [h.make_tensor_value_info("y", T.FLOAT, None)],
                          [nh.from_array(np.float32(0.02), "s"), nh.from_array(np.uint8(3), "z")])
         onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), os.path.join(out, "foldable.onnx"))
+        # the opset-10 form (no axis attribute; per tensor only)
+        g = h.make_graph([h.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                          h.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+                         "opset10", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 5, 5])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [1, 2, 5, 5])],
+                         [nh.from_array(np.float32(0.004), "s"), nh.from_array(np.uint8(10), "z")])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 10)])
+        m.ir_version = 5
+        onnx.save(m, os.path.join(out, "opset10.onnx"))
         np.save(os.path.join(out, "x.npy"), rng.random((1, 2, 5, 5), dtype=np.float32))
         return 0
     print(__doc__, file=sys.stderr)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # int8 quantization end to end (default suite, ~20 s):
-#  - `nnfx quantize` on the digits CNN calibrated on 64 samples stays within
+#  - `nnfx quantize` on the digits CNN (and the keyword-spotting model of
+#    tests/data/kws when the tree has it) calibrated on 64 samples stays within
 #    1.0 top-1 point of PyTorch's float accuracy on the held-out split
 #    (ONNX Runtime's answers on the written file), the file passes
 #    onnx.checker (full), its weights are int8 initializers read through
@@ -64,6 +65,25 @@ check "ORT's int8 kernels agree with nnfx (3 % of the output scale, same top-1)"
     Q agree "$TMP/cnn_rr_nnfx.npy" "$TMP/ort_rr/logits.npy" 0.03
 check "still within 1.0 point (ORT's answers)" Q drop "$D/digits_cnn_logits.npy" "$TMP/ort_rr/logits.npy" \
     "$TMP/held_y.npy" 1.0
+
+# --- the keyword-spotting model (tests/data/kws), when the tree has it ----------------
+K=$SRC/tests/data/kws
+if [ -f "$K/kws.onnx" ]; then
+    mkdir -p "$TMP/kws"
+    Q split "$K/kws_test_x.npy" "$K/kws_test_y.npy" 64 "$TMP/kws"
+    expect 0 "quantize the keyword model (64 calibration samples, gate 1.0 point)" -- "$NNFX" quantize "$K/kws.onnx" \
+        -o "$TMP/kws_q.onnx" --calib x="$TMP/kws/calib.npy" --input x="$TMP/kws/held_x.npy" \
+        --labels "$TMP/kws/held_y.npy" --max-accuracy-drop 1.0
+    check "kws: onnx.checker (full)" Q checker "$TMP/kws_q.onnx"
+    expect 0 "kws: nnfx runs it" -- "$NNFX" run "$TMP/kws_q.onnx" --input x="$TMP/kws/held_x.npy" -o "$TMP/kws_n.npy"
+    expect 0 "kws: ORT runs it" -- ORT "$TMP/kws_q.onnx" "$TMP/kws_ort" --opt disabled --in x="$TMP/kws/held_x.npy"
+    # 3 % of the output scale, same top-1: an int8 plan may put a tie one step away
+    check "kws: ORT and nnfx agree" Q agree "$TMP/kws_n.npy" "$TMP/kws_ort/logits.npy" 0.03
+    check "kws: within 1.0 point of PyTorch's float top-1 on the held-out split (ORT's answers)" \
+        Q drop "$K/kws_logits.npy" "$TMP/kws_ort/logits.npy" "$TMP/kws/held_y.npy" 1.0
+else
+    echo "note: tests/data/kws is not in this tree; the keyword model checks did not run"
+fi
 
 # --- options: each writes a model ORT runs the same way --------------------------
 variants=("--method percentile" "--method mse" "--method entropy" "--activations int8" "--per-tensor"
@@ -145,6 +165,9 @@ expect 3 "calibration data of the wrong shape" -- "$NNFX" quantize "$D/digits_cn
     --calib x="$TMP/bad_calib.npy"
 check "the error names the input and both shapes" has "calibration data for input x has shape [4, 1, 7, 7]"
 check "nothing written" [ ! -e "$TMP/bad.onnx" ]
+expect 0 "nnfx runs the opset-10 Q/DQ form" -- "$NNFX" run "$TMP/opset10.onnx" --input x="$TMP/x.npy" -o "$TMP/o10.npy"
+expect 0 "ORT runs it" -- ORT "$TMP/opset10.onnx" "$TMP/ort_o10" --opt disabled --in x="$TMP/x.npy"
+check "they agree (saturation at 255 included)" Q agree "$TMP/o10.npy" "$TMP/ort_o10/y.npy" 1e-6
 expect 0 "analyze a foldable DQ -> Q pair" -- "$NNFX" analyze "$TMP/foldable.onnx"
 check "analyze finds it" has "[foldable_qdq] 1 DequantizeLinear -> QuantizeLinear pair"
 

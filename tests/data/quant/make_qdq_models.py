@@ -65,6 +65,14 @@ def small_model(torch):
     return m, (3, 16, 16), 32
 
 
+def export(torch, model, example, path):
+    """torch.onnx.export (opset 13, input x, output y, dynamic batch) to a
+    temporary name, then renamed."""
+    torch.onnx.export(model, (example,), path + ".tmp", opset_version=13, input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    os.replace(path + ".tmp", path)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -115,10 +123,7 @@ def main():
     if name != "small":  # the float model and calibration data, for `nnfx quantize`
         calib = torch.rand((ncalib,) + shape, generator=g) * 2 - 0.5
         os.makedirs(out, exist_ok=True)
-        fpath = os.path.join(out, f"{name}_float.onnx")
-        torch.onnx.export(model, (example,), fpath + ".tmp", opset_version=13, input_names=["x"],
-                          output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
-        os.replace(fpath + ".tmp", fpath)
+        export(torch, model, example, os.path.join(out, f"{name}_float.onnx"))
         np.save(os.path.join(out, f"{name}_calib.npy"), calib.numpy().astype(np.float32))
     quantized = convert_fx(prepared)
     x = torch.rand((4,) + shape, generator=g) * 2 - 0.5
@@ -126,9 +131,7 @@ def main():
         ref = quantized(x)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"{name}_qdq.onnx")
-    torch.onnx.export(quantized, (example,), path + ".tmp", opset_version=13, input_names=["x"],
-                      output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
-    os.replace(path + ".tmp", path)
+    export(torch, quantized, example, path)
     np.save(os.path.join(out, f"{name}_x.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(out, f"{name}_torch.npy"), ref.numpy().astype(np.float32))
     print(f"wrote {path} ({os.path.getsize(path)} bytes)")
