@@ -5,7 +5,7 @@ import sys
 
 
 def main():
-    rows, peaks, notes = {}, {}, []
+    rows, peaks, notes, int8 = {}, {}, [], {}
     for line in open(sys.argv[1]):
         line = line.strip()
         if not line:
@@ -13,6 +13,9 @@ def main():
         d = json.loads(line)
         if "note" in d:
             notes.append(d["note"])
+        elif "int8" in d:
+            q = d["int8"]
+            int8.setdefault(q["name"], {})[q["engine"]] = q["r"]["median_ms"]
         elif "peak" in d:
             peaks[d["peak"]["threads"]] = d["peak"]["gflops"]
         else:
@@ -37,6 +40,17 @@ def main():
     print()
     print("sgemm peak (cblas_sgemm 1536^3): " + ", ".join("%d thread%s %.1f GFLOP/s" % (t, "" if t == 1 else "s", g)
                                                         for t, g in sorted(peaks.items())))
+    if int8:
+        print()
+        print("| int8 (QDQ), batch 1, 1 thread | nnfx int8 ms | ORT int8 ms | nnfx fp32 ms | nnfx int8 / ORT int8 | nnfx fp32 / nnfx int8 |")
+        print("|---|---|---|---|---|---|")
+        for name, r in int8.items():
+            n, o = r.get("nnfx"), r.get("ort")
+            fp = rows.get((name, 1, 1), {}).get("nnfx")
+            fp = fp["median_ms"] if fp else None
+            f = lambda v: "%.2f" % v if v is not None else "—"
+            ratio = lambda a, c: "%.2f" % (a / c) if a and c else "—"
+            print("| %s | %s | %s | %s | %s | %s |" % (name, f(n), f(o), f(fp), ratio(n, o), ratio(fp, n)))
     for n in notes:
         print("note: " + n)
 

@@ -1,12 +1,16 @@
 #!/bin/sh
 # run_inference.sh — side-by-side CPU inference benchmark: nnfx, ONNX
 # Runtime (npm onnxruntime-node) and PyTorch eager on torchvision models,
-# threads 1 and 2, batch 1 and 8; prints a Markdown table.
+# threads 1 and 2, batch 1 and 8; prints a Markdown table. Then int8: QDQ
+# versions of resnet18 and mobilenet_v2 (bench/make_qdq_models.py) run by
+# nnfx (int8 kernels) and ONNX Runtime at one thread, batch 1, beside nnfx's
+# float32 time (a second table).
 #
 # The header names the CPU and the vector ISA it offers (from /proc/cpuinfo)
 # and which of those nnfx's own kernels use (they dispatch at run time).
 #
 # Usage: bench/run_inference.sh [RUNS_B1] [RUNS_B8]   (from the repository root)
+#        MODELS="resnet18 mobilenet_v2" bench/run_inference.sh   (a subset)
 # Needs: a build in build/ (cmake -S . -B build -G Ninja && cmake --build build);
 # /usr/bin/python3 with torch + torchvision (Debian python3-torchvision) to
 # export the models; optional: node + `npm install --ignore-scripts
@@ -17,7 +21,8 @@ set -eu
 cd "$(dirname "$0")/.."
 RUNS1=${1:-20}
 RUNS8=${2:-5}
-MODELS="resnet18 mobilenet_v2 efficientnet_b0 squeezenet1_1"
+MODELS=${MODELS:-"resnet18 mobilenet_v2 efficientnet_b0 squeezenet1_1"}
+QMODELS="resnet18 mobilenet_v2"
 OUT=bench/models
 RES=$OUT/results.jsonl
 NNFX=build/nnfx
@@ -80,5 +85,20 @@ for m in $MODELS; do
       fi
     done
   done
+done
+# int8: the same file in nnfx and ONNX Runtime, one thread, batch 1
+for m in $QMODELS; do
+  case " $MODELS " in *" $m "*) ;; *) continue ;; esac
+  if [ ! -f "$OUT/${m}_qdq_b1.onnx" ]; then
+    [ $have_torch = 1 ] || { note "int8 $m skipped: no torch to make the QDQ model"; continue; }
+    $PY bench/make_qdq_models.py "$OUT" "$m" >&2
+  fi
+  echo "== $m int8 batch 1 threads 1" >&2
+  r=$($E $NNFX run "$OUT/${m}_qdq_b1.onnx" --input "$OUT/input_b1.npy" --bench "$RUNS1" --threads 1 --quiet)
+  echo "{\"int8\": {\"name\": \"$m\", \"engine\": \"nnfx\", \"r\": $r}}" >> "$RES"
+  if [ $have_ort = 1 ]; then
+    r=$($E node bench/ort_bench.js "$OUT/${m}_qdq_b1.onnx" "$OUT/input_b1.npy" "$RUNS1" 1)
+    echo "{\"int8\": {\"name\": \"$m\", \"engine\": \"ort\", \"r\": $r}}" >> "$RES"
+  fi
 done
 python3 bench/report.py "$RES"

@@ -27,6 +27,8 @@ nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err);
 /* True when the AVX2 + FMA kernel paths may run: the CPU has them and
  * NNFX_ISA=portable is not set in the environment. Probed once. */
 bool core_cpu_avx2_fma(void);
+/* True when the AVX2 integer paths (int8 kernels) may run; same rule. */
+bool core_cpu_avx2(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 

@@ -8,7 +8,7 @@
 
 #include "core/core_int.h"
 
-static bool g_avx2_fma;
+static bool g_avx2_fma, g_avx2;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
@@ -16,13 +16,19 @@ static void probe(void) {
     if (isa && strcmp(isa, "portable") == 0) return;
 #if defined(__GNUC__) && defined(__x86_64__)
     __builtin_cpu_init();
-    g_avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    g_avx2 = __builtin_cpu_supports("avx2");
+    g_avx2_fma = g_avx2 && __builtin_cpu_supports("fma");
 #endif
 }
 
 bool core_cpu_avx2_fma(void) {
     pthread_once(&g_once, probe);
     return g_avx2_fma;
+}
+
+bool core_cpu_avx2(void) {
+    pthread_once(&g_once, probe);
+    return g_avx2;
 }
 
 const char *core_cpu_isa_name(void) { return core_cpu_avx2_fma() ? "avx2+fma" : "portable"; }

@@ -23,6 +23,7 @@
 #include "exec/arena_plan.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
+#include "exec/qplan.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -37,7 +38,7 @@ typedef struct fx_val {
     const nnfx_node *node; /* INPUT: its placeholder */
 } fx_val;
 
-typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT } skind;
+typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT, S_QOP } skind;
 
 typedef struct fx_step {
     skind kind;
@@ -51,6 +52,7 @@ typedef struct fx_step {
     int out;             /* value index (-1 for S_OUTPUT) */
     fx_conv *conv;       /* S_CONV: in[0] = x, in[1] = residual or -1 */
     fx_maxpool *mpool;   /* S_MAXPOOL: in[0] = x */
+    fx_qop *qop;         /* S_QOP: an int8 island (qplan.h); in[0] = x, in[1] = residual or -1 */
 } fx_step;
 
 struct fx_plan {
@@ -160,6 +162,7 @@ void fx_plan_free(fx_plan *p) {
         free(p->steps[s].inbuf);
         fx_conv_free(p->steps[s].conv);
         fx_maxpool_free(p->steps[s].mpool);
+        fx_qop_free(p->steps[s].qop);
     }
     free(p->vals);
     free(p->steps);
@@ -297,6 +300,49 @@ static int root_of(const fx_plan *p, int v) {
     while (p->vals[v].kind == V_ALIAS)
         v = p->vals[v].src;
     return v;
+}
+
+/* ---- int8 islands (qplan.c) ------------------------------------------ */
+
+typedef struct qctx {
+    const fx_plan *p;
+    const bool *absorbed;
+} qctx;
+
+static const nnfx_tensor *q_const_of(void *ctx, const nnfx_node *n) {
+    const fx_val *v = &((qctx *)ctx)->p->vals[idx_of(n)];
+    return v->kind == V_CONST ? v->t : NULL;
+}
+
+static bool q_claimed(void *ctx, const nnfx_node *n) { return ((qctx *)ctx)->absorbed[idx_of(n)]; }
+
+/* Matches every QuantizeLinear ending an int8 island: qops[i] / qm[i] for
+ * the Q node i, its nodes marked absorbed; then marks dead[] the
+ * DequantizeLinear nodes whose every reader was fused. */
+static nnfx_status plan_qops(fx_plan *p, nnfx_graph *g, bool *absorbed, fx_qop **qops, fx_qmatch *qm, bool *dead,
+                             nnfx_error *err) {
+    qctx c = {p, absorbed};
+    fx_qenv env = {q_const_of, q_claimed, &c};
+    /* last to first: a chain through an intermediate Q -> DQ takes that Q
+     * before it could start an island of its own */
+    int i = g->num_nodes - 1;
+    for (nnfx_node *n = g->tail; n; n = n->prev, i--) {
+        if (p->vals[i].kind != V_ARENA) continue;
+        nnfx_error qerr = {0};
+        qops[i] = fx_qop_match(n, &env, &qm[i], &qerr);
+        if (!qops[i] && qerr.status == NNFX_ERR_NOMEM) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s", qerr.msg);
+        for (int k = 0; qops[i] && k < qm[i].nnodes; k++)
+            absorbed[idx_of(qm[i].nodes[k])] = true;
+    }
+    for (int k = 0; k < g->num_nodes; k++)
+        for (int d = 0; qops[k] && d < 2; d++) {
+            const nnfx_node *dq = qm[k].dq[d];
+            bool all = dq != NULL;
+            for (int u = 0; all && u < dq->nusers; u++)
+                all = dq->users[u]->opcode == NNFX_CALL_FUNCTION && absorbed[idx_of(dq->users[u])];
+            if (all) dead[idx_of(dq)] = true;
+        }
+    return NNFX_OK;
 }
 
 /* Elements of a static meta. */
@@ -457,13 +503,20 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
     }
     fx_conv **convs = calloc((size_t)(nn + 1), sizeof *convs);
     bool *conv_at = calloc((size_t)(nn + 1), sizeof *conv_at); /* a conv chain ends here */
-    if (!convs || !conv_at) {
-        free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at);
+    fx_qop **qops = calloc((size_t)(nn + 1), sizeof *qops);
+    fx_qmatch *qm = calloc((size_t)(nn + 1), sizeof *qm);
+    bool *dead = calloc((size_t)(nn + 1), sizeof *dead);
+    /* int8 islands read weights: not in layout mode */
+    if (!convs || !conv_at || !qops || !qm || !dead || (!layout && plan_qops(p, g, absorbed, qops, qm, dead, err))) {
+        for (int k = 0; qops && k < nn; k++)
+            fx_qop_free(qops[k]);
+        free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at), free(qops), free(qm), free(dead);
         goto oom;
     }
     i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++) {
-        if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA) continue;
+        if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA || absorbed[i])
+            continue;
         if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) continue;
         const nnfx_node *xn = n->args[0].u.node;
         const fx_val *wv = &p->vals[idx_of(n->args[1].u.node)];
@@ -485,7 +538,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) continue;
         } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr))) {
             if (cerr.status == NNFX_ERR_NOMEM) {
-                free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at);
+                for (int k = 0; k < nn; k++)
+                    fx_qop_free(qops[k]);
+                free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at), free(qops), free(qm),
+                    free(dead);
                 goto oom;
             }
             continue;
@@ -525,7 +581,22 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             }
             s->in[0] = idx_of(chain_first[i]->args[0].u.node);
             s->in[1] = fus[i].res ? idx_of(fus[i].res) : -1;
-        } else if (absorbed[i] || n->opcode != NNFX_CALL_FUNCTION || p->vals[i].kind != V_ARENA) {
+        } else if (qops[i]) {
+            s->kind = S_QOP;
+            s->n = n;
+            s->first = qm[i].nodes[0];
+            s->qop = qops[i];
+            qops[i] = NULL;
+            s->out = i;
+            s->nin = 2;
+            s->in = malloc(2 * sizeof *s->in);
+            if (!s->in) {
+                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                break;
+            }
+            s->in[0] = idx_of(qm[i].x);
+            s->in[1] = qm[i].res ? idx_of(qm[i].res) : -1;
+        } else if (absorbed[i] || dead[i] || n->opcode != NNFX_CALL_FUNCTION || p->vals[i].kind != V_ARENA) {
             continue;
         } else {
             s->kind = S_KERNEL;
@@ -544,7 +615,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
                 if (s->mpool) s->kind = S_MAXPOOL;
             }
         }
-        if (s->kind != S_CONV) {
+        if (s->kind != S_CONV && s->kind != S_QOP) {
             s->nin = n->nargs;
             s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
             if (!s->in) {
@@ -561,9 +632,12 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
         p->nsteps++;
     }
     for (int k = 0; k < nn; k++)
-        fx_conv_free(convs[k]);
+        fx_conv_free(convs[k]), fx_qop_free(qops[k]);
     free(convs);
     free(conv_at);
+    free(qops);
+    free(qm);
+    free(dead);
     free(chain_first);
     free(fus);
     free(absorbed);
@@ -605,6 +679,9 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
         if (p->steps[s].conv) {
             const fx_conv *c = p->steps[s].conv;
             int64_t need = fx_conv_shared_floats(c) + fx_conv_scratch_floats(c) * fx_pool_threads(p->pool);
+            if (need > scr) scr = need;
+        } else if (p->steps[s].qop) {
+            int64_t need = (fx_qop_scratch_bytes(p->steps[s].qop) * fx_pool_threads(p->pool) + 3) / 4;
             if (need > scr) scr = need;
         }
     p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
@@ -668,6 +745,11 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
             fx_conv_run(sp->conv, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
             continue;
         }
+        if (sp->kind == S_QOP) {
+            const void *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
+            fx_qop_run(sp->qop, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
+            continue;
+        }
         if (sp->kind == S_MAXPOOL) {
             fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
             continue;
@@ -716,9 +798,12 @@ char *fx_plan_text(const fx_plan *p) {
             continue;
         }
         const fx_val *v = &p->vals[sp->out];
-        if (sp->kind == S_CONV) {
+        if (sp->kind == S_CONV || sp->kind == S_QOP) {
             char d[160];
-            fx_conv_describe(sp->conv, d, sizeof d);
+            if (sp->kind == S_CONV)
+                fx_conv_describe(sp->conv, d, sizeof d);
+            else
+                fx_qop_describe(sp->qop, d, sizeof d);
             sb_printf(&b, "%4d  %s = %s  [%s .. %s] @%lld\n", s, sp->n->name, d, sp->first->name, sp->n->name,
                       (long long)v->off);
         } else {

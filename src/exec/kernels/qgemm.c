@@ -1,0 +1,616 @@
+/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight and activation
+ * packing, the portable tile kernel and epilogue, and the convolution /
+ * fully connected drivers (im2col in u8 fused into the packing of each
+ * column block; depthwise convs run direct on a zero-point-padded int16
+ * plane). Work is split into tasks by shape only, so results never depend
+ * on the number of threads. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns") /* short row copies stay inline */
+#endif
+#include "core/core_int.h"
+#include "exec/kernels/qgemm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FX_Q_X86 1
+#include <emmintrin.h>
+#else
+#define FX_Q_X86 0
+#endif
+
+/* ---- ISA ---------------------------------------------------------------- */
+
+static fx_qisa g_best = FX_QISA_C, g_isa = FX_QISA_C;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void probe(void) {
+#if FX_Q_X86
+    if (core_cpu_avx2()) g_best = FX_QISA_AVX2; /* NNFX_ISA=portable: the C path */
+#endif
+    g_isa = g_best;
+}
+
+fx_qisa fx_qisa_active(void) {
+    pthread_once(&g_once, probe);
+    return g_isa;
+}
+
+bool fx_qisa_force(fx_qisa isa) {
+    pthread_once(&g_once, probe);
+    if (isa == FX_QISA_AUTO) {
+        g_isa = g_best;
+        return true;
+    }
+    if (isa > g_best) return false;
+    g_isa = isa;
+    return true;
+}
+
+const char *fx_qisa_name(fx_qisa isa) {
+    switch (isa) {
+    case FX_QISA_C: return "c";
+    case FX_QISA_AVX2: return "avx2";
+    default: return "auto";
+    }
+}
+
+/* ---- epilogue ------------------------------------------------------------ */
+
+/* rne(v) for |v| < 2^24 (larger values saturate the output anyway). */
+static inline int32_t q_round(float v) {
+    v = v < -16777216.0f ? -16777216.0f : v > 16777216.0f ? 16777216.0f : v;
+    return (int32_t)lrintf(v);
+}
+
+static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                   int64_t ys) {
+    if (!e->mid && !e->res) {
+        float mq = e->multq[m], bq = e->biasq[m];
+        for (int64_t j = 0; j < n; j++) {
+            int32_t q = q_clamp(q_round((float)(acc[j] + comp) * mq + bq) + e->y_zp, e->lo, e->hi);
+            if (e->y_signed)
+                ((int8_t *)y)[j * ys] = (int8_t)q;
+            else
+                ((uint8_t *)y)[j * ys] = (uint8_t)q;
+        }
+        return;
+    }
+    float mult = e->mult[m], bias = e->bias[m];
+    for (int64_t j = 0; j < n; j++) {
+        float t = (float)(acc[j] + comp) * mult + bias;
+        if (e->mid) {
+            int32_t q = q_clamp(q_round(t * e->mid_inv) + e->mid_zp, e->mid_lo, e->mid_hi);
+            t = (float)(q - e->mid_zp) * e->mid_scale;
+        }
+        if (e->res) {
+            int32_t r = e->res_signed ? ((const int8_t *)res)[j * ys] : ((const uint8_t *)res)[j * ys];
+            t = t + (float)(r - e->res_zp) * e->res_scale;
+        }
+        int32_t q = q_clamp(q_round(t * e->y_inv) + e->y_zp, e->lo, e->hi);
+        if (e->y_signed)
+            ((int8_t *)y)[j * ys] = (int8_t)q;
+        else
+            ((uint8_t *)y)[j * ys] = (uint8_t)q;
+    }
+}
+
+void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                 int64_t ys) {
+    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX2)
+        fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
+    else
+        fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
+}
+
+/* ---- packing ------------------------------------------------------------- */
+
+bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw) {
+    memset(pw, 0, sizeof *pw);
+    pw->m = m, pw->k = k;
+    pw->pair_safe = true;
+    for (int64_t row = 0; row < m; row++)
+        for (int64_t kk = 0; kk < k; kk += 2) {
+            int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
+            if (a0 + a1 > 128) pw->pair_safe = false;
+        }
+    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
+    pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
+    pw->mr = 4;
+    pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
+    pw->ks = (k + pw->kr - 1) / pw->kr;
+    int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
+    if (pw->kern == FX_QK_MADD)
+        pw->a16 = aligned_alloc(64, (size_t)(n * 2 + 63) / 64 * 64);
+    else
+        pw->a = aligned_alloc(64, (size_t)(n + 63) / 64 * 64);
+    pw->wsum = malloc(sizeof *pw->wsum * (size_t)(m > 0 ? m : 1));
+    if ((!pw->a && !pw->a16) || !pw->wsum) {
+        fx_qgemm_w_free(pw);
+        return false;
+    }
+    for (int64_t p = 0; p < np; p++)
+        for (int64_t q = 0; q < pw->ks; q++)
+            for (int r = 0; r < pw->mr; r++)
+                for (int j = 0; j < pw->kr; j++) {
+                    int64_t row = p * pw->mr + r, kk = q * pw->kr + j;
+                    int8_t v = row < m && kk < k ? w[row * ldw + kk] : 0;
+                    int64_t o = ((p * pw->ks + q) * pw->mr + r) * pw->kr + j;
+                    if (pw->a16)
+                        pw->a16[o] = v;
+                    else
+                        pw->a[o] = v;
+                }
+    for (int64_t row = 0; row < m; row++) {
+        int32_t s = 0;
+        for (int64_t kk = 0; kk < k; kk++)
+            s += w[row * ldw + kk];
+        pw->wsum[row] = s;
+    }
+    return true;
+}
+
+void fx_qgemm_w_free(fx_qgemm_w *pw) {
+    if (!pw) return;
+    free(pw->a);
+    free(pw->a16);
+    free(pw->wsum);
+    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL;
+}
+
+int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * pw->ks * 32; }
+
+void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
+    static const uint8_t zeros[FX_QNR] = {0};
+    int64_t c = 0, ks = pw->ks;
+    int kr = pw->kr;
+    dst += s * 32;
+#if FX_Q_X86
+    bool all = r[0] && r[1] && (kr == 2 || (r[2] && r[3]));
+    if (all && kr == 4)
+        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
+            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
+            __m128i x = _mm_loadl_epi64((const __m128i *)(r[2] + c)), d = _mm_loadl_epi64((const __m128i *)(r[3] + c));
+            __m128i ab = _mm_unpacklo_epi8(a, b), xd = _mm_unpacklo_epi8(x, d);
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, xd));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab, xd));
+        }
+    if (all && kr == 2)
+        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
+            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
+            __m128i ab = _mm_unpacklo_epi8(a, b), z = _mm_setzero_si128();
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi8(ab, z));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi8(ab, z));
+        }
+#endif
+    for (; c < nc; c += FX_QNR, dst += ks * 32)
+        for (int i = 0; i < FX_QNR; i++)
+            for (int j = 0; j < kr; j++) {
+                const uint8_t *src = r[j] ? r[j] : zeros;
+                uint8_t v = c + i < nc ? src[r[j] ? c + i : 0] : 0;
+                if (kr == 4)
+                    dst[i * 4 + j] = v;
+                else
+                    dst[i * 4 + j * 2] = v, dst[i * 4 + j * 2 + 1] = 0;
+            }
+}
+
+/* ---- portable tile and the GEMM loop ------------------------------------- */
+
+void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    for (int p = 0; p < np; p++, b += ks * 32)
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < FX_QNR; c++) {
+                int32_t s = 0;
+                for (int64_t q = 0; q < ks; q++)
+                    for (int j = 0; j < 4; j++)
+                        s += (int32_t)b[q * 32 + c * 4 + j] * a[(q * 4 + r) * 4 + j];
+                acc[r * 16 + p * FX_QNR + c] = s;
+            }
+}
+
+void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
+                  const void *res, void *y, int64_t ym, int64_t yn) {
+    int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
+    int mr = w->mr;
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too */
+    bool fused = vec && w->kern == FX_QK_MADD && !e->mid && !e->res;
+    int32_t acc[6 * 16];
+    for (int64_t p = 0; p * mr < w->m; p++) {
+        int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
+        for (int64_t j = 0; j < npan; j += 2) {
+            int np = j + 1 < npan ? 2 : 1;
+            const uint8_t *bp = b + j * ks * 32;
+            if (fused && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
+                int32_t comp[6];
+                for (int r = 0; r < mr; r++)
+                    comp[r] = -x_zp * w->wsum[p * mr + r];
+                fx_qtile_avx2_madd_q(ks, w->a16 + p * ks * mr * 2, bp, e, m0 + p * mr, comp,
+                                     (char *)y + p * mr * ym + j * FX_QNR, ym);
+                continue;
+            }
+            switch (w->kern) {
+            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, acc); break;
+            case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * mr * 2, bp, np, acc); break;
+            default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
+            }
+            int64_t c0 = j * FX_QNR, cols = nc - c0 < np * FX_QNR ? nc - c0 : np * FX_QNR;
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t m = p * mr + r;
+                int64_t off = m * ym + c0 * yn;
+                const char *ro = res ? (const char *)res + off : NULL;
+                if (vec)
+                    fx_qepi_row_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off);
+                else
+                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
+            }
+        }
+    }
+}
+
+/* ---- conv / fc drivers ---------------------------------------------------- */
+
+#define FX_QB_BYTES (96 * 1024) /* packed activation block budget per task */
+
+struct fx_qconv {
+    fx_qconv_geom g;
+    bool fc, dw;
+    bool x_signed;
+    int32_t x_zp;  /* in the u8 domain (s8 shifted by 128) */
+    uint8_t x_pad; /* the raw byte of the zero point (padding value) */
+    int64_t cg, mg, kk, ncols, nb, ncb;
+    fx_qgemm_w *wg;   /* per group */
+    int16_t *dww;     /* depthwise: [m][kh * kw] */
+    int64_t dph, dpw; /* depthwise: padded plane dims */
+    float *mult, *bias, *multq, *biasq;
+    fx_qepi e;
+};
+
+static void fill_epi(fx_qconv *c, const fx_qparams *q) {
+    fx_qepi *e = &c->e;
+    memset(e, 0, sizeof *e);
+    e->mult = c->mult, e->bias = c->bias, e->multq = c->multq, e->biasq = c->biasq;
+    int32_t tlo = q->y_signed ? -128 : 0, thi = q->y_signed ? 127 : 255;
+    e->y_signed = q->y_signed;
+    e->y_inv = 1.0f / q->y_scale;
+    e->y_zp = q->y_zp;
+    /* Relu/Clip then QuantizeLinear: quantization is monotone, so the bounds
+     * (of the activation after the add, if any) become saturation bounds */
+    e->lo = tlo, e->hi = thi;
+    if (q->act_lo > -INFINITY) e->lo = q_clamp(q_round(q->act_lo * e->y_inv) + q->y_zp, tlo, thi);
+    if (q->act_hi < INFINITY) e->hi = q_clamp(q_round(q->act_hi * e->y_inv) + q->y_zp, tlo, thi);
+    if (q->mid) {
+        int32_t mlo = q->mid_signed ? -128 : 0, mhi = q->mid_signed ? 127 : 255;
+        e->mid = true;
+        e->mid_scale = q->mid_scale, e->mid_inv = 1.0f / q->mid_scale, e->mid_zp = q->mid_zp;
+        e->mid_lo = mlo, e->mid_hi = mhi;
+        if (q->mid_lo > -INFINITY) e->mid_lo = q_clamp(q_round(q->mid_lo * e->mid_inv) + q->mid_zp, mlo, mhi);
+        if (q->mid_hi < INFINITY) e->mid_hi = q_clamp(q_round(q->mid_hi * e->mid_inv) + q->mid_zp, mlo, mhi);
+    }
+    e->res = q->res;
+    e->res_signed = q->res_signed;
+    e->res_scale = q->res_scale, e->res_zp = q->res_zp;
+}
+
+static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
+    fx_qconv *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->mult = malloc(sizeof *c->mult * (size_t)m);
+    c->bias = malloc(sizeof *c->bias * (size_t)m);
+    c->multq = malloc(sizeof *c->multq * (size_t)m);
+    c->biasq = malloc(sizeof *c->biasq * (size_t)m);
+    if (!c->mult || !c->bias || !c->multq || !c->biasq) {
+        fx_qconv_free(c);
+        return NULL;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        c->mult[i] = q->x_scale * q->w_scale[q->w_scale_n == 1 ? 0 : i];
+        c->bias[i] = q->bias ? q->bias[i] : 0.0f;
+        c->multq[i] = c->mult[i] / q->y_scale;
+        c->biasq[i] = c->bias[i] / q->y_scale;
+    }
+    c->x_signed = q->x_signed;
+    c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);
+    c->x_pad = q->x_signed ? (uint8_t)(int8_t)q->x_zp : (uint8_t)q->x_zp;
+    fill_epi(c, q);
+    return c;
+}
+
+/* columns per block: the packed block stays within FX_QB_BYTES */
+static void pick_blocks(fx_qconv *c) {
+    int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
+    nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
+    if (nb >= c->ncols) nb = c->ncols;
+    c->nb = nb;
+    c->ncb = (c->ncols + nb - 1) / nb;
+}
+
+fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q) {
+    fx_qconv *c = qconv_alloc(q, g->m);
+    if (!c) return NULL;
+    c->g = *g;
+    c->cg = g->c / g->group, c->mg = g->m / g->group;
+    c->kk = c->cg * g->kh * g->kw;
+    c->ncols = g->oh * g->ow;
+    c->dw = c->cg == 1 && c->mg == 1 && g->group > 1;
+    if (c->dw) {
+        int64_t kk = g->kh * g->kw;
+        c->dww = malloc(sizeof *c->dww * (size_t)(g->m * kk));
+        c->g.m = g->m;
+        if (!c->dww) goto oom;
+        c->e.bias = c->bias;
+        for (int64_t i = 0; i < g->m * kk; i++)
+            c->dww[i] = w[i];
+        c->dph = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+        c->dpw = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+        /* wsum folded into the plane: x - zp is stored, so no compensation */
+        return c;
+    }
+    pick_blocks(c);
+    c->wg = calloc((size_t)g->group, sizeof *c->wg);
+    if (!c->wg) goto oom;
+    for (int64_t gi = 0; gi < g->group; gi++)
+        if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
+    return c;
+oom:
+    fx_qconv_free(c);
+    return NULL;
+}
+
+fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q) {
+    fx_qconv *c = qconv_alloc(q, m);
+    if (!c) return NULL;
+    c->fc = true;
+    c->g.n = 1, c->g.group = 1, c->g.m = m, c->g.c = k;
+    c->cg = k, c->mg = m, c->kk = k, c->ncols = rows;
+    pick_blocks(c);
+    c->wg = calloc(1, sizeof *c->wg);
+    if (!c->wg || !fx_qgemm_pack_w(c->wg, w, m, k, k)) {
+        fx_qconv_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void fx_qconv_free(fx_qconv *c) {
+    if (!c) return;
+    if (c->wg)
+        for (int64_t gi = 0; gi < c->g.group; gi++)
+            fx_qgemm_w_free(&c->wg[gi]);
+    free(c->wg);
+    free(c->dww);
+    free(c->mult);
+    free(c->bias);
+    free(c->multq);
+    free(c->biasq);
+    free(c);
+}
+
+static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
+
+/* int16 elements of the depthwise plane: the padded plane, then slack for
+ * the vector rows reading up to 16 outputs past ow (their sums are dropped) */
+static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 16 * c->g.sw + c->g.kw * c->g.dw + 16; }
+
+/* the packed block of the largest group layout */
+static int64_t pack_bytes(const fx_qconv *c) {
+    int64_t b = 0;
+    for (int64_t gi = 0; gi < c->g.group; gi++) {
+        int64_t x = fx_qpack_b_bytes(&c->wg[gi], c->nb);
+        if (x > b) b = x;
+    }
+    return b;
+}
+
+int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
+    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 16) * 4);
+    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
+}
+
+void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
+    const fx_qepi *e = &c->e;
+    const char *ker = c->dw                         ? "direct"
+                      : c->wg[0].kern == FX_QK_UBS  ? "u8s8 maddubs"
+                      : c->wg[0].kern == FX_QK_MADD ? "u8s8 madd16"
+                                                    : "portable";
+    char head[64];
+    if (c->fc)
+        snprintf(head, sizeof head, "qgemm %lldx%lld", (long long)c->g.m, (long long)c->kk);
+    else
+        snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
+                 (long long)c->g.kw, (long long)c->g.sh);
+    snprintf(buf, len, "%s int8 (%s, %s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
+             e->mid ? " + requant" : "", e->res ? " + add" : "",
+             e->lo != (e->y_signed ? -128 : 0) || e->hi != (e->y_signed ? 127 : 255) ? " + clamp" : "");
+}
+
+typedef struct qjob {
+    const fx_qconv *c;
+    const uint8_t *x;
+    const void *res;
+    void *y;
+    char *scratch;
+    int64_t sbytes;
+} qjob;
+
+/* one im2col row (k index kk of group gi, image i) over columns [n0, n0+nc) */
+static void im2col_row(const fx_qconv *c, const uint8_t *plane, int64_t ky, int64_t kx, int64_t oy, int64_t ox,
+                       int64_t nc, uint8_t *dst) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t n = 0;
+    while (n < nc) {
+        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
+        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
+        uint8_t *d = dst + n;
+        if (iy < 0 || iy >= g->h) {
+            memset(d, c->x_pad, (size_t)len);
+        } else {
+            const uint8_t *row = plane + iy * g->w;
+            int64_t ix0 = ox * g->sw - g->pw + kx * g->dw;
+            if (g->sw == 1) {
+                int64_t lo = ix0 < 0 ? -ix0 : 0, hi = g->w - ix0;
+                if (hi > len) hi = len;
+                if (lo > len) lo = len;
+                if (hi < lo) hi = lo;
+                for (int64_t t = 0; t < lo; t++)
+                    d[t] = c->x_pad;
+                for (int64_t t = lo; t < hi; t++)
+                    d[t] = row[ix0 + t];
+                for (int64_t t = hi; t < len; t++)
+                    d[t] = c->x_pad;
+            } else {
+                /* t in [lo, hi) reads inside the row */
+                int64_t lo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0, hi = (g->w - ix0 + g->sw - 1) / g->sw;
+                if (hi > len) hi = len;
+                if (lo > len) lo = len;
+                if (hi < lo) hi = lo;
+                int64_t t = 0;
+                for (; t < lo; t++)
+                    d[t] = c->x_pad;
+                for (const uint8_t *src = row + ix0 + lo * g->sw; t < hi; t++, src += g->sw)
+                    d[t] = *src;
+                for (; t < len; t++)
+                    d[t] = c->x_pad;
+            }
+        }
+        n += len;
+        ox = 0;
+        oy++;
+    }
+    if (c->x_signed)
+        for (int64_t t = 0; t < nc; t++)
+            dst[t] ^= 0x80;
+}
+
+static void gemm_task(void *ctx, int64_t t, int tid) {
+    const qjob *j = ctx;
+    const fx_qconv *c = j->c;
+    const fx_qconv_geom *g = &c->g;
+    int64_t cb = t % c->ncb, gi = t / c->ncb % g->group, i = t / c->ncb / g->group;
+    int64_t n0 = cb * c->nb, nc = c->ncols - n0 < c->nb ? c->ncols - n0 : c->nb;
+    uint8_t *bp = (uint8_t *)j->scratch + tid * j->sbytes;
+    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    uint8_t *rows = bp + round64(pack_bytes(c));
+    const fx_qgemm_w *w = &c->wg[gi];
+    if (c->fc) {
+        /* column n of B is row n0 + n of x: kr contiguous bytes per step */
+        const uint8_t *xs = j->x + n0 * c->kk;
+        uint8_t flip = c->x_signed ? 0x80 : 0;
+        for (int64_t q = 0; q < w->ks; q++)
+            for (int64_t n = 0; n < (nc + FX_QNR - 1) / FX_QNR * FX_QNR; n++) {
+                uint8_t *d = bp + (n / FX_QNR) * w->ks * 32 + q * 32 + (n % FX_QNR) * 4;
+                for (int b = 0; b < w->kr; b++) {
+                    int64_t kk = q * w->kr + b;
+                    uint8_t v = n < nc && kk < c->kk ? (uint8_t)(xs[n * c->kk + kk] ^ flip) : 0;
+                    if (w->kr == 4)
+                        d[b] = v;
+                    else
+                        d[2 * b] = v, d[2 * b + 1] = 0;
+                }
+            }
+        fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, 0, j->res ? (const uint8_t *)j->res + n0 * g->m : NULL,
+                     (uint8_t *)j->y + n0 * g->m, 1, g->m);
+        return;
+    }
+    const uint8_t *xi = j->x + (i * g->c + gi * c->cg) * g->h * g->w;
+    /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
+    bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+                  g->ow == g->w && !c->x_signed;
+    int64_t oy0 = n0 / g->ow, ox0 = n0 % g->ow, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
+    for (int64_t q = 0; q < w->ks; q++) {
+        const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
+        for (int b = 0; b < w->kr; b++) {
+            int64_t kk = q * w->kr + b;
+            if (kk >= c->kk) continue;
+            if (direct)
+                r[b] = xi + kk * g->h * g->w + n0;
+            else {
+                im2col_row(c, xi + ci * g->h * g->w, ky, kx, oy0, ox0, nc, rows + b * nbr);
+                r[b] = rows + b * nbr;
+            }
+            if (++kx == g->kw) {
+                kx = 0;
+                if (++ky == g->kh) ky = 0, ci++;
+            }
+        }
+        fx_qpack_b_step(w, r, nc, q, bp);
+    }
+    int64_t off = (i * g->m + gi * c->mg) * c->ncols + n0;
+    fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, j->res ? (const uint8_t *)j->res + off : NULL,
+                 (uint8_t *)j->y + off, c->ncols, 1);
+}
+
+void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                  int64_t dw, int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox++)
+        acc[ox] = 0;
+    for (int64_t ky = 0; ky < kh; ky++)
+        for (int64_t kx = 0; kx < kw; kx++) {
+            const int16_t *s = xp + ky * dh * pitch + kx * dw;
+            int32_t kv = k[ky * kw + kx];
+            for (int64_t ox = 0; ox < ow; ox++)
+                acc[ox] += s[ox * sw] * kv;
+        }
+}
+
+static void dw_task(void *ctx, int64_t t, int tid) {
+    const qjob *j = ctx;
+    const fx_qconv *c = j->c;
+    const fx_qconv_geom *g = &c->g;
+    int64_t ch = t % g->m, i = t / g->m;
+    int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
+    int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
+    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
+    /* x - zp over the padded plane: the pads hold real zero */
+    int16_t zp = (int16_t)c->x_zp;
+    uint8_t flip = c->x_signed ? 0x80 : 0;
+    int64_t lo = g->pw < c->dpw ? g->pw : c->dpw, hi = g->pw + g->w < c->dpw ? g->pw + g->w : c->dpw;
+    for (int64_t py = 0; py < c->dph; py++) {
+        int64_t iy = py - g->ph;
+        int16_t *d = xp + py * c->dpw;
+        if (iy < 0 || iy >= g->h) {
+            for (int64_t px = 0; px < c->dpw; px++)
+                d[px] = 0;
+            continue;
+        }
+        const uint8_t *s = plane + iy * g->w - g->pw;
+        for (int64_t px = 0; px < lo; px++)
+            d[px] = 0;
+        for (int64_t px = lo; px < hi; px++)
+            d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
+        for (int64_t px = hi; px < c->dpw; px++)
+            d[px] = 0;
+    }
+    for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
+        xp[e] = 0;
+    const int16_t *k = c->dww + ch * g->kh * g->kw;
+    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
+    int64_t off = (i * g->m + ch) * c->ncols;
+    for (int64_t oy = 0; oy < g->oh; oy++) {
+        const int16_t *src = xp + oy * g->sh * c->dpw;
+        if (avx2)
+            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+        else
+            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+        int64_t o = off + oy * g->ow;
+        const uint8_t *ro = j->res ? (const uint8_t *)j->res + o : NULL;
+        if (avx2)
+            fx_qepi_row_avx2(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o);
+        else
+            fx_qepi_row_c(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o, 1);
+    }
+}
+
+void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
+    qjob j = {c, x, res, y, scratch, fx_qconv_scratch_bytes(c)};
+    if (c->dw)
+        fx_pool_run(pool, c->g.n * c->g.m, dw_task, &j);
+    else
+        fx_pool_run(pool, c->g.n * c->g.group * c->ncb, gemm_task, &j);
+}

@@ -1,0 +1,210 @@
+/* qgemm.h — int8 kernels for the compiled executor: a u8 x s8 GEMM with
+ * int32 accumulation over weights packed once, an im2col convolution and
+ * a fully connected layer on it, a direct depthwise convolution, and the
+ * requantize epilogue they share (per-channel weight scales, float bias,
+ * output zero point, Relu/Clip as saturation bounds, an optional
+ * intermediate requantization and residual add).
+ *
+ * Semantics are ONNX's DequantizeLinear -> float op -> QuantizeLinear: for
+ * output channel m, acc = sum_k (x_k - x_zp) * w[m][k] is exact in int32,
+ * and the epilogue computes
+ *     t = (float)acc * mult[m] + bias[m]          (mult = x_scale * w_scale[m])
+ *     mid:  t = (clamp(rne(t / s1) + z1, lo1, hi1) - z1) * s1
+ *     res:  t = t + (r - r_zp) * r_scale
+ *     y = clamp(rne(t / y_scale) + y_zp, lo, hi)
+ * with rne = round half to even. Division by a scale is done as a product
+ * with its reciprocal, so a value within float rounding of a .5 tie may land
+ * one unit away from a float reference (which itself sums in another order).
+ *
+ * Activations are u8 or s8 (s8 is shifted to u8 by adding 128 while packing,
+ * and the zero point with it); weights are s8 with zero point 0.
+ *
+ * ISA paths, picked at run time: portable C, and AVX2. The AVX2 GEMM has two
+ * kernels: vpmaddubsw + vpmaddwd when every adjacent weight pair has
+ * |w0| + |w1| <= 128 (7-bit weights, as MLAS's and oneDNN's u8s8 kernels
+ * ask for: the int16 pair sums of vpmaddubsw then cannot saturate for any
+ * u8 input), and otherwise vpmaddwd alone on activations widened to int16
+ * while packing, which is exact for all inputs and costs the same number of
+ * multiplies per product (one vpmaddwd per 16 products against vpmaddubsw +
+ * vpmaddwd per 32). Both give the portable path's int32 sums bit for bit. */
+#ifndef NNFX_QGEMM_H
+#define NNFX_QGEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exec/fast_int.h"
+
+/* ---- ISA selection ---------------------------------------------------- */
+
+typedef enum fx_qisa { FX_QISA_AUTO = 0, FX_QISA_C = 1, FX_QISA_AVX2 = 2 } fx_qisa;
+
+/* The ISA the kernels use now: the best the CPU has, unless forced by
+ * fx_qisa_force or the environment variable NNFX_QISA=c|avx2 (read once). */
+fx_qisa fx_qisa_active(void);
+/* Forces an ISA for the next calls (tests); FX_QISA_AUTO restores the
+ * automatic choice. Returns false (and changes nothing) when the CPU lacks
+ * it. Not thread-safe: call between runs. */
+bool fx_qisa_force(fx_qisa isa);
+const char *fx_qisa_name(fx_qisa isa);
+
+/* ---- the requantize epilogue ----------------------------------------- */
+
+typedef struct fx_qepi {
+    /* per output channel (arrays of m) */
+    const float *mult; /* x_scale * w_scale[m] */
+    const float *bias; /* float bias, real units */
+    /* mult / y_scale and bias / y_scale: the epilogue without mid and res
+     * is y = clamp(rne(acc * multq + biasq) + y_zp) */
+    const float *multq, *biasq;
+    /* optional intermediate QuantizeLinear -> DequantizeLinear */
+    bool mid;
+    float mid_scale, mid_inv;
+    int32_t mid_zp, mid_lo, mid_hi;
+    /* optional residual add of a quantized tensor shaped like the output */
+    bool res;
+    bool res_signed;
+    float res_scale;
+    int32_t res_zp;
+    /* output */
+    bool y_signed;
+    float y_inv;          /* 1 / y_scale */
+    int32_t y_zp, lo, hi; /* lo, hi: the type range narrowed by Relu/Clip */
+} fx_qepi;
+
+/* One row of the epilogue: y[j * ys] for j < n from acc[j] (+ comp) of
+ * output channel m; res (same strides, may be NULL when !e->res). */
+void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                 int64_t ys);
+
+/* ---- packed weights and the GEMM core -------------------------------- */
+
+#define FX_QNR 8 /* columns per packed activation panel */
+
+/* The GEMM kernel a weight matrix was packed for. */
+typedef enum fx_qkern {
+    FX_QK_C,    /* portable; A: 4-row panels of k quads, B: u8 quads */
+    FX_QK_UBS,  /* AVX2 vpmaddubsw; the same packing */
+    FX_QK_MADD, /* AVX2 vpmaddwd; A: 4-row panels of int16 k pairs, B: int16 pairs */
+} fx_qkern;
+
+typedef struct fx_qgemm_w {
+    int64_t m, k;
+    fx_qkern kern;  /* chosen when packing, for the ISA active then */
+    int mr;         /* rows per panel */
+    int kr;         /* k values per step: 4 (quads) or 2 (pairs) */
+    int64_t ks;     /* steps: ceil(k / kr) */
+    int8_t *a;      /* C, UBS: ceil(m / 4) panels of [ks][4 rows][4] bytes, padding 0 */
+    int16_t *a16;   /* MADD: ceil(m / 4) panels of [ks][4 rows][2] */
+    int32_t *wsum;  /* [m] sum of each row */
+    bool pair_safe; /* every pair |w[2i]| + |w[2i+1]| <= 128 */
+} fx_qgemm_w;
+
+/* Packs row-major w [m][k] (leading dimension ldw) for the kernel of the
+ * active ISA. false on OOM. */
+bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw);
+void fx_qgemm_w_free(fx_qgemm_w *pw);
+
+/* Bytes of a packed activation block of nc columns for weights pw. */
+int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc);
+/* Packs pw->kr rows of activations (r[j] holds nc bytes, NULL = zeros) as
+ * step s of a block: column c's values at dst + (c / FX_QNR) * ks * 32 +
+ * s * 32 + (c % FX_QNR) * 4 (kr u8 values, or kr int16 values when kr is 2);
+ * columns of the last panel past nc are zeroed. */
+void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst);
+
+/* Y[m, n] for rows [0, w->m) and the nc columns of packed block b:
+ * acc = sum_k x[k][n] * w[m][k] - x_zp * wsum[m] then the epilogue; output
+ * element (m, n) at y + m * ym + n * yn (bytes), residual likewise. */
+void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
+                  const void *res, void *y, int64_t ym, int64_t yn);
+
+/* ---- convolution and fully connected ---------------------------------- */
+
+/* Quantization parameters of one int8 op, as its QDQ nodes state them. */
+typedef struct fx_qparams {
+    bool x_signed, y_signed, res_signed;
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+    const float *w_scale; /* w_scale_n values: 1 (per tensor) or m (per channel) */
+    int64_t w_scale_n;
+    const float *bias;    /* [m] or NULL */
+    float act_lo, act_hi; /* Relu / Clip bounds in real units (-inf, inf: none) */
+    bool mid;             /* a Q -> DQ pair between the op and the residual add */
+    float mid_scale;
+    int32_t mid_zp;
+    bool mid_signed;
+    float mid_lo, mid_hi; /* activation before the mid Q (real units) */
+    bool res;
+    float res_scale;
+    int32_t res_zp;
+} fx_qparams;
+
+typedef struct fx_qconv fx_qconv;
+
+/* Geometry of a 2-d convolution; pads are the begin pads (the end pads are
+ * implied by oh, ow). */
+typedef struct fx_qconv_geom {
+    int64_t n, c, h, w, m, kh, kw, sh, sw, ph, pw, dh, dw, group, oh, ow;
+} fx_qconv_geom;
+
+/* Prepares a conv over x [N, C, H, W] with weights w [M, C/group, KH, KW]
+ * (s8, zero point 0); depthwise convs (C/group == 1, M == group) take the
+ * direct kernel. NULL on OOM. */
+fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q);
+void fx_qconv_free(fx_qconv *c);
+/* Bytes of scratch per thread. */
+int64_t fx_qconv_scratch_bytes(const fx_qconv *c);
+void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len);
+/* y = requant(conv(x)); scratch: fx_pool_threads(pool) blocks of
+ * fx_qconv_scratch_bytes bytes, 64-byte aligned. */
+void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch);
+
+/* Fully connected: y [rows, m] = requant(x [rows, k] * w^T), w [m][k]
+ * row-major (Gemm with transB = 1; MatMul passes its weights transposed). */
+fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q);
+
+/* ---- int8 pooling (qpool.c) -------------------------------------------- */
+
+/* DequantizeLinear -> MaxPool (2-d) or GlobalAveragePool -> QuantizeLinear
+ * on [N, C, H, W] int8 / uint8 values, per-tensor parameters. */
+typedef struct fx_qpool_geom {
+    bool global_avg;
+    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+    bool x_signed, y_signed;
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+} fx_qpool_geom;
+
+typedef struct fx_qpool fx_qpool;
+fx_qpool *fx_qpool_new(const fx_qpool_geom *g); /* NULL on OOM */
+void fx_qpool_free(fx_qpool *p);
+void fx_qpool_run(const fx_qpool *p, fx_pool *pool, const void *x, void *y);
+void fx_qpool_describe(const fx_qpool *p, char *buf, size_t len);
+
+/* ---- per-ISA entry points (qgemm_avx2.c; callers check the ISA) ------ */
+
+/* acc[r][j] (row stride 16) = sum over ks steps of packed weights (one
+ * panel) times np (1 or 2) adjacent activation panels from b. */
+void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
+/* fx_qtile_avx2_madd on a full 4 x 16 tile with the epilogue (neither mid
+ * nor res) fused: row r of the tile to y + r * ym; comp[r] the rows'
+ * zero-point compensation, m the channel of row 0. */
+void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                          const int32_t *comp, void *y, int64_t ym);
+/* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
+ * 8 values past the last multiple of 8 below n (the tail is one vector). */
+void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
+                   int64_t ys);
+void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                      void *y);
+/* One depthwise output row: acc[ox] = sum_{ky,kx} xp[ky * dh * pw + (ox * sw + kx * dw)] * k[ky * kw + kx]
+ * over a padded int16 plane xp of row pitch pw. */
+void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                  int64_t dw, int32_t *acc, int64_t ow);
+void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                     int64_t dw, int32_t *acc, int64_t ow);
+
+#endif

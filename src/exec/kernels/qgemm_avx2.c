@@ -1,0 +1,339 @@
+/* qgemm_avx2.c — AVX2 paths of the int8 kernels (see qgemm.h): two GEMM
+ * tiles over the same packing, the requantize epilogue on 8 values at a
+ * time, and the depthwise row. Called only when the CPU has AVX2
+ * (fx_qisa_active); on other targets these are stubs never reached. */
+#include "exec/kernels/qgemm.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+#include <string.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* 4 bytes at p as one int32 (no alignment or type assumed). */
+static inline int32_t ld32(const void *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* 4 rows x 8 columns per panel. vpmaddubsw multiplies the u8 activations
+ * with the s8 weights and adds adjacent pairs into int16, which is exact
+ * only when the pair cannot pass 32767: the caller uses this tile for
+ * pair-safe weights (|w0| + |w1| <= 128, so |pair| <= 255 * 128). vpmaddwd
+ * against ones then adds the two pairs of each column into int32. */
+AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    if (np == 2) {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += 32, b1 += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+            __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));                                   \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_maddubs_epi16(x1, w), ones));
+            ROW(0, c00, c01)
+            ROW(1, c10, c11)
+            ROW(2, c20, c21)
+            ROW(3, c30, c31)
+#undef ROW
+        }
+    } else {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+            __m256i w;
+#define ROW(r, c0)                                                                                                     \
+    w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));
+            ROW(0, c00)
+            ROW(1, c10)
+            ROW(2, c20)
+            ROW(3, c30)
+#undef ROW
+        }
+    }
+    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
+    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
+    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
+    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
+    if (np == 2) {
+        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
+        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
+        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
+        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
+    }
+}
+
+/* Exact for any s8 weights: activations were widened to int16 pairs
+ * (k, k + 1) per column while packing, and vpmaddwd multiplies them with the
+ * row's weight pair broadcast, adding each pair into int32 (at most
+ * 2 * 255 * 128: no saturation). 4 rows x 16 columns: 8 accumulators, so
+ * with the 2 inputs, the weight pair and a product all 16 ymm registers
+ * hold without spills. */
+AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    if (np == 2) {
+        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+            __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
+            ROW(0, c00, c01)
+            ROW(1, c10, c11)
+            ROW(2, c20, c21)
+            ROW(3, c30, c31)
+#undef ROW
+        }
+    } else {
+        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+            __m256i w;
+#define ROW(r, c0)                                                                                                     \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));
+            ROW(0, c00)
+            ROW(1, c10)
+            ROW(2, c20)
+            ROW(3, c30)
+#undef ROW
+        }
+    }
+    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
+    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
+    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
+    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
+    if (np == 2) {
+        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
+        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
+        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
+        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
+    }
+}
+
+/* The epilogue of fx_qepi_row_c on 8 values: the same float operations in
+ * the same order (no FMA contraction), rounding by the default MXCSR mode
+ * (nearest even), so both paths give identical bytes. */
+AVX2 static inline __m256i q_round8(__m256 v) {
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
+    return _mm256_cvtps_epi32(v);
+}
+
+/* fx_qtile_avx2_madd for a full 4 x 16 tile (np 2) with the simple
+ * epilogue (no requant, no add) applied in registers: row r's 16 bytes go
+ * to y + r * ym. The same operations as fx_qepi_row_avx2, so the same bytes. */
+AVX2 void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                               const int32_t *comp, void *y, int64_t ym) {
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+        __m256i w;
+#define ROW(r, c0, c1)                                                                                                 \
+    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
+        ROW(0, c00, c01)
+        ROW(1, c10, c11)
+        ROW(2, c20, c21)
+        ROW(3, c30, c31)
+#undef ROW
+    }
+    const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+    const bool sgn = e->y_signed;
+#define OUT(r, a0, a1)                                                                                                 \
+    {                                                                                                                  \
+        const __m256i vc = _mm256_set1_epi32(comp[r]);                                                                 \
+        const __m256 mq = _mm256_set1_ps(e->multq[m + r]), bq = _mm256_set1_ps(e->biasq[m + r]);                       \
+        __m256i q0 = _mm256_add_epi32(                                                                                 \
+            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a0, vc)), mq), bq)), vzp);        \
+        __m256i q1 = _mm256_add_epi32(                                                                                 \
+            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a1, vc)), mq), bq)), vzp);        \
+        q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);                                                         \
+        q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);                                                         \
+        __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));                     \
+        __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);                                   \
+        _mm_storeu_si128((__m128i *)((char *)y + r * ym), sgn ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi));   \
+    }
+    OUT(0, c00, c01)
+    OUT(1, c10, c11)
+    OUT(2, c20, c21)
+    OUT(3, c30, c31)
+#undef OUT
+}
+
+/* One vector of the epilogue: 8 values of acc (+ comp), res 8 bytes or
+ * NULL, to 8 bytes. */
+AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, const int32_t *acc, const void *res) {
+    __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), vcomp), q;
+    if (!e->mid && !e->res) {
+        __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
+                                 _mm256_set1_ps(e->biasq[m]));
+        q = _mm256_add_epi32(q_round8(t), _mm256_set1_epi32(e->y_zp));
+    } else {
+        __m256 t =
+            _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
+        if (e->mid) {
+            __m256i r =
+                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
+            r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
+            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->mid_zp));
+            t = _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->mid_scale));
+        }
+        if (e->res) {
+            __m128i rb = _mm_loadl_epi64((const __m128i *)res);
+            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
+            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
+            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
+        }
+        q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->y_inv))), _mm256_set1_epi32(e->y_zp));
+    }
+    q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
+    /* 8 int32 in [-128, 255] -> 8 bytes */
+    __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+}
+
+/* acc must be readable up to 8 values past the last multiple of 8 below n
+ * (a 16-wide tile row, or a depthwise row with room for ow rounded up to
+ * 16): the tail is one full vector whose first n % 8 bytes are stored. */
+AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                           void *y) {
+    const __m256i vcomp = _mm256_set1_epi32(comp);
+    int64_t j = 0;
+    if (!e->mid && !e->res) {
+        /* y = clamp(rne(acc * multq + biasq) + zp), 16 values per step */
+        const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+        const __m256 mq = _mm256_set1_ps(e->multq[m]), bq = _mm256_set1_ps(e->biasq[m]);
+        for (; j + 16 <= n; j += 16) {
+            __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+            __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
+            __m256i q0 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mq), bq)), vzp);
+            __m256i q1 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mq), bq)), vzp);
+            q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);
+            q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);
+            /* [q0 0-3, q1 0-3 | q0 4-7, q1 4-7] -> in order, then to bytes */
+            __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
+            __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+            __m128i b8 = e->y_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+            _mm_storeu_si128((__m128i *)((char *)y + j), b8);
+        }
+    }
+    for (; j + 8 <= n; j += 8)
+        _mm_storel_epi64((__m128i *)((char *)y + j), epi8(e, m, vcomp, acc + j, e->res ? (const char *)res + j : NULL));
+    if (j < n) {
+        uint8_t tr[8] = {0}, ty[8];
+        if (e->res) memcpy(tr, (const char *)res + j, (size_t)(n - j));
+        _mm_storel_epi64((__m128i *)ty, epi8(e, m, vcomp, acc + j, tr));
+        memcpy((char *)y + j, ty, (size_t)(n - j));
+    }
+}
+
+/* The depthwise row of fx_qdw_row_c, 8 outputs at a time for stride 1
+ * (contiguous taps, sign-extended int16 products summed in int32); other
+ * strides gather each tap's 8 inputs. Integer sums: bit-identical. The
+ * last vector may run past ow: acc has room for ow rounded up to 16 and the
+ * plane has slack after it (qgemm.c); those sums are not used. */
+/* Two taps' weights as the int16 pair of one int32 lane. */
+static inline int32_t kpair(int16_t k0, int16_t k1) {
+    return (int32_t)((uint32_t)(uint16_t)k0 | ((uint32_t)(uint16_t)k1 << 16));
+}
+
+/* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
+ * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. */
+AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                           int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
+                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(acc + ox), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(acc + ox + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+}
+
+/* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
+ * inputs 2o + kx and 2o + kx + 1, so 16 loaded values are 8 ready pairs. */
+AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                           int32_t *acc, int64_t ow) {
+    for (int64_t ox = 0; ox < ow; ox += 8) {
+        __m256i s = _mm256_setzero_si256();
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + 2 * ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), w));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(acc + ox), s);
+    }
+}
+
+AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
+                          int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
+    if (dw == 1 && sw == 1) {
+        dw_row_s1(xp, pitch, k, kh, kw, dh, acc, ow);
+        return;
+    }
+    if (dw == 1 && sw == 2) {
+        dw_row_s2(xp, pitch, k, kh, kw, dh, acc, ow);
+        return;
+    }
+    int64_t ox = 0;
+    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)sw));
+    for (; ox < ow; ox += 8) {
+        __m256i s = _mm256_setzero_si256();
+        for (int64_t ky = 0; ky < kh; ky++)
+            for (int64_t kx = 0; kx < kw; kx++) {
+                const int16_t *src = xp + ky * dh * pitch + kx * dw + ox * sw;
+                __m256i x;
+                if (sw == 1)
+                    x = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)src));
+                else {
+                    /* gather 32-bit words at 2-byte steps; keep the low half */
+                    __m256i g = _mm256_i32gather_epi32((const int *)(const void *)src, idx, 2);
+                    x = _mm256_srai_epi32(_mm256_slli_epi32(g, 16), 16);
+                }
+                s = _mm256_add_epi32(s, _mm256_mullo_epi32(x, _mm256_set1_epi32(k[ky * kw + kx])));
+            }
+        _mm256_storeu_si256((__m256i *)(acc + ox), s);
+    }
+}
+
+#else
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+    fx_qtile_c(ks, a, b, np, acc);
+}
+void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
+    (void)a16;
+    (void)ks, (void)b, (void)np, (void)acc;
+}
+void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                      void *y) {
+    fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
+                          const int32_t *comp, void *y, int64_t ym) {
+    (void)ks, (void)a16, (void)b, (void)e, (void)m, (void)comp, (void)y, (void)ym;
+}
+void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
+                     int64_t dw, int32_t *acc, int64_t ow) {
+    fx_qdw_row_c(xp, pitch, k, kh, kw, sw, dh, dw, acc, ow);
+}
+#endif

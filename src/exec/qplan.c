@@ -1,0 +1,379 @@
+/* qplan.c — recognises int8 islands for the compiled plan and prepares
+ * their kernels (see qplan.h). Every parameter is checked the way the
+ * reference kernels would accept it (finite positive scales, zero points
+ * of the value's type, per-channel scales along the output channels, zero
+ * weight zero points); anything unusual is left to the reference path,
+ * which also reports bad input. */
+#include "exec/qplan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kernels/qgemm.h"
+#include "ir/infer_int.h"
+#include "ir/op_table.h"
+
+struct fx_qop {
+    fx_qconv *c;    /* conv / fc, or */
+    fx_qpool *pool; /* max / global average pooling */
+};
+
+static bool is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
+
+static const nnfx_node *arg_node(const nnfx_node *n, int i) {
+    return i < n->nargs && n->args[i].kind == NNFX_ARG_NODE ? n->args[i].u.node : NULL;
+}
+
+static bool arg_absent(const nnfx_node *n, int i) { return i >= n->nargs || n->args[i].kind == NNFX_ARG_NONE; }
+
+static bool sole_user_is(const nnfx_node *n, const nnfx_node *u) {
+    return n->nusers == 1 && n->users[0] == u && n->nout == 1;
+}
+
+static bool is_q8(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8; }
+
+/* Scale and zero point of a per-tensor Q / DQ node: scale a finite positive
+ * float32 scalar, zero point (optional) a scalar of the int8 type dt. */
+static bool qparams_scalar(const fx_qenv *env, const nnfx_node *n, nnfx_dtype dt, float *scale, int32_t *zp) {
+    const nnfx_node *sn = arg_node(n, 1), *zn = arg_node(n, 2);
+    const nnfx_tensor *s = sn ? env->const_of(env->ctx, sn) : NULL;
+    if (!s || s->dtype != NNFX_F32 || nnfx_tensor_numel(s) != 1) return false;
+    *scale = *(const float *)s->data;
+    if (!(*scale > 0.0f) || !isfinite(*scale)) return false;
+    *zp = 0;
+    if (arg_absent(n, 2)) return dt == NNFX_U8;
+    const nnfx_tensor *z = zn ? env->const_of(env->ctx, zn) : NULL;
+    if (!z || z->dtype != dt || nnfx_tensor_numel(z) != 1) return false;
+    *zp = dt == NNFX_U8 ? *(const uint8_t *)z->data : *(const int8_t *)z->data;
+    return true;
+}
+
+/* A float scalar argument: a literal or a constant node. */
+static bool scalar_arg(const fx_qenv *env, const nnfx_node *n, int i, float *v) {
+    if (i >= n->nargs) return false;
+    const nnfx_arg *a = &n->args[i];
+    if (a->kind == NNFX_ARG_FLOAT) return *v = (float)a->u.f, true;
+    if (a->kind == NNFX_ARG_INT) return *v = (float)a->u.i, true;
+    if (a->kind != NNFX_ARG_NODE) return false;
+    const nnfx_tensor *t = env->const_of(env->ctx, a->u.node);
+    if (!t || t->dtype != NNFX_F32 || nnfx_tensor_numel(t) != 1) return false;
+    *v = *(const float *)t->data;
+    return true;
+}
+
+/* Relu or Clip node n over its input: bounds in real units. */
+static bool act_bounds(const fx_qenv *env, const nnfx_node *n, float *lo, float *hi) {
+    if (is_op(n, NNFX_OP_RELU)) {
+        *lo = fmaxf(*lo, 0.0f);
+        return true;
+    }
+    if (!is_op(n, NNFX_OP_CLIP)) return false;
+    float a = -INFINITY, b = INFINITY;
+    if (!arg_absent(n, 1) && !scalar_arg(env, n, 1, &a)) return false;
+    if (!arg_absent(n, 2) && !scalar_arg(env, n, 2, &b)) return false;
+    if (isnan(a) || isnan(b) || a > b) return false;
+    *lo = fmaxf(*lo, a), *hi = fminf(*hi, b);
+    return true;
+}
+
+static void add_node(fx_qmatch *m, const nnfx_node *n) {
+    if (m->nnodes < FX_QOP_MAX_NODES) m->nodes[m->nnodes++] = n;
+}
+
+/* The int8 tensor behind a DequantizeLinear of run-time value: x's node,
+ * with per-tensor parameters. */
+static const nnfx_node *dq_input(const fx_qenv *env, const nnfx_node *dq, bool *sgn, float *scale, int32_t *zp) {
+    if (!is_op(dq, NNFX_OP_DEQUANTIZE_LINEAR) || dq->meta[0].dtype != NNFX_F32) return NULL;
+    const nnfx_node *x = arg_node(dq, 0);
+    if (!x || env->const_of(env->ctx, x) || x->nout != 1 || !is_q8(x->meta[0].dtype)) return NULL;
+    if (!qparams_scalar(env, dq, x->meta[0].dtype, scale, zp)) return NULL;
+    *sgn = x->meta[0].dtype == NNFX_I8;
+    return x;
+}
+
+/* Weights: DequantizeLinear of an int8 constant with zero zero points and
+ * per-tensor or per-axis (along `axis` of length m) float32 scales. */
+static const nnfx_tensor *dq_weight(const fx_qenv *env, const nnfx_node *dq, int axis, int64_t m,
+                                    const nnfx_tensor **scale) {
+    if (!is_op(dq, NNFX_OP_DEQUANTIZE_LINEAR)) return NULL;
+    const nnfx_node *wn = arg_node(dq, 0), *sn = arg_node(dq, 1), *zn = arg_node(dq, 2);
+    const nnfx_tensor *w = wn ? env->const_of(env->ctx, wn) : NULL;
+    const nnfx_tensor *s = sn ? env->const_of(env->ctx, sn) : NULL;
+    if (!w || w->dtype != NNFX_I8 || !s || s->dtype != NNFX_F32) return NULL;
+    int64_t ns = nnfx_tensor_numel(s);
+    if (ns != 1) {
+        int64_t ax = nnfx_node_attr_int(dq, "axis", 1);
+        if (ax < 0) ax += w->rank;
+        if (s->rank != 1 || ax != axis || ns != m) return NULL;
+    }
+    for (int64_t i = 0; i < ns; i++) {
+        float v = ((const float *)s->data)[i];
+        if (!(v > 0.0f) || !isfinite(v)) return NULL;
+    }
+    if (!arg_absent(dq, 2)) {
+        const nnfx_tensor *z = zn ? env->const_of(env->ctx, zn) : NULL;
+        if (!z || z->dtype != NNFX_I8 || nnfx_tensor_numel(z) != ns) return NULL;
+        for (int64_t i = 0; i < ns; i++)
+            if (((const int8_t *)z->data)[i]) return NULL;
+    }
+    *scale = s;
+    return w;
+}
+
+/* A float32 bias of m values (shape [m] or [1, m]), or none. */
+static bool bias_of(const fx_qenv *env, const nnfx_node *n, int i, int64_t m, const float **b) {
+    *b = NULL;
+    if (arg_absent(n, i)) return true;
+    const nnfx_node *bn = arg_node(n, i);
+    const nnfx_tensor *t = bn ? env->const_of(env->ctx, bn) : NULL;
+    if (!t || t->dtype != NNFX_F32 || nnfx_tensor_numel(t) != m || t->shape[t->rank - 1] != m) return false;
+    *b = t->data;
+    return true;
+}
+
+static fx_qop *wrap(fx_qconv *c, nnfx_error *err) {
+    fx_qop *op = c ? calloc(1, sizeof *op) : NULL;
+    if (!op) {
+        fx_qconv_free(c);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 kernel");
+        return NULL;
+    }
+    op->c = c;
+    return op;
+}
+
+/* Q(MaxPool | GlobalAveragePool(DQ(x))): pooling on the int8 values. */
+static fx_qop *prepare_pool(const fx_qenv *env, const nnfx_node *f, const fx_qparams *q, fx_qmatch *m,
+                            nnfx_error *err) {
+    const nnfx_node *dqx = arg_node(f, 0);
+    fx_qpool_geom g = {0};
+    const nnfx_node *x = dqx ? dq_input(env, dqx, &g.x_signed, &g.x_scale, &g.x_zp) : NULL;
+    if (!x || f->nargs != 1 || f->nout != 1 || !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&f->meta[0]) ||
+        x->meta[0].rank != 4 || f->meta[0].rank != 4)
+        return NULL;
+    const nnfx_meta *xm = &x->meta[0], *ym = &f->meta[0];
+    g.n = xm->dims[0].value, g.c = xm->dims[1].value, g.h = xm->dims[2].value, g.w = xm->dims[3].value;
+    g.oh = ym->dims[2].value, g.ow = ym->dims[3].value;
+    g.y_signed = q->y_signed, g.y_scale = q->y_scale, g.y_zp = q->y_zp;
+    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL) {
+        g.global_avg = true;
+        if (g.oh != 1 || g.ow != 1) return NULL;
+    } else {
+        const nnfx_attr *ks = nnfx_node_attr(f, "kernel_shape");
+        if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2 || nnfx_node_attr_int(f, "storage_order", 0))
+            return NULL;
+        int64_t k[2] = {ks->u.ints.v[0], ks->u.ints.v[1]}, in_sp[2] = {g.h, g.w};
+        ir_window win;
+        nnfx_error werr = {0};
+        if (ir_window_read(f, 2, k, in_sp, &win, &werr)) return NULL;
+        g.kh = win.k[0], g.kw = win.k[1], g.sh = win.s[0], g.sw = win.s[1], g.dh = win.d[0], g.dw = win.d[1];
+        g.ph = win.pb[0], g.pw = win.pb[1];
+        if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.oh < 1 || g.ow < 1) return NULL;
+    }
+    if (ym->dims[0].value != g.n || ym->dims[1].value != g.c) return NULL;
+    fx_qop *op = calloc(1, sizeof *op);
+    if (op) op->pool = fx_qpool_new(&g);
+    if (!op || !op->pool) {
+        free(op);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 kernel");
+        return NULL;
+    }
+    m->x = x;
+    m->dq[0] = dqx;
+    return op;
+}
+
+/* Conv / Gemm / MatMul node f reading DequantizeLinear(x): prepares the
+ * kernel with the epilogue in q. */
+static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx_qmatch *m, nnfx_error *err) {
+    const nnfx_node *dqx = arg_node(f, 0);
+    const nnfx_node *x = dqx ? dq_input(env, dqx, &q->x_signed, &q->x_scale, &q->x_zp) : NULL;
+    if (!x || !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&f->meta[0])) return NULL;
+    const nnfx_node *dqw = arg_node(f, 1);
+    const nnfx_tensor *ws = NULL, *w = NULL;
+    const nnfx_meta *xm = &x->meta[0], *ym = &f->meta[0];
+    if (f->op == NNFX_OP_CONV) {
+        if (xm->rank != 4 || ym->rank != 4 || f->nargs > 3) return NULL;
+        int64_t mo = ym->dims[1].value;
+        w = dqw ? dq_weight(env, dqw, 0, mo, &ws) : NULL;
+        if (!w || w->rank != 4 || w->shape[0] != mo || !bias_of(env, f, 2, mo, &q->bias)) return NULL;
+        int64_t ksz[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xm->dims[2].value, xm->dims[3].value};
+        ir_window win;
+        nnfx_error werr = {0};
+        if (ir_window_read(f, 2, ksz, in_sp, &win, &werr)) return NULL;
+        fx_qconv_geom g = {0};
+        g.n = xm->dims[0].value, g.c = xm->dims[1].value, g.h = in_sp[0], g.w = in_sp[1], g.m = mo;
+        g.kh = win.k[0], g.kw = win.k[1], g.sh = win.s[0], g.sw = win.s[1], g.dh = win.d[0], g.dw = win.d[1];
+        g.ph = win.pb[0], g.pw = win.pb[1];
+        g.group = nnfx_node_attr_int(f, "group", 1);
+        g.oh = ym->dims[2].value, g.ow = ym->dims[3].value;
+        if (g.group < 1 || g.c % g.group || g.m % g.group || w->shape[1] != g.c / g.group || g.oh <= 0 || g.ow <= 0 ||
+            g.oh != ir_window_out(&win, 0, g.h) || g.ow != ir_window_out(&win, 1, g.w))
+            return NULL;
+        q->w_scale = ws->data, q->w_scale_n = nnfx_tensor_numel(ws);
+        m->x = x;
+        m->dq[0] = dqx;
+        return wrap(fx_qconv_new(&g, w->data, q), err);
+    }
+    /* Gemm (alpha = beta = 1, A not transposed) and MatMul with 2-d weights */
+    int64_t k = xm->dims[xm->rank - 1].value, mo = ym->dims[ym->rank - 1].value, rows = 1;
+    for (int d = 0; d + 1 < xm->rank; d++)
+        rows *= xm->dims[d].value;
+    bool trans = false;
+    if (f->op == NNFX_OP_GEMM) {
+        if (xm->rank != 2 || nnfx_node_attr_int(f, "transA", 0) || nnfx_node_attr_float(f, "alpha", 1.0) != 1.0 ||
+            nnfx_node_attr_float(f, "beta", 1.0) != 1.0)
+            return NULL;
+        trans = nnfx_node_attr_int(f, "transB", 0) != 0;
+        if (!bias_of(env, f, 2, mo, &q->bias)) return NULL;
+    } else {
+        if (xm->rank < 2 || f->nargs != 2) return NULL;
+    }
+    w = dqw ? dq_weight(env, dqw, trans ? 0 : 1, mo, &ws) : NULL;
+    if (!w || w->rank != 2 || w->shape[trans ? 1 : 0] != k || w->shape[trans ? 0 : 1] != mo) return NULL;
+    int8_t *wt = malloc((size_t)(k * mo));
+    if (!wt) return wrap(NULL, err);
+    const int8_t *wd = w->data;
+    for (int64_t i = 0; i < mo; i++)
+        for (int64_t j = 0; j < k; j++)
+            wt[i * k + j] = trans ? wd[i * k + j] : wd[j * mo + i];
+    q->w_scale = ws->data, q->w_scale_n = nnfx_tensor_numel(ws);
+    m->x = x;
+    m->dq[0] = dqx;
+    fx_qconv *c = fx_qfc_new(rows, k, mo, wt, q);
+    free(wt);
+    return wrap(c, err);
+}
+
+fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
+    memset(m, 0, sizeof *m);
+    if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
+    fx_qparams q = {0};
+    q.act_lo = q.mid_lo = -INFINITY, q.act_hi = q.mid_hi = INFINITY;
+    q.y_signed = qn->meta[0].dtype == NNFX_I8;
+    if (!qparams_scalar(env, qn, qn->meta[0].dtype, &q.y_scale, &q.y_zp)) return NULL;
+    const nnfx_node *cur = arg_node(qn, 0);
+    if (!cur || !sole_user_is(cur, qn) || env->claimed(env->ctx, cur) || cur->meta[0].dtype != NNFX_F32) return NULL;
+    if ((is_op(cur, NNFX_OP_MAX_POOL) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL))) {
+        fx_qop *op = prepare_pool(env, cur, &q, m, err);
+        if (!op) {
+            memset(m, 0, sizeof *m);
+            return NULL;
+        }
+        add_node(m, cur);
+        add_node(m, qn);
+        return op;
+    }
+    /* [Relu | Clip] before the final Q */
+    const nnfx_node *tail[FX_QOP_MAX_NODES];
+    int nt = 0;
+    if (act_bounds(env, cur, &q.act_lo, &q.act_hi)) {
+        tail[nt++] = cur;
+        cur = arg_node(cur, 0);
+        if (!cur || !sole_user_is(cur, tail[nt - 1]) || env->claimed(env->ctx, cur)) return NULL;
+    }
+    const nnfx_node *f = cur;
+    if (is_op(cur, NNFX_OP_ADD)) {
+        /* one side the op (directly or through Q -> DQ), the other DQ(r) */
+        const nnfx_node *add = cur;
+        for (int side = 0; side < 2; side++) {
+            const nnfx_node *a = arg_node(add, side), *b = arg_node(add, 1 - side);
+            if (!a || !b || a == b || add->nargs != 2) return NULL;
+            const nnfx_node *r = dq_input(env, b, &q.res_signed, &q.res_scale, &q.res_zp);
+            if (!r) continue;
+            if (!nnfx_meta_is_static(&r->meta[0]) || r->meta[0].rank != add->meta[0].rank) continue;
+            bool same = true;
+            for (int d = 0; d < r->meta[0].rank; d++)
+                same = same && r->meta[0].dims[d].value == add->meta[0].dims[d].value;
+            if (!same || !sole_user_is(a, add) || env->claimed(env->ctx, a)) continue;
+            const nnfx_node *chain[5];
+            int nc = 0;
+            const nnfx_node *g = a;
+            if (is_op(a, NNFX_OP_DEQUANTIZE_LINEAR)) {
+                /* op -> [act] -> Q1 -> DQ1 -> Add: the intermediate requantization */
+                const nnfx_node *q1 = arg_node(a, 0), *cast = NULL;
+                float s1, sd;
+                int32_t z1, zd;
+                /* PyTorch's export puts a Cast to the same type between them */
+                if (is_op(q1, NNFX_OP_CAST) && q1->nout == 1 && sole_user_is(q1, a) && !env->claimed(env->ctx, q1)) {
+                    cast = q1;
+                    q1 = arg_node(cast, 0);
+                    if (!q1 || q1->meta[0].dtype != cast->meta[0].dtype) continue;
+                }
+                if (!is_op(q1, NNFX_OP_QUANTIZE_LINEAR) || !sole_user_is(q1, cast ? cast : a) ||
+                    !is_q8(q1->meta[0].dtype) || env->claimed(env->ctx, q1))
+                    continue;
+                if (!qparams_scalar(env, q1, q1->meta[0].dtype, &s1, &z1) ||
+                    !qparams_scalar(env, a, q1->meta[0].dtype, &sd, &zd) || s1 != sd || z1 != zd)
+                    continue;
+                q.mid = true, q.mid_scale = s1, q.mid_zp = z1, q.mid_signed = q1->meta[0].dtype == NNFX_I8;
+                chain[nc++] = a, chain[nc++] = q1;
+                if (cast) chain[nc++] = cast;
+                g = arg_node(q1, 0);
+                if (!g || !sole_user_is(g, q1) || env->claimed(env->ctx, g)) {
+                    q.mid = false;
+                    continue;
+                }
+                if (act_bounds(env, g, &q.mid_lo, &q.mid_hi)) {
+                    chain[nc++] = g;
+                    const nnfx_node *h = arg_node(g, 0);
+                    if (!h || !sole_user_is(h, g) || env->claimed(env->ctx, h)) {
+                        q.mid = false;
+                        continue;
+                    }
+                    g = h;
+                }
+            }
+            if (!is_op(g, NNFX_OP_CONV) && !is_op(g, NNFX_OP_GEMM) && !is_op(g, NNFX_OP_MATMUL)) {
+                q.mid = false, q.mid_lo = -INFINITY, q.mid_hi = INFINITY;
+                continue;
+            }
+            q.res = true;
+            m->res = r;
+            m->dq[1] = b;
+            f = g;
+            for (int i = nc - 1; i >= 0; i--)
+                tail[nt++] = chain[i];
+            tail[nt++] = add;
+            break;
+        }
+        if (!q.res) return NULL;
+    }
+    if (!is_op(f, NNFX_OP_CONV) && !is_op(f, NNFX_OP_GEMM) && !is_op(f, NNFX_OP_MATMUL)) return NULL;
+    if (env->claimed(env->ctx, f) || f->meta[0].dtype != NNFX_F32) return NULL;
+    fx_qop *op = prepare(env, f, &q, m, err);
+    if (!op) {
+        memset(m, 0, sizeof *m);
+        return NULL;
+    }
+    /* the fused nodes (order does not matter to the plan), the final Q last */
+    add_node(m, f);
+    for (int i = 0; i < nt; i++)
+        add_node(m, tail[i]);
+    add_node(m, qn);
+    return op;
+}
+
+void fx_qop_free(fx_qop *op) {
+    if (!op) return;
+    fx_qconv_free(op->c);
+    fx_qpool_free(op->pool);
+    free(op);
+}
+
+int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch_bytes(op->c) : 0; }
+
+void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
+    if (op->c)
+        fx_qconv_describe(op->c, buf, len);
+    else
+        fx_qpool_describe(op->pool, buf, len);
+}
+
+void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
+    if (op->c)
+        fx_qconv_run(op->c, pool, x, res, y, scratch);
+    else
+        fx_qpool_run(op->pool, pool, x, y);
+}

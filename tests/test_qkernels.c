@@ -1,0 +1,575 @@
+/* test_qkernels.c — the int8 kernels (src/exec/kernels/qgemm*.c) against
+ * the reference semantics DequantizeLinear -> float op -> QuantizeLinear,
+ * computed here independently in double precision, on odd shapes (M, N, K
+ * not multiples of the vector widths, stride / pad / dilation, groups,
+ * depthwise), per-tensor and per-channel scales, u8 and s8 activations and
+ * outputs, Relu / Clip bounds, a requantize + residual add epilogue, and
+ * inputs at the edges of the types (the u8 x s8 pair sums of vpmaddubsw
+ * would saturate there). Every ISA path the host has is run and compared
+ * with the portable one byte for byte; 1 thread against 2.
+ *
+ * Agreement with the reference: a value differs only where the exact
+ * result lies within 1e-3 of a rounding tie (x.5 LSB), by one unit there
+ * (the kernel divides by a scale as a product with the reciprocal, and sums
+ * exactly in int32; float evaluation cannot decide such ties). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "exec/fast_int.h"
+#include "exec/kernels/qgemm.h"
+
+static uint32_t rng = 2024;
+static uint32_t rnd(void) {
+    rng = rng * 1664525u + 1013904223u;
+    return rng >> 8;
+}
+static int irand(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+static float frand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() & 0xffff) / 65535.0f; }
+
+typedef struct qcase {
+    fx_qconv_geom g;
+    bool fc;
+    int64_t rows; /* fc */
+    fx_qparams q;
+    int wlo, whi; /* weight range */
+    int xmode;    /* 0 random, 1 all max, 2 all min */
+    bool act_relu, act_clip;
+} qcase;
+
+typedef struct qdata {
+    uint8_t *x, *res, *y, *y2;
+    int8_t *w;
+    float *ws, *bias;
+    int64_t nx, ny;
+    double *ref;   /* pre-rounding value of the output, in LSB units incl. zp */
+    bool *nearmid; /* a tie at the intermediate requantization */
+} qdata;
+
+static double rne(double v) { return nearbyint(v); }
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double xval(bool s, const uint8_t *p, int64_t i) { return s ? (double)(int8_t)p[i] : (double)p[i]; }
+
+static void fill_case(qcase *k, qdata *d) {
+    fx_qconv_geom *g = &k->g;
+    int64_t m = k->fc ? g->m : g->m, kk = k->fc ? g->c : g->c / g->group * g->kh * g->kw;
+    d->nx = k->fc ? k->rows * g->c : g->n * g->c * g->h * g->w;
+    d->ny = k->fc ? k->rows * g->m : g->n * g->m * g->oh * g->ow;
+    d->x = malloc((size_t)d->nx);
+    d->res = malloc((size_t)d->ny);
+    d->y = calloc((size_t)d->ny, 1);
+    d->y2 = calloc((size_t)d->ny, 1);
+    d->w = malloc((size_t)(m * kk));
+    d->ws = malloc(sizeof(float) * (size_t)m);
+    d->bias = malloc(sizeof(float) * (size_t)m);
+    d->ref = malloc(sizeof(double) * (size_t)d->ny);
+    d->nearmid = calloc((size_t)d->ny, 1);
+    for (int64_t i = 0; i < d->nx; i++) {
+        int v = k->xmode == 1   ? (k->q.x_signed ? 127 : 255)
+                : k->xmode == 2 ? (k->q.x_signed ? -128 : 0)
+                                : irand(k->q.x_signed ? -128 : 0, k->q.x_signed ? 127 : 255);
+        d->x[i] = (uint8_t)v;
+    }
+    for (int64_t i = 0; i < d->ny; i++)
+        d->res[i] = (uint8_t)irand(0, 255);
+    for (int64_t i = 0; i < m * kk; i++)
+        d->w[i] = (int8_t)(k->xmode ? (i % 3 ? k->wlo : k->whi) : irand(k->wlo, k->whi));
+    for (int64_t i = 0; i < m; i++) {
+        d->ws[i] = frand(0.002f, 0.02f);
+        d->bias[i] = frand(-2.0f, 2.0f);
+    }
+    fx_qparams *q = &k->q;
+    q->w_scale = d->ws;
+    q->bias = d->bias;
+    q->act_lo = -INFINITY, q->act_hi = INFINITY;
+    q->mid_lo = -INFINITY, q->mid_hi = INFINITY;
+    if (k->act_relu) q->act_lo = 0.0f;
+    if (k->act_clip) q->act_lo = 0.0f, q->act_hi = 6.0f;
+    if (q->mid) q->mid_lo = 0.0f; /* a Relu before the intermediate Q */
+}
+
+static void free_data(qdata *d) {
+    free(d->x), free(d->res), free(d->y), free(d->y2), free(d->w), free(d->ws), free(d->bias), free(d->ref);
+    free(d->nearmid);
+}
+
+/* The reference: every value dequantized, the op in double, the epilogue
+ * as the QDQ nodes state it. */
+static void reference(const qcase *k, qdata *d) {
+    const fx_qconv_geom *g = &k->g;
+    const fx_qparams *q = &k->q;
+    int64_t cg = k->fc ? g->c : g->c / g->group, mg = k->fc ? g->m : g->m / g->group;
+    int64_t kk = k->fc ? g->c : cg * g->kh * g->kw;
+    int64_t npix = k->fc ? k->rows : g->n * g->oh * g->ow;
+    for (int64_t pix = 0; pix < npix; pix++)
+        for (int64_t mo = 0; mo < g->m; mo++) {
+            double s = 0;
+            double ws = q->w_scale[q->w_scale_n == 1 ? 0 : mo];
+            int64_t yi;
+            if (k->fc) {
+                for (int64_t c = 0; c < kk; c++)
+                    s += (xval(q->x_signed, d->x, pix * kk + c) - q->x_zp) * q->x_scale * (d->w[mo * kk + c] * ws);
+                yi = pix * g->m + mo;
+            } else {
+                int64_t i = pix / (g->oh * g->ow), oy = pix / g->ow % g->oh, ox = pix % g->ow, gi = mo / mg;
+                for (int64_t c = 0; c < cg; c++)
+                    for (int64_t ky = 0; ky < g->kh; ky++)
+                        for (int64_t kx = 0; kx < g->kw; kx++) {
+                            int64_t iy = oy * g->sh - g->ph + ky * g->dh, ix = ox * g->sw - g->pw + kx * g->dw;
+                            if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) continue;
+                            double xv = xval(q->x_signed, d->x, ((i * g->c + gi * cg + c) * g->h + iy) * g->w + ix);
+                            double wv = d->w[((mo * cg + c) * g->kh + ky) * g->kw + kx] * ws;
+                            s += (xv - q->x_zp) * q->x_scale * wv;
+                        }
+                yi = ((i * g->m + mo) * g->oh + oy) * g->ow + ox;
+            }
+            double t = s + (q->bias ? q->bias[mo] : 0.0);
+            if (q->mid) {
+                t = clampd(t, q->mid_lo, q->mid_hi);
+                double v = t / q->mid_scale;
+                d->nearmid[yi] = fabs(fabs(v - floor(v)) - 0.5) < 1e-3;
+                double mq = clampd(rne(v) + q->mid_zp, q->mid_signed ? -128 : 0, q->mid_signed ? 127 : 255);
+                t = (mq - q->mid_zp) * q->mid_scale;
+            }
+            if (q->res) t += (xval(q->res_signed, d->res, yi) - q->res_zp) * q->res_scale;
+            t = clampd(t, q->act_lo, q->act_hi);
+            d->ref[yi] = t / q->y_scale;
+        }
+}
+
+static int check_against_ref(const qcase *k, const qdata *d, const uint8_t *y, const char *what) {
+    const fx_qparams *q = &k->q;
+    int off = 0;
+    for (int64_t i = 0; i < d->ny; i++) {
+        double v = d->ref[i];
+        double want = clampd(rne(v) + q->y_zp, q->y_signed ? -128 : 0, q->y_signed ? 127 : 255);
+        double got = xval(q->y_signed, y, i);
+        if (got == want) continue;
+        bool tie = fabs(fabs(v - floor(v)) - 0.5) < 1e-3;
+        if (!((tie && fabs(got - want) <= 1) || d->nearmid[i]))
+            fail_msg("%s: element %lld: got %g, reference %g (unrounded %.6f)", what, (long long)i, got, want,
+                     v + q->y_zp);
+        off++;
+    }
+    return off;
+}
+
+static fx_qconv *build(const qcase *k, const qdata *d) {
+    const fx_qconv_geom *g = &k->g;
+    fx_qconv *c = k->fc ? fx_qfc_new(k->rows, g->c, g->m, d->w, &k->q) : fx_qconv_new(g, d->w, &k->q);
+    assert_non_null(c);
+    return c;
+}
+
+static void run(const fx_qconv *c, fx_pool *pool, const qdata *d, const qcase *k, uint8_t *y) {
+    int th = fx_pool_threads(pool);
+    int64_t sb = fx_qconv_scratch_bytes(c);
+    void *scratch = aligned_alloc(64, (size_t)(sb * th + 64));
+    assert_non_null(scratch);
+    memset(y, 0xcd, (size_t)d->ny);
+    fx_qconv_run(c, pool, d->x, k->q.res ? d->res : NULL, y, scratch);
+    free(scratch);
+}
+
+/* Runs one case on every ISA the host has (and 2 threads), checking each
+ * against the reference and all against the portable path. */
+static void run_case(qcase *k, const char *name) {
+    qdata d;
+    fill_case(k, &d);
+    reference(k, &d);
+    fx_qisa isas[2] = {FX_QISA_C, FX_QISA_AVX2};
+    bool have_c = false;
+    for (int ii = 0; ii < 2; ii++) {
+        if (!fx_qisa_force(isas[ii])) {
+            printf("# %s: ISA %s not on this CPU: not run\n", name, fx_qisa_name(isas[ii]));
+            continue;
+        }
+        fx_qconv *c = build(k, &d);
+        char what[256];
+        snprintf(what, sizeof what, "%s [%s]", name, fx_qisa_name(isas[ii]));
+        uint8_t *y = have_c ? d.y2 : d.y;
+        run(c, NULL, &d, k, y);
+        int off = check_against_ref(k, &d, y, what);
+        if (off * 100 > d.ny)
+            fail_msg("%s: %d of %lld values off by one (ties should be rare)", what, off, (long long)d.ny);
+        if (have_c && memcmp(d.y, d.y2, (size_t)d.ny)) fail_msg("%s: differs from the portable path", what);
+        /* 2 threads: same bytes */
+        fx_pool *pool = fx_pool_new(2);
+        assert_non_null(pool);
+        uint8_t *y3 = malloc((size_t)d.ny);
+        run(c, pool, &d, k, y3);
+        if (memcmp(y3, y, (size_t)d.ny)) fail_msg("%s: 2 threads differ from 1", what);
+        free(y3);
+        fx_pool_free(pool);
+        char desc[160];
+        fx_qconv_describe(c, desc, sizeof desc);
+        int distinct = 0;
+        bool seen[256] = {0};
+        for (int64_t i = 0; i < d.ny; i++)
+            if (!seen[y[i]]) seen[y[i]] = true, distinct++;
+        printf("# %s: %s, %d of %lld on a tie, %d distinct values\n", name, desc, off, (long long)d.ny, distinct);
+        fx_qconv_free(c);
+        have_c = true;
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+    free_data(&d);
+}
+
+static void geom(qcase *k, int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t kh, int64_t kw, int64_t s,
+                 int64_t p, int64_t dil, int64_t group) {
+    memset(k, 0, sizeof *k);
+    fx_qconv_geom *g = &k->g;
+    g->n = n, g->c = c, g->h = h, g->w = w, g->m = m, g->kh = kh, g->kw = kw, g->sh = g->sw = s;
+    g->ph = g->pw = p, g->dh = g->dw = dil, g->group = group;
+    g->oh = (h + 2 * p - dil * (kh - 1) - 1) / s + 1;
+    g->ow = (w + 2 * p - dil * (kw - 1) - 1) / s + 1;
+    k->wlo = -128, k->whi = 127;
+    k->q.x_scale = 0.02f, k->q.x_zp = 3;
+    k->q.y_scale = 0.05f, k->q.y_zp = 7;
+    k->q.w_scale_n = m;
+}
+
+static void test_conv_shapes(void **state) {
+    (void)state;
+    qcase k;
+    /* 3x3 pad 1, odd channels and spatial sizes, per-channel, Relu */
+    geom(&k, 2, 5, 9, 11, 7, 3, 3, 1, 1, 1, 1);
+    k.act_relu = true;
+    run_case(&k, "conv3x3 s1 p1 relu");
+    /* stride 2, 7x7, pad 3 (a stem), per-tensor weight scale */
+    geom(&k, 1, 3, 17, 15, 10, 7, 7, 2, 3, 1, 1);
+    k.q.w_scale_n = 1;
+    run_case(&k, "conv7x7 s2 p3 per-tensor");
+    /* 1x1, s8 activations and s8 output, Clip(0, 6) */
+    geom(&k, 1, 19, 6, 5, 13, 1, 1, 1, 0, 1, 1);
+    k.q.x_signed = true, k.q.x_zp = -5, k.q.y_signed = true, k.q.y_zp = -3;
+    k.act_clip = true;
+    run_case(&k, "conv1x1 s8 in/out clip");
+    /* dilation 2, groups 3 */
+    geom(&k, 1, 6, 12, 13, 9, 3, 3, 1, 2, 2, 3);
+    run_case(&k, "conv3x3 dilation 2 groups 3");
+    /* stride 2 with dilation and asymmetric width, output channels past 4k */
+    geom(&k, 1, 4, 10, 21, 6, 3, 2, 2, 1, 2, 1);
+    run_case(&k, "conv3x2 s2 d2");
+    /* long K: 3x3 over 70 channels */
+    geom(&k, 1, 70, 7, 7, 33, 3, 3, 1, 1, 1, 1);
+    run_case(&k, "conv3x3 K=630");
+}
+
+static void test_conv_7bit_weights(void **state) {
+    (void)state;
+    /* weights in [-64, 64]: the vpmaddubsw tile is exact and must be picked */
+    qcase k;
+    geom(&k, 1, 9, 10, 9, 11, 3, 3, 1, 1, 1, 1);
+    k.wlo = -64, k.whi = 64;
+    qdata d;
+    fill_case(&k, &d);
+    fx_qconv *c = build(&k, &d);
+    char desc[160];
+    fx_qconv_describe(c, desc, sizeof desc);
+    if (fx_qisa_active() == FX_QISA_AVX2) assert_non_null(strstr(desc, "maddubs"));
+    fx_qconv_free(c);
+    free_data(&d);
+    run_case(&k, "conv3x3 7-bit weights (maddubs)");
+}
+
+static void test_saturation_edges(void **state) {
+    (void)state;
+    qcase k;
+    /* x all 255 against weights -128 / 127: int16 pair sums of 2 * 255 * 128
+     * would saturate vpmaddubsw; the output saturates at both ends */
+    for (int mode = 1; mode <= 2; mode++) {
+        geom(&k, 1, 64, 5, 6, 9, 3, 3, 1, 1, 1, 1);
+        k.xmode = mode;
+        k.q.x_zp = mode == 1 ? 0 : 255;
+        k.q.x_scale = 0.001f;
+        run_case(&k, mode == 1 ? "x at 255, full-range weights" : "x at 0 (zp 255), full-range weights");
+    }
+    geom(&k, 1, 64, 5, 6, 9, 3, 3, 1, 1, 1, 1);
+    k.xmode = 1, k.q.x_signed = true, k.q.x_zp = -128, k.q.x_scale = 0.0005f;
+    run_case(&k, "s8 x at 127");
+    /* a huge scale: every output saturates */
+    geom(&k, 1, 8, 5, 5, 5, 3, 3, 1, 1, 1, 1);
+    k.q.y_scale = 1e-6f;
+    run_case(&k, "outputs saturated");
+}
+
+static void test_depthwise(void **state) {
+    (void)state;
+    qcase k;
+    geom(&k, 2, 13, 11, 17, 13, 3, 3, 1, 1, 1, 13);
+    k.act_clip = true;
+    run_case(&k, "dwconv3x3 s1 clip");
+    geom(&k, 1, 9, 14, 19, 9, 3, 3, 2, 1, 1, 9);
+    run_case(&k, "dwconv3x3 s2");
+    geom(&k, 1, 5, 13, 29, 5, 5, 5, 2, 2, 1, 5);
+    k.q.x_signed = true, k.q.x_zp = 4;
+    run_case(&k, "dwconv5x5 s2 s8");
+    geom(&k, 1, 4, 12, 20, 4, 3, 3, 1, 2, 2, 4);
+    run_case(&k, "dwconv3x3 dilation 2");
+}
+
+static void test_residual(void **state) {
+    (void)state;
+    qcase k;
+    /* conv -> Relu -> Q -> DQ -> Add(DQ(r)) -> Relu -> Q */
+    geom(&k, 1, 8, 9, 10, 12, 3, 3, 1, 1, 1, 1);
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.act_relu = true;
+    run_case(&k, "conv + requant + residual add + relu");
+    /* conv -> Add(DQ(r)) -> Q, s8 residual */
+    geom(&k, 1, 8, 9, 10, 12, 1, 1, 1, 0, 1, 1);
+    k.q.res = true, k.q.res_signed = true, k.q.res_scale = 0.03f, k.q.res_zp = -2;
+    run_case(&k, "conv1x1 + residual add (s8)");
+    geom(&k, 1, 6, 9, 10, 6, 3, 3, 1, 1, 1, 6);
+    k.q.res = true, k.q.res_scale = 0.02f, k.q.res_zp = 100;
+    run_case(&k, "dwconv + residual add");
+}
+
+static void test_fc(void **state) {
+    (void)state;
+    qcase k;
+    int64_t shapes[][3] = {{1, 512, 1000}, {3, 37, 11}, {17, 9, 5}, {8, 130, 33}};
+    for (int i = 0; i < 4; i++) {
+        memset(&k, 0, sizeof k);
+        k.fc = true;
+        k.rows = shapes[i][0];
+        k.g.c = shapes[i][1], k.g.m = shapes[i][2], k.g.n = 1, k.g.group = 1;
+        k.wlo = -128, k.whi = 127;
+        k.q.x_scale = 0.01f, k.q.x_zp = 120, k.q.y_scale = 0.08f, k.q.y_zp = 128;
+        k.q.w_scale_n = i == 2 ? 1 : k.g.m;
+        k.q.x_signed = i == 3, k.q.y_signed = i == 3;
+        char name[64];
+        snprintf(name, sizeof name, "fc %lldx%lldx%lld", (long long)k.rows, (long long)k.g.c, (long long)k.g.m);
+        run_case(&k, name);
+    }
+}
+
+/* Why the pair check matters: the vpmaddubsw tile on full-range weights and
+ * x = 255 saturates its int16 pair sums (the madd16 tile and the portable
+ * path do not), so fx_qgemm_pack_w must flag such weights unsafe. */
+static void test_maddubs_saturates(void **state) {
+    (void)state;
+    if (!fx_qisa_force(FX_QISA_AVX2)) {
+        printf("# no AVX2 on this CPU: vpmaddubsw not run\n");
+        return;
+    }
+    int8_t w[4 * 8];
+    uint8_t x[8 * 8];
+    for (int i = 0; i < 32; i++)
+        w[i] = i % 2 ? 127 : -128;
+    for (int i = 0; i < 8; i++) /* row 0: pairs of 127 * 255 * 2 > 32767 */
+        w[i] = 127;
+    memset(x, 255, sizeof x);
+    fx_qgemm_w pw, pc;
+    assert_true(fx_qgemm_pack_w(&pw, w, 4, 8, 8)); /* AVX2: unsafe pairs take vpmaddwd */
+    assert_false(pw.pair_safe);
+    assert_int_equal(pw.kern, FX_QK_MADD);
+    fx_qisa_force(FX_QISA_C);
+    assert_true(fx_qgemm_pack_w(&pc, w, 4, 8, 8)); /* the quad packing vpmaddubsw reads */
+    fx_qisa_force(FX_QISA_AUTO);
+    uint8_t b[2 * 32], b16[4 * 32];
+    const uint8_t *r[4] = {x, x + 8, x + 16, x + 24};
+    fx_qpack_b_step(&pc, r, 8, 0, b);
+    fx_qpack_b_step(&pc, r, 8, 1, b);
+    for (int s = 0; s < 4; s++)
+        fx_qpack_b_step(&pw, r, 8, s, b16);
+    int32_t c[96], u[96], m16[96];
+    fx_qtile_c(2, pc.a, b, 1, c);
+    fx_qtile_avx2_ubs(2, pc.a, b, 1, u);
+    fx_qtile_avx2_madd(4, pw.a16, b16, 1, m16);
+    assert_int_equal(c[0], 255 * 127 * 8);
+    assert_int_not_equal(u[0], c[0]); /* saturated */
+    for (int rr = 0; rr < 4; rr++)
+        for (int j = 0; j < 8; j++)
+            assert_int_equal(m16[rr * 16 + j], c[rr * 16 + j]);
+    fx_qgemm_w_free(&pw);
+    fx_qgemm_w_free(&pc);
+}
+
+/* Random shapes: a small fuzz over geometry and parameters. */
+static void test_random_convs(void **state) {
+    (void)state;
+    for (int it = 0; it < 24; it++) {
+        qcase k;
+        int64_t kh = irand(1, 4), s = irand(1, 3), dil = irand(1, 2), p = irand(0, 2), group = irand(1, 3);
+        int64_t c = group * irand(1, 5), m = group * irand(1, 6);
+        if (it % 4 == 0) c = m = group = irand(2, 9); /* depthwise */
+        int64_t h = dil * (kh - 1) + irand(1, 12), w = dil * (kh - 1) + irand(1, 12);
+        geom(&k, irand(1, 2), c, h, w, m, kh, kh, s, p, dil, group);
+        k.q.x_signed = irand(0, 1), k.q.y_signed = irand(0, 1);
+        k.q.x_zp = k.q.x_signed ? irand(-20, 20) : irand(0, 255);
+        k.q.y_zp = k.q.y_signed ? irand(-20, 20) : irand(0, 255);
+        k.q.x_scale = frand(0.005f, 0.05f), k.q.y_scale = frand(0.01f, 0.2f);
+        k.q.w_scale_n = irand(0, 1) ? 1 : m;
+        k.act_relu = irand(0, 1);
+        if (irand(0, 3) == 0) k.wlo = -60, k.whi = 60;
+        char name[64];
+        snprintf(name, sizeof name, "random conv %d", it);
+        run_case(&k, name);
+    }
+}
+
+/* int8 MaxPool (pads, stride, dilation; same and different quantization on
+ * both sides) and GlobalAveragePool against DQ -> float pool -> Q in
+ * double: max pool exactly, average pool up to a unit at a tie. */
+static void test_pools(void **state) {
+    (void)state;
+    for (int it = 0; it < 6; it++) {
+        fx_qpool_geom g = {0};
+        g.global_avg = it >= 4;
+        g.n = 2, g.c = 3, g.h = 9 + it, g.w = 7 + 2 * it;
+        g.kh = g.kw = 2 + it % 2, g.sh = g.sw = 1 + it % 2, g.ph = g.pw = it % 2, g.dh = g.dw = it == 3 ? 2 : 1;
+        g.oh = g.global_avg ? 1 : (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+        g.ow = g.global_avg ? 1 : (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+        g.x_signed = it % 2, g.y_signed = it == 1;
+        g.x_scale = 0.03f, g.x_zp = g.x_signed ? -4 : 17;
+        bool same = it == 2;
+        g.y_scale = same ? g.x_scale : 0.045f, g.y_zp = same ? g.x_zp : (g.y_signed ? 3 : 40);
+        int64_t nx = g.n * g.c * g.h * g.w, ny = g.n * g.c * g.oh * g.ow;
+        uint8_t *x = malloc((size_t)nx), *y = malloc((size_t)ny);
+        for (int64_t i = 0; i < nx; i++)
+            x[i] = (uint8_t)irand(0, 255);
+        fx_qpool *p = fx_qpool_new(&g);
+        assert_non_null(p);
+        fx_qpool_run(p, NULL, x, y);
+        for (int64_t t = 0; t < g.n * g.c; t++)
+            for (int64_t oy = 0; oy < g.oh; oy++)
+                for (int64_t ox = 0; ox < g.ow; ox++) {
+                    double v = g.global_avg ? 0 : -INFINITY;
+                    for (int64_t iy = 0; iy < g.h; iy++)
+                        for (int64_t ix = 0; ix < g.w; ix++) {
+                            double xv = (xval(g.x_signed, x, (t * g.h + iy) * g.w + ix) - g.x_zp) * g.x_scale;
+                            if (g.global_avg) {
+                                v += xv / (double)(g.h * g.w);
+                                continue;
+                            }
+                            int64_t dy = iy - (oy * g.sh - g.ph), dx = ix - (ox * g.sw - g.pw);
+                            if (dy < 0 || dx < 0 || dy % g.dh || dx % g.dw || dy / g.dh >= g.kh || dx / g.dw >= g.kw)
+                                continue;
+                            if (xv > v) v = xv;
+                        }
+                    double u = v / g.y_scale;
+                    double want = clampd(rne(u) + g.y_zp, g.y_signed ? -128 : 0, g.y_signed ? 127 : 255);
+                    double got = xval(g.y_signed, y, (t * g.oh + oy) * g.ow + ox);
+                    bool tie = fabs(fabs(u - floor(u)) - 0.5) < 1e-3;
+                    if (got != want && !(tie && fabs(got - want) <= 1))
+                        fail_msg("pool case %d: (%lld, %lld, %lld): got %g, reference %g", it, (long long)t,
+                                 (long long)oy, (long long)ox, got, want);
+                }
+        fx_qpool_free(p);
+        free(x), free(y);
+    }
+}
+
+/* ---- model level: a QDQ model through the compiled plan ----------------- */
+
+/* Runs tests/data/qdq/<name>.onnx through the compiled plan (on each ISA)
+ * and the interpreter; both must agree with the reference outputs of the
+ * fixture script (DQ -> float op -> Q in PyTorch float32; for PyTorch FX's
+ * export, which has none, the interpreter): max |diff| <= one output
+ * quantization step, and the same top-1 per row. The islands must
+ * have run as int8 kernels (`want` of them in the plan). */
+static void check_model(const char *name, int want, bool have_ref) {
+    char rel[128], path[512];
+    snprintf(rel, sizeof rel, "qdq/%s.onnx", name);
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_onnx_load(tu_data_path(path, sizeof path, rel), &err);
+    if (!g) fail_msg("%s", err.msg);
+    snprintf(rel, sizeof rel, "qdq/%s_x.npy", name);
+    nnfx_tensor *x = tu_load_npy(rel);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *ref = NULL;
+    if (have_ref) {
+        snprintf(rel, sizeof rel, "qdq/%s_ref.npy", name);
+        ref = tu_load_npy(rel);
+    } else { /* ONNX Runtime checks this one (qdq_int8_vs_onnxruntime); here the interpreter */
+        nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+        int nr = 0;
+        if (!ip || nnfx_interp_run(ip, 1, &x, 1, &ref, &nr, &err)) fail_msg("%s", err.msg);
+        nnfx_interp_free(ip);
+    }
+    /* the output step: the smallest non-zero gap between reference values */
+    const float *r = ref->data;
+    int64_t n = nnfx_tensor_numel(ref), cols = ref->shape[ref->rank - 1];
+    double step = INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double d = fabs((double)r[i] - r[j]);
+            if (d > 1e-7 && d < step) step = d;
+        }
+    fx_qisa isas[2] = {FX_QISA_C, FX_QISA_AVX2};
+    for (int ii = 0; ii < 3; ii++) {
+        nnfx_tensor *out = NULL;
+        int nout = 0;
+        const char *how = "interpreter";
+        if (ii < 2) {
+            if (!fx_qisa_force(isas[ii])) continue;
+            how = fx_qisa_name(isas[ii]);
+            assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+            if (nnfx_gm_run(gm, 1, &x, 1, &out, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            int k = 0;
+            for (const char *p = plan; (p = strstr(p, " int8 (")); p++)
+                k++;
+            if (k != want) fail_msg("%s: %d int8 steps in the plan, want %d:\n%s", name, k, want, plan);
+            free(plan);
+        } else {
+            fx_qisa_force(FX_QISA_AUTO);
+            nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+            if (!ip || nnfx_interp_run(ip, 1, &x, 1, &out, &nout, &err)) fail_msg("%s", err.msg);
+            nnfx_interp_free(ip);
+        }
+        const float *o = out->data;
+        assert_int_equal(nnfx_tensor_numel(out), n);
+        double maxd = 0;
+        int64_t ndiff = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double d = fabs((double)o[i] - r[i]);
+            if (d > maxd) maxd = d;
+            ndiff += d > 1e-6;
+        }
+        for (int64_t row = 0; row < n / cols; row++) {
+            int64_t a = 0, b = 0;
+            for (int64_t j = 1; j < cols; j++) {
+                if (o[row * cols + j] > o[row * cols + a]) a = j;
+                if (r[row * cols + j] > r[row * cols + b]) b = j;
+            }
+            if (a != b)
+                fail_msg("%s [%s]: row %lld top-1 %lld, reference %lld", name, how, (long long)row, (long long)a,
+                         (long long)b);
+        }
+        printf("# %s [%s]: max |diff| %.3g (output step %.3g), %lld of %lld values differ\n", name, how, maxd, step,
+               (long long)ndiff, (long long)n);
+        if (maxd > step * 1.001) fail_msg("%s [%s]: max |diff| %g > one output step %g", name, how, maxd, step);
+        nnfx_tensor_release(out);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+    nnfx_tensor_release(x);
+    nnfx_tensor_release(ref);
+    nnfx_gm_free(gm);
+}
+
+static void test_qdq_models(void **state) {
+    (void)state;
+    check_model("qdq_cnn", 8, true);
+    check_model("qdq_matmul", 1, true);
+    check_model("qdq_fx_small", 5, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_shapes),      cmocka_unit_test(test_conv_7bit_weights),
+        cmocka_unit_test(test_saturation_edges), cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_residual),         cmocka_unit_test(test_fc),
+        cmocka_unit_test(test_random_convs),     cmocka_unit_test(test_maddubs_saturates),
+        cmocka_unit_test(test_qdq_models),       cmocka_unit_test(test_pools),
+    };
+    printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
