@@ -396,7 +396,31 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_GATHER_ELEMENTS,
                                   NNFX_OP_TRILU,
                                   NNFX_OP_CUM_SUM,
-                                  NNFX_OP_HARDMAX};
+                                  NNFX_OP_HARDMAX,
+                                  NNFX_OP_NLL_LOSS,
+                                  NNFX_OP_SCE_LOSS,
+                                  NNFX_OP_CAST_LIKE,
+                                  NNFX_OP_BIT_SHIFT,
+                                  NNFX_OP_EYE_LIKE,
+                                  NNFX_OP_DEPTH_TO_SPACE,
+                                  NNFX_OP_SPACE_TO_DEPTH,
+                                  NNFX_OP_INSTANCE_NORM,
+                                  NNFX_OP_LRN,
+                                  NNFX_OP_MVN,
+                                  NNFX_OP_HANN_WINDOW,
+                                  NNFX_OP_HAMMING_WINDOW,
+                                  NNFX_OP_BLACKMAN_WINDOW,
+                                  NNFX_OP_DET,
+                                  NNFX_OP_REVERSE_SEQUENCE,
+                                  NNFX_OP_ONE_HOT,
+                                  NNFX_OP_GATHER_ND,
+                                  NNFX_OP_SCATTER_ND,
+                                  NNFX_OP_SCATTER_ELEMENTS,
+                                  NNFX_OP_SCATTER,
+                                  NNFX_OP_TOPK,
+                                  NNFX_OP_NON_ZERO,
+                                  NNFX_OP_COMPRESS,
+                                  NNFX_OP_UNIQUE};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;

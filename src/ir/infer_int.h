@@ -94,4 +94,19 @@ void ir_shape_op_range(const nnfx_node *n, int rank, int64_t *lo, int64_t *hi);
  * dim is reduced unless noop_with_empty_axes is set. */
 bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why, size_t whylen);
 
+/* Stable merge sort of idx[0..n) by before(ctx, a, b) (true when element a
+ * must precede element b); false on out of memory. */
+bool ir_sort_idx(int64_t *idx, int64_t n, bool (*before)(const void *ctx, int64_t a, int64_t b), const void *ctx);
+
+/* Unique over the slices of x along axis (axis < 0: over the elements of
+ * the flattened x), as ONNX's Unique: *u unique slices; first[u] (index of
+ * its first occurrence), counts[u] and inverse[s] for each of the *ns
+ * slices, malloc'd (free with free()). Sorted ascending when sorted, else in
+ * order of first occurrence. False on out of memory. */
+bool ir_unique_plan(const nnfx_tensor *x, int axis, bool sorted, int64_t *u, int64_t *ns, int64_t **first,
+                    int64_t **inverse, int64_t **counts);
+
+/* Number of nonzero elements of t[0..lim) (lim < 0: all). */
+int64_t ir_count_nonzero(const nnfx_tensor *t, int64_t lim);
+
 #endif
