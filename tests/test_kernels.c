@@ -420,7 +420,13 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_TOPK,
                                   NNFX_OP_NON_ZERO,
                                   NNFX_OP_COMPRESS,
-                                  NNFX_OP_UNIQUE};
+                                  NNFX_OP_UNIQUE,
+                                  NNFX_OP_CONV_TRANSPOSE,
+                                  NNFX_OP_RNN,
+                                  NNFX_OP_GRU,
+                                  NNFX_OP_LSTM,
+                                  NNFX_OP_EINSUM,
+                                  NNFX_OP_NMS};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;

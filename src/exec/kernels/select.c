@@ -141,3 +141,20 @@ nnfx_status kern_unique(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     free(cnts);
     return NNFX_OK;
 }
+
+/* NonMaxSuppression: the selection of ir_nms_run, copied out. */
+nnfx_status kern_nms(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "non_max_suppression needs boxes and scores");
+    int64_t *sel, cnt;
+    char why[160];
+    if (!ir_nms_run(n, in[0], in[1], nin > 2 ? in[2] : NULL, nin > 3 ? in[3] : NULL, nin > 4 ? in[4] : NULL, &sel, &cnt,
+                    why, sizeof why))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
+    int64_t shape[2] = {cnt, 3};
+    nnfx_status s = kern_check_out(n, out[0], 2, shape, err);
+    if (!s && cnt > 0) memcpy(out[0]->data, sel, sizeof *sel * (size_t)(3 * cnt));
+    free(sel);
+    return s;
+}
