@@ -426,7 +426,12 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_GRU,
                                   NNFX_OP_LSTM,
                                   NNFX_OP_EINSUM,
-                                  NNFX_OP_NMS};
+                                  NNFX_OP_NMS,
+                                  NNFX_OP_GRID_SAMPLE,
+                                  NNFX_OP_ROI_ALIGN,
+                                  NNFX_OP_MAX_UNPOOL,
+                                  NNFX_OP_DFT,
+                                  NNFX_OP_STFT};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;

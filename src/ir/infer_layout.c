@@ -1,6 +1,6 @@
 /* infer_layout.c — shape inference of the coverage ops that rearrange or
  * create tensors: DepthToSpace, SpaceToDepth, EyeLike, CastLike, the
- * window functions (Hann, Hamming, Blackman) and Det. */
+ * window functions (Hann, Hamming, Blackman), Det and GridSample. */
 #include "ir/infer_int.h"
 
 /* DepthToSpace / SpaceToDepth on [N, C, H, W] with blocksize b. */
@@ -98,5 +98,123 @@ nnfx_status infer_det(nnfx_infer_ctx *c) {
     if (x->rank < 2) return infer_fail(c, "det needs rank >= 2, got %d", x->rank);
     c->out[0] = *x;
     c->out[0].rank = x->rank - 2;
+    return NNFX_OK;
+}
+
+/* GridSample(X [N, C, H, W], grid [N, Ho, Wo, 2]) -> [N, C, Ho, Wo]. */
+nnfx_status infer_grid_sample(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "X");
+    if (!s) s = infer_need(c, 1, "grid");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0], *g = c->in[1];
+    if ((x->rank >= 0 && x->rank != 4) || (g->rank >= 0 && g->rank != 4))
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "grid_sample supports 4-d X and grid only");
+    infer_set_rank(&c->out[0], x->dtype, 4);
+    if (x->rank == 4) c->out[0].dims[0] = x->dims[0], c->out[0].dims[1] = x->dims[1];
+    if (g->rank == 4) c->out[0].dims[2] = g->dims[1], c->out[0].dims[3] = g->dims[2];
+    return NNFX_OK;
+}
+
+/* RoiAlign(X [N, C, H, W], rois [R, 4], batch_indices [R]) ->
+ * [R, C, output_height, output_width]. */
+nnfx_status infer_roi_align(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "X");
+    if (!s) s = infer_need(c, 1, "rois");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0], *r = c->in[1];
+    infer_set_rank(&c->out[0], x->dtype, 4);
+    c->out[0].dims[0] = r->rank == 2 ? r->dims[0] : infer_dim(-1);
+    c->out[0].dims[1] = x->rank == 4 ? x->dims[1] : infer_dim(-1);
+    c->out[0].dims[2] = infer_dim(nnfx_node_attr_int(c->node, "output_height", 1));
+    c->out[0].dims[3] = infer_dim(nnfx_node_attr_int(c->node, "output_width", 1));
+    return NNFX_OK;
+}
+
+/* MaxUnpool(X, I, output_shape?): output_shape's value, else per spatial
+ * dim (in - 1) * stride + kernel - pads. */
+nnfx_status infer_max_unpool(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "X");
+    if (!s) s = infer_need(c, 1, "I");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0];
+    if (c->nin > 2 && c->in[2]) {
+        int64_t v[NNFX_MAX_RANK];
+        int nv = 0;
+        bool many = false;
+        if (infer_value_ints(c, 2, v, NNFX_MAX_RANK, &nv, &many)) {
+            infer_set_dims(&c->out[0], x->dtype, nv, v);
+        } else {
+            infer_set_unknown(&c->out[0], x->dtype);
+        }
+        return NNFX_OK;
+    }
+    if (x->rank < 0) {
+        infer_set_unknown(&c->out[0], x->dtype);
+        return NNFX_OK;
+    }
+    int nsp = x->rank - 2;
+    const nnfx_attr *ks = nnfx_node_attr(c->node, "kernel_shape"), *st = nnfx_node_attr(c->node, "strides"),
+                    *pd = nnfx_node_attr(c->node, "pads");
+    if (nsp < 1 || !ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != nsp)
+        return infer_fail(c, "max_unpool needs kernel_shape with %d values", nsp);
+    c->out[0] = *x;
+    for (int i = 0; i < nsp; i++) {
+        int64_t in = x->dims[2 + i].value, sv = st && st->u.ints.n == nsp ? st->u.ints.v[i] : 1;
+        int64_t pads = pd && pd->u.ints.n == 2 * nsp ? pd->u.ints.v[i] + pd->u.ints.v[i + nsp] : 0;
+        c->out[0].dims[2 + i] = infer_dim(in < 0 ? -1 : (in - 1) * sv + ks->u.ints.v[i] - pads);
+    }
+    return NNFX_OK;
+}
+
+/* DFT(input [..., 1|2], dft_length?): complex output (last dim 2) with
+ * dft_length (onesided: dft_length / 2 + 1) along axis. */
+nnfx_status infer_dft(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "input");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0];
+    if (x->rank < 0) {
+        infer_set_unknown(&c->out[0], x->dtype);
+        return NNFX_OK;
+    }
+    int axis;
+    if (x->rank < 2 || !infer_axis(nnfx_node_attr_int(c->node, "axis", 1), x->rank - 1, false, &axis))
+        return infer_fail(c, "dft axis out of range for rank %d", x->rank);
+    int64_t len = x->dims[axis].value, v[1];
+    int nv = 0;
+    bool many = false;
+    if (c->nin > 1 && c->in[1]) len = infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1 ? v[0] : -1;
+    if (nnfx_node_attr_int(c->node, "onesided", 0) && len >= 0) len = len / 2 + 1;
+    c->out[0] = *x;
+    c->out[0].dims[axis] = infer_dim(len);
+    c->out[0].dims[x->rank - 1] = infer_dim(2);
+    return NNFX_OK;
+}
+
+/* STFT(signal [B, len, 1|2], frame_step, window?, frame_length?) ->
+ * [B, frames, bins, 2]: frames = (len - frame_length) / frame_step + 1,
+ * bins = frame_length (onesided: frame_length / 2 + 1). */
+nnfx_status infer_stft(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "signal");
+    if (!s) s = infer_need(c, 1, "frame_step");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0];
+    int64_t v[1], step = -1, fl = -1;
+    int nv = 0;
+    bool many = false;
+    if (infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1) step = v[0];
+    if (c->nin > 3 && c->in[3]) {
+        if (infer_value_ints(c, 3, v, 1, &nv, &many) && nv == 1) fl = v[0];
+    } else if (c->nin > 2 && c->in[2] && c->in[2]->rank == 1) {
+        fl = c->in[2]->dims[0].value;
+    }
+    if (step == 0) return infer_fail(c, "stft frame_step must be positive");
+    int64_t T = x->rank == 3 ? x->dims[1].value : -1;
+    int64_t frames = T >= 0 && fl > 0 && step > 0 && T >= fl ? (T - fl) / step + 1 : -1;
+    int64_t bins = fl > 0 ? (nnfx_node_attr_int(c->node, "onesided", 1) ? fl / 2 + 1 : fl) : -1;
+    infer_set_rank(&c->out[0], x->dtype, 4);
+    c->out[0].dims[0] = x->rank == 3 ? x->dims[0] : infer_dim(-1);
+    c->out[0].dims[1] = infer_dim(frames);
+    c->out[0].dims[2] = infer_dim(bins);
+    c->out[0].dims[3] = infer_dim(2);
     return NNFX_OK;
 }

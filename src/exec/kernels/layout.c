@@ -1,6 +1,7 @@
 /* layout.c — coverage kernels that rearrange or create tensors:
  * DepthToSpace, SpaceToDepth, ReverseSequence (element bytes, any dtype),
- * EyeLike, the window functions and Det (through double). */
+ * MaxUnpool (element bytes), EyeLike, the window functions and Det (through
+ * double). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,48 @@ nnfx_status kern_reverse_sequence(const nnfx_node *n, int nin, nnfx_tensor *cons
             int64_t so = ta == 0 ? st * B + b : b * T + st, dof = ta == 0 ? t * B + b : b * T + t;
             memcpy((char *)out[0]->data + (size_t)dof * row, (const char *)x->data + (size_t)so * row, row);
         }
+    }
+    return NNFX_OK;
+}
+
+/* MaxUnpool(X, I, output_shape?): zeros, then X[k] goes to the position
+ * I[k] names. I holds offsets into the default output ((in - 1) * stride
+ * + kernel - pads per spatial dim), as MaxPool's Indices; a larger
+ * output_shape keeps those coordinates (the extra rows and columns stay
+ * zero), as ONNX's reference does. */
+nnfx_status kern_max_unpool(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                            nnfx_error *err) {
+    if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "max_unpool needs X and I");
+    const nnfx_tensor *x = in[0], *ix = in[1];
+    nnfx_tensor *y = out[0];
+    int64_t cnt = nnfx_tensor_numel(x), def[NNFX_MAX_RANK];
+    int nsp = x->rank - 2;
+    const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape"), *st = nnfx_node_attr(n, "strides"),
+                    *pd = nnfx_node_attr(n, "pads");
+    if (nnfx_tensor_numel(ix) != cnt || y->dtype != x->dtype || y->rank != x->rank || nsp < 1 || !ks ||
+        ks->u.ints.n != nsp)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "max_unpool needs indices of X's shape and kernel_shape");
+    def[0] = x->shape[0], def[1] = x->shape[1];
+    for (int i = 0; i < nsp; i++) {
+        int64_t sv = st && st->u.ints.n == nsp ? st->u.ints.v[i] : 1;
+        int64_t pads = pd && pd->u.ints.n == 2 * nsp ? pd->u.ints.v[i] + pd->u.ints.v[i + nsp] : 0;
+        def[2 + i] = (x->shape[2 + i] - 1) * sv + ks->u.ints.v[i] - pads;
+    }
+    int64_t lim = nnfx_shape_numel(x->rank, def);
+    size_t es = nnfx_dtype_size(x->dtype);
+    memset(y->data, 0, y->nbytes);
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t j = (int64_t)nnfx_tensor_get(ix, i), o = 0, mul = 1;
+        if (j < 0 || j >= lim)
+            return kern_fail(err, n, NNFX_ERR_RUNTIME, "max_unpool index %lld out of range", (long long)j);
+        for (int d = x->rank - 1; d >= 0; d--, j /= def[d + 1]) {
+            int64_t cd = j % def[d];
+            if (cd >= y->shape[d]) return kern_fail(err, n, NNFX_ERR_SHAPE, "max_unpool output_shape too small");
+            o += cd * mul;
+            mul *= y->shape[d];
+        }
+        memcpy((char *)y->data + (size_t)o * es, (const char *)x->data + (size_t)i * es, es);
     }
     return NNFX_OK;
 }
