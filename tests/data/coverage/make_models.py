@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""Exports small PyTorch modules of the op families beyond image classifiers
+(recurrent keyword spotters, a U-Net block, a 3-D conv video block, einsum
+attention) to ONNX with PyTorch's outputs, for the CTest case
+coverage_models (tests/test_real_models.c run on this directory).
+
+Usage: /usr/bin/python3 tests/data/coverage/make_models.py
+(Debian's python3-torch and python3-onnx.) Rewrites the *.onnx and *.npy
+files next to this script; every model M is M.onnx, M.input_<i>.npy and
+M.output_<i>.npy, the outputs being PyTorch's own in eval mode. Exit status
+77 when torch is missing.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/data: gen_real_models.export
+
+
+def models():
+    import torch
+    from torch import nn
+
+    class GruKws(nn.Module):
+        """Keyword spotter: 2-layer bidirectional GRU over MFCC frames."""
+
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(16, 24, num_layers=2, batch_first=True, bidirectional=True)
+            self.fc = nn.Linear(48, 12)
+
+        def forward(self, x):  # x [B, T, 16]
+            y, _ = self.gru(x)
+            return self.fc(y[:, -1])
+
+    class LstmKws(nn.Module):
+        """Keyword spotter: Conv1d front end, LSTM (uni- then bidirectional)."""
+
+        def __init__(self):
+            super().__init__()
+            self.front = nn.Sequential(nn.Conv1d(10, 16, 5, padding=2), nn.ReLU())
+            self.lstm1 = nn.LSTM(16, 20, batch_first=True)
+            self.lstm2 = nn.LSTM(20, 20, batch_first=True, bidirectional=True)
+            self.fc = nn.Linear(40, 12)
+
+        def forward(self, x):  # x [B, 10, T]
+            y = self.front(x).transpose(1, 2)
+            y, _ = self.lstm1(y)
+            y, (h, c) = self.lstm2(y)
+            return self.fc(y.mean(1)), h
+
+    class UNetBlock(nn.Module):
+        """One U-Net level: conv + InstanceNorm + ReLU, down, up with
+        ConvTranspose, skip concatenation."""
+
+        def __init__(self):
+            super().__init__()
+
+            def cbr(i, o):
+                return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.InstanceNorm2d(o, affine=True), nn.ReLU())
+
+            self.enc = cbr(3, 8)
+            self.down = nn.MaxPool2d(2)
+            self.mid = cbr(8, 16)
+            self.up = nn.ConvTranspose2d(16, 8, 2, stride=2)
+            self.up3 = nn.ConvTranspose2d(8, 8, 3, stride=2, padding=1, output_padding=1, groups=2)
+            self.dec = cbr(16, 8)
+            self.out = nn.Conv2d(16, 2, 1)
+
+        def forward(self, x):
+            e = self.enc(x)
+            m = self.mid(self.down(e))
+            d = self.dec(torch.cat([self.up(m), e], 1))
+            return self.out(torch.cat([d, self.up3(self.down(d))], 1))
+
+    class Video3d(nn.Module):
+        """3-D conv video block (r3d-like stem and one residual block)."""
+
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv3d(3, 8, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False),
+                                      nn.BatchNorm3d(8), nn.ReLU())
+            self.c1 = nn.Conv3d(8, 8, 3, padding=1, bias=False)
+            self.b1 = nn.BatchNorm3d(8)
+            self.c2 = nn.Conv3d(8, 8, 3, padding=(2, 1, 1), dilation=(2, 1, 1), groups=2)
+            self.pool = nn.MaxPool3d((1, 2, 2))
+            self.fc = nn.Linear(8, 5)
+
+        def forward(self, x):  # x [B, 3, T, H, W]
+            x = self.stem(x)
+            x = torch.relu(x + self.c2(torch.relu(self.b1(self.c1(x)))))
+            x = nn.functional.avg_pool3d(self.pool(x), (2, 2, 2))
+            return self.fc(x.mean((2, 3, 4))), x
+
+    class EinsumAttention(nn.Module):
+        """Multi-head attention written with einsum (as in many research
+        codebases), plus an einsum projection with a batch diagonal."""
+
+        def __init__(self, dim=32, heads=4):
+            super().__init__()
+            self.h = heads
+            self.qkv = nn.Linear(dim, 3 * dim)
+            self.w = nn.Parameter(torch.randn(heads, dim // heads, dim // heads) * 0.2)
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):  # x [B, N, dim]
+            b, n, d = x.shape
+            q, k, v = self.qkv(x).reshape(b, n, 3, self.h, d // self.h).unbind(2)
+            a = torch.einsum("bqhd,bkhd->bhqk", q, k) * (d // self.h) ** -0.5
+            y = torch.einsum("bhqk,bkhd->bqhd", a.softmax(-1), v)
+            y = torch.einsum("bqhd,hde->bqhe", y, self.w)
+            return self.proj(y.reshape(b, n, d))
+
+    return [
+        ("gru_kws", GruKws, [(2, 25, 16)], 14),
+        ("lstm_kws", LstmKws, [(2, 10, 30)], 14),
+        ("unet_block", UNetBlock, [(1, 3, 16, 16)], 14),
+        ("video3d", Video3d, [(1, 3, 8, 16, 16)], 14),
+        ("einsum_attention", EinsumAttention, [(2, 10, 32)], 14),
+    ]
+
+
+def main():
+    try:
+        import torch
+    except ImportError as e:
+        print(f"SKIP: python3-torch is not installed for {sys.executable}: {e}", file=sys.stderr)
+        return 77
+    from gen_real_models import export, randomise_bn
+
+    for name, ctor, shapes, opset in models():
+        torch.manual_seed(0)
+        gen = torch.Generator().manual_seed(1)
+        model = ctor()
+        randomise_bn(model, gen)
+        for m in model.modules():  # BatchNorm3d: randomise_bn covers 1-d/2-d
+            if isinstance(m, torch.nn.BatchNorm3d):
+                with torch.no_grad():
+                    m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=gen) * 0.1)
+                    m.running_var.copy_(torch.rand(m.running_var.shape, generator=gen) * 0.5 + 0.75)
+        inputs = [torch.randn(*s, generator=gen) for s in shapes]
+        export(model, inputs, HERE, name, opset)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
