@@ -8,7 +8,9 @@
  *   CASE...   run only these cases (names such as test_relu)
  *   --log     write the per-case results and the failing/unsupported lists
  *   --expected  the expected-failures list (one "test_name  reason" a line,
- *             '#' comments); those cases may fail without failing the run
+ *             '#' comments); those cases may fail without failing the run.
+ *             Lines "unsupported test_name  reason" list the cases nnfx
+ *             refuses: an unsupported case missing there fails the run
  *   --roundtrip  export every loaded model with nnfx_onnx_save and run the
  *             reloaded copy instead (checks that export keeps each op)
  *   --min-pass N  fail the run when fewer than N cases pass (guards the
@@ -114,7 +116,10 @@ static void sl_free(strlist *l) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Reads "name  reason" lines ('#' starts a comment) into l. */
-static bool load_expected(const char *path, strlist *l) {
+/* Reads the list: "CASE reason" lines go to l (may fail), "unsupported CASE
+ * reason" lines to unsup (refused with NNFX_ERR_UNSUPPORTED, for the reason
+ * given). */
+static bool load_expected(const char *path, strlist *l, strlist *unsup) {
     FILE *f = fopen(path, "r");
     if (!f) {
         fprintf(stderr, "cannot open expected-failures list %s: %s\n", path, strerror(errno));
@@ -126,6 +131,13 @@ static bool load_expected(const char *path, strlist *l) {
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p == '#' || *p == '\n' || !*p) continue;
+        strlist *dst = l;
+        if (strncmp(p, "unsupported", 11) == 0 && (p[11] == ' ' || p[11] == '\t')) {
+            dst = unsup;
+            p += 11;
+            while (*p == ' ' || *p == '\t')
+                p++;
+        }
         char *e = p;
         while (*e && *e != ' ' && *e != '\t' && *e != '\n')
             e++;
@@ -134,7 +146,7 @@ static bool load_expected(const char *path, strlist *l) {
         while (*reason == ' ' || *reason == '\t')
             reason++;
         reason[strcspn(reason, "\n")] = 0;
-        sl_push(l, p, reason);
+        sl_push(dst, p, reason);
     }
     fclose(f);
     return true;
@@ -434,7 +446,8 @@ int main(int argc, char **argv) {
         usage();
         return 2;
     }
-    if (expected_path && !load_expected(expected_path, &expected)) return 2;
+    strlist known_unsup = {0};
+    if (expected_path && !load_expected(expected_path, &expected, &known_unsup)) return 2;
 
     char node_dir[4096];
     snprintf(node_dir, sizeof node_dir, "%s/node", dir);
@@ -461,6 +474,7 @@ int main(int argc, char **argv) {
 
     int counts[3] = {0};
     strlist failed = {0}, unexpected = {0}, unsupported = {0}, claimed_unsupported = {0}, xpass = {0};
+    strlist unlisted = {0}; /* unsupported without a reason in the list */
     for (int i = 0; i < cases.n; i++) {
         char cdir[4096], msg[2048] = "";
         if (snprintf(cdir, sizeof cdir, "%s/%s", node_dir, cases.s[i]) >= (int)sizeof cdir) continue;
@@ -493,8 +507,11 @@ int main(int argc, char **argv) {
         } else if (r == R_UNSUPPORTED) {
             sl_push(&unsupported, cases.s[i], note);
             if (claimed) sl_push(&claimed_unsupported, cases.s[i], note);
+            if (expected_path && sl_find(&known_unsup, cases.s[i]) < 0) sl_push(&unlisted, cases.s[i], note);
         } else if (x >= 0) {
             sl_push(&xpass, cases.s[i], expected.note[x]);
+        } else if ((x = sl_find(&known_unsup, cases.s[i])) >= 0) {
+            sl_push(&xpass, cases.s[i], known_unsup.note[x]);
         }
         if (log) fprintf(log, "%-12s %s %s\n", result_name[r], cases.s[i], r == R_PASS ? "" : note);
         if (verbose || (r == R_FAIL && x < 0)) printf("%-12s %s %s\n", result_name[r], cases.s[i], note);
@@ -524,6 +541,11 @@ int main(int argc, char **argv) {
         printf("  log: %s\n", log_path);
     }
     int rc = unexpected.n ? 1 : 0;
+    for (int i = 0; i < unlisted.n; i++) {
+        printf("  FAIL: %s is unsupported but not listed (\"unsupported %s REASON\" in %s): %s\n", unlisted.s[i],
+               unlisted.s[i], expected_path, unlisted.note[i]);
+        rc = 1;
+    }
     if (counts[R_PASS] < min_pass) {
         printf("  FAIL: %d cases passed, fewer than the %d required (--min-pass)\n", counts[R_PASS], min_pass);
         rc = 1;
@@ -536,5 +558,7 @@ int main(int argc, char **argv) {
     sl_free(&unsupported);
     sl_free(&claimed_unsupported);
     sl_free(&xpass);
+    sl_free(&unlisted);
+    sl_free(&known_unsup);
     return rc;
 }
