@@ -4,11 +4,18 @@
 attention) to ONNX with PyTorch's outputs, for the CTest case
 coverage_models (tests/test_real_models.c run on this directory).
 
-Usage: /usr/bin/python3 tests/data/coverage/make_models.py
-(Debian's python3-torch and python3-onnx.) Rewrites the *.onnx and *.npy
-files next to this script; every model M is M.onnx, M.input_<i>.npy and
+Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx; the
+second form also python3-torchvision):
+
+    /usr/bin/python3 tests/data/coverage/make_models.py
+    /usr/bin/python3 tests/data/coverage/make_models.py --torchvision OUT_DIR [NAME...]
+
+The first form rewrites the *.onnx and *.npy files next to this script. The
+second exports big torchvision models of these families with random weights
+into OUT_DIR (not committed; the CTest case coverage_torchvision, label
+"slow", runs them). Every model M is M.onnx, M.input_<i>.npy and
 M.output_<i>.npy, the outputs being PyTorch's own in eval mode. Exit status
-77 when torch is missing.
+77 when torch (or torchvision) is missing.
 """
 
 import os
@@ -121,6 +128,56 @@ def models():
     ]
 
 
+# torchvision models: (name, module path under torchvision.models, input
+# shapes, opset)
+TORCHVISION = [
+    ("r3d_18", "video", [(1, 3, 8, 112, 112)], 14),
+    ("mc3_18", "video", [(1, 3, 8, 112, 112)], 14),
+    ("swin_t", "", [(1, 3, 224, 224)], 14),
+    ("raft_small", "optical_flow", [(1, 3, 128, 128), (1, 3, 128, 128)], 16),
+    ("fcn_resnet50", "segmentation", [(1, 3, 128, 128)], 14),
+    ("lraspp_mobilenet_v3_large", "segmentation", [(1, 3, 128, 128)], 14),
+]
+
+
+def export_torchvision(out_dir, only):
+    import torch
+    import torchvision
+    from gen_real_models import export, randomise_bn
+
+    class FirstOutput(torch.nn.Module):
+        """Segmentation models return a dict and RAFT a list of refinements:
+        keep the final tensor."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, *x):
+            y = self.m(*x)
+            if isinstance(y, dict):
+                return y["out"]
+            if isinstance(y, (list, tuple)):
+                return y[-1]
+            return y
+
+    os.makedirs(out_dir, exist_ok=True)
+    for name, sub, shapes, opset in TORCHVISION:
+        if only and name not in only:
+            continue
+        torch.manual_seed(0)
+        gen = torch.Generator().manual_seed(1)
+        mod = getattr(torchvision.models, sub) if sub else torchvision.models
+        kwargs = {"num_flow_updates": 4} if name.startswith("raft") else {}
+        model = getattr(mod, name)(weights=None, **kwargs)
+        randomise_bn(model, gen)
+        inputs = [torch.randn(*s, generator=gen) for s in shapes]
+        try:
+            export(FirstOutput(model), inputs, out_dir, name, opset)
+        except Exception as e:  # an exporter limit, not an nnfx one
+            print(f"{name}: torch.onnx.export failed: {e}", file=sys.stderr)
+
+
 def main():
     try:
         import torch
@@ -128,6 +185,22 @@ def main():
         print(f"SKIP: python3-torch is not installed for {sys.executable}: {e}", file=sys.stderr)
         return 77
     from gen_real_models import export, randomise_bn
+
+    args = sys.argv[1:]
+    if args and args[0] == "--torchvision":
+        if len(args) < 2:
+            print("usage: make_models.py --torchvision OUT_DIR [NAME...]", file=sys.stderr)
+            return 2
+        try:
+            import torchvision  # noqa: F401
+        except ImportError as e:
+            print(f"SKIP: python3-torchvision is not installed for {sys.executable}: {e}", file=sys.stderr)
+            return 77
+        export_torchvision(args[1], set(args[2:]))
+        return 0
+    if args:
+        print(__doc__, file=sys.stderr)
+        return 2
 
     for name, ctor, shapes, opset in models():
         torch.manual_seed(0)
