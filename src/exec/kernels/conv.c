@@ -99,6 +99,8 @@ static nnfx_status conv_nd(const nnfx_node *n, const nnfx_tensor *x, const nnfx_
     for (int64_t b = 0; b < N; b++)
         for (int64_t gi = 0; gi < group; gi++) {
             const float *xg = xd + (b * C + gi * cg) * IN;
+            int L = nsp - 1; /* innermost spatial dim: contiguous rows */
+            int64_t OL = oshape[2 + L], IL = x->shape[2 + L], rows = O / (OL > 0 ? OL : 1);
             for (int64_t r = 0; r < cg * K; r++) {
                 int64_t ci = r / K, kk[NNFX_MAX_RANK], oo[NNFX_MAX_RANK] = {0};
                 for (int64_t q = r % K, d = nsp - 1; d >= 0; d--) {
@@ -106,16 +108,23 @@ static nnfx_status conv_nd(const nnfx_node *n, const nnfx_tensor *x, const nnfx_
                     q /= win->k[d];
                 }
                 float *dst = col + r * O;
-                for (int64_t o = 0; o < O; o++) {
+                int64_t x0 = kk[L] * win->d[L] - win->pb[L], sl = win->s[L];
+                for (int64_t row = 0; row < rows; row++, dst += OL) {
                     int64_t off = 0;
                     bool inside = true;
-                    for (int d = 0; d < nsp && inside; d++) {
+                    for (int d = 0; d < L && inside; d++) {
                         int64_t iv = oo[d] * win->s[d] - win->pb[d] + kk[d] * win->d[d];
                         inside = iv >= 0 && iv < x->shape[2 + d];
                         off = off * x->shape[2 + d] + iv;
                     }
-                    dst[o] = inside ? xg[ci * IN + off] : 0.0f;
-                    for (int d = nsp - 1; d >= 0; d--) {
+                    if (!inside) {
+                        memset(dst, 0, sizeof *dst * (size_t)OL);
+                    } else {
+                        const float *src = xg + ci * IN + off * IL;
+                        for (int64_t ox = 0, ix = x0; ox < OL; ox++, ix += sl)
+                            dst[ox] = ix >= 0 && ix < IL ? src[ix] : 0.0f;
+                    }
+                    for (int d = L - 1; d >= 0; d--) {
                         if (++oo[d] < oshape[2 + d]) break;
                         oo[d] = 0;
                     }

@@ -149,12 +149,13 @@ def export_torchvision(out_dir, only):
         """Segmentation models return a dict and RAFT a list of refinements:
         keep the final tensor."""
 
-        def __init__(self, m):
+        def __init__(self, m, **kw):
             super().__init__()
             self.m = m
+            self.kw = kw
 
         def forward(self, *x):
-            y = self.m(*x)
+            y = self.m(*x, **self.kw)
             if isinstance(y, dict):
                 return y["out"]
             if isinstance(y, (list, tuple)):
@@ -168,12 +169,12 @@ def export_torchvision(out_dir, only):
         torch.manual_seed(0)
         gen = torch.Generator().manual_seed(1)
         mod = getattr(torchvision.models, sub) if sub else torchvision.models
-        kwargs = {"num_flow_updates": 4} if name.startswith("raft") else {}
-        model = getattr(mod, name)(weights=None, **kwargs)
+        kw = {"num_flow_updates": 4} if name.startswith("raft") else {}
+        model = getattr(mod, name)(weights=None)
         randomise_bn(model, gen)
         inputs = [torch.randn(*s, generator=gen) for s in shapes]
         try:
-            export(FirstOutput(model), inputs, out_dir, name, opset)
+            export(FirstOutput(model, **kw), inputs, out_dir, name, opset)
         except Exception as e:  # an exporter limit, not an nnfx one
             print(f"{name}: torch.onnx.export failed: {e}", file=sys.stderr)
 
