@@ -170,7 +170,8 @@ def export_torchvision(out_dir, only):
         gen = torch.Generator().manual_seed(1)
         mod = getattr(torchvision.models, sub) if sub else torchvision.models
         kw = {"num_flow_updates": 4} if name.startswith("raft") else {}
-        model = getattr(mod, name)(weights=None)
+        extra = {"weights_backbone": None} if sub == "segmentation" else {}
+        model = getattr(mod, name)(weights=None, **extra)
         randomise_bn(model, gen)
         inputs = [torch.randn(*s, generator=gen) for s in shapes]
         try:
