@@ -182,7 +182,10 @@ nnfx_status infer_dft(nnfx_infer_ctx *c) {
     int64_t len = x->dims[axis].value, v[1];
     int nv = 0;
     bool many = false;
-    if (c->nin > 1 && c->in[1]) len = infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1 ? v[0] : -1;
+    if (c->nin > 1 && c->in[1]) {
+        len = infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1 ? v[0] : -1;
+        if (nv == 1 && len < 1) return infer_fail(c, "dft_length %lld must be positive", (long long)len);
+    }
     if (nnfx_node_attr_int(c->node, "onesided", 0) && len >= 0) len = len / 2 + 1;
     c->out[0] = *x;
     c->out[0].dims[axis] = infer_dim(len);
@@ -202,12 +205,12 @@ nnfx_status infer_stft(nnfx_infer_ctx *c) {
     int nv = 0;
     bool many = false;
     if (infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1) step = v[0];
+    if (nv == 1 && step < 1) return infer_fail(c, "stft frame_step %lld must be positive", (long long)step);
     if (c->nin > 3 && c->in[3]) {
         if (infer_value_ints(c, 3, v, 1, &nv, &many) && nv == 1) fl = v[0];
     } else if (c->nin > 2 && c->in[2] && c->in[2]->rank == 1) {
         fl = c->in[2]->dims[0].value;
     }
-    if (step == 0) return infer_fail(c, "stft frame_step must be positive");
     int64_t T = x->rank == 3 ? x->dims[1].value : -1;
     int64_t frames = T >= 0 && fl > 0 && step > 0 && T >= fl ? (T - fl) / step + 1 : -1;
     int64_t bins = fl > 0 ? (nnfx_node_attr_int(c->node, "onesided", 1) ? fl / 2 + 1 : fl) : -1;

@@ -142,7 +142,9 @@ nnfx_status infer_one_hot(nnfx_infer_ctx *c) {
     int64_t depth = -1;
     if (c->in_value && c->in_value[1]) {
         if (nnfx_tensor_numel(c->in_value[1]) != 1) return infer_fail(c, "one_hot depth must hold one value");
-        depth = (int64_t)nnfx_tensor_get(c->in_value[1], 0);
+        double dv = nnfx_tensor_get(c->in_value[1], 0);
+        if (!(dv >= 1 && dv < 1e15)) return infer_fail(c, "one_hot depth %g must be a positive count", dv);
+        depth = (int64_t)dv;
         if (depth < 1) return infer_fail(c, "one_hot depth %lld must be positive", (long long)depth);
     }
     nnfx_meta *o = &c->out[0];
@@ -161,12 +163,13 @@ nnfx_status infer_gather_nd(nnfx_infer_ctx *c) {
     if (s) return s;
     const nnfx_meta *x = c->in[0], *ix = c->in[1];
     int64_t b = nnfx_node_attr_int(c->node, "batch_dims", 0);
+    if (ix->rank == 0) return infer_fail(c, "gather_nd indices must have rank >= 1");
     if (x->rank < 0 || ix->rank < 0 || ix->dims[ix->rank - 1].value < 0) {
         infer_set_unknown(&c->out[0], x->dtype);
         return NNFX_OK;
     }
     int64_t k = ix->dims[ix->rank - 1].value;
-    if (ix->rank < 1 || b < 0 || b >= ix->rank || b + k > x->rank)
+    if (b < 0 || b >= ix->rank || k < 1 || b + k > x->rank)
         return infer_fail(c, "gather_nd indices of last dim %lld and batch_dims %lld do not fit data rank %d",
                           (long long)k, (long long)b, x->rank);
     int r = ix->rank - 1 + x->rank - (int)(b + k);
@@ -195,6 +198,7 @@ nnfx_status infer_topk(nnfx_infer_ctx *c) {
     int64_t k = -1;
     if (infer_value_ints(c, 1, kv, 1, &nk, &many) && nk == 1) k = kv[0];
     if (many) return infer_fail(c, "topk K must hold one value");
+    if (nk == 1 && k < 0) return infer_fail(c, "topk K %lld is negative", (long long)k);
     for (int o = 0; o < c->nout && o < 2; o++) {
         nnfx_dtype dt = o == 0 ? x->dtype : NNFX_I64;
         if (x->rank < 0) {

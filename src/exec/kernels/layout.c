@@ -182,8 +182,8 @@ nnfx_status kern_max_unpool(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     int nsp = x->rank - 2;
     const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape"), *st = nnfx_node_attr(n, "strides"),
                     *pd = nnfx_node_attr(n, "pads");
-    if (nnfx_tensor_numel(ix) != cnt || y->dtype != x->dtype || y->rank != x->rank || nsp < 1 || !ks ||
-        ks->u.ints.n != nsp)
+    if (nnfx_tensor_numel(ix) != cnt || ix->dtype != NNFX_I64 || y->dtype != x->dtype || y->rank != x->rank ||
+        nsp < 1 || !ks || ks->u.ints.n != nsp)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "max_unpool needs indices of X's shape and kernel_shape");
     def[0] = x->shape[0], def[1] = x->shape[1];
     for (int i = 0; i < nsp; i++) {

@@ -130,6 +130,11 @@ nnfx_status kern_bit_shift(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     bool left = strcmp(dir, "LEFT") == 0;
     if (!left && strcmp(dir, "RIGHT") != 0)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "bit_shift direction must be LEFT or RIGHT, got '%s'", dir);
+    for (int i = 0; i < nin && i < 2; i++)
+        if (in[i] && in[i]->dtype != NNFX_U8 && in[i]->dtype != NNFX_U16 && in[i]->dtype != NNFX_U32 &&
+            in[i]->dtype != NNFX_U64)
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bit_shift takes unsigned integers, not %s",
+                             nnfx_dtype_name(in[i]->dtype));
     return logic(left ? L_SHL : L_SHR, n, nin, in, nout, out, err);
 }
 

@@ -28,6 +28,9 @@ static void apply(nnfx_tensor *out, int64_t o, const nnfx_tensor *upd, int64_t u
     kern_set(out, o, r == RED_ADD ? a + b : r == RED_MUL ? a * b : r == RED_MAX ? fmax(a, b) : fmin(a, b));
 }
 
+/* Indices must be int32 or int64 (ONNX's index types). */
+static bool index_dtype_ok(const nnfx_tensor *ix) { return ix->dtype == NNFX_I64 || ix->dtype == NNFX_I32; }
+
 static int64_t index_at(const nnfx_tensor *ix, int64_t i) {
     return ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[i] : (int64_t)nnfx_tensor_get(ix, i);
 }
@@ -51,7 +54,9 @@ nnfx_status kern_one_hot(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
         kern_set(o, i, off);
     int64_t icnt = nnfx_tensor_numel(ix);
     for (int64_t i = 0; i < icnt; i++) {
-        int64_t v = (int64_t)nnfx_tensor_get(ix, i);
+        double dv = nnfx_tensor_get(ix, i);
+        if (!(dv > -1e18 && dv < 1e18)) continue; /* NaN or huge: no class */
+        int64_t v = (int64_t)dv;
         if (v < 0) v += depth;
         if (v < 0 || v >= depth) continue;
         int64_t outer = i / inner, in_ = i % inner;
@@ -66,8 +71,12 @@ nnfx_status kern_gather_nd(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "gather_nd needs data and indices");
     const nnfx_tensor *x = in[0], *ix = in[1];
+    if (!index_dtype_ok(ix) || ix->rank < 1)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_nd indices must be int32/int64 of rank >= 1");
     int b = (int)nnfx_node_attr_int(n, "batch_dims", 0);
     int k = (int)ix->shape[ix->rank - 1];
+    if (b < 0 || k < 1 || b + k > x->rank || b >= ix->rank)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_nd indices do not fit the data rank");
     int64_t B = 1, Q = 1, slice = 1, xst[NNFX_MAX_RANK];
     for (int d = 0; d < b; d++)
         B *= x->shape[d];
@@ -103,6 +112,7 @@ nnfx_status kern_scatter_nd(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     red_kind r = red_of(n);
     if (r == RED_BAD) return kern_fail(err, n, NNFX_ERR_SHAPE, "unknown reduction");
     if (up->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_SHAPE, "updates dtype differs from data");
+    if (!index_dtype_ok(ix)) return kern_fail(err, n, NNFX_ERR_SHAPE, "indices must be int32 or int64");
     int k = ix->rank > 0 ? (int)ix->shape[ix->rank - 1] : 0;
     if (k > x->rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "indices last dim exceeds data rank");
     memcpy(out[0]->data, x->data, x->nbytes);
@@ -137,8 +147,8 @@ nnfx_status kern_scatter_elements(const nnfx_node *n, int nin, nnfx_tensor *cons
     const nnfx_tensor *x = in[0], *ix = in[1], *up = in[2];
     red_kind r = red_of(n);
     if (r == RED_BAD) return kern_fail(err, n, NNFX_ERR_SHAPE, "unknown reduction");
-    if (ix->rank != x->rank || up->rank != x->rank || up->dtype != x->dtype)
-        return kern_fail(err, n, NNFX_ERR_SHAPE, "indices and updates must have data's rank and dtype");
+    if (ix->rank != x->rank || up->rank != x->rank || up->dtype != x->dtype || !index_dtype_ok(ix))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "indices (int32/int64) and updates must have data's rank");
     for (int d = 0; d < ix->rank; d++)
         if (ix->shape[d] != up->shape[d]) return kern_fail(err, n, NNFX_ERR_SHAPE, "indices and updates shapes differ");
     int axis;
