@@ -66,17 +66,23 @@ nnfx_status kern_conv_transpose(const nnfx_node *n, int nin, nnfx_tensor *const 
                     }
                     const float *cr = col + (m * K + kidx) * IN;
                     float *ym = yg + m * O;
-                    int64_t ii[NNFX_MAX_RANK] = {0};
-                    for (int64_t i = 0; i < IN; i++) {
+                    int L = nsp - 1; /* innermost dim: a strided row per input row */
+                    int64_t IL = in_sp[L], OLd = g.out[L], o0 = kk[L] * g.d[L] - g.pb[L], sl = g.s[L];
+                    int64_t ii[NNFX_MAX_RANK] = {0}, rows = IN / (IL > 0 ? IL : 1);
+                    for (int64_t r = 0; r < rows; r++, cr += IL) {
                         int64_t off = 0;
                         bool inside = true;
-                        for (int d = 0; d < nsp && inside; d++) {
+                        for (int d = 0; d < L && inside; d++) {
                             int64_t o = ii[d] * g.s[d] + kk[d] * g.d[d] - g.pb[d];
                             inside = o >= 0 && o < g.out[d];
                             off = off * g.out[d] + o;
                         }
-                        if (inside) ym[off] += cr[i];
-                        for (int d = nsp - 1; d >= 0; d--) {
+                        if (inside) {
+                            float *yrow = ym + off * OLd;
+                            for (int64_t i = 0, o = o0; i < IL; i++, o += sl)
+                                if (o >= 0 && o < OLd) yrow[o] += cr[i];
+                        }
+                        for (int d = L - 1; d >= 0; d--) {
                             if (++ii[d] < in_sp[d]) break;
                             ii[d] = 0;
                         }
