@@ -431,7 +431,8 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_ROI_ALIGN,
                                   NNFX_OP_MAX_UNPOOL,
                                   NNFX_OP_DFT,
-                                  NNFX_OP_STFT};
+                                  NNFX_OP_STFT,
+                                  NNFX_OP_MEL_WEIGHT_MATRIX};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;

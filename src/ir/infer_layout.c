@@ -221,3 +221,26 @@ nnfx_status infer_stft(nnfx_infer_ctx *c) {
     c->out[0].dims[3] = infer_dim(2);
     return NNFX_OK;
 }
+
+/* MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+ * upper_edge_hertz) -> [dft_length / 2 + 1, num_mel_bins] of
+ * output_datatype. */
+nnfx_status infer_mel_weight_matrix(nnfx_infer_ctx *c) {
+    for (int i = 0; i < 5; i++) {
+        nnfx_status s = infer_need(c, i, "input");
+        if (s) return s;
+    }
+    int64_t dt = nnfx_node_attr_int(c->node, "output_datatype", NNFX_F32), v[1], bins = -1, len = -1;
+    if (dt <= 0 || dt > 0x7fffffff || nnfx_dtype_size((nnfx_dtype)dt) == 0)
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "output_datatype %lld is not supported", (long long)dt);
+    int nv = 0;
+    bool many = false;
+    if (infer_value_ints(c, 0, v, 1, &nv, &many) && nv == 1) bins = v[0];
+    if (infer_value_ints(c, 1, v, 1, &nv, &many) && nv == 1) len = v[0];
+    if ((bins >= 0 && bins < 1) || (len >= 0 && len < 1))
+        return infer_fail(c, "num_mel_bins and dft_length must be positive");
+    infer_set_rank(&c->out[0], (nnfx_dtype)dt, 2);
+    c->out[0].dims[0] = infer_dim(len < 0 ? -1 : len / 2 + 1);
+    c->out[0].dims[1] = infer_dim(bins);
+    return NNFX_OK;
+}

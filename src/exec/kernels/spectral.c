@@ -1,8 +1,10 @@
 /* spectral.c — DFT and STFT by direct summation in double (O(n^2) per
- * signal: for the node tests and short frames; no FFT). Signals carry a
- * last dim of 1 (real) or 2 (complex); outputs are complex (last dim 2). */
+ * signal: for the node tests and short frames; no FFT), and
+ * MelWeightMatrix. Signals carry a last dim of 1 (real) or 2 (complex);
+ * outputs are complex (last dim 2). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/kernels/kernels_int.h"
 
@@ -96,5 +98,41 @@ nnfx_status kern_stft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
             }
         }
     free(buf);
+    return NNFX_OK;
+}
+
+/* MelWeightMatrix: triangular filters between num_mel_bins + 2 points
+ * evenly spaced on the mel scale (mel = 2595 log10(1 + hz / 700)) from
+ * lower_edge_hertz to upper_edge_hertz, mapped to spectrogram bins
+ * floor((dft_length + 1) * hz / sample_rate), as ONNX's reference. */
+nnfx_status kern_mel_weight_matrix(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                   nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 5 || nout < 1 || !out[0] || out[0]->rank != 2)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "mel_weight_matrix needs 5 inputs");
+    for (int i = 0; i < 5; i++)
+        if (!in[i] || nnfx_tensor_numel(in[i]) != 1)
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "mel_weight_matrix input %d must be a scalar", i);
+    nnfx_tensor *y = out[0];
+    int64_t bins = y->shape[1], nspec = y->shape[0];
+    double len = nnfx_tensor_get(in[1], 0), rate = nnfx_tensor_get(in[2], 0);
+    double lo = 2595 * log10(1 + nnfx_tensor_get(in[3], 0) / 700),
+           hi = 2595 * log10(1 + nnfx_tensor_get(in[4], 0) / 700);
+    if (!(rate > 0)) return kern_fail(err, n, NNFX_ERR_SHAPE, "sample_rate must be positive");
+    int64_t *pt = malloc(sizeof *pt * (size_t)(bins + 2));
+    if (!pt) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    double step = (hi - lo) / (double)(bins + 2);
+    for (int64_t i = 0; i < bins + 2; i++) {
+        double hz = 700 * (pow(10, ((double)i * step + lo) / 2595) - 1);
+        pt[i] = (int64_t)floor((len + 1) * hz / rate);
+    }
+    memset(y->data, 0, y->nbytes);
+    for (int64_t i = 0; i < bins; i++) {
+        int64_t l = pt[i], c = pt[i + 1], h = pt[i + 2];
+        for (int64_t j = l; j <= c; j++) /* rising edge (a single 1 when l == c) */
+            if (j >= 0 && j < nspec) kern_set(y, j * bins + i, c == l ? 1.0 : (double)(j - l) / (double)(c - l));
+        for (int64_t j = c; j < h; j++)
+            if (j >= 0 && j < nspec) kern_set(y, j * bins + i, (double)(h - j) / (double)(h - c));
+    }
+    free(pt);
     return NNFX_OK;
 }
