@@ -10,7 +10,9 @@ second form also python3-torchvision):
     /usr/bin/python3 tests/data/coverage/make_models.py
     /usr/bin/python3 tests/data/coverage/make_models.py --torchvision OUT_DIR [NAME...]
 
-The first form rewrites the *.onnx and *.npy files next to this script. The
+The first form rewrites the *.onnx and *.npy files next to this script (and
+in ort/: recurrent nodes with non-default activations, checked against ONNX
+Runtime as PyTorch cannot write them). The
 second exports big torchvision models of these families with random weights
 into OUT_DIR (not committed; the CTest case coverage_torchvision, label
 "slow", runs them). Every model M is M.onnx, M.input_<i>.npy and
@@ -180,6 +182,47 @@ def export_torchvision(out_dir, only):
             print(f"{name}: torch.onnx.export failed: {e}", file=sys.stderr)
 
 
+def rnn_activation_models(out_dir):
+    """RNN, GRU and LSTM nodes with non-default `activations` (and their
+    alpha/beta), which PyTorch never exports: written with onnx.helper into
+    OUT_DIR as M.onnx + M.input_0.npy; tests/ort/test_ort_export.sh checks
+    nnfx's outputs on them against ONNX Runtime."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(3)
+    T, B, I, H = 6, 2, 5, 4
+    cases = [
+        ("rnn_act_relu", "RNN", 1, "forward", {"activations": ["Relu"]}),
+        ("gru_act_hard", "GRU", 3, "bidirectional",
+         {"activations": ["HardSigmoid", "Softsign", "Sigmoid", "Elu"], "activation_alpha": [0.3, 0.7],
+          "activation_beta": [0.4], "linear_before_reset": 1}),
+        ("lstm_act_mixed", "LSTM", 4, "reverse",
+         {"activations": ["HardSigmoid", "LeakyRelu", "ScaledTanh"], "activation_alpha": [0.25, 0.1, 0.9],
+          "activation_beta": [0.5, 1.5], "clip": 3.0}),
+        ("lstm_act_affine", "LSTM", 4, "bidirectional",
+         {"activations": ["Sigmoid", "Softplus", "Affine", "Sigmoid", "ThresholdedRelu", "Tanh"],
+          "activation_alpha": [0.5, 0.2], "activation_beta": [0.1]}),
+    ]
+    os.makedirs(out_dir, exist_ok=True)
+    for name, op, gates, direction, attrs in cases:
+        d = 2 if direction == "bidirectional" else 1
+        w = numpy_helper.from_array((rng.standard_normal((d, gates * H, I)) * 0.5).astype(np.float32), "W")
+        r = numpy_helper.from_array((rng.standard_normal((d, gates * H, H)) * 0.5).astype(np.float32), "R")
+        b = numpy_helper.from_array((rng.standard_normal((d, 2 * gates * H)) * 0.2).astype(np.float32), "B")
+        node = helper.make_node(op, ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H, direction=direction, **attrs)
+        graph = helper.make_graph(
+            [node], name, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [T, B, I])],
+            [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [T, d, B, H]),
+             helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, [d, B, H])], [w, r, b])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out_dir, name + ".onnx"))
+        np.save(os.path.join(out_dir, name + ".input_0.npy"), rng.standard_normal((T, B, I)).astype(np.float32))
+        print(f"{name}: {op} {direction} {attrs['activations']}")
+
+
 def main():
     try:
         import torch
@@ -203,6 +246,7 @@ def main():
     if args:
         print(__doc__, file=sys.stderr)
         return 2
+    rnn_activation_models(os.path.join(HERE, "ort"))
 
     for name, ctor, shapes, opset in models():
         torch.manual_seed(0)
