@@ -96,7 +96,7 @@ nnfx_status kern_compress(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
         for (int d = axis + 1; d < x->rank; d++)
             inner *= x->shape[d];
     }
-    int64_t cl = nnfx_tensor_numel(cond), K = ir_count_nonzero(cond, A);
+    int64_t cl = nnfx_tensor_numel(cond);
     if (cl > A) return kern_fail(err, n, NNFX_ERR_SHAPE, "condition longer than the compressed axis");
     size_t es = nnfx_dtype_size(x->dtype), row = (size_t)inner * es;
     char *dst = out[0]->data;
@@ -106,7 +106,6 @@ nnfx_status kern_compress(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
                 memcpy(dst, (const char *)x->data + (size_t)(o * A + i) * row, row);
                 dst += row;
             }
-    (void)K;
     return NNFX_OK;
 }
 
