@@ -432,7 +432,8 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_MAX_UNPOOL,
                                   NNFX_OP_DFT,
                                   NNFX_OP_STFT,
-                                  NNFX_OP_MEL_WEIGHT_MATRIX};
+                                  NNFX_OP_MEL_WEIGHT_MATRIX,
+                                  NNFX_OP_TFIDF};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;

@@ -299,3 +299,27 @@ nnfx_status infer_unique(nnfx_infer_ctx *c) {
     }
     return NNFX_OK;
 }
+
+/* TfIdfVectorizer(X [C] or [N, C]) -> float32 [max(ngram_indexes) + 1]
+ * (or [N, ...]). */
+nnfx_status infer_tfidf(nnfx_infer_ctx *c) {
+    nnfx_status s = infer_need(c, 0, "X");
+    if (s) return s;
+    const nnfx_meta *x = c->in[0];
+    if (nnfx_node_attr(c->node, "pool_strings"))
+        return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "tfidf string pools are not supported (no string tensors)");
+    const nnfx_attr *idx = nnfx_node_attr(c->node, "ngram_indexes");
+    int64_t cout = 0;
+    for (int i = 0; idx && idx->kind == NNFX_ATTR_INTS && i < idx->u.ints.n; i++)
+        if (idx->u.ints.v[i] + 1 > cout) cout = idx->u.ints.v[i] + 1;
+    if (x->rank > 2 || x->rank == 0) return infer_fail(c, "tfidf X must have rank 1 or 2, got %d", x->rank);
+    if (x->rank < 0) {
+        infer_set_unknown(&c->out[0], NNFX_F32);
+        return NNFX_OK;
+    }
+    c->out[0].dtype = NNFX_F32;
+    c->out[0].rank = x->rank;
+    if (x->rank == 2) c->out[0].dims[0] = x->dims[0];
+    c->out[0].dims[x->rank - 1] = infer_dim(cout);
+    return NNFX_OK;
+}
