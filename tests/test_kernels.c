@@ -487,7 +487,44 @@ static bool covered_by_node_tests(nnfx_op op) {
                                   NNFX_OP_GATHER_ELEMENTS,
                                   NNFX_OP_TRILU,
                                   NNFX_OP_CUM_SUM,
-                                  NNFX_OP_HARDMAX};
+                                  NNFX_OP_HARDMAX,
+                                  NNFX_OP_NLL_LOSS,
+                                  NNFX_OP_SCE_LOSS,
+                                  NNFX_OP_CAST_LIKE,
+                                  NNFX_OP_BIT_SHIFT,
+                                  NNFX_OP_EYE_LIKE,
+                                  NNFX_OP_DEPTH_TO_SPACE,
+                                  NNFX_OP_SPACE_TO_DEPTH,
+                                  NNFX_OP_INSTANCE_NORM,
+                                  NNFX_OP_LRN,
+                                  NNFX_OP_MVN,
+                                  NNFX_OP_HANN_WINDOW,
+                                  NNFX_OP_HAMMING_WINDOW,
+                                  NNFX_OP_BLACKMAN_WINDOW,
+                                  NNFX_OP_DET,
+                                  NNFX_OP_REVERSE_SEQUENCE,
+                                  NNFX_OP_ONE_HOT,
+                                  NNFX_OP_GATHER_ND,
+                                  NNFX_OP_SCATTER_ND,
+                                  NNFX_OP_SCATTER_ELEMENTS,
+                                  NNFX_OP_SCATTER,
+                                  NNFX_OP_TOPK,
+                                  NNFX_OP_NON_ZERO,
+                                  NNFX_OP_COMPRESS,
+                                  NNFX_OP_UNIQUE,
+                                  NNFX_OP_CONV_TRANSPOSE,
+                                  NNFX_OP_RNN,
+                                  NNFX_OP_GRU,
+                                  NNFX_OP_LSTM,
+                                  NNFX_OP_EINSUM,
+                                  NNFX_OP_NMS,
+                                  NNFX_OP_GRID_SAMPLE,
+                                  NNFX_OP_ROI_ALIGN,
+                                  NNFX_OP_MAX_UNPOOL,
+                                  NNFX_OP_DFT,
+                                  NNFX_OP_STFT,
+                                  NNFX_OP_MEL_WEIGHT_MATRIX,
+                                  NNFX_OP_TFIDF};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (ops[i] == op) return true;
     return false;
@@ -908,6 +945,133 @@ static void test_half_rounding(void **state) {
     assert_int_equal(core_double_to_half(NAN) & 0x7e00u, 0x7e00u);
 }
 
+/* Bad input to the coverage ops: a clear error naming the node, no crash
+ * (the suite also runs under ASan and UBSan). */
+static nnfx_tensor *ints64(int n, const int64_t *v) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, (int64_t[]){n}, NULL);
+    assert_non_null(t);
+    memcpy(t->data, v, sizeof *v * (size_t)n);
+    return t;
+}
+
+static void test_bad_coverage_ops(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_status s;
+    { /* conv_transpose: input channels differ from the weight's dim 0 */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 3, 4, 4), zeros(NNFX_F32, 4, 2, 4, 3, 3)};
+        s = try_op(NNFX_OP_CONV_TRANSPOSE, "pc", in, 0, NULL, &err, "up");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node up", "input channels 3", NULL);
+        release_all(in, 2);
+    }
+    { /* conv_transpose: output_shape with the wrong number of dims */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 4, 1, 2, 4, 4), zeros(NNFX_F32, 4, 2, 4, 3, 3)};
+        nnfx_attr at[1] = {AINTS("output_shape", 9, 9, 9)};
+        s = try_op(NNFX_OP_CONV_TRANSPOSE, "pc", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "output_shape has 3 values", NULL);
+        release_all(in, 2);
+    }
+    { /* 3-d conv whose kernel does not fit */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 5, 1, 1, 2, 4, 4), zeros(NNFX_F32, 5, 1, 1, 3, 3, 3)};
+        s = try_op(NNFX_OP_CONV, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "does not fit", NULL);
+        release_all(in, 2);
+    }
+    { /* einsum: a term for an input that is not there, and a size clash */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 2, 3), zeros(NNFX_F32, 2, 4, 5)};
+        nnfx_attr at[1] = {AS("equation", "ij,jk,kl->il")};
+        s = try_op(NNFX_OP_EINSUM, "pp", in, 1, at, &err, "es");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node es", "more terms", NULL);
+        nnfx_attr at2[1] = {AS("equation", "ij,jk->ik")};
+        s = try_op(NNFX_OP_EINSUM, "pp", in, 1, at2, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "label 'j' has sizes 3 and 4", NULL);
+        nnfx_attr at3[1] = {AS("equation", "ij,kl->iz")};
+        s = try_op(NNFX_OP_EINSUM, "pp", in, 1, at3, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "output label 'z' is in no input", NULL);
+        release_all(in, 2);
+    }
+    { /* lstm: W's gate rows do not match R's hidden size */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 3, 5, 2, 4), zeros(NNFX_F32, 3, 1, 12, 4), zeros(NNFX_F32, 3, 1, 12, 2)};
+        s = try_op(NNFX_OP_LSTM, "pcc", in, 0, NULL, &err, "lstm");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node lstm", NULL);
+        release_all(in, 3);
+    }
+    { /* gru: an unknown direction */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 3, 5, 2, 4), zeros(NNFX_F32, 3, 1, 9, 4), zeros(NNFX_F32, 3, 1, 9, 3)};
+        nnfx_attr at[1] = {AS("direction", "sideways")};
+        s = try_op(NNFX_OP_GRU, "pcc", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "sideways", NULL);
+        release_all(in, 3);
+    }
+    { /* topk: K larger than the axis, then negative */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 2, 2, 3), ints64(1, (int64_t[]){4})};
+        s = try_op(NNFX_OP_TOPK, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "exceeds the axis size 3", NULL);
+        ((int64_t *)in[1]->data)[0] = -1;
+        s = try_op(NNFX_OP_TOPK, "pc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "negative", NULL);
+        release_all(in, 2);
+    }
+    { /* gather_nd and scatter_nd: an index out of range is a run-time error */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 3), ints64(2, (int64_t[]){1, 7}), zeros(NNFX_F32, 1, 1)};
+        nnfx_tensor *ix = nnfx_tensor_new(NNFX_I64, 2, (int64_t[]){1, 2}, NULL);
+        memcpy(ix->data, (int64_t[]){1, 7}, 2 * sizeof(int64_t));
+        nnfx_tensor *gin[2] = {in[0], ix};
+        s = try_op(NNFX_OP_GATHER_ND, "pp", gin, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "index 7 out of range", NULL);
+        nnfx_tensor *sin[3] = {in[0], ix, in[2]};
+        s = try_op(NNFX_OP_SCATTER_ND, "ppp", sin, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "index 7 out of range", NULL);
+        nnfx_tensor *sc = nnfx_tensor_scalar_i64(0, NULL);
+        nnfx_tensor *g0[2] = {in[0], sc};
+        s = try_op(NNFX_OP_GATHER_ND, "pp", g0, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "rank >= 1", NULL);
+        nnfx_tensor_release(sc);
+        nnfx_tensor_release(ix);
+        release_all(in, 3);
+    }
+    { /* one_hot: a depth that is not a positive count */
+        nnfx_tensor *in[3] = {zeros(NNFX_I64, 1, 3), nnfx_tensor_scalar_f32(NAN, NULL), zeros(NNFX_F32, 1, 2)};
+        s = try_op(NNFX_OP_ONE_HOT, "pcc", in, 0, NULL, &err, "oh");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node oh", "depth", NULL);
+        release_all(in, 3);
+    }
+    { /* losses: a target class out of range; a weight of the wrong length */
+        nnfx_tensor *in[3] = {zeros(NNFX_F32, 2, 2, 3), ints64(2, (int64_t[]){1, 3}), zeros(NNFX_F32, 1, 4)};
+        s = try_op(NNFX_OP_NLL_LOSS, "pp", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_RUNTIME, "target 3 out of range", NULL);
+        s = try_op(NNFX_OP_SCE_LOSS, "ppc", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "4 values for 3 classes", NULL);
+        release_all(in, 3);
+    }
+    { /* non_max_suppression: boxes and scores that do not fit */
+        nnfx_tensor *in[2] = {zeros(NNFX_F32, 3, 1, 5, 4), zeros(NNFX_F32, 3, 1, 1, 6)};
+        s = try_op(NNFX_OP_NMS, "pp", in, 0, NULL, &err, "nms");
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "node nms", "do not fit", NULL);
+        release_all(in, 2);
+    }
+    { /* depth_to_space: channels not divisible by blocksize^2 */
+        nnfx_tensor *in[1] = {zeros(NNFX_F32, 4, 1, 3, 2, 2)};
+        nnfx_attr at[1] = {AI("blocksize", 2)};
+        s = try_op(NNFX_OP_DEPTH_TO_SPACE, "p", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "not divisible", NULL);
+        release_all(in, 1);
+    }
+    { /* bit_shift of signed integers */
+        nnfx_tensor *in[2] = {zeros(NNFX_I32, 1, 2), zeros(NNFX_I32, 1, 2)};
+        nnfx_attr at[1] = {AS("direction", "LEFT")};
+        s = try_op(NNFX_OP_BIT_SHIFT, "pp", in, 1, at, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_UNSUPPORTED, "unsigned", NULL);
+        release_all(in, 2);
+    }
+    { /* stft: frame_step 0 */
+        nnfx_tensor *in[4] = {zeros(NNFX_F32, 3, 1, 16, 1), ints64(1, (int64_t[]){0}), NULL, ints64(1, (int64_t[]){4})};
+        s = try_op(NNFX_OP_STFT, "pc-c", in, 0, NULL, &err, NULL);
+        tu_assert_error(&err, s, NNFX_ERR_SHAPE, "frame_step 0", NULL);
+        nnfx_tensor_release(in[0]), nnfx_tensor_release(in[1]), nnfx_tensor_release(in[3]);
+    }
+}
+
 int main(int argc, char **argv) {
     /* `test_kernels differential`: only the interpreter-vs-plan comparison */
     if (argc > 1 && strcmp(argv[1], "differential") == 0) {
@@ -915,10 +1079,15 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(diff, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_cases),   cmocka_unit_test(test_every_op_covered),
-        cmocka_unit_test(test_bad_shapes),        cmocka_unit_test(test_kernel_direct_misuse),
-        cmocka_unit_test(test_symbolic_and_cost), cmocka_unit_test(test_unknown_dims),
-        cmocka_unit_test(test_constants),         cmocka_unit_test(test_npy),
+        cmocka_unit_test(test_reference_cases),
+        cmocka_unit_test(test_every_op_covered),
+        cmocka_unit_test(test_bad_shapes),
+        cmocka_unit_test(test_bad_coverage_ops),
+        cmocka_unit_test(test_kernel_direct_misuse),
+        cmocka_unit_test(test_symbolic_and_cost),
+        cmocka_unit_test(test_unknown_dims),
+        cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_npy),
         cmocka_unit_test(test_half_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

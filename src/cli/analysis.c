@@ -438,6 +438,14 @@ static bool add_op_count(cli_analysis *an, const char *label, int64_t macs, int6
     return true;
 }
 
+static bool is_matrix_op(const nnfx_node *n) {
+    static const nnfx_op ops[] = {NNFX_OP_CONV,   NNFX_OP_GEMM, NNFX_OP_MATMUL, NNFX_OP_CONV_TRANSPOSE,
+                                  NNFX_OP_EINSUM, NNFX_OP_RNN,  NNFX_OP_GRU,    NNFX_OP_LSTM};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (nnfx_node_is_op(n, ops[i])) return true;
+    return false;
+}
+
 nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analysis *an, nnfx_error *err) {
     memset(an, 0, sizeof *an);
     an->g = g;
@@ -471,11 +479,10 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
                 c->params += meta_numel(&t);
         }
         if (oc == NNFX_CALL_FUNCTION) nnfx_node_cost(n, &c->macs, &c->flops);
-        /* MACs are those of the matrix ops (Conv, Gemm, MatMul), as model
-         * zoos publish them; other ops' work counts in FLOPs only. */
-        if (!nnfx_node_is_op(n, NNFX_OP_CONV) && !nnfx_node_is_op(n, NNFX_OP_GEMM) &&
-            !nnfx_node_is_op(n, NNFX_OP_MATMUL))
-            c->macs = 0;
+        /* MACs are those of the matrix ops (convolutions, Gemm, MatMul,
+         * Einsum, recurrent layers), as model zoos publish them; other ops'
+         * work counts in FLOPs only. */
+        if (!is_matrix_op(n)) c->macs = 0;
         an->macs += c->macs;
         an->flops += c->flops;
         if (!add_op_count(an, cli_node_op_label(n), c->macs, c->flops)) goto oom;

@@ -21,6 +21,7 @@
 #include "core/core_int.h"
 #include "io/onnx_int.h"
 #include "ir/ir_int.h"
+#include "ir/op_table.h"
 
 #define EXT_ALIGN 4096
 #define TWO_GB    ((size_t)2 << 30)
@@ -163,9 +164,29 @@ static void write_value_info(ow_buf *b, uint32_t num, const char *name, const nn
     ow_end_msg(b, v);
 }
 
-static void write_attr(ow_buf *b, const nnfx_attr *a) {
+/* A list-of-strings attribute (held comma-joined) as ONNX STRINGS. */
+static void write_string_list(ow_buf *b, const char *s) {
+    char item[256];
+    for (const char *p = s ? s : ""; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n >= sizeof item) n = sizeof item - 1;
+        memcpy(item, p, n);
+        item[n] = 0;
+        ow_put_string(b, PB_ATTR_STRINGS, item);
+        p += strcspn(p, ",");
+        if (*p) p++;
+    }
+    ow_put_int(b, PB_ATTR_TYPE, PB_AT_STRINGS);
+}
+
+static void write_attr(ow_buf *b, const nnfx_attr *a, bool string_list) {
     size_t m = ow_begin_msg(b, PB_NODE_ATTRIBUTE);
     ow_put_string(b, PB_ATTR_NAME, a->name);
+    if (string_list && a->kind == NNFX_ATTR_STRING) {
+        write_string_list(b, a->u.s);
+        ow_end_msg(b, m);
+        return;
+    }
     switch (a->kind) {
     case NNFX_ATTR_INT:
         ow_put_int(b, PB_ATTR_I, a->u.i);
@@ -398,12 +419,12 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
     for (int i = 0; i < nnfx_node_num_attrs(n); i++) {
         const nnfx_attr *a = nnfx_node_attr_at(n, i);
         if (op == NNFX_OP_SPLIT && x->opset < 18 && strcmp(a->name, "num_outputs") == 0) continue;
-        write_attr(nodes, a);
+        write_attr(nodes, a, ir_schema_string_list(op, a->name));
     }
     if (axes_attr) {
         const nnfx_tensor *t = const_i64_arg(n, 1);
         nnfx_attr a = nnfx_attr_ints("axes", (int)nnfx_tensor_numel(t), t->data);
-        write_attr(nodes, &a);
+        write_attr(nodes, &a, false);
     }
     ow_end_msg(nodes, m);
     return NNFX_OK;

@@ -339,6 +339,21 @@ static nnfx_status read_attr(imp *im, ow_reader *r, imp_attr *a) {
             a->nfloats += (int)n;
             break;
         }
+        case PB_ATTR_STRINGS: { /* joined by commas (schema kind "strs") */
+            char *item = NULL;
+            if (ow_string(r, &f, &item)) return im->err->status;
+            size_t old = a->s ? strlen(a->s) : 0, add = strlen(item);
+            char *ns = realloc(a->s, old + add + 2);
+            if (!ns) {
+                free(item);
+                return oom(im);
+            }
+            if (old) ns[old++] = ',';
+            memcpy(ns + old, item, add + 1);
+            a->s = ns;
+            free(item);
+            break;
+        }
         case PB_ATTR_G:
             if (!a->type) a->type = PB_AT_GRAPH;
             break;
@@ -433,7 +448,7 @@ static nnfx_status convert_attrs(imp *im, imp_node *n, nnfx_op op, nnfx_attr **o
             d->u.f = a->type == PB_AT_INT ? (double)a->i : a->f;
             break;
         case NNFX_ATTR_STRING:
-            ok = a->type == PB_AT_STRING && a->s;
+            ok = (a->type == PB_AT_STRING || (a->type == PB_AT_STRINGS && ir_schema_string_list(op, a->name))) && a->s;
             d->u.s = a->s;
             break;
         case NNFX_ATTR_INTS:

@@ -105,3 +105,57 @@ void cost_resize(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
     *macs = 0;
     *flops = (mode && mode[0] == 'l') ? 4 * out : out;
 }
+
+/* ConvTranspose: every input element meets M/group x prod(kernel) weights. */
+void cost_conv_transpose(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
+    const nnfx_meta *w = input(c, 1);
+    int64_t per = dim1(w, 1);
+    for (int i = 2; w && i < w->rank; i++)
+        per *= dim1(w, i);
+    *macs = numel1(input(c, 0)) * per;
+    *flops = 2 * *macs + (input(c, 2) ? numel1(&c->out[0]) : 0);
+}
+
+/* RNN / GRU / LSTM: per step, direction and batch row, gates x hidden x
+ * (input + hidden) MACs; the gate math adds about 4 flops per gate value. */
+void cost_rnn(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
+    const nnfx_meta *w = input(c, 1), *r = input(c, 2), *x = input(c, 0);
+    bool bw = nnfx_node_attr_int(c->node, "layout", 0) != 0;
+    int64_t steps = dim1(x, bw ? 1 : 0) * dim1(x, bw ? 0 : 1); /* seq x batch */
+    int64_t gh = dim1(w, 1), dirs = dim1(w, 0);
+    *macs = dirs * steps * gh * (dim1(w, 2) + dim1(r, 2));
+    *flops = 2 * *macs + 4 * dirs * steps * gh;
+}
+
+/* Einsum: one multiply-add per output element and summed index. */
+void cost_einsum(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
+    int ranks[IR_EINSUM_MAX_IN];
+    ir_einsum p;
+    char why[160];
+    *macs = *flops = 0;
+    if (c->nin > IR_EINSUM_MAX_IN) return;
+    for (int i = 0; i < c->nin; i++) {
+        if (!c->in[i] || c->in[i]->rank < 0) return;
+        ranks[i] = c->in[i]->rank;
+    }
+    if (!ir_einsum_parse(nnfx_node_attr_string(c->node, "equation", ""), c->nin, ranks, &p, why, sizeof why)) return;
+    int64_t size[256];
+    bool out[256] = {false};
+    for (int i = 0; i < 256; i++)
+        size[i] = 1;
+    for (int j = 0; j < p.nout; j++)
+        out[p.out[j]] = true;
+    for (int i = 0; i < c->nin; i++)
+        for (int j = 0; j < p.nlab[i]; j++)
+            if (dim1(c->in[i], j) > 1) size[p.lab[i][j]] = dim1(c->in[i], j);
+    int64_t inner = 1;
+    for (int l = 0; l < 256; l++) {
+        bool used = false;
+        for (int i = 0; i < c->nin && !used; i++)
+            for (int j = 0; j < p.nlab[i] && !used; j++)
+                used = p.lab[i][j] == l;
+        if (used && !out[l]) inner *= size[l];
+    }
+    *macs = numel1(&c->out[0]) * inner * (c->nin > 1 ? c->nin - 1 : 1);
+    *flops = 2 * *macs;
+}

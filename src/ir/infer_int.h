@@ -99,4 +99,52 @@ void ir_shape_op_range(const nnfx_node *n, int rank, int64_t *lo, int64_t *hi);
  * dim is reduced unless noop_with_empty_axes is set. */
 bool ir_reduce_plan(const nnfx_node *n, int rank, int naxes, const int64_t *axes, bool *red, char *why, size_t whylen);
 
+/* Stable merge sort of idx[0..n) by before(ctx, a, b) (true when element a
+ * must precede element b); false on out of memory. */
+bool ir_sort_idx(int64_t *idx, int64_t n, bool (*before)(const void *ctx, int64_t a, int64_t b), const void *ctx);
+
+/* Unique over the slices of x along axis (axis < 0: over the elements of
+ * the flattened x), as ONNX's Unique: *u unique slices; first[u] (index of
+ * its first occurrence), counts[u] and inverse[s] for each of the *ns
+ * slices, malloc'd (free with free()). Sorted ascending when sorted, else in
+ * order of first occurrence. False on out of memory. */
+bool ir_unique_plan(const nnfx_tensor *x, int axis, bool sorted, int64_t *u, int64_t *ns, int64_t **first,
+                    int64_t **inverse, int64_t **counts);
+
+/* Number of nonzero elements of t[0..lim) (lim < 0: all). */
+int64_t ir_count_nonzero(const nnfx_tensor *t, int64_t lim);
+
+/* ConvTranspose geometry over nsp spatial dims: kernel k, strides s,
+ * dilations d, begin pads pb (negative when output_shape asks for more
+ * than the full output) and output sizes out (-1 when the input size is
+ * unknown). */
+typedef struct ir_convt {
+    int nsp;
+    int64_t k[NNFX_MAX_RANK], s[NNFX_MAX_RANK], d[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], out[NNFX_MAX_RANK];
+} ir_convt;
+
+/* Reads ConvTranspose node n's attributes for input sizes in_sp (-1
+ * unknown); errors name the node. */
+nnfx_status ir_convt_plan(const nnfx_node *n, int nsp, const int64_t *k, const int64_t *in_sp, ir_convt *g,
+                          nnfx_error *err);
+
+/* A parsed Einsum equation: per input its labels (letters; 128 + k for the
+ * k-th ellipsis dim from the right), and the output's labels. */
+#define IR_EINSUM_MAX_IN 8
+typedef struct ir_einsum {
+    int nin, nlab[IR_EINSUM_MAX_IN], lab[IR_EINSUM_MAX_IN][NNFX_MAX_RANK];
+    int nout, out[NNFX_MAX_RANK];
+} ir_einsum;
+
+/* Parses equation eq for nin inputs of the given ranks; false with a
+ * reason in why. */
+bool ir_einsum_parse(const char *eq, int nin, const int *ranks, ir_einsum *p, char *why, size_t whylen);
+
+/* NonMaxSuppression of node n (center_point_box) over boxes [B, N, 4] and
+ * scores [B, C, N] with the optional scalar inputs (NULL: absent): *sel
+ * (malloc'd) holds *count rows (batch, class, box). False with a reason. */
+bool ir_nms_run(const nnfx_node *n, const nnfx_tensor *boxes, const nnfx_tensor *scores, const nnfx_tensor *maxo,
+                const nnfx_tensor *iou_t, const nnfx_tensor *score_t, int64_t **sel, int64_t *count, char *why,
+                size_t whylen);
+
 #endif

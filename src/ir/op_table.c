@@ -62,6 +62,7 @@ typedef struct schema_attr {
     nnfx_attr_kind kind;
     char dflt[40];
     bool has_default;
+    bool list; /* "strs": a list of strings held as one comma-joined string */
 } schema_attr;
 
 static schema_attr schemas[NNFX_OP_COUNT][SCHEMA_MAX_ATTRS];
@@ -71,6 +72,7 @@ static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
 static nnfx_attr_kind kind_from_text(const char *k, size_t kl) {
     if (kl == 1 && *k == 'f') return NNFX_ATTR_FLOAT;
     if (kl == 1 && *k == 's') return NNFX_ATTR_STRING;
+    if (kl == 4 && strncmp(k, "strs", 4) == 0) return NNFX_ATTR_STRING;
     if (kl == 1 && *k == 't') return NNFX_ATTR_TENSOR;
     if (kl == 4 && strncmp(k, "ints", 4) == 0) return NNFX_ATTR_INTS;
     if (kl == 6 && strncmp(k, "floats", 6) == 0) return NNFX_ATTR_FLOATS;
@@ -98,6 +100,7 @@ static void parse_schemas(void) {
                 const char *kt = colon + 1;
                 const char *eq = memchr(kt, '=', (size_t)(end - kt));
                 a->kind = kind_from_text(kt, (size_t)((eq ? eq : end) - kt));
+                a->list = (eq ? eq : end) - kt == 4 && strncmp(kt, "strs", 4) == 0;
                 a->has_default = eq != NULL;
                 if (eq) copy_span(a->dflt, sizeof a->dflt, eq + 1, (size_t)(end - eq - 1));
             }
@@ -117,6 +120,14 @@ bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const 
         if (default_text) *default_text = a->has_default ? a->dflt : NULL;
         return true;
     }
+    return false;
+}
+
+bool ir_schema_string_list(nnfx_op op, const char *name) {
+    if ((int)op <= 0 || op >= NNFX_OP_COUNT || !name) return false;
+    pthread_once(&schema_once, parse_schemas);
+    for (int i = 0; i < schema_counts[op]; i++)
+        if (strcmp(schemas[op][i].name, name) == 0) return schemas[op][i].list;
     return false;
 }
 

@@ -66,4 +66,9 @@ int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n);
  * such attribute. */
 bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text);
 
+/* True when op's attribute `name` is a list of strings ("strs" in the
+ * schema): the IR holds it as one string, the items joined by commas, and
+ * ONNX import/export convert from/to a STRINGS attribute. */
+bool ir_schema_string_list(nnfx_op op, const char *name);
+
 #endif

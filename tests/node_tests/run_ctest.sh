@@ -3,10 +3,11 @@
 # are not there yet (tests/node_tests/generate.py, Debian's python3-onnx),
 # then runs run_node_tests over all of them.
 #
-# Usage: run_ctest.sh PYTHON RUNNER DIR LOG EXPECTED
+# Usage: run_ctest.sh PYTHON RUNNER DIR LOG EXPECTED [RUNNER-OPTION...]
 # Exit: the runner's status; 77 (a CTest skip) when python3-onnx is missing.
 set -u
 python=$1 runner=$2 dir=$3 log=$4 expected=$5
+shift 5
 here=$(dirname "$0")
 if [ ! -f "$dir/.complete" ]; then
     if ! command -v "$python" >/dev/null 2>&1; then
@@ -22,4 +23,4 @@ if [ ! -f "$dir/.complete" ]; then
         exit 1
     fi
 fi
-exec "$runner" --log "$log" --expected "$expected" "$dir"
+exec "$runner" --log "$log" --expected "$expected" "$@" "$dir"

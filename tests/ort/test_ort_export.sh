@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Models that nnfx writes run in ONNX Runtime with PyTorch's outputs: every
-# real-model fixture and the digits CNN, (1) exported as they are, (2) after
+# real-model fixture, the coverage fixtures (RNNs, ConvTranspose, 3-d conv,
+# Einsum) and the digits CNN, (1) exported as they are, (2) after
 # fuse-conv-bn + fold-constants + cse + dce (a rewritten graph), (3) exported
 # with external data. References are PyTorch's outputs saved by the fixture
 # scripts, so neither nnfx nor ONNX Runtime checks itself.
@@ -20,11 +21,12 @@ fail=0
 ort() { # ort MODEL INPUT REF
     if node "$HERE/ort_check.js" "$1" --in "$2" --ref "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 }
-RM=$SRC/tests/data/real_models
 cases=""
-for m in "$RM"/*.onnx; do
-    b=$(basename "$m" .onnx)
-    cases="$cases $m|$RM/$b.input_0.npy|$RM/$b.output_0.npy"
+for RM in "$SRC/tests/data/real_models" "$SRC/tests/data/coverage"; do
+    for m in "$RM"/*.onnx; do
+        b=$(basename "$m" .onnx)
+        cases="$cases $m|$RM/$b.input_0.npy|$RM/$b.output_0.npy"
+    done
 done
 D=$SRC/tests/data/digits
 cases="$cases $D/digits_cnn.onnx|$D/digits_test_x.npy|$D/digits_cnn_logits.npy"
@@ -44,6 +46,23 @@ for c in $cases; do
         ort "$TMP/${b}_ext.onnx" "$input" "$ref"
     else
         echo "FAIL: nnfx export --external-data $b"
+        fail=$((fail + 1))
+    fi
+done
+# Recurrent nodes with non-default activations (no PyTorch reference: ONNX
+# Runtime is the reference): nnfx's outputs on the model as written and ONNX
+# Runtime's on nnfx's export of it must both agree with ONNX Runtime.
+RA=$SRC/tests/data/coverage/ort
+for m in "$RA"/*.onnx; do
+    b=$(basename "$m" .onnx)
+    if "$NNFX" run "$m" --input "X=$RA/$b.input_0.npy" --output-dir "$TMP/$b.out" --quiet &&
+        "$NNFX" export "$m" -o "$TMP/${b}_rt.onnx"; then
+        for mm in "$m" "$TMP/${b}_rt.onnx"; do
+            if node "$HERE/ort_check.js" "$mm" --in "X=$RA/$b.input_0.npy" --ref "$TMP/$b.out/Y.npy" \
+                --ref "$TMP/$b.out/Y_h.npy"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+        done
+    else
+        echo "FAIL: nnfx run/export $b"
         fail=$((fail + 1))
     fi
 done

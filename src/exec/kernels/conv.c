@@ -1,5 +1,6 @@
-/* conv.c — Conv (1-d and 2-d, float32): im2col + cblas_sgemm per group,
- * a direct loop for depthwise convolution, no copy for 1x1 stride-1. */
+/* conv.c — Conv (float32, any number of spatial dims): im2col +
+ * cblas_sgemm per group, a direct loop for 1-d/2-d depthwise convolution,
+ * no copy for 1x1 stride-1; 3-d and higher go through an N-d im2col. */
 #include <cblas.h>
 #include <limits.h>
 #include <stdint.h>
@@ -76,6 +77,70 @@ static void conv_depthwise(const conv2d *g, const float *x, const float *wt, con
         }
 }
 
+/* Conv over nsp >= 3 spatial dims (3-d video convs and beyond): N-d im2col
+ * col [C/g * K, O] (K, O: products of kernel and output sizes), then one
+ * GEMM per image and group. */
+static nnfx_status conv_nd(const nnfx_node *n, const nnfx_tensor *x, const nnfx_tensor *w, const nnfx_tensor *bias,
+                           const ir_window *win, const int64_t *oshape, nnfx_tensor *y, nnfx_error *err) {
+    int nsp = x->rank - 2;
+    int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], group = nnfx_node_attr_int(n, "group", 1);
+    int64_t cg = C / group, mg = M / group, K = 1, O = 1, IN = 1;
+    for (int i = 0; i < nsp; i++) {
+        K *= win->k[i];
+        O *= oshape[2 + i];
+        IN *= x->shape[2 + i];
+    }
+    if (mg > INT_MAX || O > INT_MAX || cg * K > INT_MAX)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv is too large for the BLAS int range");
+    float *col = malloc(sizeof *col * (size_t)(cg * K * O > 0 ? cg * K * O : 1));
+    if (!col) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for the conv column buffer");
+    const float *xd = x->data, *wd = w->data, *bd = bias ? bias->data : NULL;
+    float *yd = y->data;
+    for (int64_t b = 0; b < N; b++)
+        for (int64_t gi = 0; gi < group; gi++) {
+            const float *xg = xd + (b * C + gi * cg) * IN;
+            int L = nsp - 1; /* innermost spatial dim: contiguous rows */
+            int64_t OL = oshape[2 + L], IL = x->shape[2 + L], rows = O / (OL > 0 ? OL : 1);
+            for (int64_t r = 0; r < cg * K; r++) {
+                int64_t ci = r / K, kk[NNFX_MAX_RANK], oo[NNFX_MAX_RANK] = {0};
+                for (int64_t q = r % K, d = nsp - 1; d >= 0; d--) {
+                    kk[d] = q % win->k[d];
+                    q /= win->k[d];
+                }
+                float *dst = col + r * O;
+                int64_t x0 = kk[L] * win->d[L] - win->pb[L], sl = win->s[L];
+                for (int64_t row = 0; row < rows; row++, dst += OL) {
+                    int64_t off = 0;
+                    bool inside = true;
+                    for (int d = 0; d < L && inside; d++) {
+                        int64_t iv = oo[d] * win->s[d] - win->pb[d] + kk[d] * win->d[d];
+                        inside = iv >= 0 && iv < x->shape[2 + d];
+                        off = off * x->shape[2 + d] + iv;
+                    }
+                    if (!inside) {
+                        memset(dst, 0, sizeof *dst * (size_t)OL);
+                    } else {
+                        const float *src = xg + ci * IN + off * IL;
+                        for (int64_t ox = 0, ix = x0; ox < OL; ox++, ix += sl)
+                            dst[ox] = ix >= 0 && ix < IL ? src[ix] : 0.0f;
+                    }
+                    for (int d = L - 1; d >= 0; d--) {
+                        if (++oo[d] < oshape[2 + d]) break;
+                        oo[d] = 0;
+                    }
+                }
+            }
+            float *yg = yd + (b * M + gi * mg) * O;
+            for (int64_t oc = 0; oc < mg; oc++)
+                for (int64_t i = 0; i < O; i++)
+                    yg[oc * O + i] = bd ? bd[gi * mg + oc] : 0.0f;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)O, (int)(cg * K), 1.0f,
+                        wd + gi * mg * cg * K, (int)(cg * K), col, (int)O, 1.0f, yg, (int)O);
+        }
+    free(col);
+    return NNFX_OK;
+}
+
 /* Conv(X, W, B?): see ONNX Conv; pads/strides/dilations/group/auto_pad. */
 nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
@@ -84,12 +149,11 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     const nnfx_tensor *x = in[0], *w = in[1], *bias = nin > 2 ? in[2] : NULL;
     if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, w, NNFX_F32, "W", err))) return s;
     if (bias && (s = kern_need(n, bias, NNFX_F32, "B", err))) return s;
-    if (x->rank != w->rank || (x->rank != 3 && x->rank != 4))
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED,
-                         "conv supports 1-d and 2-d inputs (rank 3 or 4), got rank %d and weight rank %d", x->rank,
+    if (x->rank != w->rank || x->rank < 3)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "conv needs input and weight of one rank >= 3, got %d and %d", x->rank,
                          w->rank);
     int nsp = x->rank - 2;
-    int64_t ksz[2], in_sp[2];
+    int64_t ksz[NNFX_MAX_RANK], in_sp[NNFX_MAX_RANK];
     for (int i = 0; i < nsp; i++) {
         ksz[i] = w->shape[2 + i];
         in_sp[i] = x->shape[2 + i];
@@ -108,10 +172,11 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if (bias && nnfx_tensor_numel(bias) != g.m)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "conv bias has %lld values for %lld channels",
                          (long long)nnfx_tensor_numel(bias), (long long)g.m);
-    int64_t oshape[4] = {g.n, g.m, 0, 0};
+    int64_t oshape[NNFX_MAX_RANK] = {g.n, g.m};
     for (int i = 0; i < nsp; i++)
         oshape[2 + i] = ir_window_out(&win, i, in_sp[i]);
     if ((s = kern_check_out(n, out[0], x->rank, oshape, err))) return s;
+    if (nsp > 2) return nnfx_tensor_numel(out[0]) ? conv_nd(n, x, w, bias, &win, oshape, out[0], err) : NNFX_OK;
     if (nsp == 1) {
         g.h = 1, g.w = x->shape[2], g.oh = 1, g.ow = oshape[2];
         g.kh = 1, g.kw = win.k[0], g.sh = 1, g.sw = win.s[0], g.dh = 1, g.dw = win.d[0], g.ph = 0, g.pw = win.pb[0];

@@ -1,12 +1,13 @@
 /* logical.c — broadcasting element-wise kernels computed through double
  * (exact for every dtype nnfx holds except int64 beyond 2^53): And, Or, Xor
  * (bool), GreaterOrEqual, LessOrEqual (-> bool), Mod (integer or float), and
- * the variadic Min, Max, Sum, Mean (1 to KERN_BCAST_MAX inputs). */
+ * the variadic Min, Max, Sum, Mean (1 to KERN_BCAST_MAX inputs), BitShift. */
 #include <math.h>
+#include <string.h>
 
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { L_AND, L_OR, L_XOR, L_GE, L_LE, L_MOD, L_FMOD, L_MIN, L_MAX, L_SUM, L_MEAN } logic_kind;
+typedef enum { L_AND, L_OR, L_XOR, L_GE, L_LE, L_MOD, L_FMOD, L_MIN, L_MAX, L_SUM, L_MEAN, L_SHL, L_SHR } logic_kind;
 
 typedef struct logic_ctx {
     logic_kind k;
@@ -66,6 +67,8 @@ static double combine(const logic_ctx *c, const double *v) {
             r += v[j];
         return c->k == L_MEAN ? r / c->nin : r;
     }
+    case L_SHL: return v[1] >= 64 ? 0 : (double)((uint64_t)v[0] << (uint64_t)v[1]);
+    case L_SHR: return v[1] >= 64 ? 0 : (double)((uint64_t)v[0] >> (uint64_t)v[1]);
     }
     return 0;
 }
@@ -131,6 +134,21 @@ LOGIC_KERNEL(kern_max, L_MAX)
 LOGIC_KERNEL(kern_sum, L_SUM)
 LOGIC_KERNEL(kern_mean, L_MEAN)
 #undef LOGIC_KERNEL
+
+/* BitShift(X, Y) of unsigned integers: X << Y (direction LEFT) or X >> Y. */
+nnfx_status kern_bit_shift(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    const char *dir = nnfx_node_attr_string(n, "direction", "");
+    bool left = strcmp(dir, "LEFT") == 0;
+    if (!left && strcmp(dir, "RIGHT") != 0)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "bit_shift direction must be LEFT or RIGHT, got '%s'", dir);
+    for (int i = 0; i < nin && i < 2; i++)
+        if (in[i] && in[i]->dtype != NNFX_U8 && in[i]->dtype != NNFX_U16 && in[i]->dtype != NNFX_U32 &&
+            in[i]->dtype != NNFX_U64)
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bit_shift takes unsigned integers, not %s",
+                             nnfx_dtype_name(in[i]->dtype));
+    return logic(left ? L_SHL : L_SHR, n, nin, in, nout, out, err);
+}
 
 /* Mod(A, B): remainder with the divisor's sign (fmod=0, integers) or C's
  * fmod with the dividend's sign (fmod=1). */

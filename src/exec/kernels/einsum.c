@@ -1,0 +1,199 @@
+/* einsum.c — Einsum over any equation ONNX allows (products of the
+ * inputs summed over the labels missing from the output; repeated labels
+ * take diagonals; ellipsis dims broadcast). Every label has a stride per
+ * input (the sum over the dims it names: diagonals), so one odometer over
+ * output labels (outer) and summed labels (inner) visits each product
+ * once. float32 reads directly; other dtypes go through double. The
+ * matmul-like equations (attention's "bhqd,bhkd->bhqk" and the like) take
+ * a fast path: gather into [batch, M, K] x [batch, K, N] and GEMM. */
+#include <cblas.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+/* dst (contiguous, labels lab[0..n) of sizes sz) = the strided view of src
+ * with element strides st (one per label). */
+static void gather_view(const float *src, int n, const int64_t *sz, const int64_t *st, float *dst) {
+    int64_t idx[2 * NNFX_MAX_RANK] = {0}, off = 0, total = 1;
+    for (int a = 0; a < n; a++)
+        total *= sz[a];
+    for (int64_t i = 0; i < total; i++) {
+        dst[i] = src[off];
+        for (int a = n - 1; a >= 0; a--) {
+            off += st[a];
+            if (++idx[a] < sz[a]) break;
+            off -= st[a] * idx[a];
+            idx[a] = 0;
+        }
+    }
+}
+
+/* The matmul-like case (two float32 inputs, no diagonal, no broadcast
+ * dims, every label in at least two of A, B, output): labels split into
+ * batch (A, B, out), M (A, out), N (B, out) and K (A, B); A and B are
+ * gathered into [batch, M, K] and [batch, K, N], one GEMM per batch entry
+ * writes [batch, M, N], which is permuted into the output. Returns false
+ * when the equation is not of that form (the generic loop runs instead). */
+static bool einsum_gemm(const ir_einsum *p, nnfx_tensor *const *in, nnfx_tensor *out) {
+    if (p->nin != 2 || in[0]->dtype != NNFX_F32 || in[1]->dtype != NNFX_F32 || out->dtype != NNFX_F32) return false;
+    int where[256] = {0}; /* bit 1: in A, 2: in B, 4: in out */
+    int64_t size[256] = {0}, sta[256] = {0}, stb[256] = {0};
+    for (int i = 0; i < 2; i++) {
+        int64_t st[NNFX_MAX_RANK];
+        kern_strides(in[i]->rank, in[i]->shape, st);
+        for (int j = 0; j < p->nlab[i]; j++) {
+            int l = p->lab[i][j];
+            if (where[l] & (1 << i)) return false;                   /* a diagonal */
+            if (size[l] && size[l] != in[i]->shape[j]) return false; /* broadcast */
+            where[l] |= 1 << i;
+            size[l] = in[i]->shape[j];
+            (i ? stb : sta)[l] = st[j];
+        }
+    }
+    for (int j = 0; j < p->nout; j++)
+        where[p->out[j]] |= 4;
+    int bl[NNFX_MAX_RANK], ml[NNFX_MAX_RANK], nl[NNFX_MAX_RANK], kl[NNFX_MAX_RANK], nb = 0, nm = 0, nn = 0, nk = 0;
+    int64_t B = 1, M = 1, N = 1, K = 1;
+    for (int l = 0; l < 256; l++) {
+        if (!where[l]) continue;
+        if (where[l] == 7)
+            bl[nb++] = l, B *= size[l];
+        else if (where[l] == 5)
+            ml[nm++] = l, M *= size[l];
+        else if (where[l] == 6)
+            nl[nn++] = l, N *= size[l];
+        else if (where[l] == 3)
+            kl[nk++] = l, K *= size[l];
+        else
+            return false; /* summed over one input only: the generic loop */
+    }
+    if (M > INT_MAX || N > INT_MAX || K > INT_MAX) return false;
+    float *a = malloc(sizeof *a * (size_t)(B * M * K + 1)), *b = malloc(sizeof *b * (size_t)(B * K * N + 1));
+    float *c = malloc(sizeof *c * (size_t)(B * M * N + 1));
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return false;
+    }
+    int64_t sz[2 * NNFX_MAX_RANK], st[2 * NNFX_MAX_RANK];
+    int k = 0;
+    for (int i = 0; i < nb; i++, k++)
+        sz[k] = size[bl[i]], st[k] = sta[bl[i]];
+    for (int i = 0; i < nm; i++, k++)
+        sz[k] = size[ml[i]], st[k] = sta[ml[i]];
+    for (int i = 0; i < nk; i++, k++)
+        sz[k] = size[kl[i]], st[k] = sta[kl[i]];
+    gather_view(in[0]->data, k, sz, st, a);
+    k = 0;
+    for (int i = 0; i < nb; i++, k++)
+        sz[k] = size[bl[i]], st[k] = stb[bl[i]];
+    for (int i = 0; i < nk; i++, k++)
+        sz[k] = size[kl[i]], st[k] = stb[kl[i]];
+    for (int i = 0; i < nn; i++, k++)
+        sz[k] = size[nl[i]], st[k] = stb[nl[i]];
+    gather_view(in[1]->data, k, sz, st, b);
+    for (int64_t i = 0; i < B; i++)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a + i * M * K, (int)K,
+                    b + i * K * N, (int)N, 0.0f, c + i * M * N, (int)N);
+    /* c is [batch..., M..., N...]: strides per label, then read in out's order */
+    int64_t cst[256] = {0}, s = 1;
+    for (int i = nn - 1; i >= 0; i--)
+        cst[nl[i]] = s, s *= size[nl[i]];
+    for (int i = nm - 1; i >= 0; i--)
+        cst[ml[i]] = s, s *= size[ml[i]];
+    for (int i = nb - 1; i >= 0; i--)
+        cst[bl[i]] = s, s *= size[bl[i]];
+    for (int j = 0; j < p->nout; j++)
+        sz[j] = size[p->out[j]], st[j] = cst[p->out[j]];
+    gather_view(c, p->nout, sz, st, out->data);
+    free(a), free(b), free(c);
+    return true;
+}
+
+nnfx_status kern_einsum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                        nnfx_error *err) {
+    if (nin < 1 || nin > IR_EINSUM_MAX_IN || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "einsum needs 1 to %d inputs", IR_EINSUM_MAX_IN);
+    int ranks[IR_EINSUM_MAX_IN];
+    bool f32 = out[0]->dtype == NNFX_F32;
+    for (int i = 0; i < nin; i++) {
+        if (!in[i]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "einsum input %d is missing", i);
+        ranks[i] = in[i]->rank;
+        f32 = f32 && in[i]->dtype == NNFX_F32;
+    }
+    ir_einsum p;
+    char why[200];
+    if (!ir_einsum_parse(nnfx_node_attr_string(n, "equation", ""), nin, ranks, &p, why, sizeof why))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
+    if (einsum_gemm(&p, in, out[0])) return NNFX_OK;
+    int64_t size[256];
+    int all[2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN], nall = 0;
+    bool seen[256] = {false};
+    for (int i = 0; i < 256; i++)
+        size[i] = 1;
+    for (int j = 0; j < p.nout; j++) {
+        all[nall++] = p.out[j];
+        seen[p.out[j]] = true;
+    }
+    int nouter = nall;
+    for (int i = 0; i < nin; i++)
+        for (int j = 0; j < p.nlab[i]; j++) {
+            int l = p.lab[i][j];
+            if (in[i]->shape[j] != 1) size[l] = in[i]->shape[j];
+            if (!seen[l]) {
+                seen[l] = true;
+                all[nall++] = l;
+            }
+        }
+    int64_t lst[IR_EINSUM_MAX_IN][2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN];
+    for (int i = 0; i < nin; i++) {
+        int64_t st[NNFX_MAX_RANK];
+        kern_strides(in[i]->rank, in[i]->shape, st);
+        for (int a = 0; a < nall; a++) {
+            lst[i][a] = 0;
+            for (int j = 0; j < p.nlab[i]; j++)
+                if (p.lab[i][j] == all[a]) {
+                    if (in[i]->shape[j] != size[all[a]] && in[i]->shape[j] != 1)
+                        return kern_fail(err, n, NNFX_ERR_SHAPE, "einsum label sizes differ");
+                    if (in[i]->shape[j] != 1) lst[i][a] += st[j];
+                }
+        }
+    }
+    int64_t inner = 1, total = nnfx_tensor_numel(out[0]);
+    for (int a = nouter; a < nall; a++)
+        inner *= size[all[a]];
+    int64_t idx[2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN] = {0}, off[IR_EINSUM_MAX_IN] = {0};
+    float *y32 = f32 ? out[0]->data : NULL;
+    for (int64_t o = 0; o < total; o++) {
+        double acc = 0;
+        for (int64_t s = 0; s < inner; s++) {
+            double prod = 1;
+            for (int i = 0; i < nin; i++)
+                prod *= f32 ? (double)((const float *)in[i]->data)[off[i]] : nnfx_tensor_get(in[i], off[i]);
+            acc += prod;
+            for (int a = nall - 1; a >= 0; a--) { /* odometer step, offsets follow */
+                for (int i = 0; i < nin; i++)
+                    off[i] += lst[i][a];
+                if (++idx[a] < size[all[a]]) break;
+                for (int i = 0; i < nin; i++)
+                    off[i] -= lst[i][a] * idx[a];
+                idx[a] = 0;
+            }
+        }
+        if (inner == 0) /* an empty sum: advance the output odometer alone */
+            for (int a = nouter - 1; a >= 0; a--) {
+                for (int i = 0; i < nin; i++)
+                    off[i] += lst[i][a];
+                if (++idx[a] < size[all[a]]) break;
+                for (int i = 0; i < nin; i++)
+                    off[i] -= lst[i][a] * idx[a];
+                idx[a] = 0;
+            }
+        if (y32)
+            y32[o] = (float)acc;
+        else
+            kern_set(out[0], o, acc);
+    }
+    return NNFX_OK;
+}

@@ -1,0 +1,265 @@
+/* rnn.c — the recurrent layers RNN, GRU and LSTM (float32; every activation
+ * ONNX names, default Sigmoid for gates and Tanh otherwise), forward, reverse or
+ * bidirectional, with sequence_lens, initial states, clip, LSTM peepholes
+ * and input_forget, GRU linear_before_reset, batch-first layout.
+ *
+ * Per direction the input projections of every step are one GEMM
+ * (XW [seq * batch, G * H] = X W^T + Wb); each step then runs one GEMM for
+ * the recurrence (H_{t-1} R^T) and a fused loop for the gate math. Gate
+ * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate. */
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
+
+/* The activation functions ONNX's recurrent ops name in `activations`. */
+typedef enum {
+    A_SIGMOID,
+    A_TANH,
+    A_RELU,
+    A_AFFINE,
+    A_LEAKY,
+    A_THRESH,
+    A_STANH,
+    A_HSIGMOID,
+    A_ELU,
+    A_SOFTSIGN,
+    A_SOFTPLUS
+} act_kind;
+
+typedef struct act_fn {
+    act_kind k;
+    float a, b; /* alpha, beta where the function takes them */
+} act_fn;
+
+static float act(const act_fn *f, float v) {
+    switch (f->k) {
+    case A_SIGMOID: return 1.0f / (1.0f + expf(-v));
+    case A_TANH: return tanhf(v);
+    case A_RELU: return v > 0 ? v : 0;
+    case A_AFFINE: return f->a * v + f->b;
+    case A_LEAKY: return v >= 0 ? v : f->a * v;
+    case A_THRESH: return v > f->a ? v : 0;
+    case A_STANH: return f->a * tanhf(f->b * v);
+    case A_HSIGMOID: return fmaxf(0.0f, fminf(1.0f, f->a * v + f->b));
+    case A_ELU: return v >= 0 ? v : f->a * (expf(v) - 1);
+    case A_SOFTSIGN: return v / (1 + fabsf(v));
+    case A_SOFTPLUS: return log1pf(expf(v));
+    }
+    return v;
+}
+
+/* Reads `activations` (comma-joined names) with activation_alpha/beta,
+ * consumed in order by the functions that take them, into fn[0..per*dirs);
+ * defaults: Sigmoid then Tanh(s) (RNN: Tanh). A list for one direction
+ * serves both. */
+static nnfx_status read_acts(const nnfx_node *n, int per, int dirs, act_fn *fn, nnfx_error *err) {
+    static const struct {
+        const char *name;
+        act_kind k;
+        int np; /* parameters taken */
+        float a, b;
+    } known[] = {{"Sigmoid", A_SIGMOID, 0, 0, 0},
+                 {"Tanh", A_TANH, 0, 0, 0},
+                 {"Relu", A_RELU, 0, 0, 0},
+                 {"Affine", A_AFFINE, 2, 1.0f, 0.0f},
+                 {"LeakyRelu", A_LEAKY, 1, 0.01f, 0},
+                 {"ThresholdedRelu", A_THRESH, 1, 1.0f, 0},
+                 {"ScaledTanh", A_STANH, 2, 1.0f, 1.0f},
+                 {"HardSigmoid", A_HSIGMOID, 2, 0.2f, 0.5f},
+                 {"Elu", A_ELU, 1, 1.0f, 0},
+                 {"Softsign", A_SOFTSIGN, 0, 0, 0},
+                 {"Softplus", A_SOFTPLUS, 0, 0, 0}};
+    size_t nknown = sizeof known / sizeof known[0];
+    for (int i = 0; i < per * dirs; i++)
+        fn[i] = (act_fn){i % per == 0 && per > 1 ? A_SIGMOID : A_TANH, 0, 0};
+    const char *list = nnfx_node_attr_string(n, "activations", NULL);
+    if (!list) return NNFX_OK;
+    const nnfx_attr *al = nnfx_node_attr(n, "activation_alpha"), *be = nnfx_node_attr(n, "activation_beta");
+    int na = al && al->kind == NNFX_ATTR_FLOATS ? al->u.floats.n : 0;
+    int nb = be && be->kind == NNFX_ATTR_FLOATS ? be->u.floats.n : 0;
+    int cnt = 0, ia = 0, ib = 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ","), k = 0;
+        while (k < nknown && (strlen(known[k].name) != len || strncmp(known[k].name, p, len) != 0))
+            k++;
+        if (k == nknown)
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "activation '%.*s' is not supported", (int)len, p);
+        if (cnt == per * dirs) return kern_fail(err, n, NNFX_ERR_SHAPE, "activations names too many functions");
+        act_fn f = {known[k].k, known[k].a, known[k].b};
+        if (known[k].np >= 1 && ia < na) f.a = al->u.floats.v[ia++];
+        if (known[k].np >= 2 && ib < nb) f.b = be->u.floats.v[ib++];
+        fn[cnt++] = f;
+        p += len;
+        if (*p) p++;
+    }
+    if (cnt == per && dirs == 2)
+        for (int i = 0; i < per; i++)
+            fn[per + i] = fn[i];
+    else if (cnt != per * dirs)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "activations names %d functions, expected %d", cnt, per * dirs);
+    return NNFX_OK;
+}
+
+static float clipv(float v, float c) { return c > 0 ? (v > c ? c : v < -c ? -c : v) : v; }
+
+static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                           nnfx_tensor *const *out, nnfx_error *err) {
+    static const char *names[8] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
+    nnfx_status s;
+    if (nin < 3) return kern_fail(err, n, NNFX_ERR_RUNTIME, "needs X, W and R");
+    for (int i = 0; i < nin && i < 8; i++)
+        if (i != 4 && in[i] && (s = kern_need(n, in[i], NNFX_F32, names[i], err))) return s;
+    const nnfx_tensor *x = in[0], *W = in[1], *R = in[2];
+    const nnfx_tensor *B = nin > 3 ? in[3] : NULL, *SL = nin > 4 ? in[4] : NULL, *H0 = nin > 5 ? in[5] : NULL;
+    const nnfx_tensor *C0 = kind == K_LSTM && nin > 6 ? in[6] : NULL, *P = kind == K_LSTM && nin > 7 ? in[7] : NULL;
+    int G = kind == K_LSTM ? 4 : kind == K_GRU ? 3 : 1;
+    bool bw = nnfx_node_attr_int(n, "layout", 0) != 0;
+    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1;
+    bool rev = strcmp(dir, "reverse") == 0;
+    if (x->rank != 3 || W->rank != 3 || R->rank != 3)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "X, W and R must have rank 3");
+    int64_t T = x->shape[bw ? 1 : 0], Bt = x->shape[bw ? 0 : 1], IN = x->shape[2], Hd = R->shape[2];
+    if (W->shape[0] != dirs || R->shape[0] != dirs || W->shape[1] != G * Hd || W->shape[2] != IN ||
+        R->shape[1] != G * Hd)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "W [%d, %lld, %lld] and R shapes do not fit", dirs,
+                         (long long)(G * Hd), (long long)IN);
+    if (B && nnfx_tensor_numel(B) != dirs * 2 * G * Hd) return kern_fail(err, n, NNFX_ERR_SHAPE, "B size");
+    if (P && nnfx_tensor_numel(P) != dirs * 3 * Hd) return kern_fail(err, n, NNFX_ERR_SHAPE, "P size");
+    if ((H0 && nnfx_tensor_numel(H0) != dirs * Bt * Hd) || (C0 && nnfx_tensor_numel(C0) != dirs * Bt * Hd))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "initial state size");
+    if (SL && nnfx_tensor_numel(SL) != Bt) return kern_fail(err, n, NNFX_ERR_SHAPE, "sequence_lens size");
+    if (T * Bt > INT_MAX || G * Hd > INT_MAX || IN > INT_MAX)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "too large for the BLAS int range");
+    act_fn fns[6];
+    int per = kind == K_LSTM ? 3 : kind == K_GRU ? 2 : 1;
+    if ((s = read_acts(n, per, dirs, fns, err))) return s;
+    float clip = (float)nnfx_node_attr_float(n, "clip", 0.0);
+    bool lbr = nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
+    bool coupled = nnfx_node_attr_int(n, "input_forget", 0) != 0;
+    int64_t GH = G * Hd;
+    float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
+    float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
+    float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
+    if (!xs || !xw || !hr || !h || !cc || !rh) {
+        free(xs), free(xw), free(hr), free(h), free(cc), free(rh);
+        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    }
+    const float *xd = x->data;
+    for (int64_t t = 0; t < T; t++) /* xs: [T, Bt, IN] */
+        for (int64_t b = 0; b < Bt; b++)
+            memcpy(xs + (t * Bt + b) * IN, xd + (bw ? b * T + t : t * Bt + b) * IN, sizeof(float) * (size_t)IN);
+    for (int o = 0; o < nout; o++)
+        if (out[o]) memset(out[o]->data, 0, out[o]->nbytes);
+    for (int d = 0; d < dirs; d++) {
+        bool back = rev || d == 1;
+        const float *Wd = (const float *)W->data + d * GH * IN, *Rd = (const float *)R->data + d * GH * Hd;
+        const float *Wb = B ? (const float *)B->data + d * 2 * GH : NULL, *Rb = Wb ? Wb + GH : NULL;
+        const float *Pd = P ? (const float *)P->data + d * 3 * Hd : NULL;
+        const act_fn *fa = &fns[d * per], *ga = &fns[d * per + (per > 1)], *ha = &fns[d * per + per - 1];
+        /* all input projections at once: xw = xs W^T + Wb (+ Rb where it adds up) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xs, (int)IN, Wd,
+                    (int)IN, 0.0f, xw, (int)GH);
+        if (Wb)
+            for (int64_t r = 0; r < T * Bt; r++)
+                for (int64_t j = 0; j < GH; j++)
+                    xw[r * GH + j] += Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
+        for (int64_t i = 0; i < Bt * Hd; i++) {
+            h[i] = H0 ? ((const float *)H0->data)[d * Bt * Hd + i] : 0.0f;
+            cc[i] = C0 ? ((const float *)C0->data)[d * Bt * Hd + i] : 0.0f;
+        }
+        for (int64_t step = 0; step < T; step++) {
+            int64_t t = back ? T - 1 - step : step;
+            /* hr = h R^T: [Bt, GH] */
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Bt, (int)GH, (int)Hd, 1.0f, h, (int)Hd, Rd,
+                        (int)Hd, 0.0f, hr, (int)GH);
+            for (int64_t b = 0; b < Bt; b++) {
+                int64_t len = SL ? (int64_t)nnfx_tensor_get(SL, b) : T;
+                if (back ? t >= len : t >= len) continue; /* padded step: state and output untouched */
+                const float *g = xw + (t * Bt + b) * GH, *q = hr + b * GH;
+                float *hb = h + b * Hd, *cb = cc + b * Hd;
+                if (kind == K_RNN) {
+                    for (int64_t j = 0; j < Hd; j++)
+                        hb[j] = act(fa, clipv(g[j] + q[j], clip));
+                } else if (kind == K_LSTM) {
+                    for (int64_t j = 0; j < Hd; j++) {
+                        float ci = cb[j];
+                        float iv = act(fa, clipv(g[j] + q[j] + (Pd ? Pd[j] * ci : 0), clip));
+                        float fv =
+                            coupled
+                                ? 1.0f - iv
+                                : act(fa, clipv(g[2 * Hd + j] + q[2 * Hd + j] + (Pd ? Pd[2 * Hd + j] * ci : 0), clip));
+                        float cv = act(ga, clipv(g[3 * Hd + j] + q[3 * Hd + j], clip));
+                        float cn = fv * ci + iv * cv;
+                        float ov = act(fa, clipv(g[Hd + j] + q[Hd + j] + (Pd ? Pd[Hd + j] * cn : 0), clip));
+                        cb[j] = cn;
+                        hb[j] = ov * act(ha, cn);
+                    }
+                } else {
+                    const float *rbh = Rb ? Rb + 2 * Hd : NULL;
+                    float *rb = rh + b * Hd;
+                    for (int64_t j = 0; j < Hd; j++) {
+                        float z = act(fa, clipv(g[j] + q[j], clip)), r = act(fa, clipv(g[Hd + j] + q[Hd + j], clip));
+                        float hh;
+                        if (lbr) {
+                            hh = act(ga, clipv(g[2 * Hd + j] + r * (q[2 * Hd + j] + (rbh ? rbh[j] : 0)), clip));
+                        } else {
+                            /* (r * h_{t-1}) R_h^T: computed below per row; keep z and r */
+                            rb[j] = r * hb[j];
+                            hh = 0;
+                        }
+                        if (lbr)
+                            hb[j] = (1 - z) * hh + z * hb[j];
+                        else
+                            cb[j] = z; /* z stashed in cc (GRU has no cell) */
+                    }
+                    if (!lbr) {
+                        const float *Rh = Rd + 2 * Hd * Hd;
+                        for (int64_t j = 0; j < Hd; j++) {
+                            float acc = g[2 * Hd + j] + (rbh ? rbh[j] : 0);
+                            for (int64_t k = 0; k < Hd; k++)
+                                acc += rb[k] * Rh[j * Hd + k];
+                            hr[b * GH + 2 * Hd + j] = act(ga, clipv(acc, clip)); /* slot unused here */
+                        }
+                        for (int64_t j = 0; j < Hd; j++)
+                            hb[j] = (1 - cb[j]) * hr[b * GH + 2 * Hd + j] + cb[j] * hb[j];
+                    }
+                }
+                if (nout > 0 && out[0]) {
+                    float *y = out[0]->data;
+                    int64_t o = bw ? ((b * T + t) * dirs + d) * Hd : ((t * dirs + d) * Bt + b) * Hd;
+                    memcpy(y + o, hb, sizeof(float) * (size_t)Hd);
+                }
+            }
+        }
+        for (int64_t b = 0; b < Bt; b++) {
+            int64_t o = bw ? (b * dirs + d) * Hd : (d * Bt + b) * Hd;
+            if (nout > 1 && out[1]) memcpy((float *)out[1]->data + o, h + b * Hd, sizeof(float) * (size_t)Hd);
+            if (kind == K_LSTM && nout > 2 && out[2])
+                memcpy((float *)out[2]->data + o, cc + b * Hd, sizeof(float) * (size_t)Hd);
+        }
+    }
+    free(xs), free(xw), free(hr), free(h), free(cc), free(rh);
+    return NNFX_OK;
+}
+
+nnfx_status kern_rnn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    return rnn_run(K_RNN, n, nin, in, nout, out, err);
+}
+
+nnfx_status kern_gru(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                     nnfx_error *err) {
+    return rnn_run(K_GRU, n, nin, in, nout, out, err);
+}
+
+nnfx_status kern_lstm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                      nnfx_error *err) {
+    return rnn_run(K_LSTM, n, nin, in, nout, out, err);
+}

@@ -1,0 +1,172 @@
+/* sampling.c — kernels that sample an image at computed positions (through
+ * double, any float dtype):
+ *  - GridSample (2-d; bilinear, nearest or bicubic; zeros, border or
+ *    reflection padding; align_corners) with PyTorch's grid_sampler_2d
+ *    semantics, which ONNX's GridSample follows: X [N, C, H, W], grid
+ *    [N, Ho, Wo, 2] (x, y in [-1, 1]) -> [N, C, Ho, Wo];
+ *  - RoiAlign (avg or max over sampling_ratio^2 bilinear samples per bin,
+ *    half_pixel or output_half_pixel coordinates) as torchvision/ORT. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/kernels/kernels_int.h"
+
+typedef enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECT } pad_mode;
+
+static double unnormalize(double c, int64_t size, bool align) {
+    return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+}
+
+static double clip_coord(double c, int64_t size) { return fmin((double)(size - 1), fmax(c, 0.0)); }
+
+static double reflect(double c, double twice_low, double twice_high) {
+    if (twice_low == twice_high) return 0;
+    double mn = twice_low / 2, span = (twice_high - twice_low) / 2;
+    c = fabs(c - mn);
+    double extra = fmod(c, span);
+    int64_t flips = (int64_t)floor(c / span);
+    return flips % 2 == 0 ? extra + mn : span - extra + mn;
+}
+
+static double pad_coord(double c, int64_t size, pad_mode pm, bool align) {
+    if (pm == PAD_BORDER) return clip_coord(c, size);
+    if (pm == PAD_REFLECT) {
+        c = align ? reflect(c, 0, 2.0 * (double)(size - 1)) : reflect(c, -1, 2.0 * (double)size - 1);
+        return clip_coord(c, size);
+    }
+    return c;
+}
+
+typedef struct plane {
+    const nnfx_tensor *x;
+    int64_t off, H, W;
+} plane;
+
+static double at(const plane *p, int64_t y, int64_t x) {
+    if (y < 0 || y >= p->H || x < 0 || x >= p->W) return 0;
+    return nnfx_tensor_get(p->x, p->off + y * p->W + x);
+}
+
+static double cc1(double x, double A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+static double cc2(double x, double A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+
+nnfx_status kern_grid_sample(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             nnfx_error *err) {
+    if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "grid_sample needs X and grid");
+    const nnfx_tensor *x = in[0], *g = in[1];
+    if (x->rank != 4 || g->rank != 4 || g->shape[3] != 2 || g->shape[0] != x->shape[0])
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
+    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
+    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
+    bool align = nnfx_node_attr_int(n, "align_corners", 0) != 0;
+    int m = strcmp(mode, "bilinear") == 0  ? 0
+            : strcmp(mode, "nearest") == 0 ? 1
+            : strcmp(mode, "bicubic") == 0 ? 2
+                                           : -1;
+    pad_mode pm = strcmp(pms, "zeros") == 0        ? PAD_ZEROS
+                  : strcmp(pms, "border") == 0     ? PAD_BORDER
+                  : strcmp(pms, "reflection") == 0 ? PAD_REFLECT
+                                                   : (pad_mode)-1;
+    if (m < 0 || (int)pm < 0)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "mode '%s' / padding_mode '%s'", mode, pms);
+    int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], Ho = g->shape[1], Wo = g->shape[2];
+    for (int64_t b = 0; b < N; b++)
+        for (int64_t oy = 0; oy < Ho; oy++)
+            for (int64_t ox = 0; ox < Wo; ox++) {
+                int64_t gi = ((b * Ho + oy) * Wo + ox) * 2;
+                double gx = nnfx_tensor_get(g, gi), gy = nnfx_tensor_get(g, gi + 1);
+                double ix = unnormalize(gx, W, align), iy = unnormalize(gy, H, align);
+                for (int64_t c = 0; c < C; c++) {
+                    plane p = {x, (b * C + c) * H * W, H, W};
+                    double v = 0;
+                    if (m == 2) {
+                        double x0 = floor(ix), y0 = floor(iy), tx = ix - x0, ty = iy - y0, A = -0.75;
+                        double wx[4] = {cc2(tx + 1, A), cc1(tx, A), cc1(1 - tx, A), cc2(2 - tx, A)};
+                        double wy[4] = {cc2(ty + 1, A), cc1(ty, A), cc1(1 - ty, A), cc2(2 - ty, A)};
+                        for (int j = 0; j < 4; j++)
+                            for (int i = 0; i < 4; i++) {
+                                double sx = pad_coord(x0 - 1 + i, W, pm, align),
+                                       sy = pad_coord(y0 - 1 + j, H, pm, align);
+                                v += wy[j] * wx[i] * at(&p, (int64_t)sy, (int64_t)sx);
+                            }
+                    } else {
+                        double sx = pad_coord(ix, W, pm, align), sy = pad_coord(iy, H, pm, align);
+                        if (m == 1) {
+                            v = at(&p, (int64_t)nearbyint(sy), (int64_t)nearbyint(sx));
+                        } else {
+                            double x0 = floor(sx), y0 = floor(sy), tx = sx - x0, ty = sy - y0;
+                            int64_t xi = (int64_t)x0, yi = (int64_t)y0;
+                            v = at(&p, yi, xi) * (1 - tx) * (1 - ty) + at(&p, yi, xi + 1) * tx * (1 - ty) +
+                                at(&p, yi + 1, xi) * (1 - tx) * ty + at(&p, yi + 1, xi + 1) * tx * ty;
+                        }
+                    }
+                    kern_set(out[0], ((b * C + c) * Ho + oy) * Wo + ox, v);
+                }
+            }
+    return NNFX_OK;
+}
+
+/* Bilinear sample of plane p at (y, x) as RoiAlign defines it (clamped at
+ * the border, zero beyond one pixel outside). */
+static double roi_bilinear(const plane *p, double y, double x) {
+    if (y < -1.0 || y > (double)p->H || x < -1.0 || x > (double)p->W) return 0;
+    y = fmax(y, 0), x = fmax(x, 0);
+    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
+    if (yl >= p->H - 1)
+        yh = yl = p->H - 1, y = (double)yl;
+    else
+        yh = yl + 1;
+    if (xl >= p->W - 1)
+        xh = xl = p->W - 1, x = (double)xl;
+    else
+        xh = xl + 1;
+    double ly = y - (double)yl, lx = x - (double)xl, hy = 1 - ly, hx = 1 - lx;
+    return hy * hx * at(p, yl, xl) + hy * lx * at(p, yl, xh) + ly * hx * at(p, yh, xl) + ly * lx * at(p, yh, xh);
+}
+
+/* RoiAlign(X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch_indices [R])
+ * -> [R, C, output_height, output_width]. */
+nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    if (nin < 3 || !in[0] || !in[1] || !in[2] || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "roi_align needs X, rois and batch_indices");
+    const nnfx_tensor *x = in[0], *rois = in[1], *bi = in[2];
+    if (x->rank != 4 || rois->rank != 2 || rois->shape[1] != 4 || nnfx_tensor_numel(bi) != rois->shape[0])
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "roi_align needs X [N, C, H, W], rois [R, 4], batch_indices [R]");
+    int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3], R = rois->shape[0];
+    int64_t PH = nnfx_node_attr_int(n, "output_height", 1), PW = nnfx_node_attr_int(n, "output_width", 1);
+    int64_t sr = nnfx_node_attr_int(n, "sampling_ratio", 0);
+    double scale = nnfx_node_attr_float(n, "spatial_scale", 1.0);
+    bool half = strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
+    bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    double off = half ? 0.5 : 0.0;
+    for (int64_t r = 0; r < R; r++) {
+        int64_t b = (int64_t)nnfx_tensor_get(bi, r);
+        if (b < 0 || b >= x->shape[0])
+            return kern_fail(err, n, NNFX_ERR_RUNTIME, "batch index %lld out of range", (long long)b);
+        double x1 = nnfx_tensor_get(rois, r * 4) * scale - off, y1 = nnfx_tensor_get(rois, r * 4 + 1) * scale - off;
+        double x2 = nnfx_tensor_get(rois, r * 4 + 2) * scale - off, y2 = nnfx_tensor_get(rois, r * 4 + 3) * scale - off;
+        double rw = x2 - x1, rh = y2 - y1;
+        if (!half) rw = fmax(rw, 1.0), rh = fmax(rh, 1.0);
+        double bh = rh / (double)PH, bw = rw / (double)PW;
+        int64_t gh = sr > 0 ? sr : (int64_t)ceil(rh / (double)PH), gw = sr > 0 ? sr : (int64_t)ceil(rw / (double)PW);
+        double cnt = (double)(gh * gw > 0 ? gh * gw : 1);
+        for (int64_t c = 0; c < C; c++) {
+            plane p = {x, (b * C + c) * H * W, H, W};
+            for (int64_t ph = 0; ph < PH; ph++)
+                for (int64_t pw = 0; pw < PW; pw++) {
+                    double acc = mx ? -INFINITY : 0;
+                    for (int64_t iy = 0; iy < gh; iy++)
+                        for (int64_t ix = 0; ix < gw; ix++) {
+                            double yy = y1 + (double)ph * bh + ((double)iy + 0.5) * bh / (double)gh;
+                            double xx = x1 + (double)pw * bw + ((double)ix + 0.5) * bw / (double)gw;
+                            double v = roi_bilinear(&p, yy, xx);
+                            acc = mx ? fmax(acc, v) : acc + v;
+                        }
+                    kern_set(out[0], ((r * C + c) * PH + ph) * PW + pw, mx ? acc : acc / cnt);
+                }
+        }
+    }
+    return NNFX_OK;
+}
