@@ -4,7 +4,8 @@
 # Usage: tools/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev graphviz
-      clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx)
+      clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx
+      libdnnl-dev libxnnpack-dev libpthreadpool-dev)  # the last three: bench/run_conv_libs.sh only
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
