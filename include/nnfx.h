@@ -18,7 +18,7 @@
  *         nnfx_replace_all_uses_with(n, leaky, NULL, NULL);  // leaky keeps n as input
  *         nnfx_erase_node(g, n, &err);
  *     }
- *     nnfx_gm_recompile(gm, &err);                         // lint + shapes + plan
+ *     nnfx_gm_recompile(gm, &err);                         // lint + shapes (plan: first run)
  *
  * Conventions
  *  - Every fallible call takes an `nnfx_error *err` (may be NULL) and returns
