@@ -211,11 +211,26 @@ int main(int argc, char **argv) {
             const nnfx_meta *xm = nnfx_node_meta_c(x, 0), *ym = nnfx_node_meta_c(n, 0);
             const nnfx_tensor *w = wn ? nnfx_graph_param(gr, nnfx_node_target(wn)) : NULL;
             if (!w || xm->rank != 4 || !nnfx_meta_is_static(xm) || !nnfx_meta_is_static(ym)) continue;
-            geom g = {xm->dims[0].value, xm->dims[1].value, xm->dims[2].value, xm->dims[3].value, w->shape[0],
-                      w->shape[2], w->shape[3], attr_at(n, "strides", 0, 1), attr_at(n, "strides", 1, 1),
-                      attr_at(n, "pads", 0, 0), attr_at(n, "pads", 1, 0), attr_at(n, "pads", 2, 0),
-                      attr_at(n, "pads", 3, 0), attr_at(n, "dilations", 0, 1), attr_at(n, "dilations", 1, 1),
-                      nnfx_node_attr_int(n, "group", 1), ym->dims[2].value, ym->dims[3].value, 1, n};
+            geom g = {xm->dims[0].value,
+                      xm->dims[1].value,
+                      xm->dims[2].value,
+                      xm->dims[3].value,
+                      w->shape[0],
+                      w->shape[2],
+                      w->shape[3],
+                      attr_at(n, "strides", 0, 1),
+                      attr_at(n, "strides", 1, 1),
+                      attr_at(n, "pads", 0, 0),
+                      attr_at(n, "pads", 1, 0),
+                      attr_at(n, "pads", 2, 0),
+                      attr_at(n, "pads", 3, 0),
+                      attr_at(n, "dilations", 0, 1),
+                      attr_at(n, "dilations", 1, 1),
+                      nnfx_node_attr_int(n, "group", 1),
+                      ym->dims[2].value,
+                      ym->dims[3].value,
+                      1,
+                      n};
             int k = 0;
             while (k < ng && !same(&gs[k], &g))
                 k++;
@@ -235,10 +250,12 @@ int main(int argc, char **argv) {
             double t[3] = {time_nnfx(g, w, b, runs), time_dnnl(eng, s, g, runs, impl, sizeof impl), time_xnn(g, runs)};
             for (int e = 0; e < 3; e++)
                 tot[e] += g->count * t[e];
-            printf("{\"model\": \"%s\", \"conv\": \"%lldx%lldx%lldx%lld -> %lld k%lldx%lld s%lld g%lld\", \"count\": %d, "
-                   "\"nnfx_ms\": %.4f, \"onednn_ms\": %.4f, \"xnnpack_ms\": %.4f, \"onednn_impl\": \"%s\"}\n",
-                   argv[mi], (long long)g->n, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->m,
-                   (long long)g->kh, (long long)g->kw, (long long)g->sh, (long long)g->g, g->count, t[0], t[1], t[2], impl);
+            printf(
+                "{\"model\": \"%s\", \"conv\": \"%lldx%lldx%lldx%lld -> %lld k%lldx%lld s%lld g%lld\", \"count\": %d, "
+                "\"nnfx_ms\": %.4f, \"onednn_ms\": %.4f, \"xnnpack_ms\": %.4f, \"onednn_impl\": \"%s\"}\n",
+                argv[mi], (long long)g->n, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->m,
+                (long long)g->kh, (long long)g->kw, (long long)g->sh, (long long)g->g, g->count, t[0], t[1], t[2],
+                impl);
             fflush(stdout);
         }
         printf("{\"model\": \"%s\", \"total\": true, \"convs\": %d, \"nnfx_ms\": %.3f, \"onednn_ms\": %.3f, "
