@@ -10,7 +10,9 @@
  *   replace_pattern_incl_trace_s  trace + rule "sigmoid(x) -> clip(x, 0.0, 1.0)"
  *                               through the subgraph rewriter + recompile
  * Each key is the best of 3 runs for N <= 1600 (1 run above), as in
- * bench/torch_fx_graph_ops.py, which measures the same with torch.fx.
+ * bench/torch_fx_graph_ops.py, which measures the same with torch.fx;
+ * cpu_s lists the CPU seconds of those same runs, key by key (a loaded
+ * machine inflates wall time far more than CPU time).
  * chain90909 has 1,000,001 nodes.
  *
  * `--relu N` instead builds a chain of N Relu nodes through the graph API
@@ -41,14 +43,28 @@
 #include "seed_models.h"
 
 static char phase_name[64];
+static double phase_cpu0;
+
+/* CPU seconds this process has used (all threads). */
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Starts a phase: the callgrind counters restart (no-op natively). */
-static void phase_begin(void) { CALLGRIND_ZERO_STATS; }
+static void phase_begin(void) {
+    CALLGRIND_ZERO_STATS;
+    phase_cpu0 = cpu_s();
+}
 
-/* Ends phase `key` of `model`: callgrind dumps its counts under that name. */
-static void phase_end(const char *model, const char *key) {
+/* Ends phase `key` of `model`: callgrind dumps its counts under that name.
+ * Returns the CPU seconds the phase used. */
+static double phase_end(const char *model, const char *key) {
+    double c = cpu_s() - phase_cpu0;
     snprintf(phase_name, sizeof phase_name, "%s:%s", model, key);
     CALLGRIND_DUMP_STATS_AT(phase_name);
+    return c;
 }
 
 static double now_s(void) {
@@ -80,6 +96,7 @@ static int relu_to_leaky(nnfx_graph *g, nnfx_error *err) {
 typedef struct timings {
     int nodes;
     double t[5]; /* the five keys, in the order printed */
+    double c[5]; /* their CPU seconds (less sensitive to a loaded machine) */
 } timings;
 
 /* One measurement of every key into *out; 0 on success. */
@@ -97,7 +114,7 @@ static int bench_once(int nblocks, timings *out) {
     double t0 = now_s();
     nnfx_gm *gm = nnfx_symbolic_trace(m, 1, &in, &err);
     double t1 = now_s();
-    phase_end(model, "trace_s");
+    double c0 = phase_end(model, "trace_s");
     if (!gm) {
         fprintf(stderr, "chain%d: trace failed: %s\n", nblocks, err.msg);
         nnfx_module_free(m);
@@ -112,7 +129,7 @@ static int bench_once(int nblocks, timings *out) {
     int replaced = gm ? relu_to_leaky(nnfx_gm_graph(gm), &err) : -1;
     nnfx_status st = replaced == nblocks ? nnfx_gm_recompile(gm, &err) : NNFX_ERR_GRAPH;
     double t3 = now_s();
-    phase_end(model, "relu_to_leaky_incl_trace_s");
+    double c1 = phase_end(model, "relu_to_leaky_incl_trace_s");
     if (st) {
         fprintf(stderr, "chain%d: relu -> leaky_relu failed (%d replaced): %s\n", nblocks, replaced, err.msg);
         nnfx_gm_free(gm);
@@ -125,7 +142,7 @@ static int bench_once(int nblocks, timings *out) {
     int dead = nnfx_eliminate_dead_code(nnfx_gm_graph(gm));
     st = nnfx_gm_recompile(gm, &err);
     double t5 = now_s();
-    phase_end(model, "dce_recompile_s");
+    double c2 = phase_end(model, "dce_recompile_s");
     if (st || dead != 0) {
         fprintf(stderr, "chain%d: dce/recompile failed (%d removed): %s\n", nblocks, dead, err.msg);
         nnfx_gm_free(gm);
@@ -138,7 +155,7 @@ static int bench_once(int nblocks, timings *out) {
     st = nnfx_pass_fuse_conv_bn(nnfx_gm_graph(gm), &rep, &err);
     if (!st) st = nnfx_gm_recompile(gm, &err);
     double t7 = now_s();
-    phase_end(model, "fuse_conv_bn_s");
+    double c3 = phase_end(model, "fuse_conv_bn_s");
     int fused = rep.changed;
     nnfx_pass_report_free(&rep);
     if (st || fused != nblocks) {
@@ -155,14 +172,14 @@ static int bench_once(int nblocks, timings *out) {
     replaced = gm ? nnfx_rewrite_text(nnfx_gm_graph(gm), "sigmoid(x) -> clip(x, 0.0, 1.0)", &err) : -1;
     st = replaced == nblocks ? nnfx_gm_recompile(gm, &err) : NNFX_ERR_GRAPH;
     double t9 = now_s();
-    phase_end(model, "replace_pattern_incl_trace_s");
+    double c4 = phase_end(model, "replace_pattern_incl_trace_s");
     if (st) {
         fprintf(stderr, "chain%d: replace_pattern failed (%d replaced): %s\n", nblocks, replaced, err.msg);
         nnfx_gm_free(gm);
         nnfx_module_free(m);
         return 1;
     }
-    *out = (timings){nodes, {t1 - t0, t3 - t2, t5 - t4, t7 - t6, t9 - t8}};
+    *out = (timings){nodes, {t1 - t0, t3 - t2, t5 - t4, t7 - t6, t9 - t8}, {c0, c1, c2, c3, c4}};
     nnfx_gm_free(gm);
     nnfx_module_free(m);
     return 0;
@@ -175,11 +192,13 @@ static int bench(int nblocks) {
         if (bench_once(nblocks, &t)) return 1;
         best.nodes = t.nodes;
         for (int k = 0; k < 5; k++)
-            if (r == 0 || t.t[k] < best.t[k]) best.t[k] = t.t[k];
+            if (r == 0 || t.t[k] < best.t[k]) best.t[k] = t.t[k], best.c[k] = t.c[k];
     }
     printf("{\"model\":\"chain%d\",\"nodes\":%d,\"trace_s\":%.6f,\"relu_to_leaky_incl_trace_s\":%.6f,"
-           "\"dce_recompile_s\":%.6f,\"fuse_conv_bn_s\":%.6f,\"replace_pattern_incl_trace_s\":%.6f}\n",
-           nblocks, best.nodes, best.t[0], best.t[1], best.t[2], best.t[3], best.t[4]);
+           "\"dce_recompile_s\":%.6f,\"fuse_conv_bn_s\":%.6f,\"replace_pattern_incl_trace_s\":%.6f,"
+           "\"cpu_s\":[%.6f,%.6f,%.6f,%.6f,%.6f]}\n",
+           nblocks, best.nodes, best.t[0], best.t[1], best.t[2], best.t[3], best.t[4], best.c[0], best.c[1], best.c[2],
+           best.c[3], best.c[4]);
     fflush(stdout);
     return 0;
 }
@@ -208,11 +227,11 @@ static int bench_relu_chain(int n) {
     }
     nnfx_gm *gm = nnfx_gm_new(g, &err);
     double t1 = now_s();
-    phase_end(model, "build_s");
+    (void)phase_end(model, "build_s");
     phase_begin();
     nnfx_status st = gm ? nnfx_gm_recompile(gm, &err) : NNFX_ERR_NOMEM;
     double t2 = now_s();
-    phase_end(model, "recompile_s");
+    (void)phase_end(model, "recompile_s");
     float v[16];
     for (int i = 0; i < 16; i++)
         v[i] = (float)i - 8.0f;
@@ -222,7 +241,7 @@ static int bench_relu_chain(int n) {
     double t3 = now_s();
     if (!st) st = in ? nnfx_gm_run(gm, 1, &in, 1, &out, &nout, &err) : NNFX_ERR_NOMEM;
     double t4 = now_s();
-    phase_end(model, "run_s");
+    (void)phase_end(model, "run_s");
     bool ok = !st && nout == 1 && ((const float *)out->data)[0] == 0.0f && ((const float *)out->data)[15] == 7.0f;
     if (!ok)
         fprintf(stderr, "%s: run failed or gave a wrong value: %s\n", model, st ? err.msg : "");

@@ -56,4 +56,10 @@ if len(big) > 1:
         rel = [(a[m][k] / a[m]["nodes"]) / (a[base][k] / a[base]["nodes"]) if a[base][k] > 0 else float("nan")
                for k in keys]
         print("%-11s %8d  " % (m, a[m]["nodes"]) + " ".join("%13.2f" % r for r in rel))
+    if all("cpu_s" in a[m] for m in big):
+        print("# the same from CPU seconds (less sensitive to a loaded machine)")
+        for m in big:
+            rel = [(a[m]["cpu_s"][i] / a[m]["nodes"]) / (a[base]["cpu_s"][i] / a[base]["nodes"])
+                   if a[base]["cpu_s"][i] > 0 else float("nan") for i in range(len(keys))]
+            print("%-11s %8d  " % (m, a[m]["nodes"]) + " ".join("%13.2f" % r for r in rel))
 PY

@@ -38,6 +38,7 @@
  *             nnfx_replace_all_uses_with(n, leaky, NULL, NULL);
  *             if (nnfx_erase_node(g, n, &err) != NNFX_OK) return fprintf(stderr, "%s\n", err.msg), 1;
  *         }
+ *         // lint + shapes; the compiled plan is built on the first run
  *         if (nnfx_gm_recompile(gm, &err) != NNFX_OK) return fprintf(stderr, "%s\n", err.msg), 1;
  *         char *code = nnfx_gm_code(gm, &err);                // FX's gm.code
  *         if (code) puts(code);

@@ -12,6 +12,8 @@ PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev
 PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
 # codegen: the Cortex-M4 cross-compiler, newlib and the emulator the tests run it under
 PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
+# bench/run_conv_libs.sh only: oneDNN and XNNPACK, measured beside nnfx's own conv kernels
+PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

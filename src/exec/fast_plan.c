@@ -353,9 +353,9 @@ static int64_t meta_numel_static(const nnfx_meta *m) {
     return n;
 }
 
-/* Layout mode computes a constant only when it and its inputs are at most
- * this many elements (shape values, clip bounds); larger constants are
- * headers with their shape, their data never read. */
+/* Layout mode computes a constant only when its inputs are shape-like
+ * (ir_shape_value_like) and it has at most this many elements; other
+ * constants are headers with their shape, their data never read. */
 #define LAYOUT_CONST_LIMIT 4096
 
 /* Builds the plan; in layout mode (fx_plan_layout_peak) only the values,
@@ -394,7 +394,11 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
         }
         const nnfx_meta *m = &n->meta[0];
         if (n->opcode == NNFX_GET_ATTR) {
-            v->t = nnfx_tensor_retain(layout ? ir_graph_param_raw(g, n->target) : nnfx_graph_param(g, n->target));
+            /* layout: a weight as stored (its data unread); shape-like
+             * parameters ready to be read, as inference reads them */
+            nnfx_tensor *raw = ir_graph_param_raw(g, n->target);
+            bool as_stored = layout && raw && !ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw));
+            v->t = nnfx_tensor_retain(as_stored ? raw : nnfx_graph_param(g, n->target));
             if (!v->t) st = unsupported(err, n, "missing parameter");
             v->kind = V_CONST;
             continue;
@@ -431,10 +435,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST)
                 all_const = false;
         bool big = false;
-        for (int a = 0; layout && a < n->nargs; a++)
-            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].t &&
-                nnfx_tensor_numel(p->vals[idx_of(n->args[a].u.node)].t) > LAYOUT_CONST_LIMIT)
-                big = true;
+        for (int a = 0; layout && a < n->nargs; a++) {
+            const nnfx_tensor *t = n->args[a].kind == NNFX_ARG_NODE ? p->vals[idx_of(n->args[a].u.node)].t : NULL;
+            if (t && !ir_shape_value_like(t->dtype, nnfx_tensor_numel(t))) big = true;
+        }
         if (all_const && !(info->flags & NNFX_F_IMPURE) && layout &&
             (big || meta_numel_static(m) > LAYOUT_CONST_LIMIT)) {
             static float dummy;

@@ -31,6 +31,11 @@ void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash);
  * pointer); false on allocation failure. */
 bool ir_strmap_put(ir_strmap *m, const char *key, void *value);
 bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value);
+/* Hints the CPU to fetch the slot where a lookup of `hash` starts (walks
+ * over large graphs look up a node a few steps ahead). */
+static inline void ir_strmap_prefetch(const ir_strmap *m, uint64_t hash) {
+    if (m->cap) __builtin_prefetch(&m->slots[(size_t)hash & (m->cap - 1)]);
+}
 /* Removes key if present. */
 void ir_strmap_del(ir_strmap *m, const char *key);
 /* Frees the slot array (not keys or values). */
