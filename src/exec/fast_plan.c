@@ -476,6 +476,8 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         fx_conv *c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr);
         if (!c) {
             if (cerr.status == NNFX_ERR_NOMEM) {
+                for (int k = 0; k < nn; k++)
+                    fx_conv_free(convs[k]);
                 free(chain_first), free(fus), free(absorbed), free(convs);
                 goto oom;
             }
@@ -511,6 +513,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             s->in = malloc(2 * sizeof *s->in);
             if (!s->in) {
                 st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                p->nsteps++; /* counted, so fx_plan_free frees its conv */
                 break;
             }
             s->in[0] = idx_of(chain_first[i]->args[0].u.node);
@@ -539,6 +542,7 @@ fx_plan *fx_plan_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
             s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
             if (!s->in) {
                 st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                p->nsteps++; /* counted, so fx_plan_free frees its max-pool */
                 break;
             }
             for (int a = 0; a < n->nargs; a++) {
