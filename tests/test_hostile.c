@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include "core/core_int.h"
 #include "testutil.h"
 
 #define X_1388     "    %x : [num_users=1] = placeholder[target=x]  # float32[1, 3, 8, 8]\n"
@@ -411,6 +414,37 @@ static void test_save_refuses_input_data_file(void **state) {
     nnfx_graph_free(g);
 }
 
+static void on_term(int sig) {
+    nnfx_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A process killed by SIGTERM in the middle of a write leaves no temporary
+ * behind (the handler the CLI installs calls nnfx_remove_temporaries). */
+static void test_signal_removes_temporaries(void **state) {
+    (void)state;
+    const char *dir = tu_tmpdir("hostile_signal");
+    rm_dir_files(dir);
+    char out[512];
+    snprintf(out, sizeof out, "%s/big.onnx", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGTERM, on_term);
+        core_file f, d;
+        if (core_file_begin(&f, out, NULL) || core_file_begin(&d, "side.data", NULL)) _exit(2);
+        core_file_write(&f, "partial", 7, NULL);
+        raise(SIGTERM); /* killed half-way */
+        _exit(3);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(count_entries(dir), 0);
+    assert_int_equal(access("side.data", F_OK), -1);
+}
+
 /* Rewrites whose result is type-invalid are refused naming rule and node. */
 static void test_rewrite_type_invalid(void **state) {
     (void)state;
@@ -452,6 +486,7 @@ int main(void) {
         cmocka_unit_test(test_failed_save_keeps_old_pair),
         cmocka_unit_test(test_save_refuses_input_data_file),
         cmocka_unit_test(test_rewrite_type_invalid),
+        cmocka_unit_test(test_signal_removes_temporaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
