@@ -150,6 +150,24 @@ static void test_reshape_overflow(void **state) {
     nnfx_graph_free(g);
 }
 
+/* A float shape input of 1e19 read as integers: once an out-of-range
+ * double -> int64 conversion (found by fuzz_onnx_run). */
+static void test_float_shape_values_saturate(void **state) {
+    (void)state;
+    nnfx_graph *g =
+        parse_ok("graph():\n    # param s : float32[2]\n" X_1388 "    %s : [num_users=1] = get_attr[target=s]\n"
+                 "    %y : [num_users=1] = call_function[target=reshape](args = (%x, %s), kwargs = {})\n"
+                 "    return y\n");
+    float *v = nnfx_graph_param(g, "s")->data;
+    v[0] = 1e19f;
+    v[1] = -1e19f;
+    nnfx_error err = {0};
+    assert_int_not_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK); /* a clean error, no UB */
+    nnfx_graph_free(g);
+    assert_true(core_double_to_i64(1e19) == INT64_MAX && core_double_to_i64(-1e19) == INT64_MIN);
+    assert_true(core_double_to_i64(0.0 / 0.0) == 0 && core_double_to_i64(-3.7) == -3);
+}
+
 /* Range(INT64_MIN, INT64_MAX, 2^62): i * delta passes int64 in the kernel;
  * NumPy's arange gives [-2^62 * 2, -2^62, 0, 2^62]. */
 static void test_range_int64_wrap(void **state) {
@@ -477,6 +495,7 @@ int main(void) {
         cmocka_unit_test(test_mod_int64_min),
         cmocka_unit_test(test_reshape_overflow),
         cmocka_unit_test(test_range_int64_wrap),
+        cmocka_unit_test(test_float_shape_values_saturate),
         cmocka_unit_test(test_slice_extreme_steps),
         cmocka_unit_test(test_return_literal),
         cmocka_unit_test(test_shape_nbytes),
