@@ -268,6 +268,12 @@ static int cmp_size_desc(const void *a, const void *b, void *ctx) {
 /* Greedy offsets: values by decreasing size, each at the lowest offset that
  * does not overlap a placed value whose lifetime overlaps its own. */
 static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
+    for (int i = 0; i < p->nvals; i++) {
+        const fx_val *v = &p->vals[i];
+        if (v->kind == V_ARENA && (v->bytes < 0 || v->bytes > ((int64_t)1 << 48)))
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "node %s: activation of %lld bytes is too large",
+                                  v->node ? nnfx_node_name(v->node) : "?", (long long)v->bytes);
+    }
     int *order = malloc(sizeof *order * (size_t)(p->nvals ? p->nvals : 1));
     int *placed = malloc(sizeof *placed * (size_t)(p->nvals ? p->nvals : 1));
     if (!order || !placed) {
@@ -275,6 +281,7 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory planning activations");
     }
     int k = 0, np = 0;
+    nnfx_status st = NNFX_OK;
     for (int i = 0; i < p->nvals; i++)
         if (p->vals[i].kind == V_ARENA) order[k++] = i;
     /* insertion sort keeps this reentrant (a few hundred values) */
@@ -289,9 +296,6 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
     int64_t top = 0;
     for (int i = 0; i < k; i++) {
         fx_val *v = &p->vals[order[i]];
-        if (v->bytes < 0 || v->bytes > ((int64_t)1 << 48))
-            return nnfx_error_set(err, NNFX_ERR_NOMEM, "node %s: activation of %lld bytes is too large",
-                                  v->node ? nnfx_node_name(v->node) : "?", (long long)v->bytes);
         int64_t sz = (v->bytes + 63) / 64 * 64, off = 0;
         bool moved = true;
         while (moved) {
@@ -306,7 +310,10 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
                 }
             }
         }
-        if (off > ((int64_t)1 << 60)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "activations too large");
+        if (off > ((int64_t)1 << 60)) {
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "activations too large");
+            break;
+        }
         v->off = off;
         placed[np++] = order[i];
         if (off + sz > top) top = off + sz;
@@ -314,7 +321,7 @@ static nnfx_status assign_offsets(fx_plan *p, nnfx_error *err) {
     free(order);
     free(placed);
     p->arena_bytes = top;
-    return NNFX_OK;
+    return st;
 }
 
 static int root_of(const fx_plan *p, int v) {
