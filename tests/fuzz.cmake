@@ -27,6 +27,11 @@ if(NNFX_FUZZ)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(${target} PRIVATE nnfx_static)
-    add_test(NAME ${target}_smoke COMMAND ${target} -runs=2000 -seed=1 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${corpus})
+    # new inputs go to a scratch folder (libFuzzer writes to the first one);
+    # the committed seeds are only read
+    set(scratch ${CMAKE_CURRENT_BINARY_DIR}/fuzz_scratch/${target})
+    file(MAKE_DIRECTORY ${scratch})
+    add_test(NAME ${target}_smoke COMMAND ${target} -runs=2000 -seed=1 ${scratch}
+                                          ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${corpus})
   endforeach()
 endif()

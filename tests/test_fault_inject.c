@@ -1,6 +1,6 @@
 /* test_fault_inject.c — fails the k-th heap allocation of the library, for
- * every k, in a real workflow (ONNX load -> optimize passes -> compile and
- * run -> ONNX export): each run must either fail with an error that says
+ * every k, in a real workflow (ONNX load -> optimize passes and a rewrite ->
+ * text IR print and parse -> ONNX export -> compile and run): each run must either fail with an error that says
  * why, or succeed with the same result as the run without failures. Under
  * the sanitizer build, LeakSanitizer then checks that no failure path
  * leaks. */
@@ -62,6 +62,16 @@ static nnfx_status workflow(nnfx_tensor *x, nnfx_tensor **y, nnfx_error *err) {
         nnfx_pass_report r = {0};
         st = nnfx_pass_run_by_name(g, passes[i], &r, err);
         nnfx_pass_report_free(&r);
+    }
+    /* a rewrite that keeps the numbers: leaky_relu with alpha 0 is relu */
+    if (!st && nnfx_rewrite_text(g, "relu(x) -> leaky_relu(x, alpha=0.0)", err) < 0) st = err->status;
+    /* and the text form, printed and parsed (shapes only: not used further) */
+    if (!st) {
+        char *text = nnfx_graph_to_text(g);
+        nnfx_graph *back = text ? nnfx_graph_parse(text, err) : NULL;
+        if (!back) st = text ? err->status : nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory printing");
+        nnfx_graph_free(back);
+        free(text);
     }
     if (!st) st = nnfx_onnx_save(g, out_path, NULL, err);
     if (st) {

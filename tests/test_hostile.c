@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include "core/core_int.h"
 #include "testutil.h"
 
 #define X_1388     "    %x : [num_users=1] = placeholder[target=x]  # float32[1, 3, 8, 8]\n"
@@ -147,6 +150,24 @@ static void test_reshape_overflow(void **state) {
     nnfx_graph_free(g);
 }
 
+/* A float shape input of 1e19 read as integers: once an out-of-range
+ * double -> int64 conversion (found by fuzz_onnx_run). */
+static void test_float_shape_values_saturate(void **state) {
+    (void)state;
+    nnfx_graph *g =
+        parse_ok("graph():\n    # param s : float32[2]\n" X_1388 "    %s : [num_users=1] = get_attr[target=s]\n"
+                 "    %y : [num_users=1] = call_function[target=reshape](args = (%x, %s), kwargs = {})\n"
+                 "    return y\n");
+    float *v = nnfx_graph_param(g, "s")->data;
+    v[0] = 1e19f;
+    v[1] = -1e19f;
+    nnfx_error err = {0};
+    assert_int_not_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK); /* a clean error, no UB */
+    nnfx_graph_free(g);
+    assert_true(core_double_to_i64(1e19) == INT64_MAX && core_double_to_i64(-1e19) == INT64_MIN);
+    assert_true(core_double_to_i64(0.0 / 0.0) == 0 && core_double_to_i64(-3.7) == -3);
+}
+
 /* Range(INT64_MIN, INT64_MAX, 2^62): i * delta passes int64 in the kernel;
  * NumPy's arange gives [-2^62 * 2, -2^62, 0, 2^62]. */
 static void test_range_int64_wrap(void **state) {
@@ -197,6 +218,25 @@ static void test_slice_extreme_steps(void **state) {
         nnfx_tensor_release(y);
         nnfx_tensor_release(x);
     }
+}
+
+/* An activation of 2^62 bytes: refused by the compiled planner (which once
+ * leaked its work arrays doing so; found by fuzz_onnx_run). */
+static void test_huge_activation_refused(void **state) {
+    (void)state;
+    nnfx_graph *g = parse_ok("graph():\n"
+                             "    %x : [num_users=1] = placeholder[target=x]  # float32[1073741824, 1073741824]\n"
+                             "    %y : [num_users=1] = call_function[target=relu](args = (%x,), kwargs = {})\n"
+                             "    %z : [num_users=1] = call_function[target=sigmoid](args = (%y,), kwargs = {})\n"
+                             "    return z\n");
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    /* the compiled plan refuses it; the interpreter may take over (it
+     * allocates only when run): either way no leak (ASan) */
+    nnfx_status st = nnfx_gm_recompile(gm, &err);
+    nnfx_gm_free(gm);
+    assert_true(st == NNFX_OK || err.msg[0] != '\0');
 }
 
 /* `return 5`: a literal as the graph's output; once SIGSEGV in graph_copy. */
@@ -411,6 +451,37 @@ static void test_save_refuses_input_data_file(void **state) {
     nnfx_graph_free(g);
 }
 
+static void on_term(int sig) {
+    nnfx_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A process killed by SIGTERM in the middle of a write leaves no temporary
+ * behind (the handler the CLI installs calls nnfx_remove_temporaries). */
+static void test_signal_removes_temporaries(void **state) {
+    (void)state;
+    const char *dir = tu_tmpdir("hostile_signal");
+    rm_dir_files(dir);
+    char out[512];
+    snprintf(out, sizeof out, "%s/big.onnx", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGTERM, on_term);
+        core_file f, d;
+        if (core_file_begin(&f, out, NULL) || core_file_begin(&d, "side.data", NULL)) _exit(2);
+        core_file_write(&f, "partial", 7, NULL);
+        raise(SIGTERM); /* killed half-way */
+        _exit(3);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(count_entries(dir), 0);
+    assert_int_equal(access("side.data", F_OK), -1);
+}
+
 /* Rewrites whose result is type-invalid are refused naming rule and node. */
 static void test_rewrite_type_invalid(void **state) {
     (void)state;
@@ -443,7 +514,9 @@ int main(void) {
         cmocka_unit_test(test_mod_int64_min),
         cmocka_unit_test(test_reshape_overflow),
         cmocka_unit_test(test_range_int64_wrap),
+        cmocka_unit_test(test_float_shape_values_saturate),
         cmocka_unit_test(test_slice_extreme_steps),
+        cmocka_unit_test(test_huge_activation_refused),
         cmocka_unit_test(test_return_literal),
         cmocka_unit_test(test_shape_nbytes),
         cmocka_unit_test(test_budget_text_param),
@@ -452,6 +525,7 @@ int main(void) {
         cmocka_unit_test(test_failed_save_keeps_old_pair),
         cmocka_unit_test(test_save_refuses_input_data_file),
         cmocka_unit_test(test_rewrite_type_invalid),
+        cmocka_unit_test(test_signal_removes_temporaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

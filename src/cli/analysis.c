@@ -53,6 +53,10 @@ static int64_t meta_numel(const nnfx_meta *m) {
     return n;
 }
 static int64_t meta_bytes(const nnfx_meta *m) { return meta_numel(m) * (int64_t)nnfx_dtype_size(m->dtype); }
+/* *acc += v, stopping at INT64_MAX (costs of absurd shapes saturate). */
+static void sat_add(int64_t *acc, int64_t v) {
+    if (__builtin_add_overflow(*acc, v, acc)) *acc = INT64_MAX;
+}
 
 static char *xstrdup(const char *s) {
     char *d = malloc(strlen(s) + 1);
@@ -422,8 +426,8 @@ static bool add_op_count(cli_analysis *an, const char *label, int64_t macs, int6
     for (int i = 0; i < an->nops; i++)
         if (strcmp(an->ops[i].op, label) == 0) {
             an->ops[i].count++;
-            an->ops[i].macs += macs;
-            an->ops[i].flops += flops;
+            sat_add(&an->ops[i].macs, macs);
+            sat_add(&an->ops[i].flops, flops);
             return true;
         }
     cli_op_count *o = realloc(an->ops, sizeof *o * (size_t)(an->nops + 1));
@@ -483,8 +487,8 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
          * Einsum, recurrent layers), as model zoos publish them; other ops'
          * work counts in FLOPs only. */
         if (!is_matrix_op(n)) c->macs = 0;
-        an->macs += c->macs;
-        an->flops += c->flops;
+        sat_add(&an->macs, c->macs);
+        sat_add(&an->flops, c->flops);
         if (!add_op_count(an, cli_node_op_label(n), c->macs, c->flops)) goto oom;
     }
     an->nodes = an->ncost;

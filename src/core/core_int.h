@@ -14,6 +14,13 @@ float core_half_to_float(uint16_t h);
  * rounding through float); overflow gives +-inf, NaN a quiet NaN. */
 uint16_t core_double_to_half(double v);
 
+/* double -> int64 without undefined behaviour: saturates out of range
+ * (2^63 and beyond to INT64_MAX), NaN gives 0. */
+int64_t core_double_to_i64(double v);
+/* Element i as int64: exact for integer dtypes, core_double_to_i64 for
+ * floating-point ones (uint64 above INT64_MAX saturates). */
+int64_t core_tensor_get_i64(const nnfx_tensor *t, int64_t i);
+
 /* True for a mapped tensor whose data is not aligned for its dtype. The
  * ONNX loader leaves large unaligned initializers (raw_data rarely lands on
  * a 4-byte boundary) in the file instead of copying them at load time; the

@@ -339,3 +339,21 @@ uint16_t core_double_to_half(double v) {
     if (e > 15) return sign | 0x7c00;
     return sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)((unsigned)m - 1024u);
 }
+
+int64_t core_double_to_i64(double v) {
+    if (!(v == v)) return 0;                          /* NaN */
+    if (v >= 9223372036854775807.0) return INT64_MAX; /* 2^63 and above */
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
+int64_t core_tensor_get_i64(const nnfx_tensor *t, int64_t i) {
+    switch (t->dtype) {
+    case NNFX_I64: return ((const int64_t *)t->data)[i];
+    case NNFX_U64: {
+        uint64_t u = ((const uint64_t *)t->data)[i];
+        return u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+    }
+    default: return core_double_to_i64(nnfx_tensor_get(t, i));
+    }
+}

@@ -581,6 +581,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             s->in = malloc(2 * sizeof *s->in);
             if (!s->in) {
                 st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                p->nsteps++; /* counted, so fx_plan_free frees its conv */
                 break;
             }
             s->in[0] = idx_of(chain_first[i]->args[0].u.node);
@@ -624,6 +625,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
             if (!s->in) {
                 st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                p->nsteps++; /* counted, so fx_plan_free frees its max-pool */
                 break;
             }
             for (int a = 0; a < n->nargs; a++) {

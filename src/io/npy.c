@@ -153,14 +153,13 @@ nnfx_tensor *nnfx_npy_load(const char *path, nnfx_error *err) {
     int rank = 0;
     int64_t shape[NNFX_MAX_RANK] = {0};
     if (npy_parse_header(path, hdr, &dt, &rank, shape, err)) goto done;
-    int64_t numel = nnfx_shape_numel(rank, shape);
-    size_t es = nnfx_dtype_size(dt);
-    size_t data_len = (size_t)fsize - hoff - hlen;
-    if (numel < 0 || (uint64_t)numel > (uint64_t)data_len / es || (size_t)numel * es != data_len) {
+    size_t data_len = (size_t)fsize - hoff - hlen, nbytes = 0;
+    bool absurd = nnfx_shape_nbytes(dt, rank, shape, &nbytes, NULL) != NNFX_OK;
+    if (absurd || nbytes != data_len) {
         char b[160];
         nnfx_error_set(err, NNFX_ERR_PARSE, "%s: npy shape %s of %s needs %lld data bytes, the file has %zu", path,
-                       nnfx_shape_str(rank, shape, b, sizeof b), nnfx_dtype_name(dt),
-                       numel < 0 ? -1LL : (long long)((size_t)numel * es), data_len);
+                       nnfx_shape_str(rank, shape, b, sizeof b), nnfx_dtype_name(dt), absurd ? -1LL : (long long)nbytes,
+                       data_len);
         goto done;
     }
     t = nnfx_tensor_new(dt, rank, shape, err);
@@ -205,7 +204,7 @@ nnfx_status nnfx_npy_save(const char *path, const nnfx_tensor *t, nnfx_error *er
     size_t hlen = (size_t)hl + pad + 1;
     unsigned char pre[10] = {
         0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
-    size_t nbytes = (size_t)nnfx_tensor_numel(t) * nnfx_dtype_size(t->dtype);
+    size_t nbytes = t->nbytes;
     core_file f;
     nnfx_status s = core_file_begin(&f, path, err);
     if (!s) s = core_file_write(&f, pre, 10, err);

@@ -288,12 +288,11 @@ nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nn
         goto done;
     }
     int64_t numel = nnfx_shape_numel(rank, dims);
-    size_t es = nnfx_dtype_size(dt);
-    if (numel < 0 || (uint64_t)numel > (uint64_t)(SIZE_MAX / 4) / es) {
+    size_t es = nnfx_dtype_size(dt), nbytes = 0;
+    if (nnfx_shape_nbytes(dt, rank, dims, &nbytes, NULL)) {
         st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has an absurd shape", tname);
         goto done;
     }
-    size_t nbytes = (size_t)numel * es;
 
     if (location == 1) {
         if (!ext_loc) {

@@ -337,7 +337,12 @@ static nnfx_status node_set_args_raw(nnfx_node *n, int nargs, const nnfx_arg *ar
     n->nargs = nargs;
     for (int i = 0; i < nargs; i++)
         if (copy[i].kind == NNFX_ARG_NODE && !ir_add_user(copy[i].u.node, n)) {
-            ir_arena_free(ar, old, sizeof *old * (size_t)nold);
+            /* undo: n keeps its old arguments and the users lists agree */
+            n->args = old;
+            n->nargs = nold;
+            for (int j = 0; j < i; j++)
+                if (copy[j].kind == NNFX_ARG_NODE) ir_drop_user_if_unused(copy[j].u.node, n);
+            ir_arena_free(ar, copy, sizeof *copy * (size_t)nargs);
             return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         }
     for (int i = 0; i < nold; i++)
@@ -810,13 +815,14 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
         nnfx_node *u = users[k];
         if (u == new_node) continue; /* never rewire the replacement itself */
         if (filter && !filter(u, ctx)) continue;
-        for (int i = 0; i < u->nargs; i++)
-            if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
-        u->infer_dirty = true;
+        /* the user entry first: on failure u is left as it was */
         if (!ir_add_user(new_node, u)) {
             if (users != stack) free(users);
             return -1;
         }
+        for (int i = 0; i < u->nargs; i++)
+            if (u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == old) u->args[i].u.node = new_node;
+        u->infer_dirty = true;
         ir_drop_user_if_unused(old, u);
         count++;
     }
@@ -833,15 +839,17 @@ nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "replace_input_with: node %s cannot use itself", n->name);
     bool found = false;
     for (int i = 0; i < n->nargs; i++)
-        if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) {
-            n->args[i].u.node = new_node;
-            found = true;
-            n->infer_dirty = true;
-        }
+        if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) found = true;
     if (!found)
         return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "replace_input_with: %%%s is not an input of %%%s", old->name,
                               n->name);
+    /* the user entry first: on failure n is left as it was */
     if (!ir_add_user(new_node, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n->nargs; i++)
+        if (n->args[i].kind == NNFX_ARG_NODE && n->args[i].u.node == old) {
+            n->args[i].u.node = new_node;
+            n->infer_dirty = true;
+        }
     ir_drop_user_if_unused(old, n);
     ir_graph_touch(n->graph);
     return NNFX_OK;

@@ -790,7 +790,7 @@ nnfx_status infer_getitem(nnfx_infer_ctx *c) {
     if (a.kind == NNFX_ARG_INT)
         idx = a.u.i;
     else if (c->in_value && c->nin > 1 && c->in_value[1])
-        idx = (int64_t)nnfx_tensor_get(c->in_value[1], 0);
+        idx = core_tensor_get_i64(c->in_value[1], 0);
     else
         return infer_fail(c, "getitem index must be an integer literal");
     int nout = nnfx_node_num_outputs(src);

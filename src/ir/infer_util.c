@@ -106,12 +106,9 @@ bool infer_value_ints(const nnfx_infer_ctx *c, int i, int64_t *v, int max, int *
         if (too_many) *too_many = true;
         cnt = max;
     }
+    /* exact for int64 values beyond 2^53 (INT64_MAX is "to the end" in Slice) */
     for (int64_t k = 0; k < cnt; k++)
-        v[k] = (int64_t)nnfx_tensor_get(t, k);
-    /* int64 values beyond 2^53 (INT64_MAX used as "to the end" in Slice) */
-    if (t->dtype == NNFX_I64)
-        for (int64_t k = 0; k < cnt; k++)
-            v[k] = ((const int64_t *)t->data)[k];
+        v[k] = core_tensor_get_i64(t, k);
     *n = (int)cnt;
     return true;
 }

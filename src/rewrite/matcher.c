@@ -43,7 +43,7 @@ const char *nnfx_reject_kind_name(nnfx_reject_kind k) {
 
 void rw_pattern_free(rw_pattern *cp) {
     if (!cp) return;
-    for (int i = 0; i < cp->np; i++)
+    for (int i = 0; cp->p && i < cp->np; i++) /* p is NULL when its allocation failed */
         free(cp->p[i].arg);
     free(cp->p);
     free(cp->ph_node);

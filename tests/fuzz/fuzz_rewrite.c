@@ -29,9 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(rule, data, size);
     rule[size] = '\0';
     nnfx_error err = {0};
-    nnfx_graph *g = nnfx_graph_parse(base_graph, &err);
+    static nnfx_graph *base; /* parsed once, copied per input */
+    if (!base && !(base = nnfx_graph_parse(base_graph, &err))) abort();
+    nnfx_graph *g = nnfx_graph_copy(base, NULL, &err);
     if (!g) abort();
     nnfx_graph *pat = NULL, *rep = NULL;
+    int n = 0;
     if (nnfx_pattern_parse(rule, &pat, &rep, &err)) {
         fz_check_error(&err);
     } else {
@@ -39,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         nnfx_match_list_free(l);
         nnfx_graph_free(pat);
         nnfx_graph_free(rep);
-        int n = nnfx_rewrite_text(g, rule, &err);
+        n = nnfx_rewrite_text(g, rule, &err);
         if (n < 0) {
             fz_check_error(&err);
         } else if (n > 0) {
@@ -48,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     free(rule);
-    fz_run_graph(g);
+    if (n > 0)
+        fz_run_graph(g); /* a rewritten graph must also plan and run */
+    else
+        nnfx_graph_free(g);
     return 0;
 }

@@ -92,6 +92,10 @@ save("big_cos_huge_input", [helper.make_node("Cos", ["x"], ["y"])],
      inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2**40, 2**40])])
 save("odd_cos_negative_input", [helper.make_node("Cos", ["x"], ["y"])],
      inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [-7, 3])])
+# MatMul of inputs declared [2^31, 2^31]: the cost analysis multiplies past int64
+save("big_matmul_cost_overflow", [helper.make_node("MatMul", ["x", "b"], ["y"])],
+     inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2**31, 2**31]),
+             helper.make_tensor_value_info("b", TensorProto.FLOAT, [2**31, 2**31])])
 # an initializer whose dims multiply past int64
 big = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**40, 2**40, 2**40])
 save("bad_init_dims_overflow", [helper.make_node("Add", ["x", "w"], ["y"])], [big])

@@ -87,7 +87,18 @@ for rule in 'mul(x, w) -> mul(cast(x, to=7), w)' 'mul(x, w) -> getitem(mul(x, w)
     check "rewrite '$rule': message names the rule" grep -qF "$rule" "$TMP/err"
     check "rewrite '$rule': nothing written" test ! -e "$D/rw.onnx"
 done
-# 4. no temporary left behind by any of the above
+# 3b. concurrent writers to one -o: each writes its own temporary, the last
+# rename wins, and the result is a whole model with its whole side file
+for k in 1 2 3 4; do "$NNFX" export "$C/data_mul.onnx" -o "$D/same.onnx" --external-data 2>/dev/null & done
+wait
+"$NNFX" run "$D/same.onnx" --input "x=$C/x4096.npy" -o "$D/same.npy" -q
+check "concurrent exports leave a model that runs as the original" cmp -s "$D/ref.npy" "$D/same.npy"
+# 4. --max-memory: a malformed size is a usage error; a small budget refuses a run
+one max_memory_malformed 2 "$NNFX" inspect "$C/data_mul.onnx" --max-memory lots
+one max_memory_small 3 "$NNFX" run "$C/data_mul.onnx" --input "x=$C/x4096.npy" --max-memory 20K -q
+check "the refusal names the budget" grep -q "memory budget" "$TMP/err"
+one max_memory_enough 0 "$NNFX" run "$C/data_mul.onnx" --input "x=$C/x4096.npy" --max-memory=64M -q
+# 5. no temporary left behind by any of the above
 check "no temporaries left" test -z "$(find "$D" -name '.*.??????' -o -name '*.tmp.*')"
 
 echo "hostile: $PASS passed, $FAIL failed"

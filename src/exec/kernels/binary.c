@@ -91,7 +91,7 @@ static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_MUL: BIN_ROW(int64_t, (int64_t)((uint64_t)x * (uint64_t)y)); break;
     case B_DIV: BIN_ROW(int64_t, idiv(c, x, y)); break;
     case B_POW: BIN_ROW(int64_t, ipow(x, y)); break;
-    case B_PRELU: BIN_ROW(int64_t, x < 0 ? x * y : x); break;
+    case B_PRELU: BIN_ROW(int64_t, x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x); break;
     }
 }
 
@@ -116,13 +116,14 @@ static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int6
             kern_set(c->to, out_off + i, pow(nnfx_tensor_get(c->ta, ia), nnfx_tensor_get(c->tb, ib)));
             continue;
         }
-        int64_t x = (int64_t)nnfx_tensor_get(c->ta, ia), y = (int64_t)nnfx_tensor_get(c->tb, ib), r = 0;
+        int64_t x = core_tensor_get_i64(c->ta, ia), y = core_tensor_get_i64(c->tb, ib), r = 0;
         switch (c->k) {
-        case B_ADD: r = x + y; break;
-        case B_SUB: r = x - y; break;
-        case B_MUL: r = x * y; break; /* |x|, |y| < 2^32: no int64 overflow */
+        /* wrapping (unsigned) arithmetic: uint32 x uint32 passes INT64_MAX */
+        case B_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+        case B_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+        case B_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
         case B_DIV: r = idiv(c, x, y); break;
-        case B_PRELU: r = x < 0 ? x * y : x; break;
+        case B_PRELU: r = x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x; break;
         case B_POW: break;
         }
         store_wrapped(c->to, out_off + i, r);

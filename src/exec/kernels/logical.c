@@ -18,21 +18,12 @@ typedef struct logic_ctx {
 } logic_ctx;
 
 /* Python's (and ONNX's fmod=0) remainder: the sign of the divisor. */
-/* double -> int64 without the undefined behaviour of an out-of-range cast
- * (int64 values travel through double here; 2^63 rounds back to INT64_MAX). */
-static int64_t to_i64(double v) {
-    if (!(v == v)) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
 /* x % y with y == -1 (INT64_MIN % -1 traps) and y == 0 defined as 0. */
 static int64_t int_rem(int64_t x, int64_t y) { return (y == 0 || y == -1) ? 0 : x % y; }
 
 static double int_mod(double a, double b) {
     if (b == 0) return 0; /* undefined in ONNX; numpy gives 0 */
-    int64_t x = to_i64(a), y = to_i64(b), r = int_rem(x, y);
+    int64_t x = core_double_to_i64(a), y = core_double_to_i64(b), r = int_rem(x, y);
     if (r != 0 && ((r < 0) != (y < 0))) r += y;
     return (double)r;
 }
@@ -50,7 +41,8 @@ static double combine(const logic_ctx *c, const double *v) {
             double r = fmod(v[0], v[1]);
             return (r != 0 && ((r < 0) != (v[1] < 0))) ? r + v[1] : r;
         }
-    case L_FMOD: return c->is_int ? (double)int_rem(to_i64(v[0]), to_i64(v[1])) : fmod(v[0], v[1]);
+    case L_FMOD:
+        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1])) : fmod(v[0], v[1]);
     case L_MIN:
     case L_MAX: {
         double r = v[0];

@@ -107,8 +107,7 @@ nnfx_status kern_clip(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         return kern_fail(err, n, NNFX_ERR_SHAPE, "clip min and max must be scalars");
     int64_t cnt = nnfx_tensor_numel(x);
     if (x->dtype == NNFX_I64) {
-        int64_t lo = mn ? (int64_t)nnfx_tensor_get(mn, 0) : INT64_MIN,
-                hi = mx ? (int64_t)nnfx_tensor_get(mx, 0) : INT64_MAX;
+        int64_t lo = mn ? core_tensor_get_i64(mn, 0) : INT64_MIN, hi = mx ? core_tensor_get_i64(mx, 0) : INT64_MAX;
         const int64_t *a = x->data;
         int64_t *b = out[0]->data;
         for (int64_t i = 0; i < cnt; i++)

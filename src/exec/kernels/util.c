@@ -31,7 +31,7 @@ bool kern_ints(const nnfx_tensor *t, int64_t *v, int max, int *cnt) {
     int64_t n = nnfx_tensor_numel(t);
     if (n < 0 || n > max) return false;
     for (int64_t i = 0; i < n; i++)
-        v[i] = t->dtype == NNFX_I64 ? ((const int64_t *)t->data)[i] : (int64_t)nnfx_tensor_get(t, i);
+        v[i] = t->dtype == NNFX_I64 ? ((const int64_t *)t->data)[i] : core_tensor_get_i64(t, i);
     *cnt = (int)n;
     return true;
 }
