@@ -66,9 +66,9 @@ static const char analyze_help[] =
 #define AN_MAX_SHAPES 64
 
 /* Finding kinds `analyze` reports (analysis.c), for --fail-on. */
-static const char *const finding_kinds[] = {"foldable_batch_norm", "dead_node", "unused_input",
-                                            "unused_initializer",  "noop",      "constant_subgraph",
-                                            "unsupported_op"};
+static const char *const finding_kinds[] = {"foldable_batch_norm", "dead_node",    "unused_input",
+                                            "unused_initializer",  "noop",         "constant_subgraph",
+                                            "unsupported_op",      "foldable_qdq", "float_island"};
 #define N_KINDS (int)(sizeof finding_kinds / sizeof finding_kinds[0])
 
 /* Parses --fail-on's comma list into want[] (per finding_kinds); usage

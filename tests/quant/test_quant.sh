@@ -178,6 +178,8 @@ import json, sys; d = json.load(open('$TMP/an.json')); q = d['quantization']
 isl = [f for f in d['findings'] if f['kind'] == 'float_island']
 sys.exit(not (q['int8_layers'] == 3 and q['float_layers'] == 0 and q['int8_weight_bytes'] > 3500 and isl
               and len(isl[0]['nodes']) == 2))"
+expect 1 "analyze --fail-on float_island fails on the island" -- "$NNFX" analyze "$TMP/cnn_q.onnx" -q --fail-on float_island
+expect 0 "analyze --fail-on foldable_qdq passes (none there)" -- "$NNFX" analyze "$TMP/cnn_q.onnx" -q --fail-on foldable_qdq
 expect 0 "analyze the model with the Gemm excluded" -- "$NNFX" analyze "$TMP/v6.onnx" --json "$TMP/an6.json"
 check "2 int8 layers, 1 float" /usr/bin/python3 -c "
 import json, sys; q = json.load(open('$TMP/an6.json'))['quantization']
