@@ -19,7 +19,7 @@
 #                      --max-drop is the same)
 #   --fail-on KINDS    fail (exit 1, nothing published) when findings of these
 #                      kinds remain after optimisation (default:
-#                      foldable_batch_norm,dead_node,noop; 'none' turns it off)
+#                      foldable_batch_norm,unfoldable_batch_norm,dead_node,noop; 'none' turns it off)
 #   --push REF         push the published model to an OCI registry, e.g.
 #                      ghcr.io/team/model:v1 (login: ~/.docker/config.json)
 #   --plain-http       talk HTTP to the registry (a local test registry only)
@@ -51,7 +51,7 @@ root=$(dirname "$here")
 digits=$root/tests/data/digits
 
 model= out=pipeline_out data= labels= max_drop=0.5 random_n=8 nnfx=${NNFX:-}
-fail_on=foldable_batch_norm,dead_node,noop push_ref= plain_http=
+fail_on=foldable_batch_norm,unfoldable_batch_norm,dead_node,noop push_ref= plain_http=
 extra=()
 usage() { sed -n '9,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "pipeline: $*" >&2; exit 2; }

@@ -257,7 +257,7 @@ static bool find_foldable_bn(cli_analysis *an, const char *model) {
         if (!nnfx_node_is_op(n, NNFX_OP_BATCH_NORM)) continue;
         const nnfx_node *src = nnfx_node_arg_node(n, 0);
         if (!src || !(nnfx_node_is_op(src, NNFX_OP_CONV) || nnfx_node_is_op(src, NNFX_OP_GEMM))) continue;
-        if (nnfx_node_num_users(src) != 1) continue;
+        int users = nnfx_node_num_users(src);
         bool params = true, through = false;
         for (int a = 1; a < 5; a++)
             if (!param_source(nnfx_node_arg_node(n, a), &through)) params = false;
@@ -265,6 +265,19 @@ static bool find_foldable_bn(cli_analysis *an, const char *model) {
             if (nnfx_node_arg_node(src, a) && !param_source(nnfx_node_arg_node(src, a), &through)) params = false;
         if (!params) continue;
         const char *names[2] = {nnfx_node_name(src), nnfx_node_name(n)};
+        if (users != 1) {
+            /* fuse-conv-bn leaves it (folding would change the producer's
+             * other users): a finding of its own, so a pipeline can gate on it */
+            if (!add_finding(an, "unfoldable_batch_norm", 2, names,
+                             xprintf("BatchNormalization '%s' follows %s '%s', whose output has %d users: "
+                                     "fuse-conv-bn cannot fold it without changing the others",
+                                     names[1], cli_node_op_label(src), names[0], users),
+                             xprintf("give the BatchNormalization its own copy of %s '%s' in %s (fuse-conv-bn "
+                                     "then folds it), or keep it where the target runs BatchNormalization",
+                                     cli_node_op_label(src), names[0], model)))
+                return false;
+            continue;
+        }
         if (!add_finding(an, "foldable_batch_norm", 2, names,
                          xprintf("BatchNormalization '%s' follows %s '%s' and can be folded into its weights", names[1],
                                  cli_node_op_label(src), names[0]),

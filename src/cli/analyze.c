@@ -14,8 +14,10 @@ static const char analyze_help[] =
     "Reports what MODEL (.onnx, or nnfx text IR .fx/.txt) costs and where it wastes:\n"
     "ops, parameters, MACs (Conv, ConvTranspose, Gemm, MatMul, Einsum, RNN/GRU/LSTM),\n"
     "FLOPs, peak activation memory, the costliest nodes, and findings with\n"
-    "suggestions: foldable_batch_norm, dead_node, unused_input, unused_initializer,\n"
-    "noop, constant_subgraph, unsupported_op.\n"
+    "suggestions: foldable_batch_norm, unfoldable_batch_norm (a BatchNormalization\n"
+    "after a Conv/Gemm whose output has other users: fuse-conv-bn leaves it),\n"
+    "dead_node, unused_input, unused_initializer, noop, constant_subgraph,\n"
+    "unsupported_op.\n"
     "\n"
     "options:\n"
     "  --json FILE        write the report as JSON ('-': standard output, and no\n"
@@ -66,9 +68,9 @@ static const char analyze_help[] =
 #define AN_MAX_SHAPES 64
 
 /* Finding kinds `analyze` reports (analysis.c), for --fail-on. */
-static const char *const finding_kinds[] = {"foldable_batch_norm", "dead_node",    "unused_input",
-                                            "unused_initializer",  "noop",         "constant_subgraph",
-                                            "unsupported_op",      "foldable_qdq", "float_island"};
+static const char *const finding_kinds[] = {
+    "foldable_batch_norm", "dead_node",      "unused_input", "unused_initializer", "noop",
+    "constant_subgraph",   "unsupported_op", "foldable_qdq", "float_island",       "unfoldable_batch_norm"};
 #define N_KINDS (int)(sizeof finding_kinds / sizeof finding_kinds[0])
 
 /* Parses --fail-on's comma list into want[] (per finding_kinds); usage

@@ -146,4 +146,29 @@ check "flagged nodes listed for highlighting in the graph" \
     grep -q '"_bn1_BatchNormalization_output_0":"foldable_batch_norm"' "$TMP/one.html"
 check "names as in the source model" grep -q '<span title="nnfx: _bn1_BatchNormalization_output_0">/bn1/BatchNormalization_output_0</span>' "$TMP/one.html"
 expect 2 "--labels without --compare" -- "$NNFX" analyze "$cnn" --labels "$D/digits_test_y.npy"
+# --- a BatchNorm that fuse-conv-bn must leave (its conv feeds another node too) ------
+/usr/bin/python3 - "$TMP/shared_conv.onnx" <<'PYEOF'
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+rng = np.random.default_rng(3)
+init = [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w"),
+        numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b"),
+        numpy_helper.from_array(np.ones(4, np.float32), "g"), numpy_helper.from_array(np.zeros(4, np.float32), "be"),
+        numpy_helper.from_array(np.zeros(4, np.float32), "m"), numpy_helper.from_array(np.ones(4, np.float32), "v")]
+nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["y", "g", "be", "m", "v"], ["z"]),
+         helper.make_node("Add", ["z", "y"], ["out"])]
+g = helper.make_graph(nodes, "shared", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                      [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 4, 8, 8])], init)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PYEOF
+expect 0 "fuse-conv-bn leaves a BatchNorm whose conv has two users" -- "$NNFX" optimize "$TMP/shared_conv.onnx" \
+    -o "$TMP/shared_opt.onnx" --pass fuse-conv-bn -q
+expect 1 "analyze --fail-on unfoldable_batch_norm fails on it (the pipeline's gate)" -- "$NNFX" analyze \
+    "$TMP/shared_opt.onnx" -q --fail-on unfoldable_batch_norm
+check "the finding names the conv's users" grep -q "unfoldable_batch_norm" "$TMP/err"
+expect 0 "not a foldable_batch_norm finding" -- "$NNFX" analyze "$TMP/shared_opt.onnx" -q --fail-on foldable_batch_norm
+
 check_summary rough_edges
