@@ -483,6 +483,32 @@ static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const 
     return NNFX_OK;
 }
 
+static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *sm = arg_meta(n, 1), *bm = s->nin > 2 ? arg_meta(n, 2) : NULL;
+    int axis;
+    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        return unsupported(c, n, "layer_normalization axis out of range");
+    int64_t inner = infer_prod(xm, axis, xm->rank), outer = inner ? meta_numel(xm) / inner : 0;
+    bool has_b = s->nin > 2 && s->in[2] >= 0;
+    int64_t ns = sm ? meta_numel(sm) : -1, nb = has_b ? (bm ? meta_numel(bm) : -1) : 0;
+    if (!sm) {
+        fx_value_view vv = fx_plan_value_view(c->p, s->in[1]);
+        if (vv.kind == FX_VALUE_CONST) ns = nnfx_tensor_numel(vv.t);
+    }
+    if (has_b && !bm) {
+        fx_value_view vv = fx_plan_value_view(c->p, s->in[2]);
+        if (vv.kind == FX_VALUE_CONST) nb = nnfx_tensor_numel(vv.t);
+    }
+    if ((ns != inner && ns != 1) || (has_b && nb != inner && nb != 1))
+        return unsupported(c, n, "layer_normalization scale/B do not hold one value per normalised element");
+    use_section(c, "layer_norm");
+    sb_printf(&c->body, "    nnfx_rt_layer_norm(%s, %s, %lld, %s, %lld, ", in[0], in[1], (long long)ns,
+              has_b ? in[2] : "NULL", (long long)nb);
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    sb_printf(&c->body, ", %s, %lld, %lld, NULL, NULL);\n", y, (long long)outer, (long long)inner);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -590,6 +616,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", in[0], y, ym->rank);
         return NNFX_OK;
     }
+    case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

@@ -519,4 +519,35 @@ static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const l
 }
 /* @end */
 
+/* @rt layer_norm libm */
+/* LayerNormalization over rows: x and y are [outer, inner]; each row is
+ * normalised to mean 0 / variance 1 (accumulated in double), then scaled
+ * by sc and shifted by b (NULL: none); sc/b hold inner values, or one
+ * (ns/nb == 1). mean/inv (NULL: not wanted) get each row's mean and
+ * 1/sqrt(var + eps). */
+static inline void nnfx_rt_layer_norm(const float *x, const float *sc, long ns, const float *b, long nb, float eps,
+                                      float *y, long outer, long inner, float *mean_out, float *inv_out) {
+    long o, i;
+    for (o = 0; o < outer; o++) {
+        const float *xi = x + o * inner;
+        float *yo = y + o * inner;
+        double mean = 0, var = 0;
+        float inv;
+        for (i = 0; i < inner; i++)
+            mean += xi[i];
+        mean /= (double)inner;
+        for (i = 0; i < inner; i++)
+            var += (xi[i] - mean) * (xi[i] - mean);
+        var /= (double)inner;
+        inv = (float)(1.0 / sqrt(var + eps));
+        if (mean_out) mean_out[o] = (float)mean;
+        if (inv_out) inv_out[o] = inv;
+        for (i = 0; i < inner; i++) {
+            float v = (float)(xi[i] - mean) * inv * sc[ns == 1 ? 0 : i];
+            yo[i] = b ? v + b[nb == 1 ? 0 : i] : v;
+        }
+    }
+}
+/* @end */
+
 #endif

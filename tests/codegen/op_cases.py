@@ -1,0 +1,40 @@
+"""Single-op ONNX models for `nnfx codegen`, built with onnx.helper, each
+with a random input and its reference output computed with numpy
+(independently of nnfx).
+
+cases() yields (name, ModelProto, input array, reference output array).
+"""
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _model(name, node, x, y_shape, inits=(), opset=17):
+    g = helper.make_graph([node], name,
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y_shape))],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _layer_norm(x, axis, eps, scale, bias):
+    ax = tuple(range(axis % x.ndim, x.ndim))
+    mean = x.astype(np.float64).mean(axis=ax, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=ax, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps) * scale
+    return (y + bias if bias is not None else y).astype(np.float32)
+
+
+def cases():
+    rng = np.random.default_rng(7)
+
+    def rand(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    # LayerNormalization: last axis with scale and bias; two trailing axes, no bias
+    x, sc, b = rand(2, 3, 8), rand(8), rand(8)
+    yield ("layer_norm_last", _model("ln1", helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], axis=-1),
+                                     x, x.shape, [("s", sc), ("b", b)]), x, _layer_norm(x, -1, 1e-5, sc, b))
+    x, sc = rand(2, 3, 4) * 3 + 1, rand(3, 4)
+    yield ("layer_norm_axis1", _model("ln2", helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=1,
+                                                              epsilon=1e-3), x, x.shape, [("s", sc)]),
+           x, _layer_norm(x, 1, 1e-3, sc, None))
