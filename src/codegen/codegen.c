@@ -483,6 +483,18 @@ static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const 
     return NNFX_OK;
 }
 
+/* The constant tensor of step input a (NULL when absent); *bad is set when
+ * the input is present but not a constant. */
+static const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad) {
+    if (a >= s->nin || s->in[a] < 0) return NULL;
+    fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
+    if (vv.kind != FX_VALUE_CONST) {
+        *bad = true;
+        return NULL;
+    }
+    return vv.t;
+}
+
 static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = arg_meta(n, 0), *sm = arg_meta(n, 1), *bm = s->nin > 2 ? arg_meta(n, 2) : NULL;
     int axis;
@@ -509,6 +521,41 @@ static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node
     return NNFX_OK;
 }
 
+static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    if (!xm || xm->rank < 1 || xm->rank > 6) return unsupported(c, n, "slice of rank 0 or > 6");
+    bool bad = false;
+    const nnfx_tensor *tst = const_input(c, s, 1, &bad), *ten = const_input(c, s, 2, &bad),
+                      *tax = const_input(c, s, 3, &bad), *tsp = const_input(c, s, 4, &bad);
+    int64_t st[NNFX_MAX_RANK], en[NNFX_MAX_RANK], ax[NNFX_MAX_RANK], sp[NNFX_MAX_RANK];
+    int ns = 0, ne = 0, na = 0, np = 0;
+    if (bad || !tst || !ten || !kern_ints(tst, st, NNFX_MAX_RANK, &ns) || !kern_ints(ten, en, NNFX_MAX_RANK, &ne) ||
+        !kern_ints(tax, ax, NNFX_MAX_RANK, &na) || !kern_ints(tsp, sp, NNFX_MAX_RANK, &np) || ns != ne ||
+        (tax && na != ns) || (tsp && np != ns))
+        return unsupported(c, n, "slice starts/ends/axes/steps are not constants of matching length");
+    int64_t dims[NNFX_MAX_RANK], start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], cnt[NNFX_MAX_RANK], xst[NNFX_MAX_RANK],
+        vst[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        dims[d] = xm->dims[d].value;
+    char why[200];
+    if (!ir_slice_plan(xm->rank, dims, ns, st, en, tax ? ax : NULL, tsp ? sp : NULL, start, step, cnt, why, sizeof why))
+        return unsupported(c, n, why);
+    kern_strides(xm->rank, dims, xst);
+    int64_t base = 0;
+    for (int d = 0; d < xm->rank; d++) {
+        if (cnt[d] <= 0) return NNFX_OK; /* empty result: nothing to copy */
+        base += start[d] * xst[d];
+        vst[d] = step[d] * xst[d];
+    }
+    use_section(c, "transpose");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", xm->rank, cnt);
+    emit_longs(&c->body, "st", xm->rank, vst);
+    sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, %d, shape, st);\n    }\n", x, (long long)base, y,
+              xm->rank);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -523,7 +570,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_REDUCE_SUM:
     case NNFX_OP_REDUCE_MAX:
     case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_DROPOUT: ndata = 1; break;
+    case NNFX_OP_DROPOUT:
+    case NNFX_OP_SLICE: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
     default: break;
     }
@@ -617,6 +665,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return NNFX_OK;
     }
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
+    case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

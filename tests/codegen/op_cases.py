@@ -38,3 +38,13 @@ def cases():
     yield ("layer_norm_axis1", _model("ln2", helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=1,
                                                               epsilon=1e-3), x, x.shape, [("s", sc)]),
            x, _layer_norm(x, 1, 1e-3, sc, None))
+    # Slice: negative starts/ends, negative and >1 steps, clamped ends, partial axes
+    x = rand(3, 8, 10)
+    i64 = np.int64
+    yield ("slice_steps", _model("sl1", helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"]), x, (2, 4, 4),
+                                 [("st", np.array([1, -1, 0], i64)), ("en", np.array([9, -9, 10], i64)),
+                                  ("ax", np.array([0, 1, 2], i64)), ("sp", np.array([1, -2, 3], i64))]),
+           x, x[1:9, -1:-9:-2, 0:10:3])
+    yield ("slice_axes", _model("sl2", helper.make_node("Slice", ["x", "st", "en", "ax"], ["y"]), x, (3, 8, 8),
+                                [("st", np.array([2], i64)), ("en", np.array([np.iinfo(i64).max], i64)),
+                                 ("ax", np.array([-1], i64))]), x, x[:, :, 2:])
