@@ -556,6 +556,37 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
     return NNFX_OK;
 }
 
+static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    int axis;
+    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return unsupported(c, n, "gather axis out of range");
+    bool bad = false;
+    const nnfx_tensor *ti = const_input(c, s, 1, &bad);
+    if (bad || !ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
+        return unsupported(c, n, "gather indices are not int32/int64 constants");
+    int64_t len = xm->dims[axis].value, ni = nnfx_tensor_numel(ti);
+    if (ni == 0) return NNFX_OK;
+    sbuf ib = {0};
+    for (int64_t j = 0; j < ni; j++) {
+        int64_t k = (int64_t)nnfx_tensor_get(ti, j);
+        if (k < 0) k += len;
+        if (k < 0 || k >= len) {
+            free(sb_finish(&ib));
+            return unsupported(c, n, "gather index out of range");
+        }
+        sb_printf(&ib, j ? ", %lld" : "%lld", (long long)k);
+    }
+    char *idx = sb_finish(&ib);
+    use_section(c, "gather");
+    sb_printf(&c->body, "    {\n        static const long idx[%lld] = {%s};\n", (long long)ni, idx);
+    sb_printf(&c->body, "        nnfx_rt_gather(%s, %s, %lld, %lld, %lld, idx, %lld);\n    }\n", x, y,
+              (long long)infer_prod(xm, 0, axis), (long long)len, (long long)infer_prod(xm, axis + 1, xm->rank),
+              (long long)ni);
+    free(idx);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -571,7 +602,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_REDUCE_MAX:
     case NNFX_OP_REDUCE_MIN:
     case NNFX_OP_DROPOUT:
-    case NNFX_OP_SLICE: ndata = 1; break;
+    case NNFX_OP_SLICE:
+    case NNFX_OP_GATHER: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
     default: break;
     }
@@ -666,6 +698,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
     case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
+    case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

@@ -48,3 +48,11 @@ def cases():
     yield ("slice_axes", _model("sl2", helper.make_node("Slice", ["x", "st", "en", "ax"], ["y"]), x, (3, 8, 8),
                                 [("st", np.array([2], i64)), ("en", np.array([np.iinfo(i64).max], i64)),
                                  ("ax", np.array([-1], i64))]), x, x[:, :, 2:])
+    # Gather: 2-d indices with a negative one on axis 1; a scalar index on axis 0
+    x = rand(2, 5, 3)
+    idx = np.array([[0, -1], [2, 2]], i64)
+    yield ("gather_axis1", _model("ga1", helper.make_node("Gather", ["x", "i"], ["y"], axis=1), x, (2, 2, 2, 3),
+                                  [("i", idx)]), x, np.take(x, idx % 5, axis=1))
+    x = rand(5, 4)
+    yield ("gather_scalar", _model("ga2", helper.make_node("Gather", ["x", "i"], ["y"], axis=0), x, (4,),
+                                   [("i", np.array(3, i64))]), x, x[3])

@@ -550,4 +550,18 @@ static inline void nnfx_rt_layer_norm(const float *x, const float *sc, long ns, 
 }
 /* @end */
 
+/* @rt gather */
+/* Gather along one axis: x is [outer, len, inner], idx holds ni indices
+ * in [0, len); y is [outer, ni, inner]. */
+static inline void nnfx_rt_gather(const float *x, float *y, long outer, long len, long inner, const long *idx,
+                                  long ni) {
+    long o, j;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < ni; j++) {
+            memcpy(y, x + (o * len + idx[j]) * inner, (size_t)inner * sizeof(float));
+            y += inner;
+        }
+}
+/* @end */
+
 #endif
