@@ -587,6 +587,40 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
     return NNFX_OK;
 }
 
+static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const char *ms = nnfx_node_attr_string(n, "mode", "constant");
+    if (ms && strcmp(ms, "constant") != 0) return unsupported(c, n, "only constant-mode pad is generated");
+    if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank) return unsupported(c, n, "pad of rank 0 or > 6");
+    bool bad = false;
+    const nnfx_tensor *tp = const_input(c, s, 1, &bad), *tv = const_input(c, s, 2, &bad),
+                      *ta = const_input(c, s, 3, &bad);
+    int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK];
+    int np = 0, na = 0;
+    char why[200];
+    if (bad || !tp || !kern_ints(tp, pads, 2 * NNFX_MAX_RANK, &np) || !kern_ints(ta, axes, NNFX_MAX_RANK, &na) ||
+        !ir_pad_plan(xm->rank, np, pads, na, ta ? axes : NULL, pb, pe, why, sizeof why))
+        return unsupported(c, n, "pads/axes are not valid constants");
+    float v = tv && nnfx_tensor_numel(tv) >= 1 ? (float)nnfx_tensor_get(tv, 0) : 0.0f;
+    int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0;
+    for (int d = 0; d < xm->rank; d++) {
+        if (pb[d] < 0 || pe[d] < 0) return unsupported(c, n, "negative pads (cropping) are not generated");
+        shp[d] = xm->dims[d].value;
+        ydims[d] = ym->dims[d].value;
+    }
+    kern_strides(ym->rank, ydims, yst);
+    for (int d = 0; d < xm->rank; d++)
+        base += pb[d] * yst[d];
+    use_section(c, "pad");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", xm->rank, shp);
+    emit_longs(&c->body, "st", xm->rank, yst);
+    sb_printf(&c->body, "        nnfx_rt_pad(%s, %s, %lld, ", x, y, (long long)meta_numel(ym));
+    float_lit(&c->body, v);
+    sb_printf(&c->body, ", %lld, %d, shape, st);\n    }\n", (long long)base, xm->rank);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -603,7 +637,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_REDUCE_MIN:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
-    case NNFX_OP_GATHER: ndata = 1; break;
+    case NNFX_OP_GATHER:
+    case NNFX_OP_PAD: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
     default: break;
     }
@@ -699,6 +734,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
     case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
+    case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

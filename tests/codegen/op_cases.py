@@ -56,3 +56,12 @@ def cases():
     x = rand(5, 4)
     yield ("gather_scalar", _model("ga2", helper.make_node("Gather", ["x", "i"], ["y"], axis=0), x, (4,),
                                    [("i", np.array(3, i64))]), x, x[3])
+    # Pad (constant): pads on every side of a 4-d tensor, a constant value; zero pads
+    x = rand(1, 2, 3, 4)
+    pads = np.array([0, 1, 2, 0, 0, 2, 1, 3], i64)
+    yield ("pad_constant", _model("pa1", helper.make_node("Pad", ["x", "p", "v"], ["y"], mode="constant"), x,
+                                  (1, 5, 6, 7), [("p", pads), ("v", np.array(1.5, np.float32))]),
+           x, np.pad(x, [(0, 0), (1, 2), (2, 1), (0, 3)], constant_values=1.5))
+    yield ("pad_zero", _model("pa2", helper.make_node("Pad", ["x", "p"], ["y"]), x, (1, 2, 5, 5),
+                              [("p", np.array([0, 0, 1, 0, 0, 0, 1, 1], i64))]),
+           x, np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 1)]))

@@ -564,4 +564,31 @@ static inline void nnfx_rt_gather(const float *x, float *y, long outer, long len
 }
 /* @end */
 
+/* @rt pad */
+/* Constant padding: y (ny values) is filled with v, then x (dims
+ * shape[0..rank), rank <= 6, row-major) is written to y + base where
+ * st[d] is y's stride of dim d. */
+static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long base, int rank, const long *shape,
+                               const long *st) {
+    long idx[6] = {0, 0, 0, 0, 0, 0}, off = base, i;
+    for (i = 0; i < ny; i++)
+        y[i] = v;
+    for (i = 0; i < rank; i++)
+        if (shape[i] == 0) return;
+    for (;;) {
+        int d = rank - 1;
+        y[off] = *x++;
+        while (d >= 0) {
+            idx[d]++;
+            off += st[d];
+            if (idx[d] < shape[d]) break;
+            off -= st[d] * shape[d];
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0) return;
+    }
+}
+/* @end */
+
 #endif
