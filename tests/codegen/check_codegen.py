@@ -254,6 +254,15 @@ def main():
             got = build_and_run(out, name, [x[None]], 1)
             if got is not None:
                 compare(name, got, ref)
+        for name, model, words in op_cases.refused():
+            path = os.path.join(WORK, name + ".onnx")
+            onnx.save(model, path)
+            out = os.path.join(WORK, "err_" + name)
+            r = generate(path, out, name)
+            if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
+                fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (name, words, r.returncode, r.stdout))
+            else:
+                print("%-12s exit 3: %s" % (name, r.stdout.strip().splitlines()[0]))
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)

@@ -2,14 +2,15 @@
 with a random input and its reference output computed with numpy
 (independently of nnfx).
 
-cases() yields (name, ModelProto, input array, reference output array).
+cases() yields (name, ModelProto, input array, reference output array);
+refused() yields (name, ModelProto, words the exit-3 message must hold).
 """
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 
 def _model(name, node, x, y_shape, inits=(), opset=17):
-    g = helper.make_graph([node], name,
+    g = helper.make_graph(node if isinstance(node, list) else [node], name,
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y_shape))],
                           [numpy_helper.from_array(a, n) for n, a in inits])
@@ -65,3 +66,19 @@ def cases():
     yield ("pad_zero", _model("pa2", helper.make_node("Pad", ["x", "p"], ["y"]), x, (1, 2, 5, 5),
                               [("p", np.array([0, 0, 1, 0, 0, 0, 1, 1], i64))]),
            x, np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 1)]))
+    # Transpose (a 4-d permutation) and Concat (the input, a constant, the input again)
+    x = rand(2, 3, 4, 5)
+    yield ("transpose_4d", _model("tr1", helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 3, 1]), x,
+                                  (4, 2, 5, 3)), x, x.transpose(2, 0, 3, 1))
+    c = rand(2, 2, 4, 5)
+    yield ("concat_axis1", _model("co1", [helper.make_node("Relu", ["x"], ["r"]),
+                                          helper.make_node("Concat", ["x", "c", "r"], ["y"], axis=1)], x,
+                                  (2, 8, 4, 5), [("c", c)]), x, np.concatenate([x, c, np.maximum(x, 0)], axis=1))
+
+
+def refused():
+    x = np.zeros((2, 5), np.float32)
+    yield ("pad_reflect", _model("pr", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"), x, (2, 7),
+                                 [("p", np.array([0, 1, 0, 1], np.int64))]), ["(pad)", "constant-mode"])
+    yield ("pad_crop", _model("pc", helper.make_node("Pad", ["x", "p"], ["y"]), x, (2, 3),
+                              [("p", np.array([0, -1, 0, -1], np.int64))]), ["(pad)", "negative pads"])
