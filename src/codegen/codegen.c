@@ -38,7 +38,7 @@ typedef struct cg {
     int *weight_id; /* value -> weight array number + 1 (0: none yet) */
     int nvalues, nweights;
     int64_t weight_bytes;
-    const char *sections[CG_MAX_SECTIONS];
+    char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on use_section's stack */
     int nsections;
     bool libm;
     sbuf body, weights, decls;
@@ -89,7 +89,7 @@ static void use_section(cg *c, const char *name) {
         use_section(c, dep);
     }
     if (strstr(flags, "libm")) c->libm = true;
-    if (c->nsections < CG_MAX_SECTIONS) c->sections[c->nsections++] = name;
+    if (c->nsections < CG_MAX_SECTIONS) snprintf(c->sections[c->nsections++], sizeof c->sections[0], "%s", name);
 }
 
 /* ---- values --------------------------------------------------------------- */

@@ -498,24 +498,45 @@ static inline void nnfx_rt_copy_rows(const float *src, float *dst, long outer, l
 }
 /* @end */
 
-/* @rt transpose */
-/* y = x permuted: y's dims are shape[0..rank) (rank <= 6) and st[d] is the
- * stride in x of y's dim d. */
-static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const long *shape, const long *st) {
-    long idx[6] = {0, 0, 0, 0, 0, 0}, off = 0;
+/* @rt strided_copy */
+/* y[oy] = x[ox] for every index idx of the dims shape[0..rank) (rank <= 6),
+ * ox = sum idx[d] * sx[d], oy = sum idx[d] * sy[d]: the copy under
+ * transpose, slice and pad. */
+static inline void nnfx_rt_strided_copy(const float *x, const long *sx, float *y, const long *sy, int rank,
+                                        const long *shape) {
+    long idx[6] = {0, 0, 0, 0, 0, 0}, ox = 0, oy = 0;
+    int d;
+    for (d = 0; d < rank; d++)
+        if (shape[d] <= 0) return;
     for (;;) {
-        int d = rank - 1;
-        *y++ = x[off];
+        y[oy] = x[ox];
+        d = rank - 1;
         while (d >= 0) {
             idx[d]++;
-            off += st[d];
+            ox += sx[d];
+            oy += sy[d];
             if (idx[d] < shape[d]) break;
-            off -= st[d] * shape[d];
+            ox -= sx[d] * shape[d];
+            oy -= sy[d] * shape[d];
             idx[d] = 0;
             d--;
         }
         if (d < 0) return;
     }
+}
+/* @end */
+
+/* @rt transpose needs:strided_copy */
+/* y = x permuted: y's dims are shape[0..rank) (rank <= 6) and st[d] is the
+ * stride in x of y's dim d. */
+static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const long *shape, const long *st) {
+    long sy[6], acc = 1;
+    int d;
+    for (d = rank - 1; d >= 0; d--) {
+        sy[d] = acc;
+        acc *= shape[d];
+    }
+    nnfx_rt_strided_copy(x, st, y, sy, rank, shape);
 }
 /* @end */
 
@@ -564,30 +585,21 @@ static inline void nnfx_rt_gather(const float *x, float *y, long outer, long len
 }
 /* @end */
 
-/* @rt pad */
+/* @rt pad needs:strided_copy */
 /* Constant padding: y (ny values) is filled with v, then x (dims
  * shape[0..rank), rank <= 6, row-major) is written to y + base where
  * st[d] is y's stride of dim d. */
 static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long base, int rank, const long *shape,
                                const long *st) {
-    long idx[6] = {0, 0, 0, 0, 0, 0}, off = base, i;
+    long sx[6], acc = 1, i;
+    int d;
     for (i = 0; i < ny; i++)
         y[i] = v;
-    for (i = 0; i < rank; i++)
-        if (shape[i] == 0) return;
-    for (;;) {
-        int d = rank - 1;
-        y[off] = *x++;
-        while (d >= 0) {
-            idx[d]++;
-            off += st[d];
-            if (idx[d] < shape[d]) break;
-            off -= st[d] * shape[d];
-            idx[d] = 0;
-            d--;
-        }
-        if (d < 0) return;
+    for (d = rank - 1; d >= 0; d--) {
+        sx[d] = acc;
+        acc *= shape[d];
     }
+    nnfx_rt_strided_copy(x, sx, y + base, st, rank, shape);
 }
 /* @end */
 
