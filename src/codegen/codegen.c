@@ -621,6 +621,55 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
     return NNFX_OK;
 }
 
+/* Nearest Resize that changes only the last two dims: one source index
+ * table per dim, from the interpreter's own mapping. */
+static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || xm->rank < 2 || xm->rank != ym->rank) return unsupported(c, n, "resize of rank < 2");
+    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
+    if (mode && strcmp(mode, "nearest") != 0) return unsupported(c, n, "only nearest resize is generated");
+    bool bad = false;
+    const nnfx_tensor *sc = const_input(c, s, 2, &bad);
+    if (bad) return unsupported(c, n, "resize scales are not constants");
+    int r = xm->rank;
+    int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK];
+    for (int d = 0; d < r; d++) {
+        xs[d] = xm->dims[d].value, os[d] = ym->dims[d].value;
+        if (xs[d] <= 0) return unsupported(c, n, "resize of an empty dim");
+    }
+    sbuf tb = {0};
+    for (int d = 0; d < r; d++) {
+        int64_t *idx = malloc(sizeof(int64_t) * (size_t)(os[d] ? os[d] : 1));
+        nnfx_status st = idx ? kern_resize_nearest_index(n, r, xs, os, sc, d, idx, c->err)
+                             : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        bool ident = st == NNFX_OK && os[d] == xs[d];
+        for (int64_t k = 0; ident && k < os[d]; k++)
+            ident = idx[k] == k;
+        if (st == NNFX_OK && d < r - 2 && !ident) {
+            st = unsupported(c, n, "nearest resize of a dim other than the last two");
+        } else if (st == NNFX_OK && d >= r - 2) {
+            sb_printf(&tb, "        static const long t%c[%lld] = {", d == r - 2 ? 'h' : 'w',
+                      (long long)(os[d] ? os[d] : 1));
+            for (int64_t k = 0; k < os[d]; k++)
+                sb_printf(&tb, k ? ", %lld" : "%lld", (long long)idx[k]);
+            sb_printf(&tb, os[d] ? "};\n" : "0};\n");
+        }
+        free(idx);
+        if (st) {
+            free(sb_finish(&tb));
+            return st == NNFX_ERR_UNSUPPORTED ? st : unsupported(c, n, "resize parameters are not supported");
+        }
+    }
+    char *tabs = sb_finish(&tb);
+    use_section(c, "resize_nearest");
+    sb_printf(&c->body,
+              "    {\n%s        nnfx_rt_resize_nearest(%s, %s, %lld, %lld, %lld, %lld, %lld, th, tw);\n    }\n", tabs,
+              x, y, (long long)infer_prod(xm, 0, r - 2), (long long)xs[r - 2], (long long)xs[r - 1],
+              (long long)os[r - 2], (long long)os[r - 1]);
+    free(tabs);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -638,7 +687,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
-    case NNFX_OP_PAD: ndata = 1; break;
+    case NNFX_OP_PAD:
+    case NNFX_OP_RESIZE: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
     default: break;
     }
@@ -735,6 +785,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
     case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
+    case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

@@ -25,6 +25,14 @@ def _layer_norm(x, axis, eps, scale, bias):
     return (y + bias if bias is not None else y).astype(np.float32)
 
 
+def _nearest(x, out_shape, src):
+    """ONNX nearest Resize via per-dim source indices src(o, in, out)."""
+    for d, (n_in, n_out) in enumerate(zip(x.shape, out_shape)):
+        idx = np.array([min(max(src(o, n_in, n_out), 0), n_in - 1) for o in range(n_out)])
+        x = np.take(x, idx, axis=d)
+    return x
+
+
 def cases():
     rng = np.random.default_rng(7)
 
@@ -74,6 +82,22 @@ def cases():
     yield ("concat_axis1", _model("co1", [helper.make_node("Relu", ["x"], ["r"]),
                                           helper.make_node("Concat", ["x", "c", "r"], ["y"], axis=1)], x,
                                   (2, 8, 4, 5), [("c", c)]), x, np.concatenate([x, c, np.maximum(x, 0)], axis=1))
+    # Resize (nearest): 2x scales, asymmetric + floor (PyTorch's "nearest"); sizes 3x4 -> 5x3 with the
+    # defaults half_pixel + round_prefer_floor (the source coordinate (o + 0.5) * in / out - 0.5)
+    x = rand(1, 2, 3, 4)
+    yield ("resize_2x", _model("rs1", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                                                       coordinate_transformation_mode="asymmetric",
+                                                       nearest_mode="floor"), x, (1, 2, 6, 8),
+                               [("s", np.array([1, 1, 2, 2], np.float32))]),
+           x, x.repeat(2, axis=2).repeat(2, axis=3))
+
+    def half_pixel_round_prefer_floor(o, n_in, n_out):
+        s = (o + 0.5) * n_in / n_out - 0.5
+        return int(np.floor(s)) if s - np.floor(s) <= 0.5 else int(np.floor(s)) + 1
+
+    yield ("resize_sizes", _model("rs2", helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="nearest"), x,
+                                  (1, 2, 5, 3), [("z", np.array([1, 2, 5, 3], i64))]),
+           x, _nearest(x, (1, 2, 5, 3), half_pixel_round_prefer_floor))
 
 
 def refused():
@@ -82,3 +106,8 @@ def refused():
                                  [("p", np.array([0, 1, 0, 1], np.int64))]), ["(pad)", "constant-mode"])
     yield ("pad_crop", _model("pc", helper.make_node("Pad", ["x", "p"], ["y"]), x, (2, 3),
                               [("p", np.array([0, -1, 0, -1], np.int64))]), ["(pad)", "negative pads"])
+    x = np.zeros((2, 3, 4), np.float32)
+    yield ("resize_dim0", _model("rd", helper.make_node("Resize", ["x", "", "s"], ["y"]), x, (4, 3, 4),
+                                 [("s", np.array([2, 1, 1], np.float32))]), ["(resize)", "last two"])
+    yield ("resize_linear", _model("rl", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear"), x,
+                                   (2, 6, 8), [("s", np.array([1, 2, 2], np.float32))]), ["(resize)", "only nearest"])

@@ -603,4 +603,20 @@ static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long 
 }
 /* @end */
 
+/* @rt resize_nearest */
+/* Nearest-neighbour resize of the last two dims: x [outer, ih, iw] ->
+ * y [outer, oh, ow]; th[i] / tw[j] are the source row / column of output
+ * row i / column j. */
+static inline void nnfx_rt_resize_nearest(const float *x, float *y, long outer, long ih, long iw, long oh, long ow,
+                                          const long *th, const long *tw) {
+    long o, i, j;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < oh; i++) {
+            const float *r = x + (o * ih + th[i]) * iw;
+            for (j = 0; j < ow; j++)
+                *y++ = r[tw[j]];
+        }
+}
+/* @end */
+
 #endif
