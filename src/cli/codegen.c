@@ -15,7 +15,7 @@ static const char codegen_help[] =
     "No malloc and no globals but the constant weights and one static arena of\n"
     "NAME_ARENA_BYTES (the same lifetime-based plan nnfx's runtime uses); libc only for\n"
     "memcpy/memset/memmove, libm only for ops that need it (Exp, Sigmoid, Tanh, Erf,\n"
-    "BatchNormalization's sqrt, Softmax...). The API:\n"
+    "BatchNormalization's and LayerNormalization's sqrt, Softmax...). The API:\n"
     "  int NAME_run(const float *const inputs[], float *const outputs[]);  /* 0: ok */\n"
     "  int NAME_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n"
     "with NAME_NUM_INPUTS, NAME_INPUT0_SIZE, NAME_INPUT0_SHAPE, ... macros. Kernels are\n"

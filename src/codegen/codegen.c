@@ -38,7 +38,7 @@ typedef struct cg {
     int *weight_id; /* value -> weight array number + 1 (0: none yet) */
     int nvalues, nweights;
     int64_t weight_bytes;
-    const char *sections[CG_MAX_SECTIONS];
+    char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on use_section's stack */
     int nsections;
     bool libm;
     sbuf body, weights, decls;
@@ -89,7 +89,7 @@ static void use_section(cg *c, const char *name) {
         use_section(c, dep);
     }
     if (strstr(flags, "libm")) c->libm = true;
-    if (c->nsections < CG_MAX_SECTIONS) c->sections[c->nsections++] = name;
+    if (c->nsections < CG_MAX_SECTIONS) snprintf(c->sections[c->nsections++], sizeof c->sections[0], "%s", name);
 }
 
 /* ---- values --------------------------------------------------------------- */
@@ -483,6 +483,193 @@ static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const 
     return NNFX_OK;
 }
 
+/* The constant tensor of step input a (NULL when absent); *bad is set when
+ * the input is present but not a constant. */
+static const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad) {
+    if (a >= s->nin || s->in[a] < 0) return NULL;
+    fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
+    if (vv.kind != FX_VALUE_CONST) {
+        *bad = true;
+        return NULL;
+    }
+    return vv.t;
+}
+
+static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *sm = arg_meta(n, 1), *bm = s->nin > 2 ? arg_meta(n, 2) : NULL;
+    int axis;
+    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        return unsupported(c, n, "layer_normalization axis out of range");
+    int64_t inner = infer_prod(xm, axis, xm->rank), outer = inner ? meta_numel(xm) / inner : 0;
+    bool has_b = s->nin > 2 && s->in[2] >= 0;
+    int64_t ns = sm ? meta_numel(sm) : -1, nb = has_b ? (bm ? meta_numel(bm) : -1) : 0;
+    if (!sm) {
+        fx_value_view vv = fx_plan_value_view(c->p, s->in[1]);
+        if (vv.kind == FX_VALUE_CONST) ns = nnfx_tensor_numel(vv.t);
+    }
+    if (has_b && !bm) {
+        fx_value_view vv = fx_plan_value_view(c->p, s->in[2]);
+        if (vv.kind == FX_VALUE_CONST) nb = nnfx_tensor_numel(vv.t);
+    }
+    if ((ns != inner && ns != 1) || (has_b && nb != inner && nb != 1))
+        return unsupported(c, n, "layer_normalization scale/B do not hold one value per normalised element");
+    use_section(c, "layer_norm");
+    sb_printf(&c->body, "    nnfx_rt_layer_norm(%s, %s, %lld, %s, %lld, ", in[0], in[1], (long long)ns,
+              has_b ? in[2] : "NULL", (long long)nb);
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    sb_printf(&c->body, ", %s, %lld, %lld, NULL, NULL);\n", y, (long long)outer, (long long)inner);
+    return NNFX_OK;
+}
+
+static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    if (!xm || xm->rank < 1 || xm->rank > 6) return unsupported(c, n, "slice of rank 0 or > 6");
+    bool bad = false;
+    const nnfx_tensor *tst = const_input(c, s, 1, &bad), *ten = const_input(c, s, 2, &bad),
+                      *tax = const_input(c, s, 3, &bad), *tsp = const_input(c, s, 4, &bad);
+    int64_t st[NNFX_MAX_RANK], en[NNFX_MAX_RANK], ax[NNFX_MAX_RANK], sp[NNFX_MAX_RANK];
+    int ns = 0, ne = 0, na = 0, np = 0;
+    if (bad || !tst || !ten || !kern_ints(tst, st, NNFX_MAX_RANK, &ns) || !kern_ints(ten, en, NNFX_MAX_RANK, &ne) ||
+        !kern_ints(tax, ax, NNFX_MAX_RANK, &na) || !kern_ints(tsp, sp, NNFX_MAX_RANK, &np) || ns != ne ||
+        (tax && na != ns) || (tsp && np != ns))
+        return unsupported(c, n, "slice starts/ends/axes/steps are not constants of matching length");
+    int64_t dims[NNFX_MAX_RANK], start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], cnt[NNFX_MAX_RANK], xst[NNFX_MAX_RANK],
+        vst[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        dims[d] = xm->dims[d].value;
+    char why[200];
+    if (!ir_slice_plan(xm->rank, dims, ns, st, en, tax ? ax : NULL, tsp ? sp : NULL, start, step, cnt, why, sizeof why))
+        return unsupported(c, n, why);
+    kern_strides(xm->rank, dims, xst);
+    int64_t base = 0;
+    for (int d = 0; d < xm->rank; d++) {
+        if (cnt[d] <= 0) return NNFX_OK; /* empty result: nothing to copy */
+        base += start[d] * xst[d];
+        vst[d] = step[d] * xst[d];
+    }
+    use_section(c, "transpose");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", xm->rank, cnt);
+    emit_longs(&c->body, "st", xm->rank, vst);
+    sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, %d, shape, st);\n    }\n", x, (long long)base, y,
+              xm->rank);
+    return NNFX_OK;
+}
+
+static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    int axis;
+    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return unsupported(c, n, "gather axis out of range");
+    bool bad = false;
+    const nnfx_tensor *ti = const_input(c, s, 1, &bad);
+    if (bad || !ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
+        return unsupported(c, n, "gather indices are not int32/int64 constants");
+    int64_t len = xm->dims[axis].value, ni = nnfx_tensor_numel(ti);
+    if (ni == 0) return NNFX_OK;
+    sbuf ib = {0};
+    for (int64_t j = 0; j < ni; j++) {
+        int64_t k = (int64_t)nnfx_tensor_get(ti, j);
+        if (k < 0) k += len;
+        if (k < 0 || k >= len) {
+            free(sb_finish(&ib));
+            return unsupported(c, n, "gather index out of range");
+        }
+        sb_printf(&ib, j ? ", %lld" : "%lld", (long long)k);
+    }
+    char *idx = sb_finish(&ib);
+    use_section(c, "gather");
+    sb_printf(&c->body, "    {\n        static const long idx[%lld] = {%s};\n", (long long)ni, idx);
+    sb_printf(&c->body, "        nnfx_rt_gather(%s, %s, %lld, %lld, %lld, idx, %lld);\n    }\n", x, y,
+              (long long)infer_prod(xm, 0, axis), (long long)len, (long long)infer_prod(xm, axis + 1, xm->rank),
+              (long long)ni);
+    free(idx);
+    return NNFX_OK;
+}
+
+static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const char *ms = nnfx_node_attr_string(n, "mode", "constant");
+    if (ms && strcmp(ms, "constant") != 0) return unsupported(c, n, "only constant-mode pad is generated");
+    if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank) return unsupported(c, n, "pad of rank 0 or > 6");
+    bool bad = false;
+    const nnfx_tensor *tp = const_input(c, s, 1, &bad), *tv = const_input(c, s, 2, &bad),
+                      *ta = const_input(c, s, 3, &bad);
+    int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK];
+    int np = 0, na = 0;
+    char why[200];
+    if (bad || !tp || !kern_ints(tp, pads, 2 * NNFX_MAX_RANK, &np) || !kern_ints(ta, axes, NNFX_MAX_RANK, &na) ||
+        !ir_pad_plan(xm->rank, np, pads, na, ta ? axes : NULL, pb, pe, why, sizeof why))
+        return unsupported(c, n, "pads/axes are not valid constants");
+    float v = tv && nnfx_tensor_numel(tv) >= 1 ? (float)nnfx_tensor_get(tv, 0) : 0.0f;
+    int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0;
+    for (int d = 0; d < xm->rank; d++) {
+        if (pb[d] < 0 || pe[d] < 0) return unsupported(c, n, "negative pads (cropping) are not generated");
+        shp[d] = xm->dims[d].value;
+        ydims[d] = ym->dims[d].value;
+    }
+    kern_strides(ym->rank, ydims, yst);
+    for (int d = 0; d < xm->rank; d++)
+        base += pb[d] * yst[d];
+    use_section(c, "pad");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", xm->rank, shp);
+    emit_longs(&c->body, "st", xm->rank, yst);
+    sb_printf(&c->body, "        nnfx_rt_pad(%s, %s, %lld, ", x, y, (long long)meta_numel(ym));
+    float_lit(&c->body, v);
+    sb_printf(&c->body, ", %lld, %d, shape, st);\n    }\n", (long long)base, xm->rank);
+    return NNFX_OK;
+}
+
+/* Nearest Resize that changes only the last two dims: one source index
+ * table per dim, from the interpreter's own mapping. */
+static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || xm->rank < 2 || xm->rank != ym->rank) return unsupported(c, n, "resize of rank < 2");
+    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
+    if (mode && strcmp(mode, "nearest") != 0) return unsupported(c, n, "only nearest resize is generated");
+    bool bad = false;
+    const nnfx_tensor *sc = const_input(c, s, 2, &bad);
+    if (bad) return unsupported(c, n, "resize scales are not constants");
+    int r = xm->rank;
+    int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK];
+    for (int d = 0; d < r; d++) {
+        xs[d] = xm->dims[d].value, os[d] = ym->dims[d].value;
+        if (xs[d] <= 0) return unsupported(c, n, "resize of an empty dim");
+    }
+    sbuf tb = {0};
+    for (int d = 0; d < r; d++) {
+        int64_t *idx = malloc(sizeof(int64_t) * (size_t)(os[d] ? os[d] : 1));
+        nnfx_status st = idx ? kern_resize_nearest_index(n, r, xs, os, sc, d, idx, c->err)
+                             : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        bool ident = st == NNFX_OK && os[d] == xs[d];
+        for (int64_t k = 0; ident && k < os[d]; k++)
+            ident = idx[k] == k;
+        if (st == NNFX_OK && d < r - 2 && !ident) {
+            st = unsupported(c, n, "nearest resize of a dim other than the last two");
+        } else if (st == NNFX_OK && d >= r - 2) {
+            sb_printf(&tb, "        static const long t%c[%lld] = {", d == r - 2 ? 'h' : 'w',
+                      (long long)(os[d] ? os[d] : 1));
+            for (int64_t k = 0; k < os[d]; k++)
+                sb_printf(&tb, k ? ", %lld" : "%lld", (long long)idx[k]);
+            sb_printf(&tb, os[d] ? "};\n" : "0};\n");
+        }
+        free(idx);
+        if (st) {
+            free(sb_finish(&tb));
+            return st == NNFX_ERR_UNSUPPORTED ? st : unsupported(c, n, "resize parameters are not supported");
+        }
+    }
+    char *tabs = sb_finish(&tb);
+    use_section(c, "resize_nearest");
+    sb_printf(&c->body,
+              "    {\n%s        nnfx_rt_resize_nearest(%s, %s, %lld, %lld, %lld, %lld, %lld, th, tw);\n    }\n", tabs,
+              x, y, (long long)infer_prod(xm, 0, r - 2), (long long)xs[r - 2], (long long)xs[r - 1],
+              (long long)os[r - 2], (long long)os[r - 1]);
+    free(tabs);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -497,7 +684,11 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_REDUCE_SUM:
     case NNFX_OP_REDUCE_MAX:
     case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_DROPOUT: ndata = 1; break;
+    case NNFX_OP_DROPOUT:
+    case NNFX_OP_SLICE:
+    case NNFX_OP_GATHER:
+    case NNFX_OP_PAD:
+    case NNFX_OP_RESIZE: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
     default: break;
     }
@@ -590,6 +781,11 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", in[0], y, ym->rank);
         return NNFX_OK;
     }
+    case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
+    case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
+    case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
+    case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
+    case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);
     case NNFX_OP_IDENTITY:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_FLATTEN:

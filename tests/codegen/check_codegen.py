@@ -6,7 +6,8 @@ fixtures, the digits models and the keyword-spotting model compiles with
 deterministic; --forbid, unsupported ops and dynamic shapes fail as
 documented with nothing written; the keyword model with BN folded and
 sigmoid -> hard_sigmoid compiles to an object whose only undefined symbols
-are mem* and matches PyTorch's accuracy for that rewrite.
+are mem* and matches PyTorch's accuracy for that rewrite; single-op models
+(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale.
 
 Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
 """
@@ -234,6 +235,34 @@ def main():
             bad = [s for s in syms if not s.startswith("mem")]
             if not EXTRA and (r.returncode or nm.returncode or bad):
                 fail("kws_hard: undefined symbols other than mem*: %s" % bad)
+    # 6. single-op models against numpy references
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import onnx
+        import op_cases
+    except ImportError as e:
+        fail("single-op cases need python3-onnx: %s" % e)
+    else:
+        for name, model, x, ref in op_cases.cases():
+            path = os.path.join(WORK, name + ".onnx")
+            onnx.save(model, path)
+            out = os.path.join(WORK, name)
+            r = generate(path, out, name)
+            if r.returncode:
+                fail("%s: codegen exited %d: %s" % (name, r.returncode, r.stdout))
+                continue
+            got = build_and_run(out, name, [x[None]], 1)
+            if got is not None:
+                compare(name, got, ref)
+        for name, model, words in op_cases.refused():
+            path = os.path.join(WORK, name + ".onnx")
+            onnx.save(model, path)
+            out = os.path.join(WORK, "err_" + name)
+            r = generate(path, out, name)
+            if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
+                fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (name, words, r.returncode, r.stdout))
+            else:
+                print("%-12s exit 3: %s" % (name, r.stdout.strip().splitlines()[0]))
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)

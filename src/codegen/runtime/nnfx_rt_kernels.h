@@ -498,24 +498,124 @@ static inline void nnfx_rt_copy_rows(const float *src, float *dst, long outer, l
 }
 /* @end */
 
-/* @rt transpose */
-/* y = x permuted: y's dims are shape[0..rank) (rank <= 6) and st[d] is the
- * stride in x of y's dim d. */
-static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const long *shape, const long *st) {
-    long idx[6] = {0, 0, 0, 0, 0, 0}, off = 0;
+/* @rt strided_copy */
+/* y[oy] = x[ox] for every index idx of the dims shape[0..rank) (rank <= 6),
+ * ox = sum idx[d] * sx[d], oy = sum idx[d] * sy[d]: the copy under
+ * transpose, slice and pad. */
+static inline void nnfx_rt_strided_copy(const float *x, const long *sx, float *y, const long *sy, int rank,
+                                        const long *shape) {
+    long idx[6] = {0, 0, 0, 0, 0, 0}, ox = 0, oy = 0;
+    int d;
+    for (d = 0; d < rank; d++)
+        if (shape[d] <= 0) return;
     for (;;) {
-        int d = rank - 1;
-        *y++ = x[off];
+        y[oy] = x[ox];
+        d = rank - 1;
         while (d >= 0) {
             idx[d]++;
-            off += st[d];
+            ox += sx[d];
+            oy += sy[d];
             if (idx[d] < shape[d]) break;
-            off -= st[d] * shape[d];
+            ox -= sx[d] * shape[d];
+            oy -= sy[d] * shape[d];
             idx[d] = 0;
             d--;
         }
         if (d < 0) return;
     }
+}
+/* @end */
+
+/* @rt transpose needs:strided_copy */
+/* y = x permuted: y's dims are shape[0..rank) (rank <= 6) and st[d] is the
+ * stride in x of y's dim d. */
+static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const long *shape, const long *st) {
+    long sy[6], acc = 1;
+    int d;
+    for (d = rank - 1; d >= 0; d--) {
+        sy[d] = acc;
+        acc *= shape[d];
+    }
+    nnfx_rt_strided_copy(x, st, y, sy, rank, shape);
+}
+/* @end */
+
+/* @rt layer_norm libm */
+/* LayerNormalization over rows: x and y are [outer, inner]; each row is
+ * normalised to mean 0 / variance 1 (accumulated in double), then scaled
+ * by sc and shifted by b (NULL: none); sc/b hold inner values, or one
+ * (ns/nb == 1). mean/inv (NULL: not wanted) get each row's mean and
+ * 1/sqrt(var + eps). */
+static inline void nnfx_rt_layer_norm(const float *x, const float *sc, long ns, const float *b, long nb, float eps,
+                                      float *y, long outer, long inner, float *mean_out, float *inv_out) {
+    long o, i;
+    for (o = 0; o < outer; o++) {
+        const float *xi = x + o * inner;
+        float *yo = y + o * inner;
+        double mean = 0, var = 0;
+        float inv;
+        for (i = 0; i < inner; i++)
+            mean += xi[i];
+        mean /= (double)inner;
+        for (i = 0; i < inner; i++)
+            var += (xi[i] - mean) * (xi[i] - mean);
+        var /= (double)inner;
+        inv = (float)(1.0 / sqrt(var + eps));
+        if (mean_out) mean_out[o] = (float)mean;
+        if (inv_out) inv_out[o] = inv;
+        for (i = 0; i < inner; i++) {
+            float v = (float)(xi[i] - mean) * inv * sc[ns == 1 ? 0 : i];
+            yo[i] = b ? v + b[nb == 1 ? 0 : i] : v;
+        }
+    }
+}
+/* @end */
+
+/* @rt gather */
+/* Gather along one axis: x is [outer, len, inner], idx holds ni indices
+ * in [0, len); y is [outer, ni, inner]. */
+static inline void nnfx_rt_gather(const float *x, float *y, long outer, long len, long inner, const long *idx,
+                                  long ni) {
+    long o, j;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < ni; j++) {
+            memcpy(y, x + (o * len + idx[j]) * inner, (size_t)inner * sizeof(float));
+            y += inner;
+        }
+}
+/* @end */
+
+/* @rt pad needs:strided_copy */
+/* Constant padding: y (ny values) is filled with v, then x (dims
+ * shape[0..rank), rank <= 6, row-major) is written to y + base where
+ * st[d] is y's stride of dim d. */
+static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long base, int rank, const long *shape,
+                               const long *st) {
+    long sx[6], acc = 1, i;
+    int d;
+    for (i = 0; i < ny; i++)
+        y[i] = v;
+    for (d = rank - 1; d >= 0; d--) {
+        sx[d] = acc;
+        acc *= shape[d];
+    }
+    nnfx_rt_strided_copy(x, sx, y + base, st, rank, shape);
+}
+/* @end */
+
+/* @rt resize_nearest */
+/* Nearest-neighbour resize of the last two dims: x [outer, ih, iw] ->
+ * y [outer, oh, ow]; th[i] / tw[j] are the source row / column of output
+ * row i / column j. */
+static inline void nnfx_rt_resize_nearest(const float *x, float *y, long outer, long ih, long iw, long oh, long ow,
+                                          const long *th, const long *tw) {
+    long o, i, j;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < oh; i++) {
+            const float *r = x + (o * ih + th[i]) * iw;
+            for (j = 0; j < ow; j++)
+                *y++ = r[tw[j]];
+        }
 }
 /* @end */
 

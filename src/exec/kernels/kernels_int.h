@@ -53,4 +53,10 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx);
 /* Writes double v as element i of t (any supported dtype). */
 void kern_set(nnfx_tensor *t, int64_t i, double v);
 
+/* Nearest Resize node n (input dims xs -> output dims os, constant scales
+ * or NULL): idx[x] is the source index along dim d of each output position
+ * x < os[d], as kern_resize computes it. */
+nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
+                                      const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err);
+
 #endif

@@ -72,24 +72,7 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
         else
             inv_out = out[k]->data;
     }
-    for (int64_t o = 0; o < outer; o++) {
-        const float *xi = xd + o * inner;
-        float *yo = y + o * inner;
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < inner; i++)
-            mean += xi[i];
-        mean /= (double)inner;
-        for (int64_t i = 0; i < inner; i++)
-            var += (xi[i] - mean) * (xi[i] - mean);
-        var /= (double)inner;
-        float inv = (float)(1.0 / sqrt(var + eps));
-        if (mean_out) mean_out[o] = (float)mean;
-        if (inv_out) inv_out[o] = inv;
-        for (int64_t i = 0; i < inner; i++) {
-            float v = (float)(xi[i] - mean) * inv * sd[ns == 1 ? 0 : i];
-            yo[i] = bd ? v + bd[nb == 1 ? 0 : i] : v;
-        }
-    }
+    nnfx_rt_layer_norm(xd, sd, (long)ns, bd, (long)nb, eps, y, (long)outer, (long)inner, mean_out, inv_out);
     return NNFX_OK;
 }
 

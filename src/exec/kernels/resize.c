@@ -136,6 +136,99 @@ static void resize_axis(const axis_cfg *a, const float *src, float *dst, int64_t
     }
 }
 
+/* Resize node n's modes (into cfg) and per-dim scales for input dims xs ->
+ * output dims os: the scales input sc (NULL or empty: out / in), mapped
+ * through the axes attribute (axes[0..*na) gets the listed dims). */
+static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
+                                const nnfx_tensor *sc, axis_cfg *cfg, int *axes, int *na, double *scale,
+                                nnfx_error *err) {
+    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
+    if (mode && !strcmp(mode, "nearest"))
+        cfg->mode = RM_NEAREST;
+    else if (mode && !strcmp(mode, "linear"))
+        cfg->mode = RM_LINEAR;
+    else if (mode && !strcmp(mode, "cubic"))
+        cfg->mode = RM_CUBIC;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
+    const char *cs = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    if (!cs || !strcmp(cs, "half_pixel"))
+        cfg->ct = CT_HALF;
+    else if (!strcmp(cs, "pytorch_half_pixel"))
+        cfg->ct = CT_PYTORCH_HALF;
+    else if (!strcmp(cs, "align_corners"))
+        cfg->ct = CT_ALIGN;
+    else if (!strcmp(cs, "asymmetric"))
+        cfg->ct = CT_ASYM;
+    else if (!strcmp(cs, "tf_half_pixel_for_nn"))
+        cfg->ct = CT_TF_HALF_NN;
+    else if (!strcmp(cs, "tf_crop_and_resize"))
+        cfg->ct = CT_TF_CROP;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported",
+                         cs);
+    const char *ns = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
+    if (!ns || !strcmp(ns, "round_prefer_floor"))
+        cfg->nm = NM_ROUND_FLOOR;
+    else if (!strcmp(ns, "round_prefer_ceil"))
+        cfg->nm = NM_ROUND_CEIL;
+    else if (!strcmp(ns, "floor"))
+        cfg->nm = NM_FLOOR;
+    else if (!strcmp(ns, "ceil"))
+        cfg->nm = NM_CEIL;
+    else
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
+    cfg->cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
+    cfg->exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
+    cfg->extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
+    /* the axes that scales and roi list */
+    *na = rank;
+    const nnfx_attr *aa = nnfx_node_attr(n, "axes");
+    if (aa && aa->kind == NNFX_ATTR_INTS && aa->u.ints.n > 0) {
+        *na = aa->u.ints.n;
+        if (*na > rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize has %d axes for rank %d", *na, rank);
+        for (int i = 0; i < *na; i++)
+            if (!infer_axis(aa->u.ints.v[i], rank, false, &axes[i]))
+                return kern_fail(err, n, NNFX_ERR_SHAPE, "resize axis out of range");
+    } else {
+        for (int i = 0; i < *na; i++)
+            axes[i] = i;
+    }
+    /* per-dim scale: the scales input (mapped through axes) or out / in */
+    for (int d = 0; d < rank; d++) {
+        scale[d] = xs[d] ? (double)os[d] / (double)xs[d] : 1.0;
+    }
+    if (sc && nnfx_tensor_numel(sc) > 0) {
+        if (nnfx_tensor_numel(sc) != *na)
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scales has %lld values for %d axes",
+                             (long long)nnfx_tensor_numel(sc), *na);
+        for (int i = 0; i < *na; i++) {
+            double f = nnfx_tensor_get(sc, i);
+            if (!(f > 0)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scale %d is not positive", i);
+            scale[axes[i]] = f;
+        }
+    }
+    return NNFX_OK;
+}
+
+nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
+                                      const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err) {
+    axis_cfg cfg = {0};
+    int axes[NNFX_MAX_RANK], na;
+    double scale[NNFX_MAX_RANK];
+    nnfx_status s = resize_setup(n, rank, xs, os, scales, &cfg, axes, &na, scale, err);
+    if (s) return s;
+    if (cfg.mode != RM_NEAREST || cfg.ct == CT_TF_CROP)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "only nearest resize without tf_crop_and_resize is mapped");
+    cfg.scale = scale[d];
+    for (int64_t x = 0; x < os[d]; x++) {
+        resize_taps t;
+        axis_taps(&cfg, x, xs[d], os[d], &t);
+        idx[x] = t.i[0];
+    }
+    return NNFX_OK;
+}
+
 /* Resize(X, roi?, scales?, sizes?): output shape from inference; scales
  * (when given) also drive the coordinate mapping, as in ONNX; roi is read
  * for tf_crop_and_resize only. */
@@ -149,75 +242,12 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (o->rank != x->rank || o->dtype != NNFX_F32)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "resize output buffer does not match the input rank");
     axis_cfg cfg = {0};
-    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    if (mode && !strcmp(mode, "nearest"))
-        cfg.mode = RM_NEAREST;
-    else if (mode && !strcmp(mode, "linear"))
-        cfg.mode = RM_LINEAR;
-    else if (mode && !strcmp(mode, "cubic"))
-        cfg.mode = RM_CUBIC;
-    else
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
-    const char *cs = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    if (!cs || !strcmp(cs, "half_pixel"))
-        cfg.ct = CT_HALF;
-    else if (!strcmp(cs, "pytorch_half_pixel"))
-        cfg.ct = CT_PYTORCH_HALF;
-    else if (!strcmp(cs, "align_corners"))
-        cfg.ct = CT_ALIGN;
-    else if (!strcmp(cs, "asymmetric"))
-        cfg.ct = CT_ASYM;
-    else if (!strcmp(cs, "tf_half_pixel_for_nn"))
-        cfg.ct = CT_TF_HALF_NN;
-    else if (!strcmp(cs, "tf_crop_and_resize"))
-        cfg.ct = CT_TF_CROP;
-    else
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported",
-                         cs);
-    const char *ns = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
-    if (!ns || !strcmp(ns, "round_prefer_floor"))
-        cfg.nm = NM_ROUND_FLOOR;
-    else if (!strcmp(ns, "round_prefer_ceil"))
-        cfg.nm = NM_ROUND_CEIL;
-    else if (!strcmp(ns, "floor"))
-        cfg.nm = NM_FLOOR;
-    else if (!strcmp(ns, "ceil"))
-        cfg.nm = NM_CEIL;
-    else
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
-    cfg.cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
-    cfg.exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
-    cfg.extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
-    /* the axes that scales and roi list */
-    int axes[NNFX_MAX_RANK], na = x->rank;
-    const nnfx_attr *aa = nnfx_node_attr(n, "axes");
-    if (aa && aa->kind == NNFX_ATTR_INTS && aa->u.ints.n > 0) {
-        na = aa->u.ints.n;
-        if (na > x->rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize has %d axes for rank %d", na, x->rank);
-        for (int i = 0; i < na; i++)
-            if (!infer_axis(aa->u.ints.v[i], x->rank, false, &axes[i]))
-                return kern_fail(err, n, NNFX_ERR_SHAPE, "resize axis out of range");
-    } else {
-        for (int i = 0; i < na; i++)
-            axes[i] = i;
-    }
-    /* per-dim scale: the scales input (mapped through axes) or out / in */
+    int axes[NNFX_MAX_RANK], na;
     double scale[NNFX_MAX_RANK], roi_lo[NNFX_MAX_RANK], roi_hi[NNFX_MAX_RANK];
-    for (int d = 0; d < x->rank; d++) {
-        scale[d] = x->shape[d] ? (double)o->shape[d] / (double)x->shape[d] : 1.0;
+    if ((s = resize_setup(n, x->rank, x->shape, o->shape, nin > 2 ? in[2] : NULL, &cfg, axes, &na, scale, err)))
+        return s;
+    for (int d = 0; d < x->rank; d++)
         roi_lo[d] = 0.0, roi_hi[d] = 1.0;
-    }
-    const nnfx_tensor *sc = nin > 2 ? in[2] : NULL;
-    if (sc && nnfx_tensor_numel(sc) > 0) {
-        if (nnfx_tensor_numel(sc) != na)
-            return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scales has %lld values for %d axes",
-                             (long long)nnfx_tensor_numel(sc), na);
-        for (int i = 0; i < na; i++) {
-            double f = nnfx_tensor_get(sc, i);
-            if (!(f > 0)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize scale %d is not positive", i);
-            scale[axes[i]] = f;
-        }
-    }
     const nnfx_tensor *roi = nin > 1 ? in[1] : NULL;
     if (cfg.ct == CT_TF_CROP && roi && nnfx_tensor_numel(roi) > 0) {
         if (nnfx_tensor_numel(roi) != 2 * (int64_t)na)
