@@ -646,7 +646,10 @@ nnfx_status infer_pad(nnfx_infer_ctx *c) {
             o->dims[d] = infer_dim(-1);
             continue;
         }
-        int64_t od = v + pb[d] + pe[d];
+        int64_t od;
+        if (__builtin_add_overflow(v, pb[d], &od) || __builtin_add_overflow(od, pe[d], &od))
+            return infer_fail(c, "pads (%lld, %lld) overflow dim %d of %s", (long long)pb[d], (long long)pe[d], d,
+                              infer_meta_str(x, b1, sizeof b1));
         if (od < 0) return infer_fail(c, "pad makes dim %d of %s negative", d, infer_meta_str(x, b1, sizeof b1));
         if (strcmp(mode, "constant") != 0 && (pb[d] > 0 || pe[d] > 0) && v == 0)
             return infer_fail(c, "pad mode %s cannot pad an empty dim %d", mode, d);

@@ -45,7 +45,10 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         !ir_pad_plan(x->rank, np, pads, na, at ? axes : NULL, pb, pe, why, sizeof why))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "bad pads for rank %d", x->rank);
     for (int d = 0; d < x->rank; d++) {
-        oshape[d] = x->shape[d] + pb[d] + pe[d];
+        if (__builtin_add_overflow(x->shape[d], pb[d], &oshape[d]) ||
+            __builtin_add_overflow(oshape[d], pe[d], &oshape[d]))
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "pads (%lld, %lld) overflow dim %d", (long long)pb[d],
+                             (long long)pe[d], d);
         if (oshape[d] < 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "pad makes dim %d negative", d);
         if (mode && x->shape[d] == 0 && oshape[d] > 0)
             return kern_fail(err, n, NNFX_ERR_SHAPE, "pad mode %s cannot pad an empty dim %d", ms, d);
