@@ -646,6 +646,9 @@ nnfx_status infer_pad(nnfx_infer_ctx *c) {
             o->dims[d] = infer_dim(-1);
             continue;
         }
+        if (pb[d] < -v || pe[d] < -v)
+            return infer_fail(c, "pads (%lld, %lld) remove more than dim %d of %s has", (long long)pb[d],
+                              (long long)pe[d], d, infer_meta_str(x, b1, sizeof b1));
         int64_t od;
         if (__builtin_add_overflow(v, pb[d], &od) || __builtin_add_overflow(od, pe[d], &od))
             return infer_fail(c, "pads (%lld, %lld) overflow dim %d of %s", (long long)pb[d], (long long)pe[d], d,

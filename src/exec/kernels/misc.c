@@ -45,6 +45,9 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         !ir_pad_plan(x->rank, np, pads, na, at ? axes : NULL, pb, pe, why, sizeof why))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "bad pads for rank %d", x->rank);
     for (int d = 0; d < x->rank; d++) {
+        if (pb[d] < -x->shape[d] || pe[d] < -x->shape[d])
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "pads (%lld, %lld) remove more than dim %d has", (long long)pb[d],
+                             (long long)pe[d], d);
         if (__builtin_add_overflow(x->shape[d], pb[d], &oshape[d]) ||
             __builtin_add_overflow(oshape[d], pe[d], &oshape[d]))
             return kern_fail(err, n, NNFX_ERR_SHAPE, "pads (%lld, %lld) overflow dim %d", (long long)pb[d],
