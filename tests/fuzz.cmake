@@ -9,6 +9,9 @@
 #   fuzz_text_parse      text IR parser + print + run        corpus_text/
 #   fuzz_rewrite         rule language: parse, apply, lint   corpus_rules/
 #   fuzz_tensor_files    .npy and .pb readers                corpus_tensor/
+#   fuzz_weights         a text IR's .fx.safetensors values  corpus_weights/
+#   fuzz_json            registry JSON, references, docker   corpus_json/
+#                        config (src/publish)
 # A short run over each seed corpus is registered as a test.
 if(NNFX_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -17,8 +20,11 @@ if(NNFX_FUZZ)
   # coverage feedback from the library itself
   target_compile_options(nnfx_obj PRIVATE -fsanitize=fuzzer-no-link)
   target_link_options(nnfx_static INTERFACE -fsanitize=fuzzer-no-link)
+  target_compile_options(nnfx_cli PRIVATE -fsanitize=fuzzer-no-link)
+  target_compile_options(nnfx_publish PRIVATE -fsanitize=fuzzer-no-link)
   set(NNFX_FUZZ_TARGETS fuzz_onnx_load:corpus fuzz_onnx_run:corpus fuzz_onnx_roundtrip:corpus
-                        fuzz_text_parse:corpus_text fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor)
+                        fuzz_text_parse:corpus_text fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor
+                        fuzz_weights:corpus_weights fuzz_json:corpus_json)
   foreach(entry ${NNFX_FUZZ_TARGETS})
     string(REPLACE ":" ";" parts ${entry})
     list(GET parts 0 target)
@@ -26,7 +32,8 @@ if(NNFX_FUZZ)
     add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${target}.c)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(${target} PRIVATE nnfx_static)
+    # the CLI's readers and the registry client live outside libnnfx
+    target_link_libraries(${target} PRIVATE nnfx_cli)
     # new inputs go to a scratch folder (libFuzzer writes to the first one);
     # the committed seeds are only read
     set(scratch ${CMAKE_CURRENT_BINARY_DIR}/fuzz_scratch/${target})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds nnfx and runs the whole test suite twice: an optimised build, then
 # an ASan+UBSan build; then runs each libFuzzer target (ONNX reader, ONNX
-# load + run, ONNX writer round trip, text IR, rule language, .npy/.pb) for a
+# load + run, ONNX writer round trip, text IR, rule language, .npy/.pb,
+# .fx.safetensors, registry JSON) for a
 # bounded time (NNFX_FUZZ_SECONDS per target, default 30; 0 skips it).
 # Usage: tools/test.sh   (after tools/install-deps.sh)
 set -euo pipefail
@@ -21,15 +22,16 @@ cmake --build build-asan -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
 
-# each libFuzzer target runs NNFX_FUZZ_SECONDS (default 30: six targets,
-# about 3 minutes in all); 0 skips the stage
+# each libFuzzer target runs NNFX_FUZZ_SECONDS (default 30: eight targets,
+# about 4 minutes in all); 0 skips the stage
 FUZZ_SECONDS=${NNFX_FUZZ_SECONDS:-30}
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
   echo "== libFuzzer, ${FUZZ_SECONDS}s per target (clang, ASan+UBSan)"
   CC=clang cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNNFX_FUZZ=ON -DNNFX_SANITIZE=ON \
     -DNNFX_BUILD_TESTS=ON >/dev/null
   for tc in fuzz_onnx_load:corpus fuzz_onnx_run:corpus fuzz_onnx_roundtrip:corpus fuzz_text_parse:corpus_text \
-            fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor; do
+            fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor \
+            fuzz_weights:corpus_weights fuzz_json:corpus_json; do
     target=${tc%%:*}
     seeds=tests/fuzz/${tc#*:}
     cmake --build build-fuzz -j "$JOBS" --target "$target"

@@ -91,10 +91,10 @@ static bool net_opt(cli_args *a, net_opts *n, int *rc) {
     } else if (cli_flag(a, "--verbose", "-v")) {
         n->o.verbose = true;
     } else if (cli_opt(a, "--chunk-size", NULL, &v)) {
-        long cs;
+        long cs = 0;
         if (!a->bad && !cli_parse_int(v, 1, 1L << 30, &cs))
             *rc = cli_usage_error(a->cmd, "--chunk-size wants a byte count from 1 to 1073741824, not '%s'", v);
-        else
+        else if (!a->bad)
             n->o.chunk_size = (size_t)cs;
     } else {
         return false;

@@ -392,8 +392,9 @@ int cli_quantize(int argc, char **argv) {
         } else if (cli_flag(&a, "--no-fold-bn", NULL)) {
             o.qo.no_fold_bn = true;
         } else if (cli_opt(&a, "--batch", NULL, &v)) {
-            long n;
-            if (!a.bad && !cli_parse_int(v, 1, 4096, &n))
+            long n = 0;
+            if (a.bad) break;
+            if (!cli_parse_int(v, 1, 4096, &n))
                 return cli_usage_error("quantize", "--batch wants a number from 1 to 4096, not '%s'", v);
             o.qo.batch = (int)n;
         } else if (cli_opt(&a, "--input", "-i", &v)) {

@@ -6,6 +6,7 @@
  * A text IR with parameters and no such file is "weightless": fine for
  * inspect and analyze, an error for anything that computes or writes ONNX. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,8 +158,11 @@ nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *e
         }
         bool ok = dn && st_dtype(dn) == want->dtype && shape && shape->kind == PUB_JARR && shape->n == want->rank &&
                   offs && offs->kind == PUB_JARR && offs->n == 2;
+        /* compared as doubles: casting an unchecked JSON number is undefined */
         for (int d = 0; ok && d < want->rank; d++)
-            ok = shape->items[d]->kind == PUB_JNUM && (int64_t)shape->items[d]->num == want->shape[d];
+            ok = shape->items[d]->kind == PUB_JNUM && shape->items[d]->num == (double)want->shape[d];
+        for (int k = 0; ok && k < 2; k++)
+            ok = offs->items[k]->kind == PUB_JNUM;
         if (!ok) {
             st = nnfx_error_set(err, NNFX_ERR_PARSE,
                                 "%s: parameter '%s' disagrees with the text IR (dtype %s, %d dims expected)", path,
@@ -166,7 +170,8 @@ nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *e
             break;
         }
         double b0 = offs->items[0]->num, b1 = offs->items[1]->num;
-        if (b0 < 0 || b1 < b0 || b1 > (double)dlen || (uint64_t)(b1 - b0) != want->nbytes) {
+        if (!(b0 >= 0) || b1 < b0 || b1 > (double)dlen || b0 != floor(b0) || b1 != floor(b1) ||
+            (uint64_t)(b1 - b0) != want->nbytes) {
             st = nnfx_error_set(err, NNFX_ERR_PARSE, "%s: parameter '%s': data_offsets out of range", path, name);
             break;
         }
