@@ -5,12 +5,16 @@
 # needs: a C compiler, CMake, Ninja, pkg-config and the -dev packages.
 # The Dockerfile runs this script in both of its stages; tools/install-deps.sh
 # (the development set: tests, sanitizers, ONNX Runtime) runs it first.
-# Usage: tools/install-deps-runtime.sh [--build]     (as root, or with sudo)
+# Further package names after the options are installed in the same pass
+# (tools/install-deps.sh passes its development set that way).
+# Usage: tools/install-deps-runtime.sh [--build] [PKG...]   (as root, or with sudo)
 set -euo pipefail
 PKGS=(libopenblas0 libcurl4 libssl3 ca-certificates)
 if [ "${1:-}" = "--build" ]; then
   PKGS+=(build-essential cmake ninja-build pkg-config libopenblas-dev libcurl4-openssl-dev libssl-dev)
+  shift
 fi
+PKGS+=("$@")
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,7 +22,7 @@ done
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps-runtime: all runtime packages already installed"
+  echo "install-deps-runtime: all packages already installed"
 else
   echo "install-deps-runtime: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

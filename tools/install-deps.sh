@@ -4,8 +4,6 @@
 # Runtime from npm (onnxruntime-node, into tests/ort) for the export tests.
 # Usage: tools/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
-# the runtime part (what the nnfx command needs) is its own script
-"$(dirname "$0")/install-deps-runtime.sh" --build
 PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev graphviz
       clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx)
 # publishing: libcurl and libcrypto headers; the registry tests' docker-registry, htpasswd, curl
@@ -14,21 +12,9 @@ PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
 PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
 # bench/run_conv_libs.sh only: oneDNN and XNNPACK, measured beside nnfx's own conv kernels
 PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO=sudo
-command -v npm >/dev/null || missing+=(nodejs npm)
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all Debian packages already installed"
-else
-  echo "install-deps: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+command -v npm >/dev/null || PKGS+=(nodejs npm)
+# one apt pass with the runtime set (tools/install-deps-runtime.sh does the installing)
+"$(dirname "$0")/install-deps-runtime.sh" --build "${PKGS[@]}"
 # ONNX Runtime (npm onnxruntime-node; its CPU library ships inside), used by
 # the tests to run the models nnfx exports.
 here=$(cd "$(dirname "$0")/.." && pwd)
