@@ -39,6 +39,27 @@ bool core_cpu_avx2(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
+/* Auto-vectorised kernels compiled for two instruction sets from one body:
+ * write `static inline CORE_ALWAYS_INLINE void NAME_body(PARAMS)`, then
+ * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx2 (compiled for
+ * AVX2) and NAME_portable (the baseline), and CORE_ISA_PICK(NAME) is the
+ * one to call, chosen by core_cpu_avx2() — so NNFX_ISA=portable runs the
+ * baseline on any host and the tests execute both here. (GCC's
+ * target_clones would pick by CPU alone, and compile variants for
+ * instruction sets no test of ours executes.) */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define CORE_ALWAYS_INLINE __attribute__((always_inline))
+#define CORE_ISA_VARIANTS(name, params, args)                                                                          \
+    __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; }                               \
+    static void name##_portable params { name##_body args; }
+#define CORE_ISA_PICK(name) (core_cpu_avx2() ? name##_avx2 : name##_portable)
+#else
+#define CORE_ALWAYS_INLINE
+#define CORE_ISA_VARIANTS(name, params, args)                                                                          \
+    static void name##_portable params { name##_body args; }
+#define CORE_ISA_PICK(name) name##_portable
+#endif
+
 /* Unmaps from this process the whole pages of [p, p + nbytes) that lie in
  * mapping m (read-only, private: the file and its page cache are not
  * touched, a later read faults the pages in again). No-op for NULL m or a

@@ -12,12 +12,6 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-loop-distribute-patterns") /* short copies stay inline */
 #endif
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define FX_CLONES
-#endif
-
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FX_HAVE_X86 1
 #include <immintrin.h>
@@ -42,8 +36,8 @@ void fx_pack_a(const float *a, int64_t lda, int64_t m, int64_t k, float *out) {
     }
 }
 
-FX_CLONES
-void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk, float *restrict dst) {
+static inline CORE_ALWAYS_INLINE void fx_pack_b_row_body(const float *restrict src, int64_t nc, int64_t kc, int64_t kk,
+                                                         float *restrict dst) {
     int64_t j = 0;
     float *restrict d = dst + kk * FX_NR;
     for (; j + FX_NR <= nc; j += FX_NR, d += kc * FX_NR)
@@ -56,6 +50,13 @@ void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk
         for (int64_t i = r; i < FX_NR; i++)
             d[i] = 0.0f;
     }
+}
+
+CORE_ISA_VARIANTS(fx_pack_b_row, (const float *restrict src, int64_t nc, int64_t kc, int64_t kk, float *restrict dst),
+                  (src, nc, kc, kk, dst))
+
+void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk, float *restrict dst) {
+    CORE_ISA_PICK(fx_pack_b_row)(src, nc, kc, kk, dst);
 }
 
 /* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b, row k
