@@ -303,6 +303,37 @@ static void test_budget_text_param(void **state) {
     nnfx_set_memory_limit(0);
 }
 
+/* Peak resident memory of this process, bytes. */
+static size_t peak_rss(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (size_t)ru.ru_maxrss * 1024;
+}
+
+/* A 1 GiB parameter declared in a text IR (zeros: its values are not in
+ * the text) costs no memory until something reads or writes it: parsing
+ * and inferring shapes, what inspect and analyze do, stay far below it. */
+static void test_declared_param_costs_no_memory(void **state) {
+    (void)state;
+    size_t before = peak_rss();
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_parse("graph():\n    # param w : float32[268435456]\n"
+                                     "    %x : [num_users=1] = placeholder[target=x]  # float32[268435456]\n"
+                                     "    %w : [num_users=1] = get_attr[target=w]\n"
+                                     "    %add : [num_users=1] = call_function[target=add](args = (%x, %w), kwargs = "
+                                     "{})\n    return add\n",
+                                     &err);
+    assert_non_null(g);
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    const nnfx_tensor *w = nnfx_graph_param(g, "w");
+    assert_non_null(w);
+    assert_int_equal(w->nbytes, (size_t)1 << 30);
+    assert_true(peak_rss() - before < ((size_t)64 << 20));
+    /* still zeros where read, and writable */
+    assert_true(((const float *)w->data)[12345678] == 0.0f);
+    nnfx_graph_free(g);
+}
+
 /* Readers on a FIFO: refused at once instead of waiting for a writer. */
 static void test_fifo_not_opened(void **state) {
     (void)state;
@@ -520,6 +551,7 @@ int main(void) {
         cmocka_unit_test(test_return_literal),
         cmocka_unit_test(test_shape_nbytes),
         cmocka_unit_test(test_budget_text_param),
+        cmocka_unit_test(test_declared_param_costs_no_memory),
         cmocka_unit_test(test_fifo_not_opened),
         cmocka_unit_test(test_save_ignores_planted_tmp_link),
         cmocka_unit_test(test_failed_save_keeps_old_pair),

@@ -107,5 +107,13 @@ bool core_mapping_is_file(const nnfx_mapping *m, const char *path);
 nnfx_status core_budget_check(size_t bytes, const char *what, nnfx_error *err);
 nnfx_status core_budget_take(size_t bytes, const char *what, nnfx_error *err);
 void core_budget_give(size_t bytes);
+/* Zero-filled storage of n bytes (a multiple of 64) for an owned tensor,
+ * 64-byte aligned; blocks of 4 MiB and more are anonymous pages, so a
+ * tensor nobody writes or reads (a text IR's declared parameters under
+ * inspect or analyze) costs address space, not memory. NULL when out of
+ * memory (or chosen to fail by nnfx_alloc_fail_at). Freed only with
+ * core_tensor_data_free(p, n), n the same. */
+void *core_tensor_data_alloc(size_t n);
+void core_tensor_data_free(void *p, size_t n);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/core_int.h"
@@ -112,6 +113,29 @@ void *core_malloc(size_t n) { return alloc_fails() ? NULL : malloc(n); }
 void *core_calloc(size_t n, size_t m) { return alloc_fails() ? NULL : calloc(n, m); }
 void *core_realloc(void *p, size_t n) { return alloc_fails() ? NULL : realloc(p, n); }
 void *core_aligned_alloc(size_t a, size_t n) { return alloc_fails() ? NULL : aligned_alloc(a, n); }
+
+/* Large blocks: anonymous pages, zero until written and not resident until
+ * touched (page-aligned, so 64-byte aligned too). */
+#define CORE_PAGES_MIN ((size_t)4 << 20)
+
+void *core_tensor_data_alloc(size_t n) {
+    if (n < CORE_PAGES_MIN) {
+        void *p = core_aligned_alloc(64, n);
+        if (p) memset(p, 0, n);
+        return p;
+    }
+    if (alloc_fails()) return NULL;
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void core_tensor_data_free(void *p, size_t n) {
+    if (!p) return;
+    if (n < CORE_PAGES_MIN)
+        free(p);
+    else
+        munmap(p, n);
+}
 char *core_strdup(const char *s) {
     if (alloc_fails()) return NULL;
     size_t n = strlen(s) + 1;

@@ -121,14 +121,13 @@ nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx
         free(t);
         return NULL;
     }
-    t->data = aligned_alloc(64, alloc);
+    t->data = core_tensor_data_alloc(alloc);
     if (!t->data) {
         core_budget_give(alloc);
         free(t);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory allocating %zu bytes for a tensor", nbytes);
         return NULL;
     }
-    memset(t->data, 0, alloc);
     t->storage = NNFX_STORAGE_OWNED;
     return t;
 }
@@ -206,8 +205,9 @@ void nnfx_tensor_release(nnfx_tensor *t) {
     if (!t) return;
     if (--t->refcount > 0) return;
     if (t->storage == NNFX_STORAGE_OWNED) {
-        free(t->data);
-        core_budget_give(t->nbytes ? (t->nbytes + 63) & ~(size_t)63 : 64);
+        size_t alloc = t->nbytes ? (t->nbytes + 63) & ~(size_t)63 : 64;
+        core_tensor_data_free(t->data, alloc);
+        core_budget_give(alloc);
     }
     if (t->mapping) nnfx_mapping_release(t->mapping);
     free(t);
@@ -239,7 +239,7 @@ nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err) {
     if (!core_tensor_unaligned(t)) return NNFX_OK;
     size_t alloc = (t->nbytes + 63) & ~(size_t)63;
     if (core_budget_take(alloc, "copying a mapped tensor", err)) return err ? err->status : NNFX_ERR_NOMEM;
-    void *data = aligned_alloc(64, alloc);
+    void *data = core_tensor_data_alloc(alloc);
     if (!data) {
         core_budget_give(alloc);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory copying %zu bytes of a mapped tensor", t->nbytes);
@@ -248,7 +248,6 @@ nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err) {
     if (alloc >= ((size_t)2 << 20)) /* large copies: fewer page faults with huge pages, where enabled */
         madvise((void *)((uintptr_t)data & ~((uintptr_t)page - 1)), alloc, MADV_HUGEPAGE);
     memcpy(data, t->data, t->nbytes);
-    memset((char *)data + t->nbytes, 0, alloc - t->nbytes);
     core_mapping_drop(t->mapping, t->data, t->nbytes);
     t->data = data;
     t->storage = NNFX_STORAGE_OWNED;
