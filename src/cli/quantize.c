@@ -305,8 +305,11 @@ static int quantize_model(q_opts *o) {
                "samples\n",
                o->model, o->out, rep.quantized, rep.nlayers, method_name(o->qo.method),
                o->qo.activations == NNFX_I8 ? "int8" : "uint8", rep.qdq_pairs, rep.bn_folded, rep.samples);
-        printf("  parameters %lld -> %lld bytes (%.2fx smaller)\n", (long long)wb0, (long long)wb1,
-               wb1 > 0 ? (double)wb0 / (double)wb1 : 0.0);
+        if (wb0 > 0 && wb1 > 0)
+            printf("  parameters %lld -> %lld bytes (%.2fx smaller)\n", (long long)wb0, (long long)wb1,
+                   (double)wb0 / (double)wb1);
+        else
+            printf("  parameters %lld -> %lld bytes\n", (long long)wb0, (long long)wb1);
         if (worst[0]) printf("  lowest per-layer SQNR: %s\n", worst);
         if (have_acc)
             printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): ok\n", acc.samples,

@@ -9,6 +9,10 @@
 #include "ir/ir_int.h"
 #include "prune/prune_int.h"
 
+/* Labels one value may carry (channels, or the positions of a flattened
+ * [C, H, W]): beyond it a value is not followed and its channels stay. */
+#define PR_MAX_LABELS ((int64_t)1 << 22)
+
 /* --- elements, blocks, reasons ------------------------------------------------ */
 
 static bool grow(void **p, int *cap, int need, size_t elem) {
@@ -146,7 +150,9 @@ static void val_set(pr_val *v, int lo, int hi, int paxis, int *lab) {
 
 /* Fresh channels along `axis` of v, in a new block created by n. */
 static bool val_fresh(nnfx_prune_analysis *pg, pr_val *v, int axis, const nnfx_node *n, int why) {
-    if (v->rank <= axis || v->dims[axis] <= 0) return false;
+    /* more channels than any real layer has: not followed (the labels
+     * would cost memory and time per channel) */
+    if (v->rank <= axis || v->dims[axis] <= 0 || v->dims[axis] > PR_MAX_LABELS) return false;
     int b = blk_new(pg, n);
     int *lab = malloc(sizeof *lab * (size_t)v->dims[axis]);
     if (b < 0 || !lab) {
@@ -177,6 +183,11 @@ int pr_label_at(const pr_val *v, int64_t pos) {
     return v->lab[pos * prod(v->dims, v->paxis + 1, v->hi)];
 }
 
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 /* Joins, for every index along paxis, the labels of all positions that
  * share it: channels of a multi-dim range are removed along paxis only. */
 static void val_fold(nnfx_prune_analysis *pg, pr_val *v) {
@@ -186,13 +197,19 @@ static void val_fold(nnfx_prune_analysis *pg, pr_val *v) {
     int best = v->lo;
     int64_t best_n = -1;
     for (int d = v->lo; d < v->hi; d++) {
-        int64_t stride = prod(v->dims, d + 1, v->hi), distinct = 0;
-        for (int64_t i = 0; i < v->dims[d]; i++) {
-            bool seen = false;
-            for (int64_t j = 0; j < i && !seen; j++)
-                seen = pr_find(pg, v->lab[j * stride]) == pr_find(pg, v->lab[i * stride]);
-            distinct += !seen;
+        /* distinct label classes along d: sorted roots (n log n, not n^2) */
+        int64_t stride = prod(v->dims, d + 1, v->hi), distinct = 0, D = v->dims[d];
+        int *roots = malloc(sizeof *roots * (size_t)(D > 0 ? D : 1));
+        if (!roots) {
+            pg->oom = true;
+            return;
         }
+        for (int64_t i = 0; i < D; i++)
+            roots[i] = pr_find(pg, v->lab[i * stride]);
+        qsort(roots, (size_t)D, sizeof *roots, cmp_int);
+        for (int64_t i = 0; i < D; i++)
+            distinct += i == 0 || roots[i] != roots[i - 1];
+        free(roots);
         if (distinct >= best_n) {
             best = d;
             best_n = distinct;
@@ -245,6 +262,7 @@ static bool map_reshape(nnfx_prune_analysis *pg, const pr_val *src, pr_val *dst)
         a--;
     if (a < 0 || a >= b) return false;
     int64_t sout = prod(dst->dims, b, dst->rank), n = prod(dst->dims, a, b);
+    if (n > PR_MAX_LABELS) return false; /* not followed: the caller blocks the channels */
     int *lab = malloc(sizeof *lab * (size_t)n);
     if (!lab) {
         pg->oom = true;

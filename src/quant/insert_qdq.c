@@ -199,6 +199,7 @@ static const char *eligible(const qctx *q, const nnfx_node *n, int *axis) {
         if (w->rank != 2) return "matmul weight is not 2-D";
         *axis = 1;
     }
+    if (nnfx_tensor_numel(w) == 0) return "its weight has no elements";
     return "";
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every case of the hostile corpus (made by make_hostile.py) through
-# nnfx run/analyze/inspect/optimize/export: no case may end by a signal, a
-# timeout (20 s), a sanitizer report or exit 2 (usage); bad_* cases must exit
+# nnfx run/analyze/inspect/optimize/export/quantize/prune/codegen: no case
+# may end by a signal, a timeout (20 s), a sanitizer report or exit 2
+# (usage; codegen may ask for --shape on a dynamic input); bad_* cases must exit
 # 3 (bad content) from every command but inspect (a viewer: it prints what it
 # could read), big_* cases must exit 3 from run (over the memory budget).
 # Usage: run_hostile.sh NNFX SOURCE_DIR SCRATCH_DIR
@@ -53,6 +54,18 @@ for f in "$C"/bad_* "$C"/big_* "$C"/odd_*; do
     one "$name" "0 3" "$NNFX" inspect "$f"
     one "$name" "$want" "$NNFX" optimize "$f" -o "$TMP/opt.$ext"
     one "$name" "$want" "$NNFX" export "$f" -o "$TMP/exp.onnx"
+    # the compressing and deploying commands read the same models; usage
+    # errors are right where a model needs more than the command line gives
+    # (quantize: calibration data for a second input; codegen: --shape for a
+    # dynamic input dim)
+    more=$want
+    case $name in bad_*) ;; *) more="0 1 2 3" ;; esac
+    if [ ${#in[@]} -gt 0 ]; then
+        one "$name" "$more" "$NNFX" quantize "$f" -o "$TMP/q.onnx" --calib "x=$C/x.npy" -q
+    fi
+    one "$name" "$want" "$NNFX" prune "$f" -o "$TMP/p.$ext" --ratio 0.5 -q
+    rm -rf "$TMP/cg"
+    one "$name" "$more" "$NNFX" codegen "$f" -o "$TMP/cg"
 done
 # --- data safety of writes ---------------------------------------------------
 check() { # DESCRIPTION COMMAND...: a condition that must hold
