@@ -383,6 +383,12 @@ typedef struct nnfx_meta {
 void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims);
 /* True when every dim is a known number. */
 bool nnfx_meta_is_static(const nnfx_meta *m);
+/* Elements of a static meta (checked like nnfx_shape_numel); -1 when the
+ * rank or a dim is unknown or the product overflows. */
+int64_t nnfx_meta_numel(const nnfx_meta *m);
+/* Bytes of a static meta (elements * dtype size, checked by
+ * nnfx_shape_nbytes); -1 when not static, of an unknown dtype or too large. */
+int64_t nnfx_meta_nbytes(const nnfx_meta *m);
 /* Writes "float32[1, 3, batch, 7]" (or "?" when unknown) into buf. */
 char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len);
 
