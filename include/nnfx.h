@@ -264,6 +264,13 @@ void nnfx_mapping_release(nnfx_mapping *m);
 /* Pruning (dependency groups): how an op treats the channel axis (axis 1). */
 #define NNFX_F_CHANNEL_WISE   0x80u  /* output channel c depends on input channel c only */
 #define NNFX_F_CHANNEL_MIXING 0x100u /* a weight mixes all input channels into new ones  */
+/* Executor properties (the compiled plan reads them instead of op lists). */
+#define NNFX_F_WRITES_ALL                                                                                              \
+    0x200u                 /* the kernel writes every output element (with ELEMENTWISE,                                \
+                              BROADCAST, ACTIVATION implied) */
+#define NNFX_F_VIEW 0x400u /* output 0 is input 0's data unchanged, at most reshaped */
+/* ONNX forms: reduces input 0 over `axes` (an attribute in older opsets). */
+#define NNFX_F_REDUCE 0x800u
 
 typedef enum nnfx_op {
     NNFX_OP_NONE = 0,

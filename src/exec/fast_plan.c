@@ -71,39 +71,13 @@ struct fx_plan {
 
 static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
 
-/* Ops whose generic kernel writes every output element. */
+/* Ops whose generic kernel writes every output element (ops.def flags). */
 static bool writes_all(nnfx_op op) {
-    unsigned f = ir_op_info(op)->flags;
-    if (f & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST | NNFX_F_ACTIVATION)) return true;
-    switch (op) {
-    case NNFX_OP_CONV:
-    case NNFX_OP_GEMM:
-    case NNFX_OP_MATMUL:
-    case NNFX_OP_MAX_POOL:
-    case NNFX_OP_AVERAGE_POOL:
-    case NNFX_OP_GLOBAL_AVERAGE_POOL:
-    case NNFX_OP_GLOBAL_MAX_POOL:
-    case NNFX_OP_SOFTMAX:
-    case NNFX_OP_LOG_SOFTMAX:
-    case NNFX_OP_CONCAT:
-    case NNFX_OP_TRANSPOSE:
-    case NNFX_OP_BATCH_NORM: return true;
-    default: return false;
-    }
+    return ir_op_info(op)->flags & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST | NNFX_F_ACTIVATION | NNFX_F_WRITES_ALL);
 }
 
 /* Ops returning their first input's data unchanged (possibly reshaped). */
-static bool is_view(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_IDENTITY:
-    case NNFX_OP_DROPOUT:
-    case NNFX_OP_FLATTEN:
-    case NNFX_OP_RESHAPE:
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE: return true;
-    default: return false;
-    }
-}
+static bool is_view(nnfx_op op) { return ir_op_info(op)->flags & NNFX_F_VIEW; }
 
 /* The only user of n, or NULL. */
 static const nnfx_node *sole_user(const nnfx_node *n) { return n->nusers == 1 ? n->users[0] : NULL; }
