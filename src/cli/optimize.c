@@ -493,6 +493,104 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
 
 #define OPT_MAX 1024
 
+/* Appends the steps of one --pass (a comma list, split in place: argv
+ * strings are writable) or --rewrite option. */
+static int add_steps(opt_opts *o, opt_step *steps, char *piece, bool is_rewrite) {
+    char *comma = is_rewrite ? NULL : strchr(piece, ',');
+    for (;;) {
+        if (comma) *comma = '\0';
+        if (o->nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
+        if (!is_rewrite && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
+        steps[o->nsteps].is_rewrite = is_rewrite;
+        steps[o->nsteps].expect_matches = 0;
+        steps[o->nsteps++].text = piece;
+        if (!comma) return CLI_EXIT_OK;
+        piece = comma + 1;
+        comma = strchr(piece, ',');
+    }
+}
+
+/* Every --rewrite parses and has a replacement; every --pass exists. */
+static int check_steps(const opt_opts *o) {
+    const opt_step *steps = o->steps;
+    for (int i = 0; i < o->nsteps; i++) {
+        if (steps[i].is_rewrite) {
+            nnfx_graph *pat = NULL, *rep = NULL;
+            nnfx_error err = {0};
+            if (nnfx_pattern_parse(steps[i].text, &pat, &rep, &err))
+                return cli_usage_error("optimize", "--rewrite '%s': %s", steps[i].text, err.msg);
+            bool has_rep = rep != NULL;
+            nnfx_graph_free(pat);
+            nnfx_graph_free(rep);
+            if (!has_rep) return cli_usage_error("optimize", "--rewrite '%s': no '-> REPLACEMENT'", steps[i].text);
+        } else {
+            char name[64];
+            if (!pass_known(steps[i].text, name, sizeof name)) {
+                sbuf names = {0};
+                for (int k = 0; k < nnfx_pass_count(); k++)
+                    sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
+                char *list = sb_finish(&names);
+                int rc = cli_usage_error("optimize", "unknown pass '%s' (passes: %s)", steps[i].text, list ? list : "");
+                free(list);
+                return rc;
+            }
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Reads the model paths of a --batch LIST (one a line, # comments) into
+ * models; *buf holds the strings (the caller frees it). */
+static int read_model_list(const char *batch, char **models, int *nmodels, char **buf) {
+    nnfx_error err = {0};
+    *buf = cli_read_file(batch, NULL, &err);
+    if (!*buf) {
+        cli_fail("optimize", batch, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    for (char *line = strtok(*buf, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (!*line || *line == '#') continue;
+        if (*nmodels == OPT_MAX) {
+            free(*buf);
+            *buf = NULL;
+            return cli_usage_error("optimize", "%s: more than %d models", batch, OPT_MAX);
+        }
+        models[(*nmodels)++] = line;
+    }
+    if (!*nmodels) {
+        free(*buf);
+        *buf = NULL;
+        cli_error("optimize", "%s: the list names no models", batch);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* One model: optimise it and write the --report. */
+static int optimize_one(const opt_opts *o, const char *model, const char *out) {
+    opt_result res;
+    opt_one(o, model, out, &res);
+    int rc = res.rc;
+    if (o->report && res.report) {
+        nnfx_error err = {0};
+        sbuf b = {0};
+        sb_printf(&b, "%s\n", res.report);
+        char *s = sb_finish(&b);
+        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
+            cli_fail("optimize", o->report, &err);
+            if (!rc) rc = CLI_EXIT_BAD_INPUT;
+        }
+        free(s);
+    }
+    free(res.report);
+    return rc;
+}
+
 int cli_optimize(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(optimize_help, stdout);
@@ -522,19 +620,8 @@ int cli_optimize(int argc, char **argv) {
         bool is_rewrite = !is_pass && cli_opt(&a, "--rewrite", "-r", &v);
         if (is_pass || is_rewrite) {
             if (a.bad) break;
-            /* --pass a,b is --pass a --pass b (argv strings are writable: split in place) */
-            char *piece = (char *)v, *comma = is_pass ? strchr(piece, ',') : NULL;
-            for (;;) {
-                if (comma) *comma = '\0';
-                if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
-                if (is_pass && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
-                steps[o.nsteps].is_rewrite = is_rewrite;
-                steps[o.nsteps].expect_matches = 0;
-                steps[o.nsteps++].text = piece;
-                if (!comma) break;
-                piece = comma + 1;
-                comma = strchr(piece, ',');
-            }
+            int rc = add_steps(&o, steps, (char *)v, is_rewrite);
+            if (rc) return rc;
         } else if (cli_opt(&a, "--output", "-o", &v)) {
             out = v;
         } else if (cli_opt(&a, "--expect-matches", NULL, &v)) {
@@ -603,78 +690,17 @@ int cli_optimize(int argc, char **argv) {
     if (o.labels && !o.samples.nfiles)
         return cli_usage_error("optimize", "--labels needs the labelled inputs: --input NAME=FILE");
     if (o.validate && !o.samples.nfiles && !o.samples.random) o.samples.random = 4;
-    for (int i = 0; i < o.nsteps; i++) {
-        if (steps[i].is_rewrite) {
-            nnfx_graph *pat = NULL, *rep = NULL;
-            nnfx_error err = {0};
-            if (nnfx_pattern_parse(steps[i].text, &pat, &rep, &err))
-                return cli_usage_error("optimize", "--rewrite '%s': %s", steps[i].text, err.msg);
-            bool has_rep = rep != NULL;
-            nnfx_graph_free(pat);
-            nnfx_graph_free(rep);
-            if (!has_rep) return cli_usage_error("optimize", "--rewrite '%s': no '-> REPLACEMENT'", steps[i].text);
-        } else {
-            char name[64];
-            if (!pass_known(steps[i].text, name, sizeof name)) {
-                sbuf names = {0};
-                for (int k = 0; k < nnfx_pass_count(); k++)
-                    sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
-                char *list = sb_finish(&names);
-                int rc = cli_usage_error("optimize", "unknown pass '%s' (passes: %s)", steps[i].text, list ? list : "");
-                free(list);
-                return rc;
-            }
-        }
-    }
+    int rc = check_steps(&o);
+    if (rc) return rc;
 
     if (batch || nmodels > 1 || cli_is_dir(out) || out[strlen(out) - 1] == '/') {
         o.batch = true;
         char *buf = NULL;
-        if (batch) {
-            nnfx_error err = {0};
-            buf = cli_read_file(batch, NULL, &err);
-            if (!buf) {
-                cli_fail("optimize", batch, &err);
-                return CLI_EXIT_BAD_INPUT;
-            }
-            for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-                while (*line == ' ' || *line == '\t')
-                    line++;
-                size_t n = strlen(line);
-                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
-                    line[--n] = '\0';
-                if (!*line || *line == '#') continue;
-                if (nmodels == OPT_MAX) {
-                    free(buf);
-                    return cli_usage_error("optimize", "%s: more than %d models", batch, OPT_MAX);
-                }
-                models[nmodels++] = line;
-            }
-            if (!nmodels) {
-                free(buf);
-                cli_error("optimize", "%s: the list names no models", batch);
-                return CLI_EXIT_BAD_INPUT;
-            }
-        }
-        int rc = opt_batch(&o, nmodels, models, out, jobs);
+        if (batch && (rc = read_model_list(batch, models, &nmodels, &buf))) return rc;
+        rc = opt_batch(&o, nmodels, models, out, jobs);
         free(buf);
         return rc;
     }
 
-    opt_result res;
-    opt_one(&o, models[0], out, &res);
-    int rc = res.rc;
-    if (o.report && res.report) {
-        nnfx_error err = {0};
-        sbuf b = {0};
-        sb_printf(&b, "%s\n", res.report);
-        char *s = sb_finish(&b);
-        if (!s || cli_write_file(o.report, s, strlen(s), &err)) {
-            cli_fail("optimize", o.report, &err);
-            if (!rc) rc = CLI_EXIT_BAD_INPUT;
-        }
-        free(s);
-    }
-    free(res.report);
-    return rc;
+    return optimize_one(&o, models[0], out);
 }
