@@ -264,6 +264,13 @@ void nnfx_mapping_release(nnfx_mapping *m);
 /* Pruning (dependency groups): how an op treats the channel axis (axis 1). */
 #define NNFX_F_CHANNEL_WISE   0x80u  /* output channel c depends on input channel c only */
 #define NNFX_F_CHANNEL_MIXING 0x100u /* a weight mixes all input channels into new ones  */
+/* Executor properties (the compiled plan reads them instead of op lists). */
+#define NNFX_F_WRITES_ALL                                                                                              \
+    0x200u                 /* the kernel writes every output element (with ELEMENTWISE,                                \
+                              BROADCAST, ACTIVATION implied) */
+#define NNFX_F_VIEW 0x400u /* output 0 is input 0's data unchanged, at most reshaped */
+/* ONNX forms: reduces input 0 over `axes` (an attribute in older opsets). */
+#define NNFX_F_REDUCE 0x800u
 
 typedef enum nnfx_op {
     NNFX_OP_NONE = 0,
@@ -383,6 +390,12 @@ typedef struct nnfx_meta {
 void nnfx_meta_set_shape(nnfx_meta *m, nnfx_dtype dt, int rank, const int64_t *dims);
 /* True when every dim is a known number. */
 bool nnfx_meta_is_static(const nnfx_meta *m);
+/* Elements of a static meta (checked like nnfx_shape_numel); -1 when the
+ * rank or a dim is unknown or the product overflows. */
+int64_t nnfx_meta_numel(const nnfx_meta *m);
+/* Bytes of a static meta (elements * dtype size, checked by
+ * nnfx_shape_nbytes); -1 when not static, of an unknown dtype or too large. */
+int64_t nnfx_meta_nbytes(const nnfx_meta *m);
 /* Writes "float32[1, 3, batch, 7]" (or "?" when unknown) into buf. */
 char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len);
 

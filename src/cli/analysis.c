@@ -45,14 +45,15 @@ char *cli_human_bytes(int64_t v, char *buf, size_t len) {
 }
 
 /* Elements and bytes of a parameter's static shape (from its meta: the
- * data is not read). */
+ * data is not read); 0 for a shape that is not static or too large. */
 static int64_t meta_numel(const nnfx_meta *m) {
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++)
-        n *= m->dims[d].value;
-    return n;
+    int64_t n = nnfx_meta_numel(m);
+    return n > 0 ? n : 0;
 }
-static int64_t meta_bytes(const nnfx_meta *m) { return meta_numel(m) * (int64_t)nnfx_dtype_size(m->dtype); }
+static int64_t meta_bytes(const nnfx_meta *m) {
+    int64_t n = nnfx_meta_nbytes(m);
+    return n > 0 ? n : 0;
+}
 /* *acc += v, stopping at INT64_MAX (costs of absurd shapes saturate). */
 static void sat_add(int64_t *acc, int64_t v) {
     if (__builtin_add_overflow(*acc, v, acc)) *acc = INT64_MAX;

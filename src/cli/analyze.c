@@ -105,87 +105,98 @@ static bool parse_fail_on(const char *list, bool want[N_KINDS + 1], char *msg, s
     return true;
 }
 
-int cli_analyze(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        fputs(analyze_help, stdout);
-        return CLI_EXIT_OK;
-    }
-    const char *model = NULL, *json = NULL, *html = NULL, *fail_on = NULL;
-    bool want_kind[N_KINDS + 1] = {false}; /* [N_KINDS]: 'regression' */
-    const char *after = NULL, *labels = NULL;
+/* The options of one `nnfx analyze` run. */
+typedef struct an_opts {
+    const char *model, *json, *html, *fail_on, *after, *labels;
+    bool want_kind[N_KINDS + 1]; /* [N_KINDS]: 'regression' */
     char *inputs[AN_MAX_SHAPES];
-    int ninputs = 0;
-    double max_drop = -1;
+    int ninputs;
+    double max_drop;
     const char *shapes[AN_MAX_SHAPES];
-    int nshapes = 0;
-    bool quiet = false, sparsity = false;
+    int nshapes;
+    bool quiet, sparsity;
+} an_opts;
+
+/* What a run found: the model's analysis and, with --compare, the other
+ * model's, the accuracy of both and the verdict. */
+typedef struct an_run {
+    nnfx_graph *g, *gb;
+    cli_analysis an, anb;
+    bool have_b, have_acc;
+    cli_accuracy acc;
+    cli_verdict verdict;
+} an_run;
+
+/* Reads the command line into o; CLI_EXIT_OK or a usage error's status. */
+static int an_parse(an_opts *o, int argc, char **argv) {
+    o->max_drop = -1;
     cli_args a;
     cli_args_init(&a, "analyze", argc, argv);
     while (cli_args_more(&a)) {
         const char *v;
         if (cli_opt(&a, "--json", NULL, &v)) {
-            json = v;
+            o->json = v;
         } else if (cli_opt(&a, "--html", NULL, &v)) {
-            html = v;
+            o->html = v;
         } else if (cli_opt(&a, "--input-shape", NULL, &v)) {
-            if (nshapes == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input-shape options");
-            shapes[nshapes++] = v;
+            if (o->nshapes == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input-shape options");
+            o->shapes[o->nshapes++] = v;
         } else if (cli_opt(&a, "--fail-on", NULL, &v)) {
             char msg[512];
-            if (!a.bad && !parse_fail_on(v, want_kind, msg, sizeof msg)) return cli_usage_error("analyze", "%s", msg);
-            fail_on = v;
+            if (!a.bad && !parse_fail_on(v, o->want_kind, msg, sizeof msg))
+                return cli_usage_error("analyze", "%s", msg);
+            o->fail_on = v;
         } else if (cli_opt(&a, "--compare", NULL, &v)) {
-            after = v;
+            o->after = v;
         } else if (cli_opt(&a, "--labels", NULL, &v)) {
-            labels = v;
+            o->labels = v;
         } else if (cli_opt(&a, "--input", "-i", &v)) {
             if (a.bad) break;
-            if (ninputs == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input options");
-            inputs[ninputs++] = (char *)v;
+            if (o->ninputs == AN_MAX_SHAPES) return cli_usage_error("analyze", "too many --input options");
+            o->inputs[o->ninputs++] = (char *)v;
         } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
-            if (!a.bad && (!cli_parse_nonneg_double(v, &max_drop) || max_drop > 100))
+            if (!a.bad && (!cli_parse_nonneg_double(v, &o->max_drop) || o->max_drop > 100))
                 return cli_usage_error("analyze", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'",
                                        v);
         } else if (cli_flag(&a, "--quiet", "-q")) {
-            quiet = true;
+            o->quiet = true;
         } else if (cli_flag(&a, "--sparsity", NULL)) {
-            sparsity = true;
+            o->sparsity = true;
         } else {
             const char *p = cli_positional(&a);
             if (!p) break;
-            if (model) return cli_usage_error("analyze", "one model at a time ('%s' and '%s' given)", model, p);
-            model = p;
+            if (o->model) return cli_usage_error("analyze", "one model at a time ('%s' and '%s' given)", o->model, p);
+            o->model = p;
         }
     }
     if (a.bad) return CLI_EXIT_USAGE;
-    if (!model) return cli_usage_error("analyze", "no model given");
-    if (html && strcmp(html, "-") == 0 && json && strcmp(json, "-") == 0)
+    if (!o->model) return cli_usage_error("analyze", "no model given");
+    if (o->html && strcmp(o->html, "-") == 0 && o->json && strcmp(o->json, "-") == 0)
         return cli_usage_error("analyze", "--json - and --html - cannot share standard output");
-    if ((json && cli_same_file(json, model)) || (html && cli_same_file(html, model)))
+    if ((o->json && cli_same_file(o->json, o->model)) || (o->html && cli_same_file(o->html, o->model)))
         return cli_usage_error("analyze", "a report would overwrite the model");
-    if ((labels || ninputs || max_drop >= 0) && !after)
+    if ((o->labels || o->ninputs || o->max_drop >= 0) && !o->after)
         return cli_usage_error("analyze", "--input, --labels and --max-accuracy-drop go with --compare AFTER");
-    if (labels && !ninputs) return cli_usage_error("analyze", "--labels needs the labelled inputs: --input NAME=FILE");
-    if (max_drop >= 0 && !labels) return cli_usage_error("analyze", "--max-accuracy-drop needs --labels FILE.npy");
-    if (want_kind[N_KINDS] && !after) return cli_usage_error("analyze", "--fail-on regression needs --compare AFTER");
+    if (o->labels && !o->ninputs)
+        return cli_usage_error("analyze", "--labels needs the labelled inputs: --input NAME=FILE");
+    if (o->max_drop >= 0 && !o->labels)
+        return cli_usage_error("analyze", "--max-accuracy-drop needs --labels FILE.npy");
+    if (o->want_kind[N_KINDS] && !o->after)
+        return cli_usage_error("analyze", "--fail-on regression needs --compare AFTER");
+    return CLI_EXIT_OK;
+}
 
-    nnfx_error err = {0};
-    onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
-    nnfx_graph *g = cli_load_model(model, &err);
-    onnx_import_set_opaque(false);
-    if (!g) {
-        cli_fail("analyze", model, &err);
-        return CLI_EXIT_BAD_INPUT;
-    }
+/* --input-shape: pins the named inputs of g to the given shapes. */
+static int an_apply_shapes(const an_opts *o, nnfx_graph *g) {
     int rc = CLI_EXIT_OK;
-    for (int i = 0; i < nshapes; i++) {
+    for (int i = 0; i < o->nshapes; i++) {
         char *name = NULL;
         const char *dims = NULL;
         nnfx_shape shp;
-        if (!cli_split_binding(shapes[i], &name, &dims) || !cli_parse_shape(dims, &shp)) {
+        if (!cli_split_binding(o->shapes[i], &name, &dims) || !cli_parse_shape(dims, &shp)) {
             free(name);
-            rc = cli_usage_error("analyze", "--input-shape '%s': write NAME=1x3x224x224", shapes[i]);
-            goto done;
+            rc = cli_usage_error("analyze", "--input-shape '%s': write NAME=1x3x224x224", o->shapes[i]);
+            return rc;
         }
         nnfx_node *p = NULL;
         for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
@@ -193,7 +204,7 @@ int cli_analyze(int argc, char **argv) {
         if (!p) {
             rc = cli_usage_error("analyze", "--input-shape: the model has no input '%s'", name);
             free(name);
-            goto done;
+            return rc;
         }
         free(name);
         nnfx_meta *m = nnfx_node_meta(p, 0);
@@ -201,148 +212,195 @@ int cli_analyze(int argc, char **argv) {
         if (m->rank >= 0 && m->rank != shp.rank) {
             char want[256];
             rc = CLI_EXIT_BAD_INPUT;
-            cli_error("analyze", "%s: --input-shape %s has rank %d, input '%s' is %s", model, shapes[i], shp.rank,
+            cli_error("analyze", "%s: --input-shape %s has rank %d, input '%s' is %s", o->model, o->shapes[i], shp.rank,
                       nnfx_node_name(p), nnfx_meta_str(m, want, sizeof want));
-            goto done;
+            return rc;
         }
         for (int d = 0; m->rank >= 0 && d < m->rank; d++)
             if (m->dims[d].value >= 0 && m->dims[d].value != shp.dims[d]) {
                 char want[256];
-                cli_error("analyze", "%s: --input-shape %s disagrees with input '%s' (%s)", model, shapes[i],
+                cli_error("analyze", "%s: --input-shape %s disagrees with input '%s' (%s)", o->model, o->shapes[i],
                           nnfx_node_name(p), nnfx_meta_str(m, want, sizeof want));
                 rc = CLI_EXIT_BAD_INPUT;
-                goto done;
+                return rc;
             }
         nnfx_meta_set_shape(m, dt, shp.rank, shp.dims);
     }
-    if (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err)) {
-        rc = cli_fail("analyze", model, &err);
+    return rc;
+}
+
+/* --compare AFTER: analyses the other model, compares accuracies on
+ * --labels, and gives the verdict. */
+static int an_compare(an_opts *o, an_run *r, nnfx_error *err) {
+    int rc = CLI_EXIT_OK;
+    onnx_import_set_opaque(true);
+    r->gb = cli_load_model(o->after, err);
+    onnx_import_set_opaque(false);
+    if (!r->gb || nnfx_graph_lint(r->gb, err) || nnfx_graph_infer_shapes(r->gb, err) ||
+        cli_analyze_graph(r->gb, o->after, &r->anb, err)) {
+        rc = cli_fail("analyze", o->after, err);
+        if (rc != CLI_EXIT_USAGE) rc = CLI_EXIT_BAD_INPUT;
+        nnfx_graph_free(r->gb);
+        r->gb = NULL;
+        return rc;
+    }
+    r->have_b = true;
+    r->anb.sparsity = o->sparsity;
+    if (o->labels) {
+        cli_samples s = {0};
+        s.nfiles = o->ninputs;
+        s.files = o->inputs;
+        rc = cli_accuracy_graphs("analyze", r->g, r->gb, &s, o->labels, &r->acc);
+        r->have_acc = !rc;
+    }
+    cli_analysis_verdict(&r->an, &r->anb, r->have_acc ? &r->acc : NULL, o->max_drop, &r->verdict);
+    return rc;
+}
+
+/* The text summary on standard output (unless a report goes there). */
+static void an_summary(const an_opts *o, const an_run *r) {
+    bool json_stdout = o->json && strcmp(o->json, "-") == 0;
+    bool html_stdout = o->html && strcmp(o->html, "-") == 0;
+    if (!o->quiet && !json_stdout && !html_stdout) {
+        char *s = cli_analysis_summary(r->have_b ? &r->anb : &r->an, r->have_b ? o->after : o->model);
+        if (s) fputs(s, stdout);
+        free(s);
+        if (r->have_b)
+            printf("\n%s -> %s: %s %s\n", o->model, o->after,
+                   r->verdict.worse    ? "REGRESSION:"
+                   : r->verdict.better ? "improvement:"
+                                       : "no change:",
+                   r->verdict.text);
+    }
+}
+
+/* --json: the analysis, or before/after/verdict with --compare. */
+static int an_write_json(const an_opts *o, const an_run *r, nnfx_error *err) {
+    int rc = CLI_EXIT_OK;
+    char *s = cli_analysis_json(&r->an, o->model);
+    if (s && r->have_b) {
+        char *sb = cli_analysis_json(&r->anb, o->after);
+        sbuf j = {0};
+        sb_printf(&j, "{\"before\": %s, \"after\": %s, \"verdict\": {\"result\": \"%s\", \"detail\": ", s,
+                  sb ? sb : "null",
+                  r->verdict.worse    ? "regression"
+                  : r->verdict.better ? "improvement"
+                                      : "no change");
+        cli_json_str(&j, r->verdict.text);
+        if (r->have_acc) {
+            sb_printf(&j, ", \"accuracy\": {");
+            cli_accuracy_json(&j, &r->acc, o->max_drop);
+            sb_printf(&j, "}");
+        }
+        sb_printf(&j, "}}\n");
+        free(s);
+        free(sb);
+        s = sb_finish(&j);
+    }
+    if (!s || cli_write_file(o->json, s, strlen(s), err)) {
+        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("analyze", o->json, err);
+    }
+    free(s);
+    return rc;
+}
+
+/* --html: the page, with the graph picture when Graphviz is there. */
+static int an_write_html(const an_opts *o, const an_run *r, nnfx_error *err) {
+    int rc = CLI_EXIT_OK;
+    char *dot = nnfx_graph_to_dot(r->have_b ? r->gb : r->g), *svg = NULL;
+    nnfx_error derr = {0};
+    if (dot) svg = cli_dot_to_svg(dot, &derr);
+    free(dot);
+    if (!svg && !o->quiet) cli_error("analyze", "warning: the HTML page has no graph picture: %s", derr.msg);
+    cli_compare_view cv = {&r->an, &r->anb, o->model, o->after, &r->verdict, r->have_acc ? &r->acc : NULL};
+    char *s = r->have_b ? cli_analysis_html_compare(&cv, svg, svg ? NULL : derr.msg)
+                        : cli_analysis_html(&r->an, o->model, svg, svg ? NULL : derr.msg);
+    free(svg);
+    if (!s || cli_write_file(o->html, s, strlen(s), err)) {
+        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("analyze", o->html, err);
+    }
+    free(s);
+    return rc;
+}
+
+/* --fail-on: CLI_EXIT_CHECK when a finding of the named kinds (or, with
+ * 'regression', a regression) remains. */
+static int an_gate(const an_opts *o, const an_run *r) {
+    int rc = CLI_EXIT_OK;
+    sbuf b = {0};
+    int hits = 0;
+    const cli_analysis *gated = r->have_b ? &r->anb : &r->an;
+    for (int i = 0; i < gated->nfindings; i++) {
+        const cli_finding *f = &gated->findings[i];
+        bool want = false;
+        for (int k = 0; k < N_KINDS && !want; k++)
+            want = o->want_kind[k] && strcmp(f->kind, finding_kinds[k]) == 0;
+        if (!want) continue;
+        sb_printf(&b, "%s%s (%s)", hits++ ? ", " : "", f->kind, f->nnodes ? f->nodes[0] : "");
+    }
+    char *list = sb_finish(&b);
+    if (hits) {
+        cli_error("analyze", "%s: %d finding%s of the kinds in --fail-on remain: %s", r->have_b ? o->after : o->model,
+                  hits, hits == 1 ? "" : "s", list ? list : "");
+        rc = CLI_EXIT_CHECK;
+    }
+    free(list);
+    if (r->have_b && o->want_kind[N_KINDS] && r->verdict.worse) {
+        cli_error("analyze", "%s -> %s: a regression (--fail-on regression): %s", o->model, o->after, r->verdict.text);
+        rc = CLI_EXIT_CHECK;
+    }
+    return rc;
+}
+
+int cli_analyze(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(analyze_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    an_opts opts = {0}, *o = &opts;
+    int rc = an_parse(o, argc, argv);
+    if (rc) return rc;
+    nnfx_error err = {0};
+    an_run run = {0}, *r = &run;
+    onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
+    r->g = cli_load_model(o->model, &err);
+    onnx_import_set_opaque(false);
+    if (!r->g) {
+        cli_fail("analyze", o->model, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    if ((rc = an_apply_shapes(o, r->g))) goto done;
+    if (nnfx_graph_lint(r->g, &err) || nnfx_graph_infer_shapes(r->g, &err)) {
+        rc = cli_fail("analyze", o->model, &err);
         if (rc != CLI_EXIT_USAGE) rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    cli_analysis an;
-    if (cli_analyze_graph(g, model, &an, &err)) {
-        rc = cli_fail("analyze", model, &err);
+    if (cli_analyze_graph(r->g, o->model, &r->an, &err)) {
+        rc = cli_fail("analyze", o->model, &err);
         goto done;
     }
-    an.sparsity = sparsity;
-    /* before/after mode */
-    nnfx_graph *gb = NULL;
-    cli_analysis anb = {0};
-    bool have_b = false, have_acc = false;
-    cli_accuracy acc = {0};
-    cli_verdict verdict = {0};
-    if (after) {
-        onnx_import_set_opaque(true);
-        gb = cli_load_model(after, &err);
-        onnx_import_set_opaque(false);
-        if (!gb || nnfx_graph_lint(gb, &err) || nnfx_graph_infer_shapes(gb, &err) ||
-            cli_analyze_graph(gb, after, &anb, &err)) {
-            rc = cli_fail("analyze", after, &err);
-            if (rc != CLI_EXIT_USAGE) rc = CLI_EXIT_BAD_INPUT;
-            nnfx_graph_free(gb);
-            cli_analysis_free(&an);
-            goto done;
-        }
-        have_b = true;
-        anb.sparsity = sparsity;
-        if (labels) {
-            cli_samples s = {0};
-            s.nfiles = ninputs;
-            s.files = inputs;
-            rc = cli_accuracy_graphs("analyze", g, gb, &s, labels, &acc);
-            have_acc = !rc;
-        }
-        cli_analysis_verdict(&an, &anb, have_acc ? &acc : NULL, max_drop, &verdict);
+    r->an.sparsity = o->sparsity;
+    if (o->after && (rc = an_compare(o, r, &err)) && !r->have_b) {
+        cli_analysis_free(&r->an);
+        goto done;
     }
-    bool json_stdout = json && strcmp(json, "-") == 0;
-    bool html_stdout = html && strcmp(html, "-") == 0;
-    if (!quiet && !json_stdout && !html_stdout) {
-        char *s = cli_analysis_summary(have_b ? &anb : &an, have_b ? after : model);
-        if (s) fputs(s, stdout);
-        free(s);
-        if (have_b)
-            printf("\n%s -> %s: %s %s\n", model, after,
-                   verdict.worse    ? "REGRESSION:"
-                   : verdict.better ? "improvement:"
-                                    : "no change:",
-                   verdict.text);
+    an_summary(o, r);
+    if (o->json) {
+        int jrc = an_write_json(o, r, &err);
+        if (jrc) rc = jrc;
     }
-    if (json) {
-        char *s = cli_analysis_json(&an, model);
-        if (s && have_b) {
-            char *sb = cli_analysis_json(&anb, after);
-            sbuf j = {0};
-            sb_printf(&j, "{\"before\": %s, \"after\": %s, \"verdict\": {\"result\": \"%s\", \"detail\": ", s,
-                      sb ? sb : "null",
-                      verdict.worse    ? "regression"
-                      : verdict.better ? "improvement"
-                                       : "no change");
-            cli_json_str(&j, verdict.text);
-            if (have_acc) {
-                sb_printf(&j, ", \"accuracy\": {");
-                cli_accuracy_json(&j, &acc, max_drop);
-                sb_printf(&j, "}");
-            }
-            sb_printf(&j, "}}\n");
-            free(s);
-            free(sb);
-            s = sb_finish(&j);
-        }
-        if (!s || cli_write_file(json, s, strlen(s), &err)) {
-            if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
-            rc = CLI_EXIT_BAD_INPUT;
-            cli_fail("analyze", json, &err);
-        }
-        free(s);
-    }
-    if (html && !rc) {
-        char *dot = nnfx_graph_to_dot(have_b ? gb : g), *svg = NULL;
-        nnfx_error derr = {0};
-        if (dot) svg = cli_dot_to_svg(dot, &derr);
-        free(dot);
-        if (!svg && !quiet) cli_error("analyze", "warning: the HTML page has no graph picture: %s", derr.msg);
-        cli_compare_view cv = {&an, &anb, model, after, &verdict, have_acc ? &acc : NULL};
-        char *s = have_b ? cli_analysis_html_compare(&cv, svg, svg ? NULL : derr.msg)
-                         : cli_analysis_html(&an, model, svg, svg ? NULL : derr.msg);
-        free(svg);
-        if (!s || cli_write_file(html, s, strlen(s), &err)) {
-            if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
-            rc = CLI_EXIT_BAD_INPUT;
-            cli_fail("analyze", html, &err);
-        }
-        free(s);
-    }
-    if (fail_on && !rc) {
-        sbuf b = {0};
-        int hits = 0;
-        const cli_analysis *gated = have_b ? &anb : &an;
-        for (int i = 0; i < gated->nfindings; i++) {
-            const cli_finding *f = &gated->findings[i];
-            bool want = false;
-            for (int k = 0; k < N_KINDS && !want; k++)
-                want = want_kind[k] && strcmp(f->kind, finding_kinds[k]) == 0;
-            if (!want) continue;
-            sb_printf(&b, "%s%s (%s)", hits++ ? ", " : "", f->kind, f->nnodes ? f->nodes[0] : "");
-        }
-        char *list = sb_finish(&b);
-        if (hits) {
-            cli_error("analyze", "%s: %d finding%s of the kinds in --fail-on remain: %s", have_b ? after : model, hits,
-                      hits == 1 ? "" : "s", list ? list : "");
-            rc = CLI_EXIT_CHECK;
-        }
-        free(list);
-        if (have_b && want_kind[N_KINDS] && verdict.worse) {
-            cli_error("analyze", "%s -> %s: a regression (--fail-on regression): %s", model, after, verdict.text);
-            rc = CLI_EXIT_CHECK;
-        }
-    }
-    cli_analysis_free(&an);
-    if (have_b) {
-        cli_analysis_free(&anb);
-        nnfx_graph_free(gb);
+    if (o->html && !rc) rc = an_write_html(o, r, &err);
+    if (o->fail_on && !rc) rc = an_gate(o, r);
+    cli_analysis_free(&r->an);
+    if (r->have_b) {
+        cli_analysis_free(&r->anb);
+        nnfx_graph_free(r->gb);
     }
 done:
-    nnfx_graph_free(g);
+    nnfx_graph_free(r->g);
     return rc;
 }

@@ -136,318 +136,460 @@ static bool pass_known(const char *name, char *buf, size_t len) {
 
 /* --- one model ----------------------------------------------------------------- */
 
-void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res) {
-    memset(res, 0, sizeof *res);
-    double t_start = cli_now_ms();
-    nnfx_error err = {0};
-    sbuf rep = {0};
-    sbuf steps = {0};
-    nnfx_graph *orig = NULL, *g = NULL;
-    cli_compare_result cmp = {0};
-    cli_accuracy acc = {0};
-    char errmsg[1100] = "";
-    int rc = CLI_EXIT_OK;
-    cli_provenance prov = {0};
-    sbuf psteps = {0}; /* nnfx.steps: deterministic, no timings */
-    double t_load = 0, t_steps = 0, t_val = 0, t_save = 0;
-    bool talk = !o->quiet && !o->batch && !(o->report && strcmp(o->report, "-") == 0);
+/* The state of optimising one model, shared by opt_one's phases. */
+typedef struct opt_run {
+    const opt_opts *o;
+    const char *model, *out;
+    opt_result *res;
+    nnfx_error err;
+    nnfx_graph *orig, *g; /* as loaded; the copy the steps change */
+    sbuf steps;           /* the report's steps, with timings */
+    sbuf psteps;          /* nnfx.steps: deterministic, no timings */
+    cli_compare_result cmp;
+    cli_accuracy acc;
+    cli_provenance prov;
+    char errmsg[1100];
+    int rc;
+    bool talk;
+    double t_load, t_steps, t_val, t_save;
+} opt_run;
 
-    if (cli_same_file(out, model)) {
-        rc = cli_usage_error("optimize", "%s: -o would overwrite the input model", out);
-        snprintf(errmsg, sizeof errmsg, "the output would overwrite the input model");
-        goto report;
-    }
+/* Loads and checks the model, starts its provenance, copies it into r->g. */
+static int opt_load(opt_run *r) {
     double t0 = cli_now_ms();
-    orig = cli_load_model(model, &err);
-    if (!orig || nnfx_graph_lint(orig, &err) || nnfx_graph_infer_shapes(orig, &err)) {
-        rc = CLI_EXIT_BAD_INPUT;
-        cli_fail("optimize", model, &err);
-        snprintf(errmsg, sizeof errmsg, "%s", err.msg);
-        goto report;
+    if (cli_same_file(r->out, r->model)) {
+        r->rc = cli_usage_error("optimize", "%s: -o would overwrite the input model", r->out);
+        snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
+        return r->rc;
     }
-    if ((rc = cli_provenance_begin(&prov, "optimize", model))) {
-        snprintf(errmsg, sizeof errmsg, "cannot read the model to hash it");
-        goto report;
+    r->orig = cli_load_model(r->model, &r->err);
+    if (!r->orig || nnfx_graph_lint(r->orig, &r->err) || nnfx_graph_infer_shapes(r->orig, &r->err)) {
+        r->rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("optimize", r->model, &r->err);
+        snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
+        return r->rc;
     }
-    prov.opset = o->opset;
-    if ((o->validate || o->labels || !cli_is_text_ir_path(out)) &&
-        (rc = cli_require_weights("optimize", model, orig))) {
-        snprintf(errmsg, sizeof errmsg, "the text IR has no parameter values");
-        goto report;
+    if ((r->rc = cli_provenance_begin(&r->prov, "optimize", r->model))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "cannot read the model to hash it");
+        return r->rc;
     }
-    g = nnfx_graph_copy(orig, NULL, &err);
-    if (!g) {
-        rc = CLI_EXIT_BAD_INPUT;
-        cli_fail("optimize", model, &err);
-        snprintf(errmsg, sizeof errmsg, "%s", err.msg);
-        goto report;
+    r->prov.opset = r->o->opset;
+    if ((r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out)) &&
+        (r->rc = cli_require_weights("optimize", r->model, r->orig))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "the text IR has no parameter values");
+        return r->rc;
     }
-    t_load = cli_now_ms() - t0;
-    res->nodes_before = count_ops(orig);
+    r->g = nnfx_graph_copy(r->orig, NULL, &r->err);
+    if (!r->g) {
+        r->rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("optimize", r->model, &r->err);
+        snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
+        return r->rc;
+    }
+    r->t_load = cli_now_ms() - t0;
+    r->res->nodes_before = count_ops(r->orig);
+    return r->rc;
+}
 
-    /* steps, in order */
-    t0 = cli_now_ms();
-    sb_printf(&steps, "[");
-    sb_printf(&psteps, "[");
-    for (int i = 0; i < o->nsteps && !rc; i++) {
-        const opt_step *st = &o->steps[i];
+/* One --rewrite step; appends its JSON to the steps. */
+static void opt_rewrite_step(opt_run *r, const opt_step *st, int before) {
+    int m = -1;
+    nnfx_graph *pat = NULL, *repl = NULL;
+    nnfx_rewrite_options ro = {0};
+    ro.explain = r->o->explain;
+    nnfx_match_list *ml = NULL;
+    if (!nnfx_pattern_parse(st->text, &pat, &repl, &r->err) &&
+        (ml = nnfx_replace_pattern_ex(r->g, pat, repl, &ro, &r->err)) != NULL)
+        m = nnfx_match_list_count(ml);
+    if (ml && r->o->explain) {
+        char *ex = nnfx_rewrite_explain(ml);
+        FILE *to = r->talk ? stdout : stderr;
+        fprintf(to, "  explain --rewrite '%s':\n", st->text);
+        for (char *line = ex ? strtok(ex, "\n") : NULL; line; line = strtok(NULL, "\n"))
+            fprintf(to, "    %s\n", line);
+        if (ex && !nnfx_match_list_num_candidates(ml)) fprintf(to, "    (no node has the pattern's anchor op)\n");
+        free(ex);
+    }
+    nnfx_match_list_free(ml);
+    nnfx_graph_free(pat);
+    nnfx_graph_free(repl);
+    nnfx_error terr = {0}; /* the result must be a valid graph, dtypes included */
+    if (m > 0 && (nnfx_graph_infer_shapes(r->g, &terr) || nnfx_graph_check_types(r->g, &terr))) {
+        nnfx_error_set(&r->err, terr.status ? terr.status : NNFX_ERR_GRAPH, "the rule makes the graph invalid: %s",
+                       terr.msg);
+        m = -1;
+    }
+    if (m < 0) {
+        r->rc = CLI_EXIT_BAD_INPUT;
+        cli_error("optimize", "%s: --rewrite '%s': %s", r->model, st->text, r->err.msg);
+        snprintf(r->errmsg, sizeof r->errmsg, "rewrite '%s': %s", st->text, r->err.msg);
+    } else if (st->expect_matches > 0 && m < st->expect_matches) {
+        r->rc = CLI_EXIT_CHECK;
+        cli_error("optimize", "%s: --rewrite '%s' matched %d time%s, --expect-matches wants %ld%s", r->model, st->text,
+                  m, m == 1 ? "" : "s", st->expect_matches,
+                  r->o->explain ? "" : " (--explain shows why candidates were rejected)");
+        snprintf(r->errmsg, sizeof r->errmsg, "rewrite '%s' matched %d times, expected at least %ld", st->text, m,
+                 st->expect_matches);
+    } else if (m == 0 && !r->o->quiet) {
+        fprintf(stderr, "nnfx optimize: warning: %s: --rewrite '%s' matched nothing%s\n", r->model, st->text,
+                r->o->explain ? "" : " (--explain shows why)");
+    }
+    sb_printf(&r->steps, "\"rewrite\": ");
+    cli_json_str(&r->steps, st->text);
+    sb_printf(&r->steps, ", \"matches\": %d", m < 0 ? 0 : m);
+    cli_json_str(&r->psteps, st->text);
+    sb_printf(&r->psteps, ", \"matches\": %d}", m < 0 ? 0 : m);
+    if (r->talk && m >= 0)
+        printf("  rewrite '%s': %d match%s (ops %d -> %d)\n", st->text, m, m == 1 ? "" : "es", before, count_ops(r->g));
+}
+
+/* One --pass step; appends its JSON to the steps. */
+static void opt_pass_step(opt_run *r, const opt_step *st, int before) {
+    char name[64];
+    nnfx_pass_report pr = {0};
+    pass_known(st->text, name, sizeof name);
+    if (nnfx_pass_run_by_name(r->g, name, &pr, &r->err)) {
+        r->rc = r->err.status == NNFX_ERR_NOT_FOUND ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+        cli_error("optimize", "%s: pass %s: %s", r->model, name, r->err.msg);
+        snprintf(r->errmsg, sizeof r->errmsg, "pass %s: %s", name, r->err.msg);
+    }
+    sb_printf(&r->steps, "\"pass\": ");
+    cli_json_str(&r->steps, name);
+    sb_printf(&r->steps, ", \"changed\": %d, \"skipped\": [", pr.changed);
+    cli_json_str(&r->psteps, name);
+    sb_printf(&r->psteps, ", \"changed\": %d}", pr.changed);
+    for (int k = 0; k < pr.nskipped; k++) {
+        sb_printf(&r->steps, "%s{\"node\": ", k ? ", " : "");
+        cli_json_str(&r->steps, pr.skipped[k].node);
+        sb_printf(&r->steps, ", \"reason\": ");
+        cli_json_str(&r->steps, pr.skipped[k].reason);
+        sb_printf(&r->steps, "}");
+    }
+    sb_printf(&r->steps, "]");
+    if (r->talk && !r->rc)
+        printf("  %s: %d change%s (ops %d -> %d)%s\n", name, pr.changed, pr.changed == 1 ? "" : "s", before,
+               count_ops(r->g), pr.nskipped ? ", some skipped (see --report)" : "");
+    nnfx_pass_report_free(&pr);
+}
+
+/* Every step in order, then the result is checked to be a valid graph. */
+static void opt_steps(opt_run *r) {
+    double t0 = cli_now_ms();
+    sb_printf(&r->steps, "[");
+    sb_printf(&r->psteps, "[");
+    for (int i = 0; i < r->o->nsteps && !r->rc; i++) {
+        const opt_step *st = &r->o->steps[i];
         double ts = cli_now_ms();
-        int before = count_ops(g);
-        sb_printf(&steps, "%s\n    {", i ? "," : "");
-        sb_printf(&psteps, "%s{\"%s\": ", i ? ", " : "", st->is_rewrite ? "rewrite" : "pass");
-        if (st->is_rewrite) {
-            int m = -1;
-            nnfx_graph *pat = NULL, *repl = NULL;
-            nnfx_rewrite_options ro = {0};
-            ro.explain = o->explain;
-            nnfx_match_list *ml = NULL;
-            if (!nnfx_pattern_parse(st->text, &pat, &repl, &err) &&
-                (ml = nnfx_replace_pattern_ex(g, pat, repl, &ro, &err)) != NULL)
-                m = nnfx_match_list_count(ml);
-            if (ml && o->explain) {
-                char *ex = nnfx_rewrite_explain(ml);
-                FILE *to = talk ? stdout : stderr;
-                fprintf(to, "  explain --rewrite '%s':\n", st->text);
-                for (char *line = ex ? strtok(ex, "\n") : NULL; line; line = strtok(NULL, "\n"))
-                    fprintf(to, "    %s\n", line);
-                if (ex && !nnfx_match_list_num_candidates(ml))
-                    fprintf(to, "    (no node has the pattern's anchor op)\n");
-                free(ex);
-            }
-            nnfx_match_list_free(ml);
-            nnfx_graph_free(pat);
-            nnfx_graph_free(repl);
-            nnfx_error terr = {0}; /* the result must be a valid graph, dtypes included */
-            if (m > 0 && (nnfx_graph_infer_shapes(g, &terr) || nnfx_graph_check_types(g, &terr))) {
-                nnfx_error_set(&err, terr.status ? terr.status : NNFX_ERR_GRAPH, "the rule makes the graph invalid: %s",
-                               terr.msg);
-                m = -1;
-            }
-            if (m < 0) {
-                rc = CLI_EXIT_BAD_INPUT;
-                cli_error("optimize", "%s: --rewrite '%s': %s", model, st->text, err.msg);
-                snprintf(errmsg, sizeof errmsg, "rewrite '%s': %s", st->text, err.msg);
-            } else if (st->expect_matches > 0 && m < st->expect_matches) {
-                rc = CLI_EXIT_CHECK;
-                cli_error("optimize", "%s: --rewrite '%s' matched %d time%s, --expect-matches wants %ld%s", model,
-                          st->text, m, m == 1 ? "" : "s", st->expect_matches,
-                          o->explain ? "" : " (--explain shows why candidates were rejected)");
-                snprintf(errmsg, sizeof errmsg, "rewrite '%s' matched %d times, expected at least %ld", st->text, m,
-                         st->expect_matches);
-            } else if (m == 0 && !o->quiet) {
-                fprintf(stderr, "nnfx optimize: warning: %s: --rewrite '%s' matched nothing%s\n", model, st->text,
-                        o->explain ? "" : " (--explain shows why)");
-            }
-            sb_printf(&steps, "\"rewrite\": ");
-            cli_json_str(&steps, st->text);
-            sb_printf(&steps, ", \"matches\": %d", m < 0 ? 0 : m);
-            cli_json_str(&psteps, st->text);
-            sb_printf(&psteps, ", \"matches\": %d}", m < 0 ? 0 : m);
-            if (talk && m >= 0)
-                printf("  rewrite '%s': %d match%s (ops %d -> %d)\n", st->text, m, m == 1 ? "" : "es", before,
-                       count_ops(g));
-        } else {
-            char name[64];
-            nnfx_pass_report pr = {0};
-            pass_known(st->text, name, sizeof name);
-            if (nnfx_pass_run_by_name(g, name, &pr, &err)) {
-                rc = err.status == NNFX_ERR_NOT_FOUND ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
-                cli_error("optimize", "%s: pass %s: %s", model, name, err.msg);
-                snprintf(errmsg, sizeof errmsg, "pass %s: %s", name, err.msg);
-            }
-            sb_printf(&steps, "\"pass\": ");
-            cli_json_str(&steps, name);
-            sb_printf(&steps, ", \"changed\": %d, \"skipped\": [", pr.changed);
-            cli_json_str(&psteps, name);
-            sb_printf(&psteps, ", \"changed\": %d}", pr.changed);
-            for (int k = 0; k < pr.nskipped; k++) {
-                sb_printf(&steps, "%s{\"node\": ", k ? ", " : "");
-                cli_json_str(&steps, pr.skipped[k].node);
-                sb_printf(&steps, ", \"reason\": ");
-                cli_json_str(&steps, pr.skipped[k].reason);
-                sb_printf(&steps, "}");
-            }
-            sb_printf(&steps, "]");
-            if (talk && !rc)
-                printf("  %s: %d change%s (ops %d -> %d)%s\n", name, pr.changed, pr.changed == 1 ? "" : "s", before,
-                       count_ops(g), pr.nskipped ? ", some skipped (see --report)" : "");
-            nnfx_pass_report_free(&pr);
-        }
-        sb_printf(&steps, ", \"ops_before\": %d, \"ops_after\": %d, \"ms\": %.3f}", before, count_ops(g),
+        int before = count_ops(r->g);
+        sb_printf(&r->steps, "%s\n    {", i ? "," : "");
+        sb_printf(&r->psteps, "%s{\"%s\": ", i ? ", " : "", st->is_rewrite ? "rewrite" : "pass");
+        if (st->is_rewrite)
+            opt_rewrite_step(r, st, before);
+        else
+            opt_pass_step(r, st, before);
+        sb_printf(&r->steps, ", \"ops_before\": %d, \"ops_after\": %d, \"ms\": %.3f}", before, count_ops(r->g),
                   cli_now_ms() - ts);
     }
-    sb_printf(&steps, "]");
-    sb_printf(&psteps, "]");
-    prov.steps = sb_finish(&psteps);
-    if (!rc && (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err) || nnfx_graph_check_types(g, &err))) {
-        rc = CLI_EXIT_BAD_INPUT;
-        cli_error("optimize", "%s: the optimised graph is invalid: %s", model, err.msg);
-        snprintf(errmsg, sizeof errmsg, "the optimised graph is invalid: %s", err.msg);
+    sb_printf(&r->steps, "]");
+    sb_printf(&r->psteps, "]");
+    r->prov.steps = sb_finish(&r->psteps);
+    if (!r->rc && (nnfx_graph_lint(r->g, &r->err) || nnfx_graph_infer_shapes(r->g, &r->err) ||
+                   nnfx_graph_check_types(r->g, &r->err))) {
+        r->rc = CLI_EXIT_BAD_INPUT;
+        cli_error("optimize", "%s: the optimised graph is invalid: %s", r->model, r->err.msg);
+        snprintf(r->errmsg, sizeof r->errmsg, "the optimised graph is invalid: %s", r->err.msg);
     }
-    t_steps = cli_now_ms() - t0;
-    res->nodes_after = count_ops(g);
+    r->t_steps = cli_now_ms() - t0;
+    r->res->nodes_after = count_ops(r->g);
+}
 
-    /* checks */
-    t0 = cli_now_ms();
+/* --validate and --labels; false when a check failed (r->rc: could not run). */
+static bool opt_checks(opt_run *r) {
     bool checks_ok = true;
-    if (!rc && o->validate) {
-        rc = cli_compare_graphs("optimize", orig, model, g, out, &o->samples, o->atol, o->rtol, o->quiet || o->batch,
-                                &cmp);
-        res->validated = !rc;
-        res->max_abs = cmp.max_abs;
-        if (!rc && !cmp.passed) {
+    if (!r->rc && r->o->validate) {
+        r->rc = cli_compare_graphs("optimize", r->orig, r->model, r->g, r->out, &r->o->samples, r->o->atol, r->o->rtol,
+                                   r->o->quiet || r->o->batch, &r->cmp);
+        r->res->validated = !r->rc;
+        r->res->max_abs = r->cmp.max_abs;
+        if (!r->rc && !r->cmp.passed) {
             checks_ok = false;
-            if (cmp.diverging[0])
-                cli_error("optimize", "%s: validation failed: %s; first diverging node: %s", model, cmp.detail,
-                          cmp.diverging);
+            if (r->cmp.diverging[0])
+                cli_error("optimize", "%s: validation failed: %s; first diverging node: %s", r->model, r->cmp.detail,
+                          r->cmp.diverging);
             else
-                cli_error("optimize", "%s: validation failed: %s", model, cmp.detail);
+                cli_error("optimize", "%s: validation failed: %s", r->model, r->cmp.detail);
         }
-        if (talk && !rc)
+        if (r->talk && !r->rc)
             printf("  validate on %ld %ssample%s: %s, every output within atol %g + rtol %g x |a| %s (max abs error "
                    "%.3g, max rel error %.3g)\n",
-                   cmp.rows, o->samples.random > 0 ? "random " : "", cmp.rows == 1 ? "" : "s",
-                   cmp.passed ? "ok" : "FAILED", o->atol, o->rtol, cmp.passed ? "holds" : "fails", cmp.max_abs,
-                   cmp.max_rel);
+                   r->cmp.rows, r->o->samples.random > 0 ? "random " : "", r->cmp.rows == 1 ? "" : "s",
+                   r->cmp.passed ? "ok" : "FAILED", r->o->atol, r->o->rtol, r->cmp.passed ? "holds" : "fails",
+                   r->cmp.max_abs, r->cmp.max_rel);
     }
-    if (!rc && o->labels) {
-        rc = cli_accuracy_graphs("optimize", orig, g, &o->samples, o->labels, &acc);
-        res->have_acc = !rc;
-        res->drop = acc.drop;
-        bool gate_failed = o->max_drop >= 0 && acc.drop > o->max_drop;
-        if (!rc && gate_failed) {
+    if (!r->rc && r->o->labels) {
+        r->rc = cli_accuracy_graphs("optimize", r->orig, r->g, &r->o->samples, r->o->labels, &r->acc);
+        r->res->have_acc = !r->rc;
+        r->res->drop = r->acc.drop;
+        bool gate_failed = r->o->max_drop >= 0 && r->acc.drop > r->o->max_drop;
+        if (!r->rc && gate_failed) {
             checks_ok = false;
             cli_error("optimize", "%s: accuracy gate failed: top-1 %.2f%% -> %.2f%%, a drop of %.2f points (max %g)",
-                      model, acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
+                      r->model, r->acc.acc_a, r->acc.acc_b, r->acc.drop, r->o->max_drop);
         }
-        if (talk && !rc && o->max_drop >= 0)
-            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n", acc.samples,
-                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop, gate_failed ? "FAILED" : "ok");
-        else if (talk && !rc)
+        if (r->talk && !r->rc && r->o->max_drop >= 0)
+            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): %s\n",
+                   r->acc.samples, r->acc.acc_a, r->acc.acc_b, r->acc.drop, r->o->max_drop,
+                   gate_failed ? "FAILED" : "ok");
+        else if (r->talk && !r->rc)
             printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points; no gate without "
                    "--max-accuracy-drop)\n",
-                   acc.samples, acc.acc_a, acc.acc_b, acc.drop);
+                   r->acc.samples, r->acc.acc_a, r->acc.acc_b, r->acc.drop);
     }
-    t_val = cli_now_ms() - t0;
-    if (rc) snprintf(errmsg, sizeof errmsg, "%s", errmsg[0] ? errmsg : "the checks could not run (see stderr)");
-    if (!rc && !checks_ok) rc = CLI_EXIT_CHECK;
+    return checks_ok;
+}
 
-    /* write only when everything passed */
-    if (!rc && (o->validate || res->have_acc)) {
-        sbuf v = {0};
-        sb_printf(&v, "{");
-        if (o->validate) {
-            sb_printf(&v, "\"samples\": %ld, \"source\": \"%s\", \"atol\": ", cmp.rows,
-                      o->samples.random > 0 ? "random" : "inputs");
-            cli_json_num(&v, o->atol);
-            sb_printf(&v, ", \"rtol\": ");
-            cli_json_num(&v, o->rtol);
-            sb_printf(&v, ", \"max_abs_error\": ");
-            cli_json_num(&v, cmp.max_abs);
-            sb_printf(&v, ", \"max_rel_error\": ");
-            cli_json_num(&v, cmp.max_rel);
-            sb_printf(&v, ", \"passed\": %s", cmp.passed ? "true" : "false");
-        }
-        if (res->have_acc) {
-            sb_printf(&v, "%s\"accuracy\": {", o->validate ? ", " : "");
-            cli_accuracy_json(&v, &acc, o->max_drop);
-            sb_printf(&v, "}");
-        }
+/* The checks' figures for the written model's nnfx.validation. */
+static void opt_validation_json(opt_run *r) {
+    if (r->rc || !(r->o->validate || r->res->have_acc)) return;
+    sbuf v = {0};
+    sb_printf(&v, "{");
+    if (r->o->validate) {
+        sb_printf(&v, "\"samples\": %ld, \"source\": \"%s\", \"atol\": ", r->cmp.rows,
+                  r->o->samples.random > 0 ? "random" : "inputs");
+        cli_json_num(&v, r->o->atol);
+        sb_printf(&v, ", \"rtol\": ");
+        cli_json_num(&v, r->o->rtol);
+        sb_printf(&v, ", \"max_abs_error\": ");
+        cli_json_num(&v, r->cmp.max_abs);
+        sb_printf(&v, ", \"max_rel_error\": ");
+        cli_json_num(&v, r->cmp.max_rel);
+        sb_printf(&v, ", \"passed\": %s", r->cmp.passed ? "true" : "false");
+    }
+    if (r->res->have_acc) {
+        sb_printf(&v, "%s\"accuracy\": {", r->o->validate ? ", " : "");
+        cli_accuracy_json(&v, &r->acc, r->o->max_drop);
         sb_printf(&v, "}");
-        prov.validation = sb_finish(&v);
     }
-    if (!rc) rc = cli_provenance_check_opset("optimize", g, &prov, o->quiet);
-    if (rc && !errmsg[0]) snprintf(errmsg, sizeof errmsg, "the model does not fit the requested opset");
-    if (!rc) {
-        t0 = cli_now_ms();
-        nnfx_graph_drop_unused_params(g);
-        cli_provenance_use(&prov);
-        if (cli_save_model(g, out, o->external_data, &err)) {
-            rc = CLI_EXIT_BAD_INPUT;
-            cli_fail("optimize", out, &err);
-            snprintf(errmsg, sizeof errmsg, "%s", err.msg);
-        }
-        t_save = cli_now_ms() - t0;
-        if (talk && !rc) printf("%s -> %s: ops %d -> %d\n", model, out, res->nodes_before, res->nodes_after);
-    }
+    sb_printf(&v, "}");
+    r->prov.validation = sb_finish(&v);
+}
 
-report:
-    res->rc = rc;
-    res->ms = cli_now_ms() - t_start;
-    snprintf(res->status, sizeof res->status, "%s",
-             rc == CLI_EXIT_OK      ? "ok"
-             : rc == CLI_EXIT_CHECK ? "check failed"
-                                    : "error");
+/* Writes r->g to r->out (only when every check passed). */
+static void opt_save(opt_run *r) {
+    if (r->rc) return;
+    double t0 = cli_now_ms();
+    nnfx_graph_drop_unused_params(r->g);
+    cli_provenance_use(&r->prov);
+    if (cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
+        r->rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("optimize", r->out, &r->err);
+        snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
+    }
+    r->t_save = cli_now_ms() - t0;
+    if (r->talk && !r->rc)
+        printf("%s -> %s: ops %d -> %d\n", r->model, r->out, r->res->nodes_before, r->res->nodes_after);
+}
+
+/* The JSON report of the run (res->report). */
+static void opt_report(opt_run *r, double t_start) {
+    sbuf rep = {0};
+    r->res->rc = r->rc;
+    r->res->ms = cli_now_ms() - t_start;
+    snprintf(r->res->status, sizeof r->res->status, "%s",
+             r->rc == CLI_EXIT_OK      ? "ok"
+             : r->rc == CLI_EXIT_CHECK ? "check failed"
+                                       : "error");
     sb_printf(&rep, "{\n  \"model\": ");
-    cli_json_str(&rep, model);
+    cli_json_str(&rep, r->model);
     sb_printf(&rep, ",\n  \"output\": ");
-    if (rc == CLI_EXIT_OK)
-        cli_json_str(&rep, out);
+    if (r->rc == CLI_EXIT_OK)
+        cli_json_str(&rep, r->out);
     else
         sb_printf(&rep, "null");
-    sb_printf(&rep, ",\n  \"result\": \"%s\",\n  \"exit_code\": %d", res->status, rc);
-    if (errmsg[0]) {
+    sb_printf(&rep, ",\n  \"result\": \"%s\",\n  \"exit_code\": %d", r->res->status, r->rc);
+    if (r->errmsg[0]) {
         sb_printf(&rep, ",\n  \"error\": ");
-        cli_json_str(&rep, errmsg);
+        cli_json_str(&rep, r->errmsg);
     }
-    char *steps_s = sb_finish(&steps);
+    char *steps_s = sb_finish(&r->steps);
     sb_printf(&rep, ",\n  \"steps\": %s", steps_s && steps_s[0] ? steps_s : "[]");
     free(steps_s);
-    if (orig) {
+    if (r->orig) {
         sb_printf(&rep, ",\n  \"ops_before\": ");
-        op_counts_json(&rep, orig);
-        sb_printf(&rep, ",\n  \"nodes_before\": %d", res->nodes_before);
+        op_counts_json(&rep, r->orig);
+        sb_printf(&rep, ",\n  \"nodes_before\": %d", r->res->nodes_before);
     }
-    if (g) {
+    if (r->g) {
         sb_printf(&rep, ",\n  \"ops_after\": ");
-        op_counts_json(&rep, g);
-        sb_printf(&rep, ",\n  \"nodes_after\": %d", res->nodes_after);
+        op_counts_json(&rep, r->g);
+        sb_printf(&rep, ",\n  \"nodes_after\": %d", r->res->nodes_after);
         sb_printf(&rep, ",\n  \"nodes_removed\": ");
-        missing_json(&rep, orig, g);
+        missing_json(&rep, r->orig, r->g);
         sb_printf(&rep, ",\n  \"nodes_added\": ");
-        missing_json(&rep, g, orig);
+        missing_json(&rep, r->g, r->orig);
     }
-    if (o->validate && res->validated) {
-        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %ld, \"runs\": %d, \"source\": ", cmp.rows, cmp.samples);
-        cli_json_str(&rep, o->samples.random > 0 ? "random" : "inputs");
-        sb_printf(&rep, ", \"outputs\": %d, \"max_abs_error\": ", cmp.outputs);
-        cli_json_num(&rep, cmp.max_abs);
+    if (r->o->validate && r->res->validated) {
+        sb_printf(&rep, ",\n  \"validation\": {\"samples\": %ld, \"runs\": %d, \"source\": ", r->cmp.rows,
+                  r->cmp.samples);
+        cli_json_str(&rep, r->o->samples.random > 0 ? "random" : "inputs");
+        sb_printf(&rep, ", \"outputs\": %d, \"max_abs_error\": ", r->cmp.outputs);
+        cli_json_num(&rep, r->cmp.max_abs);
         sb_printf(&rep, ", \"max_rel_error\": ");
-        cli_json_num(&rep, cmp.max_rel);
+        cli_json_num(&rep, r->cmp.max_rel);
         sb_printf(&rep, ", \"atol\": ");
-        cli_json_num(&rep, o->atol);
+        cli_json_num(&rep, r->o->atol);
         sb_printf(&rep, ", \"rtol\": ");
-        cli_json_num(&rep, o->rtol);
-        sb_printf(&rep, ", \"passed\": %s, \"detail\": ", cmp.passed ? "true" : "false");
-        cli_json_str(&rep, cmp.detail);
+        cli_json_num(&rep, r->o->rtol);
+        sb_printf(&rep, ", \"passed\": %s, \"detail\": ", r->cmp.passed ? "true" : "false");
+        cli_json_str(&rep, r->cmp.detail);
         sb_printf(&rep, ", \"first_diverging_node\": ");
-        if (cmp.diverging[0])
-            cli_json_str(&rep, cmp.diverging);
+        if (r->cmp.diverging[0])
+            cli_json_str(&rep, r->cmp.diverging);
         else
             sb_printf(&rep, "null");
         sb_printf(&rep, "}");
     }
-    if (res->have_acc) {
+    if (r->res->have_acc) {
         sb_printf(&rep, ",\n  \"accuracy\": {\"labels\": ");
-        cli_json_str(&rep, o->labels);
+        cli_json_str(&rep, r->o->labels);
         sb_printf(&rep, ", ");
-        cli_accuracy_json(&rep, &acc, o->max_drop);
+        cli_accuracy_json(&rep, &r->acc, r->o->max_drop);
         sb_printf(&rep, "}");
     }
     sb_printf(&rep,
               ",\n  \"timings_ms\": {\"load\": %.3f, \"steps\": %.3f, \"checks\": %.3f, \"save\": %.3f, "
               "\"total\": %.3f}\n}",
-              t_load, t_steps, t_val, t_save, res->ms);
-    res->report = sb_finish(&rep);
-    free(sb_finish(&psteps));
-    cli_provenance_free(&prov);
-    nnfx_graph_free(orig);
-    nnfx_graph_free(g);
+              r->t_load, r->t_steps, r->t_val, r->t_save, r->res->ms);
+    r->res->report = sb_finish(&rep);
+}
+
+void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res) {
+    memset(res, 0, sizeof *res);
+    double t_start = cli_now_ms();
+    opt_run run = {0}, *r = &run;
+    r->o = o, r->model = model, r->out = out, r->res = res;
+    r->talk = !o->quiet && !o->batch && !(o->report && strcmp(o->report, "-") == 0);
+    if (!opt_load(r)) {
+        opt_steps(r);
+        double t0 = cli_now_ms();
+        bool checks_ok = !r->rc && opt_checks(r);
+        r->t_val = cli_now_ms() - t0;
+        if (r->rc && !r->errmsg[0]) snprintf(r->errmsg, sizeof r->errmsg, "the checks could not run (see stderr)");
+        if (!r->rc && !checks_ok) r->rc = CLI_EXIT_CHECK;
+        opt_validation_json(r);
+        if (!r->rc) r->rc = cli_provenance_check_opset("optimize", r->g, &r->prov, o->quiet);
+        if (r->rc && !r->errmsg[0]) snprintf(r->errmsg, sizeof r->errmsg, "the model does not fit the requested opset");
+        opt_save(r);
+    }
+    opt_report(r, t_start);
+    free(sb_finish(&r->steps));
+    free(sb_finish(&r->psteps));
+    cli_provenance_free(&r->prov);
+    nnfx_graph_free(r->orig);
+    nnfx_graph_free(r->g);
 }
 
 /* --- command line ----------------------------------------------------------------- */
 
 #define OPT_MAX 1024
+
+/* Appends the steps of one --pass (a comma list, split in place: argv
+ * strings are writable) or --rewrite option. */
+static int add_steps(opt_opts *o, opt_step *steps, char *piece, bool is_rewrite) {
+    char *comma = is_rewrite ? NULL : strchr(piece, ',');
+    for (;;) {
+        if (comma) *comma = '\0';
+        if (o->nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
+        if (!is_rewrite && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
+        steps[o->nsteps].is_rewrite = is_rewrite;
+        steps[o->nsteps].expect_matches = 0;
+        steps[o->nsteps++].text = piece;
+        if (!comma) return CLI_EXIT_OK;
+        piece = comma + 1;
+        comma = strchr(piece, ',');
+    }
+}
+
+/* Every --rewrite parses and has a replacement; every --pass exists. */
+static int check_steps(const opt_opts *o) {
+    const opt_step *steps = o->steps;
+    for (int i = 0; i < o->nsteps; i++) {
+        if (steps[i].is_rewrite) {
+            nnfx_graph *pat = NULL, *rep = NULL;
+            nnfx_error err = {0};
+            if (nnfx_pattern_parse(steps[i].text, &pat, &rep, &err))
+                return cli_usage_error("optimize", "--rewrite '%s': %s", steps[i].text, err.msg);
+            bool has_rep = rep != NULL;
+            nnfx_graph_free(pat);
+            nnfx_graph_free(rep);
+            if (!has_rep) return cli_usage_error("optimize", "--rewrite '%s': no '-> REPLACEMENT'", steps[i].text);
+        } else {
+            char name[64];
+            if (!pass_known(steps[i].text, name, sizeof name)) {
+                sbuf names = {0};
+                for (int k = 0; k < nnfx_pass_count(); k++)
+                    sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
+                char *list = sb_finish(&names);
+                int rc = cli_usage_error("optimize", "unknown pass '%s' (passes: %s)", steps[i].text, list ? list : "");
+                free(list);
+                return rc;
+            }
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Reads the model paths of a --batch LIST (one a line, # comments) into
+ * models; *buf holds the strings (the caller frees it). */
+static int read_model_list(const char *batch, char **models, int *nmodels, char **buf) {
+    nnfx_error err = {0};
+    *buf = cli_read_file(batch, NULL, &err);
+    if (!*buf) {
+        cli_fail("optimize", batch, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    for (char *line = strtok(*buf, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (!*line || *line == '#') continue;
+        if (*nmodels == OPT_MAX) {
+            free(*buf);
+            *buf = NULL;
+            return cli_usage_error("optimize", "%s: more than %d models", batch, OPT_MAX);
+        }
+        models[(*nmodels)++] = line;
+    }
+    if (!*nmodels) {
+        free(*buf);
+        *buf = NULL;
+        cli_error("optimize", "%s: the list names no models", batch);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* One model: optimise it and write the --report. */
+static int optimize_one(const opt_opts *o, const char *model, const char *out) {
+    opt_result res;
+    opt_one(o, model, out, &res);
+    int rc = res.rc;
+    if (o->report && res.report) {
+        nnfx_error err = {0};
+        sbuf b = {0};
+        sb_printf(&b, "%s\n", res.report);
+        char *s = sb_finish(&b);
+        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
+            cli_fail("optimize", o->report, &err);
+            if (!rc) rc = CLI_EXIT_BAD_INPUT;
+        }
+        free(s);
+    }
+    free(res.report);
+    return rc;
+}
 
 int cli_optimize(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
@@ -478,19 +620,8 @@ int cli_optimize(int argc, char **argv) {
         bool is_rewrite = !is_pass && cli_opt(&a, "--rewrite", "-r", &v);
         if (is_pass || is_rewrite) {
             if (a.bad) break;
-            /* --pass a,b is --pass a --pass b (argv strings are writable: split in place) */
-            char *piece = (char *)v, *comma = is_pass ? strchr(piece, ',') : NULL;
-            for (;;) {
-                if (comma) *comma = '\0';
-                if (o.nsteps == OPT_MAX) return cli_usage_error("optimize", "too many steps");
-                if (is_pass && !*piece) return cli_usage_error("optimize", "--pass: an empty pass name in a list");
-                steps[o.nsteps].is_rewrite = is_rewrite;
-                steps[o.nsteps].expect_matches = 0;
-                steps[o.nsteps++].text = piece;
-                if (!comma) break;
-                piece = comma + 1;
-                comma = strchr(piece, ',');
-            }
+            int rc = add_steps(&o, steps, (char *)v, is_rewrite);
+            if (rc) return rc;
         } else if (cli_opt(&a, "--output", "-o", &v)) {
             out = v;
         } else if (cli_opt(&a, "--expect-matches", NULL, &v)) {
@@ -559,78 +690,17 @@ int cli_optimize(int argc, char **argv) {
     if (o.labels && !o.samples.nfiles)
         return cli_usage_error("optimize", "--labels needs the labelled inputs: --input NAME=FILE");
     if (o.validate && !o.samples.nfiles && !o.samples.random) o.samples.random = 4;
-    for (int i = 0; i < o.nsteps; i++) {
-        if (steps[i].is_rewrite) {
-            nnfx_graph *pat = NULL, *rep = NULL;
-            nnfx_error err = {0};
-            if (nnfx_pattern_parse(steps[i].text, &pat, &rep, &err))
-                return cli_usage_error("optimize", "--rewrite '%s': %s", steps[i].text, err.msg);
-            bool has_rep = rep != NULL;
-            nnfx_graph_free(pat);
-            nnfx_graph_free(rep);
-            if (!has_rep) return cli_usage_error("optimize", "--rewrite '%s': no '-> REPLACEMENT'", steps[i].text);
-        } else {
-            char name[64];
-            if (!pass_known(steps[i].text, name, sizeof name)) {
-                sbuf names = {0};
-                for (int k = 0; k < nnfx_pass_count(); k++)
-                    sb_printf(&names, "%s%s", k ? ", " : "", nnfx_pass_name(k));
-                char *list = sb_finish(&names);
-                int rc = cli_usage_error("optimize", "unknown pass '%s' (passes: %s)", steps[i].text, list ? list : "");
-                free(list);
-                return rc;
-            }
-        }
-    }
+    int rc = check_steps(&o);
+    if (rc) return rc;
 
     if (batch || nmodels > 1 || cli_is_dir(out) || out[strlen(out) - 1] == '/') {
         o.batch = true;
         char *buf = NULL;
-        if (batch) {
-            nnfx_error err = {0};
-            buf = cli_read_file(batch, NULL, &err);
-            if (!buf) {
-                cli_fail("optimize", batch, &err);
-                return CLI_EXIT_BAD_INPUT;
-            }
-            for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-                while (*line == ' ' || *line == '\t')
-                    line++;
-                size_t n = strlen(line);
-                while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
-                    line[--n] = '\0';
-                if (!*line || *line == '#') continue;
-                if (nmodels == OPT_MAX) {
-                    free(buf);
-                    return cli_usage_error("optimize", "%s: more than %d models", batch, OPT_MAX);
-                }
-                models[nmodels++] = line;
-            }
-            if (!nmodels) {
-                free(buf);
-                cli_error("optimize", "%s: the list names no models", batch);
-                return CLI_EXIT_BAD_INPUT;
-            }
-        }
-        int rc = opt_batch(&o, nmodels, models, out, jobs);
+        if (batch && (rc = read_model_list(batch, models, &nmodels, &buf))) return rc;
+        rc = opt_batch(&o, nmodels, models, out, jobs);
         free(buf);
         return rc;
     }
 
-    opt_result res;
-    opt_one(&o, models[0], out, &res);
-    int rc = res.rc;
-    if (o.report && res.report) {
-        nnfx_error err = {0};
-        sbuf b = {0};
-        sb_printf(&b, "%s\n", res.report);
-        char *s = sb_finish(&b);
-        if (!s || cli_write_file(o.report, s, strlen(s), &err)) {
-            cli_fail("optimize", o.report, &err);
-            if (!rc) rc = CLI_EXIT_BAD_INPUT;
-        }
-        free(s);
-    }
-    free(res.report);
-    return rc;
+    return optimize_one(&o, models[0], out);
 }

@@ -146,159 +146,186 @@ static void report_json(sbuf *b, const char *model, const char *out, const nnfx_
     sb_printf(b, "\n  ]\n}\n");
 }
 
+/* The options of one `nnfx prune` run. */
+typedef struct prune_opts {
+    const char *model, *out, *report, *labels, *criterion, *scope;
+    const char *exclude[PRUNE_MAX];
+    char *inputs[PRUNE_MAX];
+    int nexclude, ninputs;
+    double ratio, sparsity, max_drop;
+    long round_to, seed;
+    bool quiet, groups;
+} prune_opts;
+
+/* Reads the command line into o; CLI_EXIT_OK or a usage error's status. */
+static int prune_parse(prune_opts *o, int argc, char **argv) {
+    cli_args a;
+    const char *v;
+    cli_args_init(&a, "prune", argc, argv);
+    o->criterion = "l1", o->scope = "layer";
+    o->ratio = o->sparsity = o->max_drop = -1;
+    while (cli_args_more(&a)) {
+        if (cli_opt(&a, "--output", "-o", &v)) {
+            o->out = v;
+        } else if (cli_opt(&a, "--ratio", NULL, &v)) {
+            if (!cli_parse_nonneg_double(v, &o->ratio) || o->ratio >= 1)
+                return cli_usage_error("prune", "--ratio wants a share of channels in [0, 1), not '%s'", v);
+        } else if (cli_opt(&a, "--sparsity", NULL, &v)) {
+            if (!cli_parse_nonneg_double(v, &o->sparsity) || o->sparsity >= 1)
+                return cli_usage_error("prune", "--sparsity wants a share of weights in [0, 1), not '%s'", v);
+        } else if (cli_opt(&a, "--criterion", NULL, &v)) {
+            if (strcmp(v, "l1") && strcmp(v, "l2") && strcmp(v, "bn-scale") && strcmp(v, "random"))
+                return cli_usage_error("prune", "--criterion wants l1, l2, bn-scale or random, not '%s'", v);
+            o->criterion = v;
+        } else if (cli_opt(&a, "--scope", NULL, &v)) {
+            if (strcmp(v, "layer") && strcmp(v, "global"))
+                return cli_usage_error("prune", "--scope wants layer or global, not '%s'", v);
+            o->scope = v;
+        } else if (cli_opt(&a, "--round-to", NULL, &v)) {
+            if (!cli_parse_int(v, 1, 1 << 20, &o->round_to))
+                return cli_usage_error("prune", "--round-to wants a channel count >= 1, not '%s'", v);
+        } else if (cli_opt(&a, "--seed", NULL, &v)) {
+            if (!cli_parse_int(v, 0, 0x7fffffffL, &o->seed))
+                return cli_usage_error("prune", "--seed wants a number >= 0, not '%s'", v);
+        } else if (cli_opt(&a, "--exclude", NULL, &v)) {
+            if (o->nexclude == PRUNE_MAX) return cli_usage_error("prune", "too many --exclude options");
+            o->exclude[o->nexclude++] = v[0] == '%' ? v + 1 : v;
+        } else if (cli_opt(&a, "--input", NULL, &v)) {
+            if (o->ninputs == PRUNE_MAX) return cli_usage_error("prune", "too many --input options");
+            o->inputs[o->ninputs++] = (char *)v;
+        } else if (cli_opt(&a, "--labels", NULL, &v)) {
+            o->labels = v;
+        } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
+            if (!cli_parse_nonneg_double(v, &o->max_drop) || o->max_drop > 100)
+                return cli_usage_error("prune", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'",
+                                       v);
+        } else if (cli_opt(&a, "--report", NULL, &v)) {
+            o->report = v;
+        } else if (cli_flag(&a, "--groups", NULL)) {
+            o->groups = true;
+        } else if (cli_flag(&a, "--quiet", "-q")) {
+            o->quiet = true;
+        } else {
+            const char *p = cli_positional(&a);
+            if (!p) return CLI_EXIT_USAGE;
+            if (o->model) return cli_usage_error("prune", "one model at a time ('%s' and '%s')", o->model, p);
+            o->model = p;
+        }
+    }
+    if (a.bad) return CLI_EXIT_USAGE;
+    if (!o->model) return cli_usage_error("prune", "no model given");
+    if (!o->groups) {
+        if (!o->out) return cli_usage_error("prune", "no output given (-o OUT)");
+        if ((o->ratio < 0) == (o->sparsity < 0))
+            return cli_usage_error("prune", "give one of --ratio R or --sparsity S");
+        if (cli_same_file(o->out, o->model))
+            return cli_usage_error("prune", "%s: -o would overwrite the input model", o->out);
+    }
+    if (o->labels && o->max_drop < 0) return cli_usage_error("prune", "--labels needs --max-accuracy-drop PCT");
+    if (!o->labels && o->max_drop >= 0) return cli_usage_error("prune", "--max-accuracy-drop needs --labels FILE.npy");
+    if (o->labels && !o->ninputs)
+        return cli_usage_error("prune", "--labels needs the labelled inputs: --input NAME=FILE");
+    if (o->ninputs && !o->labels) return cli_usage_error("prune", "--input goes with --labels (the accuracy gate)");
+    return CLI_EXIT_OK;
+}
+
+/* Prunes g: unstructured (--sparsity) or by dependency groups (--ratio). */
+static nnfx_status prune_apply(const prune_opts *o, nnfx_graph *g, nnfx_prune_result *r, nnfx_error *err) {
+    nnfx_status st;
+    if (o->sparsity >= 0) {
+        st = nnfx_prune_sparsity(g, o->sparsity, o->nexclude, o->exclude, r, err);
+    } else {
+        nnfx_prune_options po = {0};
+        po.ratio = o->ratio;
+        po.criterion = strcmp(o->criterion, "l2") == 0         ? NNFX_PRUNE_L2
+                       : strcmp(o->criterion, "bn-scale") == 0 ? NNFX_PRUNE_BN_SCALE
+                       : strcmp(o->criterion, "random") == 0   ? NNFX_PRUNE_RANDOM
+                                                               : NNFX_PRUNE_L1;
+        po.global = strcmp(o->scope, "global") == 0;
+        po.round_to = (int)o->round_to;
+        po.nexclude = o->nexclude;
+        po.exclude = o->exclude;
+        po.seed = (uint64_t)o->seed;
+        st = nnfx_prune(g, &po, r, err);
+    }
+    return st;
+}
+
+/* The one-line summary (and the accuracy line) on standard output. */
+static void prune_summary(const prune_opts *o, const nnfx_prune_result *r, const cli_accuracy *acc, bool have_acc) {
+    if (o->sparsity >= 0)
+        printf("%s -> %s: %d weights, %lld of %lld elements zero (%.1f%%)\n", o->model, o->out, r->ngroups,
+               (long long)(r->params_before - r->params_after), (long long)r->params_before,
+               r->params_before ? 100.0 * (double)(r->params_before - r->params_after) / (double)r->params_before : 0);
+    else {
+        int np = 0;
+        for (int i = 0; i < r->ngroups; i++)
+            np += r->groups[i].prunable > 0;
+        printf("%s -> %s: %d groups (%d prunable), %d channels removed; MACs %lld -> %lld (%.3fx), parameters "
+               "%lld -> %lld (%.3fx)\n",
+               o->model, o->out, r->ngroups, np, r->channels_removed, (long long)r->macs_before,
+               (long long)r->macs_after, r->macs_before ? (double)r->macs_after / (double)r->macs_before : 1.0,
+               (long long)r->params_before, (long long)r->params_after,
+               r->params_before ? (double)r->params_after / (double)r->params_before : 1.0);
+    }
+    if (have_acc)
+        printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g)\n", acc->samples,
+               acc->acc_a, acc->acc_b, acc->drop, o->max_drop);
+}
+
 int cli_prune(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(prune_help, stdout);
         return CLI_EXIT_OK;
     }
-    cli_args a;
-    cli_args_init(&a, "prune", argc, argv);
-    const char *model = NULL, *out = NULL, *report = NULL, *labels = NULL, *v;
-    const char *criterion = "l1", *scope = "layer";
-    const char *exclude[PRUNE_MAX];
-    char *inputs[PRUNE_MAX];
-    int nexclude = 0, ninputs = 0;
-    double ratio = -1, sparsity = -1, max_drop = -1;
-    long round_to = 0, seed = 0;
-    bool quiet = false, groups = false;
-    while (cli_args_more(&a)) {
-        if (cli_opt(&a, "--output", "-o", &v)) {
-            out = v;
-        } else if (cli_opt(&a, "--ratio", NULL, &v)) {
-            if (!cli_parse_nonneg_double(v, &ratio) || ratio >= 1)
-                return cli_usage_error("prune", "--ratio wants a share of channels in [0, 1), not '%s'", v);
-        } else if (cli_opt(&a, "--sparsity", NULL, &v)) {
-            if (!cli_parse_nonneg_double(v, &sparsity) || sparsity >= 1)
-                return cli_usage_error("prune", "--sparsity wants a share of weights in [0, 1), not '%s'", v);
-        } else if (cli_opt(&a, "--criterion", NULL, &v)) {
-            if (strcmp(v, "l1") && strcmp(v, "l2") && strcmp(v, "bn-scale") && strcmp(v, "random"))
-                return cli_usage_error("prune", "--criterion wants l1, l2, bn-scale or random, not '%s'", v);
-            criterion = v;
-        } else if (cli_opt(&a, "--scope", NULL, &v)) {
-            if (strcmp(v, "layer") && strcmp(v, "global"))
-                return cli_usage_error("prune", "--scope wants layer or global, not '%s'", v);
-            scope = v;
-        } else if (cli_opt(&a, "--round-to", NULL, &v)) {
-            if (!cli_parse_int(v, 1, 1 << 20, &round_to))
-                return cli_usage_error("prune", "--round-to wants a channel count >= 1, not '%s'", v);
-        } else if (cli_opt(&a, "--seed", NULL, &v)) {
-            if (!cli_parse_int(v, 0, 0x7fffffffL, &seed))
-                return cli_usage_error("prune", "--seed wants a number >= 0, not '%s'", v);
-        } else if (cli_opt(&a, "--exclude", NULL, &v)) {
-            if (nexclude == PRUNE_MAX) return cli_usage_error("prune", "too many --exclude options");
-            exclude[nexclude++] = v[0] == '%' ? v + 1 : v;
-        } else if (cli_opt(&a, "--input", NULL, &v)) {
-            if (ninputs == PRUNE_MAX) return cli_usage_error("prune", "too many --input options");
-            inputs[ninputs++] = (char *)v;
-        } else if (cli_opt(&a, "--labels", NULL, &v)) {
-            labels = v;
-        } else if (cli_opt(&a, "--max-accuracy-drop", NULL, &v)) {
-            if (!cli_parse_nonneg_double(v, &max_drop) || max_drop > 100)
-                return cli_usage_error("prune", "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'",
-                                       v);
-        } else if (cli_opt(&a, "--report", NULL, &v)) {
-            report = v;
-        } else if (cli_flag(&a, "--groups", NULL)) {
-            groups = true;
-        } else if (cli_flag(&a, "--quiet", "-q")) {
-            quiet = true;
-        } else {
-            const char *p = cli_positional(&a);
-            if (!p) return CLI_EXIT_USAGE;
-            if (model) return cli_usage_error("prune", "one model at a time ('%s' and '%s')", model, p);
-            model = p;
-        }
-    }
-    if (a.bad) return CLI_EXIT_USAGE;
-    if (!model) return cli_usage_error("prune", "no model given");
-    if (!groups) {
-        if (!out) return cli_usage_error("prune", "no output given (-o OUT)");
-        if ((ratio < 0) == (sparsity < 0)) return cli_usage_error("prune", "give one of --ratio R or --sparsity S");
-        if (cli_same_file(out, model)) return cli_usage_error("prune", "%s: -o would overwrite the input model", out);
-    }
-    if (labels && max_drop < 0) return cli_usage_error("prune", "--labels needs --max-accuracy-drop PCT");
-    if (!labels && max_drop >= 0) return cli_usage_error("prune", "--max-accuracy-drop needs --labels FILE.npy");
-    if (labels && !ninputs) return cli_usage_error("prune", "--labels needs the labelled inputs: --input NAME=FILE");
-    if (ninputs && !labels) return cli_usage_error("prune", "--input goes with --labels (the accuracy gate)");
-
+    prune_opts opts = {0}, *o = &opts;
+    int rc = prune_parse(o, argc, argv);
+    if (rc) return rc;
     nnfx_error err = {0};
-    nnfx_graph *orig = cli_load_model(model, &err);
+    nnfx_graph *orig = cli_load_model(o->model, &err);
     if (!orig || nnfx_graph_lint(orig, &err) || nnfx_graph_infer_shapes(orig, &err)) {
         nnfx_graph_free(orig);
-        return cli_fail("prune", model, &err);
+        return cli_fail("prune", o->model, &err);
     }
-    if (groups) {
-        int rc = print_groups(orig, model, nexclude, exclude);
+    if (o->groups) {
+        rc = print_groups(orig, o->model, o->nexclude, o->exclude);
         nnfx_graph_free(orig);
         return rc;
     }
     nnfx_graph *g = nnfx_graph_copy(orig, NULL, &err);
     if (!g) {
         nnfx_graph_free(orig);
-        return cli_fail("prune", model, &err);
+        return cli_fail("prune", o->model, &err);
     }
     nnfx_prune_result r = {0};
-    nnfx_status st;
-    if (sparsity >= 0) {
-        st = nnfx_prune_sparsity(g, sparsity, nexclude, exclude, &r, &err);
-    } else {
-        nnfx_prune_options o = {0};
-        o.ratio = ratio;
-        o.criterion = strcmp(criterion, "l2") == 0         ? NNFX_PRUNE_L2
-                      : strcmp(criterion, "bn-scale") == 0 ? NNFX_PRUNE_BN_SCALE
-                      : strcmp(criterion, "random") == 0   ? NNFX_PRUNE_RANDOM
-                                                           : NNFX_PRUNE_L1;
-        o.global = strcmp(scope, "global") == 0;
-        o.round_to = (int)round_to;
-        o.nexclude = nexclude;
-        o.exclude = exclude;
-        o.seed = (uint64_t)seed;
-        st = nnfx_prune(g, &o, &r, &err);
-    }
-    int rc = CLI_EXIT_OK;
+    nnfx_status st = prune_apply(o, g, &r, &err);
     if (st && strncmp(err.msg, "prune: ", 7) == 0) /* the command already says it */
         memmove(err.msg, err.msg + 7, strlen(err.msg + 7) + 1);
-    if (st) rc = st == NNFX_ERR_NOT_FOUND ? cli_usage_error("prune", "%s", err.msg) : cli_fail("prune", model, &err);
+    if (st) rc = st == NNFX_ERR_NOT_FOUND ? cli_usage_error("prune", "%s", err.msg) : cli_fail("prune", o->model, &err);
     cli_accuracy acc = {0};
     bool have_acc = false;
-    if (!rc && labels) {
-        cli_samples s = {ninputs, inputs, 0};
-        rc = cli_accuracy_graphs("prune", orig, g, &s, labels, &acc);
+    if (!rc && o->labels) {
+        cli_samples s = {o->ninputs, o->inputs, 0};
+        rc = cli_accuracy_graphs("prune", orig, g, &s, o->labels, &acc);
         have_acc = !rc;
-        if (!rc && acc.drop > max_drop) {
+        if (!rc && acc.drop > o->max_drop) {
             cli_error("prune", "%s: accuracy gate failed: top-1 %.2f%% -> %.2f%%, a drop of %.2f points (max %g)",
-                      model, acc.acc_a, acc.acc_b, acc.drop, max_drop);
+                      o->model, acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
             rc = CLI_EXIT_CHECK;
         }
     }
-    if (!rc && cli_save_model(g, out, false, &err)) rc = cli_fail("prune", out, &err);
-    if (!rc && !quiet && !(report && strcmp(report, "-") == 0)) {
-        if (sparsity >= 0)
-            printf("%s -> %s: %d weights, %lld of %lld elements zero (%.1f%%)\n", model, out, r.ngroups,
-                   (long long)(r.params_before - r.params_after), (long long)r.params_before,
-                   r.params_before ? 100.0 * (double)(r.params_before - r.params_after) / (double)r.params_before : 0);
-        else {
-            int np = 0;
-            for (int i = 0; i < r.ngroups; i++)
-                np += r.groups[i].prunable > 0;
-            printf("%s -> %s: %d groups (%d prunable), %d channels removed; MACs %lld -> %lld (%.3fx), parameters "
-                   "%lld -> %lld (%.3fx)\n",
-                   model, out, r.ngroups, np, r.channels_removed, (long long)r.macs_before, (long long)r.macs_after,
-                   r.macs_before ? (double)r.macs_after / (double)r.macs_before : 1.0, (long long)r.params_before,
-                   (long long)r.params_after, r.params_before ? (double)r.params_after / (double)r.params_before : 1.0);
-        }
-        if (have_acc)
-            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g)\n", acc.samples,
-                   acc.acc_a, acc.acc_b, acc.drop, max_drop);
+    if (!rc && cli_save_model(g, o->out, false, &err)) rc = cli_fail("prune", o->out, &err);
+    if (!rc && !o->quiet && !(o->report && strcmp(o->report, "-") == 0)) {
+        prune_summary(o, &r, &acc, have_acc);
     }
-    if (report && (rc == CLI_EXIT_OK || rc == CLI_EXIT_CHECK)) {
+    if (o->report && (rc == CLI_EXIT_OK || rc == CLI_EXIT_CHECK)) {
         sbuf b = {0};
-        report_json(&b, model, out, &r, sparsity >= 0, sparsity >= 0 ? sparsity : ratio, criterion, scope, round_to,
-                    &acc, have_acc, rc);
+        report_json(&b, o->model, o->out, &r, o->sparsity >= 0, o->sparsity >= 0 ? o->sparsity : o->ratio, o->criterion,
+                    o->scope, o->round_to, &acc, have_acc, rc);
         char *s = sb_finish(&b);
-        if (!s || cli_write_file(report, s, strlen(s), &err)) {
+        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
             if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
-            int frc = cli_fail("prune", report, &err);
+            int frc = cli_fail("prune", o->report, &err);
             if (!rc) rc = frc;
         }
         free(s);

@@ -155,12 +155,8 @@ static const nnfx_meta *arg_meta(const nnfx_node *n, int a) {
     return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
 }
 
-static int64_t meta_numel(const nnfx_meta *m) {
-    int64_t k = 1;
-    for (int d = 0; d < m->rank; d++)
-        k *= m->dims[d].value;
-    return k;
-}
+/* Elements of a static meta (the generator runs on static shapes only). */
+static int64_t meta_numel(const nnfx_meta *m) { return nnfx_meta_numel(m); }
 
 /* Float value of constant argument a (a literal or a CONST value), or dflt
  * when absent. false when present but not a constant scalar. */

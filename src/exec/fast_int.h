@@ -39,8 +39,23 @@ typedef enum fx_act {
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
 } fx_act;
 
+/* ---- fused activations (src/exec/kernels/act_fast.c) ------------------ */
+
 /* Name of an activation ("relu", ...; "none"). */
 const char *fx_act_name(fx_act a);
+/* y[i] = act(y[i]) for i in [0, n); p0, p1: Clip's min and max, LeakyRelu's
+ * alpha in p0. The meaning of each activation is its scalar definition in
+ * src/codegen/runtime/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
+ * LeakyRelu and HardSwish give exactly its values. Sigmoid and SiLU take a
+ * faster equivalent (the AVX2 row of act_x86.c where the CPU has it, else
+ * fx_sigmoid_fast), which tests/test_act.c checks against nnfx_rt_sigmoid /
+ * nnfx_rt_silu over the float range: within 8 ulp, except where the meaning
+ * is below 2^-125 (sigmoid) or 2^-118 (SiLU) in magnitude, which is the
+ * bound on the absolute error there (x <= -87 gives sigmoid 0); NaN for
+ * NaN; sigmoid 0 at -inf and within 1 ulp of 1 at +inf. */
+void fx_act_row(float *y, int64_t n, fx_act act, float p0, float p1);
+/* The portable fast sigmoid: branch-free, vectorisable, error as above. */
+float fx_sigmoid_fast(float x);
 
 /* A 2-d convolution prepared once: geometry, packed weights and bias, the
  * epilogue y = act(conv(x) + bias + residual). */

@@ -71,48 +71,13 @@ struct fx_plan {
 
 static int idx_of(const nnfx_node *n) { return (int)(intptr_t)n->pass_data; }
 
-/* Bytes of a static meta; -1 when negative or too large (checked). */
-static int64_t meta_bytes_static(const nnfx_meta *m) {
-    int64_t dims[NNFX_MAX_RANK];
-    for (int d = 0; d < m->rank && d < NNFX_MAX_RANK; d++)
-        dims[d] = m->dims[d].value;
-    size_t b;
-    return nnfx_shape_nbytes(m->dtype, m->rank, dims, &b, NULL) ? -1 : (int64_t)b;
-}
-
-/* Ops whose generic kernel writes every output element. */
+/* Ops whose generic kernel writes every output element (ops.def flags). */
 static bool writes_all(nnfx_op op) {
-    unsigned f = ir_op_info(op)->flags;
-    if (f & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST | NNFX_F_ACTIVATION)) return true;
-    switch (op) {
-    case NNFX_OP_CONV:
-    case NNFX_OP_GEMM:
-    case NNFX_OP_MATMUL:
-    case NNFX_OP_MAX_POOL:
-    case NNFX_OP_AVERAGE_POOL:
-    case NNFX_OP_GLOBAL_AVERAGE_POOL:
-    case NNFX_OP_GLOBAL_MAX_POOL:
-    case NNFX_OP_SOFTMAX:
-    case NNFX_OP_LOG_SOFTMAX:
-    case NNFX_OP_CONCAT:
-    case NNFX_OP_TRANSPOSE:
-    case NNFX_OP_BATCH_NORM: return true;
-    default: return false;
-    }
+    return ir_op_info(op)->flags & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST | NNFX_F_ACTIVATION | NNFX_F_WRITES_ALL);
 }
 
 /* Ops returning their first input's data unchanged (possibly reshaped). */
-static bool is_view(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_IDENTITY:
-    case NNFX_OP_DROPOUT:
-    case NNFX_OP_FLATTEN:
-    case NNFX_OP_RESHAPE:
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE: return true;
-    default: return false;
-    }
-}
+static bool is_view(nnfx_op op) { return ir_op_info(op)->flags & NNFX_F_VIEW; }
 
 /* The only user of n, or NULL. */
 static const nnfx_node *sole_user(const nnfx_node *n) { return n->nusers == 1 ? n->users[0] : NULL; }
@@ -345,14 +310,6 @@ static nnfx_status plan_qops(fx_plan *p, nnfx_graph *g, bool *absorbed, fx_qop *
     return NNFX_OK;
 }
 
-/* Elements of a static meta. */
-static int64_t meta_numel_static(const nnfx_meta *m) {
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++)
-        n *= m->dims[d].value;
-    return n;
-}
-
 /* Layout mode computes a constant only when its inputs are shape-like
  * (ir_shape_value_like) and it has at most this many elements; other
  * constants are headers with their shape, their data never read. */
@@ -416,7 +373,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             v->node = n;
             v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
             if (!v->t) st = NNFX_ERR_NOMEM;
-            v->bytes = meta_bytes_static(m);
+            v->bytes = nnfx_meta_nbytes(m);
             p->input_bytes += v->bytes;
             p->inputs[p->ninputs++] = i;
             continue;
@@ -440,7 +397,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             if (t && !ir_shape_value_like(t->dtype, nnfx_tensor_numel(t))) big = true;
         }
         if (all_const && !(info->flags & NNFX_F_IMPURE) && layout &&
-            (big || meta_numel_static(m) > LAYOUT_CONST_LIMIT)) {
+            (big || (uint64_t)nnfx_meta_numel(m) > LAYOUT_CONST_LIMIT /* -1: too large */)) {
             static float dummy;
             v->kind = V_CONST; /* its shape, not its value */
             v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
@@ -482,7 +439,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             break;
         }
         if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
-            meta_bytes_static(m) == meta_bytes_static(&n->args[0].u.node->meta[0])) {
+            nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0])) {
             static float dummy;
             v->kind = V_ALIAS;
             v->src = idx_of(n->args[0].u.node);
@@ -491,7 +448,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             continue;
         }
         v->kind = V_ARENA;
-        v->bytes = meta_bytes_static(m);
+        v->bytes = nnfx_meta_nbytes(m);
         static float dummy2;
         v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy2, err);
         if (!v->t) st = NNFX_ERR_NOMEM;

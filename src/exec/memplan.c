@@ -6,18 +6,16 @@
 #include "exec/exec_int.h"
 #include "ir/ir_int.h"
 
-/* Bytes of one meta: unknown dims count as 1, an unknown rank as 0. */
+/* Bytes of one meta: unknown dims count as 1, an unknown rank as 0, an
+ * unknown dtype as float32; a size past the checked range saturates. */
 static int64_t meta_bytes(const nnfx_meta *m) {
     if (!m || m->rank < 0) return 0;
-    size_t es = nnfx_dtype_size(m->dtype == NNFX_DTYPE_UNDEFINED ? NNFX_F32 : m->dtype);
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++) {
-        int64_t v = m->dims[d].value >= 0 ? m->dims[d].value : 1;
-        if (v != 0 && n > INT64_MAX / v) return INT64_MAX / 4;
-        n *= v;
-    }
-    if (es && n > INT64_MAX / 4 / (int64_t)es) return INT64_MAX / 4;
-    return n * (int64_t)es;
+    nnfx_meta e = *m;
+    if (e.dtype == NNFX_DTYPE_UNDEFINED) e.dtype = NNFX_F32;
+    for (int d = 0; d < e.rank && d < NNFX_MAX_RANK; d++)
+        if (e.dims[d].value < 0) e.dims[d].value = 1;
+    int64_t b = nnfx_meta_nbytes(&e);
+    return b >= 0 ? b : INT64_MAX / 4;
 }
 
 /* Bytes a node's value occupies while live. Parameters are not

@@ -224,29 +224,16 @@ static const nnfx_tensor *const_i64_arg(const nnfx_node *n, int i) {
     return t && t->dtype == NNFX_I64 && t->rank <= 1 ? t : NULL;
 }
 
-static bool is_reduce_axes_op(const nnfx_node *n) {
-    switch (nnfx_node_op(n)) {
-    case NNFX_OP_REDUCE_MEAN:
-    case NNFX_OP_REDUCE_MAX:
-    case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_REDUCE_PROD:
-    case NNFX_OP_REDUCE_L1:
-    case NNFX_OP_REDUCE_L2:
-    case NNFX_OP_REDUCE_LOG_SUM:
-    case NNFX_OP_REDUCE_LOG_SUM_EXP:
-    case NNFX_OP_REDUCE_SUM_SQUARE: return true;
-    default: return false;
-    }
-}
-
 /* The oldest default-domain opset that holds node n's form (0: any nnfx
  * writes), with a short description of the form in *what. */
 static int64_t node_min_opset(const nnfx_node *n, const char **what) {
     *what = "";
-    if (is_reduce_axes_op(n) && nnfx_node_num_args(n) > 1 && nnfx_node_arg(n, 1).kind == NNFX_ARG_NODE &&
+    /* computed axes cannot be written back as an attribute */
+    int64_t axes_opset = onnx_axes_input_opset(nnfx_node_op(n));
+    if (axes_opset > 0 && nnfx_node_num_args(n) > 1 && nnfx_node_arg(n, 1).kind == NNFX_ARG_NODE &&
         !const_i64_arg(n, 1)) {
-        *what = "a Reduce with computed axes";
-        return 18;
+        *what = axes_opset > 13 ? "a Reduce with computed axes" : "computed axes";
+        return axes_opset;
     }
     if (nnfx_node_is_op(n, NNFX_OP_PAD) && nnfx_node_num_args(n) > 3) {
         *what = "Pad with an axes input";
@@ -371,7 +358,7 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
                               nnfx_node_name(n), nnfx_op_name(op));
     size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
     int nargs = nnfx_node_num_args(n);
-    bool axes_attr = x->opset < 18 && is_reduce_axes_op(n) && nargs > 1 && const_i64_arg(n, 1);
+    bool axes_attr = x->opset < onnx_axes_input_opset(op) && nargs > 1 && const_i64_arg(n, 1);
     if (axes_attr) nargs = 1;
     while (nargs > 0 && nnfx_node_arg(n, nargs - 1).kind == NNFX_ARG_NONE)
         nargs--;

@@ -154,6 +154,11 @@ nnfx_dtype onnx_dtype(int64_t onnx_type);
 /* ONNX name of a data type code ("FLOAT", "STRING"...). */
 const char *onnx_dtype_name(int64_t onnx_type);
 
+/* The opset from which op takes its `axes` as an input instead of an
+ * attribute: 13 for Squeeze, Unsqueeze and ReduceSum, 18 for the other ops
+ * flagged NNFX_F_REDUCE, 0 for ops without axes (onnx_upgrade.c). */
+int64_t onnx_axes_input_opset(nnfx_op op);
+
 /* Writes a TensorProto as field `num` of b with raw_data (or, when loc is
  * not NULL, as external data at loc/offset). */
 void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,

@@ -154,258 +154,279 @@ static bool parse_u64(const char *s, uint64_t *v) {
     return true;
 }
 
-nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nnfx_tensor **out) {
-    *out = NULL;
-    if (name_out) *name_out = NULL;
-    size_t start = r->pos;
+/* The fields of one TensorProto, as the first scan finds them. */
+typedef struct tensor_fields {
     int64_t dims[NNFX_MAX_RANK];
-    int rank = 0;
-    int64_t dtype_code = 0;
-    char *name = NULL;
-    const ow_field *raw = NULL;
-    ow_field raw_f;
-    int64_t typed_count[16] = {0}; /* elements per typed field number */
-    int64_t location = 0;
-    char *ext_loc = NULL;
-    uint64_t ext_off = 0, ext_len = 0;
-    bool has_len = false;
+    int rank;
+    int64_t dtype_code;
+    char *name;
+    bool has_raw;
+    ow_field raw;
+    int64_t typed_count[16]; /* elements per typed field number */
+    int64_t location;
+    char *ext_loc;
+    uint64_t ext_off, ext_len;
+    bool has_len;
+} tensor_fields;
+
+/* The status of a read that failed in the wire reader (its error is set). */
+static nnfx_status read_failed(const onnx_load_ctx *c) {
+    return (c->err && c->err->status) ? c->err->status : NNFX_ERR_PARSE;
+}
+
+/* One external_data key/value entry (location, offset, length) of field f. */
+static nnfx_status read_external_entry(onnx_load_ctx *c, ow_reader *scan, const ow_field *f, tensor_fields *tf) {
+    ow_reader kv;
+    if (ow_sub(scan, f, &kv)) return read_failed(c);
+    char *key = NULL, *val = NULL;
+    ow_field g;
+    int rc2;
     nnfx_status st = NNFX_OK;
+    while ((rc2 = ow_next(&kv, &g)) > 0) {
+        char **dst = g.num == PB_KV_KEY ? &key : g.num == PB_KV_VALUE ? &val : NULL;
+        if (!dst) continue;
+        free(*dst);
+        if (ow_string(&kv, &g, dst)) {
+            rc2 = -1;
+            break;
+        }
+    }
+    if (rc2 < 0) {
+        st = read_failed(c);
+    } else if (key && strcmp(key, "location") == 0) {
+        free(tf->ext_loc);
+        tf->ext_loc = val;
+        val = NULL;
+    } else if (key && (strcmp(key, "offset") == 0 || strcmp(key, "length") == 0)) {
+        uint64_t v;
+        if (!parse_u64(val, &v)) {
+            st = ow_fail(scan, NNFX_ERR_PARSE, f->off, "external data %s '%s' is not a number", key, val ? val : "");
+        } else if (key[0] == 'o') {
+            tf->ext_off = v;
+        } else {
+            tf->ext_len = v;
+            tf->has_len = true;
+        }
+    }
+    free(key);
+    free(val);
+    return st;
+}
+
+/* Scans the tensor's fields into tf, counting the typed values. */
+static nnfx_status scan_fields(onnx_load_ctx *c, const ow_reader *r, tensor_fields *tf) {
     ow_field f;
     int rc;
     ow_reader scan = *r;
+    nnfx_status st;
     while ((rc = ow_next(&scan, &f)) > 0) {
         switch (f.num) {
         case PB_T_DIMS: {
             int64_t n = ow_count_varints(&scan, &f);
-            if (n < 0) goto fail;
-            if (rank + n > NNFX_MAX_RANK) {
-                st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "tensor has more than %d dims", NNFX_MAX_RANK);
-                goto done;
-            }
-            if (ow_get_varints(&scan, &f, dims + rank)) goto fail;
+            if (n < 0) return read_failed(c);
+            if (tf->rank + n > NNFX_MAX_RANK)
+                return ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "tensor has more than %d dims", NNFX_MAX_RANK);
+            if (ow_get_varints(&scan, &f, tf->dims + tf->rank)) return read_failed(c);
             for (int64_t i = 0; i < n; i++)
-                if (dims[rank + i] < 0) {
-                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "tensor dim %" PRId64 " is negative", dims[rank + i]);
-                    goto done;
-                }
-            rank += (int)n;
+                if (tf->dims[tf->rank + i] < 0)
+                    return ow_fail(&scan, NNFX_ERR_PARSE, f.off, "tensor dim %" PRId64 " is negative",
+                                   tf->dims[tf->rank + i]);
+            tf->rank += (int)n;
             break;
         }
         case PB_T_DATA_TYPE:
-            if (ow_expect(&scan, &f, OW_VARINT, "data_type")) goto fail;
-            dtype_code = (int64_t)f.v;
+            if (ow_expect(&scan, &f, OW_VARINT, "data_type")) return read_failed(c);
+            tf->dtype_code = (int64_t)f.v;
             break;
         case PB_T_NAME:
-            free(name);
-            if (ow_string(&scan, &f, &name)) goto fail;
+            free(tf->name);
+            tf->name = NULL;
+            if (ow_string(&scan, &f, &tf->name)) return read_failed(c);
             break;
         case PB_T_RAW_DATA:
-            if (ow_expect(&scan, &f, OW_LEN, "raw_data")) goto fail;
-            raw_f = f;
-            raw = &raw_f;
+            if (ow_expect(&scan, &f, OW_LEN, "raw_data")) return read_failed(c);
+            tf->raw = f;
+            tf->has_raw = true;
             break;
         case PB_T_FLOAT_DATA:
-        case PB_T_INT32_DATA: {
-            int64_t n = f.num == PB_T_INT32_DATA ? ow_count_varints(&scan, &f) : ow_count_fixed(&scan, &f, 4);
-            if (n < 0) goto fail;
-            typed_count[f.num] += n;
-            break;
-        }
+        case PB_T_INT32_DATA:
         case PB_T_INT64_DATA:
-        case PB_T_UINT64_DATA: {
-            int64_t n = ow_count_varints(&scan, &f);
-            if (n < 0) goto fail;
-            typed_count[f.num] += n;
-            break;
-        }
+        case PB_T_UINT64_DATA:
         case PB_T_DOUBLE_DATA: {
-            int64_t n = ow_count_fixed(&scan, &f, 8);
-            if (n < 0) goto fail;
-            typed_count[f.num] += n;
+            int64_t n = f.num == PB_T_FLOAT_DATA    ? ow_count_fixed(&scan, &f, 4)
+                        : f.num == PB_T_DOUBLE_DATA ? ow_count_fixed(&scan, &f, 8)
+                                                    : ow_count_varints(&scan, &f);
+            if (n < 0) return read_failed(c);
+            tf->typed_count[f.num] += n;
             break;
         }
         case PB_T_SEGMENT:
-            st = ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "segmented tensors are not supported");
-            goto done;
+            return ow_fail(&scan, NNFX_ERR_UNSUPPORTED, f.tag_off, "segmented tensors are not supported");
         case PB_T_DATA_LOCATION:
-            if (ow_expect(&scan, &f, OW_VARINT, "data_location")) goto fail;
-            location = (int64_t)f.v;
+            if (ow_expect(&scan, &f, OW_VARINT, "data_location")) return read_failed(c);
+            tf->location = (int64_t)f.v;
             break;
-        case PB_T_EXTERNAL_DATA: {
-            ow_reader kv;
-            if (ow_sub(&scan, &f, &kv)) goto fail;
-            char *key = NULL, *val = NULL;
-            ow_field g;
-            int rc2;
-            while ((rc2 = ow_next(&kv, &g)) > 0) {
-                char **dst = g.num == PB_KV_KEY ? &key : g.num == PB_KV_VALUE ? &val : NULL;
-                if (!dst) continue;
-                free(*dst);
-                if (ow_string(&kv, &g, dst)) {
-                    rc2 = -1;
-                    break;
-                }
-            }
-            if (rc2 < 0) {
-                free(key);
-                free(val);
-                goto fail;
-            }
-            if (key && strcmp(key, "location") == 0) {
-                free(ext_loc);
-                ext_loc = val;
-                val = NULL;
-            } else if (key && (strcmp(key, "offset") == 0 || strcmp(key, "length") == 0)) {
-                uint64_t v;
-                if (!parse_u64(val, &v)) {
-                    st = ow_fail(&scan, NNFX_ERR_PARSE, f.off, "external data %s '%s' is not a number", key,
-                                 val ? val : "");
-                    free(key);
-                    free(val);
-                    goto done;
-                }
-                if (key[0] == 'o') {
-                    ext_off = v;
-                } else {
-                    ext_len = v;
-                    has_len = true;
-                }
-            }
-            free(key);
-            free(val);
+        case PB_T_EXTERNAL_DATA:
+            if ((st = read_external_entry(c, &scan, &f, tf))) return st;
             break;
-        }
         default: break; /* doc_string, string_data (rejected below by dtype) */
         }
     }
-    if (rc < 0) goto fail;
+    return rc < 0 ? read_failed(c) : NNFX_OK;
+}
 
-    const char *tname = name ? name : "";
-    nnfx_dtype dt = onnx_dtype(dtype_code);
+/* The tensor's bytes from its external data file. */
+static nnfx_status read_external(onnx_load_ctx *c, const ow_reader *r, size_t start, const tensor_fields *tf,
+                                 nnfx_dtype dt, size_t nbytes, nnfx_tensor **out) {
+    const char *tname = tf->name ? tf->name : "";
+    if (!tf->ext_loc)
+        return ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has external data without a location", tname);
+    nnfx_mapping *m = ext_mapping(c, tname, tf->ext_loc);
+    if (!m) return c->err ? c->err->status : NNFX_ERR_IO;
+    size_t fsize = nnfx_mapping_size(m);
+    if (tf->has_len && tf->ext_len != nbytes)
+        return nnfx_error_set(c->err, NNFX_ERR_PARSE,
+                              "%s: tensor '%s': external data length %" PRIu64 " does not match its shape "
+                              "(%zu bytes)",
+                              c->what, tname, tf->ext_len, nbytes);
+    if (tf->ext_off > fsize || nbytes > fsize - tf->ext_off)
+        return nnfx_error_set(c->err, NNFX_ERR_IO,
+                              "%s: tensor '%s': external data file '%s' is too short (%zu bytes; the tensor "
+                              "needs %zu bytes at offset %" PRIu64 ")",
+                              c->what, tname, tf->ext_loc, fsize, nbytes, tf->ext_off);
+    const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + tf->ext_off;
+    *out = tensor_from_bytes(dt, tf->rank, tf->dims, p, nbytes, m, c->defer_unaligned, c->err);
+    return NNFX_OK;
+}
+
+/* The tensor's bytes from raw_data (mapped when the buffer is the file's
+ * mapping). */
+static nnfx_status read_raw(onnx_load_ctx *c, const ow_reader *r, const tensor_fields *tf, nnfx_dtype dt, size_t nbytes,
+                            nnfx_tensor **out) {
+    const ow_field *raw = &tf->raw;
+    if (raw->len != nbytes)
+        return ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
+                       tf->name ? tf->name : "", raw->len, nbytes);
+    nnfx_mapping *m = c->map;
+    if (m) { /* only map when the buffer is the mapping */
+        const uint8_t *b = nnfx_mapping_data(m);
+        if (raw->data < b || raw->data + raw->len > b + nnfx_mapping_size(m)) m = NULL;
+    }
+    *out = tensor_from_bytes(dt, tf->rank, tf->dims, raw->data, nbytes, m, c->defer_unaligned, c->err);
+    return NNFX_OK;
+}
+
+/* Stores varint value v as element idx of t (dtype dt). */
+static void store_varint(nnfx_tensor *t, nnfx_dtype dt, size_t idx, int64_t v) {
+    switch (dt) {
+    case NNFX_I64: ((int64_t *)t->data)[idx] = v; break;
+    case NNFX_I32: ((int32_t *)t->data)[idx] = (int32_t)v; break;
+    case NNFX_F16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
+    case NNFX_I8: ((int8_t *)t->data)[idx] = (int8_t)v; break;
+    case NNFX_U16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
+    case NNFX_I16: ((int16_t *)t->data)[idx] = (int16_t)v; break;
+    case NNFX_U32: ((uint32_t *)t->data)[idx] = (uint32_t)v; break;
+    case NNFX_U64: ((uint64_t *)t->data)[idx] = (uint64_t)v; break;
+    default: ((uint8_t *)t->data)[idx] = (uint8_t)(dt == NNFX_BOOL ? v != 0 : v); break;
+    }
+}
+
+/* The tensor's values from the typed field its dtype uses (float_data,
+ * int32_data, ...), which must hold exactly numel values. */
+static nnfx_status read_typed(onnx_load_ctx *c, const ow_reader *r, size_t start, const tensor_fields *tf,
+                              nnfx_dtype dt, int64_t numel, nnfx_tensor **out) {
+    int field;
+    switch (dt) {
+    case NNFX_F32: field = PB_T_FLOAT_DATA; break;
+    case NNFX_F64: field = PB_T_DOUBLE_DATA; break;
+    case NNFX_I64: field = PB_T_INT64_DATA; break;
+    case NNFX_U32:
+    case NNFX_U64: field = PB_T_UINT64_DATA; break;
+    default: field = PB_T_INT32_DATA; break;
+    }
+    if (tf->typed_count[field] != numel)
+        return ow_fail(r, NNFX_ERR_PARSE, start,
+                       "tensor '%s' of shape with %" PRId64 " elements has %" PRId64 " values",
+                       tf->name ? tf->name : "", numel, tf->typed_count[field]);
+    nnfx_tensor *t = nnfx_tensor_new(dt, tf->rank, tf->dims, c->err);
+    if (!t) return read_failed(c);
+    size_t idx = 0, es = nnfx_dtype_size(dt);
+    ow_field f;
+    int rc;
+    ow_reader scan = *r;
+    while ((rc = ow_next(&scan, &f)) > 0) {
+        if ((int)f.num != field) continue;
+        uint8_t *dst = (uint8_t *)t->data + idx * es;
+        if (field == PB_T_FLOAT_DATA) {
+            int64_t n = ow_count_fixed(&scan, &f, 4);
+            if (ow_get_fixed32(&scan, &f, (uint32_t *)(void *)dst)) break;
+            idx += (size_t)n;
+        } else if (field == PB_T_DOUBLE_DATA) {
+            int64_t n = ow_count_fixed(&scan, &f, 8);
+            if (ow_get_fixed64(&scan, &f, (uint64_t *)(void *)dst)) break;
+            idx += (size_t)n;
+        } else {
+            int64_t n = ow_count_varints(&scan, &f);
+            int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+            if (!tmp || ow_get_varints(&scan, &f, tmp)) {
+                free(tmp);
+                rc = -1;
+                break;
+            }
+            for (int64_t i = 0; i < n; i++, idx++)
+                store_varint(t, dt, idx, tmp[i]);
+            free(tmp);
+        }
+    }
+    if (rc < 0) {
+        nnfx_tensor_release(t);
+        return read_failed(c);
+    }
+    *out = t;
+    return NNFX_OK;
+}
+
+/* Reads a TensorProto in two phases: scan its fields (scan_fields), then
+ * take its data from where the fields say (read_external, read_raw or
+ * read_typed). */
+nnfx_status onnx_read_tensor(onnx_load_ctx *c, ow_reader *r, char **name_out, nnfx_tensor **out) {
+    *out = NULL;
+    if (name_out) *name_out = NULL;
+    size_t start = r->pos;
+    tensor_fields tf;
+    memset(&tf, 0, sizeof tf);
+    nnfx_status st = scan_fields(c, r, &tf);
+    if (st) goto done;
+    const char *tname = tf.name ? tf.name : "";
+    nnfx_dtype dt = onnx_dtype(tf.dtype_code);
     if (dt == NNFX_DTYPE_UNDEFINED) {
         st = ow_fail(r, NNFX_ERR_UNSUPPORTED, start, "tensor '%s' has unsupported data type %s (%" PRId64 ")", tname,
-                     onnx_dtype_name(dtype_code), dtype_code);
+                     onnx_dtype_name(tf.dtype_code), tf.dtype_code);
         goto done;
     }
-    int64_t numel = nnfx_shape_numel(rank, dims);
-    size_t es = nnfx_dtype_size(dt), nbytes = 0;
-    if (nnfx_shape_nbytes(dt, rank, dims, &nbytes, NULL)) {
+    size_t nbytes = 0;
+    if (nnfx_shape_nbytes(dt, tf.rank, tf.dims, &nbytes, NULL)) {
         st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has an absurd shape", tname);
         goto done;
     }
-
-    if (location == 1) {
-        if (!ext_loc) {
-            st = ow_fail(r, NNFX_ERR_PARSE, start, "tensor '%s' has external data without a location", tname);
-            goto done;
-        }
-        nnfx_mapping *m = ext_mapping(c, tname, ext_loc);
-        if (!m) {
-            st = c->err ? c->err->status : NNFX_ERR_IO;
-            goto done;
-        }
-        size_t fsize = nnfx_mapping_size(m);
-        if (has_len && ext_len != nbytes) {
-            st = nnfx_error_set(c->err, NNFX_ERR_PARSE,
-                                "%s: tensor '%s': external data length %" PRIu64 " does not match its shape "
-                                "(%zu bytes)",
-                                c->what, tname, ext_len, nbytes);
-            goto done;
-        }
-        if (ext_off > fsize || nbytes > fsize - ext_off) {
-            st = nnfx_error_set(c->err, NNFX_ERR_IO,
-                                "%s: tensor '%s': external data file '%s' is too short (%zu bytes; the tensor "
-                                "needs %zu bytes at offset %" PRIu64 ")",
-                                c->what, tname, ext_loc, fsize, nbytes, ext_off);
-            goto done;
-        }
-        const uint8_t *p = (const uint8_t *)nnfx_mapping_data(m) + ext_off;
-        *out = tensor_from_bytes(dt, rank, dims, p, nbytes, m, c->defer_unaligned, c->err);
-    } else if (raw) {
-        if (raw->len != nbytes) {
-            st = ow_fail(r, NNFX_ERR_PARSE, raw->off, "tensor '%s': raw_data has %zu bytes, its shape needs %zu", tname,
-                         raw->len, nbytes);
-            goto done;
-        }
-        nnfx_mapping *m = c->map;
-        if (m) { /* only map when the buffer is the mapping */
-            const uint8_t *b = nnfx_mapping_data(m);
-            if (raw->data < b || raw->data + raw->len > b + nnfx_mapping_size(m)) m = NULL;
-        }
-        *out = tensor_from_bytes(dt, rank, dims, raw->data, nbytes, m, c->defer_unaligned, c->err);
-    } else {
-        int field;
-        switch (dt) {
-        case NNFX_F32: field = PB_T_FLOAT_DATA; break;
-        case NNFX_F64: field = PB_T_DOUBLE_DATA; break;
-        case NNFX_I64: field = PB_T_INT64_DATA; break;
-        case NNFX_U32:
-        case NNFX_U64: field = PB_T_UINT64_DATA; break;
-        default: field = PB_T_INT32_DATA; break;
-        }
-        if (typed_count[field] != numel) {
-            st = ow_fail(r, NNFX_ERR_PARSE, start,
-                         "tensor '%s' of shape with %" PRId64 " elements has %" PRId64 " values", tname, numel,
-                         typed_count[field]);
-            goto done;
-        }
-        nnfx_tensor *t = nnfx_tensor_new(dt, rank, dims, c->err);
-        if (!t) goto fail;
-        size_t idx = 0;
-        scan = *r;
-        while ((rc = ow_next(&scan, &f)) > 0) {
-            if ((int)f.num != field) continue;
-            uint8_t *dst = (uint8_t *)t->data + idx * es;
-            if (field == PB_T_FLOAT_DATA) {
-                int64_t n = ow_count_fixed(&scan, &f, 4);
-                if (ow_get_fixed32(&scan, &f, (uint32_t *)(void *)dst)) break;
-                idx += (size_t)n;
-            } else if (field == PB_T_DOUBLE_DATA) {
-                int64_t n = ow_count_fixed(&scan, &f, 8);
-                if (ow_get_fixed64(&scan, &f, (uint64_t *)(void *)dst)) break;
-                idx += (size_t)n;
-            } else {
-                int64_t n = ow_count_varints(&scan, &f);
-                int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
-                if (!tmp || ow_get_varints(&scan, &f, tmp)) {
-                    free(tmp);
-                    rc = -1;
-                    break;
-                }
-                for (int64_t i = 0; i < n; i++, idx++) {
-                    int64_t v = tmp[i];
-                    switch (dt) {
-                    case NNFX_I64: ((int64_t *)t->data)[idx] = v; break;
-                    case NNFX_I32: ((int32_t *)t->data)[idx] = (int32_t)v; break;
-                    case NNFX_F16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
-                    case NNFX_I8: ((int8_t *)t->data)[idx] = (int8_t)v; break;
-                    case NNFX_U16: ((uint16_t *)t->data)[idx] = (uint16_t)v; break;
-                    case NNFX_I16: ((int16_t *)t->data)[idx] = (int16_t)v; break;
-                    case NNFX_U32: ((uint32_t *)t->data)[idx] = (uint32_t)v; break;
-                    case NNFX_U64: ((uint64_t *)t->data)[idx] = (uint64_t)v; break;
-                    default: ((uint8_t *)t->data)[idx] = (uint8_t)(dt == NNFX_BOOL ? v != 0 : v); break;
-                    }
-                }
-                free(tmp);
-            }
-        }
-        if (rc < 0) {
-            nnfx_tensor_release(t);
-            goto fail;
-        }
-        *out = t;
+    if (tf.location == 1)
+        st = read_external(c, r, start, &tf, dt, nbytes, out);
+    else if (tf.has_raw)
+        st = read_raw(c, r, &tf, dt, nbytes, out);
+    else
+        st = read_typed(c, r, start, &tf, dt, nnfx_shape_numel(tf.rank, tf.dims), out);
+    if (st) goto done;
+    if (!*out) {
+        st = read_failed(c);
+        goto done;
     }
-    if (!*out) goto fail;
     if (name_out) {
-        *name_out = name;
-        name = NULL;
+        *name_out = tf.name;
+        tf.name = NULL;
     }
-    goto done;
-fail:
-    st = (c->err && c->err->status) ? c->err->status : NNFX_ERR_PARSE;
 done:
-    free(name);
-    free(ext_loc);
+    free(tf.name);
+    free(tf.ext_loc);
     return st;
 }
 

@@ -4,7 +4,7 @@
  * are inputs. A node from an older opset gets those attributes as int64 /
  * float parameters feeding the matching inputs:
  *   Clip min/max (<11), Squeeze/Unsqueeze axes (<13), Split split (<13),
- *   ReduceMean/ReduceMax axes (<18), ReduceSum axes (<13), Pad pads/value
+ *   the other Reduce ops' axes (<18), ReduceSum axes (<13), Pad pads/value
  *   (<11), Slice starts/ends/axes (<10), Dropout ratio (<12), Reshape shape
  *   (<5); Upsample and Resize-10 become Resize-11+ with the old
  *   (asymmetric, floor) coordinate rules; Concat gets its old default axis;
@@ -69,70 +69,62 @@ static void drop(imp_node *n, const char *name) {
     if (a) a->used = true;
 }
 
-nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs, bool *expand_softmax) {
-    int64_t v = im->opset;
-    const char *t = n->op_type;
-    nnfx_status st = NNFX_OK;
-    *expand_softmax = false;
-    drop(n, "consumed_inputs");
-    drop(n, "is_test");
-
-    if (strcmp(t, "Upsample") == 0 || (strcmp(t, "Resize") == 0 && v < 11)) {
-        /* Upsample-7/8: scales attribute; Upsample-9 and Resize-10: scales input 1 */
-        *op = NNFX_OP_RESIZE;
-        nnfx_arg scales = *nargs > 1 ? args[1] : nnfx_arg_none();
-        imp_attr *sa = imp_find_attr(n, "scales");
-        if (sa) {
-            sa->used = true;
-            if (sa->type != PB_AT_FLOATS)
-                return imp_node_fail(im, n, NNFX_ERR_PARSE, "attribute 'scales' should be a list of floats");
-            int64_t dims[1] = {sa->nfloats};
-            nnfx_tensor *ts = nnfx_tensor_from_floats(1, dims, sa->floats, im->err);
-            if (!ts || (st = imp_const_arg(im, n, "scales", ts, &scales))) return ts ? st : im->err->status;
-        }
-        args[1] = nnfx_arg_none(); /* roi */
-        args[2] = scales;
-        *nargs = 3;
-        imp_attr *mode = imp_find_attr(n, "mode");
-        if (mode && mode->s && strcmp(mode->s, "bilinear") == 0) {
-            free(mode->s);
-            mode->s = ir_strdup("linear");
-            if (!mode->s) return nnfx_error_set(im->err, NNFX_ERR_NOMEM, "out of memory");
-        }
-        /* decide before add_attr: it may move n->attrs, and mode with them */
-        bool nearest = !mode || !mode->s || strcmp(mode->s, "nearest") == 0;
-        if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
-        if (nearest && (st = add_attr(im, n, "nearest_mode", PB_AT_STRING, "floor", 0))) return st;
-        return NNFX_OK;
+/* Upsample-7/8/9 and Resize-10 as today's Resize: scales from the
+ * attribute or input 1, the old (asymmetric, floor) coordinate rules. */
+static nnfx_status upgrade_resize(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs) {
+    nnfx_status st;
+    /* Upsample-7/8: scales attribute; Upsample-9 and Resize-10: scales input 1 */
+    *op = NNFX_OP_RESIZE;
+    nnfx_arg scales = *nargs > 1 ? args[1] : nnfx_arg_none();
+    imp_attr *sa = imp_find_attr(n, "scales");
+    if (sa) {
+        sa->used = true;
+        if (sa->type != PB_AT_FLOATS)
+            return imp_node_fail(im, n, NNFX_ERR_PARSE, "attribute 'scales' should be a list of floats");
+        int64_t dims[1] = {sa->nfloats};
+        nnfx_tensor *ts = nnfx_tensor_from_floats(1, dims, sa->floats, im->err);
+        if (!ts || (st = imp_const_arg(im, n, "scales", ts, &scales))) return ts ? st : im->err->status;
     }
+    args[1] = nnfx_arg_none(); /* roi */
+    args[2] = scales;
+    *nargs = 3;
+    imp_attr *mode = imp_find_attr(n, "mode");
+    if (mode && mode->s && strcmp(mode->s, "bilinear") == 0) {
+        free(mode->s);
+        mode->s = ir_strdup("linear");
+        if (!mode->s) return nnfx_error_set(im->err, NNFX_ERR_NOMEM, "out of memory");
+    }
+    /* decide before add_attr: it may move n->attrs, and mode with them */
+    bool nearest = !mode || !mode->s || strcmp(mode->s, "nearest") == 0;
+    if ((st = add_attr(im, n, "coordinate_transformation_mode", PB_AT_STRING, "asymmetric", 0))) return st;
+    if (nearest && (st = add_attr(im, n, "nearest_mode", PB_AT_STRING, "floor", 0))) return st;
+    return NNFX_OK;
+}
 
-    switch (*op) {
+int64_t onnx_axes_input_opset(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+    case NNFX_OP_REDUCE_SUM: return 13;
+    default: return nnfx_op_flags(op) & NNFX_F_REDUCE ? 18 : 0;
+    }
+}
+
+/* Attributes of opset v that later opsets take as inputs become constant
+ * inputs. */
+static nnfx_status attrs_to_inputs(imp *im, imp_node *n, nnfx_op op, int64_t v, nnfx_arg *args, int *nargs) {
+    nnfx_status st = NNFX_OK;
+    int64_t axes_opset = onnx_axes_input_opset(op);
+    if (v < axes_opset) return ints_to_input(im, n, "axes", args, nargs, 1);
+    switch (op) {
     case NNFX_OP_CLIP:
         if (v < 11) {
             if ((st = float_to_input(im, n, "min", args, nargs, 1))) return st;
             if ((st = float_to_input(im, n, "max", args, nargs, 2))) return st;
         }
         break;
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE:
-        if (v < 13) st = ints_to_input(im, n, "axes", args, nargs, 1);
-        break;
     case NNFX_OP_SPLIT:
         if (v < 13) st = ints_to_input(im, n, "split", args, nargs, 1);
-        break;
-    case NNFX_OP_REDUCE_MEAN:
-    case NNFX_OP_REDUCE_MAX:
-    case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_REDUCE_PROD:
-    case NNFX_OP_REDUCE_L1:
-    case NNFX_OP_REDUCE_L2:
-    case NNFX_OP_REDUCE_LOG_SUM:
-    case NNFX_OP_REDUCE_LOG_SUM_EXP:
-    case NNFX_OP_REDUCE_SUM_SQUARE:
-        if (v < 18) st = ints_to_input(im, n, "axes", args, nargs, 1);
-        break;
-    case NNFX_OP_REDUCE_SUM:
-        if (v < 13) st = ints_to_input(im, n, "axes", args, nargs, 1);
         break;
     case NNFX_OP_PAD:
         if (v < 11) {
@@ -153,6 +145,16 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
     case NNFX_OP_RESHAPE:
         if (v < 5) st = ints_to_input(im, n, "shape", args, nargs, 1);
         break;
+    default: break;
+    }
+    return st;
+}
+
+/* Other forms of opset v: Concat's old default axis, BatchNormalization's
+ * spatial, Softmax's 2-D coercion (*expand_softmax), legacy broadcasting. */
+static nnfx_status legacy_forms(imp *im, imp_node *n, nnfx_op *op, int64_t v, nnfx_arg *args, bool *expand_softmax) {
+    nnfx_status st = NNFX_OK;
+    switch (*op) {
     case NNFX_OP_CONCAT:
         if (v < 4 && !imp_find_attr(n, "axis")) st = add_attr(im, n, "axis", PB_AT_INT, NULL, 1);
         break;
@@ -198,4 +200,17 @@ nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args,
     default: break;
     }
     return st;
+}
+
+nnfx_status onnx_upgrade_node(imp *im, imp_node *n, nnfx_op *op, nnfx_arg *args, int *nargs, bool *expand_softmax) {
+    int64_t v = im->opset;
+    const char *t = n->op_type;
+    nnfx_status st;
+    *expand_softmax = false;
+    drop(n, "consumed_inputs");
+    drop(n, "is_test");
+    if (strcmp(t, "Upsample") == 0 || (strcmp(t, "Resize") == 0 && v < 11))
+        return upgrade_resize(im, n, op, args, nargs);
+    if ((st = attrs_to_inputs(im, n, *op, v, args, nargs))) return st;
+    return legacy_forms(im, n, op, v, args, expand_softmax);
 }

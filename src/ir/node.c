@@ -162,6 +162,23 @@ bool nnfx_meta_is_static(const nnfx_meta *m) {
     return true;
 }
 
+int64_t nnfx_meta_numel(const nnfx_meta *m) {
+    if (!nnfx_meta_is_static(m) || m->rank > NNFX_MAX_RANK) return -1;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int i = 0; i < m->rank; i++)
+        dims[i] = m->dims[i].value;
+    return nnfx_shape_numel(m->rank, dims);
+}
+
+int64_t nnfx_meta_nbytes(const nnfx_meta *m) {
+    if (!nnfx_meta_is_static(m) || m->rank > NNFX_MAX_RANK) return -1;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int i = 0; i < m->rank; i++)
+        dims[i] = m->dims[i].value;
+    size_t b;
+    return nnfx_shape_nbytes(m->dtype, m->rank, dims, &b, NULL) ? -1 : (int64_t)b;
+}
+
 char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
     if (!len) return buf;
     if (!m || m->rank < 0) {

@@ -5,15 +5,6 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-/* Elements of a parameter's static shape (its meta: the data is not read);
- * -1 for an unknown or overflowing shape. */
-static int64_t param_numel(const nnfx_meta *m) {
-    int64_t n = 1;
-    for (int d = 0; d < m->rank; d++)
-        if (m->dims[d].value < 0 || __builtin_mul_overflow(n, m->dims[d].value, &n)) return -1;
-    return n;
-}
-
 /* MACs and FLOPs of one call_function node from its metas. */
 void nnfx_node_cost(const nnfx_node *n, int64_t *macs, int64_t *flops) {
     const nnfx_graph *g = n ? nnfx_node_graph(n) : NULL;
@@ -37,8 +28,8 @@ void nnfx_node_cost(const nnfx_node *n, int64_t *macs, int64_t *flops) {
             nnfx_meta pm;
             /* shape-like parameters only, as shape inference: a weight is not read */
             if (nnfx_node_opcode(arg.u.node) == NNFX_GET_ATTR &&
-                nnfx_graph_param_meta(g, nnfx_node_target(arg.u.node), &pm) && param_numel(&pm) >= 0 &&
-                ir_shape_value_like(pm.dtype, param_numel(&pm)))
+                nnfx_graph_param_meta(g, nnfx_node_target(arg.u.node), &pm) && nnfx_meta_numel(&pm) >= 0 &&
+                ir_shape_value_like(pm.dtype, nnfx_meta_numel(&pm)))
                 vals[a] = nnfx_graph_param(g, nnfx_node_target(arg.u.node));
         } else if (arg.kind == NNFX_ARG_INT || arg.kind == NNFX_ARG_FLOAT) {
             memset(&lit[a], 0, sizeof lit[a]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -109,14 +110,8 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
             nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
             if (t && n->op == NNFX_OP_SHAPE) {
                 /* computed from the static input meta, no input value needed */
-                int64_t start = 0, end = in[0]->rank;
-                int64_t r = in[0]->rank;
-                start = nnfx_node_attr_int(n, "start", 0);
-                end = nnfx_node_attr(n, "end") ? nnfx_node_attr_int(n, "end", r) : r;
-                if (start < 0) start += r;
-                if (end < 0) end += r;
-                if (start < 0) start = 0;
-                if (end > r) end = r;
+                int64_t start, end;
+                ir_shape_op_range(n, in[0]->rank, &start, &end);
                 for (int64_t i = start, k = 0; i < end && k < nnfx_tensor_numel(t); i++, k++)
                     ((int64_t *)t->data)[k] = in[0]->dims[i].value;
                 *value_out = t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "passes/passes_int.h"
 
@@ -22,14 +23,9 @@ static nnfx_tensor *value_of(nnfx_graph *g, const nnfx_node *n) {
 static nnfx_tensor *static_shape(const nnfx_node *n, nnfx_error *err) {
     const nnfx_node *x = nnfx_node_arg_node(n, 0);
     if (!x || !nnfx_meta_is_static(&x->meta[0])) return NULL;
-    int64_t r = x->meta[0].rank;
-    int64_t start = nnfx_node_attr_int(n, "start", 0);
-    int64_t end = nnfx_node_attr(n, "end") ? nnfx_node_attr_int(n, "end", r) : r;
-    if (start < 0) start += r;
-    if (end < 0) end += r;
-    if (start < 0) start = 0;
-    if (end > r) end = r;
-    int64_t len = end > start ? end - start : 0;
+    int64_t start, end;
+    ir_shape_op_range(n, x->meta[0].rank, &start, &end);
+    int64_t len = end - start;
     nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &len, err);
     if (!t) return NULL;
     for (int64_t i = 0; i < len; i++)

@@ -327,154 +327,162 @@ static nnfx_op find_op(pp *p, const char *name, int col, nnfx_status *st) {
 }
 
 /* op "(" args ")" — the current token is "(" after the op name t. */
+/* The pieces of one call being parsed (parse_call). */
+typedef struct call_parts {
+    nnfx_op op;
+    nnfx_arg args[PP_MAX_ARGS];
+    nnfx_attr attrs[PP_MAX_ATTRS];
+    int64_t *ints[PP_MAX_ATTRS];
+    float *floats[PP_MAX_ATTRS];
+    int nargs, nattrs;
+    /* clip's bounds are inputs; min=/max= (PyTorch's clamp) are accepted and
+     * become those inputs */
+    nnfx_arg clip_min, clip_max;
+    bool clip_kw;
+} call_parts;
+
+/* **NODE (at the current token): the matched node's attributes, copied by
+ * the replacement. */
+static nnfx_status parse_copy_attrs(pp *p, call_parts *c) {
+    int scol = p->t.col;
+    next(p);
+    char nn[96];
+    tok_text(&p->t, nn, sizeof nn);
+    const nnfx_node *src = p->pat && p->t.kind == T_IDENT ? nnfx_graph_find(p->pat, nn) : NULL;
+    if (!p->replacement) return perr(p, scol, "**NODE belongs in the replacement (after '->')", NULL);
+    if (!src || nnfx_node_opcode(src) != NNFX_CALL_FUNCTION) {
+        sbuf names = {0};
+        for (const nnfx_node *q = nnfx_graph_first(p->pat); q; q = nnfx_node_next(q))
+            if (nnfx_node_opcode(q) == NNFX_CALL_FUNCTION)
+                sb_printf(&names, "%s%s", names.len ? ", " : "", nnfx_node_name(q));
+        char *list = sb_finish(&names);
+        char msg[400];
+        snprintf(msg, sizeof msg, "**%s: the pattern has no op node of that name (its op nodes: %s)", nn,
+                 list ? list : "");
+        free(list);
+        return perr(p, p->t.col, msg, NULL);
+    }
+    if (c->nattrs == PP_MAX_ATTRS) return perr(p, scol, "too many attributes", NULL);
+    nnfx_attr *at = &c->attrs[c->nattrs++];
+    at->name = ir_strdup(RW_COPY_ATTRS);
+    at->kind = NNFX_ATTR_STRING;
+    at->u.s = ir_strdup(nn);
+    if (!at->name || !at->u.s) return nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
+    next(p);
+    return NNFX_OK;
+}
+
+/* NAME=VALUE at the current token: an attribute, or clip's min=/max=
+ * bound. */
+static nnfx_status parse_keyword(pp *p, call_parts *c) {
+    if (c->op == NNFX_OP_CLIP) {
+        char an[16];
+        tok_text(&p->t, an, sizeof an);
+        bool is_min = strcmp(an, "min") == 0;
+        if (!is_min && strcmp(an, "max") != 0)
+            return perr(p, p->t.col, "clip takes min= and max= (or its inputs), not ", an);
+        next(p); /* name */
+        next(p); /* = */
+        c->clip_kw = true;
+        return parse_expr(p, is_min ? &c->clip_min : &c->clip_max);
+    }
+    tok at = p->t;
+    if (c->nattrs == PP_MAX_ATTRS) return perr(p, at.col, "too many attributes", NULL);
+    char an[64];
+    tok_text(&at, an, sizeof an);
+    for (int i = 0; i < c->nattrs; i++)
+        if (strcmp(c->attrs[i].name, an) == 0) return perr(p, at.col, "attribute given twice: ", an);
+    next(p); /* name */
+    next(p); /* = */
+    char *nm = ir_strdup(an);
+    if (!nm) return nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
+    int k = c->nattrs++;
+    c->attrs[k].name = nm;
+    return attr_value(p, c->op, nm, at.col, &c->attrs[k], &c->ints[k], &c->floats[k]);
+}
+
+/* A positional argument (an expression; None only where the op allows). */
+static nnfx_status parse_positional(pp *p, call_parts *c) {
+    if (c->nargs == PP_MAX_ARGS) return perr(p, p->t.col, "too many arguments", NULL);
+    int acol = p->t.col;
+    nnfx_status st = parse_expr(p, &c->args[c->nargs]);
+    if (st) return st;
+    int mi;
+    nnfx_op_arity(c->op, &mi, NULL, NULL);
+    if (c->args[c->nargs].kind == NNFX_ARG_NONE && c->nargs < mi && c->op != NNFX_OP_CLIP) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "argument %d of %s is required (None given)", c->nargs, nnfx_op_name(c->op));
+        return perr(p, acol, msg, NULL);
+    }
+    c->nargs++;
+    return NNFX_OK;
+}
+
+/* The argument list up to (not past) ')'. */
+static nnfx_status parse_call_args(pp *p, call_parts *c) {
+    if (p->t.kind == T_RPAREN) return NNFX_OK;
+    for (;;) {
+        nnfx_status st;
+        if (p->t.kind == T_STARSTAR) {
+            st = parse_copy_attrs(p, c);
+        } else {
+            /* name=value: peek past spaces for '=' */
+            size_t q = p->pos;
+            while (p->text[q] && isspace((unsigned char)p->text[q]))
+                q++;
+            bool keyword = p->t.kind == T_IDENT && p->text[p->pos] != '(' && p->text[q] == '=';
+            st = keyword ? parse_keyword(p, c) : parse_positional(p, c);
+        }
+        if (st) return st;
+        if (p->t.kind == T_COMMA) {
+            next(p);
+            continue;
+        }
+        return p->t.kind == T_RPAREN ? NNFX_OK : perr(p, p->t.col, "expected ')'", NULL);
+    }
+}
+
+/* Clip's min=/max= become its inputs; the argument count fits the op. */
+static nnfx_status check_call_args(pp *p, const tok *name_tok, call_parts *c) {
+    if (c->clip_kw) {
+        if (c->nargs != 1)
+            return perr(p, name_tok->col, "clip: give min=/max= or the bounds as inputs, not both", NULL);
+        c->args[1] = c->clip_min;
+        c->args[2] = c->clip_max;
+        c->nargs = c->clip_max.kind == NNFX_ARG_NONE ? 2 : 3;
+    }
+    int mi, ma;
+    nnfx_op_arity(c->op, &mi, &ma, NULL);
+    if (c->nargs >= mi && c->nargs <= ma) return NNFX_OK;
+    char msg[160];
+    if (mi == ma)
+        snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", nnfx_op_name(c->op), mi, mi == 1 ? "" : "s",
+                 c->nargs);
+    else
+        snprintf(msg, sizeof msg, "%s takes %d to %d arguments, got %d", nnfx_op_name(c->op), mi, ma, c->nargs);
+    return perr(p, name_tok->col, msg, NULL);
+}
+
+/* OP(args, name=value, **NODE): parses the call's arguments (phases
+ * above), then adds the op node to the graph being built. */
 static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
     char name[96];
     tok_text(name_tok, name, sizeof name);
-    nnfx_status fst = NNFX_OK;
-    nnfx_op op = find_op(p, name, name_tok->col, &fst);
-    if (op == NNFX_OP_NONE) return fst;
-    /* clip's bounds are inputs; min=/max= (PyTorch's clamp) are accepted and
-     * become those inputs */
-    nnfx_arg clip_min = nnfx_arg_none(), clip_max = nnfx_arg_none();
-    bool clip_kw = false;
-    next(p); /* ( */
-    nnfx_arg args[PP_MAX_ARGS];
-    nnfx_attr attrs[PP_MAX_ATTRS];
-    int64_t *ints[PP_MAX_ATTRS] = {0};
-    float *floats[PP_MAX_ATTRS] = {0};
-    int nargs = 0, nattrs = 0;
     nnfx_status st = NNFX_OK;
-    memset(attrs, 0, sizeof attrs);
-    if (p->t.kind != T_RPAREN) {
-        for (;;) {
-            if (p->t.kind == T_STARSTAR) { /* **NODE: the matched node's attributes */
-                int scol = p->t.col;
-                next(p);
-                char nn[96];
-                tok_text(&p->t, nn, sizeof nn);
-                const nnfx_node *src = p->pat && p->t.kind == T_IDENT ? nnfx_graph_find(p->pat, nn) : NULL;
-                if (!p->replacement) {
-                    st = perr(p, scol, "**NODE belongs in the replacement (after '->')", NULL);
-                } else if (!src || nnfx_node_opcode(src) != NNFX_CALL_FUNCTION) {
-                    sbuf names = {0};
-                    for (const nnfx_node *q = nnfx_graph_first(p->pat); q; q = nnfx_node_next(q))
-                        if (nnfx_node_opcode(q) == NNFX_CALL_FUNCTION)
-                            sb_printf(&names, "%s%s", names.len ? ", " : "", nnfx_node_name(q));
-                    char *list = sb_finish(&names);
-                    char msg[400];
-                    snprintf(msg, sizeof msg, "**%s: the pattern has no op node of that name (its op nodes: %s)", nn,
-                             list ? list : "");
-                    free(list);
-                    st = perr(p, p->t.col, msg, NULL);
-                } else if (nattrs == PP_MAX_ATTRS) {
-                    st = perr(p, scol, "too many attributes", NULL);
-                } else {
-                    attrs[nattrs].name = ir_strdup(RW_COPY_ATTRS);
-                    attrs[nattrs].kind = NNFX_ATTR_STRING;
-                    attrs[nattrs].u.s = ir_strdup(nn);
-                    nattrs++;
-                    if (!attrs[nattrs - 1].name || !attrs[nattrs - 1].u.s)
-                        st = nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
-                    else
-                        next(p);
-                }
-                if (st) break;
-                goto sep;
-            }
-            if (p->t.kind == T_IDENT && p->text[p->pos] != '(') {
-                /* maybe name=value: peek past spaces for '=' */
-                size_t q = p->pos;
-                while (p->text[q] && isspace((unsigned char)p->text[q]))
-                    q++;
-                if (p->text[q] == '=' && op == NNFX_OP_CLIP) {
-                    char an[16];
-                    tok_text(&p->t, an, sizeof an);
-                    bool is_min = strcmp(an, "min") == 0;
-                    if (!is_min && strcmp(an, "max") != 0) {
-                        st = perr(p, p->t.col, "clip takes min= and max= (or its inputs), not ", an);
-                        break;
-                    }
-                    next(p); /* name */
-                    next(p); /* = */
-                    if ((st = parse_expr(p, is_min ? &clip_min : &clip_max))) break;
-                    clip_kw = true;
-                    goto sep;
-                }
-                if (p->text[q] == '=') {
-                    tok at = p->t;
-                    if (nattrs == PP_MAX_ATTRS) {
-                        st = perr(p, at.col, "too many attributes", NULL);
-                        break;
-                    }
-                    char an[64];
-                    tok_text(&at, an, sizeof an);
-                    for (int i = 0; i < nattrs; i++)
-                        if (strcmp(attrs[i].name, an) == 0) st = perr(p, at.col, "attribute given twice: ", an);
-                    if (st) break;
-                    next(p); /* name */
-                    next(p); /* = */
-                    char *nm = ir_strdup(an);
-                    if (!nm) {
-                        st = nnfx_error_set(p->err, NNFX_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    attrs[nattrs].name = nm;
-                    nattrs++;
-                    st = attr_value(p, op, nm, at.col, &attrs[nattrs - 1], &ints[nattrs - 1], &floats[nattrs - 1]);
-                    if (st) break;
-                    goto sep;
-                }
-            }
-            if (nargs == PP_MAX_ARGS) {
-                st = perr(p, p->t.col, "too many arguments", NULL);
-                break;
-            }
-            int acol = p->t.col;
-            st = parse_expr(p, &args[nargs]);
-            if (st) break;
-            int mi;
-            nnfx_op_arity(op, &mi, NULL, NULL);
-            if (args[nargs].kind == NNFX_ARG_NONE && nargs < mi && op != NNFX_OP_CLIP) {
-                char msg[160];
-                snprintf(msg, sizeof msg, "argument %d of %s is required (None given)", nargs, nnfx_op_name(op));
-                st = perr(p, acol, msg, NULL);
-                break;
-            }
-            nargs++;
-        sep:
-            if (p->t.kind == T_COMMA) {
-                next(p);
-                continue;
-            }
-            if (p->t.kind != T_RPAREN) st = perr(p, p->t.col, "expected ')'", NULL);
-            break;
-        }
-    }
-    if (!st && clip_kw) {
-        if (nargs != 1) {
-            st = perr(p, name_tok->col, "clip: give min=/max= or the bounds as inputs, not both", NULL);
-        } else {
-            args[1] = clip_min;
-            args[2] = clip_max;
-            nargs = clip_max.kind == NNFX_ARG_NONE ? 2 : 3;
-        }
-    }
+    nnfx_op op = find_op(p, name, name_tok->col, &st);
+    if (op == NNFX_OP_NONE) return st;
+    call_parts parts, *c = &parts;
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    c->clip_min = c->clip_max = nnfx_arg_none();
+    next(p); /* ( */
+    st = parse_call_args(p, c);
     if (!st) {
         next(p); /* ) */
-        int mi, ma;
-        nnfx_op_arity(op, &mi, &ma, NULL);
-        if (nargs < mi || nargs > ma) {
-            char msg[160];
-            if (mi == ma)
-                snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", nnfx_op_name(op), mi, mi == 1 ? "" : "s",
-                         nargs);
-            else
-                snprintf(msg, sizeof msg, "%s takes %d to %d arguments, got %d", nnfx_op_name(op), mi, ma, nargs);
-            st = perr(p, name_tok->col, msg, NULL);
-        }
+        st = check_call_args(p, name_tok, c);
     }
     if (!st) {
-        nnfx_node *n = nnfx_graph_call_op(p->g, op, nargs, args, nattrs, attrs, p->err);
+        nnfx_node *n = nnfx_graph_call_op(p->g, op, c->nargs, c->args, c->nattrs, c->attrs, p->err);
         if (!n) {
             st = p->err && p->err->status ? p->err->status : NNFX_ERR_PARSE;
             nnfx_error_prefix(p->err, "pattern: column %d", name_tok->col);
@@ -482,11 +490,11 @@ static nnfx_status parse_call(pp *p, const tok *name_tok, nnfx_arg *out) {
             *out = nnfx_arg_node(n);
         }
     }
-    for (int i = 0; i < nattrs; i++) {
-        free((char *)attrs[i].name);
-        if (attrs[i].kind == NNFX_ATTR_STRING) free((char *)attrs[i].u.s);
-        free(ints[i]);
-        free(floats[i]);
+    for (int i = 0; i < c->nattrs; i++) {
+        free((char *)c->attrs[i].name);
+        if (c->attrs[i].kind == NNFX_ATTR_STRING) free((char *)c->attrs[i].u.s);
+        free(c->ints[i]);
+        free(c->floats[i]);
     }
     return st;
 }

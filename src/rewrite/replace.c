@@ -93,6 +93,81 @@ static nnfx_node *insertion_point(nnfx_graph *g, const rw_pattern *cp, const nnf
 
 /* Applies one match. Returns NNFX_OK, or NNFX_ERR_NOT_FOUND when the match
  * cannot be applied (skipped), or another error. */
+/* The replacement's placeholders, in order, and what each stands for: the
+ * pattern wildcard bound at the same position. */
+typedef struct rw_binds {
+    int n;
+    const nnfx_node **node;
+    nnfx_arg *arg;
+} rw_binds;
+
+/* What placeholder ph stands for (none when it is not one of b's). */
+static nnfx_arg rw_bound(const rw_binds *b, const nnfx_node *ph) {
+    for (int q = 0; q < b->n; q++)
+        if (b->node[q] == ph) return b->arg[q];
+    return nnfx_arg_none();
+}
+
+/* n's arguments in g: placeholders through the bindings, other nodes
+ * through rmap (replacement node -> its copy). */
+static nnfx_status map_rep_args(const nnfx_node *n, const rw_binds *b, nnfx_value_map *rmap, nnfx_arg *args,
+                                nnfx_error *err) {
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; i < n->nargs; i++) {
+        args[i] = n->args[i];
+        if (args[i].kind != NNFX_ARG_NODE) continue;
+        const nnfx_node *src = n->args[i].u.node;
+        if (src->opcode == NNFX_PLACEHOLDER) {
+            args[i] = rw_bound(b, src);
+            if (args[i].kind == NNFX_ARG_NONE)
+                st = nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                                    "replace: replacement wildcard %s has no pattern wildcard at its position",
+                                    src->name);
+        } else {
+            args[i].u.node = nnfx_value_map_get(rmap, src);
+            if (!args[i].u.node)
+                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "replace: replacement node %s uses an unknown node", n->name);
+        }
+    }
+    return st;
+}
+
+/* Adds to g the copy *c of replacement node n (a parameter, an op with the
+ * matched node's attributes where it asks for them, or a leaf module). */
+static nnfx_status add_rep_node(nnfx_graph *g, const nnfx_graph *rep, const nnfx_node *n, const nnfx_match *m,
+                                const rw_binds *b, nnfx_value_map *rmap, nnfx_node **c, nnfx_error *err) {
+    nnfx_status st = NNFX_OK;
+    *c = NULL;
+    if (n->opcode == NNFX_GET_ATTR) {
+        char pbuf[300];
+        const char *nm = param_in(g, n->target, nnfx_graph_param(rep, n->target), pbuf, sizeof pbuf, err);
+        if (!nm) return err ? err->status : NNFX_ERR_NOMEM;
+        *c = nnfx_graph_get_attr(g, nm, err);
+        return NNFX_OK;
+    }
+    nnfx_arg sargs[16];
+    nnfx_arg *args = n->nargs <= 16 ? sargs : malloc(sizeof *args * (size_t)n->nargs);
+    if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    st = map_rep_args(n, b, rmap, args, err);
+    if (!st) {
+        if (n->opcode == NNFX_CALL_FUNCTION) {
+            nnfx_attr *merged = NULL;
+            int nmerged = 0;
+            st = copy_matched_attrs(m, n, &merged, &nmerged, err);
+            if (!st)
+                *c = merged ? nnfx_graph_call_op(g, n->op, n->nargs, args, nmerged, merged, err)
+                            : nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err);
+            free(merged);
+        } else {
+            const ir_leaf *l = ir_graph_leaf(rep, n->target);
+            if (!ir_graph_leaf(g, n->target) && l) nnfx_graph_register_leaf(g, l->name, l->fn, l->infer, l->user, err);
+            *c = nnfx_graph_call_module(g, n->target, n->nargs, args, err);
+        }
+    }
+    if (args != sargs) free(args);
+    return st;
+}
+
 static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_graph *rep, nnfx_match *m,
                              nnfx_value_map *replaced, nnfx_error *err) {
     nnfx_status st = NNFX_OK;
@@ -134,18 +209,11 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
             rph[kph] = kph < m->nbindings ? binds[kph] : nnfx_arg_none();
             kph++;
         }
-#define RPH_LOOKUP(node, outarg)                                                                                       \
-    do {                                                                                                               \
-        (outarg) = nnfx_arg_none();                                                                                    \
-        for (int q_ = 0; q_ < kph; q_++)                                                                               \
-            if (rph_node[q_] == (node)) (outarg) = rph[q_];                                                            \
-    } while (0)
+    rw_binds rb = {kph, rph_node, rph};
     for (int r = 0; r < rout->nargs; r++) {
         const nnfx_node *v = rout->args[r].u.node;
         if (v->opcode == NNFX_PLACEHOLDER) {
-            nnfx_arg a;
-            RPH_LOOKUP(v, a);
-            if (a.kind != NNFX_ARG_NODE) {
+            if (rw_bound(&rb, v).kind != NNFX_ARG_NODE) {
                 st = NNFX_ERR_NOT_FOUND; /* the wildcard bound a literal: cannot stand for a node */
                 goto out_ph;
             }
@@ -162,61 +230,10 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
     else
         nnfx_inserting_before(g, ref);
     nnfx_node *anchor = m->anchor;
-    char pbuf[300];
     for (const nnfx_node *n = rep->head; n; n = n->next) {
-        nnfx_node *c = NULL;
         if (n->opcode == NNFX_PLACEHOLDER || n->opcode == NNFX_OUTPUT) continue;
-        if (n->opcode == NNFX_GET_ATTR) {
-            const char *nm = param_in(g, n->target, nnfx_graph_param(rep, n->target), pbuf, sizeof pbuf, err);
-            if (!nm) {
-                st = err ? err->status : NNFX_ERR_NOMEM;
-                goto out_ph;
-            }
-            c = nnfx_graph_get_attr(g, nm, err);
-        } else {
-            nnfx_arg sargs[16];
-            nnfx_arg *args = n->nargs <= 16 ? sargs : malloc(sizeof *args * (size_t)n->nargs);
-            if (!args) {
-                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-                goto out_ph;
-            }
-            for (int i = 0; i < n->nargs; i++) {
-                args[i] = n->args[i];
-                if (args[i].kind != NNFX_ARG_NODE) continue;
-                const nnfx_node *src = n->args[i].u.node;
-                if (src->opcode == NNFX_PLACEHOLDER) {
-                    RPH_LOOKUP(src, args[i]);
-                    if (args[i].kind == NNFX_ARG_NONE) {
-                        st = nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
-                                            "replace: replacement wildcard %s has no pattern wildcard at its position",
-                                            src->name);
-                    }
-                } else {
-                    args[i].u.node = nnfx_value_map_get(rmap, src);
-                    if (!args[i].u.node)
-                        st = nnfx_error_set(err, NNFX_ERR_GRAPH, "replace: replacement node %s uses an unknown node",
-                                            n->name);
-                }
-            }
-            if (!st) {
-                if (n->opcode == NNFX_CALL_FUNCTION) {
-                    nnfx_attr *merged = NULL;
-                    int nmerged = 0;
-                    st = copy_matched_attrs(m, n, &merged, &nmerged, err);
-                    if (!st)
-                        c = merged ? nnfx_graph_call_op(g, n->op, n->nargs, args, nmerged, merged, err)
-                                   : nnfx_graph_call_op(g, n->op, n->nargs, args, n->nattrs, n->attrs, err);
-                    free(merged);
-                } else {
-                    const ir_leaf *l = ir_graph_leaf(rep, n->target);
-                    if (!ir_graph_leaf(g, n->target) && l)
-                        nnfx_graph_register_leaf(g, l->name, l->fn, l->infer, l->user, err);
-                    c = nnfx_graph_call_module(g, n->target, n->nargs, args, err);
-                }
-            }
-            if (args != sargs) free(args);
-            if (st) goto out_ph;
-        }
+        nnfx_node *c;
+        if ((st = add_rep_node(g, rep, n, m, &rb, rmap, &c, err))) goto out_ph;
         if (!c) {
             st = err && err->status ? err->status : NNFX_ERR_GRAPH;
             goto out_ph;
@@ -234,9 +251,7 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
         const nnfx_node *v = rout->args[r].u.node;
         nnfx_node *nv;
         if (v->opcode == NNFX_PLACEHOLDER) {
-            nnfx_arg a;
-            RPH_LOOKUP(v, a);
-            nv = a.u.node;
+            nv = rw_bound(&rb, v).u.node;
         } else {
             nv = nnfx_value_map_get(rmap, v);
         }
@@ -249,7 +264,6 @@ static nnfx_status apply_one(nnfx_graph *g, const rw_pattern *cp, const nnfx_gra
             goto out_ph;
         }
     }
-#undef RPH_LOOKUP
     for (int i = m->n - 1; i >= 0; i--) {
         if (nnfx_erase_node(g, m->graph_nodes[i], err)) {
             st = err ? err->status : NNFX_ERR_GRAPH;

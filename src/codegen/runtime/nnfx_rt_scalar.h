@@ -78,6 +78,28 @@ static inline float nnfx_rt_elu(float x, float alpha, float b) {
 }
 /* @end */
 
+/* @rt softplus libm */
+/* log(1 + exp(x)); x itself above 20, where the two agree in float. */
+static inline float nnfx_rt_softplus(float x, float a, float b) {
+    (void)a, (void)b;
+    return x > 20.0f ? x : log1pf(expf(x));
+}
+/* @end */
+
+/* @rt softsign */
+static inline float nnfx_rt_softsign(float x, float a, float b) {
+    (void)a, (void)b;
+    return x / (1.0f + (x < 0 ? -x : x));
+}
+/* @end */
+
+/* @rt thresholded_relu */
+static inline float nnfx_rt_thresholded_relu(float x, float alpha, float b) {
+    (void)b;
+    return x > alpha ? x : 0.0f;
+}
+/* @end */
+
 /* @rt erf libm */
 static inline float nnfx_rt_erf(float x, float a, float b) {
     (void)a, (void)b;

@@ -1,7 +1,10 @@
-/* act_x86.c — vector sigmoid / SiLU rows (see act_x86.h): exp(-x) as
- * 2^k * p(r) with fused multiply-adds, 1 / (1 + e) by the hardware
- * reciprocal estimate refined with two Newton steps. The tail of a row is
- * padded into one vector so all values take the same path. */
+/* act_x86.c — vector sigmoid / SiLU rows (see act_x86.h), a faster
+ * equivalent of the scalar meaning nnfx_rt_sigmoid (nnfx_rt_scalar.h),
+ * checked against it by tests/test_act.c: exp(-x) as 2^k * p(r) with fused
+ * multiply-adds (the steps of fx_sigmoid_fast in act_fast.c), 1 / (1 + e)
+ * by the hardware reciprocal estimate refined with two Newton steps. The
+ * tail of a row is padded into one vector so all values take the same
+ * path. */
 #include "exec/kernels/act_x86.h"
 
 #include <string.h>
@@ -13,8 +16,10 @@
 
 __attribute__((target("avx2,fma"))) static inline __m256 sig8(__m256 x, bool silu) {
     __m256 t = _mm256_sub_ps(_mm256_setzero_ps(), x); /* exp(-x) */
-    t = _mm256_max_ps(t, _mm256_set1_ps(-87.0f));
-    t = _mm256_min_ps(t, _mm256_set1_ps(87.0f));
+    /* clamped to [-87, 87]; a NaN passes (max/min return their second
+     * operand when one is NaN) and makes q NaN */
+    t = _mm256_max_ps(_mm256_set1_ps(-87.0f), t);
+    t = _mm256_min_ps(_mm256_set1_ps(87.0f), t);
     __m256 k = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(1.44269504088896341f)),
                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693145751953125f), t);
@@ -31,6 +36,8 @@ __attribute__((target("avx2,fma"))) static inline __m256 sig8(__m256 x, bool sil
     __m256 q = _mm256_rcp_ps(d), two = _mm256_set1_ps(2.0f);
     q = _mm256_mul_ps(q, _mm256_fnmadd_ps(d, q, two));
     q = _mm256_mul_ps(q, _mm256_fnmadd_ps(d, q, two));
+    /* x <= -87: the meaning is below 2^-125; 0 (silu(-inf) is then NaN, as in the meaning) */
+    q = _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LE_OQ), q);
     return silu ? _mm256_mul_ps(x, q) : q;
 }
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 /* y[i] = sigmoid(y[i]) (silu false) or y[i] * sigmoid(y[i]) (silu true) for
- * i in [0, n), exp by the same clamped degree-6 polynomial as the scalar
- * epilogue (relative error ~2e-7). Returns false (y untouched) when the
- * CPU lacks AVX2+FMA. */
+ * i in [0, n), exp by the same clamped degree-6 polynomial as
+ * fx_sigmoid_fast, with its error bounds (fast_int.h). Returns false (y
+ * untouched) when the CPU lacks AVX2+FMA. */
 bool fx_sigmoid_row(float *y, int64_t n, bool silu);
 
 #endif

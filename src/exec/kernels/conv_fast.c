@@ -21,7 +21,6 @@
 
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
-#include "exec/kernels/act_x86.h"
 #include "exec/kernels/dwconv_x86.h"
 #include "exec/kernels/sgemm_fast.h"
 
@@ -53,18 +52,6 @@ struct fx_conv {
     float p0, p1;
     bool residual;
 };
-
-const char *fx_act_name(fx_act a) {
-    switch (a) {
-    case FX_ACT_RELU: return "relu";
-    case FX_ACT_CLIP: return "clip";
-    case FX_ACT_LEAKY: return "leaky_relu";
-    case FX_ACT_SIGMOID: return "sigmoid";
-    case FX_ACT_SILU: return "silu";
-    case FX_ACT_HARDSWISH: return "hard_swish";
-    default: return "none";
-    }
-}
 
 static float *alloc_floats(int64_t n) {
     size_t bytes = ((size_t)(n > 0 ? n : 1) * sizeof(float) + 63) / 64 * 64;
@@ -212,46 +199,8 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
     }
 }
 
-/* exp(x) for the epilogue: 2^k * p(r), r = x - k ln2, |r| <= ln2/2, with a
- * degree-6 polynomial (relative error ~2e-7 over the float range);
- * branch-free so loops over it vectorize. */
-static inline float fx_expf(float x) {
-    x = x > -87.0f ? x : -87.0f;
-    x = x < 87.0f ? x : 87.0f; /* keeps 1 + exp(x) < 2^126 for fx_recip */
-    /* round to nearest through the float mantissa (|x log2e| < 2^22) */
-    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - k * 0.693145751953125f;
-    r = r - k * 1.42860682030941723e-06f;
-    float p = 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    int32_t ki = (int32_t)k;
-    uint32_t bits = (uint32_t)(ki + 127) << 23;
-    float s;
-    memcpy(&s, &bits, sizeof s);
-    return p * s;
-}
-
-/* 1 / d for d in [1, 2^126) without a divide (divides dominate the
- * sigmoid loops otherwise): a bit-trick first guess refined by three
- * Newton steps (relative error < 1e-7). */
-static inline float fx_recip(float d) {
-    uint32_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    bits = 0x7EF311C3u - bits;
-    float r;
-    memcpy(&r, &bits, sizeof r);
-    r = r * (2.0f - d * r);
-    r = r * (2.0f - d * r);
-    r = r * (2.0f - d * r);
-    return r;
-}
-
-/* y[i] = act(y[i] + bias + res[i]) over one row of n values. */
+/* y[i] = act(y[i] + bias + res[i]) over one row of n values (the
+ * activation: fx_act_row, act_fast.c). */
 FX_CLONES
 static void epilogue_row(float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0,
                          float p1) {
@@ -261,40 +210,7 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
     else
         for (int64_t i = 0; i < n; i++)
             y[i] += bias;
-    switch (act) {
-    case FX_ACT_RELU:
-        for (int64_t i = 0; i < n; i++)
-            y[i] = y[i] > 0.0f ? y[i] : 0.0f;
-        break;
-    case FX_ACT_CLIP:
-        for (int64_t i = 0; i < n; i++) {
-            float v = y[i] < p0 ? p0 : y[i];
-            y[i] = v > p1 ? p1 : v;
-        }
-        break;
-    case FX_ACT_LEAKY:
-        for (int64_t i = 0; i < n; i++)
-            y[i] = y[i] < 0.0f ? p0 * y[i] : y[i];
-        break;
-    case FX_ACT_SIGMOID:
-        if (!fx_sigmoid_row(y, n, false))
-            for (int64_t i = 0; i < n; i++)
-                y[i] = fx_recip(1.0f + fx_expf(-y[i]));
-        break;
-    case FX_ACT_SILU:
-        if (!fx_sigmoid_row(y, n, true))
-            for (int64_t i = 0; i < n; i++)
-                y[i] = y[i] * fx_recip(1.0f + fx_expf(-y[i]));
-        break;
-    case FX_ACT_HARDSWISH:
-        for (int64_t i = 0; i < n; i++) {
-            float t = y[i] * (1.0f / 6.0f) + 0.5f;
-            t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-            y[i] = y[i] * t;
-        }
-        break;
-    default: break;
-    }
+    fx_act_row(y, n, act, p0, p1);
 }
 
 /* Rows [k0, k0 + kc) x columns [c0, c0 + nb) of the im2col matrix of one

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -49,11 +50,11 @@ static float math_one(math_kind k, float x, float a, float b) {
     case M_FLOOR: return floorf(x);
     case M_ROUND: return nearbyintf(x); /* halves to even (default rounding mode) */
     case M_SIGN: return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);
-    case M_SOFTPLUS: return x > 20.0f ? x : log1pf(expf(x));
-    case M_SOFTSIGN: return x / (1.0f + fabsf(x));
+    case M_SOFTPLUS: return nnfx_rt_softplus(x, a, b);
+    case M_SOFTSIGN: return nnfx_rt_softsign(x, a, b);
     case M_SELU: return x > 0 ? b * x : b * a * expm1f(x); /* a: alpha, b: gamma */
     case M_CELU: return fmaxf(0.0f, x) + fminf(0.0f, a * expm1f(x / a));
-    case M_THRESH: return x > a ? x : 0.0f;
+    case M_THRESH: return nnfx_rt_thresholded_relu(x, a, b);
     case M_SHRINK: return x < -b ? x + a : (x > b ? x - a : 0.0f); /* a: bias, b: lambd */
     }
     return x;

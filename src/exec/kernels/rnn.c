@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
@@ -37,19 +38,21 @@ typedef struct act_fn {
     float a, b; /* alpha, beta where the function takes them */
 } act_fn;
 
+/* One activation of a recurrent op: the scalar meaning each element-wise
+ * op has (nnfx_rt_scalar.h); Affine and ScaledTanh exist only here. */
 static float act(const act_fn *f, float v) {
     switch (f->k) {
-    case A_SIGMOID: return 1.0f / (1.0f + expf(-v));
-    case A_TANH: return tanhf(v);
-    case A_RELU: return v > 0 ? v : 0;
+    case A_SIGMOID: return nnfx_rt_sigmoid(v, 0, 0);
+    case A_TANH: return nnfx_rt_tanh(v, 0, 0);
+    case A_RELU: return nnfx_rt_relu(v, 0, 0);
     case A_AFFINE: return f->a * v + f->b;
-    case A_LEAKY: return v >= 0 ? v : f->a * v;
-    case A_THRESH: return v > f->a ? v : 0;
+    case A_LEAKY: return nnfx_rt_leaky_relu(v, f->a, 0);
+    case A_THRESH: return nnfx_rt_thresholded_relu(v, f->a, 0);
     case A_STANH: return f->a * tanhf(f->b * v);
-    case A_HSIGMOID: return fmaxf(0.0f, fminf(1.0f, f->a * v + f->b));
-    case A_ELU: return v >= 0 ? v : f->a * (expf(v) - 1);
-    case A_SOFTSIGN: return v / (1 + fabsf(v));
-    case A_SOFTPLUS: return log1pf(expf(v));
+    case A_HSIGMOID: return nnfx_rt_hard_sigmoid(v, f->a, f->b);
+    case A_ELU: return nnfx_rt_elu(v, f->a, 0);
+    case A_SOFTSIGN: return nnfx_rt_softsign(v, 0, 0);
+    case A_SOFTPLUS: return nnfx_rt_softplus(v, 0, 0);
     }
     return v;
 }

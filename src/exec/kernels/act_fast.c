@@ -1,0 +1,119 @@
+/* act_fast.c — the activation step of the compiled plan's fused epilogues
+ * (conv_fast.c). Each activation has one meaning: its scalar definition in
+ * src/codegen/runtime/nnfx_rt_scalar.h, which the interpreter's kernels
+ * (unary.c) and the generated C also use. Relu, Clip, LeakyRelu and
+ * HardSwish call that definition here as it is (inline, so the loops
+ * vectorise). Sigmoid and x * sigmoid(x) call libm's exp in their meaning,
+ * which does not vectorise, so they have two faster equivalents of it:
+ * the AVX2 row in act_x86.c and the portable polynomial below. Both are
+ * checked against nnfx_rt_sigmoid / nnfx_rt_silu by tests/test_act.c
+ * over the whole float range (error bounds in fast_int.h). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* compares may be if-converted (no FP exceptions are observed), so the
+ * clamps vectorise; results are unchanged. */
+#pragma GCC optimize("no-trapping-math")
+#endif
+#include <stdint.h>
+#include <string.h>
+
+#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "exec/fast_int.h"
+#include "exec/kernels/act_x86.h"
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CLONES
+#endif
+
+const char *fx_act_name(fx_act a) {
+    switch (a) {
+    case FX_ACT_RELU: return "relu";
+    case FX_ACT_CLIP: return "clip";
+    case FX_ACT_LEAKY: return "leaky_relu";
+    case FX_ACT_SIGMOID: return "sigmoid";
+    case FX_ACT_SILU: return "silu";
+    case FX_ACT_HARDSWISH: return "hard_swish";
+    default: return "none";
+    }
+}
+
+/* exp(x) for x in [-87, 87] (callers clamp): 2^k * p(r), r = x - k ln2,
+ * |r| <= ln2/2, with a degree-6 polynomial; branch-free so loops over it
+ * vectorise. The same steps as sig8 in act_x86.c. */
+static inline float fast_exp(float x) {
+    /* round to nearest through the float mantissa (|x log2e| < 2^22) */
+    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - k * 0.693145751953125f;
+    r = r - k * 1.42860682030941723e-06f;
+    float p = 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t ki = (int32_t)k;
+    uint32_t bits = (uint32_t)(ki + 127) << 23;
+    float s;
+    memcpy(&s, &bits, sizeof s);
+    return p * s;
+}
+
+/* 1 / d for d in [1, 2^126) without a divide (divides dominate the
+ * sigmoid loops otherwise): a bit-trick first guess refined by three
+ * Newton steps. */
+static inline float fast_recip(float d) {
+    uint32_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits = 0x7EF311C3u - bits;
+    float r;
+    memcpy(&r, &bits, sizeof r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    r = r * (2.0f - d * r);
+    return r;
+}
+
+/* Branch-free (selects only) so the loops over it vectorise. */
+float fx_sigmoid_fast(float x) {
+    float t = -x;
+    t = t > -87.0f ? t : -87.0f; /* NaN becomes -87 here, and NaN again below */
+    t = t < 87.0f ? t : 87.0f;   /* keeps 1 + exp(t) < 2^126 for fast_recip */
+    float q = fast_recip(1.0f + fast_exp(t));
+    q = x > -87.0f ? q : 0.0f; /* the meaning is below 2^-125 there */
+    return x == x ? q : x;
+}
+
+FX_CLONES
+void fx_act_row(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
+    switch (act) {
+    case FX_ACT_RELU:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_relu(y[i], 0, 0);
+        break;
+    case FX_ACT_CLIP:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_clip(y[i], p0, p1);
+        break;
+    case FX_ACT_LEAKY:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_leaky_relu(y[i], p0, 0);
+        break;
+    case FX_ACT_HARDSWISH:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_hard_swish(y[i], 0, 0);
+        break;
+    case FX_ACT_SIGMOID:
+        if (!fx_sigmoid_row(y, n, false))
+            for (int64_t i = 0; i < n; i++)
+                y[i] = fx_sigmoid_fast(y[i]);
+        break;
+    case FX_ACT_SILU:
+        if (!fx_sigmoid_row(y, n, true))
+            for (int64_t i = 0; i < n; i++)
+                y[i] = y[i] * fx_sigmoid_fast(y[i]);
+        break;
+    default: break;
+    }
+}

@@ -1,0 +1,172 @@
+/* test_act.c — one meaning per activation: the compiled plan's fused
+ * activations (fx_act_row, src/exec/kernels/act_fast.c) against the scalar
+ * definitions the interpreter and the C generator use
+ * (src/codegen/runtime/nnfx_rt_scalar.h). Relu, Clip, LeakyRelu and
+ * HardSwish must match bit for bit; the fast sigmoid and SiLU (portable
+ * polynomial and AVX2 row) within the bounds stated in src/exec/fast_int.h,
+ * over every 251st float bit pattern plus a dense grid of [-100, 100] and
+ * the extremes (±0, ±inf, NaN, FLT_MAX, denormals). */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "exec/fast_int.h"
+#include "exec/kernels/act_x86.h"
+
+#define MAX_ULP     8
+#define STRIDE      251       /* bit patterns */
+#define SIGMOID_ABS 0x1p-125f /* below this, an absolute bound */
+#define SILU_ABS    0x1p-118f
+
+/* The inputs: every 251st bit pattern, [-100, 100] in steps of 1/1024, and
+ * the extremes. */
+static float *inputs(int64_t *count) {
+    static const float extremes[] = {0.0f,     -0.0f,   INFINITY, -INFINITY, NAN,     -NAN,   FLT_MAX,
+                                     -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f,    -1e-45f, 87.0f,  -87.0f,
+                                     88.8f,    -88.8f,  103.9f,   -103.9f,   17.0f,   -17.0f, 0x1p-24f};
+    int64_t nbits = (INT64_C(1) << 32) / STRIDE + 1, ngrid = 200 * 1024 + 1, ne = sizeof extremes / sizeof extremes[0];
+    float *x = malloc((size_t)(nbits + ngrid + ne) * sizeof(float));
+    assert_non_null(x);
+    int64_t k = 0;
+    for (uint64_t b = 0; b < (UINT64_C(1) << 32); b += STRIDE) {
+        uint32_t u = (uint32_t)b;
+        memcpy(&x[k++], &u, sizeof u);
+    }
+    for (int64_t i = 0; i < ngrid; i++)
+        x[k++] = -100.0f + (float)i / 1024.0f;
+    for (int64_t i = 0; i < ne; i++)
+        x[k++] = extremes[i];
+    *count = k;
+    return x;
+}
+
+static int64_t ordered(float f) {
+    int32_t i;
+    memcpy(&i, &f, sizeof i);
+    return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+
+/* Distance of got from want in units in the last place (0 when both are
+ * NaN, huge when one is). */
+static int64_t ulps(float got, float want) {
+    if (isnan(got) || isnan(want)) return isnan(got) && isnan(want) ? 0 : INT64_MAX;
+    int64_t d = ordered(got) - ordered(want);
+    return d < 0 ? -d : d;
+}
+
+/* Checks y (the fast path's values) against meaning(x) within the stated
+ * bound; prints the worst case. */
+static void check_close(const char *what, const float *x, const float *y, int64_t n,
+                        float (*meaning)(float, float, float)) {
+    float tiny_abs = meaning == nnfx_rt_silu ? SILU_ABS : SIGMOID_ABS;
+    int64_t worst = 0, worst_i = -1, bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float want = meaning(x[i], 0, 0);
+        int64_t u = ulps(y[i], want);
+        bool tiny = fabsf(want) < tiny_abs && fabsf(y[i] - want) <= tiny_abs;
+        if (tiny) continue;
+        if (u > worst) worst = u, worst_i = i;
+        if (u > MAX_ULP) {
+            if (bad++ < 5)
+                print_error("%s(%a) = %a, meaning %a (%lld ulp)\n", what, (double)x[i], (double)y[i], (double)want,
+                            (long long)u);
+        }
+    }
+    print_message("%s: %lld values, worst %lld ulp%s%a\n", what, (long long)n, (long long)worst,
+                  worst_i >= 0 ? " at x = " : "", worst_i >= 0 ? (double)x[worst_i] : 0.0);
+    assert_int_equal(bad, 0);
+}
+
+static float silu_fast(float x) { return x * fx_sigmoid_fast(x); }
+
+static void test_portable_sigmoid(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    for (int64_t i = 0; i < n; i++)
+        y[i] = fx_sigmoid_fast(x[i]);
+    check_close("portable sigmoid", x, y, n, nnfx_rt_sigmoid);
+    for (int64_t i = 0; i < n; i++)
+        y[i] = silu_fast(x[i]);
+    check_close("portable silu", x, y, n, nnfx_rt_silu);
+    assert_true(ulps(fx_sigmoid_fast(INFINITY), 1.0f) <= 1 && fx_sigmoid_fast(-INFINITY) == 0.0f);
+    assert_true(isnan(fx_sigmoid_fast(NAN)) && isnan(silu_fast(-INFINITY)));
+    free(x);
+    free(y);
+}
+
+static void test_vector_sigmoid(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    for (int silu = 0; silu <= 1; silu++) {
+        memcpy(y, x, (size_t)n * sizeof(float));
+        if (!fx_sigmoid_row(y, n, silu)) {
+            print_message("no AVX2+FMA on this CPU (or NNFX_ISA=portable): vector row not checked\n");
+            break;
+        }
+        check_close(silu ? "avx2 silu" : "avx2 sigmoid", x, y, n, silu ? nnfx_rt_silu : nnfx_rt_sigmoid);
+    }
+    /* the row's padded tail takes the same path as its body */
+    float t[3] = {NAN, -INFINITY, INFINITY};
+    if (fx_sigmoid_row(t, 3, false)) assert_true(isnan(t[0]) && t[1] == 0.0f && ulps(t[2], 1.0f) <= 1);
+    free(x);
+    free(y);
+}
+
+/* The dispatching row (whatever path this CPU takes) and the exact ones. */
+static void test_act_row(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    static const struct {
+        fx_act act;
+        float p0, p1;
+        float (*meaning)(float, float, float);
+    } exact[] = {{FX_ACT_RELU, 0, 0, nnfx_rt_relu},
+                 {FX_ACT_CLIP, -1.5f, 6.0f, nnfx_rt_clip},
+                 {FX_ACT_CLIP, 2.0f, 1.0f, nnfx_rt_clip},
+                 {FX_ACT_LEAKY, 0.1f, 0, nnfx_rt_leaky_relu},
+                 {FX_ACT_HARDSWISH, 0, 0, nnfx_rt_hard_swish}};
+    for (size_t a = 0; a < sizeof exact / sizeof exact[0]; a++) {
+        memcpy(y, x, (size_t)n * sizeof(float));
+        fx_act_row(y, n, exact[a].act, exact[a].p0, exact[a].p1);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            float want = exact[a].meaning(x[i], exact[a].p0, exact[a].p1);
+            if (memcmp(&want, &y[i], sizeof want) != 0 && !(isnan(want) && isnan(y[i])) && bad++ < 5)
+                print_error("%s(%a) = %a, meaning %a\n", fx_act_name(exact[a].act), (double)x[i], (double)y[i],
+                            (double)want);
+        }
+        assert_int_equal(bad, 0);
+    }
+    memcpy(y, x, (size_t)n * sizeof(float));
+    fx_act_row(y, n, FX_ACT_SIGMOID, 0, 0);
+    check_close("fx_act_row sigmoid", x, y, n, nnfx_rt_sigmoid);
+    memcpy(y, x, (size_t)n * sizeof(float));
+    fx_act_row(y, n, FX_ACT_SILU, 0, 0);
+    check_close("fx_act_row silu", x, y, n, nnfx_rt_silu);
+    free(x);
+    free(y);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_portable_sigmoid),
+        cmocka_unit_test(test_vector_sigmoid),
+        cmocka_unit_test(test_act_row),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
