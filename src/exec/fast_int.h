@@ -102,6 +102,25 @@ int64_t fx_plan_peak_bytes(const fx_plan *p);
 /* Listing of the compiled steps, one per line (malloc'd; NULL on OOM). */
 char *fx_plan_text(const fx_plan *p);
 
+/* ---- the split plan (src/exec/split_plan.c) ---------------------------- */
+
+/* A graph whose static plan fx_plan_new declines because a node's output
+ * size is known only at run time (NonZero, Unique, NonMaxSuppression...):
+ * the nodes before such nodes run as one compiled plan, the data-dependent
+ * nodes with their kernels, and the rest is compiled for the shapes they
+ * produced (cached per shape). g (linted, shapes inferred) must outlive it.
+ * NULL with err set (NNFX_ERR_UNSUPPORTED: use the interpreter) when the
+ * graph has no such node, a graph input of unknown shape or a leaf
+ * module. */
+typedef struct fx_split fx_split;
+fx_split *fx_split_new(const nnfx_graph *g, int threads, nnfx_error *err);
+void fx_split_free(fx_split *sp);
+nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
+                         nnfx_error *err);
+/* Listing: the prefix plan, the data-dependent nodes, the rest's plan for
+ * the latest shapes (malloc'd; NULL on OOM). */
+char *fx_split_text(const fx_split *sp);
+
 /* Read-only view of a built plan for the C generator (src/codegen): value
  * v is the node at position v of the graph (0 = head) or, past the nodes,
  * a literal argument; aliases are resolved to the storage they view. */

@@ -565,6 +565,15 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             st = unsupported(err, n, "no kernel");
             break;
         }
+        if ((n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE &&
+            p->vals[idx_of(n->args[0].u.node)].t) {
+            /* of a static shape: a constant (the kernel reads the shape, not the data) */
+            nnfx_value_set out = {0};
+            if ((st = fold(p, n, &out, err))) break;
+            v->kind = V_CONST;
+            v->t = out.t[0];
+            continue;
+        }
         if (args_const(p, n) && !(info->flags & NNFX_F_IMPURE) && layout_skips_fold(p, n)) {
             v->kind = V_CONST; /* its shape, not its value */
             v->t = header(m, err);
