@@ -100,6 +100,38 @@ static void test_masked_tokens(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* Multi-output nodes in the compiled plan: attention whose q, k, v come from
+ * one Split of the last axis, and an uneven Split after it; one step each,
+ * PyTorch's output, the interpreter's within 1e-5. */
+static void test_qkv_split(void **state) {
+    (void)state;
+    char path[1024];
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_onnx_load(tu_data_path(path, sizeof path, "split_plan/qkv_attention.onnx"), &err);
+    if (!g) fail_msg("load: %s", err.msg);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    nnfx_tensor *x = load("split_plan/qkv_attention.s0.in0.npy"), *want = load("split_plan/qkv_attention.s0.out0.npy");
+    nnfx_tensor *got = NULL, *ref = NULL;
+    int n = 0;
+    if (nnfx_gm_run(gm, 1, &x, 1, &got, &n, &err)) fail_msg("run: %s", err.msg);
+    nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    assert_non_null(ip);
+    if (nnfx_interp_run(ip, 1, &x, 1, &ref, &n, &err)) fail_msg("interpreter: %s", err.msg);
+    double e = max_diff(got, want), scale = max_abs(want), ei = max_diff(got, ref);
+    print_message("qkv_attention: max |nnfx - torch| = %.3g (scale %.3g), vs the interpreter %.3g\n", e, scale, ei);
+    assert_true(e <= 1e-4 * scale);
+    assert_true(ei <= 1e-5);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    assert_non_null(strstr(plan, "# compiled plan"));
+    assert_non_null(strstr(plan, "_Split = split @"));
+    assert_non_null(strstr(plan, "_Split_1 = split @"));
+    free(plan);
+    nnfx_tensor_release(got), nnfx_tensor_release(ref), nnfx_tensor_release(x), nnfx_tensor_release(want);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
+}
+
 /* A graph the split plan declines too runs in the interpreter, and the
  * listing says why, both reasons. */
 static void test_declined_says_why(void **state) {
@@ -165,6 +197,7 @@ static void test_rest_error_names_node(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_masked_tokens),
+        cmocka_unit_test(test_qkv_split),
         cmocka_unit_test(test_declined_says_why),
         cmocka_unit_test(test_rest_error_names_node),
     };

@@ -129,8 +129,10 @@ typedef struct fx_step_view {
     fx_step_kind kind;
     const nnfx_node *first, *last; /* CONV: the conv and the last node of its fused chain */
     int nin;
-    const int *in; /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
-    int out;       /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+    const int *in;   /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
+    int out;         /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+    int nout;        /* values written: 1, or every output of a multi-output node (0 for OUTPUT) */
+    const int *outs; /* nout values (outs[0] == out) */
 } fx_step_view;
 typedef enum fx_value_kind { FX_VALUE_NONE, FX_VALUE_CONST, FX_VALUE_INPUT, FX_VALUE_ARENA } fx_value_kind;
 typedef struct fx_value_view {
@@ -141,6 +143,8 @@ typedef struct fx_value_view {
 } fx_value_view;
 int64_t fx_plan_arena_bytes(const fx_plan *p);
 int fx_plan_nsteps(const fx_plan *p);
+/* Values of the plan: every v passed to fx_plan_value_view is below this. */
+int fx_plan_nvalues(const fx_plan *p);
 fx_step_view fx_plan_step_view(const fx_plan *p, int s);
 fx_value_view fx_plan_value_view(const fx_plan *p, int v);
 

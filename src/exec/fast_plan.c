@@ -955,6 +955,8 @@ int64_t fx_plan_arena_bytes(const fx_plan *p) { return p->arena_bytes; }
 
 int fx_plan_nsteps(const fx_plan *p) { return p->nsteps; }
 
+int fx_plan_nvalues(const fx_plan *p) { return p->nvals; }
+
 fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
     const fx_step *sp = &p->steps[s];
     fx_step_view v = {sp->kind == S_CONV ? FX_STEP_CONV : (sp->kind == S_OUTPUT ? FX_STEP_OUTPUT : FX_STEP_KERNEL),
@@ -962,7 +964,9 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
                       sp->n,
                       sp->nin,
                       sp->in,
-                      sp->out};
+                      sp->out,
+                      sp->kind == S_OUTPUT ? 0 : (sp->outs ? sp->nout : 1),
+                      sp->outs ? sp->outs : &sp->out};
     return v;
 }
 

@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""Exports a small PyTorch module with data-dependent nodes in the middle
-(NonZero: a token selection by score, twice) to ONNX, with PyTorch's
-outputs for two inputs that select different numbers of tokens, for
-tests/test_split_plan.c (a node whose output size is known only at run time
-splits the compiled plan).
+"""Exports small PyTorch modules for the compiled plan's multi-output and
+data-dependent nodes, with PyTorch's outputs:
+ - masked_tokens: NonZero in the middle (a token selection by score, twice),
+   two inputs that select different numbers of tokens, for
+   tests/test_split_plan.c (a node whose output size is known only at run
+   time splits the compiled plan);
+ - qkv_attention: attention whose q, k, v come from one Split of the last
+   axis (torch.split) and an uneven Split after it, for test_split_plan.c
+   and `nnfx codegen` (tests/codegen/check_codegen.py).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
     /usr/bin/python3 tests/data/split_plan/make_models.py
 
-writes masked_tokens.onnx and, per sample j, masked_tokens.s<j>.in0.npy and
-masked_tokens.s<j>.out<k>.npy next to this script (PyTorch's outputs in eval
-mode). Exit status 77 when torch is missing.
+writes M.onnx and, per sample j, M.s<j>.in0.npy and M.s<j>.out<k>.npy next
+to this script (PyTorch's outputs in eval mode). Exit status 77 when torch
+is missing.
 """
 
 import os
@@ -52,6 +56,37 @@ def main():
             y = self.mlp(tok[idx])  # [K, 32]
             keep = torch.nonzero(y[:, 0] > 0).squeeze(1)  # [K2]
             return y[keep].sum(0), idx
+
+    class QkvAttention(nn.Module):
+        """Two-head self-attention, q, k, v = split(qkv(x), dim, -1) (a Split
+        of the last axis), then an uneven split [16, 8] of the projection:
+        sum(a) * b."""
+
+        def __init__(self, dim=24, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.qkv = nn.Linear(dim, 3 * dim)
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):  # x [1, T, dim]
+            b, t, d = x.shape
+            q, k, v = torch.split(self.qkv(x), d, dim=-1)
+            q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+            a = torch.softmax(q @ k.transpose(-2, -1) * (d // self.heads) ** -0.5, dim=-1)
+            y = self.proj((a @ v).transpose(1, 2).reshape(b, t, d))
+            g, h = torch.split(y, [16, 8], dim=-1)
+            return g.sum(-1, keepdim=True) * h
+
+    torch.manual_seed(20241202)
+    model = QkvAttention().eval()
+    x = torch.randn(1, 10, 24)
+    path = os.path.join(HERE, "qkv_attention.onnx")
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), path, opset_version=17, input_names=["x"], output_names=["y"],
+                          do_constant_folding=True)
+        np.save(os.path.join(HERE, "qkv_attention.s0.in0.npy"), x.numpy())
+        np.save(os.path.join(HERE, "qkv_attention.s0.out0.npy"), model(x).numpy())
+    print(f"qkv_attention.onnx: {os.path.getsize(path)} bytes")
 
     torch.manual_seed(20241201)
     model = MaskedTokens().eval()
