@@ -11,7 +11,10 @@
  *    prefix values it reads are placeholders of the now-known shapes, its
  *    shapes inferred again and compiled, or split again at its own
  *    data-dependent nodes. One rest is built per set of frontier output
- *    shapes and kept (the FX_SPLIT_CACHE most recently used).
+ *    shapes and kept (the FX_SPLIT_CACHE most recently used). When the
+ *    shapes change on most runs (new shapes after 2 x FX_SPLIT_CACHE rests
+ *    built, fewer cache hits than rests), compiling each (packing its conv
+ *    weights) costs more than it saves: new rests run in the interpreter.
  * Constants the rest reads (weights, folded subgraphs) stay constants in
  * its copy, so its convolutions are packed and fused as in any plan. */
 #include <stdio.h>
@@ -68,7 +71,7 @@ struct fx_split {
     rest_entry cache[FX_SPLIT_CACHE];
     int ncache, last; /* last: the entry of the latest run (-1: none) */
     uint64_t tick;
-    int64_t built; /* rests built so far */
+    int64_t built, hits; /* rests built so far; runs that found theirs */
 };
 
 static void runner_free(runner *r) {
@@ -262,6 +265,8 @@ out:
 
 /* The rest for the frontier outputs fo: a copy of g with placeholders for
  * them and for the prefix values it reads, compiled. */
+static bool thrashing(const fx_split *sp) { return sp->built >= 2 * FX_SPLIT_CACHE && sp->hits < sp->built; }
+
 static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, nnfx_error *err) {
     const nnfx_graph *g = sp->g;
     nnfx_value_map *map = nnfx_value_map_new();
@@ -326,6 +331,11 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
     e->r.g = r;
     if (st) return st;
     nnfx_error perr = {0}, serr = {0};
+    if (thrashing(sp)) {
+        snprintf(e->r.why, sizeof e->r.why, "the data-dependent shapes change on most runs");
+        e->r.interp = exec_interp_new_linted(r, NULL, NULL, err);
+        return e->r.interp ? NNFX_OK : (err && err->status ? err->status : NNFX_ERR_NOMEM);
+    }
     if ((e->r.plan = fx_plan_new(r, sp->threads, &perr))) return NNFX_OK;
     if (perr.status != NNFX_ERR_UNSUPPORTED) {
         if (err) *err = perr;
@@ -362,6 +372,7 @@ static rest_entry *rest_for(fx_split *sp, nnfx_value_set *fo, nnfx_error *err) {
         if (sp->cache[c].nsig == ns && !memcmp(sp->cache[c].sig, sig, sizeof *sig * (size_t)ns)) {
             sp->cache[c].used = sp->tick;
             sp->last = c;
+            sp->hits++;
             return &sp->cache[c];
         }
     int c = sp->ncache;
@@ -478,8 +489,9 @@ char *fx_split_text(const fx_split *sp) {
     sb_printf(&b, "# 2. run with their kernels:");
     for (int f = 0; f < sp->nfront; f++)
         sb_printf(&b, " %s (%s)", sp->front[f]->name, nnfx_op_name(sp->front[f]->op));
-    sb_printf(&b, "\n# 3. the rest, compiled for the shapes of their outputs (%lld built, %d kept)",
-              (long long)sp->built, sp->ncache);
+    sb_printf(&b, "\n# 3. the rest, compiled for the shapes of their outputs (%lld built, %d kept%s)",
+              (long long)sp->built, sp->ncache,
+              thrashing(sp) ? "; the shapes change on most runs: new ones run in the interpreter" : "");
     if (sp->last < 0) {
         sb_printf(&b, ": not run yet\n");
     } else {
