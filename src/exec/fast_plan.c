@@ -104,6 +104,8 @@ static bool writes_all(nnfx_op op) {
     case NNFX_OP_LOG_SOFTMAX:
     case NNFX_OP_CONCAT:
     case NNFX_OP_TRANSPOSE:
+    case NNFX_OP_SPLIT:
+    case NNFX_OP_TOPK:
     case NNFX_OP_BATCH_NORM: return true;
     default: return false;
     }

@@ -230,12 +230,14 @@ fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
                 continue;
             }
             const nnfx_node *u = ar->u.node;
+            s->i = -1;
             if (u->opcode == NNFX_PLACEHOLDER) {
                 s->kind = SRC_INPUT;
                 for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
                     if (nnfx_graph_input(g, k) == u) s->i = k;
             } else if (u->opcode == NNFX_GET_ATTR) {
                 s->kind = SRC_CONST;
+                s->i = 0;
                 if (!(s->t = nnfx_tensor_retain(nnfx_graph_param(g, u->target))))
                     st = declined(err, u, "missing parameter");
             } else {
@@ -243,6 +245,7 @@ fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
                 for (int j = 0; j < sp->nbound; j++)
                     if (sp->bound[j] == u) s->i = j;
             }
+            if (!st && s->i < 0) st = declined(err, n, "an input with no value before the run");
         }
     }
 out:
@@ -302,7 +305,8 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
             if (n->nout == 1) nnfx_replace_all_uses_with(nnfx_value_map_get(map, n), p, NULL, NULL);
             for (int u = 0; n->nout > 1 && u < n->nusers; u++) {
                 const nnfx_node *gi = n->users[u];
-                if (gi->opcode == NNFX_CALL_FUNCTION && gi->op == NNFX_OP_GETITEM && gi->args[1].u.i == k)
+                if (gi->opcode == NNFX_CALL_FUNCTION && gi->op == NNFX_OP_GETITEM && gi->nargs == 2 &&
+                    gi->args[1].kind == NNFX_ARG_INT && gi->args[1].u.i == k)
                     nnfx_replace_all_uses_with(nnfx_value_map_get(map, gi), p, NULL, NULL);
             }
         }
