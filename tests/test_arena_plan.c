@@ -128,7 +128,10 @@ static void test_chain(void **state) {
 /* Peak bytes (arena + inputs) of the compiled plans of the real fixtures,
  * measured with the quadratic search this planner replaced: never more;
  * and the layout-only figure (what analyze reports, no weight read) is the
- * built plan's. */
+ * built plan's. The tiny_vit figures are their compiled plans' since the
+ * plan takes Split (the interpreter's estimate before, 30976 and 15744,
+ * counted a tuple as freed once its getitems had run: too low; the live
+ * values at the split alone are 30464 bytes of tiny_vit's arena). */
 static void test_fixture_arenas(void **state) {
     (void)state;
     static const struct {
@@ -138,8 +141,8 @@ static void test_fixture_arenas(void **state) {
               {"real_models/mini_squeezenet.onnx", 46540},
               {"real_models/mobile_blocks.onnx", 99072},
               {"real_models/tiny_cnn.onnx", 26624},
-              {"real_models/tiny_vit.onnx", 30976},
-              {"real_models/tiny_vit_opset13.onnx", 15744},
+              {"real_models/tiny_vit.onnx", 40960},
+              {"real_models/tiny_vit_opset13.onnx", 20480},
               {"onnx/convnet.onnx", 4096},
               {"onnx/mlp.onnx", 320}};
     int compiled = 0;
@@ -162,7 +165,7 @@ static void test_fixture_arenas(void **state) {
         compiled += !interp;
         nnfx_gm_free(gm);
     }
-    assert_int_equal(compiled, 5); /* tiny_vit*: Split; convnet: a symbolic batch */
+    assert_int_equal(compiled, 7); /* convnet: a symbolic batch */
 }
 
 int main(void) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/core_int.h"
+#include "ir/ir_int.h"
 #include "ir/op_table.h"
 #include "testutil.h"
 
@@ -35,6 +36,7 @@ typedef struct kcase {
     const char *args;
     double atol, rtol;
     nnfx_attr attrs[8];
+    int nout; /* outputs of an op whose optional outputs are asked for (MaxPool's indices); 0: the default */
 } kcase;
 
 #define T  1e-5, 1e-4
@@ -214,6 +216,12 @@ static const kcase cases[] = {
     {"range_float", NNFX_OP_RANGE, "ccc", 1e-6, 0, {{0}}},
     {"range_int", NNFX_OP_RANGE, "ppp", 0, 0, {{0}}},
     {"shape", NNFX_OP_SHAPE, "p", 0, 0, {{0}}},
+    /* multi-output ops */
+    {"split_uneven", NNFX_OP_SPLIT, "p", 0, 0, {AI("axis", 1), AI("num_outputs", 3)}},
+    {"split_last", NNFX_OP_SPLIT, "pc", 0, 0, {AI("axis", 2), AI("num_outputs", 2)}},
+    {"topk_largest", NNFX_OP_TOPK, "pc", 0, 0, {AI("axis", -1)}},
+    {"topk_smallest_axis1", NNFX_OP_TOPK, "pc", 0, 0, {AI("axis", 1), AI("largest", 0)}},
+    {"maxpool_indices", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2)}, 2},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
@@ -225,7 +233,8 @@ static int num_attrs(const kcase *k) {
     return n;
 }
 
-/* A graph: inputs (placeholders / parameters) -> op -> output. */
+/* A graph: inputs (placeholders / parameters) -> op -> output (through a
+ * getitem per output of a multi-output op). */
 typedef struct built {
     nnfx_graph *g;
     nnfx_node *node;
@@ -234,7 +243,7 @@ typedef struct built {
 } built;
 
 static nnfx_status build(built *b, nnfx_op op, const char *args, nnfx_tensor *const *inputs, int nattrs,
-                         const nnfx_attr *attrs, nnfx_error *err) {
+                         const nnfx_attr *attrs, int want_nout, nnfx_error *err) {
     memset(b, 0, sizeof *b);
     b->g = nnfx_graph_new();
     assert_non_null(b->g);
@@ -261,8 +270,13 @@ static nnfx_status build(built *b, nnfx_op op, const char *args, nnfx_tensor *co
     }
     b->node = nnfx_graph_call_op(b->g, op, b->nin, a, nattrs, attrs, err);
     if (!b->node) return err->status;
-    nnfx_node *outs[1] = {b->node};
-    if (nnfx_node_num_outputs(b->node) == 1) assert_non_null(nnfx_graph_output(b->g, 1, outs, err));
+    if (want_nout > 0) assert_int_equal(ir_node_set_num_outputs(b->node, want_nout, err), NNFX_OK);
+    nnfx_node *outs[8] = {b->node};
+    int nout = nnfx_node_num_outputs(b->node);
+    assert_true(nout >= 1 && nout <= 8);
+    for (int k = 0; nout > 1 && k < nout; k++)
+        assert_non_null(outs[k] = nnfx_graph_getitem(b->g, b->node, k, err));
+    assert_non_null(nnfx_graph_output(b->g, nout, outs, err));
     return NNFX_OK;
 }
 
@@ -283,7 +297,7 @@ static bool run_case(const kcase *k) {
             goto done;
         }
     }
-    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, &err)) {
+    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, k->nout, &err)) {
         snprintf(msg, sizeof msg, "building the node failed: %s", err.msg);
         goto done;
     }
@@ -375,12 +389,11 @@ static bool differential_case(const kcase *k, int threads, bool *compiled, char 
         }
         if (k->args[i] == 'p') feed[nfeed++] = inputs[i];
     }
-    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, &err) || nnfx_graph_infer_shapes(b.g, &err) ||
-        nnfx_op_run(b.node, nin, inputs, &ref, &err)) {
+    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, k->nout, &err) ||
+        nnfx_graph_infer_shapes(b.g, &err) || nnfx_op_run(b.node, nin, inputs, &ref, &err)) {
         snprintf(msg, len, "reference run failed: %s", err.msg);
         goto done;
     }
-    if (nnfx_node_num_outputs(b.node) != 1) goto done; /* multi-output nodes run in the interpreter */
     nnfx_graph *copy = nnfx_graph_copy(b.g, NULL, &err);
     gm = copy ? nnfx_gm_new(copy, &err) : NULL;
     if (!gm) {
@@ -394,15 +407,19 @@ static bool differential_case(const kcase *k, int threads, bool *compiled, char 
     }
     char *plan = nnfx_gm_plan(gm, &err);
     *compiled = plan && strncmp(plan, "# interpreted", 13) != 0;
+    /* a multi-output node with static shapes is one step of the plan */
+    if (!*compiled && ref.num > 1) snprintf(msg, len, "a multi-output node is not compiled: %s", plan ? plan : "");
     free(plan);
-    if (nout != 1) {
-        snprintf(msg, len, "GraphModule gave %d outputs, the interpreter 1", nout);
+    if (msg[0]) goto done;
+    if (nout != ref.num) {
+        snprintf(msg, len, "GraphModule gave %d outputs, the interpreter %d", nout, ref.num);
         goto done;
     }
     char why[512];
-    if (!tu_tensor_close(outs[0], ref.t[0], k->atol, k->rtol, why, sizeof why))
-        snprintf(msg, len, "%s (%d threads) differs from the interpreter: %s",
-                 *compiled ? "compiled plan" : "GraphModule", threads, why);
+    for (int o = 0; o < nout && !msg[0]; o++)
+        if (!tu_tensor_close(outs[o], ref.t[o], k->atol, k->rtol, why, sizeof why))
+            snprintf(msg, len, "%s (%d threads) output %d differs from the interpreter: %s",
+                     *compiled ? "compiled plan" : "GraphModule", threads, o, why);
 done:
     for (int i = 0; i < nout; i++)
         nnfx_tensor_release(outs[i]);
@@ -569,7 +586,7 @@ static nnfx_tensor *zeros(nnfx_dtype dt, int rank, ...) {
 static nnfx_status try_op(nnfx_op op, const char *args, nnfx_tensor *const *in, int nattrs, const nnfx_attr *attrs,
                           nnfx_error *err, const char *name) {
     built b;
-    nnfx_status s = build(&b, op, args, in, nattrs, attrs, err);
+    nnfx_status s = build(&b, op, args, in, nattrs, attrs, 0, err);
     if (!s && name) assert_int_equal(nnfx_node_set_name(b.node, name, err), NNFX_OK);
     if (!s) s = nnfx_graph_infer_shapes(b.g, err);
     if (!s) {

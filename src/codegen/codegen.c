@@ -666,12 +666,48 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
     return NNFX_OK;
 }
 
+/* Split: output k takes `outer` rows of its size x inner floats, from
+ * offset start_k x inner of the input's rows (the interpreter's kern_split
+ * copy, sizes from the outputs' inferred shapes). */
+static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    int axis;
+    if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return unsupported(c, n, "split axis out of range");
+    int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank), len = xm->dims[axis].value;
+    int64_t at = 0;
+    for (int k = 0; k < s->nout; k++) {
+        char y[64];
+        nnfx_status st = value_expr(c, s->outs[k], n, y, sizeof y);
+        if (st) return st;
+        int64_t size = n->meta[k].dims[axis].value;
+        if (size > 0 && outer > 0 && inner > 0) {
+            if (outer == 1) {
+                sb_printf(&c->body, "    memcpy(%s, %s + %lld, %lld);\n", y, x, (long long)(at * inner),
+                          (long long)(size * inner * 4));
+            } else {
+                int64_t shape[2] = {outer, size * inner}, st_[2] = {len * inner, 1};
+                use_section(c, "transpose");
+                sb_printf(&c->body, "    {\n");
+                emit_longs(&c->body, "shape", 2, shape);
+                emit_longs(&c->body, "st", 2, st_);
+                sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, 2, shape, st);\n    }\n", x,
+                          (long long)(at * inner), y);
+            }
+        }
+        at += size;
+    }
+    return NNFX_OK;
+}
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
     nnfx_status st;
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
     if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
+        return unsupported(c, n, "multi-output ops other than split are not generated");
     /* data inputs (constant parameters of the op are read at generation) */
     int ndata = s->nin;
     switch (n->op) {
@@ -686,6 +722,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_PAD:
     case NNFX_OP_RESIZE: ndata = 1; break;
     case NNFX_OP_CONCAT: ndata = 0; break;
+    case NNFX_OP_SPLIT: ndata = 1; break; /* the sizes are the outputs' shapes */
     default: break;
     }
     if (ndata > 8) return unsupported(c, n, "too many inputs");
@@ -777,6 +814,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", in[0], y, ym->rank);
         return NNFX_OK;
     }
+    case NNFX_OP_SPLIT: return emit_split(c, s, n, in[0]);
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
     case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
@@ -1009,10 +1047,18 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
         if (n->opcode == NNFX_CALL_MODULE)
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
                                   n->name, n->target);
-        if (n->opcode == NNFX_CALL_FUNCTION && n->nout != 1)
+        if (n->opcode != NNFX_CALL_FUNCTION || n->op == NNFX_OP_GETITEM) continue;
+        bool in_static = true, out_static = true;
+        for (int a = 0; a < n->nargs; a++)
+            if (n->args[a].kind == NNFX_ARG_NODE && !nnfx_meta_is_static(&n->args[a].u.node->meta[0]))
+                in_static = false;
+        for (int k = 0; k < n->nout; k++)
+            out_static &= nnfx_meta_is_static(&n->meta[k]);
+        if (in_static && !out_static)
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
-                                  "codegen: node %s (%s): ops with %d outputs are not generated", n->name,
-                                  ir_op_info(n->op)->onnx_type, n->nout);
+                                  "codegen: node %s (%s): its output size is known only at run time (it depends on "
+                                  "the input data); generated C has static shapes",
+                                  n->name, ir_op_info(n->op)->onnx_type);
     }
     fx_plan *p = fx_plan_new(g, 1, err);
     if (!p) {
@@ -1023,9 +1069,7 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
     c.g = g, c.p = p, c.name = name, c.err = err;
     c.nnodes = g->num_nodes;
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
-    c.nvalues = c.nnodes * 2 + 64;
-    for (const nnfx_node *n = g->head; n; n = n->next)
-        c.nvalues += n->nargs;
+    c.nvalues = fx_plan_nvalues(p) + 1;
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     if (!c.nodes || !c.weight_id) {
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");

@@ -117,6 +117,25 @@ int64_t fx_plan_peak_bytes(const fx_plan *p);
 /* Listing of the compiled steps, one per line (malloc'd; NULL on OOM). */
 char *fx_plan_text(const fx_plan *p);
 
+/* ---- the split plan (src/exec/split_plan.c) ---------------------------- */
+
+/* A graph whose static plan fx_plan_new declines because a node's output
+ * size is known only at run time (NonZero, Unique, NonMaxSuppression...):
+ * the nodes before such nodes run as one compiled plan, the data-dependent
+ * nodes with their kernels, and the rest is compiled for the shapes they
+ * produced (cached per shape). g (linted, shapes inferred) must outlive it.
+ * NULL with err set (NNFX_ERR_UNSUPPORTED: use the interpreter) when the
+ * graph has no such node, a graph input of unknown shape or a leaf
+ * module. */
+typedef struct fx_split fx_split;
+fx_split *fx_split_new(const nnfx_graph *g, int threads, nnfx_error *err);
+void fx_split_free(fx_split *sp);
+nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
+                         nnfx_error *err);
+/* Listing: the prefix plan, the data-dependent nodes, the rest's plan for
+ * the latest shapes (malloc'd; NULL on OOM). */
+char *fx_split_text(const fx_split *sp);
+
 /* Read-only view of a built plan for the C generator (src/codegen): value
  * v is the node at position v of the graph (0 = head) or, past the nodes,
  * a literal argument; aliases are resolved to the storage they view. */
@@ -125,8 +144,10 @@ typedef struct fx_step_view {
     fx_step_kind kind;
     const nnfx_node *first, *last; /* CONV: the conv and the last node of its fused chain */
     int nin;
-    const int *in; /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
-    int out;       /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+    const int *in;   /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
+    int out;         /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+    int nout;        /* values written: 1, or every output of a multi-output node (0 for OUTPUT) */
+    const int *outs; /* nout values (outs[0] == out) */
 } fx_step_view;
 typedef enum fx_value_kind { FX_VALUE_NONE, FX_VALUE_CONST, FX_VALUE_INPUT, FX_VALUE_ARENA } fx_value_kind;
 typedef struct fx_value_view {
@@ -137,6 +158,8 @@ typedef struct fx_value_view {
 } fx_value_view;
 int64_t fx_plan_arena_bytes(const fx_plan *p);
 int fx_plan_nsteps(const fx_plan *p);
+/* Values of the plan: every v passed to fx_plan_value_view is below this. */
+int fx_plan_nvalues(const fx_plan *p);
 fx_step_view fx_plan_step_view(const fx_plan *p, int s);
 fx_value_view fx_plan_value_view(const fx_plan *p, int v);
 

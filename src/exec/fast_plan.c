@@ -3,6 +3,9 @@
  *  - parameters, literals and nodes computable from them alone are values
  *    known at build time (computed once);
  *  - no-op and reshape-family nodes alias their input's storage;
+ *  - a multi-output node (Split, TopK, MaxPool with indices, LSTM...) is one
+ *    step calling its kernel with every output, each output a value of its
+ *    own in the arena (own lifetime); each getitem aliases one of them;
  *  - every other value gets an offset in one activation arena, assigned
  *    from value lifetimes so buffers whose lifetimes do not overlap share
  *    memory (greedy, largest first: arena_plan.c);
@@ -27,12 +30,14 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-typedef enum vkind { V_NONE, V_CONST, V_INPUT, V_ARENA, V_ALIAS } vkind;
+/* V_TUPLE: a multi-output node; its outputs are the values src ..
+ * src + nout - 1 (arena or constant), and each getitem of it aliases one. */
+typedef enum vkind { V_NONE, V_CONST, V_INPUT, V_ARENA, V_ALIAS, V_TUPLE } vkind;
 
 typedef struct fx_val {
     vkind kind;
     nnfx_tensor *t; /* CONST: owned reference; INPUT/ARENA/ALIAS: header over borrowed data */
-    int src;        /* ALIAS: the value whose storage this one views */
+    int src;        /* ALIAS: the value whose storage this one views; TUPLE: its first output */
     int def, last;  /* first and last step that touch it (-1: none)  */
     int64_t bytes, off;
     const nnfx_node *node; /* INPUT: its placeholder */
@@ -47,12 +52,15 @@ typedef struct fx_step {
     nnfx_kernel_fn kern;
     bool zero_out; /* clear the output before a generic kernel that may not write all of it */
     int nin;
-    int *in;             /* value indices (-1: absent optional input) */
-    nnfx_tensor **inbuf; /* nin tensors, filled per run */
-    int out;             /* value index (-1 for S_OUTPUT) */
-    fx_conv *conv;       /* S_CONV: in[0] = x, in[1] = residual or -1 */
-    fx_maxpool *mpool;   /* S_MAXPOOL: in[0] = x */
-    fx_qop *qop;         /* S_QOP: an int8 island (qplan.h); in[0] = x, in[1] = residual or -1 */
+    int *in;              /* value indices (-1: absent optional input) */
+    nnfx_tensor **inbuf;  /* nin tensors, filled per run */
+    int out;              /* value index (-1 for S_OUTPUT); a multi-output step: outs[0] */
+    int nout;             /* values written: 1, or a multi-output node's outputs */
+    int *outs;            /* nout value indices (a multi-output step; NULL otherwise) */
+    nnfx_tensor **outbuf; /* nout tensors, filled per run (a multi-output step) */
+    fx_conv *conv;        /* S_CONV: in[0] = x, in[1] = residual or -1 */
+    fx_maxpool *mpool;    /* S_MAXPOOL: in[0] = x */
+    fx_qop *qop;          /* S_QOP: an int8 island (qplan.h); in[0] = x, in[1] = residual or -1 */
 } fx_step;
 
 struct fx_plan {
@@ -125,6 +133,8 @@ void fx_plan_free(fx_plan *p) {
     for (int s = 0; s < p->nsteps; s++) {
         free(p->steps[s].in);
         free(p->steps[s].inbuf);
+        free(p->steps[s].outs);
+        free(p->steps[s].outbuf);
         fx_conv_free(p->steps[s].conv);
         fx_maxpool_free(p->steps[s].mpool);
         fx_qop_free(p->steps[s].qop);
@@ -315,6 +325,128 @@ static nnfx_status plan_qops(fx_plan *p, nnfx_graph *g, bool *absorbed, fx_qop *
  * constants are headers with their shape, their data never read. */
 #define LAYOUT_CONST_LIMIT 4096
 
+/* A tensor header of static meta m over no data yet (the run or the arena
+ * points it at its storage). NULL on OOM. */
+static nnfx_tensor *header(const nnfx_meta *m, nnfx_error *err) {
+    static float dummy;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int d = 0; d < m->rank; d++)
+        dims[d] = m->dims[d].value;
+    return nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+}
+
+/* Whether every node argument of n is a constant value. */
+static bool args_const(const fx_plan *p, const nnfx_node *n) {
+    for (int a = 0; a < n->nargs; a++)
+        if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST) return false;
+    return true;
+}
+
+/* Layout mode: whether folding n would read a constant that is not
+ * shape-like, or make an output of more than LAYOUT_CONST_LIMIT elements
+ * (then its outputs are headers with their shape, their data never read). */
+static bool layout_skips_fold(const fx_plan *p, const nnfx_node *n) {
+    if (!p->layout) return false;
+    for (int a = 0; a < n->nargs; a++) {
+        const nnfx_tensor *t = n->args[a].kind == NNFX_ARG_NODE ? p->vals[idx_of(n->args[a].u.node)].t : NULL;
+        if (t && !ir_shape_value_like(t->dtype, nnfx_tensor_numel(t))) return true;
+    }
+    for (int k = 0; k < n->nout; k++)
+        if ((uint64_t)nnfx_meta_numel(&n->meta[k]) > LAYOUT_CONST_LIMIT) return true; /* -1: too large */
+    return false;
+}
+
+/* Runs n's kernel on its constant arguments (the interpreter's own op_run):
+ * out holds new references. */
+static nnfx_status fold(const fx_plan *p, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err) {
+    nnfx_tensor *in[64];
+    bool lit[64] = {0};
+    if (n->nargs > 64) return unsupported(err, n, "too many inputs to fold");
+    nnfx_status st = NNFX_OK;
+    for (int a = 0; a < n->nargs && !st; a++) {
+        const nnfx_arg *ar = &n->args[a];
+        in[a] = NULL;
+        if (ar->kind == NNFX_ARG_NODE)
+            in[a] = p->vals[idx_of(ar->u.node)].t;
+        else if (ar->kind != NNFX_ARG_NONE) {
+            in[a] = ir_literal_tensor(ar, err);
+            lit[a] = true;
+            if (!in[a]) st = NNFX_ERR_NOMEM;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    if (!st) st = nnfx_op_run(n, n->nargs, in, out, err);
+    for (int a = 0; a < n->nargs; a++)
+        if (lit[a]) nnfx_tensor_release(in[a]);
+    return st;
+}
+
+/* A multi-output node (Split, TopK, LSTM...): value v becomes a tuple whose
+ * outputs are new values, one per output, each folded (constant
+ * arguments), or an arena value the node's step writes. Its readers must be
+ * getitem nodes (plan_getitem). */
+static nnfx_status plan_tuple(fx_plan *p, const nnfx_node *n, fx_val *v, nnfx_error *err) {
+    if (n->opcode != NNFX_CALL_FUNCTION) return unsupported(err, n, "multi-output node that is not an op");
+    const nnfx_op_info *info = ir_op_info(n->op);
+    if (!info->kernel || !info->infer) return unsupported(err, n, "no kernel");
+    for (int u = 0; u < n->nusers; u++)
+        if (n->users[u]->opcode != NNFX_CALL_FUNCTION || n->users[u]->op != NNFX_OP_GETITEM)
+            return unsupported(err, n, "a multi-output value read other than through getitem");
+    for (int k = 0; k < n->nout; k++)
+        if (!nnfx_meta_is_static(&n->meta[k]) || n->meta[k].dtype == NNFX_DTYPE_UNDEFINED)
+            return unsupported(err, n, "shape not static");
+    v->kind = V_TUPLE;
+    v->src = p->nvals;
+    p->nvals += n->nout;
+    bool folds = args_const(p, n) && !(info->flags & NNFX_F_IMPURE);
+    nnfx_value_set out = {0};
+    if (folds && !layout_skips_fold(p, n)) {
+        nnfx_status st = fold(p, n, &out, err);
+        if (st) return st;
+    }
+    for (int k = 0; k < n->nout; k++) {
+        fx_val *o = &p->vals[v->src + k];
+        o->def = o->last = -1;
+        o->node = n;
+        o->kind = folds ? V_CONST : V_ARENA;
+        o->t = k < out.num ? out.t[k] : header(&n->meta[k], err);
+        o->bytes = nnfx_meta_nbytes(&n->meta[k]);
+        if (!o->t) {
+            for (int j = k + 1; j < out.num; j++)
+                nnfx_tensor_release(out.t[j]);
+            return NNFX_ERR_NOMEM;
+        }
+    }
+    return NNFX_OK;
+}
+
+/* getitem(tuple, k): the tuple's k-th output, as the constant itself or a
+ * view of its storage. */
+static nnfx_status plan_getitem(fx_plan *p, const nnfx_node *n, fx_val *v, nnfx_error *err) {
+    const fx_val *tv = n->nargs == 2 && n->args[0].kind == NNFX_ARG_NODE && n->args[1].kind == NNFX_ARG_INT
+                           ? &p->vals[idx_of(n->args[0].u.node)]
+                           : NULL;
+    if (!tv || tv->kind != V_TUPLE || n->args[1].u.i < 0 || n->args[1].u.i >= n->args[0].u.node->nout)
+        return unsupported(err, n, "getitem of a value that is not a multi-output node's");
+    int o = tv->src + (int)n->args[1].u.i;
+    if (p->vals[o].kind == V_CONST) {
+        v->kind = V_CONST;
+        v->t = nnfx_tensor_retain(p->vals[o].t);
+        return NNFX_OK;
+    }
+    v->kind = V_ALIAS;
+    v->src = o;
+    v->t = header(&n->meta[0], err);
+    return v->t ? NNFX_OK : NNFX_ERR_NOMEM;
+}
+
+/* Whether node i becomes a step of its own: an arena value, or a tuple
+ * with outputs in the arena (a folded one has none). */
+static bool runs(const fx_plan *p, int i) {
+    const fx_val *v = &p->vals[i];
+    return v->kind == V_ARENA || (v->kind == V_TUPLE && p->vals[v->src].kind == V_ARENA);
+}
+
 /* Builds the plan; in layout mode (fx_plan_layout_peak) only the values,
  * steps and arena offsets: parameters are not read, large constants not
  * folded, convs not packed, no arena or scratch allocated. */
@@ -322,7 +454,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
     nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
     int nn = g->num_nodes, nlit = 0;
     for (nnfx_node *n = g->head; n; n = n->next)
-        nlit += n->nargs;
+        nlit += n->nargs + (n->nout > 1 ? n->nout : 0); /* literals, and the outputs of tuples */
     fx_plan *p = calloc(1, sizeof *p);
     if (!p) goto oom;
     p->layout = layout;
@@ -345,9 +477,16 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             st = unsupported(err, n, "leaf modules run in the interpreter");
             break;
         }
-        if (n->nout != 1) {
-            st = unsupported(err, n, "multi-output nodes run in the interpreter");
+        /* Dropout's training_mode decides at run time whether inference
+         * refuses it: only the interpreter checks input values per run */
+        if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
+            n->args[2].kind != NNFX_ARG_NONE && !args_const(p, n)) {
+            st = unsupported(err, n, "dropout with a training_mode input");
             break;
+        }
+        if (n->nout != 1) {
+            st = plan_tuple(p, n, v, err);
+            continue;
         }
         const nnfx_meta *m = &n->meta[0];
         if (n->opcode == NNFX_GET_ATTR) {
@@ -364,14 +503,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             st = unsupported(err, n, "shape not static");
             break;
         }
-        int64_t dims[NNFX_MAX_RANK];
-        for (int d = 0; d < m->rank; d++)
-            dims[d] = m->dims[d].value;
         if (n->opcode == NNFX_PLACEHOLDER) {
-            static float dummy;
             v->kind = V_INPUT;
             v->node = n;
-            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+            v->t = header(m, err);
             if (!v->t) st = NNFX_ERR_NOMEM;
             v->bytes = nnfx_meta_nbytes(m);
             p->input_bytes += v->bytes;
@@ -379,78 +514,48 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             continue;
         }
         if (n->op == NNFX_OP_GETITEM) {
-            st = unsupported(err, n, "getitem runs in the interpreter");
-            break;
+            st = plan_getitem(p, n, v, err);
+            continue;
         }
         const nnfx_op_info *info = ir_op_info(n->op);
         if (!info->kernel || !info->infer) {
             st = unsupported(err, n, "no kernel");
             break;
         }
-        bool all_const = true;
-        for (int a = 0; a < n->nargs; a++)
-            if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST)
-                all_const = false;
-        bool big = false;
-        for (int a = 0; layout && a < n->nargs; a++) {
-            const nnfx_tensor *t = n->args[a].kind == NNFX_ARG_NODE ? p->vals[idx_of(n->args[a].u.node)].t : NULL;
-            if (t && !ir_shape_value_like(t->dtype, nnfx_tensor_numel(t))) big = true;
-        }
-        if (all_const && !(info->flags & NNFX_F_IMPURE) && layout &&
-            (big || (uint64_t)nnfx_meta_numel(m) > LAYOUT_CONST_LIMIT /* -1: too large */)) {
-            static float dummy;
-            v->kind = V_CONST; /* its shape, not its value */
-            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
-            if (!v->t) st = NNFX_ERR_NOMEM;
-            continue;
-        }
-        if (all_const && !(info->flags & NNFX_F_IMPURE)) {
-            /* computed once now */
-            nnfx_tensor *in[64];
-            bool lit[64] = {0};
-            if (n->nargs > 64) {
-                st = unsupported(err, n, "too many inputs to fold");
-                break;
-            }
-            for (int a = 0; a < n->nargs && !st; a++) {
-                const nnfx_arg *ar = &n->args[a];
-                in[a] = NULL;
-                if (ar->kind == NNFX_ARG_NODE)
-                    in[a] = p->vals[idx_of(ar->u.node)].t;
-                else if (ar->kind != NNFX_ARG_NONE) {
-                    in[a] = ir_literal_tensor(ar, err);
-                    lit[a] = true;
-                    if (!in[a]) st = NNFX_ERR_NOMEM;
-                }
-            }
+        if ((n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE &&
+            p->vals[idx_of(n->args[0].u.node)].t) {
+            /* of a static shape: a constant (the kernel reads the shape, not the data) */
             nnfx_value_set out = {0};
-            if (!st) st = nnfx_op_run(n, n->nargs, in, &out, err);
-            for (int a = 0; a < n->nargs; a++)
-                if (lit[a]) nnfx_tensor_release(in[a]);
-            if (st) break;
+            if ((st = fold(p, n, &out, err))) break;
             v->kind = V_CONST;
             v->t = out.t[0];
             continue;
         }
-        /* Dropout's training_mode decides at run time whether inference
-         * refuses it: only the interpreter checks input values per run */
-        if (n->op == NNFX_OP_DROPOUT && n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE) {
-            st = unsupported(err, n, "dropout with a training_mode input");
-            break;
+        if (args_const(p, n) && !(info->flags & NNFX_F_IMPURE) && layout_skips_fold(p, n)) {
+            v->kind = V_CONST; /* its shape, not its value */
+            v->t = header(m, err);
+            if (!v->t) st = NNFX_ERR_NOMEM;
+            continue;
+        }
+        if (args_const(p, n) && !(info->flags & NNFX_F_IMPURE)) {
+            /* computed once now */
+            nnfx_value_set out = {0};
+            if ((st = fold(p, n, &out, err))) break;
+            v->kind = V_CONST;
+            v->t = out.t[0];
+            continue;
         }
         if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
             nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0])) {
-            static float dummy;
             v->kind = V_ALIAS;
             v->src = idx_of(n->args[0].u.node);
-            v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
+            v->t = header(m, err);
             if (!v->t) st = NNFX_ERR_NOMEM;
             continue;
         }
         v->kind = V_ARENA;
         v->bytes = nnfx_meta_nbytes(m);
-        static float dummy2;
-        v->t = nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy2, err);
+        v->t = header(m, err);
         if (!v->t) st = NNFX_ERR_NOMEM;
     }
     if (st) goto fail;
@@ -558,7 +663,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             }
             s->in[0] = idx_of(qm[i].x);
             s->in[1] = qm[i].res ? idx_of(qm[i].res) : -1;
-        } else if (absorbed[i] || dead[i] || n->opcode != NNFX_CALL_FUNCTION || p->vals[i].kind != V_ARENA) {
+        } else if (absorbed[i] || dead[i] || n->opcode != NNFX_CALL_FUNCTION || !runs(p, i)) {
             continue;
         } else {
             s->kind = S_KERNEL;
@@ -566,9 +671,22 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             s->kern = ir_op_info(n->op)->kernel;
             s->zero_out = !writes_all(n->op);
             s->out = i;
+            if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
+                s->nout = n->nout;
+                s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
+                s->outbuf = calloc((size_t)n->nout, sizeof *s->outbuf);
+                if (!s->outs || !s->outbuf) {
+                    st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+                    p->nsteps++;
+                    break;
+                }
+                for (int k = 0; k < n->nout; k++)
+                    s->outs[k] = p->vals[i].src + k;
+                s->out = s->outs[0];
+            }
             const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
-            if (n->op == NNFX_OP_MAX_POOL && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
-                n->meta[0].rank == 4) {
+            if (n->op == NNFX_OP_MAX_POOL && n->nout == 1 && xn && xn->meta[0].rank == 4 &&
+                xn->meta[0].dtype == NNFX_F32 && n->meta[0].rank == 4) {
                 int64_t xs[4], ys[4];
                 for (int d = 0; d < 4; d++)
                     xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
@@ -608,9 +726,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
     /* 4. lifetimes (aliases keep their storage's value alive) */
     for (int s = 0; s < p->nsteps; s++) {
         fx_step *sp = &p->steps[s];
-        if (sp->out >= 0) {
-            p->vals[sp->out].def = s;
-            if (p->vals[sp->out].last < s) p->vals[sp->out].last = s;
+        for (int k = 0; k < (sp->outs ? sp->nout : sp->out >= 0); k++) {
+            int o = sp->outs ? sp->outs[k] : sp->out;
+            p->vals[o].def = s;
+            if (p->vals[o].last < s) p->vals[o].last = s;
         }
         for (int a = 0; a < sp->nin; a++) {
             if (sp->in[a] < 0) continue;
@@ -736,9 +855,16 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
         }
         for (int a = 0; a < sp->nin; a++)
             sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
-        nnfx_tensor *o = p->vals[sp->out].t;
-        if (sp->zero_out) memset(o->data, 0, o->nbytes);
-        nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, 1, &o, err);
+        nnfx_tensor *o = p->vals[sp->out].t, **ob = &o;
+        int no = 1;
+        if (sp->outs) {
+            for (int k = 0; k < sp->nout; k++)
+                sp->outbuf[k] = p->vals[sp->outs[k]].t;
+            ob = sp->outbuf, no = sp->nout;
+        }
+        for (int k = 0; sp->zero_out && k < no; k++)
+            memset(ob[k]->data, 0, ob[k]->nbytes);
+        nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
         if (st) {
             if (err && !strstr(err->msg, sp->n->name))
                 nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
@@ -770,8 +896,11 @@ char *fx_plan_text(const fx_plan *p) {
             sb_printf(&b, "%4d  %s = %s  [%s .. %s] @%lld\n", s, sp->n->name, d, sp->first->name, sp->n->name,
                       (long long)v->off);
         } else {
-            sb_printf(&b, "%4d  %s = %s%s @%lld\n", s, sp->n->name, nnfx_op_name(sp->n->op),
+            sb_printf(&b, "%4d  %s = %s%s @%lld", s, sp->n->name, nnfx_op_name(sp->n->op),
                       sp->kind == S_MAXPOOL ? " (direct)" : "", (long long)v->off);
+            for (int k = 1; sp->outs && k < sp->nout; k++)
+                sb_printf(&b, ", @%lld", (long long)p->vals[sp->outs[k]].off);
+            sb_printf(&b, "\n");
         }
     }
     return sb_finish(&b);
@@ -783,6 +912,8 @@ int64_t fx_plan_arena_bytes(const fx_plan *p) { return p->arena_bytes; }
 
 int fx_plan_nsteps(const fx_plan *p) { return p->nsteps; }
 
+int fx_plan_nvalues(const fx_plan *p) { return p->nvals; }
+
 fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
     const fx_step *sp = &p->steps[s];
     fx_step_view v = {sp->kind == S_CONV ? FX_STEP_CONV : (sp->kind == S_OUTPUT ? FX_STEP_OUTPUT : FX_STEP_KERNEL),
@@ -790,7 +921,9 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
                       sp->n,
                       sp->nin,
                       sp->in,
-                      sp->out};
+                      sp->out,
+                      sp->kind == S_OUTPUT ? 0 : (sp->outs ? sp->nout : 1),
+                      sp->outs ? sp->outs : &sp->out};
     return v;
 }
 

@@ -16,6 +16,7 @@ struct nnfx_gm {
     int threads;
     nnfx_interp *interp; /* runs graphs the compiled executor does not take */
     fx_plan *fast;       /* compiled executor (static shapes), or NULL */
+    fx_split *split;     /* or: compiled around data-dependent nodes (split_plan.c) */
     char why[1024];      /* planned && !fast: why the interpreter runs it */
 };
 
@@ -40,6 +41,8 @@ static void drop_plan(nnfx_gm *gm) {
     gm->interp = NULL;
     fx_plan_free(gm->fast);
     gm->fast = NULL;
+    fx_split_free(gm->split);
+    gm->split = NULL;
     gm->planned = false;
     gm->why[0] = 0;
 }
@@ -83,24 +86,34 @@ static nnfx_status ensure_compiled(nnfx_gm *gm, nnfx_error *err) {
 }
 
 /* Recompiles if needed, then builds the plan if not built yet. The compiled
- * executor takes graphs with static shapes; a graph it declines
- * (NNFX_ERR_UNSUPPORTED: dynamic shapes, leaf modules...) runs in the
- * interpreter, and gm->why says why. Any other failure (out of memory, a
- * constant subgraph whose kernel fails) is returned. */
+ * executor takes graphs with static shapes; one whose only non-static
+ * shapes come after data-dependent nodes is split there (fx_split); a
+ * graph both decline (NNFX_ERR_UNSUPPORTED: dynamic input shapes, leaf
+ * modules...) runs in the interpreter, and gm->why says why. Any other
+ * failure (out of memory, a constant subgraph whose kernel fails) is
+ * returned. */
 static nnfx_status ensure_plan(nnfx_gm *gm, nnfx_error *err) {
     nnfx_status st = ensure_compiled(gm, err);
     if (st || gm->planned) return st;
-    nnfx_error ferr = {0};
+    nnfx_error ferr = {0}, serr = {0};
     gm->fast = fx_plan_new(gm->g, gm->threads, &ferr);
     if (!gm->fast) {
-        if (ferr.status != NNFX_ERR_UNSUPPORTED) {
+        if (ferr.status == NNFX_ERR_UNSUPPORTED) gm->split = fx_split_new(gm->g, gm->threads, &serr);
+        if (!gm->split && serr.status && serr.status != NNFX_ERR_UNSUPPORTED) ferr = serr;
+        if (!gm->split && ferr.status != NNFX_ERR_UNSUPPORTED) {
             if (err) *err = ferr;
             nnfx_error_prefix(err, "compile");
             return ferr.status ? ferr.status : NNFX_ERR_RUNTIME;
         }
+    }
+    if (!gm->fast && !gm->split) {
         gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
         if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
-        snprintf(gm->why, sizeof gm->why, "%s", ferr.msg);
+        sbuf b = {0};
+        sb_printf(&b, "%s%s%s", ferr.msg, serr.status ? "; " : "", serr.msg);
+        char *w = sb_finish(&b);
+        snprintf(gm->why, sizeof gm->why, "%s", w ? w : ferr.msg);
+        free(w);
     }
     gm->planned = true;
     return NNFX_OK;
@@ -110,7 +123,7 @@ nnfx_status nnfx_gm_compile(nnfx_gm *gm, bool *interpreted, nnfx_error *err) {
     if (interpreted) *interpreted = false;
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "gm_compile: NULL module");
     nnfx_status st = ensure_plan(gm, err);
-    if (!st && interpreted) *interpreted = gm->fast == NULL;
+    if (!st && interpreted) *interpreted = !gm->fast && !gm->split;
     return st;
 }
 
@@ -120,6 +133,7 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
     nnfx_status st = ensure_plan(gm, err);
     if (st) return st;
     if (gm->fast) return fx_plan_run(gm->fast, nin, in, max_out, outs, nout, err);
+    if (gm->split) return fx_split_run(gm->split, nin, in, max_out, outs, nout, err);
     return nnfx_interp_run(gm->interp, nin, in, max_out, outs, nout, err);
 }
 
@@ -147,6 +161,8 @@ char *nnfx_gm_plan(nnfx_gm *gm, nnfx_error *err) {
     char *s = NULL;
     if (gm->fast)
         s = fx_plan_text(gm->fast);
+    else if (gm->split)
+        s = fx_split_text(gm->split);
     else {
         sbuf b = {0};
         sb_printf(&b, "# interpreted: %s\n", gm->why[0] ? gm->why : "the compiled executor does not take this graph");

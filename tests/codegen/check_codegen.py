@@ -142,17 +142,24 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     # 1. committed real-model fixtures (static shapes, one sample each)
+    # (tiny_vit*: a qkv Split of attention; qkv_attention: a qkv Split of the last axis and an uneven one,
+    # tests/data/split_plan/make_models.py)
     rm = os.path.join(DATA, "real_models")
-    for m in ["tiny_cnn", "mini_resnet", "mini_squeezenet", "mobile_blocks"]:
+    sp = os.path.join(DATA, "split_plan")
+    fixtures = [(m, os.path.join(rm, m + ".onnx"), os.path.join(rm, m + ".input_0.npy"),
+                 os.path.join(rm, m + ".output_0.npy"))
+                for m in ["tiny_cnn", "mini_resnet", "mini_squeezenet", "mobile_blocks", "tiny_vit", "tiny_vit_opset13"]]
+    fixtures.append(("qkv_attention", os.path.join(sp, "qkv_attention.onnx"), os.path.join(sp, "qkv_attention.s0.in0.npy"),
+                     os.path.join(sp, "qkv_attention.s0.out0.npy")))
+    for m, onnx_path, xf, yf in fixtures:
         out = os.path.join(WORK, m)
-        r = generate(os.path.join(rm, m + ".onnx"), out, m)
+        r = generate(onnx_path, out, m)
         if r.returncode:
             fail("%s: codegen exited %d: %s" % (m, r.returncode, r.stdout))
             continue
-        x = np.load(os.path.join(rm, m + ".input_0.npy"))
-        got = build_and_run(out, m, [x], 1)
+        got = build_and_run(out, m, [np.load(xf)], 1)
         if got is not None:
-            compare(m, got, np.load(os.path.join(rm, m + ".output_0.npy")))
+            compare(m, got, np.load(yf))
     # 2. digits and keyword models: batch 1, looped over the test split
     models = [("digits_cnn", os.path.join(DATA, "digits", "digits_cnn.onnx"), "x=1x1x8x8",
                os.path.join(DATA, "digits", "digits_test_x.npy"), os.path.join(DATA, "digits", "digits_cnn_logits.npy")),
@@ -190,7 +197,8 @@ def main():
     cases = [("no_kernel", hardmax, [], 3, ["node h", "hardmax"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
               ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
              ("dynamic", kws, [], 2, ["--shape x="]),
-             ("unsupported", os.path.join(DATA, "real_models", "tiny_vit.onnx"), [], 3, ["_Split", "(Split)"]),
+             ("data_dependent", os.path.join(DATA, "split_plan", "masked_tokens.onnx"), [], 3,
+              ["_NonZero_output_0", "(NonZero)", "known only at run time"]),
              ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"])]
     for label, model, extra, code, words in cases:
         out = os.path.join(WORK, "err_" + label)

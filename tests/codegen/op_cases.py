@@ -17,6 +17,20 @@ def _model(name, node, x, y_shape, inits=(), opset=17):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def _model_outs(name, nodes, x, y_shapes, inits=(), opset=17):
+    """A model with outputs y0, y1, ...: the harness writes them one after
+    the other, so the reference is their flattened concatenation."""
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y%d" % k, TensorProto.FLOAT, list(s))
+                           for k, s in enumerate(y_shapes)],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _flat(*arrays):
+    return np.concatenate([a.ravel() for a in arrays])
+
+
 def _layer_norm(x, axis, eps, scale, bias):
     ax = tuple(range(axis % x.ndim, x.ndim))
     mean = x.astype(np.float64).mean(axis=ax, keepdims=True)
@@ -98,10 +112,36 @@ def cases():
     yield ("resize_sizes", _model("rs2", helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="nearest"), x,
                                   (1, 2, 5, 3), [("z", np.array([1, 2, 5, 3], i64))]),
            x, _nearest(x, (1, 2, 5, 3), half_pixel_round_prefer_floor))
+    # Split (multi-output): uneven sizes on a middle axis (strided rows), every output returned; the
+    # first axis (contiguous pieces); a GLU-like use of both halves; num_outputs of opset 18, uneven
+    x = rand(2, 7, 5)
+    parts = np.split(x, [2, 6], axis=1)
+    yield ("split_uneven", _model_outs("sp1", [helper.make_node("Split", ["x", "s"], ["y0", "y1", "y2"], axis=1)],
+                                       x, [p.shape for p in parts], [("s", np.array([2, 4, 1], i64))]),
+           x, _flat(*parts))
+    x = rand(6, 4)
+    yield ("split_axis0", _model_outs("sp2", [helper.make_node("Split", ["x", "s"], ["y0", "y1"], axis=0)],
+                                      x, [(1, 4), (5, 4)], [("s", np.array([1, 5], i64))]), x, _flat(x[:1], x[1:]))
+    x = rand(3, 8)
+    yield ("split_glu", _model("sp3", [helper.make_node("Split", ["x"], ["a", "b"], axis=-1),
+                                       helper.make_node("Sigmoid", ["b"], ["sb"]),
+                                       helper.make_node("Mul", ["a", "sb"], ["y"])], x, (3, 4)),
+           x, x[:, :4] * (1 / (1 + np.exp(-x[:, 4:]))))
+    x = rand(2, 3, 7)
+    yield ("split_num_outputs", _model_outs("sp4", [helper.make_node("Split", ["x"], ["y0", "y1", "y2"], axis=2,
+                                                                     num_outputs=3)],
+                                            x, [(2, 3, 3), (2, 3, 3), (2, 3, 1)], opset=18),
+           x, _flat(x[..., :3], x[..., 3:6], x[..., 6:]))
 
 
 def refused():
     x = np.zeros((2, 5), np.float32)
+    # data-dependent output size: generated C has static shapes
+    g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Cast", ["nz"], ["y"], to=1)],
+                          "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    yield ("non_zero", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+           ["node nz", "(NonZero)", "known only at run time"])
     yield ("pad_reflect", _model("pr", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"), x, (2, 7),
                                  [("p", np.array([0, 1, 0, 1], np.int64))]), ["(pad)", "constant-mode"])
     yield ("pad_crop", _model("pc", helper.make_node("Pad", ["x", "p"], ["y"]), x, (2, 3),

@@ -232,6 +232,21 @@ def main():
     x, w = r(1, 4, 9, 10), r(4, 1, 3, 3)
     save("conv_dw_dil", [x, w], [n(F.conv2d(t(x), t(w), None, stride=(3, 2), dilation=2, padding=2, groups=4))])
 
+    # multi-output ops (the compiled plan writes every output of one step)
+    x = r(2, 7, 5)
+    save("split_uneven", [x], [n(p) for p in torch.chunk(t(x), 3, dim=1)])
+    save("split_last", [x, i64(1, 4)], [n(p) for p in torch.split(t(x), [1, 4], dim=2)])
+    x = r(3, 4, 6)
+    v, ix = torch.topk(t(x), 3, dim=-1, largest=True, sorted=True)
+    save("topk_largest", [x, i64(3)], [n(v), n(ix)])
+    v, ix = torch.topk(t(x), 2, dim=1, largest=False, sorted=True)
+    save("topk_smallest_axis1", [x, i64(2)], [n(v), n(ix)])
+    x = r(2, 3, 6, 6)
+    y, ix = F.max_pool2d(t(x), 2, stride=2, return_indices=True)
+    # ONNX indices count over the whole tensor (N, C, H, W), PyTorch's per plane
+    plane = (np.arange(2)[:, None] * 3 + np.arange(3)[None, :])[:, :, None, None] * 36
+    save("maxpool_indices", [x], [n(y), n(ix) + plane])
+
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""Exports small PyTorch modules for the compiled plan's multi-output and
+data-dependent nodes, with PyTorch's outputs:
+ - masked_tokens: NonZero in the middle (a token selection by score, twice),
+   two inputs that select different numbers of tokens, for
+   tests/test_split_plan.c (a node whose output size is known only at run
+   time splits the compiled plan);
+ - qkv_attention: attention whose q, k, v come from one Split of the last
+   axis (torch.split) and an uneven Split after it, for test_split_plan.c
+   and `nnfx codegen` (tests/codegen/check_codegen.py).
+
+Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
+
+    /usr/bin/python3 tests/data/split_plan/make_models.py
+
+writes M.onnx and, per sample j, M.s<j>.in0.npy and M.s<j>.out<k>.npy next
+to this script (PyTorch's outputs in eval mode). Exit status 77 when torch
+is missing.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    try:
+        import numpy as np
+        import torch
+        from torch import nn
+    except ImportError as e:
+        print(f"skip: {e}", file=sys.stderr)
+        return 77
+
+    class MaskedTokens(nn.Module):
+        """conv stem -> a score per position -> the positions scoring > 0
+        (NonZero) -> an MLP on those tokens -> the tokens whose first
+        feature is > 0 (NonZero again) -> their sum; also returns the first
+        selection's indices."""
+
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(
+                nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(),
+                nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.ReLU(),
+                nn.Conv2d(32, 32, 3, padding=1), nn.ReLU())
+            self.score = nn.Conv2d(32, 1, 1)
+            self.mlp = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 32))
+
+        def forward(self, x):  # x [1, 3, 64, 64]
+            h = self.stem(x)  # [1, 32, 32, 32]
+            s = self.score(h).flatten()  # [1024]
+            idx = torch.nonzero(s > 0).squeeze(1)  # [K]
+            tok = h.flatten(2).transpose(1, 2)[0]  # [1024, 32]
+            y = self.mlp(tok[idx])  # [K, 32]
+            keep = torch.nonzero(y[:, 0] > 0).squeeze(1)  # [K2]
+            return y[keep].sum(0), idx
+
+    class QkvAttention(nn.Module):
+        """Two-head self-attention, q, k, v = split(qkv(x), dim, -1) (a Split
+        of the last axis), then an uneven split [16, 8] of the projection:
+        sum(a) * b."""
+
+        def __init__(self, dim=24, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.qkv = nn.Linear(dim, 3 * dim)
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):  # x [1, T, dim]
+            b, t, d = x.shape
+            q, k, v = torch.split(self.qkv(x), d, dim=-1)
+            q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+            a = torch.softmax(q @ k.transpose(-2, -1) * (d // self.heads) ** -0.5, dim=-1)
+            y = self.proj((a @ v).transpose(1, 2).reshape(b, t, d))
+            g, h = torch.split(y, [16, 8], dim=-1)
+            return g.sum(-1, keepdim=True) * h
+
+    torch.manual_seed(20241202)
+    model = QkvAttention().eval()
+    x = torch.randn(1, 10, 24)
+    path = os.path.join(HERE, "qkv_attention.onnx")
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), path, opset_version=17, input_names=["x"], output_names=["y"],
+                          do_constant_folding=True)
+        np.save(os.path.join(HERE, "qkv_attention.s0.in0.npy"), x.numpy())
+        np.save(os.path.join(HERE, "qkv_attention.s0.out0.npy"), model(x).numpy())
+    print(f"qkv_attention.onnx: {os.path.getsize(path)} bytes")
+
+    torch.manual_seed(20241201)
+    model = MaskedTokens().eval()
+    xs = [torch.randn(1, 3, 64, 64), torch.randn(1, 3, 64, 64) * 0.5 + 0.3]
+    path = os.path.join(HERE, "masked_tokens.onnx")
+    with torch.no_grad():
+        # biases that select about half of the first sample's positions and tokens
+        h = model.stem(xs[0])
+        model.score.bias -= model.score(h).flatten().median()
+        tok = h.flatten(2).transpose(1, 2)[0]
+        model.mlp[2].bias[0] -= model.mlp(tok)[:, 0].median()
+        torch.onnx.export(model, (xs[0],), path, opset_version=17, input_names=["x"],
+                          output_names=["sum", "idx"], do_constant_folding=True)
+        for j, x in enumerate(xs):
+            outs = model(x)
+            np.save(os.path.join(HERE, f"masked_tokens.s{j}.in0.npy"), x.numpy())
+            for k, o in enumerate(outs):
+                np.save(os.path.join(HERE, f"masked_tokens.s{j}.out{k}.npy"), o.numpy())
+            print(f"sample {j}: {outs[1].shape[0]} tokens selected")
+    print(f"masked_tokens.onnx: {os.path.getsize(path)} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
