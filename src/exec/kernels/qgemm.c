@@ -408,9 +408,11 @@ static int64_t pack_bytes(const fx_qconv *c) {
     return b;
 }
 
+static int64_t win_bytes(const fx_qconv *c);
+
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 16) * 4);
-    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
+    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16)) + (c->fc ? 0 : round64(win_bytes(c)));
 }
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
@@ -439,53 +441,98 @@ typedef struct qjob {
     int64_t sbytes;
 } qjob;
 
-/* one im2col row (k index kk of group gi, image i) over columns [n0, n0+nc) */
-static void im2col_row(const fx_qconv *c, const uint8_t *plane, int64_t ky, int64_t kx, int64_t oy, int64_t ox,
-                       int64_t nc, uint8_t *dst) {
+/* The im2col of a column block reads a window of the input: the input rows
+ * its output rows need, for every channel of the group, copied once per
+ * task into scratch in the u8 domain (s8 flipped) with the pads as the zero
+ * point, so each im2col row segment is a plain (strided) copy.
+ * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
+static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
-    int64_t n = 0;
-    while (n < nc) {
-        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
-        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
-        uint8_t *d = dst + n;
-        if (iy < 0 || iy >= g->h) {
-            memset(d, c->x_pad, (size_t)len);
-        } else {
-            const uint8_t *row = plane + iy * g->w;
-            int64_t ix0 = ox * g->sw - g->pw + kx * g->dw;
-            if (g->sw == 1) {
-                int64_t lo = ix0 < 0 ? -ix0 : 0, hi = g->w - ix0;
-                if (hi > len) hi = len;
-                if (lo > len) lo = len;
-                if (hi < lo) hi = lo;
-                for (int64_t t = 0; t < lo; t++)
-                    d[t] = c->x_pad;
-                for (int64_t t = lo; t < hi; t++)
-                    d[t] = row[ix0 + t];
-                for (int64_t t = hi; t < len; t++)
-                    d[t] = c->x_pad;
-            } else {
-                /* t in [lo, hi) reads inside the row */
-                int64_t lo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0, hi = (g->w - ix0 + g->sw - 1) / g->sw;
-                if (hi > len) hi = len;
-                if (lo > len) lo = len;
-                if (hi < lo) hi = lo;
-                int64_t t = 0;
-                for (; t < lo; t++)
-                    d[t] = c->x_pad;
-                for (const uint8_t *src = row + ix0 + lo * g->sw; t < hi; t++, src += g->sw)
-                    d[t] = *src;
-                for (; t < len; t++)
-                    d[t] = c->x_pad;
+    int64_t orows = (nb + g->ow - 2) / g->ow + 1; /* output rows nb columns can touch */
+    if (orows > g->oh) orows = g->oh;
+    return (orows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+}
+
+static int64_t win_pitch(const fx_qconv *c) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t right = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1 - g->pw - g->w;
+    return g->pw + g->w + (right > 0 ? right : 0);
+}
+
+#define FX_QWIN_SLACK 32 /* vector copies may read this far past a window */
+
+static int64_t win_bytes(const fx_qconv *c) { return c->cg * win_rows(c, c->nb) * win_pitch(c) + FX_QWIN_SLACK; }
+
+/* d[t] = s[t] ^ f for t < n */
+static void copy_flip(uint8_t *d, const uint8_t *s, int64_t n, uint8_t f) {
+    int64_t t = 0;
+#if FX_Q_X86
+    const __m128i vf = _mm_set1_epi8((char)f);
+    for (; t + 16 <= n; t += 16)
+        _mm_storeu_si128((__m128i *)(d + t), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + t)), vf));
+#endif
+    for (; t < n; t++)
+        d[t] = s[t] ^ f;
+}
+
+/* Fills the window: input rows [iy0, iy0 + rows) of the cg channels at xi,
+ * each padded to win_pitch with the u8 zero point. */
+static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64_t rows, uint8_t *win) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t pitch = win_pitch(c), right = pitch - g->pw - g->w;
+    uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
+    for (int64_t ci = 0; ci < c->cg; ci++)
+        for (int64_t r = 0; r < rows; r++) {
+            uint8_t *d = win + (ci * rows + r) * pitch;
+            int64_t iy = iy0 + r;
+            if (iy < 0 || iy >= g->h) {
+                memset(d, zp, (size_t)pitch);
+                continue;
             }
+            if (g->pw) memset(d, zp, (size_t)g->pw);
+            copy_flip(d + g->pw, xi + (ci * g->h + iy) * g->w, g->w, f);
+            if (right > 0) memset(d + g->pw + g->w, zp, (size_t)right);
         }
+    memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
+}
+
+/* d[t] = s[t * sw] for t < n. Vector copies may write up to 15 bytes past
+ * d + n (the next segment or the row's slack) and read up to
+ * FX_QWIN_SLACK bytes past the last value used (the window's slack). */
+static inline void seg_copy(uint8_t *d, const uint8_t *s, int64_t n, int64_t sw) {
+#if FX_Q_X86
+    if (sw == 1) {
+        for (int64_t t = 0; t < n; t += 16)
+            _mm_storeu_si128((__m128i *)(d + t), _mm_loadu_si128((const __m128i *)(s + t)));
+        return;
+    }
+    if (sw == 2) {
+        const __m128i even = _mm_set1_epi16(0xff);
+        for (int64_t t = 0; t < n; t += 8) {
+            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(s + 2 * t)), even);
+            _mm_storel_epi64((__m128i *)(d + t), _mm_packus_epi16(v, v));
+        }
+        return;
+    }
+#endif
+    for (int64_t t = 0; t < n; t++)
+        d[t] = s[t * sw];
+}
+
+/* one im2col row (channel ci of the window, tap ky, kx) over nc columns from
+ * output position (oy, ox); the window starts at input row iy0 */
+static void im2col_row(const fx_qconv *c, const uint8_t *win, int64_t wrows, int64_t iy0, int64_t ci, int64_t ky,
+                       int64_t kx, int64_t oy, int64_t ox, int64_t nc, uint8_t *dst) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t pitch = win_pitch(c);
+    const uint8_t *base = win + ci * wrows * pitch + kx * g->dw;
+    for (int64_t n = 0; n < nc;) {
+        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
+        seg_copy(dst + n, base + (oy * g->sh - g->ph + ky * g->dh - iy0) * pitch + ox * g->sw, len, g->sw);
         n += len;
         ox = 0;
         oy++;
     }
-    if (c->x_signed)
-        for (int64_t t = 0; t < nc; t++)
-            dst[t] ^= 0x80;
 }
 
 static void gemm_task(void *ctx, int64_t t, int tid) {
@@ -523,6 +570,9 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
                   g->ow == g->w && !c->x_signed;
     int64_t oy0 = n0 / g->ow, ox0 = n0 % g->ow, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
+    uint8_t *win = rows + 4 * nbr;
+    int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / g->ow - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
+    if (!direct) fill_window(c, xi, iy0, wrows, win);
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
         for (int b = 0; b < w->kr; b++) {
@@ -531,7 +581,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
             if (direct)
                 r[b] = xi + kk * g->h * g->w + n0;
             else {
-                im2col_row(c, xi + ci * g->h * g->w, ky, kx, oy0, ox0, nc, rows + b * nbr);
+                im2col_row(c, win, wrows, iy0, ci, ky, kx, oy0, ox0, nc, rows + b * nbr);
                 r[b] = rows + b * nbr;
             }
             if (++kx == g->kw) {
