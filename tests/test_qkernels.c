@@ -419,16 +419,22 @@ static void test_random_convs(void **state) {
  * double: max pool exactly, average pool up to a unit at a tie. */
 static void test_pools(void **state) {
     (void)state;
-    for (int it = 0; it < 6; it++) {
+    for (int it = 0; it < 10; it++) {
         fx_qpool_geom g = {0};
-        g.global_avg = it >= 4;
+        g.global_avg = it == 4 || it == 5;
         g.n = 2, g.c = 3, g.h = 9 + it, g.w = 7 + 2 * it;
         g.kh = g.kw = 2 + it % 2, g.sh = g.sw = 1 + it % 2, g.ph = g.pw = it % 2, g.dh = g.dw = it == 3 ? 2 : 1;
+        if (it == 6 || it == 7) /* 3x3 / 2, pad 1, rows of 8+ outputs: the vector path */
+            g.h = 23, g.w = 37 + it, g.kh = g.kw = 3, g.sh = g.sw = 2, g.ph = g.pw = 1;
+        if (it == 8) /* pads as wide as the window: edge windows hold no input (-inf) */
+            g.kh = g.kw = 2, g.sh = g.sw = 1, g.ph = g.pw = 2;
+        if (it == 9) /* s8, 3x3 / 1: the vector path on flipped keys */
+            g.kh = g.kw = 3, g.sh = g.sw = 1, g.ph = g.pw = 1;
         g.oh = g.global_avg ? 1 : (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
         g.ow = g.global_avg ? 1 : (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
         g.x_signed = it % 2, g.y_signed = it == 1;
         g.x_scale = 0.03f, g.x_zp = g.x_signed ? -4 : 17;
-        bool same = it == 2;
+        bool same = it == 2 || it == 6 || it == 8 || it == 9;
         g.y_scale = same ? g.x_scale : 0.045f, g.y_zp = same ? g.x_zp : (g.y_signed ? 3 : 40);
         int64_t nx = g.n * g.c * g.h * g.w, ny = g.n * g.c * g.oh * g.ow;
         uint8_t *x = malloc((size_t)nx), *y = malloc((size_t)ny);
