@@ -411,7 +411,7 @@ static int64_t pack_bytes(const fx_qconv *c) {
 static int64_t win_bytes(const fx_qconv *c);
 
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
-    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 16) * 4);
+    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * c->g.ow + 32) * 4);
     return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16)) + (c->fc ? 0 : round64(win_bytes(c)));
 }
 
@@ -625,36 +625,44 @@ static void dw_task(void *ctx, int64_t t, int tid) {
         int64_t iy = py - g->ph;
         int16_t *d = xp + py * c->dpw;
         if (iy < 0 || iy >= g->h) {
-            for (int64_t px = 0; px < c->dpw; px++)
-                d[px] = 0;
+            memset(d, 0, sizeof *d * (size_t)c->dpw);
             continue;
         }
         const uint8_t *s = plane + iy * g->w - g->pw;
-        for (int64_t px = 0; px < lo; px++)
-            d[px] = 0;
-        for (int64_t px = lo; px < hi; px++)
+        memset(d, 0, sizeof *d * (size_t)lo);
+        int64_t px = lo;
+#if FX_Q_X86
+        const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
+        for (; px + 16 <= hi; px += 16) {
+            __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + px)), vf);
+            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+            _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
+        }
+#endif
+        for (; px < hi; px++)
             d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
-        for (int64_t px = hi; px < c->dpw; px++)
-            d[px] = 0;
+        memset(d + hi, 0, sizeof *d * (size_t)(c->dpw - hi));
     }
     for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
         xp[e] = 0;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;
+    /* the plane's sums row after row (a vector row may write up to 16
+     * values past its end: the next row overwrites them, the buffer has
+     * room after the last), then one epilogue over the whole plane */
     for (int64_t oy = 0; oy < g->oh; oy++) {
         const int16_t *src = xp + oy * g->sh * c->dpw;
         if (avx2)
-            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
         else
-            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
-        int64_t o = off + oy * g->ow;
-        const uint8_t *ro = j->res ? (const uint8_t *)j->res + o : NULL;
-        if (avx2)
-            fx_qepi_row_avx2(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o);
-        else
-            fx_qepi_row_c(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o, 1);
+            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
     }
+    const uint8_t *ro = j->res ? (const uint8_t *)j->res + off : NULL;
+    if (avx2)
+        fx_qepi_row_avx2(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off);
+    else
+        fx_qepi_row_c(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off, 1);
 }
 
 void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
