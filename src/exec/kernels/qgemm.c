@@ -411,7 +411,8 @@ static int64_t pack_bytes(const fx_qconv *c) {
 static int64_t win_bytes(const fx_qconv *c);
 
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
-    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * c->g.ow + 32) * 4);
+    if (c->dw)
+        return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * (c->g.ow > c->dpw ? c->g.ow : c->dpw) + 32) * 4);
     return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16)) + (c->fc ? 0 : round64(win_bytes(c)));
 }
 
@@ -638,6 +639,16 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
             _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
         }
+        for (; px < hi; px += 8) {
+            /* the last 1-7 values through a copy: the vector store may
+             * pass hi (the right pad, the next row or the slack, all
+             * written after this) */
+            uint8_t tail[8] = {0};
+            const uint8_t *src = s + px;
+            if (px + 8 > hi) src = memcpy(tail, s + px, (size_t)(hi - px));
+            __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)src), vf);
+            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+        }
 #endif
         for (; px < hi; px++)
             d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
@@ -648,16 +659,30 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;
-    /* the plane's sums row after row (a vector row may write up to 16
-     * values past its end: the next row overwrites them, the buffer has
-     * room after the last), then one epilogue over the whole plane */
-    for (int64_t oy = 0; oy < g->oh; oy++) {
-        const int16_t *src = xp + oy * g->sh * c->dpw;
+    /* the plane's sums, then one epilogue over the whole plane. Stride 1:
+     * output (oy, ox) reads the plane from oy * dpw + ox on, so one long
+     * row over the padded grid (dpw columns per output row) computes every
+     * output, then the rows are moved together (the dpw - ow columns in
+     * between are dropped). Otherwise row after row (a vector row may
+     * write up to 16 values past its end: the next row overwrites them,
+     * the buffer has room after the last). */
+    if (g->sh == 1 && g->sw == 1) {
+        int64_t n = (g->oh - 1) * c->dpw + g->ow;
         if (avx2)
-            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
+            fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
-            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
-    }
+            fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
+        if (c->dpw != g->ow)
+            for (int64_t oy = 1; oy < g->oh; oy++)
+                memmove(acc + oy * g->ow, acc + oy * c->dpw, sizeof *acc * (size_t)g->ow);
+    } else
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+            const int16_t *src = xp + oy * g->sh * c->dpw;
+            if (avx2)
+                fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
+            else
+                fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
+        }
     const uint8_t *ro = j->res ? (const uint8_t *)j->res + off : NULL;
     if (avx2)
         fx_qepi_row_avx2(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off);
