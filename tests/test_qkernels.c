@@ -321,6 +321,13 @@ static void test_residual(void **state) {
     k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
     k.act_relu = true;
     run_case(&k, "conv + requant + residual add + relu");
+    /* the same on 7-bit weights: the vpmaddubsw tile with the fused epilogue */
+    geom(&k, 1, 8, 9, 10, 12, 3, 3, 1, 1, 1, 1);
+    k.wlo = -64, k.whi = 63;
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.act_relu = true;
+    run_case(&k, "conv + requant + residual add + relu, 7-bit weights (maddubs)");
     /* conv -> Add(DQ(r)) -> Q, s8 residual */
     geom(&k, 1, 8, 9, 10, 12, 1, 1, 1, 0, 1, 1);
     k.q.res = true, k.q.res_signed = true, k.q.res_scale = 0.03f, k.q.res_zp = -2;

@@ -219,20 +219,22 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too */
-    bool fused = vec && w->kern == FX_QK_MADD && !e->mid && !e->res;
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too, fused on full tiles */
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
-            if (fused && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
+            if (vec && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
                 int32_t comp[6];
                 for (int r = 0; r < mr; r++)
                     comp[r] = -x_zp * w->wsum[p * mr + r];
-                fx_qtile_avx2_madd_q(ks, w->a16 + p * ks * mr * 2, bp, e, m0 + p * mr, comp,
-                                     (char *)y + p * mr * ym + j * FX_QNR, ym);
+                int64_t off = p * mr * ym + j * FX_QNR;
+                const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
+                                                      : (const void *)(w->a + p * ks * 16);
+                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, e, m0 + p * mr, comp,
+                                res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
             }
             switch (w->kern) {
