@@ -645,10 +645,16 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             /* the last 1-7 values through a copy: the vector store may
              * pass hi (the right pad, the next row or the slack, all
              * written after this) */
-            uint8_t tail[8] = {0};
-            const uint8_t *src = s + px;
-            if (px + 8 > hi) src = memcpy(tail, s + px, (size_t)(hi - px));
-            __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)src), vf);
+            __m128i b;
+            if (px + 8 <= hi)
+                b = _mm_loadl_epi64((const __m128i *)(s + px));
+            else { /* gathered in a register (a copy in memory would stall the load) */
+                uint64_t v = 0;
+                for (int64_t u = hi - px - 1; u >= 0; u--)
+                    v = v << 8 | s[px + u];
+                b = _mm_cvtsi64_si128((long long)v);
+            }
+            b = _mm_xor_si128(b, vf);
             _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
         }
 #endif
