@@ -111,6 +111,66 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 /* ---- packing ------------------------------------------------------------- */
 
+/* Corrections of the vpmaddubsw kernel for weights with unsafe pairs: a
+ * pair with |w0| + |w1| = 128 + e (e in 1..128) keeps w0 and w1 less e on
+ * the larger of the two (|larger| >= (128 + e) / 2 >= e, so it keeps its
+ * sign), and that e (signed, an s8) becomes the pair's correction, a safe
+ * pair itself; the sums of both parts are the exact sums. Worth it when at
+ * most 1 in FX_QFIX_RATIO (row, quad step)s needs one (each costs about a
+ * row's step); returns 1 with *w7 (the safe parts, [m][k]) and the
+ * corrections in pw, 0 when too many, -1 on OOM. */
+#define FX_QFIX_RATIO 10
+static int split_unsafe(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw, int8_t **w7) {
+    int64_t ks = (k + 3) / 4, nfix = 0;
+    for (int64_t row = 0; row < m; row++)
+        for (int64_t q = 0; q < ks; q++) {
+            bool need = false;
+            for (int64_t kk = 4 * q; kk < 4 * q + 4 && kk < k; kk += 2) {
+                int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
+                need = need || a0 + a1 > 128;
+            }
+            nfix += need;
+        }
+    if (nfix * FX_QFIX_RATIO > m * ks) return 0;
+    int64_t rows = (m + 3) / 4 * 4;
+    *w7 = malloc((size_t)(m * k > 0 ? m * k : 1));
+    pw->fix_start = malloc(sizeof *pw->fix_start * (size_t)(rows + 1));
+    pw->fix = malloc(sizeof *pw->fix * (size_t)(nfix > 0 ? nfix : 1));
+    if (!*w7 || !pw->fix_start || !pw->fix) {
+        free(*w7);
+        *w7 = NULL;
+        return -1;
+    }
+    int32_t n = 0;
+    for (int64_t row = 0; row < rows; row++) {
+        pw->fix_start[row] = n;
+        if (row >= m) continue;
+        int8_t *d = *w7 + row * k;
+        memcpy(d, w + row * ldw, (size_t)k);
+        for (int64_t q = 0; q < ks; q++) {
+            uint8_t fq[4] = {0, 0, 0, 0};
+            bool need = false;
+            for (int64_t kk = 4 * q; kk < 4 * q + 4 && kk < k; kk += 2) {
+                int v0 = d[kk], v1 = kk + 1 < k ? d[kk + 1] : 0;
+                int e = abs(v0) + abs(v1) - 128;
+                if (e <= 0) continue;
+                int64_t big = abs(v0) >= abs(v1) ? kk : kk + 1; /* kk + 1 < k here: |v1| > 0 */
+                int corr = d[big] < 0 ? -e : e;
+                d[big] = (int8_t)(d[big] - corr);
+                fq[big - 4 * q] = (uint8_t)(int8_t)corr;
+                need = true;
+            }
+            if (!need) continue;
+            pw->fix[n].q = (int32_t)q;
+            pw->fix[n].quad =
+                (int32_t)((uint32_t)fq[0] | (uint32_t)fq[1] << 8 | (uint32_t)fq[2] << 16 | (uint32_t)fq[3] << 24);
+            n++;
+        }
+    }
+    pw->fix_start[rows] = n;
+    return 1;
+}
+
 bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw) {
     memset(pw, 0, sizeof *pw);
     pw->m = m, pw->k = k;
@@ -123,6 +183,13 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
     pw->mr = 4;
+    int8_t *w7 = NULL;
+    if (pw->kern == FX_QK_MADD) {
+        /* vpmaddubsw with corrections when they are few; else vpmaddwd */
+        int s = split_unsafe(pw, w, m, k, ldw, &w7);
+        if (s < 0) return false;
+        if (s) pw->kern = FX_QK_UBS, w = w7, ldw = k;
+    }
     pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
     pw->ks = (k + pw->kr - 1) / pw->kr;
     int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
@@ -132,6 +199,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         pw->a = aligned_alloc(64, (size_t)(n + 63) / 64 * 64);
     pw->wsum = malloc(sizeof *pw->wsum * (size_t)(m > 0 ? m : 1));
     if ((!pw->a && !pw->a16) || !pw->wsum) {
+        free(w7);
         fx_qgemm_w_free(pw);
         return false;
     }
@@ -151,8 +219,13 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         int32_t s = 0;
         for (int64_t kk = 0; kk < k; kk++)
             s += w[row * ldw + kk];
+        if (pw->fix) /* the corrections' part of the row */
+            for (int32_t i = pw->fix_start[row]; i < pw->fix_start[row + 1]; i++)
+                for (int j = 0; j < 4; j++)
+                    s += (int8_t)(uint8_t)((uint32_t)pw->fix[i].quad >> (8 * j));
         pw->wsum[row] = s;
     }
+    free(w7);
     return true;
 }
 
@@ -161,7 +234,9 @@ void fx_qgemm_w_free(fx_qgemm_w *pw) {
     free(pw->a);
     free(pw->a16);
     free(pw->wsum);
-    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL;
+    free(pw->fix_start);
+    free(pw->fix);
+    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL, pw->fix_start = NULL, pw->fix = NULL;
 }
 
 int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * pw->ks * 32; }
@@ -223,6 +298,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
+        const int32_t *fs = w->fix_start ? w->fix_start + p * mr : NULL;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
@@ -233,12 +309,12 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 int64_t off = p * mr * ym + j * FX_QNR;
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
-                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, e, m0 + p * mr, comp,
+                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, fs, w->fix, e, m0 + p * mr, comp,
                                 res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
             }
             switch (w->kern) {
-            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, acc); break;
+            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, fs, w->fix, acc); break;
             case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * mr * 2, bp, np, acc); break;
             default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
             }
@@ -421,7 +497,7 @@ int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     const fx_qepi *e = &c->e;
     const char *ker = c->dw                         ? "direct"
-                      : c->wg[0].kern == FX_QK_UBS  ? "u8s8 maddubs"
+                      : c->wg[0].kern == FX_QK_UBS  ? (c->wg[0].fix ? "u8s8 maddubs + fixes" : "u8s8 maddubs")
                       : c->wg[0].kern == FX_QK_MADD ? "u8s8 madd16"
                                                     : "portable";
     char head[64];

@@ -38,9 +38,9 @@ typedef struct tile8 {
     __m256i c[4][2]; /* [row][panel] */
 } tile8;
 
-AVX2 static inline __attribute__((always_inline)) tile8 tile_core(bool ubs, int64_t ks, const uint8_t *a,
-                                                                  const uint8_t *b, int np) {
-    const uint8_t *b1 = b + ks * 32;
+AVX2 static inline __attribute__((always_inline)) tile8
+tile_core(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix) {
+    const uint8_t *b0 = b, *b1 = b + ks * 32;
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
@@ -71,6 +71,22 @@ AVX2 static inline __attribute__((always_inline)) tile8 tile_core(bool ubs, int6
 #undef ROW
         }
     }
+    if (ubs && fs) {
+        /* the corrections of the split pairs, row by row (vpmaddubsw on
+         * safe pairs too) */
+#define FIX(r, c0, c1)                                                                                                 \
+    for (int32_t i = fs[r]; i < fs[r + 1]; i++) {                                                                      \
+        const uint8_t *bq = b0 + (int64_t)fix[i].q * 32;                                                               \
+        __m256i w = _mm256_set1_epi32(fix[i].quad);                                                                    \
+        c0 = _mm256_add_epi32(c0, kmul(true, _mm256_loadu_si256((const __m256i *)bq), w));                             \
+        if (np == 2) c1 = _mm256_add_epi32(c1, kmul(true, _mm256_loadu_si256((const __m256i *)(bq + ks * 32)), w));    \
+    }
+        FIX(0, c00, c01)
+        FIX(1, c10, c11)
+        FIX(2, c20, c21)
+        FIX(3, c30, c31)
+#undef FIX
+    }
     tile8 t = {{{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}}};
     return t;
 }
@@ -81,13 +97,14 @@ AVX2 static inline void tile_store(const tile8 *t, int np, int32_t *acc) {
             _mm256_storeu_si256((__m256i *)(acc + r * 16 + p * 8), t->c[r][p]);
 }
 
-AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
-    tile8 t = tile_core(true, ks, (const uint8_t *)a, b, np);
+AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs,
+                            const fx_qfix *fix, int32_t *acc) {
+    tile8 t = tile_core(true, ks, (const uint8_t *)a, b, np, fs, fix);
     tile_store(&t, np, acc);
 }
 
 AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
-    tile8 t = tile_core(false, ks, (const uint8_t *)a16, b, np);
+    tile8 t = tile_core(false, ks, (const uint8_t *)a16, b, np, NULL, NULL);
     tile_store(&t, np, acc);
 }
 
@@ -148,9 +165,10 @@ AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, cons
  * bytes to y + r * ym (its residual at res + r * ym). The operations of
  * fx_qepi_row_avx2, so the same bytes. */
 AVX2 static inline __attribute__((always_inline)) void tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b,
-                                                              const fx_qepi *e, int64_t m, const int32_t *comp,
-                                                              const void *res, void *y, int64_t ym) {
-    tile8 t = tile_core(ubs, ks, a, b, 2);
+                                                              const int32_t *fs, const fx_qfix *fix, const fx_qepi *e,
+                                                              int64_t m, const int32_t *comp, const void *res, void *y,
+                                                              int64_t ym) {
+    tile8 t = tile_core(ubs, ks, a, b, 2, fs, fix);
     for (int r = 0; r < 4; r++) {
         const __m256i vc = _mm256_set1_epi32(comp[r]);
         const char *rr = e->res ? (const char *)res + r * ym : NULL;
@@ -160,12 +178,12 @@ AVX2 static inline __attribute__((always_inline)) void tile_q(bool ubs, int64_t 
     }
 }
 
-AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const fx_qepi *e, int64_t m,
-                          const int32_t *comp, const void *res, void *y, int64_t ym) {
+AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
+                          const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
     if (ubs)
-        tile_q(true, ks, a, b, e, m, comp, res, y, ym);
+        tile_q(true, ks, a, b, fs, fix, e, m, comp, res, y, ym);
     else
-        tile_q(false, ks, a, b, e, m, comp, res, y, ym);
+        tile_q(false, ks, a, b, NULL, NULL, e, m, comp, res, y, ym);
 }
 
 /* acc must be readable up to 8 values past the last multiple of 8 below n
@@ -279,7 +297,9 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
 }
 
 #else
-void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
+                       int32_t *acc) {
+    (void)fs, (void)fix;
     fx_qtile_c(ks, a, b, np, acc);
 }
 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
@@ -290,9 +310,10 @@ void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
 }
-void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const fx_qepi *e, int64_t m,
-                     const int32_t *comp, const void *res, void *y, int64_t ym) {
-    (void)ubs, (void)ks, (void)a, (void)b, (void)e, (void)m, (void)comp, (void)res, (void)y, (void)ym;
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
+    (void)ubs, (void)ks, (void)a, (void)b, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)res, (void)y,
+        (void)ym;
 }
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
