@@ -119,7 +119,7 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
  * most 1 in FX_QFIX_RATIO (row, quad step)s needs one (each costs about a
  * row's step); returns 1 with *w7 (the safe parts, [m][k]) and the
  * corrections in pw, 0 when too many, -1 on OOM. */
-#define FX_QFIX_RATIO 10
+#define FX_QFIX_RATIO 4 /* break-even near 1 in 4: a correction costs ~1.7 row steps, vpmaddwd ~1.5x */
 static int split_unsafe(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw, int8_t **w7) {
     int64_t ks = (k + 3) / 4, nfix = 0;
     for (int64_t row = 0; row < m; row++)
