@@ -9,7 +9,14 @@ calibrated by min/max over a few synthetic images (uniform [0, 1), like
 the benchmark input). The float graph is evaluated here with PyTorch's
 functional ops, so no other engine is involved.
 
-Usage: make_qdq_models.py DIR MODEL ...   reads DIR/MODEL_b1.onnx, writes DIR/MODEL_qdq_b1.onnx
+With --reduce-range the weights are 7-bit ([-63, 63], ONNX Runtime's
+reduce_range, which its docs advise for x86 machines without VNNI): every
+pair of adjacent weights then passes nnfx's vpmaddubsw exactness check, so
+its AVX2 int8 GEMM takes the u8 x s8 vpmaddubsw kernel instead of the
+vpmaddwd one on int16-widened activations. Written as MODEL_qdq7_b1.onnx.
+
+Usage: make_qdq_models.py DIR [--reduce-range] MODEL ...
+       reads DIR/MODEL_b1.onnx, writes DIR/MODEL_qdq_b1.onnx (or _qdq7_)
 """
 import os
 import sys
@@ -67,7 +74,7 @@ def evaluate(g, x):
     return v
 
 
-def quantize(src, dst, ncalib=4):
+def quantize(src, dst, wmax=127, ncalib=4):
     m = onnx.load(src)
     g = m.graph
     inits = {i.name: i for i in g.initializer}
@@ -124,8 +131,8 @@ def quantize(src, dst, ncalib=4):
             xin, xs = qmap[ins[0]]
             w = vals[ins[1]].numpy().astype(np.float32)
             red = tuple(range(1, w.ndim))
-            ws = (np.maximum(np.abs(w).max(axis=red), 1e-12) / 127.0).astype(np.float32)
-            wq = np.clip(np.round(w / ws.reshape([-1] + [1] * (w.ndim - 1))), -127, 127).astype(np.int8)
+            ws = (np.maximum(np.abs(w).max(axis=red), 1e-12) / float(wmax)).astype(np.float32)
+            wq = np.clip(np.round(w / ws.reshape([-1] + [1] * (w.ndim - 1))), -wmax, wmax).astype(np.int8)
             base = n.output[0]
             wn = const(wq, base + "_w")
             wsn = const(ws, base + "_wscale")
@@ -164,10 +171,12 @@ def quantize(src, dst, ncalib=4):
 
 def main():
     d = sys.argv[1]
-    for name in sys.argv[2:]:
-        src, dst = os.path.join(d, name + "_b1.onnx"), os.path.join(d, name + "_qdq_b1.onnx")
+    names = [a for a in sys.argv[2:] if a != "--reduce-range"]
+    seven = "--reduce-range" in sys.argv[2:]
+    for name in names:
+        src, dst = os.path.join(d, name + "_b1.onnx"), os.path.join(d, name + ("_qdq7_b1.onnx" if seven else "_qdq_b1.onnx"))
         if not os.path.exists(dst):
-            quantize(src, dst)
+            quantize(src, dst, wmax=63 if seven else 127)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ def main():
             notes.append(d["note"])
         elif "int8" in d:
             q = d["int8"]
-            int8.setdefault(q["name"], {})[q["engine"]] = q["r"]["median_ms"]
+            r = int8.setdefault(q["name"], {"base": q.get("base", q["name"])})
+            r[q["engine"]] = q["r"]["median_ms"]
         elif "peak" in d:
             peaks[d["peak"]["threads"]] = d["peak"]["gflops"]
         else:
@@ -46,7 +47,7 @@ def main():
         print("|---|---|---|---|---|---|")
         for name, r in int8.items():
             n, o = r.get("nnfx"), r.get("ort")
-            fp = rows.get((name, 1, 1), {}).get("nnfx")
+            fp = rows.get((r["base"], 1, 1), {}).get("nnfx")
             fp = fp["median_ms"] if fp else None
             f = lambda v: "%.2f" % v if v is not None else "—"
             ratio = lambda a, c: "%.2f" % (a / c) if a and c else "—"

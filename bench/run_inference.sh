@@ -2,7 +2,8 @@
 # run_inference.sh — side-by-side CPU inference benchmark: nnfx, ONNX
 # Runtime (npm onnxruntime-node) and PyTorch eager on torchvision models,
 # threads 1 and 2, batch 1 and 8; prints a Markdown table. Then int8: QDQ
-# versions of resnet18 and mobilenet_v2 (bench/make_qdq_models.py) run by
+# versions of resnet18 and mobilenet_v2 (bench/make_qdq_models.py; 8-bit
+# weights, and 7-bit weights as ORT's reduce_range makes them) run by
 # nnfx (int8 kernels) and ONNX Runtime at one thread, batch 1, beside nnfx's
 # float32 time (a second table).
 #
@@ -86,19 +87,26 @@ for m in $MODELS; do
     done
   done
 done
-# int8: the same file in nnfx and ONNX Runtime, one thread, batch 1
+# int8: the same file in nnfx and ONNX Runtime, one thread, batch 1; the
+# QDQ file with full-range (8-bit) weights, and one with 7-bit weights
+# (--reduce-range: nnfx's AVX2 GEMM then takes its vpmaddubsw kernel)
 for m in $QMODELS; do
   case " $MODELS " in *" $m "*) ;; *) continue ;; esac
-  if [ ! -f "$OUT/${m}_qdq_b1.onnx" ]; then
-    [ $have_torch = 1 ] || { note "int8 $m skipped: no torch to make the QDQ model"; continue; }
-    $PY bench/make_qdq_models.py "$OUT" "$m" >&2
-  fi
-  echo "== $m int8 batch 1 threads 1" >&2
-  r=$($E $NNFX run "$OUT/${m}_qdq_b1.onnx" --input "$OUT/input_b1.npy" --bench "$RUNS1" --threads 1 --quiet)
-  echo "{\"int8\": {\"name\": \"$m\", \"engine\": \"nnfx\", \"r\": $r}}" >> "$RES"
-  if [ $have_ort = 1 ]; then
-    r=$($E node bench/ort_bench.js "$OUT/${m}_qdq_b1.onnx" "$OUT/input_b1.npy" "$RUNS1" 1)
-    echo "{\"int8\": {\"name\": \"$m\", \"engine\": \"ort\", \"r\": $r}}" >> "$RES"
-  fi
+  for v in qdq qdq7; do
+    label=$m; flag=
+    [ $v = qdq7 ] && label="$m, 7-bit weights" && flag=--reduce-range
+    if [ ! -f "$OUT/${m}_${v}_b1.onnx" ]; then
+      [ $have_torch = 1 ] || { note "int8 $label skipped: no torch to make the QDQ model"; continue; }
+      $PY bench/make_qdq_models.py "$OUT" $flag "$m" >&2
+    fi
+    echo "== $label int8 batch 1 threads 1" >&2
+    tag="\"name\": \"$label\", \"base\": \"$m\""
+    r=$($E $NNFX run "$OUT/${m}_${v}_b1.onnx" --input "$OUT/input_b1.npy" --bench "$RUNS1" --threads 1 --quiet)
+    echo "{\"int8\": {$tag, \"engine\": \"nnfx\", \"r\": $r}}" >> "$RES"
+    if [ $have_ort = 1 ]; then
+      r=$($E node bench/ort_bench.js "$OUT/${m}_${v}_b1.onnx" "$OUT/input_b1.npy" "$RUNS1" 1)
+      echo "{\"int8\": {$tag, \"engine\": \"ort\", \"r\": $r}}" >> "$RES"
+    fi
+  done
 done
 python3 bench/report.py "$RES"

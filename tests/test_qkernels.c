@@ -36,6 +36,7 @@ typedef struct qcase {
     int64_t rows; /* fc */
     fx_qparams q;
     int wlo, whi; /* weight range */
+    int spikes;   /* when > 0: weights in [-60, 60] but this percentage at 100..128 in magnitude */
     int xmode;    /* 0 random, 1 all max, 2 all min */
     bool act_relu, act_clip;
 } qcase;
@@ -77,6 +78,12 @@ static void fill_case(qcase *k, qdata *d) {
         d->res[i] = (uint8_t)irand(0, 255);
     for (int64_t i = 0; i < m * kk; i++)
         d->w[i] = (int8_t)(k->xmode ? (i % 3 ? k->wlo : k->whi) : irand(k->wlo, k->whi));
+    if (k->spikes) /* a few unsafe pairs: the vpmaddubsw kernel with corrections */
+        for (int64_t i = 0; i < m * kk; i++) {
+            int v = irand(-60, 60);
+            if (irand(0, 99) < k->spikes) v = irand(0, 1) ? irand(100, 127) : -irand(100, 128);
+            d->w[i] = (int8_t)v;
+        }
     for (int64_t i = 0; i < m; i++) {
         d->ws[i] = frand(0.002f, 0.02f);
         d->bias[i] = frand(-2.0f, 2.0f);
@@ -276,6 +283,43 @@ static void test_conv_7bit_weights(void **state) {
     run_case(&k, "conv3x3 7-bit weights (maddubs)");
 }
 
+/* 8-bit weights with a few pairs past |w0| + |w1| = 128: split into a safe
+ * pair plus a correction, the vpmaddubsw kernel must be picked (AVX2) and
+ * stay exact, also where x = 255 would saturate an unsplit pair. */
+static void check_fixes(qcase *k, const char *name) {
+    qdata d;
+    fill_case(k, &d);
+    fx_qconv *c = build(k, &d);
+    char desc[160];
+    fx_qconv_describe(c, desc, sizeof desc);
+    if (fx_qisa_active() == FX_QISA_AVX2 && !strstr(desc, "maddubs + fixes"))
+        fail_msg("%s: %s: the corrected vpmaddubsw kernel was not picked", name, desc);
+    fx_qconv_free(c);
+    free_data(&d);
+    run_case(k, name);
+}
+
+static void test_split_pairs(void **state) {
+    (void)state;
+    qcase k;
+    geom(&k, 1, 9, 10, 9, 11, 3, 3, 1, 1, 1, 1); /* K = 81: odd, a last lone k */
+    k.spikes = 1;
+    check_fixes(&k, "conv3x3 8-bit weights, split pairs");
+    geom(&k, 1, 9, 10, 9, 11, 3, 3, 1, 1, 1, 1);
+    k.spikes = 1, k.xmode = 1, k.q.x_zp = 0, k.q.x_scale = 0.001f;
+    check_fixes(&k, "conv3x3 split pairs, x at 255");
+    geom(&k, 1, 40, 9, 10, 12, 1, 1, 1, 0, 1, 1);
+    k.spikes = 1;
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.act_relu = true;
+    check_fixes(&k, "conv1x1 split pairs + requant + residual add");
+    memset(&k, 0, sizeof k);
+    k.fc = true, k.rows = 8, k.g.c = 130, k.g.m = 33, k.g.n = 1, k.g.group = 1, k.spikes = 1;
+    k.q.x_scale = 0.01f, k.q.x_zp = 120, k.q.y_scale = 0.08f, k.q.y_zp = 128, k.q.w_scale_n = 33;
+    check_fixes(&k, "fc 8x130x33 split pairs");
+}
+
 static void test_saturation_edges(void **state) {
     (void)state;
     qcase k;
@@ -321,6 +365,13 @@ static void test_residual(void **state) {
     k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
     k.act_relu = true;
     run_case(&k, "conv + requant + residual add + relu");
+    /* the same on 7-bit weights: the vpmaddubsw tile with the fused epilogue */
+    geom(&k, 1, 8, 9, 10, 12, 3, 3, 1, 1, 1, 1);
+    k.wlo = -64, k.whi = 63;
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.act_relu = true;
+    run_case(&k, "conv + requant + residual add + relu, 7-bit weights (maddubs)");
     /* conv -> Add(DQ(r)) -> Q, s8 residual */
     geom(&k, 1, 8, 9, 10, 12, 1, 1, 1, 0, 1, 1);
     k.q.res = true, k.q.res_signed = true, k.q.res_scale = 0.03f, k.q.res_zp = -2;
@@ -380,7 +431,7 @@ static void test_maddubs_saturates(void **state) {
         fx_qpack_b_step(&pw, r, 8, s, b16);
     int32_t c[96], u[96], m16[96];
     fx_qtile_c(2, pc.a, b, 1, c);
-    fx_qtile_avx2_ubs(2, pc.a, b, 1, u);
+    fx_qtile_avx2_ubs(2, pc.a, b, 1, NULL, NULL, u);
     fx_qtile_avx2_madd(4, pw.a16, b16, 1, m16);
     assert_int_equal(c[0], 255 * 127 * 8);
     assert_int_not_equal(u[0], c[0]); /* saturated */
@@ -419,16 +470,22 @@ static void test_random_convs(void **state) {
  * double: max pool exactly, average pool up to a unit at a tie. */
 static void test_pools(void **state) {
     (void)state;
-    for (int it = 0; it < 6; it++) {
+    for (int it = 0; it < 10; it++) {
         fx_qpool_geom g = {0};
-        g.global_avg = it >= 4;
+        g.global_avg = it == 4 || it == 5;
         g.n = 2, g.c = 3, g.h = 9 + it, g.w = 7 + 2 * it;
         g.kh = g.kw = 2 + it % 2, g.sh = g.sw = 1 + it % 2, g.ph = g.pw = it % 2, g.dh = g.dw = it == 3 ? 2 : 1;
+        if (it == 6 || it == 7) /* 3x3 / 2, pad 1, rows of 8+ outputs: the vector path */
+            g.h = 23, g.w = 37 + it, g.kh = g.kw = 3, g.sh = g.sw = 2, g.ph = g.pw = 1;
+        if (it == 8) /* pads as wide as the window: edge windows hold no input (-inf) */
+            g.kh = g.kw = 2, g.sh = g.sw = 1, g.ph = g.pw = 2;
+        if (it == 9) /* s8, 3x3 / 1: the vector path on flipped keys */
+            g.kh = g.kw = 3, g.sh = g.sw = 1, g.ph = g.pw = 1;
         g.oh = g.global_avg ? 1 : (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
         g.ow = g.global_avg ? 1 : (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
         g.x_signed = it % 2, g.y_signed = it == 1;
         g.x_scale = 0.03f, g.x_zp = g.x_signed ? -4 : 17;
-        bool same = it == 2;
+        bool same = it == 2 || it == 6 || it == 8 || it == 9;
         g.y_scale = same ? g.x_scale : 0.045f, g.y_zp = same ? g.x_zp : (g.y_signed ? 3 : 40);
         int64_t nx = g.n * g.c * g.h * g.w, ny = g.n * g.c * g.oh * g.ow;
         uint8_t *x = malloc((size_t)nx), *y = malloc((size_t)ny);
@@ -569,6 +626,7 @@ int main(void) {
         cmocka_unit_test(test_residual),         cmocka_unit_test(test_fc),
         cmocka_unit_test(test_random_convs),     cmocka_unit_test(test_maddubs_saturates),
         cmocka_unit_test(test_qdq_models),       cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
     return cmocka_run_group_tests(tests, NULL, NULL);

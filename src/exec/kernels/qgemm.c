@@ -111,6 +111,66 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 /* ---- packing ------------------------------------------------------------- */
 
+/* Corrections of the vpmaddubsw kernel for weights with unsafe pairs: a
+ * pair with |w0| + |w1| = 128 + e (e in 1..128) keeps w0 and w1 less e on
+ * the larger of the two (|larger| >= (128 + e) / 2 >= e, so it keeps its
+ * sign), and that e (signed, an s8) becomes the pair's correction, a safe
+ * pair itself; the sums of both parts are the exact sums. Worth it when at
+ * most 1 in FX_QFIX_RATIO (row, quad step)s needs one (each costs about a
+ * row's step); returns 1 with *w7 (the safe parts, [m][k]) and the
+ * corrections in pw, 0 when too many, -1 on OOM. */
+#define FX_QFIX_RATIO 4 /* break-even near 1 in 4: a correction costs ~1.7 row steps, vpmaddwd ~1.5x */
+static int split_unsafe(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw, int8_t **w7) {
+    int64_t ks = (k + 3) / 4, nfix = 0;
+    for (int64_t row = 0; row < m; row++)
+        for (int64_t q = 0; q < ks; q++) {
+            bool need = false;
+            for (int64_t kk = 4 * q; kk < 4 * q + 4 && kk < k; kk += 2) {
+                int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
+                need = need || a0 + a1 > 128;
+            }
+            nfix += need;
+        }
+    if (nfix * FX_QFIX_RATIO > m * ks) return 0;
+    int64_t rows = (m + 3) / 4 * 4;
+    *w7 = malloc((size_t)(m * k > 0 ? m * k : 1));
+    pw->fix_start = malloc(sizeof *pw->fix_start * (size_t)(rows + 1));
+    pw->fix = malloc(sizeof *pw->fix * (size_t)(nfix > 0 ? nfix : 1));
+    if (!*w7 || !pw->fix_start || !pw->fix) {
+        free(*w7);
+        *w7 = NULL;
+        return -1;
+    }
+    int32_t n = 0;
+    for (int64_t row = 0; row < rows; row++) {
+        pw->fix_start[row] = n;
+        if (row >= m) continue;
+        int8_t *d = *w7 + row * k;
+        memcpy(d, w + row * ldw, (size_t)k);
+        for (int64_t q = 0; q < ks; q++) {
+            uint8_t fq[4] = {0, 0, 0, 0};
+            bool need = false;
+            for (int64_t kk = 4 * q; kk < 4 * q + 4 && kk < k; kk += 2) {
+                int v0 = d[kk], v1 = kk + 1 < k ? d[kk + 1] : 0;
+                int e = abs(v0) + abs(v1) - 128;
+                if (e <= 0) continue;
+                int64_t big = abs(v0) >= abs(v1) ? kk : kk + 1; /* kk + 1 < k here: |v1| > 0 */
+                int corr = d[big] < 0 ? -e : e;
+                d[big] = (int8_t)(d[big] - corr);
+                fq[big - 4 * q] = (uint8_t)(int8_t)corr;
+                need = true;
+            }
+            if (!need) continue;
+            pw->fix[n].q = (int32_t)q;
+            pw->fix[n].quad =
+                (int32_t)((uint32_t)fq[0] | (uint32_t)fq[1] << 8 | (uint32_t)fq[2] << 16 | (uint32_t)fq[3] << 24);
+            n++;
+        }
+    }
+    pw->fix_start[rows] = n;
+    return 1;
+}
+
 bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int64_t ldw) {
     memset(pw, 0, sizeof *pw);
     pw->m = m, pw->k = k;
@@ -123,6 +183,13 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
     pw->mr = 4;
+    int8_t *w7 = NULL;
+    if (pw->kern == FX_QK_MADD) {
+        /* vpmaddubsw with corrections when they are few; else vpmaddwd */
+        int s = split_unsafe(pw, w, m, k, ldw, &w7);
+        if (s < 0) return false;
+        if (s) pw->kern = FX_QK_UBS, w = w7, ldw = k;
+    }
     pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
     pw->ks = (k + pw->kr - 1) / pw->kr;
     int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
@@ -132,6 +199,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         pw->a = aligned_alloc(64, (size_t)(n + 63) / 64 * 64);
     pw->wsum = malloc(sizeof *pw->wsum * (size_t)(m > 0 ? m : 1));
     if ((!pw->a && !pw->a16) || !pw->wsum) {
+        free(w7);
         fx_qgemm_w_free(pw);
         return false;
     }
@@ -151,8 +219,13 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         int32_t s = 0;
         for (int64_t kk = 0; kk < k; kk++)
             s += w[row * ldw + kk];
+        if (pw->fix) /* the corrections' part of the row */
+            for (int32_t i = pw->fix_start[row]; i < pw->fix_start[row + 1]; i++)
+                for (int j = 0; j < 4; j++)
+                    s += (int8_t)(uint8_t)((uint32_t)pw->fix[i].quad >> (8 * j));
         pw->wsum[row] = s;
     }
+    free(w7);
     return true;
 }
 
@@ -161,7 +234,9 @@ void fx_qgemm_w_free(fx_qgemm_w *pw) {
     free(pw->a);
     free(pw->a16);
     free(pw->wsum);
-    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL;
+    free(pw->fix_start);
+    free(pw->fix);
+    pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL, pw->fix_start = NULL, pw->fix = NULL;
 }
 
 int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * pw->ks * 32; }
@@ -219,24 +294,27 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too */
-    bool fused = vec && w->kern == FX_QK_MADD && !e->mid && !e->res;
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too, fused on full tiles */
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
+        const int32_t *fs = w->fix_start ? w->fix_start + p * mr : NULL;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
-            if (fused && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
+            if (vec && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
                 int32_t comp[6];
                 for (int r = 0; r < mr; r++)
                     comp[r] = -x_zp * w->wsum[p * mr + r];
-                fx_qtile_avx2_madd_q(ks, w->a16 + p * ks * mr * 2, bp, e, m0 + p * mr, comp,
-                                     (char *)y + p * mr * ym + j * FX_QNR, ym);
+                int64_t off = p * mr * ym + j * FX_QNR;
+                const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
+                                                      : (const void *)(w->a + p * ks * 16);
+                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, fs, w->fix, e, m0 + p * mr, comp,
+                                res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
             }
             switch (w->kern) {
-            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, acc); break;
+            case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, fs, w->fix, acc); break;
             case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * mr * 2, bp, np, acc); break;
             default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
             }
@@ -408,15 +486,18 @@ static int64_t pack_bytes(const fx_qconv *c) {
     return b;
 }
 
+static int64_t win_bytes(const fx_qconv *c);
+
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
-    if (c->dw) return round64(dw_plane_elems(c) * 2) + round64((c->g.ow + 16) * 4);
-    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16));
+    if (c->dw)
+        return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * (c->g.ow > c->dpw ? c->g.ow : c->dpw) + 32) * 4);
+    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16)) + (c->fc ? 0 : round64(win_bytes(c)));
 }
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     const fx_qepi *e = &c->e;
     const char *ker = c->dw                         ? "direct"
-                      : c->wg[0].kern == FX_QK_UBS  ? "u8s8 maddubs"
+                      : c->wg[0].kern == FX_QK_UBS  ? (c->wg[0].fix ? "u8s8 maddubs + fixes" : "u8s8 maddubs")
                       : c->wg[0].kern == FX_QK_MADD ? "u8s8 madd16"
                                                     : "portable";
     char head[64];
@@ -439,53 +520,98 @@ typedef struct qjob {
     int64_t sbytes;
 } qjob;
 
-/* one im2col row (k index kk of group gi, image i) over columns [n0, n0+nc) */
-static void im2col_row(const fx_qconv *c, const uint8_t *plane, int64_t ky, int64_t kx, int64_t oy, int64_t ox,
-                       int64_t nc, uint8_t *dst) {
+/* The im2col of a column block reads a window of the input: the input rows
+ * its output rows need, for every channel of the group, copied once per
+ * task into scratch in the u8 domain (s8 flipped) with the pads as the zero
+ * point, so each im2col row segment is a plain (strided) copy.
+ * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
+static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
-    int64_t n = 0;
-    while (n < nc) {
-        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
-        int64_t iy = oy * g->sh - g->ph + ky * g->dh;
-        uint8_t *d = dst + n;
-        if (iy < 0 || iy >= g->h) {
-            memset(d, c->x_pad, (size_t)len);
-        } else {
-            const uint8_t *row = plane + iy * g->w;
-            int64_t ix0 = ox * g->sw - g->pw + kx * g->dw;
-            if (g->sw == 1) {
-                int64_t lo = ix0 < 0 ? -ix0 : 0, hi = g->w - ix0;
-                if (hi > len) hi = len;
-                if (lo > len) lo = len;
-                if (hi < lo) hi = lo;
-                for (int64_t t = 0; t < lo; t++)
-                    d[t] = c->x_pad;
-                for (int64_t t = lo; t < hi; t++)
-                    d[t] = row[ix0 + t];
-                for (int64_t t = hi; t < len; t++)
-                    d[t] = c->x_pad;
-            } else {
-                /* t in [lo, hi) reads inside the row */
-                int64_t lo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0, hi = (g->w - ix0 + g->sw - 1) / g->sw;
-                if (hi > len) hi = len;
-                if (lo > len) lo = len;
-                if (hi < lo) hi = lo;
-                int64_t t = 0;
-                for (; t < lo; t++)
-                    d[t] = c->x_pad;
-                for (const uint8_t *src = row + ix0 + lo * g->sw; t < hi; t++, src += g->sw)
-                    d[t] = *src;
-                for (; t < len; t++)
-                    d[t] = c->x_pad;
+    int64_t orows = (nb + g->ow - 2) / g->ow + 1; /* output rows nb columns can touch */
+    if (orows > g->oh) orows = g->oh;
+    return (orows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+}
+
+static int64_t win_pitch(const fx_qconv *c) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t right = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1 - g->pw - g->w;
+    return g->pw + g->w + (right > 0 ? right : 0);
+}
+
+#define FX_QWIN_SLACK 32 /* vector copies may read this far past a window */
+
+static int64_t win_bytes(const fx_qconv *c) { return c->cg * win_rows(c, c->nb) * win_pitch(c) + FX_QWIN_SLACK; }
+
+/* d[t] = s[t] ^ f for t < n */
+static void copy_flip(uint8_t *d, const uint8_t *s, int64_t n, uint8_t f) {
+    int64_t t = 0;
+#if FX_Q_X86
+    const __m128i vf = _mm_set1_epi8((char)f);
+    for (; t + 16 <= n; t += 16)
+        _mm_storeu_si128((__m128i *)(d + t), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + t)), vf));
+#endif
+    for (; t < n; t++)
+        d[t] = s[t] ^ f;
+}
+
+/* Fills the window: input rows [iy0, iy0 + rows) of the cg channels at xi,
+ * each padded to win_pitch with the u8 zero point. */
+static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64_t rows, uint8_t *win) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t pitch = win_pitch(c), right = pitch - g->pw - g->w;
+    uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
+    for (int64_t ci = 0; ci < c->cg; ci++)
+        for (int64_t r = 0; r < rows; r++) {
+            uint8_t *d = win + (ci * rows + r) * pitch;
+            int64_t iy = iy0 + r;
+            if (iy < 0 || iy >= g->h) {
+                memset(d, zp, (size_t)pitch);
+                continue;
             }
+            if (g->pw) memset(d, zp, (size_t)g->pw);
+            copy_flip(d + g->pw, xi + (ci * g->h + iy) * g->w, g->w, f);
+            if (right > 0) memset(d + g->pw + g->w, zp, (size_t)right);
         }
+    memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
+}
+
+/* d[t] = s[t * sw] for t < n. Vector copies may write up to 15 bytes past
+ * d + n (the next segment or the row's slack) and read up to
+ * FX_QWIN_SLACK bytes past the last value used (the window's slack). */
+static inline void seg_copy(uint8_t *d, const uint8_t *s, int64_t n, int64_t sw) {
+#if FX_Q_X86
+    if (sw == 1) {
+        for (int64_t t = 0; t < n; t += 16)
+            _mm_storeu_si128((__m128i *)(d + t), _mm_loadu_si128((const __m128i *)(s + t)));
+        return;
+    }
+    if (sw == 2) {
+        const __m128i even = _mm_set1_epi16(0xff);
+        for (int64_t t = 0; t < n; t += 8) {
+            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(s + 2 * t)), even);
+            _mm_storel_epi64((__m128i *)(d + t), _mm_packus_epi16(v, v));
+        }
+        return;
+    }
+#endif
+    for (int64_t t = 0; t < n; t++)
+        d[t] = s[t * sw];
+}
+
+/* one im2col row (channel ci of the window, tap ky, kx) over nc columns from
+ * output position (oy, ox); the window starts at input row iy0 */
+static void im2col_row(const fx_qconv *c, const uint8_t *win, int64_t wrows, int64_t iy0, int64_t ci, int64_t ky,
+                       int64_t kx, int64_t oy, int64_t ox, int64_t nc, uint8_t *dst) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t pitch = win_pitch(c);
+    const uint8_t *base = win + ci * wrows * pitch + kx * g->dw;
+    for (int64_t n = 0; n < nc;) {
+        int64_t len = g->ow - ox < nc - n ? g->ow - ox : nc - n;
+        seg_copy(dst + n, base + (oy * g->sh - g->ph + ky * g->dh - iy0) * pitch + ox * g->sw, len, g->sw);
         n += len;
         ox = 0;
         oy++;
     }
-    if (c->x_signed)
-        for (int64_t t = 0; t < nc; t++)
-            dst[t] ^= 0x80;
 }
 
 static void gemm_task(void *ctx, int64_t t, int tid) {
@@ -523,6 +649,9 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
                   g->ow == g->w && !c->x_signed;
     int64_t oy0 = n0 / g->ow, ox0 = n0 % g->ow, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
+    uint8_t *win = rows + 4 * nbr;
+    int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / g->ow - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
+    if (!direct) fill_window(c, xi, iy0, wrows, win);
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
         for (int b = 0; b < w->kr; b++) {
@@ -531,7 +660,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
             if (direct)
                 r[b] = xi + kk * g->h * g->w + n0;
             else {
-                im2col_row(c, xi + ci * g->h * g->w, ky, kx, oy0, ox0, nc, rows + b * nbr);
+                im2col_row(c, win, wrows, iy0, ci, ky, kx, oy0, ox0, nc, rows + b * nbr);
                 r[b] = rows + b * nbr;
             }
             if (++kx == g->kw) {
@@ -575,36 +704,74 @@ static void dw_task(void *ctx, int64_t t, int tid) {
         int64_t iy = py - g->ph;
         int16_t *d = xp + py * c->dpw;
         if (iy < 0 || iy >= g->h) {
-            for (int64_t px = 0; px < c->dpw; px++)
-                d[px] = 0;
+            memset(d, 0, sizeof *d * (size_t)c->dpw);
             continue;
         }
         const uint8_t *s = plane + iy * g->w - g->pw;
-        for (int64_t px = 0; px < lo; px++)
-            d[px] = 0;
-        for (int64_t px = lo; px < hi; px++)
+        memset(d, 0, sizeof *d * (size_t)lo);
+        int64_t px = lo;
+#if FX_Q_X86
+        const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
+        for (; px + 16 <= hi; px += 16) {
+            __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + px)), vf);
+            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+            _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
+        }
+        for (; px < hi; px += 8) {
+            /* the last 1-7 values through a copy: the vector store may
+             * pass hi (the right pad, the next row or the slack, all
+             * written after this) */
+            __m128i b;
+            if (px + 8 <= hi)
+                b = _mm_loadl_epi64((const __m128i *)(s + px));
+            else { /* gathered in a register (a copy in memory would stall the load) */
+                uint64_t v = 0;
+                for (int64_t u = hi - px - 1; u >= 0; u--)
+                    v = v << 8 | s[px + u];
+                b = _mm_cvtsi64_si128((long long)v);
+            }
+            b = _mm_xor_si128(b, vf);
+            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+        }
+#endif
+        for (; px < hi; px++)
             d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
-        for (int64_t px = hi; px < c->dpw; px++)
-            d[px] = 0;
+        memset(d + hi, 0, sizeof *d * (size_t)(c->dpw - hi));
     }
     for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
         xp[e] = 0;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;
-    for (int64_t oy = 0; oy < g->oh; oy++) {
-        const int16_t *src = xp + oy * g->sh * c->dpw;
+    /* the plane's sums, then one epilogue over the whole plane. Stride 1:
+     * output (oy, ox) reads the plane from oy * dpw + ox on, so one long
+     * row over the padded grid (dpw columns per output row) computes every
+     * output, then the rows are moved together (the dpw - ow columns in
+     * between are dropped). Otherwise row after row (a vector row may
+     * write up to 16 values past its end: the next row overwrites them,
+     * the buffer has room after the last). */
+    if (g->sh == 1 && g->sw == 1) {
+        int64_t n = (g->oh - 1) * c->dpw + g->ow;
         if (avx2)
-            fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
+            fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
-            fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc, g->ow);
-        int64_t o = off + oy * g->ow;
-        const uint8_t *ro = j->res ? (const uint8_t *)j->res + o : NULL;
-        if (avx2)
-            fx_qepi_row_avx2(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o);
-        else
-            fx_qepi_row_c(&c->e, ch, 0, acc, g->ow, ro, (uint8_t *)j->y + o, 1);
-    }
+            fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
+        if (c->dpw != g->ow)
+            for (int64_t oy = 1; oy < g->oh; oy++)
+                memmove(acc + oy * g->ow, acc + oy * c->dpw, sizeof *acc * (size_t)g->ow);
+    } else
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+            const int16_t *src = xp + oy * g->sh * c->dpw;
+            if (avx2)
+                fx_qdw_row_avx2(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
+            else
+                fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
+        }
+    const uint8_t *ro = j->res ? (const uint8_t *)j->res + off : NULL;
+    if (avx2)
+        fx_qepi_row_avx2(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off);
+    else
+        fx_qepi_row_c(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off, 1);
 }
 
 void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {

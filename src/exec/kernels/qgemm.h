@@ -26,7 +26,12 @@
  * u8 input), and otherwise vpmaddwd alone on activations widened to int16
  * while packing, which is exact for all inputs and costs the same number of
  * multiplies per product (one vpmaddwd per 16 products against vpmaddubsw +
- * vpmaddwd per 32). Both give the portable path's int32 sums bit for bit. */
+ * vpmaddwd per 32) but more instructions and twice the packed bytes. Where
+ * few pairs are unsafe (8-bit weights of trained or randomly initialised
+ * layers: a few percent), those pairs are split into a safe pair plus a
+ * safe correction applied per row after the tile's main loop, and the
+ * vpmaddubsw kernel runs. All give the portable path's int32 sums bit for
+ * bit. */
 #ifndef NNFX_QGEMM_H
 #define NNFX_QGEMM_H
 
@@ -88,6 +93,13 @@ typedef enum fx_qkern {
     FX_QK_MADD, /* AVX2 vpmaddwd; A: 4-row panels of int16 k pairs, B: int16 pairs */
 } fx_qkern;
 
+/* A correction of the UBS kernel: step q of a row adds the u8 quad of
+ * activations times the 4 s8 weights packed in quad (vpmaddubsw again). */
+typedef struct fx_qfix {
+    int32_t q;
+    int32_t quad;
+} fx_qfix;
+
 typedef struct fx_qgemm_w {
     int64_t m, k;
     fx_qkern kern;  /* chosen when packing, for the ISA active then */
@@ -98,6 +110,13 @@ typedef struct fx_qgemm_w {
     int16_t *a16;   /* MADD: ceil(m / 4) panels of [ks][4 rows][2] */
     int32_t *wsum;  /* [m] sum of each row */
     bool pair_safe; /* every pair |w[2i]| + |w[2i+1]| <= 128 */
+    /* UBS on weights that are not pair-safe: each unsafe pair is split into
+     * a safe pair (in a) plus a correction (fix) of the same pair, also
+     * safe; a row's corrections are fix[fix_start[row] .. fix_start[row+1])
+     * (fix_start has a row per panel row, padding rows empty). NULL when
+     * there are none. */
+    int32_t *fix_start;
+    fx_qfix *fix;
 } fx_qgemm_w;
 
 /* Packs row-major w [m][k] (leading dimension ldw) for the kernel of the
@@ -187,13 +206,17 @@ void fx_qpool_describe(const fx_qpool *p, char *buf, size_t len);
 /* acc[r][j] (row stride 16) = sum over ks steps of packed weights (one
  * panel) times np (1 or 2) adjacent activation panels from b. */
 void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
-void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+/* ubs: fs (NULL: none) the panel's 5 fix_start entries, fix the array. */
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
+                       int32_t *acc);
 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
-/* fx_qtile_avx2_madd on a full 4 x 16 tile with the epilogue (neither mid
- * nor res) fused: row r of the tile to y + r * ym; comp[r] the rows'
- * zero-point compensation, m the channel of row 0. */
-void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
-                          const int32_t *comp, void *y, int64_t ym);
+/* A full 4 x 16 tile (np 2) of the ubs (a: int8 quads) or madd (a: int16
+ * pairs) kernel with the whole epilogue fused: row r to y + r * ym, its
+ * residual (when e->res) at res + r * ym; comp[r] the rows' zero-point
+ * compensation, m the channel of row 0. Same bytes as the tile followed by
+ * fx_qepi_row_avx2. */
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

@@ -18,14 +18,29 @@ static inline int32_t ld32(const void *p) {
     return v;
 }
 
-/* 4 rows x 8 columns per panel. vpmaddubsw multiplies the u8 activations
- * with the s8 weights and adds adjacent pairs into int16, which is exact
- * only when the pair cannot pass 32767: the caller uses this tile for
- * pair-safe weights (|w0| + |w1| <= 128, so |pair| <= 255 * 128). vpmaddwd
- * against ones then adds the two pairs of each column into int32. */
-AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    const uint8_t *b1 = b + ks * 32;
+/* The GEMM tile: 4 rows x 16 columns (np = 2 panels of 8; np = 1: one)
+ * in 8 accumulators, so with the 2 inputs, the broadcast weights and a
+ * product all 16 ymm registers hold without spills. One skeleton for both
+ * kernels, which pack the same shape per step (16 bytes of weights: 4 rows
+ * x 4 bytes; 32 bytes of activations per panel) and differ in the multiply:
+ * - ubs: u8 quads x s8 quads by vpmaddubsw (adjacent products summed in
+ *   int16, exact only when the pair cannot pass 32767: the caller uses it
+ *   for pair-safe weights, |w0| + |w1| <= 128, so |pair| <= 255 * 128),
+ *   then vpmaddwd against ones adds the two pairs of each column in int32;
+ * - madd: int16 pairs (activations widened while packing) x the row's
+ *   weight pair by vpmaddwd, exact for any s8 weights (at most
+ *   2 * 255 * 128 per pair). */
+AVX2 static inline __m256i kmul(bool ubs, __m256i x, __m256i w) {
+    return ubs ? _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1)) : _mm256_madd_epi16(x, w);
+}
+
+typedef struct tile8 {
+    __m256i c[4][2]; /* [row][panel] */
+} tile8;
+
+AVX2 static inline __attribute__((always_inline)) tile8
+tile_core(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix) {
+    const uint8_t *b0 = b, *b1 = b + ks * 32;
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
@@ -34,8 +49,8 @@ AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int n
             __m256i w;
 #define ROW(r, c0, c1)                                                                                                 \
     w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));                                   \
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_maddubs_epi16(x1, w), ones));
+    c0 = _mm256_add_epi32(c0, kmul(ubs, x0, w));                                                                       \
+    c1 = _mm256_add_epi32(c1, kmul(ubs, x1, w));
             ROW(0, c00, c01)
             ROW(1, c10, c11)
             ROW(2, c20, c21)
@@ -48,7 +63,7 @@ AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int n
             __m256i w;
 #define ROW(r, c0)                                                                                                     \
     w = _mm256_set1_epi32(ld32(a + 4 * r));                                                                            \
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(x0, w), ones));
+    c0 = _mm256_add_epi32(c0, kmul(ubs, x0, w));
             ROW(0, c00)
             ROW(1, c10)
             ROW(2, c20)
@@ -56,66 +71,41 @@ AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int n
 #undef ROW
         }
     }
-    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
-    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
-    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
-    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
-    if (np == 2) {
-        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
-        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
-        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
-        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
+    if (ubs && fs) {
+        /* the corrections of the split pairs, row by row (vpmaddubsw on
+         * safe pairs too) */
+#define FIX(r, c0, c1)                                                                                                 \
+    for (int32_t i = fs[r]; i < fs[r + 1]; i++) {                                                                      \
+        const uint8_t *bq = b0 + (int64_t)fix[i].q * 32;                                                               \
+        __m256i w = _mm256_set1_epi32(fix[i].quad);                                                                    \
+        c0 = _mm256_add_epi32(c0, kmul(true, _mm256_loadu_si256((const __m256i *)bq), w));                             \
+        if (np == 2) c1 = _mm256_add_epi32(c1, kmul(true, _mm256_loadu_si256((const __m256i *)(bq + ks * 32)), w));    \
     }
+        FIX(0, c00, c01)
+        FIX(1, c10, c11)
+        FIX(2, c20, c21)
+        FIX(3, c30, c31)
+#undef FIX
+    }
+    tile8 t = {{{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}}};
+    return t;
 }
 
-/* Exact for any s8 weights: activations were widened to int16 pairs
- * (k, k + 1) per column while packing, and vpmaddwd multiplies them with the
- * row's weight pair broadcast, adding each pair into int32 (at most
- * 2 * 255 * 128: no saturation). 4 rows x 16 columns: 8 accumulators, so
- * with the 2 inputs, the weight pair and a product all 16 ymm registers
- * hold without spills. */
+AVX2 static inline void tile_store(const tile8 *t, int np, int32_t *acc) {
+    for (int r = 0; r < 4; r++)
+        for (int p = 0; p < np; p++)
+            _mm256_storeu_si256((__m256i *)(acc + r * 16 + p * 8), t->c[r][p]);
+}
+
+AVX2 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs,
+                            const fx_qfix *fix, int32_t *acc) {
+    tile8 t = tile_core(true, ks, (const uint8_t *)a, b, np, fs, fix);
+    tile_store(&t, np, acc);
+}
+
 AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
-    const uint8_t *b1 = b + ks * 32;
-    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
-    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
-    if (np == 2) {
-        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
-            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
-            __m256i w;
-#define ROW(r, c0, c1)                                                                                                 \
-    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
-            ROW(0, c00, c01)
-            ROW(1, c10, c11)
-            ROW(2, c20, c21)
-            ROW(3, c30, c31)
-#undef ROW
-        }
-    } else {
-        for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32) {
-            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
-            __m256i w;
-#define ROW(r, c0)                                                                                                     \
-    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));
-            ROW(0, c00)
-            ROW(1, c10)
-            ROW(2, c20)
-            ROW(3, c30)
-#undef ROW
-        }
-    }
-    _mm256_storeu_si256((__m256i *)(acc + 0), c00);
-    _mm256_storeu_si256((__m256i *)(acc + 16), c10);
-    _mm256_storeu_si256((__m256i *)(acc + 32), c20);
-    _mm256_storeu_si256((__m256i *)(acc + 48), c30);
-    if (np == 2) {
-        _mm256_storeu_si256((__m256i *)(acc + 8), c01);
-        _mm256_storeu_si256((__m256i *)(acc + 24), c11);
-        _mm256_storeu_si256((__m256i *)(acc + 40), c21);
-        _mm256_storeu_si256((__m256i *)(acc + 56), c31);
-    }
+    tile8 t = tile_core(false, ks, (const uint8_t *)a16, b, np, NULL, NULL);
+    tile_store(&t, np, acc);
 }
 
 /* The epilogue of fx_qepi_row_c on 8 values: the same float operations in
@@ -126,54 +116,10 @@ AVX2 static inline __m256i q_round8(__m256 v) {
     return _mm256_cvtps_epi32(v);
 }
 
-/* fx_qtile_avx2_madd for a full 4 x 16 tile (np 2) with the simple
- * epilogue (no requant, no add) applied in registers: row r's 16 bytes go
- * to y + r * ym. The same operations as fx_qepi_row_avx2, so the same bytes. */
-AVX2 void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
-                               const int32_t *comp, void *y, int64_t ym) {
-    const uint8_t *b1 = b + ks * 32;
-    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
-    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
-    for (int64_t q = 0; q < ks; q++, a16 += 8, b += 32, b1 += 32) {
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
-        __m256i w;
-#define ROW(r, c0, c1)                                                                                                 \
-    w = _mm256_set1_epi32(ld32(a16 + 2 * r));                                                                          \
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(x0, w));                                                               \
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(x1, w));
-        ROW(0, c00, c01)
-        ROW(1, c10, c11)
-        ROW(2, c20, c21)
-        ROW(3, c30, c31)
-#undef ROW
-    }
-    const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
-    const bool sgn = e->y_signed;
-#define OUT(r, a0, a1)                                                                                                 \
-    {                                                                                                                  \
-        const __m256i vc = _mm256_set1_epi32(comp[r]);                                                                 \
-        const __m256 mq = _mm256_set1_ps(e->multq[m + r]), bq = _mm256_set1_ps(e->biasq[m + r]);                       \
-        __m256i q0 = _mm256_add_epi32(                                                                                 \
-            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a0, vc)), mq), bq)), vzp);        \
-        __m256i q1 = _mm256_add_epi32(                                                                                 \
-            q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a1, vc)), mq), bq)), vzp);        \
-        q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);                                                         \
-        q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);                                                         \
-        __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));                     \
-        __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);                                   \
-        _mm_storeu_si128((__m128i *)((char *)y + r * ym), sgn ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi));   \
-    }
-    OUT(0, c00, c01)
-    OUT(1, c10, c11)
-    OUT(2, c20, c21)
-    OUT(3, c30, c31)
-#undef OUT
-}
-
-/* One vector of the epilogue: 8 values of acc (+ comp), res 8 bytes or
- * NULL, to 8 bytes. */
-AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, const int32_t *acc, const void *res) {
-    __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), vcomp), q;
+/* 8 accumulators (comp added) of channel m, with the residual's 8 bytes at
+ * res (when e->res), to 8 int32 outputs within [lo, hi]. */
+AVX2 static inline __m256i epi_q8(const fx_qepi *e, int64_t m, __m256i a, const void *res) {
+    __m256i q;
     if (!e->mid && !e->res) {
         __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
                                  _mm256_set1_ps(e->biasq[m]));
@@ -196,10 +142,48 @@ AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, cons
         }
         q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->y_inv))), _mm256_set1_epi32(e->y_zp));
     }
-    q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
-    /* 8 int32 in [-128, 255] -> 8 bytes */
+    return _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
+}
+
+/* 16 int32 outputs in [-128, 255] (q0: the first 8) to 16 bytes at y. */
+AVX2 static inline void store16(bool sgn, __m256i q0, __m256i q1, void *y) {
+    /* [q0 0-3, q1 0-3 | q0 4-7, q1 4-7] -> in order, then to bytes */
+    __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
+    __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+    _mm_storeu_si128((__m128i *)y, sgn ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi));
+}
+
+/* One vector of the epilogue: 8 values of acc (+ comp), res 8 bytes or
+ * NULL, to 8 bytes. */
+AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, const int32_t *acc, const void *res) {
+    __m256i q = epi_q8(e, m, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), vcomp), res);
     __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+}
+
+/* A full 4 x 16 tile with the epilogue applied in registers: row r's 16
+ * bytes to y + r * ym (its residual at res + r * ym). The operations of
+ * fx_qepi_row_avx2, so the same bytes. */
+AVX2 static inline __attribute__((always_inline)) void tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b,
+                                                              const int32_t *fs, const fx_qfix *fix, const fx_qepi *e,
+                                                              int64_t m, const int32_t *comp, const void *res, void *y,
+                                                              int64_t ym) {
+    tile8 t = tile_core(ubs, ks, a, b, 2, fs, fix);
+    for (int r = 0; r < 4; r++) {
+        const __m256i vc = _mm256_set1_epi32(comp[r]);
+        const char *rr = e->res ? (const char *)res + r * ym : NULL;
+        __m256i q0 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][0], vc), rr);
+        __m256i q1 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL);
+        store16(e->y_signed, q0, q1, (char *)y + r * ym);
+    }
+}
+
+AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
+                          const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
+    if (ubs)
+        tile_q(true, ks, a, b, fs, fix, e, m, comp, res, y, ym);
+    else
+        tile_q(false, ks, a, b, NULL, NULL, e, m, comp, res, y, ym);
 }
 
 /* acc must be readable up to 8 values past the last multiple of 8 below n
@@ -220,11 +204,7 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
             __m256i q1 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mq), bq)), vzp);
             q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);
             q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);
-            /* [q0 0-3, q1 0-3 | q0 4-7, q1 4-7] -> in order, then to bytes */
-            __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
-            __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-            __m128i b8 = e->y_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
-            _mm_storeu_si128((__m128i *)((char *)y + j), b8);
+            store16(e->y_signed, q0, q1, (char *)y + j);
         }
     }
     for (; j + 8 <= n; j += 8)
@@ -317,7 +297,9 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
 }
 
 #else
-void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
+void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
+                       int32_t *acc) {
+    (void)fs, (void)fix;
     fx_qtile_c(ks, a, b, np, acc);
 }
 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc) {
@@ -328,9 +310,10 @@ void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
 }
-void fx_qtile_avx2_madd_q(int64_t ks, const int16_t *a16, const uint8_t *b, const fx_qepi *e, int64_t m,
-                          const int32_t *comp, void *y, int64_t ym) {
-    (void)ks, (void)a16, (void)b, (void)e, (void)m, (void)comp, (void)y, (void)ym;
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
+    (void)ubs, (void)ks, (void)a, (void)b, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)res, (void)y,
+        (void)ym;
 }
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
