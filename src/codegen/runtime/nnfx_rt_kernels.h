@@ -403,9 +403,20 @@ static inline void nnfx_rt_gemm(const float *A, const float *B, const float *Cm,
         if (transB) {
             for (j = 0; j < N; j++) {
                 const float *bp = B + (long)j * K;
-                float s = 0.0f;
-                for (k = 0; k < K; k++)
-                    s += (transA ? A[(long)k * M + i] : A[(long)i * K + k]) * bp[k];
+                float s = 0.0f, l8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                if (transA)
+                    for (k = 0; k < K; k++)
+                        s += A[(long)k * M + i] * bp[k];
+                else { /* eight interleaved partial sums: a vector of them */
+                    const float *ap = A + (long)i * K;
+                    int l;
+                    for (k = 0; k + 8 <= K; k += 8)
+                        for (l = 0; l < 8; l++)
+                            l8[l] += ap[k + l] * bp[k + l];
+                    s = ((l8[0] + l8[4]) + (l8[1] + l8[5])) + ((l8[2] + l8[6]) + (l8[3] + l8[7]));
+                    for (; k < K; k++)
+                        s += ap[k] * bp[k];
+                }
                 y[j] = alpha * s;
             }
         } else {
