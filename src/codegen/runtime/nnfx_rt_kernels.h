@@ -213,11 +213,15 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
             for (p0 = 0; p0 < P; p0 += NNFX_RT_OP) {
                 /* a short last tile repeats its first pixel (computed, not stored) */
                 const int pt = p0 + NNFX_RT_OP <= P ? NNFX_RT_OP : P - p0;
-                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP];
+                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1;
+                long base[NNFX_RT_OP];
                 for (j = 0; j < NNFX_RT_OP; j++) {
                     const int p = p0 + (j < pt ? j : 0);
                     ih0[j] = p / OW * SH - PH;
                     iw0[j] = p % OW * SW - PW;
+                    base[j] = (long)ih0[j] * W + iw0[j];
+                    /* every tap of this pixel inside the input */
+                    inside &= ih0[j] >= 0 && ih0[j] + (KH - 1) * DH < H && iw0[j] >= 0 && iw0[j] + (KW - 1) * DW < W;
                 }
                 for (blk = 0; blk < nb; blk++) {
                     const int m0 = grp * mg + blk * NNFX_RT_OB;
@@ -236,15 +240,19 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
                     for (kh = 0; kh < KH; kh++)
                         for (kw = 0; kw < KW; kw++, wt += (long)cg * NNFX_RT_OB) {
                             long off[NNFX_RT_OP];
-                            int all = 1, any = 0;
+                            int all = 1, any = 1;
                             const float *w = wt;
-                            for (j = 0; j < NNFX_RT_OP; j++) {
-                                const int ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;
-                                const int ok = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                                off[j] = ok ? (long)ih * W + iw : -1;
-                                all &= ok;
-                                any |= ok;
-                            }
+                            if (inside)
+                                for (j = 0; j < NNFX_RT_OP; j++)
+                                    off[j] = base[j] + (long)kh * DH * W + kw * DW;
+                            else
+                                for (j = 0, any = 0; j < NNFX_RT_OP; j++) {
+                                    const int ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;
+                                    const int ok = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                                    off[j] = ok ? (long)ih * W + iw : -1;
+                                    all &= ok;
+                                    any |= ok;
+                                }
                             if (!any) continue;
                             if (all)
                                 NNFX_RT_TAP(xc[off[j]])
@@ -348,19 +356,36 @@ static inline void nnfx_rt_pool2d(const float *x, float *y, const int *g, int is
 /* @rt reduce */
 /* Over x viewed as [outer, n, inner]: y[o, i] = reduction over the middle
  * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums are compensated (Kahan) in
- * float, so targets without a double FPU need no soft-float calls. */
+ * float, so targets without a double FPU need no soft-float calls; a
+ * contiguous run (inner 1) is summed in eight compensated lanes (a vector
+ * of them) folded in at the end. */
+static inline void nnfx_rt_kahan(float *s, float *comp, float x) {
+    const float v = x - *comp, t = *s + v;
+    *comp = (t - *s) - v;
+    *s = t;
+}
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
     long o, i, k;
+    int l;
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;
             if (kind <= 1) {
-                float s = 0.0f, comp = 0.0f;
-                for (k = 0; k < n; k++) {
-                    float v = p[k * inner] - comp, t = s + v;
-                    comp = (t - s) - v;
-                    s = t;
-                }
+                float s = 0.0f, comp = 0.0f, s8[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                if (inner == 1) {
+                    const long n8 = n - n % 8;
+                    for (k = 0; k < n8; k += 8)
+                        for (l = 0; l < 8; l++)
+                            nnfx_rt_kahan(&s8[l], &c8[l], p[k + l]);
+                    for (l = 0; l < 8; l++) {
+                        nnfx_rt_kahan(&s, &comp, s8[l]);
+                        nnfx_rt_kahan(&s, &comp, -c8[l]);
+                    }
+                    for (k = n8; k < n; k++)
+                        nnfx_rt_kahan(&s, &comp, p[k]);
+                } else
+                    for (k = 0; k < n; k++)
+                        nnfx_rt_kahan(&s, &comp, p[k * inner]);
                 y[o * inner + i] = kind == 0 ? s / (float)n : s;
             } else {
                 float m = p[0];
