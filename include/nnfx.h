@@ -1349,6 +1349,16 @@ typedef struct nnfx_codegen_files {
  * out->arena_bytes) and is byte-for-byte deterministic. On success fills
  * *out (free with nnfx_codegen_files_free); on failure *out is empty. */
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
+/* What the generated kernels are tuned for (nnfx_codegen_opt). SPEED (the
+ * default of nnfx_codegen): conv weights are re-laid out at generation in
+ * the order a register-tiled kernel reads them (output channels in blocks
+ * of 16, zero-padded), with bias, residual add and ReLU fused. SIZE: the
+ * weights as in the model and the smallest kernels (direct loops), for
+ * flash-constrained microcontrollers. Both are portable C99. */
+typedef enum nnfx_codegen_optimize { NNFX_CODEGEN_SPEED = 0, NNFX_CODEGEN_SIZE = 1 } nnfx_codegen_optimize;
+/* nnfx_codegen with the kernels chosen by opt; the same contract. */
+nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                             nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);
 

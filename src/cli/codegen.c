@@ -9,7 +9,7 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--forbid OP,...] [--report FILE]\n"
+    "                    [--forbid OP,...] [--optimize speed|size] [--report FILE]\n"
     "\n"
     "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
     "No malloc and no globals but the constant weights and one static arena of\n"
@@ -29,6 +29,11 @@ static const char codegen_help[] =
     "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims)\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
     "                          Exp,Sigmoid,Tanh for a target without exp()\n"
+    "  --optimize speed|size   speed (default): conv weights re-laid out at generation\n"
+    "                          for a register-tiled kernel (output channels in blocks\n"
+    "                          of 16, zero-padded) with bias, residual and ReLU fused;\n"
+    "                          size: weights as in the model and the smallest (direct\n"
+    "                          loop) kernels, for flash-bound microcontrollers\n"
     "  --report FILE           write the report as JSON\n"
     "  -h, --help              this text\n"
     "\n"
@@ -39,6 +44,7 @@ static const char codegen_help[] =
     "examples:\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --forbid Exp,Sigmoid,Tanh\n"
+    "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --optimize size\n"
     "  cc -std=c99 -O2 -c out/kws.c out/kws_weights.c\n";
 
 /* The file's stem as a C identifier: "mobilenet-v2.onnx" -> "mobilenet_v2". */
@@ -79,6 +85,7 @@ int cli_codegen(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     const char *model = NULL, *out = NULL, *name = NULL, *forbid = NULL, *report = NULL;
+    nnfx_codegen_optimize optimize = NNFX_CODEGEN_SPEED;
     const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
     int nshapes = 0;
     if (!shapes) return CLI_EXIT_BAD_INPUT;
@@ -97,7 +104,13 @@ int cli_codegen(int argc, char **argv) {
             forbid = v;
         else if (cli_opt(&a, "--report", NULL, &v))
             report = v;
-        else if (cli_flag(&a, "--int8", NULL)) {
+        else if (cli_opt(&a, "--optimize", NULL, &v)) {
+            if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0) {
+                free(shapes);
+                return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
+            }
+            optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
+        } else if (cli_flag(&a, "--int8", NULL)) {
             free(shapes);
             return cli_usage_error("codegen", "--int8 is not supported yet (needs the QDQ int8 kernels)");
         } else {
@@ -150,7 +163,7 @@ int cli_codegen(int argc, char **argv) {
         nnfx_meta *m = nnfx_node_meta(ph, 0);
         nnfx_meta_set_shape(m, m->dtype, sh.rank, sh.dims);
     }
-    if (nnfx_codegen(g, ident, forbid, &f, &err)) {
+    if (nnfx_codegen_opt(g, ident, forbid, optimize, &f, &err)) {
         if (err.status == NNFX_ERR_RUNTIME) { /* a forbidden op */
             cli_error("codegen", "%s: %s", model, err.msg);
             rc = CLI_EXIT_CHECK;

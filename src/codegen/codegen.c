@@ -36,7 +36,9 @@ typedef struct cg {
     const nnfx_node **nodes; /* graph position -> node */
     int nnodes;
     int *weight_id; /* value -> weight array number + 1 (0: none yet) */
+    int *packed_id; /* value -> its conv-packed weight array number + 1 */
     int nvalues, nweights;
+    bool size; /* --optimize size: no weight packing, the smallest kernels */
     int64_t weight_bytes;
     char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on use_section's stack */
     int nsections;
@@ -109,6 +111,25 @@ static void float_lit(sbuf *b, float v) {
         sb_printf(b, "%af", (double)v);
 }
 
+/* Declares and defines the next weight array NAME_wID holding d[0..n)
+ * (value v's data, described by `what`); returns ID. */
+static int emit_weight_array(cg *c, const nnfx_node *user, int v, const char *what, const float *d, int64_t n) {
+    int id = ++c->nweights;
+    const char *src = v < c->nnodes ? c->nodes[v]->name : "literal";
+    sb_printf(&c->decls, "extern const float %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1), src,
+              what);
+    sb_printf(&c->weights, "/* %s %s */\nconst float %s_w%d[%lld] NNFX_ALIGNED = {", src, what, c->name, id,
+              (long long)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        sb_printf(&c->weights, i % 6 ? ", " : (i ? ",\n    " : "\n    "));
+        float_lit(&c->weights, d[i]);
+    }
+    sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
+    c->weight_bytes += n * 4;
+    c->stats[user->op].weight_bytes += n * 4;
+    return id;
+}
+
 /* C expression for value v's data as `const float *` / `float *`. */
 static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
@@ -124,23 +145,9 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
                                   "codegen: node %s (%s): a %s constant is read as data (only float32 is generated)",
                                   user->name, nnfx_op_name(user->op), nnfx_dtype_name(vv.t->dtype));
         if (!c->weight_id[v]) {
-            int id = c->weight_id[v] = ++c->nweights;
-            int64_t n = nnfx_tensor_numel(vv.t);
-            const float *d = vv.t->data;
-            const char *src = v < c->nnodes ? c->nodes[v]->name : "literal";
             char shp[160];
             nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
-            sb_printf(&c->decls, "extern const float %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1),
-                      src, shp);
-            sb_printf(&c->weights, "/* %s %s */\nconst float %s_w%d[%lld] NNFX_ALIGNED = {", src, shp, c->name, id,
-                      (long long)(n ? n : 1));
-            for (int64_t i = 0; i < n; i++) {
-                sb_printf(&c->weights, i % 6 ? ", " : (i ? ",\n    " : "\n    "));
-                float_lit(&c->weights, d[i]);
-            }
-            sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
-            c->weight_bytes += n * 4;
-            c->stats[user->op].weight_bytes += n * 4;
+            c->weight_id[v] = emit_weight_array(c, user, v, shp, vv.t->data, nnfx_tensor_numel(vv.t));
         }
         snprintf(buf, len, "%s_w%d", c->name, c->weight_id[v]);
         return NNFX_OK;
@@ -222,8 +229,52 @@ static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_
     sb_printf(&c->body, ", nnfx_rt_%s);\n", fn);
 }
 
-static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, const char *w, const char *b, const char *y) {
+/* Output channels per block of a packed conv weight: NNFX_RT_OB of
+ * nnfx_rt_conv2d_packed (src/codegen/runtime/nnfx_rt_kernels.h). */
+#define CG_OB 16
+
+/* The copy of conv weight value v ([M, C/G, taps...], a float32 constant)
+ * in the order nnfx_rt_conv2d_packed reads it, [G][M/G in blocks of
+ * CG_OB][taps][C/G][CG_OB] with zeros past a group's last channel, as an
+ * array named in buf; *ok false (nothing emitted) when v is no such
+ * constant. */
+static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G, char *buf, size_t len, bool *ok) {
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    *ok = false;
+    if (vv.kind != FX_VALUE_CONST || vv.t->dtype != NNFX_F32 || vv.t->rank < 3 || G < 1 || vv.t->shape[0] % G)
+        return NNFX_OK;
+    if (!c->packed_id[v]) {
+        const int64_t M = vv.t->shape[0], cn = vv.t->shape[1], T = nnfx_tensor_numel(vv.t) / (M * cn);
+        const int64_t mg = M / G, nb = (mg + CG_OB - 1) / CG_OB, n = G * nb * T * cn * CG_OB;
+        const float *w = vv.t->data;
+        float *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
+        if (!d) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t blk = 0; blk < nb; blk++)
+                for (int64_t t = 0; t < T; t++)
+                    for (int64_t ci = 0; ci < cn; ci++)
+                        for (int64_t i = 0; i < CG_OB && blk * CG_OB + i < mg; i++)
+                            d[(((g * nb + blk) * T + t) * cn + ci) * CG_OB + i] =
+                                w[((g * mg + blk * CG_OB + i) * cn + ci) * T + t];
+        char shp[160], what[256];
+        nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
+        snprintf(what, sizeof what, "%s packed [group][out/%d][taps][in][%d]", shp, CG_OB, CG_OB);
+        c->packed_id[v] = emit_weight_array(c, user, v, what, d, n);
+        free(d);
+    }
+    snprintf(buf, len, "%s_w%d", c->name, c->packed_id[v]);
+    *ok = true;
+    return NNFX_OK;
+}
+
+/* Conv node n from x into y. The weights: the expression w, or (w NULL)
+ * value wv, packed at generation for the fast kernel unless optimizing for
+ * size or depthwise. The packed kernel also adds the residual r (NULL:
+ * none) and applies ReLU (relu) in its epilogue: then *fused is set. */
+static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, const char *w, const char *b,
+                             const char *r, bool relu, const char *y, bool *fused) {
     const nnfx_meta *xm = arg_meta(n, 0), *wm = arg_meta(n, 1), *ym = &n->meta[0];
+    if (fused) *fused = false;
     if (!xm || !wm || (xm->rank != 4 && xm->rank != 3) || wm->rank != xm->rank)
         return unsupported(c, n, "only 1-d and 2-d convolutions are generated");
     int nsp = xm->rank - 2;
@@ -232,46 +283,73 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, const cha
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, k, in_sp, &win, c->err);
     if (st) return st;
-    int64_t H = nsp == 2 ? in_sp[0] : 1, W = nsp == 2 ? in_sp[1] : in_sp[0];
-    int64_t KH = nsp == 2 ? k[0] : 1, KW = nsp == 2 ? k[1] : k[0];
-    int64_t OH = nsp == 2 ? ym->dims[2].value : 1, OW = ym->dims[xm->rank - 1].value;
-    int64_t sh = nsp == 2 ? win.s[0] : 1, sw = win.s[nsp - 1], ph = nsp == 2 ? win.pb[0] : 0, pw = win.pb[nsp - 1];
-    int64_t dh = nsp == 2 ? win.d[0] : 1, dw = win.d[nsp - 1];
     int64_t grp = nnfx_node_attr_int(n, "group", 1);
-    use_section(c, "conv2d");
+    bool two = nsp == 2, dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
+    int64_t g[17] = {xm->dims[0].value,
+                     xm->dims[1].value,
+                     two ? in_sp[0] : 1,
+                     two ? in_sp[1] : in_sp[0],
+                     wm->dims[0].value,
+                     two ? k[0] : 1,
+                     two ? k[1] : k[0],
+                     two ? ym->dims[2].value : 1,
+                     ym->dims[xm->rank - 1].value,
+                     two ? win.s[0] : 1,
+                     win.s[nsp - 1],
+                     two ? win.pb[0] : 0,
+                     win.pb[nsp - 1],
+                     two ? win.d[0] : 1,
+                     win.d[nsp - 1],
+                     grp,
+                     relu};
+    char wb[64];
+    if (!w) {
+        if (!c->size && !dw && fused && (st = packed_weight(c, n, wv, grp, wb, sizeof wb, &packed))) return st;
+        if (!packed && (st = value_expr(c, wv, n, wb, sizeof wb))) return st;
+        w = wb;
+    }
+    const char *kern = packed ? "conv2d_packed" : dw && !c->size ? "conv2d_dw" : "conv2d";
+    use_section(c, kern);
     sb_printf(&c->body,
-              "    {   /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
-              "        static const int geo[16] = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-              "%lld, %lld, %lld, %lld, %lld};\n"
-              "        nnfx_rt_conv2d(%s, %s, %s, %s, geo);\n    }\n",
-              (long long)xm->dims[0].value, (long long)xm->dims[1].value, (long long)H, (long long)W,
-              (long long)wm->dims[0].value, (long long)KH, (long long)KW, (long long)OH, (long long)OW, (long long)sh,
-              (long long)sw, (long long)ph, (long long)pw, (long long)dh, (long long)dw, (long long)grp, x, w,
-              b ? b : "0", y);
-    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * KH * KW;
+              "    {   /* N C H W M KH KW OH OW sh sw ph pw dh dw group%s */\n"
+              "        static const int geo[%d] = {",
+              packed ? " relu" : "", packed ? 17 : 16);
+    for (int i = 0; i < (packed ? 17 : 16); i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
+    if (packed)
+        sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0",
+                  r ? r : "0", y);
+    else
+        sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
+    if (packed) *fused = true;
+    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[5] * g[6];
     return NNFX_OK;
 }
 
 /* Fused conv chain: conv, optional residual add, optional activation. */
 static nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     const nnfx_node *conv = s->first, *last = s->last;
-    char x[64], w[64], b[64], y[64], r[64];
+    char x[64], b[64], y[64], r[64];
     nnfx_status st;
     int wi = node_index(c, conv->args[1].u.node);
     int bi = conv->nargs > 2 && conv->args[2].kind == NNFX_ARG_NODE ? node_index(c, conv->args[2].u.node) : -1;
-    if ((st = value_expr(c, s->in[0], conv, x, sizeof x)) || (st = value_expr(c, wi, conv, w, sizeof w)) ||
-        (bi >= 0 && (st = value_expr(c, bi, conv, b, sizeof b))) || (st = value_expr(c, s->out, last, y, sizeof y)))
+    bool res = s->nin > 1 && s->in[1] >= 0, fused;
+    if ((st = value_expr(c, s->in[0], conv, x, sizeof x)) || (bi >= 0 && (st = value_expr(c, bi, conv, b, sizeof b))) ||
+        (st = value_expr(c, s->out, last, y, sizeof y)) || (res && (st = value_expr(c, s->in[1], last, r, sizeof r))))
         return st;
-    if ((st = emit_conv(c, conv, x, w, bi >= 0 ? b : NULL, y))) return st;
+    if ((st = emit_conv(c, conv, x, wi, NULL, bi >= 0 ? b : NULL, res ? r : NULL, last->op == NNFX_OP_RELU, y, &fused)))
+        return st;
     int64_t n = meta_numel(&last->meta[0]);
-    if (s->nin > 1 && s->in[1] >= 0) {
-        if ((st = value_expr(c, s->in[1], last, r, sizeof r))) return st;
-        use_section(c, "add_inplace");
-        sb_printf(&c->body, "    nnfx_rt_add_inplace(%s, %s, %lld);\n", y, r, (long long)n);
+    if (res) {
+        if (!fused) {
+            use_section(c, "add_inplace");
+            sb_printf(&c->body, "    nnfx_rt_add_inplace(%s, %s, %lld);\n", y, r, (long long)n);
+        }
         c->stats[NNFX_OP_ADD].nodes++;
     }
     if (last == conv || last->op == NNFX_OP_ADD) return NNFX_OK;
     c->stats[last->op].nodes++;
+    if (fused && last->op == NNFX_OP_RELU) return NNFX_OK;
     if (last->op == NNFX_OP_MUL) { /* x * sigmoid(x) */
         c->stats[NNFX_OP_SIGMOID].nodes++;
         emit_map(c, "silu", y, y, n, 0, 0);
@@ -740,7 +818,9 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     if ((fn = binary_fn(n->op))) return emit_binary(c, n, fn, in[0], in[1], y);
     switch (n->op) {
-    case NNFX_OP_CONV: return emit_conv(c, n, in[0], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, y);
+    case NNFX_OP_CONV:
+        return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y,
+                         NULL);
     case NNFX_OP_BATCH_NORM: {
         const nnfx_meta *xm = arg_meta(n, 0);
         if (!xm || xm->rank < 2) return unsupported(c, n, "batch_normalization expects rank >= 2");
@@ -1034,6 +1114,11 @@ static char *emit_source(cg *c, int64_t arena) {
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
+    return nnfx_codegen_opt(g, name, forbid, NNFX_CODEGEN_SPEED, out, err);
+}
+
+nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                             nnfx_codegen_files *out, nnfx_error *err) {
     if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
     memset(out, 0, sizeof *out);
     if (!name) name = "model";
@@ -1066,12 +1151,13 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
         return err ? err->status : NNFX_ERR_UNSUPPORTED;
     }
     cg c = {0};
-    c.g = g, c.p = p, c.name = name, c.err = err;
+    c.g = g, c.p = p, c.name = name, c.err = err, c.size = opt == NNFX_CODEGEN_SIZE;
     c.nnodes = g->num_nodes;
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
     c.nvalues = fx_plan_nvalues(p) + 1;
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
-    if (!c.nodes || !c.weight_id) {
+    c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
+    if (!c.nodes || !c.weight_id || !c.packed_id) {
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
         goto done;
     }
@@ -1104,6 +1190,7 @@ done:
     if (st) free(sb_finish(&c.weights));
     free(c.nodes);
     free(c.weight_id);
+    free(c.packed_id);
     fx_plan_free(p);
     return st;
 }

@@ -271,6 +271,42 @@ def main():
                 fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (name, words, r.returncode, r.stdout))
             else:
                 print("%-12s exit 3: %s" % (name, r.stdout.strip().splitlines()[0]))
+    # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
+    # against PyTorch; three real models in the size mode too
+    try:
+        import onnx
+        import conv_cases
+    except ImportError as e:
+        fail("conv cases need python3-onnx and python3-torch: %s" % e)
+    else:
+        for name, model, x, ref in conv_cases.cases():
+            path = os.path.join(WORK, name + ".onnx")
+            onnx.save(model, path)
+            for mode in ("speed", "size") if name.startswith("conv") else ("speed",):  # one pool/gemm kernel
+                out = os.path.join(WORK, name + "_" + mode)
+                r = generate(path, out, name, extra=["--optimize", mode])
+                if r.returncode:
+                    fail("%s: codegen --optimize %s exited %d: %s" % (name, mode, r.returncode, r.stdout))
+                    continue
+                got = build_and_run(out, name, [x[None]], 1)
+                if got is not None:  # NaN where PyTorch has NaN (a max over a NaN), close elsewhere
+                    nan = np.isnan(ref.ravel())
+                    if not np.array_equal(np.isnan(got.ravel()), nan):
+                        fail("%s (%s): NaN at other places than PyTorch's" % (name, mode))
+                    compare("%s (%s)" % (name, mode), np.where(nan, 0, got.ravel()), np.where(nan, 0, ref.ravel()))
+    for name, onnx_path, shape, xf, lf in [models[2]] + [
+            (m, os.path.join(rm, m + ".onnx"), None, os.path.join(rm, m + ".input_0.npy"),
+             os.path.join(rm, m + ".output_0.npy")) for m in ("mini_resnet", "mobile_blocks")]:
+        out = os.path.join(WORK, name + "_size")
+        r = generate(onnx_path, out, name, [shape] if shape else [], ["--optimize", "size"])
+        if r.returncode:
+            fail("%s: codegen --optimize size exited %d: %s" % (name, r.returncode, r.stdout))
+            continue
+        x = np.load(xf)
+        n = len(x) if shape else 1
+        got = build_and_run(out, name, [x], n)
+        if got is not None:
+            compare(name + " (size)", got, np.load(lf))
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)

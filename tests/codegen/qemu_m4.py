@@ -49,8 +49,9 @@ def must(r, what):
     return r
 
 
-def build(model, out, x):
-    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20"]), "codegen " + model)
+def build(model, out, x, optimize="speed"):
+    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20", "--optimize", optimize]),
+         "codegen " + model)
     with open(os.path.join(out, "samples.h"), "w") as f:
         f.write("#define NSAMPLES %d\nstatic const uint32_t samples[%d][%d] = {\n" % (len(x), len(x), x[0].size))
         for s in x:
@@ -107,6 +108,16 @@ def main():
     if not err <= 1e-4 * scale:
         print("FAIL: kws on the M4 differs from PyTorch")
         failed = True
+    # the same with --optimize size (weights as in the model, direct-loop conv)
+    elf, size = build(os.path.join(DATA, "kws.onnx"), os.path.join(WORK, "kws_size"), x, "size")
+    ys, ticks = boot(elf)
+    err = float(np.abs(ys - ref).max()) if ys.shape == ref.shape else float("inf")
+    t, d, b = sizes(size)
+    print("kws --optimize size on cortex-m4: max|diff| vs PyTorch %.3g, flash %d B, RAM %d B, "
+          "%.0f instructions/inference" % (err, t + d, d + b, float(np.median(ticks)) * 40))
+    if not err <= 1e-4 * scale:
+        print("FAIL: kws --optimize size on the M4 differs from PyTorch")
+        failed = True
     # the embedded variant: BN folded, sigmoid -> hard_sigmoid, no libm
     hard = os.path.join(WORK, "kws_hard.onnx")
     must(run([NNFX, "optimize", os.path.join(DATA, "kws.onnx"), "-o", hard, "--pass", "fuse-conv-bn",
@@ -118,14 +129,18 @@ def main():
     print("kws_hard on cortex-m4: flash %d B, RAM %d B, %.0f instructions/inference; %d/%d correct "
           "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(ticks2)) * 40, agree, len(y2),
                                               int((y.argmax(1) == labels).sum()), len(y)))
-    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, "kws_hard")),
-              "nm").stdout
-    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
-    und = [s for s in und if not s.startswith("model_w")]
-    print("kws_hard undefined symbols on the M4: %s" % (" ".join(und) or "(none)"))
-    if [s for s in und if not s.startswith("mem")]:
-        print("FAIL: the hard_sigmoid model needs more than mem*")
-        failed = True
+    elf, size = build(hard, os.path.join(WORK, "kws_hard_size"), x, "size")
+    t, d, b = sizes(size)
+    print("kws_hard --optimize size on cortex-m4: flash %d B" % (t + d))
+    for variant in ("kws_hard", "kws_hard_size"):
+        nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, variant)),
+                  "nm").stdout
+        und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
+        und = [s for s in und if not s.startswith("model_w")]
+        print("%s undefined symbols on the M4: %s" % (variant, " ".join(und) or "(none)"))
+        if [s for s in und if not s.startswith("mem")]:
+            print("FAIL: the hard_sigmoid model needs more than mem*")
+            failed = True
     sys.exit(1 if failed else 0)
 
 

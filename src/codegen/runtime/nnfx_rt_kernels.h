@@ -69,25 +69,66 @@ static inline void nnfx_rt_add_inplace(float *y, const float *r, long n) {
 }
 /* @end */
 
-/* @rt conv2d */
-/* 2-d convolution, direct, no scratch memory. g: N, C, H, W, M, KH, KW,
- * OH, OW, stride h/w, pad top/left, dilation h/w, group. x [N,C,H,W],
- * w [M,C/group,KH,KW], b [M] or NULL, y [N,M,OH,OW].
- * Depthwise (one channel per group): each output row is accumulated tap by
- * tap over its valid columns (a contiguous axpy for stride 1). Otherwise
- * each tile of NNFX_RT_MB output channels x NNFX_RT_PT columns of one row
- * is accumulated in a local array over every input channel and tap, with
- * constant loop bounds so the compiler keeps it in vector registers; taps
- * that reach the padding read through a checked copy. A 1x1, stride-1,
- * unpadded conv runs over each plane as one long row. */
-#define NNFX_RT_MB 6
-#define NNFX_RT_PT 16
+/* @rt window */
+/* The taps k < K of a window whose input index o*S - P + k*D lies in
+ * [0, n): k in [*lo, *hi) (empty when *lo == *hi). Shared by the direct
+ * convolution and pooling. */
+static inline void nnfx_rt_window(int o, int S, int P, int D, int K, int n, int *lo, int *hi) {
+    const int s = o * S - P;
+    int a = 0, z = K;
+    while (a < z && s + a * D < 0)
+        a++;
+    while (z > a && s + (z - 1) * D >= n)
+        z--;
+    *lo = a;
+    *hi = z;
+}
+/* @end */
+
+/* @rt conv2d needs:window */
+/* 2-d convolution, the smallest code (`nnfx codegen --optimize size`): one
+ * dot product per output over the taps inside the input. g: N, C, H, W, M,
+ * KH, KW, OH, OW, stride h/w, pad top/left, dilation h/w, group.
+ * x [N,C,H,W], w [M,C/group,KH,KW], b [M] or NULL, y [N,M,OH,OW]. */
+static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int cg = C / g[15], mg = M / g[15];
+    int n, m, oh, ow, c, kh, kw, h0, h1, w0, w1;
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m++) {
+            const float *xg = x + ((long)n * C + (long)(m / mg) * cg) * H * W, *wm = w + (long)m * cg * KH * KW;
+            for (oh = 0; oh < OH; oh++) {
+                nnfx_rt_window(oh, g[9], g[11], g[13], KH, H, &h0, &h1);
+                for (ow = 0; ow < OW; ow++) {
+                    const int ih = oh * g[9] - g[11], iw = ow * g[10] - g[12];
+                    float s = b ? b[m] : 0.0f;
+                    nnfx_rt_window(ow, g[10], g[12], g[14], KW, W, &w0, &w1);
+                    for (c = 0; c < cg; c++)
+                        for (kh = h0; kh < h1; kh++)
+                            for (kw = w0; kw < w1; kw++)
+                                s += wm[(c * KH + kh) * KW + kw] *
+                                     xg[((long)c * H + ih + kh * g[13]) * W + iw + kw * g[14]];
+                    *y++ = s;
+                }
+            }
+        }
+}
+/* @end */
+
+/* @rt vec */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__)) && !defined(NNFX_RT_NO_VECTOR)
-/* GCC/Clang vector types: the same sums, held in registers (8 floats) */
+/* GCC/Clang vector types (8 floats; no intrinsics, any ISA of these
+ * targets): the same sums, held in registers */
 typedef float nnfx_rt_v8 __attribute__((vector_size(32)));
 typedef float nnfx_rt_v8u __attribute__((vector_size(32), aligned(4)));
 #define NNFX_RT_VEC 1
 #endif
+/* @end */
+
+/* @rt conv2d_dw */
+/* Depthwise 2-d convolution (one input channel per group; g and the
+ * tensors as for nnfx_rt_conv2d): each output row is accumulated tap by
+ * tap over its valid columns (a contiguous axpy for stride 1). */
 static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float *b, float *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
@@ -120,254 +161,231 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
                 }
         }
 }
-
-/* Rows narrower than a tile: tiles run over the flattened output plane
- * (several rows each), every tap's input offsets computed once per tile. */
-static inline void nnfx_rt_conv2d_small(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
-    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
-    const int cg = C / G, mg = M / G, K = cg * KH * KW, P = OH * OW;
-    int n, p0, m0, mb, kh, kw, c, i, j;
-    for (n = 0; n < N; n++)
-        for (p0 = 0; p0 < P; p0 += NNFX_RT_PT)
-            for (m0 = 0; m0 < M; m0 += mb) {
-                const int grp = m0 / mg, mlim = (grp + 1) * mg;
-                const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
-                const int pt = p0 + NNFX_RT_PT <= P ? NNFX_RT_PT : P - p0;
-                mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
-#ifdef NNFX_RT_VEC
-                nnfx_rt_v8 acc[NNFX_RT_MB][2];
-                for (i = 0; i < NNFX_RT_MB; i++) {
-                    const nnfx_rt_v8 z = {0};
-                    acc[i][0] = acc[i][1] = z + (b && i < mb ? b[m0 + i] : 0.0f);
-                }
-#else
-                float acc[NNFX_RT_MB][NNFX_RT_PT];
-                for (i = 0; i < NNFX_RT_MB; i++)
-                    for (j = 0; j < NNFX_RT_PT; j++)
-                        acc[i][j] = b && i < mb ? b[m0 + i] : 0.0f;
-#endif
-                for (kh = 0; kh < KH; kh++)
-                    for (kw = 0; kw < KW; kw++) {
-                        int idx[NNFX_RT_PT], any = 0;
-                        const float *wb = w + (long)m0 * K + kh * KW + kw;
-                        for (j = 0; j < NNFX_RT_PT; j++) {
-                            const int p = p0 + j, oh = p / OW, ow = p % OW;
-                            const int ih = oh * SH - PH + kh * DH, iw = ow * SW - PW + kw * DW;
-                            idx[j] = j < pt && ih >= 0 && ih < H && iw >= 0 && iw < W ? ih * W + iw : -1;
-                            any |= idx[j] >= 0;
-                        }
-                        if (!any) continue;
-                        for (c = 0; c < cg; c++) {
-                            const float *xc = xg + (long)c * H * W, *wp = wb + (long)c * KH * KW;
-                            float wv[NNFX_RT_MB], xv[NNFX_RT_PT];
-                            if (mb == NNFX_RT_MB)
-                                for (i = 0; i < NNFX_RT_MB; i++)
-                                    wv[i] = wp[(long)i * K];
-                            else
-                                for (i = 0; i < NNFX_RT_MB; i++)
-                                    wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
-                            for (j = 0; j < NNFX_RT_PT; j++)
-                                xv[j] = idx[j] >= 0 ? xc[idx[j]] : 0.0f;
-#ifdef NNFX_RT_VEC
-                            {
-                                const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xv, x1 = *(const nnfx_rt_v8u *)(xv + 8);
-                                for (i = 0; i < NNFX_RT_MB; i++) {
-                                    acc[i][0] += wv[i] * x0;
-                                    acc[i][1] += wv[i] * x1;
-                                }
-                            }
-#else
-                            for (i = 0; i < NNFX_RT_MB; i++)
-                                for (j = 0; j < NNFX_RT_PT; j++)
-                                    acc[i][j] += wv[i] * xv[j];
-#endif
-                        }
-                    }
-                for (i = 0; i < mb; i++) {
-                    float *yr = y + ((long)n * M + m0 + i) * P + p0;
-                    float t[NNFX_RT_PT];
-                    memcpy(t, acc[i], sizeof t);
-                    for (j = 0; j < pt; j++)
-                        yr[j] = t[j];
-                }
-            }
-}
-
-static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], M = g[4], KH = g[5], KW = g[6];
-    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], G = g[15];
-    const int DW = g[14], cg = C / G, mg = M / G, K = cg * KH * KW;
-    const int flat = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0;
-    const int H = flat ? 1 : g[2], W = flat ? g[2] * g[3] : g[3];
-    const int OH = flat ? 1 : g[7], OW = flat ? g[7] * g[8] : g[8];
-    int n, m0, mb, oh, ow0, c, kh, kw, i, j;
-    if (cg == 1 && mg == 1) {
-        nnfx_rt_conv2d_dw(x, w, b, y, g);
-        return;
-    }
-    if (!flat && OW < NNFX_RT_PT) {
-        nnfx_rt_conv2d_small(x, w, b, y, g);
-        return;
-    }
-    /* tiles outer, channel blocks inner: a tile's input columns stay in cache */
-    for (n = 0; n < N; n++)
-        for (oh = 0; oh < OH; oh++)
-            for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_PT)
-                for (m0 = 0; m0 < M; m0 += mb) {
-                    /* a block of output channels never crosses a group */
-                    const int grp = m0 / mg, mlim = (grp + 1) * mg;
-                    const float *xg = x + ((long)n * C + (long)grp * cg) * H * W;
-                    const int pt = ow0 + NNFX_RT_PT <= OW ? NNFX_RT_PT : OW - ow0;
-                    mb = m0 + NNFX_RT_MB <= mlim ? NNFX_RT_MB : mlim - m0;
-#ifdef NNFX_RT_VEC
-                    nnfx_rt_v8 acc[NNFX_RT_MB][2];
-                    for (i = 0; i < NNFX_RT_MB; i++) {
-                        const nnfx_rt_v8 z = {0};
-                        acc[i][0] = acc[i][1] = z + (b && i < mb ? b[m0 + i] : 0.0f);
-                    }
-#else
-                    float acc[NNFX_RT_MB][NNFX_RT_PT];
-                    for (i = 0; i < NNFX_RT_MB; i++)
-                        for (j = 0; j < NNFX_RT_PT; j++)
-                            acc[i][j] = b && i < mb ? b[m0 + i] : 0.0f;
-#endif
-                    for (kh = 0; kh < KH; kh++) {
-                        const int ih = oh * SH - PH + kh * DH;
-                        if (ih < 0 || ih >= H) continue;
-                        for (kw = 0; kw < KW; kw++) {
-                            const int iw0 = ow0 * SW - PW + kw * DW;
-                            const int inside =
-                                pt == NNFX_RT_PT && iw0 >= 0 && iw0 + (NNFX_RT_PT - 1) * SW < W && SW == 1;
-                            const float *xrow = xg + (long)ih * W, *wb = w + (long)m0 * K + kh * KW + kw;
-                            float xv[NNFX_RT_PT];
-                            int jlo = 0, jhi = pt;
-                            /* the input channels innermost: one tap of every channel */
-#ifdef NNFX_RT_VEC
-                            if (inside && mb == NNFX_RT_MB) { /* the common case, no checks */
-                                for (c = 0; c < cg; c++) {
-                                    const float *xp = xrow + (long)c * H * W + iw0, *wp = wb + (long)c * KH * KW;
-                                    const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xp, x1 = *(const nnfx_rt_v8u *)(xp + 8);
-                                    for (i = 0; i < NNFX_RT_MB; i++) {
-                                        const float wi = wp[(long)i * K];
-                                        acc[i][0] += wi * x0;
-                                        acc[i][1] += wi * x1;
-                                    }
-                                }
-                                continue;
-                            }
-#endif
-                            /* columns j < pt with 0 <= iw0 + j * SW < W; the rest read as 0 */
-                            while (jlo < jhi && iw0 + jlo * SW < 0)
-                                jlo++;
-                            while (jhi > jlo && iw0 + (jhi - 1) * SW >= W)
-                                jhi--;
-                            for (j = 0; j < NNFX_RT_PT; j++)
-                                xv[j] = 0.0f;
-                            for (c = 0; c < cg; c++) {
-                                const float *xr = xrow + (long)c * H * W, *wp = wb + (long)c * KH * KW;
-                                const float *xp = xv;
-                                float wv[NNFX_RT_MB];
-                                for (i = 0; i < NNFX_RT_MB; i++)
-                                    wv[i] = i < mb ? wp[(long)i * K] : 0.0f;
-                                if (inside)
-                                    xp = xr + iw0;
-                                else
-                                    for (j = jlo; j < jhi; j++)
-                                        xv[j] = xr[iw0 + j * SW];
-#ifdef NNFX_RT_VEC
-                                {
-                                    const nnfx_rt_v8 x0 = *(const nnfx_rt_v8u *)xp, x1 = *(const nnfx_rt_v8u *)(xp + 8);
-                                    for (i = 0; i < NNFX_RT_MB; i++) {
-                                        acc[i][0] += wv[i] * x0;
-                                        acc[i][1] += wv[i] * x1;
-                                    }
-                                }
-#else
-                                for (i = 0; i < NNFX_RT_MB; i++)
-                                    for (j = 0; j < NNFX_RT_PT; j++)
-                                        acc[i][j] += wv[i] * xp[j];
-#endif
-                            }
-                        }
-                    }
-                    for (i = 0; i < mb; i++) {
-                        float *yr = y + (((long)n * M + m0 + i) * OH + oh) * OW + ow0;
-                        float t[NNFX_RT_PT];
-                        memcpy(t, acc[i], sizeof t);
-                        for (j = 0; j < pt; j++)
-                            yr[j] = t[j];
-                    }
-                }
-}
 /* @end */
 
-/* @rt pool2d */
+/* @rt conv2d_packed needs:vec */
+/* 2-d convolution over weights packed by the generator (`--optimize
+ * speed`): wp is [group][M/group in blocks of NNFX_RT_OB][KH][KW][C/group]
+ * [NNFX_RT_OB], a block's output channels innermost (zeros past the last
+ * channel), so one tap of one input channel is NNFX_RT_OB contiguous
+ * weights. Each tile of NNFX_RT_OP output pixels (over the flattened
+ * output plane: any stride, padding or width) x one channel block is
+ * accumulated in registers: per input value, one broadcast times the
+ * block's weights; pixels whose tap falls in the padding read 0. The
+ * epilogue adds r (a residual [N,M,OH,OW], or NULL) and applies ReLU when
+ * g[16] is 1. g[0..15] as for nnfx_rt_conv2d. */
+#define NNFX_RT_OB 16 /* fixed by the weight layout */
+#define NNFX_RT_OP 6
+/* One tap of every input channel into the tile: XV reads pixel j of
+ * channel c (xc); the common case (no pixel in the padding) has no test. */
+#ifdef NNFX_RT_VEC
+#define NNFX_RT_TAP(XV)                                                                                                \
+    for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
+        const float *xc = xg + c * HW;                                                                                 \
+        const nnfx_rt_v8 w0 = *(const nnfx_rt_v8u *)w, w1 = *(const nnfx_rt_v8u *)(w + 8);                             \
+        for (j = 0; j < NNFX_RT_OP; j++) {                                                                             \
+            const float xv = XV;                                                                                       \
+            acc[j][0] += xv * w0;                                                                                      \
+            acc[j][1] += xv * w1;                                                                                      \
+        }                                                                                                              \
+    }
+#else
+#define NNFX_RT_TAP(XV)                                                                                                \
+    for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
+        const float *xc = xg + c * HW;                                                                                 \
+        for (j = 0; j < NNFX_RT_OP; j++) {                                                                             \
+            const float xv = XV;                                                                                       \
+            for (i = 0; i < NNFX_RT_OB; i++)                                                                           \
+                acc[j][i] += xv * w[i];                                                                                \
+        }                                                                                                              \
+    }
+#endif
+static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
+                                         const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
+    const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, P = OH * OW;
+    const long HW = (long)H * W, wblock = (long)KH * KW * cg * NNFX_RT_OB;
+    int n, grp, p0, blk, kh, kw, c, i, j;
+    for (n = 0; n < N; n++)
+        for (grp = 0; grp < G; grp++) {
+            const float *xg = x + ((long)n * C + (long)grp * cg) * HW;
+            for (p0 = 0; p0 < P; p0 += NNFX_RT_OP) {
+                /* a short last tile repeats its first pixel (computed, not stored) */
+                const int pt = p0 + NNFX_RT_OP <= P ? NNFX_RT_OP : P - p0;
+                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1;
+                long base[NNFX_RT_OP];
+                for (j = 0; j < NNFX_RT_OP; j++) {
+                    const int p = p0 + (j < pt ? j : 0);
+                    ih0[j] = p / OW * SH - PH;
+                    iw0[j] = p % OW * SW - PW;
+                    base[j] = (long)ih0[j] * W + iw0[j];
+                    /* every tap of this pixel inside the input */
+                    inside &= ih0[j] >= 0 && ih0[j] + (KH - 1) * DH < H && iw0[j] >= 0 && iw0[j] + (KW - 1) * DW < W;
+                }
+                for (blk = 0; blk < nb; blk++) {
+                    const int m0 = grp * mg + blk * NNFX_RT_OB;
+                    const int mb = mg - blk * NNFX_RT_OB < NNFX_RT_OB ? mg - blk * NNFX_RT_OB : NNFX_RT_OB;
+                    const float *wt = wp + ((long)grp * nb + blk) * wblock;
+                    float t[NNFX_RT_OP][NNFX_RT_OB];
+#ifdef NNFX_RT_VEC
+                    nnfx_rt_v8 acc[NNFX_RT_OP][NNFX_RT_OB / 8];
+#else
+                    float acc[NNFX_RT_OP][NNFX_RT_OB];
+#endif
+                    for (i = 0; i < NNFX_RT_OB; i++)
+                        t[0][i] = b && i < mb ? b[m0 + i] : 0.0f;
+                    for (j = 0; j < NNFX_RT_OP; j++)
+                        memcpy(acc[j], t[0], sizeof acc[j]);
+                    for (kh = 0; kh < KH; kh++)
+                        for (kw = 0; kw < KW; kw++, wt += (long)cg * NNFX_RT_OB) {
+                            long off[NNFX_RT_OP];
+                            int all = 1, any = 1;
+                            const float *w = wt;
+                            if (inside)
+                                for (j = 0; j < NNFX_RT_OP; j++)
+                                    off[j] = base[j] + (long)kh * DH * W + kw * DW;
+                            else
+                                for (j = 0, any = 0; j < NNFX_RT_OP; j++) {
+                                    const int ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;
+                                    const int ok = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                                    off[j] = ok ? (long)ih * W + iw : -1;
+                                    all &= ok;
+                                    any |= ok;
+                                }
+                            if (!any) continue;
+                            if (all)
+                                NNFX_RT_TAP(xc[off[j]])
+                            else
+                                NNFX_RT_TAP(off[j] >= 0 ? xc[off[j]] : 0.0f)
+                        }
+                    memcpy(t, acc, sizeof t);
+                    for (i = 0; i < mb; i++) {
+                        const long o = ((long)n * M + m0 + i) * P + p0;
+                        for (j = 0; j < pt; j++) {
+                            float v = r ? t[j][i] + r[o + j] : t[j][i];
+                            y[o + j] = relu && v < 0.0f ? 0.0f : v;
+                        }
+                    }
+                }
+            }
+        }
+}
+#undef NNFX_RT_TAP
+/* @end */
+
+/* @rt pool2d needs:window */
 /* Max (is_max) or average pooling over [NC, H, W] -> [NC, OH, OW].
  * g: NC, H, W, OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w,
- * count_include_pad, pad bottom/right. Padding never wins a max; an average
- * divides by the taps inside the input, or with count_include_pad by those
- * inside the declared pads (not a ceil_mode overhang), as PyTorch does. */
+ * count_include_pad, pad bottom/right. Padding never wins a max (a NaN
+ * does); an average divides by the taps inside the input, or with
+ * count_include_pad by those inside the declared pads (not a ceil_mode
+ * overhang), as PyTorch does. Each output row is built tap by tap over the
+ * columns whose window lies inside the row (vectorisable), then the edge
+ * columns one by one. */
 static inline void nnfx_rt_pool2d(const float *x, float *y, const int *g, int is_max) {
     const int NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4], KH = g[5], KW = g[6];
     const int SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12], incl = g[13];
-    const int PE_H = g[14], PE_W = g[15];
-    int c, oh, ow, kh, kw;
-    for (c = 0; c < NC; c++) {
-        const float *xc = x + (long)c * H * W;
-        for (oh = 0; oh < OH; oh++)
-            for (ow = 0; ow < OW; ow++) {
-                float acc = is_max ? 0.0f : 0.0f;
-                int cnt = 0, first = 1;
-                for (kh = 0; kh < KH; kh++) {
-                    const int ih = oh * SH - PH + kh * DH;
-                    if (ih < 0 || ih >= H) continue;
-                    for (kw = 0; kw < KW; kw++) {
-                        const int iw = ow * SW - PW + kw * DW;
-                        float v;
-                        if (iw < 0 || iw >= W) continue;
-                        v = xc[(long)ih * W + iw];
-                        if (is_max) {
-                            if (first || v > acc || (v != v && acc == acc)) acc = v;
-                            first = 0;
-                        } else {
-                            acc += v;
-                            cnt++;
+    const int PE_H = g[14], PE_W = g[15], span = (KW - 1) * DW;
+    /* inner columns [lo, hi): 0 <= ow*SW - PW and ow*SW - PW + span < W */
+    int lo = (PW + SW - 1) / SW, hi = W - 1 + PW - span < 0 ? 0 : (W - 1 + PW - span) / SW + 1;
+    int c, oh, ow, kh, kw, h0, h1, w0, w1;
+    if (hi > OW) hi = OW;
+    if (lo > hi) lo = hi;
+    for (c = 0; c < NC; c++)
+        for (oh = 0; oh < OH; oh++) {
+            const int ih = oh * SH - PH;
+            const float *xc = x + (long)c * H * W;
+            float *yr = y + ((long)c * OH + oh) * OW;
+            int ch;
+            nnfx_rt_window(oh, SH, PH, DH, KH, H, &h0, &h1);
+            ch = h1 - h0;
+            if (incl) {
+                const int he = ih + (KH - 1) * DH + 1 > H + PE_H ? H + PE_H : ih + (KH - 1) * DH + 1;
+                ch = (he - ih + DH - 1) / DH;
+            }
+            for (ow = lo; ow < hi; ow++)
+                yr[ow] = is_max && h0 < h1 ? xc[(long)(ih + h0 * DH) * W + ow * SW - PW] : 0.0f;
+            for (kh = h0; kh < h1; kh++)
+                for (kw = 0; kw < KW; kw++) {
+                    const float *xr = xc + (long)(ih + kh * DH) * W + kw * DW - PW;
+                    if (is_max)
+                        for (ow = lo; ow < hi; ow++) {
+                            const float v = xr[(long)ow * SW];
+                            yr[ow] = v > yr[ow] || v != v ? v : yr[ow];
                         }
-                    }
+                    else
+                        for (ow = lo; ow < hi; ow++)
+                            yr[ow] += xr[(long)ow * SW];
                 }
+            if (!is_max && h0 < h1)
+                for (ow = lo; ow < hi; ow++)
+                    yr[ow] /= (float)(ch * KW);
+            for (ow = 0; ow < OW; ow++) {
+                const int iw = ow * SW - PW;
+                float acc = 0.0f;
+                int cnt;
+                if (ow >= lo && ow < hi) { /* done above */
+                    ow = hi - 1;
+                    continue;
+                }
+                nnfx_rt_window(ow, SW, PW, DW, KW, W, &w0, &w1);
+                cnt = (h1 - h0) * (w1 - w0);
+                if (cnt && is_max) acc = xc[(long)(ih + h0 * DH) * W + iw + w0 * DW];
+                for (kh = h0; kh < h1; kh++)
+                    for (kw = w0; kw < w1; kw++) {
+                        const float v = xc[(long)(ih + kh * DH) * W + iw + kw * DW];
+                        if (!is_max)
+                            acc += v;
+                        else if (v > acc || v != v)
+                            acc = v;
+                    }
                 if (!is_max) {
                     if (incl) {
-                        int h0 = oh * SH - PH, w0 = ow * SW - PW;
-                        int h1 = h0 + (KH - 1) * DH + 1, w1 = w0 + (KW - 1) * DW + 1;
-                        if (h1 > H + PE_H) h1 = H + PE_H;
-                        if (w1 > W + PE_W) w1 = W + PE_W;
-                        cnt = ((h1 - h0 + DH - 1) / DH) * ((w1 - w0 + DW - 1) / DW);
+                        const int we = iw + span + 1 > W + PE_W ? W + PE_W : iw + span + 1;
+                        cnt = ch * ((we - iw + DW - 1) / DW);
                     }
                     acc = cnt ? acc / (float)cnt : 0.0f;
                 }
-                y[((long)c * OH + oh) * OW + ow] = acc;
+                yr[ow] = acc;
             }
-    }
+        }
 }
 /* @end */
 
 /* @rt reduce */
 /* Over x viewed as [outer, n, inner]: y[o, i] = reduction over the middle
  * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums are compensated (Kahan) in
- * float, so targets without a double FPU need no soft-float calls. */
+ * float, so targets without a double FPU need no soft-float calls; a
+ * contiguous run (inner 1) is summed in eight compensated lanes (a vector
+ * of them) folded in at the end. */
+static inline void nnfx_rt_kahan(float *s, float *comp, float x) {
+    const float v = x - *comp, t = *s + v;
+    *comp = (t - *s) - v;
+    *s = t;
+}
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
     long o, i, k;
+    int l;
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;
             if (kind <= 1) {
-                float s = 0.0f, comp = 0.0f;
-                for (k = 0; k < n; k++) {
-                    float v = p[k * inner] - comp, t = s + v;
-                    comp = (t - s) - v;
-                    s = t;
-                }
+                float s = 0.0f, comp = 0.0f, s8[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                if (inner == 1) {
+                    const long n8 = n - n % 8;
+                    for (k = 0; k < n8; k += 8)
+                        for (l = 0; l < 8; l++)
+                            nnfx_rt_kahan(&s8[l], &c8[l], p[k + l]);
+                    for (l = 0; l < 8; l++) {
+                        nnfx_rt_kahan(&s, &comp, s8[l]);
+                        nnfx_rt_kahan(&s, &comp, -c8[l]);
+                    }
+                    for (k = n8; k < n; k++)
+                        nnfx_rt_kahan(&s, &comp, p[k]);
+                } else
+                    for (k = 0; k < n; k++)
+                        nnfx_rt_kahan(&s, &comp, p[k * inner]);
                 y[o * inner + i] = kind == 0 ? s / (float)n : s;
             } else {
                 float m = p[0];
@@ -410,9 +428,20 @@ static inline void nnfx_rt_gemm(const float *A, const float *B, const float *Cm,
         if (transB) {
             for (j = 0; j < N; j++) {
                 const float *bp = B + (long)j * K;
-                float s = 0.0f;
-                for (k = 0; k < K; k++)
-                    s += (transA ? A[(long)k * M + i] : A[(long)i * K + k]) * bp[k];
+                float s = 0.0f, l8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                if (transA)
+                    for (k = 0; k < K; k++)
+                        s += A[(long)k * M + i] * bp[k];
+                else { /* eight interleaved partial sums: a vector of them */
+                    const float *ap = A + (long)i * K;
+                    int l;
+                    for (k = 0; k + 8 <= K; k += 8)
+                        for (l = 0; l < 8; l++)
+                            l8[l] += ap[k + l] * bp[k + l];
+                    s = ((l8[0] + l8[4]) + (l8[1] + l8[5])) + ((l8[2] + l8[6]) + (l8[3] + l8[7]));
+                    for (; k < K; k++)
+                        s += ap[k] * bp[k];
+                }
                 y[j] = alpha * s;
             }
         } else {

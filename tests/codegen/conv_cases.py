@@ -1,0 +1,89 @@
+"""Conv, pooling and Gemm models for `nnfx codegen --optimize speed|size`,
+built with onnx.helper, each with a random input and its reference output
+from PyTorch (torch.nn.functional, independently of nnfx). The shapes
+exercise what the kernels special-case: output channels not a multiple of
+the packed block (16), groups, channel multipliers, strides, dilations,
+asymmetric padding, 1-d convs, batches, a fused residual + ReLU, pooling
+windows that overhang the input (ceil_mode, count_include_pad), Gemm with
+K not a multiple of 8.
+
+cases() yields (name, ModelProto, input array, reference output array).
+"""
+import numpy as np
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _model(name, nodes, x, y_shape, inits=()):
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y_shape))],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _t(a):
+    return torch.from_numpy(np.ascontiguousarray(a)).double()
+
+
+def _conv(name, x, w, b, stride, pads, dil, group, post=None):
+    """Conv (pads: ONNX begin..., end...) and its PyTorch result; post:
+    "res_relu" adds x and applies ReLU after the conv."""
+    nsp = x.ndim - 2
+    inputs = ["x", "w"] + (["b"] if b is not None else [])
+    out = "c" if post else "y"
+    nodes = [helper.make_node("Conv", inputs, [out], strides=[stride] * nsp, pads=pads, dilations=[dil] * nsp,
+                              group=group)]
+    # PyTorch pads symmetrically: pad the input explicitly (last dim first)
+    fp = []
+    for d in reversed(range(nsp)):
+        fp += [pads[d], pads[nsp + d]]
+    xt = F.pad(_t(x), fp)
+    conv = F.conv2d if nsp == 2 else F.conv1d
+    ref = conv(xt, _t(w), _t(b) if b is not None else None, stride=stride, dilation=dil, groups=group)
+    if post == "res_relu":
+        nodes += [helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+        ref = torch.relu(ref + _t(x))
+    inits = [("w", w)] + ([("b", b)] if b is not None else [])
+    ref = ref.float().numpy()
+    return (name, _model(name, nodes, x, ref.shape, inits), x, ref)
+
+
+def _pool(name, op, x, k, stride, pads, ceil, dil=1, incl=0):
+    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, ceil_mode=ceil)
+    if op == "MaxPool":
+        attrs["dilations"] = [dil, dil]
+        ref = F.max_pool2d(_t(x), k, stride, pads[0], dil, ceil_mode=bool(ceil))
+    else:
+        attrs["count_include_pad"] = incl
+        ref = F.avg_pool2d(_t(x), k, stride, pads[0], ceil_mode=bool(ceil), count_include_pad=bool(incl))
+    ref = ref.float().numpy()
+    return (name, _model(name, [helper.make_node(op, ["x"], ["y"], **attrs)], x, ref.shape), x, ref)
+
+
+def cases():
+    rng = np.random.default_rng(11)
+
+    def rand(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    yield _conv("conv_stride2_asym", rand(1, 5, 9, 11), rand(20, 5, 3, 3), rand(20), 2, [1, 0, 2, 1], 1, 1)
+    yield _conv("conv_group2_dil2", rand(1, 8, 7, 7), rand(12, 4, 3, 3), None, 1, [2, 2, 2, 2], 2, 2)
+    yield _conv("conv_multiplier", rand(1, 3, 6, 6), rand(6, 1, 3, 3), rand(6), 1, [1, 1, 1, 1], 1, 3)
+    yield _conv("conv_depthwise", rand(1, 4, 6, 7), rand(4, 1, 3, 3), rand(4), 2, [1, 1, 1, 1], 1, 4)
+    yield _conv("conv1d_stride3", rand(1, 4, 17), rand(18, 4, 5), rand(18), 3, [2, 2], 1, 1)
+    yield _conv("conv_res_relu", rand(1, 16, 6, 5), rand(16, 16, 3, 3), rand(16), 1, [1, 1, 1, 1], 1, 1, "res_relu")
+    yield _conv("conv1x1_batch2", rand(2, 24, 5, 7), rand(40, 24, 1, 1), rand(40), 1, [0, 0, 0, 0], 1, 1)
+    # a 1x1 map: every tile is one pixel repeated
+    yield _conv("conv_1x1_map", rand(1, 7, 1, 1), rand(33, 7, 1, 1), rand(33), 1, [0, 0, 0, 0], 1, 1)
+    x = rand(2, 3, 11, 10)
+    x[0, 1, 4, 4] = np.nan  # NaN wins a max
+    yield _pool("maxpool_ceil_pad", "MaxPool", x, 3, 2, [1, 1, 1, 1], 1)
+    yield _pool("maxpool_dil2", "MaxPool", rand(1, 2, 9, 9), 2, 1, [0, 0, 0, 0], 0, dil=2)
+    yield _pool("avgpool_incl_ceil", "AveragePool", rand(1, 3, 10, 9), 3, 2, [1, 1, 1, 1], 1, incl=1)
+    yield _pool("avgpool_excl", "AveragePool", rand(1, 3, 7, 8), 3, 2, [1, 1, 1, 1], 0, incl=0)
+    # Gemm, transB (a Linear): K = 37 is not a multiple of the 8 partial sums
+    x, w, b = rand(3, 37), rand(10, 37), rand(10)
+    ref = (0.5 * _t(x) @ _t(w).T + 2.0 * _t(b)).float().numpy()
+    yield ("gemm_transb", _model("gm", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, alpha=0.5,
+                                                         beta=2.0)], x, ref.shape, [("w", w), ("b", b)]), x, ref)
