@@ -392,6 +392,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             st = unsupported(err, n, "multi-output nodes run in the interpreter");
             break;
         }
+        if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op)) {
+            st = unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
+            break;
+        }
         const nnfx_meta *m = &n->meta[0];
         if (n->opcode == NNFX_GET_ATTR) {
             /* layout: a weight as stored (its data unread); shape-like
