@@ -342,7 +342,8 @@ typedef enum nnfx_attr_kind {
     NNFX_ATTR_STRING,
     NNFX_ATTR_INTS,
     NNFX_ATTR_FLOATS,
-    NNFX_ATTR_TENSOR
+    NNFX_ATTR_TENSOR,
+    NNFX_ATTR_GRAPH /* a subgraph owned by the node (If branches, Loop/Scan body) */
 } nnfx_attr_kind;
 
 typedef struct nnfx_attr {
@@ -361,6 +362,7 @@ typedef struct nnfx_attr {
             int n;
         } floats;
         nnfx_tensor *t;
+        nnfx_graph *g;
     } u;
 } nnfx_attr;
 
@@ -370,6 +372,9 @@ nnfx_attr nnfx_attr_string(const char *name, const char *s);
 nnfx_attr nnfx_attr_ints(const char *name, int n, const int64_t *v);
 nnfx_attr nnfx_attr_floats(const char *name, int n, const float *v);
 nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t);
+/* A graph attribute (a control-flow body). Borrowed like the others: the
+ * node stores a deep copy (nnfx_graph_copy), so the caller keeps and frees g. */
+nnfx_attr nnfx_attr_graph(const char *name, nnfx_graph *g);
 
 /* One dimension of a static shape: a number, or symbolic/unknown (value -1,
  * symbol "" when unknown, e.g. "batch" when named). */
@@ -521,6 +526,16 @@ double nnfx_node_attr_float(const nnfx_node *n, const char *name, double dflt);
 const char *nnfx_node_attr_string(const nnfx_node *n, const char *name, const char *dflt);
 /* Sets (adds or replaces) an attribute, deep-copied. */
 nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err);
+/* Subgraphs a node owns (the graph attributes of If, Loop, Scan), in
+ * attribute order: count (0 for other nodes) and the i-th (NULL when out of
+ * range). Borrowed: owned by the node and freed with it. A subgraph is
+ * self-contained: a value it reads from an enclosing graph is an extra
+ * operand of the node and a placeholder of the subgraph (ONNX's implicit
+ * captures made explicit). Edit it like any graph, keeping its
+ * placeholders and outputs matching the node's operands and outputs
+ * (nnfx_graph_lint checks). */
+int nnfx_node_num_subgraphs(const nnfx_node *n);
+nnfx_graph *nnfx_node_subgraph(const nnfx_node *n, int i);
 /* Users in first-use order, deduplicated. */
 int nnfx_node_num_users(const nnfx_node *n);
 nnfx_node *nnfx_node_user(const nnfx_node *n, int i);

@@ -1,6 +1,7 @@
 # Coverage op families at model level: the committed PyTorch fixtures in
 # tests/data/coverage (GRU and LSTM keyword spotters, a U-Net block with
-# ConvTranspose and InstanceNorm, a 3-d conv video block, einsum attention;
+# ConvTranspose and InstanceNorm, a 3-d conv video block, einsum attention,
+# If/Loop control flow and NMS post-processing (ctrl_flow, nms_post);
 # regenerate with tests/data/coverage/make_models.py) against PyTorch's
 # outputs, then exported, optimised and analysed (tests/coverage/test_coverage.sh).
 set(NNFX_COVERAGE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python (json only) for the coverage CLI checks")

@@ -33,6 +33,7 @@ void cli_json_attr_value(sbuf *b, const nnfx_attr *a) {
             sb_printf(b, "]}}");
         }
         break;
+    case NNFX_ATTR_GRAPH: sb_printf(b, "{\"graph\": {\"nodes\": %d}}", nnfx_graph_num_nodes(a->u.g)); break;
     }
 }
 

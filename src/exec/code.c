@@ -34,6 +34,7 @@ static void print_attr(sbuf *b, const nnfx_attr *a) {
         sb_printf(b, "}");
         break;
     case NNFX_ATTR_TENSOR: sb_printf(b, "<tensor>"); break;
+    case NNFX_ATTR_GRAPH: sb_printf(b, "<graph of %d nodes>", nnfx_graph_num_nodes(a->u.g)); break;
     }
 }
 

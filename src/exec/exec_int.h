@@ -24,6 +24,9 @@ void exec_plan_free(exec_plan *p);
  * compiling failed. */
 int64_t exec_gm_compiled_peak(nnfx_gm *gm, nnfx_error *err);
 /* nnfx_interp_new for a graph the caller has just linted. */
+/* Runs an If, Loop or Scan node on concrete inputs (ctrl_run.c): each body
+ * in a nested interpreter; out gets new references. */
+nnfx_status exec_ctrl_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out, nnfx_error *err);
 nnfx_interp *exec_interp_new_linted(const nnfx_graph *g, const nnfx_interp_handlers *h, void *user, nnfx_error *err);
 
 /* A readable C-like listing of g's forward (malloc'd; NULL on OOM). */

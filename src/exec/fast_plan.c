@@ -484,6 +484,10 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             st = unsupported(err, n, "dropout with a training_mode input");
             break;
         }
+        if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op)) {
+            st = unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
+            break;
+        }
         if (n->nout != 1) {
             st = plan_tuple(p, n, v, err);
             continue;

@@ -12,6 +12,7 @@ nnfx_status nnfx_op_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnf
     memset(out, 0, sizeof *out);
     if (n->opcode != NNFX_CALL_FUNCTION)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "op_run: node %s is not a call_function", n->name);
+    if (ir_op_is_ctrl(n->op)) return exec_ctrl_run(n, nin, in, out, err); /* bodies decide the shapes */
     const nnfx_op_info *info = ir_op_info(n->op);
     if (!info->kernel || !info->infer)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: op %s has no CPU kernel", n->name, info->name);

@@ -39,7 +39,11 @@ typedef struct exp_ctx {
     ir_strmap params_read; /* params read by get_attr nodes not written     */
     nnfx_error *err;
     int nextra; /* counter for generated names                   */
+    const nnfx_onnx_save_options *opts;
+    struct ext_plan *ext; /* side file for external data (bodies too)   */
 } exp_ctx;
+
+static nnfx_status write_body(exp_ctx *x, ow_buf *b, const nnfx_attr *a, int nformal, const char *const *capnames);
 
 static nnfx_status oom(exp_ctx *x) { return nnfx_error_set(x->err, NNFX_ERR_NOMEM, "out of memory"); }
 
@@ -212,6 +216,7 @@ static void write_attr(ow_buf *b, const nnfx_attr *a, bool string_list) {
         if (a->u.t) onnx_write_tensor(b, PB_ATTR_T, NULL, a->u.t, NULL, 0);
         ow_put_int(b, PB_ATTR_TYPE, PB_AT_TENSOR);
         break;
+    case NNFX_ATTR_GRAPH: break; /* write_body */
     }
     ow_end_msg(b, m);
 }
@@ -358,6 +363,24 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
                               nnfx_node_name(n), nnfx_op_name(op));
     size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
     int nargs = nnfx_node_num_args(n);
+    /* control flow: captured operands are outer-scope names inside the bodies */
+    ir_ctrl_shape cs = {0};
+    const char **capnames = NULL;
+    if (ir_op_is_ctrl(op)) {
+        if (ir_ctrl_layout(n, &cs, x->err)) return x->err->status;
+        capnames = calloc((size_t)cs.ncaptures + 1, sizeof *capnames);
+        if (!capnames) return oom(x);
+        for (int k = 0; k < cs.ncaptures; k++) {
+            nnfx_arg a = nnfx_node_arg(n, cs.first_capture + k);
+            capnames[k] = a.kind == NNFX_ARG_NODE ? arg_name(x, nm, a.u.node)
+                                                  : literal_initializer(x, inits, n, cs.first_capture + k, a);
+            if (!capnames[k]) {
+                free((void *)capnames);
+                return oom(x);
+            }
+        }
+        nargs = cs.first_capture;
+    }
     bool axes_attr = x->opset < onnx_axes_input_opset(op) && nargs > 1 && const_i64_arg(n, 1);
     if (axes_attr) nargs = 1;
     while (nargs > 0 && nnfx_node_arg(n, nargs - 1).kind == NNFX_ARG_NONE)
@@ -406,8 +429,18 @@ static nnfx_status write_node(exp_ctx *x, name_map *nm, ow_buf *nodes, ow_buf *i
     for (int i = 0; i < nnfx_node_num_attrs(n); i++) {
         const nnfx_attr *a = nnfx_node_attr_at(n, i);
         if (op == NNFX_OP_SPLIT && x->opset < 18 && strcmp(a->name, "num_outputs") == 0) continue;
+        if (capnames && strcmp(a->name, "captures") == 0) continue; /* nnfx's own bookkeeping */
+        if (a->kind == NNFX_ATTR_GRAPH) {
+            nnfx_status st = write_body(x, nodes, a, cs.nformal, capnames);
+            if (st) {
+                free((void *)capnames);
+                return st;
+            }
+            continue;
+        }
         write_attr(nodes, a, ir_schema_string_list(op, a->name));
     }
+    free((void *)capnames);
     if (axes_attr) {
         const nnfx_tensor *t = const_i64_arg(n, 1);
         nnfx_attr a = nnfx_attr_ints("axes", (int)nnfx_tensor_numel(t), t->data);
@@ -441,9 +474,10 @@ static nnfx_status ext_write(exp_ctx *x, ext_plan *e, const nnfx_tensor *t, uint
     return st;
 }
 
-/* Builds the GraphProto into g_out. */
+/* Builds the GraphProto into g_out. capnames: a body's (control flow)
+ * placeholders from nformal on stand for these outer values (not inputs). */
 static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
-                               ext_plan *ext) {
+                               ext_plan *ext, int nformal, const char *const *capnames) {
     name_map nm = {0};
     ow_buf nodes = {0}, inits = {0}, io = {0};
     nnfx_status st = NNFX_OK;
@@ -455,6 +489,8 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
     /* parameter names first: initializer names are fixed */
     for (int i = 0; i < nnfx_graph_num_params(g); i++)
         if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) goto nomem;
+    for (int i = nformal; capnames && i < nnfx_graph_num_inputs(g); i++)
+        if (!nm_put(&nm, nnfx_graph_input(g, i), capnames[i - nformal])) goto nomem;
     /* value names of placeholders and call nodes */
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         nnfx_opcode oc = nnfx_node_opcode(n);
@@ -466,16 +502,17 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             goto out;
         }
         if (oc == NNFX_CALL_FUNCTION && nnfx_node_num_outputs(n) > 1) continue; /* named by its getitems */
+        if (nm_get(&nm, n)) continue;                                           /* a captured value */
         const char *want = ir_strmap_get(&x->orig, nnfx_node_name(n));
         if (!want) want = oc == NNFX_PLACEHOLDER ? nnfx_node_target(n) : nnfx_node_name(n);
         const char *name = claim(x, want);
         if (!name || !nm_put(&nm, n, name)) goto nomem;
     }
     /* inputs */
-    for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
+    for (int i = 0; i < (capnames ? nformal : nnfx_graph_num_inputs(g)); i++) {
         const nnfx_node *p = nnfx_graph_input(g, i);
         const nnfx_meta *m = nnfx_node_meta_c(p, 0);
-        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
+        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED)) { /* a body's may stay untyped */
             st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype", nnfx_node_name(p));
             goto out;
         }
@@ -517,7 +554,8 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             goto out;
         }
         const char *name = arg_name(x, &nm, v);
-        if (ir_strmap_get(&outs_seen, name)) {
+        /* a body returning an input or an outer value: through an Identity */
+        if (ir_strmap_get(&outs_seen, name) || (capnames && nnfx_node_opcode(v) == NNFX_PLACEHOLDER)) {
             char want[300];
             snprintf(want, sizeof want, "%s_output%d", name, i);
             const char *alias = claim(x, want);
@@ -534,7 +572,7 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
         }
         ir_strmap_put(&outs_seen, name, (void *)1);
         const nnfx_meta *m = nnfx_node_meta_c(v, 0);
-        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
+        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED)) {
             ir_strmap_free(&outs_seen);
             st = nnfx_error_set(x->err, NNFX_ERR_SHAPE,
                                 "onnx export: output %s has no known dtype (run shape inference first)",
@@ -596,7 +634,7 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
     }
     /* GraphProto: nodes, name, initializers, doc, inputs/outputs/value_info */
     ow_put_raw(gb, nodes.p, nodes.len);
-    ow_put_string(gb, PB_GRAPH_NAME, x->info && x->info->graph_name ? x->info->graph_name : "nnfx");
+    ow_put_string(gb, PB_GRAPH_NAME, x->info && x->info->graph_name ? x->info->graph_name : capnames ? "body" : "nnfx");
     ow_put_raw(gb, inits.p, inits.len);
     if (x->info && x->info->graph_doc) ow_put_string(gb, PB_GRAPH_DOC_STRING, x->info->graph_doc);
     ow_put_raw(gb, io.p, io.len);
@@ -610,6 +648,47 @@ out:
     ow_buf_free(&nodes);
     ow_buf_free(&inits);
     ow_buf_free(&io);
+    return st;
+}
+
+/* Writes graph attribute a (a control-flow body) with its own names and
+ * initializers; value names stay unique across the whole model. */
+static nnfx_status write_body(exp_ctx *x, ow_buf *b, const nnfx_attr *a, int nformal, const char *const *capnames) {
+    const nnfx_graph *body = a->u.g;
+    if (!body) return nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: graph attribute %s is empty", a->name);
+    exp_ctx s = *x;
+    s.g = body;
+    s.info = onnx_info_of(body);
+    memset(&s.orig, 0, sizeof s.orig);
+    memset(&s.orig_nodes, 0, sizeof s.orig_nodes);
+    memset(&s.params_used, 0, sizeof s.params_used);
+    memset(&s.params_read, 0, sizeof s.params_read);
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; s.info && i < s.info->nnames && !st; i++)
+        if (!ir_strmap_put(&s.orig, s.info->names[i].key, s.info->names[i].value)) st = oom(x);
+    for (int i = 0; s.info && i < s.info->nnode_names && !st; i++)
+        if (!ir_strmap_put(&s.orig_nodes, s.info->node_names[i].key, s.info->node_names[i].value)) st = oom(x);
+    ow_buf gb = {0};
+    if (!st) st = build_graph(&s, body, &gb, x->opts, x->ext, nformal, capnames ? capnames : (const char *const *)"");
+    /* names and owned strings are shared with the enclosing graph */
+    x->used = s.used;
+    x->owned = s.owned;
+    x->nowned = s.nowned;
+    x->cap_owned = s.cap_owned;
+    x->nextra = s.nextra;
+    if (!st) {
+        size_t m = ow_begin_msg(b, PB_NODE_ATTRIBUTE);
+        ow_put_string(b, PB_ATTR_NAME, a->name);
+        ow_put_bytes(b, PB_ATTR_G, gb.p, gb.len);
+        ow_put_int(b, PB_ATTR_TYPE, PB_AT_GRAPH);
+        ow_end_msg(b, m);
+        if (gb.oom) st = oom(x);
+    }
+    ow_buf_free(&gb);
+    ir_strmap_free(&s.orig);
+    ir_strmap_free(&s.orig_nodes);
+    ir_strmap_free(&s.params_used);
+    ir_strmap_free(&s.params_read);
     return st;
 }
 
@@ -671,7 +750,9 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
     if (!loc || !ext.path) st = oom(&x);
 
     ow_buf model = {0}, gb = {0};
-    if (!st) st = build_graph(&x, g, &gb, opts, &ext);
+    x.opts = opts;
+    x.ext = &ext;
+    if (!st) st = build_graph(&x, g, &gb, opts, &ext, 0, NULL);
     if (!st) {
         const onnx_model_info *info = x.info;
         int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;

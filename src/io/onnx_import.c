@@ -135,6 +135,39 @@ nnfx_status imp_const_f32(imp *im, const imp_node *n, const char *role, float v,
     return imp_const_arg(im, n, role, t, out);
 }
 
+/* True when a graph enclosing im's defines value name. */
+static bool outer_defines(const imp *im, const char *name) {
+    for (const imp *p = im->parent; p; p = p->parent)
+        if (ir_strmap_get(&p->values, name)) return true;
+    return false;
+}
+
+/* A placeholder of im's subgraph standing for outer value name (an
+ * implicit capture made explicit); NULL on OOM. */
+static imp_value *capture(imp *im, const char *name) {
+    if (im->ncaps == im->cap_caps) {
+        int nc = im->cap_caps ? im->cap_caps * 2 : 8;
+        char **ns = realloc(im->caps, sizeof *ns * (size_t)nc);
+        if (ns) im->caps = ns;
+        nnfx_node **nn = ns ? realloc(im->cap_nodes, sizeof *nn * (size_t)nc) : NULL;
+        if (nn) im->cap_nodes = nn;
+        if (!ns || !nn) return oom(im), NULL;
+        im->cap_caps = nc;
+    }
+    char *key = ir_strdup(name);
+    nnfx_node *ph = key ? nnfx_graph_placeholder(im->g, name, NULL, im->err) : NULL;
+    imp_value *v = ph ? value_add(im, name, 0) : NULL;
+    if (!v) {
+        free(key);
+        if (!ph && !key) oom(im);
+        return NULL;
+    }
+    v->node = ph;
+    im->caps[im->ncaps] = key;
+    im->cap_nodes[im->ncaps++] = ph;
+    return v;
+}
+
 /* The argument for ONNX value `name` ("" -> absent); creates the get_attr
  * node of a parameter at its first use. */
 static nnfx_status value_arg(imp *im, const imp_node *n, const char *name, nnfx_arg *out) {
@@ -143,6 +176,7 @@ static nnfx_status value_arg(imp *im, const imp_node *n, const char *name, nnfx_
         return NNFX_OK;
     }
     imp_value *v = ir_strmap_get(&im->values, name);
+    if (!v && outer_defines(im, name) && !(v = capture(im, name))) return im->err->status;
     if (!v) {
         if (n) return imp_node_fail(im, n, NNFX_ERR_PARSE, "input '%s' is not defined before this node", name);
         return nnfx_error_set(im->err, NNFX_ERR_PARSE, "%s: graph output '%s' is not defined", im->lc.what, name);
@@ -227,6 +261,7 @@ static nnfx_status read_value_info(imp *im, ow_reader *r, char **name, nnfx_meta
     m->dtype = NNFX_DTYPE_UNDEFINED;
     m->rank = -1;
     *is_tensor = false;
+    bool typed = false;
     ow_field f;
     int rc;
     while ((rc = ow_next(r, &f)) > 0) {
@@ -236,9 +271,11 @@ static nnfx_status read_value_info(imp *im, ow_reader *r, char **name, nnfx_meta
         } else if (f.num == PB_VI_TYPE) {
             ow_reader tr;
             if (ow_sub(r, &f, &tr) || read_type(im, &tr, m, is_tensor)) return im->err->status;
+            typed = true;
         }
     }
     if (rc < 0) return im->err->status;
+    if (!typed) *is_tensor = true; /* no type given (subgraph inputs may omit it): a tensor of unknown meta */
     if (!*name) *name = ir_strdup("");
     return *name ? NNFX_OK : oom(im);
 }
@@ -355,6 +392,8 @@ static nnfx_status read_attr(imp *im, ow_reader *r, imp_attr *a) {
             break;
         }
         case PB_ATTR_G:
+            if (ow_sub(r, &f, &a->g)) return im->err->status;
+            a->has_g = true;
             if (!a->type) a->type = PB_AT_GRAPH;
             break;
         default: break;
@@ -465,6 +504,7 @@ static nnfx_status convert_attrs(imp *im, imp_node *n, nnfx_op op, nnfx_attr **o
             ok = a->type == PB_AT_TENSOR && a->t;
             d->u.t = a->t;
             break;
+        case NNFX_ATTR_GRAPH: ok = false; break; /* control-flow bodies: import_ctrl */
         }
         if (!ok)
             return imp_node_fail(im, n, NNFX_ERR_PARSE, "attribute '%s' has ONNX type %d, which does not fit the op",
@@ -578,6 +618,183 @@ static nnfx_status import_opaque_node(imp *im, imp_node *n) {
     return st;
 }
 
+static nnfx_status import_graph(imp *im, ow_reader *r);
+static void imp_release(imp *im);
+
+/* Imports the GraphProto of attribute a into child, a new importer for a
+ * subgraph of im (the caller releases child and frees child->g). */
+static nnfx_status import_body(imp *im, imp_node *n, imp_attr *a, imp *child) {
+    memset(child, 0, sizeof *child);
+    if (im->depth + 1 > IR_MAX_GRAPH_DEPTH)
+        return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "subgraphs nested deeper than %d levels", IR_MAX_GRAPH_DEPTH);
+    child->lc = im->lc;
+    child->err = im->err;
+    child->opset = im->opset;
+    child->opaque = im->opaque;
+    child->parent = im;
+    child->depth = im->depth + 1;
+    child->g = nnfx_graph_new();
+    child->info = calloc(1, sizeof *child->info);
+    if (!child->g || !child->info) {
+        free(child->info);
+        child->info = NULL;
+        return oom(im);
+    }
+    child->g->model_info = child->info;
+    child->g->model_info_copy = onnx_info_copy;
+    child->g->model_info_free = onnx_info_free;
+    ow_reader gr = a->g;
+    nnfx_status st = import_graph(child, &gr);
+    im->lc = child->lc; /* external-data mappings opened by the body */
+    if (st && !strstr(im->err->msg, "in attribute"))
+        nnfx_error_prefix(im->err, "in attribute %s of node %s (%s)", a->name, n->name && *n->name ? n->name : "?",
+                          n->op_type);
+    return st;
+}
+
+/* Moves the placeholders of g into the given order, at the front. */
+static void order_inputs(nnfx_graph *g, nnfx_node *const *order, int n) {
+    nnfx_node *anchor = nnfx_graph_first(g);
+    for (int i = 0; i < n && anchor; i++) {
+        if (order[i] == anchor)
+            anchor = nnfx_node_next(anchor);
+        else
+            nnfx_node_move_before(order[i], anchor, NULL);
+    }
+}
+
+/* If, Loop, Scan: the bodies become graph attributes; the outer values
+ * they read become extra operands (after the ONNX inputs) and placeholders
+ * of every body (after its formal inputs), in one order. */
+static nnfx_status import_ctrl(imp *im, imp_node *n, nnfx_op op) {
+    const char *bname[2] = {"then_branch", "else_branch"};
+    int nb = op == NNFX_OP_IF ? 2 : 1;
+    if (nb == 1) bname[0] = "body";
+    if (op == NNFX_OP_SCAN && im->opset < 9)
+        return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED,
+                             "Scan of opset %" PRId64 " (batched, with sequence_lens) is not supported; opset 9 "
+                             "and later are",
+                             im->opset);
+    int nformal = op == NNFX_OP_IF ? 0 : n->nin;
+    if (op == NNFX_OP_IF && n->nin != 1)
+        return imp_node_fail(im, n, NNFX_ERR_PARSE, "If takes one input (the condition), the node has %d", n->nin);
+    if (op == NNFX_OP_LOOP && n->nin < 2)
+        return imp_node_fail(im, n, NNFX_ERR_PARSE, "Loop takes at least 2 inputs (M, cond), the node has %d", n->nin);
+    if (n->nout < 1) return imp_node_fail(im, n, NNFX_ERR_PARSE, "node has no outputs");
+    imp child[2];
+    memset(child, 0, sizeof child);
+    char **uni = NULL;
+    nnfx_node **order = NULL;
+    nnfx_arg *args = NULL;
+    nnfx_attr *attrs = NULL;
+    int nuni = 0, nattrs = 0;
+    nnfx_status st = NNFX_OK;
+    for (int b = 0; b < nb && !st; b++) {
+        imp_attr *a = imp_find_attr(n, bname[b]);
+        if (!a || !a->has_g) {
+            st = imp_node_fail(im, n, NNFX_ERR_PARSE, "%s needs the graph attribute %s", n->op_type, bname[b]);
+            break;
+        }
+        a->used = true;
+        st = import_body(im, n, a, &child[b]);
+        if (st) break;
+        int formal = nnfx_graph_num_inputs(child[b].g) - child[b].ncaps;
+        if (formal != nformal)
+            st = imp_node_fail(im, n, NNFX_ERR_PARSE, "its %s has %d inputs, the node gives it %d", bname[b], formal,
+                               nformal);
+    }
+    if (st) goto out;
+    /* the captures of every body, in first-use order (then-branch first) */
+    int most = child[0].ncaps + child[1].ncaps;
+    uni = calloc((size_t)most + 1, sizeof *uni);
+    if (!uni) goto nomem;
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < child[b].ncaps; k++) {
+            bool seen = false;
+            for (int u = 0; u < nuni && !seen; u++)
+                seen = strcmp(uni[u], child[b].caps[k]) == 0;
+            if (!seen) uni[nuni++] = child[b].caps[k];
+        }
+    order = calloc((size_t)(nformal + nuni) + 1, sizeof *order);
+    if (!order) goto nomem;
+    for (int b = 0; b < nb; b++) {
+        for (int i = 0; i < nformal; i++)
+            order[i] = nnfx_graph_input(child[b].g, i);
+        for (int u = 0; u < nuni; u++) {
+            nnfx_node *ph = NULL;
+            for (int k = 0; k < child[b].ncaps && !ph; k++)
+                if (strcmp(child[b].caps[k], uni[u]) == 0) ph = child[b].cap_nodes[k];
+            if (!ph) { /* a value only the other branch reads */
+                nnfx_inserting_at_end(child[b].g);
+                if (nnfx_graph_output_node(child[b].g))
+                    nnfx_inserting_before(child[b].g, nnfx_graph_output_node(child[b].g));
+                ph = nnfx_graph_placeholder(child[b].g, uni[u], NULL, im->err);
+                if (!ph) {
+                    st = im->err->status;
+                    goto out;
+                }
+            }
+            order[nformal + u] = ph;
+        }
+        order_inputs(child[b].g, order, nformal + nuni);
+    }
+    /* operands: the ONNX inputs, then the captured values */
+    int nargs = n->nin + nuni;
+    args = calloc((size_t)nargs + 1, sizeof *args);
+    if (!args) goto nomem;
+    for (int i = 0; i < n->nin; i++)
+        if ((st = value_arg(im, n, n->in[i], &args[i]))) goto out;
+    for (int u = 0; u < nuni; u++)
+        if ((st = value_arg(im, n, uni[u], &args[n->nin + u]))) goto out;
+    if ((st = convert_attrs(im, n, op, &attrs, &nattrs))) goto out;
+    nnfx_attr *na = realloc(attrs, sizeof *na * (size_t)(nattrs + 3));
+    if (!na) goto nomem;
+    attrs = na;
+    for (int b = 0; b < nb; b++)
+        attrs[nattrs++] = nnfx_attr_graph(bname[b], child[b].g);
+    if (op != NNFX_OP_IF) attrs[nattrs++] = nnfx_attr_int("captures", nuni);
+    nnfx_node *node = nnfx_graph_call_op(im->g, op, nargs, args, nattrs, attrs, im->err);
+    if (!node) {
+        char msg[sizeof im->err->msg];
+        snprintf(msg, sizeof msg, "%s", im->err->msg);
+        st = imp_node_fail(im, n, im->err->status ? im->err->status : NNFX_ERR_GRAPH, "%s", msg);
+        goto out;
+    }
+    int k = nnfx_node_num_outputs(node);
+    if (n->nout > k) {
+        st = imp_node_fail(im, n, NNFX_ERR_PARSE, "the node has %d outputs, its body returns %d results", n->nout, k);
+        goto out;
+    }
+    if (k == 1) {
+        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
+        goto out;
+    }
+    if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) goto out;
+    if ((st = remember_node_name(im, node, n->name))) goto out;
+    for (int i = 0; i < n->nout; i++) {
+        if (!n->out[i][0]) continue;
+        nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);
+        if (!gi) {
+            st = im->err->status;
+            goto out;
+        }
+        if ((st = bind_output(im, n, gi, n->out[i]))) goto out;
+    }
+    goto out;
+nomem:
+    st = oom(im);
+out:
+    for (int b = 0; b < nb; b++) {
+        imp_release(&child[b]);
+        nnfx_graph_free(child[b].g);
+    }
+    free(uni);
+    free(order);
+    free(args);
+    free(attrs);
+    return st;
+}
+
 static nnfx_status import_node(imp *im, imp_node *n) {
     if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) {
         if (im->opaque) return import_opaque_node(im, n);
@@ -590,6 +807,7 @@ static nnfx_status import_node(imp *im, imp_node *n) {
     else if (op != NNFX_OP_NONE && strcmp(nnfx_op_onnx_type(op), n->op_type) != 0)
         op = NNFX_OP_NONE;
     if (op == NNFX_OP_NONE && im->opaque) return import_opaque_node(im, n);
+    if (ir_op_is_ctrl(op)) return import_ctrl(im, n, op);
     if (op == NNFX_OP_NONE)
         return imp_node_fail(im, n, NNFX_ERR_UNSUPPORTED, "unsupported op %s (opset %" PRId64 ")", n->op_type,
                              im->opset);
@@ -697,6 +915,61 @@ static nnfx_status mark_used(imp *im, const char *name) {
         return oom(im);
     }
     return ir_strmap_put(&im->used, k, (void *)1) ? NNFX_OK : oom(im);
+}
+
+static nnfx_status mark_used_node(imp *im, ow_reader *nr);
+
+/* Marks the values the nodes and outputs of subgraph gr read (an outer
+ * value read only inside a body counts as consumed). */
+static nnfx_status mark_used_graph(imp *im, ow_reader *gr) {
+    ow_field f;
+    int rc;
+    while ((rc = ow_next(gr, &f)) > 0) {
+        if (f.num != PB_GRAPH_NODE && f.num != PB_GRAPH_OUTPUT) continue;
+        ow_reader sub;
+        if (ow_sub(gr, &f, &sub)) return im->err->status;
+        nnfx_status st = NNFX_OK;
+        if (f.num == PB_GRAPH_NODE) {
+            st = mark_used_node(im, &sub);
+        } else {
+            ow_field g;
+            while (!st && (rc = ow_next(&sub, &g)) > 0) {
+                if (g.num != PB_VI_NAME) continue;
+                char *s;
+                if (ow_string(&sub, &g, &s)) return im->err->status;
+                st = mark_used(im, s);
+                free(s);
+            }
+            if (rc < 0) return im->err->status;
+        }
+        if (st) return st;
+    }
+    return rc < 0 ? im->err->status : NNFX_OK;
+}
+
+/* Marks a node's inputs, and those its graph attributes read. */
+static nnfx_status mark_used_node(imp *im, ow_reader *nr) {
+    ow_field g;
+    int rc;
+    while ((rc = ow_next(nr, &g)) > 0) {
+        nnfx_status st = NNFX_OK;
+        if (g.num == PB_NODE_INPUT) {
+            char *s;
+            if (ow_string(nr, &g, &s)) return im->err->status;
+            st = mark_used(im, s);
+            free(s);
+        } else if (g.num == PB_NODE_ATTRIBUTE) {
+            ow_reader ar, gr;
+            if (ow_sub(nr, &g, &ar)) return im->err->status;
+            ow_field h;
+            while (!st && (rc = ow_next(&ar, &h)) > 0)
+                if (h.num == PB_ATTR_G && h.wire == OW_LEN)
+                    st = ow_sub(&ar, &h, &gr) ? NNFX_ERR_PARSE : mark_used_graph(im, &gr);
+            if (rc < 0) return im->err->status;
+        }
+        if (st) return im->err->status ? im->err->status : st;
+    }
+    return rc < 0 ? im->err->status : NNFX_OK;
 }
 
 /* Sets the meta of the node holding ONNX value `name` (and of its tuple). */
@@ -811,16 +1084,7 @@ static nnfx_status import_graph(imp *im, ow_reader *r) {
     for (int i = 0; i < nodes.n; i++) {
         ow_reader nr;
         if (ow_sub(r, &nodes.f[i], &nr)) goto fail;
-        ow_field g;
-        while ((rc = ow_next(&nr, &g)) > 0) {
-            if (g.num != PB_NODE_INPUT) continue;
-            char *s;
-            if (ow_string(&nr, &g, &s)) goto fail;
-            st = mark_used(im, s);
-            free(s);
-            if (st) goto out;
-        }
-        if (rc < 0) goto fail;
+        if ((st = mark_used_node(im, &nr))) goto out;
     }
     for (int i = 0; i < outputs.n; i++) {
         ow_reader vr;
@@ -1002,6 +1266,26 @@ static nnfx_status import_model(imp *im, const uint8_t *buf, size_t size) {
     return import_graph(im, &gr);
 }
 
+/* Frees an importer's tables (not its graph nor the load context). */
+static void imp_release(imp *im) {
+    for (int i = 0; i < im->nvals; i++) {
+        free(im->vals[i]->name);
+        free(im->vals[i]->param);
+        nnfx_tensor_release(im->vals[i]->pending);
+        free(im->vals[i]);
+    }
+    free(im->vals);
+    ir_strmap_free(&im->values);
+    for (int i = 0; i < im->nused; i++)
+        free(im->used_keys[i]);
+    free(im->used_keys);
+    ir_strmap_free(&im->used);
+    for (int i = 0; i < im->ncaps; i++)
+        free(im->caps[i]);
+    free(im->caps);
+    free(im->cap_nodes);
+}
+
 /* Shared by both entry points: parses buf into a new graph. */
 static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const char *dir, nnfx_mapping *map,
                         nnfx_error *err) {
@@ -1030,18 +1314,7 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     }
     if (!im.g) onnx_info_free(im.info);
     onnx_load_ctx_done(&im.lc);
-    for (int i = 0; i < im.nvals; i++) {
-        free(im.vals[i]->name);
-        free(im.vals[i]->param);
-        nnfx_tensor_release(im.vals[i]->pending);
-        free(im.vals[i]);
-    }
-    free(im.vals);
-    ir_strmap_free(&im.values);
-    for (int i = 0; i < im.nused; i++)
-        free(im.used_keys[i]);
-    free(im.used_keys);
-    ir_strmap_free(&im.used);
+    imp_release(&im);
     if (st) {
         if (!err->status) nnfx_error_set(err, st, "%s: load failed", what);
         nnfx_graph_free(im.g);

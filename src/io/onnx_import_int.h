@@ -19,6 +19,8 @@ typedef struct imp_attr {
     float *floats;
     int nfloats;
     nnfx_tensor *t;
+    ow_reader g; /* GRAPH: a reader over the GraphProto (has_g)     */
+    bool has_g;
     bool used;  /* consumed by a conversion                      */
     size_t off; /* byte offset of the attribute                  */
 } imp_attr;
@@ -57,6 +59,14 @@ typedef struct imp {
     int nused, cap_used;
     nnfx_error *err;
     bool opaque; /* unknown ops become opaque call_module nodes        */
+    /* A subgraph's importer: the enclosing one, the nesting depth, and the
+     * outer values the subgraph reads (captures: ONNX names and the
+     * placeholders standing for them, in first-use order). */
+    struct imp *parent;
+    int depth;
+    char **caps;
+    nnfx_node **cap_nodes;
+    int ncaps, cap_caps;
 } imp;
 
 /* Sets err to "<file>: node NAME (Op) at byte OFF: <message>"; returns s. */

@@ -162,5 +162,6 @@ void txt_attr_value(sbuf *b, const nnfx_attr *a, char q) {
         sb_printf(b, ")");
         break;
     }
+    case NNFX_ATTR_GRAPH: sb_printf(b, "graph"); break; /* the body follows the node's line */
     }
 }

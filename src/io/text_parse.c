@@ -17,6 +17,9 @@
  *   SUFFIX   := '#' [META | '(' META {',' META} ')'] ['{' EXTRA {',' EXTRA} '}']
  *   EXTRA    := 'module' ':' WORD | 'source' ':' STRING    ("file:line")
  *   META     := '?' | DTYPE ['[' [DIM {',' DIM}] ']']      DIM := INT | '?' | WORD
+ *   body     := NAME '=' 'graph' '(' ')' ':'   on the lines after a node whose
+ *               kwargs hold `NAME: graph`, indented deeper than the node; the
+ *               body's own lines follow, indented deeper still (If, Loop, Scan)
  *
  * WORD is bare or quoted as text_int.h says. Errors name the line and
  * column. Nothing here trusts the input: every read is bounded by the line.
@@ -41,7 +44,9 @@ typedef struct tp {
     int lineno;
     nnfx_graph *g;
     nnfx_error *err;
-    nnfx_status st; /* first error */
+    nnfx_status st;   /* first error */
+    const char *next; /* start of the line after the current one */
+    int depth;        /* nesting of subgraph bodies */
 } tp;
 
 /* Records "line L, column C: msg" (at == NULL: "line L: msg"); returns the status. */
@@ -752,6 +757,11 @@ static bool read_attr_value(tp *s, nnfx_attr *out, nnfx_attr_kind want, bool *sk
         out->u.t = t;
         return true;
     }
+    if (want == NNFX_ATTR_GRAPH && accept_kw(s, "graph")) { /* the body follows on the next lines */
+        out->kind = NNFX_ATTR_GRAPH;
+        out->u.g = NULL;
+        return true;
+    }
     if (is_name_char((unsigned char)*s->p)) { /* FX prints strings unquoted */
         char *w = NULL;
         if (!read_word(s, &w, "a value")) return false;
@@ -771,6 +781,7 @@ static const char *kind_name(nnfx_attr_kind k) {
     case NNFX_ATTR_INTS: return "a list of ints";
     case NNFX_ATTR_FLOATS: return "a list of floats";
     case NNFX_ATTR_TENSOR: return "a tensor";
+    case NNFX_ATTR_GRAPH: return "a graph";
     }
     return "?";
 }
@@ -911,6 +922,96 @@ static bool check_getitem(tp *s, const tp_args *args, const char *at) {
     return st == NNFX_OK;
 }
 
+/* Moves to the next line of the text; false at its end. */
+static bool next_line(tp *s) {
+    if (!s->next || !*s->next) return false;
+    const char *p = s->next, *nl = strchr(p, '\n');
+    s->line = s->p = p;
+    s->end = nl ? nl : p + strlen(p);
+    s->lineno++;
+    s->next = nl ? nl + 1 : s->end;
+    return true;
+}
+
+static int indent_of(const char *p, const char *end) {
+    int k = 0;
+    while (p + k < end && (p[k] == ' ' || p[k] == '\t'))
+        k++;
+    return k;
+}
+
+/* Indentation of the next line with text (-1 when there is none). */
+static int next_indent(const tp *s) {
+    for (const char *p = s->next; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        const char *end = nl ? nl : p + strlen(p);
+        int k = indent_of(p, end);
+        const char *q = p + k;
+        while (q < end && *q == '\r')
+            q++;
+        if (q < end) return k;
+        p = nl ? nl + 1 : end;
+    }
+    return -1;
+}
+
+static void parse_lines(tp *s, int indent, bool top);
+static void parse_header(tp *s);
+
+/* The bodies of the graph attributes left pending on a node's line: each
+ * `NAME = graph():` block on the following, deeper-indented lines. */
+static bool parse_bodies(tp *s, tp_attrs *attrs, const char *at) {
+    int ind = indent_of(s->line, s->end);
+    for (;;) {
+        int pending = 0;
+        for (int i = 0; i < attrs->n; i++)
+            pending += attrs->v[i].kind == NNFX_ATTR_GRAPH && !attrs->v[i].u.g;
+        if (!pending) return true;
+        if (next_indent(s) <= ind) {
+            tp_fail(s, at, "expected the bodies of its graph attributes ('NAME = graph():') on the next lines");
+            return false;
+        }
+        next_line(s);
+        skip_ws(s);
+        const char *bat = s->p;
+        char name[128];
+        if (!read_name(s, name, sizeof name, "a graph attribute name")) return false;
+        nnfx_attr *a = NULL;
+        for (int i = 0; i < attrs->n && !a; i++)
+            if (attrs->v[i].kind == NNFX_ATTR_GRAPH && !attrs->v[i].u.g && strcmp(attrs->v[i].name, name) == 0)
+                a = &attrs->v[i];
+        if (!a) {
+            tp_fail(s, bat, "'%s' is not a graph attribute of the node above waiting for its body", name);
+            return false;
+        }
+        if (!expect(s, '=', "after the graph attribute name")) return false;
+        if (!accept_kw(s, "graph") || !expect(s, '(', "after 'graph'") || !expect(s, ')', "after 'graph('") ||
+            !expect(s, ':', "after 'graph()'"))
+            return s->st ? false : (tp_fail(s, bat, "expected 'NAME = graph():'"), false);
+        if (s->depth + 1 > IR_MAX_GRAPH_DEPTH) {
+            tp_fail(s, bat, "graph bodies nested deeper than %d levels", IR_MAX_GRAPH_DEPTH);
+            return false;
+        }
+        nnfx_graph *outer = s->g, *body = nnfx_graph_new();
+        if (!body) {
+            tp_oom(s);
+            return false;
+        }
+        s->g = body;
+        s->depth++;
+        parse_lines(s, indent_of(s->line, s->end), false);
+        s->depth--;
+        s->g = outer;
+        if (!s->st && !nnfx_graph_output_node(body)) tp_fail(s, bat, "the body of '%s' has no return line", name);
+        if (s->st) {
+            nnfx_graph_free(body);
+            return false;
+        }
+        nnfx_inserting_at_end(body);
+        a->u.g = body;
+    }
+}
+
 static void parse_node(tp *s) {
     const char *at = s->p; /* at '%' */
     s->p++;
@@ -992,6 +1093,7 @@ static void parse_node(tp *s) {
         if (!parse_call(s, &args, &attrs, op)) goto out;
     }
     if (!parse_suffix(s, &x)) goto out;
+    if (!parse_bodies(s, &attrs, at)) goto out;
 
     nnfx_status st = NNFX_OK;
     switch (oc) {
@@ -1086,6 +1188,47 @@ out:
     suffix_free(&x);
 }
 
+/* The lines of one graph: the whole text (top, from its 'graph():' line),
+ * or a body's lines, those indented deeper than indent. */
+static void parse_lines(tp *s, int indent, bool top) {
+    bool header = !top, returned = false;
+    while (!s->st && (top || next_indent(s) > indent) && next_line(s)) {
+        if (at_end(s)) continue;
+        if (*s->p == '#') {
+            s->p++;
+            if (accept_kw(s, "param")) {
+                if (!header)
+                    tp_fail(s, s->line, "expected 'graph():' before parameter declarations");
+                else
+                    parse_param(s);
+            }
+            continue;
+        }
+        if (!header) {
+            parse_header(s);
+            header = true;
+            continue;
+        }
+        if (returned) {
+            tp_fail(s, s->p, "unexpected text after the return line");
+            break;
+        }
+        if (*s->p == '%') {
+            parse_node(s);
+        } else if (accept_kw(s, "return")) {
+            s->p -= 6;
+            parse_return(s);
+            returned = true;
+        } else {
+            tp_fail(s, s->p, "expected a node ('%%name : ...'), 'return' or a comment");
+        }
+    }
+    if (top && !s->st && !header) {
+        nnfx_error_set(s->err, NNFX_ERR_PARSE, "line %d: empty text: expected 'graph():'", s->lineno + 1);
+        s->st = NNFX_ERR_PARSE;
+    }
+}
+
 /* "graph" "(" anything ")" ":" */
 static void parse_header(tp *s) {
     if (!accept_kw(s, "graph")) {
@@ -1111,47 +1254,8 @@ nnfx_graph *nnfx_graph_parse(const char *text, nnfx_error *err) {
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    bool header = false, returned = false;
-    for (const char *p = text; *p && !s.st;) {
-        const char *nl = strchr(p, '\n');
-        s.line = s.p = p;
-        s.end = nl ? nl : p + strlen(p);
-        s.lineno++;
-        p = nl ? nl + 1 : s.end;
-        if (at_end(&s)) continue;
-        if (*s.p == '#') {
-            s.p++;
-            if (accept_kw(&s, "param")) {
-                if (!header)
-                    tp_fail(&s, s.line, "expected 'graph():' before parameter declarations");
-                else
-                    parse_param(&s);
-            }
-            continue;
-        }
-        if (!header) {
-            parse_header(&s);
-            header = true;
-            continue;
-        }
-        if (returned) {
-            tp_fail(&s, s.p, "unexpected text after the return line");
-            break;
-        }
-        if (*s.p == '%') {
-            parse_node(&s);
-        } else if (accept_kw(&s, "return")) {
-            s.p -= 6;
-            parse_return(&s);
-            returned = true;
-        } else {
-            tp_fail(&s, s.p, "expected a node ('%%name : ...'), 'return' or a comment");
-        }
-    }
-    if (!s.st && !header) {
-        nnfx_error_set(s.err, NNFX_ERR_PARSE, "line %d: empty text: expected 'graph():'", s.lineno + 1);
-        s.st = NNFX_ERR_PARSE;
-    }
+    s.next = text;
+    parse_lines(&s, -1, true);
     if (s.st) {
         nnfx_graph_free(s.g);
         return NULL;

@@ -7,7 +7,9 @@
  * 0]})  # float32[batch, 16, 30, 30] {module: conv} return conv
  *
  * Everything after '#' is a comment to FX readers; nnfx_graph_parse reads
- * it back (text_parse.c has the grammar).
+ * it back (text_parse.c has the grammar). A node owning subgraphs (If,
+ * Loop, Scan) prints `name: graph` in its kwargs, and each body after its
+ * line, indented, as `name = graph():` and the body's own lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,29 @@ static void print_call(sbuf *b, const nnfx_node *n) {
     sb_printf(b, "})");
 }
 
+/* The bodies of a control-flow node, indented under its line. */
+static void print_bodies(sbuf *b, const nnfx_node *n) {
+    for (int i = 0; i < n->nattrs; i++) {
+        if (n->attrs[i].kind != NNFX_ATTR_GRAPH) continue;
+        char *text = nnfx_graph_to_text(n->attrs[i].u.g);
+        if (!text) {
+            b->oom = true;
+            return;
+        }
+        const char *p = strchr(text, '\n'); /* after "graph():" */
+        sb_printf(b, "        ");
+        txt_key(b, n->attrs[i].name);
+        sb_printf(b, " = graph():\n");
+        for (p = p ? p + 1 : ""; *p;) {
+            const char *nl = strchr(p, '\n');
+            int len = nl ? (int)(nl - p) : (int)strlen(p);
+            sb_printf(b, "        %.*s\n", len, p);
+            p += len + (nl != NULL);
+        }
+        free(text);
+    }
+}
+
 static void print_node(sbuf *b, const nnfx_node *n) {
     if (n->opcode == NNFX_OUTPUT) {
         sb_printf(b, "    return ");
@@ -91,6 +116,7 @@ static void print_node(sbuf *b, const nnfx_node *n) {
     if (n->opcode == NNFX_CALL_FUNCTION || n->opcode == NNFX_CALL_MODULE) print_call(b, n);
     print_suffix(b, n);
     sb_printf(b, "\n");
+    print_bodies(b, n);
 }
 
 char *nnfx_graph_to_text(const nnfx_graph *g) {

@@ -46,10 +46,12 @@ static void node_free(nnfx_graph *g, nnfx_node *n) {
 
 void nnfx_graph_free(nnfx_graph *g) {
     if (!g) return;
-    /* the arena holds every node; only tensor attributes hold references */
+    /* the arena holds every node; only tensor and graph attributes hold references */
     for (nnfx_node *n = g->head; n; n = n->next)
-        for (int i = 0; i < n->nattrs; i++)
+        for (int i = 0; i < n->nattrs; i++) {
             if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
+            if (n->attrs[i].kind == NNFX_ATTR_GRAPH) nnfx_graph_free(n->attrs[i].u.g);
+        }
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
     ir_strmap_free(&g->names);

@@ -148,4 +148,40 @@ bool ir_value_map_reserve(nnfx_value_map *m, size_t n);
 /* A get_attr node reading parameter index idx (0-based) of g. */
 nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err);
 
+/* --- Control flow (ctrl.c) ------------------------------------------------ */
+
+/* Deepest nesting of subgraphs accepted (import, lint, inference, runs). */
+#define IR_MAX_GRAPH_DEPTH 16
+
+/* How an If/Loop/Scan node's operands map onto its bodies (see ctrl.c). */
+typedef struct ir_ctrl_shape {
+    nnfx_graph *body[2]; /* If: then, else; Loop/Scan: body              */
+    int nbodies;
+    int nformal;       /* body inputs before the captured values         */
+    int ncarried;      /* Loop/Scan: loop-carried values                 */
+    int nscan_in;      /* Scan: scanned inputs                           */
+    int nscan_out;     /* Loop/Scan: per-iteration outputs               */
+    int ncaptures;     /* captured operands (the last ones)             */
+    int first_capture; /* operand index of the first captured value      */
+    int nresults;      /* outputs of the node                            */
+} ir_ctrl_shape;
+
+/* True for If, Loop and Scan. */
+bool ir_op_is_ctrl(nnfx_op op);
+/* The graph attribute called name, or NULL. */
+nnfx_graph *ir_ctrl_body(const nnfx_node *n, const char *name);
+/* Number of values g returns (0 without an output node). */
+int ir_graph_num_outputs(const nnfx_graph *g);
+/* Checks the arity of a control-flow node against its bodies and fills s. */
+nnfx_status ir_ctrl_layout(const nnfx_node *n, ir_ctrl_shape *s, nnfx_error *err);
+/* Lints a control-flow node: layout, outputs, and its bodies (recursively). */
+nnfx_status ir_ctrl_lint(const nnfx_node *n, nnfx_error *err);
+/* Enters one more level of subgraph nesting for n (an error past
+ * IR_MAX_GRAPH_DEPTH, per thread); ir_ctrl_leave undoes it. */
+nnfx_status ir_ctrl_enter(const nnfx_node *n, nnfx_error *err);
+void ir_ctrl_leave(void);
+/* Entry i of the axis list attribute name of a Scan (default 0),
+ * normalised to rank r; -1 when out of range. */
+int ir_scan_axis(const nnfx_node *n, const char *name, int i, int r);
+
 #endif

@@ -122,7 +122,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
                 break;
             }
             for (int i = 0; i < info->min_inputs && !st; i++)
-                if (n->args[i].kind == NNFX_ARG_NONE && n->op != NNFX_OP_CLIP)
+                if (n->args[i].kind == NNFX_ARG_NONE && n->op != NNFX_OP_CLIP && n->op != NNFX_OP_LOOP)
                     st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: required argument %d of %s is absent",
                                         n->name, i, info->name);
             if (!st && n->op == NNFX_OP_GETITEM) {
@@ -134,6 +134,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
             }
             if (!st && !n->attrs_linted) st = lint_attrs(n, err);
             if (!st) n->attrs_linted = true;
+            if (!st && ir_op_is_ctrl(n->op)) st = ir_ctrl_lint(n, err); /* bodies: every time */
             break;
         }
         case NNFX_OUTPUT: break;

@@ -68,6 +68,12 @@ nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t) {
     return a;
 }
 
+nnfx_attr nnfx_attr_graph(const char *name, nnfx_graph *g) {
+    nnfx_attr a = {.name = name, .kind = NNFX_ATTR_GRAPH};
+    a.u.g = g;
+    return a;
+}
+
 void ir_attr_free(nnfx_attr *a) {
     free((char *)a->name);
     switch (a->kind) {
@@ -75,6 +81,7 @@ void ir_attr_free(nnfx_attr *a) {
     case NNFX_ATTR_INTS: free((int64_t *)a->u.ints.v); break;
     case NNFX_ATTR_FLOATS: free((float *)a->u.floats.v); break;
     case NNFX_ATTR_TENSOR: nnfx_tensor_release(a->u.t); break;
+    case NNFX_ATTR_GRAPH: nnfx_graph_free(a->u.g); break;
     default: break;
     }
     a->name = NULL;
@@ -110,6 +117,10 @@ bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a) {
         break;
     }
     case NNFX_ATTR_TENSOR: nnfx_tensor_retain(a->u.t); break;
+    case NNFX_ATTR_GRAPH:
+        /* a node owns its subgraphs: a deep copy (parameters shared until written) */
+        if (a->u.g && !(dst->u.g = nnfx_graph_copy(a->u.g, NULL, NULL))) goto fail;
+        break;
     default: break;
     }
     return true;
@@ -127,6 +138,7 @@ void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a) {
     case NNFX_ATTR_INTS: ir_arena_free(ar, (int64_t *)a->u.ints.v, sizeof(int64_t) * (size_t)a->u.ints.n); break;
     case NNFX_ATTR_FLOATS: ir_arena_free(ar, (float *)a->u.floats.v, sizeof(float) * (size_t)a->u.floats.n); break;
     case NNFX_ATTR_TENSOR: nnfx_tensor_release(a->u.t); break;
+    case NNFX_ATTR_GRAPH: nnfx_graph_free(a->u.g); break;
     default: break;
     }
     a->name = NULL;
@@ -337,9 +349,31 @@ bool nnfx_node_is_impure(const nnfx_node *n) {
     case NNFX_OUTPUT:
     case NNFX_CALL_MODULE: return true;
     case NNFX_GET_ATTR: return false;
-    case NNFX_CALL_FUNCTION: return (nnfx_op_flags(n->op) & NNFX_F_IMPURE) != 0;
+    case NNFX_CALL_FUNCTION:
+        if (nnfx_op_flags(n->op) & NNFX_F_IMPURE) return true;
+        /* a control-flow node is impure when a node of its bodies is */
+        for (int i = 0; i < n->nattrs; i++) {
+            const nnfx_graph *b = n->attrs[i].kind == NNFX_ATTR_GRAPH ? n->attrs[i].u.g : NULL;
+            for (const nnfx_node *m = b ? b->head : NULL; m; m = m->next)
+                if ((m->opcode == NNFX_CALL_FUNCTION || m->opcode == NNFX_CALL_MODULE) && nnfx_node_is_impure(m))
+                    return true;
+        }
+        return false;
     }
     return true;
+}
+
+int nnfx_node_num_subgraphs(const nnfx_node *n) {
+    int k = 0;
+    for (int i = 0; n && i < n->nattrs; i++)
+        k += n->attrs[i].kind == NNFX_ATTR_GRAPH && n->attrs[i].u.g;
+    return k;
+}
+
+nnfx_graph *nnfx_node_subgraph(const nnfx_node *n, int i) {
+    for (int k = 0; n && k < n->nattrs; k++)
+        if (n->attrs[k].kind == NNFX_ATTR_GRAPH && n->attrs[k].u.g && i-- == 0) return n->attrs[k].u.g;
+    return NULL;
 }
 
 nnfx_status ir_node_set_num_outputs(nnfx_node *n, int k, nnfx_error *err) {

@@ -74,6 +74,7 @@ static nnfx_attr_kind kind_from_text(const char *k, size_t kl) {
     if (kl == 1 && *k == 's') return NNFX_ATTR_STRING;
     if (kl == 4 && strncmp(k, "strs", 4) == 0) return NNFX_ATTR_STRING;
     if (kl == 1 && *k == 't') return NNFX_ATTR_TENSOR;
+    if (kl == 1 && *k == 'g') return NNFX_ATTR_GRAPH;
     if (kl == 4 && strncmp(k, "ints", 4) == 0) return NNFX_ATTR_INTS;
     if (kl == 6 && strncmp(k, "floats", 6) == 0) return NNFX_ATTR_FLOATS;
     return NNFX_ATTR_INT;
@@ -134,6 +135,11 @@ bool ir_schema_string_list(nnfx_op op, const char *name) {
 int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n) {
     const nnfx_op_info *info = ir_op_info(op);
     if (info->outputs >= 0) return info->outputs;
+    if (ir_op_is_ctrl(op)) { /* what the body returns (If: a branch; Loop: less its condition) */
+        int k = ir_graph_num_outputs(ir_ctrl_body(n, op == NNFX_OP_IF ? "then_branch" : "body"));
+        if (op == NNFX_OP_LOOP) k--;
+        return k >= 1 ? k : 1;
+    }
     /* Split: num_outputs attribute, else length of the split input if known */
     if (n) {
         int64_t k = nnfx_node_attr_int(n, "num_outputs", 0);

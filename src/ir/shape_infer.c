@@ -152,7 +152,8 @@ static bool meta_equal(const nnfx_meta *a, const nnfx_meta *b) {
  * it computes a constant, or an input changed or carries a constant.
  * -1 when an input comes after n (its meta is not known yet). */
 static int needs_infer(const nnfx_node *n) {
-    int need = n->infer_dirty || n->infer_value;
+    /* a node owning subgraphs: its bodies may have been edited */
+    int need = n->infer_dirty || n->infer_value || nnfx_node_num_subgraphs(n) > 0;
     for (int i = 0; i < n->nargs; i++) {
         if (n->args[i].kind != NNFX_ARG_NODE) continue;
         const nnfx_node *a = n->args[i].u.node;

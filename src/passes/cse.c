@@ -30,6 +30,7 @@ static uint64_t attr_hash(const nnfx_attr *a) {
     case NNFX_ATTR_INTS: return mix(h, hash_bytes(a->u.ints.v, sizeof(int64_t) * (size_t)a->u.ints.n));
     case NNFX_ATTR_FLOATS: return mix(h, hash_bytes(a->u.floats.v, sizeof(float) * (size_t)a->u.floats.n));
     case NNFX_ATTR_TENSOR: return mix(h, (uint64_t)(uintptr_t)a->u.t);
+    case NNFX_ATTR_GRAPH: return mix(h, (uint64_t)(uintptr_t)a->u.g);
     }
     return h;
 }
@@ -67,6 +68,7 @@ static bool attr_equal(const nnfx_attr *a, const nnfx_attr *b) {
         return a->u.floats.n == b->u.floats.n &&
                (!a->u.floats.n || !memcmp(a->u.floats.v, b->u.floats.v, sizeof(float) * (size_t)a->u.floats.n));
     case NNFX_ATTR_TENSOR: return a->u.t == b->u.t;
+    case NNFX_ATTR_GRAPH: return a->u.g == b->u.g; /* each node owns its bodies: never merged */
     }
     return false;
 }

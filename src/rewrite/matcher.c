@@ -293,6 +293,7 @@ static bool attr_matches(const nnfx_node *g, const nnfx_attr *pa) {
         if (memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->rank) != 0) return false;
         return x->nbytes == 0 || memcmp(x->data, y->data, x->nbytes) == 0;
     }
+    case NNFX_ATTR_GRAPH: return false; /* patterns cannot hold subgraphs */
     }
     return false;
 }

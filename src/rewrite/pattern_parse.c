@@ -242,6 +242,7 @@ static nnfx_status attr_value(pp *p, nnfx_op op, const char *name, int col, nnfx
         return NNFX_OK;
     }
     case NNFX_ATTR_TENSOR: return perr(p, col, "tensor attributes cannot be written in a pattern: ", name);
+    case NNFX_ATTR_GRAPH: return perr(p, col, "graph attributes cannot be written in a pattern: ", name);
     }
     return perr(p, col, "unsupported attribute kind", NULL);
 }

@@ -16,9 +16,14 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/rt" "$TMP/opt"
 for m in "$DATA"/*.onnx; do
     name=$(basename "$m" .onnx)
+    inputs=() # validate on the fixture's own inputs (int64 ones cannot be random)
+    for f in "$DATA/$name".input_*.npy; do
+        i=${f##*.input_}
+        inputs+=(--input "input_${i%.npy}=$f")
+    done
     expect 0 "export $name" -- "$NNFX" export "$m" -o "$TMP/rt/$name.onnx"
     expect 0 "optimize $name" -- "$NNFX" optimize "$m" -o "$TMP/opt/$name.onnx" --pass fold-constants \
-        --pass fuse-conv-bn --pass remove-identity --pass cse --pass dce --pass shape-prop --validate
+        --pass fuse-conv-bn --pass remove-identity --pass cse --pass dce --pass shape-prop --validate "${inputs[@]}"
     cp "$DATA/$name".*.npy "$TMP/rt/"
     cp "$DATA/$name".*.npy "$TMP/opt/"
 done

@@ -18,14 +18,28 @@ command -v node >/dev/null || { echo "skip: node is not installed"; exit 77; }
 rm -rf "$TMP" && mkdir -p "$TMP"
 pass=0
 fail=0
-ort() { # ort MODEL INPUT REF
-    if node "$HERE/ort_check.js" "$1" --in "$2" --ref "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+ort() { # ort MODEL INPUTS REFS (comma-separated .npy lists, in input / output order)
+    local args=() f
+    IFS=',' read -ra ins <<<"$2"
+    IFS=',' read -ra refs <<<"$3"
+    for f in "${ins[@]}"; do args+=(--in "$f"); done
+    for f in "${refs[@]}"; do args+=(--ref "$f"); done
+    if node "$HERE/ort_check.js" "$1" "${args[@]}"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+# every input_K / output_K of a fixture, K in order
+npys() { # npys DIR BASE KIND
+    local k=0 list=""
+    while [ -f "$1/$2.$3_$k.npy" ]; do
+        list="$list${list:+,}$1/$2.$3_$k.npy"
+        k=$((k + 1))
+    done
+    echo "$list"
 }
 cases=""
 for RM in "$SRC/tests/data/real_models" "$SRC/tests/data/coverage"; do
     for m in "$RM"/*.onnx; do
         b=$(basename "$m" .onnx)
-        cases="$cases $m|$RM/$b.input_0.npy|$RM/$b.output_0.npy"
+        cases="$cases $m|$(npys "$RM" "$b" input)|$(npys "$RM" "$b" output)"
     done
 done
 D=$SRC/tests/data/digits

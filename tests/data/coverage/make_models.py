@@ -1,16 +1,17 @@
 #!/usr/bin/python3
 """Exports small PyTorch modules of the op families beyond image classifiers
 (recurrent keyword spotters, a U-Net block, a 3-D conv video block, einsum
-attention) to ONNX with PyTorch's outputs, for the CTest case
+attention, If/Loop control flow with NMS) to ONNX with PyTorch's outputs, for the CTest case
 coverage_models (tests/test_real_models.c run on this directory).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx; the
 second form also python3-torchvision):
 
-    /usr/bin/python3 tests/data/coverage/make_models.py
+    /usr/bin/python3 tests/data/coverage/make_models.py [NAME...]
     /usr/bin/python3 tests/data/coverage/make_models.py --torchvision OUT_DIR [NAME...]
 
-The first form rewrites the *.onnx and *.npy files next to this script (and
+The first form rewrites the *.onnx and *.npy files next to this script (only
+the models named, when some are; and
 in ort/: recurrent nodes with non-default activations, checked against ONNX
 Runtime as PyTorch cannot write them). The
 second exports big torchvision models of these families with random weights
@@ -130,6 +131,63 @@ def models():
     ]
 
 
+def control_flow_models():
+    """Modules whose ONNX export holds If and Loop (torch.jit.script'ed
+    Python control flow): a loop over rows with a data-dependent branch per
+    row and one after the loop; and detection-style post-processing, a
+    score filter then NMS behind `if boxes.numel() == 0` (the If torchvision's
+    detection models export around their NMS). Returns (name, module,
+    inputs, opset) with the inputs made here (boxes must be valid)."""
+    import torch
+    import torchvision
+    from torch import nn
+
+    class ControlFlow(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):  # x [rows, 8]
+            y = self.fc(x)
+            acc = torch.zeros(8)
+            for i in range(y.size(0)):
+                row = y[i]
+                if bool(row.sum() > 0):
+                    acc = acc + torch.relu(row) * float(i)
+                else:
+                    acc = acc * 0.5 - row
+            if bool(acc.mean() > 0):
+                out = acc.softmax(0)
+            else:
+                out = -acc
+            return out, acc
+
+    class NmsPost(nn.Module):
+        def forward(self, boxes, scores, labels):
+            sel = scores > 0.2
+            boxes, scores, labels = boxes[sel], scores[sel], labels[sel]
+            if boxes.numel() == 0:
+                keep = torch.zeros(0, dtype=torch.long)
+            else:
+                offsets = labels.to(boxes.dtype) * (boxes.max() + 1)
+                keep = torchvision.ops.nms(boxes + offsets[:, None], scores, 0.5)
+            return boxes[keep], scores[keep], labels[keep]
+
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    cf = torch.jit.script(ControlFlow())
+    x = torch.randn(6, 8, generator=gen)
+    xy = torch.rand(20, 2, generator=gen) * 12
+    wh = torch.rand(20, 2, generator=gen) * 20 + 5
+    boxes = torch.cat([xy, xy + wh], 1)
+    scores = torch.rand(20, generator=gen)
+    labels = torch.randint(0, 3, (20,), generator=gen)
+    return [
+        ("ctrl_flow", cf, [x], 14),
+        ("nms_post", torch.jit.script(NmsPost()), [boxes, scores, labels], 14),
+    ]
+
+
 # torchvision models: (name, module path under torchvision.models, input
 # shapes, opset)
 TORCHVISION = [
@@ -243,12 +301,24 @@ def main():
             return 77
         export_torchvision(args[1], set(args[2:]))
         return 0
-    if args:
+    if any(a.startswith("-") for a in args):
         print(__doc__, file=sys.stderr)
         return 2
-    rnn_activation_models(os.path.join(HERE, "ort"))
+    only = set(args)
+    if not only:
+        rnn_activation_models(os.path.join(HERE, "ort"))
+    try:
+        import torchvision  # noqa: F401  (torchvision.ops.nms in nms_post)
+
+        for name, model, inputs, opset in control_flow_models():
+            if not only or name in only:
+                export(model, inputs, HERE, name, opset)
+    except ImportError as e:
+        print(f"control-flow fixtures skipped: python3-torchvision is missing: {e}", file=sys.stderr)
 
     for name, ctor, shapes, opset in models():
+        if only and name not in only:
+            continue
         torch.manual_seed(0)
         gen = torch.Generator().manual_seed(1)
         model = ctor()
