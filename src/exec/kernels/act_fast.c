@@ -17,14 +17,9 @@
 #include <string.h>
 
 #include "codegen/runtime/nnfx_rt_scalar.h"
+#include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
 
 const char *fx_act_name(fx_act a) {
     switch (a) {
@@ -85,8 +80,7 @@ float fx_sigmoid_fast(float x) {
     return x == x ? q : x;
 }
 
-FX_CLONES
-void fx_act_row(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
+static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
     switch (act) {
     case FX_ACT_RELU:
         for (int64_t i = 0; i < n; i++)
@@ -116,4 +110,10 @@ void fx_act_row(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
         break;
     default: break;
     }
+}
+
+CORE_ISA_VARIANTS(fx_act_row, (float *restrict y, int64_t n, fx_act act, float p0, float p1), (y, n, act, p0, p1))
+
+void fx_act_row(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
+    CORE_ISA_PICK(fx_act_row)(y, n, act, p0, p1);
 }

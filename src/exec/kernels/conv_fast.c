@@ -5,7 +5,7 @@
  * Depthwise convs use a direct kernel. Work
  * is split into tasks by shape only, so results do not depend on the
  * number of threads. Vector loops are compiled for several ISAs and picked
- * at run time (GCC target_clones). */
+ * at run time (CORE_ISA_VARIANTS: AVX2 or the baseline, by core_cpu_avx2). */
 #if defined(__GNUC__) && !defined(__clang__)
 /* compares may be if-converted (no FP exceptions are observed), so the
  * clamped exp and the activations vectorise; results are unchanged. Short
@@ -19,16 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
 #include "exec/kernels/dwconv_x86.h"
 #include "exec/kernels/sgemm_fast.h"
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
 
 /* B block budget: KC x NB floats of packed (im2col) input per task. */
 #define FX_PANEL_FLOATS (48 * 1024)
@@ -201,9 +196,8 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
 
 /* y[i] = act(y[i] + bias + res[i]) over one row of n values (the
  * activation: fx_act_row, act_fast.c). */
-FX_CLONES
-static void epilogue_row(float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0,
-                         float p1) {
+static inline CORE_ALWAYS_INLINE void epilogue_row_body(float *restrict y, const float *restrict res, int64_t n,
+                                                        float bias, fx_act act, float p0, float p1) {
     if (res)
         for (int64_t i = 0; i < n; i++)
             y[i] += bias + res[i];
@@ -213,15 +207,24 @@ static void epilogue_row(float *restrict y, const float *restrict res, int64_t n
     fx_act_row(y, n, act, p0, p1);
 }
 
+CORE_ISA_VARIANTS(epilogue_row,
+                  (float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0, float p1),
+                  (y, res, n, bias, act, p0, p1))
+
+static void epilogue_row(float *restrict y, const float *restrict res, int64_t n, float bias, fx_act act, float p0,
+                         float p1) {
+    CORE_ISA_PICK(epilogue_row)(y, res, n, bias, act, p0, p1);
+}
+
 /* Rows [k0, k0 + kc) x columns [c0, c0 + nb) of the im2col matrix of one
  * image's group slice x [CG, H, W], packed as a B block (fx_pack_b_row
  * layout) into bp; row (ci * KH + ky) * KW + kx is first built in rowbuf
  * [nb]. The output rows are walked without divisions; inside each row
  * segment the columns whose input lies in the image are copied (stride 1)
  * or gathered, the rest zeroed. */
-FX_CLONES
-static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc, int64_t c0, int64_t nb,
-                        float *restrict rowbuf, float *restrict bp) {
+static inline CORE_ALWAYS_INLINE void pack_im2col_body(const fx_conv *c, const float *x, int64_t k0, int64_t kc,
+                                                       int64_t c0, int64_t nb, float *restrict rowbuf,
+                                                       float *restrict bp) {
     int64_t kx = k0 % c->kw, ky = k0 / c->kw % c->kh, ci = k0 / (c->kw * c->kh);
     int64_t oy0 = c0 / c->ow, ox00 = c0 % c->ow;
     for (int64_t kk = 0; kk < kc; kk++) {
@@ -279,6 +282,16 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
             if (++ky == c->kh) ky = 0, ci++;
         }
     }
+}
+
+CORE_ISA_VARIANTS(pack_im2col,
+                  (const fx_conv *c, const float *x, int64_t k0, int64_t kc, int64_t c0, int64_t nb,
+                   float *restrict rowbuf, float *restrict bp),
+                  (c, x, k0, kc, c0, nb, rowbuf, bp))
+
+static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc, int64_t c0, int64_t nb,
+                        float *restrict rowbuf, float *restrict bp) {
+    CORE_ISA_PICK(pack_im2col)(c, x, k0, kc, c0, nb, rowbuf, bp);
 }
 
 /* Outputs yin[0, n) of one row with every tap inside the image: all K x K
@@ -342,9 +355,9 @@ static inline float dw_edge(const fx_conv *c, const float *const *r, const float
  * sum all taps in one pass with no bounds checks, and the few border
  * columns clip their taps. Other shapes
  * compute point by point with clipping. */
-FX_CLONES
-static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias, const float *res,
-                     float *restrict yo, float *restrict zero) {
+static inline CORE_ALWAYS_INLINE void dw_plane_body(const fx_conv *c, const float *restrict xi, const float *restrict k,
+                                                    float bias, const float *res, float *restrict yo,
+                                                    float *restrict zero) {
     if (!dw_fast(c)) {
         for (int64_t oy = 0; oy < c->oh; oy++)
             for (int64_t ox = 0; ox < c->ow; ox++)
@@ -386,6 +399,16 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
             DW_FULL(5, 2)
     }
     epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
+}
+
+CORE_ISA_VARIANTS(dw_plane,
+                  (const fx_conv *c, const float *restrict xi, const float *restrict k, float bias, const float *res,
+                   float *restrict yo, float *restrict zero),
+                  (c, xi, k, bias, res, yo, zero))
+
+static void dw_plane(const fx_conv *c, const float *restrict xi, const float *restrict k, float bias, const float *res,
+                     float *restrict yo, float *restrict zero) {
+    CORE_ISA_PICK(dw_plane)(c, xi, k, bias, res, yo, zero);
 }
 
 typedef struct conv_job {

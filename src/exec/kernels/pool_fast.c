@@ -7,14 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
 
 struct fx_maxpool {
     int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
@@ -56,8 +51,8 @@ static inline float max_nan(float m, float v) { return v > m || v != v ? v : m; 
 
 /* One plane: per output row, the column-wise max of the window's input
  * rows (contiguous, vectorised), then the max along each window. */
-FX_CLONES
-static void plane(const fx_maxpool *m, const float *restrict x, float *restrict y, float *restrict tmp) {
+static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const float *restrict x, float *restrict y,
+                                                 float *restrict tmp) {
     for (int64_t oy = 0; oy < m->oh; oy++) {
         int64_t y0 = oy * m->sh - m->ph;
         for (int64_t i = 0; i < m->w; i++)
@@ -102,6 +97,13 @@ static void plane(const fx_maxpool *m, const float *restrict x, float *restrict 
             yr[ox] = best;
         }
     }
+}
+
+CORE_ISA_VARIANTS(plane, (const fx_maxpool *m, const float *restrict x, float *restrict y, float *restrict tmp),
+                  (m, x, y, tmp))
+
+static void plane(const fx_maxpool *m, const float *restrict x, float *restrict y, float *restrict tmp) {
+    CORE_ISA_PICK(plane)(m, x, y, tmp);
 }
 
 typedef struct pool_job {
