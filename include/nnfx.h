@@ -1322,6 +1322,10 @@ typedef struct nnfx_codegen_files {
     char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
     int64_t arena_bytes, weight_bytes;
     bool libm; /* the generated C calls libm (expf, sqrtf, ...) */
+    /* int8 kernels emitted: the int8 islands of a QDQ model (DequantizeLinear
+     * -> Conv / Gemm / MatMul / pooling -> QuantizeLinear) run as int8 x int8
+     * with int32 accumulation, as nnfx's compiled plan runs them */
+    int int8_steps;
 } nnfx_codegen_files;
 
 /* Generates C99 for g (linted and shape-inferred here; every placeholder

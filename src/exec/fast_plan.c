@@ -833,7 +833,9 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
                       sp->n,
                       sp->nin,
                       sp->in,
-                      sp->out};
+                      sp->out,
+                      sp->qop};
+    if (sp->kind == S_QOP) v.kind = FX_STEP_QOP;
     return v;
 }
 

@@ -190,6 +190,13 @@ static inline int32_t nnfx_rt_quantize(float x, float scale, int32_t zp, int32_t
 
 /* DequantizeLinear of one value. */
 static inline float nnfx_rt_dequantize(int32_t q, int32_t zp, float scale) { return (float)(q - zp) * scale; }
+
+/* DequantizeLinear -> GlobalAveragePool -> QuantizeLinear of one plane:
+ * sum is the int32 sum of x - x_zp over its count values. */
+static inline int32_t nnfx_rt_qavg(int32_t sum, long count, float x_scale, float y_scale, int32_t y_zp, int32_t lo,
+                                   int32_t hi) {
+    return nnfx_rt_quantize((float)sum * x_scale / (float)count, y_scale, y_zp, lo, hi);
+}
 /* @end */
 
 /* @rt qepi needs:quant */

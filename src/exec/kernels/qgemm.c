@@ -600,3 +600,5 @@ void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *r
     else
         fx_pool_run(pool, c->g.n * c->g.group * c->ncb, gemm_task, &j);
 }
+
+const fx_qepi *fx_qconv_epi(const fx_qconv *c) { return &c->e; }
