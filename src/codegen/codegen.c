@@ -940,6 +940,9 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     emit_qop_struct(c, f, &v, g->m);
     int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
                        g->ow, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->group};
+    if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+        g->ow == g->w) /* pointwise: each plane as one row */
+        geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
     use_section(c, "qconv");
     sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
                         "        static const int geo[16] = {");

@@ -79,13 +79,14 @@ def bit_equal(label, got, ref, float_tail=False):
     same = np.array_equal(got.view(np.uint32), ref.view(np.uint32))
     scale = float(np.max(np.abs(ref))) or 1.0
     err = float(np.max(np.abs(got - ref)))
+    nrows = got.size // got.shape[-1]
     rows = int((got.argmax(-1) == ref.argmax(-1)).sum())
     print("%-26s generated C vs nnfx run: %s (max|diff| %.3g, %.3g of the output scale; top-1 same in %d of %d rows)"
-          % (label, "bit for bit" if same else "differ", err, err / scale, rows, got.shape[0]))
+          % (label, "bit for bit" if same else "differ", err, err / scale, rows, nrows))
     if float_tail:
-        if err > 1e-4 * scale or rows != got.shape[0]:
+        if err > 1e-4 * scale or rows != nrows:
             fail("%s: generated C vs nnfx's runtime: %.3g of the output scale, top-1 same in %d of %d rows"
-                 % (label, err / scale, rows, got.shape[0]))
+                 % (label, err / scale, rows, nrows))
     elif not same:
         fail("%s: generated C differs from nnfx's runtime" % label)
 

@@ -51,33 +51,68 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
  * nnfx_rt_conv2d's (N C H W M KH KW OH OW stride h/w pad top/left dilation
  * h/w group). x [N,C,H,W] with zero point op->x_zp (padding holds the zero
  * point, so it adds nothing), w [M,C/group,KH,KW]; acc = sum (x - x_zp) * w
- * in int32, then the epilogue into y [N,M,OH,OW] (res shaped like y). */
+ * in int32 (exact), then the epilogue into y [N,M,OH,OW] (res shaped like
+ * y). Each run of NNFX_RT_QPT outputs of a row is accumulated tap by tap
+ * over its valid columns, so the inner loop has no bounds checks (the
+ * generator passes a 1x1, stride-1, unpadded conv as one row per plane). */
+#define NNFX_RT_QPT 32
+/* a[j] += (xp[j * SW] - zp) * wv for j < cnt */
+#define NNFX_RT_QTAP(xp)                                                                                               \
+    if (SW == 1)                                                                                                       \
+        for (j = 0; j < cnt; j++)                                                                                      \
+            a[j] += (xp[j] - zp) * wv;                                                                                 \
+    else                                                                                                               \
+        for (j = 0; j < cnt; j++)                                                                                      \
+            a[j] += (xp[(long)j * SW] - zp) * wv;
 static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op, const void *res, void *y,
                           const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
-    const int CG = C / G, MG = M / G, sgn = op->x_signed;
+    const int CG = C / G, MG = M / G;
     const int32_t zp = op->x_zp;
-    int n, m, oh, ow, c, kh, kw;
+    const int8_t *xs = (const int8_t *)x;
+    const uint8_t *xu = (const uint8_t *)x;
+    int n, m, oh, ow0, c, kh, kw, j;
     for (n = 0; n < N; n++)
         for (m = 0; m < M; m++) {
             const int8_t *wm = w + (long)m * CG * KH * KW;
             const long x0 = ((long)n * C + (long)(m / MG) * CG) * H * W, y0 = ((long)n * M + m) * OH * OW;
             for (oh = 0; oh < OH; oh++)
-                for (ow = 0; ow < OW; ow++) {
-                    int32_t acc = 0;
+                for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_QPT) {
+                    const int nw = OW - ow0 < NNFX_RT_QPT ? OW - ow0 : NNFX_RT_QPT;
+                    int32_t acc[NNFX_RT_QPT];
+                    for (j = 0; j < nw; j++)
+                        acc[j] = 0;
                     for (c = 0; c < CG; c++)
                         for (kh = 0; kh < KH; kh++) {
                             const int ih = oh * SH - PH + kh * DH;
-                            const long xr = x0 + ((long)c * H + ih) * W;
                             const int8_t *wr = wm + ((long)c * KH + kh) * KW;
                             if (ih < 0 || ih >= H) continue;
                             for (kw = 0; kw < KW; kw++) {
-                                const int iw = ow * SW - PW + kw * DW;
-                                if (iw >= 0 && iw < W) acc += (nnfx_rt_ld8(x, sgn, xr + iw) - zp) * wr[kw];
+                                const int32_t wv = wr[kw];
+                                const int dx = kw * DW - PW;
+                                /* columns j of the run with 0 <= (ow0 + j) * SW + dx < W */
+                                int lo = dx >= 0 ? 0 : (-dx + SW - 1) / SW;
+                                int hi = W - 1 - dx < 0 ? 0 : (W - 1 - dx) / SW + 1;
+                                int32_t *a;
+                                long b0;
+                                int cnt;
+                                lo = lo > ow0 ? lo - ow0 : 0;
+                                hi = hi - ow0 < nw ? hi - ow0 : nw;
+                                if (wv == 0 || lo >= hi) continue;
+                                a = acc + lo, cnt = hi - lo;
+                                b0 = x0 + ((long)c * H + ih) * W + (long)(ow0 + lo) * SW + dx;
+                                if (op->x_signed) {
+                                    const int8_t *xp = xs + b0;
+                                    NNFX_RT_QTAP(xp)
+                                } else {
+                                    const uint8_t *xp = xu + b0;
+                                    NNFX_RT_QTAP(xp)
+                                }
                             }
                         }
-                    nnfx_rt_qstore(op, m, acc, res, y, y0 + (long)oh * OW + ow);
+                    for (j = 0; j < nw; j++)
+                        nnfx_rt_qstore(op, m, acc[j], res, y, y0 + (long)oh * OW + ow0 + j);
                 }
         }
 }
@@ -88,18 +123,22 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
  * and w [M][K] (w_km: [K][M]); res shaped like y. */
 static void nnfx_rt_qfc(const void *x, const int8_t *w, int w_km, const nnfx_rt_qop *op, const void *res, void *y,
                         long rows, long K, long M) {
-    const int sgn = op->x_signed;
     const int32_t zp = op->x_zp;
+    const long ws = w_km ? M : 1, wm = w_km ? 1 : K; /* strides of k and m in w */
     long r, m, k;
     for (r = 0; r < rows; r++)
         for (m = 0; m < M; m++) {
+            const int8_t *wr = w + m * wm;
             int32_t acc = 0;
-            if (w_km)
+            if (op->x_signed) {
+                const int8_t *xr = (const int8_t *)x + r * K;
                 for (k = 0; k < K; k++)
-                    acc += (nnfx_rt_ld8(x, sgn, r * K + k) - zp) * w[k * M + m];
-            else
+                    acc += (xr[k] - zp) * wr[k * ws];
+            } else {
+                const uint8_t *xr = (const uint8_t *)x + r * K;
                 for (k = 0; k < K; k++)
-                    acc += (nnfx_rt_ld8(x, sgn, r * K + k) - zp) * w[m * K + k];
+                    acc += (xr[k] - zp) * wr[k * ws];
+            }
             nnfx_rt_qstore(op, m, acc, res, y, r * M + m);
         }
 }
