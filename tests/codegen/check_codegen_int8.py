@@ -95,6 +95,46 @@ def generate(model, out, name, extra=()):
     return run([NNFX, "codegen", model, "-o", out, "--name", name] + list(extra))
 
 
+def qdq_axis(onnx, TensorProto, helper):
+    """QuantizeLinear -> DequantizeLinear per axis (int8) and per tensor
+    (uint8) on a run-time value, with values on rounding ties and past the
+    type's range, against numpy (float32, round half to even): exact."""
+    x = (np.arange(2 * 3 * 8, dtype=np.float32).reshape(2, 3, 8) - 20.0) * np.float32(0.25)
+    x[0, 0, :3] = [1e6, -1e6, np.float32(2.5)]
+    sc = np.array([0.5, 0.25, 0.125], dtype=np.float32)
+    zp = np.array([3, -2, 0], dtype=np.int8)
+    inits = [helper.make_tensor("s", TensorProto.FLOAT, [3], sc.tolist()),
+             helper.make_tensor("z", TensorProto.INT8, [3], zp.tolist()),
+             helper.make_tensor("s1", TensorProto.FLOAT, [], [0.5]),
+             helper.make_tensor("z1", TensorProto.UINT8, [], [100])]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q", axis=1),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], name="d", axis=1),
+             helper.make_node("QuantizeLinear", ["d", "s1", "z1"], ["q1"], name="q1"),
+             helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["y"], name="y")]
+    g = helper.make_graph(nodes, "qdq_axis", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 8])], inits)
+    path = os.path.join(WORK, "qdq_axis.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    out = os.path.join(WORK, "qdq_axis")
+    r = generate(path, out, "qdq_axis")
+    if r.returncode:
+        fail("qdq_axis: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    got = cg.build_and_run(out, "qdq_axis", [x[None]], 1)
+    if got is None:
+        return
+    s3, z3 = sc.reshape(1, 3, 1), zp.astype(np.float32).reshape(1, 3, 1)
+    q = np.clip(np.round(x / s3) + z3, -128, 127)
+    d = ((q - z3) * s3).astype(np.float32)
+    q1 = np.clip(np.round(d / np.float32(0.5)) + np.float32(100), 0, 255)
+    ref = ((q1 - np.float32(100)) * np.float32(0.5)).astype(np.float32)
+    same = np.array_equal(got.reshape(ref.shape), ref)
+    print("qdq_axis                   Q/DQ per axis (int8) and per tensor (uint8) vs numpy: %s"
+          % ("exact" if same else "DIFFERENT"))
+    if not same:
+        fail("qdq_axis: generated Q/DQ differ from numpy's: %s vs %s" % (got.ravel()[:8], ref.ravel()[:8]))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -191,7 +231,18 @@ def main():
         g = helper.make_graph(nodes, "q16", [x], [y], inits)
         path = os.path.join(WORK, "q16.onnx")
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]), path)
+        # a Concat of uint8 values: not an int8 island the generator expresses
+        s8 = [helper.make_tensor("s", TensorProto.FLOAT, [], [0.1]),
+              helper.make_tensor("z", TensorProto.UINT8, [], [128])]
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
+                 helper.make_node("Concat", ["q", "q"], ["cat"], name="cat", axis=1),
+                 helper.make_node("DequantizeLinear", ["cat", "s", "z"], ["y"], name="dq")]
+        y8 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])
+        g = helper.make_graph(nodes, "cat8", [x], [y8], s8)
+        cat8 = os.path.join(WORK, "cat8.onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), cat8)
         cases = [("int16", path, [], ["node q ", "quantize_linear", "int8"]),
+                 ("concat_u8", cat8, [], ["node cat ", "concat"]),
                  ("float_int8", os.path.join(DATA, "digits", "digits_mlp.onnx"), ["--int8", "--shape", "x=1x1x8x8"],
                   ["--int8", "nnfx quantize"])]
         for label, model, extra, words in cases:
@@ -202,6 +253,7 @@ def main():
                                                                                 r.stdout))
             else:
                 print("%-12s exit 3: %s" % (label, r.stdout.strip().splitlines()[0]))
+        qdq_axis(onnx, TensorProto, helper)
     if cg.failures:
         print("%d failure(s)" % len(cg.failures))
         sys.exit(1)

@@ -52,18 +52,27 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
  * h/w group). x [N,C,H,W] with zero point op->x_zp (padding holds the zero
  * point, so it adds nothing), w [M,C/group,KH,KW]; acc = sum (x - x_zp) * w
  * in int32 (exact), then the epilogue into y [N,M,OH,OW] (res shaped like
- * y). Each run of NNFX_RT_QPT outputs of a row is accumulated tap by tap
- * over its valid columns, so the inner loop has no bounds checks (the
- * generator passes a 1x1, stride-1, unpadded conv as one row per plane). */
+ * y). A tile of NNFX_RT_QMB output channels (one for depthwise) x
+ * NNFX_RT_QPT outputs of a row is accumulated tap by tap over the tap's
+ * valid columns, each input value loaded once for the tile's channels and
+ * no bounds checks in the inner loop (the generator passes a 1x1, stride-1,
+ * unpadded conv as one row per plane). */
+#define NNFX_RT_QMB 4
 #define NNFX_RT_QPT 32
-/* a[j] += (xp[j * SW] - zp) * wv for j < cnt */
+/* acc[i][lo + j] += (xp[j * SW] - zp) * wv[i] for j < cnt, i < mb */
 #define NNFX_RT_QTAP(xp)                                                                                               \
-    if (SW == 1)                                                                                                       \
+    if (mb == 1 && SW == 1)                                                                                            \
         for (j = 0; j < cnt; j++)                                                                                      \
-            a[j] += (xp[j] - zp) * wv;                                                                                 \
+            acc[0][lo + j] += (xp[j] - zp) * wv[0];                                                                    \
+    else if (mb == 1)                                                                                                  \
+        for (j = 0; j < cnt; j++)                                                                                      \
+            acc[0][lo + j] += (xp[(long)j * SW] - zp) * wv[0];                                                         \
     else                                                                                                               \
-        for (j = 0; j < cnt; j++)                                                                                      \
-            a[j] += (xp[(long)j * SW] - zp) * wv;
+        for (j = 0; j < cnt; j++) {                                                                                    \
+            const int32_t xv = xp[(long)j * SW] - zp;                                                                  \
+            for (i = 0; i < NNFX_RT_QMB; i++)                                                                          \
+                acc[i][lo + j] += xv * wv[i];                                                                          \
+        }
 static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op, const void *res, void *y,
                           const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
@@ -72,35 +81,39 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
     const int32_t zp = op->x_zp;
     const int8_t *xs = (const int8_t *)x;
     const uint8_t *xu = (const uint8_t *)x;
-    int n, m, oh, ow0, c, kh, kw, j;
+    int n, m, mb, oh, ow0, c, kh, kw, i, j;
     for (n = 0; n < N; n++)
-        for (m = 0; m < M; m++) {
-            const int8_t *wm = w + (long)m * CG * KH * KW;
-            const long x0 = ((long)n * C + (long)(m / MG) * CG) * H * W, y0 = ((long)n * M + m) * OH * OW;
+        for (m = 0; m < M; m += mb) {
+            const int mend = (m / MG + 1) * MG; /* the end of m's group */
+            const long x0 = ((long)n * C + (long)(m / MG) * CG) * H * W;
+            mb = MG < NNFX_RT_QMB ? 1 : (mend - m < NNFX_RT_QMB ? mend - m : NNFX_RT_QMB);
             for (oh = 0; oh < OH; oh++)
                 for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_QPT) {
                     const int nw = OW - ow0 < NNFX_RT_QPT ? OW - ow0 : NNFX_RT_QPT;
-                    int32_t acc[NNFX_RT_QPT];
-                    for (j = 0; j < nw; j++)
-                        acc[j] = 0;
+                    int32_t acc[NNFX_RT_QMB][NNFX_RT_QPT];
+                    for (i = 0; i < NNFX_RT_QMB; i++)
+                        for (j = 0; j < nw; j++)
+                            acc[i][j] = 0;
                     for (c = 0; c < CG; c++)
                         for (kh = 0; kh < KH; kh++) {
                             const int ih = oh * SH - PH + kh * DH;
-                            const int8_t *wr = wm + ((long)c * KH + kh) * KW;
                             if (ih < 0 || ih >= H) continue;
                             for (kw = 0; kw < KW; kw++) {
-                                const int32_t wv = wr[kw];
                                 const int dx = kw * DW - PW;
                                 /* columns j of the run with 0 <= (ow0 + j) * SW + dx < W */
                                 int lo = dx >= 0 ? 0 : (-dx + SW - 1) / SW;
                                 int hi = W - 1 - dx < 0 ? 0 : (W - 1 - dx) / SW + 1;
-                                int32_t *a;
+                                int32_t wv[NNFX_RT_QMB], any = 0;
                                 long b0;
                                 int cnt;
+                                for (i = 0; i < NNFX_RT_QMB; i++) {
+                                    wv[i] = i < mb ? w[(((long)(m + i) * CG + c) * KH + kh) * KW + kw] : 0;
+                                    any |= wv[i];
+                                }
                                 lo = lo > ow0 ? lo - ow0 : 0;
                                 hi = hi - ow0 < nw ? hi - ow0 : nw;
-                                if (wv == 0 || lo >= hi) continue;
-                                a = acc + lo, cnt = hi - lo;
+                                if (!any || lo >= hi) continue;
+                                cnt = hi - lo;
                                 b0 = x0 + ((long)c * H + ih) * W + (long)(ow0 + lo) * SW + dx;
                                 if (op->x_signed) {
                                     const int8_t *xp = xs + b0;
@@ -111,8 +124,10 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                                 }
                             }
                         }
-                    for (j = 0; j < nw; j++)
-                        nnfx_rt_qstore(op, m, acc[j], res, y, y0 + (long)oh * OW + ow0 + j);
+                    for (i = 0; i < mb; i++)
+                        for (j = 0; j < nw; j++)
+                            nnfx_rt_qstore(op, m + i, acc[i][j], res, y,
+                                           (((long)n * M + m + i) * OH + oh) * OW + ow0 + j);
                 }
         }
 }
