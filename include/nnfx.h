@@ -1337,8 +1337,12 @@ typedef struct nnfx_codegen_files {
  * fails with NNFX_ERR_UNSUPPORTED naming the node and op; a placeholder
  * without a static shape with NNFX_ERR_INVALID_ARG. The code follows the
  * compiled plan (fused conv epilogues, views, one arena of
- * out->arena_bytes) and is byte-for-byte deterministic. On success fills
- * *out (free with nnfx_codegen_files_free); on failure *out is empty. */
+ * out->arena_bytes) and is byte-for-byte deterministic. A QDQ model's int8
+ * islands become int8 kernels with int32 accumulation (out->int8_steps
+ * counts them; the outputs equal the runtime's bit for bit); an integer
+ * value the generator cannot express fails with NNFX_ERR_UNSUPPORTED
+ * naming the node and op. On success fills *out (free with
+ * nnfx_codegen_files_free); on failure *out is empty. */
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);

@@ -84,6 +84,13 @@ def boot(elf):
     return y, ticks
 
 
+def undefined(out):
+    """Symbols the model's objects in out need from elsewhere (not its own weights)."""
+    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=out), "nm").stdout
+    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
+    return [s for s in und if not s.startswith("model_w")]
+
+
 def sizes(text):
     tot = [0, 0, 0]
     for line in text.splitlines()[1:]:
@@ -123,10 +130,7 @@ def main():
     print("kws_hard on cortex-m4: flash %d B, RAM %d B, %.0f instructions/inference; %d/%d correct "
           "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(ticks2)) * 40, agree, len(y2),
                                               int((y.argmax(1) == labels).sum()), len(y)))
-    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, "kws_hard")),
-              "nm").stdout
-    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
-    und = [s for s in und if not s.startswith("model_w")]
+    und = undefined(os.path.join(WORK, "kws_hard"))
     print("kws_hard undefined symbols on the M4: %s" % (" ".join(und) or "(none)"))
     if [s for s in und if not s.startswith("mem")]:
         print("FAIL: the hard_sigmoid model needs more than mem*")
@@ -153,10 +157,7 @@ def main():
     if not err <= 1e-4 * float(np.abs(host).max()) or same != len(y3):
         print("FAIL: the int8 model on the M4 differs from nnfx's runtime")
         failed = True
-    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, "kws_q")),
-              "nm").stdout
-    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
-    und = [s for s in und if not s.startswith("model_w")]
+    und = undefined(os.path.join(WORK, "kws_q"))
     print("kws_hard int8 undefined symbols on the M4: %s" % (" ".join(und) or "(none)"))
     if [s for s in und if not s.startswith("mem")]:
         print("FAIL: the int8 model needs more than mem*")
