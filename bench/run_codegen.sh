@@ -5,6 +5,9 @@
 # Markdown table and the max |diff| between the two engines' outputs.
 #
 # Usage: bench/run_codegen.sh [RUNS]   (from anywhere; default 20 runs)
+#        MODELS="qdq_cnn kws_q" bench/run_codegen.sh [RUNS]   (only these rows)
+# The int8 rows: the QDQ fixture tests/data/qdq/qdq_cnn.onnx and the keyword
+# model quantized by `nnfx quantize` (64 calibration samples) on demand.
 #        ONNX2C=/path/to/onnx2c bench/run_codegen.sh [RUNS]
 #        OPTIMIZE=size bench/run_codegen.sh [RUNS]   (nnfx codegen --optimize)
 # Times are the median and the fastest of RUNS; the ratio divides the
@@ -27,7 +30,9 @@ OUT=bench/models
 W=$OUT/codegen
 [ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
 mkdir -p "$W"
-if [ ! -f "$OUT/squeezenet1_1_b1.onnx" ]; then
+MODELS=${MODELS:-}
+want() { [ -z "$MODELS" ] || case " $MODELS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if want squeezenet1_1 && [ ! -f "$OUT/squeezenet1_1_b1.onnx" ]; then
   $PY bench/export_models.py "$OUT" 1 >&2
 fi
 # name | model | input npy | --shape
@@ -36,11 +41,17 @@ set -- \
   "mini_resnet|tests/data/real_models/mini_resnet.onnx|tests/data/real_models/mini_resnet.input_0.npy|" \
   "mobile_blocks|tests/data/real_models/mobile_blocks.onnx|tests/data/real_models/mobile_blocks.input_0.npy|" \
   "digits_cnn|tests/data/digits/digits_cnn.onnx|$W/digits_x1.npy|x=1x1x8x8" \
-  "kws|tests/data/kws/kws.onnx|$W/kws_x1.npy|x=1x1x31x20"
+  "kws|tests/data/kws/kws.onnx|$W/kws_x1.npy|x=1x1x31x20" \
+  "qdq_cnn|tests/data/qdq/qdq_cnn.onnx|tests/data/qdq/qdq_cnn_x.npy|" \
+  "kws_q|$W/kws_q.onnx|$W/kws_x1.npy|x=1x1x31x20"
 $PY -c "
 import numpy as np
 np.save('$W/digits_x1.npy', np.load('tests/data/digits/digits_test_x.npy')[:1])
-np.save('$W/kws_x1.npy', np.load('tests/data/kws/kws_test_x.npy')[:1])"
+np.save('$W/kws_x1.npy', np.load('tests/data/kws/kws_test_x.npy')[:1])
+np.save('$W/kws_calib.npy', np.load('tests/data/kws/kws_test_x.npy')[:64])"
+if want kws_q; then
+  $NNFX quantize tests/data/kws/kws.onnx -o "$W/kws_q.onnx" --calib x="$W/kws_calib.npy" -q >/dev/null
+fi
 ONNX2C=${ONNX2C:-}
 O2C_ROWS=""
 echo "| model | generated C ms (median / min) | nnfx runtime ms (median / min) | ratio (min) | code B | weights B | static RAM B (arena) | nnfx plan arena B | max abs diff |"
@@ -49,6 +60,7 @@ for spec in "$@"; do
   name=${spec%%|*}; rest=${spec#*|}
   model=${rest%%|*}; rest=${rest#*|}
   input=${rest%%|*}; shape=${rest#*|}
+  want "$name" || continue
   d=$W/$name
   rm -rf "$d"
   sarg=""; [ -n "$shape" ] && sarg="--shape $shape"

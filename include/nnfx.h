@@ -1350,6 +1350,10 @@ typedef struct nnfx_codegen_files {
     char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
     int64_t arena_bytes, weight_bytes;
     bool libm; /* the generated C calls libm (expf, sqrtf, ...) */
+    /* int8 kernels emitted: the int8 islands of a QDQ model (DequantizeLinear
+     * -> Conv / Gemm / MatMul / pooling -> QuantizeLinear) run as int8 x int8
+     * with int32 accumulation, as nnfx's compiled plan runs them */
+    int int8_steps;
 } nnfx_codegen_files;
 
 /* Generates C99 for g (linted and shape-inferred here; every placeholder
@@ -1361,8 +1365,12 @@ typedef struct nnfx_codegen_files {
  * fails with NNFX_ERR_UNSUPPORTED naming the node and op; a placeholder
  * without a static shape with NNFX_ERR_INVALID_ARG. The code follows the
  * compiled plan (fused conv epilogues, views, one arena of
- * out->arena_bytes) and is byte-for-byte deterministic. On success fills
- * *out (free with nnfx_codegen_files_free); on failure *out is empty. */
+ * out->arena_bytes) and is byte-for-byte deterministic. A QDQ model's int8
+ * islands become int8 kernels with int32 accumulation (out->int8_steps
+ * counts them; the outputs equal the runtime's bit for bit); an integer
+ * value the generator cannot express fails with NNFX_ERR_UNSUPPORTED
+ * naming the node and op. On success fills *out (free with
+ * nnfx_codegen_files_free); on failure *out is empty. */
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
 /* What the generated kernels are tuned for (nnfx_codegen_opt). SPEED (the
  * default of nnfx_codegen): conv weights are re-laid out at generation in

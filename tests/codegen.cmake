@@ -19,3 +19,15 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                         $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_m4)
   set_tests_properties(codegen_qemu_m4 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+# int8 (QDQ) models: the generated int8 C against nnfx's runtime (bit for
+# bit), ONNX Runtime and PyTorch's QDQ references; --int8; error exits
+# (tests/codegen/check_codegen_int8.py).
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_int8 COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_int8.py
+                                     $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_int8)
+  set_tests_properties(codegen_int8 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  if(NNFX_SANITIZE)
+    set_tests_properties(codegen_int8 PROPERTIES ENVIRONMENT
+                                                 "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+  endif()
+endif()

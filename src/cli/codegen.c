@@ -9,7 +9,7 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--forbid OP,...] [--optimize speed|size] [--report FILE]\n"
+    "                    [--int8] [--forbid OP,...] [--optimize speed|size] [--report FILE]\n"
     "\n"
     "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
     "No malloc and no globals but the constant weights and one static arena of\n"
@@ -27,6 +27,8 @@ static const char codegen_help[] =
     "  -o, --output DIR        folder to write into (created if missing)\n"
     "  --name NAME             C identifier prefix (default: the model file's stem)\n"
     "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims)\n"
+    "  --int8                  require int8 kernels: fail (exit 3) unless the model is\n"
+    "                          a QDQ model with int8 islands (see below)\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
     "                          Exp,Sigmoid,Tanh for a target without exp()\n"
     "  --optimize speed|size   speed (default): conv weights re-laid out at generation\n"
@@ -38,13 +40,23 @@ static const char codegen_help[] =
     "  -h, --help              this text\n"
     "\n"
     "Exit: 0 written; 1 a forbidden op is used; 2 usage; 3 bad model or an op the\n"
-    "generator does not support (the node and op are named). int8 (QDQ) models are\n"
-    "not generated yet.\n"
+    "generator does not support (the node and op are named).\n"
+    "\n"
+    "int8: a QDQ model (e.g. from nnfx quantize) always generates int8 code, with or\n"
+    "without --int8: each DequantizeLinear -> Conv | Gemm | MatMul (+ bias, Relu/Clip,\n"
+    "residual Add) -> QuantizeLinear chain the runtime runs as one int8 kernel becomes\n"
+    "a u8/s8 x s8 kernel with int32 accumulation and the runtime's own requantize\n"
+    "epilogue (int8 max / global average pooling likewise); weights are int8 arrays\n"
+    "(1 byte each in the report), Q/DQ run as the reference does; none needs libm.\n"
+    "Every int8 value equals `nnfx run`'s bit for bit (float layers of the model may\n"
+    "differ in summation order). The API stays float in, float out.\n"
     "\n"
     "examples:\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --forbid Exp,Sigmoid,Tanh\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --optimize size\n"
+    "  nnfx quantize kws.onnx -o kws_q.onnx --calib x=calib.npy\n"
+    "  nnfx codegen kws_q.onnx -o out_q --shape x=1x1x31x20 --int8\n"
     "  cc -std=c99 -O2 -c out/kws.c out/kws_weights.c\n";
 
 /* The file's stem as a C identifier: "mobilenet-v2.onnx" -> "mobilenet_v2". */
@@ -86,6 +98,7 @@ int cli_codegen(int argc, char **argv) {
     }
     const char *model = NULL, *out = NULL, *name = NULL, *forbid = NULL, *report = NULL;
     nnfx_codegen_optimize optimize = NNFX_CODEGEN_SPEED;
+    bool int8 = false;
     const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
     int nshapes = 0;
     if (!shapes) return CLI_EXIT_BAD_INPUT;
@@ -111,8 +124,7 @@ int cli_codegen(int argc, char **argv) {
             }
             optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
         } else if (cli_flag(&a, "--int8", NULL)) {
-            free(shapes);
-            return cli_usage_error("codegen", "--int8 is not supported yet (needs the QDQ int8 kernels)");
+            int8 = true;
         } else {
             const char *p = cli_positional(&a);
             if (!p) break;
@@ -171,6 +183,14 @@ int cli_codegen(int argc, char **argv) {
             rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
             cli_fail("codegen", model, &err);
         }
+        goto done;
+    }
+    if (int8 && f.int8_steps == 0) {
+        cli_error("codegen",
+                  "%s: --int8: the model has no int8 island (DequantizeLinear -> Conv/Gemm/MatMul/pooling -> "
+                  "QuantizeLinear); quantize it first: nnfx quantize MODEL -o MODEL_q.onnx --calib INPUT=X.npy",
+                  model);
+        rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
     if (!cli_is_dir(out) && mkdir(out, 0777) != 0) {

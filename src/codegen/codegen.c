@@ -17,6 +17,7 @@
 #include "core/sbuf.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/qplan.h"
 #include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
@@ -46,6 +47,8 @@ typedef struct cg {
     sbuf body, weights, decls;
     cg_op_stat stats[NNFX_OP_COUNT];
     nnfx_error *err;
+    int int8_steps;      /* int8 islands emitted */
+    bool weights_stdint; /* the weights file includes <stdint.h> */
 } cg;
 
 /* ---- runtime sections -------------------------------------------------- */
@@ -778,10 +781,15 @@ static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, 
     return NNFX_OK;
 }
 
+static bool is_int8_step(const nnfx_node *n);
+static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
+static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
+
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
     nnfx_status st;
+    if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
     if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
@@ -912,6 +920,245 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
 }
 
+/* ---- int8 (QDQ) steps ---------------------------------------------------------
+ * The plan's int8 islands (src/exec/qplan.h) become calls into
+ * runtime/nnfx_rt_int8.h with the model's own int8 weights and the
+ * epilogue arrays the runtime's kernels use (fx_qop_view_of); uint8 / int8 /
+ * int32 values live in the arena by byte offset. QuantizeLinear,
+ * DequantizeLinear, Cast to the same type and reshape-likes on integer
+ * values run as the interpreter's reference kernels do. */
+
+static int int_size(nnfx_dtype dt) {
+    switch (dt) {
+    case NNFX_U8:
+    case NNFX_I8: return 1;
+    case NNFX_I32: return 4;
+    default: return 0;
+    }
+}
+
+static bool is_int8_step(const nnfx_node *n) {
+    return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
+}
+
+/* C expression for value v of type dt: float values as value_expr, integer
+ * ones in the arena as bytes. */
+static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    if (vv.kind != FX_VALUE_ARENA || dt == NNFX_F32) return value_expr(c, v, user, buf, len);
+    snprintf(buf, len, "((unsigned char *)A + %lld)", (long long)vv.off);
+    return NNFX_OK;
+}
+
+/* A constant array of n values in the weights file; returns its number. */
+static int emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char *src, const char *what,
+                            nnfx_op op) {
+    int id = ++c->nweights;
+    const char *ty = i8 ? "int8_t" : "float";
+    if (i8 && !c->weights_stdint) {
+        sb_printf(&c->weights, "#include <stdint.h>\n\n");
+        c->weights_stdint = true;
+    }
+    sb_printf(&c->decls, "extern const %s %s_w%d[%lld]; /* %s %s */\n", ty, c->name, id, (long long)(n ? n : 1), src,
+              what);
+    sb_printf(&c->weights, "/* %s %s */\nconst %s %s_w%d[%lld] NNFX_ALIGNED = {", src, what, ty, c->name, id,
+              (long long)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        sb_printf(&c->weights, i % (i8 ? 16 : 6) ? ", " : (i ? ",\n    " : "\n    "));
+        if (i8)
+            sb_printf(&c->weights, "%d", ((const int8_t *)data)[i]);
+        else
+            float_lit(&c->weights, ((const float *)data)[i]);
+    }
+    sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
+    int64_t bytes = n * (i8 ? 1 : 4);
+    c->weight_bytes += bytes;
+    c->stats[op].weight_bytes += bytes;
+    return id;
+}
+
+static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, int32_t hi) {
+    sb_printf(b, "{");
+    float_lit(b, scale);
+    sb_printf(b, ", ");
+    float_lit(b, inv);
+    sb_printf(b, ", %d, %d, %d}", (int)zp, (int)lo, (int)hi);
+}
+
+/* The epilogue of an int8 conv / fc as `static const nnfx_rt_qop op`. */
+static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int64_t m) {
+    const fx_qepi *e = v->e;
+    bool direct = !e->mid && !e->res; /* the runtime's multq / biasq with inv 1 */
+    int mw = emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
+                              direct ? "requant multiplier (x_scale * w_scale / y_scale)" : "x_scale * w_scale", f->op);
+    int bw = emit_const_array(c, false, direct ? e->biasq : e->bias, m, f->name,
+                              direct ? "requant bias (bias / y_scale)" : "bias", f->op);
+    if (e->mid) {
+        sb_printf(&c->body, "        static const nnfx_rt_qparam mid = ");
+        qparam_lit(&c->body, e->mid_scale, e->mid_inv, e->mid_zp, e->mid_lo, e->mid_hi);
+        sb_printf(&c->body, ";\n");
+    }
+    if (e->res) {
+        sb_printf(&c->body, "        static const nnfx_rt_qparam res = ");
+        qparam_lit(&c->body, e->res_scale, 0.0f, e->res_zp, 0, 0);
+        sb_printf(&c->body, ";\n");
+    }
+    sb_printf(&c->body, "        static const nnfx_rt_qop op = {%s_w%d, %s_w%d, %s, %s, ", c->name, mw, c->name, bw,
+              e->mid ? "&mid" : "0", e->res ? "&res" : "0");
+    qparam_lit(&c->body, 0.0f, direct ? 1.0f : e->y_inv, e->y_zp, e->lo, e->hi);
+    sb_printf(&c->body, ", %d, %d, %d, %d};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
+}
+
+static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
+    const nnfx_node *f = s->first, *q = s->last;
+    fx_qop_view v;
+    fx_qop_view_of(s->qop, &v);
+    char x[64], r[64] = "0", y[64];
+    nnfx_status st;
+    if ((st = value_typed(c, s->in[0], NNFX_U8, f, x, sizeof x)) ||
+        (st = value_typed(c, s->out, NNFX_U8, q, y, sizeof y)) ||
+        (s->nin > 1 && s->in[1] >= 0 && (st = value_typed(c, s->in[1], NNFX_U8, q, r, sizeof r))))
+        return st;
+    c->int8_steps++;
+    if (v.kind == FX_QOP_POOL) {
+        const fx_qpool_geom *g = &v.pool;
+        int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
+                           g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
+        use_section(c, "qpool");
+        sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw global_avg */\n"
+                            "        static const int geo[14] = {");
+        for (int i = 0; i < 14; i++)
+            sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)geo[i]);
+        sb_printf(&c->body, "};\n        nnfx_rt_qpool(%s, %s, geo, %d, ", x, y, g->x_signed);
+        float_lit(&c->body, g->x_scale);
+        sb_printf(&c->body, ", %d, %d, ", (int)g->x_zp, g->y_signed);
+        float_lit(&c->body, g->y_scale);
+        sb_printf(&c->body, ", %d);\n    }\n", (int)g->y_zp);
+        return NNFX_OK;
+    }
+    if (v.kind == FX_QOP_FC) {
+        int wid = emit_const_array(c, true, v.w, v.k * v.m, f->name,
+                                   v.w_km ? "int8 weights [K][M]" : "int8 weights [M][K]", f->op);
+        sb_printf(&c->body, "    {\n");
+        emit_qop_struct(c, f, &v, v.m);
+        use_section(c, "qfc");
+        sb_printf(&c->body, "        nnfx_rt_qfc(%s, %s_w%d, %d, &op, %s, %s, %lld, %lld, %lld);\n    }\n", x, c->name,
+                  wid, v.w_km, r, y, (long long)v.rows, (long long)v.k, (long long)v.m);
+        c->stats[f->op].macs += v.rows * v.k * v.m;
+        return NNFX_OK;
+    }
+    const fx_qconv_geom *g = &v.g;
+    int64_t kk = g->c / g->group * g->kh * g->kw;
+    int wid = emit_const_array(c, true, v.w, g->m * kk, f->name, "int8 weights [M][C/group][KH][KW]", f->op);
+    sb_printf(&c->body, "    {\n");
+    emit_qop_struct(c, f, &v, g->m);
+    int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
+                       g->ow, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->group};
+    if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+        g->ow == g->w) /* pointwise: each plane as one row */
+        geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
+    use_section(c, "qconv");
+    sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
+                        "        static const int geo[16] = {");
+    for (int i = 0; i < 16; i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)geo[i]);
+    sb_printf(&c->body, "};\n        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
+    c->stats[f->op].macs += g->n * g->m * g->oh * g->ow * kk;
+    return NNFX_OK;
+}
+
+/* Per-axis layout of a Q / DQ node n over x (meta xm): outer, len, inner,
+ * and the scales and zero points (len values, zero points as int32). */
+static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, const nnfx_meta *xm, int64_t *outer,
+                              int64_t *len, int64_t *inner, sbuf *lits) {
+    bool bad = false;
+    const nnfx_tensor *sc = const_input(c, s, 1, &bad), *zp = const_input(c, s, 2, &bad);
+    if (bad || !sc || sc->dtype != NNFX_F32)
+        return unsupported(c, n, "the scale is not a float32 constant (an int8 island needs constant quantization)");
+    if (nnfx_node_attr_int(n, "block_size", 0)) return unsupported(c, n, "blocked quantization is not generated");
+    int64_t k = nnfx_tensor_numel(sc);
+    *outer = 1, *len = 1, *inner = meta_numel(xm);
+    if (sc->rank != 0 && k != 1) {
+        int64_t axis = nnfx_node_attr_int(n, "axis", 1);
+        if (axis < 0) axis += xm->rank;
+        if (axis < 0 || axis >= xm->rank || xm->dims[axis].value != k)
+            return unsupported(c, n, "the per-axis scales do not match the axis");
+        *len = k;
+        *outer = infer_prod(xm, 0, (int)axis);
+        *inner = infer_prod(xm, (int)axis + 1, xm->rank);
+    }
+    if (zp && nnfx_tensor_numel(zp) != k) return unsupported(c, n, "zero point and scale differ in length");
+    sb_printf(lits, "        static const float sc[%lld] = {", (long long)k);
+    for (int64_t i = 0; i < k; i++) {
+        sb_printf(lits, i ? ", " : "");
+        float_lit(lits, ((const float *)sc->data)[i]);
+    }
+    sb_printf(lits, "};\n        static const int32_t zp[%lld] = {", (long long)k);
+    for (int64_t i = 0; i < k; i++)
+        sb_printf(lits, i ? ", %lld" : "%lld", zp ? (long long)nnfx_tensor_get(zp, i) : 0LL);
+    sb_printf(lits, "};\n");
+    return NNFX_OK;
+}
+
+static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    char x[64], y[64];
+    nnfx_status st;
+    if (!xm || s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
+    if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
+        (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
+        return st;
+    int64_t outer = 1, len = 1, inner = 1;
+    sbuf lits = {0};
+    switch (n->op) {
+    case NNFX_OP_QUANTIZE_LINEAR:
+    case NNFX_OP_DEQUANTIZE_LINEAR: {
+        bool q = n->op == NNFX_OP_QUANTIZE_LINEAR;
+        nnfx_dtype it = q ? ym->dtype : xm->dtype;
+        if ((q && (xm->dtype != NNFX_F32 || int_size(it) != 1)) || (!q && (ym->dtype != NNFX_F32 || !int_size(it))))
+            return unsupported(c, n,
+                               q ? "only float32 -> int8 / uint8 quantization is generated"
+                                 : "only int8 / uint8 / int32 -> float32 dequantization is generated");
+        if ((st = qdq_params(c, s, n, xm, &outer, &len, &inner, &lits))) {
+            free(sb_finish(&lits));
+            return st;
+        }
+        char *l = sb_finish(&lits);
+        if (!l) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        use_section(c, q ? "quantize_linear" : "dequantize_linear");
+        int t = it == NNFX_I8 ? 1 : it == NNFX_I32 ? 2 : 0;
+        sb_printf(&c->body, "    {\n%s", l);
+        if (q)
+            sb_printf(&c->body, "        nnfx_rt_quantize_linear(%s, %s, %d", x, y, t);
+        else
+            sb_printf(&c->body, "        nnfx_rt_dequantize_linear(%s, %d, %s", x, t, y);
+        sb_printf(&c->body, ", %lld, %lld, %lld, sc, zp);\n    }\n", (long long)outer, (long long)len,
+                  (long long)inner);
+        free(l);
+        return NNFX_OK;
+    }
+    case NNFX_OP_CAST:
+        if (xm->dtype != ym->dtype || !int_size(ym->dtype))
+            return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
+        /* fall through */
+    case NNFX_OP_IDENTITY:
+    case NNFX_OP_DROPOUT:
+    case NNFX_OP_FLATTEN:
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+        if (!int_size(ym->dtype) || xm->dtype != ym->dtype)
+            return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * int_size(ym->dtype)));
+        return NNFX_OK;
+    default:
+        return unsupported(c, n,
+                           "an integer value outside an int8 island: only QuantizeLinear, DequantizeLinear, Cast to "
+                           "the same type and reshape-likes are generated on int8 values");
+    }
+}
+
 /* ---- the files ------------------------------------------------------------- */
 
 static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx_meta *m) {
@@ -975,8 +1222,9 @@ static char *emit_report(cg *c, int64_t arena) {
     sbuf b = {0};
     sb_printf(&b,
               "{\"name\": \"%s\", \"arena_bytes\": %lld, \"weight_bytes\": %lld, \"weight_arrays\": %d, "
-              "\"libm\": %s, \"ops\": [",
-              c->name, (long long)arena, (long long)c->weight_bytes, c->nweights, c->libm ? "true" : "false");
+              "\"libm\": %s, \"int8_steps\": %d, \"ops\": [",
+              c->name, (long long)arena, (long long)c->weight_bytes, c->nweights, c->libm ? "true" : "false",
+              c->int8_steps);
     bool first = true;
     for (int o = 0; o < NNFX_OP_COUNT; o++) {
         const cg_op_stat *s = &c->stats[o];
@@ -1032,15 +1280,17 @@ static nnfx_status walk_plan(cg *c) {
             }
             continue;
         }
-        const nnfx_node *first = v.kind == FX_STEP_CONV ? v.first : v.last;
+        bool fused = v.kind == FX_STEP_CONV || v.kind == FX_STEP_QOP;
+        const nnfx_node *first = fused ? v.first : v.last;
         sb_printf(&c->body, "    /* %s", v.last->name);
-        if (v.kind == FX_STEP_CONV && v.first != v.last)
-            sb_printf(&c->body, " (%s .. %s)", v.first->name, v.last->name);
+        if (fused && v.first != v.last) sb_printf(&c->body, " (%s .. %s)", v.first->name, v.last->name);
         char ms[160];
         nnfx_meta_str(&v.last->meta[0], ms, sizeof ms);
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
-        st = v.kind == FX_STEP_CONV ? emit_conv_step(c, &v) : emit_kernel_step(c, &v);
+        st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
+             : v.kind == FX_STEP_QOP ? emit_qop_step(c, &v)
+                                     : emit_kernel_step(c, &v);
     }
     return st;
 }
@@ -1180,6 +1430,7 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
     out->arena_bytes = arena;
     out->weight_bytes = c.weight_bytes;
     out->libm = c.libm;
+    out->int8_steps = c.int8_steps;
     if (!out->header || !out->source || !out->weights || !out->report || c.body.oom || c.decls.oom) {
         nnfx_codegen_files_free(out);
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");

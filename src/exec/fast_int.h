@@ -139,15 +139,16 @@ char *fx_split_text(const fx_split *sp);
 /* Read-only view of a built plan for the C generator (src/codegen): value
  * v is the node at position v of the graph (0 = head) or, past the nodes,
  * a literal argument; aliases are resolved to the storage they view. */
-typedef enum fx_step_kind { FX_STEP_KERNEL, FX_STEP_CONV, FX_STEP_OUTPUT } fx_step_kind;
+typedef enum fx_step_kind { FX_STEP_KERNEL, FX_STEP_CONV, FX_STEP_OUTPUT, FX_STEP_QOP } fx_step_kind;
 typedef struct fx_step_view {
     fx_step_kind kind;
     const nnfx_node *first, *last; /* CONV: the conv and the last node of its fused chain */
     int nin;
-    const int *in;   /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
-    int out;         /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
-    int nout;        /* values written: 1, or every output of a multi-output node (0 for OUTPUT) */
-    const int *outs; /* nout values (outs[0] == out) */
+    const int *in;            /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
+    int out;                  /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
+    int nout;                 /* values written: 1, or every output of a multi-output node (0 for OUTPUT) */
+    const int *outs;          /* nout values (outs[0] == out) */
+    const struct fx_qop *qop; /* QOP: the int8 island (src/exec/qplan.h: fx_qop_view_of); in: x, residual or -1 */
 } fx_step_view;
 typedef enum fx_value_kind { FX_VALUE_NONE, FX_VALUE_CONST, FX_VALUE_INPUT, FX_VALUE_ARENA } fx_value_kind;
 typedef struct fx_value_view {

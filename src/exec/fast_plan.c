@@ -927,7 +927,9 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
                       sp->in,
                       sp->out,
                       sp->kind == S_OUTPUT ? 0 : (sp->outs ? sp->nout : 1),
-                      sp->outs ? sp->outs : &sp->out};
+                      sp->outs ? sp->outs : &sp->out,
+                      sp->qop};
+    if (sp->kind == S_QOP) v.kind = FX_STEP_QOP;
     return v;
 }
 

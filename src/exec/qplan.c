@@ -15,8 +15,9 @@
 #include "ir/op_table.h"
 
 struct fx_qop {
-    fx_qconv *c;    /* conv / fc, or */
-    fx_qpool *pool; /* max / global average pooling */
+    fx_qconv *c;      /* conv / fc, or */
+    fx_qpool *pool;   /* max / global average pooling */
+    fx_qop_view view; /* for fx_qop_view_of */
 };
 
 static bool is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
@@ -179,6 +180,7 @@ static fx_qop *prepare_pool(const fx_qenv *env, const nnfx_node *f, const fx_qpa
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 kernel");
         return NULL;
     }
+    op->view.kind = FX_QOP_POOL, op->view.pool = g;
     m->x = x;
     m->dq[0] = dqx;
     return op;
@@ -214,7 +216,12 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
         q->w_scale = ws->data, q->w_scale_n = nnfx_tensor_numel(ws);
         m->x = x;
         m->dq[0] = dqx;
-        return wrap(fx_qconv_new(&g, w->data, q), err);
+        fx_qop *op = wrap(fx_qconv_new(&g, w->data, q), err);
+        if (op) {
+            fx_qop_view v = {FX_QOP_CONV, g, 0, 0, 0, w->data, false, q->x_signed, q->x_zp, fx_qconv_epi(op->c), {0}};
+            op->view = v;
+        }
+        return op;
     }
     /* Gemm (alpha = beta = 1, A not transposed) and MatMul with 2-d weights */
     int64_t k = xm->dims[xm->rank - 1].value, mo = ym->dims[ym->rank - 1].value, rows = 1;
@@ -243,7 +250,12 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
     m->dq[0] = dqx;
     fx_qconv *c = fx_qfc_new(rows, k, mo, wt, q);
     free(wt);
-    return wrap(c, err);
+    fx_qop *op = wrap(c, err);
+    if (op) {
+        fx_qop_view v = {FX_QOP_FC, {0}, rows, k, mo, w->data, !trans, q->x_signed, q->x_zp, fx_qconv_epi(c), {0}};
+        op->view = v;
+    }
+    return op;
 }
 
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
@@ -377,3 +389,5 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
     else
         fx_qpool_run(op->pool, pool, x, y);
 }
+
+void fx_qop_view_of(const fx_qop *op, fx_qop_view *v) { *v = op->view; }

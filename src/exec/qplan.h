@@ -11,6 +11,7 @@
 #define NNFX_QPLAN_H
 
 #include "exec/fast_int.h"
+#include "exec/kernels/qgemm.h"
 #include "ir/ir_int.h"
 
 typedef struct fx_qop fx_qop;
@@ -46,5 +47,23 @@ int64_t fx_qop_scratch_bytes(const fx_qop *op);
 void fx_qop_describe(const fx_qop *op, char *buf, size_t len);
 /* y = the island's value from x (and res); scratch as fx_qconv_run's. */
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch);
+
+/* Read-only description of a prepared int8 op, for the C generator
+ * (src/codegen): what the kernels compute, with the model's own int8
+ * weights and the epilogue arrays the kernels use. Pointers live as long
+ * as the plan (the weights are its constants). */
+typedef enum fx_qop_kind { FX_QOP_CONV, FX_QOP_FC, FX_QOP_POOL } fx_qop_kind;
+typedef struct fx_qop_view {
+    fx_qop_kind kind;
+    fx_qconv_geom g;    /* CONV: x [n, c, h, w] -> y [n, m, oh, ow] */
+    int64_t rows, k, m; /* FC: y [rows, m] from x [rows, k] */
+    const int8_t *w;    /* CONV: [m][c / group][kh][kw]; FC: [m][k], or [k][m] when w_km */
+    bool w_km;          /* FC: weights stored [k][m] (MatMul, Gemm without transB) */
+    bool x_signed;      /* CONV, FC: x is int8 (else uint8) */
+    int32_t x_zp;       /* CONV, FC: x's zero point (of its own type) */
+    const fx_qepi *e;   /* CONV, FC: the requantize epilogue */
+    fx_qpool_geom pool; /* POOL */
+} fx_qop_view;
+void fx_qop_view_of(const fx_qop *op, fx_qop_view *v);
 
 #endif

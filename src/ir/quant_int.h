@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "nnfx.h"
 
 /* True for the integer element types a quantized tensor may have
@@ -29,13 +30,10 @@ nnfx_status ir_quant_check(const nnfx_node *n, const char *what, const nnfx_tens
                            int64_t axis_len, bool allow_i32, nnfx_error *err);
 
 /* q = saturate(round_half_even(x / scale) + zp) into [lo, hi], computed in
- * float32 as the ONNX reference does. */
+ * float32 as the ONNX reference does; a NaN input quantizes to the zero
+ * point. One definition with the generated C: nnfx_rt_quantize. */
 static inline int32_t ir_quant_one(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {
-    float v = rintf(x / scale) + (float)zp;
-    if (isnan(v)) return zp; /* a NaN input quantizes to the zero point */
-    if (v < (float)lo) return lo;
-    if (v > (float)hi) return hi;
-    return (int32_t)v;
+    return nnfx_rt_quantize(x, scale, zp, lo, hi);
 }
 
 #endif

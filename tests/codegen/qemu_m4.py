@@ -5,7 +5,11 @@
 semihosting, and checks its logits on held-out samples against PyTorch's
 (within 1e-4 of the output's scale). Also builds the embedded variant (BN
 folded, sigmoid -> hard_sigmoid) and checks that its object needs no
-symbol but mem* on the target (no libm, no soft-float double helpers).
+symbol but mem* on the target (no libm, no soft-float double helpers);
+then that variant `nnfx quantize`d (int8 QDQ, 64 calibration samples): its
+int8 C needs only mem* too and gives `nnfx run`'s logits on the host
+within 1e-4 of the output's scale (its last layers, ReduceMean and Gemm,
+run in float) with the same top-1; flash/RAM against the float one.
 Prints flash (text+rodata) and RAM (data+bss) of the model code and the
 SysTick ticks per inference (QEMU runs with -icount shift=0: one
 instruction per ns of virtual time, SysTick at 25 MHz: ticks x 40 =
@@ -49,8 +53,9 @@ def must(r, what):
     return r
 
 
-def build(model, out, x, optimize="speed"):
-    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20", "--optimize", optimize]),
+def build(model, out, x, optimize="speed", extra=()):
+    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20", "--optimize", optimize]
+             + list(extra)),
          "codegen " + model)
     with open(os.path.join(out, "samples.h"), "w") as f:
         f.write("#define NSAMPLES %d\nstatic const uint32_t samples[%d][%d] = {\n" % (len(x), len(x), x[0].size))
@@ -78,6 +83,13 @@ def boot(elf):
     y = np.array([[int(v, 16) for v in row[:-1]] for row in rows], dtype=np.uint32).view(np.float32)
     ticks = np.array([int(row[-1], 16) for row in rows])
     return y, ticks
+
+
+def undefined(out):
+    """Symbols the model's objects in out need from elsewhere (not its own weights)."""
+    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=out), "nm").stdout
+    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
+    return [s for s in und if not s.startswith("model_w")]
 
 
 def sizes(text):
@@ -129,18 +141,42 @@ def main():
     print("kws_hard on cortex-m4: flash %d B, RAM %d B, %.0f instructions/inference; %d/%d correct "
           "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(ticks2)) * 40, agree, len(y2),
                                               int((y.argmax(1) == labels).sum()), len(y)))
+    flash_f, ram_f, ins_f = t + d, d + b, float(np.median(ticks2)) * 40
     elf, size = build(hard, os.path.join(WORK, "kws_hard_size"), x, "size")
     t, d, b = sizes(size)
     print("kws_hard --optimize size on cortex-m4: flash %d B" % (t + d))
     for variant in ("kws_hard", "kws_hard_size"):
-        nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=os.path.join(WORK, variant)),
-                  "nm").stdout
-        und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
-        und = [s for s in und if not s.startswith("model_w")]
+        und = undefined(os.path.join(WORK, variant))
         print("%s undefined symbols on the M4: %s" % (variant, " ".join(und) or "(none)"))
         if [s for s in und if not s.startswith("mem")]:
             print("FAIL: the hard_sigmoid model needs more than mem*")
             failed = True
+    # the same model quantized to int8 (QDQ): int8 kernels on the M4
+    calib = os.path.join(WORK, "calib.npy")
+    np.save(calib, np.load(os.path.join(DATA, "kws_test_x.npy"))[:64])
+    q8 = os.path.join(WORK, "kws_hard_q.onnx")
+    must(run([NNFX, "quantize", hard, "-o", q8, "--calib", "x=" + calib]), "quantize")
+    elf, size = build(q8, os.path.join(WORK, "kws_q"), x, extra=["--int8"])
+    y3, ticks3 = boot(elf)
+    t, d, b = sizes(size)
+    xs = os.path.join(WORK, "x.npy")
+    np.save(xs, x)
+    must(run([NNFX, "run", q8, "--input", "x=" + xs, "-o", os.path.join(WORK, "q8_host.npy"), "--quiet"]), "nnfx run")
+    host = np.load(os.path.join(WORK, "q8_host.npy"))
+    err = float(np.abs(y3 - host).max()) if y3.shape == host.shape else float("inf")
+    same = int((y3.argmax(1) == host.argmax(1)).sum()) if y3.shape == host.shape else 0
+    print("kws_hard int8 on cortex-m4: flash %d B (float: %d B), RAM %d B (float: %d B), %.0f instructions/inference "
+          "(float: %.0f); max|diff| vs nnfx run on the host %.3g (bound %.3g), top-1 same in %d/%d, %d/%d correct"
+          % (t + d, flash_f, d + b, ram_f, float(np.median(ticks3)) * 40, ins_f, err,
+             1e-4 * float(np.abs(host).max()), same, len(y3), int((y3.argmax(1) == labels).sum()), len(y3)))
+    if not err <= 1e-4 * float(np.abs(host).max()) or same != len(y3):
+        print("FAIL: the int8 model on the M4 differs from nnfx's runtime")
+        failed = True
+    und = undefined(os.path.join(WORK, "kws_q"))
+    print("kws_hard int8 undefined symbols on the M4: %s" % (" ".join(und) or "(none)"))
+    if [s for s in und if not s.startswith("mem")]:
+        print("FAIL: the int8 model needs more than mem*")
+        failed = True
     sys.exit(1 if failed else 0)
 
 

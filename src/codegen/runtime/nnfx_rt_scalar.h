@@ -179,4 +179,75 @@ static inline float nnfx_rt_max(float a, float b) { return a != a ? a : (b != b 
 static inline float nnfx_rt_min(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 /* @end */
 
+/* Quantization (int8). ONNX's affine quantization in float32, no libm:
+ * q = saturate(round_half_even(x / scale) + zp), x = (q - zp) * scale; the
+ * interpreter's QuantizeLinear / DequantizeLinear (src/ir/quant_int.h,
+ * src/exec/kernels/quant.c), the compiled plan's requantize epilogue
+ * (src/exec/kernels/qgemm.c) and the generated int8 code all call these. */
+
+/* @rt quant */
+#include <stdint.h>
+/* round half to even of v, clamped to +-2^24 first (every integer output
+ * saturates long before); NaN gives 0 (the zero point once it is added) */
+static inline int32_t nnfx_rt_qround(float v) {
+    int32_t i;
+    float f;
+    if (v != v) return 0;
+    v = v < -16777216.0f ? -16777216.0f : (v > 16777216.0f ? 16777216.0f : v);
+    i = (int32_t)v; /* toward zero; v - i is exact */
+    f = v - (float)i;
+    if (f > 0.5f || (f == 0.5f && i % 2 != 0))
+        i++;
+    else if (f < -0.5f || (f == -0.5f && i % 2 != 0))
+        i--;
+    return i;
+}
+
+static inline int32_t nnfx_rt_qsat(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* QuantizeLinear of one value into [lo, hi] (the type's range). */
+static inline int32_t nnfx_rt_quantize(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {
+    return nnfx_rt_qsat(nnfx_rt_qround(x / scale) + zp, lo, hi);
+}
+
+/* DequantizeLinear of one value. */
+static inline float nnfx_rt_dequantize(int32_t q, int32_t zp, float scale) { return (float)(q - zp) * scale; }
+
+/* DequantizeLinear -> GlobalAveragePool -> QuantizeLinear of one plane:
+ * sum is the int32 sum of x - x_zp over its count values. */
+static inline int32_t nnfx_rt_qavg(int32_t sum, long count, float x_scale, float y_scale, int32_t y_zp, int32_t lo,
+                                   int32_t hi) {
+    return nnfx_rt_quantize((float)sum * x_scale / (float)count, y_scale, y_zp, lo, hi);
+}
+/* @end */
+
+/* @rt qepi needs:quant */
+/* One QuantizeLinear of the requantize epilogue: scale, its reciprocal
+ * (the epilogue multiplies by it), zero point and saturation bounds (the
+ * type's range narrowed by a fused Relu / Clip). */
+typedef struct nnfx_rt_qparam {
+    float scale, inv;
+    int32_t zp, lo, hi;
+} nnfx_rt_qparam;
+
+/* The requantize epilogue of an int8 conv / fc for one exact int32
+ * accumulator acc = sum (x - x_zp) * w of an output channel with
+ * multiplier mult and float bias:
+ *     t = acc * mult + bias
+ *     mid (NULL: none):  t = (clamp(rne(t * mid->inv) + zp, lo, hi) - zp) * mid->scale
+ *     res (NULL: none):  t = t + (r - res->zp) * res->scale
+ *     y = clamp(rne(t * y->inv) + y->zp, y->lo, y->hi)
+ * (without mid and res the runtime passes mult / y_scale, bias / y_scale
+ * and inv 1). */
+static inline int32_t nnfx_rt_qepi(int32_t acc, float mult, float bias, const nnfx_rt_qparam *mid,
+                                   const nnfx_rt_qparam *res, int32_t r, const nnfx_rt_qparam *y) {
+    float t = (float)acc * mult + bias;
+    if (mid)
+        t = nnfx_rt_dequantize(nnfx_rt_qsat(nnfx_rt_qround(t * mid->inv) + mid->zp, mid->lo, mid->hi), mid->zp,
+                               mid->scale);
+    if (res) t = t + nnfx_rt_dequantize(r, res->zp, res->scale);
+    return nnfx_rt_qsat(nnfx_rt_qround(t * y->inv) + y->zp, y->lo, y->hi);
+}
+/* @end */
+
 #endif

@@ -10,6 +10,8 @@
 #include "core/core_int.h"
 #include "exec/kernels/qgemm.h"
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -61,39 +63,23 @@ const char *fx_qisa_name(fx_qisa isa) {
 
 /* ---- epilogue ------------------------------------------------------------ */
 
-/* rne(v) for |v| < 2^24 (larger values saturate the output anyway). */
-static inline int32_t q_round(float v) {
-    v = v < -16777216.0f ? -16777216.0f : v > 16777216.0f ? 16777216.0f : v;
-    return (int32_t)lrintf(v);
-}
+/* rne(v) for |v| < 2^24 (larger values saturate the output anyway); the
+ * scalar meaning of the epilogue is nnfx_rt_qepi (src/codegen/runtime/
+ * nnfx_rt_scalar.h), shared with the generated C. */
+static inline int32_t q_round(float v) { return nnfx_rt_qround(v); }
 
 static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys) {
-    if (!e->mid && !e->res) {
-        float mq = e->multq[m], bq = e->biasq[m];
-        for (int64_t j = 0; j < n; j++) {
-            int32_t q = q_clamp(q_round((float)(acc[j] + comp) * mq + bq) + e->y_zp, e->lo, e->hi);
-            if (e->y_signed)
-                ((int8_t *)y)[j * ys] = (int8_t)q;
-            else
-                ((uint8_t *)y)[j * ys] = (uint8_t)q;
-        }
-        return;
-    }
-    float mult = e->mult[m], bias = e->bias[m];
+    nnfx_rt_qparam mid = {e->mid_scale, e->mid_inv, e->mid_zp, e->mid_lo, e->mid_hi},
+                   rq = {e->res_scale, 0.0f, e->res_zp, 0, 0}, yq = {0.0f, 1.0f, e->y_zp, e->lo, e->hi};
+    bool direct = !e->mid && !e->res; /* mult / y_scale and bias / y_scale, inv 1 */
+    float mult = direct ? e->multq[m] : e->mult[m], bias = direct ? e->biasq[m] : e->bias[m];
+    if (!direct) yq.inv = e->y_inv;
     for (int64_t j = 0; j < n; j++) {
-        float t = (float)(acc[j] + comp) * mult + bias;
-        if (e->mid) {
-            int32_t q = q_clamp(q_round(t * e->mid_inv) + e->mid_zp, e->mid_lo, e->mid_hi);
-            t = (float)(q - e->mid_zp) * e->mid_scale;
-        }
-        if (e->res) {
-            int32_t r = e->res_signed ? ((const int8_t *)res)[j * ys] : ((const uint8_t *)res)[j * ys];
-            t = t + (float)(r - e->res_zp) * e->res_scale;
-        }
-        int32_t q = q_clamp(q_round(t * e->y_inv) + e->y_zp, e->lo, e->hi);
+        int32_t r = !e->res ? 0 : e->res_signed ? ((const int8_t *)res)[j * ys] : ((const uint8_t *)res)[j * ys];
+        int32_t q = nnfx_rt_qepi(acc[j] + comp, mult, bias, e->mid ? &mid : NULL, e->res ? &rq : NULL, r, &yq);
         if (e->y_signed)
             ((int8_t *)y)[j * ys] = (int8_t)q;
         else
@@ -781,3 +767,5 @@ void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *r
     else
         fx_pool_run(pool, c->g.n * c->g.group * c->ncb, gemm_task, &j);
 }
+
+const fx_qepi *fx_qconv_epi(const fx_qconv *c) { return &c->e; }

@@ -182,6 +182,9 @@ void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *r
 /* Fully connected: y [rows, m] = requant(x [rows, k] * w^T), w [m][k]
  * row-major (Gemm with transB = 1; MatMul passes its weights transposed). */
 fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q);
+/* The epilogue c's kernels run (read-only; its arrays hold one value per
+ * output channel), for the C generator. */
+const fx_qepi *fx_qconv_epi(const fx_qconv *c);
 
 /* ---- int8 pooling (qpool.c) -------------------------------------------- */
 

@@ -152,8 +152,7 @@ static void plane_task(void *ctx, int64_t t, int tid) {
         int32_t s = 0;
         for (int64_t i = 0; i < hw; i++)
             s += ld(g->x_signed, j->x, t * hw + i) - g->x_zp;
-        float v = (float)s * g->x_scale / (float)hw;
-        st(g->y_signed, j->y, t, ir_quant_one(v, g->y_scale, g->y_zp, lo, hi));
+        st(g->y_signed, j->y, t, nnfx_rt_qavg(s, (long)hw, g->x_scale, g->y_scale, g->y_zp, lo, hi));
         return;
     }
     int64_t ohw = g->oh * g->ow;

@@ -126,11 +126,11 @@ nnfx_status kern_dequantize_linear(const nnfx_node *n, int nin, nnfx_tensor *con
             if (x->dtype == NNFX_U8) {
                 const uint8_t *xd = (const uint8_t *)x->data + i;
                 for (int64_t j = 0; j < inner; j++)
-                    yd[i + j] = (float)((int32_t)xd[j] - zv) * sv;
+                    yd[i + j] = nnfx_rt_dequantize(xd[j], zv, sv);
             } else if (x->dtype == NNFX_I8) {
                 const int8_t *xd = (const int8_t *)x->data + i;
                 for (int64_t j = 0; j < inner; j++)
-                    yd[i + j] = (float)((int32_t)xd[j] - zv) * sv;
+                    yd[i + j] = nnfx_rt_dequantize(xd[j], zv, sv);
             } else {
                 for (int64_t j = 0; j < inner; j++)
                     yd[i + j] = (float)((int64_t)q_get(x, i + j) - zv) * sv;

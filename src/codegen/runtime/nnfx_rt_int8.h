@@ -1,0 +1,237 @@
+/* nnfx_rt_int8.h — portable C99 int8 kernels for the C that `nnfx codegen`
+ * writes from a QDQ model: the int8 islands of nnfx's compiled plan
+ * (src/exec/qplan.h: DequantizeLinear -> Conv | Gemm | MatMul -> [Relu |
+ * Clip] -> [Q -> DQ -> Add(DQ(r))] -> QuantizeLinear, and DQ -> MaxPool |
+ * GlobalAveragePool -> Q) with exact int32 accumulation and the requantize
+ * epilogue nnfx_rt_qepi, and QuantizeLinear / DequantizeLinear per tensor
+ * and per axis. No nnfx types, no allocation, no state, no libm: the scalar
+ * meaning (rounding half to even, saturation) is nnfx_rt_scalar.h, the one
+ * the runtime calls. Activations are uint8 or int8 (x_signed / y_signed),
+ * weights int8 with zero point 0. Sections as in nnfx_rt_kernels.h. */
+#ifndef NNFX_RT_INT8_H
+#define NNFX_RT_INT8_H
+
+#include <stdint.h>
+
+#include "nnfx_rt_scalar.h"
+
+/* @rt q8 needs:qepi */
+/* One int8 op's quantization: the epilogue's per-channel multiplier and
+ * bias, the optional intermediate Q -> DQ (mid) and residual (res), the
+ * output's QuantizeLinear (y), the types and the input's zero point. */
+typedef struct nnfx_rt_qop {
+    const float *mult, *bias;
+    const nnfx_rt_qparam *mid, *res; /* NULL: none */
+    nnfx_rt_qparam y;
+    int x_signed, res_signed, y_signed;
+    int32_t x_zp;
+} nnfx_rt_qop;
+
+static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
+    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
+}
+
+static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
+    if (sgn)
+        ((int8_t *)p)[i] = (int8_t)v;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)v;
+}
+
+/* y[i] = the epilogue of accumulator acc of output channel m (res[i] the
+ * residual when op->res). */
+static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
+    int32_t r = op->res ? nnfx_rt_ld8(res, op->res_signed, i) : 0;
+    nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
+}
+/* @end */
+
+/* @rt qconv needs:q8 */
+/* int8 2-d convolution (grouped and depthwise too), direct: g as
+ * nnfx_rt_conv2d's (N C H W M KH KW OH OW stride h/w pad top/left dilation
+ * h/w group). x [N,C,H,W] with zero point op->x_zp (padding holds the zero
+ * point, so it adds nothing), w [M,C/group,KH,KW]; acc = sum (x - x_zp) * w
+ * in int32 (exact), then the epilogue into y [N,M,OH,OW] (res shaped like
+ * y). A tile of NNFX_RT_QMB output channels (one for depthwise) x
+ * NNFX_RT_QPT outputs of a row is accumulated tap by tap over the tap's
+ * valid columns, each input value loaded once for the tile's channels and
+ * no bounds checks in the inner loop (the generator passes a 1x1, stride-1,
+ * unpadded conv as one row per plane). */
+#define NNFX_RT_QMB 4
+#define NNFX_RT_QPT 32
+/* acc[i][lo + j] += (xp[j * SW] - zp) * wv[i] for j < cnt, i < mb */
+#define NNFX_RT_QTAP(xp)                                                                                               \
+    if (mb == 1 && SW == 1)                                                                                            \
+        for (j = 0; j < cnt; j++)                                                                                      \
+            acc[0][lo + j] += (xp[j] - zp) * wv[0];                                                                    \
+    else if (mb == 1)                                                                                                  \
+        for (j = 0; j < cnt; j++)                                                                                      \
+            acc[0][lo + j] += (xp[(long)j * SW] - zp) * wv[0];                                                         \
+    else                                                                                                               \
+        for (j = 0; j < cnt; j++) {                                                                                    \
+            const int32_t xv = xp[(long)j * SW] - zp;                                                                  \
+            for (i = 0; i < NNFX_RT_QMB; i++)                                                                          \
+                acc[i][lo + j] += xv * wv[i];                                                                          \
+        }
+static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op, const void *res, void *y,
+                          const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
+    const int CG = C / G, MG = M / G;
+    const int32_t zp = op->x_zp;
+    const int8_t *xs = (const int8_t *)x;
+    const uint8_t *xu = (const uint8_t *)x;
+    int n, m, mb, oh, ow0, c, kh, kw, i, j;
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m += mb) {
+            const int mend = (m / MG + 1) * MG; /* the end of m's group */
+            const long x0 = ((long)n * C + (long)(m / MG) * CG) * H * W;
+            mb = MG < NNFX_RT_QMB ? 1 : (mend - m < NNFX_RT_QMB ? mend - m : NNFX_RT_QMB);
+            for (oh = 0; oh < OH; oh++)
+                for (ow0 = 0; ow0 < OW; ow0 += NNFX_RT_QPT) {
+                    const int nw = OW - ow0 < NNFX_RT_QPT ? OW - ow0 : NNFX_RT_QPT;
+                    int32_t acc[NNFX_RT_QMB][NNFX_RT_QPT];
+                    for (i = 0; i < NNFX_RT_QMB; i++)
+                        for (j = 0; j < nw; j++)
+                            acc[i][j] = 0;
+                    for (c = 0; c < CG; c++)
+                        for (kh = 0; kh < KH; kh++) {
+                            const int ih = oh * SH - PH + kh * DH;
+                            if (ih < 0 || ih >= H) continue;
+                            for (kw = 0; kw < KW; kw++) {
+                                const int dx = kw * DW - PW;
+                                /* columns j of the run with 0 <= (ow0 + j) * SW + dx < W */
+                                int lo = dx >= 0 ? 0 : (-dx + SW - 1) / SW;
+                                int hi = W - 1 - dx < 0 ? 0 : (W - 1 - dx) / SW + 1;
+                                int32_t wv[NNFX_RT_QMB], any = 0;
+                                long b0;
+                                int cnt;
+                                for (i = 0; i < NNFX_RT_QMB; i++) {
+                                    wv[i] = i < mb ? w[(((long)(m + i) * CG + c) * KH + kh) * KW + kw] : 0;
+                                    any |= wv[i];
+                                }
+                                lo = lo > ow0 ? lo - ow0 : 0;
+                                hi = hi - ow0 < nw ? hi - ow0 : nw;
+                                if (!any || lo >= hi) continue;
+                                cnt = hi - lo;
+                                b0 = x0 + ((long)c * H + ih) * W + (long)(ow0 + lo) * SW + dx;
+                                if (op->x_signed) {
+                                    const int8_t *xp = xs + b0;
+                                    NNFX_RT_QTAP(xp)
+                                } else {
+                                    const uint8_t *xp = xu + b0;
+                                    NNFX_RT_QTAP(xp)
+                                }
+                            }
+                        }
+                    for (i = 0; i < mb; i++)
+                        for (j = 0; j < nw; j++)
+                            nnfx_rt_qstore(op, m + i, acc[i][j], res, y,
+                                           (((long)n * M + m + i) * OH + oh) * OW + ow0 + j);
+                }
+        }
+}
+/* @end */
+
+/* @rt qfc needs:q8 */
+/* int8 fully connected: y [rows, M] from x [rows, K] (zero point op->x_zp)
+ * and w [M][K] (w_km: [K][M]); res shaped like y. */
+static void nnfx_rt_qfc(const void *x, const int8_t *w, int w_km, const nnfx_rt_qop *op, const void *res, void *y,
+                        long rows, long K, long M) {
+    const int32_t zp = op->x_zp;
+    const long ws = w_km ? M : 1, wm = w_km ? 1 : K; /* strides of k and m in w */
+    long r, m, k;
+    for (r = 0; r < rows; r++)
+        for (m = 0; m < M; m++) {
+            const int8_t *wr = w + m * wm;
+            int32_t acc = 0;
+            if (op->x_signed) {
+                const int8_t *xr = (const int8_t *)x + r * K;
+                for (k = 0; k < K; k++)
+                    acc += (xr[k] - zp) * wr[k * ws];
+            } else {
+                const uint8_t *xr = (const uint8_t *)x + r * K;
+                for (k = 0; k < K; k++)
+                    acc += (xr[k] - zp) * wr[k * ws];
+            }
+            nnfx_rt_qstore(op, m, acc, res, y, r * M + m);
+        }
+}
+/* @end */
+
+/* @rt qpool needs:q8 */
+/* int8 pooling as the plan runs DQ -> MaxPool | GlobalAveragePool -> Q on
+ * [N, C, H, W]. g: NC H W OH OW KH KW stride h/w pad top/left dilation h/w
+ * global_avg. Max: the max of the int8 inputs, requantized once (kept as is
+ * when both sides share type, scale and zero point; an all-padding window
+ * gives the type's minimum). Global average: the int32 sum of x - x_zp,
+ * then one requantization (nnfx_rt_qavg). */
+static void nnfx_rt_qpool(const void *x, void *y, const int *g, int x_signed, float x_scale, int32_t x_zp, int y_signed,
+                          float y_scale, int32_t y_zp) {
+    const long NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4];
+    const int KH = g[5], KW = g[6], SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12];
+    const int32_t lo = y_signed ? -128 : 0, hi = y_signed ? 127 : 255;
+    const int same = !g[13] && x_signed == y_signed && x_scale == y_scale && x_zp == y_zp;
+    long t, i;
+    int oh, ow, kh, kw;
+    for (t = 0; t < NC; t++) {
+        if (g[13]) {
+            int32_t s = 0;
+            for (i = 0; i < H * W; i++)
+                s += nnfx_rt_ld8(x, x_signed, t * H * W + i) - x_zp;
+            nnfx_rt_st8(y, y_signed, t, nnfx_rt_qavg(s, H * W, x_scale, y_scale, y_zp, lo, hi));
+            continue;
+        }
+        for (oh = 0; oh < OH; oh++)
+            for (ow = 0; ow < OW; ow++) {
+                int32_t m = -1000, q;
+                for (kh = 0; kh < KH; kh++) {
+                    const int ih = oh * SH - PH + kh * DH;
+                    if (ih < 0 || ih >= H) continue;
+                    for (kw = 0; kw < KW; kw++) {
+                        const int iw = ow * SW - PW + kw * DW;
+                        int32_t v;
+                        if (iw < 0 || iw >= W) continue;
+                        v = nnfx_rt_ld8(x, x_signed, (t * H + ih) * W + iw);
+                        if (v > m) m = v;
+                    }
+                }
+                q = m == -1000 ? lo
+                    : same     ? m
+                               : nnfx_rt_quantize(nnfx_rt_dequantize(m, x_zp, x_scale), y_scale, y_zp, lo, hi);
+                nnfx_rt_st8(y, y_signed, (t * OH + oh) * OW + ow, q);
+            }
+    }
+}
+/* @end */
+
+/* @rt quantize_linear needs:q8 */
+/* QuantizeLinear over x [outer, len, inner]: channel c has scale s[c] and
+ * zero point z[c] (len 1: per tensor); y int8 when sgn, else uint8. */
+static void nnfx_rt_quantize_linear(const float *x, void *y, int sgn, long outer, long len, long inner, const float *s,
+                                    const int32_t *z) {
+    const int32_t lo = sgn ? -128 : 0, hi = sgn ? 127 : 255;
+    long o, c, j, i = 0;
+    for (o = 0; o < outer; o++)
+        for (c = 0; c < len; c++)
+            for (j = 0; j < inner; j++, i++)
+                nnfx_rt_st8(y, sgn, i, nnfx_rt_quantize(x[i], s[c], z[c], lo, hi));
+}
+/* @end */
+
+/* @rt dequantize_linear needs:q8 */
+/* DequantizeLinear over x [outer, len, inner] of type t (0 uint8, 1 int8,
+ * 2 int32): channel c has scale s[c] and zero point z[c]. */
+static void nnfx_rt_dequantize_linear(const void *x, int t, float *y, long outer, long len, long inner, const float *s,
+                                      const int32_t *z) {
+    long o, c, j, i = 0;
+    for (o = 0; o < outer; o++)
+        for (c = 0; c < len; c++)
+            for (j = 0; j < inner; j++, i++) {
+                int32_t q = t == 2 ? ((const int32_t *)x)[i] : nnfx_rt_ld8(x, t == 1, i);
+                y[i] = nnfx_rt_dequantize(q, z[c], s[c]);
+            }
+}
+/* @end */
+
+#endif

@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""Checks `nnfx codegen` on int8 (QDQ) models: the generated int8 C
+(runtime/nnfx_rt_int8.h, int32 accumulation, the runtime's own requantize
+epilogue) compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic` and
+
+  - gives nnfx's own runtime outputs (`nnfx run`, the compiled plan's int8
+    kernels) bit for bit: every int8 value is computed the same way and the
+    float outputs are DequantizeLinear of them;
+  - agrees with ONNX Runtime on the same file within the tolerance of the
+    qdq tests (tests/qdq/check_qdq_ort.sh: 3 % of the largest output, same
+    top-1 per row), and with the committed PyTorch references of the QDQ
+    fixtures (*_ref.npy, made by make_qdq_models.py) within 3 %;
+  - on the `nnfx quantize`d digits CNN and keyword model (64 calibration
+    samples, as tests/quant/test_quant.sh), whose last layers run in float
+    (a float Gemm, ReduceMean, Sigmoid), is within 1e-4 of the output's
+    scale of nnfx's runtime (float summation order), keeps its top-1 on
+    every labelled held-out sample and agrees with ONNX Runtime as above;
+
+plus: --int8 and no flag give the same bytes; --int8 on a float model and
+an int8 value the generator cannot express fail with exit 3, naming the
+node and op, nothing written; the report counts int8 weights at one byte.
+
+Usage: check_codegen_int8.py NNFX SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import numpy as np
+except ImportError:
+    print("skip: numpy is not installed for %s" % sys.executable)
+    sys.exit(77)
+import check_codegen as cg  # noqa: E402  (its harness; same argv)
+
+NNFX, SRC, WORK = sys.argv[1:4]
+DATA = os.path.join(SRC, "tests", "data")
+ORT = os.path.join(SRC, "tests", "ort")
+fail = cg.fail
+run = cg.run
+
+
+def have_ort():
+    if shutil.which("node") is None:
+        return False
+    return os.path.isdir(os.path.join(ORT, "node_modules", "onnxruntime-node"))
+
+
+def nnfx_run(model, xfile, out):
+    r = run([NNFX, "run", model, "--input", xfile, "-o", out, "--quiet"])
+    if r.returncode:
+        fail("nnfx run %s: %s" % (model, r.stdout))
+        return None
+    return np.load(out)
+
+
+def ort_check(label, model, xfile, got, opt):
+    """ONNX Runtime on the same file against the generated outputs."""
+    if not have_ort():
+        print("%s: ONNX Runtime check skipped (node or onnxruntime-node missing)" % label)
+        return
+    ref = os.path.join(WORK, label + "_gen.npy")
+    np.save(ref, got)
+    r = run(["node", os.path.join(ORT, "ort_check.js"), model, "--in", xfile, "--ref", ref, "--tol", "0.03",
+             "--top1", "--opt", opt])
+    print("%s vs ONNX Runtime (--opt %s): %s" % (label, opt, r.stdout.strip().replace("\n", "; ")))
+    if r.returncode:
+        fail("%s: ONNX Runtime disagrees with the generated C: %s" % (label, r.stdout))
+
+
+def bit_equal(label, got, ref, float_tail=False):
+    """Bit for bit; with float_tail (float layers after the last int8 value:
+    float summation order differs from the runtime's BLAS) within 1e-4 of
+    the output's scale and the same top-1 on every row."""
+    ref = np.asarray(ref, dtype=np.float32).reshape(got.shape)
+    same = np.array_equal(got.view(np.uint32), ref.view(np.uint32))
+    scale = float(np.max(np.abs(ref))) or 1.0
+    err = float(np.max(np.abs(got - ref)))
+    nrows = got.size // got.shape[-1]
+    rows = int((got.argmax(-1) == ref.argmax(-1)).sum())
+    print("%-26s generated C vs nnfx run: %s (max|diff| %.3g, %.3g of the output scale; top-1 same in %d of %d rows)"
+          % (label, "bit for bit" if same else "differ", err, err / scale, rows, nrows))
+    if float_tail:
+        if err > 1e-4 * scale or rows != nrows:
+            fail("%s: generated C vs nnfx's runtime: %.3g of the output scale, top-1 same in %d of %d rows"
+                 % (label, err / scale, rows, nrows))
+    elif not same:
+        fail("%s: generated C differs from nnfx's runtime" % label)
+
+
+def generate(model, out, name, extra=()):
+    return run([NNFX, "codegen", model, "-o", out, "--name", name] + list(extra))
+
+
+def qdq_axis(onnx, TensorProto, helper):
+    """QuantizeLinear -> DequantizeLinear per axis (int8) and per tensor
+    (uint8) on a run-time value, with values on rounding ties and past the
+    type's range, against numpy (float32, round half to even): exact."""
+    x = (np.arange(2 * 3 * 8, dtype=np.float32).reshape(2, 3, 8) - 20.0) * np.float32(0.25)
+    x[0, 0, :3] = [1e6, -1e6, np.float32(2.5)]
+    sc = np.array([0.5, 0.25, 0.125], dtype=np.float32)
+    zp = np.array([3, -2, 0], dtype=np.int8)
+    inits = [helper.make_tensor("s", TensorProto.FLOAT, [3], sc.tolist()),
+             helper.make_tensor("z", TensorProto.INT8, [3], zp.tolist()),
+             helper.make_tensor("s1", TensorProto.FLOAT, [], [0.5]),
+             helper.make_tensor("z1", TensorProto.UINT8, [], [100])]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q", axis=1),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], name="d", axis=1),
+             helper.make_node("QuantizeLinear", ["d", "s1", "z1"], ["q1"], name="q1"),
+             helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["y"], name="y")]
+    g = helper.make_graph(nodes, "qdq_axis", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 8])], inits)
+    path = os.path.join(WORK, "qdq_axis.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    out = os.path.join(WORK, "qdq_axis")
+    r = generate(path, out, "qdq_axis")
+    if r.returncode:
+        fail("qdq_axis: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    got = cg.build_and_run(out, "qdq_axis", [x[None]], 1)
+    if got is None:
+        return
+    s3, z3 = sc.reshape(1, 3, 1), zp.astype(np.float32).reshape(1, 3, 1)
+    q = np.clip(np.round(x / s3) + z3, -128, 127)
+    d = ((q - z3) * s3).astype(np.float32)
+    q1 = np.clip(np.round(d / np.float32(0.5)) + np.float32(100), 0, 255)
+    ref = ((q1 - np.float32(100)) * np.float32(0.5)).astype(np.float32)
+    same = np.array_equal(got.reshape(ref.shape), ref)
+    print("qdq_axis                   Q/DQ per axis (int8) and per tensor (uint8) vs numpy: %s"
+          % ("exact" if same else "DIFFERENT"))
+    if not same:
+        fail("qdq_axis: generated Q/DQ differ from numpy's: %s vs %s" % (got.ravel()[:8], ref.ravel()[:8]))
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    q = os.path.join(DATA, "qdq")
+    # 1. the QDQ fixtures: whole input batch in one call (static shapes)
+    for m, opt in [("qdq_cnn", "all"), ("qdq_matmul", "basic"), ("qdq_fx_small", "all")]:
+        model, xfile = os.path.join(q, m + ".onnx"), os.path.join(q, m + "_x.npy")
+        out = os.path.join(WORK, m)
+        r = generate(model, out, m, ["--int8", "--report", os.path.join(WORK, m + ".json")])
+        if r.returncode:
+            fail("%s: codegen --int8 exited %d: %s" % (m, r.returncode, r.stdout))
+            continue
+        rep = json.load(open(os.path.join(WORK, m + ".json")))
+        if rep["int8_steps"] < 1 or rep["libm"]:
+            fail("%s: report %s: want int8 steps and no libm" % (m, rep))
+        x = np.load(xfile)
+        got = cg.build_and_run(out, m, [x], 1)
+        if got is None:
+            continue
+        got = got.reshape(-1)
+        ref = nnfx_run(model, xfile, os.path.join(WORK, m + "_nnfx.npy"))
+        if ref is not None:
+            got = got.reshape(ref.shape)
+            bit_equal(m, got, ref)
+        rf = os.path.join(q, m + "_ref.npy")
+        if os.path.exists(rf) and ref is not None:
+            pt = np.load(rf).astype(np.float32)
+            err = float(np.max(np.abs(got - pt))) / max(float(np.max(np.abs(pt))), 1e-6)
+            print("%-26s vs PyTorch's QDQ reference: %.3g of the output scale" % (m, err))
+            if err > 0.03:
+                fail("%s: %.3g of the output scale from PyTorch's reference" % (m, err))
+        if ref is not None:
+            ort_check(m, model, xfile, got, opt)
+    # the same bytes without --int8 (a QDQ model generates int8 code anyway)
+    plain = os.path.join(WORK, "qdq_cnn_plain")
+    r = generate(os.path.join(q, "qdq_cnn.onnx"), plain, "qdq_cnn")
+    for suffix in (".h", ".c", "_weights.c"):
+        a = os.path.join(WORK, "qdq_cnn", "qdq_cnn" + suffix)
+        b = os.path.join(plain, "qdq_cnn" + suffix)
+        if r.returncode or not os.path.exists(b) or open(a, "rb").read() != open(b, "rb").read():
+            fail("qdq_cnn%s: --int8 and no flag differ" % suffix)
+    # int8 weights count one byte: qdq_matmul has 12 x 7 int8 weights and
+    # two float arrays of 7 (multiplier, bias)
+    rep = json.load(open(os.path.join(WORK, "qdq_matmul.json")))
+    if rep["weight_bytes"] != 12 * 7 + 2 * 7 * 4:
+        fail("qdq_matmul: weight_bytes %d, want %d" % (rep["weight_bytes"], 12 * 7 + 2 * 7 * 4))
+    print("qdq_matmul report: weight_bytes %d (84 int8 weights + 56 bytes of float multipliers/biases)"
+          % rep["weight_bytes"])
+    # 2. quantized digits CNN and keyword model, batch 1 over the held-out split
+    for label, sub, onnx, shape in [("digits_cnn_q", "digits", "digits_cnn.onnx", "x=1x1x8x8"),
+                                    ("kws_q", "kws", "kws.onnx", "x=1x1x31x20")]:
+        d = os.path.join(DATA, sub)
+        xs, ys = np.load(os.path.join(d, sub + "_test_x.npy")), np.load(os.path.join(d, sub + "_test_y.npy"))
+        calib, held, heldy = os.path.join(WORK, label + "_calib.npy"), os.path.join(WORK, label + "_held.npy"), ys[64:]
+        np.save(calib, xs[:64])
+        np.save(held, xs[64:])
+        qm = os.path.join(WORK, label + ".onnx")
+        r = run([NNFX, "quantize", os.path.join(d, onnx), "-o", qm, "--calib", "x=" + calib])
+        if r.returncode:
+            fail("%s: nnfx quantize failed: %s" % (label, r.stdout))
+            continue
+        out = os.path.join(WORK, label)
+        r = generate(qm, out, label, ["--int8", "--shape", shape])
+        if r.returncode:
+            fail("%s: codegen exited %d: %s" % (label, r.returncode, r.stdout))
+            continue
+        got = cg.build_and_run(out, label, [xs[64:]], len(xs) - 64)
+        ref = nnfx_run(qm, "x=" + held, os.path.join(WORK, label + "_nnfx.npy"))
+        if got is None or ref is None:
+            continue
+        got = got.reshape(ref.shape)
+        bit_equal(label, got, ref, float_tail=True)
+        a, b = int((got.argmax(1) == heldy).sum()), int((ref.argmax(1) == heldy).sum())
+        print("%-26s top-1 %d/%d (nnfx run %d/%d)" % (label, a, len(heldy), b, len(heldy)))
+        if a != b:
+            fail("%s: top-1 %d, nnfx's runtime %d" % (label, a, b))
+        # ORT's optimised graph runs its own fused int8 kernels, which saturate
+        # int16 pair sums of full-range weights (tests/quant/test_quant.sh):
+        # the reference QDQ semantics are its unoptimised graph
+        ort_check(label, qm, "x=" + held, got, "disabled")
+    # 3. errors: exit 3 naming node and op, nothing written
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError as e:
+        fail("error cases need python3-onnx: %s" % e)
+    else:
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+        inits = [helper.make_tensor("s", TensorProto.FLOAT, [], [0.1]),
+                 helper.make_tensor("z", TensorProto.INT16, [], [0])]
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q16"),
+                 helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq16")]
+        g = helper.make_graph(nodes, "q16", [x], [y], inits)
+        path = os.path.join(WORK, "q16.onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]), path)
+        # a Concat of uint8 values: not an int8 island the generator expresses
+        s8 = [helper.make_tensor("s", TensorProto.FLOAT, [], [0.1]),
+              helper.make_tensor("z", TensorProto.UINT8, [], [128])]
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
+                 helper.make_node("Concat", ["q", "q"], ["cat"], name="cat", axis=1),
+                 helper.make_node("DequantizeLinear", ["cat", "s", "z"], ["y"], name="dq")]
+        y8 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])
+        g = helper.make_graph(nodes, "cat8", [x], [y8], s8)
+        cat8 = os.path.join(WORK, "cat8.onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), cat8)
+        cases = [("int16", path, [], ["node q ", "quantize_linear", "int8"]),
+                 ("concat_u8", cat8, [], ["node cat ", "concat"]),
+                 ("float_int8", os.path.join(DATA, "digits", "digits_mlp.onnx"), ["--int8", "--shape", "x=1x1x8x8"],
+                  ["--int8", "nnfx quantize"])]
+        for label, model, extra, words in cases:
+            out = os.path.join(WORK, "err_" + label)
+            r = run([NNFX, "codegen", model, "-o", out] + extra)
+            if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
+                fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (label, words, r.returncode,
+                                                                                r.stdout))
+            else:
+                print("%-12s exit 3: %s" % (label, r.stdout.strip().splitlines()[0]))
+        qdq_axis(onnx, TensorProto, helper)
+    if cg.failures:
+        print("%d failure(s)" % len(cg.failures))
+        sys.exit(1)
+    print("all int8 codegen checks passed")
+
+
+if __name__ == "__main__":
+    main()
