@@ -96,6 +96,18 @@ static void test_masked_tokens(void **state) {
     assert_non_null(strstr(plan, "= gemm"));
     assert_null(strstr(plan, "interpreted"));
     free(plan);
+    /* two threads: every plan of the split (prefix, rests) on a pool */
+    nnfx_gm_set_threads(gm, 2);
+    for (int k = 0; k < 2; k++) {
+        nnfx_tensor *x = load("split_plan/masked_tokens.s1.in0.npy"), *got[2] = {0};
+        int ngot = 0;
+        if (nnfx_gm_run(gm, 1, &x, 2, got, &ngot, &err)) fail_msg("run (2 threads): %s", err.msg);
+        char rel[256];
+        snprintf(rel, sizeof rel, "split_plan/masked_tokens.s1.out%d.npy", k);
+        nnfx_tensor *want = load(rel);
+        assert_true(max_diff(got[k], want) <= 1e-4 * max_abs(want));
+        nnfx_tensor_release(want), nnfx_tensor_release(got[0]), nnfx_tensor_release(got[1]), nnfx_tensor_release(x);
+    }
     nnfx_interp_free(ip);
     nnfx_gm_free(gm);
 }
