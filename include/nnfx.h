@@ -644,8 +644,10 @@ nnfx_graph *nnfx_gm_graph(nnfx_gm *gm);
  * for what they use. */
 nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err);
 /* Builds the execution plan now (recompiling first if the graph changed):
- * the compiled executor for graphs with static shapes, the interpreter for
- * graphs it declines (dynamic shapes, leaf modules).
+ * the compiled executor for graphs with static shapes (a node whose output
+ * size is known only at run time, such as NonZero, splits it: the rest is
+ * compiled per shape), the interpreter for graphs it declines (dynamic
+ * input shapes, leaf modules).
  * *interpreted (may be NULL) says which one will run; nnfx_gm_plan names
  * the reason. Errors building the plan (out of memory, a constant subgraph
  * that fails) are returned here and by nnfx_gm_run, never hidden by a

@@ -23,6 +23,16 @@ static nnfx_tensor *load(const char *rel) {
     return t;
 }
 
+/* A GraphModule over a graph in nnfx's text form. */
+static nnfx_gm *gm_parse(const char *text) {
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_parse(text, &err);
+    if (!g) fail_msg("parse: %s", err.msg);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    return gm;
+}
+
 /* max |a - b| (shapes and dtypes must agree). */
 static double max_diff(const nnfx_tensor *a, const nnfx_tensor *b) {
     assert_int_equal(a->dtype, b->dtype);
@@ -96,6 +106,18 @@ static void test_masked_tokens(void **state) {
     assert_non_null(strstr(plan, "= gemm"));
     assert_null(strstr(plan, "interpreted"));
     free(plan);
+    /* two threads: every plan of the split (prefix, rests) on a pool */
+    nnfx_gm_set_threads(gm, 2);
+    for (int k = 0; k < 2; k++) {
+        nnfx_tensor *x = load("split_plan/masked_tokens.s1.in0.npy"), *got[2] = {0};
+        int ngot = 0;
+        if (nnfx_gm_run(gm, 1, &x, 2, got, &ngot, &err)) fail_msg("run (2 threads): %s", err.msg);
+        char rel[256];
+        snprintf(rel, sizeof rel, "split_plan/masked_tokens.s1.out%d.npy", k);
+        nnfx_tensor *want = load(rel);
+        assert_true(max_diff(got[k], want) <= 1e-4 * max_abs(want));
+        nnfx_tensor_release(want), nnfx_tensor_release(got[0]), nnfx_tensor_release(got[1]), nnfx_tensor_release(x);
+    }
     nnfx_interp_free(ip);
     nnfx_gm_free(gm);
 }
@@ -137,13 +159,10 @@ static void test_qkv_split(void **state) {
 static void test_declined_says_why(void **state) {
     (void)state;
     nnfx_error err = {0};
-    nnfx_graph *g = nnfx_graph_parse("graph():\n"
-                                     "    %x : [num_users=1] = placeholder[target=x]  # float32[n, 3]\n"
-                                     "    %r : [num_users=1] = call_function[target=relu](args = (%x,), kwargs = {})\n"
-                                     "    return (r,)\n",
-                                     &err);
-    if (!g) fail_msg("parse: %s", err.msg);
-    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    nnfx_gm *gm = gm_parse("graph():\n"
+                           "    %x : [num_users=1] = placeholder[target=x]  # float32[n, 3]\n"
+                           "    %r : [num_users=1] = call_function[target=relu](args = (%x,), kwargs = {})\n"
+                           "    return (r,)\n");
     char *plan = nnfx_gm_plan(gm, &err);
     assert_non_null(plan);
     print_message("%s", plan);
@@ -158,17 +177,13 @@ static void test_declined_says_why(void **state) {
 static void test_rest_error_names_node(void **state) {
     (void)state;
     nnfx_error err = {0};
-    nnfx_graph *g =
-        nnfx_graph_parse("graph():\n"
-                         "    %x : [num_users=1] = placeholder[target=x]  # float32[4]\n"
-                         "    %y : [num_users=1] = placeholder[target=y]  # float32[2, 2]\n"
-                         "    %nz : [num_users=1] = call_function[target=non_zero](args = (%x,), kwargs = {})\n"
-                         "    %c : [num_users=1] = call_function[target=cast](args = (%nz,), kwargs = {to: 1})\n"
-                         "    %a : [num_users=1] = call_function[target=add](args = (%c, %y), kwargs = {})\n"
-                         "    return (a,)\n",
-                         &err);
-    if (!g) fail_msg("parse: %s", err.msg);
-    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    nnfx_gm *gm = gm_parse("graph():\n"
+                           "    %x : [num_users=1] = placeholder[target=x]  # float32[4]\n"
+                           "    %y : [num_users=1] = placeholder[target=y]  # float32[2, 2]\n"
+                           "    %nz : [num_users=1] = call_function[target=non_zero](args = (%x,), kwargs = {})\n"
+                           "    %c : [num_users=1] = call_function[target=cast](args = (%nz,), kwargs = {to: 1})\n"
+                           "    %a : [num_users=1] = call_function[target=add](args = (%c, %y), kwargs = {})\n"
+                           "    return (a,)\n");
     nnfx_tensor *in[2] = {nnfx_tensor_from_floats(1, (int64_t[]){4}, (float[]){1, 0, 2, 0}, &err),
                           nnfx_tensor_from_floats(2, (int64_t[]){2, 2}, (float[]){1, 2, 3, 4}, &err)};
     nnfx_tensor *out[1] = {0};
@@ -200,17 +215,13 @@ static void test_rest_error_names_node(void **state) {
 static void test_changing_shapes(void **state) {
     (void)state;
     nnfx_error err = {0};
-    nnfx_graph *g =
-        nnfx_graph_parse("graph():\n"
-                         "    %x : [num_users=1] = placeholder[target=x]  # float32[12]\n"
-                         "    %nz : [num_users=1] = call_function[target=non_zero](args = (%x,), kwargs = {})\n"
-                         "    %c : [num_users=1] = call_function[target=cast](args = (%nz,), kwargs = {to: 1})\n"
-                         "    %s : [num_users=1] = call_function[target=reduce_sum](args = (%c,), "
-                         "kwargs = {keepdims: 0})\n"
-                         "    return (s,)\n",
-                         &err);
-    if (!g) fail_msg("parse: %s", err.msg);
-    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    nnfx_gm *gm = gm_parse("graph():\n"
+                           "    %x : [num_users=1] = placeholder[target=x]  # float32[12]\n"
+                           "    %nz : [num_users=1] = call_function[target=non_zero](args = (%x,), kwargs = {})\n"
+                           "    %c : [num_users=1] = call_function[target=cast](args = (%nz,), kwargs = {to: 1})\n"
+                           "    %s : [num_users=1] = call_function[target=reduce_sum](args = (%c,), "
+                           "kwargs = {keepdims: 0})\n"
+                           "    return (s,)\n");
     for (int k = 0; k <= 12; k++) {
         float v[12] = {0};
         double want = 0;

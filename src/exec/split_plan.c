@@ -198,14 +198,20 @@ fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         sp->front[sp->nfront++] = n; /* data-dependent, its inputs known before */
     }
     if (!st && !sp->nfront) st = declined(err, NULL, "no data-dependent node");
-    /* boundary: computed values read by data-dependent nodes or returned */
+    /* boundary: computed values read by data-dependent nodes or returned;
+     * constants only when a frontier node reads them (the rest computes
+     * its own, folded once when it is built) */
     i = 0;
     for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
         if (dep[i] || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1) continue;
         bool read = false;
         for (int u = 0; u < n->nusers && !read; u++) {
             const nnfx_node *us = n->users[u];
-            read = us->opcode == NNFX_OUTPUT || (us->opcode != NNFX_PLACEHOLDER && dep[(intptr_t)us->pass_data]);
+            bool front = false;
+            for (int f = 0; f < sp->nfront && !front; f++)
+                front = sp->front[f] == us;
+            read = front || (!cnst[i] && (us->opcode == NNFX_OUTPUT ||
+                                          (us->opcode != NNFX_PLACEHOLDER && dep[(intptr_t)us->pass_data])));
         }
         if (!read) continue;
         sp->bound_const[sp->nbound] = cnst[i];
