@@ -233,6 +233,19 @@ static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_
     sb_printf(&c->body, ", nnfx_rt_%s);\n", fn);
 }
 
+/* The window geometry of a 1-d or 2-d conv or pool from x (xm) to y (ym)
+ * into g[0..12): H W OH OW KH KW stride h/w, pad top/left, dilation h/w
+ * (a 1-d window is one row: H = OH = KH = 1). */
+static void window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win,
+                       int64_t *g) {
+    const int nsp = xm->rank - 2, two = nsp == 2;
+    const int64_t v[12] = {
+        two ? in_sp[0] : 1,   two ? in_sp[1] : in_sp[0], two ? ym->dims[2].value : 1, ym->dims[xm->rank - 1].value,
+        two ? win->k[0] : 1,  win->k[nsp - 1],           two ? win->s[0] : 1,         win->s[nsp - 1],
+        two ? win->pb[0] : 0, win->pb[nsp - 1],          two ? win->d[0] : 1,         win->d[nsp - 1]};
+    memcpy(g, v, sizeof v);
+}
+
 /* Output channels per block of a packed conv weight: NNFX_RT_OB of
  * nnfx_rt_conv2d_packed (src/codegen/runtime/nnfx_rt_kernels.h). */
 #define CG_OB 16
@@ -288,24 +301,10 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     nnfx_status st = ir_window_read(n, nsp, k, in_sp, &win, c->err);
     if (st) return st;
     int64_t grp = nnfx_node_attr_int(n, "group", 1);
-    bool two = nsp == 2, dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
-    int64_t g[17] = {xm->dims[0].value,
-                     xm->dims[1].value,
-                     two ? in_sp[0] : 1,
-                     two ? in_sp[1] : in_sp[0],
-                     wm->dims[0].value,
-                     two ? k[0] : 1,
-                     two ? k[1] : k[0],
-                     two ? ym->dims[2].value : 1,
-                     ym->dims[xm->rank - 1].value,
-                     two ? win.s[0] : 1,
-                     win.s[nsp - 1],
-                     two ? win.pb[0] : 0,
-                     win.pb[nsp - 1],
-                     two ? win.d[0] : 1,
-                     win.d[nsp - 1],
-                     grp,
-                     relu};
+    bool dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
+    int64_t g[17] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
+    window_geo(xm, ym, in_sp, &win, g + 3);
+    g[15] = grp, g[16] = relu;
     char wb[64];
     if (!w) {
         if (!c->size && !dw && fused && (st = packed_weight(c, n, wv, grp, wb, sizeof wb, &packed))) return st;
@@ -315,7 +314,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     const char *kern = packed ? "conv2d_packed" : dw && !c->size ? "conv2d_dw" : "conv2d";
     use_section(c, kern);
     sb_printf(&c->body,
-              "    {   /* N C H W M KH KW OH OW sh sw ph pw dh dw group%s */\n"
+              "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n"
               "        static const int geo[%d] = {",
               packed ? " relu" : "", packed ? 17 : 16);
     for (int i = 0; i < (packed ? 17 : 16); i++)
@@ -326,7 +325,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     else
         sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
     if (packed) *fused = true;
-    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[5] * g[6];
+    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[7] * g[8];
     return NNFX_OK;
 }
 
@@ -493,23 +492,10 @@ static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const cha
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, c->err);
     if (st) return st;
-    bool two = nsp == 2;
-    int64_t g[16] = {xm->dims[0].value * xm->dims[1].value,
-                     two ? in_sp[0] : 1,
-                     two ? in_sp[1] : in_sp[0],
-                     two ? ym->dims[2].value : 1,
-                     ym->dims[xm->rank - 1].value,
-                     two ? win.k[0] : 1,
-                     win.k[nsp - 1],
-                     two ? win.s[0] : 1,
-                     win.s[nsp - 1],
-                     two ? win.pb[0] : 0,
-                     win.pb[nsp - 1],
-                     two ? win.d[0] : 1,
-                     win.d[nsp - 1],
-                     nnfx_node_attr_int(n, "count_include_pad", 0) != 0,
-                     two ? win.pe[0] : 0,
-                     win.pe[nsp - 1]};
+    int64_t g[16] = {xm->dims[0].value * xm->dims[1].value};
+    window_geo(xm, ym, in_sp, &win, g + 1);
+    g[13] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    g[14] = nsp == 2 ? win.pe[0] : 0, g[15] = win.pe[nsp - 1];
     use_section(c, "pool2d");
     sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n"
                         "        static const int geo[16] = {");

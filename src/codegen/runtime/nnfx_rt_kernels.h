@@ -87,11 +87,11 @@ static inline void nnfx_rt_window(int o, int S, int P, int D, int K, int n, int 
 
 /* @rt conv2d needs:window */
 /* 2-d convolution, the smallest code (`nnfx codegen --optimize size`): one
- * dot product per output over the taps inside the input. g: N, C, H, W, M,
- * KH, KW, OH, OW, stride h/w, pad top/left, dilation h/w, group.
+ * dot product per output over the taps inside the input. g: N, C, M, H, W,
+ * OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w, group.
  * x [N,C,H,W], w [M,C/group,KH,KW], b [M] or NULL, y [N,M,OH,OW]. */
 static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int cg = C / g[15], mg = M / g[15];
     int n, m, oh, ow, c, kh, kw, h0, h1, w0, w1;
     for (n = 0; n < N; n++)
@@ -130,7 +130,7 @@ typedef float nnfx_rt_v8u __attribute__((vector_size(32), aligned(4)));
  * tensors as for nnfx_rt_conv2d): each output row is accumulated tap by
  * tap over its valid columns (a contiguous axpy for stride 1). */
 static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
     int n, m, kh, kw, oh, ow;
     for (n = 0; n < N; n++)
@@ -202,7 +202,7 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 #endif
 static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
                                          const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
     const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, P = OH * OW;
     const long HW = (long)H * W, wblock = (long)KH * KW * cg * NNFX_RT_OB;
