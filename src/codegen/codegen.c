@@ -1073,6 +1073,9 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
                              nnfx_codegen_files *out, nnfx_error *err) {
     if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
     memset(out, 0, sizeof *out);
+    if (opt != NNFX_CODEGEN_SPEED && opt != NNFX_CODEGEN_SIZE)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: optimize mode %d is neither speed nor size",
+                              (int)opt);
     if (!name) name = "model";
     if (!valid_ident(name))
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);
