@@ -191,7 +191,8 @@ def main():
               ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
              ("dynamic", kws, [], 2, ["--shape x="]),
              ("unsupported", os.path.join(DATA, "real_models", "tiny_vit.onnx"), [], 3, ["_Split", "(Split)"]),
-             ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"])]
+             ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"]),
+             ("bad_optimize", kws, ["--shape", "x=1x1x31x20", "--optimize", "fast"], 2, ["speed or size"])]
     for label, model, extra, code, words in cases:
         out = os.path.join(WORK, "err_" + label)
         r = run([NNFX, "codegen", model, "-o", out] + extra)

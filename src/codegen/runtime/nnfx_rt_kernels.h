@@ -206,24 +206,32 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
     const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, P = OH * OW;
     const long HW = (long)H * W, wblock = (long)KH * KW * cg * NNFX_RT_OB;
-    int n, grp, p0, blk, kh, kw, c, i, j;
+    const long ntiles = (P + NNFX_RT_OP - 1) / NNFX_RT_OP;
+    /* the operand read again and again should be the smaller one: when a
+     * group's weights outweigh its input, each block of weights goes over
+     * every tile (weights stay in cache), else each tile over every block */
+    const int wfirst = wblock * nb > HW * cg;
+    long q;
+    int n, grp, kh, kw, c, i, j;
     for (n = 0; n < N; n++)
         for (grp = 0; grp < G; grp++) {
             const float *xg = x + ((long)n * C + (long)grp * cg) * HW;
-            for (p0 = 0; p0 < P; p0 += NNFX_RT_OP) {
-                /* a short last tile repeats its first pixel (computed, not stored) */
+            for (q = 0; q < ntiles * nb; q++) {
+                const int blk = (int)(wfirst ? q / ntiles : q % nb);
+                const int p0 = (int)(wfirst ? q % ntiles : q / nb) * NNFX_RT_OP;
+                /* a short last tile repeats its last pixel (computed, not stored) */
                 const int pt = p0 + NNFX_RT_OP <= P ? NNFX_RT_OP : P - p0;
-                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1;
+                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1, oh = p0 / OW, ow = p0 % OW;
                 long base[NNFX_RT_OP];
                 for (j = 0; j < NNFX_RT_OP; j++) {
-                    const int p = p0 + (j < pt ? j : 0);
-                    ih0[j] = p / OW * SH - PH;
-                    iw0[j] = p % OW * SW - PW;
+                    ih0[j] = oh * SH - PH;
+                    iw0[j] = ow * SW - PW;
                     base[j] = (long)ih0[j] * W + iw0[j];
                     /* every tap of this pixel inside the input */
                     inside &= ih0[j] >= 0 && ih0[j] + (KH - 1) * DH < H && iw0[j] >= 0 && iw0[j] + (KW - 1) * DW < W;
+                    if (j + 1 < pt && ++ow == OW) ow = 0, oh++;
                 }
-                for (blk = 0; blk < nb; blk++) {
+                {
                     const int m0 = grp * mg + blk * NNFX_RT_OB;
                     const int mb = mg - blk * NNFX_RT_OB < NNFX_RT_OB ? mg - blk * NNFX_RT_OB : NNFX_RT_OB;
                     const float *wt = wp + ((long)grp * nb + blk) * wblock;
