@@ -290,8 +290,8 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
  * count_include_pad by those inside the declared pads (not a ceil_mode
  * overhang), as PyTorch does. Each output row is built tap by tap over the
  * columns whose window lies inside the row (vectorisable), then the edge
- * columns one by one. */
-static inline void nnfx_rt_pool2d(const float *x, float *y, const int *g, int is_max) {
+ * columns one by one. x and y do not overlap. */
+static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, const int *g, int is_max) {
     const int NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4], KH = g[5], KW = g[6];
     const int SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12], incl = g[13];
     const int PE_H = g[14], PE_W = g[15], span = (KW - 1) * DW;
