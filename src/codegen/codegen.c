@@ -254,13 +254,16 @@ static void window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *
  * in the order nnfx_rt_conv2d_packed reads it, [G][M/G in blocks of
  * CG_OB][taps][C/G][CG_OB] with zeros past a group's last channel, as an
  * array named in buf; *ok false (nothing emitted) when v is no such
- * constant. */
+ * constant. Reused by later convs of v with one group (the layout depends
+ * on G). */
 static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G, char *buf, size_t len, bool *ok) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     *ok = false;
-    if (vv.kind != FX_VALUE_CONST || vv.t->dtype != NNFX_F32 || vv.t->rank < 3 || G < 1 || vv.t->shape[0] % G)
+    if (vv.kind != FX_VALUE_CONST || vv.t->dtype != NNFX_F32 || vv.t->rank < 3 || G < 1 || vv.t->shape[0] % G ||
+        nnfx_tensor_numel(vv.t) <= 0)
         return NNFX_OK;
-    if (!c->packed_id[v]) {
+    int id = G == 1 ? c->packed_id[v] : 0;
+    if (!id) {
         const int64_t M = vv.t->shape[0], cn = vv.t->shape[1], T = nnfx_tensor_numel(vv.t) / (M * cn);
         const int64_t mg = M / G, nb = (mg + CG_OB - 1) / CG_OB, n = G * nb * T * cn * CG_OB;
         const float *w = vv.t->data;
@@ -276,10 +279,11 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
         char shp[160], what[256];
         nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
         snprintf(what, sizeof what, "%s packed [group][out/%d][taps][in][%d]", shp, CG_OB, CG_OB);
-        c->packed_id[v] = emit_weight_array(c, user, v, what, d, n);
+        id = emit_weight_array(c, user, v, what, d, n);
+        if (G == 1) c->packed_id[v] = id;
         free(d);
     }
-    snprintf(buf, len, "%s_w%d", c->name, c->packed_id[v]);
+    snprintf(buf, len, "%s_w%d", c->name, id);
     *ok = true;
     return NNFX_OK;
 }
