@@ -10,8 +10,10 @@
 # model quantized by `nnfx quantize` (64 calibration samples) on demand.
 #        ONNX2C=/path/to/onnx2c bench/run_codegen.sh [RUNS]
 #        OPTIMIZE=size bench/run_codegen.sh [RUNS]   (nnfx codegen --optimize)
-# Times are the median and the fastest of RUNS; the ratio divides the
-# fastest times, the figure least disturbed by other load on the machine.
+# The two engines take turns, ROUNDS (default 3) times RUNS runs each, so
+# load on the machine hits both alike; times are the median of the rounds'
+# medians and the fastest run; the ratio divides the fastest times, the
+# figure least disturbed by other load.
 # NNFX=path/to/nnfx picks another build (default build/nnfx).
 # With ONNX2C set (onnx2c built from source: github.com/kraiskil/onnx2c, needs
 # libprotobuf-dev and protobuf-compiler), its C for the same models is
@@ -22,6 +24,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
+ROUNDS=${ROUNDS:-3}
 NNFX=${NNFX:-build/nnfx}
 OPTIMIZE=${OPTIMIZE:-}
 PY=/usr/bin/python3
@@ -71,9 +74,13 @@ for spec in "$@"; do
   $CC -O3 -march=native -c -o "$d/model.o" "$d/model.c"
   $CC -O3 -march=native -c -o "$d/model_weights.o" "$d/model_weights.c"
   $CC -O3 -march=native -I"$d" -o "$d/bench" bench/codegen/bench_main.c "$d/model.o" "$d/model_weights.o" -lm
-  gen=$("$d/bench" "$d/in.bin" "$d/out.bin" "$RUNS")
-  # nnfx's runtime on the same graph: the input's batch pinned by the file
-  rt=$($NNFX run "$model" --input "$input" --bench "$RUNS" --threads 1 --quiet)
+  gen=""; rt=""; k=0
+  while [ "$k" -lt "$ROUNDS" ]; do
+    gen="$gen $("$d/bench" "$d/in.bin" "$d/out.bin" "$RUNS")"
+    # nnfx's runtime on the same graph: the input's batch pinned by the file
+    rt="$rt $($NNFX run "$model" --input "$input" --bench "$RUNS" --threads 1 --quiet)"
+    k=$((k + 1))
+  done
   $NNFX run "$model" --input "$input" -o "$d/ref.npy" --quiet
   code=$(size -A "$d/model.o" | awk '$1 ~ /^\.text/ {s += $2} END {print s + 0}')
   wts=$(size -A "$d/model_weights.o" | awk '$1 ~ /^\.rodata/ {s += $2} END {print s + 0}')
@@ -82,7 +89,20 @@ for spec in "$@"; do
 import json, sys
 import numpy as np
 gen, rt, d, name, code, wts, bss = sys.argv[1:8]
-g, r = json.loads(gen), json.loads(rt)
+def rounds(text):
+    d = json.JSONDecoder()
+    out, i = [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return {"median_ms": float(np.median([o["median_ms"] for o in out])),
+                    "min_ms": min(o["min_ms"] for o in out)}
+        o, i = d.raw_decode(text, i)
+        out.append(o)
+
+
+g, r = rounds(gen), rounds(rt)
 rep = json.load(open(d + "/report.json"))
 a = np.fromfile(d + "/out.bin", dtype=np.float32)
 b = np.load(d + "/ref.npy").astype(np.float32).ravel()

@@ -1381,7 +1381,8 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
  * weights as in the model and the smallest kernels (direct loops), for
  * flash-constrained microcontrollers. Both are portable C99. */
 typedef enum nnfx_codegen_optimize { NNFX_CODEGEN_SPEED = 0, NNFX_CODEGEN_SIZE = 1 } nnfx_codegen_optimize;
-/* nnfx_codegen with the kernels chosen by opt; the same contract. */
+/* nnfx_codegen with the kernels chosen by opt; the same contract (an opt
+ * other than SPEED or SIZE fails with NNFX_ERR_INVALID_ARG). */
 nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
                              nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */

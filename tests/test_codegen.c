@@ -59,10 +59,39 @@ static void test_forbid_and_errors(void **state) {
     nnfx_graph_free(g);
 }
 
+/* --optimize: speed packs the conv weights (blocks of 16 output channels,
+ * kws's are multiples of 16: the same bytes) for the packed kernel and fuses
+ * ReLU; size keeps the model's weights and the direct-loop kernel. */
+static void test_optimize_modes(void **state) {
+    (void)state;
+    nnfx_graph *g = load_kws();
+    nnfx_codegen_files sp = {0}, sz = {0}, dflt = {0}, bad = {0};
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, NNFX_CODEGEN_SPEED, &sp, &err), NNFX_OK);
+    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, NNFX_CODEGEN_SIZE, &sz, &err), NNFX_OK);
+    assert_int_equal(nnfx_codegen(g, "kws", NULL, &dflt, &err), NNFX_OK);
+    assert_string_equal(sp.source, dflt.source); /* speed is the default */
+    assert_non_null(strstr(sp.source, "nnfx_rt_conv2d_packed("));
+    assert_non_null(strstr(sp.weights, "packed [group][out/16][taps][in][16]"));
+    assert_null(strstr(sz.source, "nnfx_rt_conv2d_packed"));
+    assert_null(strstr(sz.source, "nnfx_rt_conv2d_dw"));
+    assert_non_null(strstr(sz.source, "nnfx_rt_conv2d("));
+    assert_null(strstr(sz.weights, "packed"));
+    assert_int_equal(sp.weight_bytes, sz.weight_bytes);
+    assert_int_equal(sp.arena_bytes, sz.arena_bytes); /* no scratch memory either way */
+    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, (nnfx_codegen_optimize)7, &bad, &err), NNFX_ERR_INVALID_ARG);
+    assert_null(bad.source);
+    nnfx_codegen_files_free(&sp);
+    nnfx_codegen_files_free(&sz);
+    nnfx_codegen_files_free(&dflt);
+    nnfx_graph_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_and_determinism),
         cmocka_unit_test(test_forbid_and_errors),
+        cmocka_unit_test(test_optimize_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

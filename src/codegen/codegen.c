@@ -232,6 +232,19 @@ static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_
     sb_printf(&c->body, ", nnfx_rt_%s);\n", fn);
 }
 
+/* The window geometry of a 1-d or 2-d conv or pool from x (xm) to y (ym)
+ * into g[0..12): H W OH OW KH KW stride h/w, pad top/left, dilation h/w
+ * (a 1-d window is one row: H = OH = KH = 1). */
+static void window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win,
+                       int64_t *g) {
+    const int nsp = xm->rank - 2, two = nsp == 2;
+    const int64_t v[12] = {
+        two ? in_sp[0] : 1,   two ? in_sp[1] : in_sp[0], two ? ym->dims[2].value : 1, ym->dims[xm->rank - 1].value,
+        two ? win->k[0] : 1,  win->k[nsp - 1],           two ? win->s[0] : 1,         win->s[nsp - 1],
+        two ? win->pb[0] : 0, win->pb[nsp - 1],          two ? win->d[0] : 1,         win->d[nsp - 1]};
+    memcpy(g, v, sizeof v);
+}
+
 /* Output channels per block of a packed conv weight: NNFX_RT_OB of
  * nnfx_rt_conv2d_packed (src/codegen/runtime/nnfx_rt_kernels.h). */
 #define CG_OB 16
@@ -240,13 +253,16 @@ static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_
  * in the order nnfx_rt_conv2d_packed reads it, [G][M/G in blocks of
  * CG_OB][taps][C/G][CG_OB] with zeros past a group's last channel, as an
  * array named in buf; *ok false (nothing emitted) when v is no such
- * constant. */
+ * constant. Reused by later convs of v with one group (the layout depends
+ * on G). */
 static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G, char *buf, size_t len, bool *ok) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     *ok = false;
-    if (vv.kind != FX_VALUE_CONST || vv.t->dtype != NNFX_F32 || vv.t->rank < 3 || G < 1 || vv.t->shape[0] % G)
+    if (vv.kind != FX_VALUE_CONST || vv.t->dtype != NNFX_F32 || vv.t->rank < 3 || G < 1 || vv.t->shape[0] % G ||
+        nnfx_tensor_numel(vv.t) <= 0)
         return NNFX_OK;
-    if (!c->packed_id[v]) {
+    int id = G == 1 ? c->packed_id[v] : 0;
+    if (!id) {
         const int64_t M = vv.t->shape[0], cn = vv.t->shape[1], T = nnfx_tensor_numel(vv.t) / (M * cn);
         const int64_t mg = M / G, nb = (mg + CG_OB - 1) / CG_OB, n = G * nb * T * cn * CG_OB;
         const float *w = vv.t->data;
@@ -262,10 +278,11 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
         char shp[160], what[256];
         nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
         snprintf(what, sizeof what, "%s packed [group][out/%d][taps][in][%d]", shp, CG_OB, CG_OB);
-        c->packed_id[v] = emit_weight_array(c, user, v, what, d, n);
+        id = emit_weight_array(c, user, v, what, d, n);
+        if (G == 1) c->packed_id[v] = id;
         free(d);
     }
-    snprintf(buf, len, "%s_w%d", c->name, c->packed_id[v]);
+    snprintf(buf, len, "%s_w%d", c->name, id);
     *ok = true;
     return NNFX_OK;
 }
@@ -287,24 +304,10 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     nnfx_status st = ir_window_read(n, nsp, k, in_sp, &win, c->err);
     if (st) return st;
     int64_t grp = nnfx_node_attr_int(n, "group", 1);
-    bool two = nsp == 2, dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
-    int64_t g[17] = {xm->dims[0].value,
-                     xm->dims[1].value,
-                     two ? in_sp[0] : 1,
-                     two ? in_sp[1] : in_sp[0],
-                     wm->dims[0].value,
-                     two ? k[0] : 1,
-                     two ? k[1] : k[0],
-                     two ? ym->dims[2].value : 1,
-                     ym->dims[xm->rank - 1].value,
-                     two ? win.s[0] : 1,
-                     win.s[nsp - 1],
-                     two ? win.pb[0] : 0,
-                     win.pb[nsp - 1],
-                     two ? win.d[0] : 1,
-                     win.d[nsp - 1],
-                     grp,
-                     relu};
+    bool dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
+    int64_t g[17] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
+    window_geo(xm, ym, in_sp, &win, g + 3);
+    g[15] = grp, g[16] = relu;
     char wb[64];
     if (!w) {
         if (!c->size && !dw && fused && (st = packed_weight(c, n, wv, grp, wb, sizeof wb, &packed))) return st;
@@ -314,7 +317,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     const char *kern = packed ? "conv2d_packed" : dw && !c->size ? "conv2d_dw" : "conv2d";
     use_section(c, kern);
     sb_printf(&c->body,
-              "    {   /* N C H W M KH KW OH OW sh sw ph pw dh dw group%s */\n"
+              "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n"
               "        static const int geo[%d] = {",
               packed ? " relu" : "", packed ? 17 : 16);
     for (int i = 0; i < (packed ? 17 : 16); i++)
@@ -325,7 +328,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     else
         sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
     if (packed) *fused = true;
-    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[5] * g[6];
+    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[7] * g[8];
     return NNFX_OK;
 }
 
@@ -492,23 +495,10 @@ static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const cha
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, c->err);
     if (st) return st;
-    bool two = nsp == 2;
-    int64_t g[16] = {xm->dims[0].value * xm->dims[1].value,
-                     two ? in_sp[0] : 1,
-                     two ? in_sp[1] : in_sp[0],
-                     two ? ym->dims[2].value : 1,
-                     ym->dims[xm->rank - 1].value,
-                     two ? win.k[0] : 1,
-                     win.k[nsp - 1],
-                     two ? win.s[0] : 1,
-                     win.s[nsp - 1],
-                     two ? win.pb[0] : 0,
-                     win.pb[nsp - 1],
-                     two ? win.d[0] : 1,
-                     win.d[nsp - 1],
-                     nnfx_node_attr_int(n, "count_include_pad", 0) != 0,
-                     two ? win.pe[0] : 0,
-                     win.pe[nsp - 1]};
+    int64_t g[16] = {xm->dims[0].value * xm->dims[1].value};
+    window_geo(xm, ym, in_sp, &win, g + 1);
+    g[13] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    g[14] = nsp == 2 ? win.pe[0] : 0, g[15] = win.pe[nsp - 1];
     use_section(c, "pool2d");
     sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n"
                         "        static const int geo[16] = {");
@@ -1371,6 +1361,9 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
                              nnfx_codegen_files *out, nnfx_error *err) {
     if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
     memset(out, 0, sizeof *out);
+    if (opt != NNFX_CODEGEN_SPEED && opt != NNFX_CODEGEN_SIZE)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: optimize mode %d is neither speed nor size",
+                              (int)opt);
     if (!name) name = "model";
     if (!valid_ident(name))
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);

@@ -199,7 +199,8 @@ def main():
              ("dynamic", kws, [], 2, ["--shape x="]),
              ("data_dependent", os.path.join(DATA, "split_plan", "masked_tokens.onnx"), [], 3,
               ["_NonZero_output_0", "(NonZero)", "known only at run time"]),
-             ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"])]
+             ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"]),
+             ("bad_optimize", kws, ["--shape", "x=1x1x31x20", "--optimize", "fast"], 2, ["speed or size"])]
     for label, model, extra, code, words in cases:
         out = os.path.join(WORK, "err_" + label)
         r = run([NNFX, "codegen", model, "-o", out] + extra)

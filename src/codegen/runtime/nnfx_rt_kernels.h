@@ -87,11 +87,11 @@ static inline void nnfx_rt_window(int o, int S, int P, int D, int K, int n, int 
 
 /* @rt conv2d needs:window */
 /* 2-d convolution, the smallest code (`nnfx codegen --optimize size`): one
- * dot product per output over the taps inside the input. g: N, C, H, W, M,
- * KH, KW, OH, OW, stride h/w, pad top/left, dilation h/w, group.
+ * dot product per output over the taps inside the input. g: N, C, M, H, W,
+ * OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w, group.
  * x [N,C,H,W], w [M,C/group,KH,KW], b [M] or NULL, y [N,M,OH,OW]. */
 static inline void nnfx_rt_conv2d(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int cg = C / g[15], mg = M / g[15];
     int n, m, oh, ow, c, kh, kw, h0, h1, w0, w1;
     for (n = 0; n < N; n++)
@@ -130,7 +130,7 @@ typedef float nnfx_rt_v8u __attribute__((vector_size(32), aligned(4)));
  * tensors as for nnfx_rt_conv2d): each output row is accumulated tap by
  * tap over its valid columns (a contiguous axpy for stride 1). */
 static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float *b, float *y, const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
     int n, m, kh, kw, oh, ow;
     for (n = 0; n < N; n++)
@@ -202,28 +202,36 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 #endif
 static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
                                          const int *g) {
-    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
     const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, P = OH * OW;
     const long HW = (long)H * W, wblock = (long)KH * KW * cg * NNFX_RT_OB;
-    int n, grp, p0, blk, kh, kw, c, i, j;
+    const long ntiles = (P + NNFX_RT_OP - 1) / NNFX_RT_OP;
+    /* the operand read again and again should be the smaller one: when a
+     * group's weights outweigh its input, each block of weights goes over
+     * every tile (weights stay in cache), else each tile over every block */
+    const int wfirst = wblock * nb > HW * cg;
+    long q;
+    int n, grp, kh, kw, c, i, j;
     for (n = 0; n < N; n++)
         for (grp = 0; grp < G; grp++) {
             const float *xg = x + ((long)n * C + (long)grp * cg) * HW;
-            for (p0 = 0; p0 < P; p0 += NNFX_RT_OP) {
-                /* a short last tile repeats its first pixel (computed, not stored) */
+            for (q = 0; q < ntiles * nb; q++) {
+                const int blk = (int)(wfirst ? q / ntiles : q % nb);
+                const int p0 = (int)(wfirst ? q % ntiles : q / nb) * NNFX_RT_OP;
+                /* a short last tile repeats its last pixel (computed, not stored) */
                 const int pt = p0 + NNFX_RT_OP <= P ? NNFX_RT_OP : P - p0;
-                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1;
+                int ih0[NNFX_RT_OP], iw0[NNFX_RT_OP], inside = 1, oh = p0 / OW, ow = p0 % OW;
                 long base[NNFX_RT_OP];
                 for (j = 0; j < NNFX_RT_OP; j++) {
-                    const int p = p0 + (j < pt ? j : 0);
-                    ih0[j] = p / OW * SH - PH;
-                    iw0[j] = p % OW * SW - PW;
+                    ih0[j] = oh * SH - PH;
+                    iw0[j] = ow * SW - PW;
                     base[j] = (long)ih0[j] * W + iw0[j];
                     /* every tap of this pixel inside the input */
                     inside &= ih0[j] >= 0 && ih0[j] + (KH - 1) * DH < H && iw0[j] >= 0 && iw0[j] + (KW - 1) * DW < W;
+                    if (j + 1 < pt && ++ow == OW) ow = 0, oh++;
                 }
-                for (blk = 0; blk < nb; blk++) {
+                {
                     const int m0 = grp * mg + blk * NNFX_RT_OB;
                     const int mb = mg - blk * NNFX_RT_OB < NNFX_RT_OB ? mg - blk * NNFX_RT_OB : NNFX_RT_OB;
                     const float *wt = wp + ((long)grp * nb + blk) * wblock;
@@ -282,8 +290,8 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
  * count_include_pad by those inside the declared pads (not a ceil_mode
  * overhang), as PyTorch does. Each output row is built tap by tap over the
  * columns whose window lies inside the row (vectorisable), then the edge
- * columns one by one. */
-static inline void nnfx_rt_pool2d(const float *x, float *y, const int *g, int is_max) {
+ * columns one by one. x and y do not overlap. */
+static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, const int *g, int is_max) {
     const int NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4], KH = g[5], KW = g[6];
     const int SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12], incl = g[13];
     const int PE_H = g[14], PE_W = g[15], span = (KW - 1) * DW;
