@@ -812,7 +812,7 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
     nnfx_node *stack[16];
     nnfx_node **users = nu <= 16 ? stack : malloc(sizeof *users * (size_t)nu);
     if (!users) return -1;
-    memcpy(users, old->users, sizeof *users * (size_t)nu);
+    if (nu) memcpy(users, old->users, sizeof *users * (size_t)nu);
     for (int k = 0; k < nu; k++) {
         nnfx_node *u = users[k];
         if (u == new_node) continue; /* never rewire the replacement itself */
