@@ -911,47 +911,40 @@ static bool check_getitem(tp *s, const tp_args *args, const char *at) {
     return st == NNFX_OK;
 }
 
-static void parse_node(tp *s) {
-    const char *at = s->p; /* at '%' */
-    s->p++;
-    char name[256];
-    tp_args args = {0};
-    tp_attrs attrs = {0};
-    tp_suffix x = {0};
-    char *target = NULL;
-    nnfx_node *n = NULL;
-    if (!read_name(s, name, sizeof name, "a node name after '%'")) goto out;
+/* The head of a node line after its name: ": [num_users=N] = OPCODE"
+ * (FX may print a type before the '['); false when it failed (reported). */
+static bool parse_node_head(tp *s, const char *at, const char *name, nnfx_opcode *oc_out) {
     if (nnfx_graph_find(s->g, name)) {
         tp_fail(s, at, "node %%%s is defined twice", name);
-        goto out;
+        return false;
     }
-    if (!expect(s, ':', "after the node name")) goto out;
+    if (!expect(s, ':', "after the node name")) return false;
     skip_ws(s);
     if (s->p < s->end && *s->p != '[') { /* FX may print a type here: "%x : torch.Tensor [num_users=1]" */
         while (s->p < s->end && *s->p != '[')
             s->p++;
     }
-    if (!expect(s, '[', "before num_users")) goto out;
+    if (!expect(s, '[', "before num_users")) return false;
     if (!accept_kw(s, "num_users") && !accept(s, '#')) {
         tp_fail(s, s->p, "expected 'num_users'");
-        goto out;
+        return false;
     }
     if (s->p[-1] == '#' && !accept_kw(s, "users")) {
         tp_fail(s, s->p, "expected '#users'");
-        goto out;
+        return false;
     }
     tp_num users;
-    if (!expect(s, '=', "after num_users")) goto out;
+    if (!expect(s, '=', "after num_users")) return false;
     if (!at_number(s)) {
         tp_fail(s, s->p, "expected the number of users");
-        goto out;
+        return false;
     }
     if (!read_number(s, &users) || !expect(s, ']', "after the number of users") || !expect(s, '=', "before the opcode"))
-        goto out;
+        return false;
     skip_ws(s);
     const char *oat = s->p;
     char opcode[32];
-    if (!read_name(s, opcode, sizeof opcode, "an opcode")) goto out;
+    if (!read_name(s, opcode, sizeof opcode, "an opcode")) return false;
     nnfx_opcode oc;
     if (strcmp(opcode, "placeholder") == 0)
         oc = NNFX_PLACEHOLDER;
@@ -963,11 +956,86 @@ static void parse_node(tp *s) {
         oc = NNFX_CALL_MODULE;
     else if (strcmp(opcode, "call_method") == 0) {
         tp_fail(s, oat, "call_method is not supported (in nnfx a method is a call_function)");
-        goto out;
+        return false;
     } else {
         tp_fail(s, oat, "unknown opcode '%s' (placeholder, get_attr, call_function or call_module)", opcode);
-        goto out;
+        return false;
     }
+    *oc_out = oc;
+    return true;
+}
+
+/* Creates node n of opcode oc in the graph (a get_attr's parameter from the
+ * comment's type when it was not declared, an unknown leaf module as a
+ * placeholder that cannot run). false when it failed (reported); true with
+ * *out NULL when the graph refused it (s->err says why). */
+static bool make_node(tp *s, nnfx_opcode oc, nnfx_op op, const char *target, const char *tat, const tp_args *args,
+                      const tp_attrs *attrs, const tp_suffix *x, nnfx_node **out) {
+    nnfx_node *n = NULL;
+    nnfx_status st = NNFX_OK;
+    switch (oc) {
+    case NNFX_PLACEHOLDER: {
+        n = nnfx_graph_placeholder(s->g, target, NULL, s->err);
+        if (n && strcmp(n->target, target) != 0 && !ir_node_set_target(n, target)) { /* keep it as written */
+            tp_fail_ir(s, nnfx_error_set(s->err, NNFX_ERR_NOMEM, "out of memory"));
+            return false;
+        }
+        break;
+    }
+    case NNFX_GET_ATTR:
+        if (!nnfx_graph_param(s->g, target)) { /* not declared: create it from the comment's type */
+            nnfx_meta m = {.rank = -1};
+            if (x->nmeta == 1) m = x->meta[0];
+            nnfx_tensor *t = zero_tensor(s, &m, x->at ? x->at : tat);
+            if (!t) return false;
+            st = nnfx_graph_set_param(s->g, target, t, s->err);
+            nnfx_tensor_release(t);
+            if (st) {
+                tp_fail_ir(s, st);
+                return false;
+            }
+        }
+        n = nnfx_graph_get_attr(s->g, target, s->err);
+        break;
+    case NNFX_CALL_FUNCTION:
+        if (op == NNFX_OP_GETITEM && !check_getitem(s, args, tat)) return false;
+        n = nnfx_graph_call_op(s->g, op, args->n, args->v, attrs->n, attrs->v, s->err);
+        if (n && op == NNFX_OP_GETITEM) n->meta[0] = args->v[0].u.node->meta[args->v[1].u.i];
+        break;
+    case NNFX_CALL_MODULE:
+        if (!ir_graph_leaf(s->g, target)) {
+            st = nnfx_graph_register_leaf(s->g, target, leaf_unavailable, NULL, NULL, s->err);
+            if (st) {
+                tp_fail_ir(s, st);
+                return false;
+            }
+        }
+        n = nnfx_graph_call_module(s->g, target, args->n, args->v, s->err);
+        for (int i = 0; n && i < attrs->n && !st; i++)
+            st = nnfx_node_set_attr(n, &attrs->v[i], s->err);
+        if (st) {
+            tp_fail_ir(s, st);
+            return false;
+        }
+        break;
+    case NNFX_OUTPUT: break;
+    }
+    *out = n;
+    return true;
+}
+
+static void parse_node(tp *s) {
+    const char *at = s->p; /* at '%' */
+    s->p++;
+    char name[256];
+    tp_args args = {0};
+    tp_attrs attrs = {0};
+    tp_suffix x = {0};
+    char *target = NULL;
+    nnfx_node *n = NULL;
+    if (!read_name(s, name, sizeof name, "a node name after '%'")) goto out;
+    nnfx_opcode oc;
+    if (!parse_node_head(s, at, name, &oc)) goto out;
     if (!expect(s, '[', "after the opcode")) goto out;
     if (!accept_kw(s, "target")) {
         tp_fail(s, s->p, "expected 'target'");
@@ -993,54 +1061,7 @@ static void parse_node(tp *s) {
     }
     if (!parse_suffix(s, &x)) goto out;
 
-    nnfx_status st = NNFX_OK;
-    switch (oc) {
-    case NNFX_PLACEHOLDER: {
-        n = nnfx_graph_placeholder(s->g, target, NULL, s->err);
-        if (n && strcmp(n->target, target) != 0 && !ir_node_set_target(n, target)) { /* keep it as written */
-            tp_fail_ir(s, nnfx_error_set(s->err, NNFX_ERR_NOMEM, "out of memory"));
-            goto out;
-        }
-        break;
-    }
-    case NNFX_GET_ATTR:
-        if (!nnfx_graph_param(s->g, target)) { /* not declared: create it from the comment's type */
-            nnfx_meta m = {.rank = -1};
-            if (x.nmeta == 1) m = x.meta[0];
-            nnfx_tensor *t = zero_tensor(s, &m, x.at ? x.at : tat);
-            if (!t) goto out;
-            st = nnfx_graph_set_param(s->g, target, t, s->err);
-            nnfx_tensor_release(t);
-            if (st) {
-                tp_fail_ir(s, st);
-                goto out;
-            }
-        }
-        n = nnfx_graph_get_attr(s->g, target, s->err);
-        break;
-    case NNFX_CALL_FUNCTION:
-        if (op == NNFX_OP_GETITEM && !check_getitem(s, &args, tat)) goto out;
-        n = nnfx_graph_call_op(s->g, op, args.n, args.v, attrs.n, attrs.v, s->err);
-        if (n && op == NNFX_OP_GETITEM) n->meta[0] = args.v[0].u.node->meta[args.v[1].u.i];
-        break;
-    case NNFX_CALL_MODULE:
-        if (!ir_graph_leaf(s->g, target)) {
-            st = nnfx_graph_register_leaf(s->g, target, leaf_unavailable, NULL, NULL, s->err);
-            if (st) {
-                tp_fail_ir(s, st);
-                goto out;
-            }
-        }
-        n = nnfx_graph_call_module(s->g, target, args.n, args.v, s->err);
-        for (int i = 0; n && i < attrs.n && !st; i++)
-            st = nnfx_node_set_attr(n, &attrs.v[i], s->err);
-        if (st) {
-            tp_fail_ir(s, st);
-            goto out;
-        }
-        break;
-    case NNFX_OUTPUT: break;
-    }
+    if (!make_node(s, oc, op, target, tat, &args, &attrs, &x, &n)) goto out;
     if (!n) {
         tp_fail_ir(s, s->err ? s->err->status : NNFX_ERR_PARSE);
         goto out;
