@@ -442,19 +442,12 @@ static nnfx_status ext_write(exp_ctx *x, ext_plan *e, const nnfx_tensor *t, uint
 }
 
 /* Builds the GraphProto into g_out. */
-static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
-                               ext_plan *ext) {
-    name_map nm = {0};
-    ow_buf nodes = {0}, inits = {0}, io = {0};
+/* Claims the ONNX value name of every placeholder and call node
+ * (parameter names first: initializer names are fixed). */
+static nnfx_status name_values(exp_ctx *x, const nnfx_graph *g, name_map *nm) {
     nnfx_status st = NNFX_OK;
-    const nnfx_node *outn = nnfx_graph_output_node(g);
-    if (!outn) {
-        st = nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: the graph has no output node");
-        goto out;
-    }
-    /* parameter names first: initializer names are fixed */
     for (int i = 0; i < nnfx_graph_num_params(g); i++)
-        if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) goto nomem;
+        if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) return oom(x);
     /* value names of placeholders and call nodes */
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         nnfx_opcode oc = nnfx_node_opcode(n);
@@ -463,30 +456,19 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED,
                                 "onnx export: node %s calls the user function '%s', which has no ONNX form",
                                 nnfx_node_name(n), nnfx_node_target(n));
-            goto out;
+            return st;
         }
         if (oc == NNFX_CALL_FUNCTION && nnfx_node_num_outputs(n) > 1) continue; /* named by its getitems */
         const char *want = ir_strmap_get(&x->orig, nnfx_node_name(n));
         if (!want) want = oc == NNFX_PLACEHOLDER ? nnfx_node_target(n) : nnfx_node_name(n);
         const char *name = claim(x, want);
-        if (!name || !nm_put(&nm, n, name)) goto nomem;
+        if (!name || !nm_put(nm, n, name)) return oom(x);
     }
-    /* inputs */
-    for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
-        const nnfx_node *p = nnfx_graph_input(g, i);
-        const nnfx_meta *m = nnfx_node_meta_c(p, 0);
-        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
-            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype", nnfx_node_name(p));
-            goto out;
-        }
-        write_value_info(&io, PB_GRAPH_INPUT, nm_get(&nm, p), m);
-    }
-    /* nodes */
-    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
-        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
-        if ((st = write_node(x, &nm, &nodes, &inits, n))) goto out;
-    }
-    /* getitems that repeat an index already named -> Identity */
+    return st;
+}
+
+/* A getitem that repeats an index already named becomes an Identity. */
+static void write_getitem_aliases(const nnfx_graph *g, name_map *nm, ow_buf *nodes) {
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         if (!nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
         const nnfx_node *tup = nnfx_node_arg_node(n, 0);
@@ -499,37 +481,41 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             if (nnfx_node_is_op(o, NNFX_OP_GETITEM) && k.kind == NNFX_ARG_INT && k.u.i == idx.u.i) first = o;
         }
         if (first && first != n) {
-            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
-            ow_put_string(&nodes, PB_NODE_INPUT, nm_get(&nm, first));
-            ow_put_string(&nodes, PB_NODE_OUTPUT, nm_get(&nm, n));
-            ow_put_string(&nodes, PB_NODE_NAME, nnfx_node_name(n));
-            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
-            ow_end_msg(&nodes, m);
+            size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
+            ow_put_string(nodes, PB_NODE_INPUT, nm_get(nm, first));
+            ow_put_string(nodes, PB_NODE_OUTPUT, nm_get(nm, n));
+            ow_put_string(nodes, PB_NODE_NAME, nnfx_node_name(n));
+            ow_put_string(nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(nodes, m);
         }
     }
-    /* outputs (a value returned twice goes through an Identity) */
+}
+
+/* The graph's outputs (a value returned twice goes through an Identity). */
+static nnfx_status write_outputs(exp_ctx *x, const nnfx_node *outn, name_map *nm, ow_buf *nodes, ow_buf *io) {
+    nnfx_status st = NNFX_OK;
     ir_strmap outs_seen = {0};
     for (int i = 0; i < nnfx_node_num_args(outn); i++) {
         const nnfx_node *v = nnfx_node_arg_node(outn, i);
         if (!v) {
             ir_strmap_free(&outs_seen);
             st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED, "onnx export: output %d is not a node", i);
-            goto out;
+            return st;
         }
-        const char *name = arg_name(x, &nm, v);
+        const char *name = arg_name(x, nm, v);
         if (ir_strmap_get(&outs_seen, name)) {
             char want[300];
             snprintf(want, sizeof want, "%s_output%d", name, i);
             const char *alias = claim(x, want);
             if (!alias) {
                 ir_strmap_free(&outs_seen);
-                goto nomem;
+                return oom(x);
             }
-            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
-            ow_put_string(&nodes, PB_NODE_INPUT, name);
-            ow_put_string(&nodes, PB_NODE_OUTPUT, alias);
-            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
-            ow_end_msg(&nodes, m);
+            size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
+            ow_put_string(nodes, PB_NODE_INPUT, name);
+            ow_put_string(nodes, PB_NODE_OUTPUT, alias);
+            ow_put_string(nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(nodes, m);
             name = alias;
         }
         ir_strmap_put(&outs_seen, name, (void *)1);
@@ -539,27 +525,28 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             st = nnfx_error_set(x->err, NNFX_ERR_SHAPE,
                                 "onnx export: output %s has no known dtype (run shape inference first)",
                                 nnfx_node_name(v));
-            goto out;
+            return st;
         }
-        write_value_info(&io, PB_GRAPH_OUTPUT, name, m);
+        write_value_info(io, PB_GRAPH_OUTPUT, name, m);
     }
     ir_strmap_free(&outs_seen);
-    /* value_info for intermediate values with a known dtype */
-    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
-        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_num_outputs(n) != 1) continue;
-        const nnfx_meta *m = nnfx_node_meta_c(n, 0);
-        if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_value_info(&io, PB_GRAPH_VALUE_INFO, nm_get(&nm, n), m);
-    }
-    /* initializers: parameters in use, and parameters no get_attr reads (kept
-     * as they are); parameters only read as Reduce axes folded back into
-     * attributes are left out */
+    return st;
+}
+
+/* Initializers: parameters in use, and parameters no get_attr reads (kept
+ * as they are); parameters only read as Reduce axes folded back into
+ * attributes are left out. Large ones go to the external data file when
+ * asked or past ONNX's 2 GB. */
+static nnfx_status write_initializers(exp_ctx *x, const nnfx_graph *g, const nnfx_onnx_save_options *opts,
+                                      ext_plan *ext, ow_buf *inits) {
+    nnfx_status st = NNFX_OK;
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
         if (nnfx_node_opcode(n) == NNFX_GET_ATTR && !ir_strmap_get(&x->params_used, nnfx_node_target(n)) &&
             !ir_strmap_put(&x->params_read, nnfx_node_target(n), (void *)1))
-            goto nomem;
+            return oom(x);
     for (int i = 0; i < nnfx_graph_num_params(g); i++) {
         const char *pn = nnfx_graph_param_name(g, i);
-        if (!ir_strmap_get(&x->params_read, pn) && !ir_strmap_put(&x->params_used, pn, (void *)1)) goto nomem;
+        if (!ir_strmap_get(&x->params_read, pn) && !ir_strmap_put(&x->params_used, pn, (void *)1)) return oom(x);
     }
     size_t total = 0;
     for (int i = 0; i < nnfx_graph_num_params(g); i++)
@@ -581,19 +568,57 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
                                             "%s: the external data file would replace the one the model's weights "
                                             "are read from (parameter '%s'); write to another name",
                                             ext->path, nnfx_graph_param_name(g, k));
-                        goto out;
+                        return st;
                     }
                 }
-                if ((st = core_file_begin(&ext->f, ext->path, x->err))) goto out;
+                if ((st = core_file_begin(&ext->f, ext->path, x->err))) return st;
                 ext->open = true;
             }
             uint64_t off = 0;
-            if ((st = ext_write(x, ext, t, &off))) goto out;
-            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, ext->loc, off);
+            if ((st = ext_write(x, ext, t, &off))) return st;
+            onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, pn, t, ext->loc, off);
         } else {
-            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, NULL, 0);
+            onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, pn, t, NULL, 0);
         }
     }
+    return st;
+}
+
+static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
+                               ext_plan *ext) {
+    name_map nm = {0};
+    ow_buf nodes = {0}, inits = {0}, io = {0};
+    nnfx_status st = NNFX_OK;
+    const nnfx_node *outn = nnfx_graph_output_node(g);
+    if (!outn) {
+        st = nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: the graph has no output node");
+        goto out;
+    }
+    if ((st = name_values(x, g, &nm))) goto out;
+    /* inputs */
+    for (int i = 0; i < nnfx_graph_num_inputs(g); i++) {
+        const nnfx_node *p = nnfx_graph_input(g, i);
+        const nnfx_meta *m = nnfx_node_meta_c(p, 0);
+        if (!m || m->dtype == NNFX_DTYPE_UNDEFINED) {
+            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype", nnfx_node_name(p));
+            goto out;
+        }
+        write_value_info(&io, PB_GRAPH_INPUT, nm_get(&nm, p), m);
+    }
+    /* nodes */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
+        if ((st = write_node(x, &nm, &nodes, &inits, n))) goto out;
+    }
+    write_getitem_aliases(g, &nm, &nodes);
+    if ((st = write_outputs(x, outn, &nm, &nodes, &io))) goto out;
+    /* value_info for intermediate values with a known dtype */
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_num_outputs(n) != 1) continue;
+        const nnfx_meta *m = nnfx_node_meta_c(n, 0);
+        if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_value_info(&io, PB_GRAPH_VALUE_INFO, nm_get(&nm, n), m);
+    }
+    if ((st = write_initializers(x, g, opts, ext, &inits))) goto out;
     /* GraphProto: nodes, name, initializers, doc, inputs/outputs/value_info */
     ow_put_raw(gb, nodes.p, nodes.len);
     ow_put_string(gb, PB_GRAPH_NAME, x->info && x->info->graph_name ? x->info->graph_name : "nnfx");
