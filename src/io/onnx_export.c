@@ -638,6 +638,50 @@ out:
     return st;
 }
 
+/* The ModelProto around GraphProto gb: versions, producer, opset imports
+ * and metadata_props (the model's own, replaced or added to by opts). */
+static void write_model(const exp_ctx *x, ow_buf *model, const ow_buf *gb, const nnfx_onnx_save_options *opts) {
+    const onnx_model_info *info = x->info;
+    int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
+    ow_put_int(model, PB_MODEL_IR_VERSION, irv);
+    ow_put_string(model, PB_MODEL_PRODUCER_NAME, "nnfx");
+    ow_put_string(model, PB_MODEL_PRODUCER_VERSION, NNFX_VERSION);
+    if (info && info->domain) ow_put_string(model, PB_MODEL_DOMAIN, info->domain);
+    if (info && info->model_version) ow_put_int(model, PB_MODEL_MODEL_VERSION, info->model_version);
+    if (info && info->doc_string) ow_put_string(model, PB_MODEL_DOC_STRING, info->doc_string);
+    ow_put_bytes(model, PB_MODEL_GRAPH, gb->p, gb->len);
+    size_t m = ow_begin_msg(model, PB_MODEL_OPSET_IMPORT);
+    ow_put_string(model, PB_OPSET_DOMAIN, "");
+    ow_put_int(model, PB_OPSET_VERSION, x->opset);
+    ow_end_msg(model, m);
+    for (int i = 0; info && i < info->nopsets; i++) {
+        const char *d = info->opsets[i].key;
+        if (!d[0] || strcmp(d, "ai.onnx") == 0) continue;
+        m = ow_begin_msg(model, PB_MODEL_OPSET_IMPORT);
+        ow_put_string(model, PB_OPSET_DOMAIN, d);
+        ow_put_int(model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
+        ow_end_msg(model, m);
+    }
+    int nextra = opts && opts->metadata_keys && opts->metadata_values ? opts->nmetadata : 0;
+    for (int i = 0; info && i < info->nmeta; i++) {
+        bool replaced = false;
+        for (int k = 0; k < nextra && !replaced; k++)
+            replaced = opts->metadata_keys[k] && strcmp(opts->metadata_keys[k], info->meta[i].key) == 0;
+        if (replaced) continue;
+        m = ow_begin_msg(model, PB_MODEL_METADATA_PROPS);
+        ow_put_string(model, PB_KV_KEY, info->meta[i].key);
+        ow_put_string(model, PB_KV_VALUE, info->meta[i].value);
+        ow_end_msg(model, m);
+    }
+    for (int k = 0; k < nextra; k++) {
+        if (!opts->metadata_keys[k]) continue;
+        m = ow_begin_msg(model, PB_MODEL_METADATA_PROPS);
+        ow_put_string(model, PB_KV_KEY, opts->metadata_keys[k]);
+        ow_put_string(model, PB_KV_VALUE, opts->metadata_values[k] ? opts->metadata_values[k] : "");
+        ow_end_msg(model, m);
+    }
+}
+
 nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_onnx_save_options *opts,
                            nnfx_error *err) {
     if (!g_in || !path) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx_save: NULL graph or path");
@@ -698,45 +742,7 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
     ow_buf model = {0}, gb = {0};
     if (!st) st = build_graph(&x, g, &gb, opts, &ext);
     if (!st) {
-        const onnx_model_info *info = x.info;
-        int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
-        ow_put_int(&model, PB_MODEL_IR_VERSION, irv);
-        ow_put_string(&model, PB_MODEL_PRODUCER_NAME, "nnfx");
-        ow_put_string(&model, PB_MODEL_PRODUCER_VERSION, NNFX_VERSION);
-        if (info && info->domain) ow_put_string(&model, PB_MODEL_DOMAIN, info->domain);
-        if (info && info->model_version) ow_put_int(&model, PB_MODEL_MODEL_VERSION, info->model_version);
-        if (info && info->doc_string) ow_put_string(&model, PB_MODEL_DOC_STRING, info->doc_string);
-        ow_put_bytes(&model, PB_MODEL_GRAPH, gb.p, gb.len);
-        size_t m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
-        ow_put_string(&model, PB_OPSET_DOMAIN, "");
-        ow_put_int(&model, PB_OPSET_VERSION, x.opset);
-        ow_end_msg(&model, m);
-        for (int i = 0; info && i < info->nopsets; i++) {
-            const char *d = info->opsets[i].key;
-            if (!d[0] || strcmp(d, "ai.onnx") == 0) continue;
-            m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
-            ow_put_string(&model, PB_OPSET_DOMAIN, d);
-            ow_put_int(&model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
-            ow_end_msg(&model, m);
-        }
-        int nextra = opts && opts->metadata_keys && opts->metadata_values ? opts->nmetadata : 0;
-        for (int i = 0; info && i < info->nmeta; i++) {
-            bool replaced = false;
-            for (int k = 0; k < nextra && !replaced; k++)
-                replaced = opts->metadata_keys[k] && strcmp(opts->metadata_keys[k], info->meta[i].key) == 0;
-            if (replaced) continue;
-            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
-            ow_put_string(&model, PB_KV_KEY, info->meta[i].key);
-            ow_put_string(&model, PB_KV_VALUE, info->meta[i].value);
-            ow_end_msg(&model, m);
-        }
-        for (int k = 0; k < nextra; k++) {
-            if (!opts->metadata_keys[k]) continue;
-            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
-            ow_put_string(&model, PB_KV_KEY, opts->metadata_keys[k]);
-            ow_put_string(&model, PB_KV_VALUE, opts->metadata_values[k] ? opts->metadata_values[k] : "");
-            ow_end_msg(&model, m);
-        }
+        write_model(&x, &model, &gb, opts);
         if (model.oom || gb.oom) st = oom(&x);
     }
     /* The model and its side file are one unit: both are written in full
