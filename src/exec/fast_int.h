@@ -9,7 +9,7 @@
 
 #include "nnfx.h"
 
-/* ---- thread pool (src/exec/pool.c) ------------------------------------ */
+/* ---- thread pool (src/exec/thread_pool.c) ----------------------------- */
 
 typedef struct fx_pool fx_pool;
 /* One task: index `task` of a parallel loop, run by thread `tid`
