@@ -9,6 +9,14 @@
 
 #include "nnfx.h"
 
+/* The compiled plan's vector loops are compiled for several ISAs and picked
+ * at run time (GCC target_clones; plain code in ASan builds). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CLONES
+#endif
+
 /* ---- thread pool (src/exec/thread_pool.c) ----------------------------- */
 
 typedef struct fx_pool fx_pool;

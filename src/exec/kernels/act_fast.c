@@ -20,12 +20,6 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
-
 const char *fx_act_name(fx_act a) {
     switch (a) {
     case FX_ACT_RELU: return "relu";

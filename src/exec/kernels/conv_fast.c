@@ -24,12 +24,6 @@
 #include "exec/kernels/dwconv_x86.h"
 #include "exec/kernels/sgemm_fast.h"
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
-
 /* B block budget: KC x NB floats of packed (im2col) input per task. */
 #define FX_PANEL_FLOATS (48 * 1024)
 #define FX_KC_MAX       256

@@ -12,12 +12,6 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define FX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FX_CLONES
-#endif
-
 struct fx_maxpool {
     int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
 };
