@@ -66,6 +66,13 @@
  *    freed with the matching *_free. Nodes are owned by their graph.
  *  - Tensors are reference counted: nnfx_tensor_retain / nnfx_tensor_release.
  *  - Op semantics are ONNX's (include/nnfx/ops.def lists the ops).
+ *  - Threads: a graph, with the nodes, GraphModules and interpreters built
+ *    on it, is used by one thread at a time. Calls that take a
+ *    `const nnfx_graph *` may still write scratch on its nodes (planning
+ *    numbers them, shape inference caches small values, position keys are
+ *    renumbered lazily), so a graph shared between threads needs the
+ *    caller's lock, or one copy per thread (nnfx_graph_copy). Parallelism
+ *    inside one run is nnfx_gm_set_threads.
  */
 #ifndef NNFX_H
 #define NNFX_H

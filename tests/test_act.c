@@ -4,7 +4,7 @@
  * (src/codegen/runtime/nnfx_rt_scalar.h). Relu, Clip, LeakyRelu and
  * HardSwish must match bit for bit; the fast sigmoid and SiLU (portable
  * polynomial and AVX2 row) within the bounds stated in src/exec/fast_int.h,
- * over every 251st float bit pattern plus a dense grid of [-100, 100] and
+ * over every 509th float bit pattern plus a dense grid of [-100, 100] and
  * the extremes (±0, ±inf, NaN, FLT_MAX, denormals). */
 #include <float.h>
 #include <math.h>
@@ -23,11 +23,11 @@
 #include "exec/kernels/act_x86.h"
 
 #define MAX_ULP     8
-#define STRIDE      251       /* bit patterns */
+#define STRIDE      509       /* bit patterns */
 #define SIGMOID_ABS 0x1p-125f /* below this, an absolute bound */
 #define SILU_ABS    0x1p-118f
 
-/* The inputs: every 251st bit pattern, [-100, 100] in steps of 1/1024, and
+/* The inputs: every 509th bit pattern, [-100, 100] in steps of 1/1024, and
  * the extremes. */
 static float *inputs(int64_t *count) {
     static const float extremes[] = {0.0f,     -0.0f,   INFINITY, -INFINITY, NAN,     -NAN,   FLT_MAX,

@@ -274,9 +274,20 @@ static void an_summary(const an_opts *o, const an_run *r) {
     }
 }
 
+/* Writes report s (NULL: out of memory) to path and frees it. */
+static int write_report(const char *path, char *s, nnfx_error *err) {
+    int rc = CLI_EXIT_OK;
+    if (!s || cli_write_file(path, s, strlen(s), err)) {
+        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+        cli_fail("analyze", path, err);
+    }
+    free(s);
+    return rc;
+}
+
 /* --json: the analysis, or before/after/verdict with --compare. */
 static int an_write_json(const an_opts *o, const an_run *r, nnfx_error *err) {
-    int rc = CLI_EXIT_OK;
     char *s = cli_analysis_json(&r->an, o->model);
     if (s && r->have_b) {
         char *sb = cli_analysis_json(&r->anb, o->after);
@@ -297,18 +308,11 @@ static int an_write_json(const an_opts *o, const an_run *r, nnfx_error *err) {
         free(sb);
         s = sb_finish(&j);
     }
-    if (!s || cli_write_file(o->json, s, strlen(s), err)) {
-        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        rc = CLI_EXIT_BAD_INPUT;
-        cli_fail("analyze", o->json, err);
-    }
-    free(s);
-    return rc;
+    return write_report(o->json, s, err);
 }
 
 /* --html: the page, with the graph picture when Graphviz is there. */
 static int an_write_html(const an_opts *o, const an_run *r, nnfx_error *err) {
-    int rc = CLI_EXIT_OK;
     char *dot = nnfx_graph_to_dot(r->have_b ? r->gb : r->g), *svg = NULL;
     nnfx_error derr = {0};
     if (dot) svg = cli_dot_to_svg(dot, &derr);
@@ -318,13 +322,7 @@ static int an_write_html(const an_opts *o, const an_run *r, nnfx_error *err) {
     char *s = r->have_b ? cli_analysis_html_compare(&cv, svg, svg ? NULL : derr.msg)
                         : cli_analysis_html(&r->an, o->model, svg, svg ? NULL : derr.msg);
     free(svg);
-    if (!s || cli_write_file(o->html, s, strlen(s), err)) {
-        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        rc = CLI_EXIT_BAD_INPUT;
-        cli_fail("analyze", o->html, err);
-    }
-    free(s);
-    return rc;
+    return write_report(o->html, s, err);
 }
 
 /* --fail-on: CLI_EXIT_CHECK when a finding of the named kinds (or, with

@@ -38,6 +38,46 @@ static const char compare_help[] =
 
 #define CMP_MAX_INPUTS 256
 
+/* --json: the figures of the comparison (and the accuracies). */
+static int compare_json(const char *json, const char *const files[2], const cli_compare_result *r, double atol,
+                        double rtol, const cli_accuracy *acc, bool have_acc, double max_drop, nnfx_error *err) {
+    sbuf b = {0};
+    sb_printf(&b, "{\"a\": ");
+    cli_json_str(&b, files[0]);
+    sb_printf(&b, ", \"b\": ");
+    cli_json_str(&b, files[1]);
+    sb_printf(&b, ", \"samples\": %ld, \"runs\": %d, \"outputs\": %d, \"max_abs_error\": ", r->rows, r->samples,
+              r->outputs);
+    cli_json_num(&b, r->max_abs);
+    sb_printf(&b, ", \"max_rel_error\": ");
+    cli_json_num(&b, r->max_rel);
+    sb_printf(&b, ", \"atol\": ");
+    cli_json_num(&b, atol);
+    sb_printf(&b, ", \"rtol\": ");
+    cli_json_num(&b, rtol);
+    sb_printf(&b, ", \"agree\": %s, \"detail\": ", r->passed ? "true" : "false");
+    cli_json_str(&b, r->detail);
+    sb_printf(&b, ", \"first_diverging_node\": ");
+    if (r->diverging[0])
+        cli_json_str(&b, r->diverging);
+    else
+        sb_printf(&b, "null");
+    if (have_acc) {
+        sb_printf(&b, ", \"accuracy\": {");
+        cli_accuracy_json(&b, acc, max_drop);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}\n");
+    char *text = sb_finish(&b);
+    int rc = CLI_EXIT_OK;
+    if (!text || cli_write_file(json, text, strlen(text), err)) {
+        cli_fail("compare", json, err);
+        rc = CLI_EXIT_BAD_INPUT;
+    }
+    free(text);
+    return rc;
+}
+
 int cli_compare(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(compare_help, stdout);
@@ -134,41 +174,7 @@ int cli_compare(int argc, char **argv) {
                        : gate_failed ? " (gate FAILED)"
                                      : " (gate ok)");
         }
-        if (json && !rc) {
-            sbuf b = {0};
-            sb_printf(&b, "{\"a\": ");
-            cli_json_str(&b, files[0]);
-            sb_printf(&b, ", \"b\": ");
-            cli_json_str(&b, files[1]);
-            sb_printf(&b, ", \"samples\": %ld, \"runs\": %d, \"outputs\": %d, \"max_abs_error\": ", r.rows, r.samples,
-                      r.outputs);
-            cli_json_num(&b, r.max_abs);
-            sb_printf(&b, ", \"max_rel_error\": ");
-            cli_json_num(&b, r.max_rel);
-            sb_printf(&b, ", \"atol\": ");
-            cli_json_num(&b, atol);
-            sb_printf(&b, ", \"rtol\": ");
-            cli_json_num(&b, rtol);
-            sb_printf(&b, ", \"agree\": %s, \"detail\": ", r.passed ? "true" : "false");
-            cli_json_str(&b, r.detail);
-            sb_printf(&b, ", \"first_diverging_node\": ");
-            if (r.diverging[0])
-                cli_json_str(&b, r.diverging);
-            else
-                sb_printf(&b, "null");
-            if (have_acc) {
-                sb_printf(&b, ", \"accuracy\": {");
-                cli_accuracy_json(&b, &acc, max_drop);
-                sb_printf(&b, "}");
-            }
-            sb_printf(&b, "}\n");
-            char *text = sb_finish(&b);
-            if (!text || cli_write_file(json, text, strlen(text), &err)) {
-                cli_fail("compare", json, &err);
-                rc = CLI_EXIT_BAD_INPUT;
-            }
-            free(text);
-        }
+        if (json && !rc) rc = compare_json(json, files, &r, atol, rtol, &acc, have_acc, max_drop, &err);
         if (!rc && (!r.passed || gate_failed)) rc = CLI_EXIT_CHECK;
     }
     nnfx_graph_free(g[0]);

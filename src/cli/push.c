@@ -203,6 +203,40 @@ static void descriptor(sbuf *b, const char *mt, const pub_blob *blob, const char
     sb_printf(b, "}");
 }
 
+/* The OCI image manifest: the config, the model and (when ext) its
+ * external data as layers, the --annotation pairs. NULL when out of
+ * memory. */
+static char *manifest_json(const pub_blob *cb, const pub_blob *mb, const pub_blob *db, const char *title,
+                           const char *ext, int nann, const char *const *ann) {
+    sbuf m = {0};
+    sb_printf(&m,
+              "{\"schemaVersion\": 2, \"mediaType\": \"%s\", \"artifactType\": \"%s\", \"config\": ", PUB_MT_MANIFEST,
+              PUB_MT_ARTIFACT);
+    descriptor(&m, PUB_MT_CONFIG, cb, NULL);
+    sb_printf(&m, ", \"layers\": [");
+    descriptor(&m, PUB_MT_MODEL, mb, title);
+    if (ext) {
+        sb_printf(&m, ", ");
+        descriptor(&m, PUB_MT_DATA, db, cli_basename(ext));
+    }
+    sb_printf(&m, "]");
+    if (nann) {
+        sb_printf(&m, ", \"annotations\": {");
+        for (int i = 0; i < nann; i++) {
+            const char *eq = strchr(ann[i], '=');
+            char key[512];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - ann[i]), ann[i]);
+            sb_printf(&m, "%s", i ? ", " : "");
+            cli_json_str(&m, key);
+            sb_printf(&m, ": ");
+            cli_json_str(&m, eq + 1);
+        }
+        sb_printf(&m, "}");
+    }
+    sb_printf(&m, "}");
+    return sb_finish(&m);
+}
+
 int cli_push(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(push_help, stdout);
@@ -285,33 +319,7 @@ int cli_push(int argc, char **argv) {
     cb.size = strlen(config);
     pub_blob_prepare(&cb, &err);
 
-    sbuf m = {0};
-    sb_printf(&m,
-              "{\"schemaVersion\": 2, \"mediaType\": \"%s\", \"artifactType\": \"%s\", \"config\": ", PUB_MT_MANIFEST,
-              PUB_MT_ARTIFACT);
-    descriptor(&m, PUB_MT_CONFIG, &cb, NULL);
-    sb_printf(&m, ", \"layers\": [");
-    descriptor(&m, PUB_MT_MODEL, &mb, title);
-    if (ext) {
-        sb_printf(&m, ", ");
-        descriptor(&m, PUB_MT_DATA, &db, cli_basename(ext));
-    }
-    sb_printf(&m, "]");
-    if (nann) {
-        sb_printf(&m, ", \"annotations\": {");
-        for (int i = 0; i < nann; i++) {
-            const char *eq = strchr(ann[i], '=');
-            char key[512];
-            snprintf(key, sizeof key, "%.*s", (int)(eq - ann[i]), ann[i]);
-            sb_printf(&m, "%s", i ? ", " : "");
-            cli_json_str(&m, key);
-            sb_printf(&m, ": ");
-            cli_json_str(&m, eq + 1);
-        }
-        sb_printf(&m, "}");
-    }
-    sb_printf(&m, "}");
-    manifest = sb_finish(&m);
+    manifest = manifest_json(&cb, &mb, &db, title, ext, nann, ann);
     if (!manifest) {
         cli_error("push", "out of memory");
         rc = CLI_EXIT_BAD_INPUT;

@@ -169,6 +169,85 @@ static void compare_section(sbuf *b, const cli_compare_view *cv) {
               x->nfindings, y->nfindings);
 }
 
+/* The findings table (a suggestion shared by several findings is written
+ * once). */
+static void findings_section(sbuf *b, const cli_analysis *an, const ir_strmap *names) {
+    sb_printf(b, "<h2>Findings</h2>");
+    if (an->nfindings == 0)
+        sb_printf(b, "<p>No findings.</p>");
+    else {
+        sb_printf(b, "<table class=\"sortable\"><thead><tr><th>kind</th><th>nodes</th><th>message</th>"
+                     "<th>suggestion</th></tr></thead><tbody>");
+        for (int i = 0; i < an->nfindings; i++) {
+            const cli_finding *f = &an->findings[i];
+            sb_printf(b, "<tr><td><span class=\"kind\">");
+            esc(b, f->kind);
+            sb_printf(b, "</span></td><td>");
+            for (int j = 0; j < f->nnodes && j < 12; j++) {
+                if (j) sb_printf(b, ", ");
+                name_html(b, names, f->nodes[j]);
+            }
+            if (f->nnodes > 12) sb_printf(b, ", &hellip; (%d in all)", f->nnodes);
+            sb_printf(b, "</td><td>");
+            esc(b, f->message);
+            /* a suggestion shared by several findings (one per BatchNorm...) is written once */
+            int first = i;
+            for (int k = 0; k < i && first == i; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) first = k;
+            if (first < i) {
+                sb_printf(b, "</td><td><i>the same command as above</i></td></tr>");
+                continue;
+            }
+            int same = 0;
+            for (int k = i; k < an->nfindings; k++)
+                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) same++;
+            sb_printf(b, "</td><td><code>");
+            esc(b, f->suggestion);
+            sb_printf(b, "</code>");
+            if (same > 1) sb_printf(b, " <small>(one command for all %d)</small>", same);
+            sb_printf(b, "</td></tr>");
+        }
+        sb_printf(b, "</tbody></table>");
+    }
+}
+
+/* The cost tables: per op type (with its share of the MACs) and per node. */
+static void cost_sections(sbuf *b, const cli_analysis *an, const ir_strmap *names) {
+    char c1[32], meta[256];
+    sb_printf(b, "\n<h2>Cost per op type</h2><table class=\"sortable\"><thead><tr><th>op</th><th>count</th>"
+                 "<th>MACs</th><th>FLOPs</th><th>share of MACs</th></tr></thead><tbody>");
+    for (int i = 0; i < an->nops; i++) {
+        const cli_op_count *o = &an->ops[i];
+        double share = an->macs > 0 ? 100.0 * (double)o->macs / (double)an->macs : 0.0;
+        sb_printf(b, "<tr><td>");
+        esc(b, o->op);
+        sb_printf(b, "</td><td class=\"n\">%d</td><td class=\"n\" data-v=\"%lld\">%s</td>", o->count,
+                  (long long)o->macs, cli_human_count(o->macs, c1, sizeof c1));
+        sb_printf(b, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)o->flops,
+                  cli_human_count(o->flops, c1, sizeof c1));
+        sb_printf(b, "<td data-v=\"%.4f\"><span class=\"bar\" style=\"width:%dpx\"></span> %.1f%%</td></tr>", share,
+                  (int)(share * 2), share);
+    }
+    sb_printf(b, "</tbody></table>\n");
+
+    sb_printf(b, "<h2>Cost per node</h2><table class=\"sortable\"><thead><tr><th>#</th><th>name</th><th>op</th>"
+                 "<th>output</th><th>params</th><th>MACs</th><th>FLOPs</th></tr></thead><tbody>");
+    for (int i = 0; i < an->ncost; i++) {
+        const cli_node_cost *c = &an->cost[i];
+        sb_printf(b, "<tr><td class=\"n\">%d</td><td>", i);
+        name_html(b, names, nnfx_node_name(c->node));
+        sb_printf(b, "</td><td>");
+        esc(b, cli_node_op_label(c->node));
+        sb_printf(b, "</td><td>");
+        esc(b, nnfx_meta_str(nnfx_node_meta_c(c->node, 0), meta, sizeof meta));
+        sb_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\" data-v=\"%lld\">%s</td>", (long long)c->params,
+                  (long long)c->macs, cli_human_count(c->macs, c1, sizeof c1));
+        sb_printf(b, "<td class=\"n\" data-v=\"%lld\">%s</td></tr>", (long long)c->flops,
+                  cli_human_count(c->flops, c1, sizeof c1));
+    }
+    sb_printf(b, "</tbody></table>\n");
+}
+
 static char *html_page(const cli_analysis *an, const char *model, const char *svg, const char *svg_note,
                        const cli_compare_view *cv) {
     sbuf b = {0};
@@ -221,76 +300,9 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
     }
     sb_printf(&b, "</tbody></table>\n");
 
-    sb_printf(&b, "<h2>Findings</h2>");
-    if (an->nfindings == 0)
-        sb_printf(&b, "<p>No findings.</p>");
-    else {
-        sb_printf(&b, "<table class=\"sortable\"><thead><tr><th>kind</th><th>nodes</th><th>message</th>"
-                      "<th>suggestion</th></tr></thead><tbody>");
-        for (int i = 0; i < an->nfindings; i++) {
-            const cli_finding *f = &an->findings[i];
-            sb_printf(&b, "<tr><td><span class=\"kind\">");
-            esc(&b, f->kind);
-            sb_printf(&b, "</span></td><td>");
-            for (int j = 0; j < f->nnodes && j < 12; j++) {
-                if (j) sb_printf(&b, ", ");
-                name_html(&b, &names, f->nodes[j]);
-            }
-            if (f->nnodes > 12) sb_printf(&b, ", &hellip; (%d in all)", f->nnodes);
-            sb_printf(&b, "</td><td>");
-            esc(&b, f->message);
-            /* a suggestion shared by several findings (one per BatchNorm...) is written once */
-            int first = i;
-            for (int k = 0; k < i && first == i; k++)
-                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) first = k;
-            if (first < i) {
-                sb_printf(&b, "</td><td><i>the same command as above</i></td></tr>");
-                continue;
-            }
-            int same = 0;
-            for (int k = i; k < an->nfindings; k++)
-                if (strcmp(an->findings[k].suggestion, f->suggestion) == 0) same++;
-            sb_printf(&b, "</td><td><code>");
-            esc(&b, f->suggestion);
-            sb_printf(&b, "</code>");
-            if (same > 1) sb_printf(&b, " <small>(one command for all %d)</small>", same);
-            sb_printf(&b, "</td></tr>");
-        }
-        sb_printf(&b, "</tbody></table>");
-    }
-
-    sb_printf(&b, "\n<h2>Cost per op type</h2><table class=\"sortable\"><thead><tr><th>op</th><th>count</th>"
-                  "<th>MACs</th><th>FLOPs</th><th>share of MACs</th></tr></thead><tbody>");
-    for (int i = 0; i < an->nops; i++) {
-        const cli_op_count *o = &an->ops[i];
-        double share = an->macs > 0 ? 100.0 * (double)o->macs / (double)an->macs : 0.0;
-        sb_printf(&b, "<tr><td>");
-        esc(&b, o->op);
-        sb_printf(&b, "</td><td class=\"n\">%d</td><td class=\"n\" data-v=\"%lld\">%s</td>", o->count,
-                  (long long)o->macs, cli_human_count(o->macs, c1, sizeof c1));
-        sb_printf(&b, "<td class=\"n\" data-v=\"%lld\">%s</td>", (long long)o->flops,
-                  cli_human_count(o->flops, c1, sizeof c1));
-        sb_printf(&b, "<td data-v=\"%.4f\"><span class=\"bar\" style=\"width:%dpx\"></span> %.1f%%</td></tr>", share,
-                  (int)(share * 2), share);
-    }
-    sb_printf(&b, "</tbody></table>\n");
-
-    sb_printf(&b, "<h2>Cost per node</h2><table class=\"sortable\"><thead><tr><th>#</th><th>name</th><th>op</th>"
-                  "<th>output</th><th>params</th><th>MACs</th><th>FLOPs</th></tr></thead><tbody>");
-    for (int i = 0; i < an->ncost; i++) {
-        const cli_node_cost *c = &an->cost[i];
-        sb_printf(&b, "<tr><td class=\"n\">%d</td><td>", i);
-        name_html(&b, &names, nnfx_node_name(c->node));
-        sb_printf(&b, "</td><td>");
-        esc(&b, cli_node_op_label(c->node));
-        sb_printf(&b, "</td><td>");
-        esc(&b, nnfx_meta_str(nnfx_node_meta_c(c->node, 0), meta, sizeof meta));
-        sb_printf(&b, "</td><td class=\"n\">%lld</td><td class=\"n\" data-v=\"%lld\">%s</td>", (long long)c->params,
-                  (long long)c->macs, cli_human_count(c->macs, c1, sizeof c1));
-        sb_printf(&b, "<td class=\"n\" data-v=\"%lld\">%s</td></tr>", (long long)c->flops,
-                  cli_human_count(c->flops, c1, sizeof c1));
-    }
-    sb_printf(&b, "</tbody></table>\n<h2>Graph</h2>");
+    findings_section(&b, an, &names);
+    cost_sections(&b, an, &names);
+    sb_printf(&b, "<h2>Graph</h2>");
     if (svg) {
         sb_printf(&b,
                   "<p><small>Scaled to the page width; click the picture for its actual size.</small></p>"

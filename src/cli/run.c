@@ -235,6 +235,55 @@ static void release_outs(nnfx_tensor **outs, int n) {
     }
 }
 
+/* --bench N: N more runs, then the median and minimum times and the peak
+ * activation memory as one JSON line. */
+static int run_bench(const run_opts *o, nnfx_gm *gm, const cli_inputs *in, int max_out) {
+    int rc = CLI_EXIT_OK;
+    nnfx_error err = {0};
+    double *ms = malloc(sizeof *ms * (size_t)o->bench);
+    if (!ms) {
+        cli_error("run", "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    cli_progress bar;
+    cli_progress_start(&bar, "bench", o->bench, o->quiet);
+    nnfx_tensor **tmp = calloc((size_t)max_out, sizeof *tmp);
+    for (long r = 0; r < o->bench && !rc && tmp; r++) {
+        int tn = 0;
+        double t0 = cli_now_ms();
+        rc = run_once(gm, o->model, in, max_out, tmp, &tn);
+        ms[r] = cli_now_ms() - t0;
+        release_outs(tmp, tn);
+        cli_progress_step(&bar, r + 1);
+    }
+    cli_progress_end(&bar);
+    free(tmp);
+    if (!rc) {
+        double mn = ms[0];
+        for (long r = 1; r < o->bench; r++)
+            if (ms[r] < mn) mn = ms[r];
+        qsort(ms, (size_t)o->bench, sizeof *ms, cmp_double);
+        double med = o->bench % 2 ? ms[o->bench / 2] : (ms[o->bench / 2 - 1] + ms[o->bench / 2]) / 2;
+        int64_t peak = nnfx_gm_peak_activation_bytes(gm, &err);
+        sbuf b = {0};
+        sb_printf(&b, "{\"model\": ");
+        cli_json_str(&b, o->model);
+        sb_printf(&b,
+                  ", \"runs\": %ld, \"threads\": %ld, \"median_ms\": %.4f, \"min_ms\": %.4f, "
+                  "\"peak_activation_bytes\": ",
+                  o->bench, o->threads, med, mn);
+        if (peak >= 0)
+            sb_printf(&b, "%lld}\n", (long long)peak);
+        else
+            sb_printf(&b, "null}\n");
+        char *s = sb_finish(&b);
+        if (s) fputs(s, stdout);
+        free(s);
+    }
+    free(ms);
+    return rc;
+}
+
 int cli_run(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(run_help, stdout);
@@ -294,48 +343,7 @@ int cli_run(int argc, char **argv) {
     if (rc) goto done;
 
     if (o.bench > 0) {
-        double *ms = malloc(sizeof *ms * (size_t)o.bench);
-        if (!ms) {
-            cli_error("run", "out of memory");
-            rc = CLI_EXIT_BAD_INPUT;
-            goto done;
-        }
-        cli_progress bar;
-        cli_progress_start(&bar, "bench", o.bench, o.quiet);
-        nnfx_tensor **tmp = calloc((size_t)max_out, sizeof *tmp);
-        for (long r = 0; r < o.bench && !rc && tmp; r++) {
-            int tn = 0;
-            double t0 = cli_now_ms();
-            rc = run_once(gm, o.model, &in, max_out, tmp, &tn);
-            ms[r] = cli_now_ms() - t0;
-            release_outs(tmp, tn);
-            cli_progress_step(&bar, r + 1);
-        }
-        cli_progress_end(&bar);
-        free(tmp);
-        if (!rc) {
-            double mn = ms[0];
-            for (long r = 1; r < o.bench; r++)
-                if (ms[r] < mn) mn = ms[r];
-            qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
-            double med = o.bench % 2 ? ms[o.bench / 2] : (ms[o.bench / 2 - 1] + ms[o.bench / 2]) / 2;
-            int64_t peak = nnfx_gm_peak_activation_bytes(gm, &err);
-            sbuf b = {0};
-            sb_printf(&b, "{\"model\": ");
-            cli_json_str(&b, o.model);
-            sb_printf(&b,
-                      ", \"runs\": %ld, \"threads\": %ld, \"median_ms\": %.4f, \"min_ms\": %.4f, "
-                      "\"peak_activation_bytes\": ",
-                      o.bench, o.threads, med, mn);
-            if (peak >= 0)
-                sb_printf(&b, "%lld}\n", (long long)peak);
-            else
-                sb_printf(&b, "null}\n");
-            char *s = sb_finish(&b);
-            if (s) fputs(s, stdout);
-            free(s);
-        }
-        free(ms);
+        rc = run_bench(&o, gm, &in, max_out);
         if (rc) goto done;
     }
 

@@ -9,7 +9,10 @@
 
 #include "nnfx.h"
 
-/* ---- thread pool (src/exec/pool.c) ------------------------------------ */
+/* The compiled plan's auto-vectorised loops are compiled for AVX2 and the
+ * baseline and picked at run time: CORE_ISA_VARIANTS (core/core_int.h). */
+
+/* ---- thread pool (src/exec/thread_pool.c) ----------------------------- */
 
 typedef struct fx_pool fx_pool;
 /* One task: index `task` of a parallel loop, run by thread `tid`

@@ -50,10 +50,8 @@ int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err) {
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory computing peak activation bytes");
         return -1;
     }
-    for (int s = 0; s < p.nsteps; s++) {
+    for (int s = 0; s < p.nsteps; s++)
         bytes[s] = value_bytes(p.steps[s]);
-        p.steps[s]->pass_data = (void *)(intptr_t)s;
-    }
     /* Walk the plan: a value is allocated at its step and freed after the
      * step that reads it last (right away when nothing reads it). Graph
      * outputs are read by the output node, so they stay live to the end. */
@@ -65,7 +63,7 @@ int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err) {
         if (n->opcode == NNFX_OUTPUT) continue;
         for (int a = 0; a < n->nargs; a++) {
             if (n->args[a].kind != NNFX_ARG_NODE) continue;
-            int src = (int)(intptr_t)n->args[a].u.node->pass_data;
+            int src = n->args[a].u.node->step; /* its index in the plan just built */
             if (p.last_use[src] == s) {
                 live -= bytes[src];
                 bytes[src] = 0; /* a node reading a value twice frees it once */
@@ -76,8 +74,6 @@ int64_t nnfx_gm_peak_activation_bytes(nnfx_gm *gm, nnfx_error *err) {
             bytes[s] = 0;
         }
     }
-    for (int s = 0; s < p.nsteps; s++)
-        p.steps[s]->pass_data = NULL;
     free(bytes);
     exec_plan_free(&p);
     return peak;

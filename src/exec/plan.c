@@ -1,4 +1,8 @@
-/* plan.c — execution order and value lifetimes of a graph. */
+/* plan.c — execution order and value lifetimes of a graph, for the
+ * interpreter (one step per node, a value freed after its last user). The
+ * compiled plan (fast_plan.c) computes lifetimes of its own on purpose: its
+ * steps are fused groups of nodes and a view aliases its input's storage,
+ * so a value lives until the last step of anything that aliases it. */
 #include <stdint.h>
 #include <stdlib.h>
 

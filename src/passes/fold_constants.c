@@ -2,7 +2,13 @@
  * parameters, literals or already folded values (and Shape of a value whose
  * shape is static) with the CPU kernels, then replaces the frontier of the
  * folded region by new parameters. Shape -> Gather -> Unsqueeze -> Concat
- * chains feeding a Reshape thus become one constant shape parameter. */
+ * chains feeding a Reshape thus become one constant shape parameter.
+ * Constant values are computed in three places, all through the op's one
+ * kernel (nnfx_op_run / the op table): here, to rewrite the graph (values up
+ * to 64 MiB); in shape inference (ir/shape_infer.c, values of at most 4096
+ * elements, to resolve shapes; nothing is rewritten); and in the compiled
+ * plan (exec/fast_plan.c, once per plan, kept in the plan). What differs is
+ * which values each keeps, not what they compute. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -71,7 +71,7 @@ static inline float fast_recip(float d) {
 }
 
 /* Branch-free (selects only) so the loops over it vectorise. */
-float fx_sigmoid_fast(float x) {
+static inline float sigmoid_fast(float x) {
     float t = -x;
     t = t > -87.0f ? t : -87.0f; /* NaN becomes -87 here, and NaN again below */
     t = t < 87.0f ? t : 87.0f;   /* keeps 1 + exp(t) < 2^126 for fast_recip */
@@ -79,6 +79,8 @@ float fx_sigmoid_fast(float x) {
     q = x > -87.0f ? q : 0.0f; /* the meaning is below 2^-125 there */
     return x == x ? q : x;
 }
+
+float fx_sigmoid_fast(float x) { return sigmoid_fast(x); }
 
 static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
     switch (act) {
@@ -101,12 +103,12 @@ static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t
     case FX_ACT_SIGMOID:
         if (!fx_sigmoid_row(y, n, false))
             for (int64_t i = 0; i < n; i++)
-                y[i] = fx_sigmoid_fast(y[i]);
+                y[i] = sigmoid_fast(y[i]);
         break;
     case FX_ACT_SILU:
         if (!fx_sigmoid_row(y, n, true))
             for (int64_t i = 0; i < n; i++)
-                y[i] = y[i] * fx_sigmoid_fast(y[i]);
+                y[i] = y[i] * sigmoid_fast(y[i]);
         break;
     default: break;
     }

@@ -1,6 +1,11 @@
 /* conv.c — Conv (float32, any number of spatial dims): im2col +
  * cblas_sgemm per group, a direct loop for 1-d/2-d depthwise convolution,
- * no copy for 1x1 stride-1; 3-d and higher go through an N-d im2col. */
+ * no copy for 1x1 stride-1; 3-d and higher go through an N-d im2col.
+ * This kernel is Conv's meaning. The compiled plan's conv_fast.c (and its
+ * depthwise rows dwconv_x86.c) is a faster equivalent for 2-d float32 with
+ * a fused epilogue, not a second definition: kernels_differential runs
+ * every conv row of the kernel table (conv_dw, conv_dw_mult: depthwise)
+ * through both, test_fast_exec the fused epilogues. */
 #include <cblas.h>
 #include <limits.h>
 #include <stdint.h>

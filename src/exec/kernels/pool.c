@@ -1,6 +1,9 @@
 /* pool.c — MaxPool (with its optional Indices output; float32, and other
  * element types through double) / AveragePool (float32) over 1 to 3
- * spatial dims, and the global pools (any rank >= 3). */
+ * spatial dims, and the global pools (any rank >= 3). These kernels are the
+ * ops' meaning; the compiled plan's pool_fast.c is a faster equivalent of
+ * 2-d float32 MaxPool (threaded by plane, no bounds checks inside), checked
+ * against this one by kernels_differential (the maxpool rows). */
 #include <math.h>
 #include <string.h>
 

@@ -1,6 +1,8 @@
 /* pool_fast.c — 2-d MaxPool for the compiled executor: one plane per
  * task; interior windows without bounds checks, edge windows clipped to
- * the image (padding never wins a max, as in ONNX). */
+ * the image (padding never wins a max, as in ONNX). A faster equivalent of
+ * kern_max_pool (pool.c, the meaning), checked against it by
+ * kernels_differential. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math") /* lets the max selects vectorise */
 #endif

@@ -111,6 +111,57 @@ static nnfx_status read_acts(const nnfx_node *n, int per, int dirs, act_fn *fn, 
 
 static float clipv(float v, float c) { return c > 0 ? (v > c ? c : v < -c ? -c : v) : v; }
 
+/* One LSTM step of one batch row: g the input projections, q = h R^T,
+ * Pd the peepholes (or NULL); updates the row's hidden state hb and cell
+ * cb. Gate order i, o, f, c. */
+static void lstm_row(const float *g, const float *q, const float *Pd, int64_t Hd, float clip, bool coupled,
+                     const act_fn *fa, const act_fn *ga, const act_fn *ha, float *hb, float *cb) {
+    for (int64_t j = 0; j < Hd; j++) {
+        float ci = cb[j];
+        float iv = act(fa, clipv(g[j] + q[j] + (Pd ? Pd[j] * ci : 0), clip));
+        float fv =
+            coupled ? 1.0f - iv : act(fa, clipv(g[2 * Hd + j] + q[2 * Hd + j] + (Pd ? Pd[2 * Hd + j] * ci : 0), clip));
+        float cv = act(ga, clipv(g[3 * Hd + j] + q[3 * Hd + j], clip));
+        float cn = fv * ci + iv * cv;
+        float ov = act(fa, clipv(g[Hd + j] + q[Hd + j] + (Pd ? Pd[Hd + j] * cn : 0), clip));
+        cb[j] = cn;
+        hb[j] = ov * act(ha, cn);
+    }
+}
+
+/* One GRU step of one batch row: g the input projections, q = h R^T (its
+ * h slot is reused as scratch), rbh the recurrence bias of h (or NULL), Rh
+ * the recurrence weights of h; updates hb. cb (unused by a GRU) holds z,
+ * rb the row's r * h. Gate order z, r, h. */
+static void gru_row(const float *g, float *q, const float *rbh, const float *Rh, int64_t Hd, float clip, bool lbr,
+                    const act_fn *fa, const act_fn *ga, float *hb, float *cb, float *rb) {
+    for (int64_t j = 0; j < Hd; j++) {
+        float z = act(fa, clipv(g[j] + q[j], clip)), r = act(fa, clipv(g[Hd + j] + q[Hd + j], clip));
+        float hh;
+        if (lbr) {
+            hh = act(ga, clipv(g[2 * Hd + j] + r * (q[2 * Hd + j] + (rbh ? rbh[j] : 0)), clip));
+        } else {
+            /* (r * h_{t-1}) R_h^T: computed below per row; keep z and r */
+            rb[j] = r * hb[j];
+            hh = 0;
+        }
+        if (lbr)
+            hb[j] = (1 - z) * hh + z * hb[j];
+        else
+            cb[j] = z; /* z stashed in cc (GRU has no cell) */
+    }
+    if (!lbr) {
+        for (int64_t j = 0; j < Hd; j++) {
+            float acc = g[2 * Hd + j] + (rbh ? rbh[j] : 0);
+            for (int64_t k = 0; k < Hd; k++)
+                acc += rb[k] * Rh[j * Hd + k];
+            q[2 * Hd + j] = act(ga, clipv(acc, clip)); /* slot unused here */
+        }
+        for (int64_t j = 0; j < Hd; j++)
+            hb[j] = (1 - cb[j]) * q[2 * Hd + j] + cb[j] * hb[j];
+    }
+}
+
 static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                            nnfx_tensor *const *out, nnfx_error *err) {
     static const char *names[8] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
@@ -191,48 +242,10 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
                     for (int64_t j = 0; j < Hd; j++)
                         hb[j] = act(fa, clipv(g[j] + q[j], clip));
                 } else if (kind == K_LSTM) {
-                    for (int64_t j = 0; j < Hd; j++) {
-                        float ci = cb[j];
-                        float iv = act(fa, clipv(g[j] + q[j] + (Pd ? Pd[j] * ci : 0), clip));
-                        float fv =
-                            coupled
-                                ? 1.0f - iv
-                                : act(fa, clipv(g[2 * Hd + j] + q[2 * Hd + j] + (Pd ? Pd[2 * Hd + j] * ci : 0), clip));
-                        float cv = act(ga, clipv(g[3 * Hd + j] + q[3 * Hd + j], clip));
-                        float cn = fv * ci + iv * cv;
-                        float ov = act(fa, clipv(g[Hd + j] + q[Hd + j] + (Pd ? Pd[Hd + j] * cn : 0), clip));
-                        cb[j] = cn;
-                        hb[j] = ov * act(ha, cn);
-                    }
+                    lstm_row(g, q, Pd, Hd, clip, coupled, fa, ga, ha, hb, cb);
                 } else {
-                    const float *rbh = Rb ? Rb + 2 * Hd : NULL;
-                    float *rb = rh + b * Hd;
-                    for (int64_t j = 0; j < Hd; j++) {
-                        float z = act(fa, clipv(g[j] + q[j], clip)), r = act(fa, clipv(g[Hd + j] + q[Hd + j], clip));
-                        float hh;
-                        if (lbr) {
-                            hh = act(ga, clipv(g[2 * Hd + j] + r * (q[2 * Hd + j] + (rbh ? rbh[j] : 0)), clip));
-                        } else {
-                            /* (r * h_{t-1}) R_h^T: computed below per row; keep z and r */
-                            rb[j] = r * hb[j];
-                            hh = 0;
-                        }
-                        if (lbr)
-                            hb[j] = (1 - z) * hh + z * hb[j];
-                        else
-                            cb[j] = z; /* z stashed in cc (GRU has no cell) */
-                    }
-                    if (!lbr) {
-                        const float *Rh = Rd + 2 * Hd * Hd;
-                        for (int64_t j = 0; j < Hd; j++) {
-                            float acc = g[2 * Hd + j] + (rbh ? rbh[j] : 0);
-                            for (int64_t k = 0; k < Hd; k++)
-                                acc += rb[k] * Rh[j * Hd + k];
-                            hr[b * GH + 2 * Hd + j] = act(ga, clipv(acc, clip)); /* slot unused here */
-                        }
-                        for (int64_t j = 0; j < Hd; j++)
-                            hb[j] = (1 - cb[j]) * hr[b * GH + 2 * Hd + j] + cb[j] * hb[j];
-                    }
+                    gru_row(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, clip, lbr, fa, ga, hb, cb,
+                            rh + b * Hd);
                 }
                 if (nout > 0 && out[0]) {
                     float *y = out[0]->data;

@@ -1,4 +1,4 @@
-/* pool.c — a small pthread pool for parallel loops: workers wait on a
+/* thread_pool.c — a small pthread pool for parallel loops: workers wait on a
  * generation counter, take task indices from an atomic counter, and the
  * caller works too. */
 #include <pthread.h>
