@@ -264,6 +264,13 @@ static void test_conv_shapes(void **state) {
     /* long K: 3x3 over 70 channels */
     geom(&k, 1, 70, 7, 7, 33, 3, 3, 1, 1, 1, 1);
     run_case(&k, "conv3x3 K=630");
+    /* K = 2304: several column blocks, each from its own input window
+     * (blocks start inside output rows); stride 2; split-pair weights */
+    geom(&k, 1, 256, 20, 23, 5, 3, 3, 1, 1, 1, 1);
+    run_case(&k, "conv3x3 K=2304, column blocks");
+    geom(&k, 1, 256, 41, 45, 6, 3, 3, 2, 1, 1, 1);
+    k.spikes = 1, k.q.x_signed = true, k.q.x_zp = -3;
+    run_case(&k, "conv3x3 s2 K=2304, column blocks, split pairs, s8");
 }
 
 static void test_conv_7bit_weights(void **state) {

@@ -334,7 +334,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
 
 /* ---- conv / fc drivers ---------------------------------------------------- */
 
-#define FX_QB_BYTES (96 * 1024) /* packed activation block budget per task */
+#define FX_QB_BYTES (192 * 1024) /* packed activation block budget per task (within L2) */
 
 struct fx_qconv {
     fx_qconv_geom g;
@@ -404,6 +404,9 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
 static void pick_blocks(fx_qconv *c) {
     int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
     nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
+    /* blocks of even size (in whole tiles) rather than a short last one */
+    int64_t ncb = (c->ncols + nb - 1) / nb, even = ((c->ncols + ncb - 1) / ncb + 15) / 16 * 16;
+    if (even < nb) nb = even;
     if (nb >= c->ncols) nb = c->ncols;
     c->nb = nb;
     c->ncb = (c->ncols + nb - 1) / nb;
