@@ -361,6 +361,10 @@ static void test_depthwise(void **state) {
     run_case(&k, "dwconv5x5 s2 s8");
     geom(&k, 1, 4, 12, 20, 4, 3, 3, 1, 2, 2, 4);
     run_case(&k, "dwconv3x3 dilation 2");
+    /* rows of whole vectors (ow = 24): the epilogue per row on the grid */
+    geom(&k, 1, 5, 7, 24, 5, 3, 3, 1, 1, 1, 5);
+    k.q.res = true, k.q.res_scale = 0.02f, k.q.res_zp = 100;
+    run_case(&k, "dwconv3x3 s1 ow 24 + residual add");
 }
 
 static void test_residual(void **state) {

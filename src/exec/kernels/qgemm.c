@@ -759,6 +759,15 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
             fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
+        if (c->dpw != g->ow && g->ow % 8 == 0 && avx2) {
+            /* rows of whole vectors: the epilogue row by row on the grid */
+            for (int64_t oy = 0; oy < g->oh; oy++) {
+                int64_t o = off + oy * g->ow;
+                fx_qepi_row_avx2(&c->e, ch, 0, acc + oy * c->dpw, g->ow, j->res ? (const uint8_t *)j->res + o : NULL,
+                                 (uint8_t *)j->y + o);
+            }
+            return;
+        }
         if (c->dpw != g->ow)
             for (int64_t oy = 1; oy < g->oh; oy++)
                 memmove(acc + oy * g->ow, acc + oy * c->dpw, sizeof *acc * (size_t)g->ow);
