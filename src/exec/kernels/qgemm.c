@@ -1,9 +1,10 @@
-/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight and activation
+/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight packing (and
+ * the split of unsafe weight pairs for the vpmaddubsw kernel), activation
  * packing, the portable tile kernel and epilogue, and the convolution /
- * fully connected drivers (im2col in u8 fused into the packing of each
- * column block; depthwise convs run direct on a zero-point-padded int16
- * plane). Work is split into tasks by shape only, so results never depend
- * on the number of threads. */
+ * fully connected drivers (im2col in u8 from a zero-point-padded window of
+ * the input per column block, packed step by step; depthwise convs run
+ * direct on a zero-point-padded int16 plane). Work is split into tasks by
+ * shape only, so results never depend on the number of threads. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-loop-distribute-patterns") /* short row copies stay inline */
 #endif
