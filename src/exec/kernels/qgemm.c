@@ -295,7 +295,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too, fused on full tiles */
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue, fused in the tile */
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
@@ -303,14 +303,15 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
-            if (vec && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
-                int32_t comp[6];
-                for (int r = 0; r < mr; r++)
+            if (vec) { /* AVX2, contiguous output: the epilogue in the tile */
+                int32_t comp[4];
+                for (int r = 0; r < rows; r++)
                     comp[r] = -x_zp * w->wsum[p * mr + r];
                 int64_t off = p * mr * ym + j * FX_QNR;
+                int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
-                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, fs, w->fix, e, m0 + p * mr, comp,
+                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, np, fs, w->fix, e, m0 + p * mr, comp, (int)rows, cols,
                                 res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
             }
@@ -324,10 +325,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 int64_t m = p * mr + r;
                 int64_t off = m * ym + c0 * yn;
                 const char *ro = res ? (const char *)res + off : NULL;
-                if (vec)
-                    fx_qepi_row_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off);
-                else
-                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
+                fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
             }
         }
     }

@@ -161,29 +161,37 @@ AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, cons
     return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
 }
 
-/* A full 4 x 16 tile with the epilogue applied in registers: row r's 16
- * bytes to y + r * ym (its residual at res + r * ym). The operations of
- * fx_qepi_row_avx2, so the same bytes. */
-AVX2 static inline __attribute__((always_inline)) void tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b,
-                                                              const int32_t *fs, const fx_qfix *fix, const fx_qepi *e,
-                                                              int64_t m, const int32_t *comp, const void *res, void *y,
-                                                              int64_t ym) {
-    tile8 t = tile_core(ubs, ks, a, b, 2, fs, fix);
-    for (int r = 0; r < 4; r++) {
+/* A tile with the epilogue applied in registers: rows x cols of the 4 x
+ * (8 * np) tile, row r's bytes to y + r * ym (its residual at res + r * ym).
+ * A short row goes through a 16-byte copy (residual in, output out). The
+ * operations of fx_qepi_row_avx2, so the same bytes. */
+AVX2 static inline __attribute__((always_inline)) void
+tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
+       const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    tile8 t = tile_core(ubs, ks, a, b, np, fs, fix);
+    for (int r = 0; r < rows; r++) {
         const __m256i vc = _mm256_set1_epi32(comp[r]);
+        uint8_t rt[16] = {0}, yt[16];
         const char *rr = e->res ? (const char *)res + r * ym : NULL;
+        if (rr && cols < 16) rr = memcpy(rt, rr, (size_t)cols);
         __m256i q0 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][0], vc), rr);
-        __m256i q1 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL);
-        store16(e->y_signed, q0, q1, (char *)y + r * ym);
+        __m256i q1 = np == 2 ? epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL) : q0;
+        if (cols == 16) {
+            store16(e->y_signed, q0, q1, (char *)y + r * ym);
+        } else {
+            store16(e->y_signed, q0, q1, yt);
+            memcpy((char *)y + r * ym, yt, (size_t)cols);
+        }
     }
 }
 
-AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
-                          const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
+AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
+                          const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                          const void *res, void *y, int64_t ym) {
     if (ubs)
-        tile_q(true, ks, a, b, fs, fix, e, m, comp, res, y, ym);
+        tile_q(true, ks, a, b, np, fs, fix, e, m, comp, rows, cols, res, y, ym);
     else
-        tile_q(false, ks, a, b, NULL, NULL, e, m, comp, res, y, ym);
+        tile_q(false, ks, a, b, np, NULL, NULL, e, m, comp, rows, cols, res, y, ym);
 }
 
 /* acc must be readable up to 8 values past the last multiple of 8 below n
@@ -310,10 +318,11 @@ void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
 }
-void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
-                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
-    (void)ubs, (void)ks, (void)a, (void)b, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)res, (void)y,
-        (void)ym;
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
+                     const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                     const void *res, void *y, int64_t ym) {
+    (void)ubs, (void)ks, (void)a, (void)b, (void)np, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)rows,
+        (void)cols, (void)res, (void)y, (void)ym;
 }
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
