@@ -176,7 +176,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
     memset(pw, 0, sizeof *pw);
     pw->m = m, pw->k = k;
     pw->pair_safe = true;
-    for (int64_t row = 0; row < m; row++)
+    for (int64_t row = 0; row < m && pw->pair_safe; row++)
         for (int64_t kk = 0; kk < k; kk += 2) {
             int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
             if (a0 + a1 > 128) pw->pair_safe = false;
@@ -204,18 +204,27 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         fx_qgemm_w_free(pw);
         return false;
     }
-    for (int64_t p = 0; p < np; p++)
-        for (int64_t q = 0; q < pw->ks; q++)
-            for (int r = 0; r < pw->mr; r++)
-                for (int j = 0; j < pw->kr; j++) {
-                    int64_t row = p * pw->mr + r, kk = q * pw->kr + j;
-                    int8_t v = row < m && kk < k ? w[row * ldw + kk] : 0;
-                    int64_t o = ((p * pw->ks + q) * pw->mr + r) * pw->kr + j;
-                    if (pw->a16)
-                        pw->a16[o] = v;
-                    else
-                        pw->a[o] = v;
-                }
+    /* row r of panel p, k index q * kr + j at ((p * ks + q) * mr + r) * kr + j; padding 0 */
+    if (pw->a16)
+        memset(pw->a16, 0, sizeof *pw->a16 * (size_t)n);
+    else
+        memset(pw->a, 0, (size_t)n);
+    for (int64_t row = 0; row < m; row++) {
+        const int8_t *src = w + row * ldw;
+        int64_t o = (row / pw->mr * pw->ks * pw->mr + row % pw->mr) * pw->kr, step = (int64_t)pw->mr * pw->kr;
+        for (int64_t kk = 0; kk < k; kk += pw->kr, o += step) {
+            if (!pw->a16 && kk + 4 <= k) { /* a whole quad */
+                memcpy(pw->a + o, src + kk, 4);
+                continue;
+            }
+            for (int j = 0; j < pw->kr && kk + j < k; j++) {
+                if (pw->a16)
+                    pw->a16[o + j] = src[kk + j];
+                else
+                    pw->a[o + j] = src[kk + j];
+            }
+        }
+    }
     for (int64_t row = 0; row < m; row++) {
         int32_t s = 0;
         for (int64_t kk = 0; kk < k; kk++)
