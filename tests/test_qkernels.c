@@ -359,6 +359,8 @@ static void test_depthwise(void **state) {
     geom(&k, 1, 5, 13, 29, 5, 5, 5, 2, 2, 1, 5);
     k.q.x_signed = true, k.q.x_zp = 4;
     run_case(&k, "dwconv5x5 s2 s8");
+    geom(&k, 1, 3, 11, 21, 3, 5, 5, 1, 2, 1, 3);
+    run_case(&k, "dwconv5x5 s1");
     geom(&k, 1, 4, 12, 20, 4, 3, 3, 1, 2, 2, 4);
     run_case(&k, "dwconv3x3 dilation 2");
     /* rows of whole vectors (ow = 24): the epilogue per row on the grid */

@@ -235,16 +235,36 @@ static inline int32_t kpair(int16_t k0, int16_t k1) {
     return (int32_t)((uint32_t)(uint16_t)k0 | ((uint32_t)(uint16_t)k1 << 16));
 }
 
+/* The weight pairs of the taps (kx, kx + 1) of each kernel row, the last
+ * one of an odd row with 0: pr[ky * ((kw + 1) / 2) + kx / 2]. false when
+ * the kernel has more pairs than fit (the caller takes the gather path). */
+#define FX_QDW_PAIRS 64
+static bool dw_pairs(const int16_t *k, int64_t kh, int64_t kw, int32_t *pr) {
+    int64_t kp = (kw + 1) / 2;
+    if (kh * kp > FX_QDW_PAIRS) return false;
+    for (int64_t ky = 0; ky < kh; ky++)
+        for (int64_t kx = 0; kx < kw; kx += 2)
+            pr[ky * kp + kx / 2] = kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0);
+    return true;
+}
+
 /* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
- * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. */
-AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
-                           int32_t *acc, int64_t ow) {
+ * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. The weight
+ * pairs are broadcast once per call (a 3 x 3 kernel, inlined with constant
+ * sizes, keeps all 6 in registers). */
+AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                             int64_t kh, int64_t kw, int64_t dh, int32_t *acc,
+                                                             int64_t ow) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    for (int64_t i = 0; i < kh * kp; i++)
+        wv[i] = _mm256_set1_epi32(pr[i]);
     for (int64_t ox = 0; ox < ow; ox += 16) {
         __m256i lo = _mm256_setzero_si256(), hi = lo;
         for (int64_t ky = 0; ky < kh; ky++) {
             const int16_t *row = xp + ky * dh * pitch + ox;
             for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                __m256i w = wv[ky * kp + kx / 2];
                 __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
                 __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
                 lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
@@ -258,16 +278,20 @@ AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, i
 
 /* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
  * inputs 2o + kx and 2o + kx + 1, so 16 loaded values are 8 ready pairs. */
-AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
-                           int32_t *acc, int64_t ow) {
+AVX2 static inline __attribute__((always_inline)) void dw_s2(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                             int64_t kh, int64_t kw, int64_t dh, int32_t *acc,
+                                                             int64_t ow) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    for (int64_t i = 0; i < kh * kp; i++)
+        wv[i] = _mm256_set1_epi32(pr[i]);
     for (int64_t ox = 0; ox < ow; ox += 8) {
         __m256i s = _mm256_setzero_si256();
         for (int64_t ky = 0; ky < kh; ky++) {
             const int16_t *row = xp + ky * dh * pitch + 2 * ox;
-            for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
-                s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), w));
-            }
+            for (int64_t kx = 0; kx < kw; kx += 2)
+                s = _mm256_add_epi32(
+                    s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), wv[ky * kp + kx / 2]));
         }
         _mm256_storeu_si256((__m256i *)(acc + ox), s);
     }
@@ -275,12 +299,17 @@ AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, i
 
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
-    if (dw == 1 && sw == 1) {
-        dw_row_s1(xp, pitch, k, kh, kw, dh, acc, ow);
-        return;
-    }
-    if (dw == 1 && sw == 2) {
-        dw_row_s2(xp, pitch, k, kh, kw, dh, acc, ow);
+    int32_t pr[FX_QDW_PAIRS];
+    if (dw == 1 && (sw == 1 || sw == 2) && dw_pairs(k, kh, kw, pr)) {
+        bool k3 = kh == 3 && kw == 3;
+        if (sw == 1 && k3)
+            dw_s1(xp, pitch, pr, 3, 3, dh, acc, ow);
+        else if (sw == 1)
+            dw_s1(xp, pitch, pr, kh, kw, dh, acc, ow);
+        else if (k3)
+            dw_s2(xp, pitch, pr, 3, 3, dh, acc, ow);
+        else
+            dw_s2(xp, pitch, pr, kh, kw, dh, acc, ow);
         return;
     }
     int64_t ox = 0;
