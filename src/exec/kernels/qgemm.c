@@ -706,7 +706,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int64_t ch = t % g->m, i = t / g->m;
     int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
     int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
-    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
+    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w, *xend = j->x + g->n * g->c * g->h * g->w;
     /* x - zp over the padded plane: the pads hold real zero */
     int16_t zp = (int16_t)c->x_zp;
     uint8_t flip = c->x_signed ? 0x80 : 0;
@@ -719,7 +719,8 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             continue;
         }
         const uint8_t *s = plane + iy * g->w - g->pw;
-        memset(d, 0, sizeof *d * (size_t)lo);
+        for (int64_t px = 0; px < lo; px++) /* pads are short: no call */
+            d[px] = 0;
         int64_t px = lo;
 #if FX_Q_X86
         const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
@@ -729,11 +730,11 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
         }
         for (; px < hi; px += 8) {
-            /* the last 1-7 values through a copy: the vector store may
-             * pass hi (the right pad, the next row or the slack, all
-             * written after this) */
+            /* the last 1-7 values: the vector store may pass hi (the
+             * right pad, the next row or the slack, all written after
+             * this); the load may pass the row, not the tensor's end */
             __m128i b;
-            if (px + 8 <= hi)
+            if (s + px + 8 <= xend)
                 b = _mm_loadl_epi64((const __m128i *)(s + px));
             else { /* gathered in a register (a copy in memory would stall the load) */
                 uint64_t v = 0;
@@ -747,7 +748,8 @@ static void dw_task(void *ctx, int64_t t, int tid) {
 #endif
         for (; px < hi; px++)
             d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
-        memset(d + hi, 0, sizeof *d * (size_t)(c->dpw - hi));
+        for (px = hi; px < c->dpw; px++)
+            d[px] = 0;
     }
     for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
         xp[e] = 0;
