@@ -73,9 +73,13 @@ static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys) {
     if (!e->mid && !e->res) {
-        float mq = e->multq[m], bq = e->biasq[m];
+        /* biasq holds the zero point, and [lo, hi] is applied before the
+         * rounding (equal for integral bounds; NaN -> lo, as vmaxps) */
+        float mq = e->multq[m], bq = e->biasq[m], flo = (float)e->lo, fhi = (float)e->hi;
         for (int64_t j = 0; j < n; j++) {
-            int32_t q = q_clamp(q_round((float)(acc[j] + comp) * mq + bq) + e->y_zp, e->lo, e->hi);
+            float t = (float)(acc[j] + comp) * mq + bq;
+            t = !(t >= flo) ? flo : t > fhi ? fhi : t;
+            int32_t q = (int32_t)lrintf(t);
             if (e->y_signed)
                 ((int8_t *)y)[j * ys] = (int8_t)q;
             else
@@ -399,7 +403,7 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
         c->mult[i] = q->x_scale * q->w_scale[q->w_scale_n == 1 ? 0 : i];
         c->bias[i] = q->bias ? q->bias[i] : 0.0f;
         c->multq[i] = c->mult[i] / q->y_scale;
-        c->biasq[i] = c->bias[i] / q->y_scale;
+        c->biasq[i] = c->bias[i] / q->y_scale + (float)q->y_zp;
     }
     c->x_signed = q->x_signed;
     c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);

@@ -59,8 +59,8 @@ typedef struct fx_qepi {
     /* per output channel (arrays of m) */
     const float *mult; /* x_scale * w_scale[m] */
     const float *bias; /* float bias, real units */
-    /* mult / y_scale and bias / y_scale: the epilogue without mid and res
-     * is y = clamp(rne(acc * multq + biasq) + y_zp) */
+    /* mult / y_scale and bias / y_scale + y_zp: the epilogue without mid
+     * and res is y = rne(clamp(acc * multq + biasq, lo, hi)) */
     const float *multq, *biasq;
     /* optional intermediate QuantizeLinear -> DequantizeLinear */
     bool mid;

@@ -120,10 +120,11 @@ AVX2 static inline __m256i q_round8(__m256 v) {
  * res (when e->res), to 8 int32 outputs within [lo, hi]. */
 AVX2 static inline __m256i epi_q8(const fx_qepi *e, int64_t m, __m256i a, const void *res) {
     __m256i q;
-    if (!e->mid && !e->res) {
+    if (!e->mid && !e->res) { /* biasq holds the zero point; clamped before rounding (fx_qepi_row_c) */
         __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
                                  _mm256_set1_ps(e->biasq[m]));
-        q = _mm256_add_epi32(q_round8(t), _mm256_set1_epi32(e->y_zp));
+        t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps((float)e->lo)), _mm256_set1_ps((float)e->hi));
+        return _mm256_cvtps_epi32(t);
     } else {
         __m256 t =
             _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
@@ -202,17 +203,11 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
     const __m256i vcomp = _mm256_set1_epi32(comp);
     int64_t j = 0;
     if (!e->mid && !e->res) {
-        /* y = clamp(rne(acc * multq + biasq) + zp), 16 values per step */
-        const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
-        const __m256 mq = _mm256_set1_ps(e->multq[m]), bq = _mm256_set1_ps(e->biasq[m]);
+        /* y = rne(clamp(acc * multq + biasq, lo, hi)), 16 values per step */
         for (; j + 16 <= n; j += 16) {
             __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
             __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
-            __m256i q0 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mq), bq)), vzp);
-            __m256i q1 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mq), bq)), vzp);
-            q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);
-            q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);
-            store16(e->y_signed, q0, q1, (char *)y + j);
+            store16(e->y_signed, epi_q8(e, m, a0, NULL), epi_q8(e, m, a1, NULL), (char *)y + j);
         }
     }
     for (; j + 8 <= n; j += 8)
