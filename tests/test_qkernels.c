@@ -264,6 +264,13 @@ static void test_conv_shapes(void **state) {
     /* long K: 3x3 over 70 channels */
     geom(&k, 1, 70, 7, 7, 33, 3, 3, 1, 1, 1, 1);
     run_case(&k, "conv3x3 K=630");
+    /* K = 2304: several column blocks, each from its own input window
+     * (blocks start inside output rows); stride 2; split-pair weights */
+    geom(&k, 1, 256, 20, 23, 5, 3, 3, 1, 1, 1, 1);
+    run_case(&k, "conv3x3 K=2304, column blocks");
+    geom(&k, 1, 256, 41, 45, 6, 3, 3, 2, 1, 1, 1);
+    k.spikes = 1, k.q.x_signed = true, k.q.x_zp = -3;
+    run_case(&k, "conv3x3 s2 K=2304, column blocks, split pairs, s8");
 }
 
 static void test_conv_7bit_weights(void **state) {
@@ -352,8 +359,14 @@ static void test_depthwise(void **state) {
     geom(&k, 1, 5, 13, 29, 5, 5, 5, 2, 2, 1, 5);
     k.q.x_signed = true, k.q.x_zp = 4;
     run_case(&k, "dwconv5x5 s2 s8");
+    geom(&k, 1, 3, 11, 21, 3, 5, 5, 1, 2, 1, 3);
+    run_case(&k, "dwconv5x5 s1");
     geom(&k, 1, 4, 12, 20, 4, 3, 3, 1, 2, 2, 4);
     run_case(&k, "dwconv3x3 dilation 2");
+    /* rows of whole vectors (ow = 24): the epilogue per row on the grid */
+    geom(&k, 1, 5, 7, 24, 5, 3, 3, 1, 1, 1, 5);
+    k.q.res = true, k.q.res_scale = 0.02f, k.q.res_zp = 100;
+    run_case(&k, "dwconv3x3 s1 ow 24 + residual add");
 }
 
 static void test_residual(void **state) {

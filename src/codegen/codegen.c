@@ -982,7 +982,7 @@ static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int
     int mw = emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
                               direct ? "requant multiplier (x_scale * w_scale / y_scale)" : "x_scale * w_scale", f->op);
     int bw = emit_const_array(c, false, direct ? e->biasq : e->bias, m, f->name,
-                              direct ? "requant bias (bias / y_scale)" : "bias", f->op);
+                              direct ? "requant bias (bias / y_scale + y_zp)" : "bias", f->op);
     if (e->mid) {
         sb_printf(&c->body, "        static const nnfx_rt_qparam mid = ");
         qparam_lit(&c->body, e->mid_scale, e->mid_inv, e->mid_zp, e->mid_lo, e->mid_hi);

@@ -237,11 +237,18 @@ typedef struct nnfx_rt_qparam {
  *     mid (NULL: none):  t = (clamp(rne(t * mid->inv) + zp, lo, hi) - zp) * mid->scale
  *     res (NULL: none):  t = t + (r - res->zp) * res->scale
  *     y = clamp(rne(t * y->inv) + y->zp, y->lo, y->hi)
- * (without mid and res the runtime passes mult / y_scale, bias / y_scale
- * and inv 1). */
+ * Without mid and res (the direct form) mult is x_scale * w_scale / y_scale
+ * and bias is bias / y_scale + y->zp (the zero point folded in), and the
+ * bounds apply before the rounding: y = rne(clamp(t, y->lo, y->hi)), a NaN
+ * giving lo (the runtime's vector epilogue computes exactly this). */
 static inline int32_t nnfx_rt_qepi(int32_t acc, float mult, float bias, const nnfx_rt_qparam *mid,
                                    const nnfx_rt_qparam *res, int32_t r, const nnfx_rt_qparam *y) {
     float t = (float)acc * mult + bias;
+    if (!mid && !res) {
+        float lo = (float)y->lo, hi = (float)y->hi;
+        t = !(t >= lo) ? lo : (t > hi ? hi : t);
+        return nnfx_rt_qround(t);
+    }
     if (mid)
         t = nnfx_rt_dequantize(nnfx_rt_qsat(nnfx_rt_qround(t * mid->inv) + mid->zp, mid->lo, mid->hi), mid->zp,
                                mid->scale);

@@ -1,9 +1,10 @@
-/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight and activation
+/* qgemm.c — the int8 GEMM (see qgemm.h): ISA choice, weight packing (and
+ * the split of unsafe weight pairs for the vpmaddubsw kernel), activation
  * packing, the portable tile kernel and epilogue, and the convolution /
- * fully connected drivers (im2col in u8 fused into the packing of each
- * column block; depthwise convs run direct on a zero-point-padded int16
- * plane). Work is split into tasks by shape only, so results never depend
- * on the number of threads. */
+ * fully connected drivers (im2col in u8 from a zero-point-padded window of
+ * the input per column block, packed step by step; depthwise convs run
+ * direct on a zero-point-padded int16 plane). Work is split into tasks by
+ * shape only, so results never depend on the number of threads. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-loop-distribute-patterns") /* short row copies stay inline */
 #endif
@@ -161,7 +162,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
     memset(pw, 0, sizeof *pw);
     pw->m = m, pw->k = k;
     pw->pair_safe = true;
-    for (int64_t row = 0; row < m; row++)
+    for (int64_t row = 0; row < m && pw->pair_safe; row++)
         for (int64_t kk = 0; kk < k; kk += 2) {
             int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
             if (a0 + a1 > 128) pw->pair_safe = false;
@@ -189,18 +190,27 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         fx_qgemm_w_free(pw);
         return false;
     }
-    for (int64_t p = 0; p < np; p++)
-        for (int64_t q = 0; q < pw->ks; q++)
-            for (int r = 0; r < pw->mr; r++)
-                for (int j = 0; j < pw->kr; j++) {
-                    int64_t row = p * pw->mr + r, kk = q * pw->kr + j;
-                    int8_t v = row < m && kk < k ? w[row * ldw + kk] : 0;
-                    int64_t o = ((p * pw->ks + q) * pw->mr + r) * pw->kr + j;
-                    if (pw->a16)
-                        pw->a16[o] = v;
-                    else
-                        pw->a[o] = v;
-                }
+    /* row r of panel p, k index q * kr + j at ((p * ks + q) * mr + r) * kr + j; padding 0 */
+    if (pw->a16)
+        memset(pw->a16, 0, sizeof *pw->a16 * (size_t)n);
+    else
+        memset(pw->a, 0, (size_t)n);
+    for (int64_t row = 0; row < m; row++) {
+        const int8_t *src = w + row * ldw;
+        int64_t o = (row / pw->mr * pw->ks * pw->mr + row % pw->mr) * pw->kr, step = (int64_t)pw->mr * pw->kr;
+        for (int64_t kk = 0; kk < k; kk += pw->kr, o += step) {
+            if (!pw->a16 && kk + 4 <= k) { /* a whole quad */
+                memcpy(pw->a + o, src + kk, 4);
+                continue;
+            }
+            for (int j = 0; j < pw->kr && kk + j < k; j++) {
+                if (pw->a16)
+                    pw->a16[o + j] = src[kk + j];
+                else
+                    pw->a[o + j] = src[kk + j];
+            }
+        }
+    }
     for (int64_t row = 0; row < m; row++) {
         int32_t s = 0;
         for (int64_t kk = 0; kk < k; kk++)
@@ -280,7 +290,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue too, fused on full tiles */
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue, fused in the tile */
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
@@ -288,14 +298,15 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
-            if (vec && np == 2 && rows == mr && (j + 2) * FX_QNR <= nc) {
-                int32_t comp[6];
-                for (int r = 0; r < mr; r++)
+            if (vec) { /* AVX2, contiguous output: the epilogue in the tile */
+                int32_t comp[4];
+                for (int r = 0; r < rows; r++)
                     comp[r] = -x_zp * w->wsum[p * mr + r];
                 int64_t off = p * mr * ym + j * FX_QNR;
+                int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
-                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, fs, w->fix, e, m0 + p * mr, comp,
+                fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, np, fs, w->fix, e, m0 + p * mr, comp, (int)rows, cols,
                                 res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
             }
@@ -309,10 +320,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 int64_t m = p * mr + r;
                 int64_t off = m * ym + c0 * yn;
                 const char *ro = res ? (const char *)res + off : NULL;
-                if (vec)
-                    fx_qepi_row_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off);
-                else
-                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
+                fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
             }
         }
     }
@@ -320,7 +328,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
 
 /* ---- conv / fc drivers ---------------------------------------------------- */
 
-#define FX_QB_BYTES (96 * 1024) /* packed activation block budget per task */
+#define FX_QB_BYTES (192 * 1024) /* packed activation block budget per task (within L2) */
 
 struct fx_qconv {
     fx_qconv_geom g;
@@ -377,7 +385,7 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
         c->mult[i] = q->x_scale * q->w_scale[q->w_scale_n == 1 ? 0 : i];
         c->bias[i] = q->bias ? q->bias[i] : 0.0f;
         c->multq[i] = c->mult[i] / q->y_scale;
-        c->biasq[i] = c->bias[i] / q->y_scale;
+        c->biasq[i] = c->bias[i] / q->y_scale + (float)q->y_zp;
     }
     c->x_signed = q->x_signed;
     c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);
@@ -390,6 +398,9 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
 static void pick_blocks(fx_qconv *c) {
     int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
     nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
+    /* blocks of even size (in whole tiles) rather than a short last one */
+    int64_t ncb = (c->ncols + nb - 1) / nb, even = ((c->ncols + ncb - 1) / ncb + 15) / 16 * 16;
+    if (even < nb) nb = even;
     if (nb >= c->ncols) nb = c->ncols;
     c->nb = nb;
     c->ncb = (c->ncols + nb - 1) / nb;
@@ -681,7 +692,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int64_t ch = t % g->m, i = t / g->m;
     int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
     int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
-    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
+    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w, *xend = j->x + g->n * g->c * g->h * g->w;
     /* x - zp over the padded plane: the pads hold real zero */
     int16_t zp = (int16_t)c->x_zp;
     uint8_t flip = c->x_signed ? 0x80 : 0;
@@ -694,7 +705,8 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             continue;
         }
         const uint8_t *s = plane + iy * g->w - g->pw;
-        memset(d, 0, sizeof *d * (size_t)lo);
+        for (int64_t px = 0; px < lo; px++) /* pads are short: no call */
+            d[px] = 0;
         int64_t px = lo;
 #if FX_Q_X86
         const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
@@ -704,11 +716,11 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
         }
         for (; px < hi; px += 8) {
-            /* the last 1-7 values through a copy: the vector store may
-             * pass hi (the right pad, the next row or the slack, all
-             * written after this) */
+            /* the last 1-7 values: the vector store may pass hi (the
+             * right pad, the next row or the slack, all written after
+             * this); the load may pass the row, not the tensor's end */
             __m128i b;
-            if (px + 8 <= hi)
+            if (s + px + 8 <= xend)
                 b = _mm_loadl_epi64((const __m128i *)(s + px));
             else { /* gathered in a register (a copy in memory would stall the load) */
                 uint64_t v = 0;
@@ -722,7 +734,8 @@ static void dw_task(void *ctx, int64_t t, int tid) {
 #endif
         for (; px < hi; px++)
             d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
-        memset(d + hi, 0, sizeof *d * (size_t)(c->dpw - hi));
+        for (px = hi; px < c->dpw; px++)
+            d[px] = 0;
     }
     for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
         xp[e] = 0;
@@ -742,6 +755,15 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
             fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
+        if (c->dpw != g->ow && g->ow % 8 == 0 && avx2) {
+            /* rows of whole vectors: the epilogue row by row on the grid */
+            for (int64_t oy = 0; oy < g->oh; oy++) {
+                int64_t o = off + oy * g->ow;
+                fx_qepi_row_avx2(&c->e, ch, 0, acc + oy * c->dpw, g->ow, j->res ? (const uint8_t *)j->res + o : NULL,
+                                 (uint8_t *)j->y + o);
+            }
+            return;
+        }
         if (c->dpw != g->ow)
             for (int64_t oy = 1; oy < g->oh; oy++)
                 memmove(acc + oy * g->ow, acc + oy * c->dpw, sizeof *acc * (size_t)g->ow);

@@ -59,8 +59,8 @@ typedef struct fx_qepi {
     /* per output channel (arrays of m) */
     const float *mult; /* x_scale * w_scale[m] */
     const float *bias; /* float bias, real units */
-    /* mult / y_scale and bias / y_scale: the epilogue without mid and res
-     * is y = clamp(rne(acc * multq + biasq) + y_zp) */
+    /* mult / y_scale and bias / y_scale + y_zp: the epilogue without mid
+     * and res is y = rne(clamp(acc * multq + biasq, lo, hi)) */
     const float *multq, *biasq;
     /* optional intermediate QuantizeLinear -> DequantizeLinear */
     bool mid;
@@ -213,13 +213,15 @@ void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *
 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
                        int32_t *acc);
 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np, int32_t *acc);
-/* A full 4 x 16 tile (np 2) of the ubs (a: int8 quads) or madd (a: int16
- * pairs) kernel with the whole epilogue fused: row r to y + r * ym, its
- * residual (when e->res) at res + r * ym; comp[r] the rows' zero-point
- * compensation, m the channel of row 0. Same bytes as the tile followed by
- * fx_qepi_row_avx2. */
-void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
-                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym);
+/* A tile of the ubs (a: int8 quads) or madd (a: int16 pairs) kernel over
+ * np activation panels with the whole epilogue fused: its first rows
+ * (<= 4) and cols (<= 8 * np) values, row r to y + r * ym, its residual
+ * (when e->res) at res + r * ym; comp[r] the rows' zero-point
+ * compensation, m the channel of row 0; fs, fix as for the ubs tile. Same
+ * bytes as the tile followed by fx_qepi_row_avx2. */
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
+                     const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                     const void *res, void *y, int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

@@ -120,10 +120,11 @@ AVX2 static inline __m256i q_round8(__m256 v) {
  * res (when e->res), to 8 int32 outputs within [lo, hi]. */
 AVX2 static inline __m256i epi_q8(const fx_qepi *e, int64_t m, __m256i a, const void *res) {
     __m256i q;
-    if (!e->mid && !e->res) {
+    if (!e->mid && !e->res) { /* biasq holds the zero point; clamped before rounding (fx_qepi_row_c) */
         __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
                                  _mm256_set1_ps(e->biasq[m]));
-        q = _mm256_add_epi32(q_round8(t), _mm256_set1_epi32(e->y_zp));
+        t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps((float)e->lo)), _mm256_set1_ps((float)e->hi));
+        return _mm256_cvtps_epi32(t);
     } else {
         __m256 t =
             _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
@@ -161,29 +162,37 @@ AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, cons
     return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
 }
 
-/* A full 4 x 16 tile with the epilogue applied in registers: row r's 16
- * bytes to y + r * ym (its residual at res + r * ym). The operations of
- * fx_qepi_row_avx2, so the same bytes. */
-AVX2 static inline __attribute__((always_inline)) void tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b,
-                                                              const int32_t *fs, const fx_qfix *fix, const fx_qepi *e,
-                                                              int64_t m, const int32_t *comp, const void *res, void *y,
-                                                              int64_t ym) {
-    tile8 t = tile_core(ubs, ks, a, b, 2, fs, fix);
-    for (int r = 0; r < 4; r++) {
+/* A tile with the epilogue applied in registers: rows x cols of the 4 x
+ * (8 * np) tile, row r's bytes to y + r * ym (its residual at res + r * ym).
+ * A short row goes through a 16-byte copy (residual in, output out). The
+ * operations of fx_qepi_row_avx2, so the same bytes. */
+AVX2 static inline __attribute__((always_inline)) void
+tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
+       const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    tile8 t = tile_core(ubs, ks, a, b, np, fs, fix);
+    for (int r = 0; r < rows; r++) {
         const __m256i vc = _mm256_set1_epi32(comp[r]);
+        uint8_t rt[16] = {0}, yt[16];
         const char *rr = e->res ? (const char *)res + r * ym : NULL;
+        if (rr && cols < 16) rr = memcpy(rt, rr, (size_t)cols);
         __m256i q0 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][0], vc), rr);
-        __m256i q1 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL);
-        store16(e->y_signed, q0, q1, (char *)y + r * ym);
+        __m256i q1 = np == 2 ? epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL) : q0;
+        if (cols == 16) {
+            store16(e->y_signed, q0, q1, (char *)y + r * ym);
+        } else {
+            store16(e->y_signed, q0, q1, yt);
+            memcpy((char *)y + r * ym, yt, (size_t)cols);
+        }
     }
 }
 
-AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
-                          const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
+AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
+                          const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                          const void *res, void *y, int64_t ym) {
     if (ubs)
-        tile_q(true, ks, a, b, fs, fix, e, m, comp, res, y, ym);
+        tile_q(true, ks, a, b, np, fs, fix, e, m, comp, rows, cols, res, y, ym);
     else
-        tile_q(false, ks, a, b, NULL, NULL, e, m, comp, res, y, ym);
+        tile_q(false, ks, a, b, np, NULL, NULL, e, m, comp, rows, cols, res, y, ym);
 }
 
 /* acc must be readable up to 8 values past the last multiple of 8 below n
@@ -194,17 +203,11 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
     const __m256i vcomp = _mm256_set1_epi32(comp);
     int64_t j = 0;
     if (!e->mid && !e->res) {
-        /* y = clamp(rne(acc * multq + biasq) + zp), 16 values per step */
-        const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
-        const __m256 mq = _mm256_set1_ps(e->multq[m]), bq = _mm256_set1_ps(e->biasq[m]);
+        /* y = rne(clamp(acc * multq + biasq, lo, hi)), 16 values per step */
         for (; j + 16 <= n; j += 16) {
             __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
             __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
-            __m256i q0 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mq), bq)), vzp);
-            __m256i q1 = _mm256_add_epi32(q_round8(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mq), bq)), vzp);
-            q0 = _mm256_min_epi32(_mm256_max_epi32(q0, vlo), vhi);
-            q1 = _mm256_min_epi32(_mm256_max_epi32(q1, vlo), vhi);
-            store16(e->y_signed, q0, q1, (char *)y + j);
+            store16(e->y_signed, epi_q8(e, m, a0, NULL), epi_q8(e, m, a1, NULL), (char *)y + j);
         }
     }
     for (; j + 8 <= n; j += 8)
@@ -227,16 +230,36 @@ static inline int32_t kpair(int16_t k0, int16_t k1) {
     return (int32_t)((uint32_t)(uint16_t)k0 | ((uint32_t)(uint16_t)k1 << 16));
 }
 
+/* The weight pairs of the taps (kx, kx + 1) of each kernel row, the last
+ * one of an odd row with 0: pr[ky * ((kw + 1) / 2) + kx / 2]. false when
+ * the kernel has more pairs than fit (the caller takes the gather path). */
+#define FX_QDW_PAIRS 64
+static bool dw_pairs(const int16_t *k, int64_t kh, int64_t kw, int32_t *pr) {
+    int64_t kp = (kw + 1) / 2;
+    if (kh * kp > FX_QDW_PAIRS) return false;
+    for (int64_t ky = 0; ky < kh; ky++)
+        for (int64_t kx = 0; kx < kw; kx += 2)
+            pr[ky * kp + kx / 2] = kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0);
+    return true;
+}
+
 /* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
- * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. */
-AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
-                           int32_t *acc, int64_t ow) {
+ * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. The weight
+ * pairs are broadcast once per call (a 3 x 3 kernel, inlined with constant
+ * sizes, keeps all 6 in registers). */
+AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                             int64_t kh, int64_t kw, int64_t dh, int32_t *acc,
+                                                             int64_t ow) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    for (int64_t i = 0; i < kh * kp; i++)
+        wv[i] = _mm256_set1_epi32(pr[i]);
     for (int64_t ox = 0; ox < ow; ox += 16) {
         __m256i lo = _mm256_setzero_si256(), hi = lo;
         for (int64_t ky = 0; ky < kh; ky++) {
             const int16_t *row = xp + ky * dh * pitch + ox;
             for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
+                __m256i w = wv[ky * kp + kx / 2];
                 __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
                 __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
                 lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
@@ -250,16 +273,20 @@ AVX2 static void dw_row_s1(const int16_t *xp, int64_t pitch, const int16_t *k, i
 
 /* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
  * inputs 2o + kx and 2o + kx + 1, so 16 loaded values are 8 ready pairs. */
-AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
-                           int32_t *acc, int64_t ow) {
+AVX2 static inline __attribute__((always_inline)) void dw_s2(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                             int64_t kh, int64_t kw, int64_t dh, int32_t *acc,
+                                                             int64_t ow) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    for (int64_t i = 0; i < kh * kp; i++)
+        wv[i] = _mm256_set1_epi32(pr[i]);
     for (int64_t ox = 0; ox < ow; ox += 8) {
         __m256i s = _mm256_setzero_si256();
         for (int64_t ky = 0; ky < kh; ky++) {
             const int16_t *row = xp + ky * dh * pitch + 2 * ox;
-            for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = _mm256_set1_epi32(kpair(k[ky * kw + kx], kx + 1 < kw ? k[ky * kw + kx + 1] : 0));
-                s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), w));
-            }
+            for (int64_t kx = 0; kx < kw; kx += 2)
+                s = _mm256_add_epi32(
+                    s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(row + kx)), wv[ky * kp + kx / 2]));
         }
         _mm256_storeu_si256((__m256i *)(acc + ox), s);
     }
@@ -267,12 +294,17 @@ AVX2 static void dw_row_s2(const int16_t *xp, int64_t pitch, const int16_t *k, i
 
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
-    if (dw == 1 && sw == 1) {
-        dw_row_s1(xp, pitch, k, kh, kw, dh, acc, ow);
-        return;
-    }
-    if (dw == 1 && sw == 2) {
-        dw_row_s2(xp, pitch, k, kh, kw, dh, acc, ow);
+    int32_t pr[FX_QDW_PAIRS];
+    if (dw == 1 && (sw == 1 || sw == 2) && dw_pairs(k, kh, kw, pr)) {
+        bool k3 = kh == 3 && kw == 3;
+        if (sw == 1 && k3)
+            dw_s1(xp, pitch, pr, 3, 3, dh, acc, ow);
+        else if (sw == 1)
+            dw_s1(xp, pitch, pr, kh, kw, dh, acc, ow);
+        else if (k3)
+            dw_s2(xp, pitch, pr, 3, 3, dh, acc, ow);
+        else
+            dw_s2(xp, pitch, pr, kh, kw, dh, acc, ow);
         return;
     }
     int64_t ox = 0;
@@ -310,10 +342,11 @@ void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
 }
-void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, const int32_t *fs, const fx_qfix *fix,
-                     const fx_qepi *e, int64_t m, const int32_t *comp, const void *res, void *y, int64_t ym) {
-    (void)ubs, (void)ks, (void)a, (void)b, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)res, (void)y,
-        (void)ym;
+void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
+                     const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                     const void *res, void *y, int64_t ym) {
+    (void)ubs, (void)ks, (void)a, (void)b, (void)np, (void)fs, (void)fix, (void)e, (void)m, (void)comp, (void)rows,
+        (void)cols, (void)res, (void)y, (void)ym;
 }
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
