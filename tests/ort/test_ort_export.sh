@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Models that nnfx writes run in ONNX Runtime with PyTorch's outputs: every
 # real-model fixture, the coverage fixtures (RNNs, ConvTranspose, 3-d conv,
-# Einsum) and the digits CNN, (1) exported as they are, (2) after
+# Einsum, If/Loop control flow) and the digits CNN, (1) exported as they are, (2) after
 # fuse-conv-bn + fold-constants + cse + dce (a rewritten graph), (3) exported
 # with external data. References are PyTorch's outputs saved by the fixture
 # scripts, so neither nnfx nor ONNX Runtime checks itself.
@@ -18,14 +18,18 @@ command -v node >/dev/null || { echo "skip: node is not installed"; exit 77; }
 rm -rf "$TMP" && mkdir -p "$TMP"
 pass=0
 fail=0
-ort() { # ort MODEL INPUT REF
-    if node "$HERE/ort_check.js" "$1" --in "$2" --ref "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+ort() { # ort MODEL INPUTS REF (INPUTS: files joined by ',', bound by position)
+    local args=() f
+    IFS=',' read -r -a files <<<"$2"
+    for f in "${files[@]}"; do args+=(--in "$f"); done
+    if node "$HERE/ort_check.js" "$1" "${args[@]}" --ref "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 }
 cases=""
 for RM in "$SRC/tests/data/real_models" "$SRC/tests/data/coverage"; do
     for m in "$RM"/*.onnx; do
         b=$(basename "$m" .onnx)
-        cases="$cases $m|$RM/$b.input_0.npy|$RM/$b.output_0.npy"
+        ins=$(ls "$RM/$b".input_*.npy | tr '\n' ',' | sed 's/,$//')
+        cases="$cases $m|$ins|$RM/$b.output_0.npy"
     done
 done
 D=$SRC/tests/data/digits
