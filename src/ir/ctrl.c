@@ -228,10 +228,11 @@ nnfx_status infer_if(nnfx_infer_ctx *c) {
 }
 
 /* Infers a body whose loop-carried inputs [first, first + n) come back as
- * results [rfirst, rfirst + n): until they agree, carried dims that change
- * become unknown. */
+ * results [rfirst, rfirst + n): carried dims that change become unknown
+ * and the body is inferred once more. At most two passes per level, so
+ * nested loops cost 2^depth body passes, not more. */
 static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, int rfirst, int n) {
-    for (int round = 0;; round++) {
+    for (int round = 0; round < 2; round++) {
         nnfx_status st = infer_body(c->node, g, c->err);
         if (st) return st;
         bool stable = true;
@@ -240,14 +241,19 @@ static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, in
             result_meta(g, rfirst + i, &out);
             nnfx_meta merged = in;
             meta_merge(&merged, &out);
-            if (round >= 2) meta_unknown(&merged);
+            if (round > 0) { /* still changing: only the dtype is known */
+                nnfx_dtype dt = merged.dtype;
+                meta_unknown(&merged);
+                merged.dtype = dt;
+            }
             if (!meta_same(&merged, &in)) {
                 stable = false;
                 set_input_meta(g, first + i, &merged);
             }
         }
-        if (stable || round >= 3) return NNFX_OK;
+        if (stable) return NNFX_OK;
     }
+    return NNFX_OK;
 }
 
 nnfx_status infer_loop(nnfx_infer_ctx *c) {
