@@ -98,6 +98,7 @@ static void test_text_round_trip_and_copy(void **state) {
     nnfx_error err = {0};
     nnfx_graph *g = if_graph();
     assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_check_types(g, &err), NNFX_OK);
     char *text = nnfx_graph_to_text(g);
     assert_non_null(strstr(text, "then_branch = graph():"));
     nnfx_graph *p = nnfx_graph_parse(text, &err);
