@@ -14,7 +14,8 @@ if(TARGET test_real_models)
                    $<TARGET_FILE:test_real_models> ${CMAKE_CURRENT_SOURCE_DIR}/data/coverage ${NNFX_COVERAGE_PYTHON})
   # The big ones on demand (label "slow", with -DNNFX_SLOW_TESTS=ON as the
   # torchvision classifiers): r3d_18 and mc3_18 video, swin_t, RAFT (small)
-  # optical flow, fcn_resnet50 and lraspp segmentation.
+  # optical flow, fcn_resnet50 and lraspp segmentation, ssdlite320_mobilenet_v3_large
+  # detection (NMS behind an If; see export_detection in make_models.py).
   if(NNFX_SLOW_TESTS)
     set(NNFX_COVERAGE_SLOW run)
   else()

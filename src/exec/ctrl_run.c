@@ -8,8 +8,21 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-/* Most iterations one Loop may run (a guard against runaway loops). */
-#define CTRL_MAX_ITERATIONS (1LL << 24)
+/* Most body runs of Loop and Scan iterations, all nesting levels together,
+ * for one outermost control-flow node (a guard against runaway and
+ * nested loops of hostile models). */
+#define CTRL_MAX_ITERATIONS (1LL << 18)
+
+static _Thread_local int run_depth;
+static _Thread_local int64_t iterations;
+
+/* Counts one iteration; an error past the budget. */
+static nnfx_status count_iteration(const nnfx_node *n, nnfx_error *err) {
+    if (++iterations <= CTRL_MAX_ITERATIONS) return NNFX_OK;
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                          "node %s: more than %lld loop iterations (all nesting levels together)", n->name,
+                          (long long)CTRL_MAX_ITERATIONS);
+}
 
 typedef struct body_run {
     const nnfx_graph *g;
@@ -221,7 +234,7 @@ static nnfx_status run_loop(const nnfx_node *n, const ir_ctrl_shape *s, int nin,
     if (in[0]) {
         if (nnfx_tensor_numel(in[0]) != 1)
             return nnfx_error_set(err, NNFX_ERR_SHAPE, "node %s: the trip count must be one element", n->name);
-        max_trips = (int64_t)nnfx_tensor_get(in[0], 0);
+        max_trips = ir_tensor_int_at0(in[0]);
     }
     bool use_cond = in[1] != NULL, cond = !use_cond || truthy(in[1]);
     int N = s->ncarried, S = s->nscan_out;
@@ -235,11 +248,7 @@ static nnfx_status run_loop(const nnfx_node *n, const ir_ctrl_shape *s, int nin,
         carried[i] = nnfx_tensor_retain(in[2 + i]);
     int64_t it = 0;
     for (; !st && it < max_trips && cond; it++) {
-        if (it >= CTRL_MAX_ITERATIONS) {
-            st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "node %s: loop runs more than %lld iterations", n->name,
-                                (long long)CTRL_MAX_ITERATIONS);
-            break;
-        }
+        if ((st = count_iteration(n, err))) break;
         nnfx_tensor_release(iter);
         nnfx_tensor_release(cond_t);
         iter = nnfx_tensor_scalar_i64(it, err);
@@ -316,6 +325,7 @@ static nnfx_status run_scan(const nnfx_node *n, const ir_ctrl_shape *s, int nin,
     for (int i = 0; !st && i < N; i++)
         carried[i] = nnfx_tensor_retain(in[i]);
     for (int64_t t = 0; !st && t < len; t++) {
+        if ((st = count_iteration(n, err))) break;
         for (int j = 0; j < M && !st; j++) {
             bool rev = dirs && dirs->kind == NNFX_ATTR_INTS && j < dirs->u.ints.n && dirs->u.ints.v[j];
             nnfx_tensor_release(slices[j]);
@@ -374,11 +384,13 @@ nnfx_status exec_ctrl_run(const nnfx_node *n, int nin, nnfx_tensor *const *in, n
     if (st) return st;
     if (nin != n->nargs) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "node %s: %d inputs given", n->name, nin);
     if ((st = ir_ctrl_enter(n, err))) return st;
+    if (run_depth++ == 0) iterations = 0;
     switch (n->op) {
     case NNFX_OP_IF: st = run_if(n, &s, nin, in, out, err); break;
     case NNFX_OP_LOOP: st = run_loop(n, &s, nin, in, out, err); break;
     default: st = run_scan(n, &s, nin, in, out, err); break;
     }
+    run_depth--;
     ir_ctrl_leave();
     if (st) {
         for (int i = 0; i < out->num; i++)

@@ -285,6 +285,21 @@ static int64_t node_min_opset(const nnfx_node *n, const char **what) {
     return 0;
 }
 
+/* The oldest opset above v that some node of g or of its bodies needs (v
+ * when none does): *who and *what name the first such node. */
+static int64_t graph_min_opset(const nnfx_graph *g, int64_t v, const nnfx_node **who, const char **what) {
+    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
+        int64_t need = node_min_opset(n, what);
+        if (need > v) {
+            *who = n;
+            return need;
+        }
+        for (int i = 0; i < nnfx_node_num_subgraphs(n); i++)
+            if ((need = graph_min_opset(nnfx_node_subgraph(n, i), v, who, what)) > v) return need;
+    }
+    return v;
+}
+
 #define OPSET_OLDEST 13 /* axes as inputs, per-axis Softmax: nnfx's forms */
 #define OPSET_NEWEST 21 /* newest opset whose forms nnfx's ops keep        */
 
@@ -315,10 +330,9 @@ int64_t nnfx_onnx_export_opset(const nnfx_graph *g, int64_t requested, char *why
             v = OPSET_OLDEST;
         }
     }
-    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
-        const char *what;
-        int64_t need = node_min_opset(n, &what);
-        if (need <= v) continue;
+    const nnfx_node *n;
+    const char *what;
+    for (int64_t need; (need = graph_min_opset(g, v, &n, &what)) > v;) {
         if (requested > 0)
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                   "onnx export: opset %" PRId64 " cannot hold node %s: %s needs opset %" PRId64,

@@ -575,6 +575,25 @@ static nnfx_status bind_output(imp *im, imp_node *n, nnfx_node *node, const char
     return remember_name(im, node, name);
 }
 
+/* Names the first k outputs of node: one output is the node itself, more
+ * are getitem nodes (the tuple node takes the ONNX node's name). */
+static nnfx_status bind_outputs(imp *im, imp_node *n, nnfx_node *node, int k) {
+    nnfx_status st;
+    if (k == 1 && nnfx_node_num_outputs(node) == 1) {
+        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
+        return st;
+    }
+    if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) return st;
+    if ((st = remember_node_name(im, node, n->name))) return st;
+    for (int i = 0; i < k; i++) {
+        if (!n->out[i][0]) continue;
+        nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);
+        if (!gi) return im->err->status;
+        if ((st = bind_output(im, n, gi, n->out[i]))) return st;
+    }
+    return NNFX_OK;
+}
+
 static _Thread_local bool import_opaque;
 
 void onnx_import_set_opaque(bool on) { import_opaque = on; }
@@ -760,26 +779,11 @@ static nnfx_status import_ctrl(imp *im, imp_node *n, nnfx_op op) {
         st = imp_node_fail(im, n, im->err->status ? im->err->status : NNFX_ERR_GRAPH, "%s", msg);
         goto out;
     }
-    int k = nnfx_node_num_outputs(node);
-    if (n->nout > k) {
-        st = imp_node_fail(im, n, NNFX_ERR_PARSE, "the node has %d outputs, its body returns %d results", n->nout, k);
-        goto out;
-    }
-    if (k == 1) {
-        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
-        goto out;
-    }
-    if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) goto out;
-    if ((st = remember_node_name(im, node, n->name))) goto out;
-    for (int i = 0; i < n->nout; i++) {
-        if (!n->out[i][0]) continue;
-        nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);
-        if (!gi) {
-            st = im->err->status;
-            goto out;
-        }
-        if ((st = bind_output(im, n, gi, n->out[i]))) goto out;
-    }
+    if (n->nout > nnfx_node_num_outputs(node))
+        st = imp_node_fail(im, n, NNFX_ERR_PARSE, "the node has %d outputs, its body returns %d results", n->nout,
+                           nnfx_node_num_outputs(node));
+    else
+        st = bind_outputs(im, n, node, n->nout);
     goto out;
 nomem:
     st = oom(im);
@@ -866,22 +870,10 @@ static nnfx_status import_node(imp *im, imp_node *n) {
         st = imp_node_fail(im, n, im->err->status ? im->err->status : NNFX_ERR_GRAPH, "%s", msg);
         goto out;
     }
-    if (k == 1 && nnfx_node_num_outputs(node) == 1) {
-        if (!(st = bind_output(im, n, node, n->out[0]))) st = remember_node_name(im, node, n->name);
+    if (!(k == 1 && nnfx_node_num_outputs(node) == 1) && nnfx_node_num_outputs(node) != k &&
+        (st = ir_node_set_num_outputs(node, k, im->err)))
         goto out;
-    }
-    if (nnfx_node_num_outputs(node) != k && (st = ir_node_set_num_outputs(node, k, im->err))) goto out;
-    if (n->name && n->name[0] && (st = nnfx_node_set_name(node, n->name, im->err))) goto out;
-    if ((st = remember_node_name(im, node, n->name))) goto out;
-    for (int i = 0; i < k; i++) {
-        if (!n->out[i][0]) continue;
-        nnfx_node *gi = nnfx_graph_getitem(im->g, node, i, im->err);
-        if (!gi) {
-            st = im->err->status;
-            goto out;
-        }
-        if ((st = bind_output(im, n, gi, n->out[i]))) goto out;
-    }
+    st = bind_outputs(im, n, node, k);
 out:
     free(args);
     free(attrs);

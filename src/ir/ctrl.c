@@ -20,6 +20,12 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
+int64_t ir_tensor_int_at0(const nnfx_tensor *t) {
+    if (t->dtype == NNFX_I64) return ((const int64_t *)t->data)[0];
+    double v = nnfx_tensor_get(t, 0);
+    return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
+}
+
 bool ir_op_is_ctrl(nnfx_op op) { return op == NNFX_OP_IF || op == NNFX_OP_LOOP || op == NNFX_OP_SCAN; }
 
 nnfx_graph *ir_ctrl_body(const nnfx_node *n, const char *name) {
@@ -222,10 +228,11 @@ nnfx_status infer_if(nnfx_infer_ctx *c) {
 }
 
 /* Infers a body whose loop-carried inputs [first, first + n) come back as
- * results [rfirst, rfirst + n): until they agree, carried dims that change
- * become unknown. */
+ * results [rfirst, rfirst + n): carried dims that change become unknown
+ * and the body is inferred once more. At most two passes per level, so
+ * nested loops cost 2^depth body passes, not more. */
 static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, int rfirst, int n) {
-    for (int round = 0;; round++) {
+    for (int round = 0; round < 2; round++) {
         nnfx_status st = infer_body(c->node, g, c->err);
         if (st) return st;
         bool stable = true;
@@ -234,14 +241,19 @@ static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, in
             result_meta(g, rfirst + i, &out);
             nnfx_meta merged = in;
             meta_merge(&merged, &out);
-            if (round >= 2) meta_unknown(&merged);
+            if (round > 0) { /* still changing: only the dtype is known */
+                nnfx_dtype dt = merged.dtype;
+                meta_unknown(&merged);
+                merged.dtype = dt;
+            }
             if (!meta_same(&merged, &in)) {
                 stable = false;
                 set_input_meta(g, first + i, &merged);
             }
         }
-        if (stable || round >= 3) return NNFX_OK;
+        if (stable) return NNFX_OK;
     }
+    return NNFX_OK;
 }
 
 nnfx_status infer_loop(nnfx_infer_ctx *c) {
@@ -260,7 +272,7 @@ nnfx_status infer_loop(nnfx_infer_ctx *c) {
     /* trip count: M when it is known and no condition can stop the loop early */
     int64_t trips = -1;
     if (c->in_value && c->in_value[0] && nnfx_tensor_numel(c->in_value[0]) == 1 && !c->in[1])
-        trips = (int64_t)nnfx_tensor_get(c->in_value[0], 0);
+        trips = ir_tensor_int_at0(c->in_value[0]);
     for (int i = 0; i < c->nout && i < s.nresults; i++) {
         if (i < s.ncarried) {
             c->out[i] = nnfx_graph_input(g, 2 + i)->meta[0];
@@ -376,7 +388,7 @@ void cost_loop(const nnfx_infer_ctx *c, int64_t *macs, int64_t *flops) {
     body_cost(c->node, ir_ctrl_body(c->node, "body"), macs, flops);
     int64_t trips = 1;
     if (c->in_value && c->nin > 0 && c->in_value[0] && nnfx_tensor_numel(c->in_value[0]) == 1)
-        trips = (int64_t)nnfx_tensor_get(c->in_value[0], 0);
+        trips = ir_tensor_int_at0(c->in_value[0]);
     if (trips < 0) trips = 0;
     *macs = times(*macs, trips);
     *flops = times(*flops, trips);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ir/infer_int.h"
+#include "ir/ir_int.h"
 
 typedef struct nms_ctx {
     const nnfx_tensor *scores;
@@ -46,12 +47,8 @@ bool ir_nms_run(const nnfx_node *n, const nnfx_tensor *boxes, const nnfx_tensor 
         return false;
     }
     int64_t B = boxes->shape[0], C = scores->shape[1], N = boxes->shape[1];
-    /* int64 read as such: PyTorch writes INT64_MAX ("no limit"), which a
-     * double rounds to 2^63, outside int64 */
-    double mod = maxo && nnfx_tensor_numel(maxo) > 0 ? nnfx_tensor_get(maxo, 0) : 0;
-    int64_t mo = maxo && maxo->dtype == NNFX_I64 && nnfx_tensor_numel(maxo) > 0 ? ((const int64_t *)maxo->data)[0]
-                 : mod >= 9.2e18                                                ? INT64_MAX
-                                                                                : (int64_t)mod;
+    /* PyTorch writes INT64_MAX ("no limit"): read as int64, not through a double */
+    int64_t mo = maxo && nnfx_tensor_numel(maxo) > 0 ? ir_tensor_int_at0(maxo) : 0;
     double it = iou_t && nnfx_tensor_numel(iou_t) > 0 ? nnfx_tensor_get(iou_t, 0) : 0;
     bool has_st = score_t && nnfx_tensor_numel(score_t) > 0;
     double st = has_st ? nnfx_tensor_get(score_t, 0) : 0;

@@ -166,6 +166,9 @@ typedef struct ir_ctrl_shape {
     int nresults;      /* outputs of the node                            */
 } ir_ctrl_shape;
 
+/* Element 0 of a non-empty tensor as int64: read as such when it is one
+ * (a double holds INT64_MAX as 2^63, outside int64), else saturated. */
+int64_t ir_tensor_int_at0(const nnfx_tensor *t);
 /* True for If, Loop and Scan. */
 bool ir_op_is_ctrl(nnfx_op op);
 /* The graph attribute called name, or NULL. */

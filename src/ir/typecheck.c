@@ -91,6 +91,11 @@ nnfx_status nnfx_graph_check_types(const nnfx_graph *g, nnfx_error *err) {
                                       nnfx_node_name(n), nout - 1);
             continue;
         }
+        for (int b = 0; b < nnfx_node_num_subgraphs(n); b++) /* bodies (depth bounded by lint) */
+            if ((st = nnfx_graph_check_types(nnfx_node_subgraph(n, b), err))) {
+                nnfx_error_prefix(err, "in the body of %s", nnfx_node_name(n));
+                return st;
+            }
         nnfx_dtype first = NNFX_DTYPE_UNDEFINED;
         for (int i = 0; i < na; i++) {
             nnfx_arg a = nnfx_node_arg(n, i);

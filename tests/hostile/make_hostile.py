@@ -129,8 +129,81 @@ os.symlink("secret.bin", link)
 external("bad_ext_dir", ".")
 external("bad_ext_escape", "../../../../etc/passwd")
 
+# --- Control flow (If, Loop, Scan with subgraphs) ---------------------------
+F = TensorProto.FLOAT
+
+
+def body(name, nodes, ins, outs, inits=()):
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, ty, sh) for n, ty, sh in ins],
+                             [helper.make_tensor_value_info(n, ty, sh) for n, ty, sh in outs], initializer=list(inits))
+
+
+def ident(src, dst):
+    return helper.make_node("Identity", [src], [dst])
+
+
+cond = t("c", np.array(True))
+# If whose branches return different numbers of values
+save("bad_if_branch_arity", [helper.make_node(
+    "If", ["c"], ["y"], then_branch=body("t", [ident("x", "a")], [], [("a", F, None)]),
+    else_branch=body("e", [ident("x", "b"), ident("x", "b2")], [], [("b", F, None), ("b2", F, None)]))], [cond])
+# Loop without a trip count or a condition: it would never end
+save("bad_loop_no_trip_no_cond", [helper.make_node(
+    "Loop", ["", "", "x"], ["y"], body=body("l", [ident("c_in", "c_out"), ident("v", "v_out")],
+                                          [("i", TensorProto.INT64, []), ("c_in", TensorProto.BOOL, []), ("v", F, None)],
+                                          [("c_out", TensorProto.BOOL, []), ("v_out", F, None)]))])
+# Loop body taking fewer inputs than the node gives it
+save("bad_loop_body_arity", [helper.make_node(
+    "Loop", ["m", "", "x"], ["y"], body=body("l", [ident("c_in", "c_out")],
+                                           [("i", TensorProto.INT64, []), ("c_in", TensorProto.BOOL, [])],
+                                           [("c_out", TensorProto.BOOL, [])]))], [t("m", np.array(3, np.int64))])
+# Scan over an axis the input does not have
+save("bad_scan_axis", [helper.make_node(
+    "Scan", ["x"], ["y"], num_scan_inputs=1, scan_input_axes=[7],
+    body=body("s", [ident("xt", "yt")], [("xt", F, None)], [("yt", F, None)]))])
+# If nested 40 deep (each level's branch is the next If)
+inner = body("leaf", [ident("x", "r40")], [], [("r40", F, None)])
+for k in range(39, -1, -1):
+    leaf = body(f"e{k}", [ident("x", f"e{k}")], [], [(f"e{k}", F, None)])
+    inner = body(f"lvl{k}", [helper.make_node("If", ["c"], [f"r{k}"], then_branch=inner, else_branch=leaf)], [],
+                 [(f"r{k}", F, None)])
+save("bad_if_nested_deep", [helper.make_node("If", ["c"], ["y"], then_branch=inner,
+                                             else_branch=body("e", [ident("x", "e")], [], [("e", F, None)]))], [cond])
+# Loop that never stops by itself (trip count INT64_MAX, condition always
+# true): stopped by nnfx's iteration budget
+save("odd_loop_runaway", [helper.make_node(
+    "Loop", ["m", "c", "x"], ["y"], body=body("l", [ident("c_in", "c_out"), ident("v", "v_out")],
+                                            [("i", TensorProto.INT64, []), ("c_in", TensorProto.BOOL, []),
+                                             ("v", F, None)],
+                                            [("c_out", TensorProto.BOOL, []), ("v_out", F, None)]))],
+     [t("m", np.array(I64_MAX, np.int64)), cond])
+
+
+
+def if_text(name, level, indent):
+    """Text IR lines of an If branch `name` holding `level` nested Ifs."""
+    pad, inner = " " * indent, " " * (indent + 4)
+    lines = [f"{pad}{name} = graph():", f"{inner}%c : [num_users=1] = placeholder[target=c]  # bool[]"]
+    if level == 0:
+        return lines + [f"{inner}return c"]
+    lines.append(f"{inner}%y : [num_users=1] = call_function[target=if](args = (%c, %c), "
+                 "kwargs = {then_branch: graph, else_branch: graph})")
+    return lines + if_text("then_branch", level - 1, indent + 12) + if_text("else_branch", 0, indent + 12) + [
+        f"{inner}return y"]
+
+
 # text IR
 texts = {
+    # If bodies nested 40 deep (past nnfx's limit on subgraph nesting)
+    "bad_text_if_nested_deep": "\n".join(["graph():"] + if_text("x", 40, 0)[1:]) + "\n",
+    # a node announcing a body that never follows
+    "bad_text_missing_body": "graph():\n    %c : [num_users=1] = placeholder[target=c]  # bool[]\n"
+    "    %y : [num_users=1] = call_function[target=if](args = (%c,), kwargs = {then_branch: graph, "
+    "else_branch: graph})\n    return y\n",
+    # a body with no return line
+    "bad_text_body_no_return": "graph():\n    %c : [num_users=1] = placeholder[target=c]  # bool[]\n"
+    "    %y : [num_users=1] = call_function[target=if](args = (%c,), kwargs = {then_branch: graph, "
+    "else_branch: graph})\n        then_branch = graph():\n        else_branch = graph():\n    return y\n",
     "bad_text_return_literal": "graph():\n    %x : [num_users=0] = placeholder[target=x]  # float32[4]\n    return 5\n",
     "bad_text_param_16g": "graph():\n    # param w : float32[4294967296]\n"
     "    %x : [num_users=1] = placeholder[target=x]  # float32[4]\n    return x\n",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Models that nnfx writes run in ONNX Runtime with PyTorch's outputs: every
 # real-model fixture, the coverage fixtures (RNNs, ConvTranspose, 3-d conv,
-# Einsum) and the digits CNN, (1) exported as they are, (2) after
+# Einsum, If/Loop control flow) and the digits CNN, (1) exported as they are, (2) after
 # fuse-conv-bn + fold-constants + cse + dce (a rewritten graph), (3) exported
 # with external data. References are PyTorch's outputs saved by the fixture
 # scripts, so neither nnfx nor ONNX Runtime checks itself.

@@ -14,7 +14,8 @@ The first form rewrites the *.onnx and *.npy files next to this script (only
 the models named, when some are; and
 in ort/: recurrent nodes with non-default activations, checked against ONNX
 Runtime as PyTorch cannot write them). The
-second exports big torchvision models of these families with random weights
+second exports big torchvision models of these families (and the detection
+model ssdlite320_mobilenet_v3_large, with NMS behind an If) with random weights
 into OUT_DIR (not committed; the CTest case coverage_torchvision, label
 "slow", runs them). Every model M is M.onnx, M.input_<i>.npy and
 M.output_<i>.npy, the outputs being PyTorch's own in eval mode. Exit status
@@ -222,7 +223,20 @@ def export_torchvision(out_dir, only):
                 return y[-1]
             return y
 
+    class Detections(torch.nn.Module):
+        """A detection model on one image [1, 3, H, W]: boxes, scores, labels."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            d = self.m([x[0]])[0]
+            return d["boxes"], d["scores"], d["labels"]
+
     os.makedirs(out_dir, exist_ok=True)
+    if not only or DETECTION in only:
+        export_detection(out_dir, Detections)
     for name, sub, shapes, opset in TORCHVISION:
         if only and name not in only:
             continue
@@ -238,6 +252,46 @@ def export_torchvision(out_dir, only):
             export(FirstOutput(model, **kw), inputs, out_dir, name, opset)
         except Exception as e:  # an exporter limit, not an nnfx one
             print(f"{name}: torch.onnx.export failed: {e}", file=sys.stderr)
+
+
+DETECTION = "ssdlite320_mobilenet_v3_large"
+
+
+def export_detection(out_dir, Detections):
+    """SSDlite (its export holds an If around the batched NMS) with random
+    weights, made so that the comparison is about the same detections:
+    untrained heads give every anchor nearly the same class scores, so
+    exact and near ties would decide which boxes NMS keeps and their order
+    (a float rounding apart). Here the extra layers and the heads get
+    He-initialised convolutions and the class logits are scaled by 6 (bias
+    0), the score threshold is 0.3 and at most 50 detections are kept: on
+    the fixed input (randn, seed 1) that gives 36 detections, all above the
+    threshold (no cut at the cap), whose sorted scores are at least 1.3e-4
+    apart, so boxes, scores and labels compare one to one (shapes equal,
+    relative error bounded as for every model)."""
+    import torch
+    import torchvision
+    from gen_real_models import export, randomise_bn
+
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+    randomise_bn(m, gen)
+    with torch.no_grad():
+        for mod in list(m.backbone.extra.modules()) + list(m.head.modules()):
+            if isinstance(mod, torch.nn.Conv2d):
+                fan_in = mod.weight[0].numel()
+                mod.weight.copy_(torch.randn(mod.weight.shape, generator=gen) * (2.0 / fan_in) ** 0.5)
+        for seq in m.head.classification_head.module_list:
+            seq[-1].weight.mul_(6.0)
+            seq[-1].bias.zero_()
+    m.score_thresh = 0.3
+    m.detections_per_img = 50
+    x = torch.randn(1, 3, 320, 320, generator=gen)
+    try:
+        export(Detections(m), [x], out_dir, DETECTION, 14)
+    except Exception as e:  # an exporter limit, not an nnfx one
+        print(f"{DETECTION}: torch.onnx.export failed: {e}", file=sys.stderr)
 
 
 def rnn_activation_models(out_dir):
