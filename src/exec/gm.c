@@ -133,7 +133,21 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
     nnfx_status st = ensure_plan(gm, err);
     if (st) return st;
     if (gm->fast) return fx_plan_run(gm->fast, nin, in, max_out, outs, nout, err);
-    if (gm->split) return fx_split_run(gm->split, nin, in, max_out, outs, nout, err);
+    if (gm->split) {
+        nnfx_error serr = {0};
+        st = fx_split_run(gm->split, nin, in, max_out, outs, nout, &serr);
+        if (st != NNFX_ERR_UNSUPPORTED) {
+            if (st && err) *err = serr;
+            return st;
+        }
+        /* the split plan declines this graph at run time (a rest it cannot
+         * compile): the interpreter runs it from now on, and says why */
+        fx_split_free(gm->split);
+        gm->split = NULL;
+        gm->interp = exec_interp_new_linted(gm->g, NULL, NULL, err);
+        if (!gm->interp) return err ? err->status : NNFX_ERR_NOMEM;
+        snprintf(gm->why, sizeof gm->why, "split plan: %.900s", serr.msg);
+    }
     return nnfx_interp_run(gm->interp, nin, in, max_out, outs, nout, err);
 }
 

@@ -363,15 +363,21 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
 
 /* The cached rest for the frontier outputs fo, built when new. */
 static rest_entry *rest_for(fx_split *sp, nnfx_value_set *fo, nnfx_error *err) {
-    int64_t sig[512];
+    /* the signature: dtype, rank and dims of every frontier output */
+    size_t cap = 1;
+    for (int f = 0; f < sp->nfront; f++)
+        for (int k = 0; k < fo[f].num; k++)
+            cap += 2 + (size_t)fo[f].t[k]->rank;
+    int64_t stack[512];
+    int64_t *sig = cap <= sizeof stack / sizeof stack[0] ? stack : malloc(sizeof *sig * cap);
+    if (!sig) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     int ns = 0;
     for (int f = 0; f < sp->nfront; f++)
         for (int k = 0; k < fo[f].num; k++) {
             const nnfx_tensor *t = fo[f].t[k];
-            if (ns + 2 + t->rank > (int)(sizeof sig / sizeof sig[0])) {
-                nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "split plan: too many data-dependent outputs");
-                return NULL;
-            }
             sig[ns++] = t->dtype;
             sig[ns++] = t->rank;
             for (int d = 0; d < t->rank; d++)
@@ -383,6 +389,7 @@ static rest_entry *rest_for(fx_split *sp, nnfx_value_set *fo, nnfx_error *err) {
             sp->cache[c].used = sp->tick;
             sp->last = c;
             sp->hits++;
+            if (sig != stack) free(sig);
             return &sp->cache[c];
         }
     int c = sp->ncache;
@@ -404,6 +411,7 @@ static rest_entry *rest_for(fx_split *sp, nnfx_value_set *fo, nnfx_error *err) {
         e->used = sp->tick;
         st = build_rest(sp, fo, e, err);
     }
+    if (sig != stack) free(sig);
     if (st) {
         entry_free(e);
         /* keep the cache dense */
