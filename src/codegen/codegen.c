@@ -815,6 +815,10 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return NNFX_OK;
     }
     if ((fn = binary_fn(n->op))) return emit_binary(c, n, fn, in[0], in[1], y);
+    if (ir_op_info(n->op)->flags & NNFX_F_VIEW) { /* reshape-likes: the data, unchanged */
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
+        return NNFX_OK;
+    }
     switch (n->op) {
     case NNFX_OP_CONV:
         return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y,
@@ -898,14 +902,6 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
     case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
     case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);
-    case NNFX_OP_IDENTITY:
-    case NNFX_OP_DROPOUT:
-    case NNFX_OP_FLATTEN:
-    case NNFX_OP_RESHAPE:
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE:
-        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
-        return NNFX_OK;
     default: return unsupported(c, n, "the C generator has no kernel for this op");
     }
 }
@@ -1099,6 +1095,14 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
         (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
+    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_size(ym->dtype)))
+        return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
+    if (n->op == NNFX_OP_CAST || (ir_op_info(n->op)->flags & NNFX_F_VIEW)) { /* the bytes, unchanged */
+        if (!int_size(ym->dtype) || xm->dtype != ym->dtype)
+            return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * int_size(ym->dtype)));
+        return NNFX_OK;
+    }
     int64_t outer = 1, len = 1, inner = 1;
     sbuf lits = {0};
     switch (n->op) {
@@ -1128,20 +1132,6 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
         free(l);
         return NNFX_OK;
     }
-    case NNFX_OP_CAST:
-        if (xm->dtype != ym->dtype || !int_size(ym->dtype))
-            return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
-        /* fall through */
-    case NNFX_OP_IDENTITY:
-    case NNFX_OP_DROPOUT:
-    case NNFX_OP_FLATTEN:
-    case NNFX_OP_RESHAPE:
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE:
-        if (!int_size(ym->dtype) || xm->dtype != ym->dtype)
-            return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
-        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * int_size(ym->dtype)));
-        return NNFX_OK;
     default:
         return unsupported(c, n,
                            "an integer value outside an int8 island: only QuantizeLinear, DequantizeLinear, Cast to "
