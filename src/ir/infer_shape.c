@@ -373,6 +373,11 @@ bool ir_slice_plan(int rank, const int64_t *dims, int n, const int64_t *starts, 
             count[a] = -1;
             continue;
         }
+        if (dim == 0) { /* nothing to take, whatever the bounds (a negative step's clamp range is empty) */
+            count[a] = 0;
+            step[a] = 1;
+            continue;
+        }
         int64_t st = starts[i], en = ends[i];
         if (st < 0) st += dim;
         if (en < 0) en += dim;
