@@ -22,6 +22,8 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/qgemm.h"
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
+
 static uint32_t rng = 2024;
 static uint32_t rnd(void) {
     rng = rng * 1664525u + 1013904223u;
@@ -187,9 +189,9 @@ static void run_case(qcase *k, const char *name) {
     qdata d;
     fill_case(k, &d);
     reference(k, &d);
-    fx_qisa isas[2] = {FX_QISA_C, FX_QISA_AVX2};
+    fx_qisa isas[4] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI};
     bool have_c = false;
-    for (int ii = 0; ii < 2; ii++) {
+    for (int ii = 0; ii < 4; ii++) {
         if (!fx_qisa_force(isas[ii])) {
             printf("# %s: ISA %s not on this CPU: not run\n", name, fx_qisa_name(isas[ii]));
             continue;
@@ -573,12 +575,12 @@ static void check_model(const char *name, int want, bool have_ref) {
             double d = fabs((double)r[i] - r[j]);
             if (d > 1e-7 && d < step) step = d;
         }
-    fx_qisa isas[2] = {FX_QISA_C, FX_QISA_AVX2};
-    for (int ii = 0; ii < 3; ii++) {
+    fx_qisa isas[4] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI};
+    for (int ii = 0; ii < 5; ii++) {
         nnfx_tensor *out = NULL;
         int nout = 0;
         const char *how = "interpreter";
-        if (ii < 2) {
+        if (ii < 4) {
             if (!fx_qisa_force(isas[ii])) continue;
             how = fx_qisa_name(isas[ii]);
             assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
@@ -632,13 +634,56 @@ static void test_qdq_models(void **state) {
     check_model("qdq_fx_small", 5, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
 }
 
+/* QuantizeLinear's scalar definition (nnfx_rt_quantize, branch-free so it
+ * vectorises) against the spec's formula written here with rint (round half
+ * to even in the default mode): saturate(rint(x / scale) + zp), NaN -> zp;
+ * over ties, values near the range edges, infinities and NaN, for the 8-
+ * and 16-bit ranges. */
+static void test_quantize_scalar(void **state) {
+    (void)state;
+    const struct {
+        int32_t lo, hi, zp;
+    } ranges[] = {{0, 255, 0}, {0, 255, 128}, {-128, 127, 0}, {-128, 127, -7}, {0, 65535, 300}, {-32768, 32767, 5}};
+    const float scales[] = {1.0f, 0.5f, 0.1f, 3.0f, 1e-6f, 7.25e3f};
+    int checked = 0;
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+        for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+            for (int i = -200000; i <= 200000; i += 7) {
+                float sc = scales[si];
+                float xs[4] = {(float)i * 0.5f * sc, (float)i * 0.37f * sc, (float)i * 1e3f, (float)i * 1e-3f};
+                for (int j = 0; j < 4; j++) {
+                    double t = rint((double)(xs[j] / sc)); /* the float quotient, as the spec computes it */
+                    double want = t + ranges[r].zp;
+                    want = want < ranges[r].lo ? ranges[r].lo : want > ranges[r].hi ? ranges[r].hi : want;
+                    int32_t got = nnfx_rt_quantize(xs[j], sc, ranges[r].zp, ranges[r].lo, ranges[r].hi);
+                    if (got != (int32_t)want)
+                        fail_msg("quantize(%.9g / %g, zp %d): %d, want %d", xs[j], sc, ranges[r].zp, got, (int)want);
+                    checked++;
+                }
+            }
+    float odd[] = {NAN,         INFINITY, -INFINITY, 3.4e38f, -3.4e38f, 8388608.5f,
+                   16777217.0f, 0.5f,     1.5f,      2.5f,    -0.5f,    -2.5f};
+    for (size_t j = 0; j < sizeof odd / sizeof odd[0]; j++) {
+        double t = isnan(odd[j]) ? 0 : rint((double)odd[j]);
+        double want = t + 3 < 0 ? 0 : t + 3 > 255 ? 255 : t + 3;
+        assert_int_equal(nnfx_rt_quantize(odd[j], 1.0f, 3, 0, 255), (int32_t)want);
+    }
+    printf("# quantize scalar: %d values agree with saturate(rint(x / scale) + zp)\n", checked);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv_shapes),      cmocka_unit_test(test_conv_7bit_weights),
-        cmocka_unit_test(test_saturation_edges), cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_residual),         cmocka_unit_test(test_fc),
-        cmocka_unit_test(test_random_convs),     cmocka_unit_test(test_maddubs_saturates),
-        cmocka_unit_test(test_qdq_models),       cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_quantize_scalar),
+        cmocka_unit_test(test_conv_shapes),
+        cmocka_unit_test(test_conv_7bit_weights),
+        cmocka_unit_test(test_saturation_edges),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_residual),
+        cmocka_unit_test(test_fc),
+        cmocka_unit_test(test_random_convs),
+        cmocka_unit_test(test_maddubs_saturates),
+        cmocka_unit_test(test_qdq_models),
+        cmocka_unit_test(test_pools),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));

@@ -36,6 +36,12 @@ nnfx_status core_tensor_materialize(nnfx_tensor *t, nnfx_error *err);
 bool core_cpu_avx2_fma(void);
 /* True when the AVX2 integer paths (int8 kernels) may run; same rule. */
 bool core_cpu_avx2(void);
+/* True when AVX-512 F+BW+VL+DQ paths may run (CPU and OS); same rule. */
+bool core_cpu_avx512f(void);
+/* True when AVX-512 VNNI (vpdpbusd on EVEX registers) may run; same rule. */
+bool core_cpu_avx512vnni(void);
+/* True when AVX-VNNI (the VEX-encoded vpdpbusd on ymm) may run; same rule. */
+bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 

@@ -8,7 +8,7 @@
 
 #include "core/core_int.h"
 
-static bool g_avx2_fma, g_avx2;
+static bool g_avx2_fma, g_avx2, g_avx512f, g_avx512vnni, g_avxvnni;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
@@ -18,6 +18,11 @@ static void probe(void) {
     __builtin_cpu_init();
     g_avx2 = __builtin_cpu_supports("avx2");
     g_avx2_fma = g_avx2 && __builtin_cpu_supports("fma");
+    /* AVX-512 (F, BW, VL; the CPU check includes the OS saving zmm state) */
+    g_avx512f = g_avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    g_avx512vnni = g_avx512f && __builtin_cpu_supports("avx512vnni");
+    g_avxvnni = g_avx2 && __builtin_cpu_supports("avxvnni");
 #endif
 }
 
@@ -29,6 +34,21 @@ bool core_cpu_avx2_fma(void) {
 bool core_cpu_avx2(void) {
     pthread_once(&g_once, probe);
     return g_avx2;
+}
+
+bool core_cpu_avx512f(void) {
+    pthread_once(&g_once, probe);
+    return g_avx512f;
+}
+
+bool core_cpu_avx512vnni(void) {
+    pthread_once(&g_once, probe);
+    return g_avx512vnni;
+}
+
+bool core_cpu_avxvnni(void) {
+    pthread_once(&g_once, probe);
+    return g_avxvnni;
 }
 
 const char *core_cpu_isa_name(void) { return core_cpu_avx2_fma() ? "avx2+fma" : "portable"; }

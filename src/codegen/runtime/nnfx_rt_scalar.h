@@ -205,9 +205,18 @@ static inline int32_t nnfx_rt_qround(float v) {
 
 static inline int32_t nnfx_rt_qsat(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* QuantizeLinear of one value into [lo, hi] (the type's range). */
+/* QuantizeLinear of one value into [lo, hi] (the type's range, at most
+ * 16 bits): qsat(qround(x / scale) + zp). Written without branches so loops
+ * of it vectorise: NaN gives 0 (then + zp); values beyond the range, which
+ * saturate anyway, are first clamped to one past it; the rest (|v| < 2^18)
+ * are rounded half to even by adding and subtracting 1.5 * 2^23 (the sum's
+ * unit is 1 and the constant is even), as qround does. */
 static inline int32_t nnfx_rt_quantize(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {
-    return nnfx_rt_qsat(nnfx_rt_qround(x / scale) + zp, lo, hi);
+    float v = x / scale, vlo = (float)(lo - zp) - 1.0f, vhi = (float)(hi - zp) + 1.0f;
+    v = v == v ? v : 0.0f;
+    v = v < vlo ? vlo : (v > vhi ? vhi : v);
+    v = (v + 12582912.0f) - 12582912.0f;
+    return nnfx_rt_qsat((int32_t)v + zp, lo, hi);
 }
 
 /* DequantizeLinear of one value. */

@@ -31,11 +31,27 @@
 static fx_qisa g_best = FX_QISA_C, g_isa = FX_QISA_C;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static void probe(void) {
+/* Whether the CPU (and NNFX_ISA) allow isa. */
+static bool isa_available(fx_qisa isa) {
+    switch (isa) {
+    case FX_QISA_C: return true;
 #if FX_Q_X86
-    if (core_cpu_avx2()) g_best = FX_QISA_AVX2; /* NNFX_ISA=portable: the C path */
+    case FX_QISA_AVX2: return core_cpu_avx2();
+    case FX_QISA_AVXVNNI: return core_cpu_avx2() && core_cpu_avxvnni();
+    case FX_QISA_AVX512VNNI: return core_cpu_avx2() && core_cpu_avx512vnni();
 #endif
+    default: return false;
+    }
+}
+
+static void probe(void) {
+    /* the best available (NNFX_ISA=portable: the C path) */
+    for (fx_qisa i = FX_QISA_AVX512VNNI; i > FX_QISA_C && g_best == FX_QISA_C; i--)
+        if (isa_available(i)) g_best = i;
     g_isa = g_best;
+    const char *want = getenv("NNFX_QISA");
+    for (fx_qisa i = FX_QISA_C; want && i <= FX_QISA_AVX512VNNI; i++)
+        if (strcmp(want, fx_qisa_name(i)) == 0 && isa_available(i)) g_isa = i;
 }
 
 fx_qisa fx_qisa_active(void) {
@@ -49,7 +65,7 @@ bool fx_qisa_force(fx_qisa isa) {
         g_isa = g_best;
         return true;
     }
-    if (isa > g_best) return false;
+    if (!isa_available(isa)) return false;
     g_isa = isa;
     return true;
 }
@@ -58,6 +74,8 @@ const char *fx_qisa_name(fx_qisa isa) {
     switch (isa) {
     case FX_QISA_C: return "c";
     case FX_QISA_AVX2: return "avx2";
+    case FX_QISA_AVXVNNI: return "avxvnni";
+    case FX_QISA_AVX512VNNI: return "avx512vnni";
     default: return "auto";
     }
 }
@@ -90,7 +108,7 @@ void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc
 
 void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                  int64_t ys) {
-    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX2)
+    if (ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
         fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
     else
         fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
@@ -167,8 +185,12 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
             int a0 = abs(w[row * ldw + kk]), a1 = kk + 1 < k ? abs(w[row * ldw + kk + 1]) : 0;
             if (a0 + a1 > 128) pw->pair_safe = false;
         }
-    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
-    pw->kern = !avx2 ? FX_QK_C : pw->pair_safe ? FX_QK_UBS : FX_QK_MADD;
+    fx_qisa isa = fx_qisa_active();
+    pw->kern = isa == FX_QISA_AVX512VNNI ? FX_QK_VNNI512
+               : isa == FX_QISA_AVXVNNI  ? FX_QK_VNNI
+               : isa != FX_QISA_AVX2     ? FX_QK_C
+               : pw->pair_safe           ? FX_QK_UBS
+                                         : FX_QK_MADD;
     pw->mr = 4;
     int8_t *w7 = NULL;
     if (pw->kern == FX_QK_MADD) {
@@ -290,7 +312,8 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an AVX2 kernel: the AVX2 epilogue, fused in the tile */
+    bool vec = w->kern != FX_QK_C && yn == 1; /* an x86 kernel: the AVX2 epilogue, fused in the tile */
+    bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
     for (int64_t p = 0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
@@ -306,6 +329,11 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
+                if (vnni) {
+                    fx_qtile_vnni_q(w->kern, ks, a, bp, np, e, m0 + p * mr, comp, (int)rows, cols,
+                                    res ? (const char *)res + off : NULL, (char *)y + off, ym);
+                    continue;
+                }
                 fx_qtile_avx2_q(w->kern == FX_QK_UBS, ks, a, bp, np, fs, w->fix, e, m0 + p * mr, comp, (int)rows, cols,
                                 res ? (const char *)res + off : NULL, (char *)y + off, ym);
                 continue;
@@ -313,6 +341,8 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
             switch (w->kern) {
             case FX_QK_UBS: fx_qtile_avx2_ubs(ks, w->a + p * ks * 16, bp, np, fs, w->fix, acc); break;
             case FX_QK_MADD: fx_qtile_avx2_madd(ks, w->a16 + p * ks * mr * 2, bp, np, acc); break;
+            case FX_QK_VNNI:
+            case FX_QK_VNNI512: fx_qtile_vnni(w->kern, ks, w->a + p * ks * 16, bp, np, acc); break;
             default: fx_qtile_c(ks, w->a + p * ks * 16, bp, np, acc); break;
             }
             int64_t c0 = j * FX_QNR, cols = nc - c0 < np * FX_QNR ? nc - c0 : np * FX_QNR;
@@ -493,10 +523,12 @@ int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     const fx_qepi *e = &c->e;
-    const char *ker = c->dw                         ? "direct"
-                      : c->wg[0].kern == FX_QK_UBS  ? (c->wg[0].fix ? "u8s8 maddubs + fixes" : "u8s8 maddubs")
-                      : c->wg[0].kern == FX_QK_MADD ? "u8s8 madd16"
-                                                    : "portable";
+    const char *ker = c->dw                            ? "direct"
+                      : c->wg[0].kern == FX_QK_UBS     ? (c->wg[0].fix ? "u8s8 maddubs + fixes" : "u8s8 maddubs")
+                      : c->wg[0].kern == FX_QK_MADD    ? "u8s8 madd16"
+                      : c->wg[0].kern == FX_QK_VNNI    ? "u8s8 avx-vnni"
+                      : c->wg[0].kern == FX_QK_VNNI512 ? "u8s8 avx512-vnni"
+                                                       : "portable";
     char head[64];
     if (c->fc)
         snprintf(head, sizeof head, "qgemm %lldx%lld", (long long)c->g.m, (long long)c->kk);
@@ -740,7 +772,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
         xp[e] = 0;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
-    bool avx2 = fx_qisa_active() == FX_QISA_AVX2;
+    bool avx2 = fx_qisa_active() >= FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;
     /* the plane's sums, then one epilogue over the whole plane. Stride 1:
      * output (oy, ox) reads the plane from oy * dpw + ox on, so one long

@@ -19,7 +19,9 @@
  * Activations are u8 or s8 (s8 is shifted to u8 by adding 128 while packing,
  * and the zero point with it); weights are s8 with zero point 0.
  *
- * ISA paths, picked at run time: portable C, and AVX2. The AVX2 GEMM has two
+ * ISA paths, picked at run time: portable C, AVX2, and AVX2 with a VNNI GEMM
+ * tile (AVX-512 VNNI or AVX-VNNI: vpdpbusd sums four u8 x s8 products into
+ * int32 exactly, so it needs none of the pair handling below). The AVX2 GEMM has two
  * kernels: vpmaddubsw + vpmaddwd when every adjacent weight pair has
  * |w0| + |w1| <= 128 (7-bit weights, as MLAS's and oneDNN's u8s8 kernels
  * ask for: the int16 pair sums of vpmaddubsw then cannot saturate for any
@@ -42,14 +44,25 @@
 
 /* ---- ISA selection ---------------------------------------------------- */
 
-typedef enum fx_qisa { FX_QISA_AUTO = 0, FX_QISA_C = 1, FX_QISA_AVX2 = 2 } fx_qisa;
+/* Each ISA after AVX2 includes it (the VNNI paths use the AVX2 epilogue,
+ * depthwise and pooling kernels and change only the GEMM tile). */
+typedef enum fx_qisa {
+    FX_QISA_AUTO = 0,
+    FX_QISA_C = 1,
+    FX_QISA_AVX2 = 2,
+    FX_QISA_AVXVNNI = 3,    /* AVX2 + VEX vpdpbusd */
+    FX_QISA_AVX512VNNI = 4, /* AVX2 + EVEX vpdpbusd (AVX-512 F/BW/VL/VNNI) */
+} fx_qisa;
 
-/* The ISA the kernels use now: the best the CPU has, unless forced by
- * fx_qisa_force or the environment variable NNFX_QISA=c|avx2 (read once). */
+/* The ISA the kernels use now: the best the CPU has (AVX-512 VNNI, then
+ * AVX-VNNI, AVX2, C), unless forced by fx_qisa_force or the environment
+ * variable NNFX_QISA=c|avx2|avxvnni|avx512vnni (read once; a name the CPU
+ * cannot run is ignored). */
 fx_qisa fx_qisa_active(void);
 /* Forces an ISA for the next calls (tests); FX_QISA_AUTO restores the
  * automatic choice. Returns false (and changes nothing) when the CPU lacks
- * it. Not thread-safe: call between runs. */
+ * it. Weights packed before keep the kernel they were packed for. Not
+ * thread-safe: call between runs. */
 bool fx_qisa_force(fx_qisa isa);
 const char *fx_qisa_name(fx_qisa isa);
 
@@ -88,9 +101,11 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 /* The GEMM kernel a weight matrix was packed for. */
 typedef enum fx_qkern {
-    FX_QK_C,    /* portable; A: 4-row panels of k quads, B: u8 quads */
-    FX_QK_UBS,  /* AVX2 vpmaddubsw; the same packing */
-    FX_QK_MADD, /* AVX2 vpmaddwd; A: 4-row panels of int16 k pairs, B: int16 pairs */
+    FX_QK_C,       /* portable; A: 4-row panels of k quads, B: u8 quads */
+    FX_QK_UBS,     /* AVX2 vpmaddubsw; the same packing */
+    FX_QK_MADD,    /* AVX2 vpmaddwd; A: 4-row panels of int16 k pairs, B: int16 pairs */
+    FX_QK_VNNI,    /* AVX-VNNI vpdpbusd; the C packing, any s8 weights */
+    FX_QK_VNNI512, /* AVX-512 VNNI vpdpbusd; the C packing, any s8 weights */
 } fx_qkern;
 
 /* A correction of the UBS kernel: step q of a row adds the u8 quad of
@@ -222,6 +237,12 @@ void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np
 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
                      const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
                      const void *res, void *y, int64_t ym);
+/* The VNNI tiles (qgemm_vnni.c) of kernel k (FX_QK_VNNI or FX_QK_VNNI512):
+ * sums as fx_qtile_c; and the tile with its epilogue fused, arguments as
+ * fx_qtile_avx2_q. Same bytes as the C path. */
+void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
+void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, const fx_qepi *e, int64_t m,
+                     const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

@@ -5,18 +5,7 @@
 #include "exec/kernels/qgemm.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-
-#include <string.h>
-
-#define AVX2 __attribute__((target("avx2")))
-
-/* 4 bytes at p as one int32 (no alignment or type assumed). */
-static inline int32_t ld32(const void *p) {
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
+#include "exec/kernels/qgemm_x86.h"
 
 /* The GEMM tile: 4 rows x 16 columns (np = 2 panels of 8; np = 1: one)
  * in 8 accumulators, so with the 2 inputs, the broadcast weights and a
@@ -33,10 +22,6 @@ static inline int32_t ld32(const void *p) {
 AVX2 static inline __m256i kmul(bool ubs, __m256i x, __m256i w) {
     return ubs ? _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1)) : _mm256_madd_epi16(x, w);
 }
-
-typedef struct tile8 {
-    __m256i c[4][2]; /* [row][panel] */
-} tile8;
 
 AVX2 static inline __attribute__((always_inline)) tile8
 tile_core(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix) {
@@ -108,82 +93,12 @@ AVX2 void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, i
     tile_store(&t, np, acc);
 }
 
-/* The epilogue of fx_qepi_row_c on 8 values: the same float operations in
- * the same order (no FMA contraction), rounding by the default MXCSR mode
- * (nearest even), so both paths give identical bytes. */
-AVX2 static inline __m256i q_round8(__m256 v) {
-    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
-    return _mm256_cvtps_epi32(v);
-}
-
-/* 8 accumulators (comp added) of channel m, with the residual's 8 bytes at
- * res (when e->res), to 8 int32 outputs within [lo, hi]. */
-AVX2 static inline __m256i epi_q8(const fx_qepi *e, int64_t m, __m256i a, const void *res) {
-    __m256i q;
-    if (!e->mid && !e->res) { /* biasq holds the zero point; clamped before rounding (fx_qepi_row_c) */
-        __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
-                                 _mm256_set1_ps(e->biasq[m]));
-        t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps((float)e->lo)), _mm256_set1_ps((float)e->hi));
-        return _mm256_cvtps_epi32(t);
-    } else {
-        __m256 t =
-            _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
-        if (e->mid) {
-            __m256i r =
-                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
-            r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
-            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->mid_zp));
-            t = _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->mid_scale));
-        }
-        if (e->res) {
-            __m128i rb = _mm_loadl_epi64((const __m128i *)res);
-            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
-            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
-            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
-        }
-        q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->y_inv))), _mm256_set1_epi32(e->y_zp));
-    }
-    return _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
-}
-
-/* 16 int32 outputs in [-128, 255] (q0: the first 8) to 16 bytes at y. */
-AVX2 static inline void store16(bool sgn, __m256i q0, __m256i q1, void *y) {
-    /* [q0 0-3, q1 0-3 | q0 4-7, q1 4-7] -> in order, then to bytes */
-    __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
-    __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-    _mm_storeu_si128((__m128i *)y, sgn ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi));
-}
-
-/* One vector of the epilogue: 8 values of acc (+ comp), res 8 bytes or
- * NULL, to 8 bytes. */
-AVX2 static inline __m128i epi8(const fx_qepi *e, int64_t m, __m256i vcomp, const int32_t *acc, const void *res) {
-    __m256i q = epi_q8(e, m, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), vcomp), res);
-    __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    return e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
-}
-
-/* A tile with the epilogue applied in registers: rows x cols of the 4 x
- * (8 * np) tile, row r's bytes to y + r * ym (its residual at res + r * ym).
- * A short row goes through a 16-byte copy (residual in, output out). The
- * operations of fx_qepi_row_avx2, so the same bytes. */
+/* The tile of kernel ubs or madd with its epilogue (tile_finish). */
 AVX2 static inline __attribute__((always_inline)) void
 tile_q(bool ubs, int64_t ks, const uint8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
        const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
     tile8 t = tile_core(ubs, ks, a, b, np, fs, fix);
-    for (int r = 0; r < rows; r++) {
-        const __m256i vc = _mm256_set1_epi32(comp[r]);
-        uint8_t rt[16] = {0}, yt[16];
-        const char *rr = e->res ? (const char *)res + r * ym : NULL;
-        if (rr && cols < 16) rr = memcpy(rt, rr, (size_t)cols);
-        __m256i q0 = epi_q8(e, m + r, _mm256_add_epi32(t.c[r][0], vc), rr);
-        __m256i q1 = np == 2 ? epi_q8(e, m + r, _mm256_add_epi32(t.c[r][1], vc), rr ? rr + 8 : NULL) : q0;
-        if (cols == 16) {
-            store16(e->y_signed, q0, q1, (char *)y + r * ym);
-        } else {
-            store16(e->y_signed, q0, q1, yt);
-            memcpy((char *)y + r * ym, yt, (size_t)cols);
-        }
-    }
+    tile_finish(&t, np, e, m, comp, rows, cols, res, y, ym);
 }
 
 AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
