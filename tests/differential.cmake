@@ -10,3 +10,11 @@ set_tests_properties(kernels_differential_portable PROPERTIES ENVIRONMENT "CMOCK
 # has it).
 add_test(NAME test_act_portable COMMAND test_act)
 set_tests_properties(test_act_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=portable")
+# Hosts with AVX-512 take other float GEMM tiles and int8 VNNI tiles by
+# default; NNFX_ISA=avx2 keeps the AVX2 ones, so both paths run here (on an
+# AVX2-only host these repeat the default run). The real models are checked
+# against PyTorch's outputs on each path.
+add_test(NAME kernels_differential_avx2 COMMAND test_kernels differential)
+set_tests_properties(kernels_differential_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
+add_test(NAME test_real_models_avx2 COMMAND test_real_models)
+set_tests_properties(test_real_models_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")

@@ -1,7 +1,7 @@
 /* cpu.c — the one place that decides which instruction-set paths the
  * kernels may take. Features are probed once. NNFX_ISA=portable in the
- * environment turns every vector path off, so tests can run the portable
- * kernels on hardware that has the vector ones and compare the two. */
+ * environment turns every vector path off, and NNFX_ISA=avx2 the AVX-512 and
+ * VNNI ones, so tests can run each path the hardware has and compare them. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +14,17 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void probe(void) {
     const char *isa = getenv("NNFX_ISA");
     if (isa && strcmp(isa, "portable") == 0) return;
+    bool avx2_only = isa && strcmp(isa, "avx2") == 0; /* NNFX_ISA=avx2: no AVX-512 or VNNI path */
+    (void)avx2_only;
 #if defined(__GNUC__) && defined(__x86_64__)
     __builtin_cpu_init();
     g_avx2 = __builtin_cpu_supports("avx2");
     g_avx2_fma = g_avx2 && __builtin_cpu_supports("fma");
     /* AVX-512 (F, BW, VL; the CPU check includes the OS saving zmm state) */
-    g_avx512f = g_avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    g_avx512f = !avx2_only && g_avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     g_avx512vnni = g_avx512f && __builtin_cpu_supports("avx512vnni");
-    g_avxvnni = g_avx2 && __builtin_cpu_supports("avxvnni");
+    g_avxvnni = !avx2_only && g_avx2 && __builtin_cpu_supports("avxvnni");
 #endif
 }
 

@@ -20,7 +20,7 @@ fail=0
 for c in qdq_cnn:all qdq_matmul:basic qdq_fx_small:all; do
     m=${c%%:*}
     opt=${c##*:}
-    for isa in portable default; do
+    for isa in portable avx2 default; do
         if ! NNFX_ISA=$isa "$NNFX" run "$D/$m.onnx" --input "$D/${m}_x.npy" -o "$TMP/${m}_$isa.npy" --quiet; then
             echo "FAIL: nnfx run $m ($isa)"
             fail=1

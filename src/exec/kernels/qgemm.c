@@ -308,6 +308,37 @@ void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *
             }
 }
 
+/* fx_qgemm_run's AVX-512 VNNI path over pairs of weight panels (8-row
+ * tiles; contiguous output); returns the number of panels done (the rest,
+ * at most one, takes the 4-row tile). */
+static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e,
+                             int64_t m0, const void *res, void *y, int64_t ym) {
+    int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR, p = 0;
+    int mr = w->mr;
+    for (; (p + 1) * mr < w->m; p += 2) {
+        int64_t rows = w->m - p * mr < 2 * mr ? w->m - p * mr : 2 * mr;
+        int32_t comp[8];
+        for (int r = 0; r < rows; r++)
+            comp[r] = -x_zp * w->wsum[p * mr + r];
+        const int8_t *a0 = w->a + p * ks * 16, *a1 = a0 + ks * 16;
+        for (int64_t j = 0; j < npan; j += 2) {
+            int np = j + 1 < npan ? 2 : 1;
+            const uint8_t *bp = b + j * ks * 32;
+            int64_t off = p * mr * ym + j * FX_QNR;
+            int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
+            const char *ro = res ? (const char *)res + off : NULL;
+            if (np == 2) {
+                fx_qtile_vnni_q8(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
+            } else {
+                fx_qtile_vnni_q(w->kern, ks, a0, bp, 1, e, m0 + p * mr, comp, mr, cols, ro, (char *)y + off, ym);
+                fx_qtile_vnni_q(w->kern, ks, a1, bp, 1, e, m0 + p * mr + mr, comp + mr, (int)rows - mr, cols,
+                                ro ? ro + mr * ym : NULL, (char *)y + off + mr * ym, ym);
+            }
+        }
+    }
+    return p;
+}
+
 void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
                   const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
@@ -315,7 +346,8 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
     bool vec = w->kern != FX_QK_C && yn == 1; /* an x86 kernel: the AVX2 epilogue, fused in the tile */
     bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
-    for (int64_t p = 0; p * mr < w->m; p++) {
+    int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, nc, x_zp, e, m0, res, y, ym) : 0;
+    for (int64_t p = p0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         const int32_t *fs = w->fix_start ? w->fix_start + p * mr : NULL;
         for (int64_t j = 0; j < npan; j += 2) {

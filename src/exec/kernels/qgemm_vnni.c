@@ -15,7 +15,9 @@
 #define VNNI_NAME(x) x##_avx512vnni
 #define VNNI_TARGET  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define VNNI_DPBUSD  _mm256_dpbusd_epi32
+#define VNNI_WIDE    1
 #include "exec/kernels/qgemm_vnni_tile.h"
+#undef VNNI_WIDE
 #undef VNNI_NAME
 #undef VNNI_TARGET
 #undef VNNI_DPBUSD
@@ -43,7 +45,17 @@ void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, 
         fused_avxvnni(ks, a, b, np, e, m, comp, rows, cols, res, y, ym);
 }
 
+void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
+                      const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    fused8_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
+}
+
 #else
+void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
+                      const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,
+        (void)ym;
+}
 void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
     (void)k;
     fx_qtile_c(ks, a, b, np, acc);

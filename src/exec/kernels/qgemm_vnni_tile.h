@@ -36,6 +36,57 @@ VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(i
     return t;
 }
 
+#ifdef VNNI_WIDE
+/* Two 4-row panels (a0, a1) at once against the same activations: 8 rows x
+ * 16 columns in 16 accumulators, which with the inputs and broadcasts
+ * needs the 32 vector registers of AVX-512 (EVEX) encodings. Each loaded
+ * activation vector serves 8 rows instead of 4: half the activation reads
+ * per product. np = 2 only. */
+VNNI_TARGET static inline __attribute__((always_inline)) void
+VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 *t0, tile8 *t1) {
+    const uint8_t *b1 = b + ks * 32;
+    __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
+    __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
+    __m256i d00 = c00, d10 = c00, d20 = c00, d30 = c00;
+    __m256i d01 = c00, d11 = c00, d21 = c00, d31 = c00;
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 32, b1 += 32) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+        __m256i w = _mm256_set1_epi32(ld32(a0));
+        c00 = VNNI_DPBUSD(c00, x0, w), c01 = VNNI_DPBUSD(c01, x1, w);
+        w = _mm256_set1_epi32(ld32(a0 + 4));
+        c10 = VNNI_DPBUSD(c10, x0, w), c11 = VNNI_DPBUSD(c11, x1, w);
+        w = _mm256_set1_epi32(ld32(a0 + 8));
+        c20 = VNNI_DPBUSD(c20, x0, w), c21 = VNNI_DPBUSD(c21, x1, w);
+        w = _mm256_set1_epi32(ld32(a0 + 12));
+        c30 = VNNI_DPBUSD(c30, x0, w), c31 = VNNI_DPBUSD(c31, x1, w);
+        w = _mm256_set1_epi32(ld32(a1));
+        d00 = VNNI_DPBUSD(d00, x0, w), d01 = VNNI_DPBUSD(d01, x1, w);
+        w = _mm256_set1_epi32(ld32(a1 + 4));
+        d10 = VNNI_DPBUSD(d10, x0, w), d11 = VNNI_DPBUSD(d11, x1, w);
+        w = _mm256_set1_epi32(ld32(a1 + 8));
+        d20 = VNNI_DPBUSD(d20, x0, w), d21 = VNNI_DPBUSD(d21, x1, w);
+        w = _mm256_set1_epi32(ld32(a1 + 12));
+        d30 = VNNI_DPBUSD(d30, x0, w), d31 = VNNI_DPBUSD(d31, x1, w);
+    }
+    tile8 u0 = {{{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}}};
+    tile8 u1 = {{{d00, d01}, {d10, d11}, {d20, d21}, {d30, d31}}};
+    *t0 = u0, *t1 = u1;
+}
+
+/* Two panels' tiles with their epilogues: rows (<= 8) from channel m, the
+ * second panel's rows from m + 4; arguments otherwise as fused. */
+VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
+                                          const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                                          const void *res, void *y, int64_t ym) {
+    tile8 t0, t1;
+    VNNI_NAME(core8)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, &t0, &t1);
+    tile_finish(&t0, 2, e, m, comp, rows < 4 ? rows : 4, cols, res, y, ym);
+    if (rows > 4)
+        tile_finish(&t1, 2, e, m + 4, comp + 4, rows - 4, cols, res ? (const char *)res + 4 * ym : NULL,
+                    (char *)y + 4 * ym, ym);
+}
+#endif
+
 /* The tile's int32 sums, row r at acc + r * 16. */
 VNNI_TARGET static void VNNI_NAME(sums)(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
     tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, np);

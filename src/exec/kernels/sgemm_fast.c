@@ -1,6 +1,7 @@
 /* sgemm_fast.c — packed-operand GEMM blocks (see sgemm_fast.h): packing of
  * A and B, an FX_MR x FX_NR register-tile micro-kernel in AVX2+FMA and in
- * portable C, and the loop over one A panel's tiles. Edge tiles (fewer rows
+ * portable C, an FX_MR x 2 FX_NR one in AVX-512 (two column panels per
+ * call, where the CPU has it), and the loop over one A panel's tiles. Edge tiles (fewer rows
  * or columns) run the same kernel on a small buffer. */
 #include "exec/kernels/sgemm_fast.h"
 
@@ -122,20 +123,119 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const f
 }
 #endif
 
+/* Two full tiles side by side (columns 0-15 from b0, 16-31 from b1, row k
+ * of each at + k * ldb): c[FX_MR, 2 * FX_NR] (ldc). */
+typedef void (*fx_ukernel2)(int64_t kc, const float *a, const float *b0, const float *b1, int64_t ldb, float *c,
+                            int64_t ldc, bool acc);
+
+#if FX_HAVE_X86
+/* AVX-512: 6 x 32 in 12 zmm accumulators (a column panel of 16 is one
+ * register): per k, two loads of B and six broadcasts of A feed twelve
+ * 16-wide FMAs. The same FMA per product in the same k order as
+ * ukernel_avx2, so both give the same bits. */
+__attribute__((target("avx512f,avx2,fma"))) static void ukernel2_avx512(int64_t kc, const float *restrict a,
+                                                                        const float *restrict b0,
+                                                                        const float *restrict b1, int64_t ldb,
+                                                                        float *restrict c, int64_t ldc, bool acc) {
+    __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    if (acc) {
+        c00 = _mm512_loadu_ps(c + 0 * ldc), c01 = _mm512_loadu_ps(c + 0 * ldc + 16);
+        c10 = _mm512_loadu_ps(c + 1 * ldc), c11 = _mm512_loadu_ps(c + 1 * ldc + 16);
+        c20 = _mm512_loadu_ps(c + 2 * ldc), c21 = _mm512_loadu_ps(c + 2 * ldc + 16);
+        c30 = _mm512_loadu_ps(c + 3 * ldc), c31 = _mm512_loadu_ps(c + 3 * ldc + 16);
+        c40 = _mm512_loadu_ps(c + 4 * ldc), c41 = _mm512_loadu_ps(c + 4 * ldc + 16);
+        c50 = _mm512_loadu_ps(c + 5 * ldc), c51 = _mm512_loadu_ps(c + 5 * ldc + 16);
+    } else {
+        c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm512_setzero_ps();
+    }
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < kc; k++) {
+        __m512 x0 = _mm512_loadu_ps(b0), x1 = _mm512_loadu_ps(b1), av;
+        av = _mm512_set1_ps(a[0]);
+        c00 = _mm512_fmadd_ps(av, x0, c00), c01 = _mm512_fmadd_ps(av, x1, c01);
+        av = _mm512_set1_ps(a[1]);
+        c10 = _mm512_fmadd_ps(av, x0, c10), c11 = _mm512_fmadd_ps(av, x1, c11);
+        av = _mm512_set1_ps(a[2]);
+        c20 = _mm512_fmadd_ps(av, x0, c20), c21 = _mm512_fmadd_ps(av, x1, c21);
+        av = _mm512_set1_ps(a[3]);
+        c30 = _mm512_fmadd_ps(av, x0, c30), c31 = _mm512_fmadd_ps(av, x1, c31);
+        av = _mm512_set1_ps(a[4]);
+        c40 = _mm512_fmadd_ps(av, x0, c40), c41 = _mm512_fmadd_ps(av, x1, c41);
+        av = _mm512_set1_ps(a[5]);
+        c50 = _mm512_fmadd_ps(av, x0, c50), c51 = _mm512_fmadd_ps(av, x1, c51);
+        a += FX_MR;
+        b0 += ldb;
+        b1 += ldb;
+    }
+    _mm512_storeu_ps(c + 0 * ldc, c00), _mm512_storeu_ps(c + 0 * ldc + 16, c01);
+    _mm512_storeu_ps(c + 1 * ldc, c10), _mm512_storeu_ps(c + 1 * ldc + 16, c11);
+    _mm512_storeu_ps(c + 2 * ldc, c20), _mm512_storeu_ps(c + 2 * ldc + 16, c21);
+    _mm512_storeu_ps(c + 3 * ldc, c30), _mm512_storeu_ps(c + 3 * ldc + 16, c31);
+    _mm512_storeu_ps(c + 4 * ldc, c40), _mm512_storeu_ps(c + 4 * ldc + 16, c41);
+    _mm512_storeu_ps(c + 5 * ldc, c50), _mm512_storeu_ps(c + 5 * ldc + 16, c51);
+}
+
+/* AVX-512, one column panel: 6 x 16 in 6 zmm accumulators (the edge tiles
+ * of ukernel2_avx512's callers); same FMAs in the same order. */
+__attribute__((target("avx512f,avx2,fma"))) static void ukernel_avx512(int64_t kc, const float *restrict a,
+                                                                       const float *restrict b, int64_t ldb,
+                                                                       float *restrict c, int64_t ldc, bool acc) {
+    __m512 t[FX_MR];
+    for (int r = 0; r < FX_MR; r++)
+        t[r] = acc ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += ldb) {
+        __m512 x = _mm512_loadu_ps(b);
+        for (int r = 0; r < FX_MR; r++)
+            t[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), x, t[r]);
+    }
+    for (int r = 0; r < FX_MR; r++)
+        _mm512_storeu_ps(c + r * ldc, t[r]);
+}
+#endif
+
 static fx_ukernel g_ukernel = ukernel_c;
+static fx_ukernel2 g_ukernel2 = NULL; /* NULL: pairs of tiles take g_ukernel twice */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void pick_kernel(void) {
 #if FX_HAVE_X86
     if (core_cpu_avx2_fma()) g_ukernel = ukernel_avx2;
+    if (core_cpu_avx2_fma() && core_cpu_avx512f()) g_ukernel = ukernel_avx512, g_ukernel2 = ukernel2_avx512;
 #endif
+}
+
+const char *fx_sgemm_kernel_name(void) {
+    pthread_once(&g_once, pick_kernel);
+    return g_ukernel2 ? "avx512 6x32 and 6x16" : g_ukernel == ukernel_c ? "portable 6x16" : "avx2+fma 6x16";
+}
+
+/* g_ukernel2 for rows <= FX_MR valid rows (fewer: through a buffer; the
+ * packed A's rows past them are zero). */
+static void pair_tile(int64_t kc, int64_t rows, const float *a, const float *b0, const float *b1, int64_t ldb, float *c,
+                      int64_t ldc, bool accumulate) {
+    if (rows == FX_MR) {
+        g_ukernel2(kc, a, b0, b1, ldb, c, ldc, accumulate);
+        return;
+    }
+    float t[FX_MR * 2 * FX_NR] = {0};
+    if (accumulate)
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(t + r * 2 * FX_NR, c + r * ldc, 2 * FX_NR * sizeof(float));
+    g_ukernel2(kc, a, b0, b1, ldb, t, 2 * FX_NR, accumulate);
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(c + r * ldc, t + r * 2 * FX_NR, 2 * FX_NR * sizeof(float));
 }
 
 void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     fx_ukernel uk = g_ukernel;
-    for (int64_t j = 0; j < nc; j += FX_NR, b += kc * FX_NR) {
+    int64_t j = 0;
+    if (g_ukernel2)
+        for (; j + 2 * FX_NR <= nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
+            pair_tile(kc, rows, a, b, b + kc * FX_NR, FX_NR, c + j, ldc, accumulate);
+    for (; j < nc; j += FX_NR, b += kc * FX_NR) {
         int64_t cols = nc - j < FX_NR ? nc - j : FX_NR;
         if (rows == FX_MR && cols == FX_NR) {
             uk(kc, a, b, FX_NR, c + j, ldc, accumulate);
@@ -155,8 +255,11 @@ void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, c
                          const float *tail, float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     fx_ukernel uk = g_ukernel;
-    int64_t full = nc / FX_NR * FX_NR;
-    for (int64_t j = 0; j < full; j += FX_NR) {
+    int64_t full = nc / FX_NR * FX_NR, j = 0;
+    if (g_ukernel2)
+        for (; j + 2 * FX_NR <= full; j += 2 * FX_NR)
+            pair_tile(kc, rows, a, b + j, b + j + FX_NR, ldb, c + j, ldc, accumulate);
+    for (; j < full; j += FX_NR) {
         if (rows == FX_MR) {
             uk(kc, a, b + j, ldb, c + j, ldc, accumulate);
             continue;

@@ -42,4 +42,8 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
 void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate);
 
+/* The micro-kernel the CPU takes ("avx512 6x32 and 6x16", "avx2+fma 6x16" or
+ * "portable 6x16"), for benchmark headers and tests. */
+const char *fx_sgemm_kernel_name(void);
+
 #endif
