@@ -45,20 +45,29 @@ bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
-/* Auto-vectorised kernels compiled for two instruction sets from one body:
+/* Auto-vectorised kernels compiled for three instruction sets from one body:
  * write `static inline CORE_ALWAYS_INLINE void NAME_body(PARAMS)`, then
- * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx2 (compiled for
- * AVX2) and NAME_portable (the baseline), and CORE_ISA_PICK(NAME) is the
- * one to call, chosen by core_cpu_avx2() — so NNFX_ISA=portable runs the
- * baseline on any host and the tests execute both here. (GCC's
+ * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx512 (AVX-512,
+ * 512-bit vectors), NAME_avx2 (compiled for AVX2) and NAME_portable (the
+ * baseline), and CORE_ISA_PICK(NAME) is the one to call, chosen by
+ * core_cpu_avx512f() / core_cpu_avx2() — so NNFX_ISA=avx2 and
+ * NNFX_ISA=portable run the others on any host and the tests execute each
+ * one the host has. No variant contracts a multiply and an add (ISO C
+ * mode: -ffp-contract=off), so all give the same floats. (GCC's
  * target_clones would pick by CPU alone, and compile variants for
  * instruction sets no test of ours executes.) */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define CORE_ALWAYS_INLINE __attribute__((always_inline))
+#if defined(__clang__)
+#define CORE_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2")))
+#else
+#define CORE_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,prefer-vector-width=512")))
+#endif
 #define CORE_ISA_VARIANTS(name, params, args)                                                                          \
+    CORE_AVX512_TARGET static void name##_avx512 params { name##_body args; }                                          \
     __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; }                               \
     static void name##_portable params { name##_body args; }
-#define CORE_ISA_PICK(name) (core_cpu_avx2() ? name##_avx2 : name##_portable)
+#define CORE_ISA_PICK(name) (core_cpu_avx512f() ? name##_avx512 : core_cpu_avx2() ? name##_avx2 : name##_portable)
 #else
 #define CORE_ALWAYS_INLINE
 #define CORE_ISA_VARIANTS(name, params, args)                                                                          \
