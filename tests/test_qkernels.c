@@ -399,8 +399,12 @@ static void test_residual(void **state) {
 static void test_fc(void **state) {
     (void)state;
     qcase k;
-    int64_t shapes[][3] = {{1, 512, 1000}, {3, 37, 11}, {17, 9, 5}, {8, 130, 33}};
-    for (int i = 0; i < 4; i++) {
+    /* rows x k x m; the last three reach every tile shape of the AVX-512
+     * VNNI path (32, 16 and 8 columns; 8-row pairs of weight panels with 8
+     * and 5 rows, and a single 1-row panel after a pair) */
+    int64_t shapes[][3] = {{1, 512, 1000}, {3, 37, 11}, {17, 9, 5}, {8, 130, 33},
+                           {41, 20, 13},   {37, 16, 9}, {64, 33, 8}};
+    for (int i = 0; i < 7; i++) {
         memset(&k, 0, sizeof k);
         k.fc = true;
         k.rows = shapes[i][0];

@@ -309,7 +309,7 @@ void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *
 }
 
 /* fx_qgemm_run's AVX-512 VNNI path over pairs of weight panels (8-row
- * tiles; contiguous output); returns the number of panels done (the rest,
+ * tiles of 32 columns on zmm registers, then 16 and 8; contiguous output); returns the number of panels done (the rest,
  * at most one, takes the 4-row tile). */
 static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e,
                              int64_t m0, const void *res, void *y, int64_t ym) {
@@ -321,13 +321,16 @@ static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, 
         for (int r = 0; r < rows; r++)
             comp[r] = -x_zp * w->wsum[p * mr + r];
         const int8_t *a0 = w->a + p * ks * 16, *a1 = a0 + ks * 16;
-        for (int64_t j = 0; j < npan; j += 2) {
-            int np = j + 1 < npan ? 2 : 1;
+        for (int64_t j = 0; j < npan;) {
+            int np = j + 3 < npan ? 4 : j + 1 < npan ? 2 : 1;
             const uint8_t *bp = b + j * ks * 32;
             int64_t off = p * mr * ym + j * FX_QNR;
             int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
             const char *ro = res ? (const char *)res + off : NULL;
-            if (np == 2) {
+            j += np;
+            if (np == 4) {
+                fx_qtile_vnni_q16(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
+            } else if (np == 2) {
                 fx_qtile_vnni_q8(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
             } else {
                 fx_qtile_vnni_q(w->kern, ks, a0, bp, 1, e, m0 + p * mr, comp, mr, cols, ro, (char *)y + off, ym);

@@ -248,6 +248,10 @@ void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, 
  * a value per row. */
 void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
+/* The same over four activation panels (32 columns, cols > 16 valid) on
+ * 512-bit registers. */
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
+                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

@@ -45,12 +45,22 @@ void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, 
         fused_avxvnni(ks, a, b, np, e, m, comp, rows, cols, res, y, ym);
 }
 
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
+                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    fused16_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
+}
+
 void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
     fused8_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
 }
 
 #else
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
+                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+    (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,
+        (void)ym;
+}
 void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
     (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,

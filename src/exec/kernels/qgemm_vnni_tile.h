@@ -73,6 +73,52 @@ VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t
     *t0 = u0, *t1 = u1;
 }
 
+/* Two 4-row weight panels against four activation panels (32 columns) on
+ * 512-bit registers: the two 8-column panels of each half are one zmm
+ * (panel 2h in its low 256 bits, 2h + 1 in its high ones, so its lanes are
+ * 16 consecutive columns), 8 rows x 2 halves = 16 zmm accumulators. Tile
+ * t[i][h] holds rows 4i.. and columns 16h.. in tile8 form. */
+VNNI_TARGET static inline __attribute__((always_inline)) void
+VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 t[2][2]) {
+    const int64_t ps = ks * 32; /* bytes between activation panels */
+    __m512i acc[8][2];
+    for (int r = 0; r < 8; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 32) {
+        __m512i x0 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)b)),
+                                        _mm256_loadu_si256((const __m256i *)(b + ps)), 1);
+        __m512i x1 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(b + 2 * ps))),
+                                        _mm256_loadu_si256((const __m256i *)(b + 3 * ps)), 1);
+        for (int r = 0; r < 8; r++) {
+            __m512i w = _mm512_set1_epi32(ld32((r < 4 ? a0 : a1) + 4 * (r & 3)));
+            acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x0, w);
+            acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, w);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        for (int h = 0; h < 2; h++)
+            for (int r = 0; r < 4; r++) {
+                t[i][h].c[r][0] = _mm512_castsi512_si256(acc[4 * i + r][h]);
+                t[i][h].c[r][1] = _mm512_extracti64x4_epi64(acc[4 * i + r][h], 1);
+            }
+}
+
+/* The 8 x 32 tile with its epilogues: rows (<= 8) from channel m, cols
+ * (17..32) of the four panels; arguments otherwise as fused8. */
+VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
+                                           const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                                           const void *res, void *y, int64_t ym) {
+    tile8 t[2][2];
+    VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, t);
+    for (int i = 0; i < 2 && 4 * i < rows; i++)
+        for (int h = 0; h < 2; h++) {
+            int r = rows - 4 * i < 4 ? rows - 4 * i : 4, c = h == 0 ? 16 : cols - 16;
+            int64_t off = 4 * i * ym + 16 * h;
+            tile_finish(&t[i][h], 2, e, m + 4 * i, comp + 4 * i, r, c, res ? (const char *)res + off : NULL,
+                        (char *)y + off, ym);
+        }
+}
+
 /* Two panels' tiles with their epilogues: rows (<= 8) from channel m, the
  * second panel's rows from m + 4; arguments otherwise as fused. */
 VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
