@@ -40,11 +40,19 @@ for f in sse4_2 avx fma avx2 avx512f avx512dq avx512bw avx512vl avx512_vnni avx5
     amx_bf16; do
   case "$flags" in *" $f "*) isa="$isa $f" ;; esac
 done
+# what nnfx's run-time dispatch (src/core/cpu.c, src/exec/kernels/qgemm.c) takes on these flags
+has() { case "$flags" in *" $1 "*) return 0 ;; esac; return 1; }
 used="scalar"
-case "$flags" in *" avx2 "*) case "$flags" in *" fma "*) used="avx2+fma" ;; esac ;; esac
+if has avx2 && has fma; then
+  used="float avx2+fma"
+  if has avx512f && has avx512bw && has avx512vl && has avx512dq; then used="float avx512 (GEMM 6x32)"; fi
+  if has avx512_vnni && has avx512f && has avx512bw && has avx512vl && has avx512dq; then used="$used, int8 avx512-vnni"
+  elif has avx_vnni; then used="$used, int8 avx-vnni"
+  else used="$used, int8 avx2"; fi
+fi
 echo "# CPU: ${cpu:-unknown}, $(nproc) logical cores"
 echo "# ISA:${isa:- none of sse4_2/avx/avx2/avx512*/vnni/amx found}"
-echo "# nnfx kernels use: $used (run-time dispatch; no AVX-512 path); OpenBLAS picks its own"
+echo "# nnfx kernels use: $used (run-time dispatch; NNFX_ISA=avx2|portable narrows it); OpenBLAS picks its own"
 mkdir -p "$OUT"
 : > "$RES"
 note() { printf '{"note": "%s"}\n' "$1" >> "$RES"; }

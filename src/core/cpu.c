@@ -3,6 +3,9 @@
  * environment turns every vector path off, and NNFX_ISA=avx2 the AVX-512 and
  * VNNI ones, so tests can run each path the hardware has and compare them. */
 #include <pthread.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +27,10 @@ static void probe(void) {
     g_avx512f = !avx2_only && g_avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     g_avx512vnni = g_avx512f && __builtin_cpu_supports("avx512vnni");
-    g_avxvnni = !avx2_only && g_avx2 && __builtin_cpu_supports("avxvnni");
+    /* AVX-VNNI is CPUID leaf 7, subleaf 1, EAX bit 4 (not every compiler's
+     * __builtin_cpu_supports knows it) */
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    g_avxvnni = !avx2_only && g_avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
 #endif
 }
 
