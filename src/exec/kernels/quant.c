@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 #include "ir/quant_int.h"
+
+#include "codegen/runtime/nnfx_rt_scalar.h"
 
 /* Zero points as int32 (k values; zeros when zp is NULL), malloc'd. */
 static int32_t *zp_read(const nnfx_tensor *zp, int64_t k) {
@@ -61,6 +64,26 @@ static nnfx_status qdq_layout(const nnfx_node *n, const nnfx_tensor *x, const nn
     return NNFX_OK;
 }
 
+/* One run of QuantizeLinear into u8 / s8 with one scale and zero point
+ * (nnfx_rt_quantize: its loop vectorises; compiled per ISA). */
+static inline CORE_ALWAYS_INLINE void quantize_u8_body(const float *restrict x, int64_t n, float s, int32_t zp,
+                                                       int32_t lo, int32_t hi, uint8_t *restrict y) {
+    for (int64_t j = 0; j < n; j++)
+        y[j] = (uint8_t)nnfx_rt_quantize(x[j], s, zp, lo, hi);
+}
+static inline CORE_ALWAYS_INLINE void quantize_s8_body(const float *restrict x, int64_t n, float s, int32_t zp,
+                                                       int32_t lo, int32_t hi, int8_t *restrict y) {
+    for (int64_t j = 0; j < n; j++)
+        y[j] = (int8_t)nnfx_rt_quantize(x[j], s, zp, lo, hi);
+}
+CORE_ISA_VARIANTS(quantize_u8,
+                  (const float *restrict x, int64_t n, float s, int32_t zp, int32_t lo, int32_t hi,
+                   uint8_t *restrict y),
+                  (x, n, s, zp, lo, hi, y))
+CORE_ISA_VARIANTS(quantize_s8,
+                  (const float *restrict x, int64_t n, float s, int32_t zp, int32_t lo, int32_t hi, int8_t *restrict y),
+                  (x, n, s, zp, lo, hi, y))
+
 nnfx_status kern_quantize_linear(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                                  nnfx_error *err) {
     nnfx_status s = kern_need(n, in[0], NNFX_F32, "x", err);
@@ -82,13 +105,9 @@ nnfx_status kern_quantize_linear(const nnfx_node *n, int nin, nnfx_tensor *const
             float sv = sc[ch];
             int32_t zv = z[ch];
             if (y->dtype == NNFX_U8) {
-                uint8_t *yd = (uint8_t *)y->data + i;
-                for (int64_t j = 0; j < inner; j++)
-                    yd[j] = (uint8_t)ir_quant_one(xs[i + j], sv, zv, lo, hi);
+                CORE_ISA_PICK(quantize_u8)(xs + i, inner, sv, zv, lo, hi, (uint8_t *)y->data + i);
             } else if (y->dtype == NNFX_I8) {
-                int8_t *yd = (int8_t *)y->data + i;
-                for (int64_t j = 0; j < inner; j++)
-                    yd[j] = (int8_t)ir_quant_one(xs[i + j], sv, zv, lo, hi);
+                CORE_ISA_PICK(quantize_s8)(xs + i, inner, sv, zv, lo, hi, (int8_t *)y->data + i);
             } else {
                 for (int64_t j = 0; j < inner; j++)
                     q_set(y, i + j, ir_quant_one(xs[i + j], sv, zv, lo, hi));
