@@ -59,6 +59,12 @@ void kern_set(nnfx_tensor *t, int64_t i, double v);
 nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
                                       const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err);
 
+/* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool and the
+ * compiled plan's pool_fast.c): whether tap value v replaces the running
+ * max m: a larger value, or a NaN where m is not one yet (a NaN input
+ * wins, the first one kept; padding is never a tap, so it never wins). */
+#define KERN_MAX_TAKES(m, v) ((v) > (m) || ((v) != (v) && (m) == (m)))
+
 /* One plane of a depthwise convolution: input [H, W], output [OH, OW],
  * window KH x KW, strides, top/left pads, dilations. */
 typedef struct kern_dw_geom {
