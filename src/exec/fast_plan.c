@@ -356,28 +356,22 @@ static bool layout_skips_fold(const fx_plan *p, const nnfx_node *n) {
     return false;
 }
 
-/* Runs n's kernel on its constant arguments (the interpreter's own op_run):
- * out holds new references. */
+/* A constant value of the plan (ir_value_fn): NULL for any other. */
+static const nnfx_tensor *plan_const_of(void *ctx, const nnfx_node *n) {
+    const fx_val *v = &((const fx_plan *)ctx)->vals[idx_of(n)];
+    return v->kind == V_CONST ? v->t : NULL;
+}
+
+/* Runs n's kernel on its constant arguments (the interpreter's own op_run;
+ * inputs gathered by ir_const_in_gather, as shape inference and
+ * fold-constants do): out holds new references. */
 static nnfx_status fold(const fx_plan *p, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err) {
-    nnfx_tensor *in[64];
-    bool lit[64] = {0};
-    if (n->nargs > 64) return unsupported(err, n, "too many inputs to fold");
-    nnfx_status st = NNFX_OK;
-    for (int a = 0; a < n->nargs && !st; a++) {
-        const nnfx_arg *ar = &n->args[a];
-        in[a] = NULL;
-        if (ar->kind == NNFX_ARG_NODE)
-            in[a] = p->vals[idx_of(ar->u.node)].t;
-        else if (ar->kind != NNFX_ARG_NONE) {
-            in[a] = ir_literal_tensor(ar, err);
-            lit[a] = true;
-            if (!in[a]) st = NNFX_ERR_NOMEM;
-        }
-    }
+    ir_const_in ci;
     memset(out, 0, sizeof *out);
-    if (!st) st = nnfx_op_run(n, n->nargs, in, out, err);
-    for (int a = 0; a < n->nargs; a++)
-        if (lit[a]) nnfx_tensor_release(in[a]);
+    nnfx_status st = ir_const_in_gather(&ci, n, plan_const_of, (void *)p, err);
+    if (!st && !ci.known) st = unsupported(err, n, "folding a value whose inputs are not constants");
+    if (!st) st = nnfx_op_run(n, ci.n, ci.t, out, err);
+    ir_const_in_release(&ci);
     return st;
 }
 
