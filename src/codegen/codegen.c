@@ -932,14 +932,9 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
  * DequantizeLinear, Cast to the same type and reshape-likes on integer
  * values run as the interpreter's reference kernels do. */
 
-static int int_size(nnfx_dtype dt) {
-    switch (dt) {
-    case NNFX_U8:
-    case NNFX_I8: return 1;
-    case NNFX_I32: return 4;
-    default: return 0;
-    }
-}
+/* The integer types the int8 steps keep in the arena (their byte size:
+ * nnfx_dtype_size / nnfx_meta_nbytes). */
+static bool int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
 
 static bool is_int8_step(const nnfx_node *n) {
     return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
@@ -1113,12 +1108,12 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
         (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_size(ym->dtype)))
+    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_dtype(ym->dtype)))
         return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
     if (n->op == NNFX_OP_CAST || (ir_op_info(n->op)->flags & NNFX_F_VIEW)) { /* the bytes, unchanged */
-        if (!int_size(ym->dtype) || xm->dtype != ym->dtype)
+        if (!int_dtype(ym->dtype) || xm->dtype != ym->dtype)
             return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
-        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * int_size(ym->dtype)));
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(ym));
         return NNFX_OK;
     }
     int64_t outer = 1, len = 1, inner = 1;
@@ -1128,7 +1123,8 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_DEQUANTIZE_LINEAR: {
         bool q = n->op == NNFX_OP_QUANTIZE_LINEAR;
         nnfx_dtype it = q ? ym->dtype : xm->dtype;
-        if ((q && (xm->dtype != NNFX_F32 || int_size(it) != 1)) || (!q && (ym->dtype != NNFX_F32 || !int_size(it))))
+        if ((q && (xm->dtype != NNFX_F32 || (it != NNFX_U8 && it != NNFX_I8))) ||
+            (!q && (ym->dtype != NNFX_F32 || !int_dtype(it))))
             return unsupported(c, n,
                                q ? "only float32 -> int8 / uint8 quantization is generated"
                                  : "only int8 / uint8 / int32 -> float32 dequantization is generated");
