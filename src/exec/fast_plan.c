@@ -711,7 +711,9 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
 
 /* Phase 4: the first and last step touching each value (an alias keeps its
  * storage's value alive); arena values no step writes (absorbed into a
- * fused step) become V_NONE. */
+ * fused step) become V_NONE. The interpreter's lifetimes (exec/plan.c)
+ * are per node; these are per fused step and follow aliases to their
+ * storage, so the two are computed apart on purpose. */
 static void plan_lifetimes(fx_plan *p) {
     for (int s = 0; s < p->nsteps; s++) {
         fx_step *sp = &p->steps[s];
