@@ -290,6 +290,51 @@ static void test_dw_borders(void **state) {
                             check_graph(dwcase, "dwconv");
 }
 
+/* MaxPool's NaN and padding rule (ONNX, PyTorch): a window holding a NaN
+ * gives NaN, and padding never wins (a window of -inf and padding gives
+ * -inf, not 0). x [1, 1, 3, 3], 2x2 windows, stride 2, pads 1: the four
+ * windows read {x00}, {x01, x02}, {x10, x20}, {x11, x12, x21, x22}; the
+ * expected values are worked out by hand. The compiled plan's direct max
+ * pool (1 and 2 threads) and the interpreter must both give them. */
+static void test_maxpool_nan(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[4] = {1, 1, 3, 3}, ks[2] = {2, 2}, st[2] = {2, 2}, pd[4] = {1, 1, 1, 1};
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_attr pa[3] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("pads", 4, pd)};
+    nnfx_arg pin = nnfx_arg_node(x);
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);
+    assert_non_null(nnfx_graph_output(g, 1, &mp, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 4, xd, NULL);
+    const float xv[9] = {-INFINITY, NAN, 2, 3, 4, -1, 0, 5, 6};
+    memcpy(xt->data, xv, sizeof xv);
+    nnfx_tensor *y[3] = {run_gm(gm, xt, 1), run_gm(gm, xt, 2), NULL};
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    if (!strstr(plan, "(direct)")) fail_msg("the max pool is not the direct one:\n%s", plan);
+    free(plan);
+    nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    assert_non_null(ip);
+    int nout = 0;
+    assert_int_equal(nnfx_interp_run(ip, 1, &xt, 1, &y[2], &nout, &err), NNFX_OK);
+    for (int r = 0; r < 3; r++) {
+        const float *v = y[r]->data;
+        assert_int_equal(nnfx_tensor_numel(y[r]), 4);
+        assert_true(isinf(v[0]) && v[0] < 0);
+        assert_true(isnan(v[1]));
+        assert_true(v[2] == 3.0f);
+        assert_true(v[3] == 6.0f);
+        nnfx_tensor_release(y[r]);
+    }
+    nnfx_tensor_release(xt);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
+}
+
 static void test_odd_conv(void **state) {
     (void)state;
     check_graph(oddconv, "conv1x1/s1 gemm + bias + add + relu");
@@ -398,13 +443,10 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),
-        cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_dw_borders),
-        cmocka_unit_test(test_odd_conv),
-        cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),   cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_dw_borders), cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),   cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_gemm),       cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

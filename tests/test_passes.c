@@ -531,6 +531,44 @@ static void test_fold_constants(void **state) {
     nnfx_graph_free(g);
 }
 
+/* Size of a statically shaped value is a constant, computed by Size's own
+ * kernel over the shape: shape inference resolves x.reshape(x.numel()) to
+ * [24] (2 * 3 * 4), and fold-constants turns the Size chain into one
+ * parameter holding [24]. */
+static void test_fold_size(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xs[3] = {2, 3, 4}, one = 1;
+    nnfx_node *x = input(g, "x", 3, xs);
+    nnfx_node *sz = call1(g, NNFX_OP_SIZE, x);
+    nnfx_tensor *axes = nnfx_tensor_new(NNFX_I64, 1, &one, NULL);
+    ((int64_t *)axes->data)[0] = 0;
+    nnfx_arg ua[2] = {nnfx_arg_node(sz), nnfx_arg_node(param(g, "axes0", axes))};
+    nnfx_node *u = call(g, NNFX_OP_UNSQUEEZE, 2, ua, 0, NULL);
+    nnfx_arg ra[2] = {nnfx_arg_node(x), nnfx_arg_node(u)};
+    nnfx_node *r = call(g, NNFX_OP_RESHAPE, 2, ra, 0, NULL);
+    assert_non_null(nnfx_graph_output(g, 1, &r, NULL));
+    assert_int_equal(nnfx_graph_infer_shapes(g, NULL), NNFX_OK);
+    assert_int_equal(nnfx_node_meta(r, 0)->rank, 1);
+    assert_int_equal(nnfx_node_meta(r, 0)->dims[0].value, 24);
+    nnfx_graph *before = nnfx_graph_copy(g, NULL, NULL);
+    nnfx_pass_report rep = {0};
+    run_pass(g, "fold-constants", &rep);
+    assert_int_equal(count_op(g, NNFX_OP_SIZE), 0);
+    assert_int_equal(count_op(g, NNFX_OP_UNSQUEEZE), 0);
+    nnfx_node *rr = nnfx_node_arg_node(nnfx_graph_output_node(g), 0);
+    nnfx_node *shape = nnfx_node_arg_node(rr, 1);
+    assert_int_equal(nnfx_node_opcode(shape), NNFX_GET_ATTR);
+    const nnfx_tensor *sv = nnfx_graph_param(g, nnfx_node_target(shape));
+    assert_non_null(sv);
+    assert_int_equal(nnfx_tensor_numel(sv), 1);
+    assert_int_equal(((const int64_t *)sv->data)[0], 24);
+    same_results(before, g, 5, 0.0);
+    nnfx_pass_report_free(&rep);
+    nnfx_graph_free(before);
+    nnfx_graph_free(g);
+}
+
 static void test_shape_prop_and_registry(void **state) {
     (void)state;
     nnfx_graph *g = nnfx_graph_new();
@@ -571,6 +609,7 @@ int main(void) {
         cmocka_unit_test(test_dce),
         cmocka_unit_test(test_cse),
         cmocka_unit_test(test_fold_constants),
+        cmocka_unit_test(test_fold_size),
         cmocka_unit_test(test_shape_prop_and_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

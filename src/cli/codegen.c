@@ -91,59 +91,114 @@ static int write_all(const char *dir, const char *name, const nnfx_codegen_files
     return NNFX_OK;
 }
 
+/* The command line of `nnfx codegen`. */
+typedef struct codegen_opts {
+    const char *model, *out, *name, *forbid, *report;
+    nnfx_codegen_optimize optimize;
+    bool int8;
+    const char **shapes; /* the --shape values (nshapes; caller frees the array) */
+    int nshapes;
+} codegen_opts;
+
+/* Reads the options into o; -1 when they are usable, else the exit code
+ * (the usage error already printed). */
+static int codegen_args(int argc, char **argv, codegen_opts *o) {
+    o->optimize = NNFX_CODEGEN_SPEED;
+    o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
+    if (!o->shapes) return CLI_EXIT_BAD_INPUT;
+    cli_args a;
+    cli_args_init(&a, "codegen", argc, argv);
+    while (cli_args_more(&a)) {
+        const char *v;
+        if (cli_opt(&a, "--output", "-o", &v))
+            o->out = v;
+        else if (cli_opt(&a, "--name", NULL, &v))
+            o->name = v;
+        else if (cli_opt(&a, "--shape", NULL, &v))
+            o->shapes[o->nshapes++] = v;
+        else if (cli_opt(&a, "--forbid", NULL, &v))
+            o->forbid = v;
+        else if (cli_opt(&a, "--report", NULL, &v))
+            o->report = v;
+        else if (cli_opt(&a, "--optimize", NULL, &v)) {
+            if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0)
+                return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
+            o->optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
+        } else if (cli_flag(&a, "--int8", NULL)) {
+            o->int8 = true;
+        } else {
+            const char *p = cli_positional(&a);
+            if (!p) break;
+            if (o->model) return cli_usage_error("codegen", "one model at a time ('%s' and '%s' given)", o->model, p);
+            o->model = p;
+        }
+    }
+    if (a.bad) return CLI_EXIT_USAGE;
+    if (!o->model || !o->out)
+        return cli_usage_error("codegen", !o->model ? "no model given" : "no output folder given (-o DIR)");
+    return -1;
+}
+
+/* Fixes the input shapes given by --shape; -1 when done, else the exit
+ * code (the usage error already printed). */
+static int apply_shapes(nnfx_graph *g, const codegen_opts *o) {
+    for (int i = 0; i < o->nshapes; i++) {
+        char *in = NULL;
+        const char *val;
+        nnfx_shape sh;
+        if (!cli_split_binding(o->shapes[i], &in, &val) || !cli_parse_shape(val, &sh)) {
+            free(in);
+            return cli_usage_error("codegen", "--shape %s: expected INPUT=D0xD1x... (e.g. x=1x3x224x224)",
+                                   o->shapes[i]);
+        }
+        nnfx_node *ph = nnfx_graph_find(g, in);
+        if (!ph || nnfx_node_opcode(ph) != NNFX_PLACEHOLDER) {
+            int rc = cli_usage_error("codegen", "--shape %s: the model has no input named '%s'", o->shapes[i], in);
+            free(in);
+            return rc;
+        }
+        free(in);
+        nnfx_meta *m = nnfx_node_meta(ph, 0);
+        nnfx_meta_set_shape(m, m->dtype, sh.rank, sh.dims);
+    }
+    return -1;
+}
+
+/* The exit code for a failed generation: a forbidden op is a failed check
+ * (1), a bad option a usage error (2), anything else bad input (3). */
+static int generation_failed(const char *model, const nnfx_error *err) {
+    if (err->status == NNFX_ERR_RUNTIME) { /* a forbidden op */
+        cli_error("codegen", "%s: %s", model, err->msg);
+        return CLI_EXIT_CHECK;
+    }
+    cli_fail("codegen", model, err);
+    return err->status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+}
+
+/* Prints what was written and the report. */
+static void print_summary(const char *out, const char *ident, const nnfx_codegen_files *f) {
+    printf("wrote %s/%s.h, %s/%s.c, %s/%s_weights.c\n"
+           "  flash: weights %lld bytes (+ code: measure with size(1))\n"
+           "  RAM:   arena %lld bytes (NAME_ARENA_BYTES; inputs and outputs are the caller's)\n"
+           "  libm:  %s\n"
+           "per op: %s",
+           out, ident, out, ident, out, ident, (long long)f->weight_bytes, (long long)f->arena_bytes,
+           f->libm ? "needed" : "not needed", f->report);
+}
+
 int cli_codegen(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(codegen_help, stdout);
         return CLI_EXIT_OK;
     }
-    const char *model = NULL, *out = NULL, *name = NULL, *forbid = NULL, *report = NULL;
-    nnfx_codegen_optimize optimize = NNFX_CODEGEN_SPEED;
-    bool int8 = false;
-    const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
-    int nshapes = 0;
-    if (!shapes) return CLI_EXIT_BAD_INPUT;
-    cli_args a;
-    cli_args_init(&a, "codegen", argc, argv);
-    int rc = CLI_EXIT_OK;
-    while (cli_args_more(&a)) {
-        const char *v;
-        if (cli_opt(&a, "--output", "-o", &v))
-            out = v;
-        else if (cli_opt(&a, "--name", NULL, &v))
-            name = v;
-        else if (cli_opt(&a, "--shape", NULL, &v))
-            shapes[nshapes++] = v;
-        else if (cli_opt(&a, "--forbid", NULL, &v))
-            forbid = v;
-        else if (cli_opt(&a, "--report", NULL, &v))
-            report = v;
-        else if (cli_opt(&a, "--optimize", NULL, &v)) {
-            if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0) {
-                free(shapes);
-                return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
-            }
-            optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
-        } else if (cli_flag(&a, "--int8", NULL)) {
-            int8 = true;
-        } else {
-            const char *p = cli_positional(&a);
-            if (!p) break;
-            if (model) {
-                free(shapes);
-                return cli_usage_error("codegen", "one model at a time ('%s' and '%s' given)", model, p);
-            }
-            model = p;
-        }
+    codegen_opts o = {0};
+    int rc = codegen_args(argc, argv, &o);
+    if (rc >= 0) {
+        free(o.shapes);
+        return rc;
     }
-    if (a.bad) {
-        free(shapes);
-        return CLI_EXIT_USAGE;
-    }
-    if (!model || !out) {
-        free(shapes);
-        return cli_usage_error("codegen", !model ? "no model given" : "no output folder given (-o DIR)");
-    }
-    char *ident = name ? strdup(name) : stem_ident(model);
+    rc = CLI_EXIT_OK;
+    char *ident = o.name ? strdup(o.name) : stem_ident(o.model);
     nnfx_error err = {0};
     nnfx_graph *g = NULL;
     nnfx_codegen_files f = {0};
@@ -151,69 +206,42 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    g = cli_load_model(model, &err);
+    g = cli_load_model(o.model, &err);
     if (!g) {
-        rc = cli_fail("codegen", model, &err);
+        rc = cli_fail("codegen", o.model, &err);
         goto done;
     }
-    for (int i = 0; i < nshapes; i++) {
-        char *in = NULL;
-        const char *val;
-        nnfx_shape sh;
-        if (!cli_split_binding(shapes[i], &in, &val) || !cli_parse_shape(val, &sh)) {
-            free(in);
-            rc = cli_usage_error("codegen", "--shape %s: expected INPUT=D0xD1x... (e.g. x=1x3x224x224)", shapes[i]);
-            goto done;
-        }
-        nnfx_node *ph = nnfx_graph_find(g, in);
-        if (!ph || nnfx_node_opcode(ph) != NNFX_PLACEHOLDER) {
-            rc = cli_usage_error("codegen", "--shape %s: the model has no input named '%s'", shapes[i], in);
-            free(in);
-            goto done;
-        }
-        free(in);
-        nnfx_meta *m = nnfx_node_meta(ph, 0);
-        nnfx_meta_set_shape(m, m->dtype, sh.rank, sh.dims);
-    }
-    if (nnfx_codegen_opt(g, ident, forbid, optimize, &f, &err)) {
-        if (err.status == NNFX_ERR_RUNTIME) { /* a forbidden op */
-            cli_error("codegen", "%s: %s", model, err.msg);
-            rc = CLI_EXIT_CHECK;
-        } else {
-            rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
-            cli_fail("codegen", model, &err);
-        }
+    int src = apply_shapes(g, &o);
+    if (src >= 0) {
+        rc = src;
         goto done;
     }
-    if (int8 && f.int8_steps == 0) {
+    if (nnfx_codegen_opt(g, ident, o.forbid, o.optimize, &f, &err)) {
+        rc = generation_failed(o.model, &err);
+        goto done;
+    }
+    if (o.int8 && f.int8_steps == 0) {
         cli_error("codegen",
                   "%s: --int8: the model has no int8 island (DequantizeLinear -> Conv/Gemm/MatMul/pooling -> "
                   "QuantizeLinear); quantize it first: nnfx quantize MODEL -o MODEL_q.onnx --calib INPUT=X.npy",
-                  model);
+                  o.model);
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (!cli_is_dir(out) && mkdir(out, 0777) != 0) {
-        cli_error("codegen", "%s: cannot create the folder", out);
+    if (!cli_is_dir(o.out) && mkdir(o.out, 0777) != 0) {
+        cli_error("codegen", "%s: cannot create the folder", o.out);
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (write_all(out, ident, &f, &err) || (report && cli_write_file(report, f.report, strlen(f.report), &err))) {
-        rc = cli_fail("codegen", out, &err);
+    if (write_all(o.out, ident, &f, &err) || (o.report && cli_write_file(o.report, f.report, strlen(f.report), &err))) {
+        rc = cli_fail("codegen", o.out, &err);
         goto done;
     }
-    if (!report || strcmp(report, "-") != 0)
-        printf("wrote %s/%s.h, %s/%s.c, %s/%s_weights.c\n"
-               "  flash: weights %lld bytes (+ code: measure with size(1))\n"
-               "  RAM:   arena %lld bytes (NAME_ARENA_BYTES; inputs and outputs are the caller's)\n"
-               "  libm:  %s\n"
-               "per op: %s",
-               out, ident, out, ident, out, ident, (long long)f.weight_bytes, (long long)f.arena_bytes,
-               f.libm ? "needed" : "not needed", f.report);
+    if (!o.report || strcmp(o.report, "-") != 0) print_summary(o.out, ident, &f);
 done:
     nnfx_codegen_files_free(&f);
     nnfx_graph_free(g);
     free(ident);
-    free(shapes);
+    free(o.shapes);
     return rc;
 }

@@ -775,18 +775,80 @@ static bool is_int8_step(const nnfx_node *n);
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
 
-static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
-    const nnfx_node *n = s->last;
-    char in[8][64], y[64];
-    nnfx_status st;
-    if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
-    if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
-    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
-    if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
-        return unsupported(c, n, "multi-output ops other than split are not generated");
-    /* data inputs (constant parameters of the op are read at generation) */
-    int ndata = s->nin;
-    switch (n->op) {
+/* BatchNormalization (inference) over [N, C, inner]. */
+static nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    if (!xm || xm->rank < 2) return unsupported(c, n, "batch_normalization expects rank >= 2");
+    use_section(c, "batch_norm");
+    sb_printf(&c->body, "    nnfx_rt_batch_norm(%s, %s, %s, %s, %s, ", in[0], in[1], in[2], in[3], in[4]);
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)xm->dims[1].value,
+              (long long)infer_prod(xm, 2, xm->rank));
+    return NNFX_OK;
+}
+
+/* Softmax / LogSoftmax along the node's axis. */
+static nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = &n->meta[0];
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
+        return unsupported(c, n, "softmax axis out of range");
+    int64_t outer, len, inner;
+    split3(xm, axis, xm->rank ? axis + 1 : 0, &outer, &len, &inner);
+    use_section(c, "softmax");
+    sb_printf(&c->body, "    nnfx_rt_softmax(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
+              (long long)inner, n->op == NNFX_OP_LOG_SOFTMAX);
+    return NNFX_OK;
+}
+
+/* Concat: each input's rows copied to its place along the axis. */
+static nnfx_status emit_concat(cg *c, const fx_step_view *s, const nnfx_node *n, const char *y) {
+    const nnfx_meta *ym = &n->meta[0];
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
+        return unsupported(c, n, "concat axis out of range");
+    int64_t outer = infer_prod(ym, 0, axis), orow = infer_prod(ym, axis, ym->rank), at = 0;
+    use_section(c, "copy_rows");
+    for (int a = 0; a < s->nin; a++) {
+        char src[64];
+        const nnfx_meta *am = arg_meta(n, a);
+        nnfx_status st;
+        if (!am || s->in[a] < 0) return unsupported(c, n, "literal concat inputs are not generated");
+        if ((st = value_expr(c, s->in[a], n, src, sizeof src))) return st;
+        int64_t row = infer_prod(am, axis, am->rank);
+        sb_printf(&c->body, "    nnfx_rt_copy_rows(%s, %s + %lld, %lld, %lld, %lld);\n", src, y, (long long)at,
+                  (long long)outer, (long long)row, (long long)orow);
+        at += row;
+    }
+    return NNFX_OK;
+}
+
+/* Transpose (rank <= 6) as a strided copy. */
+static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || xm->rank > 6 || xm->rank < 1) return unsupported(c, n, "transpose of rank > 6");
+    int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
+    int64_t acc = 1;
+    for (int d = xm->rank - 1; d >= 0; d--)
+        xst[d] = acc, acc *= xm->dims[d].value;
+    const nnfx_attr *pa = nnfx_node_attr(n, "perm");
+    for (int d = 0; d < ym->rank; d++) {
+        int64_t pd = pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
+        st_[d] = xst[pd];
+        shp[d] = ym->dims[d].value;
+    }
+    use_section(c, "transpose");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", ym->rank, shp);
+    emit_longs(&c->body, "st", ym->rank, st_);
+    sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", x, y, ym->rank);
+    return NNFX_OK;
+}
+
+/* How many of a step's inputs are data the generated code reads at run
+ * time (the rest, constant parameters of the op, are read at generation). */
+static int data_inputs(nnfx_op op, int nin) {
+    switch (op) {
     case NNFX_OP_CLIP:
     case NNFX_OP_REDUCE_MEAN:
     case NNFX_OP_REDUCE_SUM:
@@ -796,11 +858,25 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
     case NNFX_OP_PAD:
-    case NNFX_OP_RESIZE: ndata = 1; break;
-    case NNFX_OP_CONCAT: ndata = 0; break;
-    case NNFX_OP_SPLIT: ndata = 1; break; /* the sizes are the outputs' shapes */
-    default: break;
+    case NNFX_OP_RESIZE: return 1;
+    case NNFX_OP_CONCAT: return 0;
+    case NNFX_OP_SPLIT: return 1; /* the sizes are the outputs' shapes */
+    default: return nin;
     }
+}
+
+/* One float32 kernel step: element-wise maps, binary ops and views first,
+ * then one emitter per op (a flat dispatch; int8 steps elsewhere). */
+static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
+    char in[8][64], y[64];
+    nnfx_status st;
+    if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
+    if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
+    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
+        return unsupported(c, n, "multi-output ops other than split are not generated");
+    int ndata = data_inputs(n->op, s->nin);
     if (ndata > 8) return unsupported(c, n, "too many inputs");
     for (int a = 0; a < ndata; a++) {
         in[a][0] = 0;
@@ -823,16 +899,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_CONV:
         return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y,
                          NULL);
-    case NNFX_OP_BATCH_NORM: {
-        const nnfx_meta *xm = arg_meta(n, 0);
-        if (!xm || xm->rank < 2) return unsupported(c, n, "batch_normalization expects rank >= 2");
-        use_section(c, "batch_norm");
-        sb_printf(&c->body, "    nnfx_rt_batch_norm(%s, %s, %s, %s, %s, ", in[0], in[1], in[2], in[3], in[4]);
-        float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
-        sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)xm->dims[1].value,
-                  (long long)infer_prod(xm, 2, xm->rank));
-        return NNFX_OK;
-    }
+    case NNFX_OP_BATCH_NORM: return emit_batch_norm(c, n, in, y);
     case NNFX_OP_GEMM: return emit_gemm(c, s, n, in, y);
     case NNFX_OP_MATMUL: return emit_matmul(c, n, in, y);
     case NNFX_OP_MAX_POOL:
@@ -844,58 +911,9 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_REDUCE_MAX: return emit_reduce(c, s, n, in[0], y, 2);
     case NNFX_OP_REDUCE_MIN: return emit_reduce(c, s, n, in[0], y, 3);
     case NNFX_OP_SOFTMAX:
-    case NNFX_OP_LOG_SOFTMAX: {
-        const nnfx_meta *xm = &n->meta[0];
-        int axis;
-        if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
-            return unsupported(c, n, "softmax axis out of range");
-        int64_t outer, len, inner;
-        split3(xm, axis, xm->rank ? axis + 1 : 0, &outer, &len, &inner);
-        use_section(c, "softmax");
-        sb_printf(&c->body, "    nnfx_rt_softmax(%s, %s, %lld, %lld, %lld, %d);\n", in[0], y, (long long)outer,
-                  (long long)len, (long long)inner, n->op == NNFX_OP_LOG_SOFTMAX);
-        return NNFX_OK;
-    }
-    case NNFX_OP_CONCAT: {
-        const nnfx_meta *ym = &n->meta[0];
-        int axis;
-        if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
-            return unsupported(c, n, "concat axis out of range");
-        int64_t outer = infer_prod(ym, 0, axis), orow = infer_prod(ym, axis, ym->rank), at = 0;
-        use_section(c, "copy_rows");
-        for (int a = 0; a < s->nin; a++) {
-            char src[64];
-            const nnfx_meta *am = arg_meta(n, a);
-            if (!am || s->in[a] < 0) return unsupported(c, n, "literal concat inputs are not generated");
-            if ((st = value_expr(c, s->in[a], n, src, sizeof src))) return st;
-            int64_t row = infer_prod(am, axis, am->rank);
-            sb_printf(&c->body, "    nnfx_rt_copy_rows(%s, %s + %lld, %lld, %lld, %lld);\n", src, y, (long long)at,
-                      (long long)outer, (long long)row, (long long)orow);
-            at += row;
-        }
-        return NNFX_OK;
-    }
-    case NNFX_OP_TRANSPOSE: {
-        const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
-        if (!xm || xm->rank > 6 || xm->rank < 1) return unsupported(c, n, "transpose of rank > 6");
-        int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
-        int64_t acc = 1;
-        for (int d = xm->rank - 1; d >= 0; d--)
-            xst[d] = acc, acc *= xm->dims[d].value;
-        const nnfx_attr *pa = nnfx_node_attr(n, "perm");
-        for (int d = 0; d < ym->rank; d++) {
-            int64_t pd =
-                pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
-            st_[d] = xst[pd];
-            shp[d] = ym->dims[d].value;
-        }
-        use_section(c, "transpose");
-        sb_printf(&c->body, "    {\n");
-        emit_longs(&c->body, "shape", ym->rank, shp);
-        emit_longs(&c->body, "st", ym->rank, st_);
-        sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", in[0], y, ym->rank);
-        return NNFX_OK;
-    }
+    case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
+    case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);
+    case NNFX_OP_TRANSPOSE: return emit_transpose(c, n, in[0], y);
     case NNFX_OP_SPLIT: return emit_split(c, s, n, in[0]);
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
     case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
@@ -914,14 +932,9 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
  * DequantizeLinear, Cast to the same type and reshape-likes on integer
  * values run as the interpreter's reference kernels do. */
 
-static int int_size(nnfx_dtype dt) {
-    switch (dt) {
-    case NNFX_U8:
-    case NNFX_I8: return 1;
-    case NNFX_I32: return 4;
-    default: return 0;
-    }
-}
+/* The integer types the int8 steps keep in the arena (their byte size:
+ * nnfx_dtype_size / nnfx_meta_nbytes). */
+static bool int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
 
 static bool is_int8_step(const nnfx_node *n) {
     return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
@@ -1095,12 +1108,12 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
         (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_size(ym->dtype)))
+    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_dtype(ym->dtype)))
         return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
     if (n->op == NNFX_OP_CAST || (ir_op_info(n->op)->flags & NNFX_F_VIEW)) { /* the bytes, unchanged */
-        if (!int_size(ym->dtype) || xm->dtype != ym->dtype)
+        if (!int_dtype(ym->dtype) || xm->dtype != ym->dtype)
             return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
-        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * int_size(ym->dtype)));
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(ym));
         return NNFX_OK;
     }
     int64_t outer = 1, len = 1, inner = 1;
@@ -1110,7 +1123,8 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_DEQUANTIZE_LINEAR: {
         bool q = n->op == NNFX_OP_QUANTIZE_LINEAR;
         nnfx_dtype it = q ? ym->dtype : xm->dtype;
-        if ((q && (xm->dtype != NNFX_F32 || int_size(it) != 1)) || (!q && (ym->dtype != NNFX_F32 || !int_size(it))))
+        if ((q && (xm->dtype != NNFX_F32 || (it != NNFX_U8 && it != NNFX_I8))) ||
+            (!q && (ym->dtype != NNFX_F32 || !int_dtype(it))))
             return unsupported(c, n,
                                q ? "only float32 -> int8 / uint8 quantization is generated"
                                  : "only int8 / uint8 / int32 -> float32 dequantization is generated");

@@ -356,28 +356,22 @@ static bool layout_skips_fold(const fx_plan *p, const nnfx_node *n) {
     return false;
 }
 
-/* Runs n's kernel on its constant arguments (the interpreter's own op_run):
- * out holds new references. */
+/* A constant value of the plan (ir_value_fn): NULL for any other. */
+static const nnfx_tensor *plan_const_of(void *ctx, const nnfx_node *n) {
+    const fx_val *v = &((const fx_plan *)ctx)->vals[idx_of(n)];
+    return v->kind == V_CONST ? v->t : NULL;
+}
+
+/* Runs n's kernel on its constant arguments (the interpreter's own op_run;
+ * inputs gathered by ir_const_in_gather, as shape inference and
+ * fold-constants do): out holds new references. */
 static nnfx_status fold(const fx_plan *p, const nnfx_node *n, nnfx_value_set *out, nnfx_error *err) {
-    nnfx_tensor *in[64];
-    bool lit[64] = {0};
-    if (n->nargs > 64) return unsupported(err, n, "too many inputs to fold");
-    nnfx_status st = NNFX_OK;
-    for (int a = 0; a < n->nargs && !st; a++) {
-        const nnfx_arg *ar = &n->args[a];
-        in[a] = NULL;
-        if (ar->kind == NNFX_ARG_NODE)
-            in[a] = p->vals[idx_of(ar->u.node)].t;
-        else if (ar->kind != NNFX_ARG_NONE) {
-            in[a] = ir_literal_tensor(ar, err);
-            lit[a] = true;
-            if (!in[a]) st = NNFX_ERR_NOMEM;
-        }
-    }
+    ir_const_in ci;
     memset(out, 0, sizeof *out);
-    if (!st) st = nnfx_op_run(n, n->nargs, in, out, err);
-    for (int a = 0; a < n->nargs; a++)
-        if (lit[a]) nnfx_tensor_release(in[a]);
+    nnfx_status st = ir_const_in_gather(&ci, n, plan_const_of, (void *)p, err);
+    if (!st && !ci.known) st = unsupported(err, n, "folding a value whose inputs are not constants");
+    if (!st) st = nnfx_op_run(n, ci.n, ci.t, out, err);
+    ir_const_in_release(&ci);
     return st;
 }
 
@@ -447,287 +441,280 @@ static bool runs(const fx_plan *p, int i) {
     return v->kind == V_ARENA || (v->kind == V_TUPLE && p->vals[v->src].kind == V_ARENA);
 }
 
-/* Builds the plan; in layout mode (fx_plan_layout_peak) only the values,
- * steps and arena offsets: parameters are not read, large constants not
- * folded, convs not packed, no arena or scratch allocated. */
-static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_error *err) {
-    nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
+/* ---- build phases ------------------------------------------------------ */
+
+/* A new empty plan with room for every node's value, every literal and
+ * tuple output, and a step per node; each node's pass_data set to its index
+ * in graph order. NULL on OOM. */
+static fx_plan *plan_alloc(nnfx_graph *g, bool layout) {
     int nn = g->num_nodes, nlit = 0;
     for (nnfx_node *n = g->head; n; n = n->next)
         nlit += n->nargs + (n->nout > 1 ? n->nout : 0); /* literals, and the outputs of tuples */
     fx_plan *p = calloc(1, sizeof *p);
-    if (!p) goto oom;
+    if (!p) return NULL;
     p->layout = layout;
     p->vals = calloc((size_t)(nn + nlit + 1), sizeof *p->vals);
     p->steps = calloc((size_t)(nn + 1), sizeof *p->steps);
     p->inputs = calloc((size_t)(nn + 1), sizeof *p->inputs);
-    if (!p->vals || !p->steps || !p->inputs) goto oom;
+    if (!p->vals || !p->steps || !p->inputs) {
+        fx_plan_free(p);
+        return NULL;
+    }
     int i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         n->pass_data = (void *)(intptr_t)i;
     p->nvals = nn;
-    nnfx_status st = NNFX_OK;
-    /* 1. value kinds, constants folded */
-    i = 0;
-    for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
-        fx_val *v = &p->vals[i];
-        v->def = v->last = -1;
-        if (n->opcode == NNFX_OUTPUT) continue;
-        if (n->opcode == NNFX_CALL_MODULE) {
-            st = unsupported(err, n, "leaf modules run in the interpreter");
-            break;
-        }
-        /* Dropout's training_mode decides at run time whether inference
-         * refuses it: only the interpreter checks input values per run */
-        if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
-            n->args[2].kind != NNFX_ARG_NONE && !args_const(p, n)) {
-            st = unsupported(err, n, "dropout with a training_mode input");
-            break;
-        }
-        if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op)) {
-            st = unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
-            break;
-        }
-        if (n->nout != 1) {
-            st = plan_tuple(p, n, v, err);
-            continue;
-        }
-        const nnfx_meta *m = &n->meta[0];
-        if (n->opcode == NNFX_GET_ATTR) {
-            /* layout: a weight as stored (its data unread); shape-like
-             * parameters ready to be read, as inference reads them */
-            nnfx_tensor *raw = ir_graph_param_raw(g, n->target);
-            bool as_stored = layout && raw && !ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw));
-            v->t = nnfx_tensor_retain(as_stored ? raw : nnfx_graph_param(g, n->target));
-            if (!v->t) st = unsupported(err, n, "missing parameter");
-            v->kind = V_CONST;
-            continue;
-        }
-        if (!nnfx_meta_is_static(m) || m->dtype == NNFX_DTYPE_UNDEFINED) {
-            st = unsupported(err, n, "shape not static");
-            break;
-        }
-        if (n->opcode == NNFX_PLACEHOLDER) {
-            v->kind = V_INPUT;
-            v->node = n;
-            v->t = header(m, err);
-            if (!v->t) st = NNFX_ERR_NOMEM;
-            v->bytes = nnfx_meta_nbytes(m);
-            p->input_bytes += v->bytes;
-            p->inputs[p->ninputs++] = i;
-            continue;
-        }
-        if (n->op == NNFX_OP_GETITEM) {
-            st = plan_getitem(p, n, v, err);
-            continue;
-        }
-        const nnfx_op_info *info = ir_op_info(n->op);
-        if (!info->kernel || !info->infer) {
-            st = unsupported(err, n, "no kernel");
-            break;
-        }
-        if ((n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE &&
-            p->vals[idx_of(n->args[0].u.node)].t) {
-            /* of a static shape: a constant (the kernel reads the shape, not the data) */
-            nnfx_value_set out = {0};
-            if ((st = fold(p, n, &out, err))) break;
-            v->kind = V_CONST;
-            v->t = out.t[0];
-            continue;
-        }
-        if (args_const(p, n) && !(info->flags & NNFX_F_IMPURE) && layout_skips_fold(p, n)) {
-            v->kind = V_CONST; /* its shape, not its value */
-            v->t = header(m, err);
-            if (!v->t) st = NNFX_ERR_NOMEM;
-            continue;
-        }
-        if (args_const(p, n) && !(info->flags & NNFX_F_IMPURE)) {
-            /* computed once now */
-            nnfx_value_set out = {0};
-            if ((st = fold(p, n, &out, err))) break;
-            v->kind = V_CONST;
-            v->t = out.t[0];
-            continue;
-        }
-        if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
-            nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0])) {
-            v->kind = V_ALIAS;
-            v->src = idx_of(n->args[0].u.node);
-            v->t = header(m, err);
-            if (!v->t) st = NNFX_ERR_NOMEM;
-            continue;
-        }
-        v->kind = V_ARENA;
-        v->bytes = nnfx_meta_nbytes(m);
+    return p;
+}
+
+/* Phase 1 for node n (index i): the kind of its value (constant, input,
+ * alias, arena, tuple), constants folded; an error for a node the plan
+ * cannot run. */
+static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int i, nnfx_error *err) {
+    fx_val *v = &p->vals[i];
+    v->def = v->last = -1;
+    if (n->opcode == NNFX_OUTPUT) return NNFX_OK;
+    if (n->opcode == NNFX_CALL_MODULE) return unsupported(err, n, "leaf modules run in the interpreter");
+    /* Dropout's training_mode decides at run time whether inference
+     * refuses it: only the interpreter checks input values per run */
+    if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
+        n->args[2].kind != NNFX_ARG_NONE && !args_const(p, n))
+        return unsupported(err, n, "dropout with a training_mode input");
+    if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op))
+        return unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
+    if (n->nout != 1) return plan_tuple(p, n, v, err);
+    const nnfx_meta *m = &n->meta[0];
+    if (n->opcode == NNFX_GET_ATTR) {
+        /* layout: a weight as stored (its data unread); shape-like
+         * parameters ready to be read, as inference reads them */
+        nnfx_tensor *raw = ir_graph_param_raw(g, n->target);
+        bool as_stored = p->layout && raw && !ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw));
+        v->t = nnfx_tensor_retain(as_stored ? raw : nnfx_graph_param(g, n->target));
+        v->kind = V_CONST;
+        return v->t ? NNFX_OK : unsupported(err, n, "missing parameter");
+    }
+    if (!nnfx_meta_is_static(m) || m->dtype == NNFX_DTYPE_UNDEFINED) return unsupported(err, n, "shape not static");
+    if (n->opcode == NNFX_PLACEHOLDER) {
+        v->kind = V_INPUT;
+        v->node = n;
         v->t = header(m, err);
-        if (!v->t) st = NNFX_ERR_NOMEM;
+        v->bytes = nnfx_meta_nbytes(m);
+        p->input_bytes += v->bytes;
+        p->inputs[p->ninputs++] = i;
+        return v->t ? NNFX_OK : NNFX_ERR_NOMEM;
     }
-    if (st) goto fail;
-    /* 2. fusion decisions: absorbed[i] marks nodes folded into a conv step */
-    const nnfx_node **chain_first = calloc((size_t)(nn + 1), sizeof *chain_first);
-    fusion *fus = calloc((size_t)(nn + 1), sizeof *fus);
-    bool *absorbed = calloc((size_t)(nn + 1), sizeof *absorbed);
-    if (!chain_first || !fus || !absorbed) {
-        free(chain_first), free(fus), free(absorbed);
-        goto oom;
+    if (n->op == NNFX_OP_GETITEM) return plan_getitem(p, n, v, err);
+    const nnfx_op_info *info = ir_op_info(n->op);
+    if (!info->kernel || !info->infer) return unsupported(err, n, "no kernel");
+    bool shape_of_static = (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 &&
+                           n->args[0].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[0].u.node)].t;
+    bool pure_const = args_const(p, n) && !(info->flags & NNFX_F_IMPURE);
+    if (pure_const && !shape_of_static && layout_skips_fold(p, n)) {
+        v->kind = V_CONST; /* its shape, not its value */
+        v->t = header(m, err);
+        return v->t ? NNFX_OK : NNFX_ERR_NOMEM;
     }
-    fx_conv **convs = calloc((size_t)(nn + 1), sizeof *convs);
-    bool *conv_at = calloc((size_t)(nn + 1), sizeof *conv_at); /* a conv chain ends here */
-    fx_qop **qops = calloc((size_t)(nn + 1), sizeof *qops);
-    fx_qmatch *qm = calloc((size_t)(nn + 1), sizeof *qm);
-    bool *dead = calloc((size_t)(nn + 1), sizeof *dead);
-    /* int8 islands read weights: not in layout mode */
-    if (!convs || !conv_at || !qops || !qm || !dead || (!layout && plan_qops(p, g, absorbed, qops, qm, dead, err))) {
-        for (int k = 0; qops && k < nn; k++)
-            fx_qop_free(qops[k]);
-        free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at), free(qops), free(qm), free(dead);
-        goto oom;
+    /* computed once now; Shape of a static shape too (the kernel reads
+     * the shape, not the data) */
+    if (pure_const || shape_of_static) {
+        nnfx_value_set out = {0};
+        nnfx_status st = fold(p, n, &out, err);
+        if (st) return st;
+        v->kind = V_CONST;
+        v->t = out.t[0];
+        return NNFX_OK;
     }
-    i = 0;
-    for (nnfx_node *n = g->head; n; n = n->next, i++) {
-        if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA || absorbed[i])
-            continue;
-        if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) continue;
-        const nnfx_node *xn = n->args[0].u.node;
-        const fx_val *wv = &p->vals[idx_of(n->args[1].u.node)];
-        const fx_val *bv = NULL;
-        if (n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE) {
-            bv = &p->vals[idx_of(n->args[2].u.node)];
-            if (bv->kind != V_CONST) continue;
-        } else if (n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE)
-            continue;
-        if (wv->kind != V_CONST || xn->meta[0].rank != 4 || xn->meta[0].dtype != NNFX_F32 ||
-            n->meta[0].dtype != NNFX_F32)
-            continue;
-        int64_t xs[4];
+    if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
+        nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0])) {
+        v->kind = V_ALIAS;
+        v->src = idx_of(n->args[0].u.node);
+        v->t = header(m, err);
+        return v->t ? NNFX_OK : NNFX_ERR_NOMEM;
+    }
+    v->kind = V_ARENA;
+    v->bytes = nnfx_meta_nbytes(m);
+    v->t = header(m, err);
+    return v->t ? NNFX_OK : NNFX_ERR_NOMEM;
+}
+
+/* Per-node tables (graph order) that carry the fusion decisions of phase 2
+ * into the steps of phase 3. */
+typedef struct build_tables {
+    const nnfx_node **chain_first; /* the conv of the chain ending at a node */
+    fusion *fus;                   /* that chain's fusion */
+    bool *absorbed;                /* folded into a conv or int8 step */
+    fx_conv **convs;               /* the conv step ending at a node (NULL in layout mode) */
+    bool *conv_at;                 /* a conv chain ends here */
+    fx_qop **qops;                 /* the int8 island ending at a node */
+    fx_qmatch *qm;                 /* and what it matched */
+    bool *dead;                    /* a DequantizeLinear every reader of which was fused */
+} build_tables;
+
+/* Frees the tables, and the convs and int8 steps no step took. */
+static void tables_free(build_tables *t, int nn) {
+    for (int k = 0; k < nn; k++) {
+        if (t->convs) fx_conv_free(t->convs[k]);
+        if (t->qops) fx_qop_free(t->qops[k]);
+    }
+    free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
+        free(t->dead);
+    memset(t, 0, sizeof *t);
+}
+
+/* Zeroed tables for nn nodes; false on OOM (t freed). */
+static bool tables_new(build_tables *t, int nn) {
+    size_t k = (size_t)(nn + 1);
+    *t =
+        (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
+                       calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
+                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead)};
+    if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead) return true;
+    tables_free(t, 0);
+    return false;
+}
+
+/* Phase 2 for Conv node n (index i): whether the fast conv takes it (2-d
+ * float32, constant weights and bias); then its fused chain is recorded at
+ * the chain's last node and its nodes marked absorbed. False only on OOM. */
+static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
+    if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA || t->absorbed[i])
+        return true;
+    if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) return true;
+    const nnfx_node *xn = n->args[0].u.node;
+    const fx_val *wv = &p->vals[idx_of(n->args[1].u.node)];
+    const fx_val *bv = NULL;
+    if (n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE) {
+        bv = &p->vals[idx_of(n->args[2].u.node)];
+        if (bv->kind != V_CONST) return true;
+    } else if (n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE)
+        return true;
+    if (wv->kind != V_CONST || xn->meta[0].rank != 4 || xn->meta[0].dtype != NNFX_F32 || n->meta[0].dtype != NNFX_F32)
+        return true;
+    int64_t xs[4];
+    for (int d = 0; d < 4; d++)
+        xs[d] = xn->meta[0].dims[d].value;
+    nnfx_error cerr = {0};
+    fx_conv *c = NULL;
+    if (p->layout) {
+        if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) return true;
+    } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr)))
+        return cerr.status != NNFX_ERR_NOMEM;
+    fusion f = plan_fusion(p, n, t->absorbed);
+    if (c) fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
+    int li = idx_of(f.last);
+    t->convs[li] = c;
+    t->conv_at[li] = true;
+    t->fus[li] = f;
+    t->chain_first[li] = n;
+    t->absorbed[idx_of(n)] = true;
+    if (f.res) t->absorbed[idx_of(sole_user(n))] = true;
+    if (f.sig) t->absorbed[idx_of(f.sig)] = true;
+    t->absorbed[li] = true; /* claimed: no other chain may take it */
+    return true;
+}
+
+/* Phase 2: int8 islands (they read weights: not in layout mode), then
+ * conv chains. */
+static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
+    if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
+    int i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        if (!plan_conv(p, n, i, t)) return NNFX_ERR_NOMEM;
+    return NNFX_OK;
+}
+
+static nnfx_status step_oom(nnfx_error *err) { return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory"); }
+
+static nnfx_status build_oom(nnfx_error *err) {
+    return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory compiling the graph");
+}
+
+/* A generic kernel step for node n (index i): one kernel call writing every
+ * output of a tuple; 2-d float32 MaxPool through the direct max pool. */
+static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i, nnfx_error *err) {
+    s->kind = S_KERNEL;
+    s->n = s->first = n;
+    s->kern = ir_op_info(n->op)->kernel;
+    s->zero_out = !writes_all(n->op);
+    s->out = i;
+    if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
+        s->nout = n->nout;
+        s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
+        s->outbuf = calloc((size_t)n->nout, sizeof *s->outbuf);
+        if (!s->outs || !s->outbuf) return step_oom(err);
+        for (int k = 0; k < n->nout; k++)
+            s->outs[k] = p->vals[i].src + k;
+        s->out = s->outs[0];
+    }
+    const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
+    if (n->op == NNFX_OP_MAX_POOL && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
+        n->meta[0].rank == 4) {
+        int64_t xs[4], ys[4];
         for (int d = 0; d < 4; d++)
-            xs[d] = xn->meta[0].dims[d].value;
-        nnfx_error cerr = {0};
-        fx_conv *c = NULL;
-        if (layout) {
-            if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) continue;
-        } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr))) {
-            if (cerr.status == NNFX_ERR_NOMEM) {
-                for (int k = 0; k < nn; k++)
-                    fx_qop_free(qops[k]);
-                free(chain_first), free(fus), free(absorbed), free(convs), free(conv_at), free(qops), free(qm),
-                    free(dead);
-                goto oom;
-            }
-            continue;
-        }
-        fusion f = plan_fusion(p, n, absorbed);
-        if (c) fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
-        int li = idx_of(f.last);
-        convs[li] = c;
-        conv_at[li] = true;
-        fus[li] = f;
-        chain_first[li] = n;
-        absorbed[idx_of(n)] = true;
-        if (f.res) absorbed[idx_of(sole_user(n))] = true;
-        if (f.sig) absorbed[idx_of(f.sig)] = true;
-        absorbed[li] = true; /* claimed: no other chain may take it */
+            xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+        nnfx_error perr = {0};
+        s->mpool = fx_maxpool_new(n, xs, ys, &perr);
+        if (s->mpool) s->kind = S_MAXPOOL;
     }
-    /* 3. steps in graph order */
-    i = 0;
-    for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
-        fx_step *s = &p->steps[p->nsteps];
-        if (n->opcode == NNFX_OUTPUT) {
-            s->kind = S_OUTPUT;
-            s->n = n;
-            s->out = -1;
-        } else if (conv_at[i]) {
-            s->kind = S_CONV;
-            s->n = n;
-            s->first = chain_first[i];
-            s->conv = convs[i];
-            convs[i] = NULL;
-            s->out = i;
-            s->nin = 2;
-            s->in = malloc(2 * sizeof *s->in);
-            if (!s->in) {
-                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-                p->nsteps++; /* counted, so fx_plan_free frees its conv */
-                break;
-            }
-            s->in[0] = idx_of(chain_first[i]->args[0].u.node);
-            s->in[1] = fus[i].res ? idx_of(fus[i].res) : -1;
-        } else if (qops[i]) {
-            s->kind = S_QOP;
-            s->n = n;
-            s->first = qm[i].nodes[0];
-            s->qop = qops[i];
-            qops[i] = NULL;
-            s->out = i;
-            s->nin = 2;
-            s->in = malloc(2 * sizeof *s->in);
-            if (!s->in) {
-                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-                break;
-            }
-            s->in[0] = idx_of(qm[i].x);
-            s->in[1] = qm[i].res ? idx_of(qm[i].res) : -1;
-        } else if (absorbed[i] || dead[i] || n->opcode != NNFX_CALL_FUNCTION || !runs(p, i)) {
-            continue;
-        } else {
-            s->kind = S_KERNEL;
-            s->n = s->first = n;
-            s->kern = ir_op_info(n->op)->kernel;
-            s->zero_out = !writes_all(n->op);
-            s->out = i;
-            if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
-                s->nout = n->nout;
-                s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
-                s->outbuf = calloc((size_t)n->nout, sizeof *s->outbuf);
-                if (!s->outs || !s->outbuf) {
-                    st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-                    p->nsteps++;
-                    break;
-                }
-                for (int k = 0; k < n->nout; k++)
-                    s->outs[k] = p->vals[i].src + k;
-                s->out = s->outs[0];
-            }
-            const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
-            if (n->op == NNFX_OP_MAX_POOL && n->nout == 1 && xn && xn->meta[0].rank == 4 &&
-                xn->meta[0].dtype == NNFX_F32 && n->meta[0].rank == 4) {
-                int64_t xs[4], ys[4];
-                for (int d = 0; d < 4; d++)
-                    xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
-                nnfx_error perr = {0};
-                s->mpool = fx_maxpool_new(n, xs, ys, &perr);
-                if (s->mpool) s->kind = S_MAXPOOL;
-            }
-        }
-        if (s->kind != S_CONV && s->kind != S_QOP) {
-            s->nin = n->nargs;
-            s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
-            if (!s->in) {
-                st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-                p->nsteps++; /* counted, so fx_plan_free frees its max-pool */
-                break;
-            }
-            for (int a = 0; a < n->nargs; a++) {
-                s->in[a] = arg_value(p, &n->args[a], err);
-                if (s->in[a] == -2) st = NNFX_ERR_NOMEM;
-            }
-        }
-        s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
-        if (!s->inbuf) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        p->nsteps++;
+    return NNFX_OK;
+}
+
+/* A fused step (conv chain or int8 island) reading x (value index) and an
+ * optional residual (-1: none). */
+static nnfx_status step_fused(fx_step *s, int x, int res, nnfx_error *err) {
+    s->nin = 2;
+    s->in = malloc(2 * sizeof *s->in);
+    if (!s->in) return step_oom(err);
+    s->in[0] = x;
+    s->in[1] = res;
+    return NNFX_OK;
+}
+
+/* Phase 3 for node n (index i): its step, if it runs one (a conv chain or
+ * int8 island ending here, a kernel, the output). A step is counted before
+ * it is filled, so fx_plan_free frees what a failed one holds. */
+static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables *t, nnfx_error *err) {
+    bool generic = n->opcode == NNFX_CALL_FUNCTION && !t->absorbed[i] && !t->dead[i] && runs(p, i);
+    if (n->opcode != NNFX_OUTPUT && !t->conv_at[i] && !t->qops[i] && !generic) return NNFX_OK;
+    fx_step *s = &p->steps[p->nsteps++];
+    s->n = n;
+    s->out = i;
+    nnfx_status st;
+    if (n->opcode == NNFX_OUTPUT) {
+        s->kind = S_OUTPUT;
+        s->out = -1;
+    } else if (t->conv_at[i]) {
+        s->kind = S_CONV;
+        s->first = t->chain_first[i];
+        s->conv = t->convs[i];
+        t->convs[i] = NULL;
+        if ((st = step_fused(s, idx_of(s->first->args[0].u.node), t->fus[i].res ? idx_of(t->fus[i].res) : -1, err)))
+            return st;
+    } else if (t->qops[i]) {
+        s->kind = S_QOP;
+        s->first = t->qm[i].nodes[0];
+        s->qop = t->qops[i];
+        t->qops[i] = NULL;
+        if ((st = step_fused(s, idx_of(t->qm[i].x), t->qm[i].res ? idx_of(t->qm[i].res) : -1, err))) return st;
+    } else if ((st = step_kernel(p, s, n, i, err)))
+        return st;
+    if (s->kind != S_CONV && s->kind != S_QOP) { /* the node's arguments */
+        s->nin = n->nargs;
+        s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
+        if (!s->in) return step_oom(err);
+        for (int a = 0; a < n->nargs; a++)
+            if ((s->in[a] = arg_value(p, &n->args[a], err)) == -2) return NNFX_ERR_NOMEM;
     }
-    for (int k = 0; k < nn; k++)
-        fx_conv_free(convs[k]), fx_qop_free(qops[k]);
-    free(convs);
-    free(conv_at);
-    free(qops);
-    free(qm);
-    free(dead);
-    free(chain_first);
-    free(fus);
-    free(absorbed);
-    if (st) goto fail;
-    /* 4. lifetimes (aliases keep their storage's value alive) */
+    s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
+    return s->inbuf ? NNFX_OK : step_oom(err);
+}
+
+/* Phase 4: the first and last step touching each value (an alias keeps its
+ * storage's value alive); arena values no step writes (absorbed into a
+ * fused step) become V_NONE. The interpreter's lifetimes (exec/plan.c)
+ * are per node; these are per fused step and follow aliases to their
+ * storage, so the two are computed apart on purpose. */
+static void plan_lifetimes(fx_plan *p) {
     for (int s = 0; s < p->nsteps; s++) {
         fx_step *sp = &p->steps[s];
         for (int k = 0; k < (sp->outs ? sp->nout : sp->out >= 0); k++) {
@@ -750,16 +737,19 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
     }
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
-    if ((st = assign_offsets(p, err))) goto fail;
-    if (layout) goto done;
-    if ((st = core_budget_check((size_t)p->arena_bytes, "the activation arena", err))) goto fail;
+}
+
+/* Phase 5: the arena (each arena value's header pointed into it), the
+ * thread pool and the scratch the widest conv or int8 step needs. */
+static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
+    nnfx_status st = core_budget_check((size_t)p->arena_bytes, "the activation arena", err);
+    if (st) return st;
     p->arena = aligned_alloc(64, (size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
-    if (!p->arena) goto oom;
+    if (!p->arena) return build_oom(err);
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
-    /* 5. scratch and threads */
     p->pool = threads > 1 ? fx_pool_new(threads) : NULL;
-    if (threads > 1 && !p->pool) goto oom;
+    if (threads > 1 && !p->pool) return build_oom(err);
     int64_t scr = 16;
     for (int s = 0; s < p->nsteps; s++)
         if (p->steps[s].conv) {
@@ -771,14 +761,40 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_
             if (need > scr) scr = need;
         }
     p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
-    if (!p->scratch) goto oom;
-done:
+    return p->scratch ? NNFX_OK : build_oom(err);
+}
+
+/* Builds the plan; in layout mode (fx_plan_layout_peak) only the values,
+ * steps and arena offsets: parameters are not read, large constants not
+ * folded, convs not packed, no arena or scratch allocated. The phases:
+ * values (plan_value), fusions (plan_fusions), steps (plan_step),
+ * lifetimes and offsets, storage. */
+static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_error *err) {
+    nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
+    build_tables t = {0};
+    nnfx_status st = NNFX_OK;
+    fx_plan *p = plan_alloc(g, layout);
+    if (!p) goto oom;
+    int i = 0;
+    for (nnfx_node *n = g->head; n && !st; n = n->next, i++)
+        st = plan_value(p, g, n, i, err);
+    if (st) goto fail;
+    if (!tables_new(&t, g->num_nodes) || plan_fusions(p, g, &t, err)) goto oom;
+    i = 0;
+    for (nnfx_node *n = g->head; n && !st; n = n->next, i++)
+        st = plan_step(p, n, i, &t, err);
+    if (st) goto fail;
+    tables_free(&t, g->num_nodes);
+    plan_lifetimes(p);
+    if ((st = assign_offsets(p, err))) goto fail;
+    if (!layout && (st = plan_storage(p, threads, err))) goto fail;
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;
     return p;
 oom:
-    nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory compiling the graph");
+    build_oom(err);
 fail:
+    tables_free(&t, g->num_nodes);
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;
     fx_plan_free(p);

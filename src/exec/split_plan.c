@@ -144,29 +144,13 @@ static nnfx_graph *prefix_graph(const fx_split *sp, nnfx_error *err) {
     return p;
 }
 
-fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
-    nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
-    int nn = g->num_nodes;
-    fx_split *sp = calloc(1, sizeof *sp);
-    bool *dep = calloc((size_t)nn + 1, sizeof *dep), *cnst = calloc((size_t)nn + 1, sizeof *cnst);
-    if (sp) {
-        sp->bound = calloc((size_t)nn + 1, sizeof *sp->bound);
-        sp->bound_const = calloc((size_t)nn + 1, sizeof *sp->bound_const);
-        sp->front = calloc((size_t)nn + 1, sizeof *sp->front);
-    }
+/* Phase 1: dep[i] marks a node whose value depends on a data-dependent
+ * node's (or is one), cnst[i] one computable from parameters alone; the
+ * frontier (sp->front) is the data-dependent nodes whose inputs are known
+ * before them. Declines graphs the split plan cannot run. */
+static nnfx_status split_frontier(fx_split *sp, nnfx_graph *g, bool *dep, bool *cnst, nnfx_error *err) {
     nnfx_status st = NNFX_OK;
-    if (!sp || !dep || !cnst || !sp->bound || !sp->bound_const || !sp->front) {
-        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    sp->g = g;
-    sp->threads = threads;
-    sp->last = -1;
     int i = 0;
-    for (nnfx_node *n = g->head; n; n = n->next, i++)
-        n->pass_data = (void *)(intptr_t)i;
-    /* dep: the node's value depends on a data-dependent node's (or is one) */
-    i = 0;
     for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
         switch (n->opcode) {
         case NNFX_PLACEHOLDER:
@@ -198,11 +182,15 @@ fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         sp->front[sp->nfront++] = n; /* data-dependent, its inputs known before */
     }
     if (!st && !sp->nfront) st = declined(err, NULL, "no data-dependent node");
-    /* boundary: computed values read by data-dependent nodes or returned;
-     * constants only when a frontier node reads them (the rest computes
-     * its own, folded once when it is built) */
-    i = 0;
-    for (nnfx_node *n = g->head; n && !st; n = n->next, i++) {
+    return st;
+}
+
+/* Phase 2: the boundary (sp->bound): computed values read by data-dependent
+ * nodes or returned; constants only when a frontier node reads them (the
+ * rest computes its own, folded once when it is built). */
+static void split_boundary(fx_split *sp, nnfx_graph *g, const bool *dep, const bool *cnst) {
+    int i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++) {
         if (dep[i] || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1) continue;
         bool read = false;
         for (int u = 0; u < n->nusers && !read; u++) {
@@ -217,43 +205,75 @@ fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
         sp->bound_const[sp->nbound] = cnst[i];
         sp->bound[sp->nbound++] = n;
     }
-    /* the frontier's arguments */
-    if (!st && !(sp->fargs = calloc((size_t)sp->nfront, sizeof *sp->fargs)))
-        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    for (int f = 0; f < sp->nfront && !st; f++) {
+}
+
+/* Where argument ar of frontier node n comes from at run time (s): a graph
+ * input, a boundary value, or a constant (a literal or parameter, held). */
+static nnfx_status front_arg(const fx_split *sp, nnfx_graph *g, const nnfx_node *n, const nnfx_arg *ar, fx_src *s,
+                             nnfx_error *err) {
+    if (ar->kind == NNFX_ARG_NONE) return NNFX_OK;
+    if (ar->kind != NNFX_ARG_NODE) {
+        s->kind = SRC_CONST;
+        return (s->t = ir_literal_tensor(ar, err)) ? NNFX_OK : NNFX_ERR_NOMEM;
+    }
+    const nnfx_node *u = ar->u.node;
+    s->i = -1;
+    if (u->opcode == NNFX_PLACEHOLDER) {
+        s->kind = SRC_INPUT;
+        for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
+            if (nnfx_graph_input(g, k) == u) s->i = k;
+    } else if (u->opcode == NNFX_GET_ATTR) {
+        s->kind = SRC_CONST;
+        s->i = 0;
+        if (!(s->t = nnfx_tensor_retain(nnfx_graph_param(g, u->target)))) return declined(err, u, "missing parameter");
+    } else {
+        s->kind = SRC_BOUND;
+        for (int j = 0; j < sp->nbound; j++)
+            if (sp->bound[j] == u) s->i = j;
+    }
+    return s->i < 0 ? declined(err, n, "an input with no value before the run") : NNFX_OK;
+}
+
+/* Phase 3: the sources of every frontier node's arguments (sp->fargs). */
+static nnfx_status split_front_args(fx_split *sp, nnfx_graph *g, nnfx_error *err) {
+    if (!(sp->fargs = calloc((size_t)sp->nfront, sizeof *sp->fargs)))
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    for (int f = 0; f < sp->nfront; f++) {
         const nnfx_node *n = sp->front[f];
-        if (!(sp->fargs[f] = calloc((size_t)n->nargs + 1, sizeof **sp->fargs))) {
-            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-            break;
-        }
-        for (int a = 0; a < n->nargs && !st; a++) {
-            const nnfx_arg *ar = &n->args[a];
-            fx_src *s = &sp->fargs[f][a];
-            if (ar->kind == NNFX_ARG_NONE) continue;
-            if (ar->kind != NNFX_ARG_NODE) {
-                s->kind = SRC_CONST;
-                if (!(s->t = ir_literal_tensor(ar, err))) st = NNFX_ERR_NOMEM;
-                continue;
-            }
-            const nnfx_node *u = ar->u.node;
-            s->i = -1;
-            if (u->opcode == NNFX_PLACEHOLDER) {
-                s->kind = SRC_INPUT;
-                for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
-                    if (nnfx_graph_input(g, k) == u) s->i = k;
-            } else if (u->opcode == NNFX_GET_ATTR) {
-                s->kind = SRC_CONST;
-                s->i = 0;
-                if (!(s->t = nnfx_tensor_retain(nnfx_graph_param(g, u->target))))
-                    st = declined(err, u, "missing parameter");
-            } else {
-                s->kind = SRC_BOUND;
-                for (int j = 0; j < sp->nbound; j++)
-                    if (sp->bound[j] == u) s->i = j;
-            }
-            if (!st && s->i < 0) st = declined(err, n, "an input with no value before the run");
+        if (!(sp->fargs[f] = calloc((size_t)n->nargs + 1, sizeof **sp->fargs)))
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        for (int a = 0; a < n->nargs; a++) {
+            nnfx_status st = front_arg(sp, g, n, &n->args[a], &sp->fargs[f][a], err);
+            if (st) return st;
         }
     }
+    return NNFX_OK;
+}
+
+fx_split *fx_split_new(const nnfx_graph *gc, int threads, nnfx_error *err) {
+    nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
+    int nn = g->num_nodes;
+    fx_split *sp = calloc(1, sizeof *sp);
+    bool *dep = calloc((size_t)nn + 1, sizeof *dep), *cnst = calloc((size_t)nn + 1, sizeof *cnst);
+    if (sp) {
+        sp->bound = calloc((size_t)nn + 1, sizeof *sp->bound);
+        sp->bound_const = calloc((size_t)nn + 1, sizeof *sp->bound_const);
+        sp->front = calloc((size_t)nn + 1, sizeof *sp->front);
+    }
+    nnfx_status st = NNFX_OK;
+    if (!sp || !dep || !cnst || !sp->bound || !sp->bound_const || !sp->front) {
+        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    sp->g = g;
+    sp->threads = threads;
+    sp->last = -1;
+    int i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        n->pass_data = (void *)(intptr_t)i;
+    st = split_frontier(sp, g, dep, cnst, err);
+    if (!st) split_boundary(sp, g, dep, cnst);
+    if (!st) st = split_front_args(sp, g, err);
 out:
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;

@@ -488,56 +488,55 @@ static nnfx_status ext_write(exp_ctx *x, ext_plan *e, const nnfx_tensor *t, uint
     return st;
 }
 
-/* Builds the GraphProto into g_out. capnames: a body's (control flow)
- * placeholders from nformal on stand for these outer values (not inputs). */
-static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
-                               ext_plan *ext, int nformal, const char *const *capnames) {
-    name_map nm = {0};
-    ow_buf nodes = {0}, inits = {0}, io = {0};
-    nnfx_status st = NNFX_OK;
-    const nnfx_node *outn = nnfx_graph_output_node(g);
-    if (!outn) {
-        st = nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: the graph has no output node");
-        goto out;
-    }
-    /* parameter names first: initializer names are fixed */
+/* Phase 1 of build_graph: parameter names are reserved (initializer names
+ * are fixed), a body's captured placeholders take the outer names
+ * (capnames), and every placeholder and call node gets its value name. */
+static nnfx_status export_names(exp_ctx *x, const nnfx_graph *g, name_map *nm, int nformal,
+                                const char *const *capnames) {
     for (int i = 0; i < nnfx_graph_num_params(g); i++)
-        if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) goto nomem;
+        if (!ir_strmap_put(&x->used, nnfx_graph_param_name(g, i), (void *)1)) return oom(x);
     for (int i = nformal; capnames && i < nnfx_graph_num_inputs(g); i++)
-        if (!nm_put(&nm, nnfx_graph_input(g, i), capnames[i - nformal])) goto nomem;
-    /* value names of placeholders and call nodes */
+        if (!nm_put(nm, nnfx_graph_input(g, i), capnames[i - nformal])) return oom(x);
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         nnfx_opcode oc = nnfx_node_opcode(n);
         if (oc == NNFX_GET_ATTR || oc == NNFX_OUTPUT) continue;
-        if (oc == NNFX_CALL_MODULE) {
-            st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED,
-                                "onnx export: node %s calls the user function '%s', which has no ONNX form",
-                                nnfx_node_name(n), nnfx_node_target(n));
-            goto out;
-        }
+        if (oc == NNFX_CALL_MODULE)
+            return nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED,
+                                  "onnx export: node %s calls the user function '%s', which has no ONNX form",
+                                  nnfx_node_name(n), nnfx_node_target(n));
         if (oc == NNFX_CALL_FUNCTION && nnfx_node_num_outputs(n) > 1) continue; /* named by its getitems */
-        if (nm_get(&nm, n)) continue;                                           /* a captured value */
+        if (nm_get(nm, n)) continue;                                            /* a captured value */
         const char *want = ir_strmap_get(&x->orig, nnfx_node_name(n));
         if (!want) want = oc == NNFX_PLACEHOLDER ? nnfx_node_target(n) : nnfx_node_name(n);
         const char *name = claim(x, want);
-        if (!name || !nm_put(&nm, n, name)) goto nomem;
+        if (!name || !nm_put(nm, n, name)) return oom(x);
     }
-    /* inputs */
+    return NNFX_OK;
+}
+
+/* Phase 2: the graph inputs (a body: its formal inputs only, which may
+ * stay untyped). */
+static nnfx_status export_inputs(exp_ctx *x, const nnfx_graph *g, const name_map *nm, ow_buf *io, int nformal,
+                                 const char *const *capnames) {
     for (int i = 0; i < (capnames ? nformal : nnfx_graph_num_inputs(g)); i++) {
         const nnfx_node *p = nnfx_graph_input(g, i);
         const nnfx_meta *m = nnfx_node_meta_c(p, 0);
-        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED)) { /* a body's may stay untyped */
-            st = nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype", nnfx_node_name(p));
-            goto out;
-        }
-        write_value_info(&io, PB_GRAPH_INPUT, nm_get(&nm, p), m);
+        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED))
+            return nnfx_error_set(x->err, NNFX_ERR_SHAPE, "onnx export: input %s has no known dtype",
+                                  nnfx_node_name(p));
+        write_value_info(io, PB_GRAPH_INPUT, nm_get(nm, p), m);
     }
-    /* nodes */
+    return NNFX_OK;
+}
+
+/* Phase 3: the nodes, then an Identity for each getitem that repeats an
+ * index already named. */
+static nnfx_status export_nodes(exp_ctx *x, const nnfx_graph *g, name_map *nm, ow_buf *nodes, ow_buf *inits) {
+    nnfx_status st;
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
-        if ((st = write_node(x, &nm, &nodes, &inits, n))) goto out;
+        if ((st = write_node(x, nm, nodes, inits, n))) return st;
     }
-    /* getitems that repeat an index already named -> Identity */
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
         if (!nnfx_node_is_op(n, NNFX_OP_GETITEM)) continue;
         const nnfx_node *tup = nnfx_node_arg_node(n, 0);
@@ -550,69 +549,95 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
             if (nnfx_node_is_op(o, NNFX_OP_GETITEM) && k.kind == NNFX_ARG_INT && k.u.i == idx.u.i) first = o;
         }
         if (first && first != n) {
-            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
-            ow_put_string(&nodes, PB_NODE_INPUT, nm_get(&nm, first));
-            ow_put_string(&nodes, PB_NODE_OUTPUT, nm_get(&nm, n));
-            ow_put_string(&nodes, PB_NODE_NAME, nnfx_node_name(n));
-            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
-            ow_end_msg(&nodes, m);
+            size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
+            ow_put_string(nodes, PB_NODE_INPUT, nm_get(nm, first));
+            ow_put_string(nodes, PB_NODE_OUTPUT, nm_get(nm, n));
+            ow_put_string(nodes, PB_NODE_NAME, nnfx_node_name(n));
+            ow_put_string(nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(nodes, m);
         }
     }
-    /* outputs (a value returned twice goes through an Identity) */
-    ir_strmap outs_seen = {0};
-    for (int i = 0; i < nnfx_node_num_args(outn); i++) {
+    return NNFX_OK;
+}
+
+/* Phase 4: the graph outputs; a value returned twice, and a body returning
+ * an input or an outer value, go through an Identity. */
+static nnfx_status export_outputs(exp_ctx *x, const nnfx_node *outn, name_map *nm, ow_buf *nodes, ow_buf *io,
+                                  const char *const *capnames) {
+    ir_strmap seen = {0};
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; i < nnfx_node_num_args(outn) && !st; i++) {
         const nnfx_node *v = nnfx_node_arg_node(outn, i);
         if (!v) {
-            ir_strmap_free(&outs_seen);
             st = nnfx_error_set(x->err, NNFX_ERR_UNSUPPORTED, "onnx export: output %d is not a node", i);
-            goto out;
+            break;
         }
-        const char *name = arg_name(x, &nm, v);
-        /* a body returning an input or an outer value: through an Identity */
-        if (ir_strmap_get(&outs_seen, name) || (capnames && nnfx_node_opcode(v) == NNFX_PLACEHOLDER)) {
+        const char *name = arg_name(x, nm, v);
+        if (ir_strmap_get(&seen, name) || (capnames && nnfx_node_opcode(v) == NNFX_PLACEHOLDER)) {
             char want[300];
             snprintf(want, sizeof want, "%s_output%d", name, i);
             const char *alias = claim(x, want);
             if (!alias) {
-                ir_strmap_free(&outs_seen);
-                goto nomem;
+                st = oom(x);
+                break;
             }
-            size_t m = ow_begin_msg(&nodes, PB_GRAPH_NODE);
-            ow_put_string(&nodes, PB_NODE_INPUT, name);
-            ow_put_string(&nodes, PB_NODE_OUTPUT, alias);
-            ow_put_string(&nodes, PB_NODE_OP_TYPE, "Identity");
-            ow_end_msg(&nodes, m);
+            size_t m = ow_begin_msg(nodes, PB_GRAPH_NODE);
+            ow_put_string(nodes, PB_NODE_INPUT, name);
+            ow_put_string(nodes, PB_NODE_OUTPUT, alias);
+            ow_put_string(nodes, PB_NODE_OP_TYPE, "Identity");
+            ow_end_msg(nodes, m);
             name = alias;
         }
-        ir_strmap_put(&outs_seen, name, (void *)1);
+        ir_strmap_put(&seen, name, (void *)1);
         const nnfx_meta *m = nnfx_node_meta_c(v, 0);
-        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED)) {
-            ir_strmap_free(&outs_seen);
+        if (!capnames && (!m || m->dtype == NNFX_DTYPE_UNDEFINED))
             st = nnfx_error_set(x->err, NNFX_ERR_SHAPE,
                                 "onnx export: output %s has no known dtype (run shape inference first)",
                                 nnfx_node_name(v));
-            goto out;
-        }
-        write_value_info(&io, PB_GRAPH_OUTPUT, name, m);
+        else
+            write_value_info(io, PB_GRAPH_OUTPUT, name, m);
     }
-    ir_strmap_free(&outs_seen);
-    /* value_info for intermediate values with a known dtype */
-    for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n)) {
-        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_num_outputs(n) != 1) continue;
-        const nnfx_meta *m = nnfx_node_meta_c(n, 0);
-        if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_value_info(&io, PB_GRAPH_VALUE_INFO, nm_get(&nm, n), m);
-    }
-    /* initializers: parameters in use, and parameters no get_attr reads (kept
-     * as they are); parameters only read as Reduce axes folded back into
-     * attributes are left out */
+    ir_strmap_free(&seen);
+    return st;
+}
+
+/* Marks the parameters written as initializers (x->params_used): those in
+ * use, and those no get_attr reads (kept as they are); parameters only read
+ * as Reduce axes folded back into attributes are left out. */
+static nnfx_status mark_initializers(exp_ctx *x, const nnfx_graph *g) {
     for (const nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
         if (nnfx_node_opcode(n) == NNFX_GET_ATTR && !ir_strmap_get(&x->params_used, nnfx_node_target(n)) &&
             !ir_strmap_put(&x->params_read, nnfx_node_target(n), (void *)1))
-            goto nomem;
+            return oom(x);
     for (int i = 0; i < nnfx_graph_num_params(g); i++) {
         const char *pn = nnfx_graph_param_name(g, i);
-        if (!ir_strmap_get(&x->params_read, pn) && !ir_strmap_put(&x->params_used, pn, (void *)1)) goto nomem;
+        if (!ir_strmap_get(&x->params_read, pn) && !ir_strmap_put(&x->params_used, pn, (void *)1)) return oom(x);
     }
+    return NNFX_OK;
+}
+
+/* Opens the side file of external data, refusing one the graph's own
+ * weights are mapped from (it is about to be replaced). */
+static nnfx_status ext_open(exp_ctx *x, const nnfx_graph *g, ext_plan *ext) {
+    for (int k = 0; k < nnfx_graph_num_params(g); k++) {
+        const nnfx_tensor *pt = nnfx_graph_param_at(g, k);
+        if (pt->storage == NNFX_STORAGE_MAPPED && core_mapping_is_file(pt->mapping, ext->path))
+            return nnfx_error_set(x->err, NNFX_ERR_INVALID_ARG,
+                                  "%s: the external data file would replace the one the model's weights "
+                                  "are read from (parameter '%s'); write to another name",
+                                  ext->path, nnfx_graph_param_name(g, k));
+    }
+    nnfx_status st = core_file_begin(&ext->f, ext->path, x->err);
+    if (!st) ext->open = true;
+    return st;
+}
+
+/* Phase 5: the initializers, in the model or (external data, or a model
+ * near the 2 GB protobuf limit) large ones in the side file. */
+static nnfx_status export_initializers(exp_ctx *x, const nnfx_graph *g, const nnfx_onnx_save_options *opts,
+                                       ext_plan *ext, ow_buf *inits) {
+    nnfx_status st = mark_initializers(x, g);
+    if (st) return st;
     size_t total = 0;
     for (int i = 0; i < nnfx_graph_num_params(g); i++)
         if (ir_strmap_get(&x->params_used, nnfx_graph_param_name(g, i))) total += nnfx_graph_param_at(g, i)->nbytes;
@@ -622,41 +647,49 @@ static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, cons
         const char *pn = nnfx_graph_param_name(g, i);
         const nnfx_tensor *t = nnfx_graph_param_at(g, i);
         if (!ir_strmap_get(&x->params_used, pn)) continue;
-        if (external && t->nbytes >= threshold) {
-            if (!ext->open) {
-                /* the side file is about to be replaced: it must not be
-                 * one the graph's weights are read from */
-                for (int k = 0; k < nnfx_graph_num_params(g); k++) {
-                    const nnfx_tensor *pt = nnfx_graph_param_at(g, k);
-                    if (pt->storage == NNFX_STORAGE_MAPPED && core_mapping_is_file(pt->mapping, ext->path)) {
-                        st = nnfx_error_set(x->err, NNFX_ERR_INVALID_ARG,
-                                            "%s: the external data file would replace the one the model's weights "
-                                            "are read from (parameter '%s'); write to another name",
-                                            ext->path, nnfx_graph_param_name(g, k));
-                        goto out;
-                    }
-                }
-                if ((st = core_file_begin(&ext->f, ext->path, x->err))) goto out;
-                ext->open = true;
-            }
-            uint64_t off = 0;
-            if ((st = ext_write(x, ext, t, &off))) goto out;
-            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, ext->loc, off);
-        } else {
-            onnx_write_tensor(&inits, PB_GRAPH_INITIALIZER, pn, t, NULL, 0);
+        if (!external || t->nbytes < threshold) {
+            onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, pn, t, NULL, 0);
+            continue;
         }
+        uint64_t off = 0;
+        if ((!ext->open && (st = ext_open(x, g, ext))) || (st = ext_write(x, ext, t, &off))) return st;
+        onnx_write_tensor(inits, PB_GRAPH_INITIALIZER, pn, t, ext->loc, off);
     }
-    /* GraphProto: nodes, name, initializers, doc, inputs/outputs/value_info */
-    ow_put_raw(gb, nodes.p, nodes.len);
-    ow_put_string(gb, PB_GRAPH_NAME, x->info && x->info->graph_name ? x->info->graph_name : capnames ? "body" : "nnfx");
-    ow_put_raw(gb, inits.p, inits.len);
-    if (x->info && x->info->graph_doc) ow_put_string(gb, PB_GRAPH_DOC_STRING, x->info->graph_doc);
-    ow_put_raw(gb, io.p, io.len);
-    if (nodes.oom || inits.oom || io.oom) goto nomem;
-    goto out;
-nomem:
-    st = oom(x);
-out:
+    return NNFX_OK;
+}
+
+/* Builds the GraphProto into g_out, phase by phase (export_names ..
+ * export_initializers). capnames: a body's (control flow) placeholders
+ * from nformal on stand for these outer values (not inputs). */
+static nnfx_status build_graph(exp_ctx *x, const nnfx_graph *g, ow_buf *gb, const nnfx_onnx_save_options *opts,
+                               ext_plan *ext, int nformal, const char *const *capnames) {
+    name_map nm = {0};
+    ow_buf nodes = {0}, inits = {0}, io = {0};
+    const nnfx_node *outn = nnfx_graph_output_node(g);
+    nnfx_status st =
+        outn ? NNFX_OK : nnfx_error_set(x->err, NNFX_ERR_GRAPH, "onnx export: the graph has no output node");
+    if (!st) st = export_names(x, g, &nm, nformal, capnames);
+    if (!st) st = export_inputs(x, g, &nm, &io, nformal, capnames);
+    if (!st) st = export_nodes(x, g, &nm, &nodes, &inits);
+    if (!st) st = export_outputs(x, outn, &nm, &nodes, &io, capnames);
+    /* value_info for intermediate values with a known dtype */
+    for (const nnfx_node *n = nnfx_graph_first(g); n && !st; n = nnfx_node_next(n)) {
+        if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_num_outputs(n) != 1) continue;
+        const nnfx_meta *m = nnfx_node_meta_c(n, 0);
+        if (m && m->dtype != NNFX_DTYPE_UNDEFINED) write_value_info(&io, PB_GRAPH_VALUE_INFO, nm_get(&nm, n), m);
+    }
+    if (!st) st = export_initializers(x, g, opts, ext, &inits);
+    if (!st) { /* GraphProto: nodes, name, initializers, doc, inputs/outputs/value_info */
+        ow_put_raw(gb, nodes.p, nodes.len);
+        ow_put_string(gb, PB_GRAPH_NAME,
+                      x->info && x->info->graph_name ? x->info->graph_name
+                      : capnames                     ? "body"
+                                                     : "nnfx");
+        ow_put_raw(gb, inits.p, inits.len);
+        if (x->info && x->info->graph_doc) ow_put_string(gb, PB_GRAPH_DOC_STRING, x->info->graph_doc);
+        ow_put_raw(gb, io.p, io.len);
+        if (nodes.oom || inits.oom || io.oom) st = oom(x);
+    }
     free((void *)nm.k);
     free((void *)nm.v);
     ow_buf_free(&nodes);
@@ -706,25 +739,119 @@ static nnfx_status write_body(exp_ctx *x, ow_buf *b, const nnfx_attr *a, int nfo
     return st;
 }
 
+/* The graph to write: g itself, or (when an output's dtype is unknown) a
+ * copy with shapes inferred, in *copy (caller frees). */
+static const nnfx_graph *graph_to_save(const nnfx_graph *g, nnfx_graph **copy) {
+    bool unknown = false;
+    const nnfx_node *outn = nnfx_graph_output_node(g);
+    for (int i = 0; outn && i < nnfx_node_num_args(outn); i++) {
+        const nnfx_node *v = nnfx_node_arg_node(outn, i);
+        if (v && nnfx_node_meta_c(v, 0)->dtype == NNFX_DTYPE_UNDEFINED) unknown = true;
+    }
+    *copy = NULL;
+    if (!unknown) return g;
+    nnfx_error ie = {0};
+    *copy = nnfx_graph_copy(g, NULL, &ie);
+    return *copy && nnfx_graph_infer_shapes(*copy, &ie) == NNFX_OK ? *copy : g;
+}
+
+/* The side file of external data beside path: its name as the model
+ * refers to it (ext->loc: opts->external_name, or the model's file name +
+ * ".data") and its path (ext->path). Caller frees both. */
+static nnfx_status ext_plan_init(exp_ctx *x, const char *path, const nnfx_onnx_save_options *opts, ext_plan *ext) {
+    const char *slash = strrchr(path, '/');
+    char *loc = NULL;
+    if (opts && opts->external_name) {
+        loc = ir_strdup(opts->external_name);
+    } else {
+        const char *base_name = slash ? slash + 1 : path;
+        size_t n = strlen(base_name) + 6;
+        loc = malloc(n);
+        if (loc) snprintf(loc, n, "%s.data", base_name);
+    }
+    if (loc) {
+        size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+        size_t n = dl + strlen(loc) + 1;
+        ext->path = malloc(n);
+        if (ext->path) {
+            memcpy(ext->path, path, dl);
+            strcpy(ext->path + dl, loc);
+        }
+    }
+    ext->loc = loc;
+    return loc && ext->path ? NNFX_OK : oom(x);
+}
+
+/* The ModelProto around GraphProto gb: versions, producer, opset imports
+ * (other domains kept from the loaded model) and metadata (opts' entries
+ * replace the model's of the same key). */
+static void write_model(const exp_ctx *x, const nnfx_onnx_save_options *opts, const ow_buf *gb, ow_buf *model) {
+    const onnx_model_info *info = x->info;
+    int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
+    ow_put_int(model, PB_MODEL_IR_VERSION, irv);
+    ow_put_string(model, PB_MODEL_PRODUCER_NAME, "nnfx");
+    ow_put_string(model, PB_MODEL_PRODUCER_VERSION, NNFX_VERSION);
+    if (info && info->domain) ow_put_string(model, PB_MODEL_DOMAIN, info->domain);
+    if (info && info->model_version) ow_put_int(model, PB_MODEL_MODEL_VERSION, info->model_version);
+    if (info && info->doc_string) ow_put_string(model, PB_MODEL_DOC_STRING, info->doc_string);
+    ow_put_bytes(model, PB_MODEL_GRAPH, gb->p, gb->len);
+    size_t m = ow_begin_msg(model, PB_MODEL_OPSET_IMPORT);
+    ow_put_string(model, PB_OPSET_DOMAIN, "");
+    ow_put_int(model, PB_OPSET_VERSION, x->opset);
+    ow_end_msg(model, m);
+    for (int i = 0; info && i < info->nopsets; i++) {
+        const char *d = info->opsets[i].key;
+        if (!d[0] || strcmp(d, "ai.onnx") == 0) continue;
+        m = ow_begin_msg(model, PB_MODEL_OPSET_IMPORT);
+        ow_put_string(model, PB_OPSET_DOMAIN, d);
+        ow_put_int(model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
+        ow_end_msg(model, m);
+    }
+    int nextra = opts && opts->metadata_keys && opts->metadata_values ? opts->nmetadata : 0;
+    for (int i = 0; info && i < info->nmeta; i++) {
+        bool replaced = false;
+        for (int k = 0; k < nextra && !replaced; k++)
+            replaced = opts->metadata_keys[k] && strcmp(opts->metadata_keys[k], info->meta[i].key) == 0;
+        if (replaced) continue;
+        m = ow_begin_msg(model, PB_MODEL_METADATA_PROPS);
+        ow_put_string(model, PB_KV_KEY, info->meta[i].key);
+        ow_put_string(model, PB_KV_VALUE, info->meta[i].value);
+        ow_end_msg(model, m);
+    }
+    for (int k = 0; k < nextra; k++) {
+        if (!opts->metadata_keys[k]) continue;
+        m = ow_begin_msg(model, PB_MODEL_METADATA_PROPS);
+        ow_put_string(model, PB_KV_KEY, opts->metadata_keys[k]);
+        ow_put_string(model, PB_KV_VALUE, opts->metadata_values[k] ? opts->metadata_values[k] : "");
+        ow_end_msg(model, m);
+    }
+}
+
+/* Writes the model and its side file as one unit: both in full under
+ * temporary names first; then the side file is renamed, then the model. A
+ * failure before the renames leaves both old files as they were. */
+static nnfx_status write_files(const char *path, const ow_buf *model, ext_plan *ext, nnfx_error *err) {
+    core_file mf;
+    bool mopen = false;
+    nnfx_status st = core_file_begin(&mf, path, err);
+    if (!st) mopen = true;
+    if (!st) st = core_file_write(&mf, model->p, model->len, err);
+    if (!st) st = core_file_finish(&mf, err);
+    if (!st && ext->open) st = core_file_finish(&ext->f, err);
+    if (!st && ext->open) st = core_file_commit(&ext->f, err);
+    if (!st) st = core_file_commit(&mf, err);
+    if (mopen) core_file_abort(&mf); /* no-op after a commit */
+    return st;
+}
+
 nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_onnx_save_options *opts,
                            nnfx_error *err) {
     if (!g_in || !path) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx_save: NULL graph or path");
     nnfx_error local = {0};
     if (!err) err = &local;
     /* inputs/outputs need dtypes: infer them on a copy when some are unknown */
-    const nnfx_graph *g = g_in;
-    nnfx_graph *copy = NULL;
-    bool unknown = false;
-    const nnfx_node *outn = nnfx_graph_output_node(g_in);
-    for (int i = 0; outn && i < nnfx_node_num_args(outn); i++) {
-        const nnfx_node *v = nnfx_node_arg_node(outn, i);
-        if (v && nnfx_node_meta_c(v, 0)->dtype == NNFX_DTYPE_UNDEFINED) unknown = true;
-    }
-    if (unknown) {
-        nnfx_error ie = {0};
-        copy = nnfx_graph_copy(g_in, NULL, &ie);
-        if (copy && nnfx_graph_infer_shapes(copy, &ie) == NNFX_OK) g = copy;
-    }
+    nnfx_graph *copy;
+    const nnfx_graph *g = graph_to_save(g_in, &copy);
     exp_ctx x;
     memset(&x, 0, sizeof x);
     x.g = g;
@@ -739,93 +866,20 @@ nnfx_status nnfx_onnx_save(const nnfx_graph *g_in, const char *path, const nnfx_
         for (int i = 0; i < x.info->nnode_names; i++)
             if (!ir_strmap_put(&x.orig_nodes, x.info->node_names[i].key, x.info->node_names[i].value)) st = oom(&x);
     }
-
     ext_plan ext = {0};
-    const char *slash = strrchr(path, '/');
-    char *loc = NULL;
-    if (opts && opts->external_name) {
-        loc = ir_strdup(opts->external_name);
-    } else {
-        const char *base_name = slash ? slash + 1 : path;
-        size_t n = strlen(base_name) + 6;
-        loc = malloc(n);
-        if (loc) snprintf(loc, n, "%s.data", base_name);
-    }
-    if (loc) {
-        size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-        size_t n = dl + strlen(loc) + 1;
-        ext.path = malloc(n);
-        if (ext.path) {
-            memcpy(ext.path, path, dl);
-            strcpy(ext.path + dl, loc);
-        }
-    }
-    ext.loc = loc;
-    if (!loc || !ext.path) st = oom(&x);
-
+    nnfx_status est = ext_plan_init(&x, path, opts, &ext);
+    if (!st) st = est;
     ow_buf model = {0}, gb = {0};
     x.opts = opts;
     x.ext = &ext;
     if (!st) st = build_graph(&x, g, &gb, opts, &ext, 0, NULL);
-    if (!st) {
-        const onnx_model_info *info = x.info;
-        int64_t irv = info && info->ir_version > 8 ? info->ir_version : 8;
-        ow_put_int(&model, PB_MODEL_IR_VERSION, irv);
-        ow_put_string(&model, PB_MODEL_PRODUCER_NAME, "nnfx");
-        ow_put_string(&model, PB_MODEL_PRODUCER_VERSION, NNFX_VERSION);
-        if (info && info->domain) ow_put_string(&model, PB_MODEL_DOMAIN, info->domain);
-        if (info && info->model_version) ow_put_int(&model, PB_MODEL_MODEL_VERSION, info->model_version);
-        if (info && info->doc_string) ow_put_string(&model, PB_MODEL_DOC_STRING, info->doc_string);
-        ow_put_bytes(&model, PB_MODEL_GRAPH, gb.p, gb.len);
-        size_t m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
-        ow_put_string(&model, PB_OPSET_DOMAIN, "");
-        ow_put_int(&model, PB_OPSET_VERSION, x.opset);
-        ow_end_msg(&model, m);
-        for (int i = 0; info && i < info->nopsets; i++) {
-            const char *d = info->opsets[i].key;
-            if (!d[0] || strcmp(d, "ai.onnx") == 0) continue;
-            m = ow_begin_msg(&model, PB_MODEL_OPSET_IMPORT);
-            ow_put_string(&model, PB_OPSET_DOMAIN, d);
-            ow_put_int(&model, PB_OPSET_VERSION, strtoll(info->opsets[i].value, NULL, 10));
-            ow_end_msg(&model, m);
-        }
-        int nextra = opts && opts->metadata_keys && opts->metadata_values ? opts->nmetadata : 0;
-        for (int i = 0; info && i < info->nmeta; i++) {
-            bool replaced = false;
-            for (int k = 0; k < nextra && !replaced; k++)
-                replaced = opts->metadata_keys[k] && strcmp(opts->metadata_keys[k], info->meta[i].key) == 0;
-            if (replaced) continue;
-            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
-            ow_put_string(&model, PB_KV_KEY, info->meta[i].key);
-            ow_put_string(&model, PB_KV_VALUE, info->meta[i].value);
-            ow_end_msg(&model, m);
-        }
-        for (int k = 0; k < nextra; k++) {
-            if (!opts->metadata_keys[k]) continue;
-            m = ow_begin_msg(&model, PB_MODEL_METADATA_PROPS);
-            ow_put_string(&model, PB_KV_KEY, opts->metadata_keys[k]);
-            ow_put_string(&model, PB_KV_VALUE, opts->metadata_values[k] ? opts->metadata_values[k] : "");
-            ow_end_msg(&model, m);
-        }
-        if (model.oom || gb.oom) st = oom(&x);
-    }
-    /* The model and its side file are one unit: both are written in full
-     * under temporary names first; then the side file is renamed, then the
-     * model. A failure before the renames leaves both old files as they
-     * were. */
-    core_file mf;
-    bool mopen = false;
-    if (!st && !(st = core_file_begin(&mf, path, err))) mopen = true;
-    if (!st) st = core_file_write(&mf, model.p, model.len, err);
-    if (!st) st = core_file_finish(&mf, err);
-    if (!st && ext.open) st = core_file_finish(&ext.f, err);
-    if (!st && ext.open) st = core_file_commit(&ext.f, err);
-    if (!st) st = core_file_commit(&mf, err);
+    if (!st) write_model(&x, opts, &gb, &model);
+    if (!st && (model.oom || gb.oom)) st = oom(&x);
+    if (!st) st = write_files(path, &model, &ext, err);
     if (ext.open) core_file_abort(&ext.f); /* no-op after a commit */
-    if (mopen) core_file_abort(&mf);
     ow_buf_free(&model);
     ow_buf_free(&gb);
-    free(loc);
+    free((void *)ext.loc);
     free(ext.path);
     for (int i = 0; i < x.nowned; i++)
         free(x.owned[i]);

@@ -979,186 +979,215 @@ static void apply_meta(imp *im, const char *name, const nnfx_meta *m) {
     }
 }
 
-static nnfx_status import_graph(imp *im, ow_reader *r) {
-    field_list nodes = {0}, inits = {0}, inputs = {0}, outputs = {0}, vinfo = {0};
-    nnfx_node **outs = NULL;
-    imp_node node = {0};
-    nnfx_status st = NNFX_OK;
+/* The fields of one GraphProto, by kind, in file order. */
+typedef struct graph_fields {
+    field_list nodes, inits, inputs, outputs, vinfo;
+} graph_fields;
+
+/* The status of a failure already reported in im->err (a parse error when
+ * none is). */
+static nnfx_status import_failed(imp *im) { return im->err->status ? im->err->status : NNFX_ERR_PARSE; }
+
+/* The ValueInfoProto in field f: its name (caller frees), meta and whether
+ * it is a tensor; false on error (reported, nothing to free). */
+static bool read_vi_field(imp *im, ow_reader *r, const ow_field *f, char **name, nnfx_meta *m, bool *is_tensor) {
+    ow_reader vr;
+    *name = NULL;
+    if (!ow_sub(r, f, &vr) && !read_value_info(im, &vr, name, m, is_tensor)) return true;
+    free(*name);
+    *name = NULL;
+    return false;
+}
+
+/* Phase 1: sorts the graph's fields by kind (gf) and reads its name and
+ * doc string. */
+static nnfx_status graph_collect(imp *im, ow_reader *r, graph_fields *gf) {
     ow_field f;
     int rc;
     while ((rc = ow_next(r, &f)) > 0) {
         field_list *l = NULL;
         switch (f.num) {
-        case PB_GRAPH_NODE: l = &nodes; break;
-        case PB_GRAPH_INITIALIZER: l = &inits; break;
-        case PB_GRAPH_INPUT: l = &inputs; break;
-        case PB_GRAPH_OUTPUT: l = &outputs; break;
-        case PB_GRAPH_VALUE_INFO: l = &vinfo; break;
+        case PB_GRAPH_NODE: l = &gf->nodes; break;
+        case PB_GRAPH_INITIALIZER: l = &gf->inits; break;
+        case PB_GRAPH_INPUT: l = &gf->inputs; break;
+        case PB_GRAPH_OUTPUT: l = &gf->outputs; break;
+        case PB_GRAPH_VALUE_INFO: l = &gf->vinfo; break;
         case PB_GRAPH_NAME:
             free(im->info->graph_name);
-            if (ow_string(r, &f, &im->info->graph_name)) goto fail;
+            if (ow_string(r, &f, &im->info->graph_name)) return import_failed(im);
             break;
         case PB_GRAPH_DOC_STRING:
             free(im->info->graph_doc);
-            if (ow_string(r, &f, &im->info->graph_doc)) goto fail;
+            if (ow_string(r, &f, &im->info->graph_doc)) return import_failed(im);
             break;
         case PB_GRAPH_SPARSE_INITIALIZER:
-            st = ow_fail(r, NNFX_ERR_UNSUPPORTED, f.tag_off, "sparse initializers are not supported");
-            goto out;
+            return ow_fail(r, NNFX_ERR_UNSUPPORTED, f.tag_off, "sparse initializers are not supported");
         default: break;
         }
-        if (l) {
-            if (f.wire != OW_LEN) {
-                st = ow_fail(r, NNFX_ERR_PARSE, f.tag_off, "graph field %u should be a message", f.num);
-                goto out;
-            }
-            if (!fl_push(l, &f)) {
-                st = oom(im);
-                goto out;
-            }
-            /* reading this tag faulted in pages of the weights around it */
-            if (l == &inits && f.len >= ONNX_DROP_MAPPED_BYTES) core_mapping_drop(im->lc.map, f.data, f.len);
-        }
+        if (!l) continue;
+        if (f.wire != OW_LEN) return ow_fail(r, NNFX_ERR_PARSE, f.tag_off, "graph field %u should be a message", f.num);
+        if (!fl_push(l, &f)) return oom(im);
+        /* reading this tag faulted in pages of the weights around it */
+        if (l == &gf->inits && f.len >= ONNX_DROP_MAPPED_BYTES) core_mapping_drop(im->lc.map, f.data, f.len);
     }
-    if (rc < 0) goto fail;
+    return rc < 0 ? import_failed(im) : NNFX_OK;
+}
 
-    /* initializers -> parameters */
-    for (int i = 0; i < inits.n; i++) {
+/* Phase 2: initializers become pending parameters (set when first read,
+ * or at the end). */
+static nnfx_status graph_initializers(imp *im, ow_reader *r, const field_list *inits) {
+    for (int i = 0; i < inits->n; i++) {
         ow_reader tr;
         char *name = NULL;
         nnfx_tensor *t = NULL;
         im->lc.defer_unaligned = true;
-        nnfx_status rst = ow_sub(r, &inits.f[i], &tr) ? NNFX_ERR_PARSE : onnx_read_tensor(&im->lc, &tr, &name, &t);
+        nnfx_status rst = ow_sub(r, &inits->f[i], &tr) ? NNFX_ERR_PARSE : onnx_read_tensor(&im->lc, &tr, &name, &t);
         im->lc.defer_unaligned = false;
-        if (rst) goto fail;
-        if (!name || !name[0]) {
-            free(name);
-            nnfx_tensor_release(t);
-            st = ow_fail(r, NNFX_ERR_PARSE, inits.f[i].off, "initializer without a name");
-            goto out;
-        }
-        imp_value *v = value_add(im, name, inits.f[i].off);
+        if (rst) return import_failed(im);
+        imp_value *v = name && name[0] ? value_add(im, name, inits->f[i].off) : NULL;
         if (!v) {
+            bool unnamed = !name || !name[0];
             free(name);
             nnfx_tensor_release(t);
-            goto fail;
+            return unnamed ? ow_fail(r, NNFX_ERR_PARSE, inits->f[i].off, "initializer without a name")
+                           : import_failed(im);
         }
         v->param = name;
         v->pending = t;
     }
-    /* inputs that are not initializers -> placeholders */
-    for (int i = 0; i < inputs.n; i++) {
-        ow_reader vr;
-        char *name = NULL;
+    return NNFX_OK;
+}
+
+/* Phase 3: graph inputs that are not initializers become placeholders. */
+static nnfx_status graph_inputs(imp *im, ow_reader *r, const field_list *inputs) {
+    for (int i = 0; i < inputs->n; i++) {
+        char *name;
         nnfx_meta m;
         bool is_tensor;
-        if (ow_sub(r, &inputs.f[i], &vr) || read_value_info(im, &vr, &name, &m, &is_tensor)) {
-            free(name);
-            goto fail;
-        }
+        if (!read_vi_field(im, r, &inputs->f[i], &name, &m, &is_tensor)) return import_failed(im);
         if (ir_strmap_get(&im->values, name)) { /* an initializer listed as input (IR < 4) */
             free(name);
             continue;
         }
+        nnfx_status st;
         if (!is_tensor || !name[0]) {
-            st = ow_fail(r, NNFX_ERR_UNSUPPORTED, inputs.f[i].off, "graph input '%s' is not a tensor", name);
+            st = ow_fail(r, NNFX_ERR_UNSUPPORTED, inputs->f[i].off, "graph input '%s' is not a tensor", name);
             free(name);
-            goto out;
+            return st;
         }
         nnfx_node *ph = nnfx_graph_placeholder(im->g, name, &m, im->err);
-        imp_value *v = ph ? value_add(im, name, inputs.f[i].off) : NULL;
+        imp_value *v = ph ? value_add(im, name, inputs->f[i].off) : NULL;
         if (v) v->node = ph;
         st = v ? remember_name(im, ph, name) : im->err->status;
         free(name);
-        if (st) goto out;
+        if (st) return st;
     }
-    /* which values are consumed (decides how many outputs a node keeps) */
-    for (int i = 0; i < nodes.n; i++) {
+    return NNFX_OK;
+}
+
+/* Phase 4: marks the values nodes and graph outputs read (decides how many
+ * outputs a node keeps). */
+static nnfx_status graph_mark_used(imp *im, ow_reader *r, const graph_fields *gf) {
+    nnfx_status st;
+    for (int i = 0; i < gf->nodes.n; i++) {
         ow_reader nr;
-        if (ow_sub(r, &nodes.f[i], &nr)) goto fail;
-        if ((st = mark_used_node(im, &nr))) goto out;
+        if (ow_sub(r, &gf->nodes.f[i], &nr)) return import_failed(im);
+        if ((st = mark_used_node(im, &nr))) return st;
     }
-    for (int i = 0; i < outputs.n; i++) {
-        ow_reader vr;
-        char *name = NULL;
+    for (int i = 0; i < gf->outputs.n; i++) {
+        char *name;
         nnfx_meta m;
         bool is_tensor;
-        if (ow_sub(r, &outputs.f[i], &vr) || read_value_info(im, &vr, &name, &m, &is_tensor)) {
-            free(name);
-            goto fail;
-        }
+        if (!read_vi_field(im, r, &gf->outputs.f[i], &name, &m, &is_tensor)) return import_failed(im);
         st = mark_used(im, name);
         free(name);
-        if (st) goto out;
+        if (st) return st;
     }
-    /* nodes */
-    for (int i = 0; i < nodes.n; i++) {
+    return NNFX_OK;
+}
+
+/* Phase 5: the nodes, in file order. */
+static nnfx_status graph_nodes(imp *im, ow_reader *r, const field_list *nodes) {
+    imp_node node = {0};
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; i < nodes->n && !st; i++) {
         ow_reader nr;
-        if (ow_sub(r, &nodes.f[i], &nr)) goto fail;
-        node.off = nodes.f[i].tag_off;
-        if ((st = read_node(im, &nr, &node)) || (st = import_node(im, &node))) goto out;
+        if (ow_sub(r, &nodes->f[i], &nr)) {
+            st = import_failed(im);
+            break;
+        }
+        node.off = nodes->f[i].tag_off;
+        if (!(st = read_node(im, &nr, &node))) st = import_node(im, &node);
         node_free(&node);
     }
-    /* outputs */
-    outs = calloc((size_t)outputs.n + 1, sizeof *outs);
-    if (!outs) {
-        st = oom(im);
-        goto out;
-    }
-    for (int i = 0; i < outputs.n; i++) {
-        ow_reader vr;
-        char *name = NULL;
+    node_free(&node);
+    return st;
+}
+
+/* Phase 6: the node of each graph output (outs[i]), its declared meta
+ * applied; then the metas of value_info entries. */
+static nnfx_status graph_outputs(imp *im, ow_reader *r, const graph_fields *gf, nnfx_node **outs) {
+    for (int i = 0; i < gf->outputs.n; i++) {
+        char *name;
         nnfx_meta m;
         bool is_tensor;
         nnfx_arg a;
-        if (ow_sub(r, &outputs.f[i], &vr) || read_value_info(im, &vr, &name, &m, &is_tensor)) {
-            free(name);
-            goto fail;
-        }
-        st = value_arg(im, NULL, name, &a);
+        if (!read_vi_field(im, r, &gf->outputs.f[i], &name, &m, &is_tensor)) return import_failed(im);
+        nnfx_status st = value_arg(im, NULL, name, &a);
         if (!st && a.kind != NNFX_ARG_NODE)
-            st = ow_fail(r, NNFX_ERR_PARSE, outputs.f[i].off, "graph output without a name");
+            st = ow_fail(r, NNFX_ERR_PARSE, gf->outputs.f[i].off, "graph output without a name");
         if (!st) {
             outs[i] = a.u.node;
             apply_meta(im, name, &m);
         }
         free(name);
-        if (st) goto out;
+        if (st) return st;
     }
-    for (int i = 0; i < vinfo.n; i++) {
-        ow_reader vr;
-        char *name = NULL;
+    for (int i = 0; i < gf->vinfo.n; i++) {
+        char *name;
         nnfx_meta m;
         bool is_tensor;
-        if (ow_sub(r, &vinfo.f[i], &vr) || read_value_info(im, &vr, &name, &m, &is_tensor)) {
-            free(name);
-            goto fail;
-        }
+        if (!read_vi_field(im, r, &gf->vinfo.f[i], &name, &m, &is_tensor)) return import_failed(im);
         if (is_tensor) apply_meta(im, name, &m);
         free(name);
     }
-    /* parameters nothing reads, in file order */
+    return NNFX_OK;
+}
+
+/* Phase 7: parameters nothing reads, set in file order. */
+static nnfx_status graph_unread_params(imp *im) {
     for (int i = 0; i < im->nvals; i++) {
         imp_value *v = im->vals[i];
         if (!v->pending) continue;
-        st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
+        nnfx_status st = nnfx_graph_set_param(im->g, v->param, v->pending, im->err);
         if (!st && v->constant) st = nnfx_graph_set_param_constant(im->g, v->param, true, im->err);
         nnfx_tensor_release(v->pending);
         v->pending = NULL;
-        if (st) goto out;
+        if (st) return st;
     }
-    if (!nnfx_graph_output(im->g, outputs.n, outs, im->err)) goto fail;
-    goto out;
-fail:
-    st = im->err->status ? im->err->status : NNFX_ERR_PARSE;
-out:
-    node_free(&node);
+    return NNFX_OK;
+}
+
+/* Imports one GraphProto into im->g, phase by phase (graph_collect ..
+ * graph_unread_params), then sets the graph's outputs. */
+static nnfx_status import_graph(imp *im, ow_reader *r) {
+    graph_fields gf = {{0}};
+    nnfx_node **outs = NULL;
+    nnfx_status st = graph_collect(im, r, &gf);
+    if (!st) st = graph_initializers(im, r, &gf.inits);
+    if (!st) st = graph_inputs(im, r, &gf.inputs);
+    if (!st) st = graph_mark_used(im, r, &gf);
+    if (!st) st = graph_nodes(im, r, &gf.nodes);
+    if (!st && !(outs = calloc((size_t)gf.outputs.n + 1, sizeof *outs))) st = oom(im);
+    if (!st) st = graph_outputs(im, r, &gf, outs);
+    if (!st) st = graph_unread_params(im);
+    if (!st && !nnfx_graph_output(im->g, gf.outputs.n, outs, im->err)) st = import_failed(im);
     free(outs);
-    free(nodes.f);
-    free(inits.f);
-    free(inputs.f);
-    free(outputs.f);
-    free(vinfo.f);
+    free(gf.nodes.f);
+    free(gf.inits.f);
+    free(gf.inputs.f);
+    free(gf.outputs.f);
+    free(gf.vinfo.f);
     return st;
 }
 

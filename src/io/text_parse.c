@@ -1012,6 +1012,146 @@ static bool parse_bodies(tp *s, tp_attrs *attrs, const char *at) {
     }
 }
 
+/* Reads "NAME : [num_users=N] =" after a node's '%' (at: the '%'); an FX
+ * type between ':' and '[' is skipped. False on error (reported). */
+static bool parse_node_head(tp *s, const char *at, char *name, size_t len) {
+    if (!read_name(s, name, len, "a node name after '%'")) return false;
+    if (nnfx_graph_find(s->g, name)) {
+        tp_fail(s, at, "node %%%s is defined twice", name);
+        return false;
+    }
+    if (!expect(s, ':', "after the node name")) return false;
+    skip_ws(s);
+    if (s->p < s->end && *s->p != '[') { /* FX may print a type here: "%x : torch.Tensor [num_users=1]" */
+        while (s->p < s->end && *s->p != '[')
+            s->p++;
+    }
+    if (!expect(s, '[', "before num_users")) return false;
+    if (!accept_kw(s, "num_users") && !accept(s, '#')) {
+        tp_fail(s, s->p, "expected 'num_users'");
+        return false;
+    }
+    if (s->p[-1] == '#' && !accept_kw(s, "users")) {
+        tp_fail(s, s->p, "expected '#users'");
+        return false;
+    }
+    tp_num users;
+    if (!expect(s, '=', "after num_users")) return false;
+    if (!at_number(s)) {
+        tp_fail(s, s->p, "expected the number of users");
+        return false;
+    }
+    return read_number(s, &users) && expect(s, ']', "after the number of users") && expect(s, '=', "before the opcode");
+}
+
+/* Reads "OPCODE[target=TARGET]": the opcode (*oc), the target (*target,
+ * caller frees; *tat where it starts) and, for call_function, its op.
+ * False on error (reported). */
+static bool parse_opcode_target(tp *s, nnfx_opcode *oc, char **target, const char **tat, nnfx_op *op) {
+    skip_ws(s);
+    const char *oat = s->p;
+    char opcode[32];
+    if (!read_name(s, opcode, sizeof opcode, "an opcode")) return false;
+    if (strcmp(opcode, "placeholder") == 0)
+        *oc = NNFX_PLACEHOLDER;
+    else if (strcmp(opcode, "get_attr") == 0)
+        *oc = NNFX_GET_ATTR;
+    else if (strcmp(opcode, "call_function") == 0)
+        *oc = NNFX_CALL_FUNCTION;
+    else if (strcmp(opcode, "call_module") == 0)
+        *oc = NNFX_CALL_MODULE;
+    else if (strcmp(opcode, "call_method") == 0) {
+        tp_fail(s, oat, "call_method is not supported (in nnfx a method is a call_function)");
+        return false;
+    } else {
+        tp_fail(s, oat, "unknown opcode '%s' (placeholder, get_attr, call_function or call_module)", opcode);
+        return false;
+    }
+    if (!expect(s, '[', "after the opcode")) return false;
+    if (!accept_kw(s, "target")) {
+        tp_fail(s, s->p, "expected 'target'");
+        return false;
+    }
+    if (!expect(s, '=', "after 'target'")) return false;
+    skip_ws(s);
+    *tat = s->p;
+    if (!read_word(s, target, "a target") || !expect(s, ']', "after the target")) return false;
+    *op = NNFX_OP_NONE;
+    if (*oc != NNFX_CALL_FUNCTION) return true;
+    *op = nnfx_op_find(*target);
+    const char *dot = strrchr(*target, '.');
+    if (*op == NNFX_OP_NONE && dot) *op = nnfx_op_find(dot + 1); /* "torch.relu", "operator.getitem" */
+    if (*op == NNFX_OP_NONE) {
+        tp_fail(s, NULL, "unknown op '%s'", *target);
+        return false;
+    }
+    return true;
+}
+
+/* get_attr TARGET: the parameter, created (zeros of the comment's type,
+ * x) when the text does not declare it. NULL on error. */
+static nnfx_node *make_get_attr(tp *s, const char *target, const char *tat, const tp_suffix *x) {
+    if (!nnfx_graph_param(s->g, target)) { /* not declared: create it from the comment's type */
+        nnfx_meta m = {.rank = -1};
+        if (x->nmeta == 1) m = x->meta[0];
+        nnfx_tensor *t = zero_tensor(s, &m, x->at ? x->at : tat);
+        if (!t) return NULL;
+        nnfx_status st = nnfx_graph_set_param(s->g, target, t, s->err);
+        nnfx_tensor_release(t);
+        if (st) {
+            tp_fail_ir(s, st);
+            return NULL;
+        }
+    }
+    return nnfx_graph_get_attr(s->g, target, s->err);
+}
+
+/* call_module TARGET(args, attrs): the leaf registered as unavailable when
+ * the graph lacks it. NULL on error. */
+static nnfx_node *make_call_module(tp *s, const char *target, const tp_args *args, const tp_attrs *attrs) {
+    nnfx_status st = NNFX_OK;
+    if (!ir_graph_leaf(s->g, target) &&
+        (st = nnfx_graph_register_leaf(s->g, target, leaf_unavailable, NULL, NULL, s->err))) {
+        tp_fail_ir(s, st);
+        return NULL;
+    }
+    nnfx_node *n = nnfx_graph_call_module(s->g, target, args->n, args->v, s->err);
+    for (int i = 0; n && i < attrs->n && !st; i++)
+        st = nnfx_node_set_attr(n, &attrs->v[i], s->err);
+    if (st) {
+        tp_fail_ir(s, st);
+        return NULL;
+    }
+    return n;
+}
+
+/* The node a parsed line describes, added to the graph; NULL on error
+ * (reported here or by the caller from s->err). */
+static nnfx_node *make_node(tp *s, nnfx_opcode oc, nnfx_op op, const char *target, const char *tat, const tp_args *args,
+                            const tp_attrs *attrs, const tp_suffix *x) {
+    nnfx_node *n = NULL;
+    switch (oc) {
+    case NNFX_PLACEHOLDER:
+        n = nnfx_graph_placeholder(s->g, target, NULL, s->err);
+        if (n && strcmp(n->target, target) != 0 && !ir_node_set_target(n, target)) { /* keep it as written */
+            tp_fail_ir(s, nnfx_error_set(s->err, NNFX_ERR_NOMEM, "out of memory"));
+            return NULL;
+        }
+        return n;
+    case NNFX_GET_ATTR: return make_get_attr(s, target, tat, x);
+    case NNFX_CALL_FUNCTION:
+        if (op == NNFX_OP_GETITEM && !check_getitem(s, args, tat)) return NULL;
+        n = nnfx_graph_call_op(s->g, op, args->n, args->v, attrs->n, attrs->v, s->err);
+        if (n && op == NNFX_OP_GETITEM) n->meta[0] = args->v[0].u.node->meta[args->v[1].u.i];
+        return n;
+    case NNFX_CALL_MODULE: return make_call_module(s, target, args, attrs);
+    case NNFX_OUTPUT: break;
+    }
+    return NULL;
+}
+
+/* One node line: "%NAME : [num_users=N] = OPCODE[target=T](args, attrs)
+ * # meta", then the bodies of its graph attributes on the lines below. */
 static void parse_node(tp *s) {
     const char *at = s->p; /* at '%' */
     s->p++;
@@ -1020,131 +1160,15 @@ static void parse_node(tp *s) {
     tp_attrs attrs = {0};
     tp_suffix x = {0};
     char *target = NULL;
-    nnfx_node *n = NULL;
-    if (!read_name(s, name, sizeof name, "a node name after '%'")) goto out;
-    if (nnfx_graph_find(s->g, name)) {
-        tp_fail(s, at, "node %%%s is defined twice", name);
-        goto out;
-    }
-    if (!expect(s, ':', "after the node name")) goto out;
-    skip_ws(s);
-    if (s->p < s->end && *s->p != '[') { /* FX may print a type here: "%x : torch.Tensor [num_users=1]" */
-        while (s->p < s->end && *s->p != '[')
-            s->p++;
-    }
-    if (!expect(s, '[', "before num_users")) goto out;
-    if (!accept_kw(s, "num_users") && !accept(s, '#')) {
-        tp_fail(s, s->p, "expected 'num_users'");
-        goto out;
-    }
-    if (s->p[-1] == '#' && !accept_kw(s, "users")) {
-        tp_fail(s, s->p, "expected '#users'");
-        goto out;
-    }
-    tp_num users;
-    if (!expect(s, '=', "after num_users")) goto out;
-    if (!at_number(s)) {
-        tp_fail(s, s->p, "expected the number of users");
-        goto out;
-    }
-    if (!read_number(s, &users) || !expect(s, ']', "after the number of users") || !expect(s, '=', "before the opcode"))
-        goto out;
-    skip_ws(s);
-    const char *oat = s->p;
-    char opcode[32];
-    if (!read_name(s, opcode, sizeof opcode, "an opcode")) goto out;
+    const char *tat = NULL;
     nnfx_opcode oc;
-    if (strcmp(opcode, "placeholder") == 0)
-        oc = NNFX_PLACEHOLDER;
-    else if (strcmp(opcode, "get_attr") == 0)
-        oc = NNFX_GET_ATTR;
-    else if (strcmp(opcode, "call_function") == 0)
-        oc = NNFX_CALL_FUNCTION;
-    else if (strcmp(opcode, "call_module") == 0)
-        oc = NNFX_CALL_MODULE;
-    else if (strcmp(opcode, "call_method") == 0) {
-        tp_fail(s, oat, "call_method is not supported (in nnfx a method is a call_function)");
-        goto out;
-    } else {
-        tp_fail(s, oat, "unknown opcode '%s' (placeholder, get_attr, call_function or call_module)", opcode);
-        goto out;
-    }
-    if (!expect(s, '[', "after the opcode")) goto out;
-    if (!accept_kw(s, "target")) {
-        tp_fail(s, s->p, "expected 'target'");
-        goto out;
-    }
-    if (!expect(s, '=', "after 'target'")) goto out;
-    skip_ws(s);
-    const char *tat = s->p;
-    if (!read_word(s, &target, "a target") || !expect(s, ']', "after the target")) goto out;
-
-    nnfx_op op = NNFX_OP_NONE;
-    if (oc == NNFX_CALL_FUNCTION) {
-        op = nnfx_op_find(target);
-        const char *dot = strrchr(target, '.');
-        if (op == NNFX_OP_NONE && dot) op = nnfx_op_find(dot + 1); /* "torch.relu", "operator.getitem" */
-        if (op == NNFX_OP_NONE) {
-            tp_fail(s, NULL, "unknown op '%s'", target);
-            goto out;
-        }
-    }
-    if (oc == NNFX_CALL_FUNCTION || oc == NNFX_CALL_MODULE) {
-        if (!parse_call(s, &args, &attrs, op)) goto out;
-    }
-    if (!parse_suffix(s, &x)) goto out;
-    if (!parse_bodies(s, &attrs, at)) goto out;
-
-    nnfx_status st = NNFX_OK;
-    switch (oc) {
-    case NNFX_PLACEHOLDER: {
-        n = nnfx_graph_placeholder(s->g, target, NULL, s->err);
-        if (n && strcmp(n->target, target) != 0 && !ir_node_set_target(n, target)) { /* keep it as written */
-            tp_fail_ir(s, nnfx_error_set(s->err, NNFX_ERR_NOMEM, "out of memory"));
-            goto out;
-        }
-        break;
-    }
-    case NNFX_GET_ATTR:
-        if (!nnfx_graph_param(s->g, target)) { /* not declared: create it from the comment's type */
-            nnfx_meta m = {.rank = -1};
-            if (x.nmeta == 1) m = x.meta[0];
-            nnfx_tensor *t = zero_tensor(s, &m, x.at ? x.at : tat);
-            if (!t) goto out;
-            st = nnfx_graph_set_param(s->g, target, t, s->err);
-            nnfx_tensor_release(t);
-            if (st) {
-                tp_fail_ir(s, st);
-                goto out;
-            }
-        }
-        n = nnfx_graph_get_attr(s->g, target, s->err);
-        break;
-    case NNFX_CALL_FUNCTION:
-        if (op == NNFX_OP_GETITEM && !check_getitem(s, &args, tat)) goto out;
-        n = nnfx_graph_call_op(s->g, op, args.n, args.v, attrs.n, attrs.v, s->err);
-        if (n && op == NNFX_OP_GETITEM) n->meta[0] = args.v[0].u.node->meta[args.v[1].u.i];
-        break;
-    case NNFX_CALL_MODULE:
-        if (!ir_graph_leaf(s->g, target)) {
-            st = nnfx_graph_register_leaf(s->g, target, leaf_unavailable, NULL, NULL, s->err);
-            if (st) {
-                tp_fail_ir(s, st);
-                goto out;
-            }
-        }
-        n = nnfx_graph_call_module(s->g, target, args.n, args.v, s->err);
-        for (int i = 0; n && i < attrs.n && !st; i++)
-            st = nnfx_node_set_attr(n, &attrs.v[i], s->err);
-        if (st) {
-            tp_fail_ir(s, st);
-            goto out;
-        }
-        break;
-    case NNFX_OUTPUT: break;
-    }
+    nnfx_op op;
+    if (!parse_node_head(s, at, name, sizeof name) || !parse_opcode_target(s, &oc, &target, &tat, &op)) goto out;
+    if ((oc == NNFX_CALL_FUNCTION || oc == NNFX_CALL_MODULE) && !parse_call(s, &args, &attrs, op)) goto out;
+    if (!parse_suffix(s, &x) || !parse_bodies(s, &attrs, at)) goto out;
+    nnfx_node *n = make_node(s, oc, op, target, tat, &args, &attrs, &x);
     if (!n) {
-        tp_fail_ir(s, s->err ? s->err->status : NNFX_ERR_PARSE);
+        tp_fail_ir(s, s->err ? s->err->status : NNFX_ERR_PARSE); /* a no-op when already reported */
         goto out;
     }
     if (!adopt_name(s, n, name, at)) goto out;

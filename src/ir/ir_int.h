@@ -108,6 +108,30 @@ nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name);
 void ir_graph_touch(nnfx_graph *g);
 /* Scalar tensor for a literal argument (int64 or float32). */
 nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err);
+
+/* ---- constant evaluation (const_eval.c) ---- */
+/* The known value (borrowed) of node argument arg, or NULL when it is not
+ * known, for one caller of ir_const_in_gather. */
+typedef const nnfx_tensor *(*ir_value_fn)(void *ctx, const nnfx_node *arg);
+/* The inputs of one constant evaluation of a node, for its kernel. */
+typedef struct ir_const_in {
+    int n;           /* the node's argument count */
+    nnfx_tensor **t; /* n inputs; NULL: absent, or not known */
+    bool *owned;     /* t[i] is held here (a literal, or a shape header) */
+    bool known;      /* every node argument has a value */
+    nnfx_tensor *t_stack[16];
+    bool owned_stack[16];
+} ir_const_in;
+/* Gathers the inputs of n (caller releases ci with ir_const_in_release,
+ * on failure too): a node argument's value from value_of; for Shape and
+ * Size, whose kernels read only the shape, a header with the argument's
+ * static shape when its value is not known; a literal as a new scalar
+ * tensor; an absent argument NULL. The one way the interpreter's kernels
+ * are fed constant inputs: shape inference, fold-constants and the
+ * compiled plan all call it. NNFX_ERR_NOMEM on OOM. */
+nnfx_status ir_const_in_gather(ir_const_in *ci, const nnfx_node *n, ir_value_fn value_of, void *ctx, nnfx_error *err);
+/* Releases what ir_const_in_gather holds (literals, headers, arrays). */
+void ir_const_in_release(ir_const_in *ci);
 /* Infers n's output metas from its inputs' metas (and known values through
  * pass_data when values != NULL). With want_value, small constant results
  * are computed into *value_out (new reference) when every input is known. */

@@ -23,6 +23,90 @@ static nnfx_status lint_attrs(const nnfx_node *n, nnfx_error *err) {
     return NNFX_OK;
 }
 
+/* The first entry of n's users list that does not use n, or NULL. */
+static const nnfx_node *user_not_using(const nnfx_node *n) {
+    for (int k = 0; k < n->nusers; k++) {
+        const nnfx_node *u = n->users[k];
+        bool uses = false;
+        for (int i = 0; i < u->nargs && !uses; i++)
+            uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
+        if (!uses) return u;
+    }
+    return NULL;
+}
+
+/* Node arguments of n: of this graph, defined before n, and n listed among
+ * their users. */
+static nnfx_status lint_args(const nnfx_graph *g, const nnfx_node *n, nnfx_error *err) {
+    for (int i = 0; i < n->nargs; i++) {
+        if (n->args[i].kind != NNFX_ARG_NODE) continue;
+        const nnfx_node *a = n->args[i].u.node;
+        if (!a || a->graph != g)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: argument %d is a node of another graph", n->name,
+                                  i);
+        if (a == n) return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s uses itself (a cycle)", n->name);
+        if (a->order >= n->order)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH,
+                                  "lint: node %s uses %s before it is defined (argument %d; a cycle or bad order)",
+                                  n->name, a->name, i);
+        bool listed = false;
+        for (int k = 0; k < a->nusers; k++)
+            listed |= a->users[k] == n;
+        if (!listed)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is missing from the users of %s", n->name,
+                                  a->name);
+    }
+    return NNFX_OK;
+}
+
+/* A call_function node: a valid op, its argument count and required
+ * arguments, getitem's index, attributes (once per edit) and control-flow
+ * bodies (every time). */
+static nnfx_status lint_call_function(nnfx_node *n, nnfx_error *err) {
+    if ((int)n->op <= 0 || n->op >= NNFX_OP_COUNT)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: invalid op id %d", n->name, (int)n->op);
+    const nnfx_op_info *info = ir_op_info(n->op);
+    if (n->nargs < info->min_inputs || n->nargs > info->max_inputs)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s takes %d to %d arguments, has %d", n->name,
+                              info->name, info->min_inputs, info->max_inputs, n->nargs);
+    for (int i = 0; i < info->min_inputs; i++)
+        if (n->args[i].kind == NNFX_ARG_NONE && n->op != NNFX_OP_CLIP && n->op != NNFX_OP_LOOP)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: required argument %d of %s is absent", n->name,
+                                  i, info->name);
+    if (n->op == NNFX_OP_GETITEM) {
+        nnfx_node *src = nnfx_node_arg_node(n, 0);
+        nnfx_arg idx = n->args[1];
+        if (!src || idx.kind != NNFX_ARG_INT || idx.u.i < 0 || idx.u.i >= src->nout)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: getitem %s: index out of range or not a node", n->name);
+    }
+    nnfx_status st = n->attrs_linted ? NNFX_OK : lint_attrs(n, err);
+    if (st) return st;
+    n->attrs_linted = true;
+    return ir_op_is_ctrl(n->op) ? ir_ctrl_lint(n, err) : NNFX_OK; /* bodies: every time */
+}
+
+/* What n's opcode requires: no arguments for a placeholder, an existing
+ * parameter for get_attr, a registered leaf for call_module. */
+static nnfx_status lint_opcode(const nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
+    switch (n->opcode) {
+    case NNFX_PLACEHOLDER:
+        return n->nargs ? nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name) : NNFX_OK;
+    case NNFX_GET_ATTR:
+        return ir_node_param_raw(n)
+                   ? NNFX_OK
+                   : nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: get_attr %s: the graph has no parameter '%s'", n->name,
+                                    n->target);
+    case NNFX_CALL_MODULE:
+        return ir_graph_leaf(g, n->target)
+                   ? NNFX_OK
+                   : nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: call_module %s: no leaf function '%s' is registered",
+                                    n->name, n->target);
+    case NNFX_CALL_FUNCTION: return lint_call_function(n, err);
+    case NNFX_OUTPUT: break;
+    }
+    return NNFX_OK;
+}
+
 nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     if (!cg) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "lint: NULL graph");
     nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
@@ -37,115 +121,27 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     nnfx_node *ahead = g->head;
     for (int k = 0; k < 8 && ahead; k++)
         ahead = ahead->next;
-    for (nnfx_node *n = g->head; n; n = n->next) {
+    for (nnfx_node *n = g->head; n && !st; n = n->next) {
         count++;
         if (ahead) {
             ir_strmap_prefetch(&g->names, ahead->name_hash);
             ahead = ahead->next;
         }
-        for (int k = 0; k < n->nusers && !bad_of; k++) {
-            const nnfx_node *u = n->users[k];
-            bool uses = false;
-            for (int i = 0; i < u->nargs && !uses; i++)
-                uses = u->args[i].kind == NNFX_ARG_NODE && u->args[i].u.node == n;
-            if (!uses) {
-                bad_of = n;
-                bad_user = u;
-            }
-        }
-        if (n->graph != g) {
-            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
-            break;
-        }
+        if (!bad_of && (bad_user = user_not_using(n))) bad_of = n;
+        if (n->graph != g)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
         /* names are unique exactly when each node owns its entry in the name table */
-        if (ir_strmap_get_h(&g->names, n->name, n->name_hash) != n) {
-            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
-            break;
-        }
-        if (n->opcode == NNFX_OUTPUT) {
-            outputs++;
-            if (n->next) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
-                break;
-            }
-        }
-        for (int i = 0; i < n->nargs; i++) {
-            if (n->args[i].kind != NNFX_ARG_NODE) continue;
-            nnfx_node *a = n->args[i].u.node;
-            if (!a || a->graph != g) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: argument %d is a node of another graph",
-                                    n->name, i);
-                goto done;
-            }
-            if (a == n) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s uses itself (a cycle)", n->name);
-                goto done;
-            }
-            if (a->order >= n->order) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH,
-                                    "lint: node %s uses %s before it is defined (argument %d; a cycle or bad order)",
-                                    n->name, a->name, i);
-                goto done;
-            }
-            bool listed = false;
-            for (int k = 0; k < a->nusers; k++)
-                listed |= a->users[k] == n;
-            if (!listed) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s is missing from the users of %s", n->name,
-                                    a->name);
-                goto done;
-            }
-        }
-        switch (n->opcode) {
-        case NNFX_PLACEHOLDER:
-            if (n->nargs) st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: placeholder %s has arguments", n->name);
-            break;
-        case NNFX_GET_ATTR:
-            if (!ir_node_param_raw(n))
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: get_attr %s: the graph has no parameter '%s'", n->name,
-                                    n->target);
-            break;
-        case NNFX_CALL_MODULE:
-            if (!ir_graph_leaf(g, n->target))
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: call_module %s: no leaf function '%s' is registered",
-                                    n->name, n->target);
-            break;
-        case NNFX_CALL_FUNCTION: {
-            if ((int)n->op <= 0 || n->op >= NNFX_OP_COUNT) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: invalid op id %d", n->name, (int)n->op);
-                break;
-            }
-            const nnfx_op_info *info = ir_op_info(n->op);
-            if (n->nargs < info->min_inputs || n->nargs > info->max_inputs) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s takes %d to %d arguments, has %d", n->name,
-                                    info->name, info->min_inputs, info->max_inputs, n->nargs);
-                break;
-            }
-            for (int i = 0; i < info->min_inputs && !st; i++)
-                if (n->args[i].kind == NNFX_ARG_NONE && n->op != NNFX_OP_CLIP && n->op != NNFX_OP_LOOP)
-                    st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: required argument %d of %s is absent",
-                                        n->name, i, info->name);
-            if (!st && n->op == NNFX_OP_GETITEM) {
-                nnfx_node *src = nnfx_node_arg_node(n, 0);
-                nnfx_arg idx = n->args[1];
-                if (!src || idx.kind != NNFX_ARG_INT || idx.u.i < 0 || idx.u.i >= src->nout)
-                    st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: getitem %s: index out of range or not a node",
-                                        n->name);
-            }
-            if (!st && !n->attrs_linted) st = lint_attrs(n, err);
-            if (!st) n->attrs_linted = true;
-            if (!st && ir_op_is_ctrl(n->op)) st = ir_ctrl_lint(n, err); /* bodies: every time */
-            break;
-        }
-        case NNFX_OUTPUT: break;
-        }
-        if (st) break;
+        if (ir_strmap_get_h(&g->names, n->name, n->name_hash) != n)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
+        outputs += n->opcode == NNFX_OUTPUT;
+        if (n->opcode == NNFX_OUTPUT && n->next)
+            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
+        if (!(st = lint_args(g, n, err))) st = lint_opcode(g, n, err);
     }
-    if (!st && bad_of)
-        st = nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                            bad_of->name, bad_user->name);
-done:
     if (st) return st;
+    if (bad_of)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                              bad_of->name, bad_user->name);
     if (count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
                               count);

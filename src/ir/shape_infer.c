@@ -25,6 +25,37 @@ nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err) {
     return nnfx_tensor_scalar_f32((float)a->u.f, err);
 }
 
+/* A node argument's value known to shape inference (an ir_value_fn): a
+ * constant computed earlier in this pass (pass_data, when ctx is not
+ * NULL), or a parameter that can be a shape, axes or a scalar; a weight is
+ * not read for its shape alone, so a mapped model's weights stay on disk. */
+static const nnfx_tensor *infer_value_of(void *ctx, const nnfx_node *src) {
+    if (ctx && src->pass_data) return (const nnfx_tensor *)src->pass_data;
+    if (src->opcode != NNFX_GET_ATTR) return NULL;
+    const nnfx_tensor *raw = ir_node_param_raw(src);
+    return raw && ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw)) ? ir_node_param(src) : NULL;
+}
+
+/* The constant value of n from its known inputs (ci) by its kernel, when
+ * its output is static and small (INFER_CONST_LIMIT); NULL otherwise. */
+static nnfx_tensor *infer_const_value(const nnfx_node *n, const ir_const_in *ci) {
+    const nnfx_op_info *info = ir_op_info(n->op);
+    if (!ci->known || n->nout != 1 || !nnfx_meta_is_static(&n->meta[0]) || !info->kernel ||
+        (info->flags & NNFX_F_IMPURE))
+        return NULL;
+    int64_t dims[NNFX_MAX_RANK];
+    for (int i = 0; i < n->meta[0].rank; i++)
+        dims[i] = n->meta[0].dims[i].value;
+    int64_t numel = nnfx_shape_numel(n->meta[0].rank, dims);
+    if (numel < 0 || numel > INFER_CONST_LIMIT) return NULL;
+    nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
+    nnfx_tensor *outs[1] = {t};
+    nnfx_error kerr = {0};
+    if (t && info->kernel(n, ci->n, ci->t, 1, outs, &kerr) == NNFX_OK) return t;
+    nnfx_tensor_release(t);
+    return NULL;
+}
+
 nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, nnfx_tensor **value_out,
                           nnfx_error *err) {
     /* values: per-node known values indexed through pass_data (may be NULL) */
@@ -40,49 +71,24 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
     }
     int nin = n->nargs;
     const nnfx_meta *in_stack[16];
-    const nnfx_tensor *val_stack[16];
     nnfx_meta lit_stack[16];
-    nnfx_tensor *owned_stack[16];
     const nnfx_meta **in = nin <= 16 ? in_stack : calloc((size_t)nin, sizeof *in);
-    const nnfx_tensor **in_value = nin <= 16 ? val_stack : calloc((size_t)nin, sizeof *in_value);
     nnfx_meta *lit = nin <= 16 ? lit_stack : calloc((size_t)nin, sizeof *lit);
-    nnfx_tensor **owned = nin <= 16 ? owned_stack : calloc((size_t)nin, sizeof *owned);
-    nnfx_status st = NNFX_OK;
-    if (!in || !in_value || !lit || !owned) {
-        st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    bool all_known = true;
+    ir_const_in ci;
+    nnfx_status st = ir_const_in_gather(&ci, n, infer_value_of, values, err);
+    if (!st && (!in || !lit)) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (st) goto out;
     for (int i = 0; i < nin; i++) {
         const nnfx_arg *a = &n->args[i];
         in[i] = NULL;
-        in_value[i] = NULL;
-        owned[i] = NULL;
         if (a->kind == NNFX_ARG_NODE) {
-            nnfx_node *src = a->u.node;
-            in[i] = &src->meta[0];
-            if (values && src->pass_data)
-                in_value[i] = (const nnfx_tensor *)src->pass_data;
-            else if (src->opcode == NNFX_GET_ATTR) {
-                /* parameters that can be shapes, axes or scalars are known
-                 * values; a weight is not read for its shape alone, so a
-                 * mapped model's weights stay on disk */
-                const nnfx_tensor *raw = ir_node_param_raw(src);
-                if (raw && ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw))) in_value[i] = ir_node_param(src);
-            }
-            if (!in_value[i]) all_known = false;
+            in[i] = &a->u.node->meta[0];
         } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
             literal_meta(a, &lit[i]);
             in[i] = &lit[i];
-            owned[i] = ir_literal_tensor(a, err);
-            if (!owned[i]) {
-                st = NNFX_ERR_NOMEM;
-                goto out;
-            }
-            in_value[i] = owned[i];
         }
     }
-    nnfx_infer_ctx c = {n, nin, in, in_value, n->nout, n->meta, err};
+    nnfx_infer_ctx c = {n, nin, in, (const nnfx_tensor *const *)ci.t, n->nout, n->meta, err};
     for (int i = 0; i < n->nout; i++) {
         nnfx_dtype keep = n->meta[i].dtype;
         memset(&n->meta[i], 0, sizeof n->meta[i]);
@@ -94,47 +100,11 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
         goto out;
     }
     st = info->infer(&c);
-    if (st) goto out;
-    /* Shape of a statically shaped input is a known constant. */
-    if (want_value && value_out && n->op == NNFX_OP_SHAPE && in[0] && nnfx_meta_is_static(in[0]) &&
-        nnfx_meta_is_static(&n->meta[0])) {
-        all_known = true;
-    }
-    if (want_value && value_out && all_known && n->nout == 1 && nnfx_meta_is_static(&n->meta[0]) && info->kernel &&
-        !(info->flags & NNFX_F_IMPURE)) {
-        int64_t dims[NNFX_MAX_RANK];
-        for (int i = 0; i < n->meta[0].rank; i++)
-            dims[i] = n->meta[0].dims[i].value;
-        int64_t numel = nnfx_shape_numel(n->meta[0].rank, dims);
-        if (numel >= 0 && numel <= INFER_CONST_LIMIT) {
-            nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
-            if (t && n->op == NNFX_OP_SHAPE) {
-                /* computed from the static input meta, no input value needed */
-                int64_t start, end;
-                ir_shape_op_range(n, in[0]->rank, &start, &end);
-                for (int64_t i = start, k = 0; i < end && k < nnfx_tensor_numel(t); i++, k++)
-                    ((int64_t *)t->data)[k] = in[0]->dims[i].value;
-                *value_out = t;
-            } else if (t) {
-                nnfx_tensor *outs[1] = {t};
-                nnfx_error kerr = {0};
-                bool inputs_ok = true;
-                for (int i = 0; i < nin; i++)
-                    if (n->args[i].kind == NNFX_ARG_NODE && !in_value[i]) inputs_ok = false;
-                if (inputs_ok && info->kernel(n, nin, (nnfx_tensor *const *)in_value, 1, outs, &kerr) == NNFX_OK)
-                    *value_out = t;
-                else
-                    nnfx_tensor_release(t);
-            }
-        }
-    }
+    if (!st && want_value && value_out) *value_out = infer_const_value(n, &ci);
 out:
-    for (int i = 0; owned && i < nin; i++)
-        nnfx_tensor_release(owned[i]);
+    ir_const_in_release(&ci);
     if (in != in_stack) free(in);
-    if (in_value != val_stack) free(in_value);
     if (lit != lit_stack) free(lit);
-    if (owned != owned_stack) free(owned);
     return st;
 }
 

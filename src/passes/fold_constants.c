@@ -4,11 +4,12 @@
  * folded region by new parameters. Shape -> Gather -> Unsqueeze -> Concat
  * chains feeding a Reshape thus become one constant shape parameter.
  * Constant values are computed in three places, all through the op's one
- * kernel (nnfx_op_run / the op table): here, to rewrite the graph (values up
- * to 64 MiB); in shape inference (ir/shape_infer.c, values of at most 4096
- * elements, to resolve shapes; nothing is rewritten); and in the compiled
- * plan (exec/fast_plan.c, once per plan, kept in the plan). What differs is
- * which values each keeps, not what they compute. */
+ * kernel (nnfx_op_run / the op table) on inputs gathered one way
+ * (ir_const_in_gather, ir/const_eval.c): here, to rewrite the graph (values
+ * up to 64 MiB); in shape inference (ir/shape_infer.c, values of at most
+ * 4096 elements, to resolve shapes; nothing is rewritten); and in the
+ * compiled plan (exec/fast_plan.c, once per plan, kept in the plan). What
+ * differs is which values each keeps, not what they compute. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,53 +20,25 @@
 /* Largest folded value kept (bytes): larger results stay computed. */
 #define FOLD_MAX_BYTES ((size_t)64 << 20)
 
-/* The constant value of n (borrowed), or NULL. */
-static nnfx_tensor *value_of(nnfx_graph *g, const nnfx_node *n) {
+/* The constant value of n (borrowed), or NULL (an ir_value_fn over g). */
+static const nnfx_tensor *value_of(void *ctx, const nnfx_node *n) {
+    nnfx_graph *g = ctx;
     if (n->opcode == NNFX_GET_ATTR) return n->graph == g ? ir_node_param(n) : nnfx_graph_param(g, n->target);
     return n->opcode == NNFX_CALL_FUNCTION ? (nnfx_tensor *)n->pass_data : NULL;
 }
 
-/* Shape of a statically shaped value, honoring start/end. */
-static nnfx_tensor *static_shape(const nnfx_node *n, nnfx_error *err) {
-    const nnfx_node *x = nnfx_node_arg_node(n, 0);
-    if (!x || !nnfx_meta_is_static(&x->meta[0])) return NULL;
-    int64_t start, end;
-    ir_shape_op_range(n, x->meta[0].rank, &start, &end);
-    int64_t len = end - start;
-    nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &len, err);
-    if (!t) return NULL;
-    for (int64_t i = 0; i < len; i++)
-        ((int64_t *)t->data)[i] = x->meta[0].dims[start + i].value;
-    return t;
-}
-
-/* Evaluates n when every input is known; returns a new reference or NULL. */
+/* Evaluates n when every input is known (Shape and Size of a statically
+ * shaped value too: ir_const_in_gather); returns a new reference or NULL. */
 static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n) {
-    if (n->op == NNFX_OP_SHAPE) return static_shape(n, NULL);
     /* Quantization (int8): DequantizeLinear of an integer weight is how a QDQ
      * model stores it; folding it would turn the model back to float */
     if (n->op == NNFX_OP_DEQUANTIZE_LINEAR) return NULL;
     if (nnfx_op_flags(n->op) & NNFX_F_IMPURE || n->nout != 1 || n->op == NNFX_OP_GETITEM) return NULL;
-    if (n->nargs > 64) return NULL;
-    nnfx_tensor *in[64];
-    nnfx_tensor *owned[64] = {0};
-    bool ok = true;
-    for (int i = 0; i < n->nargs && ok; i++) {
-        const nnfx_arg *a = &n->args[i];
-        in[i] = NULL;
-        if (a->kind == NNFX_ARG_NODE) {
-            in[i] = value_of(g, a->u.node);
-            ok = in[i] != NULL;
-        } else if (a->kind == NNFX_ARG_INT || a->kind == NNFX_ARG_FLOAT) {
-            owned[i] = in[i] = ir_literal_tensor(a, NULL);
-            ok = in[i] != NULL;
-        }
-    }
+    ir_const_in ci;
     nnfx_tensor *res = NULL;
-    if (ok) {
+    if (!ir_const_in_gather(&ci, n, value_of, g, NULL) && ci.known) {
         nnfx_value_set vs;
-        nnfx_error e = {0};
-        if (nnfx_op_run(n, n->nargs, in, &vs, &e) == NNFX_OK) {
+        if (nnfx_op_run(n, ci.n, ci.t, &vs, NULL) == NNFX_OK) {
             res = vs.t[0];
             for (int i = 1; i < vs.num; i++)
                 nnfx_tensor_release(vs.t[i]);
@@ -75,8 +48,7 @@ static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n) {
             }
         }
     }
-    for (int i = 0; i < n->nargs; i++)
-        nnfx_tensor_release(owned[i]);
+    ir_const_in_release(&ci);
     return res;
 }
 

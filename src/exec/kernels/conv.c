@@ -1,17 +1,21 @@
 /* conv.c — Conv (float32, any number of spatial dims): im2col +
- * cblas_sgemm per group, a direct loop for 1-d/2-d depthwise convolution,
- * no copy for 1x1 stride-1; 3-d and higher go through an N-d im2col.
- * This kernel is Conv's meaning. The compiled plan's conv_fast.c (and its
- * depthwise rows dwconv_x86.c) is a faster equivalent for 2-d float32 with
- * a fused epilogue, not a second definition: kernels_differential runs
- * every conv row of the kernel table (conv_dw, conv_dw_mult: depthwise)
- * through both, test_fast_exec the fused epilogues. */
+ * cblas_sgemm per group, a direct loop for 1-d/2-d depthwise convolution
+ * (kern_dw_plane: the generated C's nnfx_rt_conv2d_dw, one definition for
+ * the interpreter, the compiled plan's general depthwise case and the
+ * generated C), no copy for 1x1 stride-1; 3-d and higher go through an N-d
+ * im2col. This kernel is Conv's meaning. The compiled plan's conv_fast.c
+ * (its 3x3 / 5x5 depthwise rows, and dwconv_x86.c's vector rows) is a
+ * faster equivalent for 2-d float32 with a fused epilogue, not a second
+ * definition: kernels_differential runs every conv row of the kernel table
+ * (conv_dw, conv_dw_mult, conv_dw_dil: depthwise) through both,
+ * test_fast_exec the fused epilogues. */
 #include <cblas.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* 2-d geometry of one conv (1-d convs use H = 1). */
@@ -45,41 +49,29 @@ static void im2col(const conv2d *g, int64_t cg, const float *x, float *col) {
             }
 }
 
-/* Depthwise: each output channel reads one input channel. Accumulates
- * whole output rows per kernel tap over the range of ox whose input column
- * is inside the image, so the inner loop has no bounds checks. */
-static void conv_depthwise(const conv2d *g, const float *x, const float *wt, const float *bias, float *y) {
+bool kern_dw_geom_fits(const kern_dw_geom *g) {
+    const int64_t v[] = {g->h, g->w, g->oh, g->ow, g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i] < 0 || v[i] > INT_MAX) return false;
+    return g->oh * g->ow <= INT_MAX;
+}
+
+void kern_dw_plane(const kern_dw_geom *g, const float *xi, const float *k, const float *bias, float *yo) {
+    /* nnfx_rt_conv2d_dw's g: N, C, M, H, W, OH, OW, KH, KW, strides, pads, dilations, group */
+    const int rt[16] = {1,          1,          1,          (int)g->h,  (int)g->w,  (int)g->oh, (int)g->ow, (int)g->kh,
+                        (int)g->kw, (int)g->sh, (int)g->sw, (int)g->ph, (int)g->pw, (int)g->dh, (int)g->dw, 1};
+    nnfx_rt_conv2d_dw(xi, k, bias, yo, rt);
+}
+
+/* Depthwise: each output channel reads one input channel (of mult output
+ * channels per input channel), plane by plane through kern_dw_plane. */
+static void conv_depthwise(const conv2d *g, const kern_dw_geom *dg, const float *x, const float *wt, const float *bias,
+                           float *y) {
     int64_t mult = g->m / g->group; /* output channels per input channel */
     for (int64_t b = 0; b < g->n; b++)
-        for (int64_t oc = 0; oc < g->m; oc++) {
-            const float *xi = x + (b * g->c + oc / mult) * g->h * g->w;
-            const float *k = wt + oc * g->kh * g->kw;
-            float *yo = y + (b * g->m + oc) * g->oh * g->ow;
-            float bv = bias ? bias[oc] : 0.0f;
-            for (int64_t i = 0; i < g->oh * g->ow; i++)
-                yo[i] = bv;
-            for (int64_t oy = 0; oy < g->oh; oy++) {
-                float *yrow = yo + oy * g->ow;
-                for (int64_t ky = 0; ky < g->kh; ky++) {
-                    int64_t iy = oy * g->sh - g->ph + ky * g->dh;
-                    if (iy < 0 || iy >= g->h) continue;
-                    const float *xrow = xi + iy * g->w;
-                    for (int64_t kx = 0; kx < g->kw; kx++) {
-                        float kv = k[ky * g->kw + kx];
-                        int64_t off = kx * g->dw - g->pw; /* ix = ox * sw + off */
-                        int64_t lo = off < 0 ? (-off + g->sw - 1) / g->sw : 0;
-                        int64_t hi = g->w - 1 - off < 0 ? 0 : (g->w - 1 - off) / g->sw + 1;
-                        if (hi > g->ow) hi = g->ow;
-                        if (g->sw == 1)
-                            for (int64_t ox = lo; ox < hi; ox++)
-                                yrow[ox] += kv * xrow[ox + off];
-                        else
-                            for (int64_t ox = lo; ox < hi; ox++)
-                                yrow[ox] += kv * xrow[ox * g->sw + off];
-                    }
-                }
-            }
-        }
+        for (int64_t oc = 0; oc < g->m; oc++)
+            kern_dw_plane(dg, x + (b * g->c + oc / mult) * g->h * g->w, wt + oc * g->kh * g->kw,
+                          bias ? bias + oc : NULL, y + (b * g->m + oc) * g->oh * g->ow);
 }
 
 /* Conv over nsp >= 3 spatial dims (3-d video convs and beyond): N-d im2col
@@ -197,7 +189,10 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if (mg > INT_MAX || ohw > INT_MAX || kk > INT_MAX || kk * ohw > (int64_t)(SIZE_MAX / 2 / sizeof(float)))
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "conv is too large for the BLAS int range");
     if (cg == 1 && g.group > 1) {
-        conv_depthwise(&g, xd, wd, bd, yd);
+        kern_dw_geom dg = {g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw};
+        if (!kern_dw_geom_fits(&dg))
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "depthwise conv is too large for the int range");
+        conv_depthwise(&g, &dg, xd, wd, bd, yd);
         return NNFX_OK;
     }
     bool direct =

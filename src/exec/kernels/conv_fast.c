@@ -84,6 +84,9 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: beyond the BLAS int range");
     }
     c0.depthwise = c0.cg == 1 && c0.group > 1;
+    const kern_dw_geom dg = {c0.h, c0.w, c0.oh, c0.ow, c0.kh, c0.kw, c0.sh, c0.sw, c0.ph, c0.pw, c0.dh, c0.dw};
+    if (c0.depthwise && !kern_dw_geom_fits(&dg))
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast conv: depthwise beyond the int range");
     c0.direct = c0.kh == 1 && c0.kw == 1 && c0.sh == 1 && c0.sw == 1 && c0.ph == 0 && c0.pw == 0 && c0.oh == c0.h &&
                 c0.ow == c0.w;
     /* K blocks of at most FX_KC_MAX rows, balanced */
@@ -305,20 +308,6 @@ static void pack_im2col(const fx_conv *c, const float *x, int64_t k0, int64_t kc
         yin[ox] = acc;                                                                                                 \
     }
 
-/* Output column ox of one row, taps clipped to the image. */
-static inline float dw_point(const fx_conv *c, const float *xi, const float *k, int64_t oy, int64_t ox) {
-    float acc = 0.0f;
-    for (int64_t ky = 0; ky < c->kh; ky++) {
-        int64_t iy = oy * c->sh - c->ph + ky * c->dh;
-        if (iy < 0 || iy >= c->h) continue;
-        for (int64_t kx = 0; kx < c->kw; kx++) {
-            int64_t ix = ox * c->sw - c->pw + kx * c->dw;
-            if (ix >= 0 && ix < c->w) acc += k[ky * c->kw + kx] * xi[iy * c->w + ix];
-        }
-    }
-    return acc;
-}
-
 static bool dw_fast(const fx_conv *c) {
     return c->dw == 1 && c->dh == 1 && c->kh == c->kw && (c->kw == 3 || c->kw == 5) && (c->sw == 1 || c->sw == 2) &&
            c->sh == c->sw;
@@ -353,15 +342,14 @@ static inline float dw_edge(const fx_conv *c, const float *const *r, const float
  * (zero, w floats). Vector rows (when the CPU has them) mask the taps
  * outside a row; else the output columns whose taps all lie inside the row
  * sum all taps in one pass with no bounds checks, and the few border
- * columns clip their taps. Other shapes
- * compute point by point with clipping. */
+ * columns clip their taps. Other shapes go through Conv's own depthwise
+ * plane (kern_dw_plane, conv.c), then the epilogue. */
 static inline CORE_ALWAYS_INLINE void dw_plane_body(const fx_conv *c, const float *restrict xi, const float *restrict k,
                                                     float bias, const float *res, float *restrict yo,
                                                     float *restrict zero) {
     if (!dw_fast(c)) {
-        for (int64_t oy = 0; oy < c->oh; oy++)
-            for (int64_t ox = 0; ox < c->ow; ox++)
-                yo[oy * c->ow + ox] = dw_point(c, xi, k, oy, ox);
+        const kern_dw_geom g = {c->h, c->w, c->oh, c->ow, c->kh, c->kw, c->sh, c->sw, c->ph, c->pw, c->dh, c->dw};
+        kern_dw_plane(&g, xi, k, NULL, yo);
         epilogue_row(yo, res, c->ohw, bias, c->act, c->p0, c->p1);
         return;
     }

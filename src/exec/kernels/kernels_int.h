@@ -59,4 +59,27 @@ void kern_set(nnfx_tensor *t, int64_t i, double v);
 nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
                                       const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err);
 
+/* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool and the
+ * compiled plan's pool_fast.c): whether tap value v replaces the running
+ * max m: a larger value, or a NaN where m is not one yet (a NaN input
+ * wins, the first one kept; padding is never a tap, so it never wins). */
+#define KERN_MAX_TAKES(m, v) ((v) > (m) || ((v) != (v) && (m) == (m)))
+
+/* One plane of a depthwise convolution: input [H, W], output [OH, OW],
+ * window KH x KW, strides, top/left pads, dilations. */
+typedef struct kern_dw_geom {
+    int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+} kern_dw_geom;
+
+/* Whether every size of g (and OH * OW) fits the int geometry kern_dw_plane
+ * passes on. */
+bool kern_dw_geom_fits(const kern_dw_geom *g);
+
+/* Depthwise Conv's meaning on one output-channel plane (conv.c): yo [OH, OW]
+ * = bias (0 when NULL) + the taps of kernel k [KH, KW] over input plane xi
+ * [H, W], padding reading zeros. The generated C's nnfx_rt_conv2d_dw on one
+ * plane; the interpreter and the compiled plan's general depthwise case
+ * (conv_fast.c) both call it. g must fit (kern_dw_geom_fits). */
+void kern_dw_plane(const kern_dw_geom *g, const float *xi, const float *k, const float *bias, float *yo);
+
 #endif

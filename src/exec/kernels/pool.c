@@ -3,7 +3,9 @@
  * spatial dims, and the global pools (any rank >= 3). These kernels are the
  * ops' meaning; the compiled plan's pool_fast.c is a faster equivalent of
  * 2-d float32 MaxPool (threaded by plane, no bounds checks inside), checked
- * against this one by kernels_differential (the maxpool rows). */
+ * against this one by kernels_differential (the maxpool rows) and, for NaN
+ * and padding, by test_fast_exec (test_maxpool_nan); both take the tap rule
+ * KERN_MAX_TAKES (kernels_int.h). */
 #include <math.h>
 #include <string.h>
 
@@ -88,7 +90,7 @@ nnfx_status kern_max_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
                                 if (ix < 0 || ix >= W) continue;
                                 int64_t at = c * sp + (iz * H + iy) * W + ix;
                                 double v = x32 ? (double)x32[at] : nnfx_tensor_get(xt, at);
-                                if (arg < 0 || v > m || (v != v && m == m)) {
+                                if (arg < 0 || KERN_MAX_TAKES(m, v)) {
                                     m = v;
                                     arg = col ? c * sp + iz + D * (iy + H * ix) : at;
                                 }
@@ -168,7 +170,7 @@ static nnfx_status global_pool(bool is_max, const nnfx_node *n, int nin, nnfx_te
         if (is_max) {
             float m = -INFINITY;
             for (int64_t i = 0; i < sp; i++)
-                if (xc[i] > m || xc[i] != xc[i]) m = xc[i];
+                if (KERN_MAX_TAKES(m, xc[i])) m = xc[i];
             y[c] = m;
         } else {
             /* eight partial sums in double (independent chains; a fixed

@@ -48,8 +48,9 @@ fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xs, const int64_t 
 
 void fx_maxpool_free(fx_maxpool *m) { free(m); }
 
-/* NaN-propagating max, as the generic kernel: a NaN input wins. */
-static inline float max_nan(float m, float v) { return v > m || v != v ? v : m; }
+/* The running max m after tap v: max pooling's one rule (KERN_MAX_TAKES,
+ * as kern_max_pool): a NaN input wins. */
+static inline float max_nan(float m, float v) { return KERN_MAX_TAKES(m, v) ? v : m; }
 
 /* One plane: per output row, the column-wise max of the window's input
  * rows (contiguous, vectorised), then the max along each window. */
