@@ -921,6 +921,29 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
     return NNFX_OK;
 }
 
+/* Cast to float32 of a float32 value (a copy) or of an int64 one in the
+ * arena (TopK's indices: nnfx_rt_cast_i64). */
+static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    char x[64], y[64];
+    nnfx_status st;
+    if (!xm || s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
+    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    const int64_t numel = meta_numel(&n->meta[0]);
+    fx_value_view xv = fx_plan_value_view(c->p, s->in[0]);
+    if (xm->dtype == NNFX_F32) {
+        if ((st = value_expr(c, s->in[0], n, x, sizeof x))) return st;
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
+        return NNFX_OK;
+    }
+    if (xm->dtype != NNFX_I64 || xv.kind != FX_VALUE_ARENA)
+        return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
+    use_section(c, "cast_i64");
+    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)A + %lld, %s, %lld);\n", (long long)xv.off, y,
+              (long long)numel);
+    return NNFX_OK;
+}
+
 static bool is_int8_step(const nnfx_node *n);
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
@@ -933,9 +956,10 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
     if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n);
+    if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
     if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
-        return unsupported(c, n, "multi-output ops other than split are not generated");
+        return unsupported(c, n, "multi-output ops other than Split, TopK, RNN, GRU and LSTM are not generated");
     /* data inputs (constant parameters of the op are read at generation) */
     int ndata = s->nin;
     switch (n->op) {

@@ -7,7 +7,8 @@ deterministic; --forbid, unsupported ops and dynamic shapes fail as
 documented with nothing written; the keyword model with BN folded and
 sigmoid -> hard_sigmoid compiles to an object whose only undefined symbols
 are mem* and matches PyTorch's accuracy for that rewrite; single-op models
-(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale.
+(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale, as nnfx's runtime
+does on the same models.
 
 Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
 """
@@ -269,6 +270,16 @@ def main():
             got = build_and_run(out, name, [x[None]], 1)
             if got is not None:
                 compare(name, got, ref)
+            # nnfx's runtime on the same model and reference (the generated C's twin)
+            np.save(os.path.join(out, "x.npy"), x)
+            r = run([NNFX, "run", path, "--input", os.path.join(out, "x.npy"), "--output-dir",
+                     os.path.join(out, "runtime"), "-q"])
+            if r.returncode:
+                fail("%s: nnfx run exited %d: %s" % (name, r.returncode, r.stdout))
+            else:
+                compare(name + " (runtime)", np.concatenate(
+                    [np.load(os.path.join(out, "runtime", o.name + ".npy")).astype(np.float32).ravel()
+                     for o in model.graph.output]), ref)
         for name, model, words in op_cases.refused():
             path = os.path.join(WORK, name + ".onnx")
             onnx.save(model, path)

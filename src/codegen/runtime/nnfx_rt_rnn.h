@@ -197,4 +197,17 @@ static inline void nnfx_rt_topk(const float *x, float *y, unsigned char *idx, lo
 }
 /* @end */
 
+/* @rt cast_i64 */
+/* y[i] = (float)v[i] for the n int64 values stored bytewise at src (TopK's
+ * indices): Cast to float32 as C converts. */
+static inline void nnfx_rt_cast_i64(const unsigned char *src, float *y, long n) {
+    long i;
+    for (i = 0; i < n; i++) {
+        long long v;
+        memcpy(&v, src + i * (long)sizeof v, sizeof v);
+        y[i] = (float)v;
+    }
+}
+/* @end */
+
 #endif
