@@ -821,6 +821,35 @@ static nnfx_status rnn_input(cg *c, const fx_step_view *s, const nnfx_node *n, i
     return value_expr(c, s->in[a], n, buf, len);
 }
 
+/* Recurrent weights W (a = 1, K = IN) or R (a = 2, K = H), a float32
+ * constant [dirs, G * H, K], as the array nnfx_rt_rnn reads: each gate's
+ * matrix transposed, [dirs][G][K][H]; its name in buf. */
+static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n, int a, int dirs, int64_t G, int64_t H,
+                               int64_t K, char *buf, size_t len) {
+    bool bad = false;
+    const nnfx_tensor *t = const_input(c, s, a, &bad);
+    if (bad || !t || t->dtype != NNFX_F32 || nnfx_tensor_numel(t) != dirs * G * H * K)
+        return unsupported(c, n,
+                           a == 1
+                               ? "W is not a float32 constant [dirs, gates * hidden, input] (generated C packs it)"
+                               : "R is not a float32 constant [dirs, gates * hidden, hidden] (generated C packs it)");
+    const int64_t total = dirs * G * H * K;
+    float *tr = malloc(sizeof *tr * (size_t)(total ? total : 1));
+    if (!tr) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    const float *w = t->data;
+    for (int64_t dg = 0; dg < dirs * G; dg++)
+        for (int64_t j = 0; j < H; j++)
+            for (int64_t k = 0; k < K; k++)
+                tr[(dg * K + k) * H + j] = w[(dg * H + j) * K + k];
+    int id = emit_weight_array(c, n, s->in[a],
+                               a == 1 ? "W, each gate transposed [dirs][gates][input][hidden]"
+                                      : "R, each gate transposed [dirs][gates][hidden][hidden]",
+                               tr, total);
+    free(tr);
+    snprintf(buf, len, "%s_w%d", c->name, id);
+    return NNFX_OK;
+}
+
 /* RNN, GRU or LSTM node n: one call of nnfx_rt_rnn (runtime/nnfx_rt_rnn.h)
  * with every attribute the interpreter's kernel reads; sequence_lens must
  * be a constant. An LSTM whose Y_c has no storage (the node has fewer
@@ -843,9 +872,8 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     char x[64], w[64], r[64], bs[64], rb[64], h0[64] = "0", c0[64] = "0", pp[64] = "0", y[64], yh[64] = "0",
                                               yc[64] = "0", scr[64] = "0";
     nnfx_status st;
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) ||
-        (st = rnn_input(c, s, n, 1, dirs * G * H * IN, "W", w, sizeof w)) ||
-        (st = rnn_input(c, s, n, 2, dirs * G * H * H, "R", r, sizeof r)) ||
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = rnn_weights(c, s, n, 1, dirs, G, H, IN, w, sizeof w)) ||
+        (st = rnn_weights(c, s, n, 2, dirs, G, H, H, r, sizeof r)) ||
         (st = rnn_bias(c, s, n, dirs, G, H, bs, rb, sizeof bs)) ||
         (st = rnn_input(c, s, n, 5, dirs * B * H, "initial_h", h0, sizeof h0)) ||
         (kind == 2 && (st = rnn_input(c, s, n, 6, dirs * B * H, "initial_c", c0, sizeof c0))) ||
@@ -854,7 +882,6 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
         (s->nout > 1 && (st = value_expr(c, s->outs[1], n, yh, sizeof yh))) ||
         (kind == 2 && s->nout > 2 && (st = value_expr(c, s->outs[2], n, yc, sizeof yc))))
         return st;
-    if (strcmp(w, "0") == 0 || strcmp(r, "0") == 0) return unsupported(c, n, "W and R are required");
     kern_rnn_act acts[6];
     if ((st = kern_rnn_acts(n, per, dirs, acts, c->err))) return st;
     bool bad = false;

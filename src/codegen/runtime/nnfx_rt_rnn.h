@@ -50,27 +50,35 @@ static inline float nnfx_rt_gru_mix(float z, float hh, float h) { return (1 - z)
 /* @end */
 
 /* @rt rnn needs:rnn_cell */
-/* sum a[i] * b[i] for i < n in eight interleaved partial sums */
-static inline float nnfx_rt_dot(const float *a, const float *b, int n) {
-    float l8[8] = {0, 0, 0, 0, 0, 0, 0, 0}, s;
-    int k, l;
-    for (k = 0; k + 8 <= n; k += 8)
-        for (l = 0; l < 8; l++)
-            l8[l] += a[k + l] * b[k + l];
-    s = ((l8[0] + l8[4]) + (l8[1] + l8[5])) + ((l8[2] + l8[6]) + (l8[3] + l8[7]));
-    for (; k < n; k++)
-        s += a[k] * b[k];
-    return s;
-}
-
-/* The pre-activation of gate row r of direction weights Wd, Rd: x . W[r]
- * + h . R[r] (h NULL: zeros) + bias[r] (bias NULL: none). */
-static inline float nnfx_rt_rnn_pre(const float *x, const float *h, const float *Wd, const float *Rd, const float *bias,
-                                    int r, int IN, int H) {
-    float v = bias ? bias[r] : 0.0f;
-    v += nnfx_rt_dot(x, Wd + (long)r * IN, IN);
-    if (h) v += nnfx_rt_dot(h, Rd + (long)r * H, H);
-    return v;
+/* One gate of hidden units j0 .. j0 + nb - 1 (nb <= 8): px[u] = bias[j0 +
+ * u] + x . W[j0 + u] (bias NULL: 0) and ph[u] = h . R[j0 + u] (h NULL:
+ * zeros), from the gate's weights transposed, WT [IN][H] and RT [H][H]:
+ * eight units side by side, no horizontal sums. */
+static inline void nnfx_rt_rnn_gate8(const float *x, const float *h, const float *WT, const float *RT,
+                                     const float *bias, int IN, int H, int j0, int nb, float *px, float *ph) {
+    float a[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int k, u;
+    if (nb == 8) {
+        for (k = 0; k < IN; k++)
+            for (u = 0; u < 8; u++)
+                a[u] += x[k] * WT[(long)k * H + j0 + u];
+        if (h)
+            for (k = 0; k < H; k++)
+                for (u = 0; u < 8; u++)
+                    c[u] += h[k] * RT[(long)k * H + j0 + u];
+    } else {
+        for (k = 0; k < IN; k++)
+            for (u = 0; u < nb; u++)
+                a[u] += x[k] * WT[(long)k * H + j0 + u];
+        if (h)
+            for (k = 0; k < H; k++)
+                for (u = 0; u < nb; u++)
+                    c[u] += h[k] * RT[(long)k * H + j0 + u];
+    }
+    for (u = 0; u < nb; u++) {
+        px[u] = (bias ? bias[j0 + u] : 0.0f) + a[u];
+        ph[u] = c[u];
+    }
 }
 
 /* RNN (kind 0), GRU (1) or LSTM (2) as ONNX defines them, without
@@ -78,26 +86,30 @@ static inline float nnfx_rt_rnn_pre(const float *x, const float *h, const float 
  * from its own Y slot of the previous step, an LSTM's cell lives in Y_c.
  * geo: kind, T, B, IN, H, dirs, reverse (a single direction runs
  * backwards), layout (1: batch first), linear_before_reset, input_forget.
- * x [T, B, IN] ([B, T, IN] batch first); W [dirs, G*H, IN], R [dirs, G*H, H]
- * (G gates: 1, 3 z r h, 4 i o f c); bsum [dirs, G*H] = Wb + Rb except the
- * GRU's h rows, which hold Wb alone, rbh [dirs, H] those Rb rows (GRU; NULL:
- * zeros), bsum NULL: no bias; lens [B] or NULL (every sequence T long); h0,
- * c0 [dirs, B, H] ([B, dirs, H]) or NULL (zeros); P [dirs, 3H] peepholes
- * i o f or NULL; clip (<= 0: none); acts: per direction 1 (RNN f), 2 (GRU
- * f g) or 3 (LSTM f g h). y [T, dirs, B, H] ([B, T, dirs, H]), zeros past
- * a sequence's length; yh (NULL: not wanted) and yc (LSTM: NULL when not
- * wanted) [dirs, B, H] ([B, dirs, H]); scratch: H floats for an LSTM
- * without yc or a GRU without linear_before_reset, else NULL. */
-static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *W, const float *R, const float *bsum,
+ * x [T, B, IN] ([B, T, IN] batch first); WT [dirs, G, IN, H] and RT [dirs,
+ * G, H, H]: ONNX's W [dirs, G*H, IN] and R [dirs, G*H, H] with each gate's
+ * matrix transposed (G gates: 1, 3 z r h, 4 i o f c); bsum [dirs, G*H] =
+ * Wb + Rb except the GRU's h rows, which hold Wb alone, rbh [dirs, H]
+ * those Rb rows (GRU; NULL: zeros), bsum NULL: no bias; lens [B] or NULL
+ * (every sequence T long); h0, c0 [dirs, B, H] ([B, dirs, H]) or NULL
+ * (zeros); P [dirs, 3H] peepholes i o f or NULL; clip (<= 0: none); acts:
+ * per direction 1 (RNN f), 2 (GRU f g) or 3 (LSTM f g h). y [T, dirs, B,
+ * H] ([B, T, dirs, H]), zeros past a sequence's length; yh (NULL: not
+ * wanted) and yc (LSTM: NULL when not wanted) [dirs, B, H] ([B, dirs, H]);
+ * scratch: H floats for an LSTM without yc or a GRU without
+ * linear_before_reset, else NULL. */
+static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *WT, const float *RT, const float *bsum,
                                const float *rbh, const int *lens, const float *h0, const float *c0, const float *P,
                                float clip, const nnfx_rt_act *acts, float *y, float *yh, float *yc, float *scratch) {
     const int kind = geo[0], T = geo[1], B = geo[2], IN = geo[3], H = geo[4], dirs = geo[5], bf = geo[7];
     const int lbr = geo[8], coupled = geo[9], G = kind == 2 ? 4 : kind == 1 ? 3 : 1, per = kind + 1;
-    int d, b, s, j;
+    const long gw = (long)IN * H, gr = (long)H * H; /* floats of one gate's WT, RT */
+    float px[4][8], ph[4][8];
+    int d, b, s, j, u, g;
     if (lens) memset(y, 0, sizeof(float) * (size_t)T * (size_t)dirs * (size_t)B * (size_t)H);
     for (d = 0; d < dirs; d++) {
         const int back = geo[6] || d == 1;
-        const float *Wd = W + (long)d * G * H * IN, *Rd = R + (long)d * G * H * H;
+        const float *Wd = WT + (long)d * G * gw, *Rd = RT + (long)d * G * gr;
         const float *bd = bsum ? bsum + (long)d * G * H : 0, *rd = rbh ? rbh + (long)d * H : 0;
         const float *Pd = P ? P + (long)d * 3 * H : 0;
         const nnfx_rt_act *a = acts + d * per;
@@ -113,37 +125,39 @@ static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *W, c
                 const int t = back ? len - 1 - s : s;
                 const float *xt = x + (bf ? (long)b * T + t : (long)t * B + b) * IN;
                 float *ht = y + (bf ? ((long)b * T + t) * dirs + d : ((long)t * dirs + d) * B + b) * H;
-                if (kind == 0) {
-                    for (j = 0; j < H; j++)
-                        ht[j] = nnfx_rt_gate(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, j, IN, H), clip, &a[0]);
-                } else if (kind == 2) {
-                    for (j = 0; j < H; j++)
-                        ht[j] = nnfx_rt_lstm_unit(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, j, IN, H),
-                                                  nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, H + j, IN, H),
-                                                  nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, 2 * H + j, IN, H),
-                                                  nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, 3 * H + j, IN, H),
-                                                  Pd ? Pd[j] : 0.0f, Pd ? Pd[H + j] : 0.0f, Pd ? Pd[2 * H + j] : 0.0f,
-                                                  coupled, clip, a, &cell[j]);
-                } else if (lbr) { /* hh = g(x Wh + r * (h Rh + Rbh)) */
-                    for (j = 0; j < H; j++) {
-                        const float z = nnfx_rt_gate(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, j, IN, H), clip, &a[0]);
-                        const float r = nnfx_rt_gate(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, H + j, IN, H), clip, &a[0]);
-                        const float q = hp ? nnfx_rt_dot(hp, Rd + (long)(2 * H + j) * H, H) : 0.0f;
-                        const float xh = (bd ? bd[2 * H + j] : 0.0f) + nnfx_rt_dot(xt, Wd + (long)(2 * H + j) * IN, IN);
-                        const float hh = nnfx_rt_gate(xh + r * (q + (rd ? rd[j] : 0.0f)), clip, &a[1]);
-                        ht[j] = nnfx_rt_gru_mix(z, hh, hp ? hp[j] : 0.0f);
+                if (kind == 1 && !lbr) /* r * h first (scratch): hh = g(x Wh + (r h) Rh + Rbh) */
+                    for (j = 0; j < H; j += 8) {
+                        const int nb = H - j < 8 ? H - j : 8;
+                        nnfx_rt_rnn_gate8(xt, hp, Wd + gw, Rd + gr, bd ? bd + H : 0, IN, H, j, nb, px[1], ph[1]);
+                        for (u = 0; u < nb; u++)
+                            scratch[j + u] = hp ? nnfx_rt_gate(px[1][u] + ph[1][u], clip, &a[0]) * hp[j + u] : 0.0f;
                     }
-                } else { /* hh = g(x Wh + (r h) Rh + Rbh): r h first, in scratch */
-                    for (j = 0; j < H; j++) {
-                        const float r = nnfx_rt_gate(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, H + j, IN, H), clip, &a[0]);
-                        scratch[j] = hp ? r * hp[j] : 0.0f;
-                    }
-                    for (j = 0; j < H; j++) {
-                        const float z = nnfx_rt_gate(nnfx_rt_rnn_pre(xt, hp, Wd, Rd, bd, j, IN, H), clip, &a[0]);
-                        float v = (bd ? bd[2 * H + j] : 0.0f) + (rd ? rd[j] : 0.0f);
-                        v += nnfx_rt_dot(xt, Wd + (long)(2 * H + j) * IN, IN);
-                        v += nnfx_rt_dot(scratch, Rd + (long)(2 * H + j) * H, H);
-                        ht[j] = nnfx_rt_gru_mix(z, nnfx_rt_gate(v, clip, &a[1]), hp ? hp[j] : 0.0f);
+                for (j = 0; j < H; j += 8) {
+                    const int nb = H - j < 8 ? H - j : 8;
+                    for (g = 0; g < G; g++)
+                        if (!(kind == 1 && !lbr && g == 1))
+                            nnfx_rt_rnn_gate8(xt, kind == 1 && !lbr && g == 2 ? (hp ? scratch : 0) : hp, Wd + g * gw,
+                                              Rd + g * gr, bd ? bd + g * H : 0, IN, H, j, nb, px[g], ph[g]);
+                    for (u = 0; u < nb; u++) {
+                        const float hprev = hp ? hp[j + u] : 0.0f, rb = rd ? rd[j + u] : 0.0f;
+                        if (kind == 0) {
+                            ht[j + u] = nnfx_rt_gate(px[0][u] + ph[0][u], clip, &a[0]);
+                        } else if (kind == 2) {
+                            ht[j + u] =
+                                nnfx_rt_lstm_unit(px[0][u] + ph[0][u], px[1][u] + ph[1][u], px[2][u] + ph[2][u],
+                                                  px[3][u] + ph[3][u], Pd ? Pd[j + u] : 0.0f, Pd ? Pd[H + j + u] : 0.0f,
+                                                  Pd ? Pd[2 * H + j + u] : 0.0f, coupled, clip, a, &cell[j + u]);
+                        } else {
+                            const float z = nnfx_rt_gate(px[0][u] + ph[0][u], clip, &a[0]);
+                            float hh;
+                            if (lbr)
+                                hh = nnfx_rt_gate(px[2][u] +
+                                                      nnfx_rt_gate(px[1][u] + ph[1][u], clip, &a[0]) * (ph[2][u] + rb),
+                                                  clip, &a[1]);
+                            else
+                                hh = nnfx_rt_gate(px[2][u] + rb + ph[2][u], clip, &a[1]);
+                            ht[j + u] = nnfx_rt_gru_mix(z, hh, hprev);
+                        }
                     }
                 }
                 hp = ht;
