@@ -852,9 +852,8 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
 
 /* RNN, GRU or LSTM node n: one call of nnfx_rt_rnn (runtime/nnfx_rt_rnn.h)
  * with every attribute the interpreter's kernel reads; sequence_lens must
- * be a constant. An LSTM whose Y_c has no storage (the node has fewer
- * than three outputs) and a GRU without linear_before_reset need H floats
- * of working memory: placed after the plan's arena (c->scratch_bytes). */
+ * be a constant. A GRU without linear_before_reset needs H floats of
+ * working memory (r * h): placed after the plan's arena (c->scratch_bytes). */
 static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
     const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
@@ -889,7 +888,7 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (bad) return unsupported(c, n, "sequence_lens is not a constant (generated C has static sequence lengths)");
     if (tl && nnfx_tensor_numel(tl) != B)
         return unsupported(c, n, "sequence_lens does not hold one length per batch row");
-    if ((kind == 2 && s->nout < 3) || (kind == 1 && !lbr)) {
+    if (kind == 1 && !lbr) {
         const int64_t need = (H * 4 + 63) / 64 * 64;
         if (need > c->scratch_bytes) c->scratch_bytes = need;
         snprintf(scr, sizeof scr, "(A + %lld)", (long long)(fx_plan_arena_bytes(c->p) / 4));
@@ -1501,7 +1500,7 @@ static char *emit_header(cg *c, int64_t arena) {
     }
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
-              "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime) */\n"
+              "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime%s) */\n"
               "#define %s_ARENA_BYTES %lld\n"
               "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n"
               "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
@@ -1511,7 +1510,8 @@ static char *emit_header(cg *c, int64_t arena) {
               "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
               "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
-              N, nin, N, nout, N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
+              N, nin, N, nout, c->scratch_bytes ? ", then recurrent steps' working memory" : "", N, (long long)arena, N,
+              (long long)c->weight_bytes, N, N, N, N, N, N);
     return sb_finish(&h);
 }
 

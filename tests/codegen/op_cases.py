@@ -202,12 +202,12 @@ def cases():
                                          x, [y.shape, yh.shape, yc.shape],
                                          [("W", W), ("R", R), ("B", B), ("L", lens), ("h0", h0), ("c0", c0), ("P", P)]),
            x, _flat(y, yh, yc))
-    # LSTM with only Y_h used (Y_c absent: its cell in working memory past the arena), reverse, clip
-    W, R = rand(1, 4 * H, IN), rand(1, 4 * H, H)
-    _, yh, _ = _recurrent("lstm", x, W, R, None, H, reverse=True, clip=0.5)
-    yield ("lstm_reverse_clip", _model("ls2", helper.make_node("LSTM", ["x", "W", "R"], ["", "y"], direction="reverse",
-                                                               hidden_size=H, clip=0.5), x, yh.shape,
-                                       [("W", W), ("R", R)]), x, yh)
+    # LSTM with only Y_h used (no Y_c: the cell kept in Y's slots), reverse, clip, sequence_lens, initial_c
+    W, R, c0, lens = rand(1, 4 * H, IN), rand(1, 4 * H, H), rand(1, Bt, H), np.array([3, 5], np.int32)
+    _, yh, _ = _recurrent("lstm", x, W, R, None, H, reverse=True, clip=0.5, lens=lens, c0=c0)
+    yield ("lstm_reverse_clip", _model("ls2", helper.make_node("LSTM", ["x", "W", "R", "", "L", "", "c0"], ["", "y"],
+                                                               direction="reverse", hidden_size=H, clip=0.5),
+                                       x, yh.shape, [("W", W), ("R", R), ("L", lens), ("c0", c0)]), x, yh)
     # GRU, linear_before_reset 0 (r * h before R: working memory past the arena) and 1 (batch first, bidirectional,
     # initial_h [batch, dirs, hidden])
     W, R, B = rand(1, 3 * H, IN) * 0.5, rand(1, 3 * H, H) * 0.5, rand(1, 6 * H) * 0.5

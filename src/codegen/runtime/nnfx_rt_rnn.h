@@ -83,7 +83,9 @@ static inline void nnfx_rt_rnn_gate8(const float *x, const float *h, const float
 
 /* RNN (kind 0), GRU (1) or LSTM (2) as ONNX defines them, without
  * allocation: each batch row's recurrence reads its previous hidden state
- * from its own Y slot of the previous step, an LSTM's cell lives in Y_c.
+ * from its own Y slot of the previous step; an LSTM's cell lives in Y_c,
+ * or without yc in the Y slot of the step that reads it (each unit reads
+ * its cell there before it writes its hidden value).
  * geo: kind, T, B, IN, H, dirs, reverse (a single direction runs
  * backwards), layout (1: batch first), linear_before_reset, input_forget.
  * x [T, B, IN] ([B, T, IN] batch first); WT [dirs, G, IN, H] and RT [dirs,
@@ -96,8 +98,7 @@ static inline void nnfx_rt_rnn_gate8(const float *x, const float *h, const float
  * per direction 1 (RNN f), 2 (GRU f g) or 3 (LSTM f g h). y [T, dirs, B,
  * H] ([B, T, dirs, H]), zeros past a sequence's length; yh (NULL: not
  * wanted) and yc (LSTM: NULL when not wanted) [dirs, B, H] ([B, dirs, H]);
- * scratch: H floats for an LSTM without yc or a GRU without
- * linear_before_reset, else NULL. */
+ * scratch: H floats for a GRU without linear_before_reset, else NULL. */
 static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *WT, const float *RT, const float *bsum,
                                const float *rbh, const int *lens, const float *h0, const float *c0, const float *P,
                                float clip, const nnfx_rt_act *acts, float *y, float *yh, float *yc, float *scratch) {
@@ -117,14 +118,16 @@ static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *WT, 
             const long so = bf ? ((long)b * dirs + d) * H : ((long)d * B + b) * H;
             const int len = !lens ? T : lens[b] < 0 ? 0 : lens[b] > T ? T : lens[b];
             const float *hp = h0 ? h0 + so : 0;
-            float *cell = yc ? yc + so : scratch;
-            if (kind == 2)
-                for (j = 0; j < H; j++)
-                    cell[j] = c0 ? c0[so + j] : 0.0f;
+            float *cell = yc ? yc + so : 0;
             for (s = 0; s < len; s++) {
-                const int t = back ? len - 1 - s : s;
+                const int t = back ? len - 1 - s : s, tn = back ? t - 1 : t + 1;
                 const float *xt = x + (bf ? (long)b * T + t : (long)t * B + b) * IN;
                 float *ht = y + (bf ? ((long)b * T + t) * dirs + d : ((long)t * dirs + d) * B + b) * H;
+                float *hn = s + 1 < len ? y + (bf ? ((long)b * T + tn) * dirs + d : ((long)tn * dirs + d) * B + b) * H
+                                        : 0; /* the next step's slot: the cell without yc */
+                if (kind == 2 && s == 0)
+                    for (j = 0; j < H; j++)
+                        (cell ? cell : ht)[j] = c0 ? c0[so + j] : 0.0f;
                 if (kind == 1 && !lbr) /* r * h first (scratch): hh = g(x Wh + (r h) Rh + Rbh) */
                     for (j = 0; j < H; j += 8) {
                         const int nb = H - j < 8 ? H - j : 8;
@@ -143,10 +146,15 @@ static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *WT, 
                         if (kind == 0) {
                             ht[j + u] = nnfx_rt_gate(px[0][u] + ph[0][u], clip, &a[0]);
                         } else if (kind == 2) {
+                            float cv = cell ? cell[j + u] : ht[j + u];
                             ht[j + u] =
                                 nnfx_rt_lstm_unit(px[0][u] + ph[0][u], px[1][u] + ph[1][u], px[2][u] + ph[2][u],
                                                   px[3][u] + ph[3][u], Pd ? Pd[j + u] : 0.0f, Pd ? Pd[H + j + u] : 0.0f,
-                                                  Pd ? Pd[2 * H + j + u] : 0.0f, coupled, clip, a, &cell[j + u]);
+                                                  Pd ? Pd[2 * H + j + u] : 0.0f, coupled, clip, a, &cv);
+                            if (cell)
+                                cell[j + u] = cv;
+                            else if (hn)
+                                hn[j + u] = cv;
                         } else {
                             const float z = nnfx_rt_gate(px[0][u] + ph[0][u], clip, &a[0]);
                             float hh;
