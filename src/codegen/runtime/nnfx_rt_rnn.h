@@ -53,7 +53,7 @@ static inline float nnfx_rt_gru_mix(float z, float hh, float h) { return (1 - z)
 /* One gate of hidden units j0 .. j0 + nb - 1 (nb <= 8): px[u] = bias[j0 +
  * u] + x . W[j0 + u] (bias NULL: 0) and ph[u] = h . R[j0 + u] (h NULL:
  * zeros), from the gate's weights transposed, WT [IN][H] and RT [H][H]:
- * eight units side by side, no horizontal sums. */
+ * eight (or four) units side by side, no horizontal sums. */
 static inline void nnfx_rt_rnn_gate8(const float *x, const float *h, const float *WT, const float *RT,
                                      const float *bias, int IN, int H, int j0, int nb, float *px, float *ph) {
     float a[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -65,6 +65,14 @@ static inline void nnfx_rt_rnn_gate8(const float *x, const float *h, const float
         if (h)
             for (k = 0; k < H; k++)
                 for (u = 0; u < 8; u++)
+                    c[u] += h[k] * RT[(long)k * H + j0 + u];
+    } else if (nb == 4) {
+        for (k = 0; k < IN; k++)
+            for (u = 0; u < 4; u++)
+                a[u] += x[k] * WT[(long)k * H + j0 + u];
+        if (h)
+            for (k = 0; k < H; k++)
+                for (u = 0; u < 4; u++)
                     c[u] += h[k] * RT[(long)k * H + j0 + u];
     } else {
         for (k = 0; k < IN; k++)
