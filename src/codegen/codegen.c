@@ -828,7 +828,8 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
                                int64_t K, char *buf, size_t len) {
     bool bad = false;
     const nnfx_tensor *t = const_input(c, s, a, &bad);
-    if (bad || !t || t->dtype != NNFX_F32 || nnfx_tensor_numel(t) != dirs * G * H * K)
+    if (bad || !t || t->dtype != NNFX_F32 || t->rank != 3 || t->shape[0] != dirs || t->shape[1] != G * H ||
+        t->shape[2] != K)
         return unsupported(c, n,
                            a == 1
                                ? "W is not a float32 constant [dirs, gates * hidden, input] (generated C packs it)"

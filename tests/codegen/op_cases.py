@@ -281,6 +281,14 @@ def refused():
                           [numpy_helper.from_array(np.array([2], np.int64), "k")])
     yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
            ["output i", "int64", "only float32"])
+    # recurrent weights computed from the input: generated C packs W and R at generation
+    xs = np.zeros((3, 1, 2), np.float32)
+    yield ("gru_computed_w", _model("gw", [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                                           helper.make_node("Add", ["w0", "s"], ["w"]),
+                                           helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=2)],
+                                    xs, (3, 1, 1, 2), [("w0", np.ones((1, 6, 2), np.float32)),
+                                                       ("r", np.ones((1, 6, 2), np.float32))]),
+           ["(gru)", "W is not a float32 constant"])
     # data-dependent output size: generated C has static shapes
     g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Cast", ["nz"], ["y"], to=1)],
                           "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
