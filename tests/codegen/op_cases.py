@@ -189,33 +189,46 @@ def cases():
                                             x, [(2, 3, 3), (2, 3, 3), (2, 3, 1)], opset=18),
            x, _flat(x[..., :3], x[..., 3:6], x[..., 6:]))
 
-    # Recurrent layers (references: ONNX's equations in numpy, _recurrent). LSTM: bidirectional, bias,
-    # sequence_lens (one row shorter), initial states, peepholes; Y, Y_h and Y_c all returned
-    T, Bt, IN, H = 5, 2, 3, 4
+    # Recurrent layers (references: ONNX's equations in numpy, _recurrent); hidden sizes 5, 9, 4, 12 and 3 take
+    # the generated kernel's blocks of 8 and 4 units and its general path. LSTM: bidirectional, bias,
+    # sequence_lens (one row shorter), initial states, peepholes, a list of activations per direction (with
+    # activation_alpha / activation_beta taken in order by the functions that have them); Y, Y_h and Y_c returned
+    T, Bt, IN, H = 5, 2, 3, 5
     x = rand(T, Bt, IN)
+
+    def hard_sigmoid(a, b):
+        return lambda v: np.clip(a * v + b, 0, 1)
+
+    lstm_acts = [(hard_sigmoid(0.25, 0.6), lambda v: np.where(v >= 0, v, 0.9 * np.expm1(v)),
+                  lambda v: 1.2 * np.tanh(0.7 * v)),
+                 (_sig, lambda v: 0.5 * v + 0.1, lambda v: v / (1 + np.abs(v)))]
     W, R, B, P = rand(2, 4 * H, IN) * 0.5, rand(2, 4 * H, H) * 0.5, rand(2, 8 * H) * 0.5, rand(2, 3 * H) * 0.5
     h0, c0, lens = rand(2, Bt, H) * 0.5, rand(2, Bt, H) * 0.5, np.array([5, 3], np.int32)
-    y, yh, yc = _recurrent("lstm", x, W, R, B, H, dirs=2, lens=lens, h0=h0, c0=c0, P=P)
-    yield ("lstm_bidir_seq", _model_outs("ls1", [helper.make_node("LSTM", ["x", "W", "R", "B", "L", "h0", "c0", "P"],
-                                                                  ["y0", "y1", "y2"], direction="bidirectional",
-                                                                  hidden_size=H)],
-                                         x, [y.shape, yh.shape, yc.shape],
-                                         [("W", W), ("R", R), ("B", B), ("L", lens), ("h0", h0), ("c0", c0), ("P", P)]),
-           x, _flat(y, yh, yc))
+    y, yh, yc = _recurrent("lstm", x, W, R, B, H, dirs=2, lens=lens, h0=h0, c0=c0, P=P, acts=lstm_acts)
+    yield ("lstm_bidir_seq", _model_outs("ls1", [helper.make_node(
+        "LSTM", ["x", "W", "R", "B", "L", "h0", "c0", "P"], ["y0", "y1", "y2"], direction="bidirectional",
+        hidden_size=H, activations=["HardSigmoid", "Elu", "ScaledTanh", "Sigmoid", "Affine", "Softsign"],
+        activation_alpha=[0.25, 0.9, 1.2, 0.5], activation_beta=[0.6, 0.7, 0.1])], x, [y.shape, yh.shape, yc.shape],
+        [("W", W), ("R", R), ("B", B), ("L", lens), ("h0", h0), ("c0", c0), ("P", P)]), x, _flat(y, yh, yc))
     # LSTM with only Y_h used (no Y_c: the cell kept in Y's slots), reverse, clip, sequence_lens, initial_c
+    H = 9
     W, R, c0, lens = rand(1, 4 * H, IN), rand(1, 4 * H, H), rand(1, Bt, H), np.array([3, 5], np.int32)
     _, yh, _ = _recurrent("lstm", x, W, R, None, H, reverse=True, clip=0.5, lens=lens, c0=c0)
     yield ("lstm_reverse_clip", _model("ls2", helper.make_node("LSTM", ["x", "W", "R", "", "L", "", "c0"], ["", "y"],
                                                                direction="reverse", hidden_size=H, clip=0.5),
                                        x, yh.shape, [("W", W), ("R", R), ("L", lens), ("c0", c0)]), x, yh)
-    # GRU, linear_before_reset 0 (r * h before R: working memory past the arena) and 1 (batch first, bidirectional,
-    # initial_h [batch, dirs, hidden])
-    W, R, B = rand(1, 3 * H, IN) * 0.5, rand(1, 3 * H, H) * 0.5, rand(1, 6 * H) * 0.5
-    h0 = rand(1, Bt, H) * 0.5
-    y, yh, _ = _recurrent("gru", x, W, R, B, H, h0=h0)
-    yield ("gru_lbr0", _model_outs("gr0", [helper.make_node("GRU", ["x", "W", "R", "B", "", "h0"], ["y0", "y1"],
-                                                            hidden_size=H)], x, [y.shape, yh.shape],
-                                   [("W", W), ("R", R), ("B", B), ("h0", h0)]), x, _flat(y, yh))
+    # GRU, linear_before_reset 0 (r * h before R: working memory past the arena; bidirectional, initial_h, other
+    # activations) and 1 (default activations, batch first, bidirectional, initial_h [batch, dirs, hidden])
+    H = 4
+    gru_acts = [(_sig, lambda v: np.where(v >= 0, v, 0.05 * v), None), (_sig, lambda v: np.log1p(np.exp(v)), None)]
+    W, R, B = rand(2, 3 * H, IN) * 0.3, rand(2, 3 * H, H) * 0.3, rand(2, 6 * H) * 0.3
+    h0 = rand(2, Bt, H) * 0.3
+    y, yh, _ = _recurrent("gru", x, W, R, B, H, dirs=2, h0=h0, acts=gru_acts)
+    yield ("gru_lbr0", _model_outs("gr0", [helper.make_node(
+        "GRU", ["x", "W", "R", "B", "", "h0"], ["y0", "y1"], direction="bidirectional", hidden_size=H,
+        activations=["Sigmoid", "LeakyRelu", "Sigmoid", "Softplus"], activation_alpha=[0.05])],
+        x, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("h0", h0)]), x, _flat(y, yh))
+    H = 12
     xb = rand(Bt, T, IN)
     W, R, B = rand(2, 3 * H, IN) * 0.5, rand(2, 3 * H, H) * 0.5, rand(2, 6 * H) * 0.5
     h0 = rand(Bt, 2, H) * 0.5
@@ -226,51 +239,31 @@ def cases():
                                                                         linear_before_reset=1)],
                                                xb, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("h0", h0)]),
            xb, _flat(y, yh))
-    # RNN: Relu activation, sequence_lens, Y and Y_h
-    W, R, B = rand(1, H, IN) * 0.5, rand(1, H, H) * 0.5, rand(1, 2 * H) * 0.5
+    # RNN: bidirectional, Relu forward and ThresholdedRelu backward, sequence_lens, Y and Y_h
+    H = 3
+    W, R, B = rand(2, H, IN) * 0.5, rand(2, H, H) * 0.5, rand(2, 2 * H) * 0.5
     lens = np.array([2, 5], np.int32)
-    y, yh, _ = _recurrent("rnn", x, W, R, B, H, lens=lens, f=lambda v: np.maximum(v, 0))
-    yield ("rnn_relu_seq", _model_outs("rn1", [helper.make_node("RNN", ["x", "W", "R", "B", "L"], ["y0", "y1"],
-                                                                hidden_size=H, activations=["Relu"])],
+    y, yh, _ = _recurrent("rnn", x, W, R, B, H, dirs=2, lens=lens,
+                          acts=[(lambda v: np.maximum(v, 0), None, None), (lambda v: np.where(v > 0.2, v, 0), None, None)])
+    yield ("rnn_bidir_seq", _model_outs("rn1", [helper.make_node("RNN", ["x", "W", "R", "B", "L"], ["y0", "y1"],
+                                                                hidden_size=H, direction="bidirectional",
+                                                                activations=["Relu", "ThresholdedRelu"],
+                                                                activation_alpha=[0.2])],
                                        x, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("L", lens)]),
            x, _flat(y, yh))
-    # every activation ONNX names, with activation_alpha / activation_beta taken in order by the functions
-    # that have them, a different list per direction: an LSTM and a GRU (linear_before_reset 0)
-    def hard_sigmoid(a, b):
-        return lambda v: np.clip(a * v + b, 0, 1)
-
-    lstm_acts = [(hard_sigmoid(0.25, 0.6), lambda v: np.where(v >= 0, v, 0.9 * np.expm1(v)),
-                  lambda v: 1.2 * np.tanh(0.7 * v)),
-                 (_sig, lambda v: 0.5 * v + 0.1, lambda v: v / (1 + np.abs(v)))]
-    W, R, B = rand(2, 4 * H, IN) * 0.5, rand(2, 4 * H, H) * 0.5, rand(2, 8 * H) * 0.5
-    y, yh, yc = _recurrent("lstm", x, W, R, B, H, dirs=2, acts=lstm_acts)
-    yield ("lstm_activations", _model_outs("la", [helper.make_node(
-        "LSTM", ["x", "W", "R", "B"], ["y0", "y1", "y2"], direction="bidirectional", hidden_size=H,
-        activations=["HardSigmoid", "Elu", "ScaledTanh", "Sigmoid", "Affine", "Softsign"],
-        activation_alpha=[0.25, 0.9, 1.2, 0.5], activation_beta=[0.6, 0.7, 0.1])], x, [y.shape, yh.shape, yc.shape],
-        [("W", W), ("R", R), ("B", B)]), x, _flat(y, yh, yc))
-    gru_acts = [(lambda v: np.where(v >= 0, v, 0.05 * v), lambda v: np.log1p(np.exp(v)), None),
-                (lambda v: np.where(v > 0.2, v, 0), lambda v: np.maximum(v, 0), None)]
-    W, R, B = rand(2, 3 * H, IN) * 0.3, rand(2, 3 * H, H) * 0.3, rand(2, 6 * H) * 0.3
-    y, yh, _ = _recurrent("gru", x, W, R, B, H, dirs=2, acts=gru_acts)
-    yield ("gru_activations", _model_outs("gac", [helper.make_node(
-        "GRU", ["x", "W", "R", "B"], ["y0", "y1"], direction="bidirectional", hidden_size=H,
-        activations=["LeakyRelu", "Softplus", "ThresholdedRelu", "Relu"], activation_alpha=[0.05, 0.2])],
-        x, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B)]), x, _flat(y, yh))
-    # TopK: the 3 largest along axis 1 with ties (the lower index first) and the indices through a Cast;
-    # the 2 smallest of the last axis, values only
+    # TopK: the 3 largest along axis 1 with ties (the lower index first) and their indices through a Cast; the
+    # 2 smallest of the last axis, values only
     x = rand(2, 6, 3)
     x[0, 4, :] = x[0, 1, :]
-    idx = np.argsort(-x, axis=1, kind="stable")[:, :3]
-    yield ("topk_largest", _model_outs("tk1", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1),
-                                               helper.make_node("Cast", ["i"], ["y1"], to=TensorProto.FLOAT),
-                                               helper.make_node("Identity", ["v"], ["y0"])],
-                                       x, [(2, 3, 3), (2, 3, 3)], [("k", np.array([3], i64))]),
-           x, _flat(np.take_along_axis(x, idx, axis=1), idx.astype(np.float32)))
-    idx = np.argsort(x, axis=-1, kind="stable")[..., :2]
-    yield ("topk_smallest", _model("tk2", helper.make_node("TopK", ["x", "k"], ["y", ""], largest=0), x, (2, 6, 2),
-                                   [("k", np.array([2], i64))]), x, np.take_along_axis(x, idx, axis=-1))
-
+    big = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    small = np.argsort(x, axis=-1, kind="stable")[..., :2]
+    yield ("topk", _model_outs("tk", [helper.make_node("TopK", ["x", "k3"], ["v", "i"], axis=1),
+                                      helper.make_node("Identity", ["v"], ["y0"]),
+                                      helper.make_node("Cast", ["i"], ["y1"], to=TensorProto.FLOAT),
+                                      helper.make_node("TopK", ["x", "k2"], ["y2", ""], largest=0)],
+                               x, [(2, 3, 3), (2, 3, 3), (2, 6, 2)],
+                               [("k3", np.array([3], i64)), ("k2", np.array([2], i64))]),
+           x, _flat(np.take_along_axis(x, big, axis=1), big.astype(np.float32), np.take_along_axis(x, small, axis=-1)))
 
 def refused():
     x = np.zeros((2, 5), np.float32)
