@@ -45,6 +45,8 @@ set -- \
   "mobile_blocks|tests/data/real_models/mobile_blocks.onnx|tests/data/real_models/mobile_blocks.input_0.npy|" \
   "digits_cnn|tests/data/digits/digits_cnn.onnx|$W/digits_x1.npy|x=1x1x8x8" \
   "kws|tests/data/kws/kws.onnx|$W/kws_x1.npy|x=1x1x31x20" \
+  "gru_kws|tests/data/coverage/gru_kws.onnx|tests/data/coverage/gru_kws.input_0.npy|" \
+  "lstm_kws|tests/data/coverage/lstm_kws.onnx|tests/data/coverage/lstm_kws.input_0.npy|" \
   "qdq_cnn|tests/data/qdq/qdq_cnn.onnx|tests/data/qdq/qdq_cnn_x.npy|" \
   "kws_q|$W/kws_q.onnx|$W/kws_x1.npy|x=1x1x31x20"
 $PY -c "

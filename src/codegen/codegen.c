@@ -47,8 +47,9 @@ typedef struct cg {
     sbuf body, weights, decls;
     cg_op_stat stats[NNFX_OP_COUNT];
     nnfx_error *err;
-    int int8_steps;      /* int8 islands emitted */
-    bool weights_stdint; /* the weights file includes <stdint.h> */
+    int int8_steps;        /* int8 islands emitted */
+    int64_t scratch_bytes; /* working memory past the plan's arena (recurrent steps), a multiple of 64 */
+    bool weights_stdint;   /* the weights file includes <stdint.h> */
 } cg;
 
 /* ---- runtime sections -------------------------------------------------- */
@@ -771,6 +772,205 @@ static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, 
     return NNFX_OK;
 }
 
+/* The constant B of recurrent node n (Wb then Rb per direction, G gates
+ * of H) as the two arrays nnfx_rt_rnn reads: bsum = Wb + Rb per gate row
+ * except a GRU's h rows (Wb alone) and rbh = those rows' Rb (GRU only);
+ * names in bs / rb ("0" when there is no B or no rbh). */
+static nnfx_status rnn_bias(cg *c, const fx_step_view *s, const nnfx_node *n, int dirs, int64_t G, int64_t H, char *bs,
+                            char *rb, size_t len) {
+    bool bad = false, gru = n->op == NNFX_OP_GRU;
+    const nnfx_tensor *tb = const_input(c, s, 3, &bad);
+    snprintf(bs, len, "0"), snprintf(rb, len, "0");
+    if (bad) return unsupported(c, n, "the bias B is not a constant");
+    if (!tb) return NNFX_OK;
+    if (tb->dtype != NNFX_F32 || nnfx_tensor_numel(tb) != dirs * 2 * G * H)
+        return unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
+    const float *b = tb->data;
+    float *sum = malloc(sizeof *sum * (size_t)(dirs * G * H + 1)), *rh = malloc(sizeof *rh * (size_t)(dirs * H + 1));
+    if (!sum || !rh) {
+        free(sum), free(rh);
+        return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+    for (int d = 0; d < dirs; d++)
+        for (int64_t j = 0; j < G * H; j++) {
+            const float wb = b[d * 2 * G * H + j], rbj = b[d * 2 * G * H + G * H + j];
+            sum[d * G * H + j] = gru && j >= 2 * H ? wb : wb + rbj;
+            if (gru && j >= 2 * H) rh[d * H + j - 2 * H] = rbj;
+        }
+    int id = emit_weight_array(c, n, s->in[3], gru ? "Wb + Rb (h rows: Wb)" : "Wb + Rb", sum, dirs * G * H);
+    snprintf(bs, len, "%s_w%d", c->name, id);
+    if (gru) snprintf(rb, len, "%s_w%d", c->name, emit_weight_array(c, n, s->in[3], "Rb of h", rh, dirs * H));
+    free(sum), free(rh);
+    return NNFX_OK;
+}
+
+/* C expression of optional float input a of step s ("0" when absent),
+ * checked to hold `numel` values. */
+static nnfx_status rnn_input(cg *c, const fx_step_view *s, const nnfx_node *n, int a, int64_t numel, const char *what,
+                             char *buf, size_t len) {
+    snprintf(buf, len, "0");
+    if (a >= s->nin || s->in[a] < 0) return NNFX_OK;
+    fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
+    int64_t have =
+        vv.kind == FX_VALUE_CONST ? nnfx_tensor_numel(vv.t) : (arg_meta(n, a) ? meta_numel(arg_meta(n, a)) : -1);
+    if (have != numel) {
+        char why[96];
+        snprintf(why, sizeof why, "%s holds %lld values, not %lld", what, (long long)have, (long long)numel);
+        return unsupported(c, n, why);
+    }
+    return value_expr(c, s->in[a], n, buf, len);
+}
+
+/* Recurrent weights W (a = 1, K = IN) or R (a = 2, K = H), a float32
+ * constant [dirs, G * H, K], as the array nnfx_rt_rnn reads: each gate's
+ * matrix transposed, [dirs][G][K][H]; its name in buf. */
+static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n, int a, int dirs, int64_t G, int64_t H,
+                               int64_t K, char *buf, size_t len) {
+    bool bad = false;
+    const nnfx_tensor *t = const_input(c, s, a, &bad);
+    if (bad || !t || t->dtype != NNFX_F32 || t->rank != 3 || t->shape[0] != dirs || t->shape[1] != G * H ||
+        t->shape[2] != K)
+        return unsupported(c, n,
+                           a == 1
+                               ? "W is not a float32 constant [dirs, gates * hidden, input] (generated C packs it)"
+                               : "R is not a float32 constant [dirs, gates * hidden, hidden] (generated C packs it)");
+    const int64_t total = dirs * G * H * K;
+    float *tr = malloc(sizeof *tr * (size_t)(total ? total : 1));
+    if (!tr) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    const float *w = t->data;
+    for (int64_t dg = 0; dg < dirs * G; dg++)
+        for (int64_t j = 0; j < H; j++)
+            for (int64_t k = 0; k < K; k++)
+                tr[(dg * K + k) * H + j] = w[(dg * H + j) * K + k];
+    int id = emit_weight_array(c, n, s->in[a],
+                               a == 1 ? "W, each gate transposed [dirs][gates][input][hidden]"
+                                      : "R, each gate transposed [dirs][gates][hidden][hidden]",
+                               tr, total);
+    free(tr);
+    snprintf(buf, len, "%s_w%d", c->name, id);
+    return NNFX_OK;
+}
+
+/* RNN, GRU or LSTM node n: one call of nnfx_rt_rnn (runtime/nnfx_rt_rnn.h)
+ * with every attribute the interpreter's kernel reads; sequence_lens must
+ * be a constant. A GRU without linear_before_reset needs H floats of
+ * working memory (r * h): placed after the plan's arena (c->scratch_bytes). */
+static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
+    const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    const int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1, rev = strcmp(dir, "reverse") == 0;
+    const int bf = nnfx_node_attr_int(n, "layout", 0) != 0;
+    const int lbr = kind == 1 && nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
+    const int coupled = kind == 2 && nnfx_node_attr_int(n, "input_forget", 0) != 0;
+    if (!xm || xm->rank != 3 || ym->rank != 4) return unsupported(c, n, "X must be a tensor of rank 3");
+    const int64_t T = xm->dims[bf ? 1 : 0].value, B = xm->dims[bf ? 0 : 1].value, IN = xm->dims[2].value,
+                  H = ym->dims[3].value;
+    if (T * B > INT32_MAX || G * H * (IN > H ? IN : H) > INT32_MAX)
+        return unsupported(c, n, "too large for the generated kernel's int sizes");
+    char x[64], w[64], r[64], bs[64], rb[64], h0[64] = "0", c0[64] = "0", pp[64] = "0", y[64], yh[64] = "0",
+                                              yc[64] = "0", scr[64] = "0";
+    nnfx_status st;
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = rnn_weights(c, s, n, 1, dirs, G, H, IN, w, sizeof w)) ||
+        (st = rnn_weights(c, s, n, 2, dirs, G, H, H, r, sizeof r)) ||
+        (st = rnn_bias(c, s, n, dirs, G, H, bs, rb, sizeof bs)) ||
+        (st = rnn_input(c, s, n, 5, dirs * B * H, "initial_h", h0, sizeof h0)) ||
+        (kind == 2 && (st = rnn_input(c, s, n, 6, dirs * B * H, "initial_c", c0, sizeof c0))) ||
+        (kind == 2 && (st = rnn_input(c, s, n, 7, dirs * 3 * H, "the peepholes P", pp, sizeof pp))) ||
+        (st = value_expr(c, s->out, n, y, sizeof y)) ||
+        (s->nout > 1 && (st = value_expr(c, s->outs[1], n, yh, sizeof yh))) ||
+        (kind == 2 && s->nout > 2 && (st = value_expr(c, s->outs[2], n, yc, sizeof yc))))
+        return st;
+    kern_rnn_act acts[6];
+    if ((st = kern_rnn_acts(n, per, dirs, acts, c->err))) return st;
+    bool bad = false;
+    const nnfx_tensor *tl = const_input(c, s, 4, &bad);
+    if (bad) return unsupported(c, n, "sequence_lens is not a constant (generated C has static sequence lengths)");
+    if (tl && nnfx_tensor_numel(tl) != B)
+        return unsupported(c, n, "sequence_lens does not hold one length per batch row");
+    if (kind == 1 && !lbr) {
+        const int64_t need = (H * 4 + 63) / 64 * 64;
+        if (need > c->scratch_bytes) c->scratch_bytes = need;
+        snprintf(scr, sizeof scr, "(A + %lld)", (long long)(fx_plan_arena_bytes(c->p) / 4));
+    }
+    use_section(c, "rnn");
+    sb_printf(&c->body,
+              "    {   /* kind T B IN H dirs reverse layout linear_before_reset input_forget */\n"
+              "        static const int geo[10] = {%d, %lld, %lld, %lld, %lld, %d, %d, %d, %d, %d};\n",
+              kind, (long long)T, (long long)B, (long long)IN, (long long)H, dirs, rev, bf, lbr, coupled);
+    sb_printf(&c->body, "        static const nnfx_rt_act acts[%d] = {", per * dirs);
+    for (int i = 0; i < per * dirs; i++) {
+        use_section(c, acts[i].section);
+        sb_printf(&c->body, "%s{nnfx_rt_%s, ", i ? ", " : "", acts[i].section);
+        float_lit(&c->body, acts[i].a);
+        sb_printf(&c->body, ", ");
+        float_lit(&c->body, acts[i].b);
+        sb_printf(&c->body, "}");
+    }
+    sb_printf(&c->body, "};\n");
+    if (tl) {
+        sb_printf(&c->body, "        static const int lens[%lld] = {", (long long)(B ? B : 1));
+        for (int64_t b = 0; b < B; b++) {
+            double v = nnfx_tensor_get(tl, b);
+            sb_printf(&c->body, b ? ", %d" : "%d", v < 0 ? 0 : v > (double)T ? (int)T : (int)v);
+        }
+        sb_printf(&c->body, B ? "};\n" : "0};\n");
+    }
+    sb_printf(&c->body, "        nnfx_rt_rnn(geo, %s, %s, %s, %s, %s, %s, %s, %s, %s, ", x, w, r, bs, rb,
+              tl ? "lens" : "0", h0, c0, pp);
+    float_lit(&c->body, (float)nnfx_node_attr_float(n, "clip", 0.0));
+    sb_printf(&c->body, ", acts, %s, %s, %s, %s);\n    }\n", y, yh, yc, scr);
+    c->stats[n->op].macs += T * B * dirs * G * H * (IN + H);
+    return NNFX_OK;
+}
+
+/* TopK node n: the values, and the int64 indices when the node has that
+ * output (stored bytewise in the arena; only a Cast to float32 reads them
+ * in generated C: a model output must be float32). */
+static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    int axis;
+    if (!xm || xm->dtype != NNFX_F32 || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        return unsupported(c, n, "topk of a float32 tensor along a valid axis");
+    char x[64], y[64], idx[64] = "0";
+    nnfx_status st;
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    if (s->nout > 1) {
+        fx_value_view iv = fx_plan_value_view(c->p, s->outs[1]);
+        if (iv.kind == FX_VALUE_ARENA) snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)iv.off);
+    }
+    use_section(c, "topk");
+    sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
+              (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
+              (long long)infer_prod(xm, axis + 1, xm->rank), (long long)ym->dims[axis].value,
+              nnfx_node_attr_int(n, "largest", 1) != 0);
+    return NNFX_OK;
+}
+
+/* Cast to float32 of a float32 value (a copy) or of an int64 one in the
+ * arena (TopK's indices: nnfx_rt_cast_i64). */
+static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    char x[64], y[64];
+    nnfx_status st;
+    if (!xm || s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
+    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    const int64_t numel = meta_numel(&n->meta[0]);
+    fx_value_view xv = fx_plan_value_view(c->p, s->in[0]);
+    if (xm->dtype == NNFX_F32) {
+        if ((st = value_expr(c, s->in[0], n, x, sizeof x))) return st;
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
+        return NNFX_OK;
+    }
+    if (xm->dtype != NNFX_I64 || xv.kind != FX_VALUE_ARENA)
+        return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
+    use_section(c, "cast_i64");
+    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)A + %lld, %s, %lld);\n", (long long)xv.off, y,
+              (long long)numel);
+    return NNFX_OK;
+}
+
 static bool is_int8_step(const nnfx_node *n);
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
@@ -873,9 +1073,12 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     nnfx_status st;
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
+    if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
+    if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n);
+    if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
     if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
-        return unsupported(c, n, "multi-output ops other than split are not generated");
+        return unsupported(c, n, "multi-output ops other than Split, TopK, RNN, GRU and LSTM are not generated");
     int ndata = data_inputs(n->op, s->nin);
     if (ndata > 8) return unsupported(c, n, "too many inputs");
     for (int a = 0; a < ndata; a++) {
@@ -1312,7 +1515,7 @@ static char *emit_header(cg *c, int64_t arena) {
     }
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
-              "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime) */\n"
+              "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime%s) */\n"
               "#define %s_ARENA_BYTES %lld\n"
               "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n"
               "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
@@ -1322,7 +1525,8 @@ static char *emit_header(cg *c, int64_t arena) {
               "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
               "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
-              N, nin, N, nout, N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
+              N, nin, N, nout, c->scratch_bytes ? ", then recurrent steps' working memory" : "", N, (long long)arena, N,
+              (long long)c->weight_bytes, N, N, N, N, N, N);
     return sb_finish(&h);
 }
 
@@ -1418,7 +1622,7 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
               "#define NNFX_ALIGNED\n#endif\n\n",
               name);
     if ((st = walk_plan(&c))) goto done;
-    int64_t arena = fx_plan_arena_bytes(p);
+    int64_t arena = fx_plan_arena_bytes(p) + c.scratch_bytes;
     /* every declared weight is defined in the weights file */
     out->header = emit_header(&c, arena);
     out->source = emit_source(&c, arena);

@@ -7,7 +7,8 @@ deterministic; --forbid, unsupported ops and dynamic shapes fail as
 documented with nothing written; the keyword model with BN folded and
 sigmoid -> hard_sigmoid compiles to an object whose only undefined symbols
 are mem* and matches PyTorch's accuracy for that rewrite; single-op models
-(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale.
+(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale, as nnfx's runtime
+does on the same models.
 
 Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
 """
@@ -151,6 +152,12 @@ def main():
                 for m in ["tiny_cnn", "mini_resnet", "mini_squeezenet", "mobile_blocks", "tiny_vit", "tiny_vit_opset13"]]
     fixtures.append(("qkv_attention", os.path.join(sp, "qkv_attention.onnx"), os.path.join(sp, "qkv_attention.s0.in0.npy"),
                      os.path.join(sp, "qkv_attention.s0.out0.npy")))
+    # the recurrent keyword spotters of the coverage tests (tests/data/coverage/make_models.py): a 2-layer
+    # bidirectional GRU; a Conv1d front end, an LSTM and a bidirectional LSTM whose h is the second output
+    cov = os.path.join(DATA, "coverage")
+    for m, nout in (("gru_kws", 1), ("lstm_kws", 2)):
+        fixtures.append((m, os.path.join(cov, m + ".onnx"), os.path.join(cov, m + ".input_0.npy"),
+                         [os.path.join(cov, "%s.output_%d.npy" % (m, k)) for k in range(nout)]))
     for m, onnx_path, xf, yf in fixtures:
         out = os.path.join(WORK, m)
         r = generate(onnx_path, out, m)
@@ -158,8 +165,8 @@ def main():
             fail("%s: codegen exited %d: %s" % (m, r.returncode, r.stdout))
             continue
         got = build_and_run(out, m, [np.load(xf)], 1)
-        if got is not None:
-            compare(m, got, np.load(yf))
+        if got is not None:  # several outputs: one after the other
+            compare(m, got, np.concatenate([np.load(f).ravel() for f in (yf if isinstance(yf, list) else [yf])]))
     # 2. digits and keyword models: batch 1, looped over the test split
     models = [("digits_cnn", os.path.join(DATA, "digits", "digits_cnn.onnx"), "x=1x1x8x8",
                os.path.join(DATA, "digits", "digits_test_x.npy"), os.path.join(DATA, "digits", "digits_cnn_logits.npy")),
@@ -263,6 +270,16 @@ def main():
             got = build_and_run(out, name, [x[None]], 1)
             if got is not None:
                 compare(name, got, ref)
+            # nnfx's runtime on the same model and reference (the generated C's twin)
+            np.save(os.path.join(out, "x.npy"), x)
+            r = run([NNFX, "run", path, "--input", os.path.join(out, "x.npy"), "--output-dir",
+                     os.path.join(out, "runtime"), "-q"])
+            if r.returncode:
+                fail("%s: nnfx run exited %d: %s" % (name, r.returncode, r.stdout))
+            else:
+                compare(name + " (runtime)", np.concatenate(
+                    [np.load(os.path.join(out, "runtime", o.name + ".npy")).astype(np.float32).ravel()
+                     for o in model.graph.output]), ref)
         for name, model, words in op_cases.refused():
             path = os.path.join(WORK, name + ".onnx")
             onnx.save(model, path)

@@ -47,6 +47,62 @@ def _nearest(x, out_shape, src):
     return x
 
 
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _recurrent(kind, x, W, R, B, H, dirs=1, reverse=False, layout=0, lens=None, h0=None, c0=None, P=None,
+               lbr=0, clip=0.0, f=_sig, g=np.tanh, h=np.tanh, acts=None):
+    """ONNX's RNN ("rnn", activation f), GRU ("gru", f g) and LSTM ("lstm",
+    f g h) equations in float64 (acts: (f, g, h) per direction instead):
+    returns Y, Y_h, Y_c (Y_c None but for LSTM), in the layout asked for."""
+    x = x.astype(np.float64)
+    if layout:
+        x = x.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+        c0 = None if c0 is None else c0.transpose(1, 0, 2)
+    T, Bt = x.shape[0], x.shape[1]
+    G = {"rnn": 1, "gru": 3, "lstm": 4}[kind]
+    lens = np.full(Bt, T) if lens is None else lens
+    B = np.zeros((dirs, 2 * G * H)) if B is None else B.astype(np.float64)
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip > 0 else (lambda v: v)
+    Y, Yh, Yc = np.zeros((T, dirs, Bt, H)), np.zeros((dirs, Bt, H)), np.zeros((dirs, Bt, H))
+    for d in range(dirs):
+        Wd, Rd, wb, rb = W[d].astype(np.float64), R[d].astype(np.float64), B[d, :G * H], B[d, G * H:]
+        f, g, h = acts[d] if acts else (f, g, h)
+        for b in range(Bt):
+            hp = np.zeros(H) if h0 is None else h0[d, b].astype(np.float64)
+            cp = np.zeros(H) if c0 is None else c0[d, b].astype(np.float64)
+            n = int(lens[b])
+            steps = range(n - 1, -1, -1) if (reverse or d == 1) else range(n)
+            for t in steps:
+                xw, hr = Wd @ x[t, b] + wb, Rd @ hp + rb
+                if kind == "rnn":
+                    hn = f(cl(xw + hr))
+                elif kind == "gru":
+                    z, r = f(cl(xw[:H] + hr[:H])), f(cl(xw[H:2 * H] + hr[H:2 * H]))
+                    if lbr:
+                        hh = g(cl(xw[2 * H:] + r * hr[2 * H:]))
+                    else:
+                        hh = g(cl(xw[2 * H:] + Rd[2 * H:] @ (r * hp) + rb[2 * H:]))
+                    hn = (1 - z) * hh + z * hp
+                else:
+                    pi, po, pf = (np.zeros(H),) * 3 if P is None else np.split(P[d].astype(np.float64), 3)
+                    pre = xw + hr
+                    i = f(cl(pre[:H] + pi * cp))
+                    fg = f(cl(pre[2 * H:3 * H] + pf * cp))
+                    cp = fg * cp + i * g(cl(pre[3 * H:]))
+                    o = f(cl(pre[H:2 * H] + po * cp))
+                    hn = o * h(cp)
+                hp = hn
+                Y[t, d, b] = hn
+            Yh[d, b], Yc[d, b] = hp, cp
+    if layout:
+        Y, Yh, Yc = Y.transpose(2, 0, 1, 3), Yh.transpose(1, 0, 2), Yc.transpose(1, 0, 2)
+    f32 = np.float32
+    return Y.astype(f32), Yh.astype(f32), (Yc.astype(f32) if kind == "lstm" else None)
+
+
 def cases():
     rng = np.random.default_rng(7)
 
@@ -133,9 +189,99 @@ def cases():
                                             x, [(2, 3, 3), (2, 3, 3), (2, 3, 1)], opset=18),
            x, _flat(x[..., :3], x[..., 3:6], x[..., 6:]))
 
+    # Recurrent layers (references: ONNX's equations in numpy, _recurrent); hidden sizes 5, 9, 4, 12 and 3 take
+    # the generated kernel's blocks of 8 and 4 units and its general path. LSTM: bidirectional, bias,
+    # sequence_lens (one row shorter), initial states, peepholes, a list of activations per direction (with
+    # activation_alpha / activation_beta taken in order by the functions that have them); Y, Y_h and Y_c returned
+    T, Bt, IN, H = 5, 2, 3, 5
+    x = rand(T, Bt, IN)
+
+    def hard_sigmoid(a, b):
+        return lambda v: np.clip(a * v + b, 0, 1)
+
+    lstm_acts = [(hard_sigmoid(0.25, 0.6), lambda v: np.where(v >= 0, v, 0.9 * np.expm1(v)),
+                  lambda v: 1.2 * np.tanh(0.7 * v)),
+                 (_sig, lambda v: 0.5 * v + 0.1, lambda v: v / (1 + np.abs(v)))]
+    W, R, B, P = rand(2, 4 * H, IN) * 0.5, rand(2, 4 * H, H) * 0.5, rand(2, 8 * H) * 0.5, rand(2, 3 * H) * 0.5
+    h0, c0, lens = rand(2, Bt, H) * 0.5, rand(2, Bt, H) * 0.5, np.array([5, 3], np.int32)
+    y, yh, yc = _recurrent("lstm", x, W, R, B, H, dirs=2, lens=lens, h0=h0, c0=c0, P=P, acts=lstm_acts)
+    yield ("lstm_bidir_seq", _model_outs("ls1", [helper.make_node(
+        "LSTM", ["x", "W", "R", "B", "L", "h0", "c0", "P"], ["y0", "y1", "y2"], direction="bidirectional",
+        hidden_size=H, activations=["HardSigmoid", "Elu", "ScaledTanh", "Sigmoid", "Affine", "Softsign"],
+        activation_alpha=[0.25, 0.9, 1.2, 0.5], activation_beta=[0.6, 0.7, 0.1])], x, [y.shape, yh.shape, yc.shape],
+        [("W", W), ("R", R), ("B", B), ("L", lens), ("h0", h0), ("c0", c0), ("P", P)]), x, _flat(y, yh, yc))
+    # LSTM with only Y_h used (no Y_c: the cell kept in Y's slots), reverse, clip, sequence_lens, initial_c
+    H = 9
+    W, R, c0, lens = rand(1, 4 * H, IN), rand(1, 4 * H, H), rand(1, Bt, H), np.array([3, 5], np.int32)
+    _, yh, _ = _recurrent("lstm", x, W, R, None, H, reverse=True, clip=0.5, lens=lens, c0=c0)
+    yield ("lstm_reverse_clip", _model("ls2", helper.make_node("LSTM", ["x", "W", "R", "", "L", "", "c0"], ["", "y"],
+                                                               direction="reverse", hidden_size=H, clip=0.5),
+                                       x, yh.shape, [("W", W), ("R", R), ("L", lens), ("c0", c0)]), x, yh)
+    # GRU, linear_before_reset 0 (r * h before R: working memory past the arena; bidirectional, initial_h, other
+    # activations) and 1 (default activations, batch first, bidirectional, initial_h [batch, dirs, hidden])
+    H = 4
+    gru_acts = [(_sig, lambda v: np.where(v >= 0, v, 0.05 * v), None), (_sig, lambda v: np.log1p(np.exp(v)), None)]
+    W, R, B = rand(2, 3 * H, IN) * 0.3, rand(2, 3 * H, H) * 0.3, rand(2, 6 * H) * 0.3
+    h0 = rand(2, Bt, H) * 0.3
+    y, yh, _ = _recurrent("gru", x, W, R, B, H, dirs=2, h0=h0, acts=gru_acts)
+    yield ("gru_lbr0", _model_outs("gr0", [helper.make_node(
+        "GRU", ["x", "W", "R", "B", "", "h0"], ["y0", "y1"], direction="bidirectional", hidden_size=H,
+        activations=["Sigmoid", "LeakyRelu", "Sigmoid", "Softplus"], activation_alpha=[0.05])],
+        x, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("h0", h0)]), x, _flat(y, yh))
+    H = 12
+    xb = rand(Bt, T, IN)
+    W, R, B = rand(2, 3 * H, IN) * 0.5, rand(2, 3 * H, H) * 0.5, rand(2, 6 * H) * 0.5
+    h0 = rand(Bt, 2, H) * 0.5
+    y, yh, _ = _recurrent("gru", xb, W, R, B, H, dirs=2, layout=1, h0=h0, lbr=1)
+    yield ("gru_lbr1_batch_first", _model_outs("gr1", [helper.make_node("GRU", ["x", "W", "R", "B", "", "h0"],
+                                                                        ["y0", "y1"], hidden_size=H, layout=1,
+                                                                        direction="bidirectional",
+                                                                        linear_before_reset=1)],
+                                               xb, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("h0", h0)]),
+           xb, _flat(y, yh))
+    # RNN: bidirectional, Relu forward and ThresholdedRelu backward, sequence_lens, Y and Y_h
+    H = 3
+    W, R, B = rand(2, H, IN) * 0.5, rand(2, H, H) * 0.5, rand(2, 2 * H) * 0.5
+    lens = np.array([2, 5], np.int32)
+    y, yh, _ = _recurrent("rnn", x, W, R, B, H, dirs=2, lens=lens,
+                          acts=[(lambda v: np.maximum(v, 0), None, None), (lambda v: np.where(v > 0.2, v, 0), None, None)])
+    yield ("rnn_bidir_seq", _model_outs("rn1", [helper.make_node("RNN", ["x", "W", "R", "B", "L"], ["y0", "y1"],
+                                                                hidden_size=H, direction="bidirectional",
+                                                                activations=["Relu", "ThresholdedRelu"],
+                                                                activation_alpha=[0.2])],
+                                       x, [y.shape, yh.shape], [("W", W), ("R", R), ("B", B), ("L", lens)]),
+           x, _flat(y, yh))
+    # TopK: the 3 largest along axis 1 with ties (the lower index first) and their indices through a Cast; the
+    # 2 smallest of the last axis, values only
+    x = rand(2, 6, 3)
+    x[0, 4, :] = x[0, 1, :]
+    big = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    small = np.argsort(x, axis=-1, kind="stable")[..., :2]
+    yield ("topk", _model_outs("tk", [helper.make_node("TopK", ["x", "k3"], ["v", "i"], axis=1),
+                                      helper.make_node("Identity", ["v"], ["y0"]),
+                                      helper.make_node("Cast", ["i"], ["y1"], to=TensorProto.FLOAT),
+                                      helper.make_node("TopK", ["x", "k2"], ["y2", ""], largest=0)],
+                               x, [(2, 3, 3), (2, 3, 3), (2, 6, 2)],
+                               [("k3", np.array([3], i64)), ("k2", np.array([2], i64))]),
+           x, _flat(np.take_along_axis(x, big, axis=1), big.astype(np.float32), np.take_along_axis(x, small, axis=-1)))
 
 def refused():
     x = np.zeros((2, 5), np.float32)
+    # TopK's int64 indices as a model output: NAME_run's outputs are float32 (a Cast to float generates)
+    g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"])], "tki",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+                          [helper.make_tensor_value_info("i", TensorProto.INT64, [2, 2])],
+                          [numpy_helper.from_array(np.array([2], np.int64), "k")])
+    yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+           ["output i", "int64", "only float32"])
+    # recurrent weights computed from the input: generated C packs W and R at generation
+    xs = np.zeros((3, 1, 2), np.float32)
+    yield ("gru_computed_w", _model("gw", [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                                           helper.make_node("Add", ["w0", "s"], ["w"]),
+                                           helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=2)],
+                                    xs, (3, 1, 1, 2), [("w0", np.ones((1, 6, 2), np.float32)),
+                                                       ("r", np.ones((1, 6, 2), np.float32))]),
+           ["(gru)", "W is not a float32 constant"])
     # data-dependent output size: generated C has static shapes
     g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Cast", ["nz"], ["y"], to=1)],
                           "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],

@@ -100,6 +100,16 @@ static inline float nnfx_rt_thresholded_relu(float x, float alpha, float b) {
 }
 /* @end */
 
+/* @rt affine */
+/* Affine, an activation of the recurrent ops only: alpha * x + beta. */
+static inline float nnfx_rt_affine(float x, float alpha, float beta) { return alpha * x + beta; }
+/* @end */
+
+/* @rt scaled_tanh libm */
+/* ScaledTanh, an activation of the recurrent ops only: alpha * tanh(beta * x). */
+static inline float nnfx_rt_scaled_tanh(float x, float alpha, float beta) { return alpha * tanhf(beta * x); }
+/* @end */
+
 /* @rt erf libm */
 static inline float nnfx_rt_erf(float x, float a, float b) {
     (void)a, (void)b;

@@ -53,6 +53,23 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx);
 /* Writes double v as element i of t (any supported dtype). */
 void kern_set(nnfx_tensor *t, int64_t i, double v);
 
+/* One activation of a recurrent op (RNN, GRU, LSTM): its scalar function
+ * of src/codegen/runtime/nnfx_rt_scalar.h, that file's section name
+ * ("sigmoid", ...) and its alpha / beta. */
+typedef struct kern_rnn_act {
+    const char *section;
+    float (*f)(float, float, float);
+    float a, b;
+} kern_rnn_act;
+
+/* The activations of recurrent node n into fn[0..per * dirs): per
+ * direction `per` functions (RNN 1: f; GRU 2: f, g; LSTM 3: f, g, h), from
+ * its `activations` with activation_alpha / activation_beta consumed in
+ * order by the functions that take them; defaults Sigmoid then Tanh (RNN:
+ * Tanh); a list for one direction serves both. NNFX_ERR_UNSUPPORTED for
+ * an unknown name, NNFX_ERR_SHAPE for a list of the wrong length. */
+nnfx_status kern_rnn_acts(const nnfx_node *n, int per, int dirs, kern_rnn_act *fn, nnfx_error *err);
+
 /* Nearest Resize node n (input dims xs -> output dims os, constant scales
  * or NULL): idx[x] is the source index along dim d of each output position
  * x < os[d], as kern_resize computes it. */

@@ -5,7 +5,9 @@
  *
  * Per direction the input projections of every step are one GEMM
  * (XW [seq * batch, G * H] = X W^T + Wb); each step then runs one GEMM for
- * the recurrence (H_{t-1} R^T) and a fused loop for the gate math. Gate
+ * the recurrence (H_{t-1} R^T) and a fused loop for the gate math, whose
+ * definitions (nnfx_rt_gate, nnfx_rt_lstm_unit, nnfx_rt_gru_mix) are the
+ * ones the C generator copies (src/codegen/runtime/nnfx_rt_rnn.h). Gate
  * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate. */
 #include <cblas.h>
 #include <limits.h>
@@ -13,90 +15,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "codegen/runtime/nnfx_rt_rnn.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
 
-/* The activation functions ONNX's recurrent ops name in `activations`. */
-typedef enum {
-    A_SIGMOID,
-    A_TANH,
-    A_RELU,
-    A_AFFINE,
-    A_LEAKY,
-    A_THRESH,
-    A_STANH,
-    A_HSIGMOID,
-    A_ELU,
-    A_SOFTSIGN,
-    A_SOFTPLUS
-} act_kind;
+/* The activation functions ONNX's recurrent ops name in `activations`:
+ * the scalar meaning each element-wise op has (nnfx_rt_scalar.h; Affine
+ * and ScaledTanh exist only for these ops). */
+static const struct {
+    const char *onnx, *section;
+    float (*f)(float, float, float);
+    int np; /* parameters taken */
+    float a, b;
+} rnn_known[] = {{"Sigmoid", "sigmoid", nnfx_rt_sigmoid, 0, 0, 0},
+                 {"Tanh", "tanh", nnfx_rt_tanh, 0, 0, 0},
+                 {"Relu", "relu", nnfx_rt_relu, 0, 0, 0},
+                 {"Affine", "affine", nnfx_rt_affine, 2, 1.0f, 0.0f},
+                 {"LeakyRelu", "leaky_relu", nnfx_rt_leaky_relu, 1, 0.01f, 0},
+                 {"ThresholdedRelu", "thresholded_relu", nnfx_rt_thresholded_relu, 1, 1.0f, 0},
+                 {"ScaledTanh", "scaled_tanh", nnfx_rt_scaled_tanh, 2, 1.0f, 1.0f},
+                 {"HardSigmoid", "hard_sigmoid", nnfx_rt_hard_sigmoid, 2, 0.2f, 0.5f},
+                 {"Elu", "elu", nnfx_rt_elu, 1, 1.0f, 0},
+                 {"Softsign", "softsign", nnfx_rt_softsign, 0, 0, 0},
+                 {"Softplus", "softplus", nnfx_rt_softplus, 0, 0, 0}};
 
-typedef struct act_fn {
-    act_kind k;
-    float a, b; /* alpha, beta where the function takes them */
-} act_fn;
-
-/* One activation of a recurrent op: the scalar meaning each element-wise
- * op has (nnfx_rt_scalar.h); Affine and ScaledTanh exist only here. */
-static float act(const act_fn *f, float v) {
-    switch (f->k) {
-    case A_SIGMOID: return nnfx_rt_sigmoid(v, 0, 0);
-    case A_TANH: return nnfx_rt_tanh(v, 0, 0);
-    case A_RELU: return nnfx_rt_relu(v, 0, 0);
-    case A_AFFINE: return f->a * v + f->b;
-    case A_LEAKY: return nnfx_rt_leaky_relu(v, f->a, 0);
-    case A_THRESH: return nnfx_rt_thresholded_relu(v, f->a, 0);
-    case A_STANH: return f->a * tanhf(f->b * v);
-    case A_HSIGMOID: return nnfx_rt_hard_sigmoid(v, f->a, f->b);
-    case A_ELU: return nnfx_rt_elu(v, f->a, 0);
-    case A_SOFTSIGN: return nnfx_rt_softsign(v, 0, 0);
-    case A_SOFTPLUS: return nnfx_rt_softplus(v, 0, 0);
-    }
-    return v;
+static kern_rnn_act known_act(size_t k, float a, float b) {
+    return (kern_rnn_act){rnn_known[k].section, rnn_known[k].f, a, b};
 }
 
-/* Reads `activations` (comma-joined names) with activation_alpha/beta,
- * consumed in order by the functions that take them, into fn[0..per*dirs);
- * defaults: Sigmoid then Tanh(s) (RNN: Tanh). A list for one direction
- * serves both. */
-static nnfx_status read_acts(const nnfx_node *n, int per, int dirs, act_fn *fn, nnfx_error *err) {
-    static const struct {
-        const char *name;
-        act_kind k;
-        int np; /* parameters taken */
-        float a, b;
-    } known[] = {{"Sigmoid", A_SIGMOID, 0, 0, 0},
-                 {"Tanh", A_TANH, 0, 0, 0},
-                 {"Relu", A_RELU, 0, 0, 0},
-                 {"Affine", A_AFFINE, 2, 1.0f, 0.0f},
-                 {"LeakyRelu", A_LEAKY, 1, 0.01f, 0},
-                 {"ThresholdedRelu", A_THRESH, 1, 1.0f, 0},
-                 {"ScaledTanh", A_STANH, 2, 1.0f, 1.0f},
-                 {"HardSigmoid", A_HSIGMOID, 2, 0.2f, 0.5f},
-                 {"Elu", A_ELU, 1, 1.0f, 0},
-                 {"Softsign", A_SOFTSIGN, 0, 0, 0},
-                 {"Softplus", A_SOFTPLUS, 0, 0, 0}};
-    size_t nknown = sizeof known / sizeof known[0];
+nnfx_status kern_rnn_acts(const nnfx_node *n, int per, int dirs, kern_rnn_act *fn, nnfx_error *err) {
     for (int i = 0; i < per * dirs; i++)
-        fn[i] = (act_fn){i % per == 0 && per > 1 ? A_SIGMOID : A_TANH, 0, 0};
+        fn[i] = known_act(i % per == 0 && per > 1 ? 0 : 1, 0, 0);
     const char *list = nnfx_node_attr_string(n, "activations", NULL);
     if (!list) return NNFX_OK;
     const nnfx_attr *al = nnfx_node_attr(n, "activation_alpha"), *be = nnfx_node_attr(n, "activation_beta");
     int na = al && al->kind == NNFX_ATTR_FLOATS ? al->u.floats.n : 0;
     int nb = be && be->kind == NNFX_ATTR_FLOATS ? be->u.floats.n : 0;
     int cnt = 0, ia = 0, ib = 0;
+    size_t nknown = sizeof rnn_known / sizeof rnn_known[0];
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ","), k = 0;
-        while (k < nknown && (strlen(known[k].name) != len || strncmp(known[k].name, p, len) != 0))
+        while (k < nknown && (strlen(rnn_known[k].onnx) != len || strncmp(rnn_known[k].onnx, p, len) != 0))
             k++;
         if (k == nknown)
             return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "activation '%.*s' is not supported", (int)len, p);
         if (cnt == per * dirs) return kern_fail(err, n, NNFX_ERR_SHAPE, "activations names too many functions");
-        act_fn f = {known[k].k, known[k].a, known[k].b};
-        if (known[k].np >= 1 && ia < na) f.a = al->u.floats.v[ia++];
-        if (known[k].np >= 2 && ib < nb) f.b = be->u.floats.v[ib++];
+        kern_rnn_act f = known_act(k, rnn_known[k].a, rnn_known[k].b);
+        if (rnn_known[k].np >= 1 && ia < na) f.a = al->u.floats.v[ia++];
+        if (rnn_known[k].np >= 2 && ib < nb) f.b = be->u.floats.v[ib++];
         fn[cnt++] = f;
         p += len;
         if (*p) p++;
@@ -109,56 +76,44 @@ static nnfx_status read_acts(const nnfx_node *n, int per, int dirs, act_fn *fn, 
     return NNFX_OK;
 }
 
-static float clipv(float v, float c) { return c > 0 ? (v > c ? c : v < -c ? -c : v) : v; }
-
 /* One LSTM step of one batch row: g the input projections, q = h R^T,
  * Pd the peepholes (or NULL); updates the row's hidden state hb and cell
- * cb. Gate order i, o, f, c. */
+ * cb. Gate order i, o, f, c; the unit's math is nnfx_rt_lstm_unit. */
 static void lstm_row(const float *g, const float *q, const float *Pd, int64_t Hd, float clip, bool coupled,
-                     const act_fn *fa, const act_fn *ga, const act_fn *ha, float *hb, float *cb) {
-    for (int64_t j = 0; j < Hd; j++) {
-        float ci = cb[j];
-        float iv = act(fa, clipv(g[j] + q[j] + (Pd ? Pd[j] * ci : 0), clip));
-        float fv =
-            coupled ? 1.0f - iv : act(fa, clipv(g[2 * Hd + j] + q[2 * Hd + j] + (Pd ? Pd[2 * Hd + j] * ci : 0), clip));
-        float cv = act(ga, clipv(g[3 * Hd + j] + q[3 * Hd + j], clip));
-        float cn = fv * ci + iv * cv;
-        float ov = act(fa, clipv(g[Hd + j] + q[Hd + j] + (Pd ? Pd[Hd + j] * cn : 0), clip));
-        cb[j] = cn;
-        hb[j] = ov * act(ha, cn);
-    }
+                     const nnfx_rt_act *acts, float *hb, float *cb) {
+    for (int64_t j = 0; j < Hd; j++)
+        hb[j] = nnfx_rt_lstm_unit(g[j] + q[j], g[Hd + j] + q[Hd + j], g[2 * Hd + j] + q[2 * Hd + j],
+                                  g[3 * Hd + j] + q[3 * Hd + j], Pd ? Pd[j] : 0.0f, Pd ? Pd[Hd + j] : 0.0f,
+                                  Pd ? Pd[2 * Hd + j] : 0.0f, coupled, clip, acts, &cb[j]);
 }
 
 /* One GRU step of one batch row: g the input projections, q = h R^T (its
  * h slot is reused as scratch), rbh the recurrence bias of h (or NULL), Rh
  * the recurrence weights of h; updates hb. cb (unused by a GRU) holds z,
- * rb the row's r * h. Gate order z, r, h. */
+ * rb the row's r * h. Gate order z, r, h; gates nnfx_rt_gate, the update
+ * nnfx_rt_gru_mix. */
 static void gru_row(const float *g, float *q, const float *rbh, const float *Rh, int64_t Hd, float clip, bool lbr,
-                    const act_fn *fa, const act_fn *ga, float *hb, float *cb, float *rb) {
+                    const nnfx_rt_act *acts, float *hb, float *cb, float *rb) {
     for (int64_t j = 0; j < Hd; j++) {
-        float z = act(fa, clipv(g[j] + q[j], clip)), r = act(fa, clipv(g[Hd + j] + q[Hd + j], clip));
-        float hh;
+        float z = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]), r = nnfx_rt_gate(g[Hd + j] + q[Hd + j], clip, &acts[0]);
         if (lbr) {
-            hh = act(ga, clipv(g[2 * Hd + j] + r * (q[2 * Hd + j] + (rbh ? rbh[j] : 0)), clip));
+            float hh = nnfx_rt_gate(g[2 * Hd + j] + r * (q[2 * Hd + j] + (rbh ? rbh[j] : 0)), clip, &acts[1]);
+            hb[j] = nnfx_rt_gru_mix(z, hh, hb[j]);
         } else {
             /* (r * h_{t-1}) R_h^T: computed below per row; keep z and r */
             rb[j] = r * hb[j];
-            hh = 0;
-        }
-        if (lbr)
-            hb[j] = (1 - z) * hh + z * hb[j];
-        else
             cb[j] = z; /* z stashed in cc (GRU has no cell) */
+        }
     }
     if (!lbr) {
         for (int64_t j = 0; j < Hd; j++) {
             float acc = g[2 * Hd + j] + (rbh ? rbh[j] : 0);
             for (int64_t k = 0; k < Hd; k++)
                 acc += rb[k] * Rh[j * Hd + k];
-            q[2 * Hd + j] = act(ga, clipv(acc, clip)); /* slot unused here */
+            q[2 * Hd + j] = nnfx_rt_gate(acc, clip, &acts[1]); /* slot unused here */
         }
         for (int64_t j = 0; j < Hd; j++)
-            hb[j] = (1 - cb[j]) * q[2 * Hd + j] + cb[j] * hb[j];
+            hb[j] = nnfx_rt_gru_mix(cb[j], q[2 * Hd + j], hb[j]);
     }
 }
 
@@ -191,9 +146,12 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
     if (SL && nnfx_tensor_numel(SL) != Bt) return kern_fail(err, n, NNFX_ERR_SHAPE, "sequence_lens size");
     if (T * Bt > INT_MAX || G * Hd > INT_MAX || IN > INT_MAX)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "too large for the BLAS int range");
-    act_fn fns[6];
+    kern_rnn_act ka[6];
+    nnfx_rt_act fns[6];
     int per = kind == K_LSTM ? 3 : kind == K_GRU ? 2 : 1;
-    if ((s = read_acts(n, per, dirs, fns, err))) return s;
+    if ((s = kern_rnn_acts(n, per, dirs, ka, err))) return s;
+    for (int i = 0; i < per * dirs; i++)
+        fns[i] = (nnfx_rt_act){ka[i].f, ka[i].a, ka[i].b};
     float clip = (float)nnfx_node_attr_float(n, "clip", 0.0);
     bool lbr = nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
     bool coupled = nnfx_node_attr_int(n, "input_forget", 0) != 0;
@@ -216,7 +174,7 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
         const float *Wd = (const float *)W->data + d * GH * IN, *Rd = (const float *)R->data + d * GH * Hd;
         const float *Wb = B ? (const float *)B->data + d * 2 * GH : NULL, *Rb = Wb ? Wb + GH : NULL;
         const float *Pd = P ? (const float *)P->data + d * 3 * Hd : NULL;
-        const act_fn *fa = &fns[d * per], *ga = &fns[d * per + (per > 1)], *ha = &fns[d * per + per - 1];
+        const nnfx_rt_act *acts = &fns[d * per];
         /* all input projections at once: xw = xs W^T + Wb (+ Rb where it adds up) */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xs, (int)IN, Wd,
                     (int)IN, 0.0f, xw, (int)GH);
@@ -224,9 +182,10 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
             for (int64_t r = 0; r < T * Bt; r++)
                 for (int64_t j = 0; j < GH; j++)
                     xw[r * GH + j] += Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
-        for (int64_t i = 0; i < Bt * Hd; i++) {
-            h[i] = H0 ? ((const float *)H0->data)[d * Bt * Hd + i] : 0.0f;
-            cc[i] = C0 ? ((const float *)C0->data)[d * Bt * Hd + i] : 0.0f;
+        for (int64_t i = 0; i < Bt * Hd; i++) { /* initial states [dirs, Bt, Hd] ([Bt, dirs, Hd] batch first) */
+            int64_t at = bw ? (i / Hd * dirs + d) * Hd + i % Hd : d * Bt * Hd + i;
+            h[i] = H0 ? ((const float *)H0->data)[at] : 0.0f;
+            cc[i] = C0 ? ((const float *)C0->data)[at] : 0.0f;
         }
         for (int64_t step = 0; step < T; step++) {
             int64_t t = back ? T - 1 - step : step;
@@ -240,11 +199,11 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
                 float *hb = h + b * Hd, *cb = cc + b * Hd;
                 if (kind == K_RNN) {
                     for (int64_t j = 0; j < Hd; j++)
-                        hb[j] = act(fa, clipv(g[j] + q[j], clip));
+                        hb[j] = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]);
                 } else if (kind == K_LSTM) {
-                    lstm_row(g, q, Pd, Hd, clip, coupled, fa, ga, ha, hb, cb);
+                    lstm_row(g, q, Pd, Hd, clip, coupled, acts, hb, cb);
                 } else {
-                    gru_row(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, clip, lbr, fa, ga, hb, cb,
+                    gru_row(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, clip, lbr, acts, hb, cb,
                             rh + b * Hd);
                 }
                 if (nout > 0 && out[0]) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_rnn.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef struct topk_ctx {
@@ -12,13 +13,15 @@ typedef struct topk_ctx {
     bool largest;
 } topk_ctx;
 
+/* The order of nnfx_rt_topk_before (the generated C's too): NaN above
+ * every number, ties by the lower index. */
 static bool topk_before(const void *ctx, int64_t a, int64_t b) {
     const topk_ctx *c = ctx;
-    if (c->v[a] != c->v[b]) return c->largest ? c->v[a] > c->v[b] : c->v[a] < c->v[b];
-    return a < b;
+    return nnfx_rt_topk_before(c->v[a], (long)a, c->v[b], (long)b, c->largest);
 }
 
-/* TopK(X, K) -> Values, Indices along axis (ties: the lower index first). */
+/* TopK(X, K) -> Values, Indices along axis (ties: the lower index first;
+ * NaN counts as the largest value). */
 nnfx_status kern_topk(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
     if (nin < 2 || !in[0] || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "topk needs X and K");
