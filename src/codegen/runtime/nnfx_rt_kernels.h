@@ -85,6 +85,15 @@ static inline void nnfx_rt_window(int o, int S, int P, int D, int K, int n, int 
 }
 /* @end */
 
+/* @rt max_takes needs:window */
+/* Max pooling's one rule for a tap (the generated pool, and through
+ * KERN_MAX_TAKES the interpreter's and the compiled plan's): whether tap
+ * value v replaces the running max m — a larger value, or a NaN where m is
+ * not one yet (a NaN input wins, the first one kept; padding is never a
+ * tap, so it never wins). */
+static inline int nnfx_rt_max_takes(float m, float v) { return v > m || (v != v && m == m); }
+/* @end */
+
 /* @rt conv2d needs:window */
 /* 2-d convolution, the smallest code (`nnfx codegen --optimize size`): one
  * dot product per output over the taps inside the input. g: N, C, M, H, W,
@@ -282,11 +291,11 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
 #undef NNFX_RT_TAP
 /* @end */
 
-/* @rt pool2d needs:window */
+/* @rt pool2d needs:max_takes */
 /* Max (is_max) or average pooling over [NC, H, W] -> [NC, OH, OW].
  * g: NC, H, W, OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w,
- * count_include_pad, pad bottom/right. Padding never wins a max (a NaN
- * does); an average divides by the taps inside the input, or with
+ * count_include_pad, pad bottom/right. A max takes taps by
+ * nnfx_rt_max_takes; an average divides by the taps inside the input, or with
  * count_include_pad by those inside the declared pads (not a ceil_mode
  * overhang), as PyTorch does. Each output row is built tap by tap over the
  * columns whose window lies inside the row (vectorisable), then the edge
@@ -320,7 +329,7 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
                     if (is_max)
                         for (ow = lo; ow < hi; ow++) {
                             const float v = xr[(long)ow * SW];
-                            yr[ow] = v > yr[ow] || v != v ? v : yr[ow];
+                            yr[ow] = nnfx_rt_max_takes(yr[ow], v) ? v : yr[ow];
                         }
                     else
                         for (ow = lo; ow < hi; ow++)
@@ -345,7 +354,7 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
                         const float v = xc[(long)(ih + kh * DH) * W + iw + kw * DW];
                         if (!is_max)
                             acc += v;
-                        else if (v > acc || v != v)
+                        else if (nnfx_rt_max_takes(acc, v))
                             acc = v;
                     }
                 if (!is_max) {

@@ -7,6 +7,8 @@
 #include "ir/infer_int.h"
 #include "ir/op_table.h"
 
+#include "codegen/runtime/nnfx_rt_kernels.h"
+
 /* Sets err to status s with "node <name>: <message>"; returns s. */
 nnfx_status kern_fail(nnfx_error *err, const nnfx_node *n, nnfx_status s, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -76,11 +78,11 @@ nnfx_status kern_rnn_acts(const nnfx_node *n, int per, int dirs, kern_rnn_act *f
 nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
                                       const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err);
 
-/* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool and the
- * compiled plan's pool_fast.c): whether tap value v replaces the running
- * max m: a larger value, or a NaN where m is not one yet (a NaN input
- * wins, the first one kept; padding is never a tap, so it never wins). */
-#define KERN_MAX_TAKES(m, v) ((v) > (m) || ((v) != (v) && (m) == (m)))
+/* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool, the
+ * compiled plan's pool_fast.c and the generated C's pool): whether tap
+ * value v replaces the running max m — nnfx_rt_max_takes
+ * (src/codegen/runtime/nnfx_rt_kernels.h). */
+#define KERN_MAX_TAKES(m, v) nnfx_rt_max_takes((m), (v))
 
 /* One plane of a depthwise convolution: input [H, W], output [OH, OW],
  * window KH x KW, strides, top/left pads, dilations. */
