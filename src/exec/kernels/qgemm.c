@@ -536,7 +536,8 @@ static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
 
 /* int16 elements of the depthwise plane: the padded plane, then slack for
  * the vector rows reading up to 16 outputs past ow (their sums are dropped) */
-static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 16 * c->g.sw + c->g.kw * c->g.dw + 16; }
+/* the padded plane and the slack a 32-wide vector row may read past it */
+static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 32 * c->g.sw + c->g.kw * c->g.dw + 32; }
 
 /* the packed block of the largest group layout */
 static int64_t pack_bytes(const fx_qconv *c) {
@@ -818,7 +819,9 @@ static void dw_task(void *ctx, int64_t t, int tid) {
      * the buffer has room after the last). */
     if (g->sh == 1 && g->sw == 1) {
         int64_t n = (g->oh - 1) * c->dpw + g->ow;
-        if (avx2)
+        if (avx2 && g->dw == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
+            fx_qdw_row_s1_avx512(xp, c->dpw, k, g->kh, g->kw, g->dh, acc, n);
+        else if (avx2)
             fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
             fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);

@@ -262,6 +262,11 @@ void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *
  * over a padded int16 plane xp of row pitch pw. */
 void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                   int64_t dw, int32_t *acc, int64_t ow);
+/* fx_qdw_row_avx2 for stride 1, dilation 1 on 512-bit registers (32
+ * outputs per step: acc and the plane need room for 32 past ow); callers
+ * check the CPU has AVX-512BW (FX_QISA_AVX512VNNI implies it). */
+void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                          int32_t *acc, int64_t ow);
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow);
 

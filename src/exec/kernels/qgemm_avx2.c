@@ -207,6 +207,50 @@ AVX2 static inline __attribute__((always_inline)) void dw_s2(const int16_t *xp, 
     }
 }
 
+/* dw_s1 on 512-bit registers (AVX-512BW): 32 outputs per step. vpunpck
+ * works within 128-bit lanes, so lo holds the sums of outputs 0-3, 8-11,
+ * 16-19, 24-27 and hi the others; two two-source permutes put them back in
+ * order. Same int32 sums as dw_s1. */
+#define AVX512BW __attribute__((target("avx512f,avx512bw,avx2")))
+AVX512BW static inline __attribute__((always_inline)) void dw_s1_512(const int16_t *xp, int64_t pitch,
+                                                                     const int32_t *pr, int64_t kh, int64_t kw,
+                                                                     int64_t dh, int32_t *acc, int64_t ow) {
+    int64_t kp = (kw + 1) / 2;
+    __m512i wv[FX_QDW_PAIRS];
+    for (int64_t i = 0; i < kh * kp; i++)
+        wv[i] = _mm512_set1_epi32(pr[i]);
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
+                  second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    for (int64_t ox = 0; ox < ow; ox += 32) {
+        __m512i lo = _mm512_setzero_si512(), hi = lo;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m512i w = wv[ky * kp + kx / 2];
+                __m512i xa = _mm512_loadu_si512((const void *)(row + kx));
+                __m512i xb = _mm512_loadu_si512((const void *)(row + kx + 1));
+                lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), w));
+                hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), w));
+            }
+        }
+        _mm512_storeu_si512((void *)(acc + ox), _mm512_permutex2var_epi64(lo, first, hi));
+        _mm512_storeu_si512((void *)(acc + ox + 16), _mm512_permutex2var_epi64(lo, second, hi));
+    }
+}
+
+AVX512BW void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw,
+                                   int64_t dh, int32_t *acc, int64_t ow) {
+    int32_t pr[FX_QDW_PAIRS];
+    if (!dw_pairs(k, kh, kw, pr)) {
+        fx_qdw_row_avx2(xp, pitch, k, kh, kw, 1, dh, 1, acc, ow);
+        return;
+    }
+    if (kh == 3 && kw == 3)
+        dw_s1_512(xp, pitch, pr, 3, 3, dh, acc, ow);
+    else
+        dw_s1_512(xp, pitch, pr, kh, kw, dh, acc, ow);
+}
+
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
     int32_t pr[FX_QDW_PAIRS];
@@ -266,5 +310,9 @@ void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int 
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow) {
     fx_qdw_row_c(xp, pitch, k, kh, kw, sw, dh, dw, acc, ow);
+}
+void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                          int32_t *acc, int64_t ow) {
+    fx_qdw_row_c(xp, pitch, k, kh, kw, 1, dh, 1, acc, ow);
 }
 #endif
