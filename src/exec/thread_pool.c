@@ -1,31 +1,77 @@
-/* thread_pool.c — a small pthread pool for parallel loops: workers wait on a
- * generation counter, take task indices from an atomic counter, and the
- * caller works too. */
+/* thread_pool.c — a small pthread pool for parallel loops: workers wait for
+ * a new loop (a generation counter), take task indices from an atomic
+ * counter, and the caller works too.
+ *
+ * A model runs one loop per plan step, back to back, so both waits spin
+ * briefly before they sleep: a worker that has finished a loop watches the
+ * generation for up to FX_SPIN_NS before blocking on the condition
+ * variable, and the caller watches the count of workers still in the loop
+ * likewise. Without the spin every step paid a futex wake-up of the worker
+ * and then waited for it even when the caller had already done every task
+ * (on small steps two threads ran slower than one). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "exec/fast_int.h"
+
+#define FX_SPIN_NS 200000 /* 0.2 ms: longer than a step's wake-up, short enough to cost nothing idle */
 
 struct fx_pool {
     int threads;
     pthread_t *tids;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    uint64_t generation; /* bumped per loop (under mu) */
-    bool quit;
-    /* the current loop */
+    atomic_uint_fast64_t generation; /* bumped per loop (under mu) */
+    atomic_bool quit;
+    int sleepers; /* workers blocked on wake (under mu) */
+    /* the current loop: written before the generation is bumped */
     fx_task_fn fn;
     void *ctx;
     int64_t ntasks;
     atomic_llong next;
-    int running; /* workers still inside the loop (under mu) */
+    atomic_int running; /* workers still inside the loop */
 };
 
 typedef struct worker_arg {
     fx_pool *p;
     int tid;
 } worker_arg;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Spins until done(p, arg) or FX_SPIN_NS pass; true when done. */
+static bool spin_until(bool (*done)(fx_pool *, uint64_t), fx_pool *p, uint64_t arg) {
+    int64_t t0 = 0;
+    for (int i = 0;; i++) {
+        if (done(p, arg)) return true;
+        cpu_relax();
+        if ((i & 63) == 63) {
+            int64_t t = now_ns();
+            if (!t0)
+                t0 = t;
+            else if (t - t0 > FX_SPIN_NS)
+                return false;
+        }
+    }
+}
+
+static bool new_loop(fx_pool *p, uint64_t seen) { return atomic_load(&p->generation) != seen || atomic_load(&p->quit); }
+static bool loop_done(fx_pool *p, uint64_t unused) {
+    (void)unused;
+    return atomic_load(&p->running) == 0;
+}
 
 static void drain(fx_pool *p, int tid) {
     for (;;) {
@@ -40,18 +86,25 @@ static void *worker(void *arg) {
     free(arg);
     fx_pool *p = wa.p;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->generation == seen)
-            pthread_cond_wait(&p->wake, &p->mu);
-        if (p->quit) break;
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
+        if (!spin_until(new_loop, p, seen)) {
+            pthread_mutex_lock(&p->mu);
+            p->sleepers++;
+            while (!new_loop(p, seen))
+                pthread_cond_wait(&p->wake, &p->mu);
+            p->sleepers--;
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (atomic_load(&p->quit)) break;
+        seen = atomic_load(&p->generation);
         drain(p, wa.tid);
-        pthread_mutex_lock(&p->mu);
-        if (--p->running == 0) pthread_cond_signal(&p->done);
+        if (atomic_fetch_sub(&p->running, 1) == 1) {
+            /* the last one out: wake the caller if it sleeps */
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -63,6 +116,10 @@ fx_pool *fx_pool_new(int threads) {
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
+    atomic_init(&p->generation, 0);
+    atomic_init(&p->quit, false);
+    atomic_init(&p->next, 0);
+    atomic_init(&p->running, 0);
     p->tids = calloc((size_t)threads, sizeof *p->tids);
     if (!p->tids) {
         fx_pool_free(p);
@@ -85,7 +142,7 @@ fx_pool *fx_pool_new(int threads) {
 void fx_pool_free(fx_pool *p) {
     if (!p) return;
     pthread_mutex_lock(&p->mu);
-    p->quit = true;
+    atomic_store(&p->quit, true);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     for (int i = 1; i < p->threads; i++)
@@ -106,18 +163,22 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
             fn(ctx, t, 0);
         return;
     }
-    pthread_mutex_lock(&p->mu);
+    /* every worker has left the previous loop (the caller waited), so the
+     * loop's fields are free to write; the generation bump publishes them */
     p->fn = fn;
     p->ctx = ctx;
     p->ntasks = ntasks;
     atomic_store(&p->next, 0);
-    p->running = p->threads - 1;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
+    atomic_store(&p->running, p->threads - 1);
+    pthread_mutex_lock(&p->mu);
+    atomic_fetch_add(&p->generation, 1);
+    if (p->sleepers) pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     drain(p, 0);
-    pthread_mutex_lock(&p->mu);
-    while (p->running > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    if (!spin_until(loop_done, p, 0)) {
+        pthread_mutex_lock(&p->mu);
+        while (atomic_load(&p->running) > 0)
+            pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
 }
