@@ -16,7 +16,8 @@ package; shares no code with nnfx).
       nnfx's difference from ORT (optimisations off) is at most the larger
       of 3 % of the output scale and ORT's own spread (its fused int8 path
       vs its reference path, ORT vs PyTorch), and its top-1 agreement at
-      least theirs; prints every pairwise figure.
+      least theirs, on the rows whose top-2 margin in ORT's output exceeds
+      twice that bound; prints every pairwise figure.
   qcheck.py top1 OUT.npy LABELS.npy
       prints the top-1 accuracy in percent.
   qcheck.py drop REF.npy OUT.npy LABELS.npy MAX
@@ -93,15 +94,26 @@ def main():
         def diff(x, y):
             return float(np.abs(x - y).max())
 
-        def same(x, y):
-            return float(np.mean(x.reshape(len(x), -1).argmax(1) == y.reshape(len(y), -1).argmax(1)))
-
         s = float(np.abs(off).max())
         bound = max(0.03 * s, diff(on, off), diff(off, pt))
+        # top-1 is compared on the rows whose decision is clear in ORT's
+        # reference output: its top-2 margin exceeds twice the allowed
+        # difference (as in `agree`); on random weights most rows are
+        # near-ties that any engine's rounding order flips, and which way
+        # they flip differs between hosts (ORT's VNNI and AVX2 kernels)
+        ref = off.reshape(len(off), -1)
+        top2 = np.sort(ref, axis=1)[:, -2:] if ref.shape[1] > 1 else np.zeros((ref.shape[0], 2))
+        clear = (top2[:, 1] - top2[:, 0]) > 2 * bound
+
+        def same(x, y):
+            eq = x.reshape(len(x), -1).argmax(1) == y.reshape(len(y), -1).argmax(1)
+            return float(np.mean(eq[clear])) if clear.any() else 1.0
+
         need = min(same(on, off), same(off, pt))
         print(f"output scale {s:.4g}: nnfx-ORT {diff(n, off):.4g} (top-1 {same(n, off):.0%}), ORT fused-ORT "
               f"{diff(on, off):.4g} (top-1 {same(on, off):.0%}), ORT-PyTorch {diff(off, pt):.4g} (top-1 "
-              f"{same(off, pt):.0%}), nnfx-PyTorch {diff(n, pt):.4g} (top-1 {same(n, pt):.0%})")
+              f"{same(off, pt):.0%}), nnfx-PyTorch {diff(n, pt):.4g} (top-1 {same(n, pt):.0%}); top-1 on "
+              f"{int(clear.sum())} of {len(clear)} rows with a clear decision")
         ok = diff(n, off) <= bound and same(n, off) >= need
         print(f"nnfx within ORT's spread (<= {bound:.4g}, top-1 >= {need:.0%}): {'ok' if ok else 'FAIL'}")
         return 0 if ok else 1
