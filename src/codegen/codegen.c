@@ -86,14 +86,16 @@ static void use_section(cg *c, const char *name) {
     char flags[128];
     snprintf(flags, sizeof flags, "%.*s", (int)(flen < 127 ? flen : 127), fl);
     const char *nd = strstr(flags, "needs:");
-    if (nd) {
-        char dep[64];
-        int k = 0;
-        for (nd += 6; *nd && *nd != ' ' && *nd != '*' && k < 63; nd++)
-            dep[k++] = *nd;
-        dep[k] = 0;
-        use_section(c, dep);
-    }
+    if (nd) /* needs:A,B,...: each one before this section */
+        for (nd += 6; *nd && *nd != ' ' && *nd != '*';) {
+            char dep[64];
+            int k = 0;
+            for (; *nd && *nd != ' ' && *nd != '*' && *nd != ','; nd++)
+                if (k < 63) dep[k++] = *nd;
+            dep[k] = 0;
+            if (k) use_section(c, dep);
+            if (*nd == ',') nd++;
+        }
     if (strstr(flags, "libm")) c->libm = true;
     if (c->nsections < CG_MAX_SECTIONS) snprintf(c->sections[c->nsections++], sizeof c->sections[0], "%s", name);
 }

@@ -1,8 +1,8 @@
 /* nnfx_rt_kernels.h — portable C99 kernels over raw float pointers for the
  * C that `nnfx codegen` writes: no nnfx types, no allocation, no state, no
  * libc beyond memcpy/memset. The generator copies the sections a model uses
- * (between the "@rt NAME" and "@end" markers; "needs:" names sections that
- * must come first) into NAME.c; the scalar meaning of the element-wise ops
+ * (between the "@rt NAME" and "@end" markers; "needs:A,B" names sections
+ * that must come first) into NAME.c; the scalar meaning of the element-wise ops
  * is nnfx_rt_scalar.h, shared with the interpreter. Geometry arrays are
  * described beside each kernel; shapes are row-major (NCHW for images). */
 #ifndef NNFX_RT_KERNELS_H
@@ -10,6 +10,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include "nnfx_rt_scalar.h"
 
 /* @rt map */
 /* y[i] = f(x[i], a, b) for i < n (x == y allowed). */
@@ -83,15 +85,6 @@ static inline void nnfx_rt_window(int o, int S, int P, int D, int K, int n, int 
     *lo = a;
     *hi = z;
 }
-/* @end */
-
-/* @rt max_takes needs:window */
-/* Max pooling's one rule for a tap (the generated pool, and through
- * KERN_MAX_TAKES the interpreter's and the compiled plan's): whether tap
- * value v replaces the running max m — a larger value, or a NaN where m is
- * not one yet (a NaN input wins, the first one kept; padding is never a
- * tap, so it never wins). */
-static inline int nnfx_rt_max_takes(float m, float v) { return v > m || (v != v && m == m); }
 /* @end */
 
 /* @rt conv2d needs:window */
@@ -291,7 +284,7 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
 #undef NNFX_RT_TAP
 /* @end */
 
-/* @rt pool2d needs:max_takes */
+/* @rt pool2d needs:window,max_takes */
 /* Max (is_max) or average pooling over [NC, H, W] -> [NC, OH, OW].
  * g: NC, H, W, OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w,
  * count_include_pad, pad bottom/right. A max takes taps by

@@ -13,6 +13,15 @@
 
 #include <math.h>
 
+/* @rt max_takes */
+/* Max pooling's one rule for a tap (the generated pool, and through
+ * KERN_MAX_TAKES the interpreter's and the compiled plan's): whether tap
+ * value v replaces the running max m — a larger value, or a NaN where m is
+ * not one yet (a NaN input wins, the first one kept; padding is never a
+ * tap, so it never wins). */
+static inline int nnfx_rt_max_takes(float m, float v) { return v > m || (v != v && m == m); }
+/* @end */
+
 /* @rt relu */
 static inline float nnfx_rt_relu(float x, float a, float b) {
     (void)a, (void)b;

@@ -7,7 +7,7 @@
 #include "ir/infer_int.h"
 #include "ir/op_table.h"
 
-#include "codegen/runtime/nnfx_rt_kernels.h"
+#include "codegen/runtime/nnfx_rt_scalar.h"
 
 /* Sets err to status s with "node <name>: <message>"; returns s. */
 nnfx_status kern_fail(nnfx_error *err, const nnfx_node *n, nnfx_status s, const char *fmt, ...)
@@ -81,7 +81,7 @@ nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_
 /* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool, the
  * compiled plan's pool_fast.c and the generated C's pool): whether tap
  * value v replaces the running max m — nnfx_rt_max_takes
- * (src/codegen/runtime/nnfx_rt_kernels.h). */
+ * (src/codegen/runtime/nnfx_rt_scalar.h). */
 #define KERN_MAX_TAKES(m, v) nnfx_rt_max_takes((m), (v))
 
 /* One plane of a depthwise convolution: input [H, W], output [OH, OW],
