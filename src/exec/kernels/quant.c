@@ -64,24 +64,18 @@ static nnfx_status qdq_layout(const nnfx_node *n, const nnfx_tensor *x, const nn
     return NNFX_OK;
 }
 
-/* One run of QuantizeLinear into u8 / s8 with one scale and zero point
- * (nnfx_rt_quantize: its loop vectorises; compiled per ISA). */
-static inline CORE_ALWAYS_INLINE void quantize_u8_body(const float *restrict x, int64_t n, float s, int32_t zp,
-                                                       int32_t lo, int32_t hi, uint8_t *restrict y) {
+/* One run of QuantizeLinear into an 8-bit type with one scale and zero
+ * point (nnfx_rt_quantize: its loop vectorises; compiled per ISA). The
+ * value, in [lo, hi], is stored as its low byte: the u8 value, or the s8
+ * value's two's-complement bits. */
+static inline CORE_ALWAYS_INLINE void quantize_8bit_body(const float *restrict x, int64_t n, float s, int32_t zp,
+                                                         int32_t lo, int32_t hi, uint8_t *restrict y) {
     for (int64_t j = 0; j < n; j++)
         y[j] = (uint8_t)nnfx_rt_quantize(x[j], s, zp, lo, hi);
 }
-static inline CORE_ALWAYS_INLINE void quantize_s8_body(const float *restrict x, int64_t n, float s, int32_t zp,
-                                                       int32_t lo, int32_t hi, int8_t *restrict y) {
-    for (int64_t j = 0; j < n; j++)
-        y[j] = (int8_t)nnfx_rt_quantize(x[j], s, zp, lo, hi);
-}
-CORE_ISA_VARIANTS(quantize_u8,
+CORE_ISA_VARIANTS(quantize_8bit,
                   (const float *restrict x, int64_t n, float s, int32_t zp, int32_t lo, int32_t hi,
                    uint8_t *restrict y),
-                  (x, n, s, zp, lo, hi, y))
-CORE_ISA_VARIANTS(quantize_s8,
-                  (const float *restrict x, int64_t n, float s, int32_t zp, int32_t lo, int32_t hi, int8_t *restrict y),
                   (x, n, s, zp, lo, hi, y))
 
 nnfx_status kern_quantize_linear(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -104,10 +98,8 @@ nnfx_status kern_quantize_linear(const nnfx_node *n, int nin, nnfx_tensor *const
         for (int64_t ch = 0; ch < len; ch++) {
             float sv = sc[ch];
             int32_t zv = z[ch];
-            if (y->dtype == NNFX_U8) {
-                CORE_ISA_PICK(quantize_u8)(xs + i, inner, sv, zv, lo, hi, (uint8_t *)y->data + i);
-            } else if (y->dtype == NNFX_I8) {
-                CORE_ISA_PICK(quantize_s8)(xs + i, inner, sv, zv, lo, hi, (int8_t *)y->data + i);
+            if (y->dtype == NNFX_U8 || y->dtype == NNFX_I8) {
+                CORE_ISA_PICK(quantize_8bit)(xs + i, inner, sv, zv, lo, hi, (uint8_t *)y->data + i);
             } else {
                 for (int64_t j = 0; j < inner; j++)
                     q_set(y, i + j, ir_quant_one(xs[i + j], sv, zv, lo, hi));
