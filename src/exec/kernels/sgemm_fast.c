@@ -195,7 +195,7 @@ __attribute__((target("avx512f,avx2,fma"))) static void ukernel_avx512(int64_t k
 #endif
 
 static fx_ukernel g_ukernel = ukernel_c;
-static fx_ukernel2 g_ukernel2 = NULL; /* NULL: pairs of tiles take g_ukernel twice */
+static fx_ukernel2 g_ukernel2 = NULL; /* NULL: every tile takes g_ukernel */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void pick_kernel(void) {
@@ -210,8 +210,28 @@ const char *fx_sgemm_kernel_name(void) {
     return g_ukernel2 ? "avx512 6x32 and 6x16" : g_ukernel == ukernel_c ? "portable 6x16" : "avx2+fma 6x16";
 }
 
-/* g_ukernel2 for rows <= FX_MR valid rows (fewer: through a buffer; the
- * packed A's rows past them are zero). */
+/* rows x cols floats from src (leading dimension lds) to dst (ldd). */
+static void copy_block(float *dst, int64_t ldd, const float *src, int64_t lds, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(dst + r * ldd, src + r * lds, (size_t)cols * sizeof(float));
+}
+
+/* g_ukernel on the valid rows x cols of one tile; a partial tile runs
+ * through a buffer (the packed A's rows past `rows` are zero). */
+static void one_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, const float *b, int64_t ldb, float *c,
+                     int64_t ldc, bool accumulate) {
+    if (rows == FX_MR && cols == FX_NR) {
+        g_ukernel(kc, a, b, ldb, c, ldc, accumulate);
+        return;
+    }
+    float t[FX_MR * FX_NR] = {0};
+    if (accumulate) copy_block(t, FX_NR, c, ldc, rows, cols);
+    g_ukernel(kc, a, b, ldb, t, FX_NR, accumulate);
+    copy_block(c, ldc, t, FX_NR, rows, cols);
+}
+
+/* g_ukernel2 on two full column panels of rows <= FX_MR valid rows, the
+ * same way. */
 static void pair_tile(int64_t kc, int64_t rows, const float *a, const float *b0, const float *b1, int64_t ldb, float *c,
                       int64_t ldc, bool accumulate) {
     if (rows == FX_MR) {
@@ -219,58 +239,30 @@ static void pair_tile(int64_t kc, int64_t rows, const float *a, const float *b0,
         return;
     }
     float t[FX_MR * 2 * FX_NR] = {0};
-    if (accumulate)
-        for (int64_t r = 0; r < rows; r++)
-            memcpy(t + r * 2 * FX_NR, c + r * ldc, 2 * FX_NR * sizeof(float));
+    if (accumulate) copy_block(t, 2 * FX_NR, c, ldc, rows, 2 * FX_NR);
     g_ukernel2(kc, a, b0, b1, ldb, t, 2 * FX_NR, accumulate);
-    for (int64_t r = 0; r < rows; r++)
-        memcpy(c + r * ldc, t + r * 2 * FX_NR, 2 * FX_NR * sizeof(float));
+    copy_block(c, ldc, t, 2 * FX_NR, rows, 2 * FX_NR);
 }
 
 void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate) {
     pthread_once(&g_once, pick_kernel);
-    fx_ukernel uk = g_ukernel;
     int64_t j = 0;
     if (g_ukernel2)
         for (; j + 2 * FX_NR <= nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
             pair_tile(kc, rows, a, b, b + kc * FX_NR, FX_NR, c + j, ldc, accumulate);
-    for (; j < nc; j += FX_NR, b += kc * FX_NR) {
-        int64_t cols = nc - j < FX_NR ? nc - j : FX_NR;
-        if (rows == FX_MR && cols == FX_NR) {
-            uk(kc, a, b, FX_NR, c + j, ldc, accumulate);
-            continue;
-        }
-        float t[FX_MR * FX_NR] = {0};
-        if (accumulate)
-            for (int64_t r = 0; r < rows; r++)
-                memcpy(t + r * FX_NR, c + r * ldc + j, (size_t)cols * sizeof(float));
-        uk(kc, a, b, FX_NR, t, FX_NR, accumulate);
-        for (int64_t r = 0; r < rows; r++)
-            memcpy(c + r * ldc + j, t + r * FX_NR, (size_t)cols * sizeof(float));
-    }
+    for (; j < nc; j += FX_NR, b += kc * FX_NR)
+        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b, FX_NR, c + j, ldc, accumulate);
 }
 
 void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
-    fx_ukernel uk = g_ukernel;
     int64_t full = nc / FX_NR * FX_NR, j = 0;
     if (g_ukernel2)
         for (; j + 2 * FX_NR <= full; j += 2 * FX_NR)
             pair_tile(kc, rows, a, b + j, b + j + FX_NR, ldb, c + j, ldc, accumulate);
-    for (; j < full; j += FX_NR) {
-        if (rows == FX_MR) {
-            uk(kc, a, b + j, ldb, c + j, ldc, accumulate);
-            continue;
-        }
-        float t[FX_MR * FX_NR] = {0};
-        if (accumulate)
-            for (int64_t r = 0; r < rows; r++)
-                memcpy(t + r * FX_NR, c + r * ldc + j, FX_NR * sizeof(float));
-        uk(kc, a, b + j, ldb, t, FX_NR, accumulate);
-        for (int64_t r = 0; r < rows; r++)
-            memcpy(c + r * ldc + j, t + r * FX_NR, FX_NR * sizeof(float));
-    }
+    for (; j < full; j += FX_NR)
+        one_tile(kc, rows, FX_NR, a, b + j, ldb, c + j, ldc, accumulate);
     if (full < nc) fx_sgemm_panel(kc, nc - full, rows, a, tail, c + full, ldc, accumulate);
 }
