@@ -158,6 +158,12 @@ static bool dw_pairs(const int16_t *k, int64_t kh, int64_t kw, int32_t *pr) {
     return true;
 }
 
+/* The n weight pairs pr, each broadcast to every lane of wv[i]. */
+AVX2 static inline __attribute__((always_inline)) void broadcast_pairs(const int32_t *pr, int64_t n, __m256i *wv) {
+    for (int64_t i = 0; i < n; i++)
+        wv[i] = _mm256_set1_epi32(pr[i]);
+}
+
 /* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
  * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. The weight
  * pairs are broadcast once per call (a 3 x 3 kernel, inlined with constant
@@ -167,8 +173,7 @@ AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, 
                                                              int64_t ow) {
     int64_t kp = (kw + 1) / 2;
     __m256i wv[FX_QDW_PAIRS];
-    for (int64_t i = 0; i < kh * kp; i++)
-        wv[i] = _mm256_set1_epi32(pr[i]);
+    broadcast_pairs(pr, kh * kp, wv);
     for (int64_t ox = 0; ox < ow; ox += 16) {
         __m256i lo = _mm256_setzero_si256(), hi = lo;
         for (int64_t ky = 0; ky < kh; ky++) {
@@ -193,8 +198,7 @@ AVX2 static inline __attribute__((always_inline)) void dw_s2(const int16_t *xp, 
                                                              int64_t ow) {
     int64_t kp = (kw + 1) / 2;
     __m256i wv[FX_QDW_PAIRS];
-    for (int64_t i = 0; i < kh * kp; i++)
-        wv[i] = _mm256_set1_epi32(pr[i]);
+    broadcast_pairs(pr, kh * kp, wv);
     for (int64_t ox = 0; ox < ow; ox += 8) {
         __m256i s = _mm256_setzero_si256();
         for (int64_t ky = 0; ky < kh; ky++) {
