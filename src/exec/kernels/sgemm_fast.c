@@ -60,31 +60,53 @@ void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk
     CORE_ISA_PICK(fx_pack_b_row)(src, nc, kc, kk, dst);
 }
 
-/* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b, row k
- * of b at b + k * ldb. */
-typedef void (*fx_ukernel)(int64_t kc, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
+/* Row k of B for the micro-kernels: b + k * ldb (packed or in-place B),
+ * or b + koff[k] (a gathered B: each row a run of some plane). */
+#ifndef FX_PF
+#define FX_PF 384
+#endif
+#define B_ROW(b, k) ((koff) ? (b) + (koff)[k] : (b) + (k)*ldb)
 
-static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict b, int64_t ldb, float *restrict c,
-                      int64_t ldc, bool acc) {
+/* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b, row k
+ * of b at B_ROW(b, k). */
+typedef void (*fx_ukernel)(int64_t kc, const float *a, const float *b, int64_t ldb, const int64_t *koff, float *c,
+                           int64_t ldc, bool acc);
+
+static void ukernel_c(int64_t kc, const float *restrict a, const float *restrict b, int64_t ldb,
+                      const int64_t *restrict koff, float *restrict c, int64_t ldc, bool acc) {
     float t[FX_MR][FX_NR];
     for (int r = 0; r < FX_MR; r++)
         for (int j = 0; j < FX_NR; j++)
             t[r][j] = acc ? c[r * ldc + j] : 0.0f;
-    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += ldb)
+    for (int64_t k = 0; k < kc; k++, a += FX_MR) {
+        const float *bk = B_ROW(b, k);
         for (int r = 0; r < FX_MR; r++)
             for (int j = 0; j < FX_NR; j++)
-                t[r][j] += a[r] * b[j];
+                t[r][j] += a[r] * bk[j];
+    }
     for (int r = 0; r < FX_MR; r++)
         for (int j = 0; j < FX_NR; j++)
             c[r * ldc + j] = t[r][j];
 }
 
+/* Each x86 kernel below is a body inlined twice: with koff NULL (strided
+ * B, the row pointer strength-reduced) and with a row-offset table. */
+#define FX_UKERNEL_ENTRY(name, isa)                                                                                    \
+    __attribute__((target(isa))) static void name(int64_t kc, const float *restrict a, const float *restrict b,        \
+                                                  int64_t ldb, const int64_t *restrict koff, float *restrict c,        \
+                                                  int64_t ldc, bool acc) {                                             \
+        if (koff)                                                                                                      \
+            name##_body(kc, a, b, ldb, koff, c, ldc, acc);                                                             \
+        else                                                                                                           \
+            name##_body(kc, a, b, ldb, NULL, c, ldc, acc);                                                             \
+    }
+
 #if FX_HAVE_X86
 /* 6 x 16 tile in 12 ymm accumulators: per k, two loads of B and six
  * broadcasts of A feed twelve FMAs. */
-__attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const float *restrict a,
-                                                             const float *restrict b, int64_t ldb, float *restrict c,
-                                                             int64_t ldc, bool acc) {
+__attribute__((target("avx2,fma"))) static inline CORE_ALWAYS_INLINE void
+ukernel_avx2_body(int64_t kc, const float *restrict a, const float *restrict b, int64_t ldb,
+                  const int64_t *restrict koff, float *restrict c, int64_t ldc, bool acc) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     if (acc) {
         c00 = _mm256_loadu_ps(c + 0 * ldc), c01 = _mm256_loadu_ps(c + 0 * ldc + 8);
@@ -98,7 +120,8 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const f
     }
 #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; k++) {
-        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+        const float *bk = B_ROW(b, k);
+        __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8), av;
         av = _mm256_broadcast_ss(a + 0);
         c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
         av = _mm256_broadcast_ss(a + 1);
@@ -112,7 +135,6 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const f
         av = _mm256_broadcast_ss(a + 5);
         c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
         a += FX_MR;
-        b += ldb;
     }
     _mm256_storeu_ps(c + 0 * ldc, c00), _mm256_storeu_ps(c + 0 * ldc + 8, c01);
     _mm256_storeu_ps(c + 1 * ldc, c10), _mm256_storeu_ps(c + 1 * ldc + 8, c11);
@@ -121,22 +143,22 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(int64_t kc, const f
     _mm256_storeu_ps(c + 4 * ldc, c40), _mm256_storeu_ps(c + 4 * ldc + 8, c41);
     _mm256_storeu_ps(c + 5 * ldc, c50), _mm256_storeu_ps(c + 5 * ldc + 8, c51);
 }
+FX_UKERNEL_ENTRY(ukernel_avx2, "avx2,fma")
 #endif
 
 /* Two full tiles side by side (columns 0-15 from b0, 16-31 from b1, row k
- * of each at + k * ldb): c[FX_MR, 2 * FX_NR] (ldc). */
-typedef void (*fx_ukernel2)(int64_t kc, const float *a, const float *b0, const float *b1, int64_t ldb, float *c,
-                            int64_t ldc, bool acc);
+ * of each at B_ROW): c[FX_MR, 2 * FX_NR] (ldc). */
+typedef void (*fx_ukernel2)(int64_t kc, const float *a, const float *b0, const float *b1, int64_t ldb,
+                            const int64_t *koff, float *c, int64_t ldc, bool acc);
 
 #if FX_HAVE_X86
 /* AVX-512: 6 x 32 in 12 zmm accumulators (a column panel of 16 is one
  * register): per k, two loads of B and six broadcasts of A feed twelve
  * 16-wide FMAs. The same FMA per product in the same k order as
  * ukernel_avx2, so both give the same bits. */
-__attribute__((target("avx512f,avx2,fma"))) static void ukernel2_avx512(int64_t kc, const float *restrict a,
-                                                                        const float *restrict b0,
-                                                                        const float *restrict b1, int64_t ldb,
-                                                                        float *restrict c, int64_t ldc, bool acc) {
+__attribute__((target("avx512f,avx2,fma"))) static inline CORE_ALWAYS_INLINE void
+ukernel2_avx512_body(int64_t kc, const float *restrict a, const float *restrict b0, const float *restrict b1,
+                     int64_t ldb, const int64_t *restrict koff, float *restrict c, int64_t ldc, bool acc) {
     __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     if (acc) {
         c00 = _mm512_loadu_ps(c + 0 * ldc), c01 = _mm512_loadu_ps(c + 0 * ldc + 16);
@@ -150,7 +172,8 @@ __attribute__((target("avx512f,avx2,fma"))) static void ukernel2_avx512(int64_t 
     }
 #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; k++) {
-        __m512 x0 = _mm512_loadu_ps(b0), x1 = _mm512_loadu_ps(b1), av;
+        __m512 x0 = _mm512_loadu_ps(B_ROW(b0, k)), x1 = _mm512_loadu_ps(B_ROW(b1, k)), av;
+        if (FX_PF) _mm_prefetch((const char *)(a + FX_PF), _MM_HINT_T0);
         av = _mm512_set1_ps(a[0]);
         c00 = _mm512_fmadd_ps(av, x0, c00), c01 = _mm512_fmadd_ps(av, x1, c01);
         av = _mm512_set1_ps(a[1]);
@@ -164,8 +187,6 @@ __attribute__((target("avx512f,avx2,fma"))) static void ukernel2_avx512(int64_t 
         av = _mm512_set1_ps(a[5]);
         c50 = _mm512_fmadd_ps(av, x0, c50), c51 = _mm512_fmadd_ps(av, x1, c51);
         a += FX_MR;
-        b0 += ldb;
-        b1 += ldb;
     }
     _mm512_storeu_ps(c + 0 * ldc, c00), _mm512_storeu_ps(c + 0 * ldc + 16, c01);
     _mm512_storeu_ps(c + 1 * ldc, c10), _mm512_storeu_ps(c + 1 * ldc + 16, c11);
@@ -175,23 +196,33 @@ __attribute__((target("avx512f,avx2,fma"))) static void ukernel2_avx512(int64_t 
     _mm512_storeu_ps(c + 5 * ldc, c50), _mm512_storeu_ps(c + 5 * ldc + 16, c51);
 }
 
+__attribute__((target("avx512f,avx2,fma"))) static void
+ukernel2_avx512(int64_t kc, const float *restrict a, const float *restrict b0, const float *restrict b1, int64_t ldb,
+                const int64_t *restrict koff, float *restrict c, int64_t ldc, bool acc) {
+    if (koff)
+        ukernel2_avx512_body(kc, a, b0, b1, ldb, koff, c, ldc, acc);
+    else
+        ukernel2_avx512_body(kc, a, b0, b1, ldb, NULL, c, ldc, acc);
+}
+
 /* AVX-512, one column panel: 6 x 16 in 6 zmm accumulators (the edge tiles
  * of ukernel2_avx512's callers); same FMAs in the same order. */
-__attribute__((target("avx512f,avx2,fma"))) static void ukernel_avx512(int64_t kc, const float *restrict a,
-                                                                       const float *restrict b, int64_t ldb,
-                                                                       float *restrict c, int64_t ldc, bool acc) {
+__attribute__((target("avx512f,avx2,fma"))) static inline CORE_ALWAYS_INLINE void
+ukernel_avx512_body(int64_t kc, const float *restrict a, const float *restrict b, int64_t ldb,
+                    const int64_t *restrict koff, float *restrict c, int64_t ldc, bool acc) {
     __m512 t[FX_MR];
     for (int r = 0; r < FX_MR; r++)
         t[r] = acc ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
 #pragma GCC unroll 4
-    for (int64_t k = 0; k < kc; k++, a += FX_MR, b += ldb) {
-        __m512 x = _mm512_loadu_ps(b);
+    for (int64_t k = 0; k < kc; k++, a += FX_MR) {
+        __m512 x = _mm512_loadu_ps(B_ROW(b, k));
         for (int r = 0; r < FX_MR; r++)
             t[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), x, t[r]);
     }
     for (int r = 0; r < FX_MR; r++)
         _mm512_storeu_ps(c + r * ldc, t[r]);
 }
+FX_UKERNEL_ENTRY(ukernel_avx512, "avx512f,avx2,fma")
 #endif
 
 static fx_ukernel g_ukernel = ukernel_c;
@@ -218,41 +249,46 @@ static void copy_block(float *dst, int64_t ldd, const float *src, int64_t lds, i
 
 /* g_ukernel on the valid rows x cols of one tile; a partial tile runs
  * through a buffer (the packed A's rows past `rows` are zero). */
-static void one_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, const float *b, int64_t ldb, float *c,
-                     int64_t ldc, bool accumulate) {
+static void one_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, const float *b, int64_t ldb,
+                     const int64_t *koff, float *c, int64_t ldc, bool accumulate) {
     if (rows == FX_MR && cols == FX_NR) {
-        g_ukernel(kc, a, b, ldb, c, ldc, accumulate);
+        g_ukernel(kc, a, b, ldb, koff, c, ldc, accumulate);
         return;
     }
     float t[FX_MR * FX_NR] = {0};
     if (accumulate) copy_block(t, FX_NR, c, ldc, rows, cols);
-    g_ukernel(kc, a, b, ldb, t, FX_NR, accumulate);
+    g_ukernel(kc, a, b, ldb, koff, t, FX_NR, accumulate);
     copy_block(c, ldc, t, FX_NR, rows, cols);
 }
 
-/* g_ukernel2 on two full column panels of rows <= FX_MR valid rows, the
+/* g_ukernel2 on two column panels (the second may be a zero-padded partial
+ * one: cols valid columns of the pair) of rows <= FX_MR valid rows, the
  * same way. */
-static void pair_tile(int64_t kc, int64_t rows, const float *a, const float *b0, const float *b1, int64_t ldb, float *c,
-                      int64_t ldc, bool accumulate) {
-    if (rows == FX_MR) {
-        g_ukernel2(kc, a, b0, b1, ldb, c, ldc, accumulate);
+static void pair_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, const float *b0, const float *b1,
+                      int64_t ldb, const int64_t *koff, float *c, int64_t ldc, bool accumulate) {
+    if (rows == FX_MR && cols == 2 * FX_NR) {
+        g_ukernel2(kc, a, b0, b1, ldb, koff, c, ldc, accumulate);
         return;
     }
     float t[FX_MR * 2 * FX_NR] = {0};
-    if (accumulate) copy_block(t, 2 * FX_NR, c, ldc, rows, 2 * FX_NR);
-    g_ukernel2(kc, a, b0, b1, ldb, t, 2 * FX_NR, accumulate);
-    copy_block(c, ldc, t, 2 * FX_NR, rows, 2 * FX_NR);
+    if (accumulate) copy_block(t, 2 * FX_NR, c, ldc, rows, cols);
+    g_ukernel2(kc, a, b0, b1, ldb, koff, t, 2 * FX_NR, accumulate);
+    copy_block(c, ldc, t, 2 * FX_NR, rows, cols);
 }
 
 void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
+    /* pairs, the last one possibly partial (more than one panel left: the
+     * packed B's last panel is zero-padded, and a pair tile costs less
+     * than two single ones) */
     if (g_ukernel2)
-        for (; j + 2 * FX_NR <= nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
-            pair_tile(kc, rows, a, b, b + kc * FX_NR, FX_NR, c + j, ldc, accumulate);
+        for (; j + FX_NR < nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
+            pair_tile(kc, rows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b, b + kc * FX_NR, FX_NR, NULL, c + j, ldc,
+                      accumulate);
     for (; j < nc; j += FX_NR, b += kc * FX_NR)
-        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b, FX_NR, c + j, ldc, accumulate);
+        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b, FX_NR, NULL, c + j, ldc, accumulate);
 }
 
 void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
@@ -261,8 +297,20 @@ void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, c
     int64_t full = nc / FX_NR * FX_NR, j = 0;
     if (g_ukernel2)
         for (; j + 2 * FX_NR <= full; j += 2 * FX_NR)
-            pair_tile(kc, rows, a, b + j, b + j + FX_NR, ldb, c + j, ldc, accumulate);
+            pair_tile(kc, rows, 2 * FX_NR, a, b + j, b + j + FX_NR, ldb, NULL, c + j, ldc, accumulate);
     for (; j < full; j += FX_NR)
-        one_tile(kc, rows, FX_NR, a, b + j, ldb, c + j, ldc, accumulate);
+        one_tile(kc, rows, FX_NR, a, b + j, ldb, NULL, c + j, ldc, accumulate);
     if (full < nc) fx_sgemm_panel(kc, nc - full, rows, a, tail, c + full, ldc, accumulate);
+}
+
+void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, const int64_t *koff,
+                           float *c, int64_t ldc, bool accumulate) {
+    pthread_once(&g_once, pick_kernel);
+    int64_t j = 0;
+    if (g_ukernel2)
+        for (; j + FX_NR < nc; j += 2 * FX_NR)
+            pair_tile(kc, rows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b + j, b + j + FX_NR, 0, koff, c + j, ldc,
+                      accumulate);
+    for (; j < nc; j += FX_NR)
+        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j, 0, koff, c + j, ldc, accumulate);
 }

@@ -42,6 +42,14 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
 void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate);
 
+/* fx_sgemm_panel over a gathered B: row k is the run b + koff[k] (columns
+ * contiguous), read in place. Every tile reads whole FX_NR-column panels,
+ * so b + koff[k] + j must be readable for j < nc rounded up to FX_NR (what
+ * the columns past nc hold does not matter: they are not written to C).
+ * Same sums in the same order as fx_sgemm_panel. */
+void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, const int64_t *koff,
+                           float *c, int64_t ldc, bool accumulate);
+
 /* The micro-kernel the CPU takes ("avx512 6x32 and 6x16", "avx2+fma 6x16" or
  * "portable 6x16"), for benchmark headers and tests. */
 const char *fx_sgemm_kernel_name(void);
