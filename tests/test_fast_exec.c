@@ -181,6 +181,22 @@ static nnfx_graph *wideconv(int64_t *xd) {
     return g;
 }
 
+/* Deep, small images (the last stages of a classifier): output channels
+ * split into row blocks over few columns. A strided conv whose B blocks are
+ * packed once for every row block, then padded-grid convs on a 7 x 7 grid
+ * (K 360 and K 1800 in several K blocks, read in place), batch 2. */
+static nnfx_graph *deepconv(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 40, xd[2] = 14, xd[3] = 13;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = unary(g, NNFX_OP_RELU, conv(g, x, "s2", 200, 40, 3, 2, 1, 1, true)); /* 7 x 7, K 360 */
+    nnfx_node *b = conv(g, a, "p", 200, 200, 3, 1, 1, 1, true);                         /* K 1800 */
+    nnfx_node *c = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, b, a));
+    nnfx_node *d = conv_dil(g, c, "pd", 50, 200, 3, 1, 2, 2, 1); /* dilated: 7 x 11 grid */
+    assert_non_null(nnfx_graph_output(g, 1, &d, NULL));
+    return g;
+}
+
 /* One depthwise conv (3 channels) of the shape set by test_dw_borders. */
 static int64_t g_dw_h, g_dw_w, g_dw_k, g_dw_s, g_dw_p;
 static nnfx_graph *dwcase(int64_t *xd) {
@@ -345,6 +361,12 @@ static void test_wide_conv(void **state) {
     check_graph(wideconv, "conv3x3/s1 padded+gemm + bias + add + relu");
 }
 
+static void test_deep_conv(void **state) {
+    (void)state;
+    check_graph(deepconv, "conv3x3/s2 im2col+gemm (B packed once) + bias + relu");
+    check_graph(deepconv, "conv3x3/s1 padded+gemm + bias + add + relu");
+}
+
 static void test_gemm(void **state) {
     (void)state;
     check_graph(gemm, "gemm");
@@ -443,10 +465,15 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),   cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_dw_borders), cmocka_unit_test(test_maxpool_nan),
-        cmocka_unit_test(test_odd_conv),   cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_gemm),       cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_dw_borders),
+        cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_deep_conv),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

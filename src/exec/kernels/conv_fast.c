@@ -29,20 +29,28 @@
 #define FX_PANEL_FLOATS (48 * 1024)
 #define FX_KC_MAX       256
 #define FX_NB_MAX       768
+/* Shared pre-packed B: at most this many floats for all blocks of a conv. */
+#define FX_PREPACK_MAX (2 * 1024 * 1024)
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
     int64_t cg, mg, kk, ohw;
     bool depthwise, direct; /* direct: 1x1, stride 1, no padding */
     float *wt;              /* depthwise: [M, KK]; else packed A per group */
-    int64_t wgroup;         /* floats of packed A per group                */
+    int64_t wgroup;         /* floats of packed A per group: K block after K
+                               block, each its FX_MR-row panels (a_panel) */
     float *bias;            /* [M] zeros when absent                       */
     int64_t kc;             /* rows of K per packed B block                */
     bool padgrid;           /* stride 1: GEMM columns over a padded grid    */
     int64_t pgh, pgw;       /* padgrid: zero-bordered input plane dims      */
+    int64_t *koff;          /* padgrid: where row k of B starts in the padded
+                               planes of a group (KK entries)               */
     int64_t ncols;          /* GEMM columns per image (ohw or oh * pgw)     */
     int64_t nb, ncb;        /* columns per panel, panels per image         */
     int64_t mb, nmb;        /* rows per task (multiple of FX_MR), blocks    */
+    int64_t nbr, nkb;       /* columns per packed block (FX_NR multiple), K blocks */
+    bool prepack;           /* row blocks share B blocks packed once in the
+                               shared scratch, not each task its own        */
     fx_act act;
     float p0, p1;
     bool residual;
@@ -98,15 +106,24 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
      * output (oy, ox) becomes GEMM column oy * PGW + ox; every im2col row is
      * then one contiguous run of a plane, packed without any index work.
      * Columns ox >= OW are computed and dropped. */
-    c0.padgrid = !c0.depthwise && !c0.direct && c0.sh == 1 && c0.sw == 1 && (c0.kh > 1 || c0.kw > 1) &&
-                 (c0.kw - 1) * c0.dw * 8 <= c0.ow + (c0.kw - 1) * c0.dw && c0.mg <= 1024;
     c0.pgh = c0.oh + (c0.kh - 1) * c0.dh, c0.pgw = c0.ow + (c0.kw - 1) * c0.dw;
+    /* ... taken when the grid's columns, rounded up to whole register
+     * tiles, are at most 1/8 more than the output's (a 7x7 output is 49
+     * columns, four tiles; its 7x9 grid 63, also four) */
+    int64_t grid_tiles = (c0.oh * c0.pgw + FX_NR - 1) / FX_NR, out_tiles = (c0.ohw + FX_NR - 1) / FX_NR;
+    c0.padgrid = !c0.depthwise && !c0.direct && c0.sh == 1 && c0.sw == 1 && (c0.kh > 1 || c0.kw > 1) &&
+                 grid_tiles * 8 <= out_tiles * 9 && c0.mg <= 1024;
     c0.ncols = c0.padgrid ? c0.oh * c0.pgw : c0.ohw;
     /* column panels: as wide as the B block budget allows, a multiple of FX_NR */
     int64_t nb = FX_PANEL_FLOATS / c0.kc;
     nb = nb < 64 ? 64 : nb > FX_NB_MAX ? FX_NB_MAX : nb / FX_NR * FX_NR;
-    if (c0.padgrid) { /* the C block [MG, NB] of a task is staged in scratch */
+    if (c0.padgrid) {
+        /* B is read in place, so no block budget: about 16 column blocks
+         * (whole tile pairs, 64 columns at least) balance two or four
+         * threads; the C block [MG, NB] of a task is staged in scratch */
+        nb = (c0.ncols / 16 + 2 * FX_NR - 1) / (2 * FX_NR) * (2 * FX_NR);
         int64_t cap = (64 * 1024) / c0.mg / FX_NR * FX_NR;
+        nb = nb < 64 ? 64 : nb > FX_NB_MAX ? FX_NB_MAX : nb;
         if (nb > cap) nb = cap < FX_NR ? FX_NR : cap;
     }
     if (nb >= c0.ncols) nb = c0.ncols;
@@ -118,6 +135,12 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
     while (c0.n * c0.group * c0.ncb * ((c0.mg + c0.mb - 1) / c0.mb) < 8 && c0.mb >= 64)
         c0.mb = (c0.mb / 2 + FX_MR - 1) / FX_MR * FX_MR;
     c0.nmb = (c0.mg + c0.mb - 1) / c0.mb;
+    /* with several row blocks, each B block is packed once for all of them
+     * (when they fit the budget); 1x1 convs read B in place */
+    c0.nbr = (c0.nb + FX_NR - 1) / FX_NR * FX_NR;
+    c0.nkb = nkb;
+    c0.prepack = c0.nmb > 1 && !c0.direct && !c0.depthwise && !c0.padgrid &&
+                 c0.n * c0.group * c0.ncb * c0.nkb * c0.kc * c0.nbr <= FX_PREPACK_MAX;
     c0.wgroup = c0.depthwise ? 0 : fx_pack_a_floats(c0.mg, c0.kk);
     *out = c0;
     return NNFX_OK;
@@ -135,8 +158,9 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     if (conv_plan(n, xs, w, b, &c0, err)) return NULL;
     fx_conv *c = malloc(sizeof *c);
     float *wt = alloc_floats(c0.depthwise ? c0.m * c0.kk : c0.group * c0.wgroup), *bias = alloc_floats(c0.m);
-    if (!c || !wt || !bias) {
-        free(c), free(wt), free(bias);
+    int64_t *koff = c0.padgrid ? malloc((size_t)c0.kk * sizeof *koff) : NULL;
+    if (!c || !wt || !bias || (c0.padgrid && !koff)) {
+        free(c), free(wt), free(bias), free(koff);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing a conv");
         return NULL;
     }
@@ -145,20 +169,36 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
         memcpy(wt, w->data, (size_t)(c0.m * c0.kk) * sizeof(float));
     else
         for (int64_t gi = 0; gi < c0.group; gi++)
-            fx_pack_a((const float *)w->data + gi * c0.mg * c0.kk, c0.kk, c0.mg, c0.kk, wt + gi * c0.wgroup);
+            for (int64_t k0 = 0; k0 < c0.kk; k0 += c0.kc)
+                fx_pack_a((const float *)w->data + gi * c0.mg * c0.kk + k0, c0.kk, c0.mg,
+                          c0.kk - k0 < c0.kc ? c0.kk - k0 : c0.kc, wt + gi * c0.wgroup + k0 * (c0.wgroup / c0.kk));
     if (b)
         memcpy(bias, b->data, (size_t)c0.m * sizeof(float));
     else
         memset(bias, 0, (size_t)c0.m * sizeof(float));
     c->wt = wt;
     c->bias = bias;
+    c->koff = koff;
+    for (int64_t k = 0; koff && k < c0.kk; k++) { /* k = (ci * KH + ky) * KW + kx */
+        int64_t kx = k % c0.kw, ky = k / c0.kw % c0.kh, ci = k / (c0.kw * c0.kh);
+        koff[k] = ci * c0.pgh * c0.pgw + ky * c0.dh * c0.pgw + kx * c0.dw;
+    }
     return c;
+}
+
+/* Packed A of group gi, rows [r0, r0 + FX_MR) (r0 a multiple of FX_MR),
+ * K block from k0: one contiguous panel of kc x FX_MR floats. A K block's
+ * panels lie together, so a task streams its weights in order. */
+static const float *a_panel(const fx_conv *c, int64_t gi, int64_t r0, int64_t k0) {
+    int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
+    return c->wt + gi * c->wgroup + k0 * (c->wgroup / c->kk) + r0 * kc;
 }
 
 void fx_conv_free(fx_conv *c) {
     if (!c) return;
     free(c->wt);
     free(c->bias);
+    free(c->koff);
     free(c);
 }
 
@@ -175,22 +215,38 @@ int64_t fx_conv_scratch_floats(const fx_conv *c) {
     if (c->depthwise) /* the zero row */
         return dw_fast(c) ? (c->w + 15) / 16 * 16 : 0;
     int64_t nbr = (c->nb + FX_NR - 1) / FX_NR * FX_NR;
-    /* packed B block + one im2col row, or + the staged C block */
-    return (c->kc * nbr + (c->padgrid ? c->mb * nbr : nbr) + 15) / 16 * 16;
+    /* the staged C block (B is read in place), or a packed B block and one
+     * im2col row */
+    return ((c->padgrid ? c->mb * nbr : c->kc * nbr + nbr) + 15) / 16 * 16;
 }
 
+/* The padded planes are followed by a zeroed slack, read (and dropped) by
+ * the last column panel of the last plane's B rows (fx_sgemm_panel_gather
+ * reads whole panels): past the plane by at most (KW - 1) * DW + FX_NR - 1. */
+static int64_t padded_slack_at(const fx_conv *c) { return c->n * c->c * c->pgh * c->pgw; }
+static int64_t padded_slack(const fx_conv *c) { return c->pgw + FX_NR; }
+
+/* Floats of the padded planes in the shared scratch (padgrid), then the
+ * pre-packed B blocks (prepack): block (image, group, column block, K
+ * block) in that order, kc x nbr floats each. */
+static int64_t padded_floats(const fx_conv *c) {
+    return c->padgrid ? (padded_slack_at(c) + padded_slack(c) + 15) / 16 * 16 : 0;
+}
+
+static int64_t prepack_block_floats(const fx_conv *c) { return c->kc * c->nbr; }
+
 int64_t fx_conv_shared_floats(const fx_conv *c) {
-    return c->padgrid ? (c->n * c->c * c->pgh * c->pgw + c->pgw + 15) / 16 * 16 : 0;
+    return padded_floats(c) + (c->prepack ? c->n * c->group * c->ncb * c->nkb * prepack_block_floats(c) : 0);
 }
 
 void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
-    snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
+    snprintf(buf, len, "%s%lldx%lld/s%lld %s%s%s%s%s", c->depthwise ? "dwconv" : "conv", (long long)c->kh,
              (long long)c->kw, (long long)c->sh,
              c->depthwise ? "direct"
              : c->direct  ? "gemm"
              : c->padgrid ? "padded+gemm"
                           : "im2col+gemm",
-             " + bias", c->residual ? " + add" : "", c->act ? "" : "");
+             c->prepack ? " (B packed once)" : "", " + bias", c->residual ? " + add" : "", c->act ? "" : "");
     if (c->act) {
         size_t l = strlen(buf);
         snprintf(buf + l, len > l ? len - l : 0, " + %s", fx_act_name(c->act));
@@ -402,9 +458,35 @@ static void dw_plane(const fx_conv *c, const float *restrict xi, const float *re
 typedef struct conv_job {
     const fx_conv *c;
     const float *x, *res;
-    float *y, *scratch, *xpad;
+    float *y, *scratch, *xpad, *packed; /* packed: the pre-packed B blocks */
     int64_t scratch_per_thread;
 } conv_job;
+
+/* Columns in column block cb (returned), the first of them in *c0. */
+static int64_t block_cols(const fx_conv *c, int64_t cb, int64_t *c0) {
+    *c0 = cb * c->nb;
+    return c->ncols - *c0 < c->nb ? c->ncols - *c0 : c->nb;
+}
+
+/* The pre-packed B block (image b, group gi, column block cb, K block kb)
+ * of job j. */
+static float *packed_block(const conv_job *j, int64_t b, int64_t gi, int64_t cb, int64_t kb) {
+    const fx_conv *c = j->c;
+    return j->packed + (((b * c->group + gi) * c->ncb + cb) * c->nkb + kb) * prepack_block_floats(c);
+}
+
+/* Pre-pack task t: B block (image, group, column block, K block) once into
+ * the shared scratch, for every row block's GEMM task to read. */
+static void prepack_task(void *ctx, int64_t t, int tid) {
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    int64_t kb = t % c->nkb, rest = t / c->nkb, cb = rest % c->ncb;
+    rest /= c->ncb;
+    int64_t gi = rest % c->group, b = rest / c->group, c0;
+    int64_t nb = block_cols(c, cb, &c0), k0 = kb * c->kc, kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
+    pack_im2col(c, j->x + (b * c->c + gi * c->cg) * c->h * c->w, k0, kc, c0, nb,
+                j->scratch + (int64_t)tid * j->scratch_per_thread, packed_block(j, b, gi, cb, kb));
+}
 
 /* Padded grid: input plane t (of N * C) into its zero-bordered copy. */
 static void pad_task(void *ctx, int64_t t, int tid) {
@@ -428,8 +510,9 @@ static void pad_task(void *ctx, int64_t t, int tid) {
     }
 }
 
-/* Padded grid GEMM task: B rows are runs of the padded planes, C is staged
- * in scratch and its valid columns (ox < OW) leave through the epilogue. */
+/* Padded grid GEMM task: B rows are runs of the padded planes, read in
+ * place; C is staged in scratch and its valid columns (ox < OW) leave
+ * through the epilogue. */
 static void padgrid_task(void *ctx, int64_t t, int tid) {
     const conv_job *j = ctx;
     const fx_conv *c = j->c;
@@ -437,27 +520,17 @@ static void padgrid_task(void *ctx, int64_t t, int tid) {
     int64_t mbi = rest % c->nmb;
     rest /= c->nmb;
     int64_t gi = rest % c->group, b = rest / c->group;
-    int64_t c0 = cb * c->nb, nb = c->ncols - c0 < c->nb ? c->ncols - c0 : c->nb;
+    int64_t c0, nb = block_cols(c, cb, &c0);
     int64_t nbr = (nb + FX_NR - 1) / FX_NR * FX_NR;
     int64_t m0 = gi * c->mg + mbi * c->mb, mrows = c->mg - mbi * c->mb < c->mb ? c->mg - mbi * c->mb : c->mb;
-    int64_t plane = c->pgh * c->pgw;
-    const float *xg = j->xpad + (b * c->c + gi * c->cg) * plane + c0;
-    float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread;
-    float *cb_ = bp + c->kc * ((c->nb + FX_NR - 1) / FX_NR * FX_NR);
-    const float *apanels = c->wt + gi * c->wgroup + (mbi * c->mb / FX_MR) * c->kk * FX_MR;
-    int64_t kx = 0, ky = 0, ci = 0;
+    const float *xg = j->xpad + (b * c->c + gi * c->cg) * c->pgh * c->pgw + c0;
+    float *cb_ = j->scratch + (int64_t)tid * j->scratch_per_thread;
     for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
         int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
-        for (int64_t kk = 0; kk < kc; kk++) {
-            fx_pack_b_row(xg + ci * plane + ky * c->dh * c->pgw + kx * c->dw, nb, kc, kk, bp);
-            if (++kx == c->kw) {
-                kx = 0;
-                if (++ky == c->kh) ky = 0, ci++;
-            }
-        }
         for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
             int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
-            fx_sgemm_panel(kc, nb, rows, apanels + r0 * c->kk + k0 * FX_MR, bp, cb_ + r0 * nbr, nbr, k0 > 0);
+            fx_sgemm_panel_gather(kc, nb, rows, a_panel(c, gi, m0 - gi * c->mg + r0, k0), xg, c->koff + k0,
+                                  cb_ + r0 * nbr, nbr, k0 > 0);
         }
     }
     /* valid columns: grid column g = oy * PGW + ox, ox < OW */
@@ -481,13 +554,26 @@ static void padgrid_task(void *ctx, int64_t t, int tid) {
     }
 }
 
+/* Depthwise planes per task: about 4096 outputs' worth (small planes
+ * are grouped, so tasks are not dominated by hand-off and threads do not
+ * write into one cache line), but at least 8 tasks where there are 8
+ * planes. By shape only. */
+static int64_t dw_planes_per_task(const fx_conv *c) {
+    int64_t planes = c->n * c->m, per = (4096 + c->ohw - 1) / c->ohw;
+    if (per > planes / 8) per = planes / 8;
+    return per < 1 ? 1 : per;
+}
+
 static void dw_task(void *ctx, int64_t t, int tid) {
     const conv_job *j = ctx;
     const fx_conv *c = j->c;
-    int64_t b = t / c->m, oc = t % c->m, mult = c->m / c->group;
-    int64_t plane = (b * c->m + oc) * c->ohw;
-    dw_plane(c, j->x + (b * c->c + oc / mult) * c->h * c->w, c->wt + oc * c->kh * c->kw, c->bias[oc],
-             j->res ? j->res + plane : NULL, j->y + plane, j->scratch + (int64_t)tid * j->scratch_per_thread);
+    int64_t per = dw_planes_per_task(c), p0 = t * per, p1 = p0 + per < c->n * c->m ? p0 + per : c->n * c->m;
+    for (int64_t p = p0; p < p1; p++) {
+        int64_t b = p / c->m, oc = p % c->m, mult = c->m / c->group;
+        int64_t plane = (b * c->m + oc) * c->ohw;
+        dw_plane(c, j->x + (b * c->c + oc / mult) * c->h * c->w, c->wt + oc * c->kh * c->kw, c->bias[oc],
+                 j->res ? j->res + plane : NULL, j->y + plane, j->scratch + (int64_t)tid * j->scratch_per_thread);
+    }
 }
 
 static void gemm_task(void *ctx, int64_t t, int tid) {
@@ -497,20 +583,21 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t mbi = rest % c->nmb;
     rest /= c->nmb;
     int64_t gi = rest % c->group, b = rest / c->group;
-    int64_t c0 = cb * c->nb, nb = c->ohw - c0 < c->nb ? c->ohw - c0 : c->nb;
+    int64_t c0, nb = block_cols(c, cb, &c0);
     int64_t m0 = gi * c->mg + mbi * c->mb, mrows = c->mg - mbi * c->mb < c->mb ? c->mg - mbi * c->mb : c->mb;
     const float *xg = j->x + (b * c->c + gi * c->cg) * c->h * c->w;
     float *y = j->y + (b * c->m + m0) * c->ohw + c0;
     const float *res = j->res ? j->res + (b * c->m + m0) * c->ohw + c0 : NULL;
     float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread;
     float *rowbuf = bp + c->kc * ((nb + FX_NR - 1) / FX_NR * FX_NR);
-    const float *apanels = c->wt + gi * c->wgroup + (mbi * c->mb / FX_MR) * c->kk * FX_MR;
     for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
         int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
         /* 1x1 stride 1: B is the input itself, read in place (only a
          * partial last column panel is packed); else im2col packed */
         int64_t full = nb / FX_NR * FX_NR;
-        if (!c->direct)
+        if (c->prepack)
+            bp = packed_block(j, b, gi, cb, k0 / c->kc);
+        else if (!c->direct)
             pack_im2col(c, xg, k0, kc, c0, nb, rowbuf, bp);
         else if (full < nb)
             for (int64_t kk = 0; kk < kc; kk++)
@@ -518,7 +605,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         bool last = k0 + kc == c->kk;
         for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
             int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
-            const float *ap = apanels + r0 * c->kk + k0 * FX_MR;
+            const float *ap = a_panel(c, gi, m0 - gi * c->mg + r0, k0);
             if (c->direct)
                 fx_sgemm_panel_rows(kc, nb, rows, ap, xg + k0 * c->ohw + c0, c->ohw, bp, y + r0 * c->ohw, c->ohw,
                                     k0 > 0);
@@ -534,11 +621,25 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
 
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {
     int64_t shared = fx_conv_shared_floats(c);
-    conv_job j = {c, x, c->residual ? res : NULL, y, scratch + shared, scratch, fx_conv_scratch_floats(c)};
+    conv_job j = {c,
+                  x,
+                  c->residual ? res : NULL,
+                  y,
+                  scratch + shared,
+                  scratch,
+                  scratch + padded_floats(c),
+                  fx_conv_scratch_floats(c)};
     if (c->depthwise) {
-        fx_pool_run(pool, c->n * c->m, dw_task, &j);
-    } else if (c->padgrid) {
+        int64_t per = dw_planes_per_task(c);
+        fx_pool_run(pool, (c->n * c->m + per - 1) / per, dw_task, &j);
+        return;
+    }
+    if (c->padgrid) {
+        memset(scratch + padded_slack_at(c), 0, (size_t)padded_slack(c) * sizeof(float));
         fx_pool_run(pool, c->n * c->c, pad_task, &j);
+    }
+    if (c->prepack) fx_pool_run(pool, c->n * c->group * c->ncb * c->nkb, prepack_task, &j);
+    if (c->padgrid) {
         fx_pool_run(pool, c->n * c->group * c->nmb * c->ncb, padgrid_task, &j);
     } else {
         fx_pool_run(pool, c->n * c->group * c->nmb * c->ncb, gemm_task, &j);
