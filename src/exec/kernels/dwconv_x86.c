@@ -3,7 +3,9 @@
  * row, stride 2 by loading sixteen inputs and keeping the even or odd ones.
  * The end of a row repeats the last eight outputs with masked loads (loads
  * never pass the row; a row shorter than eight takes one masked step), so
- * every output sums the same taps in the same order. */
+ * every output sums the same taps in the same order: each tap column kx
+ * down its own chain (so the K chains of FMAs overlap instead of waiting
+ * on each other), then the column sums in kx order. */
 #include "exec/kernels/dwconv_x86.h"
 
 #include <string.h>
@@ -43,9 +45,10 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i range(i
  * is touched. */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256
 step(int K, int s, const float *const *rr, const __m256 *kv, int64_t w, int64_t pw, int64_t ox, int64_t n, bool full) {
-    __m256 acc = _mm256_setzero_ps();
+    __m256 acc[5]; /* one chain per tap column, so K FMA chains overlap */
     __m256i all = _mm256_set1_epi32(-1);
     for (int kx = 0; kx < K; kx++) {
+        acc[kx] = _mm256_setzero_ps();
         int64_t c0 = ox * s - pw + (s == 1 ? kx : (kx & ~1)); /* column of element 0 */
         __m256i m0 = all, m1 = all;
         if (!full) {
@@ -61,10 +64,12 @@ step(int K, int s, const float *const *rr, const __m256 *kv, int64_t w, int64_t 
                 v = full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m0);
             else
                 v = half16(p, kx & 1, m0, m1);
-            acc = _mm256_fmadd_ps(kv[ky * K + kx], v, acc);
+            acc[kx] = _mm256_fmadd_ps(kv[ky * K + kx], v, acc[kx]);
         }
     }
-    return acc;
+    for (int kx = 1; kx < K; kx++)
+        acc[0] = _mm256_add_ps(acc[0], acc[kx]);
+    return acc[0];
 }
 
 __attribute__((target("avx2,fma"), always_inline)) static inline void
