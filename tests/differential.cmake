@@ -18,3 +18,6 @@ add_test(NAME kernels_differential_avx2 COMMAND test_kernels differential)
 set_tests_properties(kernels_differential_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 add_test(NAME test_real_models_avx2 COMMAND test_real_models)
 set_tests_properties(test_real_models_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
+# The sigmoid/SiLU rows: AVX-512 by default on such a host, AVX2 here.
+add_test(NAME test_act_avx2 COMMAND test_act)
+set_tests_properties(test_act_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")

@@ -116,11 +116,25 @@ static void test_vector_sigmoid(void **state) {
             print_message("no AVX2+FMA on this CPU (or NNFX_ISA=portable): vector row not checked\n");
             break;
         }
-        check_close(silu ? "avx2 silu" : "avx2 sigmoid", x, y, n, silu ? nnfx_rt_silu : nnfx_rt_sigmoid);
+        check_close(silu ? "vector silu" : "vector sigmoid", x, y, n, silu ? nnfx_rt_silu : nnfx_rt_sigmoid);
     }
     /* the row's padded tail takes the same path as its body */
     float t[3] = {NAN, -INFINITY, INFINITY};
     if (fx_sigmoid_row(t, 3, false)) assert_true(isnan(t[0]) && t[1] == 0.0f && ulps(t[2], 1.0f) <= 1);
+    /* every row length: the same values as a long row, nothing written past n */
+    float whole[41], part[42];
+    for (int i = 0; i < 41; i++)
+        whole[i] = (float)(i - 20) * 0.37f;
+    if (fx_sigmoid_row(whole, 41, true))
+        for (int len = 1; len <= 40; len++) {
+            for (int i = 0; i < 42; i++)
+                part[i] = (float)(i - 20) * 0.37f;
+            part[len] = 12345.0f;
+            assert_true(fx_sigmoid_row(part, len, true));
+            for (int i = 0; i < len; i++)
+                assert_true(part[i] == whole[i]);
+            assert_true(part[len] == 12345.0f);
+        }
     free(x);
     free(y);
 }

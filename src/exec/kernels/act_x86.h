@@ -1,5 +1,6 @@
-/* act_x86.h — sigmoid and x * sigmoid(x) over a row with AVX2+FMA when the
- * CPU has it (chosen at run time), for the fused conv epilogue. */
+/* act_x86.h — sigmoid and x * sigmoid(x) over a row with AVX-512 or
+ * AVX2+FMA when the CPU has it (chosen at run time), for the fused conv
+ * epilogue. */
 #ifndef NNFX_ACT_X86_H
 #define NNFX_ACT_X86_H
 
