@@ -527,11 +527,7 @@ static void padgrid_task(void *ctx, int64_t t, int tid) {
     float *cb_ = j->scratch + (int64_t)tid * j->scratch_per_thread;
     for (int64_t k0 = 0; k0 < c->kk; k0 += c->kc) {
         int64_t kc = c->kk - k0 < c->kc ? c->kk - k0 : c->kc;
-        for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
-            int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
-            fx_sgemm_panel_gather(kc, nb, rows, a_panel(c, gi, m0 - gi * c->mg + r0, k0), xg, c->koff + k0,
-                                  cb_ + r0 * nbr, nbr, k0 > 0);
-        }
+        fx_sgemm_panel_gather(kc, nb, mrows, a_panel(c, gi, m0 - gi * c->mg, k0), xg, c->koff + k0, cb_, nbr, k0 > 0);
     }
     /* valid columns: grid column g = oy * PGW + ox, ox < OW */
     for (int64_t r = 0; r < mrows; r++) {
@@ -602,21 +598,14 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         else if (full < nb)
             for (int64_t kk = 0; kk < kc; kk++)
                 fx_pack_b_row(xg + (k0 + kk) * c->ohw + c0 + full, nb - full, kc, kk, bp);
-        bool last = k0 + kc == c->kk;
-        for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR) {
-            int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
-            const float *ap = a_panel(c, gi, m0 - gi * c->mg + r0, k0);
-            if (c->direct)
-                fx_sgemm_panel_rows(kc, nb, rows, ap, xg + k0 * c->ohw + c0, c->ohw, bp, y + r0 * c->ohw, c->ohw,
-                                    k0 > 0);
-            else
-                fx_sgemm_panel(kc, nb, rows, ap, bp, y + r0 * c->ohw, c->ohw, k0 > 0);
-            if (last)
-                for (int64_t r = r0; r < r0 + rows; r++)
-                    epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0,
-                                 c->p1);
-        }
+        const float *ap = a_panel(c, gi, m0 - gi * c->mg, k0);
+        if (c->direct)
+            fx_sgemm_panel_rows(kc, nb, mrows, ap, xg + k0 * c->ohw + c0, c->ohw, bp, y, c->ohw, k0 > 0);
+        else
+            fx_sgemm_panel(kc, nb, mrows, ap, bp, y, c->ohw, k0 > 0);
     }
+    for (int64_t r = 0; r < mrows; r++)
+        epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0, c->p1);
 }
 
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {

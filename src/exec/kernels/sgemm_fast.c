@@ -276,7 +276,22 @@ static void pair_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, co
     copy_block(c, ldc, t, 2 * FX_NR, rows, cols);
 }
 
-void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
+/* One column step (a tile pair when b1 is given, else one tile; cols
+ * valid columns) down every A panel of mrows rows: panel p at a + p * kc *
+ * FX_MR, its C rows from c + p * FX_MR * ldc. The step's B columns stay in
+ * L1 while the panels stream past them. */
+static void column_step(int64_t kc, int64_t mrows, int64_t cols, const float *a, const float *b0, const float *b1,
+                        int64_t ldb, const int64_t *koff, float *c, int64_t ldc, bool accumulate) {
+    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MR, a += kc * FX_MR, c += FX_MR * ldc) {
+        int64_t rows = mrows - r0 < FX_MR ? mrows - r0 : FX_MR;
+        if (b1)
+            pair_tile(kc, rows, cols, a, b0, b1, ldb, koff, c, ldc, accumulate);
+        else
+            one_tile(kc, rows, cols, a, b0, ldb, koff, c, ldc, accumulate);
+    }
+}
+
+void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
@@ -285,32 +300,32 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
      * than two single ones) */
     if (g_ukernel2)
         for (; j + FX_NR < nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
-            pair_tile(kc, rows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b, b + kc * FX_NR, FX_NR, NULL, c + j, ldc,
-                      accumulate);
+            column_step(kc, mrows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b, b + kc * FX_NR, FX_NR, NULL, c + j,
+                        ldc, accumulate);
     for (; j < nc; j += FX_NR, b += kc * FX_NR)
-        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b, FX_NR, NULL, c + j, ldc, accumulate);
+        column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b, NULL, FX_NR, NULL, c + j, ldc, accumulate);
 }
 
-void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
+void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t full = nc / FX_NR * FX_NR, j = 0;
     if (g_ukernel2)
         for (; j + 2 * FX_NR <= full; j += 2 * FX_NR)
-            pair_tile(kc, rows, 2 * FX_NR, a, b + j, b + j + FX_NR, ldb, NULL, c + j, ldc, accumulate);
+            column_step(kc, mrows, 2 * FX_NR, a, b + j, b + j + FX_NR, ldb, NULL, c + j, ldc, accumulate);
     for (; j < full; j += FX_NR)
-        one_tile(kc, rows, FX_NR, a, b + j, ldb, NULL, c + j, ldc, accumulate);
-    if (full < nc) fx_sgemm_panel(kc, nc - full, rows, a, tail, c + full, ldc, accumulate);
+        column_step(kc, mrows, FX_NR, a, b + j, NULL, ldb, NULL, c + j, ldc, accumulate);
+    if (full < nc) fx_sgemm_panel(kc, nc - full, mrows, a, tail, c + full, ldc, accumulate);
 }
 
-void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, const int64_t *koff,
+void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
                            float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
     if (g_ukernel2)
         for (; j + FX_NR < nc; j += 2 * FX_NR)
-            pair_tile(kc, rows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b + j, b + j + FX_NR, 0, koff, c + j, ldc,
-                      accumulate);
+            column_step(kc, mrows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b + j, b + j + FX_NR, 0, koff, c + j,
+                        ldc, accumulate);
     for (; j < nc; j += FX_NR)
-        one_tile(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j, 0, koff, c + j, ldc, accumulate);
+        column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j, NULL, 0, koff, c + j, ldc, accumulate);
 }

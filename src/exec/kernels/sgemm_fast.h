@@ -26,12 +26,13 @@ void fx_pack_a(const float *a, int64_t lda, int64_t m, int64_t k, float *out);
  * the columns of the last panel past nc are zeroed. */
 void fx_pack_b_row(const float *src, int64_t nc, int64_t kc, int64_t kk, float *dst);
 
-/* C[rows, nc] (leading dimension ldc) = (accumulate ? C : 0) + A * B for one
- * A panel (kc x FX_MR values, rows <= FX_MR of them valid) and a packed B
- * block of kc rows and nc columns (fx_pack_b_row layout). Each C value
- * sums its products in k order, so results do not depend on how callers
- * split C into blocks. */
-void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, float *c, int64_t ldc,
+/* C[mrows, nc] (leading dimension ldc) = (accumulate ? C : 0) + A * B for
+ * the A panels of mrows rows (panel p: kc x FX_MR values at a + p * kc *
+ * FX_MR, rows past mrows zero) and a packed B block of kc rows and nc
+ * columns (fx_pack_b_row layout). Columns go in the outer loop, panels in
+ * the inner one. Each C value sums its products in k order, so results do
+ * not depend on how callers split C into blocks. */
+void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate);
 
 /* fx_sgemm_panel over an unpacked row-major B: row k of B at b + k * ldb;
@@ -39,7 +40,7 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t rows, const float *a, const 
  * (columns nc / FX_NR * FX_NR .. nc, if any) from tail, packed by the
  * caller with fx_pack_b_row (kc rows), so no read passes column nc. Same
  * sums in the same order as fx_sgemm_panel on the packed B. */
-void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t ldb,
+void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate);
 
 /* fx_sgemm_panel over a gathered B: row k is the run b + koff[k] (columns
@@ -47,7 +48,7 @@ void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t rows, const float *a, c
  * so b + koff[k] + j must be readable for j < nc rounded up to FX_NR (what
  * the columns past nc hold does not matter: they are not written to C).
  * Same sums in the same order as fx_sgemm_panel. */
-void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, const int64_t *koff,
+void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
                            float *c, int64_t ldc, bool accumulate);
 
 /* The micro-kernel the CPU takes ("avx512 6x32 and 6x16", "avx2+fma 6x16" or
