@@ -208,6 +208,21 @@ static nnfx_graph *dwcase(int64_t *xd) {
     return g;
 }
 
+/* One max pool (2 channels) of the shape set by test_maxpool_borders. */
+static int64_t g_mp_w, g_mp_k, g_mp_s, g_mp_p;
+static nnfx_graph *mpcase(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 2, xd[2] = 4, xd[3] = g_mp_w;
+    nnfx_node *x = input(g, 4, xd);
+    int64_t ks[2] = {g_mp_k, g_mp_k}, st[2] = {g_mp_s, g_mp_s}, pd[4] = {g_mp_p, g_mp_p, g_mp_p, g_mp_p};
+    nnfx_attr pa[4] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("pads", 4, pd), nnfx_attr_int("ceil_mode", 1)};
+    nnfx_arg pin = nnfx_arg_node(x);
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 4, pa);
+    assert_non_null(nnfx_graph_output(g, 1, &mp, NULL));
+    return g;
+}
+
 /* Flatten -> Gemm (transB) -> Relu -> Gemm. */
 static nnfx_graph *gemm(int64_t *xd) {
     nnfx_graph *g = nnfx_graph_new();
@@ -304,6 +319,18 @@ static void test_dw_borders(void **state) {
                     for (g_dw_w = 1; g_dw_w <= 19; g_dw_w++)
                         if (g_dw_h + 2 * g_dw_p >= g_dw_k && g_dw_w + 2 * g_dw_p >= g_dw_k)
                             check_graph(dwcase, "dwconv");
+}
+
+/* Max pools of every row width up to 40 (vector steps of 16, their masked
+ * tails, stride-2 steps of one to sixteen outputs, clipped edges): the
+ * compiled plan against the interpreter. */
+static void test_maxpool_borders(void **state) {
+    (void)state;
+    for (g_mp_k = 2; g_mp_k <= 3; g_mp_k++)
+        for (g_mp_s = 1; g_mp_s <= 2; g_mp_s++)
+            for (g_mp_p = 0; g_mp_p < g_mp_k && g_mp_p <= 1; g_mp_p++)
+                for (g_mp_w = g_mp_k; g_mp_w <= 40; g_mp_w++)
+                    check_graph(mpcase, "(direct)");
 }
 
 /* MaxPool's NaN and padding rule (ONNX, PyTorch): a window holding a NaN
@@ -465,15 +492,11 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),
-        cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_dw_borders),
-        cmocka_unit_test(test_maxpool_nan),
-        cmocka_unit_test(test_odd_conv),
-        cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_deep_conv),
-        cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),   cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_dw_borders), cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),   cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_deep_conv),  cmocka_unit_test(test_maxpool_borders),
+        cmocka_unit_test(test_gemm),       cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

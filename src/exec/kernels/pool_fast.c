@@ -52,20 +52,85 @@ void fx_maxpool_free(fx_maxpool *m) { free(m); }
  * as kern_max_pool): a NaN input wins. */
 static inline float max_nan(float m, float v) { return KERN_MAX_TAKES(m, v) ? v : m; }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+/* max_nan on sixteen lanes */
+__attribute__((target("avx512f"))) static inline __m512 max_nan16(__m512 m, __m512 v) {
+    __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
+                     (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(m, m, _CMP_ORD_Q));
+    return _mm512_mask_mov_ps(m, take, v);
+}
+
+/* tmp[0, w) = the max_nan of -inf and rows r[0 .. nr) at each column,
+ * sixteen columns at a time (the last step masked). */
+__attribute__((target("avx512f"))) static void column_max_avx512(float *tmp, const float *const *r, int nr, int64_t w) {
+    for (int64_t i = 0; i < w; i += 16) {
+        __mmask16 k = w - i < 16 ? (__mmask16)((1u << (w - i)) - 1) : (__mmask16)0xFFFF;
+        __m512 acc = _mm512_set1_ps(-INFINITY);
+        for (int q = 0; q < nr; q++)
+            acc = max_nan16(acc, _mm512_maskz_loadu_ps(k, r[q] + i));
+        _mm512_mask_storeu_ps(tmp + i, k, acc);
+    }
+}
+
+/* The interior outputs [lo, hi) of one row from the column maxima tmp
+ * (stride 1 or 2, no dilation), sixteen at a time, the same taps in the
+ * same order as the scalar loop; the last step is masked. A stride-2 step
+ * loads 32 column maxima and keeps the even ones. */
+__attribute__((target("avx512f"))) static void window_row_avx512(const fx_maxpool *m, const float *tmp, float *yr,
+                                                                 int64_t lo, int64_t hi) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    for (int64_t ox = lo; ox < hi; ox += 16) {
+        int64_t n = hi - ox < 16 ? hi - ox : 16;
+        __mmask16 k = (__mmask16)((1u << n) - 1);
+        __m512 acc = _mm512_set1_ps(-INFINITY);
+        for (int64_t kx = 0; kx < m->kw; kx++) {
+            const float *t = tmp + ox * m->sw + kx - m->pw;
+            __m512 v;
+            if (m->sw == 1) {
+                v = _mm512_maskz_loadu_ps(k, t);
+            } else { /* elements 2i, i < n, are window taps; 2n - 1 <= 31 */
+                __mmask16 k1 = n > 8 ? (__mmask16)((1u << (2 * n - 16 - 1)) - 1) : 0;
+                __mmask16 k0 = n >= 8 ? (__mmask16)0xFFFF : (__mmask16)((1u << (2 * n - 1)) - 1);
+                v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(k0, t), even, _mm512_maskz_loadu_ps(k1, t + 16));
+            }
+            acc = max_nan16(acc, v);
+        }
+        _mm512_mask_storeu_ps(yr + ox, k, acc);
+    }
+}
+#endif
+
 /* One plane: per output row, the column-wise max of the window's input
  * rows (contiguous, vectorised), then the max along each window. */
 static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const float *restrict x, float *restrict y,
                                                  float *restrict tmp) {
+    /* the AVX-512 rows: stride 1 or 2, no dilation, at most 16 window rows */
+    bool vec16 = m->dw == 1 && (m->sw == 1 || m->sw == 2) && m->kh <= 16 && core_cpu_avx512f();
     for (int64_t oy = 0; oy < m->oh; oy++) {
         int64_t y0 = oy * m->sh - m->ph;
-        for (int64_t i = 0; i < m->w; i++)
-            tmp[i] = -INFINITY;
-        for (int64_t ky = 0; ky < m->kh; ky++) {
+        const float *rows[16];
+        int nr = 0;
+        for (int64_t ky = 0; ky < m->kh && vec16; ky++) {
             int64_t iy = y0 + ky * m->dh;
-            if (iy < 0 || iy >= m->h) continue;
-            const float *restrict row = x + iy * m->w;
+            if (iy >= 0 && iy < m->h) rows[nr++] = x + iy * m->w;
+        }
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (vec16)
+            column_max_avx512(tmp, rows, nr, m->w);
+        else
+#endif
+        {
             for (int64_t i = 0; i < m->w; i++)
-                tmp[i] = max_nan(tmp[i], row[i]);
+                tmp[i] = -INFINITY;
+            for (int64_t ky = 0; ky < m->kh; ky++) {
+                int64_t iy = y0 + ky * m->dh;
+                if (iy < 0 || iy >= m->h) continue;
+                const float *restrict row = x + iy * m->w;
+                for (int64_t i = 0; i < m->w; i++)
+                    tmp[i] = max_nan(tmp[i], row[i]);
+            }
         }
         float *restrict yr = y + oy * m->ow;
         /* interior outputs [lo, hi): the whole window inside the row;
@@ -74,18 +139,22 @@ static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const floa
         int64_t hi = last < 0 ? 0 : last / m->sw + 1;
         if (hi > m->ow) hi = m->ow;
         if (lo > hi) lo = hi;
-        for (int64_t ox = lo; ox < hi; ox++)
+        int64_t shi = hi; /* the scalar interior: [lo, shi) */
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (vec16) window_row_avx512(m, tmp, yr, lo, hi), shi = lo;
+#endif
+        for (int64_t ox = lo; ox < shi; ox++)
             yr[ox] = -INFINITY;
         for (int64_t kx = 0; kx < m->kw; kx++) {
             const float *restrict t = tmp + kx * m->dw - m->pw;
             if (m->sw == 1)
-                for (int64_t ox = lo; ox < hi; ox++)
+                for (int64_t ox = lo; ox < shi; ox++)
                     yr[ox] = max_nan(yr[ox], t[ox]);
             else if (m->sw == 2)
-                for (int64_t ox = lo; ox < hi; ox++)
+                for (int64_t ox = lo; ox < shi; ox++)
                     yr[ox] = max_nan(yr[ox], t[2 * ox]);
             else
-                for (int64_t ox = lo; ox < hi; ox++)
+                for (int64_t ox = lo; ox < shi; ox++)
                     yr[ox] = max_nan(yr[ox], t[ox * m->sw]);
         }
         for (int64_t ox = 0; ox < m->ow; ox++) {
