@@ -276,6 +276,10 @@ static void pair_tile(int64_t kc, int64_t rows, int64_t cols, const float *a, co
     copy_block(c, ldc, t, 2 * FX_NR, rows, cols);
 }
 
+/* Rows per chunk of the column-outer loops: the chunk's A panels (FX_MC x
+ * kc floats, 96 KB at kc 256) stay in L2 while the columns pass. */
+#define FX_MC (16 * FX_MR)
+
 /* One column step (a tile pair when b1 is given, else one tile; cols
  * valid columns) down every A panel of mrows rows: panel p at a + p * kc *
  * FX_MR, its C rows from c + p * FX_MR * ldc. The step's B columns stay in
@@ -291,8 +295,8 @@ static void column_step(int64_t kc, int64_t mrows, int64_t cols, const float *a,
     }
 }
 
-void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
-                    bool accumulate) {
+static void chunk_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
+                        bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
     /* pairs, the last one possibly partial (more than one panel left: the
@@ -306,8 +310,8 @@ void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const
         column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b, NULL, FX_NR, NULL, c + j, ldc, accumulate);
 }
 
-void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
-                         const float *tail, float *c, int64_t ldc, bool accumulate) {
+static void chunk_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
+                       const float *tail, float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t full = nc / FX_NR * FX_NR, j = 0;
     if (g_ukernel2)
@@ -315,11 +319,11 @@ void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, 
             column_step(kc, mrows, 2 * FX_NR, a, b + j, b + j + FX_NR, ldb, NULL, c + j, ldc, accumulate);
     for (; j < full; j += FX_NR)
         column_step(kc, mrows, FX_NR, a, b + j, NULL, ldb, NULL, c + j, ldc, accumulate);
-    if (full < nc) fx_sgemm_panel(kc, nc - full, mrows, a, tail, c + full, ldc, accumulate);
+    if (full < nc) chunk_panel(kc, nc - full, mrows, a, tail, c + full, ldc, accumulate);
 }
 
-void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
-                           float *c, int64_t ldc, bool accumulate) {
+static void chunk_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
+                         float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
     if (g_ukernel2)
@@ -328,4 +332,24 @@ void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a
                         ldc, accumulate);
     for (; j < nc; j += FX_NR)
         column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j, NULL, 0, koff, c + j, ldc, accumulate);
+}
+
+void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
+                    bool accumulate) {
+    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
+        chunk_panel(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, c + r0 * ldc, ldc, accumulate);
+}
+
+void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
+                         const float *tail, float *c, int64_t ldc, bool accumulate) {
+    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
+        chunk_rows(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, ldb, tail, c + r0 * ldc, ldc,
+                   accumulate);
+}
+
+void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
+                           float *c, int64_t ldc, bool accumulate) {
+    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
+        chunk_gather(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, koff, c + r0 * ldc, ldc,
+                     accumulate);
 }
