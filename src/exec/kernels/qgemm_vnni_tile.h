@@ -81,20 +81,34 @@ VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t
 VNNI_TARGET static inline __attribute__((always_inline)) void
 VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 t[2][2]) {
     const int64_t ps = ks * 32; /* bytes between activation panels */
-    __m512i acc[8][2];
-    for (int r = 0; r < 8; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+    /* named accumulators, not an array: GCC kept the array's registers
+     * rotating through moves and stack slots every step */
+    __m512i r0a = _mm512_setzero_si512(), r0b = r0a, r1a = r0a, r1b = r0a, r2a = r0a, r2b = r0a, r3a = r0a, r3b = r0a;
+    __m512i r4a = r0a, r4b = r0a, r5a = r0a, r5b = r0a, r6a = r0a, r6b = r0a, r7a = r0a, r7b = r0a;
     for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 32) {
         __m512i x0 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)b)),
                                         _mm256_loadu_si256((const __m256i *)(b + ps)), 1);
         __m512i x1 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(b + 2 * ps))),
                                         _mm256_loadu_si256((const __m256i *)(b + 3 * ps)), 1);
-        for (int r = 0; r < 8; r++) {
-            __m512i w = _mm512_set1_epi32(ld32((r < 4 ? a0 : a1) + 4 * (r & 3)));
-            acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x0, w);
-            acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, w);
-        }
+        __m512i w = _mm512_set1_epi32(ld32(a0));
+        r0a = _mm512_dpbusd_epi32(r0a, x0, w), r0b = _mm512_dpbusd_epi32(r0b, x1, w);
+        w = _mm512_set1_epi32(ld32(a0 + 4));
+        r1a = _mm512_dpbusd_epi32(r1a, x0, w), r1b = _mm512_dpbusd_epi32(r1b, x1, w);
+        w = _mm512_set1_epi32(ld32(a0 + 8));
+        r2a = _mm512_dpbusd_epi32(r2a, x0, w), r2b = _mm512_dpbusd_epi32(r2b, x1, w);
+        w = _mm512_set1_epi32(ld32(a0 + 12));
+        r3a = _mm512_dpbusd_epi32(r3a, x0, w), r3b = _mm512_dpbusd_epi32(r3b, x1, w);
+        w = _mm512_set1_epi32(ld32(a1));
+        r4a = _mm512_dpbusd_epi32(r4a, x0, w), r4b = _mm512_dpbusd_epi32(r4b, x1, w);
+        w = _mm512_set1_epi32(ld32(a1 + 4));
+        r5a = _mm512_dpbusd_epi32(r5a, x0, w), r5b = _mm512_dpbusd_epi32(r5b, x1, w);
+        w = _mm512_set1_epi32(ld32(a1 + 8));
+        r6a = _mm512_dpbusd_epi32(r6a, x0, w), r6b = _mm512_dpbusd_epi32(r6b, x1, w);
+        w = _mm512_set1_epi32(ld32(a1 + 12));
+        r7a = _mm512_dpbusd_epi32(r7a, x0, w), r7b = _mm512_dpbusd_epi32(r7b, x1, w);
     }
+    const __m512i acc[8][2] = {{r0a, r0b}, {r1a, r1b}, {r2a, r2b}, {r3a, r3b},
+                               {r4a, r4b}, {r5a, r5b}, {r6a, r6b}, {r7a, r7b}};
     for (int i = 0; i < 2; i++)
         for (int h = 0; h < 2; h++)
             for (int r = 0; r < 4; r++) {
