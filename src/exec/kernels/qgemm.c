@@ -765,7 +765,9 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int16_t zp = (int16_t)c->x_zp;
     uint8_t flip = c->x_signed ? 0x80 : 0;
     int64_t lo = g->pw < c->dpw ? g->pw : c->dpw, hi = g->pw + g->w < c->dpw ? g->pw + g->w : c->dpw;
-    for (int64_t py = 0; py < c->dph; py++) {
+    bool pad512 = fx_qisa_active() == FX_QISA_AVX512VNNI;
+    if (pad512) fx_qdw_pad_plane_avx512(plane, g->h, g->w, g->ph, g->pw, c->dph, c->dpw, zp, flip, xp);
+    for (int64_t py = 0; py < c->dph && !pad512; py++) {
         int64_t iy = py - g->ph;
         int16_t *d = xp + py * c->dpw;
         if (iy < 0 || iy >= g->h) {

@@ -267,6 +267,11 @@ void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh
  * check the CPU has AVX-512BW (FX_QISA_AVX512VNNI implies it). */
 void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
                           int32_t *acc, int64_t ow);
+/* The padded int16 plane of a depthwise conv (AVX-512BW; callers check
+ * the CPU): xp[py * dpw + px] = (plane[(py - ph) * w + px - pw] ^ flip) -
+ * zp where that lies in the h x w image, else 0, for py < dph, px < dpw. */
+void fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
+                             int64_t dpw, int16_t zp, uint8_t flip, int16_t *xp);
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow);
 

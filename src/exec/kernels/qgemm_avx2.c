@@ -255,6 +255,31 @@ AVX512BW void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16
         dw_s1_512(xp, pitch, pr, kh, kw, dh, acc, ow);
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2"))) void
+fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph, int64_t dpw,
+                        int16_t zp, uint8_t flip, int16_t *xp) {
+    int64_t lo = pw < dpw ? pw : dpw, hi = pw + w < dpw ? pw + w : dpw;
+    const __m256i vf = _mm256_set1_epi8((char)flip);
+    const __m512i vz = _mm512_set1_epi16(zp), zero = _mm512_setzero_si512();
+    for (int64_t py = 0; py < dph; py++) {
+        int16_t *d = xp + py * dpw;
+        int64_t iy = py - ph;
+        /* the row's pads (all of it outside the image), then its values */
+        for (int64_t px = 0; px < dpw; px += 32) {
+            int64_t n = dpw - px < 32 ? dpw - px : 32;
+            _mm512_mask_storeu_epi16(d + px, (__mmask32)(n == 32 ? ~0u : (1u << n) - 1), zero);
+        }
+        if (iy < 0 || iy >= h) continue;
+        const uint8_t *s = plane + iy * w - pw;
+        for (int64_t px = lo; px < hi; px += 32) {
+            int64_t n = hi - px < 32 ? hi - px : 32;
+            __mmask32 m = (__mmask32)(n == 32 ? ~0u : (1u << n) - 1);
+            __m256i b = _mm256_xor_si256(_mm256_maskz_loadu_epi8(m, s + px), vf);
+            _mm512_mask_storeu_epi16(d + px, m, _mm512_sub_epi16(_mm512_cvtepu8_epi16(b), vz));
+        }
+    }
+}
+
 AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw,
                           int64_t dh, int64_t dw, int32_t *acc, int64_t ow) {
     int32_t pr[FX_QDW_PAIRS];
@@ -318,5 +343,9 @@ void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t
 void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
                           int32_t *acc, int64_t ow) {
     fx_qdw_row_c(xp, pitch, k, kh, kw, 1, dh, 1, acc, ow);
+}
+void fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
+                             int64_t dpw, int16_t zp, uint8_t flip, int16_t *xp) {
+    (void)plane, (void)h, (void)w, (void)ph, (void)pw, (void)dph, (void)dpw, (void)zp, (void)flip, (void)xp;
 }
 #endif
