@@ -183,6 +183,11 @@ static void run(const fx_qconv *c, fx_pool *pool, const qdata *d, const qcase *k
     free(scratch);
 }
 
+/* A substring the next run_case's kernel description must hold (NULL:
+ * none); run_case clears it. */
+static const char *g_want_desc;
+static void expect_in_desc(const char *want) { g_want_desc = want; }
+
 /* Runs one case on every ISA the host has (and 2 threads), checking each
  * against the reference and all against the portable path. */
 static void run_case(qcase *k, const char *name) {
@@ -215,6 +220,7 @@ static void run_case(qcase *k, const char *name) {
         fx_pool_free(pool);
         char desc[160];
         fx_qconv_describe(c, desc, sizeof desc);
+        if (g_want_desc && !strstr(desc, g_want_desc)) fail_msg("%s: '%s' lacks '%s'", what, desc, g_want_desc);
         int distinct = 0;
         bool seen[256] = {0};
         for (int64_t i = 0; i < d.ny; i++)
@@ -225,6 +231,7 @@ static void run_case(qcase *k, const char *name) {
     }
     fx_qisa_force(FX_QISA_AUTO);
     free_data(&d);
+    g_want_desc = NULL;
 }
 
 static void geom(qcase *k, int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t kh, int64_t kw, int64_t s,
@@ -391,6 +398,19 @@ static void test_residual(void **state) {
     geom(&k, 1, 8, 9, 10, 12, 1, 1, 1, 0, 1, 1);
     k.q.res = true, k.q.res_signed = true, k.q.res_scale = 0.03f, k.q.res_zp = -2;
     run_case(&k, "conv1x1 + residual add (s8)");
+    /* the padded grid (wide rows): residual staged in and outputs out of
+     * the grid, two images, two groups, several column blocks, s8 input */
+    geom(&k, 2, 12, 9, 30, 10, 3, 3, 1, 1, 1, 2);
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.q.x_signed = true, k.q.x_zp = -4;
+    k.act_relu = true;
+    expect_in_desc("padded grid");
+    run_case(&k, "conv3x3 padded grid + requant + residual add + relu, groups 2");
+    geom(&k, 1, 160, 13, 30, 7, 3, 3, 1, 1, 1, 1);
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 90;
+    expect_in_desc("padded grid");
+    run_case(&k, "conv3x3 padded grid K=1440, column blocks, residual");
     geom(&k, 1, 6, 9, 10, 6, 3, 3, 1, 1, 1, 6);
     k.q.res = true, k.q.res_scale = 0.02f, k.q.res_zp = 100;
     run_case(&k, "dwconv + residual add");

@@ -402,6 +402,12 @@ struct fx_qconv {
     int32_t x_zp;  /* in the u8 domain (s8 shifted by 128) */
     uint8_t x_pad; /* the raw byte of the zero point (padding value) */
     int64_t cg, mg, kk, ncols, nb, ncb;
+    /* grid: stride-1 convs run the GEMM over the padded window's grid of
+     * gcols = oh * pitch columns (im2col rows are then runs of the window,
+     * packed without copies); output (oy, ox) is grid column oy * pitch +
+     * ox, columns ox >= ow are computed and dropped. Else gcols = ncols. */
+    bool grid;
+    int64_t gcols;
     fx_qgemm_w *wg;   /* per group */
     int16_t *dww;     /* depthwise: [m][kh * kw] */
     int64_t dph, dpw; /* depthwise: padded plane dims */
@@ -459,16 +465,18 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
     return c;
 }
 
+static int64_t win_pitch(const fx_qconv *c);
+
 /* columns per block: the packed block stays within FX_QB_BYTES */
 static void pick_blocks(fx_qconv *c) {
     int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
     nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
     /* blocks of even size (in whole tiles) rather than a short last one */
-    int64_t ncb = (c->ncols + nb - 1) / nb, even = ((c->ncols + ncb - 1) / ncb + 15) / 16 * 16;
+    int64_t ncb = (c->gcols + nb - 1) / nb, even = ((c->gcols + ncb - 1) / ncb + 15) / 16 * 16;
     if (even < nb) nb = even;
-    if (nb >= c->ncols) nb = c->ncols;
+    if (nb >= c->gcols) nb = c->gcols;
     c->nb = nb;
-    c->ncb = (c->ncols + nb - 1) / nb;
+    c->ncb = (c->gcols + nb - 1) / nb;
 }
 
 fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q) {
@@ -477,7 +485,7 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     c->g = *g;
     c->cg = g->c / g->group, c->mg = g->m / g->group;
     c->kk = c->cg * g->kh * g->kw;
-    c->ncols = g->oh * g->ow;
+    c->ncols = c->gcols = g->oh * g->ow;
     c->dw = c->cg == 1 && c->mg == 1 && g->group > 1;
     if (c->dw) {
         int64_t kk = g->kh * g->kw;
@@ -492,6 +500,11 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
         /* wsum folded into the plane: x - zp is stored, so no compensation */
         return c;
     }
+    /* the grid when its columns, in whole 16-column tiles, are at most 1/8
+     * more than the output's */
+    int64_t pitch = win_pitch(c), gt = (g->oh * pitch + 15) / 16, ot = (c->ncols + 15) / 16;
+    c->grid = g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 && (g->kh > 1 || g->kw > 1) && gt * 8 <= ot * 9;
+    if (c->grid) c->gcols = g->oh * pitch;
     pick_blocks(c);
     c->wg = calloc((size_t)g->group, sizeof *c->wg);
     if (!c->wg) goto oom;
@@ -508,7 +521,7 @@ fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const 
     if (!c) return NULL;
     c->fc = true;
     c->g.n = 1, c->g.group = 1, c->g.m = m, c->g.c = k;
-    c->cg = k, c->mg = m, c->kk = k, c->ncols = rows;
+    c->cg = k, c->mg = m, c->kk = k, c->ncols = c->gcols = rows;
     pick_blocks(c);
     c->wg = calloc(1, sizeof *c->wg);
     if (!c->wg || !fx_qgemm_pack_w(c->wg, w, m, k, k)) {
@@ -554,7 +567,9 @@ static int64_t win_bytes(const fx_qconv *c);
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->dw)
         return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * (c->g.ow > c->dpw ? c->g.ow : c->dpw) + 32) * 4);
-    return round64(pack_bytes(c)) + round64(4 * ((c->nb + 15) / 16 * 16 + 16)) + (c->fc ? 0 : round64(win_bytes(c)));
+    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    return round64(pack_bytes(c)) + round64(4 * nbr) + (c->fc ? 0 : round64(win_bytes(c))) +
+           (c->grid ? 2 * round64(c->mg * nbr) : 0); /* grid: staged output and residual */
 }
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
@@ -571,8 +586,8 @@ void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     else
         snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
                  (long long)c->g.kw, (long long)c->g.sh);
-    snprintf(buf, len, "%s int8 (%s, %s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
-             e->mid ? " + requant" : "", e->res ? " + add" : "",
+    snprintf(buf, len, "%s int8 (%s, %s%s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
+             c->grid ? ", padded grid" : "", e->mid ? " + requant" : "", e->res ? " + add" : "",
              e->lo != (e->y_signed ? -128 : 0) || e->hi != (e->y_signed ? 127 : 255) ? " + clamp" : "");
 }
 
@@ -592,7 +607,8 @@ typedef struct qjob {
  * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
 static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
-    int64_t orows = (nb + g->ow - 2) / g->ow + 1; /* output rows nb columns can touch */
+    int64_t rw = c->grid ? win_pitch(c) : g->ow; /* GEMM columns per output row */
+    int64_t orows = (nb + rw - 2) / rw + 1;      /* output rows nb columns can touch */
     if (orows > g->oh) orows = g->oh;
     return (orows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
@@ -623,7 +639,7 @@ static void copy_flip(uint8_t *d, const uint8_t *s, int64_t n, uint8_t f) {
  * each padded to win_pitch with the u8 zero point. */
 static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64_t rows, uint8_t *win) {
     const fx_qconv_geom *g = &c->g;
-    int64_t pitch = win_pitch(c), right = pitch - g->pw - g->w;
+    int64_t pitch = win_pitch(c);
     uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
     for (int64_t ci = 0; ci < c->cg; ci++)
         for (int64_t r = 0; r < rows; r++) {
@@ -633,9 +649,11 @@ static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64
                 memset(d, zp, (size_t)pitch);
                 continue;
             }
-            if (g->pw) memset(d, zp, (size_t)g->pw);
+            for (int64_t t = 0; t < g->pw; t++) /* pads are short: no call */
+                d[t] = zp;
             copy_flip(d + g->pw, xi + (ci * g->h + iy) * g->w, g->w, f);
-            if (right > 0) memset(d + g->pw + g->w, zp, (size_t)right);
+            for (int64_t t = g->pw + g->w; t < pitch; t++)
+                d[t] = zp;
         }
     memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
 }
@@ -679,12 +697,42 @@ static void im2col_row(const fx_qconv *c, const uint8_t *win, int64_t wrows, int
     }
 }
 
+/* Grid columns [n0, n0 + nc) <-> their outputs: the runs of valid columns
+ * (ox < ow) of each output row, grid position g - n0 and output position
+ * oy * ow + ox, copied out of (to_grid false) or into (true) the grid
+ * buffer for every row of mg rows (row pitch nbr in the grid, ncols in the
+ * planes). */
+static void grid_copy(const fx_qconv *c, int64_t n0, int64_t nc, uint8_t *grid, int64_t nbr, uint8_t *planes,
+                      bool to_grid) {
+    int64_t pitch = win_pitch(c), ow = c->g.ow;
+    for (int64_t m = 0; m < c->mg; m++)
+        for (int64_t g = n0; g < n0 + nc;) {
+            int64_t oy = g / pitch, ox = g % pitch, len = pitch - ox < n0 + nc - g ? pitch - ox : n0 + nc - g;
+            int64_t v = ox < ow ? (ow - ox < len ? ow - ox : len) : 0;
+            uint8_t *gp = grid + m * nbr + (g - n0), *pp = planes + m * c->ncols + oy * ow + ox;
+            if (v > 0) memcpy(to_grid ? gp : pp, to_grid ? pp : gp, (size_t)v);
+            g += len;
+        }
+}
+
+/* The grid GEMM of one column block: the residual's valid columns staged
+ * into grid layout, the fused tiles writing their outputs to a grid
+ * buffer, then the valid columns to y (the group's planes; res likewise,
+ * or NULL). stage: 2 * round64(mg * nbr) bytes of scratch. */
+static void grid_gemm(const fx_qconv *c, const fx_qgemm_w *w, const uint8_t *bp, int64_t n0, int64_t nc, int64_t gi,
+                      const uint8_t *res, uint8_t *y, uint8_t *stage, int64_t nbr) {
+    uint8_t *ys = stage, *rs = stage + round64(c->mg * nbr);
+    if (res) grid_copy(c, n0, nc, rs, nbr, (uint8_t *)res, true);
+    fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, res ? rs : NULL, ys, nbr, 1);
+    grid_copy(c, n0, nc, ys, nbr, y, false);
+}
+
 static void gemm_task(void *ctx, int64_t t, int tid) {
     const qjob *j = ctx;
     const fx_qconv *c = j->c;
     const fx_qconv_geom *g = &c->g;
     int64_t cb = t % c->ncb, gi = t / c->ncb % g->group, i = t / c->ncb / g->group;
-    int64_t n0 = cb * c->nb, nc = c->ncols - n0 < c->nb ? c->ncols - n0 : c->nb;
+    int64_t n0 = cb * c->nb, nc = c->gcols - n0 < c->nb ? c->gcols - n0 : c->nb;
     uint8_t *bp = (uint8_t *)j->scratch + tid * j->sbytes;
     int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
     uint8_t *rows = bp + round64(pack_bytes(c));
@@ -713,9 +761,10 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
                   g->ow == g->w && !c->x_signed;
-    int64_t oy0 = n0 / g->ow, ox0 = n0 % g->ow, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
+    int64_t rw = c->grid ? win_pitch(c) : g->ow;                  /* GEMM columns per output row */
+    int64_t oy0 = n0 / rw, ox0 = n0 % rw, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
     uint8_t *win = rows + 4 * nbr;
-    int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / g->ow - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
+    int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / rw - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
     if (!direct) fill_window(c, xi, iy0, wrows, win);
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};
@@ -724,6 +773,8 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
             if (kk >= c->kk) continue;
             if (direct)
                 r[b] = xi + kk * g->h * g->w + n0;
+            else if (c->grid) /* grid column n0 + t reads window row ky, column ox0 + t + kx */
+                r[b] = win + (ci * wrows + ky) * rw + kx + ox0;
             else {
                 im2col_row(c, win, wrows, iy0, ci, ky, kx, oy0, ox0, nc, rows + b * nbr);
                 r[b] = rows + b * nbr;
@@ -734,6 +785,11 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
             }
         }
         fx_qpack_b_step(w, r, nc, q, bp);
+    }
+    if (c->grid) {
+        grid_gemm(c, w, bp, n0, nc, gi, j->res ? (const uint8_t *)j->res + (i * g->m + gi * c->mg) * c->ncols : NULL,
+                  (uint8_t *)j->y + (i * g->m + gi * c->mg) * c->ncols, win + round64(win_bytes(c)), nbr);
+        return;
     }
     int64_t off = (i * g->m + gi * c->mg) * c->ncols + n0;
     fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, j->res ? (const uint8_t *)j->res + off : NULL,
