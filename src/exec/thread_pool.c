@@ -1,6 +1,7 @@
 /* thread_pool.c — a small pthread pool for parallel loops: workers wait for
- * a new loop (a generation counter), take task indices from an atomic
- * counter, and the caller works too.
+ * a new loop (a generation counter), take task indices from atomic
+ * counters (each thread its own contiguous share first, then the others'),
+ * and the caller works too.
  *
  * A model runs one loop per plan step, back to back, so both waits spin
  * briefly before they sleep: a worker that has finished a loop watches the
@@ -30,8 +31,17 @@ struct fx_pool {
     fx_task_fn fn;
     void *ctx;
     int64_t ntasks;
-    atomic_llong next;
+    struct fx_range *ranges; /* per thread: its contiguous share of the tasks */
     atomic_int running; /* workers still inside the loop */
+};
+
+/* Thread i's share of a loop: tasks [next, end), taken in order; a thread
+ * done with its own share takes tasks from the others' (so a loop's
+ * neighbouring tasks, which touch neighbouring data, stay on one thread
+ * from step to step when the work is even). One cache line each. */
+struct fx_range {
+    _Alignas(64) atomic_llong next;
+    int64_t end;
 };
 
 typedef struct worker_arg {
@@ -74,10 +84,13 @@ static bool loop_done(fx_pool *p, uint64_t unused) {
 }
 
 static void drain(fx_pool *p, int tid) {
-    for (;;) {
-        int64_t t = atomic_fetch_add(&p->next, 1);
-        if (t >= p->ntasks) break;
-        p->fn(p->ctx, t, tid);
+    for (int k = 0; k < p->threads; k++) {
+        struct fx_range *r = &p->ranges[(tid + k) % p->threads];
+        for (;;) {
+            int64_t t = atomic_fetch_add(&r->next, 1);
+            if (t >= r->end) break;
+            p->fn(p->ctx, t, tid);
+        }
     }
 }
 
@@ -118,10 +131,12 @@ fx_pool *fx_pool_new(int threads) {
     pthread_cond_init(&p->done, NULL);
     atomic_init(&p->generation, 0);
     atomic_init(&p->quit, false);
-    atomic_init(&p->next, 0);
     atomic_init(&p->running, 0);
     p->tids = calloc((size_t)threads, sizeof *p->tids);
-    if (!p->tids) {
+    p->ranges = aligned_alloc(64, sizeof *p->ranges * (size_t)threads);
+    for (int i = 0; p->ranges && i < threads; i++)
+        atomic_init(&p->ranges[i].next, 0), p->ranges[i].end = 0;
+    if (!p->tids || !p->ranges) {
         fx_pool_free(p);
         return NULL;
     }
@@ -151,6 +166,7 @@ void fx_pool_free(fx_pool *p) {
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     free(p->tids);
+    free(p->ranges);
     free(p);
 }
 
@@ -168,7 +184,10 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
     p->fn = fn;
     p->ctx = ctx;
     p->ntasks = ntasks;
-    atomic_store(&p->next, 0);
+    for (int i = 0; i < p->threads; i++) {
+        atomic_store(&p->ranges[i].next, ntasks * i / p->threads);
+        p->ranges[i].end = ntasks * (i + 1) / p->threads;
+    }
     atomic_store(&p->running, p->threads - 1);
     pthread_mutex_lock(&p->mu);
     atomic_fetch_add(&p->generation, 1);

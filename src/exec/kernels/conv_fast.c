@@ -489,24 +489,35 @@ static void prepack_task(void *ctx, int64_t t, int tid) {
 }
 
 /* Padded grid: input plane t (of N * C) into its zero-bordered copy. */
+/* Padded grid: pad tasks per image, each a band of padded rows of every
+ * channel (bands of rows, like the GEMM's column blocks, so a thread pads
+ * roughly the rows its GEMM tasks then read). By shape only. */
+static int64_t pad_bands(const fx_conv *c) { return c->pgh < 16 ? c->pgh : 16; }
+
+/* Pad task t: band t % pad_bands of image t / pad_bands into the
+ * zero-bordered planes. */
 static void pad_task(void *ctx, int64_t t, int tid) {
     const conv_job *j = ctx;
     const fx_conv *c = j->c;
-    const float *src = j->x + t * c->h * c->w;
-    float *dst = j->xpad + t * c->pgh * c->pgw;
-    for (int64_t y = 0; y < c->pgh; y++) {
-        float *restrict d = dst + y * c->pgw;
-        int64_t iy = y - c->ph;
-        if (iy < 0 || iy >= c->h) {
-            memset(d, 0, (size_t)c->pgw * sizeof(float));
-            continue;
+    int64_t nb = pad_bands(c), b = t / nb, q = t % nb;
+    int64_t y0 = c->pgh * q / nb, y1 = c->pgh * (q + 1) / nb;
+    /* columns x take input x - pw where inside [0, W) */
+    int64_t a = c->pw < c->pgw ? c->pw : c->pgw, e = c->pw + c->w < c->pgw ? c->pw + c->w : c->pgw;
+    if (e < a) e = a;
+    for (int64_t ci = 0; ci < c->c; ci++) {
+        const float *src = j->x + (b * c->c + ci) * c->h * c->w;
+        float *dst = j->xpad + (b * c->c + ci) * c->pgh * c->pgw;
+        for (int64_t y = y0; y < y1; y++) {
+            float *restrict d = dst + y * c->pgw;
+            int64_t iy = y - c->ph;
+            if (iy < 0 || iy >= c->h) {
+                memset(d, 0, (size_t)c->pgw * sizeof(float));
+                continue;
+            }
+            memset(d, 0, (size_t)a * sizeof(float));
+            memcpy(d + a, src + iy * c->w + (a - c->pw), (size_t)(e - a) * sizeof(float));
+            memset(d + e, 0, (size_t)(c->pgw - e) * sizeof(float));
         }
-        /* columns x take input x - pw where inside [0, W) */
-        int64_t a = c->pw < c->pgw ? c->pw : c->pgw, e = c->pw + c->w < c->pgw ? c->pw + c->w : c->pgw;
-        if (e < a) e = a;
-        memset(d, 0, (size_t)a * sizeof(float));
-        memcpy(d + a, src + iy * c->w + (a - c->pw), (size_t)(e - a) * sizeof(float));
-        memset(d + e, 0, (size_t)(c->pgw - e) * sizeof(float));
     }
 }
 
@@ -625,7 +636,7 @@ void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *r
     }
     if (c->padgrid) {
         memset(scratch + padded_slack_at(c), 0, (size_t)padded_slack(c) * sizeof(float));
-        fx_pool_run(pool, c->n * c->c, pad_task, &j);
+        fx_pool_run(pool, c->n * pad_bands(c), pad_task, &j);
     }
     if (c->prepack) fx_pool_run(pool, c->n * c->group * c->ncb * c->nkb, prepack_task, &j);
     if (c->padgrid) {
