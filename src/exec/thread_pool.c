@@ -32,7 +32,7 @@ struct fx_pool {
     void *ctx;
     int64_t ntasks;
     struct fx_range *ranges; /* per thread: its contiguous share of the tasks */
-    atomic_int running; /* workers still inside the loop */
+    atomic_int running;      /* workers still inside the loop */
 };
 
 /* Thread i's share of a loop: tasks [next, end), taken in order; a thread
