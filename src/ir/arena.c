@@ -1,4 +1,6 @@
 /* arena.c — per-graph slab allocator (see arena.h). */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,48 @@ void ir_arena_free(ir_arena *a, void *p, size_t size) {
 
 #else
 
+/* Released chunks kept for the next graph, up to CACHE_BYTES in all, one
+ * list per chunk size (64 KB doubling to 4 MB). A trace -> edit -> copy
+ * loop builds and frees graphs of the same size over and over; fresh
+ * memory costs a page fault per 4 KB on first touch, which made up most
+ * of a trace's time on some virtual machines. */
+#define CACHE_BYTES   ((size_t)64 * 1024 * 1024)
+#define CACHE_CLASSES 7
+static ir_arena_chunk *g_cache[CACHE_CLASSES];
+static size_t g_cache_bytes;
+static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cache list of chunks of payload size `size`, or -1 for none. */
+static int cache_class(size_t size) {
+    for (int k = 0; k < CACHE_CLASSES; k++)
+        if (size == CHUNK_FIRST << k) return k;
+    return -1;
+}
+
+/* A cached chunk of payload size `size`, or NULL. */
+static ir_arena_chunk *cache_take(size_t size) {
+    int k = cache_class(size);
+    if (k < 0) return NULL;
+    pthread_mutex_lock(&g_cache_mu);
+    ir_arena_chunk *c = g_cache[k];
+    if (c) g_cache[k] = c->next, g_cache_bytes -= size;
+    pthread_mutex_unlock(&g_cache_mu);
+    return c;
+}
+
+/* Keeps c for reuse when it fits the cache, else frees it. */
+static void cache_give(ir_arena_chunk *c) {
+    int k = cache_class(c->size);
+    if (k >= 0) {
+        pthread_mutex_lock(&g_cache_mu);
+        bool keep = g_cache_bytes + c->size <= CACHE_BYTES;
+        if (keep) c->next = g_cache[k], g_cache[k] = c, g_cache_bytes += c->size;
+        pthread_mutex_unlock(&g_cache_mu);
+        if (keep) return;
+    }
+    free(c);
+}
+
 /* Carves a block of class size cs from the current chunk, adding a chunk
  * when the tail is too short (the old tail goes to the free lists). */
 static void *carve(ir_arena *a, size_t cs) {
@@ -71,7 +115,8 @@ static void *carve(ir_arena *a, size_t cs) {
             a->cur += k * 16;
         }
         size_t want = a->next_chunk ? a->next_chunk : CHUNK_FIRST;
-        ir_arena_chunk *c = malloc(sizeof *c + want);
+        ir_arena_chunk *c = cache_take(want);
+        if (!c) c = malloc(sizeof *c + want);
         if (!c) return NULL;
         c->size = want;
         c->next = a->chunks;
@@ -127,7 +172,11 @@ char *ir_arena_strdup(ir_arena *a, const char *s) {
 void ir_arena_release(ir_arena *a) {
     for (ir_arena_chunk *c = a->chunks, *next; c; c = next) {
         next = c->next;
+#ifdef IR_ARENA_SANITIZED
         free(c);
+#else
+        cache_give(c);
+#endif
     }
     for (ir_arena_chunk *c = a->big, *next; c; c = next) {
         next = c->next;
