@@ -1,0 +1,180 @@
+"""Control-flow ONNX models (If, Loop) for `nnfx codegen`, built with
+onnx.helper, each with a few input samples and the reference outputs
+computed with numpy (independently of nnfx).
+
+cases() yields (name, ModelProto, samples [S, ...], references [S, flat
+outputs one after the other]); refused() yields (name, ModelProto, words
+the exit-3 message must hold).
+"""
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def _vi(name, shape, dt=F):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def _model(name, nodes, x_shape, outs, inits=(), opset=17):
+    g = helper.make_graph(nodes, name, [_vi("x", list(x_shape))], [_vi(n, list(s) if s is not None else None) for n, s in outs],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _const(name, value):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name + "_v"))
+
+
+def _if_model():
+    """cond = ReduceSum(x) > 0; then: (Relu(x) * 2 + w, -x), else: (|x - 1|, x * 3); w is an outer
+    initializer the then branch reads."""
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t0"]),
+                                helper.make_node("Mul", ["t0", "two"], ["t1"]),
+                                helper.make_node("Add", ["t1", "w"], ["a"]),
+                                helper.make_node("Neg", ["x"], ["b"])],
+                               "then", [], [_vi("a", [2, 3]), _vi("b", [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Sub", ["x", "one"], ["e0"]),
+                                helper.make_node("Abs", ["e0"], ["a2"]),
+                                helper.make_node("Mul", ["x", "three"], ["b2"])],
+                               "else", [], [_vi("a2", [2, 3]), _vi("b2", [2, 3])])
+    w = np.array([[0.5, -0.25, 1.0], [2.0, 0.0, -1.5]], np.float32)
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y0", "y1"], then_branch=then_g, else_branch=else_g)]
+    inits = [("w", w), ("two", np.float32(2)), ("one", np.float32(1)), ("three", np.float32(3)),
+             ("zero", np.float32(0))]
+    m = _model("if_select", nodes, (2, 3), [("y0", (2, 3)), ("y1", (2, 3))], inits)
+    rng = np.random.default_rng(7)
+    xs = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    xs[0] = np.abs(xs[0]) + 0.1  # sum > 0: then
+    xs[1] = -np.abs(xs[1]) - 0.1  # sum < 0: else
+    xs[2, 0] = 5.0  # a mixed one of each
+    xs[3, 0] = -5.0
+    refs = []
+    for x in xs:
+        if x.sum() > 0:
+            refs.append(np.concatenate([(np.maximum(x, 0) * 2 + w).ravel(), (-x).ravel()]))
+        else:
+            refs.append(np.concatenate([np.abs(x - 1).ravel(), (x * 3).ravel()]))
+    assert xs[0].sum() > 0 and xs[1].sum() < 0 and xs[2].sum() > 0 and xs[3].sum() < 0
+    return m, xs, np.array(refs, np.float32)
+
+
+def _loop_body(nodes, outs, carried):
+    ins = [_vi("i", [], TensorProto.INT64), _vi("cin", [], TensorProto.BOOL)] + carried
+    return helper.make_graph(nodes, "body", ins, outs)
+
+
+def _loop_model():
+    """s = x; 5 times: s = s * 0.5 + 1, scan item s * x (x read from the outer scope); outputs the last s
+    and the 5 items [5, 4]. The condition input is "", the body passes its condition on."""
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Mul", ["s", "half"], ["s1"]),
+                       helper.make_node("Add", ["s1", "one"], ["s2"]),
+                       helper.make_node("Mul", ["s2", "x"], ["item"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s2", [4]), _vi("item", [4])], [_vi("s", [4])])
+    nodes = [helper.make_node("Loop", ["M", "", "x"], ["y0", "y1"], body=body)]
+    inits = [("M", np.array(5, np.int64)), ("half", np.float32(0.5)), ("one", np.float32(1))]
+    m = _model("loop_state", nodes, (4,), [("y0", (4,)), ("y1", (5, 4))], inits)
+    xs = np.array([[1.0, -2.0, 0.5, 8.0], [0.0, 3.0, -1.0, 2.5]], np.float32)
+    refs = []
+    for x in xs:
+        s, items = x.copy(), []
+        for _ in range(5):
+            s = s * np.float32(0.5) + np.float32(1)
+            items.append(s * x)
+        refs.append(np.concatenate([s.ravel(), np.array(items).ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _loop_swap_model():
+    """Two carried values swapped each trip with a condition that is a true constant input and a body
+    that returns a constant true: (a, b) -> (b + 1, a * 2), 3 trips; a = x, b = 2 - x."""
+    body = _loop_body([_const("t", np.array(True)),
+                       helper.make_node("Add", ["b", "one"], ["a1"]),
+                       helper.make_node("Mul", ["a", "two"], ["b1"])],
+                      [_vi("t", [], TensorProto.BOOL), _vi("a1", [3]), _vi("b1", [3])],
+                      [_vi("a", [3]), _vi("b", [3])])
+    nodes = [helper.make_node("Sub", ["two", "x"], ["b0"]),
+             helper.make_node("Loop", ["M", "T", "x", "b0"], ["y0", "y1"], body=body)]
+    inits = [("M", np.array(3, np.int64)), ("T", np.array(True)), ("one", np.float32(1)), ("two", np.float32(2))]
+    m = _model("loop_swap", nodes, (3,), [("y0", (3,)), ("y1", (3,))], inits)
+    xs = np.array([[1.0, -2.0, 0.25]], np.float32)
+    refs = []
+    for x in xs:
+        a, b = x.copy(), 2 - x
+        for _ in range(3):
+            a, b = b + 1, a * 2
+        refs.append(np.concatenate([a, b]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _loop_if_model():
+    """An If inside a Loop: s = x; 4 times: s = s * 0.5 if sum(s) > 2 else s + 1.5 (the condition is
+    recomputed every trip from the carried value), the scan item the sum of s; outputs s [3] and the
+    items [4, 1]."""
+    then_g = helper.make_graph([helper.make_node("Mul", ["s", "half"], ["t0"])], "then", [], [_vi("t0", [3])])
+    else_g = helper.make_graph([helper.make_node("Add", ["s", "onehalf"], ["e0"])], "else", [], [_vi("e0", [3])])
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("ReduceSum", ["s"], ["sum"], keepdims=0),
+                       helper.make_node("Greater", ["sum", "two"], ["c"]),
+                       helper.make_node("If", ["c"], ["s1"], then_branch=then_g, else_branch=else_g),
+                       helper.make_node("ReduceSum", ["s1"], ["item"], keepdims=1)],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [3]), _vi("item", [1])], [_vi("s", [3])])
+    nodes = [helper.make_node("Loop", ["M", "", "x"], ["y0", "y1"], body=body)]
+    inits = [("M", np.array(4, np.int64)), ("half", np.float32(0.5)), ("onehalf", np.float32(1.5)),
+             ("two", np.float32(2))]
+    m = _model("loop_if", nodes, (3,), [("y0", (3,)), ("y1", (4, 1))], inits)
+    xs = np.array([[4.0, 3.0, 1.0], [-3.0, 0.5, -1.0]], np.float32)
+    refs = []
+    for x in xs:
+        s, items = x.copy(), []
+        for _ in range(4):
+            s = s * np.float32(0.5) if s.sum() > 2 else s + np.float32(1.5)
+            items.append(s.sum(keepdims=True))
+        refs.append(np.concatenate([s, np.array(items).ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def cases():
+    for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
+                       ("loop_if", _loop_if_model)):
+        m, xs, refs = make()
+        yield name, m, xs, refs
+
+
+def refused():
+    # a trip count computed from the input (ArgMax): the loop's length is known only at run time
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Add", ["s", "one"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
+    m = _model("loop_rt", [helper.make_node("ArgMax", ["x"], ["M"], keepdims=0),
+                           helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
+               (4,), [("y", (4,))], [("one", np.float32(1))])
+    yield "loop_runtime_trips", m, ["(loop)", "trip count is computed at run time"]
+    # no trip count: runs while a condition computed in the body holds
+    body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
+                       helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
+                       helper.make_node("Less", ["sum", "ten"], ["cout"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
+    m = _model("loop_while", [helper.make_node("Loop", ["", "T", "x"], ["y"], body=body)], (4,), [("y", (4,))],
+               [("one", np.float32(1)), ("ten", np.float32(10)), ("T", np.array(True))])
+    yield "loop_no_trip_count", m, ["(loop)", "no trip count"]
+    # a constant trip count, but the body may stop the loop early
+    body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
+                       helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
+                       helper.make_node("Less", ["sum", "ten"], ["cout"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
+    m = _model("loop_early", [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)], (4,), [("y", (4,))],
+               [("one", np.float32(1)), ("ten", np.float32(10)), ("M", np.array(6, np.int64))])
+    yield "loop_early_exit", m, ["(loop)", "loop condition at run time"]
+    # branches of different shapes: the output's shape is known only at run time
+    then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["a"])], "then", [], [_vi("a", [2, 3])])
+    else_g = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["b"], keepdims=0, axes=[1])], "else", [],
+                               [_vi("b", [2])])
+    m = _model("if_shapes", [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                             helper.make_node("Greater", ["s", "zero"], ["c"]),
+                             helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+               (2, 3), [("y", None)], [("zero", np.float32(0))], opset=11)
+    yield "if_branch_shapes", m, ["(if)", "different shapes"]
