@@ -7,6 +7,7 @@
  * same scalar definitions). Only the kernel sections a model uses are
  * copied, so a model without Exp/Sigmoid/... needs no libm. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,8 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): an input has no storage in the plan",
                           user->name, nnfx_op_name(user->op));
 }
+
+static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
 
 static const nnfx_meta *arg_meta(const nnfx_node *n, int a) {
     return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
@@ -971,7 +974,8 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout > 1) {
         fx_value_view iv = fx_plan_value_view(c->p, s->outs[1]);
-        if (iv.kind == FX_VALUE_ARENA) snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)iv.off);
+        if (iv.kind == FX_VALUE_ARENA)
+            snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)(c->base + iv.off));
     }
     use_section(c, "topk");
     sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
@@ -996,16 +1000,16 @@ static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_n
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
         return NNFX_OK;
     }
-    if (xm->dtype != NNFX_I64 || xv.kind != FX_VALUE_ARENA)
+    /* int64 values in the arena or a body input (a Loop's trip number) are bytes */
+    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && (xv.kind != FX_VALUE_INPUT || !c->in_expr)))
         return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
+    if ((st = value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
     use_section(c, "cast_i64");
-    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)A + %lld, %s, %lld);\n", (long long)xv.off, y,
-              (long long)numel);
+    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)%s, %s, %lld);\n", x, y, (long long)numel);
     return NNFX_OK;
 }
 
 static bool is_int8_step(const nnfx_node *n);
-static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
 
@@ -1148,6 +1152,16 @@ static int64_t ctrl_region(cg *c, int64_t bytes) {
     return off;
 }
 
+/* Formats a C expression for a body input or result into dst (64 bytes);
+ * an error naming n when it does not fit (bodies nested too deep). */
+static nnfx_status expr_fmt(cg *c, const nnfx_node *n, char *dst, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(dst, 64, fmt, ap);
+    va_end(ap);
+    return k >= 0 && k < 64 ? NNFX_OK : unsupported(c, n, "a C expression of its body is too long (nested too deep)");
+}
+
 /* The C expression of value v as a body input: "" (nothing a body could
  * read) for a constant that is not float32 or a value without storage. */
 static nnfx_status capture_expr(cg *c, int v, const nnfx_meta *m, const nnfx_node *user, char *buf, size_t len) {
@@ -1211,7 +1225,12 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
                              "its body computes the loop condition at run time (generated C needs a trip count known "
                              "at generation time)");
     }
-    if (!st) st = walk_plan(&sub);
+    if (!st && (st = walk_plan(&sub)) && c->err) { /* name the control-flow node first */
+        char inner[sizeof c->err->msg];
+        const char *m = c->err->msg;
+        snprintf(inner, sizeof inner, "%s", strncmp(m, "codegen: ", 9) == 0 ? m + 9 : m);
+        nnfx_error_set(c->err, st, "codegen: node %s (%s): in its %s: %s", n->name, nnfx_op_name(n->op), what, inner);
+    }
     /* what the body added to the shared parts (weights, sections, regions) */
     sbuf text = sub.body;
     sub.body = c->body;
@@ -1346,27 +1365,118 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         if ((st = value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
     }
+    const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0);
+    int64_t iter_off = iter && iter->nusers > 0 ? ctrl_region(c, 8) : -1;
     if (!st && trips > 0) {
-        /* body inputs: the trip number and condition (not held), the carried values, the captures */
+        /* body inputs: the trip number (int64 bytes, when read), the condition (not held), the carried
+         * values, the captures */
+        if (iter_off >= 0) st = expr_fmt(c, n, in[0], "((unsigned char *)A + %lld)", (long long)iter_off);
         for (int k = 0; k < N; k++)
-            snprintf(in[2 + k], sizeof in[2 + k], "%s", outs[k]);
+            memcpy(in[2 + k], outs[k], sizeof in[2 + k]);
         for (int k = 0; k < K && !st; k++)
             st = capture_expr(c, s->in[2 + N + k], arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
         /* body results: the condition (checked, not copied), the next carried values, the scan items */
         for (int k = 0; k < N && !st; k++)
-            snprintf(dst[1 + k], sizeof dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
+            st = expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
         for (int j = 0; j < S && !st; j++)
-            snprintf(dst[1 + N + j], sizeof dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], c->depth,
-                     (long long)(bytes[N + j] / 4));
+            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], c->depth,
+                          (long long)(bytes[N + j] / 4));
         if (!st)
             sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", c->depth, c->depth,
                       (long long)trips, c->depth);
+        if (!st && iter_off >= 0)
+            sb_printf(&c->body,
+                      "        {\n            long long trip = it%d;\n            memcpy(%s, &trip, 8);\n        }\n",
+                      c->depth, in[0]);
         if (!st) st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst, true);
         for (int k = 0; k < N && !st; k++)
             sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[1 + k], (long long)bytes[k]);
         if (!st) sb_printf(&c->body, "    }\n");
     }
     free(in), free(dst), free(outs), free(bytes);
+    return st;
+}
+
+/* Whether entry j of ints attribute `name` of n is nonzero (a reversed scan
+ * direction). */
+static bool scan_reversed(const nnfx_node *n, const char *name, int j) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    return a && a->kind == NNFX_ATTR_INTS && j < a->u.ints.n && a->u.ints.v[j];
+}
+
+/* Scan over axis 0 of its scanned inputs and outputs (either direction): a
+ * C for loop like a Loop's; item t of a scanned input is read in place
+ * (element t * size, or (len - 1 - t) * size reversed), item t of a scan
+ * output written at its place likewise. */
+static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    ir_ctrl_shape cs;
+    nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
+    if (st) return st;
+    const int N = cs.ncarried, M = cs.nscan_in, S = cs.nscan_out, K = cs.ncaptures;
+    if (s->nin != N + M + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    int64_t len = -1;
+    for (int j = 0; j < M; j++) {
+        const nnfx_meta *xm = arg_meta(n, N + j);
+        if (!xm || xm->rank < 1 || xm->dtype != NNFX_F32)
+            return unsupported(c, n, "a scanned input is not a float32 tensor");
+        if (ir_scan_axis(n, "scan_input_axes", j, xm->rank) != 0)
+            return unsupported(c, n, "scan axes other than 0 are not generated");
+        if (len >= 0 && xm->dims[0].value != len) return unsupported(c, n, "its scanned inputs differ in length");
+        len = xm->dims[0].value;
+    }
+    for (int j = 0; j < S; j++)
+        if (ir_scan_axis(n, "scan_output_axes", j, n->meta[N + j].rank) != 0 || n->meta[N + j].rank < 1 ||
+            n->meta[N + j].dims[0].value != len)
+            return unsupported(c, n, "scan axes other than 0 are not generated");
+    char(*in)[64] = calloc((size_t)(N + M + K + 1), sizeof *in);
+    char(*dst)[64] = calloc((size_t)(N + S + 1), sizeof *dst);
+    char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
+    if (!in || !dst || !outs) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    if (!st) st = ctrl_outputs(c, s, n, outs);
+    const int d = c->depth;
+    for (int k = 0; k < N && !st; k++) { /* the initial values into the carried outputs */
+        char init[64];
+        const nnfx_meta *im = arg_meta(n, k);
+        if (!im || im->dtype != NNFX_F32) {
+            st = unsupported(c, n, "only float32 scan-carried values are generated");
+            break;
+        }
+        if ((st = value_expr(c, s->in[k], n, init, sizeof init))) break;
+        sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)nnfx_meta_nbytes(im));
+    }
+    if (!st && len > 0) {
+        for (int k = 0; k < N && !st; k++) {
+            memcpy(in[k], outs[k], sizeof in[k]);
+            st = expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nnfx_meta_nbytes(&n->meta[k])) / 4));
+        }
+        for (int j = 0; j < M && !st; j++) {
+            char x[64];
+            int64_t item = nnfx_meta_numel(arg_meta(n, N + j)) / len;
+            if ((st = value_expr(c, s->in[N + j], n, x, sizeof x))) break;
+            if (scan_reversed(n, "scan_input_directions", j))
+                st = expr_fmt(c, n, in[N + j], "(%s + (%lld - it%d) * %lld)", x, (long long)(len - 1), d,
+                              (long long)item);
+            else
+                st = expr_fmt(c, n, in[N + j], "(%s + it%d * %lld)", x, d, (long long)item);
+        }
+        for (int k = 0; k < K && !st; k++)
+            st = capture_expr(c, s->in[N + M + k], arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
+        for (int j = 0; j < S && !st; j++) {
+            int64_t item = nnfx_meta_numel(&n->meta[N + j]) / len;
+            if (scan_reversed(n, "scan_output_directions", j))
+                st = expr_fmt(c, n, dst[N + j], "(%s + (%lld - it%d) * %lld)", outs[N + j], (long long)(len - 1), d,
+                              (long long)item);
+            else
+                st = expr_fmt(c, n, dst[N + j], "(%s + it%d * %lld)", outs[N + j], d, (long long)item);
+        }
+        if (!st) sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", d, d, (long long)len, d);
+        if (!st) st = emit_body(c, n, cs.body[0], "body", in, N + M + K, dst, false);
+        for (int k = 0; k < N && !st; k++)
+            sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[k],
+                      (long long)nnfx_meta_nbytes(&n->meta[k]));
+        if (!st) sb_printf(&c->body, "    }\n");
+    }
+    free(in), free(dst), free(outs);
     return st;
 }
 
@@ -1381,8 +1491,7 @@ static nnfx_status check_ctrl_steps(cg *c) {
         if (v.last->op == NNFX_OP_LOOP) {
             nnfx_status st = loop_trips(c, &v, v.last, &trips);
             if (st) return st;
-        } else if (v.last->op == NNFX_OP_SCAN)
-            return unsupported(c, v.last, "Scan is not generated yet (If and Loop with a constant trip count are)");
+        }
     }
     return NNFX_OK;
 }
@@ -1395,6 +1504,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     nnfx_status st;
     if (n->op == NNFX_OP_IF) return emit_if(c, s, n);
     if (n->op == NNFX_OP_LOOP) return emit_loop(c, s, n);
+    if (n->op == NNFX_OP_SCAN) return emit_scan(c, s, n);
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");

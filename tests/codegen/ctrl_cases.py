@@ -137,9 +137,68 @@ def _loop_if_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _scan_model():
+    """Two Scans over x [5, 2] (axis 0). The first: s = c0, per row s = s + x_t, items s * x_t written
+    forward and |s| written in reverse order (scan_output_directions); the second reads the rows in
+    reverse (scan_input_directions) with w from the outer scope: s = s * w + x_t, item s."""
+    body1 = helper.make_graph([helper.make_node("Add", ["s", "xt"], ["s1"]),
+                               helper.make_node("Mul", ["s1", "xt"], ["p"]),
+                               helper.make_node("Abs", ["s1"], ["a"])],
+                              "body1", [_vi("s", [2]), _vi("xt", [2])],
+                              [_vi("s1", [2]), _vi("p", [2]), _vi("a", [2])])
+    body2 = helper.make_graph([helper.make_node("Mul", ["s", "w"], ["m"]),
+                               helper.make_node("Add", ["m", "xt"], ["s1"]),
+                               helper.make_node("Identity", ["s1"], ["item"])],
+                              "body2", [_vi("s", [2]), _vi("xt", [2])], [_vi("s1", [2]), _vi("item", [2])])
+    c0 = np.array([0.5, -1.0], np.float32)
+    w = np.array([0.5, -0.75], np.float32)
+    nodes = [helper.make_node("Scan", ["c0", "x"], ["y0", "y1", "y2"], body=body1, num_scan_inputs=1,
+                              scan_output_directions=[0, 1]),
+             helper.make_node("Scan", ["c0", "x"], ["y3", "y4"], body=body2, num_scan_inputs=1,
+                              scan_input_directions=[1])]
+    m = _model("scan", nodes, (5, 2), [("y0", (2,)), ("y1", (5, 2)), ("y2", (5, 2)), ("y3", (2,)), ("y4", (5, 2))],
+               [("c0", c0), ("w", w)])
+    xs = np.array([[[1, 2], [-3, 0.5], [0.25, -1], [2, 2], [-0.5, 4]]], np.float32)
+    refs = []
+    for x in xs:
+        s, p, a = c0.copy(), [], []
+        for t in range(5):
+            s = s + x[t]
+            p.append(s * x[t])
+            a.append(np.abs(s))
+        s2, items = c0.copy(), [None] * 5
+        for t in range(4, -1, -1):
+            s2 = s2 * w + x[t]
+            items[4 - t] = s2  # items in the order of the trips
+        refs.append(np.concatenate([s, np.ravel(p), np.ravel(a[::-1]), s2, np.ravel(items)]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _loop_iter_model():
+    """A body that reads the trip number: s = x; 3 times: s = s * 0.5 + float(i) * x, the scan item
+    float(i) (rank 0: the scan output is [3])."""
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Cast", ["i"], ["fi"], to=F),
+                       helper.make_node("Mul", ["s", "half"], ["h"]),
+                       helper.make_node("Mul", ["fi", "x"], ["ix"]),
+                       helper.make_node("Add", ["h", "ix"], ["s1"]),
+                       helper.make_node("Identity", ["fi"], ["item"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4]), _vi("item", [])], [_vi("s", [4])])
+    m = _model("loop_iter", [helper.make_node("Loop", ["M", "", "x"], ["y0", "y1"], body=body)], (4,),
+               [("y0", (4,)), ("y1", (3,))], [("M", np.array(3, np.int64)), ("half", np.float32(0.5))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0]], np.float32)
+    refs = []
+    for x in xs:
+        s = x.copy()
+        for i in range(3):
+            s = s * np.float32(0.5) + np.float32(i) * x
+        refs.append(np.concatenate([s, np.arange(3, dtype=np.float32)]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
-                       ("loop_if", _loop_if_model)):
+                       ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
@@ -178,3 +237,10 @@ def refused():
                              helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
                (2, 3), [("y", None)], [("zero", np.float32(0))], opset=11)
     yield "if_branch_shapes", m, ["(if)", "different shapes"]
+    # a Scan over axis 1: only axis 0 is generated
+    body = helper.make_graph([helper.make_node("Add", ["s", "xt"], ["s1"]), helper.make_node("Identity", ["s1"], ["o"])],
+                             "body", [_vi("s", [2]), _vi("xt", [2])], [_vi("s1", [2]), _vi("o", [2])])
+    m = _model("scan_ax1", [helper.make_node("Scan", ["c0", "x"], ["y0", "y1"], body=body, num_scan_inputs=1,
+                                             scan_input_axes=[1])],
+               (2, 3), [("y0", (2,)), ("y1", (3, 2))], [("c0", np.zeros(2, np.float32))])
+    yield "scan_axis1", m, ["(scan)", "scan axes other than 0"]
