@@ -61,7 +61,9 @@ typedef struct cg {
     int depth;           /* nesting of bodies (names the loop counters) */
     int64_t rnn_off;     /* byte offset in A of the recurrent steps' working memory */
     int64_t ctrl_base;   /* byte offset in A of the first body region */
-    int64_t ctrl_bytes;  /* bytes of body regions handed out (multiples of 64) */
+    int64_t ctrl_bytes;  /* bytes of body regions in use (multiples of 64): a stack, a control-flow
+                          * step's regions are free again once it is written, an If's branches share */
+    int64_t ctrl_peak;   /* the most ctrl_bytes were */
 } cg;
 
 /* ---- runtime sections -------------------------------------------------- */
@@ -1149,6 +1151,7 @@ static nnfx_status walk_plan(cg *c);
 static int64_t ctrl_region(cg *c, int64_t bytes) {
     int64_t off = c->ctrl_base + c->ctrl_bytes;
     c->ctrl_bytes += (bytes + 63) / 64 * 64;
+    if (c->ctrl_bytes > c->ctrl_peak) c->ctrl_peak = c->ctrl_bytes;
     return off;
 }
 
@@ -1287,8 +1290,10 @@ static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
             (cm->dtype != NNFX_BOOL && cm->dtype != NNFX_U8 && cm->dtype != NNFX_I8 && cm->dtype != NNFX_F32))
             st = unsupported(c, n, "the condition is not one bool, uint8, int8 or float32 element");
         if (!st) st = value_typed(c, s->in[0], cm->dtype, n, cond, sizeof cond);
+        int64_t mark = c->ctrl_bytes; /* one branch runs: both use the same regions */
         if (!st) sb_printf(&c->body, "    if (%s[0] != 0) {\n", cond);
         if (!st) st = emit_body(c, n, cs.body[0], "then branch", in, cs.ncaptures, dst, false);
+        c->ctrl_bytes = mark;
         if (!st) sb_printf(&c->body, "    } else {\n");
         if (!st) st = emit_body(c, n, cs.body[1], "else branch", in, cs.ncaptures, dst, false);
         if (!st) sb_printf(&c->body, "    }\n");
@@ -1502,9 +1507,12 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
     nnfx_status st;
-    if (n->op == NNFX_OP_IF) return emit_if(c, s, n);
-    if (n->op == NNFX_OP_LOOP) return emit_loop(c, s, n);
-    if (n->op == NNFX_OP_SCAN) return emit_scan(c, s, n);
+    if (ir_op_is_ctrl(n->op)) { /* its regions are live only while it runs */
+        int64_t mark = c->ctrl_bytes;
+        st = n->op == NNFX_OP_IF ? emit_if(c, s, n) : n->op == NNFX_OP_LOOP ? emit_loop(c, s, n) : emit_scan(c, s, n);
+        c->ctrl_bytes = mark;
+        return st;
+    }
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
@@ -1801,30 +1809,42 @@ static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx
     sb_printf(h, "}\n");
 }
 
-static nnfx_status check_forbidden(const nnfx_graph *g, const char *forbid, nnfx_error *err) {
-    if (!forbid || !*forbid) return NNFX_OK;
-    sbuf b = {0};
-    int hits = 0;
-    bool sig = false, others = false;
+/* Lists the nodes of g and of its control-flow bodies whose op is in the
+ * comma-separated list forbid: one line each in b, counted in *hits. */
+static void forbidden_nodes(const nnfx_graph *g, const char *forbid, sbuf *b, int *hits, bool *sig, bool *others) {
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
+        if (ir_op_is_ctrl(n->op)) {
+            ir_ctrl_shape cs;
+            nnfx_error e = {0};
+            for (int k = 0; !ir_ctrl_layout(n, &cs, &e) && k < cs.nbodies; k++)
+                forbidden_nodes(cs.body[k], forbid, b, hits, sig, others);
+        }
         const char *ot = ir_op_info(n->op)->onnx_type, *nm = nnfx_op_name(n->op);
         for (const char *p = forbid; *p;) {
             const char *e = strchr(p, ',');
             size_t len = e ? (size_t)(e - p) : strlen(p);
             if ((strlen(ot) == len && strncasecmp(ot, p, len) == 0) ||
                 (strlen(nm) == len && strncasecmp(nm, p, len) == 0)) {
-                sb_printf(&b, "%s  %s (%s)", hits ? "\n" : "", n->name, ot);
-                hits++;
+                sb_printf(b, "%s  %s (%s)", *hits ? "\n" : "", n->name, ot);
+                (*hits)++;
                 if (n->op == NNFX_OP_SIGMOID)
-                    sig = true;
+                    *sig = true;
                 else
-                    others = true;
+                    *others = true;
                 break;
             }
             p += len + (e ? 1 : 0);
         }
     }
+}
+
+static nnfx_status check_forbidden(const nnfx_graph *g, const char *forbid, nnfx_error *err) {
+    if (!forbid || !*forbid) return NNFX_OK;
+    sbuf b = {0};
+    int hits = 0;
+    bool sig = false, others = false;
+    forbidden_nodes(g, forbid, &b, &hits, &sig, &others);
     if (!hits) {
         free(sb_finish(&b));
         return NNFX_OK;
@@ -1966,7 +1986,7 @@ static char *emit_header(cg *c, int64_t arena) {
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
               "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
               N, nin, N, nout,
-              c->ctrl_bytes      ? ", then control-flow bodies' arenas and loop buffers"
+              c->ctrl_peak       ? ", then control-flow bodies' arenas and loop buffers"
               : c->scratch_bytes ? ", then recurrent steps' working memory"
                                  : "",
               N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
@@ -2125,12 +2145,12 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
               "#define NNFX_ALIGNED\n#endif\n\n",
               name);
     if ((st = walk_plan(&c))) goto done;
-    if (c.ctrl_bytes && c.rnn_off + c.scratch_bytes > c.ctrl_base) {
+    if (c.ctrl_peak && c.rnn_off + c.scratch_bytes > c.ctrl_base) {
         st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: recurrent working memory overlaps control-flow regions");
         goto done;
     }
     /* the plan's arena, the recurrent steps' working memory, the bodies' regions */
-    int64_t arena = c.ctrl_bytes ? c.ctrl_base + c.ctrl_bytes : fx_plan_arena_bytes(p) + c.scratch_bytes;
+    int64_t arena = c.ctrl_peak ? c.ctrl_base + c.ctrl_peak : fx_plan_arena_bytes(p) + c.scratch_bytes;
     /* every declared weight is defined in the weights file */
     out->header = emit_header(&c, arena);
     out->source = emit_source(&c, arena);

@@ -5,7 +5,8 @@ count (loop-carried values, scan outputs, a swap of carried values, an If
 inside a Loop). The generated C compiles with `cc -std=c99 -Wall -Wextra
 -Werror -pedantic`, gives numpy's outputs on every sample (both branch
 outcomes) within 1e-4 of the output's scale, and so does `nnfx run` on the
-same models; generation is deterministic; a Loop whose trip count is not
+same models; generation is deterministic; --forbid sees ops inside
+branches; a Loop whose trip count is not
 known at generation, and an If whose branches differ in shape, exit 3
 naming node and op, with nothing written.
 
@@ -67,6 +68,13 @@ def main():
         if a != b:
             cg.fail("loop_if%s differs between two runs" % suffix)
     print("determinism: two runs, same bytes")
+    # --forbid sees the ops inside the branches too
+    out = os.path.join(WORK, "err_forbid_in_branch")
+    r = cg.generate(os.path.join(WORK, "if_select.onnx"), out, "if_select", extra=["--forbid", "Abs"])
+    if r.returncode != 1 or "a2 (Abs)" not in r.stdout or os.path.exists(out):
+        cg.fail("forbid_in_branch: want exit 1 naming a2 (Abs), nothing written; got %d: %s" % (r.returncode, r.stdout))
+    else:
+        print("%-20s exit 1: %s" % ("forbid_in_branch", r.stdout.strip().splitlines()[0]))
     for name, model, words in ctrl_cases.refused():
         path = os.path.join(WORK, name + ".onnx")
         onnx.save(model, path)
