@@ -2097,6 +2097,63 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, nnfx_error *err) {
     return NNFX_OK;
 }
 
+/* Control-flow bodies read the enclosing graph's values through
+ * placeholders (src/ir/ctrl.c), a constant too: then a body's shapes and
+ * trip counts that depend on it are unknown. In g (a copy: nnfx_codegen
+ * never edits the caller's graph) every captured operand that is a
+ * parameter of the enclosing graph becomes a parameter of the bodies (the
+ * placeholder replaced by a get_attr, the operand dropped), nested bodies
+ * after their enclosing one; shapes are inferred again afterwards. */
+static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION || !ir_op_is_ctrl(n->op)) continue;
+        ir_ctrl_shape cs;
+        nnfx_status st = ir_ctrl_layout(n, &cs, err);
+        if (st) return st;
+        int dropped = 0;
+        for (int k = cs.ncaptures - 1; k >= 0; k--) {
+            int a = cs.first_capture + k;
+            const nnfx_node *src = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+            nnfx_tensor *t = src && src->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, src->target) : NULL;
+            if (!t) continue;
+            for (int b = 0; b < cs.nbodies; b++) {
+                nnfx_graph *body = cs.body[b];
+                nnfx_node *ph = nnfx_graph_input(body, cs.nformal + k);
+                char name[96];
+                snprintf(name, sizeof name, "captured_%d_%.60s", k, nnfx_node_name(ph));
+                for (int u = 1; nnfx_graph_param(body, name); u++)
+                    snprintf(name, sizeof name, "captured_%d_%.60s_%d", k, nnfx_node_name(ph), u);
+                if ((st = nnfx_graph_set_param(body, name, t, err))) return st;
+                nnfx_inserting_after(body, ph);
+                nnfx_node *ga = nnfx_graph_get_attr(body, name, err);
+                nnfx_inserting_at_end(body);
+                if (!ga) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+                if (nnfx_replace_all_uses_with(ph, ga, NULL, NULL) < 0 || (st = nnfx_erase_node(body, ph, err)))
+                    return st ? st : nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            }
+            nnfx_arg *args = malloc(sizeof *args * (size_t)n->nargs);
+            if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            int m = 0;
+            for (int i = 0; i < n->nargs; i++)
+                if (i != a) args[m++] = n->args[i];
+            st = nnfx_node_set_args(n, m, args, err);
+            free(args);
+            if (st) return st;
+            dropped++;
+        }
+        if (dropped && n->op != NNFX_OP_IF) {
+            nnfx_attr cap = nnfx_attr_int("captures", cs.ncaptures - dropped);
+            if ((st = nnfx_node_set_attr(n, &cap, err))) return st;
+        }
+        for (int b = 0; b < cs.nbodies; b++)
+            if ((st = inline_const_captures(cs.body[b], err))) return st;
+    }
+    return NNFX_OK;
+}
+
+static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                                 nnfx_codegen_files *out, nnfx_error *err);
+
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
     return nnfx_codegen_opt(g, name, forbid, NNFX_CODEGEN_SPEED, out, err);
@@ -2114,6 +2171,28 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);
     nnfx_status st;
     if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
+    bool ctrl = false;
+    for (const nnfx_node *n = g->head; n; n = n->next)
+        ctrl |= n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op);
+    nnfx_graph *copy = NULL; /* control flow: constants captured by bodies made the bodies' own */
+    if (ctrl) {
+        if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+        if ((st = inline_const_captures(copy, err)) || (st = nnfx_graph_lint(copy, err)) ||
+            (st = nnfx_graph_infer_shapes(copy, err))) {
+            nnfx_graph_free(copy);
+            return st;
+        }
+        g = copy;
+    }
+    st = codegen_graph(g, name, forbid, opt, out, err);
+    nnfx_graph_free(copy);
+    return st;
+}
+
+/* nnfx_codegen_opt on a linted graph with inferred shapes. */
+static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                                 nnfx_codegen_files *out, nnfx_error *err) {
+    nnfx_status st;
     if ((st = check_static_inputs(g, err))) return st;
     if ((st = check_forbidden(g, forbid, err))) return st;
     if ((st = check_static_nodes(g, err))) return st;

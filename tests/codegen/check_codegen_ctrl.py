@@ -2,7 +2,8 @@
 """Checks `nnfx codegen` on control flow (tests/codegen/ctrl_cases.py): an
 If whose condition is computed from the input, Loops with a constant trip
 count (loop-carried values, scan outputs, a swap of carried values, an If
-inside a Loop). The generated C compiles with `cc -std=c99 -Wall -Wextra
+inside a Loop, a Loop inside a Loop, the trip number read by the body),
+Scan in both directions, an If branch reading an outer int64 constant. The generated C compiles with `cc -std=c99 -Wall -Wextra
 -Werror -pedantic`, gives numpy's outputs on every sample (both branch
 outcomes) within 1e-4 of the output's scale, and so does `nnfx run` on the
 same models; generation is deterministic; --forbid sees ops inside

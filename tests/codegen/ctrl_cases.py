@@ -196,9 +196,62 @@ def _loop_iter_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _nested_loop_model():
+    """A Loop inside a Loop whose inner body reads the outer carried value and the outer trip number:
+    s = x; 3 times (i): t = s; 2 times (j): t = t * 0.5 + float(i); s = t + s, scan item t [4];
+    outputs s [4] and the items [3, 4]; the inner loop's items (float(j) + t) go to an inner scan
+    output [2, 4] summed over its first axis into the outer state."""
+    inner = helper.make_graph([helper.make_node("Identity", ["cin2"], ["cout2"]),
+                               helper.make_node("Mul", ["t", "half"], ["th"]),
+                               helper.make_node("Cast", ["i"], ["fi"], to=F),
+                               helper.make_node("Add", ["th", "fi"], ["t1"]),
+                               helper.make_node("Cast", ["j"], ["fj"], to=F),
+                               helper.make_node("Add", ["t1", "fj"], ["it"])],
+                              "inner", [_vi("j", [], TensorProto.INT64), _vi("cin2", [], TensorProto.BOOL),
+                                        _vi("t", [4])],
+                              [_vi("cout2", [], TensorProto.BOOL), _vi("t1", [4]), _vi("it", [4])])
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Loop", ["M2", "", "s"], ["tt", "items"], body=inner),
+                       helper.make_node("ReduceSum", ["items"], ["isum"], axes=[0], keepdims=0),
+                       helper.make_node("Add", ["tt", "s"], ["s0"]),
+                       helper.make_node("Add", ["s0", "isum"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4]), _vi("tt", [4])], [_vi("s", [4])])
+    m = _model("nested_loop", [helper.make_node("Loop", ["M", "", "x"], ["y0", "y1"], body=body)], (4,),
+               [("y0", (4,)), ("y1", (3, 4))],
+               [("M", np.array(3, np.int64)), ("M2", np.array(2, np.int64)), ("half", np.float32(0.5))], opset=11)
+    xs = np.array([[1.0, -2.0, 0.5, 3.0]], np.float32)
+    refs = []
+    for x in xs:
+        s, outer_items = x.copy(), []
+        for i in range(3):
+            t, isum = s.copy(), np.zeros(4, np.float32)
+            for j in range(2):
+                t = t * np.float32(0.5) + np.float32(i)
+                isum = isum + (t + np.float32(j))
+            s = t + s + isum
+            outer_items.append(t)
+        refs.append(np.concatenate([s, np.ravel(outer_items)]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _if_reshape_model():
+    """A branch that reads an int64 constant of the outer graph (Reshape's shape): then x.reshape(3, 2),
+    else x.T, on sum(x) > 0."""
+    then_g = helper.make_graph([helper.make_node("Reshape", ["x", "shp"], ["a"])], "then", [], [_vi("a", [3, 2])])
+    else_g = helper.make_graph([helper.make_node("Transpose", ["x"], ["b"])], "else", [], [_vi("b", [3, 2])])
+    m = _model("if_reshape", [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                              helper.make_node("Greater", ["s", "zero"], ["c"]),
+                              helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+               (2, 3), [("y", (3, 2))], [("shp", np.array([3, 2], np.int64)), ("zero", np.float32(0))])
+    xs = np.array([[[1, 2, 3], [4, 5, 6]], [[-1, -2, -3], [4, -5, 0.5]]], np.float32)
+    refs = [(x.reshape(3, 2) if x.sum() > 0 else x.T).ravel() for x in xs]
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
-                       ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model)):
+                       ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
+                       ("nested_loop", _nested_loop_model), ("if_reshape", _if_reshape_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
