@@ -1191,8 +1191,8 @@ static void append_indented(sbuf *b, const char *text, size_t len) {
 /* Writes body graph `body` of control-flow node n as C into c->body, one
  * level deeper: its own plan (the generator's view of it) with its arena in
  * a region of its own, its inputs read through in[0..nin), its results
- * copied to dst[0..ndst) (an empty string: not copied). A Loop body
- * (loop_cond) must return its condition unchanged or a true constant. */
+ * copied to dst[0..ndst) (an empty string: not copied). A Loop body whose
+ * condition counts (loop_cond) must return it unchanged or a true constant. */
 static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, const char *what, char (*in)[64],
                              int nin, char (*dst)[64], bool loop_cond) {
     nnfx_error perr = {0};
@@ -1393,7 +1393,8 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
             sb_printf(&c->body,
                       "        {\n            long long trip = it%d;\n            memcpy(%s, &trip, 8);\n        }\n",
                       c->depth, in[0]);
-        if (!st) st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst, true);
+        /* without a condition operand the body's condition is ignored (ONNX's for loop) */
+        if (!st) st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst, s->in[1] >= 0);
         for (int k = 0; k < N && !st; k++)
             sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[1 + k], (long long)bytes[k]);
         if (!st) sb_printf(&c->body, "    }\n");

@@ -248,10 +248,24 @@ def _if_reshape_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _loop_cond_ignored_model():
+    """M = 4 and no condition operand: the body's computed condition (sum < 3) is ignored (ONNX's for
+    loop), s = s + 1 four times."""
+    body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
+                       helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
+                       helper.make_node("Less", ["sum", "three"], ["cout"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
+    m = _model("loop_cond_ignored", [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)], (4,),
+               [("y", (4,))], [("one", np.float32(1)), ("three", np.float32(3)), ("M", np.array(4, np.int64))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0]], np.float32)
+    return m, xs, xs + np.float32(4)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
-                       ("nested_loop", _nested_loop_model), ("if_reshape", _if_reshape_model)):
+                       ("nested_loop", _nested_loop_model), ("if_reshape", _if_reshape_model),
+                       ("loop_cond_ignored", _loop_cond_ignored_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
@@ -273,13 +287,14 @@ def refused():
     m = _model("loop_while", [helper.make_node("Loop", ["", "T", "x"], ["y"], body=body)], (4,), [("y", (4,))],
                [("one", np.float32(1)), ("ten", np.float32(10)), ("T", np.array(True))])
     yield "loop_no_trip_count", m, ["(loop)", "no trip count"]
-    # a constant trip count, but the body may stop the loop early
+    # a constant trip count and a condition, but the body may stop the loop early
     body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
                        helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
                        helper.make_node("Less", ["sum", "ten"], ["cout"])],
                       [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
-    m = _model("loop_early", [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)], (4,), [("y", (4,))],
-               [("one", np.float32(1)), ("ten", np.float32(10)), ("M", np.array(6, np.int64))])
+    m = _model("loop_early", [helper.make_node("Loop", ["M", "T", "x"], ["y"], body=body)], (4,), [("y", (4,))],
+               [("one", np.float32(1)), ("ten", np.float32(10)), ("M", np.array(6, np.int64)),
+                ("T", np.array(True))])
     yield "loop_early_exit", m, ["(loop)", "loop condition at run time"]
     # branches of different shapes: the output's shape is known only at run time
     then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["a"])], "then", [], [_vi("a", [2, 3])])
