@@ -31,3 +31,18 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                                  "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
+# Control flow (If, Loop with a constant trip count, an If inside a Loop):
+# the generated C against numpy on both branch outcomes, nnfx run on the same
+# models, and the refusals (tests/codegen/check_codegen_ctrl.py).
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_ctrl COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_ctrl.py
+                                     $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_ctrl
+                                     ${CMAKE_BINARY_DIR}/node_tests)
+  # ONNX's test_scan9_sum comes from the node tests' generated cases
+  set_tests_properties(codegen_ctrl PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+                                               FIXTURES_REQUIRED node_tests_generated)
+  if(NNFX_SANITIZE)
+    set_tests_properties(codegen_ctrl PROPERTIES ENVIRONMENT
+                                                 "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+  endif()
+endif()

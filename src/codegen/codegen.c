@@ -7,6 +7,7 @@
  * same scalar definitions). Only the kernel sections a model uses are
  * copied, so a model without Exp/Sigmoid/... needs no libm. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,19 @@ typedef struct cg {
     int int8_steps;        /* int8 islands emitted */
     int64_t scratch_bytes; /* working memory past the plan's arena (recurrent steps), a multiple of 64 */
     bool weights_stdint;   /* the weights file includes <stdint.h> */
+    /* control flow: the plan being written is the model's or a body's
+     * (emit_body); bodies' arenas and loop buffers lie past the model's
+     * arena and the recurrent steps' working memory */
+    int64_t base;        /* byte offset of this plan's arena in A (0: the model's) */
+    char (*in_expr)[64]; /* a body: the C expression of each body input ("": none) */
+    int nin_expr;        /* entries of in_expr */
+    char (*out_dst)[64]; /* a body: where each result is copied ("": nowhere) */
+    int depth;           /* nesting of bodies (names the loop counters) */
+    int64_t rnn_off;     /* byte offset in A of the recurrent steps' working memory */
+    int64_t ctrl_base;   /* byte offset in A of the first body region */
+    int64_t ctrl_bytes;  /* bytes of body regions in use (multiples of 64): a stack, a control-flow
+                          * step's regions are free again once it is written, an If's branches share */
+    int64_t ctrl_peak;   /* the most ctrl_bytes were */
 } cg;
 
 /* ---- runtime sections -------------------------------------------------- */
@@ -141,10 +155,21 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
     fx_value_view vv = fx_plan_value_view(c->p, v);
     switch (vv.kind) {
     case FX_VALUE_ARENA:
-        if (vv.off % 4) break;
-        snprintf(buf, len, "(A + %lld)", (long long)(vv.off / 4));
+        if ((c->base + vv.off) % 4) break;
+        snprintf(buf, len, "(A + %lld)", (long long)((c->base + vv.off) / 4));
         return NNFX_OK;
-    case FX_VALUE_INPUT: snprintf(buf, len, "inputs[%d]", vv.input); return NNFX_OK;
+    case FX_VALUE_INPUT:
+        if (!c->in_expr) {
+            snprintf(buf, len, "inputs[%d]", vv.input);
+            return NNFX_OK;
+        }
+        if (vv.input < 0 || vv.input >= c->nin_expr || !c->in_expr[vv.input][0])
+            return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: node %s (%s): it reads a body input generated C does not hold (a Loop's "
+                                  "iteration number or condition, or a captured value that is not float32)",
+                                  user->name, nnfx_op_name(user->op));
+        snprintf(buf, len, "%s", c->in_expr[vv.input]);
+        return NNFX_OK;
     case FX_VALUE_CONST: {
         if (vv.t->dtype != NNFX_F32)
             return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
@@ -163,6 +188,8 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): an input has no storage in the plan",
                           user->name, nnfx_op_name(user->op));
 }
+
+static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
 
 static const nnfx_meta *arg_meta(const nnfx_node *n, int a) {
     return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
@@ -395,10 +422,12 @@ static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
     sb_printf(b, "};\n");
 }
 
-static nnfx_status emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y) {
+/* The broadcast of binary node n's two operands to its output (rank <= 6
+ * after merging dims), in *bp. */
+static nnfx_status plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp) {
     const nnfx_meta *ma = arg_meta(n, 0), *mb = arg_meta(n, 1);
     if (!ma || !mb) return unsupported(c, n, "literal operands are not generated");
-    int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];
+    int64_t oshape[NNFX_MAX_RANK];
     float dummy = 0;
     int64_t da[NNFX_MAX_RANK], db[NNFX_MAX_RANK];
     for (int d = 0; d < ma->rank; d++)
@@ -414,10 +443,17 @@ static nnfx_status emit_binary(cg *c, const nnfx_node *n, const char *fn, const 
     for (int d = 0; d < n->meta[0].rank; d++)
         oshape[d] = n->meta[0].dims[d].value;
     const nnfx_tensor *ops[2] = {ta, tb};
-    kern_bcast bp;
-    bool ok = kern_bcast_plan(&bp, n->meta[0].rank, oshape, 2, ops);
+    bool ok = kern_bcast_plan(bp, n->meta[0].rank, oshape, 2, ops);
     nnfx_tensor_release(ta), nnfx_tensor_release(tb);
-    if (!ok || bp.rank > 6) return unsupported(c, n, "operands do not broadcast (or rank > 6)");
+    if (!ok || bp->rank > 6) return unsupported(c, n, "operands do not broadcast (or rank > 6)");
+    return NNFX_OK;
+}
+
+static nnfx_status emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y) {
+    int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK];
+    kern_bcast bp;
+    nnfx_status st = plan_bcast(c, n, &bp);
+    if (st) return st;
     for (int d = 0; d < bp.rank; d++)
         sa[d] = bp.st[0][d], sb_[d] = bp.st[1][d];
     use_section(c, "bcast");
@@ -894,7 +930,7 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (kind == 1 && !lbr) {
         const int64_t need = (H * 4 + 63) / 64 * 64;
         if (need > c->scratch_bytes) c->scratch_bytes = need;
-        snprintf(scr, sizeof scr, "(A + %lld)", (long long)(fx_plan_arena_bytes(c->p) / 4));
+        snprintf(scr, sizeof scr, "(A + %lld)", (long long)(c->rnn_off / 4));
     }
     use_section(c, "rnn");
     sb_printf(&c->body,
@@ -940,7 +976,8 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout > 1) {
         fx_value_view iv = fx_plan_value_view(c->p, s->outs[1]);
-        if (iv.kind == FX_VALUE_ARENA) snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)iv.off);
+        if (iv.kind == FX_VALUE_ARENA)
+            snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)(c->base + iv.off));
     }
     use_section(c, "topk");
     sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
@@ -965,11 +1002,12 @@ static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_n
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
         return NNFX_OK;
     }
-    if (xm->dtype != NNFX_I64 || xv.kind != FX_VALUE_ARENA)
+    /* int64 values in the arena or a body input (a Loop's trip number) are bytes */
+    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && (xv.kind != FX_VALUE_INPUT || !c->in_expr)))
         return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
+    if ((st = value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
     use_section(c, "cast_i64");
-    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)A + %lld, %s, %lld);\n", (long long)xv.off, y,
-              (long long)numel);
+    sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)%s, %s, %lld);\n", x, y, (long long)numel);
     return NNFX_OK;
 }
 
@@ -1067,12 +1105,416 @@ static int data_inputs(nnfx_op op, int nin) {
     }
 }
 
+/* ---- comparisons and control flow ----------------------------------------- */
+
+/* nnfx_rt_compare's op code of a comparison, or -1. */
+static int compare_code(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_GREATER: return 0;
+    case NNFX_OP_LESS: return 1;
+    case NNFX_OP_GREATER_OR_EQUAL: return 2;
+    case NNFX_OP_LESS_OR_EQUAL: return 3;
+    case NNFX_OP_EQUAL: return 4;
+    default: return -1;
+    }
+}
+
+/* A comparison of two float32 values into a bool value (one byte per
+ * element in the arena): what an If's condition is usually made of. */
+static nnfx_status emit_compare(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *ma = arg_meta(n, 0), *mb = arg_meta(n, 1);
+    char a[64], b[64], y[64];
+    nnfx_status st;
+    if (!ma || !mb || ma->dtype != NNFX_F32 || mb->dtype != NNFX_F32 || n->meta[0].dtype != NNFX_BOOL || s->nin < 2)
+        return unsupported(c, n, "only comparisons of two float32 values are generated");
+    kern_bcast bp;
+    if ((st = plan_bcast(c, n, &bp)) || (st = value_expr(c, s->in[0], n, a, sizeof a)) ||
+        (st = value_expr(c, s->in[1], n, b, sizeof b)) || (st = value_typed(c, s->out, NNFX_BOOL, n, y, sizeof y)))
+        return st;
+    int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK];
+    for (int d = 0; d < bp.rank; d++)
+        sa[d] = bp.st[0][d], sb_[d] = bp.st[1][d];
+    use_section(c, "compare");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", bp.rank, bp.shape);
+    emit_longs(&c->body, "sa", bp.rank, sa);
+    emit_longs(&c->body, "sb", bp.rank, sb_);
+    sb_printf(&c->body, "        nnfx_rt_compare(%s, %s, %s, %d, shape, sa, sb, %d);\n    }\n", a, b, y, bp.rank,
+              compare_code(n->op));
+    return NNFX_OK;
+}
+
+static nnfx_status walk_plan(cg *c);
+
+/* A new region of `bytes` past the model's arena (for a body's arena or a
+ * loop buffer): its byte offset in A. */
+static int64_t ctrl_region(cg *c, int64_t bytes) {
+    int64_t off = c->ctrl_base + c->ctrl_bytes;
+    c->ctrl_bytes += (bytes + 63) / 64 * 64;
+    if (c->ctrl_bytes > c->ctrl_peak) c->ctrl_peak = c->ctrl_bytes;
+    return off;
+}
+
+/* Formats a C expression for a body input or result into dst (64 bytes);
+ * an error naming n when it does not fit (bodies nested too deep). */
+static nnfx_status expr_fmt(cg *c, const nnfx_node *n, char *dst, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(dst, 64, fmt, ap);
+    va_end(ap);
+    return k >= 0 && k < 64 ? NNFX_OK : unsupported(c, n, "a C expression of its body is too long (nested too deep)");
+}
+
+/* The C expression of value v as a body input: "" (nothing a body could
+ * read) for a constant that is not float32 or a value without storage. */
+static nnfx_status capture_expr(cg *c, int v, const nnfx_meta *m, const nnfx_node *user, char *buf, size_t len) {
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    buf[0] = 0;
+    if (v < 0 || vv.kind == FX_VALUE_NONE || (vv.kind == FX_VALUE_CONST && vv.t->dtype != NNFX_F32)) return NNFX_OK;
+    if (vv.kind == FX_VALUE_INPUT && c->in_expr &&
+        (vv.input < 0 || vv.input >= c->nin_expr || !c->in_expr[vv.input][0]))
+        return NNFX_OK;
+    return value_typed(c, v, m ? m->dtype : NNFX_F32, user, buf, len);
+}
+
+/* Appends text to b with every line indented by four more spaces. */
+static void append_indented(sbuf *b, const char *text, size_t len) {
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) + 1 : len;
+        if (e - i > 1) sb_printf(b, "    ");
+        sb_append(b, text + i, e - i);
+        i = e;
+    }
+}
+
+/* Writes body graph `body` of control-flow node n as C into c->body, one
+ * level deeper: its own plan (the generator's view of it) with its arena in
+ * a region of its own, its inputs read through in[0..nin), its results
+ * copied to dst[0..ndst) (an empty string: not copied). A Loop body whose
+ * condition counts (loop_cond) must return it unchanged or a true constant. */
+static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, const char *what, char (*in)[64],
+                             int nin, char (*dst)[64], bool loop_cond) {
+    nnfx_error perr = {0};
+    fx_plan *bp = fx_plan_new_codegen(body, &perr);
+    if (!bp)
+        return nnfx_error_set(c->err, perr.status ? perr.status : NNFX_ERR_NOMEM,
+                              "codegen: node %s (%s): in its %s: %s", n->name, nnfx_op_name(n->op), what, perr.msg);
+    cg sub = *c;
+    sub.g = body, sub.p = bp;
+    sub.nnodes = body->num_nodes;
+    sub.nodes = calloc((size_t)sub.nnodes + 1, sizeof *sub.nodes);
+    sub.nvalues = fx_plan_nvalues(bp) + 1;
+    sub.weight_id = calloc((size_t)sub.nvalues, sizeof *sub.weight_id);
+    sub.packed_id = calloc((size_t)sub.nvalues, sizeof *sub.packed_id);
+    sub.in_expr = in, sub.nin_expr = nin, sub.out_dst = dst;
+    sub.depth = c->depth + 1;
+    memset(&sub.body, 0, sizeof sub.body);
+    nnfx_status st = NNFX_OK;
+    if (!sub.nodes || !sub.weight_id || !sub.packed_id)
+        st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    int i = 0;
+    for (const nnfx_node *b = body->head; b && !st; b = b->next)
+        sub.nodes[i++] = b;
+    sub.base = ctrl_region(&sub, fx_plan_arena_bytes(bp));
+    const nnfx_node *out = nnfx_graph_output_node(body);
+    if (!st && loop_cond) { /* the body's condition: unchanged or a true constant */
+        const nnfx_node *r = out && out->nargs > 0 && out->args[0].kind == NNFX_ARG_NODE ? out->args[0].u.node : NULL;
+        fx_value_view vv = fx_plan_value_view(bp, r ? node_index(&sub, r) : -1);
+        bool invariant = (vv.kind == FX_VALUE_INPUT && vv.input == 1) ||
+                         (vv.kind == FX_VALUE_CONST && nnfx_tensor_numel(vv.t) == 1 && nnfx_tensor_get(vv.t, 0) != 0);
+        if (!invariant)
+            st = unsupported(c, n,
+                             "its body computes the loop condition at run time (generated C needs a trip count known "
+                             "at generation time)");
+    }
+    if (!st && (st = walk_plan(&sub)) && c->err) { /* name the control-flow node first */
+        char inner[sizeof c->err->msg];
+        const char *m = c->err->msg;
+        snprintf(inner, sizeof inner, "%s", strncmp(m, "codegen: ", 9) == 0 ? m + 9 : m);
+        nnfx_error_set(c->err, st, "codegen: node %s (%s): in its %s: %s", n->name, nnfx_op_name(n->op), what, inner);
+    }
+    /* what the body added to the shared parts (weights, sections, regions) */
+    sbuf text = sub.body;
+    sub.body = c->body;
+    sub.g = c->g, sub.p = c->p, sub.base = c->base, sub.depth = c->depth;
+    sub.in_expr = c->in_expr, sub.nin_expr = c->nin_expr, sub.out_dst = c->out_dst;
+    free(sub.nodes), free(sub.weight_id), free(sub.packed_id);
+    sub.nodes = c->nodes, sub.nnodes = c->nnodes, sub.nvalues = c->nvalues;
+    sub.weight_id = c->weight_id, sub.packed_id = c->packed_id;
+    *c = sub;
+    if (!st) {
+        sb_printf(&c->body, "        /* %s of %s */\n", what, n->name);
+        if (text.s) append_indented(&c->body, text.s, text.len);
+        if (text.oom) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+    free(sb_finish(&text));
+    fx_plan_free(bp);
+    return st;
+}
+
+/* The outputs of control-flow node n (step s) as destinations: their
+ * arena expressions (float32 only). */
+static nnfx_status ctrl_outputs(cg *c, const fx_step_view *s, const nnfx_node *n, char (*dst)[64]) {
+    for (int k = 0; k < n->nout; k++) {
+        if (n->meta[k].dtype != NNFX_F32) return unsupported(c, n, "only float32 results are generated");
+        nnfx_status st = value_expr(c, s->outs[k], n, dst[k], 64);
+        if (st) return st;
+    }
+    return NNFX_OK;
+}
+
+/* If: both branches as C blocks under `if (cond)` (only the one taken when
+ * the condition is a constant), each writing the node's outputs. */
+static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    ir_ctrl_shape cs;
+    nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
+    if (st) return st;
+    if (cs.ncaptures + 1 > s->nin) return unsupported(c, n, "its operands do not match its branches");
+    char(*in)[64] = calloc((size_t)cs.ncaptures + 1, sizeof *in);
+    char(*dst)[64] = calloc((size_t)n->nout + 1, sizeof *dst);
+    char cond[64];
+    if (!in || !dst) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    if (!st) st = ctrl_outputs(c, s, n, dst);
+    for (int k = 0; k < cs.ncaptures && !st; k++)
+        st = capture_expr(c, s->in[1 + k], arg_meta(n, 1 + k), n, in[k], sizeof in[k]);
+    const nnfx_meta *cm = arg_meta(n, 0);
+    fx_value_view cv = fx_plan_value_view(c->p, s->in[0]);
+    if (!st && cv.kind == FX_VALUE_CONST) { /* decided at generation */
+        int b = nnfx_tensor_numel(cv.t) == 1 && nnfx_tensor_get(cv.t, 0) != 0 ? 0 : 1;
+        sb_printf(&c->body, "    {   /* the condition is a constant: the %s branch */\n", b ? "else" : "then");
+        st = emit_body(c, n, cs.body[b], b ? "else branch" : "then branch", in, cs.ncaptures, dst, false);
+        if (!st) sb_printf(&c->body, "    }\n");
+    } else if (!st) {
+        if (!cm || nnfx_meta_numel(cm) != 1 ||
+            (cm->dtype != NNFX_BOOL && cm->dtype != NNFX_U8 && cm->dtype != NNFX_I8 && cm->dtype != NNFX_F32))
+            st = unsupported(c, n, "the condition is not one bool, uint8, int8 or float32 element");
+        if (!st) st = value_typed(c, s->in[0], cm->dtype, n, cond, sizeof cond);
+        int64_t mark = c->ctrl_bytes; /* one branch runs: both use the same regions */
+        if (!st) sb_printf(&c->body, "    if (%s[0] != 0) {\n", cond);
+        if (!st) st = emit_body(c, n, cs.body[0], "then branch", in, cs.ncaptures, dst, false);
+        c->ctrl_bytes = mark;
+        if (!st) sb_printf(&c->body, "    } else {\n");
+        if (!st) st = emit_body(c, n, cs.body[1], "else branch", in, cs.ncaptures, dst, false);
+        if (!st) sb_printf(&c->body, "    }\n");
+    }
+    free(in), free(dst);
+    return st;
+}
+
+/* A Loop's trip count, known at generation: a constant M (and a condition
+ * that is absent or a constant; false: no trip). */
+static nnfx_status loop_trips(cg *c, const fx_step_view *s, const nnfx_node *n, int64_t *trips) {
+    *trips = 0;
+    if (s->nin < 2 || s->in[0] < 0)
+        return unsupported(c, n,
+                           "it has no trip count (it runs while its condition holds): generated C needs a trip count "
+                           "known at generation time");
+    fx_value_view m = fx_plan_value_view(c->p, s->in[0]);
+    if (m.kind != FX_VALUE_CONST || nnfx_tensor_numel(m.t) != 1)
+        return unsupported(c, n,
+                           "its trip count is computed at run time: generated C needs a trip count known at "
+                           "generation time");
+    int64_t t = ir_tensor_int_at0(m.t);
+    if (t > INT32_MAX) return unsupported(c, n, "its trip count is above 2^31 - 1");
+    *trips = t > 0 ? t : 0;
+    if (s->in[1] >= 0) {
+        fx_value_view cv = fx_plan_value_view(c->p, s->in[1]);
+        if (cv.kind != FX_VALUE_CONST || nnfx_tensor_numel(cv.t) != 1)
+            return unsupported(c, n,
+                               "its initial condition is computed at run time: generated C needs a trip count known "
+                               "at generation time");
+        if (nnfx_tensor_get(cv.t, 0) == 0) *trips = 0;
+    }
+    return NNFX_OK;
+}
+
+/* Loop with a trip count known at generation: a C for loop. The
+ * loop-carried values live in the node's own outputs (set from the initial
+ * values first); the body writes the next values into buffers of their own
+ * (results may swap or reuse carried values), copied back after each trip;
+ * scan output j of trip i is written at element i * size of its output. */
+static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    ir_ctrl_shape cs;
+    nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
+    if (st) return st;
+    int64_t trips;
+    if ((st = loop_trips(c, s, n, &trips))) return st;
+    const int N = cs.ncarried, S = cs.nscan_out, K = cs.ncaptures;
+    if (s->nin != 2 + N + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    char(*in)[64] = calloc((size_t)(2 + N + K), sizeof *in);
+    char(*dst)[64] = calloc((size_t)(1 + N + S), sizeof *dst);
+    char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
+    if (!in || !dst || !outs) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    if (!st) st = ctrl_outputs(c, s, n, outs);
+    int64_t *bytes = calloc((size_t)(N + S + 1), sizeof *bytes);
+    if (!st && !bytes) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    for (int k = 0; k < N + S && !st; k++) {
+        const nnfx_meta *m = &n->meta[k];
+        bytes[k] = nnfx_meta_nbytes(m);
+        if (k >= N) { /* [trips, ...]: one item per trip */
+            if (m->rank < 1 || m->dims[0].value != trips)
+                st = unsupported(c, n, "a scan output's first dim is not the trip count");
+            else
+                bytes[k] = trips ? bytes[k] / trips : 0;
+        }
+    }
+    /* the initial values into the carried outputs */
+    for (int k = 0; k < N && !st; k++) {
+        char init[64];
+        const nnfx_meta *im = arg_meta(n, 2 + k);
+        if (!im || im->dtype != NNFX_F32) {
+            st = unsupported(c, n, "only float32 loop-carried values are generated");
+            break;
+        }
+        if ((st = value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
+        sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
+    }
+    const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0);
+    int64_t iter_off = iter && iter->nusers > 0 ? ctrl_region(c, 8) : -1;
+    if (!st && trips > 0) {
+        /* body inputs: the trip number (int64 bytes, when read), the condition (not held), the carried
+         * values, the captures */
+        if (iter_off >= 0) st = expr_fmt(c, n, in[0], "((unsigned char *)A + %lld)", (long long)iter_off);
+        for (int k = 0; k < N; k++)
+            memcpy(in[2 + k], outs[k], sizeof in[2 + k]);
+        for (int k = 0; k < K && !st; k++)
+            st = capture_expr(c, s->in[2 + N + k], arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
+        /* body results: the condition (checked, not copied), the next carried values, the scan items */
+        for (int k = 0; k < N && !st; k++)
+            st = expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
+        for (int j = 0; j < S && !st; j++)
+            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], c->depth,
+                          (long long)(bytes[N + j] / 4));
+        if (!st)
+            sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", c->depth, c->depth,
+                      (long long)trips, c->depth);
+        if (!st && iter_off >= 0)
+            sb_printf(&c->body,
+                      "        {\n            long long trip = it%d;\n            memcpy(%s, &trip, 8);\n        }\n",
+                      c->depth, in[0]);
+        /* without a condition operand the body's condition is ignored (ONNX's for loop) */
+        if (!st) st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst, s->in[1] >= 0);
+        for (int k = 0; k < N && !st; k++)
+            sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[1 + k], (long long)bytes[k]);
+        if (!st) sb_printf(&c->body, "    }\n");
+    }
+    free(in), free(dst), free(outs), free(bytes);
+    return st;
+}
+
+/* Whether entry j of ints attribute `name` of n is nonzero (a reversed scan
+ * direction). */
+static bool scan_reversed(const nnfx_node *n, const char *name, int j) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    return a && a->kind == NNFX_ATTR_INTS && j < a->u.ints.n && a->u.ints.v[j];
+}
+
+/* Scan over axis 0 of its scanned inputs and outputs (either direction): a
+ * C for loop like a Loop's; item t of a scanned input is read in place
+ * (element t * size, or (len - 1 - t) * size reversed), item t of a scan
+ * output written at its place likewise. */
+static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    ir_ctrl_shape cs;
+    nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
+    if (st) return st;
+    const int N = cs.ncarried, M = cs.nscan_in, S = cs.nscan_out, K = cs.ncaptures;
+    if (s->nin != N + M + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    int64_t len = -1;
+    for (int j = 0; j < M; j++) {
+        const nnfx_meta *xm = arg_meta(n, N + j);
+        if (!xm || xm->rank < 1 || xm->dtype != NNFX_F32)
+            return unsupported(c, n, "a scanned input is not a float32 tensor");
+        if (ir_scan_axis(n, "scan_input_axes", j, xm->rank) != 0)
+            return unsupported(c, n, "scan axes other than 0 are not generated");
+        if (len >= 0 && xm->dims[0].value != len) return unsupported(c, n, "its scanned inputs differ in length");
+        len = xm->dims[0].value;
+    }
+    for (int j = 0; j < S; j++)
+        if (ir_scan_axis(n, "scan_output_axes", j, n->meta[N + j].rank) != 0 || n->meta[N + j].rank < 1 ||
+            n->meta[N + j].dims[0].value != len)
+            return unsupported(c, n, "scan axes other than 0 are not generated");
+    char(*in)[64] = calloc((size_t)(N + M + K + 1), sizeof *in);
+    char(*dst)[64] = calloc((size_t)(N + S + 1), sizeof *dst);
+    char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
+    if (!in || !dst || !outs) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    if (!st) st = ctrl_outputs(c, s, n, outs);
+    const int d = c->depth;
+    for (int k = 0; k < N && !st; k++) { /* the initial values into the carried outputs */
+        char init[64];
+        const nnfx_meta *im = arg_meta(n, k);
+        if (!im || im->dtype != NNFX_F32) {
+            st = unsupported(c, n, "only float32 scan-carried values are generated");
+            break;
+        }
+        if ((st = value_expr(c, s->in[k], n, init, sizeof init))) break;
+        sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)nnfx_meta_nbytes(im));
+    }
+    if (!st && len > 0) {
+        for (int k = 0; k < N && !st; k++) {
+            memcpy(in[k], outs[k], sizeof in[k]);
+            st = expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nnfx_meta_nbytes(&n->meta[k])) / 4));
+        }
+        for (int j = 0; j < M && !st; j++) {
+            char x[64];
+            int64_t item = nnfx_meta_numel(arg_meta(n, N + j)) / len;
+            if ((st = value_expr(c, s->in[N + j], n, x, sizeof x))) break;
+            if (scan_reversed(n, "scan_input_directions", j))
+                st = expr_fmt(c, n, in[N + j], "(%s + (%lld - it%d) * %lld)", x, (long long)(len - 1), d,
+                              (long long)item);
+            else
+                st = expr_fmt(c, n, in[N + j], "(%s + it%d * %lld)", x, d, (long long)item);
+        }
+        for (int k = 0; k < K && !st; k++)
+            st = capture_expr(c, s->in[N + M + k], arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
+        for (int j = 0; j < S && !st; j++) {
+            int64_t item = nnfx_meta_numel(&n->meta[N + j]) / len;
+            if (scan_reversed(n, "scan_output_directions", j))
+                st = expr_fmt(c, n, dst[N + j], "(%s + (%lld - it%d) * %lld)", outs[N + j], (long long)(len - 1), d,
+                              (long long)item);
+            else
+                st = expr_fmt(c, n, dst[N + j], "(%s + it%d * %lld)", outs[N + j], d, (long long)item);
+        }
+        if (!st) sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", d, d, (long long)len, d);
+        if (!st) st = emit_body(c, n, cs.body[0], "body", in, N + M + K, dst, false);
+        for (int k = 0; k < N && !st; k++)
+            sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[k],
+                      (long long)nnfx_meta_nbytes(&n->meta[k]));
+        if (!st) sb_printf(&c->body, "    }\n");
+    }
+    free(in), free(dst), free(outs);
+    return st;
+}
+
+/* Control flow that generated C cannot run: refused (with the reason)
+ * before anything is written, ahead of the other steps' errors. */
+static nnfx_status check_ctrl_steps(cg *c) {
+    int ns = fx_plan_nsteps(c->p);
+    for (int i = 0; i < ns; i++) {
+        fx_step_view v = fx_plan_step_view(c->p, i);
+        int64_t trips;
+        if (v.kind != FX_STEP_KERNEL || v.last->opcode != NNFX_CALL_FUNCTION) continue;
+        if (v.last->op == NNFX_OP_LOOP) {
+            nnfx_status st = loop_trips(c, &v, v.last, &trips);
+            if (st) return st;
+        }
+    }
+    return NNFX_OK;
+}
+
 /* One float32 kernel step: element-wise maps, binary ops and views first,
  * then one emitter per op (a flat dispatch; int8 steps elsewhere). */
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
     nnfx_status st;
+    if (ir_op_is_ctrl(n->op)) { /* its regions are live only while it runs */
+        int64_t mark = c->ctrl_bytes;
+        st = n->op == NNFX_OP_IF ? emit_if(c, s, n) : n->op == NNFX_OP_LOOP ? emit_loop(c, s, n) : emit_scan(c, s, n);
+        c->ctrl_bytes = mark;
+        return st;
+    }
+    if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
@@ -1150,7 +1592,7 @@ static bool is_int8_step(const nnfx_node *n) {
 static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     if (vv.kind != FX_VALUE_ARENA || dt == NNFX_F32) return value_expr(c, v, user, buf, len);
-    snprintf(buf, len, "((unsigned char *)A + %lld)", (long long)vv.off);
+    snprintf(buf, len, "((unsigned char *)A + %lld)", (long long)(c->base + vv.off));
     return NNFX_OK;
 }
 
@@ -1368,30 +1810,42 @@ static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx
     sb_printf(h, "}\n");
 }
 
-static nnfx_status check_forbidden(const nnfx_graph *g, const char *forbid, nnfx_error *err) {
-    if (!forbid || !*forbid) return NNFX_OK;
-    sbuf b = {0};
-    int hits = 0;
-    bool sig = false, others = false;
+/* Lists the nodes of g and of its control-flow bodies whose op is in the
+ * comma-separated list forbid: one line each in b, counted in *hits. */
+static void forbidden_nodes(const nnfx_graph *g, const char *forbid, sbuf *b, int *hits, bool *sig, bool *others) {
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
+        if (ir_op_is_ctrl(n->op)) {
+            ir_ctrl_shape cs;
+            nnfx_error e = {0};
+            for (int k = 0; !ir_ctrl_layout(n, &cs, &e) && k < cs.nbodies; k++)
+                forbidden_nodes(cs.body[k], forbid, b, hits, sig, others);
+        }
         const char *ot = ir_op_info(n->op)->onnx_type, *nm = nnfx_op_name(n->op);
         for (const char *p = forbid; *p;) {
             const char *e = strchr(p, ',');
             size_t len = e ? (size_t)(e - p) : strlen(p);
             if ((strlen(ot) == len && strncasecmp(ot, p, len) == 0) ||
                 (strlen(nm) == len && strncasecmp(nm, p, len) == 0)) {
-                sb_printf(&b, "%s  %s (%s)", hits ? "\n" : "", n->name, ot);
-                hits++;
+                sb_printf(b, "%s  %s (%s)", *hits ? "\n" : "", n->name, ot);
+                (*hits)++;
                 if (n->op == NNFX_OP_SIGMOID)
-                    sig = true;
+                    *sig = true;
                 else
-                    others = true;
+                    *others = true;
                 break;
             }
             p += len + (e ? 1 : 0);
         }
     }
+}
+
+static nnfx_status check_forbidden(const nnfx_graph *g, const char *forbid, nnfx_error *err) {
+    if (!forbid || !*forbid) return NNFX_OK;
+    sbuf b = {0};
+    int hits = 0;
+    bool sig = false, others = false;
+    forbidden_nodes(g, forbid, &b, &hits, &sig, &others);
     if (!hits) {
         free(sb_finish(&b));
         return NNFX_OK;
@@ -1461,7 +1915,7 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
 }
 
 static nnfx_status walk_plan(cg *c) {
-    nnfx_status st = NNFX_OK;
+    nnfx_status st = check_ctrl_steps(c);
     int ns = fx_plan_nsteps(c->p);
     for (int s = 0; s < ns && !st; s++) {
         fx_step_view v = fx_plan_step_view(c->p, s);
@@ -1469,13 +1923,18 @@ static nnfx_status walk_plan(cg *c) {
             for (int a = 0; a < v.last->nargs && !st; a++) {
                 const nnfx_node *o = v.last->args[a].kind == NNFX_ARG_NODE ? v.last->args[a].u.node : NULL;
                 char src[64];
+                if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 if (o->meta[0].dtype != NNFX_F32)
                     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s is %s (only float32)",
                                           o->name, nnfx_dtype_name(o->meta[0].dtype));
                 if ((st = value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
-                sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src,
-                          (long long)(meta_numel(&o->meta[0]) * 4));
+                if (c->out_dst) /* a body's result into its place in the enclosing plan */
+                    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", c->out_dst[a], src,
+                              (long long)(meta_numel(&o->meta[0]) * 4));
+                else
+                    sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src,
+                              (long long)(meta_numel(&o->meta[0]) * 4));
             }
             continue;
         }
@@ -1527,8 +1986,11 @@ static char *emit_header(cg *c, int64_t arena) {
               "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
               "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
-              N, nin, N, nout, c->scratch_bytes ? ", then recurrent steps' working memory" : "", N, (long long)arena, N,
-              (long long)c->weight_bytes, N, N, N, N, N, N);
+              N, nin, N, nout,
+              c->ctrl_peak       ? ", then control-flow bodies' arenas and loop buffers"
+              : c->scratch_bytes ? ", then recurrent steps' working memory"
+                                 : "",
+              N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
     return sb_finish(&h);
 }
 
@@ -1562,6 +2024,137 @@ static char *emit_source(cg *c, int64_t arena) {
     return sb_finish(&s);
 }
 
+/* Bytes of working memory the recurrent steps of g and its control-flow
+ * bodies may ask for (emit_rnn: a GRU with linear_before_reset 0), so the
+ * bodies' regions can start past it. */
+static int64_t rnn_scratch_need(const nnfx_graph *g) {
+    int64_t need = 0;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION) continue;
+        if (n->op == NNFX_OP_GRU && !nnfx_node_attr_int(n, "linear_before_reset", 0) && n->meta[0].rank == 4) {
+            int64_t h = (n->meta[0].dims[3].value * 4 + 63) / 64 * 64;
+            if (h > need) need = h;
+        }
+        if (!ir_op_is_ctrl(n->op)) continue;
+        ir_ctrl_shape cs;
+        nnfx_error e = {0};
+        if (ir_ctrl_layout(n, &cs, &e)) continue;
+        for (int b = 0; b < cs.nbodies; b++) {
+            int64_t k = rnn_scratch_need(cs.body[b]);
+            if (k > need) need = k;
+        }
+    }
+    return need;
+}
+
+/* Why control-flow node n, whose outputs are not all static, cannot be
+ * generated. */
+static nnfx_status ctrl_not_static(const nnfx_node *n, nnfx_error *err) {
+    const char *why = "its outputs' shapes are known only at run time; generated C has static shapes";
+    if (n->op == NNFX_OP_IF)
+        why = "its branches give outputs of different shapes (or shapes known only at run time); generated C needs "
+              "one static shape per output";
+    else if (n->op == NNFX_OP_LOOP && (n->nargs < 1 || n->args[0].kind != NNFX_ARG_NODE))
+        why = "it has no trip count (it runs while its condition holds): generated C needs a trip count known at "
+              "generation time";
+    else if (n->op == NNFX_OP_LOOP && n->args[0].u.node->opcode != NNFX_GET_ATTR &&
+             !(n->args[0].u.node->opcode == NNFX_CALL_FUNCTION && n->args[0].u.node->op == NNFX_OP_CONSTANT))
+        why = "its trip count is computed at run time: generated C needs a trip count known at generation time";
+    else if (n->op == NNFX_OP_LOOP)
+        why = "a loop-carried value or scan output has a shape known only at run time (it changes from one "
+              "iteration to the next?); generated C has static shapes";
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
+}
+
+/* Every node of g (and of its control-flow bodies) has static output
+ * shapes where its inputs have: an error naming the first that has not. */
+static nnfx_status check_static_nodes(const nnfx_graph *g, nnfx_error *err) {
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode == NNFX_CALL_MODULE)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
+                                  n->name, n->target);
+        if (n->opcode != NNFX_CALL_FUNCTION || n->op == NNFX_OP_GETITEM) continue;
+        bool in_static = true, out_static = true;
+        for (int a = 0; a < n->nargs; a++)
+            if (n->args[a].kind == NNFX_ARG_NODE && !nnfx_meta_is_static(&n->args[a].u.node->meta[0]))
+                in_static = false;
+        for (int k = 0; k < n->nout; k++)
+            out_static &= nnfx_meta_is_static(&n->meta[k]);
+        if (ir_op_is_ctrl(n->op)) {
+            if (in_static && !out_static) return ctrl_not_static(n, err);
+            ir_ctrl_shape cs;
+            nnfx_status st = ir_ctrl_layout(n, &cs, err);
+            for (int b = 0; b < cs.nbodies && !st; b++)
+                st = check_static_nodes(cs.body[b], err);
+            if (st) return st;
+            continue;
+        }
+        if (in_static && !out_static)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: node %s (%s): its output size is known only at run time (it depends on "
+                                  "the input data); generated C has static shapes",
+                                  n->name, ir_op_info(n->op)->onnx_type);
+    }
+    return NNFX_OK;
+}
+
+/* Control-flow bodies read the enclosing graph's values through
+ * placeholders (src/ir/ctrl.c), a constant too: then a body's shapes and
+ * trip counts that depend on it are unknown. In g (a copy: nnfx_codegen
+ * never edits the caller's graph) every captured operand that is a
+ * parameter of the enclosing graph becomes a parameter of the bodies (the
+ * placeholder replaced by a get_attr, the operand dropped), nested bodies
+ * after their enclosing one; shapes are inferred again afterwards. */
+static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION || !ir_op_is_ctrl(n->op)) continue;
+        ir_ctrl_shape cs;
+        nnfx_status st = ir_ctrl_layout(n, &cs, err);
+        if (st) return st;
+        int dropped = 0;
+        for (int k = cs.ncaptures - 1; k >= 0; k--) {
+            int a = cs.first_capture + k;
+            const nnfx_node *src = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+            nnfx_tensor *t = src && src->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, src->target) : NULL;
+            if (!t) continue;
+            for (int b = 0; b < cs.nbodies; b++) {
+                nnfx_graph *body = cs.body[b];
+                nnfx_node *ph = nnfx_graph_input(body, cs.nformal + k);
+                char name[96];
+                snprintf(name, sizeof name, "captured_%d_%.60s", k, nnfx_node_name(ph));
+                for (int u = 1; nnfx_graph_param(body, name); u++)
+                    snprintf(name, sizeof name, "captured_%d_%.60s_%d", k, nnfx_node_name(ph), u);
+                if ((st = nnfx_graph_set_param(body, name, t, err))) return st;
+                nnfx_inserting_after(body, ph);
+                nnfx_node *ga = nnfx_graph_get_attr(body, name, err);
+                nnfx_inserting_at_end(body);
+                if (!ga) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+                if (nnfx_replace_all_uses_with(ph, ga, NULL, NULL) < 0 || (st = nnfx_erase_node(body, ph, err)))
+                    return st ? st : nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            }
+            nnfx_arg *args = malloc(sizeof *args * (size_t)n->nargs);
+            if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            int m = 0;
+            for (int i = 0; i < n->nargs; i++)
+                if (i != a) args[m++] = n->args[i];
+            st = nnfx_node_set_args(n, m, args, err);
+            free(args);
+            if (st) return st;
+            dropped++;
+        }
+        if (dropped && n->op != NNFX_OP_IF) {
+            nnfx_attr cap = nnfx_attr_int("captures", cs.ncaptures - dropped);
+            if ((st = nnfx_node_set_attr(n, &cap, err))) return st;
+        }
+        for (int b = 0; b < cs.nbodies; b++)
+            if ((st = inline_const_captures(cs.body[b], err))) return st;
+    }
+    return NNFX_OK;
+}
+
+static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                                 nnfx_codegen_files *out, nnfx_error *err);
+
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
     return nnfx_codegen_opt(g, name, forbid, NNFX_CODEGEN_SPEED, out, err);
@@ -1579,26 +2172,32 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);
     nnfx_status st;
     if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
+    bool ctrl = false;
+    for (const nnfx_node *n = g->head; n; n = n->next)
+        ctrl |= n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op);
+    nnfx_graph *copy = NULL; /* control flow: constants captured by bodies made the bodies' own */
+    if (ctrl) {
+        if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+        if ((st = inline_const_captures(copy, err)) || (st = nnfx_graph_lint(copy, err)) ||
+            (st = nnfx_graph_infer_shapes(copy, err))) {
+            nnfx_graph_free(copy);
+            return st;
+        }
+        g = copy;
+    }
+    st = codegen_graph(g, name, forbid, opt, out, err);
+    nnfx_graph_free(copy);
+    return st;
+}
+
+/* nnfx_codegen_opt on a linted graph with inferred shapes. */
+static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                                 nnfx_codegen_files *out, nnfx_error *err) {
+    nnfx_status st;
     if ((st = check_static_inputs(g, err))) return st;
     if ((st = check_forbidden(g, forbid, err))) return st;
-    for (const nnfx_node *n = g->head; n; n = n->next) {
-        if (n->opcode == NNFX_CALL_MODULE)
-            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
-                                  n->name, n->target);
-        if (n->opcode != NNFX_CALL_FUNCTION || n->op == NNFX_OP_GETITEM) continue;
-        bool in_static = true, out_static = true;
-        for (int a = 0; a < n->nargs; a++)
-            if (n->args[a].kind == NNFX_ARG_NODE && !nnfx_meta_is_static(&n->args[a].u.node->meta[0]))
-                in_static = false;
-        for (int k = 0; k < n->nout; k++)
-            out_static &= nnfx_meta_is_static(&n->meta[k]);
-        if (in_static && !out_static)
-            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
-                                  "codegen: node %s (%s): its output size is known only at run time (it depends on "
-                                  "the input data); generated C has static shapes",
-                                  n->name, ir_op_info(n->op)->onnx_type);
-    }
-    fx_plan *p = fx_plan_new(g, 1, err);
+    if ((st = check_static_nodes(g, err))) return st;
+    fx_plan *p = fx_plan_new_codegen(g, err);
     if (!p) {
         if (err && err->status == NNFX_ERR_UNSUPPORTED) nnfx_error_prefix(err, "codegen");
         return err ? err->status : NNFX_ERR_UNSUPPORTED;
@@ -1608,6 +2207,8 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
     c.nnodes = g->num_nodes;
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
     c.nvalues = fx_plan_nvalues(p) + 1;
+    c.rnn_off = fx_plan_arena_bytes(p);
+    c.ctrl_base = c.rnn_off + rnn_scratch_need(g);
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
     if (!c.nodes || !c.weight_id || !c.packed_id) {
@@ -1624,7 +2225,12 @@ nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid
               "#define NNFX_ALIGNED\n#endif\n\n",
               name);
     if ((st = walk_plan(&c))) goto done;
-    int64_t arena = fx_plan_arena_bytes(p) + c.scratch_bytes;
+    if (c.ctrl_peak && c.rnn_off + c.scratch_bytes > c.ctrl_base) {
+        st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: recurrent working memory overlaps control-flow regions");
+        goto done;
+    }
+    /* the plan's arena, the recurrent steps' working memory, the bodies' regions */
+    int64_t arena = c.ctrl_peak ? c.ctrl_base + c.ctrl_peak : fx_plan_arena_bytes(p) + c.scratch_bytes;
     /* every declared weight is defined in the weights file */
     out->header = emit_header(&c, arena);
     out->source = emit_source(&c, arena);

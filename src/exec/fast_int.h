@@ -106,6 +106,12 @@ typedef struct fx_plan fx_plan;
  * modules, non-float32 convs are fine but unknown dims are not):
  * NNFX_ERR_UNSUPPORTED then means "use the interpreter". */
 fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err);
+/* The plan for the C generator (src/codegen): as fx_plan_new with one
+ * thread, but an If, Loop or Scan node with static output shapes is a
+ * kernel step of its own (its outputs in the arena, its operands live
+ * until it) whose bodies the generator writes out. Such a plan is read
+ * through the views below, not run. NULL with err set as fx_plan_new. */
+fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err);
 /* Peak bytes (activation arena + graph inputs) of the plan fx_plan_new
  * would build, without building its kernels: no weight is read (weights,
  * constants too large to be shape values and packed conv weights stay

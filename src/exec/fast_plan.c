@@ -73,6 +73,7 @@ struct fx_plan {
     float *scratch;
     fx_pool *pool;
     bool layout; /* fx_plan_layout_peak: values and offsets only, no kernels */
+    bool ctrl;   /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
 };
 
 /* ---- helpers --------------------------------------------------------- */
@@ -446,13 +447,14 @@ static bool runs(const fx_plan *p, int i) {
 /* A new empty plan with room for every node's value, every literal and
  * tuple output, and a step per node; each node's pass_data set to its index
  * in graph order. NULL on OOM. */
-static fx_plan *plan_alloc(nnfx_graph *g, bool layout) {
+static fx_plan *plan_alloc(nnfx_graph *g, bool layout, bool ctrl) {
     int nn = g->num_nodes, nlit = 0;
     for (nnfx_node *n = g->head; n; n = n->next)
         nlit += n->nargs + (n->nout > 1 ? n->nout : 0); /* literals, and the outputs of tuples */
     fx_plan *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->layout = layout;
+    p->ctrl = ctrl;
     p->vals = calloc((size_t)(nn + nlit + 1), sizeof *p->vals);
     p->steps = calloc((size_t)(nn + 1), sizeof *p->steps);
     p->inputs = calloc((size_t)(nn + 1), sizeof *p->inputs);
@@ -480,7 +482,7 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
     if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
         n->args[2].kind != NNFX_ARG_NONE && !args_const(p, n))
         return unsupported(err, n, "dropout with a training_mode input");
-    if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op))
+    if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op) && !p->ctrl)
         return unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
     if (n->nout != 1) return plan_tuple(p, n, v, err);
     const nnfx_meta *m = &n->meta[0];
@@ -769,11 +771,11 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
  * folded, convs not packed, no arena or scratch allocated. The phases:
  * values (plan_value), fusions (plan_fusions), steps (plan_step),
  * lifetimes and offsets, storage. */
-static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, nnfx_error *err) {
+static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool ctrl, nnfx_error *err) {
     nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
     build_tables t = {0};
     nnfx_status st = NNFX_OK;
-    fx_plan *p = plan_alloc(g, layout);
+    fx_plan *p = plan_alloc(g, layout, ctrl);
     if (!p) goto oom;
     int i = 0;
     for (nnfx_node *n = g->head; n && !st; n = n->next, i++)
@@ -801,10 +803,14 @@ fail:
     return NULL;
 }
 
-fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err) { return plan_build(g, threads, false, err); }
+fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err) {
+    return plan_build(g, threads, false, false, err);
+}
+
+fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err) { return plan_build(g, 1, false, true, err); }
 
 int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
-    fx_plan *p = plan_build(g, 1, true, err);
+    fx_plan *p = plan_build(g, 1, true, false, err);
     int64_t peak = p ? p->arena_bytes + p->input_bytes : -1;
     fx_plan_free(p);
     return peak;

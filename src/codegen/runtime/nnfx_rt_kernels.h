@@ -62,6 +62,38 @@ static inline void nnfx_rt_bcast(const float *a, const float *b, float *y, int r
 }
 /* @end */
 
+/* @rt compare */
+/* y[i] = (a op b) as one byte 0 / 1 (a bool tensor), operands broadcast as
+ * in nnfx_rt_bcast: op 0 >, 1 <, 2 >=, 3 <=, 4 ==; false when either is NaN
+ * (the interpreter's comparisons of float32 values). */
+static inline void nnfx_rt_compare(const float *a, const float *b, unsigned char *y, int rank, const long *shape,
+                                   const long *sa, const long *sb, int op) {
+    long idx[6] = {0, 0, 0, 0, 0, 0}, oa = 0, ob = 0, n = shape[rank - 1], ia = sa[rank - 1], ib = sb[rank - 1];
+    for (;;) {
+        long i;
+        for (i = 0; i < n; i++) {
+            float u = a[oa + i * ia], v = b[ob + i * ib];
+            y[i] = (unsigned char)(op == 0 ? u > v : op == 1 ? u < v : op == 2 ? u >= v : op == 3 ? u <= v : u == v);
+        }
+        y += n;
+        {
+            int d = rank - 2;
+            while (d >= 0) {
+                idx[d]++;
+                oa += sa[d];
+                ob += sb[d];
+                if (idx[d] < shape[d]) break;
+                oa -= sa[d] * shape[d];
+                ob -= sb[d] * shape[d];
+                idx[d] = 0;
+                d--;
+            }
+            if (d < 0) return;
+        }
+    }
+}
+/* @end */
+
 /* @rt add_inplace */
 /* y[i] += r[i]: a residual added in a convolution's epilogue. */
 static inline void nnfx_rt_add_inplace(float *y, const float *r, long n) {
