@@ -108,7 +108,9 @@ void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc
 
 void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                  int64_t ys) {
-    if (ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
+    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
+        fx_qepi_row_avx512(e, m, comp, acc, n, res, y);
+    else if (ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
         fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
     else
         fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
@@ -883,12 +885,12 @@ static void dw_task(void *ctx, int64_t t, int tid) {
             fx_qdw_row_avx2(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
         else
             fx_qdw_row_c(xp, c->dpw, k, g->kh, g->kw, 1, g->dh, g->dw, acc, n);
-        if (c->dpw != g->ow && g->ow % 8 == 0 && avx2) {
+        if (c->dpw != g->ow && g->ow % (fx_qisa_active() == FX_QISA_AVX512VNNI ? 16 : 8) == 0 && avx2) {
             /* rows of whole vectors: the epilogue row by row on the grid */
             for (int64_t oy = 0; oy < g->oh; oy++) {
                 int64_t o = off + oy * g->ow;
-                fx_qepi_row_avx2(&c->e, ch, 0, acc + oy * c->dpw, g->ow, j->res ? (const uint8_t *)j->res + o : NULL,
-                                 (uint8_t *)j->y + o);
+                fx_qepi_row(&c->e, ch, 0, acc + oy * c->dpw, g->ow, j->res ? (const uint8_t *)j->res + o : NULL,
+                            (uint8_t *)j->y + o, 1);
             }
             return;
         }
@@ -904,10 +906,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
                 fx_qdw_row_c(src, c->dpw, k, g->kh, g->kw, g->sw, g->dh, g->dw, acc + oy * g->ow, g->ow);
         }
     const uint8_t *ro = j->res ? (const uint8_t *)j->res + off : NULL;
-    if (avx2)
-        fx_qepi_row_avx2(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off);
-    else
-        fx_qepi_row_c(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off, 1);
+    fx_qepi_row(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off, 1);
 }
 
 void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {

@@ -256,6 +256,9 @@ void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uin
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys);
+/* fx_qepi_row_avx2 on 16 lanes (AVX-512; qgemm_vnni.c), the same bytes. */
+void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                        void *y);
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y);
 /* One depthwise output row: acc[ox] = sum_{ky,kx} xp[ky * dh * pw + (ox * sw + kx * dw)] * k[ky * kw + kx]

@@ -50,12 +50,21 @@ void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uin
     fused16_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
 }
 
+void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                        void *y) {
+    epi_row_avx512vnni(e, m, comp, acc, n, res, y);
+}
+
 void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
     fused8_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
 }
 
 #else
+void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
+                        void *y) {
+    fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
 void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
                        const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
     (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,

@@ -79,7 +79,7 @@ VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t
  * 16 consecutive columns), 8 rows x 2 halves = 16 zmm accumulators. Tile
  * t[i][h] holds rows 4i.. and columns 16h.. in tile8 form. */
 VNNI_TARGET static inline __attribute__((always_inline)) void
-VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 t[2][2]) {
+VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, __m512i acc[8][2]) {
     const int64_t ps = ks * 32; /* bytes between activation panels */
     /* named accumulators, not an array: GCC kept the array's registers
      * rotating through moves and stack slots every step */
@@ -107,29 +107,76 @@ VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_
         w = _mm512_set1_epi32(ld32(a1 + 12));
         r7a = _mm512_dpbusd_epi32(r7a, x0, w), r7b = _mm512_dpbusd_epi32(r7b, x1, w);
     }
-    const __m512i acc[8][2] = {{r0a, r0b}, {r1a, r1b}, {r2a, r2b}, {r3a, r3b},
-                               {r4a, r4b}, {r5a, r5b}, {r6a, r6b}, {r7a, r7b}};
-    for (int i = 0; i < 2; i++)
-        for (int h = 0; h < 2; h++)
-            for (int r = 0; r < 4; r++) {
-                t[i][h].c[r][0] = _mm512_castsi512_si256(acc[4 * i + r][h]);
-                t[i][h].c[r][1] = _mm512_extracti64x4_epi64(acc[4 * i + r][h], 1);
-            }
+    acc[0][0] = r0a, acc[0][1] = r0b, acc[1][0] = r1a, acc[1][1] = r1b;
+    acc[2][0] = r2a, acc[2][1] = r2b, acc[3][0] = r3a, acc[3][1] = r3b;
+    acc[4][0] = r4a, acc[4][1] = r4b, acc[5][0] = r5a, acc[5][1] = r5b;
+    acc[6][0] = r6a, acc[6][1] = r6b, acc[7][0] = r7a, acc[7][1] = r7b;
 }
 
-/* The 8 x 32 tile with its epilogues: rows (<= 8) from channel m, cols
- * (17..32) of the four panels; arguments otherwise as fused8. */
+/* epi_q8 (qgemm_x86.h) on 16 lanes: the same float operations in the same
+ * order (this file is built without FMA contraction), rounding to nearest
+ * even, so the same bytes. res: 16 bytes (lanes past the row's end are
+ * never stored). */
+VNNI_TARGET static inline __m512i VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res,
+                                                     __mmask16 k) {
+    __m512i q;
+    if (!e->mid && !e->res) {
+        __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->multq[m])),
+                                 _mm512_set1_ps(e->biasq[m]));
+        t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps((float)e->lo)), _mm512_set1_ps((float)e->hi));
+        return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    const __m512 big = _mm512_set1_ps(16777216.0f), nbig = _mm512_set1_ps(-16777216.0f);
+    __m512 t =
+        _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->mult[m])), _mm512_set1_ps(e->bias[m]));
+    if (e->mid) {
+        __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->mid_inv)), nbig), big);
+        __m512i r = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                                     _mm512_set1_epi32(e->mid_zp));
+        r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(e->mid_lo)), _mm512_set1_epi32(e->mid_hi));
+        r = _mm512_sub_epi32(r, _mm512_set1_epi32(e->mid_zp));
+        t = _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(e->mid_scale));
+    }
+    if (e->res) {
+        __m128i rb = _mm_maskz_loadu_epi8(k, res);
+        __m512i r = e->res_signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb);
+        r = _mm512_sub_epi32(r, _mm512_set1_epi32(e->res_zp));
+        t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(e->res_scale)));
+    }
+    __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->y_inv)), nbig), big);
+    q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                         _mm512_set1_epi32(e->y_zp));
+    return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(e->lo)), _mm512_set1_epi32(e->hi));
+}
+
+/* fx_qepi_row on 16 lanes (ys 1), the last step masked. */
+VNNI_TARGET static void VNNI_NAME(epi_row)(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n,
+                                           const void *res, void *y) {
+    const __m512i vc = _mm512_set1_epi32(comp);
+    for (int64_t j = 0; j < n; j += 16) {
+        __mmask16 k = (__mmask16)(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
+        __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + j), vc);
+        __m512i q = VNNI_NAME(epi_q16)(e, m, a, e->res ? (const char *)res + j : NULL, k);
+        _mm_mask_storeu_epi8((char *)y + j, k, _mm512_cvtepi32_epi8(q));
+    }
+}
+
+/* The 8 x 32 tile with its epilogues on 16 lanes: rows (<= 8) from
+ * channel m, cols (17..32) of the four panels, row r to y + r * ym (its
+ * residual at res + r * ym), masked loads and stores at the row's end;
+ * arguments otherwise as fused8. */
 VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
                                            const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
                                            const void *res, void *y, int64_t ym) {
-    tile8 t[2][2];
-    VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, t);
-    for (int i = 0; i < 2 && 4 * i < rows; i++)
+    __m512i acc[8][2];
+    VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, acc);
+    __mmask16 k1 = (__mmask16)(cols >= 32 ? 0xFFFF : (1u << (cols - 16)) - 1);
+    for (int r = 0; r < rows; r++)
         for (int h = 0; h < 2; h++) {
-            int r = rows - 4 * i < 4 ? rows - 4 * i : 4, c = h == 0 ? 16 : cols - 16;
-            int64_t off = 4 * i * ym + 16 * h;
-            tile_finish(&t[i][h], 2, e, m + 4 * i, comp + 4 * i, r, c, res ? (const char *)res + off : NULL,
-                        (char *)y + off, ym);
+            __mmask16 k = h == 0 ? (__mmask16)0xFFFF : k1;
+            const char *rr = e->res ? (const char *)res + r * ym + 16 * h : NULL;
+            __m512i q = VNNI_NAME(epi_q16)(e, m + r, _mm512_add_epi32(acc[r][h], _mm512_set1_epi32(comp[r])), rr, k);
+            _mm_mask_storeu_epi8((char *)y + r * ym + 16 * h, k, _mm512_cvtepi32_epi8(q));
         }
 }
 
