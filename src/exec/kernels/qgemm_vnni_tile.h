@@ -149,6 +149,21 @@ VNNI_TARGET static inline __m512i VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m
     return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(e->lo)), _mm512_set1_epi32(e->hi));
 }
 
+/* tile_finish (qgemm_x86.h) on 16 lanes: a row's two 8-column panels as
+ * one register, the row's end masked. */
+VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(finish16)(const tile8 *t, const fx_qepi *e,
+                                                                                  int64_t m, const int32_t *comp,
+                                                                                  int rows, int cols, const void *res,
+                                                                                  void *y, int64_t ym) {
+    __mmask16 k = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
+    for (int r = 0; r < rows; r++) {
+        __m512i a = _mm512_inserti64x4(_mm512_castsi256_si512(t->c[r][0]), t->c[r][1], 1);
+        a = _mm512_add_epi32(a, _mm512_set1_epi32(comp[r]));
+        __m512i q = VNNI_NAME(epi_q16)(e, m + r, a, e->res ? (const char *)res + r * ym : NULL, k);
+        _mm_mask_storeu_epi8((char *)y + r * ym, k, _mm512_cvtepi32_epi8(q));
+    }
+}
+
 /* fx_qepi_row on 16 lanes (ys 1), the last step masked. */
 VNNI_TARGET static void VNNI_NAME(epi_row)(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n,
                                            const void *res, void *y) {
@@ -187,10 +202,10 @@ VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const in
                                           const void *res, void *y, int64_t ym) {
     tile8 t0, t1;
     VNNI_NAME(core8)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, &t0, &t1);
-    tile_finish(&t0, 2, e, m, comp, rows < 4 ? rows : 4, cols, res, y, ym);
+    VNNI_NAME(finish16)(&t0, e, m, comp, rows < 4 ? rows : 4, cols, res, y, ym);
     if (rows > 4)
-        tile_finish(&t1, 2, e, m + 4, comp + 4, rows - 4, cols, res ? (const char *)res + 4 * ym : NULL,
-                    (char *)y + 4 * ym, ym);
+        VNNI_NAME(finish16)
+        (&t1, e, m + 4, comp + 4, rows - 4, cols, res ? (const char *)res + 4 * ym : NULL, (char *)y + 4 * ym, ym);
 }
 #endif
 
@@ -207,5 +222,9 @@ VNNI_TARGET static void VNNI_NAME(fused)(int64_t ks, const int8_t *a, const uint
                                          int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
                                          int64_t ym) {
     tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, np);
+#ifdef VNNI_WIDE
+    VNNI_NAME(finish16)(&t, e, m, comp, rows, cols, res, y, ym); /* cols <= 8 * np */
+#else
     tile_finish(&t, np, e, m, comp, rows, cols, res, y, ym);
+#endif
 }
