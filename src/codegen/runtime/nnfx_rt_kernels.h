@@ -22,7 +22,28 @@ static inline void nnfx_rt_map(const float *x, float *y, long n, float a, float 
 }
 /* @end */
 
-/* @rt bcast */
+/* @rt bcast_next */
+/* Steps the outer index idx[0 .. rank - 1) of a broadcast walk (the
+ * innermost dim is the caller's row) and the operands' offsets *oa, *ob
+ * (strides sa, sb); 0 when the walk is done. */
+static inline int nnfx_rt_bcast_next(int rank, const long *shape, const long *sa, const long *sb, long *idx, long *oa,
+                                     long *ob) {
+    int d = rank - 2;
+    while (d >= 0) {
+        idx[d]++;
+        *oa += sa[d];
+        *ob += sb[d];
+        if (idx[d] < shape[d]) return 1;
+        *oa -= sa[d] * shape[d];
+        *ob -= sb[d] * shape[d];
+        idx[d] = 0;
+        d--;
+    }
+    return 0;
+}
+/* @end */
+
+/* @rt bcast needs:bcast_next */
 /* y = f(a, b) with broadcasting: the output has `rank` dims `shape`
  * (rank <= 6, innermost last); sa/sb are each operand's element strides
  * per output dim (0 where it broadcasts). */
@@ -44,25 +65,12 @@ static inline void nnfx_rt_bcast(const float *a, const float *b, float *y, int r
             for (i = 0; i < n; i++)
                 y[i] = f(a[oa + i * ia], b[ob + i * ib]);
         y += n;
-        {
-            int d = rank - 2;
-            while (d >= 0) {
-                idx[d]++;
-                oa += sa[d];
-                ob += sb[d];
-                if (idx[d] < shape[d]) break;
-                oa -= sa[d] * shape[d];
-                ob -= sb[d] * shape[d];
-                idx[d] = 0;
-                d--;
-            }
-            if (d < 0) return;
-        }
+        if (!nnfx_rt_bcast_next(rank, shape, sa, sb, idx, &oa, &ob)) return;
     }
 }
 /* @end */
 
-/* @rt compare */
+/* @rt compare needs:bcast_next */
 /* y[i] = (a op b) as one byte 0 / 1 (a bool tensor), operands broadcast as
  * in nnfx_rt_bcast: op 0 >, 1 <, 2 >=, 3 <=, 4 ==; false when either is NaN
  * (the interpreter's comparisons of float32 values). */
@@ -76,20 +84,7 @@ static inline void nnfx_rt_compare(const float *a, const float *b, unsigned char
             y[i] = (unsigned char)(op == 0 ? u > v : op == 1 ? u < v : op == 2 ? u >= v : op == 3 ? u <= v : u == v);
         }
         y += n;
-        {
-            int d = rank - 2;
-            while (d >= 0) {
-                idx[d]++;
-                oa += sa[d];
-                ob += sb[d];
-                if (idx[d] < shape[d]) break;
-                oa -= sa[d] * shape[d];
-                ob -= sb[d] * shape[d];
-                idx[d] = 0;
-                d--;
-            }
-            if (d < 0) return;
-        }
+        if (!nnfx_rt_bcast_next(rank, shape, sa, sb, idx, &oa, &ob)) return;
     }
 }
 /* @end */
