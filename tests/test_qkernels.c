@@ -194,9 +194,11 @@ static void run_case(qcase *k, const char *name) {
     qdata d;
     fill_case(k, &d);
     reference(k, &d);
-    fx_qisa isas[4] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI};
+    /* the last entry: AVX-512 VNNI with the u8 depthwise off (its int16 rows) */
+    fx_qisa isas[5] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI, FX_QISA_AVX512VNNI};
     bool have_c = false;
-    for (int ii = 0; ii < 4; ii++) {
+    for (int ii = 0; ii < 5; ii++) {
+        fx_qdw_u8_allow(ii != 4);
         if (!fx_qisa_force(isas[ii])) {
             printf("# %s: ISA %s not on this CPU: not run\n", name, fx_qisa_name(isas[ii]));
             continue;
@@ -230,6 +232,7 @@ static void run_case(qcase *k, const char *name) {
         have_c = true;
     }
     fx_qisa_force(FX_QISA_AUTO);
+    fx_qdw_u8_allow(true);
     free_data(&d);
     g_want_desc = NULL;
 }

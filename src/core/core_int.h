@@ -40,6 +40,8 @@ bool core_cpu_avx2(void);
 bool core_cpu_avx512f(void);
 /* True when AVX-512 VNNI (vpdpbusd on EVEX registers) may run; same rule. */
 bool core_cpu_avx512vnni(void);
+/* True when AVX-512 VBMI (byte permutes across a zmm) may run; same rule. */
+bool core_cpu_avx512vbmi(void);
 /* True when AVX-VNNI (the VEX-encoded vpdpbusd on ymm) may run; same rule. */
 bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */

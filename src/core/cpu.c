@@ -11,7 +11,7 @@
 
 #include "core/core_int.h"
 
-static bool g_avx2_fma, g_avx2, g_avx512f, g_avx512vnni, g_avxvnni;
+static bool g_avx2_fma, g_avx2, g_avx512f, g_avx512vnni, g_avx512vbmi, g_avxvnni;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
@@ -27,6 +27,7 @@ static void probe(void) {
     g_avx512f = !avx2_only && g_avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     g_avx512vnni = g_avx512f && __builtin_cpu_supports("avx512vnni");
+    g_avx512vbmi = g_avx512f && __builtin_cpu_supports("avx512vbmi");
     /* AVX-VNNI is CPUID leaf 7, subleaf 1, EAX bit 4 (not every compiler's
      * __builtin_cpu_supports knows it) */
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -52,6 +53,11 @@ bool core_cpu_avx512f(void) {
 bool core_cpu_avx512vnni(void) {
     pthread_once(&g_once, probe);
     return g_avx512vnni;
+}
+
+bool core_cpu_avx512vbmi(void) {
+    pthread_once(&g_once, probe);
+    return g_avx512vbmi;
 }
 
 bool core_cpu_avxvnni(void) {

@@ -811,6 +811,38 @@ void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh
         }
 }
 
+static bool g_dw_u8 = true;
+void fx_qdw_u8_allow(bool on) { g_dw_u8 = on; }
+
+/* The u8 depthwise of plane ch (fx_qdw_plane_u8) with its epilogue, when
+ * the ISA, the shape and the switch allow; false when not taken. */
+static bool dw_u8(const fx_qconv *c, const qjob *j, const uint8_t *plane, int64_t ch, int64_t off, uint8_t *xp,
+                  int32_t *acc) {
+    const fx_qconv_geom *g = &c->g;
+    if (!g_dw_u8 || fx_qisa_active() != FX_QISA_AVX512VNNI || g->dh != 1 || g->dw != 1 || g->sh != g->sw) return false;
+    fx_qdw_u8 q = {g->h,
+                   g->w,
+                   g->ph,
+                   g->pw,
+                   c->dph,
+                   c->dpw,
+                   g->oh,
+                   g->ow,
+                   g->kh,
+                   g->kw,
+                   g->sw,
+                   (uint8_t)c->x_zp,
+                   c->x_signed ? 0x80 : 0};
+    const int16_t *k = c->dww + ch * g->kh * g->kw;
+    if (!fx_qdw_plane_u8(&q, plane, k, xp, acc)) return false;
+    int32_t sumw = 0;
+    for (int64_t i = 0; i < g->kh * g->kw; i++)
+        sumw += k[i];
+    fx_qepi_row(&c->e, ch, -c->x_zp * sumw, acc, c->ncols, j->res ? (const uint8_t *)j->res + off : NULL,
+                (uint8_t *)j->y + off, 1);
+    return true;
+}
+
 static void dw_task(void *ctx, int64_t t, int tid) {
     const qjob *j = ctx;
     const fx_qconv *c = j->c;
@@ -819,6 +851,7 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
     int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
     const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w, *xend = j->x + g->n * g->c * g->h * g->w;
+    if (dw_u8(c, j, plane, ch, (i * g->m + ch) * c->ncols, (uint8_t *)xp, acc)) return;
     /* x - zp over the padded plane: the pads hold real zero */
     int16_t zp = (int16_t)c->x_zp;
     uint8_t flip = c->x_signed ? 0x80 : 0;

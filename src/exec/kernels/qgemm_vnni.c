@@ -9,6 +9,10 @@
  * multiply and add (FMA is part of the AVX-512 target). */
 #include "exec/kernels/qgemm.h"
 
+#include <string.h>
+
+#include "core/core_int.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include "exec/kernels/qgemm_x86.h"
 
@@ -60,7 +64,93 @@ void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint
     fused8_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
 }
 
+/* ---- u8 depthwise on VNNI with byte permutes (fx_qdw_plane_u8) ---------- */
+
+#define VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
+
+/* The padded u8 plane: rows of dpw bytes, the image's values (^ flip) at
+ * columns [pw, pw + w) of rows [ph, ph + h), the zero point elsewhere, and
+ * 64 bytes of it after the last row (a step's 64-byte load may pass it). */
+VBMI_TARGET static void u8_plane(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
+                                 int64_t dpw, uint8_t zp, uint8_t flip, uint8_t *xp) {
+    int64_t lo = pw < dpw ? pw : dpw, hi = pw + w < dpw ? pw + w : dpw;
+    memset(xp, zp, (size_t)(dph * dpw + 64));
+    const __m256i vf = _mm256_set1_epi8((char)flip);
+    for (int64_t iy = 0; iy < h; iy++) {
+        if (iy + ph >= dph) break;
+        const uint8_t *s = plane + iy * w - pw;
+        uint8_t *d = xp + (iy + ph) * dpw;
+        for (int64_t px = lo; px < hi; px += 32) {
+            int64_t n = hi - px < 32 ? hi - px : 32;
+            __mmask32 m = (__mmask32)(n == 32 ? ~0u : (1u << n) - 1);
+            _mm256_mask_storeu_epi8(d + px, m, _mm256_xor_si256(_mm256_maskz_loadu_epi8(m, s + px), vf));
+        }
+    }
+}
+
+/* The output rows of plane_u8 (kh rows of nq tap groups; inlined with
+ * the common sizes constant, so the weights and permutes stay in
+ * registers). */
+VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(const fx_qdw_u8 *g, const uint8_t *xp,
+                                                                            int32_t *acc, const __m512i *idx,
+                                                                            __m512i (*wk)[2], int kh, int nq) {
+    for (int64_t oy = 0; oy < g->oh; oy++) {
+        const uint8_t *r0 = xp + oy * g->sw * g->dpw;
+        int32_t *a = acc + oy * g->ow;
+        for (int64_t ox = 0; ox < g->ow; ox += 16) {
+            __m512i s = _mm512_setzero_si512();
+            for (int ky = 0; ky < kh; ky++) {
+                __m512i v = _mm512_loadu_si512((const void *)(r0 + ky * g->dpw + ox * g->sw));
+                for (int q = 0; q < nq; q++)
+                    s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[q], v), wk[ky][q]);
+            }
+            int64_t n = g->ow - ox < 16 ? g->ow - ox : 16;
+            _mm512_mask_storeu_epi32(a + ox, (__mmask16)((1u << n) - 1), s);
+        }
+    }
+}
+
+VBMI_TARGET static void plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp,
+                                 int32_t *acc) {
+    u8_plane(plane, g->h, g->w, g->ph, g->pw, g->dph, g->dpw, g->zp, g->flip, xp);
+    /* lane i of tap group q (taps 4q .. 4q + 3 of a kernel row) reads bytes
+     * s * i + 4q + t, t < 4: the dword vpdpbusd multiplies by the group's
+     * four weights (0 past kw) */
+    int nq = (int)((g->kw + 3) / 4);
+    __m512i idx[2], wk[8][2];
+    for (int q = 0; q < nq; q++) {
+        uint8_t ib[64];
+        for (int i = 0; i < 16; i++)
+            for (int t = 0; t < 4; t++)
+                ib[4 * i + t] = (uint8_t)(g->sw * i + 4 * q + t);
+        idx[q] = _mm512_loadu_si512((const void *)ib);
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+            int8_t wb[4];
+            for (int t = 0; t < 4; t++)
+                wb[t] = 4 * q + t < g->kw ? (int8_t)k[ky * g->kw + 4 * q + t] : 0;
+            int32_t wd;
+            memcpy(&wd, wb, 4);
+            wk[ky][q] = _mm512_set1_epi32(wd);
+        }
+    }
+    if (g->kh == 3 && nq == 1)
+        plane_u8_rows(g, xp, acc, idx, wk, 3, 1);
+    else if (g->kh == 5 && nq == 2)
+        plane_u8_rows(g, xp, acc, idx, wk, 5, 2);
+    else
+        plane_u8_rows(g, xp, acc, idx, wk, (int)g->kh, nq);
+}
+bool fx_qdw_plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
+    if (!core_cpu_avx512vbmi() || (g->sw != 1 && g->sw != 2) || g->kw > 8 || g->kh > 8) return false;
+    plane_u8(g, plane, k, xp, acc);
+    return true;
+}
+
 #else
+bool fx_qdw_plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
+    (void)g, (void)plane, (void)k, (void)xp, (void)acc;
+    return false;
+}
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                         void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);

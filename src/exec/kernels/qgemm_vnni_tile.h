@@ -203,9 +203,9 @@ VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const in
     tile8 t0, t1;
     VNNI_NAME(core8)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, &t0, &t1);
     VNNI_NAME(finish16)(&t0, e, m, comp, rows < 4 ? rows : 4, cols, res, y, ym);
-    if (rows > 4)
-        VNNI_NAME(finish16)
-        (&t1, e, m + 4, comp + 4, rows - 4, cols, res ? (const char *)res + 4 * ym : NULL, (char *)y + 4 * ym, ym);
+    if (rows <= 4) return;
+    const char *r1 = res ? (const char *)res + 4 * ym : NULL;
+    VNNI_NAME(finish16)(&t1, e, m + 4, comp + 4, rows - 4, cols, r1, (char *)y + 4 * ym, ym);
 }
 #endif
 
