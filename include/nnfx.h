@@ -675,6 +675,17 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
  * The compiled executor keeps OpenBLAS itself at one thread and runs its
  * own pool. */
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+/* Times each step of the compiled plan on later runs (on: counts start
+ * from zero; off: no timing, the default). Survives recompiles and thread
+ * changes. NNFX_ERR_NOMEM when the counters cannot be allocated. */
+nnfx_status nnfx_gm_set_profile(nnfx_gm *gm, bool on, nnfx_error *err);
+/* The profile since it was turned on (or since the plan was last rebuilt):
+ * a header with the runs and the time per run, then one line per step,
+ * slowest first: ms per run, share of the total, the step's line of
+ * nnfx_gm_plan. malloc'd; NULL with err set when profiling is off, the
+ * graph does not run on the compiled plan (interpreted or split), or it has
+ * not run since the last compile. */
+char *nnfx_gm_profile(nnfx_gm *gm, nnfx_error *err);
 /* The compiled execution plan as text, one step per line: which kernel
  * runs for which nodes (fused chains such as conv + add + relu show as one
  * step naming their first and last node) and each value's arena offset;

@@ -167,6 +167,8 @@ static void test_exec_and_trace(void **state) {
     assert_int_not_equal(nnfx_gm_compile(NULL, NULL, &err), NNFX_OK);
     assert_null(nnfx_gm_code(NULL, &err));
     assert_null(nnfx_gm_plan(NULL, &err));
+    assert_null(nnfx_gm_profile(NULL, &err));
+    assert_int_equal(nnfx_gm_set_profile(NULL, true, &err), NNFX_ERR_INVALID_ARG);
     assert_true(nnfx_gm_peak_activation_bytes(NULL, &err) < 0);
     assert_int_not_equal(nnfx_gm_run(NULL, 0, NULL, 0, NULL, NULL, &err), NNFX_OK);
     nnfx_gm_set_threads(NULL, 2);

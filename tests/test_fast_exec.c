@@ -433,6 +433,37 @@ static void test_bad_input_and_fallback(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* Step timing: off by default (no profile), on from nnfx_gm_set_profile
+ * with counts from zero, surviving a plan rebuild (threads), off again. */
+static void test_profile(void **state) {
+    (void)state;
+    int64_t xd[4];
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(resblock(xd), &err);
+    assert_non_null(gm);
+    nnfx_tensor *x = rand_tensor(4, xd);
+    nnfx_tensor_release(run_gm(gm, x, 1));
+    assert_null(nnfx_gm_profile(gm, &err)); /* off */
+    assert_int_equal(err.status, NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_gm_set_profile(gm, true, &err), NNFX_OK);
+    for (int r = 0; r < 3; r++)
+        nnfx_tensor_release(run_gm(gm, x, 1));
+    char *t = nnfx_gm_profile(gm, &err);
+    assert_non_null(t);
+    if (!strstr(t, "# profile: 3 runs,") || !strstr(t, "conv3x3/s1") || !strstr(t, "%  "))
+        fail_msg("unexpected profile:\n%s", t);
+    free(t);
+    nnfx_tensor_release(run_gm(gm, x, 2)); /* new thread count: a new plan, counts from zero */
+    t = nnfx_gm_profile(gm, &err);
+    assert_non_null(t);
+    if (!strstr(t, "# profile: 1 run,") || !strstr(t, "2 threads")) fail_msg("after a rebuild:\n%s", t);
+    free(t);
+    assert_int_equal(nnfx_gm_set_profile(gm, false, &err), NNFX_OK);
+    assert_null(nnfx_gm_profile(gm, &err));
+    nnfx_tensor_release(x);
+    nnfx_gm_free(gm);
+}
+
 /* The plan is built on first use, not at recompile; nnfx_gm_compile builds
  * it now and says whether the interpreter runs the graph (and the plan text
  * why); an error building it is returned, not hidden by the fallback. */
@@ -492,11 +523,17 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),   cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_dw_borders), cmocka_unit_test(test_maxpool_nan),
-        cmocka_unit_test(test_odd_conv),   cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_deep_conv),  cmocka_unit_test(test_maxpool_borders),
-        cmocka_unit_test(test_gemm),       cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_dw_borders),
+        cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_deep_conv),
+        cmocka_unit_test(test_maxpool_borders),
+        cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 
 static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o OUT.npy | --output-dir DIR]\n"
-                               "                [--threads T] [--bench N] [--json] [--quiet]\n"
+                               "                [--threads T] [--bench N] [--profile] [--json] [--quiet]\n"
                                "\n"
                                "Runs MODEL (.onnx, or nnfx text IR .fx/.txt) on the CPU. Inputs are NumPy .npy\n"
                                "or ONNX TensorProto .pb files, one per model input; a model with one input also\n"
@@ -24,6 +24,10 @@ static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o 
                                "  --bench N          after one warm-up run, time N runs and print one JSON line:\n"
                                "                     {\"model\", \"runs\", \"threads\", \"median_ms\", \"min_ms\",\n"
                                "                      \"peak_activation_bytes\"}\n"
+                               "  --profile          print on stderr the time of each step of the compiled plan\n"
+                               "                     (ms per run and share, slowest first) over the --bench runs\n"
+                               "                     (or the one run); a model that runs in the interpreter\n"
+                               "                     has no profile (a note says so)\n"
                                "  --json             print a JSON summary of the outputs on stdout\n"
                                "  -q, --quiet        no progress bar\n"
                                "  -h, --help         this text\n"
@@ -35,7 +39,8 @@ static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o 
                                "examples:\n"
                                "  nnfx run resnet18.onnx --input input=image.npy -o logits.npy\n"
                                "  nnfx run model.onnx --input x=x.pb --input mask=mask.npy --output-dir out/\n"
-                               "  nnfx run model.onnx --input x.npy --bench 20 --threads 4\n";
+                               "  nnfx run model.onnx --input x.npy --bench 20 --threads 4\n"
+                               "  nnfx run model.onnx --input x.npy --bench 20 --profile 2> profile.txt\n";
 
 #define RUN_MAX_INPUTS 256
 
@@ -49,6 +54,7 @@ typedef struct run_opts {
     long bench;
     bool json;
     bool quiet;
+    bool profile;
 } run_opts;
 
 /* Parses the command line; returns an exit code (OK to go on). */
@@ -72,6 +78,8 @@ static int run_parse(int argc, char **argv, run_opts *o) {
         } else if (cli_opt(&a, "--bench", NULL, &v)) {
             if (!a.bad && !cli_parse_int(v, 1, 1000000, &o->bench))
                 return cli_usage_error("run", "--bench wants a run count from 1 to 1000000, not '%s'", v);
+        } else if (cli_flag(&a, "--profile", NULL)) {
+            o->profile = true;
         } else if (cli_flag(&a, "--json", NULL)) {
             o->json = true;
         } else if (cli_flag(&a, "--quiet", "-q")) {
@@ -235,6 +243,24 @@ static void release_outs(nnfx_tensor **outs, int n) {
     }
 }
 
+/* Turns step timing on (counts from zero). */
+static int set_profile(const run_opts *o, nnfx_gm *gm) {
+    nnfx_error err = {0};
+    if (nnfx_gm_set_profile(gm, true, &err)) return cli_fail("run", o->model, &err);
+    return CLI_EXIT_OK;
+}
+
+/* The profile on stderr, or a note why there is none. */
+static void print_profile(const run_opts *o, nnfx_gm *gm) {
+    nnfx_error err = {0};
+    char *t = nnfx_gm_profile(gm, &err);
+    if (t)
+        fputs(t, stderr);
+    else
+        fprintf(stderr, "nnfx run: %s: no profile: %s\n", o->model, err.msg);
+    free(t);
+}
+
 /* --bench N: N more runs, then the median and minimum times and the peak
  * activation memory as one JSON line. */
 static int run_bench(const run_opts *o, nnfx_gm *gm, const cli_inputs *in, int max_out) {
@@ -264,6 +290,7 @@ static int run_bench(const run_opts *o, nnfx_gm *gm, const cli_inputs *in, int m
             if (ms[r] < mn) mn = ms[r];
         qsort(ms, (size_t)o->bench, sizeof *ms, cmp_double);
         double med = o->bench % 2 ? ms[o->bench / 2] : (ms[o->bench / 2 - 1] + ms[o->bench / 2]) / 2;
+        if (o->profile) print_profile(o, gm); /* before the peak query, which recompiles */
         int64_t peak = nnfx_gm_peak_activation_bytes(gm, &err);
         sbuf b = {0};
         sb_printf(&b, "{\"model\": ");
@@ -339,13 +366,17 @@ int cli_run(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
+    /* --profile: over the one run, or over the bench runs after the warm-up */
+    if (o.profile && !o.bench && (rc = set_profile(&o, gm))) goto done;
     rc = run_once(gm, o.model, &in, max_out, outs, &nout);
     if (rc) goto done;
+    if (o.profile && o.bench && (rc = set_profile(&o, gm))) goto done;
 
     if (o.bench > 0) {
         rc = run_bench(&o, gm, &in, max_out);
         if (rc) goto done;
     }
+    if (o.profile && !o.bench) print_profile(&o, gm);
 
     if (o.out) {
         if (nnfx_npy_save(o.out, outs[0], &err)) {

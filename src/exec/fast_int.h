@@ -123,6 +123,14 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
                         nnfx_error *err);
 /* Bytes of the activation arena plus the graph inputs. */
 int64_t fx_plan_peak_bytes(const fx_plan *p);
+/* Turns per-step timing on (counts cleared) or off for later runs of p.
+ * NNFX_ERR_NOMEM when the counters cannot be allocated. */
+nnfx_status fx_plan_set_profile(fx_plan *p, bool on);
+/* The steps of p by time spent since profiling was turned on: ms per run,
+ * share, and fx_plan_text's line for each, slowest first; malloc'd; NULL
+ * when profiling is off or out of memory. */
+char *fx_plan_profile_text(const fx_plan *p);
+
 /* Listing of the compiled steps, one per line (malloc'd; NULL on OOM). */
 char *fx_plan_text(const fx_plan *p);
 

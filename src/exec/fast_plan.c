@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/core_int.h"
 #include "core/sbuf.h"
@@ -72,8 +73,10 @@ struct fx_plan {
     int64_t arena_bytes, input_bytes;
     float *scratch;
     fx_pool *pool;
-    bool layout; /* fx_plan_layout_peak: values and offsets only, no kernels */
-    bool ctrl;   /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
+    bool layout;       /* fx_plan_layout_peak: values and offsets only, no kernels */
+    bool ctrl;         /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
+    double *prof_s;    /* fx_plan_set_profile: seconds spent in each step, or NULL */
+    int64_t prof_runs; /* runs since profiling started */
 };
 
 /* ---- helpers --------------------------------------------------------- */
@@ -145,6 +148,7 @@ void fx_plan_free(fx_plan *p) {
     free(p->inputs);
     free(p->arena);
     free(p->scratch);
+    free(p->prof_s);
     fx_pool_free(p->pool);
     free(p);
 }
@@ -818,6 +822,67 @@ int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
 
 /* ---- run ----------------------------------------------------------------- */
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs step s of p (fx_plan_run's loop body): kernels read and write the
+ * arena; the output step fills outs and *nout. */
+static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, int *nout, nnfx_error *err) {
+    fx_step *sp = &p->steps[s];
+    if (sp->kind == S_CONV) {
+        const float *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
+        fx_conv_run(sp->conv, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
+        return NNFX_OK;
+    }
+    if (sp->kind == S_QOP) {
+        const void *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
+        fx_qop_run(sp->qop, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
+        return NNFX_OK;
+    }
+    if (sp->kind == S_MAXPOOL) {
+        fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
+        return NNFX_OK;
+    }
+    if (sp->kind == S_OUTPUT) {
+        int k = sp->n->nargs;
+        if (k > max_out)
+            return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "the graph returns %d values, room for %d given", k,
+                                  max_out);
+        for (int a = 0; a < k; a++) {
+            nnfx_tensor *src = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+            outs[a] = src ? nnfx_tensor_clone(src, err) : NULL;
+            if (!outs[a]) {
+                for (int b = 0; b < a; b++)
+                    nnfx_tensor_release(outs[b]);
+                return src ? NNFX_ERR_NOMEM : nnfx_error_set(err, NNFX_ERR_RUNTIME, "output %d has no value", a);
+            }
+        }
+        if (nout) *nout = k;
+        return NNFX_OK;
+    }
+    for (int a = 0; a < sp->nin; a++)
+        sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+    nnfx_tensor *o = p->vals[sp->out].t, **ob = &o;
+    int no = 1;
+    if (sp->outs) {
+        for (int k = 0; k < sp->nout; k++)
+            sp->outbuf[k] = p->vals[sp->outs[k]].t;
+        ob = sp->outbuf, no = sp->nout;
+    }
+    for (int k = 0; sp->zero_out && k < no; k++)
+        memset(ob[k]->data, 0, ob[k]->nbytes);
+    nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
+    if (st) {
+        if (err && !strstr(err->msg, sp->n->name))
+            nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
+        return st;
+    }
+    return NNFX_OK;
+}
+
 nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out, nnfx_tensor **outs, int *nout,
                         nnfx_error *err) {
     if (nout) *nout = 0;
@@ -847,88 +912,94 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ALIAS) p->vals[v].t->data = p->vals[root_of(p, v)].t->data;
     for (int s = 0; s < p->nsteps; s++) {
-        fx_step *sp = &p->steps[s];
-        if (sp->kind == S_CONV) {
-            const float *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
-            fx_conv_run(sp->conv, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
-            continue;
-        }
-        if (sp->kind == S_QOP) {
-            const void *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
-            fx_qop_run(sp->qop, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
-            continue;
-        }
-        if (sp->kind == S_MAXPOOL) {
-            fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
-            continue;
-        }
-        if (sp->kind == S_OUTPUT) {
-            int k = sp->n->nargs;
-            if (k > max_out)
-                return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "the graph returns %d values, room for %d given", k,
-                                      max_out);
-            for (int a = 0; a < k; a++) {
-                nnfx_tensor *src = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
-                outs[a] = src ? nnfx_tensor_clone(src, err) : NULL;
-                if (!outs[a]) {
-                    for (int b = 0; b < a; b++)
-                        nnfx_tensor_release(outs[b]);
-                    return src ? NNFX_ERR_NOMEM : nnfx_error_set(err, NNFX_ERR_RUNTIME, "output %d has no value", a);
-                }
-            }
-            if (nout) *nout = k;
-            continue;
-        }
-        for (int a = 0; a < sp->nin; a++)
-            sp->inbuf[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
-        nnfx_tensor *o = p->vals[sp->out].t, **ob = &o;
-        int no = 1;
-        if (sp->outs) {
-            for (int k = 0; k < sp->nout; k++)
-                sp->outbuf[k] = p->vals[sp->outs[k]].t;
-            ob = sp->outbuf, no = sp->nout;
-        }
-        for (int k = 0; sp->zero_out && k < no; k++)
-            memset(ob[k]->data, 0, ob[k]->nbytes);
-        nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
-        if (st) {
-            if (err && !strstr(err->msg, sp->n->name))
-                nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
-            return st;
-        }
+        double t0 = p->prof_s ? now_s() : 0;
+        nnfx_status st = run_step(p, s, max_out, outs, nout, err);
+        if (p->prof_s) p->prof_s[s] += now_s() - t0;
+        if (st) return st;
     }
+    if (p->prof_s) p->prof_runs++;
     return NNFX_OK;
 }
 
 int64_t fx_plan_peak_bytes(const fx_plan *p) { return p ? p->arena_bytes + p->input_bytes : -1; }
+
+/* One line (no newline) saying what step s runs: the kernel and the nodes
+ * it covers, or the op, and where its values live in the arena. */
+static void step_desc(const fx_plan *p, int s, sbuf *b) {
+    const fx_step *sp = &p->steps[s];
+    if (sp->kind == S_OUTPUT) {
+        sb_printf(b, "output");
+        return;
+    }
+    const fx_val *v = &p->vals[sp->out];
+    if (sp->kind == S_CONV || sp->kind == S_QOP) {
+        char d[160];
+        if (sp->kind == S_CONV)
+            fx_conv_describe(sp->conv, d, sizeof d);
+        else
+            fx_qop_describe(sp->qop, d, sizeof d);
+        sb_printf(b, "%s = %s  [%s .. %s] @%lld", sp->n->name, d, sp->first->name, sp->n->name, (long long)v->off);
+        return;
+    }
+    sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op), sp->kind == S_MAXPOOL ? " (direct)" : "",
+              (long long)v->off);
+    for (int k = 1; sp->outs && k < sp->nout; k++)
+        sb_printf(b, ", @%lld", (long long)p->vals[sp->outs[k]].off);
+}
 
 char *fx_plan_text(const fx_plan *p) {
     sbuf b = {0};
     sb_printf(&b, "# compiled plan: %d steps, activation arena %lld bytes, %d thread%s\n", p->nsteps,
               (long long)p->arena_bytes, fx_pool_threads(p->pool), fx_pool_threads(p->pool) == 1 ? "" : "s");
     for (int s = 0; s < p->nsteps; s++) {
-        const fx_step *sp = &p->steps[s];
-        if (sp->kind == S_OUTPUT) {
-            sb_printf(&b, "%4d  output\n", s);
-            continue;
-        }
-        const fx_val *v = &p->vals[sp->out];
-        if (sp->kind == S_CONV || sp->kind == S_QOP) {
-            char d[160];
-            if (sp->kind == S_CONV)
-                fx_conv_describe(sp->conv, d, sizeof d);
-            else
-                fx_qop_describe(sp->qop, d, sizeof d);
-            sb_printf(&b, "%4d  %s = %s  [%s .. %s] @%lld\n", s, sp->n->name, d, sp->first->name, sp->n->name,
-                      (long long)v->off);
-        } else {
-            sb_printf(&b, "%4d  %s = %s%s @%lld", s, sp->n->name, nnfx_op_name(sp->n->op),
-                      sp->kind == S_MAXPOOL ? " (direct)" : "", (long long)v->off);
-            for (int k = 1; sp->outs && k < sp->nout; k++)
-                sb_printf(&b, ", @%lld", (long long)p->vals[sp->outs[k]].off);
-            sb_printf(&b, "\n");
-        }
+        sb_printf(&b, "%4d  ", s);
+        step_desc(p, s, &b);
+        sb_printf(&b, "\n");
     }
+    return sb_finish(&b);
+}
+
+nnfx_status fx_plan_set_profile(fx_plan *p, bool on) {
+    free(p->prof_s);
+    p->prof_s = NULL;
+    p->prof_runs = 0;
+    if (on && !(p->prof_s = calloc((size_t)(p->nsteps > 0 ? p->nsteps : 1), sizeof *p->prof_s))) return NNFX_ERR_NOMEM;
+    return NNFX_OK;
+}
+
+typedef struct step_time {
+    double t;
+    int s;
+} step_time;
+
+/* qsort order: more time first, then step order. */
+static int by_time(const void *a, const void *b) {
+    const step_time *x = a, *y = b;
+    return x->t > y->t ? -1 : x->t < y->t ? 1 : x->s - y->s;
+}
+
+char *fx_plan_profile_text(const fx_plan *p) {
+    if (!p->prof_s) return NULL;
+    step_time *order = malloc(sizeof *order * (size_t)(p->nsteps > 0 ? p->nsteps : 1));
+    if (!order) return NULL;
+    double total = 0;
+    for (int s = 0; s < p->nsteps; s++)
+        order[s] = (step_time){p->prof_s[s], s}, total += p->prof_s[s];
+    qsort(order, (size_t)p->nsteps, sizeof *order, by_time);
+    double runs = p->prof_runs > 0 ? (double)p->prof_runs : 1.0;
+    sbuf b = {0};
+    sb_printf(&b, "# profile: %lld run%s, %.3f ms per run in %d steps, %d thread%s; slowest first\n",
+              (long long)p->prof_runs, p->prof_runs == 1 ? "" : "s", 1e3 * total / runs, p->nsteps,
+              fx_pool_threads(p->pool), fx_pool_threads(p->pool) == 1 ? "" : "s");
+    sb_printf(&b, "#   ms/run  share  step\n");
+    for (int i = 0; i < p->nsteps; i++) {
+        int s = order[i].s;
+        sb_printf(&b, "%10.4f %5.1f%%  %4d  ", 1e3 * p->prof_s[s] / runs,
+                  total > 0 ? 100.0 * p->prof_s[s] / total : 0.0, s);
+        step_desc(p, s, &b);
+        sb_printf(&b, "\n");
+    }
+    free(order);
     return sb_finish(&b);
 }
 

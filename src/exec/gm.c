@@ -14,6 +14,7 @@ struct nnfx_gm {
     bool compiled;             /* linted and shapes inferred at compiled_version */
     bool planned;              /* the plan below was built (or declined) since */
     int threads;
+    bool profile;        /* nnfx_gm_set_profile: time the plan's steps */
     nnfx_interp *interp; /* runs graphs the compiled executor does not take */
     fx_plan *fast;       /* compiled executor (static shapes), or NULL */
     fx_split *split;     /* or: compiled around data-dependent nodes (split_plan.c) */
@@ -63,6 +64,34 @@ void nnfx_gm_set_threads(nnfx_gm *gm, int threads) {
     gm->threads = threads;
 }
 
+nnfx_status nnfx_gm_set_profile(nnfx_gm *gm, bool on, nnfx_error *err) {
+    if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_profile: NULL module");
+    gm->profile = on;
+    if (gm->fast && fx_plan_set_profile(gm->fast, on))
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory for the profile counters");
+    return NNFX_OK;
+}
+
+char *nnfx_gm_profile(nnfx_gm *gm, nnfx_error *err) {
+    if (!gm) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "profile: NULL module");
+        return NULL;
+    }
+    if (!gm->profile) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "profile: turn it on with nnfx_gm_set_profile before running");
+        return NULL;
+    }
+    if (!gm->fast) {
+        nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "profile: %s",
+                       gm->planned ? "the graph does not run on the compiled plan (interpreted or split)"
+                                   : "no run since the last compile");
+        return NULL;
+    }
+    char *t = fx_plan_profile_text(gm->fast);
+    if (!t) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    return t;
+}
+
 nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err) {
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "recompile: NULL module");
     gm->compiled = false;
@@ -97,6 +126,10 @@ static nnfx_status ensure_plan(nnfx_gm *gm, nnfx_error *err) {
     if (st || gm->planned) return st;
     nnfx_error ferr = {0}, serr = {0};
     gm->fast = fx_plan_new(gm->g, gm->threads, &ferr);
+    if (gm->fast && gm->profile && fx_plan_set_profile(gm->fast, true)) {
+        drop_plan(gm);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory for the profile counters");
+    }
     if (!gm->fast) {
         if (ferr.status == NNFX_ERR_UNSUPPORTED) gm->split = fx_split_new(gm->g, gm->threads, &serr);
         if (!gm->split && serr.status && serr.status != NNFX_ERR_UNSUPPORTED) ferr = serr;

@@ -65,6 +65,13 @@ expect 0 "run --bench" -- "$NNFX" run $M --input x=x.npy --bench 3 --threads 2
 check "bench JSON line" grep -q '"runs": 3, "threads": 2, "median_ms": .*"peak_activation_bytes": [0-9]' "$TMP/out"
 check "bench: one line on stdout" test "$(wc -l <"$TMP/out")" -eq 1
 check "no progress bar when not a TTY" test ! -s "$TMP/err"
+expect 0 "run --bench --profile" -- "$NNFX" run $M --input x=x.npy --bench 4 --profile
+check "profile: stdout keeps the one bench line" test "$(wc -l <"$TMP/out")" -eq 1
+check "profile header on stderr" grep -q '^# profile: 4 runs, [0-9.]* ms per run in [0-9]* steps, 1 thread' "$TMP/err"
+check "profile lists the fused conv step" grep -q '^ *[0-9.]* *[0-9.]*%  *[0-9]*  .* = conv3x3/s1 .*+ bias' "$TMP/err"
+expect 0 "run --profile, one run" -- "$NNFX" run $M --input x=x.npy --profile -o "$TMP/yp.npy"
+check "one-run profile" grep -q '^# profile: 1 run,' "$TMP/err"
+check "profiled output matches PyTorch" close "$TMP/yp.npy" y_ref.npy 1e-5
 expect 0 "run text IR model" -- "$NNFX" run waste.fx --input x=x.npy --input unused=u.npy
 expect 3 "run shape mismatch" -- "$NNFX" run $M --input x=x_wrong_shape.npy -o "$TMP/bad.npy"
 check "shape mismatch message" one_line_err "x_wrong_shape.npy: input 'x' has shape \[1, 3, 9, 9\]"
