@@ -82,6 +82,15 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
 
+def expect_refused(label, r, out, words, width=12):
+    """A refused generation (r: its process): exit 3, the output naming each
+    of words, and nothing written at out."""
+    if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
+        fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (label, words, r.returncode, r.stdout))
+    else:
+        print("%-*s exit 3: %s" % (width, label, r.stdout.strip().splitlines()[0]))
+
+
 def generate(model, out, name, shapes=(), extra=()):
     cmd = [NNFX, "codegen", model, "-o", out, "--name", name]
     for s in shapes:
@@ -284,11 +293,7 @@ def main():
             path = os.path.join(WORK, name + ".onnx")
             onnx.save(model, path)
             out = os.path.join(WORK, "err_" + name)
-            r = generate(path, out, name)
-            if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
-                fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (name, words, r.returncode, r.stdout))
-            else:
-                print("%-12s exit 3: %s" % (name, r.stdout.strip().splitlines()[0]))
+            expect_refused(name, generate(path, out, name), out, words)
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
     # against PyTorch; three real models in the size mode too
     try:

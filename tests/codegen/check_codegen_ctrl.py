@@ -107,11 +107,7 @@ def main():
         path = os.path.join(WORK, name + ".onnx")
         onnx.save(model, path)
         out = os.path.join(WORK, "err_" + name)
-        r = cg.generate(path, out, name)
-        if r.returncode != 3 or any(w not in r.stdout for w in words) or os.path.exists(out):
-            cg.fail("%s: want exit 3 naming %s, nothing written; got %d: %s" % (name, words, r.returncode, r.stdout))
-        else:
-            print("%-20s exit 3: %s" % (name, r.stdout.strip().splitlines()[0]))
+        cg.expect_refused(name, cg.generate(path, out, name), out, words, width=20)
     if cg.failures:
         print("%d failure(s)" % len(cg.failures))
         sys.exit(1)
