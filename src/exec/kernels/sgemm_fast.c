@@ -62,10 +62,10 @@ void fx_pack_b_row(const float *restrict src, int64_t nc, int64_t kc, int64_t kk
 
 /* Row k of B for the micro-kernels: b + k * ldb (packed or in-place B),
  * or b + koff[k] (a gathered B: each row a run of some plane). */
-#ifndef FX_PF
-#define FX_PF 384
-#endif
-#define B_ROW(b, k) ((koff) ? (b) + (koff)[k] : (b) + (k)*ldb)
+/* The AVX-512 tile prefetches its A panel this many floats ahead (1.5 KB,
+ * ~64 k steps: the next panel of a K block while this one runs). */
+#define FX_PF_FLOATS 384
+#define B_ROW(b, k)  ((koff) ? (b) + (koff)[k] : (b) + (k)*ldb)
 
 /* One full tile: c[FX_MR, FX_NR] (ldc) = (acc ? c : 0) + a panel x b, row k
  * of b at B_ROW(b, k). */
@@ -173,7 +173,7 @@ ukernel2_avx512_body(int64_t kc, const float *restrict a, const float *restrict 
 #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; k++) {
         __m512 x0 = _mm512_loadu_ps(B_ROW(b0, k)), x1 = _mm512_loadu_ps(B_ROW(b1, k)), av;
-        if (FX_PF) _mm_prefetch((const char *)(a + FX_PF), _MM_HINT_T0);
+        _mm_prefetch((const char *)(a + FX_PF_FLOATS), _MM_HINT_T0);
         av = _mm512_set1_ps(a[0]);
         c00 = _mm512_fmadd_ps(av, x0, c00), c01 = _mm512_fmadd_ps(av, x1, c01);
         av = _mm512_set1_ps(a[1]);
@@ -295,61 +295,48 @@ static void column_step(int64_t kc, int64_t mrows, int64_t cols, const float *a,
     }
 }
 
-static void chunk_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
-                        bool accumulate) {
-    pthread_once(&g_once, pick_kernel);
-    int64_t j = 0;
-    /* pairs, the last one possibly partial (more than one panel left: the
-     * packed B's last panel is zero-padded, and a pair tile costs less
-     * than two single ones) */
-    if (g_ukernel2)
-        for (; j + FX_NR < nc; j += 2 * FX_NR, b += 2 * kc * FX_NR)
-            column_step(kc, mrows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b, b + kc * FX_NR, FX_NR, NULL, c + j,
-                        ldc, accumulate);
-    for (; j < nc; j += FX_NR, b += kc * FX_NR)
-        column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b, NULL, FX_NR, NULL, c + j, ldc, accumulate);
-}
-
-static void chunk_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
-                       const float *tail, float *c, int64_t ldc, bool accumulate) {
-    pthread_once(&g_once, pick_kernel);
-    int64_t full = nc / FX_NR * FX_NR, j = 0;
-    if (g_ukernel2)
-        for (; j + 2 * FX_NR <= full; j += 2 * FX_NR)
-            column_step(kc, mrows, 2 * FX_NR, a, b + j, b + j + FX_NR, ldb, NULL, c + j, ldc, accumulate);
-    for (; j < full; j += FX_NR)
-        column_step(kc, mrows, FX_NR, a, b + j, NULL, ldb, NULL, c + j, ldc, accumulate);
-    if (full < nc) chunk_panel(kc, nc - full, mrows, a, tail, c + full, ldc, accumulate);
-}
-
-static void chunk_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
-                         float *c, int64_t ldc, bool accumulate) {
+/* One chunk of rows (<= FX_MC) against nc columns of B held as FX_NR-column
+ * panels, panel p at b + p * pstride with its row k at B_ROW (ldb, koff):
+ * tile pairs, the last one possibly partial (more than one panel left: a
+ * partial last panel is zero-padded or readable, and a pair tile costs
+ * less than two single ones), then single tiles. */
+static void chunk(int64_t kc, int64_t nc, int64_t rows, const float *a, const float *b, int64_t pstride, int64_t ldb,
+                  const int64_t *koff, float *c, int64_t ldc, bool accumulate) {
     pthread_once(&g_once, pick_kernel);
     int64_t j = 0;
     if (g_ukernel2)
-        for (; j + FX_NR < nc; j += 2 * FX_NR)
-            column_step(kc, mrows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b + j, b + j + FX_NR, 0, koff, c + j,
-                        ldc, accumulate);
+        for (; j + FX_NR < nc; j += 2 * FX_NR) {
+            const float *b0 = b + j / FX_NR * pstride;
+            column_step(kc, rows, nc - j < 2 * FX_NR ? nc - j : 2 * FX_NR, a, b0, b0 + pstride, ldb, koff, c + j, ldc,
+                        accumulate);
+        }
     for (; j < nc; j += FX_NR)
-        column_step(kc, mrows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j, NULL, 0, koff, c + j, ldc, accumulate);
+        column_step(kc, rows, nc - j < FX_NR ? nc - j : FX_NR, a, b + j / FX_NR * pstride, NULL, ldb, koff, c + j, ldc,
+                    accumulate);
 }
+
+/* Rows in the chunk starting at row r0 of mrows. */
+static int64_t chunk_rows(int64_t mrows, int64_t r0) { return mrows - r0 < FX_MC ? mrows - r0 : FX_MC; }
 
 void fx_sgemm_panel(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, float *c, int64_t ldc,
                     bool accumulate) {
     for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
-        chunk_panel(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, c + r0 * ldc, ldc, accumulate);
+        chunk(kc, nc, chunk_rows(mrows, r0), a + r0 * kc, b, kc * FX_NR, FX_NR, NULL, c + r0 * ldc, ldc, accumulate);
 }
 
 void fx_sgemm_panel_rows(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, int64_t ldb,
                          const float *tail, float *c, int64_t ldc, bool accumulate) {
-    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
-        chunk_rows(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, ldb, tail, c + r0 * ldc, ldc,
-                   accumulate);
+    int64_t full = nc / FX_NR * FX_NR;
+    for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC) { /* in place, then the packed tail panel */
+        chunk(kc, full, chunk_rows(mrows, r0), a + r0 * kc, b, FX_NR, ldb, NULL, c + r0 * ldc, ldc, accumulate);
+        if (full < nc)
+            chunk(kc, nc - full, chunk_rows(mrows, r0), a + r0 * kc, tail, kc * FX_NR, FX_NR, NULL, c + r0 * ldc + full,
+                  ldc, accumulate);
+    }
 }
 
 void fx_sgemm_panel_gather(int64_t kc, int64_t nc, int64_t mrows, const float *a, const float *b, const int64_t *koff,
                            float *c, int64_t ldc, bool accumulate) {
     for (int64_t r0 = 0; r0 < mrows; r0 += FX_MC)
-        chunk_gather(kc, nc, mrows - r0 < FX_MC ? mrows - r0 : FX_MC, a + r0 * kc, b, koff, c + r0 * ldc, ldc,
-                     accumulate);
+        chunk(kc, nc, chunk_rows(mrows, r0), a + r0 * kc, b, FX_NR, 0, koff, c + r0 * ldc, ldc, accumulate);
 }
