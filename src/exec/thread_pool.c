@@ -30,7 +30,6 @@ struct fx_pool {
     /* the current loop: written before the generation is bumped */
     fx_task_fn fn;
     void *ctx;
-    int64_t ntasks;
     struct fx_range *ranges; /* per thread: its contiguous share of the tasks */
     atomic_int running;      /* workers still inside the loop */
 };
@@ -183,7 +182,6 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
      * loop's fields are free to write; the generation bump publishes them */
     p->fn = fn;
     p->ctx = ctx;
-    p->ntasks = ntasks;
     for (int i = 0; i < p->threads; i++) {
         atomic_store(&p->ranges[i].next, ntasks * i / p->threads);
         p->ranges[i].end = ntasks * (i + 1) / p->threads;

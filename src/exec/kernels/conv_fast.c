@@ -214,10 +214,9 @@ static bool dw_fast(const fx_conv *c);
 int64_t fx_conv_scratch_floats(const fx_conv *c) {
     if (c->depthwise) /* the zero row */
         return dw_fast(c) ? (c->w + 15) / 16 * 16 : 0;
-    int64_t nbr = (c->nb + FX_NR - 1) / FX_NR * FX_NR;
     /* the staged C block (B is read in place), or a packed B block and one
      * im2col row */
-    return ((c->padgrid ? c->mb * nbr : c->kc * nbr + nbr) + 15) / 16 * 16;
+    return ((c->padgrid ? c->mb * c->nbr : c->kc * c->nbr + c->nbr) + 15) / 16 * 16;
 }
 
 /* The padded planes are followed by a zeroed slack, read (and dropped) by
