@@ -468,6 +468,7 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
 }
 
 static int64_t win_pitch(const fx_qconv *c);
+static int64_t row_cols(const fx_qconv *c);
 
 /* columns per block: the packed block stays within FX_QB_BYTES */
 static void pick_blocks(fx_qconv *c) {
@@ -566,10 +567,14 @@ static int64_t pack_bytes(const fx_qconv *c) {
 
 static int64_t win_bytes(const fx_qconv *c);
 
+/* The row pitch of a block's im2col rows (and of the grid's staging): the
+ * block's columns rounded up to a vector, plus a vector of slack. */
+static int64_t block_pitch(const fx_qconv *c) { return (c->nb + 15) / 16 * 16 + 16; }
+
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->dw)
         return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * (c->g.ow > c->dpw ? c->g.ow : c->dpw) + 32) * 4);
-    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    int64_t nbr = block_pitch(c);
     return round64(pack_bytes(c)) + round64(4 * nbr) + (c->fc ? 0 : round64(win_bytes(c))) +
            (c->grid ? 2 * round64(c->mg * nbr) : 0); /* grid: staged output and residual */
 }
@@ -609,8 +614,8 @@ typedef struct qjob {
  * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
 static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
-    int64_t rw = c->grid ? win_pitch(c) : g->ow; /* GEMM columns per output row */
-    int64_t orows = (nb + rw - 2) / rw + 1;      /* output rows nb columns can touch */
+    int64_t rw = row_cols(c);
+    int64_t orows = (nb + rw - 2) / rw + 1; /* output rows nb columns can touch */
     if (orows > g->oh) orows = g->oh;
     return (orows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
@@ -620,6 +625,9 @@ static int64_t win_pitch(const fx_qconv *c) {
     int64_t right = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1 - g->pw - g->w;
     return g->pw + g->w + (right > 0 ? right : 0);
 }
+
+/* GEMM columns per output row: the window's pitch on the grid, else ow. */
+static int64_t row_cols(const fx_qconv *c) { return c->grid ? win_pitch(c) : c->g.ow; }
 
 #define FX_QWIN_SLACK 32 /* vector copies may read this far past a window */
 
@@ -701,18 +709,18 @@ static void im2col_row(const fx_qconv *c, const uint8_t *win, int64_t wrows, int
 
 /* Grid columns [n0, n0 + nc) <-> their outputs: the runs of valid columns
  * (ox < ow) of each output row, grid position g - n0 and output position
- * oy * ow + ox, copied out of (to_grid false) or into (true) the grid
- * buffer for every row of mg rows (row pitch nbr in the grid, ncols in the
- * planes). */
-static void grid_copy(const fx_qconv *c, int64_t n0, int64_t nc, uint8_t *grid, int64_t nbr, uint8_t *planes,
-                      bool to_grid) {
+ * oy * ow + ox, copied for every row of mg rows (row pitch nbr in the
+ * grid, ncols in the planes) from src to dst: planes to grid (to_grid) or
+ * grid to planes. */
+static void grid_copy(const fx_qconv *c, int64_t n0, int64_t nc, int64_t nbr, bool to_grid, const uint8_t *src,
+                      uint8_t *dst) {
     int64_t pitch = win_pitch(c), ow = c->g.ow;
     for (int64_t m = 0; m < c->mg; m++)
         for (int64_t g = n0; g < n0 + nc;) {
             int64_t oy = g / pitch, ox = g % pitch, len = pitch - ox < n0 + nc - g ? pitch - ox : n0 + nc - g;
             int64_t v = ox < ow ? (ow - ox < len ? ow - ox : len) : 0;
-            uint8_t *gp = grid + m * nbr + (g - n0), *pp = planes + m * c->ncols + oy * ow + ox;
-            if (v > 0) memcpy(to_grid ? gp : pp, to_grid ? pp : gp, (size_t)v);
+            int64_t go = m * nbr + (g - n0), po = m * c->ncols + oy * ow + ox;
+            if (v > 0) memcpy(dst + (to_grid ? go : po), src + (to_grid ? po : go), (size_t)v);
             g += len;
         }
 }
@@ -724,9 +732,9 @@ static void grid_copy(const fx_qconv *c, int64_t n0, int64_t nc, uint8_t *grid, 
 static void grid_gemm(const fx_qconv *c, const fx_qgemm_w *w, const uint8_t *bp, int64_t n0, int64_t nc, int64_t gi,
                       const uint8_t *res, uint8_t *y, uint8_t *stage, int64_t nbr) {
     uint8_t *ys = stage, *rs = stage + round64(c->mg * nbr);
-    if (res) grid_copy(c, n0, nc, rs, nbr, (uint8_t *)res, true);
+    if (res) grid_copy(c, n0, nc, nbr, true, res, rs);
     fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, res ? rs : NULL, ys, nbr, 1);
-    grid_copy(c, n0, nc, ys, nbr, y, false);
+    grid_copy(c, n0, nc, nbr, false, ys, y);
 }
 
 static void gemm_task(void *ctx, int64_t t, int tid) {
@@ -736,7 +744,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t cb = t % c->ncb, gi = t / c->ncb % g->group, i = t / c->ncb / g->group;
     int64_t n0 = cb * c->nb, nc = c->gcols - n0 < c->nb ? c->gcols - n0 : c->nb;
     uint8_t *bp = (uint8_t *)j->scratch + tid * j->sbytes;
-    int64_t nbr = (c->nb + 15) / 16 * 16 + 16;
+    int64_t nbr = block_pitch(c);
     uint8_t *rows = bp + round64(pack_bytes(c));
     const fx_qgemm_w *w = &c->wg[gi];
     if (c->fc) {
@@ -763,7 +771,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
                   g->ow == g->w && !c->x_signed;
-    int64_t rw = c->grid ? win_pitch(c) : g->ow;                  /* GEMM columns per output row */
+    int64_t rw = row_cols(c);
     int64_t oy0 = n0 / rw, ox0 = n0 % rw, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
     uint8_t *win = rows + 4 * nbr;
     int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / rw - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
