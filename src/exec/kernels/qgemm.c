@@ -819,6 +819,61 @@ void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh
         }
 }
 
+/* The int16 padded plane of one depthwise channel (x - zp; the pads hold
+ * real zero) and its zeroed slack; plane .. xend is readable input. */
+static void plane_i16(const fx_qconv *c, const uint8_t *plane, const uint8_t *xend, int16_t *xp) {
+    const fx_qconv_geom *g = &c->g;
+    /* x - zp over the padded plane: the pads hold real zero */
+    int16_t zp = (int16_t)c->x_zp;
+    uint8_t flip = c->x_signed ? 0x80 : 0;
+    int64_t lo = g->pw < c->dpw ? g->pw : c->dpw, hi = g->pw + g->w < c->dpw ? g->pw + g->w : c->dpw;
+    if (fx_qisa_active() == FX_QISA_AVX512VNNI)
+        fx_qdw_pad_plane_avx512(plane, g->h, g->w, g->ph, g->pw, c->dph, c->dpw, zp, flip, xp);
+    else
+        for (int64_t py = 0; py < c->dph; py++) {
+            int64_t iy = py - g->ph;
+            int16_t *d = xp + py * c->dpw;
+            if (iy < 0 || iy >= g->h) {
+                memset(d, 0, sizeof *d * (size_t)c->dpw);
+                continue;
+            }
+            const uint8_t *s = plane + iy * g->w - g->pw;
+            for (int64_t px = 0; px < lo; px++) /* pads are short: no call */
+                d[px] = 0;
+            int64_t px = lo;
+#if FX_Q_X86
+            const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
+            for (; px + 16 <= hi; px += 16) {
+                __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + px)), vf);
+                _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+                _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
+            }
+            for (; px < hi; px += 8) {
+                /* the last 1-7 values: the vector store may pass hi (the
+                 * right pad, the next row or the slack, all written after
+                 * this); the load may pass the row, not the tensor's end */
+                __m128i b;
+                if (s + px + 8 <= xend)
+                    b = _mm_loadl_epi64((const __m128i *)(s + px));
+                else { /* gathered in a register (a copy in memory would stall the load) */
+                    uint64_t v = 0;
+                    for (int64_t u = hi - px - 1; u >= 0; u--)
+                        v = v << 8 | s[px + u];
+                    b = _mm_cvtsi64_si128((long long)v);
+                }
+                b = _mm_xor_si128(b, vf);
+                _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
+            }
+#endif
+            for (; px < hi; px++)
+                d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
+            for (px = hi; px < c->dpw; px++)
+                d[px] = 0;
+        }
+    for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
+        xp[e] = 0;
+}
+
 static bool g_dw_u8 = true;
 void fx_qdw_u8_allow(bool on) { g_dw_u8 = on; }
 
@@ -858,56 +913,9 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     int64_t ch = t % g->m, i = t / g->m;
     int16_t *xp = (int16_t *)(j->scratch + tid * j->sbytes);
     int32_t *acc = (int32_t *)(j->scratch + tid * j->sbytes + round64(dw_plane_elems(c) * 2));
-    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w, *xend = j->x + g->n * g->c * g->h * g->w;
+    const uint8_t *plane = j->x + (i * g->c + ch) * g->h * g->w;
     if (dw_u8(c, j, plane, ch, (i * g->m + ch) * c->ncols, (uint8_t *)xp, acc)) return;
-    /* x - zp over the padded plane: the pads hold real zero */
-    int16_t zp = (int16_t)c->x_zp;
-    uint8_t flip = c->x_signed ? 0x80 : 0;
-    int64_t lo = g->pw < c->dpw ? g->pw : c->dpw, hi = g->pw + g->w < c->dpw ? g->pw + g->w : c->dpw;
-    bool pad512 = fx_qisa_active() == FX_QISA_AVX512VNNI;
-    if (pad512) fx_qdw_pad_plane_avx512(plane, g->h, g->w, g->ph, g->pw, c->dph, c->dpw, zp, flip, xp);
-    for (int64_t py = 0; py < c->dph && !pad512; py++) {
-        int64_t iy = py - g->ph;
-        int16_t *d = xp + py * c->dpw;
-        if (iy < 0 || iy >= g->h) {
-            memset(d, 0, sizeof *d * (size_t)c->dpw);
-            continue;
-        }
-        const uint8_t *s = plane + iy * g->w - g->pw;
-        for (int64_t px = 0; px < lo; px++) /* pads are short: no call */
-            d[px] = 0;
-        int64_t px = lo;
-#if FX_Q_X86
-        const __m128i vf = _mm_set1_epi8((char)flip), vz = _mm_set1_epi16(zp), z = _mm_setzero_si128();
-        for (; px + 16 <= hi; px += 16) {
-            __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + px)), vf);
-            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
-            _mm_storeu_si128((__m128i *)(d + px + 8), _mm_sub_epi16(_mm_unpackhi_epi8(b, z), vz));
-        }
-        for (; px < hi; px += 8) {
-            /* the last 1-7 values: the vector store may pass hi (the
-             * right pad, the next row or the slack, all written after
-             * this); the load may pass the row, not the tensor's end */
-            __m128i b;
-            if (s + px + 8 <= xend)
-                b = _mm_loadl_epi64((const __m128i *)(s + px));
-            else { /* gathered in a register (a copy in memory would stall the load) */
-                uint64_t v = 0;
-                for (int64_t u = hi - px - 1; u >= 0; u--)
-                    v = v << 8 | s[px + u];
-                b = _mm_cvtsi64_si128((long long)v);
-            }
-            b = _mm_xor_si128(b, vf);
-            _mm_storeu_si128((__m128i *)(d + px), _mm_sub_epi16(_mm_unpacklo_epi8(b, z), vz));
-        }
-#endif
-        for (; px < hi; px++)
-            d[px] = (int16_t)((int16_t)(uint8_t)(s[px] ^ flip) - zp);
-        for (px = hi; px < c->dpw; px++)
-            d[px] = 0;
-    }
-    for (int64_t e = c->dph * c->dpw; e < dw_plane_elems(c); e++)
-        xp[e] = 0;
+    plane_i16(c, plane, j->x + g->n * g->c * g->h * g->w, xp);
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     bool avx2 = fx_qisa_active() >= FX_QISA_AVX2;
     int64_t off = (i * g->m + ch) * c->ncols;
