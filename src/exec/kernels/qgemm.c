@@ -882,22 +882,9 @@ void fx_qdw_u8_allow(bool on) { g_dw_u8 = on; }
 static bool dw_u8(const fx_qconv *c, const qjob *j, const uint8_t *plane, int64_t ch, int64_t off, uint8_t *xp,
                   int32_t *acc) {
     const fx_qconv_geom *g = &c->g;
-    if (!g_dw_u8 || fx_qisa_active() != FX_QISA_AVX512VNNI || g->dh != 1 || g->dw != 1 || g->sh != g->sw) return false;
-    fx_qdw_u8 q = {g->h,
-                   g->w,
-                   g->ph,
-                   g->pw,
-                   c->dph,
-                   c->dpw,
-                   g->oh,
-                   g->ow,
-                   g->kh,
-                   g->kw,
-                   g->sw,
-                   (uint8_t)c->x_zp,
-                   c->x_signed ? 0x80 : 0};
+    if (!g_dw_u8 || fx_qisa_active() != FX_QISA_AVX512VNNI) return false;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
-    if (!fx_qdw_plane_u8(&q, plane, k, xp, acc)) return false;
+    if (!fx_qdw_plane_u8(g, c->dph, c->dpw, (uint8_t)c->x_zp, c->x_signed ? 0x80 : 0, plane, k, xp, acc)) return false;
     int32_t sumw = 0;
     for (int64_t i = 0; i < g->kh * g->kw; i++)
         sumw += k[i];

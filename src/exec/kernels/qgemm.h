@@ -270,23 +270,17 @@ void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh
  * check the CPU has AVX-512BW (FX_QISA_AVX512VNNI implies it). */
 void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
                           int32_t *acc, int64_t ow);
-/* A depthwise plane's geometry for fx_qdw_plane_u8: input h x w, pads
- * (top, left) ph, pw, the padded plane dph x dpw, output oh x ow, kernel
- * kh x kw, stride sw in both directions, no dilation; zp the input zero
- * point in the u8 domain, flip 0x80 for s8 input (else 0). */
-typedef struct fx_qdw_u8 {
-    int64_t h, w, ph, pw, dph, dpw, oh, ow, kh, kw, sw;
-    uint8_t zp, flip;
-} fx_qdw_u8;
-
 /* acc[oy * ow + ox] = sum of x * k over the taps of each output of one
- * depthwise plane, x the padded u8 plane (built in xp: dph * dpw + 64
- * bytes; pads hold the zero point), so acc - zp * sum(k) is the sum of
- * (x - zp) * k. AVX-512 VNNI + VBMI: a byte permute builds each output's
- * 4-tap window, one vpdpbusd per 4 taps. Returns false (nothing written)
- * where the CPU or the shape does not allow it (stride 1 or 2, kernel up
- * to 8 x 8). */
-bool fx_qdw_plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc);
+ * depthwise plane of geometry g (its padded plane dph x dpw), x the padded
+ * u8 plane (built in xp: dph * dpw + 64 bytes; pads hold zp, the input
+ * zero point in the u8 domain; flip 0x80 for s8 input, else 0), so acc -
+ * zp * sum(k) is the sum of (x - zp) * k. AVX-512 VNNI + VBMI: a byte
+ * permute builds each output's 4-tap window, one vpdpbusd per 4 taps.
+ * Returns false (nothing written) where the CPU or the shape does not
+ * allow it (stride 1 or 2 in both directions, no dilation, kernel up to
+ * 8 x 8). */
+bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
+                     const int16_t *k, uint8_t *xp, int32_t *acc);
 /* Whether depthwise convs may take fx_qdw_plane_u8 (default true); the
  * tests turn it off to run the int16 rows on a host that has it. */
 void fx_qdw_u8_allow(bool on);

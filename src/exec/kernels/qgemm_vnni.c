@@ -4,7 +4,9 @@
  * Lake, Ice Lake, Sapphire Rapids, Zen 4) and AVX-VNNI (VEX: Alder Lake and
  * later clients, Zen 5). One body (qgemm_vnni_tile.h) instantiated twice.
  * Called only when fx_qisa_active() names the encoding; the epilogue is the
- * AVX2 one (qgemm_x86.h), so the bytes equal the AVX2 and C paths'. This
+ * AVX2 one (qgemm_x86.h), on 16 lanes with the AVX-512 encoding, so the
+ * bytes equal the AVX2 and C paths'. Also the u8 depthwise plane on VNNI
+ * with VBMI byte permutes (fx_qdw_plane_u8). This
  * file is compiled with -ffp-contract=off: the epilogue must not fuse its
  * multiply and add (FMA is part of the AVX-512 target). */
 #include "exec/kernels/qgemm.h"
@@ -91,16 +93,17 @@ VBMI_TARGET static void u8_plane(const uint8_t *plane, int64_t h, int64_t w, int
 /* The output rows of plane_u8 (kh rows of nq tap groups; inlined with
  * the common sizes constant, so the weights and permutes stay in
  * registers). */
-VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(const fx_qdw_u8 *g, const uint8_t *xp,
-                                                                            int32_t *acc, const __m512i *idx,
-                                                                            __m512i (*wk)[2], int kh, int nq) {
+VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(const fx_qconv_geom *g, int64_t dpw,
+                                                                            const uint8_t *xp, int32_t *acc,
+                                                                            const __m512i *idx, __m512i (*wk)[2],
+                                                                            int kh, int nq) {
     for (int64_t oy = 0; oy < g->oh; oy++) {
-        const uint8_t *r0 = xp + oy * g->sw * g->dpw;
+        const uint8_t *r0 = xp + oy * g->sw * dpw;
         int32_t *a = acc + oy * g->ow;
         for (int64_t ox = 0; ox < g->ow; ox += 16) {
             __m512i s = _mm512_setzero_si512();
             for (int ky = 0; ky < kh; ky++) {
-                __m512i v = _mm512_loadu_si512((const void *)(r0 + ky * g->dpw + ox * g->sw));
+                __m512i v = _mm512_loadu_si512((const void *)(r0 + ky * dpw + ox * g->sw));
                 for (int q = 0; q < nq; q++)
                     s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[q], v), wk[ky][q]);
             }
@@ -110,9 +113,9 @@ VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(cons
     }
 }
 
-VBMI_TARGET static void plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp,
-                                 int32_t *acc) {
-    u8_plane(plane, g->h, g->w, g->ph, g->pw, g->dph, g->dpw, g->zp, g->flip, xp);
+VBMI_TARGET static void plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip,
+                                 const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
+    u8_plane(plane, g->h, g->w, g->ph, g->pw, dph, dpw, zp, flip, xp);
     /* lane i of tap group q (taps 4q .. 4q + 3 of a kernel row) reads bytes
      * s * i + 4q + t, t < 4: the dword vpdpbusd multiplies by the group's
      * four weights (0 past kw) */
@@ -134,21 +137,25 @@ VBMI_TARGET static void plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const
         }
     }
     if (g->kh == 3 && nq == 1)
-        plane_u8_rows(g, xp, acc, idx, wk, 3, 1);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, 3, 1);
     else if (g->kh == 5 && nq == 2)
-        plane_u8_rows(g, xp, acc, idx, wk, 5, 2);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, 5, 2);
     else
-        plane_u8_rows(g, xp, acc, idx, wk, (int)g->kh, nq);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, (int)g->kh, nq);
 }
-bool fx_qdw_plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
-    if (!core_cpu_avx512vbmi() || (g->sw != 1 && g->sw != 2) || g->kw > 8 || g->kh > 8) return false;
-    plane_u8(g, plane, k, xp, acc);
+bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
+                     const int16_t *k, uint8_t *xp, int32_t *acc) {
+    if (!core_cpu_avx512vbmi() || (g->sw != 1 && g->sw != 2) || g->sh != g->sw || g->dh != 1 || g->dw != 1 ||
+        g->kw > 8 || g->kh > 8)
+        return false;
+    plane_u8(g, dph, dpw, zp, flip, plane, k, xp, acc);
     return true;
 }
 
 #else
-bool fx_qdw_plane_u8(const fx_qdw_u8 *g, const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
-    (void)g, (void)plane, (void)k, (void)xp, (void)acc;
+bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
+                     const int16_t *k, uint8_t *xp, int32_t *acc) {
+    (void)g, (void)dph, (void)dpw, (void)zp, (void)flip, (void)plane, (void)k, (void)xp, (void)acc;
     return false;
 }
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
