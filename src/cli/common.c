@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -592,8 +591,4 @@ void cli_json_shape(sbuf *b, const nnfx_meta *m) {
 /* Timing                                                                */
 /* ===================================================================== */
 
-double cli_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+double cli_now_ms(void) { return (double)core_now_ns() / 1e6; }

@@ -47,6 +47,9 @@ bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
+/* A monotonic clock in nanoseconds (clock.c), for timings and spin limits. */
+int64_t core_now_ns(void);
+
 /* Auto-vectorised kernels compiled for three instruction sets from one body:
  * write `static inline CORE_ALWAYS_INLINE void NAME_body(PARAMS)`, then
  * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx512 (AVX-512,

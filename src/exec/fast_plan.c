@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/core_int.h"
 #include "core/sbuf.h"
@@ -822,12 +821,6 @@ int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
 
 /* ---- run ----------------------------------------------------------------- */
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs step s of p (fx_plan_run's loop body): kernels read and write the
  * arena; the output step fills outs and *nout. */
 static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, int *nout, nnfx_error *err) {
@@ -912,9 +905,9 @@ nnfx_status fx_plan_run(fx_plan *p, int nin, nnfx_tensor *const *in, int max_out
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ALIAS) p->vals[v].t->data = p->vals[root_of(p, v)].t->data;
     for (int s = 0; s < p->nsteps; s++) {
-        double t0 = p->prof_s ? now_s() : 0;
+        int64_t t0 = p->prof_s ? core_now_ns() : 0;
         nnfx_status st = run_step(p, s, max_out, outs, nout, err);
-        if (p->prof_s) p->prof_s[s] += now_s() - t0;
+        if (p->prof_s) p->prof_s[s] += (double)(core_now_ns() - t0) * 1e-9;
         if (st) return st;
     }
     if (p->prof_s) p->prof_runs++;

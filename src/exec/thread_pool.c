@@ -13,8 +13,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "core/core_int.h"
 #include "exec/fast_int.h"
 
 #define FX_SPIN_NS 200000 /* 0.2 ms: longer than a step's wake-up, short enough to cost nothing idle */
@@ -48,12 +48,6 @@ typedef struct worker_arg {
     int tid;
 } worker_arg;
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static inline void cpu_relax(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_ia32_pause();
@@ -67,7 +61,7 @@ static bool spin_until(bool (*done)(fx_pool *, uint64_t), fx_pool *p, uint64_t a
         if (done(p, arg)) return true;
         cpu_relax();
         if ((i & 63) == 63) {
-            int64_t t = now_ns();
+            int64_t t = core_now_ns();
             if (!t0)
                 t0 = t;
             else if (t - t0 > FX_SPIN_NS)
