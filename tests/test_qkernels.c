@@ -283,6 +283,16 @@ static void test_conv_shapes(void **state) {
     geom(&k, 1, 256, 41, 45, 6, 3, 3, 2, 1, 1, 1);
     k.spikes = 1, k.q.x_signed = true, k.q.x_zp = -3;
     run_case(&k, "conv3x3 s2 K=2304, column blocks, split pairs, s8");
+    /* every column tail of the tiles (8-column units, 16-column panels,
+     * 32-column tiles) with a weight-panel pair and a single panel (12
+     * rows), 1x1 over one row of w columns */
+    static const int64_t widths[] = {1, 7, 8, 9, 15, 16, 17, 24, 25, 31, 32, 33, 41, 47, 48, 56, 57};
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+        char name[64];
+        geom(&k, 1, 9, 1, widths[i], 12, 1, 1, 1, 0, 1, 1);
+        snprintf(name, sizeof name, "conv1x1 m=12 over %lld columns", (long long)widths[i]);
+        run_case(&k, name);
+    }
 }
 
 static void test_conv_7bit_weights(void **state) {

@@ -202,6 +202,7 @@ bool fx_qgemm_pack_w(fx_qgemm_w *pw, const int8_t *w, int64_t m, int64_t k, int6
         if (s) pw->kern = FX_QK_UBS, w = w7, ldw = k;
     }
     pw->kr = pw->kern == FX_QK_MADD ? 2 : 4;
+    pw->nr = pw->kern == FX_QK_VNNI512 ? 16 : 8;
     pw->ks = (k + pw->kr - 1) / pw->kr;
     int64_t np = (m + pw->mr - 1) / pw->mr, n = np * pw->ks * pw->mr * pw->kr;
     if (pw->kern == FX_QK_MADD)
@@ -259,33 +260,44 @@ void fx_qgemm_w_free(fx_qgemm_w *pw) {
     pw->a = NULL, pw->a16 = NULL, pw->wsum = NULL, pw->fix_start = NULL, pw->fix = NULL;
 }
 
-int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + FX_QNR - 1) / FX_QNR * pw->ks * 32; }
+int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + pw->nr - 1) / pw->nr * pw->ks * pw->nr * 4; }
 
 void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
-    static const uint8_t zeros[FX_QNR] = {0};
-    int64_t c = 0, ks = pw->ks;
+    static const uint8_t zeros[16] = {0};
+    int64_t c = 0, ks = pw->ks, nr = pw->nr, pstep = ks * nr * 4;
     int kr = pw->kr;
-    dst += s * 32;
+    dst += s * nr * 4;
 #if FX_Q_X86
     bool all = r[0] && r[1] && (kr == 2 || (r[2] && r[3]));
-    if (all && kr == 4)
-        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
+    if (all && kr == 4 && nr == 16) /* 16 columns of 4 rows: 64 contiguous bytes */
+        for (; c + 16 <= nc; c += 16, dst += pstep) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(r[0] + c)), b = _mm_loadu_si128((const __m128i *)(r[1] + c));
+            __m128i x = _mm_loadu_si128((const __m128i *)(r[2] + c)), d = _mm_loadu_si128((const __m128i *)(r[3] + c));
+            __m128i ab0 = _mm_unpacklo_epi8(a, b), xd0 = _mm_unpacklo_epi8(x, d);
+            __m128i ab1 = _mm_unpackhi_epi8(a, b), xd1 = _mm_unpackhi_epi8(x, d);
+            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab0, xd0));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab0, xd0));
+            _mm_storeu_si128((__m128i *)(dst + 32), _mm_unpacklo_epi16(ab1, xd1));
+            _mm_storeu_si128((__m128i *)(dst + 48), _mm_unpackhi_epi16(ab1, xd1));
+        }
+    if (all && kr == 4 && nr == 8)
+        for (; c + 8 <= nc; c += 8, dst += pstep) {
             __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
             __m128i x = _mm_loadl_epi64((const __m128i *)(r[2] + c)), d = _mm_loadl_epi64((const __m128i *)(r[3] + c));
             __m128i ab = _mm_unpacklo_epi8(a, b), xd = _mm_unpacklo_epi8(x, d);
             _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, xd));
             _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab, xd));
         }
-    if (all && kr == 2)
-        for (; c + FX_QNR <= nc; c += FX_QNR, dst += ks * 32) {
+    if (all && kr == 2 && nr == 8)
+        for (; c + 8 <= nc; c += 8, dst += pstep) {
             __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
             __m128i ab = _mm_unpacklo_epi8(a, b), z = _mm_setzero_si128();
             _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi8(ab, z));
             _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi8(ab, z));
         }
 #endif
-    for (; c < nc; c += FX_QNR, dst += ks * 32)
-        for (int i = 0; i < FX_QNR; i++)
+    for (; c < nc; c += nr, dst += pstep)
+        for (int i = 0; i < nr; i++)
             for (int j = 0; j < kr; j++) {
                 const uint8_t *src = r[j] ? r[j] : zeros;
                 uint8_t v = c + i < nc ? src[r[j] ? c + i : 0] : 0;
@@ -310,12 +322,15 @@ void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *
             }
 }
 
-/* fx_qgemm_run's AVX-512 VNNI path over pairs of weight panels (8-row
- * tiles of 32 columns on zmm registers, then 16 and 8; contiguous output); returns the number of panels done (the rest,
- * at most one, takes the 4-row tile). */
+/* fx_qgemm_run's AVX-512 VNNI path over pairs of weight panels: 8-row
+ * tiles of two 16-column activation panels (32 columns) on zmm registers,
+ * the last one or two panels' 17..32 columns likewise (the panels are zero
+ * past nc), a last single panel as an 8 x 16 tile; contiguous output.
+ * Returns the number of weight panels done (the rest, at most one, takes
+ * the 4-row tile). */
 static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e,
                              int64_t m0, const void *res, void *y, int64_t ym) {
-    int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR, p = 0;
+    int64_t ks = w->ks, nu = (nc + FX_QNR - 1) / FX_QNR, p = 0; /* nu: 8-column units */
     int mr = w->mr;
     for (; (p + 1) * mr < w->m; p += 2) {
         int64_t rows = w->m - p * mr < 2 * mr ? w->m - p * mr : 2 * mr;
@@ -323,22 +338,17 @@ static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, 
         for (int r = 0; r < rows; r++)
             comp[r] = -x_zp * w->wsum[p * mr + r];
         const int8_t *a0 = w->a + p * ks * 16, *a1 = a0 + ks * 16;
-        for (int64_t j = 0; j < npan;) {
-            int np = j + 3 < npan ? 4 : j + 1 < npan ? 2 : 1;
+        for (int64_t j = 0; j < nu;) { /* j: a multiple of 4 units, the start of a 16-column panel */
+            int np = nu - j >= 3 ? 4 : 2;
             const uint8_t *bp = b + j * ks * 32;
             int64_t off = p * mr * ym + j * FX_QNR;
             int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
             const char *ro = res ? (const char *)res + off : NULL;
             j += np;
-            if (np == 4) {
+            if (np == 4)
                 fx_qtile_vnni_q16(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
-            } else if (np == 2) {
+            else
                 fx_qtile_vnni_q8(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
-            } else {
-                fx_qtile_vnni_q(w->kern, ks, a0, bp, 1, e, m0 + p * mr, comp, mr, cols, ro, (char *)y + off, ym);
-                fx_qtile_vnni_q(w->kern, ks, a1, bp, 1, e, m0 + p * mr + mr, comp + mr, (int)rows - mr, cols,
-                                ro ? ro + mr * ym : NULL, (char *)y + off + mr * ym, ym);
-            }
         }
     }
     return p;
@@ -751,9 +761,10 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         /* column n of B is row n0 + n of x: kr contiguous bytes per step */
         const uint8_t *xs = j->x + n0 * c->kk;
         uint8_t flip = c->x_signed ? 0x80 : 0;
+        int64_t nr = w->nr;
         for (int64_t q = 0; q < w->ks; q++)
-            for (int64_t n = 0; n < (nc + FX_QNR - 1) / FX_QNR * FX_QNR; n++) {
-                uint8_t *d = bp + (n / FX_QNR) * w->ks * 32 + q * 32 + (n % FX_QNR) * 4;
+            for (int64_t n = 0; n < (nc + nr - 1) / nr * nr; n++) {
+                uint8_t *d = bp + (n / nr) * w->ks * nr * 4 + q * nr * 4 + (n % nr) * 4;
                 for (int b = 0; b < w->kr; b++) {
                     int64_t kk = q * w->kr + b;
                     uint8_t v = n < nc && kk < c->kk ? (uint8_t)(xs[n * c->kk + kk] ^ flip) : 0;

@@ -97,7 +97,7 @@ void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, 
 
 /* ---- packed weights and the GEMM core -------------------------------- */
 
-#define FX_QNR 8 /* columns per packed activation panel */
+#define FX_QNR 8 /* columns of a tile's unit (fx_qgemm_w.nr is 8 or 16 of them per panel) */
 
 /* The GEMM kernel a weight matrix was packed for. */
 typedef enum fx_qkern {
@@ -120,6 +120,7 @@ typedef struct fx_qgemm_w {
     fx_qkern kern;  /* chosen when packing, for the ISA active then */
     int mr;         /* rows per panel */
     int kr;         /* k values per step: 4 (quads) or 2 (pairs) */
+    int nr;         /* columns per packed activation panel: 16 for VNNI512 (a step is one zmm), else 8 */
     int64_t ks;     /* steps: ceil(k / kr) */
     int8_t *a;      /* C, UBS: ceil(m / 4) panels of [ks][4 rows][4] bytes, padding 0 */
     int16_t *a16;   /* MADD: ceil(m / 4) panels of [ks][4 rows][2] */
@@ -142,9 +143,11 @@ void fx_qgemm_w_free(fx_qgemm_w *pw);
 /* Bytes of a packed activation block of nc columns for weights pw. */
 int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc);
 /* Packs pw->kr rows of activations (r[j] holds nc bytes, NULL = zeros) as
- * step s of a block: column c's values at dst + (c / FX_QNR) * ks * 32 +
- * s * 32 + (c % FX_QNR) * 4 (kr u8 values, or kr int16 values when kr is 2);
- * columns of the last panel past nc are zeroed. */
+ * step s of a block: with nr = pw->nr, column c's values at dst + (c / nr) *
+ * ks * nr * 4 + s * nr * 4 + (c % nr) * 4 (kr u8 values, or kr int16
+ * values when kr is 2); columns of the last panel past nc are zeroed. The
+ * tiles' 8-column unit j (even) thus starts at dst + j * ks * 32 for either
+ * nr. */
 void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst);
 
 /* Y[m, n] for rows [0, w->m) and the nc columns of packed block b:

@@ -6,15 +6,28 @@
  * The tile is the AVX2 ubs tile's (qgemm_x86.h: 4 rows x 8 * np columns,
  * the same quad packing) with vpdpbusd in place of vpmaddubsw + vpmaddwd:
  * each u8 x s8 product and the sum of four of them is exact in int32, so
- * no weight is "unsafe" and no correction is needed. */
+ * no weight is "unsafe" and no correction is needed.
+ *
+ * Activation panels (fx_qgemm_w.nr columns): with VNNI_WIDE (AVX-512) a
+ * panel has 16 columns, so a step of it is one 64-byte row (its first 8
+ * columns, then the next 8); else 8 columns, a 32-byte step, the next
+ * panel ks * 32 bytes on. VNNI_BSTEP: bytes per step; VNNI_BHALF(ks): from
+ * a step's first 8 columns to the next 8. */
+#ifdef VNNI_WIDE
+#define VNNI_BSTEP     64
+#define VNNI_BHALF(ks) ((void)(ks), 32)
+#else
+#define VNNI_BSTEP     32
+#define VNNI_BHALF(ks) ((ks)*32)
+#endif
 
 VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(int64_t ks, const uint8_t *a,
                                                                                const uint8_t *b, int np) {
-    const uint8_t *b1 = b + ks * 32;
+    const uint8_t *b1 = b + VNNI_BHALF(ks);
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
-        for (int64_t q = 0; q < ks; q++, a += 16, b += 32, b1 += 32) {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += VNNI_BSTEP, b1 += VNNI_BSTEP) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
             __m256i w0 = _mm256_set1_epi32(ld32(a)), w1 = _mm256_set1_epi32(ld32(a + 4));
             __m256i w2 = _mm256_set1_epi32(ld32(a + 8)), w3 = _mm256_set1_epi32(ld32(a + 12));
@@ -24,7 +37,7 @@ VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(i
             c30 = VNNI_DPBUSD(c30, x0, w3), c31 = VNNI_DPBUSD(c31, x1, w3);
         }
     } else {
-        for (int64_t q = 0; q < ks; q++, a += 16, b += 32) {
+        for (int64_t q = 0; q < ks; q++, a += 16, b += VNNI_BSTEP) {
             __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
             c00 = VNNI_DPBUSD(c00, x0, _mm256_set1_epi32(ld32(a)));
             c10 = VNNI_DPBUSD(c10, x0, _mm256_set1_epi32(ld32(a + 4)));
@@ -44,12 +57,12 @@ VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(i
  * per product. np = 2 only. */
 VNNI_TARGET static inline __attribute__((always_inline)) void
 VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 *t0, tile8 *t1) {
-    const uint8_t *b1 = b + ks * 32;
+    const uint8_t *b1 = b + VNNI_BHALF(ks);
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     __m256i d00 = c00, d10 = c00, d20 = c00, d30 = c00;
     __m256i d01 = c00, d11 = c00, d21 = c00, d31 = c00;
-    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 32, b1 += 32) {
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += VNNI_BSTEP, b1 += VNNI_BSTEP) {
         __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
         __m256i w = _mm256_set1_epi32(ld32(a0));
         c00 = VNNI_DPBUSD(c00, x0, w), c01 = VNNI_DPBUSD(c01, x1, w);
@@ -73,23 +86,19 @@ VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t
     *t0 = u0, *t1 = u1;
 }
 
-/* Two 4-row weight panels against four activation panels (32 columns) on
- * 512-bit registers: the two 8-column panels of each half are one zmm
- * (panel 2h in its low 256 bits, 2h + 1 in its high ones, so its lanes are
- * 16 consecutive columns), 8 rows x 2 halves = 16 zmm accumulators. Tile
- * t[i][h] holds rows 4i.. and columns 16h.. in tile8 form. */
+/* Two 4-row weight panels against two 16-column activation panels (32
+ * columns) on 512-bit registers: a step of a panel is one zmm whose lanes
+ * are its 16 columns, 8 rows x 2 panels = 16 zmm accumulators. acc[i][h]
+ * holds row i and columns 16h... */
 VNNI_TARGET static inline __attribute__((always_inline)) void
 VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, __m512i acc[8][2]) {
-    const int64_t ps = ks * 32; /* bytes between activation panels */
+    const int64_t ps = ks * 64; /* bytes between activation panels */
     /* named accumulators, not an array: GCC kept the array's registers
      * rotating through moves and stack slots every step */
     __m512i r0a = _mm512_setzero_si512(), r0b = r0a, r1a = r0a, r1b = r0a, r2a = r0a, r2b = r0a, r3a = r0a, r3b = r0a;
     __m512i r4a = r0a, r4b = r0a, r5a = r0a, r5b = r0a, r6a = r0a, r6b = r0a, r7a = r0a, r7b = r0a;
-    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 32) {
-        __m512i x0 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)b)),
-                                        _mm256_loadu_si256((const __m256i *)(b + ps)), 1);
-        __m512i x1 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(b + 2 * ps))),
-                                        _mm256_loadu_si256((const __m256i *)(b + 3 * ps)), 1);
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 64) {
+        __m512i x0 = _mm512_loadu_si512((const void *)b), x1 = _mm512_loadu_si512((const void *)(b + ps));
         __m512i w = _mm512_set1_epi32(ld32(a0));
         r0a = _mm512_dpbusd_epi32(r0a, x0, w), r0b = _mm512_dpbusd_epi32(r0b, x1, w);
         w = _mm512_set1_epi32(ld32(a0 + 4));
@@ -177,7 +186,7 @@ VNNI_TARGET static void VNNI_NAME(epi_row)(const fx_qepi *e, int64_t m, int32_t 
 }
 
 /* The 8 x 32 tile with its epilogues on 16 lanes: rows (<= 8) from
- * channel m, cols (17..32) of the four panels, row r to y + r * ym (its
+ * channel m, cols (17..32) of the two 16-column panels, row r to y + r * ym (its
  * residual at res + r * ym), masked loads and stores at the row's end;
  * arguments otherwise as fused8. */
 VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
@@ -228,3 +237,6 @@ VNNI_TARGET static void VNNI_NAME(fused)(int64_t ks, const int8_t *a, const uint
     tile_finish(&t, np, e, m, comp, rows, cols, res, y, ym);
 #endif
 }
+
+#undef VNNI_BSTEP
+#undef VNNI_BHALF
