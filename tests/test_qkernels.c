@@ -293,6 +293,23 @@ static void test_conv_shapes(void **state) {
         snprintf(name, sizeof name, "conv1x1 m=12 over %lld columns", (long long)widths[i]);
         run_case(&k, name);
     }
+    /* on AVX-512 VNNI the padded-grid convs above read a 4-channel
+     * interleaved window in place (checked against the portable path by
+     * run_case); make sure that path is the one taken */
+    if (fx_qisa_force(FX_QISA_AVX512VNNI)) {
+        geom(&k, 1, 70, 7, 7, 33, 3, 3, 1, 1, 1, 1);
+        qdata d;
+        fill_case(&k, &d);
+        fx_qconv *c = build(&k, &d);
+        char desc[160];
+        fx_qconv_describe(c, desc, sizeof desc);
+        assert_non_null(strstr(desc, "4-channel window"));
+        fx_qconv_free(c);
+        free_data(&d);
+        fx_qisa_force(FX_QISA_AUTO);
+    } else {
+        printf("# AVX-512 VNNI not on this CPU: the 4-channel window path is not run\n");
+    }
 }
 
 static void test_conv_7bit_weights(void **state) {

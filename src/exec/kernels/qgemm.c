@@ -328,8 +328,8 @@ void fx_qtile_c(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *
  * past nc), a last single panel as an 8 x 16 tile; contiguous output.
  * Returns the number of weight panels done (the rest, at most one, takes
  * the 4-row tile). */
-static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e,
-                             int64_t m0, const void *res, void *y, int64_t ym) {
+static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
+                             const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym) {
     int64_t ks = w->ks, nu = (nc + FX_QNR - 1) / FX_QNR, p = 0; /* nu: 8-column units */
     int mr = w->mr;
     for (; (p + 1) * mr < w->m; p += 2) {
@@ -340,18 +340,37 @@ static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, 
         const int8_t *a0 = w->a + p * ks * 16, *a1 = a0 + ks * 16;
         for (int64_t j = 0; j < nu;) { /* j: a multiple of 4 units, the start of a 16-column panel */
             int np = nu - j >= 3 ? 4 : 2;
-            const uint8_t *bp = b + j * ks * 32;
+            const uint8_t *bp = b + j * (koff ? 32 : ks * 32);
             int64_t off = p * mr * ym + j * FX_QNR;
             int cols = (int)(nc - j * FX_QNR < np * FX_QNR ? nc - j * FX_QNR : np * FX_QNR);
             const char *ro = res ? (const char *)res + off : NULL;
             j += np;
             if (np == 4)
-                fx_qtile_vnni_q16(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
+                fx_qtile_vnni_q16(ks, a0, a1, bp, koff, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
             else
-                fx_qtile_vnni_q8(ks, a0, a1, bp, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
+                fx_qtile_vnni_q8(ks, a0, a1, bp, koff, e, m0 + p * mr, comp, (int)rows, cols, ro, (char *)y + off, ym);
         }
     }
     return p;
+}
+
+void fx_qgemm_run_win(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
+                      const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym) {
+    int64_t ks = w->ks, nu = (nc + FX_QNR - 1) / FX_QNR;
+    int mr = w->mr;
+    int64_t p = run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym);
+    for (; p * mr < w->m; p++) { /* the last 4-row panel: 4 x 16 tiles */
+        int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
+        int32_t comp[4];
+        for (int r = 0; r < rows; r++)
+            comp[r] = -x_zp * w->wsum[p * mr + r];
+        for (int64_t j = 0; j < nu; j += 2) {
+            int64_t off = p * mr * ym + j * FX_QNR;
+            int cols = (int)(nc - j * FX_QNR < 2 * FX_QNR ? nc - j * FX_QNR : 2 * FX_QNR);
+            fx_qtile_vnni_q(w->kern, ks, w->a + p * ks * 16, b + j * 32, koff, 2, e, m0 + p * mr, comp, (int)rows, cols,
+                            res ? (const char *)res + off : NULL, (char *)y + off, ym);
+        }
+    }
 }
 
 void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
@@ -361,7 +380,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
     bool vec = w->kern != FX_QK_C && yn == 1; /* an x86 kernel: the AVX2 epilogue, fused in the tile */
     bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
-    int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, nc, x_zp, e, m0, res, y, ym) : 0;
+    int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, NULL, nc, x_zp, e, m0, res, y, ym) : 0;
     for (int64_t p = p0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         const int32_t *fs = w->fix_start ? w->fix_start + p * mr : NULL;
@@ -377,7 +396,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
                 if (vnni) {
-                    fx_qtile_vnni_q(w->kern, ks, a, bp, np, e, m0 + p * mr, comp, (int)rows, cols,
+                    fx_qtile_vnni_q(w->kern, ks, a, bp, NULL, np, e, m0 + p * mr, comp, (int)rows, cols,
                                     res ? (const char *)res + off : NULL, (char *)y + off, ym);
                     continue;
                 }
@@ -420,6 +439,14 @@ struct fx_qconv {
      * ox, columns ox >= ow are computed and dropped. Else gcols = ncols. */
     bool grid;
     int64_t gcols;
+    /* quad (grid convs on AVX-512 VNNI): the window holds the channels in
+     * interleaved quads (byte 4 * position + j of quad cq is channel
+     * 4 cq + j), the weights' k runs over (quad, ky, kx) steps of 4
+     * channels, and the tiles read the window in place at koff[step]: no
+     * per-block packing. cq4: channel quads; qstride: window bytes per quad. */
+    bool quad;
+    int64_t cq4, qstride;
+    int64_t *koff;
     fx_qgemm_w *wg;   /* per group */
     int16_t *dww;     /* depthwise: [m][kh * kw] */
     int64_t dph, dpw; /* depthwise: padded plane dims */
@@ -480,16 +507,51 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
 static int64_t win_pitch(const fx_qconv *c);
 static int64_t row_cols(const fx_qconv *c);
 
-/* columns per block: the packed block stays within FX_QB_BYTES */
+/* columns per block: the packed block stays within FX_QB_BYTES, in whole
+ * widest tiles (32 columns on AVX-512 VNNI, else 16) so that only the last
+ * block may end in a narrower one */
 static void pick_blocks(fx_qconv *c) {
+    int64_t unit = fx_qisa_active() == FX_QISA_AVX512VNNI ? 32 : 16;
     int64_t nb = FX_QB_BYTES / (((c->kk + 3) / 4) * 4);
-    nb = nb < 16 ? 16 : nb > 1024 ? 1024 : nb / 16 * 16;
+    nb = nb < unit ? unit : nb > 1024 ? 1024 : nb / unit * unit;
     /* blocks of even size (in whole tiles) rather than a short last one */
-    int64_t ncb = (c->gcols + nb - 1) / nb, even = ((c->gcols + ncb - 1) / ncb + 15) / 16 * 16;
+    int64_t ncb = (c->gcols + nb - 1) / nb, even = ((c->gcols + ncb - 1) / ncb + unit - 1) / unit * unit;
     if (even < nb) nb = even;
     if (nb >= c->gcols) nb = c->gcols;
     c->nb = nb;
     c->ncb = (c->gcols + nb - 1) / nb;
+}
+
+static int64_t win_rows(const fx_qconv *c, int64_t nb);
+
+/* The quad layout's weights (k over (quad, ky, kx, channel in quad), the
+ * channels past cg zero) and step offsets. false on OOM. */
+static bool pack_quad(fx_qconv *c, const int8_t *w) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t taps = g->kh * g->kw, pitch = win_pitch(c);
+    c->cq4 = (c->cg + 3) / 4;
+    c->qstride = win_rows(c, c->nb) * pitch * 4;
+    int64_t k4 = c->cq4 * taps * 4;
+    int8_t *w4 = malloc((size_t)(c->mg * k4));
+    c->koff = malloc(sizeof *c->koff * (size_t)(c->cq4 * taps));
+    bool ok = w4 && c->koff;
+    for (int64_t gi = 0; ok && gi < g->group; gi++) {
+        const int8_t *wgrp = w + gi * c->mg * c->kk;
+        for (int64_t m = 0; m < c->mg; m++)
+            for (int64_t cq = 0; cq < c->cq4; cq++)
+                for (int64_t t = 0; t < taps; t++)
+                    for (int64_t j = 0; j < 4; j++) {
+                        int64_t ci = 4 * cq + j;
+                        w4[m * k4 + (cq * taps + t) * 4 + j] = ci < c->cg ? wgrp[(m * c->cg + ci) * taps + t] : 0;
+                    }
+        ok = fx_qgemm_pack_w(&c->wg[gi], w4, c->mg, k4, k4) && c->wg[gi].kern == FX_QK_VNNI512;
+    }
+    for (int64_t cq = 0; ok && cq < c->cq4; cq++)
+        for (int64_t ky = 0; ky < g->kh; ky++)
+            for (int64_t kx = 0; kx < g->kw; kx++)
+                c->koff[(cq * g->kh + ky) * g->kw + kx] = cq * c->qstride + (ky * pitch + kx) * 4;
+    free(w4);
+    return ok;
 }
 
 fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q) {
@@ -521,6 +583,11 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     pick_blocks(c);
     c->wg = calloc((size_t)g->group, sizeof *c->wg);
     if (!c->wg) goto oom;
+    c->quad = c->grid && fx_qisa_active() == FX_QISA_AVX512VNNI;
+    if (c->quad) {
+        if (!pack_quad(c, w)) goto oom;
+        return c;
+    }
     for (int64_t gi = 0; gi < g->group; gi++)
         if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
     return c;
@@ -551,6 +618,7 @@ void fx_qconv_free(fx_qconv *c) {
             fx_qgemm_w_free(&c->wg[gi]);
     free(c->wg);
     free(c->dww);
+    free(c->koff);
     free(c->mult);
     free(c->bias);
     free(c->multq);
@@ -568,6 +636,7 @@ static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 32 *
 /* the packed block of the largest group layout */
 static int64_t pack_bytes(const fx_qconv *c) {
     int64_t b = 0;
+    if (c->quad) return 0; /* read in place */
     for (int64_t gi = 0; gi < c->g.group; gi++) {
         int64_t x = fx_qpack_b_bytes(&c->wg[gi], c->nb);
         if (x > b) b = x;
@@ -604,7 +673,10 @@ void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
         snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
                  (long long)c->g.kw, (long long)c->g.sh);
     snprintf(buf, len, "%s int8 (%s, %s%s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
-             c->grid ? ", padded grid" : "", e->mid ? " + requant" : "", e->res ? " + add" : "",
+             c->quad   ? ", padded grid, 4-channel window"
+             : c->grid ? ", padded grid"
+                       : "",
+             e->mid ? " + requant" : "", e->res ? " + add" : "",
              e->lo != (e->y_signed ? -128 : 0) || e->hi != (e->y_signed ? 127 : 255) ? " + clamp" : "");
 }
 
@@ -640,8 +712,14 @@ static int64_t win_pitch(const fx_qconv *c) {
 static int64_t row_cols(const fx_qconv *c) { return c->grid ? win_pitch(c) : c->g.ow; }
 
 #define FX_QWIN_SLACK 32 /* vector copies may read this far past a window */
+/* the quad window's tiles read up to a 32-column tile past the last valid
+ * column of a tap (columns dropped) */
+#define FX_QQUAD_SLACK 256
 
-static int64_t win_bytes(const fx_qconv *c) { return c->cg * win_rows(c, c->nb) * win_pitch(c) + FX_QWIN_SLACK; }
+static int64_t win_bytes(const fx_qconv *c) {
+    if (c->quad) return c->cq4 * c->qstride + FX_QQUAD_SLACK;
+    return c->cg * win_rows(c, c->nb) * win_pitch(c) + FX_QWIN_SLACK;
+}
 
 /* d[t] = s[t] ^ f for t < n */
 static void copy_flip(uint8_t *d, const uint8_t *s, int64_t n, uint8_t f) {
@@ -676,6 +754,50 @@ static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64
                 d[t] = zp;
         }
     memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
+}
+
+/* fill_window for the quad layout: rows [iy0, iy0 + rows) of the cg
+ * channels at xi, channel 4 cq + j at byte 4 * position + j of quad cq's
+ * rows (qstride bytes per quad, pitch positions per row); pads and the
+ * channels past cg hold the u8 zero point, the slack too. */
+static void fill_quad_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64_t rows, uint8_t *win) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t pitch = win_pitch(c);
+    uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
+    for (int64_t cq = 0; cq < c->cq4; cq++)
+        for (int64_t r = 0; r < rows; r++) {
+            uint8_t *d = win + cq * c->qstride + r * pitch * 4;
+            int64_t iy = iy0 + r;
+            if (iy < 0 || iy >= g->h) {
+                memset(d, zp, (size_t)(pitch * 4));
+                continue;
+            }
+            const uint8_t *src[4];
+            for (int j = 0; j < 4; j++)
+                src[j] = 4 * cq + j < c->cg ? xi + ((4 * cq + j) * g->h + iy) * g->w : NULL;
+            memset(d, zp, (size_t)(g->pw * 4));
+            uint8_t *body = d + g->pw * 4;
+            int64_t x = 0;
+#if FX_Q_X86
+            const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f);
+            for (; x + 16 <= g->w; x += 16) {
+                __m128i v[4];
+                for (int j = 0; j < 4; j++)
+                    v[j] = src[j] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src[j] + x)), vf) : vz;
+                __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
+                __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
+                _mm_storeu_si128((__m128i *)(body + 4 * x), _mm_unpacklo_epi16(a0, b0));
+                _mm_storeu_si128((__m128i *)(body + 4 * x + 16), _mm_unpackhi_epi16(a0, b0));
+                _mm_storeu_si128((__m128i *)(body + 4 * x + 32), _mm_unpacklo_epi16(a1, b1));
+                _mm_storeu_si128((__m128i *)(body + 4 * x + 48), _mm_unpackhi_epi16(a1, b1));
+            }
+#endif
+            for (; x < g->w; x++)
+                for (int j = 0; j < 4; j++)
+                    body[4 * x + j] = src[j] ? (uint8_t)(src[j][x] ^ f) : zp;
+            memset(body + 4 * g->w, zp, (size_t)((pitch - g->pw - g->w) * 4));
+        }
+    memset(win + c->cq4 * c->qstride, zp, FX_QQUAD_SLACK);
 }
 
 /* d[t] = s[t * sw] for t < n. Vector copies may write up to 15 bytes past
@@ -743,7 +865,10 @@ static void grid_gemm(const fx_qconv *c, const fx_qgemm_w *w, const uint8_t *bp,
                       const uint8_t *res, uint8_t *y, uint8_t *stage, int64_t nbr) {
     uint8_t *ys = stage, *rs = stage + round64(c->mg * nbr);
     if (res) grid_copy(c, n0, nc, nbr, true, res, rs);
-    fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, res ? rs : NULL, ys, nbr, 1);
+    if (c->quad) /* bp: the quad window at the block's first column */
+        fx_qgemm_run_win(w, bp, c->koff, nc, c->x_zp, &c->e, gi * c->mg, res ? rs : NULL, ys, nbr);
+    else
+        fx_qgemm_run(w, bp, nc, c->x_zp, &c->e, gi * c->mg, res ? rs : NULL, ys, nbr, 1);
     grid_copy(c, n0, nc, nbr, false, ys, y);
 }
 
@@ -786,6 +911,13 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t oy0 = n0 / rw, ox0 = n0 % rw, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
     uint8_t *win = rows + 4 * nbr;
     int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / rw - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
+    if (c->quad) {
+        fill_quad_window(c, xi, iy0, wrows, win);
+        grid_gemm(c, w, win + ox0 * 4, n0, nc, gi,
+                  j->res ? (const uint8_t *)j->res + (i * g->m + gi * c->mg) * c->ncols : NULL,
+                  (uint8_t *)j->y + (i * g->m + gi * c->mg) * c->ncols, win + round64(win_bytes(c)), nbr);
+        return;
+    }
     if (!direct) fill_window(c, xi, iy0, wrows, win);
     for (int64_t q = 0; q < w->ks; q++) {
         const uint8_t *r[4] = {NULL, NULL, NULL, NULL};

@@ -156,6 +156,13 @@ void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, 
 void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
                   const void *res, void *y, int64_t ym, int64_t yn);
 
+/* fx_qgemm_run (contiguous output, yn 1) for FX_QK_VNNI512 weights whose k
+ * index runs over (channel quad, tap) steps, the activations read in place
+ * from a 4-channel interleaved window: step q of column c is the 4 bytes
+ * at b + koff[q] + 4 * c. */
+void fx_qgemm_run_win(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
+                      const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym);
+
 /* ---- convolution and fully connected ---------------------------------- */
 
 /* Quantization parameters of one int8 op, as its QDQ nodes state them. */
@@ -242,19 +249,24 @@ void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int 
                      const void *res, void *y, int64_t ym);
 /* The VNNI tiles (qgemm_vnni.c) of kernel k (FX_QK_VNNI or FX_QK_VNNI512):
  * sums as fx_qtile_c; and the tile with its epilogue fused, arguments as
- * fx_qtile_avx2_q. Same bytes as the C path. */
+ * fx_qtile_avx2_q. Same bytes as the C path. koff: NULL (b packed by
+ * fx_qpack_b_step), or for FX_QK_VNNI512 the step offsets of a 4-channel
+ * interleaved window (fx_qgemm_run_win). */
 void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
-void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, const fx_qepi *e, int64_t m,
-                     const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
+void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, const int64_t *koff, int np,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                     int64_t ym);
 /* The AVX-512 VNNI tile over two weight panels (a0: rows m.., a1: rows
- * m + 4..; rows <= 8) and two activation panels, epilogue fused; comp has
- * a value per row. */
-void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                      const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
-/* The same over four activation panels (32 columns, cols > 16 valid) on
- * 512-bit registers. */
-void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym);
+ * m + 4..; rows <= 8) and one 16-column activation panel, epilogue fused;
+ * comp has a value per row. */
+void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                      const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                      int64_t ym);
+/* The same over two 16-column activation panels (32 columns, cols > 16
+ * valid) on 512-bit registers. */
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                       const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                       int64_t ym);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

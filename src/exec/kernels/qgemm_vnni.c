@@ -43,17 +43,19 @@ void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, in
         sums_avxvnni(ks, a, b, np, acc);
 }
 
-void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, const fx_qepi *e, int64_t m,
-                     const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
+void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, const int64_t *koff, int np,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                     int64_t ym) {
     if (k == FX_QK_VNNI512)
-        fused_avx512vnni(ks, a, b, np, e, m, comp, rows, cols, res, y, ym);
+        fused_avx512vnni(ks, a, b, koff, np, e, m, comp, rows, cols, res, y, ym);
     else
-        fused_avxvnni(ks, a, b, np, e, m, comp, rows, cols, res, y, ym);
+        fused_avxvnni(ks, a, b, NULL, np, e, m, comp, rows, cols, res, y, ym);
 }
 
-void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
-    fused16_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                       const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                       int64_t ym) {
+    fused16_avx512vnni(ks, a0, a1, b, koff, e, m, comp, rows, cols, res, y, ym);
 }
 
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
@@ -61,9 +63,10 @@ void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t
     epi_row_avx512vnni(e, m, comp, acc, n, res, y);
 }
 
-void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                      const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
-    fused8_avx512vnni(ks, a0, a1, b, e, m, comp, rows, cols, res, y, ym);
+void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                      const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                      int64_t ym) {
+    fused8_avx512vnni(ks, a0, a1, b, koff, e, m, comp, rows, cols, res, y, ym);
 }
 
 /* ---- u8 depthwise on VNNI with byte permutes (fx_qdw_plane_u8) ---------- */

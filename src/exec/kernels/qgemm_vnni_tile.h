@@ -12,7 +12,13 @@
  * panel has 16 columns, so a step of it is one 64-byte row (its first 8
  * columns, then the next 8); else 8 columns, a 32-byte step, the next
  * panel ks * 32 bytes on. VNNI_BSTEP: bytes per step; VNNI_BHALF(ks): from
- * a step's first 8 columns to the next 8. */
+ * a step's first 8 columns to the next 8.
+ *
+ * koff (AVX-512 only; NULL: the packed layout): the activations are not
+ * packed but read in place from a 4-channel interleaved window
+ * (fx_qgemm_run_win): step q's 16-column panel p is the 64 bytes at b +
+ * koff[q] + 64 * p. VNNI_BQ: step q's first panel. */
+#define VNNI_BQ(b, koff, q) ((koff) ? (b) + (koff)[q] : (b) + (q)*VNNI_BSTEP)
 #ifdef VNNI_WIDE
 #define VNNI_BSTEP     64
 #define VNNI_BHALF(ks) ((void)(ks), 32)
@@ -21,14 +27,15 @@
 #define VNNI_BHALF(ks) ((ks)*32)
 #endif
 
-VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(int64_t ks, const uint8_t *a,
-                                                                               const uint8_t *b, int np) {
-    const uint8_t *b1 = b + VNNI_BHALF(ks);
+VNNI_TARGET static inline __attribute__((always_inline)) tile8
+VNNI_NAME(core)(int64_t ks, const uint8_t *a, const uint8_t *b, const int64_t *koff, int np) {
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     if (np == 2) {
-        for (int64_t q = 0; q < ks; q++, a += 16, b += VNNI_BSTEP, b1 += VNNI_BSTEP) {
-            __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+        for (int64_t q = 0; q < ks; q++, a += 16) {
+            const uint8_t *bq = VNNI_BQ(b, koff, q);
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)bq);
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)(bq + VNNI_BHALF(ks)));
             __m256i w0 = _mm256_set1_epi32(ld32(a)), w1 = _mm256_set1_epi32(ld32(a + 4));
             __m256i w2 = _mm256_set1_epi32(ld32(a + 8)), w3 = _mm256_set1_epi32(ld32(a + 12));
             c00 = VNNI_DPBUSD(c00, x0, w0), c01 = VNNI_DPBUSD(c01, x1, w0);
@@ -37,8 +44,8 @@ VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(i
             c30 = VNNI_DPBUSD(c30, x0, w3), c31 = VNNI_DPBUSD(c31, x1, w3);
         }
     } else {
-        for (int64_t q = 0; q < ks; q++, a += 16, b += VNNI_BSTEP) {
-            __m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+        for (int64_t q = 0; q < ks; q++, a += 16) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)VNNI_BQ(b, koff, q));
             c00 = VNNI_DPBUSD(c00, x0, _mm256_set1_epi32(ld32(a)));
             c10 = VNNI_DPBUSD(c10, x0, _mm256_set1_epi32(ld32(a + 4)));
             c20 = VNNI_DPBUSD(c20, x0, _mm256_set1_epi32(ld32(a + 8)));
@@ -55,15 +62,18 @@ VNNI_TARGET static inline __attribute__((always_inline)) tile8 VNNI_NAME(core)(i
  * needs the 32 vector registers of AVX-512 (EVEX) encodings. Each loaded
  * activation vector serves 8 rows instead of 4: half the activation reads
  * per product. np = 2 only. */
-VNNI_TARGET static inline __attribute__((always_inline)) void
-VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, tile8 *t0, tile8 *t1) {
-    const uint8_t *b1 = b + VNNI_BHALF(ks);
+VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(core8)(int64_t ks, const uint8_t *a0,
+                                                                               const uint8_t *a1, const uint8_t *b,
+                                                                               const int64_t *koff, tile8 *t0,
+                                                                               tile8 *t1) {
     __m256i c00 = _mm256_setzero_si256(), c10 = c00, c20 = c00, c30 = c00;
     __m256i c01 = c00, c11 = c00, c21 = c00, c31 = c00;
     __m256i d00 = c00, d10 = c00, d20 = c00, d30 = c00;
     __m256i d01 = c00, d11 = c00, d21 = c00, d31 = c00;
-    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += VNNI_BSTEP, b1 += VNNI_BSTEP) {
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)b), x1 = _mm256_loadu_si256((const __m256i *)b1);
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16) {
+        const uint8_t *bq = VNNI_BQ(b, koff, q);
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)bq);
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)(bq + VNNI_BHALF(ks)));
         __m256i w = _mm256_set1_epi32(ld32(a0));
         c00 = VNNI_DPBUSD(c00, x0, w), c01 = VNNI_DPBUSD(c01, x1, w);
         w = _mm256_set1_epi32(ld32(a0 + 4));
@@ -90,15 +100,18 @@ VNNI_NAME(core8)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t
  * columns) on 512-bit registers: a step of a panel is one zmm whose lanes
  * are its 16 columns, 8 rows x 2 panels = 16 zmm accumulators. acc[i][h]
  * holds row i and columns 16h... */
-VNNI_TARGET static inline __attribute__((always_inline)) void
-VNNI_NAME(core16)(int64_t ks, const uint8_t *a0, const uint8_t *a1, const uint8_t *b, __m512i acc[8][2]) {
-    const int64_t ps = ks * 64; /* bytes between activation panels */
+VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(core16)(int64_t ks, const uint8_t *a0,
+                                                                                const uint8_t *a1, const uint8_t *b,
+                                                                                const int64_t *koff,
+                                                                                __m512i acc[8][2]) {
+    const int64_t ps = koff ? 64 : ks * 64; /* bytes between activation panels */
     /* named accumulators, not an array: GCC kept the array's registers
      * rotating through moves and stack slots every step */
     __m512i r0a = _mm512_setzero_si512(), r0b = r0a, r1a = r0a, r1b = r0a, r2a = r0a, r2b = r0a, r3a = r0a, r3b = r0a;
     __m512i r4a = r0a, r4b = r0a, r5a = r0a, r5b = r0a, r6a = r0a, r6b = r0a, r7a = r0a, r7b = r0a;
-    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16, b += 64) {
-        __m512i x0 = _mm512_loadu_si512((const void *)b), x1 = _mm512_loadu_si512((const void *)(b + ps));
+    for (int64_t q = 0; q < ks; q++, a0 += 16, a1 += 16) {
+        const uint8_t *bq = VNNI_BQ(b, koff, q);
+        __m512i x0 = _mm512_loadu_si512((const void *)bq), x1 = _mm512_loadu_si512((const void *)(bq + ps));
         __m512i w = _mm512_set1_epi32(ld32(a0));
         r0a = _mm512_dpbusd_epi32(r0a, x0, w), r0b = _mm512_dpbusd_epi32(r0b, x1, w);
         w = _mm512_set1_epi32(ld32(a0 + 4));
@@ -190,10 +203,10 @@ VNNI_TARGET static void VNNI_NAME(epi_row)(const fx_qepi *e, int64_t m, int32_t 
  * residual at res + r * ym), masked loads and stores at the row's end;
  * arguments otherwise as fused8. */
 VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
-                                           const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
-                                           const void *res, void *y, int64_t ym) {
+                                           const int64_t *koff, const fx_qepi *e, int64_t m, const int32_t *comp,
+                                           int rows, int cols, const void *res, void *y, int64_t ym) {
     __m512i acc[8][2];
-    VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, acc);
+    VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, koff, acc);
     __mmask16 k1 = (__mmask16)(cols >= 32 ? 0xFFFF : (1u << (cols - 16)) - 1);
     for (int r = 0; r < rows; r++)
         for (int h = 0; h < 2; h++) {
@@ -207,10 +220,10 @@ VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const i
 /* Two panels' tiles with their epilogues: rows (<= 8) from channel m, the
  * second panel's rows from m + 4; arguments otherwise as fused. */
 VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b,
-                                          const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
-                                          const void *res, void *y, int64_t ym) {
+                                          const int64_t *koff, const fx_qepi *e, int64_t m, const int32_t *comp,
+                                          int rows, int cols, const void *res, void *y, int64_t ym) {
     tile8 t0, t1;
-    VNNI_NAME(core8)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, &t0, &t1);
+    VNNI_NAME(core8)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, koff, &t0, &t1);
     VNNI_NAME(finish16)(&t0, e, m, comp, rows < 4 ? rows : 4, cols, res, y, ym);
     if (rows <= 4) return;
     const char *r1 = res ? (const char *)res + 4 * ym : NULL;
@@ -220,17 +233,17 @@ VNNI_TARGET static void VNNI_NAME(fused8)(int64_t ks, const int8_t *a0, const in
 
 /* The tile's int32 sums, row r at acc + r * 16. */
 VNNI_TARGET static void VNNI_NAME(sums)(int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
-    tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, np);
+    tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, NULL, np);
     for (int r = 0; r < 4; r++)
         for (int p = 0; p < np; p++)
             _mm256_storeu_si256((__m256i *)(acc + r * 16 + p * 8), t.c[r][p]);
 }
 
 /* The tile with the requantize epilogue in registers (tile_finish). */
-VNNI_TARGET static void VNNI_NAME(fused)(int64_t ks, const int8_t *a, const uint8_t *b, int np, const fx_qepi *e,
-                                         int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
-                                         int64_t ym) {
-    tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, np);
+VNNI_TARGET static void VNNI_NAME(fused)(int64_t ks, const int8_t *a, const uint8_t *b, const int64_t *koff, int np,
+                                         const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
+                                         const void *res, void *y, int64_t ym) {
+    tile8 t = VNNI_NAME(core)(ks, (const uint8_t *)a, b, koff, np);
 #ifdef VNNI_WIDE
     VNNI_NAME(finish16)(&t, e, m, comp, rows, cols, res, y, ym); /* cols <= 8 * np */
 #else
@@ -239,4 +252,5 @@ VNNI_TARGET static void VNNI_NAME(fused)(int64_t ks, const int8_t *a, const uint
 }
 
 #undef VNNI_BSTEP
+#undef VNNI_BQ
 #undef VNNI_BHALF
