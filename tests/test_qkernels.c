@@ -406,6 +406,15 @@ static void test_depthwise(void **state) {
     geom(&k, 1, 5, 7, 24, 5, 3, 3, 1, 1, 1, 5);
     k.q.res = true, k.q.res_scale = 0.02f, k.q.res_zp = 100;
     run_case(&k, "dwconv3x3 s1 ow 24 + residual add");
+    /* rows narrower than a vector (7 x 7, 5 x 9): the u8 path's long row
+     * over the padded grid */
+    geom(&k, 2, 6, 7, 7, 6, 3, 3, 1, 1, 1, 6);
+    k.act_clip = true;
+    run_case(&k, "dwconv3x3 s1 7x7 clip");
+    geom(&k, 1, 3, 5, 9, 3, 5, 5, 1, 2, 1, 3);
+    k.q.x_signed = true, k.q.x_zp = -6;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 90;
+    run_case(&k, "dwconv5x5 s1 5x9 s8 + residual add");
 }
 
 static void test_residual(void **state) {

@@ -287,7 +287,7 @@ void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, in
                           int32_t *acc, int64_t ow);
 /* acc[oy * ow + ox] = sum of x * k over the taps of each output of one
  * depthwise plane of geometry g (its padded plane dph x dpw), x the padded
- * u8 plane (built in xp: dph * dpw + 64 bytes; pads hold zp, the input
+ * u8 plane (built in xp: dph * dpw + 128 bytes; pads hold zp, the input
  * zero point in the u8 domain; flip 0x80 for s8 input, else 0), so acc -
  * zp * sum(k) is the sum of (x - zp) * k. AVX-512 VNNI + VBMI: a byte
  * permute builds each output's 4-tap window, one vpdpbusd per 4 taps.

@@ -11,6 +11,7 @@
  * multiply and add (FMA is part of the AVX-512 target). */
 #include "exec/kernels/qgemm.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "core/core_int.h"
@@ -75,11 +76,12 @@ void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint
 
 /* The padded u8 plane: rows of dpw bytes, the image's values (^ flip) at
  * columns [pw, pw + w) of rows [ph, ph + h), the zero point elsewhere, and
- * 64 bytes of it after the last row (a step's 64-byte load may pass it). */
+ * 128 bytes of it after the last row (a step's 64-byte load may pass it,
+ * by up to 16 positions more on the stride-1 long row). */
 VBMI_TARGET static void u8_plane(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
                                  int64_t dpw, uint8_t zp, uint8_t flip, uint8_t *xp) {
     int64_t lo = pw < dpw ? pw : dpw, hi = pw + w < dpw ? pw + w : dpw;
-    memset(xp, zp, (size_t)(dph * dpw + 64));
+    memset(xp, zp, (size_t)(dph * dpw + 128));
     const __m256i vf = _mm256_set1_epi8((char)flip);
     for (int64_t iy = 0; iy < h; iy++) {
         if (iy + ph >= dph) break;
@@ -95,11 +97,31 @@ VBMI_TARGET static void u8_plane(const uint8_t *plane, int64_t h, int64_t w, int
 
 /* The output rows of plane_u8 (kh rows of nq tap groups; inlined with
  * the common sizes constant, so the weights and permutes stay in
- * registers). */
+ * registers). Stride 1 with rows narrower than a vector: output (oy, ox)
+ * reads the plane from oy * dpw + ox on, so one long row over the padded
+ * grid (dpw positions per output row) computes them all in whole vectors,
+ * then the rows are moved together (the dpw - ow positions between them
+ * dropped). */
 VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(const fx_qconv_geom *g, int64_t dpw,
                                                                             const uint8_t *xp, int32_t *acc,
                                                                             const __m512i *idx, __m512i (*wk)[2],
                                                                             int kh, int nq) {
+    if (g->sw == 1 && g->ow < 16) { /* rows shorter than a vector: the long row */
+        int64_t n = (g->oh - 1) * dpw + g->ow;
+        for (int64_t p = 0; p < n; p += 16) {
+            __m512i s = _mm512_setzero_si512();
+            for (int ky = 0; ky < kh; ky++) {
+                __m512i v = _mm512_loadu_si512((const void *)(xp + ky * dpw + p));
+                for (int q = 0; q < nq; q++)
+                    s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[q], v), wk[ky][q]);
+            }
+            _mm512_storeu_si512((void *)(acc + p), s);
+        }
+        if (dpw != g->ow)
+            for (int64_t oy = 1; oy < g->oh; oy++)
+                memmove(acc + oy * g->ow, acc + oy * dpw, sizeof *acc * (size_t)g->ow);
+        return;
+    }
     for (int64_t oy = 0; oy < g->oh; oy++) {
         const uint8_t *r0 = xp + oy * g->sw * dpw;
         int32_t *a = acc + oy * g->ow;
@@ -116,20 +138,27 @@ VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(cons
     }
 }
 
+/* The byte permutes of plane_u8: [stride - 1][tap group q], lane i of
+ * group q reading bytes stride * i + 4q + t, t < 4. */
+static uint8_t g_u8_idx[2][2][64];
+static pthread_once_t g_u8_idx_once = PTHREAD_ONCE_INIT;
+static void u8_idx_init(void) {
+    for (int s = 1; s <= 2; s++)
+        for (int q = 0; q < 2; q++)
+            for (int i = 0; i < 16; i++)
+                for (int t = 0; t < 4; t++)
+                    g_u8_idx[s - 1][q][4 * i + t] = (uint8_t)(s * i + 4 * q + t);
+}
+
 VBMI_TARGET static void plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip,
                                  const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
     u8_plane(plane, g->h, g->w, g->ph, g->pw, dph, dpw, zp, flip, xp);
-    /* lane i of tap group q (taps 4q .. 4q + 3 of a kernel row) reads bytes
-     * s * i + 4q + t, t < 4: the dword vpdpbusd multiplies by the group's
-     * four weights (0 past kw) */
+    /* the dword vpdpbusd multiplies by the group's four weights (0 past kw) */
     int nq = (int)((g->kw + 3) / 4);
     __m512i idx[2], wk[8][2];
+    pthread_once(&g_u8_idx_once, u8_idx_init);
     for (int q = 0; q < nq; q++) {
-        uint8_t ib[64];
-        for (int i = 0; i < 16; i++)
-            for (int t = 0; t < 4; t++)
-                ib[4 * i + t] = (uint8_t)(g->sw * i + 4 * q + t);
-        idx[q] = _mm512_loadu_si512((const void *)ib);
+        idx[q] = _mm512_loadu_si512((const void *)g_u8_idx[g->sw - 1][q]);
         for (int64_t ky = 0; ky < g->kh; ky++) {
             int8_t wb[4];
             for (int t = 0; t < 4; t++)
@@ -165,23 +194,26 @@ void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t
                         void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
 }
-void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                       const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
-    (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,
-        (void)ym;
+void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                       const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                       int64_t ym) {
+    (void)ks, (void)a0, (void)a1, (void)b, (void)koff, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res,
+        (void)y, (void)ym;
 }
-void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const fx_qepi *e, int64_t m,
-                      const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
-    (void)ks, (void)a0, (void)a1, (void)b, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res, (void)y,
-        (void)ym;
+void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
+                      const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                      int64_t ym) {
+    (void)ks, (void)a0, (void)a1, (void)b, (void)koff, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res,
+        (void)y, (void)ym;
 }
 void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc) {
     (void)k;
     fx_qtile_c(ks, a, b, np, acc);
 }
-void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, const fx_qepi *e, int64_t m,
-                     const int32_t *comp, int rows, int cols, const void *res, void *y, int64_t ym) {
-    (void)k, (void)ks, (void)a, (void)b, (void)np, (void)e, (void)m, (void)comp, (void)rows, (void)cols, (void)res,
-        (void)y, (void)ym;
+void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, const int64_t *koff, int np,
+                     const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
+                     int64_t ym) {
+    (void)k, (void)ks, (void)a, (void)b, (void)koff, (void)np, (void)e, (void)m, (void)comp, (void)rows, (void)cols,
+        (void)res, (void)y, (void)ym;
 }
 #endif
