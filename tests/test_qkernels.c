@@ -293,6 +293,16 @@ static void test_conv_shapes(void **state) {
         snprintf(name, sizeof name, "conv1x1 m=12 over %lld columns", (long long)widths[i]);
         run_case(&k, name);
     }
+    /* stride 2 over the grid of phase planes (AVX-512 VNNI): a stem (7x7,
+     * 3 channels, rows long enough for the vector gathers), and a 3x3 with
+     * odd sizes, s8 input, a residual and 2 threads' column blocks */
+    geom(&k, 1, 3, 45, 70, 16, 7, 7, 2, 3, 1, 1);
+    k.act_relu = true;
+    run_case(&k, "conv7x7 s2 p3 stem over phase planes");
+    geom(&k, 2, 10, 37, 67, 9, 3, 3, 2, 1, 1, 1);
+    k.q.x_signed = true, k.q.x_zp = 6;
+    k.q.res = true, k.q.res_scale = 0.04f, k.q.res_zp = 120;
+    run_case(&k, "conv3x3 s2 p1 over phase planes, s8, residual");
     /* on AVX-512 VNNI the padded-grid convs above read a 4-channel
      * interleaved window in place (checked against the portable path by
      * run_case); make sure that path is the one taken */

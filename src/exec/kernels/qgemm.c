@@ -21,7 +21,7 @@
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FX_Q_X86 1
-#include <emmintrin.h>
+#include <immintrin.h>
 #else
 #define FX_Q_X86 0
 #endif
@@ -439,13 +439,18 @@ struct fx_qconv {
      * ox, columns ox >= ow are computed and dropped. Else gcols = ncols. */
     bool grid;
     int64_t gcols;
-    /* quad (grid convs on AVX-512 VNNI): the window holds the channels in
-     * interleaved quads (byte 4 * position + j of quad cq is channel
-     * 4 cq + j), the weights' k runs over (quad, ky, kx) steps of 4
-     * channels, and the tiles read the window in place at koff[step]: no
-     * per-block packing. cq4: channel quads; qstride: window bytes per quad. */
+    /* quad (grid convs on AVX-512 VNNI, stride 1 or 2): the window holds
+     * the channels in interleaved quads (byte 4 * position + j of quad cq
+     * is channel 4 cq + j), each quad as s * s phase planes of the padded
+     * input (phase (a, b) row r, column c: padded row r * s + a, column
+     * c * s + b), so every tap reads a plane at stride 1; the weights' k
+     * runs over (quad, ky, kx) steps of 4 channels, and the tiles read the
+     * window in place at koff[step]: no per-block packing. gpitch: the
+     * grid's columns per output row (the phase planes' width); cq4:
+     * channel quads; pstride, qstride: window bytes per phase plane and per
+     * quad. */
     bool quad;
-    int64_t cq4, qstride;
+    int64_t gpitch, cq4, pstride, qstride;
     int64_t *koff;
     fx_qgemm_w *wg;   /* per group */
     int16_t *dww;     /* depthwise: [m][kh * kw] */
@@ -523,14 +528,17 @@ static void pick_blocks(fx_qconv *c) {
 }
 
 static int64_t win_rows(const fx_qconv *c, int64_t nb);
+static int64_t quad_rows(const fx_qconv *c, int64_t oy0, int64_t oy1);
 
 /* The quad layout's weights (k over (quad, ky, kx, channel in quad), the
  * channels past cg zero) and step offsets. false on OOM. */
 static bool pack_quad(fx_qconv *c, const int8_t *w) {
     const fx_qconv_geom *g = &c->g;
-    int64_t taps = g->kh * g->kw, pitch = win_pitch(c);
+    int64_t taps = g->kh * g->kw, s = g->sw, rw = c->gpitch;
+    int64_t orows = (c->nb + rw - 2) / rw + 1; /* output rows a block can touch */
     c->cq4 = (c->cg + 3) / 4;
-    c->qstride = win_rows(c, c->nb) * pitch * 4;
+    c->pstride = quad_rows(c, 0, (orows < g->oh ? orows : g->oh) - 1) * rw * 4;
+    c->qstride = s * s * c->pstride;
     int64_t k4 = c->cq4 * taps * 4;
     int8_t *w4 = malloc((size_t)(c->mg * k4));
     c->koff = malloc(sizeof *c->koff * (size_t)(c->cq4 * taps));
@@ -549,7 +557,8 @@ static bool pack_quad(fx_qconv *c, const int8_t *w) {
     for (int64_t cq = 0; ok && cq < c->cq4; cq++)
         for (int64_t ky = 0; ky < g->kh; ky++)
             for (int64_t kx = 0; kx < g->kw; kx++)
-                c->koff[(cq * g->kh + ky) * g->kw + kx] = cq * c->qstride + (ky * pitch + kx) * 4;
+                c->koff[(cq * g->kh + ky) * g->kw + kx] =
+                    cq * c->qstride + (ky % s * s + kx % s) * c->pstride + (ky / s * rw + kx / s) * 4;
     free(w4);
     return ok;
 }
@@ -576,14 +585,19 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
         return c;
     }
     /* the grid when its columns, in whole 16-column tiles, are at most 1/8
-     * more than the output's */
-    int64_t pitch = win_pitch(c), gt = (g->oh * pitch + 15) / 16, ot = (c->ncols + 15) / 16;
-    c->grid = g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 && (g->kh > 1 || g->kw > 1) && gt * 8 <= ot * 9;
-    if (c->grid) c->gcols = g->oh * pitch;
+     * more than the output's: stride 1, or stride 2 over phase planes with
+     * the quad window (AVX-512 VNNI) */
+    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI;
+    int64_t s = g->sw;
+    c->gpitch = (win_pitch(c) + s - 1) / s;
+    int64_t gt = (g->oh * c->gpitch + 15) / 16, ot = (c->ncols + 15) / 16;
+    c->grid = g->sh == s && (s == 1 || (s == 2 && quad)) && g->dh == 1 && g->dw == 1 && (g->kh > 1 || g->kw > 1) &&
+              gt * 8 <= ot * 9;
+    if (c->grid) c->gcols = g->oh * c->gpitch;
     pick_blocks(c);
     c->wg = calloc((size_t)g->group, sizeof *c->wg);
     if (!c->wg) goto oom;
-    c->quad = c->grid && fx_qisa_active() == FX_QISA_AVX512VNNI;
+    c->quad = c->grid && quad;
     if (c->quad) {
         if (!pack_quad(c, w)) goto oom;
         return c;
@@ -673,9 +687,10 @@ void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
         snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
                  (long long)c->g.kw, (long long)c->g.sh);
     snprintf(buf, len, "%s int8 (%s, %s%s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
-             c->quad   ? ", padded grid, 4-channel window"
-             : c->grid ? ", padded grid"
-                       : "",
+             c->quad && c->g.sw == 2 ? ", padded grid, 4-channel window, phase planes"
+             : c->quad               ? ", padded grid, 4-channel window"
+             : c->grid               ? ", padded grid"
+                                     : "",
              e->mid ? " + requant" : "", e->res ? " + add" : "",
              e->lo != (e->y_signed ? -128 : 0) || e->hi != (e->y_signed ? 127 : 255) ? " + clamp" : "");
 }
@@ -709,7 +724,12 @@ static int64_t win_pitch(const fx_qconv *c) {
 }
 
 /* GEMM columns per output row: the window's pitch on the grid, else ow. */
-static int64_t row_cols(const fx_qconv *c) { return c->grid ? win_pitch(c) : c->g.ow; }
+static int64_t row_cols(const fx_qconv *c) { return c->grid ? c->gpitch : c->g.ow; }
+
+/* Phase-plane rows of the quad window for output rows [oy0, oy1]. */
+static int64_t quad_rows(const fx_qconv *c, int64_t oy0, int64_t oy1) {
+    return oy1 - oy0 + 1 + (c->g.kh - 1) / c->g.sh;
+}
 
 #define FX_QWIN_SLACK 32 /* vector copies may read this far past a window */
 /* the quad window's tiles read up to a 32-column tile past the last valid
@@ -756,47 +776,90 @@ static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64
     memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
 }
 
-/* fill_window for the quad layout: rows [iy0, iy0 + rows) of the cg
- * channels at xi, channel 4 cq + j at byte 4 * position + j of quad cq's
- * rows (qstride bytes per quad, pitch positions per row); pads and the
- * channels past cg hold the u8 zero point, the slack too. */
-static void fill_quad_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64_t rows, uint8_t *win) {
+/* Channel quad cq's row iy (in the image) as phase plane b's row of q
+ * positions at d: position t holds the 4 channels of padded column t * s +
+ * b (the zero point outside the image and past cg). */
+#if FX_Q_X86
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#endif
+static void
+quad_row(const fx_qconv *c, const uint8_t *xi, int64_t cq, int64_t iy, int64_t b, int64_t q, uint8_t *d) {
     const fx_qconv_geom *g = &c->g;
-    int64_t pitch = win_pitch(c);
+    int64_t s = g->sw;
     uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
-    for (int64_t cq = 0; cq < c->cq4; cq++)
-        for (int64_t r = 0; r < rows; r++) {
-            uint8_t *d = win + cq * c->qstride + r * pitch * 4;
-            int64_t iy = iy0 + r;
-            if (iy < 0 || iy >= g->h) {
-                memset(d, zp, (size_t)(pitch * 4));
+    const uint8_t *src[4];
+    for (int j = 0; j < 4; j++)
+        src[j] = 4 * cq + j < c->cg ? xi + ((4 * cq + j) * g->h + iy) * g->w : NULL;
+    /* positions [t0, t1) read the image: column t * s + b - pw in [0, w) */
+    int64_t t0 = (g->pw - b + s - 1) / s, t1 = (g->w - 1 + g->pw - b) / s + 1;
+    if (t0 < 0) t0 = 0;
+    if (t1 > q) t1 = q;
+    if (t1 < t0) t1 = t0;
+    memset(d, zp, (size_t)(t0 * 4));
+    int64_t t = t0;
+#if FX_Q_X86
+    /* 16 positions at a time: 16 (stride 1) or 32 (stride 2) bytes of each
+     * row, masked at the row's end (the quad window runs only on AVX-512) */
+    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f), even = _mm_set1_epi16(0xff);
+    for (; t < t1; t += 16) {
+        int64_t ix = t * s + b - g->pw, n = t1 - t < 16 ? t1 - t : 16, avail = g->w - ix;
+        __mmask16 m0 = (__mmask16)(avail >= 16 ? 0xFFFF : (1u << avail) - 1);
+        __mmask16 m1 = (__mmask16)(avail >= 32 ? 0xFFFF : avail <= 16 ? 0 : (1u << (avail - 16)) - 1);
+        __m128i v[4];
+        for (int j = 0; j < 4; j++) {
+            if (!src[j]) {
+                v[j] = vz;
                 continue;
             }
-            const uint8_t *src[4];
-            for (int j = 0; j < 4; j++)
-                src[j] = 4 * cq + j < c->cg ? xi + ((4 * cq + j) * g->h + iy) * g->w : NULL;
-            memset(d, zp, (size_t)(g->pw * 4));
-            uint8_t *body = d + g->pw * 4;
-            int64_t x = 0;
-#if FX_Q_X86
-            const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f);
-            for (; x + 16 <= g->w; x += 16) {
-                __m128i v[4];
-                for (int j = 0; j < 4; j++)
-                    v[j] = src[j] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src[j] + x)), vf) : vz;
-                __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
-                __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
-                _mm_storeu_si128((__m128i *)(body + 4 * x), _mm_unpacklo_epi16(a0, b0));
-                _mm_storeu_si128((__m128i *)(body + 4 * x + 16), _mm_unpackhi_epi16(a0, b0));
-                _mm_storeu_si128((__m128i *)(body + 4 * x + 32), _mm_unpacklo_epi16(a1, b1));
-                _mm_storeu_si128((__m128i *)(body + 4 * x + 48), _mm_unpackhi_epi16(a1, b1));
+            const uint8_t *p = src[j] + ix;
+            if (s == 1) {
+                v[j] = _mm_maskz_loadu_epi8(m0, p);
+            } else {
+                __m128i lo = _mm_and_si128(_mm_maskz_loadu_epi8(m0, p), even);
+                __m128i hi = _mm_and_si128(_mm_maskz_loadu_epi8(m1, p + 16), even);
+                v[j] = _mm_packus_epi16(lo, hi);
             }
-#endif
-            for (; x < g->w; x++)
-                for (int j = 0; j < 4; j++)
-                    body[4 * x + j] = src[j] ? (uint8_t)(src[j][x] ^ f) : zp;
-            memset(body + 4 * g->w, zp, (size_t)((pitch - g->pw - g->w) * 4));
+            v[j] = _mm_xor_si128(v[j], vf);
         }
+        __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
+        __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
+        __m128i o[4] = {_mm_unpacklo_epi16(a0, b0), _mm_unpackhi_epi16(a0, b0), _mm_unpacklo_epi16(a1, b1),
+                        _mm_unpackhi_epi16(a1, b1)};
+        for (int k = 0; k < 4; k++) { /* bytes [16k, 16k + 16) of the 4n written */
+            int64_t left = 4 * n - 16 * k;
+            if (left <= 0) break;
+            _mm_mask_storeu_epi8(d + 4 * t + 16 * k, (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1), o[k]);
+        }
+    }
+#endif
+    for (; t < t1; t++) {
+        int64_t ix = t * s + b - g->pw;
+        for (int j = 0; j < 4; j++)
+            d[4 * t + j] = src[j] ? (uint8_t)(src[j][ix] ^ f) : zp;
+    }
+    memset(d + 4 * t1, zp, (size_t)((q - t1) * 4));
+}
+
+/* fill_window for the quad layout: the phase-plane rows [0, rows) from
+ * output row oy0 on (phase (a, b) row r: padded row (oy0 + r) * s + a) of
+ * every channel quad, pitch gpitch positions; the slack after the last
+ * quad holds the zero point. */
+static void fill_quad_window(const fx_qconv *c, const uint8_t *xi, int64_t oy0, int64_t rows, uint8_t *win) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t s = g->sw, q = c->gpitch;
+    uint8_t zp = (uint8_t)c->x_zp;
+    for (int64_t cq = 0; cq < c->cq4; cq++)
+        for (int64_t a = 0; a < s; a++)
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t iy = (oy0 + r) * s + a - g->ph;
+                for (int64_t b = 0; b < s; b++) {
+                    uint8_t *d = win + cq * c->qstride + (a * s + b) * c->pstride + r * q * 4;
+                    if (iy < 0 || iy >= g->h)
+                        memset(d, zp, (size_t)(q * 4));
+                    else
+                        quad_row(c, xi, cq, iy, b, q, d);
+                }
+            }
     memset(win + c->cq4 * c->qstride, zp, FX_QQUAD_SLACK);
 }
 
@@ -846,7 +909,7 @@ static void im2col_row(const fx_qconv *c, const uint8_t *win, int64_t wrows, int
  * grid to planes. */
 static void grid_copy(const fx_qconv *c, int64_t n0, int64_t nc, int64_t nbr, bool to_grid, const uint8_t *src,
                       uint8_t *dst) {
-    int64_t pitch = win_pitch(c), ow = c->g.ow;
+    int64_t pitch = c->gpitch, ow = c->g.ow;
     for (int64_t m = 0; m < c->mg; m++)
         for (int64_t g = n0; g < n0 + nc;) {
             int64_t oy = g / pitch, ox = g % pitch, len = pitch - ox < n0 + nc - g ? pitch - ox : n0 + nc - g;
@@ -912,7 +975,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     uint8_t *win = rows + 4 * nbr;
     int64_t iy0 = oy0 * g->sh - g->ph, wrows = ((n0 + nc - 1) / rw - oy0) * g->sh + (g->kh - 1) * g->dh + 1;
     if (c->quad) {
-        fill_quad_window(c, xi, iy0, wrows, win);
+        fill_quad_window(c, xi, oy0, quad_rows(c, oy0, (n0 + nc - 1) / rw), win);
         grid_gemm(c, w, win + ox0 * 4, n0, nc, gi,
                   j->res ? (const uint8_t *)j->res + (i * g->m + gi * c->mg) * c->ncols : NULL,
                   (uint8_t *)j->y + (i * g->m + gi * c->mg) * c->ncols, win + round64(win_bytes(c)), nbr);
