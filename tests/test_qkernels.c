@@ -471,9 +471,9 @@ static void test_fc(void **state) {
     /* rows x k x m; the last three reach every tile shape of the AVX-512
      * VNNI path (32, 16 and 8 columns; 8-row pairs of weight panels with 8
      * and 5 rows, and a single 1-row panel after a pair) */
-    int64_t shapes[][3] = {{1, 512, 1000}, {3, 37, 11}, {17, 9, 5}, {8, 130, 33},
-                           {41, 20, 13},   {37, 16, 9}, {64, 33, 8}};
-    for (int i = 0; i < 7; i++) {
+    int64_t shapes[][3] = {{1, 512, 1000}, {3, 37, 11}, {17, 9, 5},  {8, 130, 33},
+                           {41, 20, 13},   {37, 16, 9}, {64, 33, 8}, {2, 100, 7}};
+    for (int i = 0; i < 8; i++) {
         memset(&k, 0, sizeof k);
         k.fc = true;
         k.rows = shapes[i][0];
@@ -481,7 +481,7 @@ static void test_fc(void **state) {
         k.wlo = -128, k.whi = 127;
         k.q.x_scale = 0.01f, k.q.x_zp = 120, k.q.y_scale = 0.08f, k.q.y_zp = 128;
         k.q.w_scale_n = i == 2 ? 1 : k.g.m;
-        k.q.x_signed = i == 3, k.q.y_signed = i == 3;
+        k.q.x_signed = i == 3 || i == 7, k.q.y_signed = i == 3; /* the last: few rows (a dot product each), s8 */
         char name[64];
         snprintf(name, sizeof name, "fc %lldx%lldx%lld", (long long)k.rows, (long long)k.g.c, (long long)k.g.m);
         run_case(&k, name);

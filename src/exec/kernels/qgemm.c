@@ -452,6 +452,13 @@ struct fx_qconv {
     bool quad;
     int64_t gpitch, cq4, pstride, qstride;
     int64_t *koff;
+    /* gemv (fully connected over at most FX_QGEMV_ROWS rows, AVX-512
+     * VNNI): the weights row-major, each row zero-padded to kpad bytes, a
+     * dot product per output instead of 16-column tiles mostly empty */
+    bool gemv;
+    int64_t kpad;
+    int8_t *wrow;
+    int32_t *wsum;
     fx_qgemm_w *wg;   /* per group */
     int16_t *dww;     /* depthwise: [m][kh * kw] */
     int64_t dph, dpw; /* depthwise: padded plane dims */
@@ -610,6 +617,8 @@ oom:
     return NULL;
 }
 
+#define FX_QGEMV_ROWS 4
+
 fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const fx_qparams *q) {
     fx_qconv *c = qconv_alloc(q, m);
     if (!c) return NULL;
@@ -618,7 +627,23 @@ fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const 
     c->cg = k, c->mg = m, c->kk = k, c->ncols = c->gcols = rows;
     pick_blocks(c);
     c->wg = calloc(1, sizeof *c->wg);
-    if (!c->wg || !fx_qgemm_pack_w(c->wg, w, m, k, k)) {
+    c->gemv = rows <= FX_QGEMV_ROWS && fx_qisa_active() == FX_QISA_AVX512VNNI;
+    if (c->wg && c->gemv) {
+        c->kpad = (k + 63) / 64 * 64;
+        c->wrow = aligned_alloc(64, (size_t)(m * c->kpad));
+        c->wsum = malloc(sizeof *c->wsum * (size_t)m);
+        if (c->wrow && c->wsum) {
+            memset(c->wrow, 0, (size_t)(m * c->kpad));
+            for (int64_t i = 0; i < m; i++) {
+                int32_t sum = 0;
+                for (int64_t kk = 0; kk < k; kk++)
+                    sum += c->wrow[i * c->kpad + kk] = w[i * k + kk];
+                c->wsum[i] = sum;
+            }
+            return c;
+        }
+    }
+    if (!c->wg || c->gemv || !fx_qgemm_pack_w(c->wg, w, m, k, k)) {
         fx_qconv_free(c);
         return NULL;
     }
@@ -633,6 +658,8 @@ void fx_qconv_free(fx_qconv *c) {
     free(c->wg);
     free(c->dww);
     free(c->koff);
+    free(c->wrow);
+    free(c->wsum);
     free(c->mult);
     free(c->bias);
     free(c->multq);
@@ -650,7 +677,7 @@ static int64_t dw_plane_elems(const fx_qconv *c) { return c->dph * c->dpw + 32 *
 /* the packed block of the largest group layout */
 static int64_t pack_bytes(const fx_qconv *c) {
     int64_t b = 0;
-    if (c->quad) return 0; /* read in place */
+    if (c->quad || c->gemv) return 0; /* read in place */
     for (int64_t gi = 0; gi < c->g.group; gi++) {
         int64_t x = fx_qpack_b_bytes(&c->wg[gi], c->nb);
         if (x > b) b = x;
@@ -667,6 +694,8 @@ static int64_t block_pitch(const fx_qconv *c) { return (c->nb + 15) / 16 * 16 + 
 int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->dw)
         return round64(dw_plane_elems(c) * 2) + round64((c->g.oh * (c->g.ow > c->dpw ? c->g.ow : c->dpw) + 32) * 4);
+    if (c->gemv) /* a row of x padded, the row's sums */
+        return round64(c->kpad) + round64(4 * (c->g.m + 16));
     int64_t nbr = block_pitch(c);
     return round64(pack_bytes(c)) + round64(4 * nbr) + (c->fc ? 0 : round64(win_bytes(c))) +
            (c->grid ? 2 * round64(c->mg * nbr) : 0); /* grid: staged output and residual */
@@ -675,6 +704,7 @@ int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     const fx_qepi *e = &c->e;
     const char *ker = c->dw                            ? "direct"
+                      : c->gemv                        ? "u8s8 avx512-vnni gemv"
                       : c->wg[0].kern == FX_QK_UBS     ? (c->wg[0].fix ? "u8s8 maddubs + fixes" : "u8s8 maddubs")
                       : c->wg[0].kern == FX_QK_MADD    ? "u8s8 madd16"
                       : c->wg[0].kern == FX_QK_VNNI    ? "u8s8 avx-vnni"
@@ -945,6 +975,22 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
     int64_t nbr = block_pitch(c);
     uint8_t *rows = bp + round64(pack_bytes(c));
     const fx_qgemm_w *w = &c->wg[gi];
+    if (c->gemv) { /* each row of x: its padded copy, the dot products, the epilogue per output */
+        uint8_t flip = c->x_signed ? 0x80 : 0, *xr = bp;
+        int32_t *acc = (int32_t *)(bp + round64(c->kpad));
+        for (int64_t n = n0; n < n0 + nc; n++) {
+            const uint8_t *xs = j->x + n * c->kk;
+            for (int64_t kk = 0; kk < c->kpad; kk++)
+                xr[kk] = kk < c->kk ? (uint8_t)(xs[kk] ^ flip) : 0;
+            fx_qgemv_avx512vnni(xr, c->wrow, g->m, c->kpad, acc);
+            for (int64_t mm = 0; mm < g->m; mm++) {
+                int64_t o = n * g->m + mm;
+                fx_qepi_row_c(&c->e, mm, -c->x_zp * c->wsum[mm], acc + mm, 1,
+                              j->res ? (const uint8_t *)j->res + o : NULL, (uint8_t *)j->y + o, 1);
+            }
+        }
+        return;
+    }
     if (c->fc) {
         /* column n of B is row n0 + n of x: kr contiguous bytes per step */
         const uint8_t *xs = j->x + n0 * c->kk;

@@ -267,6 +267,10 @@ void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint
 void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
                        const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
                        int64_t ym);
+/* acc[i] = sum over k < kpad of x[k] * w[i * kpad + k] for i < m (x u8,
+ * w s8, kpad a multiple of 64, w 64-byte aligned; AVX-512 VNNI, callers
+ * check the ISA). */
+void fx_qgemv_avx512vnni(const uint8_t *x, const int8_t *w, int64_t m, int64_t kpad, int32_t *acc);
 /* fx_qepi_row for ys == 1 (contiguous output); acc must be readable up to
  * 8 values past the last multiple of 8 below n (the tail is one vector). */
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,

@@ -70,6 +70,31 @@ void fx_qtile_vnni_q8(int64_t ks, const int8_t *a0, const int8_t *a1, const uint
     fused8_avx512vnni(ks, a0, a1, b, koff, e, m, comp, rows, cols, res, y, ym);
 }
 
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"))) void
+fx_qgemv_avx512vnni(const uint8_t *x, const int8_t *w, int64_t m, int64_t kpad, int32_t *acc) {
+    int64_t i = 0;
+    for (; i + 4 <= m; i += 4) { /* four rows share each load of x */
+        const int8_t *w0 = w + i * kpad;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t k = 0; k < kpad; k += 64) {
+            __m512i xv = _mm512_loadu_si512((const void *)(x + k));
+            a0 = _mm512_dpbusd_epi32(a0, xv, _mm512_load_si512((const void *)(w0 + k)));
+            a1 = _mm512_dpbusd_epi32(a1, xv, _mm512_load_si512((const void *)(w0 + kpad + k)));
+            a2 = _mm512_dpbusd_epi32(a2, xv, _mm512_load_si512((const void *)(w0 + 2 * kpad + k)));
+            a3 = _mm512_dpbusd_epi32(a3, xv, _mm512_load_si512((const void *)(w0 + 3 * kpad + k)));
+        }
+        acc[i] = _mm512_reduce_add_epi32(a0), acc[i + 1] = _mm512_reduce_add_epi32(a1);
+        acc[i + 2] = _mm512_reduce_add_epi32(a2), acc[i + 3] = _mm512_reduce_add_epi32(a3);
+    }
+    for (; i < m; i++) {
+        __m512i a = _mm512_setzero_si512();
+        for (int64_t k = 0; k < kpad; k += 64)
+            a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512((const void *)(x + k)),
+                                    _mm512_load_si512((const void *)(w + i * kpad + k)));
+        acc[i] = _mm512_reduce_add_epi32(a);
+    }
+}
+
 /* ---- u8 depthwise on VNNI with byte permutes (fx_qdw_plane_u8) ---------- */
 
 #define VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
@@ -193,6 +218,14 @@ bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t z
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                         void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qgemv_avx512vnni(const uint8_t *x, const int8_t *w, int64_t m, int64_t kpad, int32_t *acc) {
+    for (int64_t i = 0; i < m; i++) {
+        int32_t s = 0;
+        for (int64_t k = 0; k < kpad; k++)
+            s += x[k] * w[i * kpad + k];
+        acc[i] = s;
+    }
 }
 void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,
                        const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols, const void *res, void *y,
