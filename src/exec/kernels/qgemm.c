@@ -1136,12 +1136,18 @@ static bool dw_u8(const fx_qconv *c, const qjob *j, const uint8_t *plane, int64_
     const fx_qconv_geom *g = &c->g;
     if (!g_dw_u8 || fx_qisa_active() != FX_QISA_AVX512VNNI) return false;
     const int16_t *k = c->dww + ch * g->kh * g->kw;
-    if (!fx_qdw_plane_u8(g, c->dph, c->dpw, (uint8_t)c->x_zp, c->x_signed ? 0x80 : 0, plane, k, xp, acc)) return false;
+    /* the epilogue in the kernel's registers when it has neither requant
+     * nor residual, else on the sums afterwards */
+    bool simple = !c->e.mid && !c->e.res;
+    uint8_t *y = (uint8_t *)j->y + off;
+    if (!fx_qdw_plane_u8(g, c->dph, c->dpw, (uint8_t)c->x_zp, c->x_signed ? 0x80 : 0, plane, k, xp, acc, &c->e, ch,
+                         simple ? y : NULL))
+        return false;
+    if (simple) return true;
     int32_t sumw = 0;
     for (int64_t i = 0; i < g->kh * g->kw; i++)
         sumw += k[i];
-    fx_qepi_row(&c->e, ch, -c->x_zp * sumw, acc, c->ncols, j->res ? (const uint8_t *)j->res + off : NULL,
-                (uint8_t *)j->y + off, 1);
+    fx_qepi_row(&c->e, ch, -c->x_zp * sumw, acc, c->ncols, j->res ? (const uint8_t *)j->res + off : NULL, y, 1);
     return true;
 }
 

@@ -297,9 +297,11 @@ void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, in
  * permute builds each output's 4-tap window, one vpdpbusd per 4 taps.
  * Returns false (nothing written) where the CPU or the shape does not
  * allow it (stride 1 or 2 in both directions, no dilation, kernel up to
- * 8 x 8). */
+ * 8 x 8). y (NULL: none): channel ch's output plane, written instead of
+ * acc, requantized by epilogue e, which must have neither requant nor
+ * residual (the bytes of fx_qepi_row on acc - zp * sum(k)). */
 bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
-                     const int16_t *k, uint8_t *xp, int32_t *acc);
+                     const int16_t *k, uint8_t *xp, int32_t *acc, const fx_qepi *e, int64_t ch, uint8_t *y);
 /* Whether depthwise convs may take fx_qdw_plane_u8 (default true); the
  * tests turn it off to run the int16 rows on a host that has it. */
 void fx_qdw_u8_allow(bool on);

@@ -127,10 +127,18 @@ VBMI_TARGET static void u8_plane(const uint8_t *plane, int64_t h, int64_t w, int
  * grid (dpw positions per output row) computes them all in whole vectors,
  * then the rows are moved together (the dpw - ow positions between them
  * dropped). */
+/* The requantize epilogue of epi_q16 without requant or residual, its
+ * per-channel constants in registers: y (NULL: sums stored to acc). */
+typedef struct dw_epi {
+    uint8_t *y;
+    __m512i comp;
+    __m512 mult, bias, lo, hi;
+} dw_epi;
+
 VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(const fx_qconv_geom *g, int64_t dpw,
                                                                             const uint8_t *xp, int32_t *acc,
                                                                             const __m512i *idx, __m512i (*wk)[2],
-                                                                            int kh, int nq) {
+                                                                            int kh, int nq, const dw_epi *de) {
     if (g->sw == 1 && g->ow < 16) { /* rows shorter than a vector: the long row */
         int64_t n = (g->oh - 1) * dpw + g->ow;
         for (int64_t p = 0; p < n; p += 16) {
@@ -147,6 +155,7 @@ VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(cons
                 memmove(acc + oy * g->ow, acc + oy * dpw, sizeof *acc * (size_t)g->ow);
         return;
     }
+    const dw_epi d = *de; /* in registers: the stores to y alias nothing the loop reads */
     for (int64_t oy = 0; oy < g->oh; oy++) {
         const uint8_t *r0 = xp + oy * g->sw * dpw;
         int32_t *a = acc + oy * g->ow;
@@ -158,7 +167,15 @@ VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(cons
                     s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[q], v), wk[ky][q]);
             }
             int64_t n = g->ow - ox < 16 ? g->ow - ox : 16;
-            _mm512_mask_storeu_epi32(a + ox, (__mmask16)((1u << n) - 1), s);
+            __mmask16 k = (__mmask16)((1u << n) - 1);
+            if (!d.y) {
+                _mm512_mask_storeu_epi32(a + ox, k, s);
+                continue;
+            }
+            __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s, d.comp)), d.mult), d.bias);
+            t = _mm512_min_ps(_mm512_max_ps(t, d.lo), d.hi);
+            __m512i q = _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            _mm_mask_storeu_epi8(d.y + oy * g->ow + ox, k, _mm512_cvtepi32_epi8(q));
         }
     }
 }
@@ -176,7 +193,8 @@ static void u8_idx_init(void) {
 }
 
 VBMI_TARGET static void plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip,
-                                 const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc) {
+                                 const uint8_t *plane, const int16_t *k, uint8_t *xp, int32_t *acc, const fx_qepi *e,
+                                 int64_t ch, uint8_t *y) {
     u8_plane(plane, g->h, g->w, g->ph, g->pw, dph, dpw, zp, flip, xp);
     /* the dword vpdpbusd multiplies by the group's four weights (0 past kw) */
     int nq = (int)((g->kw + 3) / 4);
@@ -193,26 +211,44 @@ VBMI_TARGET static void plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dp
             wk[ky][q] = _mm512_set1_epi32(wd);
         }
     }
+    dw_epi de = {NULL,
+                 _mm512_setzero_si512(),
+                 _mm512_setzero_ps(),
+                 _mm512_setzero_ps(),
+                 _mm512_setzero_ps(),
+                 _mm512_setzero_ps()};
+    bool longrow = g->sw == 1 && g->ow < 16;
+    int32_t sumk = 0; /* the zero point's part: acc - zp * sum(k) */
+    for (int64_t i = 0; i < g->kh * g->kw; i++)
+        sumk += k[i];
+    int32_t comp = -(int32_t)zp * sumk;
+    if (y && !longrow) {
+        de.y = y, de.comp = _mm512_set1_epi32(comp);
+        de.mult = _mm512_set1_ps(e->multq[ch]), de.bias = _mm512_set1_ps(e->biasq[ch]);
+        de.lo = _mm512_set1_ps((float)e->lo), de.hi = _mm512_set1_ps((float)e->hi);
+    }
     if (g->kh == 3 && nq == 1)
-        plane_u8_rows(g, dpw, xp, acc, idx, wk, 3, 1);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, 3, 1, &de);
     else if (g->kh == 5 && nq == 2)
-        plane_u8_rows(g, dpw, xp, acc, idx, wk, 5, 2);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, 5, 2, &de);
     else
-        plane_u8_rows(g, dpw, xp, acc, idx, wk, (int)g->kh, nq);
+        plane_u8_rows(g, dpw, xp, acc, idx, wk, (int)g->kh, nq, &de);
+    if (y && longrow) epi_row_avx512vnni(e, ch, comp, acc, g->oh * g->ow, NULL, y);
 }
 bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
-                     const int16_t *k, uint8_t *xp, int32_t *acc) {
+                     const int16_t *k, uint8_t *xp, int32_t *acc, const fx_qepi *e, int64_t ch, uint8_t *y) {
     if (!core_cpu_avx512vbmi() || (g->sw != 1 && g->sw != 2) || g->sh != g->sw || g->dh != 1 || g->dw != 1 ||
         g->kw > 8 || g->kh > 8)
         return false;
-    plane_u8(g, dph, dpw, zp, flip, plane, k, xp, acc);
+    plane_u8(g, dph, dpw, zp, flip, plane, k, xp, acc, e, ch, y);
     return true;
 }
 
 #else
 bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t zp, uint8_t flip, const uint8_t *plane,
-                     const int16_t *k, uint8_t *xp, int32_t *acc) {
-    (void)g, (void)dph, (void)dpw, (void)zp, (void)flip, (void)plane, (void)k, (void)xp, (void)acc;
+                     const int16_t *k, uint8_t *xp, int32_t *acc, const fx_qepi *e, int64_t ch, uint8_t *y) {
+    (void)g, (void)dph, (void)dpw, (void)zp, (void)flip, (void)plane, (void)k, (void)xp, (void)acc, (void)e, (void)ch,
+        (void)y;
     return false;
 }
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
