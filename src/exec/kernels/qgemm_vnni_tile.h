@@ -139,8 +139,8 @@ VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(core16)(
  * order (this file is built without FMA contraction), rounding to nearest
  * even, so the same bytes. res: 16 bytes (lanes past the row's end are
  * never stored). */
-VNNI_TARGET static inline __m512i VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res,
-                                                     __mmask16 k) {
+VNNI_TARGET static inline __attribute__((always_inline)) __m512i
+VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mmask16 k) {
     __m512i q;
     if (!e->mid && !e->res) {
         __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->multq[m])),
@@ -178,10 +178,11 @@ VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(finish16
                                                                                   int rows, int cols, const void *res,
                                                                                   void *y, int64_t ym) {
     __mmask16 k = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
+    const fx_qepi el = *e; /* as in fused16: not reloaded after each row's store */
     for (int r = 0; r < rows; r++) {
         __m512i a = _mm512_inserti64x4(_mm512_castsi256_si512(t->c[r][0]), t->c[r][1], 1);
         a = _mm512_add_epi32(a, _mm512_set1_epi32(comp[r]));
-        __m512i q = VNNI_NAME(epi_q16)(e, m + r, a, e->res ? (const char *)res + r * ym : NULL, k);
+        __m512i q = VNNI_NAME(epi_q16)(&el, m + r, a, el.res ? (const char *)res + r * ym : NULL, k);
         _mm_mask_storeu_epi8((char *)y + r * ym, k, _mm512_cvtepi32_epi8(q));
     }
 }
@@ -208,13 +209,20 @@ VNNI_TARGET static void VNNI_NAME(fused16)(int64_t ks, const int8_t *a0, const i
     __m512i acc[8][2];
     VNNI_NAME(core16)(ks, (const uint8_t *)a0, (const uint8_t *)a1, b, koff, acc);
     __mmask16 k1 = (__mmask16)(cols >= 32 ? 0xFFFF : (1u << (cols - 16)) - 1);
-    for (int r = 0; r < rows; r++)
+    /* a local copy of the epilogue's fields, and both halves of a row
+     * before its stores: the byte stores to y could alias *e, which would
+     * reload every field and per-channel value for each half */
+    const fx_qepi el = *e;
+    for (int r = 0; r < rows; r++) {
+        __m512i q[2];
         for (int h = 0; h < 2; h++) {
-            __mmask16 k = h == 0 ? (__mmask16)0xFFFF : k1;
-            const char *rr = e->res ? (const char *)res + r * ym + 16 * h : NULL;
-            __m512i q = VNNI_NAME(epi_q16)(e, m + r, _mm512_add_epi32(acc[r][h], _mm512_set1_epi32(comp[r])), rr, k);
-            _mm_mask_storeu_epi8((char *)y + r * ym + 16 * h, k, _mm512_cvtepi32_epi8(q));
+            const char *rr = el.res ? (const char *)res + r * ym + 16 * h : NULL;
+            q[h] = VNNI_NAME(epi_q16)(&el, m + r, _mm512_add_epi32(acc[r][h], _mm512_set1_epi32(comp[r])), rr,
+                                      h == 0 ? (__mmask16)0xFFFF : k1);
         }
+        _mm_storeu_si128((__m128i *)((char *)y + r * ym), _mm512_cvtepi32_epi8(q[0]));
+        _mm_mask_storeu_epi8((char *)y + r * ym + 16, k1, _mm512_cvtepi32_epi8(q[1]));
+    }
 }
 
 /* Two panels' tiles with their epilogues: rows (<= 8) from channel m, the
