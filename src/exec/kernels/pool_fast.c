@@ -74,12 +74,31 @@ __attribute__((target("avx512f"))) static void column_max_avx512(float *tmp, con
     }
 }
 
+/* column_max_avx512 by the plain vmaxps (v > m ? v : m: max_nan for
+ * every value but a NaN tap), which is the same where no tap is NaN;
+ * returns whether one was (then the caller runs column_max_avx512). */
+__attribute__((target("avx512f"))) static bool column_max_plain(float *tmp, const float *const *r, int nr, int64_t w) {
+    __mmask16 nan = 0;
+    for (int64_t i = 0; i < w; i += 16) {
+        __mmask16 k = w - i < 16 ? (__mmask16)((1u << (w - i)) - 1) : (__mmask16)0xFFFF;
+        __m512 acc = _mm512_set1_ps(-INFINITY);
+        for (int q = 0; q < nr; q++) {
+            __m512 v = _mm512_maskz_loadu_ps(k, r[q] + i);
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            acc = _mm512_max_ps(v, acc);
+        }
+        _mm512_mask_storeu_ps(tmp + i, k, acc);
+    }
+    return nan != 0;
+}
+
 /* The interior outputs [lo, hi) of one row from the column maxima tmp
  * (stride 1 or 2, no dilation), sixteen at a time, the same taps in the
  * same order as the scalar loop; the last step is masked. A stride-2 step
- * loads 32 column maxima and keeps the even ones. */
+ * loads 32 column maxima and keeps the even ones. nan: whether tmp may
+ * hold a NaN (else the plain vmaxps, the same there). */
 __attribute__((target("avx512f"))) static void window_row_avx512(const fx_maxpool *m, const float *tmp, float *yr,
-                                                                 int64_t lo, int64_t hi) {
+                                                                 int64_t lo, int64_t hi, bool nan) {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ox = lo; ox < hi; ox += 16) {
         int64_t n = hi - ox < 16 ? hi - ox : 16;
@@ -95,7 +114,7 @@ __attribute__((target("avx512f"))) static void window_row_avx512(const fx_maxpoo
                 __mmask16 k0 = n >= 8 ? (__mmask16)0xFFFF : (__mmask16)((1u << (2 * n - 1)) - 1);
                 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(k0, t), even, _mm512_maskz_loadu_ps(k1, t + 16));
             }
-            acc = max_nan16(acc, v);
+            acc = nan ? max_nan16(acc, v) : _mm512_max_ps(v, acc);
         }
         _mm512_mask_storeu_ps(yr + ox, k, acc);
     }
@@ -117,9 +136,11 @@ static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const floa
             if (iy >= 0 && iy < m->h) rows[nr++] = x + iy * m->w;
         }
 #if defined(__GNUC__) && defined(__x86_64__)
-        if (vec16)
-            column_max_avx512(tmp, rows, nr, m->w);
-        else
+        bool nan = true; /* whether the row's taps may hold a NaN */
+        if (vec16) {
+            nan = column_max_plain(tmp, rows, nr, m->w);
+            if (nan) column_max_avx512(tmp, rows, nr, m->w);
+        } else
 #endif
         {
             for (int64_t i = 0; i < m->w; i++)
@@ -141,7 +162,7 @@ static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const floa
         if (lo > hi) lo = hi;
         int64_t shi = hi; /* the scalar interior: [lo, shi) */
 #if defined(__GNUC__) && defined(__x86_64__)
-        if (vec16) window_row_avx512(m, tmp, yr, lo, hi), shi = lo;
+        if (vec16) window_row_avx512(m, tmp, yr, lo, hi, nan), shi = lo;
 #endif
         for (int64_t ox = lo; ox < shi; ox++)
             yr[ox] = -INFINITY;
