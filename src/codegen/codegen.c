@@ -1192,8 +1192,8 @@ static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_n
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
         return NNFX_OK;
     }
-    /* int64 values in the arena or a body input (a Loop's trip number) are bytes */
-    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && (xv.kind != FX_VALUE_INPUT || !c->in_expr)))
+    /* int64 values in the arena, a body input (a Loop's trip number) or a model input are bytes */
+    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && xv.kind != FX_VALUE_INPUT))
         return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
     if ((st = value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
     use_section(c, "cast_i64");
@@ -2478,7 +2478,7 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
             for (int a = 1; a <= 3 && a < n->nargs; a++) {
                 const nnfx_node *w = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
                 if (w && w->opcode != NNFX_GET_ATTR && nnfx_meta_is_static(&w->meta[0]))
-                    h += (nnfx_meta_numel(&w->meta[0]) * 4 + 63) / 64 * 64 + (a == 3 ? 64 : 0);
+                    h += (nnfx_meta_numel(&w->meta[0]) * 4 + 63) / 64 * 64 + (a == 3 ? 128 : 0);
             }
             if (h > need) need = h;
         }

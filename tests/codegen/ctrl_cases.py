@@ -391,7 +391,8 @@ def _scan_axis_unit_model():
 def _loop_io_model():
     """Model inputs and outputs that are not float32: the trip count M (int64) and the initial
     condition (bool) are model inputs; s = x, up to M times while the condition holds: s = s * 0.5 + 1,
-    the body's condition sum(s) > 2; outputs s (float32), ArgMax(s) (int64) and s > 1.25 (bool).
+    the body's condition sum(s) > 2; outputs s (float32), ArgMax(s) (int64), s > 1.25 (bool) and M as
+    float32 (a Cast of the int64 model input).
     xs is one array per input, in the model's order (M, cond, x)."""
     body = _loop_body([helper.make_node("Mul", ["s", "half"], ["h"]),
                        helper.make_node("Add", ["h", "one"], ["s1"]),
@@ -400,10 +401,12 @@ def _loop_io_model():
                       [_vi("cout", [], TensorProto.BOOL), _vi("s1", [3])], [_vi("s", [3])])
     nodes = [helper.make_node("Loop", ["M", "cond", "x"], ["y"], body=body),
              helper.make_node("ArgMax", ["y"], ["am"], keepdims=0),
-             helper.make_node("Greater", ["y", "thr"], ["big"])]
+             helper.make_node("Greater", ["y", "thr"], ["big"]),
+             helper.make_node("Cast", ["M"], ["mf"], to=F)]
     g = helper.make_graph(nodes, "loop_io", [_vi("M", [], TensorProto.INT64), _vi("cond", [], TensorProto.BOOL),
                                              _vi("x", [3])],
-                          [_vi("y", [3]), _vi("am", [], TensorProto.INT64), _vi("big", [3], TensorProto.BOOL)],
+                          [_vi("y", [3]), _vi("am", [], TensorProto.INT64), _vi("big", [3], TensorProto.BOOL),
+                           _vi("mf", [])],
                           [numpy_helper.from_array(np.float32(v), n) for n, v in
                            (("half", 0.5), ("one", 1), ("two", 2), ("thr", 1.25))])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
@@ -417,8 +420,32 @@ def _loop_io_model():
             s = s * np.float32(0.5) + np.float32(1)
             c = bool(s.sum() > 2)
             it += 1
-        refs.append(np.concatenate([s, [np.float32(np.argmax(s))], (s > 1.25).astype(np.float32)]))
+        refs.append(np.concatenate([s, [np.float32(np.argmax(s))], (s > 1.25).astype(np.float32), [np.float32(mt)]]))
     return m, [ms, cs, xs], np.array(refs, np.float32)
+
+
+def _loop_resize_model():
+    """Working memory past the arena inside a body: 2 trips of s = AveragePool2x2(linear Resize 2x(s)) * 0.9
+    on [1, 1, 2, 3] (the resize's two passes go through two buffers); the numpy reference resamples with
+    op_cases._resample."""
+    import op_cases
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Resize", ["s", "", "sc"], ["u"], mode="linear"),
+                       helper.make_node("AveragePool", ["u"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+                       helper.make_node("Mul", ["p", "k"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [1, 1, 2, 3])], [_vi("s", [1, 1, 2, 3])])
+    m = _model("loop_resize", [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)], (1, 1, 2, 3),
+               [("y", (1, 1, 2, 3))], [("M", np.array(2, np.int64)), ("sc", np.array([1, 1, 2, 2], np.float32)),
+                                       ("k", np.float32(0.9))])
+    xs = np.array([[[[[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]]]], [[[[0.5, 0.25, -3.0], [2.0, -1.0, 1.5]]]]], np.float32)
+    refs = []
+    for x in xs:
+        s = x.copy()
+        for _ in range(2):
+            u = op_cases._resample(s, (1, 1, 4, 6), lambda o, i, n: (o + 0.5) * i / n - 0.5, "linear")
+            s = u.reshape(1, 1, 2, 2, 3, 2).mean(axis=(3, 5)) * np.float32(0.9)
+        refs.append(s.ravel())
+    return m, xs, np.array(refs, np.float32)
 
 
 def cases():
@@ -428,7 +455,8 @@ def cases():
                        ("loop_cond_ignored", _loop_cond_ignored_model), ("loop_runtime_trips", _loop_runtime_trips_model),
                        ("loop_while", _loop_while_model), ("loop_early_exit", _loop_early_model),
                        ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
-                       ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model)):
+                       ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
+                       ("loop_resize", _loop_resize_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
