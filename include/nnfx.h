@@ -1364,7 +1364,7 @@ int64_t nnfx_onnx_export_opset(const nnfx_graph *g, int64_t requested, char *why
 /* The three files of a generated model (malloc'd, NUL-terminated) and
  * figures about it. */
 typedef struct nnfx_codegen_files {
-    char *header;  /* NAME.h: NAME_run, NAME_run_arena, size/shape macros */
+    char *header;  /* NAME.h: NAME_run, NAME_run_arena, size/shape/type macros */
     char *source;  /* NAME.c: the kernels used and one call per plan step */
     char *weights; /* NAME_weights.c: const float arrays (exact, hex floats) */
     char *report;  /* JSON: arena and weight bytes, libm use, per-op figures */
@@ -1377,8 +1377,11 @@ typedef struct nnfx_codegen_files {
 } nnfx_codegen_files;
 
 /* Generates C99 for g (linted and shape-inferred here; every placeholder
- * needs a static float32 shape: set it first, e.g. with
- * nnfx_meta_set_shape). name must be a C identifier (NULL: "model").
+ * needs a static shape, set it first, e.g. with nnfx_meta_set_shape, and a
+ * float32, int64, int32, int8, uint8 or bool type: with any input or output
+ * that is not float32, NAME_run takes void pointers, each input's and
+ * output's C type in NAME_INPUTk_TYPE / NAME_OUTPUTk_TYPE). name must be a
+ * C identifier (NULL: "model").
  * forbid (NULL or "") is a comma-separated list of op types (ONNX or nnfx
  * names, any case): a node using one fails with NNFX_ERR_RUNTIME listing
  * the nodes and a suggested rewrite. An op the generator has no kernel for

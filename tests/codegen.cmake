@@ -31,9 +31,11 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                                  "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
-# Control flow (If, Loop with a constant trip count, an If inside a Loop):
-# the generated C against numpy on both branch outcomes, nnfx run on the same
-# models, and the refusals (tests/codegen/check_codegen_ctrl.py).
+# Control flow (If, Loop with a constant, computed or no trip count and a
+# condition computed at run time, an If inside a Loop, Scan along any axis):
+# the generated C against numpy on both branch outcomes and different trip
+# counts, nnfx run on the same models, and the refusals
+# (tests/codegen/check_codegen_ctrl.py).
 if(EXISTS ${NNFX_CG_PYTHON})
   add_test(NAME codegen_ctrl COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_ctrl.py
                                      $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_ctrl

@@ -49,21 +49,27 @@ typedef struct cg {
     cg_op_stat stats[NNFX_OP_COUNT];
     nnfx_error *err;
     int int8_steps;        /* int8 islands emitted */
-    int64_t scratch_bytes; /* working memory past the plan's arena (recurrent steps), a multiple of 64 */
+    int64_t scratch_bytes; /* working memory past the plan's arena (recurrent layers, resizes), multiple of 64 */
     bool weights_stdint;   /* the weights file includes <stdint.h> */
     /* control flow: the plan being written is the model's or a body's
      * (emit_body); bodies' arenas and loop buffers lie past the model's
-     * arena and the recurrent steps' working memory */
+     * arena and the steps' working memory */
     int64_t base;        /* byte offset of this plan's arena in A (0: the model's) */
     char (*in_expr)[64]; /* a body: the C expression of each body input ("": none) */
     int nin_expr;        /* entries of in_expr */
     char (*out_dst)[64]; /* a body: where each result is copied ("": nowhere) */
     int depth;           /* nesting of bodies (names the loop counters) */
-    int64_t rnn_off;     /* byte offset in A of the recurrent steps' working memory */
+    int64_t scratch_off; /* byte offset in A of the steps' working memory */
     int64_t ctrl_base;   /* byte offset in A of the first body region */
     int64_t ctrl_bytes;  /* bytes of body regions in use (multiples of 64): a stack, a control-flow
                           * step's regions are free again once it is written, an If's branches share */
     int64_t ctrl_peak;   /* the most ctrl_bytes were */
+    /* the model's inputs and outputs: NAME_run takes `const void *` / `void *` pointers when one is not
+     * float32 (void_io), and each input's type */
+    bool void_io;
+    const nnfx_dtype *in_dtype;
+    int nin_model;
+    bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
 } cg;
 
 /* ---- runtime sections -------------------------------------------------- */
@@ -160,7 +166,11 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
         return NNFX_OK;
     case FX_VALUE_INPUT:
         if (!c->in_expr) {
-            snprintf(buf, len, "inputs[%d]", vv.input);
+            if (vv.input >= 0 && vv.input < c->nin_model && c->in_dtype[vv.input] != NNFX_F32)
+                return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                      "codegen: node %s (%s): it reads model input %d (%s) as float32 data", user->name,
+                                      nnfx_op_name(user->op), vv.input, nnfx_dtype_name(c->in_dtype[vv.input]));
+            snprintf(buf, len, c->void_io ? "((const float *)inputs[%d])" : "inputs[%d]", vv.input);
             return NNFX_OK;
         }
         if (vv.input < 0 || vv.input >= c->nin_expr || !c->in_expr[vv.input][0])
@@ -693,10 +703,36 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
     return NNFX_OK;
 }
 
+/* y = x gathered through one source-index table per dim (kern_pad_src's
+ * or the resize's own; a negative entry: the value v) as a call of
+ * nnfx_rt_index_map; tabs holds the tables one after the other. */
+static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta *xm, const nnfx_meta *ym,
+                           const int64_t *tabs, float v) {
+    int64_t shp[NNFX_MAX_RANK], xdims[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], total = 0;
+    for (int d = 0; d < ym->rank; d++)
+        shp[d] = ym->dims[d].value, xdims[d] = xm->dims[d].value, total += shp[d];
+    kern_strides(xm->rank, xdims, xst);
+    use_section(c, "index_map");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", ym->rank, shp);
+    emit_longs(&c->body, "xs", ym->rank, xst);
+    sb_printf(&c->body, "        static const long tab[%lld] = {", (long long)(total ? total : 1));
+    for (int64_t i = 0; i < total; i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)tabs[i]);
+    sb_printf(&c->body, total ? "};\n" : "0};\n");
+    sb_printf(&c->body, "        nnfx_rt_index_map(%s, %s, %d, shape, xs, tab, ", x, y, ym->rank);
+    float_lit(&c->body, v);
+    sb_printf(&c->body, ");\n    }\n");
+}
+
+/* Pad: constant mode with pads >= 0 as a fill and a strided copy
+ * (nnfx_rt_pad); reflect, edge, wrap and negative pads (cropping) through
+ * per-dim source tables from the interpreter's own mapping (kern_pad_src). */
 static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
     const char *ms = nnfx_node_attr_string(n, "mode", "constant");
-    if (ms && strcmp(ms, "constant") != 0) return unsupported(c, n, "only constant-mode pad is generated");
+    const int mode = kern_pad_mode(ms);
+    if (mode < 0) return unsupported(c, n, "unknown pad mode");
     if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank) return unsupported(c, n, "pad of rank 0 or > 6");
     bool bad = false;
     const nnfx_tensor *tp = const_input(c, s, 1, &bad), *tv = const_input(c, s, 2, &bad),
@@ -708,11 +744,28 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
         !ir_pad_plan(xm->rank, np, pads, na, ta ? axes : NULL, pb, pe, why, sizeof why))
         return unsupported(c, n, "pads/axes are not valid constants");
     float v = tv && nnfx_tensor_numel(tv) >= 1 ? (float)nnfx_tensor_get(tv, 0) : 0.0f;
-    int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0;
+    int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0, total = 0;
+    bool simple = mode == 0;
     for (int d = 0; d < xm->rank; d++) {
-        if (pb[d] < 0 || pe[d] < 0) return unsupported(c, n, "negative pads (cropping) are not generated");
         shp[d] = xm->dims[d].value;
         ydims[d] = ym->dims[d].value;
+        if (ydims[d] != shp[d] + pb[d] + pe[d]) return unsupported(c, n, "the pads do not give the output's shape");
+        if (mode && shp[d] == 0 && ydims[d] > 0)
+            return unsupported(c, n, "a pad mode other than constant of an empty dim");
+        simple &= pb[d] >= 0 && pe[d] >= 0;
+        total += ydims[d];
+    }
+    if (meta_numel(ym) == 0) return NNFX_OK;
+    if (!simple) {
+        int64_t *tabs = malloc(sizeof *tabs * (size_t)(total ? total : 1));
+        if (!tabs) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        int64_t at = 0;
+        for (int d = 0; d < xm->rank; d++)
+            for (int64_t o = 0; o < ydims[d]; o++)
+                tabs[at++] = kern_pad_src(mode, o - pb[d], shp[d]);
+        emit_index_map(c, x, y, xm, ym, tabs, v);
+        free(tabs);
+        return NNFX_OK;
     }
     kern_strides(ym->rank, ydims, yst);
     for (int d = 0; d < xm->rank; d++)
@@ -727,51 +780,151 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
     return NNFX_OK;
 }
 
-/* Nearest Resize that changes only the last two dims: one source index
- * table per dim, from the interpreter's own mapping. */
+static void step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len);
+
+/* The largest intermediate of a Resize from x to y done one dim at a time
+ * in dim order (the interpreter's ping-pong buffers), in floats. */
+static int64_t resize_big(const nnfx_meta *xm, const nnfx_meta *ym) {
+    int64_t cur[NNFX_MAX_RANK], big = nnfx_meta_numel(xm);
+    for (int d = 0; d < xm->rank; d++)
+        cur[d] = xm->dims[d].value;
+    for (int d = 0; d < xm->rank; d++) {
+        cur[d] = ym->dims[d].value;
+        int64_t t = nnfx_shape_numel(xm->rank, cur);
+        if (t > big) big = t;
+    }
+    return big;
+}
+
+/* Whether Resize node n is generated as passes of taps (linear, cubic or
+ * tf_crop_and_resize) rather than index tables. */
+static bool resize_by_taps(const nnfx_node *n) {
+    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
+    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    return (mode && strcmp(mode, "nearest") != 0) || (ct && strcmp(ct, "tf_crop_and_resize") == 0);
+}
+
+/* Linear or cubic Resize, or any with tf_crop_and_resize: the
+ * interpreter's passes, one per dim it changes in dim order, each a call of
+ * nnfx_rt_resize_axis with the dim's taps (kern_resize_taps); passes
+ * between the first and the last go through two buffers of the steps'
+ * working memory. */
+static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    bool bad = false;
+    const nnfx_tensor *roi = const_input(c, s, 1, &bad), *sc = const_input(c, s, 2, &bad);
+    if (bad) return unsupported(c, n, "resize roi / scales are not constants");
+    const int r = xm->rank;
+    int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK], cur[NNFX_MAX_RANK], maxn = 1;
+    for (int d = 0; d < r; d++) {
+        xs[d] = cur[d] = xm->dims[d].value, os[d] = ym->dims[d].value;
+        if (os[d] > maxn) maxn = os[d];
+    }
+    int64_t *idx = malloc(sizeof *idx * (size_t)(4 * maxn));
+    float *w = malloc(sizeof *w * (size_t)(4 * maxn));
+    int *nt = malloc(sizeof *nt * (size_t)maxn);
+    int pass[NNFX_MAX_RANK], np = 0;
+    nnfx_status st = idx && w && nt ? NNFX_OK : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    float extra = 0;
+    for (int d = 0; d < r && !st; d++) { /* which dims the interpreter resamples */
+        bool skip;
+        st = kern_resize_taps(n, r, xs, os, sc, roi, d, idx, w, nt, &extra, &skip, c->err);
+        if (!st && !skip) pass[np++] = d;
+    }
+    char buf[2][64];
+    int64_t used = 0;
+    if (!st && np > 1) {
+        const int64_t big = resize_big(xm, ym);
+        step_scratch(c, big * 4, &used, buf[0], sizeof buf[0]);
+        step_scratch(c, big * 4, &used, buf[1], sizeof buf[1]);
+    }
+    if (!st && np == 0) sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * 4));
+    for (int i = 0; i < np && !st; i++) {
+        const int d = pass[i];
+        bool skip;
+        if ((st = kern_resize_taps(n, r, xs, os, sc, roi, d, idx, w, nt, &extra, &skip, c->err))) break;
+        int64_t outer = 1, inner = 1;
+        for (int k = 0; k < d; k++)
+            outer *= cur[k];
+        for (int k = d + 1; k < r; k++)
+            inner *= cur[k];
+        use_section(c, "resize_axis");
+        sb_printf(&c->body, "    {   /* dim %d: %lld -> %lld */\n        static const long ti[%lld] = {", d,
+                  (long long)xs[d], (long long)os[d], (long long)(4 * os[d]));
+        for (int64_t k = 0; k < 4 * os[d]; k++)
+            sb_printf(&c->body, k ? ", %lld" : "%lld", (long long)idx[k]);
+        sb_printf(&c->body, "};\n        static const float tw[%lld] = {", (long long)(4 * os[d]));
+        for (int64_t k = 0; k < 4 * os[d]; k++) {
+            sb_printf(&c->body, k ? ", " : "");
+            float_lit(&c->body, w[k]);
+        }
+        sb_printf(&c->body, "};\n        static const signed char tn[%lld] = {", (long long)os[d]);
+        for (int64_t k = 0; k < os[d]; k++)
+            sb_printf(&c->body, k ? ", %d" : "%d", nt[k]);
+        sb_printf(&c->body, "};\n        nnfx_rt_resize_axis(%s, %s, %lld, %lld, %lld, %lld, ti, tw, tn, ",
+                  i == 0 ? x : buf[(i - 1) & 1], i == np - 1 ? y : buf[i & 1], (long long)outer, (long long)xs[d],
+                  (long long)os[d], (long long)inner);
+        float_lit(&c->body, extra);
+        sb_printf(&c->body, ");\n    }\n");
+        cur[d] = os[d];
+    }
+    free(idx), free(w), free(nt);
+    if (st && st != NNFX_ERR_UNSUPPORTED && st != NNFX_ERR_NOMEM)
+        return unsupported(c, n, "resize parameters are not supported");
+    return st;
+}
+
+/* Resize. Nearest: one source index table per dim, from the interpreter's
+ * own mapping (kern_resize_nearest_index); a resize of the last two dims
+ * only as nnfx_rt_resize_nearest, of other dims too as nnfx_rt_index_map.
+ * Linear, cubic, tf_crop_and_resize: emit_resize_taps. */
 static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || xm->rank < 2 || xm->rank != ym->rank) return unsupported(c, n, "resize of rank < 2");
-    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    if (mode && strcmp(mode, "nearest") != 0) return unsupported(c, n, "only nearest resize is generated");
+    if (!xm || xm->rank < 1 || xm->rank > 6 || xm->rank != ym->rank)
+        return unsupported(c, n, "resize of rank 0 or > 6");
+    if (meta_numel(ym) == 0) return NNFX_OK;
+    for (int d = 0; d < xm->rank; d++)
+        if (xm->dims[d].value <= 0) return unsupported(c, n, "resize of an empty dim");
+    if (resize_by_taps(n)) return emit_resize_taps(c, s, n, x, y);
     bool bad = false;
     const nnfx_tensor *sc = const_input(c, s, 2, &bad);
     if (bad) return unsupported(c, n, "resize scales are not constants");
     int r = xm->rank;
-    int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK];
+    int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK], total = 0;
     for (int d = 0; d < r; d++) {
-        xs[d] = xm->dims[d].value, os[d] = ym->dims[d].value;
+        xs[d] = xm->dims[d].value, os[d] = ym->dims[d].value, total += os[d];
         if (xs[d] <= 0) return unsupported(c, n, "resize of an empty dim");
     }
-    sbuf tb = {0};
-    for (int d = 0; d < r; d++) {
-        int64_t *idx = malloc(sizeof(int64_t) * (size_t)(os[d] ? os[d] : 1));
-        nnfx_status st = idx ? kern_resize_nearest_index(n, r, xs, os, sc, d, idx, c->err)
-                             : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
-        bool ident = st == NNFX_OK && os[d] == xs[d];
-        for (int64_t k = 0; ident && k < os[d]; k++)
-            ident = idx[k] == k;
-        if (st == NNFX_OK && d < r - 2 && !ident) {
-            st = unsupported(c, n, "nearest resize of a dim other than the last two");
-        } else if (st == NNFX_OK && d >= r - 2) {
-            sb_printf(&tb, "        static const long t%c[%lld] = {", d == r - 2 ? 'h' : 'w',
-                      (long long)(os[d] ? os[d] : 1));
-            for (int64_t k = 0; k < os[d]; k++)
-                sb_printf(&tb, k ? ", %lld" : "%lld", (long long)idx[k]);
-            sb_printf(&tb, os[d] ? "};\n" : "0};\n");
-        }
-        free(idx);
-        if (st) {
-            free(sb_finish(&tb));
-            return st == NNFX_ERR_UNSUPPORTED ? st : unsupported(c, n, "resize parameters are not supported");
-        }
+    if (meta_numel(ym) == 0) return NNFX_OK;
+    int64_t *tabs = malloc(sizeof *tabs * (size_t)(total + 1));
+    if (!tabs) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    bool leading = false; /* a dim before the last two changes */
+    nnfx_status st = NNFX_OK;
+    for (int d = 0, at = 0; d < r && !st; at += (int)os[d], d++) {
+        st = kern_resize_nearest_index(n, r, xs, os, sc, d, tabs + at, c->err);
+        for (int64_t k = 0; !st && d < r - 2 && k < os[d]; k++)
+            leading |= os[d] != xs[d] || tabs[at + k] != k;
     }
-    char *tabs = sb_finish(&tb);
+    if (st) {
+        free(tabs);
+        return st == NNFX_ERR_UNSUPPORTED ? st : unsupported(c, n, "resize parameters are not supported");
+    }
+    if (leading || r < 2) {
+        emit_index_map(c, x, y, xm, ym, tabs, 0.0f);
+        free(tabs);
+        return NNFX_OK;
+    }
+    const int64_t *th = tabs + (total - os[r - 2] - os[r - 1]), *tw = th + os[r - 2];
     use_section(c, "resize_nearest");
-    sb_printf(&c->body,
-              "    {\n%s        nnfx_rt_resize_nearest(%s, %s, %lld, %lld, %lld, %lld, %lld, th, tw);\n    }\n", tabs,
-              x, y, (long long)infer_prod(xm, 0, r - 2), (long long)xs[r - 2], (long long)xs[r - 1],
-              (long long)os[r - 2], (long long)os[r - 1]);
+    sb_printf(&c->body, "    {\n        static const long th[%lld] = {", (long long)os[r - 2]);
+    for (int64_t k = 0; k < os[r - 2]; k++)
+        sb_printf(&c->body, k ? ", %lld" : "%lld", (long long)th[k]);
+    sb_printf(&c->body, "};\n        static const long tw[%lld] = {", (long long)os[r - 1]);
+    for (int64_t k = 0; k < os[r - 1]; k++)
+        sb_printf(&c->body, k ? ", %lld" : "%lld", (long long)tw[k]);
+    sb_printf(&c->body, "};\n        nnfx_rt_resize_nearest(%s, %s, %lld, %lld, %lld, %lld, %lld, th, tw);\n    }\n", x,
+              y, (long long)infer_prod(xm, 0, r - 2), (long long)xs[r - 2], (long long)xs[r - 1], (long long)os[r - 2],
+              (long long)os[r - 1]);
     free(tabs);
     return NNFX_OK;
 }
@@ -810,16 +963,39 @@ static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, 
     return NNFX_OK;
 }
 
+/* `bytes` of a step's working memory past the plan's arena (recurrent
+ * layers, resize passes)
+ * (a multiple of 64, *used of them taken already): its C expression as
+ * float pointer in buf; the working memory grows to hold it. */
+static void step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len) {
+    snprintf(buf, len, "(A + %lld)", (long long)((c->scratch_off + *used) / 4));
+    *used += (bytes + 63) / 64 * 64;
+    if (*used > c->scratch_bytes) c->scratch_bytes = *used;
+}
+
 /* The constant B of recurrent node n (Wb then Rb per direction, G gates
  * of H) as the two arrays nnfx_rt_rnn reads: bsum = Wb + Rb per gate row
  * except a GRU's h rows (Wb alone) and rbh = those rows' Rb (GRU only);
  * names in bs / rb ("0" when there is no B or no rbh). */
 static nnfx_status rnn_bias(cg *c, const fx_step_view *s, const nnfx_node *n, int dirs, int64_t G, int64_t H, char *bs,
-                            char *rb, size_t len) {
+                            char *rb, size_t len, int64_t *used) {
     bool bad = false, gru = n->op == NNFX_OP_GRU;
     const nnfx_tensor *tb = const_input(c, s, 3, &bad);
     snprintf(bs, len, "0"), snprintf(rb, len, "0");
-    if (bad) return unsupported(c, n, "the bias B is not a constant");
+    if (bad) { /* computed at run time: summed in the working memory before the step */
+        const nnfx_meta *bm = arg_meta(n, 3);
+        char b[64];
+        nnfx_status st;
+        if (!bm || bm->dtype != NNFX_F32 || meta_numel(bm) != dirs * 2 * G * H)
+            return unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
+        if ((st = value_expr(c, s->in[3], n, b, sizeof b))) return st;
+        step_scratch(c, dirs * G * H * 4, used, bs, len);
+        if (gru) step_scratch(c, dirs * H * 4, used, rb, len);
+        use_section(c, "rnn_pack");
+        sb_printf(&c->body, "    nnfx_rt_rnn_pack_bias(%s, %s, %s, %d, %lld, %lld, %d); /* B, computed */\n", b, bs,
+                  gru ? rb : "0", dirs, (long long)G, (long long)H, gru);
+        return NNFX_OK;
+    }
     if (!tb) return NNFX_OK;
     if (tb->dtype != NNFX_F32 || nnfx_tensor_numel(tb) != dirs * 2 * G * H)
         return unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
@@ -863,15 +1039,29 @@ static nnfx_status rnn_input(cg *c, const fx_step_view *s, const nnfx_node *n, i
  * constant [dirs, G * H, K], as the array nnfx_rt_rnn reads: each gate's
  * matrix transposed, [dirs][G][K][H]; its name in buf. */
 static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n, int a, int dirs, int64_t G, int64_t H,
-                               int64_t K, char *buf, size_t len) {
+                               int64_t K, char *buf, size_t len, int64_t *used) {
     bool bad = false;
     const nnfx_tensor *t = const_input(c, s, a, &bad);
-    if (bad || !t || t->dtype != NNFX_F32 || t->rank != 3 || t->shape[0] != dirs || t->shape[1] != G * H ||
-        t->shape[2] != K)
+    if (bad) { /* computed at run time: transposed in the working memory before the step */
+        const nnfx_meta *m = arg_meta(n, a);
+        char w[64];
+        nnfx_status st;
+        if (!m || m->dtype != NNFX_F32 || m->rank != 3 || m->dims[0].value != dirs || m->dims[1].value != G * H ||
+            m->dims[2].value != K)
+            return unsupported(c, n,
+                               a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
+                                      : "R is not float32 [dirs, gates * hidden, hidden]");
+        if ((st = value_expr(c, s->in[a], n, w, sizeof w))) return st;
+        step_scratch(c, dirs * G * H * K * 4, used, buf, len);
+        use_section(c, "rnn_pack");
+        sb_printf(&c->body, "    nnfx_rt_rnn_pack(%s, %s, %lld, %lld, %lld); /* %s, computed */\n", w, buf,
+                  (long long)(dirs * G), (long long)H, (long long)K, a == 1 ? "W" : "R");
+        return NNFX_OK;
+    }
+    if (!t || t->dtype != NNFX_F32 || t->rank != 3 || t->shape[0] != dirs || t->shape[1] != G * H || t->shape[2] != K)
         return unsupported(c, n,
-                           a == 1
-                               ? "W is not a float32 constant [dirs, gates * hidden, input] (generated C packs it)"
-                               : "R is not a float32 constant [dirs, gates * hidden, hidden] (generated C packs it)");
+                           a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
+                                  : "R is not float32 [dirs, gates * hidden, hidden]");
     const int64_t total = dirs * G * H * K;
     float *tr = malloc(sizeof *tr * (size_t)(total ? total : 1));
     if (!tr) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
@@ -891,8 +1081,10 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
 
 /* RNN, GRU or LSTM node n: one call of nnfx_rt_rnn (runtime/nnfx_rt_rnn.h)
  * with every attribute the interpreter's kernel reads; sequence_lens must
- * be a constant. A GRU without linear_before_reset needs H floats of
- * working memory (r * h): placed after the plan's arena (c->scratch_bytes). */
+ * be a constant. W, R and B computed at run time are laid out as the
+ * generator lays out constant ones (nnfx_rt_rnn_pack) in the steps' working
+ * memory past the plan's arena, where a GRU without linear_before_reset
+ * also keeps its H floats of r * h. */
 static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
     const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
@@ -910,9 +1102,12 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     char x[64], w[64], r[64], bs[64], rb[64], h0[64] = "0", c0[64] = "0", pp[64] = "0", y[64], yh[64] = "0",
                                               yc[64] = "0", scr[64] = "0";
     nnfx_status st;
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = rnn_weights(c, s, n, 1, dirs, G, H, IN, w, sizeof w)) ||
-        (st = rnn_weights(c, s, n, 2, dirs, G, H, H, r, sizeof r)) ||
-        (st = rnn_bias(c, s, n, dirs, G, H, bs, rb, sizeof bs)) ||
+    int64_t used = 0; /* bytes of the working memory taken: a GRU's r * h first, then computed W, R, B */
+    if (kind == 1 && !lbr) step_scratch(c, H * 4, &used, scr, sizeof scr);
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) ||
+        (st = rnn_weights(c, s, n, 1, dirs, G, H, IN, w, sizeof w, &used)) ||
+        (st = rnn_weights(c, s, n, 2, dirs, G, H, H, r, sizeof r, &used)) ||
+        (st = rnn_bias(c, s, n, dirs, G, H, bs, rb, sizeof bs, &used)) ||
         (st = rnn_input(c, s, n, 5, dirs * B * H, "initial_h", h0, sizeof h0)) ||
         (kind == 2 && (st = rnn_input(c, s, n, 6, dirs * B * H, "initial_c", c0, sizeof c0))) ||
         (kind == 2 && (st = rnn_input(c, s, n, 7, dirs * 3 * H, "the peepholes P", pp, sizeof pp))) ||
@@ -927,11 +1122,6 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (bad) return unsupported(c, n, "sequence_lens is not a constant (generated C has static sequence lengths)");
     if (tl && nnfx_tensor_numel(tl) != B)
         return unsupported(c, n, "sequence_lens does not hold one length per batch row");
-    if (kind == 1 && !lbr) {
-        const int64_t need = (H * 4 + 63) / 64 * 64;
-        if (need > c->scratch_bytes) c->scratch_bytes = need;
-        snprintf(scr, sizeof scr, "(A + %lld)", (long long)(c->rnn_off / 4));
-    }
     use_section(c, "rnn");
     sb_printf(&c->body,
               "    {   /* kind T B IN H dirs reverse layout linear_before_reset input_forget */\n"
@@ -1002,12 +1192,48 @@ static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_n
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
         return NNFX_OK;
     }
-    /* int64 values in the arena or a body input (a Loop's trip number) are bytes */
-    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && (xv.kind != FX_VALUE_INPUT || !c->in_expr)))
+    /* int64 values in the arena, a body input (a Loop's trip number) or a model input are bytes */
+    if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && xv.kind != FX_VALUE_INPUT))
         return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
     if ((st = value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
     use_section(c, "cast_i64");
     sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)%s, %s, %lld);\n", x, y, (long long)numel);
+    return NNFX_OK;
+}
+
+/* Cast of a float32 value to int64 (truncated, saturated) or bool, stored
+ * bytewise in the arena: what a computed trip count or condition of a
+ * Loop is made of. */
+static nnfx_status emit_cast_from_float(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_dtype to = n->meta[0].dtype;
+    char x[64], y[64];
+    nnfx_status st;
+    if (s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_typed(c, s->out, to, n, y, sizeof y))) return st;
+    const char *fn = to == NNFX_I64 ? "cast_f32_i64" : "cast_f32_bool";
+    use_section(c, fn);
+    sb_printf(&c->body, "    nnfx_rt_%s(%s, %s, %lld);\n", fn, x, y, (long long)meta_numel(&n->meta[0]));
+    return NNFX_OK;
+}
+
+/* ArgMax / ArgMin of a float32 value along one axis: int64 indices stored
+ * bytewise in the arena. */
+static nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = arg_meta(n, 0);
+    int axis;
+    if (!xm || xm->dtype != NNFX_F32 || n->meta[0].dtype != NNFX_I64 ||
+        !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return unsupported(c, n, "only an arg max / min of a float32 tensor along a valid axis is generated");
+    if (xm->dims[axis].value <= 0) return unsupported(c, n, "an arg max / min over an empty axis");
+    char x[64], y[64];
+    nnfx_status st;
+    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_typed(c, s->out, NNFX_I64, n, y, sizeof y)))
+        return st;
+    use_section(c, "argmax");
+    sb_printf(&c->body, "    nnfx_rt_argmax(%s, %s, %lld, %lld, %lld, %d, %d);\n", x, y,
+              (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
+              (long long)infer_prod(xm, axis + 1, xm->rank), n->op == NNFX_OP_ARGMIN,
+              nnfx_node_attr_int(n, "select_last_index", 0) != 0);
     return NNFX_OK;
 }
 
@@ -1188,13 +1414,20 @@ static void append_indented(sbuf *b, const char *text, size_t len) {
     }
 }
 
+/* How a Loop body's condition result is used (emit_body). */
+typedef enum cg_loop_cond {
+    CG_COND_IGNORED,   /* not a Loop, or a Loop without a condition operand (ONNX's for loop) */
+    CG_COND_INVARIANT, /* it must stay true: the body returns its condition input or a true constant */
+    CG_COND_VARIES,    /* it may stop the loop: written into the loop's variable condD after each trip */
+} cg_loop_cond;
+
 /* Writes body graph `body` of control-flow node n as C into c->body, one
  * level deeper: its own plan (the generator's view of it) with its arena in
  * a region of its own, its inputs read through in[0..nin), its results
- * copied to dst[0..ndst) (an empty string: not copied). A Loop body whose
- * condition counts (loop_cond) must return it unchanged or a true constant. */
+ * copied to dst[0..ndst) (an empty string: not copied). A Loop body's
+ * condition result is checked or written as `cond` says. */
 static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, const char *what, char (*in)[64],
-                             int nin, char (*dst)[64], bool loop_cond) {
+                             int nin, char (*dst)[64], cg_loop_cond cond) {
     nnfx_error perr = {0};
     fx_plan *bp = fx_plan_new_codegen(body, &perr);
     if (!bp)
@@ -1218,21 +1451,30 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
         sub.nodes[i++] = b;
     sub.base = ctrl_region(&sub, fx_plan_arena_bytes(bp));
     const nnfx_node *out = nnfx_graph_output_node(body);
-    if (!st && loop_cond) { /* the body's condition: unchanged or a true constant */
-        const nnfx_node *r = out && out->nargs > 0 && out->args[0].kind == NNFX_ARG_NODE ? out->args[0].u.node : NULL;
-        fx_value_view vv = fx_plan_value_view(bp, r ? node_index(&sub, r) : -1);
-        bool invariant = (vv.kind == FX_VALUE_INPUT && vv.input == 1) ||
-                         (vv.kind == FX_VALUE_CONST && nnfx_tensor_numel(vv.t) == 1 && nnfx_tensor_get(vv.t, 0) != 0);
-        if (!invariant)
-            st = unsupported(c, n,
-                             "its body computes the loop condition at run time (generated C needs a trip count known "
-                             "at generation time)");
-    }
+    const nnfx_node *r = out && out->nargs > 0 && out->args[0].kind == NNFX_ARG_NODE ? out->args[0].u.node : NULL;
+    int ri = r ? node_index(&sub, r) : -1;
+    fx_value_view cv = fx_plan_value_view(bp, ri);
+    /* the body's condition: its input (always true inside the loop) or a constant */
+    bool cond_input = cv.kind == FX_VALUE_INPUT && cv.input == 1;
+    bool cond_const = cv.kind == FX_VALUE_CONST && nnfx_tensor_numel(cv.t) == 1;
+    bool cond_true = cond_input || (cond_const && nnfx_tensor_get(cv.t, 0) != 0);
+    if (!st && cond == CG_COND_INVARIANT && !cond_true)
+        st = unsupported(c, n,
+                         "its body computes the loop condition at run time and the loop has scan outputs: their "
+                         "length is known only at run time (generated C has static shapes)");
     if (!st && (st = walk_plan(&sub)) && c->err) { /* name the control-flow node first */
         char inner[sizeof c->err->msg];
         const char *m = c->err->msg;
         snprintf(inner, sizeof inner, "%s", strncmp(m, "codegen: ", 9) == 0 ? m + 9 : m);
         nnfx_error_set(c->err, st, "codegen: node %s (%s): in its %s: %s", n->name, nnfx_op_name(n->op), what, inner);
+    } else if (!st && cond == CG_COND_VARIES && cond_const && !cond_true) { /* false: this trip is the last */
+        sb_printf(&sub.body, "    cond%d = 0; /* the body's condition: false */\n", c->depth);
+    } else if (!st && cond == CG_COND_VARIES && !cond_true) { /* computed: read after the trip */
+        char ce[64];
+        if (!r || nnfx_meta_numel(&r->meta[0]) != 1)
+            st = unsupported(c, n, "its body's condition is not one element");
+        else if (!(st = value_typed(&sub, ri, r->meta[0].dtype, r, ce, sizeof ce)))
+            sb_printf(&sub.body, "    cond%d = %s[0] != 0; /* the body's condition */\n", c->depth, ce);
     }
     /* what the body added to the shared parts (weights, sections, regions) */
     sbuf text = sub.body;
@@ -1283,7 +1525,7 @@ static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (!st && cv.kind == FX_VALUE_CONST) { /* decided at generation */
         int b = nnfx_tensor_numel(cv.t) == 1 && nnfx_tensor_get(cv.t, 0) != 0 ? 0 : 1;
         sb_printf(&c->body, "    {   /* the condition is a constant: the %s branch */\n", b ? "else" : "then");
-        st = emit_body(c, n, cs.body[b], b ? "else branch" : "then branch", in, cs.ncaptures, dst, false);
+        st = emit_body(c, n, cs.body[b], b ? "else branch" : "then branch", in, cs.ncaptures, dst, CG_COND_IGNORED);
         if (!st) sb_printf(&c->body, "    }\n");
     } else if (!st) {
         if (!cm || nnfx_meta_numel(cm) != 1 ||
@@ -1292,56 +1534,84 @@ static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
         if (!st) st = value_typed(c, s->in[0], cm->dtype, n, cond, sizeof cond);
         int64_t mark = c->ctrl_bytes; /* one branch runs: both use the same regions */
         if (!st) sb_printf(&c->body, "    if (%s[0] != 0) {\n", cond);
-        if (!st) st = emit_body(c, n, cs.body[0], "then branch", in, cs.ncaptures, dst, false);
+        if (!st) st = emit_body(c, n, cs.body[0], "then branch", in, cs.ncaptures, dst, CG_COND_IGNORED);
         c->ctrl_bytes = mark;
         if (!st) sb_printf(&c->body, "    } else {\n");
-        if (!st) st = emit_body(c, n, cs.body[1], "else branch", in, cs.ncaptures, dst, false);
+        if (!st) st = emit_body(c, n, cs.body[1], "else branch", in, cs.ncaptures, dst, CG_COND_IGNORED);
         if (!st) sb_printf(&c->body, "    }\n");
     }
     free(in), free(dst);
     return st;
 }
 
-/* A Loop's trip count, known at generation: a constant M (and a condition
- * that is absent or a constant; false: no trip). */
-static nnfx_status loop_trips(cg *c, const fx_step_view *s, const nnfx_node *n, int64_t *trips) {
-    *trips = 0;
-    if (s->nin < 2 || s->in[0] < 0)
-        return unsupported(c, n,
-                           "it has no trip count (it runs while its condition holds): generated C needs a trip count "
-                           "known at generation time");
-    fx_value_view m = fx_plan_value_view(c->p, s->in[0]);
-    if (m.kind != FX_VALUE_CONST || nnfx_tensor_numel(m.t) != 1)
-        return unsupported(c, n,
-                           "its trip count is computed at run time: generated C needs a trip count known at "
-                           "generation time");
-    int64_t t = ir_tensor_int_at0(m.t);
-    if (t > INT32_MAX) return unsupported(c, n, "its trip count is above 2^31 - 1");
-    *trips = t > 0 ? t : 0;
+/* What generated C knows of a Loop's trip count M and initial condition
+ * before the loop runs. */
+typedef struct loop_limits {
+    int64_t trips;  /* M when a constant (0 too when the initial condition is a false constant); -1: none or
+                     * computed at run time */
+    bool m_runtime; /* M is computed at run time (int64) */
+    bool c_runtime; /* the initial condition is computed at run time */
+    bool use_cond;  /* the loop has a condition operand (the body's condition counts) */
+} loop_limits;
+
+/* The limits of Loop node n (step s); an error for a loop generated C
+ * cannot run (one that never ends, operands of the wrong kind). */
+static nnfx_status loop_limits_of(cg *c, const fx_step_view *s, const nnfx_node *n, loop_limits *l) {
+    memset(l, 0, sizeof *l);
+    l->trips = -1;
+    if (s->nin < 2) return unsupported(c, n, "its operands do not match its body");
+    if (s->in[0] >= 0) {
+        fx_value_view m = fx_plan_value_view(c->p, s->in[0]);
+        const nnfx_meta *mm = arg_meta(n, 0);
+        if (m.kind == FX_VALUE_CONST) {
+            if (nnfx_tensor_numel(m.t) != 1) return unsupported(c, n, "its trip count is not one element");
+            int64_t t = ir_tensor_int_at0(m.t);
+            l->trips = t > 0 ? t : 0;
+        } else if (!mm || mm->dtype != NNFX_I64 || nnfx_meta_numel(mm) != 1) {
+            return unsupported(c, n, "its trip count is not one int64 element");
+        } else {
+            l->m_runtime = true;
+        }
+    }
     if (s->in[1] >= 0) {
         fx_value_view cv = fx_plan_value_view(c->p, s->in[1]);
-        if (cv.kind != FX_VALUE_CONST || nnfx_tensor_numel(cv.t) != 1)
-            return unsupported(c, n,
-                               "its initial condition is computed at run time: generated C needs a trip count known "
-                               "at generation time");
-        if (nnfx_tensor_get(cv.t, 0) == 0) *trips = 0;
+        const nnfx_meta *cm = arg_meta(n, 1);
+        l->use_cond = true;
+        if (cv.kind == FX_VALUE_CONST) {
+            if (nnfx_tensor_numel(cv.t) != 1) return unsupported(c, n, "its condition is not one element");
+            if (nnfx_tensor_get(cv.t, 0) == 0) l->trips = 0, l->m_runtime = false;
+        } else if (!cm || nnfx_meta_numel(cm) != 1 ||
+                   (cm->dtype != NNFX_BOOL && cm->dtype != NNFX_U8 && cm->dtype != NNFX_I8 && cm->dtype != NNFX_F32)) {
+            return unsupported(c, n, "its condition is not one bool, uint8, int8 or float32 element");
+        } else {
+            l->c_runtime = true;
+        }
     }
+    if (s->in[0] < 0 && !l->use_cond)
+        return unsupported(c, n, "it has neither a trip count nor a condition: it never ends");
     return NNFX_OK;
 }
 
-/* Loop with a trip count known at generation: a C for loop. The
- * loop-carried values live in the node's own outputs (set from the initial
- * values first); the body writes the next values into buffers of their own
- * (results may swap or reuse carried values), copied back after each trip;
- * scan output j of trip i is written at element i * size of its output. */
+/* Loop: a C for loop while the trip number is below M (a constant or read
+ * at run time as int64) and the condition holds (the initial one, then the
+ * body's after each trip; the body's condition input is always true
+ * inside). The loop-carried values live in the node's own outputs (set
+ * from the initial values first); the body writes the next values into
+ * buffers of their own (results may swap or reuse carried values), copied
+ * back after each trip; scan output j of trip i is written at element i *
+ * size of its output, which needs a trip count known at generation. */
 static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
     ir_ctrl_shape cs;
     nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
     if (st) return st;
-    int64_t trips;
-    if ((st = loop_trips(c, s, n, &trips))) return st;
-    const int N = cs.ncarried, S = cs.nscan_out, K = cs.ncaptures;
+    loop_limits l;
+    if ((st = loop_limits_of(c, s, n, &l))) return st;
+    const int N = cs.ncarried, S = cs.nscan_out, K = cs.ncaptures, d = c->depth;
     if (s->nin != 2 + N + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    if (S > 0 && l.trips != 0 && (l.trips < 0 || l.c_runtime))
+        return unsupported(c, n,
+                           "it has scan outputs and its trip count or condition is computed at run time (or absent): "
+                           "their length is known only at run time (generated C has static shapes)");
     char(*in)[64] = calloc((size_t)(2 + N + K), sizeof *in);
     char(*dst)[64] = calloc((size_t)(1 + N + S), sizeof *dst);
     char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
@@ -1353,10 +1623,10 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         const nnfx_meta *m = &n->meta[k];
         bytes[k] = nnfx_meta_nbytes(m);
         if (k >= N) { /* [trips, ...]: one item per trip */
-            if (m->rank < 1 || m->dims[0].value != trips)
+            if (m->rank < 1 || m->dims[0].value != l.trips)
                 st = unsupported(c, n, "a scan output's first dim is not the trip count");
             else
-                bytes[k] = trips ? bytes[k] / trips : 0;
+                bytes[k] = l.trips ? bytes[k] / l.trips : 0;
         }
     }
     /* the initial values into the carried outputs */
@@ -1370,34 +1640,59 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         if ((st = value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
     }
-    const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0);
-    int64_t iter_off = iter && iter->nusers > 0 ? ctrl_region(c, 8) : -1;
-    if (!st && trips > 0) {
-        /* body inputs: the trip number (int64 bytes, when read), the condition (not held), the carried
-         * values, the captures */
-        if (iter_off >= 0) st = expr_fmt(c, n, in[0], "((unsigned char *)A + %lld)", (long long)iter_off);
+    const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0), *cin = nnfx_graph_input(cs.body[0], 1);
+    if (!st && l.trips != 0) {
+        char mx[64] = "", cx[64] = "";
+        if (l.m_runtime) st = value_typed(c, s->in[0], NNFX_I64, n, mx, sizeof mx);
+        if (!st && l.c_runtime) st = value_typed(c, s->in[1], arg_meta(n, 1)->dtype, n, cx, sizeof cx);
+        /* body inputs: the trip number (int64 bytes, when read), the condition (a byte holding 1, when
+         * read), the carried values, the captures */
+        if (!st && iter && iter->nusers > 0)
+            st = expr_fmt(c, n, in[0], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, 8));
+        if (!st && cin && cin->nusers > 0)
+            st = expr_fmt(c, n, in[1], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, 1));
         for (int k = 0; k < N; k++)
             memcpy(in[2 + k], outs[k], sizeof in[2 + k]);
         for (int k = 0; k < K && !st; k++)
             st = capture_expr(c, s->in[2 + N + k], arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
-        /* body results: the condition (checked, not copied), the next carried values, the scan items */
+        /* body results: the condition (checked or read, not copied), the next carried values, the scan items */
         for (int k = 0; k < N && !st; k++)
             st = expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
         for (int j = 0; j < S && !st; j++)
-            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], c->depth,
-                          (long long)(bytes[N + j] / 4));
-        if (!st)
-            sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", c->depth, c->depth,
-                      (long long)trips, c->depth);
-        if (!st && iter_off >= 0)
-            sb_printf(&c->body,
-                      "        {\n            long long trip = it%d;\n            memcpy(%s, &trip, 8);\n        }\n",
-                      c->depth, in[0]);
+            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], d, (long long)(bytes[N + j] / 4));
+        if (!st) {
+            sb_printf(&c->body, "    {\n        long long it%d;\n", d);
+            if (l.use_cond)
+                sb_printf(&c->body, "        int cond%d = %s%s;\n", d, cx[0] ? cx : "1", cx[0] ? "[0] != 0" : "");
+            if (l.m_runtime)
+                sb_printf(&c->body,
+                          "        long long trips%d; /* the trip count, computed */\n"
+                          "        memcpy(&trips%d, %s, sizeof trips%d);\n",
+                          d, d, mx, d);
+            if (in[1][0]) sb_printf(&c->body, "        %s[0] = 1; /* the body's condition input */\n", in[1]);
+            sb_printf(&c->body, "        for (it%d = 0; ", d);
+            if (l.trips > 0) sb_printf(&c->body, "it%d < %lld", d, (long long)l.trips);
+            if (l.m_runtime) sb_printf(&c->body, "it%d < trips%d", d, d);
+            if (l.use_cond) sb_printf(&c->body, "%scond%d", l.trips > 0 || l.m_runtime ? " && " : "", d);
+            sb_printf(&c->body, "; it%d++) {\n", d);
+        }
+        sbuf outer = c->body; /* the trip's code, one level deeper: inside the block and the for */
+        memset(&c->body, 0, sizeof c->body);
+        if (!st && in[0][0]) sb_printf(&c->body, "        memcpy(%s, &it%d, 8); /* the trip number */\n", in[0], d);
         /* without a condition operand the body's condition is ignored (ONNX's for loop) */
-        if (!st) st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst, s->in[1] >= 0);
+        if (!st)
+            st = emit_body(c, n, cs.body[0], "body", in, 2 + N + K, dst,
+                           !l.use_cond ? CG_COND_IGNORED
+                           : S > 0     ? CG_COND_INVARIANT
+                                       : CG_COND_VARIES);
         for (int k = 0; k < N && !st; k++)
             sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[1 + k], (long long)bytes[k]);
-        if (!st) sb_printf(&c->body, "    }\n");
+        sbuf trip = c->body;
+        c->body = outer;
+        if (trip.s) append_indented(&c->body, trip.s, trip.len);
+        if (trip.oom && !st) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        free(sb_finish(&trip));
+        if (!st) sb_printf(&c->body, "        }\n    }\n");
     }
     free(in), free(dst), free(outs), free(bytes);
     return st;
@@ -1410,10 +1705,22 @@ static bool scan_reversed(const nnfx_node *n, const char *name, int j) {
     return a && a->kind == NNFX_ATTR_INTS && j < a->u.ints.n && a->u.ints.v[j];
 }
 
-/* Scan over axis 0 of its scanned inputs and outputs (either direction): a
- * C for loop like a Loop's; item t of a scanned input is read in place
- * (element t * size, or (len - 1 - t) * size reversed), item t of a scan
- * output written at its place likewise. */
+/* Where trip t's item lies along a scan axis: the position expression (t,
+ * or len - 1 - t reversed) of loop counter d into buf. */
+static void scan_pos(char *buf, size_t len_buf, bool reversed, int64_t len, int d) {
+    if (reversed)
+        snprintf(buf, len_buf, "(%lld - it%d)", (long long)(len - 1), d);
+    else
+        snprintf(buf, len_buf, "it%d", d);
+}
+
+/* Scan along any axis of its scanned inputs and outputs (either
+ * direction): a C for loop like a Loop's. A scanned input viewed as
+ * [outer, len, inner] along its axis gives trip t the rows at position t
+ * (len - 1 - t reversed): read in place when outer is 1, else copied into a
+ * buffer of its own before the body runs; a scan output's item is written
+ * in place when outer is 1, else into a buffer copied to its rows after
+ * the body (the interpreter's slice_at / stack_items). */
 static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     ir_ctrl_shape cs;
     nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
@@ -1421,19 +1728,34 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int N = cs.ncarried, M = cs.nscan_in, S = cs.nscan_out, K = cs.ncaptures;
     if (s->nin != N + M + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
     int64_t len = -1;
-    for (int j = 0; j < M; j++) {
+    /* per scanned input / scan output: outer and inner of [outer, len, inner] along its axis */
+    int64_t *geo = calloc((size_t)(2 * (M + S) + 2), sizeof *geo);
+    if (!geo) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    for (int j = 0; j < M && !st; j++) {
         const nnfx_meta *xm = arg_meta(n, N + j);
+        int ax = xm ? ir_scan_axis(n, "scan_input_axes", j, xm->rank) : -1;
         if (!xm || xm->rank < 1 || xm->dtype != NNFX_F32)
-            return unsupported(c, n, "a scanned input is not a float32 tensor");
-        if (ir_scan_axis(n, "scan_input_axes", j, xm->rank) != 0)
-            return unsupported(c, n, "scan axes other than 0 are not generated");
-        if (len >= 0 && xm->dims[0].value != len) return unsupported(c, n, "its scanned inputs differ in length");
-        len = xm->dims[0].value;
+            st = unsupported(c, n, "a scanned input is not a float32 tensor");
+        else if (ax < 0)
+            st = unsupported(c, n, "a scan input axis is out of range");
+        else if (len >= 0 && xm->dims[ax].value != len)
+            st = unsupported(c, n, "its scanned inputs differ in length");
+        if (st) break;
+        len = xm->dims[ax].value;
+        geo[2 * j] = infer_prod(xm, 0, ax), geo[2 * j + 1] = infer_prod(xm, ax + 1, xm->rank);
     }
-    for (int j = 0; j < S; j++)
-        if (ir_scan_axis(n, "scan_output_axes", j, n->meta[N + j].rank) != 0 || n->meta[N + j].rank < 1 ||
-            n->meta[N + j].dims[0].value != len)
-            return unsupported(c, n, "scan axes other than 0 are not generated");
+    for (int j = 0; j < S && !st; j++) {
+        const nnfx_meta *om = &n->meta[N + j];
+        int ax = ir_scan_axis(n, "scan_output_axes", j, om->rank);
+        if (ax < 0 || om->rank < 1 || om->dims[ax].value != len)
+            st = unsupported(c, n, "a scan output axis is out of range or not the scan's length");
+        else
+            geo[2 * (M + j)] = infer_prod(om, 0, ax), geo[2 * (M + j) + 1] = infer_prod(om, ax + 1, om->rank);
+    }
+    if (st) {
+        free(geo);
+        return st;
+    }
     char(*in)[64] = calloc((size_t)(N + M + K + 1), sizeof *in);
     char(*dst)[64] = calloc((size_t)(N + S + 1), sizeof *dst);
     char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
@@ -1451,38 +1773,60 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)nnfx_meta_nbytes(im));
     }
     if (!st && len > 0) {
+        sbuf pre = {0}, post = {0}; /* per trip: the strided inputs' copies, the strided outputs' copies */
+        char pos[48];
         for (int k = 0; k < N && !st; k++) {
             memcpy(in[k], outs[k], sizeof in[k]);
             st = expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nnfx_meta_nbytes(&n->meta[k])) / 4));
         }
         for (int j = 0; j < M && !st; j++) {
             char x[64];
-            int64_t item = nnfx_meta_numel(arg_meta(n, N + j)) / len;
+            const int64_t outer = geo[2 * j], inner = geo[2 * j + 1];
             if ((st = value_expr(c, s->in[N + j], n, x, sizeof x))) break;
-            if (scan_reversed(n, "scan_input_directions", j))
-                st = expr_fmt(c, n, in[N + j], "(%s + (%lld - it%d) * %lld)", x, (long long)(len - 1), d,
-                              (long long)item);
-            else
-                st = expr_fmt(c, n, in[N + j], "(%s + it%d * %lld)", x, d, (long long)item);
+            scan_pos(pos, sizeof pos, scan_reversed(n, "scan_input_directions", j), len, d);
+            if (outer == 1) {
+                st = expr_fmt(c, n, in[N + j], "(%s + %s * %lld)", x, pos, (long long)inner);
+                continue;
+            }
+            if ((st = expr_fmt(c, n, in[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
+                break;
+            use_section(c, "transpose");
+            sb_printf(&pre,
+                      "    {   /* scanned input %d: the rows at the trip's position along its axis */\n"
+                      "        static const long shape[2] = {%lld, %lld};\n"
+                      "        static const long st[2] = {%lld, 1};\n"
+                      "        nnfx_rt_transpose(%s + %s * %lld, %s, 2, shape, st);\n    }\n",
+                      j, (long long)outer, (long long)inner, (long long)(len * inner), x, pos, (long long)inner,
+                      in[N + j]);
         }
         for (int k = 0; k < K && !st; k++)
             st = capture_expr(c, s->in[N + M + k], arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
         for (int j = 0; j < S && !st; j++) {
-            int64_t item = nnfx_meta_numel(&n->meta[N + j]) / len;
-            if (scan_reversed(n, "scan_output_directions", j))
-                st = expr_fmt(c, n, dst[N + j], "(%s + (%lld - it%d) * %lld)", outs[N + j], (long long)(len - 1), d,
-                              (long long)item);
-            else
-                st = expr_fmt(c, n, dst[N + j], "(%s + it%d * %lld)", outs[N + j], d, (long long)item);
+            const int64_t outer = geo[2 * (M + j)], inner = geo[2 * (M + j) + 1];
+            scan_pos(pos, sizeof pos, scan_reversed(n, "scan_output_directions", j), len, d);
+            if (outer == 1) {
+                st = expr_fmt(c, n, dst[N + j], "(%s + %s * %lld)", outs[N + j], pos, (long long)inner);
+                continue;
+            }
+            if ((st = expr_fmt(c, n, dst[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
+                break;
+            use_section(c, "copy_rows");
+            sb_printf(&post, "    nnfx_rt_copy_rows(%s, %s + %s * %lld, %lld, %lld, %lld); /* scan output %d */\n",
+                      dst[N + j], outs[N + j], pos, (long long)inner, (long long)outer, (long long)inner,
+                      (long long)(len * inner), j);
         }
         if (!st) sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", d, d, (long long)len, d);
-        if (!st) st = emit_body(c, n, cs.body[0], "body", in, N + M + K, dst, false);
+        if (!st && pre.s) append_indented(&c->body, pre.s, pre.len);
+        if (!st) st = emit_body(c, n, cs.body[0], "body", in, N + M + K, dst, CG_COND_IGNORED);
+        if (!st && post.s) append_indented(&c->body, post.s, post.len);
         for (int k = 0; k < N && !st; k++)
             sb_printf(&c->body, "        memcpy(%s, %s, %lld);\n", outs[k], dst[k],
                       (long long)nnfx_meta_nbytes(&n->meta[k]));
         if (!st) sb_printf(&c->body, "    }\n");
+        if (!st && (pre.oom || post.oom)) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        free(sb_finish(&pre)), free(sb_finish(&post));
     }
-    free(in), free(dst), free(outs);
+    free(in), free(dst), free(outs), free(geo);
     return st;
 }
 
@@ -1492,10 +1836,10 @@ static nnfx_status check_ctrl_steps(cg *c) {
     int ns = fx_plan_nsteps(c->p);
     for (int i = 0; i < ns; i++) {
         fx_step_view v = fx_plan_step_view(c->p, i);
-        int64_t trips;
+        loop_limits l;
         if (v.kind != FX_STEP_KERNEL || v.last->opcode != NNFX_CALL_FUNCTION) continue;
         if (v.last->op == NNFX_OP_LOOP) {
-            nnfx_status st = loop_trips(c, &v, v.last, &trips);
+            nnfx_status st = loop_limits_of(c, &v, v.last, &l);
             if (st) return st;
         }
     }
@@ -1515,6 +1859,10 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return st;
     }
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
+    if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
+    if (n->op == NNFX_OP_CAST && arg_meta(n, 0) && arg_meta(n, 0)->dtype == NNFX_F32 &&
+        (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
+        return emit_cast_from_float(c, s, n);
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
@@ -1583,6 +1931,11 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
  * nnfx_dtype_size / nnfx_meta_nbytes). */
 static bool int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
 
+/* The non-float types generated C keeps as bytes (in the arena, a body's
+ * inputs, the model's inputs and outputs): the int8 steps' and int64 /
+ * bool (TopK's indices, comparisons, casts, a Loop's trip count). */
+static bool bytes_dtype(nnfx_dtype dt) { return int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL; }
+
 static bool is_int8_step(const nnfx_node *n) {
     return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
 }
@@ -1591,6 +1944,10 @@ static bool is_int8_step(const nnfx_node *n) {
  * ones in the arena as bytes. */
 static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
+    if (vv.kind == FX_VALUE_INPUT && !c->in_expr && dt != NNFX_F32) { /* a model input of another type: bytes */
+        snprintf(buf, len, "((const unsigned char *)inputs[%d])", vv.input);
+        return NNFX_OK;
+    }
     if (vv.kind != FX_VALUE_ARENA || dt == NNFX_F32) return value_expr(c, v, user, buf, len);
     snprintf(buf, len, "((unsigned char *)A + %lld)", (long long)(c->base + vv.off));
     return NNFX_OK;
@@ -1755,11 +2112,11 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
         (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !int_dtype(ym->dtype)))
+    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !bytes_dtype(ym->dtype)))
         return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
     if (n->op == NNFX_OP_CAST || (ir_op_info(n->op)->flags & NNFX_F_VIEW)) { /* the bytes, unchanged */
-        if (!int_dtype(ym->dtype) || xm->dtype != ym->dtype)
-            return unsupported(c, n, "only uint8 / int8 / int32 values are generated besides float32");
+        if (!bytes_dtype(ym->dtype) || xm->dtype != ym->dtype)
+            return unsupported(c, n, "only uint8 / int8 / int32 / int64 / bool values are generated besides float32");
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(ym));
         return NNFX_OK;
     }
@@ -1802,12 +2159,17 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
 
 /* ---- the files ------------------------------------------------------------- */
 
+static const char *io_ctype(nnfx_dtype dt);
+
+/* NAME_INPUTk_* / NAME_OUTPUTk_*: elements, rank, shape and C type. */
 static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx_meta *m) {
     sb_printf(h, "#define %s_%s%d_SIZE %lld\n#define %s_%s%d_RANK %d\n#define %s_%s%d_SHAPE {", c->name, kind, k,
               (long long)meta_numel(m), c->name, kind, k, m->rank, c->name, kind, k);
     for (int d = 0; d < m->rank; d++)
         sb_printf(h, d ? ", %lld" : "%lld", (long long)m->dims[d].value);
-    sb_printf(h, "}\n");
+    const char *ty = io_ctype(m->dtype);
+    sb_printf(h, "}\n#define %s_%s%d_TYPE %s%s\n", c->name, kind, k, ty ? ty : "float",
+              m->dtype == NNFX_BOOL ? " /* bool: 0 or 1 */" : "");
 }
 
 /* Lists the nodes of g and of its control-flow bodies whose op is in the
@@ -1907,10 +2269,65 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
                                       "shapes; fix it with --shape %s=D0xD1x...",
                                       n->name, ms, d, n->name);
             }
-        if (m->dtype != NNFX_F32)
-            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: input %s is %s (only float32 is generated)",
+        if (!io_ctype(m->dtype))
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen: input %s is %s (generated C takes float32, int64, int32, int8, uint8 and "
+                                  "bool inputs)",
                                   n->name, nnfx_dtype_name(m->dtype));
     }
+    return NNFX_OK;
+}
+
+/* The C type of a model input or output of type dt (bool: one byte, 0 or
+ * 1), NULL when generated C has none. */
+static const char *io_ctype(nnfx_dtype dt) {
+    switch (dt) {
+    case NNFX_F32: return "float";
+    case NNFX_I64: return "int64_t";
+    case NNFX_I32: return "int32_t";
+    case NNFX_I8: return "int8_t";
+    case NNFX_U8:
+    case NNFX_BOOL: return "uint8_t";
+    default: return NULL;
+    }
+}
+
+/* Model output a, value o of a type other than float32: its bytes copied
+ * from the arena or a model input, or a constant written out as an array
+ * of its C type. */
+static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
+    const nnfx_dtype dt = o->meta[0].dtype;
+    const int v = node_index(c, o);
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    const int64_t n = meta_numel(&o->meta[0]);
+    if (!bytes_dtype(dt))
+        return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                              "codegen: output %s is %s (generated C has float32, int64, int32, int8, uint8 and bool "
+                              "outputs)",
+                              o->name, nnfx_dtype_name(dt));
+    if (vv.kind == FX_VALUE_CONST) {
+        if (vv.t->dtype != dt || nnfx_tensor_numel(vv.t) != n)
+            return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s: a constant of another type",
+                                  o->name);
+        c->src_stdint = true;
+        sb_printf(&c->body, "    {   /* a constant */\n        static const %s k[%lld] = {", io_ctype(dt),
+                  (long long)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            const long long x = (long long)nnfx_tensor_get(vv.t, i);
+            if (dt == NNFX_I64 && x == INT64_MIN)
+                sb_printf(&c->body, i ? ", INT64_MIN" : "INT64_MIN");
+            else
+                sb_printf(&c->body, i ? ", %lld%s" : "%lld%s", x, dt == NNFX_I64 ? "LL" : "");
+        }
+        sb_printf(&c->body, n ? "};\n" : "0};\n");
+        sb_printf(&c->body, "        memcpy(outputs[%d], k, %lld);\n    }\n", a,
+                  (long long)nnfx_meta_nbytes(&o->meta[0]));
+        return NNFX_OK;
+    }
+    char src[64];
+    nnfx_status st = value_typed(c, v, dt, o, src, sizeof src);
+    if (st) return st;
+    sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src, (long long)nnfx_meta_nbytes(&o->meta[0]));
     return NNFX_OK;
 }
 
@@ -1925,9 +2342,14 @@ static nnfx_status walk_plan(cg *c) {
                 char src[64];
                 if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
-                if (o->meta[0].dtype != NNFX_F32)
+                const nnfx_dtype dt = o->meta[0].dtype;
+                if (!c->out_dst && dt != NNFX_F32) { /* a model output of another type: its bytes */
+                    if ((st = emit_bytes_output(c, a, o))) return st;
+                    continue;
+                }
+                if (dt != NNFX_F32)
                     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s is %s (only float32)",
-                                          o->name, nnfx_dtype_name(o->meta[0].dtype));
+                                          o->name, nnfx_dtype_name(dt));
                 if ((st = value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
                 if (c->out_dst) /* a body's result into its place in the enclosing plan */
                     sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", c->out_dst[a], src,
@@ -1959,8 +2381,8 @@ static char *emit_header(cg *c, int64_t arena) {
     sb_printf(&h,
               "/* %s.h — generated by nnfx codegen: the model as standalone C99 (no malloc, no globals but the\n"
               " * constant weights and one static arena). */\n"
-              "#ifndef %s_H\n#define %s_H\n\n",
-              N, N, N);
+              "#ifndef %s_H\n#define %s_H\n\n%s",
+              N, N, N, c->void_io ? "#include <stdint.h>\n\n" : "");
     int nin = 0, nout = 0;
     for (const nnfx_node *n = c->g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
@@ -1974,23 +2396,38 @@ static char *emit_header(cg *c, int64_t arena) {
             }
         }
     }
+    const char *io = c->void_io ? "void" : "float";
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
+              "/* the pointee type of %s_run's inputs[] and outputs[]: float when every input and output\n"
+              " * is float32, else void (each pointer to values of its own %s_INPUTi_TYPE / _OUTPUTi_TYPE) */\n"
+              "#define %s_IO_TYPE %s\n"
               "/* bytes of the activation arena (the lifetime-based plan of nnfx's runtime%s) */\n"
               "#define %s_ARENA_BYTES %lld\n"
-              "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n"
-              "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
-              " * %s_OUTPUTi_SIZE floats (row-major). Returns 0. Uses the static arena: not reentrant.\n"
+              "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n",
+              N, nin, N, nout, N, N, N, io,
+              c->ctrl_peak       ? ", then control-flow bodies' arenas and loop buffers"
+              : c->scratch_bytes ? ", then steps' working memory (recurrent layers, resizes)"
+                                 : "",
+              N, (long long)arena, N, (long long)c->weight_bytes);
+    if (c->void_io)
+        sb_printf(&h,
+                  "/* Runs the model: inputs[i] points to %s_INPUTi_SIZE values of type %s_INPUTi_TYPE,\n"
+                  " * outputs[i] to room for %s_OUTPUTi_SIZE values of %s_OUTPUTi_TYPE (row-major; a bool is\n"
+                  " * one byte, 0 or 1). Returns 0. Uses the static arena: not reentrant.\n",
+                  N, N, N, N);
+    else
+        sb_printf(&h,
+                  "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
+                  " * %s_OUTPUTi_SIZE floats (row-major). Returns 0. Uses the static arena: not reentrant.\n",
+                  N, N);
+    sb_printf(&h,
               " * Define %s_NO_STATIC_ARENA to leave the static arena out. */\n"
-              "int %s_run(const float *const inputs[], float *const outputs[]);\n"
+              "int %s_run(const %s *const inputs[], %s *const outputs[]);\n"
               "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
-              "int %s_run_arena(const float *const inputs[], float *const outputs[], void *arena);\n\n#endif\n",
-              N, nin, N, nout,
-              c->ctrl_peak       ? ", then control-flow bodies' arenas and loop buffers"
-              : c->scratch_bytes ? ", then recurrent steps' working memory"
-                                 : "",
-              N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
+              "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena);\n\n#endif\n",
+              N, N, io, io, N, N, io, io);
     return sb_finish(&h);
 }
 
@@ -2000,10 +2437,12 @@ static char *emit_source(cg *c, int64_t arena) {
     sb_printf(&s,
               "/* %s.c — generated by nnfx codegen. C99; libc: memcpy/memset/memmove only%s.\n"
               " * Kernels: src/codegen/runtime/ of nnfx (the same scalar definitions its interpreter runs). */\n"
-              "#include <string.h>\n#include <math.h>\n\n#include \"%s.h\"\n\n"
+              "#include <string.h>\n#include <math.h>\n%s\n#include \"%s.h\"\n\n"
               "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n#define NNFX_ALIGNED\n"
               "#endif\n\n",
-              N, c->libm ? "; libm for the ops that need it" : "; no libm", N);
+              N, c->libm ? "; libm for the ops that need it" : "; no libm",
+              c->src_stdint ? "#include <stdint.h>\n" : "", N);
+    const char *io = c->void_io ? "void" : "float";
     for (int i = 0; i < c->nsections; i++) {
         const char *t, *fl;
         size_t len, flen;
@@ -2012,27 +2451,41 @@ static char *emit_source(cg *c, int64_t arena) {
     sb_printf(&s, "/* weights: %s_weights.c */\n", N);
     if (c->decls.s) sb_append(&s, c->decls.s, c->decls.len);
     sb_printf(&s,
-              "\nint %s_run_arena(const float *const inputs[], float *const outputs[], void *arena) {\n"
+              "\nint %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
               "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
-              N);
+              N, io, io);
     if (c->body.s) sb_append(&s, c->body.s, c->body.len);
     sb_printf(&s,
               "    return 0;\n}\n\n#ifndef %s_NO_STATIC_ARENA\nstatic float %s_arena[%lld] NNFX_ALIGNED;\n\n"
-              "int %s_run(const float *const inputs[], float *const outputs[]) {\n"
+              "int %s_run(const %s *const inputs[], %s *const outputs[]) {\n"
               "    return %s_run_arena(inputs, outputs, %s_arena);\n}\n#endif\n",
-              N, N, (long long)(arena / 4 > 0 ? arena / 4 : 1), N, N, N);
+              N, N, (long long)(arena / 4 > 0 ? arena / 4 : 1), N, io, io, N, N);
     return sb_finish(&s);
 }
 
-/* Bytes of working memory the recurrent steps of g and its control-flow
- * bodies may ask for (emit_rnn: a GRU with linear_before_reset 0), so the
- * bodies' regions can start past it. */
-static int64_t rnn_scratch_need(const nnfx_graph *g) {
+/* Bytes of working memory the steps of g and its control-flow bodies may
+ * ask for (step_scratch: a GRU's r * h, recurrent weights computed at run
+ * time, a Resize's passes), so the bodies' regions can start past it. */
+static int64_t step_scratch_need(const nnfx_graph *g) {
     int64_t need = 0;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
-        if (n->op == NNFX_OP_GRU && !nnfx_node_attr_int(n, "linear_before_reset", 0) && n->meta[0].rank == 4) {
-            int64_t h = (n->meta[0].dims[3].value * 4 + 63) / 64 * 64;
+        if ((n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM || n->op == NNFX_OP_RNN) && n->meta[0].rank == 4) {
+            /* a GRU's r * h, then W, R and B when they are not parameters (the most they may take) */
+            int64_t h = n->op == NNFX_OP_GRU && !nnfx_node_attr_int(n, "linear_before_reset", 0)
+                            ? (n->meta[0].dims[3].value * 4 + 63) / 64 * 64
+                            : 0;
+            for (int a = 1; a <= 3 && a < n->nargs; a++) {
+                const nnfx_node *w = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+                if (w && w->opcode != NNFX_GET_ATTR && nnfx_meta_is_static(&w->meta[0]))
+                    h += (nnfx_meta_numel(&w->meta[0]) * 4 + 63) / 64 * 64 + (a == 3 ? 128 : 0);
+            }
+            if (h > need) need = h;
+        }
+        if (n->op == NNFX_OP_RESIZE && n->nargs > 0 && n->args[0].kind == NNFX_ARG_NODE && resize_by_taps(n) &&
+            nnfx_meta_is_static(&n->meta[0]) && nnfx_meta_is_static(&n->args[0].u.node->meta[0])) {
+            /* two buffers for the passes between the first and the last */
+            int64_t h = 2 * ((resize_big(&n->args[0].u.node->meta[0], &n->meta[0]) * 4 + 63) / 64 * 64);
             if (h > need) need = h;
         }
         if (!ir_op_is_ctrl(n->op)) continue;
@@ -2040,7 +2493,7 @@ static int64_t rnn_scratch_need(const nnfx_graph *g) {
         nnfx_error e = {0};
         if (ir_ctrl_layout(n, &cs, &e)) continue;
         for (int b = 0; b < cs.nbodies; b++) {
-            int64_t k = rnn_scratch_need(cs.body[b]);
+            int64_t k = step_scratch_need(cs.body[b]);
             if (k > need) need = k;
         }
     }
@@ -2054,15 +2507,10 @@ static nnfx_status ctrl_not_static(const nnfx_node *n, nnfx_error *err) {
     if (n->op == NNFX_OP_IF)
         why = "its branches give outputs of different shapes (or shapes known only at run time); generated C needs "
               "one static shape per output";
-    else if (n->op == NNFX_OP_LOOP && (n->nargs < 1 || n->args[0].kind != NNFX_ARG_NODE))
-        why = "it has no trip count (it runs while its condition holds): generated C needs a trip count known at "
-              "generation time";
-    else if (n->op == NNFX_OP_LOOP && n->args[0].u.node->opcode != NNFX_GET_ATTR &&
-             !(n->args[0].u.node->opcode == NNFX_CALL_FUNCTION && n->args[0].u.node->op == NNFX_OP_CONSTANT))
-        why = "its trip count is computed at run time: generated C needs a trip count known at generation time";
     else if (n->op == NNFX_OP_LOOP)
-        why = "a loop-carried value or scan output has a shape known only at run time (it changes from one "
-              "iteration to the next?); generated C has static shapes";
+        why = "a scan output's length is its number of trips, known only at run time (its trip count or condition "
+              "is computed at run time or absent), or a loop-carried value changes shape from one trip to the next; "
+              "generated C has static shapes";
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
 }
 
@@ -2204,11 +2652,26 @@ static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *fo
     }
     cg c = {0};
     c.g = g, c.p = p, c.name = name, c.err = err, c.size = opt == NNFX_CODEGEN_SIZE;
+    nnfx_dtype in_dtype[256];
+    c.in_dtype = in_dtype;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode == NNFX_PLACEHOLDER) {
+            if (c.nin_model >= 256) {
+                fx_plan_free(p);
+                return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: more than 256 inputs");
+            }
+            in_dtype[c.nin_model++] = n->meta[0].dtype;
+            c.void_io |= n->meta[0].dtype != NNFX_F32;
+        } else if (n->opcode == NNFX_OUTPUT) {
+            for (int a = 0; a < n->nargs; a++)
+                c.void_io |= n->args[a].kind == NNFX_ARG_NODE && n->args[a].u.node->meta[0].dtype != NNFX_F32;
+        }
+    }
     c.nnodes = g->num_nodes;
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
     c.nvalues = fx_plan_nvalues(p) + 1;
-    c.rnn_off = fx_plan_arena_bytes(p);
-    c.ctrl_base = c.rnn_off + rnn_scratch_need(g);
+    c.scratch_off = fx_plan_arena_bytes(p);
+    c.ctrl_base = c.scratch_off + step_scratch_need(g);
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
     if (!c.nodes || !c.weight_id || !c.packed_id) {
@@ -2225,11 +2688,11 @@ static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *fo
               "#define NNFX_ALIGNED\n#endif\n\n",
               name);
     if ((st = walk_plan(&c))) goto done;
-    if (c.ctrl_peak && c.rnn_off + c.scratch_bytes > c.ctrl_base) {
-        st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: recurrent working memory overlaps control-flow regions");
+    if (c.ctrl_peak && c.scratch_off + c.scratch_bytes > c.ctrl_base) {
+        st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: the steps' working memory overlaps control-flow regions");
         goto done;
     }
-    /* the plan's arena, the recurrent steps' working memory, the bodies' regions */
+    /* the plan's arena, the steps' working memory, the bodies' regions */
     int64_t arena = c.ctrl_peak ? c.ctrl_base + c.ctrl_peak : fx_plan_arena_bytes(p) + c.scratch_bytes;
     /* every declared weight is defined in the weights file */
     out->header = emit_header(&c, arena);

@@ -7,8 +7,13 @@ deterministic; --forbid, unsupported ops and dynamic shapes fail as
 documented with nothing written; the keyword model with BN folded and
 sigmoid -> hard_sigmoid compiles to an object whose only undefined symbols
 are mem* and matches PyTorch's accuracy for that rewrite; single-op models
-(tests/codegen/op_cases.py) give numpy's outputs within 1e-4 of the output's scale, as nnfx's runtime
-does on the same models.
+(tests/codegen/op_cases.py: Pad in every mode and cropping, nearest /
+linear / cubic / tf_crop_and_resize Resize, recurrent layers with constant
+or computed weights, TopK's int64 indices and a uint8 input through
+NAME_run's void-pointer form, ...) give numpy's outputs within 1e-4 of the
+output's scale, as nnfx's runtime does on the same models. The harness
+reads and writes each input and output as its NAME_INPUTk_TYPE /
+NAME_OUTPUTk_TYPE.
 
 Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
 """
@@ -32,36 +37,38 @@ EXTRA = os.environ.get("CODEGEN_CFLAGS", "").split()
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"] + EXTRA
 failures = []
 
-# A harness: reads N samples of every input (raw float32, one file per
-# input), runs NAME_run on each, writes the outputs (raw float32).
+# A harness: reads N samples of every input (raw values of its
+# NAME_INPUTk_TYPE, one file per input), runs NAME_run on each, writes the
+# outputs one after the other (raw values of their NAME_OUTPUTk_TYPE).
 HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include "@NAME@.h"
 
-static const long in_size[] = {@IN_SIZES@};
-static const long out_size[] = {@OUT_SIZES@};
+static const size_t in_bytes[] = {@IN_BYTES@};
+static const size_t out_bytes[] = {@OUT_BYTES@};
 
 int main(int argc, char **argv) {
     long n = atol(argv[1]), k, i;
-    float *in[@NIN@], *out[@NOUT@];
+    unsigned char *in[@NIN@];
+    @NAME@_IO_TYPE *out[@NOUT@];
     FILE *fo = fopen(argv[2 + @NIN@], "wb");
     if (!fo) return 2;
     for (i = 0; i < @NIN@; i++) {
         FILE *f = fopen(argv[2 + i], "rb");
-        in[i] = malloc(sizeof(float) * in_size[i] * n);
-        if (!f || fread(in[i], sizeof(float), in_size[i] * n, f) != (size_t)(in_size[i] * n)) return 2;
+        in[i] = malloc(in_bytes[i] * n + 1);
+        if (!f || fread(in[i], 1, in_bytes[i] * n, f) != in_bytes[i] * n) return 2;
         fclose(f);
     }
     for (i = 0; i < @NOUT@; i++)
-        out[i] = malloc(sizeof(float) * out_size[i]);
+        out[i] = malloc(out_bytes[i] + 1);
     for (k = 0; k < n; k++) {
-        const float *ins[@NIN@];
+        const @NAME@_IO_TYPE *ins[@NIN@];
         for (i = 0; i < @NIN@; i++)
-            ins[i] = in[i] + k * in_size[i];
+            ins[i] = (const @NAME@_IO_TYPE *)(const void *)(in[i] + k * in_bytes[i]);
         if (@NAME@_run(ins, out) != 0) return 3;
         for (i = 0; i < @NOUT@; i++)
-            fwrite(out[i], sizeof(float), out_size[i], fo);
+            fwrite(out[i], 1, out_bytes[i], fo);
     }
     fclose(fo);
     for (i = 0; i < @NIN@; i++)
@@ -71,6 +78,9 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
+
+# the numpy type of each NAME_INPUTk_TYPE / NAME_OUTPUTk_TYPE
+CTYPES = {"float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "int8_t": np.int8, "uint8_t": np.uint8}
 
 
 def fail(msg):
@@ -99,8 +109,9 @@ def generate(model, out, name, shapes=(), extra=()):
 
 
 def build_and_run(out, name, inputs, nsamples):
-    """Compiles the generated C strictly, runs it on the samples; returns
-    the outputs as one float32 array [nsamples, out_size]."""
+    """Compiles the generated C strictly, runs it on the samples (each input
+    written as its NAME_INPUTk_TYPE); returns the outputs (any type) as one
+    float32 array [nsamples, the outputs' sizes together]."""
     hdr = open(os.path.join(out, name + ".h")).read()
 
     def macro(m):
@@ -110,9 +121,14 @@ def build_and_run(out, name, inputs, nsamples):
         raise KeyError(m)
 
     nin, nout = int(macro("NUM_INPUTS")), int(macro("NUM_OUTPUTS"))
+    in_t = [CTYPES[macro("INPUT%d_TYPE" % i)] for i in range(nin)]
+    out_t = [CTYPES[macro("OUTPUT%d_TYPE" % i)] for i in range(nout)]
+    out_n = [int(macro("OUTPUT%d_SIZE" % i)) for i in range(nout)]
     h = HARNESS.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
-    h = h.replace("@IN_SIZES@", ", ".join(macro("INPUT%d_SIZE" % i) for i in range(nin)))
-    h = h.replace("@OUT_SIZES@", ", ".join(macro("OUTPUT%d_SIZE" % i) for i in range(nout)))
+    h = h.replace("@IN_BYTES@", ", ".join("%s * sizeof(%s)" % (macro("INPUT%d_SIZE" % i), macro("INPUT%d_TYPE" % i))
+                                          for i in range(nin)))
+    h = h.replace("@OUT_BYTES@", ", ".join("%d * sizeof(%s)" % (out_n[i], macro("OUTPUT%d_TYPE" % i))
+                                           for i in range(nout)))
     with open(os.path.join(out, "main.c"), "w") as f:
         f.write(h)
     exe = os.path.join(out, "run")
@@ -127,14 +143,21 @@ def build_and_run(out, name, inputs, nsamples):
     files = []
     for i, x in enumerate(inputs):
         p = os.path.join(out, "in%d.bin" % i)
-        np.ascontiguousarray(x, dtype=np.float32).tofile(p)
+        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
         files.append(p)
     res = os.path.join(out, "out.bin")
     r = run([exe, str(nsamples)] + files + [res])
     if r.returncode:
         fail("%s: generated program exited %d" % (name, r.returncode))
         return None
-    return np.fromfile(res, dtype=np.float32).reshape(nsamples, -1)
+    raw, rows, at = open(res, "rb").read(), [], 0
+    for _ in range(nsamples):
+        row = []
+        for t, cnt in zip(out_t, out_n):
+            row.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at).astype(np.float32))
+            at += cnt * np.dtype(t).itemsize
+        rows.append(np.concatenate(row) if row else np.zeros(0, np.float32))
+    return np.array(rows, np.float32).reshape(nsamples, -1)
 
 
 def compare(label, got, ref):

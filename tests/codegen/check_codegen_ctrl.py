@@ -3,12 +3,15 @@
 If whose condition is computed from the input, Loops with a constant trip
 count (loop-carried values, scan outputs, a swap of carried values, an If
 inside a Loop, a Loop inside a Loop, the trip number read by the body),
-Scan in both directions, an If branch reading an outer int64 constant. The generated C compiles with `cc -std=c99 -Wall -Wextra
+Loops whose trip count (ArgMax, a Cast to int64) or initial condition is
+computed at run time, with no trip count (a while loop), or whose body
+stops them early, Scan in both directions, an If branch reading an outer
+int64 constant. The generated C compiles with `cc -std=c99 -Wall -Wextra
 -Werror -pedantic`, gives numpy's outputs on every sample (both branch
-outcomes) within 1e-4 of the output's scale, and so does `nnfx run` on the
-same models; generation is deterministic; --forbid sees ops inside
-branches; a Loop whose trip count is not
-known at generation, and an If whose branches differ in shape, exit 3
+outcomes, different trip counts) within 1e-4 of the output's scale, and so
+does `nnfx run` on the same models; generation is deterministic; --forbid
+sees ops inside branches; a Loop with scan outputs whose trip count is
+known only at run time, and an If whose branches differ in shape, exit 3
 naming node and op, with nothing written.
 
 ONNX's own backend node test of Scan (test_scan9_sum, generated into the
@@ -47,26 +50,38 @@ def main():
         if r.returncode:
             cg.fail("%s: codegen exited %d: %s" % (name, r.returncode, r.stdout))
             continue
-        got = cg.build_and_run(out, name, [xs], len(xs))
+        inputs = xs if isinstance(xs, list) else [xs]  # one array of samples per model input
+        nsamples = len(inputs[0])
+        got = cg.build_and_run(out, name, inputs, nsamples)
         if got is not None:
-            for k in range(len(xs)):
+            for k in range(nsamples):
                 cg.compare("%s [%d]" % (name, k), got[k], refs[k])
         # nnfx's runtime (the interpreter runs the bodies) on the same samples
-        for k, x in enumerate(xs):
-            xf = os.path.join(out, "x%d.npy" % k)
-            np.save(xf, x)
+        for k in range(nsamples):
+            binds = []
+            for i, vi in enumerate(model.graph.input):
+                xf = os.path.join(out, "x%d_%d.npy" % (k, i))
+                np.save(xf, inputs[i][k])
+                binds += ["--input", "%s=%s" % (vi.name, xf)]
             rd = os.path.join(out, "runtime%d" % k)
-            r = cg.run([NNFX, "run", path, "--input", xf, "--output-dir", rd, "-q"])
+            r = cg.run([NNFX, "run", path] + binds + ["--output-dir", rd, "-q"])
             if r.returncode:
                 cg.fail("%s: nnfx run exited %d: %s" % (name, r.returncode, r.stdout))
                 continue
             cg.compare("%s [%d] (runtime)" % (name, k), np.concatenate(
                 [np.load(os.path.join(rd, o.name + ".npy")).astype(np.float32).ravel() for o in model.graph.output]),
                 refs[k])
-    # ONNX's node tests with control flow and float32 inputs only (test_if and test_loop11 take
-    # bool / int64 graph inputs, which generated C's float API does not have)
+    # ONNX's node tests: control flow (test_if: a bool model input) and int64 model outputs (ArgMax,
+    # ArgMin: every axis, keepdims and select_last_index case); test_loop11's scan output has the length
+    # of its trip count, a model input: refused
     node_dir = sys.argv[4] if len(sys.argv) > 4 else None
-    for t in ["test_scan9_sum"] if node_dir else []:
+    node_tests = ["test_scan9_sum", "test_if"] + ["test_arg%s_%s_%s%s" % (f, a, kind, last)
+                                                  for f in ("max", "min")
+                                                  for a in ("default_axis", "keepdims", "negative_axis_keepdims",
+                                                            "no_keepdims")
+                                                  for kind in ("example", "random")
+                                                  for last in ("", "_select_last_index")]
+    for t in node_tests if node_dir else []:
         case = os.path.join(node_dir, "node", t)
         model = onnx.load(os.path.join(case, "model.onnx"))
 
@@ -103,6 +118,11 @@ def main():
         cg.fail("forbid_in_branch: want exit 1 naming a2 (Abs), nothing written; got %d: %s" % (r.returncode, r.stdout))
     else:
         print("%-20s exit 1: %s" % ("forbid_in_branch", r.stdout.strip().splitlines()[0]))
+    if node_dir:
+        out = os.path.join(WORK, "err_test_loop11")
+        cg.expect_refused("test_loop11", cg.generate(os.path.join(node_dir, "node", "test_loop11", "model.onnx"), out,
+                                                     "test_loop11"), out, ["(loop)", "known only at run time"],
+                          width=20)
     for name, model, words in ctrl_cases.refused():
         path = os.path.join(WORK, name + ".onnx")
         onnx.save(model, path)

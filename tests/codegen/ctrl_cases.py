@@ -2,8 +2,9 @@
 onnx.helper, each with a few input samples and the reference outputs
 computed with numpy (independently of nnfx).
 
-cases() yields (name, ModelProto, samples [S, ...], references [S, flat
-outputs one after the other]); refused() yields (name, ModelProto, words
+cases() yields (name, ModelProto, samples [S, ...] (or a list of them, one
+per model input), references [S, flat outputs one after the other, as
+float32]); refused() yields (name, ModelProto, words
 the exit-3 message must hold).
 """
 import numpy as np
@@ -261,41 +262,215 @@ def _loop_cond_ignored_model():
     return m, xs, xs + np.float32(4)
 
 
-def cases():
-    for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
-                       ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
-                       ("nested_loop", _nested_loop_model), ("if_reshape", _if_reshape_model),
-                       ("loop_cond_ignored", _loop_cond_ignored_model)):
-        m, xs, refs = make()
-        yield name, m, xs, refs
-
-
-def refused():
-    # a trip count computed from the input (ArgMax): the loop's length is known only at run time
+def _loop_runtime_trips_model():
+    """A trip count computed from the input: M = ArgMax(x) (int64), no condition operand; s = x, M times
+    s = s + 1 (x [4]: 0 to 3 trips)."""
     body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
                        helper.make_node("Add", ["s", "one"], ["s1"])],
                       [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
     m = _model("loop_rt", [helper.make_node("ArgMax", ["x"], ["M"], keepdims=0),
                            helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
                (4,), [("y", (4,))], [("one", np.float32(1))])
-    yield "loop_runtime_trips", m, ["(loop)", "trip count is computed at run time"]
-    # no trip count: runs while a condition computed in the body holds
-    body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
+    xs = np.array([[5.0, 1.0, 2.0, 0.5], [0.0, 3.0, -1.0, 2.5], [1.0, 2.0, 3.0, 4.0], [-1.0, -1.0, -2.0, -1.0]],
+                  np.float32)
+    refs = [x + np.float32(int(np.argmax(x))) for x in xs]
+    return m, xs, np.array(refs, np.float32)
+
+
+def _while_body():
+    """s1 = s + 1, cout = sum(s1) < 10."""
+    return _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
                        helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
                        helper.make_node("Less", ["sum", "ten"], ["cout"])],
                       [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
-    m = _model("loop_while", [helper.make_node("Loop", ["", "T", "x"], ["y"], body=body)], (4,), [("y", (4,))],
+
+
+def _while_ref(x, max_trips):
+    s, cond, it = x.copy(), True, 0
+    while it < max_trips and cond:
+        s = s + np.float32(1)
+        cond = bool(s.sum() < 10)
+        it += 1
+    return s
+
+
+def _loop_while_model():
+    """No trip count: runs while the condition the body computes holds (sum(s) < 10), a true initial
+    condition."""
+    m = _model("loop_while", [helper.make_node("Loop", ["", "T", "x"], ["y"], body=_while_body())], (4,), [("y", (4,))],
                [("one", np.float32(1)), ("ten", np.float32(10)), ("T", np.array(True))])
-    yield "loop_no_trip_count", m, ["(loop)", "no trip count"]
-    # a constant trip count and a condition, but the body may stop the loop early
-    body = _loop_body([helper.make_node("Add", ["s", "one"], ["s1"]),
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [4.0, 4.0, 4.0, 4.0], [0.0, 0.0, 0.0, 1.0]], np.float32)
+    return m, xs, np.array([_while_ref(x, 1 << 30) for x in xs], np.float32)
+
+
+def _loop_early_model():
+    """A constant trip count 6 and a condition the body computes: it may stop before 6 trips."""
+    m = _model("loop_early", [helper.make_node("Loop", ["M", "T", "x"], ["y"], body=_while_body())], (4,),
+               [("y", (4,))], [("one", np.float32(1)), ("ten", np.float32(10)), ("M", np.array(6, np.int64)),
+                               ("T", np.array(True))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [-10.0, -4.0, 0.0, 1.0], [4.0, 4.0, 4.0, 4.0]], np.float32)
+    return m, xs, np.array([_while_ref(x, 6) for x in xs], np.float32)
+
+
+def _loop_cast_cond_model():
+    """Trip count and initial condition computed at run time: M = Cast<int64>(sum|x|) (truncated),
+    cond = max(x) > 0; the body reads the trip number and its condition input (an If on it, always
+    true inside the loop): s = s * 0.5 + float(i); the body's condition is its input."""
+    then_g = helper.make_graph([helper.make_node("Mul", ["s", "half"], ["t0"])], "then", [], [_vi("t0", [3])])
+    else_g = helper.make_graph([helper.make_node("Mul", ["s", "hundred"], ["e0"])], "else", [], [_vi("e0", [3])])
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("If", ["cin"], ["h"], then_branch=then_g, else_branch=else_g),
+                       helper.make_node("Cast", ["i"], ["fi"], to=F),
+                       helper.make_node("Add", ["h", "fi"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [3])], [_vi("s", [3])])
+    nodes = [helper.make_node("Abs", ["x"], ["ax"]),
+             helper.make_node("ReduceSum", ["ax"], ["sa"], keepdims=0),
+             helper.make_node("Cast", ["sa"], ["M"], to=TensorProto.INT64),
+             helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+             helper.make_node("Greater", ["mx", "zero"], ["c"]),
+             helper.make_node("Loop", ["M", "c", "x"], ["y"], body=body)]
+    m = _model("loop_cast_cond", nodes, (3,), [("y", (3,))],
+               [("half", np.float32(0.5)), ("hundred", np.float32(100)), ("zero", np.float32(0))])
+    xs = np.array([[1.5, -2.25, 0.5], [-1.0, -2.0, -0.5], [0.25, 0.25, 0.25], [3.0, 1.0, 0.9]], np.float32)
+    refs = []
+    for x in xs:
+        s = x.copy()
+        trips = int(np.abs(x).sum()) if x.max() > 0 else 0
+        for i in range(trips):
+            s = s * np.float32(0.5) + np.float32(i)
+        refs.append(s)
+    return m, xs, np.array(refs, np.float32)
+
+
+def _scan_axes_model():
+    """Scan along other axes than 0: x [2, 5, 3] scanned along axis 1 forward and (as axis -2) in
+    reverse; s = c0 + the rows, items s * (the reversed rows) stacked along axis 2 and |s| stacked along
+    axis 0 in reverse order."""
+    body = helper.make_graph([helper.make_node("Add", ["s", "xt"], ["s1"]),
+                              helper.make_node("Mul", ["s1", "xr"], ["p"]),
+                              helper.make_node("Abs", ["s1"], ["a"])],
+                             "body", [_vi("s", [2, 3]), _vi("xt", [2, 3]), _vi("xr", [2, 3])],
+                             [_vi("s1", [2, 3]), _vi("p", [2, 3]), _vi("a", [2, 3])])
+    c0 = np.array([[0.5, -1.0, 0.25], [2.0, 0.0, -0.5]], np.float32)
+    m = _model("scan_axes", [helper.make_node("Scan", ["c0", "x", "x"], ["y0", "y1", "y2"], body=body,
+                                              num_scan_inputs=2, scan_input_axes=[1, -2],
+                                              scan_input_directions=[0, 1], scan_output_axes=[2, 0],
+                                              scan_output_directions=[0, 1])],
+               (2, 5, 3), [("y0", (2, 3)), ("y1", (2, 3, 5)), ("y2", (5, 2, 3))], [("c0", c0)])
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((2, 2, 5, 3)).astype(np.float32)
+    refs = []
+    for x in xs:
+        s, p, a = c0.copy(), [], []
+        for t in range(5):
+            s = s + x[:, t, :]
+            p.append(s * x[:, 4 - t, :])
+            a.append(np.abs(s))
+        refs.append(np.concatenate([s.ravel(), np.stack(p, axis=2).ravel(), np.stack(a[::-1], axis=0).ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _scan_axis_unit_model():
+    """Scan along axis 1 of x [1, 4, 2] (the rows lie in place: nothing before the axis), the items
+    stacked along axis 1 of the output [1, 4, 2] (in place too): a running sum."""
+    body = helper.make_graph([helper.make_node("Add", ["s", "xt"], ["s1"]), helper.make_node("Identity", ["s1"], ["o"])],
+                             "body", [_vi("s", [1, 2]), _vi("xt", [1, 2])], [_vi("s1", [1, 2]), _vi("o", [1, 2])])
+    m = _model("scan_axis_unit", [helper.make_node("Reshape", ["x", "shp"], ["x3"]),
+                                  helper.make_node("Scan", ["c0", "x3"], ["y0", "y1"], body=body, num_scan_inputs=1,
+                                                   scan_input_axes=[1], scan_output_axes=[1])],
+               (4, 2), [("y0", (1, 2)), ("y1", (1, 4, 2))],
+               [("c0", np.zeros((1, 2), np.float32)), ("shp", np.array([1, 4, 2], np.int64))])
+    xs = np.array([[[1, 2], [-3, 0.5], [0.25, -1], [2, 2]]], np.float32)
+    refs = []
+    for x in xs:
+        cs = np.cumsum(x, axis=0)
+        refs.append(np.concatenate([cs[-1], cs.ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
+def _loop_io_model():
+    """Model inputs and outputs that are not float32: the trip count M (int64) and the initial
+    condition (bool) are model inputs; s = x, up to M times while the condition holds: s = s * 0.5 + 1,
+    the body's condition sum(s) > 2; outputs s (float32), ArgMax(s) (int64), s > 1.25 (bool) and M as
+    float32 (a Cast of the int64 model input).
+    xs is one array per input, in the model's order (M, cond, x)."""
+    body = _loop_body([helper.make_node("Mul", ["s", "half"], ["h"]),
+                       helper.make_node("Add", ["h", "one"], ["s1"]),
                        helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
-                       helper.make_node("Less", ["sum", "ten"], ["cout"])],
-                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4])], [_vi("s", [4])])
-    m = _model("loop_early", [helper.make_node("Loop", ["M", "T", "x"], ["y"], body=body)], (4,), [("y", (4,))],
-               [("one", np.float32(1)), ("ten", np.float32(10)), ("M", np.array(6, np.int64)),
-                ("T", np.array(True))])
-    yield "loop_early_exit", m, ["(loop)", "loop condition at run time"]
+                       helper.make_node("Greater", ["sum", "two"], ["cout"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [3])], [_vi("s", [3])])
+    nodes = [helper.make_node("Loop", ["M", "cond", "x"], ["y"], body=body),
+             helper.make_node("ArgMax", ["y"], ["am"], keepdims=0),
+             helper.make_node("Greater", ["y", "thr"], ["big"]),
+             helper.make_node("Cast", ["M"], ["mf"], to=F)]
+    g = helper.make_graph(nodes, "loop_io", [_vi("M", [], TensorProto.INT64), _vi("cond", [], TensorProto.BOOL),
+                                             _vi("x", [3])],
+                          [_vi("y", [3]), _vi("am", [], TensorProto.INT64), _vi("big", [3], TensorProto.BOOL),
+                           _vi("mf", [])],
+                          [numpy_helper.from_array(np.float32(v), n) for n, v in
+                           (("half", 0.5), ("one", 1), ("two", 2), ("thr", 1.25))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ms = np.array([5, 0, 3, 7], np.int64)
+    cs = np.array([True, True, False, True])
+    xs = np.array([[8.0, -2.0, 4.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [0.5, 9.0, -1.0]], np.float32)
+    refs = []
+    for mt, c, x in zip(ms, cs, xs):
+        s, it = x.copy(), 0
+        while it < mt and c:
+            s = s * np.float32(0.5) + np.float32(1)
+            c = bool(s.sum() > 2)
+            it += 1
+        refs.append(np.concatenate([s, [np.float32(np.argmax(s))], (s > 1.25).astype(np.float32), [np.float32(mt)]]))
+    return m, [ms, cs, xs], np.array(refs, np.float32)
+
+
+def _loop_resize_model():
+    """Working memory past the arena inside a body: 2 trips of s = AveragePool2x2(linear Resize 2x(s)) * 0.9
+    on [1, 1, 2, 3] (the resize's two passes go through two buffers); the numpy reference resamples with
+    op_cases._resample."""
+    import op_cases
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Resize", ["s", "", "sc"], ["u"], mode="linear"),
+                       helper.make_node("AveragePool", ["u"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+                       helper.make_node("Mul", ["p", "k"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [1, 1, 2, 3])], [_vi("s", [1, 1, 2, 3])])
+    m = _model("loop_resize", [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)], (1, 1, 2, 3),
+               [("y", (1, 1, 2, 3))], [("M", np.array(2, np.int64)), ("sc", np.array([1, 1, 2, 2], np.float32)),
+                                       ("k", np.float32(0.9))])
+    xs = np.array([[[[[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]]]], [[[[0.5, 0.25, -3.0], [2.0, -1.0, 1.5]]]]], np.float32)
+    refs = []
+    for x in xs:
+        s = x.copy()
+        for _ in range(2):
+            u = op_cases._resample(s, (1, 1, 4, 6), lambda o, i, n: (o + 0.5) * i / n - 0.5, "linear")
+            s = u.reshape(1, 1, 2, 2, 3, 2).mean(axis=(3, 5)) * np.float32(0.9)
+        refs.append(s.ravel())
+    return m, xs, np.array(refs, np.float32)
+
+
+def cases():
+    for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
+                       ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
+                       ("nested_loop", _nested_loop_model), ("if_reshape", _if_reshape_model),
+                       ("loop_cond_ignored", _loop_cond_ignored_model), ("loop_runtime_trips", _loop_runtime_trips_model),
+                       ("loop_while", _loop_while_model), ("loop_early_exit", _loop_early_model),
+                       ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
+                       ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
+                       ("loop_resize", _loop_resize_model)):
+        m, xs, refs = make()
+        yield name, m, xs, refs
+
+
+def refused():
+    # scan outputs of a loop whose trip count is computed at run time: their length is known only then
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Add", ["s", "one"], ["s1"]),
+                       helper.make_node("Identity", ["s1"], ["item"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [4]), _vi("item", [4])], [_vi("s", [4])])
+    m = _model("loop_rt_scan", [helper.make_node("ArgMax", ["x"], ["M"], keepdims=0),
+                                helper.make_node("Loop", ["M", "", "x"], ["y", "items"], body=body)],
+               (4,), [("y", (4,)), ("items", None)], [("one", np.float32(1))])
+    yield "loop_runtime_scan", m, ["(loop)", "scan output", "known only at run time"]
     # branches of different shapes: the output's shape is known only at run time
     then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["a"])], "then", [], [_vi("a", [2, 3])])
     else_g = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["b"], keepdims=0, axes=[1])], "else", [],
@@ -305,10 +480,3 @@ def refused():
                              helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
                (2, 3), [("y", None)], [("zero", np.float32(0))], opset=11)
     yield "if_branch_shapes", m, ["(if)", "different shapes"]
-    # a Scan over axis 1: only axis 0 is generated
-    body = helper.make_graph([helper.make_node("Add", ["s", "xt"], ["s1"]), helper.make_node("Identity", ["s1"], ["o"])],
-                             "body", [_vi("s", [2]), _vi("xt", [2])], [_vi("s1", [2]), _vi("o", [2])])
-    m = _model("scan_ax1", [helper.make_node("Scan", ["c0", "x"], ["y0", "y1"], body=body, num_scan_inputs=1,
-                                             scan_input_axes=[1])],
-               (2, 3), [("y0", (2,)), ("y1", (3, 2))], [("c0", np.zeros(2, np.float32))])
-    yield "scan_axis1", m, ["(scan)", "scan axes other than 0"]

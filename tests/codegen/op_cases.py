@@ -47,6 +47,38 @@ def _nearest(x, out_shape, src):
     return x
 
 
+def _resample(x, out_shape, src, kind, a=-0.75, outside=None):
+    """ONNX linear / cubic Resize, one axis at a time in float64: src(o, in, out) is the source coordinate of
+    output position o; linear clamps it into the input and blends rows floor and floor + 1 (clamped), cubic
+    takes Keys' weights (coefficient a) for rows floor - 1 .. floor + 2, clamped to the edge. With outside
+    (tf_crop_and_resize's extrapolation_value), a coordinate outside [0, in - 1] gives that value."""
+    x = x.astype(np.float64)
+    for d, (n_in, n_out) in enumerate(zip(x.shape, out_shape)):
+        f = src[d] if isinstance(src, (list, tuple)) else src  # one mapping per axis, or one for all
+        if n_in == n_out and f(0, n_in, n_out) == 0 and f(n_out - 1, n_in, n_out) == n_in - 1:
+            continue
+        rows = []
+        for o in range(n_out):
+            s = f(o, n_in, n_out)
+            if outside is not None and (s < 0 or s > n_in - 1):
+                rows.append(np.full_like(np.take(x, 0, axis=d), outside))
+                continue
+            if kind == "linear":
+                s = min(max(s, 0.0), n_in - 1.0)
+                b = int(np.floor(s))
+                taps = [(b, 1 - (s - b)), (min(b + 1, n_in - 1), s - b)]
+            else:
+                b = int(np.floor(s))
+                r = s - b
+                t = [r + 1, r, 1 - r, 2 - r]
+                c = [((a * t[0] - 5 * a) * t[0] + 8 * a) * t[0] - 4 * a, ((a + 2) * t[1] - (a + 3)) * t[1] ** 2 + 1,
+                     ((a + 2) * t[2] - (a + 3)) * t[2] ** 2 + 1, ((a * t[3] - 5 * a) * t[3] + 8 * a) * t[3] - 4 * a]
+                taps = [(min(max(b - 1 + k, 0), n_in - 1), c[k]) for k in range(4)]
+            rows.append(sum(w * np.take(x, i, axis=d) for i, w in taps))
+        x = np.stack(rows, axis=d)
+    return x.astype(np.float32)
+
+
 def _sig(v):
     return 1 / (1 + np.exp(-v))
 
@@ -144,6 +176,25 @@ def cases():
     yield ("pad_zero", _model("pa2", helper.make_node("Pad", ["x", "p"], ["y"]), x, (1, 2, 5, 5),
                               [("p", np.array([0, 0, 1, 0, 0, 0, 1, 1], i64))]),
            x, np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 1)]))
+    # Pad reflect / edge / wrap (numpy's reflect and edge modes are ONNX's; wrap as indices modulo the dim),
+    # pads past a dim's size for edge and wrap; negative pads (cropping) in constant mode and with reflect on another axis
+    x = rand(2, 3, 4)
+    yield ("pad_reflect", _model("pr", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"), x, (2, 6, 7),
+                                 [("p", np.array([0, 1, 2, 0, 2, 1], i64))]),
+           x, np.pad(x, [(0, 0), (1, 2), (2, 1)], mode="reflect"))
+    yield ("pad_edge", _model("pe", helper.make_node("Pad", ["x", "p"], ["y"], mode="edge"), x, (4, 3, 11),
+                              [("p", np.array([1, 0, 5, 1, 0, 2], i64))]),
+           x, np.pad(x, [(1, 1), (0, 0), (5, 2)], mode="edge"))
+    yield ("pad_wrap", _model("pw", helper.make_node("Pad", ["x", "p", "", "ax"], ["y"], mode="wrap"), x, (2, 8, 4),
+                              [("p", np.array([4, 1], i64)), ("ax", np.array([1], i64))], opset=19),
+           x, np.take(x, np.arange(-4, 4) % 3, axis=1))  # the torus of ONNX's wrap (numpy 1's np.pad repeats
+    # an edge when a pad is wider than the dim)
+    yield ("pad_crop", _model("pc", helper.make_node("Pad", ["x", "p", "v"], ["y"]), x, (2, 4, 3),
+                              [("p", np.array([0, 2, -1, 0, -1, 0], i64)), ("v", np.array(-2.5, np.float32))]),
+           x, np.pad(x[:, :, 1:], [(0, 0), (2, 0), (0, 0)], constant_values=-2.5)[:, :4, :])
+    yield ("pad_reflect_crop", _model("prc", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"), x, (2, 2, 6),
+                                      [("p", np.array([0, 0, 2, 0, -1, 0], i64))]),
+           x, np.pad(x, [(0, 0), (0, 0), (2, 0)], mode="reflect")[:, :2, :])
     # Transpose (a 4-d permutation) and Concat (the input, a constant, the input again)
     x = rand(2, 3, 4, 5)
     yield ("transpose_4d", _model("tr1", helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 3, 1]), x,
@@ -168,6 +219,52 @@ def cases():
     yield ("resize_sizes", _model("rs2", helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="nearest"), x,
                                   (1, 2, 5, 3), [("z", np.array([1, 2, 5, 3], i64))]),
            x, _nearest(x, (1, 2, 5, 3), half_pixel_round_prefer_floor))
+    # Resize (nearest) of a dim before the last two: scales 2 on dim 0 and 0.5 on dim 1 (asymmetric + floor)
+    x = rand(2, 4, 3)
+    yield ("resize_dim0", _model("rd", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                                                        coordinate_transformation_mode="asymmetric",
+                                                        nearest_mode="floor"), x, (4, 2, 3),
+                                 [("s", np.array([2, 0.5, 1], np.float32))]),
+           x, x.repeat(2, axis=0)[:, ::2, :])
+    # Resize linear (half_pixel, scales: two passes; asymmetric over three dims: the middle pass through the
+    # working memory; align_corners from sizes) and cubic (half_pixel, coefficient -0.5)
+    x = rand(2, 3, 4)
+    yield ("resize_linear", _model("rl", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear"), x,
+                                   (2, 6, 8), [("s", np.array([1, 2, 2], np.float32))]),
+           x, _resample(x, (2, 6, 8), lambda o, i, n: (o + 0.5) * i / n - 0.5, "linear"))
+    yield ("resize_linear_3d", _model("rl3", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                                                              coordinate_transformation_mode="asymmetric"), x,
+                                      (4, 6, 2), [("s", np.array([2, 2, 0.5], np.float32))]),
+           x, _resample(x, (4, 6, 2), lambda o, i, n: o * i / n, "linear"))
+    yield ("resize_linear_align", _model("rla", helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear",
+                                                                 coordinate_transformation_mode="align_corners"),
+                                         x, (2, 5, 7), [("z", np.array([2, 5, 7], i64))]),
+           x, _resample(x, (2, 5, 7), lambda o, i, n: o * (i - 1) / (n - 1), "linear"))
+    x = rand(1, 2, 4, 5)
+    yield ("resize_cubic", _model("rc", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic",
+                                                         cubic_coeff_a=-0.5), x, (1, 2, 8, 10),
+                                  [("s", np.array([1, 1, 2, 2], np.float32))]),
+           x, _resample(x, (1, 2, 8, 10), lambda o, i, n: (o + 0.5) * i / n - 0.5, "cubic", a=-0.5))
+    # tf_crop_and_resize (linear): a roi reaching past the input on the last dim, extrapolation_value -3
+    x = rand(1, 3, 4)
+    roi = np.array([0, 0.25, -0.5, 1, 0.75, 1.25], np.float32)
+
+    def crop(lo, hi):
+        return lambda o, i, n: lo * (i - 1) + o * (hi - lo) * (i - 1) / (n - 1) if n > 1 else 0.5 * (lo + hi) * (i - 1)
+
+    ref = _resample(x, (1, 4, 6), [crop(0, 1), crop(0.25, 0.75), crop(-0.5, 1.25)], "linear", outside=-3.0)
+    yield ("resize_tf_crop", _model("rt", helper.make_node("Resize", ["x", "roi", "", "z"], ["y"], mode="linear",
+                                                           coordinate_transformation_mode="tf_crop_and_resize",
+                                                           extrapolation_value=-3.0), x, (1, 4, 6),
+                                    [("roi", roi), ("z", np.array([1, 4, 6], i64))]), x, ref)
+    # a uint8 model input dequantized (NAME_run then takes void pointers, NAME_INPUT0_TYPE uint8_t)
+    xq = rng.integers(0, 256, (2, 6)).astype(np.uint8)
+    g = helper.make_graph([helper.make_node("DequantizeLinear", ["x", "sc", "zp"], ["y"])], "dq",
+                          [helper.make_tensor_value_info("x", TensorProto.UINT8, [2, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])],
+                          [numpy_helper.from_array(np.float32(0.05), "sc"), numpy_helper.from_array(np.uint8(128), "zp")])
+    yield ("dequantize_u8_input", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), xq,
+           ((xq.astype(np.float32) - 128) * np.float32(0.05)))
     # Split (multi-output): uneven sizes on a middle axis (strided rows), every output returned; the
     # first axis (contiguous pieces); a GLU-like use of both halves; num_outputs of opset 18, uneven
     x = rand(2, 7, 5)
@@ -264,36 +361,43 @@ def cases():
                                x, [(2, 3, 3), (2, 3, 3), (2, 6, 2)],
                                [("k3", np.array([3], i64)), ("k2", np.array([2], i64))]),
            x, _flat(np.take_along_axis(x, big, axis=1), big.astype(np.float32), np.take_along_axis(x, small, axis=-1)))
+    # recurrent weights computed at run time (packed in the working memory before the step): a bidirectional GRU
+    # (linear_before_reset 0) whose W, R and B are scaled by 1 + mean(x) / 10; an LSTM whose W alone is computed
+    T, Bt, IN, H = 4, 2, 3, 5
+    x = rand(T, Bt, IN)
+    W0, R0, B0 = rand(2, 3 * H, IN) * 0.4, rand(2, 3 * H, H) * 0.4, rand(2, 6 * H) * 0.4
+    g = np.float32(1) + np.float32(x.astype(np.float64).mean()) * np.float32(0.1)
+    y, yh, _ = _recurrent("gru", x, W0 * g, R0 * g, B0 * g, H, dirs=2)
+    scale = [helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0), helper.make_node("Mul", ["m", "tenth"], ["f"]),
+             helper.make_node("Add", ["f", "one"], ["g"])]
+    yield ("gru_computed_w", _model_outs("gw", scale + [
+        helper.make_node("Mul", ["W0", "g"], ["W"]), helper.make_node("Mul", ["R0", "g"], ["R"]),
+        helper.make_node("Mul", ["B0", "g"], ["B"]),
+        helper.make_node("GRU", ["x", "W", "R", "B"], ["y0", "y1"], hidden_size=H, direction="bidirectional")],
+        x, [y.shape, yh.shape], [("W0", W0), ("R0", R0), ("B0", B0), ("tenth", np.float32(0.1)),
+                                 ("one", np.float32(1))]), x, _flat(y, yh))
+    W0, R = rand(1, 4 * H, IN) * 0.4, rand(1, 4 * H, H) * 0.4
+    y, _, _ = _recurrent("lstm", x, W0 * g, R, None, H)
+    yield ("lstm_computed_w", _model("lw", scale + [
+        helper.make_node("Mul", ["W0", "g"], ["W"]), helper.make_node("LSTM", ["x", "W", "R"], ["y"], hidden_size=H)],
+        x, y.shape, [("W0", W0), ("R", R), ("tenth", np.float32(0.1)), ("one", np.float32(1))]), x, y)
+    # TopK's int64 indices as a model output (NAME_run then takes void pointers, NAME_OUTPUT1_TYPE int64_t)
+    x = rand(2, 5)
+    x[1, 3] = x[1, 0]
+    idx = np.argsort(-x, axis=-1, kind="stable")[:, :2]
+    g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"])], "tki",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+                          [helper.make_tensor_value_info("v", TensorProto.FLOAT, [2, 2]),
+                           helper.make_tensor_value_info("i", TensorProto.INT64, [2, 2])],
+                          [numpy_helper.from_array(np.array([2], np.int64), "k")])
+    yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
+           _flat(np.take_along_axis(x, idx, axis=-1), idx.astype(np.float32)))
 
 def refused():
     x = np.zeros((2, 5), np.float32)
-    # TopK's int64 indices as a model output: NAME_run's outputs are float32 (a Cast to float generates)
-    g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"])], "tki",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
-                          [helper.make_tensor_value_info("i", TensorProto.INT64, [2, 2])],
-                          [numpy_helper.from_array(np.array([2], np.int64), "k")])
-    yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
-           ["output i", "int64", "only float32"])
-    # recurrent weights computed from the input: generated C packs W and R at generation
-    xs = np.zeros((3, 1, 2), np.float32)
-    yield ("gru_computed_w", _model("gw", [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
-                                           helper.make_node("Add", ["w0", "s"], ["w"]),
-                                           helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=2)],
-                                    xs, (3, 1, 1, 2), [("w0", np.ones((1, 6, 2), np.float32)),
-                                                       ("r", np.ones((1, 6, 2), np.float32))]),
-           ["(gru)", "W is not a float32 constant"])
     # data-dependent output size: generated C has static shapes
     g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Cast", ["nz"], ["y"], to=1)],
                           "nz", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     yield ("non_zero", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
            ["node nz", "(NonZero)", "known only at run time"])
-    yield ("pad_reflect", _model("pr", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"), x, (2, 7),
-                                 [("p", np.array([0, 1, 0, 1], np.int64))]), ["(pad)", "constant-mode"])
-    yield ("pad_crop", _model("pc", helper.make_node("Pad", ["x", "p"], ["y"]), x, (2, 3),
-                              [("p", np.array([0, -1, 0, -1], np.int64))]), ["(pad)", "negative pads"])
-    x = np.zeros((2, 3, 4), np.float32)
-    yield ("resize_dim0", _model("rd", helper.make_node("Resize", ["x", "", "s"], ["y"]), x, (4, 3, 4),
-                                 [("s", np.array([2, 1, 1], np.float32))]), ["(resize)", "last two"])
-    yield ("resize_linear", _model("rl", helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear"), x,
-                                   (2, 6, 8), [("s", np.array([1, 2, 2], np.float32))]), ["(resize)", "only nearest"])

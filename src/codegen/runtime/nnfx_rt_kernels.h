@@ -669,6 +669,76 @@ static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long 
 }
 /* @end */
 
+/* @rt index_map */
+/* y = x gathered per dim: for every index (o_0 .. o_rank-1) of y's dims
+ * shape[0..rank) (1 <= rank <= 6, row-major), y = x[sum_d tab_d[o_d] *
+ * xs[d]], or v where some tab_d[o_d] is negative. tab holds the tables of
+ * every dim one after the other (shape[0] entries, then shape[1], ...):
+ * Pad in every mode, cropping, nearest Resize of any dim. */
+static inline void nnfx_rt_index_map(const float *x, float *y, int rank, const long *shape, const long *xs,
+                                     const long *tab, float v) {
+    const long *t[6];
+    long idx[6] = {0, 0, 0, 0, 0, 0};
+    int d;
+    for (d = 0; d < rank; d++) {
+        if (shape[d] <= 0) return;
+        t[d] = d ? t[d - 1] + shape[d - 1] : tab;
+    }
+    for (;;) {
+        long off = 0;
+        int inside = 1;
+        for (d = 0; d < rank && inside; d++) {
+            const long s = t[d][idx[d]];
+            if (s < 0)
+                inside = 0;
+            else
+                off += s * xs[d];
+        }
+        *y++ = inside ? x[off] : v;
+        for (d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+/* @end */
+
+/* @rt resize_axis */
+/* One dim of a linear or cubic Resize (or tf_crop_and_resize): x [outer,
+ * in, inner] -> y [outer, out, inner]; output row r is the sum of nt[r]
+ * source rows idx[4r + k] times w[4r + k] (float, in that order), a copy
+ * of row idx[4r] when nt[r] is 1 (or 2 with w[4r + 1] 0), v when nt[r] is
+ * 0 (a point outside the input). The interpreter's resize_axis. */
+static inline void nnfx_rt_resize_axis(const float *x, float *y, long outer, long in, long out, long inner,
+                                       const long *idx, const float *w, const signed char *nt, float v) {
+    long o, r, j;
+    int k;
+    for (o = 0; o < outer; o++) {
+        const float *sp = x + o * in * inner;
+        float *dp = y + o * out * inner;
+        for (r = 0; r < out; r++) {
+            float *d = dp + r * inner;
+            const long *ti = idx + 4 * r;
+            const float *tw = w + 4 * r;
+            if (nt[r] == 0) {
+                for (j = 0; j < inner; j++)
+                    d[j] = v;
+            } else if (nt[r] == 1 || (nt[r] == 2 && tw[1] == 0)) {
+                memcpy(d, sp + ti[0] * inner, (size_t)inner * sizeof(float));
+            } else {
+                for (j = 0; j < inner; j++) {
+                    float s = 0;
+                    for (k = 0; k < nt[r]; k++)
+                        s += tw[k] * sp[ti[k] * inner + j];
+                    d[j] = s;
+                }
+            }
+        }
+    }
+}
+/* @end */
+
 /* @rt resize_nearest */
 /* Nearest-neighbour resize of the last two dims: x [outer, ih, iw] ->
  * y [outer, oh, ow]; th[i] / tw[j] are the source row / column of output

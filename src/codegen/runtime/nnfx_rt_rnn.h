@@ -186,6 +186,34 @@ static inline void nnfx_rt_rnn(const int *geo, const float *x, const float *WT, 
 }
 /* @end */
 
+/* @rt rnn_pack */
+/* W or R of a recurrent layer computed at run time, [dg][H][K] (dg =
+ * directions x gates), into the layout nnfx_rt_rnn reads: each gate's
+ * matrix transposed, tr [dg][K][H] (what the generator does to constant
+ * weights). */
+static inline void nnfx_rt_rnn_pack(const float *w, float *tr, long dg, long H, long K) {
+    long g, j, k;
+    for (g = 0; g < dg; g++)
+        for (j = 0; j < H; j++)
+            for (k = 0; k < K; k++)
+                tr[(g * K + k) * H + j] = w[(g * H + j) * K + k];
+}
+
+/* B computed at run time, [dirs][Wb (G x H), Rb (G x H)], into the arrays
+ * nnfx_rt_rnn reads (what the generator does to a constant B): sum = Wb +
+ * Rb per gate row, except a GRU's h rows (Wb alone), whose Rb go to rh
+ * [dirs][H]. */
+static inline void nnfx_rt_rnn_pack_bias(const float *b, float *sum, float *rh, long dirs, long G, long H, int gru) {
+    long d, j;
+    for (d = 0; d < dirs; d++)
+        for (j = 0; j < G * H; j++) {
+            const float wb = b[d * 2 * G * H + j], rbj = b[d * 2 * G * H + G * H + j];
+            sum[d * G * H + j] = gru && j >= 2 * H ? wb : wb + rbj;
+            if (gru && j >= 2 * H) rh[d * H + j - 2 * H] = rbj;
+        }
+}
+/* @end */
+
 /* @rt topk */
 /* Whether element a (value va) comes before b in TopK's order: the larger
  * first (largest) or the smaller first, NaN above every number, ties by
@@ -237,6 +265,63 @@ static inline void nnfx_rt_cast_i64(const unsigned char *src, float *y, long n) 
         memcpy(&v, src + i * (long)sizeof v, sizeof v);
         y[i] = (float)v;
     }
+}
+/* @end */
+
+/* @rt cast_f32_i64 */
+/* Cast of n float32 values to int64, stored bytewise at y (any alignment):
+ * truncated toward zero and saturated, NaN gives 0 (the interpreter's
+ * kern_set). */
+static inline void nnfx_rt_cast_f32_i64(const float *x, unsigned char *y, long n) {
+    long i;
+    for (i = 0; i < n; i++) {
+        const double v = x[i];
+        long long r;
+        if (v != v)
+            r = 0;
+        else if (v < -9223372036854775808.0)
+            r = (long long)-9223372036854775807LL - 1;
+        else if (v > 9223372036854774784.0)
+            r = 9223372036854774784LL;
+        else
+            r = (long long)v;
+        memcpy(y + i * (long)sizeof r, &r, sizeof r);
+    }
+}
+/* @end */
+
+/* @rt cast_f32_bool */
+/* Cast of n float32 values to bool (one byte each): 1 where nonzero (NaN
+ * too). */
+static inline void nnfx_rt_cast_f32_bool(const float *x, unsigned char *y, long n) {
+    long i;
+    for (i = 0; i < n; i++)
+        y[i] = x[i] != 0;
+}
+/* @end */
+
+/* @rt argmax */
+/* ArgMax (is_min 0) / ArgMin (1) of x viewed as [outer, n, inner] along n
+ * (n >= 1) into int64 values stored bytewise at y [outer, inner]: the
+ * first extreme, or the last with select_last (the interpreter's
+ * kern_argmax: NaN never replaces the running best). */
+static inline void nnfx_rt_argmax(const float *x, unsigned char *y, long outer, long n, long inner, int is_min,
+                                  int select_last) {
+    long o, j, i;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            const float *xr = x + o * n * inner + j;
+            long long best = 0;
+            double bv = xr[0];
+            for (i = 1; i < n; i++) {
+                const double v = xr[i * inner];
+                if ((is_min ? v < bv : v > bv) || (select_last && v == bv)) {
+                    bv = v;
+                    best = i;
+                }
+            }
+            memcpy(y + (o * inner + j) * (long)sizeof best, &best, sizeof best);
+        }
 }
 /* @end */
 

@@ -72,6 +72,24 @@ typedef struct kern_rnn_act {
  * an unknown name, NNFX_ERR_SHAPE for a list of the wrong length. */
 nnfx_status kern_rnn_acts(const nnfx_node *n, int per, int dirs, kern_rnn_act *fn, nnfx_error *err);
 
+/* Pad's source coordinate along a dim of size dim for output coordinate i
+ * (shifted by the begin pad) in mode 0 constant, 1 reflect, 2 edge, 3
+ * wrap: an index in [0, dim), or -1 for the constant value. */
+int64_t kern_pad_src(int mode, int64_t i, int64_t dim);
+
+/* Pad's mode number for kern_pad_src from its mode attribute, -1 when
+ * unknown. */
+int kern_pad_mode(const char *mode);
+
+/* The taps of dim d of Resize node n (input dims xs -> output dims os,
+ * constant scales and roi or NULL), as kern_resize computes them: output
+ * position x reads nt[x] source rows idx[4x + k] with weights w[4x + k]
+ * (unused entries 0; nt[x] 0: the point lies outside the input and gets
+ * *extrapolation); *skip when kern_resize leaves the dim as it is. */
+nnfx_status kern_resize_taps(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
+                             const nnfx_tensor *scales, const nnfx_tensor *roi, int d, int64_t *idx, float *w, int *nt,
+                             float *extrapolation, bool *skip, nnfx_error *err);
+
 /* Nearest Resize node n (input dims xs -> output dims os, constant scales
  * or NULL): idx[x] is the source index along dim d of each output position
  * x < os[d], as kern_resize computes it. */

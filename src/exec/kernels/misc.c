@@ -6,7 +6,7 @@
 
 /* Maps output coordinate i (already shifted by the begin pad) into
  * [0, dim) per the pad mode; -1 means "use the constant". */
-static int64_t pad_src(int mode, int64_t i, int64_t dim) {
+int64_t kern_pad_src(int mode, int64_t i, int64_t dim) {
     if (i >= 0 && i < dim) return i;
     switch (mode) {
     case 1: /* reflect (without repeating the edge) */
@@ -22,6 +22,14 @@ static int64_t pad_src(int mode, int64_t i, int64_t dim) {
     }
 }
 
+int kern_pad_mode(const char *ms) {
+    return !ms || !strcmp(ms, "constant") ? 0
+           : !strcmp(ms, "reflect")       ? 1
+           : !strcmp(ms, "edge")          ? 2
+           : !strcmp(ms, "wrap")          ? 3
+                                          : -1;
+}
+
 /* Pad(data, pads, constant_value?, axes?) with mode constant, reflect, edge
  * or wrap; negative pads crop. */
 nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -31,11 +39,7 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     const nnfx_tensor *x = in[0];
     nnfx_tensor *o = out[0];
     const char *ms = nnfx_node_attr_string(n, "mode", "constant");
-    int mode = !ms || !strcmp(ms, "constant") ? 0
-               : !strcmp(ms, "reflect")       ? 1
-               : !strcmp(ms, "edge")          ? 2
-               : !strcmp(ms, "wrap")          ? 3
-                                              : -1;
+    int mode = kern_pad_mode(ms);
     if (mode < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "pad mode '%s' is not supported", ms);
     int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];
     int np, na = 0;
@@ -74,7 +78,7 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         int64_t off = 0;
         bool inside = true;
         for (int d = 0; d < x->rank && inside; d++) {
-            int64_t si = pad_src(mode, idx[d] - pb[d], x->shape[d]);
+            int64_t si = kern_pad_src(mode, idx[d] - pb[d], x->shape[d]);
             if (si < 0)
                 inside = false;
             else

@@ -211,6 +211,57 @@ static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs,
     return NNFX_OK;
 }
 
+/* The crop of each dim (fractions of it, roi_lo / roi_hi; 0 and 1 but for
+ * tf_crop_and_resize with a roi) from the roi input (NULL: none). */
+static nnfx_status resize_roi(const nnfx_node *n, const axis_cfg *cfg, const nnfx_tensor *roi, int rank,
+                              const int *axes, int na, double *roi_lo, double *roi_hi, nnfx_error *err) {
+    for (int d = 0; d < rank; d++)
+        roi_lo[d] = 0.0, roi_hi[d] = 1.0;
+    if (cfg->ct == CT_TF_CROP && roi && nnfx_tensor_numel(roi) > 0) {
+        if (nnfx_tensor_numel(roi) != 2 * (int64_t)na)
+            return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi has %lld values for %d axes (2 per axis)",
+                             (long long)nnfx_tensor_numel(roi), na);
+        for (int i = 0; i < na; i++) {
+            double lo = nnfx_tensor_get(roi, i), hi = nnfx_tensor_get(roi, na + i);
+            if (!isfinite(lo) || !isfinite(hi)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi is not finite");
+            roi_lo[axes[i]] = lo, roi_hi[axes[i]] = hi;
+        }
+    }
+    return NNFX_OK;
+}
+
+/* Whether kern_resize leaves dim d as it is. */
+static bool resize_skips(const axis_cfg *cfg, const int64_t *xs, const int64_t *os, const double *scale,
+                         const double *roi_lo, const double *roi_hi, int d) {
+    bool whole = cfg->ct != CT_TF_CROP || (roi_lo[d] == 0.0 && roi_hi[d] == 1.0);
+    return os[d] == xs[d] && scale[d] == 1.0 && whole;
+}
+
+nnfx_status kern_resize_taps(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
+                             const nnfx_tensor *scales, const nnfx_tensor *roi, int d, int64_t *idx, float *w, int *nt,
+                             float *extrapolation, bool *skip, nnfx_error *err) {
+    axis_cfg cfg = {0};
+    int axes[NNFX_MAX_RANK], na;
+    double scale[NNFX_MAX_RANK], roi_lo[NNFX_MAX_RANK], roi_hi[NNFX_MAX_RANK];
+    nnfx_status s = resize_setup(n, rank, xs, os, scales, &cfg, axes, &na, scale, err);
+    if (!s) s = resize_roi(n, &cfg, roi, rank, axes, na, roi_lo, roi_hi, err);
+    if (s) return s;
+    *skip = resize_skips(&cfg, xs, os, scale, roi_lo, roi_hi, d);
+    *extrapolation = cfg.extrapolation;
+    cfg.scale = scale[d];
+    cfg.roi_lo = roi_lo[d], cfg.roi_hi = roi_hi[d];
+    for (int64_t x = 0; x < os[d]; x++) {
+        resize_taps t;
+        axis_taps(&cfg, x, xs[d], os[d], &t);
+        nt[x] = t.nt;
+        for (int k = 0; k < 4; k++) {
+            idx[4 * x + k] = k < t.nt ? t.i[k] : 0;
+            w[4 * x + k] = k < t.nt ? t.w[k] : 0.0f;
+        }
+    }
+    return NNFX_OK;
+}
+
 nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
                                       const nnfx_tensor *scales, int d, int64_t *idx, nnfx_error *err) {
     axis_cfg cfg = {0};
@@ -244,21 +295,9 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     axis_cfg cfg = {0};
     int axes[NNFX_MAX_RANK], na;
     double scale[NNFX_MAX_RANK], roi_lo[NNFX_MAX_RANK], roi_hi[NNFX_MAX_RANK];
-    if ((s = resize_setup(n, x->rank, x->shape, o->shape, nin > 2 ? in[2] : NULL, &cfg, axes, &na, scale, err)))
+    if ((s = resize_setup(n, x->rank, x->shape, o->shape, nin > 2 ? in[2] : NULL, &cfg, axes, &na, scale, err)) ||
+        (s = resize_roi(n, &cfg, nin > 1 ? in[1] : NULL, x->rank, axes, na, roi_lo, roi_hi, err)))
         return s;
-    for (int d = 0; d < x->rank; d++)
-        roi_lo[d] = 0.0, roi_hi[d] = 1.0;
-    const nnfx_tensor *roi = nin > 1 ? in[1] : NULL;
-    if (cfg.ct == CT_TF_CROP && roi && nnfx_tensor_numel(roi) > 0) {
-        if (nnfx_tensor_numel(roi) != 2 * (int64_t)na)
-            return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi has %lld values for %d axes (2 per axis)",
-                             (long long)nnfx_tensor_numel(roi), na);
-        for (int i = 0; i < na; i++) {
-            double lo = nnfx_tensor_get(roi, i), hi = nnfx_tensor_get(roi, na + i);
-            if (!isfinite(lo) || !isfinite(hi)) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize roi is not finite");
-            roi_lo[axes[i]] = lo, roi_hi[axes[i]] = hi;
-        }
-    }
     int64_t total = nnfx_tensor_numel(o), maxn = 1;
     if (total == 0) return NNFX_OK;
     for (int d = 0; d < x->rank; d++) {
@@ -283,8 +322,7 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     const float *src = x->data;
     int which = 0;
     for (int d = 0; d < x->rank; d++) {
-        bool whole = cfg.ct != CT_TF_CROP || (roi_lo[d] == 0.0 && roi_hi[d] == 1.0);
-        if (o->shape[d] == x->shape[d] && scale[d] == 1.0 && whole) continue;
+        if (resize_skips(&cfg, x->shape, o->shape, scale, roi_lo, roi_hi, d)) continue;
         int64_t outer = 1, inner = 1;
         for (int i = 0; i < d; i++)
             outer *= cur[i];
