@@ -376,6 +376,45 @@ static void test_maxpool_nan(void **state) {
     nnfx_tensor_release(xt);
     nnfx_interp_free(ip);
     nnfx_gm_free(gm);
+    /* rows wide enough for the vector interior: a NaN in one row (its
+     * windows take the NaN rule, the other rows the plain max), NaN and
+     * -0/+0 ties; the same values as the interpreter's, NaN for NaN */
+    g = nnfx_graph_new();
+    int64_t wd[4] = {1, 2, 6, 45}, k3[2] = {3, 3};
+    x = input(g, 4, wd);
+    nnfx_attr pb[3] = {nnfx_attr_ints("kernel_shape", 2, k3), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("pads", 4, pd)};
+    pin = nnfx_arg_node(x);
+    mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pb);
+    assert_non_null(nnfx_graph_output(g, 1, &mp, NULL));
+    gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    xt = nnfx_tensor_new(NNFX_F32, 4, wd, NULL);
+    float *xw = xt->data;
+    for (int64_t i = 0; i < 2 * 6 * 45; i++)
+        xw[i] = (float)((i * 37) % 101) - 50.0f;
+    xw[2 * 45 + 20] = NAN, xw[6 * 45 + 4 * 45 + 31] = NAN;
+    xw[3 * 45 + 7] = -0.0f, xw[3 * 45 + 8] = 0.0f;
+    nnfx_tensor *yw[2] = {run_gm(gm, xt, 1), NULL};
+    ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    assert_non_null(ip);
+    assert_int_equal(nnfx_interp_run(ip, 1, &xt, 1, &yw[1], &nout, &err), NNFX_OK);
+    assert_int_equal(nnfx_tensor_numel(yw[0]), nnfx_tensor_numel(yw[1]));
+    const float *a = yw[0]->data, *b = yw[1]->data;
+    int nans = 0;
+    for (int64_t i = 0; i < nnfx_tensor_numel(yw[0]); i++) {
+        if (isnan(b[i])) {
+            nans++;
+            assert_true(isnan(a[i]));
+        } else if (memcmp(&a[i], &b[i], sizeof a[i]))
+            fail_msg("max pool element %lld: %g, the interpreter %g", (long long)i, a[i], b[i]);
+    }
+    assert_int_equal(nans, 3); /* the windows over (2, 20) and (4, 31): one and two */
+    for (int r = 0; r < 2; r++)
+        nnfx_tensor_release(yw[r]);
+    nnfx_tensor_release(xt);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
 }
 
 static void test_odd_conv(void **state) {
