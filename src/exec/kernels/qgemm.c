@@ -358,8 +358,8 @@ void fx_qgemm_run_win(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff
                       const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym) {
     int64_t ks = w->ks, nu = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    int64_t p = run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym);
-    for (; p * mr < w->m; p++) { /* the last 4-row panel: 4 x 16 tiles */
+    int64_t p = w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym) : 0;
+    for (; p * mr < w->m; p++) { /* 4 x 16 tiles: AVX-VNNI's, or the last 4-row panel of AVX-512's */
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         int32_t comp[4];
         for (int r = 0; r < rows; r++)
@@ -559,7 +559,8 @@ static bool pack_quad(fx_qconv *c, const int8_t *w) {
                         int64_t ci = 4 * cq + j;
                         w4[m * k4 + (cq * taps + t) * 4 + j] = ci < c->cg ? wgrp[(m * c->cg + ci) * taps + t] : 0;
                     }
-        ok = fx_qgemm_pack_w(&c->wg[gi], w4, c->mg, k4, k4) && c->wg[gi].kern == FX_QK_VNNI512;
+        ok = fx_qgemm_pack_w(&c->wg[gi], w4, c->mg, k4, k4) &&
+             (c->wg[gi].kern == FX_QK_VNNI512 || c->wg[gi].kern == FX_QK_VNNI);
     }
     for (int64_t cq = 0; ok && cq < c->cq4; cq++)
         for (int64_t ky = 0; ky < g->kh; ky++)
@@ -593,8 +594,8 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     }
     /* the grid when its columns, in whole 16-column tiles, are at most 1/8
      * more than the output's: stride 1, or stride 2 over phase planes with
-     * the quad window (AVX-512 VNNI) */
-    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI;
+     * the quad window (the VNNI tiles: AVX-512 or AVX-VNNI) */
+    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI || fx_qisa_active() == FX_QISA_AVXVNNI;
     int64_t s = g->sw;
     c->gpitch = (win_pitch(c) + s - 1) / s;
     int64_t gt = (g->oh * c->gpitch + 15) / 16, ot = (c->ncols + 15) / 16;
@@ -806,36 +807,28 @@ static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64
     memset(win + c->cg * rows * pitch, zp, FX_QWIN_SLACK);
 }
 
-/* Channel quad cq's row iy (in the image) as phase plane b's row of q
- * positions at d: position t holds the 4 channels of padded column t * s +
- * b (the zero point outside the image and past cg). */
 #if FX_Q_X86
-__attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
-#endif
-static void
-quad_row(const fx_qconv *c, const uint8_t *xi, int64_t cq, int64_t iy, int64_t b, int64_t q, uint8_t *d) {
-    const fx_qconv_geom *g = &c->g;
-    int64_t s = g->sw;
-    uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
-    const uint8_t *src[4];
-    for (int j = 0; j < 4; j++)
-        src[j] = 4 * cq + j < c->cg ? xi + ((4 * cq + j) * g->h + iy) * g->w : NULL;
-    /* positions [t0, t1) read the image: column t * s + b - pw in [0, w) */
-    int64_t t0 = (g->pw - b + s - 1) / s, t1 = (g->w - 1 + g->pw - b) / s + 1;
-    if (t0 < 0) t0 = 0;
-    if (t1 > q) t1 = q;
-    if (t1 < t0) t1 = t0;
-    memset(d, zp, (size_t)(t0 * 4));
-    int64_t t = t0;
-#if FX_Q_X86
-    /* 16 positions at a time: 16 (stride 1) or 32 (stride 2) bytes of each
-     * row, masked at the row's end (the quad window runs only on AVX-512) */
+/* The 4 rows' 16 bytes v[j] interleaved: byte 4i + j of o is v[j][i]. */
+static inline void quad_interleave(const __m128i *v, __m128i *o) {
+    __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
+    __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
+    o[0] = _mm_unpacklo_epi16(a0, b0), o[1] = _mm_unpackhi_epi16(a0, b0);
+    o[2] = _mm_unpacklo_epi16(a1, b1), o[3] = _mm_unpackhi_epi16(a1, b1);
+}
+
+/* Positions [t, t1) of quad_row, 16 at a time: 16 (stride 1) or 32 (stride
+ * 2) bytes of each row (src[j] + ix for position t, NULL: the zero point),
+ * masked at the row's end (w bytes; AVX-512BW). */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void quad_vec_avx512(const uint8_t *const *src,
+                                                                                      int64_t s, int64_t ix, int64_t w,
+                                                                                      int64_t t, int64_t t1, uint8_t zp,
+                                                                                      uint8_t f, uint8_t *d) {
     const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f), even = _mm_set1_epi16(0xff);
-    for (; t < t1; t += 16) {
-        int64_t ix = t * s + b - g->pw, n = t1 - t < 16 ? t1 - t : 16, avail = g->w - ix;
+    for (; t < t1; t += 16, ix += 16 * s) {
+        int64_t n = t1 - t < 16 ? t1 - t : 16, avail = w - ix;
         __mmask16 m0 = (__mmask16)(avail >= 16 ? 0xFFFF : (1u << avail) - 1);
         __mmask16 m1 = (__mmask16)(avail >= 32 ? 0xFFFF : avail <= 16 ? 0 : (1u << (avail - 16)) - 1);
-        __m128i v[4];
+        __m128i v[4], o[4];
         for (int j = 0; j < 4; j++) {
             if (!src[j]) {
                 v[j] = vz;
@@ -851,15 +844,68 @@ quad_row(const fx_qconv *c, const uint8_t *xi, int64_t cq, int64_t iy, int64_t b
             }
             v[j] = _mm_xor_si128(v[j], vf);
         }
-        __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
-        __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
-        __m128i o[4] = {_mm_unpacklo_epi16(a0, b0), _mm_unpackhi_epi16(a0, b0), _mm_unpacklo_epi16(a1, b1),
-                        _mm_unpackhi_epi16(a1, b1)};
+        quad_interleave(v, o);
         for (int k = 0; k < 4; k++) { /* bytes [16k, 16k + 16) of the 4n written */
             int64_t left = 4 * n - 16 * k;
             if (left <= 0) break;
             _mm_mask_storeu_epi8(d + 4 * t + 16 * k, (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1), o[k]);
         }
+    }
+}
+
+/* quad_vec_avx512 without masks (SSE2): the whole groups of 16 whose bytes
+ * lie in the row; returns where it stopped (the rest is the caller's). */
+static int64_t quad_vec_sse(const uint8_t *const *src, int64_t s, int64_t ix, int64_t w, int64_t t, int64_t t1,
+                            uint8_t zp, uint8_t f, uint8_t *d) {
+    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f), even = _mm_set1_epi16(0xff);
+    for (; t + 16 <= t1 && ix + 16 * s <= w; t += 16, ix += 16 * s) {
+        __m128i v[4], o[4];
+        for (int j = 0; j < 4; j++) {
+            if (!src[j]) {
+                v[j] = vz;
+                continue;
+            }
+            const uint8_t *p = src[j] + ix;
+            if (s == 1) {
+                v[j] = _mm_loadu_si128((const __m128i *)p);
+            } else {
+                __m128i lo = _mm_and_si128(_mm_loadu_si128((const __m128i *)p), even);
+                __m128i hi = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + 16)), even);
+                v[j] = _mm_packus_epi16(lo, hi);
+            }
+            v[j] = _mm_xor_si128(v[j], vf);
+        }
+        quad_interleave(v, o);
+        for (int k = 0; k < 4; k++)
+            _mm_storeu_si128((__m128i *)(d + 4 * t + 16 * k), o[k]);
+    }
+    return t;
+}
+#endif
+
+/* Channel quad cq's row iy (in the image) as phase plane b's row of q
+ * positions at d: position t holds the 4 channels of padded column t * s +
+ * b (the zero point outside the image and past cg). */
+static void quad_row(const fx_qconv *c, const uint8_t *xi, int64_t cq, int64_t iy, int64_t b, int64_t q, uint8_t *d) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t s = g->sw;
+    uint8_t zp = (uint8_t)c->x_zp, f = c->x_signed ? 0x80 : 0;
+    const uint8_t *src[4];
+    for (int j = 0; j < 4; j++)
+        src[j] = 4 * cq + j < c->cg ? xi + ((4 * cq + j) * g->h + iy) * g->w : NULL;
+    /* positions [t0, t1) read the image: column t * s + b - pw in [0, w) */
+    int64_t t0 = (g->pw - b + s - 1) / s, t1 = (g->w - 1 + g->pw - b) / s + 1;
+    if (t0 < 0) t0 = 0;
+    if (t1 > q) t1 = q;
+    if (t1 < t0) t1 = t0;
+    memset(d, zp, (size_t)(t0 * 4));
+    int64_t t = t0;
+#if FX_Q_X86
+    if (fx_qisa_active() == FX_QISA_AVX512VNNI) {
+        quad_vec_avx512(src, s, t0 * s + b - g->pw, g->w, t0, t1, zp, f, d);
+        t = t1;
+    } else {
+        t = quad_vec_sse(src, s, t0 * s + b - g->pw, g->w, t0, t1, zp, f, d);
     }
 #endif
     for (; t < t1; t++) {

@@ -50,7 +50,7 @@ void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, 
     if (k == FX_QK_VNNI512)
         fused_avx512vnni(ks, a, b, koff, np, e, m, comp, rows, cols, res, y, ym);
     else
-        fused_avxvnni(ks, a, b, NULL, np, e, m, comp, rows, cols, res, y, ym);
+        fused_avxvnni(ks, a, b, koff, np, e, m, comp, rows, cols, res, y, ym);
 }
 
 void fx_qtile_vnni_q16(int64_t ks, const int8_t *a0, const int8_t *a1, const uint8_t *b, const int64_t *koff,

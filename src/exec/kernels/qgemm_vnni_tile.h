@@ -14,17 +14,17 @@
  * panel ks * 32 bytes on. VNNI_BSTEP: bytes per step; VNNI_BHALF(ks): from
  * a step's first 8 columns to the next 8.
  *
- * koff (AVX-512 only; NULL: the packed layout): the activations are not
- * packed but read in place from a 4-channel interleaved window
- * (fx_qgemm_run_win): step q's 16-column panel p is the 64 bytes at b +
- * koff[q] + 64 * p. VNNI_BQ: step q's first panel. */
+ * koff (NULL: the packed layout): the activations are not packed but read
+ * in place from a 4-channel interleaved window (fx_qgemm_run_win): step
+ * q's columns 16p.. are the 64 bytes at b + koff[q] + 64 * p, columns 8..15
+ * of them 32 bytes on. VNNI_BQ: step q's first columns. */
 #define VNNI_BQ(b, koff, q) ((koff) ? (b) + (koff)[q] : (b) + (q)*VNNI_BSTEP)
 #ifdef VNNI_WIDE
 #define VNNI_BSTEP     64
 #define VNNI_BHALF(ks) ((void)(ks), 32)
 #else
 #define VNNI_BSTEP     32
-#define VNNI_BHALF(ks) ((ks)*32)
+#define VNNI_BHALF(ks) (koff ? 32 : (ks)*32) /* in a window the next 8 columns follow */
 #endif
 
 VNNI_TARGET static inline __attribute__((always_inline)) tile8
