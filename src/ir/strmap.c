@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/arena.h"
 #include "ir/strmap.h"
 
 #define TOMBSTONE ((const char *)1)
@@ -48,7 +49,7 @@ static bool grow(ir_strmap *m) {
     size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
     while (m->count * 2 >= ncap)
         ncap *= 2;
-    ir_strmap_slot *ns = calloc(ncap, sizeof *ns);
+    ir_strmap_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
@@ -58,7 +59,7 @@ static bool grow(ir_strmap *m) {
             j = (j + 1) & (ncap - 1);
         ns[j] = m->slots[i];
     }
-    free(m->slots);
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
     m->slots = ns;
     m->cap = ncap;
     m->used = m->count;
@@ -111,6 +112,6 @@ void ir_strmap_del(ir_strmap *m, const char *key) {
 }
 
 void ir_strmap_free(ir_strmap *m) {
-    free(m->slots);
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
     memset(m, 0, sizeof *m);
 }
