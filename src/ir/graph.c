@@ -32,15 +32,15 @@ void ir_graph_touch(nnfx_graph *g) {
 static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena *a = &g->arena;
     ir_graph_free_str(g, n->name);
-    ir_graph_free_str(g, n->target);
+    ir_sstr_put(g, n->target);
     ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
     for (int i = 0; i < n->nattrs; i++)
         ir_node_attr_free(g, &n->attrs[i]);
     ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
     ir_arena_free(&g->hot, n->users, sizeof *n->users * (size_t)n->cap_users);
     ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
-    ir_graph_free_str(g, n->module_path);
-    ir_graph_free_str(g, n->src_file);
+    ir_sstr_put(g, n->module_path);
+    ir_sstr_put(g, n->src_file);
     ir_arena_free(&g->hot, n, sizeof *n);
 }
 
@@ -80,12 +80,14 @@ static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
     if (*s >= '0' && *s <= '9') buf[o++] = '_';
-    for (; *s && o + 1 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        buf[o++] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
+    size_t n = strnlen(s, len - 1 - o);
+    char *d = buf + o;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        d[i] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
     }
-    buf[o] = 0;
-    return o;
+    d[n] = 0;
+    return o + n;
 }
 
 /* Copy of the n bytes at s plus a NUL in g's arena. */
@@ -103,12 +105,13 @@ static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
 static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     char base[200];
     size_t bl = sanitize_name(base_in, base, sizeof base);
-    uint64_t bh = ir_strmap_hash(base);
+    uint64_t bh = ir_strmap_hash_n(base, bl);
     if (!ir_strmap_get_h(&g->names, base, bh)) {
         *hash = bh;
         return arena_strndup(g, base, bl);
     }
-    intptr_t next = (intptr_t)ir_strmap_get_h(&g->name_counters, base, bh);
+    void **counter = ir_strmap_value_h(&g->name_counters, base, bh);
+    intptr_t next = counter ? (intptr_t)*counter : 0;
     char buf[240];
     memcpy(buf, base, bl);
     buf[bl] = '_';
@@ -121,7 +124,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
         for (int i = 0; i < nd; i++)
             buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
-        uint64_t h = ir_strmap_hash(buf);
+        uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
         if (!ir_strmap_get_h(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
@@ -136,8 +139,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
                 g->counter_keys[g->ncounter_keys++] = key;
                 if (!ir_strmap_put_h(&g->name_counters, key, bh, (void *)(k + 1))) return NULL;
             } else {
-                /* keys stay owned by counter_keys; update the value in place */
-                ir_strmap_put_h(&g->name_counters, base, bh, (void *)(k + 1));
+                *counter = (void *)(k + 1); /* the key stays owned by counter_keys */
             }
             *hash = h;
             return arena_strndup(g, buf, bl + 1 + (size_t)nd);
@@ -604,7 +606,15 @@ int ir_graph_param_find(const nnfx_graph *g, const char *name) {
     return (int)(intptr_t)ir_strmap_get(&g->param_index, name);
 }
 
+int ir_graph_param_find_h(const nnfx_graph *g, const char *name, uint64_t hash) {
+    return (int)(intptr_t)ir_strmap_get_h(&g->param_index, name, hash);
+}
+
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
+    return ir_graph_param_add_h(g, name, ir_strmap_hash(name), t, err);
+}
+
+int ir_graph_param_add_h(nnfx_graph *g, const char *name, uint64_t hash, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
         int nc = g->cap_params ? g->cap_params * 2 : 16;
         ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
@@ -617,7 +627,7 @@ int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_err
         /* keys point into params[].name strings, which did not move */
     }
     char *nm = ir_arena_strdup(&g->arena, name);
-    if (!nm || !ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)(g->nparams + 1))) {
+    if (!nm || !ir_strmap_put_h(&g->param_index, nm, hash, (void *)(intptr_t)(g->nparams + 1))) {
         ir_graph_free_str(g, nm);
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return 0;

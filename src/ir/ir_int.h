@@ -34,11 +34,11 @@ struct nnfx_node {
     nnfx_meta *meta; /* nout entries */
     char *name;
     uint64_t name_hash; /* ir_strmap_hash(name) */
-    char *target;       /* placeholder name, get_attr path, call_module leaf */
+    char *target;       /* placeholder name, get_attr path, call_module leaf (shared string) */
     int nattrs;
-    nnfx_attr *attrs; /* deep-owned */
-    char *module_path;
-    char *src_file;
+    nnfx_attr *attrs;  /* deep-owned */
+    char *module_path; /* shared string (ir_sstr_*) */
+    char *src_file;    /* shared string */
     int src_line;
     /* get_attr only: index + 1 of target in graph->params, valid while
      * param_epoch equals the graph's (see ir_node_param). */
@@ -87,6 +87,9 @@ struct nnfx_graph {
     /* Every node's meta is what a full inference pass gives, except nodes
      * marked infer_dirty; false forces the next pass to redo every node. */
     bool infer_valid;
+    /* Shared strings last handed out for module paths and source files
+     * (each holds a reference): consecutive nodes of a trace share them. */
+    char *recent_paths[2], *recent_files[2];
 };
 
 /* Renumbers node->order along the list if edits invalidated it. */
@@ -145,6 +148,13 @@ bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a);
 void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a);
 /* Frees a string owned by g's arena (NULL-safe). */
 void ir_graph_free_str(nnfx_graph *g, char *s);
+/* Shared strings: node fields that many nodes hold with the same text
+ * (module path, source file, target) are reference-counted copies in the
+ * graph's arena. ir_sstr_get returns a reference to a string equal to s,
+ * reusing one of recent[0..1] (which it updates) when it matches; NULL on
+ * OOM. ir_sstr_put drops a reference (NULL-safe). */
+char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s);
+void ir_sstr_put(nnfx_graph *g, char *s);
 /* Sets the target string of a node (placeholder, get_attr, call_module);
  * false on OOM (the old target stays). */
 bool ir_node_set_target(nnfx_node *n, const char *target);
@@ -162,11 +172,14 @@ static inline bool ir_shape_value_like(nnfx_dtype dt, int64_t numel) {
     bool ints = dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_BOOL;
     return numel <= 64 || (ints && numel <= 4096);
 }
-/* Index + 1 of parameter name in g->params, or 0. */
+/* Index + 1 of parameter name in g->params, or 0. The _h variants take
+ * ir_strmap_hash(name), computed once by a caller that finds then adds. */
 int ir_graph_param_find(const nnfx_graph *g, const char *name);
+int ir_graph_param_find_h(const nnfx_graph *g, const char *name, uint64_t hash);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,
  * or 0 on OOM (err set). */
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
+int ir_graph_param_add_h(nnfx_graph *g, const char *name, uint64_t hash, nnfx_tensor *t, nnfx_error *err);
 /* Makes room for n entries in m without growing; false on OOM. */
 bool ir_value_map_reserve(nnfx_value_map *m, size_t n);
 /* A get_attr node reading parameter index idx (0-based) of g. */

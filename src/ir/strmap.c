@@ -10,8 +10,9 @@
 
 /* Hashes 8 bytes per step (a multiply and a shift each), then folds the
  * high bits down so that the low bits used as the slot index mix well. */
-uint64_t ir_strmap_hash(const char *s) {
-    size_t n = strlen(s);
+uint64_t ir_strmap_hash(const char *s) { return ir_strmap_hash_n(s, strlen(s)); }
+
+uint64_t ir_strmap_hash_n(const char *s, size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
     for (; n >= 8; s += 8, n -= 8) {
         uint64_t w;
@@ -28,15 +29,20 @@ uint64_t ir_strmap_hash(const char *s) {
     return h ^ (h >> 29);
 }
 
-void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
+void **ir_strmap_value_h(const ir_strmap *m, const char *key, uint64_t hash) {
     if (!m->cap || !key) return NULL;
     size_t mask = m->cap - 1, i = (size_t)hash & mask;
     for (;;) {
-        const ir_strmap_slot *s = &m->slots[i];
+        ir_strmap_slot *s = &m->slots[i];
         if (!s->key) return NULL;
-        if (s->hash == hash && s->key != TOMBSTONE && (s->key == key || strcmp(s->key, key) == 0)) return s->value;
+        if (s->hash == hash && s->key != TOMBSTONE && (s->key == key || strcmp(s->key, key) == 0)) return &s->value;
         i = (i + 1) & mask;
     }
+}
+
+void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
+    void **v = ir_strmap_value_h(m, key, hash);
+    return v ? *v : NULL;
 }
 
 void *ir_strmap_get(const ir_strmap *m, const char *key) {

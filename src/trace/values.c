@@ -350,13 +350,14 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
     nnfx_value *v = NULL;
     nnfx_error e = {0};
     /* one lookup: a parameter seen before is reused by index */
-    int idx = ir_graph_param_find(ctx->g, full);
+    uint64_t hash = ir_strmap_hash_n(full, pl ? pl + 1 + nl : nl);
+    int idx = ir_graph_param_find_h(ctx->g, full, hash);
     if (idx && ctx->g->params[idx - 1].t != t) {
         trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: two tensors claim parameter name '%s'", trace_basename(file), line,
                    full);
         goto out;
     }
-    if (!idx && !(idx = ir_graph_param_add(ctx->g, full, t, &e))) {
+    if (!idx && !(idx = ir_graph_param_add_h(ctx->g, full, hash, t, &e))) {
         trace_fail(ctx, e.status, "%s", e.msg);
         goto out;
     }
