@@ -171,7 +171,7 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
     for (int i = 0; i < n->nusers; i++)
         if (n->users[i] == u) return true;
     if (n->nusers == n->cap_users) {
-        int nc = n->cap_users ? n->cap_users * 2 : 4;
+        int nc = n->cap_users ? n->cap_users * 2 : 2;
         ir_arena *a = &n->graph->hot;
         nnfx_node **nu = ir_arena_alloc(a, sizeof *nu * (size_t)nc);
         if (!nu) return false;

@@ -6,6 +6,7 @@
 #include "nnfx.h"
 #include "ir/arena.h"
 #include "ir/strmap.h"
+#include "ir/symbol.h"
 
 /* The fields every whole-graph walk reads come first (one cache line);
  * node structs, args and users live in the graph's hot arena, the rest in

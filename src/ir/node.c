@@ -249,7 +249,7 @@ char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
         if (m->dims[i].value >= 0)
             off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)m->dims[i].value);
         else
-            off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, m->dims[i].symbol[0] ? m->dims[i].symbol : "?");
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, *ir_sym(&m->dims[i]) ? m->dims[i].symbol : "?");
     }
     if (off < len) snprintf(buf + off, len - off, "]");
     return buf;
