@@ -407,11 +407,7 @@ nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
     const ir_param *p = &g->params[idx];
     nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, 1, err);
     if (!n) return NULL;
-    if (!ir_node_set_target(n, p->name)) {
-        node_discard(g, n);
-        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
+    n->target = ir_sstr_ref(p->name); /* parameter names are shared strings */
     n->param_idx = idx + 1;
     n->param_epoch = g->param_epoch;
     nnfx_meta_set_shape(&n->meta[0], p->t->dtype, p->t->rank, p->t->shape);
@@ -602,19 +598,22 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
 }
 
-int ir_graph_param_find(const nnfx_graph *g, const char *name) {
-    return (int)(intptr_t)ir_strmap_get(&g->param_index, name);
-}
-
-int ir_graph_param_find_h(const nnfx_graph *g, const char *name, uint64_t hash) {
-    return (int)(intptr_t)ir_strmap_get_h(&g->param_index, name, hash);
+int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
+    if (!name) return 0;
+    /* parameters added since the last lookup join the index now (a trace
+     * adds thousands and looks none up); indexing is not a semantic change */
+    nnfx_graph *g = (nnfx_graph *)cg;
+    for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
+        int i = g->nparams_indexed;
+        if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
+    }
+    int idx = (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+    for (int i = g->nparams_indexed; !idx && i < g->nparams; i++) /* out of memory indexing */
+        if (strcmp(g->params[i].name, name) == 0) idx = i + 1;
+    return idx;
 }
 
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
-    return ir_graph_param_add_h(g, name, ir_strmap_hash(name), t, err);
-}
-
-int ir_graph_param_add_h(nnfx_graph *g, const char *name, uint64_t hash, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
         int nc = g->cap_params ? g->cap_params * 2 : 16;
         ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
@@ -626,9 +625,8 @@ int ir_graph_param_add_h(nnfx_graph *g, const char *name, uint64_t hash, nnfx_te
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
     }
-    char *nm = ir_arena_strdup(&g->arena, name);
-    if (!nm || !ir_strmap_put_h(&g->param_index, nm, hash, (void *)(intptr_t)(g->nparams + 1))) {
-        ir_graph_free_str(g, nm);
+    char *nm = ir_sstr_get(g, NULL, name); /* get_attr nodes share it as their target */
+    if (!nm) {
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return 0;
     }
@@ -702,7 +700,7 @@ nnfx_tensor *nnfx_graph_param_mut(nnfx_graph *g, const char *name, nnfx_error *e
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
 
 nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
-    intptr_t idx = g && name ? (intptr_t)ir_strmap_get(&g->param_index, name) : 0;
+    int idx = g && name ? ir_graph_param_find(g, name) : 0;
     if (!idx) return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "the graph has no parameter '%s'", name ? name : "");
     g->params[idx - 1].constant = constant;
     return NNFX_OK;
@@ -743,15 +741,14 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (ir_strmap_get(&used, g->params[i].name)) {
             g->params[kept++] = g->params[i];
         } else {
-            ir_graph_free_str(g, g->params[i].name);
+            ir_sstr_put(g, g->params[i].name);
             nnfx_tensor_release(g->params[i].t);
             dropped++;
         }
     }
     g->nparams = kept;
+    g->nparams_indexed = 0; /* indexed again on the next lookup */
     g->param_epoch++;
-    for (int i = 0; i < kept; i++)
-        ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
     ir_strmap_free(&used);
     if (dropped) ir_graph_touch(g);
     return dropped;

@@ -70,7 +70,8 @@ struct nnfx_graph {
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
-    ir_strmap param_index; /* param name -> index + 1 (intptr_t)        */
+    ir_strmap param_index; /* param name -> index + 1 (intptr_t), for    */
+    int nparams_indexed;   /* params[0 .. nparams_indexed) (lazily)      */
     nnfx_node *insert_ref; /* NULL: at end (before output) */
     bool insert_after;
     int nparams, cap_params;
@@ -155,6 +156,8 @@ void ir_graph_free_str(nnfx_graph *g, char *s);
  * reusing one of recent[0..1] (which it updates) when it matches; NULL on
  * OOM. ir_sstr_put drops a reference (NULL-safe). */
 char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s);
+/* One more reference to shared string s (which must be one); returns s. */
+char *ir_sstr_ref(char *s);
 void ir_sstr_put(nnfx_graph *g, char *s);
 /* Sets the target string of a node (placeholder, get_attr, call_module);
  * false on OOM (the old target stays). */
@@ -173,14 +176,12 @@ static inline bool ir_shape_value_like(nnfx_dtype dt, int64_t numel) {
     bool ints = dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_BOOL;
     return numel <= 64 || (ints && numel <= 4096);
 }
-/* Index + 1 of parameter name in g->params, or 0. The _h variants take
- * ir_strmap_hash(name), computed once by a caller that finds then adds. */
+/* Index + 1 of parameter name in g->params, or 0. Indexes the parameters
+ * added since the last lookup (writes g's index: not a semantic change). */
 int ir_graph_param_find(const nnfx_graph *g, const char *name);
-int ir_graph_param_find_h(const nnfx_graph *g, const char *name, uint64_t hash);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,
  * or 0 on OOM (err set). */
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err);
-int ir_graph_param_add_h(nnfx_graph *g, const char *name, uint64_t hash, nnfx_tensor *t, nnfx_error *err);
 /* Makes room for n entries in m without growing; false on OOM. */
 bool ir_value_map_reserve(nnfx_value_map *m, size_t n);
 /* A get_attr node reading parameter index idx (0-based) of g. */

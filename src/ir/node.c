@@ -174,6 +174,11 @@ void ir_sstr_put(nnfx_graph *g, char *s) {
     if (--h->refs == 0) ir_arena_free(&g->arena, h, sizeof *h + h->len + 1);
 }
 
+char *ir_sstr_ref(char *s) {
+    sstr_of(s)->refs++;
+    return s;
+}
+
 char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s) {
     size_t len = strlen(s);
     for (int k = 0; recent && k < 2; k++) {
