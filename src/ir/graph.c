@@ -28,6 +28,8 @@ void ir_graph_touch(nnfx_graph *g) {
     if (g) g->version++;
 }
 
+static void names_free(ir_names *m);
+
 /* Returns a node and everything it owns to the graph's arena. */
 static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena *a = &g->arena;
@@ -54,7 +56,7 @@ void nnfx_graph_free(nnfx_graph *g) {
         }
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
-    ir_strmap_free(&g->names);
+    names_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++)
         free(g->counter_keys[i]);
@@ -71,6 +73,86 @@ void nnfx_graph_free(nnfx_graph *g) {
 }
 
 /* --- names --------------------------------------------------------------------- */
+
+nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash) {
+    if (!m->cap || !name) return NULL;
+    size_t mask = m->cap - 1, i = (size_t)hash & mask;
+    for (;;) {
+        const ir_name_slot *s = &m->slots[i];
+        if (!s->node) return NULL;
+        if (s->hash == hash && s->node != IR_NAME_TOMB && (s->node->name == name || strcmp(s->node->name, name) == 0))
+            return s->node;
+        i = (i + 1) & mask;
+    }
+}
+
+/* Doubles the table (or rehashes it in place when mostly deleted); false
+ * on OOM. */
+static bool names_grow(ir_names *m) {
+    size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
+    while (m->count * 2 >= ncap)
+        ncap *= 2;
+    ir_name_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
+    if (!ns) return false;
+    for (size_t i = 0; i < m->cap; i++) {
+        const ir_name_slot *s = &m->slots[i];
+        if (!s->node || s->node == IR_NAME_TOMB) continue;
+        size_t j = (size_t)s->hash & (ncap - 1);
+        while (ns[j].node)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *s;
+    }
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+    m->used = m->count;
+    return true;
+}
+
+/* Enters n under n->name (hash n->name_hash), replacing a node of the
+ * same name; false on OOM. */
+static bool names_put(ir_names *m, nnfx_node *n) {
+    if ((m->used + 1) * 2 > m->cap && !names_grow(m)) return false;
+    size_t mask = m->cap - 1, i = (size_t)n->name_hash & mask;
+    ir_name_slot *tomb = NULL;
+    for (;;) {
+        ir_name_slot *s = &m->slots[i];
+        if (!s->node) break;
+        if (s->node == IR_NAME_TOMB) {
+            if (!tomb) tomb = s;
+        } else if (s->hash == n->name_hash && strcmp(s->node->name, n->name) == 0) {
+            s->node = n;
+            return true;
+        }
+        i = (i + 1) & mask;
+    }
+    ir_name_slot *s = tomb ? tomb : &m->slots[i];
+    if (!tomb) m->used++;
+    s->node = n;
+    s->hash = n->name_hash;
+    m->count++;
+    return true;
+}
+
+void ir_names_del(ir_names *m, const nnfx_node *n) {
+    if (!m->cap) return;
+    size_t mask = m->cap - 1, i = (size_t)n->name_hash & mask;
+    for (;;) {
+        ir_name_slot *s = &m->slots[i];
+        if (!s->node) return;
+        if (s->node == n) {
+            s->node = IR_NAME_TOMB;
+            m->count--;
+            return;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+static void names_free(ir_names *m) {
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
+    memset(m, 0, sizeof *m);
+}
 
 /* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
 static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
@@ -106,7 +188,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     char base[200];
     size_t bl = sanitize_name(base_in, base, sizeof base);
     uint64_t bh = ir_strmap_hash_n(base, bl);
-    if (!ir_strmap_get_h(&g->names, base, bh)) {
+    if (!ir_names_get(&g->names, base, bh)) {
         *hash = bh;
         return arena_strndup(g, base, bl);
     }
@@ -125,7 +207,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
             buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
         uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
-        if (!ir_strmap_get_h(&g->names, buf, h)) {
+        if (!ir_names_get(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
                     int nc = g->cap_counter_keys ? g->cap_counter_keys * 2 : 16;
@@ -151,17 +233,17 @@ nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) 
     if (!n || !name) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_name: NULL node or name");
     nnfx_graph *g = n->graph;
     if (strcmp(n->name, name) == 0) return NNFX_OK;
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     uint64_t h;
     char *nn = fresh_name(g, name, &h);
     if (!nn) {
-        ir_strmap_put_h(&g->names, n->name, n->name_hash, n);
+        names_put(&g->names, n); /* back under its old name (best effort, as before) */
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     ir_graph_free_str(g, n->name);
     n->name = nn;
     n->name_hash = h;
-    if (!ir_strmap_put_h(&g->names, n->name, h, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (!names_put(&g->names, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return NNFX_OK;
 }
 
@@ -300,11 +382,11 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, in
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++)
         n->meta[i].rank = -1;
-    if (!ir_strmap_put_h(&g->names, n->name, n->name_hash, n)) goto oom;
+    if (!names_put(&g->names, n)) goto oom;
     return n;
 oom:
     if (n) {
-        if (n->name) ir_strmap_del(&g->names, n->name);
+        if (n->name) ir_names_del(&g->names, n);
         node_free(g, n);
     }
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory creating a node");
@@ -364,7 +446,7 @@ static void node_discard(nnfx_graph *g, nnfx_node *n) {
             n->args[i].kind = NNFX_ARG_NONE;
             ir_drop_user_if_unused(a, n);
         }
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     node_free(g, n);
 }
 
@@ -565,7 +647,7 @@ nnfx_node *nnfx_node_next(const nnfx_node *n) { return n ? n->next : NULL; }
 nnfx_node *nnfx_node_prev(const nnfx_node *n) { return n ? n->prev : NULL; }
 int nnfx_graph_num_nodes(const nnfx_graph *g) { return g ? g->num_nodes : 0; }
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name) {
-    return g && name ? ir_strmap_get(&g->names, name) : NULL;
+    return g && name ? ir_names_get(&g->names, name, ir_strmap_hash(name)) : NULL;
 }
 nnfx_node *nnfx_graph_output_node(const nnfx_graph *g) { return g ? output_node_of(g) : NULL; }
 
@@ -886,7 +968,7 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     if (g->insert_ref == n) g->insert_ref = g->insert_after ? n->prev : n->next;
     if (g->insert_ref == NULL && g->insert_after) g->insert_after = false;
     unlink_node(g, n);
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     node_free(g, n);
     ir_graph_touch(g);
     return NNFX_OK;

@@ -61,12 +61,33 @@ typedef struct ir_leaf {
     void *user;
 } ir_leaf;
 
+/* The name table: node name -> node, open addressing with the name's hash
+ * kept in the slot (16 bytes a slot: the key is the node's own name). */
+typedef struct ir_name_slot {
+    nnfx_node *node; /* NULL: empty; IR_NAME_TOMB: deleted */
+    uint64_t hash;
+} ir_name_slot;
+typedef struct ir_names {
+    ir_name_slot *slots;
+    size_t cap, count, used;
+} ir_names;
+#define IR_NAME_TOMB ((nnfx_node *)1)
+
+/* The node called name (hash: ir_strmap_hash(name)), or NULL. */
+nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash);
+/* Removes node n's entry (found by pointer, from n->name_hash) if present. */
+void ir_names_del(ir_names *m, const nnfx_node *n);
+/* Hints the CPU to fetch the slot where a lookup of hash starts. */
+static inline void ir_names_prefetch(const ir_names *m, uint64_t hash) {
+    if (m->cap) __builtin_prefetch(&m->slots[(size_t)hash & (m->cap - 1)]);
+}
+
 struct nnfx_graph {
     ir_arena hot;   /* node structs, args and users arrays       */
     ir_arena arena; /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
-    ir_strmap names;         /* node name -> node                          */
+    ir_names names;          /* node name -> node                          */
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
