@@ -43,7 +43,7 @@ static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
     ir_sstr_put(g, n->module_path);
     ir_sstr_put(g, n->src_file);
-    ir_arena_free(&g->hot, n, sizeof *n);
+    ir_arena_free(&g->nodes, n, sizeof *n);
 }
 
 void nnfx_graph_free(nnfx_graph *g) {
@@ -56,6 +56,7 @@ void nnfx_graph_free(nnfx_graph *g) {
         }
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
+    ir_arena_release(&g->nodes);
     names_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++)
@@ -371,7 +372,7 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 /* --- creation ------------------------------------------------------------------- */
 
 static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
-    nnfx_node *n = ir_arena_calloc(&g->hot, sizeof *n);
+    nnfx_node *n = ir_arena_calloc(&g->nodes, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
@@ -520,6 +521,7 @@ static bool attrs_copy_all(nnfx_node *n, int nattrs, const nnfx_attr *attrs) {
             ir_arena_free(&g->arena, v, sizeof *v * (size_t)nattrs);
             return false;
         }
+        n->had_subgraph |= v[i].kind == NNFX_ATTR_GRAPH;
     }
     n->attrs = v;
     n->nattrs = nattrs;

@@ -8,9 +8,11 @@
 #include "ir/strmap.h"
 #include "ir/symbol.h"
 
-/* The fields every whole-graph walk reads come first (one cache line);
- * node structs, args and users live in the graph's hot arena, the rest in
- * its cold arena, so walks touch few lines per node. */
+/* The fields every whole-graph walk reads come first (one cache line).
+ * Node structs have an arena of their own, so nodes created in order lie
+ * at a constant stride (a walk of a large graph is a pointer chase the
+ * hardware prefetcher can follow); args and users live in the hot arena,
+ * the rest in the cold arena, so walks touch few lines per node. */
 struct nnfx_node {
     nnfx_node *next, *prev;
     nnfx_arg *args;
@@ -37,6 +39,9 @@ struct nnfx_node {
     uint64_t name_hash; /* ir_strmap_hash(name) */
     char *target;       /* placeholder name, get_attr path, call_module leaf (shared string) */
     int nattrs;
+    /* A graph attribute was set on the node at some point (never cleared):
+     * false lets walks skip its attributes when counting subgraphs. */
+    bool had_subgraph;
     nnfx_attr *attrs;  /* deep-owned */
     char *module_path; /* shared string (ir_sstr_*) */
     char *src_file;    /* shared string */
@@ -83,7 +88,8 @@ static inline void ir_names_prefetch(const ir_names *m, uint64_t hash) {
 }
 
 struct nnfx_graph {
-    ir_arena hot;   /* node structs, args and users arrays       */
+    ir_arena nodes; /* node structs                              */
+    ir_arena hot;   /* args and users arrays                     */
     ir_arena arena; /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;

@@ -327,6 +327,7 @@ nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err
     nnfx_graph *g = n->graph;
     nnfx_attr copy;
     if (!ir_node_attr_copy(g, &copy, a)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    n->had_subgraph |= copy.kind == NNFX_ATTR_GRAPH;
     for (int i = 0; i < n->nattrs; i++) {
         if (strcmp(n->attrs[i].name, a->name) == 0) {
             ir_node_attr_free(g, &n->attrs[i]);
@@ -403,7 +404,7 @@ bool nnfx_node_is_impure(const nnfx_node *n) {
     case NNFX_CALL_FUNCTION:
         if (nnfx_op_flags(n->op) & NNFX_F_IMPURE) return true;
         /* a control-flow node is impure when a node of its bodies is */
-        for (int i = 0; i < n->nattrs; i++) {
+        for (int i = 0; n->had_subgraph && i < n->nattrs; i++) {
             const nnfx_graph *b = n->attrs[i].kind == NNFX_ATTR_GRAPH ? n->attrs[i].u.g : NULL;
             for (const nnfx_node *m = b ? b->head : NULL; m; m = m->next)
                 if ((m->opcode == NNFX_CALL_FUNCTION || m->opcode == NNFX_CALL_MODULE) && nnfx_node_is_impure(m))
@@ -416,13 +417,14 @@ bool nnfx_node_is_impure(const nnfx_node *n) {
 
 int nnfx_node_num_subgraphs(const nnfx_node *n) {
     int k = 0;
-    for (int i = 0; n && i < n->nattrs; i++)
+    if (!n || !n->had_subgraph) return 0;
+    for (int i = 0; i < n->nattrs; i++)
         k += n->attrs[i].kind == NNFX_ATTR_GRAPH && n->attrs[i].u.g;
     return k;
 }
 
 nnfx_graph *nnfx_node_subgraph(const nnfx_node *n, int i) {
-    for (int k = 0; n && k < n->nattrs; k++)
+    for (int k = 0; n && n->had_subgraph && k < n->nattrs; k++)
         if (n->attrs[k].kind == NNFX_ATTR_GRAPH && n->attrs[k].u.g && i-- == 0) return n->attrs[k].u.g;
     return NULL;
 }
