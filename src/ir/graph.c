@@ -322,8 +322,10 @@ static void unlink_node(nnfx_graph *g, nnfx_node *n) {
 void ir_graph_renumber(nnfx_graph *g) {
     if (g->orders_valid) return;
     uint32_t k = 1024;
-    for (nnfx_node *n = g->head; n; n = n->next, k += 1024)
+    for (nnfx_node *n = g->head; n; n = n->next, k += 1024) {
+        ir_node_prefetch(n, 16);
         n->order = k;
+    }
     g->orders_valid = true;
 }
 
@@ -981,6 +983,7 @@ int nnfx_eliminate_dead_code(nnfx_graph *g) {
     int removed = 0;
     for (nnfx_node *n = g->tail, *prev; n; n = prev) {
         prev = n->prev;
+        ir_node_prefetch(n, -16);
         if (n->nusers == 0 && !nnfx_node_is_impure(n)) {
             if (nnfx_erase_node(g, n, NULL) == NNFX_OK) removed++;
         }

@@ -123,6 +123,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         ahead = ahead->next;
     for (nnfx_node *n = g->head; n && !st; n = n->next) {
         count++;
+        ir_node_prefetch(n, 16);
         if (ahead) {
             ir_names_prefetch(&g->names, ahead->name_hash);
             ahead = ahead->next;

@@ -183,6 +183,7 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
      * are this pass's when a node reads them */
     nnfx_node *n = g->head;
     for (; n && !st; n = n->next) {
+        ir_node_prefetch(n, 16);
         n->pass_data = NULL;
         n->infer_changed = false;
         switch (n->opcode) {
