@@ -383,12 +383,22 @@ nnfx_attr nnfx_attr_tensor(const char *name, nnfx_tensor *t);
  * node stores a deep copy (nnfx_graph_copy), so the caller keeps and frees g. */
 nnfx_attr nnfx_attr_graph(const char *name, nnfx_graph *g);
 
-/* One dimension of a static shape: a number, or symbolic/unknown (value -1,
- * symbol "" when unknown, e.g. "batch" when named). */
+/* One dimension of a static shape: a number, or symbolic/unknown (value -1;
+ * symbol NULL or "" when unknown, e.g. "batch" when named). A symbol is an
+ * interned string (nnfx_symbol): it lives as long as the process, so
+ * metas copy by assignment, and equal names share one pointer. */
 typedef struct nnfx_dim {
     int64_t value;
-    char symbol[24];
+    const char *symbol;
 } nnfx_dim;
+
+/* Longest symbolic dim name kept (longer ONNX dim_param names are cut). */
+#define NNFX_SYMBOL_MAX 23
+
+/* The interned copy of symbolic dim name `name` (the same pointer for
+ * equal names, valid for the life of the process), for nnfx_dim.symbol;
+ * NULL for NULL or on out of memory. Thread-safe. */
+const char *nnfx_symbol(const char *name);
 
 /* What is known about a node's value: dtype and shape (rank -1: unknown),
  * plus where the node came from. */

@@ -232,7 +232,7 @@ static void test_lint_messages(void **state) {
 
     /* duplicate names (forced past the API) */
     s = make_small();
-    ir_strmap_del(&s.g->names, s.add->name);
+    ir_names_del(&s.g->names, s.add);
     ir_graph_free_str(s.g, s.add->name);
     s.add->name = ir_arena_strdup(&s.g->arena, "relu");
     s.add->name_hash = ir_strmap_hash("relu");

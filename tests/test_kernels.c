@@ -761,7 +761,7 @@ static void test_symbolic_and_cost(void **state) {
     m.dtype = NNFX_F32;
     m.rank = 4;
     m.dims[0].value = -1;
-    snprintf(m.dims[0].symbol, sizeof m.dims[0].symbol, "batch");
+    m.dims[0].symbol = nnfx_symbol("batch");
     m.dims[1].value = 3, m.dims[2].value = 32, m.dims[3].value = 32;
     nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
     nnfx_tensor *w = zeros(NNFX_F32, 4, 16, 3, 3, 3), *bias = zeros(NNFX_F32, 1, 16);
@@ -807,7 +807,7 @@ static void test_unknown_dims(void **state) {
     m.dtype = NNFX_F32;
     m.rank = 3;
     m.dims[0].value = -1;
-    snprintf(m.dims[0].symbol, sizeof m.dims[0].symbol, "N");
+    m.dims[0].symbol = nnfx_symbol("N");
     m.dims[1].value = 3, m.dims[2].value = 4;
     nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
     nnfx_tensor *shape = zeros(NNFX_I64, 1, 2);

@@ -56,7 +56,7 @@ static nnfx_graph *make_rich(void) {
     nnfx_meta m = {0};
     int64_t xs[4] = {-1, 3, 8, 8};
     nnfx_meta_set_shape(&m, NNFX_F32, 4, xs);
-    strcpy(m.dims[0].symbol, "batch");
+    m.dims[0].symbol = nnfx_symbol("batch");
     nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
     nnfx_node *cw = nnfx_graph_get_attr(g, "conv.weight", &err);
     nnfx_node *cb = nnfx_graph_get_attr(g, "conv.bias", &err);

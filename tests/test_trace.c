@@ -199,6 +199,39 @@ static nnfx_value *leafy_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx
     return nnfx_v_mul(ctx, y, w);
 }
 
+/* A layer called twice (shared weights) reads its parameters twice: the
+ * graph keeps one copy of each, read by two get_attr nodes with the same
+ * target (as torch.fx records self.conv.weight twice), named apart. */
+static nnfx_value *twice_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
+    nnfx_module *conv = nnfx_module_child(self, "conv");
+    nnfx_value *y = nnfx_call(ctx, conv, in[0]);
+    return nnfx_call(ctx, conv, y);
+}
+
+static void test_shared_layer_params(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_module *m = nnfx_module_new("Twice", twice_forward, NULL);
+    assert_non_null(nnfx_module_add(m, "conv", nnfx_conv2d(3, 3, 1, 1, 0, 1, 1, true, 7)));
+    nnfx_module_set_inputs(m, 1, NULL, NULL);
+    nnfx_shape s = nnfx_shape_of(4, 1, 3, 5, 5);
+    nnfx_gm *gm = nnfx_symbolic_trace(m, 1, &s, &err);
+    if (!gm) fail_msg("trace: %s", err.msg);
+    nnfx_graph *g = nnfx_gm_graph(gm);
+    assert_int_equal(nnfx_graph_num_params(g), 2);
+    assert_string_equal(nnfx_graph_param_name(g, 0), "conv.weight");
+    assert_string_equal(nnfx_graph_param_name(g, 1), "conv.bias");
+    int reads = 0;
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n))
+        if (nnfx_node_opcode(n) == NNFX_GET_ATTR && !strcmp(nnfx_node_target(n), "conv.weight")) reads++;
+    assert_int_equal(reads, 2);
+    assert_non_null(nnfx_graph_find(g, "conv_weight"));
+    assert_non_null(nnfx_graph_find(g, "conv_weight_1"));
+    assert_ptr_equal(nnfx_graph_param(g, "conv.weight"), nnfx_module_param(m, "conv.weight"));
+    nnfx_gm_free(gm);
+    nnfx_module_free(m);
+}
+
 static void test_leaf_function(void **state) {
     (void)state;
     nnfx_error err = {0};
@@ -356,6 +389,7 @@ int main(void) {
         cmocka_unit_test(test_control_flow_error),
         cmocka_unit_test(test_shape_error),
         cmocka_unit_test(test_leaf_function),
+        cmocka_unit_test(test_shared_layer_params),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_single_layer_root),
     };

@@ -579,7 +579,7 @@ void cli_json_shape(sbuf *b, const nnfx_meta *m) {
         if (d) sb_printf(b, ", ");
         if (m->dims[d].value >= 0)
             sb_printf(b, "%lld", (long long)m->dims[d].value);
-        else if (m->dims[d].symbol[0])
+        else if (m->dims[d].symbol && m->dims[d].symbol[0])
             cli_json_str(b, m->dims[d].symbol);
         else
             sb_printf(b, "null");

@@ -151,7 +151,7 @@ static void write_type(ow_buf *b, uint32_t num, const nnfx_meta *m) {
             size_t d = ow_begin_msg(b, PB_SHAPE_DIM);
             if (m->dims[i].value >= 0)
                 ow_put_int(b, PB_DIM_VALUE, m->dims[i].value);
-            else if (m->dims[i].symbol[0])
+            else if (m->dims[i].symbol && m->dims[i].symbol[0])
                 ow_put_string(b, PB_DIM_PARAM, m->dims[i].symbol);
             ow_end_msg(b, d);
         }

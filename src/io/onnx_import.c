@@ -230,7 +230,7 @@ static nnfx_status read_type(imp *im, ow_reader *r, nnfx_meta *m, bool *is_tenso
                                        NNFX_MAX_RANK);
                     nnfx_dim *dim = &m->dims[m->rank++];
                     dim->value = -1;
-                    dim->symbol[0] = 0;
+                    dim->symbol = NULL;
                     ow_reader dr;
                     if (ow_sub(&sh, &d, &dr)) return im->err->status;
                     ow_field e;
@@ -238,11 +238,15 @@ static nnfx_status read_type(imp *im, ow_reader *r, nnfx_meta *m, bool *is_tenso
                         if (e.num == PB_DIM_VALUE && e.wire == OW_VARINT) {
                             dim->value = (int64_t)e.v < 0 ? -1 : (int64_t)e.v;
                         } else if (e.num == PB_DIM_PARAM && e.wire == OW_LEN) {
-                            size_t k = e.len < sizeof dim->symbol - 1 ? e.len : sizeof dim->symbol - 1;
-                            memcpy(dim->symbol, e.data, k);
-                            dim->symbol[k] = 0;
+                            char sym[NNFX_SYMBOL_MAX + 1];
+                            size_t k = e.len < NNFX_SYMBOL_MAX ? e.len : NNFX_SYMBOL_MAX;
+                            memcpy(sym, e.data, k);
+                            sym[k] = 0;
                             for (size_t i = 0; i < k; i++)
-                                if (!dim->symbol[i]) dim->symbol[i] = '_';
+                                if (!sym[i]) sym[i] = '_';
+                            dim->symbol = nnfx_symbol(sym);
+                            if (!dim->symbol)
+                                return ow_fail(&dr, NNFX_ERR_NOMEM, e.tag_off, "out of memory for a dim name");
                         }
                     }
                     if (rc < 0) return im->err->status;

@@ -114,7 +114,7 @@ void txt_meta(sbuf *b, const nnfx_meta *m) {
         const nnfx_dim *d = &m->dims[i];
         if (d->value >= 0)
             sb_printf(b, "%lld", (long long)d->value);
-        else if (d->symbol[0])
+        else if (d->symbol && d->symbol[0])
             txt_symbol(b, d->symbol);
         else
             sb_printf(b, "?");

@@ -361,13 +361,17 @@ static bool read_meta(tp *s, nnfx_meta *m) {
             char *w = NULL;
             if (!read_word(s, &w, "a dim (number, name or '?')")) return false;
             size_t n = strlen(w);
-            if (n == 0 || n >= sizeof d->symbol) {
+            if (n == 0 || n > NNFX_SYMBOL_MAX) {
                 free(w);
-                tp_fail(s, dat, "symbolic dim name must have 1 to %zu characters", sizeof d->symbol - 1);
+                tp_fail(s, dat, "symbolic dim name must have 1 to %d characters", NNFX_SYMBOL_MAX);
                 return false;
             }
-            memcpy(d->symbol, w, n + 1);
+            d->symbol = nnfx_symbol(w);
             free(w);
+            if (!d->symbol) {
+                tp_fail(s, dat, "out of memory");
+                return false;
+            }
         }
         if (accept(s, ']')) return true;
         if (!expect(s, ',', "or ']' in shape")) return false;

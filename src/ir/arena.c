@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir/arena.h"
 
@@ -58,48 +59,103 @@ void ir_arena_free(ir_arena *a, void *p, size_t size) {
     if (p) tracked_free(a, p, size);
 }
 
+void *ir_big_alloc(size_t size, bool zero) { return zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1); }
+
+void ir_big_free(void *p, size_t size) {
+    (void)size;
+    free(p);
+}
+
 #else
 
-/* Released chunks kept for the next graph, up to CACHE_BYTES in all, one
- * list per chunk size (64 KB doubling to 4 MB). A trace -> edit -> copy
- * loop builds and frees graphs of the same size over and over; fresh
- * memory costs a page fault per 4 KB on first touch, which made up most
- * of a trace's time on some virtual machines. */
-#define CACHE_BYTES   ((size_t)64 * 1024 * 1024)
-#define CACHE_CLASSES 7
-static ir_arena_chunk *g_cache[CACHE_CLASSES];
+/* Released large blocks (arena chunks, hash tables) kept for the next
+ * graph, up to CACHE_BYTES in all. A trace -> edit -> copy loop builds and
+ * frees graphs of the same size over and over; fresh memory costs a page
+ * fault per 4 KB on first touch, which made up most of a trace's time on
+ * some virtual machines. Blocks of 2 MB and more are mapped 2 MB-aligned
+ * and offered to transparent huge pages (one fault per 2 MB). */
+#define CACHE_BYTES ((size_t)256 * 1024 * 1024)
+#define CACHE_SLOTS 128
+#define CACHE_MIN   ((size_t)64 * 1024) /* smaller blocks: plain malloc */
+#define HUGE_BYTES  ((size_t)2 * 1024 * 1024)
+typedef struct cached_block {
+    void *p;
+    size_t size;
+} cached_block;
+static cached_block g_cache[CACHE_SLOTS];
+static int g_cache_n;
 static size_t g_cache_bytes;
 static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The cache list of chunks of payload size `size`, or -1 for none. */
-static int cache_class(size_t size) {
-    for (int k = 0; k < CACHE_CLASSES; k++)
-        if (size == CHUNK_FIRST << k) return k;
-    return -1;
-}
-
-/* A cached chunk of payload size `size`, or NULL. */
-static ir_arena_chunk *cache_take(size_t size) {
-    int k = cache_class(size);
-    if (k < 0) return NULL;
+/* A cached block of exactly `size` bytes (the newest), or NULL. */
+static void *cache_take(size_t size) {
+    void *p = NULL;
     pthread_mutex_lock(&g_cache_mu);
-    ir_arena_chunk *c = g_cache[k];
-    if (c) g_cache[k] = c->next, g_cache_bytes -= size;
+    for (int i = g_cache_n - 1; i >= 0; i--)
+        if (g_cache[i].size == size) {
+            p = g_cache[i].p;
+            g_cache[i] = g_cache[--g_cache_n];
+            g_cache_bytes -= size;
+            break;
+        }
     pthread_mutex_unlock(&g_cache_mu);
-    return c;
+    return p;
 }
 
-/* Keeps c for reuse when it fits the cache, else frees it. */
-static void cache_give(ir_arena_chunk *c) {
-    int k = cache_class(c->size);
-    if (k >= 0) {
-        pthread_mutex_lock(&g_cache_mu);
-        bool keep = g_cache_bytes + c->size <= CACHE_BYTES;
-        if (keep) c->next = g_cache[k], g_cache[k] = c, g_cache_bytes += c->size;
-        pthread_mutex_unlock(&g_cache_mu);
-        if (keep) return;
+/* Keeps block p of `size` bytes for reuse when it fits the cache; false
+ * when the caller must release it. */
+static bool cache_give(void *p, size_t size) {
+    pthread_mutex_lock(&g_cache_mu);
+    bool keep = g_cache_n < CACHE_SLOTS && g_cache_bytes + size <= CACHE_BYTES;
+    if (keep) g_cache[g_cache_n++] = (cached_block){p, size}, g_cache_bytes += size;
+    pthread_mutex_unlock(&g_cache_mu);
+    return keep;
+}
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#define BIG_MAPPED 1
+/* A fresh 2 MB-aligned zeroed mapping of size bytes (a multiple of 2 MB
+ * or not), offered to transparent huge pages; NULL on failure. */
+static void *map_huge(size_t size) {
+    size_t span = size + HUGE_BYTES;
+    char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char *a = (char *)(((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+    if (a > p) munmap(p, (size_t)(a - p));
+    size_t tail = (size_t)(p + span - (a + size));
+    if (tail) munmap(a + size, tail);
+    madvise(a, size, MADV_HUGEPAGE);
+    return a;
+}
+#endif
+
+void *ir_big_alloc(size_t size, bool zero) {
+    if (size < CACHE_MIN) return zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+    void *p = cache_take(size);
+    if (p) {
+        if (zero) memset(p, 0, size);
+        return p;
     }
-    free(c);
+#ifdef BIG_MAPPED
+    if (size >= HUGE_BYTES) return map_huge(size);
+#endif
+    return zero ? calloc(1, size) : malloc(size);
+}
+
+void ir_big_free(void *p, size_t size) {
+    if (!p) return;
+    if (size < CACHE_MIN) {
+        free(p);
+        return;
+    }
+    if (cache_give(p, size)) return;
+#ifdef BIG_MAPPED
+    if (size >= HUGE_BYTES) {
+        munmap(p, size);
+        return;
+    }
+#endif
+    free(p);
 }
 
 /* Carves a block of class size cs from the current chunk, adding a chunk
@@ -115,14 +171,13 @@ static void *carve(ir_arena *a, size_t cs) {
             a->cur += k * 16;
         }
         size_t want = a->next_chunk ? a->next_chunk : CHUNK_FIRST;
-        ir_arena_chunk *c = cache_take(want);
-        if (!c) c = malloc(sizeof *c + want);
+        ir_arena_chunk *c = ir_big_alloc(want, false);
         if (!c) return NULL;
         c->size = want;
         c->next = a->chunks;
         a->chunks = c;
         a->cur = (char *)(c + 1);
-        a->end = a->cur + want;
+        a->end = (char *)c + want;
         if (want < CHUNK_LIMIT) a->next_chunk = want * 2;
     }
     void *p = a->cur;
@@ -175,7 +230,7 @@ void ir_arena_release(ir_arena *a) {
 #ifdef IR_ARENA_SANITIZED
         free(c);
 #else
-        cache_give(c);
+        ir_big_free(c, c->size);
 #endif
     }
     for (ir_arena_chunk *c = a->big, *next; c; c = next) {

@@ -11,6 +11,7 @@
 #ifndef NNFX_ARENA_H
 #define NNFX_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define IR_ARENA_MAX     1024
@@ -36,6 +37,13 @@ void ir_arena_free(ir_arena *a, void *p, size_t size);
 /* Copy of s (NUL-terminated) in the arena; NULL for NULL s or on failure.
  * Free with ir_arena_free(a, p, strlen(p) + 1). */
 char *ir_arena_strdup(ir_arena *a, const char *s);
+/* A large block (hash tables, arena chunks) of size bytes, zeroed when
+ * zero, or NULL on failure. Released blocks are cached process-wide for
+ * reuse (up to a bound), so graphs built and freed in a loop do not fault
+ * fresh pages in each time. Free with ir_big_free and the same size. */
+void *ir_big_alloc(size_t size, bool zero);
+/* Releases (or caches) a block from ir_big_alloc; p may be NULL. */
+void ir_big_free(void *p, size_t size);
 /* Frees every block at once; the arena is empty and reusable afterwards. */
 void ir_arena_release(ir_arena *a);
 

@@ -123,7 +123,7 @@ nnfx_node *nnfx_graph_node_copy(nnfx_graph *g, const nnfx_node *n, nnfx_value_ma
         if (!ir_graph_param_raw(g, n->target)) {
             nnfx_tensor *t = ir_node_param_raw(n);
             if (t && nnfx_graph_set_param(g, n->target, t, err)) goto out;
-            intptr_t si = (intptr_t)ir_strmap_get(&n->graph->param_index, n->target);
+            int si = ir_graph_param_find(n->graph, n->target);
             if (t && si) nnfx_graph_set_param_constant(g, n->target, n->graph->params[si - 1].constant, NULL);
         }
         c = nnfx_graph_get_attr(g, n->target, err);

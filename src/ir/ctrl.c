@@ -151,17 +151,17 @@ static void meta_merge(nnfx_meta *a, const nnfx_meta *b) {
     }
     for (int i = 0; i < a->rank; i++) {
         if (a->dims[i].value == b->dims[i].value &&
-            (a->dims[i].value >= 0 || strcmp(a->dims[i].symbol, b->dims[i].symbol) == 0))
+            (a->dims[i].value >= 0 || ir_sym_eq(a->dims[i].symbol, b->dims[i].symbol)))
             continue;
         a->dims[i].value = -1;
-        a->dims[i].symbol[0] = 0;
+        a->dims[i].symbol = NULL;
     }
 }
 
 static bool meta_same(const nnfx_meta *a, const nnfx_meta *b) {
     if (a->dtype != b->dtype || a->rank != b->rank) return false;
     for (int i = 0; i < a->rank; i++)
-        if (a->dims[i].value != b->dims[i].value || strcmp(a->dims[i].symbol, b->dims[i].symbol) != 0) return false;
+        if (a->dims[i].value != b->dims[i].value || !ir_sym_eq(a->dims[i].symbol, b->dims[i].symbol)) return false;
     return true;
 }
 

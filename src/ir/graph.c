@@ -28,20 +28,22 @@ void ir_graph_touch(nnfx_graph *g) {
     if (g) g->version++;
 }
 
+static void names_free(ir_names *m);
+
 /* Returns a node and everything it owns to the graph's arena. */
 static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena *a = &g->arena;
     ir_graph_free_str(g, n->name);
-    ir_graph_free_str(g, n->target);
+    ir_sstr_put(g, n->target);
     ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
     for (int i = 0; i < n->nattrs; i++)
         ir_node_attr_free(g, &n->attrs[i]);
     ir_arena_free(a, n->attrs, sizeof *n->attrs * (size_t)n->nattrs);
     ir_arena_free(&g->hot, n->users, sizeof *n->users * (size_t)n->cap_users);
     ir_arena_free(a, n->meta, sizeof *n->meta * (size_t)n->nout);
-    ir_graph_free_str(g, n->module_path);
-    ir_graph_free_str(g, n->src_file);
-    ir_arena_free(&g->hot, n, sizeof *n);
+    ir_sstr_put(g, n->module_path);
+    ir_sstr_put(g, n->src_file);
+    ir_arena_free(&g->nodes, n, sizeof *n);
 }
 
 void nnfx_graph_free(nnfx_graph *g) {
@@ -54,7 +56,8 @@ void nnfx_graph_free(nnfx_graph *g) {
         }
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
-    ir_strmap_free(&g->names);
+    ir_arena_release(&g->nodes);
+    names_free(&g->names);
     ir_strmap_free(&g->name_counters);
     for (int i = 0; i < g->ncounter_keys; i++)
         free(g->counter_keys[i]);
@@ -72,6 +75,86 @@ void nnfx_graph_free(nnfx_graph *g) {
 
 /* --- names --------------------------------------------------------------------- */
 
+nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash) {
+    if (!m->cap || !name) return NULL;
+    size_t mask = m->cap - 1, i = (size_t)hash & mask;
+    for (;;) {
+        const ir_name_slot *s = &m->slots[i];
+        if (!s->node) return NULL;
+        if (s->hash == hash && s->node != IR_NAME_TOMB && (s->node->name == name || strcmp(s->node->name, name) == 0))
+            return s->node;
+        i = (i + 1) & mask;
+    }
+}
+
+/* Doubles the table (or rehashes it in place when mostly deleted); false
+ * on OOM. */
+static bool names_grow(ir_names *m) {
+    size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
+    while (m->count * 2 >= ncap)
+        ncap *= 2;
+    ir_name_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
+    if (!ns) return false;
+    for (size_t i = 0; i < m->cap; i++) {
+        const ir_name_slot *s = &m->slots[i];
+        if (!s->node || s->node == IR_NAME_TOMB) continue;
+        size_t j = (size_t)s->hash & (ncap - 1);
+        while (ns[j].node)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *s;
+    }
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+    m->used = m->count;
+    return true;
+}
+
+/* Enters n under n->name (hash n->name_hash), replacing a node of the
+ * same name; false on OOM. */
+static bool names_put(ir_names *m, nnfx_node *n) {
+    if ((m->used + 1) * 2 > m->cap && !names_grow(m)) return false;
+    size_t mask = m->cap - 1, i = (size_t)n->name_hash & mask;
+    ir_name_slot *tomb = NULL;
+    for (;;) {
+        ir_name_slot *s = &m->slots[i];
+        if (!s->node) break;
+        if (s->node == IR_NAME_TOMB) {
+            if (!tomb) tomb = s;
+        } else if (s->hash == n->name_hash && strcmp(s->node->name, n->name) == 0) {
+            s->node = n;
+            return true;
+        }
+        i = (i + 1) & mask;
+    }
+    ir_name_slot *s = tomb ? tomb : &m->slots[i];
+    if (!tomb) m->used++;
+    s->node = n;
+    s->hash = n->name_hash;
+    m->count++;
+    return true;
+}
+
+void ir_names_del(ir_names *m, const nnfx_node *n) {
+    if (!m->cap) return;
+    size_t mask = m->cap - 1, i = (size_t)n->name_hash & mask;
+    for (;;) {
+        ir_name_slot *s = &m->slots[i];
+        if (!s->node) return;
+        if (s->node == n) {
+            s->node = IR_NAME_TOMB;
+            m->count--;
+            return;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+static void names_free(ir_names *m) {
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
+    memset(m, 0, sizeof *m);
+}
+
 /* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
 static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
 
@@ -80,12 +163,14 @@ static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
     if (*s >= '0' && *s <= '9') buf[o++] = '_';
-    for (; *s && o + 1 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        buf[o++] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
+    size_t n = strnlen(s, len - 1 - o);
+    char *d = buf + o;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        d[i] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
     }
-    buf[o] = 0;
-    return o;
+    d[n] = 0;
+    return o + n;
 }
 
 /* Copy of the n bytes at s plus a NUL in g's arena. */
@@ -103,12 +188,13 @@ static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
 static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
     char base[200];
     size_t bl = sanitize_name(base_in, base, sizeof base);
-    uint64_t bh = ir_strmap_hash(base);
-    if (!ir_strmap_get_h(&g->names, base, bh)) {
+    uint64_t bh = ir_strmap_hash_n(base, bl);
+    if (!ir_names_get(&g->names, base, bh)) {
         *hash = bh;
         return arena_strndup(g, base, bl);
     }
-    intptr_t next = (intptr_t)ir_strmap_get_h(&g->name_counters, base, bh);
+    void **counter = ir_strmap_value_h(&g->name_counters, base, bh);
+    intptr_t next = counter ? (intptr_t)*counter : 0;
     char buf[240];
     memcpy(buf, base, bl);
     buf[bl] = '_';
@@ -121,8 +207,8 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
         for (int i = 0; i < nd; i++)
             buf[bl + 1 + i] = digits[nd - 1 - i];
         buf[bl + 1 + nd] = 0;
-        uint64_t h = ir_strmap_hash(buf);
-        if (!ir_strmap_get_h(&g->names, buf, h)) {
+        uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
+        if (!ir_names_get(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
                     int nc = g->cap_counter_keys ? g->cap_counter_keys * 2 : 16;
@@ -136,8 +222,7 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
                 g->counter_keys[g->ncounter_keys++] = key;
                 if (!ir_strmap_put_h(&g->name_counters, key, bh, (void *)(k + 1))) return NULL;
             } else {
-                /* keys stay owned by counter_keys; update the value in place */
-                ir_strmap_put_h(&g->name_counters, base, bh, (void *)(k + 1));
+                *counter = (void *)(k + 1); /* the key stays owned by counter_keys */
             }
             *hash = h;
             return arena_strndup(g, buf, bl + 1 + (size_t)nd);
@@ -149,17 +234,17 @@ nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) 
     if (!n || !name) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_name: NULL node or name");
     nnfx_graph *g = n->graph;
     if (strcmp(n->name, name) == 0) return NNFX_OK;
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     uint64_t h;
     char *nn = fresh_name(g, name, &h);
     if (!nn) {
-        ir_strmap_put_h(&g->names, n->name, n->name_hash, n);
+        names_put(&g->names, n); /* back under its old name (best effort, as before) */
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     ir_graph_free_str(g, n->name);
     n->name = nn;
     n->name_hash = h;
-    if (!ir_strmap_put_h(&g->names, n->name, h, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (!names_put(&g->names, n)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return NNFX_OK;
 }
 
@@ -169,7 +254,7 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
     for (int i = 0; i < n->nusers; i++)
         if (n->users[i] == u) return true;
     if (n->nusers == n->cap_users) {
-        int nc = n->cap_users ? n->cap_users * 2 : 4;
+        int nc = n->cap_users ? n->cap_users * 2 : 2;
         ir_arena *a = &n->graph->hot;
         nnfx_node **nu = ir_arena_alloc(a, sizeof *nu * (size_t)nc);
         if (!nu) return false;
@@ -237,8 +322,10 @@ static void unlink_node(nnfx_graph *g, nnfx_node *n) {
 void ir_graph_renumber(nnfx_graph *g) {
     if (g->orders_valid) return;
     uint32_t k = 1024;
-    for (nnfx_node *n = g->head; n; n = n->next, k += 1024)
+    for (nnfx_node *n = g->head; n; n = n->next, k += 1024) {
+        ir_node_prefetch(n, 16);
         n->order = k;
+    }
     g->orders_valid = true;
 }
 
@@ -287,7 +374,7 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 /* --- creation ------------------------------------------------------------------- */
 
 static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
-    nnfx_node *n = ir_arena_calloc(&g->hot, sizeof *n);
+    nnfx_node *n = ir_arena_calloc(&g->nodes, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
@@ -298,11 +385,11 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, in
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++)
         n->meta[i].rank = -1;
-    if (!ir_strmap_put_h(&g->names, n->name, n->name_hash, n)) goto oom;
+    if (!names_put(&g->names, n)) goto oom;
     return n;
 oom:
     if (n) {
-        if (n->name) ir_strmap_del(&g->names, n->name);
+        if (n->name) ir_names_del(&g->names, n);
         node_free(g, n);
     }
     nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory creating a node");
@@ -362,7 +449,7 @@ static void node_discard(nnfx_graph *g, nnfx_node *n) {
             n->args[i].kind = NNFX_ARG_NONE;
             ir_drop_user_if_unused(a, n);
         }
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     node_free(g, n);
 }
 
@@ -405,11 +492,7 @@ nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
     const ir_param *p = &g->params[idx];
     nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, 1, err);
     if (!n) return NULL;
-    if (!ir_node_set_target(n, p->name)) {
-        node_discard(g, n);
-        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
+    n->target = ir_sstr_ref(p->name); /* parameter names are shared strings */
     n->param_idx = idx + 1;
     n->param_epoch = g->param_epoch;
     nnfx_meta_set_shape(&n->meta[0], p->t->dtype, p->t->rank, p->t->shape);
@@ -440,6 +523,7 @@ static bool attrs_copy_all(nnfx_node *n, int nattrs, const nnfx_attr *attrs) {
             ir_arena_free(&g->arena, v, sizeof *v * (size_t)nattrs);
             return false;
         }
+        n->had_subgraph |= v[i].kind == NNFX_ATTR_GRAPH;
     }
     n->attrs = v;
     n->nattrs = nattrs;
@@ -567,7 +651,7 @@ nnfx_node *nnfx_node_next(const nnfx_node *n) { return n ? n->next : NULL; }
 nnfx_node *nnfx_node_prev(const nnfx_node *n) { return n ? n->prev : NULL; }
 int nnfx_graph_num_nodes(const nnfx_graph *g) { return g ? g->num_nodes : 0; }
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name) {
-    return g && name ? ir_strmap_get(&g->names, name) : NULL;
+    return g && name ? ir_names_get(&g->names, name, ir_strmap_hash(name)) : NULL;
 }
 nnfx_node *nnfx_graph_output_node(const nnfx_graph *g) { return g ? output_node_of(g) : NULL; }
 
@@ -600,8 +684,19 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
 }
 
-int ir_graph_param_find(const nnfx_graph *g, const char *name) {
-    return (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
+    if (!name) return 0;
+    /* parameters added since the last lookup join the index now (a trace
+     * adds thousands and looks none up); indexing is not a semantic change */
+    nnfx_graph *g = (nnfx_graph *)cg;
+    for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
+        int i = g->nparams_indexed;
+        if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
+    }
+    int idx = (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+    for (int i = g->nparams_indexed; !idx && i < g->nparams; i++) /* out of memory indexing */
+        if (strcmp(g->params[i].name, name) == 0) idx = i + 1;
+    return idx;
 }
 
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
@@ -616,9 +711,8 @@ int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_err
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
     }
-    char *nm = ir_arena_strdup(&g->arena, name);
-    if (!nm || !ir_strmap_put(&g->param_index, nm, (void *)(intptr_t)(g->nparams + 1))) {
-        ir_graph_free_str(g, nm);
+    char *nm = ir_sstr_get(g, NULL, name); /* get_attr nodes share it as their target */
+    if (!nm) {
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return 0;
     }
@@ -692,7 +786,7 @@ nnfx_tensor *nnfx_graph_param_mut(nnfx_graph *g, const char *name, nnfx_error *e
 int nnfx_graph_num_params(const nnfx_graph *g) { return g ? g->nparams : 0; }
 
 nnfx_status nnfx_graph_set_param_constant(nnfx_graph *g, const char *name, bool constant, nnfx_error *err) {
-    intptr_t idx = g && name ? (intptr_t)ir_strmap_get(&g->param_index, name) : 0;
+    int idx = g && name ? ir_graph_param_find(g, name) : 0;
     if (!idx) return nnfx_error_set(err, NNFX_ERR_NOT_FOUND, "the graph has no parameter '%s'", name ? name : "");
     g->params[idx - 1].constant = constant;
     return NNFX_OK;
@@ -733,15 +827,14 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (ir_strmap_get(&used, g->params[i].name)) {
             g->params[kept++] = g->params[i];
         } else {
-            ir_graph_free_str(g, g->params[i].name);
+            ir_sstr_put(g, g->params[i].name);
             nnfx_tensor_release(g->params[i].t);
             dropped++;
         }
     }
     g->nparams = kept;
+    g->nparams_indexed = 0; /* indexed again on the next lookup */
     g->param_epoch++;
-    for (int i = 0; i < kept; i++)
-        ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1));
     ir_strmap_free(&used);
     if (dropped) ir_graph_touch(g);
     return dropped;
@@ -879,7 +972,7 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     if (g->insert_ref == n) g->insert_ref = g->insert_after ? n->prev : n->next;
     if (g->insert_ref == NULL && g->insert_after) g->insert_after = false;
     unlink_node(g, n);
-    ir_strmap_del(&g->names, n->name);
+    ir_names_del(&g->names, n);
     node_free(g, n);
     ir_graph_touch(g);
     return NNFX_OK;
@@ -890,6 +983,7 @@ int nnfx_eliminate_dead_code(nnfx_graph *g) {
     int removed = 0;
     for (nnfx_node *n = g->tail, *prev; n; n = prev) {
         prev = n->prev;
+        ir_node_prefetch(n, -16);
         if (n->nusers == 0 && !nnfx_node_is_impure(n)) {
             if (nnfx_erase_node(g, n, NULL) == NNFX_OK) removed++;
         }

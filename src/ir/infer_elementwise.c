@@ -49,7 +49,7 @@ static bool bcast_dim(const nnfx_dim *a, const nnfx_dim *b, nnfx_dim *o) {
     }
     if (a->value >= 0 && b->value >= 0) {
         if (a->value != b->value) return false;
-        *o = a->symbol[0] ? *a : *b;
+        *o = *ir_sym(a) ? *a : *b;
         return true;
     }
     if (a->value >= 0) { /* b unknown: it must be 1 or equal; assume equal */
@@ -61,7 +61,7 @@ static bool bcast_dim(const nnfx_dim *a, const nnfx_dim *b, nnfx_dim *o) {
         return true;
     }
     /* both unknown: keep a shared symbol, else unknown */
-    if (a->symbol[0] && strcmp(a->symbol, b->symbol) == 0)
+    if (*ir_sym(a) && ir_sym_eq(a->symbol, b->symbol))
         *o = *a;
     else
         *o = infer_dim(-1);

@@ -5,6 +5,7 @@
 #define NNFX_INFER_INT_H
 
 #include "core/core_int.h"
+#include "ir/symbol.h"
 #include "ir/op_table.h"
 
 /* Sets c->err to NNFX_ERR_SHAPE with "node <name>: <message>"; returns it. */

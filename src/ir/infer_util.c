@@ -45,7 +45,7 @@ const char *infer_meta_str(const nnfx_meta *m, char *buf, size_t len) {
         const char *sep = i ? ", " : "";
         if (m->dims[i].value >= 0)
             off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)m->dims[i].value);
-        else if (m->dims[i].symbol[0])
+        else if (*ir_sym(&m->dims[i]))
             off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, m->dims[i].symbol);
         else
             off += (size_t)snprintf(buf + off, len - off, "%s?", sep);

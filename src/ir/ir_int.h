@@ -6,10 +6,13 @@
 #include "nnfx.h"
 #include "ir/arena.h"
 #include "ir/strmap.h"
+#include "ir/symbol.h"
 
-/* The fields every whole-graph walk reads come first (one cache line);
- * node structs, args and users live in the graph's hot arena, the rest in
- * its cold arena, so walks touch few lines per node. */
+/* The fields every whole-graph walk reads come first (one cache line).
+ * Node structs have an arena of their own, so nodes created in order lie
+ * at a constant stride (a walk of a large graph is a pointer chase the
+ * hardware prefetcher can follow); args and users live in the hot arena,
+ * the rest in the cold arena, so walks touch few lines per node. */
 struct nnfx_node {
     nnfx_node *next, *prev;
     nnfx_arg *args;
@@ -34,11 +37,14 @@ struct nnfx_node {
     nnfx_meta *meta; /* nout entries */
     char *name;
     uint64_t name_hash; /* ir_strmap_hash(name) */
-    char *target;       /* placeholder name, get_attr path, call_module leaf */
+    char *target;       /* placeholder name, get_attr path, call_module leaf (shared string) */
     int nattrs;
-    nnfx_attr *attrs; /* deep-owned */
-    char *module_path;
-    char *src_file;
+    /* A graph attribute was set on the node at some point (never cleared):
+     * false lets walks skip its attributes when counting subgraphs. */
+    bool had_subgraph;
+    nnfx_attr *attrs;  /* deep-owned */
+    char *module_path; /* shared string (ir_sstr_*) */
+    char *src_file;    /* shared string */
     int src_line;
     /* get_attr only: index + 1 of target in graph->params, valid while
      * param_epoch equals the graph's (see ir_node_param). */
@@ -60,16 +66,39 @@ typedef struct ir_leaf {
     void *user;
 } ir_leaf;
 
+/* The name table: node name -> node, open addressing with the name's hash
+ * kept in the slot (16 bytes a slot: the key is the node's own name). */
+typedef struct ir_name_slot {
+    nnfx_node *node; /* NULL: empty; IR_NAME_TOMB: deleted */
+    uint64_t hash;
+} ir_name_slot;
+typedef struct ir_names {
+    ir_name_slot *slots;
+    size_t cap, count, used;
+} ir_names;
+#define IR_NAME_TOMB ((nnfx_node *)1)
+
+/* The node called name (hash: ir_strmap_hash(name)), or NULL. */
+nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash);
+/* Removes node n's entry (found by pointer, from n->name_hash) if present. */
+void ir_names_del(ir_names *m, const nnfx_node *n);
+/* Hints the CPU to fetch the slot where a lookup of hash starts. */
+static inline void ir_names_prefetch(const ir_names *m, uint64_t hash) {
+    if (m->cap) __builtin_prefetch(&m->slots[(size_t)hash & (m->cap - 1)]);
+}
+
 struct nnfx_graph {
-    ir_arena hot;   /* node structs, args and users arrays       */
+    ir_arena nodes; /* node structs                              */
+    ir_arena hot;   /* args and users arrays                     */
     ir_arena arena; /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
-    ir_strmap names;         /* node name -> node                          */
+    ir_names names;          /* node name -> node                          */
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
-    ir_strmap param_index; /* param name -> index + 1 (intptr_t)        */
+    ir_strmap param_index; /* param name -> index + 1 (intptr_t), for    */
+    int nparams_indexed;   /* params[0 .. nparams_indexed) (lazily)      */
     nnfx_node *insert_ref; /* NULL: at end (before output) */
     bool insert_after;
     int nparams, cap_params;
@@ -87,7 +116,19 @@ struct nnfx_graph {
     /* Every node's meta is what a full inference pass gives, except nodes
      * marked infer_dirty; false forces the next pass to redo every node. */
     bool infer_valid;
+    /* Shared strings last handed out for module paths and source files
+     * (each holds a reference): consecutive nodes of a trace share them. */
+    char *recent_paths[2], *recent_files[2];
 };
+
+/* Hints the CPU to fetch the node struct `ahead` nodes after n in memory.
+ * Nodes created in order sit at a constant stride in the nodes arena, so
+ * this usually is the node `ahead` steps along the list: whole-graph walks
+ * call it so that their pointer chase does not wait on memory at every node
+ * of a large graph (a wrong guess only costs a useless prefetch). */
+static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
+    __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
+}
 
 /* Renumbers node->order along the list if edits invalidated it. */
 void ir_graph_renumber(nnfx_graph *g);
@@ -145,6 +186,15 @@ bool ir_node_attr_copy(nnfx_graph *g, nnfx_attr *dst, const nnfx_attr *a);
 void ir_node_attr_free(nnfx_graph *g, nnfx_attr *a);
 /* Frees a string owned by g's arena (NULL-safe). */
 void ir_graph_free_str(nnfx_graph *g, char *s);
+/* Shared strings: node fields that many nodes hold with the same text
+ * (module path, source file, target) are reference-counted copies in the
+ * graph's arena. ir_sstr_get returns a reference to a string equal to s,
+ * reusing one of recent[0..1] (which it updates) when it matches; NULL on
+ * OOM. ir_sstr_put drops a reference (NULL-safe). */
+char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s);
+/* One more reference to shared string s (which must be one); returns s. */
+char *ir_sstr_ref(char *s);
+void ir_sstr_put(nnfx_graph *g, char *s);
 /* Sets the target string of a node (placeholder, get_attr, call_module);
  * false on OOM (the old target stays). */
 bool ir_node_set_target(nnfx_node *n, const char *target);
@@ -162,7 +212,8 @@ static inline bool ir_shape_value_like(nnfx_dtype dt, int64_t numel) {
     bool ints = dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_BOOL;
     return numel <= 64 || (ints && numel <= 4096);
 }
-/* Index + 1 of parameter name in g->params, or 0. */
+/* Index + 1 of parameter name in g->params, or 0. Indexes the parameters
+ * added since the last lookup (writes g's index: not a semantic change). */
 int ir_graph_param_find(const nnfx_graph *g, const char *name);
 /* Adds parameter name (which must not exist yet; retains t); its index + 1,
  * or 0 on OOM (err set). */

@@ -123,15 +123,16 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         ahead = ahead->next;
     for (nnfx_node *n = g->head; n && !st; n = n->next) {
         count++;
+        ir_node_prefetch(n, 16);
         if (ahead) {
-            ir_strmap_prefetch(&g->names, ahead->name_hash);
+            ir_names_prefetch(&g->names, ahead->name_hash);
             ahead = ahead->next;
         }
         if (!bad_of && (bad_user = user_not_using(n))) bad_of = n;
         if (n->graph != g)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
         /* names are unique exactly when each node owns its entry in the name table */
-        if (ir_strmap_get_h(&g->names, n->name, n->name_hash) != n)
+        if (ir_names_get(&g->names, n->name, n->name_hash) != n)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
         outputs += n->opcode == NNFX_OUTPUT;
         if (n->opcode == NNFX_OUTPUT && n->next)

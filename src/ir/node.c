@@ -148,10 +148,61 @@ void ir_graph_free_str(nnfx_graph *g, char *s) {
     if (s) ir_arena_free(&g->arena, s, strlen(s) + 1);
 }
 
+/* Header in front of a shared string's text. */
+typedef struct sstr_hdr {
+    uint32_t refs;
+    uint32_t len;
+} sstr_hdr;
+
+static sstr_hdr *sstr_of(char *s) { return (sstr_hdr *)(void *)s - 1; }
+
+/* A new shared string with one reference, or NULL on OOM. */
+static char *sstr_new(nnfx_graph *g, const char *s, size_t len) {
+    if (len > UINT32_MAX - sizeof(sstr_hdr) - 1) return NULL;
+    sstr_hdr *h = ir_arena_alloc(&g->arena, sizeof *h + len + 1);
+    if (!h) return NULL;
+    h->refs = 1;
+    h->len = (uint32_t)len;
+    char *t = (char *)(h + 1);
+    memcpy(t, s, len + 1);
+    return t;
+}
+
+void ir_sstr_put(nnfx_graph *g, char *s) {
+    if (!s) return;
+    sstr_hdr *h = sstr_of(s);
+    if (--h->refs == 0) ir_arena_free(&g->arena, h, sizeof *h + h->len + 1);
+}
+
+char *ir_sstr_ref(char *s) {
+    sstr_of(s)->refs++;
+    return s;
+}
+
+char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s) {
+    size_t len = strlen(s);
+    for (int k = 0; recent && k < 2; k++) {
+        char *r = recent[k];
+        if (r && sstr_of(r)->len == len && memcmp(r, s, len) == 0) {
+            sstr_of(r)->refs++;
+            if (k) recent[1] = recent[0], recent[0] = r; /* most recent first */
+            return r;
+        }
+    }
+    char *t = sstr_new(g, s, len);
+    if (t && recent) {
+        ir_sstr_put(g, recent[1]);
+        recent[1] = recent[0];
+        recent[0] = t;
+        sstr_of(t)->refs++; /* the recent list's reference */
+    }
+    return t;
+}
+
 bool ir_node_set_target(nnfx_node *n, const char *target) {
-    char *t = target ? ir_arena_strdup(&n->graph->arena, target) : NULL;
+    char *t = target ? ir_sstr_get(n->graph, NULL, target) : NULL;
     if (target && !t) return false;
-    ir_graph_free_str(n->graph, n->target);
+    ir_sstr_put(n->graph, n->target);
     n->target = t;
     n->param_idx = 0;
     return true;
@@ -203,7 +254,7 @@ char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
         if (m->dims[i].value >= 0)
             off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)m->dims[i].value);
         else
-            off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, m->dims[i].symbol[0] ? m->dims[i].symbol : "?");
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, *ir_sym(&m->dims[i]) ? m->dims[i].symbol : "?");
     }
     if (off < len) snprintf(buf + off, len - off, "]");
     return buf;
@@ -276,6 +327,7 @@ nnfx_status nnfx_node_set_attr(nnfx_node *n, const nnfx_attr *a, nnfx_error *err
     nnfx_graph *g = n->graph;
     nnfx_attr copy;
     if (!ir_node_attr_copy(g, &copy, a)) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    n->had_subgraph |= copy.kind == NNFX_ATTR_GRAPH;
     for (int i = 0; i < n->nattrs; i++) {
         if (strcmp(n->attrs[i].name, a->name) == 0) {
             ir_node_attr_free(g, &n->attrs[i]);
@@ -321,9 +373,9 @@ nnfx_status nnfx_node_set_module_path(nnfx_node *n, const char *path, nnfx_error
     if (!n) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_module_path: NULL node");
     if (n->module_path && path && strcmp(n->module_path, path) == 0) return NNFX_OK;
     char *p = NULL;
-    if (path && *path && !(p = ir_arena_strdup(&n->graph->arena, path)))
+    if (path && *path && !(p = ir_sstr_get(n->graph, n->graph->recent_paths, path)))
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    ir_graph_free_str(n->graph, n->module_path);
+    ir_sstr_put(n->graph, n->module_path);
     n->module_path = p;
     return NNFX_OK;
 }
@@ -336,8 +388,8 @@ void nnfx_node_set_src(nnfx_node *n, const char *file, int line) {
         n->src_line = line;
         return;
     }
-    char *f = file ? ir_arena_strdup(&n->graph->arena, file) : NULL;
-    ir_graph_free_str(n->graph, n->src_file);
+    char *f = file ? ir_sstr_get(n->graph, n->graph->recent_files, file) : NULL;
+    ir_sstr_put(n->graph, n->src_file);
     n->src_file = f;
     n->src_line = f ? line : 0;
 }
@@ -352,7 +404,7 @@ bool nnfx_node_is_impure(const nnfx_node *n) {
     case NNFX_CALL_FUNCTION:
         if (nnfx_op_flags(n->op) & NNFX_F_IMPURE) return true;
         /* a control-flow node is impure when a node of its bodies is */
-        for (int i = 0; i < n->nattrs; i++) {
+        for (int i = 0; n->had_subgraph && i < n->nattrs; i++) {
             const nnfx_graph *b = n->attrs[i].kind == NNFX_ATTR_GRAPH ? n->attrs[i].u.g : NULL;
             for (const nnfx_node *m = b ? b->head : NULL; m; m = m->next)
                 if ((m->opcode == NNFX_CALL_FUNCTION || m->opcode == NNFX_CALL_MODULE) && nnfx_node_is_impure(m))
@@ -365,13 +417,14 @@ bool nnfx_node_is_impure(const nnfx_node *n) {
 
 int nnfx_node_num_subgraphs(const nnfx_node *n) {
     int k = 0;
-    for (int i = 0; n && i < n->nattrs; i++)
+    if (!n || !n->had_subgraph) return 0;
+    for (int i = 0; i < n->nattrs; i++)
         k += n->attrs[i].kind == NNFX_ATTR_GRAPH && n->attrs[i].u.g;
     return k;
 }
 
 nnfx_graph *nnfx_node_subgraph(const nnfx_node *n, int i) {
-    for (int k = 0; n && k < n->nattrs; k++)
+    for (int k = 0; n && n->had_subgraph && k < n->nattrs; k++)
         if (n->attrs[k].kind == NNFX_ATTR_GRAPH && n->attrs[k].u.g && i-- == 0) return n->attrs[k].u.g;
     return NULL;
 }

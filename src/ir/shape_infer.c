@@ -113,7 +113,7 @@ static bool meta_equal(const nnfx_meta *a, const nnfx_meta *b) {
     if (a->dtype != b->dtype || a->rank != b->rank) return false;
     for (int i = 0; i < a->rank && i < NNFX_MAX_RANK; i++) {
         if (a->dims[i].value != b->dims[i].value) return false;
-        if (a->dims[i].value < 0 && strcmp(a->dims[i].symbol, b->dims[i].symbol) != 0) return false;
+        if (a->dims[i].value < 0 && !ir_sym_eq(a->dims[i].symbol, b->dims[i].symbol)) return false;
     }
     return true;
 }
@@ -183,6 +183,7 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
      * are this pass's when a node reads them */
     nnfx_node *n = g->head;
     for (; n && !st; n = n->next) {
+        ir_node_prefetch(n, 16);
         n->pass_data = NULL;
         n->infer_changed = false;
         switch (n->opcode) {

@@ -3,14 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/arena.h"
 #include "ir/strmap.h"
 
 #define TOMBSTONE ((const char *)1)
 
 /* Hashes 8 bytes per step (a multiply and a shift each), then folds the
  * high bits down so that the low bits used as the slot index mix well. */
-uint64_t ir_strmap_hash(const char *s) {
-    size_t n = strlen(s);
+uint64_t ir_strmap_hash(const char *s) { return ir_strmap_hash_n(s, strlen(s)); }
+
+uint64_t ir_strmap_hash_n(const char *s, size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
     for (; n >= 8; s += 8, n -= 8) {
         uint64_t w;
@@ -27,15 +29,20 @@ uint64_t ir_strmap_hash(const char *s) {
     return h ^ (h >> 29);
 }
 
-void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
+void **ir_strmap_value_h(const ir_strmap *m, const char *key, uint64_t hash) {
     if (!m->cap || !key) return NULL;
     size_t mask = m->cap - 1, i = (size_t)hash & mask;
     for (;;) {
-        const ir_strmap_slot *s = &m->slots[i];
+        ir_strmap_slot *s = &m->slots[i];
         if (!s->key) return NULL;
-        if (s->hash == hash && s->key != TOMBSTONE && (s->key == key || strcmp(s->key, key) == 0)) return s->value;
+        if (s->hash == hash && s->key != TOMBSTONE && (s->key == key || strcmp(s->key, key) == 0)) return &s->value;
         i = (i + 1) & mask;
     }
+}
+
+void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash) {
+    void **v = ir_strmap_value_h(m, key, hash);
+    return v ? *v : NULL;
 }
 
 void *ir_strmap_get(const ir_strmap *m, const char *key) {
@@ -48,7 +55,7 @@ static bool grow(ir_strmap *m) {
     size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
     while (m->count * 2 >= ncap)
         ncap *= 2;
-    ir_strmap_slot *ns = calloc(ncap, sizeof *ns);
+    ir_strmap_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
@@ -58,7 +65,7 @@ static bool grow(ir_strmap *m) {
             j = (j + 1) & (ncap - 1);
         ns[j] = m->slots[i];
     }
-    free(m->slots);
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
     m->slots = ns;
     m->cap = ncap;
     m->used = m->count;
@@ -111,6 +118,6 @@ void ir_strmap_del(ir_strmap *m, const char *key) {
 }
 
 void ir_strmap_free(ir_strmap *m) {
-    free(m->slots);
+    ir_big_free(m->slots, m->cap * sizeof *m->slots);
     memset(m, 0, sizeof *m);
 }

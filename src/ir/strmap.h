@@ -24,6 +24,11 @@ typedef struct ir_strmap {
 
 /* Hash of a NUL-terminated key. */
 uint64_t ir_strmap_hash(const char *key);
+/* Hash of the n bytes at s (equal to ir_strmap_hash of that string). */
+uint64_t ir_strmap_hash_n(const char *s, size_t n);
+/* Where the value of key is stored (writable in place, valid until the
+ * next put or del), or NULL when key is absent. */
+void **ir_strmap_value_h(const ir_strmap *m, const char *key, uint64_t hash);
 /* Value stored under key, or NULL. */
 void *ir_strmap_get(const ir_strmap *m, const char *key);
 void *ir_strmap_get_h(const ir_strmap *m, const char *key, uint64_t hash);

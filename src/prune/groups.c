@@ -871,7 +871,7 @@ nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *
         for (int d = 0; d < m->rank; d++)
             if (m->dims[d].value < 0) {
                 m->dims[d].value = 1;
-                m->dims[d].symbol[0] = 0;
+                m->dims[d].symbol = NULL;
             }
         pinned = true;
     }

@@ -147,10 +147,15 @@ nnfx_status nnfx_module_add_param(nnfx_module *m, const char *name, nnfx_tensor 
     return NNFX_OK;
 }
 
-nnfx_tensor *trace_module_own_param(const nnfx_module *m, const char *name) {
+int trace_module_param_slot(const nnfx_module *m, const char *name) {
     for (int i = 0; m && name && i < m->nparams; i++)
-        if (strcmp(m->param_names[i], name) == 0) return m->params[i];
-    return NULL;
+        if (strcmp(m->param_names[i], name) == 0) return i;
+    return -1;
+}
+
+nnfx_tensor *trace_module_own_param(const nnfx_module *m, const char *name) {
+    int i = trace_module_param_slot(m, name);
+    return i >= 0 ? m->params[i] : NULL;
 }
 
 nnfx_tensor *nnfx_module_param(nnfx_module *m, const char *path) {

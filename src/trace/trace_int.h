@@ -78,7 +78,18 @@ struct nnfx_ctx {
     nnfx_module *cur;    /* module whose forward is running now */
     int depth;           /* nested module calls (recursion guard) */
     trace_value_chunk *chunks;
+    /* Parameters this trace has read, per module: bit i of a module's mask
+     * is its parameter slot i (open addressing on the module pointer). A
+     * slot read for the first time is a new graph parameter, added without
+     * a lookup by name. */
+    struct trace_read_params *read;
+    size_t nread, cap_read;
 };
+
+typedef struct trace_read_params {
+    const nnfx_module *m; /* NULL: empty */
+    uint64_t mask;
+} trace_read_params;
 
 /* Largest nesting of module calls before a trace error (runaway recursion). */
 #define TRACE_MAX_DEPTH 256
@@ -124,6 +135,8 @@ void trace_module_set_bad(nnfx_module *m, const char *fmt, ...)
 char *trace_module_path(const nnfx_module *root, const nnfx_module *m);
 /* The parameter called name directly on m, or NULL. */
 nnfx_tensor *trace_module_own_param(const nnfx_module *m, const char *name);
+/* The slot of parameter name directly on m, or -1. */
+int trace_module_param_slot(const nnfx_module *m, const char *name);
 
 /* --- built-in layers (layers.c) --- */
 

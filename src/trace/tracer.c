@@ -11,34 +11,35 @@
 
 nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *const *in, const char *file, int line) {
     if (!ctx || ctx->err.status) return NULL;
-    const char *f = trace_basename(file);
     if (!m) {
-        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: call of a NULL module (did its constructor fail?)", f, line);
+        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: call of a NULL module (did its constructor fail?)",
+                   trace_basename(file), line);
         return NULL;
     }
     if (m->bad) {
-        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: %s", f, line, m->bad);
+        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: %s", trace_basename(file), line, m->bad);
         return NULL;
     }
     if (m->num_inputs >= 0 && nin != m->num_inputs) {
-        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: module %s takes %d input%s, %d given", f, line, m->type_name,
-                   m->num_inputs, m->num_inputs == 1 ? "" : "s", nin);
+        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: module %s takes %d input%s, %d given", trace_basename(file), line,
+                   m->type_name, m->num_inputs, m->num_inputs == 1 ? "" : "s", nin);
         return NULL;
     }
     if (nin < 0 || (nin > 0 && !in)) {
-        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: module %s called with a bad input list", f, line, m->type_name);
+        trace_fail(ctx, NNFX_ERR_INVALID_ARG, "%s:%d: module %s called with a bad input list", trace_basename(file),
+                   line, m->type_name);
         return NULL;
     }
     if (ctx->depth >= TRACE_MAX_DEPTH) {
-        trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: module calls nest deeper than %d (runaway recursion?)", f, line,
-                   TRACE_MAX_DEPTH);
+        trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: module calls nest deeper than %d (runaway recursion?)",
+                   trace_basename(file), line, TRACE_MAX_DEPTH);
         return NULL;
     }
     char *path = trace_module_path(ctx->root, m);
     if (!path) {
         trace_fail(ctx, NNFX_ERR_TRACE,
-                   "%s:%d: module %s is not part of the module tree being run (add it with nnfx_module_add)", f, line,
-                   m->type_name);
+                   "%s:%d: module %s is not part of the module tree being run (add it with nnfx_module_add)",
+                   trace_basename(file), line, m->type_name);
         return NULL;
     }
     nnfx_value *out;
@@ -55,11 +56,11 @@ nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *c
         ctx->path = saved_path;
         ctx->cur = saved_cur;
         if (!out && !ctx->err.status)
-            trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: the forward of module %s%s%s returned NULL without an error", f,
-                       line, m->type_name, *path ? " at " : "", path);
+            trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: the forward of module %s%s%s returned NULL without an error",
+                       trace_basename(file), line, m->type_name, *path ? " at " : "", path);
         if (out && out->ctx != ctx) {
-            trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: the forward of module %s returned a value of another run", f, line,
-                       m->type_name);
+            trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: the forward of module %s returned a value of another run",
+                       trace_basename(file), line, m->type_name);
             out = NULL;
         }
     }

@@ -42,7 +42,36 @@ void trace_ctx_free(nnfx_ctx *ctx) {
         free(c);
     }
     nnfx_graph_free(ctx->scratch);
+    free(ctx->read);
     free(ctx);
+}
+
+/* The read-parameters entry of module m (created empty), or NULL when out
+ * of memory. */
+static trace_read_params *read_params_of(nnfx_ctx *ctx, const nnfx_module *m) {
+    if ((ctx->nread + 1) * 2 > ctx->cap_read) {
+        size_t ncap = ctx->cap_read ? ctx->cap_read * 2 : 64;
+        trace_read_params *t = calloc(ncap, sizeof *t);
+        if (!t) return NULL;
+        for (size_t i = 0; i < ctx->cap_read; i++) {
+            if (!ctx->read[i].m) continue;
+            size_t j = ((uintptr_t)ctx->read[i].m * 0x9E3779B97F4A7C15ull >> 17) & (ncap - 1);
+            while (t[j].m)
+                j = (j + 1) & (ncap - 1);
+            t[j] = ctx->read[i];
+        }
+        free(ctx->read);
+        ctx->read = t;
+        ctx->cap_read = ncap;
+    }
+    size_t mask = ctx->cap_read - 1, j = ((uintptr_t)m * 0x9E3779B97F4A7C15ull >> 17) & mask;
+    while (ctx->read[j].m && ctx->read[j].m != m)
+        j = (j + 1) & mask;
+    if (!ctx->read[j].m) {
+        ctx->read[j].m = m;
+        ctx->nread++;
+    }
+    return &ctx->read[j];
 }
 
 nnfx_status trace_fail(nnfx_ctx *ctx, nnfx_status s, const char *fmt, ...) {
@@ -321,7 +350,8 @@ nnfx_value *nnfx_v_binary_at(nnfx_ctx *ctx, nnfx_op op, nnfx_value *a, nnfx_valu
 nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const char *pname, const char *file,
                         int line) {
     if (!ctx || ctx->err.status) return NULL;
-    nnfx_tensor *t = trace_module_own_param(m, pname);
+    int slot = trace_module_param_slot(m, pname);
+    nnfx_tensor *t = slot >= 0 ? m->params[slot] : NULL;
     if (!t) {
         trace_fail(ctx, NNFX_ERR_NOT_FOUND, "%s:%d: module %s (%s) has no parameter '%s'", trace_basename(file), line,
                    *mpath ? mpath : "<root>", m->type_name, pname);
@@ -350,7 +380,13 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
     nnfx_value *v = NULL;
     nnfx_error e = {0};
     /* one lookup: a parameter seen before is reused by index */
-    int idx = ir_graph_param_find(ctx->g, full);
+    /* a slot this trace has not read yet is a new parameter: its name
+     * (module path + slot name) is unique, so it is added without a lookup;
+     * one read before is found by name (and must be the same tensor) */
+    trace_read_params *rp = slot < 64 ? read_params_of(ctx, m) : NULL;
+    bool first = rp && !(rp->mask & (uint64_t)1 << slot);
+    if (rp) rp->mask |= (uint64_t)1 << slot;
+    int idx = first ? 0 : ir_graph_param_find(ctx->g, full);
     if (idx && ctx->g->params[idx - 1].t != t) {
         trace_fail(ctx, NNFX_ERR_TRACE, "%s:%d: two tensors claim parameter name '%s'", trace_basename(file), line,
                    full);
