@@ -808,6 +808,14 @@ static void fill_window(const fx_qconv *c, const uint8_t *xi, int64_t iy0, int64
 }
 
 #if FX_Q_X86
+/* A row's 16 positions from its loaded bytes: lo (stride 1), or the even
+ * bytes of lo and hi (stride 2); flipped by vf (s8 to u8). */
+static inline __m128i quad_pick(__m128i lo, __m128i hi, int64_t s, __m128i vf) {
+    const __m128i even = _mm_set1_epi16(0xff);
+    __m128i v = s == 1 ? lo : _mm_packus_epi16(_mm_and_si128(lo, even), _mm_and_si128(hi, even));
+    return _mm_xor_si128(v, vf);
+}
+
 /* The 4 rows' 16 bytes v[j] interleaved: byte 4i + j of o is v[j][i]. */
 static inline void quad_interleave(const __m128i *v, __m128i *o) {
     __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
@@ -823,27 +831,16 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void quad_vec_a
                                                                                       int64_t s, int64_t ix, int64_t w,
                                                                                       int64_t t, int64_t t1, uint8_t zp,
                                                                                       uint8_t f, uint8_t *d) {
-    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f), even = _mm_set1_epi16(0xff);
+    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f);
     for (; t < t1; t += 16, ix += 16 * s) {
         int64_t n = t1 - t < 16 ? t1 - t : 16, avail = w - ix;
         __mmask16 m0 = (__mmask16)(avail >= 16 ? 0xFFFF : (1u << avail) - 1);
-        __mmask16 m1 = (__mmask16)(avail >= 32 ? 0xFFFF : avail <= 16 ? 0 : (1u << (avail - 16)) - 1);
+        __mmask16 m1 = (__mmask16)(s == 1 || avail <= 16 ? 0 : avail >= 32 ? 0xFFFF : (1u << (avail - 16)) - 1);
         __m128i v[4], o[4];
-        for (int j = 0; j < 4; j++) {
-            if (!src[j]) {
-                v[j] = vz;
-                continue;
-            }
-            const uint8_t *p = src[j] + ix;
-            if (s == 1) {
-                v[j] = _mm_maskz_loadu_epi8(m0, p);
-            } else {
-                __m128i lo = _mm_and_si128(_mm_maskz_loadu_epi8(m0, p), even);
-                __m128i hi = _mm_and_si128(_mm_maskz_loadu_epi8(m1, p + 16), even);
-                v[j] = _mm_packus_epi16(lo, hi);
-            }
-            v[j] = _mm_xor_si128(v[j], vf);
-        }
+        for (int j = 0; j < 4; j++)
+            v[j] = src[j] ? quad_pick(_mm_maskz_loadu_epi8(m0, src[j] + ix), _mm_maskz_loadu_epi8(m1, src[j] + ix + 16),
+                                      s, vf)
+                          : vz;
         quad_interleave(v, o);
         for (int k = 0; k < 4; k++) { /* bytes [16k, 16k + 16) of the 4n written */
             int64_t left = 4 * n - 16 * k;
@@ -857,7 +854,7 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void quad_vec_a
  * lie in the row; returns where it stopped (the rest is the caller's). */
 static int64_t quad_vec_sse(const uint8_t *const *src, int64_t s, int64_t ix, int64_t w, int64_t t, int64_t t1,
                             uint8_t zp, uint8_t f, uint8_t *d) {
-    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f), even = _mm_set1_epi16(0xff);
+    const __m128i vz = _mm_set1_epi8((char)zp), vf = _mm_set1_epi8((char)f);
     for (; t + 16 <= t1 && ix + 16 * s <= w; t += 16, ix += 16 * s) {
         __m128i v[4], o[4];
         for (int j = 0; j < 4; j++) {
@@ -865,15 +862,8 @@ static int64_t quad_vec_sse(const uint8_t *const *src, int64_t s, int64_t ix, in
                 v[j] = vz;
                 continue;
             }
-            const uint8_t *p = src[j] + ix;
-            if (s == 1) {
-                v[j] = _mm_loadu_si128((const __m128i *)p);
-            } else {
-                __m128i lo = _mm_and_si128(_mm_loadu_si128((const __m128i *)p), even);
-                __m128i hi = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + 16)), even);
-                v[j] = _mm_packus_epi16(lo, hi);
-            }
-            v[j] = _mm_xor_si128(v[j], vf);
+            const __m128i *p = (const __m128i *)(src[j] + ix);
+            v[j] = quad_pick(_mm_loadu_si128(p), s == 1 ? vz : _mm_loadu_si128(p + 1), s, vf);
         }
         quad_interleave(v, o);
         for (int k = 0; k < 4; k++)
