@@ -425,8 +425,13 @@ char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len);
 
 /* An empty graph. */
 nnfx_graph *nnfx_graph_new(void);
-/* Frees the graph, its nodes and its references to parameters. NULL-safe. */
+/* Frees the graph, its nodes and its references to parameters. NULL-safe.
+ * Its large blocks (arena chunks and hash tables of 64 KB and up) may be kept, up to 256 MB
+ * per process, for the next graph: see nnfx_release_cached_memory. */
 void nnfx_graph_free(nnfx_graph *g);
+/* Returns the memory that freed graphs left cached for reuse to the system;
+ * returns the bytes released. Thread-safe; graphs alive are not affected. */
+size_t nnfx_release_cached_memory(void);
 
 /* --- Parameters (get_attr targets) -------------------------------------- */
 

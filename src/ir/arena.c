@@ -66,6 +66,8 @@ void ir_big_free(void *p, size_t size) {
     free(p);
 }
 
+size_t ir_big_trim(void) { return 0; }
+
 #else
 
 /* Released large blocks (arena chunks, hash tables) kept for the next
@@ -156,6 +158,25 @@ void ir_big_free(void *p, size_t size) {
     }
 #endif
     free(p);
+}
+
+size_t ir_big_trim(void) {
+    size_t released = 0;
+    for (;;) {
+        pthread_mutex_lock(&g_cache_mu);
+        cached_block b = {NULL, 0};
+        if (g_cache_n > 0) b = g_cache[--g_cache_n], g_cache_bytes -= b.size;
+        pthread_mutex_unlock(&g_cache_mu);
+        if (!b.p) return released;
+        released += b.size;
+#ifdef BIG_MAPPED
+        if (b.size >= HUGE_BYTES) {
+            munmap(b.p, b.size);
+            continue;
+        }
+#endif
+        free(b.p);
+    }
 }
 
 /* Carves a block of class size cs from the current chunk, adding a chunk

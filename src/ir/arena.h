@@ -44,6 +44,9 @@ char *ir_arena_strdup(ir_arena *a, const char *s);
 void *ir_big_alloc(size_t size, bool zero);
 /* Releases (or caches) a block from ir_big_alloc; p may be NULL. */
 void ir_big_free(void *p, size_t size);
+/* Releases every cached block; returns their bytes (0 in sanitized builds,
+ * which cache nothing). */
+size_t ir_big_trim(void);
 /* Frees every block at once; the arena is empty and reusable afterwards. */
 void ir_arena_release(ir_arena *a);
 

@@ -73,6 +73,8 @@ void nnfx_graph_free(nnfx_graph *g) {
     free(g);
 }
 
+size_t nnfx_release_cached_memory(void) { return ir_big_trim(); }
+
 /* --- names --------------------------------------------------------------------- */
 
 nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash) {
