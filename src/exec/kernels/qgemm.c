@@ -262,6 +262,17 @@ void fx_qgemm_w_free(fx_qgemm_w *pw) {
 
 int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc) { return (nc + pw->nr - 1) / pw->nr * pw->ks * pw->nr * 4; }
 
+#if FX_Q_X86
+/* The 4 rows' 16 bytes v[j] interleaved: byte 4i + j of o is v[j][i]. */
+static inline void quad_interleave(const __m128i *v, __m128i *o) {
+    __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
+    __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
+    o[0] = _mm_unpacklo_epi16(a0, b0), o[1] = _mm_unpackhi_epi16(a0, b0);
+    o[2] = _mm_unpacklo_epi16(a1, b1), o[3] = _mm_unpackhi_epi16(a1, b1);
+}
+
+#endif
+
 void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
     static const uint8_t zeros[16] = {0};
     int64_t c = 0, ks = pw->ks, nr = pw->nr, pstep = ks * nr * 4;
@@ -271,14 +282,12 @@ void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, 
     bool all = r[0] && r[1] && (kr == 2 || (r[2] && r[3]));
     if (all && kr == 4 && nr == 16) /* 16 columns of 4 rows: 64 contiguous bytes */
         for (; c + 16 <= nc; c += 16, dst += pstep) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(r[0] + c)), b = _mm_loadu_si128((const __m128i *)(r[1] + c));
-            __m128i x = _mm_loadu_si128((const __m128i *)(r[2] + c)), d = _mm_loadu_si128((const __m128i *)(r[3] + c));
-            __m128i ab0 = _mm_unpacklo_epi8(a, b), xd0 = _mm_unpacklo_epi8(x, d);
-            __m128i ab1 = _mm_unpackhi_epi8(a, b), xd1 = _mm_unpackhi_epi8(x, d);
-            _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab0, xd0));
-            _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab0, xd0));
-            _mm_storeu_si128((__m128i *)(dst + 32), _mm_unpacklo_epi16(ab1, xd1));
-            _mm_storeu_si128((__m128i *)(dst + 48), _mm_unpackhi_epi16(ab1, xd1));
+            __m128i v[4], o[4];
+            for (int j = 0; j < 4; j++)
+                v[j] = _mm_loadu_si128((const __m128i *)(r[j] + c));
+            quad_interleave(v, o);
+            for (int k = 0; k < 4; k++)
+                _mm_storeu_si128((__m128i *)(dst + 16 * k), o[k]);
         }
     if (all && kr == 4 && nr == 8)
         for (; c + 8 <= nc; c += 8, dst += pstep) {
@@ -814,14 +823,6 @@ static inline __m128i quad_pick(__m128i lo, __m128i hi, int64_t s, __m128i vf) {
     const __m128i even = _mm_set1_epi16(0xff);
     __m128i v = s == 1 ? lo : _mm_packus_epi16(_mm_and_si128(lo, even), _mm_and_si128(hi, even));
     return _mm_xor_si128(v, vf);
-}
-
-/* The 4 rows' 16 bytes v[j] interleaved: byte 4i + j of o is v[j][i]. */
-static inline void quad_interleave(const __m128i *v, __m128i *o) {
-    __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), b0 = _mm_unpacklo_epi8(v[2], v[3]);
-    __m128i a1 = _mm_unpackhi_epi8(v[0], v[1]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
-    o[0] = _mm_unpacklo_epi16(a0, b0), o[1] = _mm_unpackhi_epi16(a0, b0);
-    o[2] = _mm_unpacklo_epi16(a1, b1), o[3] = _mm_unpackhi_epi16(a1, b1);
 }
 
 /* Positions [t, t1) of quad_row, 16 at a time: 16 (stride 1) or 32 (stride
