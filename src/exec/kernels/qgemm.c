@@ -363,39 +363,23 @@ static int64_t run_vnni_wide(const fx_qgemm_w *w, const uint8_t *b, const int64_
     return p;
 }
 
-void fx_qgemm_run_win(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
-                      const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym) {
-    int64_t ks = w->ks, nu = (nc + FX_QNR - 1) / FX_QNR;
-    int mr = w->mr;
-    int64_t p = w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym) : 0;
-    for (; p * mr < w->m; p++) { /* 4 x 16 tiles: AVX-VNNI's, or the last 4-row panel of AVX-512's */
-        int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
-        int32_t comp[4];
-        for (int r = 0; r < rows; r++)
-            comp[r] = -x_zp * w->wsum[p * mr + r];
-        for (int64_t j = 0; j < nu; j += 2) {
-            int64_t off = p * mr * ym + j * FX_QNR;
-            int cols = (int)(nc - j * FX_QNR < 2 * FX_QNR ? nc - j * FX_QNR : 2 * FX_QNR);
-            fx_qtile_vnni_q(w->kern, ks, w->a + p * ks * 16, b + j * 32, koff, 2, e, m0 + p * mr, comp, (int)rows, cols,
-                            res ? (const char *)res + off : NULL, (char *)y + off, ym);
-        }
-    }
-}
-
-void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
-                  const void *res, void *y, int64_t ym, int64_t yn) {
+/* fx_qgemm_run, or with koff (VNNI kernels, yn 1 only) fx_qgemm_run_win:
+ * the tiles' 8-column unit j (even) starts at b + j * ks * 32 when packed,
+ * at b + j * 32 in a window. */
+static void qgemm_run(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
+                      const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
     bool vec = w->kern != FX_QK_C && yn == 1; /* an x86 kernel: the AVX2 epilogue, fused in the tile */
     bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
-    int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, NULL, nc, x_zp, e, m0, res, y, ym) : 0;
+    int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym) : 0;
     for (int64_t p = p0; p * mr < w->m; p++) {
         int64_t rows = w->m - p * mr < mr ? w->m - p * mr : mr;
         const int32_t *fs = w->fix_start ? w->fix_start + p * mr : NULL;
         for (int64_t j = 0; j < npan; j += 2) {
             int np = j + 1 < npan ? 2 : 1;
-            const uint8_t *bp = b + j * ks * 32;
+            const uint8_t *bp = b + j * (koff ? 32 : ks * 32);
             if (vec) { /* AVX2, contiguous output: the epilogue in the tile */
                 int32_t comp[4];
                 for (int r = 0; r < rows; r++)
@@ -405,7 +389,7 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
                 const void *a = w->kern == FX_QK_MADD ? (const void *)(w->a16 + p * ks * mr * 2)
                                                       : (const void *)(w->a + p * ks * 16);
                 if (vnni) {
-                    fx_qtile_vnni_q(w->kern, ks, a, bp, NULL, np, e, m0 + p * mr, comp, (int)rows, cols,
+                    fx_qtile_vnni_q(w->kern, ks, a, bp, koff, np, e, m0 + p * mr, comp, (int)rows, cols,
                                     res ? (const char *)res + off : NULL, (char *)y + off, ym);
                     continue;
                 }
@@ -431,6 +415,16 @@ void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_z
     }
 }
 
+void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
+                  const void *res, void *y, int64_t ym, int64_t yn) {
+    qgemm_run(w, b, NULL, nc, x_zp, e, m0, res, y, ym, yn);
+}
+
+void fx_qgemm_run_win(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff, int64_t nc, int32_t x_zp,
+                      const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym) {
+    qgemm_run(w, b, koff, nc, x_zp, e, m0, res, y, ym, 1);
+}
+
 /* ---- conv / fc drivers ---------------------------------------------------- */
 
 #define FX_QB_BYTES (192 * 1024) /* packed activation block budget per task (within L2) */
@@ -448,7 +442,7 @@ struct fx_qconv {
      * ox, columns ox >= ow are computed and dropped. Else gcols = ncols. */
     bool grid;
     int64_t gcols;
-    /* quad (grid convs on AVX-512 VNNI, stride 1 or 2): the window holds
+    /* quad (grid convs on the VNNI tiles, stride 1 or 2): the window holds
      * the channels in interleaved quads (byte 4 * position + j of quad cq
      * is channel 4 cq + j), each quad as s * s phase planes of the padded
      * input (phase (a, b) row r, column c: padded row r * s + a, column

@@ -156,7 +156,7 @@ void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, 
 void fx_qgemm_run(const fx_qgemm_w *w, const uint8_t *b, int64_t nc, int32_t x_zp, const fx_qepi *e, int64_t m0,
                   const void *res, void *y, int64_t ym, int64_t yn);
 
-/* fx_qgemm_run (contiguous output, yn 1) for FX_QK_VNNI512 weights whose k
+/* fx_qgemm_run (contiguous output, yn 1) for VNNI weights (FX_QK_VNNI512, FX_QK_VNNI) whose k
  * index runs over (channel quad, tap) steps, the activations read in place
  * from a 4-channel interleaved window: step q of column c is the 4 bytes
  * at b + koff[q] + 4 * c. */
@@ -250,7 +250,7 @@ void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int 
 /* The VNNI tiles (qgemm_vnni.c) of kernel k (FX_QK_VNNI or FX_QK_VNNI512):
  * sums as fx_qtile_c; and the tile with its epilogue fused, arguments as
  * fx_qtile_avx2_q. Same bytes as the C path. koff: NULL (b packed by
- * fx_qpack_b_step), or for FX_QK_VNNI512 the step offsets of a 4-channel
+ * fx_qpack_b_step), or (VNNI kernels) the step offsets of a 4-channel
  * interleaved window (fx_qgemm_run_win). */
 void fx_qtile_vnni(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, int np, int32_t *acc);
 void fx_qtile_vnni_q(fx_qkern k, int64_t ks, const int8_t *a, const uint8_t *b, const int64_t *koff, int np,
