@@ -537,7 +537,7 @@ static void pick_blocks(fx_qconv *c) {
     c->ncb = (c->gcols + nb - 1) / nb;
 }
 
-static int64_t win_rows(const fx_qconv *c, int64_t nb);
+static int64_t block_out_rows(const fx_qconv *c, int64_t nb);
 static int64_t quad_rows(const fx_qconv *c, int64_t oy0, int64_t oy1);
 
 /* The quad layout's weights (k over (quad, ky, kx, channel in quad), the
@@ -545,9 +545,8 @@ static int64_t quad_rows(const fx_qconv *c, int64_t oy0, int64_t oy1);
 static bool pack_quad(fx_qconv *c, const int8_t *w) {
     const fx_qconv_geom *g = &c->g;
     int64_t taps = g->kh * g->kw, s = g->sw, rw = c->gpitch;
-    int64_t orows = (c->nb + rw - 2) / rw + 1; /* output rows a block can touch */
     c->cq4 = (c->cg + 3) / 4;
-    c->pstride = quad_rows(c, 0, (orows < g->oh ? orows : g->oh) - 1) * rw * 4;
+    c->pstride = quad_rows(c, 0, block_out_rows(c, c->nb) - 1) * rw * 4;
     c->qstride = s * s * c->pstride;
     int64_t k4 = c->cq4 * taps * 4;
     int8_t *w4 = malloc((size_t)(c->mg * k4));
@@ -743,12 +742,15 @@ typedef struct qjob {
  * task into scratch in the u8 domain (s8 flipped) with the pads as the zero
  * point, so each im2col row segment is a plain (strided) copy.
  * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
+/* Output rows a block of nb columns can touch. */
+static int64_t block_out_rows(const fx_qconv *c, int64_t nb) {
+    int64_t rw = row_cols(c), orows = (nb + rw - 2) / rw + 1;
+    return orows < c->g.oh ? orows : c->g.oh;
+}
+
 static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
-    int64_t rw = row_cols(c);
-    int64_t orows = (nb + rw - 2) / rw + 1; /* output rows nb columns can touch */
-    if (orows > g->oh) orows = g->oh;
-    return (orows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+    return (block_out_rows(c, nb) - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
 
 static int64_t win_pitch(const fx_qconv *c) {
