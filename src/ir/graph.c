@@ -92,9 +92,7 @@ nnfx_node *ir_names_get(const ir_names *m, const char *name, uint64_t hash) {
 /* Doubles the table (or rehashes it in place when mostly deleted); false
  * on OOM. */
 static bool names_grow(ir_names *m) {
-    size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
-    while (m->count * 2 >= ncap)
-        ncap *= 2;
+    size_t ncap = ir_hash_grow_cap(m->count, m->cap);
     ir_name_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {

@@ -50,11 +50,15 @@ void *ir_strmap_get(const ir_strmap *m, const char *key) {
     return ir_strmap_get_h(m, key, ir_strmap_hash(key));
 }
 
-static bool grow(ir_strmap *m) {
-    /* mostly deleted entries: rehash in place rather than double */
-    size_t ncap = m->cap && m->count * 4 < m->cap ? m->cap : (m->cap ? m->cap * 2 : 64);
-    while (m->count * 2 >= ncap)
+size_t ir_hash_grow_cap(size_t count, size_t cap) {
+    size_t ncap = cap && count * 4 < cap ? cap : (cap ? cap * 2 : 64);
+    while (count * 2 >= ncap)
         ncap *= 2;
+    return ncap;
+}
+
+static bool grow(ir_strmap *m) {
+    size_t ncap = ir_hash_grow_cap(m->count, m->cap);
     ir_strmap_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {

@@ -26,6 +26,10 @@ typedef struct ir_strmap {
 uint64_t ir_strmap_hash(const char *key);
 /* Hash of the n bytes at s (equal to ir_strmap_hash of that string). */
 uint64_t ir_strmap_hash_n(const char *s, size_t n);
+/* The slot count an open-addressing table of count live entries in cap
+ * slots grows to: cap again when mostly deleted (a rehash in place), else
+ * doubled (64 at first), at most half full. */
+size_t ir_hash_grow_cap(size_t count, size_t cap);
 /* Where the value of key is stored (writable in place, valid until the
  * next put or del), or NULL when key is absent. */
 void **ir_strmap_value_h(const ir_strmap *m, const char *key, uint64_t hash);
