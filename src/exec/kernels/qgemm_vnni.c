@@ -172,9 +172,7 @@ VBMI_TARGET static inline __attribute__((always_inline)) void plane_u8_rows(cons
                 _mm512_mask_storeu_epi32(a + ox, k, s);
                 continue;
             }
-            __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s, d.comp)), d.mult), d.bias);
-            t = _mm512_min_ps(_mm512_max_ps(t, d.lo), d.hi);
-            __m512i q = _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            __m512i q = epi_simple16_avx512vnni(_mm512_add_epi32(s, d.comp), d.mult, d.bias, d.lo, d.hi);
             _mm_mask_storeu_epi8(d.y + oy * g->ow + ox, k, _mm512_cvtepi32_epi8(q));
         }
     }

@@ -135,6 +135,15 @@ VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(core16)(
     acc[6][0] = r6a, acc[6][1] = r6b, acc[7][0] = r7a, acc[7][1] = r7b;
 }
 
+/* epi_q16 without requant or residual, its per-channel values given:
+ * rne(clamp(a * mult + bias, lo, hi)). */
+VNNI_TARGET static inline __attribute__((always_inline)) __m512i
+VNNI_NAME(epi_simple16)(__m512i a, __m512 mult, __m512 bias, __m512 lo, __m512 hi) {
+    __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), mult), bias);
+    t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+    return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
 /* epi_q8 (qgemm_x86.h) on 16 lanes: the same float operations in the same
  * order (this file is built without FMA contraction), rounding to nearest
  * even, so the same bytes. res: 16 bytes (lanes past the row's end are
@@ -142,12 +151,9 @@ VNNI_TARGET static inline __attribute__((always_inline)) void VNNI_NAME(core16)(
 VNNI_TARGET static inline __attribute__((always_inline)) __m512i
 VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mmask16 k) {
     __m512i q;
-    if (!e->mid && !e->res) {
-        __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->multq[m])),
-                                 _mm512_set1_ps(e->biasq[m]));
-        t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps((float)e->lo)), _mm512_set1_ps((float)e->hi));
-        return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    }
+    if (!e->mid && !e->res)
+        return VNNI_NAME(epi_simple16)(a, _mm512_set1_ps(e->multq[m]), _mm512_set1_ps(e->biasq[m]),
+                                       _mm512_set1_ps((float)e->lo), _mm512_set1_ps((float)e->hi));
     const __m512 big = _mm512_set1_ps(16777216.0f), nbig = _mm512_set1_ps(-16777216.0f);
     __m512 t =
         _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->mult[m])), _mm512_set1_ps(e->bias[m]));
