@@ -63,29 +63,24 @@ __attribute__((target("avx512f"))) static inline __m512 max_nan16(__m512 m, __m5
 }
 
 /* tmp[0, w) = the max_nan of -inf and rows r[0 .. nr) at each column,
- * sixteen columns at a time (the last step masked). */
-__attribute__((target("avx512f"))) static void column_max_avx512(float *tmp, const float *const *r, int nr, int64_t w) {
-    for (int64_t i = 0; i < w; i += 16) {
-        __mmask16 k = w - i < 16 ? (__mmask16)((1u << (w - i)) - 1) : (__mmask16)0xFFFF;
-        __m512 acc = _mm512_set1_ps(-INFINITY);
-        for (int q = 0; q < nr; q++)
-            acc = max_nan16(acc, _mm512_maskz_loadu_ps(k, r[q] + i));
-        _mm512_mask_storeu_ps(tmp + i, k, acc);
-    }
-}
-
-/* column_max_avx512 by the plain vmaxps (v > m ? v : m: max_nan for
- * every value but a NaN tap), which is the same where no tap is NaN;
- * returns whether one was (then the caller runs column_max_avx512). */
-__attribute__((target("avx512f"))) static bool column_max_plain(float *tmp, const float *const *r, int nr, int64_t w) {
+ * sixteen columns at a time (the last step masked). plain: by the plain
+ * vmaxps instead (v > m ? v : m: max_nan for every value but a NaN tap,
+ * so the same where no tap is NaN); returns whether a tap was NaN (then
+ * the caller runs it again without plain). */
+__attribute__((target("avx512f"))) static bool column_max_avx512(float *tmp, const float *const *r, int nr, int64_t w,
+                                                                 bool plain) {
     __mmask16 nan = 0;
     for (int64_t i = 0; i < w; i += 16) {
         __mmask16 k = w - i < 16 ? (__mmask16)((1u << (w - i)) - 1) : (__mmask16)0xFFFF;
         __m512 acc = _mm512_set1_ps(-INFINITY);
         for (int q = 0; q < nr; q++) {
             __m512 v = _mm512_maskz_loadu_ps(k, r[q] + i);
-            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-            acc = _mm512_max_ps(v, acc);
+            if (plain) {
+                nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                acc = _mm512_max_ps(v, acc);
+            } else {
+                acc = max_nan16(acc, v);
+            }
         }
         _mm512_mask_storeu_ps(tmp + i, k, acc);
     }
@@ -138,8 +133,8 @@ static inline CORE_ALWAYS_INLINE void plane_body(const fx_maxpool *m, const floa
 #if defined(__GNUC__) && defined(__x86_64__)
         bool nan = true; /* whether the row's taps may hold a NaN */
         if (vec16) {
-            nan = column_max_plain(tmp, rows, nr, m->w);
-            if (nan) column_max_avx512(tmp, rows, nr, m->w);
+            nan = column_max_avx512(tmp, rows, nr, m->w, true);
+            if (nan) column_max_avx512(tmp, rows, nr, m->w, false);
         } else
 #endif
         {
