@@ -144,20 +144,22 @@ void *ir_big_alloc(size_t size, bool zero) {
     return zero ? calloc(1, size) : malloc(size);
 }
 
-void ir_big_free(void *p, size_t size) {
-    if (!p) return;
-    if (size < CACHE_MIN) {
-        free(p);
-        return;
-    }
-    if (cache_give(p, size)) return;
+/* Returns block p of `size` bytes from ir_big_alloc to the system. */
+static void big_release(void *p, size_t size) {
 #ifdef BIG_MAPPED
     if (size >= HUGE_BYTES) {
         munmap(p, size);
         return;
     }
 #endif
+    (void)size;
     free(p);
+}
+
+void ir_big_free(void *p, size_t size) {
+    if (!p) return;
+    if (size >= CACHE_MIN && cache_give(p, size)) return;
+    big_release(p, size);
 }
 
 size_t ir_big_trim(void) {
@@ -169,13 +171,7 @@ size_t ir_big_trim(void) {
         pthread_mutex_unlock(&g_cache_mu);
         if (!b.p) return released;
         released += b.size;
-#ifdef BIG_MAPPED
-        if (b.size >= HUGE_BYTES) {
-            munmap(b.p, b.size);
-            continue;
-        }
-#endif
-        free(b.p);
+        big_release(b.p, b.size);
     }
 }
 
