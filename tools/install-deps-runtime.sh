@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the nnfx command needs to run (Debian packages): OpenBLAS,
-# libcurl with OpenSSL (push/pull to OCI registries over TLS) and the CA
+# oneDNN (float convolutions; with its OpenMP runtime), libcurl with OpenSSL (push/pull to OCI registries over TLS) and the CA
 # certificates. With --build, also what building nnfx (without its tests)
 # needs: a C compiler, CMake, Ninja, pkg-config and the -dev packages.
 # The Dockerfile runs this script in both of its stages; tools/install-deps.sh
@@ -9,9 +9,9 @@
 # (tools/install-deps.sh passes its development set that way).
 # Usage: tools/install-deps-runtime.sh [--build] [PKG...]   (as root, or with sudo)
 set -euo pipefail
-PKGS=(libopenblas0 libcurl4 libssl3 ca-certificates)
+PKGS=(libopenblas0 libdnnl2 libgomp1 libcurl4 libssl3 ca-certificates)
 if [ "${1:-}" = "--build" ]; then
-  PKGS+=(build-essential cmake ninja-build pkg-config libopenblas-dev libcurl4-openssl-dev libssl-dev)
+  PKGS+=(build-essential cmake ninja-build pkg-config libopenblas-dev libdnnl-dev libcurl4-openssl-dev libssl-dev)
   shift
 fi
 PKGS+=("$@")

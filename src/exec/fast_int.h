@@ -97,6 +97,53 @@ fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xshape, const int6
 void fx_maxpool_free(fx_maxpool *m);
 void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y);
 
+/* ---- oneDNN convolution and pooling (src/exec/kernels/conv_dnnl.c) ----- */
+
+/* A conv (with its fused epilogue) or pooling step run by oneDNN on
+ * channels-last (NHWC) activations; the plan's values at its input, residual
+ * and output are either NHWC or NCHW (fx_dnnl_set_layouts), NCHW ones are
+ * reordered through the step's scratch. */
+typedef struct fx_dnnl fx_dnnl;
+
+/* True when the library was built with oneDNN, it initialised, and the
+ * environment does not say NNFX_CONV=own. */
+bool fx_dnnl_enabled(void);
+/* A conv step for node n from x [N, C, H, W] to y [N, M, OH, OW] (the
+ * inferred shapes) with weight w [M, C/group, KH, KW], optional bias b, and
+ * the epilogue y = act(conv(x) + b + res) (residual: a res input shaped like
+ * y), for `threads` threads. Weights are copied into oneDNN's layout (w is
+ * not kept). NULL with err set (NNFX_ERR_UNSUPPORTED: run our own kernel)
+ * when oneDNN has no fast kernel for it. */
+fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
+                          nnfx_error *err);
+/* A MaxPool, AveragePool or GlobalAveragePool step for node n (2-d, one
+ * output, no ceil_mode overhang or dilation); NULL with err set as above. */
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err);
+/* Fixes the layouts of the plan's values the step reads and writes (true:
+ * NHWC); a value with one spatial position needs no reorder either way.
+ * Call once, before fx_dnnl_scratch_bytes and fx_dnnl_run. */
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err);
+/* Bytes of scratch a run needs (oneDNN's scratchpad and reorder buffers). */
+int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d);
+/* Short description for plan listings. */
+const char *fx_dnnl_describe(const fx_dnnl *d);
+/* Runs the step: y from x (and res when residual); scratch holds
+ * fx_dnnl_scratch_bytes bytes, 64-byte aligned. */
+nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err);
+void fx_dnnl_free(fx_dnnl *d);
+
+/* ---- channels-last kernel steps (src/exec/kernels/nhwc.c) -------------- */
+
+/* y = x op v (full_first; else v op x) for op Add, Sub, Mul or Div, where x
+ * and y are [N, H, W, C] (n images of hw positions) and v holds C values
+ * per image (v_shared: one set for all images). */
+void fx_nhwc_channel_op(nnfx_op op, bool full_first, const float *x, const float *v, bool v_shared, int64_t n,
+                        int64_t c, int64_t hw, float *y);
+/* Concat over channels of nin float32 values held channels-last: y's shape
+ * is [N, C0 + C1 + ..., H, W] (the NCHW shape), each in[a] [N, Ca, H, W]. */
+void fx_nhwc_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
+
 /* ---- the compiled plan (src/exec/fast_plan.c) ------------------------- */
 
 typedef struct fx_plan fx_plan;

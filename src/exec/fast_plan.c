@@ -41,9 +41,12 @@ typedef struct fx_val {
     int def, last;  /* first and last step that touch it (-1: none)  */
     int64_t bytes, off;
     const nnfx_node *node; /* INPUT: its placeholder */
+    bool nhwc;             /* ARENA: stored channels-last (between oneDNN steps: plan_layouts) */
 } fx_val;
 
-typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT, S_QOP } skind;
+/* S_NHWC_CHANNEL, S_NHWC_CONCAT: a kernel step over channels-last values
+ * (plan_layouts), run by fx_nhwc_channel_op / fx_nhwc_concat. */
+typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT, S_QOP, S_DNNL, S_NHWC_CHANNEL, S_NHWC_CONCAT } skind;
 
 typedef struct fx_step {
     skind kind;
@@ -61,6 +64,10 @@ typedef struct fx_step {
     fx_conv *conv;        /* S_CONV: in[0] = x, in[1] = residual or -1 */
     fx_maxpool *mpool;    /* S_MAXPOOL: in[0] = x */
     fx_qop *qop;          /* S_QOP: an int8 island (qplan.h); in[0] = x, in[1] = residual or -1 */
+    fx_dnnl *dnnl;        /* S_DNNL: a oneDNN conv chain (in[0] = x, in[1] = residual or -1) or pooling
+                             (in[0] = x); a pooling step is a kernel step until plan_layouts keeps it */
+    bool dnnl_pool;       /* dnnl is a pooling that may yet fall back to the kernel step */
+    int nhwc_full;        /* S_NHWC_CHANNEL: the argument that is the full tensor */
 } fx_step;
 
 struct fx_plan {
@@ -72,8 +79,10 @@ struct fx_plan {
     int64_t arena_bytes, input_bytes;
     float *scratch;
     fx_pool *pool;
-    bool layout;       /* fx_plan_layout_peak: values and offsets only, no kernels */
-    bool ctrl;         /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
+    bool layout; /* fx_plan_layout_peak: values and offsets only, no kernels */
+    bool ctrl;   /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
+    bool dnnl;   /* convs and poolings may run on oneDNN (fx_dnnl_enabled, not layout or ctrl) */
+    int threads;
     double *prof_s;    /* fx_plan_set_profile: seconds spent in each step, or NULL */
     int64_t prof_runs; /* runs since profiling started */
 };
@@ -141,6 +150,7 @@ void fx_plan_free(fx_plan *p) {
         fx_conv_free(p->steps[s].conv);
         fx_maxpool_free(p->steps[s].mpool);
         fx_qop_free(p->steps[s].qop);
+        fx_dnnl_free(p->steps[s].dnnl);
     }
     free(p->vals);
     free(p->steps);
@@ -553,6 +563,7 @@ typedef struct build_tables {
     fx_qop **qops;                 /* the int8 island ending at a node */
     fx_qmatch *qm;                 /* and what it matched */
     bool *dead;                    /* a DequantizeLinear every reader of which was fused */
+    fx_dnnl **dnnls;               /* the oneDNN conv step ending at a node (instead of convs) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -560,9 +571,10 @@ static void tables_free(build_tables *t, int nn) {
     for (int k = 0; k < nn; k++) {
         if (t->convs) fx_conv_free(t->convs[k]);
         if (t->qops) fx_qop_free(t->qops[k]);
+        if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead);
+        free(t->dead), free(t->dnnls);
     memset(t, 0, sizeof *t);
 }
 
@@ -572,8 +584,9 @@ static bool tables_new(build_tables *t, int nn) {
     *t =
         (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
                        calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
-                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead)};
-    if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead) return true;
+                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls)};
+    if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls)
+        return true;
     tables_free(t, 0);
     return false;
 }
@@ -600,14 +613,23 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
         xs[d] = xn->meta[0].dims[d].value;
     nnfx_error cerr = {0};
     fx_conv *c = NULL;
-    if (p->layout) {
+    fx_dnnl *d = NULL;
+    fusion f = plan_fusion(p, n, t->absorbed);
+    if (p->dnnl) {
+        int64_t ys[4];
+        for (int k = 0; k < 4; k++)
+            ys[k] = n->meta[0].dims[k].value;
+        d = fx_dnnl_conv_new(n, xs, ys, wv->t, bv ? bv->t : NULL, f.act, f.p0, f.p1, f.res != NULL, p->threads, &cerr);
+    }
+    if (d) {
+    } else if (p->layout) {
         if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) return true;
     } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr)))
         return cerr.status != NNFX_ERR_NOMEM;
-    fusion f = plan_fusion(p, n, t->absorbed);
     if (c) fx_conv_set_epilogue(c, f.act, f.p0, f.p1, f.res != NULL);
     int li = idx_of(f.last);
     t->convs[li] = c;
+    t->dnnls[li] = d;
     t->conv_at[li] = true;
     t->fus[li] = f;
     t->chain_first[li] = n;
@@ -661,6 +683,15 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
         s->mpool = fx_maxpool_new(n, xs, ys, &perr);
         if (s->mpool) s->kind = S_MAXPOOL;
     }
+    bool pooling = n->op == NNFX_OP_MAX_POOL || n->op == NNFX_OP_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_AVERAGE_POOL;
+    if (p->dnnl && pooling && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
+        n->meta[0].rank == 4 && n->meta[0].dtype == NNFX_F32) {
+        int64_t xs[4], ys[4];
+        for (int d = 0; d < 4; d++)
+            xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+        nnfx_error perr = {0};
+        if ((s->dnnl = fx_dnnl_pool_new(n, xs, ys, p->threads, &perr))) s->dnnl_pool = true;
+    }
     return NNFX_OK;
 }
 
@@ -689,10 +720,12 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
         s->kind = S_OUTPUT;
         s->out = -1;
     } else if (t->conv_at[i]) {
-        s->kind = S_CONV;
+        s->kind = t->dnnls[i] ? S_DNNL : S_CONV;
         s->first = t->chain_first[i];
         s->conv = t->convs[i];
+        s->dnnl = t->dnnls[i];
         t->convs[i] = NULL;
+        t->dnnls[i] = NULL;
         if ((st = step_fused(s, idx_of(s->first->args[0].u.node), t->fus[i].res ? idx_of(t->fus[i].res) : -1, err)))
             return st;
     } else if (t->qops[i]) {
@@ -703,7 +736,7 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
         if ((st = step_fused(s, idx_of(t->qm[i].x), t->qm[i].res ? idx_of(t->qm[i].res) : -1, err))) return st;
     } else if ((st = step_kernel(p, s, n, i, err)))
         return st;
-    if (s->kind != S_CONV && s->kind != S_QOP) { /* the node's arguments */
+    if (s->kind != S_CONV && s->kind != S_QOP && !(s->kind == S_DNNL && !s->dnnl_pool)) { /* the node's arguments */
         s->nin = n->nargs;
         s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
         if (!s->in) return step_oom(err);
@@ -712,6 +745,170 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
     }
     s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
     return s->inbuf ? NNFX_OK : step_oom(err);
+}
+
+/* ---- channels-last regions (oneDNN steps) ------------------------------ */
+
+/* Whether value v can be held channels-last: an arena value of rank 4,
+ * float32, with more than one spatial position (with one, both layouts are
+ * the same bytes). */
+static bool nhwc_shaped(const fx_plan *p, int v) {
+    const fx_val *x = &p->vals[v];
+    return x->kind == V_ARENA && x->t && x->t->rank == 4 && x->t->dtype == NNFX_F32 &&
+           x->t->shape[2] * x->t->shape[3] > 1;
+}
+
+static bool same_tensor_shape(const nnfx_tensor *a, const nnfx_tensor *b) {
+    if (!a || !b || a->rank != b->rank || a->dtype != b->dtype) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+/* How a kernel step reads channels-last values (plan_layouts):
+ *  NHWC_SAME     each output element from the same element of its inputs
+ *                (all the output's shape): the same bytes in either layout;
+ *  NHWC_CHANNEL  Add/Sub/Mul/Div of a full tensor (argument `full`) and a
+ *                per-channel one [N or 1, C, 1, 1] (squeeze-excitation):
+ *                fx_nhwc_channel_op when channels-last;
+ *  NHWC_CONCAT   Concat over channels: fx_nhwc_concat when channels-last. */
+typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT } nhwc_use;
+
+static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
+    return t && t->rank == 4 && t->dtype == NNFX_F32 && (t->shape[0] == 1 || t->shape[0] == full->shape[0]) &&
+           t->shape[1] == full->shape[1] && t->shape[2] == 1 && t->shape[3] == 1;
+}
+
+/* The nhwc_use of step s, and for NHWC_CHANNEL the full argument. */
+static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
+    if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out)) return NHWC_NONE;
+    const nnfx_tensor *y = p->vals[s->out].t;
+    for (int a = 0; a < s->nin; a++)
+        if (s->in[a] < 0 || p->vals[s->in[a]].kind == V_ALIAS || p->vals[s->in[a]].kind == V_TUPLE) return NHWC_NONE;
+    switch (s->n->op) {
+    case NNFX_OP_CONCAT: {
+        int64_t ax = nnfx_node_attr_int(s->n, "axis", 0);
+        if (ax != 1 && ax != -3) return NHWC_NONE;
+        for (int a = 0; a < s->nin; a++) {
+            const nnfx_tensor *x = p->vals[s->in[a]].t;
+            if (p->vals[s->in[a]].kind != V_ARENA || x->rank != 4 || x->dtype != NNFX_F32 ||
+                x->shape[0] != y->shape[0] || x->shape[2] != y->shape[2] || x->shape[3] != y->shape[3])
+                return NHWC_NONE;
+        }
+        return NHWC_CONCAT;
+    }
+    case NNFX_OP_ADD:
+    case NNFX_OP_SUB:
+    case NNFX_OP_MUL:
+    case NNFX_OP_DIV:
+        if (s->nin == 2) {
+            for (int f = 0; f < 2; f++)
+                if (p->vals[s->in[f]].kind == V_ARENA && same_tensor_shape(p->vals[s->in[f]].t, y) &&
+                    (p->vals[s->in[1 - f]].kind == V_ARENA || p->vals[s->in[1 - f]].kind == V_CONST) &&
+                    is_channel_vector(p->vals[s->in[1 - f]].t, y)) {
+                    *full = f;
+                    return NHWC_CHANNEL;
+                }
+        }
+        break;
+    case NNFX_OP_RELU:
+    case NNFX_OP_SIGMOID:
+    case NNFX_OP_TANH:
+    case NNFX_OP_LEAKY_RELU:
+    case NNFX_OP_HARD_SWISH:
+    case NNFX_OP_HARD_SIGMOID: break;
+    default: return NHWC_NONE;
+    }
+    for (int a = 0; a < s->nin; a++)
+        if (p->vals[s->in[a]].kind != V_ARENA || !same_tensor_shape(p->vals[s->in[a]].t, y)) return NHWC_NONE;
+    return NHWC_SAME;
+}
+
+/* Whether argument a of a step of use u (full: NHWC_CHANNEL's full
+ * argument) shares the output's layout. */
+static bool coupled(nhwc_use u, int a, int full) { return u != NHWC_CHANNEL || a == full; }
+
+/* Sets v's layout to NCHW; true when that changed it. */
+static bool to_nchw(fx_plan *p, int v) {
+    if (v < 0 || !p->vals[v].nhwc) return false;
+    p->vals[v].nhwc = false;
+    return true;
+}
+
+/* Phase 3b: which arena values are held channels-last. A value is, when it
+ * is written by a oneDNN step or a layout-free kernel step, and every step
+ * reading it is a oneDNN step (which reorders what it needs) or a
+ * layout-free step whose other values are channels-last too; never when a
+ * view (reshape...), the output or any other kernel reads it. Demotions
+ * only, so the loop ends. A oneDNN pooling whose input stays NCHW runs as
+ * its kernel step instead. Then each oneDNN step learns the layouts of its
+ * values. */
+static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
+    if (!p->dnnl) return NNFX_OK;
+    bool any = false;
+    for (int s = 0; s < p->nsteps; s++) {
+        const fx_step *sp = &p->steps[s];
+        int full = 0;
+        if ((sp->dnnl || nhwc_use_of(p, sp, &full)) && sp->out >= 0 && nhwc_shaped(p, sp->out))
+            any = p->vals[sp->out].nhwc = true;
+    }
+    for (bool changed = any; changed;) {
+        changed = false;
+        for (int s = 0; s < p->nsteps; s++) {
+            const fx_step *sp = &p->steps[s];
+            if (sp->dnnl && !sp->dnnl_pool) continue; /* a conv reads either layout */
+            if (sp->dnnl_pool) {
+                if (!p->vals[root_of(p, sp->in[0])].nhwc) changed |= to_nchw(p, sp->out);
+                continue;
+            }
+            int full = 0;
+            nhwc_use u = nhwc_use_of(p, sp, &full);
+            if (u) {
+                bool all = p->vals[sp->out].nhwc;
+                for (int a = 0; a < sp->nin; a++)
+                    all = all && (!coupled(u, a, full) || p->vals[sp->in[a]].nhwc);
+                if (all) continue;
+                changed |= to_nchw(p, sp->out);
+                for (int a = 0; a < sp->nin; a++)
+                    if (coupled(u, a, full)) changed |= to_nchw(p, sp->in[a]);
+                continue;
+            }
+            for (int a = 0; a < sp->nin; a++)
+                if (sp->in[a] >= 0) changed |= to_nchw(p, root_of(p, sp->in[a]));
+            if (sp->kind == S_OUTPUT)
+                for (int a = 0; a < sp->n->nargs; a++)
+                    if (sp->n->args[a].kind == NNFX_ARG_NODE)
+                        changed |= to_nchw(p, root_of(p, idx_of(sp->n->args[a].u.node)));
+        }
+        for (int v = 0; v < p->nvals; v++)
+            if (p->vals[v].kind == V_ALIAS) changed |= to_nchw(p, root_of(p, v));
+    }
+    for (int s = 0; s < p->nsteps; s++) {
+        fx_step *sp = &p->steps[s];
+        int full = 0;
+        nhwc_use u = sp->out >= 0 && p->vals[sp->out].nhwc ? nhwc_use_of(p, sp, &full) : NHWC_NONE;
+        if (u == NHWC_CHANNEL || u == NHWC_CONCAT) {
+            sp->kind = u == NHWC_CHANNEL ? S_NHWC_CHANNEL : S_NHWC_CONCAT;
+            sp->nhwc_full = full;
+        }
+        if (!sp->dnnl) continue;
+        bool x_nhwc = p->vals[root_of(p, sp->in[0])].nhwc;
+        if (sp->dnnl_pool && !x_nhwc) { /* the kernel step runs it */
+            fx_dnnl_free(sp->dnnl);
+            sp->dnnl = NULL;
+            sp->dnnl_pool = false;
+            continue;
+        }
+        if (sp->dnnl_pool) {
+            sp->kind = S_DNNL;
+            fx_maxpool_free(sp->mpool);
+            sp->mpool = NULL;
+        }
+        bool res_nhwc = !sp->dnnl_pool && sp->in[1] >= 0 && p->vals[root_of(p, sp->in[1])].nhwc;
+        nnfx_status st = fx_dnnl_set_layouts(sp->dnnl, x_nhwc, res_nhwc, p->vals[sp->out].nhwc, err);
+        if (st) return st;
+    }
+    return NNFX_OK;
 }
 
 /* Phase 4: the first and last step touching each value (an alias keeps its
@@ -764,6 +961,9 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
         } else if (p->steps[s].qop) {
             int64_t need = (fx_qop_scratch_bytes(p->steps[s].qop) * fx_pool_threads(p->pool) + 3) / 4;
             if (need > scr) scr = need;
+        } else if (p->steps[s].dnnl) {
+            int64_t need = (fx_dnnl_scratch_bytes(p->steps[s].dnnl) + 3) / 4;
+            if (need > scr) scr = need;
         }
     p->scratch = aligned_alloc(64, ((size_t)scr * sizeof(float) + 63) / 64 * 64);
     return p->scratch ? NNFX_OK : build_oom(err);
@@ -780,6 +980,8 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool 
     nnfx_status st = NNFX_OK;
     fx_plan *p = plan_alloc(g, layout, ctrl);
     if (!p) goto oom;
+    p->threads = threads;
+    p->dnnl = !layout && !ctrl && fx_dnnl_enabled();
     int i = 0;
     for (nnfx_node *n = g->head; n && !st; n = n->next, i++)
         st = plan_value(p, g, n, i, err);
@@ -788,7 +990,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool 
     i = 0;
     for (nnfx_node *n = g->head; n && !st; n = n->next, i++)
         st = plan_step(p, n, i, &t, err);
-    if (st) goto fail;
+    if (st || (st = plan_layouts(p, err))) goto fail;
     tables_free(&t, g->num_nodes);
     plan_lifetimes(p);
     if ((st = assign_offsets(p, err))) goto fail;
@@ -833,6 +1035,25 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
     if (sp->kind == S_QOP) {
         const void *res = sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
         fx_qop_run(sp->qop, p->pool, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch);
+        return NNFX_OK;
+    }
+    if (sp->kind == S_DNNL) {
+        const float *res = sp->nin > 1 && sp->in[1] >= 0 ? p->vals[sp->in[1]].t->data : NULL;
+        nnfx_status st =
+            fx_dnnl_run(sp->dnnl, p->vals[sp->in[0]].t->data, res, p->vals[sp->out].t->data, p->scratch, err);
+        if (st) nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
+        return st;
+    }
+    if (sp->kind == S_NHWC_CHANNEL) {
+        const nnfx_tensor *x = p->vals[sp->in[sp->nhwc_full]].t, *c = p->vals[sp->in[1 - sp->nhwc_full]].t;
+        fx_nhwc_channel_op(sp->n->op, sp->nhwc_full == 0, x->data, c->data, c->shape[0] == 1, x->shape[0], x->shape[1],
+                           x->shape[2] * x->shape[3], p->vals[sp->out].t->data);
+        return NNFX_OK;
+    }
+    if (sp->kind == S_NHWC_CONCAT) {
+        for (int a = 0; a < sp->nin; a++)
+            sp->inbuf[a] = p->vals[sp->in[a]].t;
+        fx_nhwc_concat(sp->nin, (const nnfx_tensor *const *)sp->inbuf, p->vals[sp->out].t);
         return NNFX_OK;
     }
     if (sp->kind == S_MAXPOOL) {
@@ -925,16 +1146,21 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
         return;
     }
     const fx_val *v = &p->vals[sp->out];
-    if (sp->kind == S_CONV || sp->kind == S_QOP) {
+    if (sp->kind == S_CONV || sp->kind == S_QOP || sp->kind == S_DNNL) {
         char d[160];
-        if (sp->kind == S_CONV)
+        if (sp->kind == S_DNNL)
+            snprintf(d, sizeof d, "%s", fx_dnnl_describe(sp->dnnl));
+        else if (sp->kind == S_CONV)
             fx_conv_describe(sp->conv, d, sizeof d);
         else
             fx_qop_describe(sp->qop, d, sizeof d);
         sb_printf(b, "%s = %s  [%s .. %s] @%lld", sp->n->name, d, sp->first->name, sp->n->name, (long long)v->off);
         return;
     }
-    sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op), sp->kind == S_MAXPOOL ? " (direct)" : "",
+    sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op),
+              sp->kind == S_MAXPOOL                                     ? " (direct)"
+              : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT ? " (nhwc)"
+                                                                        : "",
               (long long)v->off);
     for (int k = 1; sp->outs && k < sp->nout; k++)
         sb_printf(b, ", @%lld", (long long)p->vals[sp->outs[k]].off);

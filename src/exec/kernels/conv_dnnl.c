@@ -1,0 +1,399 @@
+/* conv_dnnl.c — convolutions and poolings of the compiled plan run by
+ * oneDNN (Debian's libdnnl): its JIT kernels (brgemm convolutions on
+ * AVX-512, jit:avx2 on AVX2 hosts) take 0.55-0.85x of our own kernels' time
+ * on the convs of resnet18 and mobilenet_v2 (bench/run_conv_libs.sh), when
+ * activations are channels-last (NHWC). The plan (fast_plan.c) keeps a
+ * value channels-last between such steps when every reader of it takes
+ * that layout; a step whose input or output value is in the graph's NCHW
+ * reorders it through its scratch. The epilogue (bias, residual add,
+ * activation) is fused as oneDNN post-ops, so the meaning is conv_fast.c's:
+ * y = act(conv(x) + bias + res); results differ from it only by float
+ * summation order (tests/test_fast_exec.c compares both with the
+ * interpreter). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * NNFX_CONV=own in the environment turns it off at run time. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/fast_int.h"
+#include "ir/infer_int.h"
+
+#ifdef NNFX_HAVE_DNNL
+#include <dnnl.h>
+
+/* OpenMP's thread count (libgomp, oneDNN's threading runtime in Debian);
+ * declared here so that no compiler's omp.h is needed. */
+extern void omp_set_num_threads(int n);
+extern int omp_get_max_threads(void);
+
+struct fx_dnnl {
+    bool conv;
+    int64_t n, c, h, w, m, oh, ow;
+    dnnl_primitive_t prim;
+    dnnl_stream_t stream;
+    dnnl_memory_t src, dst, wts, bias, pad;  /* the primitive's (channels-last activations) */
+    dnnl_primitive_t x_re, r_re, y_re;       /* NCHW -> NHWC (x, res into dst), NHWC -> NCHW (y), or NULL */
+    dnnl_memory_t x_plain, r_plain, y_plain; /* the plan's NCHW values, when reordered */
+    int64_t pad_bytes, x_off, y_off, scratch_bytes;
+    bool residual;
+    int threads;
+    char what[96], impl[40];
+};
+
+static dnnl_engine_t g_engine;
+static pthread_once_t g_engine_once = PTHREAD_ONCE_INIT;
+static void engine_init(void) {
+    if (dnnl_engine_create(&g_engine, dnnl_cpu, 0) != dnnl_success) g_engine = NULL;
+}
+
+/* The engine (created once per process), or NULL when oneDNN is unusable. */
+static dnnl_engine_t engine(void) {
+    pthread_once(&g_engine_once, engine_init);
+    return g_engine;
+}
+
+bool fx_dnnl_enabled(void) {
+    const char *e = getenv("NNFX_CONV");
+    if (e && strcmp(e, "own") == 0) return false;
+    return engine() != NULL;
+}
+
+static void set_threads(int threads) {
+    if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+}
+
+void fx_dnnl_free(fx_dnnl *d) {
+    if (!d) return;
+    dnnl_primitive_t prims[] = {d->prim, d->x_re, d->r_re, d->y_re};
+    for (size_t k = 0; k < sizeof prims / sizeof *prims; k++)
+        if (prims[k]) dnnl_primitive_destroy(prims[k]);
+    dnnl_memory_t mems[] = {d->src, d->dst, d->wts, d->bias, d->pad, d->x_plain, d->r_plain, d->y_plain};
+    for (size_t k = 0; k < sizeof mems / sizeof *mems; k++)
+        if (mems[k]) dnnl_memory_destroy(mems[k]);
+    if (d->stream) dnnl_stream_destroy(d->stream);
+    free(d);
+}
+
+static fx_dnnl *refuse(fx_dnnl *d, nnfx_error *err, const char *why) {
+    fx_dnnl_free(d);
+    nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "oneDNN: %s", why);
+    return NULL;
+}
+
+static void md4(dnnl_memory_desc_t *md, int64_t a, int64_t b, int64_t c, int64_t d, dnnl_format_tag_t tag) {
+    dnnl_dims_t dims = {a, b, c, d};
+    dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, tag);
+}
+
+/* A memory of md without storage (its handle is set per run). */
+static dnnl_memory_t view_of(const dnnl_memory_desc_t *md) {
+    dnnl_memory_t m = NULL;
+    return dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_NONE) == dnnl_success ? m : NULL;
+}
+
+/* The primitive from pd (destroyed here) with its memories and stream;
+ * false on failure. */
+static bool finish(fx_dnnl *d, dnnl_primitive_desc_t pd) {
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(d->impl, sizeof d->impl, "%s", impl ? impl : "?");
+    const dnnl_memory_desc_t *pad_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    d->pad_bytes = pad_md ? (int64_t)dnnl_memory_desc_get_size(pad_md) : 0;
+    bool ok = dnnl_primitive_create(&d->prim, pd) == dnnl_success &&
+              dnnl_stream_create(&d->stream, engine(), dnnl_stream_default_flags) == dnnl_success &&
+              (d->src = view_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0))) &&
+              (d->dst = view_of(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0))) &&
+              (!d->pad_bytes || (d->pad = view_of(pad_md)));
+    dnnl_primitive_desc_destroy(pd);
+    return ok;
+}
+
+/* Primitive attributes: user scratchpad, then the post-ops (residual add,
+ * activation) when given. */
+static dnnl_primitive_attr_t make_attr(const fx_dnnl *d, fx_act act, float p0, float p1, bool *ok) {
+    dnnl_primitive_attr_t attr = NULL;
+    *ok = false;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
+    dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    dnnl_post_ops_t po = NULL;
+    if (dnnl_post_ops_create(&po) != dnnl_success) return attr;
+    bool good = true;
+    /* the residual is copied into dst before the conv adds to it: the
+     * brgemm kernels take a sum post-op, not a full-tensor binary one */
+    if (d->residual) good = dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
+    dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
+    float a = 0, b = 0;
+    switch (act) {
+    case FX_ACT_NONE: break;
+    case FX_ACT_RELU: alg = dnnl_eltwise_relu; break;
+    case FX_ACT_LEAKY: alg = dnnl_eltwise_relu, a = p0; break;
+    case FX_ACT_CLIP: alg = dnnl_eltwise_clip_v2, a = p0, b = p1; break;
+    case FX_ACT_SIGMOID: alg = dnnl_eltwise_logistic; break;
+    case FX_ACT_SILU: alg = dnnl_eltwise_swish, a = 1.0f; break;
+    case FX_ACT_HARDSWISH: alg = dnnl_eltwise_hardswish; break;
+    default: good = false;
+    }
+    if (good && alg != dnnl_alg_kind_undef) good = dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) == dnnl_success;
+    if (good) good = dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    dnnl_post_ops_destroy(po);
+    *ok = good;
+    return attr;
+}
+
+fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
+                          nnfx_error *err) {
+    if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
+        return refuse(NULL, err, "2-d float32 weights only");
+    int64_t k[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xs[2], xs[3]};
+    ir_window win;
+    if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
+    int64_t group = nnfx_node_attr_int(n, "group", 1);
+    if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
+        (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0])
+        return refuse(NULL, err, "shapes do not fit");
+    for (int i = 0; i < 2; i++) /* the window oneDNN computes must be ONNX's */
+        if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
+            win.pb[i] < 0 || win.pe[i] < 0)
+            return refuse(NULL, err, "window does not fit");
+    fx_dnnl *d = calloc(1, sizeof *d);
+    if (!d) return refuse(NULL, err, "out of memory");
+    *d = (fx_dnnl){.conv = true, .n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
+    d->residual = residual;
+    d->threads = threads;
+    set_threads(threads);
+    dnnl_memory_desc_t src, dst, wt, bias, wt_user;
+    md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
+    md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
+    if (group > 1) {
+        dnnl_dims_t wd = {group, d->m / group, d->c / group, k[0], k[1]};
+        dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_goihw);
+    } else {
+        md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
+        md4(&wt_user, d->m, d->c, k[0], k[1], dnnl_oihw);
+    }
+    dnnl_dims_t bd = {d->m};
+    dnnl_memory_desc_init_by_tag(&bias, 1, bd, dnnl_f32, dnnl_a);
+    dnnl_dims_t st = {win.s[0], win.s[1]}, dl = {win.d[0] - 1, win.d[1] - 1}, pl = {win.pb[0], win.pb[1]},
+                pr = {win.pe[0], win.pe[1]};
+    dnnl_convolution_desc_t cd;
+    if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
+                                                   b ? &bias : NULL, &dst, st, dl, pl, pr) != dnnl_success)
+        return refuse(d, err, "convolution not described");
+    bool ok;
+    dnnl_primitive_attr_t attr = make_attr(d, act, p0, p1, &ok);
+    dnnl_primitive_desc_t pd = NULL;
+    if (!ok || dnnl_primitive_desc_create(&pd, &cd, attr, engine(), NULL) != dnnl_success) {
+        if (attr) dnnl_primitive_attr_destroy(attr);
+        return refuse(d, err, "no implementation");
+    }
+    dnnl_primitive_attr_destroy(attr);
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    if (impl && (strstr(impl, "ref") || strstr(impl, "gemm"))) { /* not faster than ours */
+        dnnl_primitive_desc_destroy(pd);
+        return refuse(d, err, "only a reference or gemm implementation");
+    }
+    /* weights reordered once into the primitive's layout */
+    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_t wu = NULL;
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t re = NULL;
+    bool wok = dnnl_memory_create(&d->wts, wmd, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success &&
+               dnnl_memory_create(&wu, &wt_user, engine(), w->data) == dnnl_success &&
+               dnnl_reorder_primitive_desc_create(&rpd, &wt_user, engine(), wmd, engine(), NULL) == dnnl_success &&
+               dnnl_primitive_create(&re, rpd) == dnnl_success;
+    if (wok) {
+        dnnl_stream_t s = NULL;
+        dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, d->wts}};
+        wok = dnnl_stream_create(&s, engine(), dnnl_stream_default_flags) == dnnl_success &&
+              dnnl_primitive_execute(re, s, 2, a) == dnnl_success && dnnl_stream_wait(s) == dnnl_success;
+        if (s) dnnl_stream_destroy(s);
+    }
+    if (re) dnnl_primitive_destroy(re);
+    if (rpd) dnnl_primitive_desc_destroy(rpd);
+    if (wu) dnnl_memory_destroy(wu);
+    if (wok && b) {
+        wok = dnnl_memory_create(&d->bias, &bias, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success;
+        void *h = NULL;
+        if (wok && dnnl_memory_get_data_handle(d->bias, &h) == dnnl_success && h)
+            memcpy(h, b->data, (size_t)d->m * sizeof(float));
+        else
+            wok = false;
+    }
+    if (!wok) {
+        dnnl_primitive_desc_destroy(pd);
+        return refuse(d, err, "weights not prepared");
+    }
+    if (!finish(d, pd)) return refuse(d, err, "primitive not created");
+    snprintf(d->what, sizeof d->what, "%s%lldx%lld/s%lld onednn %s + bias%s%s%s", group > 1 ? "grouped conv" : "conv",
+             (long long)k[0], (long long)k[1], (long long)win.s[0], d->impl, residual ? " + add" : "", act ? " + " : "",
+             act ? fx_act_name(act) : "");
+    return d;
+}
+
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+    bool global = nnfx_node_is_op(n, NNFX_OP_GLOBAL_AVERAGE_POOL),
+         avg = global || nnfx_node_is_op(n, NNFX_OP_AVERAGE_POOL);
+    if (!global && !avg && !nnfx_node_is_op(n, NNFX_OP_MAX_POOL)) return refuse(NULL, err, "not a pooling");
+    if (nnfx_node_num_outputs(n) != 1 || ys[0] != xs[0] || ys[1] != xs[1])
+        return refuse(NULL, err, "one output of the input's channels only");
+    int64_t k[2] = {xs[2], xs[3]}, in_sp[2] = {xs[2], xs[3]};
+    ir_window win = {2, {xs[2], xs[3]}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false};
+    if (!global) {
+        const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
+        if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2) return refuse(NULL, err, "2-d kernel only");
+        k[0] = ks->u.ints.v[0], k[1] = ks->u.ints.v[1];
+        if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
+        if (nnfx_node_attr_int(n, "storage_order", 0) != 0) return refuse(NULL, err, "row-major only");
+    }
+    for (int i = 0; i < 2; i++) /* no ceil_mode overhang, no dilation: the window is the floor formula's */
+        if ((in_sp[i] + win.pb[i] + win.pe[i] - k[i]) / win.s[i] + 1 != ys[2 + i] || win.d[i] != 1 || win.pb[i] < 0 ||
+            win.pe[i] < 0 || win.pb[i] >= k[i] || win.pe[i] >= k[i])
+            return refuse(NULL, err, "window does not fit");
+    fx_dnnl *d = calloc(1, sizeof *d);
+    if (!d) return refuse(NULL, err, "out of memory");
+    *d = (fx_dnnl){.n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
+    d->threads = threads;
+    set_threads(threads);
+    dnnl_memory_desc_t src, dst;
+    md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
+    md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
+    dnnl_alg_kind_t alg = !avg                                            ? dnnl_pooling_max
+                          : nnfx_node_attr_int(n, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
+                                                                          : dnnl_pooling_avg_exclude_padding;
+    dnnl_dims_t st = {win.s[0], win.s[1]}, kd = {k[0], k[1]}, dl = {0, 0}, pl = {win.pb[0], win.pb[1]},
+                pr = {win.pe[0], win.pe[1]};
+    dnnl_pooling_v2_desc_t pdsc;
+    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &src, &dst, st, kd, dl, pl, pr) !=
+        dnnl_success)
+        return refuse(d, err, "pooling not described");
+    bool ok;
+    dnnl_primitive_attr_t attr = make_attr(d, FX_ACT_NONE, 0, 0, &ok);
+    dnnl_primitive_desc_t pd = NULL;
+    if (!ok || dnnl_primitive_desc_create(&pd, &pdsc, attr, engine(), NULL) != dnnl_success) {
+        if (attr) dnnl_primitive_attr_destroy(attr);
+        return refuse(d, err, "no implementation");
+    }
+    dnnl_primitive_attr_destroy(attr);
+    if (!finish(d, pd)) return refuse(d, err, "primitive not created");
+    snprintf(d->what, sizeof d->what, "%s %lldx%lld/s%lld onednn %s", !avg ? "maxpool" : "avgpool", (long long)k[0],
+             (long long)k[1], (long long)win.s[0], d->impl);
+    return d;
+}
+
+/* A reorder between the plan's NCHW value (dims n, c, h, w) and the
+ * channels-last buffer; to_nhwc picks the direction. Sets *plain to the
+ * NCHW memory (handle set per run). */
+static dnnl_primitive_t make_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_nhwc, dnnl_memory_t *plain) {
+    dnnl_memory_desc_t a, b;
+    md4(&a, n, c, h, w, dnnl_nchw);
+    md4(&b, n, c, h, w, dnnl_nhwc);
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t re = NULL;
+    if (!(*plain = view_of(&a))) return NULL;
+    if (dnnl_reorder_primitive_desc_create(&pd, to_nhwc ? &a : &b, engine(), to_nhwc ? &b : &a, engine(), NULL) ==
+        dnnl_success)
+        dnnl_primitive_create(&re, pd);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return re;
+}
+
+static int64_t up64(int64_t b) { return (b + 63) / 64 * 64; }
+
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+    int64_t off = up64(d->pad_bytes);
+    bool x_re = !x_nhwc && d->h * d->w > 1, y_re = !y_nhwc && d->oh * d->ow > 1;
+    bool r_re = d->residual && !res_nhwc && d->oh * d->ow > 1;
+    if (x_re) {
+        if (!(d->x_re = make_reorder(d->n, d->c, d->h, d->w, true, &d->x_plain))) goto fail;
+        d->x_off = off, off += up64(d->n * d->c * d->h * d->w * 4);
+    }
+    if (r_re && !(d->r_re = make_reorder(d->n, d->m, d->oh, d->ow, true, &d->r_plain))) goto fail;
+    if (y_re) {
+        if (!(d->y_re = make_reorder(d->n, d->m, d->oh, d->ow, false, &d->y_plain))) goto fail;
+        d->y_off = off, off += up64(d->n * d->m * d->oh * d->ow * 4);
+    }
+    d->scratch_bytes = off;
+    if (x_re || y_re || r_re) {
+        size_t l = strlen(d->what);
+        snprintf(d->what + l, sizeof d->what - l, " (%s%s%s)", x_re ? "x from nchw" : "x nhwc",
+                 r_re ? ", res from nchw" : "", y_re ? ", y to nchw" : ", y nhwc");
+    } else {
+        size_t l = strlen(d->what);
+        snprintf(d->what + l, sizeof d->what - l, " (nhwc)");
+    }
+    return NNFX_OK;
+fail:
+    return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
+}
+
+int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return d->scratch_bytes; }
+
+const char *fx_dnnl_describe(const fx_dnnl *d) { return d->what; }
+
+static bool run_reorder(dnnl_primitive_t re, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to) {
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    return dnnl_primitive_execute(re, s, 2, a) == dnnl_success;
+}
+
+nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {
+    set_threads(d->threads);
+    char *sp = scratch;
+    bool ok = true;
+    if (d->x_re) {
+        ok = dnnl_memory_set_data_handle(d->x_plain, (void *)x) == dnnl_success &&
+             dnnl_memory_set_data_handle(d->src, sp + d->x_off) == dnnl_success &&
+             run_reorder(d->x_re, d->stream, d->x_plain, d->src);
+    } else
+        ok = dnnl_memory_set_data_handle(d->src, (void *)x) == dnnl_success;
+    void *dst = d->y_re ? (void *)(sp + d->y_off) : (void *)y;
+    if (ok) ok = dnnl_memory_set_data_handle(d->dst, dst) == dnnl_success;
+    if (ok && d->residual) { /* dst = res, channels-last; the sum post-op adds the conv to it */
+        if (d->r_re)
+            ok = dnnl_memory_set_data_handle(d->r_plain, (void *)res) == dnnl_success &&
+                 run_reorder(d->r_re, d->stream, d->r_plain, d->dst);
+        else
+            memcpy(dst, res, (size_t)(d->n * d->m * d->oh * d->ow) * sizeof(float));
+    }
+    if (ok && d->pad) ok = dnnl_memory_set_data_handle(d->pad, sp) == dnnl_success;
+    dnnl_exec_arg_t a[7];
+    int na = 0;
+    a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, d->src};
+    a[na++] = (dnnl_exec_arg_t){DNNL_ARG_DST, d->dst};
+    if (d->conv) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, d->wts};
+    if (d->bias) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, d->bias};
+    if (d->pad) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, d->pad};
+    if (ok) ok = dnnl_primitive_execute(d->prim, d->stream, na, a) == dnnl_success;
+    if (ok && d->y_re)
+        ok = dnnl_memory_set_data_handle(d->y_plain, y) == dnnl_success &&
+             run_reorder(d->y_re, d->stream, d->dst, d->y_plain);
+    if (ok) ok = dnnl_stream_wait(d->stream) == dnnl_success;
+    return ok ? NNFX_OK : nnfx_error_set(err, NNFX_ERR_RUNTIME, "oneDNN: %s failed to run", d->what);
+}
+
+#else /* no oneDNN: the plan never asks for these steps */
+
+bool fx_dnnl_enabled(void) { return false; }
+fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
+                          nnfx_error *err) {
+    nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
+    return NULL;
+}
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+    nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
+    return NULL;
+}
+void fx_dnnl_free(fx_dnnl *d) { (void)d; }
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
+}
+int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return 0; }
+const char *fx_dnnl_describe(const fx_dnnl *d) { return "onednn"; }
+nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {
+    return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
+}
+#endif
