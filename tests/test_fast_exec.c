@@ -224,6 +224,45 @@ static nnfx_graph *mpcase(int64_t *xd) {
     return g;
 }
 
+/* A channels-last region (oneDNN steps and the kernel steps between them):
+ * conv + relu; a squeeze-excitation scale (GlobalAveragePool, 1x1 conv,
+ * sigmoid) applied as Mul(x, s) and as Sub(s, x) (the per-channel vector
+ * first); a same-shape Add; two convs concatenated over channels; MaxPool
+ * (pads, stride 2), AveragePool counting pads, then a 1x1 conv, a
+ * Concat that also takes an NCHW value (the input through Relu) and
+ * the output, NCHW. */
+static nnfx_graph *nhwc_region(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 8, xd[2] = 10, xd[3] = 10;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *c1 = unary(g, NNFX_OP_RELU, conv(g, x, "c1", 16, 8, 3, 1, 1, 1, true));
+    nnfx_node *gap = unary(g, NNFX_OP_GLOBAL_AVERAGE_POOL, c1);
+    nnfx_node *s = unary(g, NNFX_OP_SIGMOID, conv(g, gap, "se", 16, 16, 1, 1, 0, 1, true));
+    nnfx_node *m = binary(g, NNFX_OP_MUL, c1, s);
+    nnfx_node *d = binary(g, NNFX_OP_SUB, s, m);
+    nnfx_node *e = binary(g, NNFX_OP_ADD, m, d);
+    nnfx_node *c2 = conv(g, e, "c2", 8, 16, 3, 1, 1, 1, true), *c3 = conv(g, e, "c3", 8, 16, 1, 1, 0, 1, true);
+    nnfx_arg ca[2] = {nnfx_arg_node(c2), nnfx_arg_node(c3)};
+    nnfx_attr ax = nnfx_attr_int("axis", 1);
+    nnfx_node *cat = op(g, NNFX_OP_CONCAT, 2, ca, 1, &ax);
+    int64_t ks[2] = {3, 3}, st[2] = {2, 2}, pd[4] = {1, 1, 1, 1};
+    nnfx_attr pa[3] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st),
+                       nnfx_attr_ints("pads", 4, pd)};
+    nnfx_arg pin = nnfx_arg_node(cat);
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 3, pa);
+    int64_t ks2[2] = {2, 2}, st2[2] = {1, 1}, pd2[4] = {1, 1, 0, 0};
+    nnfx_attr aa[4] = {nnfx_attr_ints("kernel_shape", 2, ks2), nnfx_attr_ints("strides", 2, st2),
+                       nnfx_attr_ints("pads", 4, pd2), nnfx_attr_int("count_include_pad", 1)};
+    nnfx_arg ain = nnfx_arg_node(mp);
+    nnfx_node *ap = op(g, NNFX_OP_AVERAGE_POOL, 1, &ain, 4, aa);
+    nnfx_node *c4 = conv(g, ap, "c4", 4, 16, 1, 1, 0, 1, true);
+    nnfx_node *xs = conv(g, unary(g, NNFX_OP_RELU, x), "xs", 4, 8, 3, 2, 1, 1, false);
+    nnfx_arg oa[2] = {nnfx_arg_node(c4), nnfx_arg_node(xs)};
+    nnfx_node *y = op(g, NNFX_OP_CONCAT, 2, oa, 1, &ax);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* Flatten -> Gemm (transB) -> Relu -> Gemm. */
 static nnfx_graph *gemm(int64_t *xd) {
     nnfx_graph *g = nnfx_graph_new();
@@ -324,6 +363,67 @@ static void test_dw_borders(void **state) {
                     for (g_dw_w = 1; g_dw_w <= 19; g_dw_w++)
                         if (g_dw_h + 2 * g_dw_p >= g_dw_k && g_dw_w + 2 * g_dw_p >= g_dw_k)
                             check_graph(dwcase, conv_kind("dwconv", "conv")); /* oneDNN declines some border cases */
+}
+
+/* The channels-last region's steps against the interpreter; with oneDNN,
+ * the plan keeps every value in it NHWC (no reorder inside) and runs the
+ * broadcast Mul/Sub and the Concat with the NHWC kernels. */
+static void test_nhwc_region(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled()) {
+        check_graph(nhwc_region, "concat");
+        return;
+    }
+    const char *want[] = {
+        "mul (nhwc)",        "sub (nhwc)",           "concat (nhwc)", "max_pool (nhwc)", "avgpool 2x2/s1 onednn",
+        "conv3x3/s1 onednn", "(x from nchw, y nhwc)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(nhwc_region, want[i]);
+}
+
+/* A NaN inside a channels-last region: the input's NaN spreads through
+ * a 1x1 conv to every channel of its pixel, and the channels-last MaxPool
+ * must give NaN for each window holding it (the ONNX and PyTorch rule;
+ * oneDNN's pooling does not, so it never runs MaxPool), as the interpreter
+ * does; the other windows agree too. */
+static void test_nhwc_maxpool_nan(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[4] = {1, 4, 6, 6}, ks[2] = {2, 2}, st[2] = {2, 2};
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *c = conv(g, x, "c", 72, 4, 1, 1, 0, 1, true); /* 72: four vector groups and a tail */
+    nnfx_attr pa[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg pin = nnfx_arg_node(c);
+    nnfx_node *mp = op(g, NNFX_OP_MAX_POOL, 1, &pin, 2, pa);
+    nnfx_node *y = conv(g, mp, "d", 16, 72, 1, 1, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = rand_tensor(4, xd);
+    ((float *)xt->data)[1 * 36 + 2 * 6 + 3] = NAN; /* channel 1, row 2, column 3: window (1, 1) */
+    nnfx_tensor *yc = run_gm(gm, xt, 1), *ref = NULL;
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    if (fx_dnnl_enabled() && !strstr(plan, "max_pool (nhwc)")) fail_msg("the max pool is not channels-last:\n%s", plan);
+    free(plan);
+    nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    assert_non_null(ip);
+    int nout = 0;
+    assert_int_equal(nnfx_interp_run(ip, 1, &xt, 1, &ref, &nout, &err), NNFX_OK);
+    const float *a = yc->data, *b = ref->data;
+    int nans = 0;
+    for (int64_t i = 0; i < nnfx_tensor_numel(ref); i++) {
+        assert_int_equal(isnan(a[i]), isnan(b[i]));
+        nans += isnan(b[i]) != 0;
+        if (!isnan(b[i])) assert_true(fabsf(a[i] - b[i]) <= 1e-5f * (1.0f + fabsf(b[i])));
+    }
+    assert_int_equal(nans, 16); /* one window, every channel */
+    nnfx_tensor_release(yc);
+    nnfx_tensor_release(ref);
+    nnfx_tensor_release(xt);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
 }
 
 /* Max pools of every row width up to 40 (vector steps of 16, their masked
@@ -575,6 +675,8 @@ int main(void) {
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),
         cmocka_unit_test(test_maxpool_borders),
+        cmocka_unit_test(test_nhwc_region),
+        cmocka_unit_test(test_nhwc_maxpool_nan),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_bad_input_and_fallback),

@@ -96,6 +96,9 @@ typedef struct fx_maxpool fx_maxpool;
 fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xshape, const int64_t *yshape, nnfx_error *err);
 void fx_maxpool_free(fx_maxpool *m);
 void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y);
+/* The same pool over channels-last values: x [N, H, W, C], y [N, OH, OW, C]
+ * (the compiled plan's NHWC regions). */
+void fx_maxpool_run_nhwc(const fx_maxpool *m, fx_pool *pool, const float *x, float *y);
 
 /* ---- oneDNN convolution and pooling (src/exec/kernels/conv_dnnl.c) ----- */
 

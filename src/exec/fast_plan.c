@@ -44,9 +44,20 @@ typedef struct fx_val {
     bool nhwc;             /* ARENA: stored channels-last (between oneDNN steps: plan_layouts) */
 } fx_val;
 
-/* S_NHWC_CHANNEL, S_NHWC_CONCAT: a kernel step over channels-last values
- * (plan_layouts), run by fx_nhwc_channel_op / fx_nhwc_concat. */
-typedef enum skind { S_KERNEL, S_CONV, S_MAXPOOL, S_OUTPUT, S_QOP, S_DNNL, S_NHWC_CHANNEL, S_NHWC_CONCAT } skind;
+/* S_NHWC_CHANNEL, S_NHWC_CONCAT, S_NHWC_MAXPOOL: a kernel step over
+ * channels-last values (plan_layouts), run by fx_nhwc_channel_op,
+ * fx_nhwc_concat, fx_maxpool_run_nhwc. */
+typedef enum skind {
+    S_KERNEL,
+    S_CONV,
+    S_MAXPOOL,
+    S_OUTPUT,
+    S_QOP,
+    S_DNNL,
+    S_NHWC_CHANNEL,
+    S_NHWC_CONCAT,
+    S_NHWC_MAXPOOL
+} skind;
 
 typedef struct fx_step {
     skind kind;
@@ -683,7 +694,9 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
         s->mpool = fx_maxpool_new(n, xs, ys, &perr);
         if (s->mpool) s->kind = S_MAXPOOL;
     }
-    bool pooling = n->op == NNFX_OP_MAX_POOL || n->op == NNFX_OP_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_AVERAGE_POOL;
+    /* MaxPool stays ours (fx_maxpool_run_nhwc when channels-last): oneDNN's
+     * drops NaN where ONNX gives NaN */
+    bool pooling = n->op == NNFX_OP_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_AVERAGE_POOL;
     if (p->dnnl && pooling && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
         n->meta[0].rank == 4 && n->meta[0].dtype == NNFX_F32) {
         int64_t xs[4], ys[4];
@@ -771,8 +784,9 @@ static bool same_tensor_shape(const nnfx_tensor *a, const nnfx_tensor *b) {
  *  NHWC_CHANNEL  Add/Sub/Mul/Div of a full tensor (argument `full`) and a
  *                per-channel one [N or 1, C, 1, 1] (squeeze-excitation):
  *                fx_nhwc_channel_op when channels-last;
- *  NHWC_CONCAT   Concat over channels: fx_nhwc_concat when channels-last. */
-typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT } nhwc_use;
+ *  NHWC_CONCAT   Concat over channels: fx_nhwc_concat when channels-last;
+ *  NHWC_MAXPOOL  the direct MaxPool: fx_maxpool_run_nhwc when channels-last. */
+typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT, NHWC_MAXPOOL } nhwc_use;
 
 static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
     return t && t->rank == 4 && t->dtype == NNFX_F32 && (t->shape[0] == 1 || t->shape[0] == full->shape[0]) &&
@@ -781,6 +795,8 @@ static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
 
 /* The nhwc_use of step s, and for NHWC_CHANNEL the full argument. */
 static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
+    if (s->kind == S_MAXPOOL && s->nin == 1 && p->vals[s->in[0]].kind == V_ARENA && nhwc_shaped(p, s->out))
+        return NHWC_MAXPOOL;
     if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out)) return NHWC_NONE;
     const nnfx_tensor *y = p->vals[s->out].t;
     for (int a = 0; a < s->nin; a++)
@@ -887,8 +903,8 @@ static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
         fx_step *sp = &p->steps[s];
         int full = 0;
         nhwc_use u = sp->out >= 0 && p->vals[sp->out].nhwc ? nhwc_use_of(p, sp, &full) : NHWC_NONE;
-        if (u == NHWC_CHANNEL || u == NHWC_CONCAT) {
-            sp->kind = u == NHWC_CHANNEL ? S_NHWC_CHANNEL : S_NHWC_CONCAT;
+        if (u == NHWC_CHANNEL || u == NHWC_CONCAT || u == NHWC_MAXPOOL) {
+            sp->kind = u == NHWC_CHANNEL ? S_NHWC_CHANNEL : u == NHWC_CONCAT ? S_NHWC_CONCAT : S_NHWC_MAXPOOL;
             sp->nhwc_full = full;
         }
         if (!sp->dnnl) continue;
@@ -1056,6 +1072,10 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
         fx_nhwc_concat(sp->nin, (const nnfx_tensor *const *)sp->inbuf, p->vals[sp->out].t);
         return NNFX_OK;
     }
+    if (sp->kind == S_NHWC_MAXPOOL) {
+        fx_maxpool_run_nhwc(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
+        return NNFX_OK;
+    }
     if (sp->kind == S_MAXPOOL) {
         fx_maxpool_run(sp->mpool, p->pool, p->vals[sp->in[0]].t->data, p->vals[sp->out].t->data);
         return NNFX_OK;
@@ -1158,9 +1178,9 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
         return;
     }
     sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op),
-              sp->kind == S_MAXPOOL                                     ? " (direct)"
-              : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT ? " (nhwc)"
-                                                                        : "",
+              sp->kind == S_MAXPOOL                                                                   ? " (direct)"
+              : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"
+                                                                                                      : "",
               (long long)v->off);
     for (int k = 1; sp->outs && k < sp->nout; k++)
         sb_printf(b, ", @%lld", (long long)p->vals[sp->outs[k]].off);
