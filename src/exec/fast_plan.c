@@ -767,8 +767,8 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
  * the same bytes). */
 static bool nhwc_shaped(const fx_plan *p, int v) {
     const fx_val *x = &p->vals[v];
-    return x->kind == V_ARENA && x->t && x->t->rank == 4 && x->t->dtype == NNFX_F32 &&
-           x->t->shape[2] * x->t->shape[3] > 1;
+    return x->kind == V_ARENA && x->t && x->t->rank == 4 && x->t->dtype == NNFX_F32 && x->t->shape[2] >= 1 &&
+           x->t->shape[3] >= 1 && (x->t->shape[2] > 1 || x->t->shape[3] > 1);
 }
 
 static bool same_tensor_shape(const nnfx_tensor *a, const nnfx_tensor *b) {

@@ -75,6 +75,15 @@ void fx_dnnl_free(fx_dnnl *d) {
     free(d);
 }
 
+/* Whether [a, b, c, d] floats (and that many again for a reorder) stay far
+ * inside int64 byte counts; the arena's own budget check comes later. */
+static bool sane_dims(const int64_t *s) {
+    int64_t n = 1;
+    for (int i = 0; i < 4; i++)
+        if (s[i] < 1 || __builtin_mul_overflow(n, s[i], &n) || n > ((int64_t)1 << 56)) return false;
+    return true;
+}
+
 static fx_dnnl *refuse(fx_dnnl *d, nnfx_error *err, const char *why) {
     fx_dnnl_free(d);
     nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "oneDNN: %s", why);
@@ -146,6 +155,7 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
                           nnfx_error *err) {
     if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
         return refuse(NULL, err, "2-d float32 weights only");
+    if (!sane_dims(xs) || !sane_dims(ys)) return refuse(NULL, err, "empty or huge activations");
     int64_t k[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xs[2], xs[3]};
     ir_window win;
     if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
@@ -240,6 +250,7 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     if (!global && !avg && !nnfx_node_is_op(n, NNFX_OP_MAX_POOL)) return refuse(NULL, err, "not a pooling");
     if (nnfx_node_num_outputs(n) != 1 || ys[0] != xs[0] || ys[1] != xs[1])
         return refuse(NULL, err, "one output of the input's channels only");
+    if (!sane_dims(xs) || !sane_dims(ys)) return refuse(NULL, err, "empty or huge activations");
     int64_t k[2] = {xs[2], xs[3]}, in_sp[2] = {xs[2], xs[3]};
     ir_window win = {2, {xs[2], xs[3]}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false};
     if (!global) {
