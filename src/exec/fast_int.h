@@ -22,6 +22,11 @@ typedef void (*fx_task_fn)(void *ctx, int64_t task, int tid);
 /* A pool running loops on `threads` threads (the caller is one of them, so
  * threads - 1 workers are started). NULL on failure. */
 fx_pool *fx_pool_new(int threads);
+/* A pool whose loops run on the OpenMP threads oneDNN uses (fx_dnnl_parallel),
+ * so that a plan with oneDNN steps keeps one set of threads: its own loops'
+ * workers would otherwise compete for the cores with OpenMP's spinning ones.
+ * NULL when threads < 2 or OpenMP is not there (then use fx_pool_new). */
+fx_pool *fx_pool_new_omp(int threads);
 void fx_pool_free(fx_pool *p);
 int fx_pool_threads(const fx_pool *p);
 /* Runs fn(ctx, t, tid) for t in [0, ntasks), spread over the pool's
@@ -135,6 +140,11 @@ const char *fx_dnnl_describe(const fx_dnnl *d);
  * fx_dnnl_scratch_bytes bytes, 64-byte aligned. */
 nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err);
 void fx_dnnl_free(fx_dnnl *d);
+/* Whether fx_dnnl_parallel can run (the build has oneDNN and its OpenMP). */
+bool fx_dnnl_parallel_available(void);
+/* Runs fn(arg, tid) on `threads` OpenMP threads (tid 0 the caller) and
+ * returns when all are done. */
+void fx_dnnl_parallel(int threads, void (*fn)(void *arg, int tid), void *arg);
 
 /* ---- channels-last kernel steps (src/exec/kernels/nhwc.c) -------------- */
 

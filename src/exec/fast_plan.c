@@ -966,7 +966,9 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
     if (!p->arena) return build_oom(err);
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
-    p->pool = threads > 1 ? fx_pool_new(threads) : NULL;
+    /* with oneDNN steps, the plan's own loops share its OpenMP threads */
+    p->pool = threads <= 1 ? NULL : p->dnnl ? fx_pool_new_omp(threads) : NULL;
+    if (threads > 1 && !p->pool) p->pool = fx_pool_new(threads);
     if (threads > 1 && !p->pool) return build_oom(err);
     int64_t scr = 16;
     for (int s = 0; s < p->nsteps; s++)

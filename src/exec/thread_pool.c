@@ -21,6 +21,7 @@
 
 struct fx_pool {
     int threads;
+    bool omp; /* fx_pool_new_omp: loops run on the OpenMP threads (no workers of its own) */
     pthread_t *tids;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
@@ -153,7 +154,7 @@ void fx_pool_free(fx_pool *p) {
     atomic_store(&p->quit, true);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->threads; i++)
+    for (int i = 1; !p->omp && i < p->threads; i++)
         pthread_join(p->tids[i], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->wake);
@@ -163,7 +164,29 @@ void fx_pool_free(fx_pool *p) {
     free(p);
 }
 
+fx_pool *fx_pool_new_omp(int threads) {
+    if (threads < 2 || !fx_dnnl_parallel_available()) return NULL;
+    fx_pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->omp = true;
+    p->threads = threads;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->ranges = aligned_alloc(64, sizeof *p->ranges * (size_t)threads);
+    if (!p->ranges) {
+        fx_pool_free(p);
+        return NULL;
+    }
+    for (int i = 0; i < threads; i++)
+        atomic_init(&p->ranges[i].next, 0), p->ranges[i].end = 0;
+    return p;
+}
+
 int fx_pool_threads(const fx_pool *p) { return p ? p->threads : 1; }
+
+/* One OpenMP thread of a loop: its share, then the others'. */
+static void omp_body(void *arg, int tid) { drain(arg, tid); }
 
 void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
     if (ntasks <= 0) return;
@@ -179,6 +202,10 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
     for (int i = 0; i < p->threads; i++) {
         atomic_store(&p->ranges[i].next, ntasks * i / p->threads);
         p->ranges[i].end = ntasks * (i + 1) / p->threads;
+    }
+    if (p->omp) {
+        fx_dnnl_parallel(p->threads, omp_body, p);
+        return;
     }
     atomic_store(&p->running, p->threads - 1);
     pthread_mutex_lock(&p->mu);

@@ -22,10 +22,31 @@
 #ifdef NNFX_HAVE_DNNL
 #include <dnnl.h>
 
-/* OpenMP's thread count (libgomp, oneDNN's threading runtime in Debian);
- * declared here so that no compiler's omp.h is needed. */
+/* OpenMP (libgomp, oneDNN's threading runtime in Debian): the thread count,
+ * and a parallel region by libgomp's entry point (what `#pragma omp
+ * parallel` compiles to), declared here so that neither -fopenmp nor a
+ * compiler's omp.h is needed. */
 extern void omp_set_num_threads(int n);
 extern int omp_get_max_threads(void);
+extern int omp_get_thread_num(void);
+extern void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+
+typedef struct par_job {
+    void (*fn)(void *arg, int tid);
+    void *arg;
+} par_job;
+
+static void par_body(void *data) {
+    const par_job *j = data;
+    j->fn(j->arg, omp_get_thread_num());
+}
+
+bool fx_dnnl_parallel_available(void) { return true; }
+
+void fx_dnnl_parallel(int threads, void (*fn)(void *arg, int tid), void *arg) {
+    par_job j = {fn, arg};
+    GOMP_parallel(par_body, &j, (unsigned)threads, 0);
+}
 
 struct fx_dnnl {
     bool conv;
@@ -386,6 +407,12 @@ nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, 
 }
 
 #else /* no oneDNN: the plan never asks for these steps */
+
+bool fx_dnnl_parallel_available(void) { return false; }
+void fx_dnnl_parallel(int threads, void (*fn)(void *arg, int tid), void *arg) {
+    for (int t = 0; t < threads; t++)
+        fn(arg, t);
+}
 
 bool fx_dnnl_enabled(void) { return false; }
 fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
