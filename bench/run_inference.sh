@@ -60,7 +60,7 @@ echo "# ISA:${isa:- none of sse4_2/avx/avx2/avx512*/vnni/amx found}"
 echo "# nnfx kernels use: $used (run-time dispatch; NNFX_ISA=avx2|portable narrows it); OpenBLAS picks its own"
 dnnl=$(ldd "$NNFX" 2>/dev/null | grep -o 'libdnnl[^ ]*' | head -n 1 || true)
 if [ -n "$dnnl" ] && [ "${NNFX_CONV:-}" != own ]; then
-  echo "# float convs: oneDNN ($dnnl, its own JIT per ISA; DNNL_MAX_CPU_ISA=AVX2 narrows it, NNFX_CONV=own turns it off)"
+  echo "# float convs: oneDNN ($dnnl, its own JIT per ISA; NNFX_ISA=avx2 narrows it, NNFX_CONV=own turns it off)"
 else
   echo "# float convs: nnfx's own kernels"
 fi

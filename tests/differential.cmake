@@ -11,23 +11,24 @@ set_tests_properties(kernels_differential_portable PROPERTIES ENVIRONMENT "CMOCK
 add_test(NAME test_act_portable COMMAND test_act)
 set_tests_properties(test_act_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=portable")
 # Hosts with AVX-512 take other float GEMM tiles and int8 VNNI tiles by
-# default; NNFX_ISA=avx2 keeps the AVX2 ones (and DNNL_MAX_CPU_ISA=AVX2 oneDNN's), so both paths run here (on an
+# default; NNFX_ISA=avx2 keeps the AVX2 ones (oneDNN's too), so both paths run here (on an
 # AVX2-only host these repeat the default run). The real models are checked
 # against PyTorch's outputs on each path.
 add_test(NAME kernels_differential_avx2 COMMAND test_kernels differential)
-set_tests_properties(kernels_differential_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2;DNNL_MAX_CPU_ISA=AVX2")
+set_tests_properties(kernels_differential_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 add_test(NAME test_real_models_avx2 COMMAND test_real_models)
-set_tests_properties(test_real_models_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2;DNNL_MAX_CPU_ISA=AVX2")
+set_tests_properties(test_real_models_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 # The sigmoid/SiLU rows: AVX-512 by default on such a host, AVX2 here.
 add_test(NAME test_act_avx2 COMMAND test_act)
 set_tests_properties(test_act_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 # Float convs and poolings run on oneDNN where the build has it; NNFX_CONV=own
 # runs them on our own kernels (the portable path, and codegen's meaning),
 # so both are checked against the interpreter and the real models against
-# PyTorch's outputs. oneDNN's AVX2 kernels run in the *_avx2 cases above.
+# PyTorch's outputs. oneDNN's AVX2 kernels run in the *_avx2 cases above,
+# and NNFX_ISA=portable turns oneDNN off with our vector paths.
 add_test(NAME test_fast_exec_own COMMAND test_fast_exec)
 set_tests_properties(test_fast_exec_own PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_CONV=own")
 add_test(NAME test_fast_exec_avx2 COMMAND test_fast_exec)
-set_tests_properties(test_fast_exec_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2;DNNL_MAX_CPU_ISA=AVX2")
+set_tests_properties(test_fast_exec_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 add_test(NAME test_real_models_own COMMAND test_real_models)
 set_tests_properties(test_real_models_own PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_CONV=own")

@@ -113,8 +113,9 @@ void fx_maxpool_run_nhwc(const fx_maxpool *m, fx_pool *pool, const float *x, flo
  * reordered through the step's scratch. */
 typedef struct fx_dnnl fx_dnnl;
 
-/* True when the library was built with oneDNN, it initialised, and the
- * environment does not say NNFX_CONV=own. */
+/* True when the library was built with oneDNN, it initialised, the CPU has
+ * AVX2 and FMA, and the environment says neither NNFX_CONV=own nor
+ * NNFX_ISA=portable (NNFX_ISA=avx2 keeps oneDNN to its AVX2 kernels). */
 bool fx_dnnl_enabled(void);
 /* A conv step for node n from x [N, C, H, W] to y [N, M, OH, OW] (the
  * inferred shapes) with weight w [M, C/group, KH, KW], optional bias b, and

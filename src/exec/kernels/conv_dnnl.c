@@ -10,12 +10,14 @@
  * y = act(conv(x) + bias + res); results differ from it only by float
  * summation order (tests/test_fast_exec.c compares both with the
  * interpreter). Built only when oneDNN is found (NNFX_HAVE_DNNL);
- * NNFX_CONV=own in the environment turns it off at run time. */
+ * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
+ * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "ir/infer_int.h"
 
@@ -64,7 +66,13 @@ struct fx_dnnl {
 
 static dnnl_engine_t g_engine;
 static pthread_once_t g_engine_once = PTHREAD_ONCE_INIT;
+/* The engine, under NNFX_ISA's switch (core/cpu.c) like our own paths: none
+ * without AVX2 and FMA (NNFX_ISA=portable, or an older CPU), and AVX2
+ * kernels only when our AVX-512 paths are off (NNFX_ISA=avx2). */
 static void engine_init(void) {
+    g_engine = NULL;
+    if (!core_cpu_avx2_fma()) return;
+    if (!core_cpu_avx512f()) dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2);
     if (dnnl_engine_create(&g_engine, dnnl_cpu, 0) != dnnl_success) g_engine = NULL;
 }
 
