@@ -106,8 +106,8 @@ nnfx_value *trace_value_new(nnfx_ctx *ctx, trace_value_kind kind) {
 const char *trace_basename(const char *file) {
     if (!file) return "?";
     const char *s = strrchr(file, '/');
-    const char *b = strrchr(file, '\\');
-    if (b && (!s || b > s)) s = b;
+    const char *b = strrchr(s ? s + 1 : file, '\\'); /* only a backslash after the last '/' counts */
+    if (b) s = b;
     return s ? s + 1 : file;
 }
 
@@ -213,7 +213,9 @@ static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int ni
     }
     for (int i = 0; i < nin; i++)
         args[i] = in[i]->kind == TV_NODE ? nnfx_arg_node(in[i]->node) : nnfx_arg_float(in[i]->scalar);
-    nnfx_error e = {0};
+    nnfx_error e; /* not = {0}: zeroing its 1 KB message costs more than recording a node */
+    e.status = NNFX_OK;
+    e.msg[0] = 0;
     nnfx_node *n = nnfx_graph_call_op(ctx->g, op, nin, args, nattrs, attrs, &e);
     if (args != stack) free(args);
     char wh[400];
@@ -378,7 +380,9 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
         memcpy(full, pname, nl + 1);
     }
     nnfx_value *v = NULL;
-    nnfx_error e = {0};
+    nnfx_error e; /* not = {0}: see record_op */
+    e.status = NNFX_OK;
+    e.msg[0] = 0;
     /* one lookup: a parameter seen before is reused by index */
     /* a slot this trace has not read yet is a new parameter: its name
      * (module path + slot name) is unique, so it is added without a lookup;
