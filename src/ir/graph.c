@@ -155,19 +155,26 @@ static void names_free(ir_names *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
-static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
+/* c itself for an identifier character ([A-Za-z0-9_]), 0 for any other. */
+/* clang-format off */
+static const char ident_map[256] = {
+    ['0'] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+    ['A'] = 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M', 'N', 'O', 'P', 'Q', 'R', 'S', 'T', 'U', 'V', 'W', 'X', 'Y', 'Z',
+    ['_'] = '_',
+    ['a'] = 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z',
+};
+/* clang-format on */
 
 /* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf; its length. */
 static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
     if (*s >= '0' && *s <= '9') buf[o++] = '_';
-    size_t n = strnlen(s, len - 1 - o);
     char *d = buf + o;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        d[i] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
+    size_t n = 0, max = len - 1 - o;
+    for (unsigned char c; n < max && (c = (unsigned char)s[n]) != 0; n++) {
+        char m = ident_map[c];
+        d[n] = m ? m : '_';
     }
     d[n] = 0;
     return o + n;
@@ -506,7 +513,7 @@ static bool attrs_distinct(int nattrs, const nnfx_attr *attrs) {
     for (int i = 0; i < nattrs; i++) {
         if (!attrs[i].name) return false;
         for (int j = 0; j < i; j++)
-            if (strcmp(attrs[i].name, attrs[j].name) == 0) return false;
+            if (attrs[i].name[0] == attrs[j].name[0] && strcmp(attrs[i].name, attrs[j].name) == 0) return false;
     }
     return true;
 }

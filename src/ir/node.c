@@ -294,8 +294,8 @@ const nnfx_attr *nnfx_node_attr_at(const nnfx_node *n, int i) {
 
 const nnfx_attr *nnfx_node_attr(const nnfx_node *n, const char *name) {
     if (!n || !name) return NULL;
-    for (int i = 0; i < n->nattrs; i++)
-        if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+    for (int i = 0; i < n->nattrs; i++) /* the first byte first: most names differ there */
+        if (n->attrs[i].name[0] == name[0] && strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
     return NULL;
 }
 
