@@ -65,7 +65,7 @@ void nnfx_graph_free(nnfx_graph *g) {
     ir_strmap_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++)
         nnfx_tensor_release(g->params[i].t); /* names: arena */
-    free(g->params);
+    ir_big_free(g->params, sizeof *g->params * (size_t)g->cap_params);
     for (int i = 0; i < g->nleaves; i++)
         free(g->leaves[i].name);
     free(g->leaves);
@@ -708,12 +708,17 @@ int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
 
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
+        /* a large array comes from the big-block cache: a trace of a large
+         * model adds thousands of parameters, and fresh pages for each
+         * doubling cost more than the copy */
         int nc = g->cap_params ? g->cap_params * 2 : 16;
-        ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
+        ir_param *np = ir_big_alloc(sizeof *np * (size_t)nc, false);
         if (!np) {
             nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
             return 0;
         }
+        if (g->nparams) memcpy(np, g->params, sizeof *np * (size_t)g->nparams);
+        ir_big_free(g->params, sizeof *np * (size_t)g->cap_params);
         g->params = np;
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */

@@ -60,12 +60,16 @@ struct nnfx_value {
     nnfx_ctx *ctx;
 };
 
-/* Values are allocated in chunks and freed with the context. */
-#define TRACE_VALUE_CHUNK 256
+/* Values are allocated in chunks and freed with the context. Chunks grow
+ * from TRACE_VALUE_CHUNK values to TRACE_VALUE_CHUNK_MAX; the large ones
+ * come from the big-block cache (ir_big_alloc), so a trace after a trace
+ * reuses their pages instead of faulting fresh ones in. */
+#define TRACE_VALUE_CHUNK     256
+#define TRACE_VALUE_CHUNK_MAX 8192
 typedef struct trace_value_chunk {
     struct trace_value_chunk *next;
-    int used;
-    nnfx_value v[TRACE_VALUE_CHUNK];
+    int used, cap;
+    nnfx_value v[];
 } trace_value_chunk;
 
 struct nnfx_ctx {

@@ -12,6 +12,9 @@
 
 /* --- context --------------------------------------------------------------- */
 
+/* Bytes of a value chunk holding cap values. */
+static size_t value_chunk_bytes(int cap) { return sizeof(trace_value_chunk) + sizeof(nnfx_value) * (size_t)cap; }
+
 nnfx_ctx *trace_ctx_new(nnfx_module *root, bool tracing, nnfx_graph *g) {
     nnfx_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
@@ -39,10 +42,10 @@ void trace_ctx_free(nnfx_ctx *ctx) {
             nnfx_tensor_release(c->v[i].t);
             free(c->v[i].meta);
         }
-        free(c);
+        ir_big_free(c, value_chunk_bytes(c->cap));
     }
     nnfx_graph_free(ctx->scratch);
-    free(ctx->read);
+    ir_big_free(ctx->read, sizeof *ctx->read * ctx->cap_read);
     free(ctx);
 }
 
@@ -51,7 +54,7 @@ void trace_ctx_free(nnfx_ctx *ctx) {
 static trace_read_params *read_params_of(nnfx_ctx *ctx, const nnfx_module *m) {
     if ((ctx->nread + 1) * 2 > ctx->cap_read) {
         size_t ncap = ctx->cap_read ? ctx->cap_read * 2 : 64;
-        trace_read_params *t = calloc(ncap, sizeof *t);
+        trace_read_params *t = ir_big_alloc(ncap * sizeof *t, true); /* large ones: cached pages */
         if (!t) return NULL;
         for (size_t i = 0; i < ctx->cap_read; i++) {
             if (!ctx->read[i].m) continue;
@@ -60,7 +63,7 @@ static trace_read_params *read_params_of(nnfx_ctx *ctx, const nnfx_module *m) {
                 j = (j + 1) & (ncap - 1);
             t[j] = ctx->read[i];
         }
-        free(ctx->read);
+        ir_big_free(ctx->read, sizeof *ctx->read * ctx->cap_read);
         ctx->read = t;
         ctx->cap_read = ncap;
     }
@@ -86,13 +89,15 @@ nnfx_status trace_fail(nnfx_ctx *ctx, nnfx_status s, const char *fmt, ...) {
 
 nnfx_value *trace_value_new(nnfx_ctx *ctx, trace_value_kind kind) {
     trace_value_chunk *c = ctx->chunks;
-    if (!c || c->used == TRACE_VALUE_CHUNK) {
-        c = malloc(sizeof *c);
+    if (!c || c->used == c->cap) {
+        int cap = !c ? TRACE_VALUE_CHUNK : c->cap < TRACE_VALUE_CHUNK_MAX ? c->cap * 2 : c->cap;
+        c = ir_big_alloc(value_chunk_bytes(cap), false);
         if (!c) {
             trace_fail(ctx, NNFX_ERR_NOMEM, "out of memory allocating a value");
             return NULL;
         }
         c->used = 0;
+        c->cap = cap;
         c->next = ctx->chunks;
         ctx->chunks = c;
     }
