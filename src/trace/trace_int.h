@@ -30,21 +30,25 @@ typedef struct trace_layer_cfg {
 } trace_layer_cfg;
 
 struct nnfx_module {
-    char *type_name;
+    /* What a call reads first, in one cache line with a short name: the
+     * parent's lookup of the child by name (nnfx_module_child) compares
+     * name and so brings in the line the call needs next. */
+    nnfx_module *parent;     /* set by nnfx_module_add */
+    char *name;              /* name under parent: name_inline, or malloc'd when longer */
+    char *bad;               /* why the module cannot run (bad config), or NULL */
     nnfx_forward_fn forward; /* user modules only */
-    void *user;              /* borrowed, never freed by nnfx */
     trace_layer layer;
+    int num_inputs; /* -1: any */
+    char name_inline[16];
+    char *type_name;
+    void *user; /* borrowed, never freed by nnfx */
     trace_layer_cfg cfg;
-    char *bad;           /* why the module cannot run (bad config), or NULL */
-    nnfx_module *parent; /* set by nnfx_module_add */
-    char *name;          /* name under parent */
     int nchildren, cap_children;
     nnfx_module **children;
     ir_strmap child_index; /* child name -> child */
     int nparams, cap_params;
     char **param_names;
     nnfx_tensor **params;
-    int num_inputs;     /* -1: any */
     char **input_names; /* num_inputs entries (may be NULL each) or NULL */
 };
 
