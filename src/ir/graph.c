@@ -570,6 +570,10 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    /* The attributes are checked against the schema now, while they are in
+     * the cache: lint then skips them (attrs_linted), unless they fail,
+     * in which case lint reports them as before. */
+    n->attrs_linted = ir_node_attrs_valid(n);
     int nout = ir_node_num_outputs_for(op, n);
     if ((nout != 1 && ir_node_set_num_outputs(n, nout, err)) || node_set_args_raw(n, nargs, args, err)) {
         node_discard(g, n);

@@ -130,6 +130,9 @@ static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
     __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
 }
 
+/* True when every attribute of call_function node n is in its op's schema
+ * with the right kind (what lint checks; lint.c). */
+bool ir_node_attrs_valid(const nnfx_node *n);
 /* Renumbers node->order along the list if edits invalidated it. */
 void ir_graph_renumber(nnfx_graph *g);
 /* Leaf registered under name, or NULL. */
