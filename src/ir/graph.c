@@ -758,6 +758,8 @@ static nnfx_tensor *param_ready(nnfx_tensor *t) {
     return t;
 }
 
+nnfx_tensor *ir_tensor_ready(nnfx_tensor *raw) { return param_ready(raw); }
+
 nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;
     int idx = ir_graph_param_find(g, name);

@@ -207,6 +207,9 @@ bool ir_node_set_target(nnfx_node *n, const char *target);
  * tensor as stored, for its existence, dtype and shape. */
 nnfx_tensor *ir_node_param(const nnfx_node *n);
 nnfx_tensor *ir_node_param_raw(const nnfx_node *n);
+/* A parameter tensor as stored (from ir_node_param_raw) made ready for
+ * reading data, as ir_node_param returns it; NULL on OOM. */
+nnfx_tensor *ir_tensor_ready(nnfx_tensor *raw);
 /* True for a parameter that shape inference and cost functions read as a
  * value: an integer or bool tensor of at most 4096 elements (shapes, axes,
  * pads, repeats) or any tensor of at most 64 elements (scalars, scales,
