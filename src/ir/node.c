@@ -180,16 +180,17 @@ char *ir_sstr_ref(char *s) {
 }
 
 char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s) {
-    size_t len = strlen(s);
+    /* one strcmp per recent string (most calls match the first): no
+     * strlen unless a new string is made */
     for (int k = 0; recent && k < 2; k++) {
         char *r = recent[k];
-        if (r && sstr_of(r)->len == len && memcmp(r, s, len) == 0) {
+        if (r && r[0] == s[0] && strcmp(r, s) == 0) {
             sstr_of(r)->refs++;
             if (k) recent[1] = recent[0], recent[0] = r; /* most recent first */
             return r;
         }
     }
-    char *t = sstr_new(g, s, len);
+    char *t = sstr_new(g, s, strlen(s));
     if (t && recent) {
         ir_sstr_put(g, recent[1]);
         recent[1] = recent[0];
