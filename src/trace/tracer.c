@@ -39,7 +39,7 @@ nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *c
      * has the running module's path plus ".name": built in this frame's
      * buffer, which lives exactly as long as the call. Any other module's
      * path comes from a walk up the tree (malloc'd). */
-    char local[256];
+    _Alignas(64) char local[128]; /* most paths are short; a longer one is malloc'd */
     char *path = NULL;
     if (m->parent && m->parent == ctx->cur) {
         size_t pl = strlen(ctx->path), nl = strlen(m->name);
