@@ -137,6 +137,74 @@ static void test_nested_paths(void **state) {
     nnfx_module_free(chain);
 }
 
+/* Forwards for test_long_and_indirect_paths. */
+static nnfx_value *mid_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
+    (void)nin;
+    return nnfx_v_sigmoid(ctx, nnfx_call(ctx, nnfx_module_child(self, "act"), in[0]));
+}
+
+/* Calls its only child, or applies tanh when it has none. */
+static nnfx_value *level_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
+    (void)nin;
+    nnfx_module *next = nnfx_module_child_at(self, 0);
+    return next ? nnfx_call(ctx, next, in[0]) : nnfx_v_tanh(ctx, in[0]);
+}
+
+#define LONG_CHILD "a_rather_long_child_name"
+#define LEVEL_NAME "level_with_a_name_of_thirty_two"
+#define LEVELS     5
+
+static nnfx_value *outer_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
+    (void)nin;
+    nnfx_module *mid = nnfx_module_child(self, LONG_CHILD);
+    nnfx_value *y = nnfx_call(ctx, mid, in[0]);
+    y = nnfx_call(ctx, nnfx_module_child(mid, "act"), y); /* a grandchild, called directly */
+    return nnfx_call(ctx, nnfx_module_child(self, LEVEL_NAME), y);
+}
+
+/* Module paths of traced nodes: a child name too long to keep inline, a
+ * grandchild called from its grandparent's forward, and a path longer than
+ * the buffer a call builds it in. */
+static void test_long_and_indirect_paths(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_module *root = nnfx_module_new("Outer", outer_forward, NULL);
+    nnfx_module *mid = nnfx_module_add(root, LONG_CHILD, nnfx_module_new("Mid", mid_forward, NULL));
+    assert_non_null(mid);
+    assert_non_null(nnfx_module_add(mid, "act", nnfx_relu_layer()));
+    assert_ptr_equal(nnfx_module_child(root, LONG_CHILD), mid);
+    nnfx_module *level = root;
+    char deep[LEVELS * (sizeof LEVEL_NAME)] = "";
+    for (int i = 0; i < LEVELS; i++) {
+        level = nnfx_module_add(level, LEVEL_NAME, nnfx_module_new("Level", level_forward, NULL));
+        assert_non_null(level);
+        if (i) strcat(deep, ".");
+        strcat(deep, LEVEL_NAME);
+    }
+    assert_true(strlen(deep) > 128);
+    nnfx_shape s = nnfx_shape_of(2, 2, 3);
+    nnfx_gm *gm = nnfx_symbolic_trace(root, 1, &s, &err);
+    if (!gm) fail_msg("trace: %s", err.msg);
+    int relus = 0, sigmoids = 0, tanhs = 0;
+    for (nnfx_node *n = nnfx_graph_first(nnfx_gm_graph(gm)); n; n = nnfx_node_next(n)) {
+        if (nnfx_node_is_op(n, NNFX_OP_RELU)) {
+            assert_string_equal(nnfx_node_module_path(n), LONG_CHILD ".act");
+            relus++;
+        } else if (nnfx_node_is_op(n, NNFX_OP_SIGMOID)) {
+            assert_string_equal(nnfx_node_module_path(n), LONG_CHILD);
+            sigmoids++;
+        } else if (nnfx_node_is_op(n, NNFX_OP_TANH)) {
+            assert_string_equal(nnfx_node_module_path(n), deep);
+            tanhs++;
+        }
+    }
+    assert_int_equal(relus, 2);
+    assert_int_equal(sigmoids, 1);
+    assert_int_equal(tanhs, 1);
+    nnfx_gm_free(gm);
+    nnfx_module_free(root);
+}
+
 static void test_control_flow_error(void **state) {
     (void)state;
     nnfx_error err = {0};
@@ -386,6 +454,7 @@ int main(void) {
         cmocka_unit_test(test_simplenet_eager_equals_traced),
         cmocka_unit_test(test_paths_and_param_names),
         cmocka_unit_test(test_nested_paths),
+        cmocka_unit_test(test_long_and_indirect_paths),
         cmocka_unit_test(test_control_flow_error),
         cmocka_unit_test(test_shape_error),
         cmocka_unit_test(test_leaf_function),

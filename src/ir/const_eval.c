@@ -27,19 +27,20 @@ static nnfx_tensor *shape_header(const nnfx_meta *m, nnfx_error *err) {
 
 nnfx_status ir_const_in_gather(ir_const_in *ci, const nnfx_node *n, ir_value_fn value_of, void *ctx, nnfx_error *err) {
     int k = n->nargs;
-    memset(ci, 0, sizeof *ci);
+    ci->n = 0; /* entries are set one by one below: the stack arrays need no clearing */
+    ci->known = false;
     ci->t = k <= 16 ? ci->t_stack : calloc((size_t)k, sizeof *ci->t);
     ci->owned = k <= 16 ? ci->owned_stack : calloc((size_t)k, sizeof *ci->owned);
     if (!ci->t || !ci->owned) {
         ir_const_in_release(ci);
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
-    ci->n = k;
     ci->known = true;
     for (int i = 0; i < k; i++) {
         const nnfx_arg *a = &n->args[i];
         ci->t[i] = NULL;
         ci->owned[i] = false;
+        ci->n = i + 1; /* a failure below releases the entries set so far */
         if (a->kind == NNFX_ARG_NONE) continue;
         if (a->kind != NNFX_ARG_NODE) { /* a literal */
             ci->owned[i] = true;
@@ -63,5 +64,8 @@ void ir_const_in_release(ir_const_in *ci) {
         if (ci->owned[i]) nnfx_tensor_release(ci->t[i]);
     if (ci->t != ci->t_stack) free(ci->t);
     if (ci->owned != ci->owned_stack) free(ci->owned);
-    memset(ci, 0, sizeof *ci);
+    ci->n = 0;
+    ci->t = NULL;
+    ci->owned = NULL;
+    ci->known = false;
 }

@@ -1,4 +1,5 @@
 /* graph.c — graph lifetime, unique names, the insert point and node creation. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ void nnfx_graph_free(nnfx_graph *g) {
     ir_strmap_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++)
         nnfx_tensor_release(g->params[i].t); /* names: arena */
-    free(g->params);
+    ir_big_free(g->params, sizeof *g->params * (size_t)g->cap_params);
     for (int i = 0; i < g->nleaves; i++)
         free(g->leaves[i].name);
     free(g->leaves);
@@ -155,20 +156,37 @@ static void names_free(ir_names *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* Bit c of this set: c is an identifier character ([A-Za-z0-9_]). */
-static const uint64_t ident_set[4] = {0x03FF000000000000ull, 0x07FFFFFE87FFFFFEull, 0, 0};
+/* c itself for an identifier character ([A-Za-z0-9_]), '_' for any other. */
+/* clang-format off */
+static const char ident_map[256] = {
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '_', '_', '_', '_', '_', '_',
+    '_', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M', 'N', 'O',
+    'P', 'Q', 'R', 'S', 'T', 'U', 'V', 'W', 'X', 'Y', 'Z', '_', '_', '_', '_', '_',
+    '_', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o',
+    'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+    '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_', '_',
+};
+/* clang-format on */
 
 /* Turns s into an identifier ([A-Za-z_][A-Za-z0-9_]*) in buf; its length. */
 static size_t sanitize_name(const char *s, char *buf, size_t len) {
     size_t o = 0;
     if (!s || !*s) s = "node";
     if (*s >= '0' && *s <= '9') buf[o++] = '_';
-    size_t n = strnlen(s, len - 1 - o);
     char *d = buf + o;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        d[i] = (ident_set[c >> 6] >> (c & 63)) & 1 ? (char)c : '_';
-    }
+    size_t n = 0, max = len - 1 - o;
+    for (unsigned char c; n < max && (c = (unsigned char)s[n]) != 0; n++)
+        d[n] = ident_map[c];
     d[n] = 0;
     return o + n;
 }
@@ -185,27 +203,29 @@ static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
 
 /* A name not used in g, derived from base: base, base_1, base_2, ...
  * (in g's arena; *hash receives its ir_strmap_hash). */
-static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
-    char base[200];
-    size_t bl = sanitize_name(base_in, base, sizeof base);
-    uint64_t bh = ir_strmap_hash_n(base, bl);
+/* Room for a base name of up to FRESH_BASE_MAX - 1 bytes plus "_" and a
+ * number. */
+#define FRESH_BASE_MAX 200
+#define FRESH_BUF      240
+
+/* fresh_name from a base that is an identifier already: buf holds it (bl
+ * bytes and a NUL, in FRESH_BUF bytes), bh is its hash. */
+static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, uint64_t *hash) {
+    const char *base = buf;
     if (!ir_names_get(&g->names, base, bh)) {
         *hash = bh;
         return arena_strndup(g, base, bl);
     }
     void **counter = ir_strmap_value_h(&g->name_counters, base, bh);
     intptr_t next = counter ? (intptr_t)*counter : 0;
-    char buf[240];
-    memcpy(buf, base, bl);
     buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
         /* buf = base + "_" + decimal k (snprintf is slow on this hot path) */
-        char digits[24];
-        int nd = 0;
-        for (intptr_t v = k; v; v /= 10)
-            digits[nd++] = (char)('0' + v % 10);
-        for (int i = 0; i < nd; i++)
-            buf[bl + 1 + i] = digits[nd - 1 - i];
+        int nd = 1;
+        for (intptr_t v = k; v >= 10; v /= 10)
+            nd++;
+        for (intptr_t v = k, i = nd; i > 0; v /= 10)
+            buf[bl + (size_t)i--] = (char)('0' + v % 10);
         buf[bl + 1 + nd] = 0;
         uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
         if (!ir_names_get(&g->names, buf, h)) {
@@ -217,8 +237,10 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
                     g->counter_keys = nk;
                     g->cap_counter_keys = nc;
                 }
-                char *key = ir_strdup(base);
+                char *key = malloc(bl + 1); /* the base alone: buf holds base + "_" + k now */
                 if (!key) return NULL;
+                memcpy(key, base, bl);
+                key[bl] = 0;
                 g->counter_keys[g->ncounter_keys++] = key;
                 if (!ir_strmap_put_h(&g->name_counters, key, bh, (void *)(k + 1))) return NULL;
             } else {
@@ -228,6 +250,44 @@ static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
             return arena_strndup(g, buf, bl + 1 + (size_t)nd);
         }
     }
+}
+
+static char *fresh_name(nnfx_graph *g, const char *base_in, uint64_t *hash) {
+    char buf[FRESH_BUF];
+    size_t bl = sanitize_name(base_in, buf, FRESH_BASE_MAX);
+    return fresh_name_from(g, buf, bl, ir_strmap_hash_n(buf, bl), hash);
+}
+
+/* Each op's name made an identifier, with its length and hash: the base
+ * names of call_function nodes, sanitized and hashed once per process
+ * (the op table never changes). */
+typedef struct op_base_name {
+    char text[48];
+    size_t len; /* 0: too long for text; sanitize the op name per node */
+    uint64_t hash;
+} op_base_name;
+static op_base_name op_base_names[NNFX_OP_COUNT];
+static pthread_once_t op_base_once = PTHREAD_ONCE_INIT;
+
+static void op_base_names_init(void) {
+    for (int op = 1; op < NNFX_OP_COUNT; op++) {
+        op_base_name *b = &op_base_names[op];
+        const char *name = ir_op_info((nnfx_op)op)->name;
+        if (strlen(name) + 2 > sizeof b->text) continue; /* room for a leading '_' */
+        b->len = sanitize_name(name, b->text, sizeof b->text);
+        b->hash = ir_strmap_hash_n(b->text, b->len);
+    }
+}
+
+/* fresh_name(g, the name of op, hash), without sanitizing and hashing the
+ * op's name each time. */
+static char *fresh_op_name(nnfx_graph *g, nnfx_op op, uint64_t *hash) {
+    pthread_once(&op_base_once, op_base_names_init);
+    const op_base_name *b = &op_base_names[op];
+    if (!b->len) return fresh_name(g, ir_op_info(op)->name, hash);
+    char buf[FRESH_BUF];
+    memcpy(buf, b->text, b->len + 1);
+    return fresh_name_from(g, buf, b->len, b->hash, hash);
 }
 
 nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err) {
@@ -373,7 +433,8 @@ static void place_node(nnfx_graph *g, nnfx_node *n) {
 
 /* --- creation ------------------------------------------------------------------- */
 
-static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, int nout, nnfx_error *err) {
+/* A new node named after base, or after op's name when base is NULL. */
+static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, nnfx_op op, int nout, nnfx_error *err) {
     nnfx_node *n = ir_arena_calloc(&g->nodes, sizeof *n);
     if (!n) goto oom;
     n->graph = g;
@@ -381,7 +442,7 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, in
     n->nout = nout < 1 ? 1 : nout;
     n->infer_dirty = true;
     n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
-    n->name = fresh_name(g, base, &n->name_hash);
+    n->name = base ? fresh_name(g, base, &n->name_hash) : fresh_op_name(g, op, &n->name_hash);
     if (!n->meta || !n->name) goto oom;
     for (int i = 0; i < n->nout; i++)
         n->meta[i].rank = -1;
@@ -458,7 +519,7 @@ nnfx_node *nnfx_graph_placeholder(nnfx_graph *g, const char *name, const nnfx_me
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "placeholder: NULL graph or empty name");
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_PLACEHOLDER, name, 1, err);
+    nnfx_node *n = node_alloc(g, NNFX_PLACEHOLDER, name, NNFX_OP_NONE, 1, err);
     if (!n) return NULL;
     if (!ir_node_set_target(n, n->name)) {
         node_discard(g, n);
@@ -490,7 +551,7 @@ nnfx_node *ir_graph_get_attr_at(nnfx_graph *g, int idx, nnfx_error *err) {
         return NULL;
     }
     const ir_param *p = &g->params[idx];
-    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, 1, err);
+    nnfx_node *n = node_alloc(g, NNFX_GET_ATTR, p->name, NNFX_OP_NONE, 1, err);
     if (!n) return NULL;
     n->target = ir_sstr_ref(p->name); /* parameter names are shared strings */
     n->param_idx = idx + 1;
@@ -506,7 +567,7 @@ static bool attrs_distinct(int nattrs, const nnfx_attr *attrs) {
     for (int i = 0; i < nattrs; i++) {
         if (!attrs[i].name) return false;
         for (int j = 0; j < i; j++)
-            if (strcmp(attrs[i].name, attrs[j].name) == 0) return false;
+            if (attrs[i].name[0] == attrs[j].name[0] && strcmp(attrs[i].name, attrs[j].name) == 0) return false;
     }
     return true;
 }
@@ -548,7 +609,7 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
                        info->min_inputs, info->max_inputs, nargs);
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_CALL_FUNCTION, info->name, 1, err);
+    nnfx_node *n = node_alloc(g, NNFX_CALL_FUNCTION, NULL, op, 1, err);
     if (!n) return NULL;
     n->op = op;
     if (!attrs_distinct(nattrs, attrs)) { /* later ones replace earlier ones */
@@ -563,6 +624,10 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
         nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    /* The attributes are checked against the schema now, while they are in
+     * the cache: lint then skips them (attrs_linted), unless they fail,
+     * in which case lint reports them as before. */
+    n->attrs_linted = ir_node_attrs_valid(n);
     int nout = ir_node_num_outputs_for(op, n);
     if ((nout != 1 && ir_node_set_num_outputs(n, nout, err)) || node_set_args_raw(n, nargs, args, err)) {
         node_discard(g, n);
@@ -582,7 +647,7 @@ nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, 
                        target);
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_CALL_MODULE, target, 1, err);
+    nnfx_node *n = node_alloc(g, NNFX_CALL_MODULE, target, NNFX_OP_NONE, 1, err);
     if (!n) return NULL;
     if (!ir_node_set_target(n, target)) {
         node_discard(g, n);
@@ -622,7 +687,7 @@ nnfx_node *nnfx_graph_output(nnfx_graph *g, int nvals, nnfx_node *const *values,
         nnfx_error_set(err, NNFX_ERR_GRAPH, "output: the graph already has an output node");
         return NULL;
     }
-    nnfx_node *n = node_alloc(g, NNFX_OUTPUT, "output", 1, err);
+    nnfx_node *n = node_alloc(g, NNFX_OUTPUT, "output", NNFX_OP_NONE, 1, err);
     if (!n) return NULL;
     nnfx_arg stack[16];
     nnfx_arg *args = nvals <= 16 ? stack : malloc(sizeof *args * (size_t)nvals);
@@ -701,12 +766,17 @@ int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
 
 int ir_graph_param_add(nnfx_graph *g, const char *name, nnfx_tensor *t, nnfx_error *err) {
     if (g->nparams == g->cap_params) {
+        /* a large array comes from the big-block cache: a trace of a large
+         * model adds thousands of parameters, and fresh pages for each
+         * doubling cost more than the copy */
         int nc = g->cap_params ? g->cap_params * 2 : 16;
-        ir_param *np = realloc(g->params, sizeof *np * (size_t)nc);
+        ir_param *np = ir_big_alloc(sizeof *np * (size_t)nc, false);
         if (!np) {
             nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
             return 0;
         }
+        if (g->nparams) memcpy(np, g->params, sizeof *np * (size_t)g->nparams);
+        ir_big_free(g->params, sizeof *np * (size_t)g->cap_params);
         g->params = np;
         g->cap_params = nc;
         /* keys point into params[].name strings, which did not move */
@@ -731,6 +801,8 @@ static nnfx_tensor *param_ready(nnfx_tensor *t) {
     if (core_tensor_unaligned(t) && core_tensor_materialize(t, NULL)) return NULL;
     return t;
 }
+
+nnfx_tensor *ir_tensor_ready(nnfx_tensor *raw) { return param_ready(raw); }
 
 nnfx_tensor *ir_graph_param_raw(const nnfx_graph *g, const char *name) {
     if (!g || !name) return NULL;

@@ -130,6 +130,9 @@ static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
     __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
 }
 
+/* True when every attribute of call_function node n is in its op's schema
+ * with the right kind (what lint checks; lint.c). */
+bool ir_node_attrs_valid(const nnfx_node *n);
 /* Renumbers node->order along the list if edits invalidated it. */
 void ir_graph_renumber(nnfx_graph *g);
 /* Leaf registered under name, or NULL. */
@@ -204,6 +207,9 @@ bool ir_node_set_target(nnfx_node *n, const char *target);
  * tensor as stored, for its existence, dtype and shape. */
 nnfx_tensor *ir_node_param(const nnfx_node *n);
 nnfx_tensor *ir_node_param_raw(const nnfx_node *n);
+/* A parameter tensor as stored (from ir_node_param_raw) made ready for
+ * reading data, as ir_node_param returns it; NULL on OOM. */
+nnfx_tensor *ir_tensor_ready(nnfx_tensor *raw);
 /* True for a parameter that shape inference and cost functions read as a
  * value: an integer or bool tensor of at most 4096 elements (shapes, axes,
  * pads, repeats) or any tensor of at most 64 elements (scalars, scales,

@@ -5,22 +5,39 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-/* Checks n's attributes against its op's schema. */
-static nnfx_status lint_attrs(const nnfx_node *n, nnfx_error *err) {
+/* Index of the first attribute of n that its op's schema does not have
+ * (*known = false) or has with another kind (*known = true); -1 when
+ * every attribute is in the schema with its kind. */
+static int first_bad_attr(const nnfx_node *n, bool *known) {
     for (int i = 0; i < n->nattrs; i++) {
         const nnfx_attr *a = &n->attrs[i];
         nnfx_attr_kind kind;
-        if (!ir_schema_lookup(n->op, a->name, &kind, NULL))
-            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s has no attribute '%s' (schema: %s)", n->name,
-                                  nnfx_op_name(n->op), a->name,
-                                  *nnfx_op_attr_schema(n->op) ? nnfx_op_attr_schema(n->op) : "none");
+        *known = ir_schema_lookup(n->op, a->name, &kind, NULL);
+        if (!*known) return i;
         bool ok = kind == a->kind || (kind == NNFX_ATTR_FLOAT && a->kind == NNFX_ATTR_INT) ||
                   (kind == NNFX_ATTR_FLOATS && a->kind == NNFX_ATTR_INTS);
-        if (!ok)
-            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: attribute '%s' of %s has the wrong kind",
-                                  n->name, a->name, nnfx_op_name(n->op));
+        if (!ok) return i;
     }
-    return NNFX_OK;
+    return -1;
+}
+
+bool ir_node_attrs_valid(const nnfx_node *n) {
+    bool known;
+    return first_bad_attr(n, &known) < 0;
+}
+
+/* Checks n's attributes against its op's schema. */
+static nnfx_status lint_attrs(const nnfx_node *n, nnfx_error *err) {
+    bool known;
+    int i = first_bad_attr(n, &known);
+    if (i < 0) return NNFX_OK;
+    const nnfx_attr *a = &n->attrs[i];
+    if (!known)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: %s has no attribute '%s' (schema: %s)", n->name,
+                              nnfx_op_name(n->op), a->name,
+                              *nnfx_op_attr_schema(n->op) ? nnfx_op_attr_schema(n->op) : "none");
+    return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: attribute '%s' of %s has the wrong kind", n->name,
+                          a->name, nnfx_op_name(n->op));
 }
 
 /* The first entry of n's users list that does not use n, or NULL. */

@@ -180,16 +180,17 @@ char *ir_sstr_ref(char *s) {
 }
 
 char *ir_sstr_get(nnfx_graph *g, char **recent, const char *s) {
-    size_t len = strlen(s);
+    /* one strcmp per recent string (most calls match the first): no
+     * strlen unless a new string is made */
     for (int k = 0; recent && k < 2; k++) {
         char *r = recent[k];
-        if (r && sstr_of(r)->len == len && memcmp(r, s, len) == 0) {
+        if (r && r[0] == s[0] && strcmp(r, s) == 0) {
             sstr_of(r)->refs++;
             if (k) recent[1] = recent[0], recent[0] = r; /* most recent first */
             return r;
         }
     }
-    char *t = sstr_new(g, s, len);
+    char *t = sstr_new(g, s, strlen(s));
     if (t && recent) {
         ir_sstr_put(g, recent[1]);
         recent[1] = recent[0];
@@ -294,8 +295,8 @@ const nnfx_attr *nnfx_node_attr_at(const nnfx_node *n, int i) {
 
 const nnfx_attr *nnfx_node_attr(const nnfx_node *n, const char *name) {
     if (!n || !name) return NULL;
-    for (int i = 0; i < n->nattrs; i++)
-        if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+    for (int i = 0; i < n->nattrs; i++) /* the first byte first: most names differ there */
+        if (n->attrs[i].name[0] == name[0] && strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
     return NULL;
 }
 

@@ -116,7 +116,7 @@ bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const 
     pthread_once(&schema_once, parse_schemas);
     for (int i = 0; i < schema_counts[op]; i++) {
         const schema_attr *a = &schemas[op][i];
-        if (strcmp(a->name, name) != 0) continue;
+        if (a->name[0] != name[0] || strcmp(a->name, name) != 0) continue; /* most differ in the first byte */
         if (kind) *kind = a->kind;
         if (default_text) *default_text = a->has_default ? a->dflt : NULL;
         return true;
@@ -128,7 +128,7 @@ bool ir_schema_string_list(nnfx_op op, const char *name) {
     if ((int)op <= 0 || op >= NNFX_OP_COUNT || !name) return false;
     pthread_once(&schema_once, parse_schemas);
     for (int i = 0; i < schema_counts[op]; i++)
-        if (strcmp(schemas[op][i].name, name) == 0) return schemas[op][i].list;
+        if (schemas[op][i].name[0] == name[0] && strcmp(schemas[op][i].name, name) == 0) return schemas[op][i].list;
     return false;
 }
 

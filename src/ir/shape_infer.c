@@ -25,6 +25,20 @@ nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err) {
     return nnfx_tensor_scalar_f32((float)a->u.f, err);
 }
 
+/* ir_shape_value_like of parameter t's element count. The product of
+ * small dims is formed here without nnfx_shape_numel's overflow division
+ * per dim (a trace asks this of every parameter); a dim or product past
+ * 4096 (never value-like) or a dim <= 0 takes nnfx_tensor_numel's exact
+ * count. */
+static bool param_value_like(const nnfx_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++) {
+        int64_t d = t->shape[i];
+        if (d <= 0 || d > 4096 || (n *= d) > 4096) return ir_shape_value_like(t->dtype, nnfx_tensor_numel(t));
+    }
+    return ir_shape_value_like(t->dtype, n);
+}
+
 /* A node argument's value known to shape inference (an ir_value_fn): a
  * constant computed earlier in this pass (pass_data, when ctx is not
  * NULL), or a parameter that can be a shape, axes or a scalar; a weight is
@@ -32,8 +46,8 @@ nnfx_tensor *ir_literal_tensor(const nnfx_arg *a, nnfx_error *err) {
 static const nnfx_tensor *infer_value_of(void *ctx, const nnfx_node *src) {
     if (ctx && src->pass_data) return (const nnfx_tensor *)src->pass_data;
     if (src->opcode != NNFX_GET_ATTR) return NULL;
-    const nnfx_tensor *raw = ir_node_param_raw(src);
-    return raw && ir_shape_value_like(raw->dtype, nnfx_tensor_numel(raw)) ? ir_node_param(src) : NULL;
+    nnfx_tensor *raw = ir_node_param_raw(src);
+    return raw && param_value_like(raw) ? ir_tensor_ready(raw) : NULL;
 }
 
 /* The constant value of n from its known inputs (ci) by its kernel, when

@@ -64,7 +64,7 @@ void nnfx_module_free(nnfx_module *m) {
             free(m->input_names[i]);
     free(m->input_names);
     free(m->type_name);
-    free(m->name);
+    if (m->name != m->name_inline) free(m->name);
     free(m->bad);
     free(m);
 }
@@ -89,10 +89,15 @@ nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module 
         parent->children = nk;
         parent->cap_children = nc;
     }
-    child->name = dup_str(name);
-    if (!child->name) goto fail;
+    size_t nl = strlen(name);
+    if (nl < sizeof child->name_inline) {
+        memcpy(child->name_inline, name, nl + 1);
+        child->name = child->name_inline;
+    } else if (!(child->name = dup_str(name))) {
+        goto fail;
+    }
     if (!ir_strmap_put(&parent->child_index, child->name, child)) {
-        free(child->name);
+        if (child->name != child->name_inline) free(child->name);
         child->name = NULL;
         goto fail;
     }
@@ -148,8 +153,8 @@ nnfx_status nnfx_module_add_param(nnfx_module *m, const char *name, nnfx_tensor 
 }
 
 int trace_module_param_slot(const nnfx_module *m, const char *name) {
-    for (int i = 0; m && name && i < m->nparams; i++)
-        if (strcmp(m->param_names[i], name) == 0) return i;
+    for (int i = 0; m && name && i < m->nparams; i++) /* the first byte first: most names differ there */
+        if (m->param_names[i][0] == name[0] && strcmp(m->param_names[i], name) == 0) return i;
     return -1;
 }
 

@@ -30,21 +30,25 @@ typedef struct trace_layer_cfg {
 } trace_layer_cfg;
 
 struct nnfx_module {
-    char *type_name;
+    /* What a call reads first, in one cache line with a short name: the
+     * parent's lookup of the child by name (nnfx_module_child) compares
+     * name and so brings in the line the call needs next. */
+    nnfx_module *parent;     /* set by nnfx_module_add */
+    char *name;              /* name under parent: name_inline, or malloc'd when longer */
+    char *bad;               /* why the module cannot run (bad config), or NULL */
     nnfx_forward_fn forward; /* user modules only */
-    void *user;              /* borrowed, never freed by nnfx */
     trace_layer layer;
+    int num_inputs; /* -1: any */
+    char name_inline[16];
+    char *type_name;
+    void *user; /* borrowed, never freed by nnfx */
     trace_layer_cfg cfg;
-    char *bad;           /* why the module cannot run (bad config), or NULL */
-    nnfx_module *parent; /* set by nnfx_module_add */
-    char *name;          /* name under parent */
     int nchildren, cap_children;
     nnfx_module **children;
     ir_strmap child_index; /* child name -> child */
     int nparams, cap_params;
     char **param_names;
     nnfx_tensor **params;
-    int num_inputs;     /* -1: any */
     char **input_names; /* num_inputs entries (may be NULL each) or NULL */
 };
 
@@ -60,12 +64,16 @@ struct nnfx_value {
     nnfx_ctx *ctx;
 };
 
-/* Values are allocated in chunks and freed with the context. */
-#define TRACE_VALUE_CHUNK 256
+/* Values are allocated in chunks and freed with the context. Chunks grow
+ * from TRACE_VALUE_CHUNK values to TRACE_VALUE_CHUNK_MAX; the large ones
+ * come from the big-block cache (ir_big_alloc), so a trace after a trace
+ * reuses their pages instead of faulting fresh ones in. */
+#define TRACE_VALUE_CHUNK     256
+#define TRACE_VALUE_CHUNK_MAX 8192
 typedef struct trace_value_chunk {
     struct trace_value_chunk *next;
-    int used;
-    nnfx_value v[TRACE_VALUE_CHUNK];
+    int used, cap;
+    nnfx_value v[];
 } trace_value_chunk;
 
 struct nnfx_ctx {

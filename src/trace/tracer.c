@@ -35,7 +35,24 @@ nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *c
                    trace_basename(file), line, TRACE_MAX_DEPTH);
         return NULL;
     }
-    char *path = trace_module_path(ctx->root, m);
+    /* m's module path. A child of the module running now (the common call)
+     * has the running module's path plus ".name": built in this frame's
+     * buffer, which lives exactly as long as the call. Any other module's
+     * path comes from a walk up the tree (malloc'd). */
+    _Alignas(64) char local[128]; /* most paths are short; a longer one is malloc'd */
+    char *path = NULL;
+    if (m->parent && m->parent == ctx->cur) {
+        size_t pl = strlen(ctx->path), nl = strlen(m->name);
+        if (pl + nl + 2 <= sizeof local) {
+            path = local;
+            if (pl) {
+                memcpy(local, ctx->path, pl);
+                local[pl++] = '.';
+            }
+            memcpy(local + pl, m->name, nl + 1);
+        }
+    }
+    if (!path) path = trace_module_path(ctx->root, m);
     if (!path) {
         trace_fail(ctx, NNFX_ERR_TRACE,
                    "%s:%d: module %s is not part of the module tree being run (add it with nnfx_module_add)",
@@ -64,7 +81,7 @@ nnfx_value *nnfx_call_n_at(nnfx_ctx *ctx, nnfx_module *m, int nin, nnfx_value *c
             out = NULL;
         }
     }
-    free(path);
+    if (path != local) free(path);
     return ctx->err.status ? NULL : out;
 }
 

@@ -12,6 +12,9 @@
 
 /* --- context --------------------------------------------------------------- */
 
+/* Bytes of a value chunk holding cap values. */
+static size_t value_chunk_bytes(int cap) { return sizeof(trace_value_chunk) + sizeof(nnfx_value) * (size_t)cap; }
+
 nnfx_ctx *trace_ctx_new(nnfx_module *root, bool tracing, nnfx_graph *g) {
     nnfx_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
@@ -39,10 +42,10 @@ void trace_ctx_free(nnfx_ctx *ctx) {
             nnfx_tensor_release(c->v[i].t);
             free(c->v[i].meta);
         }
-        free(c);
+        ir_big_free(c, value_chunk_bytes(c->cap));
     }
     nnfx_graph_free(ctx->scratch);
-    free(ctx->read);
+    ir_big_free(ctx->read, sizeof *ctx->read * ctx->cap_read);
     free(ctx);
 }
 
@@ -51,7 +54,7 @@ void trace_ctx_free(nnfx_ctx *ctx) {
 static trace_read_params *read_params_of(nnfx_ctx *ctx, const nnfx_module *m) {
     if ((ctx->nread + 1) * 2 > ctx->cap_read) {
         size_t ncap = ctx->cap_read ? ctx->cap_read * 2 : 64;
-        trace_read_params *t = calloc(ncap, sizeof *t);
+        trace_read_params *t = ir_big_alloc(ncap * sizeof *t, true); /* large ones: cached pages */
         if (!t) return NULL;
         for (size_t i = 0; i < ctx->cap_read; i++) {
             if (!ctx->read[i].m) continue;
@@ -60,7 +63,7 @@ static trace_read_params *read_params_of(nnfx_ctx *ctx, const nnfx_module *m) {
                 j = (j + 1) & (ncap - 1);
             t[j] = ctx->read[i];
         }
-        free(ctx->read);
+        ir_big_free(ctx->read, sizeof *ctx->read * ctx->cap_read);
         ctx->read = t;
         ctx->cap_read = ncap;
     }
@@ -86,13 +89,15 @@ nnfx_status trace_fail(nnfx_ctx *ctx, nnfx_status s, const char *fmt, ...) {
 
 nnfx_value *trace_value_new(nnfx_ctx *ctx, trace_value_kind kind) {
     trace_value_chunk *c = ctx->chunks;
-    if (!c || c->used == TRACE_VALUE_CHUNK) {
-        c = malloc(sizeof *c);
+    if (!c || c->used == c->cap) {
+        int cap = !c ? TRACE_VALUE_CHUNK : c->cap < TRACE_VALUE_CHUNK_MAX ? c->cap * 2 : c->cap;
+        c = ir_big_alloc(value_chunk_bytes(cap), false);
         if (!c) {
             trace_fail(ctx, NNFX_ERR_NOMEM, "out of memory allocating a value");
             return NULL;
         }
         c->used = 0;
+        c->cap = cap;
         c->next = ctx->chunks;
         ctx->chunks = c;
     }
@@ -106,8 +111,8 @@ nnfx_value *trace_value_new(nnfx_ctx *ctx, trace_value_kind kind) {
 const char *trace_basename(const char *file) {
     if (!file) return "?";
     const char *s = strrchr(file, '/');
-    const char *b = strrchr(file, '\\');
-    if (b && (!s || b > s)) s = b;
+    const char *b = strrchr(s ? s + 1 : file, '\\'); /* only a backslash after the last '/' counts */
+    if (b) s = b;
     return s ? s + 1 : file;
 }
 
@@ -213,7 +218,9 @@ static nnfx_value *record_op(nnfx_ctx *ctx, nnfx_op op, const char *name, int ni
     }
     for (int i = 0; i < nin; i++)
         args[i] = in[i]->kind == TV_NODE ? nnfx_arg_node(in[i]->node) : nnfx_arg_float(in[i]->scalar);
-    nnfx_error e = {0};
+    nnfx_error e; /* not = {0}: zeroing its 1 KB message costs more than recording a node */
+    e.status = NNFX_OK;
+    e.msg[0] = 0;
     nnfx_node *n = nnfx_graph_call_op(ctx->g, op, nin, args, nattrs, attrs, &e);
     if (args != stack) free(args);
     char wh[400];
@@ -378,7 +385,9 @@ nnfx_value *trace_param(nnfx_ctx *ctx, nnfx_module *m, const char *mpath, const 
         memcpy(full, pname, nl + 1);
     }
     nnfx_value *v = NULL;
-    nnfx_error e = {0};
+    nnfx_error e; /* not = {0}: see record_op */
+    e.status = NNFX_OK;
+    e.msg[0] = 0;
     /* one lookup: a parameter seen before is reused by index */
     /* a slot this trace has not read yet is a new parameter: its name
      * (module path + slot name) is unique, so it is added without a lookup;
