@@ -206,10 +206,23 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 #ifndef NNFX_RT_OB
 #define NNFX_RT_OB 16 /* fixed by the weight layout (also nnfx_rt_conv2d_same's) */
 #endif
-#define NNFX_RT_OP 6
 /* One tap of every input channel into the tile: XV reads pixel j of
  * channel c (xc); the common case (no pixel in the padding) has no test. */
-#ifdef NNFX_RT_VEC
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+#define NNFX_RT_OP 12 /* a block is one 16-float vector: 12 of the 32 registers */
+typedef float nnfx_rt_v16 __attribute__((vector_size(64)));
+typedef float nnfx_rt_v16u __attribute__((vector_size(64), aligned(4)));
+#define NNFX_RT_TAP(XV)                                                                                                \
+    for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
+        const float *xc = xg + c * HW;                                                                                 \
+        const nnfx_rt_v16 w0 = *(const nnfx_rt_v16u *)w;                                                               \
+        for (j = 0; j < NNFX_RT_OP; j++) {                                                                             \
+            const float xv = XV;                                                                                       \
+            acc[j][0] += xv * w0;                                                                                      \
+        }                                                                                                              \
+    }
+#elif defined(NNFX_RT_VEC)
+#define NNFX_RT_OP 6
 #define NNFX_RT_TAP(XV)                                                                                                \
     for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
         const float *xc = xg + c * HW;                                                                                 \
@@ -221,6 +234,7 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
         }                                                                                                              \
     }
 #else
+#define NNFX_RT_OP 6
 #define NNFX_RT_TAP(XV)                                                                                                \
     for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
         const float *xc = xg + c * HW;                                                                                 \
@@ -267,7 +281,9 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
                     const int mb = mg - blk * NNFX_RT_OB < NNFX_RT_OB ? mg - blk * NNFX_RT_OB : NNFX_RT_OB;
                     const float *wt = wp + ((long)grp * nb + blk) * wblock;
                     float t[NNFX_RT_OP][NNFX_RT_OB];
-#ifdef NNFX_RT_VEC
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+                    nnfx_rt_v16 acc[NNFX_RT_OP][1];
+#elif defined(NNFX_RT_VEC)
                     nnfx_rt_v8 acc[NNFX_RT_OP][NNFX_RT_OB / 8];
 #else
                     float acc[NNFX_RT_OP][NNFX_RT_OB];
