@@ -60,8 +60,9 @@ static void test_forbid_and_errors(void **state) {
 }
 
 /* --optimize: speed packs the conv weights (blocks of 16 output channels,
- * kws's are multiples of 16: the same bytes) for the packed kernel and fuses
- * ReLU; size keeps the model's weights and the direct-loop kernel. */
+ * kws's are multiples of 16: the same bytes) for the packed kernels (kws's
+ * convs keep their plane: nnfx_rt_conv2d_same) and fuses ReLU; size keeps
+ * the model's weights and the direct-loop kernel. */
 static void test_optimize_modes(void **state) {
     (void)state;
     nnfx_graph *g = load_kws();
@@ -71,9 +72,10 @@ static void test_optimize_modes(void **state) {
     assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, NNFX_CODEGEN_SIZE, &sz, &err), NNFX_OK);
     assert_int_equal(nnfx_codegen(g, "kws", NULL, &dflt, &err), NNFX_OK);
     assert_string_equal(sp.source, dflt.source); /* speed is the default */
-    assert_non_null(strstr(sp.source, "nnfx_rt_conv2d_packed("));
+    assert_non_null(strstr(sp.source, "nnfx_rt_conv2d_same("));
     assert_non_null(strstr(sp.weights, "packed [group][out/16][taps][in][16]"));
     assert_null(strstr(sz.source, "nnfx_rt_conv2d_packed"));
+    assert_null(strstr(sz.source, "nnfx_rt_conv2d_same"));
     assert_null(strstr(sz.source, "nnfx_rt_conv2d_dw"));
     assert_non_null(strstr(sz.source, "nnfx_rt_conv2d("));
     assert_null(strstr(sz.weights, "packed"));

@@ -286,7 +286,7 @@ static void window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *
 }
 
 /* Output channels per block of a packed conv weight: NNFX_RT_OB of
- * nnfx_rt_conv2d_packed (src/codegen/runtime/nnfx_rt_kernels.h). */
+ * nnfx_rt_conv2d_packed and nnfx_rt_conv2d_same (src/codegen/runtime/nnfx_rt_kernels.h). */
 #define CG_OB 16
 
 /* The copy of conv weight value v ([M, C/G, taps...], a float32 constant)
@@ -354,7 +354,13 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
         if (!packed && (st = value_expr(c, wv, n, wb, sizeof wb))) return st;
         w = wb;
     }
-    const char *kern = packed ? "conv2d_packed" : dw && !c->size ? "conv2d_dw" : "conv2d";
+    /* stride 1 with the output plane the input's: nnfx_rt_conv2d_same reads
+     * each tile's inputs as one vector per tap */
+    const bool same = g[9] == 1 && g[10] == 1 && g[5] == g[3] && g[6] == g[4];
+    const char *kern = packed && same   ? "conv2d_same"
+                       : packed         ? "conv2d_packed"
+                       : dw && !c->size ? "conv2d_dw"
+                                        : "conv2d";
     use_section(c, kern);
     sb_printf(&c->body,
               "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n"

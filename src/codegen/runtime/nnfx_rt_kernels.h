@@ -203,11 +203,26 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
  * block's weights; pixels whose tap falls in the padding read 0. The
  * epilogue adds r (a residual [N,M,OH,OW], or NULL) and applies ReLU when
  * g[16] is 1. g[0..15] as for nnfx_rt_conv2d. */
-#define NNFX_RT_OB 16 /* fixed by the weight layout */
-#define NNFX_RT_OP 6
+#ifndef NNFX_RT_OB
+#define NNFX_RT_OB 16 /* fixed by the weight layout (also nnfx_rt_conv2d_same's) */
+#endif
 /* One tap of every input channel into the tile: XV reads pixel j of
  * channel c (xc); the common case (no pixel in the padding) has no test. */
-#ifdef NNFX_RT_VEC
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+#define NNFX_RT_OP 12 /* a block is one 16-float vector: 12 of the 32 registers */
+typedef float nnfx_rt_v16 __attribute__((vector_size(64)));
+typedef float nnfx_rt_v16u __attribute__((vector_size(64), aligned(4)));
+#define NNFX_RT_TAP(XV)                                                                                                \
+    for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
+        const float *xc = xg + c * HW;                                                                                 \
+        const nnfx_rt_v16 w0 = *(const nnfx_rt_v16u *)w;                                                               \
+        for (j = 0; j < NNFX_RT_OP; j++) {                                                                             \
+            const float xv = XV;                                                                                       \
+            acc[j][0] += xv * w0;                                                                                      \
+        }                                                                                                              \
+    }
+#elif defined(NNFX_RT_VEC)
+#define NNFX_RT_OP 6
 #define NNFX_RT_TAP(XV)                                                                                                \
     for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
         const float *xc = xg + c * HW;                                                                                 \
@@ -219,6 +234,7 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
         }                                                                                                              \
     }
 #else
+#define NNFX_RT_OP 6
 #define NNFX_RT_TAP(XV)                                                                                                \
     for (c = 0; c < cg; c++, w += NNFX_RT_OB) {                                                                        \
         const float *xc = xg + c * HW;                                                                                 \
@@ -265,7 +281,9 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
                     const int mb = mg - blk * NNFX_RT_OB < NNFX_RT_OB ? mg - blk * NNFX_RT_OB : NNFX_RT_OB;
                     const float *wt = wp + ((long)grp * nb + blk) * wblock;
                     float t[NNFX_RT_OP][NNFX_RT_OB];
-#ifdef NNFX_RT_VEC
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+                    nnfx_rt_v16 acc[NNFX_RT_OP][1];
+#elif defined(NNFX_RT_VEC)
                     nnfx_rt_v8 acc[NNFX_RT_OP][NNFX_RT_OB / 8];
 #else
                     float acc[NNFX_RT_OP][NNFX_RT_OB];
@@ -309,6 +327,156 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
         }
 }
 #undef NNFX_RT_TAP
+/* @end */
+
+/* @rt conv2d_same needs:vec */
+/* nnfx_rt_conv2d_packed's convolution (the same packed weights, geometry,
+ * residual r and ReLU) when the output plane is the input's (stride 1,
+ * OH == H, OW == W): then tap (kh, kw) of output pixel p reads input pixel
+ * p + (kh*DH - PH)*W + kw*DW - PW, one shift for every pixel, so a tile of
+ * NNFX_RT_SL consecutive output pixels reads NNFX_RT_SL consecutive inputs
+ * per tap and input channel. Each tile x NNFX_RT_SC output channels is
+ * accumulated in registers (a vector of pixels per channel: the input
+ * vector times each channel's weight), lanes whose tap falls in the
+ * padding (or past the plane) masked to 0, then stored per channel. */
+#ifndef NNFX_RT_OB
+#define NNFX_RT_OB 16 /* fixed by the weight layout (also nnfx_rt_conv2d_packed's) */
+#endif
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+#define NNFX_RT_SL 16 /* pixels per tile: one vector */
+#define NNFX_RT_SC 16 /* output channels per tile: a divisor of NNFX_RT_OB */
+#elif defined(NNFX_RT_VEC)
+#define NNFX_RT_SL 8
+#define NNFX_RT_SC 8
+#else
+#define NNFX_RT_SL 4
+#define NNFX_RT_SC 4
+#endif
+#ifdef NNFX_RT_VEC
+typedef float nnfx_rt_vs __attribute__((vector_size(NNFX_RT_SL * 4)));
+typedef float nnfx_rt_vsu __attribute__((vector_size(NNFX_RT_SL * 4), aligned(4)));
+typedef int nnfx_rt_vsi __attribute__((vector_size(NNFX_RT_SL * 4)));
+/* acc[i] += the input vector xv (LOAD sets it from x[xo ..)) times channel
+ * i's weight, every input channel */
+#define NNFX_RT_SAME_TAP(LOAD)                                                                                         \
+    for (c = 0; c < cg; c++) {                                                                                         \
+        const long xo = xb + c * HW;                                                                                   \
+        const float *wc = wt + (long)c * NNFX_RT_OB;                                                                   \
+        nnfx_rt_vs xv;                                                                                                 \
+        LOAD;                                                                                                          \
+        for (i = 0; i < NNFX_RT_SC; i++)                                                                               \
+            acc[i] += xv * wc[i];                                                                                      \
+    }
+#endif
+/* v[l] = x[o + l] for the lanes whose tap (lane row + dh, column + dw) is
+ * inside the H x W input, 0 for the others (which are not read). */
+static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, const int *lw, int dh, int dw, int H,
+                                       int W, float *v) {
+    int l;
+    for (l = 0; l < NNFX_RT_SL; l++) {
+        const int ih = lh[l] + dh, iw = lw[l] + dw;
+        v[l] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[o + l] : 0.0f;
+    }
+}
+static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
+                                       const int *g) {
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], KH = g[7], KW = g[8];
+    const int PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
+    const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, npass = NNFX_RT_OB / NNFX_RT_SC;
+    const long HW = (long)H * W, wblock = (long)KH * KW * cg * NNFX_RT_OB;
+    const long ntiles = (HW + NNFX_RT_SL - 1) / NNFX_RT_SL, nunits = (long)nb * npass;
+    /* as in nnfx_rt_conv2d_packed: the larger operand is read once */
+    const int wfirst = wblock * nb > HW * cg;
+    long q;
+    int n, grp, kh, kw, c, i, l;
+    for (n = 0; n < N; n++)
+        for (grp = 0; grp < G; grp++) {
+            const float *xg = x + ((long)n * C + (long)grp * cg) * HW;
+            for (q = 0; q < ntiles * nunits; q++) {
+                const long unit = wfirst ? q / ntiles : q % nunits,
+                           p0 = (wfirst ? q % ntiles : q / nunits) * NNFX_RT_SL;
+                const int blk = (int)(unit / npass), sub = (int)(unit % npass);
+                const int nv = HW - p0 < NNFX_RT_SL ? (int)(HW - p0) : NNFX_RT_SL,
+                          first = blk * NNFX_RT_OB + sub * NNFX_RT_SC;
+                const int mb = mg - first < NNFX_RT_SC ? mg - first : NNFX_RT_SC;
+                const int hmin = (int)(p0 / W), hmax = (int)((p0 + nv - 1) / W);
+                /* the columns in the tile: one row's span, or every column */
+                const int wmin = hmin == hmax ? (int)(p0 % W) : 0,
+                          wmax = hmin == hmax ? (int)((p0 + nv - 1) % W) : W - 1;
+                const float *wt = wp + ((long)grp * nb + blk) * wblock + sub * NNFX_RT_SC;
+                int lh[NNFX_RT_SL], lw[NNFX_RT_SL];
+                float t[NNFX_RT_SC][NNFX_RT_SL];
+#ifdef NNFX_RT_VEC
+                nnfx_rt_vs acc[NNFX_RT_SC];
+                nnfx_rt_vsi vh, vw;
+#else
+                float acc[NNFX_RT_SC][NNFX_RT_SL], xv[NNFX_RT_SL];
+#endif
+                if (mb <= 0) continue;
+                /* each lane's output row and column; lanes past the plane
+                 * get a row no tap reaches */
+                for (l = 0; l < NNFX_RT_SL; l++) {
+                    lh[l] = l < nv ? (int)((p0 + l) / W) : -H - KH * DH - PH;
+                    lw[l] = l < nv ? (int)((p0 + l) % W) : 0;
+                }
+                for (i = 0; i < NNFX_RT_SC; i++)
+                    for (l = 0; l < NNFX_RT_SL; l++)
+                        t[i][l] = b && i < mb ? b[grp * mg + first + i] : 0.0f;
+                memcpy(acc, t, sizeof acc);
+#ifdef NNFX_RT_VEC
+                memcpy(&vh, lh, sizeof vh);
+                memcpy(&vw, lw, sizeof vw);
+#endif
+                for (kh = 0; kh < KH; kh++)
+                    for (kw = 0; kw < KW; kw++, wt += (long)cg * NNFX_RT_OB) {
+                        const int dh = kh * DH - PH, dw = kw * DW - PW;
+                        /* offset in x of lane 0's tap for input channel 0 */
+                        const long xb = (xg - x) + p0 + (long)dh * W + dw;
+                        if (hmax + dh < 0 || hmin + dh >= H) continue; /* every lane in the padding */
+                        const int inside =
+                            nv == NNFX_RT_SL && hmin + dh >= 0 && hmax + dh < H && wmin + dw >= 0 && wmax + dw < W;
+#ifdef NNFX_RT_VEC
+                        if (inside) {
+                            NNFX_RT_SAME_TAP(xv = *(const nnfx_rt_vsu *)(x + xo))
+                        } else {
+                            /* lanes whose tap is inside the input; a vector
+                             * reaching past the tensor is read lane by lane */
+                            const long xn = (long)N * C * HW;
+                            const nnfx_rt_vsi ok = (vh + dh >= 0) & (vh + dh < H) & (vw + dw >= 0) & (vw + dw < W);
+                            NNFX_RT_SAME_TAP(if (xo >= 0 && xo + NNFX_RT_SL <= xn) xv =
+                                                 (nnfx_rt_vs)((nnfx_rt_vsi) * (const nnfx_rt_vsu *)(x + xo) & ok);
+                                             else {
+                                                 float v[NNFX_RT_SL];
+                                                 nnfx_rt_same_gather(x, xo, lh, lw, dh, dw, H, W, v);
+                                                 memcpy(&xv, v, sizeof xv);
+                                             })
+                        }
+#else
+                        for (c = 0; c < cg; c++) {
+                            const long xo = xb + c * HW;
+                            const float *wc = wt + (long)c * NNFX_RT_OB;
+                            if (inside)
+                                memcpy(xv, x + xo, sizeof xv);
+                            else
+                                nnfx_rt_same_gather(x, xo, lh, lw, dh, dw, H, W, xv);
+                            for (i = 0; i < NNFX_RT_SC; i++)
+                                for (l = 0; l < NNFX_RT_SL; l++)
+                                    acc[i][l] += xv[l] * wc[i];
+                        }
+#endif
+                    }
+                memcpy(t, acc, sizeof t);
+                for (i = 0; i < mb; i++) {
+                    const long o = ((long)n * M + (long)grp * mg + first + i) * HW + p0;
+                    for (l = 0; l < nv; l++) {
+                        const float v = r ? t[i][l] + r[o + l] : t[i][l];
+                        y[o + l] = relu && v < 0.0f ? 0.0f : v;
+                    }
+                }
+            }
+        }
+}
+#undef NNFX_RT_SAME_TAP
 /* @end */
 
 /* @rt pool2d needs:window,max_takes */
