@@ -426,6 +426,24 @@ static void test_nhwc_maxpool_nan(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* OpenMP's thread count as a program sees it (weak: absent when the
+ * library was built without oneDNN, then the test has nothing to check). */
+extern void omp_set_num_threads(int n) __attribute__((weak));
+extern int omp_get_max_threads(void) __attribute__((weak));
+
+/* A program using OpenMP keeps its own thread count across plan builds and
+ * runs at 1 and 2 threads (oneDNN's count is set per call and put back). */
+static void test_omp_threads_kept(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled() || !omp_set_num_threads || !omp_get_max_threads) {
+        puts("skipped: oneDNN is off (NNFX_CONV=own, NNFX_ISA=portable, or built without it)");
+        return;
+    }
+    omp_set_num_threads(3);
+    check_graph(nhwc_region, "onednn");
+    assert_int_equal(omp_get_max_threads(), 3);
+}
+
 /* Max pools of every row width up to 40 (vector steps of 16, their masked
  * tails, stride-2 steps of one to sixteen outputs, clipped edges): the
  * compiled plan against the interpreter. */
@@ -677,6 +695,7 @@ int main(void) {
         cmocka_unit_test(test_maxpool_borders),
         cmocka_unit_test(test_nhwc_region),
         cmocka_unit_test(test_nhwc_maxpool_nan),
+        cmocka_unit_test(test_omp_threads_kept),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_bad_input_and_fallback),

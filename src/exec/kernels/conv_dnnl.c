@@ -88,8 +88,17 @@ bool fx_dnnl_enabled(void) {
     return engine() != NULL;
 }
 
-static void set_threads(int threads) {
-    if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+/* Sets the calling thread's OpenMP thread count (what oneDNN sizes its
+ * kernels and parallel regions by) and returns the previous one, which the
+ * caller restores: a program using OpenMP itself keeps its own setting. */
+static int set_threads(int threads) {
+    int prev = omp_get_max_threads();
+    if (prev != threads) omp_set_num_threads(threads);
+    return prev;
+}
+
+static void restore_threads(int prev) {
+    if (omp_get_max_threads() != prev) omp_set_num_threads(prev);
 }
 
 void fx_dnnl_free(fx_dnnl *d) {
@@ -179,9 +188,9 @@ static dnnl_primitive_attr_t make_attr(const fx_dnnl *d, fx_act act, float p0, f
     return attr;
 }
 
-fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
-                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
-                          nnfx_error *err) {
+static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                         const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
+                         nnfx_error *err) {
     if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
         return refuse(NULL, err, "2-d float32 weights only");
     if (!sane_dims(xs) || !sane_dims(ys)) return refuse(NULL, err, "empty or huge activations");
@@ -201,7 +210,6 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     *d = (fx_dnnl){.conv = true, .n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
     d->residual = residual;
     d->threads = threads;
-    set_threads(threads);
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
@@ -273,7 +281,16 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
-fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
+                          nnfx_error *err) {
+    int prev = set_threads(threads);
+    fx_dnnl *d = conv_new(n, xs, ys, w, b, act, p0, p1, residual, threads, err);
+    restore_threads(prev);
+    return d;
+}
+
+static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
     bool global = nnfx_node_is_op(n, NNFX_OP_GLOBAL_AVERAGE_POOL),
          avg = global || nnfx_node_is_op(n, NNFX_OP_AVERAGE_POOL);
     if (!global && !avg && !nnfx_node_is_op(n, NNFX_OP_MAX_POOL)) return refuse(NULL, err, "not a pooling");
@@ -297,7 +314,6 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     if (!d) return refuse(NULL, err, "out of memory");
     *d = (fx_dnnl){.n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
     d->threads = threads;
-    set_threads(threads);
     dnnl_memory_desc_t src, dst;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
@@ -324,6 +340,13 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+    int prev = set_threads(threads);
+    fx_dnnl *d = pool_new(n, xs, ys, threads, err);
+    restore_threads(prev);
+    return d;
+}
+
 /* A reorder between the plan's NCHW value (dims n, c, h, w) and the
  * channels-last buffer; to_nhwc picks the direction. Sets *plain to the
  * NCHW memory (handle set per run). */
@@ -343,7 +366,7 @@ static dnnl_primitive_t make_reorder(int64_t n, int64_t c, int64_t h, int64_t w,
 
 static int64_t up64(int64_t b) { return (b + 63) / 64 * 64; }
 
-nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+static nnfx_status set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
     int64_t off = up64(d->pad_bytes);
     bool x_re = !x_nhwc && d->h * d->w > 1, y_re = !y_nhwc && d->oh * d->ow > 1;
     bool r_re = d->residual && !res_nhwc && d->oh * d->ow > 1;
@@ -370,6 +393,13 @@ fail:
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
 }
 
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+    int prev = set_threads(d->threads);
+    nnfx_status st = set_layouts(d, x_nhwc, res_nhwc, y_nhwc, err);
+    restore_threads(prev);
+    return st;
+}
+
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return d->scratch_bytes; }
 
 const char *fx_dnnl_describe(const fx_dnnl *d) { return d->what; }
@@ -379,8 +409,7 @@ static bool run_reorder(dnnl_primitive_t re, dnnl_stream_t s, dnnl_memory_t from
     return dnnl_primitive_execute(re, s, 2, a) == dnnl_success;
 }
 
-nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {
-    set_threads(d->threads);
+static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch) {
     char *sp = scratch;
     bool ok = true;
     if (d->x_re) {
@@ -411,6 +440,13 @@ nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, 
         ok = dnnl_memory_set_data_handle(d->y_plain, y) == dnnl_success &&
              run_reorder(d->y_re, d->stream, d->dst, d->y_plain);
     if (ok) ok = dnnl_stream_wait(d->stream) == dnnl_success;
+    return ok;
+}
+
+nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {
+    int prev = set_threads(d->threads);
+    bool ok = run(d, x, res, y, scratch);
+    restore_threads(prev);
     return ok ? NNFX_OK : nnfx_error_set(err, NNFX_ERR_RUNTIME, "oneDNN: %s failed to run", d->what);
 }
 
