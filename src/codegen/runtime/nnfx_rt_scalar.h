@@ -18,8 +18,9 @@
  * KERN_MAX_TAKES the interpreter's and the compiled plan's): whether tap
  * value v replaces the running max m — a larger value, or a NaN where m is
  * not one yet (a NaN input wins, the first one kept; padding is never a
- * tap, so it never wins). */
-static inline int nnfx_rt_max_takes(float m, float v) { return v > m || (v != v && m == m); }
+ * tap, so it never wins). Written with bitwise operators, without a
+ * branch, so loops over it vectorise. */
+static inline int nnfx_rt_max_takes(float m, float v) { return (v > m) | ((v != v) & (m == m)); }
 /* @end */
 
 /* @rt relu */

@@ -222,7 +222,8 @@ void fx_maxpool_run(const fx_maxpool *m, fx_pool *pool, const float *x, float *y
 /* Output row (image i, row oy) of a channels-last max pool: for each output
  * column, the running max_nan over its window's taps, all C channels of a
  * tap being contiguous. */
-static void nhwc_row_body(const fx_maxpool *m, const float *restrict x, float *restrict y, int64_t i, int64_t oy) {
+static inline CORE_ALWAYS_INLINE void nhwc_row_body(const fx_maxpool *m, const float *restrict x, float *restrict y,
+                                                    int64_t i, int64_t oy) {
     int64_t c = m->c;
     for (int64_t ox = 0; ox < m->ow; ox++) {
         float *restrict acc = y + ((i * m->oh + oy) * m->ow + ox) * c;
@@ -235,11 +236,8 @@ static void nhwc_row_body(const fx_maxpool *m, const float *restrict x, float *r
                 int64_t ix = ox * m->sw - m->pw + kx * m->dw;
                 if (ix < 0 || ix >= m->w) continue;
                 const float *restrict v = x + ((i * m->h + iy) * m->w + ix) * c;
-                for (int64_t k = 0; k < c; k++) { /* max_nan, written branch-free so it vectorises */
-                    float a = acc[k], b = v[k];
-                    int take = (b > a) | ((b != b) & (a == a));
-                    acc[k] = take ? b : a;
-                }
+                for (int64_t k = 0; k < c; k++)
+                    acc[k] = max_nan(acc[k], v[k]);
             }
         }
     }
@@ -248,62 +246,8 @@ static void nhwc_row_body(const fx_maxpool *m, const float *restrict x, float *r
 CORE_ISA_VARIANTS(nhwc_row, (const fx_maxpool *m, const float *restrict x, float *restrict y, int64_t i, int64_t oy),
                   (m, x, y, i, oy))
 
-#if defined(__GNUC__) && defined(__x86_64__)
-/* nhwc_row with AVX-512: sixteen channels per register (the last group
- * masked), four groups at a time as independent chains over the window's
- * taps, by the plain vmaxps (which drops a NaN tap); a group that met a NaN
- * is taken again with the NaN rule (max_nan16). */
-__attribute__((target("avx512f"))) static void nhwc_row_avx512f(const fx_maxpool *m, const float *restrict x,
-                                                                float *restrict y, int64_t i, int64_t oy) {
-    int64_t c = m->c;
-    for (int64_t ox = 0; ox < m->ow; ox++) {
-        float *out = y + ((i * m->oh + oy) * m->ow + ox) * c;
-        for (int64_t k0 = 0; k0 < c; k0 += 64) {
-            __mmask16 mk[4];
-            __m512 a[4];
-            for (int r = 0; r < 4; r++) {
-                int64_t left = c - k0 - 16 * r;
-                mk[r] = left <= 0 ? 0 : left < 16 ? (__mmask16)((1u << left) - 1) : (__mmask16)0xFFFF;
-                a[r] = _mm512_set1_ps(-INFINITY);
-            }
-            __mmask16 nan = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                for (int64_t ky = 0; ky < m->kh; ky++) {
-                    int64_t iy = oy * m->sh - m->ph + ky * m->dh;
-                    if (iy < 0 || iy >= m->h) continue;
-                    const float *row = x + (i * m->h + iy) * m->w * c + k0;
-                    for (int64_t kx = 0; kx < m->kw; kx++) {
-                        int64_t ix = ox * m->sw - m->pw + kx * m->dw;
-                        if (ix < 0 || ix >= m->w) continue;
-                        for (int r = 0; r < 4; r++) {
-                            __m512 v = _mm512_maskz_loadu_ps(mk[r], row + ix * c + 16 * r);
-                            if (pass == 0) {
-                                nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-                                a[r] = _mm512_max_ps(v, a[r]);
-                            } else
-                                a[r] = max_nan16(a[r], v);
-                        }
-                    }
-                }
-                if (pass == 0 && !nan) break;
-                for (int r = 0; r < 4; r++)
-                    a[r] = _mm512_set1_ps(-INFINITY);
-            }
-            for (int r = 0; r < 4; r++)
-                _mm512_mask_storeu_ps(out + k0 + 16 * r, mk[r], a[r]);
-        }
-    }
-}
-#endif
-
 static void nhwc_task(void *ctx, int64_t t, int tid) {
     const pool_job *j = ctx;
-#if defined(__GNUC__) && defined(__x86_64__)
-    if (core_cpu_avx512f()) {
-        nhwc_row_avx512f(j->m, j->x, j->y, t / j->m->oh, t % j->m->oh);
-        return;
-    }
-#endif
     CORE_ISA_PICK(nhwc_row)(j->m, j->x, j->y, t / j->m->oh, t % j->m->oh);
 }
 
