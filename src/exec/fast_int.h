@@ -126,8 +126,9 @@ bool fx_dnnl_enabled(void);
 fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                           const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
                           nnfx_error *err);
-/* A MaxPool, AveragePool or GlobalAveragePool step for node n (2-d, one
- * output, no ceil_mode overhang or dilation); NULL with err set as above. */
+/* An AveragePool or GlobalAveragePool step for node n (2-d, one output, no
+ * ceil_mode overhang or dilation); NULL with err set as above. MaxPool is
+ * not offered: oneDNN's drops NaN taps where ONNX gives NaN. */
 fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err);
 /* Fixes the layouts of the plan's values the step reads and writes (true:
  * NHWC); a value with one spatial position needs no reorder either way.

@@ -1,4 +1,4 @@
-/* conv_dnnl.c — convolutions and poolings of the compiled plan run by
+/* conv_dnnl.c — convolutions and average poolings of the compiled plan run by
  * oneDNN (Debian's libdnnl): its JIT kernels (brgemm convolutions on
  * AVX-512, jit:avx2 on AVX2 hosts) take 0.55-0.85x of our own kernels' time
  * on the convs of resnet18 and mobilenet_v2 (bench/run_conv_libs.sh), when
@@ -156,19 +156,15 @@ static bool finish(fx_dnnl *d, dnnl_primitive_desc_t pd) {
     return ok;
 }
 
-/* Primitive attributes: user scratchpad, then the post-ops (residual add,
- * activation) when given. */
-static dnnl_primitive_attr_t make_attr(const fx_dnnl *d, fx_act act, float p0, float p1, bool *ok) {
-    dnnl_primitive_attr_t attr = NULL;
-    *ok = false;
-    if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
-    dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+/* Sets attr's post-ops (the residual add, then the activation); false when
+ * oneDNN has no such post-op. */
+static bool set_post_ops(dnnl_primitive_attr_t attr, bool residual, fx_act act, float p0, float p1) {
     dnnl_post_ops_t po = NULL;
-    if (dnnl_post_ops_create(&po) != dnnl_success) return attr;
+    if (dnnl_post_ops_create(&po) != dnnl_success) return false;
     bool good = true;
     /* the residual is copied into dst before the conv adds to it: the
      * brgemm kernels take a sum post-op, not a full-tensor binary one */
-    if (d->residual) good = dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
+    if (residual) good = dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
     dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
     float a = 0, b = 0;
     switch (act) {
@@ -184,8 +180,22 @@ static dnnl_primitive_attr_t make_attr(const fx_dnnl *d, fx_act act, float p0, f
     if (good && alg != dnnl_alg_kind_undef) good = dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) == dnnl_success;
     if (good) good = dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_post_ops_destroy(po);
-    *ok = good;
-    return attr;
+    return good;
+}
+
+/* The primitive descriptor of op_desc (a conv or pooling description) with
+ * a user scratchpad and d's epilogue as post-ops; NULL when oneDNN has no
+ * implementation for it. */
+static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_desc, fx_act act, float p0, float p1) {
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
+    if (dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
+        !set_post_ops(attr, d->residual, act, p0, p1) ||
+        dnnl_primitive_desc_create(&pd, op_desc, attr, engine(), NULL) != dnnl_success)
+        pd = NULL;
+    dnnl_primitive_attr_destroy(attr);
+    return pd;
 }
 
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
@@ -229,14 +239,8 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
                                                    b ? &bias : NULL, &dst, st, dl, pl, pr) != dnnl_success)
         return refuse(d, err, "convolution not described");
-    bool ok;
-    dnnl_primitive_attr_t attr = make_attr(d, act, p0, p1, &ok);
-    dnnl_primitive_desc_t pd = NULL;
-    if (!ok || dnnl_primitive_desc_create(&pd, &cd, attr, engine(), NULL) != dnnl_success) {
-        if (attr) dnnl_primitive_attr_destroy(attr);
-        return refuse(d, err, "no implementation");
-    }
-    dnnl_primitive_attr_destroy(attr);
+    dnnl_primitive_desc_t pd = primitive_desc(d, &cd, act, p0, p1);
+    if (!pd) return refuse(d, err, "no implementation");
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
     if (impl && (strstr(impl, "ref") || strstr(impl, "gemm"))) { /* not faster than ours */
@@ -291,9 +295,8 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
 }
 
 static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
-    bool global = nnfx_node_is_op(n, NNFX_OP_GLOBAL_AVERAGE_POOL),
-         avg = global || nnfx_node_is_op(n, NNFX_OP_AVERAGE_POOL);
-    if (!global && !avg && !nnfx_node_is_op(n, NNFX_OP_MAX_POOL)) return refuse(NULL, err, "not a pooling");
+    bool global = nnfx_node_is_op(n, NNFX_OP_GLOBAL_AVERAGE_POOL);
+    if (!global && !nnfx_node_is_op(n, NNFX_OP_AVERAGE_POOL)) return refuse(NULL, err, "not an average pooling");
     if (nnfx_node_num_outputs(n) != 1 || ys[0] != xs[0] || ys[1] != xs[1])
         return refuse(NULL, err, "one output of the input's channels only");
     if (!sane_dims(xs) || !sane_dims(ys)) return refuse(NULL, err, "empty or huge activations");
@@ -304,7 +307,6 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2) return refuse(NULL, err, "2-d kernel only");
         k[0] = ks->u.ints.v[0], k[1] = ks->u.ints.v[1];
         if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
-        if (nnfx_node_attr_int(n, "storage_order", 0) != 0) return refuse(NULL, err, "row-major only");
     }
     for (int i = 0; i < 2; i++) /* no ceil_mode overhang, no dilation: the window is the floor formula's */
         if ((in_sp[i] + win.pb[i] + win.pe[i] - k[i]) / win.s[i] + 1 != ys[2 + i] || win.d[i] != 1 || win.pb[i] < 0 ||
@@ -317,26 +319,19 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     dnnl_memory_desc_t src, dst;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
-    dnnl_alg_kind_t alg = !avg                                            ? dnnl_pooling_max
-                          : nnfx_node_attr_int(n, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
-                                                                          : dnnl_pooling_avg_exclude_padding;
+    dnnl_alg_kind_t alg = nnfx_node_attr_int(n, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
+                                                                        : dnnl_pooling_avg_exclude_padding;
     dnnl_dims_t st = {win.s[0], win.s[1]}, kd = {k[0], k[1]}, dl = {0, 0}, pl = {win.pb[0], win.pb[1]},
                 pr = {win.pe[0], win.pe[1]};
     dnnl_pooling_v2_desc_t pdsc;
     if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &src, &dst, st, kd, dl, pl, pr) !=
         dnnl_success)
         return refuse(d, err, "pooling not described");
-    bool ok;
-    dnnl_primitive_attr_t attr = make_attr(d, FX_ACT_NONE, 0, 0, &ok);
-    dnnl_primitive_desc_t pd = NULL;
-    if (!ok || dnnl_primitive_desc_create(&pd, &pdsc, attr, engine(), NULL) != dnnl_success) {
-        if (attr) dnnl_primitive_attr_destroy(attr);
-        return refuse(d, err, "no implementation");
-    }
-    dnnl_primitive_attr_destroy(attr);
+    dnnl_primitive_desc_t pd = primitive_desc(d, &pdsc, FX_ACT_NONE, 0, 0);
+    if (!pd) return refuse(d, err, "no implementation");
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
-    snprintf(d->what, sizeof d->what, "%s %lldx%lld/s%lld onednn %s", !avg ? "maxpool" : "avgpool", (long long)k[0],
-             (long long)k[1], (long long)win.s[0], d->impl);
+    snprintf(d->what, sizeof d->what, "avgpool %lldx%lld/s%lld onednn %s", (long long)k[0], (long long)k[1],
+             (long long)win.s[0], d->impl);
     return d;
 }
 
