@@ -685,25 +685,18 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
         s->out = s->outs[0];
     }
     const nnfx_node *xn = n->nargs == 1 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
-    if (n->op == NNFX_OP_MAX_POOL && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
-        n->meta[0].rank == 4) {
-        int64_t xs[4], ys[4];
-        for (int d = 0; d < 4; d++)
-            xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
-        nnfx_error perr = {0};
-        s->mpool = fx_maxpool_new(n, xs, ys, &perr);
-        if (s->mpool) s->kind = S_MAXPOOL;
-    }
-    /* MaxPool stays ours (fx_maxpool_run_nhwc when channels-last): oneDNN's
-     * drops NaN where ONNX gives NaN */
-    bool pooling = n->op == NNFX_OP_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_AVERAGE_POOL;
-    if (p->dnnl && pooling && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
+    /* MaxPool runs ours (fx_maxpool_run_nhwc when channels-last: oneDNN's
+     * drops NaN where ONNX gives NaN); the average poolings may run on oneDNN */
+    bool maxpool = n->op == NNFX_OP_MAX_POOL,
+         avgpool = p->dnnl && (n->op == NNFX_OP_AVERAGE_POOL || n->op == NNFX_OP_GLOBAL_AVERAGE_POOL);
+    if ((maxpool || avgpool) && n->nout == 1 && xn && xn->meta[0].rank == 4 && xn->meta[0].dtype == NNFX_F32 &&
         n->meta[0].rank == 4 && n->meta[0].dtype == NNFX_F32) {
         int64_t xs[4], ys[4];
         for (int d = 0; d < 4; d++)
             xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
         nnfx_error perr = {0};
-        if ((s->dnnl = fx_dnnl_pool_new(n, xs, ys, p->threads, &perr))) s->dnnl_pool = true;
+        if (maxpool && (s->mpool = fx_maxpool_new(n, xs, ys, &perr))) s->kind = S_MAXPOOL;
+        if (avgpool && (s->dnnl = fx_dnnl_pool_new(n, xs, ys, p->threads, &perr))) s->dnnl_pool = true;
     }
     return NNFX_OK;
 }
@@ -966,10 +959,11 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
     if (!p->arena) return build_oom(err);
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
-    /* with oneDNN steps, the plan's own loops share its OpenMP threads */
-    p->pool = threads <= 1 ? NULL : p->dnnl ? fx_pool_new_omp(threads) : NULL;
-    if (threads > 1 && !p->pool) p->pool = fx_pool_new(threads);
-    if (threads > 1 && !p->pool) return build_oom(err);
+    if (threads > 1) { /* with oneDNN steps, the plan's own loops share its OpenMP threads */
+        p->pool = p->dnnl ? fx_pool_new_omp(threads) : NULL;
+        if (!p->pool) p->pool = fx_pool_new(threads);
+        if (!p->pool) return build_oom(err);
+    }
     int64_t scr = 16;
     for (int s = 0; s < p->nsteps; s++)
         if (p->steps[s].conv) {
