@@ -2,18 +2,20 @@
  * channels-last (NHWC) values differently from NCHW ones (plan_layouts in
  * fast_plan.c): a per-channel broadcast of Add/Sub/Mul/Div (the
  * squeeze-excitation scale) and Concat over channels. Their meaning is the
- * generic kernels' (binary.c, movement.c) on the same values held NCHW;
- * tests/test_fast_exec.c compares the plans with the interpreter. */
+ * generic kernels' (binary.c, movement.c) on the same values held NCHW:
+ * the scalar definitions of nnfx_rt_scalar.h; tests/test_fast_exec.c
+ * compares the plans with the interpreter. */
 #include <string.h>
 
 #include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
 
 static inline float apply(nnfx_op op, float a, float b) {
     switch (op) {
-    case NNFX_OP_ADD: return a + b;
-    case NNFX_OP_SUB: return a - b;
-    case NNFX_OP_MUL: return a * b;
-    default: return a / b;
+    case NNFX_OP_ADD: return nnfx_rt_add(a, b);
+    case NNFX_OP_SUB: return nnfx_rt_sub(a, b);
+    case NNFX_OP_MUL: return nnfx_rt_mul(a, b);
+    default: return nnfx_rt_div(a, b);
     }
 }
 
@@ -22,10 +24,10 @@ static void channel_row(nnfx_op op, bool full_first, const float *restrict x, co
                         float *restrict y, int64_t c) {
     if (op == NNFX_OP_MUL)
         for (int64_t k = 0; k < c; k++)
-            y[k] = x[k] * v[k];
+            y[k] = nnfx_rt_mul(x[k], v[k]);
     else if (op == NNFX_OP_ADD)
         for (int64_t k = 0; k < c; k++)
-            y[k] = x[k] + v[k];
+            y[k] = nnfx_rt_add(x[k], v[k]);
     else if (full_first)
         for (int64_t k = 0; k < c; k++)
             y[k] = apply(op, x[k], v[k]);
