@@ -375,14 +375,12 @@ static nnfx_status set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nh
         d->y_off = off, off += up64(d->n * d->m * d->oh * d->ow * 4);
     }
     d->scratch_bytes = off;
-    if (x_re || y_re || r_re) {
-        size_t l = strlen(d->what);
+    size_t l = strlen(d->what);
+    if (x_re || y_re || r_re)
         snprintf(d->what + l, sizeof d->what - l, " (%s%s%s)", x_re ? "x from nchw" : "x nhwc",
                  r_re ? ", res from nchw" : "", y_re ? ", y to nchw" : ", y nhwc");
-    } else {
-        size_t l = strlen(d->what);
+    else
         snprintf(d->what + l, sizeof d->what - l, " (nhwc)");
-    }
     return NNFX_OK;
 fail:
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
