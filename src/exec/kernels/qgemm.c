@@ -737,17 +737,17 @@ typedef struct qjob {
     int64_t sbytes;
 } qjob;
 
-/* The im2col of a column block reads a window of the input: the input rows
- * its output rows need, for every channel of the group, copied once per
- * task into scratch in the u8 domain (s8 flipped) with the pads as the zero
- * point, so each im2col row segment is a plain (strided) copy.
- * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
 /* Output rows a block of nb columns can touch. */
 static int64_t block_out_rows(const fx_qconv *c, int64_t nb) {
     int64_t rw = row_cols(c), orows = (nb + rw - 2) / rw + 1;
     return orows < c->g.oh ? orows : c->g.oh;
 }
 
+/* The im2col of a column block reads a window of the input: the input rows
+ * its output rows need, for every channel of the group, copied once per
+ * task into scratch in the u8 domain (s8 flipped) with the pads as the zero
+ * point, so each im2col row segment is a plain (strided) copy.
+ * win_rows: input rows of a block of nb columns; win_pitch: its row pitch. */
 static int64_t win_rows(const fx_qconv *c, int64_t nb) {
     const fx_qconv_geom *g = &c->g;
     return (block_out_rows(c, nb) - 1) * g->sh + (g->kh - 1) * g->dh + 1;
