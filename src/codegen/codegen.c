@@ -23,55 +23,6 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-#define CG_MAX_SECTIONS 64
-
-typedef struct cg_op_stat {
-    nnfx_op op;
-    int nodes;
-    int64_t weight_bytes, macs;
-} cg_op_stat;
-
-typedef struct cg {
-    const nnfx_graph *g;
-    const fx_plan *p;
-    const char *name;
-    const nnfx_node **nodes; /* graph position -> node */
-    int nnodes;
-    int *weight_id; /* value -> weight array number + 1 (0: none yet) */
-    int *packed_id; /* value -> its conv-packed weight array number + 1 */
-    int nvalues, nweights;
-    bool size; /* --optimize size: no weight packing, the smallest kernels */
-    int64_t weight_bytes;
-    char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on use_section's stack */
-    int nsections;
-    bool libm;
-    sbuf body, weights, decls;
-    cg_op_stat stats[NNFX_OP_COUNT];
-    nnfx_error *err;
-    int int8_steps;        /* int8 islands emitted */
-    int64_t scratch_bytes; /* working memory past the plan's arena (recurrent layers, resizes), multiple of 64 */
-    bool weights_stdint;   /* the weights file includes <stdint.h> */
-    /* control flow: the plan being written is the model's or a body's
-     * (emit_body); bodies' arenas and loop buffers lie past the model's
-     * arena and the steps' working memory */
-    int64_t base;        /* byte offset of this plan's arena in A (0: the model's) */
-    char (*in_expr)[64]; /* a body: the C expression of each body input ("": none) */
-    int nin_expr;        /* entries of in_expr */
-    char (*out_dst)[64]; /* a body: where each result is copied ("": nowhere) */
-    int depth;           /* nesting of bodies (names the loop counters) */
-    int64_t scratch_off; /* byte offset in A of the steps' working memory */
-    int64_t ctrl_base;   /* byte offset in A of the first body region */
-    int64_t ctrl_bytes;  /* bytes of body regions in use (multiples of 64): a stack, a control-flow
-                          * step's regions are free again once it is written, an If's branches share */
-    int64_t ctrl_peak;   /* the most ctrl_bytes were */
-    /* the model's inputs and outputs: NAME_run takes `const void *` / `void *` pointers when one is not
-     * float32 (void_io), and each input's type */
-    bool void_io;
-    const nnfx_dtype *in_dtype;
-    int nin_model;
-    bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
-} cg;
-
 /* ---- runtime sections -------------------------------------------------- */
 
 /* The text of section `name` in the embedded runtime (between its "@rt"
@@ -97,7 +48,7 @@ static bool section_text(const char *name, const char **start, size_t *len, cons
 }
 
 /* Marks section `name` (and what it needs) as used. */
-static void use_section(cg *c, const char *name) {
+void cg_use_section(cg *c, const char *name) {
     for (int i = 0; i < c->nsections; i++)
         if (strcmp(c->sections[i], name) == 0) return;
     const char *t, *fl;
@@ -113,7 +64,7 @@ static void use_section(cg *c, const char *name) {
             for (; *nd && *nd != ' ' && *nd != '*' && *nd != ','; nd++)
                 if (k < 63) dep[k++] = *nd;
             dep[k] = 0;
-            if (k) use_section(c, dep);
+            if (k) cg_use_section(c, dep);
             if (*nd == ',') nd++;
         }
     if (strstr(flags, "libm")) c->libm = true;
@@ -128,7 +79,7 @@ static int node_index(const cg *c, const nnfx_node *n) {
     return -1;
 }
 
-static void float_lit(sbuf *b, float v) {
+void cg_float_lit(sbuf *b, float v) {
     if (v != v)
         sb_printf(b, "NAN");
     else if (isinf(v))
@@ -139,7 +90,7 @@ static void float_lit(sbuf *b, float v) {
 
 /* Declares and defines the next weight array NAME_wID holding d[0..n)
  * (value v's data, described by `what`); returns ID. */
-static int emit_weight_array(cg *c, const nnfx_node *user, int v, const char *what, const float *d, int64_t n) {
+int cg_emit_weight_array(cg *c, const nnfx_node *user, int v, const char *what, const float *d, int64_t n) {
     int id = ++c->nweights;
     const char *src = v < c->nnodes ? c->nodes[v]->name : "literal";
     sb_printf(&c->decls, "extern const float %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1), src,
@@ -148,7 +99,7 @@ static int emit_weight_array(cg *c, const nnfx_node *user, int v, const char *wh
               (long long)(n ? n : 1));
     for (int64_t i = 0; i < n; i++) {
         sb_printf(&c->weights, i % 6 ? ", " : (i ? ",\n    " : "\n    "));
-        float_lit(&c->weights, d[i]);
+        cg_float_lit(&c->weights, d[i]);
     }
     sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
     c->weight_bytes += n * 4;
@@ -157,7 +108,7 @@ static int emit_weight_array(cg *c, const nnfx_node *user, int v, const char *wh
 }
 
 /* C expression for value v's data as `const float *` / `float *`. */
-static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t len) {
+nnfx_status cg_value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     switch (vv.kind) {
     case FX_VALUE_ARENA:
@@ -188,7 +139,7 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
         if (!c->weight_id[v]) {
             char shp[160];
             nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
-            c->weight_id[v] = emit_weight_array(c, user, v, shp, vv.t->data, nnfx_tensor_numel(vv.t));
+            c->weight_id[v] = cg_emit_weight_array(c, user, v, shp, vv.t->data, nnfx_tensor_numel(vv.t));
         }
         snprintf(buf, len, "%s_w%d", c->name, c->weight_id[v]);
         return NNFX_OK;
@@ -199,18 +150,16 @@ static nnfx_status value_expr(cg *c, int v, const nnfx_node *user, char *buf, si
                           user->name, nnfx_op_name(user->op));
 }
 
-static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
-
-static const nnfx_meta *arg_meta(const nnfx_node *n, int a) {
+const nnfx_meta *cg_arg_meta(const nnfx_node *n, int a) {
     return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
 }
 
 /* Elements of a static meta (the generator runs on static shapes only). */
-static int64_t meta_numel(const nnfx_meta *m) { return nnfx_meta_numel(m); }
+int64_t cg_meta_numel(const nnfx_meta *m) { return nnfx_meta_numel(m); }
 
 /* Float value of constant argument a (a literal or a CONST value), or dflt
  * when absent. false when present but not a constant scalar. */
-static bool const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out) {
+bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out) {
     *out = dflt;
     if (a >= s->nin || s->in[a] < 0) return true;
     fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
@@ -219,14 +168,14 @@ static bool const_float(cg *c, const fx_step_view *s, int a, float dflt, float *
     return true;
 }
 
-static nnfx_status unsupported(cg *c, const nnfx_node *n, const char *why) {
+nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why) {
     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
 }
 
 /* ---- emitters ---------------------------------------------------------- */
 
 /* The scalar section name of a unary op, or NULL. */
-static const char *unary_fn(nnfx_op op) {
+const char *cg_unary_fn(nnfx_op op) {
     switch (op) {
     case NNFX_OP_RELU: return "relu";
     case NNFX_OP_LEAKY_RELU: return "leaky_relu";
@@ -248,7 +197,7 @@ static const char *unary_fn(nnfx_op op) {
 }
 
 /* alpha/beta (or min/max) of unary op node n in step s. */
-static bool unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b) {
+bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b) {
     *a = *b = 0;
     switch (n->op) {
     case NNFX_OP_LEAKY_RELU: *a = (float)nnfx_node_attr_float(n, "alpha", 0.01); return true;
@@ -257,26 +206,25 @@ static bool unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float
         *a = (float)nnfx_node_attr_float(n, "alpha", 0.2);
         *b = (float)nnfx_node_attr_float(n, "beta", 0.5);
         return true;
-    case NNFX_OP_CLIP: return const_float(c, s, 1, -INFINITY, a) && const_float(c, s, 2, INFINITY, b);
+    case NNFX_OP_CLIP: return cg_const_float(c, s, 1, -INFINITY, a) && cg_const_float(c, s, 2, INFINITY, b);
     default: return true;
     }
 }
 
-static void emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b) {
-    use_section(c, "map");
-    use_section(c, fn);
+void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b) {
+    cg_use_section(c, "map");
+    cg_use_section(c, fn);
     sb_printf(&c->body, "    nnfx_rt_map(%s, %s, %lld, ", x, y, (long long)n);
-    float_lit(&c->body, a);
+    cg_float_lit(&c->body, a);
     sb_printf(&c->body, ", ");
-    float_lit(&c->body, b);
+    cg_float_lit(&c->body, b);
     sb_printf(&c->body, ", nnfx_rt_%s);\n", fn);
 }
 
 /* The window geometry of a 1-d or 2-d conv or pool from x (xm) to y (ym)
  * into g[0..12): H W OH OW KH KW stride h/w, pad top/left, dilation h/w
  * (a 1-d window is one row: H = OH = KH = 1). */
-static void window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win,
-                       int64_t *g) {
+void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win, int64_t *g) {
     const int nsp = xm->rank - 2, two = nsp == 2;
     const int64_t v[12] = {
         two ? in_sp[0] : 1,   two ? in_sp[1] : in_sp[0], two ? ym->dims[2].value : 1, ym->dims[xm->rank - 1].value,
@@ -318,7 +266,7 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
         char shp[160], what[256];
         nnfx_shape_str(vv.t->rank, vv.t->shape, shp, sizeof shp);
         snprintf(what, sizeof what, "%s packed [group][out/%d][taps][in][%d]", shp, CG_OB, CG_OB);
-        id = emit_weight_array(c, user, v, what, d, n);
+        id = cg_emit_weight_array(c, user, v, what, d, n);
         if (G == 1) c->packed_id[v] = id;
         free(d);
     }
@@ -333,10 +281,10 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
  * none) and applies ReLU (relu) in its epilogue: then *fused is set. */
 static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, const char *w, const char *b,
                              const char *r, bool relu, const char *y, bool *fused) {
-    const nnfx_meta *xm = arg_meta(n, 0), *wm = arg_meta(n, 1), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *wm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     if (fused) *fused = false;
     if (!xm || !wm || (xm->rank != 4 && xm->rank != 3) || wm->rank != xm->rank)
-        return unsupported(c, n, "only 1-d and 2-d convolutions are generated");
+        return cg_unsupported(c, n, "only 1-d and 2-d convolutions are generated");
     int nsp = xm->rank - 2;
     int64_t k[2] = {wm->dims[2].value, nsp == 2 ? wm->dims[3].value : 1};
     int64_t in_sp[2] = {xm->dims[2].value, nsp == 2 ? xm->dims[3].value : 1};
@@ -346,12 +294,12 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     int64_t grp = nnfx_node_attr_int(n, "group", 1);
     bool dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
     int64_t g[17] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
-    window_geo(xm, ym, in_sp, &win, g + 3);
+    cg_window_geo(xm, ym, in_sp, &win, g + 3);
     g[15] = grp, g[16] = relu;
     char wb[64];
     if (!w) {
         if (!c->size && !dw && fused && (st = packed_weight(c, n, wv, grp, wb, sizeof wb, &packed))) return st;
-        if (!packed && (st = value_expr(c, wv, n, wb, sizeof wb))) return st;
+        if (!packed && (st = cg_value_expr(c, wv, n, wb, sizeof wb))) return st;
         w = wb;
     }
     /* stride 1 with the output plane the input's: nnfx_rt_conv2d_same reads
@@ -361,7 +309,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
                        : packed         ? "conv2d_packed"
                        : dw && !c->size ? "conv2d_dw"
                                         : "conv2d";
-    use_section(c, kern);
+    cg_use_section(c, kern);
     sb_printf(&c->body,
               "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n"
               "        static const int geo[%d] = {",
@@ -374,7 +322,7 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
     else
         sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
     if (packed) *fused = true;
-    c->stats[NNFX_OP_CONV].macs += meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[7] * g[8];
+    c->stats[NNFX_OP_CONV].macs += cg_meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[7] * g[8];
     return NNFX_OK;
 }
 
@@ -386,15 +334,17 @@ static nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     int wi = node_index(c, conv->args[1].u.node);
     int bi = conv->nargs > 2 && conv->args[2].kind == NNFX_ARG_NODE ? node_index(c, conv->args[2].u.node) : -1;
     bool res = s->nin > 1 && s->in[1] >= 0, fused;
-    if ((st = value_expr(c, s->in[0], conv, x, sizeof x)) || (bi >= 0 && (st = value_expr(c, bi, conv, b, sizeof b))) ||
-        (st = value_expr(c, s->out, last, y, sizeof y)) || (res && (st = value_expr(c, s->in[1], last, r, sizeof r))))
+    if ((st = cg_value_expr(c, s->in[0], conv, x, sizeof x)) ||
+        (bi >= 0 && (st = cg_value_expr(c, bi, conv, b, sizeof b))) ||
+        (st = cg_value_expr(c, s->out, last, y, sizeof y)) ||
+        (res && (st = cg_value_expr(c, s->in[1], last, r, sizeof r))))
         return st;
     if ((st = emit_conv(c, conv, x, wi, NULL, bi >= 0 ? b : NULL, res ? r : NULL, last->op == NNFX_OP_RELU, y, &fused)))
         return st;
-    int64_t n = meta_numel(&last->meta[0]);
+    int64_t n = cg_meta_numel(&last->meta[0]);
     if (res) {
         if (!fused) {
-            use_section(c, "add_inplace");
+            cg_use_section(c, "add_inplace");
             sb_printf(&c->body, "    nnfx_rt_add_inplace(%s, %s, %lld);\n", y, r, (long long)n);
         }
         c->stats[NNFX_OP_ADD].nodes++;
@@ -404,23 +354,23 @@ static nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     if (fused && last->op == NNFX_OP_RELU) return NNFX_OK;
     if (last->op == NNFX_OP_MUL) { /* x * sigmoid(x) */
         c->stats[NNFX_OP_SIGMOID].nodes++;
-        emit_map(c, "silu", y, y, n, 0, 0);
+        cg_emit_map(c, "silu", y, y, n, 0, 0);
         return NNFX_OK;
     }
-    const char *fn = unary_fn(last->op);
+    const char *fn = cg_unary_fn(last->op);
     float a, bb;
-    if (!fn || last->nargs < 1) return unsupported(c, last, "unexpected fused epilogue");
+    if (!fn || last->nargs < 1) return cg_unsupported(c, last, "unexpected fused epilogue");
     /* the activation's own constant arguments: a step view over its args */
     int ins[3] = {-1, -1, -1};
     for (int k = 1; k < last->nargs && k < 3; k++)
         if (last->args[k].kind == NNFX_ARG_NODE) ins[k] = node_index(c, last->args[k].u.node);
     fx_step_view av = {FX_STEP_KERNEL, last, last, last->nargs < 3 ? last->nargs : 3, ins, -1};
-    if (!unary_params(c, &av, last, &a, &bb)) return unsupported(c, last, "clip bounds are not constants");
-    emit_map(c, fn, y, y, n, a, bb);
+    if (!cg_unary_params(c, &av, last, &a, &bb)) return cg_unsupported(c, last, "clip bounds are not constants");
+    cg_emit_map(c, fn, y, y, n, a, bb);
     return NNFX_OK;
 }
 
-static const char *binary_fn(nnfx_op op) {
+const char *cg_binary_fn(nnfx_op op) {
     switch (op) {
     case NNFX_OP_ADD: return "add";
     case NNFX_OP_SUB: return "sub";
@@ -440,9 +390,9 @@ static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
 
 /* The broadcast of binary node n's two operands to its output (rank <= 6
  * after merging dims), in *bp. */
-static nnfx_status plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp) {
-    const nnfx_meta *ma = arg_meta(n, 0), *mb = arg_meta(n, 1);
-    if (!ma || !mb) return unsupported(c, n, "literal operands are not generated");
+nnfx_status cg_plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp) {
+    const nnfx_meta *ma = cg_arg_meta(n, 0), *mb = cg_arg_meta(n, 1);
+    if (!ma || !mb) return cg_unsupported(c, n, "literal operands are not generated");
     int64_t oshape[NNFX_MAX_RANK];
     float dummy = 0;
     int64_t da[NNFX_MAX_RANK], db[NNFX_MAX_RANK];
@@ -461,19 +411,19 @@ static nnfx_status plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp) {
     const nnfx_tensor *ops[2] = {ta, tb};
     bool ok = kern_bcast_plan(bp, n->meta[0].rank, oshape, 2, ops);
     nnfx_tensor_release(ta), nnfx_tensor_release(tb);
-    if (!ok || bp->rank > 6) return unsupported(c, n, "operands do not broadcast (or rank > 6)");
+    if (!ok || bp->rank > 6) return cg_unsupported(c, n, "operands do not broadcast (or rank > 6)");
     return NNFX_OK;
 }
 
-static nnfx_status emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y) {
+nnfx_status cg_emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y) {
     int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK];
     kern_bcast bp;
-    nnfx_status st = plan_bcast(c, n, &bp);
+    nnfx_status st = cg_plan_bcast(c, n, &bp);
     if (st) return st;
     for (int d = 0; d < bp.rank; d++)
         sa[d] = bp.st[0][d], sb_[d] = bp.st[1][d];
-    use_section(c, "bcast");
-    use_section(c, fn);
+    cg_use_section(c, "bcast");
+    cg_use_section(c, fn);
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", bp.rank, bp.shape);
     emit_longs(&c->body, "sa", bp.rank, sa);
@@ -492,7 +442,7 @@ static void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *
 
 static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y,
                                int kind) {
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     bool axis[NNFX_MAX_RANK] = {0};
     int64_t ax[NNFX_MAX_RANK];
     int nax = 0;
@@ -502,7 +452,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
     } else if (s->nin > 1 && s->in[1] >= 0) {
         fx_value_view vv = fx_plan_value_view(c->p, s->in[1]);
         if (vv.kind != FX_VALUE_CONST || !kern_ints(vv.t, ax, NNFX_MAX_RANK, &nax))
-            return unsupported(c, n, "reduction axes are not constants");
+            return cg_unsupported(c, n, "reduction axes are not constants");
     } else {
         const nnfx_attr *at = nnfx_node_attr(n, "axes");
         if (at && at->kind == NNFX_ATTR_INTS)
@@ -511,7 +461,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
     }
     if (nax == 0) {
         if (nnfx_node_attr_int(n, "noop_with_empty_axes", 0)) {
-            sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)(meta_numel(xm) * 4));
+            sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)(cg_meta_numel(xm) * 4));
             return NNFX_OK;
         }
         for (int d = 0; d < xm->rank; d++)
@@ -519,7 +469,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
     }
     for (int i = 0; i < nax; i++) {
         int a;
-        if (!infer_axis(ax[i], xm->rank, false, &a)) return unsupported(c, n, "reduction axis out of range");
+        if (!infer_axis(ax[i], xm->rank, false, &a)) return cg_unsupported(c, n, "reduction axis out of range");
         axis[a] = true;
     }
     /* size-1 dims do not break contiguity */
@@ -531,30 +481,30 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
         }
     if (lo < 0) lo = hi = 0;
     for (int d = lo; d < hi; d++)
-        if (!axis[d] && xm->dims[d].value != 1) return unsupported(c, n, "reduction over non-adjacent axes");
+        if (!axis[d] && xm->dims[d].value != 1) return cg_unsupported(c, n, "reduction over non-adjacent axes");
     int64_t outer, len, inner;
     split3(xm, lo, hi, &outer, &len, &inner);
-    use_section(c, "reduce");
+    cg_use_section(c, "reduce");
     sb_printf(&c->body, "    nnfx_rt_reduce(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
               (long long)inner, kind);
     return NNFX_OK;
 }
 
 static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || (xm->rank != 4 && xm->rank != 3)) return unsupported(c, n, "only 1-d and 2-d pooling is generated");
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || (xm->rank != 4 && xm->rank != 3)) return cg_unsupported(c, n, "only 1-d and 2-d pooling is generated");
     const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
     int nsp = xm->rank - 2;
-    if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != nsp) return unsupported(c, n, "bad kernel_shape");
+    if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != nsp) return cg_unsupported(c, n, "bad kernel_shape");
     int64_t in_sp[2] = {xm->dims[2].value, nsp == 2 ? xm->dims[3].value : 1};
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, c->err);
     if (st) return st;
     int64_t g[16] = {xm->dims[0].value * xm->dims[1].value};
-    window_geo(xm, ym, in_sp, &win, g + 1);
+    cg_window_geo(xm, ym, in_sp, &win, g + 1);
     g[13] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
     g[14] = nsp == 2 ? win.pe[0] : 0, g[15] = win.pe[nsp - 1];
-    use_section(c, "pool2d");
+    cg_use_section(c, "pool2d");
     sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n"
                         "        static const int geo[16] = {");
     for (int i = 0; i < 16; i++)
@@ -564,40 +514,40 @@ static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const cha
 }
 
 static nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
-    const nnfx_meta *am = arg_meta(n, 0), *bm = arg_meta(n, 1);
-    if (!am || !bm || am->rank != 2 || bm->rank != 2) return unsupported(c, n, "gemm operands must be matrices");
+    const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1);
+    if (!am || !bm || am->rank != 2 || bm->rank != 2) return cg_unsupported(c, n, "gemm operands must be matrices");
     int ta = (int)nnfx_node_attr_int(n, "transA", 0), tb = (int)nnfx_node_attr_int(n, "transB", 0);
     int64_t M = ta ? am->dims[1].value : am->dims[0].value, K = ta ? am->dims[0].value : am->dims[1].value;
     int64_t N = tb ? bm->dims[0].value : bm->dims[1].value;
     int64_t cm = 1, cn = 1;
     bool hasc = s->nin > 2 && s->in[2] >= 0;
     if (hasc) {
-        const nnfx_meta *cmeta = arg_meta(n, 2);
-        if (!cmeta) return unsupported(c, n, "gemm C must be a tensor");
+        const nnfx_meta *cmeta = cg_arg_meta(n, 2);
+        if (!cmeta) return cg_unsupported(c, n, "gemm C must be a tensor");
         if (cmeta->rank == 2) cm = cmeta->dims[0].value, cn = cmeta->dims[1].value;
         if (cmeta->rank == 1) cn = cmeta->dims[0].value;
-        if ((cm != 1 && cm != M) || (cn != 1 && cn != N)) return unsupported(c, n, "gemm C does not broadcast");
+        if ((cm != 1 && cm != M) || (cn != 1 && cn != N)) return cg_unsupported(c, n, "gemm C does not broadcast");
     }
-    use_section(c, "gemm");
+    cg_use_section(c, "gemm");
     sb_printf(&c->body, "    nnfx_rt_gemm(%s, %s, %s, %s, %lld, %lld, %lld, %d, %d, ", in[0], in[1], hasc ? in[2] : "0",
               y, (long long)M, (long long)N, (long long)K, ta, tb);
-    float_lit(&c->body, (float)nnfx_node_attr_float(n, "alpha", 1.0));
+    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "alpha", 1.0));
     sb_printf(&c->body, ", ");
-    float_lit(&c->body, (float)nnfx_node_attr_float(n, "beta", 1.0));
+    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "beta", 1.0));
     sb_printf(&c->body, ", %lld, %lld);\n", (long long)cm, (long long)cn);
     c->stats[n->op].macs += M * N * K;
     return NNFX_OK;
 }
 
 static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
-    const nnfx_meta *am = arg_meta(n, 0), *bm = arg_meta(n, 1), *ym = &n->meta[0];
-    if (!am || !bm || am->rank < 2 || bm->rank < 2) return unsupported(c, n, "matmul of vectors is not generated");
+    const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1), *ym = &n->meta[0];
+    if (!am || !bm || am->rank < 2 || bm->rank < 2) return cg_unsupported(c, n, "matmul of vectors is not generated");
     int64_t M = am->dims[am->rank - 2].value, K = am->dims[am->rank - 1].value, N = bm->dims[bm->rank - 1].value;
     int64_t batch = infer_prod(ym, 0, ym->rank - 2);
     int64_t ab = infer_prod(am, 0, am->rank - 2), bb = infer_prod(bm, 0, bm->rank - 2);
     if ((ab != batch && ab != 1) || (bb != batch && bb != 1))
-        return unsupported(c, n, "matmul batch broadcasting other than all-or-one");
-    use_section(c, "matmul");
+        return cg_unsupported(c, n, "matmul batch broadcasting other than all-or-one");
+    cg_use_section(c, "matmul");
     sb_printf(&c->body, "    nnfx_rt_matmul(%s, %s, %s, %lld, %lld, %lld, %lld, %lld, %lld);\n", in[0], in[1], y,
               (long long)batch, (long long)M, (long long)K, (long long)N, (long long)(ab == 1 ? 0 : M * K),
               (long long)(bb == 1 ? 0 : K * N));
@@ -618,13 +568,13 @@ static const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool 
 }
 
 static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *sm = arg_meta(n, 1), *bm = s->nin > 2 ? arg_meta(n, 2) : NULL;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *sm = cg_arg_meta(n, 1), *bm = s->nin > 2 ? cg_arg_meta(n, 2) : NULL;
     int axis;
     if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
-        return unsupported(c, n, "layer_normalization axis out of range");
-    int64_t inner = infer_prod(xm, axis, xm->rank), outer = inner ? meta_numel(xm) / inner : 0;
+        return cg_unsupported(c, n, "layer_normalization axis out of range");
+    int64_t inner = infer_prod(xm, axis, xm->rank), outer = inner ? cg_meta_numel(xm) / inner : 0;
     bool has_b = s->nin > 2 && s->in[2] >= 0;
-    int64_t ns = sm ? meta_numel(sm) : -1, nb = has_b ? (bm ? meta_numel(bm) : -1) : 0;
+    int64_t ns = sm ? cg_meta_numel(sm) : -1, nb = has_b ? (bm ? cg_meta_numel(bm) : -1) : 0;
     if (!sm) {
         fx_value_view vv = fx_plan_value_view(c->p, s->in[1]);
         if (vv.kind == FX_VALUE_CONST) ns = nnfx_tensor_numel(vv.t);
@@ -634,18 +584,18 @@ static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node
         if (vv.kind == FX_VALUE_CONST) nb = nnfx_tensor_numel(vv.t);
     }
     if ((ns != inner && ns != 1) || (has_b && nb != inner && nb != 1))
-        return unsupported(c, n, "layer_normalization scale/B do not hold one value per normalised element");
-    use_section(c, "layer_norm");
+        return cg_unsupported(c, n, "layer_normalization scale/B do not hold one value per normalised element");
+    cg_use_section(c, "layer_norm");
     sb_printf(&c->body, "    nnfx_rt_layer_norm(%s, %s, %lld, %s, %lld, ", in[0], in[1], (long long)ns,
               has_b ? in[2] : "NULL", (long long)nb);
-    float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
     sb_printf(&c->body, ", %s, %lld, %lld, NULL, NULL);\n", y, (long long)outer, (long long)inner);
     return NNFX_OK;
 }
 
 static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0);
-    if (!xm || xm->rank < 1 || xm->rank > 6) return unsupported(c, n, "slice of rank 0 or > 6");
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    if (!xm || xm->rank < 1 || xm->rank > 6) return cg_unsupported(c, n, "slice of rank 0 or > 6");
     bool bad = false;
     const nnfx_tensor *tst = const_input(c, s, 1, &bad), *ten = const_input(c, s, 2, &bad),
                       *tax = const_input(c, s, 3, &bad), *tsp = const_input(c, s, 4, &bad);
@@ -654,14 +604,14 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
     if (bad || !tst || !ten || !kern_ints(tst, st, NNFX_MAX_RANK, &ns) || !kern_ints(ten, en, NNFX_MAX_RANK, &ne) ||
         !kern_ints(tax, ax, NNFX_MAX_RANK, &na) || !kern_ints(tsp, sp, NNFX_MAX_RANK, &np) || ns != ne ||
         (tax && na != ns) || (tsp && np != ns))
-        return unsupported(c, n, "slice starts/ends/axes/steps are not constants of matching length");
+        return cg_unsupported(c, n, "slice starts/ends/axes/steps are not constants of matching length");
     int64_t dims[NNFX_MAX_RANK], start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], cnt[NNFX_MAX_RANK], xst[NNFX_MAX_RANK],
         vst[NNFX_MAX_RANK];
     for (int d = 0; d < xm->rank; d++)
         dims[d] = xm->dims[d].value;
     char why[200];
     if (!ir_slice_plan(xm->rank, dims, ns, st, en, tax ? ax : NULL, tsp ? sp : NULL, start, step, cnt, why, sizeof why))
-        return unsupported(c, n, why);
+        return cg_unsupported(c, n, why);
     kern_strides(xm->rank, dims, xst);
     int64_t base = 0;
     for (int d = 0; d < xm->rank; d++) {
@@ -669,7 +619,7 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
         base += start[d] * xst[d];
         vst[d] = step[d] * xst[d];
     }
-    use_section(c, "transpose");
+    cg_use_section(c, "transpose");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", xm->rank, cnt);
     emit_longs(&c->body, "st", xm->rank, vst);
@@ -679,14 +629,14 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
 }
 
 static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return unsupported(c, n, "gather axis out of range");
+        return cg_unsupported(c, n, "gather axis out of range");
     bool bad = false;
     const nnfx_tensor *ti = const_input(c, s, 1, &bad);
     if (bad || !ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
-        return unsupported(c, n, "gather indices are not int32/int64 constants");
+        return cg_unsupported(c, n, "gather indices are not int32/int64 constants");
     int64_t len = xm->dims[axis].value, ni = nnfx_tensor_numel(ti);
     if (ni == 0) return NNFX_OK;
     sbuf ib = {0};
@@ -695,12 +645,12 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
         if (k < 0) k += len;
         if (k < 0 || k >= len) {
             free(sb_finish(&ib));
-            return unsupported(c, n, "gather index out of range");
+            return cg_unsupported(c, n, "gather index out of range");
         }
         sb_printf(&ib, j ? ", %lld" : "%lld", (long long)k);
     }
     char *idx = sb_finish(&ib);
-    use_section(c, "gather");
+    cg_use_section(c, "gather");
     sb_printf(&c->body, "    {\n        static const long idx[%lld] = {%s};\n", (long long)ni, idx);
     sb_printf(&c->body, "        nnfx_rt_gather(%s, %s, %lld, %lld, %lld, idx, %lld);\n    }\n", x, y,
               (long long)infer_prod(xm, 0, axis), (long long)len, (long long)infer_prod(xm, axis + 1, xm->rank),
@@ -718,7 +668,7 @@ static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta 
     for (int d = 0; d < ym->rank; d++)
         shp[d] = ym->dims[d].value, xdims[d] = xm->dims[d].value, total += shp[d];
     kern_strides(xm->rank, xdims, xst);
-    use_section(c, "index_map");
+    cg_use_section(c, "index_map");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", ym->rank, shp);
     emit_longs(&c->body, "xs", ym->rank, xst);
@@ -727,7 +677,7 @@ static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta 
         sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)tabs[i]);
     sb_printf(&c->body, total ? "};\n" : "0};\n");
     sb_printf(&c->body, "        nnfx_rt_index_map(%s, %s, %d, shape, xs, tab, ", x, y, ym->rank);
-    float_lit(&c->body, v);
+    cg_float_lit(&c->body, v);
     sb_printf(&c->body, ");\n    }\n");
 }
 
@@ -735,11 +685,12 @@ static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta 
  * (nnfx_rt_pad); reflect, edge, wrap and negative pads (cropping) through
  * per-dim source tables from the interpreter's own mapping (kern_pad_src). */
 static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     const char *ms = nnfx_node_attr_string(n, "mode", "constant");
     const int mode = kern_pad_mode(ms);
-    if (mode < 0) return unsupported(c, n, "unknown pad mode");
-    if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank) return unsupported(c, n, "pad of rank 0 or > 6");
+    if (mode < 0) return cg_unsupported(c, n, "unknown pad mode");
+    if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank)
+        return cg_unsupported(c, n, "pad of rank 0 or > 6");
     bool bad = false;
     const nnfx_tensor *tp = const_input(c, s, 1, &bad), *tv = const_input(c, s, 2, &bad),
                       *ta = const_input(c, s, 3, &bad);
@@ -748,20 +699,20 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
     char why[200];
     if (bad || !tp || !kern_ints(tp, pads, 2 * NNFX_MAX_RANK, &np) || !kern_ints(ta, axes, NNFX_MAX_RANK, &na) ||
         !ir_pad_plan(xm->rank, np, pads, na, ta ? axes : NULL, pb, pe, why, sizeof why))
-        return unsupported(c, n, "pads/axes are not valid constants");
+        return cg_unsupported(c, n, "pads/axes are not valid constants");
     float v = tv && nnfx_tensor_numel(tv) >= 1 ? (float)nnfx_tensor_get(tv, 0) : 0.0f;
     int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0, total = 0;
     bool simple = mode == 0;
     for (int d = 0; d < xm->rank; d++) {
         shp[d] = xm->dims[d].value;
         ydims[d] = ym->dims[d].value;
-        if (ydims[d] != shp[d] + pb[d] + pe[d]) return unsupported(c, n, "the pads do not give the output's shape");
+        if (ydims[d] != shp[d] + pb[d] + pe[d]) return cg_unsupported(c, n, "the pads do not give the output's shape");
         if (mode && shp[d] == 0 && ydims[d] > 0)
-            return unsupported(c, n, "a pad mode other than constant of an empty dim");
+            return cg_unsupported(c, n, "a pad mode other than constant of an empty dim");
         simple &= pb[d] >= 0 && pe[d] >= 0;
         total += ydims[d];
     }
-    if (meta_numel(ym) == 0) return NNFX_OK;
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
     if (!simple) {
         int64_t *tabs = malloc(sizeof *tabs * (size_t)(total ? total : 1));
         if (!tabs) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
@@ -776,12 +727,12 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
     kern_strides(ym->rank, ydims, yst);
     for (int d = 0; d < xm->rank; d++)
         base += pb[d] * yst[d];
-    use_section(c, "pad");
+    cg_use_section(c, "pad");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", xm->rank, shp);
     emit_longs(&c->body, "st", xm->rank, yst);
-    sb_printf(&c->body, "        nnfx_rt_pad(%s, %s, %lld, ", x, y, (long long)meta_numel(ym));
-    float_lit(&c->body, v);
+    sb_printf(&c->body, "        nnfx_rt_pad(%s, %s, %lld, ", x, y, (long long)cg_meta_numel(ym));
+    cg_float_lit(&c->body, v);
     sb_printf(&c->body, ", %lld, %d, shape, st);\n    }\n", (long long)base, xm->rank);
     return NNFX_OK;
 }
@@ -816,10 +767,10 @@ static bool resize_by_taps(const nnfx_node *n) {
  * between the first and the last go through two buffers of the steps'
  * working memory. */
 static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     bool bad = false;
     const nnfx_tensor *roi = const_input(c, s, 1, &bad), *sc = const_input(c, s, 2, &bad);
-    if (bad) return unsupported(c, n, "resize roi / scales are not constants");
+    if (bad) return cg_unsupported(c, n, "resize roi / scales are not constants");
     const int r = xm->rank;
     int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK], cur[NNFX_MAX_RANK], maxn = 1;
     for (int d = 0; d < r; d++) {
@@ -844,7 +795,7 @@ static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_nod
         step_scratch(c, big * 4, &used, buf[0], sizeof buf[0]);
         step_scratch(c, big * 4, &used, buf[1], sizeof buf[1]);
     }
-    if (!st && np == 0) sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(meta_numel(ym) * 4));
+    if (!st && np == 0) sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(cg_meta_numel(ym) * 4));
     for (int i = 0; i < np && !st; i++) {
         const int d = pass[i];
         bool skip;
@@ -854,7 +805,7 @@ static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_nod
             outer *= cur[k];
         for (int k = d + 1; k < r; k++)
             inner *= cur[k];
-        use_section(c, "resize_axis");
+        cg_use_section(c, "resize_axis");
         sb_printf(&c->body, "    {   /* dim %d: %lld -> %lld */\n        static const long ti[%lld] = {", d,
                   (long long)xs[d], (long long)os[d], (long long)(4 * os[d]));
         for (int64_t k = 0; k < 4 * os[d]; k++)
@@ -862,7 +813,7 @@ static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_nod
         sb_printf(&c->body, "};\n        static const float tw[%lld] = {", (long long)(4 * os[d]));
         for (int64_t k = 0; k < 4 * os[d]; k++) {
             sb_printf(&c->body, k ? ", " : "");
-            float_lit(&c->body, w[k]);
+            cg_float_lit(&c->body, w[k]);
         }
         sb_printf(&c->body, "};\n        static const signed char tn[%lld] = {", (long long)os[d]);
         for (int64_t k = 0; k < os[d]; k++)
@@ -870,13 +821,13 @@ static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_nod
         sb_printf(&c->body, "};\n        nnfx_rt_resize_axis(%s, %s, %lld, %lld, %lld, %lld, ti, tw, tn, ",
                   i == 0 ? x : buf[(i - 1) & 1], i == np - 1 ? y : buf[i & 1], (long long)outer, (long long)xs[d],
                   (long long)os[d], (long long)inner);
-        float_lit(&c->body, extra);
+        cg_float_lit(&c->body, extra);
         sb_printf(&c->body, ");\n    }\n");
         cur[d] = os[d];
     }
     free(idx), free(w), free(nt);
     if (st && st != NNFX_ERR_UNSUPPORTED && st != NNFX_ERR_NOMEM)
-        return unsupported(c, n, "resize parameters are not supported");
+        return cg_unsupported(c, n, "resize parameters are not supported");
     return st;
 }
 
@@ -885,23 +836,23 @@ static nnfx_status emit_resize_taps(cg *c, const fx_step_view *s, const nnfx_nod
  * only as nnfx_rt_resize_nearest, of other dims too as nnfx_rt_index_map.
  * Linear, cubic, tf_crop_and_resize: emit_resize_taps. */
 static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     if (!xm || xm->rank < 1 || xm->rank > 6 || xm->rank != ym->rank)
-        return unsupported(c, n, "resize of rank 0 or > 6");
-    if (meta_numel(ym) == 0) return NNFX_OK;
+        return cg_unsupported(c, n, "resize of rank 0 or > 6");
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
     for (int d = 0; d < xm->rank; d++)
-        if (xm->dims[d].value <= 0) return unsupported(c, n, "resize of an empty dim");
+        if (xm->dims[d].value <= 0) return cg_unsupported(c, n, "resize of an empty dim");
     if (resize_by_taps(n)) return emit_resize_taps(c, s, n, x, y);
     bool bad = false;
     const nnfx_tensor *sc = const_input(c, s, 2, &bad);
-    if (bad) return unsupported(c, n, "resize scales are not constants");
+    if (bad) return cg_unsupported(c, n, "resize scales are not constants");
     int r = xm->rank;
     int64_t xs[NNFX_MAX_RANK], os[NNFX_MAX_RANK], total = 0;
     for (int d = 0; d < r; d++) {
         xs[d] = xm->dims[d].value, os[d] = ym->dims[d].value, total += os[d];
-        if (xs[d] <= 0) return unsupported(c, n, "resize of an empty dim");
+        if (xs[d] <= 0) return cg_unsupported(c, n, "resize of an empty dim");
     }
-    if (meta_numel(ym) == 0) return NNFX_OK;
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
     int64_t *tabs = malloc(sizeof *tabs * (size_t)(total + 1));
     if (!tabs) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     bool leading = false; /* a dim before the last two changes */
@@ -913,7 +864,7 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
     }
     if (st) {
         free(tabs);
-        return st == NNFX_ERR_UNSUPPORTED ? st : unsupported(c, n, "resize parameters are not supported");
+        return st == NNFX_ERR_UNSUPPORTED ? st : cg_unsupported(c, n, "resize parameters are not supported");
     }
     if (leading || r < 2) {
         emit_index_map(c, x, y, xm, ym, tabs, 0.0f);
@@ -921,7 +872,7 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
         return NNFX_OK;
     }
     const int64_t *th = tabs + (total - os[r - 2] - os[r - 1]), *tw = th + os[r - 2];
-    use_section(c, "resize_nearest");
+    cg_use_section(c, "resize_nearest");
     sb_printf(&c->body, "    {\n        static const long th[%lld] = {", (long long)os[r - 2]);
     for (int64_t k = 0; k < os[r - 2]; k++)
         sb_printf(&c->body, k ? ", %lld" : "%lld", (long long)th[k]);
@@ -939,15 +890,15 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
  * offset start_k x inner of the input's rows (the interpreter's kern_split
  * copy, sizes from the outputs' inferred shapes). */
 static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x) {
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return unsupported(c, n, "split axis out of range");
+        return cg_unsupported(c, n, "split axis out of range");
     int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank), len = xm->dims[axis].value;
     int64_t at = 0;
     for (int k = 0; k < s->nout; k++) {
         char y[64];
-        nnfx_status st = value_expr(c, s->outs[k], n, y, sizeof y);
+        nnfx_status st = cg_value_expr(c, s->outs[k], n, y, sizeof y);
         if (st) return st;
         int64_t size = n->meta[k].dims[axis].value;
         if (size > 0 && outer > 0 && inner > 0) {
@@ -956,7 +907,7 @@ static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, 
                           (long long)(size * inner * 4));
             } else {
                 int64_t shape[2] = {outer, size * inner}, st_[2] = {len * inner, 1};
-                use_section(c, "transpose");
+                cg_use_section(c, "transpose");
                 sb_printf(&c->body, "    {\n");
                 emit_longs(&c->body, "shape", 2, shape);
                 emit_longs(&c->body, "st", 2, st_);
@@ -989,22 +940,22 @@ static nnfx_status rnn_bias(cg *c, const fx_step_view *s, const nnfx_node *n, in
     const nnfx_tensor *tb = const_input(c, s, 3, &bad);
     snprintf(bs, len, "0"), snprintf(rb, len, "0");
     if (bad) { /* computed at run time: summed in the working memory before the step */
-        const nnfx_meta *bm = arg_meta(n, 3);
+        const nnfx_meta *bm = cg_arg_meta(n, 3);
         char b[64];
         nnfx_status st;
-        if (!bm || bm->dtype != NNFX_F32 || meta_numel(bm) != dirs * 2 * G * H)
-            return unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
-        if ((st = value_expr(c, s->in[3], n, b, sizeof b))) return st;
+        if (!bm || bm->dtype != NNFX_F32 || cg_meta_numel(bm) != dirs * 2 * G * H)
+            return cg_unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
+        if ((st = cg_value_expr(c, s->in[3], n, b, sizeof b))) return st;
         step_scratch(c, dirs * G * H * 4, used, bs, len);
         if (gru) step_scratch(c, dirs * H * 4, used, rb, len);
-        use_section(c, "rnn_pack");
+        cg_use_section(c, "rnn_pack");
         sb_printf(&c->body, "    nnfx_rt_rnn_pack_bias(%s, %s, %s, %d, %lld, %lld, %d); /* B, computed */\n", b, bs,
                   gru ? rb : "0", dirs, (long long)G, (long long)H, gru);
         return NNFX_OK;
     }
     if (!tb) return NNFX_OK;
     if (tb->dtype != NNFX_F32 || nnfx_tensor_numel(tb) != dirs * 2 * G * H)
-        return unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
+        return cg_unsupported(c, n, "the bias B is not float32 [dirs, 2 * gates * hidden]");
     const float *b = tb->data;
     float *sum = malloc(sizeof *sum * (size_t)(dirs * G * H + 1)), *rh = malloc(sizeof *rh * (size_t)(dirs * H + 1));
     if (!sum || !rh) {
@@ -1017,9 +968,9 @@ static nnfx_status rnn_bias(cg *c, const fx_step_view *s, const nnfx_node *n, in
             sum[d * G * H + j] = gru && j >= 2 * H ? wb : wb + rbj;
             if (gru && j >= 2 * H) rh[d * H + j - 2 * H] = rbj;
         }
-    int id = emit_weight_array(c, n, s->in[3], gru ? "Wb + Rb (h rows: Wb)" : "Wb + Rb", sum, dirs * G * H);
+    int id = cg_emit_weight_array(c, n, s->in[3], gru ? "Wb + Rb (h rows: Wb)" : "Wb + Rb", sum, dirs * G * H);
     snprintf(bs, len, "%s_w%d", c->name, id);
-    if (gru) snprintf(rb, len, "%s_w%d", c->name, emit_weight_array(c, n, s->in[3], "Rb of h", rh, dirs * H));
+    if (gru) snprintf(rb, len, "%s_w%d", c->name, cg_emit_weight_array(c, n, s->in[3], "Rb of h", rh, dirs * H));
     free(sum), free(rh);
     return NNFX_OK;
 }
@@ -1031,14 +982,14 @@ static nnfx_status rnn_input(cg *c, const fx_step_view *s, const nnfx_node *n, i
     snprintf(buf, len, "0");
     if (a >= s->nin || s->in[a] < 0) return NNFX_OK;
     fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
-    int64_t have =
-        vv.kind == FX_VALUE_CONST ? nnfx_tensor_numel(vv.t) : (arg_meta(n, a) ? meta_numel(arg_meta(n, a)) : -1);
+    int64_t have = vv.kind == FX_VALUE_CONST ? nnfx_tensor_numel(vv.t)
+                                             : (cg_arg_meta(n, a) ? cg_meta_numel(cg_arg_meta(n, a)) : -1);
     if (have != numel) {
         char why[96];
         snprintf(why, sizeof why, "%s holds %lld values, not %lld", what, (long long)have, (long long)numel);
-        return unsupported(c, n, why);
+        return cg_unsupported(c, n, why);
     }
-    return value_expr(c, s->in[a], n, buf, len);
+    return cg_value_expr(c, s->in[a], n, buf, len);
 }
 
 /* Recurrent weights W (a = 1, K = IN) or R (a = 2, K = H), a float32
@@ -1049,25 +1000,25 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
     bool bad = false;
     const nnfx_tensor *t = const_input(c, s, a, &bad);
     if (bad) { /* computed at run time: transposed in the working memory before the step */
-        const nnfx_meta *m = arg_meta(n, a);
+        const nnfx_meta *m = cg_arg_meta(n, a);
         char w[64];
         nnfx_status st;
         if (!m || m->dtype != NNFX_F32 || m->rank != 3 || m->dims[0].value != dirs || m->dims[1].value != G * H ||
             m->dims[2].value != K)
-            return unsupported(c, n,
-                               a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
-                                      : "R is not float32 [dirs, gates * hidden, hidden]");
-        if ((st = value_expr(c, s->in[a], n, w, sizeof w))) return st;
+            return cg_unsupported(c, n,
+                                  a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
+                                         : "R is not float32 [dirs, gates * hidden, hidden]");
+        if ((st = cg_value_expr(c, s->in[a], n, w, sizeof w))) return st;
         step_scratch(c, dirs * G * H * K * 4, used, buf, len);
-        use_section(c, "rnn_pack");
+        cg_use_section(c, "rnn_pack");
         sb_printf(&c->body, "    nnfx_rt_rnn_pack(%s, %s, %lld, %lld, %lld); /* %s, computed */\n", w, buf,
                   (long long)(dirs * G), (long long)H, (long long)K, a == 1 ? "W" : "R");
         return NNFX_OK;
     }
     if (!t || t->dtype != NNFX_F32 || t->rank != 3 || t->shape[0] != dirs || t->shape[1] != G * H || t->shape[2] != K)
-        return unsupported(c, n,
-                           a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
-                                  : "R is not float32 [dirs, gates * hidden, hidden]");
+        return cg_unsupported(c, n,
+                              a == 1 ? "W is not float32 [dirs, gates * hidden, input]"
+                                     : "R is not float32 [dirs, gates * hidden, hidden]");
     const int64_t total = dirs * G * H * K;
     float *tr = malloc(sizeof *tr * (size_t)(total ? total : 1));
     if (!tr) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
@@ -1076,10 +1027,10 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
         for (int64_t j = 0; j < H; j++)
             for (int64_t k = 0; k < K; k++)
                 tr[(dg * K + k) * H + j] = w[(dg * H + j) * K + k];
-    int id = emit_weight_array(c, n, s->in[a],
-                               a == 1 ? "W, each gate transposed [dirs][gates][input][hidden]"
-                                      : "R, each gate transposed [dirs][gates][hidden][hidden]",
-                               tr, total);
+    int id = cg_emit_weight_array(c, n, s->in[a],
+                                  a == 1 ? "W, each gate transposed [dirs][gates][input][hidden]"
+                                         : "R, each gate transposed [dirs][gates][hidden][hidden]",
+                                  tr, total);
     free(tr);
     snprintf(buf, len, "%s_w%d", c->name, id);
     return NNFX_OK;
@@ -1094,52 +1045,52 @@ static nnfx_status rnn_weights(cg *c, const fx_step_view *s, const nnfx_node *n,
 static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
     const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     const char *dir = nnfx_node_attr_string(n, "direction", "forward");
     const int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1, rev = strcmp(dir, "reverse") == 0;
     const int bf = nnfx_node_attr_int(n, "layout", 0) != 0;
     const int lbr = kind == 1 && nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
     const int coupled = kind == 2 && nnfx_node_attr_int(n, "input_forget", 0) != 0;
-    if (!xm || xm->rank != 3 || ym->rank != 4) return unsupported(c, n, "X must be a tensor of rank 3");
+    if (!xm || xm->rank != 3 || ym->rank != 4) return cg_unsupported(c, n, "X must be a tensor of rank 3");
     const int64_t T = xm->dims[bf ? 1 : 0].value, B = xm->dims[bf ? 0 : 1].value, IN = xm->dims[2].value,
                   H = ym->dims[3].value;
     if (T * B > INT32_MAX || G * H * (IN > H ? IN : H) > INT32_MAX)
-        return unsupported(c, n, "too large for the generated kernel's int sizes");
+        return cg_unsupported(c, n, "too large for the generated kernel's int sizes");
     char x[64], w[64], r[64], bs[64], rb[64], h0[64] = "0", c0[64] = "0", pp[64] = "0", y[64], yh[64] = "0",
                                               yc[64] = "0", scr[64] = "0";
     nnfx_status st;
     int64_t used = 0; /* bytes of the working memory taken: a GRU's r * h first, then computed W, R, B */
     if (kind == 1 && !lbr) step_scratch(c, H * 4, &used, scr, sizeof scr);
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) ||
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) ||
         (st = rnn_weights(c, s, n, 1, dirs, G, H, IN, w, sizeof w, &used)) ||
         (st = rnn_weights(c, s, n, 2, dirs, G, H, H, r, sizeof r, &used)) ||
         (st = rnn_bias(c, s, n, dirs, G, H, bs, rb, sizeof bs, &used)) ||
         (st = rnn_input(c, s, n, 5, dirs * B * H, "initial_h", h0, sizeof h0)) ||
         (kind == 2 && (st = rnn_input(c, s, n, 6, dirs * B * H, "initial_c", c0, sizeof c0))) ||
         (kind == 2 && (st = rnn_input(c, s, n, 7, dirs * 3 * H, "the peepholes P", pp, sizeof pp))) ||
-        (st = value_expr(c, s->out, n, y, sizeof y)) ||
-        (s->nout > 1 && (st = value_expr(c, s->outs[1], n, yh, sizeof yh))) ||
-        (kind == 2 && s->nout > 2 && (st = value_expr(c, s->outs[2], n, yc, sizeof yc))))
+        (st = cg_value_expr(c, s->out, n, y, sizeof y)) ||
+        (s->nout > 1 && (st = cg_value_expr(c, s->outs[1], n, yh, sizeof yh))) ||
+        (kind == 2 && s->nout > 2 && (st = cg_value_expr(c, s->outs[2], n, yc, sizeof yc))))
         return st;
     kern_rnn_act acts[6];
     if ((st = kern_rnn_acts(n, per, dirs, acts, c->err))) return st;
     bool bad = false;
     const nnfx_tensor *tl = const_input(c, s, 4, &bad);
-    if (bad) return unsupported(c, n, "sequence_lens is not a constant (generated C has static sequence lengths)");
+    if (bad) return cg_unsupported(c, n, "sequence_lens is not a constant (generated C has static sequence lengths)");
     if (tl && nnfx_tensor_numel(tl) != B)
-        return unsupported(c, n, "sequence_lens does not hold one length per batch row");
-    use_section(c, "rnn");
+        return cg_unsupported(c, n, "sequence_lens does not hold one length per batch row");
+    cg_use_section(c, "rnn");
     sb_printf(&c->body,
               "    {   /* kind T B IN H dirs reverse layout linear_before_reset input_forget */\n"
               "        static const int geo[10] = {%d, %lld, %lld, %lld, %lld, %d, %d, %d, %d, %d};\n",
               kind, (long long)T, (long long)B, (long long)IN, (long long)H, dirs, rev, bf, lbr, coupled);
     sb_printf(&c->body, "        static const nnfx_rt_act acts[%d] = {", per * dirs);
     for (int i = 0; i < per * dirs; i++) {
-        use_section(c, acts[i].section);
+        cg_use_section(c, acts[i].section);
         sb_printf(&c->body, "%s{nnfx_rt_%s, ", i ? ", " : "", acts[i].section);
-        float_lit(&c->body, acts[i].a);
+        cg_float_lit(&c->body, acts[i].a);
         sb_printf(&c->body, ", ");
-        float_lit(&c->body, acts[i].b);
+        cg_float_lit(&c->body, acts[i].b);
         sb_printf(&c->body, "}");
     }
     sb_printf(&c->body, "};\n");
@@ -1153,7 +1104,7 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     }
     sb_printf(&c->body, "        nnfx_rt_rnn(geo, %s, %s, %s, %s, %s, %s, %s, %s, %s, ", x, w, r, bs, rb,
               tl ? "lens" : "0", h0, c0, pp);
-    float_lit(&c->body, (float)nnfx_node_attr_float(n, "clip", 0.0));
+    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "clip", 0.0));
     sb_printf(&c->body, ", acts, %s, %s, %s, %s);\n    }\n", y, yh, yc, scr);
     c->stats[n->op].macs += T * B * dirs * G * H * (IN + H);
     return NNFX_OK;
@@ -1163,19 +1114,19 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
  * output (stored bytewise in the arena; only a Cast to float32 reads them
  * in generated C: a model output must be float32). */
 static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int axis;
     if (!xm || xm->dtype != NNFX_F32 || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
-        return unsupported(c, n, "topk of a float32 tensor along a valid axis");
+        return cg_unsupported(c, n, "topk of a float32 tensor along a valid axis");
     char x[64], y[64], idx[64] = "0";
     nnfx_status st;
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout > 1) {
         fx_value_view iv = fx_plan_value_view(c->p, s->outs[1]);
         if (iv.kind == FX_VALUE_ARENA)
             snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)(c->base + iv.off));
     }
-    use_section(c, "topk");
+    cg_use_section(c, "topk");
     sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
               (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), (long long)ym->dims[axis].value,
@@ -1186,23 +1137,23 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
 /* Cast to float32 of a float32 value (a copy) or of an int64 one in the
  * arena (TopK's indices: nnfx_rt_cast_i64). */
 static nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     char x[64], y[64];
     nnfx_status st;
-    if (!xm || s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
-    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
-    const int64_t numel = meta_numel(&n->meta[0]);
+    if (!xm || s->nin < 1 || s->in[0] < 0) return cg_unsupported(c, n, "its input is not a tensor value");
+    if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
+    const int64_t numel = cg_meta_numel(&n->meta[0]);
     fx_value_view xv = fx_plan_value_view(c->p, s->in[0]);
     if (xm->dtype == NNFX_F32) {
-        if ((st = value_expr(c, s->in[0], n, x, sizeof x))) return st;
+        if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x))) return st;
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
         return NNFX_OK;
     }
     /* int64 values in the arena, a body input (a Loop's trip number) or a model input are bytes */
     if (xm->dtype != NNFX_I64 || (xv.kind != FX_VALUE_ARENA && xv.kind != FX_VALUE_INPUT))
-        return unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
-    if ((st = value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
-    use_section(c, "cast_i64");
+        return cg_unsupported(c, n, "only a Cast to float32 of float32 or computed int64 values is generated");
+    if ((st = cg_value_typed(c, s->in[0], NNFX_I64, n, x, sizeof x))) return st;
+    cg_use_section(c, "cast_i64");
     sb_printf(&c->body, "    nnfx_rt_cast_i64((const unsigned char *)%s, %s, %lld);\n", x, y, (long long)numel);
     return NNFX_OK;
 }
@@ -1214,28 +1165,29 @@ static nnfx_status emit_cast_from_float(cg *c, const fx_step_view *s, const nnfx
     const nnfx_dtype to = n->meta[0].dtype;
     char x[64], y[64];
     nnfx_status st;
-    if (s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_typed(c, s->out, to, n, y, sizeof y))) return st;
+    if (s->nin < 1 || s->in[0] < 0) return cg_unsupported(c, n, "its input is not a tensor value");
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_typed(c, s->out, to, n, y, sizeof y)))
+        return st;
     const char *fn = to == NNFX_I64 ? "cast_f32_i64" : "cast_f32_bool";
-    use_section(c, fn);
-    sb_printf(&c->body, "    nnfx_rt_%s(%s, %s, %lld);\n", fn, x, y, (long long)meta_numel(&n->meta[0]));
+    cg_use_section(c, fn);
+    sb_printf(&c->body, "    nnfx_rt_%s(%s, %s, %lld);\n", fn, x, y, (long long)cg_meta_numel(&n->meta[0]));
     return NNFX_OK;
 }
 
 /* ArgMax / ArgMin of a float32 value along one axis: int64 indices stored
  * bytewise in the arena. */
 static nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || xm->dtype != NNFX_F32 || n->meta[0].dtype != NNFX_I64 ||
         !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return unsupported(c, n, "only an arg max / min of a float32 tensor along a valid axis is generated");
-    if (xm->dims[axis].value <= 0) return unsupported(c, n, "an arg max / min over an empty axis");
+        return cg_unsupported(c, n, "only an arg max / min of a float32 tensor along a valid axis is generated");
+    if (xm->dims[axis].value <= 0) return cg_unsupported(c, n, "an arg max / min over an empty axis");
     char x[64], y[64];
     nnfx_status st;
-    if ((st = value_expr(c, s->in[0], n, x, sizeof x)) || (st = value_typed(c, s->out, NNFX_I64, n, y, sizeof y)))
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_typed(c, s->out, NNFX_I64, n, y, sizeof y)))
         return st;
-    use_section(c, "argmax");
+    cg_use_section(c, "argmax");
     sb_printf(&c->body, "    nnfx_rt_argmax(%s, %s, %lld, %lld, %lld, %d, %d);\n", x, y,
               (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), n->op == NNFX_OP_ARGMIN,
@@ -1249,11 +1201,11 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
 
 /* BatchNormalization (inference) over [N, C, inner]. */
 static nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0);
-    if (!xm || xm->rank < 2) return unsupported(c, n, "batch_normalization expects rank >= 2");
-    use_section(c, "batch_norm");
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    if (!xm || xm->rank < 2) return cg_unsupported(c, n, "batch_normalization expects rank >= 2");
+    cg_use_section(c, "batch_norm");
     sb_printf(&c->body, "    nnfx_rt_batch_norm(%s, %s, %s, %s, %s, ", in[0], in[1], in[2], in[3], in[4]);
-    float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
     sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)xm->dims[1].value,
               (long long)infer_prod(xm, 2, xm->rank));
     return NNFX_OK;
@@ -1264,10 +1216,10 @@ static nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const 
     const nnfx_meta *xm = &n->meta[0];
     int axis;
     if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
-        return unsupported(c, n, "softmax axis out of range");
+        return cg_unsupported(c, n, "softmax axis out of range");
     int64_t outer, len, inner;
     split3(xm, axis, xm->rank ? axis + 1 : 0, &outer, &len, &inner);
-    use_section(c, "softmax");
+    cg_use_section(c, "softmax");
     sb_printf(&c->body, "    nnfx_rt_softmax(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
               (long long)inner, n->op == NNFX_OP_LOG_SOFTMAX);
     return NNFX_OK;
@@ -1278,15 +1230,15 @@ static nnfx_status emit_concat(cg *c, const fx_step_view *s, const nnfx_node *n,
     const nnfx_meta *ym = &n->meta[0];
     int axis;
     if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
-        return unsupported(c, n, "concat axis out of range");
+        return cg_unsupported(c, n, "concat axis out of range");
     int64_t outer = infer_prod(ym, 0, axis), orow = infer_prod(ym, axis, ym->rank), at = 0;
-    use_section(c, "copy_rows");
+    cg_use_section(c, "copy_rows");
     for (int a = 0; a < s->nin; a++) {
         char src[64];
-        const nnfx_meta *am = arg_meta(n, a);
+        const nnfx_meta *am = cg_arg_meta(n, a);
         nnfx_status st;
-        if (!am || s->in[a] < 0) return unsupported(c, n, "literal concat inputs are not generated");
-        if ((st = value_expr(c, s->in[a], n, src, sizeof src))) return st;
+        if (!am || s->in[a] < 0) return cg_unsupported(c, n, "literal concat inputs are not generated");
+        if ((st = cg_value_expr(c, s->in[a], n, src, sizeof src))) return st;
         int64_t row = infer_prod(am, axis, am->rank);
         sb_printf(&c->body, "    nnfx_rt_copy_rows(%s, %s + %lld, %lld, %lld, %lld);\n", src, y, (long long)at,
                   (long long)outer, (long long)row, (long long)orow);
@@ -1297,8 +1249,8 @@ static nnfx_status emit_concat(cg *c, const fx_step_view *s, const nnfx_node *n,
 
 /* Transpose (rank <= 6) as a strided copy. */
 static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || xm->rank > 6 || xm->rank < 1) return unsupported(c, n, "transpose of rank > 6");
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || xm->rank > 6 || xm->rank < 1) return cg_unsupported(c, n, "transpose of rank > 6");
     int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
     int64_t acc = 1;
     for (int d = xm->rank - 1; d >= 0; d--)
@@ -1309,7 +1261,7 @@ static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, cons
         st_[d] = xst[pd];
         shp[d] = ym->dims[d].value;
     }
-    use_section(c, "transpose");
+    cg_use_section(c, "transpose");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", ym->rank, shp);
     emit_longs(&c->body, "st", ym->rank, st_);
@@ -1319,7 +1271,7 @@ static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, cons
 
 /* How many of a step's inputs are data the generated code reads at run
  * time (the rest, constant parameters of the op, are read at generation). */
-static int data_inputs(nnfx_op op, int nin) {
+int cg_data_inputs(nnfx_op op, int nin) {
     switch (op) {
     case NNFX_OP_CLIP:
     case NNFX_OP_REDUCE_MEAN:
@@ -1354,19 +1306,20 @@ static int compare_code(nnfx_op op) {
 /* A comparison of two float32 values into a bool value (one byte per
  * element in the arena): what an If's condition is usually made of. */
 static nnfx_status emit_compare(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    const nnfx_meta *ma = arg_meta(n, 0), *mb = arg_meta(n, 1);
+    const nnfx_meta *ma = cg_arg_meta(n, 0), *mb = cg_arg_meta(n, 1);
     char a[64], b[64], y[64];
     nnfx_status st;
     if (!ma || !mb || ma->dtype != NNFX_F32 || mb->dtype != NNFX_F32 || n->meta[0].dtype != NNFX_BOOL || s->nin < 2)
-        return unsupported(c, n, "only comparisons of two float32 values are generated");
+        return cg_unsupported(c, n, "only comparisons of two float32 values are generated");
     kern_bcast bp;
-    if ((st = plan_bcast(c, n, &bp)) || (st = value_expr(c, s->in[0], n, a, sizeof a)) ||
-        (st = value_expr(c, s->in[1], n, b, sizeof b)) || (st = value_typed(c, s->out, NNFX_BOOL, n, y, sizeof y)))
+    if ((st = cg_plan_bcast(c, n, &bp)) || (st = cg_value_expr(c, s->in[0], n, a, sizeof a)) ||
+        (st = cg_value_expr(c, s->in[1], n, b, sizeof b)) ||
+        (st = cg_value_typed(c, s->out, NNFX_BOOL, n, y, sizeof y)))
         return st;
     int64_t sa[NNFX_MAX_RANK], sb_[NNFX_MAX_RANK];
     for (int d = 0; d < bp.rank; d++)
         sa[d] = bp.st[0][d], sb_[d] = bp.st[1][d];
-    use_section(c, "compare");
+    cg_use_section(c, "compare");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", bp.rank, bp.shape);
     emit_longs(&c->body, "sa", bp.rank, sa);
@@ -1394,7 +1347,8 @@ static nnfx_status expr_fmt(cg *c, const nnfx_node *n, char *dst, const char *fm
     va_start(ap, fmt);
     int k = vsnprintf(dst, 64, fmt, ap);
     va_end(ap);
-    return k >= 0 && k < 64 ? NNFX_OK : unsupported(c, n, "a C expression of its body is too long (nested too deep)");
+    return k >= 0 && k < 64 ? NNFX_OK
+                            : cg_unsupported(c, n, "a C expression of its body is too long (nested too deep)");
 }
 
 /* The C expression of value v as a body input: "" (nothing a body could
@@ -1406,7 +1360,7 @@ static nnfx_status capture_expr(cg *c, int v, const nnfx_meta *m, const nnfx_nod
     if (vv.kind == FX_VALUE_INPUT && c->in_expr &&
         (vv.input < 0 || vv.input >= c->nin_expr || !c->in_expr[vv.input][0]))
         return NNFX_OK;
-    return value_typed(c, v, m ? m->dtype : NNFX_F32, user, buf, len);
+    return cg_value_typed(c, v, m ? m->dtype : NNFX_F32, user, buf, len);
 }
 
 /* Appends text to b with every line indented by four more spaces. */
@@ -1465,9 +1419,9 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
     bool cond_const = cv.kind == FX_VALUE_CONST && nnfx_tensor_numel(cv.t) == 1;
     bool cond_true = cond_input || (cond_const && nnfx_tensor_get(cv.t, 0) != 0);
     if (!st && cond == CG_COND_INVARIANT && !cond_true)
-        st = unsupported(c, n,
-                         "its body computes the loop condition at run time and the loop has scan outputs: their "
-                         "length is known only at run time (generated C has static shapes)");
+        st = cg_unsupported(c, n,
+                            "its body computes the loop condition at run time and the loop has scan outputs: their "
+                            "length is known only at run time (generated C has static shapes)");
     if (!st && (st = walk_plan(&sub)) && c->err) { /* name the control-flow node first */
         char inner[sizeof c->err->msg];
         const char *m = c->err->msg;
@@ -1478,8 +1432,8 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
     } else if (!st && cond == CG_COND_VARIES && !cond_true) { /* computed: read after the trip */
         char ce[64];
         if (!r || nnfx_meta_numel(&r->meta[0]) != 1)
-            st = unsupported(c, n, "its body's condition is not one element");
-        else if (!(st = value_typed(&sub, ri, r->meta[0].dtype, r, ce, sizeof ce)))
+            st = cg_unsupported(c, n, "its body's condition is not one element");
+        else if (!(st = cg_value_typed(&sub, ri, r->meta[0].dtype, r, ce, sizeof ce)))
             sb_printf(&sub.body, "    cond%d = %s[0] != 0; /* the body's condition */\n", c->depth, ce);
     }
     /* what the body added to the shared parts (weights, sections, regions) */
@@ -1505,8 +1459,8 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
  * arena expressions (float32 only). */
 static nnfx_status ctrl_outputs(cg *c, const fx_step_view *s, const nnfx_node *n, char (*dst)[64]) {
     for (int k = 0; k < n->nout; k++) {
-        if (n->meta[k].dtype != NNFX_F32) return unsupported(c, n, "only float32 results are generated");
-        nnfx_status st = value_expr(c, s->outs[k], n, dst[k], 64);
+        if (n->meta[k].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 results are generated");
+        nnfx_status st = cg_value_expr(c, s->outs[k], n, dst[k], 64);
         if (st) return st;
     }
     return NNFX_OK;
@@ -1518,15 +1472,15 @@ static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
     ir_ctrl_shape cs;
     nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
     if (st) return st;
-    if (cs.ncaptures + 1 > s->nin) return unsupported(c, n, "its operands do not match its branches");
+    if (cs.ncaptures + 1 > s->nin) return cg_unsupported(c, n, "its operands do not match its branches");
     char(*in)[64] = calloc((size_t)cs.ncaptures + 1, sizeof *in);
     char(*dst)[64] = calloc((size_t)n->nout + 1, sizeof *dst);
     char cond[64];
     if (!in || !dst) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     if (!st) st = ctrl_outputs(c, s, n, dst);
     for (int k = 0; k < cs.ncaptures && !st; k++)
-        st = capture_expr(c, s->in[1 + k], arg_meta(n, 1 + k), n, in[k], sizeof in[k]);
-    const nnfx_meta *cm = arg_meta(n, 0);
+        st = capture_expr(c, s->in[1 + k], cg_arg_meta(n, 1 + k), n, in[k], sizeof in[k]);
+    const nnfx_meta *cm = cg_arg_meta(n, 0);
     fx_value_view cv = fx_plan_value_view(c->p, s->in[0]);
     if (!st && cv.kind == FX_VALUE_CONST) { /* decided at generation */
         int b = nnfx_tensor_numel(cv.t) == 1 && nnfx_tensor_get(cv.t, 0) != 0 ? 0 : 1;
@@ -1536,8 +1490,8 @@ static nnfx_status emit_if(cg *c, const fx_step_view *s, const nnfx_node *n) {
     } else if (!st) {
         if (!cm || nnfx_meta_numel(cm) != 1 ||
             (cm->dtype != NNFX_BOOL && cm->dtype != NNFX_U8 && cm->dtype != NNFX_I8 && cm->dtype != NNFX_F32))
-            st = unsupported(c, n, "the condition is not one bool, uint8, int8 or float32 element");
-        if (!st) st = value_typed(c, s->in[0], cm->dtype, n, cond, sizeof cond);
+            st = cg_unsupported(c, n, "the condition is not one bool, uint8, int8 or float32 element");
+        if (!st) st = cg_value_typed(c, s->in[0], cm->dtype, n, cond, sizeof cond);
         int64_t mark = c->ctrl_bytes; /* one branch runs: both use the same regions */
         if (!st) sb_printf(&c->body, "    if (%s[0] != 0) {\n", cond);
         if (!st) st = emit_body(c, n, cs.body[0], "then branch", in, cs.ncaptures, dst, CG_COND_IGNORED);
@@ -1565,36 +1519,36 @@ typedef struct loop_limits {
 static nnfx_status loop_limits_of(cg *c, const fx_step_view *s, const nnfx_node *n, loop_limits *l) {
     memset(l, 0, sizeof *l);
     l->trips = -1;
-    if (s->nin < 2) return unsupported(c, n, "its operands do not match its body");
+    if (s->nin < 2) return cg_unsupported(c, n, "its operands do not match its body");
     if (s->in[0] >= 0) {
         fx_value_view m = fx_plan_value_view(c->p, s->in[0]);
-        const nnfx_meta *mm = arg_meta(n, 0);
+        const nnfx_meta *mm = cg_arg_meta(n, 0);
         if (m.kind == FX_VALUE_CONST) {
-            if (nnfx_tensor_numel(m.t) != 1) return unsupported(c, n, "its trip count is not one element");
+            if (nnfx_tensor_numel(m.t) != 1) return cg_unsupported(c, n, "its trip count is not one element");
             int64_t t = ir_tensor_int_at0(m.t);
             l->trips = t > 0 ? t : 0;
         } else if (!mm || mm->dtype != NNFX_I64 || nnfx_meta_numel(mm) != 1) {
-            return unsupported(c, n, "its trip count is not one int64 element");
+            return cg_unsupported(c, n, "its trip count is not one int64 element");
         } else {
             l->m_runtime = true;
         }
     }
     if (s->in[1] >= 0) {
         fx_value_view cv = fx_plan_value_view(c->p, s->in[1]);
-        const nnfx_meta *cm = arg_meta(n, 1);
+        const nnfx_meta *cm = cg_arg_meta(n, 1);
         l->use_cond = true;
         if (cv.kind == FX_VALUE_CONST) {
-            if (nnfx_tensor_numel(cv.t) != 1) return unsupported(c, n, "its condition is not one element");
+            if (nnfx_tensor_numel(cv.t) != 1) return cg_unsupported(c, n, "its condition is not one element");
             if (nnfx_tensor_get(cv.t, 0) == 0) l->trips = 0, l->m_runtime = false;
         } else if (!cm || nnfx_meta_numel(cm) != 1 ||
                    (cm->dtype != NNFX_BOOL && cm->dtype != NNFX_U8 && cm->dtype != NNFX_I8 && cm->dtype != NNFX_F32)) {
-            return unsupported(c, n, "its condition is not one bool, uint8, int8 or float32 element");
+            return cg_unsupported(c, n, "its condition is not one bool, uint8, int8 or float32 element");
         } else {
             l->c_runtime = true;
         }
     }
     if (s->in[0] < 0 && !l->use_cond)
-        return unsupported(c, n, "it has neither a trip count nor a condition: it never ends");
+        return cg_unsupported(c, n, "it has neither a trip count nor a condition: it never ends");
     return NNFX_OK;
 }
 
@@ -1613,11 +1567,12 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
     loop_limits l;
     if ((st = loop_limits_of(c, s, n, &l))) return st;
     const int N = cs.ncarried, S = cs.nscan_out, K = cs.ncaptures, d = c->depth;
-    if (s->nin != 2 + N + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    if (s->nin != 2 + N + K || n->nout != N + S) return cg_unsupported(c, n, "its operands do not match its body");
     if (S > 0 && l.trips != 0 && (l.trips < 0 || l.c_runtime))
-        return unsupported(c, n,
-                           "it has scan outputs and its trip count or condition is computed at run time (or absent): "
-                           "their length is known only at run time (generated C has static shapes)");
+        return cg_unsupported(
+            c, n,
+            "it has scan outputs and its trip count or condition is computed at run time (or absent): "
+            "their length is known only at run time (generated C has static shapes)");
     char(*in)[64] = calloc((size_t)(2 + N + K), sizeof *in);
     char(*dst)[64] = calloc((size_t)(1 + N + S), sizeof *dst);
     char(*outs)[64] = calloc((size_t)(N + S + 1), sizeof *outs);
@@ -1630,7 +1585,7 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         bytes[k] = nnfx_meta_nbytes(m);
         if (k >= N) { /* [trips, ...]: one item per trip */
             if (m->rank < 1 || m->dims[0].value != l.trips)
-                st = unsupported(c, n, "a scan output's first dim is not the trip count");
+                st = cg_unsupported(c, n, "a scan output's first dim is not the trip count");
             else
                 bytes[k] = l.trips ? bytes[k] / l.trips : 0;
         }
@@ -1638,19 +1593,19 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
     /* the initial values into the carried outputs */
     for (int k = 0; k < N && !st; k++) {
         char init[64];
-        const nnfx_meta *im = arg_meta(n, 2 + k);
+        const nnfx_meta *im = cg_arg_meta(n, 2 + k);
         if (!im || im->dtype != NNFX_F32) {
-            st = unsupported(c, n, "only float32 loop-carried values are generated");
+            st = cg_unsupported(c, n, "only float32 loop-carried values are generated");
             break;
         }
-        if ((st = value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
+        if ((st = cg_value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
     }
     const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0), *cin = nnfx_graph_input(cs.body[0], 1);
     if (!st && l.trips != 0) {
         char mx[64] = "", cx[64] = "";
-        if (l.m_runtime) st = value_typed(c, s->in[0], NNFX_I64, n, mx, sizeof mx);
-        if (!st && l.c_runtime) st = value_typed(c, s->in[1], arg_meta(n, 1)->dtype, n, cx, sizeof cx);
+        if (l.m_runtime) st = cg_value_typed(c, s->in[0], NNFX_I64, n, mx, sizeof mx);
+        if (!st && l.c_runtime) st = cg_value_typed(c, s->in[1], cg_arg_meta(n, 1)->dtype, n, cx, sizeof cx);
         /* body inputs: the trip number (int64 bytes, when read), the condition (a byte holding 1, when
          * read), the carried values, the captures */
         if (!st && iter && iter->nusers > 0)
@@ -1660,7 +1615,7 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         for (int k = 0; k < N; k++)
             memcpy(in[2 + k], outs[k], sizeof in[2 + k]);
         for (int k = 0; k < K && !st; k++)
-            st = capture_expr(c, s->in[2 + N + k], arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
+            st = capture_expr(c, s->in[2 + N + k], cg_arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
         /* body results: the condition (checked or read, not copied), the next carried values, the scan items */
         for (int k = 0; k < N && !st; k++)
             st = expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
@@ -1732,20 +1687,20 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     nnfx_status st = ir_ctrl_layout(n, &cs, c->err);
     if (st) return st;
     const int N = cs.ncarried, M = cs.nscan_in, S = cs.nscan_out, K = cs.ncaptures;
-    if (s->nin != N + M + K || n->nout != N + S) return unsupported(c, n, "its operands do not match its body");
+    if (s->nin != N + M + K || n->nout != N + S) return cg_unsupported(c, n, "its operands do not match its body");
     int64_t len = -1;
     /* per scanned input / scan output: outer and inner of [outer, len, inner] along its axis */
     int64_t *geo = calloc((size_t)(2 * (M + S) + 2), sizeof *geo);
     if (!geo) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     for (int j = 0; j < M && !st; j++) {
-        const nnfx_meta *xm = arg_meta(n, N + j);
+        const nnfx_meta *xm = cg_arg_meta(n, N + j);
         int ax = xm ? ir_scan_axis(n, "scan_input_axes", j, xm->rank) : -1;
         if (!xm || xm->rank < 1 || xm->dtype != NNFX_F32)
-            st = unsupported(c, n, "a scanned input is not a float32 tensor");
+            st = cg_unsupported(c, n, "a scanned input is not a float32 tensor");
         else if (ax < 0)
-            st = unsupported(c, n, "a scan input axis is out of range");
+            st = cg_unsupported(c, n, "a scan input axis is out of range");
         else if (len >= 0 && xm->dims[ax].value != len)
-            st = unsupported(c, n, "its scanned inputs differ in length");
+            st = cg_unsupported(c, n, "its scanned inputs differ in length");
         if (st) break;
         len = xm->dims[ax].value;
         geo[2 * j] = infer_prod(xm, 0, ax), geo[2 * j + 1] = infer_prod(xm, ax + 1, xm->rank);
@@ -1754,7 +1709,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
         const nnfx_meta *om = &n->meta[N + j];
         int ax = ir_scan_axis(n, "scan_output_axes", j, om->rank);
         if (ax < 0 || om->rank < 1 || om->dims[ax].value != len)
-            st = unsupported(c, n, "a scan output axis is out of range or not the scan's length");
+            st = cg_unsupported(c, n, "a scan output axis is out of range or not the scan's length");
         else
             geo[2 * (M + j)] = infer_prod(om, 0, ax), geo[2 * (M + j) + 1] = infer_prod(om, ax + 1, om->rank);
     }
@@ -1770,12 +1725,12 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int d = c->depth;
     for (int k = 0; k < N && !st; k++) { /* the initial values into the carried outputs */
         char init[64];
-        const nnfx_meta *im = arg_meta(n, k);
+        const nnfx_meta *im = cg_arg_meta(n, k);
         if (!im || im->dtype != NNFX_F32) {
-            st = unsupported(c, n, "only float32 scan-carried values are generated");
+            st = cg_unsupported(c, n, "only float32 scan-carried values are generated");
             break;
         }
-        if ((st = value_expr(c, s->in[k], n, init, sizeof init))) break;
+        if ((st = cg_value_expr(c, s->in[k], n, init, sizeof init))) break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)nnfx_meta_nbytes(im));
     }
     if (!st && len > 0) {
@@ -1788,7 +1743,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
         for (int j = 0; j < M && !st; j++) {
             char x[64];
             const int64_t outer = geo[2 * j], inner = geo[2 * j + 1];
-            if ((st = value_expr(c, s->in[N + j], n, x, sizeof x))) break;
+            if ((st = cg_value_expr(c, s->in[N + j], n, x, sizeof x))) break;
             scan_pos(pos, sizeof pos, scan_reversed(n, "scan_input_directions", j), len, d);
             if (outer == 1) {
                 st = expr_fmt(c, n, in[N + j], "(%s + %s * %lld)", x, pos, (long long)inner);
@@ -1796,7 +1751,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
             }
             if ((st = expr_fmt(c, n, in[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
                 break;
-            use_section(c, "transpose");
+            cg_use_section(c, "transpose");
             sb_printf(&pre,
                       "    {   /* scanned input %d: the rows at the trip's position along its axis */\n"
                       "        static const long shape[2] = {%lld, %lld};\n"
@@ -1806,7 +1761,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
                       in[N + j]);
         }
         for (int k = 0; k < K && !st; k++)
-            st = capture_expr(c, s->in[N + M + k], arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
+            st = capture_expr(c, s->in[N + M + k], cg_arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
         for (int j = 0; j < S && !st; j++) {
             const int64_t outer = geo[2 * (M + j)], inner = geo[2 * (M + j) + 1];
             scan_pos(pos, sizeof pos, scan_reversed(n, "scan_output_directions", j), len, d);
@@ -1816,7 +1771,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
             }
             if ((st = expr_fmt(c, n, dst[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
                 break;
-            use_section(c, "copy_rows");
+            cg_use_section(c, "copy_rows");
             sb_printf(&post, "    nnfx_rt_copy_rows(%s, %s + %s * %lld, %lld, %lld, %lld); /* scan output %d */\n",
                       dst[N + j], outs[N + j], pos, (long long)inner, (long long)outer, (long long)inner,
                       (long long)(len * inner), j);
@@ -1866,32 +1821,32 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
-    if (n->op == NNFX_OP_CAST && arg_meta(n, 0) && arg_meta(n, 0)->dtype == NNFX_F32 &&
+    if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
         (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
         return emit_cast_from_float(c, s, n);
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
-    if (n->meta[0].dtype != NNFX_F32) return unsupported(c, n, "only float32 values are generated");
+    if (n->meta[0].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
     if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n);
     if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
-    if ((st = value_expr(c, s->out, n, y, sizeof y))) return st;
+    if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
     if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
-        return unsupported(c, n, "multi-output ops other than Split, TopK, RNN, GRU and LSTM are not generated");
-    int ndata = data_inputs(n->op, s->nin);
-    if (ndata > 8) return unsupported(c, n, "too many inputs");
+        return cg_unsupported(c, n, "multi-output ops other than Split, TopK, RNN, GRU and LSTM are not generated");
+    int ndata = cg_data_inputs(n->op, s->nin);
+    if (ndata > 8) return cg_unsupported(c, n, "too many inputs");
     for (int a = 0; a < ndata; a++) {
         in[a][0] = 0;
-        if (s->in[a] >= 0 && (st = value_expr(c, s->in[a], n, in[a], sizeof in[a]))) return st;
+        if (s->in[a] >= 0 && (st = cg_value_expr(c, s->in[a], n, in[a], sizeof in[a]))) return st;
     }
-    int64_t numel = meta_numel(&n->meta[0]);
+    int64_t numel = cg_meta_numel(&n->meta[0]);
     const char *fn;
-    if ((fn = unary_fn(n->op))) {
+    if ((fn = cg_unary_fn(n->op))) {
         float a, b;
-        if (!unary_params(c, s, n, &a, &b)) return unsupported(c, n, "clip bounds are not constants");
-        emit_map(c, fn, in[0], y, numel, a, b);
+        if (!cg_unary_params(c, s, n, &a, &b)) return cg_unsupported(c, n, "clip bounds are not constants");
+        cg_emit_map(c, fn, in[0], y, numel, a, b);
         return NNFX_OK;
     }
-    if ((fn = binary_fn(n->op))) return emit_binary(c, n, fn, in[0], in[1], y);
+    if ((fn = cg_binary_fn(n->op))) return cg_emit_binary(c, n, fn, in[0], in[1], y);
     if (ir_op_info(n->op)->flags & NNFX_F_VIEW) { /* reshape-likes: the data, unchanged */
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
         return NNFX_OK;
@@ -1921,7 +1876,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
     case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
     case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);
-    default: return unsupported(c, n, "the C generator has no kernel for this op");
+    default: return cg_emit_float_op(c, s, n, in, y);
     }
 }
 
@@ -1935,33 +1890,32 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
 
 /* The integer types the int8 steps keep in the arena (their byte size:
  * nnfx_dtype_size / nnfx_meta_nbytes). */
-static bool int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
+bool cg_int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
 
 /* The non-float types generated C keeps as bytes (in the arena, a body's
  * inputs, the model's inputs and outputs): the int8 steps' and int64 /
  * bool (TopK's indices, comparisons, casts, a Loop's trip count). */
-static bool bytes_dtype(nnfx_dtype dt) { return int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL; }
+bool cg_bytes_dtype(nnfx_dtype dt) { return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL; }
 
 static bool is_int8_step(const nnfx_node *n) {
     return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
 }
 
-/* C expression for value v of type dt: float values as value_expr, integer
+/* C expression for value v of type dt: float values as cg_value_expr, integer
  * ones in the arena as bytes. */
-static nnfx_status value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
+nnfx_status cg_value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     if (vv.kind == FX_VALUE_INPUT && !c->in_expr && dt != NNFX_F32) { /* a model input of another type: bytes */
         snprintf(buf, len, "((const unsigned char *)inputs[%d])", vv.input);
         return NNFX_OK;
     }
-    if (vv.kind != FX_VALUE_ARENA || dt == NNFX_F32) return value_expr(c, v, user, buf, len);
+    if (vv.kind != FX_VALUE_ARENA || dt == NNFX_F32) return cg_value_expr(c, v, user, buf, len);
     snprintf(buf, len, "((unsigned char *)A + %lld)", (long long)(c->base + vv.off));
     return NNFX_OK;
 }
 
 /* A constant array of n values in the weights file; returns its number. */
-static int emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char *src, const char *what,
-                            nnfx_op op) {
+int cg_emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char *src, const char *what, nnfx_op op) {
     int id = ++c->nweights;
     const char *ty = i8 ? "int8_t" : "float";
     if (i8 && !c->weights_stdint) {
@@ -1977,7 +1931,7 @@ static int emit_const_array(cg *c, bool i8, const void *data, int64_t n, const c
         if (i8)
             sb_printf(&c->weights, "%d", ((const int8_t *)data)[i]);
         else
-            float_lit(&c->weights, ((const float *)data)[i]);
+            cg_float_lit(&c->weights, ((const float *)data)[i]);
     }
     sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
     int64_t bytes = n * (i8 ? 1 : 4);
@@ -1988,9 +1942,9 @@ static int emit_const_array(cg *c, bool i8, const void *data, int64_t n, const c
 
 static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, int32_t hi) {
     sb_printf(b, "{");
-    float_lit(b, scale);
+    cg_float_lit(b, scale);
     sb_printf(b, ", ");
-    float_lit(b, inv);
+    cg_float_lit(b, inv);
     sb_printf(b, ", %d, %d, %d}", (int)zp, (int)lo, (int)hi);
 }
 
@@ -1998,10 +1952,11 @@ static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, 
 static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int64_t m) {
     const fx_qepi *e = v->e;
     bool direct = !e->mid && !e->res; /* the runtime's multq / biasq with inv 1 */
-    int mw = emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
-                              direct ? "requant multiplier (x_scale * w_scale / y_scale)" : "x_scale * w_scale", f->op);
-    int bw = emit_const_array(c, false, direct ? e->biasq : e->bias, m, f->name,
-                              direct ? "requant bias (bias / y_scale + y_zp)" : "bias", f->op);
+    int mw =
+        cg_emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
+                            direct ? "requant multiplier (x_scale * w_scale / y_scale)" : "x_scale * w_scale", f->op);
+    int bw = cg_emit_const_array(c, false, direct ? e->biasq : e->bias, m, f->name,
+                                 direct ? "requant bias (bias / y_scale + y_zp)" : "bias", f->op);
     if (e->mid) {
         sb_printf(&c->body, "        static const nnfx_rt_qparam mid = ");
         qparam_lit(&c->body, e->mid_scale, e->mid_inv, e->mid_zp, e->mid_lo, e->mid_hi);
@@ -2024,33 +1979,33 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     fx_qop_view_of(s->qop, &v);
     char x[64], r[64] = "0", y[64];
     nnfx_status st;
-    if ((st = value_typed(c, s->in[0], NNFX_U8, f, x, sizeof x)) ||
-        (st = value_typed(c, s->out, NNFX_U8, q, y, sizeof y)) ||
-        (s->nin > 1 && s->in[1] >= 0 && (st = value_typed(c, s->in[1], NNFX_U8, q, r, sizeof r))))
+    if ((st = cg_value_typed(c, s->in[0], NNFX_U8, f, x, sizeof x)) ||
+        (st = cg_value_typed(c, s->out, NNFX_U8, q, y, sizeof y)) ||
+        (s->nin > 1 && s->in[1] >= 0 && (st = cg_value_typed(c, s->in[1], NNFX_U8, q, r, sizeof r))))
         return st;
     c->int8_steps++;
     if (v.kind == FX_QOP_POOL) {
         const fx_qpool_geom *g = &v.pool;
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
                            g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
-        use_section(c, "qpool");
+        cg_use_section(c, "qpool");
         sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw global_avg */\n"
                             "        static const int geo[14] = {");
         for (int i = 0; i < 14; i++)
             sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)geo[i]);
         sb_printf(&c->body, "};\n        nnfx_rt_qpool(%s, %s, geo, %d, ", x, y, g->x_signed);
-        float_lit(&c->body, g->x_scale);
+        cg_float_lit(&c->body, g->x_scale);
         sb_printf(&c->body, ", %d, %d, ", (int)g->x_zp, g->y_signed);
-        float_lit(&c->body, g->y_scale);
+        cg_float_lit(&c->body, g->y_scale);
         sb_printf(&c->body, ", %d);\n    }\n", (int)g->y_zp);
         return NNFX_OK;
     }
     if (v.kind == FX_QOP_FC) {
-        int wid = emit_const_array(c, true, v.w, v.k * v.m, f->name,
-                                   v.w_km ? "int8 weights [K][M]" : "int8 weights [M][K]", f->op);
+        int wid = cg_emit_const_array(c, true, v.w, v.k * v.m, f->name,
+                                      v.w_km ? "int8 weights [K][M]" : "int8 weights [M][K]", f->op);
         sb_printf(&c->body, "    {\n");
         emit_qop_struct(c, f, &v, v.m);
-        use_section(c, "qfc");
+        cg_use_section(c, "qfc");
         sb_printf(&c->body, "        nnfx_rt_qfc(%s, %s_w%d, %d, &op, %s, %s, %lld, %lld, %lld);\n    }\n", x, c->name,
                   wid, v.w_km, r, y, (long long)v.rows, (long long)v.k, (long long)v.m);
         c->stats[f->op].macs += v.rows * v.k * v.m;
@@ -2058,7 +2013,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     }
     const fx_qconv_geom *g = &v.g;
     int64_t kk = g->c / g->group * g->kh * g->kw;
-    int wid = emit_const_array(c, true, v.w, g->m * kk, f->name, "int8 weights [M][C/group][KH][KW]", f->op);
+    int wid = cg_emit_const_array(c, true, v.w, g->m * kk, f->name, "int8 weights [M][C/group][KH][KW]", f->op);
     sb_printf(&c->body, "    {\n");
     emit_qop_struct(c, f, &v, g->m);
     int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
@@ -2066,7 +2021,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
         g->ow == g->w) /* pointwise: each plane as one row */
         geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
-    use_section(c, "qconv");
+    cg_use_section(c, "qconv");
     sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
                         "        static const int geo[16] = {");
     for (int i = 0; i < 16; i++)
@@ -2083,24 +2038,24 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
     bool bad = false;
     const nnfx_tensor *sc = const_input(c, s, 1, &bad), *zp = const_input(c, s, 2, &bad);
     if (bad || !sc || sc->dtype != NNFX_F32)
-        return unsupported(c, n, "the scale is not a float32 constant (an int8 island needs constant quantization)");
-    if (nnfx_node_attr_int(n, "block_size", 0)) return unsupported(c, n, "blocked quantization is not generated");
+        return cg_unsupported(c, n, "the scale is not a float32 constant (an int8 island needs constant quantization)");
+    if (nnfx_node_attr_int(n, "block_size", 0)) return cg_unsupported(c, n, "blocked quantization is not generated");
     int64_t k = nnfx_tensor_numel(sc);
-    *outer = 1, *len = 1, *inner = meta_numel(xm);
+    *outer = 1, *len = 1, *inner = cg_meta_numel(xm);
     if (sc->rank != 0 && k != 1) {
         int64_t axis = nnfx_node_attr_int(n, "axis", 1);
         if (axis < 0) axis += xm->rank;
         if (axis < 0 || axis >= xm->rank || xm->dims[axis].value != k)
-            return unsupported(c, n, "the per-axis scales do not match the axis");
+            return cg_unsupported(c, n, "the per-axis scales do not match the axis");
         *len = k;
         *outer = infer_prod(xm, 0, (int)axis);
         *inner = infer_prod(xm, (int)axis + 1, xm->rank);
     }
-    if (zp && nnfx_tensor_numel(zp) != k) return unsupported(c, n, "zero point and scale differ in length");
+    if (zp && nnfx_tensor_numel(zp) != k) return cg_unsupported(c, n, "zero point and scale differ in length");
     sb_printf(lits, "        static const float sc[%lld] = {", (long long)k);
     for (int64_t i = 0; i < k; i++) {
         sb_printf(lits, i ? ", " : "");
-        float_lit(lits, ((const float *)sc->data)[i]);
+        cg_float_lit(lits, ((const float *)sc->data)[i]);
     }
     sb_printf(lits, "};\n        static const int32_t zp[%lld] = {", (long long)k);
     for (int64_t i = 0; i < k; i++)
@@ -2111,18 +2066,19 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
 
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     char x[64], y[64];
     nnfx_status st;
-    if (!xm || s->nin < 1 || s->in[0] < 0) return unsupported(c, n, "its input is not a tensor value");
-    if ((st = value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
-        (st = value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
+    if (!xm || s->nin < 1 || s->in[0] < 0) return cg_unsupported(c, n, "its input is not a tensor value");
+    if ((st = cg_value_typed(c, s->in[0], xm->dtype, n, x, sizeof x)) ||
+        (st = cg_value_typed(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !bytes_dtype(ym->dtype)))
-        return unsupported(c, n, "only a Cast of an integer value to its own type is generated");
+    if (n->op == NNFX_OP_CAST && (xm->dtype != ym->dtype || !cg_bytes_dtype(ym->dtype)))
+        return cg_unsupported(c, n, "only a Cast of an integer value to its own type is generated");
     if (n->op == NNFX_OP_CAST || (ir_op_info(n->op)->flags & NNFX_F_VIEW)) { /* the bytes, unchanged */
-        if (!bytes_dtype(ym->dtype) || xm->dtype != ym->dtype)
-            return unsupported(c, n, "only uint8 / int8 / int32 / int64 / bool values are generated besides float32");
+        if (!cg_bytes_dtype(ym->dtype) || xm->dtype != ym->dtype)
+            return cg_unsupported(c, n,
+                                  "only uint8 / int8 / int32 / int64 / bool values are generated besides float32");
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(ym));
         return NNFX_OK;
     }
@@ -2134,17 +2090,17 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
         bool q = n->op == NNFX_OP_QUANTIZE_LINEAR;
         nnfx_dtype it = q ? ym->dtype : xm->dtype;
         if ((q && (xm->dtype != NNFX_F32 || (it != NNFX_U8 && it != NNFX_I8))) ||
-            (!q && (ym->dtype != NNFX_F32 || !int_dtype(it))))
-            return unsupported(c, n,
-                               q ? "only float32 -> int8 / uint8 quantization is generated"
-                                 : "only int8 / uint8 / int32 -> float32 dequantization is generated");
+            (!q && (ym->dtype != NNFX_F32 || !cg_int_dtype(it))))
+            return cg_unsupported(c, n,
+                                  q ? "only float32 -> int8 / uint8 quantization is generated"
+                                    : "only int8 / uint8 / int32 -> float32 dequantization is generated");
         if ((st = qdq_params(c, s, n, xm, &outer, &len, &inner, &lits))) {
             free(sb_finish(&lits));
             return st;
         }
         char *l = sb_finish(&lits);
         if (!l) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
-        use_section(c, q ? "quantize_linear" : "dequantize_linear");
+        cg_use_section(c, q ? "quantize_linear" : "dequantize_linear");
         int t = it == NNFX_I8 ? 1 : it == NNFX_I32 ? 2 : 0;
         sb_printf(&c->body, "    {\n%s", l);
         if (q)
@@ -2156,10 +2112,13 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
         free(l);
         return NNFX_OK;
     }
-    default:
-        return unsupported(c, n,
-                           "an integer value outside an int8 island: only QuantizeLinear, DequantizeLinear, Cast to "
-                           "the same type and reshape-likes are generated on int8 values");
+    default: {
+        bool handled = false;
+        if ((st = cg_emit_typed_op(c, s, &handled)) || handled) return st;
+        return cg_unsupported(c, n,
+                              "an integer value outside an int8 island: only QuantizeLinear, DequantizeLinear, Cast to "
+                              "the same type and reshape-likes are generated on int8 values");
+    }
     }
 }
 
@@ -2170,7 +2129,7 @@ static const char *io_ctype(nnfx_dtype dt);
 /* NAME_INPUTk_* / NAME_OUTPUTk_*: elements, rank, shape and C type. */
 static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx_meta *m) {
     sb_printf(h, "#define %s_%s%d_SIZE %lld\n#define %s_%s%d_RANK %d\n#define %s_%s%d_SHAPE {", c->name, kind, k,
-              (long long)meta_numel(m), c->name, kind, k, m->rank, c->name, kind, k);
+              (long long)cg_meta_numel(m), c->name, kind, k, m->rank, c->name, kind, k);
     for (int d = 0; d < m->rank; d++)
         sb_printf(h, d ? ", %lld" : "%lld", (long long)m->dims[d].value);
     const char *ty = io_ctype(m->dtype);
@@ -2305,8 +2264,8 @@ static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
     const nnfx_dtype dt = o->meta[0].dtype;
     const int v = node_index(c, o);
     fx_value_view vv = fx_plan_value_view(c->p, v);
-    const int64_t n = meta_numel(&o->meta[0]);
-    if (!bytes_dtype(dt))
+    const int64_t n = cg_meta_numel(&o->meta[0]);
+    if (!cg_bytes_dtype(dt))
         return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
                               "codegen: output %s is %s (generated C has float32, int64, int32, int8, uint8 and bool "
                               "outputs)",
@@ -2331,7 +2290,7 @@ static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
         return NNFX_OK;
     }
     char src[64];
-    nnfx_status st = value_typed(c, v, dt, o, src, sizeof src);
+    nnfx_status st = cg_value_typed(c, v, dt, o, src, sizeof src);
     if (st) return st;
     sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src, (long long)nnfx_meta_nbytes(&o->meta[0]));
     return NNFX_OK;
@@ -2356,13 +2315,13 @@ static nnfx_status walk_plan(cg *c) {
                 if (dt != NNFX_F32)
                     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s is %s (only float32)",
                                           o->name, nnfx_dtype_name(dt));
-                if ((st = value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
+                if ((st = cg_value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
                 if (c->out_dst) /* a body's result into its place in the enclosing plan */
                     sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", c->out_dst[a], src,
-                              (long long)(meta_numel(&o->meta[0]) * 4));
+                              (long long)(cg_meta_numel(&o->meta[0]) * 4));
                 else
                     sb_printf(&c->body, "    memcpy(outputs[%d], %s, %lld);\n", a, src,
-                              (long long)(meta_numel(&o->meta[0]) * 4));
+                              (long long)(cg_meta_numel(&o->meta[0]) * 4));
             }
             continue;
         }

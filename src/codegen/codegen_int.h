@@ -1,6 +1,67 @@
-/* codegen_int.h — internals of the C generator (src/codegen/). */
+/* codegen_int.h — internals of the C generator (src/codegen/): the
+ * generator's state and the helpers its emitters share (codegen.c writes
+ * the files and the plan's steps; emit_*.c add the kernels of further ops). */
 #ifndef NNFX_CODEGEN_INT_H
 #define NNFX_CODEGEN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sbuf.h"
+#include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
+#include "ir/infer_int.h"
+#include "nnfx.h"
+
+#define CG_MAX_SECTIONS 64
+
+typedef struct cg_op_stat {
+    nnfx_op op;
+    int nodes;
+    int64_t weight_bytes, macs;
+} cg_op_stat;
+
+typedef struct cg {
+    const nnfx_graph *g;
+    const fx_plan *p;
+    const char *name;
+    const nnfx_node **nodes; /* graph position -> node */
+    int nnodes;
+    int *weight_id; /* value -> weight array number + 1 (0: none yet) */
+    int *packed_id; /* value -> its conv-packed weight array number + 1 */
+    int nvalues, nweights;
+    bool size; /* --optimize size: no weight packing, the smallest kernels */
+    int64_t weight_bytes;
+    char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on cg_use_section's stack */
+    int nsections;
+    bool libm;
+    sbuf body, weights, decls;
+    cg_op_stat stats[NNFX_OP_COUNT];
+    nnfx_error *err;
+    int int8_steps;        /* int8 islands emitted */
+    int64_t scratch_bytes; /* working memory past the plan's arena (recurrent layers, resizes), multiple of 64 */
+    bool weights_stdint;   /* the weights file includes <stdint.h> */
+    /* control flow: the plan being written is the model's or a body's
+     * (emit_body); bodies' arenas and loop buffers lie past the model's
+     * arena and the steps' working memory */
+    int64_t base;        /* byte offset of this plan's arena in A (0: the model's) */
+    char (*in_expr)[64]; /* a body: the C expression of each body input ("": none) */
+    int nin_expr;        /* entries of in_expr */
+    char (*out_dst)[64]; /* a body: where each result is copied ("": nowhere) */
+    int depth;           /* nesting of bodies (names the loop counters) */
+    int64_t scratch_off; /* byte offset in A of the steps' working memory */
+    int64_t ctrl_base;   /* byte offset in A of the first body region */
+    int64_t ctrl_bytes;  /* bytes of body regions in use (multiples of 64): a stack, a control-flow
+                          * step's regions are free again once it is written, an If's branches share */
+    int64_t ctrl_peak;   /* the most ctrl_bytes were */
+    /* the model's inputs and outputs: NAME_run takes `const void *` / `void *` pointers when one is not
+     * float32 (void_io), and each input's type */
+    bool void_io;
+    const nnfx_dtype *in_dtype;
+    int nin_model;
+    bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
+} cg;
 
 /* The portable kernels of src/codegen/runtime/, embedded at build time
  * (CMake turns each file into a string: runtime_text.c in the build tree).
@@ -11,5 +72,69 @@ typedef struct cg_runtime_file {
 } cg_runtime_file;
 
 extern const cg_runtime_file cg_runtime_files[];
+
+/* ---- the generator's helpers (codegen.c) ----------------------------------- */
+
+/* Marks runtime section `name` (and the sections its "needs:" names) to be
+ * copied into the generated file; a section flagged libm makes it need libm. */
+void cg_use_section(cg *c, const char *name);
+/* Appends v to b as an exact C float literal (hex), NAN or +-INFINITY. */
+void cg_float_lit(sbuf *b, float v);
+/* Declares and defines the next float weight array NAME_wID holding d[0..n)
+ * (value v's data, for node user, described by `what`); returns ID. */
+int cg_emit_weight_array(cg *c, const nnfx_node *user, int v, const char *what, const float *d, int64_t n);
+/* The next constant array (int8_t when i8, else float) of n values from
+ * data, commented with src and what, counted against op; returns its ID. */
+int cg_emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char *src, const char *what, nnfx_op op);
+/* C expression for float32 value v (an arena slice, a model input, a weight
+ * array) as `float *` into buf; NNFX_ERR_UNSUPPORTED naming user when v is
+ * no float32 data generated C holds. */
+nnfx_status cg_value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t len);
+/* C expression for value v of type dt: float32 as cg_value_expr, other
+ * types as `unsigned char *` bytes (arena or model input). */
+nnfx_status cg_value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
+/* The meta of node n's argument a when it is a node, else NULL. */
+const nnfx_meta *cg_arg_meta(const nnfx_node *n, int a);
+/* Elements of static meta m. */
+int64_t cg_meta_numel(const nnfx_meta *m);
+/* The float value of step s's constant scalar input a into *out (dflt when
+ * absent); false when present but not a constant scalar. */
+bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out);
+/* Sets NNFX_ERR_UNSUPPORTED "codegen: node N (op): why" and returns it. */
+nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
+/* The runtime's scalar function name of a unary float op ("relu"...), or NULL. */
+const char *cg_unary_fn(nnfx_op op);
+/* alpha/beta (or Clip's min/max) of unary node n in step s; false when not constants. */
+bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b);
+/* Emits y[i] = nnfx_rt_<fn>(x[i], a, b) for i < n. */
+void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b);
+/* The runtime's scalar function name of a binary float op ("add"...), or NULL. */
+const char *cg_binary_fn(nnfx_op op);
+/* The broadcast of binary node n's operands to its output, merged (rank <= 6). */
+nnfx_status cg_plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp);
+/* Emits binary node n: y = fn(a, b) with ONNX broadcasting. */
+nnfx_status cg_emit_binary(cg *c, const nnfx_node *n, const char *fn, const char *a, const char *b, const char *y);
+/* The window geometry of a 1-d or 2-d conv or pool into g[0..12): H W OH OW
+ * KH KW stride h/w, pad top/left, dilation h/w. */
+void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win, int64_t *g);
+/* How many of a step's first inputs are data read at run time (the rest are
+ * constant parameters read at generation). */
+int cg_data_inputs(nnfx_op op, int nin);
+/* uint8 / int8 / int32: the int8 steps' arena types. */
+bool cg_int_dtype(nnfx_dtype dt);
+/* The non-float types generated C keeps as bytes (int8 steps', int64, bool). */
+bool cg_bytes_dtype(nnfx_dtype dt);
+
+/* ---- further emitters --------------------------------------------------------- */
+
+/* emit_float_ops.c: float32 ops beyond codegen.c's own (called for a step
+ * whose op codegen.c has no kernel for; in: the step's data inputs as C
+ * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
+ * it has none either. */
+nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_typed_ops.c: a step whose output is not float32 and that is no int8
+ * (QDQ) step: integer and bool arithmetic, logic, selection. Sets *handled
+ * false (returning NNFX_OK) when it leaves the step to codegen.c. */
+nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled);
 
 #endif
