@@ -60,3 +60,17 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                                  "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
+# Every ONNX node test nnfx runs, through the generator: generated C that
+# compiles strictly and gives ONNX's expected outputs, or a refusal listed
+# in tests/codegen/node_refused.txt (tests/codegen/check_codegen_node.py).
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_node_tests COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_node.py
+                                           $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR}
+                                           ${CMAKE_CURRENT_BINARY_DIR}/codegen_node ${CMAKE_BINARY_DIR}/node_tests)
+  set_tests_properties(codegen_node_tests PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+                                                     FIXTURES_REQUIRED node_tests_generated)
+  if(NNFX_SANITIZE)
+    set_tests_properties(codegen_node_tests PROPERTIES ENVIRONMENT
+                                                       "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+  endif()
+endif()

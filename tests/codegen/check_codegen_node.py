@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Runs `nnfx codegen` over every ONNX backend node test that nnfx itself
+runs (the cases tests/node_tests/expected_failures.txt does not list as
+refused): each one must either
+  - generate C that compiles with `cc -std=c99 -Wall -Wextra -Werror
+    -pedantic`, and whose outputs on the case's inputs match ONNX's expected
+    outputs as the node-test runner checks nnfx's own (|got - want| <=
+    1e-5 + 1e-3 |want|, NaN where ONNX has NaN, integers and bools exact), or
+  - be listed in tests/codegen/node_refused.txt with the words its refusal
+    gives, and be refused that way: exit 3, the node named, nothing written.
+A listed case that generates fails the test too (the list stays exact), as
+does a refusal whose message lacks the listed words.
+
+Usage: check_codegen_node.py NNFX SOURCE_DIR WORK_DIR NODE_TESTS_DIR [CASE ...]
+Exit: 0 all as above, 1 a failure, 77 (skip) without numpy/onnx or the cases.
+"""
+import concurrent.futures
+import os
+import shutil
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    import onnx.numpy_helper
+except ImportError:
+    print("skip: numpy and onnx are needed for %s" % sys.executable)
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_codegen as cg  # noqa: E402  (compile flags, process helper)
+
+NNFX, SRC, WORK = cg.NNFX, cg.SRC, cg.WORK
+RTOL, ATOL = 1e-3, 1e-5
+
+# Like check_codegen.py's harness, with room for a model of no inputs.
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "@NAME@.h"
+
+static const size_t in_bytes[@NIN@ + 1] = {@IN_BYTES@};
+static const size_t out_bytes[@NOUT@ + 1] = {@OUT_BYTES@};
+
+int main(int argc, char **argv) {
+    long i;
+    unsigned char *in[@NIN@ + 1];
+    @NAME@_IO_TYPE *out[@NOUT@ + 1];
+    const @NAME@_IO_TYPE *ins[@NIN@ + 1];
+    FILE *fo = fopen(argv[argc - 1], "wb");
+    if (!fo) return 2;
+    for (i = 0; i < @NIN@; i++) {
+        FILE *f = fopen(argv[1 + i], "rb");
+        in[i] = malloc(in_bytes[i] + 1);
+        if (!f || fread(in[i], 1, in_bytes[i], f) != in_bytes[i]) return 2;
+        fclose(f);
+        ins[i] = (const @NAME@_IO_TYPE *)(const void *)in[i];
+    }
+    for (i = 0; i < @NOUT@; i++)
+        out[i] = malloc(out_bytes[i] + 1);
+    if (@NAME@_run(ins, out) != 0) return 3;
+    for (i = 0; i < @NOUT@; i++)
+        fwrite(out[i], 1, out_bytes[i], fo);
+    fclose(fo);
+    return 0;
+}
+"""
+
+
+def listed(path, refused_only):
+    """CASE -> reason words of a list file (lines 'CASE words...' or, with
+    refused_only, 'unsupported CASE reason')."""
+    out = {}
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 2 if refused_only else 1)
+        if refused_only:
+            if parts[0] == "unsupported":
+                out[parts[1]] = parts[2] if len(parts) > 2 else ""
+        else:
+            out[parts[0]] = parts[1] if len(parts) > 1 else ""
+    return out
+
+
+def tensors(case, kind, n):
+    arrs = []
+    for k in range(n):
+        p = onnx.TensorProto()
+        with open(os.path.join(case, "test_data_set_0", "%s_%d.pb" % (kind, k)), "rb") as f:
+            p.ParseFromString(f.read())
+        arrs.append(onnx.numpy_helper.to_array(p))
+    return arrs
+
+
+def macro(hdr, name, m):
+    for line in hdr.splitlines():
+        if line.startswith("#define %s_%s " % (name, m)):
+            return line.split()[2]
+    raise KeyError(m)
+
+
+def build_and_run(out, name, inputs):
+    """The generated program's outputs (numpy arrays of their C types), or an error string."""
+    hdr = open(os.path.join(out, name + ".h")).read()
+    nin, nout = int(macro(hdr, name, "NUM_INPUTS")), int(macro(hdr, name, "NUM_OUTPUTS"))
+    out_t = [cg.CTYPES[macro(hdr, name, "OUTPUT%d_TYPE" % i)] for i in range(nout)]
+    out_n = [int(macro(hdr, name, "OUTPUT%d_SIZE" % i)) for i in range(nout)]
+    in_t = [cg.CTYPES[macro(hdr, name, "INPUT%d_TYPE" % i)] for i in range(nin)]
+    h = HARNESS.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
+    h = h.replace("@IN_BYTES@", ", ".join(["%s * sizeof(%s)" % (macro(hdr, name, "INPUT%d_SIZE" % i),
+                                                                macro(hdr, name, "INPUT%d_TYPE" % i))
+                                           for i in range(nin)] or ["0"]))
+    h = h.replace("@OUT_BYTES@", ", ".join(["%d * sizeof(%s)" % (out_n[i], macro(hdr, name, "OUTPUT%d_TYPE" % i))
+                                            for i in range(nout)] or ["0"]))
+    with open(os.path.join(out, "main.c"), "w") as f:
+        f.write(h)
+    r = cg.run([cg.CC] + cg.STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
+    if r.returncode:
+        return "strict C99 compile failed:\n" + r.stdout[-2000:]
+    exe = os.path.join(out, "run")
+    r = cg.run([cg.CC, "-O1"] + cg.EXTRA + ["-o", exe, "main.c", name + ".o", name + "_weights.o", "-lm"], cwd=out)
+    if r.returncode:
+        return "link failed:\n" + r.stdout[-2000:]
+    files = []
+    for i, x in enumerate(inputs):
+        p = os.path.join(out, "in%d.bin" % i)
+        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
+        files.append(p)
+    res = os.path.join(out, "out.bin")
+    r = cg.run([exe] + files + [res])
+    if r.returncode:
+        return "generated program exited %d: %s" % (r.returncode, r.stdout[-500:])
+    raw, outs, at = open(res, "rb").read(), [], 0
+    for t, cnt in zip(out_t, out_n):
+        outs.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at))
+        at += cnt * np.dtype(t).itemsize
+    return outs
+
+
+def mismatch(got, want):
+    """None when got matches ONNX's want, else why."""
+    if got.size != want.size:
+        return "%d values, ONNX has %d" % (got.size, want.size)
+    w = want.ravel()
+    g = got.astype(w.dtype if w.dtype != np.bool_ else np.uint8).ravel()
+    if w.dtype.kind in "biu":
+        bad = np.nonzero(g != w.astype(g.dtype))[0]
+        return "value %d: %s, ONNX %s" % (bad[0], g[bad[0]], w[bad[0]]) if bad.size else None
+    g, w = g.astype(np.float64), w.astype(np.float64)
+    nan = np.isnan(w)
+    if np.any(np.isnan(g) != nan):
+        return "NaN where ONNX has none, or the reverse"
+    ok = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w))
+    bad = np.nonzero(~ok & ~nan)[0]
+    return "value %d: %r, ONNX %r" % (bad[0], g[bad[0]], w[bad[0]]) if bad.size else None
+
+
+def check(t, node_dir, refused):
+    """(case, 'gen'|'refused', failure message or None)."""
+    case = os.path.join(node_dir, "node", t)
+    out = os.path.join(WORK, t)
+    r = cg.run([NNFX, "codegen", os.path.join(case, "model.onnx"), "-o", out, "--name", "m"])
+    if r.returncode:
+        first = r.stdout.strip().splitlines()[0] if r.stdout.strip() else ""
+        if t not in refused:
+            return t, "refused", "codegen exited %d (not listed in node_refused.txt): %s" % (r.returncode, first)
+        if r.returncode != 3 or os.path.exists(out) or "codegen" not in first:
+            return t, "refused", "want exit 3 with nothing written; got %d: %s" % (r.returncode, first)
+        if refused[t] not in r.stdout:
+            return t, "refused", "the refusal lacks the listed words %r: %s" % (refused[t], first)
+        return t, "refused", None
+    if t in refused:
+        return t, "gen", "listed in node_refused.txt but now generates: remove it from the list"
+    model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+    nin = len([i for i in model.graph.input if i.name not in {x.name for x in model.graph.initializer}])
+    got = build_and_run(out, "m", tensors(case, "input", nin))
+    if isinstance(got, str):
+        return t, "gen", got
+    want = tensors(case, "output", len(model.graph.output))
+    if len(got) != len(want):
+        return t, "gen", "%d outputs, ONNX has %d" % (len(got), len(want))
+    for k, (g, w) in enumerate(zip(got, want)):
+        why = mismatch(g, w)
+        if why:
+            return t, "gen", "output %d: %s" % (k, why)
+    shutil.rmtree(out, ignore_errors=True)
+    return t, "gen", None
+
+
+def main():
+    if len(sys.argv) < 5:
+        print(__doc__)
+        sys.exit(2)
+    node_dir = sys.argv[4]
+    if not os.path.isdir(os.path.join(node_dir, "node")):
+        print("skip: no node tests at %s (the onnx_node_tests fixture writes them)" % node_dir)
+        sys.exit(77)
+    skip = listed(os.path.join(SRC, "tests", "node_tests", "expected_failures.txt"), True)
+    refused = listed(os.path.join(HERE, "node_refused.txt"), False)
+    cases = sys.argv[5:] or sorted(d for d in os.listdir(os.path.join(node_dir, "node")) if d not in skip)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    failures, gen, ref = [], 0, 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for t, kind, why in pool.map(lambda t: check(t, node_dir, refused), cases):
+            gen += kind == "gen" and not why
+            ref += kind == "refused" and not why
+            if why:
+                failures.append(t)
+                print("FAIL %s: %s" % (t, why))
+    print("%d node tests nnfx runs: %d generate and match ONNX's outputs, %d refused as listed, %d failures" %
+          (len(cases), gen, ref, len(failures)))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
