@@ -32,8 +32,13 @@ void ir_graph_touch(nnfx_graph *g) {
 static void names_free(ir_names *m);
 
 /* Returns a node and everything it owns to the graph's arena. */
+/* True for the kinds of node dead-code elimination may erase when unused
+ * (placeholders, call_module and the output node are always kept). */
+static bool removable_kind(const nnfx_node *n) { return n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION; }
+
 static void node_free(nnfx_graph *g, nnfx_node *n) {
     ir_arena *a = &g->arena;
+    if (n->nusers == 0 && removable_kind(n)) g->unused_removable--;
     ir_graph_free_str(g, n->name);
     ir_sstr_put(g, n->target);
     ir_arena_free(&g->hot, n->args, sizeof *n->args * (size_t)n->nargs);
@@ -323,6 +328,7 @@ bool ir_add_user(nnfx_node *n, nnfx_node *u) {
         n->users = nu;
         n->cap_users = nc;
     }
+    if (n->nusers == 0 && removable_kind(n)) n->graph->unused_removable--;
     n->users[n->nusers++] = u;
     return true;
 }
@@ -333,7 +339,7 @@ void ir_drop_user_if_unused(nnfx_node *n, nnfx_node *u) {
     for (int i = 0; i < n->nusers; i++) {
         if (n->users[i] == u) {
             memmove(&n->users[i], &n->users[i + 1], sizeof *n->users * (size_t)(n->nusers - i - 1));
-            n->nusers--;
+            if (--n->nusers == 0 && removable_kind(n)) n->graph->unused_removable++;
             return;
         }
     }
@@ -439,6 +445,7 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, nn
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
+    if (removable_kind(n)) g->unused_removable++; /* no users yet */
     n->nout = nout < 1 ? 1 : nout;
     n->infer_dirty = true;
     n->meta = ir_arena_calloc(&g->arena, sizeof *n->meta * (size_t)n->nout);
@@ -1051,7 +1058,7 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
 }
 
 int nnfx_eliminate_dead_code(nnfx_graph *g) {
-    if (!g) return 0;
+    if (!g || g->unused_removable == 0) return 0; /* nothing unused that may go */
     int removed = 0;
     for (nnfx_node *n = g->tail, *prev; n; n = prev) {
         prev = n->prev;

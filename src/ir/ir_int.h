@@ -93,6 +93,8 @@ struct nnfx_graph {
     ir_arena arena; /* everything else nodes own                 */
     nnfx_node *head, *tail;
     int num_nodes;
+    int unused_removable;    /* live get_attr / call_function nodes with no users: what dead-code
+                              * elimination may erase (it returns at once while this is 0) */
     ir_names names;          /* node name -> node                          */
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */

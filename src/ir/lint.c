@@ -129,7 +129,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
     ir_graph_renumber(g);
     nnfx_status st = NNFX_OK;
-    int count = 0, outputs = 0;
+    int count = 0, outputs = 0, unused = 0;
     /* first users-list entry that does not use its node; reported only when
      * nothing else is wrong (a wrong argument is the more useful message) */
     const nnfx_node *bad_of = NULL, *bad_user = NULL;
@@ -152,6 +152,7 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         if (ir_names_get(&g->names, n->name, n->name_hash) != n)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
         outputs += n->opcode == NNFX_OUTPUT;
+        unused += n->nusers == 0 && (n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION);
         if (n->opcode == NNFX_OUTPUT && n->next)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
         if (!(st = lint_args(g, n, err))) st = lint_opcode(g, n, err);
@@ -163,6 +164,9 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     if (count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
                               count);
+    if (unused != g->unused_removable)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: %d unused nodes, but the graph counts %d", unused,
+                              g->unused_removable);
     if (outputs != 1)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the graph has %d output nodes (expected 1)", outputs);
     return NNFX_OK;
