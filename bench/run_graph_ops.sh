@@ -51,10 +51,12 @@ big = [m for m in a if int(m[5:]) >= 1000]
 if len(big) > 1:
     base = big[0]
     print("# nnfx time per node relative to %s (%d nodes); 1.00 = linear" % (base, a[base]["nodes"]))
-    print("%-11s %8s  " % ("model", "nodes") + " ".join("%13s" % k[:13] for k in keys))
+    # each key the best of 3 runs at every size; trace_first: the first run's trace (heap not yet grown)
+    lin = keys + ["trace_first_s"]
+    print("%-11s %8s  " % ("model", "nodes") + " ".join("%13s" % k[:13] for k in lin))
     for m in big:
-        rel = [(a[m][k] / a[m]["nodes"]) / (a[base][k] / a[base]["nodes"]) if a[base][k] > 0 else float("nan")
-               for k in keys]
+        rel = [(a[m][k] / a[m]["nodes"]) / (a[base][k] / a[base]["nodes"]) if a[base].get(k, 0) > 0 else float("nan")
+               for k in lin]
         print("%-11s %8d  " % (m, a[m]["nodes"]) + " ".join("%13.2f" % r for r in rel))
     if all("cpu_s" in a[m] for m in big):
         print("# the same from CPU seconds (less sensitive to a loaded machine)")
