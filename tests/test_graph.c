@@ -197,6 +197,35 @@ static void test_dce_keeps_impure_nodes(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* Dead-code elimination keeps a count of unused removable nodes: nodes made
+ * unused by replace_all_uses_with and set_args go in one call, a second
+ * call finds nothing, and lint agrees with the count after each edit. */
+static void test_dce_after_edits(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_eliminate_dead_code(s.g), 0);
+    nnfx_arg a = nnfx_arg_node(s.x);
+    nnfx_inserting_before(s.g, s.add);
+    nnfx_node *sig = nnfx_graph_call_op(s.g, NNFX_OP_SIGMOID, 1, &a, 0, NULL, &err);
+    assert_non_null(sig);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK); /* sig is unused: counted */
+    /* relu's users move to sig: relu is dead */
+    assert_int_equal(nnfx_replace_all_uses_with(s.relu, sig, NULL, NULL), 1);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    /* add reads x twice now: sig is unused again */
+    nnfx_arg xx[2] = {nnfx_arg_node(s.x), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, xx, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    assert_int_equal(nnfx_eliminate_dead_code(s.g), 2); /* relu and sig */
+    assert_null(nnfx_graph_find(s.g, "relu"));
+    assert_null(nnfx_graph_find(s.g, "sigmoid"));
+    assert_int_equal(nnfx_eliminate_dead_code(s.g), 0);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 3); /* x, add, output */
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 static nnfx_status leaf_double(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
     (void)user;
     if (nin != 1) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "leaf_double takes 1 input");
@@ -401,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_inserting_after_keeps_creation_order),
         cmocka_unit_test(test_unique_names),
         cmocka_unit_test(test_dce_keeps_impure_nodes),
+        cmocka_unit_test(test_dce_after_edits),
         cmocka_unit_test(test_dce_keeps_call_module),
         cmocka_unit_test(test_lint_messages),
         cmocka_unit_test(test_graph_copy_with_value_map),
