@@ -1,6 +1,7 @@
 /* codegen.c — `nnfx codegen`: the model as standalone C99 for embedded
  * targets (src/codegen): NAME.h, NAME.c, NAME_weights.c and a report. */
 #include <ctype.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +230,7 @@ int cli_codegen(int argc, char **argv) {
         goto done;
     }
     if (!cli_is_dir(o.out) && mkdir(o.out, 0777) != 0) {
-        cli_error("codegen", "%s: cannot create the folder", o.out);
+        cli_error("codegen", "%s: cannot create the folder: %s", o.out, strerror(errno));
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
