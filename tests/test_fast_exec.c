@@ -280,6 +280,33 @@ static nnfx_graph *gemm(int64_t *xd) {
     return g;
 }
 
+/* Gemms large enough for the plan to split their output columns over the
+ * pool: a batch-1 classifier (transB, bias, 999 columns: the last range
+ * shorter) and a 3-row Gemm with transA, alpha and beta over a row bias. */
+static nnfx_graph *big_gemm(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 1, xd[2] = 3, xd[3] = 430;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *f = unary(g, NNFX_OP_FLATTEN, x); /* [1, 1290] */
+    int64_t wd[2] = {999, 1290}, bd[1] = {999};
+    nnfx_attr tb = nnfx_attr_int("transB", 1);
+    nnfx_arg a[3] = {nnfx_arg_node(f), nnfx_arg_node(param(g, "fc.w", 2, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "fc.b", 1, bd, 0.0f))};
+    nnfx_node *h = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_GEMM, 3, a, 1, &tb)); /* [1, 999] */
+    int64_t at[2] = {999, 3}, w2[2] = {999, 1100}, b2[2] = {1, 1100};
+    /* A of the transA Gemm, [999, 3]: h's transpose times a [999, 3] constant */
+    nnfx_arg ht = nnfx_arg_node(h);
+    nnfx_arg mul[2] = {nnfx_arg_node(param(g, "at", 2, at, 0.0f)),
+                       nnfx_arg_node(op(g, NNFX_OP_TRANSPOSE, 1, &ht, 0, NULL))};
+    nnfx_node *hm = op(g, NNFX_OP_MUL, 2, mul, 0, NULL);
+    nnfx_attr attrs[3] = {nnfx_attr_int("transA", 1), nnfx_attr_float("alpha", 0.5), nnfx_attr_float("beta", 2.0)};
+    nnfx_arg c[3] = {nnfx_arg_node(hm), nnfx_arg_node(param(g, "fc2.w", 2, w2, 0.0f)),
+                     nnfx_arg_node(param(g, "fc2.b", 2, b2, 0.0f))};
+    nnfx_node *y = op(g, NNFX_OP_GEMM, 3, c, 3, attrs); /* [3, 1100] */
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* max |a - b| / max |b| */
 static double rel_diff(const nnfx_tensor *a, const nnfx_tensor *b) {
     assert_int_equal(nnfx_tensor_numel(a), nnfx_tensor_numel(b));
@@ -559,6 +586,7 @@ static void test_deep_conv(void **state) {
 static void test_gemm(void **state) {
     (void)state;
     check_graph(gemm, "gemm");
+    check_graph(big_gemm, "gemm (column ranges)");
 }
 
 /* A wrong input is an error, not a crash; a graph with dynamic shapes runs

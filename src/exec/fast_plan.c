@@ -26,6 +26,7 @@
 #include "exec/arena_plan.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
+#include "exec/kernels/kernels_int.h"
 #include "exec/qplan.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
@@ -79,7 +80,16 @@ typedef struct fx_step {
                              (in[0] = x); a pooling step is a kernel step until plan_layouts keeps it */
     bool dnnl_pool;       /* dnnl is a pooling that may yet fall back to the kernel step */
     int nhwc_full;        /* S_NHWC_CHANNEL: the argument that is the full tensor */
+    int gemm_tasks;       /* S_KERNEL of a large Gemm: column ranges run as this many pool tasks (0: one call) */
 } fx_step;
+
+/* A Gemm of at least this many multiply-adds splits its output columns into
+ * up to FX_GEMM_TASKS ranges of at least FX_GEMM_MIN_COLS columns, run as
+ * pool tasks (a batch-1 classifier is one long matrix-vector product). The
+ * split depends on the shape alone, never on the thread count. */
+#define FX_GEMM_MIN_MACS (1 << 20)
+#define FX_GEMM_TASKS    8
+#define FX_GEMM_MIN_COLS 64
 
 struct fx_plan {
     int nvals, nsteps, ninputs;
@@ -675,6 +685,15 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     s->kern = ir_op_info(n->op)->kernel;
     s->zero_out = !writes_all(n->op);
     s->out = i;
+    if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
+        int64_t m = n->meta[0].dims[0].value, cols = n->meta[0].dims[1].value;
+        const nnfx_meta *am = n->nargs > 0 && n->args[0].kind == NNFX_ARG_NODE ? &n->args[0].u.node->meta[0] : NULL;
+        int64_t k = am && am->rank == 2 ? am->dims[nnfx_node_attr_int(n, "transA", 0) ? 0 : 1].value : 0;
+        if (m > 0 && k > 0 && cols >= 2 * FX_GEMM_MIN_COLS && m * cols * k >= FX_GEMM_MIN_MACS) {
+            int64_t t = cols / FX_GEMM_MIN_COLS;
+            s->gemm_tasks = (int)(t < FX_GEMM_TASKS ? t : FX_GEMM_TASKS);
+        }
+    }
     if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
         s->nout = n->nout;
         s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
@@ -1037,6 +1056,20 @@ int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
 
 /* Runs step s of p (fx_plan_run's loop body): kernels read and write the
  * arena; the output step fills outs and *nout. */
+/* One column range of a split Gemm step (its checks passed already). */
+typedef struct gemm_task_ctx {
+    const fx_step *sp;
+    nnfx_tensor **out;
+    int64_t cols;
+} gemm_task_ctx;
+
+static void gemm_task(void *ctx, int64_t task, int tid) {
+    (void)tid;
+    const gemm_task_ctx *g = ctx;
+    const int64_t nt = g->sp->gemm_tasks, per = (g->cols + nt - 1) / nt;
+    (void)kern_gemm_cols(g->sp->n, g->sp->nin, g->sp->inbuf, 1, g->out, task * per, (task + 1) * per, NULL);
+}
+
 static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, int *nout, nnfx_error *err) {
     fx_step *sp = &p->steps[s];
     if (sp->kind == S_CONV) {
@@ -1104,7 +1137,16 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
     }
     for (int k = 0; sp->zero_out && k < no; k++)
         memset(ob[k]->data, 0, ob[k]->nbytes);
-    nnfx_status st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
+    nnfx_status st;
+    if (sp->gemm_tasks > 1) { /* checked here, then column ranges on the pool */
+        st = kern_gemm_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err);
+        if (!st) {
+            gemm_task_ctx ctx = {sp, ob, o->shape[1]};
+            fx_pool_run(p->pool, sp->gemm_tasks, gemm_task, &ctx);
+        }
+    } else {
+        st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
+    }
     if (st) {
         if (err && !strstr(err->msg, sp->n->name))
             nnfx_error_prefix(err, "node %s (%s)", sp->n->name, nnfx_op_name(sp->n->op));
@@ -1176,7 +1218,8 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
     sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op),
               sp->kind == S_MAXPOOL                                                                   ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"
-                                                                                                      : "",
+              : sp->gemm_tasks > 1 ? " (column ranges)"
+                                   : "",
               (long long)v->off);
     for (int k = 1; sp->outs && k < sp->nout; k++)
         sb_printf(b, ", @%lld", (long long)p->vals[sp->outs[k]].off);

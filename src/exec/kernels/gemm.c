@@ -9,6 +9,11 @@
 /* Gemm(A, B, C?): Y = alpha * op(A) op(B) + beta * C (C broadcast). */
 nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
+    return kern_gemm_cols(n, nin, in, nout, out, 0, INT64_MAX, err);
+}
+
+nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           int64_t j0, int64_t j1, nnfx_error *err) {
     nnfx_status s;
     if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "gemm needs A and B");
     const nnfx_tensor *a = in[0], *b = in[1], *c = nin > 2 ? in[2] : NULL;
@@ -25,7 +30,10 @@ nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if ((s = kern_check_out(n, out[0], 2, oshape, err))) return s;
     if (m > INT_MAX || nn > INT_MAX || k > INT_MAX)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "gemm dims exceed the BLAS int range");
-    float *y = out[0]->data;
+    if (j1 > nn) j1 = nn;
+    if (j0 >= j1) return NNFX_OK; /* no columns: the checks alone */
+    const int64_t w = j1 - j0;    /* columns computed */
+    float *y = (float *)out[0]->data + j0;
     float cb = 0.0f;
     if (c && beta != 0.0f) {
         const nnfx_tensor *ops[1] = {c};
@@ -37,24 +45,26 @@ nnfx_status kern_gemm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         int64_t cs0 = c->rank == 2 && c->shape[0] != 1 ? c->shape[1] : 0;
         int64_t cs1 = c->rank >= 1 && c->shape[c->rank - 1] != 1 ? 1 : 0;
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < nn; j++)
-                y[i * nn + j] = beta * cd[i * cs0 + j * cs1];
+            for (int64_t j = j0; j < j1; j++)
+                y[i * nn + j - j0] = beta * cd[i * cs0 + j * cs1];
         cb = 1.0f;
     }
-    if (m == 0 || nn == 0) return NNFX_OK;
+    if (m == 0) return NNFX_OK;
     if (k == 0) {
-        if (cb == 0.0f) memset(y, 0, (size_t)(m * nn) * sizeof(float));
+        for (int64_t i = 0; cb == 0.0f && i < m; i++)
+            memset(y + i * nn, 0, (size_t)w * sizeof(float));
         return NNFX_OK;
     }
+    const float *bd = (const float *)b->data + (tb ? j0 * k : j0); /* op(B)'s column j0 */
     if (m == 1) { /* one row (batch 1 classifiers): a matrix-vector product, B is not repacked */
         if (tb)
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)nn, (int)k, alpha, b->data, (int)k, a->data, 1, cb, y, 1);
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)w, (int)k, alpha, bd, (int)k, a->data, 1, cb, y, 1);
         else
-            cblas_sgemv(CblasRowMajor, CblasTrans, (int)k, (int)nn, alpha, b->data, (int)nn, a->data, 1, cb, y, 1);
+            cblas_sgemv(CblasRowMajor, CblasTrans, (int)k, (int)w, alpha, bd, (int)nn, a->data, 1, cb, y, 1);
         return NNFX_OK;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)nn, (int)k,
-                alpha, a->data, (int)a->shape[1], b->data, (int)b->shape[1], cb, y, (int)nn);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)w, (int)k,
+                alpha, a->data, (int)a->shape[1], bd, (int)b->shape[1], cb, y, (int)nn);
     return NNFX_OK;
 }
 

@@ -119,4 +119,11 @@ bool kern_dw_geom_fits(const kern_dw_geom *g);
  * (conv_fast.c) both call it. g must fit (kern_dw_geom_fits). */
 void kern_dw_plane(const kern_dw_geom *g, const float *xi, const float *k, const float *bias, float *yo);
 
+/* Gemm's kernel (kern_gemm) on output columns [j0, j1) only (j1 past the
+ * output's width: up to it): every check kern_gemm makes, then those
+ * columns of Y for every row. j0 >= j1 checks only. Column ranges of one
+ * output may run at the same time on different threads. */
+nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           int64_t j0, int64_t j1, nnfx_error *err);
+
 #endif
