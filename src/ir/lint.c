@@ -133,24 +133,12 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     /* first users-list entry that does not use its node; reported only when
      * nothing else is wrong (a wrong argument is the more useful message) */
     const nnfx_node *bad_of = NULL, *bad_user = NULL;
-    /* the name-table slot of a node 8 ahead is fetched while this one is
-     * checked: on large graphs each lookup would otherwise miss the cache */
-    nnfx_node *ahead = g->head;
-    for (int k = 0; k < 8 && ahead; k++)
-        ahead = ahead->next;
     for (nnfx_node *n = g->head; n && !st; n = n->next) {
         count++;
         ir_node_prefetch(n, 16);
-        if (ahead) {
-            ir_names_prefetch(&g->names, ahead->name_hash);
-            ahead = ahead->next;
-        }
         if (!bad_of && (bad_user = user_not_using(n))) bad_of = n;
         if (n->graph != g)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
-        /* names are unique exactly when each node owns its entry in the name table */
-        if (ir_names_get(&g->names, n->name, n->name_hash) != n)
-            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
         outputs += n->opcode == NNFX_OUTPUT;
         unused += n->nusers == 0 && (n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION);
         if (n->opcode == NNFX_OUTPUT && n->next)
@@ -164,6 +152,17 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
     if (count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
                               count);
+    /* names are unique: every node enters the name table (one entry per
+     * name) when created or renamed and leaves it when erased, so the table
+     * holds one name per node exactly when none is shared (a per-node lookup
+     * cost a cache miss per node on large graphs) */
+    if (g->names.count != (size_t)g->num_nodes) { /* name the node that does not own its entry */
+        for (const nnfx_node *n = g->head; n; n = n->next)
+            if (ir_names_get(&g->names, n->name, n->name_hash) != n)
+                return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: duplicate node name %s", n->name);
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the name table holds %zu names for %d nodes", g->names.count,
+                              g->num_nodes);
+    }
     if (unused != g->unused_removable)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: %d unused nodes, but the graph counts %d", unused,
                               g->unused_removable);
