@@ -226,6 +226,46 @@ static void test_dce_after_edits(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* recompile lints and infers in one walk: a lint error anywhere wins over
+ * an inference error before it (as lint-then-infer would report), an
+ * inference error alone is reported, and a fixed graph recompiles. */
+static void test_recompile_lint_wins(void **state) {
+    (void)state;
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_meta m;
+    int64_t d23[2] = {2, 3}, d45[2] = {4, 5};
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, d23);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, d45);
+    nnfx_node *y = nnfx_graph_placeholder(g, "y", &m, &err);
+    nnfx_arg xy[2] = {nnfx_arg_node(x), nnfx_arg_node(y)};
+    nnfx_node *add = nnfx_graph_call_op(g, NNFX_OP_ADD, 2, xy, 0, NULL, &err); /* [2,3] + [4,5]: no broadcast */
+    nnfx_arg a = nnfx_arg_node(add);
+    nnfx_node *relu = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    assert_non_null(nnfx_graph_output(g, 1, &relu, &err));
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_ERR_SHAPE); /* the shape error */
+    assert_null(strstr(err.msg, "lint"));
+    assert_non_null(strstr(err.msg, "add"));
+    /* a lint error after the inference error: lint's message */
+    nnfx_attr bogus = nnfx_attr_float("beta", 2.0);
+    assert_int_equal(nnfx_node_set_attr(relu, &bogus, &err), NNFX_OK);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "relu has no attribute 'beta'"));
+    /* both fixed (y made [2, 3], relu replaced by one without the attribute): it recompiles */
+    nnfx_meta_set_shape(nnfx_node_meta(y, 0), NNFX_F32, 2, d23);
+    nnfx_inserting_before(g, relu);
+    nnfx_node *relu2 = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    assert_int_equal(nnfx_replace_all_uses_with(relu, relu2, NULL, NULL), 1);
+    assert_int_equal(nnfx_erase_node(g, relu, &err), NNFX_OK);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    assert_int_equal(nnfx_node_meta_c(relu2, 0)->dims[1].value, 3);
+    nnfx_gm_free(gm);
+}
+
 static nnfx_status leaf_double(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
     (void)user;
     if (nin != 1) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "leaf_double takes 1 input");
@@ -431,6 +471,7 @@ int main(void) {
         cmocka_unit_test(test_unique_names),
         cmocka_unit_test(test_dce_keeps_impure_nodes),
         cmocka_unit_test(test_dce_after_edits),
+        cmocka_unit_test(test_recompile_lint_wins),
         cmocka_unit_test(test_dce_keeps_call_module),
         cmocka_unit_test(test_lint_messages),
         cmocka_unit_test(test_graph_copy_with_value_map),

@@ -96,8 +96,7 @@ nnfx_status nnfx_gm_recompile(nnfx_gm *gm, nnfx_error *err) {
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "recompile: NULL module");
     gm->compiled = false;
     drop_plan(gm);
-    nnfx_status st = nnfx_graph_lint(gm->g, err);
-    if (!st) st = nnfx_graph_infer_shapes(gm->g, err);
+    nnfx_status st = ir_graph_lint_and_infer(gm->g, err);
     if (st) {
         nnfx_error_prefix(err, "recompile");
         return st;

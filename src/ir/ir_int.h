@@ -270,4 +270,34 @@ void ir_ctrl_leave(void);
  * normalised to rank r; -1 when out of range. */
 int ir_scan_axis(const nnfx_node *n, const char *name, int i, int r);
 
+/* ---- lint and shape inference, node by node (lint.c, shape_infer.c) ---- */
+
+/* What nnfx_graph_lint gathers over its walk. */
+typedef struct ir_lint_walk {
+    int count, outputs, unused;
+    const nnfx_node *bad_of, *bad_user; /* first users list naming a node that does not use it */
+} ir_lint_walk;
+/* Lint's checks of node n (the walk in list order, renumbered first). */
+nnfx_status ir_lint_node(nnfx_graph *g, nnfx_node *n, ir_lint_walk *w, nnfx_error *err);
+/* Lint's checks of the whole graph once every node passed ir_lint_node. */
+nnfx_status ir_lint_end(const nnfx_graph *g, const ir_lint_walk *w, nnfx_error *err);
+
+/* What nnfx_graph_infer_shapes carries over its walk. */
+typedef struct ir_infer_walk {
+    bool full;      /* every node is inferred (no earlier valid pass) */
+    bool any_value; /* some node holds a constant value in pass_data */
+    nnfx_tensor *values;
+} ir_infer_walk;
+/* Starts an inference walk over g (the graph's results are invalid until ir_infer_end succeeds). */
+void ir_infer_begin(nnfx_graph *g, ir_infer_walk *w);
+/* Infers node n (its inputs walked before it) when it or they changed. */
+nnfx_status ir_infer_walk_node(nnfx_node *n, ir_infer_walk *w, nnfx_error *err);
+/* Ends the walk: releases the constants of the nodes before stop (NULL:
+ * every node), and marks the graph's inference valid when st is NNFX_OK. */
+void ir_infer_end(nnfx_graph *g, ir_infer_walk *w, const nnfx_node *stop, nnfx_status st);
+/* nnfx_graph_lint then nnfx_graph_infer_shapes in one walk over the nodes
+ * (a large graph's nodes are read from memory once, not twice): the same
+ * checks, results and error (a lint error wins over an inference one). */
+nnfx_status ir_graph_lint_and_infer(nnfx_graph *g, nnfx_error *err);
+
 #endif

@@ -124,34 +124,27 @@ static nnfx_status lint_opcode(const nnfx_graph *g, nnfx_node *n, nnfx_error *er
     return NNFX_OK;
 }
 
-nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
-    if (!cg) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "lint: NULL graph");
-    nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
-    ir_graph_renumber(g);
-    nnfx_status st = NNFX_OK;
-    int count = 0, outputs = 0, unused = 0;
-    /* first users-list entry that does not use its node; reported only when
+nnfx_status ir_lint_node(nnfx_graph *g, nnfx_node *n, ir_lint_walk *w, nnfx_error *err) {
+    w->count++;
+    if (!w->bad_of && (w->bad_user = user_not_using(n))) w->bad_of = n;
+    if (n->graph != g) return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
+    w->outputs += n->opcode == NNFX_OUTPUT;
+    w->unused += n->nusers == 0 && (n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION);
+    if (n->opcode == NNFX_OUTPUT && n->next)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
+    nnfx_status st = lint_args(g, n, err);
+    return st ? st : lint_opcode(g, n, err);
+}
+
+nnfx_status ir_lint_end(const nnfx_graph *g, const ir_lint_walk *w, nnfx_error *err) {
+    /* a users list that names a node not using it is reported only when
      * nothing else is wrong (a wrong argument is the more useful message) */
-    const nnfx_node *bad_of = NULL, *bad_user = NULL;
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
-        count++;
-        ir_node_prefetch(n, 16);
-        if (!bad_of && (bad_user = user_not_using(n))) bad_of = n;
-        if (n->graph != g)
-            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
-        outputs += n->opcode == NNFX_OUTPUT;
-        unused += n->nusers == 0 && (n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION);
-        if (n->opcode == NNFX_OUTPUT && n->next)
-            return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
-        if (!(st = lint_args(g, n, err))) st = lint_opcode(g, n, err);
-    }
-    if (st) return st;
-    if (bad_of)
+    if (w->bad_of)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                              bad_of->name, bad_user->name);
-    if (count != g->num_nodes)
+                              w->bad_of->name, w->bad_user->name);
+    if (w->count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
-                              count);
+                              w->count);
     /* names are unique: every node enters the name table (one entry per
      * name) when created or renamed and leaves it when erased, so the table
      * holds one name per node exactly when none is shared (a per-node lookup
@@ -163,10 +156,23 @@ nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the name table holds %zu names for %d nodes", g->names.count,
                               g->num_nodes);
     }
-    if (unused != g->unused_removable)
-        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: %d unused nodes, but the graph counts %d", unused,
+    if (w->unused != g->unused_removable)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: %d unused nodes, but the graph counts %d", w->unused,
                               g->unused_removable);
-    if (outputs != 1)
-        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the graph has %d output nodes (expected 1)", outputs);
+    if (w->outputs != 1)
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: the graph has %d output nodes (expected 1)", w->outputs);
     return NNFX_OK;
+}
+
+nnfx_status nnfx_graph_lint(const nnfx_graph *cg, nnfx_error *err) {
+    if (!cg) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "lint: NULL graph");
+    nnfx_graph *g = (nnfx_graph *)cg; /* renumbering is not a semantic change */
+    ir_graph_renumber(g);
+    ir_lint_walk w = {0};
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        ir_node_prefetch(n, 16);
+        nnfx_status st = ir_lint_node(g, n, &w, err);
+        if (st) return st;
+    }
+    return ir_lint_end(g, &w, err);
 }

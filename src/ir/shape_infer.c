@@ -182,6 +182,60 @@ static nnfx_status infer_tracked(nnfx_node *n, nnfx_tensor **values, nnfx_error 
     return st;
 }
 
+void ir_infer_begin(nnfx_graph *g, ir_infer_walk *w) {
+    w->full = !g->infer_valid;
+    w->any_value = false;
+    w->values = NULL;
+    g->infer_valid = false; /* until this pass succeeds */
+}
+
+nnfx_status ir_infer_walk_node(nnfx_node *n, ir_infer_walk *w, nnfx_error *err) {
+    nnfx_status st = NNFX_OK;
+    n->pass_data = NULL;
+    n->infer_changed = false;
+    switch (n->opcode) {
+    case NNFX_PLACEHOLDER: n->infer_changed = w->full || n->infer_dirty; break;
+    case NNFX_GET_ATTR: {
+        /* parameters only change through set_param, which forces a full
+         * pass; an unedited get_attr keeps its meta */
+        if (!w->full && !n->infer_dirty) break;
+        nnfx_tensor *t = ir_node_param_raw(n);
+        if (!t) {
+            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name, n->target);
+            break;
+        }
+        nnfx_meta m;
+        nnfx_meta_set_shape(&m, t->dtype, t->rank, t->shape);
+        n->infer_changed = w->full || n->infer_dirty || !meta_equal(&m, &n->meta[0]);
+        n->meta[0] = m;
+        break;
+    }
+    case NNFX_CALL_FUNCTION:
+    case NNFX_CALL_MODULE: {
+        int need = needs_infer(n);
+        if (need < 0) {
+            st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s uses a node defined after it", n->name);
+            break;
+        }
+        if (w->full || need) st = infer_tracked(n, &w->values, err);
+        w->any_value |= n->pass_data != NULL;
+        break;
+    }
+    case NNFX_OUTPUT: break;
+    }
+    if (!st) n->infer_dirty = false;
+    return st;
+}
+
+void ir_infer_end(nnfx_graph *g, ir_infer_walk *w, const nnfx_node *stop, nnfx_status st) {
+    /* release the constants of the visited nodes (up to the failing one) */
+    for (nnfx_node *v = g->head; v != stop && w->any_value; v = v->next) {
+        if (v->opcode == NNFX_CALL_FUNCTION && v->infer_value) nnfx_tensor_release((nnfx_tensor *)v->pass_data);
+        v->pass_data = NULL;
+    }
+    if (!st) g->infer_valid = true;
+}
+
 /* Incremental: nodes whose inputs, arguments and attributes did not change
  * since the last successful pass keep their meta (a graph edit marks the
  * edited nodes; a changed meta re-infers its users). The result equals a
@@ -189,55 +243,40 @@ static nnfx_status infer_tracked(nnfx_node *n, nnfx_tensor **values, nnfx_error 
 nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "infer_shapes: NULL graph");
     nnfx_status st = NNFX_OK;
-    nnfx_tensor *dummy = NULL;
-    bool full = !g->infer_valid, any_value = false;
-    g->infer_valid = false; /* until this pass succeeds */
+    ir_infer_walk w;
+    ir_infer_begin(g, &w);
     ir_graph_renumber(g);
     /* one walk: inputs come before their users, so their flags and values
      * are this pass's when a node reads them */
     nnfx_node *n = g->head;
     for (; n && !st; n = n->next) {
         ir_node_prefetch(n, 16);
-        n->pass_data = NULL;
-        n->infer_changed = false;
-        switch (n->opcode) {
-        case NNFX_PLACEHOLDER: n->infer_changed = full || n->infer_dirty; break;
-        case NNFX_GET_ATTR: {
-            /* parameters only change through set_param, which forces a
-             * full pass; an unedited get_attr keeps its meta */
-            if (!full && !n->infer_dirty) break;
-            nnfx_tensor *t = ir_node_param_raw(n);
-            if (!t) {
-                st =
-                    nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: the graph has no parameter '%s'", n->name, n->target);
-                break;
-            }
-            nnfx_meta m;
-            nnfx_meta_set_shape(&m, t->dtype, t->rank, t->shape);
-            n->infer_changed = full || n->infer_dirty || !meta_equal(&m, &n->meta[0]);
-            n->meta[0] = m;
-            break;
-        }
-        case NNFX_CALL_FUNCTION:
-        case NNFX_CALL_MODULE: {
-            int need = needs_infer(n);
-            if (need < 0) {
-                st = nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s uses a node defined after it", n->name);
-                break;
-            }
-            if (full || need) st = infer_tracked(n, &dummy, err);
-            any_value |= n->pass_data != NULL;
-            break;
-        }
-        case NNFX_OUTPUT: break;
-        }
-        if (!st) n->infer_dirty = false;
+        st = ir_infer_walk_node(n, &w, err);
     }
-    /* release the constants of the visited nodes (up to the failing one) */
-    for (nnfx_node *v = g->head; v != n && any_value; v = v->next) {
-        if (v->opcode == NNFX_CALL_FUNCTION && v->infer_value) nnfx_tensor_release((nnfx_tensor *)v->pass_data);
-        v->pass_data = NULL;
-    }
-    if (!st) g->infer_valid = true;
+    ir_infer_end(g, &w, n, st);
     return st;
+}
+
+nnfx_status ir_graph_lint_and_infer(nnfx_graph *g, nnfx_error *err) {
+    if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "recompile: NULL graph");
+    ir_graph_renumber(g);
+    ir_lint_walk lw = {0};
+    ir_infer_walk iw;
+    ir_infer_begin(g, &iw);
+    nnfx_error ierr = {0};
+    nnfx_status lst = NNFX_OK, ist = NNFX_OK;
+    const nnfx_node *istop = NULL; /* where inference stopped (exclusive); NULL: it visited every node */
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        ir_node_prefetch(n, 16);
+        if ((lst = ir_lint_node(g, n, &lw, err))) {
+            if (!ist) istop = n;
+            break;
+        }
+        if (!ist && (ist = ir_infer_walk_node(n, &iw, &ierr))) istop = n->next;
+    }
+    if (!lst) lst = ir_lint_end(g, &lw, err);
+    ir_infer_end(g, &iw, istop, lst ? lst : ist);
+    if (lst) return lst;
+    if (ist && err) *err = ierr;
+    return ist;
 }
