@@ -21,3 +21,14 @@ if(TARGET test_real_models)
   set_tests_properties(real_models_torchvision PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 1800
                                                          ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
 endif()
+# Slow: the generated C of every torchvision classifier real_models_torchvision
+# exports, against PyTorch's outputs (tests/codegen/check_codegen_torchvision.py).
+if(EXISTS ${NNFX_CG_PYTHON} AND TARGET test_real_models)
+  add_test(NAME codegen_torchvision
+           COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_torchvision.py
+                   $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_torchvision
+                   ${CMAKE_BINARY_DIR}/real_models_torchvision)
+  set_tests_properties(codegen_torchvision PROPERTIES LABELS slow TIMEOUT 3600 SKIP_RETURN_CODE 77
+                                                      FIXTURES_REQUIRED torchvision_exported)
+  set_tests_properties(real_models_torchvision PROPERTIES FIXTURES_SETUP torchvision_exported)
+endif()

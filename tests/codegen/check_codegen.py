@@ -108,10 +108,11 @@ def generate(model, out, name, shapes=(), extra=()):
     return run(cmd + list(extra))
 
 
-def build_and_run(out, name, inputs, nsamples):
+def build_and_run(out, name, inputs, nsamples, weights_o0=False):
     """Compiles the generated C strictly, runs it on the samples (each input
     written as its NAME_INPUTk_TYPE); returns the outputs (any type) as one
-    float32 array [nsamples, the outputs' sizes together]."""
+    float32 array [nsamples, the outputs' sizes together]. weights_o0: the
+    weights file (only data) compiles at -O0, the same strict flags else."""
     hdr = open(os.path.join(out, name + ".h")).read()
 
     def macro(m):
@@ -132,7 +133,12 @@ def build_and_run(out, name, inputs, nsamples):
     with open(os.path.join(out, "main.c"), "w") as f:
         f.write(h)
     exe = os.path.join(out, "run")
-    r = run([CC] + STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
+    if weights_o0:
+        r = run([CC] + STRICT + ["-c", name + ".c"], cwd=out)
+        if not r.returncode:
+            r = run([CC] + [f for f in STRICT if not f.startswith("-O")] + ["-O0", "-c", name + "_weights.c"], cwd=out)
+    else:
+        r = run([CC] + STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
     if r.returncode:
         fail("%s: strict C99 compile failed:\n%s" % (name, r.stdout[-3000:]))
         return None
