@@ -1819,6 +1819,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         c->ctrl_bytes = mark;
         return st;
     }
+    bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
+    if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
     if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&

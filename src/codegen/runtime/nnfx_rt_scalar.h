@@ -199,6 +199,101 @@ static inline float nnfx_rt_max(float a, float b) { return a != a ? a : (b != b 
 static inline float nnfx_rt_min(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 /* @end */
 
+/* Integer ops (int64, int32, int8, uint8, bool held as long long): the
+ * interpreter's integer kernels (src/exec/kernels/binary.c, logical.c) and
+ * the generated typed kernels (nnfx_rt_typed.h) call these. Add, Sub and
+ * Mul wrap (computed unsigned); the result is stored modulo the output
+ * type's width. */
+
+/* @rt iadd */
+static inline long long nnfx_rt_iadd(long long a, long long b) {
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+/* @end */
+
+/* @rt isub */
+static inline long long nnfx_rt_isub(long long a, long long b) {
+    return (long long)((unsigned long long)a - (unsigned long long)b);
+}
+/* @end */
+
+/* @rt imul */
+static inline long long nnfx_rt_imul(long long a, long long b) {
+    return (long long)((unsigned long long)a * (unsigned long long)b);
+}
+/* @end */
+
+/* @rt idiv */
+/* Truncating division; x / 0 gives 0 (the interpreter reports it), x / -1
+ * negates with wrapping (INT64_MIN / -1 would trap). */
+static inline long long nnfx_rt_idiv(long long a, long long b) {
+    return b == 0 ? 0 : b == -1 ? (long long)(0 - (unsigned long long)a) : a / b;
+}
+/* @end */
+
+/* @rt ifmod */
+/* Mod with fmod=1 on integers: C's remainder (the dividend's sign); 0 for
+ * a divisor of 0 or -1 (INT64_MIN % -1 traps). */
+static inline long long nnfx_rt_ifmod(long long a, long long b) { return (b == 0 || b == -1) ? 0 : a % b; }
+/* @end */
+
+/* @rt imod needs:ifmod */
+/* Mod with fmod=0 on integers: Python's remainder (the divisor's sign). */
+static inline long long nnfx_rt_imod(long long a, long long b) {
+    long long r = nnfx_rt_ifmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* @end */
+
+/* @rt imin */
+static inline long long nnfx_rt_imin(long long a, long long b) { return a < b ? a : b; }
+/* @end */
+
+/* @rt imax */
+static inline long long nnfx_rt_imax(long long a, long long b) { return a > b ? a : b; }
+/* @end */
+
+/* @rt iand */
+static inline long long nnfx_rt_iand(long long a, long long b) { return (a != 0) & (b != 0); }
+/* @end */
+
+/* @rt ior */
+static inline long long nnfx_rt_ior(long long a, long long b) { return (a != 0) | (b != 0); }
+/* @end */
+
+/* @rt ixor */
+static inline long long nnfx_rt_ixor(long long a, long long b) { return (a != 0) ^ (b != 0); }
+/* @end */
+
+/* @rt ishl */
+/* BitShift of unsigned values: shifts of 64 and more give 0. */
+static inline long long nnfx_rt_ishl(long long a, long long b) {
+    return (unsigned long long)b >= 64 ? 0 : (long long)((unsigned long long)a << (unsigned long long)b);
+}
+/* @end */
+
+/* @rt ishr */
+static inline long long nnfx_rt_ishr(long long a, long long b) {
+    return (unsigned long long)b >= 64 ? 0 : (long long)((unsigned long long)a >> (unsigned long long)b);
+}
+/* @end */
+
+/* @rt sat */
+/* v clamped into [lo, hi], NaN giving 0: what a float-to-integer
+ * conversion (Cast, the interpreter's kern_set) truncates toward zero, so
+ * it is always defined. */
+static inline double nnfx_rt_sat(double v, double lo, double hi) {
+    return v != v ? 0 : (v < lo ? lo : (v > hi ? hi : v));
+}
+/* @end */
+
+/* @rt ipow libm needs:sat */
+/* Pow of an int64 base: pow in double, truncated and saturated into int64. */
+static inline long long nnfx_rt_ipow(double a, double b) {
+    return (long long)nnfx_rt_sat(pow(a, b), -9223372036854775808.0, 9223372036854774784.0);
+}
+/* @end */
+
 /* Quantization (int8). ONNX's affine quantization in float32, no libm:
  * q = saturate(round_half_even(x / scale) + zp), x = (q - zp) * scale; the
  * interpreter's QuantizeLinear / DequantizeLinear (src/ir/quant_int.h,
