@@ -392,6 +392,69 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
+static nnfx_status emit_gather_nd(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
+    const nnfx_dtype di = in_dtype(c, s, 1);
+    const int b = (int)nnfx_node_attr_int(n, "batch_dims", 0);
+    char x[96], ix[96], y[96];
+    nnfx_status st;
+    if (!xm || !im || !index_dtype(di) || im->rank < 1)
+        return cg_unsupported(c, n, "gather_nd needs int32/int64 indices of rank >= 1");
+    const int k = (int)im->dims[im->rank - 1].value;
+    if (b < 0 || k < 1 || b + k > xm->rank || b >= im->rank)
+        return cg_unsupported(c, n, "gather_nd indices do not fit the data rank");
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, di, ix, sizeof ix)) ||
+        (st = typed_out(c, s->out, dx, n, y, sizeof y)))
+        return st;
+    if (cg_meta_numel(&n->meta[0]) == 0) return NNFX_OK;
+    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK];
+    meta_dims(xm, xd);
+    kern_strides(xm->rank, xd, xst);
+    cg_use_section(c, "gather_nd");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "dims", k, xd + b);
+    emit_longs(&c->body, "st", k, xst + b);
+    sb_printf(&c->body, "        nnfx_rt_gather_nd(%s, %s, %d, %s, %d, %lld, %lld, %d, dims, st, %lld, %lld);\n    }\n",
+              x, ix, tcode(di), y, (int)nnfx_dtype_size(dx), (long long)infer_prod(xm, 0, b),
+              (long long)infer_prod(im, b, im->rank - 1), k, (long long)infer_prod(xm, b + k, xm->rank),
+              (long long)(b > 0 ? xst[b - 1] : cg_meta_numel(xm)));
+    return NNFX_OK;
+}
+
+/* Clip of an integer value: bounds absent, constants or computed. */
+static nnfx_status emit_iclip(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    char x[96], y[96], b[2][96] = {"0", "0"};
+    nnfx_status st;
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, dx, n, y, sizeof y))) return st;
+    for (int a = 1; a < 3; a++)
+        if (a < s->nin && s->in[a] >= 0) {
+            if (in_dtype(c, s, a) != dx) return cg_unsupported(c, n, "clip bounds of another type than the input");
+            if ((st = typed_in(c, s, a, dx, b[a - 1], sizeof b[0]))) return st;
+        }
+    cg_use_section(c, "iclip");
+    sb_printf(&c->body, "    nnfx_rt_iclip(%s, %s, %d, %lld, %s, %s);\n", x, y, tcode(dx),
+              (long long)cg_meta_numel(&n->meta[0]), b[0], b[1]);
+    return NNFX_OK;
+}
+
+/* Dropout with its mask (inference): the data, and a mask of ones. */
+static nnfx_status emit_dropout_mask(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
+    char x[64], y[64], m[96];
+    nnfx_status st;
+    if (n->meta[0].dtype != NNFX_F32 || n->meta[1].dtype != NNFX_BOOL)
+        return cg_unsupported(c, n, "dropout of a float32 value with a bool mask is generated");
+    if ((st = float_in(c, s, 0, x, sizeof x)) || (st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
+    const int64_t numel = cg_meta_numel(&n->meta[0]);
+    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
+    if (s->outs[1] < 0) return NNFX_OK;
+    if ((st = typed_out(c, s->outs[1], NNFX_BOOL, n, m, sizeof m))) return st;
+    sb_printf(&c->body, "    memset(%s, 1, %lld); /* the mask: every value kept */\n", m, (long long)numel);
+    return NNFX_OK;
+}
+
 /* ScatterElements / Scatter / ScatterND: the data copied, then the updates. */
 static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
@@ -564,6 +627,13 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GATHER:
         if (dy == NNFX_F32 && in_const(c, s, 1)) return NNFX_OK; /* codegen.c's constant-index gather */
         break;
+    case NNFX_OP_GATHER_ND: break;
+    case NNFX_OP_CLIP:
+        if (dy == NNFX_F32 || dy == NNFX_BOOL || d0 != dy) return NNFX_OK;
+        break;
+    case NNFX_OP_DROPOUT:
+        if (s->nout < 2 || n->nout < 2) return NNFX_OK;
+        break;
     default: return NNFX_OK;
     }
     *handled = true;
@@ -577,6 +647,9 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_TRILU: return emit_trilu(c, s, d0);
     case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
     case NNFX_OP_GATHER: return emit_gather(c, s, d0);
+    case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
+    case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
+    case NNFX_OP_DROPOUT: return emit_dropout_mask(c, s);
     case NNFX_OP_SCATTER:
     case NNFX_OP_SCATTER_ELEMENTS:
     case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);

@@ -302,6 +302,51 @@ static inline void nnfx_rt_gather_typed(const unsigned char *x, const unsigned c
 }
 /* @end */
 
+/* @rt gather_nd needs:tval */
+/* GatherND with batch_dims: for each of the B batches (bstride values of x
+ * apart) and Q index tuples of k values in ix (type tix, negative ones
+ * from the end), the slice of `slice` es-byte values of x at that tuple
+ * (dims[j], strides st[j] of the indexed dims) into y, in order; a tuple
+ * out of range gives zero bytes. */
+static inline void nnfx_rt_gather_nd(const unsigned char *x, const unsigned char *ix, int tix, unsigned char *y,
+                                     long es, long B, long Q, int k, const long *dims, const long *st, long slice,
+                                     long bstride) {
+    long b, q;
+    int j;
+    for (b = 0; b < B; b++)
+        for (q = 0; q < Q; q++) {
+            long off = b * bstride;
+            int ok = 1;
+            unsigned char *dst = y + (b * Q + q) * slice * es;
+            for (j = 0; j < k; j++) {
+                long long v = nnfx_rt_ld_i(ix, (b * Q + q) * k + j, tix);
+                if (v < 0) v += dims[j];
+                if (v < 0 || v >= dims[j]) ok = 0;
+                off += (long)v * st[j];
+            }
+            if (ok)
+                memcpy(dst, x + off * es, (size_t)(slice * es));
+            else
+                memset(dst, 0, (size_t)(slice * es));
+        }
+}
+/* @end */
+
+/* @rt iclip needs:tval */
+/* Clip of n integer values of type t: below *lo to *lo, then above *hi to
+ * *hi (lo / hi: one value of type t each, NULL when absent). */
+static inline void nnfx_rt_iclip(const unsigned char *x, unsigned char *y, int t, long n, const unsigned char *lo,
+                                 const unsigned char *hi) {
+    long i;
+    for (i = 0; i < n; i++) {
+        long long v = nnfx_rt_ld_i(x, i, t);
+        if (lo && v < nnfx_rt_ld_i(lo, 0, t)) v = nnfx_rt_ld_i(lo, 0, t);
+        if (hi && v > nnfx_rt_ld_i(hi, 0, t)) v = nnfx_rt_ld_i(hi, 0, t);
+        nnfx_rt_st_i(y, i, t, v);
+    }
+}
+/* @end */
+
 /* @rt scatter needs:tval */
 /* One update of a scatter: y[o] = u[k] (red 0), y[o] + u[k] (1), y[o] *
  * u[k] (2), max (3), min (4), computed in double and stored into type t. */
