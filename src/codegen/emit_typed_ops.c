@@ -15,6 +15,7 @@
 
 #include "codegen/codegen_int.h"
 #include "ir/ir_int.h"
+#include "ir/op_table.h"
 
 /* The runtime's type code of dt (nnfx_rt_typed.h), -1 when generated C
  * holds no such values. */
@@ -26,12 +27,13 @@ static int tcode(nnfx_dtype dt) {
     case NNFX_I8: return 3;
     case NNFX_U8: return 4;
     case NNFX_BOOL: return 5;
+    case NNFX_F64: return 6;
     default: return -1;
     }
 }
 
 static const char *tcode_ctype(int t) {
-    static const char *const names[] = {"float", "int64_t", "int32_t", "int8_t", "uint8_t", "uint8_t"};
+    static const char *const names[] = {"float", "int64_t", "int32_t", "int8_t", "uint8_t", "uint8_t", "double"};
     return names[t];
 }
 
@@ -74,6 +76,16 @@ static void typed_const(cg *c, int v, const nnfx_tensor *t, const nnfx_node *use
                   c->name, id, (long long)(n ? n : 1));
         for (int64_t i = 0; i < n; i++) {
             int64_t x = 0;
+            if (t->dtype == NNFX_F64) {
+                double d;
+                memcpy(&d, (const char *)t->data + i * 8, 8);
+                sb_printf(&c->weights, i % 4 ? ", " : (i ? ",\n    " : "\n    "));
+                if (d != d || d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+                    sb_printf(&c->weights, "%s", d != d ? "0.0 / 0.0" : d > 0 ? "1.0 / 0.0" : "-1.0 / 0.0");
+                else
+                    sb_printf(&c->weights, "%a", d);
+                continue;
+            }
             if (t->dtype == NNFX_I64) {
                 memcpy(&x, (const char *)t->data + i * 8, 8);
             } else if (t->dtype == NNFX_I32) {
@@ -234,6 +246,15 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
         cg_use_section(c, "tpow");
         sb_printf(&c->body, "        nnfx_rt_tpow(%s, %d, %s, %d, %s, %d, %d, shape, s0, s1);\n    }\n", a, tcode(da),
                   b, tcode(db), y, tcode(dy), bp.rank);
+    } else if (dy == NNFX_F64) {
+        const char *fn = n->op == NNFX_OP_MIN               ? "dmin"
+                         : n->op == NNFX_OP_MAX             ? "dmax"
+                         : nnfx_node_attr_int(n, "fmod", 0) ? "dfmod"
+                                                            : "dmod";
+        cg_use_section(c, "fbinary");
+        cg_use_section(c, fn);
+        sb_printf(&c->body, "        nnfx_rt_fbinary(%s, %s, %s, 6, %d, shape, s0, s1, nnfx_rt_%s);\n    }\n", a, b, y,
+                  bp.rank, fn);
     } else {
         const char *fn = int_fn(n);
         cg_use_section(c, "ibinary");
@@ -439,6 +460,36 @@ static nnfx_status emit_iclip(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
+/* CumSum of a value that is not float32; the axis a constant or read at
+ * run time. */
+static nnfx_status emit_cumsum(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *ym = &n->meta[0];
+    char x[96], y[96], ax[160], ap[96];
+    int64_t av;
+    nnfx_status st;
+    if (ym->rank < 1) return cg_unsupported(c, n, "cum_sum of a scalar");
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, dx, n, y, sizeof y))) return st;
+    if (const_int(c, s, 1, 0, &av)) {
+        snprintf(ax, sizeof ax, "%lld", (long long)av);
+    } else {
+        const nnfx_dtype da = in_dtype(c, s, 1);
+        if (!index_dtype(da)) return cg_unsupported(c, n, "cum_sum's axis is not one int32/int64 value");
+        if ((st = typed_in(c, s, 1, da, ap, sizeof ap))) return st;
+        snprintf(ax, sizeof ax, "nnfx_rt_ld_i(%s, 0, %d)", ap, tcode(da));
+    }
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
+    int64_t d[NNFX_MAX_RANK];
+    meta_dims(ym, d);
+    cg_use_section(c, "cumsum");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", ym->rank, d);
+    sb_printf(&c->body, "        nnfx_rt_cumsum(%s, %d, %s, %d, %d, shape, %s, %d, %d);\n    }\n", x, tcode(dx), y,
+              tcode(dx), ym->rank, ax, nnfx_node_attr_int(n, "exclusive", 0) != 0,
+              nnfx_node_attr_int(n, "reverse", 0) != 0);
+    return NNFX_OK;
+}
+
 /* Dropout with its mask (inference): the data, and a mask of ones. */
 static nnfx_status emit_dropout_mask(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
@@ -588,8 +639,12 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_OR:
     case NNFX_OP_XOR:
     case NNFX_OP_BIT_SHIFT:
-        if (dy == NNFX_F32 || s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy || !int_fn(n))
+        if (s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy) return NNFX_OK;
+        if (dy == NNFX_F64) { /* the interpreter's float64 Min, Max, Mod */
+            if (n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX && n->op != NNFX_OP_MOD) return NNFX_OK;
+        } else if (dy == NNFX_F32 || !int_fn(n)) {
             return NNFX_OK;
+        }
         break;
     case NNFX_OP_POW:
         if ((dy == NNFX_F32 && d0 == NNFX_F32 && d1 == NNFX_F32) || s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy)
@@ -628,13 +683,23 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         if (dy == NNFX_F32 && in_const(c, s, 1)) return NNFX_OK; /* codegen.c's constant-index gather */
         break;
     case NNFX_OP_GATHER_ND: break;
+    case NNFX_OP_CUM_SUM:
+        if (dy == NNFX_F32 || d0 != dy) return NNFX_OK; /* float32: a float op */
+        break;
     case NNFX_OP_CLIP:
         if (dy == NNFX_F32 || dy == NNFX_BOOL || d0 != dy) return NNFX_OK;
         break;
     case NNFX_OP_DROPOUT:
         if (s->nout < 2 || n->nout < 2) return NNFX_OK;
         break;
-    default: return NNFX_OK;
+    default:
+        if ((dy == NNFX_F64 || d0 == NNFX_F64) && !(ir_op_info(n->op)->flags & NNFX_F_VIEW)) {
+            *handled = true;
+            return cg_unsupported(c, n,
+                                  "on float64 values only Cast, CastLike, Min, Max, Mod, CumSum, Where and moves of "
+                                  "data are generated");
+        }
+        return NNFX_OK;
     }
     *handled = true;
     switch (n->op) {
@@ -650,6 +715,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
     case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
     case NNFX_OP_DROPOUT: return emit_dropout_mask(c, s);
+    case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
     case NNFX_OP_SCATTER:
     case NNFX_OP_SCATTER_ELEMENTS:
     case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);

@@ -294,6 +294,30 @@ static inline long long nnfx_rt_ipow(double a, double b) {
 }
 /* @end */
 
+/* Float64 binary ops (the interpreter's Min, Max and Mod compute in
+ * double): a NaN operand gives NaN. */
+
+/* @rt dmin */
+static inline double nnfx_rt_dmin(double a, double b) { return (a != a || b != b) ? a + b : (b < a ? b : a); }
+/* @end */
+
+/* @rt dmax */
+static inline double nnfx_rt_dmax(double a, double b) { return (a != a || b != b) ? a + b : (b > a ? b : a); }
+/* @end */
+
+/* @rt dfmod libm */
+/* Mod with fmod=1: C's fmod (the dividend's sign). */
+static inline double nnfx_rt_dfmod(double a, double b) { return fmod(a, b); }
+/* @end */
+
+/* @rt dmod libm */
+/* Mod with fmod=0 of floats: fmod moved to the divisor's sign. */
+static inline double nnfx_rt_dmod(double a, double b) {
+    double r = fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* @end */
+
 /* Quantization (int8). ONNX's affine quantization in float32, no libm:
  * q = saturate(round_half_even(x / scale) + zp), x = (q - zp) * scale; the
  * interpreter's QuantizeLinear / DequantizeLinear (src/ir/quant_int.h,

@@ -4,7 +4,8 @@
  * IsInf / Not, Trilu, and the float ops that read integer indices
  * (GatherElements, Gather and Scatter with computed indices, OneHot, the
  * losses). Values are bytes (any alignment) with a type code:
- *     0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool (one byte, 0 / 1)
+ *     0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool (one byte, 0 / 1),
+ *     6 float64
  * Integer results go through nnfx_rt_scalar.h's integer ops (the
  * interpreter's too) and are stored modulo the output type; conversions of
  * doubles to integers truncate and saturate (nnfx_rt_sat, the interpreter's
@@ -21,7 +22,7 @@
 /* @rt tval needs:sat */
 #include <stdint.h>
 /* Bytes of one value of type code t. */
-static inline long nnfx_rt_tsize(int t) { return t == 1 ? 8 : (t == 0 || t == 2) ? 4 : 1; }
+static inline long nnfx_rt_tsize(int t) { return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2) ? 4 : 1; }
 
 /* Element i of typed bytes p as an integer (float32: truncated and
  * saturated). */
@@ -47,6 +48,11 @@ static inline long long nnfx_rt_ld_i(const unsigned char *p, long i, int t) {
         memcpy(&v, p + i, 1);
         return v;
     }
+    case 6: {
+        double v;
+        memcpy(&v, p + i * 8, 8);
+        return (long long)nnfx_rt_sat(v, -9223372036854775808.0, 9223372036854774784.0);
+    }
     default: return p[i];
     }
 }
@@ -56,6 +62,11 @@ static inline double nnfx_rt_ld_f(const unsigned char *p, long i, int t) {
     if (t == 0) {
         float v;
         memcpy(&v, p + i * 4, 4);
+        return v;
+    }
+    if (t == 6) {
+        double v;
+        memcpy(&v, p + i * 8, 8);
         return v;
     }
     return (double)nnfx_rt_ld_i(p, i, t);
@@ -81,6 +92,11 @@ static inline void nnfx_rt_st_i(unsigned char *p, long i, int t, long long v) {
         break;
     }
     case 5: p[i] = v != 0; break;
+    case 6: {
+        double d = (double)v;
+        memcpy(p + i * 8, &d, 8);
+        break;
+    }
     default: p[i] = (unsigned char)(unsigned long long)v; break;
     }
 }
@@ -98,6 +114,7 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
     case 2: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -2147483648.0, 2147483647.0)); break;
     case 3: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -128.0, 127.0)); break;
     case 4: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 255.0)); break;
+    case 6: memcpy(p + i * 8, &v, 8); break;
     default: p[i] = v != 0; break;
     }
 }
@@ -139,6 +156,49 @@ static inline void nnfx_rt_ibinary(const unsigned char *a, int ta, const unsigne
 }
 /* @end */
 
+/* @rt fbinary needs:tval,tbcast_next */
+/* y = f(a, b) in double with broadcasting (as nnfx_rt_ibinary), a, b and y
+ * of type t (float64's Min, Max, Mod). */
+static inline void nnfx_rt_fbinary(const unsigned char *a, const unsigned char *b, unsigned char *y, int t, int rank,
+                                   const long *shape, const long *sa, const long *sb, double (*f)(double, double)) {
+    long idx[8] = {0, 0, 0, 0, 0, 0, 0, 0}, off[2] = {0, 0}, i = 0;
+    const long *st[2];
+    st[0] = sa, st[1] = sb;
+    do
+        nnfx_rt_st_f(y, i++, t, f(nnfx_rt_ld_f(a, off[0], t), nnfx_rt_ld_f(b, off[1], t)));
+    while (nnfx_rt_tbcast_next(rank, shape, 2, st, idx, off));
+}
+/* @end */
+
+/* @rt cumsum needs:tval */
+/* CumSum of x (type tx, `rank` dims `shape`) along axis (negative: from the
+ * end) into y (type ty): running sums in double, exclusive leaving out the
+ * element itself, reverse running from the end. */
+static inline void nnfx_rt_cumsum(const unsigned char *x, int tx, unsigned char *y, int ty, int rank, const long *shape,
+                                  long long axis, int excl, int rev) {
+    long outer = 1, len, inner = 1, o, j, k;
+    int d;
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return;
+    for (d = 0; d < rank; d++) {
+        if (d < axis) outer *= shape[d];
+        if (d > axis) inner *= shape[d];
+    }
+    len = shape[axis];
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            double acc = 0;
+            for (k = 0; k < len; k++) {
+                const long i = rev ? len - 1 - k : k, off = (o * len + i) * inner + j;
+                const double v = nnfx_rt_ld_f(x, off, tx);
+                if (!excl) acc += v;
+                nnfx_rt_st_f(y, off, ty, acc);
+                if (excl) acc += v;
+            }
+        }
+}
+/* @end */
+
 /* @rt tpow libm needs:tval,tbcast_next,pow */
 /* Pow with broadcasting where a base or exponent is an integer: a float32
  * result is powf of the two converted to float; an integer one is pow in
@@ -170,7 +230,7 @@ static inline void nnfx_rt_tcompare(const unsigned char *a, int ta, const unsign
     st[0] = sa, st[1] = sb;
     do {
         int r;
-        if (ta == 0 || tb == 0) {
+        if (ta == 0 || tb == 0 || ta == 6 || tb == 6) {
             const double u = nnfx_rt_ld_f(a, off[0], ta), v = nnfx_rt_ld_f(b, off[1], tb);
             r = op == 0 ? u > v : op == 1 ? u < v : op == 2 ? u >= v : op == 3 ? u <= v : u == v;
         } else {
@@ -199,15 +259,15 @@ static inline void nnfx_rt_where(const unsigned char *c, const unsigned char *x,
 /* @end */
 
 /* @rt tcast needs:tval */
-/* Cast of n values from type tx to ty (tx != ty): a float32 value through
+/* Cast of n values from type tx to ty (tx != ty): a float32 or float64 value through
  * double (to an integer: truncated and saturated, NaN 0; to bool: nonzero,
  * NaN too), an integer one exactly to float32 (rounded once) and
  * saturated into a narrower integer type. */
 static inline void nnfx_rt_tcast(const unsigned char *x, int tx, unsigned char *y, int ty, long n) {
     long i;
     for (i = 0; i < n; i++) {
-        if (tx == 0)
-            nnfx_rt_st_f(y, i, ty, nnfx_rt_ld_f(x, i, 0));
+        if (tx == 0 || tx == 6)
+            nnfx_rt_st_f(y, i, ty, nnfx_rt_ld_f(x, i, tx));
         else if (ty == 0)
             nnfx_rt_st_i(y, i, 0, nnfx_rt_ld_i(x, i, tx));
         else

@@ -36,12 +36,10 @@ static double combine(const logic_ctx *c, const double *v) {
     case L_LE: return v[0] <= v[1];
     case L_MOD:
         if (c->is_int) return int_mod(v[0], v[1]);
-        {
-            double r = fmod(v[0], v[1]);
-            return (r != 0 && ((r < 0) != (v[1] < 0))) ? r + v[1] : r;
-        }
+        return nnfx_rt_dmod(v[0], v[1]);
     case L_FMOD:
-        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1])) : fmod(v[0], v[1]);
+        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1]))
+                         : nnfx_rt_dfmod(v[0], v[1]);
     case L_MIN:
     case L_MAX: {
         double r = v[0];
