@@ -28,12 +28,14 @@ static int tcode(nnfx_dtype dt) {
     case NNFX_U8: return 4;
     case NNFX_BOOL: return 5;
     case NNFX_F64: return 6;
+    case NNFX_F16: return 7;
     default: return -1;
     }
 }
 
 static const char *tcode_ctype(int t) {
-    static const char *const names[] = {"float", "int64_t", "int32_t", "int8_t", "uint8_t", "uint8_t", "double"};
+    static const char *const names[] = {"float",   "int64_t", "int32_t", "int8_t",
+                                        "uint8_t", "uint8_t", "double",  "uint16_t"};
     return names[t];
 }
 
@@ -92,6 +94,10 @@ static void typed_const(cg *c, int v, const nnfx_tensor *t, const nnfx_node *use
                 int32_t w;
                 memcpy(&w, (const char *)t->data + i * 4, 4);
                 x = w;
+            } else if (t->dtype == NNFX_F16) { /* the half's bits */
+                uint16_t h;
+                memcpy(&h, (const char *)t->data + i * 2, 2);
+                x = h;
             } else if (t->dtype == NNFX_I8) {
                 x = ((const int8_t *)t->data)[i];
             } else {
@@ -246,15 +252,15 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
         cg_use_section(c, "tpow");
         sb_printf(&c->body, "        nnfx_rt_tpow(%s, %d, %s, %d, %s, %d, %d, shape, s0, s1);\n    }\n", a, tcode(da),
                   b, tcode(db), y, tcode(dy), bp.rank);
-    } else if (dy == NNFX_F64) {
+    } else if (dy == NNFX_F64 || dy == NNFX_F16) {
         const char *fn = n->op == NNFX_OP_MIN               ? "dmin"
                          : n->op == NNFX_OP_MAX             ? "dmax"
                          : nnfx_node_attr_int(n, "fmod", 0) ? "dfmod"
                                                             : "dmod";
         cg_use_section(c, "fbinary");
         cg_use_section(c, fn);
-        sb_printf(&c->body, "        nnfx_rt_fbinary(%s, %s, %s, 6, %d, shape, s0, s1, nnfx_rt_%s);\n    }\n", a, b, y,
-                  bp.rank, fn);
+        sb_printf(&c->body, "        nnfx_rt_fbinary(%s, %s, %s, %d, %d, shape, s0, s1, nnfx_rt_%s);\n    }\n", a, b, y,
+                  tcode(dy), bp.rank, fn);
     } else {
         const char *fn = int_fn(n);
         cg_use_section(c, "ibinary");
@@ -640,7 +646,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_XOR:
     case NNFX_OP_BIT_SHIFT:
         if (s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy) return NNFX_OK;
-        if (dy == NNFX_F64) { /* the interpreter's float64 Min, Max, Mod */
+        if (dy == NNFX_F64 || dy == NNFX_F16) { /* the interpreter's float64 / float16 Min, Max, Mod */
             if (n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX && n->op != NNFX_OP_MOD) return NNFX_OK;
         } else if (dy == NNFX_F32 || !int_fn(n)) {
             return NNFX_OK;
@@ -693,11 +699,12 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         if (s->nout < 2 || n->nout < 2) return NNFX_OK;
         break;
     default:
-        if ((dy == NNFX_F64 || d0 == NNFX_F64) && !(ir_op_info(n->op)->flags & NNFX_F_VIEW)) {
+        if ((dy == NNFX_F64 || d0 == NNFX_F64 || dy == NNFX_F16 || d0 == NNFX_F16) &&
+            !(ir_op_info(n->op)->flags & NNFX_F_VIEW)) {
             *handled = true;
             return cg_unsupported(c, n,
-                                  "on float64 values only Cast, CastLike, Min, Max, Mod, CumSum, Where and moves of "
-                                  "data are generated");
+                                  "on float64 and float16 values only Cast, CastLike, Min, Max, Mod, CumSum, Where and "
+                                  "moves of data are generated");
         }
         return NNFX_OK;
     }

@@ -318,6 +318,66 @@ static inline double nnfx_rt_dmod(double a, double b) {
 }
 /* @end */
 
+/* @rt half */
+#include <stdint.h>
+#include <string.h>
+/* IEEE half (its 16 bits) -> float, exactly. */
+static inline float nnfx_rt_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    float f;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal */
+            exp = 127 - 15 + 1;
+            while (!(man & 0x400)) {
+                man <<= 1;
+                exp--;
+            }
+            man &= 0x3ff;
+            bits = sign | (exp << 23) | (man << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else {
+        bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* double -> IEEE half bits, rounded to nearest even in one step (no double
+ * rounding through float), without libm: NaN gives 0x7e00, magnitudes from
+ * 65520 on infinity, values below 2^-14 multiples of 2^-24. */
+static inline uint16_t nnfx_rt_double_to_half(double v) {
+    uint64_t b, full, q, rem, halfway;
+    uint16_t sign;
+    int e, shift;
+    memcpy(&b, &v, 8);
+    sign = (uint16_t)((b >> 48) & 0x8000);
+    e = (int)((b >> 52) & 0x7ff);
+    full = b & 0xfffffffffffffULL;
+    if (e == 0x7ff) return full ? (uint16_t)0x7e00 : (uint16_t)(sign | 0x7c00);
+    if (e == 0) return sign; /* a double subnormal rounds to zero */
+    e -= 1023;
+    if (e >= 16) return (uint16_t)(sign | 0x7c00);
+    full |= 1ULL << 52;             /* the 53-bit significand: v = full * 2^(e - 52) */
+    shift = e >= -14 ? 42 : 28 - e; /* to units of 2^(e - 10), or of 2^-24 below 2^-14 */
+    if (shift > 63) return sign;
+    q = full >> shift;
+    rem = full & ((1ULL << shift) - 1);
+    halfway = 1ULL << (shift - 1);
+    if (rem > halfway || (rem == halfway && (q & 1))) q++;
+    if (e < -14) return (uint16_t)(sign | q); /* q == 1024 is the smallest normal's encoding */
+    if (q >= 2048) {
+        q = 1024;
+        e++;
+    }
+    if (e > 15) return (uint16_t)(sign | 0x7c00);
+    return (uint16_t)(sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)(q - 1024));
+}
+/* @end */
+
 /* Quantization (int8). ONNX's affine quantization in float32, no libm:
  * q = saturate(round_half_even(x / scale) + zp), x = (q - zp) * scale; the
  * interpreter's QuantizeLinear / DequantizeLinear (src/ir/quant_int.h,

@@ -5,7 +5,7 @@
  * (GatherElements, Gather and Scatter with computed indices, OneHot, the
  * losses). Values are bytes (any alignment) with a type code:
  *     0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool (one byte, 0 / 1),
- *     6 float64
+ *     6 float64, 7 float16 (IEEE half bits)
  * Integer results go through nnfx_rt_scalar.h's integer ops (the
  * interpreter's too) and are stored modulo the output type; conversions of
  * doubles to integers truncate and saturate (nnfx_rt_sat, the interpreter's
@@ -19,10 +19,10 @@
 
 #include "nnfx_rt_scalar.h"
 
-/* @rt tval needs:sat */
+/* @rt tval needs:sat,half */
 #include <stdint.h>
 /* Bytes of one value of type code t. */
-static inline long nnfx_rt_tsize(int t) { return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2) ? 4 : 1; }
+static inline long nnfx_rt_tsize(int t) { return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2) ? 4 : t == 7 ? 2 : 1; }
 
 /* Element i of typed bytes p as an integer (float32: truncated and
  * saturated). */
@@ -53,6 +53,11 @@ static inline long long nnfx_rt_ld_i(const unsigned char *p, long i, int t) {
         memcpy(&v, p + i * 8, 8);
         return (long long)nnfx_rt_sat(v, -9223372036854775808.0, 9223372036854774784.0);
     }
+    case 7: {
+        uint16_t h;
+        memcpy(&h, p + i * 2, 2);
+        return (long long)nnfx_rt_sat(nnfx_rt_half_to_float(h), -9223372036854775808.0, 9223372036854774784.0);
+    }
     default: return p[i];
     }
 }
@@ -68,6 +73,11 @@ static inline double nnfx_rt_ld_f(const unsigned char *p, long i, int t) {
         double v;
         memcpy(&v, p + i * 8, 8);
         return v;
+    }
+    if (t == 7) {
+        uint16_t h;
+        memcpy(&h, p + i * 2, 2);
+        return nnfx_rt_half_to_float(h);
     }
     return (double)nnfx_rt_ld_i(p, i, t);
 }
@@ -97,6 +107,11 @@ static inline void nnfx_rt_st_i(unsigned char *p, long i, int t, long long v) {
         memcpy(p + i * 8, &d, 8);
         break;
     }
+    case 7: {
+        uint16_t h = nnfx_rt_double_to_half((double)v);
+        memcpy(p + i * 2, &h, 2);
+        break;
+    }
     default: p[i] = (unsigned char)(unsigned long long)v; break;
     }
 }
@@ -115,6 +130,11 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
     case 3: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -128.0, 127.0)); break;
     case 4: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 255.0)); break;
     case 6: memcpy(p + i * 8, &v, 8); break;
+    case 7: {
+        uint16_t h = nnfx_rt_double_to_half(v);
+        memcpy(p + i * 2, &h, 2);
+        break;
+    }
     default: p[i] = v != 0; break;
     }
 }
@@ -158,7 +178,7 @@ static inline void nnfx_rt_ibinary(const unsigned char *a, int ta, const unsigne
 
 /* @rt fbinary needs:tval,tbcast_next */
 /* y = f(a, b) in double with broadcasting (as nnfx_rt_ibinary), a, b and y
- * of type t (float64's Min, Max, Mod). */
+ * of type t (float64's and float16's Min, Max, Mod). */
 static inline void nnfx_rt_fbinary(const unsigned char *a, const unsigned char *b, unsigned char *y, int t, int rank,
                                    const long *shape, const long *sa, const long *sb, double (*f)(double, double)) {
     long idx[8] = {0, 0, 0, 0, 0, 0, 0, 0}, off[2] = {0, 0}, i = 0;
@@ -230,7 +250,7 @@ static inline void nnfx_rt_tcompare(const unsigned char *a, int ta, const unsign
     st[0] = sa, st[1] = sb;
     do {
         int r;
-        if (ta == 0 || tb == 0 || ta == 6 || tb == 6) {
+        if (ta == 0 || tb == 0 || ta >= 6 || tb >= 6) {
             const double u = nnfx_rt_ld_f(a, off[0], ta), v = nnfx_rt_ld_f(b, off[1], tb);
             r = op == 0 ? u > v : op == 1 ? u < v : op == 2 ? u >= v : op == 3 ? u <= v : u == v;
         } else {
@@ -259,14 +279,14 @@ static inline void nnfx_rt_where(const unsigned char *c, const unsigned char *x,
 /* @end */
 
 /* @rt tcast needs:tval */
-/* Cast of n values from type tx to ty (tx != ty): a float32 or float64 value through
+/* Cast of n values from type tx to ty (tx != ty): a floating-point value through
  * double (to an integer: truncated and saturated, NaN 0; to bool: nonzero,
  * NaN too), an integer one exactly to float32 (rounded once) and
  * saturated into a narrower integer type. */
 static inline void nnfx_rt_tcast(const unsigned char *x, int tx, unsigned char *y, int ty, long n) {
     long i;
     for (i = 0; i < n; i++) {
-        if (tx == 0 || tx == 6)
+        if (tx == 0 || tx == 6 || tx == 7)
             nnfx_rt_st_f(y, i, ty, nnfx_rt_ld_f(x, i, tx));
         else if (ty == 0)
             nnfx_rt_st_i(y, i, 0, nnfx_rt_ld_i(x, i, tx));
