@@ -1819,6 +1819,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         c->ctrl_bytes = mark;
         return st;
     }
+    bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
+    if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
     if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
@@ -1892,10 +1894,12 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
  * nnfx_dtype_size / nnfx_meta_nbytes). */
 bool cg_int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt == NNFX_I32; }
 
-/* The non-float types generated C keeps as bytes (in the arena, a body's
- * inputs, the model's inputs and outputs): the int8 steps' and int64 /
- * bool (TopK's indices, comparisons, casts, a Loop's trip count). */
-bool cg_bytes_dtype(nnfx_dtype dt) { return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL; }
+/* The types generated C keeps as bytes (in the arena, a body's inputs, the
+ * model's inputs and outputs): the int8 steps' and int64 / bool (TopK's
+ * indices, comparisons, casts, a Loop's trip count), float64, float16. */
+bool cg_bytes_dtype(nnfx_dtype dt) {
+    return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_F64 || dt == NNFX_F16;
+}
 
 static bool is_int8_step(const nnfx_node *n) {
     return n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR || n->meta[0].dtype != NNFX_F32;
@@ -2134,7 +2138,9 @@ static void emit_dims_macros(cg *c, sbuf *h, const char *kind, int k, const nnfx
         sb_printf(h, d ? ", %lld" : "%lld", (long long)m->dims[d].value);
     const char *ty = io_ctype(m->dtype);
     sb_printf(h, "}\n#define %s_%s%d_TYPE %s%s\n", c->name, kind, k, ty ? ty : "float",
-              m->dtype == NNFX_BOOL ? " /* bool: 0 or 1 */" : "");
+              m->dtype == NNFX_BOOL  ? " /* bool: 0 or 1 */"
+              : m->dtype == NNFX_F16 ? " /* float16: the IEEE half's bits */"
+                                     : "");
 }
 
 /* Lists the nodes of g and of its control-flow bodies whose op is in the
@@ -2236,8 +2242,8 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
             }
         if (!io_ctype(m->dtype))
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
-                                  "codegen: input %s is %s (generated C takes float32, int64, int32, int8, uint8 and "
-                                  "bool inputs)",
+                                  "codegen: input %s is %s (generated C takes float32, int64, int32, int8, uint8, "
+                                  "bool, float64 and float16 inputs)",
                                   n->name, nnfx_dtype_name(m->dtype));
     }
     return NNFX_OK;
@@ -2248,6 +2254,8 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
 static const char *io_ctype(nnfx_dtype dt) {
     switch (dt) {
     case NNFX_F32: return "float";
+    case NNFX_F64: return "double";
+    case NNFX_F16: return "uint16_t"; /* the IEEE half's bits */
     case NNFX_I64: return "int64_t";
     case NNFX_I32: return "int32_t";
     case NNFX_I8: return "int8_t";
@@ -2267,11 +2275,11 @@ static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
     const int64_t n = cg_meta_numel(&o->meta[0]);
     if (!cg_bytes_dtype(dt))
         return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
-                              "codegen: output %s is %s (generated C has float32, int64, int32, int8, uint8 and bool "
-                              "outputs)",
+                              "codegen: output %s is %s (generated C has float32, int64, int32, int8, uint8, bool, "
+                              "float64 and float16 outputs)",
                               o->name, nnfx_dtype_name(dt));
     if (vv.kind == FX_VALUE_CONST) {
-        if (vv.t->dtype != dt || nnfx_tensor_numel(vv.t) != n)
+        if (vv.t->dtype != dt || nnfx_tensor_numel(vv.t) != n || dt == NNFX_F64 || dt == NNFX_F16)
             return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s: a constant of another type",
                                   o->name);
         c->src_stdint = true;

@@ -132,9 +132,12 @@ bool cg_bytes_dtype(nnfx_dtype dt);
  * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
  * it has none either. */
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
-/* emit_typed_ops.c: a step whose output is not float32 and that is no int8
- * (QDQ) step: integer and bool arithmetic, logic, selection. Sets *handled
- * false (returning NNFX_OK) when it leaves the step to codegen.c. */
+/* emit_typed_ops.c: a kernel step over values that are not all float32
+ * (integer and bool arithmetic, logic, comparisons, Where, Cast, Trilu) or a
+ * float op reading integer indices (GatherElements, computed Gather,
+ * Scatter*, OneHot, EyeLike, the losses); codegen.c offers it every kernel
+ * step first. Sets *handled false (returning NNFX_OK) when it leaves the
+ * step to codegen.c. */
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled);
 
 #endif

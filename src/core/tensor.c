@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 
 size_t nnfx_dtype_size(nnfx_dtype dt) {
@@ -296,48 +297,11 @@ void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi)
         p[i] = core_rng_uniform(&st, lo, hi);
 }
 
-float core_half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal */
-            exp = 127 - 15 + 1;
-            while (!(man & 0x400)) {
-                man <<= 1;
-                exp--;
-            }
-            man &= 0x3ff;
-            bits = sign | (exp << 23) | (man << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else {
-        bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
+/* The runtime's conversions (src/codegen/runtime/nnfx_rt_scalar.h), so the
+ * generated C's float16 values are the interpreter's. */
+float core_half_to_float(uint16_t h) { return nnfx_rt_half_to_float(h); }
 
-uint16_t core_double_to_half(double v) {
-    uint16_t sign = signbit(v) ? 0x8000 : 0;
-    double a = fabs(v);
-    if (a != a) return 0x7e00;
-    if (a >= 65520.0) return sign | 0x7c00; /* rounds past the largest half, 65504 */
-    if (a < 0x1p-14)                        /* subnormal: multiples of 2^-24; rint rounds half to even */
-        return sign | (uint16_t)rint(a * 0x1p24);
-    int e;
-    frexp(a, &e); /* a = f * 2^e, f in [0.5, 1): the leading bit is 2^(e-1) */
-    e -= 1;
-    double m = rint(ldexp(a, 10 - e)); /* 1024 .. 2048 */
-    if (m >= 2048.0) {
-        m = 1024.0;
-        e++;
-    }
-    if (e > 15) return sign | 0x7c00;
-    return sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)((unsigned)m - 1024u);
-}
+uint16_t core_double_to_half(double v) { return nnfx_rt_double_to_half(v); }
 
 int64_t core_double_to_i64(double v) {
     if (!(v == v)) return 0;                          /* NaN */

@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
 """
 
 # the numpy type of each NAME_INPUTk_TYPE / NAME_OUTPUTk_TYPE
-CTYPES = {"float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "int8_t": np.int8, "uint8_t": np.uint8}
+CTYPES = {"float": np.float32, "double": np.float64, "int64_t": np.int64, "int32_t": np.int32, "int8_t": np.int8,
+          "uint8_t": np.uint8, "uint16_t": np.uint16}  # uint16_t: a float16's bits
 
 
 def fail(msg):

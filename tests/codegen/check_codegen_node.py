@@ -127,6 +127,8 @@ def build_and_run(out, name, inputs):
     files = []
     for i, x in enumerate(inputs):
         p = os.path.join(out, "in%d.bin" % i)
+        if x.dtype == np.float16:  # generated C takes a half's bits (uint16_t)
+            x = np.ascontiguousarray(x).view(np.uint16)
         np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
         files.append(p)
     res = os.path.join(out, "out.bin")
@@ -183,6 +185,8 @@ def check(t, node_dir, refused):
     if len(got) != len(want):
         return t, "gen", "%d outputs, ONNX has %d" % (len(got), len(want))
     for k, (g, w) in enumerate(zip(got, want)):
+        if w.dtype == np.float16 and g.dtype == np.uint16:  # a half's bits
+            g = g.view(np.float16)
         why = mismatch(g, w)
         if why:
             return t, "gen", "output %d: %s" % (k, why)

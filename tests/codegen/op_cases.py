@@ -393,6 +393,50 @@ def cases():
     yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
            _flat(np.take_along_axis(x, idx, axis=-1), idx.astype(np.float32)))
 
+    # integer values outside the int8 islands (emit_typed_ops.c): int64 Div / Mod with negative operands,
+    # out-of-range Cast to int8, Where over int64 with broadcasting, wrapping uint8 shifts and adds
+    x = np.array([[7.9, -7.9, 7, -7, 100, -100], [13, -13, 0, 5, -300.5, 300.5]], np.float32)
+    b = np.array([2, -2, -3, 3, 7, -7], np.int64)
+    a = np.trunc(x).astype(np.int64)
+    cast = helper.make_node("Cast", ["x"], ["a"], to=TensorProto.INT64)
+    for op, attrs, ref in [("Div", {}, np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))),
+                           ("Mod", {}, np.mod(a, b)), ("Mod", {"fmod": 1}, np.fmod(a, b))]:
+        name = "%s%s_int64" % (op.lower(), "_fmod" if attrs else "")
+        g = helper.make_graph([cast, helper.make_node(op, ["a", "b"], ["y"], **attrs)], name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, list(x.shape))],
+                              [numpy_helper.from_array(b, "b")])
+        yield (name, helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x, ref.astype(np.float32))
+    # Cast to int8: truncated toward zero, saturated (ONNX's saturate for the integer types nnfx defines so)
+    g = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT8)], "c8",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, list(x.shape))])
+    yield ("cast_int8_saturates", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
+           np.clip(np.trunc(x), -128, 127).astype(np.float32))
+    # Where(x > 0, int64(x), [10, -20, 30, -40, 50, -60]) broadcast over rows
+    z = np.array([10, -20, 30, -40, 50, -60], np.int64)
+    g = helper.make_graph([cast, helper.make_node("Greater", ["x", "zero"], ["c"]),
+                           helper.make_node("Where", ["c", "a", "z"], ["y"])], "wh",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.INT64, list(x.shape))],
+                          [numpy_helper.from_array(np.float32(0), "zero"), numpy_helper.from_array(z, "z")])
+    yield ("where_int64_bcast", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
+           np.where(x > 0, a, z).astype(np.float32))
+    # uint8: x << [1, 2, 3] and x + 200 wrap modulo 256 (as numpy's uint8 arithmetic)
+    u = np.array([[1, 100, 200], [255, 3, 64]], np.float32)
+    sh = np.array([1, 2, 3], np.uint8)
+    ub = u.astype(np.uint8)
+    g = helper.make_graph([helper.make_node("Cast", ["x"], ["u"], to=TensorProto.UINT8),
+                           helper.make_node("BitShift", ["u", "sh"], ["y0"], direction="LEFT"),
+                           helper.make_node("Add", ["u", "k"], ["y1"])], "u8",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y0", TensorProto.UINT8, [2, 3]),
+                           helper.make_tensor_value_info("y1", TensorProto.UINT8, [2, 3])],
+                          [numpy_helper.from_array(sh, "sh"), numpy_helper.from_array(np.array([200], np.uint8), "k")])
+    yield ("uint8_shift_add_wrap", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), u,
+           _flat((ub << sh).astype(np.float32), (ub + np.uint8(200)).astype(np.float32)))
+
+
 def refused():
     x = np.zeros((2, 5), np.float32)
     # data-dependent output size: generated C has static shapes

@@ -199,6 +199,185 @@ static inline float nnfx_rt_max(float a, float b) { return a != a ? a : (b != b 
 static inline float nnfx_rt_min(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 /* @end */
 
+/* Integer ops (int64, int32, int8, uint8, bool held as long long): the
+ * interpreter's integer kernels (src/exec/kernels/binary.c, logical.c) and
+ * the generated typed kernels (nnfx_rt_typed.h) call these. Add, Sub and
+ * Mul wrap (computed unsigned); the result is stored modulo the output
+ * type's width. */
+
+/* @rt iadd */
+static inline long long nnfx_rt_iadd(long long a, long long b) {
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+/* @end */
+
+/* @rt isub */
+static inline long long nnfx_rt_isub(long long a, long long b) {
+    return (long long)((unsigned long long)a - (unsigned long long)b);
+}
+/* @end */
+
+/* @rt imul */
+static inline long long nnfx_rt_imul(long long a, long long b) {
+    return (long long)((unsigned long long)a * (unsigned long long)b);
+}
+/* @end */
+
+/* @rt idiv */
+/* Truncating division; x / 0 gives 0 (the interpreter reports it), x / -1
+ * negates with wrapping (INT64_MIN / -1 would trap). */
+static inline long long nnfx_rt_idiv(long long a, long long b) {
+    return b == 0 ? 0 : b == -1 ? (long long)(0 - (unsigned long long)a) : a / b;
+}
+/* @end */
+
+/* @rt ifmod */
+/* Mod with fmod=1 on integers: C's remainder (the dividend's sign); 0 for
+ * a divisor of 0 or -1 (INT64_MIN % -1 traps). */
+static inline long long nnfx_rt_ifmod(long long a, long long b) { return (b == 0 || b == -1) ? 0 : a % b; }
+/* @end */
+
+/* @rt imod needs:ifmod */
+/* Mod with fmod=0 on integers: Python's remainder (the divisor's sign). */
+static inline long long nnfx_rt_imod(long long a, long long b) {
+    long long r = nnfx_rt_ifmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* @end */
+
+/* @rt imin */
+static inline long long nnfx_rt_imin(long long a, long long b) { return a < b ? a : b; }
+/* @end */
+
+/* @rt imax */
+static inline long long nnfx_rt_imax(long long a, long long b) { return a > b ? a : b; }
+/* @end */
+
+/* @rt iand */
+static inline long long nnfx_rt_iand(long long a, long long b) { return (a != 0) & (b != 0); }
+/* @end */
+
+/* @rt ior */
+static inline long long nnfx_rt_ior(long long a, long long b) { return (a != 0) | (b != 0); }
+/* @end */
+
+/* @rt ixor */
+static inline long long nnfx_rt_ixor(long long a, long long b) { return (a != 0) ^ (b != 0); }
+/* @end */
+
+/* @rt ishl */
+/* BitShift of unsigned values: shifts of 64 and more give 0. */
+static inline long long nnfx_rt_ishl(long long a, long long b) {
+    return (unsigned long long)b >= 64 ? 0 : (long long)((unsigned long long)a << (unsigned long long)b);
+}
+/* @end */
+
+/* @rt ishr */
+static inline long long nnfx_rt_ishr(long long a, long long b) {
+    return (unsigned long long)b >= 64 ? 0 : (long long)((unsigned long long)a >> (unsigned long long)b);
+}
+/* @end */
+
+/* @rt sat */
+/* v clamped into [lo, hi], NaN giving 0: what a float-to-integer
+ * conversion (Cast, the interpreter's kern_set) truncates toward zero, so
+ * it is always defined. */
+static inline double nnfx_rt_sat(double v, double lo, double hi) {
+    return v != v ? 0 : (v < lo ? lo : (v > hi ? hi : v));
+}
+/* @end */
+
+/* @rt ipow libm needs:sat */
+/* Pow of an int64 base: pow in double, truncated and saturated into int64. */
+static inline long long nnfx_rt_ipow(double a, double b) {
+    return (long long)nnfx_rt_sat(pow(a, b), -9223372036854775808.0, 9223372036854774784.0);
+}
+/* @end */
+
+/* Float64 binary ops (the interpreter's Min, Max and Mod compute in
+ * double): a NaN operand gives NaN. */
+
+/* @rt dmin */
+static inline double nnfx_rt_dmin(double a, double b) { return (a != a || b != b) ? a + b : (b < a ? b : a); }
+/* @end */
+
+/* @rt dmax */
+static inline double nnfx_rt_dmax(double a, double b) { return (a != a || b != b) ? a + b : (b > a ? b : a); }
+/* @end */
+
+/* @rt dfmod libm */
+/* Mod with fmod=1: C's fmod (the dividend's sign). */
+static inline double nnfx_rt_dfmod(double a, double b) { return fmod(a, b); }
+/* @end */
+
+/* @rt dmod libm */
+/* Mod with fmod=0 of floats: fmod moved to the divisor's sign. */
+static inline double nnfx_rt_dmod(double a, double b) {
+    double r = fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* @end */
+
+/* @rt half */
+#include <stdint.h>
+#include <string.h>
+/* IEEE half (its 16 bits) -> float, exactly. */
+static inline float nnfx_rt_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    float f;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal */
+            exp = 127 - 15 + 1;
+            while (!(man & 0x400)) {
+                man <<= 1;
+                exp--;
+            }
+            man &= 0x3ff;
+            bits = sign | (exp << 23) | (man << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else {
+        bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* double -> IEEE half bits, rounded to nearest even in one step (no double
+ * rounding through float), without libm: NaN gives 0x7e00, magnitudes from
+ * 65520 on infinity, values below 2^-14 multiples of 2^-24. */
+static inline uint16_t nnfx_rt_double_to_half(double v) {
+    uint64_t b, full, q, rem, halfway;
+    uint16_t sign;
+    int e, shift;
+    memcpy(&b, &v, 8);
+    sign = (uint16_t)((b >> 48) & 0x8000);
+    e = (int)((b >> 52) & 0x7ff);
+    full = b & 0xfffffffffffffULL;
+    if (e == 0x7ff) return full ? (uint16_t)0x7e00 : (uint16_t)(sign | 0x7c00);
+    if (e == 0) return sign; /* a double subnormal rounds to zero */
+    e -= 1023;
+    if (e >= 16) return (uint16_t)(sign | 0x7c00);
+    full |= 1ULL << 52;             /* the 53-bit significand: v = full * 2^(e - 52) */
+    shift = e >= -14 ? 42 : 28 - e; /* to units of 2^(e - 10), or of 2^-24 below 2^-14 */
+    if (shift > 63) return sign;
+    q = full >> shift;
+    rem = full & ((1ULL << shift) - 1);
+    halfway = 1ULL << (shift - 1);
+    if (rem > halfway || (rem == halfway && (q & 1))) q++;
+    if (e < -14) return (uint16_t)(sign | q); /* q == 1024 is the smallest normal's encoding */
+    if (q >= 2048) {
+        q = 1024;
+        e++;
+    }
+    if (e > 15) return (uint16_t)(sign | 0x7c00);
+    return (uint16_t)(sign | (uint16_t)((unsigned)(e + 15) << 10) | (uint16_t)(q - 1024));
+}
+/* @end */
+
 /* Quantization (int8). ONNX's affine quantization in float32, no libm:
  * q = saturate(round_half_even(x / scale) + zp), x = (q - zp) * scale; the
  * interpreter's QuantizeLinear / DequantizeLinear (src/ir/quant_int.h,

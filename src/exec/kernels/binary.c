@@ -69,26 +69,19 @@ static int64_t idiv(bin_ctx *c, int64_t x, int64_t y) {
         c->div0 = true;
         return 0;
     }
-    if (y == -1) return (int64_t)(0 - (uint64_t)x);
-    return x / y;
+    return nnfx_rt_idiv(x, y);
 }
 
-/* x ** y truncated toward zero and clamped into int64 (defined for every
+/* x ** y truncated toward zero and saturated into int64 (defined for every
  * input, unlike a bare double-to-int64 conversion). */
-static int64_t ipow(int64_t x, int64_t y) {
-    double r = pow((double)x, (double)y);
-    if (r != r) return 0;
-    if (r >= 9223372036854775807.0) return INT64_MAX;
-    if (r <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)r;
-}
+static int64_t ipow(int64_t x, int64_t y) { return nnfx_rt_ipow((double)x, (double)y); }
 
 static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
     bin_ctx *c = ctx;
     switch (c->k) {
-    case B_ADD: BIN_ROW(int64_t, (int64_t)((uint64_t)x + (uint64_t)y)); break;
-    case B_SUB: BIN_ROW(int64_t, (int64_t)((uint64_t)x - (uint64_t)y)); break;
-    case B_MUL: BIN_ROW(int64_t, (int64_t)((uint64_t)x * (uint64_t)y)); break;
+    case B_ADD: BIN_ROW(int64_t, nnfx_rt_iadd(x, y)); break;
+    case B_SUB: BIN_ROW(int64_t, nnfx_rt_isub(x, y)); break;
+    case B_MUL: BIN_ROW(int64_t, nnfx_rt_imul(x, y)); break;
     case B_DIV: BIN_ROW(int64_t, idiv(c, x, y)); break;
     case B_POW: BIN_ROW(int64_t, ipow(x, y)); break;
     case B_PRELU: BIN_ROW(int64_t, x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x); break;
@@ -119,9 +112,9 @@ static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int6
         int64_t x = core_tensor_get_i64(c->ta, ia), y = core_tensor_get_i64(c->tb, ib), r = 0;
         switch (c->k) {
         /* wrapping (unsigned) arithmetic: uint32 x uint32 passes INT64_MAX */
-        case B_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
-        case B_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
-        case B_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+        case B_ADD: r = nnfx_rt_iadd(x, y); break;
+        case B_SUB: r = nnfx_rt_isub(x, y); break;
+        case B_MUL: r = nnfx_rt_imul(x, y); break;
         case B_DIV: r = idiv(c, x, y); break;
         case B_PRELU: r = x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x; break;
         case B_POW: break;

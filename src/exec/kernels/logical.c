@@ -1,10 +1,13 @@
 /* logical.c — broadcasting element-wise kernels computed through double
  * (exact for every dtype nnfx holds except int64 beyond 2^53): And, Or, Xor
  * (bool), GreaterOrEqual, LessOrEqual (-> bool), Mod (integer or float), and
- * the variadic Min, Max, Sum, Mean (1 to KERN_BCAST_MAX inputs), BitShift. */
+ * the variadic Min, Max, Sum, Mean (1 to KERN_BCAST_MAX inputs), and BitShift
+ * (exact, on unsigned integers). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { L_AND, L_OR, L_XOR, L_GE, L_LE, L_MOD, L_FMOD, L_MIN, L_MAX, L_SUM, L_MEAN, L_SHL, L_SHR } logic_kind;
@@ -17,16 +20,12 @@ typedef struct logic_ctx {
     bool is_int;
 } logic_ctx;
 
-/* Python's (and ONNX's fmod=0) remainder: the sign of the divisor. */
-/* x % y with y == -1 (INT64_MIN % -1 traps) and y == 0 defined as 0. */
-static int64_t int_rem(int64_t x, int64_t y) { return (y == 0 || y == -1) ? 0 : x % y; }
+/* Integer remainders: nnfx_rt_ifmod (C's, the dividend's sign) and
+ * nnfx_rt_imod (Python's and ONNX's fmod=0, the divisor's sign); a divisor
+ * of 0 (undefined in ONNX; numpy gives 0) or -1 gives 0. */
+static int64_t int_rem(int64_t x, int64_t y) { return nnfx_rt_ifmod(x, y); }
 
-static double int_mod(double a, double b) {
-    if (b == 0) return 0; /* undefined in ONNX; numpy gives 0 */
-    int64_t x = core_double_to_i64(a), y = core_double_to_i64(b), r = int_rem(x, y);
-    if (r != 0 && ((r < 0) != (y < 0))) r += y;
-    return (double)r;
-}
+static double int_mod(double a, double b) { return (double)nnfx_rt_imod(core_double_to_i64(a), core_double_to_i64(b)); }
 
 static double combine(const logic_ctx *c, const double *v) {
     switch (c->k) {
@@ -37,12 +36,10 @@ static double combine(const logic_ctx *c, const double *v) {
     case L_LE: return v[0] <= v[1];
     case L_MOD:
         if (c->is_int) return int_mod(v[0], v[1]);
-        {
-            double r = fmod(v[0], v[1]);
-            return (r != 0 && ((r < 0) != (v[1] < 0))) ? r + v[1] : r;
-        }
+        return nnfx_rt_dmod(v[0], v[1]);
     case L_FMOD:
-        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1])) : fmod(v[0], v[1]);
+        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1]))
+                         : nnfx_rt_dfmod(v[0], v[1]);
     case L_MIN:
     case L_MAX: {
         double r = v[0];
@@ -59,8 +56,8 @@ static double combine(const logic_ctx *c, const double *v) {
             r += v[j];
         return c->k == L_MEAN ? r / c->nin : r;
     }
-    case L_SHL: return v[1] >= 64 ? 0 : (double)((uint64_t)v[0] << (uint64_t)v[1]);
-    case L_SHR: return v[1] >= 64 ? 0 : (double)((uint64_t)v[0] >> (uint64_t)v[1]);
+    case L_SHL: /* row_shift's */
+    case L_SHR: break;
     }
     return 0;
 }
@@ -127,19 +124,54 @@ LOGIC_KERNEL(kern_sum, L_SUM)
 LOGIC_KERNEL(kern_mean, L_MEAN)
 #undef LOGIC_KERNEL
 
-/* BitShift(X, Y) of unsigned integers: X << Y (direction LEFT) or X >> Y. */
+/* Element i of an unsigned integer tensor, exactly. */
+static uint64_t get_unsigned(const nnfx_tensor *t, int64_t i) {
+    return t->dtype == NNFX_U64 ? ((const uint64_t *)t->data)[i] : (uint64_t)core_tensor_get_i64(t, i);
+}
+
+/* One row of a shift: nnfx_rt_ishl / nnfx_rt_ishr (the generated C's
+ * too), stored modulo the type's width as numpy's shifts wrap. */
+static void row_shift(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    logic_ctx *c = ctx;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t x = get_unsigned(c->in[0], off[0] + i * inner[0]),
+                       y = get_unsigned(c->in[1], off[1] + i * inner[1]);
+        const uint64_t r = (uint64_t)(c->k == L_SHL ? nnfx_rt_ishl((long long)x, (long long)y)
+                                                    : nnfx_rt_ishr((long long)x, (long long)y));
+        void *o = c->out->data;
+        switch (c->out->dtype) {
+        case NNFX_U8: ((uint8_t *)o)[out_off + i] = (uint8_t)r; break;
+        case NNFX_U16: ((uint16_t *)o)[out_off + i] = (uint16_t)r; break;
+        case NNFX_U32: ((uint32_t *)o)[out_off + i] = (uint32_t)r; break;
+        default: ((uint64_t *)o)[out_off + i] = r; break;
+        }
+    }
+}
+
+/* BitShift(X, Y) of unsigned integers: X << Y (direction LEFT) or X >> Y,
+ * exact and wrapping. */
 nnfx_status kern_bit_shift(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err) {
     const char *dir = nnfx_node_attr_string(n, "direction", "");
     bool left = strcmp(dir, "LEFT") == 0;
     if (!left && strcmp(dir, "RIGHT") != 0)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "bit_shift direction must be LEFT or RIGHT, got '%s'", dir);
-    for (int i = 0; i < nin && i < 2; i++)
-        if (in[i] && in[i]->dtype != NNFX_U8 && in[i]->dtype != NNFX_U16 && in[i]->dtype != NNFX_U32 &&
-            in[i]->dtype != NNFX_U64)
+    if (nin != 2 || !in[0] || !in[1] || nout < 1 || !out[0])
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "bit_shift needs 2 inputs and 1 output");
+    for (int i = 0; i < 2; i++)
+        if (in[i]->dtype != NNFX_U8 && in[i]->dtype != NNFX_U16 && in[i]->dtype != NNFX_U32 && in[i]->dtype != NNFX_U64)
             return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bit_shift takes unsigned integers, not %s",
                              nnfx_dtype_name(in[i]->dtype));
-    return logic(left ? L_SHL : L_SHR, n, nin, in, nout, out, err);
+    if (in[1]->dtype != in[0]->dtype || out[0]->dtype != in[0]->dtype)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s)", nnfx_dtype_name(in[0]->dtype),
+                         nnfx_dtype_name(in[1]->dtype));
+    logic_ctx c = {left ? L_SHL : L_SHR, 2, {in[0], in[1]}, out[0], true};
+    if (nnfx_tensor_numel(in[0]) == 0 || nnfx_tensor_numel(in[1]) == 0) return NNFX_OK;
+    kern_bcast p;
+    if (!kern_bcast_plan(&p, out[0]->rank, out[0]->shape, 2, (const nnfx_tensor *const *)c.in))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
+    kern_bcast_run(&p, row_shift, &c);
+    return NNFX_OK;
 }
 
 /* Mod(A, B): remainder with the divisor's sign (fmod=0, integers) or C's

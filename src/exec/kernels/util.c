@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -132,31 +133,24 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx) {
     }
 }
 
-/* v truncated toward zero and clamped into [lo, hi] (NaN gives 0), so the
- * float-to-integer conversion is always defined. */
-static double clamp_int(double v, double lo, double hi) {
-    if (v != v) return 0;
-    if (v < lo) return lo;
-    if (v > hi) return hi;
-    return v;
-}
-
+/* Float-to-integer conversions clamp with nnfx_rt_sat (NaN gives 0) and
+ * truncate toward zero, as the generated C's (nnfx_rt_st_f). */
 void kern_set(nnfx_tensor *t, int64_t i, double v) {
     switch (t->dtype) {
     case NNFX_F32: ((float *)t->data)[i] = (float)v; break;
     case NNFX_F64: ((double *)t->data)[i] = v; break;
     case NNFX_I64:
-        ((int64_t *)t->data)[i] = (int64_t)clamp_int(v, -9223372036854775808.0, 9223372036854774784.0);
+        ((int64_t *)t->data)[i] = (int64_t)nnfx_rt_sat(v, -9223372036854775808.0, 9223372036854774784.0);
         break;
-    case NNFX_I32: ((int32_t *)t->data)[i] = (int32_t)clamp_int(v, -2147483648.0, 2147483647.0); break;
-    case NNFX_I8: ((int8_t *)t->data)[i] = (int8_t)clamp_int(v, -128, 127); break;
-    case NNFX_U8: ((uint8_t *)t->data)[i] = (uint8_t)clamp_int(v, 0, 255); break;
+    case NNFX_I32: ((int32_t *)t->data)[i] = (int32_t)nnfx_rt_sat(v, -2147483648.0, 2147483647.0); break;
+    case NNFX_I8: ((int8_t *)t->data)[i] = (int8_t)nnfx_rt_sat(v, -128, 127); break;
+    case NNFX_U8: ((uint8_t *)t->data)[i] = (uint8_t)nnfx_rt_sat(v, 0, 255); break;
     case NNFX_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
     case NNFX_F16: ((uint16_t *)t->data)[i] = core_double_to_half(v); break;
-    case NNFX_U16: ((uint16_t *)t->data)[i] = (uint16_t)clamp_int(v, 0, 65535.0); break;
-    case NNFX_I16: ((int16_t *)t->data)[i] = (int16_t)clamp_int(v, -32768.0, 32767.0); break;
-    case NNFX_U32: ((uint32_t *)t->data)[i] = (uint32_t)clamp_int(v, 0, 4294967295.0); break;
-    case NNFX_U64: ((uint64_t *)t->data)[i] = (uint64_t)clamp_int(v, 0, 18446744073709549568.0); break;
+    case NNFX_U16: ((uint16_t *)t->data)[i] = (uint16_t)nnfx_rt_sat(v, 0, 65535.0); break;
+    case NNFX_I16: ((int16_t *)t->data)[i] = (int16_t)nnfx_rt_sat(v, -32768.0, 32767.0); break;
+    case NNFX_U32: ((uint32_t *)t->data)[i] = (uint32_t)nnfx_rt_sat(v, 0, 4294967295.0); break;
+    case NNFX_U64: ((uint64_t *)t->data)[i] = (uint64_t)nnfx_rt_sat(v, 0, 18446744073709549568.0); break;
     default: break;
     }
 }
