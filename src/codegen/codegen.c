@@ -2116,13 +2116,10 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s) {
         free(l);
         return NNFX_OK;
     }
-    default: {
-        bool handled = false;
-        if ((st = cg_emit_typed_op(c, s, &handled)) || handled) return st;
+    default: /* emit_kernel_step offered the step to cg_emit_typed_op first */
         return cg_unsupported(c, n,
                               "an integer value outside an int8 island: only QuantizeLinear, DequantizeLinear, Cast to "
                               "the same type and reshape-likes are generated on int8 values");
-    }
     }
 }
 
