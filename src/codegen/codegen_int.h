@@ -132,6 +132,16 @@ bool cg_bytes_dtype(nnfx_dtype dt);
  * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
  * it has none either. */
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_float_ops.c: the runtime's scalar function name of a further unary
+ * float op ("sin", "selu"...; cg_unary_fn's), or NULL. */
+const char *cg_float_unary_fn(nnfx_op op);
+/* emit_float_ops.c: the float attributes (a, b) such a unary node passes
+ * its scalar function (left as they are for one that takes none). */
+void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
+/* emit_float_ops.c: whether a step of multi-output node n is generated
+ * (LayerNormalization with Mean / InvStdDev, MaxPool with Indices, Dropout
+ * with its mask). */
+bool cg_float_multi_output(const nnfx_node *n);
 /* emit_typed_ops.c: a step whose output is not float32 and that is no int8
  * (QDQ) step: integer and bool arithmetic, logic, selection. Sets *handled
  * false (returning NNFX_OK) when it leaves the step to codegen.c. */
