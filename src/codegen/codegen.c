@@ -481,7 +481,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
         }
     if (lo < 0) lo = hi = 0;
     for (int d = lo; d < hi; d++)
-        if (!axis[d] && xm->dims[d].value != 1) return cg_unsupported(c, n, "reduction over non-adjacent axes");
+        if (!axis[d] && xm->dims[d].value != 1) return cg_emit_reduce_axes(c, n, x, y, axis, kind);
     int64_t outer, len, inner;
     split3(xm, lo, hi, &outer, &len, &inner);
     const char *kern = kind >= 4 ? "reduce_ext" : "reduce"; /* 4..9: nnfx_rt_reduce_ext's kinds */
@@ -644,7 +644,12 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
         return cg_unsupported(c, n, "gather axis out of range");
     bool bad = false;
     const nnfx_tensor *ti = const_input(c, s, 1, &bad);
-    if (bad || !ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
+    if (bad) { /* indices computed at run time: emit_float_ops.c */
+        char xin[1][64];
+        snprintf(xin[0], sizeof xin[0], "%s", x);
+        return cg_emit_float_op(c, s, n, xin, y);
+    }
+    if (!ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
         return cg_unsupported(c, n, "gather indices are not int32/int64 constants");
     int64_t len = xm->dims[axis].value, ni = nnfx_tensor_numel(ti);
     if (ni == 0) return NNFX_OK;
@@ -1296,6 +1301,14 @@ int cg_data_inputs(nnfx_op op, int nin) {
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
+    case NNFX_OP_GATHER_ELEMENTS:
+    case NNFX_OP_GATHER_ND:
+    case NNFX_OP_SCATTER_ELEMENTS:
+    case NNFX_OP_SCATTER:
+    case NNFX_OP_SCATTER_ND:
+    case NNFX_OP_REVERSE_SEQUENCE: /* the lengths: emit_float_ops.c reads them as int64 / int32 */
+    case NNFX_OP_EXPAND:           /* the shape: the output's */
+    case NNFX_OP_TILE:             /* the repeats: the output's shape */
     case NNFX_OP_PAD:
     case NNFX_OP_RESIZE: return 1;
     case NNFX_OP_CONCAT: return 0;

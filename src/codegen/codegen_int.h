@@ -142,6 +142,10 @@ void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
  * (LayerNormalization with Mean / InvStdDev, MaxPool with Indices, Dropout
  * with its mask). */
 bool cg_float_multi_output(const nnfx_node *n);
+/* emit_float_ops.c: a reduction (emit_reduce's kind: 0 mean, 1 sum, 2 max,
+ * 3 min, 4..9 product, L1, L2, log-sum, log-sum-exp, sum of squares) of node
+ * n's input x over the dims with axis[d] set when they are not adjacent. */
+nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const char *y, const bool *axis, int kind);
 /* emit_typed_ops.c: a step whose output is not float32 and that is no int8
  * (QDQ) step: integer and bool arithmetic, logic, selection. Sets *handled
  * false (returning NNFX_OK) when it leaves the step to codegen.c. */

@@ -376,6 +376,276 @@ static nnfx_status emit_dropout(cg *c, const fx_step_view *s, const nnfx_node *n
     return NNFX_OK;
 }
 
+/* GridSample (2-d; bilinear, nearest, bicubic; zeros, border, reflection;
+ * align_corners) as the interpreter's kernel. */
+static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *gm = cg_arg_meta(n, 1), *ym = &n->meta[0];
+    if (!xm || !gm || xm->rank != 4 || gm->rank != 4 || gm->dims[3].value != 2 || ym->rank != 4)
+        return cg_unsupported(c, n, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
+    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
+    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
+    const int m = !strcmp(mode, "bilinear") ? 0 : !strcmp(mode, "nearest") ? 1 : !strcmp(mode, "bicubic") ? 2 : -1;
+    const int pm = !strcmp(pms, "zeros") ? 0 : !strcmp(pms, "border") ? 1 : !strcmp(pms, "reflection") ? 2 : -1;
+    if (m < 0 || pm < 0) return cg_unsupported(c, n, "grid_sample mode or padding_mode not supported");
+    cg_use_section(c, "grid_sample");
+    sb_printf(&c->body, "    nnfx_rt_grid_sample(%s, %s, %s, %lld, %lld, %lld, %lld, %lld, %lld, %d, %d, %d);\n", in[0],
+              in[1], y, (long long)xm->dims[0].value, (long long)xm->dims[1].value, (long long)xm->dims[2].value,
+              (long long)xm->dims[3].value, (long long)gm->dims[1].value, (long long)gm->dims[2].value, m, pm,
+              nnfx_node_attr_int(n, "align_corners", 0) != 0);
+    return NNFX_OK;
+}
+
+/* ---- indexing by indices computed at run time --------------------------------------- */
+
+/* Opens a block for the step and gives the C expression of its indices
+ * (step input a, int64 or int32) as bytes in buf, *is64 their width: a
+ * value generated C holds (a model input, the arena), or a constant written
+ * out as a `long long` array in the block. */
+static nnfx_status open_indices(cg *c, const fx_step_view *s, const nnfx_node *n, int a, char *buf, size_t len,
+                                int *is64) {
+    const nnfx_meta *im = cg_arg_meta(n, a);
+    fx_value_view vv = fx_plan_value_view(c->p, a < s->nin ? s->in[a] : -1);
+    if (vv.kind == FX_VALUE_CONST) {
+        if (vv.t->dtype != NNFX_I64 && vv.t->dtype != NNFX_I32)
+            return cg_unsupported(c, n, "its indices are not int32/int64");
+        const int64_t k = nnfx_tensor_numel(vv.t);
+        sb_printf(&c->body, "    {\n        static const long long ix[%lld] = {", (long long)(k ? k : 1));
+        for (int64_t i = 0; i < k; i++)
+            sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)nnfx_tensor_get(vv.t, i));
+        sb_printf(&c->body, k ? "};\n" : "0};\n");
+        snprintf(buf, len, "(const unsigned char *)ix");
+        *is64 = 1;
+        return NNFX_OK;
+    }
+    if (!im || (im->dtype != NNFX_I64 && im->dtype != NNFX_I32))
+        return cg_unsupported(c, n, "its indices are not int32/int64");
+    nnfx_status st = cg_value_typed(c, s->in[a], im->dtype, n, buf, len);
+    if (st) return st;
+    *is64 = im->dtype == NNFX_I64;
+    sb_printf(&c->body, "    {\n");
+    return NNFX_OK;
+}
+
+/* Gather along one axis by indices computed at run time. */
+static nnfx_status emit_gather_rt(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
+    int axis, is64;
+    if (!xm || !im || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return cg_unsupported(c, n, "gather axis out of range");
+    char ix[64];
+    nnfx_status st = open_indices(c, s, n, 1, ix, sizeof ix, &is64);
+    if (st) return st;
+    cg_use_section(c, "gather_rt");
+    sb_printf(&c->body, "        nnfx_rt_gather_rt(%s, %s, %lld, %lld, %lld, %s, %d, %lld);\n    }\n", x, y,
+              (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
+              (long long)infer_prod(xm, axis + 1, xm->rank), ix, is64, (long long)cg_meta_numel(im));
+    return NNFX_OK;
+}
+
+/* ReverseSequence by sequence lengths computed at run time (or constant). */
+static nnfx_status emit_reverse_sequence(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x,
+                                         const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    const int ta = (int)nnfx_node_attr_int(n, "time_axis", 0), ba = (int)nnfx_node_attr_int(n, "batch_axis", 1);
+    if (!xm || xm->rank < 2 || ta < 0 || ba < 0 || ta > 1 || ba > 1 || ta == ba)
+        return cg_unsupported(c, n, "reverse_sequence needs time_axis and batch_axis in {0, 1}");
+    int is64;
+    char ix[64];
+    nnfx_status st = open_indices(c, s, n, 1, ix, sizeof ix, &is64);
+    if (st) return st;
+    cg_use_section(c, "reverse_sequence");
+    sb_printf(&c->body, "        nnfx_rt_reverse_sequence(%s, %s, %s, %d, %lld, %lld, %lld, %d);\n    }\n", x, y, ix,
+              is64, (long long)xm->dims[ta].value, (long long)xm->dims[ba].value,
+              (long long)infer_prod(xm, 2, xm->rank), ta == 0);
+    return NNFX_OK;
+}
+
+/* The dims of meta m (rank <= 6) as int64 into d. */
+static bool dims6(const nnfx_meta *m, int64_t *d) {
+    if (!m || m->rank < 1 || m->rank > 6) return false;
+    for (int i = 0; i < m->rank; i++)
+        d[i] = m->dims[i].value;
+    return true;
+}
+
+/* Expand to the output's (static) shape: one strided copy, stride 0 along
+ * the broadcast dims (the interpreter's kern_expand). */
+static nnfx_status emit_expand(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], shape[NNFX_MAX_RANK], st[NNFX_MAX_RANK];
+    if (!xm || xm->rank > ym->rank || ym->rank > 6) return cg_unsupported(c, n, "expand of rank > 6");
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
+    for (int d = 0; d < xm->rank; d++)
+        xd[d] = xm->dims[d].value;
+    kern_strides(xm->rank, xd, xst);
+    for (int d = 0; d < ym->rank; d++) {
+        const int k = d - (ym->rank - xm->rank);
+        shape[d] = ym->dims[d].value;
+        if (k >= 0 && xd[k] != 1 && xd[k] != shape[d]) return cg_unsupported(c, n, "the input does not expand");
+        st[d] = k < 0 || xd[k] == 1 ? 0 : xst[k];
+    }
+    if (ym->rank == 0) {
+        sb_printf(&c->body, "    memmove(%s, %s, 4);\n", y, x);
+        return NNFX_OK;
+    }
+    cg_use_section(c, "transpose");
+    sb_printf(&c->body, "    {\n");
+    emit_long_array(c, "shape", ym->rank, shape);
+    emit_long_array(c, "st", ym->rank, st);
+    sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", x, y, ym->rank);
+    return NNFX_OK;
+}
+
+/* Tile to the output's (static) shape. */
+static nnfx_status emit_tile(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    int64_t xs[6], ys[6];
+    if (!dims6(xm, xs) || !dims6(ym, ys) || xm->rank != ym->rank) return cg_unsupported(c, n, "tile of rank 0 or > 6");
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
+    cg_use_section(c, "tile");
+    sb_printf(&c->body, "    {\n");
+    emit_long_array(c, "xshape", xm->rank, xs);
+    emit_long_array(c, "yshape", ym->rank, ys);
+    sb_printf(&c->body, "        nnfx_rt_tile(%s, %s, %d, xshape, yshape);\n    }\n", x, y, xm->rank);
+    return NNFX_OK;
+}
+
+/* GatherElements, ScatterElements and the deprecated Scatter (its alias)
+ * by indices computed at run time (or constant). The scatters first copy
+ * the data into the output. */
+static nnfx_status emit_elements(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const bool scatter = n->op != NNFX_OP_GATHER_ELEMENTS;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
+    int64_t xs[6], is[6];
+    int axis, is64, red = 0;
+    fx_value_view iv = fx_plan_value_view(c->p, s->nin > 1 ? s->in[1] : -1);
+    if (iv.kind == FX_VALUE_CONST && iv.t->rank >= 1 && iv.t->rank <= 6) {
+        memcpy(is, iv.t->shape, sizeof(int64_t) * (size_t)iv.t->rank);
+    } else if (!dims6(im, is)) {
+        return cg_unsupported(c, n, "indices of rank 0 or > 6");
+    }
+    const int irank = iv.kind == FX_VALUE_CONST ? iv.t->rank : im->rank;
+    if (!dims6(xm, xs) || irank != xm->rank || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return cg_unsupported(c, n, "data and indices of different ranks (or rank > 6), or the axis out of range");
+    for (int d = 0; d < irank; d++)
+        if (d != axis && is[d] > xs[d]) return cg_unsupported(c, n, "indices exceed the data along a dim");
+    char u[64] = "";
+    nnfx_status st;
+    if (scatter) {
+        const char *r = nnfx_node_attr_string(n, "reduction", "none");
+        red = !strcmp(r, "none")  ? 0
+              : !strcmp(r, "add") ? 1
+              : !strcmp(r, "mul") ? 2
+              : !strcmp(r, "max") ? 3
+              : !strcmp(r, "min") ? 4
+                                  : -1;
+        if (red < 0) return cg_unsupported(c, n, "unknown reduction");
+        if (s->nin < 3 || s->in[2] < 0 || (st = cg_value_expr(c, s->in[2], n, u, sizeof u))) {
+            if (s->nin < 3 || s->in[2] < 0) return cg_unsupported(c, n, "it has no updates");
+            return st;
+        }
+        if (strcmp(x, y) != 0)
+            sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(cg_meta_numel(xm) * 4));
+    }
+    char ix[64];
+    if ((st = open_indices(c, s, n, 1, ix, sizeof ix, &is64))) return st;
+    emit_long_array(c, "xshape", xm->rank, xs);
+    emit_long_array(c, "ishape", xm->rank, is);
+    if (scatter) {
+        cg_use_section(c, "scatter_elements_rt");
+        sb_printf(&c->body, "        nnfx_rt_scatter_elements_rt(%s, %s, %s, %d, %d, xshape, ishape, %d, %d);\n    }\n",
+                  y, u, ix, is64, xm->rank, axis, red);
+    } else {
+        cg_use_section(c, "gather_elements_rt");
+        sb_printf(&c->body, "        nnfx_rt_gather_elements_rt(%s, %s, %s, %d, %d, xshape, ishape, %d);\n    }\n", x,
+                  y, ix, is64, xm->rank, axis);
+    }
+    return NNFX_OK;
+}
+
+/* GatherND (batch_dims) and ScatterND by indices computed at run time (or
+ * constant): index tuples of k entries into the data's dims after the batch
+ * dims; the scatter copies the data into the output first. */
+static nnfx_status emit_nd(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const bool scatter = n->op == NNFX_OP_SCATTER_ND;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
+    fx_value_view iv = fx_plan_value_view(c->p, s->nin > 1 ? s->in[1] : -1);
+    int64_t ishape[NNFX_MAX_RANK];
+    int irank;
+    if (iv.kind == FX_VALUE_CONST) {
+        irank = iv.t->rank;
+        memcpy(ishape, iv.t->shape, sizeof(int64_t) * (size_t)irank);
+    } else if (im) {
+        irank = im->rank;
+        for (int d = 0; d < irank; d++)
+            ishape[d] = im->dims[d].value;
+    } else {
+        return cg_unsupported(c, n, "its indices are not a tensor");
+    }
+    const int b = scatter ? 0 : (int)nnfx_node_attr_int(n, "batch_dims", 0);
+    const int k = irank > 0 ? (int)ishape[irank - 1] : 0;
+    if (!xm || irank < 1 || b < 0 || (!scatter && k < 1) || b + k > xm->rank || b >= irank)
+        return cg_unsupported(c, n, "its indices do not fit the data rank");
+    int64_t xdims[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], B = 1, Q = 1, slice = 1;
+    for (int d = 0; d < xm->rank; d++)
+        xdims[d] = xm->dims[d].value;
+    kern_strides(xm->rank, xdims, xst);
+    for (int d = 0; d < b; d++)
+        B *= xdims[d];
+    for (int d = b; d < irank - 1; d++)
+        Q *= ishape[d];
+    for (int d = b + k; d < xm->rank; d++)
+        slice *= xdims[d];
+    int red = 0, is64;
+    char u[64] = "", ix[64];
+    nnfx_status st;
+    if (scatter) {
+        const char *r = nnfx_node_attr_string(n, "reduction", "none");
+        red = !strcmp(r, "none")  ? 0
+              : !strcmp(r, "add") ? 1
+              : !strcmp(r, "mul") ? 2
+              : !strcmp(r, "max") ? 3
+              : !strcmp(r, "min") ? 4
+                                  : -1;
+        if (red < 0) return cg_unsupported(c, n, "unknown reduction");
+        const nnfx_meta *um = cg_arg_meta(n, 2);
+        if (s->nin < 3 || s->in[2] < 0 || !um || cg_meta_numel(um) != Q * slice)
+            return cg_unsupported(c, n, "its updates do not fit the indices");
+        if ((st = cg_value_expr(c, s->in[2], n, u, sizeof u))) return st;
+        if (strcmp(x, y) != 0)
+            sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(cg_meta_numel(xm) * 4));
+    }
+    if ((st = open_indices(c, s, n, 1, ix, sizeof ix, &is64))) return st;
+    emit_long_array(c, "dim", k, xdims + b);
+    emit_long_array(c, "st", k, xst + b);
+    if (scatter) {
+        cg_use_section(c, "scatter_nd_rt");
+        sb_printf(&c->body, "        nnfx_rt_scatter_nd_rt(%s, %s, %s, %d, %lld, %d, %lld, dim, st, %d);\n    }\n", y,
+                  u, ix, is64, (long long)Q, k, (long long)slice, red);
+    } else {
+        cg_use_section(c, "gather_nd_rt");
+        sb_printf(&c->body,
+                  "        nnfx_rt_gather_nd_rt(%s, %s, %s, %d, %lld, %lld, %d, %lld, %lld, dim, st);\n    }\n", x, y,
+                  ix, is64, (long long)B, (long long)Q, k, (long long)slice,
+                  (long long)(b > 0 ? xst[b - 1] : cg_meta_numel(xm)));
+    }
+    return NNFX_OK;
+}
+
+nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const char *y, const bool *axis, int kind) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    int64_t shape[6];
+    if (!dims6(xm, shape)) return cg_unsupported(c, n, "reduction over non-adjacent axes of a tensor of rank > 6");
+    cg_use_section(c, "reduce_axes");
+    sb_printf(&c->body, "    {\n");
+    emit_long_array(c, "shape", xm->rank, shape);
+    sb_printf(&c->body, "        static const int red[%d] = {", xm->rank);
+    for (int d = 0; d < xm->rank; d++)
+        sb_printf(&c->body, d ? ", %d" : "%d", axis[d] ? 1 : 0);
+    sb_printf(&c->body, "};\n        nnfx_rt_reduce_axes(%s, %s, %d, shape, red, %d);\n    }\n", x, y, xm->rank, kind);
+    return NNFX_OK;
+}
+
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     switch (n->op) {
     case NNFX_OP_CLIP: return emit_clip_computed(c, s, n, in[0], y);
@@ -394,6 +664,16 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);
     case NNFX_OP_MAX_POOL: return emit_maxpool_idx(c, s, n, in[0], y);
     case NNFX_OP_DROPOUT: return emit_dropout(c, s, n, in[0], y);
+    case NNFX_OP_GATHER: return emit_gather_rt(c, s, n, in[0], y);
+    case NNFX_OP_EXPAND: return emit_expand(c, n, in[0], y);
+    case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
+    case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);
+    case NNFX_OP_REVERSE_SEQUENCE: return emit_reverse_sequence(c, s, n, in[0], y);
+    case NNFX_OP_GATHER_ELEMENTS:
+    case NNFX_OP_SCATTER_ELEMENTS:
+    case NNFX_OP_SCATTER: return emit_elements(c, s, n, in[0], y);
+    case NNFX_OP_GATHER_ND:
+    case NNFX_OP_SCATTER_ND: return emit_nd(c, s, n, in[0], y);
     default: return cg_unsupported(c, n, "the C generator has no kernel for this op");
     }
 }

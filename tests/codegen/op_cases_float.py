@@ -197,3 +197,97 @@ def cases():
         x, [x.shape, (2, 3, 1, 1), (2, 3, 1, 1), q, q, q, q, x.shape, x.shape], [("s", sc)],
         types={4: TensorProto.INT64, 6: TensorProto.INT64, 8: TensorProto.BOOL}),
         x, _flat(ln, mu, 1 / np.sqrt(var + 1e-5), pooled, idx, pooled, idx_col, x, np.ones_like(x)))
+    # indexing: Gather of a constant table by indices computed at run time (ArgMax: int64 in the arena),
+    # GatherElements / ScatterElements (reduction add, duplicates) / GatherND (batch_dims 1) / ScatterND (mul)
+    # with constant indices (negative ones too), Expand and Tile to constant shapes
+    x = rand(3, 5)
+    table = rand(5, 4)
+    am = np.argmax(x, axis=1)
+    ge_idx = np.array([[0, -1, 2], [4, 4, 0], [1, 2, 3]], i64)
+    se_idx = np.array([[1, 1], [0, -1], [2, 0]], i64)
+    se_upd = rand(3, 2)
+    scat = x.astype(np.float64).copy()
+    for r, cc in itertools.product(range(3), range(2)):
+        scat[r, se_idx[r, cc] % 5] += se_upd[r, cc]
+    gnd_idx = np.array([[[1], [4]], [[0], [-2]], [[2], [2]]], i64)  # batch_dims 1: x[b, idx]
+    snd_idx = np.array([[2, 1], [0, -1], [2, 1]], i64)
+    snd_upd = rand(3)
+    snd = x.astype(np.float64).copy()
+    for q in range(3):
+        snd[tuple(snd_idx[q] % [3, 5])] *= snd_upd[q]
+    xe = x[:, :1]
+    yield ("index_ops", _graph_model("ix", [
+        helper.make_node("ArgMax", ["x"], ["am"], axis=1, keepdims=0),
+        helper.make_node("Gather", ["t", "am"], ["y0"]),
+        helper.make_node("GatherElements", ["x", "gi"], ["y1"], axis=1),
+        helper.make_node("ScatterElements", ["x", "si", "su"], ["y2"], axis=1, reduction="add"),
+        helper.make_node("GatherND", ["x", "gn"], ["y3"], batch_dims=1),
+        helper.make_node("ScatterND", ["x", "sn", "sv"], ["y4"], reduction="mul"),
+        helper.make_node("Slice", ["x", "z", "o", "o"], ["xe"]),
+        helper.make_node("Expand", ["xe", "es"], ["y5"]),
+        helper.make_node("Tile", ["x", "tr"], ["y6"])],
+        x, [(3, 4), (3, 3), (3, 5), (3, 2), (3, 5), (2, 3, 4), (6, 10)],
+        [("t", table), ("gi", ge_idx), ("si", se_idx), ("su", se_upd), ("gn", gnd_idx), ("sn", snd_idx),
+         ("sv", snd_upd), ("z", np.array([0], i64)), ("o", np.array([1], i64)), ("es", np.array([2, 3, 4], i64)),
+         ("tr", np.array([2, 2], i64))], opset=18),
+        x, _flat(table[am], np.take_along_axis(x, ge_idx % 5, axis=1), scat,
+                 np.stack([x[b, gnd_idx[b, :, 0] % 5] for b in range(3)]), snd,
+                 np.broadcast_to(xe, (2, 3, 4)), np.tile(x, (2, 2))))
+    # GridSample: bilinear with zeros padding (align_corners 1) and nearest with border padding, the grid
+    # reaching past [-1, 1], on a 5 x 3 image, written out from PyTorch's grid_sampler_2d definition
+    x = rand(2, 2, 5, 3)
+    grid = (rng.uniform(-1.3, 1.3, (2, 4, 3, 2))).astype(F32)
+
+    def sample(mode, align, border):
+        H, W = 5, 3
+        out = np.zeros((2, 2, 4, 3))
+        for b, oy, ox in itertools.product(range(2), range(4), range(3)):
+            gx, gy = float(grid[b, oy, ox, 0]), float(grid[b, oy, ox, 1])
+            ix = (gx + 1) / 2 * (W - 1) if align else ((gx + 1) * W - 1) / 2
+            iy = (gy + 1) / 2 * (H - 1) if align else ((gy + 1) * H - 1) / 2
+            if border:
+                ix, iy = min(max(ix, 0), W - 1), min(max(iy, 0), H - 1)
+
+            def at(yy, xx):
+                return x[b, :, yy, xx].astype(np.float64) if 0 <= yy < H and 0 <= xx < W else np.zeros(2)
+            if mode == "nearest":
+                out[b, :, oy, ox] = at(int(np.round(iy)), int(np.round(ix)))
+            else:
+                x0, y0 = int(np.floor(ix)), int(np.floor(iy))
+                tx, ty = ix - x0, iy - y0
+                out[b, :, oy, ox] = (at(y0, x0) * (1 - tx) * (1 - ty) + at(y0, x0 + 1) * tx * (1 - ty) +
+                                     at(y0 + 1, x0) * (1 - tx) * ty + at(y0 + 1, x0 + 1) * tx * ty)
+        return out
+
+    g = helper.make_graph(
+        [helper.make_node("GridSample", ["x", "g"], ["y0"], mode="bilinear", padding_mode="zeros", align_corners=1),
+         helper.make_node("GridSample", ["x", "g"], ["y1"], mode="nearest", padding_mode="border")], "gs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("y%d" % k, TensorProto.FLOAT, [2, 2, 4, 3]) for k in range(2)],
+        [numpy_helper.from_array(grid, "g")])
+    yield ("grid_sample", helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), x,
+           _flat(sample("bilinear", True, False), sample("nearest", False, True)))
+    # reductions over axes that are not adjacent (a NaN in the max)
+    x = rand(2, 3, 4, 5)
+    x[1, 2, 0, 4] = np.nan
+    xd = x.astype(np.float64)
+    yield ("reduce_non_adjacent", _graph_model("rn", [
+        helper.make_node("ReduceMean", ["x"], ["y0"], axes=[0, 2]),
+        helper.make_node("ReduceMax", ["x"], ["y1"], axes=[1, 3], keepdims=0),
+        helper.make_node("ReduceL2", ["x"], ["y2"], axes=[0, 3], keepdims=0)],
+        x, [(1, 3, 1, 5), (2, 4), (3, 4)]),
+        x, _flat(xd.mean(axis=(0, 2), keepdims=True), np.max(xd, axis=(1, 3)), np.sqrt((xd ** 2).sum(axis=(0, 3)))))
+    # ReverseSequence, batch-major, by lengths computed at run time (an ArgMax over the time axis: 3, 0, 2)
+    x = rand(3, 4, 2)
+    x[:, :, 0] = [[0, 0, 0, 5], [5, 0, 0, 0], [0, 0, 5, 0]]
+    lens = np.argmax(x[:, :, 0], axis=1)
+    rev = x.copy()
+    for b in range(3):
+        rev[b, :lens[b]] = x[b, :lens[b]][::-1]
+    yield ("reverse_sequence", _graph_model("rs", [
+        helper.make_node("Slice", ["x", "z", "o", "t"], ["x0"]),
+        helper.make_node("ArgMax", ["x0"], ["a"], axis=1, keepdims=0),
+        helper.make_node("Reshape", ["a", "b3"], ["l"]),
+        helper.make_node("ReverseSequence", ["x", "l"], ["y0"], batch_axis=0, time_axis=1)],
+        x, [x.shape], [("z", np.array([0], i64)), ("o", np.array([1], i64)), ("t", np.array([2], i64)),
+                       ("b3", np.array([3], i64))]), x, rev)

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "nnfx_rt_scalar.h"
+
 /* @rt variadic */
 /* y = Min / Max / Sum / Mean (op 0 / 1 / 2 / 3) of the k <= 8 operands x[j]
  * broadcast to y's `rank` <= 6 dims `shape`; st[j * rank + d] is operand j's
@@ -93,6 +95,64 @@ static inline void nnfx_rt_reduce_ext(const float *x, float *y, long outer, long
             }
             y[o * inner + i] = (float)(kind == 6 ? sqrt(acc) : kind == 7 || kind == 8 ? log(acc) : acc);
         }
+}
+/* @end */
+
+/* @rt reduce_axes libm */
+/* A reduction of x (`rank` <= 6 dims shape) over the dims with red[d] set,
+ * any of them (not necessarily adjacent): y holds one value per position of
+ * the other dims, in their order. Accumulated in double in the input's
+ * order as the interpreter's reduce; kind 0 mean, 1 sum, 2 max, 3 min (a
+ * NaN wins), 4..9 as nnfx_rt_reduce_ext. */
+static inline void nnfx_rt_reduce_axes(const float *x, float *y, int rank, const long *shape, const int *red,
+                                       int kind) {
+    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per = 1, groups = 1, g, e;
+    int d;
+    for (d = rank - 1, e = 1; d >= 0; d--) {
+        st[d] = e;
+        e *= shape[d];
+        if (red[d])
+            per *= shape[d];
+        else
+            groups *= shape[d];
+    }
+    for (g = 0; g < groups; g++) {
+        long off = 0;
+        double acc = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
+        for (d = 0; d < rank; d++) {
+            off += red[d] ? 0 : gi[d] * st[d];
+            ri[d] = 0;
+        }
+        for (e = 0; e < per; e++) {
+            const double v = x[off];
+            if (kind == 2)
+                acc = v > acc || v != v ? v : acc;
+            else if (kind == 3)
+                acc = v < acc || v != v ? v : acc;
+            else
+                acc = kind == 4                ? acc * v
+                      : kind == 5              ? acc + fabs(v)
+                      : kind == 8              ? acc + exp(v)
+                      : kind == 6 || kind == 9 ? acc + v * v
+                                               : acc + v;
+            for (d = rank - 1; d >= 0; d--) {
+                if (!red[d]) continue;
+                off += st[d];
+                if (++ri[d] < shape[d]) break;
+                off -= st[d] * shape[d];
+                ri[d] = 0;
+            }
+        }
+        y[g] = (float)(kind == 0                ? (per ? acc / (double)per : NAN)
+                       : kind == 6              ? sqrt(acc)
+                       : kind == 7 || kind == 8 ? log(acc)
+                                                : acc);
+        for (d = rank - 1; d >= 0; d--) {
+            if (red[d]) continue;
+            if (++gi[d] < shape[d]) break;
+            gi[d] = 0;
+        }
+    }
 }
 /* @end */
 
@@ -283,6 +343,290 @@ static inline void nnfx_rt_maxpool_idx(const float *x, float *y, unsigned char *
                     y[o] = m;
                     if (idx) memcpy(idx + o * (long)sizeof arg, &arg, sizeof arg);
                 }
+}
+/* @end */
+
+/* @rt tile */
+/* Tile: y (`rank` <= 6 dims yshape) takes x (dims xshape) at each
+ * coordinate modulo x's dim. */
+static inline void nnfx_rt_tile(const float *x, float *y, int rank, const long *xshape, const long *yshape) {
+    long pos[6] = {0, 0, 0, 0, 0, 0}, xst[6], cnt = 1, i;
+    int d;
+    for (d = rank - 1, i = 1; d >= 0; d--) {
+        xst[d] = i;
+        i *= xshape[d];
+        cnt *= yshape[d];
+    }
+    for (i = 0; i < cnt; i++) {
+        long off = 0;
+        for (d = 0; d < rank; d++)
+            off += pos[d] % xshape[d] * xst[d];
+        y[i] = x[off];
+        for (d = rank - 1; d >= 0; d--) {
+            if (++pos[d] < yshape[d]) break;
+            pos[d] = 0;
+        }
+    }
+}
+/* @end */
+
+/* @rt grid_coord libm */
+/* GridSample's coordinate rules (PyTorch's grid_sampler_2d, which ONNX's
+ * GridSample follows), in double; the interpreter's kernel
+ * (src/exec/kernels/sampling.c) calls them too. pm: padding mode 0 zeros,
+ * 1 border, 2 reflection. */
+static inline double nnfx_rt_gs_unnormalize(double c, long size, int align) {
+    return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+}
+static inline double nnfx_rt_gs_clip(double c, long size) { return fmin((double)(size - 1), fmax(c, 0.0)); }
+static inline double nnfx_rt_gs_reflect(double c, double twice_low, double twice_high) {
+    double mn, span, extra;
+    long long flips;
+    if (twice_low == twice_high) return 0;
+    mn = twice_low / 2, span = (twice_high - twice_low) / 2;
+    c = fabs(c - mn);
+    extra = fmod(c, span);
+    flips = (long long)floor(c / span);
+    return flips % 2 == 0 ? extra + mn : span - extra + mn;
+}
+static inline double nnfx_rt_gs_pad(double c, long size, int pm, int align) {
+    if (pm == 1) return nnfx_rt_gs_clip(c, size);
+    if (pm == 2) {
+        c = align ? nnfx_rt_gs_reflect(c, 0, 2.0 * (double)(size - 1))
+                  : nnfx_rt_gs_reflect(c, -1, 2.0 * (double)size - 1);
+        return nnfx_rt_gs_clip(c, size);
+    }
+    return c;
+}
+/* The bicubic convolution weights (A = -0.75) of |distance| x in [0, 1]
+ * (cc1) and [1, 2] (cc2). */
+static inline double nnfx_rt_gs_cc1(double x, double A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+static inline double nnfx_rt_gs_cc2(double x, double A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+/* @end */
+
+/* @rt grid_sample needs:grid_coord */
+/* GridSample of x [N, C, H, W] at grid [N, Ho, Wo, 2] (x, y in [-1, 1])
+ * into y [N, C, Ho, Wo]: mode 0 bilinear, 1 nearest, 2 bicubic; pm and
+ * align as nnfx_rt_gs_pad; outside the image: 0. */
+static inline double nnfx_rt_gs_at(const float *p, long H, long W, long y, long x) {
+    return y < 0 || y >= H || x < 0 || x >= W ? 0.0 : (double)p[y * W + x];
+}
+static inline void nnfx_rt_grid_sample(const float *x, const float *grid, float *y, long N, long C, long H, long W,
+                                       long Ho, long Wo, int mode, int pm, int align) {
+    long b, oy, ox, c;
+    int i, j;
+    for (b = 0; b < N; b++)
+        for (oy = 0; oy < Ho; oy++)
+            for (ox = 0; ox < Wo; ox++) {
+                const float *g = grid + ((b * Ho + oy) * Wo + ox) * 2;
+                const double ix = nnfx_rt_gs_unnormalize(g[0], W, align), iy = nnfx_rt_gs_unnormalize(g[1], H, align);
+                for (c = 0; c < C; c++) {
+                    const float *p = x + (b * C + c) * H * W;
+                    double v = 0;
+                    if (mode == 2) {
+                        const double x0 = floor(ix), y0 = floor(iy), tx = ix - x0, ty = iy - y0, A = -0.75;
+                        const double wx[4] = {nnfx_rt_gs_cc2(tx + 1, A), nnfx_rt_gs_cc1(tx, A),
+                                              nnfx_rt_gs_cc1(1 - tx, A), nnfx_rt_gs_cc2(2 - tx, A)};
+                        const double wy[4] = {nnfx_rt_gs_cc2(ty + 1, A), nnfx_rt_gs_cc1(ty, A),
+                                              nnfx_rt_gs_cc1(1 - ty, A), nnfx_rt_gs_cc2(2 - ty, A)};
+                        for (j = 0; j < 4; j++)
+                            for (i = 0; i < 4; i++) {
+                                const double sx = nnfx_rt_gs_pad(x0 - 1 + i, W, pm, align),
+                                             sy = nnfx_rt_gs_pad(y0 - 1 + j, H, pm, align);
+                                v += wy[j] * wx[i] * nnfx_rt_gs_at(p, H, W, (long)sy, (long)sx);
+                            }
+                    } else {
+                        const double sx = nnfx_rt_gs_pad(ix, W, pm, align), sy = nnfx_rt_gs_pad(iy, H, pm, align);
+                        if (mode == 1) {
+                            v = nnfx_rt_gs_at(p, H, W, (long)nearbyint(sy), (long)nearbyint(sx));
+                        } else {
+                            const double x0 = floor(sx), y0 = floor(sy), tx = sx - x0, ty = sy - y0;
+                            const long xi = (long)x0, yi = (long)y0;
+                            v = nnfx_rt_gs_at(p, H, W, yi, xi) * (1 - tx) * (1 - ty) +
+                                nnfx_rt_gs_at(p, H, W, yi, xi + 1) * tx * (1 - ty) +
+                                nnfx_rt_gs_at(p, H, W, yi + 1, xi) * (1 - tx) * ty +
+                                nnfx_rt_gs_at(p, H, W, yi + 1, xi + 1) * tx * ty;
+                        }
+                    }
+                    y[((b * C + c) * Ho + oy) * Wo + ox] = (float)v;
+                }
+            }
+}
+/* @end */
+
+/* Indexing by indices computed at run time (an int64 or int32 tensor,
+ * stored bytewise: a model input or a value in the arena). An index
+ * outside its dim, which the interpreter refuses with an error, reads zeros
+ * (Gather*) or writes nothing (Scatter*) in generated C, which has no error
+ * path: never memory outside the tensors. */
+
+/* @rt index_at */
+#include <stdint.h>
+/* Entry i of the int64 (is64) or int32 indices at p. */
+static inline long long nnfx_rt_index_raw(const unsigned char *p, long i, int is64) {
+    long long v;
+    if (is64) {
+        memcpy(&v, p + i * 8, 8);
+    } else {
+        int32_t w;
+        memcpy(&w, p + i * 4, 4);
+        v = w;
+    }
+    return v;
+}
+/* Index i made non-negative by adding len; -1 when outside [0, len). */
+static inline long nnfx_rt_index_at(const unsigned char *p, long i, int is64, long len) {
+    long long v = nnfx_rt_index_raw(p, i, is64);
+    if (v < 0) v += len;
+    return v >= 0 && v < len ? (long)v : -1;
+}
+/* @end */
+
+/* @rt reverse_sequence needs:index_at */
+/* ReverseSequence of x [T, B, inner] (time_major) or [B, T, inner]: for
+ * batch b the first lens[b] steps reversed, the rest copied (a length
+ * outside [0, T], which the interpreter refuses: a plain copy). */
+static inline void nnfx_rt_reverse_sequence(const float *x, float *y, const unsigned char *lens, int is64, long T,
+                                            long B, long inner, int time_major) {
+    long b, t, i;
+    for (b = 0; b < B; b++) {
+        long long len = nnfx_rt_index_raw(lens, b, is64);
+        if (len < 0 || len > T) len = 0;
+        for (t = 0; t < T; t++) {
+            const long st = t < len ? (long)len - 1 - t : t;
+            const long so = time_major ? st * B + b : b * T + st, dof = time_major ? t * B + b : b * T + t;
+            for (i = 0; i < inner; i++)
+                y[dof * inner + i] = x[so * inner + i];
+        }
+    }
+}
+/* @end */
+
+/* @rt gather_rt needs:index_at */
+/* Gather along one axis by ni run-time indices: x is [outer, len, inner],
+ * y [outer, ni, inner]. */
+static inline void nnfx_rt_gather_rt(const float *x, float *y, long outer, long len, long inner,
+                                     const unsigned char *idx, int is64, long ni) {
+    long q, j, i;
+    for (q = 0; q < outer; q++)
+        for (j = 0; j < ni; j++) {
+            const long k = nnfx_rt_index_at(idx, j, is64, len);
+            float *yr = y + (q * ni + j) * inner;
+            for (i = 0; i < inner; i++)
+                yr[i] = k >= 0 ? x[(q * len + k) * inner + i] : 0.0f;
+        }
+}
+/* @end */
+
+/* @rt gather_elements_rt needs:index_at */
+/* GatherElements along axis: y (the indices' shape ishape, `rank` <= 6
+ * dims) takes x (shape xshape) at each position with its axis coordinate
+ * replaced by the index there. */
+static inline void nnfx_rt_gather_elements_rt(const float *x, float *y, const unsigned char *idx, int is64, int rank,
+                                              const long *xshape, const long *ishape, int axis) {
+    long pos[6] = {0, 0, 0, 0, 0, 0}, xst[6], cnt = 1, i;
+    int d;
+    for (d = rank - 1, i = 1; d >= 0; d--) {
+        xst[d] = i;
+        i *= xshape[d];
+        cnt *= ishape[d];
+    }
+    for (i = 0; i < cnt; i++) {
+        const long k = nnfx_rt_index_at(idx, i, is64, xshape[axis]);
+        long off = 0;
+        for (d = 0; d < rank; d++)
+            off += (d == axis ? k : pos[d]) * xst[d];
+        y[i] = k >= 0 ? x[off] : 0.0f;
+        for (d = rank - 1; d >= 0; d--) {
+            if (++pos[d] < ishape[d]) break;
+            pos[d] = 0;
+        }
+    }
+}
+/* @end */
+
+/* @rt scatter_apply libm */
+/* One element of a scatter: *y = u (red 0), or *y combined with u in
+ * double: 1 add, 2 mul, 3 max, 4 min (fmax / fmin), as the interpreter. */
+static inline void nnfx_rt_scatter_apply(float *y, float u, int red) {
+    const double a = *y, b = u;
+    *y = red == 0 ? u : (float)(red == 1 ? a + b : red == 2 ? a * b : red == 3 ? fmax(a, b) : fmin(a, b));
+}
+/* @end */
+
+/* @rt scatter_elements_rt needs:index_at,scatter_apply */
+/* ScatterElements along axis into y (already holding the data, shape
+ * xshape, `rank` <= 6 dims): each update u (the indices' shape ishape) goes
+ * to its position with the axis coordinate replaced by its index, in order
+ * (a later duplicate wins, or combines by red). */
+static inline void nnfx_rt_scatter_elements_rt(float *y, const float *u, const unsigned char *idx, int is64, int rank,
+                                               const long *xshape, const long *ishape, int axis, int red) {
+    long pos[6] = {0, 0, 0, 0, 0, 0}, xst[6], cnt = 1, i;
+    int d;
+    for (d = rank - 1, i = 1; d >= 0; d--) {
+        xst[d] = i;
+        i *= xshape[d];
+        cnt *= ishape[d];
+    }
+    for (i = 0; i < cnt; i++) {
+        const long k = nnfx_rt_index_at(idx, i, is64, xshape[axis]);
+        long off = 0;
+        for (d = 0; d < rank; d++)
+            off += (d == axis ? k : pos[d]) * xst[d];
+        if (k >= 0) nnfx_rt_scatter_apply(y + off, u[i], red);
+        for (d = rank - 1; d >= 0; d--) {
+            if (++pos[d] < ishape[d]) break;
+            pos[d] = 0;
+        }
+    }
+}
+/* @end */
+
+/* @rt nd_offset needs:index_at */
+/* The element offset of index tuple q (k indices) into dims dim[0..k) of
+ * strides st; -1 when an index is outside its dim. */
+static inline long nnfx_rt_nd_offset(const unsigned char *idx, int is64, long q, int k, const long *dim,
+                                     const long *st) {
+    long off = 0;
+    int j;
+    for (j = 0; j < k; j++) {
+        const long v = nnfx_rt_index_at(idx, q * k + j, is64, dim[j]);
+        if (v < 0) return -1;
+        off += v * st[j];
+    }
+    return off;
+}
+/* @end */
+
+/* @rt gather_nd_rt needs:nd_offset */
+/* GatherND with batch dims: per batch b < B (stride bstride in x) and tuple
+ * q < Q, the slice of `slice` floats at the tuple's offset (dims dim, strides
+ * st: x's after the batch dims). */
+static inline void nnfx_rt_gather_nd_rt(const float *x, float *y, const unsigned char *idx, int is64, long B, long Q,
+                                        int k, long slice, long bstride, const long *dim, const long *st) {
+    long b, q, e;
+    for (b = 0; b < B; b++)
+        for (q = 0; q < Q; q++) {
+            const long off = nnfx_rt_nd_offset(idx, is64, b * Q + q, k, dim, st);
+            float *yr = y + (b * Q + q) * slice;
+            for (e = 0; e < slice; e++)
+                yr[e] = off >= 0 ? x[b * bstride + off + e] : 0.0f;
+        }
+}
+/* @end */
+
+/* @rt scatter_nd_rt needs:nd_offset,scatter_apply */
+/* ScatterND into y (already holding the data): update slice q (`slice`
+ * floats of u) goes to tuple q's offset (dims dim, strides st), in order. */
+static inline void nnfx_rt_scatter_nd_rt(float *y, const float *u, const unsigned char *idx, int is64, long Q, int k,
+                                         long slice, const long *dim, const long *st, int red) {
+    long q, e;
+    for (q = 0; q < Q; q++) {
+        const long off = nnfx_rt_nd_offset(idx, is64, q, k, dim, st);
+        if (off >= 0)
+            for (e = 0; e < slice; e++)
+                nnfx_rt_scatter_apply(y + off + e, u[q * slice + e], red);
+    }
 }
 /* @end */
 
