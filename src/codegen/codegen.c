@@ -192,7 +192,7 @@ const char *cg_unary_fn(nnfx_op op) {
     case NNFX_OP_ABS: return "abs";
     case NNFX_OP_RECIPROCAL: return "reciprocal";
     case NNFX_OP_CLIP: return "clip";
-    default: return NULL;
+    default: return cg_float_unary_fn(op); /* emit_float_ops.c's further ones */
     }
 }
 
@@ -207,7 +207,7 @@ bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a,
         *b = (float)nnfx_node_attr_float(n, "beta", 0.5);
         return true;
     case NNFX_OP_CLIP: return cg_const_float(c, s, 1, -INFINITY, a) && cg_const_float(c, s, 2, INFINITY, b);
-    default: return true;
+    default: cg_float_unary_params(n, a, b); return true;
     }
 }
 
@@ -481,11 +481,12 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
         }
     if (lo < 0) lo = hi = 0;
     for (int d = lo; d < hi; d++)
-        if (!axis[d] && xm->dims[d].value != 1) return cg_unsupported(c, n, "reduction over non-adjacent axes");
+        if (!axis[d] && xm->dims[d].value != 1) return cg_emit_reduce_axes(c, n, x, y, axis, kind);
     int64_t outer, len, inner;
     split3(xm, lo, hi, &outer, &len, &inner);
-    cg_use_section(c, "reduce");
-    sb_printf(&c->body, "    nnfx_rt_reduce(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
+    const char *kern = kind >= 4 ? "reduce_ext" : "reduce"; /* 4..9: nnfx_rt_reduce_ext's kinds */
+    cg_use_section(c, kern);
+    sb_printf(&c->body, "    nnfx_rt_%s(%s, %s, %lld, %lld, %lld, %d);\n", kern, x, y, (long long)outer, (long long)len,
               (long long)inner, kind);
     return NNFX_OK;
 }
@@ -585,11 +586,19 @@ static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node
     }
     if ((ns != inner && ns != 1) || (has_b && nb != inner && nb != 1))
         return cg_unsupported(c, n, "layer_normalization scale/B do not hold one value per normalised element");
+    /* the optional outputs Mean and InvStdDev: one value per row */
+    char stat[2][64] = {"NULL", "NULL"};
+    for (int k = 1; k < s->nout && k < 3; k++) {
+        nnfx_status st;
+        if (s->outs[k] >= 0 && fx_plan_value_view(c->p, s->outs[k]).kind != FX_VALUE_NONE &&
+            (st = cg_value_expr(c, s->outs[k], n, stat[k - 1], sizeof stat[k - 1])))
+            return st;
+    }
     cg_use_section(c, "layer_norm");
     sb_printf(&c->body, "    nnfx_rt_layer_norm(%s, %s, %lld, %s, %lld, ", in[0], in[1], (long long)ns,
               has_b ? in[2] : "NULL", (long long)nb);
     cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
-    sb_printf(&c->body, ", %s, %lld, %lld, NULL, NULL);\n", y, (long long)outer, (long long)inner);
+    sb_printf(&c->body, ", %s, %lld, %lld, %s, %s);\n", y, (long long)outer, (long long)inner, stat[0], stat[1]);
     return NNFX_OK;
 }
 
@@ -635,6 +644,7 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
         return cg_unsupported(c, n, "gather axis out of range");
     bool bad = false;
     const nnfx_tensor *ti = const_input(c, s, 1, &bad);
+    /* indices computed at run time, or another data type: emit_typed_ops.c took the step */
     if (bad || !ti || (ti->dtype != NNFX_I64 && ti->dtype != NNFX_I32))
         return cg_unsupported(c, n, "gather indices are not int32/int64 constants");
     int64_t len = xm->dims[axis].value, ni = nnfx_tensor_numel(ti);
@@ -1278,9 +1288,18 @@ int cg_data_inputs(nnfx_op op, int nin) {
     case NNFX_OP_REDUCE_SUM:
     case NNFX_OP_REDUCE_MAX:
     case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_PROD:
+    case NNFX_OP_REDUCE_L1:
+    case NNFX_OP_REDUCE_L2:
+    case NNFX_OP_REDUCE_LOG_SUM:
+    case NNFX_OP_REDUCE_LOG_SUM_EXP:
+    case NNFX_OP_REDUCE_SUM_SQUARE:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
+    case NNFX_OP_REVERSE_SEQUENCE: /* the lengths: emit_float_ops.c reads them as int64 / int32 */
+    case NNFX_OP_EXPAND:           /* the shape: the output's */
+    case NNFX_OP_TILE:             /* the repeats: the output's shape */
     case NNFX_OP_PAD:
     case NNFX_OP_RESIZE: return 1;
     case NNFX_OP_CONCAT: return 0;
@@ -1832,19 +1851,25 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n);
     if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
     if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
-    if (s->nout != 1 && n->op != NNFX_OP_SPLIT)
-        return cg_unsupported(c, n, "multi-output ops other than Split, TopK, RNN, GRU and LSTM are not generated");
+    /* further multi-output ops (LayerNormalization's Mean / InvStdDev, MaxPool's Indices, Dropout's mask):
+     * emit_float_ops.c */
+    const bool multi = s->nout != 1 && n->op != NNFX_OP_SPLIT;
+    if (multi && !cg_float_multi_output(n))
+        return cg_unsupported(c, n,
+                              "multi-output ops other than Split, TopK, RNN, GRU, LSTM, LayerNormalization, MaxPool "
+                              "and Dropout are not generated");
     int ndata = cg_data_inputs(n->op, s->nin);
     if (ndata > 8) return cg_unsupported(c, n, "too many inputs");
     for (int a = 0; a < ndata; a++) {
         in[a][0] = 0;
         if (s->in[a] >= 0 && (st = cg_value_expr(c, s->in[a], n, in[a], sizeof in[a]))) return st;
     }
+    if (multi && n->op != NNFX_OP_LAYER_NORM) return cg_emit_float_op(c, s, n, in, y);
     int64_t numel = cg_meta_numel(&n->meta[0]);
     const char *fn;
     if ((fn = cg_unary_fn(n->op))) {
         float a, b;
-        if (!cg_unary_params(c, s, n, &a, &b)) return cg_unsupported(c, n, "clip bounds are not constants");
+        if (!cg_unary_params(c, s, n, &a, &b)) return cg_emit_float_op(c, s, n, in, y); /* computed bounds */
         cg_emit_map(c, fn, in[0], y, numel, a, b);
         return NNFX_OK;
     }
@@ -1860,7 +1885,9 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_BATCH_NORM: return emit_batch_norm(c, n, in, y);
     case NNFX_OP_GEMM: return emit_gemm(c, s, n, in, y);
     case NNFX_OP_MATMUL: return emit_matmul(c, n, in, y);
-    case NNFX_OP_MAX_POOL:
+    case NNFX_OP_MAX_POOL: /* 3-d: emit_float_ops.c's MaxPool */
+        if (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5) return cg_emit_float_op(c, s, n, in, y);
+        return emit_pool(c, n, in[0], y);
     case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
     case NNFX_OP_GLOBAL_AVERAGE_POOL:
     case NNFX_OP_REDUCE_MEAN: return emit_reduce(c, s, n, in[0], y, 0);
@@ -1868,6 +1895,12 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_GLOBAL_MAX_POOL:
     case NNFX_OP_REDUCE_MAX: return emit_reduce(c, s, n, in[0], y, 2);
     case NNFX_OP_REDUCE_MIN: return emit_reduce(c, s, n, in[0], y, 3);
+    case NNFX_OP_REDUCE_PROD: return emit_reduce(c, s, n, in[0], y, 4);
+    case NNFX_OP_REDUCE_L1: return emit_reduce(c, s, n, in[0], y, 5);
+    case NNFX_OP_REDUCE_L2: return emit_reduce(c, s, n, in[0], y, 6);
+    case NNFX_OP_REDUCE_LOG_SUM: return emit_reduce(c, s, n, in[0], y, 7);
+    case NNFX_OP_REDUCE_LOG_SUM_EXP: return emit_reduce(c, s, n, in[0], y, 8);
+    case NNFX_OP_REDUCE_SUM_SQUARE: return emit_reduce(c, s, n, in[0], y, 9);
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
     case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);

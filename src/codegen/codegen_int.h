@@ -132,6 +132,20 @@ bool cg_bytes_dtype(nnfx_dtype dt);
  * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
  * it has none either. */
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_float_ops.c: the runtime's scalar function name of a further unary
+ * float op ("sin", "selu"...; cg_unary_fn's), or NULL. */
+const char *cg_float_unary_fn(nnfx_op op);
+/* emit_float_ops.c: the float attributes (a, b) such a unary node passes
+ * its scalar function (left as they are for one that takes none). */
+void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
+/* emit_float_ops.c: whether a step of multi-output node n is generated
+ * (LayerNormalization with Mean / InvStdDev, MaxPool with Indices, Dropout
+ * with its mask). */
+bool cg_float_multi_output(const nnfx_node *n);
+/* emit_float_ops.c: a reduction (emit_reduce's kind: 0 mean, 1 sum, 2 max,
+ * 3 min, 4..9 product, L1, L2, log-sum, log-sum-exp, sum of squares) of node
+ * n's input x over the dims with axis[d] set when they are not adjacent. */
+nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const char *y, const bool *axis, int kind);
 /* emit_typed_ops.c: a kernel step over values that are not all float32
  * (integer and bool arithmetic, logic, comparisons, Where, Cast, Trilu) or a
  * float op reading integer indices (GatherElements, computed Gather,

@@ -8,6 +8,8 @@ refused() yields (name, ModelProto, words the exit-3 message must hold).
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+import op_cases_float
+
 
 def _model(name, node, x, y_shape, inits=(), opset=17):
     g = helper.make_graph(node if isinstance(node, list) else [node], name,
@@ -392,6 +394,8 @@ def cases():
                           [numpy_helper.from_array(np.array([2], np.int64), "k")])
     yield ("topk_int64_output", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
            _flat(np.take_along_axis(x, idx, axis=-1), idx.astype(np.float32)))
+    # the further float32 ops (src/codegen/emit_float_ops.c)
+    yield from op_cases_float.cases()
 
     # integer values outside the int8 islands (emit_typed_ops.c): int64 Div / Mod with negative operands,
     # out-of-range Cast to int8, Where over int64 with broadcasting, wrapping uint8 shifts and adds

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_math.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -58,7 +59,7 @@ static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_MUL: BIN_ROW(float, nnfx_rt_mul(x, y)); break;
     case B_DIV: BIN_ROW(float, nnfx_rt_div(x, y)); break;
     case B_POW: BIN_ROW(float, nnfx_rt_pow(x, y)); break;
-    case B_PRELU: BIN_ROW(float, x < 0 ? x * y : x); break;
+    case B_PRELU: BIN_ROW(float, nnfx_rt_prelu(x, y)); break;
     }
 }
 

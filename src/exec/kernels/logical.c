@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_math.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -18,6 +19,7 @@ typedef struct logic_ctx {
     const nnfx_tensor *in[KERN_BCAST_MAX];
     nnfx_tensor *out;
     bool is_int;
+    bool is_f32; /* float32 operands: Mod's float meaning is nnfx_rt_mod / nnfx_rt_fmod */
 } logic_ctx;
 
 /* Integer remainders: nnfx_rt_ifmod (C's, the dividend's sign) and
@@ -36,8 +38,10 @@ static double combine(const logic_ctx *c, const double *v) {
     case L_LE: return v[0] <= v[1];
     case L_MOD:
         if (c->is_int) return int_mod(v[0], v[1]);
+        if (c->is_f32) return nnfx_rt_mod((float)v[0], (float)v[1]);
         return nnfx_rt_dmod(v[0], v[1]);
     case L_FMOD:
+        if (c->is_f32) return nnfx_rt_fmod((float)v[0], (float)v[1]);
         return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1]))
                          : nnfx_rt_dfmod(v[0], v[1]);
     case L_MIN:
@@ -82,7 +86,7 @@ static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     if (nin < 1 || nin > KERN_BCAST_MAX || nout < 1 || !out[0])
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s with %d inputs (1 to %d supported)",
                          nnfx_op_name(nnfx_node_op(n)), nin, KERN_BCAST_MAX);
-    logic_ctx c = {k, nin, {0}, out[0], false};
+    logic_ctx c = {k, nin, {0}, out[0], false, false};
     for (int j = 0; j < nin; j++) {
         if (!in[j]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "input %d is missing", j);
         if (in[j]->dtype != in[0]->dtype)
@@ -92,6 +96,7 @@ static nnfx_status logic(logic_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     }
     nnfx_dtype dt = in[0]->dtype;
     c.is_int = is_int_dtype(dt);
+    c.is_f32 = dt == NNFX_F32;
     if ((k == L_AND || k == L_OR || k == L_XOR) && dt != NNFX_BOOL)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s takes bool inputs, not %s", nnfx_op_name(nnfx_node_op(n)),
                          nnfx_dtype_name(dt));

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "codegen/runtime/nnfx_rt_math.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -34,28 +35,28 @@ typedef enum {
 
 /* One element of op k; a and b are the op's float attributes. */
 static float math_one(math_kind k, float x, float a, float b) {
-    switch (k) {
-    case M_ACOS: return acosf(x);
-    case M_ACOSH: return acoshf(x);
-    case M_ASIN: return asinf(x);
-    case M_ASINH: return asinhf(x);
-    case M_ATAN: return atanf(x);
-    case M_ATANH: return atanhf(x);
-    case M_COS: return cosf(x);
-    case M_COSH: return coshf(x);
-    case M_SIN: return sinf(x);
-    case M_SINH: return sinhf(x);
-    case M_TAN: return tanf(x);
-    case M_CEIL: return ceilf(x);
-    case M_FLOOR: return floorf(x);
-    case M_ROUND: return nearbyintf(x); /* halves to even (default rounding mode) */
-    case M_SIGN: return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);
+    switch (k) { /* the scalar meanings: src/codegen/runtime/nnfx_rt_math.h, nnfx_rt_scalar.h */
+    case M_ACOS: return nnfx_rt_acos(x, a, b);
+    case M_ACOSH: return nnfx_rt_acosh(x, a, b);
+    case M_ASIN: return nnfx_rt_asin(x, a, b);
+    case M_ASINH: return nnfx_rt_asinh(x, a, b);
+    case M_ATAN: return nnfx_rt_atan(x, a, b);
+    case M_ATANH: return nnfx_rt_atanh(x, a, b);
+    case M_COS: return nnfx_rt_cos(x, a, b);
+    case M_COSH: return nnfx_rt_cosh(x, a, b);
+    case M_SIN: return nnfx_rt_sin(x, a, b);
+    case M_SINH: return nnfx_rt_sinh(x, a, b);
+    case M_TAN: return nnfx_rt_tan(x, a, b);
+    case M_CEIL: return nnfx_rt_ceil(x, a, b);
+    case M_FLOOR: return nnfx_rt_floor(x, a, b);
+    case M_ROUND: return nnfx_rt_round(x, a, b);
+    case M_SIGN: return nnfx_rt_sign(x, a, b);
     case M_SOFTPLUS: return nnfx_rt_softplus(x, a, b);
     case M_SOFTSIGN: return nnfx_rt_softsign(x, a, b);
-    case M_SELU: return x > 0 ? b * x : b * a * expm1f(x); /* a: alpha, b: gamma */
-    case M_CELU: return fmaxf(0.0f, x) + fminf(0.0f, a * expm1f(x / a));
+    case M_SELU: return nnfx_rt_selu(x, a, b); /* a: alpha, b: gamma */
+    case M_CELU: return nnfx_rt_celu(x, a, b);
     case M_THRESH: return nnfx_rt_thresholded_relu(x, a, b);
-    case M_SHRINK: return x < -b ? x + a : (x > b ? x - a : 0.0f); /* a: bias, b: lambd */
+    case M_SHRINK: return nnfx_rt_shrink(x, a, b); /* a: bias, b: lambd */
     }
     return x;
 }

@@ -9,32 +9,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECT } pad_mode;
 
-static double unnormalize(double c, int64_t size, bool align) {
-    return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
-}
-
-static double clip_coord(double c, int64_t size) { return fmin((double)(size - 1), fmax(c, 0.0)); }
-
-static double reflect(double c, double twice_low, double twice_high) {
-    if (twice_low == twice_high) return 0;
-    double mn = twice_low / 2, span = (twice_high - twice_low) / 2;
-    c = fabs(c - mn);
-    double extra = fmod(c, span);
-    int64_t flips = (int64_t)floor(c / span);
-    return flips % 2 == 0 ? extra + mn : span - extra + mn;
-}
+/* The coordinate rules: src/codegen/runtime/nnfx_rt_float.h (grid_coord), shared with the generated C. */
+static double unnormalize(double c, int64_t size, bool align) { return nnfx_rt_gs_unnormalize(c, (long)size, align); }
 
 static double pad_coord(double c, int64_t size, pad_mode pm, bool align) {
-    if (pm == PAD_BORDER) return clip_coord(c, size);
-    if (pm == PAD_REFLECT) {
-        c = align ? reflect(c, 0, 2.0 * (double)(size - 1)) : reflect(c, -1, 2.0 * (double)size - 1);
-        return clip_coord(c, size);
-    }
-    return c;
+    return nnfx_rt_gs_pad(c, (long)size, (int)pm, align);
 }
 
 typedef struct plane {
@@ -47,8 +31,8 @@ static double at(const plane *p, int64_t y, int64_t x) {
     return nnfx_tensor_get(p->x, p->off + y * p->W + x);
 }
 
-static double cc1(double x, double A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
-static double cc2(double x, double A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+static double cc1(double x, double A) { return nnfx_rt_gs_cc1(x, A); }
+static double cc2(double x, double A) { return nnfx_rt_gs_cc2(x, A); }
 
 nnfx_status kern_grid_sample(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                              nnfx_error *err) {
