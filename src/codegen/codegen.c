@@ -1310,8 +1310,7 @@ int cg_data_inputs(nnfx_op op, int nin) {
 
 /* ---- comparisons and control flow ----------------------------------------- */
 
-/* nnfx_rt_compare's op code of a comparison, or -1. */
-static int compare_code(nnfx_op op) {
+int cg_compare_code(nnfx_op op) {
     switch (op) {
     case NNFX_OP_GREATER: return 0;
     case NNFX_OP_LESS: return 1;
@@ -1344,7 +1343,7 @@ static nnfx_status emit_compare(cg *c, const fx_step_view *s, const nnfx_node *n
     emit_longs(&c->body, "sa", bp.rank, sa);
     emit_longs(&c->body, "sb", bp.rank, sb_);
     sb_printf(&c->body, "        nnfx_rt_compare(%s, %s, %s, %d, shape, sa, sb, %d);\n    }\n", a, b, y, bp.rank,
-              compare_code(n->op));
+              cg_compare_code(n->op));
     return NNFX_OK;
 }
 
@@ -1840,7 +1839,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
-    if (compare_code(n->op) >= 0) return emit_compare(c, s, n);
+    if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
     if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
         (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))

@@ -120,6 +120,9 @@ void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_s
 /* How many of a step's first inputs are data read at run time (the rest are
  * constant parameters read at generation). */
 int cg_data_inputs(nnfx_op op, int nin);
+/* The op code of a comparison for nnfx_rt_compare / nnfx_rt_tcompare
+ * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), or -1. */
+int cg_compare_code(nnfx_op op);
 /* uint8 / int8 / int32: the int8 steps' arena types. */
 bool cg_int_dtype(nnfx_dtype dt);
 /* The non-float types generated C keeps as bytes (int8 steps', int64, bool). */

@@ -218,18 +218,6 @@ static const char *int_fn(const nnfx_node *n) {
     }
 }
 
-/* nnfx_rt_tcompare's op code of a comparison, or -1. */
-static int compare_op(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_GREATER: return 0;
-    case NNFX_OP_LESS: return 1;
-    case NNFX_OP_GREATER_OR_EQUAL: return 2;
-    case NNFX_OP_LESS_OR_EQUAL: return 3;
-    case NNFX_OP_EQUAL: return 4;
-    default: return -1;
-    }
-}
-
 /* Binary element-wise step (an integer op, Pow, a comparison) of operands
  * of types ta, tb into y of type ty. */
 static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx_dtype db, nnfx_dtype dy) {
@@ -244,10 +232,10 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
     if (cg_meta_numel(&n->meta[0]) == 0) return NNFX_OK;
     sb_printf(&c->body, "    {\n");
     emit_bcast_arrays(c, &bp, 2);
-    if (compare_op(n->op) >= 0) {
+    if (cg_compare_code(n->op) >= 0) {
         cg_use_section(c, "tcompare");
         sb_printf(&c->body, "        nnfx_rt_tcompare(%s, %d, %s, %d, %s, %d, shape, s0, s1, %d);\n    }\n", a,
-                  tcode(da), b, tcode(db), y, bp.rank, compare_op(n->op));
+                  tcode(da), b, tcode(db), y, bp.rank, cg_compare_code(n->op));
     } else if (n->op == NNFX_OP_POW) {
         cg_use_section(c, "tpow");
         sb_printf(&c->body, "        nnfx_rt_tpow(%s, %d, %s, %d, %s, %d, %d, shape, s0, s1);\n    }\n", a, tcode(da),
