@@ -67,7 +67,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
   add_test(NAME codegen_node_tests COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_node.py
                                            $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR}
                                            ${CMAKE_CURRENT_BINARY_DIR}/codegen_node ${CMAKE_BINARY_DIR}/node_tests)
-  set_tests_properties(codegen_node_tests PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+  set_tests_properties(codegen_node_tests PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77
                                                      FIXTURES_REQUIRED node_tests_generated)
   if(NNFX_SANITIZE)
     set_tests_properties(codegen_node_tests PROPERTIES ENVIRONMENT
