@@ -151,7 +151,7 @@ nnfx_status cg_value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t
 }
 
 const nnfx_meta *cg_arg_meta(const nnfx_node *n, int a) {
-    return n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
+    return a >= 0 && a < n->nargs && n->args[a].kind == NNFX_ARG_NODE ? &n->args[a].u.node->meta[0] : NULL;
 }
 
 /* Elements of a static meta (the generator runs on static shapes only). */

@@ -93,7 +93,8 @@ nnfx_status cg_value_expr(cg *c, int v, const nnfx_node *user, char *buf, size_t
 /* C expression for value v of type dt: float32 as cg_value_expr, other
  * types as `unsigned char *` bytes (arena or model input). */
 nnfx_status cg_value_typed(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
-/* The meta of node n's argument a when it is a node, else NULL. */
+/* The meta of node n's argument a when it is a node, else NULL (also for
+ * an a past n's arguments). */
 const nnfx_meta *cg_arg_meta(const nnfx_node *n, int a);
 /* Elements of static meta m. */
 int64_t cg_meta_numel(const nnfx_meta *m);

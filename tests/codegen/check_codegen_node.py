@@ -63,6 +63,10 @@ int main(int argc, char **argv) {
     for (i = 0; i < @NOUT@; i++)
         fwrite(out[i], 1, out_bytes[i], fo);
     fclose(fo);
+    for (i = 0; i < @NIN@; i++)
+        free(in[i]);
+    for (i = 0; i < @NOUT@; i++)
+        free(out[i]);
     return 0;
 }
 """
