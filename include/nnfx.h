@@ -1421,6 +1421,29 @@ typedef enum nnfx_codegen_optimize { NNFX_CODEGEN_SPEED = 0, NNFX_CODEGEN_SIZE =
  * other than SPEED or SIZE fails with NNFX_ERR_INVALID_ARG). */
 nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
                              nnfx_codegen_files *out, nnfx_error *err);
+/* Everything nnfx_codegen_ex is told; zero-initialised fields mean
+ * nnfx_codegen's defaults. */
+typedef struct nnfx_codegen_options {
+    const char *name;               /* C identifier prefix (NULL: "model") */
+    const char *forbid;             /* as nnfx_codegen's (NULL: none) */
+    nnfx_codegen_optimize optimize; /* SPEED (0) or SIZE */
+    /* Model inputs whose values are fixed at generation (nfixed of them):
+     * fixed_inputs[i] names a placeholder, fixed_values[i] holds its values
+     * (its type and element count; the shape may differ, e.g. a list).
+     * The generated code is specialised for them, so an output size that
+     * depends on such an input (a Reshape's shape, Resize's scales, TopK's
+     * K, a Range's limits, ...) becomes static. The input stays in the API;
+     * NAME_run returns 1 without writing the outputs when it holds other
+     * values (NAME_INPUTk_FIXED says which inputs are fixed). */
+    int nfixed;
+    const char *const *fixed_inputs;
+    const nnfx_tensor *const *fixed_values;
+} nnfx_codegen_options;
+/* nnfx_codegen with every option: the same contract. A fixed input that
+ * names no placeholder, is given twice, or whose value has another type or
+ * element count than the input fails with NNFX_ERR_INVALID_ARG. g itself
+ * is not changed. */
+nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);
 

@@ -1,5 +1,6 @@
 /* test_codegen.c — the C API of the C generator (nnfx_codegen): files and
- * figures for the keyword model, determinism, --forbid, bad arguments.
+ * figures for the keyword model, determinism, --forbid, bad arguments,
+ * inputs fixed at generation.
  * That the generated C compiles and matches PyTorch is checked by
  * tests/codegen/check_codegen.py (CTest "codegen"). */
 #include <stdlib.h>
@@ -89,11 +90,77 @@ static void test_optimize_modes(void **state) {
     nnfx_graph_free(g);
 }
 
+/* Reshape(x, shape) with shape a model input: its output size is known
+ * only at run time, and the refusal says how to fix it (--value); with the
+ * input fixed the C is specialised, keeps the input in its API and checks
+ * it; fixed values that do not fit the input are refused; g is not
+ * changed. */
+static void test_fixed_inputs(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    nnfx_meta mx = {0}, ms = {0};
+    int64_t xd[2] = {2, 6}, sd[1] = {2};
+    nnfx_meta_set_shape(&mx, NNFX_F32, 2, xd);
+    nnfx_meta_set_shape(&ms, NNFX_I64, 1, sd);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &mx, &err);
+    nnfx_node *shape = nnfx_graph_placeholder(g, "shape", &ms, &err);
+    nnfx_arg args[2] = {nnfx_arg_node(x), nnfx_arg_node(shape)};
+    nnfx_node *r = nnfx_graph_call_op(g, NNFX_OP_RESHAPE, 2, args, 0, NULL, &err);
+    assert_non_null(r);
+    assert_non_null(nnfx_graph_output(g, 1, &r, &err));
+    nnfx_codegen_files f = {0};
+    assert_int_equal(nnfx_codegen(g, "m", NULL, &f, &err), NNFX_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "--value shape="));
+    assert_null(f.source);
+
+    int64_t want[2] = {3, 4}, n2 = 2, n3 = 3;
+    nnfx_tensor *v = nnfx_tensor_new(NNFX_I64, 1, &n2, &err);
+    memcpy(v->data, want, sizeof want);
+    const char *names[2] = {"shape", "shape"};
+    const nnfx_tensor *values[2] = {v, v};
+    nnfx_codegen_options o = {0};
+    o.name = "m", o.nfixed = 1, o.fixed_inputs = names, o.fixed_values = values;
+    err = (nnfx_error){0};
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_OK);
+    assert_non_null(strstr(f.header, "#define m_INPUT1_FIXED 1"));
+    assert_non_null(strstr(f.header, "#define m_NUM_INPUTS 2"));
+    assert_non_null(strstr(f.header, "#define m_OUTPUT0_SHAPE {3, 4}"));
+    assert_non_null(strstr(f.source, "static const int64_t k[2] = {3LL, 4LL};"));
+    assert_non_null(strstr(f.source, "if (x[i] != k[i]) return 1;"));
+    nnfx_codegen_files_free(&f);
+    assert_int_equal(nnfx_node_num_users(shape), 1); /* the caller's graph still reads its input */
+
+    o.nfixed = 2; /* the same input twice */
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "fixed twice"));
+    o.nfixed = 1;
+    names[0] = "nope";
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "no input named 'nope'"));
+    names[0] = "shape";
+    nnfx_tensor *three = nnfx_tensor_new(NNFX_I64, 1, &n3, &err), *flt = nnfx_tensor_new(NNFX_F32, 1, &n2, &err);
+    values[0] = three;
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "3 int64 values given"));
+    values[0] = flt;
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    values[0] = NULL;
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen_ex(g, NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_null(f.source);
+    nnfx_tensor_release(v);
+    nnfx_tensor_release(three);
+    nnfx_tensor_release(flt);
+    nnfx_graph_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_and_determinism),
         cmocka_unit_test(test_forbid_and_errors),
         cmocka_unit_test(test_optimize_modes),
+        cmocka_unit_test(test_fixed_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

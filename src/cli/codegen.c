@@ -2,6 +2,7 @@
  * targets (src/codegen): NAME.h, NAME.c, NAME_weights.c and a report. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--int8] [--forbid OP,...] [--optimize speed|size] [--report FILE]\n"
+    "                    [--value INPUT=V0,V1,...|FILE]... [--int8] [--forbid OP,...]\n"
+    "                    [--optimize speed|size] [--report FILE]\n"
     "\n"
     "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
     "No malloc and no globals but the constant weights and one static arena of\n"
@@ -28,6 +30,12 @@ static const char codegen_help[] =
     "  -o, --output DIR        folder to write into (created if missing)\n"
     "  --name NAME             C identifier prefix (default: the model file's stem)\n"
     "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims)\n"
+    "  --value INPUT=V0,V1,... fix an input's values (its element count, in its type;\n"
+    "                          or a tensor file: INPUT=FILE.npy or FILE.pb): for an\n"
+    "                          input that is constant where the model runs, such as a\n"
+    "                          Reshape's shape, Resize's scales or TopK's K, so sizes\n"
+    "                          that depend on it become static. The input stays in the\n"
+    "                          API; NAME_run returns 1 when it holds other values\n"
     "  --int8                  require int8 kernels: fail (exit 3) unless the model is\n"
     "                          a QDQ model with int8 islands (see below)\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
@@ -56,6 +64,7 @@ static const char codegen_help[] =
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --forbid Exp,Sigmoid,Tanh\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --optimize size\n"
+    "  nnfx codegen topk.onnx -o out --value k=5\n"
     "  nnfx quantize kws.onnx -o kws_q.onnx --calib x=calib.npy\n"
     "  nnfx codegen kws_q.onnx -o out_q --shape x=1x1x31x20 --int8\n"
     "  cc -std=c99 -O2 -c out/kws.c out/kws_weights.c\n";
@@ -99,6 +108,8 @@ typedef struct codegen_opts {
     bool int8;
     const char **shapes; /* the --shape values (nshapes; caller frees the array) */
     int nshapes;
+    const char **values; /* the --value bindings (nvalues; caller frees the array) */
+    int nvalues;
 } codegen_opts;
 
 /* Reads the options into o; -1 when they are usable, else the exit code
@@ -106,7 +117,8 @@ typedef struct codegen_opts {
 static int codegen_args(int argc, char **argv, codegen_opts *o) {
     o->optimize = NNFX_CODEGEN_SPEED;
     o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
-    if (!o->shapes) return CLI_EXIT_BAD_INPUT;
+    o->values = calloc((size_t)argc + 1, sizeof *o->values);
+    if (!o->shapes || !o->values) return CLI_EXIT_BAD_INPUT;
     cli_args a;
     cli_args_init(&a, "codegen", argc, argv);
     while (cli_args_more(&a)) {
@@ -117,6 +129,8 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
             o->name = v;
         else if (cli_opt(&a, "--shape", NULL, &v))
             o->shapes[o->nshapes++] = v;
+        else if (cli_opt(&a, "--value", NULL, &v))
+            o->values[o->nvalues++] = v;
         else if (cli_opt(&a, "--forbid", NULL, &v))
             o->forbid = v;
         else if (cli_opt(&a, "--report", NULL, &v))
@@ -165,6 +179,84 @@ static int apply_shapes(nnfx_graph *g, const codegen_opts *o) {
     return -1;
 }
 
+/* Whether s names a tensor file (.npy or .pb) rather than a list. */
+static bool names_tensor_file(const char *s) {
+    size_t n = strlen(s);
+    return (n > 4 && strcmp(s + n - 4, ".npy") == 0) || (n > 3 && strcmp(s + n - 3, ".pb") == 0);
+}
+
+/* Parses "V0,V1,..." into a new rank-1 tensor of type dt; NULL when an
+ * item is not a number of that type. */
+static nnfx_tensor *parse_value_list(const char *list, nnfx_dtype dt) {
+    int64_t n = 1;
+    for (const char *q = list; *q; q++)
+        n += *q == ',';
+    nnfx_tensor *t = nnfx_tensor_new(dt, 1, &n, NULL);
+    if (!t) return NULL;
+    const char *q = list;
+    for (int64_t i = 0; i < n; i++) {
+        char *end;
+        const char *item = q;
+        while (*item == ' ')
+            item++;
+        errno = 0;
+        bool ok = *item && *item != ',';
+        if (dt == NNFX_F32 || dt == NNFX_F64 || dt == NNFX_F16) {
+            double v = strtod(item, &end);
+            if (dt == NNFX_F32)
+                ((float *)t->data)[i] = (float)v;
+            else if (dt == NNFX_F64)
+                ((double *)t->data)[i] = v;
+            else
+                ok = false; /* float16: a tensor file */
+        } else {
+            long long v = strtoll(item, &end, 10);
+            ok &= errno == 0;
+            switch (dt) {
+            case NNFX_I64: ((int64_t *)t->data)[i] = v; break;
+            case NNFX_I32: ok &= v >= INT32_MIN && v <= INT32_MAX, ((int32_t *)t->data)[i] = (int32_t)v; break;
+            case NNFX_I8: ok &= v >= -128 && v <= 127, ((int8_t *)t->data)[i] = (int8_t)v; break;
+            case NNFX_U8: ok &= v >= 0 && v <= 255, ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+            case NNFX_BOOL: ok &= v == 0 || v == 1, ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+            default: ok = false;
+            }
+        }
+        while (ok && *end == ' ')
+            end++;
+        if (!ok || (*end != ',' && *end != 0)) {
+            nnfx_tensor_release(t);
+            return NULL;
+        }
+        q = end + (*end == ',');
+    }
+    return t;
+}
+
+/* Reads the --value bindings into names[]/values[] (o->nvalues each; the
+ * caller frees the names and releases the tensors); -1 when done, else the
+ * exit code (the error already printed). */
+static int read_values(nnfx_graph *g, const codegen_opts *o, char **names, nnfx_tensor **values) {
+    for (int i = 0; i < o->nvalues; i++) {
+        const char *val;
+        if (!cli_split_binding(o->values[i], &names[i], &val) || !*val)
+            return cli_usage_error("codegen", "--value %s: expected INPUT=V0,V1,... or INPUT=FILE.npy|FILE.pb",
+                                   o->values[i]);
+        nnfx_node *ph = nnfx_graph_find(g, names[i]);
+        if (!ph || nnfx_node_opcode(ph) != NNFX_PLACEHOLDER)
+            return cli_usage_error("codegen", "--value %s: the model has no input named '%s'", o->values[i], names[i]);
+        const nnfx_dtype dt = nnfx_node_meta(ph, 0)->dtype;
+        if (names_tensor_file(val)) {
+            nnfx_error err = {0};
+            if (!(values[i] = cli_load_tensor(val, &err))) return cli_fail("codegen", val, &err);
+        } else if (!(values[i] = parse_value_list(val, dt))) {
+            return cli_usage_error("codegen",
+                                   "--value %s: expected comma-separated %s values (or a .npy / .pb tensor file)",
+                                   o->values[i], nnfx_dtype_name(dt));
+        }
+    }
+    return -1;
+}
+
 /* The exit code for a failed generation: a forbidden op is a failed check
  * (1), a bad option a usage error (2), anything else bad input (3). */
 static int generation_failed(const char *model, const nnfx_error *err) {
@@ -194,8 +286,14 @@ int cli_codegen(int argc, char **argv) {
     }
     codegen_opts o = {0};
     int rc = codegen_args(argc, argv, &o);
+    char **value_names = calloc((size_t)o.nvalues + 1, sizeof *value_names);
+    nnfx_tensor **value_tensors = calloc((size_t)o.nvalues + 1, sizeof *value_tensors);
+    if (rc < 0 && (!value_names || !value_tensors)) rc = CLI_EXIT_BAD_INPUT;
     if (rc >= 0) {
         free(o.shapes);
+        free(o.values);
+        free(value_names);
+        free(value_tensors);
         return rc;
     }
     rc = CLI_EXIT_OK;
@@ -217,7 +315,16 @@ int cli_codegen(int argc, char **argv) {
         rc = src;
         goto done;
     }
-    if (nnfx_codegen_opt(g, ident, o.forbid, o.optimize, &f, &err)) {
+    if ((src = read_values(g, &o, value_names, value_tensors)) >= 0) {
+        rc = src;
+        goto done;
+    }
+    nnfx_codegen_options copts = {0};
+    copts.name = ident, copts.forbid = o.forbid, copts.optimize = o.optimize;
+    copts.nfixed = o.nvalues;
+    copts.fixed_inputs = (const char *const *)value_names;
+    copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
+    if (nnfx_codegen_ex(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
         goto done;
     }
@@ -244,5 +351,12 @@ done:
     nnfx_graph_free(g);
     free(ident);
     free(o.shapes);
+    for (int i = 0; i < o.nvalues; i++) {
+        free(value_names[i]);
+        nnfx_tensor_release(value_tensors[i]);
+    }
+    free(value_names);
+    free(value_tensors);
+    free(o.values);
     return rc;
 }

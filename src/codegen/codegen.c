@@ -169,6 +169,11 @@ bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out)
 }
 
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why) {
+    if (c->want_value) /* a parameter of the op given as a model input */
+        return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                              "codegen: node %s (%s): %s: it is model input %s; where that is constant, fix it: "
+                              "--value %s=V0,V1,... (or =FILE.npy)",
+                              n->name, nnfx_op_name(n->op), why, c->want_value->name, c->want_value->name);
     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
 }
 
@@ -563,6 +568,8 @@ static const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool 
     fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
     if (vv.kind != FX_VALUE_CONST) {
         *bad = true;
+        if (s->in[a] < c->nnodes && c->nodes[s->in[a]]->opcode == NNFX_PLACEHOLDER && !c->in_expr)
+            c->want_value = c->nodes[s->in[a]];
         return NULL;
     }
     return vv.t;
@@ -2370,6 +2377,7 @@ static nnfx_status walk_plan(cg *c) {
         nnfx_meta_str(&v.last->meta[0], ms, sizeof ms);
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
+        c->want_value = NULL;
         st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
              : v.kind == FX_STEP_QOP ? emit_qop_step(c, &v)
                                      : emit_kernel_step(c, &v);
@@ -2388,7 +2396,10 @@ static char *emit_header(cg *c, int64_t arena) {
     int nin = 0, nout = 0;
     for (const nnfx_node *n = c->g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
-            sb_printf(&h, "/* input %d: %s */\n", nin, n->name);
+            const bool fixed = c->fixed_in[nin] != NULL;
+            sb_printf(&h, "/* input %d: %s%s */\n", nin, n->name,
+                      fixed ? " (its values were fixed at generation: for others the run returns 1)" : "");
+            if (fixed) sb_printf(&h, "#define %s_INPUT%d_FIXED 1\n", c->name, nin);
             emit_dims_macros(c, &h, "INPUT", nin++, &n->meta[0]);
         } else if (n->opcode == NNFX_OUTPUT) {
             for (int a = 0; a < n->nargs; a++) {
@@ -2399,6 +2410,10 @@ static char *emit_header(cg *c, int64_t arena) {
         }
     }
     const char *io = c->void_io ? "void" : "float";
+    bool any_fixed = false;
+    for (int k = 0; k < c->nin_model; k++)
+        any_fixed |= c->fixed_in[k] != NULL;
+    const char *fixed_note = any_fixed ? "\n * (1, writing nothing, when a fixed input holds other values)" : "";
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
               "/* the pointee type of %s_run's inputs[] and outputs[]: float when every input and output\n"
@@ -2416,13 +2431,13 @@ static char *emit_header(cg *c, int64_t arena) {
         sb_printf(&h,
                   "/* Runs the model: inputs[i] points to %s_INPUTi_SIZE values of type %s_INPUTi_TYPE,\n"
                   " * outputs[i] to room for %s_OUTPUTi_SIZE values of %s_OUTPUTi_TYPE (row-major; a bool is\n"
-                  " * one byte, 0 or 1). Returns 0. Uses the static arena: not reentrant.\n",
-                  N, N, N, N);
+                  " * one byte, 0 or 1). Returns 0%s. Uses the static arena: not reentrant.\n",
+                  N, N, N, N, fixed_note);
     else
         sb_printf(&h,
                   "/* Runs the model: inputs[i] holds %s_INPUTi_SIZE floats, outputs[i] room for\n"
-                  " * %s_OUTPUTi_SIZE floats (row-major). Returns 0. Uses the static arena: not reentrant.\n",
-                  N, N);
+                  " * %s_OUTPUTi_SIZE floats (row-major). Returns 0%s. Uses the static arena: not reentrant.\n",
+                  N, N, fixed_note);
     sb_printf(&h,
               " * Define %s_NO_STATIC_ARENA to leave the static arena out. */\n"
               "int %s_run(const %s *const inputs[], %s *const outputs[]);\n"
@@ -2431,6 +2446,66 @@ static char *emit_header(cg *c, int64_t arena) {
               "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena);\n\n#endif\n",
               N, N, io, io, N, N, io, io);
     return sb_finish(&h);
+}
+
+/* One value of a fixed input (type dt) as a C literal of its type. */
+static void fixed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i) {
+    switch (dt) {
+    case NNFX_F32: cg_float_lit(b, ((const float *)data)[i]); return;
+    case NNFX_F64: {
+        const double v = ((const double *)data)[i];
+        if (v != v)
+            sb_printf(b, "NAN");
+        else if (isinf(v))
+            sb_printf(b, v > 0 ? "INFINITY" : "-INFINITY");
+        else
+            sb_printf(b, "%a", v);
+        return;
+    }
+    case NNFX_F16: sb_printf(b, "%u", (unsigned)((const uint16_t *)data)[i]); return;
+    case NNFX_I64: {
+        const int64_t v = ((const int64_t *)data)[i];
+        if (v == INT64_MIN)
+            sb_printf(b, "INT64_MIN");
+        else
+            sb_printf(b, "%lldLL", (long long)v);
+        return;
+    }
+    case NNFX_I32: {
+        const int32_t v = ((const int32_t *)data)[i];
+        if (v == INT32_MIN)
+            sb_printf(b, "INT32_MIN");
+        else
+            sb_printf(b, "%ld", (long)v);
+        return;
+    }
+    case NNFX_I8: sb_printf(b, "%d", (int)((const int8_t *)data)[i]); return;
+    default: sb_printf(b, "%u", (unsigned)((const uint8_t *)data)[i]); return; /* uint8, bool */
+    }
+}
+
+/* The start of NAME_run_arena: each input fixed at generation compared
+ * with its values (a NaN never matches); 1 when one differs. */
+static void emit_fixed_checks(const cg *c, sbuf *s) {
+    for (int k = 0; k < c->nin_model; k++) {
+        const nnfx_tensor *t = c->fixed_in[k];
+        if (!t) continue;
+        const nnfx_dtype dt = t->dtype;
+        const int64_t n = nnfx_tensor_numel(t);
+        const char *ty = io_ctype(dt);
+        sb_printf(s,
+                  "    {   /* input %d was fixed at generation (--value): other values are refused */\n"
+                  "        static const %s k[%lld] = {",
+                  k, ty, (long long)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            sb_printf(s, i ? ", " : "");
+            fixed_lit(s, dt, t->data, i);
+        }
+        sb_printf(s,
+                  "%s};\n        const %s *x = (const %s *)inputs[%d];\n        long i;\n"
+                  "        for (i = 0; i < %lld; i++)\n            if (x[i] != k[i]) return 1;\n    }\n",
+                  n ? "" : "0", ty, ty, k, (long long)n);
+    }
 }
 
 static char *emit_source(cg *c, int64_t arena) {
@@ -2456,6 +2531,7 @@ static char *emit_source(cg *c, int64_t arena) {
               "\nint %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
               "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
               N, io, io);
+    emit_fixed_checks(c, &s);
     if (c->body.s) sb_append(&s, c->body.s, c->body.len);
     sb_printf(&s,
               "    return 0;\n}\n\n#ifndef %s_NO_STATIC_ARENA\nstatic float %s_arena[%lld] NNFX_ALIGNED;\n\n"
@@ -2502,6 +2578,78 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
     return need;
 }
 
+/* The small model inputs (64 values at most) that the arguments of n
+ * giving its output's size (a Reshape's shape, Resize's scales or sizes,
+ * TopK's K, a window's size...: the ONNX inputs that are parameters rather
+ * than data) are, or are computed from, named in names
+ * ("a" or "a, b") and as --value options in opts; returns how many. Fixing them with --value makes the size static. */
+static int size_inputs(const nnfx_node *n, char *names, size_t nlen, char *opts, size_t olen) {
+    static const struct {
+        const char *type; /* ONNX op type; "Reduce" is every Reduce* */
+        unsigned args;    /* bit a: argument a gives the output's size */
+    } sized[] = {
+        {"Reshape", 1u << 1},
+        {"Expand", 1u << 1},
+        {"Tile", 1u << 1},
+        {"ConstantOfShape", 1u << 0},
+        {"Pad", 1u << 1 | 1u << 3},
+        {"Slice", 0x1eu},
+        {"Squeeze", 1u << 1},
+        {"Unsqueeze", 1u << 1},
+        {"Reduce", 1u << 1},
+        {"Resize", 1u << 2 | 1u << 3},
+        {"Upsample", 1u << 1},
+        {"TopK", 1u << 1},
+        {"Split", 1u << 1},
+        {"OneHot", 1u << 1},
+        {"Range", 0x7u},
+        {"HannWindow", 1u << 0},
+        {"HammingWindow", 1u << 0},
+        {"BlackmanWindow", 1u << 0},
+        {"MelWeightMatrix", 0x3u},
+        {"STFT", 1u << 1 | 1u << 3},
+        {"MaxUnpool", 1u << 2},
+        {"CenterCropPad", 1u << 1},
+        {"Col2Im", 1u << 1 | 1u << 2},
+    };
+    const char *type = ir_op_info(n->op)->onnx_type;
+    unsigned args = 0;
+    for (size_t i = 0; i < sizeof sized / sizeof sized[0] && !args; i++) {
+        size_t len = strlen(sized[i].type);
+        if (strncmp(type, sized[i].type, len) == 0 && (!type[len] || strcmp(sized[i].type, "Reduce") == 0))
+            args = sized[i].args;
+    }
+    /* the small model inputs those arguments are computed from (a size
+     * computed by Cast, Sub, Div... of an input, as in ONNX's expanded
+     * window functions), walking at most 256 nodes up */
+    const nnfx_node *seen[256];
+    int nseen = 0, count = 0;
+    size_t nn = 0, no = 0;
+    names[0] = opts[0] = 0;
+    for (int a = 0; a < n->nargs && a < 8; a++)
+        if ((args >> a & 1u) && n->args[a].kind == NNFX_ARG_NODE && nseen < 256) seen[nseen++] = n->args[a].u.node;
+    for (int i = 0; i < nseen; i++) {
+        const nnfx_node *m = seen[i];
+        if (m->opcode == NNFX_PLACEHOLDER) {
+            if (!nnfx_meta_is_static(&m->meta[0]) || nnfx_meta_numel(&m->meta[0]) > 64 || nn + 1 >= nlen ||
+                no + 1 >= olen)
+                continue;
+            count++;
+            nn += (size_t)snprintf(names + nn, nlen - nn, "%s%s", nn ? ", " : "", m->name);
+            no += (size_t)snprintf(opts + no, olen - no, "%s--value %s=V0,V1,...", no ? " " : "", m->name);
+            continue;
+        }
+        for (int k = 0; k < m->nargs; k++) {
+            const nnfx_node *up = m->args[k].kind == NNFX_ARG_NODE ? m->args[k].u.node : NULL;
+            bool dup = !up;
+            for (int j = 0; j < nseen && !dup; j++)
+                dup = seen[j] == up;
+            if (!dup && nseen < 256) seen[nseen++] = up;
+        }
+    }
+    return count;
+}
+
 /* Why control-flow node n, whose outputs are not all static, cannot be
  * generated. */
 static nnfx_status ctrl_not_static(const nnfx_node *n, nnfx_error *err) {
@@ -2517,8 +2665,9 @@ static nnfx_status ctrl_not_static(const nnfx_node *n, nnfx_error *err) {
 }
 
 /* Every node of g (and of its control-flow bodies) has static output
- * shapes where its inputs have: an error naming the first that has not. */
-static nnfx_status check_static_nodes(const nnfx_graph *g, nnfx_error *err) {
+ * shapes where its inputs have: an error naming the first that has not
+ * (and, in the model's graph, top, the inputs --value could fix). */
+static nnfx_status check_static_nodes(const nnfx_graph *g, bool top, nnfx_error *err) {
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode == NNFX_CALL_MODULE)
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: leaf module %s has no C kernel",
@@ -2535,15 +2684,25 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, nnfx_error *err) {
             ir_ctrl_shape cs;
             nnfx_status st = ir_ctrl_layout(n, &cs, err);
             for (int b = 0; b < cs.nbodies && !st; b++)
-                st = check_static_nodes(cs.body[b], err);
+                st = check_static_nodes(cs.body[b], false, err);
             if (st) return st;
             continue;
         }
-        if (in_static && !out_static)
+        if (in_static && !out_static) {
+            char names[256], opts[512];
+            const int k = top ? size_inputs(n, names, sizeof names, opts, sizeof opts) : 0;
+            if (k)
+                return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                      "codegen: node %s (%s): its output size is known only at run time (it depends on "
+                                      "the value of model input%s %s); generated C has static shapes. Where %s "
+                                      "constant, fix %s: %s (or =FILE.npy)",
+                                      n->name, ir_op_info(n->op)->onnx_type, k > 1 ? "s" : "", names,
+                                      k > 1 ? "they are" : "it is", k > 1 ? "them" : "it", opts);
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                   "codegen: node %s (%s): its output size is known only at run time (it depends on "
                                   "the input data); generated C has static shapes",
                                   n->name, ir_op_info(n->op)->onnx_type);
+        }
     }
     return NNFX_OK;
 }
@@ -2602,8 +2761,8 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
     return NNFX_OK;
 }
 
-static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
-                                 nnfx_codegen_files *out, nnfx_error *err);
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_codegen_files *out,
+                                 nnfx_error *err);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
@@ -2612,56 +2771,141 @@ nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nn
 
 nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
                              nnfx_codegen_files *out, nnfx_error *err) {
-    if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
+    nnfx_codegen_options o = {0};
+    o.name = name, o.forbid = forbid, o.optimize = opt;
+    return nnfx_codegen_ex(g, &o, out, err);
+}
+
+/* The placeholder fixed input i of o names in g, after checking that the
+ * value fits it; NULL with the error set. */
+static nnfx_node *fixed_placeholder(nnfx_graph *g, const nnfx_codegen_options *o, int i, nnfx_error *err) {
+    const char *in = o->fixed_inputs ? o->fixed_inputs[i] : NULL;
+    const nnfx_tensor *t = o->fixed_values ? o->fixed_values[i] : NULL;
+    if (!in || !t) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: fixed input %d has no name or no value", i);
+        return NULL;
+    }
+    nnfx_node *ph = nnfx_graph_find(g, in);
+    if (!ph || ph->opcode != NNFX_PLACEHOLDER) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: --value %s: the model has no input named '%s'", in, in);
+        return NULL;
+    }
+    for (int j = 0; j < i; j++)
+        if (o->fixed_inputs[j] && strcmp(o->fixed_inputs[j], in) == 0) {
+            nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: --value %s: the input is fixed twice", in);
+            return NULL;
+        }
+    const nnfx_meta *m = &ph->meta[0];
+    if (!nnfx_meta_is_static(m)) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                       "codegen: --value %s: the input's shape is not static: fix it first with --shape %s=D0xD1x...",
+                       in, in);
+        return NULL;
+    }
+    if (t->dtype != m->dtype || nnfx_tensor_numel(t) != nnfx_meta_numel(m)) {
+        char ms[160];
+        nnfx_meta_str(m, ms, sizeof ms);
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                       "codegen: --value %s: %lld %s value%s given, the input is %s (%lld value%s)", in,
+                       (long long)nnfx_tensor_numel(t), nnfx_dtype_name(t->dtype), nnfx_tensor_numel(t) == 1 ? "" : "s",
+                       ms, (long long)nnfx_meta_numel(m), nnfx_meta_numel(m) == 1 ? "" : "s");
+        return NULL;
+    }
+    return ph;
+}
+
+/* In g (a copy), every use of each fixed input reads a parameter holding
+ * its value instead; the placeholders stay, unused, so the API keeps them. */
+static nnfx_status fix_inputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_error *err) {
+    for (int i = 0; i < o->nfixed; i++) {
+        nnfx_node *ph = fixed_placeholder(g, o, i, err);
+        if (!ph) return err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
+        const nnfx_meta *m = &ph->meta[0];
+        int64_t dims[NNFX_MAX_RANK];
+        for (int d = 0; d < m->rank; d++)
+            dims[d] = m->dims[d].value;
+        nnfx_tensor *t = nnfx_tensor_new(m->dtype, m->rank, dims, err);
+        if (!t) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+        memcpy(t->data, o->fixed_values[i]->data, t->nbytes);
+        char name[96];
+        snprintf(name, sizeof name, "fixed_%.80s", ph->name);
+        for (int u = 1; nnfx_graph_param(g, name); u++)
+            snprintf(name, sizeof name, "fixed_%.70s_%d", ph->name, u);
+        nnfx_status st = nnfx_graph_set_param(g, name, t, err);
+        nnfx_tensor_release(t);
+        if (st) return st;
+        nnfx_inserting_after(g, ph);
+        nnfx_node *ga = nnfx_graph_get_attr(g, name, err);
+        nnfx_inserting_at_end(g);
+        if (!ga) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+        if (nnfx_replace_all_uses_with(ph, ga, NULL, NULL) < 0)
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+    return NNFX_OK;
+}
+
+nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err) {
+    if (!g || !out || !opts) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph, options or output");
     memset(out, 0, sizeof *out);
-    if (opt != NNFX_CODEGEN_SPEED && opt != NNFX_CODEGEN_SIZE)
+    nnfx_codegen_options o = *opts;
+    if (o.optimize != NNFX_CODEGEN_SPEED && o.optimize != NNFX_CODEGEN_SIZE)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: optimize mode %d is neither speed nor size",
-                              (int)opt);
-    if (!name) name = "model";
-    if (!valid_ident(name))
-        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", name);
+                              (int)o.optimize);
+    if (!o.name) o.name = "model";
+    if (!valid_ident(o.name))
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: name '%s' is not a C identifier", o.name);
+    if (o.nfixed < 0 || o.nfixed > 256)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: %d fixed inputs (0 to 256)", o.nfixed);
     nnfx_status st;
     if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
+    for (int i = 0; i < o.nfixed; i++)
+        if (!fixed_placeholder(g, &o, i, err)) return err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
     bool ctrl = false;
     for (const nnfx_node *n = g->head; n; n = n->next)
         ctrl |= n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op);
-    nnfx_graph *copy = NULL; /* control flow: constants captured by bodies made the bodies' own */
-    if (ctrl) {
+    /* a copy: fixed inputs read as parameters, and under control flow the
+     * constants captured by bodies made the bodies' own */
+    nnfx_graph *copy = NULL;
+    if (ctrl || o.nfixed) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
-        if ((st = inline_const_captures(copy, err)) || (st = nnfx_graph_lint(copy, err)) ||
-            (st = nnfx_graph_infer_shapes(copy, err))) {
+        if ((st = fix_inputs(copy, &o, err)) || (ctrl && (st = inline_const_captures(copy, err))) ||
+            (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err))) {
             nnfx_graph_free(copy);
             return st;
         }
         g = copy;
     }
-    st = codegen_graph(g, name, forbid, opt, out, err);
+    st = codegen_graph(g, &o, out, err);
     nnfx_graph_free(copy);
     return st;
 }
 
 /* nnfx_codegen_opt on a linted graph with inferred shapes. */
-static nnfx_status codegen_graph(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
-                                 nnfx_codegen_files *out, nnfx_error *err) {
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_codegen_files *out,
+                                 nnfx_error *err) {
     nnfx_status st;
+    const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
-    if ((st = check_forbidden(g, forbid, err))) return st;
-    if ((st = check_static_nodes(g, err))) return st;
+    if ((st = check_forbidden(g, o->forbid, err))) return st;
+    if ((st = check_static_nodes(g, true, err))) return st;
     fx_plan *p = fx_plan_new_codegen(g, err);
     if (!p) {
         if (err && err->status == NNFX_ERR_UNSUPPORTED) nnfx_error_prefix(err, "codegen");
         return err ? err->status : NNFX_ERR_UNSUPPORTED;
     }
     cg c = {0};
-    c.g = g, c.p = p, c.name = name, c.err = err, c.size = opt == NNFX_CODEGEN_SIZE;
+    c.g = g, c.p = p, c.name = name, c.err = err, c.size = o->optimize == NNFX_CODEGEN_SIZE;
     nnfx_dtype in_dtype[256];
-    c.in_dtype = in_dtype;
+    const nnfx_tensor *fixed_in[256] = {0};
+    c.in_dtype = in_dtype, c.fixed_in = fixed_in;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
             if (c.nin_model >= 256) {
                 fx_plan_free(p);
                 return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: more than 256 inputs");
             }
+            for (int i = 0; i < o->nfixed; i++)
+                if (strcmp(o->fixed_inputs[i], n->name) == 0) fixed_in[c.nin_model] = o->fixed_values[i];
             in_dtype[c.nin_model++] = n->meta[0].dtype;
             c.void_io |= n->meta[0].dtype != NNFX_F32;
         } else if (n->opcode == NNFX_OUTPUT) {

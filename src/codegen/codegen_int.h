@@ -61,6 +61,10 @@ typedef struct cg {
     const nnfx_dtype *in_dtype;
     int nin_model;
     bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
+    /* model input k's values fixed at generation (nnfx_codegen_options), else NULL: NAME_run checks them */
+    const nnfx_tensor **fixed_in;
+    /* the model input an emitter of this step wanted constant (const_input), named by cg_unsupported */
+    const nnfx_node *want_value;
 } cg;
 
 /* The portable kernels of src/codegen/runtime/, embedded at build time

@@ -250,7 +250,14 @@ def main():
              ("data_dependent", os.path.join(DATA, "split_plan", "masked_tokens.onnx"), [], 3,
               ["_NonZero_output_0", "(NonZero)", "known only at run time"]),
              ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"]),
-             ("bad_optimize", kws, ["--shape", "x=1x1x31x20", "--optimize", "fast"], 2, ["speed or size"])]
+             ("bad_optimize", kws, ["--shape", "x=1x1x31x20", "--optimize", "fast"], 2, ["speed or size"]),
+             ("value_count", kws, ["--shape", "x=1x1x31x20", "--value", "x=1,2"], 2,
+              ["--value x", "2 float32 values given", "620 values"]),
+             ("value_word", kws, ["--shape", "x=1x1x31x20", "--value", "x=1,two"], 2,
+              ["--value x=1,two", "comma-separated float32 values"]),
+             ("value_input", kws, ["--shape", "x=1x1x31x20", "--value", "y=1"], 2, ["no input named 'y'"]),
+             ("value_file", kws, ["--shape", "x=1x1x31x20", "--value", "x=" + os.path.join(WORK, "none.npy")], 3,
+              ["none.npy", "cannot open"])]
     for label, model, extra, code, words in cases:
         out = os.path.join(WORK, "err_" + label)
         r = run([NNFX, "codegen", model, "-o", out] + extra)

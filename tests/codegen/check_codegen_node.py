@@ -8,6 +8,11 @@ refused): each one must either
     1e-5 + 1e-3 |want|, NaN where ONNX has NaN, integers and bools exact), or
   - be listed in tests/codegen/node_refused.txt with the words its refusal
     gives, and be refused that way: exit 3, the node named, nothing written.
+A refusal that asks for `--value INPUT=...` (an output size that depends on
+the value of a model input: a Reshape's shape, TopK's K, Resize's scales...)
+is retried with the case's own values for those inputs; the generated run
+must then also refuse other values of the first non-empty one (m_run
+returns 1).
 A listed case that generates fails the test too (the list stays exact), as
 does a refusal whose message lacks the listed words.
 
@@ -106,6 +111,24 @@ def macro(hdr, name, m):
     raise KeyError(m)
 
 
+def run_program(out, in_t, inputs):
+    """Runs the program build_and_run built in out on inputs (C types in_t);
+    its outputs go to out/out.bin."""
+    files = []
+    for i, x in enumerate(inputs):
+        p = os.path.join(out, "in%d.bin" % i)
+        if x.dtype == np.float16:  # generated C takes a half's bits (uint16_t)
+            x = np.ascontiguousarray(x).view(np.uint16)
+        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
+        files.append(p)
+    return cg.run([os.path.join(out, "run")] + files + [os.path.join(out, "out.bin")])
+
+
+def input_types(out, name):
+    hdr = open(os.path.join(out, name + ".h")).read()
+    return [cg.CTYPES[macro(hdr, name, "INPUT%d_TYPE" % i)] for i in range(int(macro(hdr, name, "NUM_INPUTS")))]
+
+
 def build_and_run(out, name, inputs):
     """The generated program's outputs (numpy arrays of their C types), or an error string."""
     hdr = open(os.path.join(out, name + ".h")).read()
@@ -128,18 +151,10 @@ def build_and_run(out, name, inputs):
     r = cg.run([cg.CC, "-O1"] + cg.EXTRA + ["-o", exe, "main.c", name + ".o", name + "_weights.o", "-lm"], cwd=out)
     if r.returncode:
         return "link failed:\n" + r.stdout[-2000:]
-    files = []
-    for i, x in enumerate(inputs):
-        p = os.path.join(out, "in%d.bin" % i)
-        if x.dtype == np.float16:  # generated C takes a half's bits (uint16_t)
-            x = np.ascontiguousarray(x).view(np.uint16)
-        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
-        files.append(p)
-    res = os.path.join(out, "out.bin")
-    r = cg.run([exe] + files + [res])
+    r = run_program(out, in_t, inputs)
     if r.returncode:
         return "generated program exited %d: %s" % (r.returncode, r.stdout[-500:])
-    raw, outs, at = open(res, "rb").read(), [], 0
+    raw, outs, at = open(os.path.join(out, "out.bin"), "rb").read(), [], 0
     for t, cnt in zip(out_t, out_n):
         outs.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at))
         at += cnt * np.dtype(t).itemsize
@@ -168,7 +183,25 @@ def check(t, node_dir, refused):
     """(case, 'gen'|'refused', failure message or None)."""
     case = os.path.join(node_dir, "node", t)
     out = os.path.join(WORK, t)
-    r = cg.run([NNFX, "codegen", os.path.join(case, "model.onnx"), "-o", out, "--name", "m"])
+    model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+    in_names = [i.name for i in model.graph.input if i.name not in {x.name for x in model.graph.initializer}]
+    cmd = [NNFX, "codegen", os.path.join(case, "model.onnx"), "-o", out, "--name", "m"]
+    r = cg.run(cmd)
+    fixed = []  # inputs whose values the refusal asked to fix (--value), as the test gives them
+    while r.returncode == 3 and "--value " in r.stdout and len(fixed) < len(in_names):
+        asked = [w.split("=")[0] for w in r.stdout.split("--value ")[1:]]
+        asked = [a for a in asked if a in in_names and a not in fixed]
+        if not asked:
+            break
+        for a in asked:  # a short list as numbers (repr is exact for float32 and float64), else the file
+            k = in_names.index(a)
+            x = tensors(case, "input", k + 1)[k]
+            if 0 < x.size <= 16 and x.dtype.kind in "iuf" and x.dtype != np.float16:
+                cmd += ["--value", "%s=%s" % (a, ",".join(repr(v) for v in x.reshape(-1).tolist()))]
+            else:
+                cmd += ["--value", "%s=%s" % (a, os.path.join(case, "test_data_set_0", "input_%d.pb" % k))]
+        fixed += asked
+        r = cg.run(cmd)
     if r.returncode:
         first = r.stdout.strip().splitlines()[0] if r.stdout.strip() else ""
         if t not in refused:
@@ -180,9 +213,8 @@ def check(t, node_dir, refused):
         return t, "refused", None
     if t in refused:
         return t, "gen", "listed in node_refused.txt but now generates: remove it from the list"
-    model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
-    nin = len([i for i in model.graph.input if i.name not in {x.name for x in model.graph.initializer}])
-    got = build_and_run(out, "m", tensors(case, "input", nin))
+    inputs = tensors(case, "input", len(in_names))
+    got = build_and_run(out, "m", inputs)
     if isinstance(got, str):
         return t, "gen", got
     want = tensors(case, "output", len(model.graph.output))
@@ -194,8 +226,18 @@ def check(t, node_dir, refused):
         why = mismatch(g, w)
         if why:
             return t, "gen", "output %d: %s" % (k, why)
+    changeable = [f for f in fixed if inputs[in_names.index(f)].size]  # an empty list has no other values
+    if changeable:  # other values in a fixed input: the run refuses them (1; the harness exits 3)
+        k = in_names.index(changeable[0])
+        other = [x.copy() for x in inputs]
+        flat = other[k].reshape(-1)
+        flat[0] = flat[0] + 1 if flat.dtype.kind in "iuf" else not flat[0]
+        r = run_program(out, input_types(out, "m"), other)
+        if r.returncode != 3:
+            return t, "gen", "fixed input %s changed: the program exited %d, want 1 from m_run" % (changeable[0],
+                                                                                                  r.returncode)
     shutil.rmtree(out, ignore_errors=True)
-    return t, "gen", None
+    return t, "gen", "fixed" if fixed else None
 
 
 def main():
@@ -211,16 +253,20 @@ def main():
     cases = sys.argv[5:] or sorted(d for d in os.listdir(os.path.join(node_dir, "node")) if d not in skip)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    failures, gen, ref = [], 0, 0
+    failures, gen, ref, nfixed = [], 0, 0, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for t, kind, why in pool.map(lambda t: check(t, node_dir, refused), cases):
+            if why == "fixed":
+                nfixed += 1
+                why = None
             gen += kind == "gen" and not why
             ref += kind == "refused" and not why
             if why:
                 failures.append(t)
                 print("FAIL %s: %s" % (t, why))
-    print("%d node tests nnfx runs: %d generate and match ONNX's outputs, %d refused as listed, %d failures" %
-          (len(cases), gen, ref, len(failures)))
+    print("%d node tests nnfx runs: %d generate and match ONNX's outputs (%d of them with inputs fixed by --value "
+          "as the refusal asked, and refusing other values), %d refused as listed, %d failures" %
+          (len(cases), gen, nfixed, ref, len(failures)))
     sys.exit(1 if failures else 0)
 
 
