@@ -1407,8 +1407,12 @@ typedef struct nnfx_codegen_files {
  * islands become int8 kernels with int32 accumulation (out->int8_steps
  * counts them; the outputs equal the runtime's bit for bit); an integer
  * value the generator cannot express fails with NNFX_ERR_UNSUPPORTED
- * naming the node and op. On success fills *out (free with
- * nnfx_codegen_files_free); on failure *out is empty. */
+ * naming the node and op. A NonZero, Compress, Unique or NonMaxSuppression
+ * whose output size depends on the data and whose outputs only the model's
+ * outputs read generates with bounded outputs (NAME_OUTPUTk_BOUNDED; the
+ * size macros give the bound, NAME_run_dims the actual dims); one that
+ * other nodes read fails with NNFX_ERR_UNSUPPORTED. On success fills *out
+ * (free with nnfx_codegen_files_free); on failure *out is empty. */
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
 /* What the generated kernels are tuned for (nnfx_codegen_opt). SPEED (the
  * default of nnfx_codegen): conv weights are re-laid out at generation in

@@ -947,6 +947,10 @@ static void step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t 
     if (*used > c->scratch_bytes) c->scratch_bytes = *used;
 }
 
+void cg_step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len) {
+    step_scratch(c, bytes, used, buf, len);
+}
+
 /* The constant B of recurrent node n (Wb then Rb per direction, G gates
  * of H) as the two arrays nnfx_rt_rnn reads: bsum = Wb + Rb per gate row
  * except a GRU's h rows (Wb alone) and rbh = those rows' Rb (GRU only);
@@ -1844,6 +1848,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         c->ctrl_bytes = mark;
         return st;
     }
+    const int bounded = c->in_expr ? -1 : cg_bounded_index(c, n);
+    if (bounded >= 0) return cg_emit_bounded(c, s, bounded);
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
@@ -1937,7 +1943,8 @@ bool cg_int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt =
  * model's inputs and outputs): the int8 steps' and int64 / bool (TopK's
  * indices, comparisons, casts, a Loop's trip count), float64, float16. */
 bool cg_bytes_dtype(nnfx_dtype dt) {
-    return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_F64 || dt == NNFX_F16;
+    return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_F64 || dt == NNFX_F16 ||
+           dt == NNFX_I16 || dt == NNFX_U16 || dt == NNFX_U32;
 }
 
 static bool is_int8_step(const nnfx_node *n) {
@@ -2278,8 +2285,8 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
             }
         if (!io_ctype(m->dtype))
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
-                                  "codegen: input %s is %s (generated C takes float32, int64, int32, int8, uint8, "
-                                  "bool, float64 and float16 inputs)",
+                                  "codegen: input %s is %s (generated C takes float32, float64, float16, int64, "
+                                  "int32, int16, int8, uint32, uint16, uint8 and bool inputs)",
                                   n->name, nnfx_dtype_name(m->dtype));
     }
     return NNFX_OK;
@@ -2295,6 +2302,9 @@ static const char *io_ctype(nnfx_dtype dt) {
     case NNFX_I64: return "int64_t";
     case NNFX_I32: return "int32_t";
     case NNFX_I8: return "int8_t";
+    case NNFX_I16: return "int16_t";
+    case NNFX_U16: return "uint16_t";
+    case NNFX_U32: return "uint32_t";
     case NNFX_U8:
     case NNFX_BOOL: return "uint8_t";
     default: return NULL;
@@ -2311,8 +2321,8 @@ static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
     const int64_t n = cg_meta_numel(&o->meta[0]);
     if (!cg_bytes_dtype(dt))
         return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
-                              "codegen: output %s is %s (generated C has float32, int64, int32, int8, uint8, bool, "
-                              "float64 and float16 outputs)",
+                              "codegen: output %s is %s (generated C has float32, float64, float16, int64, int32, "
+                              "int16, int8, uint32, uint16, uint8 and bool outputs)",
                               o->name, nnfx_dtype_name(dt));
     if (vv.kind == FX_VALUE_CONST) {
         if (vv.t->dtype != dt || nnfx_tensor_numel(vv.t) != n || dt == NNFX_F64 || dt == NNFX_F16)
@@ -2352,6 +2362,7 @@ static nnfx_status walk_plan(cg *c) {
                 if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 const nnfx_dtype dt = o->meta[0].dtype;
+                if (!c->out_dst && c->nbounded) cg_emit_output_dims(c, a, o);
                 if (!c->out_dst && dt != NNFX_F32) { /* a model output of another type: its bytes */
                     if ((st = emit_bytes_output(c, a, o))) return st;
                     continue;
@@ -2404,7 +2415,13 @@ static char *emit_header(cg *c, int64_t arena) {
         } else if (n->opcode == NNFX_OUTPUT) {
             for (int a = 0; a < n->nargs; a++) {
                 const nnfx_node *o = n->args[a].u.node;
-                sb_printf(&h, "/* output %d: %s */\n", nout, o->name);
+                const bool bounded = cg_output_bounded(c, o);
+                sb_printf(&h, "/* output %d: %s%s */\n", nout, o->name,
+                          bounded ? " (its size depends on the data: SIZE and SHAPE are its bound; the run writes "
+                                    "its values first, zeros after them, and its actual dims through the _dims "
+                                    "functions)"
+                                  : "");
+                if (bounded) sb_printf(&h, "#define %s_OUTPUT%d_BOUNDED 1\n", c->name, nout);
                 emit_dims_macros(c, &h, "OUTPUT", nout++, &o->meta[0]);
             }
         }
@@ -2443,8 +2460,18 @@ static char *emit_header(cg *c, int64_t arena) {
               "int %s_run(const %s *const inputs[], %s *const outputs[]);\n"
               "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned\n"
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
-              "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena);\n\n#endif\n",
+              "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena);\n",
               N, N, io, io, N, N, io, io);
+    if (c->nbounded)
+        sb_printf(
+            &h,
+            "/* The same, also writing each output's actual dims: dims[i] (when not NULL) to room for\n"
+            " * %s_OUTPUTi_RANK values (the bound's dims for all but a _BOUNDED output's data-dependent one). */\n"
+            "int %s_run_dims(const %s *const inputs[], %s *const outputs[], long long *const dims[]);\n"
+            "int %s_run_dims_arena(const %s *const inputs[], %s *const outputs[], long long *const dims[],\n"
+            "                      void *arena);\n",
+            N, N, io, io, N, io, io);
+    sb_printf(&h, "\n#endif\n");
     return sb_finish(&h);
 }
 
@@ -2462,7 +2489,10 @@ static void fixed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i) {
             sb_printf(b, "%a", v);
         return;
     }
-    case NNFX_F16: sb_printf(b, "%u", (unsigned)((const uint16_t *)data)[i]); return;
+    case NNFX_F16:
+    case NNFX_U16: sb_printf(b, "%u", (unsigned)((const uint16_t *)data)[i]); return;
+    case NNFX_I16: sb_printf(b, "%d", (int)((const int16_t *)data)[i]); return;
+    case NNFX_U32: sb_printf(b, "%luUL", (unsigned long)((const uint32_t *)data)[i]); return;
     case NNFX_I64: {
         const int64_t v = ((const int64_t *)data)[i];
         if (v == INT64_MIN)
@@ -2527,17 +2557,36 @@ static char *emit_source(cg *c, int64_t arena) {
     }
     sb_printf(&s, "/* weights: %s_weights.c */\n", N);
     if (c->decls.s) sb_append(&s, c->decls.s, c->decls.len);
-    sb_printf(&s,
-              "\nint %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
-              "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
-              N, io, io);
+    if (c->nbounded)
+        sb_printf(&s,
+                  "\nint %s_run_dims_arena(const %s *const inputs[], %s *const outputs[], long long *const dims[],\n"
+                  "                      void *arena) {\n"
+                  "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
+                  N, io, io);
+    else
+        sb_printf(&s,
+                  "\nint %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
+                  "    float *A = (float *)arena;\n    (void)A;\n    (void)inputs;\n",
+                  N, io, io);
     emit_fixed_checks(c, &s);
     if (c->body.s) sb_append(&s, c->body.s, c->body.len);
+    sb_printf(&s, "    return 0;\n}\n\n");
+    if (c->nbounded)
+        sb_printf(&s,
+                  "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
+                  "    return %s_run_dims_arena(inputs, outputs, 0, arena);\n}\n\n",
+                  N, io, io, N);
     sb_printf(&s,
-              "    return 0;\n}\n\n#ifndef %s_NO_STATIC_ARENA\nstatic float %s_arena[%lld] NNFX_ALIGNED;\n\n"
+              "#ifndef %s_NO_STATIC_ARENA\nstatic float %s_arena[%lld] NNFX_ALIGNED;\n\n"
               "int %s_run(const %s *const inputs[], %s *const outputs[]) {\n"
-              "    return %s_run_arena(inputs, outputs, %s_arena);\n}\n#endif\n",
+              "    return %s_run_arena(inputs, outputs, %s_arena);\n}\n",
               N, N, (long long)(arena / 4 > 0 ? arena / 4 : 1), N, io, io, N, N);
+    if (c->nbounded)
+        sb_printf(&s,
+                  "\nint %s_run_dims(const %s *const inputs[], %s *const outputs[], long long *const dims[]) {\n"
+                  "    return %s_run_dims_arena(inputs, outputs, dims, %s_arena);\n}\n",
+                  N, io, io, N, N);
+    sb_printf(&s, "#endif\n");
     return sb_finish(&s);
 }
 
@@ -2698,10 +2747,14 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, bool top, nnfx_error 
                                       "constant, fix %s: %s (or =FILE.npy)",
                                       n->name, ir_op_info(n->op)->onnx_type, k > 1 ? "s" : "", names,
                                       k > 1 ? "they are" : "it is", k > 1 ? "them" : "it", opts);
+            const bool boundable = n->op == NNFX_OP_NON_ZERO || n->op == NNFX_OP_COMPRESS;
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                   "codegen: node %s (%s): its output size is known only at run time (it depends on "
-                                  "the input data); generated C has static shapes",
-                                  n->name, ir_op_info(n->op)->onnx_type);
+                                  "the input data); generated C has static shapes%s",
+                                  n->name, ir_op_info(n->op)->onnx_type,
+                                  boundable ? ", and bounds such a size only where the node's output is a model "
+                                              "output read by nothing else"
+                                            : "");
         }
     }
     return NNFX_OK;
@@ -2761,8 +2814,8 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
     return NNFX_OK;
 }
 
-static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_codegen_files *out,
-                                 nnfx_error *err);
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const nnfx_node *const *bounded,
+                                 int nbounded, nnfx_codegen_files *out, nnfx_error *err);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
@@ -2866,23 +2919,27 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
     /* a copy: fixed inputs read as parameters, and under control flow the
      * constants captured by bodies made the bodies' own */
     nnfx_graph *copy = NULL;
-    if (ctrl || o.nfixed) {
+    const nnfx_node *bounded[64];
+    int nbounded = 0;
+    if (ctrl || o.nfixed || cg_set_bounds(g, NULL, 0)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
         if ((st = fix_inputs(copy, &o, err)) || (ctrl && (st = inline_const_captures(copy, err))) ||
             (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err))) {
             nnfx_graph_free(copy);
             return st;
         }
+        /* outputs whose size depends on the data: their bounds, set last (inference would undo them) */
+        nbounded = cg_set_bounds(copy, bounded, 64);
         g = copy;
     }
-    st = codegen_graph(g, &o, out, err);
+    st = codegen_graph(g, &o, bounded, nbounded, out, err);
     nnfx_graph_free(copy);
     return st;
 }
 
 /* nnfx_codegen_opt on a linted graph with inferred shapes. */
-static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_codegen_files *out,
-                                 nnfx_error *err) {
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const nnfx_node *const *bounded,
+                                 int nbounded, nnfx_codegen_files *out, nnfx_error *err) {
     nnfx_status st;
     const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
@@ -2897,7 +2954,7 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, n
     c.g = g, c.p = p, c.name = name, c.err = err, c.size = o->optimize == NNFX_CODEGEN_SIZE;
     nnfx_dtype in_dtype[256];
     const nnfx_tensor *fixed_in[256] = {0};
-    c.in_dtype = in_dtype, c.fixed_in = fixed_in;
+    c.in_dtype = in_dtype, c.fixed_in = fixed_in, c.bounded = bounded, c.nbounded = nbounded;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
             if (c.nin_model >= 256) {

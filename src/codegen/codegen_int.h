@@ -65,6 +65,9 @@ typedef struct cg {
     const nnfx_tensor **fixed_in;
     /* the model input an emitter of this step wanted constant (const_input), named by cg_unsupported */
     const nnfx_node *want_value;
+    /* nodes whose output size depends on the data, bounded (emit_bounded.c); NAME_run_dims reports their dims */
+    const nnfx_node *const *bounded;
+    int nbounded;
 } cg;
 
 /* The portable kernels of src/codegen/runtime/, embedded at build time
@@ -161,5 +164,38 @@ nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const 
  * step first. Sets *handled false (returning NNFX_OK) when it leaves the
  * step to codegen.c. */
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled);
+/* The runtime's type code of dt (nnfx_rt_typed.h), -1 when generated C
+ * holds no such values. */
+int cg_tcode(nnfx_dtype dt);
+/* C expression of step s's input a as `const unsigned char *` bytes of
+ * type dt (a constant of another type than float32: an array of its C type
+ * in the weights file). */
+nnfx_status cg_typed_in(cg *c, const fx_step_view *s, int a, nnfx_dtype dt, char *buf, size_t len);
+/* C expression of value v (a step's output of type dt) as `unsigned char *`. */
+nnfx_status cg_typed_out(cg *c, int v, nnfx_dtype dt, const nnfx_node *n, char *buf, size_t len);
+
+/* Working memory for one step past the plan's arena (*used: bytes the step
+ * took already, from 0): its C expression `(A + k)` (64-byte aligned) into
+ * buf. */
+void cg_step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len);
+
+/* ---- outputs whose size depends on the data (emit_bounded.c) ---------------- */
+
+/* Gives each node of g whose output size depends on the data (NonZero,
+ * Compress, Unique, NonMaxSuppression) and whose only users are model outputs a static output shape:
+ * its bound. With list NULL only counts them (g unchanged); else lists them
+ * in list (at most max). Returns how many. */
+int cg_set_bounds(nnfx_graph *g, const nnfx_node **list, int max);
+/* Whether model output value o (a node, or a getitem of one) is a bounded
+ * node's. */
+bool cg_output_bounded(const cg *c, const nnfx_node *o);
+/* The position of n in c->bounded, or -1. */
+int cg_bounded_index(const cg *c, const nnfx_node *n);
+/* The step of bounded node c->bounded[b]: its kernel, and its actual dims
+ * in a local array. */
+nnfx_status cg_emit_bounded(cg *c, const fx_step_view *s, int b);
+/* Model output a (value of node o): its dims into dims[a] when the caller
+ * of NAME_run_dims asks (the actual dims of a bounded output). */
+void cg_emit_output_dims(cg *c, int a, const nnfx_node *o);
 
 #endif

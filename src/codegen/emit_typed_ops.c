@@ -29,13 +29,16 @@ static int tcode(nnfx_dtype dt) {
     case NNFX_BOOL: return 5;
     case NNFX_F64: return 6;
     case NNFX_F16: return 7;
+    case NNFX_I16: return 8;
+    case NNFX_U16: return 9;
+    case NNFX_U32: return 10;
     default: return -1;
     }
 }
 
 static const char *tcode_ctype(int t) {
-    static const char *const names[] = {"float",   "int64_t", "int32_t", "int8_t",
-                                        "uint8_t", "uint8_t", "double",  "uint16_t"};
+    static const char *const names[] = {"float",  "int64_t",  "int32_t", "int8_t",   "uint8_t", "uint8_t",
+                                        "double", "uint16_t", "int16_t", "uint16_t", "uint32_t"};
     return names[t];
 }
 
@@ -94,10 +97,18 @@ static void typed_const(cg *c, int v, const nnfx_tensor *t, const nnfx_node *use
                 int32_t w;
                 memcpy(&w, (const char *)t->data + i * 4, 4);
                 x = w;
-            } else if (t->dtype == NNFX_F16) { /* the half's bits */
+            } else if (t->dtype == NNFX_F16 || t->dtype == NNFX_U16) { /* a half's bits, or a uint16 */
                 uint16_t h;
                 memcpy(&h, (const char *)t->data + i * 2, 2);
                 x = h;
+            } else if (t->dtype == NNFX_I16) {
+                int16_t h;
+                memcpy(&h, (const char *)t->data + i * 2, 2);
+                x = h;
+            } else if (t->dtype == NNFX_U32) {
+                uint32_t w;
+                memcpy(&w, (const char *)t->data + i * 4, 4);
+                x = w;
             } else if (t->dtype == NNFX_I8) {
                 x = ((const int8_t *)t->data)[i];
             } else {
@@ -720,4 +731,14 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_SCE_LOSS: return emit_loss(c, s);
     default: return emit_binary(c, s, d0, d1, dy);
     }
+}
+
+int cg_tcode(nnfx_dtype dt) { return tcode(dt); }
+
+nnfx_status cg_typed_in(cg *c, const fx_step_view *s, int a, nnfx_dtype dt, char *buf, size_t len) {
+    return typed_in(c, s, a, dt, buf, len);
+}
+
+nnfx_status cg_typed_out(cg *c, int v, nnfx_dtype dt, const nnfx_node *n, char *buf, size_t len) {
+    return typed_out(c, v, dt, n, buf, len);
 }

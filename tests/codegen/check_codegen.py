@@ -39,36 +39,45 @@ failures = []
 
 # A harness: reads N samples of every input (raw values of its
 # NAME_INPUTk_TYPE, one file per input), runs NAME_run on each, writes the
-# outputs one after the other (raw values of their NAME_OUTPUTk_TYPE).
+# outputs one after the other (raw values of their NAME_OUTPUTk_TYPE), with
+# @DIMS@ 1 each output's actual dims after them (NAME_run_dims: 8 int64 per
+# output); exits 3 when the run does not return 0. A model may have no
+# inputs.
 HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include "@NAME@.h"
 
-static const size_t in_bytes[] = {@IN_BYTES@};
-static const size_t out_bytes[] = {@OUT_BYTES@};
+static const size_t in_bytes[@NIN@ + 1] = {@IN_BYTES@};
+static const size_t out_bytes[@NOUT@ + 1] = {@OUT_BYTES@};
 
 int main(int argc, char **argv) {
     long n = atol(argv[1]), k, i;
-    unsigned char *in[@NIN@];
-    @NAME@_IO_TYPE *out[@NOUT@];
+    long long dim_rows[@NOUT@ + 1][8];
+    long long *dims[@NOUT@ + 1];
+    unsigned char *in[@NIN@ + 1];
+    @NAME@_IO_TYPE *out[@NOUT@ + 1];
     FILE *fo = fopen(argv[2 + @NIN@], "wb");
-    if (!fo) return 2;
+    if (argc != 3 + @NIN@ || !fo) return 2;
     for (i = 0; i < @NIN@; i++) {
         FILE *f = fopen(argv[2 + i], "rb");
         in[i] = malloc(in_bytes[i] * n + 1);
         if (!f || fread(in[i], 1, in_bytes[i] * n, f) != in_bytes[i] * n) return 2;
         fclose(f);
     }
-    for (i = 0; i < @NOUT@; i++)
+    for (i = 0; i < @NOUT@; i++) {
         out[i] = malloc(out_bytes[i] + 1);
+        dims[i] = dim_rows[i];
+    }
+    (void)dims;
     for (k = 0; k < n; k++) {
-        const @NAME@_IO_TYPE *ins[@NIN@];
+        const @NAME@_IO_TYPE *ins[@NIN@ + 1];
         for (i = 0; i < @NIN@; i++)
             ins[i] = (const @NAME@_IO_TYPE *)(const void *)(in[i] + k * in_bytes[i]);
-        if (@NAME@_run(ins, out) != 0) return 3;
+        if (@RUN@ != 0) return 3;
         for (i = 0; i < @NOUT@; i++)
             fwrite(out[i], 1, out_bytes[i], fo);
+        if (@DIMS@) fwrite(dim_rows, sizeof dim_rows, 1, fo);
     }
     fclose(fo);
     for (i = 0; i < @NIN@; i++)
@@ -81,7 +90,7 @@ int main(int argc, char **argv) {
 
 # the numpy type of each NAME_INPUTk_TYPE / NAME_OUTPUTk_TYPE
 CTYPES = {"float": np.float32, "double": np.float64, "int64_t": np.int64, "int32_t": np.int32, "int8_t": np.int8,
-          "uint8_t": np.uint8, "uint16_t": np.uint16}  # uint16_t: a float16's bits
+          "uint8_t": np.uint8, "uint16_t": np.uint16, "int16_t": np.int16, "uint32_t": np.uint32}  # uint16_t: also a float16's bits
 
 
 def fail(msg):
@@ -109,31 +118,36 @@ def generate(model, out, name, shapes=(), extra=()):
     return run(cmd + list(extra))
 
 
-def build_and_run(out, name, inputs, nsamples, weights_o0=False):
-    """Compiles the generated C strictly, runs it on the samples (each input
-    written as its NAME_INPUTk_TYPE); returns the outputs (any type) as one
-    float32 array [nsamples, the outputs' sizes together]. weights_o0: the
-    weights file (only data) compiles at -O0, the same strict flags else."""
-    hdr = open(os.path.join(out, name + ".h")).read()
+def header_macro(out, name, m):
+    """The value of NAME_m in out/NAME.h."""
+    for line in open(os.path.join(out, name + ".h")).read().splitlines():
+        if line.startswith("#define %s_%s " % (name, m)):
+            return line.split()[2]
+    raise KeyError(m)
 
+
+def build_program(out, name, weights_o0=False, opt="-O2", dims=False):
+    """Compiles the generated C in out strictly and links it with HARNESS
+    into out/run. Returns (the inputs' numpy types, the outputs' numpy
+    types, the outputs' sizes), or an error string. weights_o0: the weights
+    file (only data) compiles at -O0, the same strict flags else. dims: the
+    program runs NAME_run_dims and writes the outputs' dims too."""
     def macro(m):
-        for line in hdr.splitlines():
-            if line.startswith("#define %s_%s " % (name, m)):
-                return line.split()[2]
-        raise KeyError(m)
+        return header_macro(out, name, m)
 
     nin, nout = int(macro("NUM_INPUTS")), int(macro("NUM_OUTPUTS"))
     in_t = [CTYPES[macro("INPUT%d_TYPE" % i)] for i in range(nin)]
     out_t = [CTYPES[macro("OUTPUT%d_TYPE" % i)] for i in range(nout)]
     out_n = [int(macro("OUTPUT%d_SIZE" % i)) for i in range(nout)]
-    h = HARNESS.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
-    h = h.replace("@IN_BYTES@", ", ".join("%s * sizeof(%s)" % (macro("INPUT%d_SIZE" % i), macro("INPUT%d_TYPE" % i))
-                                          for i in range(nin)))
-    h = h.replace("@OUT_BYTES@", ", ".join("%d * sizeof(%s)" % (out_n[i], macro("OUTPUT%d_TYPE" % i))
-                                           for i in range(nout)))
+    h = HARNESS.replace("@RUN@", "@NAME@_run_dims(ins, out, dims)" if dims else "@NAME@_run(ins, out)")
+    h = h.replace("@DIMS@", "1" if dims else "0")
+    h = h.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
+    h = h.replace("@IN_BYTES@", ", ".join(["%s * sizeof(%s)" % (macro("INPUT%d_SIZE" % i), macro("INPUT%d_TYPE" % i))
+                                           for i in range(nin)] or ["0"]))
+    h = h.replace("@OUT_BYTES@", ", ".join(["%d * sizeof(%s)" % (out_n[i], macro("OUTPUT%d_TYPE" % i))
+                                            for i in range(nout)] or ["0"]))
     with open(os.path.join(out, "main.c"), "w") as f:
         f.write(h)
-    exe = os.path.join(out, "run")
     if weights_o0:
         r = run([CC] + STRICT + ["-c", name + ".c"], cwd=out)
         if not r.returncode:
@@ -141,12 +155,24 @@ def build_and_run(out, name, inputs, nsamples, weights_o0=False):
     else:
         r = run([CC] + STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
     if r.returncode:
-        fail("%s: strict C99 compile failed:\n%s" % (name, r.stdout[-3000:]))
-        return None
-    r = run([CC, "-O2"] + EXTRA + ["-o", exe, "main.c", name + ".o", name + "_weights.o", "-lm"], cwd=out)
+        return "strict C99 compile failed:\n" + r.stdout[-3000:]
+    r = run([CC, opt] + EXTRA + ["-o", os.path.join(out, "run"), "main.c", name + ".o", name + "_weights.o", "-lm"],
+            cwd=out)
     if r.returncode:
-        fail("%s: link failed:\n%s" % (name, r.stdout[-3000:]))
+        return "link failed:\n" + r.stdout[-3000:]
+    return in_t, out_t, out_n
+
+
+def build_and_run(out, name, inputs, nsamples, weights_o0=False):
+    """Compiles the generated C strictly, runs it on the samples (each input
+    written as its NAME_INPUTk_TYPE); returns the outputs (any type) as one
+    float32 array [nsamples, the outputs' sizes together]."""
+    built = build_program(out, name, weights_o0)
+    if isinstance(built, str):
+        fail("%s: %s" % (name, built))
         return None
+    in_t, out_t, out_n = built
+    exe = os.path.join(out, "run")
     files = []
     for i, x in enumerate(inputs):
         p = os.path.join(out, "in%d.bin" % i)

@@ -39,44 +39,6 @@ import check_codegen as cg  # noqa: E402  (compile flags, process helper)
 NNFX, SRC, WORK = cg.NNFX, cg.SRC, cg.WORK
 RTOL, ATOL = 1e-3, 1e-5
 
-# Like check_codegen.py's harness, with room for a model of no inputs.
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include "@NAME@.h"
-
-static const size_t in_bytes[@NIN@ + 1] = {@IN_BYTES@};
-static const size_t out_bytes[@NOUT@ + 1] = {@OUT_BYTES@};
-
-int main(int argc, char **argv) {
-    long i;
-    unsigned char *in[@NIN@ + 1];
-    @NAME@_IO_TYPE *out[@NOUT@ + 1];
-    const @NAME@_IO_TYPE *ins[@NIN@ + 1];
-    FILE *fo = fopen(argv[argc - 1], "wb");
-    if (!fo) return 2;
-    for (i = 0; i < @NIN@; i++) {
-        FILE *f = fopen(argv[1 + i], "rb");
-        in[i] = malloc(in_bytes[i] + 1);
-        if (!f || fread(in[i], 1, in_bytes[i], f) != in_bytes[i]) return 2;
-        fclose(f);
-        ins[i] = (const @NAME@_IO_TYPE *)(const void *)in[i];
-    }
-    for (i = 0; i < @NOUT@; i++)
-        out[i] = malloc(out_bytes[i] + 1);
-    if (@NAME@_run(ins, out) != 0) return 3;
-    for (i = 0; i < @NOUT@; i++)
-        fwrite(out[i], 1, out_bytes[i], fo);
-    fclose(fo);
-    for (i = 0; i < @NIN@; i++)
-        free(in[i]);
-    for (i = 0; i < @NOUT@; i++)
-        free(out[i]);
-    return 0;
-}
-"""
-
-
 def listed(path, refused_only):
     """CASE -> reason words of a list file (lines 'CASE words...' or, with
     refused_only, 'unsupported CASE reason')."""
@@ -104,16 +66,9 @@ def tensors(case, kind, n):
     return arrs
 
 
-def macro(hdr, name, m):
-    for line in hdr.splitlines():
-        if line.startswith("#define %s_%s " % (name, m)):
-            return line.split()[2]
-    raise KeyError(m)
-
-
 def run_program(out, in_t, inputs):
-    """Runs the program build_and_run built in out on inputs (C types in_t);
-    its outputs go to out/out.bin."""
+    """Runs the program build_and_run built in out on inputs (C types in_t)
+    once; its outputs go to out/out.bin."""
     files = []
     for i, x in enumerate(inputs):
         p = os.path.join(out, "in%d.bin" % i)
@@ -121,36 +76,19 @@ def run_program(out, in_t, inputs):
             x = np.ascontiguousarray(x).view(np.uint16)
         np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
         files.append(p)
-    return cg.run([os.path.join(out, "run")] + files + [os.path.join(out, "out.bin")])
-
-
-def input_types(out, name):
-    hdr = open(os.path.join(out, name + ".h")).read()
-    return [cg.CTYPES[macro(hdr, name, "INPUT%d_TYPE" % i)] for i in range(int(macro(hdr, name, "NUM_INPUTS")))]
+    return cg.run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "out.bin")])
 
 
 def build_and_run(out, name, inputs):
-    """The generated program's outputs (numpy arrays of their C types), or an error string."""
+    """The generated program's outputs (numpy arrays of their C types; a
+    bounded one cut to its actual dims), its inputs' types and the bounded
+    outputs' positions, or an error string."""
     hdr = open(os.path.join(out, name + ".h")).read()
-    nin, nout = int(macro(hdr, name, "NUM_INPUTS")), int(macro(hdr, name, "NUM_OUTPUTS"))
-    out_t = [cg.CTYPES[macro(hdr, name, "OUTPUT%d_TYPE" % i)] for i in range(nout)]
-    out_n = [int(macro(hdr, name, "OUTPUT%d_SIZE" % i)) for i in range(nout)]
-    in_t = [cg.CTYPES[macro(hdr, name, "INPUT%d_TYPE" % i)] for i in range(nin)]
-    h = HARNESS.replace("@NAME@", name).replace("@NIN@", str(nin)).replace("@NOUT@", str(nout))
-    h = h.replace("@IN_BYTES@", ", ".join(["%s * sizeof(%s)" % (macro(hdr, name, "INPUT%d_SIZE" % i),
-                                                                macro(hdr, name, "INPUT%d_TYPE" % i))
-                                           for i in range(nin)] or ["0"]))
-    h = h.replace("@OUT_BYTES@", ", ".join(["%d * sizeof(%s)" % (out_n[i], macro(hdr, name, "OUTPUT%d_TYPE" % i))
-                                            for i in range(nout)] or ["0"]))
-    with open(os.path.join(out, "main.c"), "w") as f:
-        f.write(h)
-    r = cg.run([cg.CC] + cg.STRICT + ["-c", name + ".c", name + "_weights.c"], cwd=out)
-    if r.returncode:
-        return "strict C99 compile failed:\n" + r.stdout[-2000:]
-    exe = os.path.join(out, "run")
-    r = cg.run([cg.CC, "-O1"] + cg.EXTRA + ["-o", exe, "main.c", name + ".o", name + "_weights.o", "-lm"], cwd=out)
-    if r.returncode:
-        return "link failed:\n" + r.stdout[-2000:]
+    dims = "%s_run_dims(" % name in hdr  # an output whose size depends on the data: its actual dims
+    built = cg.build_program(out, name, opt="-O1", dims=dims)
+    if isinstance(built, str):
+        return built
+    in_t, out_t, out_n = built
     r = run_program(out, in_t, inputs)
     if r.returncode:
         return "generated program exited %d: %s" % (r.returncode, r.stdout[-500:])
@@ -158,7 +96,18 @@ def build_and_run(out, name, inputs):
     for t, cnt in zip(out_t, out_n):
         outs.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at))
         at += cnt * np.dtype(t).itemsize
-    return outs
+    bounded = set()
+    if dims:  # a bounded output: its values first, zeros after them up to the bound
+        rows = np.frombuffer(raw, dtype=np.int64, count=8 * len(outs), offset=at).reshape(len(outs), 8)
+        for i, o in enumerate(outs):
+            if "#define %s_OUTPUT%d_BOUNDED 1" % (name, i) not in hdr:
+                continue
+            size = int(np.prod(rows[i][:int(cg.header_macro(out, name, "OUTPUT%d_RANK" % i))]))
+            if np.any(o[size:] != 0):
+                return "output %d: nonzero values past its actual dims %s" % (i, rows[i])
+            outs[i] = o[:size].reshape(rows[i][:int(cg.header_macro(out, name, "OUTPUT%d_RANK" % i))])
+            bounded.add(i)
+    return outs, in_t, bounded
 
 
 def mismatch(got, want):
@@ -217,6 +166,7 @@ def check(t, node_dir, refused):
     got = build_and_run(out, "m", inputs)
     if isinstance(got, str):
         return t, "gen", got
+    got, in_t, bounded = got
     want = tensors(case, "output", len(model.graph.output))
     if len(got) != len(want):
         return t, "gen", "%d outputs, ONNX has %d" % (len(got), len(want))
@@ -224,6 +174,8 @@ def check(t, node_dir, refused):
         if w.dtype == np.float16 and g.dtype == np.uint16:  # a half's bits
             g = g.view(np.float16)
         why = mismatch(g, w)
+        if not why and k in bounded and g.shape != w.shape:
+            why = "dims %s, ONNX's %s" % (g.shape, w.shape)
         if why:
             return t, "gen", "output %d: %s" % (k, why)
     changeable = [f for f in fixed if inputs[in_names.index(f)].size]  # an empty list has no other values
@@ -232,7 +184,7 @@ def check(t, node_dir, refused):
         other = [x.copy() for x in inputs]
         flat = other[k].reshape(-1)
         flat[0] = flat[0] + 1 if flat.dtype.kind in "iuf" else not flat[0]
-        r = run_program(out, input_types(out, "m"), other)
+        r = run_program(out, in_t, other)
         if r.returncode != 3:
             return t, "gen", "fixed input %s changed: the program exited %d, want 1 from m_run" % (changeable[0],
                                                                                                   r.returncode)

@@ -439,6 +439,34 @@ def cases():
                           [numpy_helper.from_array(sh, "sh"), numpy_helper.from_array(np.array([200], np.uint8), "k")])
     yield ("uint8_shift_add_wrap", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), u,
            _flat((ub << sh).astype(np.float32), (ub + np.uint8(200)).astype(np.float32)))
+    # uint32 past 2^31: adds wrap modulo 2^32, shifts and Max are unsigned
+    x = np.array([[3e9, 4e9, 1, 2147483648], [-40000, 40000, 1.9, -1.9]], np.float32)
+    uu = np.clip(np.trunc(x.astype(np.float64)), 0, 4294967295).astype(np.uint32)
+    g = helper.make_graph([helper.make_node("Cast", ["x"], ["u"], to=TensorProto.UINT32),
+                           helper.make_node("Add", ["u", "k"], ["y0"]),
+                           helper.make_node("BitShift", ["u", "s"], ["y1"], direction="RIGHT"),
+                           helper.make_node("Max", ["u", "m"], ["y2"])], "u32",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                          [helper.make_tensor_value_info("y%d" % i, TensorProto.UINT32, [2, 4]) for i in range(3)],
+                          [numpy_helper.from_array(np.array([1000000000], np.uint32), "k"),
+                           numpy_helper.from_array(np.array([4], np.uint32), "s"),
+                           numpy_helper.from_array(np.array([2147483653], np.uint32), "m")])
+    yield ("uint32_wrap_unsigned", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
+           _flat((uu + np.uint32(1000000000)).astype(np.float32), (uu >> np.uint32(4)).astype(np.float32),
+                 np.maximum(uu, np.uint32(2147483653)).astype(np.float32)))
+    # casts of floats to int16 and uint16: truncated toward zero, then saturated (nnfx's meaning of an
+    # out-of-range cast), and int16 arithmetic wrapping modulo 2^16
+    g = helper.make_graph([helper.make_node("Cast", ["x"], ["y0"], to=TensorProto.INT16),
+                           helper.make_node("Cast", ["x"], ["y1"], to=TensorProto.UINT16),
+                           helper.make_node("Add", ["y0", "y0"], ["y2"])], "i16",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                          [helper.make_tensor_value_info("y0", TensorProto.INT16, [2, 4]),
+                           helper.make_tensor_value_info("y1", TensorProto.UINT16, [2, 4]),
+                           helper.make_tensor_value_info("y2", TensorProto.INT16, [2, 4])])
+    i16 = np.clip(np.trunc(x), -32768, 32767).astype(np.int16)
+    yield ("cast_int16_uint16", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), x,
+           _flat(i16.astype(np.float32), np.clip(np.trunc(x), 0, 65535).astype(np.float32),
+                 (i16 + i16).astype(np.float32)))
 
 
 def refused():

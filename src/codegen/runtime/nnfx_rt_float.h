@@ -98,7 +98,40 @@ static inline void nnfx_rt_reduce_ext(const float *x, float *y, long outer, long
 }
 /* @end */
 
-/* @rt reduce_axes libm */
+/* @rt axes_walk */
+/* A shape (`rank` <= 6 dims) split into the dims with red[d] set and the
+ * others: row-major strides st, elements per group of the red dims (*per),
+ * groups (*groups, one per position of the other dims). */
+static inline void nnfx_rt_axes_split(int rank, const long *shape, const int *red, long *st, long *per, long *groups) {
+    long e = 1;
+    int d;
+    *per = *groups = 1;
+    for (d = rank - 1; d >= 0; d--) {
+        st[d] = e;
+        e *= shape[d];
+        if (red[d])
+            *per *= shape[d];
+        else
+            *groups *= shape[d];
+    }
+}
+
+/* The next position over the dims whose red[d] is `reduced` (counters idx,
+ * in row-major order), moving *off along strides st when off is given. */
+static inline void nnfx_rt_axes_next(int rank, const long *shape, const int *red, int reduced, const long *st,
+                                     long *idx, long *off) {
+    int d;
+    for (d = rank - 1; d >= 0; d--) {
+        if (!red[d] != !reduced) continue;
+        if (off) *off += st[d];
+        if (++idx[d] < shape[d]) return;
+        if (off) *off -= st[d] * shape[d];
+        idx[d] = 0;
+    }
+}
+/* @end */
+
+/* @rt reduce_axes libm needs:axes_walk */
 /* A reduction of x (`rank` <= 6 dims shape) over the dims with red[d] set,
  * any of them (not necessarily adjacent): y holds one value per position of
  * the other dims, in their order. Accumulated in double in the input's
@@ -106,16 +139,9 @@ static inline void nnfx_rt_reduce_ext(const float *x, float *y, long outer, long
  * NaN wins), 4..9 as nnfx_rt_reduce_ext. */
 static inline void nnfx_rt_reduce_axes(const float *x, float *y, int rank, const long *shape, const int *red,
                                        int kind) {
-    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per = 1, groups = 1, g, e;
+    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per, groups, g, e;
     int d;
-    for (d = rank - 1, e = 1; d >= 0; d--) {
-        st[d] = e;
-        e *= shape[d];
-        if (red[d])
-            per *= shape[d];
-        else
-            groups *= shape[d];
-    }
+    nnfx_rt_axes_split(rank, shape, red, st, &per, &groups);
     for (g = 0; g < groups; g++) {
         long off = 0;
         double acc = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
@@ -135,23 +161,13 @@ static inline void nnfx_rt_reduce_axes(const float *x, float *y, int rank, const
                       : kind == 8              ? acc + exp(v)
                       : kind == 6 || kind == 9 ? acc + v * v
                                                : acc + v;
-            for (d = rank - 1; d >= 0; d--) {
-                if (!red[d]) continue;
-                off += st[d];
-                if (++ri[d] < shape[d]) break;
-                off -= st[d] * shape[d];
-                ri[d] = 0;
-            }
+            nnfx_rt_axes_next(rank, shape, red, 1, st, ri, &off);
         }
         y[g] = (float)(kind == 0                ? (per ? acc / (double)per : NAN)
                        : kind == 6              ? sqrt(acc)
                        : kind == 7 || kind == 8 ? log(acc)
                                                 : acc);
-        for (d = rank - 1; d >= 0; d--) {
-            if (red[d]) continue;
-            if (++gi[d] < shape[d]) break;
-            gi[d] = 0;
-        }
+        nnfx_rt_axes_next(rank, shape, red, 0, st, gi, 0);
     }
 }
 /* @end */
@@ -207,21 +223,14 @@ static inline void nnfx_rt_lrn(const float *x, float *y, long N, long C, long D,
 }
 /* @end */
 
-/* @rt mvn libm */
+/* @rt mvn libm needs:axes_walk */
 /* MeanVarianceNormalization of x (`rank` <= 6 dims `shape`) over the dims
  * with red[d] set: per group of the other dims, y = (x - mean) / (sqrt(var)
  * + 1e-9) with var = E[x^2] - E[x]^2 (0 when negative), in double. */
 static inline void nnfx_rt_mvn(const float *x, float *y, int rank, const long *shape, const int *red) {
-    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per = 1, groups = 1, g, e;
+    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per, groups, g, e;
     int d;
-    for (d = rank - 1, e = 1; d >= 0; d--) {
-        st[d] = e;
-        e *= shape[d];
-        if (red[d])
-            per *= shape[d];
-        else
-            groups *= shape[d];
-    }
+    nnfx_rt_axes_split(rank, shape, red, st, &per, &groups);
     for (g = 0; g < groups; g++) {
         long base = 0;
         double s1 = 0, s2 = 0, mu, var;
@@ -241,20 +250,10 @@ static inline void nnfx_rt_mvn(const float *x, float *y, int rank, const long *s
                 } else {
                     y[off] = (float)((v - mu) / (sqrt(var > 0 ? var : 0) + 1e-9));
                 }
-                for (d = rank - 1; d >= 0; d--) {
-                    if (!red[d]) continue;
-                    off += st[d];
-                    if (++ri[d] < shape[d]) break;
-                    off -= st[d] * shape[d];
-                    ri[d] = 0;
-                }
+                nnfx_rt_axes_next(rank, shape, red, 1, st, ri, &off);
             }
         }
-        for (d = rank - 1; d >= 0; d--) {
-            if (red[d]) continue;
-            if (++gi[d] < shape[d]) break;
-            gi[d] = 0;
-        }
+        nnfx_rt_axes_next(rank, shape, red, 0, st, gi, 0);
     }
 }
 /* @end */

@@ -5,7 +5,7 @@
  * (GatherElements, Gather and Scatter with computed indices, OneHot, the
  * losses). Values are bytes (any alignment) with a type code:
  *     0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool (one byte, 0 / 1),
- *     6 float64, 7 float16 (IEEE half bits)
+ *     6 float64, 7 float16 (IEEE half bits), 8 int16, 9 uint16, 10 uint32
  * Integer results go through nnfx_rt_scalar.h's integer ops (the
  * interpreter's too) and are stored modulo the output type; conversions of
  * doubles to integers truncate and saturate (nnfx_rt_sat, the interpreter's
@@ -22,7 +22,11 @@
 /* @rt tval needs:sat,half */
 #include <stdint.h>
 /* Bytes of one value of type code t. */
-static inline long nnfx_rt_tsize(int t) { return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2) ? 4 : t == 7 ? 2 : 1; }
+static inline long nnfx_rt_tsize(int t) {
+    return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2 || t == 10) ? 4 : (t == 7 || t == 8 || t == 9) ? 2 : 1;
+}
+/* Whether type code t is a floating-point type (float32, float64, float16). */
+static inline int nnfx_rt_tfloat(int t) { return t == 0 || t == 6 || t == 7; }
 
 /* Element i of typed bytes p as an integer (float32: truncated and
  * saturated). */
@@ -57,6 +61,21 @@ static inline long long nnfx_rt_ld_i(const unsigned char *p, long i, int t) {
         uint16_t h;
         memcpy(&h, p + i * 2, 2);
         return (long long)nnfx_rt_sat(nnfx_rt_half_to_float(h), -9223372036854775808.0, 9223372036854774784.0);
+    }
+    case 8: {
+        int16_t v;
+        memcpy(&v, p + i * 2, 2);
+        return v;
+    }
+    case 9: {
+        uint16_t v;
+        memcpy(&v, p + i * 2, 2);
+        return v;
+    }
+    case 10: {
+        uint32_t v;
+        memcpy(&v, p + i * 4, 4);
+        return v;
     }
     default: return p[i];
     }
@@ -96,9 +115,16 @@ static inline void nnfx_rt_st_i(unsigned char *p, long i, int t, long long v) {
         memcpy(p + i * 8, &w, 8);
         break;
     }
-    case 2: {
+    case 2:
+    case 10: {
         uint32_t u = (uint32_t)(unsigned long long)v;
         memcpy(p + i * 4, &u, 4);
+        break;
+    }
+    case 8:
+    case 9: {
+        uint16_t u = (uint16_t)(unsigned long long)v;
+        memcpy(p + i * 2, &u, 2);
         break;
     }
     case 5: p[i] = v != 0; break;
@@ -129,6 +155,9 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
     case 2: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -2147483648.0, 2147483647.0)); break;
     case 3: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -128.0, 127.0)); break;
     case 4: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 255.0)); break;
+    case 8: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -32768.0, 32767.0)); break;
+    case 9: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 65535.0)); break;
+    case 10: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 4294967295.0)); break;
     case 6: memcpy(p + i * 8, &v, 8); break;
     case 7: {
         uint16_t h = nnfx_rt_double_to_half(v);
@@ -250,7 +279,7 @@ static inline void nnfx_rt_tcompare(const unsigned char *a, int ta, const unsign
     st[0] = sa, st[1] = sb;
     do {
         int r;
-        if (ta == 0 || tb == 0 || ta >= 6 || tb >= 6) {
+        if (nnfx_rt_tfloat(ta) || nnfx_rt_tfloat(tb)) {
             const double u = nnfx_rt_ld_f(a, off[0], ta), v = nnfx_rt_ld_f(b, off[1], tb);
             r = op == 0 ? u > v : op == 1 ? u < v : op == 2 ? u >= v : op == 3 ? u <= v : u == v;
         } else {
@@ -286,7 +315,7 @@ static inline void nnfx_rt_where(const unsigned char *c, const unsigned char *x,
 static inline void nnfx_rt_tcast(const unsigned char *x, int tx, unsigned char *y, int ty, long n) {
     long i;
     for (i = 0; i < n; i++) {
-        if (tx == 0 || tx == 6 || tx == 7)
+        if (nnfx_rt_tfloat(tx))
             nnfx_rt_st_f(y, i, ty, nnfx_rt_ld_f(x, i, tx));
         else if (ty == 0)
             nnfx_rt_st_i(y, i, 0, nnfx_rt_ld_i(x, i, tx));

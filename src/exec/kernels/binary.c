@@ -89,7 +89,7 @@ static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     }
 }
 
-/* Narrow integers (int32, int8, uint8): computed in int64 and stored
+/* Narrow integers (int32, uint32, int16, uint16, int8, uint8): computed in int64 and stored
  * modulo 2^bits, as the fixed-width types wrap; Pow goes through double
  * (the exponent may be float) and truncates and saturates into the output
  * type. */
@@ -97,7 +97,10 @@ static void store_wrapped(nnfx_tensor *t, int64_t i, int64_t v) {
     switch (t->dtype) {
     case NNFX_U8:
     case NNFX_I8: ((uint8_t *)t->data)[i] = (uint8_t)(uint64_t)v; break;
-    case NNFX_I32: ((uint32_t *)t->data)[i] = (uint32_t)(uint64_t)v; break;
+    case NNFX_I32:
+    case NNFX_U32: ((uint32_t *)t->data)[i] = (uint32_t)(uint64_t)v; break;
+    case NNFX_I16:
+    case NNFX_U16: ((uint16_t *)t->data)[i] = (uint16_t)(uint64_t)v; break;
     default: kern_set(t, i, (double)v); break;
     }
 }
@@ -124,7 +127,9 @@ static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int6
     }
 }
 
-static bool is_narrow_int(nnfx_dtype dt) { return dt == NNFX_I32 || dt == NNFX_I8 || dt == NNFX_U8; }
+static bool is_narrow_int(nnfx_dtype dt) {
+    return dt == NNFX_I32 || dt == NNFX_U32 || dt == NNFX_I16 || dt == NNFX_U16 || dt == NNFX_I8 || dt == NNFX_U8;
+}
 
 static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                           nnfx_tensor *const *out, nnfx_error *err) {

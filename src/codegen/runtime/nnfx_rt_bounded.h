@@ -1,0 +1,212 @@
+/* nnfx_rt_bounded.h — portable C99 kernels of the C that `nnfx codegen`
+ * writes for nodes whose output size depends on the data (NonZero,
+ * Compress, Unique, NonMaxSuppression): each writes its output compactly at the start of a buffer
+ * sized for the most it can hold (the bound the generator computed), sets
+ * the rest of that buffer to zero, and stores the output's actual extent
+ * where the caller asks. Values are typed bytes (nnfx_rt_typed.h's type
+ * codes); a nonzero test is `value != 0` on the value as a double (a NaN
+ * counts as nonzero), as the interpreter's kern_non_zero and kern_compress
+ * test it. */
+#ifndef NNFX_RT_BOUNDED_H
+#define NNFX_RT_BOUNDED_H
+
+#include <string.h>
+
+#include "nnfx_rt_typed.h"
+
+/* @rt nonzero needs:tval */
+/* NonZero of x (`rank` <= 8 dims `shape`, type code tx): the coordinates of
+ * its nonzero values in row-major order, int64 [rank, count] written
+ * compactly into y, which holds rank * numel(x) values (zeros past the
+ * coordinates); *count receives count. */
+static inline void nnfx_rt_nonzero(const unsigned char *x, int tx, int rank, const long *shape, unsigned char *y,
+                                   long long *count) {
+    long n = 1, i, k = 0, cnt = 0, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int d;
+    for (d = 0; d < rank; d++)
+        n *= shape[d];
+    for (i = 0; i < n; i++)
+        cnt += nnfx_rt_ld_f(x, i, tx) != 0;
+    for (i = 0; i < n; i++) {
+        if (nnfx_rt_ld_f(x, i, tx) != 0) {
+            for (d = 0; d < rank; d++) {
+                const int64_t v = idx[d];
+                memcpy(y + (d * cnt + k) * 8, &v, 8);
+            }
+            k++;
+        }
+        for (d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    memset(y + rank * cnt * 8, 0, (size_t)(rank * (n - cnt) * 8));
+    *count = cnt;
+}
+/* @end */
+
+/* @rt compress needs:tval */
+/* Compress: of x as [outer, A, row bytes], the slices along A whose entry
+ * of the condition (clen <= A values of type code tc) is nonzero, written
+ * compactly into y, which holds outer * clen rows (zeros past them);
+ * *count receives how many slices of each outer position were kept. */
+static inline void nnfx_rt_compress(const unsigned char *x, const unsigned char *cond, int tc, long clen,
+                                    unsigned char *y, long outer, long A, long row, long long *count) {
+    long o, i, kept = 0;
+    unsigned char *dst = y;
+    for (i = 0; i < clen; i++)
+        kept += nnfx_rt_ld_f(cond, i, tc) != 0;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < clen; i++)
+            if (nnfx_rt_ld_f(cond, i, tc) != 0) {
+                memcpy(dst, x + (o * A + i) * row, (size_t)row);
+                dst += row;
+            }
+    memset(dst, 0, (size_t)(outer * (clen - kept) * row));
+    *count = kept;
+}
+/* @end */
+
+/* @rt unique needs:tval */
+/* Whether slices a and b (along A) of x [outer, A, inner] (type code tx)
+ * hold equal values (compared as doubles: a NaN equals nothing). */
+static inline int nnfx_rt_slices_equal(const unsigned char *x, int tx, long outer, long A, long inner, long a, long b) {
+    long o, i;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++)
+            if (!(nnfx_rt_ld_f(x, (o * A + a) * inner + i, tx) == nnfx_rt_ld_f(x, (o * A + b) * inner + i, tx)))
+                return 0;
+    return 1;
+}
+
+/* Whether slice a orders before slice b: the first unequal value (in
+ * [outer, inner] order) is smaller. */
+static inline int nnfx_rt_slice_before(const unsigned char *x, int tx, long outer, long A, long inner, long a, long b) {
+    long o, i;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++) {
+            const double va = nnfx_rt_ld_f(x, (o * A + a) * inner + i, tx);
+            const double vb = nnfx_rt_ld_f(x, (o * A + b) * inner + i, tx);
+            if (va != vb) return va < vb;
+        }
+    return 0;
+}
+
+/* Unique of the A slices of x [outer, A, inner] (values of es bytes, type
+ * code tx): the distinct slices in order of first occurrence, or in
+ * ascending order when sorted (lexicographic, equal ones by first index).
+ * y [outer, U, inner] compactly (zeros past it, up to A slices); first
+ * [U] each one's first index, inverse [A] each slice's group, counts [U]
+ * (int64 bytes; NULL: not wanted). work holds 4 * A longs. *unique
+ * receives U. y may be NULL too. */
+static inline void nnfx_rt_unique(const unsigned char *x, int tx, long es, long outer, long A, long inner, int sorted,
+                                  unsigned char *y, unsigned char *first, unsigned char *inverse, unsigned char *counts,
+                                  long *work, long long *unique) {
+    long *fst = work, *grp = work + A, *pos = work + 2 * A, *rank = work + 3 * A;
+    long i, j, g, o, U = 0;
+    for (i = 0; i < A; i++) {
+        for (j = 0; j < U && !nnfx_rt_slices_equal(x, tx, outer, A, inner, fst[j], i); j++)
+            ;
+        if (j == U) fst[U++] = i;
+        grp[i] = j;
+    }
+    for (g = 0; g < U; g++)
+        pos[g] = g;
+    if (sorted) /* stable insertion: equal slices cannot be two groups */
+        for (g = 1; g < U; g++)
+            for (j = g; j > 0 && nnfx_rt_slice_before(x, tx, outer, A, inner, fst[pos[j]], fst[pos[j - 1]]); j--) {
+                const long t = pos[j];
+                pos[j] = pos[j - 1];
+                pos[j - 1] = t;
+            }
+    for (g = 0; g < U; g++)
+        rank[pos[g]] = g;
+    for (o = 0; y && o < outer; o++)
+        for (g = 0; g < U; g++)
+            memcpy(y + ((o * U + g) * inner) * es, x + ((o * A + fst[pos[g]]) * inner) * es, (size_t)(inner * es));
+    if (y) memset(y + outer * U * inner * es, 0, (size_t)(outer * (A - U) * inner * es));
+    for (g = 0; g < A; g++) {
+        int64_t f = g < U ? fst[pos[g]] : 0, n = 0;
+        if (g < U)
+            for (i = 0; i < A; i++)
+                n += grp[i] == pos[g];
+        if (first) memcpy(first + g * 8, &f, 8);
+        if (counts) memcpy(counts + g * 8, &n, 8);
+        if (inverse) {
+            const int64_t r = rank[grp[g]];
+            memcpy(inverse + g * 8, &r, 8);
+        }
+    }
+    *unique = U;
+}
+/* @end */
+
+/* @rt nms libm needs:tval */
+/* Box i of boxes (float32 [.., 4]) as y1, x1, y2, x2 with y1 <= y2 and
+ * x1 <= x2 (center: the box is [x_center, y_center, width, height]). */
+static inline void nnfx_rt_nms_box(const float *boxes, long i, int center, double *o) {
+    const double v0 = boxes[4 * i], v1 = boxes[4 * i + 1], v2 = boxes[4 * i + 2], v3 = boxes[4 * i + 3];
+    if (center) {
+        o[0] = v1 - v3 / 2, o[1] = v0 - v2 / 2, o[2] = v1 + v3 / 2, o[3] = v0 + v2 / 2;
+    } else {
+        o[0] = fmin(v0, v2), o[1] = fmin(v1, v3), o[2] = fmax(v0, v2), o[3] = fmax(v1, v3);
+    }
+}
+
+/* Intersection over union of boxes a and b (0 when they do not overlap). */
+static inline double nnfx_rt_nms_iou(const double *a, const double *b) {
+    const double ih = fmin(a[2], b[2]) - fmax(a[0], b[0]), iw = fmin(a[3], b[3]) - fmax(a[1], b[1]);
+    double inter, ua;
+    if (ih <= 0 || iw <= 0) return 0;
+    inter = ih * iw, ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+    return ua > 0 ? inter / ua : 0;
+}
+
+/* NonMaxSuppression of boxes [B, N, 4] and scores [B, C, N] (float32):
+ * per batch and class, the boxes by descending score (equal scores in box
+ * order) above the score threshold (when has_st), each kept unless its
+ * IoU with one kept before exceeds iou_t, at most mo (clamped to N) per
+ * class. y: int64 [selected, 3] (batch, class, box) compactly, zeros past
+ * it up to `bound` rows. work holds 2 * N longs then 4 * N doubles.
+ * *selected receives the count. */
+static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, long C, long N, long long mo,
+                               double iou_t, int has_st, double st, int center, unsigned char *y, long bound,
+                               void *work, long long *selected) {
+    long *ord = (long *)work, *kept = ord + N;
+    double *bx = (double *)(void *)(kept + N);
+    long b, c, i, j, m, nk, k = 0;
+    if (mo > N) mo = N;
+    for (b = 0; b < B && mo > 0; b++) {
+        for (i = 0; i < N; i++)
+            nnfx_rt_nms_box(boxes + b * N * 4, i, center, bx + 4 * i);
+        for (c = 0; c < C; c++) {
+            const float *sc = scores + (b * C + c) * N;
+            for (i = 0, m = 0; i < N; i++)
+                if (!has_st || sc[i] > st) ord[m++] = i;
+            for (i = 1; i < m; i++) /* stable: descending score, equal ones in box order */
+                for (j = i; j > 0 && sc[ord[j]] > sc[ord[j - 1]]; j--) {
+                    const long t = ord[j];
+                    ord[j] = ord[j - 1];
+                    ord[j - 1] = t;
+                }
+            for (i = 0, nk = 0; i < m && nk < mo; i++) {
+                int keep = 1;
+                long q;
+                for (q = 0; q < nk && keep; q++)
+                    keep = nnfx_rt_nms_iou(bx + 4 * ord[i], bx + 4 * kept[q]) <= iou_t;
+                if (!keep) continue;
+                kept[nk++] = ord[i];
+                {
+                    const int64_t row[3] = {b, c, ord[i]};
+                    memcpy(y + k * 24, row, 24);
+                }
+                k++;
+            }
+        }
+    }
+    memset(y + k * 24, 0, (size_t)((bound - k) * 24));
+    *selected = k;
+}
+/* @end */
+
+#endif
