@@ -680,7 +680,7 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
  * or the resize's own; a negative entry: the value v) as a call of
  * nnfx_rt_index_map; tabs holds the tables one after the other. */
 static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta *xm, const nnfx_meta *ym,
-                           const int64_t *tabs, float v) {
+                           const int64_t *tabs, float v, const char *typed_v) {
     int64_t shp[NNFX_MAX_RANK], xdims[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], total = 0;
     for (int d = 0; d < ym->rank; d++)
         shp[d] = ym->dims[d].value, xdims[d] = xm->dims[d].value, total += shp[d];
@@ -693,6 +693,13 @@ static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta 
     for (int64_t i = 0; i < total; i++)
         sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)tabs[i]);
     sb_printf(&c->body, total ? "};\n" : "0};\n");
+    if (typed_v) { /* values of another type than float32: typed_v declares `v`, the padding value */
+        sb_printf(&c->body,
+                  "        %s\n        nnfx_rt_index_map_bytes(%s, %s, (long)sizeof v, %d, shape, xs, tab, "
+                  "(const unsigned char *)&v);\n    }\n",
+                  typed_v, x, y, ym->rank);
+        return;
+    }
     sb_printf(&c->body, "        nnfx_rt_index_map(%s, %s, %d, shape, xs, tab, ", x, y, ym->rank);
     cg_float_lit(&c->body, v);
     sb_printf(&c->body, ");\n    }\n");
@@ -703,6 +710,16 @@ static void emit_index_map(cg *c, const char *x, const char *y, const nnfx_meta 
  * per-dim source tables from the interpreter's own mapping (kern_pad_src). */
 static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    char xb[96], yb[96], typed_v[160] = "";
+    const bool typed = xm && xm->dtype != NNFX_F32; /* an integer, bool, float64 or float16 pad: index map of bytes */
+    if (typed) {
+        nnfx_status st;
+        if (cg_tcode(xm->dtype) < 0) return cg_unsupported(c, n, "a pad of a type generated C lacks");
+        if ((st = cg_typed_in(c, s, 0, xm->dtype, xb, sizeof xb)) ||
+            (st = cg_typed_out(c, s->out, xm->dtype, n, yb, sizeof yb)))
+            return st;
+        x = xb, y = yb;
+    }
     const char *ms = nnfx_node_attr_string(n, "mode", "constant");
     const int mode = kern_pad_mode(ms);
     if (mode < 0) return cg_unsupported(c, n, "unknown pad mode");
@@ -718,6 +735,20 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
         !ir_pad_plan(xm->rank, np, pads, na, ta ? axes : NULL, pb, pe, why, sizeof why))
         return cg_unsupported(c, n, "pads/axes are not valid constants");
     float v = tv && nnfx_tensor_numel(tv) >= 1 ? (float)nnfx_tensor_get(tv, 0) : 0.0f;
+    if (typed) { /* the padding value in the data's own type */
+        if (tv && tv->dtype != xm->dtype) return cg_unsupported(c, n, "a padding value of another type than the data");
+        sbuf lit = {0};
+        sb_printf(&lit, "const %s v = ", cg_ctype(xm->dtype));
+        if (tv && nnfx_tensor_numel(tv) >= 1)
+            cg_typed_lit(&lit, xm->dtype, tv->data, 0);
+        else
+            sb_printf(&lit, "0");
+        sb_printf(&lit, ";");
+        char *t = sb_finish(&lit);
+        if (!t) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        snprintf(typed_v, sizeof typed_v, "%s", t);
+        free(t);
+    }
     int64_t shp[NNFX_MAX_RANK], ydims[NNFX_MAX_RANK], yst[NNFX_MAX_RANK], base = 0, total = 0;
     bool simple = mode == 0;
     for (int d = 0; d < xm->rank; d++) {
@@ -730,14 +761,14 @@ static nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, co
         total += ydims[d];
     }
     if (cg_meta_numel(ym) == 0) return NNFX_OK;
-    if (!simple) {
+    if (!simple || typed) {
         int64_t *tabs = malloc(sizeof *tabs * (size_t)(total ? total : 1));
         if (!tabs) return nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
         int64_t at = 0;
         for (int d = 0; d < xm->rank; d++)
             for (int64_t o = 0; o < ydims[d]; o++)
                 tabs[at++] = kern_pad_src(mode, o - pb[d], shp[d]);
-        emit_index_map(c, x, y, xm, ym, tabs, v);
+        emit_index_map(c, x, y, xm, ym, tabs, v, typed ? typed_v : NULL);
         free(tabs);
         return NNFX_OK;
     }
@@ -884,7 +915,7 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
         return st == NNFX_ERR_UNSUPPORTED ? st : cg_unsupported(c, n, "resize parameters are not supported");
     }
     if (leading || r < 2) {
-        emit_index_map(c, x, y, xm, ym, tabs, 0.0f);
+        emit_index_map(c, x, y, xm, ym, tabs, 0.0f, NULL);
         free(tabs);
         return NNFX_OK;
     }
@@ -1857,6 +1888,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
         (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
         return emit_cast_from_float(c, s, n);
+    if (n->op == NNFX_OP_PAD && n->meta[0].dtype != NNFX_F32 && cg_tcode(n->meta[0].dtype) >= 0)
+        return emit_pad(c, s, n, NULL, NULL); /* the bytes moved, in any type */
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
@@ -2475,8 +2508,9 @@ static char *emit_header(cg *c, int64_t arena) {
     return sb_finish(&h);
 }
 
-/* One value of a fixed input (type dt) as a C literal of its type. */
-static void fixed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i) {
+const char *cg_ctype(nnfx_dtype dt) { return io_ctype(dt); }
+
+void cg_typed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i) {
     switch (dt) {
     case NNFX_F32: cg_float_lit(b, ((const float *)data)[i]); return;
     case NNFX_F64: {
@@ -2529,7 +2563,7 @@ static void emit_fixed_checks(const cg *c, sbuf *s) {
                   k, ty, (long long)(n ? n : 1));
         for (int64_t i = 0; i < n; i++) {
             sb_printf(s, i ? ", " : "");
-            fixed_lit(s, dt, t->data, i);
+            cg_typed_lit(s, dt, t->data, i);
         }
         sb_printf(s,
                   "%s};\n        const %s *x = (const %s *)inputs[%d];\n        long i;\n"

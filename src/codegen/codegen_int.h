@@ -186,6 +186,12 @@ void cg_step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len)
  * its bound. With list NULL only counts them (g unchanged); else lists them
  * in list (at most max). Returns how many. */
 int cg_set_bounds(nnfx_graph *g, const nnfx_node **list, int max);
+/* The C type generated C holds values of type dt in ("float", "int64_t",
+ * ...; bool: "uint8_t"), NULL when it has none. */
+const char *cg_ctype(nnfx_dtype dt);
+/* Appends element i of data (type dt) to b as a C literal of cg_ctype(dt)
+ * (a float16 as its bits). */
+void cg_typed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i);
 /* Whether model output value o (a node, or a getitem of one) is a bounded
  * node's. */
 bool cg_output_bounded(const cg *c, const nnfx_node *o);

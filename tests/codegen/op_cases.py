@@ -439,6 +439,15 @@ def cases():
                           [numpy_helper.from_array(sh, "sh"), numpy_helper.from_array(np.array([200], np.uint8), "k")])
     yield ("uint8_shift_add_wrap", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), u,
            _flat((ub << sh).astype(np.float32), (ub + np.uint8(200)).astype(np.float32)))
+    # Pad of int64 values (constant mode, a negative padding value; the bytes moved as they are)
+    g = helper.make_graph([cast, helper.make_node("Pad", ["a", "p", "v"], ["y"], mode="constant")], "padi64",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT64, [3, 9])],
+                          [numpy_helper.from_array(np.array([1, 1, 0, 2], np.int64), "p"),
+                           numpy_helper.from_array(np.array(-7, np.int64), "v")])
+    xi = np.array([[7.9, -7.9, 7, -7, 100, -100], [13, -13, 0, 5, -300.5, 300.5]], np.float32)
+    yield ("pad_int64_constant", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), xi,
+           np.pad(np.trunc(xi).astype(np.int64), ((1, 0), (1, 2)), constant_values=-7).astype(np.float32))
     # uint32 past 2^31: adds wrap modulo 2^32, shifts and Max are unsigned
     x = np.array([[3e9, 4e9, 1, 2147483648], [-40000, 40000, 1.9, -1.9]], np.float32)
     uu = np.clip(np.trunc(x.astype(np.float64)), 0, 4294967295).astype(np.uint32)

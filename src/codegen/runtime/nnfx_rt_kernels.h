@@ -842,9 +842,10 @@ static inline void nnfx_rt_pad(const float *x, float *y, long ny, float v, long 
  * shape[0..rank) (1 <= rank <= 6, row-major), y = x[sum_d tab_d[o_d] *
  * xs[d]], or v where some tab_d[o_d] is negative. tab holds the tables of
  * every dim one after the other (shape[0] entries, then shape[1], ...):
- * Pad in every mode, cropping, nearest Resize of any dim. */
-static inline void nnfx_rt_index_map(const float *x, float *y, int rank, const long *shape, const long *xs,
-                                     const long *tab, float v) {
+ * Pad in every mode, cropping, nearest Resize of any dim. Values of es
+ * bytes (any type; v points to one). */
+static inline void nnfx_rt_index_map_bytes(const unsigned char *x, unsigned char *y, long es, int rank,
+                                           const long *shape, const long *xs, const long *tab, const unsigned char *v) {
     const long *t[6];
     long idx[6] = {0, 0, 0, 0, 0, 0};
     int d;
@@ -862,13 +863,21 @@ static inline void nnfx_rt_index_map(const float *x, float *y, int rank, const l
             else
                 off += s * xs[d];
         }
-        *y++ = inside ? x[off] : v;
+        memcpy(y, inside ? x + off * es : v, (size_t)es);
+        y += es;
         for (d = rank - 1; d >= 0; d--) {
             if (++idx[d] < shape[d]) break;
             idx[d] = 0;
         }
         if (d < 0) return;
     }
+}
+
+/* nnfx_rt_index_map_bytes of float values. */
+static inline void nnfx_rt_index_map(const float *x, float *y, int rank, const long *shape, const long *xs,
+                                     const long *tab, float v) {
+    nnfx_rt_index_map_bytes((const unsigned char *)x, (unsigned char *)y, 4, rank, shape, xs, tab,
+                            (const unsigned char *)&v);
 }
 /* @end */
 
