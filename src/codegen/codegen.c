@@ -445,9 +445,45 @@ static void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *
     *inner = infer_prod(m, hi, m->rank);
 }
 
+/* The kind of a reduction op (a global pooling too) as the runtime's
+ * reductions number them (0 mean, 1 sum, 2 max, 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp,
+ * 9 sum of squares), -1 for another op. */
+static int reduce_kind(nnfx_op op) {
+    switch (op) {
+    case NNFX_OP_GLOBAL_AVERAGE_POOL:
+    case NNFX_OP_REDUCE_MEAN: return 0;
+    case NNFX_OP_REDUCE_SUM: return 1;
+    case NNFX_OP_GLOBAL_MAX_POOL:
+    case NNFX_OP_REDUCE_MAX: return 2;
+    case NNFX_OP_REDUCE_MIN: return 3;
+    case NNFX_OP_REDUCE_PROD: return 4;
+    case NNFX_OP_REDUCE_L1: return 5;
+    case NNFX_OP_REDUCE_L2: return 6;
+    case NNFX_OP_REDUCE_LOG_SUM: return 7;
+    case NNFX_OP_REDUCE_LOG_SUM_EXP: return 8;
+    case NNFX_OP_REDUCE_SUM_SQUARE: return 9;
+    default: return -1;
+    }
+}
+
+/* A reduction of x into y, kind as reduce_kind; x and y NULL for a
+ * float64 or int64 one (the typed reduction reads and writes its bytes). */
 static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y,
                                int kind) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
+    char xb[96], yb[96];
+    const bool typed = xm && xm->dtype != NNFX_F32; /* float64 or int64: the typed reduction */
+    if (typed) {
+        nnfx_status st;
+        if (xm->dtype != NNFX_F64 && (xm->dtype != NNFX_I64 || kind == 0 || (kind >= 6 && kind <= 8)))
+            return cg_unsupported(c, n,
+                                  "a reduction of this type (the interpreter's take float32, float64 and, "
+                                  "but for Mean, L2 and the logs, int64)");
+        if ((st = cg_typed_in(c, s, 0, xm->dtype, xb, sizeof xb)) ||
+            (st = cg_typed_out(c, s->out, n->meta[0].dtype, n, yb, sizeof yb)))
+            return st;
+        x = xb, y = yb;
+    }
     bool axis[NNFX_MAX_RANK] = {0};
     int64_t ax[NNFX_MAX_RANK];
     int nax = 0;
@@ -466,7 +502,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
     }
     if (nax == 0) {
         if (nnfx_node_attr_int(n, "noop_with_empty_axes", 0)) {
-            sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)(cg_meta_numel(xm) * 4));
+            sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(xm));
             return NNFX_OK;
         }
         for (int d = 0; d < xm->rank; d++)
@@ -485,6 +521,7 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
             hi = d + 1;
         }
     if (lo < 0) lo = hi = 0;
+    if (typed) return cg_emit_reduce_axes(c, n, x, y, axis, kind);
     for (int d = lo; d < hi; d++)
         if (!axis[d] && xm->dims[d].value != 1) return cg_emit_reduce_axes(c, n, x, y, axis, kind);
     int64_t outer, len, inner;
@@ -1881,6 +1918,10 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     const int bounded = c->in_expr ? -1 : cg_bounded_index(c, n);
     if (bounded >= 0) return cg_emit_bounded(c, s, bounded);
+    const nnfx_meta *x0 = cg_arg_meta(n, 0);
+    if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
+        n->meta[0].dtype == x0->dtype)
+        return emit_reduce(c, s, n, NULL, NULL, reduce_kind(n->op));
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
@@ -1935,17 +1976,17 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return emit_pool(c, n, in[0], y);
     case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
     case NNFX_OP_GLOBAL_AVERAGE_POOL:
-    case NNFX_OP_REDUCE_MEAN: return emit_reduce(c, s, n, in[0], y, 0);
-    case NNFX_OP_REDUCE_SUM: return emit_reduce(c, s, n, in[0], y, 1);
+    case NNFX_OP_REDUCE_MEAN:
+    case NNFX_OP_REDUCE_SUM:
     case NNFX_OP_GLOBAL_MAX_POOL:
-    case NNFX_OP_REDUCE_MAX: return emit_reduce(c, s, n, in[0], y, 2);
-    case NNFX_OP_REDUCE_MIN: return emit_reduce(c, s, n, in[0], y, 3);
-    case NNFX_OP_REDUCE_PROD: return emit_reduce(c, s, n, in[0], y, 4);
-    case NNFX_OP_REDUCE_L1: return emit_reduce(c, s, n, in[0], y, 5);
-    case NNFX_OP_REDUCE_L2: return emit_reduce(c, s, n, in[0], y, 6);
-    case NNFX_OP_REDUCE_LOG_SUM: return emit_reduce(c, s, n, in[0], y, 7);
-    case NNFX_OP_REDUCE_LOG_SUM_EXP: return emit_reduce(c, s, n, in[0], y, 8);
-    case NNFX_OP_REDUCE_SUM_SQUARE: return emit_reduce(c, s, n, in[0], y, 9);
+    case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_PROD:
+    case NNFX_OP_REDUCE_L1:
+    case NNFX_OP_REDUCE_L2:
+    case NNFX_OP_REDUCE_LOG_SUM:
+    case NNFX_OP_REDUCE_LOG_SUM_EXP:
+    case NNFX_OP_REDUCE_SUM_SQUARE: return emit_reduce(c, s, n, in[0], y, reduce_kind(n->op));
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
     case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);

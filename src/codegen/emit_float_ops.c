@@ -498,13 +498,19 @@ nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const 
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int64_t shape[6];
     if (!dims6(xm, shape)) return cg_unsupported(c, n, "reduction over non-adjacent axes of a tensor of rank > 6");
-    cg_use_section(c, "reduce_axes");
+    const bool typed = xm->dtype != NNFX_F32; /* x and y are bytes: nnfx_rt_treduce */
+    cg_use_section(c, typed ? "treduce" : "reduce_axes");
     sb_printf(&c->body, "    {\n");
     emit_long_array(c, "shape", xm->rank, shape);
-    sb_printf(&c->body, "        static const int red[%d] = {", xm->rank);
+    sb_printf(&c->body, "        static const int red[%d] = {", xm->rank > 0 ? xm->rank : 1);
     for (int d = 0; d < xm->rank; d++)
         sb_printf(&c->body, d ? ", %d" : "%d", axis[d] ? 1 : 0);
-    sb_printf(&c->body, "};\n        nnfx_rt_reduce_axes(%s, %s, %d, shape, red, %d);\n    }\n", x, y, xm->rank, kind);
+    if (typed)
+        sb_printf(&c->body, "%s};\n        nnfx_rt_treduce(%s, %d, %s, %d, %d, shape, red, %d);\n    }\n",
+                  xm->rank ? "" : "0", x, cg_tcode(xm->dtype), y, cg_tcode(n->meta[0].dtype), xm->rank, kind);
+    else
+        sb_printf(&c->body, "%s};\n        nnfx_rt_reduce_axes(%s, %s, %d, shape, red, %d);\n    }\n",
+                  xm->rank ? "" : "0", x, y, xm->rank, kind);
     return NNFX_OK;
 }
 

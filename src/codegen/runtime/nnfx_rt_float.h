@@ -131,47 +131,6 @@ static inline void nnfx_rt_axes_next(int rank, const long *shape, const int *red
 }
 /* @end */
 
-/* @rt reduce_axes libm needs:axes_walk */
-/* A reduction of x (`rank` <= 6 dims shape) over the dims with red[d] set,
- * any of them (not necessarily adjacent): y holds one value per position of
- * the other dims, in their order. Accumulated in double in the input's
- * order as the interpreter's reduce; kind 0 mean, 1 sum, 2 max, 3 min (a
- * NaN wins), 4..9 as nnfx_rt_reduce_ext. */
-static inline void nnfx_rt_reduce_axes(const float *x, float *y, int rank, const long *shape, const int *red,
-                                       int kind) {
-    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per, groups, g, e;
-    int d;
-    nnfx_rt_axes_split(rank, shape, red, st, &per, &groups);
-    for (g = 0; g < groups; g++) {
-        long off = 0;
-        double acc = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
-        for (d = 0; d < rank; d++) {
-            off += red[d] ? 0 : gi[d] * st[d];
-            ri[d] = 0;
-        }
-        for (e = 0; e < per; e++) {
-            const double v = x[off];
-            if (kind == 2)
-                acc = v > acc || v != v ? v : acc;
-            else if (kind == 3)
-                acc = v < acc || v != v ? v : acc;
-            else
-                acc = kind == 4                ? acc * v
-                      : kind == 5              ? acc + fabs(v)
-                      : kind == 8              ? acc + exp(v)
-                      : kind == 6 || kind == 9 ? acc + v * v
-                                               : acc + v;
-            nnfx_rt_axes_next(rank, shape, red, 1, st, ri, &off);
-        }
-        y[g] = (float)(kind == 0                ? (per ? acc / (double)per : NAN)
-                       : kind == 6              ? sqrt(acc)
-                       : kind == 7 || kind == 8 ? log(acc)
-                                                : acc);
-        nnfx_rt_axes_next(rank, shape, red, 0, st, gi, 0);
-    }
-}
-/* @end */
-
 /* @rt instance_norm libm */
 /* InstanceNormalization over x [N, C, D]: each (n, c) plane normalised by
  * its mean and variance (in double), y = x * a + b with a = scale[c] /

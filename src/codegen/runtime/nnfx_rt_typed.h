@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nnfx_rt_float.h"
 #include "nnfx_rt_scalar.h"
 
 /* @rt tval needs:sat,half */
@@ -625,6 +626,57 @@ static inline void nnfx_rt_sce_loss(const float *x, float *lpf, const unsigned c
             wsum += wt;
         }
     nnfx_rt_loss_reduce(y, red, sum, wsum);
+}
+/* @end */
+
+/* @rt treduce libm needs:tval,axes_walk */
+/* A reduction of x (`rank` <= 6 dims shape, type code tx) over the dims
+ * with red[d] set, any of them: y (type code ty) holds one value per
+ * position of the other dims, in their order. Accumulated in double in the
+ * input's order as the interpreter's reduce, stored as nnfx_rt_st_f does;
+ * kind 0 mean, 1 sum, 2 max, 3 min (a NaN wins), 4 prod, 5 L1, 6 L2,
+ * 7 log-sum, 8 log-sum-exp, 9 sum of squares. */
+static inline void nnfx_rt_treduce(const unsigned char *x, int tx, unsigned char *y, int ty, int rank,
+                                   const long *shape, const int *red, int kind) {
+    long st[6], gi[6] = {0, 0, 0, 0, 0, 0}, ri[6], per, groups, g, e;
+    int d;
+    nnfx_rt_axes_split(rank, shape, red, st, &per, &groups);
+    for (g = 0; g < groups; g++) {
+        long off = 0;
+        double acc = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
+        for (d = 0; d < rank; d++) {
+            off += red[d] ? 0 : gi[d] * st[d];
+            ri[d] = 0;
+        }
+        for (e = 0; e < per; e++) {
+            const double v = nnfx_rt_ld_f(x, off, tx);
+            if (kind == 2)
+                acc = v > acc || v != v ? v : acc;
+            else if (kind == 3)
+                acc = v < acc || v != v ? v : acc;
+            else
+                acc = kind == 4                ? acc * v
+                      : kind == 5              ? acc + fabs(v)
+                      : kind == 8              ? acc + exp(v)
+                      : kind == 6 || kind == 9 ? acc + v * v
+                                               : acc + v;
+            nnfx_rt_axes_next(rank, shape, red, 1, st, ri, &off);
+        }
+        nnfx_rt_st_f(y, g, ty,
+                     kind == 0                ? (per ? acc / (double)per : NAN)
+                     : kind == 6              ? sqrt(acc)
+                     : kind == 7 || kind == 8 ? log(acc)
+                                              : acc);
+        nnfx_rt_axes_next(rank, shape, red, 0, st, gi, 0);
+    }
+}
+/* @end */
+
+/* @rt reduce_axes needs:treduce */
+/* nnfx_rt_treduce of float32 values. */
+static inline void nnfx_rt_reduce_axes(const float *x, float *y, int rank, const long *shape, const int *red,
+                                       int kind) {
+    nnfx_rt_treduce((const unsigned char *)x, 0, (unsigned char *)y, 0, rank, shape, red, kind);
 }
 /* @end */
 
