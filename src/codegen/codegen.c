@@ -1361,18 +1361,9 @@ static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, cons
 /* How many of a step's inputs are data the generated code reads at run
  * time (the rest, constant parameters of the op, are read at generation). */
 int cg_data_inputs(nnfx_op op, int nin) {
+    if (reduce_kind(op) >= 0) return nin < 1 ? nin : 1; /* the axes: read at generation */
     switch (op) {
     case NNFX_OP_CLIP:
-    case NNFX_OP_REDUCE_MEAN:
-    case NNFX_OP_REDUCE_SUM:
-    case NNFX_OP_REDUCE_MAX:
-    case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_REDUCE_PROD:
-    case NNFX_OP_REDUCE_L1:
-    case NNFX_OP_REDUCE_L2:
-    case NNFX_OP_REDUCE_LOG_SUM:
-    case NNFX_OP_REDUCE_LOG_SUM_EXP:
-    case NNFX_OP_REDUCE_SUM_SQUARE:
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
@@ -1964,6 +1955,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
         return NNFX_OK;
     }
+    if (reduce_kind(n->op) >= 0) return emit_reduce(c, s, n, in[0], y, reduce_kind(n->op));
     switch (n->op) {
     case NNFX_OP_CONV:
         return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y,
@@ -1975,18 +1967,6 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         if (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5) return cg_emit_float_op(c, s, n, in, y);
         return emit_pool(c, n, in[0], y);
     case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
-    case NNFX_OP_GLOBAL_AVERAGE_POOL:
-    case NNFX_OP_REDUCE_MEAN:
-    case NNFX_OP_REDUCE_SUM:
-    case NNFX_OP_GLOBAL_MAX_POOL:
-    case NNFX_OP_REDUCE_MAX:
-    case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_REDUCE_PROD:
-    case NNFX_OP_REDUCE_L1:
-    case NNFX_OP_REDUCE_L2:
-    case NNFX_OP_REDUCE_LOG_SUM:
-    case NNFX_OP_REDUCE_LOG_SUM_EXP:
-    case NNFX_OP_REDUCE_SUM_SQUARE: return emit_reduce(c, s, n, in[0], y, reduce_kind(n->op));
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
     case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);

@@ -35,10 +35,20 @@ static int64_t arg_numel(const nnfx_node *n, int a) {
     return m && nnfx_meta_is_static(m) ? nnfx_meta_numel(m) : -1;
 }
 
+/* NonMaxSuppression's max_output_boxes_per_class when it is a parameter of
+ * g (at most n; 0 gives 0), else n. */
+static int64_t nms_per_class(const nnfx_graph *g, const nnfx_node *nms, int64_t n) {
+    const nnfx_node *a = nms->nargs > 2 && nms->args[2].kind == NNFX_ARG_NODE ? nms->args[2].u.node : NULL;
+    const nnfx_tensor *t = a && a->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, a->target) : NULL;
+    if (!t || nnfx_tensor_numel(t) < 1) return a ? n : 0; /* absent: no box is selected */
+    const int64_t mo = ir_tensor_int_at0(t);
+    return mo < 0 ? 0 : mo < n ? mo : n;
+}
+
 /* The bounds of n's outputs (a data-dependent NonZero, Compress, Unique or
- * NonMaxSuppression whose inputs are static) into m[0..n->nout); false
- * when n is not such a node. */
-static bool bound_of(const nnfx_node *n, nnfx_meta *m) {
+ * NonMaxSuppression of g whose inputs are static) into m[0..n->nout);
+ * false when n is not such a node. */
+static bool bound_of(const nnfx_graph *g, const nnfx_node *n, nnfx_meta *m) {
     if (n->opcode != NNFX_CALL_FUNCTION || n->nout > 4) return false;
     bool dynamic = false;
     for (int k = 0; k < n->nout; k++)
@@ -76,10 +86,10 @@ static bool bound_of(const nnfx_node *n, nnfx_meta *m) {
             nnfx_meta_set_shape(&m[k], NNFX_I64, 1, &S);
         return true;
     }
-    case NNFX_OP_NMS: { /* every box of every class of every batch */
+    case NNFX_OP_NMS: { /* every box of every class of every batch, or max_output_boxes_per_class of them */
         const nnfx_meta *sm = cg_arg_meta(n, 1);
         if (x->rank != 3 || !sm || sm->rank != 3 || !nnfx_meta_is_static(sm)) return false;
-        dims[0] = sm->dims[0].value * sm->dims[1].value * sm->dims[2].value, dims[1] = 3;
+        dims[0] = sm->dims[0].value * sm->dims[1].value * nms_per_class(g, n, sm->dims[2].value), dims[1] = 3;
         nnfx_meta_set_shape(&m[0], NNFX_I64, 2, dims);
         return true;
     }
@@ -91,7 +101,7 @@ int cg_set_bounds(nnfx_graph *g, const nnfx_node **list, int max) {
     int k = 0;
     for (nnfx_node *n = g->head; n; n = n->next) {
         nnfx_meta m[4] = {{0}};
-        if (!only_model_outputs(n) || !bound_of(n, m)) continue;
+        if (!only_model_outputs(n) || !bound_of(g, n, m)) continue;
         if (list) {
             if (k >= max) break;
             for (int o = 0; o < n->nout; o++)
@@ -193,7 +203,7 @@ static nnfx_status emit_nms(cg *c, const fx_step_view *s, int b) {
         return st;
     const int64_t B = sm->dims[0].value, C = sm->dims[1].value, N = sm->dims[2].value;
     int64_t used = 0;
-    cg_step_scratch(c, N * 2 * 8 + N * 4 * 8, &used, work, sizeof work);
+    cg_step_scratch(c, N * 3 * 8 + N * 4 * 8, &used, work, sizeof work);
     cg_use_section(c, "nms");
     declare_dims(c, b, 0, ym);
     dims_name(b, 0, dn, sizeof dn);

@@ -361,6 +361,52 @@ def main():
             onnx.save(model, path)
             out = os.path.join(WORK, "err_" + name)
             expect_refused(name, generate(path, out, name), out, words)
+    # 6b. a bounded output: NonMaxSuppression with a constant max_output_boxes_per_class of 3 bounds
+    # its output to 3 rows; two boxes survive (the others overlap them or score below 0.1), so
+    # NAME_run_dims reports [2, 3] and the third row is zeros; nnfx run gives the same two rows
+    try:
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError:
+        pass
+    else:
+        boxes = np.array([[[0, 0, 1, 1], [0, 0.05, 1, 1.05], [0.05, 0, 1.05, 1], [5, 5, 6, 6],
+                           [5, 5.1, 6, 6.1], [10, 10, 11, 11]]], np.float32)
+        scores = np.array([[[0.9, 0.8, 0.7, 0.6, 0.5, 0.05]]], np.float32)
+        g = helper.make_graph([helper.make_node("NonMaxSuppression", ["b", "s", "mo", "iou", "st"], ["y"])], "nms",
+                              [helper.make_tensor_value_info("b", TensorProto.FLOAT, [1, 6, 4]),
+                               helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 1, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [None, 3])],
+                              [numpy_helper.from_array(np.array([3], np.int64), "mo"),
+                               numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+                               numpy_helper.from_array(np.array([0.1], np.float32), "st")])
+        path, out = os.path.join(WORK, "nms_bounded.onnx"), os.path.join(WORK, "nms_bounded")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+        want = np.array([[0, 0, 0], [0, 0, 3]], np.int64)
+        r = generate(path, out, "nms")
+        built = build_program(out, "nms", dims=True) if not r.returncode else r.stdout
+        if isinstance(built, str):
+            fail("nms_bounded: %s" % built)
+        else:
+            files = []
+            for i, x in enumerate([boxes, scores]):
+                files.append(os.path.join(out, "in%d.bin" % i))
+                x.tofile(files[-1])
+            r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "out.bin")])
+            raw = open(os.path.join(out, "out.bin"), "rb").read() if not r.returncode else b""
+            got = np.frombuffer(raw, np.int64)
+            ok = (len(got) >= 9 + 8 and int(header_macro(out, "nms", "OUTPUT0_SIZE")) == 9 and
+                  list(got[9:11]) == [2, 3] and np.array_equal(got[:6].reshape(2, 3), want) and not got[6:9].any())
+            print("nms_bounded: bound 3 rows, dims %s, rows %s %s" % (list(got[9:11]), got[:6].tolist(),
+                                                                       "ok" if ok else "FAIL"))
+            if not ok:
+                fail("nms_bounded: want rows %s then zeros and dims [2, 3]; got %s (exit %d)" %
+                     (want.tolist(), got.tolist(), r.returncode))
+            np.save(os.path.join(out, "b.npy"), boxes)
+            np.save(os.path.join(out, "s.npy"), scores)
+            r = run([NNFX, "run", path, "--input", "b=" + os.path.join(out, "b.npy"), "--input",
+                     "s=" + os.path.join(out, "s.npy"), "--output-dir", os.path.join(out, "runtime"), "-q"])
+            if r.returncode or not np.array_equal(np.load(os.path.join(out, "runtime", "y.npy")), want):
+                fail("nms_bounded: nnfx run differs (exit %d): %s" % (r.returncode, r.stdout))
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
     # against PyTorch; three real models in the size mode too
     try:

@@ -162,19 +162,40 @@ static inline double nnfx_rt_nms_iou(const double *a, const double *b) {
     return ua > 0 ? inter / ua : 0;
 }
 
+/* Sorts the m box indices ord by descending score sc, equal scores in
+ * their order (a stable bottom-up merge sort through tmp, m longs: the
+ * interpreter's ir_sort_idx). */
+static inline void nnfx_rt_nms_sort(const float *sc, long *ord, long *tmp, long m) {
+    long w, lo, t;
+    for (w = 1; w < m; w *= 2) {
+        for (lo = 0; lo < m; lo += 2 * w) {
+            const long mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+            long i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = sc[ord[j]] > sc[ord[i]] ? ord[j++] : ord[i++];
+            while (i < mid)
+                tmp[k++] = ord[i++];
+            while (j < hi)
+                tmp[k++] = ord[j++];
+        }
+        for (t = 0; t < m; t++)
+            ord[t] = tmp[t];
+    }
+}
+
 /* NonMaxSuppression of boxes [B, N, 4] and scores [B, C, N] (float32):
  * per batch and class, the boxes by descending score (equal scores in box
- * order) above the score threshold (when has_st), each kept unless its
+ * order, nnfx_rt_nms_sort) above the score threshold (when has_st), each kept unless its
  * IoU with one kept before exceeds iou_t, at most mo (clamped to N) per
  * class. y: int64 [selected, 3] (batch, class, box) compactly, zeros past
- * it up to `bound` rows. work holds 2 * N longs then 4 * N doubles.
+ * it up to `bound` rows. work holds 3 * N longs then 4 * N doubles.
  * *selected receives the count. */
 static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, long C, long N, long long mo,
                                double iou_t, int has_st, double st, int center, unsigned char *y, long bound,
                                void *work, long long *selected) {
-    long *ord = (long *)work, *kept = ord + N;
-    double *bx = (double *)(void *)(kept + N);
-    long b, c, i, j, m, nk, k = 0;
+    long *ord = (long *)work, *kept = ord + N, *tmp = kept + N;
+    double *bx = (double *)(void *)(tmp + N);
+    long b, c, i, m, nk, k = 0;
     if (mo > N) mo = N;
     for (b = 0; b < B && mo > 0; b++) {
         for (i = 0; i < N; i++)
@@ -183,12 +204,7 @@ static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, 
             const float *sc = scores + (b * C + c) * N;
             for (i = 0, m = 0; i < N; i++)
                 if (!has_st || sc[i] > st) ord[m++] = i;
-            for (i = 1; i < m; i++) /* stable: descending score, equal ones in box order */
-                for (j = i; j > 0 && sc[ord[j]] > sc[ord[j - 1]]; j--) {
-                    const long t = ord[j];
-                    ord[j] = ord[j - 1];
-                    ord[j - 1] = t;
-                }
+            nnfx_rt_nms_sort(sc, ord, tmp, m);
             for (i = 0, nk = 0; i < m && nk < mo; i++) {
                 int keep = 1;
                 long q;
