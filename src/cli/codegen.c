@@ -254,6 +254,11 @@ static int read_values(nnfx_graph *g, const codegen_opts *o, char **names, nnfx_
         if (names_tensor_file(val)) {
             nnfx_error err = {0};
             if (!(values[i] = cli_load_tensor(val, &err))) return cli_fail("codegen", val, &err);
+        } else if (dt == NNFX_F16) {
+            return cli_usage_error("codegen",
+                                   "--value %s: a float16 input's values come from a tensor file "
+                                   "(INPUT=FILE.npy or FILE.pb)",
+                                   o->values[i]);
         } else if (!(values[i] = parse_value_list(val, dt))) {
             return cli_usage_error("codegen",
                                    "--value %s: expected comma-separated %s values (or a .npy / .pb tensor file)",
