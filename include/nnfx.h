@@ -1442,11 +1442,19 @@ typedef struct nnfx_codegen_options {
     int nfixed;
     const char *const *fixed_inputs;
     const nnfx_tensor *const *fixed_values;
+    /* When noutputs > 0: generate only the part of the model that computes
+     * these values (node names, as nnfx inspect prints them; a multi-output
+     * node's outputs by their getitem nodes), in this order, as the model's
+     * outputs; what they do not need is left out, model inputs too. E.g.
+     * the static part before a NonMaxSuppression, whose rest the caller
+     * runs itself. */
+    int noutputs;
+    const char *const *outputs;
 } nnfx_codegen_options;
 /* nnfx_codegen with every option: the same contract. A fixed input that
  * names no placeholder, is given twice, or whose value has another type or
- * element count than the input fails with NNFX_ERR_INVALID_ARG. g itself
- * is not changed. */
+ * element count than the input fails with NNFX_ERR_INVALID_ARG, as does an
+ * output that names no value. g itself is not changed. */
 nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);

@@ -1,6 +1,6 @@
 /* test_codegen.c — the C API of the C generator (nnfx_codegen): files and
  * figures for the keyword model, determinism, --forbid, bad arguments,
- * inputs fixed at generation.
+ * inputs fixed at generation, the part before chosen outputs.
  * That the generated C compiles and matches PyTorch is checked by
  * tests/codegen/check_codegen.py (CTest "codegen"). */
 #include <stdlib.h>
@@ -155,12 +155,46 @@ static void test_fixed_inputs(void **state) {
     nnfx_graph_free(g);
 }
 
+/* outputs: only the part computing the named values is generated, the
+ * model inputs it does not read left out; an unknown name is refused. */
+static void test_cut_outputs(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    nnfx_meta mx = {0}, ms = {0};
+    int64_t xd[2] = {2, 6}, sd[1] = {2};
+    nnfx_meta_set_shape(&mx, NNFX_F32, 2, xd);
+    nnfx_meta_set_shape(&ms, NNFX_I64, 1, sd);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &mx, &err);
+    nnfx_node *shape = nnfx_graph_placeholder(g, "shape", &ms, &err);
+    nnfx_arg ax = nnfx_arg_node(x);
+    nnfx_node *relu = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &ax, 0, NULL, &err);
+    nnfx_arg args[2] = {nnfx_arg_node(relu), nnfx_arg_node(shape)};
+    nnfx_node *r = nnfx_graph_call_op(g, NNFX_OP_RESHAPE, 2, args, 0, NULL, &err);
+    assert_non_null(r);
+    assert_non_null(nnfx_graph_output(g, 1, &r, &err));
+    const char *outs[1] = {nnfx_node_name(relu)};
+    nnfx_codegen_options o = {0};
+    o.name = "m", o.noutputs = 1, o.outputs = outs;
+    nnfx_codegen_files f = {0};
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_OK); /* the reshape, cut away, needs no --value */
+    assert_non_null(strstr(f.header, "#define m_NUM_INPUTS 1"));
+    assert_non_null(strstr(f.header, "#define m_OUTPUT0_SHAPE {2, 6}"));
+    assert_null(strstr(f.header, "shape"));
+    nnfx_codegen_files_free(&f);
+    assert_int_equal(nnfx_graph_num_inputs(g), 2); /* the caller's graph is unchanged */
+    outs[0] = "nope";
+    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "no value named 'nope'"));
+    assert_null(f.source);
+    nnfx_graph_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_files_and_determinism),
-        cmocka_unit_test(test_forbid_and_errors),
-        cmocka_unit_test(test_optimize_modes),
-        cmocka_unit_test(test_fixed_inputs),
+        cmocka_unit_test(test_files_and_determinism), cmocka_unit_test(test_forbid_and_errors),
+        cmocka_unit_test(test_optimize_modes),        cmocka_unit_test(test_fixed_inputs),
+        cmocka_unit_test(test_cut_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

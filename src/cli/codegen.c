@@ -11,7 +11,8 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--value INPUT=V0,V1,...|FILE]... [--int8] [--forbid OP,...]\n"
+    "                    [--value INPUT=V0,V1,...|FILE]... [--outputs NAME,...] [--int8]\n"
+    "                    [--forbid OP,...]\n"
     "                    [--optimize speed|size] [--report FILE]\n"
     "\n"
     "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
@@ -36,6 +37,10 @@ static const char codegen_help[] =
     "                          Reshape's shape, Resize's scales or TopK's K, so sizes\n"
     "                          that depend on it become static. The input stays in the\n"
     "                          API; NAME_run returns 1 when it holds other values\n"
+    "  --outputs NAME,...      generate only the part of the model that computes these\n"
+    "                          values (names as nnfx inspect prints them), as its\n"
+    "                          outputs: e.g. the static part before a data-dependent\n"
+    "                          node, whose rest you run in your own code\n"
     "  --int8                  require int8 kernels: fail (exit 3) unless the model is\n"
     "                          a QDQ model with int8 islands (see below)\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
@@ -71,6 +76,7 @@ static const char codegen_help[] =
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --forbid Exp,Sigmoid,Tanh\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20 --optimize size\n"
     "  nnfx codegen topk.onnx -o out --value k=5\n"
+    "  nnfx codegen detector.onnx -o out --outputs boxes,scores\n"
     "  nnfx quantize kws.onnx -o kws_q.onnx --calib x=calib.npy\n"
     "  nnfx codegen kws_q.onnx -o out_q --shape x=1x1x31x20 --int8\n"
     "  cc -std=c99 -O2 -c out/kws.c out/kws_weights.c\n";
@@ -116,6 +122,7 @@ typedef struct codegen_opts {
     int nshapes;
     const char **values; /* the --value bindings (nvalues; caller frees the array) */
     int nvalues;
+    const char *outputs; /* --outputs: a comma-separated list, or NULL */
 } codegen_opts;
 
 /* Reads the options into o; -1 when they are usable, else the exit code
@@ -137,6 +144,8 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
             o->shapes[o->nshapes++] = v;
         else if (cli_opt(&a, "--value", NULL, &v))
             o->values[o->nvalues++] = v;
+        else if (cli_opt(&a, "--outputs", NULL, &v))
+            o->outputs = v;
         else if (cli_opt(&a, "--forbid", NULL, &v))
             o->forbid = v;
         else if (cli_opt(&a, "--report", NULL, &v))
@@ -308,6 +317,7 @@ int cli_codegen(int argc, char **argv) {
         return rc;
     }
     rc = CLI_EXIT_OK;
+    char *outputs_copy = NULL, **output_names = NULL;
     char *ident = o.name ? strdup(o.name) : stem_ident(o.model);
     nnfx_error err = {0};
     nnfx_graph *g = NULL;
@@ -335,6 +345,22 @@ int cli_codegen(int argc, char **argv) {
     copts.nfixed = o.nvalues;
     copts.fixed_inputs = (const char *const *)value_names;
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
+    if (o.outputs) { /* split the list in place (a copy) at the commas */
+        if (!(outputs_copy = strdup(o.outputs)) || !(output_names = calloc(strlen(o.outputs) + 1, sizeof(char *)))) {
+            rc = CLI_EXIT_BAD_INPUT;
+            goto done;
+        }
+        for (char *p = outputs_copy, *q; p; p = q) {
+            q = strchr(p, ',');
+            if (q) *q++ = 0;
+            if (!*p) {
+                rc = cli_usage_error("codegen", "--outputs %s: an empty name (expected NAME,NAME,...)", o.outputs);
+                goto done;
+            }
+            output_names[copts.noutputs++] = p;
+        }
+        copts.outputs = (const char *const *)output_names;
+    }
     if (nnfx_codegen_ex(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
         goto done;
@@ -369,5 +395,7 @@ done:
     free(value_names);
     free(value_tensors);
     free(o.values);
+    free(outputs_copy);
+    free(output_names);
     return rc;
 }

@@ -2802,14 +2802,26 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, bool top, nnfx_error 
                                       "constant, fix %s: %s (or =FILE.npy)",
                                       n->name, ir_op_info(n->op)->onnx_type, k > 1 ? "s" : "", names,
                                       k > 1 ? "they are" : "it is", k > 1 ? "them" : "it", opts);
-            const bool boundable = n->op == NNFX_OP_NON_ZERO || n->op == NNFX_OP_COMPRESS;
+            const bool boundable = n->op == NNFX_OP_NON_ZERO || n->op == NNFX_OP_COMPRESS || n->op == NNFX_OP_UNIQUE ||
+                                   n->op == NNFX_OP_NMS;
+            char before[256] = "";
+            size_t blen = 0;
+            for (int a = 0; a < n->nargs && top; a++) { /* the values it reads: where a static part ends */
+                const nnfx_node *v = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+                if (v && v->opcode != NNFX_GET_ATTR && blen + strlen(v->name) + 2 < sizeof before)
+                    blen += (size_t)snprintf(before + blen, sizeof before - blen, "%s%s", blen ? "," : "", v->name);
+            }
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                   "codegen: node %s (%s): its output size is known only at run time (it depends on "
-                                  "the input data); generated C has static shapes%s",
+                                  "the input data); generated C has static shapes%s%s%s%s",
                                   n->name, ir_op_info(n->op)->onnx_type,
                                   boundable ? ", and bounds such a size only where the node's output is a model "
                                               "output read by nothing else"
-                                            : "");
+                                            : "",
+                                  before[0] ? ". To generate the part before it (and run the rest in your own code): "
+                                              "--outputs "
+                                            : "",
+                                  before, "");
         }
     }
     return NNFX_OK;
@@ -2926,6 +2938,8 @@ static nnfx_node *fixed_placeholder(nnfx_graph *g, const nnfx_codegen_options *o
  * its value instead; the placeholders stay, unused, so the API keeps them. */
 static nnfx_status fix_inputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_error *err) {
     for (int i = 0; i < o->nfixed; i++) {
+        if (o->noutputs && o->fixed_inputs[i] && !nnfx_graph_find(g, o->fixed_inputs[i]))
+            continue; /* an input the part --outputs asks for does not read */
         nnfx_node *ph = fixed_placeholder(g, o, i, err);
         if (!ph) return err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
         const nnfx_meta *m = &ph->meta[0];
@@ -2952,6 +2966,52 @@ static nnfx_status fix_inputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx
     return NNFX_OK;
 }
 
+/* The node value o->outputs[i] names in g; NULL with the error set. */
+static nnfx_node *output_value(const nnfx_graph *g, const nnfx_codegen_options *o, int i, nnfx_error *err) {
+    const char *name = o->outputs ? o->outputs[i] : NULL;
+    nnfx_node *n = name ? nnfx_graph_find(g, name) : NULL;
+    if (!n || n->opcode == NNFX_OUTPUT) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                       "codegen: --outputs %s: the model has no value named '%s' (nnfx inspect MODEL lists them)",
+                       name ? name : "(null)", name ? name : "(null)");
+        return NULL;
+    }
+    if (n->nout != 1) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                       "codegen: --outputs %s: node %s has %d outputs: name one of its getitem nodes", name, name,
+                       n->nout);
+        return NULL;
+    }
+    return n;
+}
+
+/* In g (a copy), the output node returns the values o->outputs names, and
+ * what they do not need is removed (nodes and model inputs). */
+static nnfx_status cut_outputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx_error *err) {
+    nnfx_node *out = nnfx_graph_output_node(g);
+    nnfx_node **vals = calloc((size_t)o->noutputs, sizeof *vals);
+    nnfx_arg *args = calloc((size_t)o->noutputs, sizeof *args);
+    nnfx_status st = vals && args ? NNFX_OK : nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    for (int i = 0; i < o->noutputs && !st; i++) {
+        if (!(vals[i] = output_value(g, o, i, err)))
+            st = err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
+        else
+            args[i] = nnfx_arg_node(vals[i]);
+    }
+    if (!st && out) st = nnfx_node_set_args(out, o->noutputs, args, err);
+    if (!st && !out && !nnfx_graph_output(g, o->noutputs, vals, err))
+        st = err && err->status ? err->status : NNFX_ERR_NOMEM;
+    free(vals);
+    free(args);
+    if (st) return st;
+    nnfx_eliminate_dead_code(g);
+    for (nnfx_node *n = g->head, *next; n; n = next) { /* inputs the part does not read */
+        next = n->next;
+        if (n->opcode == NNFX_PLACEHOLDER && n->nusers == 0 && (st = nnfx_erase_node(g, n, err))) return st;
+    }
+    return NNFX_OK;
+}
+
 nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err) {
     if (!g || !out || !opts) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph, options or output");
     memset(out, 0, sizeof *out);
@@ -2966,6 +3026,10 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: %d fixed inputs (0 to 256)", o.nfixed);
     nnfx_status st;
     if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
+    if (o.noutputs < 0 || o.noutputs > 256)
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: %d outputs asked for (0 to 256)", o.noutputs);
+    for (int i = 0; i < o.noutputs; i++)
+        if (!output_value(g, &o, i, err)) return err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
     for (int i = 0; i < o.nfixed; i++)
         if (!fixed_placeholder(g, &o, i, err)) return err && err->status ? err->status : NNFX_ERR_INVALID_ARG;
     bool ctrl = false;
@@ -2976,10 +3040,11 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
     nnfx_graph *copy = NULL;
     const nnfx_node *bounded[64];
     int nbounded = 0;
-    if (ctrl || o.nfixed || cg_set_bounds(g, NULL, 0)) {
+    if (ctrl || o.nfixed || o.noutputs || cg_set_bounds(g, NULL, 0)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
-        if ((st = fix_inputs(copy, &o, err)) || (ctrl && (st = inline_const_captures(copy, err))) ||
-            (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err))) {
+        if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
+            (ctrl && (st = inline_const_captures(copy, err))) || (st = nnfx_graph_lint(copy, err)) ||
+            (st = nnfx_graph_infer_shapes(copy, err))) {
             nnfx_graph_free(copy);
             return st;
         }

@@ -407,6 +407,40 @@ def main():
                      "s=" + os.path.join(out, "s.npy"), "--output-dir", os.path.join(out, "runtime"), "-q"])
             if r.returncode or not np.array_equal(np.load(os.path.join(out, "runtime", "y.npy")), want):
                 fail("nms_bounded: nnfx run differs (exit %d): %s" % (r.returncode, r.stdout))
+    # 6c. --outputs: the static part of masked_tokens before its NonZero (the refusal's suggestion):
+    # the score map and its mask, against PyTorch computing the same stem from the model's weights
+    try:
+        import torch
+        import torch.nn.functional as F
+        from onnx import numpy_helper
+    except ImportError as e:
+        print("skip: --outputs against PyTorch needs torch and onnx: %s" % e)
+    else:
+        path = os.path.join(DATA, "split_plan", "masked_tokens.onnx")
+        w = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()).double()
+             for i in onnx.load(path).graph.initializer}
+        x = np.load(os.path.join(DATA, "split_plan", "masked_tokens.s0.in0.npy"))
+        h = torch.from_numpy(x).double()
+        for i, stride in ((0, 1), (2, 2), (4, 1)):
+            h = F.relu(F.conv2d(h, w["stem.%d.weight" % i], w["stem.%d.bias" % i], stride=stride, padding=1))
+        score = F.conv2d(h, w["score.weight"], w["score.bias"]).float().numpy().ravel()
+        r = run([NNFX, "codegen", path, "-o", os.path.join(WORK, "mt_none"), "--outputs", "nope"])
+        if r.returncode != 2 or "no value named 'nope'" not in r.stdout:
+            fail("--outputs nope: want exit 2 naming it; got %d: %s" % (r.returncode, r.stdout))
+        out = os.path.join(WORK, "mt_cut")
+        r = generate(path, out, "mt", extra=["--outputs", "_score_Conv_output_0,_Greater_output_0"])
+        if r.returncode:
+            fail("masked_tokens --outputs: codegen exited %d: %s" % (r.returncode, r.stdout))
+        else:
+            got = build_and_run(out, "mt", [x], 1)
+            if got is not None:
+                compare("masked_tokens --outputs (scores)", got[0, :score.size], score)
+                mask = got[0, score.size:] != 0
+                bad = (mask != (score > 0)) & (np.abs(score) > 1e-4)  # a score at 0 may round either way
+                print("masked_tokens --outputs (mask): %d of %d differ from PyTorch's score > 0" %
+                      (int(bad.sum()), score.size))
+                if mask.size != score.size or bad.any():
+                    fail("masked_tokens --outputs: the mask differs from PyTorch's score > 0")
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
     # against PyTorch; three real models in the size mode too
     try:
