@@ -203,7 +203,7 @@ static nnfx_status emit_nms(cg *c, const fx_step_view *s, int b) {
         return st;
     const int64_t B = sm->dims[0].value, C = sm->dims[1].value, N = sm->dims[2].value;
     int64_t used = 0;
-    cg_step_scratch(c, N * 3 * 8 + N * 4 * 8, &used, work, sizeof work);
+    cg_step_scratch(c, N * 3 * 8 + N * 4 * 8 + 8, &used, work, sizeof work); /* + 8: aligned in the kernel */
     cg_use_section(c, "nms");
     declare_dims(c, b, 0, ym);
     dims_name(b, 0, dn, sizeof dn);
@@ -231,12 +231,11 @@ static nnfx_status emit_unique(cg *c, const fx_step_view *s, int b, const char *
     const int64_t outer = axis < 0 ? 1 : infer_prod(xm, 0, axis);
     const int64_t inner = axis < 0 ? 1 : infer_prod(xm, axis + 1, xm->rank);
     int64_t used = 0;
-    cg_step_scratch(c, 4 * A * 8, &used, work, sizeof work);
+    cg_step_scratch(c, 4 * A * 8 + 8, &used, work, sizeof work); /* + 8: aligned in the kernel */
     cg_use_section(c, "unique");
     dims_name(b, 0, dn, sizeof dn);
-    sb_printf(&c->body,
-              "    nnfx_rt_unique(%s, %d, %d, %lld, %lld, %lld, %d, %s, %s, %s, %s, (long *)(void *)%s, &%s[%d]);\n", x,
-              cg_tcode(xm->dtype), (int)nnfx_dtype_size(xm->dtype), (long long)outer, (long long)A, (long long)inner,
+    sb_printf(&c->body, "    nnfx_rt_unique(%s, %d, %d, %lld, %lld, %lld, %d, %s, %s, %s, %s, (void *)%s, &%s[%d]);\n",
+              x, cg_tcode(xm->dtype), (int)nnfx_dtype_size(xm->dtype), (long long)outer, (long long)A, (long long)inner,
               nnfx_node_attr_int(n, "sorted", 1) != 0, outs[0], outs[1], outs[2], outs[3], work, dn,
               axis < 0 ? 0 : axis);
     for (int k = 1; k < n->nout; k += 2) { /* indices and counts: U values */

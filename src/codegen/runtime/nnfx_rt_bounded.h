@@ -67,7 +67,17 @@ static inline void nnfx_rt_compress(const unsigned char *x, const unsigned char 
 }
 /* @end */
 
-/* @rt unique needs:tval */
+/* @rt align8 */
+/* p moved up to the next multiple of 8 bytes (the arena is only 4-byte
+ * aligned; the working memory of the kernels below holds longs and
+ * doubles). */
+static inline void *nnfx_rt_align8(void *p) {
+    unsigned char *b = (unsigned char *)p;
+    return b + ((8 - (long)((uintptr_t)b & 7)) & 7);
+}
+/* @end */
+
+/* @rt unique needs:tval,align8 */
 /* Whether slices a and b (along A) of x [outer, A, inner] (type code tx)
  * hold equal values (compared as doubles: a NaN equals nothing). */
 static inline int nnfx_rt_slices_equal(const unsigned char *x, int tx, long outer, long A, long inner, long a, long b) {
@@ -97,12 +107,13 @@ static inline int nnfx_rt_slice_before(const unsigned char *x, int tx, long oute
  * ascending order when sorted (lexicographic, equal ones by first index).
  * y [outer, U, inner] compactly (zeros past it, up to A slices); first
  * [U] each one's first index, inverse [A] each slice's group, counts [U]
- * (int64 bytes; NULL: not wanted). work holds 4 * A longs. *unique
- * receives U. y may be NULL too. */
+ * (int64 bytes; NULL: not wanted). work holds 4 * A longs past its first
+ * 8-byte boundary (any alignment: the arena may be 4-byte aligned).
+ * *unique receives U. y may be NULL too. */
 static inline void nnfx_rt_unique(const unsigned char *x, int tx, long es, long outer, long A, long inner, int sorted,
                                   unsigned char *y, unsigned char *first, unsigned char *inverse, unsigned char *counts,
-                                  long *work, long long *unique) {
-    long *fst = work, *grp = work + A, *pos = work + 2 * A, *rank = work + 3 * A;
+                                  void *work, long long *unique) {
+    long *fst = (long *)nnfx_rt_align8(work), *grp = fst + A, *pos = fst + 2 * A, *rank = fst + 3 * A;
     long i, j, g, o, U = 0;
     for (i = 0; i < A; i++) {
         for (j = 0; j < U && !nnfx_rt_slices_equal(x, tx, outer, A, inner, fst[j], i); j++)
@@ -141,7 +152,7 @@ static inline void nnfx_rt_unique(const unsigned char *x, int tx, long es, long 
 }
 /* @end */
 
-/* @rt nms libm needs:tval */
+/* @rt nms libm needs:tval,align8 */
 /* Box i of boxes (float32 [.., 4]) as y1, x1, y2, x2 with y1 <= y2 and
  * x1 <= x2 (center: the box is [x_center, y_center, width, height]). */
 static inline void nnfx_rt_nms_box(const float *boxes, long i, int center, double *o) {
@@ -188,12 +199,12 @@ static inline void nnfx_rt_nms_sort(const float *sc, long *ord, long *tmp, long 
  * order, nnfx_rt_nms_sort) above the score threshold (when has_st), each kept unless its
  * IoU with one kept before exceeds iou_t, at most mo (clamped to N) per
  * class. y: int64 [selected, 3] (batch, class, box) compactly, zeros past
- * it up to `bound` rows. work holds 3 * N longs then 4 * N doubles.
- * *selected receives the count. */
+ * it up to `bound` rows. work holds 3 * N longs then 4 * N doubles past
+ * its first 8-byte boundary. *selected receives the count. */
 static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, long C, long N, long long mo,
                                double iou_t, int has_st, double st, int center, unsigned char *y, long bound,
                                void *work, long long *selected) {
-    long *ord = (long *)work, *kept = ord + N, *tmp = kept + N;
+    long *ord = (long *)nnfx_rt_align8(work), *kept = ord + N, *tmp = kept + N;
     double *bx = (double *)(void *)(tmp + N);
     long b, c, i, m, nk, k = 0;
     if (mo > N) mo = N;
