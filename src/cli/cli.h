@@ -125,6 +125,9 @@ nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_
 bool cli_same_file(const char *a, const char *b);
 /* True when path names an existing directory. */
 bool cli_is_dir(const char *path);
+/* Creates folder path and the folders above it that are missing (mkdir -p);
+ * false with errno set when one cannot be made. */
+bool cli_make_dirs(const char *path);
 /* The last path component (points into path). */
 const char *cli_basename(const char *path);
 /* Saves the graph as ONNX or, for .fx/.txt/.nnfx names, as text IR, to a

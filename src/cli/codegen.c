@@ -373,7 +373,7 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (!cli_is_dir(o.out) && mkdir(o.out, 0777) != 0) {
+    if (!cli_make_dirs(o.out)) {
         cli_error("codegen", "%s: cannot create the folder: %s", o.out, strerror(errno));
         rc = CLI_EXIT_BAD_INPUT;
         goto done;

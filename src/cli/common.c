@@ -316,6 +316,27 @@ bool cli_same_file(const char *a, const char *b) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+bool cli_make_dirs(const char *path) {
+    if (cli_is_dir(path)) return true;
+    size_t len = strlen(path);
+    char *p = malloc(len + 1);
+    if (!p) return false;
+    memcpy(p, path, len + 1);
+    bool ok = true;
+    for (size_t i = 1; i <= len && ok; i++) /* each prefix ending at a '/' (or the whole path) */
+        if (p[i] == '/' || p[i] == 0) {
+            char c = p[i];
+            p[i] = 0;
+            ok = cli_is_dir(p) || mkdir(p, 0777) == 0 || (errno == EEXIST && cli_is_dir(p));
+            if (!ok && errno == EEXIST) errno = ENOTDIR; /* a file where a folder should be */
+            p[i] = c;
+        }
+    int saved = errno;
+    free(p);
+    errno = saved;
+    return ok;
+}
+
 bool cli_is_dir(const char *path) {
     struct stat st;
     return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);

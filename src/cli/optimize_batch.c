@@ -35,7 +35,7 @@ static void *worker(void *arg) {
 }
 
 int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, long jobs) {
-    if (!cli_is_dir(dir) && mkdir(dir, 0777) != 0) {
+    if (!cli_make_dirs(dir)) {
         cli_error("optimize", "%s: cannot create the output folder: %s", dir, strerror(errno));
         return CLI_EXIT_BAD_INPUT;
     }

@@ -119,7 +119,7 @@ static bool clobbers_input(const run_opts *o, const char *path) {
 /* Writes every output into dir as <name>.npy: all go to temporary names
  * first and are renamed only when all were written. */
 static int write_output_dir(const run_opts *o, const nnfx_node *outn, int nout, nnfx_tensor **outs) {
-    if (!cli_is_dir(o->out_dir) && mkdir(o->out_dir, 0777) != 0) {
+    if (!cli_make_dirs(o->out_dir)) {
         cli_error("run", "%s: cannot create the output folder: %s", o->out_dir, strerror(errno));
         return CLI_EXIT_BAD_INPUT;
     }
