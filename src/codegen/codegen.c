@@ -1289,6 +1289,46 @@ static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
 
 /* BatchNormalization (inference) over [N, C, inner]. */
+/* Einsum of float32 inputs: the interpreter's generic loop over the
+ * geometry kern_einsum_geometry gives (nnfx_rt_einsum). */
+static nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const int nin = s->nin;
+    int ranks[IR_EINSUM_MAX_IN];
+    const int64_t *shapes[IR_EINSUM_MAX_IN];
+    int64_t dims[IR_EINSUM_MAX_IN][NNFX_MAX_RANK];
+    if (nin < 1 || nin > IR_EINSUM_MAX_IN || nin > 8) return cg_unsupported(c, n, "einsum of 1 to 8 inputs");
+    for (int i = 0; i < nin; i++) {
+        const nnfx_meta *m = cg_arg_meta(n, i);
+        if (!m || m->dtype != NNFX_F32 || !in[i][0]) return cg_unsupported(c, n, "einsum of float32 inputs");
+        ranks[i] = m->rank;
+        for (int d = 0; d < m->rank; d++)
+            dims[i][d] = m->dims[d].value;
+        shapes[i] = dims[i];
+    }
+    ir_einsum p;
+    kern_einsum_geom g;
+    char why[200];
+    if (!ir_einsum_parse(nnfx_node_attr_string(n, "equation", ""), nin, ranks, &p, why, sizeof why) ||
+        !kern_einsum_geometry(&p, nin, shapes, &g) || g.nall > 64)
+        return cg_unsupported(c, n, "an einsum equation the generic loop does not take");
+    cg_use_section(c, "einsum");
+    sb_printf(&c->body, "    {\n        const float *x[%d] = {", nin);
+    for (int i = 0; i < nin; i++)
+        sb_printf(&c->body, i ? ", %s" : "%s", in[i]);
+    sb_printf(&c->body, "};\n        static const long size[%d] = {", g.nall ? g.nall : 1);
+    for (int a = 0; a < g.nall; a++)
+        sb_printf(&c->body, a ? ", %lld" : "%lld", (long long)g.size[a]);
+    sb_printf(&c->body, g.nall ? "};\n" : "0};\n");
+    sb_printf(&c->body, "        static const long st[%d] = {", g.nall > 0 ? nin * g.nall : 1);
+    for (int i = 0; i < nin; i++)
+        for (int a = 0; a < g.nall; a++)
+            sb_printf(&c->body, i || a ? ", %lld" : "%lld", (long long)g.st[i][a]);
+    sb_printf(&c->body, g.nall > 0 ? "};\n" : "0};\n");
+    sb_printf(&c->body, "        nnfx_rt_einsum(%d, x, %s, %lld, %d, %d, size, st);\n    }\n", nin, y,
+              (long long)cg_meta_numel(&n->meta[0]), g.nall, g.nouter);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 2) return cg_unsupported(c, n, "batch_normalization expects rank >= 2");
@@ -1967,6 +2007,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         if (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5) return cg_emit_float_op(c, s, n, in, y);
         return emit_pool(c, n, in[0], y);
     case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
+    case NNFX_OP_EINSUM: return emit_einsum(c, s, n, in, y);
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
     case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);

@@ -222,9 +222,10 @@ def main():
     fixtures.append(("qkv_attention", os.path.join(sp, "qkv_attention.onnx"), os.path.join(sp, "qkv_attention.s0.in0.npy"),
                      os.path.join(sp, "qkv_attention.s0.out0.npy")))
     # the recurrent keyword spotters of the coverage tests (tests/data/coverage/make_models.py): a 2-layer
-    # bidirectional GRU; a Conv1d front end, an LSTM and a bidirectional LSTM whose h is the second output
+    # bidirectional GRU; a Conv1d front end, an LSTM and a bidirectional LSTM whose h is the second output;
+    # and attention written with torch.einsum (three Einsum equations)
     cov = os.path.join(DATA, "coverage")
-    for m, nout in (("gru_kws", 1), ("lstm_kws", 2)):
+    for m, nout in (("gru_kws", 1), ("lstm_kws", 2), ("einsum_attention", 1)):
         fixtures.append((m, os.path.join(cov, m + ".onnx"), os.path.join(cov, m + ".input_0.npy"),
                          [os.path.join(cov, "%s.output_%d.npy" % (m, k)) for k in range(nout)]))
     for m, onnx_path, xf, yf in fixtures:
@@ -254,7 +255,7 @@ def main():
         if got is not None:
             compare(name, got, np.load(lf))
     # 3. determinism: the same model twice gives the same bytes
-    again = os.path.join(WORK, "kws_again")
+    again = os.path.join(WORK, "nested", "dirs", "kws_again")  # -o creates the missing folders
     generate(os.path.join(DATA, "kws", "kws.onnx"), again, "kws", ["x=1x1x31x20"])
     for suffix in (".h", ".c", "_weights.c"):
         a = open(os.path.join(WORK, "kws", "kws" + suffix), "rb").read()

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* dst (contiguous, labels lab[0..n) of sizes sz) = the strided view of src
@@ -111,6 +112,46 @@ static bool einsum_gemm(const ir_einsum *p, nnfx_tensor *const *in, nnfx_tensor 
     return true;
 }
 
+bool kern_einsum_geometry(const ir_einsum *p, int nin, const int64_t *const *shapes, kern_einsum_geom *g) {
+    bool seen[256] = {false};
+    int64_t size[256];
+    int all[KERN_EINSUM_MAX_LABELS];
+    for (int i = 0; i < 256; i++)
+        size[i] = 1;
+    g->nin = nin, g->nall = 0;
+    for (int j = 0; j < p->nout; j++) {
+        all[g->nall++] = p->out[j];
+        seen[p->out[j]] = true;
+    }
+    g->nouter = g->nall;
+    for (int i = 0; i < nin; i++)
+        for (int j = 0; j < p->nlab[i]; j++) {
+            int l = p->lab[i][j];
+            if (shapes[i][j] != 1) size[l] = shapes[i][j];
+            if (!seen[l] && g->nall < KERN_EINSUM_MAX_LABELS) {
+                seen[l] = true;
+                all[g->nall++] = l;
+            }
+        }
+    for (int a = 0; a < g->nall; a++)
+        g->size[a] = size[all[a]];
+    for (int i = 0; i < nin; i++) {
+        int64_t st[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
+        for (int j = 0; j < p->nlab[i]; j++)
+            shp[j] = shapes[i][j];
+        kern_strides(p->nlab[i], shp, st);
+        for (int a = 0; a < g->nall; a++) {
+            g->st[i][a] = 0;
+            for (int j = 0; j < p->nlab[i]; j++)
+                if (p->lab[i][j] == all[a]) {
+                    if (shapes[i][j] != size[all[a]] && shapes[i][j] != 1) return false;
+                    if (shapes[i][j] != 1) g->st[i][a] += st[j];
+                }
+        }
+    }
+    return true;
+}
+
 nnfx_status kern_einsum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
     if (nin < 1 || nin > IR_EINSUM_MAX_IN || nout < 1 || !out[0])
@@ -127,73 +168,56 @@ nnfx_status kern_einsum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (!ir_einsum_parse(nnfx_node_attr_string(n, "equation", ""), nin, ranks, &p, why, sizeof why))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
     if (einsum_gemm(&p, in, out[0])) return NNFX_OK;
-    int64_t size[256];
-    int all[2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN], nall = 0;
-    bool seen[256] = {false};
-    for (int i = 0; i < 256; i++)
-        size[i] = 1;
-    for (int j = 0; j < p.nout; j++) {
-        all[nall++] = p.out[j];
-        seen[p.out[j]] = true;
-    }
-    int nouter = nall;
+    const int64_t *shapes[IR_EINSUM_MAX_IN];
     for (int i = 0; i < nin; i++)
-        for (int j = 0; j < p.nlab[i]; j++) {
-            int l = p.lab[i][j];
-            if (in[i]->shape[j] != 1) size[l] = in[i]->shape[j];
-            if (!seen[l]) {
-                seen[l] = true;
-                all[nall++] = l;
-            }
+        shapes[i] = in[i]->shape;
+    kern_einsum_geom g;
+    if (!kern_einsum_geometry(&p, nin, shapes, &g))
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "einsum label sizes differ");
+    int64_t total = nnfx_tensor_numel(out[0]);
+    if (f32 && g.nall <= 64) { /* generated C's loop (nnfx_rt_einsum) */
+        const float *x[IR_EINSUM_MAX_IN];
+        long size[KERN_EINSUM_MAX_LABELS], st[IR_EINSUM_MAX_IN * KERN_EINSUM_MAX_LABELS];
+        for (int i = 0; i < nin; i++) {
+            x[i] = in[i]->data;
+            for (int a = 0; a < g.nall; a++)
+                st[i * g.nall + a] = (long)g.st[i][a];
         }
-    int64_t lst[IR_EINSUM_MAX_IN][2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN];
-    for (int i = 0; i < nin; i++) {
-        int64_t st[NNFX_MAX_RANK];
-        kern_strides(in[i]->rank, in[i]->shape, st);
-        for (int a = 0; a < nall; a++) {
-            lst[i][a] = 0;
-            for (int j = 0; j < p.nlab[i]; j++)
-                if (p.lab[i][j] == all[a]) {
-                    if (in[i]->shape[j] != size[all[a]] && in[i]->shape[j] != 1)
-                        return kern_fail(err, n, NNFX_ERR_SHAPE, "einsum label sizes differ");
-                    if (in[i]->shape[j] != 1) lst[i][a] += st[j];
-                }
-        }
+        for (int a = 0; a < g.nall; a++)
+            size[a] = (long)g.size[a];
+        nnfx_rt_einsum(nin, x, out[0]->data, (long)total, g.nall, g.nouter, size, st);
+        return NNFX_OK;
     }
-    int64_t inner = 1, total = nnfx_tensor_numel(out[0]);
-    for (int a = nouter; a < nall; a++)
-        inner *= size[all[a]];
-    int64_t idx[2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN] = {0}, off[IR_EINSUM_MAX_IN] = {0};
-    float *y32 = f32 ? out[0]->data : NULL;
+    int64_t inner = 1;
+    for (int a = g.nouter; a < g.nall; a++)
+        inner *= g.size[a];
+    int64_t idx[KERN_EINSUM_MAX_LABELS] = {0}, off[IR_EINSUM_MAX_IN] = {0};
     for (int64_t o = 0; o < total; o++) {
         double acc = 0;
         for (int64_t s = 0; s < inner; s++) {
             double prod = 1;
             for (int i = 0; i < nin; i++)
-                prod *= f32 ? (double)((const float *)in[i]->data)[off[i]] : nnfx_tensor_get(in[i], off[i]);
+                prod *= nnfx_tensor_get(in[i], off[i]);
             acc += prod;
-            for (int a = nall - 1; a >= 0; a--) { /* odometer step, offsets follow */
+            for (int a = g.nall - 1; a >= 0; a--) { /* odometer step, offsets follow */
                 for (int i = 0; i < nin; i++)
-                    off[i] += lst[i][a];
-                if (++idx[a] < size[all[a]]) break;
+                    off[i] += g.st[i][a];
+                if (++idx[a] < g.size[a]) break;
                 for (int i = 0; i < nin; i++)
-                    off[i] -= lst[i][a] * idx[a];
+                    off[i] -= g.st[i][a] * idx[a];
                 idx[a] = 0;
             }
         }
         if (inner == 0) /* an empty sum: advance the output odometer alone */
-            for (int a = nouter - 1; a >= 0; a--) {
+            for (int a = g.nouter - 1; a >= 0; a--) {
                 for (int i = 0; i < nin; i++)
-                    off[i] += lst[i][a];
-                if (++idx[a] < size[all[a]]) break;
+                    off[i] += g.st[i][a];
+                if (++idx[a] < g.size[a]) break;
                 for (int i = 0; i < nin; i++)
-                    off[i] -= lst[i][a] * idx[a];
+                    off[i] -= g.st[i][a] * idx[a];
                 idx[a] = 0;
             }
-        if (y32)
-            y32[o] = (float)acc;
-        else
-            kern_set(out[0], o, acc);
+        kern_set(out[0], o, acc);
     }
     return NNFX_OK;
 }

@@ -126,4 +126,19 @@ void kern_dw_plane(const kern_dw_geom *g, const float *xi, const float *k, const
 nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            int64_t j0, int64_t j1, nnfx_error *err);
 
+/* The generic Einsum loop's geometry: its labels, the output's first
+ * (nouter of them) then the summed ones (nall in all), each one's size
+ * and, per input, element stride (summed over the dims it names: a
+ * diagonal; 0 along a broadcast dim of size 1). The interpreter's loop and
+ * generated C's nnfx_rt_einsum walk it the same way. */
+#define KERN_EINSUM_MAX_LABELS (2 * NNFX_MAX_RANK * IR_EINSUM_MAX_IN)
+typedef struct kern_einsum_geom {
+    int nin, nall, nouter;
+    int64_t size[KERN_EINSUM_MAX_LABELS];
+    int64_t st[IR_EINSUM_MAX_IN][KERN_EINSUM_MAX_LABELS];
+} kern_einsum_geom;
+/* Fills *g for parsed equation p over nin inputs of the given ranks and
+ * shapes; false when label sizes differ (other than 1). */
+bool kern_einsum_geometry(const ir_einsum *p, int nin, const int64_t *const *shapes, kern_einsum_geom *g);
+
 #endif
