@@ -284,12 +284,56 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
  * value wv, packed at generation for the fast kernel unless optimizing for
  * size or depthwise. The packed kernel also adds the residual r (NULL:
  * none) and applies ReLU (relu) in its epilogue: then *fused is set. */
+/* The geometry of a 3-d convolution or pooling of x into y (nnfx_rt_conv3d
+ * / nnfx_rt_pool3d): D H W OD OH OW KD KH KW, strides, pads begin,
+ * dilations (18 values into g); false when a value does not fit an int. */
+static bool window3d_geo(const nnfx_meta *xm, const nnfx_meta *ym, const ir_window *win, int64_t *g) {
+    for (int k = 0; k < 3; k++) {
+        g[k] = xm->dims[2 + k].value, g[3 + k] = ym->dims[2 + k].value, g[6 + k] = win->k[k];
+        g[9 + k] = win->s[k], g[12 + k] = win->pb[k], g[15 + k] = win->d[k];
+    }
+    for (int i = 0; i < 18; i++)
+        if (g[i] < 0 || g[i] > INT32_MAX) return false;
+    return true;
+}
+
+/* A 3-d convolution (bias, no fused epilogue): nnfx_rt_conv3d. */
+static nnfx_status emit_conv3d(cg *c, const nnfx_node *n, const char *x, int wv, const char *w, const char *b,
+                               const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *wm = cg_arg_meta(n, 1), *ym = &n->meta[0];
+    int64_t k[3] = {wm->dims[2].value, wm->dims[3].value, wm->dims[4].value}, in_sp[3];
+    for (int d = 0; d < 3; d++)
+        in_sp[d] = xm->dims[2 + d].value;
+    ir_window win;
+    nnfx_status st = ir_window_read(n, 3, k, in_sp, &win, c->err);
+    if (st) return st;
+    const int64_t grp = nnfx_node_attr_int(n, "group", 1);
+    int64_t g[22] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
+    if (grp < 1 || g[1] % grp || g[2] % grp || !window3d_geo(xm, ym, &win, g + 3))
+        return cg_unsupported(c, n, "a 3-d convolution whose geometry generated C does not take");
+    g[21] = grp;
+    char wb[64];
+    if (!w) {
+        if ((st = cg_value_expr(c, wv, n, wb, sizeof wb))) return st;
+        w = wb;
+    }
+    cg_use_section(c, "conv3d");
+    sb_printf(&c->body, "    {   /* N C M D H W OD OH OW KD KH KW strides pads dilations group */\n"
+                        "        static const int geo[22] = {");
+    for (int i = 0; i < 22; i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
+    sb_printf(&c->body, "};\n        nnfx_rt_conv3d(%s, %s, %s, %s, geo);\n    }\n", x, w, b ? b : "0", y);
+    c->stats[NNFX_OP_CONV].macs += cg_meta_numel(ym) * (g[1] / grp) * k[0] * k[1] * k[2];
+    return NNFX_OK;
+}
+
 static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, const char *w, const char *b,
                              const char *r, bool relu, const char *y, bool *fused) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *wm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     if (fused) *fused = false;
+    if (xm && wm && xm->rank == 5 && wm->rank == 5) return emit_conv3d(c, n, x, wv, w, b, y);
     if (!xm || !wm || (xm->rank != 4 && xm->rank != 3) || wm->rank != xm->rank)
-        return cg_unsupported(c, n, "only 1-d and 2-d convolutions are generated");
+        return cg_unsupported(c, n, "only 1-d, 2-d and 3-d convolutions are generated");
     int nsp = xm->rank - 2;
     int64_t k[2] = {wm->dims[2].value, nsp == 2 ? wm->dims[3].value : 1};
     int64_t in_sp[2] = {xm->dims[2].value, nsp == 2 ? xm->dims[3].value : 1};
@@ -533,9 +577,35 @@ static nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n,
     return NNFX_OK;
 }
 
+/* A 3-d max or average pooling: nnfx_rt_pool3d. */
+static nnfx_status emit_pool3d(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
+    if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 3) return cg_unsupported(c, n, "bad kernel_shape");
+    int64_t in_sp[3] = {xm->dims[2].value, xm->dims[3].value, xm->dims[4].value};
+    ir_window win;
+    nnfx_status st = ir_window_read(n, 3, ks->u.ints.v, in_sp, &win, c->err);
+    if (st) return st;
+    int64_t g[23] = {xm->dims[0].value * xm->dims[1].value};
+    if (!window3d_geo(xm, ym, &win, g + 1) || g[0] > INT32_MAX)
+        return cg_unsupported(c, n, "a 3-d pooling whose geometry generated C does not take");
+    g[19] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    for (int k = 0; k < 3; k++)
+        g[20 + k] = win.pe[k];
+    cg_use_section(c, "pool3d");
+    sb_printf(&c->body, "    {   /* NC D H W OD OH OW KD KH KW strides pads dilations incl_pad pads_end */\n"
+                        "        static const int geo[23] = {");
+    for (int i = 0; i < 23; i++)
+        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
+    sb_printf(&c->body, "};\n        nnfx_rt_pool3d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
+    return NNFX_OK;
+}
+
 static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || (xm->rank != 4 && xm->rank != 3)) return cg_unsupported(c, n, "only 1-d and 2-d pooling is generated");
+    if (xm && xm->rank == 5) return emit_pool3d(c, n, x, y);
+    if (!xm || (xm->rank != 4 && xm->rank != 3))
+        return cg_unsupported(c, n, "only 1-d, 2-d and 3-d pooling is generated");
     const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape");
     int nsp = xm->rank - 2;
     if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != nsp) return cg_unsupported(c, n, "bad kernel_shape");

@@ -39,7 +39,7 @@ def _conv(name, x, w, b, stride, pads, dil, group, post=None):
     for d in reversed(range(nsp)):
         fp += [pads[d], pads[nsp + d]]
     xt = F.pad(_t(x), fp)
-    conv = F.conv2d if nsp == 2 else F.conv1d
+    conv = F.conv3d if nsp == 3 else F.conv2d if nsp == 2 else F.conv1d
     ref = conv(xt, _t(w), _t(b) if b is not None else None, stride=stride, dilation=dil, groups=group)
     if post == "res_relu":
         nodes += [helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
@@ -50,13 +50,15 @@ def _conv(name, x, w, b, stride, pads, dil, group, post=None):
 
 
 def _pool(name, op, x, k, stride, pads, ceil, dil=1, incl=0):
-    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, ceil_mode=ceil)
+    nsp = x.ndim - 2
+    attrs = dict(kernel_shape=[k] * nsp, strides=[stride] * nsp, pads=pads, ceil_mode=ceil)
     if op == "MaxPool":
-        attrs["dilations"] = [dil, dil]
-        ref = F.max_pool2d(_t(x), k, stride, pads[0], dil, ceil_mode=bool(ceil))
+        attrs["dilations"] = [dil] * nsp
+        ref = (F.max_pool3d if nsp == 3 else F.max_pool2d)(_t(x), k, stride, pads[0], dil, ceil_mode=bool(ceil))
     else:
         attrs["count_include_pad"] = incl
-        ref = F.avg_pool2d(_t(x), k, stride, pads[0], ceil_mode=bool(ceil), count_include_pad=bool(incl))
+        ref = (F.avg_pool3d if nsp == 3 else F.avg_pool2d)(_t(x), k, stride, pads[0], ceil_mode=bool(ceil),
+                                                          count_include_pad=bool(incl))
     ref = ref.float().numpy()
     return (name, _model(name, [helper.make_node(op, ["x"], ["y"], **attrs)], x, ref.shape), x, ref)
 
@@ -82,6 +84,12 @@ def cases():
     yield _pool("maxpool_dil2", "MaxPool", rand(1, 2, 9, 9), 2, 1, [0, 0, 0, 0], 0, dil=2)
     yield _pool("avgpool_incl_ceil", "AveragePool", rand(1, 3, 10, 9), 3, 2, [1, 1, 1, 1], 1, incl=1)
     yield _pool("avgpool_excl", "AveragePool", rand(1, 3, 7, 8), 3, 2, [1, 1, 1, 1], 0, incl=0)
+    # 3-d: a grouped, strided, dilated conv with asymmetric pads; average pooling with pads, both divisors
+    # and a ceil_mode overhang; max pooling with dilation
+    yield _conv("conv3d_group2", rand(1, 4, 6, 7, 5), rand(6, 2, 3, 2, 3), rand(6), 2, [1, 0, 2, 1, 1, 0], 1, 2)
+    yield _conv("conv3d_dil2", rand(2, 3, 7, 6, 6), rand(5, 3, 2, 3, 2), None, 1, [1, 1, 1, 1, 1, 1], 2, 1)
+    yield _pool("avgpool3d_incl_ceil", "AveragePool", rand(1, 2, 7, 6, 9), 3, 2, [1, 1, 1, 1, 1, 1], 1, incl=1)
+    yield _pool("avgpool3d_excl", "AveragePool", rand(1, 2, 5, 8, 7), 3, 2, [1, 1, 1, 1, 1, 1], 0, incl=0)
     # Gemm, transB (a Linear): K = 37 is not a multiple of the 8 partial sums
     x, w, b = rand(3, 37), rand(10, 37), rand(10)
     ref = (0.5 * _t(x) @ _t(w).T + 2.0 * _t(b)).float().numpy()

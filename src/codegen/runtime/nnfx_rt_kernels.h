@@ -971,4 +971,90 @@ static inline void nnfx_rt_einsum(int nin, const float *const *x, float *y, long
 }
 /* @end */
 
+/* @rt conv3d needs:window */
+/* Direct 3-d convolution y [N, M, OD, OH, OW] = x [N, C, D, H, W] * w
+ * [M, C/group, KD, KH, KW] + b[m] (b may be NULL), taps accumulated in
+ * float in (channel, kd, kh, kw) order; g: N C M D H W OD OH OW KD KH KW,
+ * strides d/h/w, pads begin d/h/w, dilations d/h/w, group. */
+static inline void nnfx_rt_conv3d(const float *restrict x, const float *restrict w, const float *b, float *restrict y,
+                                  const int *g) {
+    const int N = g[0], C = g[1], M = g[2], D = g[3], H = g[4], W = g[5], OD = g[6], OH = g[7], OW = g[8];
+    const int KD = g[9], KH = g[10], KW = g[11], G = g[21], cg = C / G, mg = M / G;
+    int n, m, od, oh, ow, c, kd, kh, kw, d0, d1, h0, h1, w0, w1;
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m++) {
+            const int grp = m / mg;
+            const float *wm = w + (long)m * cg * KD * KH * KW;
+            for (od = 0; od < OD; od++) {
+                nnfx_rt_window(od, g[12], g[15], g[18], KD, D, &d0, &d1);
+                for (oh = 0; oh < OH; oh++) {
+                    nnfx_rt_window(oh, g[13], g[16], g[19], KH, H, &h0, &h1);
+                    for (ow = 0; ow < OW; ow++) {
+                        float acc = b ? b[m] : 0.0f;
+                        nnfx_rt_window(ow, g[14], g[17], g[20], KW, W, &w0, &w1);
+                        for (c = 0; c < cg; c++) {
+                            const float *xc = x + ((long)n * C + (long)grp * cg + c) * D * H * W;
+                            const float *wc = wm + (long)c * KD * KH * KW;
+                            for (kd = d0; kd < d1; kd++)
+                                for (kh = h0; kh < h1; kh++)
+                                    for (kw = w0; kw < w1; kw++)
+                                        acc += xc[((long)(od * g[12] - g[15] + kd * g[18]) * H +
+                                                   (oh * g[13] - g[16] + kh * g[19])) *
+                                                      W +
+                                                  ow * g[14] - g[17] + kw * g[20]] *
+                                               wc[(kd * KH + kh) * KW + kw];
+                        }
+                        y[(((long)n * M + m) * OD + od) * OH * OW + (long)oh * OW + ow] = acc;
+                    }
+                }
+            }
+        }
+}
+/* @end */
+
+/* @rt pool3d needs:window,max_takes */
+/* Max (is_max) or average pooling over [NC, D, H, W] -> [NC, OD, OH, OW],
+ * as nnfx_rt_pool2d per dim: g: NC D H W OD OH OW KD KH KW, strides
+ * d/h/w, pads begin d/h/w, dilations d/h/w, count_include_pad, pads end
+ * d/h/w. An average divides by the taps inside the input, or with
+ * count_include_pad by those inside the declared pads. */
+static inline void nnfx_rt_pool3d(const float *restrict x, float *restrict y, const int *g, int is_max) {
+    const int NC = g[0], D = g[1], H = g[2], W = g[3], OD = g[4], OH = g[5], OW = g[6];
+    int c, od, oh, ow, kd, kh, kw, lo[3], hi[3], k;
+    for (c = 0; c < NC; c++)
+        for (od = 0; od < OD; od++)
+            for (oh = 0; oh < OH; oh++)
+                for (ow = 0; ow < OW; ow++) {
+                    const int o[3] = {od, oh, ow}, in[3] = {D, H, W};
+                    long cnt = 1;
+                    float acc = 0.0f;
+                    int first = 1;
+                    for (k = 0; k < 3; k++) {
+                        nnfx_rt_window(o[k], g[10 + k], g[13 + k], g[16 + k], g[7 + k], in[k], &lo[k], &hi[k]);
+                        if (g[19]) { /* taps inside the declared pads */
+                            const int s = o[k] * g[10 + k] - g[13 + k], e0 = s + (g[7 + k] - 1) * g[16 + k] + 1;
+                            const int e = e0 > in[k] + g[20 + k] ? in[k] + g[20 + k] : e0;
+                            cnt *= (e - s + g[16 + k] - 1) / g[16 + k];
+                        } else {
+                            cnt *= hi[k] - lo[k];
+                        }
+                    }
+                    for (kd = lo[0]; kd < hi[0]; kd++)
+                        for (kh = lo[1]; kh < hi[1]; kh++)
+                            for (kw = lo[2]; kw < hi[2]; kw++) {
+                                const float v = x[(((long)c * D + od * g[10] - g[13] + kd * g[16]) * H + oh * g[11] -
+                                                   g[14] + kh * g[17]) *
+                                                      W +
+                                                  ow * g[12] - g[15] + kw * g[18]];
+                                if (is_max)
+                                    acc = first || nnfx_rt_max_takes(acc, v) ? v : acc;
+                                else
+                                    acc += v;
+                                first = 0;
+                            }
+                    y[(((long)c * OD + od) * OH + oh) * OW + ow] = is_max ? acc : cnt > 0 ? acc / (float)cnt : 0.0f;
+                }
+}
+/* @end */
+
 #endif
