@@ -90,13 +90,10 @@ static void test_optimize_modes(void **state) {
     nnfx_graph_free(g);
 }
 
-/* Reshape(x, shape) with shape a model input: its output size is known
- * only at run time, and the refusal says how to fix it (--value); with the
- * input fixed the C is specialised, keeps the input in its API and checks
- * it; fixed values that do not fit the input are refused; g is not
- * changed. */
-static void test_fixed_inputs(void **state) {
-    (void)state;
+/* A graph returning Reshape(relu ? Relu(x) : x, shape) of inputs x
+ * (float32 [2, 6]) and shape (int64 [2]); *shape_out and *relu_out (when
+ * not NULL) get those nodes. */
+static nnfx_graph *reshape_graph(bool relu, nnfx_node **shape_out, nnfx_node **relu_out) {
     nnfx_graph *g = nnfx_graph_new();
     nnfx_error err = {0};
     nnfx_meta mx = {0}, ms = {0};
@@ -105,10 +102,27 @@ static void test_fixed_inputs(void **state) {
     nnfx_meta_set_shape(&ms, NNFX_I64, 1, sd);
     nnfx_node *x = nnfx_graph_placeholder(g, "x", &mx, &err);
     nnfx_node *shape = nnfx_graph_placeholder(g, "shape", &ms, &err);
+    nnfx_arg ax = nnfx_arg_node(x);
+    if (relu) x = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &ax, 0, NULL, &err);
     nnfx_arg args[2] = {nnfx_arg_node(x), nnfx_arg_node(shape)};
     nnfx_node *r = nnfx_graph_call_op(g, NNFX_OP_RESHAPE, 2, args, 0, NULL, &err);
     assert_non_null(r);
     assert_non_null(nnfx_graph_output(g, 1, &r, &err));
+    if (shape_out) *shape_out = shape;
+    if (relu_out) *relu_out = x;
+    return g;
+}
+
+/* Reshape(x, shape) with shape a model input: its output size is known
+ * only at run time, and the refusal says how to fix it (--value); with the
+ * input fixed the C is specialised, keeps the input in its API and checks
+ * it; fixed values that do not fit the input are refused; g is not
+ * changed. */
+static void test_fixed_inputs(void **state) {
+    (void)state;
+    nnfx_node *shape;
+    nnfx_graph *g = reshape_graph(false, &shape, NULL);
+    nnfx_error err = {0};
     nnfx_codegen_files f = {0};
     assert_int_equal(nnfx_codegen(g, "m", NULL, &f, &err), NNFX_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "--value shape="));
@@ -159,20 +173,9 @@ static void test_fixed_inputs(void **state) {
  * model inputs it does not read left out; an unknown name is refused. */
 static void test_cut_outputs(void **state) {
     (void)state;
-    nnfx_graph *g = nnfx_graph_new();
+    nnfx_node *relu;
+    nnfx_graph *g = reshape_graph(true, NULL, &relu);
     nnfx_error err = {0};
-    nnfx_meta mx = {0}, ms = {0};
-    int64_t xd[2] = {2, 6}, sd[1] = {2};
-    nnfx_meta_set_shape(&mx, NNFX_F32, 2, xd);
-    nnfx_meta_set_shape(&ms, NNFX_I64, 1, sd);
-    nnfx_node *x = nnfx_graph_placeholder(g, "x", &mx, &err);
-    nnfx_node *shape = nnfx_graph_placeholder(g, "shape", &ms, &err);
-    nnfx_arg ax = nnfx_arg_node(x);
-    nnfx_node *relu = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &ax, 0, NULL, &err);
-    nnfx_arg args[2] = {nnfx_arg_node(relu), nnfx_arg_node(shape)};
-    nnfx_node *r = nnfx_graph_call_op(g, NNFX_OP_RESHAPE, 2, args, 0, NULL, &err);
-    assert_non_null(r);
-    assert_non_null(nnfx_graph_output(g, 1, &r, &err));
     const char *outs[1] = {nnfx_node_name(relu)};
     nnfx_codegen_options o = {0};
     o.name = "m", o.noutputs = 1, o.outputs = outs;
