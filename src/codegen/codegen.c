@@ -2606,7 +2606,7 @@ static char *emit_header(cg *c, int64_t arena) {
               "/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n",
               N, nin, N, nout, N, N, N, io,
               c->ctrl_peak       ? ", then control-flow bodies' arenas and loop buffers"
-              : c->scratch_bytes ? ", then steps' working memory (recurrent layers, resizes)"
+              : c->scratch_bytes ? ", then steps' working memory (recurrent layers, resizes, NMS, Unique)"
                                  : "",
               N, (long long)arena, N, (long long)c->weight_bytes);
     if (c->void_io)

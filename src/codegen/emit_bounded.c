@@ -143,7 +143,9 @@ static const nnfx_node *output_source(const nnfx_node *o, int *k) {
 
 bool cg_output_bounded(const cg *c, const nnfx_node *o) {
     int k;
-    return cg_bounded_index(c, output_source(o, &k)) >= 0;
+    const nnfx_node *src = output_source(o, &k);
+    /* Unique's inverse_indices has one entry per slice: its size never depends on the data */
+    return cg_bounded_index(c, src) >= 0 && !(src->op == NNFX_OP_UNIQUE && k == 2);
 }
 
 void cg_emit_output_dims(cg *c, int a, const nnfx_node *o) {
