@@ -284,6 +284,15 @@ static nnfx_status packed_weight(cg *c, const nnfx_node *user, int v, int64_t G,
  * value wv, packed at generation for the fast kernel unless optimizing for
  * size or depthwise. The packed kernel also adds the residual r (NULL:
  * none) and applies ReLU (relu) in its epilogue: then *fused is set. */
+/* `static const int geo[k] = {v...};`, the geometry array the conv and
+ * pooling kernels of the runtime take. */
+static void emit_geo(sbuf *b, int k, const int64_t *v) {
+    sb_printf(b, "        static const int geo[%d] = {", k);
+    for (int i = 0; i < k; i++)
+        sb_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
+    sb_printf(b, "};\n");
+}
+
 /* The geometry of a 3-d convolution or pooling of x into y (nnfx_rt_conv3d
  * / nnfx_rt_pool3d): D H W OD OH OW KD KH KW, strides, pads begin,
  * dilations (18 values into g); false when a value does not fit an int. */
@@ -318,11 +327,9 @@ static nnfx_status emit_conv3d(cg *c, const nnfx_node *n, const char *x, int wv,
         w = wb;
     }
     cg_use_section(c, "conv3d");
-    sb_printf(&c->body, "    {   /* N C M D H W OD OH OW KD KH KW strides pads dilations group */\n"
-                        "        static const int geo[22] = {");
-    for (int i = 0; i < 22; i++)
-        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
-    sb_printf(&c->body, "};\n        nnfx_rt_conv3d(%s, %s, %s, %s, geo);\n    }\n", x, w, b ? b : "0", y);
+    sb_printf(&c->body, "    {   /* N C M D H W OD OH OW KD KH KW strides pads dilations group */\n");
+    emit_geo(&c->body, 22, g);
+    sb_printf(&c->body, "        nnfx_rt_conv3d(%s, %s, %s, %s, geo);\n    }\n", x, w, b ? b : "0", y);
     c->stats[NNFX_OP_CONV].macs += cg_meta_numel(ym) * (g[1] / grp) * k[0] * k[1] * k[2];
     return NNFX_OK;
 }
@@ -359,17 +366,13 @@ static nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, c
                        : dw && !c->size ? "conv2d_dw"
                                         : "conv2d";
     cg_use_section(c, kern);
-    sb_printf(&c->body,
-              "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n"
-              "        static const int geo[%d] = {",
-              packed ? " relu" : "", packed ? 17 : 16);
-    for (int i = 0; i < (packed ? 17 : 16); i++)
-        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
+    sb_printf(&c->body, "    {   /* N C M H W OH OW KH KW sh sw ph pw dh dw group%s */\n", packed ? " relu" : "");
+    emit_geo(&c->body, packed ? 17 : 16, g);
     if (packed)
-        sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0",
+        sb_printf(&c->body, "        nnfx_rt_%s(%s, %s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0",
                   r ? r : "0", y);
     else
-        sb_printf(&c->body, "};\n        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
+        sb_printf(&c->body, "        nnfx_rt_%s(%s, %s, %s, %s, geo);\n    }\n", kern, x, w, b ? b : "0", y);
     if (packed) *fused = true;
     c->stats[NNFX_OP_CONV].macs += cg_meta_numel(ym) * (xm->dims[1].value / (grp ? grp : 1)) * g[7] * g[8];
     return NNFX_OK;
@@ -593,11 +596,9 @@ static nnfx_status emit_pool3d(cg *c, const nnfx_node *n, const char *x, const c
     for (int k = 0; k < 3; k++)
         g[20 + k] = win.pe[k];
     cg_use_section(c, "pool3d");
-    sb_printf(&c->body, "    {   /* NC D H W OD OH OW KD KH KW strides pads dilations incl_pad pads_end */\n"
-                        "        static const int geo[23] = {");
-    for (int i = 0; i < 23; i++)
-        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
-    sb_printf(&c->body, "};\n        nnfx_rt_pool3d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
+    sb_printf(&c->body, "    {   /* NC D H W OD OH OW KD KH KW strides pads dilations incl_pad pads_end */\n");
+    emit_geo(&c->body, 23, g);
+    sb_printf(&c->body, "        nnfx_rt_pool3d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
     return NNFX_OK;
 }
 
@@ -618,11 +619,9 @@ static nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const cha
     g[13] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
     g[14] = nsp == 2 ? win.pe[0] : 0, g[15] = win.pe[nsp - 1];
     cg_use_section(c, "pool2d");
-    sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n"
-                        "        static const int geo[16] = {");
-    for (int i = 0; i < 16; i++)
-        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)g[i]);
-    sb_printf(&c->body, "};\n        nnfx_rt_pool2d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
+    sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n");
+    emit_geo(&c->body, 16, g);
+    sb_printf(&c->body, "        nnfx_rt_pool2d(%s, %s, geo, %d);\n    }\n", x, y, n->op == NNFX_OP_MAX_POOL);
     return NNFX_OK;
 }
 
@@ -2204,11 +2203,9 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
                            g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
         cg_use_section(c, "qpool");
-        sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw global_avg */\n"
-                            "        static const int geo[14] = {");
-        for (int i = 0; i < 14; i++)
-            sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)geo[i]);
-        sb_printf(&c->body, "};\n        nnfx_rt_qpool(%s, %s, geo, %d, ", x, y, g->x_signed);
+        sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw global_avg */\n");
+        emit_geo(&c->body, 14, geo);
+        sb_printf(&c->body, "        nnfx_rt_qpool(%s, %s, geo, %d, ", x, y, g->x_signed);
         cg_float_lit(&c->body, g->x_scale);
         sb_printf(&c->body, ", %d, %d, ", (int)g->x_zp, g->y_signed);
         cg_float_lit(&c->body, g->y_scale);
@@ -2237,11 +2234,9 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         g->ow == g->w) /* pointwise: each plane as one row */
         geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
     cg_use_section(c, "qconv");
-    sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n"
-                        "        static const int geo[16] = {");
-    for (int i = 0; i < 16; i++)
-        sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)geo[i]);
-    sb_printf(&c->body, "};\n        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
+    sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n");
+    emit_geo(&c->body, 16, geo);
+    sb_printf(&c->body, "        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
     c->stats[f->op].macs += g->n * g->m * g->oh * g->ow * kk;
     return NNFX_OK;
 }
