@@ -216,15 +216,13 @@ static nnfx_tensor *parse_value_list(const char *list, nnfx_dtype dt) {
             item++;
         errno = 0;
         bool ok = *item && *item != ',';
-        if (dt == NNFX_F32 || dt == NNFX_F64 || dt == NNFX_F16) {
+        if (dt == NNFX_F32 || dt == NNFX_F64) {
             double v = strtod(item, &end);
             if (dt == NNFX_F32)
                 ((float *)t->data)[i] = (float)v;
-            else if (dt == NNFX_F64)
-                ((double *)t->data)[i] = v;
             else
-                ok = false; /* float16: a tensor file */
-        } else {
+                ((double *)t->data)[i] = v;
+        } else { /* an integer type (float16 values come from a tensor file: read_values) */
             long long v = strtoll(item, &end, 10);
             ok &= errno == 0;
             switch (dt) {
