@@ -79,6 +79,8 @@ static int node_index(const cg *c, const nnfx_node *n) {
     return -1;
 }
 
+int cg_node_value(const cg *c, const nnfx_node *n) { return node_index(c, n); }
+
 void cg_float_lit(sbuf *b, float v) {
     if (v != v)
         sb_printf(b, "NAN");
@@ -2523,6 +2525,10 @@ static nnfx_status walk_plan(cg *c) {
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 const nnfx_dtype dt = o->meta[0].dtype;
                 if (!c->out_dst && c->nbounded) cg_emit_output_dims(c, a, o);
+                if (!c->out_dst && cg_dyn_of(c->bnd, o)) { /* over its bound: compacted */
+                    if ((st = cg_emit_dyn_output(c, a, o))) return st;
+                    continue;
+                }
                 if (!c->out_dst && dt != NNFX_F32) { /* a model output of another type: its bytes */
                     if ((st = emit_bytes_output(c, a, o))) return st;
                     continue;
@@ -2549,9 +2555,12 @@ static nnfx_status walk_plan(cg *c) {
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
         c->want_value = NULL;
+        if (c->bnd && !c->out_dst && (st = cg_emit_fills(c, &v, first))) return st;
+        if (c->bnd && !c->out_dst && first != v.last && (st = cg_emit_fills(c, &v, v.last))) return st;
         st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
              : v.kind == FX_STEP_QOP ? emit_qop_step(c, &v)
                                      : emit_kernel_step(c, &v);
+        if (!st && c->bnd && !c->out_dst) st = cg_emit_after(c, &v, v.last);
     }
     return st;
 }
@@ -2987,8 +2996,8 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
     return NNFX_OK;
 }
 
-static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const nnfx_node *const *bounded,
-                                 int nbounded, nnfx_codegen_files *out, nnfx_error *err);
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
+                                 nnfx_codegen_files *out, nnfx_error *err);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
@@ -3144,9 +3153,8 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
     /* a copy: fixed inputs read as parameters, and under control flow the
      * constants captured by bodies made the bodies' own */
     nnfx_graph *copy = NULL;
-    const nnfx_node *bounded[64];
-    int nbounded = 0;
-    if (ctrl || o.nfixed || o.noutputs || cg_set_bounds(g, NULL, 0)) {
+    cg_bounds bounds = {0};
+    if (ctrl || o.nfixed || o.noutputs || cg_has_bounds(g)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
         if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
             (ctrl && (st = inline_const_captures(copy, err))) || (st = nnfx_graph_lint(copy, err)) ||
@@ -3154,18 +3162,22 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
             nnfx_graph_free(copy);
             return st;
         }
-        /* outputs whose size depends on the data: their bounds, set last (inference would undo them) */
-        nbounded = cg_set_bounds(copy, bounded, 64);
+        /* values whose size depends on the data: their bounds, set last (inference would undo them) */
+        if ((st = cg_set_bounds(copy, &bounds, err))) {
+            nnfx_graph_free(copy);
+            return st;
+        }
         g = copy;
     }
-    st = codegen_graph(g, &o, bounded, nbounded, out, err);
+    st = codegen_graph(g, &o, bounds.nsrc ? &bounds : NULL, out, err);
+    cg_bounds_free(&bounds);
     nnfx_graph_free(copy);
     return st;
 }
 
 /* nnfx_codegen_opt on a linted graph with inferred shapes. */
-static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const nnfx_node *const *bounded,
-                                 int nbounded, nnfx_codegen_files *out, nnfx_error *err) {
+static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
+                                 nnfx_codegen_files *out, nnfx_error *err) {
     nnfx_status st;
     const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
@@ -3180,7 +3192,8 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     c.g = g, c.p = p, c.name = name, c.err = err, c.size = o->optimize == NNFX_CODEGEN_SIZE;
     nnfx_dtype in_dtype[256];
     const nnfx_tensor *fixed_in[256] = {0};
-    c.in_dtype = in_dtype, c.fixed_in = fixed_in, c.bounded = bounded, c.nbounded = nbounded;
+    c.in_dtype = in_dtype, c.fixed_in = fixed_in, c.bnd = bounds;
+    if (bounds) c.bounded = bounds->src, c.nbounded = bounds->nsrc;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
             if (c.nin_model >= 256) {

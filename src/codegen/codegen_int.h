@@ -15,6 +15,35 @@
 #include "nnfx.h"
 
 #define CG_MAX_SECTIONS 64
+#define CG_MAX_BOUNDED  64 /* data-dependent nodes (NonZero...) a model may have */
+#define CG_MAX_FILLS    64 /* padding fills before the nodes that read along a data-dependent dim */
+
+/* A value whose dims may depend on the data: per dim, the extent it holds
+ * (cg_extent_expr), or -1 for a static dim. */
+typedef struct cg_dyn {
+    const nnfx_node *node;
+    int16_t ext[NNFX_MAX_RANK];
+} cg_dyn;
+
+/* What a node that reads along a data-dependent dim needs in its input's
+ * padding first (bounds.c): the value that leaves its result unchanged. */
+typedef enum cg_fill_kind { CG_FILL_ZERO, CG_FILL_ONE, CG_FILL_LOWEST, CG_FILL_HIGHEST } cg_fill_kind;
+typedef struct cg_fill {
+    const nnfx_node *node; /* before this node runs */
+    int arg;               /* the input whose padding is filled */
+    cg_fill_kind fill;
+} cg_fill;
+
+/* The data-dependent nodes of a graph and the values after them (bounds.c). */
+typedef struct cg_bounds {
+    const nnfx_node *src[CG_MAX_BOUNDED]; /* NonZero, Compress, Unique, NonMaxSuppression */
+    bool src_dyn_in[CG_MAX_BOUNDED];      /* its input has data-dependent dims itself (a NonZero) */
+    int nsrc;
+    cg_dyn *dyn; /* values with data-dependent dims (malloc'd) */
+    int ndyn, cap;
+    cg_fill fill[CG_MAX_FILLS];
+    int nfill;
+} cg_bounds;
 
 typedef struct cg_op_stat {
     nnfx_op op;
@@ -68,6 +97,7 @@ typedef struct cg {
     /* nodes whose output size depends on the data, bounded (emit_bounded.c); NAME_run_dims reports their dims */
     const nnfx_node *const *bounded;
     int nbounded;
+    const cg_bounds *bnd; /* those nodes and the values after them, NULL when none */
 } cg;
 
 /* The portable kernels of src/codegen/runtime/, embedded at build time
@@ -108,6 +138,8 @@ int64_t cg_meta_numel(const nnfx_meta *m);
 /* The float value of step s's constant scalar input a into *out (dflt when
  * absent); false when present but not a constant scalar. */
 bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out);
+/* The plan value of node n (its position in the graph), -1 when none. */
+int cg_node_value(const cg *c, const nnfx_node *n);
 /* Sets NNFX_ERR_UNSUPPORTED "codegen: node N (op): why" and returns it. */
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
 /* The runtime's scalar function name of a unary float op ("relu"...), or NULL. */
@@ -181,11 +213,34 @@ void cg_step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len)
 
 /* ---- outputs whose size depends on the data (emit_bounded.c) ---------------- */
 
-/* Gives each node of g whose output size depends on the data (NonZero,
- * Compress, Unique, NonMaxSuppression) and whose only users are model outputs a static output shape:
- * its bound. With list NULL only counts them (g unchanged); else lists them
- * in list (at most max). Returns how many. */
-int cg_set_bounds(nnfx_graph *g, const nnfx_node **list, int max);
+/* bounds.c: whether g has a node whose output size depends on the data
+ * that generated C can bound (cg_set_bounds would find one). */
+bool cg_has_bounds(const nnfx_graph *g);
+/* bounds.c: gives each node of g (a copy, shapes inferred) whose output
+ * size depends on the data (NonZero, Compress, Unique, NonMaxSuppression) its
+ * bound as a static shape, infers the nodes after it again from that bound,
+ * and lists in *b the values whose dims depend on the data and the padding
+ * fills their readers need. NNFX_ERR_UNSUPPORTED naming the first node that
+ * reads such a value and cannot be generated over its bound (and the
+ * --outputs for the part before it). Free *b with cg_bounds_free. */
+nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err);
+void cg_bounds_free(cg_bounds *b);
+/* bounds.c: the data-dependent extents of value v (one per dim, -1 for a
+ * static dim), NULL when every dim of v is static. */
+const int16_t *cg_dyn_of(const cg_bounds *b, const nnfx_node *v);
+/* bounds.c: the C expression (in NAME_run_dims_arena) of extent e. */
+void cg_extent_expr(int e, char *buf, size_t len);
+/* emit_bounded.c: dim d of value v as a C expression: its extent when it
+ * depends on the data, else its static size. */
+void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len);
+/* emit_bounded.c: the padding fills node n needs before it runs (of step s). */
+nnfx_status cg_emit_fills(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_bounded.c: after node n (a ReduceMean over a data-dependent dim):
+ * its output scaled from the bound's count to the actual one. */
+nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_bounded.c: model output a (value o, of data-dependent dims)
+ * compacted into outputs[a], zeros after its values. */
+nnfx_status cg_emit_dyn_output(cg *c, int a, const nnfx_node *o);
 /* The C type generated C holds values of type dt in ("float", "int64_t",
  * ...; bool: "uint8_t"), NULL when it has none. */
 const char *cg_ctype(nnfx_dtype dt);

@@ -1,123 +1,20 @@
 /* emit_bounded.c — nodes whose output size depends on the data (NonZero,
- * Compress, Unique, NonMaxSuppression) where their outputs are model
- * outputs only: the generator gives
- * such an output a bound (the most it can hold: a NonZero of every value, a
- * Compress keeping every slice), the plan sizes its buffer by that bound,
- * and the kernel (src/codegen/runtime/nnfx_rt_bounded.h) writes the values
- * compactly at its start and the actual extent into a local array the
- * output step copies to the caller (NAME_run_dims). */
+ * Compress, Unique, NonMaxSuppression) and the values after them: bounds.c
+ * gives such an output a bound (the most it can hold: a NonZero of every
+ * value, a Compress keeping every slice), the plan sizes its buffer by that
+ * bound, and the kernel (src/codegen/runtime/nnfx_rt_bounded.h) writes the
+ * values where the bound's layout has them and the actual extent into a
+ * local array. The steps after it compute over the bound; the padding fills
+ * here come before the ones that read along a data-dependent dim, and a
+ * model output of such a value is compacted for the caller, its actual dims
+ * reported through NAME_run_dims. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
-
-/* Whether every user of n (or, for a multi-output node, of its getitem
- * users) is the graph's output node. */
-static bool only_model_outputs(const nnfx_node *n) {
-    if (n->nusers == 0) return false;
-    for (int u = 0; u < n->nusers; u++) {
-        const nnfx_node *r = n->users[u];
-        if (n->nout > 1 && r->opcode == NNFX_CALL_FUNCTION && r->op == NNFX_OP_GETITEM) {
-            if (!only_model_outputs(r)) return false;
-        } else if (r->opcode != NNFX_OUTPUT) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* The elements of n's argument a (a static value), -1 when absent or not
- * static. */
-static int64_t arg_numel(const nnfx_node *n, int a) {
-    const nnfx_meta *m = cg_arg_meta(n, a);
-    return m && nnfx_meta_is_static(m) ? nnfx_meta_numel(m) : -1;
-}
-
-/* NonMaxSuppression's max_output_boxes_per_class when it is a parameter of
- * g (at most n; 0 gives 0), else n. */
-static int64_t nms_per_class(const nnfx_graph *g, const nnfx_node *nms, int64_t n) {
-    const nnfx_node *a = nms->nargs > 2 && nms->args[2].kind == NNFX_ARG_NODE ? nms->args[2].u.node : NULL;
-    const nnfx_tensor *t = a && a->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, a->target) : NULL;
-    if (!t || nnfx_tensor_numel(t) < 1) return a ? n : 0; /* absent: no box is selected */
-    const int64_t mo = ir_tensor_int_at0(t);
-    return mo < 0 ? 0 : mo < n ? mo : n;
-}
-
-/* The bounds of n's outputs (a data-dependent NonZero, Compress, Unique or
- * NonMaxSuppression of g whose inputs are static) into m[0..n->nout);
- * false when n is not such a node. */
-static bool bound_of(const nnfx_graph *g, const nnfx_node *n, nnfx_meta *m) {
-    if (n->opcode != NNFX_CALL_FUNCTION || n->nout > 4) return false;
-    bool dynamic = false;
-    for (int k = 0; k < n->nout; k++)
-        dynamic |= !nnfx_meta_is_static(&n->meta[k]);
-    if (!dynamic) return false;
-    const nnfx_meta *x = cg_arg_meta(n, 0);
-    if (!x || !nnfx_meta_is_static(x) || x->rank > 8) return false;
-    for (int a = 1; a < n->nargs; a++)
-        if (n->args[a].kind == NNFX_ARG_NODE && arg_numel(n, a) < 0) return false;
-    int64_t dims[NNFX_MAX_RANK];
-    const nnfx_attr *at = nnfx_node_attr(n, "axis");
-    int axis = -1;
-    if (at && !infer_axis(at->u.i, x->rank, false, &axis)) return false;
-    switch (n->op) {
-    case NNFX_OP_NON_ZERO:
-        dims[0] = x->rank, dims[1] = nnfx_meta_numel(x);
-        nnfx_meta_set_shape(&m[0], NNFX_I64, 2, dims);
-        return true;
-    case NNFX_OP_COMPRESS: {
-        const int64_t clen = arg_numel(n, 1);
-        if (clen < 0 || clen > (axis < 0 ? nnfx_meta_numel(x) : x->dims[axis].value)) return false;
-        for (int d = 0; d < x->rank; d++)
-            dims[d] = d == axis ? clen : x->dims[d].value;
-        if (axis < 0) dims[0] = clen;
-        nnfx_meta_set_shape(&m[0], x->dtype, axis < 0 ? 1 : x->rank, dims);
-        return true;
-    }
-    case NNFX_OP_UNIQUE: { /* at most every slice distinct */
-        const int64_t S = axis < 0 ? nnfx_meta_numel(x) : x->dims[axis].value;
-        for (int d = 0; d < x->rank; d++)
-            dims[d] = x->dims[d].value;
-        if (axis < 0) dims[0] = S;
-        nnfx_meta_set_shape(&m[0], x->dtype, axis < 0 ? 1 : x->rank, dims);
-        for (int k = 1; k < n->nout && k < 4; k++)
-            nnfx_meta_set_shape(&m[k], NNFX_I64, 1, &S);
-        return true;
-    }
-    case NNFX_OP_NMS: { /* every box of every class of every batch, or max_output_boxes_per_class of them */
-        const nnfx_meta *sm = cg_arg_meta(n, 1);
-        if (x->rank != 3 || !sm || sm->rank != 3 || !nnfx_meta_is_static(sm)) return false;
-        dims[0] = sm->dims[0].value * sm->dims[1].value * nms_per_class(g, n, sm->dims[2].value), dims[1] = 3;
-        nnfx_meta_set_shape(&m[0], NNFX_I64, 2, dims);
-        return true;
-    }
-    default: return false;
-    }
-}
-
-int cg_set_bounds(nnfx_graph *g, const nnfx_node **list, int max) {
-    int k = 0;
-    for (nnfx_node *n = g->head; n; n = n->next) {
-        nnfx_meta m[4] = {{0}};
-        if (!only_model_outputs(n) || !bound_of(g, n, m)) continue;
-        if (list) {
-            if (k >= max) break;
-            for (int o = 0; o < n->nout; o++)
-                n->meta[o] = m[o];
-            for (int u = 0; u < n->nusers; u++) { /* a multi-output node's getitems */
-                nnfx_node *r = n->users[u];
-                if (r->opcode == NNFX_CALL_FUNCTION && r->op == NNFX_OP_GETITEM && r->args[1].kind == NNFX_ARG_INT &&
-                    r->args[1].u.i >= 0 && r->args[1].u.i < n->nout)
-                    r->meta[0] = m[r->args[1].u.i];
-            }
-            list[k] = n;
-        }
-        k++;
-    }
-    return k;
-}
 
 int cg_bounded_index(const cg *c, const nnfx_node *n) {
     for (int i = 0; i < c->nbounded; i++)
@@ -143,24 +40,146 @@ static const nnfx_node *output_source(const nnfx_node *o, int *k) {
 
 bool cg_output_bounded(const cg *c, const nnfx_node *o) {
     int k;
+    if (cg_dyn_of(c->bnd, o)) return true;
     const nnfx_node *src = output_source(o, &k);
     /* Unique's inverse_indices has one entry per slice: its size never depends on the data */
     return cg_bounded_index(c, src) >= 0 && !(src->op == NNFX_OP_UNIQUE && k == 2);
 }
 
 void cg_emit_output_dims(cg *c, int a, const nnfx_node *o) {
-    int k;
-    const int b = cg_bounded_index(c, output_source(o, &k));
+    int k = 0;
+    const int b = cg_dyn_of(c->bnd, o) ? -1 : cg_bounded_index(c, output_source(o, &k));
     const nnfx_meta *m = &o->meta[0];
     char dn[48];
     dims_name(b, k, dn, sizeof dn);
     sb_printf(&c->body, "    if (dims && dims[%d]) {", a);
     for (int d = 0; d < m->rank; d++)
-        if (b >= 0)
+        if (b >= 0) {
             sb_printf(&c->body, " dims[%d][%d] = %s[%d];", a, d, dn, d);
-        else
-            sb_printf(&c->body, " dims[%d][%d] = %lld;", a, d, (long long)m->dims[d].value);
+        } else { /* a value after a bounded node, or a static one */
+            char e[64];
+            cg_dim_expr(c, o, d, e, sizeof e);
+            sb_printf(&c->body, " dims[%d][%d] = %s;", a, d, e);
+        }
     sb_printf(&c->body, " }\n");
+}
+
+void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len) {
+    const int16_t *ext = cg_dyn_of(c->bnd, v);
+    if (ext && d < NNFX_MAX_RANK && ext[d] >= 0)
+        cg_extent_expr(ext[d], buf, len);
+    else
+        snprintf(buf, len, "%lld", (long long)v->meta[0].dims[d].value);
+}
+
+/* Declares `const long NAME[rank]` in a block: value v's bound (bound) or
+ * its actual dims, extents read at run time (!bound). */
+static void emit_dims_array(cg *c, const char *name, const nnfx_node *v, bool bound) {
+    const nnfx_meta *m = &v->meta[0];
+    sb_printf(&c->body, "        %sconst long %s[%d] = {", bound ? "static " : "", name, m->rank > 0 ? m->rank : 1);
+    for (int d = 0; d < m->rank; d++) {
+        const int16_t *ext = bound ? NULL : cg_dyn_of(c->bnd, v);
+        char e[64];
+        cg_dim_expr(c, v, d, e, sizeof e);
+        if (ext && ext[d] >= 0)
+            sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
+        else
+            sb_printf(&c->body, d ? ", %lld" : "%lld", (long long)m->dims[d].value);
+    }
+    sb_printf(&c->body, m->rank ? "};\n" : "0};\n");
+}
+
+/* The C literal of fill f for values of type dt into buf. */
+static void fill_literal(cg_fill_kind f, nnfx_dtype dt, char *buf, size_t len) {
+    const bool flt = dt == NNFX_F32 || dt == NNFX_F64;
+    const char *lo = flt ? "-INFINITY" : dt == NNFX_I64 ? "(-9223372036854775807LL - 1)" : "(-2147483647 - 1)";
+    const char *hi = flt ? "INFINITY" : dt == NNFX_I64 ? "9223372036854775807LL" : "2147483647";
+    snprintf(buf, len, "%s", f == CG_FILL_ZERO ? "0" : f == CG_FILL_ONE ? "1" : f == CG_FILL_LOWEST ? lo : hi);
+}
+
+nnfx_status cg_emit_fills(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    (void)s;
+    for (int i = 0; c->bnd && i < c->bnd->nfill; i++) {
+        const cg_fill *f = &c->bnd->fill[i];
+        if (f->node != n) continue;
+        const nnfx_node *v = n->args[f->arg].u.node;
+        const nnfx_dtype dt = v->meta[0].dtype;
+        const char *ct = cg_ctype(dt);
+        char x[96], lit[48];
+        nnfx_status st = cg_value_typed(c, cg_node_value(c, v), dt, n, x, sizeof x);
+        if (st) return st;
+        if (!ct) return cg_unsupported(c, n, "padding of a type generated C lacks");
+        if (dt != NNFX_F32) c->src_stdint = true;
+        fill_literal(f->fill, dt, lit, sizeof lit);
+        cg_use_section(c, "fill_pad");
+        sb_printf(&c->body, "    {   /* %s's padding past the data-dependent extent of %s: %s */\n", n->name, v->name,
+                  lit);
+        sb_printf(&c->body, "        static const %s fv = %s;\n", ct, lit);
+        emit_dims_array(c, "bound", v, true);
+        emit_dims_array(c, "valid", v, false);
+        sb_printf(&c->body, "        nnfx_rt_fill_pad((unsigned char *)%s, %d, %d, bound, valid, &fv);\n    }\n", x,
+                  (int)nnfx_dtype_size(dt), v->meta[0].rank);
+    }
+    return NNFX_OK;
+}
+
+nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    if (!c->bnd || n->op != NNFX_OP_REDUCE_MEAN || n->meta[0].dtype != NNFX_F32) return NNFX_OK;
+    const nnfx_node *x = n->args[0].u.node;
+    const int16_t *dx = cg_dyn_of(c->bnd, x);
+    bool filled = false;
+    for (int i = 0; i < c->bnd->nfill; i++)
+        filled |= c->bnd->fill[i].node == n;
+    if (!dx || !filled) return NNFX_OK;
+    /* the mean divided by the bound's count of the reduced dims: the ones
+     * whose reduced size differs are those the output lost or kept as 1 */
+    const nnfx_meta *xm = &x->meta[0], *ym = &n->meta[0];
+    sbuf bound = {0}, actual = {0};
+    sb_printf(&bound, "1.0");
+    sb_printf(&actual, "1.0");
+    const int64_t out = cg_meta_numel(ym);
+    for (int d = 0; d < xm->rank; d++) {
+        if (dx[d] < 0) continue;
+        /* a data-dependent dim the output keeps (not reduced) has the same extent in it */
+        const int16_t *dy = cg_dyn_of(c->bnd, n);
+        bool kept = false;
+        for (int j = 0; dy && j < ym->rank; j++)
+            kept |= dy[j] == dx[d];
+        if (kept) continue;
+        char e[64];
+        cg_extent_expr(dx[d], e, sizeof e);
+        sb_printf(&bound, " * %lld", (long long)xm->dims[d].value);
+        sb_printf(&actual, " * (double)%s", e);
+    }
+    char y[96];
+    nnfx_status st = cg_value_expr(c, s->out, n, y, sizeof y);
+    char *bs = sb_finish(&bound), *as = sb_finish(&actual);
+    if (!st && bs && as) {
+        cg_use_section(c, "rescale");
+        sb_printf(&c->body, "    nnfx_rt_rescale(%s, %lld, %s, %s); /* the mean over the actual extent */\n", y,
+                  (long long)out, bs, as);
+    } else if (!st) {
+        st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+    free(bs);
+    free(as);
+    return st;
+}
+
+nnfx_status cg_emit_dyn_output(cg *c, int a, const nnfx_node *o) {
+    const nnfx_dtype dt = o->meta[0].dtype;
+    char x[96];
+    nnfx_status st = cg_value_typed(c, cg_node_value(c, o), dt, o, x, sizeof x);
+    if (st) return st;
+    cg_use_section(c, "compact");
+    sb_printf(&c->body, "    {   /* %s: its values compactly, zeros after them */\n", o->name);
+    emit_dims_array(c, "bound", o, true);
+    emit_dims_array(c, "valid", o, false);
+    sb_printf(&c->body,
+              "        nnfx_rt_compact((const unsigned char *)%s, (unsigned char *)outputs[%d], %d, %d, bound, "
+              "valid);\n    }\n",
+              x, a, (int)nnfx_dtype_size(dt), o->meta[0].rank);
+    return NNFX_OK;
 }
 
 /* Declares the dims array of output k (meta m) of bounded node b: the
@@ -263,14 +282,14 @@ nnfx_status cg_emit_bounded(cg *c, const fx_step_view *s, int b) {
     if ((st = cg_typed_out(c, s->out, ym->dtype, n, y, sizeof y))) return st;
     declare_dims(c, b, 0, ym);
     dims_name(b, 0, dn, sizeof dn);
-    if (n->op == NNFX_OP_NON_ZERO) {
+    if (n->op == NNFX_OP_NON_ZERO) { /* y [rank, numel(x)]: row d holds the coordinates along dim d */
         cg_use_section(c, "nonzero");
-        sb_printf(&c->body, "    {\n        static const long shape[%d] = {", xm->rank > 0 ? xm->rank : 1);
-        for (int d = 0; d < xm->rank; d++)
-            sb_printf(&c->body, d ? ", %lld" : "%lld", (long long)xm->dims[d].value);
-        sb_printf(&c->body, xm->rank ? "};\n" : "0};\n");
-        sb_printf(&c->body, "        nnfx_rt_nonzero(%s, %d, %d, shape, %s, &%s[1]);\n    }\n", x, cg_tcode(xm->dtype),
-                  xm->rank, y, dn);
+        sb_printf(&c->body, "    {\n");
+        const nnfx_node *xv = n->args[0].u.node;
+        emit_dims_array(c, "shape", xv, true);
+        emit_dims_array(c, "valid", xv, false);
+        sb_printf(&c->body, "        nnfx_rt_nonzero(%s, %d, %d, shape, valid, %s, &%s[1]);\n    }\n", x,
+                  cg_tcode(xm->dtype), xm->rank, y, dn);
         return NNFX_OK;
     }
     /* Compress */

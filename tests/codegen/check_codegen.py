@@ -197,6 +197,51 @@ def build_and_run(out, name, inputs, nsamples, weights_o0=False):
     return np.array(rows, np.float32).reshape(nsamples, -1)
 
 
+def check_bounded(label, out, name, inputs, refs):
+    """Compiles the generated C in out (a model with outputs whose size
+    depends on the data), runs it once on inputs (arrays) through
+    NAME_run_dims, and checks each output against refs (PyTorch's arrays):
+    the dims it reports are the reference's shape, its values the
+    reference's within 1e-4 of the output's scale (integers exactly), zeros
+    after them up to the bound. Returns the reported shapes (None on a
+    failure already reported)."""
+    built = build_program(out, name, dims=True)
+    if isinstance(built, str):
+        fail("%s: %s" % (label, built))
+        return None
+    in_t, out_t, out_n = built
+    files = []
+    for i, x in enumerate(inputs):
+        p = os.path.join(out, "in%d.bin" % i)
+        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
+        files.append(p)
+    res = os.path.join(out, "out.bin")
+    r = run([os.path.join(out, "run"), "1"] + files + [res])
+    if r.returncode:
+        fail("%s: generated program exited %d" % (label, r.returncode))
+        return None
+    raw, at, vals = open(res, "rb").read(), 0, []
+    for t, cnt in zip(out_t, out_n):
+        vals.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at))
+        at += cnt * np.dtype(t).itemsize
+    dims = np.frombuffer(raw, np.int64, len(out_t) * 8, at).reshape(len(out_t), 8)
+    shapes = []
+    for k, (v, ref) in enumerate(zip(vals, refs)):
+        ref = np.asarray(ref)
+        shape = tuple(int(d) for d in dims[k][:ref.ndim])
+        shapes.append(shape)
+        n = int(np.prod(shape)) if shape else 1
+        if shape != ref.shape or v[n:].any():
+            fail("%s: output %d: dims %s (want %s), %d nonzero values past them" %
+                 (label, k, shape, ref.shape, int(np.count_nonzero(v[n:]))))
+        elif np.issubdtype(ref.dtype, np.integer) or ref.dtype == bool:
+            if not np.array_equal(v[:n].reshape(shape), ref):
+                fail("%s: output %d differs from PyTorch's" % (label, k))
+        else:
+            compare("%s output %d %s" % (label, k, list(shape)), v[:n].astype(np.float32), ref.ravel())
+    return shapes
+
+
 def compare(label, got, ref):
     ref = ref.reshape(got.shape).astype(np.float32)
     nan = np.isnan(ref)  # NaN where the reference has NaN, numbers elsewhere
@@ -279,8 +324,9 @@ def main():
     cases = [("no_kernel", det, [], 3, ["node h", "det"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
               ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
              ("dynamic", kws, [], 2, ["--shape x="]),
-             ("data_dependent", os.path.join(DATA, "split_plan", "masked_tokens.onnx"), [], 3,
-              ["_NonZero_output_0", "(NonZero)", "known only at run time"]),
+             ("data_dependent", os.path.join(DATA, "coverage", "nms_post.onnx"), [], 3,
+              ["node _GatherND_output_0 (GatherND)", "size depends on the input data",
+               "--outputs _Transpose_output_0"]),
              ("bad_name", kws, ["--shape", "x=1x1x31x20", "--name", "9x"], 2, ["identifier"]),
              ("bad_optimize", kws, ["--shape", "x=1x1x31x20", "--optimize", "fast"], 2, ["speed or size"]),
              ("value_count", kws, ["--shape", "x=1x1x31x20", "--value", "x=1,2"], 2,
@@ -447,6 +493,24 @@ def main():
                       (int(bad.sum()), score.size))
                 if mask.size != score.size or bad.any():
                     fail("masked_tokens --outputs: the mask differs from PyTorch's score > 0")
+    # 6d. values after data-dependent nodes, computed over their bounds: masked_tokens (NonZero ->
+    # Gather -> an MLP -> NonZero of a data-dependent value -> ReduceSum over it), select_attend
+    # (a mean, softmax attention, a MatMul summing over the selected rows, their max,
+    # torch.nonzero of a 2-d mask and x[mask]: NonZero -> Transpose -> GatherND) and detect_post (torchvision's nms -> Gather of the kept boxes),
+    # two samples each selecting different numbers, against PyTorch
+    for model, name, nin, nout in (("masked_tokens", "mt", 1, 2), ("select_attend", "sa", 1, 6),
+                                   ("detect_post", "dp", 2, 2)):
+        out = os.path.join(WORK, "bounded_" + model)
+        r = generate(os.path.join(DATA, "split_plan", model + ".onnx"), out, name)
+        if r.returncode:
+            fail("%s: codegen exited %d: %s" % (model, r.returncode, r.stdout))
+            continue
+        for j in (0, 1):
+            sample = os.path.join(DATA, "split_plan", "%s.s%d" % (model, j))
+            shapes = check_bounded("%s s%d" % (model, j), out, name,
+                                   [np.load("%s.in%d.npy" % (sample, i)) for i in range(nin)],
+                                   [np.load("%s.out%d.npy" % (sample, k)) for k in range(nout)])
+            print("%s sample %d: output dims %s" % (model, j, shapes))
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
     # against PyTorch; three real models in the size mode too
     try:

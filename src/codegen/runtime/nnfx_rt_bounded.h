@@ -15,33 +15,92 @@
 #include "nnfx_rt_typed.h"
 
 /* @rt nonzero needs:tval */
-/* NonZero of x (`rank` <= 8 dims `shape`, type code tx): the coordinates of
- * its nonzero values in row-major order, int64 [rank, count] written
- * compactly into y, which holds rank * numel(x) values (zeros past the
- * coordinates); *count receives count. */
-static inline void nnfx_rt_nonzero(const unsigned char *x, int tx, int rank, const long *shape, unsigned char *y,
-                                   long long *count) {
-    long n = 1, i, k = 0, cnt = 0, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+/* NonZero of x (`rank` <= 8 dims `shape`, type code tx) over its part
+ * `valid` (the dims x actually has when some depend on the data; else
+ * `shape`): the coordinates of its nonzero values in row-major order, int64
+ * [rank, numel(shape)] into y, row d holding the coordinates along dim d
+ * from its start and zeros after them; *count receives their number. */
+static inline void nnfx_rt_nonzero(const unsigned char *x, int tx, int rank, const long *shape, const long *valid,
+                                   unsigned char *y, long long *count) {
+    long n = 1, nv = 1, i, cnt = 0, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int d;
     for (d = 0; d < rank; d++)
-        n *= shape[d];
-    for (i = 0; i < n; i++)
-        cnt += nnfx_rt_ld_f(x, i, tx) != 0;
-    for (i = 0; i < n; i++) {
-        if (nnfx_rt_ld_f(x, i, tx) != 0) {
+        n *= shape[d], nv *= valid[d];
+    memset(y, 0, (size_t)(rank * n * 8));
+    for (i = 0; i < n && nv > 0; i++) {
+        int in = 1;
+        for (d = 0; d < rank; d++)
+            in &= idx[d] < valid[d];
+        if (in && nnfx_rt_ld_f(x, i, tx) != 0) {
             for (d = 0; d < rank; d++) {
                 const int64_t v = idx[d];
-                memcpy(y + (d * cnt + k) * 8, &v, 8);
+                memcpy(y + (d * n + cnt) * 8, &v, 8);
             }
-            k++;
+            cnt++;
         }
         for (d = rank - 1; d >= 0; d--) {
             if (++idx[d] < shape[d]) break;
             idx[d] = 0;
         }
     }
-    memset(y + rank * cnt * 8, 0, (size_t)(rank * (n - cnt) * 8));
     *count = cnt;
+}
+/* @end */
+
+/* @rt fill_pad */
+/* The values of x (`rank` <= 8 dims `bound`, es bytes each) past its
+ * actual dims `valid` in some dim (the padding of a value whose size
+ * depends on the data) set to the es bytes at v. */
+static inline void nnfx_rt_fill_pad(unsigned char *x, long es, int rank, const long *bound, const long *valid,
+                                    const void *v) {
+    long n = 1, i, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int d;
+    for (d = 0; d < rank; d++)
+        n *= bound[d];
+    for (i = 0; i < n; i++) {
+        int pad = 0;
+        for (d = 0; d < rank; d++)
+            pad |= idx[d] >= valid[d];
+        if (pad) memcpy(x + i * es, v, (size_t)es);
+        for (d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < bound[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+/* @end */
+
+/* @rt compact */
+/* y = the part `valid` of x (`rank` <= 8 dims `bound`, es-byte values) in
+ * row-major order, then zeros up to the bound's size (a model output whose
+ * size depends on the data). x and y do not overlap. */
+static inline void nnfx_rt_compact(const unsigned char *x, unsigned char *y, long es, int rank, const long *bound,
+                                   const long *valid) {
+    long n = 1, i, k = 0, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int d;
+    for (d = 0; d < rank; d++)
+        n *= bound[d];
+    for (i = 0; i < n; i++) {
+        int in = 1;
+        for (d = 0; d < rank; d++)
+            in &= idx[d] < valid[d];
+        if (in) memcpy(y + (k++) * es, x + i * es, (size_t)es);
+        for (d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < bound[d]) break;
+            idx[d] = 0;
+        }
+    }
+    memset(y + k * es, 0, (size_t)((n - k) * es));
+}
+/* @end */
+
+/* @rt rescale */
+/* y[0..n) times bound / actual: a mean over a bound's count made the mean
+ * over the actual count (NaN when actual is 0, as a mean of nothing). */
+static inline void nnfx_rt_rescale(float *y, long n, double bound, double actual) {
+    long i;
+    for (i = 0; i < n; i++)
+        y[i] = (float)(y[i] * (bound / actual));
 }
 /* @end */
 

@@ -392,19 +392,43 @@ static inline void nnfx_rt_gather_elements(const unsigned char *x, const unsigne
 }
 /* @end */
 
+/* @rt transpose_bytes */
+/* y = x permuted, values of es bytes (any type): y's dims are
+ * shape[0..rank) (rank <= 8) and st[d] is the stride in x (in values) of
+ * y's dim d. */
+static inline void nnfx_rt_transpose_bytes(const unsigned char *x, unsigned char *y, long es, int rank,
+                                           const long *shape, const long *st) {
+    long n = 1, i, off, idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int d;
+    for (d = 0; d < rank; d++)
+        n *= shape[d];
+    for (i = 0; i < n; i++) {
+        for (off = 0, d = 0; d < rank; d++)
+            off += idx[d] * st[d];
+        memcpy(y + i * es, x + off * es, (size_t)es);
+        for (d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+/* @end */
+
 /* @rt gather_typed needs:tval */
 /* Gather with computed indices: x viewed as [outer, len, inner] es-byte
- * values, the ni indices ix (type tix, negative ones from the end; one out
- * of range gives zero bytes) pick rows along len: y is [outer, ni, inner]. */
+ * values, the ni indices ix (type tix, negative ones from the end of the
+ * first lim rows: len, or the actual extent of an axis whose size depends
+ * on the data; one out of range gives zero bytes) pick rows along len: y
+ * is [outer, ni, inner]. */
 static inline void nnfx_rt_gather_typed(const unsigned char *x, const unsigned char *ix, int tix, unsigned char *y,
-                                        long es, long outer, long len, long inner, long ni) {
+                                        long es, long outer, long len, long lim, long inner, long ni) {
     long o, j;
     for (o = 0; o < outer; o++)
         for (j = 0; j < ni; j++) {
             long long k = nnfx_rt_ld_i(ix, j, tix);
             unsigned char *dst = y + (o * ni + j) * inner * es;
-            if (k < 0) k += len;
-            if (k < 0 || k >= len)
+            if (k < 0) k += lim;
+            if (k < 0 || k >= lim)
                 memset(dst, 0, (size_t)(inner * es));
             else
                 memcpy(dst, x + (o * len + (long)k) * inner * es, (size_t)(inner * es));

@@ -7,15 +7,24 @@ data-dependent nodes, with PyTorch's outputs:
    time splits the compiled plan);
  - qkv_attention: attention whose q, k, v come from one Split of the last
    axis (torch.split) and an uneven Split after it, for test_split_plan.c
-   and `nnfx codegen` (tests/codegen/check_codegen.py).
+   and `nnfx codegen` (tests/codegen/check_codegen.py);
+ - select_attend: the tokens of a row mask (NonZero -> Gather) through a
+   Linear, then what reads along the selected tokens: their mean, a softmax
+   attention over them, their Gram matrix (a MatMul summing over them) and
+   their max; the coordinates of a 2-d mask (torch.nonzero: NonZero ->
+   Transpose) and the rows a boolean mask picks (x[mask]: NonZero ->
+   Transpose -> GatherND); two samples selecting different numbers of rows;
+ - detect_post: torchvision.ops.nms and the kept boxes and scores (NMS ->
+   Gather -> Squeeze -> Gather), for `nnfx codegen`'s values after a
+   data-dependent node (check_codegen.py).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
-    /usr/bin/python3 tests/data/split_plan/make_models.py
+    /usr/bin/python3 tests/data/split_plan/make_models.py [NAME...]
 
-writes M.onnx and, per sample j, M.s<j>.in0.npy and M.s<j>.out<k>.npy next
-to this script (PyTorch's outputs in eval mode). Exit status 77 when torch
-is missing.
+writes M.onnx and, per sample j, M.s<j>.in<i>.npy and M.s<j>.out<k>.npy
+next to this script (PyTorch's outputs in eval mode). Exit status 77 when
+torch or torchvision is missing.
 """
 
 import os
@@ -28,6 +37,7 @@ def main():
     try:
         import numpy as np
         import torch
+        import torchvision
         from torch import nn
     except ImportError as e:
         print(f"skip: {e}", file=sys.stderr)
@@ -76,6 +86,58 @@ def main():
             y = self.proj((a @ v).transpose(1, 2).reshape(b, t, d))
             g, h = torch.split(y, [16, 8], dim=-1)
             return g.sum(-1, keepdim=True) * h
+
+    class SelectAttend(nn.Module):
+        """The rows of x whose first value is > 0 (NonZero -> Gather), a
+        Linear and tanh on them, then their mean, a softmax attention over
+        them, their Gram matrix and their max; torch.nonzero(x > 0.5); the
+        rows x[mask] of a boolean mask."""
+
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.q = nn.Parameter(torch.randn(8, 1))
+
+        def forward(self, x):  # x [16, 8]
+            pos = torch.nonzero(x > 0.5)  # [P, 2]
+            idx = torch.nonzero(x[:, 0] > 0).squeeze(1)  # [K]
+            h = torch.tanh(self.proj(x[idx]))  # [K, 8]
+            att = torch.softmax(h @ self.q, 0)  # [K, 1]
+            return h.mean(0), (att * h).sum(0), h.t() @ h, h.amax(0), pos, x[x[:, 1] > 0.3]
+
+    class DetectPost(nn.Module):
+        """NMS of the boxes by score (IoU 0.5), the kept boxes and scores."""
+
+        def forward(self, boxes, scores):  # [N, 4], [N]
+            keep = torchvision.ops.nms(boxes, scores, 0.5)
+            return boxes[keep], scores[keep]
+
+    def export(name, model, samples, input_names, output_names):
+        path = os.path.join(HERE, name + ".onnx")
+        with torch.no_grad():
+            torch.onnx.export(model, samples[0], path, opset_version=17, input_names=input_names,
+                              output_names=output_names)
+            for j, xs in enumerate(samples):
+                for i, x in enumerate(xs):
+                    np.save(os.path.join(HERE, f"{name}.s{j}.in{i}.npy"), x.numpy())
+                outs = model(*xs)
+                for k, o in enumerate(outs):
+                    np.save(os.path.join(HERE, f"{name}.s{j}.out{k}.npy"), o.numpy())
+                print(f"{name} sample {j}: outputs {[tuple(o.shape) for o in outs]}")
+        print(f"{name}.onnx: {os.path.getsize(path)} bytes")
+
+    only = sys.argv[1:]
+    torch.manual_seed(20261202)
+    if not only or "select_attend" in only:
+        export("select_attend", SelectAttend().eval(), [(torch.randn(16, 8),), (torch.randn(16, 8) - 0.5,)], ["x"],
+               ["mean", "attended", "gram", "max", "positions", "masked_rows"])
+    xy, wh = torch.rand(2, 40, 2) * 24, torch.rand(2, 40, 2) * 10 + 4
+    if not only or "detect_post" in only:
+        export("detect_post", DetectPost().eval(),
+               [(torch.cat([xy[j], xy[j] + wh[j]], 1), torch.rand(40)) for j in (0, 1)], ["boxes", "scores"],
+               ["kept_boxes", "kept_scores"])
+    if only:
+        return 0
 
     torch.manual_seed(20241202)
     model = QkvAttention().eval()
