@@ -51,7 +51,7 @@ static nnfx_status add_fill(cg_bounds *b, const nnfx_node *n, int a, cg_fill_kin
     if (b->nfill == CG_MAX_FILLS)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: more than %d padding fills", n->name,
                               CG_MAX_FILLS);
-    b->fill[b->nfill++] = (cg_fill){n, a, fill};
+    b->fill[b->nfill++] = (cg_fill){n, a, fill, 0};
     return NNFX_OK;
 }
 
@@ -290,6 +290,8 @@ static bool rule_reduce(rule_ctx *r) {
     if (n->op == NNFX_OP_REDUCE_MEAN && xm->dtype != NNFX_F32)
         return refuse(r, "a mean over a data-dependent dim is generated for float32 only");
     if (add_fill(r->b, n, 0, (cg_fill_kind)fill, r->err)) return refuse(r, "too many padding fills");
+    for (int d = 0; n->op == NNFX_OP_REDUCE_MEAN && d < xm->rank; d++)
+        if (red[d] && r->din[0][d] >= 0) r->b->fill[r->b->nfill - 1].mean_dims |= 1u << d;
     return true;
 }
 

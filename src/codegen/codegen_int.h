@@ -32,6 +32,7 @@ typedef struct cg_fill {
     const nnfx_node *node; /* before this node runs */
     int arg;               /* the input whose padding is filled */
     cg_fill_kind fill;
+    unsigned mean_dims; /* a ReduceMean: the input's data-dependent dims it averages over (bits) */
 } cg_fill;
 
 /* The data-dependent nodes of a graph and the values after them (bounds.c). */

@@ -124,28 +124,19 @@ nnfx_status cg_emit_fills(cg *c, const fx_step_view *s, const nnfx_node *n) {
 }
 
 nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    if (!c->bnd || n->op != NNFX_OP_REDUCE_MEAN || n->meta[0].dtype != NNFX_F32) return NNFX_OK;
+    const cg_fill *f = NULL;
+    for (int i = 0; c->bnd && i < c->bnd->nfill; i++)
+        if (c->bnd->fill[i].node == n && c->bnd->fill[i].mean_dims) f = &c->bnd->fill[i];
+    if (!f) return NNFX_OK;
+    /* the mean divided by the bound's count of the data-dependent dims it averages over */
     const nnfx_node *x = n->args[0].u.node;
     const int16_t *dx = cg_dyn_of(c->bnd, x);
-    bool filled = false;
-    for (int i = 0; i < c->bnd->nfill; i++)
-        filled |= c->bnd->fill[i].node == n;
-    if (!dx || !filled) return NNFX_OK;
-    /* the mean divided by the bound's count of the reduced dims: the ones
-     * whose reduced size differs are those the output lost or kept as 1 */
-    const nnfx_meta *xm = &x->meta[0], *ym = &n->meta[0];
+    const nnfx_meta *xm = &x->meta[0];
     sbuf bound = {0}, actual = {0};
     sb_printf(&bound, "1.0");
     sb_printf(&actual, "1.0");
-    const int64_t out = cg_meta_numel(ym);
-    for (int d = 0; d < xm->rank; d++) {
-        if (dx[d] < 0) continue;
-        /* a data-dependent dim the output keeps (not reduced) has the same extent in it */
-        const int16_t *dy = cg_dyn_of(c->bnd, n);
-        bool kept = false;
-        for (int j = 0; dy && j < ym->rank; j++)
-            kept |= dy[j] == dx[d];
-        if (kept) continue;
+    for (int d = 0; dx && d < xm->rank; d++) {
+        if (!(f->mean_dims & (1u << d))) continue;
         char e[64];
         cg_extent_expr(dx[d], e, sizeof e);
         sb_printf(&bound, " * %lld", (long long)xm->dims[d].value);
@@ -157,7 +148,7 @@ nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (!st && bs && as) {
         cg_use_section(c, "rescale");
         sb_printf(&c->body, "    nnfx_rt_rescale(%s, %lld, %s, %s); /* the mean over the actual extent */\n", y,
-                  (long long)out, bs, as);
+                  (long long)cg_meta_numel(&n->meta[0]), bs, as);
     } else if (!st) {
         st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     }

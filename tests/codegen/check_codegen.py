@@ -498,7 +498,7 @@ def main():
     # (a mean, softmax attention, a MatMul summing over the selected rows, their max,
     # torch.nonzero of a 2-d mask and x[mask]: NonZero -> Transpose -> GatherND) and detect_post (torchvision's nms -> Gather of the kept boxes),
     # two samples each selecting different numbers, against PyTorch
-    for model, name, nin, nout in (("masked_tokens", "mt", 1, 2), ("select_attend", "sa", 1, 6),
+    for model, name, nin, nout in (("masked_tokens", "mt", 1, 2), ("select_attend", "sa", 1, 7),
                                    ("detect_post", "dp", 2, 2)):
         out = os.path.join(WORK, "bounded_" + model)
         r = generate(os.path.join(DATA, "split_plan", model + ".onnx"), out, name)

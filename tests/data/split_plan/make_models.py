@@ -13,7 +13,8 @@ data-dependent nodes, with PyTorch's outputs:
    attention over them, their Gram matrix (a MatMul summing over them) and
    their max; the coordinates of a 2-d mask (torch.nonzero: NonZero ->
    Transpose) and the rows a boolean mask picks (x[mask]: NonZero ->
-   Transpose -> GatherND); two samples selecting different numbers of rows;
+   Transpose -> GatherND), the row means of a [K, K] similarity; two
+   samples selecting different numbers of rows;
  - detect_post: torchvision.ops.nms and the kept boxes and scores (NMS ->
    Gather -> Squeeze -> Gather), for `nnfx codegen`'s values after a
    data-dependent node (check_codegen.py).
@@ -91,7 +92,8 @@ def main():
         """The rows of x whose first value is > 0 (NonZero -> Gather), a
         Linear and tanh on them, then their mean, a softmax attention over
         them, their Gram matrix and their max; torch.nonzero(x > 0.5); the
-        rows x[mask] of a boolean mask."""
+        rows x[mask] of a boolean mask; the row means of the tokens'
+        similarity matrix [K, K]."""
 
         def __init__(self):
             super().__init__()
@@ -103,7 +105,8 @@ def main():
             idx = torch.nonzero(x[:, 0] > 0).squeeze(1)  # [K]
             h = torch.tanh(self.proj(x[idx]))  # [K, 8]
             att = torch.softmax(h @ self.q, 0)  # [K, 1]
-            return h.mean(0), (att * h).sum(0), h.t() @ h, h.amax(0), pos, x[x[:, 1] > 0.3]
+            sim = h @ h.t()  # [K, K]: both dims the selection's
+            return h.mean(0), (att * h).sum(0), h.t() @ h, h.amax(0), pos, x[x[:, 1] > 0.3], sim.mean(1)
 
     class DetectPost(nn.Module):
         """NMS of the boxes by score (IoU 0.5), the kept boxes and scores."""
@@ -130,7 +133,7 @@ def main():
     torch.manual_seed(20261202)
     if not only or "select_attend" in only:
         export("select_attend", SelectAttend().eval(), [(torch.randn(16, 8),), (torch.randn(16, 8) - 0.5,)], ["x"],
-               ["mean", "attended", "gram", "max", "positions", "masked_rows"])
+               ["mean", "attended", "gram", "max", "positions", "masked_rows", "sim_means"])
     xy, wh = torch.rand(2, 40, 2) * 24, torch.rand(2, 40, 2) * 10 + 4
     if not only or "detect_post" in only:
         export("detect_post", DetectPost().eval(),
