@@ -442,6 +442,8 @@ static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
     sb_printf(b, "};\n");
 }
 
+void cg_emit_longs(sbuf *b, const char *name, int k, const int64_t *v) { emit_longs(b, name, k, v); }
+
 /* The broadcast of binary node n's two operands to its output (rank <= 6
  * after merging dims), in *bp. */
 nnfx_status cg_plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp) {

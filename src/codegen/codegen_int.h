@@ -139,6 +139,11 @@ int64_t cg_meta_numel(const nnfx_meta *m);
 /* The float value of step s's constant scalar input a into *out (dflt when
  * absent); false when present but not a constant scalar. */
 bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out);
+/* Appends `static const long NAME[k] = {v...};` (a block's local) to b. */
+void cg_emit_longs(sbuf *b, const char *name, int k, const int64_t *v);
+/* emit_qlinear.c: QLinearConv, QLinearMatMul, ConvInteger or MatMulInteger
+ * step s (nnfx_rt_qlinear.h's loops, the interpreter's). */
+nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s);
 /* The plan value of node n (its position in the graph), -1 when none. */
 int cg_node_value(const cg *c, const nnfx_node *n);
 /* Sets NNFX_ERR_UNSUPPORTED "codegen: node N (op): why" and returns it. */

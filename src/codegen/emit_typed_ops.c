@@ -662,6 +662,10 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     *handled = false;
     if (tcode(dy) < 0) return NNFX_OK;
     switch (n->op) {
+    case NNFX_OP_QLINEAR_CONV:
+    case NNFX_OP_QLINEAR_MATMUL:
+    case NNFX_OP_CONV_INTEGER:
+    case NNFX_OP_MATMUL_INTEGER: *handled = true; return cg_emit_qlinear(c, s);
     case NNFX_OP_ADD:
     case NNFX_OP_SUB:
     case NNFX_OP_MUL:

@@ -267,6 +267,53 @@ def cases():
                           [numpy_helper.from_array(np.float32(0.05), "sc"), numpy_helper.from_array(np.uint8(128), "zp")])
     yield ("dequantize_u8_input", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), xq,
            ((xq.astype(np.float32) - 128) * np.float32(0.05)))
+    # the operator-form quantized ops (ONNX Runtime's QOperator format) with constant int8 weights:
+    # QLinearConv (per-channel weight scales, int32 bias, padding, stride 2) -> Reshape ->
+    # QLinearMatMul (per-column scales and zero points) and MatMulInteger; ConvInteger on the input;
+    # against the spec's formulas in numpy (exact int32 sums, the float32 multiplier, round half to even)
+    xq = rng.integers(0, 256, (1, 2, 5, 5)).astype(np.uint8)
+    wq = rng.integers(-128, 128, (3, 2, 3, 3)).astype(np.int8)
+    w2 = rng.integers(-128, 128, (27, 4)).astype(np.int8)
+    wsc, bias = np.array([0.004, 0.006, 0.005], np.float32), np.array([300, -200, 50], np.int32)
+    w2s, w2z = np.array([0.01, 0.02, 0.015, 0.012], np.float32), np.array([0, 3, -2, 1], np.int8)
+    f32 = np.float32
+
+    def conv_acc(xz, w, wz, b):
+        xp = np.pad(xq[0].astype(np.int64) - xz, ((0, 0), (1, 1), (1, 1)))
+        acc = np.zeros((3, 3, 3), np.int64)
+        for m in range(3):
+            for i in range(3):
+                for j in range(3):
+                    acc[m, i, j] = (xp[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3] * (w[m].astype(np.int64) - wz[m])).sum() + b[m]
+        return acc
+
+    def requant(acc, mult, zp):
+        return np.clip(np.rint(acc.astype(f32) * mult) + zp, 0, 255).astype(np.uint8)
+
+    c = requant(conv_acc(128, wq, np.zeros(3, np.int64), bias), (wsc * f32(0.02) / f32(0.05))[:, None, None], 10)
+    a = c.reshape(1, 27).astype(np.int64) - 10
+    acc2 = a @ (w2.astype(np.int64) - w2z.astype(np.int64))
+    z = requant(acc2, f32(0.05) * w2s / f32(0.1), 100)
+    acc3 = conv_acc(100, wq, np.full(3, 2, np.int64), np.zeros(3, np.int64))
+    g = helper.make_graph(
+        [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y0"], pads=[1, 1, 1, 1],
+                          strides=[2, 2]),
+         helper.make_node("Reshape", ["y0", "flat"], ["c2"]),
+         helper.make_node("QLinearMatMul", ["c2", "ys", "yz", "w2", "w2s", "w2z", "zs", "zz"], ["y1"]),
+         helper.make_node("MatMulInteger", ["c2", "w2", "yz", "w2z"], ["y2"]),
+         helper.make_node("ConvInteger", ["x", "w", "xz2", "wz2"], ["y3"], pads=[1, 1, 1, 1], strides=[2, 2])],
+        "qop", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 5, 5])],
+        [helper.make_tensor_value_info("y0", TensorProto.UINT8, [1, 3, 3, 3]),
+         helper.make_tensor_value_info("y1", TensorProto.UINT8, [1, 4]),
+         helper.make_tensor_value_info("y2", TensorProto.INT32, [1, 4]),
+         helper.make_tensor_value_info("y3", TensorProto.INT32, [1, 3, 3, 3])],
+        [numpy_helper.from_array(v, k) for k, v in
+         (("xs", f32(0.02)), ("xz", np.uint8(128)), ("w", wq), ("ws", wsc), ("wz", np.zeros(3, np.int8)),
+          ("ys", f32(0.05)), ("yz", np.uint8(10)), ("b", bias), ("flat", np.array([1, 27], i64)), ("w2", w2),
+          ("w2s", w2s), ("w2z", w2z), ("zs", f32(0.1)), ("zz", np.uint8(100)), ("xz2", np.uint8(100)),
+          ("wz2", np.int8(2)))])
+    yield ("qlinear_ops", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), xq,
+           _flat(c, z, acc2, acc3))  # integers: compared exactly
     # Split (multi-output): uneven sizes on a middle axis (strided rows), every output returned; the
     # first axis (contiguous pieces); a GLU-like use of both halves; num_outputs of opset 18, uneven
     x = rand(2, 7, 5)

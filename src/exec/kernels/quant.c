@@ -15,6 +15,7 @@
 #include "exec/kernels/kernels_int.h"
 #include "ir/quant_int.h"
 
+#include "codegen/runtime/nnfx_rt_qlinear.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 
 /* Zero points as int32 (k values; zeros when zp is NULL), malloc'd. */
@@ -188,10 +189,11 @@ nnfx_status kern_dynamic_quantize_linear(const nnfx_node *n, int nin, nnfx_tenso
 /* --- Integer convolution -------------------------------------------------- */
 
 /* acc [N, M, O...] = conv(x - x_zp, w - w_zp[m]) + bias[m] in int32, for 1
- * to 3 spatial dims. x [N, C, D...], w [M, C/group, K...]. */
-static nnfx_status iconv(const nnfx_node *n, const nnfx_tensor *x, const nnfx_tensor *w, int32_t xzp,
-                         const int32_t *wzp, const nnfx_tensor *bias, const nnfx_tensor *o, int32_t *acc,
-                         nnfx_error *err) {
+ * to 3 spatial dims (nnfx_rt_iconv). x [N, C, D...], w [M, C/group, K...];
+ * xz one zero point (NULL: 0), wz nwz of them (1 or M; NULL: 0). */
+static nnfx_status iconv(const nnfx_node *n, const nnfx_tensor *x, const nnfx_tensor *xz, const nnfx_tensor *w,
+                         const nnfx_tensor *wz, int64_t nwz, const nnfx_tensor *bias, const nnfx_tensor *o,
+                         int32_t *acc, nnfx_error *err) {
     int nsp = x->rank - 2;
     if (nsp < 1 || nsp > 3 || w->rank != x->rank || o->rank != x->rank)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "integer conv supports 1 to 3 spatial dims (input rank %d)",
@@ -202,67 +204,30 @@ static nnfx_status iconv(const nnfx_node *n, const nnfx_tensor *x, const nnfx_te
     ir_window win;
     nnfx_status s = ir_window_read(n, nsp, k, in_sp, &win, err);
     if (s) return s;
-    /* geometry padded to 3 spatial dims (leading dims of size 1) */
-    int64_t D[3] = {1, 1, 1}, K[3] = {1, 1, 1}, O[3] = {1, 1, 1}, S[3] = {1, 1, 1}, DL[3] = {1, 1, 1}, P[3] = {0, 0, 0};
-    for (int i = 0; i < nsp; i++) {
-        int j = 3 - nsp + i;
-        D[j] = in_sp[i], K[j] = k[i], O[j] = o->shape[2 + i], S[j] = win.s[i], DL[j] = win.d[i], P[j] = win.pb[i];
-    }
     int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], G = nnfx_node_attr_int(n, "group", 1);
     int64_t cg = w->shape[1], mg = G > 0 ? M / G : 0;
     if (G < 1 || cg * G != C || mg * G != M)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "channels %lld / %lld do not fit group %lld", (long long)C,
                          (long long)M, (long long)G);
-    int64_t dsz = D[0] * D[1] * D[2], ksz = K[0] * K[1] * K[2], osz = O[0] * O[1] * O[2];
-    int32_t *xs = malloc(sizeof *xs * (size_t)(N * C * dsz + 1)), *ws = malloc(sizeof *ws * (size_t)(M * cg * ksz + 1));
-    if (!xs || !ws) {
-        free(xs), free(ws);
-        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    /* geometry padded to 3 spatial dims (leading dims of size 1) */
+    long g[22] = {(long)N, (long)C, (long)M, (long)G, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+    for (int i = 0; i < nsp; i++) {
+        int j = 3 - nsp + i;
+        g[4 + j] = (long)in_sp[i], g[7 + j] = (long)k[i], g[10 + j] = (long)o->shape[2 + i];
+        g[13 + j] = (long)win.s[i], g[16 + j] = (long)win.d[i], g[19 + j] = (long)win.pb[i];
     }
-    for (int64_t i = 0; i < N * C * dsz; i++)
-        xs[i] = q_get(x, i) - xzp;
-    for (int64_t i = 0; i < M * cg * ksz; i++)
-        ws[i] = q_get(w, i) - wzp[i / (cg * ksz)];
-    for (int64_t b = 0; b < N; b++)
-        for (int64_t m = 0; m < M; m++) {
-            int64_t g = m / mg;
-            int32_t bv = bias ? ((const int32_t *)bias->data)[m] : 0;
-            int32_t *ao = acc + (b * M + m) * osz;
-            for (int64_t o0 = 0; o0 < O[0]; o0++)
-                for (int64_t o1 = 0; o1 < O[1]; o1++)
-                    for (int64_t o2 = 0; o2 < O[2]; o2++) {
-                        int64_t sum = bv;
-                        for (int64_t ci = 0; ci < cg; ci++) {
-                            const int32_t *xc = xs + (b * C + g * cg + ci) * dsz;
-                            const int32_t *wc = ws + (m * cg + ci) * ksz;
-                            for (int64_t k0 = 0; k0 < K[0]; k0++) {
-                                int64_t i0 = o0 * S[0] - P[0] + k0 * DL[0];
-                                if (i0 < 0 || i0 >= D[0]) continue;
-                                for (int64_t k1 = 0; k1 < K[1]; k1++) {
-                                    int64_t i1 = o1 * S[1] - P[1] + k1 * DL[1];
-                                    if (i1 < 0 || i1 >= D[1]) continue;
-                                    for (int64_t k2 = 0; k2 < K[2]; k2++) {
-                                        int64_t i2 = o2 * S[2] - P[2] + k2 * DL[2];
-                                        if (i2 < 0 || i2 >= D[2]) continue;
-                                        sum += (int64_t)xc[(i0 * D[1] + i1) * D[2] + i2] *
-                                               wc[(k0 * K[1] + k1) * K[2] + k2];
-                                    }
-                                }
-                            }
-                        }
-                        ao[(o0 * O[1] + o1) * O[2] + o2] = (int32_t)sum;
-                    }
-        }
-    free(xs), free(ws);
+    nnfx_rt_iconv(x->data, x->dtype == NNFX_I8, xz ? xz->data : NULL, w->data, w->dtype == NNFX_I8,
+                  wz ? wz->data : NULL, (long)nwz, bias ? bias->data : NULL, acc, g);
     return NNFX_OK;
 }
 
 /* --- Integer matmul ------------------------------------------------------- */
 
 /* acc = (a - a_zp[row]) @ (b - b_zp[col]) in int32 with numpy matmul
- * broadcasting; o is the (already shaped) output. */
-static nnfx_status imatmul(const nnfx_node *n, const nnfx_tensor *a, const nnfx_tensor *b, const int32_t *azp,
-                           int64_t nazp, const int32_t *bzp, int64_t nbzp, const nnfx_tensor *o, int32_t *acc,
+ * broadcasting (nnfx_rt_imatmul per matrix); az holds nazp zero points
+ * (NULL: 0), bz nbzp; o is the (already shaped) output. */
+static nnfx_status imatmul(const nnfx_node *n, const nnfx_tensor *a, const nnfx_tensor *b, const nnfx_tensor *az,
+                           int64_t nazp, const nnfx_tensor *bz, int64_t nbzp, const nnfx_tensor *o, int32_t *acc,
                            nnfx_error *err) {
     if (a->rank < 1 || b->rank < 1) return kern_fail(err, n, NNFX_ERR_SHAPE, "matmul does not take scalars");
     int64_t M = a->rank >= 2 ? a->shape[a->rank - 2] : 1, K = a->shape[a->rank - 1];
@@ -292,15 +257,9 @@ static nnfx_status imatmul(const nnfx_node *n, const nnfx_tensor *a, const nnfx_
                 bst *= b->shape[db];
             }
         }
-        int32_t *ao = acc + t * M * N;
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = 0; j < N; j++) {
-                int64_t sum = 0;
-                int32_t za = azp[nazp == 1 ? 0 : i], zb = bzp[nbzp == 1 ? 0 : j];
-                for (int64_t kk = 0; kk < K; kk++)
-                    sum += (int64_t)(q_get(a, aoff + i * K + kk) - za) * (q_get(b, boff + kk * N + j) - zb);
-                ao[i * N + j] = (int32_t)sum;
-            }
+        nnfx_rt_imatmul(a->data, a->dtype == NNFX_I8, (long)aoff, az ? az->data : NULL, (long)nazp, b->data,
+                        b->dtype == NNFX_I8, (long)boff, bz ? bz->data : NULL, (long)nbzp, acc + t * M * N, (long)M,
+                        (long)K, (long)N);
     }
     return NNFX_OK;
 }
@@ -317,21 +276,6 @@ static nnfx_status need_q(const nnfx_node *n, const nnfx_tensor *t, const nnfx_t
     return NNFX_OK;
 }
 
-/* y = saturate(rint(acc * a_scale[r] * b_scale[c] / y_scale) + y_zp), over
- * `outer` blocks of rows x cols; ra/cb say which scale index follows the
- * row (ra) or the column (cb). */
-static void requantize(const int32_t *acc, int64_t outer, int64_t rows, int64_t cols, const float *as, bool ra,
-                       const float *bs, bool cb, float ys, int32_t yzp, nnfx_tensor *y) {
-    int32_t lo, hi;
-    ir_quant_range(y->dtype, &lo, &hi);
-    for (int64_t t = 0, i = 0; t < outer; t++)
-        for (int64_t r = 0; r < rows; r++)
-            for (int64_t c = 0; c < cols; c++, i++) {
-                float mult = as[ra ? r : 0] * bs[cb ? c : 0] / ys;
-                q_set(y, i, ir_quant_one((float)acc[i] * mult, 1.0f, yzp, lo, hi));
-            }
-}
-
 nnfx_status kern_qlinear_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                               nnfx_error *err) {
     const nnfx_tensor *x = in[0], *xs = in[1], *xz = in[2], *w = in[3], *wsc = in[4], *wz = in[5], *ysc = in[6],
@@ -345,23 +289,19 @@ nnfx_status kern_qlinear_conv(const nnfx_node *n, int nin, nnfx_tensor *const *i
     if (bias && (bias->dtype != NNFX_I32 || nnfx_tensor_numel(bias) != w->shape[0]))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "bias must be int32[%lld]", (long long)w->shape[0]);
     nnfx_tensor *y = out[0];
+    if (y->dtype != NNFX_U8 && y->dtype != NNFX_I8)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "y is %s (uint8 or int8 expected)", nnfx_dtype_name(y->dtype));
     int64_t M = w->shape[0], cnt = nnfx_tensor_numel(y);
-    int32_t *acc = malloc(sizeof *acc * (size_t)(cnt + 1)), *wzp = zp_read(wz, nnfx_tensor_numel(wsc));
-    int32_t *wzm = malloc(sizeof *wzm * (size_t)(M + 1));
-    if (!acc || !wzp || !wzm) {
-        free(acc), free(wzp), free(wzm);
-        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    }
+    int32_t *acc = malloc(sizeof *acc * (size_t)(cnt + 1));
+    if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
     bool per_m = nnfx_tensor_numel(wsc) != 1;
-    for (int64_t m = 0; m < M; m++)
-        wzm[m] = wzp[per_m ? m : 0];
-    int32_t xzp = xz ? q_get(xz, 0) : 0, yzp = yz ? q_get(yz, 0) : 0;
-    s = iconv(n, x, w, xzp, wzm, bias, y, acc, err);
+    s = iconv(n, x, xz, w, wz, per_m ? M : 1, bias, y, acc, err);
     if (!s) {
         int64_t osp = cnt / (y->shape[0] * M > 0 ? y->shape[0] * M : 1);
-        requantize(acc, y->shape[0], M, osp, wsc->data, per_m, xs->data, false, ((const float *)ysc->data)[0], yzp, y);
+        nnfx_rt_requantize(acc, (long)y->shape[0], (long)M, (long)osp, wsc->data, per_m, xs->data, 0,
+                           ((const float *)ysc->data)[0], yz ? q_get(yz, 0) : 0, y->data, y->dtype == NNFX_I8);
     }
-    free(acc), free(wzp), free(wzm);
+    free(acc);
     return s;
 }
 
@@ -374,16 +314,7 @@ nnfx_status kern_conv_integer(const nnfx_node *n, int nin, nnfx_tensor *const *i
     if ((xz && nnfx_tensor_numel(xz) != 1) || (nwz != 1 && nwz != M))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "zero points must be scalars (w_zero_point may have %lld values)",
                          (long long)M);
-    int32_t *wzp = zp_read(wz, nwz), *wzm = malloc(sizeof *wzm * (size_t)(M + 1));
-    if (!wzp || !wzm) {
-        free(wzp), free(wzm);
-        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    }
-    for (int64_t m = 0; m < M; m++)
-        wzm[m] = wzp[nwz == 1 ? 0 : m];
-    s = iconv(n, x, w, xz ? q_get(xz, 0) : 0, wzm, NULL, out[0], out[0]->data, err);
-    free(wzp), free(wzm);
-    return s;
+    return iconv(n, x, xz, w, wz, nwz, NULL, out[0], out[0]->data, err);
 }
 
 nnfx_status kern_qlinear_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -399,17 +330,16 @@ nnfx_status kern_qlinear_matmul(const nnfx_node *n, int nin, nnfx_tensor *const 
         (s = ir_quant_check(n, "y_scale", ysc, yz, -2, false, err)))
         return s;
     nnfx_tensor *y = out[0];
+    if (y->dtype != NNFX_U8 && y->dtype != NNFX_I8)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "y is %s (uint8 or int8 expected)", nnfx_dtype_name(y->dtype));
     int64_t cnt = nnfx_tensor_numel(y), na = nnfx_tensor_numel(as), nb = nnfx_tensor_numel(bs);
-    int32_t *acc = malloc(sizeof *acc * (size_t)(cnt + 1)), *azp = zp_read(az, na), *bzp = zp_read(bz, nb);
-    if (acc && azp && bzp) {
-        s = imatmul(n, a, b, azp, na, bzp, nb, y, acc, err);
-        if (!s)
-            requantize(acc, M * N > 0 ? cnt / (M * N) : 0, M, N, as->data, na != 1, bs->data, nb != 1,
-                       ((const float *)ysc->data)[0], yz ? q_get(yz, 0) : 0, y);
-    } else {
-        s = kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    }
-    free(acc), free(azp), free(bzp);
+    int32_t *acc = malloc(sizeof *acc * (size_t)(cnt + 1));
+    if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    s = imatmul(n, a, b, az, na, bz, nb, y, acc, err);
+    if (!s)
+        nnfx_rt_requantize(acc, (long)(M * N > 0 ? cnt / (M * N) : 0), (long)M, (long)N, as->data, na != 1, bs->data,
+                           nb != 1, ((const float *)ysc->data)[0], yz ? q_get(yz, 0) : 0, y->data, y->dtype == NNFX_I8);
+    free(acc);
     return s;
 }
 
@@ -419,11 +349,5 @@ nnfx_status kern_matmul_integer(const nnfx_node *n, int nin, nnfx_tensor *const 
     nnfx_status s;
     if ((s = need_q(n, a, az, "a", err)) || (s = need_q(n, b, bz, "b", err))) return s;
     int64_t na = az ? nnfx_tensor_numel(az) : 1, nb = bz ? nnfx_tensor_numel(bz) : 1;
-    int32_t *azp = zp_read(az, na), *bzp = zp_read(bz, nb);
-    if (azp && bzp)
-        s = imatmul(n, a, b, azp, na, bzp, nb, out[0], out[0]->data, err);
-    else
-        s = kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    free(azp), free(bzp);
-    return s;
+    return imatmul(n, a, b, az, na, bz, nb, out[0], out[0]->data, err);
 }
