@@ -1480,6 +1480,8 @@ int cg_data_inputs(nnfx_op op, int nin) {
     case NNFX_OP_DROPOUT:
     case NNFX_OP_SLICE:
     case NNFX_OP_GATHER:
+    case NNFX_OP_DFT:              /* dft_length: a constant */
+    case NNFX_OP_STFT:             /* frame_step, frame_length: constants; emit_float_ops.c reads the window */
     case NNFX_OP_REVERSE_SEQUENCE: /* the lengths: emit_float_ops.c reads them as int64 / int32 */
     case NNFX_OP_EXPAND:           /* the shape: the output's */
     case NNFX_OP_TILE:             /* the repeats: the output's shape */
@@ -2251,9 +2253,29 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
                               int64_t *len, int64_t *inner, sbuf *lits) {
     bool bad = false;
     const nnfx_tensor *sc = const_input(c, s, 1, &bad), *zp = const_input(c, s, 2, &bad);
-    if (bad || !sc || sc->dtype != NNFX_F32)
-        return cg_unsupported(c, n, "the scale is not a float32 constant (an int8 island needs constant quantization)");
     if (nnfx_node_attr_int(n, "block_size", 0)) return cg_unsupported(c, n, "blocked quantization is not generated");
+    if (bad) { /* a scale or zero point computed at run time (one of each: per tensor), read then */
+        const nnfx_meta *sm = cg_arg_meta(n, 1), *zm = cg_arg_meta(n, 2);
+        char se[64], ze[64] = "";
+        nnfx_status st;
+        if (!sm || sm->dtype != NNFX_F32 || cg_meta_numel(sm) != 1 || (zm && cg_meta_numel(zm) != 1))
+            return cg_unsupported(c, n, "a scale computed at run time must be one float32 (per tensor)");
+        if ((st = cg_value_expr(c, s->in[1], n, se, sizeof se)) ||
+            (zm && s->nin > 2 && s->in[2] >= 0 && (st = cg_value_typed(c, s->in[2], zm->dtype, n, ze, sizeof ze))))
+            return st;
+        *outer = 1, *len = 1, *inner = cg_meta_numel(xm);
+        char zv[96] = "0";
+        if (ze[0])
+            snprintf(zv, sizeof zv,
+                     zm->dtype == NNFX_I32  ? "((const int32_t *)(const void *)%s)[0]"
+                     : zm->dtype == NNFX_I8 ? "((const signed char *)%s)[0]"
+                                            : "((const unsigned char *)%s)[0]",
+                     ze);
+        sb_printf(lits, "        const float sc[1] = {%s[0]};\n        const int32_t zp[1] = {%s};\n", se, zv);
+        return NNFX_OK;
+    }
+    if (!sc || sc->dtype != NNFX_F32)
+        return cg_unsupported(c, n, "the scale is not a float32 constant (an int8 island needs constant quantization)");
     int64_t k = nnfx_tensor_numel(sc);
     *outer = 1, *len = 1, *inner = cg_meta_numel(xm);
     if (sc->rank != 0 && k != 1) {
@@ -2601,7 +2623,15 @@ static char *emit_header(cg *c, int64_t arena) {
     bool any_fixed = false;
     for (int k = 0; k < c->nin_model; k++)
         any_fixed |= c->fixed_in[k] != NULL;
-    const char *fixed_note = any_fixed ? "\n * (1, writing nothing, when a fixed input holds other values)" : "";
+    const char *fixed_note =
+        any_fixed && c->may_fail
+            ? "\n * (1, writing nothing, when a fixed input holds other values; 2 when an op meets "
+              "values the interpreter\n * refuses too: a DynamicQuantizeLinear of NaN or infinity, a "
+              "MelWeightMatrix of a sample rate <= 0)"
+        : any_fixed   ? "\n * (1, writing nothing, when a fixed input holds other values)"
+        : c->may_fail ? "\n * (2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN "
+                        "or infinity,\n * a MelWeightMatrix of a sample rate <= 0)"
+                      : "";
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
               "/* the pointee type of %s_run's inputs[] and outputs[]: float when every input and output\n"

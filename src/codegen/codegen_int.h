@@ -91,6 +91,8 @@ typedef struct cg {
     const nnfx_dtype *in_dtype;
     int nin_model;
     bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
+    bool may_fail;   /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
+                      * of a sample rate <= 0 */
     /* model input k's values fixed at generation (nnfx_codegen_options), else NULL: NAME_run checks them */
     const nnfx_tensor **fixed_in;
     /* the model input an emitter of this step wanted constant (const_input), named by cg_unsupported */
@@ -141,8 +143,9 @@ int64_t cg_meta_numel(const nnfx_meta *m);
 bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out);
 /* Appends `static const long NAME[k] = {v...};` (a block's local) to b. */
 void cg_emit_longs(sbuf *b, const char *name, int k, const int64_t *v);
-/* emit_qlinear.c: QLinearConv, QLinearMatMul, ConvInteger or MatMulInteger
- * step s (nnfx_rt_qlinear.h's loops, the interpreter's). */
+/* emit_qlinear.c: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger
+ * or DynamicQuantizeLinear step s (nnfx_rt_qlinear.h's loops, the
+ * interpreter's). */
 nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s);
 /* The plan value of node n (its position in the graph), -1 when none. */
 int cg_node_value(const cg *c, const nnfx_node *n);

@@ -444,6 +444,83 @@ static nnfx_status emit_reverse_sequence(cg *c, const fx_step_view *s, const nnf
     return NNFX_OK;
 }
 
+/* The working memory of a spectral or Det step (doubles past an 8-byte
+ * boundary) as a `double *` expression into buf. */
+static void spectral_work(cg *c, int64_t doubles, char *buf, size_t len) {
+    char w[64];
+    int64_t used = 0;
+    cg_step_scratch(c, doubles * 8 + 8, &used, w, sizeof w);
+    cg_use_section(c, "align8");
+    snprintf(buf, len, "(double *)nnfx_rt_align8(%s)", w);
+}
+
+/* DFT along `axis` of float32 x [..., N, ..., 1|2] (nnfx_rt_dft: the
+ * interpreter's loop); dft_length a constant. */
+static nnfx_status emit_dft(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    int axis;
+    if (!xm || xm->rank < 2 || !infer_axis(nnfx_node_attr_int(n, "axis", 1), xm->rank - 1, false, &axis))
+        return cg_unsupported(c, n, "dft axis out of range");
+    const int64_t N = xm->dims[axis].value, L = ym->dims[axis].value, cx = xm->dims[xm->rank - 1].value;
+    float len;
+    if (!cg_const_float(c, s, 1, (float)N, &len) || len < 1)
+        return cg_unsupported(c, n, "dft_length is not a positive constant");
+    char work[96];
+    spectral_work(c, 2 * (N + L), work, sizeof work);
+    cg_use_section(c, "dft");
+    sb_printf(
+        &c->body,
+        "    nnfx_rt_dft((const unsigned char *)%s, 0, (unsigned char *)%s, 0, %lld, %lld, %lld, %lld, %lld, %lld, %d, "
+        "%s);\n",
+        x, y, (long long)infer_prod(xm, 0, axis), (long long)N, (long long)infer_prod(xm, axis + 1, xm->rank - 1),
+        (long long)cx, (long long)len, (long long)L, nnfx_node_attr_int(n, "inverse", 0) != 0, work);
+    return NNFX_OK;
+}
+
+/* STFT of float32 signal x [B, T, 1|2] (nnfx_rt_stft): frame_step and
+ * frame_length constants, the window float32 (a weight or computed). */
+static nnfx_status emit_stft(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *wm = cg_arg_meta(n, 2), *ym = &n->meta[0];
+    float step, flen;
+    if (!xm || xm->rank != 3 || ym->rank != 4) return cg_unsupported(c, n, "stft needs signal [B, len, 1|2]");
+    if (!cg_const_float(c, s, 1, 0, &step) || step < 1)
+        return cg_unsupported(c, n, "frame_step is not a positive constant");
+    if (!cg_const_float(c, s, 3, wm ? (float)cg_meta_numel(wm) : 0, &flen) || flen < 1 ||
+        (wm && cg_meta_numel(wm) != (int64_t)flen))
+        return cg_unsupported(c, n, "frame_length is not a constant that fits the window");
+    char win[64] = "0";
+    if (wm && s->nin > 2 && s->in[2] >= 0) {
+        nnfx_status st;
+        if (wm->dtype != NNFX_F32) return cg_unsupported(c, n, "a window of another type than float32");
+        if ((st = cg_value_expr(c, s->in[2], n, win, sizeof win))) return st;
+    }
+    const int64_t fl = (int64_t)flen, bins = ym->dims[2].value;
+    char work[96];
+    spectral_work(c, 2 * (fl + bins), work, sizeof work);
+    cg_use_section(c, "stft");
+    sb_printf(
+        &c->body,
+        "    nnfx_rt_stft((const unsigned char *)%s, 0, (const unsigned char *)%s, 0, (unsigned char *)%s, 0, %lld, "
+        "%lld, %lld, %lld, %lld, %lld, %lld, %s);\n",
+        x, win, y, (long long)xm->dims[0].value, (long long)xm->dims[1].value, (long long)xm->dims[2].value,
+        (long long)step, (long long)fl, (long long)ym->dims[1].value, (long long)bins, work);
+    return NNFX_OK;
+}
+
+/* Det of float32 x [..., M, M] (nnfx_rt_det: the interpreter's loop). */
+static nnfx_status emit_det(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    if (!xm || xm->rank < 2 || xm->dims[xm->rank - 1].value != xm->dims[xm->rank - 2].value)
+        return cg_unsupported(c, n, "det needs square matrices [..., M, M]");
+    const int64_t M = xm->dims[xm->rank - 1].value;
+    char work[96];
+    spectral_work(c, M * M, work, sizeof work);
+    cg_use_section(c, "det");
+    sb_printf(&c->body, "    nnfx_rt_det((const unsigned char *)%s, 0, (unsigned char *)%s, 0, %lld, %lld, %s);\n", x,
+              y, (long long)cg_meta_numel(&n->meta[0]), (long long)M, work);
+    return NNFX_OK;
+}
+
 /* The dims of meta m (rank <= 6) as int64 into d. */
 static bool dims6(const nnfx_meta *m, int64_t *d) {
     if (!m || m->rank < 1 || m->rank > 6) return false;
@@ -536,6 +613,9 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
     case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);
     case NNFX_OP_REVERSE_SEQUENCE: return emit_reverse_sequence(c, s, n, in[0], y);
+    case NNFX_OP_DFT: return emit_dft(c, s, n, in[0], y);
+    case NNFX_OP_STFT: return emit_stft(c, s, n, in[0], y);
+    case NNFX_OP_DET: return emit_det(c, n, in[0], y);
     default: return cg_unsupported(c, n, "the C generator has no kernel for this op");
     }
 }

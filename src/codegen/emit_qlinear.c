@@ -61,8 +61,44 @@ static nnfx_status conv_geometry(cg *c, const nnfx_node *n, const nnfx_meta *xm,
     return NNFX_OK;
 }
 
+/* DynamicQuantizeLinear: y, its scale and zero point computed at run time;
+ * NAME_run returns 2 for an input holding NaN or infinity (as the
+ * interpreter refuses it). */
+static nnfx_status emit_dynamic_quantize(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
+    nnfx_dtype dx;
+    const nnfx_meta *xm = in_meta(n, 0, &dx);
+    char x[96], outs[3][96];
+    nnfx_status st;
+    if (!xm || dx != NNFX_F32) return cg_unsupported(c, n, "its input must be float32");
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x))) return st;
+    for (int k = 0; k < 3; k++) {
+        const nnfx_dtype dk = k == 1 ? NNFX_F32 : NNFX_U8;
+        snprintf(outs[k], sizeof outs[k], "0");
+        if (k < s->nout && s->outs[k] >= 0 && fx_plan_value_view(c->p, s->outs[k]).kind == FX_VALUE_ARENA &&
+            (st = cg_typed_out(c, s->outs[k], dk, n, outs[k], sizeof outs[k])))
+            return st;
+    }
+    if (!strcmp(outs[0], "0")) { /* y unused: written in the working memory */
+        char w[64];
+        int64_t used = 0;
+        cg_step_scratch(c, cg_meta_numel(xm), &used, w, sizeof w);
+        snprintf(outs[0], sizeof outs[0], "((unsigned char *)%s)", w);
+    }
+    c->src_stdint = true, c->may_fail = true;
+    cg_use_section(c, "dynamic_quantize");
+    sb_printf(&c->body, "    {\n        float sc;\n        uint8_t zp;\n");
+    sb_printf(&c->body, "        if (nnfx_rt_dynamic_quantize(%s, %lld, %s, &sc, &zp)) return 2;\n", x,
+              (long long)cg_meta_numel(xm), outs[0]);
+    if (strcmp(outs[1], "0")) sb_printf(&c->body, "        memcpy(%s, &sc, 4);\n", outs[1]);
+    if (strcmp(outs[2], "0")) sb_printf(&c->body, "        memcpy(%s, &zp, 1);\n", outs[2]);
+    sb_printf(&c->body, "    }\n");
+    return NNFX_OK;
+}
+
 nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
+    if (n->op == NNFX_OP_DYNAMIC_QUANTIZE_LINEAR) return emit_dynamic_quantize(c, s);
     const bool qlinear = n->op == NNFX_OP_QLINEAR_CONV || n->op == NNFX_OP_QLINEAR_MATMUL;
     const bool conv = n->op == NNFX_OP_QLINEAR_CONV || n->op == NNFX_OP_CONV_INTEGER;
     const int ia = 0, ib = qlinear ? 3 : 1, iaz = qlinear ? 2 : 2, ibz = qlinear ? 5 : 3;

@@ -420,6 +420,37 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
+/* MelWeightMatrix (nnfx_rt_mel_weight_matrix: the interpreter's loop), its
+ * five scalars read at run time as doubles; NAME_run returns 2 for a sample
+ * rate that is not positive, as the interpreter refuses it. */
+static nnfx_status emit_mel_weight_matrix(cg *c, const fx_step_view *s, nnfx_dtype dy) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *ym = &n->meta[0];
+    char in[5][128], y[96], pt[64];
+    nnfx_status st;
+    if (ym->rank != 2 || (dy != NNFX_F32 && dy != NNFX_F64 && dy != NNFX_F16))
+        return cg_unsupported(c, n, "a float output [spec, bins] is generated");
+    for (int a = 0; a < 5; a++) {
+        const nnfx_meta *m = cg_arg_meta(n, a);
+        if (!m || cg_meta_numel(m) != 1 || tcode(m->dtype) < 0)
+            return cg_unsupported(c, n, "its inputs must be scalars");
+        char e[96];
+        if ((st = typed_in(c, s, a, m->dtype, e, sizeof e))) return st;
+        snprintf(in[a], sizeof in[a], "nnfx_rt_ld_f(%s, 0, %d)", e, tcode(m->dtype));
+    }
+    if ((st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
+    int64_t used = 0;
+    cg_step_scratch(c, (ym->dims[1].value + 2) * 8 + 8, &used, pt, sizeof pt);
+    cg_use_section(c, "mel_weight_matrix");
+    cg_use_section(c, "align8");
+    c->may_fail = true;
+    sb_printf(&c->body,
+              "    if (nnfx_rt_mel_weight_matrix(%s, %s, %s, %s, %lld, %lld, %s, %d, (long *)nnfx_rt_align8(%s))) "
+              "return 2;\n",
+              in[1], in[2], in[3], in[4], (long long)ym->dims[0].value, (long long)ym->dims[1].value, y, tcode(dy), pt);
+    return NNFX_OK;
+}
+
 /* Transpose of values of another type than float32 (their bytes moved). */
 static nnfx_status emit_transpose_bytes(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
@@ -665,7 +696,9 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_QLINEAR_CONV:
     case NNFX_OP_QLINEAR_MATMUL:
     case NNFX_OP_CONV_INTEGER:
-    case NNFX_OP_MATMUL_INTEGER: *handled = true; return cg_emit_qlinear(c, s);
+    case NNFX_OP_MATMUL_INTEGER:
+    case NNFX_OP_DYNAMIC_QUANTIZE_LINEAR: *handled = true; return cg_emit_qlinear(c, s);
+    case NNFX_OP_MEL_WEIGHT_MATRIX: *handled = true; return emit_mel_weight_matrix(c, s, dy);
     case NNFX_OP_ADD:
     case NNFX_OP_SUB:
     case NNFX_OP_MUL:

@@ -242,6 +242,45 @@ def check_bounded(label, out, name, inputs, refs):
     return shapes
 
 
+def check_dynamic_quantize():
+    """DynamicQuantizeLinear computes its scale at run time: against the ONNX
+    reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
+    for an input holding NaN, which no scale fits (the interpreter refuses
+    it too)."""
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError as e:
+        fail("DynamicQuantizeLinear needs python3-onnx: %s" % e)
+        return
+    g = helper.make_graph([helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "ys", "yz"])], "dql",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.UINT8, [2, 5]),
+                           helper.make_tensor_value_info("ys", TensorProto.FLOAT, []),
+                           helper.make_tensor_value_info("yz", TensorProto.UINT8, [])])
+    path, out = os.path.join(WORK, "dql.onnx"), os.path.join(WORK, "dql")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    x = np.array([[-1.5, 0.25, 3.0, -0.75, 2.5], [1.0, -0.5, 0.0, 4.25, -2.0]], np.float32)
+    lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+    scale = np.float32((np.float32(hi) - np.float32(lo)) / np.float32(255))
+    zp = np.float32(np.rint(np.clip(np.float32(0) - np.float32(lo) / scale, 0, 255)))
+    want = np.clip(np.rint(x / scale) + zp, 0, 255)
+    r = generate(path, out, "dql")
+    if r.returncode:
+        fail("dql: codegen exited %d: %s" % (r.returncode, r.stdout))
+    else:
+        got = build_and_run(out, "dql", [x[None]], 1)
+        if got is not None:
+            compare("dynamic_quantize", got[0], np.concatenate([want.ravel(), [scale, zp]]).astype(np.float32))
+        np.full((1, 2, 5), np.nan, np.float32).tofile(os.path.join(out, "nan.bin"))
+        r = run([os.path.join(out, "run"), "1", os.path.join(out, "nan.bin"), os.path.join(out, "nan_out.bin")])
+        doc = "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN" in \
+            open(os.path.join(out, "dql.h")).read()
+        print("dynamic_quantize NaN input: program exit %d, header documents 2: %s" % (r.returncode, doc))
+        if r.returncode != 3 or not doc:
+            fail("dql: a NaN input must make dql_run return 2 (documented); the program exited %d" % r.returncode)
+
+
 def compare(label, got, ref):
     """got within 1e-4 of the output's scale of ref; exactly when ref holds
     integers (quantized or integer outputs)."""
@@ -318,13 +357,13 @@ def main():
     print("determinism: two runs, same bytes")
     # 4. errors: nothing written
     kws = os.path.join(DATA, "kws", "kws.onnx")
-    det = os.path.join(WORK, "det.fx")
-    with open(det, "w") as f:
+    leaf = os.path.join(WORK, "leaf.fx")
+    with open(leaf, "w") as f:
         f.write("graph():\n"
                 "    %x : [num_users=1] = placeholder[target=x]  # float32[2, 3, 3]\n"
-                "    %h : [num_users=1] = call_function[target=det](args = (%x,), kwargs = {})\n"
+                "    %h : [num_users=1] = call_module[target=my_filter](args = (%x,), kwargs = {})\n"
                 "    return h\n")
-    cases = [("no_kernel", det, [], 3, ["node h", "det"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
+    cases = [("no_kernel", leaf, [], 3, ["node h", "leaf module my_filter has no C kernel"]),("forbid", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp,Sigmoid,Tanh"], 1,
               ["Sigmoid", "hard_sigmoid(x, alpha=0.2, beta=0.5)"]),
              ("dynamic", kws, [], 2, ["--shape x="]),
              ("data_dependent", os.path.join(DATA, "coverage", "nms_post.onnx"), [], 3,
@@ -514,6 +553,8 @@ def main():
                                    [np.load("%s.in%d.npy" % (sample, i)) for i in range(nin)],
                                    [np.load("%s.out%d.npy" % (sample, k)) for k in range(nout)])
             print("%s sample %d: output dims %s" % (model, j, shapes))
+    # 6e. DynamicQuantizeLinear computes its scale at run time
+    check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
     # against PyTorch; three real models in the size mode too
     try:

@@ -267,6 +267,15 @@ def cases():
                           [numpy_helper.from_array(np.float32(0.05), "sc"), numpy_helper.from_array(np.uint8(128), "zp")])
     yield ("dequantize_u8_input", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), xq,
            ((xq.astype(np.float32) - 128) * np.float32(0.05)))
+    # STFT with a constant Hann window (a keyword spotter's front end: frames of 64 every 32,
+    # one-sided) against numpy's FFT
+    x = rand(1, 400, 1)
+    win = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(64) / 64)).astype(np.float32)
+    frames = np.stack([x[0, f * 32:f * 32 + 64, 0] * win for f in range(11)])
+    spec = np.fft.rfft(frames.astype(np.float64), axis=-1)
+    yield ("stft_hann", _model("stft", helper.make_node("STFT", ["x", "step", "win"], ["y"], onesided=1), x,
+                               (1, 11, 33, 2), [("step", np.array(32, i64)), ("win", win)]),
+           x, np.stack([spec.real, spec.imag], -1)[None].astype(np.float32))
     # the operator-form quantized ops (ONNX Runtime's QOperator format) with constant int8 weights:
     # QLinearConv (per-channel weight scales, int32 bias, padding, stride 2) -> Reshape ->
     # QLinearMatMul (per-column scales and zero points) and MatMulInteger; ConvInteger on the input;

@@ -127,6 +127,7 @@ static inline void nnfx_rt_compress(const unsigned char *x, const unsigned char 
 /* @end */
 
 /* @rt align8 */
+#include <stdint.h>
 /* p moved up to the next multiple of 8 bytes (the arena is only 4-byte
  * aligned; the working memory of the kernels below holds longs and
  * doubles). */

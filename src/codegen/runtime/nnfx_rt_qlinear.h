@@ -113,4 +113,34 @@ static inline void nnfx_rt_imatmul(const void *a, int ta, long aoff, const void 
 }
 /* @end */
 
+/* @rt dynamic_quantize needs:qlinear */
+/* DynamicQuantizeLinear of x[0..n) (as the ONNX reference): the range
+ * [min(0, min x), max(0, max x)] over 255 levels gives *scale, the zero
+ * point *zp is 0 - min / scale clipped to [0, 255] and rounded half to
+ * even, and y[i] = quantize(x[i], scale, zp) (zp everywhere when the scale
+ * is 0). Returns 0, or 1 + i for the first element i that is NaN or
+ * infinite (no scale fits it; nothing is written then). */
+static inline long nnfx_rt_dynamic_quantize(const float *x, long n, uint8_t *y, float *scale, uint8_t *zp) {
+    float mn = 0.0f, mx = 0.0f, s;
+    int32_t z = 0;
+    long i;
+    for (i = 0; i < n; i++) {
+        if (x[i] != x[i] || x[i] - x[i] != 0.0f) return 1 + i;
+        if (x[i] < mn) mn = x[i];
+        if (x[i] > mx) mx = x[i];
+    }
+    s = (mx - mn) / 255.0f;
+    if (s > 0.0f) {
+        float f = 0.0f - mn / s;
+        f = f < 0.0f ? 0.0f : f > 255.0f ? 255.0f : f;
+        z = nnfx_rt_qround(f);
+    }
+    for (i = 0; i < n; i++)
+        y[i] = (uint8_t)(s > 0.0f ? nnfx_rt_quantize(x[i], s, z, 0, 255) : z);
+    *scale = s;
+    *zp = (uint8_t)z;
+    return 0;
+}
+/* @end */
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_linalg.h"
 #include "exec/kernels/kernels_int.h"
 
 #ifndef M_PI
@@ -102,38 +103,12 @@ nnfx_status kern_det(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     const nnfx_tensor *x = in[0];
     int64_t M = x->shape[x->rank - 1];
     if (x->shape[x->rank - 2] != M) return kern_fail(err, n, NNFX_ERR_SHAPE, "det needs square matrices");
-    int64_t cnt = nnfx_tensor_numel(out[0]);
+    const int tx = x->dtype == NNFX_F32 ? 0 : x->dtype == NNFX_F64 ? 6 : x->dtype == NNFX_F16 ? 7 : -1;
+    const int ty = out[0]->dtype == NNFX_F32 ? 0 : out[0]->dtype == NNFX_F64 ? 6 : out[0]->dtype == NNFX_F16 ? 7 : -1;
+    if (tx < 0 || ty < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "det of %s values", nnfx_dtype_name(x->dtype));
     double *a = malloc(sizeof *a * (size_t)(M * M > 0 ? M * M : 1));
     if (!a) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    for (int64_t m = 0; m < cnt; m++) {
-        for (int64_t i = 0; i < M * M; i++)
-            a[i] = nnfx_tensor_get(x, m * M * M + i);
-        double det = 1;
-        for (int64_t k = 0; k < M && det != 0; k++) {
-            int64_t p = k;
-            for (int64_t i = k + 1; i < M; i++)
-                if (fabs(a[i * M + k]) > fabs(a[p * M + k])) p = i;
-            if (a[p * M + k] == 0) {
-                det = 0;
-                break;
-            }
-            if (p != k) {
-                for (int64_t j = 0; j < M; j++) {
-                    double t = a[k * M + j];
-                    a[k * M + j] = a[p * M + j];
-                    a[p * M + j] = t;
-                }
-                det = -det;
-            }
-            det *= a[k * M + k];
-            for (int64_t i = k + 1; i < M; i++) {
-                double f = a[i * M + k] / a[k * M + k];
-                for (int64_t j = k; j < M; j++)
-                    a[i * M + j] -= f * a[k * M + j];
-            }
-        }
-        kern_set(out[0], m, det);
-    }
+    nnfx_rt_det(x->data, tx, out[0]->data, ty, (long)nnfx_tensor_numel(out[0]), (long)M, a);
     free(a);
     return NNFX_OK;
 }

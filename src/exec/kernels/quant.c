@@ -160,29 +160,15 @@ nnfx_status kern_dynamic_quantize_linear(const nnfx_node *n, int nin, nnfx_tenso
     nnfx_status s = kern_need(n, in[0], NNFX_F32, "x", err);
     if (s) return s;
     const nnfx_tensor *x = in[0];
-    int64_t cnt = nnfx_tensor_numel(x);
-    const float *xd = x->data;
-    float mn = 0.0f, mx = 0.0f;
-    for (int64_t i = 0; i < cnt; i++) {
-        if (isnan(xd[i]) || isinf(xd[i]))
-            return kern_fail(err, n, NNFX_ERR_RUNTIME, "input element %lld is %g; no scale fits it", (long long)i,
-                             (double)xd[i]);
-        if (xd[i] < mn) mn = xd[i];
-        if (xd[i] > mx) mx = xd[i];
-    }
-    float scale = (mx - mn) / 255.0f;
-    int32_t zp = 0;
-    if (scale > 0.0f) {
-        float z = 0.0f - mn / scale;
-        z = z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z;
-        zp = (int32_t)rintf(z);
-    }
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
-    uint8_t *yd = out[0]->data;
-    for (int64_t i = 0; i < cnt; i++)
-        yd[i] = scale > 0.0f ? (uint8_t)ir_quant_one(xd[i], scale, zp, 0, 255) : (uint8_t)zp;
+    float scale;
+    uint8_t zp;
+    const long bad = nnfx_rt_dynamic_quantize(x->data, (long)nnfx_tensor_numel(x), out[0]->data, &scale, &zp);
+    if (bad)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "input element %ld is %g; no scale fits it", bad - 1,
+                         (double)((const float *)x->data)[bad - 1]);
     if (nout > 1 && out[1]) ((float *)out[1]->data)[0] = scale;
-    if (nout > 2 && out[2]) ((uint8_t *)out[2]->data)[0] = (uint8_t)zp;
+    if (nout > 2 && out[2]) ((uint8_t *)out[2]->data)[0] = zp;
     return NNFX_OK;
 }
 

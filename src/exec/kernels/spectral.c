@@ -1,33 +1,18 @@
 /* spectral.c — DFT and STFT by direct summation in double (O(n^2) per
- * signal: for the node tests and short frames; no FFT), and
+ * signal: for the node tests and short frames; no FFT: the loops of
+ * src/codegen/runtime/nnfx_rt_spectral.h, which generated C runs too), and
  * MelWeightMatrix. Signals carry a last dim of 1 (real) or 2 (complex);
  * outputs are complex (last dim 2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_linalg.h"
+#include "codegen/runtime/nnfx_rt_spectral.h"
 #include "exec/kernels/kernels_int.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-/* out[k] = sum_j in[j] e^{-+2 pi i j k / len} for k < nbins (scaled by
- * 1/len when inverse); in holds n complex values (zero beyond). */
-static void dft1(const double *re, const double *im, int64_t n, int64_t len, int64_t nbins, bool inverse, double *ore,
-                 double *oim) {
-    double sg = inverse ? 1.0 : -1.0;
-    for (int64_t k = 0; k < nbins; k++) {
-        double sr = 0, si = 0;
-        for (int64_t j = 0; j < n && j < len; j++) {
-            double a = sg * 2 * M_PI * (double)((j * k) % len) / (double)len, c = cos(a), s = sin(a);
-            sr += re[j] * c - im[j] * s;
-            si += re[j] * s + im[j] * c;
-        }
-        ore[k] = inverse ? sr / (double)len : sr;
-        oim[k] = inverse ? si / (double)len : si;
-    }
-}
+/* The runtime's type code of a float type (nnfx_rt_typed.h), -1 for others. */
+static int float_code(nnfx_dtype dt) { return dt == NNFX_F32 ? 0 : dt == NNFX_F64 ? 6 : dt == NNFX_F16 ? 7 : -1; }
 
 /* DFT(input [..., n, ..., 1|2], dft_length?) along axis. */
 nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -45,23 +30,12 @@ nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         outer *= x->shape[d];
     for (int d = axis + 1; d < x->rank - 1; d++)
         inner *= x->shape[d];
+    if (float_code(x->dtype) < 0 || float_code(y->dtype) < 0)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "dft of %s values", nnfx_dtype_name(x->dtype));
     double *buf = malloc(sizeof *buf * (size_t)(2 * (N + L) + 4));
     if (!buf) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    double *re = buf, *im = buf + N, *ore = buf + 2 * N, *oim = buf + 2 * N + L;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            for (int64_t j = 0; j < N; j++) {
-                int64_t at = ((o * N + j) * inner + i) * cx;
-                re[j] = nnfx_tensor_get(x, at);
-                im[j] = cx == 2 ? nnfx_tensor_get(x, at + 1) : 0;
-            }
-            dft1(re, im, N, len, L, inverse, ore, oim);
-            for (int64_t k = 0; k < L; k++) {
-                int64_t at = ((o * L + k) * inner + i) * 2;
-                kern_set(y, at, ore[k]);
-                kern_set(y, at + 1, oim[k]);
-            }
-        }
+    nnfx_rt_dft(x->data, float_code(x->dtype), y->data, float_code(y->dtype), (long)outer, (long)N, (long)inner,
+                (long)cx, (long)len, (long)L, inverse, buf);
     free(buf);
     return NNFX_OK;
 }
@@ -79,24 +53,12 @@ nnfx_status kern_stft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     int64_t F = y->shape[1], bins = y->shape[2];
     if (fl <= 0 || (win && nnfx_tensor_numel(win) != fl))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "stft frame_length and window do not fit");
+    if (float_code(x->dtype) < 0 || float_code(y->dtype) < 0 || (win && float_code(win->dtype) < 0))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "stft of %s values", nnfx_dtype_name(x->dtype));
     double *buf = malloc(sizeof *buf * (size_t)(2 * fl + 2 * bins + 4));
     if (!buf) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    double *re = buf, *im = buf + fl, *ore = buf + 2 * fl, *oim = buf + 2 * fl + bins;
-    for (int64_t b = 0; b < B; b++)
-        for (int64_t f = 0; f < F; f++) {
-            for (int64_t j = 0; j < fl; j++) {
-                int64_t t = f * step + j;
-                double w = win ? nnfx_tensor_get(win, j) : 1.0;
-                re[j] = t < T ? w * nnfx_tensor_get(x, (b * T + t) * cx) : 0;
-                im[j] = t < T && cx == 2 ? w * nnfx_tensor_get(x, (b * T + t) * cx + 1) : 0;
-            }
-            dft1(re, im, fl, fl, bins, false, ore, oim);
-            for (int64_t k = 0; k < bins; k++) {
-                int64_t at = ((b * F + f) * bins + k) * 2;
-                kern_set(y, at, ore[k]);
-                kern_set(y, at + 1, oim[k]);
-            }
-        }
+    nnfx_rt_stft(x->data, float_code(x->dtype), win ? win->data : NULL, win ? float_code(win->dtype) : 0, y->data,
+                 float_code(y->dtype), (long)B, (long)T, (long)cx, (long)step, (long)fl, (long)F, (long)bins, buf);
     free(buf);
     return NNFX_OK;
 }
@@ -113,26 +75,14 @@ nnfx_status kern_mel_weight_matrix(const nnfx_node *n, int nin, nnfx_tensor *con
         if (!in[i] || nnfx_tensor_numel(in[i]) != 1)
             return kern_fail(err, n, NNFX_ERR_SHAPE, "mel_weight_matrix input %d must be a scalar", i);
     nnfx_tensor *y = out[0];
-    int64_t bins = y->shape[1], nspec = y->shape[0];
-    double len = nnfx_tensor_get(in[1], 0), rate = nnfx_tensor_get(in[2], 0);
-    double lo = 2595 * log10(1 + nnfx_tensor_get(in[3], 0) / 700),
-           hi = 2595 * log10(1 + nnfx_tensor_get(in[4], 0) / 700);
-    if (!(rate > 0)) return kern_fail(err, n, NNFX_ERR_SHAPE, "sample_rate must be positive");
-    int64_t *pt = malloc(sizeof *pt * (size_t)(bins + 2));
+    const int ty = float_code(y->dtype);
+    if (ty < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "mel_weight_matrix of %s", nnfx_dtype_name(y->dtype));
+    long *pt = malloc(sizeof *pt * (size_t)(y->shape[1] + 2));
     if (!pt) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    double step = (hi - lo) / (double)(bins + 2);
-    for (int64_t i = 0; i < bins + 2; i++) {
-        double hz = 700 * (pow(10, ((double)i * step + lo) / 2595) - 1);
-        pt[i] = (int64_t)floor((len + 1) * hz / rate);
-    }
-    memset(y->data, 0, y->nbytes);
-    for (int64_t i = 0; i < bins; i++) {
-        int64_t l = pt[i], c = pt[i + 1], h = pt[i + 2];
-        for (int64_t j = l; j <= c; j++) /* rising edge (a single 1 when l == c) */
-            if (j >= 0 && j < nspec) kern_set(y, j * bins + i, c == l ? 1.0 : (double)(j - l) / (double)(c - l));
-        for (int64_t j = c; j < h; j++)
-            if (j >= 0 && j < nspec) kern_set(y, j * bins + i, (double)(h - j) / (double)(h - c));
-    }
+    const int bad =
+        nnfx_rt_mel_weight_matrix(nnfx_tensor_get(in[1], 0), nnfx_tensor_get(in[2], 0), nnfx_tensor_get(in[3], 0),
+                                  nnfx_tensor_get(in[4], 0), (long)y->shape[0], (long)y->shape[1], y->data, ty, pt);
     free(pt);
+    if (bad) return kern_fail(err, n, NNFX_ERR_SHAPE, "sample_rate must be positive");
     return NNFX_OK;
 }
