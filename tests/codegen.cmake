@@ -9,8 +9,8 @@ if(EXISTS ${NNFX_CG_PYTHON})
   add_test(NAME codegen COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen.py
                                 $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_tmp)
   set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
-  if(NNFX_SANITIZE) # the generated C itself runs under the sanitizers too
-    set_tests_properties(codegen PROPERTIES ENVIRONMENT
+  if(NNFX_SANITIZE) # the generated C itself runs under the sanitizers too (each compile and run slower)
+    set_tests_properties(codegen PROPERTIES TIMEOUT 900 ENVIRONMENT
                                             "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
@@ -22,7 +22,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                        $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_native_tmp)
   set_tests_properties(codegen_native PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "CODEGEN_CFLAGS=-march=native")
   if(NNFX_SANITIZE)
-    set_tests_properties(codegen_native PROPERTIES ENVIRONMENT
+    set_tests_properties(codegen_native PROPERTIES TIMEOUT 900 ENVIRONMENT
                          "CODEGEN_CFLAGS=-march=native -fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
@@ -39,7 +39,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                      $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_int8)
   set_tests_properties(codegen_int8 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
   if(NNFX_SANITIZE)
-    set_tests_properties(codegen_int8 PROPERTIES ENVIRONMENT
+    set_tests_properties(codegen_int8 PROPERTIES TIMEOUT 900 ENVIRONMENT
                                                  "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()
@@ -56,7 +56,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
   set_tests_properties(codegen_ctrl PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
                                                FIXTURES_REQUIRED node_tests_generated)
   if(NNFX_SANITIZE)
-    set_tests_properties(codegen_ctrl PROPERTIES ENVIRONMENT
+    set_tests_properties(codegen_ctrl PROPERTIES TIMEOUT 600 ENVIRONMENT
                                                  "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
   endif()
 endif()

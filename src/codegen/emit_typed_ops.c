@@ -451,6 +451,68 @@ static nnfx_status emit_mel_weight_matrix(cg *c, const fx_step_view *s, nnfx_dty
     return NNFX_OK;
 }
 
+/* MaxUnpool (nnfx_rt_max_unpool: the interpreter's loop); NAME_run returns
+ * 2 for an index out of range, as the interpreter refuses it. */
+static nnfx_status emit_max_unpool(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1), *ym = &n->meta[0];
+    const nnfx_attr *ks = nnfx_node_attr(n, "kernel_shape"), *st_ = nnfx_node_attr(n, "strides"),
+                    *pd = nnfx_node_attr(n, "pads");
+    const int nsp = xm ? xm->rank - 2 : 0;
+    char x[96], ix[96], y[96];
+    nnfx_status st;
+    if (!xm || !im || im->dtype != NNFX_I64 || cg_meta_numel(im) != cg_meta_numel(xm) || nsp < 1 || !ks ||
+        ks->u.ints.n != nsp || ym->rank != xm->rank || ym->dtype != dx)
+        return cg_unsupported(c, n, "max_unpool needs int64 indices of X's shape and kernel_shape");
+    int64_t def[NNFX_MAX_RANK], yd[NNFX_MAX_RANK];
+    def[0] = xm->dims[0].value, def[1] = xm->dims[1].value;
+    for (int i = 0; i < nsp; i++) {
+        const int64_t sv = st_ && st_->u.ints.n == nsp ? st_->u.ints.v[i] : 1;
+        const int64_t pads = pd && pd->u.ints.n == 2 * nsp ? pd->u.ints.v[i] + pd->u.ints.v[i + nsp] : 0;
+        def[2 + i] = (xm->dims[2 + i].value - 1) * sv + ks->u.ints.v[i] - pads;
+    }
+    meta_dims(ym, yd);
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, NNFX_I64, ix, sizeof ix)) ||
+        (st = typed_out(c, s->out, dx, n, y, sizeof y)))
+        return st;
+    c->may_fail = true;
+    cg_use_section(c, "max_unpool");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "def", xm->rank, def);
+    emit_longs(&c->body, "ys", ym->rank, yd);
+    sb_printf(&c->body, "        if (nnfx_rt_max_unpool(%s, %d, %s, %lld, %d, def, ys, %s)) return 2;\n    }\n", x,
+              (int)nnfx_dtype_size(dx), ix, (long long)cg_meta_numel(xm), xm->rank, y);
+    return NNFX_OK;
+}
+
+/* RoiAlign (nnfx_rt_roi_align: the interpreter's loop); NAME_run returns 2
+ * for a batch index out of range, as the interpreter refuses it. */
+static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *rm = cg_arg_meta(n, 1), *bm = cg_arg_meta(n, 2), *ym = &n->meta[0];
+    char x[96], r[96], b[96], y[96];
+    nnfx_status st;
+    if (!xm || !rm || !bm || xm->rank != 4 || rm->rank != 2 || rm->dims[1].value != 4 || bm->dtype != NNFX_I64 ||
+        cg_meta_numel(bm) != rm->dims[0].value || tcode(rm->dtype) < 0 || ym->rank != 4)
+        return cg_unsupported(c, n, "roi_align needs X [N, C, H, W], rois [R, 4] and int64 batch_indices [R]");
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, rm->dtype, r, sizeof r)) ||
+        (st = typed_in(c, s, 2, NNFX_I64, b, sizeof b)) || (st = typed_out(c, s->out, ym->dtype, n, y, sizeof y)))
+        return st;
+    const bool half =
+        strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
+    const bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    c->may_fail = true;
+    cg_use_section(c, "roi_align");
+    sb_printf(&c->body,
+              "    if (nnfx_rt_roi_align(%s, %d, %s, %d, %s, %s, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, ",
+              x, tcode(dx), r, tcode(rm->dtype), b, y, tcode(ym->dtype), (long long)xm->dims[0].value,
+              (long long)xm->dims[1].value, (long long)xm->dims[2].value, (long long)xm->dims[3].value,
+              (long long)rm->dims[0].value, (long long)ym->dims[2].value, (long long)ym->dims[3].value,
+              (long long)nnfx_node_attr_int(n, "sampling_ratio", 0));
+    sb_printf(&c->body, "%a, %d, %d)) return 2;\n", nnfx_node_attr_float(n, "spatial_scale", 1.0), half, mx);
+    return NNFX_OK;
+}
+
 /* Transpose of values of another type than float32 (their bytes moved). */
 static nnfx_status emit_transpose_bytes(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
@@ -753,7 +815,9 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GATHER:
         if (dy == NNFX_F32 && in_const(c, s, 1)) return NNFX_OK; /* codegen.c's constant-index gather */
         break;
-    case NNFX_OP_GATHER_ND: break;
+    case NNFX_OP_GATHER_ND:
+    case NNFX_OP_MAX_UNPOOL:
+    case NNFX_OP_ROI_ALIGN: break;
     case NNFX_OP_TRANSPOSE:
         if (dy == NNFX_F32) return NNFX_OK; /* codegen.c's */
         break;
@@ -789,6 +853,8 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GATHER: return emit_gather(c, s, d0);
     case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
     case NNFX_OP_TRANSPOSE: return emit_transpose_bytes(c, s, d0);
+    case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
+    case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
     case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
     case NNFX_OP_DROPOUT: return emit_dropout_mask(c, s);
     case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_indexed.h"
 #include "codegen/runtime/nnfx_rt_linalg.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -166,20 +167,13 @@ nnfx_status kern_max_unpool(const nnfx_node *n, int nin, nnfx_tensor *const *in,
         int64_t pads = pd && pd->u.ints.n == 2 * nsp ? pd->u.ints.v[i] + pd->u.ints.v[i + nsp] : 0;
         def[2 + i] = (x->shape[2 + i] - 1) * sv + ks->u.ints.v[i] - pads;
     }
-    int64_t lim = nnfx_shape_numel(x->rank, def);
-    size_t es = nnfx_dtype_size(x->dtype);
-    memset(y->data, 0, y->nbytes);
-    for (int64_t i = 0; i < cnt; i++) {
-        int64_t j = (int64_t)nnfx_tensor_get(ix, i), o = 0, mul = 1;
-        if (j < 0 || j >= lim)
-            return kern_fail(err, n, NNFX_ERR_RUNTIME, "max_unpool index %lld out of range", (long long)j);
-        for (int d = x->rank - 1; d >= 0; d--, j /= def[d + 1]) {
-            int64_t cd = j % def[d];
-            if (cd >= y->shape[d]) return kern_fail(err, n, NNFX_ERR_SHAPE, "max_unpool output_shape too small");
-            o += cd * mul;
-            mul *= y->shape[d];
-        }
-        memcpy((char *)y->data + (size_t)o * es, (const char *)x->data + (size_t)i * es, es);
-    }
+    long defl[NNFX_MAX_RANK], ys[NNFX_MAX_RANK];
+    for (int d = 0; d < x->rank; d++)
+        defl[d] = (long)def[d], ys[d] = (long)y->shape[d];
+    const long bad =
+        nnfx_rt_max_unpool(x->data, (long)nnfx_dtype_size(x->dtype), ix->data, (long)cnt, x->rank, defl, ys, y->data);
+    if (bad)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "max_unpool index %lld out of range of output_shape",
+                         (long long)((const int64_t *)ix->data)[bad - 1]);
     return NNFX_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codegen/runtime/nnfx_rt_float.h"
+#include "codegen/runtime/nnfx_rt_indexed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECT } pad_mode;
@@ -30,6 +31,9 @@ static double at(const plane *p, int64_t y, int64_t x) {
     if (y < 0 || y >= p->H || x < 0 || x >= p->W) return 0;
     return nnfx_tensor_get(p->x, p->off + y * p->W + x);
 }
+
+/* The runtime's type code of a float type (nnfx_rt_typed.h), -1 for others. */
+static int float_code(nnfx_dtype dt) { return dt == NNFX_F32 ? 0 : dt == NNFX_F64 ? 6 : dt == NNFX_F16 ? 7 : -1; }
 
 static double cc1(double x, double A) { return nnfx_rt_gs_cc1(x, A); }
 static double cc2(double x, double A) { return nnfx_rt_gs_cc2(x, A); }
@@ -91,24 +95,6 @@ nnfx_status kern_grid_sample(const nnfx_node *n, int nin, nnfx_tensor *const *in
     return NNFX_OK;
 }
 
-/* Bilinear sample of plane p at (y, x) as RoiAlign defines it (clamped at
- * the border, zero beyond one pixel outside). */
-static double roi_bilinear(const plane *p, double y, double x) {
-    if (y < -1.0 || y > (double)p->H || x < -1.0 || x > (double)p->W) return 0;
-    y = fmax(y, 0), x = fmax(x, 0);
-    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
-    if (yl >= p->H - 1)
-        yh = yl = p->H - 1, y = (double)yl;
-    else
-        yh = yl + 1;
-    if (xl >= p->W - 1)
-        xh = xl = p->W - 1, x = (double)xl;
-    else
-        xh = xl + 1;
-    double ly = y - (double)yl, lx = x - (double)xl, hy = 1 - ly, hx = 1 - lx;
-    return hy * hx * at(p, yl, xl) + hy * lx * at(p, yl, xh) + ly * hx * at(p, yh, xl) + ly * lx * at(p, yh, xh);
-}
-
 /* RoiAlign(X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch_indices [R])
  * -> [R, C, output_height, output_width]. */
 nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -124,33 +110,15 @@ nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     double scale = nnfx_node_attr_float(n, "spatial_scale", 1.0);
     bool half = strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
     bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
-    double off = half ? 0.5 : 0.0;
-    for (int64_t r = 0; r < R; r++) {
-        int64_t b = (int64_t)nnfx_tensor_get(bi, r);
-        if (b < 0 || b >= x->shape[0])
-            return kern_fail(err, n, NNFX_ERR_RUNTIME, "batch index %lld out of range", (long long)b);
-        double x1 = nnfx_tensor_get(rois, r * 4) * scale - off, y1 = nnfx_tensor_get(rois, r * 4 + 1) * scale - off;
-        double x2 = nnfx_tensor_get(rois, r * 4 + 2) * scale - off, y2 = nnfx_tensor_get(rois, r * 4 + 3) * scale - off;
-        double rw = x2 - x1, rh = y2 - y1;
-        if (!half) rw = fmax(rw, 1.0), rh = fmax(rh, 1.0);
-        double bh = rh / (double)PH, bw = rw / (double)PW;
-        int64_t gh = sr > 0 ? sr : (int64_t)ceil(rh / (double)PH), gw = sr > 0 ? sr : (int64_t)ceil(rw / (double)PW);
-        double cnt = (double)(gh * gw > 0 ? gh * gw : 1);
-        for (int64_t c = 0; c < C; c++) {
-            plane p = {x, (b * C + c) * H * W, H, W};
-            for (int64_t ph = 0; ph < PH; ph++)
-                for (int64_t pw = 0; pw < PW; pw++) {
-                    double acc = mx ? -INFINITY : 0;
-                    for (int64_t iy = 0; iy < gh; iy++)
-                        for (int64_t ix = 0; ix < gw; ix++) {
-                            double yy = y1 + (double)ph * bh + ((double)iy + 0.5) * bh / (double)gh;
-                            double xx = x1 + (double)pw * bw + ((double)ix + 0.5) * bw / (double)gw;
-                            double v = roi_bilinear(&p, yy, xx);
-                            acc = mx ? fmax(acc, v) : acc + v;
-                        }
-                    kern_set(out[0], ((r * C + c) * PH + ph) * PW + pw, mx ? acc : acc / cnt);
-                }
-        }
-    }
+    const int tx = float_code(x->dtype), tr = float_code(rois->dtype), ty = float_code(out[0]->dtype);
+    if (tx < 0 || tr < 0 || ty < 0 || bi->dtype != NNFX_I64)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "roi_align of %s values and %s batch indices",
+                         nnfx_dtype_name(x->dtype), nnfx_dtype_name(bi->dtype));
+    const long bad =
+        nnfx_rt_roi_align(x->data, tx, rois->data, tr, bi->data, out[0]->data, ty, (long)x->shape[0], (long)C, (long)H,
+                          (long)W, (long)R, (long)PH, (long)PW, (long)sr, scale, half, mx);
+    if (bad)
+        return kern_fail(err, n, NNFX_ERR_RUNTIME, "batch index %lld out of range",
+                         (long long)((const int64_t *)bi->data)[bad - 1]);
     return NNFX_OK;
 }
