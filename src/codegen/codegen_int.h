@@ -15,8 +15,8 @@
 #include "nnfx.h"
 
 #define CG_MAX_SECTIONS 64
-#define CG_MAX_BOUNDED  64 /* data-dependent nodes (NonZero...) a model may have */
-#define CG_MAX_FILLS    64 /* padding fills before the nodes that read along a data-dependent dim */
+#define CG_MAX_BOUNDED  256 /* data-dependent nodes (NonZero...) a model may have */
+#define CG_MAX_FILLS    256 /* padding fills before the nodes that read along a data-dependent dim */
 
 /* A value whose dims may depend on the data: per dim, the extent it holds
  * (cg_extent_expr), or -1 for a static dim. */
