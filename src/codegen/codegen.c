@@ -2627,12 +2627,13 @@ static char *emit_header(cg *c, int64_t arena) {
         any_fixed && c->may_fail
             ? "\n * (1, writing nothing, when a fixed input holds other values; 2 when an op meets "
               "values the interpreter\n * refuses too: a DynamicQuantizeLinear of NaN or infinity, a "
-              "MelWeightMatrix of a sample rate <= 0,\n * a MaxUnpool or RoiAlign index out of range)"
-        : any_fixed ? "\n * (1, writing nothing, when a fixed input holds other values)"
-        : c->may_fail
-            ? "\n * (2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN "
-              "or infinity,\n * a MelWeightMatrix of a sample rate <= 0, a MaxUnpool or RoiAlign index out of range)"
-            : "";
+              "MelWeightMatrix of a sample rate <= 0,\n * a MaxUnpool, RoiAlign or\n * TfIdfVectorizer index out of "
+              "range)"
+        : any_fixed   ? "\n * (1, writing nothing, when a fixed input holds other values)"
+        : c->may_fail ? "\n * (2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN "
+                        "or infinity,\n * a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n * "
+                        "TfIdfVectorizer index out of range)"
+                      : "";
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
               "/* the pointee type of %s_run's inputs[] and outputs[]: float when every input and output\n"

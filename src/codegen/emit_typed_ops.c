@@ -513,6 +513,59 @@ static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
+/* `static const long NAME[]` of integer attribute a of n (none: one 0). */
+static void emit_attr_longs(sbuf *b, const char *name, const nnfx_attr *a) {
+    sb_printf(b, "        static const long %s[%d] = {", name, a && a->u.ints.n > 0 ? a->u.ints.n : 1);
+    for (int i = 0; a && i < a->u.ints.n; i++)
+        sb_printf(b, i ? ", %lld" : "%lld", (long long)a->u.ints.v[i]);
+    sb_printf(b, a && a->u.ints.n > 0 ? "};\n" : "0};\n");
+}
+
+/* TfIdfVectorizer over int32 / int64 tokens (nnfx_rt_tfidf: the
+ * interpreter's loop, the pool and indexes as constant arrays); NAME_run
+ * returns 2 where the interpreter refuses the attributes (ngram_counts that
+ * do not fit the pool, an n-gram without a valid output index). */
+static nnfx_status emit_tfidf(cg *c, const fx_step_view *s, nnfx_dtype dx) {
+    const nnfx_node *n = s->last;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_attr *cnts = nnfx_node_attr(n, "ngram_counts"), *idx = nnfx_node_attr(n, "ngram_indexes"),
+                    *pool = nnfx_node_attr(n, "pool_int64s"), *wts = nnfx_node_attr(n, "weights");
+    const char *mode = nnfx_node_attr_string(n, "mode", "TF");
+    const int m = strcmp(mode, "TF") == 0 ? 0 : strcmp(mode, "IDF") == 0 ? 1 : strcmp(mode, "TFIDF") == 0 ? 2 : -1;
+    char x[96], y[96];
+    nnfx_status st;
+    if (!xm || (dx != NNFX_I32 && dx != NNFX_I64) || ym->dtype != NNFX_F32 || xm->rank < 1 || xm->rank > 2 || m < 0 ||
+        !cnts || !idx || !pool || cnts->kind != NNFX_ATTR_INTS || idx->kind != NNFX_ATTR_INTS ||
+        pool->kind != NNFX_ATTR_INTS)
+        return cg_unsupported(c, n, "tfidf needs int32 / int64 tokens [C] or [rows, C], pool_int64s and a valid mode");
+    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, NNFX_F32, n, y, sizeof y))) return st;
+    const bool w = wts && wts->kind == NNFX_ATTR_FLOATS && wts->u.floats.n > 0;
+    c->may_fail = true;
+    cg_use_section(c, "tfidf");
+    sb_printf(&c->body, "    {\n");
+    emit_attr_longs(&c->body, "cnts", cnts);
+    emit_attr_longs(&c->body, "idx", idx);
+    emit_attr_longs(&c->body, "pool", pool);
+    if (w) {
+        sb_printf(&c->body, "        static const float wts[%d] = {", wts->u.floats.n);
+        for (int i = 0; i < wts->u.floats.n; i++) {
+            sb_printf(&c->body, i ? ", " : "");
+            cg_float_lit(&c->body, wts->u.floats.v[i]);
+        }
+        sb_printf(&c->body, "};\n");
+    }
+    sb_printf(
+        &c->body,
+        "        if (nnfx_rt_tfidf(%s, %d, %lld, %lld, (float *)(void *)%s, %lld, cnts, %d, idx, %d, pool, %d, %s, "
+        "%d, %lld, %lld, %lld, %d)) return 2;\n    }\n",
+        x, tcode(dx), (long long)(xm->rank == 2 ? xm->dims[0].value : 1), (long long)xm->dims[xm->rank - 1].value, y,
+        (long long)ym->dims[ym->rank - 1].value, cnts->u.ints.n, idx->u.ints.n, pool->u.ints.n, w ? "wts" : "0",
+        w ? wts->u.floats.n : 0, (long long)nnfx_node_attr_int(n, "min_gram_length", 1),
+        (long long)nnfx_node_attr_int(n, "max_gram_length", 1), (long long)nnfx_node_attr_int(n, "max_skip_count", 0),
+        m);
+    return NNFX_OK;
+}
+
 /* Transpose of values of another type than float32 (their bytes moved). */
 static nnfx_status emit_transpose_bytes(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
@@ -817,7 +870,8 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         break;
     case NNFX_OP_GATHER_ND:
     case NNFX_OP_MAX_UNPOOL:
-    case NNFX_OP_ROI_ALIGN: break;
+    case NNFX_OP_ROI_ALIGN:
+    case NNFX_OP_TFIDF: break;
     case NNFX_OP_TRANSPOSE:
         if (dy == NNFX_F32) return NNFX_OK; /* codegen.c's */
         break;
@@ -855,6 +909,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_TRANSPOSE: return emit_transpose_bytes(c, s, d0);
     case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
     case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
+    case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
     case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
     case NNFX_OP_DROPOUT: return emit_dropout_mask(c, s);
     case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);

@@ -1,7 +1,8 @@
 /* nnfx_rt_indexed.h — float ops whose integer input picks positions:
- * MaxUnpool (values scattered to the flat indices a MaxPool gave) and
+ * MaxUnpool (values scattered to the flat indices a MaxPool gave),
  * RoiAlign (bilinear samples of regions of a batch image, as
- * torchvision / ONNX Runtime). Values are typed bytes (nnfx_rt_typed.h's
+ * torchvision / ONNX Runtime) and TfIdfVectorizer (n-gram counts of
+ * integer tokens). Values are typed bytes (nnfx_rt_typed.h's
  * codes); indices int64. The interpreter's kernels
  * (src/exec/kernels/layout.c, sampling.c) call these same loops; an index
  * out of range makes them return 1 + its position (the interpreter fails,
@@ -110,6 +111,59 @@ static inline long nnfx_rt_roi_align(const unsigned char *x, int tx, const unsig
                         }
                     nnfx_rt_st_f(y, ((r * C + c) * PH + ph) * PW + pw, ty, mx ? acc : acc / cnt);
                 }
+        }
+    }
+    return 0;
+}
+/* @end */
+
+/* @rt tfidf needs:tval */
+/* TfIdfVectorizer over integer tokens x [rows, C] (type tx): counts the
+ * pool's n-grams (lengths mn..mx; n-grams of length L are pool[cnts[L-1] ..
+ * cnts[L]) in groups of L; taken every skip + 1 tokens for skip 0..skips,
+ * unigrams once) in each row and writes, per output index idx[g], the count
+ * (mode 0: TF), the n-gram's weight wts[g] (1 past nwts) when it occurs (1:
+ * IDF) or their product (2: TFIDF) into y [rows, Cout], float32. Returns 0,
+ * or 1 when cnts do not fit the pool, 2 when an n-gram that occurs has no
+ * output index, 3 when its index is past Cout (y then incomplete). */
+static inline int nnfx_rt_tfidf(const unsigned char *x, int tx, long rows, long C, float *y, long Cout,
+                                const long *cnts, long ncnts, const long *idx, long nidx, const long *pool, long npool,
+                                const float *wts, long nwts, long mn, long mx, long skips, int mode) {
+    long r, len, skip, s, g, k;
+    for (r = 0; r < rows * Cout; r++)
+        y[r] = 0;
+    for (r = 0; r < rows; r++) {
+        long ordinal = 0; /* index of the first n-gram of the current length */
+        for (len = 1; len <= ncnts && len <= mx; len++) {
+            const long lo = cnts[len - 1], hi = len < ncnts ? cnts[len] : npool;
+            long ngrams;
+            if (lo < 0 || hi > npool || hi < lo || (hi - lo) % len) return 1;
+            ngrams = (hi - lo) / len;
+            for (skip = 0; len >= mn && skip <= skips && !(len == 1 && skip > 0); skip++) {
+                const long step = skip + 1;
+                for (s = 0; s + (len - 1) * step < C; s++)
+                    for (g = 0; g < ngrams; g++) {
+                        int same = 1;
+                        long o;
+                        for (k = 0; k < len && same; k++)
+                            same = nnfx_rt_ld_i(x, r * C + s + k * step, tx) == pool[lo + g * len + k];
+                        if (!same) continue;
+                        if (ordinal + g >= nidx) return 2;
+                        o = idx[ordinal + g];
+                        if (o < 0 || o >= Cout) return 3;
+                        y[r * Cout + o] = (float)((double)y[r * Cout + o] + 1);
+                    }
+            }
+            ordinal += ngrams;
+        }
+        if (mode == 0) continue;
+        for (g = 0; g < nidx; g++) { /* IDF / TFIDF: weigh each n-gram's count */
+            const long o = idx[g];
+            double w, c;
+            if (o < 0 || o >= Cout) continue;
+            w = wts && g < nwts ? (double)wts[g] : 1.0;
+            c = y[r * Cout + o];
+            y[r * Cout + o] = (float)(mode == 1 ? (c > 0 ? w : 0) : c * w);
         }
     }
     return 0;

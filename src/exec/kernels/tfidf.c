@@ -3,10 +3,12 @@
  * skip 0..max_skip_count; unigrams once) in each row and writes, per
  * output index ngram_indexes[g], the count (TF), the n-gram's weight when
  * it occurs (IDF) or their product (TFIDF). String pools and inputs are not
- * supported (nnfx has no string tensors). */
+ * supported (nnfx has no string tensors). The loop is
+ * src/codegen/runtime/nnfx_rt_indexed.h's, which generated C runs too. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_indexed.h"
 #include "exec/kernels/kernels_int.h"
 
 nnfx_status kern_tfidf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -29,42 +31,25 @@ nnfx_status kern_tfidf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
         return kern_fail(err, n, NNFX_ERR_SHAPE, "tfidf mode '%s' or gram lengths %lld..%lld are not valid", mode,
                          (long long)mn, (long long)mx);
     int64_t rows = x->rank == 2 ? x->shape[0] : 1, C = x->rank == 2 ? x->shape[1] : x->rank == 1 ? x->shape[0] : 0;
-    int64_t Cout = y->shape[y->rank - 1], npool = pool->u.ints.n;
-    memset(y->data, 0, y->nbytes);
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t ordinal = 0; /* index of the first n-gram of the current length */
-        for (int64_t len = 1; len <= cnts->u.ints.n && len <= mx; len++) {
-            int64_t lo = cnts->u.ints.v[len - 1], hi = len < cnts->u.ints.n ? cnts->u.ints.v[len] : npool;
-            if (lo < 0 || hi > npool || hi < lo || (hi - lo) % len)
-                return kern_fail(err, n, NNFX_ERR_SHAPE, "tfidf ngram_counts do not fit the pool");
-            int64_t ngrams = (hi - lo) / len;
-            for (int64_t skip = 0; len >= mn && skip <= skips && !(len == 1 && skip > 0); skip++) {
-                int64_t step = skip + 1;
-                for (int64_t s = 0; s + (len - 1) * step < C; s++)
-                    for (int64_t g = 0; g < ngrams; g++) {
-                        bool same = true;
-                        for (int64_t k = 0; k < len && same; k++)
-                            same =
-                                (int64_t)nnfx_tensor_get(x, r * C + s + k * step) == pool->u.ints.v[lo + g * len + k];
-                        if (!same) continue;
-                        if (ordinal + g >= idx->u.ints.n)
-                            return kern_fail(err, n, NNFX_ERR_SHAPE, "tfidf ngram_indexes is too short");
-                        int64_t o = idx->u.ints.v[ordinal + g];
-                        if (o < 0 || o >= Cout)
-                            return kern_fail(err, n, NNFX_ERR_SHAPE, "tfidf output index out of range");
-                        kern_set(y, r * Cout + o, nnfx_tensor_get(y, r * Cout + o) + 1);
-                    }
-            }
-            ordinal += ngrams;
-        }
-        if (m == 0) continue;
-        for (int64_t g = 0; g < idx->u.ints.n; g++) { /* IDF / TFIDF: weigh each n-gram's count */
-            int64_t o = idx->u.ints.v[g];
-            if (o < 0 || o >= Cout) continue;
-            double w = wts && wts->kind == NNFX_ATTR_FLOATS && g < wts->u.floats.n ? wts->u.floats.v[g] : 1.0;
-            double c = nnfx_tensor_get(y, r * Cout + o);
-            kern_set(y, r * Cout + o, m == 1 ? (c > 0 ? w : 0) : c * w);
-        }
-    }
+    if (y->dtype != NNFX_F32) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "tfidf writes float32");
+    const int nc = cnts->u.ints.n, ni = idx->u.ints.n, np = pool->u.ints.n;
+    long *l = malloc(sizeof *l * (size_t)(nc + ni + np + 1));
+    if (!l) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nc; i++)
+        l[i] = (long)cnts->u.ints.v[i];
+    for (int i = 0; i < ni; i++)
+        l[nc + i] = (long)idx->u.ints.v[i];
+    for (int i = 0; i < np; i++)
+        l[nc + ni + i] = (long)pool->u.ints.v[i];
+    const bool w = wts && wts->kind == NNFX_ATTR_FLOATS;
+    const int bad = nnfx_rt_tfidf(
+        x->data, x->dtype == NNFX_I64 ? 1 : 2, (long)rows, (long)C, y->data, (long)y->shape[y->rank - 1], l, nc, l + nc,
+        ni, l + nc + ni, np, w ? wts->u.floats.v : NULL, w ? wts->u.floats.n : 0, (long)mn, (long)mx, (long)skips, m);
+    free(l);
+    if (bad)
+        return kern_fail(err, n, NNFX_ERR_SHAPE, "tfidf %s",
+                         bad == 1   ? "ngram_counts do not fit the pool"
+                         : bad == 2 ? "ngram_indexes is too short"
+                                    : "output index out of range");
     return NNFX_OK;
 }
