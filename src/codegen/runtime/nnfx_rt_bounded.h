@@ -14,7 +14,27 @@
 
 #include "nnfx_rt_typed.h"
 
-/* @rt nonzero needs:tval */
+/* @rt valid_walk */
+/* Whether index idx (rank dims) lies inside `valid` in every dim (the part
+ * of a bound a value whose size depends on the data actually has). */
+static inline int nnfx_rt_inside(const long *idx, const long *valid, int rank) {
+    int d, in = 1;
+    for (d = 0; d < rank; d++)
+        in &= idx[d] < valid[d];
+    return in;
+}
+
+/* idx (rank dims `shape`) moved to the next index in row-major order. */
+static inline void nnfx_rt_next_index(long *idx, const long *shape, int rank) {
+    int d;
+    for (d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < shape[d]) return;
+        idx[d] = 0;
+    }
+}
+/* @end */
+
+/* @rt nonzero needs:tval,valid_walk */
 /* NonZero of x (`rank` <= 8 dims `shape`, type code tx) over its part
  * `valid` (the dims x actually has when some depend on the data; else
  * `shape`): the coordinates of its nonzero values in row-major order, int64
@@ -27,27 +47,19 @@ static inline void nnfx_rt_nonzero(const unsigned char *x, int tx, int rank, con
     for (d = 0; d < rank; d++)
         n *= shape[d], nv *= valid[d];
     memset(y, 0, (size_t)(rank * n * 8));
-    for (i = 0; i < n && nv > 0; i++) {
-        int in = 1;
-        for (d = 0; d < rank; d++)
-            in &= idx[d] < valid[d];
-        if (in && nnfx_rt_ld_f(x, i, tx) != 0) {
+    for (i = 0; i < n && nv > 0; i++, nnfx_rt_next_index(idx, shape, rank))
+        if (nnfx_rt_inside(idx, valid, rank) && nnfx_rt_ld_f(x, i, tx) != 0) {
             for (d = 0; d < rank; d++) {
                 const int64_t v = idx[d];
                 memcpy(y + (d * n + cnt) * 8, &v, 8);
             }
             cnt++;
         }
-        for (d = rank - 1; d >= 0; d--) {
-            if (++idx[d] < shape[d]) break;
-            idx[d] = 0;
-        }
-    }
     *count = cnt;
 }
 /* @end */
 
-/* @rt fill_pad */
+/* @rt fill_pad needs:valid_walk */
 /* The values of x (`rank` <= 8 dims `bound`, es bytes each) past its
  * actual dims `valid` in some dim (the padding of a value whose size
  * depends on the data) set to the es bytes at v. */
@@ -57,20 +69,12 @@ static inline void nnfx_rt_fill_pad(unsigned char *x, long es, int rank, const l
     int d;
     for (d = 0; d < rank; d++)
         n *= bound[d];
-    for (i = 0; i < n; i++) {
-        int pad = 0;
-        for (d = 0; d < rank; d++)
-            pad |= idx[d] >= valid[d];
-        if (pad) memcpy(x + i * es, v, (size_t)es);
-        for (d = rank - 1; d >= 0; d--) {
-            if (++idx[d] < bound[d]) break;
-            idx[d] = 0;
-        }
-    }
+    for (i = 0; i < n; i++, nnfx_rt_next_index(idx, bound, rank))
+        if (!nnfx_rt_inside(idx, valid, rank)) memcpy(x + i * es, v, (size_t)es);
 }
 /* @end */
 
-/* @rt compact */
+/* @rt compact needs:valid_walk */
 /* y = the part `valid` of x (`rank` <= 8 dims `bound`, es-byte values) in
  * row-major order, then zeros up to the bound's size (a model output whose
  * size depends on the data). x and y do not overlap. */
@@ -80,16 +84,8 @@ static inline void nnfx_rt_compact(const unsigned char *x, unsigned char *y, lon
     int d;
     for (d = 0; d < rank; d++)
         n *= bound[d];
-    for (i = 0; i < n; i++) {
-        int in = 1;
-        for (d = 0; d < rank; d++)
-            in &= idx[d] < valid[d];
-        if (in) memcpy(y + (k++) * es, x + i * es, (size_t)es);
-        for (d = rank - 1; d >= 0; d--) {
-            if (++idx[d] < bound[d]) break;
-            idx[d] = 0;
-        }
-    }
+    for (i = 0; i < n; i++, nnfx_rt_next_index(idx, bound, rank))
+        if (nnfx_rt_inside(idx, valid, rank)) memcpy(y + (k++) * es, x + i * es, (size_t)es);
     memset(y + k * es, 0, (size_t)((n - k) * es));
 }
 /* @end */
