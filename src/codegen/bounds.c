@@ -60,9 +60,6 @@ void cg_bounds_free(cg_bounds *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* The static elements of n's argument a's meta, or NULL. */
-static const nnfx_meta *arg_meta(const nnfx_node *n, int a) { return cg_arg_meta(n, a); }
-
 /* Integers of constant argument a of n (a parameter) into v (at most max);
  * their count, or -1 when it is not a constant. */
 static int const_ints(const nnfx_graph *g, const nnfx_node *n, int a, int64_t *v, int max) {
@@ -109,7 +106,7 @@ static bool refuse(rule_ctx *r, const char *why) {
 static bool rule_broadcast(rule_ctx *r, int nargs) {
     const nnfx_meta *ym = &r->n->meta[0];
     for (int a = 0; a < nargs; a++) {
-        const nnfx_meta *m = arg_meta(r->n, a);
+        const nnfx_meta *m = cg_arg_meta(r->n, a);
         if (!m || !r->din[a]) continue;
         for (int j = 0; j < m->rank; j++) {
             const int od = ym->rank - m->rank + j, e = r->din[a][j];
@@ -122,7 +119,7 @@ static bool rule_broadcast(rule_ctx *r, int nargs) {
         }
     }
     for (int a = 0; a < nargs; a++) { /* a static dim meeting a data-dependent one must be 1 */
-        const nnfx_meta *m = arg_meta(r->n, a);
+        const nnfx_meta *m = cg_arg_meta(r->n, a);
         for (int j = 0; m && j < m->rank; j++) {
             const int od = ym->rank - m->rank + j;
             if (r->ext[od] >= 0 && (!r->din[a] || r->din[a][j] != r->ext[od]) && m->dims[j].value != 1)
@@ -135,7 +132,7 @@ static bool rule_broadcast(rule_ctx *r, int nargs) {
 /* A view (Reshape, Flatten, Squeeze, Unsqueeze): each data-dependent dim
  * must stay one dim, with the same elements before it. */
 static bool rule_view(rule_ctx *r) {
-    const nnfx_meta *xm = arg_meta(r->n, 0), *ym = &r->n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
     bool used[NNFX_MAX_RANK] = {false};
     for (int d = 0; d < xm->rank; d++) {
         if (r->din[0][d] < 0) continue;
@@ -151,7 +148,7 @@ static bool rule_view(rule_ctx *r) {
 }
 
 static bool rule_transpose(rule_ctx *r) {
-    const nnfx_meta *xm = arg_meta(r->n, 0);
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     const nnfx_attr *p = nnfx_node_attr(r->n, "perm");
     for (int i = 0; i < xm->rank; i++) {
         const int64_t src = p && p->u.ints.n == xm->rank ? p->u.ints.v[i] : xm->rank - 1 - i;
@@ -162,7 +159,7 @@ static bool rule_transpose(rule_ctx *r) {
 }
 
 static bool rule_gather(rule_ctx *r) {
-    const nnfx_meta *xm = arg_meta(r->n, 0), *im = arg_meta(r->n, 1);
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
         return refuse(r, "its axis is out of range");
@@ -182,7 +179,7 @@ static bool rule_gather(rule_ctx *r) {
  * extent, padding, are range-checked by the kernel); the data's dims must
  * be static. */
 static bool rule_gather_nd(rule_ctx *r) {
-    const nnfx_meta *im = arg_meta(r->n, 1), *ym = &r->n->meta[0];
+    const nnfx_meta *im = cg_arg_meta(r->n, 1), *ym = &r->n->meta[0];
     if (r->din[0]) return refuse(r, "its data has a data-dependent dim");
     if (im->rank < 1 || r->din[1][im->rank - 1] >= 0) return refuse(r, "its index tuples' length depends on the data");
     if (nnfx_node_attr_int(r->n, "batch_dims", 0) != 0) return refuse(r, "batch_dims with data-dependent indices");
@@ -195,7 +192,7 @@ static bool rule_gather_nd(rule_ctx *r) {
  * inner dim is summed over with both operands' padding zero. */
 static bool rule_matmul(rule_ctx *r) {
     const nnfx_node *n = r->n;
-    const nnfx_meta *am = arg_meta(n, 0), *bm = arg_meta(n, 1), *ym = &n->meta[0];
+    const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     const int16_t *da = r->din[0], *db = r->din[1];
     int ak, bk, am_, bn; /* A's inner and row dims, B's inner and column dims (-1: none) */
     if (n->op == NNFX_OP_GEMM) {
@@ -262,7 +259,7 @@ static int reduce_fill(nnfx_op op, bool flt) {
 
 static bool rule_reduce(rule_ctx *r) {
     const nnfx_node *n = r->n;
-    const nnfx_meta *xm = arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     bool red[NNFX_MAX_RANK] = {false}, any = false;
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) {
         int axis;
@@ -296,7 +293,7 @@ static bool rule_reduce(rule_ctx *r) {
 }
 
 static bool rule_softmax(rule_ctx *r) {
-    const nnfx_meta *xm = arg_meta(r->n, 0);
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", -1), xm->rank, false, &axis))
         return refuse(r, "its axis is out of range");
@@ -311,7 +308,7 @@ static bool rule_softmax(rule_ctx *r) {
 
 static bool rule_slice(rule_ctx *r) {
     const nnfx_node *n = r->n;
-    const nnfx_meta *xm = arg_meta(n, 0);
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
     int64_t st[NNFX_MAX_RANK], en[NNFX_MAX_RANK], ax[NNFX_MAX_RANK], sp[NNFX_MAX_RANK], dims[NNFX_MAX_RANK];
     const int ns = const_ints(r->g, n, 1, st, NNFX_MAX_RANK), ne = const_ints(r->g, n, 2, en, NNFX_MAX_RANK);
     const int na = n->nargs > 3 ? const_ints(r->g, n, 3, ax, NNFX_MAX_RANK) : 0;
@@ -354,7 +351,7 @@ static bool rule_concat(rule_ctx *r) {
 /* Ops that treat each index of their leading dims (dims below `lead`: the
  * batch of a conv or pooling, the rows of a LayerNormalization) apart. */
 static bool rule_leading(rule_ctx *r, int lead) {
-    const nnfx_meta *xm = arg_meta(r->n, 0);
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     for (int a = 1; a < r->n->nargs; a++)
         if (r->din[a]) return refuse(r, "a parameter input has a data-dependent dim");
     for (int d = 0; d < xm->rank; d++) {
@@ -401,7 +398,7 @@ static bool apply_rule(rule_ctx *r) {
     case NNFX_OP_BATCH_NORM: return rule_leading(r, 1);
     case NNFX_OP_LAYER_NORM: {
         int axis;
-        const nnfx_meta *xm = arg_meta(n, 0);
+        const nnfx_meta *xm = cg_arg_meta(n, 0);
         if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
             return refuse(r, "its axis is out of range");
         return rule_leading(r, axis);
@@ -532,9 +529,8 @@ static nnfx_status refuse_node(const nnfx_node *n, const char *why, nnfx_error *
 }
 
 /* Registers source n (bounds m, data-dependent dims dd) as b->src[b->nsrc]. */
-static nnfx_status add_source(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const nnfx_meta *m, const int *dd, bool padded,
+static nnfx_status add_source(cg_bounds *b, nnfx_node *n, const nnfx_meta *m, const int *dd, bool padded,
                               nnfx_error *err) {
-    (void)g;
     if (b->nsrc == CG_MAX_BOUNDED)
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: more than %d data-dependent nodes", n->name,
                               CG_MAX_BOUNDED);
@@ -606,7 +602,7 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
                 bool padded;
                 if (ir_infer_node(n, NULL, false, NULL, &ierr) || !bound_of(g, n, m, dd, &padded))
                     st = refuse_node(n, "its input's bound is not static", err);
-                else if (!(st = add_source(g, b, n, m, dd, padded, err)))
+                else if (!(st = add_source(b, n, m, dd, padded, err)))
                     b->src_dyn_in[b->nsrc - 1] = true;
             } else {
                 int16_t ext[NNFX_MAX_RANK];
@@ -627,7 +623,7 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
                                      "past the first non-1 dim) and only a model output may read it",
                                      err);
                 else
-                    st = add_source(g, b, n, m, dd, padded, err);
+                    st = add_source(b, n, m, dd, padded, err);
             }
         }
         if (din != din_stack) free(din);

@@ -2579,8 +2579,8 @@ static nnfx_status walk_plan(cg *c) {
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
         c->want_value = NULL;
-        if (c->bnd && !c->out_dst && (st = cg_emit_fills(c, &v, first))) return st;
-        if (c->bnd && !c->out_dst && first != v.last && (st = cg_emit_fills(c, &v, v.last))) return st;
+        if (c->bnd && !c->out_dst && (st = cg_emit_fills(c, first))) return st;
+        if (c->bnd && !c->out_dst && first != v.last && (st = cg_emit_fills(c, v.last))) return st;
         st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
              : v.kind == FX_STEP_QOP ? emit_qop_step(c, &v)
                                      : emit_kernel_step(c, &v);
@@ -2623,17 +2623,16 @@ static char *emit_header(cg *c, int64_t arena) {
     bool any_fixed = false;
     for (int k = 0; k < c->nin_model; k++)
         any_fixed |= c->fixed_in[k] != NULL;
-    const char *fixed_note =
-        any_fixed && c->may_fail
-            ? "\n * (1, writing nothing, when a fixed input holds other values; 2 when an op meets "
-              "values the interpreter\n * refuses too: a DynamicQuantizeLinear of NaN or infinity, a "
-              "MelWeightMatrix of a sample rate <= 0,\n * a MaxUnpool, RoiAlign or\n * TfIdfVectorizer index out of "
-              "range)"
-        : any_fixed   ? "\n * (1, writing nothing, when a fixed input holds other values)"
-        : c->may_fail ? "\n * (2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN "
-                        "or infinity,\n * a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n * "
-                        "TfIdfVectorizer index out of range)"
-                      : "";
+    /* what NAME_run returns besides 0 */
+    char fixed_note[512];
+    snprintf(fixed_note, sizeof fixed_note, "%s%s%s%s%s", any_fixed || c->may_fail ? "\n * (" : "",
+             any_fixed ? "1, writing nothing, when a fixed input holds other values" : "",
+             any_fixed && c->may_fail ? ";\n * " : "",
+             c->may_fail ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
+                           " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
+                           " * TfIdfVectorizer index out of range"
+                         : "",
+             any_fixed || c->may_fail ? ")" : "");
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
               "/* the pointee type of %s_run's inputs[] and outputs[]: float when every input and output\n"

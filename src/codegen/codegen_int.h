@@ -242,8 +242,8 @@ void cg_extent_expr(int e, char *buf, size_t len);
 /* emit_bounded.c: dim d of value v as a C expression: its extent when it
  * depends on the data, else its static size. */
 void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len);
-/* emit_bounded.c: the padding fills node n needs before it runs (of step s). */
-nnfx_status cg_emit_fills(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_bounded.c: the padding fills node n needs before it runs. */
+nnfx_status cg_emit_fills(cg *c, const nnfx_node *n);
 /* emit_bounded.c: after node n (a ReduceMean over a data-dependent dim):
  * its output scaled from the bound's count to the actual one. */
 nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n);

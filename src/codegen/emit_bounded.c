@@ -77,8 +77,8 @@ void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len) 
 static void emit_dims_array(cg *c, const char *name, const nnfx_node *v, bool bound) {
     const nnfx_meta *m = &v->meta[0];
     sb_printf(&c->body, "        %sconst long %s[%d] = {", bound ? "static " : "", name, m->rank > 0 ? m->rank : 1);
+    const int16_t *ext = bound ? NULL : cg_dyn_of(c->bnd, v);
     for (int d = 0; d < m->rank; d++) {
-        const int16_t *ext = bound ? NULL : cg_dyn_of(c->bnd, v);
         char e[64];
         cg_dim_expr(c, v, d, e, sizeof e);
         if (ext && ext[d] >= 0)
@@ -97,8 +97,7 @@ static void fill_literal(cg_fill_kind f, nnfx_dtype dt, char *buf, size_t len) {
     snprintf(buf, len, "%s", f == CG_FILL_ZERO ? "0" : f == CG_FILL_ONE ? "1" : f == CG_FILL_LOWEST ? lo : hi);
 }
 
-nnfx_status cg_emit_fills(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    (void)s;
+nnfx_status cg_emit_fills(cg *c, const nnfx_node *n) {
     for (int i = 0; c->bnd && i < c->bnd->nfill; i++) {
         const cg_fill *f = &c->bnd->fill[i];
         if (f->node != n) continue;

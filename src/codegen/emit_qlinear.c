@@ -101,7 +101,7 @@ nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s) {
     if (n->op == NNFX_OP_DYNAMIC_QUANTIZE_LINEAR) return emit_dynamic_quantize(c, s);
     const bool qlinear = n->op == NNFX_OP_QLINEAR_CONV || n->op == NNFX_OP_QLINEAR_MATMUL;
     const bool conv = n->op == NNFX_OP_QLINEAR_CONV || n->op == NNFX_OP_CONV_INTEGER;
-    const int ia = 0, ib = qlinear ? 3 : 1, iaz = qlinear ? 2 : 2, ibz = qlinear ? 5 : 3;
+    const int ia = 0, ib = qlinear ? 3 : 1, iaz = 2, ibz = qlinear ? 5 : 3;
     nnfx_dtype da, db, dy = n->meta[0].dtype, dt;
     const nnfx_meta *am = in_meta(n, ia, &da), *bm = in_meta(n, ib, &db), *ym = &n->meta[0];
     if (!am || !bm || q8(da) < 0 || q8(db) < 0) return cg_unsupported(c, n, "its data inputs must be uint8 or int8");
@@ -136,9 +136,8 @@ nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s) {
         snprintf(acc, sizeof acc, "((int32_t *)(void *)%s)", y);
     }
     const int ta = q8(da), tb = q8(db), ty = qlinear ? q8(dy) : 2;
-    const char *yzp_fmt = "nnfx_rt_qld(%s, %d, 0)";
     char yzp[160];
-    snprintf(yzp, sizeof yzp, yzp_fmt, yz, ty < 2 ? ty : 0);
+    snprintf(yzp, sizeof yzp, "nnfx_rt_qld(%s, %d, 0)", yz, ty < 2 ? ty : 0);
     c->src_stdint = true;
     sb_printf(&c->body, "    {\n");
     if (conv) {
