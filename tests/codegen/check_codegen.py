@@ -167,6 +167,17 @@ def build_program(out, name, weights_o0=False, opt="-O2", dims=False):
     return in_t, out_t, out_n
 
 
+def write_inputs(out, inputs, in_t):
+    """Writes each input array as out/in<i>.bin in its NAME_INPUTi_TYPE (in_t);
+    returns the files' paths."""
+    files = []
+    for i, x in enumerate(inputs):
+        p = os.path.join(out, "in%d.bin" % i)
+        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
+        files.append(p)
+    return files
+
+
 def build_and_run(out, name, inputs, nsamples, weights_o0=False):
     """Compiles the generated C strictly, runs it on the samples (each input
     written as its NAME_INPUTk_TYPE); returns the outputs (any type) as one
@@ -176,14 +187,8 @@ def build_and_run(out, name, inputs, nsamples, weights_o0=False):
         fail("%s: %s" % (name, built))
         return None
     in_t, out_t, out_n = built
-    exe = os.path.join(out, "run")
-    files = []
-    for i, x in enumerate(inputs):
-        p = os.path.join(out, "in%d.bin" % i)
-        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
-        files.append(p)
     res = os.path.join(out, "out.bin")
-    r = run([exe, str(nsamples)] + files + [res])
+    r = run([os.path.join(out, "run"), str(nsamples)] + write_inputs(out, inputs, in_t) + [res])
     if r.returncode:
         fail("%s: generated program exited %d" % (name, r.returncode))
         return None
@@ -210,13 +215,8 @@ def check_bounded(label, out, name, inputs, refs):
         fail("%s: %s" % (label, built))
         return None
     in_t, out_t, out_n = built
-    files = []
-    for i, x in enumerate(inputs):
-        p = os.path.join(out, "in%d.bin" % i)
-        np.ascontiguousarray(x, dtype=in_t[i]).tofile(p)
-        files.append(p)
     res = os.path.join(out, "out.bin")
-    r = run([os.path.join(out, "run"), "1"] + files + [res])
+    r = run([os.path.join(out, "run"), "1"] + write_inputs(out, inputs, in_t) + [res])
     if r.returncode:
         fail("%s: generated program exited %d" % (label, r.returncode))
         return None
@@ -481,10 +481,7 @@ def main():
         if isinstance(built, str):
             fail("nms_bounded: %s" % built)
         else:
-            files = []
-            for i, x in enumerate([boxes, scores]):
-                files.append(os.path.join(out, "in%d.bin" % i))
-                x.tofile(files[-1])
+            files = write_inputs(out, [boxes, scores], built[0])
             r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "out.bin")])
             raw = open(os.path.join(out, "out.bin"), "rb").read() if not r.returncode else b""
             got = np.frombuffer(raw, np.int64)
