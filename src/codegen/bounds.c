@@ -17,18 +17,22 @@
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
-const int16_t *cg_dyn_of(const cg_bounds *b, const nnfx_node *v) {
+const int *cg_dyn_of(const cg_bounds *b, const nnfx_node *v) {
     for (int i = 0; b && v && i < b->ndyn; i++)
         if (b->dyn[i].node == v) return b->dyn[i].ext;
     return NULL;
 }
 
-void cg_extent_expr(int e, char *buf, size_t len) {
-    snprintf(buf, len, "bounded%d_dims%d[%d]", e / (4 * NNFX_MAX_RANK), e / NNFX_MAX_RANK % 4, e % NNFX_MAX_RANK);
+/* The extents of small integer value v computed from extents (*n of them),
+ * NULL when v is not one. */
+static const cg_sym *sym_of(const cg_bounds *b, const nnfx_node *v) {
+    for (int i = 0; b && v && i < b->nsym; i++)
+        if (b->sym[i].node == v) return &b->sym[i];
+    return NULL;
 }
 
 /* Adds value v with extents ext (rank dims) to b. */
-static nnfx_status add_dyn(cg_bounds *b, const nnfx_node *v, const int16_t *ext, int rank, nnfx_error *err) {
+static nnfx_status add_dyn(cg_bounds *b, const nnfx_node *v, const int *ext, int rank, nnfx_error *err) {
     bool any = false;
     for (int d = 0; d < rank; d++)
         any |= ext[d] >= 0;
@@ -41,8 +45,24 @@ static nnfx_status add_dyn(cg_bounds *b, const nnfx_node *v, const int16_t *ext,
     }
     cg_dyn *d = &b->dyn[b->ndyn++];
     d->node = v;
-    for (int i = 0; i < NNFX_MAX_RANK; i++)
+    for (int i = 0; i < NNFX_MAX_RANK; i++) {
         d->ext[i] = i < rank ? ext[i] : -1;
+        if (d->ext[i] >= 0) b->xp[d->ext[i]].dim = true;
+    }
+    return NNFX_OK;
+}
+
+/* Records that the plan must compute n in a step even from constants
+ * (folded, its inputs' padding would count). */
+static nnfx_status keep_node(cg_bounds *b, const nnfx_node *n, nnfx_error *err) {
+    if (b->nkept && b->kept[b->nkept - 1] == n) return NNFX_OK;
+    if (b->nkept == b->keptcap) {
+        int cap = b->keptcap ? 2 * b->keptcap : 32;
+        const nnfx_node **k = realloc(b->kept, sizeof *k * (size_t)cap);
+        if (!k) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->kept = k, b->keptcap = cap;
+    }
+    b->kept[b->nkept++] = n;
     return NNFX_OK;
 }
 
@@ -52,11 +72,14 @@ static nnfx_status add_fill(cg_bounds *b, const nnfx_node *n, int a, cg_fill_kin
         return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: more than %d padding fills", n->name,
                               CG_MAX_FILLS);
     b->fill[b->nfill++] = (cg_fill){n, a, fill, 0};
-    return NNFX_OK;
+    return keep_node(b, n, err);
 }
 
 void cg_bounds_free(cg_bounds *b) {
     free(b->dyn);
+    free(b->xp);
+    free(b->sym);
+    free(b->kept);
     memset(b, 0, sizeof *b);
 }
 
@@ -90,8 +113,9 @@ typedef struct rule_ctx {
     const nnfx_graph *g;
     cg_bounds *b;
     const nnfx_node *n;
-    const int16_t *const *din;
-    int16_t *ext;
+    const int *const *din;
+    const cg_sym *const *sin; /* the inputs computed from extents (NULL: not one) */
+    int *ext;
     char *why;
     size_t wlen;
     nnfx_error *err;
@@ -100,6 +124,36 @@ typedef struct rule_ctx {
 static bool refuse(rule_ctx *r, const char *why) {
     snprintf(r->why, r->wlen, "%s", why);
     return false;
+}
+
+static bool oom(rule_ctx *r) {
+    nnfx_error_set(r->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    return refuse(r, "out of memory");
+}
+
+/* Element i of integer tensor t (int64 read exactly). */
+static int64_t tensor_int(const nnfx_tensor *t, int64_t i) {
+    if (t->dtype == NNFX_I64) return ((const int64_t *)t->data)[i];
+    if (t->dtype == NNFX_I32) return ((const int32_t *)t->data)[i];
+    const double v = nnfx_tensor_get(t, i);
+    return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
+}
+
+/* Whether extent e is provably >= 0 at run time. */
+static bool nonneg(const cg_bounds *b, int e) {
+    const cg_xp *x = &b->xp[e];
+    switch (x->kind) {
+    case CG_X_CONST: return x->v >= 0;
+    case CG_X_SRC:
+    case CG_X_EQ:
+    case CG_X_LT: return true;
+    case CG_X_MIN:
+    case CG_X_ADD:
+    case CG_X_MUL: return nonneg(b, x->a) && nonneg(b, x->b);
+    case CG_X_MAX: return nonneg(b, x->a) || nonneg(b, x->b);
+    case CG_X_SEL: return nonneg(b, x->a) && nonneg(b, x->b);
+    default: return x->safe;
+    }
 }
 
 /* Elementwise with ONNX broadcasting over arguments [0, nargs). */
@@ -115,7 +169,7 @@ static bool rule_broadcast(rule_ctx *r, int nargs) {
                 return refuse(r, "it broadcasts a data-dependent dim to a larger static one");
             if (r->ext[od] >= 0 && r->ext[od] != e)
                 return refuse(r, "it meets two data-dependent dims of different nodes, which may differ at run time");
-            r->ext[od] = (int16_t)e;
+            r->ext[od] = (int)e;
         }
     }
     for (int a = 0; a < nargs; a++) { /* a static dim meeting a data-dependent one must be 1 */
@@ -163,7 +217,7 @@ static bool rule_gather(rule_ctx *r) {
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
         return refuse(r, "its axis is out of range");
-    const int16_t *dx = r->din[0], *di = r->din[1];
+    const int *dx = r->din[0], *di = r->din[1];
     if (dx && dx[axis] >= 0 && arg_const(r->n, 1))
         return refuse(r, "it picks constant indices along a data-dependent dim (they may be past it at run time)");
     for (int d = 0; d < axis; d++)
@@ -193,7 +247,7 @@ static bool rule_gather_nd(rule_ctx *r) {
 static bool rule_matmul(rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1), *ym = &n->meta[0];
-    const int16_t *da = r->din[0], *db = r->din[1];
+    const int *da = r->din[0], *db = r->din[1];
     int ak, bk, am_, bn; /* A's inner and row dims, B's inner and column dims (-1: none) */
     if (n->op == NNFX_OP_GEMM) {
         const bool ta = nnfx_node_attr_int(n, "transA", 0) != 0, tb = nnfx_node_attr_int(n, "transB", 0) != 0;
@@ -208,7 +262,7 @@ static bool rule_matmul(rule_ctx *r) {
             if ((ea >= 0 && ((eb >= 0 && eb != ea) || (eb < 0 && jb >= 0 && bm->dims[jb].value != 1))) ||
                 (eb >= 0 && ea < 0 && ja >= 0 && am->dims[ja].value != 1))
                 return refuse(r, "its batch dims meet a data-dependent dim with another size");
-            r->ext[j] = (int16_t)(ea >= 0 ? ea : eb);
+            r->ext[j] = (int)(ea >= 0 ? ea : eb);
         }
     }
     const int ea = da ? da[ak] : -1, eb = db ? db[bk] : -1;
@@ -306,45 +360,154 @@ static bool rule_softmax(rule_ctx *r) {
     return true;
 }
 
+/* The count of a step-1 Slice from constant start s (>= 0) to end e (an
+ * extent; a negative constant counts from the end) of a dim of extent dim:
+ * max(0, min(dim, e) - s); -1 when it cannot be written so. */
+static int slice_count(rule_ctx *r, int dim, int64_t s, int e) {
+    cg_bounds *b = r->b;
+    int64_t ev;
+    if (b->xp[e].kind == CG_X_CONST && (ev = b->xp[e].v) < 0 && ev != INT64_MIN)
+        e = cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_ADD, dim, cg_x_const(b, ev), -1, 0), cg_x_const(b, 0), -1, 0);
+    else if (!nonneg(b, e))
+        return -1; /* a computed end that may be negative: from the end at run time */
+    int m = cg_x_make(b, CG_X_MIN, dim, e, -1, 0);
+    if (s > 0) m = cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_SUB, m, cg_x_const(b, s), -1, 0), cg_x_const(b, 0), -1, 0);
+    return m;
+}
+
+/* Slice: a data-dependent dim, or an end computed from one, is taken with
+ * step 1 from a constant start >= 0 (the kernel copies the bound's rows
+ * from there; the valid ones come first). */
 static bool rule_slice(rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0);
-    int64_t st[NNFX_MAX_RANK], en[NNFX_MAX_RANK], ax[NNFX_MAX_RANK], sp[NNFX_MAX_RANK], dims[NNFX_MAX_RANK];
-    const int ns = const_ints(r->g, n, 1, st, NNFX_MAX_RANK), ne = const_ints(r->g, n, 2, en, NNFX_MAX_RANK);
-    const int na = n->nargs > 3 ? const_ints(r->g, n, 3, ax, NNFX_MAX_RANK) : 0;
-    const int np = n->nargs > 4 ? const_ints(r->g, n, 4, sp, NNFX_MAX_RANK) : 0;
-    if (ns < 0 || ne != ns || (na >= 0 && na && na != ns) || (np >= 0 && np && np != ns) || na < 0 || np < 0)
-        return refuse(r, "its starts, ends, axes and steps are not constants");
+    cg_bounds *b = r->b;
+    int el[4][NNFX_MAX_RANK]; /* starts, ends, axes, steps as extents */
+    int cnt[4] = {0, 0, -1, -1};
+    for (int a = 1; a <= 4; a++) {
+        int64_t v[NNFX_MAX_RANK];
+        if (a >= n->nargs || n->args[a].kind == NNFX_ARG_NONE) continue;
+        const cg_sym *sy = r->sin[a];
+        if (r->din[a]) return refuse(r, "its starts or ends have a data-dependent length");
+        if (sy && a >= 3) return refuse(r, "its axes or steps are computed from a data-dependent size");
+        int k = sy ? sy->n : const_ints(r->g, n, a, v, NNFX_MAX_RANK);
+        if (k < 0) return refuse(r, "its starts, ends, axes and steps are neither constants nor computed from sizes");
+        for (int i = 0; i < k; i++)
+            if ((el[a - 1][i] = sy ? sy->el[i] : cg_x_const(b, v[i])) < 0)
+                return sy ? refuse(r,
+                                   "its starts or ends are computed from a size in a way generated C does not follow")
+                          : oom(r);
+        cnt[a - 1] = k;
+    }
+    if (cnt[1] != cnt[0] || (cnt[2] >= 0 && cnt[2] != cnt[0]) || (cnt[3] >= 0 && cnt[3] != cnt[0]))
+        return refuse(r, "its starts, ends, axes and steps differ in length");
     for (int d = 0; d < xm->rank; d++)
-        dims[d] = xm->dims[d].value;
-    int64_t start[NNFX_MAX_RANK], step[NNFX_MAX_RANK], count[NNFX_MAX_RANK];
-    char why[160];
-    if (!ir_slice_plan(xm->rank, dims, ns, st, en, na ? ax : NULL, np ? sp : NULL, start, step, count, why, sizeof why))
-        return refuse(r, why);
-    for (int d = 0; d < xm->rank; d++) {
-        const int e = r->din[0][d];
-        if (e >= 0 && (start[d] != 0 || step[d] != 1 || count[d] != dims[d]))
-            return refuse(r, "it slices a data-dependent dim");
-        r->ext[d] = (int16_t)e;
+        r->ext[d] = r->din[0] ? r->din[0][d] : -1;
+    for (int j = 0; j < cnt[0]; j++) {
+        const int64_t ax0 = cnt[2] >= 0 ? b->xp[el[2][j]].v : j, step = cnt[3] >= 0 ? b->xp[el[3][j]].v : 1;
+        int ax;
+        if (!infer_axis(ax0, xm->rank, false, &ax)) return refuse(r, "its axes are out of range");
+        const int dx = r->din[0] ? r->din[0][ax] : -1, es = el[0][j], ee = el[1][j];
+        if (dx < 0 && b->xp[es].kind == CG_X_CONST && b->xp[ee].kind == CG_X_CONST) {
+            r->ext[ax] = -1; /* static */
+            continue;
+        }
+        if (step != 1 || b->xp[es].kind != CG_X_CONST || b->xp[es].v < 0)
+            return refuse(r, "it slices a data-dependent dim (or to a computed end) with a step other than 1 or a "
+                             "start that is not a constant >= 0");
+        const int dim = dx >= 0 ? dx : cg_x_const(b, xm->dims[ax].value);
+        const int count = dim < 0 ? -1 : slice_count(r, dim, b->xp[es].v, ee);
+        if (count < 0) return refuse(r, "its end is computed from a size and may be negative");
+        r->ext[ax] = b->xp[count].kind == CG_X_CONST ? -1 : count;
     }
     return true;
 }
 
+/* Concat: along a data-dependent dim, the output's extent is the sum of
+ * the pieces' (the kernel places each after the previous pieces' valid
+ * rows); the other dims must agree. */
 static bool rule_concat(rule_ctx *r) {
     const nnfx_meta *ym = &r->n->meta[0];
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), ym->rank, false, &axis))
         return refuse(r, "its axis is out of range");
+    bool dd_axis = false;
+    for (int a = 0; a < r->n->nargs; a++)
+        dd_axis |= r->din[a] && r->din[a][axis] >= 0;
     for (int d = 0; d < ym->rank; d++) {
+        if (d == axis && dd_axis) {
+            int sum = cg_x_const(r->b, 0);
+            for (int a = 0; a < r->n->nargs && sum >= 0; a++) {
+                const nnfx_meta *am = cg_arg_meta(r->n, a);
+                if (!am) return refuse(r, "a literal input");
+                const int ea = r->din[a] && r->din[a][d] >= 0 ? r->din[a][d] : cg_x_const(r->b, am->dims[d].value);
+                sum = cg_x_make(r->b, CG_X_ADD, sum, ea, -1, 0);
+            }
+            if (sum < 0) return oom(r);
+            if (keep_node(r->b, r->n, r->err)) return refuse(r, "out of memory");
+            r->ext[d] = sum;
+            continue;
+        }
         int e = -2;
         for (int a = 0; a < r->n->nargs; a++) {
             const int ea = r->din[a] ? r->din[a][d] : -1;
             if (e != -2 && ea != e) return refuse(r, "its inputs differ in which dims depend on the data");
             e = ea;
         }
-        if (d == axis && e >= 0) return refuse(r, "it concatenates along a data-dependent dim");
-        r->ext[d] = (int16_t)(e < 0 ? -1 : e);
+        r->ext[d] = e < 0 ? -1 : e;
     }
+    return true;
+}
+
+/* TopK: along a data-dependent axis its input's padding is filled with
+ * the value that sorts last (the valid values come first), and a K
+ * computed from a size sizes the output's axis. */
+static bool rule_topk(rule_ctx *r) {
+    const nnfx_node *n = r->n;
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        return refuse(r, "its axis is out of range");
+    if (r->din[1]) return refuse(r, "its K has a data-dependent length");
+    const cg_sym *k = r->sin[1];
+    if (k && (k->n != 1 || k->el[0] < 0))
+        return refuse(r, "its K is computed from a size in a way generated C does not follow");
+    for (int d = 0; d < xm->rank; d++)
+        r->ext[d] = r->din[0] ? r->din[0][d] : -1;
+    r->ext[axis] = k && r->b->xp[k->el[0]].kind != CG_X_CONST ? k->el[0] : -1;
+    if (r->din[0] && r->din[0][axis] >= 0) {
+        if (xm->dtype != NNFX_F32) return refuse(r, "a TopK along a data-dependent dim is generated for float32");
+        const bool largest = nnfx_node_attr_int(n, "largest", 1) != 0;
+        if (add_fill(r->b, n, 0, largest ? CG_FILL_LOWEST : CG_FILL_HIGHEST, r->err))
+            return refuse(r, "too many padding fills");
+    }
+    return true;
+}
+
+/* ConstantOfShape of a shape computed from sizes. */
+static bool rule_constant_of_shape(rule_ctx *r) {
+    const cg_sym *sh = r->sin[0];
+    const nnfx_meta *ym = &r->n->meta[0];
+    if (!sh || sh->n != ym->rank) return refuse(r, "its shape has a data-dependent length");
+    for (int d = 0; d < ym->rank; d++) {
+        if (sh->el[d] < 0) return refuse(r, "its shape is computed from a size in a way generated C does not follow");
+        r->ext[d] = r->b->xp[sh->el[d]].kind == CG_X_CONST ? -1 : sh->el[d];
+    }
+    return true;
+}
+
+/* Split along a dim that does not depend on the data: each output keeps
+ * the input's extents (they share r->ext). */
+static bool rule_split(rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
+        return refuse(r, "its axis is out of range");
+    if (r->din[0][axis] >= 0) return refuse(r, "it splits a data-dependent dim");
+    for (int a = 1; a < r->n->nargs; a++)
+        if (r->din[a] || r->sin[a]) return refuse(r, "its split sizes depend on the data");
+    for (int d = 0; d < xm->rank; d++)
+        r->ext[d] = r->din[0][d];
     return true;
 }
 
@@ -361,13 +524,32 @@ static bool rule_leading(rule_ctx *r, int lead) {
     return true;
 }
 
+/* Whether argument a of n may be a value computed from sizes (the plan
+ * folds it at the bound; the rule sizes the output from its extents). */
+static bool sym_param(const nnfx_node *n, int a) {
+    switch (n->op) {
+    case NNFX_OP_TOPK: return a == 1;
+    case NNFX_OP_CONSTANT_OF_SHAPE: return a == 0;
+    case NNFX_OP_SLICE: return a >= 1 && a <= 2;
+    default: return false;
+    }
+}
+
 static bool apply_rule(rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_op_info *info = ir_op_info(n->op);
-    if (n->nout != 1) return refuse(r, "a node of several outputs");
+    if (n->nout != 1 && n->op != NNFX_OP_TOPK && n->op != NNFX_OP_SPLIT)
+        return refuse(r, "a node of several outputs (of which only TopK and Split are taken)");
     for (int d = 0; d < NNFX_MAX_RANK; d++)
         r->ext[d] = -1;
+    for (int a = 0; a < n->nargs; a++) /* a size read as a TopK's K, a shape, a Slice's bounds: below */
+        if (r->sin[a] && !sym_param(n, a))
+            return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
+                             "as a TopK's K, a ConstantOfShape's shape or a Slice's starts and ends)");
     switch (n->op) {
+    case NNFX_OP_TOPK: return rule_topk(r);
+    case NNFX_OP_CONSTANT_OF_SHAPE: return rule_constant_of_shape(r);
+    case NNFX_OP_SPLIT: return rule_split(r);
     case NNFX_OP_CAST:
     case NNFX_OP_CAST_LIKE:
     case NNFX_OP_IDENTITY:
@@ -408,6 +590,214 @@ static bool apply_rule(rule_ctx *r) {
     if (info->flags & NNFX_F_REDUCE) return rule_reduce(r);
     if (info->flags & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST)) return rule_broadcast(r, n->nargs);
     return refuse(r, "generated C has no kernel for it that takes a size known only at run time");
+}
+
+/* ---- small integers computed from extents --------------------------------------
+ * A Shape of a value whose dims depend on the data, and what Gather,
+ * Concat, ReduceMin, arithmetic and comparisons make of it, is followed as
+ * extents per element (cg_sym); the plan folds these nodes at the bound, and
+ * only a reader that sizes a dim with them (sym_param) may take them. */
+
+/* Element i of argument a of r->n (with `count` elements) as an extent: of a
+ * value computed from extents, a constant or a literal; -1 when unknown,
+ * -2 on OOM. */
+static int arg_el(rule_ctx *r, int a, int64_t i) {
+    const nnfx_node *n = r->n;
+    if (r->sin[a]) return i < r->sin[a]->n ? r->sin[a]->el[i] : -1;
+    if (n->args[a].kind == NNFX_ARG_INT) return cg_x_const(r->b, n->args[a].u.i);
+    const nnfx_node *s = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+    const nnfx_tensor *t = s && s->opcode == NNFX_GET_ATTR ? nnfx_graph_param(r->g, s->target) : NULL;
+    if (!t || i >= nnfx_tensor_numel(t)) return -1;
+    const int e = cg_x_const(r->b, tensor_int(t, i));
+    return e < 0 ? -2 : e;
+}
+
+/* The flat index in an input of meta m that output element i (of meta ym)
+ * reads under ONNX broadcasting. */
+static int64_t broadcast_index(const nnfx_meta *ym, const nnfx_meta *m, int64_t i) {
+    int64_t idx = 0, stride = 1;
+    for (int d = ym->rank - 1, j = m->rank - 1; d >= 0; d--, j--) {
+        const int64_t yd = ym->dims[d].value, k = i % yd;
+        i /= yd;
+        if (j < 0) continue;
+        if (m->dims[j].value != 1) idx += k * stride;
+        stride *= m->dims[j].value;
+    }
+    return idx;
+}
+
+static cg_xkind binary_kind(nnfx_op op, bool *swap, bool *negate) {
+    *swap = op == NNFX_OP_GREATER || op == NNFX_OP_LESS_OR_EQUAL;
+    *negate = op == NNFX_OP_GREATER_OR_EQUAL || op == NNFX_OP_LESS_OR_EQUAL;
+    switch (op) {
+    case NNFX_OP_ADD: return CG_X_ADD;
+    case NNFX_OP_SUB: return CG_X_SUB;
+    case NNFX_OP_MUL: return CG_X_MUL;
+    case NNFX_OP_MIN: return CG_X_MIN;
+    case NNFX_OP_MAX: return CG_X_MAX;
+    case NNFX_OP_EQUAL: return CG_X_EQ;
+    default: return CG_X_LT; /* Less, Greater, LessOrEqual, GreaterOrEqual */
+    }
+}
+
+/* Whether r->n computes a small integer value from values computed from
+ * extents and constants; its elements' extents (or -1) into *out. */
+static bool sym_rule(rule_ctx *r, cg_sym *out) {
+    const nnfx_node *n = r->n;
+    const nnfx_meta *ym = &n->meta[0];
+    cg_bounds *b = r->b;
+    out->node = n;
+    if (n->nout != 1 || !nnfx_meta_is_static(ym) || nnfx_meta_numel(ym) > CG_SYM_MAX ||
+        (ym->dtype != NNFX_I64 && ym->dtype != NNFX_I32 && ym->dtype != NNFX_BOOL))
+        return false;
+    out->n = (int)nnfx_meta_numel(ym);
+    for (int i = 0; i < out->n; i++)
+        out->el[i] = -1;
+    if (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) { /* of a value whose dims depend on the data */
+        const nnfx_meta *xm = cg_arg_meta(n, 0);
+        if (!xm || !r->din[0] || !nnfx_meta_is_static(xm)) return false;
+        int64_t lo = 0, hi = xm->rank;
+        if (n->op == NNFX_OP_SHAPE) ir_shape_op_range(n, xm->rank, &lo, &hi);
+        int prod = cg_x_const(b, 1);
+        for (int64_t d = lo; d < hi; d++) {
+            const int e = r->din[0][d] >= 0 ? r->din[0][d] : cg_x_const(b, xm->dims[d].value);
+            if (n->op == NNFX_OP_SHAPE && d - lo < out->n) out->el[d - lo] = e;
+            prod = cg_x_make(b, CG_X_MUL, prod, e, -1, 0);
+        }
+        if (n->op == NNFX_OP_SIZE) out->el[0] = prod;
+        return true;
+    }
+    for (int a = 0; a < n->nargs; a++) /* every other input a constant */
+        if (r->din[a] || (!r->sin[a] && !arg_const(n, a))) return false;
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    switch (n->op) {
+    case NNFX_OP_IDENTITY:
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_FLATTEN:
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+        for (int i = 0; i < out->n; i++)
+            out->el[i] = arg_el(r, 0, i);
+        break;
+    case NNFX_OP_CAST:
+        for (int i = 0; i < out->n; i++) {
+            const int e = arg_el(r, 0, i);
+            out->el[i] =
+                e >= 0 && ym->dtype == NNFX_BOOL ? cg_x_make(b, CG_X_SEL, cg_x_const(b, 1), cg_x_const(b, 0), e, 0) : e;
+        }
+        break;
+    case NNFX_OP_GATHER: {
+        int axis;
+        if (!xm || xm->rank != 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), 1, false, &axis)) return true;
+        for (int i = 0; i < out->n; i++) {
+            int64_t k;
+            const int ie = arg_el(r, 1, i);
+            if (ie < 0 || b->xp[ie].kind != CG_X_CONST) continue;
+            k = b->xp[ie].v;
+            if (k < 0) k += xm->dims[0].value;
+            if (k >= 0 && k < xm->dims[0].value) out->el[i] = arg_el(r, 0, k);
+        }
+        break;
+    }
+    case NNFX_OP_CONCAT: {
+        int k = 0;
+        if (ym->rank != 1) return true;
+        for (int a = 0; a < n->nargs; a++) {
+            const nnfx_meta *am = cg_arg_meta(n, a);
+            for (int64_t i = 0; am && i < nnfx_meta_numel(am) && k < out->n; i++)
+                out->el[k++] = arg_el(r, a, i);
+        }
+        break;
+    }
+    case NNFX_OP_REDUCE_MIN:
+    case NNFX_OP_REDUCE_MAX:
+    case NNFX_OP_REDUCE_SUM:
+    case NNFX_OP_REDUCE_PROD: { /* every element into one */
+        const cg_xkind k = n->op == NNFX_OP_REDUCE_MIN   ? CG_X_MIN
+                           : n->op == NNFX_OP_REDUCE_MAX ? CG_X_MAX
+                           : n->op == NNFX_OP_REDUCE_SUM ? CG_X_ADD
+                                                         : CG_X_MUL;
+        if (out->n != 1 || !xm || nnfx_meta_numel(xm) < 1) return true;
+        int acc = arg_el(r, 0, 0);
+        for (int64_t i = 1; i < nnfx_meta_numel(xm) && acc >= 0; i++)
+            acc = cg_x_make(b, k, acc, arg_el(r, 0, i), -1, 0);
+        out->el[0] = acc;
+        break;
+    }
+    case NNFX_OP_NOT:
+        for (int i = 0; i < out->n; i++) {
+            const int e = arg_el(r, 0, i);
+            out->el[i] = e < 0 ? -1 : cg_x_make(b, CG_X_EQ, e, cg_x_const(b, 0), -1, 0);
+        }
+        break;
+    case NNFX_OP_WHERE:
+        for (int i = 0; i < out->n; i++) {
+            const int c = arg_el(r, 0, broadcast_index(ym, cg_arg_meta(n, 0), i));
+            const int x = arg_el(r, 1, broadcast_index(ym, cg_arg_meta(n, 1), i));
+            const int y = arg_el(r, 2, broadcast_index(ym, cg_arg_meta(n, 2), i));
+            out->el[i] = c < 0 || x < 0 || y < 0 ? -1 : cg_x_make(b, CG_X_SEL, x, y, c, 0);
+        }
+        break;
+    case NNFX_OP_ADD:
+    case NNFX_OP_SUB:
+    case NNFX_OP_MUL:
+    case NNFX_OP_MIN:
+    case NNFX_OP_MAX:
+    case NNFX_OP_EQUAL:
+    case NNFX_OP_LESS:
+    case NNFX_OP_GREATER:
+    case NNFX_OP_LESS_OR_EQUAL:
+    case NNFX_OP_GREATER_OR_EQUAL: {
+        bool swap, negate;
+        const cg_xkind k = binary_kind(n->op, &swap, &negate);
+        if (n->nargs != 2 && n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX) return true;
+        for (int i = 0; i < out->n; i++) {
+            int acc = arg_el(r, 0, broadcast_index(ym, cg_arg_meta(n, 0), i));
+            for (int a = 1; a < n->nargs && acc >= 0; a++) {
+                const int e = arg_el(r, a, broadcast_index(ym, cg_arg_meta(n, a), i));
+                acc = e < 0 ? -1 : swap ? cg_x_make(b, k, e, acc, -1, 0) : cg_x_make(b, k, acc, e, -1, 0);
+            }
+            if (acc >= 0 && negate) acc = cg_x_make(b, CG_X_EQ, acc, cg_x_const(b, 0), -1, 0);
+            out->el[i] = acc < 0 ? -1 : acc;
+        }
+        break;
+    }
+    default: return false;
+    }
+    for (int i = 0; i < out->n; i++)
+        if (out->el[i] < -1) out->el[i] = -1;
+    return true;
+}
+
+/* Adds sym (a copy) to b, and its value at the bound as n's pass_data (what
+ * shape inference of its readers sees). */
+static nnfx_status add_sym(cg_bounds *b, nnfx_node *n, const cg_sym *sy, nnfx_error *err) {
+    if (b->nsym == b->symcap) {
+        int cap = b->symcap ? 2 * b->symcap : 32;
+        cg_sym *v = realloc(b->sym, sizeof *v * (size_t)cap);
+        if (!v) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->sym = v, b->symcap = cap;
+    }
+    b->sym[b->nsym++] = *sy;
+    const nnfx_meta *m = &n->meta[0];
+    for (int i = 0; i < sy->n; i++)
+        if (sy->el[i] < 0) return NNFX_OK; /* not known at the bound: readers that need it are refused */
+    int64_t dims[NNFX_MAX_RANK];
+    for (int d = 0; d < m->rank; d++)
+        dims[d] = m->dims[d].value;
+    nnfx_tensor *t = nnfx_tensor_new(m->dtype, m->rank, dims, err);
+    if (!t) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+    for (int i = 0; i < sy->n; i++) {
+        const int64_t v = b->xp[sy->el[i]].at_bound;
+        if (m->dtype == NNFX_I64)
+            ((int64_t *)t->data)[i] = v;
+        else if (m->dtype == NNFX_I32)
+            ((int32_t *)t->data)[i] = (int32_t)v;
+        else
+            ((unsigned char *)t->data)[i] = v != 0;
+    }
+    n->pass_data = t;
+    return NNFX_OK;
 }
 
 /* ---- the sources ------------------------------------------------------------ */
@@ -493,6 +883,13 @@ static bool bound_of(const nnfx_graph *g, const nnfx_node *n, nnfx_meta *m, int 
     }
 }
 
+bool cg_bound_source(const nnfx_graph *g, const nnfx_node *n) {
+    nnfx_meta m[4] = {{0}};
+    int dd[4];
+    bool padded;
+    return bound_of(g, n, m, dd, &padded);
+}
+
 bool cg_has_bounds(const nnfx_graph *g) {
     for (const nnfx_node *n = g->head; n; n = n->next) {
         nnfx_meta m[4] = {{0}};
@@ -503,23 +900,23 @@ bool cg_has_bounds(const nnfx_graph *g) {
     return false;
 }
 
-/* The computed values n reads (not parameters or model inputs),
+/* The computed values n reads (not parameters, model inputs or sizes),
  * comma-separated, into buf. */
-static void data_args(const nnfx_node *n, char *buf, size_t len) {
+static void data_args(const cg_bounds *b, const nnfx_node *n, char *buf, size_t len) {
     size_t k = 0;
     buf[0] = 0;
     for (int a = 0; a < n->nargs; a++) {
         const nnfx_node *v = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
-        if (v && v->opcode == NNFX_CALL_FUNCTION && k + strlen(v->name) + 2 < len)
+        if (v && v->opcode == NNFX_CALL_FUNCTION && !sym_of(b, v) && k + strlen(v->name) + 2 < len)
             k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "," : "", v->name);
     }
 }
 
 /* NNFX_ERR_UNSUPPORTED: node n reads a data-dependent value and why it
  * cannot be generated, with the --outputs that generate the part before. */
-static nnfx_status refuse_node(const nnfx_node *n, const char *why, nnfx_error *err) {
+static nnfx_status refuse_node(const cg_bounds *b, const nnfx_node *n, const char *why, nnfx_error *err) {
     char before[256];
-    data_args(n, before, sizeof before);
+    data_args(b, n, before, sizeof before);
     return nnfx_error_set(
         err, NNFX_ERR_UNSUPPORTED,
         "codegen: node %s (%s) reads a value whose size depends on the input data; generated C "
@@ -538,11 +935,25 @@ static nnfx_status add_source(cg_bounds *b, nnfx_node *n, const nnfx_meta *m, co
     b->src[id] = n;
     for (int o = 0; o < n->nout; o++)
         n->meta[o] = m[o];
+    /* a NonZero of the same value as an earlier one has its extents (torchvision takes boxes and scores
+     * through two NonZeros of one mask): values of both then meet */
+    int same = id;
+    for (int i = 0; i < id && n->op == NNFX_OP_NON_ZERO; i++)
+        if (b->src[i]->op == NNFX_OP_NON_ZERO && b->src[i]->args[0].kind == NNFX_ARG_NODE &&
+            n->args[0].kind == NNFX_ARG_NODE && b->src[i]->args[0].u.node == n->args[0].u.node) {
+            same = i;
+            break;
+        }
     nnfx_status st = NNFX_OK;
     for (int k = 0; k < n->nout && !st; k++) {
-        int16_t ext[NNFX_MAX_RANK];
-        for (int d = 0; d < NNFX_MAX_RANK; d++)
-            ext[d] = d == dd[k] ? (int16_t)((id * 4 + k) * NNFX_MAX_RANK + d) : -1;
+        int ext[NNFX_MAX_RANK];
+        for (int d = 0; d < NNFX_MAX_RANK; d++) {
+            ext[d] = -1;
+            if (d != dd[k]) continue;
+            if ((ext[d] = cg_x_make(b, CG_X_SRC, -1, -1, -1, (same * 4 + k) * NNFX_MAX_RANK + d)) < 0)
+                return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            b->xp[ext[d]].at_bound = m[k].dims[d].value;
+        }
         if (n->nout == 1) {
             if (padded && dd[k] >= 0) st = add_dyn(b, n, ext, m[k].rank, err);
             continue;
@@ -573,52 +984,128 @@ static bool read_by_nodes(const nnfx_node *v) {
     return false;
 }
 
+/* Drops the values at the bound that shape inference read (pass_data). */
+static void release_sym_values(cg_bounds *b) {
+    for (int i = 0; i < b->nsym; i++) {
+        nnfx_node *n = (nnfx_node *)b->sym[i].node;
+        nnfx_tensor_release((nnfx_tensor *)n->pass_data);
+        n->pass_data = NULL;
+    }
+}
+
+/* A NonMaxSuppression whose boxes [B, N, 4] and scores [B, C, N] depend
+ * on the data along N alone (the same extent): it runs over the actual N. */
+static bool nms_over_extent(const nnfx_node *n, const int *const *din) {
+    if (n->op != NNFX_OP_NMS || !din[0] || n->nargs < 2 || !din[1]) return false;
+    for (int a = 2; a < n->nargs; a++)
+        if (din[a]) return false;
+    for (int d = 0; d < 3; d++)
+        if ((d != 1 && din[0][d] >= 0) || (d != 2 && din[1][d] >= 0)) return false;
+    return din[0][1] >= 0 && din[0][1] == din[1][2];
+}
+
+/* The dims of node n's output (rank of them) whose extents ext holds
+ * must be at their bound where the static shape has it; false when a
+ * rule's extents disagree with the inferred shape. */
+static bool extents_match(const cg_bounds *b, const nnfx_meta *m, const int *ext) {
+    for (int d = 0; d < m->rank; d++)
+        if (ext[d] >= 0 && b->xp[ext[d]].at_bound != m->dims[d].value) return false;
+    return true;
+}
+
+/* Node n reads values whose dims depend on the data (din) or small
+ * integers computed from their sizes (sin): it is inferred again from the
+ * bounds and entered in b, or refused (the error names it). */
+static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const int *const *din,
+                              const cg_sym *const *sin, nnfx_error *err) {
+    char why[240] = "";
+    nnfx_error ierr = {0};
+    nnfx_tensor *known[1] = {NULL}; /* shape inference reads the values at the bound (pass_data) */
+    cg_sym sy;
+    int ext[NNFX_MAX_RANK];
+    rule_ctx r = {g, b, n, din, sin, ext, why, sizeof why, err};
+    bool any_sin = false;
+    for (int a = 0; a < n->nargs; a++)
+        any_sin |= sin[a] != NULL;
+    if (ir_op_is_ctrl(n->op)) return refuse_node(b, n, "a control-flow node", err);
+    const bool source = n->op == NNFX_OP_NON_ZERO || nms_over_extent(n, din);
+    if (source) {
+        nnfx_meta m[4] = {{0}};
+        int dd[4] = {-1, -1, -1, -1};
+        bool padded;
+        if (any_sin || ir_infer_node(n, known, false, NULL, &ierr) || !bound_of(g, n, m, dd, &padded))
+            return refuse_node(b, n, "its input's bound is not static", err);
+        nnfx_status st = add_source(b, n, m, dd, padded, err);
+        if (!st) b->src_dyn_in[b->nsrc - 1] = true;
+        return st;
+    }
+    if (ir_infer_node(n, known, false, NULL, &ierr) || !nnfx_meta_is_static(&n->meta[0])) {
+        snprintf(why, sizeof why, "its shape does not follow from the bound%s%.160s", ierr.msg[0] ? ": " : "",
+                 ierr.msg);
+        return refuse_node(b, n, why, err);
+    }
+    for (int u = 0; u < n->nusers && n->nout > 1; u++) { /* a multi-output node's getitems */
+        nnfx_node *gi = n->users[u];
+        if (gi->opcode == NNFX_CALL_FUNCTION && gi->op == NNFX_OP_GETITEM && gi->args[1].kind == NNFX_ARG_INT &&
+            gi->args[1].u.i >= 0 && gi->args[1].u.i < n->nout)
+            gi->meta[0] = n->meta[gi->args[1].u.i];
+    }
+    if (sym_rule(&r, &sy)) return add_sym(b, n, &sy, err);
+    if (!apply_rule(&r)) return err && err->status ? err->status : refuse_node(b, n, why, err);
+    if (!extents_match(b, &n->meta[0], ext))
+        return refuse_node(b, n, "generated C's count of a data-dependent dim differs from the bound's shape", err);
+    if (n->nout == 1) return add_dyn(b, n, ext, n->meta[0].rank, err);
+    for (int u = 0; u < n->nusers; u++) { /* TopK, Split: each output keeps the extents */
+        nnfx_node *gi = n->users[u];
+        nnfx_status st;
+        if (gi->opcode == NNFX_CALL_FUNCTION && gi->op == NNFX_OP_GETITEM &&
+            (st = add_dyn(b, gi, ext, gi->meta[0].rank, err)))
+            return st;
+    }
+    return NNFX_OK;
+}
+
 nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
     memset(b, 0, sizeof *b);
-    for (nnfx_node *n = g->head; n; n = n->next) {
+    for (nnfx_node *n = g->head; n; n = n->next)
+        n->pass_data = NULL;
+    nnfx_status st = NNFX_OK;
+    for (nnfx_node *n = g->head; n && !st; n = n->next) {
+        if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
+            for (int a = 0; a < n->nargs && !st; a++)
+                if (n->args[a].kind == NNFX_ARG_NODE && sym_of(b, n->args[a].u.node))
+                    st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                        "codegen: model output %d (%s) is the size of a value whose size depends on "
+                                        "the input data; generated C does not return such sizes as outputs (its "
+                                        "NAME_run_dims reports the dims of the outputs)",
+                                        a, n->args[a].u.node->name);
+            continue;
+        }
         if (n->opcode != NNFX_CALL_FUNCTION || n->op == NNFX_OP_GETITEM) continue;
-        const int16_t *din_stack[16], **din = din_stack;
-        if (n->nargs > 16 && !(din = calloc((size_t)n->nargs, sizeof *din)))
-            return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        const int *din_stack[16], **din = din_stack;
+        const cg_sym *sin_stack[16], **sin = sin_stack;
+        if (n->nargs > 16 &&
+            (!(din = calloc((size_t)n->nargs, sizeof *din)) || !(sin = calloc((size_t)n->nargs, sizeof *sin)))) {
+            if (din != din_stack) free(din);
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+            break;
+        }
         bool any = false;
         for (int a = 0; a < n->nargs; a++) {
-            din[a] = n->args[a].kind == NNFX_ARG_NODE ? cg_dyn_of(b, n->args[a].u.node) : NULL;
-            any |= din[a] != NULL;
+            const nnfx_node *v = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+            din[a] = cg_dyn_of(b, v);
+            sin[a] = sym_of(b, v);
+            any |= din[a] || sin[a];
         }
-        nnfx_status st = NNFX_OK;
-        char why[240] = "";
-        if (any && (ir_op_is_ctrl(n->op) || n->nout != 1)) {
-            st = refuse_node(n, ir_op_is_ctrl(n->op) ? "a control-flow node" : "a node of several outputs", err);
-        } else if (any) { /* the bound's shapes through n, then which dims of its output depend on the data */
-            nnfx_error ierr = {0};
-            const bool source = n->op == NNFX_OP_NON_ZERO;
-            if (!source && (ir_infer_node(n, NULL, false, NULL, &ierr) || !nnfx_meta_is_static(&n->meta[0]))) {
-                snprintf(why, sizeof why, "its shape does not follow from the bound%s%.160s", ierr.msg[0] ? ": " : "",
-                         ierr.msg);
-                st = refuse_node(n, why, err);
-            } else if (source) {
-                nnfx_meta m[4] = {{0}};
-                int dd[4] = {-1, -1, -1, -1};
-                bool padded;
-                if (ir_infer_node(n, NULL, false, NULL, &ierr) || !bound_of(g, n, m, dd, &padded))
-                    st = refuse_node(n, "its input's bound is not static", err);
-                else if (!(st = add_source(b, n, m, dd, padded, err)))
-                    b->src_dyn_in[b->nsrc - 1] = true;
-            } else {
-                int16_t ext[NNFX_MAX_RANK];
-                rule_ctx r = {g, b, n, din, ext, why, sizeof why, err};
-                if (!apply_rule(&r))
-                    st = err && err->status ? err->status : refuse_node(n, why, err);
-                else
-                    st = add_dyn(b, n, ext, n->meta[0].rank, err);
-            }
+        if (any) {
+            st = bound_node(g, b, n, din, sin, err);
         } else {
             nnfx_meta m[4] = {{0}};
             int dd[4] = {-1, -1, -1, -1};
             bool padded;
             if (bound_of(g, n, m, dd, &padded)) {
                 if (!padded && read_by_nodes(n))
-                    st = refuse_node(n->users[0],
+                    st = refuse_node(b, n->users[0],
                                      "its input is compacted across an outer dim (a Compress or Unique along an axis "
                                      "past the first non-1 dim) and only a model output may read it",
                                      err);
@@ -627,10 +1114,9 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
             }
         }
         if (din != din_stack) free(din);
-        if (st) {
-            cg_bounds_free(b);
-            return st;
-        }
+        if (sin != sin_stack) free(sin);
     }
-    return NNFX_OK;
+    release_sym_values(b);
+    if (st) cg_bounds_free(b);
+    return st;
 }

@@ -719,6 +719,50 @@ static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node
     return NNFX_OK;
 }
 
+/* Concat of values of any type, or along a dim that depends on the data
+ * (each piece after the previous pieces' valid rows: nnfx_rt_concat_rows). */
+static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *ym = &n->meta[0];
+    const nnfx_dtype dt = ym->dtype;
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
+        return cg_unsupported(c, n, "concat axis out of range");
+    char y[96];
+    nnfx_status st;
+    if ((st = cg_value_typed(c, s->out, dt, n, y, sizeof y))) return st;
+    sbuf xs = {0}, bs = {0}, vs = {0};
+    for (int a = 0; a < s->nin && !st; a++) {
+        const nnfx_meta *am = cg_arg_meta(n, a);
+        char x[96], e[64];
+        if (!am || s->in[a] < 0 || am->dtype != dt) {
+            st = cg_unsupported(c, n, "literal concat inputs are not generated");
+            break;
+        }
+        if ((st = cg_typed_in(c, s, a, dt, x, sizeof x))) break;
+        cg_dim_expr(c, n->args[a].u.node, axis, e, sizeof e);
+        sb_printf(&xs, "%s%s", a ? ", " : "", x);
+        sb_printf(&bs, "%s%lld", a ? ", " : "", (long long)am->dims[axis].value);
+        sb_printf(&vs, "%s(long)%s", a ? ", " : "", e);
+    }
+    char *xt = sb_finish(&xs), *bt = sb_finish(&bs), *vt = sb_finish(&vs);
+    if (!st && (!xt || !bt || !vt)) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    if (!st) {
+        if (dt != NNFX_F32) c->src_stdint = true;
+        cg_use_section(c, "concat_rows");
+        sb_printf(&c->body, "    {\n        const unsigned char *const pieces[%d] = {%s};\n", s->nin, xt);
+        sb_printf(&c->body, "        static const long bound[%d] = {%s};\n", s->nin, bt);
+        sb_printf(&c->body, "        const long valid[%d] = {%s};\n", s->nin, vt);
+        sb_printf(&c->body,
+                  "        nnfx_rt_concat_rows((unsigned char *)%s, %lld, %lld, %lld, %d, %d, pieces, bound, valid);\n"
+                  "    }\n",
+                  y, (long long)infer_prod(ym, 0, axis), (long long)ym->dims[axis].value,
+                  (long long)infer_prod(ym, axis + 1, ym->rank), (int)nnfx_dtype_size(dt), s->nin);
+    }
+    free(xt), free(bt), free(vt);
+    return st;
+}
+
+/* Slice: a strided copy (of float32 values, or of any type's bytes). */
 static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 1 || xm->rank > 6) return cg_unsupported(c, n, "slice of rank 0 or > 6");
@@ -745,12 +789,24 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
         base += start[d] * xst[d];
         vst[d] = step[d] * xst[d];
     }
-    cg_use_section(c, "transpose");
+    const nnfx_dtype dt = n->meta[0].dtype;
+    char xb[96], yb[96];
+    nnfx_status err_;
+    if (dt != NNFX_F32 && ((err_ = cg_value_typed(c, s->in[0], dt, n, xb, sizeof xb)) ||
+                           (err_ = cg_value_typed(c, s->out, dt, n, yb, sizeof yb))))
+        return err_;
+    cg_use_section(c, dt == NNFX_F32 ? "transpose" : "transpose_bytes");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "shape", xm->rank, cnt);
     emit_longs(&c->body, "st", xm->rank, vst);
-    sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, %d, shape, st);\n    }\n", x, (long long)base, y,
-              xm->rank);
+    if (dt == NNFX_F32)
+        sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, %d, shape, st);\n    }\n", x, (long long)base, y,
+                  xm->rank);
+    else
+        sb_printf(&c->body,
+                  "        nnfx_rt_transpose_bytes((const unsigned char *)%s + %lld, (unsigned char *)%s, %d, %d, "
+                  "shape, st);\n    }\n",
+                  xb, (long long)(base * (int64_t)nnfx_dtype_size(dt)), yb, (int)nnfx_dtype_size(dt), xm->rank);
     return NNFX_OK;
 }
 
@@ -2010,6 +2066,17 @@ static nnfx_status check_ctrl_steps(cg *c) {
     return NNFX_OK;
 }
 
+/* Whether Concat node n joins along a dim that depends on the data. */
+static bool concat_along_extent(const cg *c, const nnfx_node *n) {
+    int axis;
+    if (!c->bnd || !infer_axis(nnfx_node_attr_int(n, "axis", 0), n->meta[0].rank, false, &axis)) return false;
+    for (int a = 0; a < n->nargs; a++) {
+        const int *e = n->args[a].kind == NNFX_ARG_NODE ? cg_dyn_of(c->bnd, n->args[a].u.node) : NULL;
+        if (e && e[axis] >= 0) return true;
+    }
+    return false;
+}
+
 /* One float32 kernel step: element-wise maps, binary ops and views first,
  * then one emitter per op (a flat dispatch; int8 steps elsewhere). */
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
@@ -2028,6 +2095,11 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
         n->meta[0].dtype == x0->dtype)
         return emit_reduce(c, s, n, NULL, NULL, reduce_kind(n->op));
+    if (n->op == NNFX_OP_CONCAT && (n->meta[0].dtype != NNFX_F32 || concat_along_extent(c, n)) &&
+        cg_ctype(n->meta[0].dtype))
+        return emit_concat_rows(c, s, n);
+    if (n->op == NNFX_OP_SLICE && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
+        return emit_slice(c, s, n, NULL, NULL);
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
@@ -2548,6 +2620,7 @@ static nnfx_status walk_plan(cg *c) {
                 if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 const nnfx_dtype dt = o->meta[0].dtype;
+                if (!c->out_dst && c->bnd) cg_define_node_extents(c, o);
                 if (!c->out_dst && c->nbounded) cg_emit_output_dims(c, a, o);
                 if (!c->out_dst && cg_dyn_of(c->bnd, o)) { /* over its bound: compacted */
                     if ((st = cg_emit_dyn_output(c, a, o))) return st;
@@ -2579,6 +2652,10 @@ static nnfx_status walk_plan(cg *c) {
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
         c->want_value = NULL;
+        if (c->bnd && !c->out_dst) {
+            cg_define_node_extents(c, first);
+            if (first != v.last) cg_define_node_extents(c, v.last);
+        }
         if (c->bnd && !c->out_dst && (st = cg_emit_fills(c, first))) return st;
         if (c->bnd && !c->out_dst && first != v.last && (st = cg_emit_fills(c, v.last))) return st;
         st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
@@ -3190,8 +3267,9 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
     if (ctrl || o.nfixed || o.noutputs || cg_has_bounds(g)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
         if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
-            (ctrl && (st = inline_const_captures(copy, err))) || (st = nnfx_graph_lint(copy, err)) ||
-            (st = nnfx_graph_infer_shapes(copy, err))) {
+            (ctrl && (st = inline_const_captures(copy, err))) ||
+            (ctrl && cg_has_bounds(copy) && (st = cg_inline_empty_ifs(copy, err))) ||
+            (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err))) {
             nnfx_graph_free(copy);
             return st;
         }
@@ -3216,7 +3294,7 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     if ((st = check_static_inputs(g, err))) return st;
     if ((st = check_forbidden(g, o->forbid, err))) return st;
     if ((st = check_static_nodes(g, true, err))) return st;
-    fx_plan *p = fx_plan_new_codegen(g, err);
+    fx_plan *p = bounds ? fx_plan_new_codegen_kept(g, bounds->kept, bounds->nkept, err) : fx_plan_new_codegen(g, err);
     if (!p) {
         if (err && err->status == NNFX_ERR_UNSUPPORTED) nnfx_error_prefix(err, "codegen");
         return err ? err->status : NNFX_ERR_UNSUPPORTED;
@@ -3249,7 +3327,8 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     c.ctrl_base = c.scratch_off + step_scratch_need(g);
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
-    if (!c.nodes || !c.weight_id || !c.packed_id) {
+    c.xdef = bounds ? calloc((size_t)bounds->nxp + 1, 1) : NULL;
+    if (!c.nodes || !c.weight_id || !c.packed_id || (bounds && !c.xdef)) {
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
         goto done;
     }
@@ -3289,6 +3368,7 @@ done:
     free(c.nodes);
     free(c.weight_id);
     free(c.packed_id);
+    free(c.xdef);
     fx_plan_free(p);
     return st;
 }

@@ -18,12 +18,51 @@
 #define CG_MAX_BOUNDED  256 /* data-dependent nodes (NonZero...) a model may have */
 #define CG_MAX_FILLS    256 /* padding fills before the nodes that read along a data-dependent dim */
 
-/* A value whose dims may depend on the data: per dim, the extent it holds
- * (cg_extent_expr), or -1 for a static dim. */
+/* An extent (extents.c): an integer known at run time that sizes a dim
+ * depending on the data. A data-dependent node's actual dim (SRC: the
+ * dims array its kernel writes), a constant, or an integer function of
+ * extents (a TopK's K = min(count, 300), the rows of a Concat along such a
+ * dim, a Slice's count...). Equal expressions are one extent (hash-consed),
+ * so values that agree at run time share it. */
+typedef enum cg_xkind {
+    CG_X_CONST, /* v */
+    CG_X_SRC,   /* element v % NNFX_MAX_RANK of the dims array of output v / NNFX_MAX_RANK % 4 of bounded
+                 * node v / (4 * NNFX_MAX_RANK) */
+    CG_X_MIN,
+    CG_X_MAX,
+    CG_X_ADD,
+    CG_X_SUB,
+    CG_X_MUL,
+    CG_X_EQ,  /* a == b: 0 or 1 */
+    CG_X_LT,  /* a < b: 0 or 1 */
+    CG_X_SEL, /* c != 0 ? a : b */
+} cg_xkind;
+typedef struct cg_xp {
+    cg_xkind kind;
+    int a, b, c; /* operands (extent ids) */
+    int64_t v;
+    int64_t at_bound; /* its value when every source extent is at its bound (what the static shapes hold) */
+    bool safe;        /* provably <= at_bound and >= 0 at run time (else a dim it sizes is checked) */
+    bool dim;         /* it sizes a dim of some value */
+} cg_xp;
+
+/* A value whose dims may depend on the data: per dim, the extent id it
+ * holds, or -1 for a static dim. */
 typedef struct cg_dyn {
     const nnfx_node *node;
-    int16_t ext[NNFX_MAX_RANK];
+    int ext[NNFX_MAX_RANK];
 } cg_dyn;
+
+/* A small integer value computed from extents (a Shape of a value whose
+ * size depends on the data, and arithmetic on it): per element its extent
+ * id, or -1 when not known. Generated C never computes it; the plan folds
+ * it at the bound, and only readers that size a dim with it are taken. */
+#define CG_SYM_MAX 8
+typedef struct cg_sym {
+    const nnfx_node *node;
+    int n;
+    int el[CG_SYM_MAX];
+} cg_sym;
 
 /* What a node that reads along a data-dependent dim needs in its input's
  * padding first (bounds.c): the value that leaves its result unchanged. */
@@ -42,6 +81,12 @@ typedef struct cg_bounds {
     int nsrc;
     cg_dyn *dyn; /* values with data-dependent dims (malloc'd) */
     int ndyn, cap;
+    cg_xp *xp; /* the extents (malloc'd) */
+    int nxp, xcap;
+    cg_sym *sym; /* values computed from extents (malloc'd) */
+    int nsym, symcap;
+    const nnfx_node **kept; /* nodes the plan must not fold (a fill before them, a Concat along an extent) */
+    int nkept, keptcap;
     cg_fill fill[CG_MAX_FILLS];
     int nfill;
 } cg_bounds;
@@ -101,6 +146,7 @@ typedef struct cg {
     const nnfx_node *const *bounded;
     int nbounded;
     const cg_bounds *bnd; /* those nodes and the values after them, NULL when none */
+    unsigned char *xdef;  /* per extent of bnd: its local is declared (cg_define_extent) */
 } cg;
 
 /* The portable kernels of src/codegen/runtime/, embedded at build time
@@ -225,6 +271,14 @@ void cg_step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len)
 /* bounds.c: whether g has a node whose output size depends on the data
  * that generated C can bound (cg_set_bounds would find one). */
 bool cg_has_bounds(const nnfx_graph *g);
+/* bounds.c: whether n is a node of g whose output size depends on the data
+ * that generated C can bound. */
+bool cg_bound_source(const nnfx_graph *g, const nnfx_node *n);
+/* inline_if.c: in g (a codegen copy), each If reading a value after such a
+ * node whose one branch yields only an empty constant becomes its other
+ * branch, inlined and cut to no rows when the condition picks the empty
+ * one (torchvision's batched_nms). Shapes must be inferred again. */
+nnfx_status cg_inline_empty_ifs(nnfx_graph *g, nnfx_error *err);
 /* bounds.c: gives each node of g (a copy, shapes inferred) whose output
  * size depends on the data (NonZero, Compress, Unique, NonMaxSuppression) its
  * bound as a static shape, infers the nodes after it again from that bound,
@@ -236,9 +290,25 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err);
 void cg_bounds_free(cg_bounds *b);
 /* bounds.c: the data-dependent extents of value v (one per dim, -1 for a
  * static dim), NULL when every dim of v is static. */
-const int16_t *cg_dyn_of(const cg_bounds *b, const nnfx_node *v);
-/* bounds.c: the C expression (in NAME_run_dims_arena) of extent e. */
-void cg_extent_expr(int e, char *buf, size_t len);
+const int *cg_dyn_of(const cg_bounds *b, const nnfx_node *v);
+
+/* ---- extents (extents.c) ----------------------------------------------------- */
+
+/* The id of extent expression (kind, a, b, c, v) in b (an existing equal
+ * one, simplified where it can be: constants folded, min(e, k) with k >= e's
+ * bound is e...); -1 on OOM. */
+int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v);
+/* A constant extent. */
+int cg_x_const(cg_bounds *b, int64_t v);
+/* The C expression of extent e: a literal, a bounded node's dims array
+ * element, or the local extN that cg_define_extent declares. */
+void cg_extent_expr(const cg_bounds *b, int e, char *buf, size_t len);
+/* Declares the local of extent e (and its operands') in c->body when not
+ * yet declared; a dim-sizing extent that is not provably within its bound
+ * is checked (NAME_run returns 2 past it). */
+void cg_define_extent(cg *c, int e);
+/* Declares every extent node n's step reads or writes. */
+void cg_define_node_extents(cg *c, const nnfx_node *n);
 /* emit_bounded.c: dim d of value v as a C expression: its extent when it
  * depends on the data, else its static size. */
 void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len);

@@ -65,9 +65,9 @@ void cg_emit_output_dims(cg *c, int a, const nnfx_node *o) {
 }
 
 void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len) {
-    const int16_t *ext = cg_dyn_of(c->bnd, v);
+    const int *ext = cg_dyn_of(c->bnd, v);
     if (ext && d < NNFX_MAX_RANK && ext[d] >= 0)
-        cg_extent_expr(ext[d], buf, len);
+        cg_extent_expr(c->bnd, ext[d], buf, len);
     else
         snprintf(buf, len, "%lld", (long long)v->meta[0].dims[d].value);
 }
@@ -77,7 +77,7 @@ void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len) 
 static void emit_dims_array(cg *c, const char *name, const nnfx_node *v, bool bound) {
     const nnfx_meta *m = &v->meta[0];
     sb_printf(&c->body, "        %sconst long %s[%d] = {", bound ? "static " : "", name, m->rank > 0 ? m->rank : 1);
-    const int16_t *ext = bound ? NULL : cg_dyn_of(c->bnd, v);
+    const int *ext = bound ? NULL : cg_dyn_of(c->bnd, v);
     for (int d = 0; d < m->rank; d++) {
         char e[64];
         cg_dim_expr(c, v, d, e, sizeof e);
@@ -108,6 +108,10 @@ nnfx_status cg_emit_fills(cg *c, const nnfx_node *n) {
         nnfx_status st = cg_value_typed(c, cg_node_value(c, v), dt, n, x, sizeof x);
         if (st) return st;
         if (!ct) return cg_unsupported(c, n, "padding of a type generated C lacks");
+        if (fx_plan_value_view(c->p, cg_node_value(c, v)).kind != FX_VALUE_ARENA)
+            return cg_unsupported(c, n,
+                                  "it reads along a data-dependent dim of a constant (its padding cannot be "
+                                  "filled)");
         if (dt != NNFX_F32) c->src_stdint = true;
         fill_literal(f->fill, dt, lit, sizeof lit);
         cg_use_section(c, "fill_pad");
@@ -129,7 +133,7 @@ nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n) {
     if (!f) return NNFX_OK;
     /* the mean divided by the bound's count of the data-dependent dims it averages over */
     const nnfx_node *x = n->args[0].u.node;
-    const int16_t *dx = cg_dyn_of(c->bnd, x);
+    const int *dx = cg_dyn_of(c->bnd, x);
     const nnfx_meta *xm = &x->meta[0];
     sbuf bound = {0}, actual = {0};
     sb_printf(&bound, "1.0");
@@ -137,7 +141,7 @@ nnfx_status cg_emit_after(cg *c, const fx_step_view *s, const nnfx_node *n) {
     for (int d = 0; dx && d < xm->rank; d++) {
         if (!(f->mean_dims & (1u << d))) continue;
         char e[64];
-        cg_extent_expr(dx[d], e, sizeof e);
+        cg_extent_expr(c->bnd, dx[d], e, sizeof e);
         sb_printf(&bound, " * %lld", (long long)xm->dims[d].value);
         sb_printf(&actual, " * (double)%s", e);
     }
@@ -218,8 +222,11 @@ static nnfx_status emit_nms(cg *c, const fx_step_view *s, int b) {
     cg_use_section(c, "nms");
     declare_dims(c, b, 0, ym);
     dims_name(b, 0, dn, sizeof dn);
-    sb_printf(&c->body, "    nnfx_rt_nms(%s, %s, %lld, %lld, %lld, %s, %s, %d, %s, %d, %s, %lld, %s, &%s[0]);\n", bx,
-              sc, (long long)B, (long long)C, (long long)N, mo[0] ? mo : "0", it[0] ? it : "0.0", st_[0] != 0,
+    char na[64]; /* the actual box count: less than N after a node whose size depends on the data */
+    cg_dim_expr(c, n->args[0].u.node, 1, na, sizeof na);
+    sb_printf(&c->body,
+              "    nnfx_rt_nms(%s, %s, %lld, %lld, (long)%s, %lld, %s, %s, %d, %s, %d, %s, %lld, %s, &%s[0]);\n", bx,
+              sc, (long long)B, (long long)C, na, (long long)N, mo[0] ? mo : "0", it[0] ? it : "0.0", st_[0] != 0,
               st_[0] ? st_ : "0.0", nnfx_node_attr_int(n, "center_point_box", 0) != 0, y, (long long)ym->dims[0].value,
               work, dn);
     return NNFX_OK;

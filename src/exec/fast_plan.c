@@ -100,9 +100,11 @@ struct fx_plan {
     int64_t arena_bytes, input_bytes;
     float *scratch;
     fx_pool *pool;
-    bool layout; /* fx_plan_layout_peak: values and offsets only, no kernels */
-    bool ctrl;   /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
-    bool dnnl;   /* convs and poolings may run on oneDNN (fx_dnnl_enabled, not layout or ctrl) */
+    bool layout;                  /* fx_plan_layout_peak: values and offsets only, no kernels */
+    bool ctrl;                    /* fx_plan_new_codegen: If / Loop / Scan are steps of their own (never run) */
+    const nnfx_node *const *kept; /* fx_plan_new_codegen_kept: computed in steps even from constants */
+    int nkept;
+    bool dnnl; /* convs and poolings may run on oneDNN (fx_dnnl_enabled, not layout or ctrl) */
     int threads;
     double *prof_s;    /* fx_plan_set_profile: seconds spent in each step, or NULL */
     int64_t prof_runs; /* runs since profiling started */
@@ -545,6 +547,8 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
     bool shape_of_static = (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 &&
                            n->args[0].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[0].u.node)].t;
     bool pure_const = args_const(p, n) && !(info->flags & NNFX_F_IMPURE);
+    for (int k = 0; k < p->nkept && pure_const; k++)
+        pure_const = p->kept[k] != n;
     if (pure_const && !shape_of_static && layout_skips_fold(p, n)) {
         v->kind = V_CONST; /* its shape, not its value */
         v->t = header(m, err);
@@ -1005,12 +1009,14 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
  * folded, convs not packed, no arena or scratch allocated. The phases:
  * values (plan_value), fusions (plan_fusions), steps (plan_step),
  * lifetimes and offsets, storage. */
-static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool ctrl, nnfx_error *err) {
+static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool ctrl, const nnfx_node *const *kept,
+                           int nkept, nnfx_error *err) {
     nnfx_graph *g = (nnfx_graph *)gc; /* pass_data scratch only */
     build_tables t = {0};
     nnfx_status st = NNFX_OK;
     fx_plan *p = plan_alloc(g, layout, ctrl);
     if (!p) goto oom;
+    p->kept = kept, p->nkept = nkept;
     p->threads = threads;
     p->dnnl = !layout && !ctrl && fx_dnnl_enabled();
     int i = 0;
@@ -1040,13 +1046,19 @@ fail:
 }
 
 fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err) {
-    return plan_build(g, threads, false, false, err);
+    return plan_build(g, threads, false, false, NULL, 0, err);
 }
 
-fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err) { return plan_build(g, 1, false, true, err); }
+fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err) {
+    return plan_build(g, 1, false, true, NULL, 0, err);
+}
+
+fx_plan *fx_plan_new_codegen_kept(const nnfx_graph *g, const nnfx_node *const *kept, int nkept, nnfx_error *err) {
+    return plan_build(g, 1, false, true, kept, nkept, err);
+}
 
 int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
-    fx_plan *p = plan_build(g, 1, true, false, err);
+    fx_plan *p = plan_build(g, 1, true, false, NULL, 0, err);
     int64_t peak = p ? p->arena_bytes + p->input_bytes : -1;
     fx_plan_free(p);
     return peak;

@@ -250,14 +250,15 @@ static inline void nnfx_rt_nms_sort(const float *sc, long *ord, long *tmp, long 
     }
 }
 
-/* NonMaxSuppression of boxes [B, N, 4] and scores [B, C, N] (float32):
- * per batch and class, the boxes by descending score (equal scores in box
+/* NonMaxSuppression of boxes [B, N, 4] and scores [B, C, N] (float32; N
+ * the actual count, ns >= N the stride of that dim: its bound when the
+ * count depends on the data): per batch and class, the boxes by descending score (equal scores in box
  * order, nnfx_rt_nms_sort) above the score threshold (when has_st), each kept unless its
  * IoU with one kept before exceeds iou_t, at most mo (clamped to N) per
  * class. y: int64 [selected, 3] (batch, class, box) compactly, zeros past
  * it up to `bound` rows. work holds 3 * N longs then 4 * N doubles past
  * its first 8-byte boundary. *selected receives the count. */
-static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, long C, long N, long long mo,
+static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, long C, long N, long ns, long long mo,
                                double iou_t, int has_st, double st, int center, unsigned char *y, long bound,
                                void *work, long long *selected) {
     long *ord = (long *)nnfx_rt_align8(work), *kept = ord + N, *tmp = kept + N;
@@ -266,9 +267,9 @@ static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, 
     if (mo > N) mo = N;
     for (b = 0; b < B && mo > 0; b++) {
         for (i = 0; i < N; i++)
-            nnfx_rt_nms_box(boxes + b * N * 4, i, center, bx + 4 * i);
+            nnfx_rt_nms_box(boxes + b * ns * 4, i, center, bx + 4 * i);
         for (c = 0; c < C; c++) {
-            const float *sc = scores + (b * C + c) * N;
+            const float *sc = scores + (b * C + c) * ns;
             for (i = 0, m = 0; i < N; i++)
                 if (!has_st || sc[i] > st) ord[m++] = i;
             nnfx_rt_nms_sort(sc, ord, tmp, m);

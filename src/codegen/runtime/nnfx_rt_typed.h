@@ -414,6 +414,24 @@ static inline void nnfx_rt_transpose_bytes(const unsigned char *x, unsigned char
 }
 /* @end */
 
+/* @rt concat_rows */
+/* Concat of n pieces of es-byte values along an axis: piece k viewed as
+ * [outer, bound[k], inner] holds valid[k] rows (its actual extent along the
+ * axis, bound[k] when it does not depend on the data); each outer index of
+ * y ([outer, ybound, inner]) gets the pieces' valid rows one after another. */
+static inline void nnfx_rt_concat_rows(unsigned char *y, long outer, long ybound, long inner, long es, int n,
+                                       const unsigned char *const *x, const long *bound, const long *valid) {
+    const long row = inner * es;
+    long o, at;
+    int k;
+    for (o = 0; o < outer; o++)
+        for (k = 0, at = 0; k < n; k++) {
+            memmove(y + (o * ybound + at) * row, x[k] + o * bound[k] * row, (size_t)(valid[k] * row));
+            at += valid[k];
+        }
+}
+/* @end */
+
 /* @rt gather_typed needs:tval */
 /* Gather with computed indices: x viewed as [outer, len, inner] es-byte
  * values, the ni indices ix (type tix, negative ones from the end of the
