@@ -32,3 +32,11 @@ if(EXISTS ${NNFX_CG_PYTHON} AND TARGET test_real_models)
                                                       FIXTURES_REQUIRED torchvision_exported)
   set_tests_properties(real_models_torchvision PROPERTIES FIXTURES_SETUP torchvision_exported)
 endif()
+# Slow: the generated C of torchvision's ssdlite320 detector (post-processing
+# sized by data-dependent counts) against PyTorch's detections.
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_detector
+           COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_detector.py
+                   $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_detector)
+  set_tests_properties(codegen_detector PROPERTIES LABELS slow TIMEOUT 1800 SKIP_RETURN_CODE 77)
+endif()

@@ -18,6 +18,9 @@ data-dependent nodes, with PyTorch's outputs:
  - detect_post: torchvision.ops.nms and the kept boxes and scores (NMS ->
    Gather -> Squeeze -> Gather), for `nnfx codegen`'s values after a
    data-dependent node (check_codegen.py).
+ - detect_classes: torchvision's SSD post-processing in small (per class a
+   threshold, TopK of min(5, count), labels by ConstantOfShape; Concat along
+   the counts; batched_nms), for sizes computed from data-dependent counts.
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
@@ -115,6 +118,30 @@ def main():
             keep = torchvision.ops.nms(boxes, scores, 0.5)
             return boxes[keep], scores[keep]
 
+    class DetectClasses(nn.Module):
+        """torchvision's SSD post-processing in small: per class, the scores
+        above 0.3 (NonZero), the top min(5, count) of them (TopK with a K
+        computed from the count), their boxes and a label each
+        (ConstantOfShape of their count); then all classes joined (Concat
+        along the counts), torchvision's batched_nms (an If around nms
+        when tracing) and the first 8 kept."""
+
+        def forward(self, boxes, logits):  # [N, 4], [N, C]
+            from torchvision.models.detection._utils import _topk_min
+            scores = torch.softmax(logits, -1)
+            all_boxes, all_scores, all_labels = [], [], []
+            for c in range(1, scores.size(1)):
+                s = scores[:, c]
+                keep = s > 0.3
+                s, b = s[keep], boxes[keep]
+                s, idx = s.topk(_topk_min(s, 5, 0))
+                all_boxes.append(b[idx])
+                all_scores.append(s)
+                all_labels.append(torch.full_like(s, c, dtype=torch.int64))
+            b, s, lab = torch.cat(all_boxes, 0), torch.cat(all_scores, 0), torch.cat(all_labels, 0)
+            keep = torchvision.ops.boxes.batched_nms(b, s, lab, 0.5)[:8]
+            return b[keep], s[keep], lab[keep]
+
     def export(name, model, samples, input_names, output_names):
         path = os.path.join(HERE, name + ".onnx")
         with torch.no_grad():
@@ -139,6 +166,13 @@ def main():
         export("detect_post", DetectPost().eval(),
                [(torch.cat([xy[j], xy[j] + wh[j]], 1), torch.rand(40)) for j in (0, 1)], ["boxes", "scores"],
                ["kept_boxes", "kept_scores"])
+    if not only or "detect_classes" in only:
+        gen = torch.Generator().manual_seed(20261203)
+        xy, wh = torch.rand(2, 30, 2, generator=gen) * 24, torch.rand(2, 30, 2, generator=gen) * 10 + 4
+        logits = [torch.randn(30, 4, generator=gen) * 1.5, torch.randn(30, 4, generator=gen) + torch.tensor([3.0, 0, 0, 0])]
+        export("detect_classes", DetectClasses().eval(),
+               [(torch.cat([xy[j], xy[j] + wh[j]], 1), logits[j]) for j in (0, 1)], ["boxes", "logits"],
+               ["boxes_kept", "scores_kept", "labels_kept"])
     if only:
         return 0
 
