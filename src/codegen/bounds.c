@@ -524,6 +524,23 @@ static bool rule_leading(rule_ctx *r, int lead) {
     return true;
 }
 
+/* A Reshape to a shape computed from sizes (torchvision's box clipping:
+ * boxes.reshape(boxes.shape)): each computed dim must be the extent the
+ * view gave that dim (r->ext); 0 and -1 keep their meaning. */
+static bool reshape_to_sizes(rule_ctx *r) {
+    const cg_sym *sh = r->sin[1];
+    const nnfx_meta *ym = &r->n->meta[0];
+    if (sh->n != ym->rank) return refuse(r, "its shape has another length than its output's rank");
+    for (int d = 0; d < ym->rank; d++) {
+        const int e = sh->el[d];
+        if (e < 0) return refuse(r, "its shape is computed from a size in a way generated C does not follow");
+        const cg_xp *x = &r->b->xp[e];
+        if (x->kind == CG_X_CONST ? (x->v != 0 && x->v != -1 && r->ext[d] >= 0) : e != r->ext[d])
+            return refuse(r, "its shape computed from sizes does not keep the data-dependent dim where it was");
+    }
+    return true;
+}
+
 /* Whether argument a of n may be a value computed from sizes (the plan
  * folds it at the bound; the rule sizes the output from its extents). */
 static bool sym_param(const nnfx_node *n, int a) {
@@ -531,6 +548,7 @@ static bool sym_param(const nnfx_node *n, int a) {
     case NNFX_OP_TOPK: return a == 1;
     case NNFX_OP_CONSTANT_OF_SHAPE: return a == 0;
     case NNFX_OP_SLICE: return a >= 1 && a <= 2;
+    case NNFX_OP_RESHAPE: return a == 1;
     default: return false;
     }
 }
@@ -561,7 +579,9 @@ static bool apply_rule(rule_ctx *r) {
     case NNFX_OP_UNSQUEEZE:
         for (int a = 1; a < n->nargs; a++)
             if (r->din[a]) return refuse(r, "its shape or axes depend on the data");
-        return rule_view(r);
+        if (!r->din[0]) return refuse(r, "its shape is computed from a data-dependent size but its input's is static");
+        if (!rule_view(r)) return false;
+        return n->op != NNFX_OP_RESHAPE || !r->sin[1] || reshape_to_sizes(r);
     case NNFX_OP_GATHER: return rule_gather(r);
     case NNFX_OP_GATHER_ND: return rule_gather_nd(r);
     case NNFX_OP_GEMM:

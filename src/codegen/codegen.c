@@ -1103,30 +1103,46 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
 /* Split: output k takes `outer` rows of its size x inner floats, from
  * offset start_k x inner of the input's rows (the interpreter's kern_split
  * copy, sizes from the outputs' inferred shapes). */
-static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x) {
+static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, const char *xf) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
         return cg_unsupported(c, n, "split axis out of range");
+    /* float32 values, or any type's bytes (es bytes each) */
+    const nnfx_dtype dt = xm->dtype;
+    const bool flt = dt == NNFX_F32;
+    const int64_t es = flt ? 1 : (int64_t)nnfx_dtype_size(dt);
+    char xb[96];
+    const char *x = xf;
+    nnfx_status st;
+    if (!flt) {
+        if ((st = cg_value_typed(c, s->in[0], dt, n, xb, sizeof xb))) return st;
+        x = xb;
+    }
     int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank), len = xm->dims[axis].value;
     int64_t at = 0;
     for (int k = 0; k < s->nout; k++) {
-        char y[64];
-        nnfx_status st = cg_value_expr(c, s->outs[k], n, y, sizeof y);
-        if (st) return st;
+        char y[96];
+        if ((st = cg_value_typed(c, s->outs[k], dt, n, y, sizeof y))) return st;
         int64_t size = n->meta[k].dims[axis].value;
         if (size > 0 && outer > 0 && inner > 0) {
             if (outer == 1) {
-                sb_printf(&c->body, "    memcpy(%s, %s + %lld, %lld);\n", y, x, (long long)(at * inner),
-                          (long long)(size * inner * 4));
+                sb_printf(&c->body, "    memcpy(%s, %s%s + %lld, %lld);\n", y, flt ? "" : "(const unsigned char *)", x,
+                          (long long)(at * inner * es), (long long)(size * inner * (flt ? 4 : es)));
             } else {
                 int64_t shape[2] = {outer, size * inner}, st_[2] = {len * inner, 1};
-                cg_use_section(c, "transpose");
+                cg_use_section(c, flt ? "transpose" : "transpose_bytes");
                 sb_printf(&c->body, "    {\n");
                 emit_longs(&c->body, "shape", 2, shape);
                 emit_longs(&c->body, "st", 2, st_);
-                sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, 2, shape, st);\n    }\n", x,
-                          (long long)(at * inner), y);
+                if (flt)
+                    sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, 2, shape, st);\n    }\n", x,
+                              (long long)(at * inner), y);
+                else
+                    sb_printf(&c->body,
+                              "        nnfx_rt_transpose_bytes((const unsigned char *)%s + %lld, (unsigned char *)%s, "
+                              "%lld, 2, shape, st);\n    }\n",
+                              x, (long long)(at * inner * es), y, (long long)es);
             }
         }
         at += size;
@@ -2100,6 +2116,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return emit_concat_rows(c, s, n);
     if (n->op == NNFX_OP_SLICE && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
         return emit_slice(c, s, n, NULL, NULL);
+    if (n->op == NNFX_OP_SPLIT && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
+        return emit_split(c, s, n, NULL);
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);

@@ -21,6 +21,9 @@ data-dependent nodes, with PyTorch's outputs:
  - detect_classes: torchvision's SSD post-processing in small (per class a
    threshold, TopK of min(5, count), labels by ConstantOfShape; Concat along
    the counts; batched_nms), for sizes computed from data-dependent counts.
+ - detect_fcos, detect_retina: torchvision's FCOS and RetinaNet whole (on a
+   two-conv backbone, 64x64 images): the same, with box decoding and
+   clipping (a Reshape to the boxes' own computed shape).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
@@ -142,6 +145,58 @@ def main():
             keep = torchvision.ops.boxes.batched_nms(b, s, lab, 0.5)[:8]
             return b[keep], s[keep], lab[keep]
 
+    class TinyBackbone(nn.Module):
+        """Two strided convs: one 16x16 feature map of 32 channels for a
+        64x64 image (the detectors below are torchvision's own)."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
+                                      nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU())
+            self.out_channels = 32
+
+        def forward(self, x):
+            return {"0": self.body(x)}
+
+    class Detections(nn.Module):
+        """A torchvision detector on one image: its boxes, scores, labels."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            d = self.m([x[0]])[0]
+            return d["boxes"], d["scores"], d["labels"]
+
+    def tiny_detector(kind):
+        """torchvision's FCOS or RetinaNet (its transform, heads and
+        post-processing: per-level TopK of min(candidates, count), box
+        decoding and clipping, batched_nms) on TinyBackbone, 4 classes. The
+        heads get He-initialised weights and class logits scaled (by 4 for
+        FCOS, whose scores are a geometric mean with the centerness, by 0.25
+        for RetinaNet, whose sigmoids would saturate at 1), so scores are
+        spread: no near ties decide the order."""
+        from torchvision.models.detection import FCOS, RetinaNet
+        from torchvision.models.detection.anchor_utils import AnchorGenerator
+        gen = torch.Generator().manual_seed(20261204 if kind == "fcos" else 20261205)
+        anchors = AnchorGenerator(sizes=((24,),), aspect_ratios=((1.0,),)) if kind == "fcos" else \
+            AnchorGenerator(sizes=((16, 32),), aspect_ratios=((0.5, 1.0, 2.0),))
+        cls = FCOS if kind == "fcos" else RetinaNet
+        m = cls(TinyBackbone(), num_classes=4, anchor_generator=anchors, min_size=64, max_size=64,
+                score_thresh=0.2, detections_per_img=12, topk_candidates=40)
+        with torch.no_grad():
+            for mod in m.modules():
+                if isinstance(mod, nn.Conv2d):
+                    mod.weight.copy_(torch.randn(mod.weight.shape, generator=gen) * (2.0 / mod.weight[0].numel()) ** 0.5)
+                    if mod.bias is not None:
+                        mod.bias.zero_()
+                elif isinstance(mod, nn.GroupNorm):
+                    mod.weight.copy_(1 + 0.1 * torch.randn(mod.weight.shape, generator=gen))
+            m.head.classification_head.cls_logits.weight.mul_(4.0 if kind == "fcos" else 0.25)
+        xs = [(torch.rand(1, 3, 64, 64, generator=gen),), (torch.rand(1, 3, 64, 64, generator=gen) * 0.5,)]
+        return Detections(m.eval()).eval(), xs
+
     def export(name, model, samples, input_names, output_names):
         path = os.path.join(HERE, name + ".onnx")
         with torch.no_grad():
@@ -173,6 +228,10 @@ def main():
         export("detect_classes", DetectClasses().eval(),
                [(torch.cat([xy[j], xy[j] + wh[j]], 1), logits[j]) for j in (0, 1)], ["boxes", "logits"],
                ["boxes_kept", "scores_kept", "labels_kept"])
+    for kind in ("fcos", "retina"):
+        if not only or "detect_" + kind in only:
+            model, xs = tiny_detector(kind)
+            export("detect_" + kind, model, xs, ["image"], ["boxes", "scores", "labels"])
     if only:
         return 0
 
