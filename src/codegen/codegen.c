@@ -765,7 +765,7 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
 /* Slice: a strided copy (of float32 values, or of any type's bytes). */
 static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
-    if (!xm || xm->rank < 1 || xm->rank > 6) return cg_unsupported(c, n, "slice of rank 0 or > 6");
+    if (!xm || xm->rank < 1 || xm->rank > 8) return cg_unsupported(c, n, "slice of rank 0 or > 8");
     bool bad = false;
     const nnfx_tensor *tst = const_input(c, s, 1, &bad), *ten = const_input(c, s, 2, &bad),
                       *tax = const_input(c, s, 3, &bad), *tsp = const_input(c, s, 4, &bad);
@@ -1521,10 +1521,10 @@ static nnfx_status emit_concat(cg *c, const fx_step_view *s, const nnfx_node *n,
     return NNFX_OK;
 }
 
-/* Transpose (rank <= 6) as a strided copy. */
+/* Transpose (rank <= 8) as a strided copy. */
 static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || xm->rank > 6 || xm->rank < 1) return cg_unsupported(c, n, "transpose of rank > 6");
+    if (!xm || xm->rank > 8 || xm->rank < 1) return cg_unsupported(c, n, "transpose of rank > 8");
     int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
     int64_t acc = 1;
     for (int d = xm->rank - 1; d >= 0; d--)

@@ -733,12 +733,12 @@ static inline void nnfx_rt_copy_rows(const float *src, float *dst, long outer, l
 /* @end */
 
 /* @rt strided_copy */
-/* y[oy] = x[ox] for every index idx of the dims shape[0..rank) (rank <= 6),
+/* y[oy] = x[ox] for every index idx of the dims shape[0..rank) (rank <= 8),
  * ox = sum idx[d] * sx[d], oy = sum idx[d] * sy[d]: the copy under
  * transpose, slice and pad. */
 static inline void nnfx_rt_strided_copy(const float *x, const long *sx, float *y, const long *sy, int rank,
                                         const long *shape) {
-    long idx[6] = {0, 0, 0, 0, 0, 0}, ox = 0, oy = 0;
+    long idx[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ox = 0, oy = 0;
     int d;
     for (d = 0; d < rank; d++)
         if (shape[d] <= 0) return;
@@ -761,10 +761,10 @@ static inline void nnfx_rt_strided_copy(const float *x, const long *sx, float *y
 /* @end */
 
 /* @rt transpose needs:strided_copy */
-/* y = x permuted: y's dims are shape[0..rank) (rank <= 6) and st[d] is the
+/* y = x permuted: y's dims are shape[0..rank) (rank <= 8) and st[d] is the
  * stride in x of y's dim d. */
 static inline void nnfx_rt_transpose(const float *x, float *y, int rank, const long *shape, const long *st) {
-    long sy[6], acc = 1;
+    long sy[8], acc = 1;
     int d;
     for (d = rank - 1; d >= 0; d--) {
         sy[d] = acc;
