@@ -1360,6 +1360,23 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
         if (iv.kind == FX_VALUE_ARENA)
             snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)(c->base + iv.off));
     }
+    const int *ex = c->bnd ? cg_dyn_of(c->bnd, n->args[0].u.node) : NULL;
+    if (ex && ex[axis] >= 0) { /* along a data-dependent axis: K must not exceed its actual extent */
+        const nnfx_node *vals = n;
+        for (int u = 0; u < n->nusers; u++)
+            if (n->users[u]->op == NNFX_OP_GETITEM && n->users[u]->args[1].u.i == 0) vals = n->users[u];
+        const int *ey = cg_dyn_of(c->bnd, vals);
+        const int ek = ey ? ey[axis] : -1;
+        const cg_xp *xk = ek >= 0 ? &c->bnd->xp[ek] : NULL;
+        if (!(ek == ex[axis] || (xk && xk->kind == CG_X_MIN && (xk->a == ex[axis] || xk->b == ex[axis])))) {
+            char ke[64], ee[64];
+            cg_dim_expr(c, vals, axis, ke, sizeof ke);
+            cg_dim_expr(c, n->args[0].u.node, axis, ee, sizeof ee);
+            c->may_fail = true;
+            sb_printf(&c->body, "    if ((long long)%s > (long long)%s) return 2; /* K past the values there are */\n",
+                      ke, ee);
+        }
+    }
     cg_use_section(c, "topk");
     sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
               (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
@@ -2725,7 +2742,8 @@ static char *emit_header(cg *c, int64_t arena) {
              any_fixed && c->may_fail ? ";\n * " : "",
              c->may_fail ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
                            " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
-                           " * TfIdfVectorizer index out of range"
+                           " * TfIdfVectorizer index out of range, a TopK's K past the values along a data-dependent\n"
+                           " * dim, a size computed from the data past the bound its buffer has"
                          : "",
              any_fixed || c->may_fail ? ")" : "");
     sb_printf(&h,

@@ -302,6 +302,39 @@ def check_nms_post():
         print("nms_post %s: output dims %s" % (label, shapes))
 
 
+def check_topk_past_count():
+    """x[x > 0].topk(3): a constant K along a data-dependent dim. With five
+    positive values the three largest (against numpy); with two, fewer
+    than K, the interpreter refuses and NAME_run returns 2 (the harness
+    exits 3), the header saying when it may."""
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph(
+        [helper.make_node("Greater", ["x", "zero"], ["pos"]), helper.make_node("NonZero", ["pos"], ["nz"]),
+         helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+         helper.make_node("GatherND", ["x", "idx"], ["vals"]),
+         helper.make_node("TopK", ["vals", "k"], ["top", "top_i"], axis=0)], "topk_count",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("top", TensorProto.FLOAT, [3])],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("k", TensorProto.INT64, [1], [3])])
+    path, out = os.path.join(WORK, "topk_count.onnx"), os.path.join(WORK, "topk_count")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "tk")
+    if r.returncode:
+        fail("topk_count: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    x = np.array([0.5, -1.0, 2.5, 0.25, -0.5, 4.0, 1.5, -2.0], np.float32)
+    got = build_and_run(out, "tk", [x[None]], 1)
+    if got is not None:
+        compare("topk_count", got[0], np.sort(x[x > 0])[::-1][:3].copy())
+    np.array([[0.5, -1.0, -2.5, -0.25, -0.5, 4.0, -1.5, -2.0]], np.float32).tofile(os.path.join(out, "few.bin"))
+    r = run([os.path.join(out, "run"), "1", os.path.join(out, "few.bin"), os.path.join(out, "few_out.bin")])
+    doc = "a TopK's K past the values along a data-dependent" in open(os.path.join(out, "tk.h")).read()
+    print("topk_count with 2 values for K=3: program exit %d, header documents 2: %s" % (r.returncode, doc))
+    if r.returncode != 3 or not doc:
+        fail("topk_count: fewer values than K must make tk_run return 2 (documented); exit %d" % r.returncode)
+
+
 def check_dynamic_quantize():
     """DynamicQuantizeLinear computes its scale at run time: against the ONNX
     reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
@@ -616,6 +649,7 @@ def main():
     # 6e. torchvision's batched_nms (an If around nms reading masked values, inlined) and a detector's
     # sizes computed from a data-dependent count (a TopK's K, Concat along the count)
     check_nms_post()
+    check_topk_past_count()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
