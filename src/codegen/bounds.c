@@ -184,7 +184,9 @@ static bool rule_broadcast(rule_ctx *r, int nargs) {
 }
 
 /* A view (Reshape, Flatten, Squeeze, Unsqueeze): each data-dependent dim
- * must stay one dim, with the same elements before it. */
+ * must stay one dim, with the same elements before it, or be the outermost
+ * dim merged with static dims after it (its valid rows are a prefix: the
+ * extent times their product). */
 static bool rule_view(rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
     bool used[NNFX_MAX_RANK] = {false};
@@ -194,6 +196,24 @@ static bool rule_view(rule_ctx *r) {
         int j = 0;
         while (j < ym->rank && !(infer_prod(ym, 0, j) == before && ym->dims[j].value == xm->dims[d].value && !used[j]))
             j++;
+        if (j == ym->rank && before == 1) { /* the outermost dim merged with static ones after it: a prefix */
+            int64_t inner = 1;
+            int d2 = d;
+            for (j = 0; j < ym->rank && infer_prod(ym, 0, j) == 1 && ym->dims[j].value == 1; j++)
+                ;
+            while (j < ym->rank && d2 + 1 < xm->rank && xm->dims[d].value * inner < ym->dims[j].value &&
+                   r->din[0][d2 + 1] < 0)
+                inner *= xm->dims[++d2].value;
+            if (j < ym->rank && xm->dims[d].value * inner == ym->dims[j].value && !used[j] && d2 > d) {
+                const int e = cg_x_make(r->b, CG_X_MUL, r->din[0][d], cg_x_const(r->b, inner), -1, 0);
+                if (e < 0) return oom(r);
+                used[j] = true;
+                r->ext[j] = e;
+                d = d2;
+                continue;
+            }
+            j = ym->rank;
+        }
         if (j == ym->rank) return refuse(r, "it merges or splits a data-dependent dim");
         used[j] = true;
         r->ext[j] = r->din[0][d];
@@ -541,6 +561,82 @@ static bool reshape_to_sizes(rule_ctx *r) {
     return true;
 }
 
+/* Expand to a shape computed from sizes: a data-dependent input dim stays
+ * (its shape element 1 or that extent), a static 1 grows to a computed
+ * size (the kernel expands to its bound; the valid part comes first). */
+static bool rule_expand(rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
+    const cg_sym *sh = r->sin[1];
+    int64_t cv[NNFX_MAX_RANK];
+    const int nc = sh ? -1 : const_ints(r->g, r->n, 1, cv, NNFX_MAX_RANK);
+    if (r->din[1] || (!sh && nc < 0)) return refuse(r, "its shape is neither a constant nor computed from sizes");
+    const int ns = sh ? sh->n : nc;
+    for (int d = 0; d < ym->rank; d++) {
+        const int j = d - (ym->rank - xm->rank), k = d - (ym->rank - ns);
+        const int ein = r->din[0] && j >= 0 ? r->din[0][j] : -1;
+        const int es = k < 0 ? -1 : sh ? sh->el[k] : cg_x_const(r->b, cv[k]);
+        if (k >= 0 && es < 0)
+            return refuse(r, "its shape is computed from a size in a way generated C does not follow");
+        const bool one = es >= 0 && r->b->xp[es].kind == CG_X_CONST && r->b->xp[es].v == 1;
+        if (ein >= 0) {
+            if (es >= 0 && !one && es != ein) return refuse(r, "it expands a data-dependent dim to another size");
+            r->ext[d] = ein;
+        } else {
+            const bool in_one = j < 0 || xm->dims[j].value == 1;
+            if (es >= 0 && r->b->xp[es].kind != CG_X_CONST && !in_one)
+                return refuse(r, "it expands a static dim to a size computed from the data");
+            r->ext[d] = es >= 0 && r->b->xp[es].kind != CG_X_CONST ? es : -1;
+        }
+    }
+    return true;
+}
+
+/* Range to a limit computed from sizes, from a constant start by 1: its
+ * count max(0, limit - start) (the plan folds it at the bound: the valid
+ * values come first). */
+static bool rule_range(rule_ctx *r) {
+    int64_t st, dl;
+    const cg_sym *lim = r->sin[1];
+    if (const_ints(r->g, r->n, 0, &st, 1) != 1 || const_ints(r->g, r->n, 2, &dl, 1) != 1 || dl != 1 || !lim ||
+        lim->n != 1 || lim->el[0] < 0)
+        return refuse(r, "only a Range by 1 from a constant start to a limit computed from sizes is taken");
+    cg_bounds *b = r->b;
+    const int e =
+        cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_SUB, lim->el[0], cg_x_const(b, st), -1, 0), cg_x_const(b, 0), -1, 0);
+    if (e < 0) return oom(r);
+    r->ext[0] = b->xp[e].kind == CG_X_CONST ? -1 : e;
+    return true;
+}
+
+/* ScatterElements: the data's extents carry over; indices and updates may
+ * depend on the data along their first dim (one extent: the kernel
+ * scatters their valid rows only). */
+static bool rule_scatter_elements(rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
+    const int *di = r->din[1], *du = r->din[2];
+    if (!im || !xm || im->rank != xm->rank) return refuse(r, "its indices' rank differs from the data's");
+    for (int d = 0; d < im->rank; d++) {
+        const int ei = di ? di[d] : -1, eu = du ? du[d] : -1;
+        if (ei != eu || (d > 0 && ei >= 0))
+            return refuse(r, "its indices and updates depend on the data along other dims than their first");
+    }
+    for (int d = 0; d < xm->rank; d++)
+        r->ext[d] = r->din[0] ? r->din[0][d] : -1;
+    return true;
+}
+
+/* RoiAlign of a data-dependent number of regions (their boxes and batch
+ * indices of one extent): the kernel runs over the actual regions. */
+static bool rule_roi_align(rule_ctx *r) {
+    const int *dr = r->din[1], *db = r->din[2];
+    if (r->din[0]) return refuse(r, "its feature map has a data-dependent dim");
+    if (!dr || dr[1] >= 0 || (db && db[0] != dr[0]) ||
+        (!db && r->n->nargs > 2 && r->n->args[2].kind == NNFX_ARG_NODE && !arg_const(r->n, 2)))
+        return refuse(r, "its regions and batch indices do not share one data-dependent count");
+    r->ext[0] = dr[0];
+    return true;
+}
+
 /* Whether argument a of n may be a value computed from sizes (the plan
  * folds it at the bound; the rule sizes the output from its extents). */
 static bool sym_param(const nnfx_node *n, int a) {
@@ -548,7 +644,9 @@ static bool sym_param(const nnfx_node *n, int a) {
     case NNFX_OP_TOPK: return a == 1;
     case NNFX_OP_CONSTANT_OF_SHAPE: return a == 0;
     case NNFX_OP_SLICE: return a >= 1 && a <= 2;
-    case NNFX_OP_RESHAPE: return a == 1;
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_EXPAND:
+    case NNFX_OP_RANGE: return a == 1;
     default: return false;
     }
 }
@@ -566,6 +664,10 @@ static bool apply_rule(rule_ctx *r) {
                              "as a TopK's K, a ConstantOfShape's shape or a Slice's starts and ends)");
     switch (n->op) {
     case NNFX_OP_TOPK: return rule_topk(r);
+    case NNFX_OP_ROI_ALIGN: return rule_roi_align(r);
+    case NNFX_OP_EXPAND: return rule_expand(r);
+    case NNFX_OP_RANGE: return rule_range(r);
+    case NNFX_OP_SCATTER_ELEMENTS: return rule_scatter_elements(r);
     case NNFX_OP_CONSTANT_OF_SHAPE: return rule_constant_of_shape(r);
     case NNFX_OP_SPLIT: return rule_split(r);
     case NNFX_OP_CAST:
@@ -675,12 +777,14 @@ static bool sym_rule(rule_ctx *r, cg_sym *out) {
         out->el[i] = -1;
     if (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) { /* of a value whose dims depend on the data */
         const nnfx_meta *xm = cg_arg_meta(n, 0);
-        if (!xm || !r->din[0] || !nnfx_meta_is_static(xm)) return false;
+        if (!xm || !nnfx_meta_is_static(xm)) return false;
+        static const int none[NNFX_MAX_RANK] = {-1, -1, -1, -1, -1, -1, -1, -1};
+        const int *ext = r->din[0] ? r->din[0] : none; /* a size computed from sizes has static dims */
         int64_t lo = 0, hi = xm->rank;
         if (n->op == NNFX_OP_SHAPE) ir_shape_op_range(n, xm->rank, &lo, &hi);
         int prod = cg_x_const(b, 1);
         for (int64_t d = lo; d < hi; d++) {
-            const int e = r->din[0][d] >= 0 ? r->din[0][d] : cg_x_const(b, xm->dims[d].value);
+            const int e = ext[d] >= 0 ? ext[d] : cg_x_const(b, xm->dims[d].value);
             if (n->op == NNFX_OP_SHAPE && d - lo < out->n) out->el[d - lo] = e;
             prod = cg_x_make(b, CG_X_MUL, prod, e, -1, 0);
         }
@@ -742,6 +846,18 @@ static bool sym_rule(rule_ctx *r, cg_sym *out) {
         for (int64_t i = 1; i < nnfx_meta_numel(xm) && acc >= 0; i++)
             acc = cg_x_make(b, k, acc, arg_el(r, 0, i), -1, 0);
         out->el[0] = acc;
+        break;
+    }
+    case NNFX_OP_CONSTANT_OF_SHAPE: { /* of a shape whose elements are constants: its value everywhere */
+        const nnfx_attr *a = nnfx_node_attr(n, "value");
+        for (int64_t k = 0; xm && k < nnfx_meta_numel(xm); k++) {
+            const int e = arg_el(r, 0, k);
+            if (e < 0 || b->xp[e].kind != CG_X_CONST) return false; /* a data-dependent size: rule_constant_of_shape */
+        }
+        const int64_t v =
+            a && a->kind == NNFX_ATTR_TENSOR && a->u.t && nnfx_tensor_numel(a->u.t) > 0 ? tensor_int(a->u.t, 0) : 0;
+        for (int i = 0; i < out->n; i++)
+            out->el[i] = cg_x_const(b, v);
         break;
     }
     case NNFX_OP_NOT:
@@ -1011,6 +1127,52 @@ static void release_sym_values(cg_bounds *b) {
         nnfx_tensor_release((nnfx_tensor *)n->pass_data);
         n->pass_data = NULL;
     }
+    for (int i = 0; i < b->nfolded; i++) {
+        nnfx_tensor_release((nnfx_tensor *)b->folded[i]->pass_data);
+        b->folded[i]->pass_data = NULL;
+    }
+    free(b->folded);
+    b->folded = NULL, b->nfolded = b->foldcap = 0;
+}
+
+/* The value of v when it is a small static value shape inference can
+ * compute (a Shape of a static value, and what Gather, Concat... make of
+ * it), kept as v's pass_data for the inference of its readers; NULL when
+ * not (depth: recursion left). */
+static const nnfx_tensor *static_value(cg_bounds *b, nnfx_node *v, int depth) {
+    if (v->pass_data) return v->pass_data;
+    if (depth <= 0 || v->opcode != NNFX_CALL_FUNCTION || v->nout != 1 || ir_op_is_ctrl(v->op) || cg_dyn_of(b, v) ||
+        !nnfx_meta_is_static(&v->meta[0]) || nnfx_meta_numel(&v->meta[0]) > 64)
+        return NULL;
+    for (int a = 0; a < v->nargs; a++)
+        if (v->args[a].kind == NNFX_ARG_NODE && v->args[a].u.node->opcode == NNFX_CALL_FUNCTION &&
+            !(v->op == NNFX_OP_SHAPE || v->op == NNFX_OP_SIZE) && !static_value(b, v->args[a].u.node, depth - 1))
+            return NULL;
+    if (b->nfolded == b->foldcap) {
+        int cap = b->foldcap ? 2 * b->foldcap : 32;
+        nnfx_node **f = realloc(b->folded, sizeof *f * (size_t)cap);
+        if (!f) return NULL;
+        b->folded = f, b->foldcap = cap;
+    }
+    nnfx_tensor *known[1] = {NULL}, *val = NULL;
+    nnfx_error e = {0};
+    const nnfx_meta keep = v->meta[0], *xm = cg_arg_meta(v, 0);
+    if ((v->op == NNFX_OP_SHAPE || v->op == NNFX_OP_SIZE) && xm && nnfx_meta_is_static(xm)) { /* from the dims */
+        int64_t lo = 0, hi = xm->rank, k = hi - lo, prod = 1;
+        if (v->op == NNFX_OP_SHAPE) ir_shape_op_range(v, xm->rank, &lo, &hi), k = hi - lo;
+        if (!(val = nnfx_tensor_new(NNFX_I64, v->op == NNFX_OP_SHAPE ? 1 : 0, &k, &e))) return NULL;
+        for (int64_t d = 0; d < xm->rank; d++)
+            prod *= xm->dims[d].value;
+        for (int64_t d = lo; d < hi && v->op == NNFX_OP_SHAPE; d++)
+            ((int64_t *)val->data)[d - lo] = xm->dims[d].value;
+        if (v->op == NNFX_OP_SIZE) ((int64_t *)val->data)[0] = prod;
+    } else if (ir_infer_node(v, known, true, &val, &e) || !val) {
+        v->meta[0] = keep;
+        return NULL;
+    }
+    v->pass_data = val;
+    b->folded[b->nfolded++] = v;
+    return val;
 }
 
 /* A NonMaxSuppression whose boxes [B, N, 4] and scores [B, C, N] depend
@@ -1047,7 +1209,17 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
     bool any_sin = false;
     for (int a = 0; a < n->nargs; a++)
         any_sin |= sin[a] != NULL;
-    if (ir_op_is_ctrl(n->op)) return refuse_node(b, n, "a control-flow node", err);
+    if (ir_op_is_ctrl(n->op)) {
+        int64_t v;
+        const cg_sym *c0 = sin[0];
+        if (n->op == NNFX_OP_IF && !din[0] && n->nout == 1 &&
+            ((c0 && c0->n == 1 && c0->el[0] >= 0 && b->xp[c0->el[0]].kind == CG_X_CONST) ||
+             (!c0 && const_ints(g, n, 0, &v, 1) == 1))) { /* a condition known now: the branch it takes */
+            const int64_t cv = c0 ? b->xp[c0->el[0]].v : v;
+            return cg_inline_branch(g, n, cv != 0 ? 0 : 1, err);
+        }
+        return refuse_node(b, n, "a control-flow node", err);
+    }
     const bool source = n->op == NNFX_OP_NON_ZERO || nms_over_extent(n, din);
     if (source) {
         nnfx_meta m[4] = {{0}};
@@ -1059,6 +1231,8 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         if (!st) b->src_dyn_in[b->nsrc - 1] = true;
         return st;
     }
+    for (int a = 0; a < n->nargs; a++) /* static values its shape is read from (a Shape of a static value) */
+        if (n->args[a].kind == NNFX_ARG_NODE && !din[a] && !sin[a]) static_value(b, n->args[a].u.node, 8);
     if (ir_infer_node(n, known, false, NULL, &ierr) || !nnfx_meta_is_static(&n->meta[0])) {
         snprintf(why, sizeof why, "its shape does not follow from the bound%s%.160s", ierr.msg[0] ? ": " : "",
                  ierr.msg);
@@ -1090,7 +1264,8 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;
     nnfx_status st = NNFX_OK;
-    for (nnfx_node *n = g->head; n && !st; n = n->next) {
+    for (nnfx_node *n = g->head, *next; n && !st; n = next) {
+        next = n->next;
         if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
             for (int a = 0; a < n->nargs && !st; a++)
                 if (n->args[a].kind == NNFX_ARG_NODE && sym_of(b, n->args[a].u.node))
@@ -1118,11 +1293,23 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
             any |= din[a] || sin[a];
         }
         if (any) {
+            nnfx_node *before = n->prev;
+            const bool inlined = n->op == NNFX_OP_IF;
             st = bound_node(g, b, n, din, sin, err);
+            if (!st && inlined) next = before ? before->next : g->head; /* the branch copied in its place */
         } else {
             nnfx_meta m[4] = {{0}};
             int dd[4] = {-1, -1, -1, -1};
             bool padded;
+            if (!nnfx_meta_is_static(&n->meta[0]) && !cg_bound_source(g, n)) {
+                /* its shape may follow now that values before it have static bounds (a Range to a limit
+                 * computed from a static size, then a Reshape of it) */
+                nnfx_tensor *known[1] = {NULL};
+                nnfx_error ierr = {0};
+                for (int a = 0; a < n->nargs; a++)
+                    if (n->args[a].kind == NNFX_ARG_NODE) static_value(b, n->args[a].u.node, 8);
+                (void)ir_infer_node(n, known, false, NULL, &ierr);
+            }
             if (bound_of(g, n, m, dd, &padded)) {
                 if (!padded && read_by_nodes(n))
                     st = refuse_node(b, n->users[0],

@@ -762,6 +762,37 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
     return st;
 }
 
+/* Expand of a type other than float32: a strided copy of its bytes, the
+ * broadcast dims read with stride 0. */
+static nnfx_status emit_expand_bytes(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_dtype dt = ym->dtype;
+    char x[96], y[96];
+    nnfx_status st;
+    if (!xm || ym->rank < 1 || ym->rank > 8 || xm->rank > ym->rank)
+        return cg_unsupported(c, n, "expand of rank 0 or > 8");
+    if ((st = cg_value_typed(c, s->in[0], dt, n, x, sizeof x)) || (st = cg_value_typed(c, s->out, dt, n, y, sizeof y)))
+        return st;
+    int64_t shape[NNFX_MAX_RANK], sx[NNFX_MAX_RANK], acc = 1;
+    for (int d = ym->rank - 1; d >= 0; d--) {
+        const int j = d - (ym->rank - xm->rank);
+        shape[d] = ym->dims[d].value;
+        sx[d] = j < 0 || xm->dims[j].value == 1 ? 0 : acc;
+        if (j >= 0) acc *= xm->dims[j].value;
+    }
+    if (cg_meta_numel(ym) == 0) return NNFX_OK;
+    c->src_stdint = true;
+    cg_use_section(c, "transpose_bytes");
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "shape", ym->rank, shape);
+    emit_longs(&c->body, "st", ym->rank, sx);
+    sb_printf(
+        &c->body,
+        "        nnfx_rt_transpose_bytes((const unsigned char *)%s, (unsigned char *)%s, %d, %d, shape, st);\n    }\n",
+        x, y, (int)nnfx_dtype_size(dt), ym->rank);
+    return NNFX_OK;
+}
+
 /* Slice: a strided copy (of float32 values, or of any type's bytes). */
 static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
@@ -2135,6 +2166,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         return emit_slice(c, s, n, NULL, NULL);
     if (n->op == NNFX_OP_SPLIT && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
         return emit_split(c, s, n, NULL);
+    if (n->op == NNFX_OP_EXPAND && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
+        return emit_expand_bytes(c, s, n);
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);

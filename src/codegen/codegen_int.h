@@ -87,6 +87,8 @@ typedef struct cg_bounds {
     int nsym, symcap;
     const nnfx_node **kept; /* nodes the plan must not fold (a fill before them, a Concat along an extent) */
     int nkept, keptcap;
+    nnfx_node **folded; /* static small values computed for shape inference (their pass_data, released) */
+    int nfolded, foldcap;
     cg_fill fill[CG_MAX_FILLS];
     int nfill;
 } cg_bounds;
@@ -279,6 +281,10 @@ bool cg_bound_source(const nnfx_graph *g, const nnfx_node *n);
  * branch, inlined and cut to no rows when the condition picks the empty
  * one (torchvision's batched_nms). Shapes must be inferred again. */
 nnfx_status cg_inline_empty_ifs(nnfx_graph *g, nnfx_error *err);
+/* inline_if.c: If node n of g (one result) replaced by its branch `branch`
+ * (0: then, 1: else) copied before it, its captures read from n's
+ * operands; n is erased. */
+nnfx_status cg_inline_branch(nnfx_graph *g, nnfx_node *n, int branch, nnfx_error *err);
 /* bounds.c: gives each node of g (a copy, shapes inferred) whose output
  * size depends on the data (NonZero, Compress, Unique, NonMaxSuppression) its
  * bound as a static shape, infers the nodes after it again from that bound,

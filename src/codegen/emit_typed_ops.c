@@ -501,14 +501,17 @@ static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const bool half =
         strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
     const bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    char nr[64]; /* the regions: their actual count after a node whose size depends on the data */
+    cg_dim_expr(c, n->args[1].u.node, 0, nr, sizeof nr);
     c->may_fail = true;
     cg_use_section(c, "roi_align");
-    sb_printf(&c->body,
-              "    if (nnfx_rt_roi_align(%s, %d, %s, %d, %s, %s, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, ",
-              x, tcode(dx), r, tcode(rm->dtype), b, y, tcode(ym->dtype), (long long)xm->dims[0].value,
-              (long long)xm->dims[1].value, (long long)xm->dims[2].value, (long long)xm->dims[3].value,
-              (long long)rm->dims[0].value, (long long)ym->dims[2].value, (long long)ym->dims[3].value,
-              (long long)nnfx_node_attr_int(n, "sampling_ratio", 0));
+    sb_printf(
+        &c->body,
+        "    if (nnfx_rt_roi_align(%s, %d, %s, %d, %s, %s, %d, %lld, %lld, %lld, %lld, (long)%s, %lld, %lld, %lld, ", x,
+        tcode(dx), r, tcode(rm->dtype), b, y, tcode(ym->dtype), (long long)xm->dims[0].value,
+        (long long)xm->dims[1].value, (long long)xm->dims[2].value, (long long)xm->dims[3].value, nr,
+        (long long)ym->dims[2].value, (long long)ym->dims[3].value,
+        (long long)nnfx_node_attr_int(n, "sampling_ratio", 0));
     sb_printf(&c->body, "%a, %d, %d)) return 2;\n", nnfx_node_attr_float(n, "spatial_scale", 1.0), half, mx);
     return NNFX_OK;
 }
@@ -723,7 +726,17 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     int axis;
     if (im->rank != xm->rank || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
         return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
-    emit_longs(&c->body, "ishape", im->rank, id);
+    const int *ei = c->bnd ? cg_dyn_of(c->bnd, n->args[1].u.node) : NULL;
+    if (ei && ei[0] >= 0) { /* indices and updates valid along their first dim up to an extent: those rows */
+        char e0[64];
+        cg_dim_expr(c, n->args[1].u.node, 0, e0, sizeof e0);
+        sb_printf(&c->body, "        const long ishape[%d] = {(long)%s", im->rank, e0);
+        for (int d = 1; d < im->rank; d++)
+            sb_printf(&c->body, ", %lld", (long long)id[d]);
+        sb_printf(&c->body, "};\n");
+    } else {
+        emit_longs(&c->body, "ishape", im->rank, id);
+    }
     sb_printf(&c->body, "        nnfx_rt_scatter_elements(%s, %s, %d, %s, %d, %d, xshape, ishape, %d, %d);\n    }\n", y,
               ix, tcode(di), u, tcode(dx), xm->rank, axis, red);
     return NNFX_OK;

@@ -88,6 +88,8 @@ int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v) {
         if (kind == CG_X_MUL && kb == 1) return a;
         if (kind == CG_X_MIN && xa->safe && kb >= xa->at_bound) return a; /* never below the bound */
         if (kind == CG_X_MAX && xa->safe && kb <= 0) return a;            /* never negative */
+        if ((kind == CG_X_EQ && xa->safe && kb < 0) || (kind == CG_X_LT && xa->safe && kb <= 0))
+            return cg_x_const(b, 0); /* a size is never negative */
     }
     if ((kind == CG_X_MIN || kind == CG_X_MAX) && a == bb) return a;
     for (int i = 0; i < b->nxp; i++) {

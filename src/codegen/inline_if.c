@@ -126,6 +126,22 @@ static nnfx_status inline_if(nnfx_graph *g, nnfx_node *n, const ir_ctrl_shape *c
     return NNFX_OK;
 }
 
+nnfx_status cg_inline_branch(nnfx_graph *g, nnfx_node *n, int branch, nnfx_error *err) {
+    ir_ctrl_shape cs;
+    nnfx_node *result = NULL;
+    nnfx_status st = ir_ctrl_layout(n, &cs, err);
+    if (st) return st;
+    if (n->op != NNFX_OP_IF || n->nout != 1 || cs.nbodies != 2 || !body_result(cs.body[branch]))
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: not an If of one result", n->name);
+    nnfx_inserting_before(g, n);
+    st = inline_body(g, n, &cs, cs.body[branch], &result, err);
+    nnfx_inserting_at_end(g);
+    if (st) return st;
+    if (nnfx_replace_all_uses_with(n, result, NULL, NULL) < 0)
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    return nnfx_erase_node(g, n, err);
+}
+
 nnfx_status cg_inline_empty_ifs(nnfx_graph *g, nnfx_error *err) {
     /* the values after a bounded node (pass_data marks them) */
     for (nnfx_node *n = g->head; n; n = n->next) {

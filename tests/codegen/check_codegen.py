@@ -202,14 +202,11 @@ def build_and_run(out, name, inputs, nsamples, weights_o0=False):
     return np.array(rows, np.float32).reshape(nsamples, -1)
 
 
-def check_bounded(label, out, name, inputs, refs):
+def run_bounded(label, out, name, inputs):
     """Compiles the generated C in out (a model with outputs whose size
-    depends on the data), runs it once on inputs (arrays) through
-    NAME_run_dims, and checks each output against refs (PyTorch's arrays):
-    the dims it reports are the reference's shape, its values the
-    reference's within 1e-4 of the output's scale (integers exactly), zeros
-    after them up to the bound. Returns the reported shapes (None on a
-    failure already reported)."""
+    depends on the data) and runs it once on inputs (arrays) through
+    NAME_run_dims: per output its values over the bound (flat) and the 8
+    dims it reports; None on a failure already reported."""
     built = build_program(out, name, dims=True)
     if isinstance(built, str):
         fail("%s: %s" % (label, built))
@@ -224,7 +221,19 @@ def check_bounded(label, out, name, inputs, refs):
     for t, cnt in zip(out_t, out_n):
         vals.append(np.frombuffer(raw, dtype=t, count=cnt, offset=at))
         at += cnt * np.dtype(t).itemsize
-    dims = np.frombuffer(raw, np.int64, len(out_t) * 8, at).reshape(len(out_t), 8)
+    return vals, np.frombuffer(raw, np.int64, len(out_t) * 8, at).reshape(len(out_t), 8)
+
+
+def check_bounded(label, out, name, inputs, refs):
+    """run_bounded, then each output against refs (PyTorch's arrays): the
+    dims it reports are the reference's shape, its values the reference's
+    within 1e-4 of the output's scale (integers exactly), zeros after them
+    up to the bound. Returns the reported shapes (None on a failure already
+    reported)."""
+    got = run_bounded(label, out, name, inputs)
+    if got is None:
+        return None
+    vals, dims = got
     shapes = []
     for k, (v, ref) in enumerate(zip(vals, refs)):
         ref = np.asarray(ref)
@@ -300,6 +309,47 @@ def check_nms_post():
     for label, ins in samples:
         shapes = check_bounded("nms_post " + label, out, "np", ins, reference(*ins))
         print("nms_post %s: output dims %s" % (label, shapes))
+
+
+def check_frcnn_ort():
+    """torchvision's Faster R-CNN on a two-conv backbone (detect_frcnn:
+    RPN, RoIAlign of the proposals per level through Range, Expand and
+    ScatterElements, a box head, per-class post-processing). Its ONNX export
+    does not give eager PyTorch's detections (ONNX Runtime and nnfx's
+    interpreter agree with each other, not with PyTorch), so the generated
+    C's detections (dims as reported) are checked against ONNX Runtime
+    (tests/ort/ort_check.js) on both samples. Skipped, saying so, without
+    node or onnxruntime-node."""
+    ort = os.path.join(SRC, "tests", "ort", "ort_check.js")
+    model = os.path.join(DATA, "split_plan", "detect_frcnn.onnx")
+    out = os.path.join(WORK, "bounded_detect_frcnn")
+    r = generate(model, out, "fr")
+    if r.returncode:
+        fail("detect_frcnn: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    for j in (0, 1):
+        x = os.path.join(DATA, "split_plan", "detect_frcnn.s%d.in0.npy" % j)
+        got = run_bounded("detect_frcnn s%d" % j, out, "fr", [np.load(x)])
+        if got is None:
+            continue
+        vals, dims = got
+        refs = []
+        for k, rank in enumerate((2, 1, 1)):
+            shape = tuple(int(d) for d in dims[k][:rank])
+            path = os.path.join(out, "s%d_out%d.npy" % (j, k))
+            np.save(path, vals[k][:int(np.prod(shape))].reshape(shape))
+            refs += ["--ref", path]
+        try:
+            r = run(["node", ort, model, "--in", x] + refs)
+        except OSError as e:
+            print("detect_frcnn: skipped, node is missing: %s" % e)
+            return
+        print("detect_frcnn s%d: %d detections; ONNX Runtime: %s" % (j, int(dims[0][0]), r.stdout.strip()))
+        if r.returncode == 77:
+            print("detect_frcnn: skipped against ONNX Runtime (onnxruntime-node is not installed)")
+            return
+        if r.returncode:
+            fail("detect_frcnn s%d: the generated C's detections differ from ONNX Runtime's" % j)
 
 
 def check_topk_past_count():
@@ -649,6 +699,7 @@ def main():
     # 6e. torchvision's batched_nms (an If around nms reading masked values, inlined) and a detector's
     # sizes computed from a data-dependent count (a TopK's K, Concat along the count)
     check_nms_post()
+    check_frcnn_ort()
     check_topk_past_count()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()

@@ -21,9 +21,11 @@ data-dependent nodes, with PyTorch's outputs:
  - detect_classes: torchvision's SSD post-processing in small (per class a
    threshold, TopK of min(5, count), labels by ConstantOfShape; Concat along
    the counts; batched_nms), for sizes computed from data-dependent counts.
- - detect_fcos, detect_retina: torchvision's FCOS and RetinaNet whole (on a
-   two-conv backbone, 64x64 images): the same, with box decoding and
-   clipping (a Reshape to the boxes' own computed shape).
+ - detect_fcos, detect_retina, detect_frcnn: torchvision's FCOS, RetinaNet
+   and Faster R-CNN whole (on a two-conv backbone, 64x64 images): the same,
+   with box decoding and clipping (a Reshape to the boxes' own computed
+   shape); Faster R-CNN also RoIAlign of its proposals per level (Range,
+   Expand, ScatterElements over them) and a box head.
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
@@ -177,9 +179,28 @@ def main():
         FCOS, whose scores are a geometric mean with the centerness, by 0.25
         for RetinaNet, whose sigmoids would saturate at 1), so scores are
         spread: no near ties decide the order."""
-        from torchvision.models.detection import FCOS, RetinaNet
+        from torchvision.models.detection import FCOS, FasterRCNN, RetinaNet
         from torchvision.models.detection.anchor_utils import AnchorGenerator
-        gen = torch.Generator().manual_seed(20261204 if kind == "fcos" else 20261205)
+        from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+        from torchvision.ops import MultiScaleRoIAlign
+        gen = torch.Generator().manual_seed({"fcos": 20261204, "retina": 20261205, "frcnn": 20261206}[kind])
+        if kind == "frcnn":  # RPN proposals, RoIAlign of them, a small box head, per-class post-processing
+            m = FasterRCNN(TinyBackbone(), num_classes=None,
+                           rpn_anchor_generator=AnchorGenerator(sizes=((16, 32),), aspect_ratios=((0.5, 1.0, 2.0),)),
+                           box_roi_pool=MultiScaleRoIAlign(["0"], 7, 2), box_head=TwoMLPHead(32 * 49, 64),
+                           box_predictor=FastRCNNPredictor(64, 4), min_size=64, max_size=64,
+                           rpn_pre_nms_top_n_test=60, rpn_post_nms_top_n_test=24, box_score_thresh=0.2,
+                           box_detections_per_img=12)
+            with torch.no_grad():
+                for mod in m.modules():
+                    if isinstance(mod, (nn.Conv2d, nn.Linear)):
+                        mod.weight.copy_(torch.randn(mod.weight.shape, generator=gen) *
+                                         (2.0 / mod.weight[0].numel()) ** 0.5)
+                        if mod.bias is not None:
+                            mod.bias.zero_()
+                m.roi_heads.box_predictor.cls_score.weight.mul_(3.0)
+            xs = [(torch.rand(1, 3, 64, 64, generator=gen),), (torch.rand(1, 3, 64, 64, generator=gen) * 0.5,)]
+            return Detections(m.eval()).eval(), xs
         anchors = AnchorGenerator(sizes=((24,),), aspect_ratios=((1.0,),)) if kind == "fcos" else \
             AnchorGenerator(sizes=((16, 32),), aspect_ratios=((0.5, 1.0, 2.0),))
         cls = FCOS if kind == "fcos" else RetinaNet
@@ -197,7 +218,7 @@ def main():
         xs = [(torch.rand(1, 3, 64, 64, generator=gen),), (torch.rand(1, 3, 64, 64, generator=gen) * 0.5,)]
         return Detections(m.eval()).eval(), xs
 
-    def export(name, model, samples, input_names, output_names):
+    def export(name, model, samples, input_names, output_names, save_outputs=True):
         path = os.path.join(HERE, name + ".onnx")
         with torch.no_grad():
             torch.onnx.export(model, samples[0], path, opset_version=17, input_names=input_names,
@@ -206,7 +227,7 @@ def main():
                 for i, x in enumerate(xs):
                     np.save(os.path.join(HERE, f"{name}.s{j}.in{i}.npy"), x.numpy())
                 outs = model(*xs)
-                for k, o in enumerate(outs):
+                for k, o in enumerate(outs if save_outputs else []):
                     np.save(os.path.join(HERE, f"{name}.s{j}.out{k}.npy"), o.numpy())
                 print(f"{name} sample {j}: outputs {[tuple(o.shape) for o in outs]}")
         print(f"{name}.onnx: {os.path.getsize(path)} bytes")
@@ -228,10 +249,12 @@ def main():
         export("detect_classes", DetectClasses().eval(),
                [(torch.cat([xy[j], xy[j] + wh[j]], 1), logits[j]) for j in (0, 1)], ["boxes", "logits"],
                ["boxes_kept", "scores_kept", "labels_kept"])
-    for kind in ("fcos", "retina"):
+    for kind in ("fcos", "retina", "frcnn"):
         if not only or "detect_" + kind in only:
             model, xs = tiny_detector(kind)
-            export("detect_" + kind, model, xs, ["image"], ["boxes", "scores", "labels"])
+            # Faster R-CNN's ONNX export does not give eager PyTorch's detections (ONNX Runtime agrees with
+            # nnfx, not with PyTorch): no PyTorch outputs are kept; check_codegen.py compares with ONNX Runtime
+            export("detect_" + kind, model, xs, ["image"], ["boxes", "scores", "labels"], kind != "frcnn")
     if only:
         return 0
 
