@@ -637,6 +637,15 @@ static bool rule_roi_align(rule_ctx *r) {
     return true;
 }
 
+/* Whether sym value sy depends on an extent (an element not a constant or
+ * not known); one of constants (a static dim of such a value's shape) is
+ * folded at its true value and may be read as data. */
+static bool sym_depends(const cg_bounds *b, const cg_sym *sy) {
+    for (int i = 0; i < sy->n; i++)
+        if (sy->el[i] < 0 || b->xp[sy->el[i]].kind != CG_X_CONST) return true;
+    return false;
+}
+
 /* Whether argument a of n may be a value computed from sizes (the plan
  * folds it at the bound; the rule sizes the output from its extents). */
 static bool sym_param(const nnfx_node *n, int a) {
@@ -659,7 +668,7 @@ static bool apply_rule(rule_ctx *r) {
     for (int d = 0; d < NNFX_MAX_RANK; d++)
         r->ext[d] = -1;
     for (int a = 0; a < n->nargs; a++) /* a size read as a TopK's K, a shape, a Slice's bounds: below */
-        if (r->sin[a] && !sym_param(n, a))
+        if (r->sin[a] && !sym_param(n, a) && sym_depends(r->b, r->sin[a]))
             return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
                              "as a TopK's K, a ConstantOfShape's shape or a Slice's starts and ends)");
     switch (n->op) {
@@ -694,7 +703,17 @@ static bool apply_rule(rule_ctx *r) {
     case NNFX_OP_LOG_SOFTMAX: return rule_softmax(r);
     case NNFX_OP_SLICE: return rule_slice(r);
     case NNFX_OP_CONCAT: return rule_concat(r);
+    case NNFX_OP_RESIZE: /* along the batch when it keeps it */
+        if (cg_arg_meta(n, 0)->rank < 3 || n->meta[0].dims[0].value != cg_arg_meta(n, 0)->dims[0].value ||
+            n->meta[0].dims[1].value != cg_arg_meta(n, 0)->dims[1].value)
+            return refuse(r, "it resizes a data-dependent dim");
+        return rule_leading(r, 1);
     case NNFX_OP_CONV:
+    case NNFX_OP_CONV_TRANSPOSE:
+    case NNFX_OP_INSTANCE_NORM:
+    case NNFX_OP_LRN:
+    case NNFX_OP_DEPTH_TO_SPACE:
+    case NNFX_OP_SPACE_TO_DEPTH:
     case NNFX_OP_AVERAGE_POOL:
     case NNFX_OP_MAX_POOL:
     case NNFX_OP_GLOBAL_AVERAGE_POOL:
@@ -1245,6 +1264,10 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
             gi->meta[0] = n->meta[gi->args[1].u.i];
     }
     if (sym_rule(&r, &sy)) return add_sym(b, n, &sy, err);
+    bool dynamic = false; /* reading only constants known from sizes, n is static: nothing to follow */
+    for (int a = 0; a < n->nargs; a++)
+        dynamic |= din[a] || (sin[a] && sym_depends(b, sin[a]));
+    if (!dynamic) return NNFX_OK;
     if (!apply_rule(&r)) return err && err->status ? err->status : refuse_node(b, n, why, err);
     if (!extents_match(b, &n->meta[0], ext))
         return refuse_node(b, n, "generated C's count of a data-dependent dim differs from the bound's shape", err);
@@ -1268,7 +1291,8 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
         next = n->next;
         if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
             for (int a = 0; a < n->nargs && !st; a++)
-                if (n->args[a].kind == NNFX_ARG_NODE && sym_of(b, n->args[a].u.node))
+                if (n->args[a].kind == NNFX_ARG_NODE && sym_of(b, n->args[a].u.node) &&
+                    sym_depends(b, sym_of(b, n->args[a].u.node)))
                     st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                         "codegen: model output %d (%s) is the size of a value whose size depends on "
                                         "the input data; generated C does not return such sizes as outputs (its "
