@@ -625,6 +625,38 @@ static bool rule_scatter_elements(rule_ctx *r) {
     return true;
 }
 
+static const nnfx_tensor *static_value(cg_bounds *b, nnfx_node *v, int depth);
+
+/* As const_ints, also for a computed static value (static_value). */
+static int static_ints(rule_ctx *r, int a, int64_t *v, int max) {
+    const int k = const_ints(r->g, r->n, a, v, max);
+    nnfx_node *s = a < r->n->nargs && r->n->args[a].kind == NNFX_ARG_NODE ? r->n->args[a].u.node : NULL;
+    if (k >= 0 || !s || r->din[a] || r->sin[a]) return k;
+    const nnfx_tensor *t = static_value(r->b, s, 8);
+    if (!t || nnfx_tensor_numel(t) > max) return -1;
+    for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
+        v[i] = tensor_int(t, i);
+    return (int)nnfx_tensor_numel(t);
+}
+
+/* Pad with constant pads none of which is on a data-dependent dim. */
+static bool rule_pad(rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
+    int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK];
+    const int np = static_ints(r, 1, pads, 2 * NNFX_MAX_RANK);
+    const int na = r->n->nargs > 3 && r->n->args[3].kind == NNFX_ARG_NODE ? static_ints(r, 3, axes, NNFX_MAX_RANK) : 0;
+    char why[160];
+    for (int a = 1; a < r->n->nargs; a++)
+        if (r->din[a]) return refuse(r, "its pads or value depend on the data");
+    if (np < 0 || na < 0) return refuse(r, "its pads are not constants");
+    if (!ir_pad_plan(xm->rank, np, pads, na, na ? axes : NULL, pb, pe, why, sizeof why)) return refuse(r, why);
+    for (int d = 0; d < xm->rank; d++) {
+        if (r->din[0][d] >= 0 && (pb[d] || pe[d])) return refuse(r, "it pads a data-dependent dim");
+        r->ext[d] = r->din[0][d];
+    }
+    return true;
+}
+
 /* RoiAlign of a data-dependent number of regions (their boxes and batch
  * indices of one extent): the kernel runs over the actual regions. */
 static bool rule_roi_align(rule_ctx *r) {
@@ -674,6 +706,7 @@ static bool apply_rule(rule_ctx *r) {
     switch (n->op) {
     case NNFX_OP_TOPK: return rule_topk(r);
     case NNFX_OP_ROI_ALIGN: return rule_roi_align(r);
+    case NNFX_OP_PAD: return rule_pad(r);
     case NNFX_OP_EXPAND: return rule_expand(r);
     case NNFX_OP_RANGE: return rule_range(r);
     case NNFX_OP_SCATTER_ELEMENTS: return rule_scatter_elements(r);

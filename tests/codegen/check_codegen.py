@@ -681,10 +681,12 @@ def main():
     # two samples each selecting different numbers, against PyTorch
     # and detect_classes (torchvision's SSD post-processing in small: TopK of min(5, count) per class,
     # ConstantOfShape labels, Concat along the counts, batched_nms), and torchvision's FCOS and RetinaNet
-    # whole on a two-conv backbone (box decoding and clipping too)
+    # whole on a two-conv backbone (box decoding and clipping too), and masked_batch (x[mask] along the
+    # batch, then ConvTranspose, InstanceNorm, Resize, LRN and DepthToSpace per sample)
     for model, name, nin, nout in (("masked_tokens", "mt", 1, 2), ("select_attend", "sa", 1, 7),
                                    ("detect_post", "dp", 2, 2), ("detect_classes", "dc", 2, 3),
-                                   ("detect_fcos", "fc", 1, 3), ("detect_retina", "rt", 1, 3)):
+                                   ("detect_fcos", "fc", 1, 3), ("detect_retina", "rt", 1, 3),
+                                   ("masked_batch", "mb", 1, 1)):
         out = os.path.join(WORK, "bounded_" + model)
         r = generate(os.path.join(DATA, "split_plan", model + ".onnx"), out, name)
         if r.returncode:

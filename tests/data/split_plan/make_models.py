@@ -21,6 +21,8 @@ data-dependent nodes, with PyTorch's outputs:
  - detect_classes: torchvision's SSD post-processing in small (per class a
    threshold, TopK of min(5, count), labels by ConstantOfShape; Concat along
    the counts; batched_nms), for sizes computed from data-dependent counts.
+ - masked_batch: x[mask] along the batch, then ConvTranspose, InstanceNorm,
+   bilinear Resize, LRN and DepthToSpace per sample.
  - detect_fcos, detect_retina, detect_frcnn: torchvision's FCOS, RetinaNet
    and Faster R-CNN whole (on a two-conv backbone, 64x64 images): the same,
    with box decoding and clipping (a Reshape to the boxes' own computed
@@ -147,6 +149,24 @@ def main():
             keep = torchvision.ops.boxes.batched_nms(b, s, lab, 0.5)[:8]
             return b[keep], s[keep], lab[keep]
 
+    class MaskedBatch(nn.Module):
+        """The samples whose sum is positive (x[mask] along the batch), then
+        per sample a ConvTranspose, InstanceNorm, bilinear upsampling, LRN
+        and DepthToSpace: ops that treat each batch index apart, run along a
+        data-dependent batch."""
+
+        def __init__(self):
+            super().__init__()
+            self.up = nn.ConvTranspose2d(2, 4, 3, stride=2)
+            self.norm = nn.InstanceNorm2d(4, affine=True)
+            self.lrn = nn.LocalResponseNorm(3)
+
+        def forward(self, x):  # [6, 2, 4, 4]
+            h = x[x.sum((1, 2, 3)) > 0]
+            h = self.norm(self.up(h))
+            h = nn.functional.interpolate(h, scale_factor=2.0, mode="bilinear", align_corners=False)
+            return (nn.functional.pixel_shuffle(self.lrn(h), 2),)
+
     class TinyBackbone(nn.Module):
         """Two strided convs: one 16x16 feature map of 32 channels for a
         64x64 image (the detectors below are torchvision's own)."""
@@ -249,6 +269,15 @@ def main():
         export("detect_classes", DetectClasses().eval(),
                [(torch.cat([xy[j], xy[j] + wh[j]], 1), logits[j]) for j in (0, 1)], ["boxes", "logits"],
                ["boxes_kept", "scores_kept", "labels_kept"])
+    if not only or "masked_batch" in only:
+        gen = torch.Generator().manual_seed(20261207)
+        model = MaskedBatch().eval()
+        with torch.no_grad():
+            model.norm.weight.copy_(1 + 0.2 * torch.randn(4, generator=gen))
+            model.norm.bias.copy_(0.2 * torch.randn(4, generator=gen))
+        xs = [torch.randn(6, 2, 4, 4, generator=gen), -torch.rand(6, 2, 4, 4, generator=gen)]
+        xs[1][4] = xs[1][4].abs()  # one sample of six selected
+        export("masked_batch", model, [(xs[0],), (xs[1],)], ["x"], ["y"])
     for kind in ("fcos", "retina", "frcnn"):
         if not only or "detect_" + kind in only:
             model, xs = tiny_detector(kind)
