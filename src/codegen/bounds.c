@@ -4,11 +4,15 @@
  * inferred again from that bound, and each value keeps, per dim, which
  * data-dependent extent (a source's actual dim, known at run time) it holds.
  * The generated steps compute over the whole bound; the values past the
- * extent are padding nobody reads. Only ops whose valid part depends on the
- * valid part of their inputs alone are taken (elementwise, views keeping the
- * dim, a Gather's rows, a matrix product's rows...); an op that reads along
- * such a dim (a reduction, a softmax, a contraction) gets its padding filled
- * with the value that leaves the result unchanged first. */
+ * extent are padding no valid result depends on. Only ops whose valid part
+ * depends on the valid part of their inputs alone are taken (elementwise,
+ * views keeping the dim, a Gather's rows, a matrix product's rows...); an op
+ * that reads along such a dim (a reduction, a softmax, a contraction, a
+ * TopK) gets its padding filled with the value that leaves the result
+ * unchanged first. Extents are integer expressions (extents.c): a Shape of
+ * such a value and what Gather, Concat, ReduceMin, arithmetic make of it are
+ * followed per element ("sym" values, folded by the plan at the bound) into
+ * the readers that size a dim with them (a TopK's K, a Slice's end...). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,25 +140,12 @@ static int64_t tensor_int(const nnfx_tensor *t, int64_t i) {
     if (t->dtype == NNFX_I64) return ((const int64_t *)t->data)[i];
     if (t->dtype == NNFX_I32) return ((const int32_t *)t->data)[i];
     const double v = nnfx_tensor_get(t, i);
+    if (v != v) return 0; /* NaN: no integer */
     return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
 }
 
 /* Whether extent e is provably >= 0 at run time. */
-static bool nonneg(const cg_bounds *b, int e) {
-    const cg_xp *x = &b->xp[e];
-    switch (x->kind) {
-    case CG_X_CONST: return x->v >= 0;
-    case CG_X_SRC:
-    case CG_X_EQ:
-    case CG_X_LT: return true;
-    case CG_X_MIN:
-    case CG_X_ADD:
-    case CG_X_MUL: return nonneg(b, x->a) && nonneg(b, x->b);
-    case CG_X_MAX: return nonneg(b, x->a) || nonneg(b, x->b);
-    case CG_X_SEL: return nonneg(b, x->a) && nonneg(b, x->b);
-    default: return x->safe;
-    }
-}
+static bool nonneg(const cg_bounds *b, int e) { return b->xp[e].nonneg; }
 
 /* Elementwise with ONNX broadcasting over arguments [0, nargs). */
 static bool rule_broadcast(rule_ctx *r, int nargs) {
@@ -620,17 +611,28 @@ static bool rule_scatter_elements(rule_ctx *r) {
         if (ei != eu || (d > 0 && ei >= 0))
             return refuse(r, "its indices and updates depend on the data along other dims than their first");
     }
+    int axis;
+    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
+        return refuse(r, "its axis is out of range");
+    if (r->din[0] && r->din[0][axis] >= 0)
+        return refuse(r, "it scatters along a data-dependent dim (its indices are checked against the bound)");
     for (int d = 0; d < xm->rank; d++)
         r->ext[d] = r->din[0] ? r->din[0][d] : -1;
     return true;
 }
 
 static const nnfx_tensor *static_value(cg_bounds *b, nnfx_node *v, int depth);
+static bool sym_depends(const cg_bounds *b, const cg_sym *sy);
 
 /* As const_ints, also for a computed static value (static_value). */
 static int static_ints(rule_ctx *r, int a, int64_t *v, int max) {
     const int k = const_ints(r->g, r->n, a, v, max);
     nnfx_node *s = a < r->n->nargs && r->n->args[a].kind == NNFX_ARG_NODE ? r->n->args[a].u.node : NULL;
+    if (k < 0 && r->sin[a] && !sym_depends(r->b, r->sin[a]) && r->sin[a]->n <= max) { /* sizes that are constants */
+        for (int i = 0; i < r->sin[a]->n; i++)
+            v[i] = r->b->xp[r->sin[a]->el[i]].v;
+        return r->sin[a]->n;
+    }
     if (k >= 0 || !s || r->din[a] || r->sin[a]) return k;
     const nnfx_tensor *t = static_value(r->b, s, 8);
     if (!t || nnfx_tensor_numel(t) > max) return -1;
@@ -702,7 +704,8 @@ static bool apply_rule(rule_ctx *r) {
     for (int a = 0; a < n->nargs; a++) /* a size read as a TopK's K, a shape, a Slice's bounds: below */
         if (r->sin[a] && !sym_param(n, a) && sym_depends(r->b, r->sin[a]))
             return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
-                             "as a TopK's K, a ConstantOfShape's shape or a Slice's starts and ends)");
+                             "as a TopK's K, the shape of a ConstantOfShape, Expand or Reshape, a Slice's ends or a "
+                             "Range's limit)");
     switch (n->op) {
     case NNFX_OP_TOPK: return rule_topk(r);
     case NNFX_OP_ROI_ALIGN: return rule_roi_align(r);
@@ -786,10 +789,11 @@ static int arg_el(rule_ctx *r, int a, int64_t i) {
     return e < 0 ? -2 : e;
 }
 
-/* The flat index in an input of meta m that output element i (of meta ym)
- * reads under ONNX broadcasting. */
+/* The flat index in an input of meta m (NULL: a literal) that output
+ * element i (of meta ym) reads under ONNX broadcasting. */
 static int64_t broadcast_index(const nnfx_meta *ym, const nnfx_meta *m, int64_t i) {
     int64_t idx = 0, stride = 1;
+    if (!m) return 0; /* a literal: one value */
     for (int d = ym->rank - 1, j = m->rank - 1; d >= 0; d--, j--) {
         const int64_t yd = ym->dims[d].value, k = i % yd;
         i /= yd;
@@ -1270,7 +1274,11 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
             const int64_t cv = c0 ? b->xp[c0->el[0]].v : v;
             return cg_inline_branch(g, n, cv != 0 ? 0 : 1, err);
         }
-        return refuse_node(b, n, "a control-flow node", err);
+        return refuse_node(b, n,
+                           n->op == NNFX_OP_IF ? "an If whose condition is not known at generation (and whose branches "
+                                                 "are not an empty constant and a computation)"
+                                               : "a control-flow node",
+                           err);
     }
     const bool source = n->op == NNFX_OP_NON_ZERO || nms_over_extent(n, din);
     if (source) {

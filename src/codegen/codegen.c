@@ -1392,10 +1392,12 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
             snprintf(idx, sizeof idx, "((unsigned char *)A + %lld)", (long long)(c->base + iv.off));
     }
     const int *ex = c->bnd ? cg_dyn_of(c->bnd, n->args[0].u.node) : NULL;
-    if (ex && ex[axis] >= 0) { /* along a data-dependent axis: K must not exceed its actual extent */
-        const nnfx_node *vals = n;
+    if (ex && ex[axis] >= 0) {     /* along a data-dependent axis: K must not exceed its actual extent */
+        const nnfx_node *vals = n; /* a getitem of it: values and indices share the extents */
         for (int u = 0; u < n->nusers; u++)
-            if (n->users[u]->op == NNFX_OP_GETITEM && n->users[u]->args[1].u.i == 0) vals = n->users[u];
+            if (n->users[u]->opcode == NNFX_CALL_FUNCTION && n->users[u]->op == NNFX_OP_GETITEM &&
+                cg_dyn_of(c->bnd, n->users[u]))
+                vals = n->users[u];
         const int *ey = cg_dyn_of(c->bnd, vals);
         const int ek = ey ? ey[axis] : -1;
         const cg_xp *xk = ek >= 0 ? &c->bnd->xp[ek] : NULL;

@@ -42,6 +42,7 @@ typedef struct cg_xp {
     int a, b, c; /* operands (extent ids) */
     int64_t v;
     int64_t at_bound; /* its value when every source extent is at its bound (what the static shapes hold) */
+    bool nonneg;      /* provably >= 0 at run time */
     bool safe;        /* provably <= at_bound and >= 0 at run time (else a dim it sizes is checked) */
     bool dim;         /* it sizes a dim of some value */
 } cg_xp;
@@ -288,8 +289,11 @@ nnfx_status cg_inline_branch(nnfx_graph *g, nnfx_node *n, int branch, nnfx_error
 /* bounds.c: gives each node of g (a copy, shapes inferred) whose output
  * size depends on the data (NonZero, Compress, Unique, NonMaxSuppression) its
  * bound as a static shape, infers the nodes after it again from that bound,
- * and lists in *b the values whose dims depend on the data and the padding
- * fills their readers need. NNFX_ERR_UNSUPPORTED naming the first node that
+ * and lists in *b the values whose dims depend on the data (their extents),
+ * the small integers computed from those sizes, the padding fills their
+ * readers need and the nodes the plan must not fold. An If whose condition
+ * is known at generation is replaced in g by its branch. Uses the nodes'
+ * pass_data while it runs. NNFX_ERR_UNSUPPORTED naming the first node that
  * reads such a value and cannot be generated over its bound (and the
  * --outputs for the part before it). Free *b with cg_bounds_free. */
 nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err);

@@ -46,6 +46,24 @@ static int64_t eval(cg_xkind k, int64_t a, int64_t b, int64_t c) {
     }
 }
 
+/* Whether the run-time value of an expression of kind k (operands a, b, c)
+ * is provably >= 0. */
+static bool provably_nonneg(const cg_bounds *b, cg_xkind k, int a, int bb, int cc, int64_t v) {
+    const cg_xp *xa = a >= 0 ? &b->xp[a] : NULL, *xb = bb >= 0 ? &b->xp[bb] : NULL;
+    switch (k) {
+    case CG_X_CONST: return v >= 0;
+    case CG_X_SRC:
+    case CG_X_EQ:
+    case CG_X_LT: return true;
+    case CG_X_MIN:
+    case CG_X_ADD:
+    case CG_X_MUL:
+    case CG_X_SEL: return xa->nonneg && xb->nonneg;
+    case CG_X_MAX: return xa->nonneg || xb->nonneg;
+    default: (void)cc; return false;
+    }
+}
+
 /* Whether the run-time value of x (an expression of kind k, operands a, b)
  * provably lies in [0, at_bound]: each source extent is at most its bound,
  * and min / max / + / * of such values are monotone. */
@@ -55,8 +73,9 @@ static bool provably_safe(const cg_bounds *b, cg_xkind k, int a, int bb, int64_t
     switch (k) {
     case CG_X_CONST: return at_bound >= 0;
     case CG_X_SRC: return true;
-    case CG_X_MIN: /* below a safe operand whose bound is the minimum */
-        return (xa->safe && xa->at_bound == at_bound) || (xb->safe && xb->at_bound == at_bound);
+    case CG_X_MIN: /* below a safe operand whose bound is the minimum, and neither operand negative */
+        return xa->nonneg && xb->nonneg &&
+               ((xa->safe && xa->at_bound == at_bound) || (xb->safe && xb->at_bound == at_bound));
     case CG_X_MAX:
     case CG_X_ADD:
     case CG_X_MUL: return xa->safe && xb->safe;
@@ -109,6 +128,7 @@ int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v) {
                   : kind == CG_X_SRC
                       ? 0 /* set by the caller: the bound's dim */
                       : eval(kind, b->xp[a].at_bound, b->xp[bb].at_bound, cc >= 0 ? b->xp[cc].at_bound : 0);
+    x->nonneg = provably_nonneg(b, kind, a, bb, cc, v);
     x->safe = provably_safe(b, kind, a, bb, x->at_bound);
     return b->nxp++;
 }
@@ -143,9 +163,16 @@ void cg_define_extent(cg *c, int e) {
     switch (x->kind) {
     case CG_X_MIN: sb_printf(&c->body, "%s < %s ? %s : %s;", a, bb, a, bb); break;
     case CG_X_MAX: sb_printf(&c->body, "%s > %s ? %s : %s;", a, bb, a, bb); break;
-    case CG_X_ADD: sb_printf(&c->body, "%s + %s;", a, bb); break;
-    case CG_X_SUB: sb_printf(&c->body, "%s - %s;", a, bb); break;
-    case CG_X_MUL: sb_printf(&c->body, "%s * %s;", a, bb); break;
+    case CG_X_ADD: /* saturating: a constant such as INT64_MAX stands for "no limit" */
+    case CG_X_SUB:
+    case CG_X_MUL:
+        cg_use_section(c, "extent_ops");
+        sb_printf(&c->body, "nnfx_rt_x%s(%s, %s);",
+                  x->kind == CG_X_ADD   ? "add"
+                  : x->kind == CG_X_SUB ? "sub"
+                                        : "mul",
+                  a, bb);
+        break;
     case CG_X_EQ: sb_printf(&c->body, "%s == %s;", a, bb); break;
     case CG_X_LT: sb_printf(&c->body, "%s < %s;", a, bb); break;
     case CG_X_SEL: sb_printf(&c->body, "%s != 0 ? %s : %s;", cc, a, bb); break;

@@ -103,6 +103,11 @@ static nnfx_status inline_if(nnfx_graph *g, nnfx_node *n, const ir_ctrl_shape *c
     int axis = 0;
     while (axis < t->rank && t->shape[axis] != 0)
         axis++;
+    /* the other branch's result must be the constant with rows along that dim (as far as its shape is known) */
+    const nnfx_meta *rm = &body_result(cs->body[1 - empty])->meta[0];
+    if (axis >= t->rank || (rm->rank >= 0 && rm->rank != t->rank)) return NNFX_OK;
+    for (int d = 0; d < t->rank && rm->rank >= 0; d++)
+        if (d != axis && rm->dims[d].value >= 0 && rm->dims[d].value != t->shape[d]) return NNFX_OK;
     nnfx_inserting_before(g, n);
     nnfx_node *result = NULL, *zero, *all, *ax, *end, *cut;
     nnfx_status st = inline_body(g, n, cs, cs->body[1 - empty], &result, err);

@@ -293,4 +293,26 @@ static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, 
 }
 /* @end */
 
+/* @rt extent_ops */
+/* Saturating + - * of sizes known at run time (a constant such as
+ * INT64_MAX stands for "no limit"; the result never overflows). */
+static inline long long nnfx_rt_xadd(long long a, long long b) {
+    if (b > 0 && a > 9223372036854775807LL - b) return 9223372036854775807LL;
+    if (b < 0 && a < (-9223372036854775807LL - 1) - b) return -9223372036854775807LL - 1;
+    return a + b;
+}
+static inline long long nnfx_rt_xsub(long long a, long long b) {
+    if (b == -9223372036854775807LL - 1) return a >= 0 ? 9223372036854775807LL : a + 9223372036854775807LL + 1;
+    return nnfx_rt_xadd(a, -b);
+}
+static inline long long nnfx_rt_xmul(long long a, long long b) {
+    if (a == 0 || b == 0) return 0;
+    if ((a > 0) == (b > 0))
+        return (a > 0 ? a > 9223372036854775807LL / b : a < 9223372036854775807LL / b) ? 9223372036854775807LL : a * b;
+    return (a > 0 ? b < (-9223372036854775807LL - 1) / a : a < (-9223372036854775807LL - 1) / b)
+               ? -9223372036854775807LL - 1
+               : a * b;
+}
+/* @end */
+
 #endif
