@@ -889,7 +889,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         if (dy == NNFX_F32) return NNFX_OK; /* codegen.c's */
         break;
     case NNFX_OP_CUM_SUM:
-        if (dy == NNFX_F32 || d0 != dy) return NNFX_OK; /* float32: a float op */
+        if (d0 != dy) return NNFX_OK; /* every type, float32 too: sums in double, as the interpreter's */
         break;
     case NNFX_OP_CLIP:
         if (dy == NNFX_F32 || dy == NNFX_BOOL || d0 != dy) return NNFX_OK;

@@ -373,6 +373,11 @@ static nnfx_tensor *header(const nnfx_meta *m, nnfx_error *err) {
 }
 
 /* Whether every node argument of n is a constant value. */
+/* Whether argument a of n is absent, a literal or a constant value. */
+static bool arg_const(const fx_plan *p, const nnfx_node *n, int a) {
+    return a >= n->nargs || n->args[a].kind != NNFX_ARG_NODE || p->vals[idx_of(n->args[a].u.node)].kind == V_CONST;
+}
+
 static bool args_const(const fx_plan *p, const nnfx_node *n) {
     for (int a = 0; a < n->nargs; a++)
         if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST) return false;
@@ -513,10 +518,12 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
     v->def = v->last = -1;
     if (n->opcode == NNFX_OUTPUT) return NNFX_OK;
     if (n->opcode == NNFX_CALL_MODULE) return unsupported(err, n, "leaf modules run in the interpreter");
-    /* Dropout's training_mode decides at run time whether inference
-     * refuses it: only the interpreter checks input values per run */
+    /* Dropout's training_mode (and ratio) decide at run time whether
+     * inference refuses it: only the interpreter checks input values per
+     * run. Constants were checked by inference (training with ratio 0 is
+     * the identity, as in eval mode). */
     if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
-        n->args[2].kind != NNFX_ARG_NONE && !args_const(p, n))
+        n->args[2].kind != NNFX_ARG_NONE && !(arg_const(p, n, 1) && arg_const(p, n, 2)))
         return unsupported(err, n, "dropout with a training_mode input");
     if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op) && !p->ctrl)
         return unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");

@@ -197,6 +197,21 @@ def cases():
         x, [x.shape, (2, 3, 1, 1), (2, 3, 1, 1), q, q, q, q, x.shape, x.shape], [("s", sc)],
         types={4: TensorProto.INT64, 6: TensorProto.INT64, 8: TensorProto.BOOL}),
         x, _flat(ln, mu, 1 / np.sqrt(var + 1e-5), pooled, idx, pooled, idx_col, x, np.ones_like(x)))
+    # as PyTorch exports F.dropout(x, p=0.0) left at its default training=True (torchvision's swin_t):
+    # Dropout with constant ratio 0 and training_mode true, the identity with a mask of ones; CumSum of float32
+    # values along an int32 axis constant (as torch.cumsum exports), plain, exclusive and reversed
+    x = rand(2, 3, 4)
+    xd = x.astype(np.float64)
+    excl = np.concatenate([np.zeros((2, 1, 4)), np.cumsum(xd, axis=1)[:, :-1]], axis=1)
+    yield ("train_dropout_cumsum", _graph_model("tdc", [
+        helper.make_node("Dropout", ["x", "r", "t"], ["y0", "y1"]),
+        helper.make_node("CumSum", ["x", "a"], ["y2"]),
+        helper.make_node("CumSum", ["x", "a"], ["y3"], exclusive=1),
+        helper.make_node("CumSum", ["x", "m"], ["y4"], reverse=1)],
+        x, [x.shape, x.shape, x.shape, x.shape, x.shape],
+        [("r", np.array(0.0, F32)), ("t", np.array(True)), ("a", np.array(1, np.int32)),
+         ("m", np.array(-1, np.int64))], types={1: TensorProto.BOOL}),
+        x, _flat(x, np.ones_like(x), np.cumsum(xd, axis=1), excl, np.cumsum(xd[..., ::-1], axis=2)[..., ::-1]))
     # indexing: Gather of a constant table by indices computed at run time (ArgMax: int64 in the arena),
     # GatherElements / ScatterElements (reduction add, duplicates) / GatherND (batch_dims 1) / ScatterND (mul)
     # with constant indices (negative ones too), Expand and Tile to constant shapes
