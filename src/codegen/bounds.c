@@ -659,6 +659,23 @@ static bool rule_pad(rule_ctx *r) {
     return true;
 }
 
+/* CumSum along a constant axis: a running sum over the valid prefix reads
+ * no padding; a reversed one along a data-dependent dim reads it, so its
+ * padding is filled with 0 first. */
+static bool rule_cumsum(rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0);
+    int64_t av;
+    int axis;
+    if (r->n->nargs < 2 || r->din[1] || static_ints(r, 1, &av, 1) != 1 || !infer_axis(av, xm->rank, false, &axis))
+        return refuse(r, "its axis is not a constant in range");
+    for (int d = 0; d < xm->rank; d++)
+        r->ext[d] = r->din[0][d];
+    if (r->din[0][axis] >= 0 && nnfx_node_attr_int(r->n, "reverse", 0) != 0 &&
+        add_fill(r->b, r->n, 0, CG_FILL_ZERO, r->err))
+        return refuse(r, "too many padding fills");
+    return true;
+}
+
 /* RoiAlign of a data-dependent number of regions (their boxes and batch
  * indices of one extent): the kernel runs over the actual regions. */
 static bool rule_roi_align(rule_ctx *r) {
@@ -738,6 +755,7 @@ static bool apply_rule(rule_ctx *r) {
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return rule_softmax(r);
     case NNFX_OP_SLICE: return rule_slice(r);
+    case NNFX_OP_CUM_SUM: return rule_cumsum(r);
     case NNFX_OP_CONCAT: return rule_concat(r);
     case NNFX_OP_RESIZE: /* along the batch when it keeps it */
         if (cg_arg_meta(n, 0)->rank < 3 || n->meta[0].dims[0].value != cg_arg_meta(n, 0)->dims[0].value ||

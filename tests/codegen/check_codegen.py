@@ -385,6 +385,36 @@ def check_topk_past_count():
         fail("topk_count: fewer values than K must make tk_run return 2 (documented); exit %d" % r.returncode)
 
 
+def check_cumsum_count():
+    """CumSum along a data-dependent dim (x[x > 0]): forward, exclusive and
+    reversed (which reads past the count, so its padding is zeroed first),
+    on two samples keeping 5 and 1 values, against numpy."""
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph(
+        [helper.make_node("Greater", ["x", "zero"], ["pos"]), helper.make_node("NonZero", ["pos"], ["nz"]),
+         helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+         helper.make_node("GatherND", ["x", "idx"], ["vals"]),
+         helper.make_node("CumSum", ["vals", "ax"], ["y0"]),
+         helper.make_node("CumSum", ["vals", "ax"], ["y1"], exclusive=1),
+         helper.make_node("CumSum", ["vals", "ax"], ["y2"], reverse=1)], "cumsum_count",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("y%d" % k, TensorProto.FLOAT, [None]) for k in range(3)],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("ax", TensorProto.INT32, [], [0])])
+    path, out = os.path.join(WORK, "cumsum_count.onnx"), os.path.join(WORK, "cumsum_count")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "cs")
+    if r.returncode:
+        fail("cumsum_count: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    for x in (np.array([0.5, -1.0, 2.5, 0.25, -0.5, 4.0, 1.5, -2.0], np.float32),
+              np.array([-0.5, -1.0, -2.5, -0.25, 3.0, -4.0, -1.5, -2.0], np.float32)):
+        v = x[x > 0].astype(np.float64)
+        refs = [np.cumsum(v), np.cumsum(v) - v, np.cumsum(v[::-1])[::-1]]
+        shapes = check_bounded("cumsum_count", out, "cs", [x], [r_.astype(np.float32) for r_ in refs])
+        print("cumsum_count: %d values kept, output dims %s" % (len(v), shapes))
+
+
 def check_dynamic_quantize():
     """DynamicQuantizeLinear computes its scale at run time: against the ONNX
     reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
@@ -703,6 +733,7 @@ def main():
     check_nms_post()
     check_frcnn_ort()
     check_topk_past_count()
+    check_cumsum_count()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
