@@ -719,8 +719,13 @@ static nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node
     return NNFX_OK;
 }
 
-/* Concat of values of any type, or along a dim that depends on the data
- * (each piece after the previous pieces' valid rows: nnfx_rt_concat_rows). */
+/* ---- moves of data (any type generated C holds) ---------------------------
+ * Transpose, Expand, Slice and Split are strided copies (emit_strided_copy),
+ * Concat places its pieces' rows (emit_concat_rows). */
+
+/* Concat of values of any type: each piece's rows after the previous
+ * pieces' valid rows (nnfx_rt_concat_rows; all of them unless the axis is
+ * a data-dependent dim). */
 static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *ym = &n->meta[0];
     const nnfx_dtype dt = ym->dtype;
@@ -762,39 +767,83 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
     return st;
 }
 
-/* Expand of a type other than float32: a strided copy of its bytes, the
- * broadcast dims read with stride 0. */
-static nnfx_status emit_expand_bytes(cg *c, const fx_step_view *s, const nnfx_node *n) {
-    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    const nnfx_dtype dt = ym->dtype;
-    char x[96], y[96];
-    nnfx_status st;
-    if (!xm || ym->rank < 1 || ym->rank > 8 || xm->rank > ym->rank)
-        return cg_unsupported(c, n, "expand of rank 0 or > 8");
-    if ((st = cg_value_typed(c, s->in[0], dt, n, x, sizeof x)) || (st = cg_value_typed(c, s->out, dt, n, y, sizeof y)))
-        return st;
-    int64_t shape[NNFX_MAX_RANK], sx[NNFX_MAX_RANK], acc = 1;
-    for (int d = ym->rank - 1; d >= 0; d--) {
-        const int j = d - (ym->rank - xm->rank);
-        shape[d] = ym->dims[d].value;
-        sx[d] = j < 0 || xm->dims[j].value == 1 ? 0 : acc;
-        if (j >= 0) acc *= xm->dims[j].value;
+/* A strided copy of step s's input a (values of type dt) into value vy:
+ * y's elements, row-major over shape[0..rank) (rank <= 8), read x at
+ * element base + sum idx[d] * st[d]. A contiguous run is one memmove;
+ * otherwise float32 goes through nnfx_rt_transpose and any other type's
+ * bytes through nnfx_rt_transpose_bytes. Nothing for an empty shape. */
+static nnfx_status emit_strided_copy(cg *c, const fx_step_view *s, int a, int vy, nnfx_dtype dt, int64_t base, int rank,
+                                     const int64_t *shape, const int64_t *st) {
+    const nnfx_node *n = s->last;
+    const bool flt = dt == NNFX_F32;
+    char x[96], y[96], at[48] = "";
+    nnfx_status e;
+    if (flt ? ((e = cg_value_expr(c, s->in[a], n, x, sizeof x)) || (e = cg_value_expr(c, vy, n, y, sizeof y)))
+            : ((e = cg_typed_in(c, s, a, dt, x, sizeof x)) || (e = cg_typed_out(c, vy, dt, n, y, sizeof y))))
+        return e;
+    const int64_t es = (int64_t)nnfx_dtype_size(dt);
+    int64_t numel = 1;
+    bool contiguous = true;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (shape[d] > 1 && st[d] != numel) contiguous = false;
+        numel *= shape[d];
     }
-    if (cg_meta_numel(ym) == 0) return NNFX_OK;
-    c->src_stdint = true;
-    cg_use_section(c, "transpose_bytes");
+    if (numel == 0) return NNFX_OK;
+    if (base) snprintf(at, sizeof at, " + %lld", (long long)(flt ? base : base * es));
+    if (contiguous) {
+        sb_printf(&c->body, "    memmove(%s, %s%s, %lld);\n", y, x, at, (long long)(numel * es));
+        return NNFX_OK;
+    }
+    cg_use_section(c, flt ? "transpose" : "transpose_bytes");
     sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "shape", ym->rank, shape);
-    emit_longs(&c->body, "st", ym->rank, sx);
-    sb_printf(
-        &c->body,
-        "        nnfx_rt_transpose_bytes((const unsigned char *)%s, (unsigned char *)%s, %d, %d, shape, st);\n    }\n",
-        x, y, (int)nnfx_dtype_size(dt), ym->rank);
+    emit_longs(&c->body, "shape", rank, shape);
+    emit_longs(&c->body, "st", rank, st);
+    if (flt)
+        sb_printf(&c->body, "        nnfx_rt_transpose(%s%s, %s, %d, shape, st);\n    }\n", x, at, y, rank);
+    else
+        sb_printf(&c->body, "        nnfx_rt_transpose_bytes(%s%s, %s, %lld, %d, shape, st);\n    }\n", x, at, y,
+                  (long long)es, rank);
     return NNFX_OK;
 }
 
-/* Slice: a strided copy (of float32 values, or of any type's bytes). */
-static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+/* Transpose (rank 1..8) of any type. */
+static nnfx_status emit_transpose(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || xm->rank > 8 || xm->rank < 1 || xm->rank != ym->rank)
+        return cg_unsupported(c, n, "transpose of a scalar or of rank > 8");
+    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], st[NNFX_MAX_RANK], shape[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        xd[d] = xm->dims[d].value;
+    kern_strides(xm->rank, xd, xst);
+    const nnfx_attr *pa = nnfx_node_attr(n, "perm");
+    for (int d = 0; d < ym->rank; d++) {
+        const int64_t pd =
+            pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
+        if (pd < 0 || pd >= xm->rank) return cg_unsupported(c, n, "transpose perm out of range");
+        st[d] = xst[pd], shape[d] = ym->dims[d].value;
+    }
+    return emit_strided_copy(c, s, 0, s->out, ym->dtype, 0, ym->rank, shape, st);
+}
+
+/* Expand to the output's (static) shape, of any type: stride 0 along the
+ * broadcast dims (the interpreter's kern_expand). */
+static nnfx_status emit_expand(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    if (!xm || ym->rank > 8 || xm->rank > ym->rank) return cg_unsupported(c, n, "expand of rank > 8");
+    int64_t shape[NNFX_MAX_RANK], st[NNFX_MAX_RANK], acc = 1;
+    for (int d = ym->rank - 1; d >= 0; d--) {
+        const int j = d - (ym->rank - xm->rank);
+        shape[d] = ym->dims[d].value;
+        if (j >= 0 && xm->dims[j].value != 1 && xm->dims[j].value != shape[d])
+            return cg_unsupported(c, n, "the input does not expand");
+        st[d] = j < 0 || xm->dims[j].value == 1 ? 0 : acc;
+        if (j >= 0) acc *= xm->dims[j].value;
+    }
+    return emit_strided_copy(c, s, 0, s->out, ym->dtype, 0, ym->rank, shape, st);
+}
+
+/* Slice with constant starts / ends / axes / steps, of any type. */
+static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 1 || xm->rank > 8) return cg_unsupported(c, n, "slice of rank 0 or > 8");
     bool bad = false;
@@ -820,24 +869,26 @@ static nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n, 
         base += start[d] * xst[d];
         vst[d] = step[d] * xst[d];
     }
-    const nnfx_dtype dt = n->meta[0].dtype;
-    char xb[96], yb[96];
-    nnfx_status err_;
-    if (dt != NNFX_F32 && ((err_ = cg_value_typed(c, s->in[0], dt, n, xb, sizeof xb)) ||
-                           (err_ = cg_value_typed(c, s->out, dt, n, yb, sizeof yb))))
-        return err_;
-    cg_use_section(c, dt == NNFX_F32 ? "transpose" : "transpose_bytes");
-    sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "shape", xm->rank, cnt);
-    emit_longs(&c->body, "st", xm->rank, vst);
-    if (dt == NNFX_F32)
-        sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, %d, shape, st);\n    }\n", x, (long long)base, y,
-                  xm->rank);
-    else
-        sb_printf(&c->body,
-                  "        nnfx_rt_transpose_bytes((const unsigned char *)%s + %lld, (unsigned char *)%s, %d, %d, "
-                  "shape, st);\n    }\n",
-                  xb, (long long)(base * (int64_t)nnfx_dtype_size(dt)), yb, (int)nnfx_dtype_size(dt), xm->rank);
+    return emit_strided_copy(c, s, 0, s->out, n->meta[0].dtype, base, xm->rank, cnt, vst);
+}
+
+/* Split, of any type: output k takes `outer` rows of its size x inner
+ * values from offset start_k x inner of the input's rows (the
+ * interpreter's kern_split copy, sizes from the outputs' inferred shapes). */
+static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    int axis;
+    if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        return cg_unsupported(c, n, "split axis out of range");
+    const int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank),
+                  len = xm->dims[axis].value;
+    int64_t at = 0;
+    for (int k = 0; k < s->nout; k++) {
+        const int64_t size = n->meta[k].dims[axis].value, shape[2] = {outer, size * inner}, st[2] = {len * inner, 1};
+        nnfx_status e = emit_strided_copy(c, s, 0, s->outs[k], xm->dtype, at * inner, 2, shape, st);
+        if (e) return e;
+        at += size;
+    }
     return NNFX_OK;
 }
 
@@ -1128,56 +1179,6 @@ static nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n,
               y, (long long)infer_prod(xm, 0, r - 2), (long long)xs[r - 2], (long long)xs[r - 1], (long long)os[r - 2],
               (long long)os[r - 1]);
     free(tabs);
-    return NNFX_OK;
-}
-
-/* Split: output k takes `outer` rows of its size x inner floats, from
- * offset start_k x inner of the input's rows (the interpreter's kern_split
- * copy, sizes from the outputs' inferred shapes). */
-static nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n, const char *xf) {
-    const nnfx_meta *xm = cg_arg_meta(n, 0);
-    int axis;
-    if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return cg_unsupported(c, n, "split axis out of range");
-    /* float32 values, or any type's bytes (es bytes each) */
-    const nnfx_dtype dt = xm->dtype;
-    const bool flt = dt == NNFX_F32;
-    const int64_t es = flt ? 1 : (int64_t)nnfx_dtype_size(dt);
-    char xb[96];
-    const char *x = xf;
-    nnfx_status st;
-    if (!flt) {
-        if ((st = cg_value_typed(c, s->in[0], dt, n, xb, sizeof xb))) return st;
-        x = xb;
-    }
-    int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank), len = xm->dims[axis].value;
-    int64_t at = 0;
-    for (int k = 0; k < s->nout; k++) {
-        char y[96];
-        if ((st = cg_value_typed(c, s->outs[k], dt, n, y, sizeof y))) return st;
-        int64_t size = n->meta[k].dims[axis].value;
-        if (size > 0 && outer > 0 && inner > 0) {
-            if (outer == 1) {
-                sb_printf(&c->body, "    memcpy(%s, %s%s + %lld, %lld);\n", y, flt ? "" : "(const unsigned char *)", x,
-                          (long long)(at * inner * es), (long long)(size * inner * (flt ? 4 : es)));
-            } else {
-                int64_t shape[2] = {outer, size * inner}, st_[2] = {len * inner, 1};
-                cg_use_section(c, flt ? "transpose" : "transpose_bytes");
-                sb_printf(&c->body, "    {\n");
-                emit_longs(&c->body, "shape", 2, shape);
-                emit_longs(&c->body, "st", 2, st_);
-                if (flt)
-                    sb_printf(&c->body, "        nnfx_rt_transpose(%s + %lld, %s, 2, shape, st);\n    }\n", x,
-                              (long long)(at * inner), y);
-                else
-                    sb_printf(&c->body,
-                              "        nnfx_rt_transpose_bytes((const unsigned char *)%s + %lld, (unsigned char *)%s, "
-                              "%lld, 2, shape, st);\n    }\n",
-                              x, (long long)(at * inner * es), y, (long long)es);
-            }
-        }
-        at += size;
-    }
     return NNFX_OK;
 }
 
@@ -1546,50 +1547,6 @@ static nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const 
     cg_use_section(c, "softmax");
     sb_printf(&c->body, "    nnfx_rt_softmax(%s, %s, %lld, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len,
               (long long)inner, n->op == NNFX_OP_LOG_SOFTMAX);
-    return NNFX_OK;
-}
-
-/* Concat: each input's rows copied to its place along the axis. */
-static nnfx_status emit_concat(cg *c, const fx_step_view *s, const nnfx_node *n, const char *y) {
-    const nnfx_meta *ym = &n->meta[0];
-    int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
-        return cg_unsupported(c, n, "concat axis out of range");
-    int64_t outer = infer_prod(ym, 0, axis), orow = infer_prod(ym, axis, ym->rank), at = 0;
-    cg_use_section(c, "copy_rows");
-    for (int a = 0; a < s->nin; a++) {
-        char src[64];
-        const nnfx_meta *am = cg_arg_meta(n, a);
-        nnfx_status st;
-        if (!am || s->in[a] < 0) return cg_unsupported(c, n, "literal concat inputs are not generated");
-        if ((st = cg_value_expr(c, s->in[a], n, src, sizeof src))) return st;
-        int64_t row = infer_prod(am, axis, am->rank);
-        sb_printf(&c->body, "    nnfx_rt_copy_rows(%s, %s + %lld, %lld, %lld, %lld);\n", src, y, (long long)at,
-                  (long long)outer, (long long)row, (long long)orow);
-        at += row;
-    }
-    return NNFX_OK;
-}
-
-/* Transpose (rank <= 8) as a strided copy. */
-static nnfx_status emit_transpose(cg *c, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    if (!xm || xm->rank > 8 || xm->rank < 1) return cg_unsupported(c, n, "transpose of rank > 8");
-    int64_t xst[NNFX_MAX_RANK], st_[NNFX_MAX_RANK], shp[NNFX_MAX_RANK];
-    int64_t acc = 1;
-    for (int d = xm->rank - 1; d >= 0; d--)
-        xst[d] = acc, acc *= xm->dims[d].value;
-    const nnfx_attr *pa = nnfx_node_attr(n, "perm");
-    for (int d = 0; d < ym->rank; d++) {
-        int64_t pd = pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
-        st_[d] = xst[pd];
-        shp[d] = ym->dims[d].value;
-    }
-    cg_use_section(c, "transpose");
-    sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "shape", ym->rank, shp);
-    emit_longs(&c->body, "st", ym->rank, st_);
-    sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", x, y, ym->rank);
     return NNFX_OK;
 }
 
@@ -2132,17 +2089,6 @@ static nnfx_status check_ctrl_steps(cg *c) {
     return NNFX_OK;
 }
 
-/* Whether Concat node n joins along a dim that depends on the data. */
-static bool concat_along_extent(const cg *c, const nnfx_node *n) {
-    int axis;
-    if (!c->bnd || !infer_axis(nnfx_node_attr_int(n, "axis", 0), n->meta[0].rank, false, &axis)) return false;
-    for (int a = 0; a < n->nargs; a++) {
-        const int *e = n->args[a].kind == NNFX_ARG_NODE ? cg_dyn_of(c->bnd, n->args[a].u.node) : NULL;
-        if (e && e[axis] >= 0) return true;
-    }
-    return false;
-}
-
 /* One float32 kernel step: element-wise maps, binary ops and views first,
  * then one emitter per op (a flat dispatch; int8 steps elsewhere). */
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
@@ -2161,15 +2107,16 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
         n->meta[0].dtype == x0->dtype)
         return emit_reduce(c, s, n, NULL, NULL, reduce_kind(n->op));
-    if (n->op == NNFX_OP_CONCAT && (n->meta[0].dtype != NNFX_F32 || concat_along_extent(c, n)) &&
-        cg_ctype(n->meta[0].dtype))
-        return emit_concat_rows(c, s, n);
-    if (n->op == NNFX_OP_SLICE && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
-        return emit_slice(c, s, n, NULL, NULL);
-    if (n->op == NNFX_OP_SPLIT && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
-        return emit_split(c, s, n, NULL);
-    if (n->op == NNFX_OP_EXPAND && n->meta[0].dtype != NNFX_F32 && cg_ctype(n->meta[0].dtype))
-        return emit_expand_bytes(c, s, n);
+    if (cg_ctype(n->meta[0].dtype)) { /* moves of data, of any type */
+        switch (n->op) {
+        case NNFX_OP_CONCAT: return emit_concat_rows(c, s, n);
+        case NNFX_OP_TRANSPOSE: return emit_transpose(c, s, n);
+        case NNFX_OP_EXPAND: return emit_expand(c, s, n);
+        case NNFX_OP_SLICE: return emit_slice(c, s, n);
+        case NNFX_OP_SPLIT: return emit_split(c, s, n);
+        default: break;
+        }
+    }
     bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
@@ -2227,11 +2174,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     case NNFX_OP_EINSUM: return emit_einsum(c, s, n, in, y);
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
-    case NNFX_OP_CONCAT: return emit_concat(c, s, n, y);
-    case NNFX_OP_TRANSPOSE: return emit_transpose(c, n, in[0], y);
-    case NNFX_OP_SPLIT: return emit_split(c, s, n, in[0]);
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
-    case NNFX_OP_SLICE: return emit_slice(c, s, n, in[0], y);
     case NNFX_OP_GATHER: return emit_gather(c, s, n, in[0], y);
     case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
     case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);

@@ -529,34 +529,6 @@ static bool dims6(const nnfx_meta *m, int64_t *d) {
     return true;
 }
 
-/* Expand to the output's (static) shape: one strided copy, stride 0 along
- * the broadcast dims (the interpreter's kern_expand). */
-static nnfx_status emit_expand(cg *c, const nnfx_node *n, const char *x, const char *y) {
-    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], shape[NNFX_MAX_RANK], st[NNFX_MAX_RANK];
-    if (!xm || xm->rank > ym->rank || ym->rank > 6) return cg_unsupported(c, n, "expand of rank > 6");
-    if (cg_meta_numel(ym) == 0) return NNFX_OK;
-    for (int d = 0; d < xm->rank; d++)
-        xd[d] = xm->dims[d].value;
-    kern_strides(xm->rank, xd, xst);
-    for (int d = 0; d < ym->rank; d++) {
-        const int k = d - (ym->rank - xm->rank);
-        shape[d] = ym->dims[d].value;
-        if (k >= 0 && xd[k] != 1 && xd[k] != shape[d]) return cg_unsupported(c, n, "the input does not expand");
-        st[d] = k < 0 || xd[k] == 1 ? 0 : xst[k];
-    }
-    if (ym->rank == 0) {
-        sb_printf(&c->body, "    memmove(%s, %s, 4);\n", y, x);
-        return NNFX_OK;
-    }
-    cg_use_section(c, "transpose");
-    sb_printf(&c->body, "    {\n");
-    emit_long_array(c, "shape", ym->rank, shape);
-    emit_long_array(c, "st", ym->rank, st);
-    sb_printf(&c->body, "        nnfx_rt_transpose(%s, %s, %d, shape, st);\n    }\n", x, y, ym->rank);
-    return NNFX_OK;
-}
-
 /* Tile to the output's (static) shape. */
 static nnfx_status emit_tile(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
@@ -609,7 +581,6 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);
     case NNFX_OP_MAX_POOL: return emit_maxpool_idx(c, s, n, in[0], y);
     case NNFX_OP_DROPOUT: return emit_dropout(c, s, n, in[0], y);
-    case NNFX_OP_EXPAND: return emit_expand(c, n, in[0], y);
     case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
     case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);
     case NNFX_OP_REVERSE_SEQUENCE: return emit_reverse_sequence(c, s, n, in[0], y);

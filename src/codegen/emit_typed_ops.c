@@ -569,33 +569,6 @@ static nnfx_status emit_tfidf(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
-/* Transpose of values of another type than float32 (their bytes moved). */
-static nnfx_status emit_transpose_bytes(cg *c, const fx_step_view *s, nnfx_dtype dx) {
-    const nnfx_node *n = s->last;
-    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    char x[96], y[96];
-    nnfx_status st;
-    if (!xm || xm->rank < 1 || xm->rank != ym->rank) return cg_unsupported(c, n, "transpose of a scalar");
-    if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, dx, n, y, sizeof y))) return st;
-    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], shp[NNFX_MAX_RANK], ys[NNFX_MAX_RANK];
-    meta_dims(xm, xd);
-    kern_strides(xm->rank, xd, xst);
-    const nnfx_attr *pa = nnfx_node_attr(n, "perm");
-    for (int d = 0; d < ym->rank; d++) {
-        const int64_t pd =
-            pa && pa->kind == NNFX_ATTR_INTS && pa->u.ints.n == ym->rank ? pa->u.ints.v[d] : ym->rank - 1 - d;
-        if (pd < 0 || pd >= xm->rank) return cg_unsupported(c, n, "transpose perm out of range");
-        ys[d] = xst[pd], shp[d] = ym->dims[d].value;
-    }
-    cg_use_section(c, "transpose_bytes");
-    sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "shape", ym->rank, shp);
-    emit_longs(&c->body, "st", ym->rank, ys);
-    sb_printf(&c->body, "        nnfx_rt_transpose_bytes(%s, %s, %d, %d, shape, st);\n    }\n", x, y,
-              (int)nnfx_dtype_size(dx), ym->rank);
-    return NNFX_OK;
-}
-
 static nnfx_status emit_gather_nd(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
@@ -885,9 +858,6 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_MAX_UNPOOL:
     case NNFX_OP_ROI_ALIGN:
     case NNFX_OP_TFIDF: break;
-    case NNFX_OP_TRANSPOSE:
-        if (dy == NNFX_F32) return NNFX_OK; /* codegen.c's */
-        break;
     case NNFX_OP_CUM_SUM:
         if (d0 != dy) return NNFX_OK; /* every type, float32 too: sums in double, as the interpreter's */
         break;
@@ -919,7 +889,6 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
     case NNFX_OP_GATHER: return emit_gather(c, s, d0);
     case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
-    case NNFX_OP_TRANSPOSE: return emit_transpose_bytes(c, s, d0);
     case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
     case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
     case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
