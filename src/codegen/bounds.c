@@ -11,12 +11,14 @@
  * TopK) gets its padding filled with the value that leaves the result
  * unchanged first. Extents are integer expressions (extents.c): a Shape of
  * such a value and what Gather, Concat, ReduceMin, arithmetic make of it are
- * followed per element ("sym" values, folded by the plan at the bound) into
- * the readers that size a dim with them (a TopK's K, a Slice's end...). */
+ * followed per element (sizes.c's "sym" values, folded by the plan at the
+ * bound) into the readers that size a dim with them (a TopK's K, a Slice's
+ * end...). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
@@ -24,14 +26,6 @@
 const int *cg_dyn_of(const cg_bounds *b, const nnfx_node *v) {
     for (int i = 0; b && v && i < b->ndyn; i++)
         if (b->dyn[i].node == v) return b->dyn[i].ext;
-    return NULL;
-}
-
-/* The extents of small integer value v computed from extents (*n of them),
- * NULL when v is not one. */
-static const cg_sym *sym_of(const cg_bounds *b, const nnfx_node *v) {
-    for (int i = 0; b && v && i < b->nsym; i++)
-        if (b->sym[i].node == v) return &b->sym[i];
     return NULL;
 }
 
@@ -102,8 +96,7 @@ static int const_ints(const nnfx_graph *g, const nnfx_node *n, int a, int64_t *v
     return (int)nnfx_tensor_numel(t);
 }
 
-/* Whether argument a of n is a constant (a parameter or a literal). */
-static bool arg_const(const nnfx_node *n, int a) {
+bool cg_arg_is_const(const nnfx_node *n, int a) {
     if (a >= n->nargs) return true;
     if (n->args[a].kind != NNFX_ARG_NODE) return true;
     return n->args[a].u.node->opcode == NNFX_GET_ATTR;
@@ -113,30 +106,17 @@ static bool arg_const(const nnfx_node *n, int a) {
  * Each rule sets ext[0..rank of n's output) from din (the inputs' extents,
  * NULL for a static input) or writes why it cannot. */
 
-typedef struct rule_ctx {
-    const nnfx_graph *g;
-    cg_bounds *b;
-    const nnfx_node *n;
-    const int *const *din;
-    const cg_sym *const *sin; /* the inputs computed from extents (NULL: not one) */
-    int *ext;
-    char *why;
-    size_t wlen;
-    nnfx_error *err;
-} rule_ctx;
-
-static bool refuse(rule_ctx *r, const char *why) {
+static bool refuse(cg_rule_ctx *r, const char *why) {
     snprintf(r->why, r->wlen, "%s", why);
     return false;
 }
 
-static bool oom(rule_ctx *r) {
+static bool oom(cg_rule_ctx *r) {
     nnfx_error_set(r->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     return refuse(r, "out of memory");
 }
 
-/* Element i of integer tensor t (int64 read exactly). */
-static int64_t tensor_int(const nnfx_tensor *t, int64_t i) {
+int64_t cg_tensor_int(const nnfx_tensor *t, int64_t i) {
     if (t->dtype == NNFX_I64) return ((const int64_t *)t->data)[i];
     if (t->dtype == NNFX_I32) return ((const int32_t *)t->data)[i];
     const double v = nnfx_tensor_get(t, i);
@@ -144,11 +124,8 @@ static int64_t tensor_int(const nnfx_tensor *t, int64_t i) {
     return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
 }
 
-/* Whether extent e is provably >= 0 at run time. */
-static bool nonneg(const cg_bounds *b, int e) { return b->xp[e].nonneg; }
-
 /* Elementwise with ONNX broadcasting over arguments [0, nargs). */
-static bool rule_broadcast(rule_ctx *r, int nargs) {
+static bool rule_broadcast(cg_rule_ctx *r, int nargs) {
     const nnfx_meta *ym = &r->n->meta[0];
     for (int a = 0; a < nargs; a++) {
         const nnfx_meta *m = cg_arg_meta(r->n, a);
@@ -178,7 +155,7 @@ static bool rule_broadcast(rule_ctx *r, int nargs) {
  * must stay one dim, with the same elements before it, or be the outermost
  * dim merged with static dims after it (its valid rows are a prefix: the
  * extent times their product). */
-static bool rule_view(rule_ctx *r) {
+static bool rule_view(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
     bool used[NNFX_MAX_RANK] = {false};
     for (int d = 0; d < xm->rank; d++) {
@@ -212,7 +189,7 @@ static bool rule_view(rule_ctx *r) {
     return true;
 }
 
-static bool rule_transpose(rule_ctx *r) {
+static bool rule_transpose(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     const nnfx_attr *p = nnfx_node_attr(r->n, "perm");
     for (int i = 0; i < xm->rank; i++) {
@@ -223,13 +200,13 @@ static bool rule_transpose(rule_ctx *r) {
     return true;
 }
 
-static bool rule_gather(rule_ctx *r) {
+static bool rule_gather(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
         return refuse(r, "its axis is out of range");
     const int *dx = r->din[0], *di = r->din[1];
-    if (dx && dx[axis] >= 0 && arg_const(r->n, 1))
+    if (dx && dx[axis] >= 0 && cg_arg_is_const(r->n, 1))
         return refuse(r, "it picks constant indices along a data-dependent dim (they may be past it at run time)");
     for (int d = 0; d < axis; d++)
         r->ext[d] = dx ? dx[d] : -1;
@@ -243,7 +220,7 @@ static bool rule_gather(rule_ctx *r) {
 /* GatherND: the index tuples' dims carry over (their values past the
  * extent, padding, are range-checked by the kernel); the data's dims must
  * be static. */
-static bool rule_gather_nd(rule_ctx *r) {
+static bool rule_gather_nd(cg_rule_ctx *r) {
     const nnfx_meta *im = cg_arg_meta(r->n, 1), *ym = &r->n->meta[0];
     if (r->din[0]) return refuse(r, "its data has a data-dependent dim");
     if (im->rank < 1 || r->din[1][im->rank - 1] >= 0) return refuse(r, "its index tuples' length depends on the data");
@@ -255,7 +232,7 @@ static bool rule_gather_nd(rule_ctx *r) {
 
 /* Gemm / MatMul: rows of A and columns of B carry over; a data-dependent
  * inner dim is summed over with both operands' padding zero. */
-static bool rule_matmul(rule_ctx *r) {
+static bool rule_matmul(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     const int *da = r->din[0], *db = r->din[1];
@@ -286,7 +263,7 @@ static bool rule_matmul(rule_ctx *r) {
 }
 
 /* The dims a reduction node n reduces over (of rank dims) into red. */
-static bool reduce_dims(rule_ctx *r, int rank, bool *red) {
+static bool reduce_dims(cg_rule_ctx *r, int rank, bool *red) {
     const nnfx_node *n = r->n;
     int64_t axes[NNFX_MAX_RANK];
     int na = 0;
@@ -322,7 +299,7 @@ static int reduce_fill(nnfx_op op, bool flt) {
     }
 }
 
-static bool rule_reduce(rule_ctx *r) {
+static bool rule_reduce(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     bool red[NNFX_MAX_RANK] = {false}, any = false;
@@ -357,7 +334,7 @@ static bool rule_reduce(rule_ctx *r) {
     return true;
 }
 
-static bool rule_softmax(rule_ctx *r) {
+static bool rule_softmax(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", -1), xm->rank, false, &axis))
@@ -374,12 +351,12 @@ static bool rule_softmax(rule_ctx *r) {
 /* The count of a step-1 Slice from constant start s (>= 0) to end e (an
  * extent; a negative constant counts from the end) of a dim of extent dim:
  * max(0, min(dim, e) - s); -1 when it cannot be written so. */
-static int slice_count(rule_ctx *r, int dim, int64_t s, int e) {
+static int slice_count(cg_rule_ctx *r, int dim, int64_t s, int e) {
     cg_bounds *b = r->b;
     int64_t ev;
     if (b->xp[e].kind == CG_X_CONST && (ev = b->xp[e].v) < 0 && ev != INT64_MIN)
         e = cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_ADD, dim, cg_x_const(b, ev), -1, 0), cg_x_const(b, 0), -1, 0);
-    else if (!nonneg(b, e))
+    else if (!b->xp[e].nonneg)
         return -1; /* a computed end that may be negative: from the end at run time */
     int m = cg_x_make(b, CG_X_MIN, dim, e, -1, 0);
     if (s > 0) m = cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_SUB, m, cg_x_const(b, s), -1, 0), cg_x_const(b, 0), -1, 0);
@@ -389,7 +366,7 @@ static int slice_count(rule_ctx *r, int dim, int64_t s, int e) {
 /* Slice: a data-dependent dim, or an end computed from one, is taken with
  * step 1 from a constant start >= 0 (the kernel copies the bound's rows
  * from there; the valid ones come first). */
-static bool rule_slice(rule_ctx *r) {
+static bool rule_slice(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     cg_bounds *b = r->b;
@@ -437,7 +414,7 @@ static bool rule_slice(rule_ctx *r) {
 /* Concat: along a data-dependent dim, the output's extent is the sum of
  * the pieces' (the kernel places each after the previous pieces' valid
  * rows); the other dims must agree. */
-static bool rule_concat(rule_ctx *r) {
+static bool rule_concat(cg_rule_ctx *r) {
     const nnfx_meta *ym = &r->n->meta[0];
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), ym->rank, false, &axis))
@@ -473,7 +450,7 @@ static bool rule_concat(rule_ctx *r) {
 /* TopK: along a data-dependent axis its input's padding is filled with
  * the value that sorts last (the valid values come first), and a K
  * computed from a size sizes the output's axis. */
-static bool rule_topk(rule_ctx *r) {
+static bool rule_topk(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
@@ -496,7 +473,7 @@ static bool rule_topk(rule_ctx *r) {
 }
 
 /* ConstantOfShape of a shape computed from sizes. */
-static bool rule_constant_of_shape(rule_ctx *r) {
+static bool rule_constant_of_shape(cg_rule_ctx *r) {
     const cg_sym *sh = r->sin[0];
     const nnfx_meta *ym = &r->n->meta[0];
     if (!sh || sh->n != ym->rank) return refuse(r, "its shape has a data-dependent length");
@@ -509,7 +486,7 @@ static bool rule_constant_of_shape(rule_ctx *r) {
 
 /* Split along a dim that does not depend on the data: each output keeps
  * the input's extents (they share r->ext). */
-static bool rule_split(rule_ctx *r) {
+static bool rule_split(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
@@ -524,7 +501,7 @@ static bool rule_split(rule_ctx *r) {
 
 /* Ops that treat each index of their leading dims (dims below `lead`: the
  * batch of a conv or pooling, the rows of a LayerNormalization) apart. */
-static bool rule_leading(rule_ctx *r, int lead) {
+static bool rule_leading(cg_rule_ctx *r, int lead) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     for (int a = 1; a < r->n->nargs; a++)
         if (r->din[a]) return refuse(r, "a parameter input has a data-dependent dim");
@@ -538,7 +515,7 @@ static bool rule_leading(rule_ctx *r, int lead) {
 /* A Reshape to a shape computed from sizes (torchvision's box clipping:
  * boxes.reshape(boxes.shape)): each computed dim must be the extent the
  * view gave that dim (r->ext); 0 and -1 keep their meaning. */
-static bool reshape_to_sizes(rule_ctx *r) {
+static bool reshape_to_sizes(cg_rule_ctx *r) {
     const cg_sym *sh = r->sin[1];
     const nnfx_meta *ym = &r->n->meta[0];
     if (sh->n != ym->rank) return refuse(r, "its shape has another length than its output's rank");
@@ -555,7 +532,7 @@ static bool reshape_to_sizes(rule_ctx *r) {
 /* Expand to a shape computed from sizes: a data-dependent input dim stays
  * (its shape element 1 or that extent), a static 1 grows to a computed
  * size (the kernel expands to its bound; the valid part comes first). */
-static bool rule_expand(rule_ctx *r) {
+static bool rule_expand(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
     const cg_sym *sh = r->sin[1];
     int64_t cv[NNFX_MAX_RANK];
@@ -585,7 +562,7 @@ static bool rule_expand(rule_ctx *r) {
 /* Range to a limit computed from sizes, from a constant start by 1: its
  * count max(0, limit - start) (the plan folds it at the bound: the valid
  * values come first). */
-static bool rule_range(rule_ctx *r) {
+static bool rule_range(cg_rule_ctx *r) {
     int64_t st, dl;
     const cg_sym *lim = r->sin[1];
     if (const_ints(r->g, r->n, 0, &st, 1) != 1 || const_ints(r->g, r->n, 2, &dl, 1) != 1 || dl != 1 || !lim ||
@@ -602,7 +579,7 @@ static bool rule_range(rule_ctx *r) {
 /* ScatterElements: the data's extents carry over; indices and updates may
  * depend on the data along their first dim (one extent: the kernel
  * scatters their valid rows only). */
-static bool rule_scatter_elements(rule_ctx *r) {
+static bool rule_scatter_elements(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
     const int *di = r->din[1], *du = r->din[2];
     if (!im || !xm || im->rank != xm->rank) return refuse(r, "its indices' rank differs from the data's");
@@ -621,28 +598,25 @@ static bool rule_scatter_elements(rule_ctx *r) {
     return true;
 }
 
-static const nnfx_tensor *static_value(cg_bounds *b, nnfx_node *v, int depth);
-static bool sym_depends(const cg_bounds *b, const cg_sym *sy);
-
-/* As const_ints, also for a computed static value (static_value). */
-static int static_ints(rule_ctx *r, int a, int64_t *v, int max) {
+/* As const_ints, also for a computed static value (cg_static_value). */
+static int static_ints(cg_rule_ctx *r, int a, int64_t *v, int max) {
     const int k = const_ints(r->g, r->n, a, v, max);
     nnfx_node *s = a < r->n->nargs && r->n->args[a].kind == NNFX_ARG_NODE ? r->n->args[a].u.node : NULL;
-    if (k < 0 && r->sin[a] && !sym_depends(r->b, r->sin[a]) && r->sin[a]->n <= max) { /* sizes that are constants */
+    if (k < 0 && r->sin[a] && !cg_sym_depends(r->b, r->sin[a]) && r->sin[a]->n <= max) { /* sizes that are constants */
         for (int i = 0; i < r->sin[a]->n; i++)
             v[i] = r->b->xp[r->sin[a]->el[i]].v;
         return r->sin[a]->n;
     }
     if (k >= 0 || !s || r->din[a] || r->sin[a]) return k;
-    const nnfx_tensor *t = static_value(r->b, s, 8);
+    const nnfx_tensor *t = cg_static_value(r->b, s, 8);
     if (!t || nnfx_tensor_numel(t) > max) return -1;
     for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
-        v[i] = tensor_int(t, i);
+        v[i] = cg_tensor_int(t, i);
     return (int)nnfx_tensor_numel(t);
 }
 
 /* Pad with constant pads none of which is on a data-dependent dim. */
-static bool rule_pad(rule_ctx *r) {
+static bool rule_pad(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK];
     const int np = static_ints(r, 1, pads, 2 * NNFX_MAX_RANK);
@@ -662,7 +636,7 @@ static bool rule_pad(rule_ctx *r) {
 /* CumSum along a constant axis: a running sum over the valid prefix reads
  * no padding; a reversed one along a data-dependent dim reads it, so its
  * padding is filled with 0 first. */
-static bool rule_cumsum(rule_ctx *r) {
+static bool rule_cumsum(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int64_t av;
     int axis;
@@ -678,23 +652,14 @@ static bool rule_cumsum(rule_ctx *r) {
 
 /* RoiAlign of a data-dependent number of regions (their boxes and batch
  * indices of one extent): the kernel runs over the actual regions. */
-static bool rule_roi_align(rule_ctx *r) {
+static bool rule_roi_align(cg_rule_ctx *r) {
     const int *dr = r->din[1], *db = r->din[2];
     if (r->din[0]) return refuse(r, "its feature map has a data-dependent dim");
     if (!dr || dr[1] >= 0 || (db && db[0] != dr[0]) ||
-        (!db && r->n->nargs > 2 && r->n->args[2].kind == NNFX_ARG_NODE && !arg_const(r->n, 2)))
+        (!db && r->n->nargs > 2 && r->n->args[2].kind == NNFX_ARG_NODE && !cg_arg_is_const(r->n, 2)))
         return refuse(r, "its regions and batch indices do not share one data-dependent count");
     r->ext[0] = dr[0];
     return true;
-}
-
-/* Whether sym value sy depends on an extent (an element not a constant or
- * not known); one of constants (a static dim of such a value's shape) is
- * folded at its true value and may be read as data. */
-static bool sym_depends(const cg_bounds *b, const cg_sym *sy) {
-    for (int i = 0; i < sy->n; i++)
-        if (sy->el[i] < 0 || b->xp[sy->el[i]].kind != CG_X_CONST) return true;
-    return false;
 }
 
 /* Whether argument a of n may be a value computed from sizes (the plan
@@ -711,7 +676,7 @@ static bool sym_param(const nnfx_node *n, int a) {
     }
 }
 
-static bool apply_rule(rule_ctx *r) {
+static bool apply_rule(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_op_info *info = ir_op_info(n->op);
     if (n->nout != 1 && n->op != NNFX_OP_TOPK && n->op != NNFX_OP_SPLIT)
@@ -719,7 +684,7 @@ static bool apply_rule(rule_ctx *r) {
     for (int d = 0; d < NNFX_MAX_RANK; d++)
         r->ext[d] = -1;
     for (int a = 0; a < n->nargs; a++) /* a size read as a TopK's K, a shape, a Slice's bounds: below */
-        if (r->sin[a] && !sym_param(n, a) && sym_depends(r->b, r->sin[a]))
+        if (r->sin[a] && !sym_param(n, a) && cg_sym_depends(r->b, r->sin[a]))
             return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
                              "as a TopK's K, the shape of a ConstantOfShape, Expand or Reshape, a Slice's ends or a "
                              "Range's limit)");
@@ -785,229 +750,6 @@ static bool apply_rule(rule_ctx *r) {
     if (info->flags & NNFX_F_REDUCE) return rule_reduce(r);
     if (info->flags & (NNFX_F_ELEMENTWISE | NNFX_F_BROADCAST)) return rule_broadcast(r, n->nargs);
     return refuse(r, "generated C has no kernel for it that takes a size known only at run time");
-}
-
-/* ---- small integers computed from extents --------------------------------------
- * A Shape of a value whose dims depend on the data, and what Gather,
- * Concat, ReduceMin, arithmetic and comparisons make of it, is followed as
- * extents per element (cg_sym); the plan folds these nodes at the bound, and
- * only a reader that sizes a dim with them (sym_param) may take them. */
-
-/* Element i of argument a of r->n (with `count` elements) as an extent: of a
- * value computed from extents, a constant or a literal; -1 when unknown,
- * -2 on OOM. */
-static int arg_el(rule_ctx *r, int a, int64_t i) {
-    const nnfx_node *n = r->n;
-    if (r->sin[a]) return i < r->sin[a]->n ? r->sin[a]->el[i] : -1;
-    if (n->args[a].kind == NNFX_ARG_INT) return cg_x_const(r->b, n->args[a].u.i);
-    const nnfx_node *s = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
-    const nnfx_tensor *t = s && s->opcode == NNFX_GET_ATTR ? nnfx_graph_param(r->g, s->target) : NULL;
-    if (!t || i >= nnfx_tensor_numel(t)) return -1;
-    const int e = cg_x_const(r->b, tensor_int(t, i));
-    return e < 0 ? -2 : e;
-}
-
-/* The flat index in an input of meta m (NULL: a literal) that output
- * element i (of meta ym) reads under ONNX broadcasting. */
-static int64_t broadcast_index(const nnfx_meta *ym, const nnfx_meta *m, int64_t i) {
-    int64_t idx = 0, stride = 1;
-    if (!m) return 0; /* a literal: one value */
-    for (int d = ym->rank - 1, j = m->rank - 1; d >= 0; d--, j--) {
-        const int64_t yd = ym->dims[d].value, k = i % yd;
-        i /= yd;
-        if (j < 0) continue;
-        if (m->dims[j].value != 1) idx += k * stride;
-        stride *= m->dims[j].value;
-    }
-    return idx;
-}
-
-static cg_xkind binary_kind(nnfx_op op, bool *swap, bool *negate) {
-    *swap = op == NNFX_OP_GREATER || op == NNFX_OP_LESS_OR_EQUAL;
-    *negate = op == NNFX_OP_GREATER_OR_EQUAL || op == NNFX_OP_LESS_OR_EQUAL;
-    switch (op) {
-    case NNFX_OP_ADD: return CG_X_ADD;
-    case NNFX_OP_SUB: return CG_X_SUB;
-    case NNFX_OP_MUL: return CG_X_MUL;
-    case NNFX_OP_MIN: return CG_X_MIN;
-    case NNFX_OP_MAX: return CG_X_MAX;
-    case NNFX_OP_EQUAL: return CG_X_EQ;
-    default: return CG_X_LT; /* Less, Greater, LessOrEqual, GreaterOrEqual */
-    }
-}
-
-/* Whether r->n computes a small integer value from values computed from
- * extents and constants; its elements' extents (or -1) into *out. */
-static bool sym_rule(rule_ctx *r, cg_sym *out) {
-    const nnfx_node *n = r->n;
-    const nnfx_meta *ym = &n->meta[0];
-    cg_bounds *b = r->b;
-    out->node = n;
-    if (n->nout != 1 || !nnfx_meta_is_static(ym) || nnfx_meta_numel(ym) > CG_SYM_MAX ||
-        (ym->dtype != NNFX_I64 && ym->dtype != NNFX_I32 && ym->dtype != NNFX_BOOL))
-        return false;
-    out->n = (int)nnfx_meta_numel(ym);
-    for (int i = 0; i < out->n; i++)
-        out->el[i] = -1;
-    if (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) { /* of a value whose dims depend on the data */
-        const nnfx_meta *xm = cg_arg_meta(n, 0);
-        if (!xm || !nnfx_meta_is_static(xm)) return false;
-        static const int none[NNFX_MAX_RANK] = {-1, -1, -1, -1, -1, -1, -1, -1};
-        const int *ext = r->din[0] ? r->din[0] : none; /* a size computed from sizes has static dims */
-        int64_t lo = 0, hi = xm->rank;
-        if (n->op == NNFX_OP_SHAPE) ir_shape_op_range(n, xm->rank, &lo, &hi);
-        int prod = cg_x_const(b, 1);
-        for (int64_t d = lo; d < hi; d++) {
-            const int e = ext[d] >= 0 ? ext[d] : cg_x_const(b, xm->dims[d].value);
-            if (n->op == NNFX_OP_SHAPE && d - lo < out->n) out->el[d - lo] = e;
-            prod = cg_x_make(b, CG_X_MUL, prod, e, -1, 0);
-        }
-        if (n->op == NNFX_OP_SIZE) out->el[0] = prod;
-        return true;
-    }
-    for (int a = 0; a < n->nargs; a++) /* every other input a constant */
-        if (r->din[a] || (!r->sin[a] && !arg_const(n, a))) return false;
-    const nnfx_meta *xm = cg_arg_meta(n, 0);
-    switch (n->op) {
-    case NNFX_OP_IDENTITY:
-    case NNFX_OP_RESHAPE:
-    case NNFX_OP_FLATTEN:
-    case NNFX_OP_SQUEEZE:
-    case NNFX_OP_UNSQUEEZE:
-        for (int i = 0; i < out->n; i++)
-            out->el[i] = arg_el(r, 0, i);
-        break;
-    case NNFX_OP_CAST:
-        for (int i = 0; i < out->n; i++) {
-            const int e = arg_el(r, 0, i);
-            out->el[i] =
-                e >= 0 && ym->dtype == NNFX_BOOL ? cg_x_make(b, CG_X_SEL, cg_x_const(b, 1), cg_x_const(b, 0), e, 0) : e;
-        }
-        break;
-    case NNFX_OP_GATHER: {
-        int axis;
-        if (!xm || xm->rank != 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), 1, false, &axis)) return true;
-        for (int i = 0; i < out->n; i++) {
-            int64_t k;
-            const int ie = arg_el(r, 1, i);
-            if (ie < 0 || b->xp[ie].kind != CG_X_CONST) continue;
-            k = b->xp[ie].v;
-            if (k < 0) k += xm->dims[0].value;
-            if (k >= 0 && k < xm->dims[0].value) out->el[i] = arg_el(r, 0, k);
-        }
-        break;
-    }
-    case NNFX_OP_CONCAT: {
-        int k = 0;
-        if (ym->rank != 1) return true;
-        for (int a = 0; a < n->nargs; a++) {
-            const nnfx_meta *am = cg_arg_meta(n, a);
-            for (int64_t i = 0; am && i < nnfx_meta_numel(am) && k < out->n; i++)
-                out->el[k++] = arg_el(r, a, i);
-        }
-        break;
-    }
-    case NNFX_OP_REDUCE_MIN:
-    case NNFX_OP_REDUCE_MAX:
-    case NNFX_OP_REDUCE_SUM:
-    case NNFX_OP_REDUCE_PROD: { /* every element into one */
-        const cg_xkind k = n->op == NNFX_OP_REDUCE_MIN   ? CG_X_MIN
-                           : n->op == NNFX_OP_REDUCE_MAX ? CG_X_MAX
-                           : n->op == NNFX_OP_REDUCE_SUM ? CG_X_ADD
-                                                         : CG_X_MUL;
-        if (out->n != 1 || !xm || nnfx_meta_numel(xm) < 1) return true;
-        int acc = arg_el(r, 0, 0);
-        for (int64_t i = 1; i < nnfx_meta_numel(xm) && acc >= 0; i++)
-            acc = cg_x_make(b, k, acc, arg_el(r, 0, i), -1, 0);
-        out->el[0] = acc;
-        break;
-    }
-    case NNFX_OP_CONSTANT_OF_SHAPE: { /* of a shape whose elements are constants: its value everywhere */
-        const nnfx_attr *a = nnfx_node_attr(n, "value");
-        for (int64_t k = 0; xm && k < nnfx_meta_numel(xm); k++) {
-            const int e = arg_el(r, 0, k);
-            if (e < 0 || b->xp[e].kind != CG_X_CONST) return false; /* a data-dependent size: rule_constant_of_shape */
-        }
-        const int64_t v =
-            a && a->kind == NNFX_ATTR_TENSOR && a->u.t && nnfx_tensor_numel(a->u.t) > 0 ? tensor_int(a->u.t, 0) : 0;
-        for (int i = 0; i < out->n; i++)
-            out->el[i] = cg_x_const(b, v);
-        break;
-    }
-    case NNFX_OP_NOT:
-        for (int i = 0; i < out->n; i++) {
-            const int e = arg_el(r, 0, i);
-            out->el[i] = e < 0 ? -1 : cg_x_make(b, CG_X_EQ, e, cg_x_const(b, 0), -1, 0);
-        }
-        break;
-    case NNFX_OP_WHERE:
-        for (int i = 0; i < out->n; i++) {
-            const int c = arg_el(r, 0, broadcast_index(ym, cg_arg_meta(n, 0), i));
-            const int x = arg_el(r, 1, broadcast_index(ym, cg_arg_meta(n, 1), i));
-            const int y = arg_el(r, 2, broadcast_index(ym, cg_arg_meta(n, 2), i));
-            out->el[i] = c < 0 || x < 0 || y < 0 ? -1 : cg_x_make(b, CG_X_SEL, x, y, c, 0);
-        }
-        break;
-    case NNFX_OP_ADD:
-    case NNFX_OP_SUB:
-    case NNFX_OP_MUL:
-    case NNFX_OP_MIN:
-    case NNFX_OP_MAX:
-    case NNFX_OP_EQUAL:
-    case NNFX_OP_LESS:
-    case NNFX_OP_GREATER:
-    case NNFX_OP_LESS_OR_EQUAL:
-    case NNFX_OP_GREATER_OR_EQUAL: {
-        bool swap, negate;
-        const cg_xkind k = binary_kind(n->op, &swap, &negate);
-        if (n->nargs != 2 && n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX) return true;
-        for (int i = 0; i < out->n; i++) {
-            int acc = arg_el(r, 0, broadcast_index(ym, cg_arg_meta(n, 0), i));
-            for (int a = 1; a < n->nargs && acc >= 0; a++) {
-                const int e = arg_el(r, a, broadcast_index(ym, cg_arg_meta(n, a), i));
-                acc = e < 0 ? -1 : swap ? cg_x_make(b, k, e, acc, -1, 0) : cg_x_make(b, k, acc, e, -1, 0);
-            }
-            if (acc >= 0 && negate) acc = cg_x_make(b, CG_X_EQ, acc, cg_x_const(b, 0), -1, 0);
-            out->el[i] = acc < 0 ? -1 : acc;
-        }
-        break;
-    }
-    default: return false;
-    }
-    for (int i = 0; i < out->n; i++)
-        if (out->el[i] < -1) out->el[i] = -1;
-    return true;
-}
-
-/* Adds sym (a copy) to b, and its value at the bound as n's pass_data (what
- * shape inference of its readers sees). */
-static nnfx_status add_sym(cg_bounds *b, nnfx_node *n, const cg_sym *sy, nnfx_error *err) {
-    if (b->nsym == b->symcap) {
-        int cap = b->symcap ? 2 * b->symcap : 32;
-        cg_sym *v = realloc(b->sym, sizeof *v * (size_t)cap);
-        if (!v) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-        b->sym = v, b->symcap = cap;
-    }
-    b->sym[b->nsym++] = *sy;
-    const nnfx_meta *m = &n->meta[0];
-    for (int i = 0; i < sy->n; i++)
-        if (sy->el[i] < 0) return NNFX_OK; /* not known at the bound: readers that need it are refused */
-    int64_t dims[NNFX_MAX_RANK];
-    for (int d = 0; d < m->rank; d++)
-        dims[d] = m->dims[d].value;
-    nnfx_tensor *t = nnfx_tensor_new(m->dtype, m->rank, dims, err);
-    if (!t) return err && err->status ? err->status : NNFX_ERR_NOMEM;
-    for (int i = 0; i < sy->n; i++) {
-        const int64_t v = b->xp[sy->el[i]].at_bound;
-        if (m->dtype == NNFX_I64)
-            ((int64_t *)t->data)[i] = v;
-        else if (m->dtype == NNFX_I32)
-            ((int32_t *)t->data)[i] = (int32_t)v;
-        else
-            ((unsigned char *)t->data)[i] = v != 0;
-    }
-    n->pass_data = t;
-    return NNFX_OK;
 }
 
 /* ---- the sources ------------------------------------------------------------ */
@@ -1117,7 +859,7 @@ static void data_args(const cg_bounds *b, const nnfx_node *n, char *buf, size_t 
     buf[0] = 0;
     for (int a = 0; a < n->nargs; a++) {
         const nnfx_node *v = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
-        if (v && v->opcode == NNFX_CALL_FUNCTION && !sym_of(b, v) && k + strlen(v->name) + 2 < len)
+        if (v && v->opcode == NNFX_CALL_FUNCTION && !cg_sym_of(b, v) && k + strlen(v->name) + 2 < len)
             k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "," : "", v->name);
     }
 }
@@ -1194,61 +936,6 @@ static bool read_by_nodes(const nnfx_node *v) {
     return false;
 }
 
-/* Drops the values at the bound that shape inference read (pass_data). */
-static void release_sym_values(cg_bounds *b) {
-    for (int i = 0; i < b->nsym; i++) {
-        nnfx_node *n = (nnfx_node *)b->sym[i].node;
-        nnfx_tensor_release((nnfx_tensor *)n->pass_data);
-        n->pass_data = NULL;
-    }
-    for (int i = 0; i < b->nfolded; i++) {
-        nnfx_tensor_release((nnfx_tensor *)b->folded[i]->pass_data);
-        b->folded[i]->pass_data = NULL;
-    }
-    free(b->folded);
-    b->folded = NULL, b->nfolded = b->foldcap = 0;
-}
-
-/* The value of v when it is a small static value shape inference can
- * compute (a Shape of a static value, and what Gather, Concat... make of
- * it), kept as v's pass_data for the inference of its readers; NULL when
- * not (depth: recursion left). */
-static const nnfx_tensor *static_value(cg_bounds *b, nnfx_node *v, int depth) {
-    if (v->pass_data) return v->pass_data;
-    if (depth <= 0 || v->opcode != NNFX_CALL_FUNCTION || v->nout != 1 || ir_op_is_ctrl(v->op) || cg_dyn_of(b, v) ||
-        !nnfx_meta_is_static(&v->meta[0]) || nnfx_meta_numel(&v->meta[0]) > 64)
-        return NULL;
-    for (int a = 0; a < v->nargs; a++)
-        if (v->args[a].kind == NNFX_ARG_NODE && v->args[a].u.node->opcode == NNFX_CALL_FUNCTION &&
-            !(v->op == NNFX_OP_SHAPE || v->op == NNFX_OP_SIZE) && !static_value(b, v->args[a].u.node, depth - 1))
-            return NULL;
-    if (b->nfolded == b->foldcap) {
-        int cap = b->foldcap ? 2 * b->foldcap : 32;
-        nnfx_node **f = realloc(b->folded, sizeof *f * (size_t)cap);
-        if (!f) return NULL;
-        b->folded = f, b->foldcap = cap;
-    }
-    nnfx_tensor *known[1] = {NULL}, *val = NULL;
-    nnfx_error e = {0};
-    const nnfx_meta keep = v->meta[0], *xm = cg_arg_meta(v, 0);
-    if ((v->op == NNFX_OP_SHAPE || v->op == NNFX_OP_SIZE) && xm && nnfx_meta_is_static(xm)) { /* from the dims */
-        int64_t lo = 0, hi = xm->rank, k = hi - lo, prod = 1;
-        if (v->op == NNFX_OP_SHAPE) ir_shape_op_range(v, xm->rank, &lo, &hi), k = hi - lo;
-        if (!(val = nnfx_tensor_new(NNFX_I64, v->op == NNFX_OP_SHAPE ? 1 : 0, &k, &e))) return NULL;
-        for (int64_t d = 0; d < xm->rank; d++)
-            prod *= xm->dims[d].value;
-        for (int64_t d = lo; d < hi && v->op == NNFX_OP_SHAPE; d++)
-            ((int64_t *)val->data)[d - lo] = xm->dims[d].value;
-        if (v->op == NNFX_OP_SIZE) ((int64_t *)val->data)[0] = prod;
-    } else if (ir_infer_node(v, known, true, &val, &e) || !val) {
-        v->meta[0] = keep;
-        return NULL;
-    }
-    v->pass_data = val;
-    b->folded[b->nfolded++] = v;
-    return val;
-}
-
 /* A NonMaxSuppression whose boxes [B, N, 4] and scores [B, C, N] depend
  * on the data along N alone (the same extent): it runs over the actual N. */
 static bool nms_over_extent(const nnfx_node *n, const int *const *din) {
@@ -1279,7 +966,7 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
     nnfx_tensor *known[1] = {NULL}; /* shape inference reads the values at the bound (pass_data) */
     cg_sym sy;
     int ext[NNFX_MAX_RANK];
-    rule_ctx r = {g, b, n, din, sin, ext, why, sizeof why, err};
+    cg_rule_ctx r = {g, b, n, din, sin, ext, why, sizeof why, err};
     bool any_sin = false;
     for (int a = 0; a < n->nargs; a++)
         any_sin |= sin[a] != NULL;
@@ -1310,7 +997,7 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         return st;
     }
     for (int a = 0; a < n->nargs; a++) /* static values its shape is read from (a Shape of a static value) */
-        if (n->args[a].kind == NNFX_ARG_NODE && !din[a] && !sin[a]) static_value(b, n->args[a].u.node, 8);
+        if (n->args[a].kind == NNFX_ARG_NODE && !din[a] && !sin[a]) cg_static_value(b, n->args[a].u.node, 8);
     if (ir_infer_node(n, known, false, NULL, &ierr) || !nnfx_meta_is_static(&n->meta[0])) {
         snprintf(why, sizeof why, "its shape does not follow from the bound%s%.160s", ierr.msg[0] ? ": " : "",
                  ierr.msg);
@@ -1322,10 +1009,10 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
             gi->args[1].u.i >= 0 && gi->args[1].u.i < n->nout)
             gi->meta[0] = n->meta[gi->args[1].u.i];
     }
-    if (sym_rule(&r, &sy)) return add_sym(b, n, &sy, err);
+    if (cg_sym_rule(&r, &sy)) return cg_add_sym(b, n, &sy, err);
     bool dynamic = false; /* reading only constants known from sizes, n is static: nothing to follow */
     for (int a = 0; a < n->nargs; a++)
-        dynamic |= din[a] || (sin[a] && sym_depends(b, sin[a]));
+        dynamic |= din[a] || (sin[a] && cg_sym_depends(b, sin[a]));
     if (!dynamic) return NNFX_OK;
     if (!apply_rule(&r)) return err && err->status ? err->status : refuse_node(b, n, why, err);
     if (!extents_match(b, &n->meta[0], ext))
@@ -1350,8 +1037,8 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
         next = n->next;
         if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
             for (int a = 0; a < n->nargs && !st; a++)
-                if (n->args[a].kind == NNFX_ARG_NODE && sym_of(b, n->args[a].u.node) &&
-                    sym_depends(b, sym_of(b, n->args[a].u.node)))
+                if (n->args[a].kind == NNFX_ARG_NODE && cg_sym_of(b, n->args[a].u.node) &&
+                    cg_sym_depends(b, cg_sym_of(b, n->args[a].u.node)))
                     st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                         "codegen: model output %d (%s) is the size of a value whose size depends on "
                                         "the input data; generated C does not return such sizes as outputs (its "
@@ -1372,7 +1059,7 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
         for (int a = 0; a < n->nargs; a++) {
             const nnfx_node *v = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
             din[a] = cg_dyn_of(b, v);
-            sin[a] = sym_of(b, v);
+            sin[a] = cg_sym_of(b, v);
             any |= din[a] || sin[a];
         }
         if (any) {
@@ -1390,7 +1077,7 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
                 nnfx_tensor *known[1] = {NULL};
                 nnfx_error ierr = {0};
                 for (int a = 0; a < n->nargs; a++)
-                    if (n->args[a].kind == NNFX_ARG_NODE) static_value(b, n->args[a].u.node, 8);
+                    if (n->args[a].kind == NNFX_ARG_NODE) cg_static_value(b, n->args[a].u.node, 8);
                 (void)ir_infer_node(n, known, false, NULL, &ierr);
             }
             if (bound_of(g, n, m, dd, &padded)) {
@@ -1406,7 +1093,7 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
         if (din != din_stack) free(din);
         if (sin != sin_stack) free(sin);
     }
-    release_sym_values(b);
+    cg_release_sym_values(b);
     if (st) cg_bounds_free(b);
     return st;
 }
