@@ -27,4 +27,15 @@ if(TARGET test_real_models)
                    ${CMAKE_CURRENT_SOURCE_DIR}/data/coverage/make_models.py)
   set_tests_properties(coverage_torchvision PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 1800
                                                       ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+  # Slow: the generated C of each of them against PyTorch's outputs
+  # (tests/codegen/check_codegen_torchvision.py; over 100 MB: generated only)
+  if(EXISTS ${NNFX_CG_PYTHON})
+    add_test(NAME codegen_coverage_torchvision
+             COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_codegen_torchvision.py
+                     $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_coverage_torchvision
+                     ${CMAKE_BINARY_DIR}/coverage_torchvision)
+    set_tests_properties(codegen_coverage_torchvision PROPERTIES LABELS slow TIMEOUT 3600 SKIP_RETURN_CODE 77
+                                                                 FIXTURES_REQUIRED coverage_torchvision_exported)
+    set_tests_properties(coverage_torchvision PROPERTIES FIXTURES_SETUP coverage_torchvision_exported)
+  endif()
 endif()

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Slow check (label "slow"): `nnfx codegen` on every torchvision classifier
-the real_models_torchvision test exports (random weights; DIR/M.onnx with
-PyTorch's input and output as DIR/M.input_0.npy and DIR/M.output_0.npy). The
-generated C compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic`
-(NAME.c at -O2, the weights file at -O0: it is only data) and gives
-PyTorch's output within 1e-4 of the output's scale.
+"""Slow check (label "slow"): `nnfx codegen` on every torchvision model a
+slow test exports (random weights; DIR/M.onnx with PyTorch's inputs and
+outputs as DIR/M.input_K.npy and DIR/M.output_K.npy): the classifiers of
+real_models_torchvision (codegen_torchvision) and the video, swin_t, RAFT,
+segmentation and detection models of coverage_torchvision
+(codegen_coverage_torchvision). The generated C compiles with
+`cc -std=c99 -Wall -Wextra -Werror -pedantic` (NAME.c at -O2, the weights
+file at -O0: it is only data) and gives PyTorch's outputs within 1e-4 of
+each output's scale; a detector's outputs (sized by the data) are checked
+over the dims NAME_run_dims reports.
 
 A model of more than 100 MB (vit_b_16's 346 MB of weights, convnext_tiny's
 114 MB) is generated but not compiled: gcc takes about 90 bytes of memory and
@@ -33,10 +37,19 @@ NNFX, WORK = cg.NNFX, cg.WORK
 COMPILE_LIMIT = 100 << 20  # bytes of model file
 
 
+def numbered(models_dir, name, kind):
+    """The files NAME.KIND_0.npy, NAME.KIND_1.npy, ... in models_dir, in order."""
+    files = []
+    while os.path.isfile(os.path.join(models_dir, "%s.%s_%d.npy" % (name, kind, len(files)))):
+        files.append(os.path.join(models_dir, "%s.%s_%d.npy" % (name, kind, len(files))))
+    return files
+
+
 def main():
     models_dir = sys.argv[4]
     if not os.path.isfile(os.path.join(models_dir, ".complete")):
-        print("skip: no exported torchvision models in %s (real_models_torchvision exports them)" % models_dir)
+        print("skip: no exported torchvision models in %s (real_models_torchvision or coverage_torchvision "
+              "exports them)" % models_dir)
         sys.exit(77)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -56,12 +69,18 @@ def main():
                   "and gigabytes" % (name, time.time() - t0, size >> 20))
             shutil.rmtree(out, ignore_errors=True)
             continue
-        x = np.load(os.path.join(models_dir, name + ".input_0.npy"))
-        ref = np.load(os.path.join(models_dir, name + ".output_0.npy"))
-        got = cg.build_and_run(out, name, [x[None]], 1, weights_o0=True)
-        if got is not None:
-            cg.compare(name, got[0], ref.ravel())
-            print("%-20s %.1f s (generate, compile, run)" % (name, time.time() - t0))
+        xs = [np.load(f) for f in numbered(models_dir, name, "input")]
+        refs = [np.load(f) for f in numbered(models_dir, name, "output")]
+        if any(line.startswith("#define %s_OUTPUT" % name) and "_BOUNDED " in line
+               for line in open(os.path.join(out, name + ".h"))):
+            # a detector: outputs sized by the data, each against PyTorch's over its reported dims
+            shapes = cg.check_bounded(name, out, name, xs, refs)
+            print("%-20s %.1f s (generate, compile, run); output dims %s" % (name, time.time() - t0, shapes))
+        else:
+            got = cg.build_and_run(out, name, [x[None] for x in xs], 1, weights_o0=True)
+            if got is not None:
+                cg.compare(name, got[0], np.concatenate([r.astype(np.float32).ravel() for r in refs]))
+                print("%-20s %.1f s (generate, compile, run)" % (name, time.time() - t0))
         shutil.rmtree(out, ignore_errors=True)
     if cg.failures:
         print("%d failure(s)" % len(cg.failures))

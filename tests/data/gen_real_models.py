@@ -54,6 +54,24 @@ def randomise_bn(model, gen):
                     m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
 
 
+def detections_module():
+    """The class wrapping a torchvision detector for export: on one image
+    [1, 3, H, W] it returns that image's boxes, scores and labels (torch is
+    imported here, so that the scripts using it can skip without torch)."""
+    import torch
+
+    class Detections(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            d = self.m([x[0]])[0]
+            return d["boxes"], d["scores"], d["labels"]
+
+    return Detections
+
+
 def export(model, inputs, out_dir, name, opset):
     import numpy as np
     import torch

@@ -204,7 +204,7 @@ TORCHVISION = [
 def export_torchvision(out_dir, only):
     import torch
     import torchvision
-    from gen_real_models import export, randomise_bn
+    from gen_real_models import detections_module, export, randomise_bn
 
     class FirstOutput(torch.nn.Module):
         """Segmentation models return a dict and RAFT a list of refinements:
@@ -223,16 +223,7 @@ def export_torchvision(out_dir, only):
                 return y[-1]
             return y
 
-    class Detections(torch.nn.Module):
-        """A detection model on one image [1, 3, H, W]: boxes, scores, labels."""
-
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, x):
-            d = self.m([x[0]])[0]
-            return d["boxes"], d["scores"], d["labels"]
+    Detections = detections_module()
 
     os.makedirs(out_dir, exist_ok=True)
     if not only or DETECTION in only:
@@ -271,7 +262,7 @@ def export_detection(out_dir, Detections):
     relative error bounded as for every model)."""
     import torch
     import torchvision
-    from gen_real_models import export, randomise_bn
+    from gen_real_models import detections_module, export, randomise_bn
 
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
@@ -341,7 +332,7 @@ def main():
     except ImportError as e:
         print(f"SKIP: python3-torch is not installed for {sys.executable}: {e}", file=sys.stderr)
         return 77
-    from gen_real_models import export, randomise_bn
+    from gen_real_models import detections_module, export, randomise_bn
 
     args = sys.argv[1:]
     if args and args[0] == "--torchvision":

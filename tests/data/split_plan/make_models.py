@@ -180,16 +180,9 @@ def main():
         def forward(self, x):
             return {"0": self.body(x)}
 
-    class Detections(nn.Module):
-        """A torchvision detector on one image: its boxes, scores, labels."""
-
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, x):
-            d = self.m([x[0]])[0]
-            return d["boxes"], d["scores"], d["labels"]
+    sys.path.insert(0, os.path.dirname(HERE))  # tests/data: gen_real_models.detections_module
+    from gen_real_models import detections_module
+    Detections = detections_module()
 
     def tiny_detector(kind):
         """torchvision's FCOS or RetinaNet (its transform, heads and
