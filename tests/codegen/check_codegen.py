@@ -19,6 +19,7 @@ Usage: check_codegen.py NNFX SOURCE_DIR WORK_DIR
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -350,6 +351,67 @@ def check_frcnn_ort():
             return
         if r.returncode:
             fail("detect_frcnn s%d: the generated C's detections differ from ONNX Runtime's" % j)
+
+
+def check_mrcnn_ort():
+    """torchvision's Mask R-CNN on a two-conv backbone (detect_mrcnn): its
+    masks are pasted into the image by a Loop over the detections, whose
+    sizes inside (each mask resized to its box) are data that bound
+    nothing, so codegen refuses the whole model (exit 3, naming the Loop,
+    nothing written) and suggests the --outputs that generate the part
+    before it. With those and the detections, the generated C gives ONNX
+    Runtime's boxes, scores, labels and pre-paste masks (a copy of the
+    model with those outputs) on both samples, one output dim per
+    detection. Skipped, saying so, without node or onnxruntime-node."""
+    import onnx
+    from onnx import helper
+    ort = os.path.join(SRC, "tests", "ort", "ort_check.js")
+    model = os.path.join(DATA, "split_plan", "detect_mrcnn.onnx")
+    out = os.path.join(WORK, "bounded_detect_mrcnn")
+    r = generate(model, os.path.join(WORK, "mrcnn_whole"), "mr")
+    expect_refused("detect_mrcnn", r, os.path.join(WORK, "mrcnn_whole"), ["(Loop)", "--outputs "])
+    if r.returncode != 3 or "--outputs " not in r.stdout:
+        return
+    cut = r.stdout.split("--outputs ")[1].split()[0].split(",")
+    names = ["boxes", "scores", "labels"] + cut
+    r = generate(model, out, "mr", extra=["--outputs", ",".join(names)])
+    if r.returncode:
+        fail("detect_mrcnn --outputs %s: codegen exited %d: %s" % (",".join(names), r.returncode, r.stdout))
+        return
+    m = onnx.load(model)
+    onnx_name = {re.sub(r"[^A-Za-z0-9_]", "_", v): v for node in m.graph.node for v in node.output}  # nnfx's names
+    del m.graph.output[:]
+    m.graph.output.extend(helper.make_empty_tensor_value_info(onnx_name.get(n, n)) for n in names)
+    cut_model = os.path.join(WORK, "detect_mrcnn_cut.onnx")
+    onnx.save(m, cut_model)
+    for j in (0, 1):
+        x = os.path.join(DATA, "split_plan", "detect_mrcnn.s%d.in0.npy" % j)
+        got = run_bounded("detect_mrcnn s%d" % j, out, "mr", [np.load(x)])
+        if got is None:
+            continue
+        vals, dims = got
+        refs, count = [], int(dims[0][0])
+        for k, n in enumerate(names):
+            rank = int(header_macro(out, "mr", "OUTPUT%d_RANK" % k)) if k >= 3 else (2, 1, 1)[k]
+            shape = tuple(int(d) for d in dims[k][:rank])
+            if shape[0] != count:
+                fail("detect_mrcnn s%d: output %s has %d rows for %d detections" % (j, n, shape[0], count))
+            path = os.path.join(out, "s%d_out%d.npy" % (j, k))
+            v = vals[k][:int(np.prod(shape))].reshape(shape)
+            np.save(path, v.astype(np.float32) if v.dtype.kind == "i" and v.dtype != np.int64 else v)
+            refs += ["--ref", path]
+        try:
+            r = run(["node", ort, cut_model, "--in", x] + refs)
+        except OSError as e:
+            print("detect_mrcnn: skipped, node is missing: %s" % e)
+            return
+        said = [line for line in r.stdout.splitlines() if "VerifyOutputSizes" not in line]  # the Loop's own shapes
+        print("detect_mrcnn s%d: %d detections; ONNX Runtime: %s" % (j, count, "\n  ".join(said)))
+        if r.returncode == 77:
+            print("detect_mrcnn: skipped against ONNX Runtime (onnxruntime-node is not installed)")
+            return
+        if r.returncode:
+            fail("detect_mrcnn s%d: the generated C's outputs differ from ONNX Runtime's" % j)
 
 
 def check_topk_past_count():
@@ -732,6 +794,7 @@ def main():
     # sizes computed from a data-dependent count (a TopK's K, Concat along the count)
     check_nms_post()
     check_frcnn_ort()
+    check_mrcnn_ort()
     check_topk_past_count()
     check_cumsum_count()
     # 6f. DynamicQuantizeLinear computes its scale at run time
