@@ -736,6 +736,7 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
     nnfx_status st;
     if ((st = cg_value_typed(c, s->out, dt, n, y, sizeof y))) return st;
     sbuf xs = {0}, bs = {0}, vs = {0};
+    bool static_rows = true; /* every piece's rows all valid: no array of valid counts */
     for (int a = 0; a < s->nin && !st; a++) {
         const nnfx_meta *am = cg_arg_meta(n, a);
         char x[96], e[64];
@@ -748,6 +749,9 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
         sb_printf(&xs, "%s%s", a ? ", " : "", x);
         sb_printf(&bs, "%s%lld", a ? ", " : "", (long long)am->dims[axis].value);
         sb_printf(&vs, "%s(long)%s", a ? ", " : "", e);
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)am->dims[axis].value);
+        static_rows &= strcmp(b, e) == 0;
     }
     char *xt = sb_finish(&xs), *bt = sb_finish(&bs), *vt = sb_finish(&vs);
     if (!st && (!xt || !bt || !vt)) st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
@@ -756,12 +760,13 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
         cg_use_section(c, "concat_rows");
         sb_printf(&c->body, "    {\n        const unsigned char *const pieces[%d] = {%s};\n", s->nin, xt);
         sb_printf(&c->body, "        static const long bound[%d] = {%s};\n", s->nin, bt);
-        sb_printf(&c->body, "        const long valid[%d] = {%s};\n", s->nin, vt);
+        if (!static_rows) sb_printf(&c->body, "        const long valid[%d] = {%s};\n", s->nin, vt);
         sb_printf(&c->body,
-                  "        nnfx_rt_concat_rows((unsigned char *)%s, %lld, %lld, %lld, %d, %d, pieces, bound, valid);\n"
+                  "        nnfx_rt_concat_rows((unsigned char *)%s, %lld, %lld, %lld, %d, %d, pieces, bound, %s);\n"
                   "    }\n",
                   y, (long long)infer_prod(ym, 0, axis), (long long)ym->dims[axis].value,
-                  (long long)infer_prod(ym, axis + 1, ym->rank), (int)nnfx_dtype_size(dt), s->nin);
+                  (long long)infer_prod(ym, axis + 1, ym->rank), (int)nnfx_dtype_size(dt), s->nin,
+                  static_rows ? "bound" : "valid");
     }
     free(xt), free(bt), free(vt);
     return st;
