@@ -312,6 +312,40 @@ def check_nms_post():
         print("nms_post %s: output dims %s" % (label, shapes))
 
 
+def bounded_vs_ort(label, sample, ort_model, out, name, ranks):
+    """Runs the generated C in out (a model with outputs sized by the data)
+    on sample (an .npy input), writes each output over the dims it reports
+    (ranks: each output's rank) and has ONNX Runtime compare ort_model's
+    first outputs with them (tests/ort/ort_check.js). Returns the reported
+    shapes, None on a failure already reported, or "skip" (said why)
+    without node or onnxruntime-node."""
+    got = run_bounded(label, out, name, [np.load(sample)])
+    if got is None:
+        return None
+    vals, dims = got
+    refs, shapes = [], []
+    for k, rank in enumerate(ranks):
+        shape = tuple(int(d) for d in dims[k][:rank])
+        shapes.append(shape)
+        v = vals[k][:int(np.prod(shape))].reshape(shape)
+        path = os.path.join(out, "%s_out%d.npy" % (label.replace(" ", "_"), k))
+        np.save(path, v if v.dtype in (np.float32, np.int64) else v.astype(np.float32))  # what ort_check reads
+        refs += ["--ref", path]
+    try:
+        r = run(["node", os.path.join(SRC, "tests", "ort", "ort_check.js"), ort_model, "--in", sample] + refs)
+    except OSError as e:
+        print("%s: skipped, node is missing: %s" % (label, e))
+        return "skip"
+    said = [line for line in r.stdout.splitlines() if "VerifyOutputSizes" not in line]  # a Loop's own shapes
+    print("%s: %d rows; ONNX Runtime: %s" % (label, shapes[0][0], "\n  ".join(said)))
+    if r.returncode == 77:
+        print("%s: skipped against ONNX Runtime (onnxruntime-node is not installed)" % label)
+        return "skip"
+    if r.returncode:
+        fail("%s: the generated C's outputs differ from ONNX Runtime's" % label)
+    return shapes
+
+
 def check_frcnn_ort():
     """torchvision's Faster R-CNN on a two-conv backbone (detect_frcnn:
     RPN, RoIAlign of the proposals per level through Range, Expand and
@@ -319,9 +353,7 @@ def check_frcnn_ort():
     does not give eager PyTorch's detections (ONNX Runtime and nnfx's
     interpreter agree with each other, not with PyTorch), so the generated
     C's detections (dims as reported) are checked against ONNX Runtime
-    (tests/ort/ort_check.js) on both samples. Skipped, saying so, without
-    node or onnxruntime-node."""
-    ort = os.path.join(SRC, "tests", "ort", "ort_check.js")
+    on both samples. Skipped, saying so, without node or onnxruntime-node."""
     model = os.path.join(DATA, "split_plan", "detect_frcnn.onnx")
     out = os.path.join(WORK, "bounded_detect_frcnn")
     r = generate(model, out, "fr")
@@ -329,28 +361,9 @@ def check_frcnn_ort():
         fail("detect_frcnn: codegen exited %d: %s" % (r.returncode, r.stdout))
         return
     for j in (0, 1):
-        x = os.path.join(DATA, "split_plan", "detect_frcnn.s%d.in0.npy" % j)
-        got = run_bounded("detect_frcnn s%d" % j, out, "fr", [np.load(x)])
-        if got is None:
-            continue
-        vals, dims = got
-        refs = []
-        for k, rank in enumerate((2, 1, 1)):
-            shape = tuple(int(d) for d in dims[k][:rank])
-            path = os.path.join(out, "s%d_out%d.npy" % (j, k))
-            np.save(path, vals[k][:int(np.prod(shape))].reshape(shape))
-            refs += ["--ref", path]
-        try:
-            r = run(["node", ort, model, "--in", x] + refs)
-        except OSError as e:
-            print("detect_frcnn: skipped, node is missing: %s" % e)
+        sample = os.path.join(DATA, "split_plan", "detect_frcnn.s%d.in0.npy" % j)
+        if bounded_vs_ort("detect_frcnn s%d" % j, sample, model, out, "fr", (2, 1, 1)) == "skip":
             return
-        print("detect_frcnn s%d: %d detections; ONNX Runtime: %s" % (j, int(dims[0][0]), r.stdout.strip()))
-        if r.returncode == 77:
-            print("detect_frcnn: skipped against ONNX Runtime (onnxruntime-node is not installed)")
-            return
-        if r.returncode:
-            fail("detect_frcnn s%d: the generated C's detections differ from ONNX Runtime's" % j)
 
 
 def check_mrcnn_ort():
@@ -361,19 +374,17 @@ def check_mrcnn_ort():
     nothing written) and suggests the --outputs that generate the part
     before it. With those and the detections, the generated C gives ONNX
     Runtime's boxes, scores, labels and pre-paste masks (a copy of the
-    model with those outputs) on both samples, one output dim per
+    model with those outputs) on both samples, one output row per
     detection. Skipped, saying so, without node or onnxruntime-node."""
     import onnx
     from onnx import helper
-    ort = os.path.join(SRC, "tests", "ort", "ort_check.js")
     model = os.path.join(DATA, "split_plan", "detect_mrcnn.onnx")
     out = os.path.join(WORK, "bounded_detect_mrcnn")
     r = generate(model, os.path.join(WORK, "mrcnn_whole"), "mr")
     expect_refused("detect_mrcnn", r, os.path.join(WORK, "mrcnn_whole"), ["(Loop)", "--outputs "])
     if r.returncode != 3 or "--outputs " not in r.stdout:
         return
-    cut = r.stdout.split("--outputs ")[1].split()[0].split(",")
-    names = ["boxes", "scores", "labels"] + cut
+    names = ["boxes", "scores", "labels"] + r.stdout.split("--outputs ")[1].split()[0].split(",")
     r = generate(model, out, "mr", extra=["--outputs", ",".join(names)])
     if r.returncode:
         fail("detect_mrcnn --outputs %s: codegen exited %d: %s" % (",".join(names), r.returncode, r.stdout))
@@ -384,34 +395,14 @@ def check_mrcnn_ort():
     m.graph.output.extend(helper.make_empty_tensor_value_info(onnx_name.get(n, n)) for n in names)
     cut_model = os.path.join(WORK, "detect_mrcnn_cut.onnx")
     onnx.save(m, cut_model)
+    ranks = [int(header_macro(out, "mr", "OUTPUT%d_RANK" % k)) for k in range(len(names))]
     for j in (0, 1):
-        x = os.path.join(DATA, "split_plan", "detect_mrcnn.s%d.in0.npy" % j)
-        got = run_bounded("detect_mrcnn s%d" % j, out, "mr", [np.load(x)])
-        if got is None:
-            continue
-        vals, dims = got
-        refs, count = [], int(dims[0][0])
-        for k, n in enumerate(names):
-            rank = int(header_macro(out, "mr", "OUTPUT%d_RANK" % k)) if k >= 3 else (2, 1, 1)[k]
-            shape = tuple(int(d) for d in dims[k][:rank])
-            if shape[0] != count:
-                fail("detect_mrcnn s%d: output %s has %d rows for %d detections" % (j, n, shape[0], count))
-            path = os.path.join(out, "s%d_out%d.npy" % (j, k))
-            v = vals[k][:int(np.prod(shape))].reshape(shape)
-            np.save(path, v.astype(np.float32) if v.dtype.kind == "i" and v.dtype != np.int64 else v)
-            refs += ["--ref", path]
-        try:
-            r = run(["node", ort, cut_model, "--in", x] + refs)
-        except OSError as e:
-            print("detect_mrcnn: skipped, node is missing: %s" % e)
+        sample = os.path.join(DATA, "split_plan", "detect_mrcnn.s%d.in0.npy" % j)
+        shapes = bounded_vs_ort("detect_mrcnn s%d" % j, sample, cut_model, out, "mr", ranks)
+        if shapes == "skip":
             return
-        said = [line for line in r.stdout.splitlines() if "VerifyOutputSizes" not in line]  # the Loop's own shapes
-        print("detect_mrcnn s%d: %d detections; ONNX Runtime: %s" % (j, count, "\n  ".join(said)))
-        if r.returncode == 77:
-            print("detect_mrcnn: skipped against ONNX Runtime (onnxruntime-node is not installed)")
-            return
-        if r.returncode:
-            fail("detect_mrcnn s%d: the generated C's outputs differ from ONNX Runtime's" % j)
+        if shapes and any(sh[0] != shapes[0][0] for sh in shapes):
+            fail("detect_mrcnn s%d: outputs of %s rows, not one per detection" % (j, [sh[0] for sh in shapes]))
 
 
 def check_topk_past_count():
