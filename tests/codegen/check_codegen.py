@@ -405,23 +405,34 @@ def check_mrcnn_ort():
             fail("detect_mrcnn s%d: outputs of %s rows, not one per detection" % (j, [sh[0] for sh in shapes]))
 
 
-def check_topk_past_count():
-    """x[x > 0].topk(3): a constant K along a data-dependent dim. With five
-    positive values the three largest (against numpy); with two, fewer
-    than K, the interpreter refuses and NAME_run returns 2 (the harness
-    exits 3), the header saying when it may."""
+def positive_values_model(name, tail, outputs, inits):
+    """Saves WORK/name.onnx: input x [8] float32, vals = x[x > 0] (Greater,
+    NonZero, Transpose, GatherND: a count known at run time), then the
+    nodes tail reading vals (and inits); outputs: (name, shape) pairs,
+    float32. Returns its path."""
     import onnx
     from onnx import TensorProto, helper
     g = helper.make_graph(
         [helper.make_node("Greater", ["x", "zero"], ["pos"]), helper.make_node("NonZero", ["pos"], ["nz"]),
          helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
-         helper.make_node("GatherND", ["x", "idx"], ["vals"]),
-         helper.make_node("TopK", ["vals", "k"], ["top", "top_i"], axis=0)], "topk_count",
+         helper.make_node("GatherND", ["x", "idx"], ["vals"])] + tail, name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
-        [helper.make_tensor_value_info("top", TensorProto.FLOAT, [3])],
-        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("k", TensorProto.INT64, [1], [3])])
-    path, out = os.path.join(WORK, "topk_count.onnx"), os.path.join(WORK, "topk_count")
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape) for o, shape in outputs],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])] + inits)
+    path = os.path.join(WORK, name + ".onnx")
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def check_topk_past_count():
+    """x[x > 0].topk(3): a constant K along a data-dependent dim. With five
+    positive values the three largest (against numpy); with two, fewer
+    than K, the interpreter refuses and NAME_run returns 2 (the harness
+    exits 3), the header saying when it may."""
+    from onnx import TensorProto, helper
+    path = positive_values_model("topk_count", [helper.make_node("TopK", ["vals", "k"], ["top", "top_i"], axis=0)],
+                                 [("top", [3])], [helper.make_tensor("k", TensorProto.INT64, [1], [3])])
+    out = os.path.join(WORK, "topk_count")
     r = generate(path, out, "tk")
     if r.returncode:
         fail("topk_count: codegen exited %d: %s" % (r.returncode, r.stdout))
@@ -442,20 +453,13 @@ def check_cumsum_count():
     """CumSum along a data-dependent dim (x[x > 0]): forward, exclusive and
     reversed (which reads past the count, so its padding is zeroed first),
     on two samples keeping 5 and 1 values, against numpy."""
-    import onnx
     from onnx import TensorProto, helper
-    g = helper.make_graph(
-        [helper.make_node("Greater", ["x", "zero"], ["pos"]), helper.make_node("NonZero", ["pos"], ["nz"]),
-         helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
-         helper.make_node("GatherND", ["x", "idx"], ["vals"]),
-         helper.make_node("CumSum", ["vals", "ax"], ["y0"]),
-         helper.make_node("CumSum", ["vals", "ax"], ["y1"], exclusive=1),
-         helper.make_node("CumSum", ["vals", "ax"], ["y2"], reverse=1)], "cumsum_count",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
-        [helper.make_tensor_value_info("y%d" % k, TensorProto.FLOAT, [None]) for k in range(3)],
-        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("ax", TensorProto.INT32, [], [0])])
-    path, out = os.path.join(WORK, "cumsum_count.onnx"), os.path.join(WORK, "cumsum_count")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    path = positive_values_model("cumsum_count", [
+        helper.make_node("CumSum", ["vals", "ax"], ["y0"]),
+        helper.make_node("CumSum", ["vals", "ax"], ["y1"], exclusive=1),
+        helper.make_node("CumSum", ["vals", "ax"], ["y2"], reverse=1)],
+        [("y%d" % k, [None]) for k in range(3)], [helper.make_tensor("ax", TensorProto.INT32, [], [0])])
+    out = os.path.join(WORK, "cumsum_count")
     r = generate(path, out, "cs")
     if r.returncode:
         fail("cumsum_count: codegen exited %d: %s" % (r.returncode, r.stdout))
