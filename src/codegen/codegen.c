@@ -1489,18 +1489,22 @@ static bool is_int8_step(const nnfx_node *n);
 static nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
 
-/* BatchNormalization (inference) over [N, C, inner]. */
-/* Einsum of float32 inputs: the interpreter's generic loop over the
- * geometry kern_einsum_geometry gives (nnfx_rt_einsum). */
-static nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+/* Einsum by the generic loop: float32 values through nnfx_rt_einsum, any
+ * other type generated C holds through nnfx_rt_teinsum (in double), as
+ * the interpreter's kern_einsum. */
+static nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int nin = s->nin;
-    int ranks[IR_EINSUM_MAX_IN];
+    int ranks[IR_EINSUM_MAX_IN], tx[IR_EINSUM_MAX_IN];
     const int64_t *shapes[IR_EINSUM_MAX_IN];
     int64_t dims[IR_EINSUM_MAX_IN][NNFX_MAX_RANK];
+    const nnfx_dtype dy = n->meta[0].dtype;
+    bool f32 = dy == NNFX_F32;
     if (nin < 1 || nin > IR_EINSUM_MAX_IN || nin > 8) return cg_unsupported(c, n, "einsum of 1 to 8 inputs");
     for (int i = 0; i < nin; i++) {
         const nnfx_meta *m = cg_arg_meta(n, i);
-        if (!m || m->dtype != NNFX_F32 || !in[i][0]) return cg_unsupported(c, n, "einsum of float32 inputs");
+        if (!m || s->in[i] < 0 || (tx[i] = cg_tcode(m->dtype)) < 0)
+            return cg_unsupported(c, n, "einsum of inputs of a type generated C lacks");
+        f32 = f32 && m->dtype == NNFX_F32;
         ranks[i] = m->rank;
         for (int d = 0; d < m->rank; d++)
             dims[i][d] = m->dims[d].value;
@@ -1508,15 +1512,28 @@ static nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n,
     }
     ir_einsum p;
     kern_einsum_geom g;
-    char why[200];
+    char why[200], y[96], x[IR_EINSUM_MAX_IN][96];
     if (!ir_einsum_parse(nnfx_node_attr_string(n, "equation", ""), nin, ranks, &p, why, sizeof why) ||
         !kern_einsum_geometry(&p, nin, shapes, &g) || g.nall > 64)
         return cg_unsupported(c, n, "an einsum equation the generic loop does not take");
-    cg_use_section(c, "einsum");
-    sb_printf(&c->body, "    {\n        const float *x[%d] = {", nin);
+    nnfx_status st;
     for (int i = 0; i < nin; i++)
-        sb_printf(&c->body, i ? ", %s" : "%s", in[i]);
-    sb_printf(&c->body, "};\n        static const long size[%d] = {", g.nall ? g.nall : 1);
+        if ((st = f32 ? cg_value_expr(c, s->in[i], n, x[i], sizeof x[i])
+                      : cg_typed_in(c, s, i, cg_arg_meta(n, i)->dtype, x[i], sizeof x[i])))
+            return st;
+    if ((st = f32 ? cg_value_expr(c, s->out, n, y, sizeof y) : cg_typed_out(c, s->out, dy, n, y, sizeof y))) return st;
+    cg_use_section(c, f32 ? "einsum" : "teinsum");
+    sb_printf(&c->body, "    {\n        const %s *x[%d] = {", f32 ? "float" : "unsigned char", nin);
+    for (int i = 0; i < nin; i++)
+        sb_printf(&c->body, i ? ", %s" : "%s", x[i]);
+    sb_printf(&c->body, "};\n");
+    if (!f32) {
+        sb_printf(&c->body, "        static const int tx[%d] = {", nin);
+        for (int i = 0; i < nin; i++)
+            sb_printf(&c->body, i ? ", %d" : "%d", tx[i]);
+        sb_printf(&c->body, "};\n");
+    }
+    sb_printf(&c->body, "        static const long size[%d] = {", g.nall ? g.nall : 1);
     for (int a = 0; a < g.nall; a++)
         sb_printf(&c->body, a ? ", %lld" : "%lld", (long long)g.size[a]);
     sb_printf(&c->body, g.nall ? "};\n" : "0};\n");
@@ -1525,11 +1542,16 @@ static nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n,
         for (int a = 0; a < g.nall; a++)
             sb_printf(&c->body, i || a ? ", %lld" : "%lld", (long long)g.st[i][a]);
     sb_printf(&c->body, g.nall > 0 ? "};\n" : "0};\n");
-    sb_printf(&c->body, "        nnfx_rt_einsum(%d, x, %s, %lld, %d, %d, size, st);\n    }\n", nin, y,
-              (long long)cg_meta_numel(&n->meta[0]), g.nall, g.nouter);
+    if (f32)
+        sb_printf(&c->body, "        nnfx_rt_einsum(%d, x, %s, %lld, %d, %d, size, st);\n    }\n", nin, y,
+                  (long long)cg_meta_numel(&n->meta[0]), g.nall, g.nouter);
+    else
+        sb_printf(&c->body, "        nnfx_rt_teinsum(%d, x, tx, %s, %d, %lld, %d, %d, size, st);\n    }\n", nin, y,
+                  cg_tcode(dy), (long long)cg_meta_numel(&n->meta[0]), g.nall, g.nouter);
     return NNFX_OK;
 }
 
+/* BatchNormalization (inference) over [N, C, inner]. */
 static nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 2) return cg_unsupported(c, n, "batch_normalization expects rank >= 2");
@@ -2112,6 +2134,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
         n->meta[0].dtype == x0->dtype)
         return emit_reduce(c, s, n, NULL, NULL, reduce_kind(n->op));
+    if (n->op == NNFX_OP_EINSUM) return emit_einsum(c, s, n);
     if (cg_ctype(n->meta[0].dtype)) { /* moves of data, of any type */
         switch (n->op) {
         case NNFX_OP_CONCAT: return emit_concat_rows(c, s, n);
@@ -2176,7 +2199,6 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         if (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5) return cg_emit_float_op(c, s, n, in, y);
         return emit_pool(c, n, in[0], y);
     case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
-    case NNFX_OP_EINSUM: return emit_einsum(c, s, n, in, y);
     case NNFX_OP_SOFTMAX:
     case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
     case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);

@@ -233,6 +233,9 @@ bool cg_bytes_dtype(nnfx_dtype dt);
  * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
  * it has none either. */
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
+ * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
+nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
 /* emit_float_ops.c: the runtime's scalar function name of a further unary
  * float op ("sin", "selu"...; cg_unary_fn's), or NULL. */
 const char *cg_float_unary_fn(nnfx_op op);

@@ -331,7 +331,8 @@ static nnfx_status emit_conv_transpose(cg *c, const fx_step_view *s, const nnfx_
 }
 
 /* MaxPool with its Indices output when it has one (1 to 3 spatial dims). */
-static nnfx_status emit_maxpool_idx(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s) {
+    const nnfx_node *n = s->last;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     if (!xm || xm->rank < 3 || xm->rank > 5 || ym->rank != xm->rank)
         return cg_unsupported(c, n, "only 1-d, 2-d and 3-d pooling is generated");
@@ -344,8 +345,12 @@ static nnfx_status emit_maxpool_idx(cg *c, const fx_step_view *s, const nnfx_nod
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, ks->u.ints.v, in_sp, &win, c->err);
     if (st) return st;
-    char idx[64];
-    if ((st = opt_output(c, s, n, 1, NNFX_I64, idx, sizeof idx))) return st;
+    char idx[64], x[96], y[96];
+    const nnfx_dtype dt = ym->dtype;
+    if (xm->dtype != dt || cg_tcode(dt) < 0) return cg_unsupported(c, n, "max pooling of a type generated C lacks");
+    if ((st = opt_output(c, s, n, 1, NNFX_I64, idx, sizeof idx)) || (st = cg_typed_in(c, s, 0, dt, x, sizeof x)) ||
+        (st = cg_typed_out(c, s->out, dt, n, y, sizeof y)))
+        return st;
     int64_t geo[19] = {xm->dims[0].value * xm->dims[1].value};
     for (int j = 0; j < 3; j++) {
         const int i = j - (3 - nsp);
@@ -359,8 +364,8 @@ static nnfx_status emit_maxpool_idx(cg *c, const fx_step_view *s, const nnfx_nod
     cg_use_section(c, "maxpool_idx");
     sb_printf(&c->body, "    {   /* NC, then per dim: in out k stride dilation pad */\n");
     emit_long_array(c, "geo", 19, geo);
-    sb_printf(&c->body, "        nnfx_rt_maxpool_idx(%s, %s, %s, geo, %d);\n    }\n", x, y, idx,
-              nnfx_node_attr_int(n, "storage_order", 0) != 0);
+    sb_printf(&c->body, "        nnfx_rt_maxpool_idx(%s, %s, %d, %s, geo, %d);\n    }\n", x, y, cg_tcode(dt),
+              strcmp(idx, "0") ? idx : "NULL", nnfx_node_attr_int(n, "storage_order", 0) != 0);
     return NNFX_OK;
 }
 
@@ -579,7 +584,7 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_DEPTH_TO_SPACE:
     case NNFX_OP_SPACE_TO_DEPTH: return emit_block_move(c, n, in[0], y);
     case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);
-    case NNFX_OP_MAX_POOL: return emit_maxpool_idx(c, s, n, in[0], y);
+    case NNFX_OP_MAX_POOL: return cg_emit_maxpool_idx(c, s);
     case NNFX_OP_DROPOUT: return emit_dropout(c, s, n, in[0], y);
     case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
     case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);

@@ -18,23 +18,8 @@
 #include "ir/op_table.h"
 
 /* The runtime's type code of dt (nnfx_rt_typed.h), -1 when generated C
- * holds no such values. */
-static int tcode(nnfx_dtype dt) {
-    switch (dt) {
-    case NNFX_F32: return 0;
-    case NNFX_I64: return 1;
-    case NNFX_I32: return 2;
-    case NNFX_I8: return 3;
-    case NNFX_U8: return 4;
-    case NNFX_BOOL: return 5;
-    case NNFX_F64: return 6;
-    case NNFX_F16: return 7;
-    case NNFX_I16: return 8;
-    case NNFX_U16: return 9;
-    case NNFX_U32: return 10;
-    default: return -1;
-    }
-}
+ * holds no such values: the interpreter's kernels' own mapping. */
+static int tcode(nnfx_dtype dt) { return kern_rt_tcode(dt); }
 
 static const char *tcode_ctype(int t) {
     static const char *const names[] = {"float",  "int64_t",  "int32_t", "int8_t",   "uint8_t", "uint8_t",
@@ -864,6 +849,10 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_CLIP:
         if (dy == NNFX_F32 || dy == NNFX_BOOL || d0 != dy) return NNFX_OK;
         break;
+    case NNFX_OP_MAX_POOL: /* float32: codegen.c's pools; other types as the interpreter, through double */
+        if (dy == NNFX_F32 || d0 != dy) return NNFX_OK;
+        *handled = true;
+        return cg_emit_maxpool_idx(c, s);
     case NNFX_OP_DROPOUT:
         if (s->nout < 2 || n->nout < 2) return NNFX_OK;
         break;

@@ -264,46 +264,6 @@ static inline void nnfx_rt_conv_transpose(const float *x, const float *w, const 
 }
 /* @end */
 
-/* @rt maxpool_idx needs:max_takes */
-/* MaxPool with its Indices over up to three spatial dims (fewer: leading
- * dims of 1): g: NC, then per spatial dim j < 3 its input size, output
- * size, kernel size, stride, dilation and begin pad at g[1 + 6 * j ...]; col:
- * storage_order 1. y gets each window's max (taps by nnfx_rt_max_takes,
- * padding never a tap), idx (int64, stored bytewise) the flat offset into x
- * of its first maximum: row-major, or with col the spatial part
- * column-major, as the interpreter's max_pool. */
-static inline void nnfx_rt_maxpool_idx(const float *x, float *y, unsigned char *idx, const long *g, int col) {
-    const long NC = g[0], *A = g + 1, *B = g + 7, *Z = g + 13, sp = A[0] * B[0] * Z[0];
-    long c, oz, oy, ox, kz, ky, kx, o = 0;
-    for (c = 0; c < NC; c++)
-        for (oz = 0; oz < A[1]; oz++)
-            for (oy = 0; oy < B[1]; oy++)
-                for (ox = 0; ox < Z[1]; ox++, o++) {
-                    float m = -INFINITY;
-                    long long arg = -1;
-                    for (kz = 0; kz < A[2]; kz++) {
-                        const long iz = oz * A[3] - A[5] + kz * A[4];
-                        if (iz < 0 || iz >= A[0]) continue;
-                        for (ky = 0; ky < B[2]; ky++) {
-                            const long iy = oy * B[3] - B[5] + ky * B[4];
-                            if (iy < 0 || iy >= B[0]) continue;
-                            for (kx = 0; kx < Z[2]; kx++) {
-                                const long ix = ox * Z[3] - Z[5] + kx * Z[4];
-                                const long at = c * sp + (iz * B[0] + iy) * Z[0] + ix;
-                                if (ix < 0 || ix >= Z[0]) continue;
-                                if (arg < 0 || nnfx_rt_max_takes(m, x[at])) {
-                                    m = x[at];
-                                    arg = col ? c * sp + iz + A[0] * (iy + B[0] * ix) : at;
-                                }
-                            }
-                        }
-                    }
-                    y[o] = m;
-                    if (idx) memcpy(idx + o * (long)sizeof arg, &arg, sizeof arg);
-                }
-}
-/* @end */
-
 /* @rt tile */
 /* Tile: y (`rank` <= 6 dims yshape) takes x (dims xshape) at each
  * coordinate modulo x's dim. */

@@ -932,13 +932,14 @@ static inline void nnfx_rt_resize_nearest(const float *x, float *y, long outer, 
 }
 /* @end */
 
-/* @rt einsum */
+/* @rt einsum needs:einsum_step */
 /* Einsum of nin float32 inputs x into y (total values): labels 0..nall of
  * sizes size[], the output's first (nouter), then the summed ones; input i
  * moves st[i * nall + a] elements along label a (0 where it lacks it).
  * Each output value is the sum, in double, of the products (in double) of
  * the inputs over the summed labels, in odometer order (the interpreter's
- * generic loop, kern_einsum_geometry). At most 64 labels. */
+ * generic loop, kern_einsum_geometry; nnfx_rt_teinsum for other types).
+ * At most 64 labels. */
 static inline void nnfx_rt_einsum(int nin, const float *const *x, float *y, long total, int nall, int nouter,
                                   const long *size, const long *st) {
     long idx[64], off[8], inner = 1, o, s;
@@ -953,18 +954,11 @@ static inline void nnfx_rt_einsum(int nin, const float *const *x, float *y, long
         double acc = 0;
         for (s = 0; s < (inner ? inner : 1); s++) {
             double prod = 1;
-            const int last = inner ? nall : nouter; /* an empty sum: the output's odometer alone */
             for (i = 0; i < nin && inner; i++)
                 prod *= (double)x[i][off[i]];
             if (inner) acc += prod;
-            for (a = last - 1; a >= 0; a--) {
-                for (i = 0; i < nin; i++)
-                    off[i] += st[i * nall + a];
-                if (++idx[a] < size[a]) break;
-                for (i = 0; i < nin; i++)
-                    off[i] -= st[i * nall + a] * idx[a];
-                idx[a] = 0;
-            }
+            /* an empty sum: the output's odometer alone */
+            nnfx_rt_einsum_step(nin, nall, inner ? nall : nouter, size, st, idx, off);
         }
         y[o] = (float)acc;
     }

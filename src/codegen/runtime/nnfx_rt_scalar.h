@@ -318,6 +318,25 @@ static inline double nnfx_rt_dmod(double a, double b) {
 }
 /* @end */
 
+/* @rt einsum_step */
+/* One step of an einsum's odometer over labels [0, last) (sizes size[];
+ * input i moves st[i * nall + a] elements along label a): the label
+ * indices idx and the inputs' offsets off follow (nnfx_rt_einsum,
+ * nnfx_rt_teinsum). */
+static inline void nnfx_rt_einsum_step(int nin, int nall, int last, const long *size, const long *st, long *idx,
+                                       long *off) {
+    int a, i;
+    for (a = last - 1; a >= 0; a--) {
+        for (i = 0; i < nin; i++)
+            off[i] += st[i * nall + a];
+        if (++idx[a] < size[a]) break;
+        for (i = 0; i < nin; i++)
+            off[i] -= st[i * nall + a] * idx[a];
+        idx[a] = 0;
+    }
+}
+/* @end */
+
 /* @rt half */
 #include <stdint.h>
 #include <string.h>

@@ -392,6 +392,77 @@ static inline void nnfx_rt_gather_elements(const unsigned char *x, const unsigne
 }
 /* @end */
 
+/* @rt maxpool_idx needs:tval,max_takes */
+/* MaxPool (and its Indices) of values of type code t over up to three
+ * spatial dims (fewer: leading dims of 1): g: NC, then per spatial dim
+ * j < 3 its input size, output size, kernel size, stride, dilation and
+ * begin pad at g[1 + 6 * j ...]; col: storage_order 1. y gets each
+ * window's max (taps by nnfx_rt_max_takes, padding never a tap), idx
+ * (int64, stored bytewise; NULL: not wanted) the flat offset into x of its
+ * first maximum: row-major, or with col the spatial part column-major, as
+ * the interpreter's max_pool. */
+static inline void nnfx_rt_maxpool_idx(const unsigned char *x, unsigned char *y, int t, unsigned char *idx,
+                                       const long *g, int col) {
+    const long NC = g[0], *A = g + 1, *B = g + 7, *Z = g + 13, sp = A[0] * B[0] * Z[0];
+    long c, oz, oy, ox, kz, ky, kx, o = 0;
+    for (c = 0; c < NC; c++)
+        for (oz = 0; oz < A[1]; oz++)
+            for (oy = 0; oy < B[1]; oy++)
+                for (ox = 0; ox < Z[1]; ox++, o++) {
+                    double m = -INFINITY;
+                    long long arg = -1;
+                    for (kz = 0; kz < A[2]; kz++) {
+                        const long iz = oz * A[3] - A[5] + kz * A[4];
+                        if (iz < 0 || iz >= A[0]) continue;
+                        for (ky = 0; ky < B[2]; ky++) {
+                            const long iy = oy * B[3] - B[5] + ky * B[4];
+                            if (iy < 0 || iy >= B[0]) continue;
+                            for (kx = 0; kx < Z[2]; kx++) {
+                                const long ix = ox * Z[3] - Z[5] + kx * Z[4];
+                                const long at = c * sp + (iz * B[0] + iy) * Z[0] + ix;
+                                double v;
+                                if (ix < 0 || ix >= Z[0]) continue;
+                                v = nnfx_rt_ld_f(x, at, t);
+                                if (arg < 0 || nnfx_rt_max_takes((float)m, (float)v)) {
+                                    m = v;
+                                    arg = col ? c * sp + iz + A[0] * (iy + B[0] * ix) : at;
+                                }
+                            }
+                        }
+                    }
+                    nnfx_rt_st_f(y, o, t, m);
+                    if (idx) memcpy(idx + o * (long)sizeof arg, &arg, sizeof arg);
+                }
+}
+/* @end */
+
+/* @rt teinsum needs:tval,einsum_step */
+/* nnfx_rt_einsum over typed values: input i of type code tx[i], y of ty
+ * (each sum and product in double, stored as nnfx_rt_st_f does). */
+static inline void nnfx_rt_teinsum(int nin, const unsigned char *const *x, const int *tx, unsigned char *y, int ty,
+                                   long total, int nall, int nouter, const long *size, const long *st) {
+    long idx[64], off[8], inner = 1, o, s;
+    int a, i;
+    for (a = 0; a < nall; a++)
+        idx[a] = 0;
+    for (i = 0; i < nin; i++)
+        off[i] = 0;
+    for (a = nouter; a < nall; a++)
+        inner *= size[a];
+    for (o = 0; o < total; o++) {
+        double acc = 0;
+        for (s = 0; s < (inner ? inner : 1); s++) {
+            double prod = 1;
+            for (i = 0; i < nin && inner; i++)
+                prod *= nnfx_rt_ld_f(x[i], off[i], tx[i]);
+            if (inner) acc += prod;
+            nnfx_rt_einsum_step(nin, nall, inner ? nall : nouter, size, st, idx, off);
+        }
+        nnfx_rt_st_f(y, o, ty, acc);
+    }
+}
+/* @end */
+
 /* @rt transpose_bytes */
 /* y = x permuted, values of es bytes (any type): y's dims are
  * shape[0..rank) (rank <= 8) and st[d] is the stride in x (in values) of

@@ -3,7 +3,8 @@
  * take diagonals; ellipsis dims broadcast). Every label has a stride per
  * input (the sum over the dims it names: diagonals), so one odometer over
  * output labels (outer) and summed labels (inner) visits each product
- * once. float32 reads directly; other dtypes go through double. The
+ * once (the generated C's loops: nnfx_rt_einsum for float32,
+ * nnfx_rt_teinsum through double for the other types it holds). The
  * matmul-like equations (attention's "bhqd,bhkd->bhqk" and the like) take
  * a fast path: gather into [batch, M, K] x [batch, K, N] and GEMM. */
 #include <cblas.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/runtime/nnfx_rt_kernels.h"
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 /* dst (contiguous, labels lab[0..n) of sizes sz) = the strided view of src
@@ -174,50 +176,26 @@ nnfx_status kern_einsum(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     kern_einsum_geom g;
     if (!kern_einsum_geometry(&p, nin, shapes, &g))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "einsum label sizes differ");
-    int64_t total = nnfx_tensor_numel(out[0]);
-    if (f32 && g.nall <= 64) { /* generated C's loop (nnfx_rt_einsum) */
-        const float *x[IR_EINSUM_MAX_IN];
-        long size[KERN_EINSUM_MAX_LABELS], st[IR_EINSUM_MAX_IN * KERN_EINSUM_MAX_LABELS];
-        for (int i = 0; i < nin; i++) {
-            x[i] = in[i]->data;
-            for (int a = 0; a < g.nall; a++)
-                st[i * g.nall + a] = (long)g.st[i][a];
-        }
+    const int64_t total = nnfx_tensor_numel(out[0]);
+    int tx[IR_EINSUM_MAX_IN], ty = kern_rt_tcode(out[0]->dtype);
+    const unsigned char *xb[IR_EINSUM_MAX_IN];
+    const float *x[IR_EINSUM_MAX_IN];
+    long size[KERN_EINSUM_MAX_LABELS], st[IR_EINSUM_MAX_IN * KERN_EINSUM_MAX_LABELS];
+    for (int i = 0; i < nin; i++) {
+        x[i] = in[i]->data, xb[i] = in[i]->data;
+        if ((tx[i] = kern_rt_tcode(in[i]->dtype)) < 0) ty = -1;
         for (int a = 0; a < g.nall; a++)
-            size[a] = (long)g.size[a];
+            st[i * g.nall + a] = (long)g.st[i][a];
+    }
+    if (ty < 0 || g.nall > 64) /* letters and an ellipsis's dims: at most 60 labels */
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "einsum of %s or of more than 64 labels is not supported",
+                         nnfx_dtype_name(out[0]->dtype));
+    for (int a = 0; a < g.nall; a++)
+        size[a] = (long)g.size[a];
+    /* generated C's loops: float32 read directly, other types through double */
+    if (f32)
         nnfx_rt_einsum(nin, x, out[0]->data, (long)total, g.nall, g.nouter, size, st);
-        return NNFX_OK;
-    }
-    int64_t inner = 1;
-    for (int a = g.nouter; a < g.nall; a++)
-        inner *= g.size[a];
-    int64_t idx[KERN_EINSUM_MAX_LABELS] = {0}, off[IR_EINSUM_MAX_IN] = {0};
-    for (int64_t o = 0; o < total; o++) {
-        double acc = 0;
-        for (int64_t s = 0; s < inner; s++) {
-            double prod = 1;
-            for (int i = 0; i < nin; i++)
-                prod *= nnfx_tensor_get(in[i], off[i]);
-            acc += prod;
-            for (int a = g.nall - 1; a >= 0; a--) { /* odometer step, offsets follow */
-                for (int i = 0; i < nin; i++)
-                    off[i] += g.st[i][a];
-                if (++idx[a] < g.size[a]) break;
-                for (int i = 0; i < nin; i++)
-                    off[i] -= g.st[i][a] * idx[a];
-                idx[a] = 0;
-            }
-        }
-        if (inner == 0) /* an empty sum: advance the output odometer alone */
-            for (int a = g.nouter - 1; a >= 0; a--) {
-                for (int i = 0; i < nin; i++)
-                    off[i] += g.st[i][a];
-                if (++idx[a] < g.size[a]) break;
-                for (int i = 0; i < nin; i++)
-                    off[i] -= g.st[i][a] * idx[a];
-                idx[a] = 0;
-            }
-        kern_set(out[0], o, acc);
-    }
+    else
+        nnfx_rt_teinsum(nin, xb, tx, out[0]->data, ty, (long)total, g.nall, g.nouter, size, st);
     return NNFX_OK;
 }

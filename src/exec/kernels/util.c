@@ -133,6 +133,23 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx) {
     }
 }
 
+int kern_rt_tcode(nnfx_dtype dt) {
+    switch (dt) {
+    case NNFX_F32: return 0;
+    case NNFX_I64: return 1;
+    case NNFX_I32: return 2;
+    case NNFX_I8: return 3;
+    case NNFX_U8: return 4;
+    case NNFX_BOOL: return 5;
+    case NNFX_F64: return 6;
+    case NNFX_F16: return 7;
+    case NNFX_I16: return 8;
+    case NNFX_U16: return 9;
+    case NNFX_U32: return 10;
+    default: return -1;
+    }
+}
+
 /* Float-to-integer conversions clamp with nnfx_rt_sat (NaN gives 0) and
  * truncate toward zero, as the generated C's (nnfx_rt_st_f). */
 void kern_set(nnfx_tensor *t, int64_t i, double v) {
