@@ -741,7 +741,9 @@ static nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_nod
         const nnfx_meta *am = cg_arg_meta(n, a);
         char x[96], e[64];
         if (!am || s->in[a] < 0 || am->dtype != dt) {
-            st = cg_unsupported(c, n, "literal concat inputs are not generated");
+            st = cg_unsupported(c, n,
+                                am && s->in[a] >= 0 ? "its inputs' types differ from its output's"
+                                                    : "literal concat inputs are not generated");
             break;
         }
         if ((st = cg_typed_in(c, s, a, dt, x, sizeof x))) break;
@@ -2116,8 +2118,11 @@ static nnfx_status check_ctrl_steps(cg *c) {
     return NNFX_OK;
 }
 
-/* One float32 kernel step: element-wise maps, binary ops and views first,
- * then one emitter per op (a flat dispatch; int8 steps elsewhere). */
+/* One kernel step: control flow, a data-dependent source, Einsum and the
+ * moves of data of any type first, then the ops over other types than
+ * float32 (emit_typed_ops.c), then the float32 ones: element-wise maps,
+ * binary ops and views, then one emitter per op (a flat dispatch; fused
+ * int8 steps elsewhere). */
 static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     char in[8][64], y[64];
@@ -2745,11 +2750,13 @@ static char *emit_header(cg *c, int64_t arena) {
     snprintf(fixed_note, sizeof fixed_note, "%s%s%s%s%s", any_fixed || c->may_fail ? "\n * (" : "",
              any_fixed ? "1, writing nothing, when a fixed input holds other values" : "",
              any_fixed && c->may_fail ? ";\n * " : "",
-             c->may_fail ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
-                           " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
-                           " * TfIdfVectorizer index out of range, a TopK's K past the values along a data-dependent\n"
-                           " * dim, a size computed from the data past the bound its buffer has"
-                         : "",
+             c->may_fail
+                 ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
+                   " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
+                   " * TfIdfVectorizer index out of range, a CumSum axis read at run time out of range, a TopK's\n"
+                   " * K past the values along a data-dependent dim, a size computed from the data past the\n"
+                   " * bound its buffer has"
+                 : "",
              any_fixed || c->may_fail ? ")" : "");
     sb_printf(&h,
               "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"

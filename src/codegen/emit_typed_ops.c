@@ -601,32 +601,40 @@ static nnfx_status emit_iclip(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
-/* CumSum of a value that is not float32; the axis a constant or read at
- * run time. */
+/* CumSum of any type (sums in double, as the interpreter's); the axis a
+ * constant, or read at run time: NAME_run returns 2 for one out of range,
+ * as the interpreter refuses it. */
 static nnfx_status emit_cumsum(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const nnfx_meta *ym = &n->meta[0];
-    char x[96], y[96], ax[160], ap[96];
+    char x[96], y[96], ap[96];
     int64_t av;
     nnfx_status st;
     if (ym->rank < 1) return cg_unsupported(c, n, "cum_sum of a scalar");
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, dx, n, y, sizeof y))) return st;
-    if (const_int(c, s, 1, 0, &av)) {
-        snprintf(ax, sizeof ax, "%lld", (long long)av);
-    } else {
+    const bool fixed = const_int(c, s, 1, 0, &av);
+    if (fixed && (av < -ym->rank || av >= ym->rank)) return cg_unsupported(c, n, "cum_sum's axis is out of range");
+    if (!fixed) {
         const nnfx_dtype da = in_dtype(c, s, 1);
         if (!index_dtype(da)) return cg_unsupported(c, n, "cum_sum's axis is not one int32/int64 value");
         if ((st = typed_in(c, s, 1, da, ap, sizeof ap))) return st;
-        snprintf(ax, sizeof ax, "nnfx_rt_ld_i(%s, 0, %d)", ap, tcode(da));
     }
     if (cg_meta_numel(ym) == 0) return NNFX_OK;
     int64_t d[NNFX_MAX_RANK];
     meta_dims(ym, d);
     cg_use_section(c, "cumsum");
     sb_printf(&c->body, "    {\n");
+    if (fixed) {
+        sb_printf(&c->body, "        const long long axis = %lld;\n", (long long)av);
+    } else {
+        c->may_fail = true;
+        sb_printf(&c->body, "        const long long axis = nnfx_rt_ld_i(%s, 0, %d);\n", ap, tcode(in_dtype(c, s, 1)));
+        sb_printf(&c->body, "        if (axis < -%d || axis >= %d) return 2; /* as the interpreter refuses it */\n",
+                  ym->rank, ym->rank);
+    }
     emit_longs(&c->body, "shape", ym->rank, d);
-    sb_printf(&c->body, "        nnfx_rt_cumsum(%s, %d, %s, %d, %d, shape, %s, %d, %d);\n    }\n", x, tcode(dx), y,
-              tcode(dx), ym->rank, ax, nnfx_node_attr_int(n, "exclusive", 0) != 0,
+    sb_printf(&c->body, "        nnfx_rt_cumsum(%s, %d, %s, %d, %d, shape, axis, %d, %d);\n    }\n", x, tcode(dx), y,
+              tcode(dx), ym->rank, nnfx_node_attr_int(n, "exclusive", 0) != 0,
               nnfx_node_attr_int(n, "reverse", 0) != 0);
     return NNFX_OK;
 }

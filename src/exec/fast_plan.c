@@ -372,15 +372,15 @@ static nnfx_tensor *header(const nnfx_meta *m, nnfx_error *err) {
     return nnfx_tensor_borrow(m->dtype, m->rank, dims, &dummy, err);
 }
 
-/* Whether every node argument of n is a constant value. */
 /* Whether argument a of n is absent, a literal or a constant value. */
 static bool arg_const(const fx_plan *p, const nnfx_node *n, int a) {
     return a >= n->nargs || n->args[a].kind != NNFX_ARG_NODE || p->vals[idx_of(n->args[a].u.node)].kind == V_CONST;
 }
 
+/* Whether every node argument of n is a constant value. */
 static bool args_const(const fx_plan *p, const nnfx_node *n) {
     for (int a = 0; a < n->nargs; a++)
-        if (n->args[a].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[a].u.node)].kind != V_CONST) return false;
+        if (!arg_const(p, n, a)) return false;
     return true;
 }
 

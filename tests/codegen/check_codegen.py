@@ -131,6 +131,13 @@ def header_macro(out, name, m):
     raise KeyError(m)
 
 
+def header_says(out, name, words):
+    """Whether out/NAME.h's comments say words (their line breaks and
+    leading " * " read as spaces)."""
+    text = " ".join(line.strip().lstrip("*").strip() for line in open(os.path.join(out, name + ".h")))
+    return words in text
+
+
 def build_program(out, name, weights_o0=False, opt="-O2", dims=False):
     """Compiles the generated C in out strictly and links it with HARNESS
     into out/run. Returns (the inputs' numpy types, the outputs' numpy
@@ -443,7 +450,7 @@ def check_topk_past_count():
         compare("topk_count", got[0], np.sort(x[x > 0])[::-1][:3].copy())
     np.array([[0.5, -1.0, -2.5, -0.25, -0.5, 4.0, -1.5, -2.0]], np.float32).tofile(os.path.join(out, "few.bin"))
     r = run([os.path.join(out, "run"), "1", os.path.join(out, "few.bin"), os.path.join(out, "few_out.bin")])
-    doc = "a TopK's K past the values along a data-dependent" in open(os.path.join(out, "tk.h")).read()
+    doc = header_says(out, "tk", "a TopK's K past the values along a data-dependent")
     print("topk_count with 2 values for K=3: program exit %d, header documents 2: %s" % (r.returncode, doc))
     if r.returncode != 3 or not doc:
         fail("topk_count: fewer values than K must make tk_run return 2 (documented); exit %d" % r.returncode)
@@ -470,6 +477,35 @@ def check_cumsum_count():
         refs = [np.cumsum(v), np.cumsum(v) - v, np.cumsum(v[::-1])[::-1]]
         shapes = check_bounded("cumsum_count", out, "cs", [x], [r_.astype(np.float32) for r_ in refs])
         print("cumsum_count: %d values kept, output dims %s" % (len(v), shapes))
+
+
+def check_cumsum_axis_input():
+    """CumSum of float32 values along an axis given as a model input: along
+    axis 1 and -2 against numpy; an axis out of range makes NAME_run return
+    2 (the harness exits 3), as the interpreter refuses it."""
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("CumSum", ["x", "a"], ["y"])], "cumsum_axis",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
+                           helper.make_tensor_value_info("a", TensorProto.INT64, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])
+    path, out = os.path.join(WORK, "cumsum_axis.onnx"), os.path.join(WORK, "cumsum_axis")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "ca")
+    if r.returncode:
+        fail("cumsum_axis: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    for axis in (1, -2):
+        got = build_and_run(out, "ca", [x[None], np.array([axis], np.int64)], 1)
+        if got is not None:
+            compare("cumsum_axis %d" % axis, got[0], np.cumsum(x.astype(np.float64), axis=axis).ravel())
+    files = write_inputs(out, [x[None], np.array([5], np.int64)], [np.float32, np.int64])
+    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "bad_out.bin")])
+    doc = header_says(out, "ca", "a CumSum axis read at run time out of range")
+    print("cumsum_axis with axis 5: program exit %d, header documents 2: %s" % (r.returncode, doc))
+    if r.returncode != 3 or not doc:
+        fail("cumsum_axis: an axis out of range must make ca_run return 2 (documented); exit %d" % r.returncode)
 
 
 def check_dynamic_quantize():
@@ -792,6 +828,7 @@ def main():
     check_mrcnn_ort()
     check_topk_past_count()
     check_cumsum_count()
+    check_cumsum_axis_input()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)
