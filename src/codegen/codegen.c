@@ -2753,9 +2753,9 @@ static char *emit_header(cg *c, int64_t arena) {
              c->may_fail
                  ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
                    " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
-                   " * TfIdfVectorizer index out of range, a CumSum axis read at run time out of range, a TopK's\n"
-                   " * K past the values along a data-dependent dim, a size computed from the data past the\n"
-                   " * bound its buffer has"
+                   " * TfIdfVectorizer index out of range, a CumSum axis read at run time out of range, a Dropout\n"
+                   " * in training mode with a ratio other than 0, a TopK's K past the values along a\n"
+                   " * data-dependent dim, a size computed from the data past the bound its buffer has"
                  : "",
              any_fixed || c->may_fail ? ")" : "");
     sb_printf(&h,

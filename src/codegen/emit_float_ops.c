@@ -60,9 +60,7 @@ void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     }
 }
 
-bool cg_float_multi_output(const nnfx_node *n) {
-    return n->op == NNFX_OP_LAYER_NORM || n->op == NNFX_OP_MAX_POOL || n->op == NNFX_OP_DROPOUT;
-}
+bool cg_float_multi_output(const nnfx_node *n) { return n->op == NNFX_OP_LAYER_NORM || n->op == NNFX_OP_MAX_POOL; }
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -369,18 +367,6 @@ nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s) {
     return NNFX_OK;
 }
 
-/* Dropout (inference) with its mask: the data unchanged, the mask all true. */
-static nnfx_status emit_dropout(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
-    char mask[64];
-    nnfx_status st = opt_output(c, s, n, 1, NNFX_BOOL, mask, sizeof mask);
-    if (st) return st;
-    const int64_t numel = cg_meta_numel(&n->meta[0]);
-    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
-    if (strcmp(mask, "0") != 0)
-        sb_printf(&c->body, "    memset(%s, 1, %lld); /* the mask */\n", mask, (long long)numel);
-    return NNFX_OK;
-}
-
 /* GridSample (2-d; bilinear, nearest, bicubic; zeros, border, reflection;
  * align_corners) as the interpreter's kernel. */
 static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
@@ -585,7 +571,6 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_SPACE_TO_DEPTH: return emit_block_move(c, n, in[0], y);
     case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);
     case NNFX_OP_MAX_POOL: return cg_emit_maxpool_idx(c, s);
-    case NNFX_OP_DROPOUT: return emit_dropout(c, s, n, in[0], y);
     case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
     case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);
     case NNFX_OP_REVERSE_SEQUENCE: return emit_reverse_sequence(c, s, n, in[0], y);

@@ -639,17 +639,34 @@ static nnfx_status emit_cumsum(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
-/* Dropout with its mask (inference): the data, and a mask of ones. */
-static nnfx_status emit_dropout_mask(cg *c, const fx_step_view *s) {
+/* Dropout (inference) of any type: the data unchanged and, when wanted, a
+ * mask of ones. A ratio or training_mode read at run time is checked:
+ * NAME_run returns 2 in training mode with a ratio other than 0 (0.5 when
+ * absent), as the interpreter refuses it. */
+static nnfx_status emit_dropout(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
-    char x[64], y[64], m[96];
+    const nnfx_dtype dt = n->meta[0].dtype;
+    char x[96], y[96], m[96], r[96] = "", t[96];
     nnfx_status st;
-    if (n->meta[0].dtype != NNFX_F32 || n->meta[1].dtype != NNFX_BOOL)
-        return cg_unsupported(c, n, "dropout of a float32 value with a bool mask is generated");
-    if ((st = float_in(c, s, 0, x, sizeof x)) || (st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
+    if ((st = typed_in(c, s, 0, dt, x, sizeof x)) || (st = typed_out(c, s->out, dt, n, y, sizeof y))) return st;
+    if (s->nin > 2 && s->in[2] >= 0 && !in_const(c, s, 2)) { /* training_mode (and ratio) at run time */
+        const nnfx_dtype dr = in_dtype(c, s, 1), dm = in_dtype(c, s, 2);
+        if (tcode(dm) < 0 || (s->in[1] >= 0 && tcode(dr) < 0))
+            return cg_unsupported(c, n, "a ratio or training_mode of a type generated C lacks");
+        if ((st = typed_in(c, s, 2, dm, t, sizeof t)) || (s->in[1] >= 0 && (st = typed_in(c, s, 1, dr, r, sizeof r))))
+            return st;
+        c->may_fail = true;
+        cg_use_section(c, "tval");
+        sb_printf(&c->body, "    if (nnfx_rt_ld_i(%s, 0, %d) != 0 && ", t, tcode(dm));
+        if (r[0])
+            sb_printf(&c->body, "nnfx_rt_ld_f(%s, 0, %d) != 0", r, tcode(dr));
+        else
+            sb_printf(&c->body, "1");
+        sb_printf(&c->body, ") return 2; /* training mode: random masks, refused as the interpreter does */\n");
+    } /* a ratio read at run time with training_mode absent or false: the identity (inference refused true) */
     const int64_t numel = cg_meta_numel(&n->meta[0]);
-    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)(numel * 4));
-    if (s->outs[1] < 0) return NNFX_OK;
+    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(&n->meta[0]));
+    if (s->nout < 2 || s->outs[1] < 0 || fx_plan_value_view(c->p, s->outs[1]).kind == FX_VALUE_NONE) return NNFX_OK;
     if ((st = typed_out(c, s->outs[1], NNFX_BOOL, n, m, sizeof m))) return st;
     sb_printf(&c->body, "    memset(%s, 1, %lld); /* the mask: every value kept */\n", m, (long long)numel);
     return NNFX_OK;
@@ -861,9 +878,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         if (dy == NNFX_F32 || d0 != dy) return NNFX_OK;
         *handled = true;
         return cg_emit_maxpool_idx(c, s);
-    case NNFX_OP_DROPOUT:
-        if (s->nout < 2 || n->nout < 2) return NNFX_OK;
-        break;
+    case NNFX_OP_DROPOUT: break; /* a step only with its mask or a training_mode read at run time */
     default:
         if ((dy == NNFX_F64 || d0 == NNFX_F64 || dy == NNFX_F16 || d0 == NNFX_F16) &&
             !(ir_op_info(n->op)->flags & NNFX_F_VIEW)) {
@@ -890,7 +905,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
     case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
     case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
-    case NNFX_OP_DROPOUT: return emit_dropout_mask(c, s);
+    case NNFX_OP_DROPOUT: return emit_dropout(c, s);
     case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
     case NNFX_OP_SCATTER:
     case NNFX_OP_SCATTER_ELEMENTS:

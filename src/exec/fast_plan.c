@@ -377,6 +377,13 @@ static bool arg_const(const fx_plan *p, const nnfx_node *n, int a) {
     return a >= n->nargs || n->args[a].kind != NNFX_ARG_NODE || p->vals[idx_of(n->args[a].u.node)].kind == V_CONST;
 }
 
+/* Whether n is a Dropout whose ratio or training_mode is read at run time:
+ * a step of its own (not a view), whose kernel refuses training mode with
+ * a ratio other than 0 as inference does when they are constants. */
+static bool dropout_checks(const fx_plan *p, const nnfx_node *n) {
+    return n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && !(arg_const(p, n, 1) && arg_const(p, n, 2));
+}
+
 /* Whether every node argument of n is a constant value. */
 static bool args_const(const fx_plan *p, const nnfx_node *n) {
     for (int a = 0; a < n->nargs; a++)
@@ -518,13 +525,6 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
     v->def = v->last = -1;
     if (n->opcode == NNFX_OUTPUT) return NNFX_OK;
     if (n->opcode == NNFX_CALL_MODULE) return unsupported(err, n, "leaf modules run in the interpreter");
-    /* Dropout's training_mode (and ratio) decide at run time whether
-     * inference refuses it: only the interpreter checks input values per
-     * run. Constants were checked by inference (training with ratio 0 is
-     * the identity, as in eval mode). */
-    if (n->opcode == NNFX_CALL_FUNCTION && n->op == NNFX_OP_DROPOUT && n->nargs > 2 &&
-        n->args[2].kind != NNFX_ARG_NONE && !(arg_const(p, n, 1) && arg_const(p, n, 2)))
-        return unsupported(err, n, "dropout with a training_mode input");
     if (n->opcode == NNFX_CALL_FUNCTION && ir_op_is_ctrl(n->op) && !p->ctrl)
         return unsupported(err, n, "control flow (if, loop, scan) runs its bodies in the interpreter");
     if (n->nout != 1) return plan_tuple(p, n, v, err);
@@ -572,7 +572,7 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
         return NNFX_OK;
     }
     if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
-        nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0])) {
+        nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0]) && !dropout_checks(p, n)) {
         v->kind = V_ALIAS;
         v->src = idx_of(n->args[0].u.node);
         v->t = header(m, err);

@@ -508,6 +508,46 @@ def check_cumsum_axis_input():
         fail("cumsum_axis: an axis out of range must make ca_run return 2 (documented); exit %d" % r.returncode)
 
 
+def check_dropout_inputs():
+    """Dropout whose ratio and training_mode are model inputs: the data and
+    a mask of ones (against numpy) for ratio 0 in training mode and ratio
+    0.5 out of it; training mode with ratio 0.5 draws random masks, which
+    the interpreter refuses (nnfx run exits 3) and NAME_run returns 2 for
+    (the harness exits 3)."""
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"])], "dropout_inputs",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                           helper.make_tensor_value_info("r", TensorProto.FLOAT, []),
+                           helper.make_tensor_value_info("t", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+                           helper.make_tensor_value_info("mask", TensorProto.BOOL, [2, 3])])
+    path, out = os.path.join(WORK, "dropout_inputs.onnx"), os.path.join(WORK, "dropout_inputs")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "di")
+    if r.returncode:
+        fail("dropout_inputs: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+    for ratio, training in ((0.0, True), (0.5, False)):
+        got = build_and_run(out, "di", [x[None], np.array([ratio], np.float32), np.array([training])], 1)
+        if got is not None:
+            compare("dropout_inputs ratio %g training %s" % (ratio, training), got[0],
+                    np.concatenate([x.ravel(), np.ones(6, np.float32)]))
+    files = write_inputs(out, [x[None], np.array([0.5], np.float32), np.array([True])], [np.float32, np.float32, np.bool_])
+    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "train_out.bin")])
+    for name, v in (("x", x), ("r", np.array(0.5, np.float32)), ("t", np.array(True))):
+        np.save(os.path.join(out, name + ".npy"), v)
+    rr = run([NNFX, "run", path, "-q", "--output-dir", os.path.join(out, "runtime")] +
+             sum([["--input", "%s=%s" % (nm, os.path.join(out, nm + ".npy"))] for nm in "xrt"], []))
+    doc = header_says(out, "di", "a Dropout in training mode with a ratio other than 0")
+    print("dropout_inputs in training mode with ratio 0.5: program exit %d, nnfx run exit %d, header documents 2: %s"
+          % (r.returncode, rr.returncode, doc))
+    if r.returncode != 3 or rr.returncode != 3 or not doc:
+        fail("dropout_inputs: training mode with ratio 0.5 must make di_run return 2 (documented) as nnfx run "
+             "refuses it; exits %d and %d" % (r.returncode, rr.returncode))
+
+
 def check_dynamic_quantize():
     """DynamicQuantizeLinear computes its scale at run time: against the ONNX
     reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
@@ -829,6 +869,7 @@ def main():
     check_topk_past_count()
     check_cumsum_count()
     check_cumsum_axis_input()
+    check_dropout_inputs()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)

@@ -145,9 +145,14 @@ nnfx_status kern_identity(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
 }
 
 /* Dropout (inference): output 0 is the input; the optional mask output 1
- * is all true (nothing dropped). Training mode is refused by inference. */
+ * is all true (nothing dropped). Training mode (training_mode true) with a
+ * ratio other than 0 (0.5 when absent) draws random masks: refused, as
+ * inference refuses it when they are constants. */
 nnfx_status kern_dropout(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                          nnfx_error *err) {
+    if (nin > 2 && in[2] && nnfx_tensor_numel(in[2]) == 1 && nnfx_tensor_get(in[2], 0) != 0 &&
+        (nin < 2 || !in[1] || nnfx_tensor_numel(in[1]) != 1 || nnfx_tensor_get(in[1], 0) != 0))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "training-mode dropout (random masks) is not supported");
     nnfx_status s = kern_identity(n, nin, in, nout, out, err);
     if (s || nout < 2 || !out[1]) return s;
     if (out[1]->dtype != NNFX_BOOL || nnfx_tensor_numel(out[1]) != nnfx_tensor_numel(in[0]))
