@@ -291,6 +291,20 @@ static nnfx_status emit_cast(cg *c, const fx_step_view *s, nnfx_dtype dx, nnfx_d
     return NNFX_OK;
 }
 
+/* Neg, Abs or Relu of integers of type dy (nnfx_rt_iunary). */
+static nnfx_status emit_iunary(cg *c, const fx_step_view *s, nnfx_dtype dy) {
+    const nnfx_node *n = s->last;
+    const char *fn = n->op == NNFX_OP_NEG ? "ineg" : n->op == NNFX_OP_ABS ? "iabs" : "irelu";
+    char x[96], y[96];
+    nnfx_status st;
+    if ((st = typed_in(c, s, 0, dy, x, sizeof x)) || (st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
+    cg_use_section(c, "iunary");
+    cg_use_section(c, fn);
+    sb_printf(&c->body, "    nnfx_rt_iunary(%s, %s, %d, %lld, nnfx_rt_%s);\n", x, y, tcode(dy),
+              (long long)cg_meta_numel(&n->meta[0]), fn);
+    return NNFX_OK;
+}
+
 /* Not (bool), IsNaN, IsInf (float32) into bool. */
 static nnfx_status emit_predicate(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
@@ -874,6 +888,13 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_CLIP:
         if (dy == NNFX_F32 || dy == NNFX_BOOL || d0 != dy) return NNFX_OK;
         break;
+    case NNFX_OP_NEG:
+    case NNFX_OP_ABS:
+    case NNFX_OP_RELU: /* of integers: wrapping, as the interpreter's */
+        if (tcode(dy) < 0 || dy == NNFX_F32 || dy == NNFX_F64 || dy == NNFX_F16 || dy == NNFX_BOOL || d0 != dy)
+            return NNFX_OK;
+        *handled = true;
+        return emit_iunary(c, s, dy);
     case NNFX_OP_MAX_POOL: /* float32: codegen.c's pools; other types as the interpreter, through double */
         if (dy == NNFX_F32 || d0 != dy) return NNFX_OK;
         *handled = true;

@@ -253,6 +253,20 @@ static inline long long nnfx_rt_imin(long long a, long long b) { return a < b ? 
 static inline long long nnfx_rt_imax(long long a, long long b) { return a > b ? a : b; }
 /* @end */
 
+/* @rt ineg */
+/* Neg of an integer: wraps (computed unsigned), as INT64_MIN's has no
+ * int64. */
+static inline long long nnfx_rt_ineg(long long a) { return (long long)(0 - (unsigned long long)a); }
+/* @end */
+
+/* @rt iabs needs:ineg */
+static inline long long nnfx_rt_iabs(long long a) { return a < 0 ? nnfx_rt_ineg(a) : a; }
+/* @end */
+
+/* @rt irelu */
+static inline long long nnfx_rt_irelu(long long a) { return a > 0 ? a : 0; }
+/* @end */
+
 /* @rt iand */
 static inline long long nnfx_rt_iand(long long a, long long b) { return (a != 0) & (b != 0); }
 /* @end */

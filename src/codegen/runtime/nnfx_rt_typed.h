@@ -170,6 +170,16 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
 }
 /* @end */
 
+/* @rt iunary needs:tval */
+/* y = f(x) over n integers of type code t (Neg, Abs, Relu: nnfx_rt_ineg,
+ * nnfx_rt_iabs, nnfx_rt_irelu), stored modulo the type's width. */
+static inline void nnfx_rt_iunary(const unsigned char *x, unsigned char *y, int t, long n, long long (*f)(long long)) {
+    long i;
+    for (i = 0; i < n; i++)
+        nnfx_rt_st_i(y, i, t, f(nnfx_rt_ld_i(x, i, t)));
+}
+/* @end */
+
 /* @rt tbcast_next */
 /* Steps the output index idx[0 .. rank) of a broadcast walk over k <= 3
  * operands (st[j]: operand j's element strides per output dim, 0 where it

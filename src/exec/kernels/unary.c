@@ -1,11 +1,13 @@
 /* unary.c — element-wise one-input kernels (activations and math):
  * Relu, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Clip, Erf,
- * Exp, Log, Sqrt, Neg, Abs, Reciprocal; plus Identity. float32 (Neg and
- * Abs also take int64). */
+ * Exp, Log, Sqrt, Neg, Abs, Reciprocal; plus Identity. float32 (Neg, Abs
+ * and Relu also take every integer type, through the generated C's
+ * nnfx_rt_iunary). */
 #include <math.h>
 #include <string.h>
 
 #include "codegen/runtime/nnfx_rt_scalar.h"
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -54,15 +56,15 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
     const nnfx_tensor *x = in[0];
     nnfx_status s;
-    if (x && x->dtype == NNFX_I64 && (k == U_NEG || k == U_ABS || k == U_RELU)) {
+    const int t = x ? kern_rt_tcode(x->dtype) : -1;
+    if (t > 0 && !nnfx_rt_tfloat(t) && x->dtype != NNFX_BOOL && (k == U_NEG || k == U_ABS || k == U_RELU)) {
+        /* integers: the generated C's loop (wrapping, stored modulo the width) */
         if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
-        const int64_t *a = x->data;
-        int64_t *b = out[0]->data, cnt = nnfx_tensor_numel(x);
-        for (int64_t i = 0; i < cnt; i++) {
-            int64_t v = a[i];
-            b[i] = k == U_NEG ? (int64_t)(0 - (uint64_t)v)
-                              : (k == U_ABS ? (v < 0 ? (int64_t)(0 - (uint64_t)v) : v) : (v > 0 ? v : 0));
-        }
+        if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
+        nnfx_rt_iunary(x->data, out[0]->data, t, (long)nnfx_tensor_numel(x),
+                       k == U_NEG   ? nnfx_rt_ineg
+                       : k == U_ABS ? nnfx_rt_iabs
+                                    : nnfx_rt_irelu);
         return NNFX_OK;
     }
     if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
