@@ -2231,7 +2231,7 @@ bool cg_int_dtype(nnfx_dtype dt) { return dt == NNFX_U8 || dt == NNFX_I8 || dt =
  * indices, comparisons, casts, a Loop's trip count), float64, float16. */
 bool cg_bytes_dtype(nnfx_dtype dt) {
     return cg_int_dtype(dt) || dt == NNFX_I64 || dt == NNFX_BOOL || dt == NNFX_F64 || dt == NNFX_F16 ||
-           dt == NNFX_I16 || dt == NNFX_U16 || dt == NNFX_U32;
+           dt == NNFX_I16 || dt == NNFX_U16 || dt == NNFX_U32 || dt == NNFX_U64;
 }
 
 static bool is_int8_step(const nnfx_node *n) {
@@ -2589,7 +2589,7 @@ static nnfx_status check_static_inputs(const nnfx_graph *g, nnfx_error *err) {
         if (!io_ctype(m->dtype))
             return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                   "codegen: input %s is %s (generated C takes float32, float64, float16, int64, "
-                                  "int32, int16, int8, uint32, uint16, uint8 and bool inputs)",
+                                  "int32, int16, int8, uint64, uint32, uint16, uint8 and bool inputs)",
                                   n->name, nnfx_dtype_name(m->dtype));
     }
     return NNFX_OK;
@@ -2608,6 +2608,7 @@ static const char *io_ctype(nnfx_dtype dt) {
     case NNFX_I16: return "int16_t";
     case NNFX_U16: return "uint16_t";
     case NNFX_U32: return "uint32_t";
+    case NNFX_U64: return "uint64_t";
     case NNFX_U8:
     case NNFX_BOOL: return "uint8_t";
     default: return NULL;
@@ -2821,6 +2822,7 @@ void cg_typed_lit(sbuf *b, nnfx_dtype dt, const void *data, int64_t i) {
     case NNFX_U16: sb_printf(b, "%u", (unsigned)((const uint16_t *)data)[i]); return;
     case NNFX_I16: sb_printf(b, "%d", (int)((const int16_t *)data)[i]); return;
     case NNFX_U32: sb_printf(b, "%luUL", (unsigned long)((const uint32_t *)data)[i]); return;
+    case NNFX_U64: sb_printf(b, "%lluULL", (unsigned long long)((const uint64_t *)data)[i]); return;
     case NNFX_I64: {
         const int64_t v = ((const int64_t *)data)[i];
         if (v == INT64_MIN)

@@ -22,8 +22,8 @@
 static int tcode(nnfx_dtype dt) { return kern_rt_tcode(dt); }
 
 static const char *tcode_ctype(int t) {
-    static const char *const names[] = {"float",  "int64_t",  "int32_t", "int8_t",   "uint8_t", "uint8_t",
-                                        "double", "uint16_t", "int16_t", "uint16_t", "uint32_t"};
+    static const char *const names[] = {"float",  "int64_t",  "int32_t", "int8_t",   "uint8_t",  "uint8_t",
+                                        "double", "uint16_t", "int16_t", "uint16_t", "uint32_t", "uint64_t"};
     return names[t];
 }
 
@@ -74,6 +74,12 @@ static void typed_const(cg *c, int v, const nnfx_tensor *t, const nnfx_node *use
                     sb_printf(&c->weights, "%s", d != d ? "0.0 / 0.0" : d > 0 ? "1.0 / 0.0" : "-1.0 / 0.0");
                 else
                     sb_printf(&c->weights, "%a", d);
+                continue;
+            }
+            if (t->dtype == NNFX_U64) {
+                uint64_t u;
+                memcpy(&u, (const char *)t->data + i * 8, 8);
+                sb_printf(&c->weights, "%s%lluULL", i % 8 ? ", " : (i ? ",\n    " : "\n    "), (unsigned long long)u);
                 continue;
             }
             if (t->dtype == NNFX_I64) {
@@ -236,11 +242,13 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
         cg_use_section(c, "tpow");
         sb_printf(&c->body, "        nnfx_rt_tpow(%s, %d, %s, %d, %s, %d, %d, shape, s0, s1);\n    }\n", a, tcode(da),
                   b, tcode(db), y, tcode(dy), bp.rank);
-    } else if (dy == NNFX_F64 || dy == NNFX_F16) {
-        const char *fn = n->op == NNFX_OP_MIN               ? "dmin"
-                         : n->op == NNFX_OP_MAX             ? "dmax"
-                         : nnfx_node_attr_int(n, "fmod", 0) ? "dfmod"
-                                                            : "dmod";
+    } else if (dy == NNFX_F64 || dy == NNFX_F16 || (dy == NNFX_U64 && n->op != NNFX_OP_BIT_SHIFT)) {
+        /* in double, as the interpreter */
+        const bool fm = nnfx_node_attr_int(n, "fmod", 0) != 0, u = dy == NNFX_U64;
+        const char *fn = n->op == NNFX_OP_MIN   ? "dmin"
+                         : n->op == NNFX_OP_MAX ? "dmax"
+                         : fm                   ? (u ? "difmod" : "dfmod")
+                                                : (u ? "dimod" : "dmod");
         cg_use_section(c, "fbinary");
         cg_use_section(c, fn);
         sb_printf(&c->body, "        nnfx_rt_fbinary(%s, %s, %s, %d, %d, shape, s0, s1, nnfx_rt_%s);\n    }\n", a, b, y,
@@ -817,6 +825,21 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     const nnfx_dtype dy = n->meta[0].dtype, d0 = in_dtype(c, s, 0), d1 = in_dtype(c, s, 1);
     *handled = false;
     if (tcode(dy) < 0) return NNFX_OK;
+    if (dy == NNFX_U64 || d0 == NNFX_U64 || d1 == NNFX_U64) { /* the ops the interpreter takes uint64 for */
+        switch (n->op) {
+        case NNFX_OP_MIN:
+        case NNFX_OP_MAX:
+        case NNFX_OP_MOD:
+        case NNFX_OP_BIT_SHIFT:
+        case NNFX_OP_POW:
+        case NNFX_OP_WHERE: break;
+        default:
+            *handled = true;
+            return cg_unsupported(c, n,
+                                  "on uint64 values only Min, Max, Mod (in double, as the interpreter), BitShift, "
+                                  "Pow's exponent, Where and moves of data are generated");
+        }
+    }
     switch (n->op) {
     case NNFX_OP_QLINEAR_CONV:
     case NNFX_OP_QLINEAR_MATMUL:
@@ -836,7 +859,8 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_XOR:
     case NNFX_OP_BIT_SHIFT:
         if (s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy) return NNFX_OK;
-        if (dy == NNFX_F64 || dy == NNFX_F16) { /* the interpreter's float64 / float16 Min, Max, Mod */
+        if (dy == NNFX_F64 || dy == NNFX_F16 || (dy == NNFX_U64 && n->op != NNFX_OP_BIT_SHIFT)) {
+            /* the interpreter's float64 / float16 / uint64 Min, Max, Mod, in double */
             if (n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX && n->op != NNFX_OP_MOD) return NNFX_OK;
         } else if (dy == NNFX_F32 || !int_fn(n)) {
             return NNFX_OK;

@@ -95,7 +95,8 @@ int main(int argc, char **argv) {
 
 # the numpy type of each NAME_INPUTk_TYPE / NAME_OUTPUTk_TYPE
 CTYPES = {"float": np.float32, "double": np.float64, "int64_t": np.int64, "int32_t": np.int32, "int8_t": np.int8,
-          "uint8_t": np.uint8, "uint16_t": np.uint16, "int16_t": np.int16, "uint32_t": np.uint32}  # uint16_t: also a float16's bits
+          "uint8_t": np.uint8, "uint16_t": np.uint16, "int16_t": np.int16, "uint32_t": np.uint32,
+          "uint64_t": np.uint64}  # uint16_t: also a float16's bits
 
 
 def fail(msg):
@@ -548,6 +549,56 @@ def check_dropout_inputs():
              "refuses it; exits %d and %d" % (r.returncode, rr.returncode))
 
 
+def check_uint64():
+    """uint64 inputs and outputs: BitShift exact past 2^63 (the bits), Max
+    and Mod in double as the interpreter (exact below 2^53), against numpy;
+    and nnfx run on the same model. A uint64 Add (the interpreter has
+    none) is refused, exit 3."""
+    import onnx
+    from onnx import TensorProto, helper
+    u64 = TensorProto.UINT64
+    g = helper.make_graph([helper.make_node("BitShift", ["x", "s"], ["y0"], direction="RIGHT"),
+                           helper.make_node("BitShift", ["x", "s"], ["y1"], direction="LEFT"),
+                           helper.make_node("Max", ["s", "z"], ["y2"]), helper.make_node("Mod", ["z", "s"], ["y3"])],
+                          "uint64_ops", [helper.make_tensor_value_info(n, u64, [4]) for n in "xsz"],
+                          [helper.make_tensor_value_info("y%d" % k, u64, [4]) for k in range(4)])
+    path, out = os.path.join(WORK, "uint64_ops.onnx"), os.path.join(WORK, "uint64_ops")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "u6")
+    if r.returncode:
+        fail("uint64_ops: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    x = np.array([2**64 - 1, 2**63 + 5, 12345, 1], np.uint64)
+    sh = np.array([1, 4, 63, 64], np.uint64)
+    z = np.array([7, 2**52 + 3, 0, 9], np.uint64)
+    want = [x >> np.minimum(sh, 63) * (sh < 64), x << np.minimum(sh, 63) * (sh < 64), np.maximum(sh, z), z % sh]
+    want[0][sh >= 64] = 0
+    want[1][sh >= 64] = 0
+    built = build_program(out, "u6")
+    if isinstance(built, str):
+        fail("uint64_ops: %s" % built)
+        return
+    files = write_inputs(out, [x, sh, z], built[0])
+    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "out.bin")])
+    got = np.fromfile(os.path.join(out, "out.bin"), np.uint64)[:16].reshape(4, 4) if not r.returncode else None
+    for nm, v in (("x", x), ("s", sh), ("z", z)):
+        np.save(os.path.join(out, nm + ".npy"), v)
+    rr = run([NNFX, "run", path, "-q", "--output-dir", os.path.join(out, "runtime")] +
+             sum([["--input", "%s=%s" % (nm, os.path.join(out, nm + ".npy"))] for nm in "xsz"], []))
+    rt = [np.load(os.path.join(out, "runtime", "y%d.npy" % k)) for k in range(4)] if not rr.returncode else None
+    ok = got is not None and rt is not None and all(np.array_equal(got[k], want[k]) and np.array_equal(rt[k], want[k])
+                                                    for k in range(4))
+    print("uint64_ops: BitShift past 2^63, Max, Mod: generated C and nnfx run %s numpy's" % ("equal" if ok else "DIFFER"))
+    if not ok:
+        fail("uint64_ops: want %s; generated C %s, nnfx run %s" % (want, got, rt))
+    g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"])], "uint64_add",
+                          [helper.make_tensor_value_info("x", u64, [4])], [helper.make_tensor_value_info("y", u64, [4])])
+    path = os.path.join(WORK, "uint64_add.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    expect_refused("uint64_add", generate(path, os.path.join(WORK, "uint64_add"), "ua"), os.path.join(WORK, "uint64_add"),
+                   ["on uint64 values only"])
+
+
 def check_dynamic_quantize():
     """DynamicQuantizeLinear computes its scale at run time: against the ONNX
     reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
@@ -870,6 +921,7 @@ def main():
     check_cumsum_count()
     check_cumsum_axis_input()
     check_dropout_inputs()
+    check_uint64()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)

@@ -332,6 +332,24 @@ static inline double nnfx_rt_dmod(double a, double b) {
 }
 /* @end */
 
+/* @rt dimod needs:imod,sat */
+/* Integer Mod of values held as doubles (the interpreter's Mod of integer
+ * types, and generated C's of uint64): both truncated and saturated into
+ * int64, then nnfx_rt_imod (fmod=0, the divisor's sign). */
+static inline double nnfx_rt_dimod(double a, double b) {
+    return (double)nnfx_rt_imod((long long)nnfx_rt_sat(a, -9223372036854775808.0, 9223372036854774784.0),
+                                (long long)nnfx_rt_sat(b, -9223372036854775808.0, 9223372036854774784.0));
+}
+/* @end */
+
+/* @rt difmod needs:ifmod,sat */
+/* The same with fmod=1 (nnfx_rt_ifmod, the dividend's sign). */
+static inline double nnfx_rt_difmod(double a, double b) {
+    return (double)nnfx_rt_ifmod((long long)nnfx_rt_sat(a, -9223372036854775808.0, 9223372036854774784.0),
+                                 (long long)nnfx_rt_sat(b, -9223372036854775808.0, 9223372036854774784.0));
+}
+/* @end */
+
 /* @rt einsum_step */
 /* One step of an einsum's odometer over labels [0, last) (sizes size[];
  * input i moves st[i * nall + a] elements along label a): the label

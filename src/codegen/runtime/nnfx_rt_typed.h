@@ -5,7 +5,9 @@
  * (GatherElements, Gather and Scatter with computed indices, OneHot, the
  * losses). Values are bytes (any alignment) with a type code:
  *     0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool (one byte, 0 / 1),
- *     6 float64, 7 float16 (IEEE half bits), 8 int16, 9 uint16, 10 uint32
+ *     6 float64, 7 float16 (IEEE half bits), 8 int16, 9 uint16, 10 uint32,
+ *     11 uint64 (as an integer: its bits in a long long; as a double: its
+ *     unsigned value)
  * Integer results go through nnfx_rt_scalar.h's integer ops (the
  * interpreter's too) and are stored modulo the output type; conversions of
  * doubles to integers truncate and saturate (nnfx_rt_sat, the interpreter's
@@ -24,7 +26,7 @@
 #include <stdint.h>
 /* Bytes of one value of type code t. */
 static inline long nnfx_rt_tsize(int t) {
-    return (t == 1 || t == 6) ? 8 : (t == 0 || t == 2 || t == 10) ? 4 : (t == 7 || t == 8 || t == 9) ? 2 : 1;
+    return (t == 1 || t == 6 || t == 11) ? 8 : (t == 0 || t == 2 || t == 10) ? 4 : (t == 7 || t == 8 || t == 9) ? 2 : 1;
 }
 /* Whether type code t is a floating-point type (float32, float64, float16). */
 static inline int nnfx_rt_tfloat(int t) { return t == 0 || t == 6 || t == 7; }
@@ -78,6 +80,11 @@ static inline long long nnfx_rt_ld_i(const unsigned char *p, long i, int t) {
         memcpy(&v, p + i * 4, 4);
         return v;
     }
+    case 11: {
+        uint64_t v;
+        memcpy(&v, p + i * 8, 8);
+        return (long long)v;
+    }
     default: return p[i];
     }
 }
@@ -99,6 +106,11 @@ static inline double nnfx_rt_ld_f(const unsigned char *p, long i, int t) {
         memcpy(&h, p + i * 2, 2);
         return nnfx_rt_half_to_float(h);
     }
+    if (t == 11) {
+        uint64_t v;
+        memcpy(&v, p + i * 8, 8);
+        return (double)v;
+    }
     return (double)nnfx_rt_ld_i(p, i, t);
 }
 
@@ -111,7 +123,8 @@ static inline void nnfx_rt_st_i(unsigned char *p, long i, int t, long long v) {
         memcpy(p + i * 4, &f, 4);
         break;
     }
-    case 1: {
+    case 1:
+    case 11: {
         int64_t w = v;
         memcpy(p + i * 8, &w, 8);
         break;
@@ -159,6 +172,11 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
     case 8: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, -32768.0, 32767.0)); break;
     case 9: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 65535.0)); break;
     case 10: nnfx_rt_st_i(p, i, t, (long long)nnfx_rt_sat(v, 0.0, 4294967295.0)); break;
+    case 11: {
+        uint64_t u = (uint64_t)nnfx_rt_sat(v, 0.0, 18446744073709549568.0);
+        memcpy(p + i * 8, &u, 8);
+        break;
+    }
     case 6: memcpy(p + i * 8, &v, 8); break;
     case 7: {
         uint16_t h = nnfx_rt_double_to_half(v);

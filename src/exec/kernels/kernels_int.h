@@ -56,7 +56,7 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx);
 void kern_set(nnfx_tensor *t, int64_t i, double v);
 /* The generated C runtime's type code of dt (src/codegen/runtime/
  * nnfx_rt_typed.h: 0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool,
- * 6 float64, 7 float16, 8 int16, 9 uint16, 10 uint32); -1 for a type it
+ * 6 float64, 7 float16, 8 int16, 9 uint16, 10 uint32, 11 uint64); -1 for a type it
  * does not hold. */
 int kern_rt_tcode(nnfx_dtype dt);
 

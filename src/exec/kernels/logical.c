@@ -22,12 +22,10 @@ typedef struct logic_ctx {
     bool is_f32; /* float32 operands: Mod's float meaning is nnfx_rt_mod / nnfx_rt_fmod */
 } logic_ctx;
 
-/* Integer remainders: nnfx_rt_ifmod (C's, the dividend's sign) and
- * nnfx_rt_imod (Python's and ONNX's fmod=0, the divisor's sign); a divisor
- * of 0 (undefined in ONNX; numpy gives 0) or -1 gives 0. */
-static int64_t int_rem(int64_t x, int64_t y) { return nnfx_rt_ifmod(x, y); }
-
-static double int_mod(double a, double b) { return (double)nnfx_rt_imod(core_double_to_i64(a), core_double_to_i64(b)); }
+/* Integer remainders (nnfx_rt_dimod / nnfx_rt_difmod, the generated C's):
+ * nnfx_rt_ifmod (C's, the dividend's sign) and nnfx_rt_imod (Python's and
+ * ONNX's fmod=0, the divisor's sign); a divisor of 0 (undefined in ONNX;
+ * numpy gives 0) or -1 gives 0. */
 
 static double combine(const logic_ctx *c, const double *v) {
     switch (c->k) {
@@ -37,13 +35,12 @@ static double combine(const logic_ctx *c, const double *v) {
     case L_GE: return v[0] >= v[1];
     case L_LE: return v[0] <= v[1];
     case L_MOD:
-        if (c->is_int) return int_mod(v[0], v[1]);
+        if (c->is_int) return nnfx_rt_dimod(v[0], v[1]);
         if (c->is_f32) return nnfx_rt_mod((float)v[0], (float)v[1]);
         return nnfx_rt_dmod(v[0], v[1]);
     case L_FMOD:
         if (c->is_f32) return nnfx_rt_fmod((float)v[0], (float)v[1]);
-        return c->is_int ? (double)int_rem(core_double_to_i64(v[0]), core_double_to_i64(v[1]))
-                         : nnfx_rt_dfmod(v[0], v[1]);
+        return c->is_int ? nnfx_rt_difmod(v[0], v[1]) : nnfx_rt_dfmod(v[0], v[1]);
     case L_MIN:
     case L_MAX: {
         double r = v[0];

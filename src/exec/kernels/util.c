@@ -146,6 +146,7 @@ int kern_rt_tcode(nnfx_dtype dt) {
     case NNFX_I16: return 8;
     case NNFX_U16: return 9;
     case NNFX_U32: return 10;
+    case NNFX_U64: return 11;
     default: return -1;
     }
 }
