@@ -1,8 +1,8 @@
 /* unary.c — element-wise one-input kernels (activations and math):
  * Relu, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Clip, Erf,
  * Exp, Log, Sqrt, Neg, Abs, Reciprocal; plus Identity. float32 (Neg, Abs
- * and Relu also take every integer type, through the generated C's
- * nnfx_rt_iunary). */
+ * and Relu also take every integer type but uint64, through the generated
+ * C's nnfx_rt_iunary). */
 #include <math.h>
 #include <string.h>
 
@@ -57,8 +57,10 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     const nnfx_tensor *x = in[0];
     nnfx_status s;
     const int t = x ? kern_rt_tcode(x->dtype) : -1;
-    if (t > 0 && !nnfx_rt_tfloat(t) && x->dtype != NNFX_BOOL && (k == U_NEG || k == U_ABS || k == U_RELU)) {
-        /* integers: the generated C's loop (wrapping, stored modulo the width) */
+    if (t > 0 && !nnfx_rt_tfloat(t) && x->dtype != NNFX_BOOL && x->dtype != NNFX_U64 &&
+        (k == U_NEG || k == U_ABS || k == U_RELU)) {
+        /* integers (not uint64: its values past 2^63 read as negative): the generated C's loop (wrapping, stored
+         * modulo the width) */
         if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
         if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
         nnfx_rt_iunary(x->data, out[0]->data, t, (long)nnfx_tensor_numel(x),
