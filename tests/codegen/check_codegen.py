@@ -432,6 +432,48 @@ def positive_values_model(name, tail, outputs, inits):
     return path
 
 
+def save_and_generate(label, nodes, inputs, outputs, name):
+    """Saves WORK/label.onnx, a graph of nodes whose inputs and outputs are
+    (name, ONNX type, shape) triples (opset 17), and generates its C into
+    WORK/label as NAME. Returns (model path, out dir), or None after
+    reporting a codegen failure."""
+    import onnx
+    from onnx import helper
+    g = helper.make_graph(nodes, label, [helper.make_tensor_value_info(*v) for v in inputs],
+                          [helper.make_tensor_value_info(*v) for v in outputs])
+    path, out = os.path.join(WORK, label + ".onnx"), os.path.join(WORK, label)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, name)
+    if r.returncode:
+        fail("%s: codegen exited %d: %s" % (label, r.returncode, r.stdout))
+        return None
+    return path, out
+
+
+def nnfx_run_named(path, out, named):
+    """nnfx run on model path with named inputs ((name, array) pairs, saved
+    as out/NAME.npy), its outputs into out/runtime. Returns its process."""
+    args = []
+    for nm, v in named:
+        np.save(os.path.join(out, nm + ".npy"), v)
+        args += ["--input", "%s=%s" % (nm, os.path.join(out, nm + ".npy"))]
+    return run([NNFX, "run", path, "-q", "--output-dir", os.path.join(out, "runtime")] + args)
+
+
+def expect_run_refused(label, out, name, inputs, words):
+    """Runs the program already built in out once on inputs (arrays, written
+    in their own types): NAME_run must return 2 (the harness exits 3), as
+    the interpreter refuses them, and NAME.h's comments must say so (words).
+    Returns the program's exit status."""
+    files = write_inputs(out, inputs, [np.asarray(a).dtype for a in inputs])
+    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "refused_out.bin")])
+    doc = header_says(out, name, words)
+    print("%s: program exit %d, header documents 2: %s" % (label, r.returncode, doc))
+    if r.returncode != 3 or not doc:
+        fail("%s: %s_run must return 2 (documented); exit %d" % (label, name, r.returncode))
+    return r.returncode
+
+
 def check_topk_past_count():
     """x[x > 0].topk(3): a constant K along a data-dependent dim. With five
     positive values the three largest (against numpy); with two, fewer
@@ -449,12 +491,9 @@ def check_topk_past_count():
     got = build_and_run(out, "tk", [x[None]], 1)
     if got is not None:
         compare("topk_count", got[0], np.sort(x[x > 0])[::-1][:3].copy())
-    np.array([[0.5, -1.0, -2.5, -0.25, -0.5, 4.0, -1.5, -2.0]], np.float32).tofile(os.path.join(out, "few.bin"))
-    r = run([os.path.join(out, "run"), "1", os.path.join(out, "few.bin"), os.path.join(out, "few_out.bin")])
-    doc = header_says(out, "tk", "a TopK's K past the values along a data-dependent")
-    print("topk_count with 2 values for K=3: program exit %d, header documents 2: %s" % (r.returncode, doc))
-    if r.returncode != 3 or not doc:
-        fail("topk_count: fewer values than K must make tk_run return 2 (documented); exit %d" % r.returncode)
+    expect_run_refused("topk_count with 2 values for K=3", out, "tk",
+                       [np.array([[0.5, -1.0, -2.5, -0.25, -0.5, 4.0, -1.5, -2.0]], np.float32)],
+                       "a TopK's K past the values along a data-dependent")
 
 
 def check_cumsum_count():
@@ -484,29 +523,20 @@ def check_cumsum_axis_input():
     """CumSum of float32 values along an axis given as a model input: along
     axis 1 and -2 against numpy; an axis out of range makes NAME_run return
     2 (the harness exits 3), as the interpreter refuses it."""
-    import onnx
     from onnx import TensorProto, helper
-    g = helper.make_graph([helper.make_node("CumSum", ["x", "a"], ["y"])], "cumsum_axis",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
-                           helper.make_tensor_value_info("a", TensorProto.INT64, [])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])
-    path, out = os.path.join(WORK, "cumsum_axis.onnx"), os.path.join(WORK, "cumsum_axis")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
-    r = generate(path, out, "ca")
-    if r.returncode:
-        fail("cumsum_axis: codegen exited %d: %s" % (r.returncode, r.stdout))
+    made = save_and_generate("cumsum_axis", [helper.make_node("CumSum", ["x", "a"], ["y"])],
+                             [("x", TensorProto.FLOAT, [3, 4]), ("a", TensorProto.INT64, [])],
+                             [("y", TensorProto.FLOAT, [3, 4])], "ca")
+    if not made:
         return
+    out = made[1]
     x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
     for axis in (1, -2):
         got = build_and_run(out, "ca", [x[None], np.array([axis], np.int64)], 1)
         if got is not None:
             compare("cumsum_axis %d" % axis, got[0], np.cumsum(x.astype(np.float64), axis=axis).ravel())
-    files = write_inputs(out, [x[None], np.array([5], np.int64)], [np.float32, np.int64])
-    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "bad_out.bin")])
-    doc = header_says(out, "ca", "a CumSum axis read at run time out of range")
-    print("cumsum_axis with axis 5: program exit %d, header documents 2: %s" % (r.returncode, doc))
-    if r.returncode != 3 or not doc:
-        fail("cumsum_axis: an axis out of range must make ca_run return 2 (documented); exit %d" % r.returncode)
+    expect_run_refused("cumsum_axis with axis 5", out, "ca", [x[None], np.array([5], np.int64)],
+                       "a CumSum axis read at run time out of range")
 
 
 def check_dropout_inputs():
@@ -515,38 +545,27 @@ def check_dropout_inputs():
     0.5 out of it; training mode with ratio 0.5 draws random masks, which
     the interpreter refuses (nnfx run exits 3) and NAME_run returns 2 for
     (the harness exits 3)."""
-    import onnx
     from onnx import TensorProto, helper
-    g = helper.make_graph([helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"])], "dropout_inputs",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
-                           helper.make_tensor_value_info("r", TensorProto.FLOAT, []),
-                           helper.make_tensor_value_info("t", TensorProto.BOOL, [])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
-                           helper.make_tensor_value_info("mask", TensorProto.BOOL, [2, 3])])
-    path, out = os.path.join(WORK, "dropout_inputs.onnx"), os.path.join(WORK, "dropout_inputs")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
-    r = generate(path, out, "di")
-    if r.returncode:
-        fail("dropout_inputs: codegen exited %d: %s" % (r.returncode, r.stdout))
+    made = save_and_generate("dropout_inputs", [helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"])],
+                             [("x", TensorProto.FLOAT, [2, 3]), ("r", TensorProto.FLOAT, []),
+                              ("t", TensorProto.BOOL, [])],
+                             [("y", TensorProto.FLOAT, [2, 3]), ("mask", TensorProto.BOOL, [2, 3])], "di")
+    if not made:
         return
+    path, out = made
     x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
     for ratio, training in ((0.0, True), (0.5, False)):
         got = build_and_run(out, "di", [x[None], np.array([ratio], np.float32), np.array([training])], 1)
         if got is not None:
             compare("dropout_inputs ratio %g training %s" % (ratio, training), got[0],
                     np.concatenate([x.ravel(), np.ones(6, np.float32)]))
-    files = write_inputs(out, [x[None], np.array([0.5], np.float32), np.array([True])], [np.float32, np.float32, np.bool_])
-    r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "train_out.bin")])
-    for name, v in (("x", x), ("r", np.array(0.5, np.float32)), ("t", np.array(True))):
-        np.save(os.path.join(out, name + ".npy"), v)
-    rr = run([NNFX, "run", path, "-q", "--output-dir", os.path.join(out, "runtime")] +
-             sum([["--input", "%s=%s" % (nm, os.path.join(out, nm + ".npy"))] for nm in "xrt"], []))
-    doc = header_says(out, "di", "a Dropout in training mode with a ratio other than 0")
-    print("dropout_inputs in training mode with ratio 0.5: program exit %d, nnfx run exit %d, header documents 2: %s"
-          % (r.returncode, rr.returncode, doc))
-    if r.returncode != 3 or rr.returncode != 3 or not doc:
-        fail("dropout_inputs: training mode with ratio 0.5 must make di_run return 2 (documented) as nnfx run "
-             "refuses it; exits %d and %d" % (r.returncode, rr.returncode))
+    expect_run_refused("dropout_inputs in training mode with ratio 0.5", out, "di",
+                       [x[None], np.array([0.5], np.float32), np.array([True])],
+                       "a Dropout in training mode with a ratio other than 0")
+    rr = nnfx_run_named(path, out, [("x", x), ("r", np.array(0.5, np.float32)), ("t", np.array(True))])
+    print("dropout_inputs in training mode with ratio 0.5: nnfx run exit %d" % rr.returncode)
+    if rr.returncode != 3:
+        fail("dropout_inputs: nnfx run must refuse training mode with ratio 0.5 (exit 3); exit %d" % rr.returncode)
 
 
 def check_uint64():
@@ -557,17 +576,14 @@ def check_uint64():
     import onnx
     from onnx import TensorProto, helper
     u64 = TensorProto.UINT64
-    g = helper.make_graph([helper.make_node("BitShift", ["x", "s"], ["y0"], direction="RIGHT"),
-                           helper.make_node("BitShift", ["x", "s"], ["y1"], direction="LEFT"),
-                           helper.make_node("Max", ["s", "z"], ["y2"]), helper.make_node("Mod", ["z", "s"], ["y3"])],
-                          "uint64_ops", [helper.make_tensor_value_info(n, u64, [4]) for n in "xsz"],
-                          [helper.make_tensor_value_info("y%d" % k, u64, [4]) for k in range(4)])
-    path, out = os.path.join(WORK, "uint64_ops.onnx"), os.path.join(WORK, "uint64_ops")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
-    r = generate(path, out, "u6")
-    if r.returncode:
-        fail("uint64_ops: codegen exited %d: %s" % (r.returncode, r.stdout))
+    made = save_and_generate("uint64_ops", [helper.make_node("BitShift", ["x", "s"], ["y0"], direction="RIGHT"),
+                                            helper.make_node("BitShift", ["x", "s"], ["y1"], direction="LEFT"),
+                                            helper.make_node("Max", ["s", "z"], ["y2"]),
+                                            helper.make_node("Mod", ["z", "s"], ["y3"])],
+                             [(n, u64, [4]) for n in "xsz"], [("y%d" % k, u64, [4]) for k in range(4)], "u6")
+    if not made:
         return
+    path, out = made
     x = np.array([2**64 - 1, 2**63 + 5, 12345, 1], np.uint64)
     sh = np.array([1, 4, 63, 64], np.uint64)
     z = np.array([7, 2**52 + 3, 0, 9], np.uint64)
@@ -581,10 +597,7 @@ def check_uint64():
     files = write_inputs(out, [x, sh, z], built[0])
     r = run([os.path.join(out, "run"), "1"] + files + [os.path.join(out, "out.bin")])
     got = np.fromfile(os.path.join(out, "out.bin"), np.uint64)[:16].reshape(4, 4) if not r.returncode else None
-    for nm, v in (("x", x), ("s", sh), ("z", z)):
-        np.save(os.path.join(out, nm + ".npy"), v)
-    rr = run([NNFX, "run", path, "-q", "--output-dir", os.path.join(out, "runtime")] +
-             sum([["--input", "%s=%s" % (nm, os.path.join(out, nm + ".npy"))] for nm in "xsz"], []))
+    rr = nnfx_run_named(path, out, [("x", x), ("s", sh), ("z", z)])
     rt = [np.load(os.path.join(out, "runtime", "y%d.npy" % k)) for k in range(4)] if not rr.returncode else None
     ok = got is not None and rt is not None and all(np.array_equal(got[k], want[k]) and np.array_equal(rt[k], want[k])
                                                     for k in range(4))
