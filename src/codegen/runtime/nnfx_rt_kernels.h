@@ -932,7 +932,7 @@ static inline void nnfx_rt_resize_nearest(const float *x, float *y, long outer, 
 }
 /* @end */
 
-/* @rt einsum needs:einsum_step */
+/* @rt einsum needs:einsum_start,einsum_step */
 /* Einsum of nin float32 inputs x into y (total values): labels 0..nall of
  * sizes size[], the output's first (nouter), then the summed ones; input i
  * moves st[i * nall + a] elements along label a (0 where it lacks it).
@@ -942,14 +942,9 @@ static inline void nnfx_rt_resize_nearest(const float *x, float *y, long outer, 
  * At most 64 labels. */
 static inline void nnfx_rt_einsum(int nin, const float *const *x, float *y, long total, int nall, int nouter,
                                   const long *size, const long *st) {
-    long idx[64], off[8], inner = 1, o, s;
-    int a, i;
-    for (a = 0; a < nall; a++)
-        idx[a] = 0;
-    for (i = 0; i < nin; i++)
-        off[i] = 0;
-    for (a = nouter; a < nall; a++)
-        inner *= size[a];
+    long idx[64], off[8], o, s;
+    const long inner = nnfx_rt_einsum_start(nin, nall, nouter, size, idx, off);
+    int i;
     for (o = 0; o < total; o++) {
         double acc = 0;
         for (s = 0; s < (inner ? inner : 1); s++) {

@@ -350,6 +350,24 @@ static inline double nnfx_rt_difmod(double a, double b) {
 }
 /* @end */
 
+/* @rt einsum_start */
+/* The start of an einsum's odometer (nnfx_rt_einsum, nnfx_rt_teinsum): the
+ * label indices idx[0..nall) and the inputs' offsets off[0..nin) at 0;
+ * returns how many products each output value sums (the summed labels'
+ * sizes multiplied, 0 when one is empty). */
+static inline long nnfx_rt_einsum_start(int nin, int nall, int nouter, const long *size, long *idx, long *off) {
+    long inner = 1;
+    int a, i;
+    for (a = 0; a < nall; a++)
+        idx[a] = 0;
+    for (i = 0; i < nin; i++)
+        off[i] = 0;
+    for (a = nouter; a < nall; a++)
+        inner *= size[a];
+    return inner;
+}
+/* @end */
+
 /* @rt einsum_step */
 /* One step of an einsum's odometer over labels [0, last) (sizes size[];
  * input i moves st[i * nall + a] elements along label a): the label

@@ -464,19 +464,14 @@ static inline void nnfx_rt_maxpool_idx(const unsigned char *x, unsigned char *y,
 }
 /* @end */
 
-/* @rt teinsum needs:tval,einsum_step */
+/* @rt teinsum needs:tval,einsum_start,einsum_step */
 /* nnfx_rt_einsum over typed values: input i of type code tx[i], y of ty
  * (each sum and product in double, stored as nnfx_rt_st_f does). */
 static inline void nnfx_rt_teinsum(int nin, const unsigned char *const *x, const int *tx, unsigned char *y, int ty,
                                    long total, int nall, int nouter, const long *size, const long *st) {
-    long idx[64], off[8], inner = 1, o, s;
-    int a, i;
-    for (a = 0; a < nall; a++)
-        idx[a] = 0;
-    for (i = 0; i < nin; i++)
-        off[i] = 0;
-    for (a = nouter; a < nall; a++)
-        inner *= size[a];
+    long idx[64], off[8], o, s;
+    const long inner = nnfx_rt_einsum_start(nin, nall, nouter, size, idx, off);
+    int i;
     for (o = 0; o < total; o++) {
         double acc = 0;
         for (s = 0; s < (inner ? inner : 1); s++) {
