@@ -915,8 +915,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_NEG:
     case NNFX_OP_ABS:
     case NNFX_OP_RELU: /* of integers: wrapping, as the interpreter's */
-        if (tcode(dy) < 0 || dy == NNFX_F32 || dy == NNFX_F64 || dy == NNFX_F16 || dy == NNFX_BOOL || d0 != dy)
-            return NNFX_OK;
+        if (!kern_rt_unary_int(dy) || d0 != dy) return NNFX_OK;
         *handled = true;
         return emit_iunary(c, s, dy);
     case NNFX_OP_MAX_POOL: /* float32: codegen.c's pools; other types as the interpreter, through double */

@@ -59,6 +59,12 @@ void kern_set(nnfx_tensor *t, int64_t i, double v);
  * 6 float64, 7 float16, 8 int16, 9 uint16, 10 uint32, 11 uint64); -1 for a type it
  * does not hold. */
 int kern_rt_tcode(nnfx_dtype dt);
+/* kern_rt_tcode of a float type (float32, float64, float16); -1 for others. */
+int kern_rt_float_tcode(nnfx_dtype dt);
+/* Whether dt is an integer type whose Neg, Abs and Relu wrap through
+ * nnfx_rt_iunary (every one but uint64, whose values past 2^63 read as
+ * negative, and bool), in the interpreter and in generated C alike. */
+bool kern_rt_unary_int(nnfx_dtype dt);
 
 /* One activation of a recurrent op (RNN, GRU, LSTM): its scalar function
  * of src/codegen/runtime/nnfx_rt_scalar.h, that file's section name

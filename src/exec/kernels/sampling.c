@@ -32,9 +32,6 @@ static double at(const plane *p, int64_t y, int64_t x) {
     return nnfx_tensor_get(p->x, p->off + y * p->W + x);
 }
 
-/* The runtime's type code of a float type (nnfx_rt_typed.h), -1 for others. */
-static int float_code(nnfx_dtype dt) { return dt == NNFX_F32 ? 0 : dt == NNFX_F64 ? 6 : dt == NNFX_F16 ? 7 : -1; }
-
 static double cc1(double x, double A) { return nnfx_rt_gs_cc1(x, A); }
 static double cc2(double x, double A) { return nnfx_rt_gs_cc2(x, A); }
 
@@ -110,7 +107,8 @@ nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     double scale = nnfx_node_attr_float(n, "spatial_scale", 1.0);
     bool half = strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
     bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
-    const int tx = float_code(x->dtype), tr = float_code(rois->dtype), ty = float_code(out[0]->dtype);
+    const int tx = kern_rt_float_tcode(x->dtype), tr = kern_rt_float_tcode(rois->dtype),
+              ty = kern_rt_float_tcode(out[0]->dtype);
     if (tx < 0 || tr < 0 || ty < 0 || bi->dtype != NNFX_I64)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "roi_align of %s values and %s batch indices",
                          nnfx_dtype_name(x->dtype), nnfx_dtype_name(bi->dtype));

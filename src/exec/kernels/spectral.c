@@ -11,9 +11,6 @@
 #include "codegen/runtime/nnfx_rt_spectral.h"
 #include "exec/kernels/kernels_int.h"
 
-/* The runtime's type code of a float type (nnfx_rt_typed.h), -1 for others. */
-static int float_code(nnfx_dtype dt) { return dt == NNFX_F32 ? 0 : dt == NNFX_F64 ? 6 : dt == NNFX_F16 ? 7 : -1; }
-
 /* DFT(input [..., n, ..., 1|2], dft_length?) along axis. */
 nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
@@ -30,12 +27,12 @@ nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         outer *= x->shape[d];
     for (int d = axis + 1; d < x->rank - 1; d++)
         inner *= x->shape[d];
-    if (float_code(x->dtype) < 0 || float_code(y->dtype) < 0)
+    if (kern_rt_float_tcode(x->dtype) < 0 || kern_rt_float_tcode(y->dtype) < 0)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "dft of %s values", nnfx_dtype_name(x->dtype));
     double *buf = malloc(sizeof *buf * (size_t)(2 * (N + L) + 4));
     if (!buf) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    nnfx_rt_dft(x->data, float_code(x->dtype), y->data, float_code(y->dtype), (long)outer, (long)N, (long)inner,
-                (long)cx, (long)len, (long)L, inverse, buf);
+    nnfx_rt_dft(x->data, kern_rt_float_tcode(x->dtype), y->data, kern_rt_float_tcode(y->dtype), (long)outer, (long)N,
+                (long)inner, (long)cx, (long)len, (long)L, inverse, buf);
     free(buf);
     return NNFX_OK;
 }
@@ -53,12 +50,14 @@ nnfx_status kern_stft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     int64_t F = y->shape[1], bins = y->shape[2];
     if (fl <= 0 || (win && nnfx_tensor_numel(win) != fl))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "stft frame_length and window do not fit");
-    if (float_code(x->dtype) < 0 || float_code(y->dtype) < 0 || (win && float_code(win->dtype) < 0))
+    if (kern_rt_float_tcode(x->dtype) < 0 || kern_rt_float_tcode(y->dtype) < 0 ||
+        (win && kern_rt_float_tcode(win->dtype) < 0))
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "stft of %s values", nnfx_dtype_name(x->dtype));
     double *buf = malloc(sizeof *buf * (size_t)(2 * fl + 2 * bins + 4));
     if (!buf) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
-    nnfx_rt_stft(x->data, float_code(x->dtype), win ? win->data : NULL, win ? float_code(win->dtype) : 0, y->data,
-                 float_code(y->dtype), (long)B, (long)T, (long)cx, (long)step, (long)fl, (long)F, (long)bins, buf);
+    nnfx_rt_stft(x->data, kern_rt_float_tcode(x->dtype), win ? win->data : NULL,
+                 win ? kern_rt_float_tcode(win->dtype) : 0, y->data, kern_rt_float_tcode(y->dtype), (long)B, (long)T,
+                 (long)cx, (long)step, (long)fl, (long)F, (long)bins, buf);
     free(buf);
     return NNFX_OK;
 }
@@ -75,7 +74,7 @@ nnfx_status kern_mel_weight_matrix(const nnfx_node *n, int nin, nnfx_tensor *con
         if (!in[i] || nnfx_tensor_numel(in[i]) != 1)
             return kern_fail(err, n, NNFX_ERR_SHAPE, "mel_weight_matrix input %d must be a scalar", i);
     nnfx_tensor *y = out[0];
-    const int ty = float_code(y->dtype);
+    const int ty = kern_rt_float_tcode(y->dtype);
     if (ty < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "mel_weight_matrix of %s", nnfx_dtype_name(y->dtype));
     long *pt = malloc(sizeof *pt * (size_t)(y->shape[1] + 2));
     if (!pt) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");

@@ -56,14 +56,11 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
     const nnfx_tensor *x = in[0];
     nnfx_status s;
-    const int t = x ? kern_rt_tcode(x->dtype) : -1;
-    if (t > 0 && !nnfx_rt_tfloat(t) && x->dtype != NNFX_BOOL && x->dtype != NNFX_U64 &&
-        (k == U_NEG || k == U_ABS || k == U_RELU)) {
-        /* integers (not uint64: its values past 2^63 read as negative): the generated C's loop (wrapping, stored
-         * modulo the width) */
+    if (x && kern_rt_unary_int(x->dtype) && (k == U_NEG || k == U_ABS || k == U_RELU)) {
+        /* integers: the generated C's loop (wrapping, stored modulo the width) */
         if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
         if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
-        nnfx_rt_iunary(x->data, out[0]->data, t, (long)nnfx_tensor_numel(x),
+        nnfx_rt_iunary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x),
                        k == U_NEG   ? nnfx_rt_ineg
                        : k == U_ABS ? nnfx_rt_iabs
                                     : nnfx_rt_irelu);

@@ -151,6 +151,15 @@ int kern_rt_tcode(nnfx_dtype dt) {
     }
 }
 
+int kern_rt_float_tcode(nnfx_dtype dt) {
+    return dt == NNFX_F32 || dt == NNFX_F64 || dt == NNFX_F16 ? kern_rt_tcode(dt) : -1;
+}
+
+bool kern_rt_unary_int(nnfx_dtype dt) {
+    return dt == NNFX_I64 || dt == NNFX_I32 || dt == NNFX_I16 || dt == NNFX_I8 || dt == NNFX_U32 || dt == NNFX_U16 ||
+           dt == NNFX_U8;
+}
+
 /* Float-to-integer conversions clamp with nnfx_rt_sat (NaN gives 0) and
  * truncate toward zero, as the generated C's (nnfx_rt_st_f). */
 void kern_set(nnfx_tensor *t, int64_t i, double v) {
