@@ -2989,6 +2989,7 @@ static int size_inputs(const nnfx_node *n, char *names, size_t nlen, char *opts,
         {"STFT", 1u << 1 | 1u << 3},
         {"MaxUnpool", 1u << 2},
         {"CenterCropPad", 1u << 1},
+        {"Loop", 0x3u}, /* its trip count and condition: a scan output's length */
         {"Col2Im", 1u << 1 | 1u << 2},
     };
     const char *type = ir_op_info(n->op)->onnx_type;
@@ -3030,8 +3031,17 @@ static int size_inputs(const nnfx_node *n, char *names, size_t nlen, char *opts,
 }
 
 /* Why control-flow node n, whose outputs are not all static, cannot be
- * generated. */
-static nnfx_status ctrl_not_static(const nnfx_node *n, nnfx_error *err) {
+ * generated (in the model's graph, top, with the inputs --value could fix). */
+static nnfx_status ctrl_not_static(const nnfx_node *n, bool top, nnfx_error *err) {
+    char names[256], opts[512];
+    const int k = top && n->op == NNFX_OP_LOOP ? size_inputs(n, names, sizeof names, opts, sizeof opts) : 0;
+    if (k)
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                              "codegen: node %s (%s): a scan output's length is its number of trips, known only at "
+                              "run time (its trip count or condition depends on the value of model input%s %s); "
+                              "generated C has static shapes. Where %s constant, fix %s: %s (or =FILE.npy)",
+                              n->name, nnfx_op_name(n->op), k > 1 ? "s" : "", names, k > 1 ? "they are" : "it is",
+                              k > 1 ? "them" : "it", opts);
     const char *why = "its outputs' shapes are known only at run time; generated C has static shapes";
     if (n->op == NNFX_OP_IF)
         why = "its branches give outputs of different shapes (or shapes known only at run time); generated C needs "
@@ -3059,7 +3069,7 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, bool top, nnfx_error 
         for (int k = 0; k < n->nout; k++)
             out_static &= nnfx_meta_is_static(&n->meta[k]);
         if (ir_op_is_ctrl(n->op)) {
-            if (in_static && !out_static) return ctrl_not_static(n, err);
+            if (in_static && !out_static) return ctrl_not_static(n, top, err);
             ir_ctrl_shape cs;
             nnfx_status st = ir_ctrl_layout(n, &cs, err);
             for (int b = 0; b < cs.nbodies && !st; b++)
@@ -3319,7 +3329,8 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
         if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
             (ctrl && (st = inline_const_captures(copy, err))) ||
             (ctrl && cg_has_bounds(copy) && (st = cg_inline_empty_ifs(copy, err))) ||
-            (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err))) {
+            (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err)) ||
+            (ctrl && (st = cg_unroll_loops(copy, err)))) {
             nnfx_graph_free(copy);
             return st;
         }

@@ -285,6 +285,18 @@ bool cg_bound_source(const nnfx_graph *g, const nnfx_node *n);
  * branch, inlined and cut to no rows when the condition picks the empty
  * one (torchvision's batched_nms). Shapes must be inferred again. */
 nnfx_status cg_inline_empty_ifs(nnfx_graph *g, nnfx_error *err);
+/* inline_if.c: copies body (of control-flow node n) into g at its insert
+ * point: its placeholders read in[0..nin) in order, its parameters become
+ * g's (named after n), and the copies of its first nresults results go to
+ * results. */
+nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body, nnfx_node *const *in, int nin,
+                         nnfx_node **results, int nresults, nnfx_error *err);
+/* unroll_loop.c: in g (a codegen copy, shapes inferred), each Loop whose
+ * shapes are not static but whose trip count is known at generation (with
+ * no condition that can stop it early) becomes its trips: one copy of its
+ * body per trip, the trip number a constant. Constants are folded first
+ * where a trip count is computed. Shapes are inferred again. */
+nnfx_status cg_unroll_loops(nnfx_graph *g, nnfx_error *err);
 /* inline_if.c: If node n of g (one result) replaced by its branch `branch`
  * (0: then, 1: else) copied before it, its captures read from n's
  * operands; n is erased. */

@@ -47,10 +47,8 @@ static nnfx_node *int_param(nnfx_graph *g, const nnfx_node *n, const char *what,
     return st ? NULL : nnfx_graph_get_attr(g, name, err);
 }
 
-/* Copies body (an If branch of n, captures read from n's operands) into g
- * before n; its result's copy into *result. */
-static nnfx_status inline_body(nnfx_graph *g, const nnfx_node *n, const ir_ctrl_shape *cs, const nnfx_graph *body,
-                               nnfx_node **result, nnfx_error *err) {
+nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body, nnfx_node *const *in, int nin,
+                         nnfx_node **results, int nresults, nnfx_error *err) {
     nnfx_value_map *map = nnfx_value_map_new();
     if (!map) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
     nnfx_status st = NNFX_OK;
@@ -58,13 +56,12 @@ static nnfx_status inline_body(nnfx_graph *g, const nnfx_node *n, const ir_ctrl_
     for (const nnfx_node *b = body->head; b && !st; b = b->next) {
         nnfx_node *copy = NULL;
         if (b->opcode == NNFX_PLACEHOLDER) {
-            const int a = cs->first_capture + ph++ - cs->nformal;
-            if (ph - 1 < cs->nformal || a >= n->nargs || n->args[a].kind != NNFX_ARG_NODE) {
-                st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: a branch input is not a value",
-                                    n->name);
+            if (ph >= nin || !in[ph]) {
+                st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: body input %d is not a value",
+                                    n->name, ph);
                 break;
             }
-            copy = n->args[a].u.node;
+            copy = in[ph++];
         } else if (b->opcode == NNFX_GET_ATTR) {
             nnfx_tensor *t = nnfx_graph_param(body, b->target);
             char name[200];
@@ -83,10 +80,29 @@ static nnfx_status inline_body(nnfx_graph *g, const nnfx_node *n, const ir_ctrl_
         if (!st && copy && b->opcode != NNFX_CALL_FUNCTION && !nnfx_value_map_put(map, b, copy))
             st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
     }
-    if (!st && !(*result = nnfx_value_map_get(map, body_result(body))))
-        st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: its branch returns no value", n->name);
+    const nnfx_node *o = nnfx_graph_output_node(body);
+    for (int i = 0; i < nresults && !st; i++) {
+        const nnfx_node *r = o && i < o->nargs && o->args[i].kind == NNFX_ARG_NODE ? o->args[i].u.node : NULL;
+        if (!r || !(results[i] = nnfx_value_map_get(map, r)))
+            st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: its body's result %d is not a value",
+                                n->name, i);
+    }
     nnfx_value_map_free(map);
     return st;
+}
+
+/* Copies body (an If branch of n, captures read from n's operands) into g
+ * before n; its result's copy into *result. */
+static nnfx_status inline_body(nnfx_graph *g, const nnfx_node *n, const ir_ctrl_shape *cs, const nnfx_graph *body,
+                               nnfx_node **result, nnfx_error *err) {
+    nnfx_node *in[64] = {0};
+    if (cs->nformal != 0 || cs->ncaptures > 64)
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s: more than 64 captured values", n->name);
+    for (int k = 0; k < cs->ncaptures; k++) {
+        const int a = cs->first_capture + k;
+        in[k] = a < n->nargs && n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+    }
+    return cg_copy_body(g, n, body, in, cs->ncaptures, result, 1, err);
 }
 
 /* Rewrites If node n (cs: its layout) when one branch yields only an

@@ -256,6 +256,17 @@ static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, in
     return NNFX_OK;
 }
 
+bool ir_loop_keeps_condition(const nnfx_graph *g) {
+    const nnfx_node *v = body_output(g, 0);
+    while (v && v->opcode == NNFX_CALL_FUNCTION && v->op == NNFX_OP_IDENTITY && v->nargs == 1 &&
+           v->args[0].kind == NNFX_ARG_NODE)
+        v = v->args[0].u.node;
+    if (!v) return false;
+    if (v == nnfx_graph_input(g, 1)) return true;
+    const nnfx_tensor *t = v->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, v->target) : NULL;
+    return t && nnfx_tensor_numel(t) == 1 && nnfx_tensor_get(t, 0) != 0;
+}
+
 nnfx_status infer_loop(nnfx_infer_ctx *c) {
     ir_ctrl_shape s;
     nnfx_status st = ir_ctrl_layout(c->node, &s, c->err);
@@ -269,10 +280,15 @@ nnfx_status infer_loop(nnfx_infer_ctx *c) {
     for (int i = 2; i < c->nin; i++)
         set_input_meta(g, i, c->in[i]);
     if ((st = infer_carried(c, g, 2, 1, s.ncarried))) return st;
-    /* trip count: M when it is known and no condition can stop the loop early */
+    /* trip count: M when it is known and no condition can stop the loop early (none, or a known true one
+     * the body returns unchanged); none when the initial condition is a known false */
     int64_t trips = -1;
-    if (c->in_value && c->in_value[0] && nnfx_tensor_numel(c->in_value[0]) == 1 && !c->in[1])
-        trips = ir_tensor_int_at0(c->in_value[0]);
+    const nnfx_tensor *cv = c->in_value && c->nin > 1 && c->in[1] ? c->in_value[1] : NULL;
+    const bool cond_known = cv && nnfx_tensor_numel(cv) == 1;
+    if (c->in_value && c->in_value[0] && nnfx_tensor_numel(c->in_value[0]) == 1 &&
+        (!c->in[1] || (cond_known && nnfx_tensor_get(cv, 0) != 0 && ir_loop_keeps_condition(g))))
+        trips = ir_tensor_int_at0(c->in_value[0]) > 0 ? ir_tensor_int_at0(c->in_value[0]) : 0;
+    if (cond_known && nnfx_tensor_get(cv, 0) == 0) trips = 0;
     for (int i = 0; i < c->nout && i < s.nresults; i++) {
         if (i < s.ncarried) {
             c->out[i] = nnfx_graph_input(g, 2 + i)->meta[0];

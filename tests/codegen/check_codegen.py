@@ -685,9 +685,12 @@ def main():
     # the recurrent keyword spotters of the coverage tests (tests/data/coverage/make_models.py): a 2-layer
     # bidirectional GRU; a Conv1d front end, an LSTM and a bidirectional LSTM whose h is the second output;
     # attention written with torch.einsum (three Einsum equations); a 3-d conv net (grouped, dilated,
-    # residual 3-d convs, 3-d max and average pooling)
+    # residual 3-d convs, 3-d max and average pooling); torch.jit.script'ed loops: over rows with an If per row
+    # (ctrl_flow), and one whose body slices at the trip number and grows a carried value by a row per trip
+    # (loop_slices: its shapes change from trip to trip, so generated C unrolls it)
     cov = os.path.join(DATA, "coverage")
-    for m, nout in (("gru_kws", 1), ("lstm_kws", 2), ("einsum_attention", 1), ("video3d", 2)):
+    for m, nout in (("gru_kws", 1), ("lstm_kws", 2), ("einsum_attention", 1), ("video3d", 2), ("ctrl_flow", 2),
+                    ("loop_slices", 2)):
         fixtures.append((m, os.path.join(cov, m + ".onnx"), os.path.join(cov, m + ".input_0.npy"),
                          [os.path.join(cov, "%s.output_%d.npy" % (m, k)) for k in range(nout)]))
     for m, onnx_path, xf, yf in fixtures:

@@ -448,6 +448,49 @@ def _loop_resize_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _loop_unrolled_model():
+    """Shapes that change from trip to trip (generated C unrolls the loops): an outer Loop (3 trips, a
+    constant true condition its body passes on) grows a carried value by a row per trip (Concat), and an
+    inner Loop (2 trips) slices x at the sum of both trip numbers, x[i+j : i+j+1]:
+    acc = x[0:1], s = x[0:1]; for i: t = s; for j: t = t * 0.5 + x[i+j : i+j+1]; acc = [acc, t]; s = t,
+    scan item t. Outputs acc [4], s [1], the items [3, 1]."""
+    I64 = TensorProto.INT64
+    inner = helper.make_graph([helper.make_node("Identity", ["cin2"], ["cout2"]),
+                               helper.make_node("Add", ["i", "j"], ["st"]),
+                               helper.make_node("Add", ["st", "one_i"], ["en"]),
+                               helper.make_node("Unsqueeze", ["st", "ax0"], ["st1"]),
+                               helper.make_node("Unsqueeze", ["en", "ax0"], ["en1"]),
+                               helper.make_node("Slice", ["x", "st1", "en1"], ["sl"]),
+                               helper.make_node("Mul", ["t", "half"], ["th"]),
+                               helper.make_node("Add", ["th", "sl"], ["t1"])],
+                              "inner", [_vi("j", [], I64), _vi("cin2", [], TensorProto.BOOL), _vi("t", [1])],
+                              [_vi("cout2", [], TensorProto.BOOL), _vi("t1", [1])])
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Loop", ["M2", "", "s"], ["tt"], body=inner),
+                       helper.make_node("Concat", ["acc", "tt"], ["acc1"], axis=0),
+                       helper.make_node("Identity", ["tt"], ["item"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("acc1", None), _vi("tt", [1]), _vi("item", [1])],
+                      [_vi("acc", None), _vi("s", [1])])
+    nodes = [helper.make_node("Slice", ["x", "zero_i", "one_i"], ["x0"]),
+             helper.make_node("Loop", ["M", "T", "x0", "x0"], ["y0", "y1", "y2"], body=body)]
+    inits = [("M", np.array(3, np.int64)), ("M2", np.array(2, np.int64)), ("T", np.array(True)),
+             ("half", np.float32(0.5)), ("zero_i", np.array([0], np.int64)), ("one_i", np.array([1], np.int64)),
+             ("ax0", np.array([0], np.int64))]
+    m = _model("loop_unrolled", nodes, (4,), [("y0", None), ("y1", (1,)), ("y2", None)], inits)
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.5, 2.0]], np.float32)
+    refs = []
+    for x in xs:
+        acc, s, items = x[0:1].copy(), x[0:1].copy(), []
+        for i in range(3):
+            t = s.copy()
+            for j in range(2):
+                t = t * np.float32(0.5) + x[i + j:i + j + 1]
+            acc, s = np.concatenate([acc, t]), t
+            items.append(t)
+        refs.append(np.concatenate([acc, s, np.ravel(items)]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
@@ -456,7 +499,7 @@ def cases():
                        ("loop_while", _loop_while_model), ("loop_early_exit", _loop_early_model),
                        ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
-                       ("loop_resize", _loop_resize_model)):
+                       ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
@@ -480,3 +523,14 @@ def refused():
                              helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
                (2, 3), [("y", None)], [("zero", np.float32(0))], opset=11)
     yield "if_branch_shapes", m, ["(if)", "different shapes"]
+    # a slice at the trip number: shapes that change from trip to trip, over more trips than are unrolled
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Unsqueeze", ["i", "ax0"], ["st"]),
+                       helper.make_node("Slice", ["x", "st", "big"], ["sl"]),
+                       helper.make_node("ReduceSum", ["sl"], ["r"], keepdims=1),
+                       helper.make_node("Add", ["s", "r"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [1])], [_vi("s", [1])])
+    m = _model("loop_many_trips", [helper.make_node("Loop", ["M", "", "one"], ["y"], body=body)], (4,), [("y", (1,))],
+               [("M", np.array(5000, np.int64)), ("one", np.array([1], np.float32)),
+                ("ax0", np.array([0], np.int64)), ("big", np.array([100], np.int64))])
+    yield "loop_too_many_trips", m, ["(loop)", "unrolls it", "5000 trips"]

@@ -135,7 +135,8 @@ def models():
 def control_flow_models():
     """Modules whose ONNX export holds If and Loop (torch.jit.script'ed
     Python control flow): a loop over rows with a data-dependent branch per
-    row and one after the loop; and detection-style post-processing, a
+    row and one after the loop; a loop whose body's shapes change from trip
+    to trip (loop_slices); and detection-style post-processing, a
     score filter then NMS behind `if boxes.numel() == 0` (the If torchvision's
     detection models export around their NMS). Returns (name, module,
     inputs, opset) with the inputs made here (boxes must be valid)."""
@@ -174,6 +175,19 @@ def control_flow_models():
                 keep = torchvision.ops.nms(boxes + offsets[:, None], scores, 0.5)
             return boxes[keep], scores[keep], labels[keep]
 
+    class LoopSlices(nn.Module):
+        """A loop over rows whose body slices at the trip number (x[i:i+2])
+        and grows a loop-carried value by a row per trip (torch.cat): its
+        shapes change from trip to trip."""
+
+        def forward(self, x):  # x [rows, cols]
+            y = torch.zeros(1, x.size(1))
+            acc = x[0:1]
+            for i in range(x.size(0) - 1):
+                y = y + x[i:i + 2].sum(0, keepdim=True) * float(i + 1)
+                acc = torch.cat([acc, torch.tanh(x[i + 1:i + 2] * y)], 0)
+            return y, acc
+
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
     cf = torch.jit.script(ControlFlow())
@@ -186,6 +200,7 @@ def control_flow_models():
     return [
         ("ctrl_flow", cf, [x], 14),
         ("nms_post", torch.jit.script(NmsPost()), [boxes, scores, labels], 14),
+        ("loop_slices", torch.jit.script(LoopSlices()), [torch.randn(6, 3, generator=gen)], 14),
     ]
 
 
