@@ -153,9 +153,13 @@ static nnfx_status unroll(nnfx_graph *g, nnfx_node *n, int64_t trips, nnfx_error
             cargs[t] = nnfx_arg_node(items[j * trips + t]);
         nnfx_attr ax = nnfx_attr_int("axis", 0);
         nnfx_node *cat = nnfx_graph_call_op(g, NNFX_OP_CONCAT, (int)trips, cargs, 1, &ax, err);
+        char cname[160];
+        snprintf(cname, sizeof cname, "%.100s_scan_output_%d", n->name, j);
+        for (int u = 1; nnfx_graph_find(g, cname); u++)
+            snprintf(cname, sizeof cname, "%.100s_scan_output_%d_%d", n->name, j, u);
         if (!cat)
             st = err && err->status ? err->status : NNFX_ERR_NOMEM;
-        else
+        else if (!(st = nnfx_node_set_name(cat, cname, err)))
             st = replace_output(g, n, N + j, cat, err);
     }
     nnfx_inserting_at_end(g);
@@ -193,7 +197,12 @@ nnfx_status cg_unroll_loops(nnfx_graph *g, nnfx_error *err) {
                                   "(static shapes) unrolls it, and %lld trips of %d nodes is past the %d trips or %d "
                                   "nodes unrolled",
                                   n->name, (long long)trips, cs.body[0]->num_nodes, UNROLL_MAX_TRIPS, UNROLL_MAX_NODES);
-        if ((st = unroll(g, n, trips, err)) || (st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err)))
+        char name[128];
+        snprintf(name, sizeof name, "%s", n->name);
+        if ((st = unroll(g, n, trips, err))) return st;
+        if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) {
+            nnfx_error_prefix(err, "codegen: node %s (loop), unrolled as its shapes change from trip to trip", name);
             return st;
+        }
     }
 }

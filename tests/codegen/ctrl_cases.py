@@ -534,3 +534,15 @@ def refused():
                [("M", np.array(5000, np.int64)), ("one", np.array([1], np.float32)),
                 ("ax0", np.array([0], np.int64)), ("big", np.array([100], np.int64))])
     yield "loop_too_many_trips", m, ["(loop)", "unrolls it", "5000 trips"]
+    # unrolled, a scan output whose items grow from trip to trip (x[0:i+1]): they cannot be stacked
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Add", ["i", "one_i"], ["e"]),
+                       helper.make_node("Unsqueeze", ["e", "ax0"], ["e1"]),
+                       helper.make_node("Slice", ["x", "ax0", "e1"], ["item"]),
+                       helper.make_node("Identity", ["s"], ["s1"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("s1", [1]), _vi("item", None)], [_vi("s", [1])])
+    m = _model("loop_items_differ", [helper.make_node("Loop", ["M", "", "one"], ["y", "items"], body=body)], (4,),
+               [("y", (1,)), ("items", None)],
+               [("M", np.array(3, np.int64)), ("one", np.array([1], np.float32)), ("one_i", np.array(1, np.int64)),
+                ("ax0", np.array([0], np.int64))])
+    yield "loop_items_differ", m, ["(loop), unrolled", "scan_output_0", "differs"]
