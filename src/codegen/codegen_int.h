@@ -138,7 +138,6 @@ typedef struct cg {
     bool void_io;
     const nnfx_dtype *in_dtype;
     int nin_model;
-    bool src_stdint; /* NAME.c includes <stdint.h> (a constant output of an integer type) */
     bool may_fail;   /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
                       * of a sample rate <= 0 */
     /* model input k's values fixed at generation (nnfx_codegen_options), else NULL: NAME_run checks them */

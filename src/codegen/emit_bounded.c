@@ -112,7 +112,6 @@ nnfx_status cg_emit_fills(cg *c, const nnfx_node *n) {
             return cg_unsupported(c, n,
                                   "it reads along a data-dependent dim of a constant (its padding cannot be "
                                   "filled)");
-        if (dt != NNFX_F32) c->src_stdint = true;
         fill_literal(f->fill, dt, lit, sizeof lit);
         cg_use_section(c, "fill_pad");
         sb_printf(&c->body, "    {   /* %s's padding past the data-dependent extent of %s: %s */\n", n->name, v->name,

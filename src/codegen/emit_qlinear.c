@@ -85,7 +85,7 @@ static nnfx_status emit_dynamic_quantize(cg *c, const fx_step_view *s) {
         cg_step_scratch(c, cg_meta_numel(xm), &used, w, sizeof w);
         snprintf(outs[0], sizeof outs[0], "((unsigned char *)%s)", w);
     }
-    c->src_stdint = true, c->may_fail = true;
+    c->may_fail = true;
     cg_use_section(c, "dynamic_quantize");
     sb_printf(&c->body, "    {\n        float sc;\n        uint8_t zp;\n");
     sb_printf(&c->body, "        if (nnfx_rt_dynamic_quantize(%s, %lld, %s, &sc, &zp)) return 2;\n", x,
@@ -138,7 +138,6 @@ nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s) {
     const int ta = q8(da), tb = q8(db), ty = qlinear ? q8(dy) : 2;
     char yzp[160];
     snprintf(yzp, sizeof yzp, "nnfx_rt_qld(%s, %d, 0)", yz, ty < 2 ? ty : 0);
-    c->src_stdint = true;
     sb_printf(&c->body, "    {\n");
     if (conv) {
         int64_t g[22];

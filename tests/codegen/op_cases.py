@@ -151,6 +151,11 @@ def cases():
     yield ("layer_norm_axis1", _model("ln2", helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=1,
                                                               epsilon=1e-3), x, x.shape, [("s", sc)]),
            x, _layer_norm(x, 1, 1e-3, sc, None))
+    # Where over a bool constant (a causal mask) in an otherwise float model: NAME.c declares the bool weight
+    x = rand(2, 4, 4)
+    yield ("where_bool_const", _model("wb", helper.make_node("Where", ["m", "x", "neg"], ["y"]), x, x.shape,
+                                      [("m", np.tril(np.ones((4, 4), bool))), ("neg", np.float32(-1e4))]),
+           x, np.where(np.tril(np.ones((4, 4), bool)), x, np.float32(-1e4)))
     # Slice: negative starts/ends, negative and >1 steps, clamped ends, partial axes
     x = rand(3, 8, 10)
     i64 = np.int64
