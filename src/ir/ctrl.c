@@ -258,8 +258,9 @@ static nnfx_status infer_carried(nnfx_infer_ctx *c, nnfx_graph *g, int first, in
 
 bool ir_loop_keeps_condition(const nnfx_graph *g) {
     const nnfx_node *v = body_output(g, 0);
-    while (v && v->opcode == NNFX_CALL_FUNCTION && v->op == NNFX_OP_IDENTITY && v->nargs == 1 &&
-           v->args[0].kind == NNFX_ARG_NODE)
+    /* through Identity, and Cast to bool (torch casts a constant true) */
+    while (v && v->opcode == NNFX_CALL_FUNCTION && v->nargs >= 1 && v->args[0].kind == NNFX_ARG_NODE &&
+           (v->op == NNFX_OP_IDENTITY || (v->op == NNFX_OP_CAST && v->meta[0].dtype == NNFX_BOOL)))
         v = v->args[0].u.node;
     if (!v) return false;
     if (v == nnfx_graph_input(g, 1)) return true;

@@ -261,7 +261,7 @@ int ir_graph_num_outputs(const nnfx_graph *g);
 /* Checks the arity of a control-flow node against its bodies and fills s. */
 nnfx_status ir_ctrl_layout(const nnfx_node *n, ir_ctrl_shape *s, nnfx_error *err);
 /* Whether Loop body g returns its condition input unchanged (through
- * Identity nodes) or a true constant as its condition: a loop that starts
+ * Identity nodes and Casts to bool) or a true constant as its condition: a loop that starts
  * runs all its trips. */
 bool ir_loop_keeps_condition(const nnfx_graph *g);
 /* Lints a control-flow node: layout, outputs, and its bodies (recursively). */

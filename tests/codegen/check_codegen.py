@@ -687,10 +687,11 @@ def main():
     # attention written with torch.einsum (three Einsum equations); a 3-d conv net (grouped, dilated,
     # residual 3-d convs, 3-d max and average pooling); torch.jit.script'ed loops: over rows with an If per row
     # (ctrl_flow), and one whose body slices at the trip number and grows a carried value by a row per trip
-    # (loop_slices: its shapes change from trip to trip, so generated C unrolls it)
+    # (loop_slices: its shapes change from trip to trip, so generated C unrolls it); nn.EmbeddingBag(mode="mean")
+    # over int64 ids (a Loop over the bags, unrolled; its body's condition a Cast of a constant true)
     cov = os.path.join(DATA, "coverage")
     for m, nout in (("gru_kws", 1), ("lstm_kws", 2), ("einsum_attention", 1), ("video3d", 2), ("ctrl_flow", 2),
-                    ("loop_slices", 2)):
+                    ("loop_slices", 2), ("embedding_bag", 1)):
         fixtures.append((m, os.path.join(cov, m + ".onnx"), os.path.join(cov, m + ".input_0.npy"),
                          [os.path.join(cov, "%s.output_%d.npy" % (m, k)) for k in range(nout)]))
     for m, onnx_path, xf, yf in fixtures:

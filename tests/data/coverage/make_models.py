@@ -136,7 +136,7 @@ def control_flow_models():
     """Modules whose ONNX export holds If and Loop (torch.jit.script'ed
     Python control flow): a loop over rows with a data-dependent branch per
     row and one after the loop; a loop whose body's shapes change from trip
-    to trip (loop_slices); and detection-style post-processing, a
+    to trip (loop_slices) and nn.EmbeddingBag's (embedding_bag); and detection-style post-processing, a
     score filter then NMS behind `if boxes.numel() == 0` (the If torchvision's
     detection models export around their NMS). Returns (name, module,
     inputs, opset) with the inputs made here (boxes must be valid)."""
@@ -188,6 +188,18 @@ def control_flow_models():
                 acc = torch.cat([acc, torch.tanh(x[i + 1:i + 2] * y)], 0)
             return y, acc
 
+    class EmbeddingBagMean(nn.Module):
+        """nn.EmbeddingBag(mode="mean") over bags of 2, 3 and 3 ids: the
+        export is a Loop over the bags whose body slices each bag's ids."""
+
+        def __init__(self):
+            super().__init__()
+            self.bag = nn.EmbeddingBag(20, 6, mode="mean")
+            self.register_buffer("offsets", torch.tensor([0, 2, 5]))
+
+        def forward(self, ids):  # ids [8] int64
+            return self.bag(ids, self.offsets)
+
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
     cf = torch.jit.script(ControlFlow())
@@ -201,6 +213,7 @@ def control_flow_models():
         ("ctrl_flow", cf, [x], 14),
         ("nms_post", torch.jit.script(NmsPost()), [boxes, scores, labels], 14),
         ("loop_slices", torch.jit.script(LoopSlices()), [torch.randn(6, 3, generator=gen)], 14),
+        ("embedding_bag", EmbeddingBagMean(), [torch.randint(0, 20, (8,), generator=gen)], 14),
     ]
 
 
