@@ -1388,11 +1388,14 @@ static nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
 static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int axis;
-    if (!xm || xm->dtype != NNFX_F32 || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
-        return cg_unsupported(c, n, "topk of a float32 tensor along a valid axis");
-    char x[64], y[64], idx[64] = "0";
+    if (!xm || cg_tcode(xm->dtype) < 0 || xm->dtype == NNFX_BOOL || ym->dtype != xm->dtype ||
+        !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        return cg_unsupported(c, n, "topk of a numeric tensor along a valid axis");
+    char x[96], y[96], idx[64] = "0";
     nnfx_status st;
-    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
+    if ((st = cg_typed_in(c, s, 0, xm->dtype, x, sizeof x)) ||
+        (st = cg_typed_out(c, s->out, xm->dtype, n, y, sizeof y)))
+        return st;
     if (s->nout > 1) {
         fx_value_view iv = fx_plan_value_view(c->p, s->outs[1]);
         if (iv.kind == FX_VALUE_ARENA)
@@ -1418,8 +1421,9 @@ static nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
         }
     }
     cg_use_section(c, "topk");
-    sb_printf(&c->body, "    nnfx_rt_topk(%s, %s, %s, %lld, %lld, %lld, %lld, %d);\n", x, y, idx,
-              (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
+    sb_printf(&c->body,
+              "    nnfx_rt_topk((const unsigned char *)%s, %d, (unsigned char *)%s, %s, %lld, %lld, %lld, %lld, %d);\n",
+              x, cg_tcode(xm->dtype), y, idx, (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), (long long)ym->dims[axis].value,
               nnfx_node_attr_int(n, "largest", 1) != 0);
     return NNFX_OK;
@@ -1465,22 +1469,23 @@ static nnfx_status emit_cast_from_float(cg *c, const fx_step_view *s, const nnfx
     return NNFX_OK;
 }
 
-/* ArgMax / ArgMin of a float32 value along one axis: int64 indices stored
- * bytewise in the arena. */
+/* ArgMax / ArgMin of a numeric value along one axis (compared as doubles,
+ * as the interpreter's): int64 indices stored bytewise in the arena. */
 static nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
-    if (!xm || xm->dtype != NNFX_F32 || n->meta[0].dtype != NNFX_I64 ||
+    if (!xm || cg_tcode(xm->dtype) < 0 || xm->dtype == NNFX_BOOL || n->meta[0].dtype != NNFX_I64 ||
         !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return cg_unsupported(c, n, "only an arg max / min of a float32 tensor along a valid axis is generated");
+        return cg_unsupported(c, n, "only an arg max / min of a numeric tensor along a valid axis is generated");
     if (xm->dims[axis].value <= 0) return cg_unsupported(c, n, "an arg max / min over an empty axis");
-    char x[64], y[64];
+    char x[96], y[64];
     nnfx_status st;
-    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_typed(c, s->out, NNFX_I64, n, y, sizeof y)))
+    if ((st = cg_typed_in(c, s, 0, xm->dtype, x, sizeof x)) ||
+        (st = cg_value_typed(c, s->out, NNFX_I64, n, y, sizeof y)))
         return st;
     cg_use_section(c, "argmax");
-    sb_printf(&c->body, "    nnfx_rt_argmax(%s, %s, %lld, %lld, %lld, %d, %d);\n", x, y,
-              (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
+    sb_printf(&c->body, "    nnfx_rt_argmax((const unsigned char *)%s, %d, %s, %lld, %lld, %lld, %d, %d);\n", x,
+              cg_tcode(xm->dtype), y, (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), n->op == NNFX_OP_ARGMIN,
               nnfx_node_attr_int(n, "select_last_index", 0) != 0);
     return NNFX_OK;
@@ -2153,6 +2158,7 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
     if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
+    if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n); /* any numeric type */
     if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
         (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
         return emit_cast_from_float(c, s, n);
@@ -2161,7 +2167,6 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
     if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
-    if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n);
     if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
     if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
     /* further multi-output ops (LayerNormalization's Mean / InvStdDev, MaxPool's Indices, Dropout's mask):
@@ -2875,8 +2880,7 @@ static char *emit_source(cg *c, int64_t arena) {
               "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n\n#include \"%s.h\"\n\n"
               "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n#define NNFX_ALIGNED\n"
               "#endif\n\n",
-              N, c->libm ? "; libm for the ops that need it" : "; no libm",
-              N);
+              N, c->libm ? "; libm for the ops that need it" : "; no libm", N);
     const char *io = c->void_io ? "void" : "float";
     for (int i = 0; i < c->nsections; i++) {
         const char *t, *fl;

@@ -138,8 +138,8 @@ typedef struct cg {
     bool void_io;
     const nnfx_dtype *in_dtype;
     int nin_model;
-    bool may_fail;   /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
-                      * of a sample rate <= 0 */
+    bool may_fail; /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
+                    * of a sample rate <= 0 */
     /* model input k's values fixed at generation (nnfx_codegen_options), else NULL: NAME_run checks them */
     const nnfx_tensor **fixed_in;
     /* the model input an emitter of this step wanted constant (const_input), named by cg_unsupported */

@@ -50,24 +50,32 @@ static const nnfx_tensor *infer_value_of(void *ctx, const nnfx_node *src) {
     return raw && param_value_like(raw) ? ir_tensor_ready(raw) : NULL;
 }
 
-/* The constant value of n from its known inputs (ci) by its kernel, when
- * its output is static and small (INFER_CONST_LIMIT); NULL otherwise. */
-static nnfx_tensor *infer_const_value(const nnfx_node *n, const ir_const_in *ci) {
+/* The constant value of output k of n from its known inputs (ci) by its
+ * kernel, when its outputs are static and small (INFER_CONST_LIMIT
+ * elements in all); NULL otherwise. */
+static nnfx_tensor *infer_const_value(const nnfx_node *n, const ir_const_in *ci, int k) {
     const nnfx_op_info *info = ir_op_info(n->op);
-    if (!ci->known || n->nout != 1 || !nnfx_meta_is_static(&n->meta[0]) || !info->kernel ||
-        (info->flags & NNFX_F_IMPURE))
+    if (!ci->known || k < 0 || k >= n->nout || n->nout > 8 || !info->kernel || (info->flags & NNFX_F_IMPURE))
         return NULL;
-    int64_t dims[NNFX_MAX_RANK];
-    for (int i = 0; i < n->meta[0].rank; i++)
-        dims[i] = n->meta[0].dims[i].value;
-    int64_t numel = nnfx_shape_numel(n->meta[0].rank, dims);
-    if (numel < 0 || numel > INFER_CONST_LIMIT) return NULL;
-    nnfx_tensor *t = nnfx_tensor_new(n->meta[0].dtype, n->meta[0].rank, dims, NULL);
-    nnfx_tensor *outs[1] = {t};
+    nnfx_tensor *outs[8] = {0};
+    int64_t total = 0;
+    for (int o = 0; o < n->nout; o++) {
+        if (!nnfx_meta_is_static(&n->meta[o])) return NULL;
+        total += nnfx_meta_numel(&n->meta[o]);
+    }
+    if (total > INFER_CONST_LIMIT) return NULL;
+    bool ok = true;
+    for (int o = 0; o < n->nout && ok; o++) {
+        int64_t dims[NNFX_MAX_RANK];
+        for (int i = 0; i < n->meta[o].rank; i++)
+            dims[i] = n->meta[o].dims[i].value;
+        ok = (outs[o] = nnfx_tensor_new(n->meta[o].dtype, n->meta[o].rank, dims, NULL)) != NULL;
+    }
     nnfx_error kerr = {0};
-    if (t && info->kernel(n, ci->n, ci->t, 1, outs, &kerr) == NNFX_OK) return t;
-    nnfx_tensor_release(t);
-    return NULL;
+    ok = ok && info->kernel(n, ci->n, ci->t, n->nout, outs, &kerr) == NNFX_OK;
+    for (int o = 0; o < n->nout; o++)
+        if (o != k || !ok) nnfx_tensor_release(outs[o]);
+    return ok ? outs[k] : NULL;
 }
 
 nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, nnfx_tensor **value_out,
@@ -81,6 +89,12 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
         if (!src || k < 0 || k >= src->nout)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "node %s: getitem index out of range", n->name);
         n->meta[0] = src->meta[k];
+        if (want_value && value_out && src->nout > 1) { /* an output of a multi-output node of constants (Split) */
+            ir_const_in ci;
+            if (ir_const_in_gather(&ci, src, infer_value_of, values, NULL) == NNFX_OK)
+                *value_out = infer_const_value(src, &ci, (int)k);
+            ir_const_in_release(&ci);
+        }
         return NNFX_OK;
     }
     int nin = n->nargs;
@@ -114,7 +128,7 @@ nnfx_status ir_infer_node(nnfx_node *n, nnfx_tensor **values, bool want_value, n
         goto out;
     }
     st = info->infer(&c);
-    if (!st && want_value && value_out) *value_out = infer_const_value(n, &ci);
+    if (!st && want_value && value_out && n->nout == 1) *value_out = infer_const_value(n, &ci, 0);
 out:
     ir_const_in_release(&ci);
     if (in != in_stack) free(in);

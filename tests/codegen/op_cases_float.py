@@ -211,6 +211,39 @@ def cases():
                       helper.make_node("Cast", ["%s_%s" % (name, op)], ["y%d" % (3 * k + j)], to=TensorProto.FLOAT)]
             refs.append(f(xi).astype(F32))
     yield ("int_unary", _graph_model("iu", nodes, x, [x.shape] * 9), x, _flat(*refs))
+    # shapes taken from a Split of a constant (what torch exports for repeat_interleave): Expand, Reshape, Tile
+    x = np.arange(4, dtype=F32).reshape(1, 4) - 1.5
+    nodes = [helper.make_node("Split", ["c", "sz"], ["shp", "rest"], axis=0),
+             helper.make_node("Split", ["c2", "sz2"], ["rs", "tl"], axis=0),
+             helper.make_node("Expand", ["x", "shp"], ["y0"]), helper.make_node("Reshape", ["y0", "rs"], ["y1"]),
+             helper.make_node("Tile", ["x", "tl"], ["y2"])]
+    ex = np.broadcast_to(x, (2, 3, 4))
+    yield ("split_const_shape", _graph_model("scs", nodes, x, [(2, 3, 4), (6, 4), (3, 8)],
+                                             [("c", np.array([2, 3, 4, 9], np.int64)),
+                                              ("sz", np.array([3, 1], np.int64)),
+                                              ("c2", np.array([6, 4, 3, 2], np.int64)),
+                                              ("sz2", np.array([2, 2], np.int64))]),
+           x, _flat(ex, ex.reshape(6, 4), np.tile(x, (3, 2))))
+    # TopK, ArgMax and ArgMin of integers (torch.argsort / argmin of int64): values compared as the interpreter
+    # compares them, ties by the lower index (TopK) or the first / last (Arg*); the values keep their type
+    x = np.array([[3.0, -1.0, 3.0, 7.0, -1.0], [0.0, 2.0, 2.0, -5.0, 9.0]], F32)
+    xi = x.astype(np.int64)
+    I64, I32 = TensorProto.INT64, TensorProto.INT32
+    nodes = [helper.make_node("Cast", ["x"], ["i64"], to=I64), helper.make_node("Cast", ["x"], ["i32"], to=I32),
+             helper.make_node("Abs", ["x"], ["ax"]), helper.make_node("Cast", ["ax"], ["u8"], to=TensorProto.UINT8),
+             helper.make_node("TopK", ["i64", "k3"], ["y0", "y1"], axis=1),
+             helper.make_node("TopK", ["i32", "k2"], ["y2", "y3"], axis=1, largest=0),
+             helper.make_node("ArgMax", ["i64"], ["y4"], axis=1, keepdims=0),
+             helper.make_node("ArgMin", ["i32"], ["y5"], axis=1, select_last_index=1),
+             helper.make_node("ArgMax", ["u8"], ["y6"], axis=0, keepdims=0)]
+    big = np.argsort(-xi, axis=1, kind="stable")[:, :3]
+    small = np.argsort(xi, axis=1, kind="stable")[:, :2]
+    last_min = xi.shape[1] - 1 - np.argmin(xi[:, ::-1], axis=1)
+    yield ("int_select", _graph_model("isel", nodes, x, [(2, 3), (2, 3), (2, 2), (2, 2), (2,), (2, 1), (5,)],
+                                      [("k3", np.array([3], np.int64)), ("k2", np.array([2], np.int64))],
+                                      types={0: I64, 1: I64, 2: I32, 3: I64, 4: I64, 5: I64, 6: I64}),
+           x, _flat(np.take_along_axis(xi, big, 1), big, np.take_along_axis(xi, small, 1), small,
+                    np.argmax(xi, axis=1), last_min[:, None], np.argmax(np.abs(xi).astype(np.uint8), axis=0)))
     # as PyTorch exports F.dropout(x, p=0.0) left at its default training=True (torchvision's swin_t):
     # Dropout with constant ratio 0 and training_mode true, the identity with a mask of ones; CumSum of float32
     # values along an int32 axis constant (as torch.cumsum exports), plain, exclusive and reversed

@@ -1,10 +1,8 @@
-/* nnfx_rt_rnn.h — the recurrent layers RNN, GRU and LSTM and TopK in
- * portable C99 (sections as in nnfx_rt_kernels.h). The gate math of one
- * hidden unit (rnn_cell) is the one definition: the interpreter's kernel
+/* nnfx_rt_rnn.h — the recurrent layers RNN, GRU and LSTM in portable C99
+ * (sections as in nnfx_rt_kernels.h). The gate math of one hidden unit
+ * (rnn_cell) is the one definition: the interpreter's kernel
  * (src/exec/kernels/rnn.c) calls it after its BLAS projections, the
- * generated C calls it from nnfx_rt_rnn below. The TopK order
- * (nnfx_rt_topk_before) is the interpreter's too (src/exec/kernels/select.c).
- * The activations are the scalar functions of nnfx_rt_scalar.h. */
+ * generated C calls it from nnfx_rt_rnn below. The activations are the scalar functions of nnfx_rt_scalar.h. */
 #ifndef NNFX_RT_RNN_H
 #define NNFX_RT_RNN_H
 
@@ -214,47 +212,6 @@ static inline void nnfx_rt_rnn_pack_bias(const float *b, float *sum, float *rh, 
 }
 /* @end */
 
-/* @rt topk */
-/* Whether element a (value va) comes before b in TopK's order: the larger
- * first (largest) or the smaller first, NaN above every number, ties by
- * the lower index. A strict total order, so any sort gives one result. */
-static inline int nnfx_rt_topk_before(double va, long a, double vb, long b, int largest) {
-    const int na = va != va, nb = vb != vb;
-    if (na != nb) return largest ? na : nb;
-    if (!na && va != vb) return largest ? va > vb : va < vb;
-    return a < b;
-}
-
-/* TopK of x viewed as [outer, n, inner] along n: the first k elements in
- * nnfx_rt_topk_before's order into y [outer, k, inner] and their indices
- * (int64, stored bytewise: any alignment) into idx (NULL: not wanted). No
- * scratch: pick j is the first element after pick j - 1 in the order,
- * k * n comparisons per row. */
-static inline void nnfx_rt_topk(const float *x, float *y, unsigned char *idx, long outer, long n, long inner, long k,
-                                int largest) {
-    long o, i, j, e;
-    for (o = 0; o < outer; o++)
-        for (i = 0; i < inner; i++) {
-            const float *xr = x + o * n * inner + i;
-            long prev = -1;
-            for (j = 0; j < k; j++) {
-                long best = -1;
-                for (e = 0; e < n; e++) {
-                    if (prev >= 0 && !nnfx_rt_topk_before(xr[prev * inner], prev, xr[e * inner], e, largest)) continue;
-                    if (best < 0 || nnfx_rt_topk_before(xr[e * inner], e, xr[best * inner], best, largest)) best = e;
-                }
-                if (best < 0) break; /* k > n: not for a valid TopK */
-                y[(o * k + j) * inner + i] = xr[best * inner];
-                if (idx) {
-                    const long long v = best;
-                    memcpy(idx + ((o * k + j) * inner + i) * (long)sizeof v, &v, sizeof v);
-                }
-                prev = best;
-            }
-        }
-}
-/* @end */
-
 /* @rt cast_i64 */
 /* y[i] = (float)v[i] for the n int64 values stored bytewise at src (TopK's
  * indices): Cast to float32 as C converts. */
@@ -297,31 +254,6 @@ static inline void nnfx_rt_cast_f32_bool(const float *x, unsigned char *y, long 
     long i;
     for (i = 0; i < n; i++)
         y[i] = x[i] != 0;
-}
-/* @end */
-
-/* @rt argmax */
-/* ArgMax (is_min 0) / ArgMin (1) of x viewed as [outer, n, inner] along n
- * (n >= 1) into int64 values stored bytewise at y [outer, inner]: the
- * first extreme, or the last with select_last (the interpreter's
- * kern_argmax: NaN never replaces the running best). */
-static inline void nnfx_rt_argmax(const float *x, unsigned char *y, long outer, long n, long inner, int is_min,
-                                  int select_last) {
-    long o, j, i;
-    for (o = 0; o < outer; o++)
-        for (j = 0; j < inner; j++) {
-            const float *xr = x + o * n * inner + j;
-            long long best = 0;
-            double bv = xr[0];
-            for (i = 1; i < n; i++) {
-                const double v = xr[i * inner];
-                if ((is_min ? v < bv : v > bv) || (select_last && v == bv)) {
-                    bv = v;
-                    best = i;
-                }
-            }
-            memcpy(y + (o * inner + j) * (long)sizeof best, &best, sizeof best);
-        }
 }
 /* @end */
 

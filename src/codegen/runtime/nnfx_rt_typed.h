@@ -464,6 +464,79 @@ static inline void nnfx_rt_maxpool_idx(const unsigned char *x, unsigned char *y,
 }
 /* @end */
 
+/* @rt topk needs:tval */
+/* Whether element a (value va) comes before b in TopK's order: the larger
+ * first (largest) or the smaller first, NaN above every number, ties by
+ * the lower index. A strict total order, so any sort gives one result (the
+ * interpreter's kern_topk sorts with it). */
+static inline int nnfx_rt_topk_before(double va, long a, double vb, long b, int largest) {
+    const int na = va != va, nb = vb != vb;
+    if (na != nb) return largest ? na : nb;
+    if (!na && va != vb) return largest ? va > vb : va < vb;
+    return a < b;
+}
+
+/* TopK of x (type code t, values compared as doubles) viewed as [outer, n,
+ * inner] along n: the first k elements in nnfx_rt_topk_before's order into
+ * y [outer, k, inner] (their bytes copied) and their indices (int64, stored
+ * bytewise: any alignment) into idx (NULL: not wanted). No scratch: pick j
+ * is the first element after pick j - 1 in the order, k * n comparisons per
+ * row. */
+static inline void nnfx_rt_topk(const unsigned char *x, int t, unsigned char *y, unsigned char *idx, long outer, long n,
+                                long inner, long k, int largest) {
+    const long es = nnfx_rt_tsize(t);
+    long o, i, j, e;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++) {
+            const long row = o * n * inner + i;
+            long prev = -1;
+            double pv = 0;
+            for (j = 0; j < k; j++) {
+                long best = -1;
+                double bv = 0;
+                for (e = 0; e < n; e++) {
+                    const double v = nnfx_rt_ld_f(x, row + e * inner, t);
+                    if (prev >= 0 && !nnfx_rt_topk_before(pv, prev, v, e, largest)) continue;
+                    if (best < 0 || nnfx_rt_topk_before(v, e, bv, best, largest)) best = e, bv = v;
+                }
+                if (best < 0) break; /* k > n: not for a valid TopK */
+                memcpy(y + ((o * k + j) * inner + i) * es, x + (row + best * inner) * es, (size_t)es);
+                if (idx) {
+                    const long long v = best;
+                    memcpy(idx + ((o * k + j) * inner + i) * (long)sizeof v, &v, sizeof v);
+                }
+                prev = best, pv = bv;
+            }
+        }
+}
+/* @end */
+
+/* @rt argmax needs:tval */
+/* ArgMax (is_min 0) / ArgMin (1) of x (type code t, values compared as
+ * doubles) viewed as [outer, n, inner] along n (n >= 1) into int64 values
+ * stored bytewise at y [outer, inner]: the first extreme, or the last with
+ * select_last; NaN never replaces the running best. The interpreter's
+ * kern_argmax calls it. */
+static inline void nnfx_rt_argmax(const unsigned char *x, int t, unsigned char *y, long outer, long n, long inner,
+                                  int is_min, int select_last) {
+    long o, j, i;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            const long row = o * n * inner + j;
+            long long best = 0;
+            double bv = nnfx_rt_ld_f(x, row, t);
+            for (i = 1; i < n; i++) {
+                const double v = nnfx_rt_ld_f(x, row + i * inner, t);
+                if ((is_min ? v < bv : v > bv) || (select_last && v == bv)) {
+                    bv = v;
+                    best = i;
+                }
+            }
+            memcpy(y + (o * inner + j) * (long)sizeof best, &best, sizeof best);
+        }
+}
+/* @end */
+
 /* @rt teinsum needs:tval,einsum_start,einsum_step */
 /* nnfx_rt_einsum over typed values: input i of type code tx[i], y of ty
  * (each sum and product in double, stored as nnfx_rt_st_f does). */

@@ -1,10 +1,12 @@
 /* reduce.c — ReduceMean / ReduceSum / ReduceMax / ReduceMin / ReduceProd /
  * ReduceL1 / ReduceL2 / ReduceLogSum / ReduceLogSumExp / ReduceSumSquare
  * (float32 and float64; all but Mean, L2 and the logs also int64) and ArgMax / ArgMin
- * (float32 or int64 in, int64 out). */
+ * (every numeric type in, compared as doubles by nnfx_rt_argmax, the generated
+ * C's too; int64 out). */
 #include <math.h>
 #include <stdlib.h>
 
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { R_MEAN, R_SUM, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LOGSUMEXP, R_SUMSQ } red_kind;
@@ -146,8 +148,10 @@ nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     bool is_min = nnfx_node_op(n) == NNFX_OP_ARGMIN;
     if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax needs an input");
     const nnfx_tensor *x = in[0];
-    if (x->dtype != NNFX_F32 && x->dtype != NNFX_I64)
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "argmax does not take %s", nnfx_dtype_name(x->dtype));
+    const int tc = kern_rt_tcode(x->dtype);
+    if (tc < 0 || x->dtype == NNFX_BOOL)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s does not take %s", is_min ? "argmin" : "argmax",
+                         nnfx_dtype_name(x->dtype));
     if (out[0]->dtype != NNFX_I64) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output must be int64");
     int axis;
     int64_t a = nnfx_node_attr_int(n, "axis", 0);
@@ -162,19 +166,6 @@ nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (nnfx_tensor_numel(out[0]) != outer * inner)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output buffer has the wrong size");
     if (len == 0 && outer * inner > 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax over an empty axis");
-    int64_t *y = out[0]->data;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t j = 0; j < inner; j++) {
-            int64_t best = 0, base = o * len * inner + j;
-            double bv = nnfx_tensor_get(x, base);
-            for (int64_t i = 1; i < len; i++) {
-                double v = nnfx_tensor_get(x, base + i * inner);
-                if ((is_min ? v < bv : v > bv) || (last && v == bv)) {
-                    bv = v;
-                    best = i;
-                }
-            }
-            y[o * inner + j] = best;
-        }
+    if (outer * inner > 0) nnfx_rt_argmax(x->data, tc, out[0]->data, (long)outer, (long)len, (long)inner, is_min, last);
     return NNFX_OK;
 }

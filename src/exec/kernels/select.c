@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_rnn.h"
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef struct topk_ctx {
@@ -34,6 +34,8 @@ nnfx_status kern_topk(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         outer *= x->shape[d];
     for (int d = axis + 1; d < x->rank; d++)
         inner *= x->shape[d];
+    if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "topk values must be of X's type");
+    const size_t es = nnfx_dtype_size(x->dtype);
     size_t n1 = (size_t)(A > 0 ? A : 1);
     double *v = malloc(sizeof *v * n1);
     int64_t *idx = malloc(sizeof *idx * n1);
@@ -46,9 +48,10 @@ nnfx_status kern_topk(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
                 idx[a] = a;
             }
             ok = ir_sort_idx(idx, A, topk_before, &c);
-            for (int64_t k = 0; ok && k < K; k++) {
+            for (int64_t k = 0; ok && k < K; k++) { /* the value's bytes, exact for every type */
                 int64_t dst = (o * K + k) * inner + i;
-                kern_set(out[0], dst, v[idx[k]]);
+                memcpy((char *)out[0]->data + dst * es, (const char *)x->data + ((o * A + idx[k]) * inner + i) * es,
+                       es);
                 if (nout > 1 && out[1]) ((int64_t *)out[1]->data)[dst] = idx[k];
             }
         }
