@@ -302,7 +302,10 @@ static nnfx_status emit_cast(cg *c, const fx_step_view *s, nnfx_dtype dx, nnfx_d
 /* Neg, Abs or Relu of integers of type dy (nnfx_rt_iunary). */
 static nnfx_status emit_iunary(cg *c, const fx_step_view *s, nnfx_dtype dy) {
     const nnfx_node *n = s->last;
-    const char *fn = n->op == NNFX_OP_NEG ? "ineg" : n->op == NNFX_OP_ABS ? "iabs" : "irelu";
+    const char *fn = n->op == NNFX_OP_NEG    ? "ineg"
+                     : n->op == NNFX_OP_ABS  ? "iabs"
+                     : n->op == NNFX_OP_SIGN ? "isign"
+                                             : "irelu";
     char x[96], y[96];
     nnfx_status st;
     if ((st = typed_in(c, s, 0, dy, x, sizeof x)) || (st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
@@ -914,6 +917,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         break;
     case NNFX_OP_NEG:
     case NNFX_OP_ABS:
+    case NNFX_OP_SIGN:
     case NNFX_OP_RELU: /* of integers: wrapping, as the interpreter's */
         if (!kern_rt_unary_int(dy) || d0 != dy) return NNFX_OK;
         *handled = true;

@@ -197,7 +197,7 @@ def cases():
         x, [x.shape, (2, 3, 1, 1), (2, 3, 1, 1), q, q, q, q, x.shape, x.shape], [("s", sc)],
         types={4: TensorProto.INT64, 6: TensorProto.INT64, 8: TensorProto.BOOL}),
         x, _flat(ln, mu, 1 / np.sqrt(var + 1e-5), pooled, idx, pooled, idx_col, x, np.ones_like(x)))
-    # Neg, Abs and Relu of integers (int64, int32, int8; Neg of int8's -128 wraps to itself), as torch.where(i >
+    # Neg, Abs, Relu and Sign of integers (int64, int32, int8; Neg of int8's -128 wraps to itself), as torch.where(i >
     # 2, i, -i) exports: x cast to each type (truncated toward zero), the op, cast back
     x = np.array([[-7.9, -128.0, -1.5, 0.0], [0.4, 3.7, 100.2, 127.0]], F32)
     nodes, refs = [], []
@@ -206,11 +206,12 @@ def cases():
                                               ("i8", TensorProto.INT8, np.int8))):
         xi = np.trunc(x).astype(np_t)
         nodes.append(helper.make_node("Cast", ["x"], [name], to=onnx_t))
-        for j, (op, f) in enumerate((("Neg", np.negative), ("Abs", np.abs), ("Relu", lambda v: np.maximum(v, 0)))):
+        for j, (op, f) in enumerate((("Neg", np.negative), ("Abs", np.abs), ("Relu", lambda v: np.maximum(v, 0)),
+                                     ("Sign", np.sign))):
             nodes += [helper.make_node(op, [name], ["%s_%s" % (name, op)]),
-                      helper.make_node("Cast", ["%s_%s" % (name, op)], ["y%d" % (3 * k + j)], to=TensorProto.FLOAT)]
+                      helper.make_node("Cast", ["%s_%s" % (name, op)], ["y%d" % (4 * k + j)], to=TensorProto.FLOAT)]
             refs.append(f(xi).astype(F32))
-    yield ("int_unary", _graph_model("iu", nodes, x, [x.shape] * 9), x, _flat(*refs))
+    yield ("int_unary", _graph_model("iu", nodes, x, [x.shape] * 12), x, _flat(*refs))
     # shapes taken from a Split of a constant (what torch exports for repeat_interleave): Expand, Reshape, Tile
     x = np.arange(4, dtype=F32).reshape(1, 4) - 1.5
     nodes = [helper.make_node("Split", ["c", "sz"], ["shp", "rest"], axis=0),

@@ -267,6 +267,10 @@ static inline long long nnfx_rt_iabs(long long a) { return a < 0 ? nnfx_rt_ineg(
 static inline long long nnfx_rt_irelu(long long a) { return a > 0 ? a : 0; }
 /* @end */
 
+/* @rt isign */
+static inline long long nnfx_rt_isign(long long a) { return (a > 0) - (a < 0); }
+/* @end */
+
 /* @rt iand */
 static inline long long nnfx_rt_iand(long long a, long long b) { return (a != 0) & (b != 0); }
 /* @end */

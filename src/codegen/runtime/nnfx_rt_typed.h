@@ -189,8 +189,9 @@ static inline void nnfx_rt_st_f(unsigned char *p, long i, int t, double v) {
 /* @end */
 
 /* @rt iunary needs:tval */
-/* y = f(x) over n integers of type code t (Neg, Abs, Relu: nnfx_rt_ineg,
- * nnfx_rt_iabs, nnfx_rt_irelu), stored modulo the type's width. */
+/* y = f(x) over n integers of type code t (Neg, Abs, Relu, Sign:
+ * nnfx_rt_ineg, nnfx_rt_iabs, nnfx_rt_irelu, nnfx_rt_isign), stored modulo
+ * the type's width. */
 static inline void nnfx_rt_iunary(const unsigned char *x, unsigned char *y, int t, long n, long long (*f)(long long)) {
     long i;
     for (i = 0; i < n; i++)

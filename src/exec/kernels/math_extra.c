@@ -7,6 +7,7 @@
 
 #include "codegen/runtime/nnfx_rt_math.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -65,6 +66,13 @@ static nnfx_status math(math_kind k, const nnfx_node *n, int nin, nnfx_tensor *c
                         nnfx_tensor *const *out, nnfx_error *err, float a, float b) {
     nnfx_status s;
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
+    if (k == M_SIGN && in[0] && kern_rt_unary_int(in[0]->dtype)) { /* integers: the generated C's loop */
+        if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
+        if (out[0]->dtype != in[0]->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
+        nnfx_rt_iunary(in[0]->data, out[0]->data, kern_rt_tcode(in[0]->dtype), (long)nnfx_tensor_numel(in[0]),
+                       nnfx_rt_isign);
+        return NNFX_OK;
+    }
     if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
     const float *x = in[0]->data;
