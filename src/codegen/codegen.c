@@ -1771,11 +1771,14 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
 }
 
 /* The outputs of control-flow node n (step s) as destinations: their
- * arena expressions (float32 only). */
+ * arena expressions, `float *` for float32 and `unsigned char *` for the
+ * other types generated C holds. */
 static nnfx_status ctrl_outputs(cg *c, const fx_step_view *s, const nnfx_node *n, char (*dst)[64]) {
     for (int k = 0; k < n->nout; k++) {
-        if (n->meta[k].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 results are generated");
-        nnfx_status st = cg_value_expr(c, s->outs[k], n, dst[k], 64);
+        const nnfx_dtype dt = n->meta[k].dtype;
+        if (dt != NNFX_F32 && !cg_bytes_dtype(dt))
+            return cg_unsupported(c, n, "a result of a type generated C does not hold");
+        nnfx_status st = cg_value_typed(c, s->outs[k], dt, n, dst[k], 64);
         if (st) return st;
     }
     return NNFX_OK;
@@ -1909,11 +1912,13 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
     for (int k = 0; k < N && !st; k++) {
         char init[64];
         const nnfx_meta *im = cg_arg_meta(n, 2 + k);
-        if (!im || im->dtype != NNFX_F32) {
-            st = cg_unsupported(c, n, "only float32 loop-carried values are generated");
+        if (!im || im->dtype != n->meta[k].dtype) {
+            st = cg_unsupported(c, n, "a loop-carried value's initial type differs from its result's");
             break;
         }
-        if ((st = cg_value_expr(c, s->in[2 + k], n, init, sizeof init))) break;
+        if ((st = im->dtype == NNFX_F32 ? cg_value_expr(c, s->in[2 + k], n, init, sizeof init)
+                                        : cg_value_bytes(c, s->in[2 + k], im->dtype, n, init, sizeof init)))
+            break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
     }
     const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0), *cin = nnfx_graph_input(cs.body[0], 1);
@@ -1933,9 +1938,12 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
             st = capture_expr(c, s->in[2 + N + k], cg_arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
         /* body results: the condition (checked or read, not copied), the next carried values, the scan items */
         for (int k = 0; k < N && !st; k++)
-            st = expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4));
-        for (int j = 0; j < S && !st; j++)
-            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], d, (long long)(bytes[N + j] / 4));
+            st = n->meta[k].dtype == NNFX_F32
+                     ? expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4))
+                     : expr_fmt(c, n, dst[1 + k], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, bytes[k]));
+        for (int j = 0; j < S && !st; j++) /* float32 items in floats, others in bytes */
+            st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], d,
+                          (long long)(bytes[N + j] / (n->meta[N + j].dtype == NNFX_F32 ? 4 : 1)));
         if (!st) {
             sb_printf(&c->body, "    {\n        long long it%d;\n", d);
             if (l.use_cond)
@@ -2665,7 +2673,7 @@ static nnfx_status walk_plan(cg *c) {
         if (v.kind == FX_STEP_OUTPUT) {
             for (int a = 0; a < v.last->nargs && !st; a++) {
                 const nnfx_node *o = v.last->args[a].kind == NNFX_ARG_NODE ? v.last->args[a].u.node : NULL;
-                char src[64];
+                char src[96];
                 if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 const nnfx_dtype dt = o->meta[0].dtype;
@@ -2679,9 +2687,12 @@ static nnfx_status walk_plan(cg *c) {
                     if ((st = emit_bytes_output(c, a, o))) return st;
                     continue;
                 }
-                if (dt != NNFX_F32)
-                    return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %s is %s (only float32)",
-                                          o->name, nnfx_dtype_name(dt));
+                if (dt != NNFX_F32) { /* a body's result of another type into its place: its bytes */
+                    if ((st = cg_value_bytes(c, node_index(c, o), dt, o, src, sizeof src))) return st;
+                    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", c->out_dst[a], src,
+                              (long long)nnfx_meta_nbytes(&o->meta[0]));
+                    continue;
+                }
                 if ((st = cg_value_expr(c, node_index(c, o), o, src, sizeof src))) return st;
                 if (c->out_dst) /* a body's result into its place in the enclosing plan */
                     sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", c->out_dst[a], src,

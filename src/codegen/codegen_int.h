@@ -256,6 +256,10 @@ nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const 
  * step first. Sets *handled false (returning NNFX_OK) when it leaves the
  * step to codegen.c. */
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled);
+/* emit_typed_ops.c: C expression of value v of type dt as `const unsigned
+ * char *` (a constant of another type than float32 as an array of its C
+ * type in the weights file). */
+nnfx_status cg_value_bytes(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len);
 /* The runtime's type code of dt (nnfx_rt_typed.h), -1 when generated C
  * holds no such values. */
 int cg_tcode(nnfx_dtype dt);

@@ -972,6 +972,21 @@ nnfx_status cg_typed_in(cg *c, const fx_step_view *s, int a, nnfx_dtype dt, char
     return typed_in(c, s, a, dt, buf, len);
 }
 
+nnfx_status cg_value_bytes(cg *c, int v, nnfx_dtype dt, const nnfx_node *user, char *buf, size_t len) {
+    fx_value_view vv = fx_plan_value_view(c->p, v);
+    if (vv.kind == FX_VALUE_CONST && vv.t->dtype != NNFX_F32) {
+        if (tcode(vv.t->dtype) < 0 || vv.t->dtype != dt)
+            return cg_unsupported(c, user, "a constant of a type generated C lacks");
+        typed_const(c, v, vv.t, user, buf, len);
+        return NNFX_OK;
+    }
+    char e[64];
+    nnfx_status st = cg_value_typed(c, v, dt, user, e, sizeof e);
+    if (st) return st;
+    snprintf(buf, len, "((const unsigned char *)%s)", e);
+    return NNFX_OK;
+}
+
 nnfx_status cg_typed_out(cg *c, int v, nnfx_dtype dt, const nnfx_node *n, char *buf, size_t len) {
     return typed_out(c, v, dt, n, buf, len);
 }

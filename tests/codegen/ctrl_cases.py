@@ -491,6 +491,54 @@ def _loop_unrolled_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _typed_results_model():
+    """Results of other types than float32: a Loop (4 trips) carrying an int64 count, a bool flag and a
+    float32 state, with an int64 scan output; an If returning an int64 ArgMax or ArgMin. Per trip:
+    s = s * 0.5 + 1; pos = sum(s) > 3; done = done or pos; count += pos; item = argmax(s). Outputs count
+    [1] int64, done bool, s [4], the items [4, 1] int64, and (sum(x) > 0 ? argmax(x) : argmin(x)) int64."""
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+    body = helper.make_graph([helper.make_node("Identity", ["cin"], ["cout"]),
+                              helper.make_node("Mul", ["s", "half"], ["sh"]),
+                              helper.make_node("Add", ["sh", "one"], ["s1"]),
+                              helper.make_node("ReduceSum", ["s1"], ["sum"], keepdims=0),
+                              helper.make_node("Greater", ["sum", "three"], ["pos"]),
+                              helper.make_node("Or", ["done", "pos"], ["done1"]),
+                              helper.make_node("Cast", ["pos"], ["posi"], to=I64),
+                              helper.make_node("Add", ["cnt", "posi"], ["cnt1"]),
+                              helper.make_node("ArgMax", ["s1"], ["item"], axis=0, keepdims=1)],
+                             "body", [_vi("i", [], I64), _vi("cin", [], B), _vi("cnt", [1], I64), _vi("done", [], B),
+                                      _vi("s", [4])],
+                             [_vi("cout", [], B), _vi("cnt1", [1], I64), _vi("done1", [], B), _vi("s1", [4]),
+                              _vi("item", [1], I64)])
+    then_g = helper.make_graph([helper.make_node("ArgMax", ["x"], ["t"], axis=0, keepdims=0)], "then", [],
+                               [_vi("t", [], I64)])
+    else_g = helper.make_graph([helper.make_node("ArgMin", ["x"], ["e"], axis=0, keepdims=0)], "else", [],
+                               [_vi("e", [], I64)])
+    nodes = [helper.make_node("Loop", ["M", "", "c0", "d0", "x"], ["y0", "y1", "y2", "y3"], body=body),
+             helper.make_node("ReduceSum", ["x"], ["xs"], keepdims=0),
+             helper.make_node("Greater", ["xs", "zero"], ["g"]),
+             helper.make_node("If", ["g"], ["y4"], then_branch=then_g, else_branch=else_g)]
+    inits = [("M", np.array(4, np.int64)), ("c0", np.array([0], np.int64)), ("d0", np.array(False)),
+             ("half", np.float32(0.5)), ("one", np.float32(1)), ("three", np.float32(3)), ("zero", np.float32(0))]
+    g = helper.make_graph(nodes, "typed_results", [_vi("x", [4])],
+                          [_vi("y0", [1], I64), _vi("y1", [], B), _vi("y2", [4]), _vi("y3", [4, 1], I64),
+                           _vi("y4", [], I64)],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    xs = np.array([[-6.0, -9.0, 0.5, -4.0], [1.0, -2.0, 0.5, 3.0]], np.float32)
+    refs = []
+    for x in xs:
+        s, cnt, done, items = x.copy(), 0, False, []
+        for _ in range(4):
+            s = s * np.float32(0.5) + np.float32(1)
+            pos = bool(s.sum() > 3)
+            done, cnt = done or pos, cnt + int(pos)
+            items.append(int(np.argmax(s)))
+        pick = np.argmax(x) if x.sum() > 0 else np.argmin(x)
+        refs.append(np.concatenate([[cnt], [float(done)], s, items, [pick]]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
@@ -499,7 +547,8 @@ def cases():
                        ("loop_while", _loop_while_model), ("loop_early_exit", _loop_early_model),
                        ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
-                       ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model)):
+                       ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
+                       ("typed_results", _typed_results_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
