@@ -3366,6 +3366,9 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     nnfx_status st;
     const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
+    const nnfx_node *outs = nnfx_graph_output_node(g);
+    if (!outs || outs->nargs == 0) /* NAME_run would compute nothing (and the interpreter refuses it) */
+        return nnfx_error_set(err, NNFX_ERR_GRAPH, "codegen: the model has no outputs");
     if ((st = check_forbidden(g, o->forbid, err))) return st;
     if ((st = check_static_nodes(g, true, err))) return st;
     fx_plan *p = bounds ? fx_plan_new_codegen_kept(g, bounds->kept, bounds->nkept, err) : fx_plan_new_codegen(g, err);

@@ -109,6 +109,49 @@ static nnfx_status replace_output(nnfx_graph *g, nnfx_node *n, int k, nnfx_node 
     return NNFX_OK;
 }
 
+/* Loop n that runs no trip, in place: its carried outputs are the initial
+ * values; a scan output (its items' shape static) an empty parameter. */
+static nnfx_status no_trips(nnfx_graph *g, nnfx_node *n, const ir_ctrl_shape *cs, nnfx_error *err) {
+    const int N = cs->ncarried, S = cs->nscan_out;
+    const nnfx_node *o = nnfx_graph_output_node(cs->body[0]);
+    if (n->nargs != 2 + N + cs->ncaptures || n->nout != N + S || !o || o->nargs != 1 + N + S)
+        return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (loop): its operands do not match its body",
+                              n->name);
+    nnfx_status st = NNFX_OK;
+    nnfx_inserting_before(g, n);
+    for (int k = 0; k < N && !st; k++)
+        st = n->args[2 + k].kind == NNFX_ARG_NODE ? replace_output(g, n, k, n->args[2 + k].u.node, err)
+                                                  : nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                                                   "codegen: node %s (loop): an initial value is not a "
+                                                                   "value",
+                                                                   n->name);
+    for (int j = 0; j < S && !st; j++) {
+        const nnfx_node *r = o->args[1 + N + j].kind == NNFX_ARG_NODE ? o->args[1 + N + j].u.node : NULL;
+        int64_t dims[NNFX_MAX_RANK] = {0};
+        if (!r || !nnfx_meta_is_static(&r->meta[0]) || r->meta[0].rank + 1 > NNFX_MAX_RANK) {
+            st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                "codegen: node %s (loop): it runs no trip and its scan output %d's items have no "
+                                "static shape",
+                                n->name, j);
+            break;
+        }
+        for (int d = 0; d < r->meta[0].rank; d++)
+            dims[1 + d] = r->meta[0].dims[d].value;
+        char name[160];
+        snprintf(name, sizeof name, "%.100s_scan_output_%d", n->name, j);
+        for (int u = 1; nnfx_graph_param(g, name); u++)
+            snprintf(name, sizeof name, "%.100s_scan_output_%d_%d", n->name, j, u);
+        nnfx_tensor *t = nnfx_tensor_new(r->meta[0].dtype, r->meta[0].rank + 1, dims, err);
+        nnfx_node *ga = NULL;
+        if (!t || (st = nnfx_graph_set_param(g, name, t, err)) || !(ga = nnfx_graph_get_attr(g, name, err)))
+            st = st ? st : err && err->status ? err->status : NNFX_ERR_NOMEM;
+        nnfx_tensor_release(t);
+        if (!st) st = replace_output(g, n, N + j, ga, err);
+    }
+    nnfx_inserting_at_end(g);
+    return st ? st : nnfx_erase_node(g, n, err);
+}
+
 /* Unrolls Loop n (trips of it, trips >= 1) in place. */
 static nnfx_status unroll(nnfx_graph *g, nnfx_node *n, int64_t trips, nnfx_error *err) {
     ir_ctrl_shape cs;
@@ -177,8 +220,8 @@ nnfx_status cg_unroll_loops(nnfx_graph *g, nnfx_error *err) {
         bool need_fold = false;
         for (; n; n = n->next) {
             if (!wants_unroll(g, n, &known, &trips)) continue;
-            if (known && trips >= 1) break;
-            need_fold |= !known; /* zero trips: refused as before */
+            if (known) break;
+            need_fold = true;
         }
         if (!n && need_fold && !folded) { /* a trip count or condition computed from constants */
             nnfx_status st = nnfx_pass_fold_constants(g, NULL, err);
@@ -199,7 +242,7 @@ nnfx_status cg_unroll_loops(nnfx_graph *g, nnfx_error *err) {
                                   n->name, (long long)trips, cs.body[0]->num_nodes, UNROLL_MAX_TRIPS, UNROLL_MAX_NODES);
         char name[128];
         snprintf(name, sizeof name, "%s", n->name);
-        if ((st = unroll(g, n, trips, err))) return st;
+        if ((st = trips ? unroll(g, n, trips, err) : no_trips(g, n, &cs, err))) return st;
         if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) {
             nnfx_error_prefix(err, "codegen: node %s (loop), unrolled as its shapes change from trip to trip", name);
             return st;

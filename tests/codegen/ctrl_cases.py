@@ -539,6 +539,22 @@ def _typed_results_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _loop_no_trips_model():
+    """A Loop of 0 trips whose carried value would grow by a row per trip (torch.cat in a loop over
+    range(1, 1)) and whose scan items are [4]: the outputs are x[0:1] and no items ([0, 4])."""
+    body = _loop_body([helper.make_node("Identity", ["cin"], ["cout"]),
+                       helper.make_node("Concat", ["acc", "acc"], ["acc1"], axis=0),
+                       helper.make_node("Identity", ["x"], ["item"])],
+                      [_vi("cout", [], TensorProto.BOOL), _vi("acc1", None), _vi("item", [4])], [_vi("acc", None)])
+    nodes = [helper.make_node("Slice", ["x", "zero_i", "one_i"], ["x0"]),
+             helper.make_node("Loop", ["M", "", "x0"], ["y0", "y1"], body=body)]
+    m = _model("loop_no_trips", nodes, (4,), [("y0", None), ("y1", None)],
+               [("M", np.array(0, np.int64)), ("zero_i", np.array([0], np.int64)),
+                ("one_i", np.array([1], np.int64))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.5, 2.0]], np.float32)
+    return m, xs, np.array([x[0:1] for x in xs], np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
@@ -548,7 +564,7 @@ def cases():
                        ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
                        ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
-                       ("typed_results", _typed_results_model)):
+                       ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 

@@ -551,3 +551,7 @@ def refused():
                           [numpy_helper.from_array(np.array([-1], np.int64), "flat_shape")])
     yield ("non_zero", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
            ["node flat", "(Reshape)", "merges or splits a data-dependent dim", "--outputs nz"])
+    # no outputs: NAME_run would compute nothing (nnfx run refuses it too)
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"])], "none",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])], [])
+    yield ("no_outputs", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), ["has no outputs"])
