@@ -30,7 +30,8 @@ static const char codegen_help[] =
     "options:\n"
     "  -o, --output DIR        folder to write into (created if missing)\n"
     "  --name NAME             C identifier prefix (default: the model file's stem)\n"
-    "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims)\n"
+    "  --shape INPUT=D0xD1...  fix an input's shape (needed for dynamic dims; the\n"
+    "                          declared rank and static dims must be kept)\n"
     "  --value INPUT=V0,V1,... fix an input's values (its element count, in its type;\n"
     "                          or a tensor file: INPUT=FILE.npy or FILE.pb): for an\n"
     "                          input that is constant where the model runs, such as a\n"
@@ -208,6 +209,20 @@ static int apply_shapes(nnfx_graph *g, const codegen_opts *o) {
         }
         free(in);
         nnfx_meta *m = nnfx_node_meta(ph, 0);
+        /* a dynamic dim takes any size; the declared rank and static dims must be kept (nnfx run refuses an
+         * input of another shape) */
+        int bad = m->rank >= 0 && m->rank != sh.rank ? 0 : -1;
+        for (int d = 0; bad < 0 && m->rank >= 0 && d < m->rank; d++)
+            if (m->dims[d].value >= 0 && m->dims[d].value != sh.dims[d]) bad = d + 1;
+        if (bad >= 0) {
+            char ms[160];
+            nnfx_meta_str(m, ms, sizeof ms);
+            if (bad == 0)
+                return cli_usage_error("codegen", "--shape %s: the model declares %s as %s, of rank %d", o->shapes[i],
+                                       nnfx_node_name(ph), ms, m->rank);
+            return cli_usage_error("codegen", "--shape %s: the model declares %s as %s: dim %d is %lld", o->shapes[i],
+                                   nnfx_node_name(ph), ms, bad - 1, (long long)m->dims[bad - 1].value);
+        }
         nnfx_meta_set_shape(m, m->dtype, sh.rank, sh.dims);
     }
     return -1;

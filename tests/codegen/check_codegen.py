@@ -749,6 +749,8 @@ def main():
              ("value_word", kws, ["--shape", "x=1x1x31x20", "--value", "x=1,two"], 2,
               ["--value x=1,two", "comma-separated float32 values"]),
              ("value_input", kws, ["--shape", "x=1x1x31x20", "--value", "y=1"], 2, ["no input named 'y'"]),
+             ("shape_static_dim", kws, ["--shape", "x=1x1x32x20"], 2, ["--shape x=1x1x32x20", "dim 2 is 31"]),
+             ("shape_rank", kws, ["--shape", "x=1x31x20"], 2, ["--shape x=1x31x20", "of rank 4"]),
              ("value_file", kws, ["--shape", "x=1x1x31x20", "--value", "x=" + os.path.join(WORK, "none.npy")], 3,
               ["none.npy", "cannot open"])]
     for label, model, extra, code, words in cases:
