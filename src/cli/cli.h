@@ -121,6 +121,16 @@ char *cli_read_file(const char *path, size_t *len, nnfx_error *err);
 /* Writes len bytes to path through a temporary name in the same folder and
  * a rename, so a failure leaves no partial file. path "-" writes stdout. */
 nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_error *err);
+/* Writes n NUL-terminated texts to paths[0..n), all or none: each to a
+ * temporary name first, then the renames. */
+nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err);
+/* The shortest prefix of folder path that does not exist (what
+ * cli_make_dirs would create first; malloc'd), or NULL when path exists. */
+char *cli_missing_dir(const char *path);
+/* Removes folder path and its parents up to top (cli_missing_dir's answer
+ * before cli_make_dirs), as far as they are empty: undoes cli_make_dirs
+ * after a failure. NULL top: nothing was made. */
+void cli_remove_made_dirs(const char *path, const char *top);
 /* True when a and b name the same existing file (same device and inode). */
 bool cli_same_file(const char *a, const char *b);
 /* True when path names an existing directory. */

@@ -117,20 +117,25 @@ static char *stem_ident(const char *path) {
     return s;
 }
 
-static int write_all(const char *dir, const char *name, const nnfx_codegen_files *f, nnfx_error *err) {
-    struct {
-        const char *suffix, *text;
-    } files[3] = {{".h", f->header}, {".c", f->source}, {"_weights.c", f->weights}};
-    for (int i = 0; i < 3; i++) {
+/* Writes NAME.h, NAME.c, NAME_weights.c into dir and the report into
+ * report (NULL or "-": not into a file), all or none. */
+static nnfx_status write_all(const char *dir, const char *name, const nnfx_codegen_files *f, const char *report,
+                             nnfx_error *err) {
+    static const char *const suffix[3] = {".h", ".c", "_weights.c"};
+    const char *data[4] = {f->header, f->source, f->weights, f->report};
+    char *paths[4] = {0};
+    const int n = report && strcmp(report, "-") != 0 ? 4 : 3;
+    nnfx_status st = NNFX_OK;
+    for (int i = 0; i < 3 && !st; i++) {
         size_t len = strlen(dir) + strlen(name) + 16;
-        char *path = malloc(len);
-        if (!path) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-        snprintf(path, len, "%s/%s%s", dir, name, files[i].suffix);
-        nnfx_status st = cli_write_file(path, files[i].text, strlen(files[i].text), err);
-        free(path);
-        if (st) return st;
+        if (!(paths[i] = malloc(len))) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        if (!st) snprintf(paths[i], len, "%s/%s%s", dir, name, suffix[i]);
     }
-    return NNFX_OK;
+    paths[3] = (char *)report;
+    if (!st) st = cli_write_files(n, (const char *const *)paths, data, err);
+    for (int i = 0; i < 3; i++)
+        free(paths[i]);
+    return st;
 }
 
 /* The command line of `nnfx codegen`. */
@@ -405,12 +410,22 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
+    char *made = cli_missing_dir(o.out); /* the folders made below, removed again if writing fails */
     if (!cli_make_dirs(o.out)) {
         cli_error("codegen", "%s: cannot create the folder: %s", o.out, strerror(errno));
+        cli_remove_made_dirs(o.out, made);
+        free(made);
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (write_all(o.out, ident, &f, &err) || (o.report && cli_write_file(o.report, f.report, strlen(f.report), &err))) {
+    if (write_all(o.out, ident, &f, o.report, &err)) {
+        cli_remove_made_dirs(o.out, made);
+        free(made);
+        rc = cli_fail("codegen", o.out, &err);
+        goto done;
+    }
+    free(made);
+    if (o.report && strcmp(o.report, "-") == 0 && cli_write_file("-", f.report, strlen(f.report), &err)) {
         rc = cli_fail("codegen", o.out, &err);
         goto done;
     }

@@ -310,6 +310,56 @@ nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_
     return core_write_file(path, data, len, err);
 }
 
+nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err) {
+    core_file *f = calloc((size_t)(n > 0 ? n : 1), sizeof *f);
+    if (!f) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    nnfx_status st = NNFX_OK;
+    int begun = 0;
+    for (; begun < n && !st; begun++) { /* every file to its temporary first */
+        if ((st = core_file_begin(&f[begun], paths[begun], err))) break;
+        if (!(st = core_file_write(&f[begun], data[begun], strlen(data[begun]), err)))
+            st = core_file_finish(&f[begun], err);
+    }
+    for (int i = 0; i < n && !st; i++) /* then the renames */
+        st = core_file_commit(&f[i], err);
+    if (st)
+        for (int i = 0; i < begun && i < n; i++)
+            core_file_abort(&f[i]);
+    free(f);
+    return st;
+}
+
+char *cli_missing_dir(const char *path) {
+    if (cli_is_dir(path)) return NULL;
+    size_t len = strlen(path);
+    char *p = malloc(len + 1);
+    if (!p) return NULL;
+    memcpy(p, path, len + 1);
+    for (size_t i = 1; i <= len; i++) /* the shortest prefix ending at a '/' (or the whole path) that is missing */
+        if (p[i] == '/' || p[i] == 0) {
+            char c = p[i];
+            p[i] = 0;
+            if (!cli_is_dir(p)) return p;
+            p[i] = c;
+        }
+    free(p);
+    return NULL;
+}
+
+void cli_remove_made_dirs(const char *path, const char *top) {
+    if (!top) return;
+    size_t len = strlen(path), tl = strlen(top);
+    char *p = malloc(len + 1);
+    if (!p) return;
+    memcpy(p, path, len + 1);
+    while (strlen(p) >= tl && rmdir(p) == 0) { /* the leaf, then each parent made with it (empty ones only) */
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) break;
+        *slash = 0;
+    }
+    free(p);
+}
+
 bool cli_same_file(const char *a, const char *b) {
     struct stat sa, sb;
     if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;

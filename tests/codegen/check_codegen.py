@@ -751,6 +751,10 @@ def main():
              ("value_input", kws, ["--shape", "x=1x1x31x20", "--value", "y=1"], 2, ["no input named 'y'"]),
              ("shape_static_dim", kws, ["--shape", "x=1x1x32x20"], 2, ["--shape x=1x1x32x20", "dim 2 is 31"]),
              ("shape_rank", kws, ["--shape", "x=1x31x20"], 2, ["--shape x=1x31x20", "of rank 4"]),
+             # the report cannot be written: neither are the C files (all or none)
+             ("report_unwritable", kws, ["--shape", "x=1x1x31x20", "--report", os.path.join(WORK, "no", "dir", "r.json")],
+              3, ["r.json", "cannot create"]),
+             ("name_too_long", kws, ["--shape", "x=1x1x31x20", "--name", "x" * 240], 3, ["File name too long"]),
              ("value_file", kws, ["--shape", "x=1x1x31x20", "--value", "x=" + os.path.join(WORK, "none.npy")], 3,
               ["none.npy", "cannot open"])]
     for label, model, extra, code, words in cases:
@@ -761,8 +765,8 @@ def main():
         for w in words:
             if w not in r.stdout:
                 fail("%s: message lacks %r: %s" % (label, w, r.stdout))
-        if os.path.exists(out) and os.listdir(out):
-            fail("%s: files were written: %s" % (label, os.listdir(out)))
+        if os.path.exists(out):  # not even an empty folder (-o's folders made for the run are removed again)
+            fail("%s: %s was left behind: %s" % (label, out, os.listdir(out)))
         print("%-12s exit %d: %s" % (label, r.returncode, r.stdout.strip().splitlines()[0]))
     # 5. the embedded target's model: BN folded, sigmoid -> hard_sigmoid
     opt = os.path.join(WORK, "kws_hard.onnx")
