@@ -2761,14 +2761,15 @@ static char *emit_header(cg *c, int64_t arena) {
     for (int k = 0; k < c->nin_model; k++)
         any_fixed |= c->fixed_in[k] != NULL;
     /* what NAME_run returns besides 0 */
-    char fixed_note[512];
+    char fixed_note[1024];
     snprintf(fixed_note, sizeof fixed_note, "%s%s%s%s%s", any_fixed || c->may_fail ? "\n * (" : "",
              any_fixed ? "1, writing nothing, when a fixed input holds other values" : "",
              any_fixed && c->may_fail ? ";\n * " : "",
              c->may_fail
                  ? "2 when an op meets values the interpreter refuses too: a DynamicQuantizeLinear of NaN\n"
                    " * or infinity, a MelWeightMatrix of a sample rate <= 0, a MaxUnpool, RoiAlign or\n"
-                   " * TfIdfVectorizer index out of range, a CumSum axis read at run time out of range, a Dropout\n"
+                   " * TfIdfVectorizer index out of range, a Gather, GatherElements, GatherND, ScatterElements or\n"
+                   " * ScatterND index out of range, a CumSum axis read at run time out of range, a Dropout\n"
                    " * in training mode with a ratio other than 0, a TopK's K past the values along a\n"
                    " * data-dependent dim, a size computed from the data past the bound its buffer has"
                  : "",

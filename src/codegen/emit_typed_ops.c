@@ -374,6 +374,24 @@ static nnfx_status emit_trilu(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     return NNFX_OK;
 }
 
+/* Before a step reading the indices of argument 1 of n (expression ix,
+ * type di; their first n_idx, as tuples of k whose component j indexes a
+ * dim of size dims[j]: a C expression each): NAME_run returns 2 for one out
+ * of range, as the interpreter refuses it. Indices whose size depends on
+ * the data are not checked (their padding holds no index). */
+static void emit_index_check(cg *c, const nnfx_node *n, const char *ix, nnfx_dtype di, const char *n_idx, int k,
+                             char (*dims)[64]) {
+    if (c->bnd && n->args[1].kind == NNFX_ARG_NODE && cg_dyn_of(c->bnd, n->args[1].u.node)) return;
+    c->may_fail = true;
+    cg_use_section(c, "index_ok");
+    sb_printf(&c->body, "    {\n        const long dims[%d] = {", k);
+    for (int j = 0; j < k; j++)
+        sb_printf(&c->body, "%s(long)%s", j ? ", " : "", dims[j]);
+    sb_printf(&c->body,
+              "};\n        if (!nnfx_rt_index_ok(%s, %d, %s, %d, dims)) return 2; /* an index out of range */\n    }\n",
+              ix, tcode(di), n_idx, k);
+}
+
 /* The dims of meta m as int64 into d. */
 static void meta_dims(const nnfx_meta *m, int64_t *d) {
     for (int i = 0; i < m->rank; i++)
@@ -396,6 +414,10 @@ static nnfx_status emit_gather_elements(cg *c, const fx_step_view *s, nnfx_dtype
     if (cg_meta_numel(im) == 0) return NNFX_OK;
     int64_t xd[NNFX_MAX_RANK], id[NNFX_MAX_RANK];
     meta_dims(xm, xd), meta_dims(im, id);
+    char cnt[32], dl[1][64];
+    snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
+    snprintf(dl[0], sizeof dl[0], "%lld", (long long)xd[axis]);
+    emit_index_check(c, n, ix, di, cnt, 1, dl);
     cg_use_section(c, "gather_elements");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "xshape", xm->rank, xd);
@@ -424,6 +446,10 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     if (cg_meta_numel(&n->meta[0]) == 0) return NNFX_OK;
     char lim[64]; /* the actual extent of a data-dependent axis */
     cg_dim_expr(c, n->args[0].u.node, axis, lim, sizeof lim);
+    char cnt[32], dl[1][64];
+    snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(cg_arg_meta(n, 1)));
+    snprintf(dl[0], sizeof dl[0], "%s", lim);
+    emit_index_check(c, n, ix, di, cnt, 1, dl);
     cg_use_section(c, "gather_typed");
     sb_printf(&c->body, "    nnfx_rt_gather_typed(%s, %s, %d, %s, %d, %lld, %lld, %s, %lld, %lld);\n", x, ix, tcode(di),
               y, (int)nnfx_dtype_size(dx), (long long)outer, (long long)len, lim, (long long)inner, (long long)ni);
@@ -598,6 +624,11 @@ static nnfx_status emit_gather_nd(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK];
     meta_dims(xm, xd);
     kern_strides(xm->rank, xd, xst);
+    char cnt[32], dl[NNFX_MAX_RANK][64];
+    snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
+    for (int j = 0; j < k; j++)
+        snprintf(dl[j], sizeof dl[j], "%lld", (long long)xd[b + j]);
+    emit_index_check(c, n, ix, di, cnt, k, dl);
     cg_use_section(c, "gather_nd");
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "dims", k, xd + b);
@@ -721,11 +752,25 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     cg_use_section(c, "scatter");
     sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(xm));
     if (cg_meta_numel(im) == 0) return NNFX_OK;
-    sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "xshape", xm->rank, xd);
+    char cnt[32], dl[NNFX_MAX_RANK][64];
+    snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
     if (n->op == NNFX_OP_SCATTER_ND) {
         const int k = im->rank > 0 ? (int)id[im->rank - 1] : 0;
         if (k < 1 || k > xm->rank) return cg_unsupported(c, n, "scatter_nd index tuples do not fit the data");
+        for (int j = 0; j < k; j++)
+            snprintf(dl[j], sizeof dl[j], "%lld", (long long)xd[j]);
+        emit_index_check(c, n, ix, di, cnt, k, dl);
+    } else {
+        int ax;
+        if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &ax))
+            return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
+        snprintf(dl[0], sizeof dl[0], "%lld", (long long)xd[ax]);
+        emit_index_check(c, n, ix, di, cnt, 1, dl);
+    }
+    sb_printf(&c->body, "    {\n");
+    emit_longs(&c->body, "xshape", xm->rank, xd);
+    if (n->op == NNFX_OP_SCATTER_ND) {
+        const int k = (int)id[im->rank - 1];
         const int64_t q = cg_meta_numel(im) / k, slice = infer_prod(xm, k, xm->rank);
         sb_printf(&c->body, "        nnfx_rt_scatter_nd(%s, %s, %d, %s, %d, %d, xshape, %lld, %d, %lld, %d);\n    }\n",
                   y, ix, tcode(di), u, tcode(dx), xm->rank, (long long)q, k, (long long)slice, red);

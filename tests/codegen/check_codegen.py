@@ -612,6 +612,51 @@ def check_uint64():
                    ["on uint64 values only"])
 
 
+def check_index_range():
+    """Indices read at run time by Gather, GatherND, GatherElements and
+    ScatterElements: in range (3 and -3), the generated C against numpy;
+    one out of range (4), as the interpreter refuses it: NAME_run returns 2
+    (documented) and nnfx run exits 3."""
+    from onnx import TensorProto, helper
+    import onnx
+    from onnx import numpy_helper
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    g = helper.make_graph([
+        helper.make_node("Gather", ["x", "i"], ["y0"], axis=0),
+        helper.make_node("Reshape", ["i", "col"], ["ic"]),
+        helper.make_node("GatherND", ["x", "ic"], ["y1"]),
+        helper.make_node("Expand", ["ic", "wide"], ["iw"]),
+        helper.make_node("GatherElements", ["x", "iw"], ["y2"], axis=0),
+        helper.make_node("Add", ["y2", "y2"], ["u"]),
+        helper.make_node("ScatterElements", ["x", "iw", "u"], ["y3"], axis=0)], "index_range",
+        [helper.make_tensor_value_info("x", f32, [4, 3]), helper.make_tensor_value_info("i", i64, [2])],
+        [helper.make_tensor_value_info(n, f32, sh) for n, sh in (("y0", [2, 3]), ("y1", [2, 3]), ("y2", [2, 3]),
+                                                                 ("y3", [4, 3]))],
+        [numpy_helper.from_array(np.array([2, 1], np.int64), "col"),
+         numpy_helper.from_array(np.array([2, 3], np.int64), "wide")])
+    path, out = os.path.join(WORK, "index_range.onnx"), os.path.join(WORK, "index_range")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    r = generate(path, out, "ir")
+    if r.returncode:
+        fail("index_range: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
+    i = np.array([3, -3], np.int64)
+    iw = np.broadcast_to(i.reshape(2, 1) % 4, (2, 3))
+    y3 = x.copy()
+    y3[iw, np.arange(3)[None, :]] = 2 * np.take_along_axis(x, iw, 0)
+    got = build_and_run(out, "ir", [x[None], i[None]], 1)
+    if got is not None:
+        compare("index_range", got[0], np.concatenate([x[i].ravel(), x[i].ravel(), np.take_along_axis(x, iw, 0).ravel(),
+                                                       y3.ravel()]))
+    bad = np.array([4, 0], np.int64)
+    expect_run_refused("index_range with index 4 of 4", out, "ir", [x, bad], "GatherND, ScatterElements")
+    rr = nnfx_run_named(path, out, [("x", x), ("i", bad)])
+    print("index_range: nnfx run on index 4 exits %d" % rr.returncode)
+    if rr.returncode != 3:
+        fail("index_range: nnfx run on an index out of range exited %d, want 3" % rr.returncode)
+
+
 def check_dynamic_quantize():
     """DynamicQuantizeLinear computes its scale at run time: against the ONNX
     reference's formula in numpy; NAME_run returns 2 (the harness exits 3)
@@ -945,6 +990,7 @@ def main():
     check_cumsum_axis_input()
     check_dropout_inputs()
     check_uint64()
+    check_index_range()
     # 6f. DynamicQuantizeLinear computes its scale at run time
     check_dynamic_quantize()
     # 7. conv kernels in both --optimize modes (pooling and Gemm have one)

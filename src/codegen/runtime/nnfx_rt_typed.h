@@ -600,6 +600,20 @@ static inline void nnfx_rt_concat_rows(unsigned char *y, long outer, long ybound
 }
 /* @end */
 
+/* @rt index_ok needs:tval */
+/* Whether each of the n indices at ix (type code t), taken as tuples of k,
+ * lies within its dim: component j in [-dims[j], dims[j]) (the interpreter
+ * refuses others). */
+static inline int nnfx_rt_index_ok(const unsigned char *ix, int t, long n, int k, const long *dims) {
+    long i;
+    for (i = 0; i < n; i++) {
+        const long long v = nnfx_rt_ld_i(ix, i, t), d = dims[i % k];
+        if (v < -d || v >= d) return 0;
+    }
+    return 1;
+}
+/* @end */
+
 /* @rt gather_typed needs:tval */
 /* Gather with computed indices: x viewed as [outer, len, inner] es-byte
  * values, the ni indices ix (type tix, negative ones from the end of the
