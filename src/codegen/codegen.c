@@ -655,12 +655,16 @@ static nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, c
     return NNFX_OK;
 }
 
+/* MatMul with numpy's broadcasting; a vector A is one row [1, K], a vector
+ * B one column [K, 1] (the output's layout is the same without that dim). */
 static nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1), *ym = &n->meta[0];
-    if (!am || !bm || am->rank < 2 || bm->rank < 2) return cg_unsupported(c, n, "matmul of vectors is not generated");
-    int64_t M = am->dims[am->rank - 2].value, K = am->dims[am->rank - 1].value, N = bm->dims[bm->rank - 1].value;
-    int64_t batch = infer_prod(ym, 0, ym->rank - 2);
-    int64_t ab = infer_prod(am, 0, am->rank - 2), bb = infer_prod(bm, 0, bm->rank - 2);
+    if (!am || !bm || am->rank < 1 || bm->rank < 1) return cg_unsupported(c, n, "matmul of scalars");
+    const int64_t M = am->rank >= 2 ? am->dims[am->rank - 2].value : 1, K = am->dims[am->rank - 1].value,
+                  N = bm->rank >= 2 ? bm->dims[bm->rank - 1].value : 1;
+    const int64_t batch = M * N > 0 ? cg_meta_numel(ym) / (M * N) : infer_prod(ym, 0, ym->rank >= 2 ? ym->rank - 2 : 0);
+    const int64_t ab = am->rank >= 2 ? infer_prod(am, 0, am->rank - 2) : 1,
+                  bb = bm->rank >= 2 ? infer_prod(bm, 0, bm->rank - 2) : 1;
     if ((ab != batch && ab != 1) || (bb != batch && bb != 1))
         return cg_unsupported(c, n, "matmul batch broadcasting other than all-or-one");
     cg_use_section(c, "matmul");

@@ -212,6 +212,19 @@ def cases():
                       helper.make_node("Cast", ["%s_%s" % (name, op)], ["y%d" % (4 * k + j)], to=TensorProto.FLOAT)]
             refs.append(f(xi).astype(F32))
     yield ("int_unary", _graph_model("iu", nodes, x, [x.shape] * 12), x, _flat(*refs))
+    # MatMul with a vector operand (numpy's rules: a vector A is a row, a vector B a column, that dim then
+    # dropped), as `h @ self.w` with a 1-D weight exports: 2d.1d, 1d.2d, 1d.1d, 1d.3d, 3d.1d
+    x = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(3, 4)
+    v3, v4 = np.array([0.5, -1.0, 2.0], F32), np.array([1.0, 0.25, -0.5, 3.0], F32)
+    b3 = np.arange(40, dtype=F32).reshape(2, 4, 5) / 10 - 1
+    nodes = [helper.make_node("MatMul", ["x", "v4"], ["y0"]), helper.make_node("MatMul", ["v3", "x"], ["y1"]),
+             helper.make_node("Gather", ["x", "row"], ["xr"], axis=0), helper.make_node("MatMul", ["xr", "v4"], ["y2"]),
+             helper.make_node("MatMul", ["xr", "b3"], ["y3"]), helper.make_node("Reshape", ["x", "s314"], ["x3"]),
+             helper.make_node("MatMul", ["x3", "v4"], ["y4"])]
+    yield ("matmul_vectors", _graph_model("mv", nodes, x, [(3,), (4,), (), (2, 5), (3, 1)],
+                                          [("v3", v3), ("v4", v4), ("b3", b3), ("row", np.array(1, np.int64)),
+                                           ("s314", np.array([3, 1, 4], np.int64))]),
+           x, _flat(x @ v4, v3 @ x, x[1] @ v4, x[1] @ b3, x.reshape(3, 1, 4) @ v4))
     # shapes taken from a Split of a constant (what torch exports for repeat_interleave): Expand, Reshape, Tile
     x = np.arange(4, dtype=F32).reshape(1, 4) - 1.5
     nodes = [helper.make_node("Split", ["c", "sz"], ["shp", "rest"], axis=0),
