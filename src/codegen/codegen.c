@@ -3186,6 +3186,7 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
 
 static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
                                  nnfx_codegen_files *out, nnfx_error *err);
+static void scalar_loop_conditions(nnfx_graph *g);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
                          nnfx_error *err) {
@@ -3357,12 +3358,48 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
             nnfx_graph_free(copy);
             return st;
         }
+        if (ctrl) scalar_loop_conditions(copy);
         g = copy;
     }
     st = codegen_graph(g, &o, bounds.nsrc ? &bounds : NULL, out, err);
     cg_bounds_free(&bounds);
     nnfx_graph_free(copy);
     return st;
+}
+
+/* In g (a codegen copy, shapes inferred) and its bodies: a Loop body whose
+ * condition result is an If read by nothing else, whose branches give one
+ * element of one type in shapes of different ranks ([1] and [], as
+ * torch.jit.script writes `while a and b`), has that If's output made a
+ * scalar: a loop condition is one element whatever its rank, and both
+ * branches write the same bytes. */
+static void scalar_loop_conditions(nnfx_graph *g) {
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION || !ir_op_is_ctrl(n->op)) continue;
+        ir_ctrl_shape cs;
+        nnfx_error e = {0};
+        if (ir_ctrl_layout(n, &cs, &e)) continue;
+        for (int b = 0; b < cs.nbodies; b++)
+            scalar_loop_conditions(cs.body[b]);
+        if (n->op != NNFX_OP_LOOP) continue;
+        const nnfx_node *o = nnfx_graph_output_node(cs.body[0]);
+        nnfx_node *r = o && o->nargs > 0 && o->args[0].kind == NNFX_ARG_NODE ? o->args[0].u.node : NULL;
+        if (!r || r->opcode != NNFX_CALL_FUNCTION || r->op != NNFX_OP_IF || r->nout != 1 || r->nusers != 1 ||
+            nnfx_meta_is_static(&r->meta[0]))
+            continue;
+        ir_ctrl_shape is;
+        if (ir_ctrl_layout(r, &is, &e) || is.nbodies != 2) continue;
+        bool one = true;
+        nnfx_dtype dt = NNFX_DTYPE_UNDEFINED;
+        for (int b = 0; b < 2 && one; b++) {
+            const nnfx_node *bo = nnfx_graph_output_node(is.body[b]);
+            const nnfx_node *br = bo && bo->nargs == 1 && bo->args[0].kind == NNFX_ARG_NODE ? bo->args[0].u.node : NULL;
+            one = br && nnfx_meta_is_static(&br->meta[0]) && nnfx_meta_numel(&br->meta[0]) == 1 &&
+                  (b == 0 || br->meta[0].dtype == dt);
+            if (br) dt = br->meta[0].dtype;
+        }
+        if (one) nnfx_meta_set_shape(&r->meta[0], dt, 0, NULL);
+    }
 }
 
 /* nnfx_codegen_opt on a linted graph with inferred shapes. */

@@ -555,6 +555,41 @@ def _loop_no_trips_model():
     return m, xs, np.array([x[0:1] for x in xs], np.float32)
 
 
+def _while_and_model():
+    """torch.jit.script's `while bool(x.abs().sum() > 1) and bool(i < 20): x = x * 0.5; i += 1`: a Loop
+    without trip count whose body condition is an If giving Less(i, 20) as bool [1] in one branch and a
+    false constant bool [] in the other. Outputs x [3] and i [1] int64; samples stopping on the sum, on the
+    count (20 trips) and before the first trip."""
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+    then_g = helper.make_graph([helper.make_node("Less", ["i2", "twenty"], ["lt"])], "then", [], [_vi("lt", [1], B)])
+    else_g = helper.make_graph([helper.make_node("Identity", ["no"], ["ff"])], "else", [], [_vi("ff", [], B)])
+    body = helper.make_graph([helper.make_node("Mul", ["xb", "half"], ["x2"]),
+                              helper.make_node("Add", ["ib", "one"], ["i2"]),
+                              helper.make_node("Abs", ["x2"], ["a"]),
+                              helper.make_node("ReduceSum", ["a"], ["s"], keepdims=0),
+                              helper.make_node("Greater", ["s", "onef"], ["g"]),
+                              helper.make_node("If", ["g"], ["c2"], then_branch=then_g, else_branch=else_g)],
+                             "body", [_vi("it", [], I64), _vi("cond", [], B), _vi("xb", [3]), _vi("ib", [1], I64)],
+                             [_vi("c2", None, B), _vi("x2", [3]), _vi("i2", [1], I64)])
+    nodes = [helper.make_node("Abs", ["x"], ["a0"]), helper.make_node("ReduceSum", ["a0"], ["s0"], keepdims=0),
+             helper.make_node("Greater", ["s0", "onef"], ["c0"]),
+             helper.make_node("Loop", ["", "c0", "x", "i0"], ["y0", "y1"], body=body)]
+    inits = [("half", np.float32(0.5)), ("one", np.array(1, np.int64)), ("onef", np.float32(1)),
+             ("twenty", np.array(20, np.int64)), ("no", np.array(False)), ("i0", np.array([0], np.int64))]
+    g = helper.make_graph(nodes, "while_and", [_vi("x", [3])], [_vi("y0", [3]), _vi("y1", [1], I64)],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    xs = np.array([[3.0, -4.0, 5.0], [1e7, -2e7, 3e6], [0.1, 0.2, -0.3]], np.float32)
+    refs = []
+    for x in xs:
+        i, go = 0, np.abs(x).sum() > 1
+        while go:
+            x, i = x * np.float32(0.5), i + 1
+            go = np.abs(x).sum() > 1 and i < 20
+        refs.append(np.concatenate([x, [i]]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
@@ -564,7 +599,8 @@ def cases():
                        ("loop_cast_cond", _loop_cast_cond_model), ("scan_axes", _scan_axes_model),
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
                        ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
-                       ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model)):
+                       ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model),
+                       ("while_and", _while_and_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
