@@ -2022,8 +2022,8 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     for (int j = 0; j < M && !st; j++) {
         const nnfx_meta *xm = cg_arg_meta(n, N + j);
         int ax = xm ? ir_scan_axis(n, "scan_input_axes", j, xm->rank) : -1;
-        if (!xm || xm->rank < 1 || xm->dtype != NNFX_F32)
-            st = cg_unsupported(c, n, "a scanned input is not a float32 tensor");
+        if (!xm || xm->rank < 1 || (xm->dtype != NNFX_F32 && !cg_bytes_dtype(xm->dtype)))
+            st = cg_unsupported(c, n, "a scanned input is not a tensor of a type generated C holds");
         else if (ax < 0)
             st = cg_unsupported(c, n, "a scan input axis is out of range");
         else if (len >= 0 && xm->dims[ax].value != len)
@@ -2053,55 +2053,84 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
     for (int k = 0; k < N && !st; k++) { /* the initial values into the carried outputs */
         char init[64];
         const nnfx_meta *im = cg_arg_meta(n, k);
-        if (!im || im->dtype != NNFX_F32) {
-            st = cg_unsupported(c, n, "only float32 scan-carried values are generated");
+        if (!im || im->dtype != n->meta[k].dtype) {
+            st = cg_unsupported(c, n, "a scan-carried value's initial type differs from its result's");
             break;
         }
-        if ((st = cg_value_expr(c, s->in[k], n, init, sizeof init))) break;
+        if ((st = im->dtype == NNFX_F32 ? cg_value_expr(c, s->in[k], n, init, sizeof init)
+                                        : cg_value_bytes(c, s->in[k], im->dtype, n, init, sizeof init)))
+            break;
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)nnfx_meta_nbytes(im));
     }
     if (!st && len > 0) {
         sbuf pre = {0}, post = {0}; /* per trip: the strided inputs' copies, the strided outputs' copies */
         char pos[48];
         for (int k = 0; k < N && !st; k++) {
+            const int64_t nb = nnfx_meta_nbytes(&n->meta[k]);
             memcpy(in[k], outs[k], sizeof in[k]);
-            st = expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nnfx_meta_nbytes(&n->meta[k])) / 4));
+            st = n->meta[k].dtype == NNFX_F32
+                     ? expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nb) / 4))
+                     : expr_fmt(c, n, dst[k], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, nb));
         }
-        for (int j = 0; j < M && !st; j++) {
-            char x[64];
-            const int64_t outer = geo[2 * j], inner = geo[2 * j + 1];
-            if ((st = cg_value_expr(c, s->in[N + j], n, x, sizeof x))) break;
+        for (int j = 0; j < M && !st; j++) { /* float32 rows in floats, others in bytes (es each) */
+            char x[96];
+            const nnfx_dtype xt = cg_arg_meta(n, N + j)->dtype;
+            const bool f = xt == NNFX_F32;
+            const int64_t outer = geo[2 * j], inner = geo[2 * j + 1], es = f ? 1 : (int64_t)nnfx_dtype_size(xt);
+            if ((st = f ? cg_value_expr(c, s->in[N + j], n, x, sizeof x)
+                        : cg_value_bytes(c, s->in[N + j], xt, n, x, sizeof x)))
+                break;
             scan_pos(pos, sizeof pos, scan_reversed(n, "scan_input_directions", j), len, d);
             if (outer == 1) {
-                st = expr_fmt(c, n, in[N + j], "(%s + %s * %lld)", x, pos, (long long)inner);
+                st = expr_fmt(c, n, in[N + j], "(%s + %s * %lld)", x, pos, (long long)(inner * es));
                 continue;
             }
-            if ((st = expr_fmt(c, n, in[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
+            const int64_t off = ctrl_region(c, outer * inner * (f ? 4 : es));
+            if ((st = f ? expr_fmt(c, n, in[N + j], "(A + %lld)", (long long)(off / 4))
+                        : expr_fmt(c, n, in[N + j], "((unsigned char *)A + %lld)", (long long)off)))
                 break;
-            cg_use_section(c, "transpose");
+            cg_use_section(c, f ? "transpose" : "transpose_bytes");
             sb_printf(&pre,
                       "    {   /* scanned input %d: the rows at the trip's position along its axis */\n"
                       "        static const long shape[2] = {%lld, %lld};\n"
-                      "        static const long st[2] = {%lld, 1};\n"
-                      "        nnfx_rt_transpose(%s + %s * %lld, %s, 2, shape, st);\n    }\n",
-                      j, (long long)outer, (long long)inner, (long long)(len * inner), x, pos, (long long)inner,
-                      in[N + j]);
+                      "        static const long st[2] = {%lld, 1};\n",
+                      j, (long long)outer, (long long)inner, (long long)(len * inner));
+            if (f)
+                sb_printf(&pre, "        nnfx_rt_transpose(%s + %s * %lld, %s, 2, shape, st);\n    }\n", x, pos,
+                          (long long)inner, in[N + j]);
+            else
+                sb_printf(&pre, "        nnfx_rt_transpose_bytes(%s + %s * %lld, %s, %lld, 2, shape, st);\n    }\n", x,
+                          pos, (long long)(inner * es), in[N + j], (long long)es);
         }
         for (int k = 0; k < K && !st; k++)
             st = capture_expr(c, s->in[N + M + k], cg_arg_meta(n, N + M + k), n, in[N + M + k], sizeof in[N + M + k]);
         for (int j = 0; j < S && !st; j++) {
-            const int64_t outer = geo[2 * (M + j)], inner = geo[2 * (M + j) + 1];
+            const nnfx_dtype ot = n->meta[N + j].dtype;
+            const bool f = ot == NNFX_F32;
+            const int64_t outer = geo[2 * (M + j)], inner = geo[2 * (M + j) + 1],
+                          es = f ? 1 : (int64_t)nnfx_dtype_size(ot);
             scan_pos(pos, sizeof pos, scan_reversed(n, "scan_output_directions", j), len, d);
             if (outer == 1) {
-                st = expr_fmt(c, n, dst[N + j], "(%s + %s * %lld)", outs[N + j], pos, (long long)inner);
+                st = expr_fmt(c, n, dst[N + j], "(%s + %s * %lld)", outs[N + j], pos, (long long)(inner * es));
                 continue;
             }
-            if ((st = expr_fmt(c, n, dst[N + j], "(A + %lld)", (long long)(ctrl_region(c, outer * inner * 4) / 4))))
+            const int64_t off = ctrl_region(c, outer * inner * (f ? 4 : es));
+            if ((st = f ? expr_fmt(c, n, dst[N + j], "(A + %lld)", (long long)(off / 4))
+                        : expr_fmt(c, n, dst[N + j], "((unsigned char *)A + %lld)", (long long)off)))
                 break;
-            cg_use_section(c, "copy_rows");
-            sb_printf(&post, "    nnfx_rt_copy_rows(%s, %s + %s * %lld, %lld, %lld, %lld); /* scan output %d */\n",
-                      dst[N + j], outs[N + j], pos, (long long)inner, (long long)outer, (long long)inner,
-                      (long long)(len * inner), j);
+            if (f) {
+                cg_use_section(c, "copy_rows");
+                sb_printf(&post, "    nnfx_rt_copy_rows(%s, %s + %s * %lld, %lld, %lld, %lld); /* scan output %d */\n",
+                          dst[N + j], outs[N + j], pos, (long long)inner, (long long)outer, (long long)inner,
+                          (long long)(len * inner), j);
+            } else {
+                sb_printf(&post,
+                          "    {   /* scan output %d: its rows at the trip's position */\n        long o;\n"
+                          "        for (o = 0; o < %lld; o++)\n"
+                          "            memcpy(%s + %s * %lld + o * %lld, %s + o * %lld, %lld);\n    }\n",
+                          j, (long long)outer, outs[N + j], pos, (long long)(inner * es), (long long)(len * inner * es),
+                          dst[N + j], (long long)(inner * es), (long long)(inner * es));
+            }
         }
         if (!st) sb_printf(&c->body, "    for (long it%d = 0; it%d < %lld; it%d++) {\n", d, d, (long long)len, d);
         if (!st && pre.s) append_indented(&c->body, pre.s, pre.len);

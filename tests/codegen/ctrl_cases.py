@@ -590,6 +590,35 @@ def _while_and_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _scan_typed_model():
+    """Scan over int64 values: x cast to int64 [2, 3] scanned along axis 1 (rows copied per trip) and its
+    transpose [3, 2] along axis 0 (read in place), an int64 state adding both columns, and int64 scan
+    outputs: twice the running sum along axis 1 (rows copied) and the running sum along axis 0 (in place).
+    Outputs the final state [2], [2, 3] and [3, 2], int64."""
+    I64 = TensorProto.INT64
+    body = helper.make_graph([helper.make_node("Add", ["st", "col"], ["st0"]),
+                              helper.make_node("Add", ["st0", "colt"], ["st1"]),
+                              helper.make_node("Mul", ["st1", "two"], ["out"]),
+                              helper.make_node("Identity", ["st1"], ["out2"])],
+                             "body", [_vi("st", [2], I64), _vi("col", [2], I64), _vi("colt", [2], I64)],
+                             [_vi("st1", [2], I64), _vi("out", [2], I64), _vi("out2", [2], I64)])
+    nodes = [helper.make_node("Cast", ["x"], ["xi"], to=I64),
+             helper.make_node("Transpose", ["xi"], ["xt"], perm=[1, 0]),
+             helper.make_node("Scan", ["s0", "xi", "xt"], ["y0", "y1", "y2"], body=body, num_scan_inputs=2,
+                              scan_input_axes=[1, 0], scan_output_axes=[1, 0])]
+    inits = [("s0", np.array([0, 100], np.int64)), ("two", np.array(2, np.int64))]
+    g = helper.make_graph(nodes, "scan_typed", [_vi("x", [2, 3])],
+                          [_vi("y0", [2], I64), _vi("y1", [2, 3], I64), _vi("y2", [3, 2], I64)],
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    xs = np.array([[[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], [[7.9, 0.0, -1.5], [2.0, 2.0, 2.0]]], np.float32)
+    refs = []
+    for x in xs:
+        run = np.cumsum(2 * np.trunc(x).astype(np.int64), axis=1) + np.array([[0], [100]])
+        refs.append(np.concatenate([run[:, -1], (2 * run).ravel(), run.T.ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def cases():
     for name, make in (("if_select", _if_model), ("loop_state", _loop_model), ("loop_swap", _loop_swap_model),
                        ("loop_if", _loop_if_model), ("scan", _scan_model), ("loop_iter", _loop_iter_model),
@@ -600,7 +629,7 @@ def cases():
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
                        ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
                        ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model),
-                       ("while_and", _while_and_model)):
+                       ("while_and", _while_and_model), ("scan_typed", _scan_typed_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
