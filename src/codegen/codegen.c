@@ -1670,6 +1670,15 @@ static nnfx_status expr_fmt(cg *c, const nnfx_node *n, char *dst, const char *fm
                             : cg_unsupported(c, n, "a C expression of its body is too long (nested too deep)");
 }
 
+/* A region of its own (ctrl_region) for bytes of values of type dt, its
+ * C expression into dst (64 bytes): `float *` for float32, `unsigned char
+ * *` for the other types generated C holds. */
+static nnfx_status ctrl_region_expr(cg *c, const nnfx_node *n, char *dst, nnfx_dtype dt, int64_t bytes) {
+    const int64_t off = ctrl_region(c, bytes);
+    return dt == NNFX_F32 ? expr_fmt(c, n, dst, "(A + %lld)", (long long)(off / 4))
+                          : expr_fmt(c, n, dst, "((unsigned char *)A + %lld)", (long long)off);
+}
+
 /* The C expression of value v as a body input: "" (nothing a body could
  * read) for a constant that is not float32 or a value without storage. */
 static nnfx_status capture_expr(cg *c, int v, const nnfx_meta *m, const nnfx_node *user, char *buf, size_t len) {
@@ -1942,9 +1951,7 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
             st = capture_expr(c, s->in[2 + N + k], cg_arg_meta(n, 2 + N + k), n, in[2 + N + k], sizeof in[2 + N + k]);
         /* body results: the condition (checked or read, not copied), the next carried values, the scan items */
         for (int k = 0; k < N && !st; k++)
-            st = n->meta[k].dtype == NNFX_F32
-                     ? expr_fmt(c, n, dst[1 + k], "(A + %lld)", (long long)(ctrl_region(c, bytes[k]) / 4))
-                     : expr_fmt(c, n, dst[1 + k], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, bytes[k]));
+            st = ctrl_region_expr(c, n, dst[1 + k], n->meta[k].dtype, bytes[k]);
         for (int j = 0; j < S && !st; j++) /* float32 items in floats, others in bytes */
             st = expr_fmt(c, n, dst[1 + N + j], "(%s + it%d * %lld)", outs[N + j], d,
                           (long long)(bytes[N + j] / (n->meta[N + j].dtype == NNFX_F32 ? 4 : 1)));
@@ -2066,11 +2073,8 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
         sbuf pre = {0}, post = {0}; /* per trip: the strided inputs' copies, the strided outputs' copies */
         char pos[48];
         for (int k = 0; k < N && !st; k++) {
-            const int64_t nb = nnfx_meta_nbytes(&n->meta[k]);
             memcpy(in[k], outs[k], sizeof in[k]);
-            st = n->meta[k].dtype == NNFX_F32
-                     ? expr_fmt(c, n, dst[k], "(A + %lld)", (long long)(ctrl_region(c, nb) / 4))
-                     : expr_fmt(c, n, dst[k], "((unsigned char *)A + %lld)", (long long)ctrl_region(c, nb));
+            st = ctrl_region_expr(c, n, dst[k], n->meta[k].dtype, nnfx_meta_nbytes(&n->meta[k]));
         }
         for (int j = 0; j < M && !st; j++) { /* float32 rows in floats, others in bytes (es each) */
             char x[96];
@@ -2085,10 +2089,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
                 st = expr_fmt(c, n, in[N + j], "(%s + %s * %lld)", x, pos, (long long)(inner * es));
                 continue;
             }
-            const int64_t off = ctrl_region(c, outer * inner * (f ? 4 : es));
-            if ((st = f ? expr_fmt(c, n, in[N + j], "(A + %lld)", (long long)(off / 4))
-                        : expr_fmt(c, n, in[N + j], "((unsigned char *)A + %lld)", (long long)off)))
-                break;
+            if ((st = ctrl_region_expr(c, n, in[N + j], xt, outer * inner * (int64_t)nnfx_dtype_size(xt)))) break;
             cg_use_section(c, f ? "transpose" : "transpose_bytes");
             sb_printf(&pre,
                       "    {   /* scanned input %d: the rows at the trip's position along its axis */\n"
@@ -2114,10 +2115,7 @@ static nnfx_status emit_scan(cg *c, const fx_step_view *s, const nnfx_node *n) {
                 st = expr_fmt(c, n, dst[N + j], "(%s + %s * %lld)", outs[N + j], pos, (long long)(inner * es));
                 continue;
             }
-            const int64_t off = ctrl_region(c, outer * inner * (f ? 4 : es));
-            if ((st = f ? expr_fmt(c, n, dst[N + j], "(A + %lld)", (long long)(off / 4))
-                        : expr_fmt(c, n, dst[N + j], "((unsigned char *)A + %lld)", (long long)off)))
-                break;
+            if ((st = ctrl_region_expr(c, n, dst[N + j], ot, outer * inner * (int64_t)nnfx_dtype_size(ot)))) break;
             if (f) {
                 cg_use_section(c, "copy_rows");
                 sb_printf(&post, "    nnfx_rt_copy_rows(%s, %s + %s * %lld, %lld, %lld, %lld); /* scan output %d */\n",
