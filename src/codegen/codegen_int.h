@@ -288,6 +288,10 @@ bool cg_bound_source(const nnfx_graph *g, const nnfx_node *n);
  * branch, inlined and cut to no rows when the condition picks the empty
  * one (torchvision's batched_nms). Shapes must be inferred again. */
 nnfx_status cg_inline_empty_ifs(nnfx_graph *g, nnfx_error *err);
+/* inline_if.c: t (not taken over) as a new parameter of g named after node n
+ * and what ("N_what", made unique), read by a get_attr node at the insert
+ * point; NULL with err set. */
+nnfx_node *cg_param_node(nnfx_graph *g, const nnfx_node *n, const char *what, nnfx_tensor *t, nnfx_error *err);
 /* inline_if.c: copies body (of control-flow node n) into g at its insert
  * point: its placeholders read in[0..nin) in order, its parameters become
  * g's (named after n), and the copies of its first nresults results go to

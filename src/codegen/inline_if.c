@@ -31,20 +31,25 @@ static const nnfx_node *body_result(const nnfx_graph *g) {
     return o && o->nargs == 1 && o->args[0].kind == NNFX_ARG_NODE ? o->args[0].u.node : NULL;
 }
 
+nnfx_node *cg_param_node(nnfx_graph *g, const nnfx_node *n, const char *what, nnfx_tensor *t, nnfx_error *err) {
+    char name[200];
+    snprintf(name, sizeof name, "%.100s_%.80s", n->name, what);
+    for (int u = 1; nnfx_graph_param(g, name); u++)
+        snprintf(name, sizeof name, "%.100s_%.80s_%d", n->name, what, u);
+    nnfx_status st = nnfx_graph_set_param(g, name, t, err);
+    return st ? NULL : nnfx_graph_get_attr(g, name, err);
+}
+
 /* A new int64 [1] parameter of g holding v, as a get_attr node at the
  * insert point; NULL with err set. */
 static nnfx_node *int_param(nnfx_graph *g, const nnfx_node *n, const char *what, int64_t v, nnfx_error *err) {
-    char name[160];
     const int64_t one = 1;
-    snprintf(name, sizeof name, "%.100s_%s", n->name, what);
-    for (int u = 1; nnfx_graph_param(g, name); u++)
-        snprintf(name, sizeof name, "%.100s_%s_%d", n->name, what, u);
     nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &one, err);
     if (!t) return NULL;
     ((int64_t *)t->data)[0] = v;
-    nnfx_status st = nnfx_graph_set_param(g, name, t, err);
+    nnfx_node *ga = cg_param_node(g, n, what, t, err);
     nnfx_tensor_release(t);
-    return st ? NULL : nnfx_graph_get_attr(g, name, err);
+    return ga;
 }
 
 nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body, nnfx_node *const *in, int nin,
@@ -64,13 +69,9 @@ nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *bo
             copy = in[ph++];
         } else if (b->opcode == NNFX_GET_ATTR) {
             nnfx_tensor *t = nnfx_graph_param(body, b->target);
-            char name[200];
-            snprintf(name, sizeof name, "%.100s_%.80s", n->name, b->target);
-            for (int u = 1; nnfx_graph_param(g, name); u++)
-                snprintf(name, sizeof name, "%.100s_%.80s_%d", n->name, b->target, u);
             if (!t)
                 st = nnfx_error_set(err, NNFX_ERR_GRAPH, "codegen: node %s: parameter %s missing", n->name, b->target);
-            else if (!(st = nnfx_graph_set_param(g, name, t, err)) && !(copy = nnfx_graph_get_attr(g, name, err)))
+            else if (!(copy = cg_param_node(g, n, b->target, t, err)))
                 st = err && err->status ? err->status : NNFX_ERR_NOMEM;
         } else if (b->opcode == NNFX_OUTPUT) {
             continue;

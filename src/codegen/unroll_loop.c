@@ -73,20 +73,16 @@ static bool wants_unroll(const nnfx_graph *g, const nnfx_node *n, bool *trips_kn
  * get_attr node at the insert point; NULL with err set. */
 static nnfx_node *scalar_param(nnfx_graph *g, const nnfx_node *n, const char *what, nnfx_dtype dt, int rank, double v,
                                nnfx_error *err) {
-    char name[200];
     const int64_t one = 1;
-    snprintf(name, sizeof name, "%.100s_%s", n->name, what);
-    for (int u = 1; nnfx_graph_param(g, name); u++)
-        snprintf(name, sizeof name, "%.100s_%s_%d", n->name, what, u);
     nnfx_tensor *t = nnfx_tensor_new(dt, rank, &one, err);
     if (!t) return NULL;
     if (dt == NNFX_I64)
         ((int64_t *)t->data)[0] = (int64_t)v;
     else
         ((unsigned char *)t->data)[0] = v != 0;
-    nnfx_status st = nnfx_graph_set_param(g, name, t, err);
+    nnfx_node *ga = cg_param_node(g, n, what, t, err);
     nnfx_tensor_release(t);
-    return st ? NULL : nnfx_graph_get_attr(g, name, err);
+    return ga;
 }
 
 /* Replaces output k of n (its getitem, or n itself when it has one output)
@@ -137,14 +133,11 @@ static nnfx_status no_trips(nnfx_graph *g, nnfx_node *n, const ir_ctrl_shape *cs
         }
         for (int d = 0; d < r->meta[0].rank; d++)
             dims[1 + d] = r->meta[0].dims[d].value;
-        char name[160];
-        snprintf(name, sizeof name, "%.100s_scan_output_%d", n->name, j);
-        for (int u = 1; nnfx_graph_param(g, name); u++)
-            snprintf(name, sizeof name, "%.100s_scan_output_%d_%d", n->name, j, u);
+        char what[32];
+        snprintf(what, sizeof what, "scan_output_%d", j);
         nnfx_tensor *t = nnfx_tensor_new(r->meta[0].dtype, r->meta[0].rank + 1, dims, err);
-        nnfx_node *ga = NULL;
-        if (!t || (st = nnfx_graph_set_param(g, name, t, err)) || !(ga = nnfx_graph_get_attr(g, name, err)))
-            st = st ? st : err && err->status ? err->status : NNFX_ERR_NOMEM;
+        nnfx_node *ga = t ? cg_param_node(g, n, what, t, err) : NULL;
+        if (!ga) st = err && err->status ? err->status : NNFX_ERR_NOMEM;
         nnfx_tensor_release(t);
         if (!st) st = replace_output(g, n, N + j, ga, err);
     }
