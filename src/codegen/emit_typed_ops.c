@@ -752,33 +752,26 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     cg_use_section(c, "scatter");
     sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(xm));
     if (cg_meta_numel(im) == 0) return NNFX_OK;
+    /* the index tuples' length (ScatterND) or the axis (ScatterElements), then their range checked */
+    const bool nd = n->op == NNFX_OP_SCATTER_ND;
+    const int k = nd && im->rank > 0 ? (int)id[im->rank - 1] : 1;
+    int axis = 0;
+    if (nd && (k < 1 || k > xm->rank)) return cg_unsupported(c, n, "scatter_nd index tuples do not fit the data");
+    if (!nd && (im->rank != xm->rank || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis)))
+        return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
     char cnt[32], dl[NNFX_MAX_RANK][64];
     snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
-    if (n->op == NNFX_OP_SCATTER_ND) {
-        const int k = im->rank > 0 ? (int)id[im->rank - 1] : 0;
-        if (k < 1 || k > xm->rank) return cg_unsupported(c, n, "scatter_nd index tuples do not fit the data");
-        for (int j = 0; j < k; j++)
-            snprintf(dl[j], sizeof dl[j], "%lld", (long long)xd[j]);
-        emit_index_check(c, n, ix, di, cnt, k, dl);
-    } else {
-        int ax;
-        if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &ax))
-            return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
-        snprintf(dl[0], sizeof dl[0], "%lld", (long long)xd[ax]);
-        emit_index_check(c, n, ix, di, cnt, 1, dl);
-    }
+    for (int j = 0; j < k; j++)
+        snprintf(dl[j], sizeof dl[j], "%lld", (long long)xd[nd ? j : axis]);
+    emit_index_check(c, n, ix, di, cnt, k, dl);
     sb_printf(&c->body, "    {\n");
     emit_longs(&c->body, "xshape", xm->rank, xd);
-    if (n->op == NNFX_OP_SCATTER_ND) {
-        const int k = (int)id[im->rank - 1];
+    if (nd) {
         const int64_t q = cg_meta_numel(im) / k, slice = infer_prod(xm, k, xm->rank);
         sb_printf(&c->body, "        nnfx_rt_scatter_nd(%s, %s, %d, %s, %d, %d, xshape, %lld, %d, %lld, %d);\n    }\n",
                   y, ix, tcode(di), u, tcode(dx), xm->rank, (long long)q, k, (long long)slice, red);
         return NNFX_OK;
     }
-    int axis;
-    if (im->rank != xm->rank || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-        return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
     const int *ei = c->bnd ? cg_dyn_of(c->bnd, n->args[1].u.node) : NULL;
     if (ei && ei[0] >= 0) { /* indices and updates valid along their first dim up to an extent: those rows */
         char e0[64];
