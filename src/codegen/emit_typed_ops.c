@@ -122,20 +122,8 @@ static void typed_const(cg *c, int v, const nnfx_tensor *t, const nnfx_node *use
 /* C expression of step s's input a as `const unsigned char *` bytes of
  * type dt. */
 static nnfx_status typed_in(cg *c, const fx_step_view *s, int a, nnfx_dtype dt, char *buf, size_t len) {
-    const nnfx_node *n = s->last;
-    if (a >= s->nin || s->in[a] < 0) return cg_unsupported(c, n, "an input is not a tensor value");
-    const nnfx_tensor *t = in_const(c, s, a);
-    if (t && t->dtype != NNFX_F32) {
-        if (tcode(t->dtype) < 0 || t->dtype != dt)
-            return cg_unsupported(c, n, "a constant of a type generated C lacks");
-        typed_const(c, s->in[a], t, n, buf, len);
-        return NNFX_OK;
-    }
-    char e[64];
-    nnfx_status st = cg_value_typed(c, s->in[a], dt, n, e, sizeof e);
-    if (st) return st;
-    snprintf(buf, len, "((const unsigned char *)%s)", e);
-    return NNFX_OK;
+    if (a >= s->nin || s->in[a] < 0) return cg_unsupported(c, s->last, "an input is not a tensor value");
+    return cg_value_bytes(c, s->in[a], dt, s->last, buf, len);
 }
 
 /* C expression of value v (a step's output) as `unsigned char *`. */
