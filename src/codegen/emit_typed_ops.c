@@ -235,6 +235,10 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
         const bool fm = nnfx_node_attr_int(n, "fmod", 0) != 0, u = dy == NNFX_U64;
         const char *fn = n->op == NNFX_OP_MIN   ? "dmin"
                          : n->op == NNFX_OP_MAX ? "dmax"
+                         : n->op == NNFX_OP_ADD ? "dadd"
+                         : n->op == NNFX_OP_SUB ? "dsub"
+                         : n->op == NNFX_OP_MUL ? "dmul"
+                         : n->op == NNFX_OP_DIV ? "ddiv"
                          : fm                   ? (u ? "difmod" : "dfmod")
                                                 : (u ? "dimod" : "dmod");
         cg_use_section(c, "fbinary");
@@ -304,17 +308,32 @@ static nnfx_status emit_iunary(cg *c, const fx_step_view *s, nnfx_dtype dy) {
     return NNFX_OK;
 }
 
-/* Not (bool), IsNaN, IsInf (float32) into bool. */
+/* A one-input float op of float64 or float16 values, in double
+ * (nnfx_rt_funary over kern_double_unary's function, as the interpreter). */
+static nnfx_status emit_funary(cg *c, const fx_step_view *s, nnfx_dtype dy) {
+    const nnfx_node *n = s->last;
+    const kern_dunary *fn = kern_double_unary(n->op);
+    char x[96], y[96];
+    nnfx_status st;
+    if ((st = typed_in(c, s, 0, dy, x, sizeof x)) || (st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
+    cg_use_section(c, "funary");
+    cg_use_section(c, fn->section);
+    sb_printf(&c->body, "    nnfx_rt_funary(%s, %s, %d, %lld, nnfx_rt_%s);\n", x, y, tcode(dy),
+              (long long)cg_meta_numel(&n->meta[0]), fn->section);
+    return NNFX_OK;
+}
+
+/* Not (bool), IsNaN, IsInf (float32, float64, float16) into bool. */
 static nnfx_status emit_predicate(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const int op = n->op == NNFX_OP_NOT ? 0 : n->op == NNFX_OP_IS_NAN ? 1 : 2;
     char x[96], y[96];
     nnfx_status st;
-    if (dx != (op == 0 ? NNFX_BOOL : NNFX_F32) || n->meta[0].dtype != NNFX_BOOL)
-        return cg_unsupported(c, n, op == 0 ? "Not takes bool values" : "IsNaN / IsInf take float32 values");
+    if ((op == 0 ? dx != NNFX_BOOL : kern_rt_float_tcode(dx) < 0) || n->meta[0].dtype != NNFX_BOOL)
+        return cg_unsupported(c, n, op == 0 ? "Not takes bool values" : "IsNaN / IsInf take float values");
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, NNFX_BOOL, n, y, sizeof y))) return st;
     cg_use_section(c, "tpredicate");
-    sb_printf(&c->body, "    nnfx_rt_tpredicate(%s, %s, %lld, %d, %d, %d);\n", x, y,
+    sb_printf(&c->body, "    nnfx_rt_tpredicate(%s, %d, %s, %lld, %d, %d, %d);\n", x, tcode(dx), y,
               (long long)cg_meta_numel(&n->meta[0]), op, nnfx_node_attr_int(n, "detect_negative", 1) != 0,
               nnfx_node_attr_int(n, "detect_positive", 1) != 0);
     return NNFX_OK;
@@ -869,6 +888,10 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
                                   "Pow's exponent, Where and moves of data are generated");
         }
     }
+    if ((dy == NNFX_F64 || dy == NNFX_F16) && d0 == dy && s->nin == 1 && kern_double_unary(n->op)) {
+        *handled = true;
+        return emit_funary(c, s, dy);
+    }
     switch (n->op) {
     case NNFX_OP_QLINEAR_CONV:
     case NNFX_OP_QLINEAR_MATMUL:
@@ -889,8 +912,11 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_BIT_SHIFT:
         if (s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy) return NNFX_OK;
         if (dy == NNFX_F64 || dy == NNFX_F16 || (dy == NNFX_U64 && n->op != NNFX_OP_BIT_SHIFT)) {
-            /* the interpreter's float64 / float16 / uint64 Min, Max, Mod, in double */
-            if (n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX && n->op != NNFX_OP_MOD) return NNFX_OK;
+            /* the interpreter's float64 / float16 / uint64 Min, Max, Mod (and float64 / float16 arithmetic), in
+             * double */
+            const bool arith = dy != NNFX_U64 && (n->op == NNFX_OP_ADD || n->op == NNFX_OP_SUB ||
+                                                  n->op == NNFX_OP_MUL || n->op == NNFX_OP_DIV);
+            if (n->op != NNFX_OP_MIN && n->op != NNFX_OP_MAX && n->op != NNFX_OP_MOD && !arith) return NNFX_OK;
         } else if (dy == NNFX_F32 || !int_fn(n)) {
             return NNFX_OK;
         }
@@ -958,8 +984,10 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
             !(ir_op_info(n->op)->flags & NNFX_F_VIEW)) {
             *handled = true;
             return cg_unsupported(c, n,
-                                  "on float64 and float16 values only Cast, CastLike, Min, Max, Mod, CumSum, Where and "
-                                  "moves of data are generated");
+                                  "on float64 and float16 values only Cast, CastLike, Add, Sub, Mul, Div, Pow, Min, "
+                                  "Max, Mod, CumSum, Where, IsNaN, IsInf, the one-input math ops (Abs, Neg, Sqrt, "
+                                  "Exp, Log, Sigmoid, Tanh, Erf, Floor, Ceil, Round, Sign, Sin, Cos, Tan, Atan, Relu, "
+                                  "Reciprocal) and moves of data are generated");
         }
         return NNFX_OK;
     }

@@ -5,6 +5,7 @@ cases() yields (name, ModelProto, input array, reference output array) as
 op_cases.cases() does (which yields these too).
 """
 import itertools
+import math
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
@@ -212,6 +213,68 @@ def cases():
                       helper.make_node("Cast", ["%s_%s" % (name, op)], ["y%d" % (4 * k + j)], to=TensorProto.FLOAT)]
             refs.append(f(xi).astype(F32))
     yield ("int_unary", _graph_model("iu", nodes, x, [x.shape] * 12), x, _flat(*refs))
+    # float64 and float16 arithmetic (torch.where with Python scalars and nan_to_num export float64 Mul and
+    # IsInf): x cast to each type, Add/Sub/Mul/Div/Pow with a constant of that type (Pow also with an int64
+    # exponent), the one-input math ops, IsInf/IsNaN of x / 0, each cast back to float32; the reference computes
+    # each in float64 and rounds once into the type, as numpy's float16 conversion does
+    x = np.array([[-2.5, -1.5, -0.4, 0.0], [0.5, 1.5, 2.5, 3.7]], F32)
+    erf = np.vectorize(math.erf)
+    unary = (("Abs", np.abs), ("Neg", np.negative), ("Relu", lambda v: np.maximum(v, 0)),
+             ("Reciprocal", lambda v: 1 / (v + 5)), ("Sign", np.sign), ("Sigmoid", lambda v: 1 / (1 + np.exp(-v))),
+             ("Sqrt", lambda v: np.sqrt(np.abs(v))), ("Exp", np.exp), ("Log", lambda v: np.log(np.abs(v) + 0.25)),
+             ("Tanh", np.tanh), ("Erf", erf), ("Floor", np.floor), ("Ceil", np.ceil), ("Round", np.round),
+             ("Sin", np.sin), ("Cos", np.cos), ("Tan", lambda v: np.tan(v / 2)), ("Atan", np.arctan))
+    nodes, refs, inits, k = [], [], [], 0
+    for tname, onnx_t, np_t in (("f64", TensorProto.DOUBLE, np.float64), ("f16", TensorProto.FLOAT16, np.float16)):
+        xt = x.astype(np_t)
+        xd = xt.astype(np.float64)
+        nodes.append(helper.make_node("Cast", ["x"], [tname], to=onnx_t))
+        c = np.array([[0.75], [-2.0]], np_t)
+        inits += [(tname + "_c", c), (tname + "_two", np.array(2, np_t)), (tname + "_zero", np.array(0, np_t)),
+                  (tname + "_five", np.array(5, np_t)), (tname + "_q", np.array(0.25, np_t))]
+        cd = c.astype(np.float64)
+        ops = [("Add", [tname, tname + "_c"], xd + cd), ("Sub", [tname + "_c", tname], cd - xd),
+               ("Mul", [tname, tname + "_c"], xd * cd), ("Div", [tname, tname + "_c"], xd / cd),
+               ("Pow", [tname + "_abs", tname + "_c"], np.abs(xd) ** cd),
+               ("Pow", [tname, "i64_two"], xd ** 2)]
+        nodes.append(helper.make_node("Abs", [tname], [tname + "_abs"]))
+        for j, (op, args, ref) in enumerate(ops):
+            nodes += [helper.make_node(op, args, ["%s_b%d" % (tname, j)]),
+                      helper.make_node("Cast", ["%s_b%d" % (tname, j)], ["y%d" % k], to=TensorProto.FLOAT)]
+            refs.append(ref.astype(np_t))
+            k += 1
+        for op, f in unary:
+            src = tname
+            if op == "Reciprocal":  # 1 / (x + 5)
+                nodes.append(helper.make_node("Add", [tname, tname + "_five"], [tname + "_p5"]))
+                src = tname + "_p5"
+            elif op == "Sqrt":
+                src = tname + "_abs"
+            elif op == "Log":
+                nodes.append(helper.make_node("Add", [tname + "_abs", tname + "_q"], [tname + "_aq"]))
+                src = tname + "_aq"
+            elif op == "Tan":
+                nodes.append(helper.make_node("Div", [tname, tname + "_two"], [tname + "_h"]))
+                src = tname + "_h"
+            nodes += [helper.make_node(op, [src], ["%s_%s" % (tname, op)]),
+                      helper.make_node("Cast", ["%s_%s" % (tname, op)], ["y%d" % k], to=TensorProto.FLOAT)]
+            # the op's input as the model computes it (rounded into the type), then the op in float64
+            arg = {"Reciprocal": (xd + 5).astype(np_t), "Sqrt": np.abs(xd).astype(np_t),
+                   "Log": (np.abs(xd) + 0.25).astype(np_t), "Tan": (xd / 2).astype(np_t)}.get(op, xt)
+            fd = {"Reciprocal": lambda v: 1 / v, "Sqrt": np.sqrt, "Log": np.log, "Tan": np.tan}.get(op, f)
+            refs.append(fd(arg.astype(np.float64)).astype(np_t))
+            k += 1
+        nodes += [helper.make_node("Div", [tname, tname + "_zero"], [tname + "_inf"]),
+                  helper.make_node("IsInf", [tname + "_inf"], [tname + "_isinf"], detect_negative=0),
+                  helper.make_node("IsNaN", [tname + "_inf"], [tname + "_isnan"]),
+                  helper.make_node("Cast", [tname + "_isinf"], ["y%d" % k], to=TensorProto.FLOAT),
+                  helper.make_node("Cast", [tname + "_isnan"], ["y%d" % (k + 1)], to=TensorProto.FLOAT)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = xd / 0
+        refs += [np.isposinf(q), np.isnan(q)]
+        k += 2
+    inits.append(("i64_two", np.array(2, np.int64)))
+    yield ("double_math", _graph_model("dm", nodes, x, [x.shape] * k, inits), x, _flat(*refs))
     # MatMul with a vector operand (numpy's rules: a vector A is a row, a vector B a column, that dim then
     # dropped), as `h @ self.w` with a 1-D weight exports: 2d.1d, 1d.2d, 1d.1d, 1d.3d, 3d.1d
     x = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(3, 4)

@@ -354,6 +354,106 @@ static inline double nnfx_rt_difmod(double a, double b) {
 }
 /* @end */
 
+/* Float64 and float16 arithmetic: computed in double (the interpreter's
+ * and generated C's alike), a float16 result rounded once into a half. */
+
+/* @rt dadd */
+static inline double nnfx_rt_dadd(double a, double b) { return a + b; }
+/* @end */
+
+/* @rt dsub */
+static inline double nnfx_rt_dsub(double a, double b) { return a - b; }
+/* @end */
+
+/* @rt dmul */
+static inline double nnfx_rt_dmul(double a, double b) { return a * b; }
+/* @end */
+
+/* @rt ddiv */
+static inline double nnfx_rt_ddiv(double a, double b) { return a / b; }
+/* @end */
+
+/* One-input ops in double (nnfx_rt_funary). */
+
+/* @rt dneg */
+static inline double nnfx_rt_dneg(double x) { return -x; }
+/* @end */
+
+/* @rt dabs */
+static inline double nnfx_rt_dabs(double x) { return x < 0 ? -x : (x == 0 ? 0.0 : x); }
+/* @end */
+
+/* @rt drelu */
+static inline double nnfx_rt_drelu(double x) { return x > 0 ? x : 0.0; }
+/* @end */
+
+/* @rt dreciprocal */
+static inline double nnfx_rt_dreciprocal(double x) { return 1.0 / x; }
+/* @end */
+
+/* @rt dsign */
+/* -1, 0 or 1 (NaN and signed zeros kept). */
+static inline double nnfx_rt_dsign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); }
+/* @end */
+
+/* @rt dsigmoid libm */
+static inline double nnfx_rt_dsigmoid(double x) {
+    double e;
+    if (x >= 0) return 1.0 / (1.0 + exp(-x));
+    e = exp(x);
+    return e / (1.0 + e);
+}
+/* @end */
+
+/* @rt dsqrt libm */
+static inline double nnfx_rt_dsqrt(double x) { return sqrt(x); }
+/* @end */
+
+/* @rt dexp libm */
+static inline double nnfx_rt_dexp(double x) { return exp(x); }
+/* @end */
+
+/* @rt dlog libm */
+static inline double nnfx_rt_dlog(double x) { return log(x); }
+/* @end */
+
+/* @rt dtanh libm */
+static inline double nnfx_rt_dtanh(double x) { return tanh(x); }
+/* @end */
+
+/* @rt derf libm */
+static inline double nnfx_rt_derf(double x) { return erf(x); }
+/* @end */
+
+/* @rt dceil libm */
+static inline double nnfx_rt_dceil(double x) { return ceil(x); }
+/* @end */
+
+/* @rt dfloor libm */
+static inline double nnfx_rt_dfloor(double x) { return floor(x); }
+/* @end */
+
+/* @rt dround libm */
+/* Halves to even: nearbyint in the default rounding mode. */
+static inline double nnfx_rt_dround(double x) { return nearbyint(x); }
+/* @end */
+
+/* @rt dsin libm */
+static inline double nnfx_rt_dsin(double x) { return sin(x); }
+/* @end */
+
+/* @rt dcos libm */
+static inline double nnfx_rt_dcos(double x) { return cos(x); }
+/* @end */
+
+/* @rt dtan libm */
+static inline double nnfx_rt_dtan(double x) { return tan(x); }
+/* @end */
+
+/* @rt datan libm */
+static inline double nnfx_rt_datan(double x) { return atan(x); }
+/* @end */
+
 /* @rt einsum_start */
 /* The start of an einsum's odometer (nnfx_rt_einsum, nnfx_rt_teinsum): the
  * label indices idx[0..nall) and the inputs' offsets off[0..nin) at 0;

@@ -249,6 +249,16 @@ static inline void nnfx_rt_fbinary(const unsigned char *a, const unsigned char *
 }
 /* @end */
 
+/* @rt funary needs:tval */
+/* y = f(x) in double over n floats of type code t (float64, float16: one
+ * rounding into the type). */
+static inline void nnfx_rt_funary(const unsigned char *x, unsigned char *y, int t, long n, double (*f)(double)) {
+    long i;
+    for (i = 0; i < n; i++)
+        nnfx_rt_st_f(y, i, t, f(nnfx_rt_ld_f(x, i, t)));
+}
+/* @end */
+
 /* @rt cumsum needs:tval */
 /* CumSum of x (type tx, `rank` dims `shape`) along axis (negative: from the
  * end) into y (type ty): running sums in double, exclusive leaving out the
@@ -355,19 +365,22 @@ static inline void nnfx_rt_tcast(const unsigned char *x, int tx, unsigned char *
 }
 /* @end */
 
-/* @rt tpredicate */
+/* @rt tpredicate needs:tval */
 /* Bool y[i] of n values: op 0 Not of bool x; 1 IsNaN, 2 IsInf (negative
- * infinities when neg, positive ones when pos) of float32 x. */
-static inline void nnfx_rt_tpredicate(const unsigned char *x, unsigned char *y, long n, int op, int neg, int pos) {
+ * infinities when neg, positive ones when pos) of float x of type code t
+ * (float32, float64, float16). */
+static inline void nnfx_rt_tpredicate(const unsigned char *x, int t, unsigned char *y, long n, int op, int neg,
+                                      int pos) {
     long i;
     for (i = 0; i < n; i++) {
-        float v;
+        double v;
         if (op == 0) {
             y[i] = !x[i];
             continue;
         }
-        memcpy(&v, x + i * 4, 4);
-        y[i] = (unsigned char)(op == 1 ? v != v : ((v == -INFINITY && neg) || (v == INFINITY && pos)));
+        v = nnfx_rt_ld_f(x, i, t);
+        y[i] = (unsigned char)(op == 1 ? v != v
+                                       : ((v < -1.7976931348623157e308 && neg) || (v > 1.7976931348623157e308 && pos)));
     }
 }
 /* @end */

@@ -1,5 +1,6 @@
 /* binary.c — broadcasting two-input kernels: Add, Sub, Mul, Div, Pow, PRelu
- * (float32; Add/Sub/Mul/Div/Pow also int64, int32, int8 and uint8),
+ * (float32; Add/Sub/Mul/Div/Pow also every integer type but uint64, and
+ * float64 and float16 in double),
  * Equal/Less/Greater (bool out), Where (any element type). */
 #include <math.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 
 #include "codegen/runtime/nnfx_rt_math.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
+#include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU } bin_kind;
@@ -127,6 +129,22 @@ static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int6
     }
 }
 
+/* float64 / float16: in double, one rounding into the type (the generated
+ * C's nnfx_rt_fbinary and nnfx_rt_tpow over the same scalar functions). */
+static void row_double(void *ctx, const int64_t *off, const int64_t *inner, int64_t out_off, int64_t n) {
+    bin_ctx *c = ctx;
+    const int ta = kern_rt_tcode(c->ta->dtype), tb = kern_rt_tcode(c->tb->dtype), to = kern_rt_tcode(c->to->dtype);
+    double (*f)(double, double) = c->k == B_ADD   ? nnfx_rt_dadd
+                                  : c->k == B_SUB ? nnfx_rt_dsub
+                                  : c->k == B_MUL ? nnfx_rt_dmul
+                                  : c->k == B_DIV ? nnfx_rt_ddiv
+                                                  : pow;
+    for (int64_t i = 0; i < n; i++)
+        nnfx_rt_st_f(c->o, (long)(out_off + i), to,
+                     f(nnfx_rt_ld_f(c->a, (long)(off[0] + i * inner[0]), ta),
+                       nnfx_rt_ld_f(c->b, (long)(off[1] + i * inner[1]), tb)));
+}
+
 static bool is_narrow_int(nnfx_dtype dt) {
     return dt == NNFX_I32 || dt == NNFX_U32 || dt == NNFX_I16 || dt == NNFX_U16 || dt == NNFX_I8 || dt == NNFX_U8;
 }
@@ -141,11 +159,15 @@ static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *
      * kern_pow converts one for a float32 base). */
     bool mixed_pow = k == B_POW && a->dtype == o->dtype && (is_narrow_int(a->dtype) || a->dtype == NNFX_I64) &&
                      (b->dtype == NNFX_F32 || b->dtype == NNFX_F64 || is_narrow_int(b->dtype) || b->dtype == NNFX_I64);
-    if ((a->dtype != b->dtype || a->dtype != o->dtype) && !mixed_pow)
+    /* float64 / float16: Pow's exponent may be of any type but uint64 */
+    const bool dbl = (a->dtype == NNFX_F64 || a->dtype == NNFX_F16) && k != B_PRELU && o->dtype == a->dtype &&
+                     (b->dtype == a->dtype ||
+                      (k == B_POW && kern_rt_tcode(b->dtype) >= 0 && b->dtype != NNFX_U64 && b->dtype != NNFX_BOOL));
+    if ((a->dtype != b->dtype || a->dtype != o->dtype) && !mixed_pow && !dbl)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s -> %s)",
                          nnfx_dtype_name(a->dtype), nnfx_dtype_name(b->dtype), nnfx_dtype_name(o->dtype));
     bool narrow = is_narrow_int(a->dtype) || mixed_pow;
-    if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU) && !narrow)
+    if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU) && !narrow && !dbl)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s is not supported for %s", nnfx_op_name(nnfx_node_op(n)),
                          nnfx_dtype_name(a->dtype));
     bin_ctx c = {k, a->data, b->data, o->data, false, a, b, o};
@@ -153,7 +175,7 @@ static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     kern_bcast p;
     if (!kern_bcast_plan(&p, o->rank, o->shape, 2, ops))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "inputs do not broadcast to the output shape");
-    kern_bcast_run(&p, narrow ? row_narrow : a->dtype == NNFX_F32 ? row_f32 : row_i64, &c);
+    kern_bcast_run(&p, dbl ? row_double : narrow ? row_narrow : a->dtype == NNFX_F32 ? row_f32 : row_i64, &c);
     if (c.div0) return kern_fail(err, n, NNFX_ERR_RUNTIME, "integer division by zero");
     return NNFX_OK;
 }

@@ -66,6 +66,24 @@ int kern_rt_float_tcode(nnfx_dtype dt);
  * negative, and bool), in the interpreter and in generated C alike. */
 bool kern_rt_unary_int(nnfx_dtype dt);
 
+/* A one-input float op on float64 and float16 values: its double
+ * function of src/codegen/runtime/nnfx_rt_scalar.h (nnfx_rt_dexp...) and
+ * that file's section name ("dexp"...). */
+typedef struct kern_dunary {
+    const char *section;
+    double (*f)(double);
+} kern_dunary;
+
+/* The double function of one-input op `op` for float64 / float16 values,
+ * NULL when those types have none. */
+const kern_dunary *kern_double_unary(nnfx_op op);
+
+/* y = f(x) in double (nnfx_rt_funary, the generated C's loop) when x is
+ * float64 or float16 and node n's op has a kern_double_unary; *handled
+ * false (NNFX_OK) for other types, which the caller's float32 path takes. */
+nnfx_status kern_funary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, bool *handled,
+                        nnfx_error *err);
+
 /* One activation of a recurrent op (RNN, GRU, LSTM): its scalar function
  * of src/codegen/runtime/nnfx_rt_scalar.h, that file's section name
  * ("sigmoid", ...) and its alpha / beta. */

@@ -1,7 +1,8 @@
 /* math_extra.c — more element-wise one-input kernels: trigonometric and
  * hyperbolic functions, Ceil/Floor/Round/Sign, Softplus, Softsign, Selu,
- * Celu, ThresholdedRelu, Shrink (float32), IsNaN/IsInf (float32 -> bool)
- * and Not (bool). */
+ * Celu, ThresholdedRelu, Shrink (float32; Sin, Cos, Tan, Atan, Ceil,
+ * Floor, Round and Sign also float64 and float16, in double: kern_funary),
+ * IsNaN/IsInf (float32, float64, float16 -> bool) and Not (bool). */
 #include <math.h>
 #include <stdint.h>
 
@@ -73,6 +74,8 @@ static nnfx_status math(math_kind k, const nnfx_node *n, int nin, nnfx_tensor *c
                        nnfx_rt_isign);
         return NNFX_OK;
     }
+    bool dbl;
+    if ((s = kern_funary(n, in, out, &dbl, err)) || dbl) return s;
     if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
     const float *x = in[0]->data;
@@ -135,19 +138,21 @@ nnfx_status kern_shrink(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
                 (float)nnfx_node_attr_float(n, "lambd", 0.5));
 }
 
-/* float32 -> bool predicate kernels. */
+/* float32 / float64 / float16 -> bool predicate kernels (nnfx_rt_tpredicate,
+ * the generated C's). */
 static nnfx_status predicate(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                              nnfx_error *err, bool inf, bool neg, bool pos) {
     nnfx_status s;
-    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "predicate needs 1 input");
-    if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
+    if (nin < 1 || nout < 1 || !out[0] || !in[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "predicate needs 1 input");
+    const int t = kern_rt_float_tcode(in[0]->dtype);
+    if (t < 0)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED,
+                         "input X has dtype %s; this kernel takes float32, float64 or "
+                         "float16",
+                         nnfx_dtype_name(in[0]->dtype));
     if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
     if (out[0]->dtype != NNFX_BOOL) return kern_fail(err, n, NNFX_ERR_RUNTIME, "predicate output must be bool");
-    const float *x = in[0]->data;
-    uint8_t *y = out[0]->data;
-    int64_t cnt = nnfx_tensor_numel(in[0]);
-    for (int64_t i = 0; i < cnt; i++)
-        y[i] = inf ? (isinf(x[i]) && ((x[i] < 0 && neg) || (x[i] > 0 && pos))) : isnan(x[i]) != 0;
+    nnfx_rt_tpredicate(in[0]->data, t, out[0]->data, (long)nnfx_tensor_numel(in[0]), inf ? 2 : 1, neg, pos);
     return NNFX_OK;
 }
 

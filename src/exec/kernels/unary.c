@@ -2,7 +2,8 @@
  * Relu, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Clip, Erf,
  * Exp, Log, Sqrt, Neg, Abs, Reciprocal; plus Identity. float32 (Neg, Abs
  * and Relu also take every integer type but uint64, through the generated
- * C's nnfx_rt_iunary). */
+ * C's nnfx_rt_iunary; Relu, Sigmoid, Tanh, Erf, Exp, Log, Sqrt, Neg, Abs and
+ * Reciprocal float64 and float16, in double: kern_funary). */
 #include <math.h>
 #include <string.h>
 
@@ -66,9 +67,45 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
                                     : nnfx_rt_irelu);
         return NNFX_OK;
     }
+    bool dbl;
+    if ((s = kern_funary(n, in, out, &dbl, err)) || dbl) return s;
     if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     unary_f32(k, x->data, out[0]->data, nnfx_tensor_numel(x), alpha, beta);
+    return NNFX_OK;
+}
+
+const kern_dunary *kern_double_unary(nnfx_op op) {
+    static const struct {
+        nnfx_op op;
+        kern_dunary fn;
+    } table[] = {
+        {NNFX_OP_NEG, {"dneg", nnfx_rt_dneg}},       {NNFX_OP_ABS, {"dabs", nnfx_rt_dabs}},
+        {NNFX_OP_RELU, {"drelu", nnfx_rt_drelu}},    {NNFX_OP_RECIPROCAL, {"dreciprocal", nnfx_rt_dreciprocal}},
+        {NNFX_OP_SIGN, {"dsign", nnfx_rt_dsign}},    {NNFX_OP_SIGMOID, {"dsigmoid", nnfx_rt_dsigmoid}},
+        {NNFX_OP_SQRT, {"dsqrt", nnfx_rt_dsqrt}},    {NNFX_OP_EXP, {"dexp", nnfx_rt_dexp}},
+        {NNFX_OP_LOG, {"dlog", nnfx_rt_dlog}},       {NNFX_OP_TANH, {"dtanh", nnfx_rt_dtanh}},
+        {NNFX_OP_ERF, {"derf", nnfx_rt_derf}},       {NNFX_OP_CEIL, {"dceil", nnfx_rt_dceil}},
+        {NNFX_OP_FLOOR, {"dfloor", nnfx_rt_dfloor}}, {NNFX_OP_ROUND, {"dround", nnfx_rt_dround}},
+        {NNFX_OP_SIN, {"dsin", nnfx_rt_dsin}},       {NNFX_OP_COS, {"dcos", nnfx_rt_dcos}},
+        {NNFX_OP_TAN, {"dtan", nnfx_rt_dtan}},       {NNFX_OP_ATAN, {"datan", nnfx_rt_datan}},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].op == op) return &table[i].fn;
+    return NULL;
+}
+
+nnfx_status kern_funary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, bool *handled,
+                        nnfx_error *err) {
+    const nnfx_tensor *x = in[0];
+    const kern_dunary *fn = kern_double_unary(nnfx_node_op(n));
+    *handled = false;
+    if (!x || (x->dtype != NNFX_F64 && x->dtype != NNFX_F16) || !fn) return NNFX_OK;
+    *handled = true;
+    nnfx_status s = kern_check_out(n, out[0], x->rank, x->shape, err);
+    if (s) return s;
+    if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
+    nnfx_rt_funary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x), fn->f);
     return NNFX_OK;
 }
 
