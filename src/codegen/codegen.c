@@ -170,12 +170,22 @@ bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out)
     return true;
 }
 
+static int inputs_behind(const nnfx_node *const *seeds, int nseeds, char *names, size_t nlen, char *opts, size_t olen);
+
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why) {
-    if (c->want_value) /* a parameter of the op given as a model input */
+    if (c->want_value && c->want_value->opcode == NNFX_PLACEHOLDER) /* a parameter of the op given as a model input */
         return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
                               "codegen: node %s (%s): %s: it is model input %s; where that is constant, fix it: "
                               "--value %s=V0,V1,... (or =FILE.npy)",
                               n->name, nnfx_op_name(n->op), why, c->want_value->name, c->want_value->name);
+    char names[256], opts[512];
+    const int k = c->want_value ? inputs_behind(&c->want_value, 1, names, sizeof names, opts, sizeof opts) : 0;
+    if (k) /* computed from model inputs */
+        return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                              "codegen: node %s (%s): %s: it is computed from model input%s %s; where %s constant, "
+                              "fix %s: %s (or =FILE.npy)",
+                              n->name, nnfx_op_name(n->op), why, k > 1 ? "s" : "", names, k > 1 ? "they are" : "it is",
+                              k > 1 ? "them" : "it", opts);
     return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: node %s (%s): %s", n->name, nnfx_op_name(n->op), why);
 }
 
@@ -682,7 +692,7 @@ static const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool 
     fx_value_view vv = fx_plan_value_view(c->p, s->in[a]);
     if (vv.kind != FX_VALUE_CONST) {
         *bad = true;
-        if (s->in[a] < c->nnodes && c->nodes[s->in[a]]->opcode == NNFX_PLACEHOLDER && !c->in_expr)
+        if (s->in[a] < c->nnodes && !c->in_expr) /* a model input, or a value computed from model inputs */
             c->want_value = c->nodes[s->in[a]];
         return NULL;
     }
@@ -3002,6 +3012,11 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
     return need;
 }
 
+/* The small model inputs (64 values at most) that seeds[0..nseeds) are or
+ * are computed from, named in names ("a" or "a, b") and as --value options
+ * in opts; returns how many. */
+static int inputs_behind(const nnfx_node *const *seeds, int nseeds, char *names, size_t nlen, char *opts, size_t olen);
+
 /* The small model inputs (64 values at most) that the arguments of n
  * giving its output's size (a Reshape's shape, Resize's scales or sizes,
  * TopK's K, a window's size...: the ONNX inputs that are parameters rather
@@ -3044,15 +3059,23 @@ static int size_inputs(const nnfx_node *n, char *names, size_t nlen, char *opts,
         if (strncmp(type, sized[i].type, len) == 0 && (!type[len] || strcmp(sized[i].type, "Reduce") == 0))
             args = sized[i].args;
     }
-    /* the small model inputs those arguments are computed from (a size
+    const nnfx_node *seeds[8];
+    int nseeds = 0;
+    for (int a = 0; a < n->nargs && a < 8; a++)
+        if ((args >> a & 1u) && n->args[a].kind == NNFX_ARG_NODE) seeds[nseeds++] = n->args[a].u.node;
+    return inputs_behind(seeds, nseeds, names, nlen, opts, olen);
+}
+
+static int inputs_behind(const nnfx_node *const *seeds, int nseeds, char *names, size_t nlen, char *opts, size_t olen) {
+    /* the small model inputs the seeds are or are computed from (a size
      * computed by Cast, Sub, Div... of an input, as in ONNX's expanded
      * window functions), walking at most 256 nodes up */
     const nnfx_node *seen[256];
     int nseen = 0, count = 0;
     size_t nn = 0, no = 0;
     names[0] = opts[0] = 0;
-    for (int a = 0; a < n->nargs && a < 8; a++)
-        if ((args >> a & 1u) && n->args[a].kind == NNFX_ARG_NODE && nseen < 256) seen[nseen++] = n->args[a].u.node;
+    for (int a = 0; a < nseeds && nseen < 256; a++)
+        seen[nseen++] = seeds[a];
     for (int i = 0; i < nseen; i++) {
         const nnfx_node *m = seen[i];
         if (m->opcode == NNFX_PLACEHOLDER) {

@@ -142,7 +142,8 @@ typedef struct cg {
                     * of a sample rate <= 0 */
     /* model input k's values fixed at generation (nnfx_codegen_options), else NULL: NAME_run checks them */
     const nnfx_tensor **fixed_in;
-    /* the model input an emitter of this step wanted constant (const_input), named by cg_unsupported */
+    /* the model input, or value computed from model inputs, an emitter of this step wanted constant
+     * (const_input): cg_unsupported names the inputs and the --value that fix them */
     const nnfx_node *want_value;
     /* nodes whose output size depends on the data, bounded (emit_bounded.c); NAME_run_dims reports their dims */
     const nnfx_node *const *bounded;

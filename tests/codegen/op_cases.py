@@ -555,3 +555,15 @@ def refused():
     g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"])], "none",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])], [])
     yield ("no_outputs", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), ["has no outputs"])
+    # an RNN's sequence_lens computed from a model input (torch's pack_padded_sequence casts the lengths): the
+    # refusal names the input and the --value that fixes it
+    rng = np.random.default_rng(5)
+    g = helper.make_graph([helper.make_node("Cast", ["lens"], ["l32"], to=TensorProto.INT32),
+                           helper.make_node("RNN", ["x", "W", "R", "", "l32"], ["y", "yh"], hidden_size=4)],
+                          "lens", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 2, 3]),
+                                   helper.make_tensor_value_info("lens", TensorProto.INT64, [2])],
+                          [helper.make_tensor_value_info("yh", TensorProto.FLOAT, [1, 2, 4])],
+                          [numpy_helper.from_array(rng.standard_normal((1, 4, 3)).astype(np.float32), "W"),
+                           numpy_helper.from_array(rng.standard_normal((1, 4, 4)).astype(np.float32), "R")])
+    yield ("rnn_lens_computed", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+           ["sequence_lens is not a constant", "computed from model input lens", "--value lens="])
