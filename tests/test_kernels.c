@@ -222,6 +222,8 @@ static const kcase cases[] = {
     {"topk_largest", NNFX_OP_TOPK, "pc", 0, 0, {AI("axis", -1)}},
     {"topk_smallest_axis1", NNFX_OP_TOPK, "pc", 0, 0, {AI("axis", 1), AI("largest", 0)}},
     {"maxpool_indices", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2)}, 2},
+    {"lp_norm_p1", NNFX_OP_LP_NORM, "p", T, {AI("axis", 1), AI("p", 1)}},
+    {"lp_norm_p2", NNFX_OP_LP_NORM, "p", T, {{0}}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

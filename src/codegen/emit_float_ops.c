@@ -3,7 +3,7 @@
  * the further unary functions (their scalar meanings in
  * runtime/nnfx_rt_math.h, shared with the interpreter), PRelu and float
  * Mod, the variadic Min / Max / Sum / Mean, Hardmax, Clip with computed
- * bounds, InstanceNormalization, LRN, MeanVarianceNormalization,
+ * bounds, InstanceNormalization, LRN, LpNormalization, MeanVarianceNormalization,
  * DepthToSpace / SpaceToDepth, ConvTranspose, and the multi-output MaxPool
  * (with Indices) and Dropout (with its mask); the kernels are
  * runtime/nnfx_rt_float.h. */
@@ -205,6 +205,21 @@ static nnfx_status emit_lrn(cg *c, const nnfx_node *n, const char *x, const char
     sb_printf(&c->body, ", ");
     cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "bias", 1.0));
     sb_printf(&c->body, ");\n");
+    return NNFX_OK;
+}
+
+static nnfx_status emit_lp_norm(cg *c, const nnfx_node *n, const char *x, const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    const int64_t p = nnfx_node_attr_int(n, "p", 2);
+    int axis;
+    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
+        return cg_unsupported(c, n, "lp_normalization axis out of range");
+    if (p != 1 && p != 2) return cg_unsupported(c, n, "lp_normalization p is neither 1 nor 2");
+    if (cg_meta_numel(xm) == 0) return NNFX_OK;
+    cg_use_section(c, "lp_norm");
+    sb_printf(&c->body, "    nnfx_rt_lp_norm(%s, %s, %lld, %lld, %lld, %d);\n", x, y,
+              (long long)infer_prod(xm, 0, axis), (long long)(xm->rank ? xm->dims[axis].value : 1),
+              (long long)infer_prod(xm, axis + 1, xm->rank), (int)p);
     return NNFX_OK;
 }
 
@@ -567,6 +582,7 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     case NNFX_OP_INSTANCE_NORM: return emit_instance_norm(c, s, n, in, y);
     case NNFX_OP_LRN: return emit_lrn(c, n, in[0], y);
     case NNFX_OP_MVN: return emit_mvn(c, n, in[0], y);
+    case NNFX_OP_LP_NORM: return emit_lp_norm(c, n, in[0], y);
     case NNFX_OP_DEPTH_TO_SPACE:
     case NNFX_OP_SPACE_TO_DEPTH: return emit_block_move(c, n, in[0], y);
     case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);

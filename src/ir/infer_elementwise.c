@@ -12,7 +12,15 @@ nnfx_status infer_same(nnfx_infer_ctx *c) {
     if (s) return s;
     const nnfx_meta *x = c->in[0];
     nnfx_op op = nnfx_node_op(c->node);
-    if ((op == NNFX_OP_SOFTMAX || op == NNFX_OP_LOG_SOFTMAX || op == NNFX_OP_LAYER_NORM) && x->rank >= 0) {
+    if (op == NNFX_OP_LP_NORM) {
+        const int64_t p = nnfx_node_attr_int(c->node, "p", 2);
+        if (p != 1 && p != 2) return infer_fail(c, "lp_normalization p is %lld (ONNX takes 1 or 2)", (long long)p);
+        if (x->dtype != NNFX_F32 && x->dtype != NNFX_DTYPE_UNDEFINED)
+            return infer_fail_status(c, NNFX_ERR_UNSUPPORTED, "lp_normalization of %s values (float32 is taken)",
+                                     nnfx_dtype_name(x->dtype));
+    }
+    if ((op == NNFX_OP_SOFTMAX || op == NNFX_OP_LOG_SOFTMAX || op == NNFX_OP_LAYER_NORM || op == NNFX_OP_LP_NORM) &&
+        x->rank >= 0) {
         char b1[200], b2[200];
         int axis;
         int64_t a = nnfx_node_attr_int(c->node, "axis", -1);

@@ -275,6 +275,18 @@ def cases():
         k += 2
     inits.append(("i64_two", np.array(2, np.int64)))
     yield ("double_math", _graph_model("dm", nodes, x, [x.shape] * k, inits), x, _flat(*refs))
+    # LpNormalization (p 1 along axis 1, p 2 along the last axis and along axis 0), with a vector of zeros along
+    # each axis: 0 there, as ONNX Runtime gives (ONNX's reference divides 0 by 0)
+    x = rng.standard_normal((2, 3, 4)).astype(F32)
+    x[0, :, 1], x[1, 2, :], x[:, 1, 3] = 0, 0, 0
+    xd, refs = x.astype(np.float64), []
+    nodes = [helper.make_node("LpNormalization", ["x"], ["y0"], axis=1, p=1),
+             helper.make_node("LpNormalization", ["x"], ["y1"]),
+             helper.make_node("LpNormalization", ["x"], ["y2"], axis=0, p=2)]
+    for axis, p in ((1, 1), (-1, 2), (0, 2)):
+        norm = (np.abs(xd) ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+        refs.append(np.where(norm == 0, 0, xd / np.where(norm == 0, 1, norm)))
+    yield ("lp_normalization", _graph_model("lpn", nodes, x, [x.shape] * 3), x, _flat(*refs))
     # MatMul with a vector operand (numpy's rules: a vector A is a row, a vector B a column, that dim then
     # dropped), as `h @ self.w` with a 1-D weight exports: 2d.1d, 1d.2d, 1d.1d, 1d.3d, 3d.1d
     x = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(3, 4)

@@ -246,6 +246,11 @@ def main():
     # ONNX indices count over the whole tensor (N, C, H, W), PyTorch's per plane
     plane = (np.arange(2)[:, None] * 3 + np.arange(3)[None, :])[:, :, None, None] * 36
     save("maxpool_indices", [x], [n(y), n(ix) + plane])
+    # LpNormalization: F.normalize (its eps only guards the zero vectors, which give 0 as ONNX Runtime's)
+    x = r(2, 5, 3)
+    x[1, :, 2] = 0
+    save("lp_norm_p1", [x], [n(F.normalize(t(x), p=1.0, dim=1))])
+    save("lp_norm_p2", [x], [n(F.normalize(t(x), p=2.0, dim=-1))])
 
 
 if __name__ == "__main__":

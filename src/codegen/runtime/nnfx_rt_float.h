@@ -182,6 +182,27 @@ static inline void nnfx_rt_lrn(const float *x, float *y, long N, long C, long D,
 }
 /* @end */
 
+/* @rt lp_norm libm */
+/* LpNormalization of x [outer, n, inner] along n: y = x / ||x||_p (p 1 or
+ * 2, the norm summed in double), 0 where the norm is 0 (as ONNX Runtime). */
+static inline void nnfx_rt_lp_norm(const float *x, float *y, long outer, long n, long inner, int p) {
+    long o, i, k;
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++) {
+            const float *xo = x + o * n * inner + i;
+            float *yo = y + o * n * inner + i;
+            double s = 0;
+            for (k = 0; k < n; k++) {
+                const double v = xo[k * inner];
+                s += p == 1 ? (v < 0 ? -v : v) : v * v;
+            }
+            if (p != 1) s = sqrt(s);
+            for (k = 0; k < n; k++)
+                yo[k * inner] = s != 0 ? (float)(xo[k * inner] / s) : 0.0f;
+        }
+}
+/* @end */
+
 /* @rt mvn libm needs:axes_walk */
 /* MeanVarianceNormalization of x (`rank` <= 6 dims `shape`) over the dims
  * with red[d] set: per group of the other dims, y = (x - mean) / (sqrt(var)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "codegen/runtime/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
 /* InstanceNormalization(x [N, C, ...], scale [C], B [C]): normalises each
@@ -119,5 +120,28 @@ nnfx_status kern_mvn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         }
     free(s1);
     free(s2);
+    return NNFX_OK;
+}
+
+/* LpNormalization: x / ||x||_p along axis (p 1 or 2), 0 where the norm is 0
+ * (nnfx_rt_lp_norm, the generated C's). */
+nnfx_status kern_lp_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                         nnfx_error *err) {
+    nnfx_status s;
+    if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "lp_normalization needs x");
+    if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
+    const nnfx_tensor *x = in[0];
+    if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
+    const int64_t p = nnfx_node_attr_int(n, "p", 2), a = nnfx_node_attr_int(n, "axis", -1);
+    const int rank = x->rank ? x->rank : 1;
+    if (p != 1 && p != 2) return kern_fail(err, n, NNFX_ERR_SHAPE, "p is %lld (1 or 2)", (long long)p);
+    if (a < -rank || a >= rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "axis %lld out of range", (long long)a);
+    const int axis = (int)(a < 0 ? a + rank : a);
+    int64_t outer = 1, len = x->rank ? x->shape[axis] : 1, inner = 1;
+    for (int d = 0; d < axis; d++)
+        outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++)
+        inner *= x->shape[d];
+    nnfx_rt_lp_norm(x->data, out[0]->data, (long)outer, (long)len, (long)inner, (int)p);
     return NNFX_OK;
 }
