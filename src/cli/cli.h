@@ -88,6 +88,9 @@ bool cli_args_more(const cli_args *a);
  * advances and returns true. A missing value prints a usage error, sets
  * a->bad and returns true. Otherwise returns false and does not move. */
 bool cli_opt(cli_args *a, const char *name, const char *alias, const char **val);
+/* cli_opt for an option given at most once: a second one (*val already
+ * set) prints a usage error naming both values and sets a->bad. */
+bool cli_opt_once(cli_args *a, const char *name, const char *alias, const char **val);
 /* When the current argument is flag `name` (or `alias`), advances and
  * returns true. */
 bool cli_flag(cli_args *a, const char *name, const char *alias);

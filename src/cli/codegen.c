@@ -161,20 +161,14 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
     cli_args_init(&a, "codegen", argc, argv);
     while (cli_args_more(&a)) {
         const char *v;
-        if (cli_opt(&a, "--output", "-o", &v))
-            o->out = v;
-        else if (cli_opt(&a, "--name", NULL, &v))
-            o->name = v;
-        else if (cli_opt(&a, "--shape", NULL, &v))
+        if (cli_opt_once(&a, "--output", "-o", &o->out) || cli_opt_once(&a, "--name", NULL, &o->name) ||
+            cli_opt_once(&a, "--outputs", NULL, &o->outputs) || cli_opt_once(&a, "--forbid", NULL, &o->forbid) ||
+            cli_opt_once(&a, "--report", NULL, &o->report))
+            continue;
+        if (cli_opt(&a, "--shape", NULL, &v))
             o->shapes[o->nshapes++] = v;
         else if (cli_opt(&a, "--value", NULL, &v))
             o->values[o->nvalues++] = v;
-        else if (cli_opt(&a, "--outputs", NULL, &v))
-            o->outputs = v;
-        else if (cli_opt(&a, "--forbid", NULL, &v))
-            o->forbid = v;
-        else if (cli_opt(&a, "--report", NULL, &v))
-            o->report = v;
         else if (cli_opt(&a, "--optimize", NULL, &v)) {
             if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0)
                 return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
@@ -191,6 +185,17 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
     if (a.bad) return CLI_EXIT_USAGE;
     if (!o->model || !o->out)
         return cli_usage_error("codegen", !o->model ? "no model given" : "no output folder given (-o DIR)");
+    for (int k = 0; k < 2; k++) { /* one --shape and one --value per input */
+        const char *const *list = k ? o->values : o->shapes;
+        const int n = k ? o->nvalues : o->nshapes;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < i; j++) {
+                const char *ei = strchr(list[i], '='), *ej = strchr(list[j], '=');
+                if (ei && ej && ei - list[i] == ej - list[j] && strncmp(list[i], list[j], (size_t)(ei - list[i])) == 0)
+                    return cli_usage_error("codegen", "%s given twice for input '%.*s' (%s and %s)",
+                                           k ? "--value" : "--shape", (int)(ei - list[i]), list[i], list[j], list[i]);
+            }
+    }
     return -1;
 }
 

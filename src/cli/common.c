@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "core/core_int.h"
+#include "io/onnx_int.h"
 
 /* ===================================================================== */
 /* Error lines                                                           */
@@ -101,6 +102,21 @@ bool cli_opt(cli_args *a, const char *name, const char *alias, const char **val)
     }
     *val = a->argv[a->i + 1];
     a->i += 2;
+    return true;
+}
+
+bool cli_opt_once(cli_args *a, const char *name, const char *alias, const char **val) {
+    const char *before = *val, *v = NULL;
+    if (!cli_opt(a, name, alias, &v)) return false;
+    if (before && v && !a->bad) {
+        cli_usage_error(a->cmd,
+                        "option %s given twice ('%s' and '%s'); give it once (an option taking a list takes it "
+                        "comma-separated)",
+                        name, before, v);
+        a->bad = true;
+        return true;
+    }
+    if (v) *val = v;
     return true;
 }
 
@@ -472,6 +488,11 @@ int cli_inputs_load(const char *cmd, const nnfx_graph *g, int nspec, char *const
         if (cli_split_binding(spec[s], &name, &file)) {
             for (int i = 0; i < in->n; i++)
                 if (strcmp(nnfx_node_name(nnfx_graph_input(g, i)), name) == 0) idx = i;
+            const onnx_model_info *info = idx < 0 ? onnx_info_of(g) : NULL;
+            for (int k = 0; info && k < info->nnames && idx < 0; k++) /* the ONNX name nnfx renamed (a.b: a_b) */
+                if (strcmp(info->names[k].value, name) == 0)
+                    for (int i = 0; i < in->n; i++)
+                        if (strcmp(nnfx_node_name(nnfx_graph_input(g, i)), info->names[k].key) == 0) idx = i;
             if (idx < 0) {
                 /* maybe a file name containing '=' for a one-input model */
                 if (in->n == 1 && access(spec[s], R_OK) == 0) {

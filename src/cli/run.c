@@ -68,10 +68,8 @@ static int run_parse(int argc, char **argv, run_opts *o) {
             if (a.bad) break;
             if (o->ninputs == RUN_MAX_INPUTS) return cli_usage_error("run", "too many --input options");
             o->inputs[o->ninputs++] = (char *)v;
-        } else if (cli_opt(&a, "--output", "-o", &v)) {
-            o->out = v;
-        } else if (cli_opt(&a, "--output-dir", NULL, &v)) {
-            o->out_dir = v;
+        } else if (cli_opt_once(&a, "--output", "-o", &o->out) || cli_opt_once(&a, "--output-dir", NULL, &o->out_dir)) {
+            if (a.bad) break;
         } else if (cli_opt(&a, "--threads", "-t", &v)) {
             if (!a.bad && !cli_parse_int(v, 1, 1024, &o->threads))
                 return cli_usage_error("run", "--threads wants a number from 1 to 1024, not '%s'", v);

@@ -58,6 +58,20 @@ def save_convbn_onnx(net, path):
     onnx.save(model, path)
 
 
+def save_dotted_names(path):
+    """Relu of input "in.x" into output "out.y": ONNX names that are not
+    identifiers (nnfx renames them in_x, out_y; --input takes either)."""
+    import onnx
+    from onnx import TensorProto, helper
+    graph = helper.make_graph([helper.make_node("Relu", ["in.x"], ["out.y"], name="relu")], "dotted",
+                              [helper.make_tensor_value_info("in.x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("out.y", TensorProto.FLOAT, [1, 3, 8, 8])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    model.ir_version = 7
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, path)
+
+
 def main():
     torch.manual_seed(0)
     np.random.seed(0)
@@ -75,6 +89,7 @@ def main():
     # torch.onnx.export folds BatchNorm into Conv in eval mode, so the graph
     # is written with onnx.helper from the module's weights instead
     save_convbn_onnx(net, os.path.join(OUT, "convbn.onnx"))
+    save_dotted_names(os.path.join(OUT, "dotted.onnx"))
     with torch.no_grad():
         y = net(x)
         np.save(os.path.join(OUT, "x.npy"), x.numpy())

@@ -58,6 +58,12 @@ expect 0 "run -o" -- "$NNFX" run $M --input x=x.npy -o "$TMP/y.npy"
 check "run output matches PyTorch" close "$TMP/y.npy" y_ref.npy 1e-5
 expect 0 "run batch, --output-dir" -- "$NNFX" run $M --input x=batch.npy --output-dir "$TMP/outdir"
 check "run batch output matches PyTorch" close "$TMP/outdir/y.npy" batch_ref.npy 1e-5
+expect 0 "run --input by its ONNX name (in.x, renamed in_x)" -- "$NNFX" run dotted.onnx --input in.x=x.npy -o "$TMP/yd.npy"
+expect 0 "run --input by nnfx's name" -- "$NNFX" run dotted.onnx --input in_x=x.npy -o "$TMP/yd2.npy"
+check "run dotted: the same input bound both ways" close "$TMP/yd.npy" "$TMP/yd2.npy" 0
+expect 2 "run -o twice" -- "$NNFX" run $M --input x=x.npy -o "$TMP/y1.npy" -o "$TMP/y2.npy"
+check "run -o twice: one line naming both" one_line_err "option --output given twice ('$TMP/y1.npy' and '$TMP/y2.npy')"
+check "run -o twice: nothing written" test ! -e "$TMP/y1.npy" -a ! -e "$TMP/y2.npy"
 check "no partial files left" test -z "$(ls -A "$TMP/outdir" | grep -v '^y.npy$')"
 expect 0 "run lone input file" -- "$NNFX" run $M --input x.npy --json
 check "run --json" grep -q '"outputs"' "$TMP/out"

@@ -796,6 +796,13 @@ def main():
              ("value_input", kws, ["--shape", "x=1x1x31x20", "--value", "y=1"], 2, ["no input named 'y'"]),
              ("shape_static_dim", kws, ["--shape", "x=1x1x32x20"], 2, ["--shape x=1x1x32x20", "dim 2 is 31"]),
              ("shape_rank", kws, ["--shape", "x=1x31x20"], 2, ["--shape x=1x31x20", "of rank 4"]),
+             # an option given twice is refused, not silently taken last
+             ("shape_twice", kws, ["--shape", "x=1x1x31x20", "--shape", "x=2x1x31x20"], 2,
+              ["--shape given twice for input 'x'"]),
+             ("name_twice", kws, ["--shape", "x=1x1x31x20", "--name", "a", "--name", "b"], 2,
+              ["option --name given twice ('a' and 'b')"]),
+             ("forbid_twice", kws, ["--shape", "x=1x1x31x20", "--forbid", "Exp", "--forbid", "Tanh"], 2,
+              ["option --forbid given twice", "comma-separated"]),
              # the report cannot be written: neither are the C files (all or none)
              ("report_unwritable", kws, ["--shape", "x=1x1x31x20", "--report", os.path.join(WORK, "no", "dir", "r.json")],
               3, ["r.json", "cannot create"]),
