@@ -287,6 +287,24 @@ def cases():
         norm = (np.abs(xd) ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
         refs.append(np.where(norm == 0, 0, xd / np.where(norm == 0, 1, norm)))
     yield ("lp_normalization", _graph_model("lpn", nodes, x, [x.shape] * 3), x, _flat(*refs))
+    # Relu keeps NaN (as PyTorch and ONNX Runtime), alone, before a Clip (relu6) and fused after a Conv (the
+    # plan's and the generated C's conv epilogues), where a NaN input spreads through the Conv's window
+    x = rng.standard_normal((1, 2, 4, 4)).astype(F32)
+    x[0, 0, 1, 2], x[0, 1, 3, 3] = np.nan, np.nan
+    w, b = rand(3, 2, 3, 3), rand(3)
+    conv = np.zeros((1, 3, 4, 4))
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    for o, i, j in itertools.product(range(3), range(4), range(4)):
+        conv[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * w[o]).sum() + b[o]
+    nodes = [helper.make_node("Relu", ["x"], ["y0"]), helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Clip", ["r", "lo", "hi"], ["y1"]),
+             helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["y2"])]
+    with np.errstate(invalid="ignore"):
+        refs = [np.maximum(x, 0), np.minimum(np.maximum(x, 0), 6), np.maximum(conv, 0)]
+    yield ("relu_nan", _graph_model("rn", nodes, x, [x.shape, x.shape, conv.shape],
+                                    [("lo", np.array(0, F32)), ("hi", np.array(6, F32)), ("w", w), ("b", b)]),
+           x, _flat(*refs))
     # MatMul with a vector operand (numpy's rules: a vector A is a row, a vector B a column, that dim then
     # dropped), as `h @ self.w` with a 1-D weight exports: 2d.1d, 1d.2d, 1d.1d, 1d.3d, 3d.1d
     x = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(3, 4)

@@ -24,9 +24,11 @@ static inline int nnfx_rt_max_takes(float m, float v) { return (v > m) | ((v != 
 /* @end */
 
 /* @rt relu */
+/* max(x, 0), NaN kept (as PyTorch and ONNX Runtime; the conv epilogues'
+ * `v < 0 ? 0 : v` too). */
 static inline float nnfx_rt_relu(float x, float a, float b) {
     (void)a, (void)b;
-    return x > 0 ? x : 0.0f;
+    return x < 0 ? 0.0f : x;
 }
 /* @end */
 
@@ -384,7 +386,7 @@ static inline double nnfx_rt_dabs(double x) { return x < 0 ? -x : (x == 0 ? 0.0 
 /* @end */
 
 /* @rt drelu */
-static inline double nnfx_rt_drelu(double x) { return x > 0 ? x : 0.0; }
+static inline double nnfx_rt_drelu(double x) { return x < 0 ? 0.0 : x; }
 /* @end */
 
 /* @rt dreciprocal */

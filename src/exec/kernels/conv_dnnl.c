@@ -5,9 +5,11 @@
  * activations are channels-last (NHWC). The plan (fast_plan.c) keeps a
  * value channels-last between such steps when every reader of it takes
  * that layout; a step whose input or output value is in the graph's NCHW
- * reorders it through its scratch. The epilogue (bias, residual add,
- * activation) is fused as oneDNN post-ops, so the meaning is conv_fast.c's:
- * y = act(conv(x) + bias + res); results differ from it only by float
+ * reorders it through its scratch. The bias and residual add are fused
+ * (bias and a sum post-op); the activation runs after the primitive over
+ * the output (fx_act_row: oneDNN's eltwise post-ops turn NaN into 0), so
+ * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
+ * differ from it only by float
  * summation order (tests/test_fast_exec.c compares both with the
  * interpreter). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
@@ -60,6 +62,8 @@ struct fx_dnnl {
     dnnl_memory_t x_plain, r_plain, y_plain; /* the plan's NCHW values, when reordered */
     int64_t pad_bytes, x_off, y_off, scratch_bytes;
     bool residual;
+    fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
+    float p0, p1;
     int threads;
     char what[96], impl[40];
 };
@@ -156,42 +160,30 @@ static bool finish(fx_dnnl *d, dnnl_primitive_desc_t pd) {
     return ok;
 }
 
-/* Sets attr's post-ops (the residual add, then the activation); false when
- * oneDNN has no such post-op. */
-static bool set_post_ops(dnnl_primitive_attr_t attr, bool residual, fx_act act, float p0, float p1) {
+/* Sets attr's post-ops: the residual add (the activation runs after the
+ * primitive, fx_act_row: oneDNN's eltwise post-ops turn NaN into 0, the
+ * plan's Relu keeps it). */
+static bool set_post_ops(dnnl_primitive_attr_t attr, bool residual) {
     dnnl_post_ops_t po = NULL;
     if (dnnl_post_ops_create(&po) != dnnl_success) return false;
     bool good = true;
     /* the residual is copied into dst before the conv adds to it: the
      * brgemm kernels take a sum post-op, not a full-tensor binary one */
     if (residual) good = dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
-    dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
-    float a = 0, b = 0;
-    switch (act) {
-    case FX_ACT_NONE: break;
-    case FX_ACT_RELU: alg = dnnl_eltwise_relu; break;
-    case FX_ACT_LEAKY: alg = dnnl_eltwise_relu, a = p0; break;
-    case FX_ACT_CLIP: alg = dnnl_eltwise_clip_v2, a = p0, b = p1; break;
-    case FX_ACT_SIGMOID: alg = dnnl_eltwise_logistic; break;
-    case FX_ACT_SILU: alg = dnnl_eltwise_swish, a = 1.0f; break;
-    case FX_ACT_HARDSWISH: alg = dnnl_eltwise_hardswish; break;
-    default: good = false;
-    }
-    if (good && alg != dnnl_alg_kind_undef) good = dnnl_post_ops_append_eltwise(po, 1.0f, alg, a, b) == dnnl_success;
     if (good) good = dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_post_ops_destroy(po);
     return good;
 }
 
 /* The primitive descriptor of op_desc (a conv or pooling description) with
- * a user scratchpad and d's epilogue as post-ops; NULL when oneDNN has no
- * implementation for it. */
-static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_desc, fx_act act, float p0, float p1) {
+ * a user scratchpad and d's residual add as a post-op; NULL when oneDNN has
+ * no implementation for it. */
+static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_desc) {
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
     if (dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
-        !set_post_ops(attr, d->residual, act, p0, p1) ||
+        !set_post_ops(attr, d->residual) ||
         dnnl_primitive_desc_create(&pd, op_desc, attr, engine(), NULL) != dnnl_success)
         pd = NULL;
     dnnl_primitive_attr_destroy(attr);
@@ -219,6 +211,7 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     if (!d) return refuse(NULL, err, "out of memory");
     *d = (fx_dnnl){.conv = true, .n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
     d->residual = residual;
+    d->act = act, d->p0 = p0, d->p1 = p1;
     d->threads = threads;
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
@@ -239,7 +232,7 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
                                                    b ? &bias : NULL, &dst, st, dl, pl, pr) != dnnl_success)
         return refuse(d, err, "convolution not described");
-    dnnl_primitive_desc_t pd = primitive_desc(d, &cd, act, p0, p1);
+    dnnl_primitive_desc_t pd = primitive_desc(d, &cd);
     if (!pd) return refuse(d, err, "no implementation");
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
@@ -327,7 +320,7 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &src, &dst, st, kd, dl, pl, pr) !=
         dnnl_success)
         return refuse(d, err, "pooling not described");
-    dnnl_primitive_desc_t pd = primitive_desc(d, &pdsc, FX_ACT_NONE, 0, 0);
+    dnnl_primitive_desc_t pd = primitive_desc(d, &pdsc);
     if (!pd) return refuse(d, err, "no implementation");
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
     snprintf(d->what, sizeof d->what, "avgpool %lldx%lld/s%lld onednn %s", (long long)k[0], (long long)k[1],
@@ -433,6 +426,7 @@ static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *sc
         ok = dnnl_memory_set_data_handle(d->y_plain, y) == dnnl_success &&
              run_reorder(d->y_re, d->stream, d->dst, d->y_plain);
     if (ok) ok = dnnl_stream_wait(d->stream) == dnnl_success;
+    if (ok && d->act) fx_act_row(y, d->n * d->m * d->oh * d->ow, d->act, d->p0, d->p1); /* the plan's meaning */
     return ok;
 }
 
