@@ -224,6 +224,11 @@ static const kcase cases[] = {
     {"maxpool_indices", NNFX_OP_MAX_POOL, "p", T, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2)}, 2},
     {"lp_norm_p1", NNFX_OP_LP_NORM, "p", T, {AI("axis", 1), AI("p", 1)}},
     {"lp_norm_p2", NNFX_OP_LP_NORM, "p", T, {{0}}},
+    {"mish", NNFX_OP_MISH, "p", T, {{0}}},
+    {"bitwise_and", NNFX_OP_BITWISE_AND, "pp", 0, 0, {{0}}},
+    {"bitwise_or", NNFX_OP_BITWISE_OR, "pc", 0, 0, {{0}}},
+    {"bitwise_xor", NNFX_OP_BITWISE_XOR, "pp", 0, 0, {{0}}},
+    {"bitwise_not", NNFX_OP_BITWISE_NOT, "p", 0, 0, {{0}}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

@@ -36,6 +36,7 @@ const char *cg_float_unary_fn(nnfx_op op) {
     case NNFX_OP_SIGN: return "sign";
     case NNFX_OP_SOFTPLUS: return "softplus";
     case NNFX_OP_SOFTSIGN: return "softsign";
+    case NNFX_OP_MISH: return "mish";
     case NNFX_OP_SELU: return "selu";
     case NNFX_OP_CELU: return "celu";
     case NNFX_OP_THRESHOLDED_RELU: return "thresholded_relu";

@@ -197,6 +197,9 @@ static const char *int_fn(const nnfx_node *n) {
     case NNFX_OP_MOD: return nnfx_node_attr_int(n, "fmod", 0) ? "ifmod" : "imod";
     case NNFX_OP_MIN: return "imin";
     case NNFX_OP_MAX: return "imax";
+    case NNFX_OP_BITWISE_AND: return "ibitand";
+    case NNFX_OP_BITWISE_OR: return "ibitor";
+    case NNFX_OP_BITWISE_XOR: return "ibitxor";
     case NNFX_OP_AND: return "iand";
     case NNFX_OP_OR: return "ior";
     case NNFX_OP_XOR: return "ixor";
@@ -294,10 +297,11 @@ static nnfx_status emit_cast(cg *c, const fx_step_view *s, nnfx_dtype dx, nnfx_d
 /* Neg, Abs or Relu of integers of type dy (nnfx_rt_iunary). */
 static nnfx_status emit_iunary(cg *c, const fx_step_view *s, nnfx_dtype dy) {
     const nnfx_node *n = s->last;
-    const char *fn = n->op == NNFX_OP_NEG    ? "ineg"
-                     : n->op == NNFX_OP_ABS  ? "iabs"
-                     : n->op == NNFX_OP_SIGN ? "isign"
-                                             : "irelu";
+    const char *fn = n->op == NNFX_OP_NEG           ? "ineg"
+                     : n->op == NNFX_OP_ABS         ? "iabs"
+                     : n->op == NNFX_OP_SIGN        ? "isign"
+                     : n->op == NNFX_OP_BITWISE_NOT ? "ibitnot"
+                                                    : "irelu";
     char x[96], y[96];
     nnfx_status st;
     if ((st = typed_in(c, s, 0, dy, x, sizeof x)) || (st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
@@ -909,6 +913,9 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_AND:
     case NNFX_OP_OR:
     case NNFX_OP_XOR:
+    case NNFX_OP_BITWISE_AND:
+    case NNFX_OP_BITWISE_OR:
+    case NNFX_OP_BITWISE_XOR:
     case NNFX_OP_BIT_SHIFT:
         if (s->nin != 2 || !inputs_typed(c, s, 2) || d0 != dy || d1 != dy) return NNFX_OK;
         if (dy == NNFX_F64 || dy == NNFX_F16 || (dy == NNFX_U64 && n->op != NNFX_OP_BIT_SHIFT)) {
@@ -970,6 +977,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_NEG:
     case NNFX_OP_ABS:
     case NNFX_OP_SIGN:
+    case NNFX_OP_BITWISE_NOT:
     case NNFX_OP_RELU: /* of integers: wrapping, as the interpreter's */
         if (!kern_rt_unary_int(dy) || d0 != dy) return NNFX_OK;
         *handled = true;

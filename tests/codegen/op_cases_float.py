@@ -305,6 +305,33 @@ def cases():
     yield ("relu_nan", _graph_model("rn", nodes, x, [x.shape, x.shape, conv.shape],
                                     [("lo", np.array(0, F32)), ("hi", np.array(6, F32)), ("w", w), ("b", b)]),
            x, _flat(*refs))
+    # opset 18's BitwiseAnd/Or/Xor/Not on int32 and uint8 (x cast to each, with a constant of that type; uint8's
+    # Not wraps modulo 256), and Mish, against numpy
+    x = np.array([[-7.0, -1.0, 0.0, 3.0], [5.0, 12.0, 100.0, 127.0]], F32)
+    nodes, refs, inits, k = [], [], [], 0
+    for tname, onnx_t, np_t in (("i32", TensorProto.INT32, np.int32), ("u8", TensorProto.UINT8, np.uint8)):
+        xi = x.astype(np.int64).astype(np_t) if np_t is np.int32 else np.abs(x).astype(np_t)
+        src = tname
+        if np_t is np.uint8:
+            nodes.append(helper.make_node("Abs", ["x"], ["xabs"]))
+        nodes.append(helper.make_node("Cast", ["xabs" if np_t is np.uint8 else "x"], [tname], to=onnx_t))
+        c = np.array([[6], [-3 if np_t is np.int32 else 253]]).astype(np_t)
+        inits.append((tname + "_c", c))
+        for op, f in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), ("BitwiseXor", np.bitwise_xor)):
+            nodes += [helper.make_node(op, [src, tname + "_c"], ["%s_%s" % (tname, op)]),
+                      helper.make_node("Cast", ["%s_%s" % (tname, op)], ["y%d" % k], to=TensorProto.FLOAT)]
+            refs.append(f(xi, c))
+            k += 1
+        nodes += [helper.make_node("BitwiseNot", [src], [tname + "_not"]),
+                  helper.make_node("Cast", [tname + "_not"], ["y%d" % k], to=TensorProto.FLOAT)]
+        refs.append(np.invert(xi))
+        k += 1
+    nodes += [helper.make_node("Mul", ["x", "scale"], ["xs"]), helper.make_node("Mish", ["xs"], ["y%d" % k])]
+    xd = (x * np.float32(0.25)).astype(np.float64)
+    refs.append(xd * np.tanh(np.log1p(np.exp(xd))))
+    inits.append(("scale", np.array(0.25, F32)))
+    k += 1
+    yield ("opset18_ops", _graph_model("o18", nodes, x, [x.shape] * k, inits, opset=18), x, _flat(*refs))
     # MatMul with a vector operand (numpy's rules: a vector A is a row, a vector B a column, that dim then
     # dropped), as `h @ self.w` with a 1-D weight exports: 2d.1d, 1d.2d, 1d.1d, 1d.3d, 3d.1d
     x = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(3, 4)

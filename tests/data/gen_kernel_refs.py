@@ -251,6 +251,15 @@ def main():
     x[1, :, 2] = 0
     save("lp_norm_p1", [x], [n(F.normalize(t(x), p=1.0, dim=1))])
     save("lp_norm_p2", [x], [n(F.normalize(t(x), p=2.0, dim=-1))])
+    # opset 18: Mish and the bitwise ops (int32, broadcasting)
+    x = r(2, 3, 4, lo=-8, hi=8)
+    save("mish", [x], [n(F.mish(t(x)))])
+    a = rng.integers(-1000, 1000, size=(2, 3, 4)).astype(np.int32)
+    b = rng.integers(-1000, 1000, size=(3, 1)).astype(np.int32)
+    for name, f in (("bitwise_and", torch.bitwise_and), ("bitwise_or", torch.bitwise_or),
+                    ("bitwise_xor", torch.bitwise_xor)):
+        save(name, [a, b], [f(torch.from_numpy(a), torch.from_numpy(b)).numpy()])
+    save("bitwise_not", [a], [torch.bitwise_not(torch.from_numpy(a)).numpy()])
 
 
 if __name__ == "__main__":

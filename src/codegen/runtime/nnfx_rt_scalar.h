@@ -98,6 +98,11 @@ static inline float nnfx_rt_softplus(float x, float a, float b) {
 }
 /* @end */
 
+/* @rt mish libm needs:softplus */
+/* x * tanh(softplus(x)). */
+static inline float nnfx_rt_mish(float x, float a, float b) { return x * tanhf(nnfx_rt_softplus(x, a, b)); }
+/* @end */
+
 /* @rt softsign */
 static inline float nnfx_rt_softsign(float x, float a, float b) {
     (void)a, (void)b;
@@ -279,6 +284,25 @@ static inline long long nnfx_rt_iand(long long a, long long b) { return (a != 0)
 
 /* @rt ior */
 static inline long long nnfx_rt_ior(long long a, long long b) { return (a != 0) | (b != 0); }
+/* @end */
+
+/* Bitwise ops of integers (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot),
+ * stored modulo the type's width. */
+
+/* @rt ibitand */
+static inline long long nnfx_rt_ibitand(long long a, long long b) { return a & b; }
+/* @end */
+
+/* @rt ibitor */
+static inline long long nnfx_rt_ibitor(long long a, long long b) { return a | b; }
+/* @end */
+
+/* @rt ibitxor */
+static inline long long nnfx_rt_ibitxor(long long a, long long b) { return a ^ b; }
+/* @end */
+
+/* @rt ibitnot */
+static inline long long nnfx_rt_ibitnot(long long a) { return ~a; }
 /* @end */
 
 /* @rt ixor */

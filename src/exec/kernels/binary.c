@@ -11,7 +11,7 @@
 #include "codegen/runtime/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
-typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU } bin_kind;
+typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU, B_BAND, B_BOR, B_BXOR } bin_kind;
 
 typedef struct bin_ctx {
     bin_kind k;
@@ -62,6 +62,9 @@ static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_DIV: BIN_ROW(float, nnfx_rt_div(x, y)); break;
     case B_POW: BIN_ROW(float, nnfx_rt_pow(x, y)); break;
     case B_PRELU: BIN_ROW(float, nnfx_rt_prelu(x, y)); break;
+    case B_BAND:
+    case B_BOR:
+    case B_BXOR: break; /* integers only (binary refuses them) */
     }
 }
 
@@ -88,6 +91,9 @@ static void row_i64(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_DIV: BIN_ROW(int64_t, idiv(c, x, y)); break;
     case B_POW: BIN_ROW(int64_t, ipow(x, y)); break;
     case B_PRELU: BIN_ROW(int64_t, x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x); break;
+    case B_BAND: BIN_ROW(int64_t, nnfx_rt_ibitand(x, y)); break;
+    case B_BOR: BIN_ROW(int64_t, nnfx_rt_ibitor(x, y)); break;
+    case B_BXOR: BIN_ROW(int64_t, nnfx_rt_ibitxor(x, y)); break;
     }
 }
 
@@ -123,6 +129,9 @@ static void row_narrow(void *ctx, const int64_t *off, const int64_t *inner, int6
         case B_MUL: r = nnfx_rt_imul(x, y); break;
         case B_DIV: r = idiv(c, x, y); break;
         case B_PRELU: r = x < 0 ? (int64_t)((uint64_t)x * (uint64_t)y) : x; break;
+        case B_BAND: r = nnfx_rt_ibitand(x, y); break;
+        case B_BOR: r = nnfx_rt_ibitor(x, y); break;
+        case B_BXOR: r = nnfx_rt_ibitxor(x, y); break;
         case B_POW: break;
         }
         store_wrapped(c->to, out_off + i, r);
@@ -166,6 +175,9 @@ static nnfx_status binary(bin_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     if ((a->dtype != b->dtype || a->dtype != o->dtype) && !mixed_pow && !dbl)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "operand dtypes differ (%s, %s -> %s)",
                          nnfx_dtype_name(a->dtype), nnfx_dtype_name(b->dtype), nnfx_dtype_name(o->dtype));
+    if (k >= B_BAND && !is_narrow_int(a->dtype) && a->dtype != NNFX_I64)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s takes integers (every type but uint64), not %s",
+                         nnfx_op_name(nnfx_node_op(n)), nnfx_dtype_name(a->dtype));
     bool narrow = is_narrow_int(a->dtype) || mixed_pow;
     if (a->dtype != NNFX_F32 && !(a->dtype == NNFX_I64 && k != B_PRELU) && !narrow && !dbl)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "%s is not supported for %s", nnfx_op_name(nnfx_node_op(n)),
@@ -192,6 +204,23 @@ BINARY_KERNEL(kern_sub, B_SUB)
 BINARY_KERNEL(kern_mul, B_MUL)
 BINARY_KERNEL(kern_div, B_DIV)
 BINARY_KERNEL(kern_prelu, B_PRELU)
+BINARY_KERNEL(kern_bitwise_and, B_BAND)
+BINARY_KERNEL(kern_bitwise_or, B_BOR)
+BINARY_KERNEL(kern_bitwise_xor, B_BXOR)
+
+/* BitwiseNot of integers (every type but uint64; the generated C's loop). */
+nnfx_status kern_bitwise_not(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "bitwise_not needs x");
+    const nnfx_tensor *x = in[0];
+    if (!kern_rt_unary_int(x->dtype) || out[0]->dtype != x->dtype)
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bitwise_not takes integers (every type but uint64), not %s",
+                         nnfx_dtype_name(x->dtype));
+    nnfx_status s = kern_check_out(n, out[0], x->rank, x->shape, err);
+    if (s) return s;
+    nnfx_rt_iunary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x), nnfx_rt_ibitnot);
+    return NNFX_OK;
+}
 
 /* Pow(x, y): float32 base; an exponent of another dtype is converted. */
 nnfx_status kern_pow(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,

@@ -1,5 +1,5 @@
 /* math_extra.c — more element-wise one-input kernels: trigonometric and
- * hyperbolic functions, Ceil/Floor/Round/Sign, Softplus, Softsign, Selu,
+ * hyperbolic functions, Ceil/Floor/Round/Sign, Softplus, Softsign, Mish, Selu,
  * Celu, ThresholdedRelu, Shrink (float32; Sin, Cos, Tan, Atan, Ceil,
  * Floor, Round and Sign also float64 and float16, in double: kern_funary),
  * IsNaN/IsInf (float32, float64, float16 -> bool) and Not (bool). */
@@ -29,6 +29,7 @@ typedef enum {
     M_SIGN,
     M_SOFTPLUS,
     M_SOFTSIGN,
+    M_MISH,
     M_SELU,
     M_CELU,
     M_THRESH,
@@ -55,6 +56,7 @@ static float math_one(math_kind k, float x, float a, float b) {
     case M_SIGN: return nnfx_rt_sign(x, a, b);
     case M_SOFTPLUS: return nnfx_rt_softplus(x, a, b);
     case M_SOFTSIGN: return nnfx_rt_softsign(x, a, b);
+    case M_MISH: return nnfx_rt_mish(x, a, b);
     case M_SELU: return nnfx_rt_selu(x, a, b); /* a: alpha, b: gamma */
     case M_CELU: return nnfx_rt_celu(x, a, b);
     case M_THRESH: return nnfx_rt_thresholded_relu(x, a, b);
@@ -108,6 +110,7 @@ MATH_KERNEL(kern_round, M_ROUND)
 MATH_KERNEL(kern_sign, M_SIGN)
 MATH_KERNEL(kern_softplus, M_SOFTPLUS)
 MATH_KERNEL(kern_softsign, M_SOFTSIGN)
+MATH_KERNEL(kern_mish, M_MISH)
 #undef MATH_KERNEL
 
 /* Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)). */
