@@ -170,6 +170,9 @@ bool cg_const_float(cg *c, const fx_step_view *s, int a, float dflt, float *out)
     return true;
 }
 
+/* The small model inputs (64 values at most) that seeds[0..nseeds) are or
+ * are computed from, named in names ("a" or "a, b") and as --value options
+ * in opts; returns how many. */
 static int inputs_behind(const nnfx_node *const *seeds, int nseeds, char *names, size_t nlen, char *opts, size_t olen);
 
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why) {
@@ -3011,11 +3014,6 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
     }
     return need;
 }
-
-/* The small model inputs (64 values at most) that seeds[0..nseeds) are or
- * are computed from, named in names ("a" or "a, b") and as --value options
- * in opts; returns how many. */
-static int inputs_behind(const nnfx_node *const *seeds, int nseeds, char *names, size_t nlen, char *opts, size_t olen);
 
 /* The small model inputs (64 values at most) that the arguments of n
  * giving its output's size (a Reshape's shape, Resize's scales or sizes,

@@ -212,14 +212,11 @@ BINARY_KERNEL(kern_bitwise_xor, B_BXOR)
 nnfx_status kern_bitwise_not(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                              nnfx_error *err) {
     if (nin < 1 || nout < 1 || !in[0] || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "bitwise_not needs x");
-    const nnfx_tensor *x = in[0];
-    if (!kern_rt_unary_int(x->dtype) || out[0]->dtype != x->dtype)
-        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bitwise_not takes integers (every type but uint64), not %s",
-                         nnfx_dtype_name(x->dtype));
-    nnfx_status s = kern_check_out(n, out[0], x->rank, x->shape, err);
-    if (s) return s;
-    nnfx_rt_iunary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x), nnfx_rt_ibitnot);
-    return NNFX_OK;
+    bool done;
+    nnfx_status s = kern_iunary(n, in, out, nnfx_rt_ibitnot, &done, err);
+    if (done) return s;
+    return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "bitwise_not takes integers (every type but uint64), not %s",
+                     nnfx_dtype_name(in[0]->dtype));
 }
 
 /* Pow(x, y): float32 base; an exponent of another dtype is converted. */

@@ -78,6 +78,12 @@ typedef struct kern_dunary {
  * NULL when those types have none. */
 const kern_dunary *kern_double_unary(nnfx_op op);
 
+/* y = f(x) over integers (nnfx_rt_iunary, the generated C's loop: wrapping,
+ * stored modulo the width) when x is of a type kern_rt_unary_int takes;
+ * *handled false (NNFX_OK) for other types. */
+nnfx_status kern_iunary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, long long (*f)(long long),
+                        bool *handled, nnfx_error *err);
+
 /* y = f(x) in double (nnfx_rt_funary, the generated C's loop) when x is
  * float64 or float16 and node n's op has a kern_double_unary; *handled
  * false (NNFX_OK) for other types, which the caller's float32 path takes. */

@@ -69,15 +69,9 @@ static nnfx_status math(math_kind k, const nnfx_node *n, int nin, nnfx_tensor *c
                         nnfx_tensor *const *out, nnfx_error *err, float a, float b) {
     nnfx_status s;
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
-    if (k == M_SIGN && in[0] && kern_rt_unary_int(in[0]->dtype)) { /* integers: the generated C's loop */
-        if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
-        if (out[0]->dtype != in[0]->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
-        nnfx_rt_iunary(in[0]->data, out[0]->data, kern_rt_tcode(in[0]->dtype), (long)nnfx_tensor_numel(in[0]),
-                       nnfx_rt_isign);
-        return NNFX_OK;
-    }
-    bool dbl;
-    if ((s = kern_funary(n, in, out, &dbl, err)) || dbl) return s;
+    bool done = false;
+    if (k == M_SIGN && ((s = kern_iunary(n, in, out, nnfx_rt_isign, &done, err)) || done)) return s;
+    if ((s = kern_funary(n, in, out, &done, err)) || done) return s;
     if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
     const float *x = in[0]->data;
@@ -172,17 +166,13 @@ nnfx_status kern_is_inf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
                      nnfx_node_attr_int(n, "detect_positive", 1) != 0);
 }
 
-/* Not(X): bool -> bool. */
+/* Not(X): bool -> bool (nnfx_rt_tpredicate, the generated C's). */
 nnfx_status kern_not(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
     nnfx_status s;
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "not needs 1 input");
     if ((s = kern_need(n, in[0], NNFX_BOOL, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], in[0]->rank, in[0]->shape, err))) return s;
-    const uint8_t *x = in[0]->data;
-    uint8_t *y = out[0]->data;
-    int64_t cnt = nnfx_tensor_numel(in[0]);
-    for (int64_t i = 0; i < cnt; i++)
-        y[i] = !x[i];
+    nnfx_rt_tpredicate(in[0]->data, kern_rt_tcode(NNFX_BOOL), out[0]->data, (long)nnfx_tensor_numel(in[0]), 0, 0, 0);
     return NNFX_OK;
 }

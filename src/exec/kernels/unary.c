@@ -57,18 +57,14 @@ static nnfx_status unary(unary_kind k, const nnfx_node *n, int nin, nnfx_tensor 
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "unary op needs 1 input, 1 output");
     const nnfx_tensor *x = in[0];
     nnfx_status s;
-    if (x && kern_rt_unary_int(x->dtype) && (k == U_NEG || k == U_ABS || k == U_RELU)) {
-        /* integers: the generated C's loop (wrapping, stored modulo the width) */
-        if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
-        if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
-        nnfx_rt_iunary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x),
-                       k == U_NEG   ? nnfx_rt_ineg
-                       : k == U_ABS ? nnfx_rt_iabs
-                                    : nnfx_rt_irelu);
-        return NNFX_OK;
-    }
-    bool dbl;
-    if ((s = kern_funary(n, in, out, &dbl, err)) || dbl) return s;
+    /* integers: Neg, Abs and Relu wrap (nnfx_rt_iunary) */
+    long long (*ifn)(long long) = k == U_NEG    ? nnfx_rt_ineg
+                                  : k == U_ABS  ? nnfx_rt_iabs
+                                  : k == U_RELU ? nnfx_rt_irelu
+                                                : NULL;
+    bool done = false;
+    if (ifn && ((s = kern_iunary(n, in, out, ifn, &done, err)) || done)) return s;
+    if ((s = kern_funary(n, in, out, &done, err)) || done) return s;
     if ((s = kern_need(n, x, NNFX_F32, "X", err))) return s;
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     unary_f32(k, x->data, out[0]->data, nnfx_tensor_numel(x), alpha, beta);
@@ -93,6 +89,19 @@ const kern_dunary *kern_double_unary(nnfx_op op) {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (table[i].op == op) return &table[i].fn;
     return NULL;
+}
+
+nnfx_status kern_iunary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, long long (*f)(long long),
+                        bool *handled, nnfx_error *err) {
+    const nnfx_tensor *x = in[0];
+    *handled = false;
+    if (!x || !kern_rt_unary_int(x->dtype)) return NNFX_OK;
+    *handled = true;
+    nnfx_status s = kern_check_out(n, out[0], x->rank, x->shape, err);
+    if (s) return s;
+    if (out[0]->dtype != x->dtype) return kern_fail(err, n, NNFX_ERR_RUNTIME, "output type differs from X's");
+    nnfx_rt_iunary(x->data, out[0]->data, kern_rt_tcode(x->dtype), (long)nnfx_tensor_numel(x), f);
+    return NNFX_OK;
 }
 
 nnfx_status kern_funary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, bool *handled,
