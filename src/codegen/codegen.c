@@ -3397,7 +3397,8 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
             (ctrl && (st = inline_const_captures(copy, err))) ||
             (ctrl && cg_has_bounds(copy) && (st = cg_inline_empty_ifs(copy, err))) ||
             (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err)) ||
-            (ctrl && (st = cg_unroll_loops(copy, err)))) {
+            (ctrl && ((st = cg_loop_appends_to_scans(copy, err)) || (st = nnfx_graph_lint(copy, err)) ||
+                      (st = nnfx_graph_infer_shapes(copy, err)) || (st = cg_unroll_loops(copy, err))))) {
             nnfx_graph_free(copy);
             return st;
         }

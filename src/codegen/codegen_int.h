@@ -299,6 +299,12 @@ nnfx_node *cg_param_node(nnfx_graph *g, const nnfx_node *n, const char *what, nn
  * results. */
 nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body, nnfx_node *const *in, int nin,
                          nnfx_node **results, int nresults, nnfx_error *err);
+/* loop_append.c: in g (a codegen copy, shapes inferred) and its bodies,
+ * each Loop carried value grown by a Concat of a static piece along axis 0
+ * each trip (read by nothing else in the body; a loop nothing stops early)
+ * becomes a scan output of the pieces, merged to rows after the initial
+ * value. Shapes must be inferred again. */
+nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err);
 /* unroll_loop.c: in g (a codegen copy, shapes inferred), each Loop whose
  * shapes are not static but whose trip count is known at generation (with
  * no condition that can stop it early) becomes its trips: one copy of its

@@ -555,6 +555,40 @@ def _loop_no_trips_model():
     return m, xs, np.array([x[0:1] for x in xs], np.float32)
 
 
+def _loop_append_model():
+    """torch.cat in a loop of 1100 trips (more than generated C unrolls), a true condition operand the
+    body returns: acc grows from [0, 4] by the row x * i, bcc from x by the two rows x * i and x + i. The
+    outputs are acc [1100, 4] and bcc [2201, 4]."""
+    I64 = TensorProto.INT64
+    body = helper.make_graph([helper.make_node("Identity", ["cin"], ["cout"]),
+                              helper.make_node("Cast", ["i"], ["fi"], to=F),
+                              helper.make_node("Mul", ["x", "fi"], ["xi"]),
+                              helper.make_node("Unsqueeze", ["xi", "ax0"], ["u"]),
+                              helper.make_node("Concat", ["acc", "u"], ["acc1"], axis=0),
+                              helper.make_node("Add", ["x", "fi"], ["x1"]),
+                              helper.make_node("Unsqueeze", ["x1", "ax0"], ["u2"]),
+                              helper.make_node("Concat", ["u", "u2"], ["pair"], axis=0),
+                              helper.make_node("Concat", ["bcc", "pair"], ["bcc1"], axis=0)],
+                             "body", [_vi("i", [], I64), _vi("cin", [], TensorProto.BOOL), _vi("acc", None),
+                                      _vi("bcc", None)],
+                             [_vi("cout", [], TensorProto.BOOL), _vi("acc1", None), _vi("bcc1", None)])
+    nodes = [helper.make_node("Unsqueeze", ["x", "ax0"], ["x0"]),
+             helper.make_node("Loop", ["M", "yes", "empty", "x0"], ["y0", "y1"], body=body)]
+    m = _model("loop_append", nodes, (4,), [("y0", None), ("y1", None)],
+               [("M", np.array(1100, np.int64)), ("yes", np.array(True)), ("ax0", np.array([0], np.int64)),
+                ("empty", np.zeros((0, 4), np.float32))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.5, 2.0]], np.float32)
+    refs = []
+    for x in xs:
+        acc, bcc = np.zeros((0, 4), np.float32), x[None]
+        for i in range(1100):
+            u = (x * np.float32(i))[None]
+            acc = np.concatenate([acc, u])
+            bcc = np.concatenate([bcc, u, (x + np.float32(i))[None]])
+        refs.append(np.concatenate([acc.ravel(), bcc.ravel()]))
+    return m, xs, np.array(refs, np.float32)
+
+
 def _while_and_model():
     """torch.jit.script's `while bool(x.abs().sum() > 1) and bool(i < 20): x = x * 0.5; i += 1`: a Loop
     without trip count whose body condition is an If giving Less(i, 20) as bool [1] in one branch and a
@@ -629,7 +663,8 @@ def cases():
                        ("scan_axis_unit", _scan_axis_unit_model), ("loop_io", _loop_io_model),
                        ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
                        ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model),
-                       ("while_and", _while_and_model), ("scan_typed", _scan_typed_model)):
+                       ("while_and", _while_and_model), ("scan_typed", _scan_typed_model),
+                       ("loop_append", _loop_append_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
