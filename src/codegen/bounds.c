@@ -959,6 +959,105 @@ static bool extents_match(const cg_bounds *b, const nnfx_meta *m, const int *ext
 /* Node n reads values whose dims depend on the data (din) or small
  * integers computed from their sizes (sin): it is inferred again from the
  * bounds and entered in b, or refused (the error names it). */
+/* Whether body input p (a captured value with data-dependent rows) is read
+ * only as row `iter` (the trip number): Gather along axis 0 at it. */
+static bool read_at_trip(const nnfx_node *p, const nnfx_node *iter) {
+    for (int u = 0; u < p->nusers; u++) {
+        const nnfx_node *r = p->users[u];
+        if (r->opcode != NNFX_CALL_FUNCTION || r->op != NNFX_OP_GATHER || r->nargs != 2 ||
+            r->args[0].kind != NNFX_ARG_NODE || r->args[0].u.node != p || r->args[1].kind != NNFX_ARG_NODE ||
+            r->args[1].u.node != iter || nnfx_node_attr_int(r, "axis", 0) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The first node of body g (or of a body inside it) whose shape is not
+ * static, or NULL. */
+static const nnfx_node *first_unsized(const nnfx_graph *g) {
+    for (const nnfx_node *v = g->head; v; v = v->next) {
+        if (v->opcode != NNFX_CALL_FUNCTION || v->op == NNFX_OP_GETITEM) continue;
+        ir_ctrl_shape cs;
+        nnfx_error e = {0};
+        if (ir_op_is_ctrl(v->op) && !ir_ctrl_layout(v, &cs, &e))
+            for (int b = 0; b < cs.nbodies; b++) {
+                const nnfx_node *in = first_unsized(cs.body[b]);
+                if (in) return in;
+            }
+        for (int k = 0; k < v->nout; k++)
+            if (!nnfx_meta_is_static(&v->meta[k])) return v;
+    }
+    return NULL;
+}
+
+/* A Loop reading data-dependent values: one whose trip count is such a
+ * count (a loop over detections), that runs all its trips, whose carried
+ * values are static and whose body reads a captured value with
+ * data-dependent rows only at the trip number (rows below the count are
+ * valid). Its body's shapes are then static; its scan outputs get the
+ * count as their first dim's extent (generated C runs the count's trips). */
+static nnfx_status bound_loop(cg_rule_ctx *r) {
+    nnfx_node *n = (nnfx_node *)r->n;
+    ir_ctrl_shape cs;
+    nnfx_error ierr = {0};
+    if (ir_ctrl_layout(n, &cs, &ierr)) return refuse_node(r->b, n, "its operands do not match its body", r->err);
+    const cg_sym *m = r->sin[0];
+    const int trip = !r->din[0] && m && m->n == 1 ? m->el[0] : -1;
+    if (trip < 0 || r->b->xp[trip].kind == CG_X_CONST)
+        return refuse_node(r->b, n,
+                           "a Loop reading such a value is generated when its trip count is such a value's count "
+                           "(a loop over its rows), and this one's is not",
+                           r->err);
+    if (!cg_loop_runs_all_trips(r->g, n, cs.body[0]))
+        return refuse_node(r->b, n, "a Loop over such a count whose condition may stop it early", r->err);
+    const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0);
+    for (int a = 1; a < n->nargs; a++) {
+        const bool capture = a >= cs.first_capture;
+        if (r->sin[a] && cg_sym_depends(r->b, r->sin[a]))
+            return refuse_node(r->b, n, "its body reads a size computed from such a value", r->err);
+        if (!r->din[a]) continue;
+        bool rows_only = r->din[a][0] == trip;
+        for (int d = 1; d < NNFX_MAX_RANK; d++)
+            rows_only &= r->din[a][d] < 0;
+        const nnfx_node *p = capture ? nnfx_graph_input(cs.body[0], cs.nformal + (a - cs.first_capture)) : NULL;
+        if (!capture || !rows_only || !p || !iter || !read_at_trip(p, iter))
+            return refuse_node(r->b, n,
+                               capture ? "its body reads a value whose rows depend on the data other than as the row "
+                                         "at the trip number, of a count equal to the trip count"
+                                       : "a loop-carried value whose size depends on the data",
+                               r->err);
+    }
+    nnfx_tensor *known[1] = {NULL};
+    if (ir_infer_node(n, known, false, NULL, &ierr))
+        return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
+    const nnfx_node *varying = first_unsized(cs.body[0]);
+    if (varying) {
+        snprintf(r->why, r->wlen,
+                 "its body computes a value whose shape depends on data the body reads (node %.60s (%s): sizes "
+                 "read from values, or a value that changes from trip to trip), and generated C has static shapes",
+                 varying->name, ir_op_info(varying->op)->onnx_type);
+        return refuse_node(r->b, n, r->why, r->err);
+    }
+    for (int k = 0; k < n->nout; k++)
+        if (!nnfx_meta_is_static(&n->meta[k]) ||
+            (k >= cs.ncarried && n->meta[k].dims[0].value != r->b->xp[trip].at_bound))
+            return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
+    int ext[NNFX_MAX_RANK];
+    for (int d = 0; d < NNFX_MAX_RANK; d++)
+        ext[d] = d == 0 ? trip : -1;
+    nnfx_status st = keep_node(r->b, n, r->err);
+    if (n->nout == 1) return st ? st : cs.ncarried ? NNFX_OK : add_dyn(r->b, n, ext, n->meta[0].rank, r->err);
+    for (int u = 0; u < n->nusers && !st; u++) {
+        nnfx_node *gi = n->users[u];
+        if (gi->opcode != NNFX_CALL_FUNCTION || gi->op != NNFX_OP_GETITEM || gi->args[1].kind != NNFX_ARG_INT ||
+            gi->args[1].u.i < 0 || gi->args[1].u.i >= n->nout)
+            continue;
+        gi->meta[0] = n->meta[gi->args[1].u.i];
+        if (gi->args[1].u.i >= cs.ncarried) st = add_dyn(r->b, gi, ext, gi->meta[0].rank, r->err);
+    }
+    return st;
+}
+
 static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const int *const *din,
                               const cg_sym *const *sin, nnfx_error *err) {
     char why[240] = "";
@@ -970,6 +1069,7 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
     bool any_sin = false;
     for (int a = 0; a < n->nargs; a++)
         any_sin |= sin[a] != NULL;
+    if (n->op == NNFX_OP_LOOP) return bound_loop(&r);
     if (ir_op_is_ctrl(n->op)) {
         int64_t v;
         const cg_sym *c0 = sin[0];

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
 #include "core/sbuf.h"
 #include "exec/fast_int.h"
@@ -1948,6 +1949,15 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
         sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", outs[k], init, (long long)bytes[k]);
     }
     const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0), *cin = nnfx_graph_input(cs.body[0], 1);
+    /* a trip count that is a data-dependent count (bounds.c): the plan holds its bound, the loop runs
+     * the count's trips */
+    const cg_sym *msym =
+        c->bnd && !c->out_dst && n->args[0].kind == NNFX_ARG_NODE ? cg_sym_of(c->bnd, n->args[0].u.node) : NULL;
+    char mext[64] = "";
+    if (msym && msym->n == 1 && msym->el[0] >= 0 && c->bnd->xp[msym->el[0]].kind != CG_X_CONST) {
+        cg_define_extent(c, msym->el[0]);
+        cg_extent_expr(c->bnd, msym->el[0], mext, sizeof mext);
+    }
     if (!st && l.trips != 0) {
         char mx[64] = "", cx[64] = "";
         if (l.m_runtime) st = cg_value_typed(c, s->in[0], NNFX_I64, n, mx, sizeof mx);
@@ -1980,6 +1990,7 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
             if (in[1][0]) sb_printf(&c->body, "        %s[0] = 1; /* the body's condition input */\n", in[1]);
             sb_printf(&c->body, "        for (it%d = 0; ", d);
             if (l.trips > 0) sb_printf(&c->body, "it%d < %lld", d, (long long)l.trips);
+            if (l.trips > 0 && mext[0]) sb_printf(&c->body, " && it%d < (long long)(%s)", d, mext);
             if (l.m_runtime) sb_printf(&c->body, "it%d < trips%d", d, d);
             if (l.use_cond) sb_printf(&c->body, "%scond%d", l.trips > 0 || l.m_runtime ? " && " : "", d);
             sb_printf(&c->body, "; it%d++) {\n", d);

@@ -305,6 +305,10 @@ nnfx_status cg_copy_body(nnfx_graph *g, const nnfx_node *n, const nnfx_graph *bo
  * becomes a scan output of the pieces, merged to rows after the initial
  * value. Shapes must be inferred again. */
 nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err);
+/* loop_append.c: whether Loop n of g (body its body) runs every trip once
+ * it starts: no condition operand, or a true constant one its body returns
+ * unchanged. */
+bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body);
 /* unroll_loop.c: in g (a codegen copy, shapes inferred), each Loop whose
  * shapes are not static but whose trip count is known at generation (with
  * no condition that can stop it early) becomes its trips: one copy of its

@@ -17,9 +17,7 @@
 #include "codegen/codegen_int.h"
 #include "ir/ir_int.h"
 
-/* Whether Loop n runs every trip once it starts: no condition operand, or
- * a true constant one its body returns unchanged. */
-static bool runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body) {
+bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body) {
     if (n->nargs < 2 || n->args[1].kind == NNFX_ARG_NONE) return true;
     const nnfx_node *v = n->args[1].kind == NNFX_ARG_NODE ? n->args[1].u.node : NULL;
     const nnfx_tensor *t = v && v->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, v->target) : NULL;
@@ -151,7 +149,7 @@ nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err) {
             nnfx_status st = cg_loop_appends_to_scans(cs.body[b], err);
             if (st) return st;
         }
-        if (n->op != NNFX_OP_LOOP || !runs_all_trips(g, n, cs.body[0])) continue;
+        if (n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
         for (int k = 0; k < cs.ncarried; k++) {
             nnfx_node *piece = appended_piece(n, &cs, k);
             if (!piece) continue;
