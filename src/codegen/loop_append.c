@@ -28,7 +28,7 @@ bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_
  * NULL when k is not grown that way: body result 1 + k is Concat(input
  * 2 + k, piece) along axis 0, read by the body's output alone, the input
  * read by that Concat alone, the piece and the initial value static, of
- * one type and equal past their first dim. */
+ * one type and equal past their first dim, the piece of one row or more. */
 static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, int k) {
     nnfx_graph *body = cs->body[0];
     const nnfx_node *o = nnfx_graph_output_node(body);
@@ -46,7 +46,7 @@ static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, in
     const nnfx_meta *pm = &piece->meta[0], *im = &init->meta[0];
     int64_t axis = nnfx_node_attr_int(cat, "axis", 0);
     if (!nnfx_meta_is_static(pm) || !nnfx_meta_is_static(im) || pm->rank < 1 || pm->rank + 1 > NNFX_MAX_RANK ||
-        im->rank != pm->rank || im->dtype != pm->dtype || (axis != 0 && axis != -pm->rank))
+        im->rank != pm->rank || im->dtype != pm->dtype || pm->dims[0].value < 1 || (axis != 0 && axis != -pm->rank))
         return NULL;
     for (int d = 1; d < pm->rank; d++)
         if (pm->dims[d].value != im->dims[d].value) return NULL;
@@ -139,26 +139,38 @@ static nnfx_status to_scan_output(nnfx_graph *g, nnfx_node *n, const ir_ctrl_sha
     return st;
 }
 
-nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err) {
-    for (nnfx_node *n = g->head; n; n = n->next) {
+/* One carried value of a Loop in g or its bodies made a scan output, when
+ * one can be (*changed then). */
+static nnfx_status convert_one(nnfx_graph *g, bool *changed, nnfx_error *err) {
+    for (nnfx_node *n = g->head; n && !*changed; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION || !ir_op_is_ctrl(n->op)) continue;
         ir_ctrl_shape cs;
         nnfx_error e = {0};
         if (ir_ctrl_layout(n, &cs, &e)) continue;
-        for (int b = 0; b < cs.nbodies; b++) {
-            nnfx_status st = cg_loop_appends_to_scans(cs.body[b], err);
+        for (int b = 0; b < cs.nbodies && !*changed; b++) {
+            nnfx_status st = convert_one(cs.body[b], changed, err);
             if (st) return st;
         }
-        if (n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
+        if (*changed || n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
+        if (n->nout > 1 && n->nusers > 16) continue; /* more readers than to_scan_output keeps track of */
         for (int k = 0; k < cs.ncarried; k++) {
             nnfx_node *piece = appended_piece(n, &cs, k);
             if (!piece) continue;
-            if (n->nout > 1 && n->nusers > 16) continue; /* more readers than merge_rows keeps track of */
-            nnfx_status st = to_scan_output(g, n, &cs, k, piece, err);
-            if (st) return st;
-            if ((st = ir_ctrl_layout(n, &cs, err))) return st;
-            k = -1; /* the carried values were renumbered: look again */
+            *changed = true;
+            return to_scan_output(g, n, &cs, k, piece, err);
         }
+    }
+    return NNFX_OK;
+}
+
+nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err) {
+    /* one at a time, shapes inferred again after each: a loop reading an
+     * earlier one's result sees its pieces' shapes then */
+    for (int round = 0; round < 1024; round++) {
+        bool changed = false;
+        nnfx_status st = convert_one(g, &changed, err);
+        if (st || !changed) return st;
+        if ((st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
     }
     return NNFX_OK;
 }

@@ -321,11 +321,12 @@ def check_nms_post():
 
 
 def check_loop_over_rows():
-    """A Loop over the rows x[keep] selects (torch.cat in a scripted loop over sel.size(0), as
-    torchvision writes its per-detection loops): its trip count is the data-dependent count, its body
-    reads sel[i], and the growing result becomes a scan output. Exported by torch at test time and
-    checked against PyTorch on samples selecting some, no and every row; a body that also reads the
-    whole selection (sel.sum(0)) is refused naming why."""
+    """Loops over the rows x[keep] selects (torch.cat in a scripted loop over sel.size(0), as
+    torchvision writes its per-detection loops): the trip count is the data-dependent count, the body
+    reads sel[i], and the growing result becomes a scan output. `rows`: one such loop; `chained`: a
+    loop carrying a running sum (static) beside the rows it appends, then a second loop over the first
+    one's rows. Exported by torch at test time and checked against PyTorch on samples selecting some,
+    no and every row; a body that also reads the whole selection (sel.sum(0)) is refused naming why."""
     try:
         import torch
     except ImportError as e:
@@ -347,38 +348,55 @@ def check_loop_over_rows():
             out = torch.cat((out, (sel[i] * w + sel.sum(0)).unsqueeze(0)))
         return out
 
-    def make(whole):
-        class PerRow(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5, 3.0]))
+    @torch.jit._script_if_tracing
+    def running_sum(sel, w):
+        out = torch.zeros(0, 4)
+        acc = torch.zeros(4)
+        for i in range(sel.size(0)):
+            acc = acc + sel[i]
+            out = torch.cat((out, (acc * w).unsqueeze(0)))
+        return out, acc
 
-            def forward(self, x):
-                sel = x[x[:, 0] > 0]
-                return (per_row_whole if whole else per_row)(sel, self.w), sel.sum(1)
+    @torch.jit._script_if_tracing
+    def max_min(rows):
+        out = torch.zeros(0, 2)
+        for i in range(rows.size(0)):
+            r = rows[i]
+            out = torch.cat((out, torch.stack((r.max(), r.min())).unsqueeze(0)))
+        return out
 
-        return PerRow().eval()
+    class PerRow(torch.nn.Module):
+        def __init__(self, kind):
+            super().__init__()
+            self.kind = kind
+            self.w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5, 3.0]))
 
-    for whole in (False, True):
-        model = make(whole)
-        path = os.path.join(WORK, "loop_over_rows%s.onnx" % ("_whole" if whole else ""))
-        torch.onnx.export(model, (torch.randn(8, 4),), path, opset_version=17, input_names=["x"],
-                          output_names=["rows", "sums"])
-        out = os.path.join(WORK, "loop_over_rows%s" % ("_whole" if whole else ""))
+        def forward(self, x):
+            sel = x[x[:, 0] > 0]
+            if self.kind == "chained":
+                rows, acc = running_sum(sel, self.w)
+                return max_min(rows) * 2, acc
+            return (per_row_whole if self.kind == "whole" else per_row)(sel, self.w), sel.sum(1)
+
+    for kind in ("rows", "chained", "whole"):
+        model = PerRow(kind).eval()
+        path = os.path.join(WORK, "loop_over_%s.onnx" % kind)
+        torch.onnx.export(model, (torch.randn(8, 4),), path, opset_version=17, input_names=["x"])
+        out = os.path.join(WORK, "loop_over_" + kind)
         r = generate(path, out, "lr")
-        if whole:
-            expect_refused("loop_over_rows_whole", r, out, ["(Loop)", "other than as the row at the trip number"])
+        if kind == "whole":
+            expect_refused("loop_over_whole", r, out, ["(Loop)", "other than as the row at the trip number"])
             continue
         if r.returncode:
-            fail("loop_over_rows: codegen exited %d: %s" % (r.returncode, r.stdout))
-            return
+            fail("loop_over_%s: codegen exited %d: %s" % (kind, r.returncode, r.stdout))
+            continue
         rng = np.random.default_rng(1)
         x = rng.standard_normal((8, 4)).astype(np.float32)
         for label, xs in (("some", x), ("none", -np.abs(x)), ("every", np.abs(x) + 0.1)):
             with torch.no_grad():
                 refs = [t.numpy() for t in model(torch.from_numpy(xs))]
-            shapes = check_bounded("loop_over_rows " + label, out, "lr", [xs], refs)
-            print("loop_over_rows %s: output dims %s" % (label, shapes))
+            shapes = check_bounded("loop_over_%s %s" % (kind, label), out, "lr", [xs], refs)
+            print("loop_over_%s %s: output dims %s" % (kind, label, shapes))
 
 
 def bounded_vs_ort(label, sample, ort_model, out, name, ranks):
