@@ -589,6 +589,28 @@ def _loop_append_model():
     return m, xs, np.array(refs, np.float32)
 
 
+def _loop_append_edges_model():
+    """Two loops growing a carried value by torch.cat, each a corner of the rewrite to a scan output:
+    3 trips appending the captured outer value x (unsqueezed) after two rows of ones, and 0 trips of
+    appending a row (the result is the empty initial value [0, 4]). Outputs [5, 4] and [0, 4]."""
+    I64, B = TensorProto.INT64, TensorProto.BOOL
+
+    def body(nodes, piece):
+        return helper.make_graph([helper.make_node("Identity", ["cin"], ["cout"])] + nodes +
+                                 [helper.make_node("Concat", ["acc", piece], ["acc1"], axis=0)], "body",
+                                 [_vi("i", [], I64), _vi("cin", [], B), _vi("acc", None)],
+                                 [_vi("cout", [], B), _vi("acc1", None)])
+    nodes = [helper.make_node("Unsqueeze", ["x", "ax0"], ["xu"]),
+             helper.make_node("Loop", ["three", "", "ones"], ["y0"], body=body([], "xu")),
+             helper.make_node("Loop", ["zero", "", "empty"], ["y1"],
+                              body=body([helper.make_node("Neg", ["xu"], ["p"])], "p"))]
+    m = _model("loop_append_edges", nodes, (4,), [("y0", None), ("y1", None)],
+               [("three", np.array(3, np.int64)), ("zero", np.array(0, np.int64)), ("ax0", np.array([0], np.int64)),
+                ("ones", np.ones((2, 4), np.float32)), ("empty", np.zeros((0, 4), np.float32))])
+    xs = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.5, 2.0]], np.float32)
+    return m, xs, np.array([np.concatenate([np.ones(8, np.float32)] + [x] * 3) for x in xs], np.float32)
+
+
 def _while_and_model():
     """torch.jit.script's `while bool(x.abs().sum() > 1) and bool(i < 20): x = x * 0.5; i += 1`: a Loop
     without trip count whose body condition is an If giving Less(i, 20) as bool [1] in one branch and a
@@ -664,7 +686,7 @@ def cases():
                        ("loop_resize", _loop_resize_model), ("loop_unrolled", _loop_unrolled_model),
                        ("typed_results", _typed_results_model), ("loop_no_trips", _loop_no_trips_model),
                        ("while_and", _while_and_model), ("scan_typed", _scan_typed_model),
-                       ("loop_append", _loop_append_model)):
+                       ("loop_append", _loop_append_model), ("loop_append_edges", _loop_append_edges_model)):
         m, xs, refs = make()
         yield name, m, xs, refs
 
