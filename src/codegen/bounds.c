@@ -1038,13 +1038,17 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
                  varying->name, ir_op_info(varying->op)->onnx_type);
         return refuse_node(r->b, n, r->why, r->err);
     }
+    /* a negative trip count runs no trip (count - 1 of an empty selection): the scan outputs' rows are
+     * max(trip count, 0) */
+    const int zero = cg_x_const(r->b, 0), rows = zero < 0 ? -1 : cg_x_make(r->b, CG_X_MAX, trip, zero, -1, 0);
+    if (rows < 0) return nnfx_error_set(r->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     for (int k = 0; k < n->nout; k++)
         if (!nnfx_meta_is_static(&n->meta[k]) ||
-            (k >= cs.ncarried && n->meta[k].dims[0].value != r->b->xp[trip].at_bound))
+            (k >= cs.ncarried && n->meta[k].dims[0].value != r->b->xp[rows].at_bound))
             return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
     int ext[NNFX_MAX_RANK];
     for (int d = 0; d < NNFX_MAX_RANK; d++)
-        ext[d] = d == 0 ? trip : -1;
+        ext[d] = d == 0 ? rows : -1;
     nnfx_status st = keep_node(r->b, n, r->err);
     if (n->nout == 1) return st ? st : cs.ncarried ? NNFX_OK : add_dyn(r->b, n, ext, n->meta[0].rank, r->err);
     for (int u = 0; u < n->nusers && !st; u++) {

@@ -62,6 +62,11 @@ static bool wants_unroll(const nnfx_graph *g, const nnfx_node *n, bool *trips_kn
         fixed &= nnfx_meta_is_static(&n->meta[k]);
     if (fixed && all_static(cs.body[0])) return false;
     const nnfx_tensor *m = param_arg(g, n, 0), *c = param_arg(g, n, 1);
+    if (!absent_arg(n, 1) && c && nnfx_tensor_get(c, 0) == 0) { /* a false initial condition: no trip */
+        *trips = 0;
+        *trips_known = true;
+        return true;
+    }
     if (!m || absent_arg(n, 0)) return true;
     if (!absent_arg(n, 1) && (!c || nnfx_tensor_get(c, 0) == 0 || !ir_loop_keeps_condition(cs.body[0]))) return true;
     *trips = ir_tensor_int_at0(m) > 0 ? ir_tensor_int_at0(m) : 0;

@@ -325,7 +325,7 @@ def check_loop_over_rows():
     torchvision writes its per-detection loops): the trip count is the data-dependent count, the body
     reads sel[i], and the growing result becomes a scan output. `rows`: one such loop; `chained`: a
     loop carrying a running sum (static) beside the rows it appends, then a second loop over the first
-    one's rows. Exported by torch at test time and checked against PyTorch on samples selecting some,
+    one's rows; `minus1`: range(sel.size(0) - 1), no trip (not -1) when nothing is selected. Exported by torch at test time and checked against PyTorch on samples selecting some,
     no and every row; a body that also reads the whole selection (sel.sum(0)) is refused naming why."""
     try:
         import torch
@@ -358,6 +358,13 @@ def check_loop_over_rows():
         return out, acc
 
     @torch.jit._script_if_tracing
+    def all_but_one(sel, w):
+        out = torch.zeros(0, 4)
+        for i in range(sel.size(0) - 1):
+            out = torch.cat((out, (w * float(i)).unsqueeze(0)))
+        return out
+
+    @torch.jit._script_if_tracing
     def max_min(rows):
         out = torch.zeros(0, 2)
         for i in range(rows.size(0)):
@@ -376,9 +383,11 @@ def check_loop_over_rows():
             if self.kind == "chained":
                 rows, acc = running_sum(sel, self.w)
                 return max_min(rows) * 2, acc
+            if self.kind == "minus1":
+                return all_but_one(sel, self.w), sel.sum(1)
             return (per_row_whole if self.kind == "whole" else per_row)(sel, self.w), sel.sum(1)
 
-    for kind in ("rows", "chained", "whole"):
+    for kind in ("rows", "chained", "minus1", "whole"):
         model = PerRow(kind).eval()
         path = os.path.join(WORK, "loop_over_%s.onnx" % kind)
         torch.onnx.export(model, (torch.randn(8, 4),), path, opset_version=17, input_names=["x"])

@@ -590,9 +590,11 @@ def _loop_append_model():
 
 
 def _loop_append_edges_model():
-    """Two loops growing a carried value by torch.cat, each a corner of the rewrite to a scan output:
-    3 trips appending the captured outer value x (unsqueezed) after two rows of ones, and 0 trips of
-    appending a row (the result is the empty initial value [0, 4]). Outputs [5, 4] and [0, 4]."""
+    """Three loops growing a carried value by torch.cat, each a corner of the rewrite to a scan output:
+    3 trips appending the captured outer value x (unsqueezed) after two rows of ones, 0 trips of
+    appending a row (the result is the empty initial value [0, 4]), and 1200 trips under a false
+    constant condition (no trip: the result is the initial value x [1, 4]). Outputs [5, 4], [0, 4] and
+    [1, 4]."""
     I64, B = TensorProto.INT64, TensorProto.BOOL
 
     def body(nodes, piece):
@@ -603,12 +605,15 @@ def _loop_append_edges_model():
     nodes = [helper.make_node("Unsqueeze", ["x", "ax0"], ["xu"]),
              helper.make_node("Loop", ["three", "", "ones"], ["y0"], body=body([], "xu")),
              helper.make_node("Loop", ["zero", "", "empty"], ["y1"],
-                              body=body([helper.make_node("Neg", ["xu"], ["p"])], "p"))]
-    m = _model("loop_append_edges", nodes, (4,), [("y0", None), ("y1", None)],
+                              body=body([helper.make_node("Neg", ["xu"], ["p"])], "p")),
+             helper.make_node("Loop", ["many", "no", "xu"], ["y2"],
+                              body=body([helper.make_node("Neg", ["xu"], ["q"])], "q"))]
+    m = _model("loop_append_edges", nodes, (4,), [("y0", None), ("y1", None), ("y2", None)],
                [("three", np.array(3, np.int64)), ("zero", np.array(0, np.int64)), ("ax0", np.array([0], np.int64)),
-                ("ones", np.ones((2, 4), np.float32)), ("empty", np.zeros((0, 4), np.float32))])
+                ("ones", np.ones((2, 4), np.float32)), ("empty", np.zeros((0, 4), np.float32)),
+                ("many", np.array(1200, np.int64)), ("no", np.array(False))])
     xs = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.5, 2.0]], np.float32)
-    return m, xs, np.array([np.concatenate([np.ones(8, np.float32)] + [x] * 3) for x in xs], np.float32)
+    return m, xs, np.array([np.concatenate([np.ones(8, np.float32)] + [x] * 4) for x in xs], np.float32)
 
 
 def _while_and_model():
