@@ -956,9 +956,6 @@ static bool extents_match(const cg_bounds *b, const nnfx_meta *m, const int *ext
     return true;
 }
 
-/* Node n reads values whose dims depend on the data (din) or small
- * integers computed from their sizes (sin): it is inferred again from the
- * bounds and entered in b, or refused (the error names it). */
 /* Whether body input p (a captured value with data-dependent rows) is read
  * only as row `iter` (the trip number): Gather along axis 0 at it. */
 static bool read_at_trip(const nnfx_node *p, const nnfx_node *iter) {
@@ -970,24 +967,6 @@ static bool read_at_trip(const nnfx_node *p, const nnfx_node *iter) {
             return false;
     }
     return true;
-}
-
-/* The first node of body g (or of a body inside it) whose shape is not
- * static, or NULL. */
-static const nnfx_node *first_unsized(const nnfx_graph *g) {
-    for (const nnfx_node *v = g->head; v; v = v->next) {
-        if (v->opcode != NNFX_CALL_FUNCTION || v->op == NNFX_OP_GETITEM) continue;
-        ir_ctrl_shape cs;
-        nnfx_error e = {0};
-        if (ir_op_is_ctrl(v->op) && !ir_ctrl_layout(v, &cs, &e))
-            for (int b = 0; b < cs.nbodies; b++) {
-                const nnfx_node *in = first_unsized(cs.body[b]);
-                if (in) return in;
-            }
-        for (int k = 0; k < v->nout; k++)
-            if (!nnfx_meta_is_static(&v->meta[k])) return v;
-    }
-    return NULL;
 }
 
 /* A Loop reading data-dependent values: one whose trip count is such a
@@ -1030,7 +1009,7 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
     nnfx_tensor *known[1] = {NULL};
     if (ir_infer_node(n, known, false, NULL, &ierr))
         return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
-    const nnfx_node *varying = first_unsized(cs.body[0]);
+    const nnfx_node *varying = cg_first_unsized(cs.body[0]);
     if (varying) {
         snprintf(r->why, r->wlen,
                  "its body computes a value whose shape depends on data the body reads (node %.60s (%s): sizes "
@@ -1062,6 +1041,9 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
     return st;
 }
 
+/* Node n reads values whose dims depend on the data (din) or small
+ * integers computed from their sizes (sin): it is inferred again from the
+ * bounds and entered in b, or refused (the error names it). */
 static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const int *const *din,
                               const cg_sym *const *sin, nnfx_error *err) {
     char why[240] = "";

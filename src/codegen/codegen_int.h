@@ -309,6 +309,9 @@ nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err);
  * it starts: no condition operand, or a true constant one its body returns
  * unchanged. */
 bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body);
+/* unroll_loop.c: the first node of g (or of a body inside it, looked at
+ * before the node holding it) whose output shape is not static, or NULL. */
+const nnfx_node *cg_first_unsized(const nnfx_graph *g);
 /* unroll_loop.c: in g (a codegen copy, shapes inferred), each Loop whose
  * shapes are not static but whose trip count is known at generation (with
  * no condition that can stop it early) becomes its trips: one copy of its

@@ -125,17 +125,13 @@ static nnfx_status to_scan_output(nnfx_graph *g, nnfx_node *n, const ir_ctrl_sha
     free(args);
     if (st) return st;
     if (n->nout == 1) return merge_rows(g, n, n, init, &pm, err);
-    nnfx_node *items[16];
-    int nitems = 0;
-    for (int u = 0; u < n->nusers && !st; u++) {
+    for (int u = 0; u < n->nusers && !st; u++) { /* merge_rows adds readers of the getitem, not of n */
         nnfx_node *gi = n->users[u];
         if (gi->opcode != NNFX_CALL_FUNCTION || gi->op != NNFX_OP_GETITEM || gi->args[1].kind != NNFX_ARG_INT) continue;
         int j = (int)gi->args[1].u.i;
-        if (j == k && nitems < 16) items[nitems++] = gi;
         st = nnfx_node_set_arg(gi, 1, nnfx_arg_int(moved_index(j, k, N, S)), err);
+        if (!st && j == k) st = merge_rows(g, n, gi, init, &pm, err);
     }
-    for (int i = 0; i < nitems && !st; i++)
-        st = merge_rows(g, n, items[i], init, &pm, err);
     return st;
 }
 
@@ -152,7 +148,6 @@ static nnfx_status convert_one(nnfx_graph *g, bool *changed, nnfx_error *err) {
             if (st) return st;
         }
         if (*changed || n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
-        if (n->nout > 1 && n->nusers > 16) continue; /* more readers than to_scan_output keeps track of */
         for (int k = 0; k < cs.ncarried; k++) {
             nnfx_node *piece = appended_piece(n, &cs, k);
             if (!piece) continue;

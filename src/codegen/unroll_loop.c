@@ -20,19 +20,20 @@
 #define UNROLL_MAX_TRIPS 1024
 #define UNROLL_MAX_NODES 65536
 
-/* Whether every node of g (and of its bodies) has static output shapes. */
-static bool all_static(const nnfx_graph *g) {
+const nnfx_node *cg_first_unsized(const nnfx_graph *g) {
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
-        for (int k = 0; k < n->nout; k++)
-            if (!nnfx_meta_is_static(&n->meta[k])) return false;
         ir_ctrl_shape cs;
         nnfx_error e = {0};
         if (ir_op_is_ctrl(n->op) && !ir_ctrl_layout(n, &cs, &e))
-            for (int b = 0; b < cs.nbodies; b++)
-                if (!all_static(cs.body[b])) return false;
+            for (int b = 0; b < cs.nbodies; b++) {
+                const nnfx_node *inner = cg_first_unsized(cs.body[b]);
+                if (inner) return inner;
+            }
+        for (int k = 0; k < n->nout; k++)
+            if (!nnfx_meta_is_static(&n->meta[k])) return n;
     }
-    return true;
+    return NULL;
 }
 
 /* The one-element parameter of g that argument a of n is, or NULL (absent
@@ -60,15 +61,14 @@ static bool wants_unroll(const nnfx_graph *g, const nnfx_node *n, bool *trips_kn
     bool fixed = true;
     for (int k = 0; k < n->nout; k++)
         fixed &= nnfx_meta_is_static(&n->meta[k]);
-    if (fixed && all_static(cs.body[0])) return false;
+    if (fixed && !cg_first_unsized(cs.body[0])) return false;
     const nnfx_tensor *m = param_arg(g, n, 0), *c = param_arg(g, n, 1);
     if (!absent_arg(n, 1) && c && nnfx_tensor_get(c, 0) == 0) { /* a false initial condition: no trip */
         *trips = 0;
         *trips_known = true;
         return true;
     }
-    if (!m || absent_arg(n, 0)) return true;
-    if (!absent_arg(n, 1) && (!c || nnfx_tensor_get(c, 0) == 0 || !ir_loop_keeps_condition(cs.body[0]))) return true;
+    if (!m || absent_arg(n, 0) || !cg_loop_runs_all_trips(g, n, cs.body[0])) return true;
     *trips = ir_tensor_int_at0(m) > 0 ? ir_tensor_int_at0(m) : 0;
     *trips_known = true;
     return true;
