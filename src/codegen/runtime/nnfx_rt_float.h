@@ -14,6 +14,77 @@
 
 #include "nnfx_rt_scalar.h"
 
+/* @rt resize_taps libm */
+/* The source coordinate of output position x along one axis of a Resize
+ * from in to out at scale `scale`, coordinate mode ct: 0 half_pixel, 1
+ * pytorch_half_pixel, 2 align_corners, 3 asymmetric, 4
+ * tf_half_pixel_for_nn (tf_crop_and_resize is the interpreter's own). */
+static inline double nnfx_rt_resize_coord(int ct, double scale, long x, long in, long out) {
+    switch (ct) {
+    case 0: return ((double)x + 0.5) / scale - 0.5;
+    case 1: return out > 1 ? ((double)x + 0.5) / scale - 0.5 : 0.0;
+    /* ONNX divides by (in * scale - 1), the unrounded output length: with a scales input that is not
+     * out - 1 (downsampling 4 by 0.6 gives 1.4) */
+    case 2: return out > 1 ? (double)x * (double)(in - 1) / ((double)in * scale - 1.0) : 0.0;
+    case 3: return (double)x / scale;
+    default: return ((double)x + 0.5) / scale;
+    }
+}
+
+/* The taps at source coordinate s of an axis of length in > 0: nt source
+ * rows idx[k] with weights w[k]. mode 0 nearest (nm: 0 round_prefer_floor,
+ * 1 round_prefer_ceil, 2 floor, 3 ceil), 1 linear, 2 cubic (coefficient
+ * ca, exclude_outside ex). The interpreter's taps (kern_resize). */
+static inline void nnfx_rt_resize_taps(int mode, int nm, double ca, int ex, double s, long in, long *idx, float *w,
+                                       int *nt) {
+    int k;
+    if (mode == 1) {
+        long b;
+        float f;
+        if (s < 0) s = 0;
+        if (s > (double)(in - 1)) s = (double)(in - 1);
+        b = (long)floor(s);
+        f = (float)(s - (double)b);
+        *nt = 2;
+        idx[0] = b, w[0] = 1.0f - f;
+        idx[1] = b + 1 < in ? b + 1 : in - 1, w[1] = f;
+    } else if (mode == 2) {
+        double fl = floor(s), c[4], sum = 0, r, t0, t1, t2, t3;
+        long b;
+        if (fl < -4.0) fl = -4.0; /* far outside: every tap clamps to row 0 anyway */
+        if (fl > (double)in + 4.0) fl = (double)in + 4.0;
+        b = (long)fl;
+        r = s - fl, t0 = r + 1, t1 = r, t2 = 1 - r, t3 = 2 - r;
+        c[0] = ((ca * t0 - 5 * ca) * t0 + 8 * ca) * t0 - 4 * ca;
+        c[1] = ((ca + 2) * t1 - (ca + 3)) * t1 * t1 + 1;
+        c[2] = ((ca + 2) * t2 - (ca + 3)) * t2 * t2 + 1;
+        c[3] = ((ca * t3 - 5 * ca) * t3 + 8 * ca) * t3 - 4 * ca;
+        *nt = 4;
+        for (k = 0; k < 4; k++) {
+            long i = b - 1 + k;
+            if (ex && (i < 0 || i >= in)) c[k] = 0;
+            sum += c[k];
+        }
+        for (k = 0; k < 4; k++) {
+            long i = b - 1 + k;
+            idx[k] = i < 0 ? 0 : i >= in ? in - 1 : i;
+            w[k] = (float)(ex && sum != 0 ? c[k] / sum : c[k]);
+        }
+    } else {
+        double r;
+        switch (nm) {
+        case 0: r = (s == floor(s) + 0.5) ? floor(s) : round(s); break;
+        case 1: r = (s == floor(s) + 0.5) ? ceil(s) : round(s); break;
+        case 2: r = floor(s); break;
+        default: r = ceil(s); break;
+        }
+        *nt = 1;
+        idx[0] = r < 0 ? 0 : (r > (double)(in - 1) ? in - 1 : (long)r);
+        w[0] = 1.0f;
+    }
+}
+/* @end */
+
 /* @rt variadic */
 /* y = Min / Max / Sum / Mean (op 0 / 1 / 2 / 3) of the k <= 8 operands x[j]
  * broadcast to y's `rank` <= 6 dims `shape`; st[j * rank + d] is operand j's

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { CT_HALF, CT_PYTORCH_HALF, CT_ALIGN, CT_ASYM, CT_TF_HALF_NN, CT_TF_CROP } ctm_kind;
@@ -31,80 +32,26 @@ typedef struct resize_taps {
     int nt;
 } resize_taps;
 
-/* Source coordinate of output coordinate x along one axis. */
+/* Source coordinate of output coordinate x along one axis (the modes
+ * but tf_crop_and_resize: nnfx_rt_resize_coord, shared with generated C). */
 static double src_coord(const axis_cfg *a, double x, int64_t in, int64_t out) {
-    double scale = a->scale;
-    switch (a->ct) {
-    case CT_HALF: return (x + 0.5) / scale - 0.5;
-    case CT_PYTORCH_HALF: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    /* ONNX divides by (in * scale - 1), the unrounded output length: with a
-     * scales input that is not out - 1 (downsampling 4 by 0.6 gives 1.4) */
-    case CT_ALIGN: return out > 1 ? x * (double)(in - 1) / ((double)in * scale - 1.0) : 0.0;
-    case CT_ASYM: return x / scale;
-    case CT_TF_HALF_NN: return (x + 0.5) / scale;
-    case CT_TF_CROP:
-        return out > 1
-                   ? a->roi_lo * (double)(in - 1) + x * (a->roi_hi - a->roi_lo) * (double)(in - 1) / (double)(out - 1)
+    if (a->ct != CT_TF_CROP) return nnfx_rt_resize_coord((int)a->ct, a->scale, (long)x, (long)in, (long)out);
+    return out > 1 ? a->roi_lo * (double)(in - 1) + x * (a->roi_hi - a->roi_lo) * (double)(in - 1) / (double)(out - 1)
                    : 0.5 * (a->roi_lo + a->roi_hi) * (double)(in - 1);
-    }
-    return 0;
 }
 
-/* Keys' cubic convolution weights for the four rows floor(s)-1 .. floor(s)+2
- * at fraction r = s - floor(s) in [0, 1), with coefficient A. */
-static void cubic_weights(double r, double A, double *c) {
-    double t0 = r + 1, t1 = r, t2 = 1 - r, t3 = 2 - r;
-    c[0] = ((A * t0 - 5 * A) * t0 + 8 * A) * t0 - 4 * A;
-    c[1] = ((A + 2) * t1 - (A + 3)) * t1 * t1 + 1;
-    c[2] = ((A + 2) * t2 - (A + 3)) * t2 * t2 + 1;
-    c[3] = ((A * t3 - 5 * A) * t3 + 8 * A) * t3 - 4 * A;
-}
-
-static int64_t clamp_idx(int64_t i, int64_t in) { return i < 0 ? 0 : (i >= in ? in - 1 : i); }
-
-/* The taps of output position x of an axis of length in -> out. */
+/* The taps of output position x of an axis of length in -> out
+ * (nnfx_rt_resize_taps, shared with generated C). */
 static void axis_taps(const axis_cfg *a, int64_t x, int64_t in, int64_t out, resize_taps *t) {
     double s = src_coord(a, (double)x, in, out);
     if (a->ct == CT_TF_CROP && (s < 0 || s > (double)(in - 1))) {
         t->nt = 0;
         return;
     }
-    if (a->mode == RM_LINEAR) {
-        if (s < 0) s = 0;
-        if (s > (double)(in - 1)) s = (double)(in - 1);
-        int64_t b = (int64_t)floor(s);
-        float w = (float)(s - (double)b);
-        t->nt = 2;
-        t->i[0] = b, t->w[0] = 1.0f - w;
-        t->i[1] = clamp_idx(b + 1, in), t->w[1] = w;
-    } else if (a->mode == RM_CUBIC) {
-        double fl = floor(s), c[4], sum = 0;
-        if (fl < -4.0) fl = -4.0; /* far outside: every tap clamps to row 0 anyway */
-        if (fl > (double)in + 4.0) fl = (double)in + 4.0;
-        int64_t b = (int64_t)fl;
-        cubic_weights(s - fl, a->cubic_a, c);
-        t->nt = 4;
-        for (int k = 0; k < 4; k++) {
-            int64_t i = b - 1 + k;
-            if (a->exclude_outside && (i < 0 || i >= in)) c[k] = 0;
-            sum += c[k];
-        }
-        for (int k = 0; k < 4; k++) {
-            t->i[k] = clamp_idx(b - 1 + k, in);
-            t->w[k] = (float)(a->exclude_outside && sum != 0 ? c[k] / sum : c[k]);
-        }
-    } else {
-        double r;
-        switch (a->nm) {
-        case NM_ROUND_FLOOR: r = (s == floor(s) + 0.5) ? floor(s) : round(s); break;
-        case NM_ROUND_CEIL: r = (s == floor(s) + 0.5) ? ceil(s) : round(s); break;
-        case NM_FLOOR: r = floor(s); break;
-        default: r = ceil(s); break;
-        }
-        t->nt = 1;
-        t->i[0] = r < 0 ? 0 : (r > (double)(in - 1) ? in - 1 : (int64_t)r);
-        t->w[0] = 1.0f;
-    }
+    long idx[4];
+    nnfx_rt_resize_taps((int)a->mode, (int)a->nm, a->cubic_a, a->exclude_outside, s, (long)in, idx, t->w, &t->nt);
+    for (int k = 0; k < t->nt; k++)
+        t->i[k] = idx[k];
 }
 
 /* Resizes src [outer, in, inner] into dst [outer, out, inner]; taps holds
