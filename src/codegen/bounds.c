@@ -14,6 +14,7 @@
  * followed per element (sizes.c's "sym" values, folded by the plan at the
  * bound) into the readers that size a dim with them (a TopK's K, a Slice's
  * end...). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,13 @@ static nnfx_status add_fill(cg_bounds *b, const nnfx_node *n, int a, cg_fill_kin
 }
 
 void cg_bounds_free(cg_bounds *b) {
+    for (int i = 0; i < b->nbodies; i++) {
+        cg_bounds_free(b->bodies[i]);
+        free(b->bodies[i]);
+    }
+    free(b->bodies);
+    free(b->root);
+    free(b->starts);
     free(b->dyn);
     free(b->xp);
     free(b->sym);
@@ -363,6 +371,33 @@ static int slice_count(cg_rule_ctx *r, int dim, int64_t s, int e) {
     return m;
 }
 
+static int static_ints(cg_rule_ctx *r, int a, int64_t *v, int max);
+
+/* Index i (an extent) of a dim of extent dim as ONNX's Slice takes it: from
+ * the end when negative, then clamped to [0, dim]. */
+static int clamp_index(cg_bounds *b, int i, int dim) {
+    const int zero = cg_x_const(b, 0);
+    const int from_end =
+        cg_x_make(b, CG_X_SEL, cg_x_make(b, CG_X_ADD, i, dim, -1, 0), i, cg_x_make(b, CG_X_LT, i, zero, -1, 0), 0);
+    return cg_x_make(b, CG_X_MIN, cg_x_make(b, CG_X_MAX, from_end, zero, -1, 0), dim, -1, 0);
+}
+
+/* Records r->n's first index per input dim (extents; -1: 0). */
+static bool add_starts(cg_rule_ctx *r, const int *start) {
+    cg_bounds *b = r->b;
+    if (b->nstarts == b->startcap) {
+        int cap = b->startcap ? 2 * b->startcap : 16;
+        cg_dyn *d = realloc(b->starts, sizeof *d * (size_t)cap);
+        if (!d) return oom(r);
+        b->starts = d, b->startcap = cap;
+    }
+    cg_dyn *d = &b->starts[b->nstarts++];
+    d->node = r->n;
+    for (int i = 0; i < NNFX_MAX_RANK; i++)
+        d->ext[i] = start[i];
+    return true;
+}
+
 /* Slice: a data-dependent dim, or an end computed from one, is taken with
  * step 1 from a constant start >= 0 (the kernel copies the bound's rows
  * from there; the valid ones come first). */
@@ -378,7 +413,7 @@ static bool rule_slice(cg_rule_ctx *r) {
         const cg_sym *sy = r->sin[a];
         if (r->din[a]) return refuse(r, "its starts or ends have a data-dependent length");
         if (sy && a >= 3) return refuse(r, "its axes or steps are computed from a data-dependent size");
-        int k = sy ? sy->n : const_ints(r->g, n, a, v, NNFX_MAX_RANK);
+        int k = sy ? sy->n : static_ints(r, a, v, NNFX_MAX_RANK);
         if (k < 0) return refuse(r, "its starts, ends, axes and steps are neither constants nor computed from sizes");
         for (int i = 0; i < k; i++)
             if ((el[a - 1][i] = sy ? sy->el[i] : cg_x_const(b, v[i])) < 0)
@@ -389,8 +424,9 @@ static bool rule_slice(cg_rule_ctx *r) {
     }
     if (cnt[1] != cnt[0] || (cnt[2] >= 0 && cnt[2] != cnt[0]) || (cnt[3] >= 0 && cnt[3] != cnt[0]))
         return refuse(r, "its starts, ends, axes and steps differ in length");
+    int start[NNFX_MAX_RANK]; /* the first index per dim, when read from data */
     for (int d = 0; d < xm->rank; d++)
-        r->ext[d] = r->din[0] ? r->din[0][d] : -1;
+        r->ext[d] = r->din[0] ? r->din[0][d] : -1, start[d] = -1;
     for (int j = 0; j < cnt[0]; j++) {
         const int64_t ax0 = cnt[2] >= 0 ? b->xp[el[2][j]].v : j, step = cnt[3] >= 0 ? b->xp[el[3][j]].v : 1;
         int ax;
@@ -398,6 +434,15 @@ static bool rule_slice(cg_rule_ctx *r) {
         const int dx = r->din[0] ? r->din[0][ax] : -1, es = el[0][j], ee = el[1][j];
         if (dx < 0 && b->xp[es].kind == CG_X_CONST && b->xp[ee].kind == CG_X_CONST) {
             r->ext[ax] = -1; /* static */
+            continue;
+        }
+        if (step == 1 && (b->xp[es].data || b->xp[ee].data)) { /* bounds read from data: ONNX's clamps at run time */
+            const int dim = dx >= 0 ? dx : cg_x_const(b, xm->dims[ax].value);
+            const int s0 = clamp_index(b, es, dim), e0 = clamp_index(b, ee, dim), zero = cg_x_const(b, 0);
+            const int count = cg_x_make(b, CG_X_MAX, cg_x_make(b, CG_X_SUB, e0, s0, -1, 0), zero, -1, 0);
+            if (count < 0) return oom(r);
+            r->ext[ax] = b->xp[count].kind == CG_X_CONST ? -1 : count;
+            start[ax] = s0;
             continue;
         }
         if (step != 1 || b->xp[es].kind != CG_X_CONST || b->xp[es].v < 0)
@@ -408,6 +453,8 @@ static bool rule_slice(cg_rule_ctx *r) {
         if (count < 0) return refuse(r, "its end is computed from a size and may be negative");
         r->ext[ax] = b->xp[count].kind == CG_X_CONST ? -1 : count;
     }
+    for (int d = 0; d < xm->rank; d++)
+        if (start[d] >= 0) return add_starts(r, start);
     return true;
 }
 
@@ -662,6 +709,34 @@ static bool rule_roi_align(cg_rule_ctx *r) {
     return true;
 }
 
+static int64_t arg_numel(const nnfx_node *n, int a);
+
+/* Resize to sizes computed from sizes (a loop body's box size): its
+ * input static, every size but the last two that of the input; the kernel
+ * resamples to the actual sizes at run time (emit_bounded.c), tap modes
+ * but tf_crop_and_resize. */
+static bool rule_resize_sizes(cg_rule_ctx *r) {
+    const nnfx_node *n = r->n;
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    const cg_sym *sz = r->sin[3];
+    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    if (r->din[0] || !xm || xm->rank < 2 || sz->n != xm->rank || ym->rank != xm->rank)
+        return refuse(r, "it resizes a value whose size depends on the data, or its sizes do not match its rank");
+    if ((n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE && arg_numel(n, 2) != 0) ||
+        (ct && !strcmp(ct, "tf_crop_and_resize")) || nnfx_node_attr_int(n, "antialias", 0) != 0)
+        return refuse(
+            r, "a resize to sizes known at run time is generated without scales, tf_crop_and_resize or antialias");
+    for (int d = 0; d < xm->rank; d++) {
+        const int e = sz->el[d];
+        if (e < 0) return refuse(r, "its sizes are computed in a way generated C does not follow");
+        const cg_xp *x = &r->b->xp[e];
+        if (d < xm->rank - 2 && (x->kind != CG_X_CONST || x->v != xm->dims[d].value))
+            return refuse(r, "it resizes a dim other than the last two to a size known at run time");
+        r->ext[d] = x->kind == CG_X_CONST ? -1 : e;
+    }
+    return true;
+}
+
 /* Whether argument a of n may be a value computed from sizes (the plan
  * folds it at the bound; the rule sizes the output from its extents). */
 static bool sym_param(const nnfx_node *n, int a) {
@@ -672,6 +747,7 @@ static bool sym_param(const nnfx_node *n, int a) {
     case NNFX_OP_RESHAPE:
     case NNFX_OP_EXPAND:
     case NNFX_OP_RANGE: return a == 1;
+    case NNFX_OP_RESIZE: return a == 3;
     default: return false;
     }
 }
@@ -684,7 +760,7 @@ static bool apply_rule(cg_rule_ctx *r) {
     for (int d = 0; d < NNFX_MAX_RANK; d++)
         r->ext[d] = -1;
     for (int a = 0; a < n->nargs; a++) /* a size read as a TopK's K, a shape, a Slice's bounds: below */
-        if (r->sin[a] && !sym_param(n, a) && cg_sym_depends(r->b, r->sin[a]))
+        if (r->sin[a] && !sym_param(n, a) && !r->sin[a]->runtime && cg_sym_depends(r->b, r->sin[a]))
             return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
                              "as a TopK's K, the shape of a ConstantOfShape, Expand or Reshape, a Slice's ends or a "
                              "Range's limit)");
@@ -722,7 +798,8 @@ static bool apply_rule(cg_rule_ctx *r) {
     case NNFX_OP_SLICE: return rule_slice(r);
     case NNFX_OP_CUM_SUM: return rule_cumsum(r);
     case NNFX_OP_CONCAT: return rule_concat(r);
-    case NNFX_OP_RESIZE: /* along the batch when it keeps it */
+    case NNFX_OP_RESIZE: /* to sizes computed at run time, or along the batch when it keeps it */
+        if (n->nargs > 3 && r->sin[3]) return rule_resize_sizes(r);
         if (cg_arg_meta(n, 0)->rank < 3 || n->meta[0].dims[0].value != cg_arg_meta(n, 0)->dims[0].value ||
             n->meta[0].dims[1].value != cg_arg_meta(n, 0)->dims[1].value)
             return refuse(r, "it resizes a data-dependent dim");
@@ -867,8 +944,8 @@ static void data_args(const cg_bounds *b, const nnfx_node *n, char *buf, size_t 
 /* NNFX_ERR_UNSUPPORTED: node n reads a data-dependent value and why it
  * cannot be generated, with the --outputs that generate the part before. */
 static nnfx_status refuse_node(const cg_bounds *b, const nnfx_node *n, const char *why, nnfx_error *err) {
-    char before[256];
-    data_args(b, n, before, sizeof before);
+    char before[256] = "";
+    if (!b->loop) data_args(b, n, before, sizeof before); /* a body's values are no model's outputs */
     return nnfx_error_set(
         err, NNFX_ERR_UNSUPPORTED,
         "codegen: node %s (%s) reads a value whose size depends on the input data; generated C "
@@ -904,7 +981,7 @@ static nnfx_status add_source(cg_bounds *b, nnfx_node *n, const nnfx_meta *m, co
             if (d != dd[k]) continue;
             if ((ext[d] = cg_x_make(b, CG_X_SRC, -1, -1, -1, (same * 4 + k) * NNFX_MAX_RANK + d)) < 0)
                 return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-            b->xp[ext[d]].at_bound = m[k].dims[d].value;
+            b->xp[ext[d]].at_bound = b->xp[ext[d]].hi = m[k].dims[d].value;
         }
         if (n->nout == 1) {
             if (padded && dd[k] >= 0) st = add_dyn(b, n, ext, m[k].rank, err);
@@ -969,12 +1046,53 @@ static bool read_at_trip(const nnfx_node *p, const nnfx_node *iter) {
     return true;
 }
 
+static nnfx_status walk(nnfx_graph *g, cg_bounds *b, nnfx_error *err);
+
+/* The bounds of the body (layout cs) of Loop r->n, whose shapes depend on
+ * data it reads (a box's size): the body's own cg_bounds (in r->b's
+ * bodies), its data roots within their intervals, the values they size at
+ * the most those allow; the Loop's scan outputs take its results' bounds. */
+static nnfx_status bound_body(cg_rule_ctx *r, const ir_ctrl_shape *cs) {
+    cg_bounds *b = r->b, *bb;
+    if (b->nbodies == b->bodycap) {
+        int cap = b->bodycap ? 2 * b->bodycap : 4;
+        cg_bounds **v = realloc(b->bodies, sizeof *v * (size_t)cap);
+        if (!v) return nnfx_error_set(r->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->bodies = v, b->bodycap = cap;
+    }
+    if (!(bb = calloc(1, sizeof *bb))) return nnfx_error_set(r->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    b->bodies[b->nbodies++] = bb;
+    bb->graph = cs->body[0], bb->loop = r->n, bb->parent = b, bb->depth = b->depth + 1;
+    nnfx_status st = walk(cs->body[0], bb, r->err);
+    if (st == NNFX_ERR_UNSUPPORTED && r->err) { /* name the Loop first */
+        char inner[sizeof r->err->msg];
+        snprintf(inner, sizeof inner, "%s", strncmp(r->err->msg, "codegen: ", 9) ? r->err->msg : r->err->msg + 9);
+        nnfx_error_set(r->err, st, "codegen: node %s (Loop): in its body: %s", r->n->name, inner);
+    }
+    if (st) return st;
+    nnfx_node *n = (nnfx_node *)r->n;
+    const nnfx_node *o = nnfx_graph_output_node(cs->body[0]);
+    for (int j = 0; j < cs->nscan_out && o && 1 + cs->ncarried + j < o->nargs; j++) { /* [trips, item...] */
+        const nnfx_arg *a = &o->args[1 + cs->ncarried + j];
+        nnfx_meta *m = &n->meta[cs->ncarried + j];
+        if (a->kind != NNFX_ARG_NODE || m->rank < 1) continue;
+        const nnfx_meta *im = &a->u.node->meta[0];
+        const nnfx_dim trips = m->dims[0];
+        if (im->rank + 1 > NNFX_MAX_RANK) continue;
+        m->dtype = im->dtype, m->rank = im->rank + 1, m->dims[0] = trips;
+        for (int d = 0; d < im->rank; d++)
+            m->dims[1 + d] = im->dims[d];
+    }
+    return NNFX_OK;
+}
+
 /* A Loop reading data-dependent values: one whose trip count is such a
  * count (a loop over detections), that runs all its trips, whose carried
  * values are static and whose body reads a captured value with
  * data-dependent rows only at the trip number (rows below the count are
- * valid). Its body's shapes are then static; its scan outputs get the
- * count as their first dim's extent (generated C runs the count's trips). */
+ * valid). Its body's shapes are then static, or sized by numbers the body
+ * reads from data (bound_body); its scan outputs get the count as their
+ * first dim's extent (generated C runs the count's trips). */
 static nnfx_status bound_loop(cg_rule_ctx *r) {
     nnfx_node *n = (nnfx_node *)r->n;
     ir_ctrl_shape cs;
@@ -1009,6 +1127,8 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
     nnfx_tensor *known[1] = {NULL};
     if (ir_infer_node(n, known, false, NULL, &ierr))
         return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
+    nnfx_status bst = cg_first_unsized(cs.body[0]) ? bound_body(r, &cs) : NNFX_OK;
+    if (bst) return bst;
     const nnfx_node *varying = cg_first_unsized(cs.body[0]);
     if (varying) {
         snprintf(r->why, r->wlen,
@@ -1082,6 +1202,15 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         if (!st) b->src_dyn_in[b->nsrc - 1] = true;
         return st;
     }
+    for (int a = 0; a < n->nargs && b->loop; a++) /* a size read from data the intervals do not bound */
+        for (int i = 0; sin[a] && sym_param(n, a) && i < sin[a]->n; i++)
+            if (sin[a]->el[i] < 0)
+                return refuse_node(b, n,
+                                   "a size it takes is read from data that has no range generated C can find (it "
+                                   "follows values from constants through clamps such as Max, Min and Clip, "
+                                   "arithmetic and moves of data; a model input's values have none: clamp them, as "
+                                   "detection heads clip boxes to the image)",
+                                   err);
     for (int a = 0; a < n->nargs; a++) /* static values its shape is read from (a Shape of a static value) */
         if (n->args[a].kind == NNFX_ARG_NODE && !din[a] && !sin[a]) cg_static_value(b, n->args[a].u.node, 8);
     if (ir_infer_node(n, known, false, NULL, &ierr) || !nnfx_meta_is_static(&n->meta[0])) {
@@ -1101,6 +1230,14 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         dynamic |= din[a] || (sin[a] && cg_sym_depends(b, sin[a]));
     if (!dynamic) return NNFX_OK;
     if (!apply_rule(&r)) return err && err->status ? err->status : refuse_node(b, n, why, err);
+    for (int d = 0; d < n->meta[0].rank && n->nout == 1; d++) { /* sized by data: the most its interval allows */
+        if (ext[d] < 0 || !b->xp[ext[d]].data) continue;
+        const int64_t room = b->xp[ext[d]].at_bound;
+        if (room < 0 || room > ((int64_t)1 << 24))
+            return refuse_node(b, n, "a dim it sizes from data has no bound generated C can find (or one past 2^24)",
+                               err);
+        n->meta[0].dims[d].value = room;
+    }
     if (!extents_match(b, &n->meta[0], ext))
         return refuse_node(b, n, "generated C's count of a data-dependent dim differs from the bound's shape", err);
     if (n->nout == 1) return add_dyn(b, n, ext, n->meta[0].rank, err);
@@ -1114,15 +1251,74 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
     return NNFX_OK;
 }
 
+/* Whether n (in a Loop body) is a small integer value computed from data
+ * at run time (a box's coordinates read at the trip number): its elements
+ * become CG_X_DATA extents its readers may size dims with. */
+static bool data_root(cg_bounds *b, nnfx_node *n) {
+    const nnfx_meta *m = &n->meta[0];
+    if (!b->loop || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || ir_op_is_ctrl(n->op) ||
+        n->op == NNFX_OP_GETITEM || !nnfx_meta_is_static(m) || nnfx_meta_numel(m) < 1 ||
+        nnfx_meta_numel(m) > CG_SYM_MAX || (m->dtype != NNFX_I64 && m->dtype != NNFX_I32))
+        return false;
+    bool reads_data = false;
+    for (int a = 0; a < n->nargs; a++)
+        reads_data |= !cg_arg_is_const(n, a);
+    return reads_data && !cg_static_value(b, n, 8);
+}
+
+/* Enters data root n: its elements as CG_X_DATA extents within their
+ * intervals (unknown when unbounded). */
+static nnfx_status add_root(cg_bounds *b, nnfx_node *n, nnfx_error *err) {
+    if (b->nroot == b->rootcap) {
+        int cap = b->rootcap ? 2 * b->rootcap : 16;
+        const nnfx_node **r = realloc(b->root, sizeof *r * (size_t)cap);
+        if (!r) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->root = r, b->rootcap = cap;
+    }
+    b->root[b->nroot] = n;
+    cg_sym sy = {n, (int)nnfx_meta_numel(&n->meta[0]), {0}, true};
+    for (int k = 0; k < sy.n; k++) {
+        double lo, hi;
+        sy.el[k] = -1;
+        if (!cg_interval(b, n, k, &lo, &hi) || lo < -4e18 || hi > 4e18) continue;
+        const int e = cg_x_make(b, CG_X_DATA, -1, -1, -1, (int64_t)b->nroot * CG_SYM_MAX + k);
+        if (e < 0) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->xp[e].lo = (int64_t)floor(lo), b->xp[e].hi = b->xp[e].at_bound = (int64_t)ceil(hi);
+        b->xp[e].nonneg = lo >= 0;
+        sy.el[k] = e;
+    }
+    b->nroot++;
+    return cg_add_sym(b, n, &sy, err);
+}
+
 nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
     memset(b, 0, sizeof *b);
+    b->graph = g;
+    nnfx_status st = walk(g, b, err);
+    if (st) cg_bounds_free(b);
+    return st;
+}
+
+const cg_bounds *cg_body_bounds(const cg_bounds *b, const nnfx_graph *body) {
+    for (int i = 0; b && i < b->nbodies; i++) {
+        if (b->bodies[i]->graph == body) return b->bodies[i];
+        const cg_bounds *in = cg_body_bounds(b->bodies[i], body);
+        if (in) return in;
+    }
+    return NULL;
+}
+
+/* The nodes of g (b's graph) in order: each reading a value whose size
+ * depends on the data is entered in b (bound_node); the sources and, in a
+ * Loop body, the data roots too. */
+static nnfx_status walk(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
     for (nnfx_node *n = g->head; n; n = n->next)
         n->pass_data = NULL;
     nnfx_status st = NNFX_OK;
     for (nnfx_node *n = g->head, *next; n && !st; n = next) {
         next = n->next;
         if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
-            for (int a = 0; a < n->nargs && !st; a++)
+            for (int a = 0; a < n->nargs && !st && !b->loop; a++)
                 if (n->args[a].kind == NNFX_ARG_NODE && cg_sym_of(b, n->args[a].u.node) &&
                     cg_sym_depends(b, cg_sym_of(b, n->args[a].u.node)))
                     st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
@@ -1166,7 +1362,9 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
                     if (n->args[a].kind == NNFX_ARG_NODE) cg_static_value(b, n->args[a].u.node, 8);
                 (void)ir_infer_node(n, known, false, NULL, &ierr);
             }
-            if (bound_of(g, n, m, dd, &padded)) {
+            if (data_root(b, n)) {
+                st = add_root(b, n, err);
+            } else if (bound_of(g, n, m, dd, &padded)) {
                 if (!padded && read_by_nodes(n))
                     st = refuse_node(b, n->users[0],
                                      "its input is compacted across an outer dim (a Compress or Unique along an axis "
@@ -1180,6 +1378,5 @@ nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
         if (sin != sin_stack) free(sin);
     }
     cg_release_sym_values(b);
-    if (st) cg_bounds_free(b);
     return st;
 }

@@ -1731,7 +1731,8 @@ typedef enum cg_loop_cond {
 static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, const char *what, char (*in)[64],
                              int nin, char (*dst)[64], cg_loop_cond cond) {
     nnfx_error perr = {0};
-    fx_plan *bp = fx_plan_new_codegen(body, &perr);
+    const cg_bounds *bb = c->bnd ? cg_body_bounds(c->bnd, body) : NULL; /* sizes it reads from data */
+    fx_plan *bp = bb ? fx_plan_new_codegen_kept(body, bb->kept, bb->nkept, &perr) : fx_plan_new_codegen(body, &perr);
     if (!bp)
         return nnfx_error_set(c->err, perr.status ? perr.status : NNFX_ERR_NOMEM,
                               "codegen: node %s (%s): in its %s: %s", n->name, nnfx_op_name(n->op), what, perr.msg);
@@ -1744,9 +1745,10 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
     sub.packed_id = calloc((size_t)sub.nvalues, sizeof *sub.packed_id);
     sub.in_expr = in, sub.nin_expr = nin, sub.out_dst = dst;
     sub.depth = c->depth + 1;
+    sub.bnd = bb, sub.xdef = bb ? calloc((size_t)bb->nxp + 1, 1) : NULL;
     memset(&sub.body, 0, sizeof sub.body);
     nnfx_status st = NNFX_OK;
-    if (!sub.nodes || !sub.weight_id || !sub.packed_id)
+    if (!sub.nodes || !sub.weight_id || !sub.packed_id || (bb && !sub.xdef))
         st = nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
     int i = 0;
     for (const nnfx_node *b = body->head; b && !st; b = b->next)
@@ -1783,7 +1785,8 @@ static nnfx_status emit_body(cg *c, const nnfx_node *n, const nnfx_graph *body, 
     sub.body = c->body;
     sub.g = c->g, sub.p = c->p, sub.base = c->base, sub.depth = c->depth;
     sub.in_expr = c->in_expr, sub.nin_expr = c->nin_expr, sub.out_dst = c->out_dst;
-    free(sub.nodes), free(sub.weight_id), free(sub.packed_id);
+    free(sub.nodes), free(sub.weight_id), free(sub.packed_id), free(sub.xdef);
+    sub.bnd = c->bnd, sub.xdef = c->xdef;
     sub.nodes = c->nodes, sub.nnodes = c->nnodes, sub.nvalues = c->nvalues;
     sub.weight_id = c->weight_id, sub.packed_id = c->packed_id;
     *c = sub;
@@ -1951,8 +1954,7 @@ static nnfx_status emit_loop(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_node *iter = nnfx_graph_input(cs.body[0], 0), *cin = nnfx_graph_input(cs.body[0], 1);
     /* a trip count that is a data-dependent count (bounds.c): the plan holds its bound, the loop runs
      * the count's trips */
-    const cg_sym *msym =
-        c->bnd && !c->out_dst && n->args[0].kind == NNFX_ARG_NODE ? cg_sym_of(c->bnd, n->args[0].u.node) : NULL;
+    const cg_sym *msym = c->bnd && n->args[0].kind == NNFX_ARG_NODE ? cg_sym_of(c->bnd, n->args[0].u.node) : NULL;
     char mext[64] = "";
     if (msym && msym->n == 1 && msym->el[0] >= 0 && c->bnd->xp[msym->el[0]].kind != CG_X_CONST) {
         cg_define_extent(c, msym->el[0]);
@@ -2202,6 +2204,8 @@ static nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     }
     const int bounded = c->in_expr ? -1 : cg_bounded_index(c, n);
     if (bounded >= 0) return cg_emit_bounded(c, s, bounded);
+    bool data_sized = false; /* sizes a loop body read from data */
+    if (c->bnd && ((st = cg_emit_data_sized(c, s, n, &data_sized)) || data_sized)) return st;
     const nnfx_meta *x0 = cg_arg_meta(n, 0);
     if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
         n->meta[0].dtype == x0->dtype)
@@ -2732,7 +2736,8 @@ static nnfx_status walk_plan(cg *c) {
                 if (c->out_dst && !c->out_dst[a][0]) continue; /* a body result nobody copies */
                 if (!o) return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED, "codegen: output %d is not a node", a);
                 const nnfx_dtype dt = o->meta[0].dtype;
-                if (!c->out_dst && c->bnd) cg_define_node_extents(c, o);
+                if (c->bnd) cg_define_data_extents(c, v.last), cg_define_node_extents(c, o);
+                if (c->out_dst && cg_dyn_of(c->bnd, o)) cg_emit_result_check(c, o);
                 if (!c->out_dst && c->nbounded) cg_emit_output_dims(c, a, o);
                 if (!c->out_dst && cg_dyn_of(c->bnd, o)) { /* over its bound: compacted */
                     if ((st = cg_emit_dyn_output(c, a, o))) return st;
@@ -2767,16 +2772,17 @@ static nnfx_status walk_plan(cg *c) {
         sb_printf(&c->body, ": %s -> %s */\n", ir_op_info(first->op)->onnx_type, ms);
         c->stats[first->op].nodes++;
         c->want_value = NULL;
-        if (c->bnd && !c->out_dst) {
+        if (c->bnd) {
+            cg_define_data_extents(c, first);
             cg_define_node_extents(c, first);
             if (first != v.last) cg_define_node_extents(c, v.last);
         }
-        if (c->bnd && !c->out_dst && (st = cg_emit_fills(c, first))) return st;
-        if (c->bnd && !c->out_dst && first != v.last && (st = cg_emit_fills(c, v.last))) return st;
+        if (c->bnd && (st = cg_emit_fills(c, first))) return st;
+        if (c->bnd && first != v.last && (st = cg_emit_fills(c, v.last))) return st;
         st = v.kind == FX_STEP_CONV  ? emit_conv_step(c, &v)
              : v.kind == FX_STEP_QOP ? emit_qop_step(c, &v)
                                      : emit_kernel_step(c, &v);
-        if (!st && c->bnd && !c->out_dst) st = cg_emit_after(c, &v, v.last);
+        if (!st && c->bnd) st = cg_emit_after(c, &v, v.last);
     }
     return st;
 }
@@ -2992,7 +2998,7 @@ static char *emit_source(cg *c, int64_t arena) {
 /* Bytes of working memory the steps of g and its control-flow bodies may
  * ask for (step_scratch: a GRU's r * h, recurrent weights computed at run
  * time, a Resize's passes), so the bodies' regions can start past it. */
-static int64_t step_scratch_need(const nnfx_graph *g) {
+static int64_t step_scratch_need(const nnfx_graph *g, bool body) {
     int64_t need = 0;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
@@ -3012,6 +3018,10 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
             nnfx_meta_is_static(&n->meta[0]) && nnfx_meta_is_static(&n->args[0].u.node->meta[0])) {
             /* two buffers for the passes between the first and the last */
             int64_t h = 2 * ((resize_big(&n->args[0].u.node->meta[0], &n->meta[0]) * 4 + 63) / 64 * 64);
+            if (body) { /* in a body it may resize to sizes read from data (cg_emit_data_sized) */
+                const int64_t k = cg_resize_runtime_scratch(&n->args[0].u.node->meta[0], &n->meta[0]);
+                if (k > h) h = k;
+            }
             if (h > need) need = h;
         }
         if (!ir_op_is_ctrl(n->op)) continue;
@@ -3019,7 +3029,7 @@ static int64_t step_scratch_need(const nnfx_graph *g) {
         nnfx_error e = {0};
         if (ir_ctrl_layout(n, &cs, &e)) continue;
         for (int b = 0; b < cs.nbodies; b++) {
-            int64_t k = step_scratch_need(cs.body[b]);
+            int64_t k = step_scratch_need(cs.body[b], true);
             if (k > need) need = k;
         }
     }
@@ -3503,7 +3513,7 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
     c.nvalues = fx_plan_nvalues(p) + 1;
     c.scratch_off = fx_plan_arena_bytes(p);
-    c.ctrl_base = c.scratch_off + step_scratch_need(g);
+    c.ctrl_base = c.scratch_off + step_scratch_need(g, false);
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
     c.xdef = bounds ? calloc((size_t)bounds->nxp + 1, 1) : NULL;

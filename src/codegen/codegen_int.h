@@ -33,9 +33,11 @@ typedef enum cg_xkind {
     CG_X_ADD,
     CG_X_SUB,
     CG_X_MUL,
-    CG_X_EQ,  /* a == b: 0 or 1 */
-    CG_X_LT,  /* a < b: 0 or 1 */
-    CG_X_SEL, /* c != 0 ? a : b */
+    CG_X_EQ,   /* a == b: 0 or 1 */
+    CG_X_LT,   /* a < b: 0 or 1 */
+    CG_X_SEL,  /* c != 0 ? a : b */
+    CG_X_DATA, /* element v % CG_SYM_MAX of small integer value root[v / CG_SYM_MAX] of its cg_bounds, read at
+                * run time after the step computing it (a size a loop body reads from data: a box's width) */
 } cg_xkind;
 typedef struct cg_xp {
     cg_xkind kind;
@@ -45,6 +47,8 @@ typedef struct cg_xp {
     bool nonneg;      /* provably >= 0 at run time */
     bool safe;        /* provably <= at_bound and >= 0 at run time (else a dim it sizes is checked) */
     bool dim;         /* it sizes a dim of some value */
+    bool data;        /* it reads a CG_X_DATA extent: at_bound is hi, the most its interval allows */
+    int64_t lo, hi;   /* the interval its run-time value lies in (for CG_X_DATA: from intervals.c) */
 } cg_xp;
 
 /* A value whose dims may depend on the data: per dim, the extent id it
@@ -63,6 +67,7 @@ typedef struct cg_sym {
     const nnfx_node *node;
     int n;
     int el[CG_SYM_MAX];
+    bool runtime; /* the plan computes its true value at run time (a loop body's, from data alone) */
 } cg_sym;
 
 /* What a node that reads along a data-dependent dim needs in its input's
@@ -92,6 +97,18 @@ typedef struct cg_bounds {
     int nfolded, foldcap;
     cg_fill fill[CG_MAX_FILLS];
     int nfill;
+    /* a Loop body's sizes read from data (bound_loop): the body's bounds are a cg_bounds of their own */
+    int depth;              /* 0: the model's graph; a body: one more than its Loop's graph */
+    const nnfx_node **root; /* small integer values read as CG_X_DATA extents (malloc'd) */
+    int nroot, rootcap;
+    const nnfx_graph *graph;   /* the graph these bounds are of */
+    const nnfx_node *loop;     /* a body's: its Loop node, in parent's graph */
+    struct cg_bounds *parent;  /* a body's: the bounds of its Loop's graph */
+    struct cg_bounds **bodies; /* the bodies' own bounds (malloc'd, each freed with these) */
+    cg_dyn *starts;            /* Slices from starts read from data: per input dim its first index's extent
+                                * (-1: 0) (malloc'd) */
+    int nstarts, startcap;
+    int nbodies, bodycap;
 } cg_bounds;
 
 typedef struct cg_op_stat {
@@ -334,6 +351,15 @@ nnfx_status cg_inline_branch(nnfx_graph *g, nnfx_node *n, int branch, nnfx_error
  * --outputs for the part before it). Free *b with cg_bounds_free. */
 nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err);
 void cg_bounds_free(cg_bounds *b);
+/* bounds.c: the bounds of Loop body `body` within b (or its bodies'),
+ * NULL when the body has none. */
+const cg_bounds *cg_body_bounds(const cg_bounds *b, const nnfx_graph *body);
+/* intervals.c: the interval [*lo, *hi] holding element k (-1: every
+ * element) of value v of b's graph at run time, following arithmetic,
+ * clamps and data moves back to constants (into a Loop body's enclosing
+ * graphs through its captures); false when it finds none (an input's
+ * value, a value it does not follow). */
+bool cg_interval(const cg_bounds *b, const nnfx_node *v, int64_t k, double *lo, double *hi);
 /* bounds.c: the data-dependent extents of value v (one per dim, -1 for a
  * static dim), NULL when every dim of v is static. */
 const int *cg_dyn_of(const cg_bounds *b, const nnfx_node *v);
@@ -355,6 +381,19 @@ void cg_extent_expr(const cg_bounds *b, int e, char *buf, size_t len);
 void cg_define_extent(cg *c, int e);
 /* Declares every extent node n's step reads or writes. */
 void cg_define_node_extents(cg *c, const nnfx_node *n);
+/* Before the step of node n: declares the CG_X_DATA extents read from the
+ * values before n in the graph (while their buffers hold them). */
+void cg_define_data_extents(cg *c, const nnfx_node *n);
+/* emit_bounded.c: a step whose sizes a loop body reads from data (a
+ * Resize to sizes, a Slice from starts, a ConstantOfShape of a shape
+ * computed at run time); *taken false when n is not one. */
+nnfx_status cg_emit_data_sized(cg *c, const fx_step_view *s, const nnfx_node *n, bool *taken);
+/* emit_bounded.c: the working memory (bytes) a Resize from xm to ym (at
+ * its bound) takes when its last two dims' sizes are read at run time. */
+int64_t cg_resize_runtime_scratch(const nnfx_meta *xm, const nnfx_meta *ym);
+/* emit_bounded.c: a Loop body's result o (of data-dependent dims, at its
+ * bound) must be exactly its static shape: NAME_run returns 2 otherwise. */
+void cg_emit_result_check(cg *c, const nnfx_node *o);
 /* emit_bounded.c: dim d of value v as a C expression: its extent when it
  * depends on the data, else its static size. */
 void cg_dim_expr(const cg *c, const nnfx_node *v, int d, char *buf, size_t len);

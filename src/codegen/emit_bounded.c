@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "codegen/codegen_int.h"
+#include "exec/kernels/kernels_int.h"
+#include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -300,5 +302,171 @@ nnfx_status cg_emit_bounded(cg *c, const fx_step_view *s, int b) {
     sb_printf(&c->body, "    nnfx_rt_compress(%s, %s, %d, %lld, %s, %lld, %lld, %lld, &%s[%d]);\n", x, cb,
               cg_tcode(cm->dtype), (long long)nnfx_meta_numel(cm), y, (long long)outer, (long long)A,
               (long long)(inner * (int64_t)nnfx_dtype_size(xm->dtype)), dn, axis < 0 ? 0 : axis);
+    return NNFX_OK;
+}
+
+/* ---- sizes a loop body reads from data (bounds.c's CG_X_DATA extents) ------ */
+
+void cg_emit_result_check(cg *c, const nnfx_node *o) {
+    const int *ext = cg_dyn_of(c->bnd, o);
+    for (int d = 0; ext && d < o->meta[0].rank; d++) {
+        if (ext[d] < 0) continue;
+        char e[64];
+        cg_define_extent(c, ext[d]);
+        cg_extent_expr(c->bnd, ext[d], e, sizeof e);
+        c->may_fail = true;
+        sb_printf(&c->body, "    if (%s != %lld) return 2; /* %s: the body's result must be %lld along dim %d */\n", e,
+                  (long long)o->meta[0].dims[d].value, o->name, (long long)o->meta[0].dims[d].value, d);
+    }
+}
+
+/* The runtime's codes (nnfx_rt_resize_taps) of Resize node n's mode,
+ * coordinate mode and nearest mode; false for one it has not. */
+static bool resize_codes(const nnfx_node *n, int *mode, int *ct, int *nm) {
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    static const char *const cts[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                      "tf_half_pixel_for_nn"};
+    static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    const char *m = nnfx_node_attr_string(n, "mode", "nearest");
+    const char *t = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *r = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
+    *mode = *ct = *nm = -1;
+    for (int i = 0; i < 3; i++)
+        if (m && !strcmp(m, modes[i])) *mode = i;
+    for (int i = 0; i < 5; i++)
+        if (t && !strcmp(t, cts[i])) *ct = i;
+    for (int i = 0; i < 4; i++)
+        if (r && !strcmp(r, nms[i])) *nm = i;
+    return *mode >= 0 && *ct >= 0 && *nm >= 0;
+}
+
+int64_t cg_resize_runtime_scratch(const nnfx_meta *xm, const nnfx_meta *ym) {
+    const int r = xm->rank;
+    if (r < 2 || ym->rank != r) return 0;
+    const int64_t outer = infer_prod(ym, 0, r - 2), yh = ym->dims[r - 2].value, yw = ym->dims[r - 1].value,
+                  iw = xm->dims[r - 1].value, m = yh > yw ? yh : yw;
+    const int64_t part[5] = {4 * m * (int64_t)sizeof(long), 4 * m * 4, m, outer * yh * iw * 4, outer * yh * yw * 4};
+    int64_t total = 0;
+    for (int i = 0; i < 5; i++)
+        total += (part[i] + 63) / 64 * 64;
+    return total;
+}
+
+/* Resize of the last two dims to sizes read at run time (its output at
+ * its bound): nnfx_rt_resize_sized. */
+static nnfx_status emit_resize_sized(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    int mode, ct, nm;
+    if (!xm || xm->rank < 2 || ym->rank != xm->rank || xm->dtype != NNFX_F32 || !resize_codes(n, &mode, &ct, &nm))
+        return cg_unsupported(c, n, "a resize to sizes read at run time of this kind is not generated");
+    const int r = xm->rank;
+    for (int d = 0; d < r; d++)
+        if (xm->dims[d].value <= 0) return cg_unsupported(c, n, "resize of an empty dim");
+    char x[96], y[96], oh[64], ow[64], buf[5][64];
+    nnfx_status st;
+    if ((st = cg_value_expr(c, s->in[0], n, x, sizeof x)) || (st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
+    cg_dim_expr(c, n, r - 2, oh, sizeof oh);
+    cg_dim_expr(c, n, r - 1, ow, sizeof ow);
+    const int64_t outer = infer_prod(ym, 0, r - 2), yh = ym->dims[r - 2].value, yw = ym->dims[r - 1].value,
+                  iw = xm->dims[r - 1].value, m = yh > yw ? yh : yw;
+    const int64_t part[5] = {4 * m * (int64_t)sizeof(long), 4 * m * 4, m, outer * yh * iw * 4, outer * yh * yw * 4};
+    int64_t used = 0;
+    for (int i = 0; i < 5; i++)
+        cg_step_scratch(c, part[i], &used, buf[i], sizeof buf[i]);
+    cg_use_section(c, "resize_sized");
+    sb_printf(&c->body,
+              "    nnfx_rt_resize_sized(%s, %s, %lld, %lld, %lld, (long)%s, (long)%s, %lld, %lld, %d, %d, %d, %.17g, "
+              "%d, (long *)%s, %s, (signed char *)%s, %s, %s);\n",
+              x, y, (long long)outer, (long long)xm->dims[r - 2].value, (long long)iw, oh, ow, (long long)yh,
+              (long long)yw, mode, ct, nm, (double)nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f),
+              (int)nnfx_node_attr_int(n, "exclude_outside", 0), buf[0], buf[1], buf[2], buf[3], buf[4]);
+    return NNFX_OK;
+}
+
+/* A Slice from starts read at run time (bounds.c's starts): the window of
+ * its output's actual dims from those starts, at both values' bounds. */
+static nnfx_status emit_slice_window(cg *c, const fx_step_view *s, const nnfx_node *n, const int *start) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
+    const nnfx_dtype dt = ym->dtype;
+    if (!xm || xm->rank < 1 || xm->rank != ym->rank || xm->rank > 8 || !cg_ctype(dt))
+        return cg_unsupported(c, n, "a slice from starts read at run time of this kind is not generated");
+    char x[96], y[96];
+    nnfx_status st;
+    if ((st = cg_typed_in(c, s, 0, dt, x, sizeof x)) || (st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
+    int64_t xd[NNFX_MAX_RANK], yd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], yst[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        xd[d] = xm->dims[d].value, yd[d] = ym->dims[d].value;
+    kern_strides(xm->rank, xd, xst);
+    kern_strides(ym->rank, yd, yst);
+    cg_use_section(c, "copy_window");
+    sb_printf(&c->body, "    {\n        const long cnt[%d] = {", xm->rank);
+    for (int d = 0; d < xm->rank; d++) {
+        char e[64];
+        cg_dim_expr(c, n, d, e, sizeof e);
+        sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
+    }
+    sb_printf(&c->body, "};\n");
+    cg_emit_longs(&c->body, "xst", xm->rank, xst);
+    cg_emit_longs(&c->body, "yst", ym->rank, yst);
+    sb_printf(&c->body, "        const long at = 0");
+    for (int d = 0; d < xm->rank; d++) {
+        if (start[d] < 0) continue;
+        char e[64];
+        cg_define_extent(c, start[d]);
+        cg_extent_expr(c->bnd, start[d], e, sizeof e);
+        sb_printf(&c->body, " + (long)%s * %lld", e, (long long)xst[d]);
+    }
+    sb_printf(&c->body,
+              ";\n        nnfx_rt_copy_window((const unsigned char *)%s + at * %d, (unsigned char *)%s, %d, %d, cnt, "
+              "xst, yst);\n    }\n",
+              x, (int)nnfx_dtype_size(dt), y, (int)nnfx_dtype_size(dt), xm->rank);
+    return NNFX_OK;
+}
+
+/* ConstantOfShape of a shape computed at run time: its value over the
+ * output's bound. */
+static nnfx_status emit_fill_value(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_meta *ym = &n->meta[0];
+    const nnfx_attr *a = nnfx_node_attr(n, "value");
+    const nnfx_tensor *t = a && a->kind == NNFX_ATTR_TENSOR ? a->u.t : NULL;
+    const nnfx_dtype dt = ym->dtype;
+    const char *ct = cg_ctype(dt);
+    char y[96];
+    nnfx_status st;
+    if (!ct || (t && (t->dtype != dt || nnfx_tensor_numel(t) != 1)))
+        return cg_unsupported(c, n, "its value is not one element of a type generated C holds");
+    if ((st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
+    const int64_t numel = cg_meta_numel(ym), es = (int64_t)nnfx_dtype_size(dt);
+    bool zero = true;
+    for (int64_t i = 0; t && i < es; i++)
+        zero &= ((const unsigned char *)t->data)[i] == 0;
+    if (zero) {
+        if (numel) sb_printf(&c->body, "    memset(%s, 0, %lld);\n", y, (long long)(numel * es));
+        return NNFX_OK;
+    }
+    sb_printf(&c->body, "    {\n        static const %s v = ", ct);
+    cg_typed_lit(&c->body, dt, t->data, 0);
+    sb_printf(
+        &c->body,
+        ";\n        long i;\n        for (i = 0; i < %lld; i++)\n            memcpy(%s + i * %lld, &v, %lld);\n    }\n",
+        (long long)numel, y, (long long)es, (long long)es);
+    return NNFX_OK;
+}
+
+nnfx_status cg_emit_data_sized(cg *c, const fx_step_view *s, const nnfx_node *n, bool *taken) {
+    *taken = false;
+    for (int i = 0; i < c->bnd->nstarts; i++)
+        if (c->bnd->starts[i].node == n) {
+            *taken = true;
+            return emit_slice_window(c, s, n, c->bnd->starts[i].ext);
+        }
+    if (n->op == NNFX_OP_RESIZE && cg_dyn_of(c->bnd, n)) {
+        *taken = true;
+        return emit_resize_sized(c, s, n);
+    }
+    if (n->op == NNFX_OP_CONSTANT_OF_SHAPE && s->nin > 0 && fx_plan_value_view(c->p, s->in[0]).kind != FX_VALUE_CONST) {
+        *taken = true;
+        return emit_fill_value(c, s, n);
+    }
     return NNFX_OK;
 }

@@ -46,6 +46,36 @@ static int64_t eval(cg_xkind k, int64_t a, int64_t b, int64_t c) {
     }
 }
 
+/* The interval of expression (k, operands a, b, c) from its operands'
+ * (saturating); a CG_X_SRC or CG_X_DATA one's is set by its maker. */
+static void interval(const cg_bounds *b, cg_xkind k, int a, int bb, int cc, int64_t v, int64_t *lo, int64_t *hi) {
+    const cg_xp *xa = a >= 0 ? &b->xp[a] : NULL, *xb = bb >= 0 ? &b->xp[bb] : NULL;
+    switch (k) {
+    case CG_X_CONST: *lo = *hi = v; return;
+    case CG_X_SRC: *lo = 0, *hi = INT64_MAX; return;
+    case CG_X_DATA: *lo = INT64_MIN, *hi = INT64_MAX; return;
+    case CG_X_MIN:
+    case CG_X_MAX:
+    case CG_X_ADD: *lo = eval(k, xa->lo, xb->lo, 0), *hi = eval(k, xa->hi, xb->hi, 0); return;
+    case CG_X_SUB: *lo = eval(k, xa->lo, xb->hi, 0), *hi = eval(k, xa->hi, xb->lo, 0); return;
+    case CG_X_MUL: {
+        const int64_t p[4] = {sat_mul(xa->lo, xb->lo), sat_mul(xa->lo, xb->hi), sat_mul(xa->hi, xb->lo),
+                              sat_mul(xa->hi, xb->hi)};
+        *lo = *hi = p[0];
+        for (int i = 1; i < 4; i++) {
+            if (p[i] < *lo) *lo = p[i];
+            if (p[i] > *hi) *hi = p[i];
+        }
+        return;
+    }
+    case CG_X_SEL: *lo = xa->lo < xb->lo ? xa->lo : xb->lo, *hi = xa->hi > xb->hi ? xa->hi : xb->hi; return;
+    default:
+        (void)cc;
+        *lo = 0, *hi = 1;
+        return; /* == and <: 0 or 1 */
+    }
+}
+
 /* Whether the run-time value of an expression of kind k (operands a, b, c)
  * is provably >= 0. */
 static bool provably_nonneg(const cg_bounds *b, cg_xkind k, int a, int bb, int cc, int64_t v) {
@@ -87,7 +117,7 @@ static bool provably_safe(const cg_bounds *b, cg_xkind k, int a, int bb, int64_t
 
 int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v) {
     int64_t ka, kb, kc;
-    const int nops = kind == CG_X_CONST || kind == CG_X_SRC ? 0 : kind == CG_X_SEL ? 3 : 2;
+    const int nops = kind == CG_X_CONST || kind == CG_X_SRC || kind == CG_X_DATA ? 0 : kind == CG_X_SEL ? 3 : 2;
     if (nops && (a < 0 || bb < 0 || (nops == 3 && cc < 0))) return -1;
     if (nops == 2) cc = -1;
     if (nops == 0) a = bb = cc = -1;
@@ -125,11 +155,19 @@ int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v) {
     memset(x, 0, sizeof *x);
     x->kind = kind, x->a = a, x->b = bb, x->c = cc, x->v = v;
     x->at_bound = kind == CG_X_CONST ? v
-                  : kind == CG_X_SRC
-                      ? 0 /* set by the caller: the bound's dim */
+                  : kind == CG_X_SRC || kind == CG_X_DATA
+                      ? 0 /* set by the caller: the bound's dim, the interval's top */
                       : eval(kind, b->xp[a].at_bound, b->xp[bb].at_bound, cc >= 0 ? b->xp[cc].at_bound : 0);
+    x->data =
+        kind == CG_X_DATA || (a >= 0 && b->xp[a].data) || (bb >= 0 && b->xp[bb].data) || (cc >= 0 && b->xp[cc].data);
+    interval(b, kind, a, bb, cc, v, &x->lo, &x->hi);
     x->nonneg = provably_nonneg(b, kind, a, bb, cc, v);
     x->safe = provably_safe(b, kind, a, bb, x->at_bound);
+    if (x->data) { /* sized by the most its interval allows; checked at run time */
+        x->at_bound = x->hi;
+        x->nonneg |= x->lo >= 0;
+        x->safe = false;
+    }
     return b->nxp++;
 }
 
@@ -142,8 +180,24 @@ void cg_extent_expr(const cg_bounds *b, int e, char *buf, size_t len) {
     else if (x->kind == CG_X_SRC)
         snprintf(buf, len, "bounded%d_dims%d[%d]", (int)(x->v / (4 * NNFX_MAX_RANK)), (int)(x->v / NNFX_MAX_RANK % 4),
                  (int)(x->v % NNFX_MAX_RANK));
+    else if (b->depth) /* a loop body's: apart from its enclosing graph's */
+        snprintf(buf, len, "ext%d_%d", b->depth, e);
     else
         snprintf(buf, len, "ext%d", e);
+}
+
+/* Declares CG_X_DATA extent e: element k of its root's value. */
+static void define_data(cg *c, int e) {
+    const cg_bounds *b = c->bnd;
+    const cg_xp *x = &b->xp[e];
+    const nnfx_node *root = b->root[x->v / CG_SYM_MAX];
+    char name[64], v[96];
+    cg_extent_expr(b, e, name, sizeof name);
+    if (cg_value_typed(c, cg_node_value(c, root), root->meta[0].dtype, root, v, sizeof v)) return;
+    cg_use_section(c, "read_int");
+    sb_printf(&c->body, "    const long long %s = nnfx_rt_read_int(%s, %d, %d); /* a size read from %s */\n", name, v,
+              (int)(x->v % CG_SYM_MAX), (int)nnfx_dtype_size(root->meta[0].dtype), root->name);
+    sb_printf(&c->body, "    (void)%s;\n", name);
 }
 
 void cg_define_extent(cg *c, int e) {
@@ -151,7 +205,8 @@ void cg_define_extent(cg *c, int e) {
     if (!b || e < 0 || e >= b->nxp || !c->xdef || c->xdef[e]) return;
     const cg_xp *x = &b->xp[e];
     c->xdef[e] = 1;
-    if (x->kind == CG_X_CONST || x->kind == CG_X_SRC) return;
+    if (x->kind == CG_X_DATA) define_data(c, e);
+    if (x->kind == CG_X_CONST || x->kind == CG_X_SRC || x->kind == CG_X_DATA) return;
     cg_define_extent(c, x->a);
     cg_define_extent(c, x->b);
     cg_define_extent(c, x->c);
@@ -159,7 +214,9 @@ void cg_define_extent(cg *c, int e) {
     cg_extent_expr(b, x->a, a, sizeof a);
     cg_extent_expr(b, x->b, bb, sizeof bb);
     if (x->c >= 0) cg_extent_expr(b, x->c, cc, sizeof cc);
-    sb_printf(&c->body, "    const long long ext%d = ", e);
+    char name[64];
+    cg_extent_expr(b, e, name, sizeof name);
+    sb_printf(&c->body, "    const long long %s = ", name);
     switch (x->kind) {
     case CG_X_MIN: sb_printf(&c->body, "%s < %s ? %s : %s;", a, bb, a, bb); break;
     case CG_X_MAX: sb_printf(&c->body, "%s > %s ? %s : %s;", a, bb, a, bb); break;
@@ -181,7 +238,7 @@ void cg_define_extent(cg *c, int e) {
     sb_printf(&c->body, " /* a data-dependent size */\n");
     if (x->dim && !x->safe) { /* it sizes a dim: past the buffer's bound, the run stops */
         c->may_fail = true;
-        sb_printf(&c->body, "    if (ext%d < 0 || ext%d > %lldLL) return 2; /* past its bound */\n", e, e,
+        sb_printf(&c->body, "    if (%s < 0 || %s > %lldLL) return 2; /* past its bound */\n", name, name,
                   (long long)x->at_bound);
     }
 }
@@ -201,4 +258,12 @@ void cg_define_node_extents(cg *c, const nnfx_node *n) {
             (ext = cg_dyn_of(c->bnd, n->users[u])))
             for (int d = 0; d < NNFX_MAX_RANK; d++)
                 cg_define_extent(c, ext[d]);
+}
+
+void cg_define_data_extents(cg *c, const nnfx_node *n) {
+    const cg_bounds *b = c->bnd;
+    const int at = cg_node_value(c, n);
+    for (int e = 0; b && c->xdef && e < b->nxp; e++)
+        if (b->xp[e].kind == CG_X_DATA && !c->xdef[e] && cg_node_value(c, b->root[b->xp[e].v / CG_SYM_MAX]) < at)
+            cg_define_extent(c, e);
 }

@@ -7,8 +7,10 @@
  * count (unroll_loop.c copies the body per trip, up to a limit), and its
  * trip count may be known only at run time when it is bounded (a loop over
  * detections: bounds.c). Taken only where the body reads the carried value
- * in that Concat alone, the pieces have a static shape and nothing stops
- * the loop early (a scan output's length is then the trip count). */
+ * in that Concat alone, the pieces have a static number of rows (their
+ * other dims, where unknown, are the initial value's: generated C checks
+ * them at run time) and nothing stops the loop early (a scan output's
+ * length is then the trip count). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +29,12 @@ bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_
 /* The piece carried value k of Loop n (layout cs) appends each trip, or
  * NULL when k is not grown that way: body result 1 + k is Concat(input
  * 2 + k, piece) along axis 0, read by the body's output alone, the input
- * read by that Concat alone, the piece and the initial value static, of
- * one type and equal past their first dim, the piece of one row or more. */
-static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, int k) {
+ * read by that Concat alone, the initial value static, the piece of one
+ * type with it and equal past their first dim, of a static number of rows
+ * (one or more). The piece's shape into *pm: a dim past the first known
+ * only at run time is the initial value's (the Concat needs them equal;
+ * generated C checks it: bounds.c sizes such a body). */
+static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, int k, nnfx_meta *pm) {
     nnfx_graph *body = cs->body[0];
     const nnfx_node *o = nnfx_graph_output_node(body);
     nnfx_node *in = nnfx_graph_input(body, 2 + k);
@@ -43,13 +48,16 @@ static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, in
     for (int a = 0; a < o->nargs; a++)
         if (a != 1 + k && o->args[a].kind == NNFX_ARG_NODE && o->args[a].u.node == cat) return NULL;
     nnfx_node *piece = cat->args[1].u.node;
-    const nnfx_meta *pm = &piece->meta[0], *im = &init->meta[0];
+    const nnfx_meta *im = &init->meta[0];
+    *pm = piece->meta[0];
     int64_t axis = nnfx_node_attr_int(cat, "axis", 0);
-    if (!nnfx_meta_is_static(pm) || !nnfx_meta_is_static(im) || pm->rank < 1 || pm->rank + 1 > NNFX_MAX_RANK ||
-        im->rank != pm->rank || im->dtype != pm->dtype || pm->dims[0].value < 1 || (axis != 0 && axis != -pm->rank))
+    if (!nnfx_meta_is_static(im) || pm->rank < 1 || pm->rank + 1 > NNFX_MAX_RANK || im->rank != pm->rank ||
+        im->dtype != pm->dtype || pm->dims[0].value < 1 || (axis != 0 && axis != -pm->rank))
         return NULL;
-    for (int d = 1; d < pm->rank; d++)
+    for (int d = 1; d < pm->rank; d++) {
+        if (pm->dims[d].value < 0) pm->dims[d] = im->dims[d];
         if (pm->dims[d].value != im->dims[d].value) return NULL;
+    }
     return piece;
 }
 
@@ -99,14 +107,14 @@ static nnfx_status merge_rows(nnfx_graph *g, nnfx_node *n, nnfx_node *v, nnfx_no
 /* Carried value k of Loop n (layout cs), grown by appending `piece`, made
  * the last scan output. */
 static nnfx_status to_scan_output(nnfx_graph *g, nnfx_node *n, const ir_ctrl_shape *cs, int k, nnfx_node *piece,
-                                  nnfx_error *err) {
+                                  const nnfx_meta *piece_meta, nnfx_error *err) {
     nnfx_graph *body = cs->body[0];
     nnfx_node *o = nnfx_graph_output_node(body);
     nnfx_node *in = nnfx_graph_input(body, 2 + k);
     nnfx_node *cat = o->args[1 + k].u.node;
     nnfx_node *init = n->args[2 + k].u.node;
     const int N = cs->ncarried, S = cs->nscan_out;
-    const nnfx_meta pm = piece->meta[0];
+    const nnfx_meta pm = *piece_meta;
     nnfx_arg *args = calloc((size_t)(o->nargs > n->nargs ? o->nargs : n->nargs) + 1, sizeof *args);
     if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
     /* the body: its result 1 + k moves to the end, as the piece */
@@ -149,10 +157,11 @@ static nnfx_status convert_one(nnfx_graph *g, bool *changed, nnfx_error *err) {
         }
         if (*changed || n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
         for (int k = 0; k < cs.ncarried; k++) {
-            nnfx_node *piece = appended_piece(n, &cs, k);
+            nnfx_meta pm;
+            nnfx_node *piece = appended_piece(n, &cs, k, &pm);
             if (!piece) continue;
             *changed = true;
-            return to_scan_output(g, n, &cs, k, piece, err);
+            return to_scan_output(g, n, &cs, k, piece, &pm, err);
         }
     }
     return NNFX_OK;

@@ -39,8 +39,9 @@ static int arg_el(cg_rule_ctx *r, int a, int64_t i) {
     const nnfx_node *n = r->n;
     if (r->sin[a]) return i < r->sin[a]->n ? r->sin[a]->el[i] : -1;
     if (n->args[a].kind == NNFX_ARG_INT) return cg_x_const(r->b, n->args[a].u.i);
-    const nnfx_node *s = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+    nnfx_node *s = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
     const nnfx_tensor *t = s && s->opcode == NNFX_GET_ATTR ? nnfx_graph_param(r->g, s->target) : NULL;
+    if (!t && s && r->b->loop) t = cg_static_value(r->b, s, 8); /* a loop body's Shape of a static value */
     if (!t || i >= nnfx_tensor_numel(t)) return -1;
     const int e = cg_x_const(r->b, cg_tensor_int(t, i));
     return e < 0 ? -2 : e;
@@ -82,6 +83,7 @@ bool cg_sym_rule(cg_rule_ctx *r, cg_sym *out) {
     const nnfx_meta *ym = &n->meta[0];
     cg_bounds *b = r->b;
     out->node = n;
+    out->runtime = false;
     if (n->nout != 1 || !nnfx_meta_is_static(ym) || nnfx_meta_numel(ym) > CG_SYM_MAX ||
         (ym->dtype != NNFX_I64 && ym->dtype != NNFX_I32 && ym->dtype != NNFX_BOOL))
         return false;
@@ -104,8 +106,13 @@ bool cg_sym_rule(cg_rule_ctx *r, cg_sym *out) {
         if (n->op == NNFX_OP_SIZE) out->el[0] = prod;
         return true;
     }
-    for (int a = 0; a < n->nargs; a++) /* every other input a constant */
-        if (r->din[a] || (!r->sin[a] && !cg_arg_is_const(n, a))) return false;
+    out->runtime = true;                 /* unless a size the plan folds at the bound reaches it */
+    for (int a = 0; a < n->nargs; a++) { /* every other input a constant */
+        if (r->din[a] ||
+            (!r->sin[a] && !cg_arg_is_const(n, a) && !(r->b->loop && cg_static_value(r->b, n->args[a].u.node, 8))))
+            return false;
+        if (r->sin[a] && !r->sin[a]->runtime) out->runtime = false;
+    }
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     switch (n->op) {
     case NNFX_OP_IDENTITY:

@@ -293,6 +293,22 @@ static inline void nnfx_rt_nms(const float *boxes, const float *scores, long B, 
 }
 /* @end */
 
+/* @rt read_int */
+/* Element k of an integer value of `size` bytes per element (8: int64, 4:
+ * int32) at p, as a size a loop body read from data. */
+static inline long long nnfx_rt_read_int(const unsigned char *p, long k, int size) {
+    if (size == 4) {
+        int32_t v;
+        memcpy(&v, p + 4 * k, 4);
+        return v;
+    } else {
+        int64_t v;
+        memcpy(&v, p + 8 * k, 8);
+        return v;
+    }
+}
+/* @end */
+
 /* @rt extent_ops */
 /* Saturating + - * of sizes known at run time (a constant such as
  * INT64_MAX stands for "no limit"; the result never overflows). */

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nnfx_rt_float.h"
 #include "nnfx_rt_scalar.h"
 
 /* @rt map */
@@ -912,6 +913,59 @@ static inline void nnfx_rt_resize_axis(const float *x, float *y, long outer, lon
                 }
             }
         }
+    }
+}
+/* @end */
+
+/* @rt resize_sized needs:resize_axis,resize_taps */
+/* A Resize of the last two dims of x [outer, ih, iw] to oh x ow known at
+ * run time, into y [outer, yh, yw] (its bound: oh <= yh, ow <= yw), as the
+ * interpreter resizes: the rows' pass, then the columns', each with the
+ * taps of nnfx_rt_resize_taps (mode, nearest mode nm, cubic coefficient
+ * ca, exclude_outside ex) at the coordinates of mode ct. Working memory:
+ * ti [4 m], tw [4 m], tn [m] (m = max(oh, ow)), t1 [outer oh iw], t2
+ * [outer oh ow]. */
+static inline void nnfx_rt_resize_sized(const float *x, float *y, long outer, long ih, long iw, long oh, long ow,
+                                        long yh, long yw, int mode, int ct, int nm, double ca, int ex, long *ti,
+                                        float *tw, signed char *tn, float *t1, float *t2) {
+    const double sh = (double)oh / (double)ih, sw = (double)ow / (double)iw;
+    long r, o;
+    int nt;
+    for (r = 0; r < oh; r++) {
+        nnfx_rt_resize_taps(mode, nm, ca, ex, nnfx_rt_resize_coord(ct, sh, r, ih, oh), ih, ti + 4 * r, tw + 4 * r, &nt);
+        tn[r] = (signed char)nt;
+    }
+    nnfx_rt_resize_axis(x, t1, outer, ih, oh, iw, ti, tw, tn, 0.0f);
+    for (r = 0; r < ow; r++) {
+        nnfx_rt_resize_taps(mode, nm, ca, ex, nnfx_rt_resize_coord(ct, sw, r, iw, ow), iw, ti + 4 * r, tw + 4 * r, &nt);
+        tn[r] = (signed char)nt;
+    }
+    nnfx_rt_resize_axis(t1, t2, outer * oh, iw, ow, 1, ti, tw, tn, 0.0f);
+    for (o = 0; o < outer; o++)
+        for (r = 0; r < oh; r++)
+            memcpy(y + (o * yh + r) * yw, t2 + (o * oh + r) * ow, (size_t)ow * sizeof(float));
+}
+/* @end */
+
+/* @rt copy_window */
+/* Copies a window of cnt[0..rank) elements of `es` bytes each from x
+ * (element strides xst) to y (element strides yst), row-major: a Slice
+ * from starts read at run time into a value at its bound. */
+static inline void nnfx_rt_copy_window(const unsigned char *x, unsigned char *y, long es, int rank, const long *cnt,
+                                       const long *xst, const long *yst) {
+    long idx[8] = {0}, xo = 0, yo = 0, n = 1;
+    int d;
+    for (d = 0; d < rank; d++)
+        n *= cnt[d] > 0 ? cnt[d] : 0;
+    if (n == 0) return;
+    for (;;) {
+        memcpy(y + yo * es, x + xo * es, (size_t)(cnt[rank - 1] * es)); /* the innermost run */
+        for (d = rank - 2; d >= 0; d--) {
+            idx[d]++, xo += xst[d], yo += yst[d];
+            if (idx[d] < cnt[d]) break;
+            xo -= xst[d] * cnt[d], yo -= yst[d] * cnt[d], idx[d] = 0;
+        }
+        if (d < 0) return;
     }
 }
 /* @end */

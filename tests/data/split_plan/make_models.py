@@ -30,8 +30,8 @@ data-dependent nodes, with PyTorch's outputs:
    Expand, ScatterElements over them) and a box head.
  - detect_mrcnn: torchvision's Mask R-CNN whole on the same backbone (a
    small mask head), whose paste of each mask into the image is a Loop over
-   the detections: `nnfx codegen` refuses it and suggests the --outputs
-   that generate the part before it (check_codegen.py's check_mrcnn_ort).
+   the detections sizing values by the box coordinates it reads
+   (check_codegen.py's check_mrcnn_ort, against ONNX Runtime).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
