@@ -709,6 +709,31 @@ static bool rule_roi_align(cg_rule_ctx *r) {
     return true;
 }
 
+/* A Reshape or Flatten in a loop body merging its input's last dims, some
+ * of them sized by data, into its last dim ([K, h, w] -> [K, h * w]): the
+ * valid values are compacted to the front of each row (a step of its own,
+ * emit_bounded.c); the dims before are kept as they are. */
+static bool rule_merge_tail(cg_rule_ctx *r) {
+    const nnfx_meta *xm = cg_arg_meta(r->n, 0), *ym = &r->n->meta[0];
+    cg_bounds *b = r->b;
+    const int ry = ym->rank;
+    if (ry < 1 || ry > xm->rank) return refuse(r, "it merges or splits a data-dependent dim");
+    for (int d = 0; d < ry - 1; d++) {
+        if (xm->dims[d].value != ym->dims[d].value) return refuse(r, "it merges or splits a data-dependent dim");
+        r->ext[d] = r->din[0][d];
+    }
+    int e = cg_x_const(b, 1);
+    for (int d = ry - 1; d < xm->rank && e >= 0; d++) {
+        const int x = r->din[0][d] >= 0 ? r->din[0][d] : cg_x_const(b, xm->dims[d].value);
+        e = cg_x_make(b, CG_X_MUL, e, cg_x_make(b, CG_X_MAX, x, cg_x_const(b, 0), -1, 0), -1, 0);
+    }
+    if (e < 0) return oom(r);
+    if (infer_prod(xm, ry - 1, xm->rank) != ym->dims[ry - 1].value)
+        return refuse(r, "it merges or splits a data-dependent dim");
+    r->ext[ry - 1] = b->xp[e].kind == CG_X_CONST ? -1 : e;
+    return keep_node(b, r->n, r->err) ? refuse(r, "out of memory") : true;
+}
+
 static int64_t arg_numel(const nnfx_node *n, int a);
 
 /* Resize to sizes computed from sizes (a loop body's box size): its
@@ -764,6 +789,10 @@ static bool apply_rule(cg_rule_ctx *r) {
             return refuse(r, "it reads the size of a data-dependent value as data (generated C takes such a size only "
                              "as a TopK's K, the shape of a ConstantOfShape, Expand or Reshape, a Slice's ends or a "
                              "Range's limit)");
+    bool any_din = false, any_size = false; /* values computed at run time only (a loop body's): static dims */
+    for (int a = 0; a < n->nargs; a++)
+        any_din |= r->din[a] != NULL, any_size |= r->sin[a] && sym_param(n, a);
+    if (!any_din && !any_size) return true;
     switch (n->op) {
     case NNFX_OP_TOPK: return rule_topk(r);
     case NNFX_OP_ROI_ALIGN: return rule_roi_align(r);
@@ -785,7 +814,8 @@ static bool apply_rule(cg_rule_ctx *r) {
         for (int a = 1; a < n->nargs; a++)
             if (r->din[a]) return refuse(r, "its shape or axes depend on the data");
         if (!r->din[0]) return refuse(r, "its shape is computed from a data-dependent size but its input's is static");
-        if (!rule_view(r)) return false;
+        if (!rule_view(r))
+            return r->b->loop && n->op != NNFX_OP_SQUEEZE && n->op != NNFX_OP_UNSQUEEZE && rule_merge_tail(r);
         return n->op != NNFX_OP_RESHAPE || !r->sin[1] || reshape_to_sizes(r);
     case NNFX_OP_GATHER: return rule_gather(r);
     case NNFX_OP_GATHER_ND: return rule_gather_nd(r);
@@ -1124,9 +1154,26 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
                                        : "a loop-carried value whose size depends on the data",
                                r->err);
     }
+    for (int k = cs.ncaptures - 1; k >= 0; k--) { /* captured values known now: constants of the body */
+        const int a = cs.first_capture + k;
+        nnfx_node *src = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+        const cg_sym *sy = src ? cg_sym_of(r->b, src) : NULL;
+        const nnfx_tensor *t = !src || r->din[a] ? NULL
+                               : sy              ? (cg_sym_depends(r->b, sy) ? NULL : src->pass_data)
+                                                 : cg_static_value(r->b, src, 8);
+        nnfx_status cst = t ? cg_inline_capture(n, k, (nnfx_tensor *)t, r->err) : NNFX_OK;
+        if (cst) return cst;
+    }
+    if (ir_ctrl_layout(n, &cs, &ierr)) return refuse_node(r->b, n, "its operands do not match its body", r->err);
     nnfx_tensor *known[1] = {NULL};
     if (ir_infer_node(n, known, false, NULL, &ierr))
         return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
+    for (bool changed = true; changed;) { /* values it grows whose shapes follow only from the bounds */
+        nnfx_status ast = cg_loop_append_in((nnfx_graph *)r->g, n, &changed, r->err);
+        if (ast) return ast;
+        if (changed && (ir_ctrl_layout(n, &cs, &ierr) || ir_infer_node(n, known, false, NULL, &ierr)))
+            return refuse_node(r->b, n, "its shapes do not follow from the bound", r->err);
+    }
     nnfx_status bst = cg_first_unsized(cs.body[0]) ? bound_body(r, &cs) : NNFX_OK;
     if (bst) return bst;
     const nnfx_node *varying = cg_first_unsized(cs.body[0]);
@@ -1224,7 +1271,15 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
             gi->args[1].u.i >= 0 && gi->args[1].u.i < n->nout)
             gi->meta[0] = n->meta[gi->args[1].u.i];
     }
-    if (cg_sym_rule(&r, &sy)) return cg_add_sym(b, n, &sy, err);
+    if (cg_sym_rule(&r, &sy)) {
+        if (b->loop && (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && din[0]) {
+            /* a loop body's: written at run time from the extents (emit_bounded.c), so read as data too */
+            nnfx_status st = keep_node(b, n, err);
+            if (st) return st;
+            sy.runtime = true;
+        }
+        return cg_add_sym(b, n, &sy, err);
+    }
     bool dynamic = false; /* reading only constants known from sizes, n is static: nothing to follow */
     for (int a = 0; a < n->nargs; a++)
         dynamic |= din[a] || (sin[a] && cg_sym_depends(b, sin[a]));

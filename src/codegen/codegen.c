@@ -1694,11 +1694,14 @@ static nnfx_status ctrl_region_expr(cg *c, const nnfx_node *n, char *dst, nnfx_d
 }
 
 /* The C expression of value v as a body input: "" (nothing a body could
- * read) for a constant that is not float32 or a value without storage. */
+ * read) for a value without storage; a constant of another type than
+ * float32 as its bytes. */
 static nnfx_status capture_expr(cg *c, int v, const nnfx_meta *m, const nnfx_node *user, char *buf, size_t len) {
     fx_value_view vv = fx_plan_value_view(c->p, v);
     buf[0] = 0;
-    if (v < 0 || vv.kind == FX_VALUE_NONE || (vv.kind == FX_VALUE_CONST && vv.t->dtype != NNFX_F32)) return NNFX_OK;
+    if (v < 0 || vv.kind == FX_VALUE_NONE) return NNFX_OK;
+    if (vv.kind == FX_VALUE_CONST && vv.t->dtype != NNFX_F32) /* a constant the plan computed: its bytes */
+        return cg_tcode(vv.t->dtype) < 0 ? NNFX_OK : cg_value_bytes(c, v, vv.t->dtype, user, buf, len);
     if (vv.kind == FX_VALUE_INPUT && c->in_expr &&
         (vv.input < 0 || vv.input >= c->nin_expr || !c->in_expr[vv.input][0]))
         return NNFX_OK;
@@ -3206,47 +3209,53 @@ static nnfx_status check_static_nodes(const nnfx_graph *g, bool top, nnfx_error 
  * parameter of the enclosing graph becomes a parameter of the bodies (the
  * placeholder replaced by a get_attr, the operand dropped), nested bodies
  * after their enclosing one; shapes are inferred again afterwards. */
+nnfx_status cg_inline_capture(nnfx_node *n, int k, nnfx_tensor *t, nnfx_error *err) {
+    ir_ctrl_shape cs;
+    nnfx_status st = ir_ctrl_layout(n, &cs, err);
+    if (st) return st;
+    if (k < 0 || k >= cs.ncaptures) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: no capture %d", k);
+    const int a = cs.first_capture + k;
+    for (int b = 0; b < cs.nbodies; b++) {
+        nnfx_graph *body = cs.body[b];
+        nnfx_node *ph = nnfx_graph_input(body, cs.nformal + k);
+        char name[96];
+        snprintf(name, sizeof name, "captured_%d_%.60s", k, nnfx_node_name(ph));
+        for (int u = 1; nnfx_graph_param(body, name); u++)
+            snprintf(name, sizeof name, "captured_%d_%.60s_%d", k, nnfx_node_name(ph), u);
+        if ((st = nnfx_graph_set_param(body, name, t, err))) return st;
+        nnfx_inserting_after(body, ph);
+        nnfx_node *ga = nnfx_graph_get_attr(body, name, err);
+        nnfx_inserting_at_end(body);
+        if (!ga) return err && err->status ? err->status : NNFX_ERR_NOMEM;
+        ga->meta[0] = ph->meta[0];
+        if (nnfx_replace_all_uses_with(ph, ga, NULL, NULL) < 0 || (st = nnfx_erase_node(body, ph, err)))
+            return st ? st : nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    }
+    nnfx_arg *args = malloc(sizeof *args * (size_t)n->nargs);
+    if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    int m = 0;
+    for (int i = 0; i < n->nargs; i++)
+        if (i != a) args[m++] = n->args[i];
+    st = nnfx_node_set_args(n, m, args, err);
+    free(args);
+    if (st || n->op == NNFX_OP_IF) return st;
+    nnfx_attr cap = nnfx_attr_int("captures", cs.ncaptures - 1);
+    return nnfx_node_set_attr(n, &cap, err);
+}
+
 static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
     for (nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode != NNFX_CALL_FUNCTION || !ir_op_is_ctrl(n->op)) continue;
         ir_ctrl_shape cs;
         nnfx_status st = ir_ctrl_layout(n, &cs, err);
         if (st) return st;
-        int dropped = 0;
         for (int k = cs.ncaptures - 1; k >= 0; k--) {
-            int a = cs.first_capture + k;
-            const nnfx_node *src = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+            const nnfx_arg *arg = &n->args[cs.first_capture + k];
+            const nnfx_node *src = arg->kind == NNFX_ARG_NODE ? arg->u.node : NULL;
             nnfx_tensor *t = src && src->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, src->target) : NULL;
-            if (!t) continue;
-            for (int b = 0; b < cs.nbodies; b++) {
-                nnfx_graph *body = cs.body[b];
-                nnfx_node *ph = nnfx_graph_input(body, cs.nformal + k);
-                char name[96];
-                snprintf(name, sizeof name, "captured_%d_%.60s", k, nnfx_node_name(ph));
-                for (int u = 1; nnfx_graph_param(body, name); u++)
-                    snprintf(name, sizeof name, "captured_%d_%.60s_%d", k, nnfx_node_name(ph), u);
-                if ((st = nnfx_graph_set_param(body, name, t, err))) return st;
-                nnfx_inserting_after(body, ph);
-                nnfx_node *ga = nnfx_graph_get_attr(body, name, err);
-                nnfx_inserting_at_end(body);
-                if (!ga) return err && err->status ? err->status : NNFX_ERR_NOMEM;
-                if (nnfx_replace_all_uses_with(ph, ga, NULL, NULL) < 0 || (st = nnfx_erase_node(body, ph, err)))
-                    return st ? st : nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-            }
-            nnfx_arg *args = malloc(sizeof *args * (size_t)n->nargs);
-            if (!args) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-            int m = 0;
-            for (int i = 0; i < n->nargs; i++)
-                if (i != a) args[m++] = n->args[i];
-            st = nnfx_node_set_args(n, m, args, err);
-            free(args);
-            if (st) return st;
-            dropped++;
+            if (t && (st = cg_inline_capture(n, k, t, err))) return st;
         }
-        if (dropped && n->op != NNFX_OP_IF) {
-            nnfx_attr cap = nnfx_attr_int("captures", cs.ncaptures - dropped);
-            if ((st = nnfx_node_set_attr(n, &cap, err))) return st;
-        }
+        if ((st = ir_ctrl_layout(n, &cs, err))) return st;
         for (int b = 0; b < cs.nbodies; b++)
             if ((st = inline_const_captures(cs.body[b], err))) return st;
     }

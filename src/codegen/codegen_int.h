@@ -326,6 +326,13 @@ nnfx_status cg_loop_appends_to_scans(nnfx_graph *g, nnfx_error *err);
  * it starts: no condition operand, or a true constant one its body returns
  * unchanged. */
 bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_graph *body);
+/* codegen.c: captured value k of control-flow node n (a constant, t)
+ * made a parameter of its bodies, the operand dropped. */
+nnfx_status cg_inline_capture(nnfx_node *n, int k, nnfx_tensor *t, nnfx_error *err);
+/* loop_append.c: one carried value Loop n of g grows by appending (as
+ * cg_loop_appends_to_scans takes them) made a scan output (*changed then),
+ * when one is; n's shapes are to be inferred again after. */
+nnfx_status cg_loop_append_in(nnfx_graph *g, nnfx_node *n, bool *changed, nnfx_error *err);
 /* unroll_loop.c: the first node of g (or of a body inside it, looked at
  * before the node holding it) whose output shape is not static, or NULL. */
 const nnfx_node *cg_first_unsized(const nnfx_graph *g);

@@ -453,8 +453,90 @@ static nnfx_status emit_fill_value(cg *c, const fx_step_view *s, const nnfx_node
     return NNFX_OK;
 }
 
+/* Whether n is in the nodes the plan keeps as steps of their own. */
+static bool kept_node(const cg_bounds *b, const nnfx_node *n) {
+    for (int i = 0; i < b->nkept; i++)
+        if (b->kept[i] == n) return true;
+    return false;
+}
+
+/* A loop body's Shape or Size of a value sized by data: the actual dims,
+ * written at run time (int64). */
+static nnfx_status emit_shape_of(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_node *x = n->args[0].u.node;
+    const nnfx_meta *xm = &x->meta[0];
+    const bool size = n->op == NNFX_OP_SIZE;
+    int64_t lo = 0, hi = xm->rank;
+    if (!size) ir_shape_op_range(n, xm->rank, &lo, &hi);
+    char y[96];
+    nnfx_status st = cg_typed_out(c, s->out, NNFX_I64, n, y, sizeof y);
+    if (st) return st;
+    if (hi <= lo) return size ? cg_unsupported(c, n, "the size of a scalar") : NNFX_OK;
+    sb_printf(&c->body, "    {   /* the actual dims */\n        const int64_t v[%lld] = {",
+              (long long)(size ? 1 : hi - lo));
+    for (int64_t d = lo; d < hi; d++) {
+        char e[64];
+        cg_dim_expr(c, x, (int)d, e, sizeof e);
+        sb_printf(&c->body, "%s(int64_t)%s", d == lo ? "" : size ? " * " : ", ", e);
+    }
+    sb_printf(&c->body, "};\n        memcpy(%s, v, sizeof v);\n    }\n", y);
+    return NNFX_OK;
+}
+
+/* A loop body's Reshape merging its input's last dims, sized by data, into
+ * one (bounds.c's rule_merge_tail): the valid values moved to the front of
+ * each row of the output's bound. */
+static nnfx_status emit_merge_tail(cg *c, const fx_step_view *s, const nnfx_node *n) {
+    const nnfx_node *x = n->args[0].u.node;
+    const nnfx_meta *xm = &x->meta[0], *ym = &n->meta[0];
+    const nnfx_dtype dt = ym->dtype;
+    if (xm->rank < 1 || xm->rank > 8 || ym->rank < 1 || !cg_ctype(dt))
+        return cg_unsupported(c, n, "a compacting reshape of this kind is not generated");
+    char xs[96], y[96];
+    nnfx_status st;
+    if ((st = cg_typed_in(c, s, 0, dt, xs, sizeof xs)) || (st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
+    int64_t xd[NNFX_MAX_RANK], yd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], yst[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        xd[d] = xm->dims[d].value;
+    for (int d = 0; d < ym->rank; d++)
+        yd[d] = ym->dims[d].value;
+    kern_strides(xm->rank, xd, xst);
+    kern_strides(ym->rank, yd, yst);
+    cg_use_section(c, "copy_window");
+    sb_printf(&c->body, "    {   /* the valid values compacted */\n        const long cnt[%d] = {", xm->rank);
+    for (int d = 0; d < xm->rank; d++) {
+        char e[64];
+        cg_dim_expr(c, x, d, e, sizeof e);
+        sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
+    }
+    sb_printf(&c->body, "};\n");
+    cg_emit_longs(&c->body, "xst", xm->rank, xst);
+    sb_printf(&c->body, "        const long yst[%d] = {", xm->rank);
+    for (int d = 0; d < xm->rank; d++) { /* the merged dims: strides of the actual dims after them */
+        if (d < ym->rank - 1) {
+            sb_printf(&c->body, d ? ", %lld" : "%lld", (long long)yst[d]);
+            continue;
+        }
+        sb_printf(&c->body, d ? ", 1L" : "1L");
+        for (int k = d + 1; k < xm->rank; k++)
+            sb_printf(&c->body, " * cnt[%d]", k);
+    }
+    sb_printf(&c->body, "};\n        nnfx_rt_copy_window(%s, %s, %d, %d, cnt, xst, yst);\n    }\n", xs, y,
+              (int)nnfx_dtype_size(dt), xm->rank);
+    return NNFX_OK;
+}
+
 nnfx_status cg_emit_data_sized(cg *c, const fx_step_view *s, const nnfx_node *n, bool *taken) {
     *taken = false;
+    const nnfx_node *x0 = n->nargs > 0 && n->args[0].kind == NNFX_ARG_NODE ? n->args[0].u.node : NULL;
+    if ((n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && x0 && cg_dyn_of(c->bnd, x0) && kept_node(c->bnd, n)) {
+        *taken = true;
+        return emit_shape_of(c, s, n);
+    }
+    if ((ir_op_info(n->op)->flags & NNFX_F_VIEW) && x0 && cg_dyn_of(c->bnd, x0) && kept_node(c->bnd, n)) {
+        *taken = true;
+        return emit_merge_tail(c, s, n);
+    }
     for (int i = 0; i < c->bnd->nstarts; i++)
         if (c->bnd->starts[i].node == n) {
             *taken = true;

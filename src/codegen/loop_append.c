@@ -26,6 +26,22 @@ bool cg_loop_runs_all_trips(const nnfx_graph *g, const nnfx_node *n, const nnfx_
     return t && nnfx_tensor_numel(t) == 1 && nnfx_tensor_get(t, 0) != 0 && ir_loop_keeps_condition(body);
 }
 
+/* What a carried body input `in` reaches through no-op Casts (to its own
+ * type) and Identities, each read by the next alone (torchvision's
+ * `torch.cat((acc.to(torch.float32), ...))`): the value a Concat appends to. */
+static nnfx_node *through_no_ops(nnfx_node *in) {
+    nnfx_node *v = in;
+    while (v->nusers == 1) {
+        nnfx_node *u = v->users[0];
+        const bool same = u->op == NNFX_OP_IDENTITY ||
+                          (u->op == NNFX_OP_CAST && nnfx_node_attr_int(u, "to", -1) == (int64_t)in->meta[0].dtype);
+        if (u->opcode != NNFX_CALL_FUNCTION || !same || u->nargs != 1 || in->meta[0].dtype == NNFX_DTYPE_UNDEFINED)
+            break;
+        v = u;
+    }
+    return v;
+}
+
 /* The piece carried value k of Loop n (layout cs) appends each trip, or
  * NULL when k is not grown that way: body result 1 + k is Concat(input
  * 2 + k, piece) along axis 0, read by the body's output alone, the input
@@ -40,10 +56,10 @@ static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, in
     nnfx_node *in = nnfx_graph_input(body, 2 + k);
     const nnfx_node *init = n->args[2 + k].kind == NNFX_ARG_NODE ? n->args[2 + k].u.node : NULL;
     if (!o || !in || !init || o->nargs <= 1 + k || o->args[1 + k].kind != NNFX_ARG_NODE) return NULL;
-    nnfx_node *cat = o->args[1 + k].u.node;
+    nnfx_node *cat = o->args[1 + k].u.node, *acc = through_no_ops(in);
     if (cat->opcode != NNFX_CALL_FUNCTION || cat->op != NNFX_OP_CONCAT || cat->nargs != 2 ||
-        cat->args[0].kind != NNFX_ARG_NODE || cat->args[0].u.node != in || cat->args[1].kind != NNFX_ARG_NODE ||
-        in->nusers != 1 || cat->nusers != 1)
+        cat->args[0].kind != NNFX_ARG_NODE || cat->args[0].u.node != acc || cat->args[1].kind != NNFX_ARG_NODE ||
+        acc->nusers != 1 || cat->nusers != 1)
         return NULL;
     for (int a = 0; a < o->nargs; a++)
         if (a != 1 + k && o->args[a].kind == NNFX_ARG_NODE && o->args[a].u.node == cat) return NULL;
@@ -123,7 +139,13 @@ static nnfx_status to_scan_output(nnfx_graph *g, nnfx_node *n, const ir_ctrl_sha
         if (a != 1 + k) args[m++] = o->args[a];
     args[m++] = nnfx_arg_node(piece);
     nnfx_status st = nnfx_node_set_args(o, m, args, err);
+    nnfx_node *acc = through_no_ops(in);
     if (!st) st = nnfx_erase_node(body, cat, err);
+    while (!st && acc != in) { /* the no-op Casts between, last first */
+        nnfx_node *prev = acc->args[0].u.node;
+        st = nnfx_erase_node(body, acc, err);
+        acc = prev;
+    }
     if (!st) st = nnfx_erase_node(body, in, err);
     /* the Loop: without initial value k; its results renumbered */
     m = 0;
@@ -143,6 +165,22 @@ static nnfx_status to_scan_output(nnfx_graph *g, nnfx_node *n, const ir_ctrl_sha
     return st;
 }
 
+nnfx_status cg_loop_append_in(nnfx_graph *g, nnfx_node *n, bool *changed, nnfx_error *err) {
+    ir_ctrl_shape cs;
+    nnfx_error e = {0};
+    *changed = false;
+    if (n->op != NNFX_OP_LOOP || ir_ctrl_layout(n, &cs, &e) || !cg_loop_runs_all_trips(g, n, cs.body[0]))
+        return NNFX_OK;
+    for (int k = 0; k < cs.ncarried; k++) {
+        nnfx_meta pm;
+        nnfx_node *piece = appended_piece(n, &cs, k, &pm);
+        if (!piece) continue;
+        *changed = true;
+        return to_scan_output(g, n, &cs, k, piece, &pm, err);
+    }
+    return NNFX_OK;
+}
+
 /* One carried value of a Loop in g or its bodies made a scan output, when
  * one can be (*changed then). */
 static nnfx_status convert_one(nnfx_graph *g, bool *changed, nnfx_error *err) {
@@ -155,14 +193,9 @@ static nnfx_status convert_one(nnfx_graph *g, bool *changed, nnfx_error *err) {
             nnfx_status st = convert_one(cs.body[b], changed, err);
             if (st) return st;
         }
-        if (*changed || n->op != NNFX_OP_LOOP || !cg_loop_runs_all_trips(g, n, cs.body[0])) continue;
-        for (int k = 0; k < cs.ncarried; k++) {
-            nnfx_meta pm;
-            nnfx_node *piece = appended_piece(n, &cs, k, &pm);
-            if (!piece) continue;
-            *changed = true;
-            return to_scan_output(g, n, &cs, k, piece, &pm, err);
-        }
+        if (*changed || n->op != NNFX_OP_LOOP) continue;
+        nnfx_status st = cg_loop_append_in(g, n, changed, err);
+        if (st || *changed) return st;
     }
     return NNFX_OK;
 }

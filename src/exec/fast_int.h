@@ -174,10 +174,11 @@ fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err);
  * until it) whose bodies the generator writes out. Such a plan is read
  * through the views below, not run. NULL with err set as fx_plan_new. */
 fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err);
-/* As fx_plan_new_codegen, but the nodes kept[0..nkept) are steps even when
- * their inputs are constants (not folded): the generator writes them its
- * own way (a Concat along a dim whose size depends on the data). The array
- * must outlive the plan. */
+/* As fx_plan_new_codegen, but the nodes kept[0..nkept) are steps of their
+ * own even when their inputs are constants (not folded) or they are views
+ * (not aliases): the generator writes them its own way (a Concat along a
+ * dim whose size depends on the data, a Shape of one written at run time, a
+ * Reshape compacting one). The array must outlive the plan. */
 fx_plan *fx_plan_new_codegen_kept(const nnfx_graph *g, const nnfx_node *const *kept, int nkept, nnfx_error *err);
 /* Peak bytes (activation arena + graph inputs) of the plan fx_plan_new
  * would build, without building its kernels: no weight is read (weights,

@@ -551,11 +551,12 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
     if (n->op == NNFX_OP_GETITEM) return plan_getitem(p, n, v, err);
     const nnfx_op_info *info = ir_op_info(n->op);
     if (!info->kernel || !info->infer) return unsupported(err, n, "no kernel");
+    bool kept = false; /* a step of its own: never folded, never an alias */
+    for (int k = 0; k < p->nkept && !kept; k++)
+        kept = p->kept[k] == n;
     bool shape_of_static = (n->op == NNFX_OP_SHAPE || n->op == NNFX_OP_SIZE) && n->nargs == 1 &&
-                           n->args[0].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[0].u.node)].t;
-    bool pure_const = args_const(p, n) && !(info->flags & NNFX_F_IMPURE);
-    for (int k = 0; k < p->nkept && pure_const; k++)
-        pure_const = p->kept[k] != n;
+                           n->args[0].kind == NNFX_ARG_NODE && p->vals[idx_of(n->args[0].u.node)].t && !kept;
+    bool pure_const = args_const(p, n) && !(info->flags & NNFX_F_IMPURE) && !kept;
     if (pure_const && !shape_of_static && layout_skips_fold(p, n)) {
         v->kind = V_CONST; /* its shape, not its value */
         v->t = header(m, err);
@@ -571,7 +572,7 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
         v->t = out.t[0];
         return NNFX_OK;
     }
-    if (is_view(n->op) && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
+    if (is_view(n->op) && !kept && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
         nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0]) && !dropout_checks(p, n)) {
         v->kind = V_ALIAS;
         v->src = idx_of(n->args[0].u.node);

@@ -553,6 +553,70 @@ def check_mrcnn_ort():
             fail("detect_mrcnn s%d: outputs of %s rows, not one per detection" % (j, [sh[0] for sh in shapes]))
 
 
+def check_krcnn_ort():
+    """torchvision's Keypoint R-CNN on a two-conv backbone (detect_krcnn):
+    its Loop over the detections resizes each box's heatmaps (bicubic) to
+    the box's size read from data, flattens them (the valid values compacted
+    to the front) and takes the arg-max, whose position it divides by the
+    width read as data; the carried keypoints and scores it grows by
+    torch.cat become scan outputs once the bounds make their shapes static.
+    The generated C's boxes, scores, labels and keypoint scores (dims as
+    reported) are checked against ONNX Runtime's on both samples, and so are
+    the keypoints, where a keypoint may differ only where its score (the
+    heatmap's maximum) equals ONNX Runtime's: a tie. (A box two rows high
+    resized from 56 rows gives two equal rows; generated C and the
+    interpreter take the first, as ArgMax does, and ONNX Runtime's bicubic
+    rows differ in their last bit.) Skipped, saying so, without node or
+    onnxruntime-node."""
+    model = os.path.join(DATA, "split_plan", "detect_krcnn.onnx")
+    out = os.path.join(WORK, "bounded_detect_krcnn")
+    r = generate(model, out, "kr")
+    if r.returncode:
+        fail("detect_krcnn: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    for j in (0, 1):
+        label = "detect_krcnn s%d" % j
+        sample = os.path.join(DATA, "split_plan", "detect_krcnn.s%d.in0.npy" % j)
+        got = run_bounded(label, out, "kr", [np.load(sample)])
+        if got is None:
+            continue
+        vals, dims = got
+        outs = []
+        for k, rank in enumerate((2, 1, 1, 3, 2)):
+            shape = tuple(int(d) for d in dims[k][:rank])
+            outs.append(vals[k][:int(np.prod(shape))].reshape(shape))
+            np.save(os.path.join(out, "s%d_out%d.npy" % (j, k)), outs[-1].astype(np.float32))
+        refs = sum((["--ref", os.path.join(out, "s%d_out%d.npy" % (j, k))] for k in range(3)), [])
+        try:
+            r = run(["node", os.path.join(SRC, "tests", "ort", "ort_check.js"), model, "--in", sample, "--save", out] + refs)
+        except OSError as e:
+            print("%s: skipped, node is missing: %s" % (label, e))
+            return
+        if r.returncode == 77:
+            print("%s: skipped against ONNX Runtime (onnxruntime-node is not installed)" % label)
+            return
+        said = [line for line in r.stdout.splitlines() if "VerifyOutputSizes" not in line]
+        print("%s: %d rows; ONNX Runtime: %s" % (label, outs[0].shape[0], "\n  ".join(said)))
+        if r.returncode:
+            fail("%s: the generated C's boxes, scores or labels differ from ONNX Runtime's" % label)
+            continue
+        kp, kps = np.load(os.path.join(out, "ort_out3.npy")), np.load(os.path.join(out, "ort_out4.npy"))
+        if kp.shape != outs[3].shape or kps.shape != outs[4].shape:
+            fail("%s: keypoints of dims %s and %s, ONNX Runtime's %s and %s" %
+                 (label, outs[3].shape, outs[4].shape, kp.shape, kps.shape))
+            continue
+        compare("%s keypoint scores" % label, outs[4].ravel(), kps.ravel())
+        tol = 1e-4 * max(np.abs(kp).max(), 1e-6)
+        moved = np.abs(outs[3] - kp).max(axis=2) > tol
+        ties = moved & (np.abs(outs[4] - kps) <= 1e-4 * max(np.abs(kps).max(), 1e-6))
+        if (moved & ~ties).any():
+            fail("%s: %d keypoints differ from ONNX Runtime's where their scores differ too" %
+                 (label, int((moved & ~ties).sum())))
+        else:
+            print("%s: %d keypoints as ONNX Runtime's, %d at a tied maximum" %
+                  (label, int((~moved).sum()), int(ties.sum())))
+
+
 def positive_values_model(name, tail, outputs, inits):
     """Saves WORK/name.onnx: input x [8] float32, vals = x[x > 0] (Greater,
     NonZero, Transpose, GatherND: a count known at run time), then the
@@ -1132,6 +1196,7 @@ def main():
     check_nms_post()
     check_frcnn_ort()
     check_mrcnn_ort()
+    check_krcnn_ort()
     check_loop_over_rows()
     check_paste_masks()
     check_topk_past_count()

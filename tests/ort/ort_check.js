@@ -1,23 +1,24 @@
 // ort_check.js — runs an ONNX model in ONNX Runtime (npm onnxruntime-node,
 // CPU) and compares its outputs with reference .npy files.
 // Usage: node ort_check.js MODEL.onnx --in NAME=X.npy ... --ref R.npy ... [--tol T]
-//        [--top1] [--opt all|extended|basic|disabled]
+//        [--top1] [--opt all|extended|basic|disabled] [--save DIR]
 // Inputs are bound by name (NAME=FILE) or, without a name, by position;
 // references follow the model's output order. An
 // output agrees when max|got - ref| <= T * max(|ref|, 1e-6) (default T 1e-4)
 // and, with --top1, has the same arg-max along its last axis in every row.
 // --opt sets ONNX Runtime's graph optimization level (default all).
+// --save DIR also writes every output k as DIR/ort_out<k>.npy (float32 or int64).
 // Exit 0 all agree, 1 a mismatch, 2 usage, 77 onnxruntime-node not installed.
 'use strict';
 const path = require('path');
 
-const { loadNpy } = require('./npy.js');
+const { loadNpy, saveNpy } = require('./npy.js');
 
 async function main() {
   const argv = process.argv.slice(2);
   const model = argv.shift();
   const ins = [], refs = [];
-  let tol = 1e-4, top1 = false, opt = 'all';
+  let tol = 1e-4, top1 = false, opt = 'all', save = null;
   while (argv.length) {
     const a = argv.shift();
     if (a === '--in') ins.push(argv.shift());
@@ -25,6 +26,7 @@ async function main() {
     else if (a === '--tol') tol = Number(argv.shift());
     else if (a === '--top1') top1 = true;
     else if (a === '--opt') opt = argv.shift();
+    else if (a === '--save') save = argv.shift();
     else { console.error('ort_check: unknown argument ' + a); process.exit(2); }
   }
   if (!model || !refs.length) { console.error('usage: node ort_check.js MODEL --in NAME=X.npy ... --ref R.npy ...'); process.exit(2); }
@@ -43,6 +45,7 @@ async function main() {
     feeds[name] = new ort.Tensor(x.type, x.data, x.shape);
   }
   const out = await session.run(feeds);
+  if (save) session.outputNames.forEach((name, k) => saveNpy(path.join(save, `ort_out${k}.npy`), out[name]));
   let ok = true;
   session.outputNames.slice(0, refs.length).forEach((name, i) => {
     const ref = loadNpy(refs[i]), got = out[name];

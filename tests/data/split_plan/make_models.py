@@ -32,6 +32,10 @@ data-dependent nodes, with PyTorch's outputs:
    small mask head), whose paste of each mask into the image is a Loop over
    the detections sizing values by the box coordinates it reads
    (check_codegen.py's check_mrcnn_ort, against ONNX Runtime).
+ - detect_krcnn: torchvision's Keypoint R-CNN whole on the same backbone
+   (a small keypoint head, 3 keypoints), whose Loop over the detections
+   resizes each heatmap to its box (bicubic), flattens it and takes its
+   arg-max (check_codegen.py's check_krcnn_ort, against ONNX Runtime).
 
 Usage (Debian's /usr/bin/python3 with python3-torch and python3-onnx):
 
@@ -199,6 +203,17 @@ def main():
             d = self.m([x[0]])[0]
             return d["boxes"], d["scores"], d["labels"], d["masks"]
 
+    class KeypointDetections(nn.Module):
+        """Keypoint R-CNN on one image: its boxes, scores, labels, keypoints and their scores."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            d = self.m([x[0]])[0]
+            return d["boxes"], d["scores"], d["labels"], d["keypoints"], d["keypoints_scores"]
+
     def tiny_detector(kind):
         """torchvision's FCOS or RetinaNet (its transform, heads and
         post-processing: per-level TopK of min(candidates, count), box
@@ -207,14 +222,15 @@ def main():
         FCOS, whose scores are a geometric mean with the centerness, by 0.25
         for RetinaNet, whose sigmoids would saturate at 1), so scores are
         spread: no near ties decide the order."""
-        from torchvision.models.detection import FCOS, FasterRCNN, MaskRCNN, RetinaNet
+        from torchvision.models.detection import FCOS, FasterRCNN, KeypointRCNN, MaskRCNN, RetinaNet
+        from torchvision.models.detection.keypoint_rcnn import KeypointRCNNHeads, KeypointRCNNPredictor
         from torchvision.models.detection.mask_rcnn import MaskRCNNHeads, MaskRCNNPredictor
         from torchvision.models.detection.anchor_utils import AnchorGenerator
         from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
         from torchvision.ops import MultiScaleRoIAlign
         gen = torch.Generator().manual_seed({"fcos": 20261204, "retina": 20261205, "frcnn": 20261206,
-                                             "mrcnn": 20261208}[kind])
-        if kind in ("frcnn", "mrcnn"):  # RPN proposals, RoIAlign of them, a small box head, per-class post-processing
+                                             "mrcnn": 20261208, "krcnn": 20261209}[kind])
+        if kind in ("frcnn", "mrcnn", "krcnn"):  # RPN proposals, RoIAlign of them, a small box head, per-class post-processing
             two_stage = dict(rpn_anchor_generator=AnchorGenerator(sizes=((16, 32),), aspect_ratios=((0.5, 1.0, 2.0),)),
                              box_roi_pool=MultiScaleRoIAlign(["0"], 7, 2), box_head=TwoMLPHead(32 * 49, 64),
                              box_predictor=FastRCNNPredictor(64, 4), min_size=64, max_size=64,
@@ -222,10 +238,15 @@ def main():
                              box_detections_per_img=12)
             if kind == "frcnn":
                 m = FasterRCNN(TinyBackbone(), num_classes=None, **two_stage)
-            else:  # and a mask head of one conv, its masks pasted into the image by a Loop
+            elif kind == "mrcnn":  # and a mask head of one conv, its masks pasted into the image by a Loop
                 m = MaskRCNN(TinyBackbone(), num_classes=None, mask_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
                              mask_head=MaskRCNNHeads(32, [16], 1), mask_predictor=MaskRCNNPredictor(16, 16, 4),
                              **two_stage)
+            else:  # a keypoint head of one conv: 3 heatmaps per box, each resized to its box in a Loop
+                two_stage["box_predictor"] = FastRCNNPredictor(64, 2)
+                m = KeypointRCNN(TinyBackbone(), num_classes=None, keypoint_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
+                                 keypoint_head=KeypointRCNNHeads(32, [16]), keypoint_predictor=KeypointRCNNPredictor(16, 3),
+                                 **two_stage)
             with torch.no_grad():
                 for mod in m.modules():
                     if isinstance(mod, (nn.Conv2d, nn.Linear, nn.ConvTranspose2d)):
@@ -235,7 +256,8 @@ def main():
                             mod.bias.zero_()
                 m.roi_heads.box_predictor.cls_score.weight.mul_(3.0)
             xs = [(torch.rand(1, 3, 64, 64, generator=gen),), (torch.rand(1, 3, 64, 64, generator=gen) * 0.5,)]
-            return (Detections if kind == "frcnn" else MaskDetections)(m.eval()).eval(), xs
+            wrap = {"frcnn": Detections, "mrcnn": MaskDetections, "krcnn": KeypointDetections}[kind]
+            return wrap(m.eval()).eval(), xs
         anchors = AnchorGenerator(sizes=((24,),), aspect_ratios=((1.0,),)) if kind == "fcos" else \
             AnchorGenerator(sizes=((16, 32),), aspect_ratios=((0.5, 1.0, 2.0),))
         cls = FCOS if kind == "fcos" else RetinaNet
@@ -293,13 +315,15 @@ def main():
         xs = [torch.randn(6, 2, 4, 4, generator=gen), -torch.rand(6, 2, 4, 4, generator=gen)]
         xs[1][4] = xs[1][4].abs()  # one sample of six selected
         export("masked_batch", model, [(xs[0],), (xs[1],)], ["x"], ["y"])
-    for kind in ("fcos", "retina", "frcnn", "mrcnn"):
+    for kind in ("fcos", "retina", "frcnn", "mrcnn", "krcnn"):
         if not only or "detect_" + kind in only:
             model, xs = tiny_detector(kind)
-            # Faster and Mask R-CNN's ONNX exports do not give eager PyTorch's detections (ONNX Runtime agrees
-            # with nnfx, not with PyTorch): no PyTorch outputs are kept; check_codegen.py compares with ONNX Runtime
-            export("detect_" + kind, model, xs, ["image"], ["boxes", "scores", "labels"] + ["masks"] * (kind == "mrcnn"),
-                   kind not in ("frcnn", "mrcnn"))
+            # Faster, Mask and Keypoint R-CNN's ONNX exports do not give eager PyTorch's detections (ONNX Runtime
+            # agrees with nnfx, not with PyTorch): no PyTorch outputs are kept; check_codegen.py compares with
+            # ONNX Runtime
+            extra = {"mrcnn": ["masks"], "krcnn": ["keypoints", "keypoints_scores"]}.get(kind, [])
+            export("detect_" + kind, model, xs, ["image"], ["boxes", "scores", "labels"] + extra,
+                   kind not in ("frcnn", "mrcnn", "krcnn"))
     if only:
         return 0
 
