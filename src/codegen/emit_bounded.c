@@ -383,44 +383,70 @@ static nnfx_status emit_resize_sized(cg *c, const fx_step_view *s, const nnfx_no
     return NNFX_OK;
 }
 
+/* Step s (node n, input x of rank <= 8) as nnfx_rt_copy_window: cnt[d] the
+ * actual dim d of value cv (n or x), from element `at` of x (its strides at
+ * its bound: xst) into n's output at element strides yst (C expressions,
+ * one per dim of x; they may read cnt). */
+static nnfx_status emit_window(cg *c, const fx_step_view *s, const nnfx_node *n, const nnfx_node *cv, const char *at,
+                               const char *yst, const char *what) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    const nnfx_dtype dt = n->meta[0].dtype;
+    char x[96], y[96];
+    nnfx_status st;
+    if ((st = cg_typed_in(c, s, 0, dt, x, sizeof x)) || (st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
+    int64_t xd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK];
+    for (int d = 0; d < xm->rank; d++)
+        xd[d] = xm->dims[d].value;
+    kern_strides(xm->rank, xd, xst);
+    cg_use_section(c, "copy_window");
+    sb_printf(&c->body, "    {   /* %s */\n        const long cnt[%d] = {", what, xm->rank);
+    for (int d = 0; d < xm->rank; d++) {
+        char e[64];
+        cg_dim_expr(c, cv, d, e, sizeof e);
+        sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
+    }
+    sb_printf(&c->body, "};\n");
+    cg_emit_longs(&c->body, "xst", xm->rank, xst);
+    sb_printf(&c->body, "        const long yst[%d] = {%s};\n", xm->rank, yst);
+    sb_printf(&c->body,
+              "        nnfx_rt_copy_window((const unsigned char *)%s + (%s) * %d, (unsigned char *)%s, %d, %d, cnt, "
+              "xst, yst);\n    }\n",
+              x, at, (int)nnfx_dtype_size(dt), y, (int)nnfx_dtype_size(dt), xm->rank);
+    return NNFX_OK;
+}
+
+/* Whether window copies (emit_window) take values of x's meta into n's:
+ * rank 1 to 8, a type generated C holds. */
+static bool window_ok(const nnfx_meta *xm, const nnfx_node *n) {
+    return xm && xm->rank >= 1 && xm->rank <= 8 && cg_ctype(n->meta[0].dtype);
+}
+
 /* A Slice from starts read at run time (bounds.c's starts): the window of
  * its output's actual dims from those starts, at both values' bounds. */
 static nnfx_status emit_slice_window(cg *c, const fx_step_view *s, const nnfx_node *n, const int *start) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    const nnfx_dtype dt = ym->dtype;
-    if (!xm || xm->rank < 1 || xm->rank != ym->rank || xm->rank > 8 || !cg_ctype(dt))
+    if (!window_ok(xm, n) || xm->rank != ym->rank)
         return cg_unsupported(c, n, "a slice from starts read at run time of this kind is not generated");
-    char x[96], y[96];
-    nnfx_status st;
-    if ((st = cg_typed_in(c, s, 0, dt, x, sizeof x)) || (st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
     int64_t xd[NNFX_MAX_RANK], yd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], yst[NNFX_MAX_RANK];
     for (int d = 0; d < xm->rank; d++)
         xd[d] = xm->dims[d].value, yd[d] = ym->dims[d].value;
     kern_strides(xm->rank, xd, xst);
     kern_strides(ym->rank, yd, yst);
-    cg_use_section(c, "copy_window");
-    sb_printf(&c->body, "    {\n        const long cnt[%d] = {", xm->rank);
+    sbuf at = {0}, ys = {0};
+    sb_printf(&at, "0");
     for (int d = 0; d < xm->rank; d++) {
-        char e[64];
-        cg_dim_expr(c, n, d, e, sizeof e);
-        sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
-    }
-    sb_printf(&c->body, "};\n");
-    cg_emit_longs(&c->body, "xst", xm->rank, xst);
-    cg_emit_longs(&c->body, "yst", ym->rank, yst);
-    sb_printf(&c->body, "        const long at = 0");
-    for (int d = 0; d < xm->rank; d++) {
+        sb_printf(&ys, d ? ", %lld" : "%lld", (long long)yst[d]);
         if (start[d] < 0) continue;
         char e[64];
         cg_define_extent(c, start[d]);
         cg_extent_expr(c->bnd, start[d], e, sizeof e);
-        sb_printf(&c->body, " + (long)%s * %lld", e, (long long)xst[d]);
+        sb_printf(&at, " + (long)%s * %lld", e, (long long)xst[d]);
     }
-    sb_printf(&c->body,
-              ";\n        nnfx_rt_copy_window((const unsigned char *)%s + at * %d, (unsigned char *)%s, %d, %d, cnt, "
-              "xst, yst);\n    }\n",
-              x, (int)nnfx_dtype_size(dt), y, (int)nnfx_dtype_size(dt), xm->rank);
-    return NNFX_OK;
+    char *ats = sb_finish(&at), *yss = sb_finish(&ys);
+    nnfx_status st = ats && yss ? emit_window(c, s, n, n, ats, yss, "a window from starts read at run time")
+                                : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    free(ats), free(yss);
+    return st;
 }
 
 /* ConstantOfShape of a shape computed at run time: its value over the
@@ -489,41 +515,27 @@ static nnfx_status emit_shape_of(cg *c, const fx_step_view *s, const nnfx_node *
 static nnfx_status emit_merge_tail(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_node *x = n->args[0].u.node;
     const nnfx_meta *xm = &x->meta[0], *ym = &n->meta[0];
-    const nnfx_dtype dt = ym->dtype;
-    if (xm->rank < 1 || xm->rank > 8 || ym->rank < 1 || !cg_ctype(dt))
+    if (!window_ok(xm, n) || ym->rank < 1 || ym->rank > xm->rank)
         return cg_unsupported(c, n, "a compacting reshape of this kind is not generated");
-    char xs[96], y[96];
-    nnfx_status st;
-    if ((st = cg_typed_in(c, s, 0, dt, xs, sizeof xs)) || (st = cg_typed_out(c, s->out, dt, n, y, sizeof y))) return st;
-    int64_t xd[NNFX_MAX_RANK], yd[NNFX_MAX_RANK], xst[NNFX_MAX_RANK], yst[NNFX_MAX_RANK];
-    for (int d = 0; d < xm->rank; d++)
-        xd[d] = xm->dims[d].value;
+    int64_t yd[NNFX_MAX_RANK], yst[NNFX_MAX_RANK];
     for (int d = 0; d < ym->rank; d++)
         yd[d] = ym->dims[d].value;
-    kern_strides(xm->rank, xd, xst);
     kern_strides(ym->rank, yd, yst);
-    cg_use_section(c, "copy_window");
-    sb_printf(&c->body, "    {   /* the valid values compacted */\n        const long cnt[%d] = {", xm->rank);
-    for (int d = 0; d < xm->rank; d++) {
-        char e[64];
-        cg_dim_expr(c, x, d, e, sizeof e);
-        sb_printf(&c->body, d ? ", (long)%s" : "(long)%s", e);
-    }
-    sb_printf(&c->body, "};\n");
-    cg_emit_longs(&c->body, "xst", xm->rank, xst);
-    sb_printf(&c->body, "        const long yst[%d] = {", xm->rank);
+    sbuf ys = {0};
     for (int d = 0; d < xm->rank; d++) { /* the merged dims: strides of the actual dims after them */
         if (d < ym->rank - 1) {
-            sb_printf(&c->body, d ? ", %lld" : "%lld", (long long)yst[d]);
+            sb_printf(&ys, d ? ", %lld" : "%lld", (long long)yst[d]);
             continue;
         }
-        sb_printf(&c->body, d ? ", 1L" : "1L");
+        sb_printf(&ys, d ? ", 1L" : "1L");
         for (int k = d + 1; k < xm->rank; k++)
-            sb_printf(&c->body, " * cnt[%d]", k);
+            sb_printf(&ys, " * cnt[%d]", k);
     }
-    sb_printf(&c->body, "};\n        nnfx_rt_copy_window(%s, %s, %d, %d, cnt, xst, yst);\n    }\n", xs, y,
-              (int)nnfx_dtype_size(dt), xm->rank);
-    return NNFX_OK;
+    char *yss = sb_finish(&ys);
+    nnfx_status st = yss ? emit_window(c, s, n, x, "0", yss, "the valid values compacted")
+                         : nnfx_error_set(c->err, NNFX_ERR_NOMEM, "codegen: out of memory");
+    free(yss);
+    return st;
 }
 
 nnfx_status cg_emit_data_sized(cg *c, const fx_step_view *s, const nnfx_node *n, bool *taken) {
