@@ -625,7 +625,9 @@ static bool rule_range(cg_rule_ctx *r) {
 
 /* ScatterElements: the data's extents carry over; indices and updates may
  * depend on the data along their first dim (one extent: the kernel
- * scatters their valid rows only). */
+ * scatters their valid rows only); along the data's first dim when that
+ * depends on the data (torchvision's merge of RoIAlign levels), its indices
+ * are taken against the actual extent. */
 static bool rule_scatter_elements(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
     const int *di = r->din[1], *du = r->din[2];
@@ -638,8 +640,8 @@ static bool rule_scatter_elements(cg_rule_ctx *r) {
     int axis;
     if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
         return refuse(r, "its axis is out of range");
-    if (r->din[0] && r->din[0][axis] >= 0)
-        return refuse(r, "it scatters along a data-dependent dim (its indices are checked against the bound)");
+    if (r->din[0] && r->din[0][axis] >= 0 && axis != 0)
+        return refuse(r, "it scatters along a data-dependent dim other than the first");
     for (int d = 0; d < xm->rank; d++)
         r->ext[d] = r->din[0] ? r->din[0][d] : -1;
     return true;

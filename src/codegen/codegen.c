@@ -3264,6 +3264,8 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
 
 static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
                                  nnfx_codegen_files *out, nnfx_error *err);
+static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
+                                nnfx_codegen_files *out, int64_t scratch, int64_t *needed, nnfx_error *err);
 static void scalar_loop_conditions(nnfx_graph *g);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
@@ -3481,9 +3483,24 @@ static void scalar_loop_conditions(nnfx_graph *g) {
     }
 }
 
-/* nnfx_codegen_opt on a linted graph with inferred shapes. */
+/* nnfx_codegen_opt on a linted graph with inferred shapes: a pass with the
+ * steps' working memory step_scratch_need finds, then, where the steps took
+ * more (NonMaxSuppression's, Unique's) and control-flow regions lie after
+ * it, a pass with that much. */
 static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
                                  nnfx_codegen_files *out, nnfx_error *err) {
+    int64_t needed = 0;
+    nnfx_status st = codegen_pass(g, o, bounds, out, 0, &needed, err);
+    if (st != NNFX_ERR_RUNTIME || !needed) return st;
+    if (err) memset(err, 0, sizeof *err);
+    return codegen_pass(g, o, bounds, out, needed, &needed, err);
+}
+
+/* One pass of codegen_graph: control-flow regions after `scratch` bytes of
+ * the steps' working memory at least; *needed set (NNFX_ERR_RUNTIME) when
+ * the steps took more. */
+static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
+                                nnfx_codegen_files *out, int64_t scratch, int64_t *needed, nnfx_error *err) {
     nnfx_status st;
     const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
@@ -3522,7 +3539,8 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
     c.nodes = calloc((size_t)c.nnodes + 1, sizeof *c.nodes);
     c.nvalues = fx_plan_nvalues(p) + 1;
     c.scratch_off = fx_plan_arena_bytes(p);
-    c.ctrl_base = c.scratch_off + step_scratch_need(g, false);
+    const int64_t need = step_scratch_need(g, false);
+    c.ctrl_base = c.scratch_off + (need > scratch ? need : scratch);
     c.weight_id = calloc((size_t)c.nvalues, sizeof *c.weight_id);
     c.packed_id = calloc((size_t)c.nvalues, sizeof *c.packed_id);
     c.xdef = bounds ? calloc((size_t)bounds->nxp + 1, 1) : NULL;
@@ -3541,6 +3559,7 @@ static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, c
               name);
     if ((st = walk_plan(&c))) goto done;
     if (c.ctrl_peak && c.scratch_off + c.scratch_bytes > c.ctrl_base) {
+        *needed = c.scratch_bytes;
         st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: the steps' working memory overlaps control-flow regions");
         goto done;
     }

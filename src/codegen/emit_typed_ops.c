@@ -774,9 +774,18 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
     for (int j = 0; j < k; j++)
         snprintf(dl[j], sizeof dl[j], "%lld", (long long)xd[nd ? j : axis]);
+    if (!nd) cg_dim_expr(c, n->args[0].u.node, axis, dl[0], sizeof dl[0]); /* its actual length */
     emit_index_check(c, n, ix, di, cnt, k, dl);
     sb_printf(&c->body, "    {\n");
-    emit_longs(&c->body, "xshape", xm->rank, xd);
+    const int *ex = c->bnd && !nd ? cg_dyn_of(c->bnd, n->args[0].u.node) : NULL;
+    if (ex && axis == 0 && ex[0] >= 0) { /* along a data-dependent first dim: indices checked against its extent */
+        sb_printf(&c->body, "        const long xshape[%d] = {(long)%s", xm->rank, dl[0]);
+        for (int d = 1; d < xm->rank; d++)
+            sb_printf(&c->body, ", %lld", (long long)xd[d]);
+        sb_printf(&c->body, "};\n");
+    } else {
+        emit_longs(&c->body, "xshape", xm->rank, xd);
+    }
     if (nd) {
         const int64_t q = cg_meta_numel(im) / k, slice = infer_prod(xm, k, xm->rank);
         sb_printf(&c->body, "        nnfx_rt_scatter_nd(%s, %s, %d, %s, %d, %d, xshape, %lld, %d, %lld, %d);\n    }\n",

@@ -32,8 +32,9 @@ data-dependent nodes, with PyTorch's outputs:
    small mask head), whose paste of each mask into the image is a Loop over
    the detections sizing values by the box coordinates it reads
    (check_codegen.py's check_mrcnn_ort, against ONNX Runtime).
- - detect_krcnn: torchvision's Keypoint R-CNN whole on the same backbone
-   (a small keypoint head, 3 keypoints), whose Loop over the detections
+ - detect_krcnn: torchvision's Keypoint R-CNN whole on a backbone of two
+   feature maps (RoIAlign per level, merged by a ScatterElements along the
+   detections; a small keypoint head, 3 keypoints), whose Loop over the detections
    resizes each heatmap to its box (bicubic), flattens it and takes its
    arg-max (check_codegen.py's check_krcnn_ort, against ONNX Runtime).
 
@@ -188,6 +189,22 @@ def main():
         def forward(self, x):
             return {"0": self.body(x)}
 
+    class TwoLevelBackbone(nn.Module):
+        """TinyBackbone's convs and a third: feature maps "0" (16x16) and "1"
+        (8x8) of 32 channels, so that MultiScaleRoIAlign assigns boxes to
+        levels and merges them (a ScatterElements along the detections)."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
+                                      nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU())
+            self.down = nn.Sequential(nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.ReLU())
+            self.out_channels = 32
+
+        def forward(self, x):
+            f = self.body(x)
+            return {"0": f, "1": self.down(f)}
+
     sys.path.insert(0, os.path.dirname(HERE))  # tests/data: gen_real_models.detections_module
     from gen_real_models import detections_module
     Detections = detections_module()
@@ -242,9 +259,12 @@ def main():
                 m = MaskRCNN(TinyBackbone(), num_classes=None, mask_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
                              mask_head=MaskRCNNHeads(32, [16], 1), mask_predictor=MaskRCNNPredictor(16, 16, 4),
                              **two_stage)
-            else:  # a keypoint head of one conv: 3 heatmaps per box, each resized to its box in a Loop
-                two_stage["box_predictor"] = FastRCNNPredictor(64, 2)
-                m = KeypointRCNN(TinyBackbone(), num_classes=None, keypoint_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
+            else:  # two levels, a keypoint head of one conv: 3 heatmaps per box, each resized to its box in a Loop
+                two_stage.update(box_predictor=FastRCNNPredictor(64, 2), box_roi_pool=MultiScaleRoIAlign(["0", "1"], 7, 2),
+                                 rpn_anchor_generator=AnchorGenerator(sizes=((16,), (32,)),
+                                                                      aspect_ratios=((0.5, 1.0, 2.0),) * 2))
+                m = KeypointRCNN(TwoLevelBackbone(), num_classes=None,
+                                 keypoint_roi_pool=MultiScaleRoIAlign(["0", "1"], 14, 2),
                                  keypoint_head=KeypointRCNNHeads(32, [16]), keypoint_predictor=KeypointRCNNPredictor(16, 3),
                                  **two_stage)
             with torch.no_grad():
