@@ -481,6 +481,10 @@ static bool rule_concat(cg_rule_ctx *r) {
             if (sum < 0) return oom(r);
             if (keep_node(r->b, r->n, r->err)) return refuse(r, "out of memory");
             r->ext[d] = sum;
+            if (r->b->xp[sum].kind == CG_X_CONST) { /* pieces that always fill it (w and k - w): static */
+                ((nnfx_node *)r->n)->meta[0].dims[d].value = r->b->xp[sum].v;
+                r->ext[d] = -1;
+            }
             continue;
         }
         int e = -2;
@@ -1210,6 +1214,67 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
     return st;
 }
 
+/* Whether n (in a Loop body) is a small integer value computed from data
+ * at run time (a box's coordinates read at the trip number): its elements
+ * become CG_X_DATA extents its readers may size dims with. */
+static bool data_root(cg_bounds *b, nnfx_node *n) {
+    const nnfx_meta *m = &n->meta[0];
+    if (!b->loop || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || ir_op_is_ctrl(n->op) ||
+        n->op == NNFX_OP_GETITEM || !nnfx_meta_is_static(m) || nnfx_meta_numel(m) < 1 ||
+        nnfx_meta_numel(m) > CG_SYM_MAX || (m->dtype != NNFX_I64 && m->dtype != NNFX_I32))
+        return false;
+    bool reads_data = false;
+    for (int a = 0; a < n->nargs; a++)
+        reads_data |= !cg_arg_is_const(n, a);
+    return reads_data && !cg_static_value(b, n, 8);
+}
+
+/* Whether n (in a Loop body) computes a small integer value from values
+ * read from data (runtime sizes, din none) by an op sizes.c does not
+ * follow (Div, Mod...): its value read at run time is a data root. */
+static bool data_root_over(cg_bounds *b, nnfx_node *n, const int *const *din, const cg_sym *const *sin) {
+    if (!b->loop) return false;
+    for (int a = 0; a < n->nargs; a++)
+        if (din[a] || (sin[a] && !sin[a]->runtime)) return false;
+    switch (n->op) {
+    case NNFX_OP_DIV:
+    case NNFX_OP_MOD:
+    case NNFX_OP_FLOOR:
+    case NNFX_OP_CEIL:
+    case NNFX_OP_ROUND:
+    case NNFX_OP_ABS:
+    case NNFX_OP_NEG:
+    case NNFX_OP_CLIP:
+    case NNFX_OP_CAST: return data_root(b, n); /* a Cast sizes.c does not follow: from float */
+    default: return false;
+    }
+}
+
+/* Enters data root n: its elements as CG_X_DATA extents within their
+ * intervals (unknown when unbounded). */
+static nnfx_status add_root(cg_bounds *b, nnfx_node *n, nnfx_error *err) {
+    if (b->nroot == b->rootcap) {
+        int cap = b->rootcap ? 2 * b->rootcap : 16;
+        const nnfx_node **r = realloc(b->root, sizeof *r * (size_t)cap);
+        if (!r) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->root = r, b->rootcap = cap;
+    }
+    b->root[b->nroot] = n;
+    cg_sym sy = {n, (int)nnfx_meta_numel(&n->meta[0]), {0}, true};
+    for (int k = 0; k < sy.n; k++) {
+        double lo, hi;
+        sy.el[k] = -1;
+        if (!cg_interval(b, n, k, &lo, &hi) || lo < -4e18 || hi > 4e18) continue;
+        const int e = cg_x_make(b, CG_X_DATA, -1, -1, -1, (int64_t)b->nroot * CG_SYM_MAX + k);
+        if (e < 0) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        b->xp[e].lo = (int64_t)floor(lo), b->xp[e].hi = b->xp[e].at_bound = (int64_t)ceil(hi);
+        b->xp[e].nonneg = lo >= 0;
+        sy.el[k] = e;
+    }
+    b->nroot++;
+    return cg_add_sym(b, n, &sy, err);
+}
+
 /* Node n reads values whose dims depend on the data (din) or small
  * integers computed from their sizes (sin): it is inferred again from the
  * bounds and entered in b, or refused (the error names it). */
@@ -1282,6 +1347,7 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         }
         return cg_add_sym(b, n, &sy, err);
     }
+    if (data_root_over(b, n, din, sin)) return add_root(b, n, err); /* Div, Mod... of values read from data */
     bool dynamic = false; /* reading only constants known from sizes, n is static: nothing to follow */
     for (int a = 0; a < n->nargs; a++)
         dynamic |= din[a] || (sin[a] && cg_sym_depends(b, sin[a]));
@@ -1306,46 +1372,6 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
             return st;
     }
     return NNFX_OK;
-}
-
-/* Whether n (in a Loop body) is a small integer value computed from data
- * at run time (a box's coordinates read at the trip number): its elements
- * become CG_X_DATA extents its readers may size dims with. */
-static bool data_root(cg_bounds *b, nnfx_node *n) {
-    const nnfx_meta *m = &n->meta[0];
-    if (!b->loop || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || ir_op_is_ctrl(n->op) ||
-        n->op == NNFX_OP_GETITEM || !nnfx_meta_is_static(m) || nnfx_meta_numel(m) < 1 ||
-        nnfx_meta_numel(m) > CG_SYM_MAX || (m->dtype != NNFX_I64 && m->dtype != NNFX_I32))
-        return false;
-    bool reads_data = false;
-    for (int a = 0; a < n->nargs; a++)
-        reads_data |= !cg_arg_is_const(n, a);
-    return reads_data && !cg_static_value(b, n, 8);
-}
-
-/* Enters data root n: its elements as CG_X_DATA extents within their
- * intervals (unknown when unbounded). */
-static nnfx_status add_root(cg_bounds *b, nnfx_node *n, nnfx_error *err) {
-    if (b->nroot == b->rootcap) {
-        int cap = b->rootcap ? 2 * b->rootcap : 16;
-        const nnfx_node **r = realloc(b->root, sizeof *r * (size_t)cap);
-        if (!r) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-        b->root = r, b->rootcap = cap;
-    }
-    b->root[b->nroot] = n;
-    cg_sym sy = {n, (int)nnfx_meta_numel(&n->meta[0]), {0}, true};
-    for (int k = 0; k < sy.n; k++) {
-        double lo, hi;
-        sy.el[k] = -1;
-        if (!cg_interval(b, n, k, &lo, &hi) || lo < -4e18 || hi > 4e18) continue;
-        const int e = cg_x_make(b, CG_X_DATA, -1, -1, -1, (int64_t)b->nroot * CG_SYM_MAX + k);
-        if (e < 0) return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
-        b->xp[e].lo = (int64_t)floor(lo), b->xp[e].hi = b->xp[e].at_bound = (int64_t)ceil(hi);
-        b->xp[e].nonneg = lo >= 0;
-        sy.el[k] = e;
-    }
-    b->nroot++;
-    return cg_add_sym(b, n, &sy, err);
 }
 
 nnfx_status cg_set_bounds(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {

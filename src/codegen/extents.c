@@ -141,6 +141,8 @@ int cg_x_make(cg_bounds *b, cg_xkind kind, int a, int bb, int cc, int64_t v) {
             return cg_x_const(b, 0); /* a size is never negative */
     }
     if ((kind == CG_X_MIN || kind == CG_X_MAX) && a == bb) return a;
+    if (kind == CG_X_ADD && b->xp[bb].kind == CG_X_SUB && b->xp[bb].b == a) return b->xp[bb].a; /* a + (k - a) */
+    if (kind == CG_X_ADD && b->xp[a].kind == CG_X_SUB && b->xp[a].b == bb) return b->xp[a].a;   /* (k - b) + b */
     for (int i = 0; i < b->nxp; i++) {
         const cg_xp *x = &b->xp[i];
         if (x->kind == kind && x->a == a && x->b == bb && x->c == cc && (nops || x->v == v)) return i;

@@ -178,6 +178,18 @@ static iv op_iv(ivctx *x, cg_bounds *b, const nnfx_node *n, int64_t k, int depth
             r = (iv){floor(r.lo), ceil(r.hi)};
         return r;
     }
+    case NNFX_OP_MOD: { /* below the divisor's magnitude; of its sign (fmod 0) or the dividend's (fmod 1) */
+        const iv xv = arg_iv(x, b, n, 0, bcast_elem(n, 0, k), depth),
+                 y = arg_iv(x, b, n, 1, bcast_elem(n, 1, k), depth);
+        if (!(y.lo > 0 || y.hi < 0)) return iv_all;
+        const double m = fmax(fabs(y.lo), fabs(y.hi));
+        if (nnfx_node_attr_int(n, "fmod", 0)) return (iv){xv.lo < 0 ? -m : 0, xv.hi > 0 ? m : 0};
+        return y.lo > 0 ? (iv){0, m} : (iv){-m, 0};
+    }
+    case NNFX_OP_ABS: {
+        const iv xv = arg_iv(x, b, n, 0, k, depth);
+        return xv.lo >= 0 ? xv : xv.hi <= 0 ? (iv){-xv.hi, -xv.lo} : (iv){0, fmax(-xv.lo, xv.hi)};
+    }
     case NNFX_OP_MAX:
     case NNFX_OP_MIN: {
         iv r = arg_iv(x, b, n, 0, bcast_elem(n, 0, k), depth);

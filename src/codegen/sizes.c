@@ -276,6 +276,8 @@ void cg_release_sym_values(cg_bounds *b) {
  * it), kept as v's pass_data for the inference of its readers; NULL when
  * not (depth: recursion left). */
 const nnfx_tensor *cg_static_value(cg_bounds *b, nnfx_node *v, int depth) {
+    const cg_sym *sy = cg_sym_of(b, v);
+    if (sy && sy->runtime && cg_sym_depends(b, sy)) return NULL; /* read from data: its pass_data is its most */
     if (v->pass_data) return v->pass_data;
     if (depth <= 0 || v->opcode != NNFX_CALL_FUNCTION || v->nout != 1 || ir_op_is_ctrl(v->op) || cg_dyn_of(b, v) ||
         !nnfx_meta_is_static(&v->meta[0]) || nnfx_meta_numel(&v->meta[0]) > 64)

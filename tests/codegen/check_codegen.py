@@ -474,6 +474,62 @@ def check_paste_masks():
             print("paste_%s %s: output dims %s" % (kind, label, shapes))
 
 
+def check_loop_sizes_arith():
+    """A loop over detections whose body takes sizes and a start from its
+    box by integer division and remainder (h = (y1 - y0) // 2 + 1, w = (x1 -
+    x0) % 7 + 2, a column start x0 % 3), resizes its mask to them (nearest),
+    slices from that start and pads to 24 x 24 with zeros sized from the
+    slice's own shape: values the generator cannot follow as expressions,
+    read at run time instead and bounded by their ranges. Exported by torch
+    at test time; checked against PyTorch running the same function, on
+    samples selecting some, no and every detection."""
+    try:
+        import torch
+    except ImportError as e:
+        fail("loop_sizes_arith needs python3-torch: %s" % e)
+        return
+
+    @torch.jit._script_if_tracing
+    def paste_arith(masks, boxes):
+        res = torch.zeros(0, 24, 24)
+        one = torch.ones(1, dtype=torch.int64)
+        for i in range(masks.size(0)):
+            b = boxes[i]
+            h = torch.max(torch.cat((((b[3] - b[1]) // 2 + 1).unsqueeze(0), one)))
+            w = torch.max(torch.cat((((b[2] - b[0]) % 7 + 2).unsqueeze(0), one)))
+            m = torch.nn.functional.interpolate(masks[i][None], size=(int(h), int(w)), mode="nearest")[0, 0]
+            m = m[:, b[0] % 3:]
+            m = torch.cat((m, torch.zeros(m.size(0), 24 - m.size(1))), 1)
+            m = torch.cat((m, torch.zeros(24 - m.size(0), 24)), 0)
+            res = torch.cat((res, m.unsqueeze(0)))
+        return res
+
+    class Arith(torch.nn.Module):
+        def forward(self, masks, boxes, scores):
+            keep = scores > 0
+            return paste_arith(masks[keep], boxes[keep].clamp(0, 40).to(torch.int64))
+
+    rng = np.random.default_rng(11)
+    masks = rng.random((5, 1, 14, 14)).astype(np.float32)
+    boxes = np.array([[0, 0, 40, 40], [3, 5, 9, 30], [17, 2, 18, 3], [-4, 39, 50, 60], [6, 6, 6, 6]], np.float32)
+    scores = np.ones(5, np.float32)
+    model = Arith().eval()
+    path = os.path.join(WORK, "loop_sizes_arith.onnx")
+    torch.onnx.export(model, tuple(torch.from_numpy(a) for a in (masks, boxes, scores)), path, opset_version=17,
+                      input_names=["masks", "boxes", "scores"])
+    out = os.path.join(WORK, "loop_sizes_arith")
+    r = generate(path, out, "la")
+    if r.returncode:
+        fail("loop_sizes_arith: codegen exited %d: %s" % (r.returncode, r.stdout))
+        return
+    for label, sc in (("some", scores * np.array([1, -1, 1, 1, -1], np.float32)), ("none", -scores),
+                      ("every", scores)):
+        with torch.no_grad():
+            ref = model(*(torch.from_numpy(a) for a in (masks, boxes, sc))).numpy()
+        shapes = check_bounded("loop_sizes_arith %s" % label, out, "la", [masks, boxes, sc], [ref])
+        print("loop_sizes_arith %s: output dims %s" % (label, shapes))
+
+
 def bounded_vs_ort(label, sample, ort_model, out, name, ranks):
     """Runs the generated C in out (a model with outputs sized by the data)
     on sample (an .npy input), writes each output over the dims it reports
@@ -1199,6 +1255,7 @@ def main():
     check_krcnn_ort()
     check_loop_over_rows()
     check_paste_masks()
+    check_loop_sizes_arith()
     check_topk_past_count()
     check_cumsum_count()
     check_cumsum_axis_input()
