@@ -1214,12 +1214,50 @@ static nnfx_status bound_loop(cg_rule_ctx *r) {
     return st;
 }
 
-/* Whether n (in a Loop body) is a small integer value computed from data
- * at run time (a box's coordinates read at the trip number): its elements
- * become CG_X_DATA extents its readers may size dims with. */
+/* Whether value v, or what small integer arithmetic and moves make of it
+ * (depth: steps left), sizes a value: a Slice's starts or ends, a shape, a
+ * Resize's sizes, a TopK's K, a Range's limit. */
+static bool sizes_a_value(const nnfx_node *v, int depth) {
+    for (int u = 0; u < v->nusers && depth > 0; u++) {
+        const nnfx_node *r = v->users[u];
+        if (r->opcode != NNFX_CALL_FUNCTION) continue;
+        for (int a = 0; a < r->nargs; a++)
+            if (r->args[a].kind == NNFX_ARG_NODE && r->args[a].u.node == v && sym_param(r, a)) return true;
+        switch (r->op) {
+        case NNFX_OP_IDENTITY:
+        case NNFX_OP_RESHAPE:
+        case NNFX_OP_SQUEEZE:
+        case NNFX_OP_UNSQUEEZE:
+        case NNFX_OP_CAST:
+        case NNFX_OP_CONCAT:
+        case NNFX_OP_GATHER:
+        case NNFX_OP_ADD:
+        case NNFX_OP_SUB:
+        case NNFX_OP_MUL:
+        case NNFX_OP_DIV:
+        case NNFX_OP_MOD:
+        case NNFX_OP_MIN:
+        case NNFX_OP_MAX:
+        case NNFX_OP_CLIP:
+        case NNFX_OP_REDUCE_MIN:
+        case NNFX_OP_REDUCE_MAX:
+            if (nnfx_meta_is_static(&r->meta[0]) && nnfx_meta_numel(&r->meta[0]) <= CG_SYM_MAX &&
+                sizes_a_value(r, depth - 1))
+                return true;
+            break;
+        default: break;
+        }
+    }
+    return false;
+}
+
+/* Whether n is a small integer value computed from data at run time (in a
+ * Loop body: a box's coordinates read at the trip number; in the model's
+ * graph: one that sizes a value, sizes_a_value): its elements become
+ * CG_X_DATA extents its readers may size dims with. */
 static bool data_root(cg_bounds *b, nnfx_node *n) {
     const nnfx_meta *m = &n->meta[0];
-    if (!b->loop || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || ir_op_is_ctrl(n->op) ||
+    if ((!b->loop && !sizes_a_value(n, 8)) || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || ir_op_is_ctrl(n->op) ||
         n->op == NNFX_OP_GETITEM || !nnfx_meta_is_static(m) || nnfx_meta_numel(m) < 1 ||
         nnfx_meta_numel(m) > CG_SYM_MAX || (m->dtype != NNFX_I64 && m->dtype != NNFX_I32))
         return false;
@@ -1229,11 +1267,10 @@ static bool data_root(cg_bounds *b, nnfx_node *n) {
     return reads_data && !cg_static_value(b, n, 8);
 }
 
-/* Whether n (in a Loop body) computes a small integer value from values
- * read from data (runtime sizes, din none) by an op sizes.c does not
- * follow (Div, Mod...): its value read at run time is a data root. */
+/* Whether n computes a small integer value from values read from data
+ * (runtime sizes, din none) by an op sizes.c does not follow (Div, Mod...):
+ * its value read at run time is a data root. */
 static bool data_root_over(cg_bounds *b, nnfx_node *n, const int *const *din, const cg_sym *const *sin) {
-    if (!b->loop) return false;
     for (int a = 0; a < n->nargs; a++)
         if (din[a] || (sin[a] && !sin[a]->runtime)) return false;
     switch (n->op) {
@@ -1316,8 +1353,8 @@ static nnfx_status bound_node(nnfx_graph *g, cg_bounds *b, nnfx_node *n, const i
         if (!st) b->src_dyn_in[b->nsrc - 1] = true;
         return st;
     }
-    for (int a = 0; a < n->nargs && b->loop; a++) /* a size read from data the intervals do not bound */
-        for (int i = 0; sin[a] && sym_param(n, a) && i < sin[a]->n; i++)
+    for (int a = 0; a < n->nargs; a++) /* a size read from data the intervals do not bound */
+        for (int i = 0; sin[a] && sin[a]->runtime && sym_param(n, a) && i < sin[a]->n; i++)
             if (sin[a]->el[i] < 0)
                 return refuse_node(b, n,
                                    "a size it takes is read from data that has no range generated C can find (it "
@@ -1400,10 +1437,10 @@ static nnfx_status walk(nnfx_graph *g, cg_bounds *b, nnfx_error *err) {
     nnfx_status st = NNFX_OK;
     for (nnfx_node *n = g->head, *next; n && !st; n = next) {
         next = n->next;
-        if (n->opcode == NNFX_OUTPUT) { /* a model output holding a size computed from the data */
-            for (int a = 0; a < n->nargs && !st && !b->loop; a++)
+        if (n->opcode == NNFX_OUTPUT) {               /* a model output holding a size computed from the data */
+            for (int a = 0; a < n->nargs && !st; a++) /* (one read from data is computed: a true value) */
                 if (n->args[a].kind == NNFX_ARG_NODE && cg_sym_of(b, n->args[a].u.node) &&
-                    cg_sym_depends(b, cg_sym_of(b, n->args[a].u.node)))
+                    !cg_sym_of(b, n->args[a].u.node)->runtime && cg_sym_depends(b, cg_sym_of(b, n->args[a].u.node)))
                     st = nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
                                         "codegen: model output %d (%s) is the size of a value whose size depends on "
                                         "the input data; generated C does not return such sizes as outputs (its "

@@ -2741,7 +2741,7 @@ static nnfx_status walk_plan(cg *c) {
                 const nnfx_dtype dt = o->meta[0].dtype;
                 if (c->bnd) cg_define_data_extents(c, v.last), cg_define_node_extents(c, o);
                 if (c->out_dst && cg_dyn_of(c->bnd, o)) cg_emit_result_check(c, o);
-                if (!c->out_dst && c->nbounded) cg_emit_output_dims(c, a, o);
+                if (!c->out_dst && c->dims_api) cg_emit_output_dims(c, a, o);
                 if (!c->out_dst && cg_dyn_of(c->bnd, o)) { /* over its bound: compacted */
                     if ((st = cg_emit_dyn_output(c, a, o))) return st;
                     continue;
@@ -2869,7 +2869,7 @@ static char *emit_header(cg *c, int64_t arena) {
               " * (16 for SIMD-friendly loads); reentrant with one arena per caller. */\n"
               "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena);\n",
               N, N, io, io, N, N, io, io);
-    if (c->nbounded)
+    if (c->dims_api)
         sb_printf(
             &h,
             "/* The same, also writing each output's actual dims: dims[i] (when not NULL) to room for\n"
@@ -2965,7 +2965,7 @@ static char *emit_source(cg *c, int64_t arena) {
     }
     sb_printf(&s, "/* weights: %s_weights.c */\n", N);
     if (c->decls.s) sb_append(&s, c->decls.s, c->decls.len);
-    if (c->nbounded)
+    if (c->dims_api)
         sb_printf(&s,
                   "\nint %s_run_dims_arena(const %s *const inputs[], %s *const outputs[], long long *const dims[],\n"
                   "                      void *arena) {\n"
@@ -2979,7 +2979,7 @@ static char *emit_source(cg *c, int64_t arena) {
     emit_fixed_checks(c, &s);
     if (c->body.s) sb_append(&s, c->body.s, c->body.len);
     sb_printf(&s, "    return 0;\n}\n\n");
-    if (c->nbounded)
+    if (c->dims_api)
         sb_printf(&s,
                   "int %s_run_arena(const %s *const inputs[], %s *const outputs[], void *arena) {\n"
                   "    return %s_run_dims_arena(inputs, outputs, 0, arena);\n}\n\n",
@@ -2989,7 +2989,7 @@ static char *emit_source(cg *c, int64_t arena) {
               "int %s_run(const %s *const inputs[], %s *const outputs[]) {\n"
               "    return %s_run_arena(inputs, outputs, %s_arena);\n}\n",
               N, N, (long long)(arena / 4 > 0 ? arena / 4 : 1), N, io, io, N, N);
-    if (c->nbounded)
+    if (c->dims_api)
         sb_printf(&s,
                   "\nint %s_run_dims(const %s *const inputs[], %s *const outputs[], long long *const dims[]) {\n"
                   "    return %s_run_dims_arena(inputs, outputs, dims, %s_arena);\n}\n",
@@ -3423,7 +3423,7 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
      * constants captured by bodies made the bodies' own */
     nnfx_graph *copy = NULL;
     cg_bounds bounds = {0};
-    if (ctrl || o.nfixed || o.noutputs || cg_has_bounds(g)) {
+    if (ctrl || o.nfixed || o.noutputs || cg_has_bounds(g) || cg_first_unsized(g)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
         if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
             (ctrl && (st = inline_const_captures(copy, err))) ||
@@ -3442,7 +3442,7 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
         if (ctrl) scalar_loop_conditions(copy);
         g = copy;
     }
-    st = codegen_graph(g, &o, bounds.nsrc ? &bounds : NULL, out, err);
+    st = codegen_graph(g, &o, bounds.nsrc || bounds.nroot ? &bounds : NULL, out, err);
     cg_bounds_free(&bounds);
     nnfx_graph_free(copy);
     return st;
@@ -3519,7 +3519,7 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
     nnfx_dtype in_dtype[256];
     const nnfx_tensor *fixed_in[256] = {0};
     c.in_dtype = in_dtype, c.fixed_in = fixed_in, c.bnd = bounds;
-    if (bounds) c.bounded = bounds->src, c.nbounded = bounds->nsrc;
+    if (bounds) c.bounded = bounds->src, c.nbounded = bounds->nsrc, c.dims_api = true;
     for (const nnfx_node *n = g->head; n; n = n->next) {
         if (n->opcode == NNFX_PLACEHOLDER) {
             if (c.nin_model >= 256) {

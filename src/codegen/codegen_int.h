@@ -166,6 +166,7 @@ typedef struct cg {
     const nnfx_node *const *bounded;
     int nbounded;
     const cg_bounds *bnd; /* those nodes and the values after them, NULL when none */
+    bool dims_api;        /* outputs may be sized by the data: NAME_run_dims reports their dims */
     unsigned char *xdef;  /* per extent of bnd: its local is declared (cg_define_extent) */
 } cg;
 

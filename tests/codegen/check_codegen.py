@@ -530,6 +530,53 @@ def check_loop_sizes_arith():
         print("loop_sizes_arith %s: output dims %s" % (label, shapes))
 
 
+def check_size_from_values():
+    """A model whose output size is read from its input's values, not from a
+    NonZero's count: y = x[:, :n] * 2 with n = clamp(4 x[0, 0], 0, 6) as
+    int64 (ONNX Slice to a computed end), exported by torch. Generated C
+    gives the output room for the most the clamp allows (6 columns) and
+    reports the actual dims; checked against PyTorch on samples giving 1,
+    0, 6 (8 clamped) and 4 columns. Unclamped (n = 4 x[0, 0]), it has no
+    range and is refused, exit 3, nothing written."""
+    try:
+        import torch
+    except ImportError as e:
+        fail("size_from_values needs python3-torch: %s" % e)
+        return
+
+    class Cols(torch.nn.Module):
+        def __init__(self, clamp):
+            super().__init__()
+            self.clamp = clamp
+
+        def forward(self, x):
+            v = x[0, 0] * 4
+            n = (torch.clamp(v, 0, 6) if self.clamp else v).long()
+            return x[:, :n] * 2
+
+    rng = np.random.default_rng(5)
+    for clamp in (True, False):
+        kind = "clamped" if clamp else "unclamped"
+        model = Cols(clamp).eval()
+        path = os.path.join(WORK, "size_from_values_%s.onnx" % kind)
+        torch.onnx.export(model, (torch.randn(4, 8),), path, opset_version=17, input_names=["x"])
+        out = os.path.join(WORK, "size_from_values_" + kind)
+        r = generate(path, out, "sv")
+        if not clamp:
+            expect_refused("size_from_values_unclamped", r, out, ["(Slice)", "no range"])
+            continue
+        if r.returncode:
+            fail("size_from_values: codegen exited %d: %s" % (r.returncode, r.stdout))
+            continue
+        for v in (0.3, -1.0, 2.0, 1.1):
+            x = rng.standard_normal((4, 8)).astype(np.float32)
+            x[0, 0] = v
+            with torch.no_grad():
+                ref = model(torch.from_numpy(x)).numpy()
+            shapes = check_bounded("size_from_values x00=%g" % v, out, "sv", [x], [ref])
+            print("size_from_values x00=%g: output dims %s" % (v, shapes))
+
+
 def bounded_vs_ort(label, sample, ort_model, out, name, ranks):
     """Runs the generated C in out (a model with outputs sized by the data)
     on sample (an .npy input), writes each output over the dims it reports
@@ -1256,6 +1303,7 @@ def main():
     check_loop_over_rows()
     check_paste_masks()
     check_loop_sizes_arith()
+    check_size_from_values()
     check_topk_past_count()
     check_cumsum_count()
     check_cumsum_axis_input()
