@@ -252,6 +252,12 @@ nnfx_status cg_add_sym(cg_bounds *b, nnfx_node *n, const cg_sym *sy, nnfx_error 
         else
             ((unsigned char *)t->data)[i] = v != 0;
     }
+    for (int i = 0; i < b->nfolded; i++) /* folded before it became a sym (an interval query): replaced */
+        if (b->folded[i] == n) {
+            nnfx_tensor_release((nnfx_tensor *)n->pass_data);
+            b->folded[i] = b->folded[--b->nfolded];
+            break;
+        }
     n->pass_data = t;
     return NNFX_OK;
 }
