@@ -21,6 +21,7 @@
 
 #include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -100,7 +101,7 @@ static int const_ints(const nnfx_graph *g, const nnfx_node *n, int a, int64_t *v
     const nnfx_tensor *t = s && s->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, s->target) : NULL;
     if (!t || nnfx_tensor_numel(t) > max) return -1;
     for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
-        v[i] = (int64_t)nnfx_tensor_get(t, i);
+        v[i] = core_tensor_get_i64(t, i);
     return (int)nnfx_tensor_numel(t);
 }
 
@@ -124,13 +125,7 @@ static bool oom(cg_rule_ctx *r) {
     return refuse(r, "out of memory");
 }
 
-int64_t cg_tensor_int(const nnfx_tensor *t, int64_t i) {
-    if (t->dtype == NNFX_I64) return ((const int64_t *)t->data)[i];
-    if (t->dtype == NNFX_I32) return ((const int32_t *)t->data)[i];
-    const double v = nnfx_tensor_get(t, i);
-    if (v != v) return 0; /* NaN: no integer */
-    return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
-}
+int64_t cg_tensor_int(const nnfx_tensor *t, int64_t i) { return core_tensor_get_i64(t, i); }
 
 /* Elementwise with ONNX broadcasting over arguments [0, nargs). */
 static bool rule_broadcast(cg_rule_ctx *r, int nargs) {

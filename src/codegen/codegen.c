@@ -16,6 +16,7 @@
 
 #include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
+#include "core/core_int.h"
 #include "core/sbuf.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
@@ -930,7 +931,7 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n,
     if (ni == 0) return NNFX_OK;
     sbuf ib = {0};
     for (int64_t j = 0; j < ni; j++) {
-        int64_t k = (int64_t)nnfx_tensor_get(ti, j);
+        int64_t k = core_tensor_get_i64(ti, j);
         if (k < 0) k += len;
         if (k < 0 || k >= len) {
             free(sb_finish(&ib));
@@ -2486,7 +2487,7 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
     }
     sb_printf(lits, "};\n        static const int32_t zp[%lld] = {", (long long)k);
     for (int64_t i = 0; i < k; i++)
-        sb_printf(lits, i ? ", %lld" : "%lld", zp ? (long long)nnfx_tensor_get(zp, i) : 0LL);
+        sb_printf(lits, i ? ", %lld" : "%lld", zp ? (long long)core_tensor_get_i64(zp, i) : 0LL);
     sb_printf(lits, "};\n");
     return NNFX_OK;
 }
@@ -2709,7 +2710,7 @@ static nnfx_status emit_bytes_output(cg *c, int a, const nnfx_node *o) {
         sb_printf(&c->body, "    {   /* a constant */\n        static const %s k[%lld] = {", io_ctype(dt),
                   (long long)(n ? n : 1));
         for (int64_t i = 0; i < n; i++) {
-            const long long x = (long long)nnfx_tensor_get(vv.t, i);
+            const long long x = (long long)core_tensor_get_i64(vv.t, i);
             if (dt == NNFX_I64 && x == INT64_MIN)
                 sb_printf(&c->body, i ? ", INT64_MIN" : "INT64_MIN");
             else

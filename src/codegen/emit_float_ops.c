@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen_int.h"
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 
 /* ---- unary functions (codegen.c's cg_unary_fn / cg_unary_params) ------------- */
@@ -418,7 +419,7 @@ static nnfx_status open_indices(cg *c, const fx_step_view *s, const nnfx_node *n
         const int64_t k = nnfx_tensor_numel(vv.t);
         sb_printf(&c->body, "    {\n        static const long long ix[%lld] = {", (long long)(k ? k : 1));
         for (int64_t i = 0; i < k; i++)
-            sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)nnfx_tensor_get(vv.t, i));
+            sb_printf(&c->body, i ? ", %lld" : "%lld", (long long)core_tensor_get_i64(vv.t, i));
         sb_printf(&c->body, k ? "};\n" : "0};\n");
         snprintf(buf, len, "(const unsigned char *)ix");
         *is64 = 1;

@@ -305,7 +305,7 @@ static nnfx_status fix_node(pr_plan *p, nnfx_node *n, nnfx_error *err) {
         int r = (int)nnfx_tensor_numel(st);
         if (r != out->rank || r > NNFX_MAX_RANK) return nnfx_error_set(err, NNFX_ERR_GRAPH, "%s: shape", n->name);
         for (int d = 0; d < r; d++) {
-            shp[d] = (int64_t)nnfx_tensor_get(st, d);
+            shp[d] = core_tensor_get_i64(st, d);
             if (d == out->paxis && shp[d] > 0) shp[d] = kept_along(p, out);
         }
         nnfx_tensor *t = ints_tensor(shp, r, err);
@@ -344,9 +344,9 @@ static nnfx_status fix_node(pr_plan *p, nnfx_node *n, nnfx_error *err) {
         nnfx_tensor *ta = an ? nnfx_graph_param(pg->g, an->target) : NULL;
         int k = (int)nnfx_tensor_numel(ts);
         for (int i = 0; i < k; i++) {
-            st[i] = (int64_t)nnfx_tensor_get(ts, i);
-            en[i] = (int64_t)nnfx_tensor_get(te, i);
-            axes[i] = ta ? (int64_t)nnfx_tensor_get(ta, i) : i;
+            st[i] = core_tensor_get_i64(ts, i);
+            en[i] = core_tensor_get_i64(te, i);
+            axes[i] = ta ? core_tensor_get_i64(ta, i) : i;
             if ((axes[i] < 0 ? axes[i] + x->rank : axes[i]) != x->lo) continue;
             int64_t d = x->dims[x->lo], s = st[i] < 0 ? st[i] + d : st[i];
             s = s < 0 ? 0 : (s > d ? d : s);

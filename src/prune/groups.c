@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "prune/prune_int.h"
 
@@ -323,7 +324,7 @@ static int param_ints(const nnfx_node *n, int i, int64_t *v, int max) {
     int64_t k = nnfx_tensor_numel(t);
     if (k > max) return -1;
     for (int64_t j = 0; j < k; j++)
-        v[j] = (int64_t)nnfx_tensor_get(t, j);
+        v[j] = core_tensor_get_i64(t, j);
     return (int)k;
 }
 

@@ -8,6 +8,7 @@
 
 #include "codegen/runtime/nnfx_rt_indexed.h"
 #include "codegen/runtime/nnfx_rt_linalg.h"
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 #ifndef M_PI
@@ -131,7 +132,7 @@ nnfx_status kern_reverse_sequence(const nnfx_node *n, int nin, nnfx_tensor *cons
         inner *= x->shape[i];
     size_t es = nnfx_dtype_size(x->dtype), row = (size_t)inner * es;
     for (int64_t b = 0; b < B; b++) {
-        int64_t len = (int64_t)nnfx_tensor_get(in[1], b);
+        int64_t len = core_tensor_get_i64(in[1], b);
         if (len < 0 || len > T)
             return kern_fail(err, n, NNFX_ERR_RUNTIME, "sequence length %lld out of range", (long long)len);
         for (int64_t t = 0; t < T; t++) {

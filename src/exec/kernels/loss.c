@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 /* Loss over log-probabilities lp (double, input's layout) into out[0]. */
@@ -32,7 +33,7 @@ static nnfx_status nll_core(const nnfx_node *n, const nnfx_tensor *x, const doub
     double sum = 0, wsum = 0;
     for (int64_t b = 0; b < N; b++)
         for (int64_t d = 0; d < D; d++) {
-            int64_t t = (int64_t)nnfx_tensor_get(tg, b * D + d), o = b * D + d;
+            int64_t t = core_tensor_get_i64(tg, b * D + d), o = b * D + d;
             double l = 0, w = 0;
             if (!(has_ii && t == ii)) {
                 if (t < 0 || t >= C)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "codegen/runtime/nnfx_rt_rnn.h"
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
@@ -193,7 +194,7 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Bt, (int)GH, (int)Hd, 1.0f, h, (int)Hd, Rd,
                         (int)Hd, 0.0f, hr, (int)GH);
             for (int64_t b = 0; b < Bt; b++) {
-                int64_t len = SL ? (int64_t)nnfx_tensor_get(SL, b) : T;
+                int64_t len = SL ? core_tensor_get_i64(SL, b) : T;
                 if (back ? t >= len : t >= len) continue; /* padded step: state and output untouched */
                 const float *g = xw + (t * Bt + b) * GH, *q = hr + b * GH;
                 float *hb = h + b * Hd, *cb = cc + b * Hd;

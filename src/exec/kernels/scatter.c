@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD } red_kind;
@@ -32,7 +33,7 @@ static void apply(nnfx_tensor *out, int64_t o, const nnfx_tensor *upd, int64_t u
 static bool index_dtype_ok(const nnfx_tensor *ix) { return ix->dtype == NNFX_I64 || ix->dtype == NNFX_I32; }
 
 static int64_t index_at(const nnfx_tensor *ix, int64_t i) {
-    return ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[i] : (int64_t)nnfx_tensor_get(ix, i);
+    return ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[i] : core_tensor_get_i64(ix, i);
 }
 
 /* OneHot(indices, depth, values [off, on]) along axis. */

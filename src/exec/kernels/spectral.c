@@ -9,6 +9,7 @@
 
 #include "codegen/runtime/nnfx_rt_linalg.h"
 #include "codegen/runtime/nnfx_rt_spectral.h"
+#include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 
 /* DFT(input [..., n, ..., 1|2], dft_length?) along axis. */
@@ -22,7 +23,7 @@ nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         return kern_fail(err, n, NNFX_ERR_SHAPE, "dft axis out of range");
     bool inverse = nnfx_node_attr_int(n, "inverse", 0) != 0;
     int64_t cx = x->shape[x->rank - 1], N = x->shape[axis], L = y->shape[axis], outer = 1, inner = 1;
-    int64_t len = nin > 1 && in[1] ? (int64_t)nnfx_tensor_get(in[1], 0) : N;
+    int64_t len = nin > 1 && in[1] ? core_tensor_get_i64(in[1], 0) : N;
     for (int d = 0; d < axis; d++)
         outer *= x->shape[d];
     for (int d = axis + 1; d < x->rank - 1; d++)
@@ -45,8 +46,8 @@ nnfx_status kern_stft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "stft needs signal [B, len, 1|2] and frame_step");
     const nnfx_tensor *x = in[0], *win = nin > 2 ? in[2] : NULL;
     nnfx_tensor *y = out[0];
-    int64_t step = (int64_t)nnfx_tensor_get(in[1], 0), cx = x->shape[2], B = x->shape[0], T = x->shape[1];
-    int64_t fl = nin > 3 && in[3] ? (int64_t)nnfx_tensor_get(in[3], 0) : win ? nnfx_tensor_numel(win) : 0;
+    int64_t step = core_tensor_get_i64(in[1], 0), cx = x->shape[2], B = x->shape[0], T = x->shape[1];
+    int64_t fl = nin > 3 && in[3] ? core_tensor_get_i64(in[3], 0) : win ? nnfx_tensor_numel(win) : 0;
     int64_t F = y->shape[1], bins = y->shape[2];
     if (fl <= 0 || (win && nnfx_tensor_numel(win) != fl))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "stft frame_length and window do not fit");
