@@ -533,11 +533,14 @@ def check_loop_sizes_arith():
 def check_size_from_values():
     """A model whose output size is read from its input's values, not from a
     NonZero's count: y = x[:, :n] * 2 with n = clamp(4 x[0, 0], 0, 6) as
-    int64 (ONNX Slice to a computed end), exported by torch. Generated C
-    gives the output room for the most the clamp allows (6 columns) and
-    reports the actual dims; checked against PyTorch on samples giving 1,
-    0, 6 (8 clamped) and 4 columns. Unclamped (n = 4 x[0, 0]), it has no
-    range and is refused, exit 3, nothing written."""
+    int64 (ONNX Slice to a computed end), exported by torch; also x[:, n:]
+    (from a computed start to the end: torch's end is INT64_MAX), its row
+    sums, and x's row means. Generated C gives the outputs room for the
+    most the clamp allows and reports the actual dims; checked against
+    PyTorch on samples giving 1, 0, 6 (8 clamped) and 4 columns, and one
+    whose sums are +inf (an inf, and two 3e38 that overflow float).
+    Unclamped (n = 4 x[0, 0]), it has no range and is refused, exit 3,
+    nothing written."""
     try:
         import torch
     except ImportError as e:
@@ -552,7 +555,7 @@ def check_size_from_values():
         def forward(self, x):
             v = x[0, 0] * 4
             n = (torch.clamp(v, 0, 6) if self.clamp else v).long()
-            return x[:, :n] * 2
+            return x[:, :n] * 2, x[:, n:] - 1, x[:, n:].sum(1), x.mean(1)
 
     rng = np.random.default_rng(5)
     for clamp in (True, False):
@@ -568,13 +571,17 @@ def check_size_from_values():
         if r.returncode:
             fail("size_from_values: codegen exited %d: %s" % (r.returncode, r.stdout))
             continue
-        for v in (0.3, -1.0, 2.0, 1.1):
+        for v in (0.3, -1.0, 2.0, 1.1, "inf"):
             x = rng.standard_normal((4, 8)).astype(np.float32)
-            x[0, 0] = v
+            x[0, 0] = 1.1 if v == "inf" else v
+            if v == "inf":
+                x[1, 7], x[2, 6], x[2, 7] = np.inf, 3e38, 3e38
             with torch.no_grad():
-                ref = model(torch.from_numpy(x)).numpy()
-            shapes = check_bounded("size_from_values x00=%g" % v, out, "sv", [x], [ref])
-            print("size_from_values x00=%g: output dims %s" % (v, shapes))
+                refs = [t.numpy() for t in model(torch.from_numpy(x))]
+            if v == "inf" and not (np.isposinf(refs[2][1:3]).all() and np.isposinf(refs[3][1:3]).all()):
+                fail("size_from_values: PyTorch's sums are not +inf where the sample makes them so")
+            shapes = check_bounded("size_from_values x00=%s" % v, out, "sv", [x], refs)
+            print("size_from_values x00=%s: output dims %s" % (v, shapes))
 
 
 def bounded_vs_ort(label, sample, ort_model, out, name, ranks):
@@ -1011,7 +1018,10 @@ def compare(label, got, ref):
     nan = np.isnan(ref)  # NaN where the reference has NaN, numbers elsewhere
     if not np.array_equal(np.isnan(got), nan):
         fail("%s: NaN at %d places, the reference at %d" % (label, int(np.isnan(got).sum()), int(nan.sum())))
-    got, ref = np.where(nan, 0, got), np.where(nan, 0, ref)
+    inf = np.isinf(ref)  # the same infinities, signs too
+    if not np.array_equal(np.isinf(got), inf) or not np.array_equal(got[inf], ref[inf]):
+        fail("%s: infinities at %d places, the reference's at %d" % (label, int(np.isinf(got).sum()), int(inf.sum())))
+    got, ref = np.where(nan | inf, 0, got), np.where(nan | inf, 0, ref)
     scale = float(np.max(np.abs(ref), initial=0)) or 1.0
     err = float(np.max(np.abs(got - ref), initial=0))
     bound = 0.0 if exact else 1e-4 * scale

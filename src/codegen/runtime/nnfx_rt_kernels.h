@@ -564,10 +564,11 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
  * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums are compensated (Kahan) in
  * float, so targets without a double FPU need no soft-float calls; a
  * contiguous run (inner 1) is summed in eight compensated lanes (a vector
- * of them) folded in at the end. */
+ * of them) folded in at the end. A sum past float's range is +-inf, as
+ * the interpreter's (its double sum rounded to float). */
 static inline void nnfx_rt_kahan(float *s, float *comp, float x) {
     const float v = x - *comp, t = *s + v;
-    *comp = (t - *s) - v;
+    *comp = t - t == 0.0f ? (t - *s) - v : 0.0f; /* past float's range (inf, NaN): no compensation (inf - inf) */
     *s = t;
 }
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
