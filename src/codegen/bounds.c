@@ -125,8 +125,6 @@ static bool oom(cg_rule_ctx *r) {
     return refuse(r, "out of memory");
 }
 
-int64_t cg_tensor_int(const nnfx_tensor *t, int64_t i) { return core_tensor_get_i64(t, i); }
-
 /* Elementwise with ONNX broadcasting over arguments [0, nargs). */
 static bool rule_broadcast(cg_rule_ctx *r, int nargs) {
     const nnfx_meta *ym = &r->n->meta[0];
@@ -659,7 +657,7 @@ static int static_ints(cg_rule_ctx *r, int a, int64_t *v, int max) {
     const nnfx_tensor *t = cg_static_value(r->b, s, 8);
     if (!t || nnfx_tensor_numel(t) > max) return -1;
     for (int64_t i = 0; i < nnfx_tensor_numel(t); i++)
-        v[i] = cg_tensor_int(t, i);
+        v[i] = core_tensor_get_i64(t, i);
     return (int)nnfx_tensor_numel(t);
 }
 

@@ -20,10 +20,6 @@ typedef struct cg_rule_ctx {
     nnfx_error *err;
 } cg_rule_ctx;
 
-/* Element i of integer tensor t (int64 and int32 read exactly, others
- * truncated and saturated; NaN gives 0). */
-int64_t cg_tensor_int(const nnfx_tensor *t, int64_t i);
-
 /* Whether argument a of n is a constant (absent, a parameter or a literal). */
 bool cg_arg_is_const(const nnfx_node *n, int a);
 

@@ -14,6 +14,7 @@
 
 #include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -126,7 +127,7 @@ static iv op_iv(ivctx *x, cg_bounds *b, const nnfx_node *n, int64_t k, int depth
         const nnfx_node *ix = n->nargs > 1 && n->args[1].kind == NNFX_ARG_NODE ? n->args[1].u.node : NULL;
         if (ix && ix->opcode == NNFX_GET_ATTR) t = nnfx_graph_param(b->graph, ix->target);
         if (k >= 0 && xm && xm->rank == 1 && t && k < nnfx_tensor_numel(t) && nnfx_node_attr_int(n, "axis", 0) == 0) {
-            int64_t i = cg_tensor_int(t, k);
+            int64_t i = core_tensor_get_i64(t, k);
             if (i < 0) i += xm->dims[0].value;
             if (i >= 0 && i < xm->dims[0].value) return arg_iv(x, b, n, 0, i, depth);
         }

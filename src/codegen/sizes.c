@@ -12,6 +12,7 @@
 
 #include "codegen/bounds_int.h"
 #include "codegen/codegen_int.h"
+#include "core/core_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
 
@@ -43,7 +44,7 @@ static int arg_el(cg_rule_ctx *r, int a, int64_t i) {
     const nnfx_tensor *t = s && s->opcode == NNFX_GET_ATTR ? nnfx_graph_param(r->g, s->target) : NULL;
     if (!t && s && r->b->loop) t = cg_static_value(r->b, s, 8); /* a loop body's Shape of a static value */
     if (!t || i >= nnfx_tensor_numel(t)) return -1;
-    const int e = cg_x_const(r->b, cg_tensor_int(t, i));
+    const int e = cg_x_const(r->b, core_tensor_get_i64(t, i));
     return e < 0 ? -2 : e;
 }
 
@@ -174,8 +175,9 @@ bool cg_sym_rule(cg_rule_ctx *r, cg_sym *out) {
             const int e = arg_el(r, 0, k);
             if (e < 0 || b->xp[e].kind != CG_X_CONST) return false; /* a data-dependent size: rule_constant_of_shape */
         }
-        const int64_t v =
-            a && a->kind == NNFX_ATTR_TENSOR && a->u.t && nnfx_tensor_numel(a->u.t) > 0 ? cg_tensor_int(a->u.t, 0) : 0;
+        const int64_t v = a && a->kind == NNFX_ATTR_TENSOR && a->u.t && nnfx_tensor_numel(a->u.t) > 0
+                              ? core_tensor_get_i64(a->u.t, 0)
+                              : 0;
         for (int i = 0; i < out->n; i++)
             out->el[i] = cg_x_const(b, v);
         break;
