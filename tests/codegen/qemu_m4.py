@@ -11,94 +11,64 @@ int8 C needs only mem* too and gives `nnfx run`'s logits on the host
 within 1e-4 of the output's scale (its last layers, ReduceMean and Gemm,
 run in float) with the same top-1; flash/RAM against the float one.
 Prints flash (text+rodata) and RAM (data+bss) of the model code and the
-SysTick ticks per inference (QEMU runs with -icount shift=0: one
-instruction per ns of virtual time, SysTick at 25 MHz: ticks x 40 =
-instructions executed; QEMU is not cycle-accurate).
+instructions per inference (QEMU runs with -icount shift=0; SysTick ticks
+are converted to instructions by a calibration loop, see qemu_arm.py; QEMU
+is not cycle-accurate). The build and boot steps are qemu_arm.py's (the
+Cortex-M harness shared with the M3, M55 and M0+ checks).
 
 Usage: qemu_m4.py NNFX SOURCE_DIR WORK_DIR   (exit 77: tools missing)
 """
 import os
 import shutil
-import subprocess
 import sys
 
 NNFX, SRC, WORK = sys.argv[1:4]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(SRC, "tests", "data", "kws")
 NSAMPLES = 24
-GCC = "arm-none-eabi-gcc"
-FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-Os", "-std=c99", "-Wall",
-         "-Wextra", "-Werror", "-pedantic"]
+
+sys.path.insert(0, HERE)
+import qemu_arm  # noqa: E402  (the shared Cortex-M harness: build, boot, sizes)
 
 try:
     import numpy as np
 except ImportError:
     print("skip: numpy is not installed")
     sys.exit(77)
-for tool in (GCC, "arm-none-eabi-size", "qemu-system-arm"):
-    if not shutil.which(tool):
-        print("skip: %s is not installed (tools/install-deps.sh installs gcc-arm-none-eabi, "
-              "libnewlib-arm-none-eabi, qemu-system-arm)" % tool)
-        sys.exit(77)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+if qemu_arm.missing_tools():
+    print("skip: %s is not installed (tools/install-deps.sh installs gcc-arm-none-eabi, "
+          "libnewlib-arm-none-eabi, qemu-system-arm)" % qemu_arm.missing_tools())
+    sys.exit(77)
+run = qemu_arm.run
+sizes = qemu_arm.sizes
+undefined = qemu_arm.undefined
 
 
 def must(r, what):
-    if r.returncode:
-        print("FAIL: %s (exit %d):\n%s" % (what, r.returncode, r.stdout[-4000:]))
+    try:
+        return qemu_arm.must(r, what)
+    except qemu_arm.Failure as e:
+        print("FAIL: %s" % e)
         sys.exit(1)
-    return r
 
 
 def build(model, out, x, optimize="speed", extra=()):
-    must(run([NNFX, "codegen", model, "-o", out, "--name", "model", "--shape", "x=1x1x31x20", "--optimize", optimize]
-             + list(extra)),
-         "codegen " + model)
-    with open(os.path.join(out, "samples.h"), "w") as f:
-        f.write("#define NSAMPLES %d\nstatic const uint32_t samples[%d][%d] = {\n" % (len(x), len(x), x[0].size))
-        for s in x:
-            bits = np.ascontiguousarray(s, dtype=np.float32).view(np.uint32).ravel()
-            f.write("  {" + ", ".join("0x%08x" % b for b in bits) + "},\n")
-        f.write("};\n")
-    # the model alone, for its size: strict C99 for the target
-    must(run([GCC] + FLAGS + ["-c", "model.c", "model_weights.c"], cwd=out), "cross-compile")
-    size = must(run(["arm-none-eabi-size", "model.o", "model_weights.o"], cwd=out), "size").stdout
-    elf = os.path.join(out, "model.elf")
-    must(run([GCC] + FLAGS[:5] + ["-ffreestanding", "-I.", "-nostartfiles", "--specs=nano.specs",
-                                  "--specs=nosys.specs", "-T", os.path.join(HERE, "m4", "mps2_an386.ld"),
-                                  "-o", elf, os.path.join(HERE, "m4", "startup.c"), os.path.join(HERE, "m4", "main.c"),
-                                  "model.o", "model_weights.o", "-lm"], cwd=out), "link")
-    return elf, size
+    try:
+        return qemu_arm.build(NNFX, model, out, x, "m4", "x=1x1x31x20", ["--optimize", optimize] + list(extra))
+    except qemu_arm.Failure as e:
+        print("FAIL: %s" % e)
+        sys.exit(1)
 
 
 def boot(elf):
-    r = run(["timeout", "120", "qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-nographic",
-             "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
-             "-icount", "shift=0", "-kernel", elf])
-    must(r, "qemu run")
-    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
-    y = np.array([[int(v, 16) for v in row[:-1]] for row in rows], dtype=np.uint32).view(np.float32)
-    ticks = np.array([int(row[-1], 16) for row in rows])
-    return y, ticks
-
-
-def undefined(out):
-    """Symbols the model's objects in out need from elsewhere (not its own weights)."""
-    nm = must(run(["arm-none-eabi-nm", "-u", "model.o", "model_weights.o"], cwd=out), "nm").stdout
-    und = sorted(set(l.split()[-1] for l in nm.splitlines() if l.strip() and not l.endswith(":")))
-    return [s for s in und if not s.startswith("model_w")]
-
-
-def sizes(text):
-    tot = [0, 0, 0]
-    for line in text.splitlines()[1:]:
-        f = line.split()
-        for i in range(3):
-            tot[i] += int(f[i])
-    return tot  # text (code + const weights), data, bss
+    """Outputs (float32, one row per sample) and SysTick ticks per inference
+    (25 MHz: ticks x 40 = instructions, as main() prints them)."""
+    try:
+        y, insns = qemu_arm.boot(elf, "m4")
+    except qemu_arm.Failure as e:
+        print("FAIL: %s" % e)
+        sys.exit(1)
+    return y, insns / 40.0
 
 
 def main():

@@ -1,0 +1,16 @@
+# The Cortex-M harness
+# beyond the M4 (tests/codegen/qemu_arm.py): the keyword model's generated C
+# on QEMU's Cortex-M3 (mps2-an385, soft float) and Cortex-M55 (mps3-an547)
+# against nnfx run and PyTorch, and the Cortex-M0+ soft-float link with its
+# float-helper / libm symbol list (skips, 77, without the cross tools).
+set(NNFX_TINY_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy, for the tiny fixture tests")
+if(EXISTS ${NNFX_TINY_PYTHON})
+  add_test(NAME tiny_qemu_cores
+           COMMAND ${NNFX_TINY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_arm.py --core m3 --core m55 --core m0plus
+                   $<TARGET_FILE:nnfx> ${CMAKE_CURRENT_SOURCE_DIR}/data/kws/kws.onnx
+                   --input ${CMAKE_CURRENT_SOURCE_DIR}/data/kws/kws_test_x.npy
+                   --ref ${CMAKE_CURRENT_SOURCE_DIR}/data/kws/kws_logits.npy --shape x=1x1x31x20 --samples 2
+                   --expect-float __aeabi_fmul,__aeabi_fadd,expf
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/tiny_qemu_cores)
+  set_tests_properties(tiny_qemu_cores PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
