@@ -1,10 +1,15 @@
-# The Cortex-M harness
+# MLPerf Tiny shaped fixtures (tests/data/tiny, made by make_tiny.py): shapes,
+# MAC counts, ONNX Runtime and nnfx against PyTorch's recorded outputs, the
+# trained ones' accuracy (tests/tiny/check_tiny.py). And the Cortex-M harness
 # beyond the M4 (tests/codegen/qemu_arm.py): the keyword model's generated C
 # on QEMU's Cortex-M3 (mps2-an385, soft float) and Cortex-M55 (mps3-an547)
 # against nnfx run and PyTorch, and the Cortex-M0+ soft-float link with its
 # float-helper / libm symbol list (skips, 77, without the cross tools).
 set(NNFX_TINY_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy, for the tiny fixture tests")
 if(EXISTS ${NNFX_TINY_PYTHON})
+  add_test(NAME tiny_fixtures COMMAND ${NNFX_TINY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tiny/check_tiny.py
+                                      $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/tiny_fixtures)
+  set_tests_properties(tiny_fixtures PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
   add_test(NAME tiny_qemu_cores
            COMMAND ${NNFX_TINY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_arm.py --core m3 --core m55 --core m0plus
                    $<TARGET_FILE:nnfx> ${CMAKE_CURRENT_SOURCE_DIR}/data/kws/kws.onnx
