@@ -119,7 +119,7 @@ def compile_model(out, core):
 def link(out, core):
     """Links the compiled model with the start-up code for `core`; returns
     the ELF's path."""
-    elf = os.path.join(out, "model_%s.elf" % core)
+    elf = os.path.join(os.path.abspath(out), "model_%s.elf" % core)
     must(run([GCC] + CORES[core]["flags"] + ["-Os", "-ffreestanding", "-I.", "-nostartfiles", "--specs=nano.specs",
                                             "--specs=nosys.specs", "-T", os.path.join(ARM, CORES[core]["ld"]),
                                             "-o", elf, os.path.join(ARM, "startup.c"), os.path.join(ARM, "main.c"),

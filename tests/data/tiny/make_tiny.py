@@ -26,9 +26,9 @@
     /usr/bin/python3 tests/data/tiny/make_tiny.py            # everything
     /usr/bin/python3 tests/data/tiny/make_tiny.py --only ad  # one model
     /usr/bin/python3 tests/data/tiny/make_tiny.py --inputs MODEL N SEED OUT.npy
-        (writes N inputs of MODEL's synthetic distribution, for calibration
-         and agreement checks of the untrained models; dscnn and ad draw them
-         from their committed sets instead)
+        (writes N inputs of MODEL's distribution, for calibration and
+         agreement checks: synthetic images for resnet8 and vww, normal
+         machine-sound windows for ad; dscnn's are the committed sets)
 
 Needs espeak-ng (dscnn only), python3-numpy, python3-scipy, python3-torch,
 python3-onnx. Seeded and single-threaded; about five minutes on a loaded
@@ -408,6 +408,18 @@ def auc(score, label):
     return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
+def normal_windows(n, seed):
+    """n windows of normal machine sound (one per clip), normalised with the
+    committed model's training statistics (tiny_ref.json): calibration data."""
+    with open(os.path.join(HERE, "tiny_ref.json")) as f:
+        feat = json.load(f)["ad"]["features"]
+    rng = np.random.default_rng(seed)
+    fb = mel_bank(AD_MELS, AD_NFFT, AD_SR, 0.0, AD_SR / 2)
+    w = [machine_clip(rng, False, fb) for _ in range(n)]
+    w = np.stack([c[rng.integers(len(c))] for c in w])
+    return ((w - feat["mean"]) / feat["std"]).astype(np.float32)
+
+
 def make_ad(ref):
     rng = np.random.default_rng(SEED + 1)
     fb = mel_bank(AD_MELS, AD_NFFT, AD_SR, 0.0, AD_SR / 2)
@@ -502,7 +514,10 @@ def main():
     ap.add_argument("--inputs", nargs=4, metavar=("MODEL", "N", "SEED", "OUT"))
     a = ap.parse_args()
     if a.inputs:
-        np.save(a.inputs[3], synthetic_inputs(a.inputs[0], int(a.inputs[1]), int(a.inputs[2])))
+        name, n, seed = a.inputs[0], int(a.inputs[1]), int(a.inputs[2])
+        if name == "dscnn":
+            ap.error("--inputs: dscnn's inputs are the committed dscnn_calib_x.npy / dscnn_test_x.npy")
+        np.save(a.inputs[3], normal_windows(n, seed) if name == "ad" else synthetic_inputs(name, n, seed))
         return
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
