@@ -218,6 +218,33 @@ def print_table(results, variants, cores):
                                 for v in variants[1:]))
         print("| " + " | ".join(cells) + " |")
     print("\nReference: " + REFERENCE + ".")
+    if "dscnn" in results:
+        targets(results["dscnn"], variants)
+
+
+def targets(row, variants):
+    """Issue 33's done-when figures for the DS-CNN on the M4, checked on the
+    most integer build measured (int8-io when nnfx has it, else int8)."""
+    v = variants[-1]
+    b, f = row["builds"].get(v + "/m4", {}), row["builds"].get("float/m4", {})
+    if "instructions" not in b or "instructions" not in f:
+        print("\nDS-CNN targets: the %s build did not run on the M4" % v)
+        return
+    fl, q = float(row["acc_float"].split()[0]), float(row["acc_int8"].split()[0])
+    checks = [("int8 top-1 within 1 point of float", "%.2f vs %.2f %%" % (q, fl), fl - q <= 1.0),
+              ("outputs agree with nnfx run's on the host (int8-io: byte for byte)", str(b.get("same")), bool(b.get("same"))),
+              ("RAM <= 28.6 KB (goal 20 KB)", "%.1f KB" % (b["ram"] / 1024.0), b["ram"] <= 28.6 * 1024),
+              ("flash <= 68.8 KB", "%.1f KB" % (b["flash"] / 1024.0), b["flash"] <= 68.8 * 1024),
+              ("<= 5.2 M instructions (goal 3 M)", "%.2f M" % (b["instructions"] / 1e6), b["instructions"] <= 5.2e6),
+              (">= 1.5x fewer instructions than float", "%.2fx" % (f["instructions"] / b["instructions"]),
+               f["instructions"] >= 1.5 * b["instructions"])]
+    m0 = row["builds"].get(v + "/m0plus", {})
+    if "float_symbols" in m0:
+        checks.append(("M0+ soft-float: no float helper or libm", " ".join(m0["float_symbols"]) or "none",
+                       not m0["float_symbols"]))
+    print("\nDS-CNN on the M4, %s build, against issue 33's targets:" % v)
+    for what, got, ok in checks:
+        print("  %-4s %s: %s" % ("met" if ok else "NOT", what, got))
 
 
 if __name__ == "__main__":

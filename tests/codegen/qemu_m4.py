@@ -61,14 +61,13 @@ def build(model, out, x, optimize="speed", extra=()):
 
 
 def boot(elf):
-    """Outputs (float32, one row per sample) and SysTick ticks per inference
-    (25 MHz: ticks x 40 = instructions, as main() prints them)."""
+    """Outputs (float32, one row per sample) and instructions per inference."""
     try:
         y, insns = qemu_arm.boot(elf, "m4")
     except qemu_arm.Failure as e:
         print("FAIL: %s" % e)
         sys.exit(1)
-    return y, insns / 40.0
+    return y, insns
 
 
 def main():
@@ -80,23 +79,23 @@ def main():
     failed = False
     # the model as exported (sigmoid through newlib's expf)
     elf, size = build(os.path.join(DATA, "kws.onnx"), os.path.join(WORK, "kws"), x)
-    y, ticks = boot(elf)
+    y, insns = boot(elf)
     scale = float(np.abs(ref).max())
     err = float(np.abs(y - ref).max()) if y.shape == ref.shape else float("inf")
     t, d, b = sizes(size)
     print("kws on cortex-m4 (qemu mps2-an386): %d samples, max|diff| vs PyTorch %.3g (bound %.3g), "
           "flash %d B (code + weights), RAM %d B (arena), %.0f instructions/inference (icount)"
-          % (len(y), err, 1e-4 * scale, t + d, d + b, float(np.median(ticks)) * 40))
+          % (len(y), err, 1e-4 * scale, t + d, d + b, float(np.median(insns))))
     if not err <= 1e-4 * scale:
         print("FAIL: kws on the M4 differs from PyTorch")
         failed = True
     # the same with --optimize size (weights as in the model, direct-loop conv)
     elf, size = build(os.path.join(DATA, "kws.onnx"), os.path.join(WORK, "kws_size"), x, "size")
-    ys, ticks = boot(elf)
+    ys, insns = boot(elf)
     err = float(np.abs(ys - ref).max()) if ys.shape == ref.shape else float("inf")
     t, d, b = sizes(size)
     print("kws --optimize size on cortex-m4: max|diff| vs PyTorch %.3g, flash %d B, RAM %d B, "
-          "%.0f instructions/inference" % (err, t + d, d + b, float(np.median(ticks)) * 40))
+          "%.0f instructions/inference" % (err, t + d, d + b, float(np.median(insns))))
     if not err <= 1e-4 * scale:
         print("FAIL: kws --optimize size on the M4 differs from PyTorch")
         failed = True
@@ -105,13 +104,13 @@ def main():
     must(run([NNFX, "optimize", os.path.join(DATA, "kws.onnx"), "-o", hard, "--pass", "fuse-conv-bn",
               "--rewrite", "sigmoid(x) -> hard_sigmoid(x, alpha=0.2, beta=0.5)"]), "optimize")
     elf, size = build(hard, os.path.join(WORK, "kws_hard"), x)
-    y2, ticks2 = boot(elf)
+    y2, insns2 = boot(elf)
     t, d, b = sizes(size)
     agree = int((y2.argmax(1) == labels).sum())
     print("kws_hard on cortex-m4: flash %d B, RAM %d B, %.0f instructions/inference; %d/%d correct "
-          "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(ticks2)) * 40, agree, len(y2),
+          "(float model on the M4: %d/%d)" % (t + d, d + b, float(np.median(insns2)), agree, len(y2),
                                               int((y.argmax(1) == labels).sum()), len(y)))
-    flash_f, ram_f, ins_f = t + d, d + b, float(np.median(ticks2)) * 40
+    flash_f, ram_f, ins_f = t + d, d + b, float(np.median(insns2))
     elf, size = build(hard, os.path.join(WORK, "kws_hard_size"), x, "size")
     t, d, b = sizes(size)
     print("kws_hard --optimize size on cortex-m4: flash %d B" % (t + d))
@@ -127,7 +126,7 @@ def main():
     q8 = os.path.join(WORK, "kws_hard_q.onnx")
     must(run([NNFX, "quantize", hard, "-o", q8, "--calib", "x=" + calib]), "quantize")
     elf, size = build(q8, os.path.join(WORK, "kws_q"), x, extra=["--int8"])
-    y3, ticks3 = boot(elf)
+    y3, insns3 = boot(elf)
     t, d, b = sizes(size)
     xs = os.path.join(WORK, "x.npy")
     np.save(xs, x)
@@ -137,7 +136,7 @@ def main():
     same = int((y3.argmax(1) == host.argmax(1)).sum()) if y3.shape == host.shape else 0
     print("kws_hard int8 on cortex-m4: flash %d B (float: %d B), RAM %d B (float: %d B), %.0f instructions/inference "
           "(float: %.0f); max|diff| vs nnfx run on the host %.3g (bound %.3g), top-1 same in %d/%d, %d/%d correct"
-          % (t + d, flash_f, d + b, ram_f, float(np.median(ticks3)) * 40, ins_f, err,
+          % (t + d, flash_f, d + b, ram_f, float(np.median(insns3)), ins_f, err,
              1e-4 * float(np.abs(host).max()), same, len(y3), int((y3.argmax(1) == labels).sum()), len(y3)))
     if not err <= 1e-4 * float(np.abs(host).max()) or same != len(y3):
         print("FAIL: the int8 model on the M4 differs from nnfx's runtime")
