@@ -31,7 +31,8 @@
          machine-sound windows for ad; dscnn's are the committed sets)
 
 Needs espeak-ng (dscnn only), python3-numpy, python3-scipy, python3-torch,
-python3-onnx. Seeded and single-threaded; about five minutes on a loaded
+python3-onnx. Seeded and single-threaded (byte-identical output on a rerun);
+four to six minutes on a loaded
 2-core machine (dscnn's speech synthesis and training take most of it).
 
 MFCC (dscnn): 1 s at 16 kHz, 30 ms Hann frames (480 samples, 512-point FFT),
