@@ -32,8 +32,8 @@
 
 Needs espeak-ng (dscnn only), python3-numpy, python3-scipy, python3-torch,
 python3-onnx. Seeded and single-threaded (byte-identical output on a rerun);
-four to six minutes on a loaded
-2-core machine (dscnn's speech synthesis and training take most of it).
+four to six minutes on a loaded 2-core machine (dscnn's speech synthesis and
+training take most of it).
 
 MFCC (dscnn): 1 s at 16 kHz, 30 ms Hann frames (480 samples, 512-point FFT),
 hop 20 ms (49 frames), 40 triangular mel bands 20 Hz..4 kHz, log(mel + 1e-6),
