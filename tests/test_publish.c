@@ -185,7 +185,14 @@ static void test_challenge(void **state) {
     assert_string_equal(v, "a\"b");
     assert_true(pub_challenge_param("Bearer realm = \"a\\\"b\" , service=svc", "service", v, sizeof v));
     assert_string_equal(v, "svc");
-    /* unterminated, too long for the buffer: nothing */
+    /* a second challenge in the same header ends the first one's parameters */
+    assert_true(pub_challenge_param("Bearer realm=\"https://a/t\", Basic realm=\"b\"", "realm", v, sizeof v));
+    assert_string_equal(v, "https://a/t");
+    assert_false(pub_challenge_param("Bearer service=\"s\", Basic realm=\"b\"", "realm", v, sizeof v));
+    assert_string_equal(v, "");
+    /* junk after a value, unterminated, too long for the buffer: nothing */
+    assert_false(pub_challenge_param("Bearer realm=\"x\"y", "realm", v, sizeof v));
+    assert_string_equal(v, "");
     assert_false(pub_challenge_param("Bearer realm=\"https://x", "realm", v, sizeof v));
     assert_false(pub_challenge_param("Bearer realm=\"0123456789\"", "realm", v, 8));
     assert_string_equal(v, "");

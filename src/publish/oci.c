@@ -307,7 +307,11 @@ bool pub_challenge_param(const char *ch, const char *key, char *out, size_t cap)
         size_t kl = (size_t)(p - k);
         while (*p == ' ' || *p == '\t')
             p++;
-        if (!kl || *p != '=') return false; /* not auth-param syntax */
+        if (kl && *p != '=') return found; /* a token alone: the next challenge begins */
+        if (!kl) {                         /* not auth-param syntax */
+            out[0] = '\0';
+            return false;
+        }
         p++;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -345,9 +349,9 @@ bool pub_challenge_param(const char *ch, const char *key, char *out, size_t cap)
         }
         while (*p == ' ' || *p == '\t')
             p++;
-        if (*p && *p != ',') {
-            if (!found) out[0] = '\0';
-            return found;
+        if (*p && *p != ',') { /* junk after a value */
+            out[0] = '\0';
+            return false;
         }
     }
     return found;
