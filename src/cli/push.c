@@ -15,6 +15,7 @@
 static const char push_help[] =
     "usage: nnfx push MODEL REGISTRY/REPOSITORY[:TAG] [--annotation KEY=VALUE]...\n"
     "                 [--username USER --password-stdin] [--plain-http] [--external-data FILE]\n"
+    "                 [--timeout SECONDS]\n"
     "\n"
     "Publishes MODEL (.onnx) to an OCI registry (Docker Hub, GHCR, Harbor, ECR, ACR,\n"
     "zot, docker-registry; the layout ORAS reads): one manifest whose\n"
@@ -132,7 +133,7 @@ static bool net_opt(cli_args *a, net_opts *n, int *rc) {
             *rc = cli_usage_error(a->cmd, "--timeout wants seconds from 1 to 604800, not '%s'", v);
         else if (!a->bad)
             n->o.deadline_s = t;
-    } else if (cli_opt(a, "--max-size", NULL, &v)) {
+    } else if (strcmp(a->cmd, "pull") == 0 && cli_opt(a, "--max-size", NULL, &v)) {
         if (!a->bad && !parse_size(v, &n->o.max_size))
             *rc = cli_usage_error(a->cmd,
                                   "--max-size wants a byte count (K, M, G: powers of 1024) from 1 to 2^53, "
