@@ -582,6 +582,20 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud) {
         }
         return len;
     }
+    /* a download whose Content-Length already exceeds the manifest's size
+     * is refused before its first byte (other answers, e.g. a 401 or a
+     * redirect, may carry a body of their own) */
+    if (r->sink && r->status / 100 == 2 && len > 15 && strncasecmp(p, "Content-Length:", 15) == 0) {
+        char num[32];
+        header_value(r, num, sizeof num, p, len, "Content-Length");
+        char *end = NULL;
+        errno = 0;
+        unsigned long long cl = strtoull(num, &end, 10);
+        if (num[0] && end && !*end && (errno == ERANGE || cl > r->sink_limit)) {
+            r->over = true;
+            return 0;
+        }
+    }
     header_value(r, r->location, sizeof r->location, p, len, "Location");
     header_value(r, r->www_auth, sizeof r->www_auth, p, len, "WWW-Authenticate");
     header_value(r, r->digest, sizeof r->digest, p, len, "Docker-Content-Digest");
@@ -712,7 +726,11 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->o.timeout_s);
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-        if (r->sink && r->sink_limit > 0) curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->sink_limit);
+        /* a backstop for any answer's declared length; the exact bound of a
+         * download is checked on its Content-Length and on every write */
+        uint64_t maxfile = r->sink && r->sink_limit > MAX_BODY ? r->sink_limit : MAX_BODY;
+        if (!r->sink && r->body_limit > maxfile) maxfile = r->body_limit;
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)maxfile);
         bool upload =
             strcmp(q->method, "PUT") == 0 || strcmp(q->method, "PATCH") == 0 || strcmp(q->method, "POST") == 0;
         if (strcmp(q->method, "HEAD") == 0) {
