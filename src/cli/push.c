@@ -15,7 +15,7 @@
 static const char push_help[] =
     "usage: nnfx push MODEL REGISTRY/REPOSITORY[:TAG] [--annotation KEY=VALUE]...\n"
     "                 [--username USER --password-stdin] [--plain-http] [--external-data FILE]\n"
-    "                 [--timeout SECONDS]\n"
+    "                 [--ca-file FILE] [--timeout SECONDS]\n"
     "\n"
     "Publishes MODEL (.onnx) to an OCI registry (Docker Hub, GHCR, Harbor, ECR, ACR,\n"
     "zot, docker-registry; the layout ORAS reads): one manifest whose\n"
@@ -40,6 +40,8 @@ static const char push_help[] =
     "                     in $DOCKER_CONFIG/config.json or ~/.docker/config.json.\n"
     "                     Credentials are never printed.\n"
     "  --plain-http       talk HTTP instead of HTTPS (a local or test registry only)\n"
+    "  --ca-file FILE     trust the CA certificates in FILE (PEM) instead of the\n"
+    "                     system's (a registry with a private CA)\n"
     "  --chunk-size BYTES upload chunk size (default 8388608)\n"
     "  --timeout SECONDS  the time limit for the whole push (default 600); a transfer\n"
     "                     slower than 1 KiB/s for 30 s also fails\n"
@@ -76,7 +78,7 @@ static const char pull_help[] = "usage: nnfx pull REGISTRY/REPOSITORY[:TAG|@sha2
                                 "                     slower than 1 KiB/s for 30 s also fails\n"
                                 "  --max-size BYTES   the largest manifest or blob accepted (default 4G; K, M, G\n"
                                 "                     suffixes are powers of 1024)\n"
-                                "  --username USER, --password-stdin, --plain-http, -v: as for nnfx push\n"
+                                "  --username USER, --password-stdin, --plain-http, --ca-file, -v: as for nnfx push\n"
                                 "  -h, --help         this text\n"
                                 "\n"
                                 "Exit status: 0 pulled; 2 usage error; 3 the registry refused, could not be\n"
@@ -127,6 +129,8 @@ static bool net_opt(cli_args *a, net_opts *n, int *rc) {
         n->o.plain_http = true;
     } else if (cli_flag(a, "--verbose", "-v")) {
         n->o.verbose = true;
+    } else if (cli_opt(a, "--ca-file", NULL, &v)) {
+        n->o.ca_file = v;
     } else if (cli_opt(a, "--timeout", NULL, &v)) {
         long t = 0;
         if (!a->bad && !cli_parse_int(v, 1, 86400 * 7, &t))

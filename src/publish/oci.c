@@ -724,6 +724,7 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
         curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms < 15000 ? ms : 15000L);
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->o.timeout_s);
+        if (c->o.ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, c->o.ca_file);
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
         /* a backstop for any answer's declared length; the exact bound of a
@@ -967,6 +968,17 @@ pub_client *pub_client_new(const pub_ref *ref, const pub_client_options *o, nnfx
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "'%s' is not a registry host name (HOST or HOST:PORT)", c->ref.host);
         free(c);
         return NULL;
+    }
+    if (c->o.ca_file) { /* a regular file (a FIFO would hang the TLS setup) */
+        int fd = open(c->o.ca_file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        bool reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (fd >= 0) close(fd);
+        if (!reg) {
+            nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "--ca-file %s: not a readable regular file", c->o.ca_file);
+            free(c);
+            return NULL;
+        }
     }
     if (o && o->username) {
         c->user = dupstr(o->username);

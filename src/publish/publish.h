@@ -81,6 +81,7 @@ typedef struct pub_client_options {
     long deadline_s;           /* the whole session's time limit, counted from pub_client_new (0: 600 s) */
     uint64_t max_size;         /* the largest manifest or blob accepted (0: PUB_DEFAULT_MAX_SIZE) */
     bool verbose;              /* print each request's method, URL and status (never credentials) */
+    const char *ca_file;       /* PEM CA certificates to trust instead of the system's (NULL: the system's) */
 } pub_client_options;
 
 #define PUB_DEFAULT_DEADLINE_S 600

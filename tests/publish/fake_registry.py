@@ -21,6 +21,7 @@ runs:
   blob_mode     None | "endless" | "huge-length" | "drip" | "stall" | "wrong"
                 how blob GETs answer (see Handler.blob)
   manifest_error  (status, body) to answer manifest GETs with
+With tls=(cert, key), `main` speaks https (`other` stays plain http).
 """
 import base64
 import hashlib
@@ -41,7 +42,8 @@ def digest_of(data):
 
 
 class Fake:
-    def __init__(self, mode=None):
+    def __init__(self, mode=None, tls=None):
+        """tls: (certfile, keyfile) to serve `main` over https."""
         self.auth = "bearer" if mode == "bearer" else None
         self.drop = mode == "drop"
         self.user, self.password = USER, PASSWORD
@@ -62,6 +64,12 @@ class Fake:
             srv.daemon_threads = True
             srv.fake, srv.name = self, name
             self.servers[name] = srv
+        if tls:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            main = self.servers["main"]
+            main.socket = ctx.wrap_socket(main.socket, server_side=True)
         self.port = self.servers["main"].server_port
         self.other_port = self.servers["other"].server_port
 

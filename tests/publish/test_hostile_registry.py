@@ -125,6 +125,38 @@ for where in ("other", "localhost"):
               for q in f.log if q["headers"].get("authorization", "").startswith("Bearer")))
     f.stop()
 
+# an https registry's redirects and upload locations must stay https (a
+# self-signed certificate, trusted with --ca-file)
+if shutil.which("openssl"):
+    cert, key = os.path.join(TMP, "cert.pem"), os.path.join(TMP, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    for case in ("upload", "redirect"):
+        f = fake_registry.Fake(tls=(cert, key))
+        f.auth = "basic"
+        if case == "upload":
+            f.upload_to = "other"
+        else:
+            f.blob_redirect = "other"
+        f.start()
+        f.add_artifact("v1", MODEL_BYTES)
+        d = fresh_dir("tls_" + case)
+        ok = nnfx("pull", "127.0.0.1:%d/m:v1" % f.port, "-o", d + "/ok.onnx", "--username", "ci", "--password-stdin",
+                  "--ca-file", cert, stdin=PW) if case == "upload" else None
+        if ok:
+            expect("an https registry (self-signed, trusted)", ok, 0)
+        if case == "upload":
+            r = nnfx("push", MODEL, "127.0.0.1:%d/m:v1" % f.port, "--username", "ci", "--password-stdin",
+                     "--ca-file", cert, stdin=PW)
+        else:
+            r = nnfx("pull", "127.0.0.1:%d/m:v1" % f.port, "-o", d + "/m.onnx", "--username", "ci",
+                     "--password-stdin", "--ca-file", cert, stdin=PW)
+        expect("https registry, %s on plain http" % case, r, 3)
+        check("says the Location is not https (%s)" % case, b"is not https" in r[2], r[2].decode()[-300:])
+        check("nothing went to the plain-http origin (%s)" % case, not f.requests("other"))
+        f.stop()
+
 # --- 2. header values with control bytes ------------------------------------------------------
 f = fake(auth="bearer", token="tok\r\nX-Injected: yes")
 f.add_artifact("v1", MODEL_BYTES)
@@ -220,6 +252,8 @@ r = nnfx("pull", "127.0.0.1:%d/m:v1" % f.port, "-o", cfg + "/m.onnx", "--plain-h
          timeout=10)
 expect("a FIFO docker config does not hang", r, 3)
 check("warns it is not a regular file", b"not a regular file" in r[2], r[2].decode()[-300:])
+r = nnfx("pull", "127.0.0.1:%d/m:v1" % f.port, "-o", cfg + "/m.onnx", "--ca-file", cfg + "/config.json", timeout=10)
+expect("a FIFO --ca-file does not hang", r, 2)
 f.stop()
 
 # --- 6. all or nothing: a failed pull changes no file beside -o ----------------------------------
