@@ -188,7 +188,8 @@ void pub_temp_forget(const char *tmp);
 /* Renames tmps[i] to targets[i] for all n, all or nothing: a target that
  * existed is first kept under a hard-linked backup name, and when any rename
  * fails the ones done are undone (backups renamed back, new files removed)
- * and every temporary is removed. */
+ * and every temporary is removed. Where no hard link can be made the
+ * replacement of that target cannot be undone. */
 nnfx_status pub_commit_all(char *const *tmps, const char *const *targets, int n, nnfx_error *err);
 
 #endif

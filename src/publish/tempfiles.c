@@ -111,7 +111,9 @@ static bool backup_of(const char *target, char *out, size_t cap) {
 
 nnfx_status pub_commit_all(char *const *tmps, const char *const *targets, int n, nnfx_error *err) {
     char(*bak)[PATH_MAX] = calloc(n > 0 ? (size_t)n : 1, PATH_MAX);
-    bool *had = calloc(n > 0 ? (size_t)n : 1, sizeof *had);
+    /* per target: 0 absent, 1 present and kept under bak, 2 present, no backup
+     * could be made (a file system without hard links) */
+    char *had = calloc(n > 0 ? (size_t)n : 1, 1);
     nnfx_status st = NNFX_OK;
     if (!bak || !had) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     sigset_t old;
@@ -125,8 +127,8 @@ nnfx_status pub_commit_all(char *const *tmps, const char *const *targets, int n,
             break;
         }
         if (exists) {
-            had[i] = backup_of(targets[i], bak[i], PATH_MAX);
-            if (had[i]) slot_add(bak[i]);
+            had[i] = backup_of(targets[i], bak[i], PATH_MAX) ? 1 : 2;
+            if (had[i] == 1) slot_add(bak[i]);
         }
     }
     while (!st && done < n) {
@@ -136,18 +138,20 @@ nnfx_status pub_commit_all(char *const *tmps, const char *const *targets, int n,
             done++;
     }
     if (st) {
-        /* undo: put back what was there, remove what was not */
+        /* undo: put back what was there, remove what was not (a file
+         * replaced without a backup stays replaced: removing it would leave
+         * nothing at all) */
         for (int i = 0; i < done && bak && had; i++) {
-            if (had[i])
+            if (had[i] == 1)
                 rename(bak[i], targets[i]);
-            else
+            else if (had[i] == 0)
                 unlink(targets[i]);
         }
         for (int i = done; i < n; i++)
             unlink(tmps[i]);
     }
     for (int i = 0; i < n; i++) {
-        if (bak && had && had[i]) {
+        if (bak && had && had[i] == 1) {
             if (!st || i >= done) unlink(bak[i]); /* i < done after a failure: renamed back */
             pub_temp_forget(bak[i]);
         }
