@@ -29,7 +29,7 @@
  * Everything a server sends that reaches a message is escaped and has the
  * secrets redacted (pub_show); header values built from credentials or
  * tokens are checked for control bytes (pub_header_safe). Every request runs
- * under the session's deadline and a low-speed limit. */
+ * under the client's deadline and a low-speed limit. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

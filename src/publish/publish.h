@@ -78,7 +78,7 @@ typedef struct pub_client_options {
     const char *docker_config; /* config.json path (NULL: $DOCKER_CONFIG/config.json or ~/.docker/config.json) */
     size_t chunk_size;         /* upload chunk bytes (0: 8 MiB); blobs larger than one chunk go up in PATCH chunks */
     long timeout_s;            /* low-speed limit: a transfer slower than 1 KiB/s for this long fails (0: 30 s) */
-    long deadline_s;           /* the whole session's time limit, counted from pub_client_new (0: 600 s) */
+    long deadline_s;           /* the time limit of all requests, counted from pub_client_new (0: 600 s) */
     uint64_t max_size;         /* the largest manifest or blob accepted (0: PUB_DEFAULT_MAX_SIZE) */
     bool verbose;              /* print each request's method, URL and status (never credentials) */
     const char *ca_file;       /* PEM CA certificates to trust instead of the system's (NULL: the system's) */
