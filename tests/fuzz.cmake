@@ -12,6 +12,8 @@
 #   fuzz_weights         a text IR's .fx.safetensors values  corpus_weights/
 #   fuzz_json            registry JSON, references, docker   corpus_json/
 #                        config (src/publish)
+#   fuzz_registry        WWW-Authenticate, Location, origins, corpus_registry/
+#                        escaping, the pull plan of a manifest
 # A short run over each seed corpus is registered as a test.
 if(NNFX_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -24,7 +26,8 @@ if(NNFX_FUZZ)
   target_compile_options(nnfx_publish PRIVATE -fsanitize=fuzzer-no-link)
   set(NNFX_FUZZ_TARGETS fuzz_onnx_load:corpus fuzz_onnx_run:corpus fuzz_onnx_roundtrip:corpus
                         fuzz_text_parse:corpus_text fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor
-                        fuzz_weights:corpus_weights fuzz_json:corpus_json)
+                        fuzz_weights:corpus_weights fuzz_json:corpus_json
+                        fuzz_registry:corpus_registry)
   foreach(entry ${NNFX_FUZZ_TARGETS})
     string(REPLACE ":" ";" parts ${entry})
     list(GET parts 0 target)

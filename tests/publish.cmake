@@ -21,3 +21,13 @@ endif()
 if(TARGET test_publish)
   target_link_libraries(test_publish PRIVATE nnfx_publish)
 endif()
+# a hostile registry (tests/publish/fake_registry.py, two servers on
+# 127.0.0.1): credentials off the origin, header injection, escape
+# sequences, oversize and dripping blobs, failed and killed pulls
+find_program(NNFX_PYTHON3 python3)
+if(NNFX_PYTHON3)
+  add_test(NAME hostile_registry
+           COMMAND ${NNFX_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/publish/test_hostile_registry.py $<TARGET_FILE:nnfx>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/hostile_registry_tmp)
+  set_tests_properties(hostile_registry PROPERTIES TIMEOUT 90)
+endif()

@@ -2,7 +2,7 @@
 # Builds nnfx and runs the whole test suite twice: an optimised build, then
 # an ASan+UBSan build; then runs each libFuzzer target (ONNX reader, ONNX
 # load + run, ONNX writer round trip, text IR, rule language, .npy/.pb,
-# .fx.safetensors, registry JSON) for a
+# .fx.safetensors, registry JSON, registry headers and manifests) for a
 # bounded time (NNFX_FUZZ_SECONDS per target, default 30; 0 skips it).
 # Usage: tools/test.sh   (after tools/install-deps.sh)
 set -euo pipefail
@@ -22,8 +22,8 @@ cmake --build build-asan -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
 
-# each libFuzzer target runs NNFX_FUZZ_SECONDS (default 30: eight targets,
-# about 4 minutes in all); 0 skips the stage
+# each libFuzzer target runs NNFX_FUZZ_SECONDS (default 30: nine targets,
+# about 5 minutes in all); 0 skips the stage
 FUZZ_SECONDS=${NNFX_FUZZ_SECONDS:-30}
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
   echo "== libFuzzer, ${FUZZ_SECONDS}s per target (clang, ASan+UBSan)"
@@ -31,7 +31,7 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
     -DNNFX_BUILD_TESTS=ON >/dev/null
   for tc in fuzz_onnx_load:corpus fuzz_onnx_run:corpus fuzz_onnx_roundtrip:corpus fuzz_text_parse:corpus_text \
             fuzz_rewrite:corpus_rules fuzz_tensor_files:corpus_tensor \
-            fuzz_weights:corpus_weights fuzz_json:corpus_json; do
+            fuzz_weights:corpus_weights fuzz_json:corpus_json fuzz_registry:corpus_registry; do
     target=${tc%%:*}
     seeds=tests/fuzz/${tc#*:}
     cmake --build build-fuzz -j "$JOBS" --target "$target"

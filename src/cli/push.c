@@ -15,6 +15,7 @@
 static const char push_help[] =
     "usage: nnfx push MODEL REGISTRY/REPOSITORY[:TAG] [--annotation KEY=VALUE]...\n"
     "                 [--username USER --password-stdin] [--plain-http] [--external-data FILE]\n"
+    "                 [--ca-file FILE] [--timeout SECONDS]\n"
     "\n"
     "Publishes MODEL (.onnx) to an OCI registry (Docker Hub, GHCR, Harbor, ECR, ACR,\n"
     "zot, docker-registry; the layout ORAS reads): one manifest whose\n"
@@ -39,9 +40,17 @@ static const char push_help[] =
     "                     in $DOCKER_CONFIG/config.json or ~/.docker/config.json.\n"
     "                     Credentials are never printed.\n"
     "  --plain-http       talk HTTP instead of HTTPS (a local or test registry only)\n"
+    "  --ca-file FILE     trust the CA certificates in FILE (PEM) instead of the\n"
+    "                     system's (a registry with a private CA)\n"
     "  --chunk-size BYTES upload chunk size (default 8388608)\n"
+    "  --timeout SECONDS  the time limit for the whole push (default 600); a transfer\n"
+    "                     slower than 1 KiB/s for 30 s also fails\n"
     "  -v, --verbose      print each request (method, URL, status) on stderr\n"
     "  -h, --help         this text\n"
+    "\n"
+    "Credentials (Basic, or a Bearer token from the registry's token service) go\n"
+    "only to the registry's own origin (scheme, host, port), never to an upload\n"
+    "location or redirect elsewhere. Whatever the registry sends is shown escaped.\n"
     "\n"
     "Exit status: 0 pushed; 2 usage error; 3 unreadable model, or the registry\n"
     "refused, could not be reached, or broke off the upload (the message says which).\n"
@@ -53,19 +62,28 @@ static const char push_help[] =
 
 static const char pull_help[] = "usage: nnfx pull REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST] -o FILE\n"
                                 "                 [--username USER --password-stdin] [--plain-http]\n"
+                                "                 [--timeout SECONDS] [--max-size BYTES]\n"
                                 "\n"
                                 "Downloads a model pushed with `nnfx push` (or any OCI artifact with an ONNX\n"
                                 "layer) to FILE; its external data, if any, goes beside FILE under the name the\n"
-                                "model refers to. The manifest and every blob are checked against their\n"
-                                "digests before anything is renamed into place (temporary name, then rename).\n"
+                                "model refers to. Every blob is downloaded to a temporary file beside its\n"
+                                "target, stopped as soon as it grows past the size the manifest gives, and\n"
+                                "checked against its digest; only when all match are they renamed into place,\n"
+                                "together (a failed pull, or one stopped by SIGINT/SIGTERM, leaves no file and\n"
+                                "changes none).\n"
                                 "\n"
                                 "options:\n"
                                 "  -o, --output FILE  where the model goes (required)\n"
-                                "  --username USER, --password-stdin, --plain-http, -v: as for nnfx push\n"
+                                "  --timeout SECONDS  the time limit for the whole pull (default 600); a transfer\n"
+                                "                     slower than 1 KiB/s for 30 s also fails\n"
+                                "  --max-size BYTES   the largest manifest or blob accepted (default 4G; K, M, G\n"
+                                "                     suffixes are powers of 1024)\n"
+                                "  --username USER, --password-stdin, --plain-http, --ca-file, -v: as for nnfx push\n"
                                 "  -h, --help         this text\n"
                                 "\n"
                                 "Exit status: 0 pulled; 2 usage error; 3 the registry refused, could not be\n"
-                                "reached, has no such tag, or sent bytes that do not match their digest.\n"
+                                "reached, has no such tag, ran out of time, or sent bytes that do not match\n"
+                                "their digest or size.\n"
                                 "\n"
                                 "examples:\n"
                                 "  nnfx pull ghcr.io/team/digits:v3 -o digits.onnx\n"
@@ -77,7 +95,28 @@ typedef struct net_opts {
     pub_client_options o;
     bool password_stdin;
     char *password;
+    size_t password_cap; /* bytes getline allocated (all wiped) */
 } net_opts;
+
+/* A byte count: digits and an optional K, M or G (powers of 1024), from 1
+ * to 2^53; false otherwise. */
+static bool parse_size(const char *s, uint64_t *out) {
+    uint64_t v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > PUB_MAX_SIZE_EXACT) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == s) return false;
+    int shift = 0;
+    if (*p == 'K' || *p == 'k') shift = 10;
+    if (*p == 'M' || *p == 'm') shift = 20;
+    if (*p == 'G' || *p == 'g') shift = 30;
+    if (shift) p++;
+    if (*p || v == 0 || v > (PUB_MAX_SIZE_EXACT >> shift)) return false;
+    *out = v << shift;
+    return true;
+}
 
 /* Parses the options push and pull share; true when a[i] was one. */
 static bool net_opt(cli_args *a, net_opts *n, int *rc) {
@@ -90,6 +129,20 @@ static bool net_opt(cli_args *a, net_opts *n, int *rc) {
         n->o.plain_http = true;
     } else if (cli_flag(a, "--verbose", "-v")) {
         n->o.verbose = true;
+    } else if (cli_opt(a, "--ca-file", NULL, &v)) {
+        n->o.ca_file = v;
+    } else if (cli_opt(a, "--timeout", NULL, &v)) {
+        long t = 0;
+        if (!a->bad && !cli_parse_int(v, 1, 86400 * 7, &t))
+            *rc = cli_usage_error(a->cmd, "--timeout wants seconds from 1 to 604800, not '%s'", v);
+        else if (!a->bad)
+            n->o.deadline_s = t;
+    } else if (strcmp(a->cmd, "pull") == 0 && cli_opt(a, "--max-size", NULL, &v)) {
+        if (!a->bad && !parse_size(v, &n->o.max_size))
+            *rc = cli_usage_error(a->cmd,
+                                  "--max-size wants a byte count (K, M, G: powers of 1024) from 1 to 2^53, "
+                                  "not '%s'",
+                                  v);
     } else if (cli_opt(a, "--chunk-size", NULL, &v)) {
         long cs = 0;
         if (!a->bad && !cli_parse_int(v, 1, 1L << 30, &cs))
@@ -102,6 +155,14 @@ static bool net_opt(cli_args *a, net_opts *n, int *rc) {
     return true;
 }
 
+static void net_free(net_opts *n) {
+    if (n->password) {
+        memset(n->password, 0, n->password_cap);
+        free(n->password);
+        n->password = NULL;
+    }
+}
+
 /* Checks the credential options and reads the password from stdin. */
 static int net_finish(const char *cmd, net_opts *n) {
     if (n->password_stdin && !n->o.username) return cli_usage_error(cmd, "--password-stdin needs --username");
@@ -109,8 +170,7 @@ static int net_finish(const char *cmd, net_opts *n) {
         return cli_usage_error(cmd, "--username needs --password-stdin (a password on the command line would show "
                                     "in the process list)");
     if (!n->password_stdin) return CLI_EXIT_OK;
-    size_t cap = 0;
-    ssize_t len = getline(&n->password, &cap, stdin);
+    ssize_t len = getline(&n->password, &n->password_cap, stdin);
     if (len < 0) {
         free(n->password);
         n->password = NULL;
@@ -119,15 +179,12 @@ static int net_finish(const char *cmd, net_opts *n) {
     }
     while (len > 0 && (n->password[len - 1] == '\n' || n->password[len - 1] == '\r'))
         n->password[--len] = '\0';
+    if (strlen(n->password) != (size_t)len) {
+        net_free(n);
+        return cli_usage_error(cmd, "--password-stdin: the password holds a NUL byte");
+    }
     n->o.password = n->password;
     return CLI_EXIT_OK;
-}
-
-static void net_free(net_opts *n) {
-    if (n->password) {
-        memset(n->password, 0, strlen(n->password));
-        free(n->password);
-    }
 }
 
 /* Appends raw JSON if text parses as JSON, else text as a JSON string. */
@@ -330,6 +387,7 @@ int cli_push(int argc, char **argv) {
     char digest[72];
     if (!c || pub_push_blob(c, &mb, &err) || (ext && pub_push_blob(c, &db, &err)) || pub_push_blob(c, &cb, &err) ||
         pub_push_manifest(c, manifest, strlen(manifest), digest, &err)) {
+        pub_scrub_message(c, err.msg, sizeof err.msg);
         cli_error("push", "%s: %s", refs, err.msg);
         rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
         goto out;
@@ -344,13 +402,6 @@ out:
     nnfx_graph_free(g);
     net_free(&n);
     return rc;
-}
-
-/* A layer's title as a plain file name, or NULL when unsafe. */
-static const char *safe_title(const pub_json *layer) {
-    const char *t = pub_json_str(pub_json_get(layer, "annotations"), "org.opencontainers.image.title");
-    if (!t || !*t || strchr(t, '/') || strchr(t, '\\') || strcmp(t, ".") == 0 || strcmp(t, "..") == 0) return NULL;
-    return t;
 }
 
 int cli_pull(int argc, char **argv) {
@@ -379,7 +430,8 @@ int cli_pull(int argc, char **argv) {
     if (a.bad) return CLI_EXIT_USAGE;
     if (!refs) return cli_usage_error("pull", "no reference given (REGISTRY/REPOSITORY[:TAG])");
     if (!out) return cli_usage_error("pull", "no output given (-o FILE)");
-    if (strcmp(out, "-") == 0 || cli_is_dir(out)) return cli_usage_error("pull", "-o wants a file name, not '%s'", out);
+    if (!*out || strcmp(out, "-") == 0 || cli_is_dir(out) || out[strlen(out) - 1] == '/')
+        return cli_usage_error("pull", "-o wants a file name, not '%s'", out);
     nnfx_error err = {0};
     pub_ref ref;
     if (pub_ref_parse(refs, &ref, &err)) return cli_usage_error("pull", "%s", err.msg);
@@ -388,73 +440,70 @@ int cli_pull(int argc, char **argv) {
     char *text = NULL, digest[72];
     size_t len = 0;
     pub_json *man = NULL;
-    char *dir = NULL;
+    pub_pull_plan plan;
+    char *tmps[PUB_MAX_PULL_LAYERS] = {0};
+    char *targets[PUB_MAX_PULL_LAYERS] = {0};
+    int ntmp = 0;
     pub_client *c = pub_client_new(&ref, &n.o, &err);
     if (!c || pub_pull_manifest(c, &text, &len, digest, &err)) goto fail;
     if (!(man = pub_json_parse(text, len, &err))) goto fail;
-    const pub_json *layers = pub_json_get(man, "layers");
-    if (!layers || layers->kind != PUB_JARR || layers->n == 0) {
-        nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s has no layers (not a model artifact)", refs);
+    if (pub_manifest_plan(man, cli_basename(out), n.o.max_size ? n.o.max_size : PUB_DEFAULT_MAX_SIZE, &plan, &err))
         goto fail;
-    }
-    /* the model layer: nnfx's media type, else a title ending in .onnx, else the first */
-    const pub_json *model_layer = NULL;
-    for (int i = 0; i < layers->n && !model_layer; i++) {
-        const char *mt = pub_json_str(layers->items[i], "mediaType");
-        if (mt && strcmp(mt, PUB_MT_MODEL) == 0) model_layer = layers->items[i];
-    }
-    for (int i = 0; i < layers->n && !model_layer; i++) {
-        const char *t = safe_title(layers->items[i]);
-        if (t && strlen(t) > 5 && strcmp(t + strlen(t) - 5, ".onnx") == 0) model_layer = layers->items[i];
-    }
-    if (!model_layer) model_layer = layers->items[0];
+    /* every layer to a temporary beside its target; all renamed into place
+     * only when every one matched its size and digest */
     size_t dl = strrchr(out, '/') ? (size_t)(strrchr(out, '/') - out) + 1 : 0;
-    /* the external data first, the model last: a pull that fails leaves no
-     * model file at -o (each file goes through a temporary name) */
-    for (int i = 0; i < 2 * layers->n; i++) {
-        const pub_json *l = layers->items[i % layers->n];
-        if ((l == model_layer) != (i >= layers->n)) continue;
-        const char *d = pub_json_str(l, "digest"), *mt = pub_json_str(l, "mediaType");
-        const pub_json *sz = pub_json_get(l, "size");
-        if (!d || !sz || sz->kind != PUB_JNUM || sz->num < 0) {
-            nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: layer %d lacks a digest or size", refs,
-                           i % layers->n);
+    for (int i = 0; i < plan.n; i++) {
+        const pub_pull_layer *l = &plan.layers[i];
+        size_t tl = l->model ? strlen(out) : dl + strlen(l->title);
+        targets[i] = malloc(tl + 1);
+        tmps[i] = malloc(tl + 32);
+        if (!targets[i] || !tmps[i]) goto fail;
+        if (l->model) {
+            memcpy(targets[i], out, tl + 1);
+        } else {
+            memcpy(targets[i], out, dl);
+            memcpy(targets[i] + dl, l->title, strlen(l->title) + 1);
+        }
+        int fd = pub_temp_create(targets[i], tmps[i], tl + 32);
+        FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!f) {
+            int e = errno;
+            if (fd >= 0) {
+                close(fd);
+                unlink(tmps[i]);
+                pub_temp_forget(tmps[i]);
+            }
+            nnfx_error_set(&err, NNFX_ERR_IO, "%s: cannot create a temporary file beside it: %s", targets[i],
+                           strerror(e));
             goto fail;
         }
-        const char *path = NULL;
-        if (l == model_layer) {
-            path = out;
-        } else if (mt && strcmp(mt, PUB_MT_DATA) == 0) {
-            const char *t = safe_title(l);
-            if (!t) {
-                nnfx_error_set(&err, NNFX_ERR_PARSE, "the manifest of %s: external-data layer %d has no usable title",
-                               refs, i % layers->n);
-                goto fail;
-            }
-            free(dir);
-            dir = malloc(dl + strlen(t) + 1);
-            if (!dir) goto fail;
-            memcpy(dir, out, dl);
-            strcpy(dir + dl, t);
-            path = dir;
-            if (strcmp(path, out) == 0) {
-                nnfx_error_set(&err, NNFX_ERR_PARSE,
-                               "the manifest of %s: the external data is titled '%s', the name given with -o", refs, t);
-                goto fail;
-            }
-        } else {
-            continue; /* not ours to place */
-        }
-        if (pub_pull_blob(c, d, (uint64_t)sz->num, path, &err)) goto fail;
+        ntmp = i + 1;
+        nnfx_status st = pub_pull_blob(c, l->digest, l->size, f, &err);
+        if (fclose(f) != 0 && !st)
+            st = nnfx_error_set(&err, NNFX_ERR_IO, "%s: write failed: %s", tmps[i], strerror(errno));
+        if (st) goto fail;
     }
+    if (pub_commit_all(tmps, (const char *const *)targets, plan.n, &err)) {
+        ntmp = 0; /* pub_commit_all removed them */
+        goto fail;
+    }
+    ntmp = 0;
     printf("%s -> %s (%s)\n", refs, out, digest);
     goto done;
 fail:
     if (!err.msg[0]) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < ntmp; i++) {
+        unlink(tmps[i]);
+        pub_temp_forget(tmps[i]);
+    }
+    pub_scrub_message(c, err.msg, sizeof err.msg);
     cli_error("pull", "%s: %s", refs, err.msg);
-    rc = CLI_EXIT_BAD_INPUT;
+    rc = err.status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
 done:
-    free(dir);
+    for (int i = 0; i < PUB_MAX_PULL_LAYERS; i++) {
+        free(tmps[i]);
+        free(targets[i]);
+    }
     pub_json_free(man);
     free(text);
     pub_client_free(c);

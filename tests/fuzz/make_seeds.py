@@ -70,6 +70,28 @@ def main():
     with open(os.path.join(j, "reference.txt"), "w") as f:
         f.write("localhost:5000/models/digits@sha256:" + "c" * 64)
 
+    # fuzz_registry: a header line (challenge, Location), then a manifest
+    r = os.path.join(here, "corpus_registry")
+    os.makedirs(r, exist_ok=True)
+    manifest = json.dumps(seeds["manifest.json"])
+    data_layer = {"mediaType": "application/vnd.onnx.model.external-data", "digest": "sha256:" + "d" * 64,
+                  "size": 10, "annotations": {"org.opencontainers.image.title": "digits.onnx.data"}}
+    with_data = dict(seeds["manifest.json"], layers=seeds["manifest.json"]["layers"] + [data_layer])
+    lines = {
+        "bearer.txt": 'Bearer realm="https://auth.example/token",service="registry.example",'
+                      'scope="repository:team/digits:pull"\n' + manifest,
+        "basic.txt": 'Basic realm="registry"\n' + json.dumps(with_data),
+        "quoted.txt": 'Bearer realm = "a\\"b" , service=svc, error="insufficient_scope"\n{"layers": []}',
+        "location_rel.txt": "/v2/fuzz/model/blobs/uploads/abc?_state=xyz\n" + manifest,
+        "location_other.txt": "http://localhost:5000/v2/x\n"
+                              '{"layers": [{"mediaType": "application/vnd.onnx.model", "digest": "sha256:'
+                              + "e" * 64 + '", "size": 1e999}]}',
+        "location_userinfo.txt": "http://ci:s3cret-pw@127.0.0.1:5000/\x1b[2J\n{}",
+    }
+    for name, text in lines.items():
+        with open(os.path.join(r, name), "w") as f:
+            f.write(text)
+
 
 if __name__ == "__main__":
     main()
