@@ -473,7 +473,9 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
         goto out;
     }
     if ((s = report_init(pg, r, err))) goto out;
-    /* new parameters first (nothing in g changes until they all exist) */
+    /* new parameters first (nothing in g changes until they all exist);
+     * a parameter read by several ops is sliced once per axis: the
+     * analysis joined its readers' channels index by index */
     int nnew = 0;
     nnfx_tensor **newt = calloc((size_t)pg->nmem + 1, sizeof *newt);
     const char **newn = calloc((size_t)pg->nmem + 1, sizeof *newn);
@@ -481,6 +483,10 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
     if (!newt || !newn) goto oom;
     for (int m = 0; m < pg->nmem; m++) {
         const pr_member *mb = &pg->mem[m];
+        int prev = 0;
+        while (prev < m && (pg->mem[prev].axis != mb->axis || strcmp(pg->mem[prev].param, mb->param) != 0))
+            prev++;
+        if (prev < m) continue; /* this axis of this parameter is done */
         const pr_val *v = pr_val_of(pg, mb->vnode, mb->vout);
         nnfx_tensor *t = nnfx_graph_param(g, mb->param);
         int j = 0;

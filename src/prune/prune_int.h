@@ -31,6 +31,7 @@ enum { PR_PRODUCER = 1, PR_CONSUMER = 2, PR_BN_SCALE = 3, PR_OTHER = 4 };
  * paxis. */
 typedef struct pr_member {
     const nnfx_node *node; /* the op that reads the parameter */
+    int arg;               /* as its input arg */
     const char *param;     /* parameter name (the graph's) */
     int axis;
     int64_t size; /* the parameter's dim along axis */
