@@ -94,6 +94,14 @@ expect 0 "--groups on shared_kept" -- "$NNFX" prune "$D/shared_kept.onnx" --grou
 check "--groups says why the shared BN scale's group stays" grep -q \
     "0 prunable; kept: parameter b.weight is shared with %_Mul_output_0 (Mul, input 1), which does not slice its axis 0" \
     "$TMP/out"
+# more sharing shapes, built by the script (a weight that is a graph output,
+# read by a MatMul, a ConvTranspose, an If, as a Gemm's bias; shared BN
+# scale and mean, depthwise, grouped, Split, Slice...): pruned exactly or
+# kept with a reason, never an internal error
+ORTJS=
+[ $have_ort = 1 ] && ORTJS=$ORT_DIR/ort_check.js
+check "shared parameters in hostile shapes (tests/prune/shared_hostile.py)" \
+    "$PY" "$SRC/tests/prune/shared_hostile.py" "$NNFX" "$TMP/hostile" "$ORTJS"
 
 # scopes, criteria and rounding keep the model valid (numbers: onnx.checker + ORT)
 m=residual
