@@ -312,6 +312,7 @@ static void add_member(nnfx_prune_analysis *pg, const nnfx_node *n, int arg, int
     pr_member *m = &pg->mem[pg->nmem++];
     m->node = n;
     m->arg = arg;
+    m->dup = false;
     m->param = pa->target;
     m->axis = axis;
     m->size = t->shape[axis];
@@ -753,6 +754,14 @@ static int cmp_mem(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Orders members by the read they come from (node, input). */
+static int cmp_read(const void *a, const void *b) {
+    const pr_member *x = *(const pr_member *const *)a, *y = *(const pr_member *const *)b;
+    uintptr_t p = (uintptr_t)x->node, q = (uintptr_t)y->node;
+    if (p != q) return p < q ? -1 : 1;
+    return (x->arg > y->arg) - (x->arg < y->arg);
+}
+
 /* Blocks every channel position that members mem[0..k) slice. */
 static void block_members(nnfx_prune_analysis *pg, pr_member *const *mem, int k, int why) {
     for (int j = 0; j < k; j++) {
@@ -773,8 +782,8 @@ static void share_params(nnfx_prune_analysis *pg) {
     if (pg->nmem == 0) return;
     int nuse = 0, capuse = 0;
     pr_use *use = NULL;
-    pr_member **ord = malloc(sizeof *ord * (size_t)pg->nmem);
-    if (!ord) goto oom;
+    pr_member **ord = malloc(sizeof *ord * (size_t)pg->nmem), **rd = malloc(sizeof *rd * (size_t)pg->nmem);
+    if (!ord || !rd) goto oom;
     for (int i = 0; i < pg->nnodes; i++) {
         const nnfx_node *n = pg->nodes[i];
         for (int a = 0; a < n->nargs; a++) {
@@ -798,11 +807,12 @@ static void share_params(nnfx_prune_analysis *pg) {
             u0++;
         int why = -1;
         /* every read of the parameter must slice it along this axis */
+        memcpy(rd, ord + s, sizeof *rd * (size_t)(e - s));
+        qsort(rd, (size_t)(e - s), sizeof *rd, cmp_read);
         for (int u = u0; u < nuse && strcmp(use[u].param, name) == 0 && why < 0; u++) {
-            bool covered = false;
-            for (int j = s; j < e && !covered; j++)
-                covered = ord[j]->node == use[u].node && ord[j]->arg == use[u].arg;
-            if (covered) continue;
+            pr_member key = {.node = use[u].node, .arg = use[u].arg};
+            const pr_member *kp = &key;
+            if (bsearch(&kp, rd, (size_t)(e - s), sizeof *rd, cmp_read)) continue;
             const nnfx_node *r = use[u].node;
             if (r->opcode == NNFX_OUTPUT)
                 why = reason(pg, "parameter %s is shared with a graph output, so its axis %d keeps its size", name,
@@ -827,6 +837,7 @@ static void share_params(nnfx_prune_analysis *pg) {
         }
         const pr_val *v0 = pr_val_of(pg, ord[s]->vnode, ord[s]->vout);
         for (int j = s + 1; j < e; j++) {
+            ord[j]->dup = true; /* sliced with ord[s] */
             const pr_val *v = pr_val_of(pg, ord[j]->vnode, ord[j]->vout);
             for (int64_t i = 0; i < ord[s]->size; i++)
                 el_union(pg, pr_label_at(v0, ord[s]->offset + i), pr_label_at(v, ord[j]->offset + i));
@@ -834,10 +845,12 @@ static void share_params(nnfx_prune_analysis *pg) {
     }
     free(use);
     free(ord);
+    free(rd);
     return;
 oom:
     free(use);
     free(ord);
+    free(rd);
     pg->oom = true;
 }
 

@@ -39,6 +39,8 @@ typedef struct pr_member {
     int vout;
     int64_t offset;
     int kind; /* PR_PRODUCER ... */
+    bool dup; /* another member slices the same parameter along the same
+               * axis, at the same channels (shared parameters): sliced once */
 } pr_member;
 
 struct nnfx_prune_analysis {
