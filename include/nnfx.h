@@ -1201,7 +1201,10 @@ const char *nnfx_pass_description(int i);
  * Reshape, Squeeze/Unsqueeze, Transpose (hence channel shuffle), pooling,
  * Resize, Pad, reductions over other axes. Channels that reach a graph
  * input or output, or an op that is not followed, are kept; the group says
- * why. Shapes must be static. */
+ * why. A parameter read by several ops has a member per reader, and their
+ * channels go together (one group; the parameter is sliced once); when one
+ * of its reads does not slice it along an axis, that axis keeps its size
+ * and the group names the reader. Shapes must be static. */
 typedef struct nnfx_prune_analysis nnfx_prune_analysis;
 
 /* Analyses g: shapes are inferred first (symbolic input dims count as 1)
