@@ -1314,7 +1314,7 @@ typedef struct nnfx_prune_result {
  * Callers that want the original kept prune a copy (nnfx_graph_copy). */
 nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *opts, nnfx_prune_result *res, nnfx_error *err);
 /* Unstructured magnitude pruning: in every Conv, Gemm and MatMul weight
- * (not of excluded nodes) the `sparsity` share of elements with the
+ * (not one an excluded node reads, shared or not) the `sparsity` share of elements with the
  * smallest |w| become zero (written copy-on-write). res: one entry per
  * weight, params_after = non-zero elements. */
 nnfx_status nnfx_prune_sparsity(nnfx_graph *g, double sparsity, int nexclude, const char *const *exclude,

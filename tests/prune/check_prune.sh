@@ -137,6 +137,15 @@ for k in ['stem.weight', 'c1.weight', 'c2.weight', 'fc.weight']:
     ok &= bool(np.abs(o[k][~keep]).max() <= np.abs(o[k][keep]).min())
 sys.exit(0 if ok else 1)"
 
+# a weight shared with an excluded node keeps its values (for every reader)
+expect 0 "sparsity, a shared weight's reader excluded" -- "$NNFX" prune "$D/shared_conv.onnx" -o "$TMP/se.onnx" \
+    --sparsity 0.6 --exclude _c_1_Conv_output_0
+check "sparsity: c.weight (read by the excluded conv) unchanged, stem.weight 60% zeros" "$PY" -c "
+import sys,numpy as np,onnx; from onnx import numpy_helper as nh
+o={i.name: nh.to_array(i) for i in onnx.load('$D/shared_conv.onnx').graph.initializer}
+p={i.name: nh.to_array(i) for i in onnx.load('$TMP/se.onnx').graph.initializer}
+sys.exit(0 if np.array_equal(o['c.weight'], p['c.weight']) and abs((p['stem.weight'] == 0).mean() - 0.6) < 0.02 else 1)"
+
 # analyze reports per-layer channel counts and sparsity
 expect 0 "analyze sparse model" -- "$NNFX" analyze "$TMP/s.onnx" --sparsity --json "$TMP/sa.json" -q
 expect 0 "analyze pruned model" -- "$NNFX" analyze "$TMP/concat.onnx" --json "$TMP/ca.json" -q
