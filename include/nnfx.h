@@ -1244,6 +1244,8 @@ typedef struct nnfx_prune_member_info {
     int role;          /* NNFX_PRUNE_ROLE_PRODUCER (Conv/Gemm output),         */
                        /* _CONSUMER (next layer's input), _BN_SCALE (gamma),   */
                        /* _OTHER (BN statistics, biases of Add/Mul...)         */
+    bool shared;       /* other ops read the parameter too: each has a member  */
+                       /* for this axis, all sliced at once                    */
 } nnfx_prune_member_info;
 
 /* Group i (0 <= i < count) and its member k; false when out of range. */

@@ -63,6 +63,7 @@ static void test_groups_residual(void **state) {
             stem |= strcmp(m.param, "stem.weight") == 0 && m.axis == 0 && m.role == NNFX_PRUNE_ROLE_PRODUCER;
             c2 |= strcmp(m.param, "c2.weight") == 0 && m.axis == 0;
             fc_in |= strcmp(m.param, "fc.weight") == 0 && m.axis == 1 && m.role == NNFX_PRUNE_ROLE_CONSUMER;
+            assert_false(m.shared); /* every parameter has one reader */
         }
         if (stem && c2 && fc_in && gi.channels == 8 && gi.prunable == 8) residual = true;
         if (gi.prunable == 0 && strstr(gi.reason, "graph output")) output_kept = true;
@@ -94,9 +95,10 @@ static void test_groups_shared_conv(void **state) {
         for (int k = 0; k < gi.nmembers; k++) {
             nnfx_prune_member_info m;
             assert_true(nnfx_prune_group_member(a, i, k, &m));
-            stem |= strcmp(m.param, "stem.weight") == 0 && m.axis == 0;
-            cols += strcmp(m.param, "c.weight") == 0 && m.axis == 1;
-            if (strcmp(m.param, "c.weight") == 0 && m.axis == 0 && nreaders < 2) readers[nreaders++] = m.node;
+            stem |= strcmp(m.param, "stem.weight") == 0 && m.axis == 0 && !m.shared;
+            cols += strcmp(m.param, "c.weight") == 0 && m.axis == 1 && m.shared;
+            if (strcmp(m.param, "c.weight") == 0 && m.axis == 0 && m.shared && nreaders < 2)
+                readers[nreaders++] = m.node;
         }
         if (stem && nreaders == 2 && strcmp(readers[0], readers[1]) != 0 && cols == 2) {
             found++;

@@ -312,7 +312,7 @@ static void add_member(nnfx_prune_analysis *pg, const nnfx_node *n, int arg, int
     pr_member *m = &pg->mem[pg->nmem++];
     m->node = n;
     m->arg = arg;
-    m->dup = false;
+    m->shared = m->dup = false;
     m->param = pa->target;
     m->axis = axis;
     m->size = t->shape[axis];
@@ -836,8 +836,9 @@ static void share_params(nnfx_prune_analysis *pg) {
             continue;
         }
         const pr_val *v0 = pr_val_of(pg, ord[s]->vnode, ord[s]->vout);
+        ord[s]->shared = e - s > 1;
         for (int j = s + 1; j < e; j++) {
-            ord[j]->dup = true; /* sliced with ord[s] */
+            ord[j]->shared = ord[j]->dup = true; /* sliced with ord[s] */
             const pr_val *v = pr_val_of(pg, ord[j]->vnode, ord[j]->vout);
             for (int64_t i = 0; i < ord[s]->size; i++)
                 el_union(pg, pr_label_at(v0, ord[s]->offset + i), pr_label_at(v, ord[j]->offset + i));
@@ -1087,5 +1088,6 @@ bool nnfx_prune_group_member(const nnfx_prune_analysis *a, int i, int k, nnfx_pr
     m->value = mb->vnode->name;
     m->offset = mb->offset;
     m->role = mb->kind;
+    m->shared = mb->shared;
     return true;
 }

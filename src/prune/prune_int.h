@@ -38,9 +38,10 @@ typedef struct pr_member {
     const nnfx_node *vnode;
     int vout;
     int64_t offset;
-    int kind; /* PR_PRODUCER ... */
-    bool dup; /* another member slices the same parameter along the same
-               * axis, at the same channels (shared parameters): sliced once */
+    int kind;    /* PR_PRODUCER ... */
+    bool shared; /* another member slices the same parameter along the
+                  * same axis, at the same channels (a shared parameter) */
+    bool dup;    /* shared, and not the first such member: sliced with it */
 } pr_member;
 
 struct nnfx_prune_analysis {

@@ -90,6 +90,9 @@ check "shared_kept: the report says why c's channels stay" "$PY" -c "
 import json,sys; r=json.load(open('$TMP/shared_kept.json'))
 g=[x for x in r['groups'] if 'b.weight is shared with' in x.get('kept_because', '')]
 sys.exit(0 if len(g) == 1 and g[0]['kept'] == 8 and g[0]['prunable'] == 0 else 1)"
+expect 0 "--groups on shared_conv" -- "$NNFX" prune "$D/shared_conv.onnx" --groups
+check "--groups marks c.weight's members (both calls) as one slice" test "$(grep -c \
+    'c.weight axis [01] .*; shared: one slice for all its readers' "$TMP/out")" -eq 4
 expect 0 "--groups on shared_kept" -- "$NNFX" prune "$D/shared_kept.onnx" --groups
 check "--groups says why the shared BN scale's group stays" grep -q \
     "0 prunable; kept: parameter b.weight is shared with %_Mul_output_0 (Mul, input 1), which does not slice its axis 0" \
