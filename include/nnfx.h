@@ -1201,7 +1201,10 @@ const char *nnfx_pass_description(int i);
  * Reshape, Squeeze/Unsqueeze, Transpose (hence channel shuffle), pooling,
  * Resize, Pad, reductions over other axes. Channels that reach a graph
  * input or output, or an op that is not followed, are kept; the group says
- * why. Shapes must be static. */
+ * why. A parameter read by several ops has a member per reader, and their
+ * channels go together (one group; the parameter is sliced once); when one
+ * of its reads does not slice it along an axis, that axis keeps its size
+ * and the group names the reader. Shapes must be static. */
 typedef struct nnfx_prune_analysis nnfx_prune_analysis;
 
 /* Analyses g: shapes are inferred first (symbolic input dims count as 1)
@@ -1241,6 +1244,8 @@ typedef struct nnfx_prune_member_info {
     int role;          /* NNFX_PRUNE_ROLE_PRODUCER (Conv/Gemm output),         */
                        /* _CONSUMER (next layer's input), _BN_SCALE (gamma),   */
                        /* _OTHER (BN statistics, biases of Add/Mul...)         */
+    bool shared;       /* other ops read the parameter too: each has a member  */
+                       /* for this axis, all sliced at once                    */
 } nnfx_prune_member_info;
 
 /* Group i (0 <= i < count) and its member k; false when out of range. */
@@ -1311,7 +1316,7 @@ typedef struct nnfx_prune_result {
  * Callers that want the original kept prune a copy (nnfx_graph_copy). */
 nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *opts, nnfx_prune_result *res, nnfx_error *err);
 /* Unstructured magnitude pruning: in every Conv, Gemm and MatMul weight
- * (not of excluded nodes) the `sparsity` share of elements with the
+ * (not one an excluded node reads, shared or not) the `sparsity` share of elements with the
  * smallest |w| become zero (written copy-on-write). res: one entry per
  * weight, params_after = non-zero elements. */
 nnfx_status nnfx_prune_sparsity(nnfx_graph *g, double sparsity, int nexclude, const char *const *exclude,

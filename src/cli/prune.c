@@ -80,8 +80,9 @@ static int print_groups(nnfx_graph *g, const char *model, int nexclude, const ch
         for (int k = 0; k < gi.nmembers; k++) {
             nnfx_prune_member_info m;
             nnfx_prune_group_member(a, i, k, &m);
-            printf("    %-8s %s axis %d [%lld] of %%%s (channels of %%%s from %lld)\n", role_name(m.role), m.param,
-                   m.axis, (long long)m.size, m.node, m.value, (long long)m.offset);
+            printf("    %-8s %s axis %d [%lld] of %%%s (channels of %%%s from %lld)%s\n", role_name(m.role), m.param,
+                   m.axis, (long long)m.size, m.node, m.value, (long long)m.offset,
+                   m.shared ? "; shared: one slice for all its readers" : "");
         }
     }
     nnfx_prune_analysis_free(a);

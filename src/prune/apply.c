@@ -397,24 +397,36 @@ static void graph_totals(const nnfx_graph *g, int64_t *macs, int64_t *params) {
     }
 }
 
-/* Per group: MACs of the ops holding its members, elements of its members. */
-static void group_cost(const nnfx_prune_analysis *pg, const pr_group *gr, int64_t *macs, int64_t *params) {
+static int cmp_mem_node(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)(*(const pr_member *const *)a)->node, y = (uintptr_t)(*(const pr_member *const *)b)->node;
+    return (x > y) - (x < y);
+}
+
+static int cmp_mem_param(const void *a, const void *b) {
+    return strcmp((*(const pr_member *const *)a)->param, (*(const pr_member *const *)b)->param);
+}
+
+/* Per group: MACs of the ops holding its members, elements of its members
+ * (each op and each parameter once: a shared parameter has a member per
+ * reader). false on out of memory. */
+static bool group_cost(const nnfx_prune_analysis *pg, const pr_group *gr, int64_t *macs, int64_t *params) {
     *macs = *params = 0;
-    for (int k = 0; k < gr->nmem; k++) {
-        const pr_member *mb = &pg->mem[gr->mem[k]];
-        bool seen_node = false, seen_param = false;
-        for (int j = 0; j < k; j++) {
-            const pr_member *o = &pg->mem[gr->mem[j]];
-            seen_node |= o->node == mb->node;
-            seen_param |= strcmp(o->param, mb->param) == 0;
-        }
-        int64_t m, f;
-        if (!seen_node) {
-            nnfx_node_cost(mb->node, &m, &f);
+    const pr_member **by = malloc(sizeof *by * (size_t)(gr->nmem + 1));
+    if (!by) return false;
+    for (int k = 0; k < gr->nmem; k++)
+        by[k] = &pg->mem[gr->mem[k]];
+    qsort(by, (size_t)gr->nmem, sizeof *by, cmp_mem_node);
+    for (int k = 0; k < gr->nmem; k++)
+        if (k == 0 || by[k]->node != by[k - 1]->node) {
+            int64_t m, f;
+            nnfx_node_cost(by[k]->node, &m, &f);
             *macs += m;
         }
-        if (!seen_param) *params += param_numel(pg->g, mb->param);
-    }
+    qsort(by, (size_t)gr->nmem, sizeof *by, cmp_mem_param);
+    for (int k = 0; k < gr->nmem; k++)
+        if (k == 0 || strcmp(by[k]->param, by[k - 1]->param) != 0) *params += param_numel(pg->g, by[k]->param);
+    free(by);
+    return true;
 }
 
 static nnfx_status report_init(const nnfx_prune_analysis *pg, nnfx_prune_result *res, nnfx_error *err) {
@@ -430,7 +442,8 @@ static nnfx_status report_init(const nnfx_prune_analysis *pg, nnfx_prune_result 
         snprintf(r->reason, sizeof r->reason, "%s", gr->reason ? gr->reason : "");
         r->channels = r->kept = gr->nchan;
         r->prunable = gr->nfree;
-        group_cost(pg, gr, &r->macs_before, &r->params_before);
+        if (!group_cost(pg, gr, &r->macs_before, &r->params_before))
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     return NNFX_OK;
 }
@@ -473,7 +486,9 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
         goto out;
     }
     if ((s = report_init(pg, r, err))) goto out;
-    /* new parameters first (nothing in g changes until they all exist) */
+    /* new parameters first (nothing in g changes until they all exist);
+     * a parameter read by several ops is sliced once per axis: the
+     * analysis joined its readers' channels index by index */
     int nnew = 0;
     nnfx_tensor **newt = calloc((size_t)pg->nmem + 1, sizeof *newt);
     const char **newn = calloc((size_t)pg->nmem + 1, sizeof *newn);
@@ -481,6 +496,7 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
     if (!newt || !newn) goto oom;
     for (int m = 0; m < pg->nmem; m++) {
         const pr_member *mb = &pg->mem[m];
+        if (mb->dup) continue; /* this axis of this parameter is sliced with another member */
         const pr_val *v = pr_val_of(pg, mb->vnode, mb->vout);
         nnfx_tensor *t = nnfx_graph_param(g, mb->param);
         int j = 0;
@@ -526,7 +542,7 @@ nnfx_status nnfx_prune(nnfx_graph *g, const nnfx_prune_options *o, nnfx_prune_re
                 gres->kept--;
                 r->channels_removed++;
             }
-        group_cost(pg, gr, &gres->macs_after, &gres->params_after);
+        if (!group_cost(pg, gr, &gres->macs_after, &gres->params_after)) goto oom;
     }
     goto done;
 oom:

@@ -298,8 +298,11 @@ static const nnfx_node *param_arg(const nnfx_node *n, int i) {
 
 static nnfx_tensor *param_tensor(const nnfx_node *a) { return a ? nnfx_graph_param(a->graph, a->target) : NULL; }
 
-static void add_member(nnfx_prune_analysis *pg, const nnfx_node *n, const nnfx_node *pa, int axis, const nnfx_node *vn,
-                       int vout, int64_t offset, int kind) {
+/* Records that input `arg` of n, a parameter, shrinks along `axis` with
+ * the channels of value (vn, vout) from `offset` on. */
+static void add_member(nnfx_prune_analysis *pg, const nnfx_node *n, int arg, int axis, const nnfx_node *vn, int vout,
+                       int64_t offset, int kind) {
+    const nnfx_node *pa = param_arg(n, arg);
     nnfx_tensor *t = param_tensor(pa);
     if (!t || axis >= t->rank) return;
     if (!grow((void **)&pg->mem, &pg->capmem, pg->nmem + 1, sizeof *pg->mem)) {
@@ -308,6 +311,8 @@ static void add_member(nnfx_prune_analysis *pg, const nnfx_node *n, const nnfx_n
     }
     pr_member *m = &pg->mem[pg->nmem++];
     m->node = n;
+    m->arg = arg;
+    m->shared = m->dup = false;
     m->param = pa->target;
     m->axis = axis;
     m->size = t->shape[axis];
@@ -388,10 +393,10 @@ static void rule_conv(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val *out) 
             for (int64_t j = 0; j < og && tracked(out); j++)
                 el_union(pg, out->lab[j], out->lab[k * og + j]);
         }
-        if (tracked(x)) add_member(pg, n, w, 1, n->args[0].u.node, 0, 0, PR_CONSUMER);
+        if (tracked(x)) add_member(pg, n, 1, 1, n->args[0].u.node, 0, 0, PR_CONSUMER);
     }
-    add_member(pg, n, w, 0, n, 0, 0, PR_PRODUCER);
-    if (b) add_member(pg, n, b, 0, n, 0, 0, PR_PRODUCER);
+    add_member(pg, n, 1, 0, n, 0, 0, PR_PRODUCER);
+    if (b) add_member(pg, n, 2, 0, n, 0, 0, PR_PRODUCER);
 }
 
 static void rule_gemm(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val *out) {
@@ -410,14 +415,14 @@ static void rule_gemm(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val *out) 
     int last = a->rank - 1;
     if (tracked(a)) {
         if (a->lo == last && a->hi == last + 1)
-            add_member(pg, n, w, tb ? 1 : 0, n->args[0].u.node, 0, 0, PR_CONSUMER);
+            add_member(pg, n, 1, tb ? 1 : 0, n->args[0].u.node, 0, 0, PR_CONSUMER);
         else
             val_block(pg, a, not_followed(pg, n, "reads channels that are not on its last axis"));
     }
     val_fresh(pg, out, out->rank - 1, n, -1);
-    add_member(pg, n, w, tb ? 0 : 1, n, 0, 0, PR_PRODUCER);
+    add_member(pg, n, 1, tb ? 0 : 1, n, 0, 0, PR_PRODUCER);
     nnfx_tensor *ct = param_tensor(c);
-    if (ct && ct->rank >= 1 && ct->shape[ct->rank - 1] > 1) add_member(pg, n, c, ct->rank - 1, n, 0, 0, PR_PRODUCER);
+    if (ct && ct->rank >= 1 && ct->shape[ct->rank - 1] > 1) add_member(pg, n, 2, ct->rank - 1, n, 0, 0, PR_PRODUCER);
 }
 
 static void rule_batch_norm(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val *out) {
@@ -434,7 +439,7 @@ static void rule_batch_norm(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val 
         return;
     }
     for (int i = 1; i < 5; i++)
-        add_member(pg, n, param_arg(n, i), 0, n, 0, 0, i == 1 ? PR_BN_SCALE : PR_OTHER);
+        add_member(pg, n, i, 0, n, 0, 0, i == 1 ? PR_BN_SCALE : PR_OTHER);
 }
 
 /* Broadcasting element-wise ops: labels of the inputs land on the same
@@ -471,7 +476,7 @@ static void rule_broadcast(nnfx_prune_analysis *pg, const nnfx_node *n, pr_val *
         if (broadcast) continue;
         if (pa) {
             if (hi - lo != 1 || lo - sh < 0) goto block;
-            add_member(pg, n, pa, lo - sh, n, 0, 0, PR_OTHER);
+            add_member(pg, n, i, lo - sh, n, 0, 0, PR_OTHER);
             continue;
         }
         if (v == first) continue;
@@ -726,6 +731,130 @@ static void visit(nnfx_prune_analysis *pg, nnfx_node *n) {
     block_inputs(pg, n, not_followed(pg, n, "is not followed by pruning"));
 }
 
+/* --- shared parameters ---------------------------------------------------------------- */
+
+/* One read of a parameter: input `arg` of `node`. */
+typedef struct pr_use {
+    const char *param;
+    const nnfx_node *node;
+    int arg, seq; /* seq: graph order of the reads */
+} pr_use;
+
+static int cmp_use(const void *a, const void *b) {
+    const pr_use *x = a, *y = b;
+    int c = strcmp(x->param, y->param);
+    return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_mem(const void *a, const void *b) {
+    const pr_member *x = *(const pr_member *const *)a, *y = *(const pr_member *const *)b;
+    int c = strcmp(x->param, y->param);
+    if (c) return c;
+    if (x->axis != y->axis) return x->axis < y->axis ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Orders members by the read they come from (node, input). */
+static int cmp_read(const void *a, const void *b) {
+    const pr_member *x = *(const pr_member *const *)a, *y = *(const pr_member *const *)b;
+    uintptr_t p = (uintptr_t)x->node, q = (uintptr_t)y->node;
+    if (p != q) return p < q ? -1 : 1;
+    return (x->arg > y->arg) - (x->arg < y->arg);
+}
+
+/* Blocks every channel position that members mem[0..k) slice. */
+static void block_members(nnfx_prune_analysis *pg, pr_member *const *mem, int k, int why) {
+    for (int j = 0; j < k; j++) {
+        const pr_val *v = pr_val_of(pg, mem[j]->vnode, mem[j]->vout);
+        for (int64_t i = 0; i < mem[j]->size; i++)
+            el_block(pg, pr_label_at(v, mem[j]->offset + i), why);
+    }
+}
+
+/* A parameter is one tensor however many ops read it: index i along an
+ * axis is removed for every reader or for none. So the members slicing the
+ * same parameter along the same axis have their channels at each index
+ * joined (their groups become one), and a parameter some read of which is
+ * not a member along that axis (a graph output, an op that is not followed,
+ * a MatMul reading it as data...) keeps that axis whole: its channels are
+ * blocked, with the reader named. */
+static void share_params(nnfx_prune_analysis *pg) {
+    if (pg->nmem == 0) return;
+    int nuse = 0, capuse = 0;
+    pr_use *use = NULL;
+    pr_member **ord = malloc(sizeof *ord * (size_t)pg->nmem), **rd = malloc(sizeof *rd * (size_t)pg->nmem);
+    if (!ord || !rd) goto oom;
+    for (int i = 0; i < pg->nnodes; i++) {
+        const nnfx_node *n = pg->nodes[i];
+        for (int a = 0; a < n->nargs; a++) {
+            const nnfx_node *p = n->args[a].kind == NNFX_ARG_NODE ? n->args[a].u.node : NULL;
+            if (!p || p->opcode != NNFX_GET_ATTR || !p->target) continue;
+            if (!grow((void **)&use, &capuse, nuse + 1, sizeof *use)) goto oom;
+            use[nuse] = (pr_use){p->target, n, a, nuse};
+            nuse++;
+        }
+    }
+    if (nuse > 1) qsort(use, (size_t)nuse, sizeof *use, cmp_use);
+    for (int m = 0; m < pg->nmem; m++)
+        ord[m] = &pg->mem[m];
+    qsort(ord, (size_t)pg->nmem, sizeof *ord, cmp_mem);
+    int u0 = 0;
+    for (int s = 0, e; s < pg->nmem; s = e) {
+        for (e = s + 1; e < pg->nmem && strcmp(ord[e]->param, ord[s]->param) == 0 && ord[e]->axis == ord[s]->axis; e++)
+            ;
+        const char *name = ord[s]->param;
+        while (u0 < nuse && strcmp(use[u0].param, name) < 0)
+            u0++;
+        int why = -1;
+        /* every read of the parameter must slice it along this axis */
+        memcpy(rd, ord + s, sizeof *rd * (size_t)(e - s));
+        qsort(rd, (size_t)(e - s), sizeof *rd, cmp_read);
+        for (int u = u0; u < nuse && strcmp(use[u].param, name) == 0 && why < 0; u++) {
+            pr_member key = {.node = use[u].node, .arg = use[u].arg};
+            const pr_member *kp = &key;
+            if (bsearch(&kp, rd, (size_t)(e - s), sizeof *rd, cmp_read)) continue;
+            const nnfx_node *r = use[u].node;
+            if (r->opcode == NNFX_OUTPUT)
+                why = reason(pg, "parameter %s is shared with a graph output, so its axis %d keeps its size", name,
+                             ord[s]->axis);
+            else
+                why = reason(pg, "parameter %s is shared with %%%s (%s, input %d), which does not slice its axis %d",
+                             name, r->name, nnfx_op_onnx_type(r->op)[0] ? nnfx_op_onnx_type(r->op) : r->target,
+                             use[u].arg, ord[s]->axis);
+        }
+        /* every reader's channels along the axis must be followed */
+        for (int j = s; j < e && why < 0 && e - s > 1; j++) {
+            const pr_val *v = pr_val_of(pg, ord[j]->vnode, ord[j]->vout);
+            for (int64_t i = 0; i < ord[j]->size && why < 0; i++)
+                if (pr_label_at(v, ord[j]->offset + i) < 0)
+                    why = reason(pg,
+                                 "parameter %s is shared with %%%s, whose channels along its axis %d are not followed",
+                                 name, ord[j]->node->name, ord[j]->axis);
+        }
+        if (why >= 0) {
+            block_members(pg, ord + s, e - s, why);
+            continue;
+        }
+        const pr_val *v0 = pr_val_of(pg, ord[s]->vnode, ord[s]->vout);
+        ord[s]->shared = e - s > 1;
+        for (int j = s + 1; j < e; j++) {
+            ord[j]->shared = ord[j]->dup = true; /* sliced with ord[s] */
+            const pr_val *v = pr_val_of(pg, ord[j]->vnode, ord[j]->vout);
+            for (int64_t i = 0; i < ord[s]->size; i++)
+                el_union(pg, pr_label_at(v0, ord[s]->offset + i), pr_label_at(v, ord[j]->offset + i));
+        }
+    }
+    free(use);
+    free(ord);
+    free(rd);
+    return;
+oom:
+    free(use);
+    free(ord);
+    free(rd);
+    pg->oom = true;
+}
+
 /* --- the analysis ------------------------------------------------------------------------ */
 
 void nnfx_prune_analysis_free(nnfx_prune_analysis *pg) {
@@ -905,6 +1034,7 @@ nnfx_prune_analysis *nnfx_prune_groups(nnfx_graph *g, int nexclude, const char *
     pg->nnodes = i;
     for (i = 0; i < pg->nnodes && !pg->oom; i++)
         visit(pg, pg->nodes[i]);
+    if (!pg->oom) share_params(pg);
     for (int x = 0; x < nexclude && !pg->oom; x++) {
         nnfx_node *n = nnfx_graph_find(g, exclude[x]);
         int why = reason(pg, "%%%s is excluded", n->name);
@@ -958,5 +1088,6 @@ bool nnfx_prune_group_member(const nnfx_prune_analysis *a, int i, int k, nnfx_pr
     m->value = mb->vnode->name;
     m->offset = mb->offset;
     m->role = mb->kind;
+    m->shared = mb->shared;
     return true;
 }

@@ -31,13 +31,17 @@ enum { PR_PRODUCER = 1, PR_CONSUMER = 2, PR_BN_SCALE = 3, PR_OTHER = 4 };
  * paxis. */
 typedef struct pr_member {
     const nnfx_node *node; /* the op that reads the parameter */
+    int arg;               /* as its input arg */
     const char *param;     /* parameter name (the graph's) */
     int axis;
     int64_t size; /* the parameter's dim along axis */
     const nnfx_node *vnode;
     int vout;
     int64_t offset;
-    int kind; /* PR_PRODUCER ... */
+    int kind;    /* PR_PRODUCER ... */
+    bool shared; /* another member slices the same parameter along the
+                  * same axis, at the same channels (a shared parameter) */
+    bool dup;    /* shared, and not the first such member: sliced with it */
 } pr_member;
 
 struct nnfx_prune_analysis {

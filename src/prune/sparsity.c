@@ -17,6 +17,19 @@ static bool excluded(const nnfx_node *n, int nexclude, const char *const *exclud
     return false;
 }
 
+/* True when an excluded node reads parameter `name` (a weight shared with
+ * it keeps its values for every reader). */
+static bool read_by_excluded(nnfx_graph *g, const char *name, int nexclude, const char *const *exclude) {
+    for (int i = 0; i < nexclude; i++) {
+        nnfx_node *n = nnfx_graph_find(g, exclude[i]);
+        for (int a = 0; n && a < nnfx_node_num_args(n); a++) {
+            nnfx_node *p = nnfx_node_arg_node(n, a);
+            if (p && nnfx_node_opcode(p) == NNFX_GET_ATTR && strcmp(nnfx_node_target(p), name) == 0) return true;
+        }
+    }
+    return false;
+}
+
 /* Zeroes the k smallest |w| of t (ties at the threshold: the first ones). */
 static int64_t zero_smallest(float *w, int64_t n, int64_t k, float *scratch) {
     if (k <= 0) return 0;
@@ -67,7 +80,7 @@ nnfx_status nnfx_prune_sparsity(nnfx_graph *g, double sparsity, int nexclude, co
         bool seen = false;
         for (int i = 0; i < ndone; i++)
             seen |= strcmp(done[i], name) == 0;
-        if (!w || w->dtype != NNFX_F32 || seen) continue;
+        if (!w || w->dtype != NNFX_F32 || seen || read_by_excluded(g, name, nexclude, exclude)) continue;
         done[ndone] = name;
         int64_t numel = nnfx_tensor_numel(w);
         w = nnfx_graph_param_mut(g, name, err);

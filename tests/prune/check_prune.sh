@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # `nnfx prune` on the fixtures of tests/data/prune (one per coupling kind:
 # residual, concat, depthwise, grouped, squeeze-excite, channel shuffle,
-# flatten->linear; made by make_models.py with half of every group's
-# channels dead on purpose). For each, at --ratio 0.5 --criterion l1:
+# flatten->linear; and parameters read by several ops: a conv called twice,
+# a bias shared by two convs, one conv in two branches that are added or
+# concatenated, a BN scale also read along the width; made by
+# make_models.py with half of every prunable group's channels dead on
+# purpose). For each, at --ratio 0.5 --criterion l1:
 #  - exactly the dead channels go: every zeroed parameter of the fixture
 #    (make_models.py lists them) has lost exactly those rows, the other
-#    rows are the original ones in order;
+#    rows are the original ones in order; every other parameter is intact;
 #  - the pruned model passes onnx.checker (full check) and gives PyTorch's
 #    output of the original model within 1e-5 of the output's scale, in
 #    nnfx and in ONNX Runtime;
@@ -28,7 +31,8 @@ if command -v node >/dev/null && [ -d "$ORT_DIR/node_modules/onnxruntime-node" ]
 fi
 "$PY" -c "import onnx, numpy" 2>/dev/null || { echo "skip: $PY lacks onnx or numpy"; exit 77; }
 
-for m in residual concat depthwise grouped squeeze_excite shuffle flatten_linear; do
+for m in residual concat depthwise grouped squeeze_excite shuffle flatten_linear \
+    shared_conv shared_bias shared_add shared_cat shared_kept; do
     expect 0 "prune $m" -- "$NNFX" prune "$D/$m.onnx" -o "$TMP/$m.onnx" --ratio 0.5 --criterion l1 \
         --report "$TMP/$m.json"
     expect 0 "run pruned $m" -- "$NNFX" run "$TMP/$m.onnx" --input "$D/$m.input.npy" -o "$TMP/$m.out.npy"
@@ -51,6 +55,11 @@ for name, cuts in json.load(open(f"{d}/{m}.zeroed.json")).items():
         print(f"{m}: {name}: expected {cuts} (axis, indices) of {orig[name].shape} removed, got shape "
               f"{None if got is None else got.shape}")
         ok = False
+zeroed = json.load(open(f"{d}/{m}.zeroed.json"))
+for name, w in orig.items():  # every other parameter is the original one
+    if name not in zeroed and name in pruned and not (pruned[name].shape == w.shape and np.array_equal(pruned[name], w)):
+        print(f"{m}: {name} changed: {w.shape} -> {pruned[name].shape}")
+        ok = False
 ref = np.load(f"{d}/{m}.output.npy")
 out = np.load(f"{t}/{m}.out.npy")
 err = np.abs(out - ref).max() / max(np.abs(ref).max(), 1e-6)
@@ -69,6 +78,33 @@ PYEOF
             node "$ORT_DIR/ort_check.js" "$TMP/$m.onnx" --in "$D/$m.input.npy" --ref "$D/$m.output.npy" --tol 1e-5
     fi
 done
+
+# parameters read by several ops (make_models.py checks the export shares
+# them): sliced once for every reader above; where a reader does not slice
+# it by channel, the group stays and says why, in --groups and the report
+check "shared_conv: one group for the stem and both calls of the shared conv" "$PY" -c "
+import json,sys; r=json.load(open('$TMP/shared_conv.json'))
+g=[x for x in r['groups'] if x['channels'] == 8]
+sys.exit(0 if len(g) == 1 and g[0]['removed'] == 4 and r['channels_removed'] == 4 else 1)"
+check "shared_kept: the report says why c's channels stay" "$PY" -c "
+import json,sys; r=json.load(open('$TMP/shared_kept.json'))
+g=[x for x in r['groups'] if 'b.weight is shared with' in x.get('kept_because', '')]
+sys.exit(0 if len(g) == 1 and g[0]['kept'] == 8 and g[0]['prunable'] == 0 else 1)"
+expect 0 "--groups on shared_conv" -- "$NNFX" prune "$D/shared_conv.onnx" --groups
+check "--groups marks c.weight's members (both calls) as one slice" test "$(grep -c \
+    'c.weight axis [01] .*; shared: one slice for all its readers' "$TMP/out")" -eq 4
+expect 0 "--groups on shared_kept" -- "$NNFX" prune "$D/shared_kept.onnx" --groups
+check "--groups says why the shared BN scale's group stays" grep -q \
+    "0 prunable; kept: parameter b.weight is shared with %_Mul_output_0 (Mul, input 1), which does not slice its axis 0" \
+    "$TMP/out"
+# more sharing shapes, built by the script (a weight that is a graph output,
+# read by a MatMul, a ConvTranspose, an If, as a Gemm's bias; shared BN
+# scale and mean, depthwise, grouped, Split, Slice...): pruned exactly or
+# kept with a reason, never an internal error
+ORTJS=
+[ $have_ort = 1 ] && ORTJS=$ORT_DIR/ort_check.js
+check "shared parameters in hostile shapes (tests/prune/shared_hostile.py)" \
+    "$PY" "$SRC/tests/prune/shared_hostile.py" "$NNFX" "$TMP/hostile" "$ORTJS"
 
 # scopes, criteria and rounding keep the model valid (numbers: onnx.checker + ORT)
 m=residual
@@ -103,6 +139,15 @@ for k in ['stem.weight', 'c1.weight', 'c2.weight', 'fc.weight']:
     ok &= bool(np.array_equal(p[k][keep], o[k][keep]))
     ok &= bool(np.abs(o[k][~keep]).max() <= np.abs(o[k][keep]).min())
 sys.exit(0 if ok else 1)"
+
+# a weight shared with an excluded node keeps its values (for every reader)
+expect 0 "sparsity, a shared weight's reader excluded" -- "$NNFX" prune "$D/shared_conv.onnx" -o "$TMP/se.onnx" \
+    --sparsity 0.6 --exclude _c_1_Conv_output_0
+check "sparsity: c.weight (read by the excluded conv) unchanged, stem.weight 60% zeros" "$PY" -c "
+import sys,numpy as np,onnx; from onnx import numpy_helper as nh
+o={i.name: nh.to_array(i) for i in onnx.load('$D/shared_conv.onnx').graph.initializer}
+p={i.name: nh.to_array(i) for i in onnx.load('$TMP/se.onnx').graph.initializer}
+sys.exit(0 if np.array_equal(o['c.weight'], p['c.weight']) and abs((p['stem.weight'] == 0).mean() - 0.6) < 0.02 else 1)"
 
 # analyze reports per-layer channel counts and sparsity
 expect 0 "analyze sparse model" -- "$NNFX" analyze "$TMP/s.onnx" --sparsity --json "$TMP/sa.json" -q

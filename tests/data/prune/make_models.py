@@ -9,6 +9,12 @@ biases) is zero and the BatchNorms after it map 0 to 0 (beta = mean = 0).
 `nnfx prune --ratio 0.5 --criterion l1` must remove exactly those channels
 and the pruned model must give PyTorch's output of the original model.
 
+The shared_* models read one parameter from several ops (a conv called
+twice, a shared bias, one conv in two branches); the script checks that
+the export keeps each of them one initializer read by that many nodes.
+shared_kept's shared BN scale is also read along the width, so its group
+must stay whole.
+
 NAME.onnx          opset 13, BatchNormalization kept, input [2, 3, 8, 8]
 NAME.input.npy     a random input
 NAME.output.npy    PyTorch's output of the original model on it
@@ -22,6 +28,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 import torch
 import torch.nn as nn
 
@@ -173,8 +180,119 @@ class FlattenLinear(nn.Module):
     fed = [("fc1", [c * 16 + i for c in (0, 2, 4) for i in range(16)]), ("fc2", [5, 6, 7, 8, 9])]
 
 
+class SharedConv(nn.Module):
+    """One nn.Conv2d called twice in a row: its weight and bias are one
+    initializer read by two Conv nodes, so the stem's channels, the first
+    call's and the second call's are one group (row i of the weight and its
+    column i go together)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem, self.b0 = nn.Conv2d(3, 8, 3, padding=1, bias=False), bn(8)
+        self.c = nn.Conv2d(8, 8, 3, padding=1)
+        self.b1, self.b2 = bn(8), bn(8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.b0(self.stem(x)))
+        x = torch.relu(self.b1(self.c(x)))
+        x = torch.relu(self.b2(self.c(x)))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+    dead = [("stem", "b0", [0, 2, 5, 7]), ("c", "b1", [0, 2, 5, 7]), ("c", "b2", [0, 2, 5, 7])]
+    fed = [("c", [0, 2, 5, 7]), ("fc", [0, 2, 5, 7])]
+    shared = {"c.weight": 2, "c.bias": 2}  # initializer: Conv nodes reading it
+
+
+class SharedBias(nn.Module):
+    """Two convs, one bias parameter: output channel i of both goes or
+    stays together (the two groups are one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+        self.c2.bias = self.c1.bias
+        self.c3 = nn.Conv2d(8, 6, 1)
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.c2(torch.relu(self.c1(x))))
+        x = torch.relu(self.c3(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+    dead = [("c1", None, [1, 2, 4, 6]), ("c2", None, [1, 2, 4, 6]), ("c3", None, [0, 3, 5])]
+    fed = [("c2", [1, 2, 4, 6]), ("c3", [1, 2, 4, 6]), ("fc", [0, 3, 5])]
+    shared = {"c1.bias": 2}
+
+
+class SharedAdd(nn.Module):
+    """One conv weight in two parallel branches whose outputs are added."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.c = nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        s = self.stem(x)
+        y = self.c(torch.relu(s)) + self.c(nn.functional.max_pool2d(s, 3, 1, 1))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(torch.relu(y), 1), 1))
+
+    dead = [("stem", None, [3, 4, 5, 6]), ("c", None, [0, 1, 6, 7])]
+    fed = [("c", [3, 4, 5, 6]), ("fc", [0, 1, 6, 7])]
+    shared = {"c.weight": 2, "c.bias": 2}
+
+
+class SharedCat(nn.Module):
+    """One conv weight in two parallel branches whose outputs are
+    concatenated: channel i of the weight is positions i and 8 + i of the
+    concatenation."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.c = nn.Conv2d(8, 8, 3, padding=1)
+        self.d = nn.Conv2d(16, 6, 1)
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        s = self.stem(x)
+        y = torch.cat([self.c(torch.relu(s)), self.c(nn.functional.avg_pool2d(s, 3, 1, 1))], 1)
+        y = torch.relu(self.d(torch.relu(y)))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+    dead = [("stem", None, [0, 1, 2, 7]), ("c", None, [2, 3, 4, 5]), ("d", None, [1, 2, 4])]
+    fed = [("c", [0, 1, 2, 7]), ("d", [2, 3, 4, 5, 10, 11, 12, 13]), ("fc", [1, 2, 4])]
+    shared = {"c.weight": 2, "c.bias": 2}
+
+
+class SharedKept(nn.Module):
+    """The BatchNorm's scale is also a factor along the width (W = C = 8):
+    that read does not slice it by channel, so the channels of c and its
+    BatchNorm stay (the group says why); the stem's group is still pruned."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.c, self.b = nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.b(self.c(torch.relu(self.stem(x))))
+        x = torch.relu(x * self.b.weight)
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+    dead = [("stem", None, [1, 3, 4, 6])]
+    fed = [("c", [1, 3, 4, 6])]
+    shared = {"b.weight": 2}
+
+
 MODELS = {"residual": Residual, "concat": Concat, "depthwise": Depthwise, "grouped": Grouped,
-          "squeeze_excite": SqueezeExcite, "shuffle": Shuffle, "flatten_linear": FlattenLinear}
+          "squeeze_excite": SqueezeExcite, "shuffle": Shuffle, "flatten_linear": FlattenLinear,
+          # parameters read by several ops (one initializer each)
+          "shared_conv": SharedConv, "shared_bias": SharedBias, "shared_add": SharedAdd, "shared_cat": SharedCat,
+          "shared_kept": SharedKept}
 
 
 def main():
@@ -206,6 +324,20 @@ def main():
         path = os.path.join(out, name + ".onnx")
         torch.onnx.export(m, x, path, opset_version=13, input_names=["input"], output_names=["output"],
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
+        # the shared parameters must be one initializer in the export, read by
+        # that many nodes; their zeroed slices go by the initializer's name
+        g = onnx.load(path).graph
+        inits = {i.name for i in g.initializer}
+        for pname, readers in getattr(cls, "shared", {}).items():
+            got = sum(list(n.input).count(pname) for n in g.node)
+            if pname not in inits or got != readers:
+                sys.exit("%s: %s is read by %d nodes, not %d as one initializer" % (name, pname, got, readers))
+        params = dict(m.named_parameters())  # one name per parameter object
+        for k in sorted(set(zeroed) - inits):  # a second name of a shared parameter (c2.bias is c1.bias)
+            same = [j for j in inits if j in params and params[j] is m.get_parameter(k)]
+            if len(same) != 1 or zeroed[k] != zeroed.get(same[0], zeroed[k]):
+                sys.exit("%s: %s is not an initializer of the export" % (name, k))
+            zeroed[same[0]] = zeroed.pop(k)
         np.save(os.path.join(out, name + ".input.npy"), x.numpy())
         np.save(os.path.join(out, name + ".output.npy"), y.numpy())
         with open(os.path.join(out, name + ".zeroed.json"), "w") as f:
