@@ -521,6 +521,13 @@ nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i);
 
 nnfx_graph *nnfx_node_graph(const nnfx_node *n);
 const char *nnfx_node_name(const nnfx_node *n);
+/* A number no other node of n's graph has or had (1, 2, ... in creation
+ * order; 0 for NULL). A node's memory may be reused for a later node, so a
+ * binding that keeps node handles across edits checks that a handle is
+ * still live without reading freed memory: nnfx_graph_find(g, name) == n
+ * (n is then a live node) and nnfx_node_serial(n) equals the serial it
+ * kept (n is still the same node, not a new one at the same address). */
+uint64_t nnfx_node_serial(const nnfx_node *n);
 /* Renames n; the name is made unique if taken. */
 nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err);
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n);

@@ -265,6 +265,7 @@ char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
 
 nnfx_graph *nnfx_node_graph(const nnfx_node *n) { return n ? n->graph : NULL; }
 const char *nnfx_node_name(const nnfx_node *n) { return n ? n->name : ""; }
+uint64_t nnfx_node_serial(const nnfx_node *n) { return n ? n->serial : 0; }
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n) { return n->opcode; }
 nnfx_op nnfx_node_op(const nnfx_node *n) { return n && n->opcode == NNFX_CALL_FUNCTION ? n->op : NNFX_OP_NONE; }
 bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
