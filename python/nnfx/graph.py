@@ -724,8 +724,10 @@ class GraphModule:
     register_parameter = set_parameter
 
     def save(self, path, external_data=False):
-        """Writes the model: .onnx as ONNX, any other extension (.fx, .txt) as
-        the text form (written to a temporary name, then renamed)."""
+        """Writes the model: .onnx as ONNX (weights included), any other
+        extension (.fx, .txt) as the text form, which declares the parameters'
+        shapes but holds no weight data (it loads back with zero weights).
+        Written to a temporary name, then renamed."""
         path = os.fspath(path)
         g = self._graph._g()
         if path.endswith(".onnx"):

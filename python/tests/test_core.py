@@ -324,3 +324,25 @@ def test_eager_ops():
     np.testing.assert_allclose(nnfx.ops.add(a, a), 2 * a)
     with pytest.raises(AttributeError):
         nnfx.ops.no_such_op
+
+
+def test_no_tensor_leak_across_runs(data, x):
+    """Owned tensor storage the binding creates (inputs, outputs, parameters
+    made writable, interpreter values) is all given back once the Python
+    objects go: nnfx_memory_in_use returns to where it started."""
+    from nnfx._lib import lib
+    lib.nnfx_memory_in_use.restype = __import__("ctypes").c_size_t
+    gc.collect()
+    start = lib.nnfx_memory_in_use()
+    for _ in range(3):
+        gm = nnfx.load(data(*MODEL))
+        y = gm(x)
+        name = next(gm.named_parameters())[0]
+        gm.mutable_parameter(name)[...] = 1
+        nnfx.Interpreter(gm).run(x)
+        _relu_to_leaky(gm.graph)
+        gm.recompile()
+        gm(x)
+        del gm, y
+    gc.collect()
+    assert lib.nnfx_memory_in_use() == start
