@@ -509,6 +509,20 @@ nnfx_node *nnfx_graph_last(const nnfx_graph *g);
 nnfx_node *nnfx_node_next(const nnfx_node *n);
 nnfx_node *nnfx_node_prev(const nnfx_node *n);
 int nnfx_graph_num_nodes(const nnfx_graph *g);
+/* One node as a binding's snapshot of the list sees it (nnfx_graph_nodes). */
+typedef struct nnfx_node_info {
+    nnfx_node *node;
+    uint64_t serial; /* nnfx_node_serial(node) */
+    int opcode;      /* nnfx_opcode */
+    int op;          /* nnfx_op (NNFX_OP_NONE unless call_function) */
+} nnfx_node_info;
+/* Fills out[0 .. cap) with the nodes from `from` (included; NULL: the
+ * first node, or the last when reverse) onward in list order (backward when
+ * reverse); returns how many it wrote. With out NULL, returns how many it
+ * would write at most (cap ignored). One call instead of one per node, for
+ * language bindings whose calls are costly; entries are valid until the
+ * graph is next edited. from must be a live node of g (or NULL). */
+int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

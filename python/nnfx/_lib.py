@@ -186,6 +186,10 @@ class Match(Structure):
                 ("nreplacements", c_int), ("replacements", POINTER(c_void_p))]
 
 
+class NodeInfo(Structure):
+    _fields_ = [("node", c_void_p), ("serial", c_uint64), ("opcode", c_int), ("op", c_int)]
+
+
 ErrP = POINTER(CError)
 NodeP = c_void_p
 GraphP = c_void_p
@@ -253,6 +257,7 @@ _decls = [
     ("nnfx_node_next", NodeP, NodeP),
     ("nnfx_node_prev", NodeP, NodeP),
     ("nnfx_graph_num_nodes", c_int, GraphP),
+    ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, POINTER(NodeInfo), c_int),
     ("nnfx_graph_find", NodeP, GraphP, c_char_p),
     ("nnfx_graph_output_node", NodeP, GraphP),
     ("nnfx_graph_num_inputs", c_int, GraphP),

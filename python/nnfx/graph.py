@@ -20,6 +20,20 @@ lib = L.lib
 OPCODES = ("placeholder", "get_attr", "call_function", "call_module", "output")
 
 
+def _op_names():
+    names = [None]
+    i = 1
+    while True:
+        n = L.dec(lib.nnfx_op_name(i))
+        if n == "none":
+            return tuple(names)
+        names.append(n)
+        i += 1
+
+
+_OP_NAMES = _op_names()
+
+
 def _target_name(target):
     """The nnfx op name of a call_function target: a string ("relu",
     "LeakyRelu") or an nnfx.ops function."""
@@ -143,30 +157,22 @@ class Node:
     __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "_op", "_target", "_meta", "_erased_next",
                  "__weakref__")
 
-    def __init__(self, graph, ptr):
+    def __init__(self, graph, ptr, serial=None, opcode=None, op=0):
         self._graph = graph
         self._ptr = ptr
-        self._serial = lib.nnfx_node_serial(ptr)
-        self._name = L.dec(lib.nnfx_node_name(ptr))
+        self._serial = lib.nnfx_node_serial(ptr) if serial is None else serial
+        self._name = None  # read when first asked (the node is live then)
         self._dead = False
-        self._op = None
-        self._target = None
+        self._op = OPCODES[opcode] if opcode is not None else None
+        self._target = _OP_NAMES[op] if op else None
         self._meta = {}
         self._erased_next = None
 
     # --- validity --------------------------------------------------------
     def _p(self):
         if self._dead:
-            raise L.DeadReferenceError("node %s was erased from its graph" % self._name, L.GRAPH)
+            raise L.DeadReferenceError("node %s was erased from its graph" % (self._name or "(unnamed)"), L.GRAPH)
         return self._ptr
-
-    def _still_live(self):
-        """True when the C node is still this one (used after C edits)."""
-        g = self._graph._gp
-        if not g:
-            return False
-        p = lib.nnfx_graph_find(g, L.enc(self._name))
-        return p == self._ptr and lib.nnfx_node_serial(p) == self._serial
 
     # --- identity --------------------------------------------------------
     @property
@@ -176,7 +182,9 @@ class Node:
 
     @property
     def name(self):
-        self._p()
+        p = self._p()
+        if self._name is None:
+            self._name = L.dec(lib.nnfx_node_name(p))
         return self._name
 
     @name.setter
@@ -244,7 +252,7 @@ class Node:
         old = set(self.kwargs)
         missing = old - set(value)
         if missing:
-            raise L.BadInputError("node %s: attributes cannot be removed (%s)" % (self._name, ", ".join(sorted(missing))),
+            raise L.BadInputError("node %s: attributes cannot be removed (%s)" % (self.name, ", ".join(sorted(missing))),
                                   L.INVALID_ARG)
         for k, v in value.items():
             self.update_kwarg(k, v)
@@ -309,7 +317,7 @@ class Node:
             return users
         n = lib.nnfx_replace_all_uses_with(p, q, None, None)
         if n < 0:
-            raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self._name, replace_with._name), L.GRAPH)
+            raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
         if propagate_meta:
             for k, v in self._meta.items():
                 replace_with._meta.setdefault(k, v)
@@ -322,20 +330,22 @@ class Node:
     def prepend(self, x):
         """Moves node x right before this node."""
         L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), self._p())
+        self._graph._version += 1
 
     def append(self, x):
         """Moves node x right after this node."""
         nxt = lib.nnfx_node_next(self._p())
         if not nxt:
-            raise L.GraphError("cannot append after the last node %s" % self._name, L.GRAPH)
+            raise L.GraphError("cannot append after the last node %s" % self.name, L.GRAPH)
         L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), nxt)
+        self._graph._version += 1
 
     def format_node(self):
         return "%%%s : %s[target=%s](args = %r, kwargs = %r)" % (self.name, self.op, self.target, self.args,
                                                                   dict(self.kwargs))
 
     def __repr__(self):
-        return self._name if not self._dead else "<erased node %s>" % self._name
+        return self.name if not self._dead else "<erased node %s>" % (self._name or "")
 
 
 class _NodeList:
@@ -350,25 +360,44 @@ class _NodeList:
 
     def __iter__(self):
         g = self._graph
-        step = lib.nnfx_node_prev if self._reverse else lib.nnfx_node_next
-        p = (lib.nnfx_graph_last if self._reverse else lib.nnfx_graph_first)(g._g())
-        wrap = g._wrap
-        side = 0 if self._reverse else 1
-        while p:
-            n = wrap(p)
+        rev = self._reverse
+        side = 0 if rev else 1
+        step = lib.nnfx_node_prev if rev else lib.nnfx_node_next
+        fill = lib.nnfx_graph_nodes
+        wrap = g._wrap_info
+        CH = 256
+        buf = (L.NodeInfo * CH)()
+        k = fill(g._g(), None, rev, buf, CH)
+        i = 0
+        ver = g._version
+        while i < k:
+            n = wrap(buf[i])
             yield n
-            g._g()
-            while n._dead:  # erased while visited: go on from its neighbour at erase time
-                if n._erased_next is None:
-                    raise L.DeadReferenceError("node %s was erased by a pass while visited" % n._name, L.GRAPH)
-                n = n._erased_next[side]
-                if n is None:
+            gp = g._g()
+            if g._version != ver:
+                # the graph was edited: go on from n's live neighbour
+                while n._dead:  # erased while visited: its neighbour at erase time
+                    if n._erased_next is None:
+                        raise L.DeadReferenceError("node %s was erased by a pass while visited" % (n._name or ""),
+                                                   L.GRAPH)
+                    n = n._erased_next[side]
+                    if n is None:
+                        return
+                    if not n._dead:
+                        p = n._ptr  # not visited yet
+                        break
+                else:
+                    p = step(n._ptr)
+                if not p:
                     return
-                if not n._dead:
-                    p = n._ptr  # not visited yet
-                    break
-            else:
-                p = step(n._ptr)
+                k = fill(gp, p, rev, buf, CH)
+                i = 0
+                ver = g._version
+                continue
+            i += 1
+            if i == k == CH:
+                k = fill(gp, buf[CH - 1].node, rev, buf, CH)
+                i = 1
 
     def __reversed__(self):
         return _NodeList(self._graph, not self._reverse)
@@ -389,6 +418,7 @@ class Graph:
         self._borrowed = _borrowed  # someone else frees it (a transformer's)
         self._cache = {}
         self._insert_stack = []
+        self._version = 0  # bumped by every edit made through this object
 
     def __del__(self):
         if getattr(self, "_gp", None) and self._owner is None and not self._borrowed and lib is not None:
@@ -413,6 +443,14 @@ class Graph:
         n = self._cache.get(p)
         if n is None:
             n = Node(self, p)
+            self._cache[p] = n
+        return n
+
+    def _wrap_info(self, info):
+        p = info.node
+        n = self._cache.get(p)
+        if n is None:
+            n = Node(self, p, info.serial, info.opcode, info.op)
             self._cache[p] = n
         return n
 
@@ -442,15 +480,24 @@ class Graph:
         return arr, None
 
     def _after_c_edit(self):
-        """A C call may have erased nodes: drop the handles that died."""
-        dead = [p for p, n in self._cache.items() if not n._still_live()]
+        """A C call may have erased nodes (and made new ones at their
+        addresses): drop the handles whose node is gone."""
+        self._version += 1
+        if not self._gp or not self._cache:
+            return
+        k = lib.nnfx_graph_nodes(self._gp, None, False, None, 0)
+        buf = (L.NodeInfo * max(k, 1))()
+        k = lib.nnfx_graph_nodes(self._gp, None, False, buf, k)
+        live = {(buf[i].node, buf[i].serial) for i in range(k)}
+        dead = [p for p, n in self._cache.items() if (p, n._serial) not in live]
         for p in dead:
             self._cache.pop(p)._dead = True
 
-    def _erased(self, n, nxt):
-        n._erased_next = nxt
+    def _erased(self, n, around):
+        n._erased_next = around
         n._dead = True
         self._cache.pop(n._ptr, None)
+        self._version += 1
 
     # --- iteration ----------------------------------------------------------
     @property
@@ -508,6 +555,7 @@ class Graph:
         arr, _ = self._args(tuple(args))
         attrs = _Attrs(kwargs)
         p = L.call(lib.nnfx_graph_call_op, self._g(), op, len(args), arr, attrs.n, attrs.arr)
+        self._version += 1
         return self._wrap(p)
 
     def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
@@ -540,19 +588,23 @@ class Graph:
                 else:
                     meta.dims[i].value = -1 if d is None else int(d)
             meta = ctypes.byref(meta)
+        self._version += 1
         return self._wrap(L.call(lib.nnfx_graph_placeholder, self._g(), L.enc(name), meta))
 
     def get_attr(self, qualified_name, type_expr=None):
         """A read of parameter qualified_name (see set_parameter)."""
+        self._version += 1
         return self._wrap(L.call(lib.nnfx_graph_get_attr, self._g(), L.enc(qualified_name)))
 
     def getitem(self, node, index):
         """Output `index` of a multi-output node (torch.fx's operator.getitem)."""
+        self._version += 1
         return self._wrap(L.call(lib.nnfx_graph_getitem, self._g(), self._node_ptr(node), int(index)))
 
     def output(self, result, type_expr=None):
         vals = list(result) if isinstance(result, (tuple, list)) else [result]
         arr = (ctypes.c_void_p * max(len(vals), 1))(*[self._node_ptr(v) for v in vals])
+        self._version += 1
         return self._wrap(L.call(lib.nnfx_graph_output, self._g(), len(vals), arr))
 
     def output_node(self):
@@ -570,6 +622,7 @@ class Graph:
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
         p = self._node_ptr(to_erase)
+        to_erase.name  # kept for messages about the erased node
         around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
         L.call(lib.nnfx_erase_node, self._g(), p)
         self._erased(to_erase, around)

@@ -340,12 +340,14 @@ class Transformer(Interpreter):
         node = self.graph._wrap(n)
         if target == node.target and dict(kwargs) == dict(node.kwargs):
             arr, _ = ng._args(tuple(args))
+            ng._version += 1
             return ng._wrap(L.call(lib.nnfx_transformer_default_call_function, self._t, n, len(args), arr))
         return ng.call_function(target, tuple(args), kwargs)
 
     def call_module(self, target, args, kwargs):
         ng = self.new_graph
         arr, _ = ng._args(tuple(args))
+        ng._version += 1
         return ng._wrap(L.call(lib.nnfx_graph_call_module, ng._g(), L.enc(target), len(args), arr))
 
     def placeholder(self, target, args, kwargs):
