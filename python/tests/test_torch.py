@@ -5,11 +5,15 @@ the equivalent pass or rule. Skipped when torch is not installed."""
 import copy
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import nnfx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+import seeds  # noqa: E402  (examples/python/seeds.py: the snippets under test)
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -95,26 +99,7 @@ def fx_sigmoid_to_hard(m):
     return gm
 
 
-# --- the same edits with nnfx (only the names of the issue) ---
-
-def nnfx_remove_bn(gm):
-    for node in gm.graph.nodes:
-        if node.op == "call_function" and node.target == "batch_normalization":
-            node.replace_all_uses_with(node.args[0])
-            gm.graph.erase_node(node)
-    gm.graph.eliminate_dead_code()
-    gm.recompile()
-
-
-def nnfx_replace_unary(gm, old, new, kwargs):
-    for node in gm.graph.nodes:
-        if node.op == "call_function" and node.target == old:
-            with gm.graph.inserting_after(node):
-                rep = gm.graph.call_function(new, (node.args[0],), kwargs)
-            node.replace_all_uses_with(rep)
-            gm.graph.erase_node(node)
-    gm.recompile()
-
+# --- the same edits with nnfx: examples/python/seeds.py ---
 
 def optimize(exe, path, tmp_path, *args):
     out = str(tmp_path / ("opt%d.onnx" % len(os.listdir(tmp_path))))
@@ -123,12 +108,11 @@ def optimize(exe, path, tmp_path, *args):
 
 
 CASES = {
-    "remove_bn": (fx_remove_bn, nnfx_remove_bn, ["--pass", "remove-bn", "--pass", "dce"]),
-    "relu_to_leaky": (fx_relu_to_leaky, lambda gm: nnfx_replace_unary(gm, "relu", "leaky_relu", {"alpha": 0.1}),
+    "remove_bn": (fx_remove_bn, seeds.remove_bn, ["--pass", "remove-bn", "--pass", "dce"]),
+    "relu_to_leaky": (fx_relu_to_leaky, lambda gm: seeds.relu_to_leaky_relu(gm, alpha=0.1),
                       ["--rewrite", "relu(x) -> leaky_relu(x, alpha=0.1)"]),
-    "sigmoid_to_hard": (fx_sigmoid_to_hard,
-                        lambda gm: nnfx_replace_unary(gm, "sigmoid", "hard_sigmoid",
-                                                      {"alpha": 1.0 / 6.0, "beta": 0.5}),
+    # torch's hardsigmoid is hard_sigmoid with alpha 1/6, beta 0.5
+    "sigmoid_to_hard": (fx_sigmoid_to_hard, lambda gm: seeds.sigmoid_to_hard_sigmoid(gm, alpha=1.0 / 6.0, beta=0.5),
                         ["--rewrite", "sigmoid(x) -> hard_sigmoid(x, alpha=0.16666667, beta=0.5)"]),
 }
 
@@ -194,27 +178,14 @@ def test_passes_every_pass_keeps_results(model):
 
 
 def test_transformer_inserting_qdq_matches_numpy_fake_quant(model):
-    """A Transformer putting QuantizeLinear/DequantizeLinear before every conv
-    input: the result equals the torch model run with the same fake
+    """examples' InsertQDQ Transformer (QuantizeLinear/DequantizeLinear before
+    every conv input): the result equals the torch model run with the same fake
     quantization applied in numpy/torch (round half to even, saturate)."""
     m, x, path = model
     scale, zp = 0.02, 128
     gm = nnfx.load(path)
 
-    class QDQ(nnfx.Transformer):
-        def call_function(self, target, args, kwargs):
-            if target == "conv":
-                g = self.new_graph
-                if "qs" not in dict(gm.named_parameters()):
-                    g.set_parameter("qs", np.float32(scale))
-                    g.set_parameter("qz", np.uint8(zp))
-                s, z = g.get_attr("qs"), g.get_attr("qz")
-                q = g.call_function("quantize_linear", (args[0], s, z))
-                dq = g.call_function("dequantize_linear", (q, s, z))
-                args = (dq,) + tuple(args[1:])
-            return super().call_function(target, args, kwargs)
-
-    qgm = QDQ(gm).transform()
+    qgm = seeds.InsertQDQ(gm, scale, zp).transform()
     nq = len(qgm.graph.find_nodes(op="call_function", target="quantize_linear"))
     assert nq == 3
 
@@ -270,3 +241,4 @@ def test_from_torch(model):
     gm = nnfx.from_torch(m, (x,))
     with torch.no_grad():
         np.testing.assert_allclose(gm(x.numpy()), m(x).numpy(), rtol=1e-4, atol=1e-5)
+
