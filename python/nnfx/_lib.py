@@ -1,8 +1,8 @@
 """ctypes declarations of libnnfx.so (include/nnfx.h) and the error classes.
 
-The library is found, in order: the path in $NNFX_LIB; libnnfx.so beside this
-package's source tree (build/ of the repository); the system's library path
-(an installed libnnfx.so.0). No graph logic lives here, only the C types.
+The library is found, in order: the path in $NNFX_LIB; the installed library
+recorded by `cmake --install` (nnfx/_install.py); libnnfx.so in build/ of the
+repository this package sits in (python/nnfx); the system's library path. No graph logic lives here, only the C types.
 """
 import ctypes
 import ctypes.util
@@ -16,6 +16,12 @@ def _find_library():
     env = os.environ.get("NNFX_LIB")
     if env:
         return env
+    try:  # written by `cmake --install`
+        from ._install import LIB
+        if os.path.exists(LIB):
+            return LIB
+    except ImportError:
+        pass
     here = os.path.dirname(os.path.abspath(__file__))
     for build in ("build", "build-asan", "build-release"):
         cand = os.path.join(here, "..", "..", build, "libnnfx.so")

@@ -4,7 +4,8 @@ analyze, compare, quantize, prune and codegen have no single library entry
 point that produces their reports (the reports are built by the command), so
 these functions run the `nnfx` executable in a subprocess with its JSON
 output and return the parsed JSON. The executable is $NNFX_EXE, else the
-`nnfx` beside the loaded libnnfx.so (a build tree), else `nnfx` on PATH.
+installed one (`cmake --install`), else the `nnfx` beside the loaded
+libnnfx.so (a build tree), else `nnfx` on PATH.
 Options are the command line's: a keyword foo_bar=V becomes --foo-bar V
 (True: the bare flag; a list: repeated; a dict: NAME=VALUE pairs, arrays
 saved to .npy files). A model is a path or a GraphModule (saved first).
@@ -25,6 +26,12 @@ def executable():
     exe = os.environ.get("NNFX_EXE")
     if exe:
         return exe
+    try:  # written by `cmake --install`
+        from ._install import EXE
+        if os.path.isfile(EXE):
+            return EXE
+    except ImportError:
+        pass
     cand = os.path.join(os.path.dirname(L.LIB_PATH), "nnfx")
     if os.path.isfile(cand) and os.access(cand, os.X_OK):
         return cand
