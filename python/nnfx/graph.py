@@ -34,9 +34,15 @@ def _op_names():
 _OP_NAMES = _op_names()
 
 
+_OP_IDS = {}
+
+
 def _target_name(target):
-    """The nnfx op name of a call_function target: a string ("relu",
+    """The nnfx op id of a call_function target: a string ("relu",
     "LeakyRelu") or an nnfx.ops function."""
+    op = _OP_IDS.get(target) if isinstance(target, str) else None
+    if op:
+        return op
     name = getattr(target, "__nnfx_op__", target)
     if not isinstance(name, str):
         raise L.BadInputError("call_function target must be an op name or an nnfx.ops function, not %r" % (target,),
@@ -44,6 +50,8 @@ def _target_name(target):
     op = lib.nnfx_op_find(L.enc(name))
     if op == 0:
         raise L.UnsupportedOpError("unknown op %r (include/nnfx/ops.def lists the ops)" % name, L.UNSUPPORTED)
+    if isinstance(target, str):
+        _OP_IDS[target] = op
     return op
 
 
@@ -154,7 +162,7 @@ class _Kwargs(dict):
 
 class Node:
     """A node of a Graph (torch.fx.Node's names). Do not construct directly."""
-    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "_op", "_target", "_meta", "_erased_next",
+    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_erased_next",
                  "__weakref__")
 
     def __init__(self, graph, ptr, serial=None, opcode=None, op=0):
@@ -163,15 +171,26 @@ class Node:
         self._serial = lib.nnfx_node_serial(ptr) if serial is None else serial
         self._name = None  # read when first asked (the node is live then)
         self._dead = False
-        self._op = OPCODES[opcode] if opcode is not None else None
-        self._target = _OP_NAMES[op] if op else None
-        self._meta = {}
+        self._meta = None
         self._erased_next = None
+        # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
+        self.op = OPCODES[lib.nnfx_node_opcode(ptr) if opcode is None else opcode]
+        if op:  # target: the op's nnfx name for call_function ('relu'); else read when asked
+            self.target = _OP_NAMES[op]
+
+    def __getattr__(self, attr):
+        if attr == "target":
+            # the placeholder's name, the parameter path or the leaf's name
+            t = L.dec(lib.nnfx_node_target(self._p()))
+            self.target = t
+            return t
+        raise AttributeError(attr)
 
     # --- validity --------------------------------------------------------
     def _p(self):
         if self._dead:
-            raise L.DeadReferenceError("node %s was erased from its graph" % (self._name or "(unnamed)"), L.GRAPH)
+            raise L.DeadReferenceError("use of a node erased from its graph%s" % (" (%s)" % self._name if self._name else ""),
+                                       L.GRAPH)
         return self._ptr
 
     # --- identity --------------------------------------------------------
@@ -192,23 +211,6 @@ class Node:
         p = self._p()
         L.call(lib.nnfx_node_set_name, p, L.enc(value))
         self._name = L.dec(lib.nnfx_node_name(p))
-
-    @property
-    def op(self):
-        """'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'."""
-        p = self._p()
-        if self._op is None:
-            self._op = OPCODES[lib.nnfx_node_opcode(p)]
-        return self._op
-
-    @property
-    def target(self):
-        """The op's nnfx name for call_function ('relu', 'batch_normalization'),
-        the placeholder's name, the parameter path or the leaf's name."""
-        p = self._p()
-        if self._target is None:
-            self._target = L.dec(lib.nnfx_node_target(p))
-        return self._target
 
     # --- arguments ----------------------------------------------------------
     def _arg(self, a):
@@ -283,6 +285,8 @@ class Node:
         None when not inferred), 'dtype' (numpy dtype or None), 'num_outputs',
         'module_path', plus any key set by the user (kept while the node lives)."""
         p = self._p()
+        if self._meta is None:
+            self._meta = {}
         m = lib.nnfx_node_meta_c(p, 0)
         if m:
             m = m.contents
@@ -319,8 +323,8 @@ class Node:
         if n < 0:
             raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
         if propagate_meta:
-            for k, v in self._meta.items():
-                replace_with._meta.setdefault(k, v)
+            for k, v in self.meta.items():
+                replace_with.meta.setdefault(k, v)
         return [u for u in users if u is not replace_with]
 
     def replace_input_with(self, old_input, new_input):
@@ -364,14 +368,20 @@ class _NodeList:
         side = 0 if rev else 1
         step = lib.nnfx_node_prev if rev else lib.nnfx_node_next
         fill = lib.nnfx_graph_nodes
-        wrap = g._wrap_info
+        cache = g._cache
         CH = 256
         buf = (L.NodeInfo * CH)()
+        view = memoryview(buf).cast("B").cast("Q")  # 3 words a node: pointer, serial, opcode | op << 32
         k = fill(g._g(), None, rev, buf, CH)
+        words = view[:3 * k].tolist()
         i = 0
         ver = g._version
         while i < k:
-            n = wrap(buf[i])
+            p = words[3 * i]
+            n = cache.get(p)
+            if n is None:
+                w = words[3 * i + 2]
+                n = cache[p] = Node(g, p, words[3 * i + 1], w & 0xFFFFFFFF, w >> 32)
             yield n
             gp = g._g()
             if g._version != ver:
@@ -391,12 +401,14 @@ class _NodeList:
                 if not p:
                     return
                 k = fill(gp, p, rev, buf, CH)
+                words = view[:3 * k].tolist()
                 i = 0
                 ver = g._version
                 continue
             i += 1
             if i == k == CH:
-                k = fill(gp, buf[CH - 1].node, rev, buf, CH)
+                k = fill(gp, words[3 * (CH - 1)], rev, buf, CH)
+                words = view[:3 * k].tolist()
                 i = 1
 
     def __reversed__(self):
@@ -556,7 +568,8 @@ class Graph:
         attrs = _Attrs(kwargs)
         p = L.call(lib.nnfx_graph_call_op, self._g(), op, len(args), arr, attrs.n, attrs.arr)
         self._version += 1
-        return self._wrap(p)
+        n = self._cache[p] = Node(self, p, None, 2, op)
+        return n
 
     def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
         if op == "call_function":
@@ -622,7 +635,6 @@ class Graph:
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
         p = self._node_ptr(to_erase)
-        to_erase.name  # kept for messages about the erased node
         around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
         L.call(lib.nnfx_erase_node, self._g(), p)
         self._erased(to_erase, around)
