@@ -15,4 +15,12 @@ if(NNFX_BASH)
            COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${NNFX_PYTHON} ${CMAKE_SOURCE_DIR}
                    $<TARGET_FILE:nnfx_shared> $<TARGET_FILE:nnfx> ${_nnfx_py_san} ${CMAKE_BINARY_DIR}/python-tests)
   set_tests_properties(python_pytest PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # The seeds' loops on torchvision's resnet18 against torch.fx and nnfx optimize
+  # (about a minute: the export). Label "slow":  ctest -L slow
+  add_test(NAME python_pytest_resnet18
+           COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${NNFX_PYTHON} ${CMAKE_SOURCE_DIR}
+                   $<TARGET_FILE:nnfx_shared> $<TARGET_FILE:nnfx> ${_nnfx_py_san} ${CMAKE_BINARY_DIR}/python-tests-slow
+                   -k resnet18)
+  set_tests_properties(python_pytest_resnet18 PROPERTIES LABELS slow SKIP_RETURN_CODE 77 TIMEOUT 900
+                       ENVIRONMENT NNFX_PY_SLOW=1)
 endif()

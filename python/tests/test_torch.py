@@ -242,3 +242,26 @@ def test_from_torch(model):
     with torch.no_grad():
         np.testing.assert_allclose(gm(x.numpy()), m(x).numpy(), rtol=1e-4, atol=1e-5)
 
+
+
+@pytest.mark.skipif(not os.environ.get("NNFX_PY_SLOW"), reason="slow (resnet18 export): ctest -L slow sets NNFX_PY_SLOW")
+@pytest.mark.parametrize("case", ["remove_bn", "relu_to_leaky"])
+def test_resnet18_seed_edits(case, exe, tmp_path):
+    """The seeds' loops on torchvision's resnet18 (random weights, BN kept):
+    the same outputs as torch.fx doing the same edit and as `nnfx optimize`
+    with the equivalent pass or rule."""
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    m = torchvision.models.resnet18().eval()
+    x = torch.randn(1, 3, 224, 224)
+    path = str(tmp_path / "r18.onnx")
+    torch.onnx.export(m, (x,), path, opset_version=13, training=torch.onnx.TrainingMode.PRESERVE,
+                      do_constant_folding=False)
+    fx_edit, nnfx_edit, opt_args = CASES[case]
+    with torch.no_grad():
+        want = fx_edit(m)(x).numpy()
+    gm = nnfx_edit(nnfx.load(path))
+    got = gm(x.numpy())
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+    np.testing.assert_allclose(optimize(exe, path, tmp_path, *opt_args)(x.numpy()), got, rtol=1e-5,
+                               atol=1e-6 * float(np.abs(got).max()))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Python package's pytest suite (python/tests) against a built
-# libnnfx.so. Usage: run_pytest.sh PYTHON SOURCE_DIR LIBNNFX NNFX_EXE SANITIZED(0|1) WORKDIR
+# libnnfx.so. Usage: run_pytest.sh PYTHON SOURCE_DIR LIBNNFX NNFX_EXE SANITIZED(0|1) WORKDIR [PYTEST ARGS...]
 # Exit 77 (ctest: skipped) with the reason when PYTHON lacks numpy or pytest.
 # A sanitized library needs the sanitizer runtime loaded first (python itself
 # is not instrumented): libasan is preloaded, with libstdc++ (ASan's
@@ -8,6 +8,7 @@
 # leak detection is off because CPython keeps memory until exit by design.
 set -euo pipefail
 py=$1 src=$2 lib=$3 exe=$4 sanitized=$5 work=$6
+shift 6
 for mod in numpy pytest; do
   if ! "$py" -c "import $mod" 2>/dev/null; then
     echo "SKIP: $py has no $mod (Debian: python3-numpy python3-pytest)"
@@ -22,4 +23,4 @@ if [ "$sanitized" = 1 ]; then
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 fi
-exec "$py" -m pytest -q -p no:cacheprovider -p no:hypothesispytest --basetemp="$work/tmp" "$src/python/tests"
+exec "$py" -m pytest -q -p no:cacheprovider -p no:hypothesispytest --basetemp="$work/tmp" "$src/python/tests" "$@"
