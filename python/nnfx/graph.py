@@ -209,6 +209,7 @@ class Node:
     @name.setter
     def name(self, value):
         p = self._p()
+        self._graph._gw()
         L.call(lib.nnfx_node_set_name, p, L.enc(value))
         self._name = L.dec(lib.nnfx_node_name(p))
 
@@ -230,11 +231,13 @@ class Node:
     @args.setter
     def args(self, value):
         p = self._p()
+        self._graph._gw()
         arr, _keep = self._graph._args(value)
         L.call(lib.nnfx_node_set_args, p, len(value), arr)
 
     def update_arg(self, idx, arg):
         p = self._p()
+        self._graph._gw()
         arr, _keep = self._graph._args((arg,))
         L.call(lib.nnfx_node_set_arg, p, idx, arr[0])
 
@@ -261,6 +264,7 @@ class Node:
 
     def update_kwarg(self, key, value):
         p = self._p()
+        self._graph._gw()
         attrs = _Attrs({key: value})
         L.call(lib.nnfx_node_set_attr, p, attrs.arr)
 
@@ -311,6 +315,7 @@ class Node:
         replace_with itself); delete_user_cb(user) -> False keeps a user.
         Returns the users rewired."""
         p = self._p()
+        self._graph._gw()
         q = self._graph._node_ptr(replace_with)
         users = list(self.users)
         if delete_user_cb is not None:
@@ -329,15 +334,18 @@ class Node:
 
     def replace_input_with(self, old_input, new_input):
         p = self._p()
+        self._graph._gw()
         L.call(lib.nnfx_replace_input_with, p, self._graph._node_ptr(old_input), self._graph._node_ptr(new_input))
 
     def prepend(self, x):
         """Moves node x right before this node."""
+        self._graph._gw()
         L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), self._p())
         self._graph._version += 1
 
     def append(self, x):
         """Moves node x right after this node."""
+        self._graph._gw()
         nxt = lib.nnfx_node_next(self._p())
         if not nxt:
             raise L.GraphError("cannot append after the last node %s" % self.name, L.GRAPH)
@@ -431,6 +439,7 @@ class Graph:
         self._cache = {}
         self._insert_stack = []
         self._version = 0  # bumped by every edit made through this object
+        self._busy = 0  # > 0 while an Interpreter or Transformer runs over it
 
     def __del__(self):
         if getattr(self, "_gp", None) and self._owner is None and not self._borrowed and lib is not None:
@@ -441,6 +450,15 @@ class Graph:
         if not self._gp:
             raise L.DeadReferenceError("the graph was freed", L.GRAPH)
         return self._gp
+
+    def _gw(self):
+        """The C graph, for an edit: refused while an Interpreter or
+        Transformer is running over it (its nodes must stay as they are)."""
+        g = self._g()
+        if self._busy:
+            raise L.GraphError("the graph is being run by an Interpreter or Transformer: edit it after run() / "
+                               "transform() returns", L.GRAPH)
+        return g
 
     def _kill(self):
         """The C graph went away: every handle on it becomes dead."""
@@ -566,7 +584,7 @@ class Graph:
         op = _target_name(the_function)
         arr, _ = self._args(tuple(args))
         attrs = _Attrs(kwargs)
-        p = L.call(lib.nnfx_graph_call_op, self._g(), op, len(args), arr, attrs.n, attrs.arr)
+        p = L.call(lib.nnfx_graph_call_op, self._gw(), op, len(args), arr, attrs.n, attrs.arr)
         self._version += 1
         n = self._cache[p] = Node(self, p, None, 2, op)
         return n
@@ -602,23 +620,23 @@ class Graph:
                     meta.dims[i].value = -1 if d is None else int(d)
             meta = ctypes.byref(meta)
         self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_placeholder, self._g(), L.enc(name), meta))
+        return self._wrap(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
 
     def get_attr(self, qualified_name, type_expr=None):
         """A read of parameter qualified_name (see set_parameter)."""
         self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_get_attr, self._g(), L.enc(qualified_name)))
+        return self._wrap(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
 
     def getitem(self, node, index):
         """Output `index` of a multi-output node (torch.fx's operator.getitem)."""
         self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_getitem, self._g(), self._node_ptr(node), int(index)))
+        return self._wrap(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
 
     def output(self, result, type_expr=None):
         vals = list(result) if isinstance(result, (tuple, list)) else [result]
         arr = (ctypes.c_void_p * max(len(vals), 1))(*[self._node_ptr(v) for v in vals])
         self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_output, self._g(), len(vals), arr))
+        return self._wrap(L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr))
 
     def output_node(self):
         return self._wrap(lib.nnfx_graph_output_node(self._g()))
@@ -627,7 +645,7 @@ class Graph:
         """Adds or replaces parameter name with a copy of array."""
         tp = T.new_tensor(np.asarray(array))
         try:
-            L.call(lib.nnfx_graph_set_param, self._g(), L.enc(name), tp)
+            L.call(lib.nnfx_graph_set_param, self._gw(), L.enc(name), tp)
         finally:
             lib.nnfx_tensor_release(tp)
 
@@ -636,12 +654,12 @@ class Graph:
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
         p = self._node_ptr(to_erase)
         around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
-        L.call(lib.nnfx_erase_node, self._g(), p)
+        L.call(lib.nnfx_erase_node, self._gw(), p)
         self._erased(to_erase, around)
 
     def eliminate_dead_code(self):
         """Removes unused pure nodes; True when the graph changed (as torch.fx)."""
-        n = lib.nnfx_eliminate_dead_code(self._g())
+        n = lib.nnfx_eliminate_dead_code(self._gw())
         if n:
             self._after_c_edit()
         return n > 0
@@ -652,7 +670,7 @@ class Graph:
         L.call(lib.nnfx_graph_check_types, self._g())
 
     def infer_shapes(self):
-        L.call(lib.nnfx_graph_infer_shapes, self._g())
+        L.call(lib.nnfx_graph_infer_shapes, self._gw())
 
     def python_code(self, root_module="self"):
         return str(self)
@@ -711,11 +729,13 @@ class GraphModule:
 
     def recompile(self):
         """Lint + shape inference after edits (the plan is rebuilt on the next run)."""
+        self._graph._gw()
         L.call(lib.nnfx_gm_recompile, self._m())
         return self
 
     @property
     def code(self):
+        self._graph._gw()
         return L.take_string(L.call(lib.nnfx_gm_code, self._m()))
 
     def print_readable(self, print_output=True):
@@ -725,6 +745,7 @@ class GraphModule:
         return s
 
     def plan(self):
+        self._graph._gw()
         return L.take_string(L.call(lib.nnfx_gm_plan, self._m()))
 
     def set_threads(self, n):
@@ -734,6 +755,7 @@ class GraphModule:
         """Runs the model on numpy arrays (inputs in placeholder order);
         returns one array or a tuple. The GIL is released while it runs."""
         gm = self._m()
+        self._graph._gw()
         keep = []
         ins = (L.TensorP * max(len(args), 1))()
         try:
@@ -780,7 +802,7 @@ class GraphModule:
     def mutable_parameter(self, name):
         """A writable array over parameter name: a mapped or shared weight is
         first copied (copy on write), so the model file and copies never change."""
-        tp = L.call(lib.nnfx_graph_param_mut, self._graph._g(), L.enc(name))
+        tp = L.call(lib.nnfx_graph_param_mut, self._graph._gw(), L.enc(name))
         return T.to_numpy(lib.nnfx_tensor_retain(tp), writable=True)
 
     def set_parameter(self, name, array):

@@ -84,6 +84,7 @@ class Interpreter:
         self._exc = None
         ip = L.call(lib.nnfx_interp_new, g, ctypes.byref(h), None)
         self._ip = ip
+        self.graph._busy += 1
         keep = []
         ins = (L.TensorP * max(len(args), 1))()
         try:
@@ -102,6 +103,7 @@ class Interpreter:
                 err.raise_()
             res = tuple(T.to_numpy(outs[i]) for i in range(nout.value))
         finally:
+            self.graph._busy -= 1
             lib.nnfx_interp_free(ip)
             self._ip = None
             for i in range(len(args)):
@@ -249,7 +251,11 @@ class Transformer(Interpreter):
         self._exc = None
         self.new_graph = None
         err = L.CError()
-        gp = lib.nnfx_transform(src, ctypes.byref(h), None, ctypes.byref(err))
+        self.graph._busy += 1
+        try:
+            gp = lib.nnfx_transform(src, ctypes.byref(h), None, ctypes.byref(err))
+        finally:
+            self.graph._busy -= 1
         ng, self.new_graph, self._t = self.new_graph, None, None
         if not gp:
             if ng is not None:

@@ -25,7 +25,7 @@ def run(gm, name):
     rep = L.PassReport()
     try:
         err = L.CError()
-        st = lib.nnfx_pass_run_by_name(graph._g(), L.enc(name.replace("_", "-")), ctypes.byref(rep),
+        st = lib.nnfx_pass_run_by_name(graph._gw(), L.enc(name.replace("_", "-")), ctypes.byref(rep),
                                        ctypes.byref(err))
         graph._after_c_edit()
         if st != L.OK:

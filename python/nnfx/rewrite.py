@@ -96,7 +96,7 @@ def replace_pattern(gm, pattern, replacement=None):
     if rg is None:
         raise L.BadInputError("replace_pattern: no replacement (give one, or a rule with '->')", L.INVALID_ARG)
     err = L.CError()
-    ml = lib.nnfx_replace_pattern(graph._g(), pg._g(), rg._g(), None, None, ctypes.byref(err))
+    ml = lib.nnfx_replace_pattern(graph._gw(), pg._g(), rg._g(), None, None, ctypes.byref(err))
     graph._after_c_edit()
     if not ml:
         err.raise_()
@@ -139,7 +139,7 @@ def rewrite(gm, rule):
     returns the number of matches replaced."""
     graph = getattr(gm, "graph", gm)
     err = L.CError()
-    n = lib.nnfx_rewrite_text(graph._g(), L.enc(rule), ctypes.byref(err))
+    n = lib.nnfx_rewrite_text(graph._gw(), L.enc(rule), ctypes.byref(err))
     graph._after_c_edit()
     if n < 0:
         err.raise_()

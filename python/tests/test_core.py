@@ -346,3 +346,38 @@ def test_no_tensor_leak_across_runs(data, x):
         del gm, y
     gc.collect()
     assert lib.nnfx_memory_in_use() == start
+
+
+def test_editing_the_graph_from_a_handler_is_refused(gm, x, ref):
+    """An Interpreter handler that edits the graph being run (which would
+    free nodes the C interpreter still walks) gets a GraphError; the run
+    stops with it and the model is intact afterwards."""
+    class Editor(nnfx.Interpreter):
+        def call_function(self, target, args, kwargs):
+            if target == "relu":
+                for n in self.graph.nodes:
+                    if n.target == "relu" and n.users:
+                        n.replace_all_uses_with(n.args[0])
+            return super().call_function(target, args, kwargs)
+
+    with pytest.raises(nnfx.GraphError, match="being run"):
+        Editor(gm).run(x)
+
+    class Runner(nnfx.Interpreter):
+        def run_node(self, n):
+            if n.op == "output":
+                self.module(x)  # running the module itself from a handler
+            return super().run_node(n)
+
+    with pytest.raises(nnfx.GraphError, match="being run"):
+        Runner(gm).run(x)
+
+    class Eraser(nnfx.Transformer):
+        def call_function(self, target, args, kwargs):
+            nnfx.passes.dce(self.module)
+            return super().call_function(target, args, kwargs)
+
+    with pytest.raises(nnfx.GraphError, match="being run"):
+        Eraser(gm).transform()
+    np.testing.assert_allclose(gm(x), ref, rtol=1e-4, atol=1e-5)
+    gm.graph.lint()
