@@ -9,6 +9,7 @@ GraphModule keeps the GraphModule alive.
 import contextlib
 import ctypes
 import os
+import threading
 
 import numpy as np
 
@@ -707,6 +708,7 @@ class GraphModule:
         if graph._owner is not None or graph._borrowed:
             graph = graph.copy()
         self._gm = L.call(lib.nnfx_gm_new, graph._g())
+        self._lock = threading.Lock()  # one run at a time (the GIL is released while it runs)
         graph._owner = self
         self._graph = graph
         self._name = _name
@@ -753,22 +755,27 @@ class GraphModule:
 
     def __call__(self, *args):
         """Runs the model on numpy arrays (inputs in placeholder order);
-        returns one array or a tuple. The GIL is released while it runs."""
+        returns one array or a tuple. The GIL is released while it runs; runs
+        of one GraphModule from several threads take turns, and edits from
+        other threads meanwhile raise GraphError."""
         gm = self._m()
-        self._graph._gw()
         keep = []
         ins = (L.TensorP * max(len(args), 1))()
-        try:
-            for i, a in enumerate(args):
-                ins[i] = T.borrow(np.asarray(a), keep)
-            outn = self._max_outputs()
-            outs = (L.TensorP * outn)()
-            nout = ctypes.c_int(0)
-            L.call(lib.nnfx_gm_run, gm, len(args), ins, outn, outs, ctypes.byref(nout))
-        finally:
-            for i in range(len(args)):
-                if ins[i]:
-                    lib.nnfx_tensor_release(ins[i])
+        with self._lock:
+            self._graph._gw()
+            self._graph._busy += 1  # edits from other threads are refused while it runs
+            try:
+                for i, a in enumerate(args):
+                    ins[i] = T.borrow(np.asarray(a), keep)
+                outn = self._max_outputs()
+                outs = (L.TensorP * outn)()
+                nout = ctypes.c_int(0)
+                L.call(lib.nnfx_gm_run, gm, len(args), ins, outn, outs, ctypes.byref(nout))
+            finally:
+                self._graph._busy -= 1
+                for i in range(len(args)):
+                    if ins[i]:
+                        lib.nnfx_tensor_release(ins[i])
         res = tuple(T.to_numpy(outs[i]) for i in range(nout.value))
         return res[0] if len(res) == 1 else res
 

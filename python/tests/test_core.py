@@ -381,3 +381,33 @@ def test_editing_the_graph_from_a_handler_is_refused(gm, x, ref):
         Eraser(gm).transform()
     np.testing.assert_allclose(gm(x), ref, rtol=1e-4, atol=1e-5)
     gm.graph.lint()
+
+
+def test_threads_share_a_module_safely(gm, x, ref):
+    """Runs release the GIL: two threads running one GraphModule take turns
+    (right answers), and an edit tried while a run is under way is refused
+    or happens between runs, never inside one."""
+    import threading
+    errors, results = [], []
+
+    def worker():
+        try:
+            for _ in range(10):
+                results.append(gm(x))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker) for _ in range(2)]
+    for t in ts:
+        t.start()
+    refused = 0
+    for _ in range(50):
+        try:
+            gm.graph.eliminate_dead_code()
+        except nnfx.GraphError:
+            refused += 1
+    for t in ts:
+        t.join()
+    assert not errors and len(results) == 20
+    for r in results:
+        np.testing.assert_allclose(r, ref, rtol=1e-4, atol=1e-5)
