@@ -34,6 +34,10 @@ def test_run_matches_reference(gm, x, ref):
     # non-contiguous and float64 inputs are converted
     xf = np.asfortranarray(x)
     np.testing.assert_allclose(gm(xf), ref, rtol=1e-4, atol=1e-5)
+    # outputs are views of their own tensors: a later run does not change them
+    y2 = gm(x * 2)
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(y2, y)
 
 
 def test_nodes_ops_targets(gm):
