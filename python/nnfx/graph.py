@@ -381,7 +381,8 @@ class _NodeList:
         CH = 256
         buf = (L.NodeInfo * CH)()
         view = memoryview(buf).cast("B").cast("Q")  # 3 words a node: pointer, serial, opcode | op << 32
-        k = fill(g._g(), None, rev, buf, CH)
+        want = CH
+        k = fill(g._g(), None, rev, buf, want)
         words = view[:3 * k].tolist()
         i = 0
         ver = g._version
@@ -392,8 +393,8 @@ class _NodeList:
                 w = words[3 * i + 2]
                 n = cache[p] = Node(g, p, words[3 * i + 1], w & 0xFFFFFFFF, w >> 32)
             yield n
-            gp = g._g()
             if g._version != ver:
+                gp = g._g()
                 # the graph was edited: go on from n's live neighbour
                 while n._dead:  # erased while visited: its neighbour at erase time
                     if n._erased_next is None:
@@ -409,14 +410,16 @@ class _NodeList:
                     p = step(n._ptr)
                 if not p:
                     return
-                k = fill(gp, p, rev, buf, CH)
+                want = 16  # edits come in bursts: read a little after one, more while none come
+                k = fill(gp, p, rev, buf, want)
                 words = view[:3 * k].tolist()
                 i = 0
                 ver = g._version
                 continue
             i += 1
-            if i == k == CH:
-                k = fill(gp, words[3 * (CH - 1)], rev, buf, CH)
+            if i == k == want:
+                want = min(2 * want, CH)
+                k = fill(g._g(), words[3 * (i - 1)], rev, buf, want)
                 words = view[:3 * k].tolist()
                 i = 1
 

@@ -415,3 +415,38 @@ def test_threads_share_a_module_safely(gm, x, ref):
     assert not errors and len(results) == 20
     for r in results:
         np.testing.assert_allclose(r, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_long_graph_iteration_with_edits():
+    """graph.nodes over a 2,000-node chain (past the chunks the iteration
+    reads at once): every node visited once, in order, forward and reversed,
+    with edits every few nodes (erasing the visited node, inserting after it)."""
+    g = nnfx.Graph()
+    x = g.placeholder("x", shape=(4,))
+    v = x
+    for _ in range(2000):
+        v = g.call_function("neg", (v,))
+    g.output(v)
+    names = [n.name for n in g.nodes]
+    assert len(names) == 2002 == len(set(names))
+    assert [n.name for n in reversed(g.nodes)] == names[::-1]
+    seen, k = [], 0
+    for n in g.nodes:
+        seen.append(n.name)
+        if n.target == "neg":
+            k += 1
+            if k % 3 == 0:  # erase the visited node
+                n.replace_all_uses_with(n.args[0])
+                g.erase_node(n)
+            elif k % 7 == 0:  # insert after it: the new node is visited next
+                with g.inserting_after(n):
+                    a = g.call_function("abs", (n,))
+                n.replace_all_uses_with(a)
+    assert seen[:2] == names[:2] and seen[-1] == names[-1]
+    n_abs = len(g.find_nodes(op="call_function", target="abs"))
+    assert len(seen) == 2002 + n_abs and n_abs == 2000 // 7 - 2000 // 21
+    assert len(g.find_nodes(op="call_function", target="neg")) == 2000 - 2000 // 3
+    g.lint()
+    gm = nnfx.GraphModule(g)
+    xs = np.array([1, -2, 3, -4], np.float32)
+    np.testing.assert_array_equal(np.abs(gm(xs)), np.abs(xs))
