@@ -450,3 +450,19 @@ def test_long_graph_iteration_with_edits():
     gm = nnfx.GraphModule(g)
     xs = np.array([1, -2, 3, -4], np.float32)
     np.testing.assert_array_equal(np.abs(gm(xs)), np.abs(xs))
+
+
+def test_reversed_iteration_erasing_visited_nodes():
+    g = nnfx.Graph()
+    v = g.placeholder("x", shape=(3,))
+    for _ in range(600):
+        v = g.call_function("neg", (v,))
+    g.output(v)
+    visited = 0
+    for n in reversed(g.nodes):
+        visited += 1
+        if n.target == "neg":
+            n.replace_all_uses_with(n.args[0])
+            g.erase_node(n)
+    assert visited == 602 and len(g) == 2
+    g.lint()
