@@ -20,7 +20,11 @@ cd "$work"
 export NNFX_LIB=$lib NNFX_EXE=$exe PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 export LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [ "$sanitized" = 1 ]; then
-  export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
+  # the ASan runtime the library links (GCC's libasan), else clang's shared one
+  asan=$(ldd "$lib" | grep -o '/[^ ]*libasan\.so[^ ]*' | head -n 1 || true)
+  [ -n "$asan" ] || asan=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null || true)
+  [ -f "$asan" ] || { echo "SKIP: no AddressSanitizer runtime found to preload for $lib"; exit 77; }
+  export LD_PRELOAD="$asan $(gcc -print-file-name=libstdc++.so.6)"
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 fi
 exec "$py" -m pytest -q -p no:cacheprovider -p no:hypothesispytest --basetemp="$work/tmp" "$src/python/tests" "$@"
