@@ -845,7 +845,9 @@ class GraphModule:
 
 def load(path):
     """Loads a model: ONNX (.onnx, weights mapped from the file) or the text
-    form (any other extension, as str(graph) / `nnfx export` writes it)."""
+    form (any other extension, as str(graph) / `nnfx export` writes it).
+    Shapes are inferred into node.meta; a model whose shapes nnfx cannot
+    infer still loads (the error comes at gm.recompile() or the first run)."""
     path = os.fspath(path)
     if path.endswith(".onnx"):
         g = L.call(lib.nnfx_onnx_load, L.enc(path))
@@ -856,8 +858,15 @@ def load(path):
         except OSError as e:
             raise L.FileError("%s: %s" % (path, e.strerror), L.IO) from None
         g = L.call(lib.nnfx_graph_parse, L.enc(text))
+    return _loaded(g)
+
+
+def _loaded(g):
     gm = GraphModule(Graph(g))
-    gm.recompile()
+    try:
+        gm.recompile()  # shapes into meta; a model nnfx cannot infer still loads for inspection
+    except (L.ShapeError, L.UnsupportedOpError, L.GraphError):
+        pass
     return gm
 
 
@@ -865,6 +874,4 @@ def load_onnx_bytes(data):
     """Loads an ONNX model from bytes in memory."""
     buf = ctypes.create_string_buffer(bytes(data), len(data))
     g = L.call(lib.nnfx_onnx_load_buffer, buf, len(data))
-    gm = GraphModule(Graph(g))
-    gm.recompile()
-    return gm
+    return _loaded(g)
