@@ -466,3 +466,19 @@ def test_reversed_iteration_erasing_visited_nodes():
             g.erase_node(n)
     assert visited == 602 and len(g) == 2
     g.lint()
+
+
+@pytest.mark.parametrize("shape,dtype", [((2, 2), np.float32), ((1, 16, 16, 16), np.float64),
+                                         ((1, 16, 3, 3), np.int64), ((), np.float32)])
+def test_handler_returning_a_wrong_value_is_an_error(gm, x, shape, dtype):
+    """A call_function override returning an array of the wrong shape or type
+    makes the next op fail with the C message, never read out of bounds
+    (the ASan build runs this too)."""
+    class Wrong(nnfx.Interpreter):
+        def call_function(self, target, args, kwargs):
+            if target == "relu":
+                return np.ones(shape, dtype)
+            return super().call_function(target, args, kwargs)
+
+    with pytest.raises((nnfx.ShapeError, nnfx.UnsupportedOpError), match="node "):
+        Wrong(gm).run(x)
