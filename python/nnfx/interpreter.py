@@ -269,8 +269,26 @@ class Transformer(Interpreter):
         ng._borrowed = False
         gm = GraphModule(ng, getattr(self.module, "_name", "GraphModule"))
         self.new_graph = ng
+        self._carry_meta(ng)
         gm.recompile()
         return gm
+
+    _C_META = ("shape", "dtype", "num_outputs", "module_path")
+
+    def _carry_meta(self, ng):
+        """Keys users set in node.meta follow a node to the new graph's node of
+        the same name (the transformer keeps names of the nodes it copies)."""
+        for n in list(self.graph._cache.values()):
+            user = {k: v for k, v in (n._meta or {}).items() if k not in self._C_META}
+            if not user or n._dead:
+                continue
+            p = lib.nnfx_graph_find(ng._g(), L.enc(n.name))
+            if p:
+                m = ng._wrap(p)
+                if m._meta is None:
+                    m._meta = {}
+                for k, v in user.items():
+                    m._meta.setdefault(k, v)
 
     def _ng(self, t):
         self._t = t

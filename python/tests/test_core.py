@@ -482,3 +482,23 @@ def test_handler_returning_a_wrong_value_is_an_error(gm, x, shape, dtype):
 
     with pytest.raises((nnfx.ShapeError, nnfx.UnsupportedOpError), match="node "):
         Wrong(gm).run(x)
+
+
+def test_user_meta_follows_nodes_through_a_transformer(gm, x):
+    conv = gm.graph.find_nodes(op="call_function", target="conv")[0]
+    conv.meta["tag"] = "first conv"
+    inp = next(iter(gm.graph.nodes))
+    inp.meta["tag"] = "input"
+
+    class Leaky(nnfx.Transformer):
+        def call_function(self, target, args, kwargs):
+            if target == "relu":
+                return self.new_graph.call_function("leaky_relu", args, {"alpha": 0.1})
+            return super().call_function(target, args, kwargs)
+
+    new = Leaky(gm).transform()
+    by_name = {n.name: n for n in new.graph.nodes}
+    assert by_name[conv.name].meta["tag"] == "first conv"
+    assert by_name[inp.name].meta["tag"] == "input"
+    assert by_name[conv.name].meta["shape"] == conv.meta["shape"]
+    assert "tag" not in by_name[conv.name].next.meta
