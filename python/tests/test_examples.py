@@ -36,3 +36,34 @@ def test_examples_script_runs(data):
     r = subprocess.run([sys.executable, script, data("real_models", "mini_resnet.onnx")], capture_output=True,
                        text=True, env=env, check=True)
     assert "opcode" in r.stdout and "insert_qdq" in r.stdout
+
+
+def test_pattern_functions_equal_rule_strings_on_kws(data):
+    """A two-node pattern traced from Python (x * sigmoid(x), the kws model's
+    swish blocks) replaces the same nodes as the equivalent rule string, and
+    the results equal hard_swish computed by numpy through an Interpreter."""
+    path = data("kws", "kws.onnx")
+    x = np.load(data("kws", "kws_test_x.npy"))[:16]
+    a, b = nnfx.load(path), nnfx.load(path)
+    ma = nnfx.replace_pattern(a, lambda v: v * nnfx.ops.sigmoid(v), lambda v: nnfx.ops.hard_swish(v))
+    mb = nnfx.replace_pattern(b, "mul(x, sigmoid(x))", "hard_swish(x)")
+    assert len(ma) == len(mb) > 0
+    assert str(a.graph) == str(b.graph)
+
+    ref = nnfx.load(path)
+    swish = {n.name for n in ref.graph.find_nodes(op="call_function", target="sigmoid")
+             if any(u.target == "mul" and n.args[0] in u.args for u in n.users)}
+    assert len(swish) == len(ma)
+
+    class NumpyHardSwish(nnfx.Interpreter):  # the unedited model, swish's sigmoid as hard_sigmoid(1/6, 1/2)
+        def run_node(self, n):
+            self.swish = n.name in swish
+            return super().run_node(n)
+
+        def call_function(self, target, args, kwargs):
+            if self.swish:
+                return np.clip(args[0] / 6 + 0.5, 0, 1).astype(np.float32)
+            return super().call_function(target, args, kwargs)
+
+    want = NumpyHardSwish(ref).run(x)
+    np.testing.assert_allclose(a(x), want, rtol=1e-4, atol=1e-4)
