@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Fleets of models: `optimize --shard K/N` (four shards of a 48-model list
+# give exactly the files and report entries of one unsharded run), `--cache
+# DIR` (a re-run does no model work; a corrupt entry is redone), `nnfx report
+# merge` (every model counted once, exit 1 when one failed) and the
+# deployment files under deploy/ (parsed, their commands run on a small
+# fleet with the shard index each would get).
+# Usage: test_fleet.sh NNFX SOURCE_DIR TMP_DIR   (skipped, 77, without
+# Debian's python3-onnx and python3-yaml)
+set -u
+NNFX=$1
+SRC=$2
+TMP=$3
+PY=/usr/bin/python3
+rm -rf "$TMP" && mkdir -p "$TMP"
+. "$SRC/tests/lib/check.sh"
+$PY -c 'import onnx, yaml' 2>/dev/null || { echo "skipped: needs python3-onnx and python3-yaml"; exit 77; }
+cd "$TMP" || exit 1
+$PY "$SRC/tests/fleet/make_fleet.py" fleet 48 --broken || exit 1
+STEPS=(--pass fuse-conv-bn --validate --random 2)
+
+# --- --shard ---------------------------------------------------------------
+for bad in 0/4 5/4 1/0 a/b 1/4x 2 /4 1/ -1/4 "" 1/70000; do
+    expect 2 "--shard '$bad' is a usage error" -- "$NNFX" optimize --batch fleet/list.txt -o bad/ "${STEPS[@]}" --shard "$bad"
+done
+check "bad shards wrote nothing" test ! -e bad
+expect 2 "--shard without batch mode" -- "$NNFX" optimize fleet/team0/m000.onnx -o one.onnx --shard 1/2
+
+expect 3 "unsharded run (one broken model: exit 3)" -- "$NNFX" optimize --batch fleet/list.txt -o full "${STEPS[@]}" \
+    --jobs 2 --report full.json -q
+for k in 1 2 3 4; do
+    expect 0 "shard $k/4 runs" -- true
+    "$NNFX" optimize --batch fleet/list.txt -o sharded "${STEPS[@]}" --shard $k/4 --report shard$k.json -q 2>/dev/null
+done
+check "the shards hold the same files as the unsharded run" diff <(cd full && ls) <(cd sharded && ls)
+same=1
+for f in full/*; do cmp -s "$f" "sharded/${f#full/}" || same=0; done
+check "every model is byte-identical" test $same = 1
+check "48 models written" test "$(ls full | wc -l)" = 48
+# the report entries: each model in exactly one shard, entries equal to the
+# unsharded run's but for the output folder and the timings
+check "shard reports = the unsharded report" $PY - full.json shard1.json shard2.json shard3.json shard4.json <<'PY'
+import json, sys
+def norm(e):
+    e = dict(e); e.pop("timings_ms", None)
+    e["steps"] = [{k: v for k, v in s.items() if k != "ms"} for s in e["steps"]]
+    if e.get("output"): e["output"] = e["output"].split("/")[-1]
+    return json.dumps(e, sort_keys=True)
+full = json.load(open(sys.argv[1]))["results"]
+seen = {}
+for p in sys.argv[2:]:
+    r = json.load(open(p))
+    assert r["shard"]["count"] == 4 and r["shard"]["listed"] == 49, r["shard"]
+    assert r["models"] == len(r["results"])
+    for e in r["results"]:
+        assert e["model"] not in seen, ("in two shards", e["model"])
+        seen[e["model"]] = norm(e)
+assert len(full) == 49 and len(seen) == 49, (len(full), len(seen))
+for e in full:
+    assert seen[e["model"]] == norm(e), e["model"]
+sizes = [json.load(open(p))["models"] for p in sys.argv[2:]]
+assert min(sizes) > 0, sizes
+PY
+# stable when the list is reordered or grows: every model stays in its shard
+{ tac fleet/list.txt | grep -v '^#'; echo fleet/team0/m000.onnx.extra; } >grown.txt
+cp fleet/team0/m000.onnx fleet/team0/m000.onnx.extra
+for k in 1 2 3 4; do
+    "$NNFX" optimize --batch grown.txt -o grown "${STEPS[@]}" --shard $k/4 --report grown$k.json -q 2>/dev/null
+done
+check "a reordered, grown list keeps every model in its shard" $PY - <<'PY'
+import json
+for k in range(1, 5):
+    a = {e["model"] for e in json.load(open(f"shard{k}.json"))["results"]}
+    b = {e["model"] for e in json.load(open(f"grown{k}.json"))["results"]}
+    assert a <= b and len(b - a) <= 1, (k, a - b, b - a)
+PY
+
+# --- --cache ---------------------------------------------------------------
+expect 3 "first cached run" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c1.json -q
+rm -rf c1
+expect 3 "second cached run" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c2.json
+check "the summary says cached" grep -q "48 cached" "$TMP/out"
+check "first run: all misses; re-run: every model a hit, the broken one redone" $PY - <<'PY'
+import json
+a, b = json.load(open("c1.json")), json.load(open("c2.json"))
+assert a["cache_hits"] == 0 and b["cache_hits"] == 48, (a["cache_hits"], b["cache_hits"])
+for x, y in zip(a["results"], b["results"]):
+    assert x["model"] == y["model"]
+    if x["result"] == "error":
+        assert "cache" not in y or y["cache"] != "hit"
+        continue
+    assert x["cache"] == "miss" and y["cache"] == "hit", x["model"]
+    x.pop("cache"); y.pop("cache")
+    assert x == y, x["model"]  # the stored entry, timings included
+PY
+same=1
+for f in full/*; do cmp -s "$f" "c1/${f#full/}" || same=0; done
+check "cached outputs are byte-identical to the unsharded run" test $same = 1
+# corrupt one entry's model, truncate another's manifest: both redone
+e1=$(grep -l '"model": "fleet/team1/m005.onnx"' cache/*/report.json | xargs dirname)
+e2=$(grep -l '"model": "fleet/team2/m010.onnx"' cache/*/report.json | xargs dirname)
+printf 'X' | dd of="$e1/0" bs=1 seek=100 conv=notrunc 2>/dev/null
+head -c 50 "$e2/MANIFEST" >"$e2/M" && mv "$e2/M" "$e2/MANIFEST"
+rm -rf c1
+expect 3 "run over two damaged entries" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c3.json -q
+check "the damaged entries are named and redone" test "$(grep -c 'unusable.*redoing' "$TMP/err")" = 2
+check "46 hits, the two damaged redone" $PY - <<'PY'
+import json
+r = {e["model"]: e.get("cache") for e in json.load(open("c3.json"))["results"]}
+assert r["fleet/team1/m005.onnx"] == "miss" and r["fleet/team2/m010.onnx"] == "miss", r
+assert list(r.values()).count("hit") == 46
+PY
+same=1
+for f in full/*; do cmp -s "$f" "c1/${f#full/}" || same=0; done
+check "outputs after redoing are byte-identical" test $same = 1
+expect 3 "the replaced entries are used again" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c4.json -q
+check "48 hits after the repair" grep -q '"cache_hits": 48' c4.json
+expect 3 "another option is another key" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --atol 1e-3 --cache cache --report c5.json -q
+check "a changed option misses" grep -q '"cache_hits": 0' c5.json
+cp fleet/team3/m003.onnx m003.orig && cp fleet/team3/m007.onnx fleet/team3/m003.onnx
+expect 3 "a changed model misses" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c6.json -q
+check "only the changed model misses" grep -q '"cache_hits": 47' c6.json
+cp m003.orig fleet/team3/m003.onnx
+expect 0 "single-model mode uses the cache" -- "$NNFX" optimize fleet/team0/m000.onnx -o one.onnx "${STEPS[@]}" --cache cache1
+expect 0 "single-model mode, cached" -- "$NNFX" optimize fleet/team0/m000.onnx -o one2.onnx "${STEPS[@]}" --cache cache1
+check "a different output path is another key" grep -vq cached "$TMP/out"
+expect 0 "single-model mode, cached" -- "$NNFX" optimize fleet/team0/m000.onnx -o one.onnx "${STEPS[@]}" --cache cache1
+check "says cached" grep -q "cached" "$TMP/out"
+check "cached single output is identical" cmp one.onnx full/m000.onnx
+
+check_summary fleet
