@@ -3,6 +3,7 @@
  * only when every check passed. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/analysis.h"
 #include "cli/fleet.h"
@@ -418,6 +419,10 @@ static void opt_report(opt_run *r, double t_start) {
         cli_json_str(&rep, r->out);
     else
         sb_printf(&rep, "null");
+    struct stat st;
+    if (stat(r->model, &st) == 0) sb_printf(&rep, ",\n  \"input_bytes\": %lld", (long long)st.st_size);
+    if (r->rc == CLI_EXIT_OK && stat(r->out, &st) == 0)
+        sb_printf(&rep, ",\n  \"output_bytes\": %lld", (long long)st.st_size);
     sb_printf(&rep, ",\n  \"result\": \"%s\",\n  \"exit_code\": %d", r->res->status, r->rc);
     if (r->o->cache) sb_printf(&rep, ",\n  \"cache\": \"miss\"");
     if (r->errmsg[0]) {

@@ -128,4 +128,53 @@ expect 0 "single-model mode, cached" -- "$NNFX" optimize fleet/team0/m000.onnx -
 check "says cached" grep -q "cached" "$TMP/out"
 check "cached single output is identical" cmp one.onnx full/m000.onnx
 
+# --- report merge ----------------------------------------------------------
+expect 1 "merge of the four shards: one model failed, exit 1" -- "$NNFX" report merge shard1.json shard2.json \
+    shard3.json shard4.json -o fleet.json --html fleet.html
+check "the summary says FAIL" grep -q "49 models from 4 reports: 48 ok, 0 failed a check, 1 error.*FAIL" "$TMP/out"
+check "the fleet report counts every model once, worst first" $PY - <<'PY'
+import json
+f = json.load(open("fleet.json")); full = json.load(open("full.json"))
+names = [e["model"] for e in f["results"]]
+assert f["models"] == 49 and len(names) == 49 and len(set(names)) == 49, f["models"]
+assert set(names) == {e["model"] for e in full["results"]}
+assert f["ok"] == 48 and f["errors"] == 1 and f["exit_code"] == 1 and f["verdict"] == "fail"
+assert f["results"][0]["model"] == "fleet/broken.onnx" and f["results"][0]["result"] == "error"
+errs = [e["max_abs_error"] for e in f["results"][1:]]
+assert errs == sorted(errs, reverse=True), errs
+byname = {e["model"]: e for e in full["results"]}
+for e in f["results"][1:]:
+    src = byname[e["model"]]
+    assert e["nodes_before"] == src["nodes_before"] and e["nodes_after"] == src["nodes_after"]
+    assert e["output_bytes"] > 0 and e["input_bytes"] > 0 and e["ms"] > 0
+assert f["totals"]["nodes_before"] == sum(e["nodes_before"] for e in full["results"] if "nodes_before" in e)
+PY
+check "the HTML page is self-contained and lists every model" $PY - <<'PY'
+from html.parser import HTMLParser
+class P(HTMLParser):
+    rows, ext, stack = 0, [], []
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr": self.rows += 1
+        self.ext += [v for k, v in attrs if k in ("src", "href") and v]
+text = open("fleet.html").read()
+p = P(); p.feed(text)
+assert p.rows == 50 and not p.ext, (p.rows, p.ext)   # heading row + 49
+assert "FAIL" in text and "fleet/broken.onnx" in text
+PY
+grep -v broken fleet/list.txt >okl.txt
+"$NNFX" optimize --batch okl.txt -o okd "${STEPS[@]}" --shard 1/2 --report ok1.json -q
+"$NNFX" optimize --batch okl.txt -o okd "${STEPS[@]}" --shard 2/2 --report ok2.json -q
+expect 0 "merge of two passing shards: exit 0" -- "$NNFX" report merge ok1.json ok2.json -o ok.json --html ok.html
+check "48 models, pass" grep -q '"models": 48, "ok": 48' ok.json
+expect 0 "a model in two reports is counted once" -- "$NNFX" report merge ok1.json ok1.json ok2.json -o dup.json
+check "counted once, named" $PY -c 'import json; d = json.load(open("dup.json")); assert d["models"] == 48 and d["duplicates"]'
+expect 2 "merge without -o" -- "$NNFX" report merge ok1.json
+expect 2 "merge without reports" -- "$NNFX" report merge -o x.json
+expect 2 "unknown verb" -- "$NNFX" report combine ok1.json -o x.json
+expect 3 "a missing report" -- "$NNFX" report merge nothere.json -o x.json
+echo '{"something": 1}' >notreport.json
+expect 3 "not an nnfx report" -- "$NNFX" report merge notreport.json -o x.json
+check "the error names the file" grep -q "notreport.json" "$TMP/err"
+check "nothing written on errors" test ! -e x.json
+
 check_summary fleet
