@@ -18,12 +18,15 @@ static const char report_help[] = "usage: nnfx report merge REPORT.json... -o FL
                                   "cache hit and time; the totals; the worst models first (errors, failed\n"
                                   "checks, then the largest error). A model listed in two reports is\n"
                                   "counted once (the later report wins) and named under \"duplicates\".\n"
+                                  "Reports of '--shard K/N' runs must cover every shard 1..N: a missing one\n"
+                                  "is named (\"missing_shards\") and fails the merge.\n"
                                   "\n"
                                   "  -o, --output FILE  the fleet report (JSON; '-': stdout)\n"
                                   "  --html FILE        the same as one self-contained HTML page\n"
                                   "  -q, --quiet        no summary line\n"
                                   "\n"
-                                  "Exit status: 0 every model ok; 1 a model failed its check or had an error;\n"
+                                  "Exit status: 0 every model ok; 1 a model failed its check or had an error,\n"
+                                  "or a shard's report is missing;\n"
                                   "2 usage error; 3 a report that cannot be read or is not an nnfx report.\n"
                                   "\n"
                                   "example:\n"
@@ -97,7 +100,12 @@ static void str_or_null(sbuf *b, const char *s) {
 typedef struct fm_totals {
     int n, ok, check, err, hits;
     double nodes_before, nodes_after, in_bytes, out_bytes, ms;
+    const int *missing; /* shards of a --shard split without a report */
+    int nmissing;
 } fm_totals;
+
+/* Every model ok and no shard missing. */
+static bool fm_pass(const fm_totals *t) { return t->ok == t->n && t->nmissing == 0; }
 
 static char *fleet_json(const fm_model *ms, const fm_totals *t, int nrep, char **reps, int ndup,
                         const char *const *dups) {
@@ -106,14 +114,17 @@ static char *fleet_json(const fm_model *ms, const fm_totals *t, int nrep, char *
               "{\n\"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, \"cache_hits\": %d,\n"
               "\"exit_code\": %d, \"verdict\": \"%s\",\n\"totals\": {\"nodes_before\": %.0f, \"nodes_after\": %.0f, "
               "\"input_bytes\": %.0f, \"output_bytes\": %.0f, \"ms\": ",
-              t->n, t->ok, t->check, t->err, t->hits, t->ok == t->n ? 0 : 1, t->ok == t->n ? "pass" : "fail",
-              t->nodes_before, t->nodes_after, t->in_bytes, t->out_bytes);
+              t->n, t->ok, t->check, t->err, t->hits, fm_pass(t) ? 0 : 1, fm_pass(t) ? "pass" : "fail", t->nodes_before,
+              t->nodes_after, t->in_bytes, t->out_bytes);
     cli_json_num(&b, t->ms);
     sb_printf(&b, "},\n\"reports\": [");
     for (int i = 0; i < nrep; i++) {
         sb_printf(&b, "%s", i ? ", " : "");
         cli_json_str(&b, reps[i]);
     }
+    sb_printf(&b, "],\n\"missing_shards\": [");
+    for (int i = 0; i < t->nmissing; i++)
+        sb_printf(&b, "%s%d", i ? ", " : "", t->missing[i]);
     sb_printf(&b, "],\n\"duplicates\": [");
     for (int i = 0; i < ndup; i++) {
         sb_printf(&b, "%s", i ? ", " : "");
@@ -170,13 +181,14 @@ static void html_card(sbuf *b, const char *label, int v) {
 
 static char *fleet_html(const fm_model *ms, const fm_totals *t, int ndup) {
     sbuf b = {0};
-    bool pass = t->ok == t->n;
+    bool pass = fm_pass(t);
     sb_printf(&b,
               "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnfx fleet report</title>"
               "<style>%s</style></head><body>\n<h1>nnfx fleet report</h1>\n<p class=\"verdict %s\"><b>%s</b>: "
               "%d of %d models ok",
               cli_report_css(), pass ? "good" : "bad", pass ? "PASS" : "FAIL", t->ok, t->n);
     if (!pass) sb_printf(&b, "; %d failed a check, %d had an error", t->check, t->err);
+    if (t->nmissing) sb_printf(&b, "; %d shard%s without a report", t->nmissing, t->nmissing == 1 ? "" : "s");
     sb_printf(&b, ".</p>\n<div class=\"cards\">");
     html_card(&b, "models", t->n);
     html_card(&b, "ok", t->ok);
@@ -320,9 +332,34 @@ static int report_merge(int argc, char **argv) {
     const char **dups = NULL;
     int n = 0, ndup = 0;
     if (!rc) rc = read_reports(nrep, reps, trees, &ms, &n, &dups, &ndup);
+    /* reports of --shard runs: every shard of the split must be there */
+    int shard_n = 0, nmissing = 0;
+    int *missing = NULL;
+    for (int r = 0; !rc && r < nrep; r++) {
+        const pub_json *sh = pub_json_get(trees[r], "shard");
+        int c = (int)num_or(sh, "count", 0);
+        if (!c) continue;
+        if (shard_n && c != shard_n)
+            rc = cli_usage_error("report", "merge: %s is a shard of %d, the others of %d", reps[r], c, shard_n);
+        shard_n = c;
+    }
+    if (!rc && shard_n) {
+        missing = calloc((size_t)shard_n, sizeof *missing);
+        for (int k = 1; missing && k <= shard_n; k++) {
+            bool found = false;
+            for (int r = 0; r < nrep && !found; r++)
+                found = (int)num_or(pub_json_get(trees[r], "shard"), "index", 0) == k;
+            if (!found) {
+                missing[nmissing++] = k;
+                cli_error("report", "merge: no report of shard %d of %d: its models are missing", k, shard_n);
+            }
+        }
+    }
     if (!rc) {
         fm_totals t = {0};
         t.n = n;
+        t.missing = missing;
+        t.nmissing = nmissing;
         for (int i = 0; i < n; i++) {
             const fm_model *m = &ms[i];
             t.ok += m->exit_code == 0;
@@ -355,7 +392,7 @@ static int report_merge(int argc, char **argv) {
             rc = cli_fail("report", out, &err);
         }
         if (!rc) {
-            rc = t.ok == t.n ? CLI_EXIT_OK : CLI_EXIT_CHECK;
+            rc = fm_pass(&t) ? CLI_EXIT_OK : CLI_EXIT_CHECK;
             if (!quiet && strcmp(out, "-") != 0)
                 printf("%d model%s from %d report%s: %d ok, %d failed a check, %d error%s, %d cached: %s\n", t.n,
                        t.n == 1 ? "" : "s", nrep, nrep == 1 ? "" : "s", t.ok, t.check, t.err, t.err == 1 ? "" : "s",
@@ -366,6 +403,7 @@ static int report_merge(int argc, char **argv) {
     }
     free(ms);
     free(dups);
+    free(missing);
     for (int i = 0; i < nrep; i++)
         pub_json_free(trees[i]);
     free(trees);

@@ -168,6 +168,19 @@ expect 0 "merge of two passing shards: exit 0" -- "$NNFX" report merge ok1.json 
 check "48 models, pass" grep -q '"models": 48, "ok": 48' ok.json
 expect 0 "a model in two reports is counted once" -- "$NNFX" report merge ok1.json ok1.json ok2.json -o dup.json
 check "counted once, named" $PY -c 'import json; d = json.load(open("dup.json")); assert d["models"] == 48 and d["duplicates"]'
+expect 1 "a missing shard fails the merge" -- "$NNFX" report merge ok1.json -o miss.json
+check "the missing shard is named" grep -q "no report of shard 2 of 2" "$TMP/err"
+check "missing_shards in the JSON" $PY -c 'import json; assert json.load(open("miss.json"))["missing_shards"] == [2]'
+check "nnfx shard lists the models of each --shard run" $PY - "$NNFX" <<'PY'
+import json, subprocess, sys
+for k in range(1, 5):
+    got = subprocess.run([sys.argv[1], "shard", f"{k}/4", "fleet/list.txt"], capture_output=True, text=True,
+                         check=True).stdout.split()
+    want = [e["model"] for e in json.load(open(f"shard{k}.json"))["results"]]
+    assert got == want, (k, got, want)
+PY
+expect 2 "nnfx shard 0/4" -- "$NNFX" shard 0/4 fleet/list.txt
+expect 3 "nnfx shard of a missing list" -- "$NNFX" shard 1/4 nothere.txt
 expect 2 "merge without -o" -- "$NNFX" report merge ok1.json
 expect 2 "merge without reports" -- "$NNFX" report merge -o x.json
 expect 2 "unknown verb" -- "$NNFX" report combine ok1.json -o x.json
