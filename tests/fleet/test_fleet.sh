@@ -190,4 +190,8 @@ expect 3 "not an nnfx report" -- "$NNFX" report merge notreport.json -o x.json
 check "the error names the file" grep -q "notreport.json" "$TMP/err"
 check "nothing written on errors" test ! -e x.json
 
+# --- deploy/: the YAML parses, its commands run per shard ------------------
+check "deploy/k8s, deploy/ci: parsed, wired, their commands pass on a small fleet" \
+    $PY "$SRC/tests/fleet/run_deploy.py" "$NNFX" "$SRC" deploy
+
 check_summary fleet
