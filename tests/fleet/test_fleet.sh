@@ -8,11 +8,11 @@
 # Usage: test_fleet.sh NNFX SOURCE_DIR TMP_DIR   (skipped, 77, without
 # Debian's python3-onnx and python3-yaml)
 set -u
-NNFX=$1
-SRC=$2
+NNFX=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
 TMP=$3
 PY=/usr/bin/python3
-rm -rf "$TMP" && mkdir -p "$TMP"
+rm -rf "$TMP" && mkdir -p "$TMP" && TMP=$(cd "$TMP" && pwd)
 . "$SRC/tests/lib/check.sh"
 $PY -c 'import onnx, yaml' 2>/dev/null || { echo "skipped: needs python3-onnx and python3-yaml"; exit 77; }
 cd "$TMP" || exit 1
