@@ -131,7 +131,9 @@ static void remove_entry_dir(const char *dir) {
  * beside target, renamed over it. */
 static bool place_file(const char *src, const char *target) {
     char tmp[4096];
-    int fd = pub_temp_create(target, tmp, sizeof tmp);
+    int n = snprintf(tmp, sizeof tmp, "%s.nnfx-XXXXXX", target);
+    if (n < 0 || (size_t)n >= sizeof tmp) return false;
+    int fd = mkstemp(tmp); /* a fresh name (thread-safe: batch workers place files at once) */
     if (fd < 0) return false;
     close(fd);
     unlink(tmp);
@@ -145,7 +147,6 @@ static bool place_file(const char *src, const char *target) {
     }
     if (ok && rename(tmp, target) != 0) ok = false;
     if (!ok) unlink(tmp);
-    pub_temp_forget(tmp);
     return ok;
 }
 
@@ -274,10 +275,13 @@ static bool manifest_line(sbuf *m, const char *dir, const char *tag, const char 
     return ok;
 }
 
+/* Writes a text file of an entry under construction (no fsync: the
+ * folder is renamed in whole, and readers check every digest). */
 static bool put_text(const char *dir, const char *name, const char *text) {
     char *p = join(dir, name);
-    nnfx_error err = {0};
-    bool ok = p && core_write_file(p, text, strlen(text), &err) == NNFX_OK;
+    FILE *f = p ? fopen(p, "wbx") : NULL;
+    bool ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
+    if (f && fclose(f) != 0) ok = false;
     free(p);
     return ok;
 }
