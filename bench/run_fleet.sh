@@ -9,6 +9,7 @@
 #      trace, fuse, check, export), as the seeds' pipeline runs it.
 # Prints models per minute for each. Not a test: figures depend on the machine.
 # Usage: bench/run_fleet.sh [COUNT (default 200)] [NNFX (default build/nnfx)]
+# (SKIP_TORCH=1: the nnfx rows only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 COUNT=${1:-200}
@@ -19,7 +20,7 @@ cd "$W"
 /usr/bin/python3 "$here/tests/fleet/make_fleet.py" fleet "$COUNT"
 STEPS=(--pass fuse-conv-bn --validate --random 2 -q)
 now() { date +%s.%N; }
-rate() { awk -v n="$COUNT" -v a="$1" -v b="$2" 'BEGIN { printf "%8.1f s  %8.0f models/min", b - a, n * 60 / (b - a) }'; }
+rate() { awk -v n="$COUNT" -v a="$1" -v b="$2" 'BEGIN { printf "%8.2f s  %8.0f models/min", b - a, n * 60 / (b - a) }'; }
 
 t0=$(now); "$NNFX" optimize --batch fleet/list.txt -o one "${STEPS[@]}" --jobs 2; t1=$(now)
 echo "nnfx, one process, --jobs 2         $(rate "$t0" "$t1")"
@@ -32,6 +33,7 @@ t0=$(now); "$NNFX" optimize --batch fleet/list.txt -o cached "${STEPS[@]}" --job
 echo "nnfx, --jobs 2, cold --cache        $(rate "$t0" "$t1")"
 t0=$(now); "$NNFX" optimize --batch fleet/list.txt -o cached "${STEPS[@]}" --jobs 2 --cache cache --report re.json; t1=$(now)
 echo "nnfx, re-run, every model cached    $(rate "$t0" "$t1")  ($(grep -o '"cache_hits": [0-9]*' re.json))"
+[ -z "${SKIP_TORCH:-}" ] || exit 0
 mkdir -p torchfx
 t0=$(now)
 grep -v '^#' fleet/list.txt | while read -r m; do

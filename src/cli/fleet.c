@@ -128,8 +128,12 @@ static void remove_entry_dir(const char *dir) {
 }
 
 /* Places src at target: a hard link (else a copy) under a temporary name
- * beside target, renamed over it. */
+ * beside target, renamed over it; nothing to do when target is src's own
+ * inode. */
 static bool place_file(const char *src, const char *target) {
+    struct stat a, b;
+    if (stat(src, &a) == 0 && stat(target, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return true; /* already that very file (linked by an earlier hit or store) */
     char tmp[4096];
     int n = snprintf(tmp, sizeof tmp, "%s.nnfx-XXXXXX", target);
     if (n < 0 || (size_t)n >= sizeof tmp) return false;
