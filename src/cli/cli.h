@@ -46,6 +46,10 @@ int cli_demo(int argc, char **argv);
 /* nnfx quantize MODEL -o OUT --calib NAME=FILE ...: post-training int8
  * quantization into QDQ form with the accuracy gate (src/cli/quantize.c). */
 int cli_quantize(int argc, char **argv);
+/* nnfx report merge REPORT.json... -o FLEET.json [--html FLEET.html] (report_merge.c) */
+int cli_report(int argc, char **argv);
+/* nnfx shard K/N LIST: the models of one shard (shard.c) */
+int cli_shard(int argc, char **argv);
 
 /* --- error lines --------------------------------------------------------- */
 

@@ -370,3 +370,9 @@ void cli_analysis_verdict(const cli_analysis *x, const cli_analysis *y, const cl
     snprintf(v->text, sizeof v->text, "%s", s ? s : "");
     free(s);
 }
+
+const char *cli_report_css(void) { return page_css; }
+
+const char *cli_report_js(void) { return page_js; }
+
+void cli_html_escape(sbuf *b, const char *s) { esc(b, s); }
