@@ -151,6 +151,7 @@ typedef struct opt_run {
     char errmsg[1100];
     int rc;
     bool talk;
+    bool weightless; /* a text IR loaded without its values (text to text only) */
     double t_load, t_steps, t_val, t_save;
 } opt_run;
 
@@ -162,7 +163,7 @@ static int opt_load(opt_run *r) {
         snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
         return r->rc;
     }
-    r->orig = cli_load_model(r->model, &r->err);
+    r->orig = cli_load_model_shapes(r->model, &r->weightless, &r->err);
     if (!r->orig || nnfx_graph_lint(r->orig, &r->err) || nnfx_graph_infer_shapes(r->orig, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->model, &r->err);
@@ -174,10 +175,12 @@ static int opt_load(opt_run *r) {
         return r->rc;
     }
     r->prov.opset = r->o->opset;
-    if ((r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out)) &&
-        (r->rc = cli_require_weights("optimize", r->model, r->orig))) {
+    if (r->weightless && (r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out))) {
+        char msg[sizeof r->err.msg];
+        cli_weightless_message(msg, sizeof msg, r->model);
+        cli_error("optimize", "%s", msg);
         snprintf(r->errmsg, sizeof r->errmsg, "the text IR has no parameter values");
-        return r->rc;
+        return r->rc = CLI_EXIT_BAD_INPUT;
     }
     r->g = nnfx_graph_copy(r->orig, NULL, &r->err);
     if (!r->g) {
@@ -380,7 +383,8 @@ static void opt_save(opt_run *r) {
     double t0 = cli_now_ms();
     nnfx_graph_drop_unused_params(r->g);
     cli_provenance_use(&r->prov);
-    if (cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
+    if (r->weightless ? cli_save_model_weightless(r->g, r->out, &r->err)
+                      : cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->out, &r->err);
         snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);

