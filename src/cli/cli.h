@@ -264,6 +264,12 @@ nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, bool *found, 
 nnfx_status cli_weights_remove(const char *fx_path, nnfx_error *err);
 /* The message for a text IR at path whose values file is missing. */
 void cli_weightless_message(char *buf, size_t size, const char *path);
+/* Writes to buf what to tell a person whose option named node `name`,
+ * which g does not have: the nnfx name of the ONNX node or ONNX value called
+ * that, or how nnfx names nodes and the three closest names among the
+ * nodes want accepts (want NULL: all). */
+void cli_node_name_hint(const nnfx_graph *g, const char *name, bool (*want)(const nnfx_node *n), char *buf,
+                        size_t size);
 /* True for the names written as text IR (.fx, .txt, .nnfx). */
 bool cli_is_text_ir_path(const char *path);
 

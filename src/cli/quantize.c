@@ -36,7 +36,9 @@ static const char quantize_help[] =
     "  --activations T    uint8 (default) or int8 activations\n"
     "  --per-tensor       one weight scale per tensor instead of per channel\n"
     "  --exclude X        keep ops of type X (Conv, Gemm, MatMul) or the node named X\n"
-    "                     float (repeatable)\n"
+    "                     float (repeatable); nnfx names a node after the value it\n"
+    "                     computes (`nnfx inspect`), and a name matching nothing is\n"
+    "                     a usage error\n"
     "  --keep-first-last-float\n"
     "                     keep the first and the last quantizable layer float\n"
     "  --reduce-range     7-bit weights ([-63, 63]) so that x86 AVX2 int8 kernels\n"
@@ -127,6 +129,32 @@ static int load_calib(const q_opts *o, const nnfx_graph *g, nnfx_tensor **t) {
         if (!t[i])
             return cli_usage_error("quantize", "no calibration data for input '%s': give --calib %s=FILE.npy",
                                    nnfx_node_name(nnfx_graph_input(g, i)), nnfx_node_name(nnfx_graph_input(g, i)));
+    return CLI_EXIT_OK;
+}
+
+/* True for the ops quantize turns into int8 layers. */
+static bool is_qlayer(const nnfx_node *n) {
+    return nnfx_node_is_op(n, NNFX_OP_CONV) || nnfx_node_is_op(n, NNFX_OP_GEMM) || nnfx_node_is_op(n, NNFX_OP_MATMUL);
+}
+
+/* Each --exclude must name a node of g or an op type g has: one that
+ * matches nothing is a usage error saying how nnfx names the nodes. */
+static int check_excludes(const q_opts *o, const nnfx_graph *g) {
+    for (int i = 0; i < o->nexclude; i++) {
+        const char *e = o->exclude[i];
+        if (nnfx_graph_find(g, e)) continue;
+        nnfx_op op = nnfx_op_find(e);
+        bool found = false;
+        for (const nnfx_node *n = nnfx_graph_first(g); n && op != NNFX_OP_NONE && !found; n = nnfx_node_next(n))
+            found = nnfx_node_is_op(n, op);
+        if (found) continue;
+        if (op != NNFX_OP_NONE)
+            return cli_usage_error("quantize", "--exclude %s: %s has no %s node", e, o->model, nnfx_op_onnx_type(op));
+        char hint[1024];
+        cli_node_name_hint(g, e, is_qlayer, hint, sizeof hint);
+        return cli_usage_error("quantize", "--exclude %s: %s has no node or op type of that name; %s", e, o->model,
+                               hint);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -242,6 +270,7 @@ static int quantize_model(q_opts *o) {
         cli_error("quantize", "%s: too many inputs", o->model);
         return CLI_EXIT_BAD_INPUT;
     }
+    if ((rc = check_excludes(o, g))) goto done;
     wb0 = param_bytes(g);
     if ((rc = load_calib(o, g, calib))) goto done;
     c = nnfx_quant_calibrate(g, nnfx_graph_num_inputs(g), calib, &o->qo, &err);
@@ -386,7 +415,7 @@ int cli_quantize(int argc, char **argv) {
         } else if (cli_opt(&a, "--exclude", NULL, &v)) {
             if (a.bad) break;
             if (o.nexclude == Q_MAX) return cli_usage_error("quantize", "too many --exclude options");
-            o.exclude[o.nexclude++] = v;
+            o.exclude[o.nexclude++] = v[0] == '%' ? v + 1 : v; /* %NODE as in the text IR */
             nuser_excl++;
         } else if (cli_flag(&a, "--keep-first-last-float", NULL)) {
             o.qo.keep_first_last_float = true;

@@ -73,4 +73,20 @@ b = {i.name: numpy_helper.to_array(i) for i in onnx.load('$TMP/${m}_back.onnx').
 assert set(a) == set(b), (sorted(a), sorted(b))
 assert all(np.array_equal(a[k], b[k]) for k in a)"
 done
+# --- quantize --exclude naming nothing: a usage error that says how nnfx names nodes ------
+q=(quantize "$cnn" -o "$TMP/q.onnx" --calib "$x" -q)
+expect 2 "--exclude with the ONNX node name" -- "$NNFX" "${q[@]}" --exclude /conv2/Conv
+check "says which nnfx node that is" grep -q "'/conv2/Conv' is the ONNX node's own name; nnfx names each node after the value it computes, here '_conv2_Conv_output_0'" "$TMP/err"
+expect 2 "--exclude with the ONNX output name" -- "$NNFX" "${q[@]}" --exclude /conv2/Conv_output_0
+check "says which nnfx node that is" grep -q "the ONNX value '/conv2/Conv_output_0' is the node nnfx names '_conv2_Conv_output_0'" "$TMP/err"
+expect 2 "--exclude with a name like none" -- "$NNFX" "${q[@]}" --exclude conv2
+check "lists the closest layer names" grep -q "the closest: '_conv2_Conv_output_0'" "$TMP/err"
+expect 2 "--exclude with an op type the model lacks" -- "$NNFX" "${q[@]}" --exclude MatMul
+check "says so" grep -q "has no MatMul node" "$TMP/err"
+check "nothing written" test ! -e "$TMP/q.onnx"
+expect 0 "--exclude with the nnfx name" -- "$NNFX" "${q[@]}" --exclude _conv2_Conv_output_0 --report "$TMP/q.json"
+check "that layer stays float" $PY -c "
+import json; r = json.load(open('$TMP/q.json'))
+l = [l for l in r['layers'] if l['node'] == '_conv2_Conv_output_0']
+assert l and not l[0]['quantized'] and l[0]['float_because'] == 'excluded (--exclude)', l"
 check_summary refusals
