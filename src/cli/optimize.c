@@ -52,7 +52,8 @@ static const char optimize_help[] =
     "                     (at least 13), raised only when a form needs it (a note says so)\n"
     "The written model records producer nnfx and metadata_props nnfx.version,\n"
     "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
-    "  --batch LIST       read model paths from LIST (one a line, # comments)\n"
+    "  --batch LIST       read model paths from LIST (one a line, # comments; a NUL\n"
+    "                     byte is an error, exit 3)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
     "  -q, --quiet        no progress bar, no summary\n"
     "  -h, --help         this text\n"
@@ -544,12 +545,26 @@ static int check_steps(const opt_opts *o) {
 }
 
 /* Reads the model paths of a --batch LIST (one a line, # comments) into
- * models; *buf holds the strings (the caller frees it). */
+ * models; *buf holds the strings (the caller frees it). A NUL byte, which
+ * no path can hold and which would end the list early, is an error (exit
+ * 3) naming its line. */
 static int read_model_list(const char *batch, char **models, int *nmodels, char **buf) {
     nnfx_error err = {0};
-    *buf = cli_read_file(batch, NULL, &err);
+    size_t len = 0;
+    *buf = cli_read_file(batch, &len, &err);
     if (!*buf) {
         cli_fail("optimize", batch, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    const char *nul = memchr(*buf, '\0', len);
+    if (nul) {
+        long line = 1;
+        for (const char *p = *buf; p < nul; p++)
+            line += *p == '\n';
+        free(*buf);
+        *buf = NULL;
+        cli_error("optimize", "%s:%ld: a NUL byte in the list (a model path cannot hold one; is this a text file?)",
+                  batch, line);
         return CLI_EXIT_BAD_INPUT;
     }
     for (char *line = strtok(*buf, "\n"); line; line = strtok(NULL, "\n")) {

@@ -89,4 +89,13 @@ check "that layer stays float" $PY -c "
 import json; r = json.load(open('$TMP/q.json'))
 l = [l for l in r['layers'] if l['node'] == '_conv2_Conv_output_0']
 assert l and not l[0]['quantized'] and l[0]['float_because'] == 'excluded (--exclude)', l"
+# --- a NUL byte in an optimize --batch list: refused, naming the line --------------------
+mlp=$D/digits_mlp.onnx
+printf '%s\n\0%s\n' "$cnn" "$mlp" >"$TMP/list.txt"
+expect 3 "--batch list with a NUL byte" -- "$NNFX" optimize --batch "$TMP/list.txt" -o "$TMP/batch_out" -q
+check "names the list and the line" grep -q "list.txt:2: a NUL byte" "$TMP/err"
+check "nothing written" test ! -e "$TMP/batch_out/digits_cnn.onnx"
+printf '%s\n%s\n' "$cnn" "$mlp" >"$TMP/list2.txt"
+expect 0 "the same list without it" -- "$NNFX" optimize --batch "$TMP/list2.txt" -o "$TMP/batch_out2" -q
+check "both models written" test -s "$TMP/batch_out2/digits_cnn.onnx" -a -s "$TMP/batch_out2/digits_mlp.onnx"
 check_summary refusals
