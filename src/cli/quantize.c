@@ -60,9 +60,11 @@ static const char quantize_help[] =
     "  -q, --quiet        no summary\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 written; 1 the accuracy gate failed (nothing written); 2 usage\n"
-    "error; 3 unreadable model or data, calibration data that does not fit the\n"
-    "model, or a bad quantization parameter.\n"
+    "Exit status: 0 written; 1 the accuracy gate failed or a layer's int32 bias\n"
+    "saturates (a warning and a report finding name it; --exclude or\n"
+    "--auto-exclude keeps it float), nothing written; 2 usage error; 3 unreadable\n"
+    "model or data, calibration data that does not fit the model, a NaN or\n"
+    "infinite weight or bias, or a bad quantization parameter.\n"
     "\n"
     "examples:\n"
     "  nnfx quantize model.onnx -o model_int8.onnx --calib x=calib.npy\n"
@@ -158,6 +160,22 @@ static int check_excludes(const q_opts *o, const nnfx_graph *g) {
     return CLI_EXIT_OK;
 }
 
+/* Warns (stderr) about each quantized layer of r whose int32 bias
+ * saturated; returns how many there are. */
+static int warn_saturated(const q_opts *o, const nnfx_quant_report *r) {
+    int n = 0;
+    for (int i = 0; i < r->nlayers; i++) {
+        const nnfx_quant_layer *L = &r->layers[i];
+        if (!L->quantized || !L->bias_saturated) continue;
+        n++;
+        cli_error("quantize",
+                  "warning: %s: the int32 bias of %s saturates in %d channel%s (bias / (input scale x weight scale) "
+                  "is beyond int32): quantized, the layer would add a clamped bias",
+                  o->model, L->node, L->bias_saturated, L->bias_saturated == 1 ? "" : "s");
+    }
+    return n;
+}
+
 /* Index of the quantized layer with the lowest SQNR not yet excluded; -1. */
 static int worst_layer(const nnfx_quant_report *r) {
     int w = -1;
@@ -223,10 +241,27 @@ static void report_json(sbuf *b, const q_opts *o, const nnfx_quant_report *r, in
         cli_json_str(b, L->op);
         sb_printf(b, ", \"quantized\": %s, \"sqnr_db\": ", L->quantized ? "true" : "false");
         cli_json_num(b, L->sqnr_db);
+        if (L->bias_saturated) sb_printf(b, ", \"bias_saturated_channels\": %d", L->bias_saturated);
         if (L->why[0]) {
             sb_printf(b, ", \"float_because\": ");
             cli_json_str(b, L->why);
         }
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "]");
+    /* findings: what makes the result wrong or worth a look */
+    sb_printf(b, ",\n  \"findings\": [");
+    int nf = 0;
+    for (int i = 0; i < r->nlayers; i++) {
+        const nnfx_quant_layer *L = &r->layers[i];
+        if (!L->quantized || !L->bias_saturated) continue;
+        sb_printf(b, "%s\n    {\"kind\": \"bias_saturated\", \"node\": ", nf++ ? "," : "");
+        cli_json_str(b, L->node);
+        sb_printf(b, ", \"channels\": %d, \"message\": ", L->bias_saturated);
+        char msg[256];
+        snprintf(msg, sizeof msg, "the int32 bias saturates in %d channel%s: the quantized layer adds a clamped bias",
+                 L->bias_saturated, L->bias_saturated == 1 ? "" : "s");
+        cli_json_str(b, msg);
         sb_printf(b, "}");
     }
     sb_printf(b, "]");
@@ -286,6 +321,36 @@ static int quantize_model(q_opts *o) {
         if (!(qg = nnfx_quant_apply(c, &o->qo, &rep, &err))) {
             rc = cli_fail("quantize", o->model, &err);
             snprintf(errmsg, sizeof errmsg, "%s", err.msg);
+            goto done;
+        }
+        /* a clamped int32 bias is a wrong result, whatever the accuracy says:
+         * --auto-exclude keeps those layers float, otherwise the check fails */
+        int nsat = warn_saturated(o, &rep);
+        if (nsat && o->auto_exclude && o->nexclude + nsat <= Q_MAX) {
+            for (int i = 0; i < rep.nlayers; i++) {
+                if (!rep.layers[i].quantized || !rep.layers[i].bias_saturated) continue;
+                if (!o->quiet) printf("  keeping %s float (its int32 bias saturates)\n", rep.layers[i].node);
+                char *name = strdup(rep.layers[i].node);
+                if (!name) {
+                    rc = CLI_EXIT_BAD_INPUT;
+                    cli_error("quantize", "out of memory");
+                    goto done;
+                }
+                o->exclude[o->nexclude++] = name;
+            }
+            rounds++;
+            continue;
+        }
+        if (nsat) {
+            int f = 0;
+            while (!rep.layers[f].quantized || !rep.layers[f].bias_saturated)
+                f++;
+            snprintf(errmsg, sizeof errmsg,
+                     "the int32 bias of %d layer%s saturates (first: %s): keep %s float with --exclude %s, or let "
+                     "--auto-exclude do it",
+                     nsat, nsat == 1 ? "" : "s", rep.layers[f].node, nsat == 1 ? "it" : "them", rep.layers[f].node);
+            cli_error("quantize", "%s: %s", o->model, errmsg);
+            rc = CLI_EXIT_CHECK;
             goto done;
         }
         if (!o->labels) break;

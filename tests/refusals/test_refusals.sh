@@ -89,6 +89,39 @@ check "that layer stays float" $PY -c "
 import json; r = json.load(open('$TMP/q.json'))
 l = [l for l in r['layers'] if l['node'] == '_conv2_Conv_output_0']
 assert l and not l[0]['quantized'] and l[0]['float_because'] == 'excluded (--exclude)', l"
+# --- int32 bias saturation is reported and fails the check; NaN/Inf parameters refused ---
+gq=(--calib "$TMP/calib.npy" -q)
+expect 1 "a saturating int32 bias fails the check" -- "$NNFX" quantize "$TMP/gemm_big_bias.onnx" -o "$TMP/gq.onnx" \
+    "${gq[@]}" --report "$TMP/gq.json"
+check "a warning on stderr names the layer" grep -q "warning: .*the int32 bias of y saturates in 2 channels" "$TMP/err"
+check "nothing written" test ! -e "$TMP/gq.onnx"
+check "the report marks the layer and has the finding; numpy agrees on the channels" $PY -c "
+import json, numpy as np, onnx
+from onnx import numpy_helper
+r = json.load(open('$TMP/gq.json'))
+assert r['exit_code'] == 1 and r['output'] is None, r
+L = r['layers'][0]
+i = {t.name: numpy_helper.to_array(t) for t in onnx.load('$TMP/gemm_big_bias.onnx').graph.initializer}
+x = np.load('$TMP/calib.npy')
+xs = (max(x.max(), 0) - min(x.min(), 0)) / 255.0           # uint8 activations
+ws = np.abs(i['w']).max(axis=0) / 127.0                     # per output channel (Gemm: axis 1)
+want = int((np.abs(np.rint(i['b'] / (xs * ws))) > 2**31 - 1).sum())
+assert want == 2 and L['bias_saturated_channels'] == want, (L, want)
+f = r['findings']
+assert [(e['kind'], e['node'], e['channels']) for e in f] == [('bias_saturated', 'y', want)], f"
+expect 0 "--exclude keeps it float" -- "$NNFX" quantize "$TMP/gemm_big_bias.onnx" -o "$TMP/gq2.onnx" "${gq[@]}" \
+    --exclude y
+expect 0 "--auto-exclude keeps it float" -- "$NNFX" quantize "$TMP/gemm_big_bias.onnx" -o "$TMP/gq3.onnx" "${gq[@]}" \
+    --input "$TMP/calib.npy" --labels "$TMP/labels.npy" --max-accuracy-drop 100 --auto-exclude --report "$TMP/gq3.json"
+check "the layer is float, no finding left" $PY -c "
+import json; r = json.load(open('$TMP/gq3.json'))
+assert not r['layers'][0]['quantized'] and r['findings'] == [], r"
+expect 3 "a NaN bias is refused" -- "$NNFX" quantize "$TMP/gemm_nan_bias.onnx" -o "$TMP/gq4.onnx" "${gq[@]}"
+check "naming the parameter" grep -q "parameter 'b' (the bias of y) holds NaN at index 1" "$TMP/err"
+expect 3 "an infinite weight is refused" -- "$NNFX" quantize "$TMP/gemm_inf_weight.onnx" -o "$TMP/gq5.onnx" "${gq[@]}"
+check "naming the parameter" grep -q "parameter 'w' (the weight of y) holds inf at index 7" "$TMP/err"
+check "nothing written" test ! -e "$TMP/gq4.onnx" -a ! -e "$TMP/gq5.onnx"
+
 # --- a NUL byte in an optimize --batch list: refused, naming the line --------------------
 mlp=$D/digits_mlp.onnx
 printf '%s\n\0%s\n' "$cnn" "$mlp" >"$TMP/list.txt"
