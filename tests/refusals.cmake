@@ -1,4 +1,4 @@
-# No silent wrong results (tests/refusals/test_refusals.sh): weightless text
+# No wrong result passes unnoticed (tests/refusals/test_refusals.sh): weightless text
 # IR refused by every command that reads weights, the text IR's values
 # round-trip for every name and value, quantize --exclude naming nothing,
 # saturating int32 biases and NaN/Inf parameters, NUL bytes in batch lists.

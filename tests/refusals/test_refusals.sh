@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No silent wrong results: every command that reads weights refuses a text
+# No wrong result passes unnoticed: every command that reads weights refuses a text
 # IR whose values file is missing (exit 3, naming the file); the text IR's
 # values round-trip for every parameter set and name (all zeros, the
 # safetensors-reserved __metadata__), read back independently with numpy and
