@@ -839,14 +839,17 @@ typedef struct nnfx_quant_options {
 
 /* One quantizable layer of the model and what became of it. */
 typedef struct nnfx_quant_layer {
-    char node[96];  /* the Conv/Gemm/MatMul node                               */
-    char op[24];    /* its ONNX op type                                        */
-    bool quantized; /* false: kept float (excluded, or not quantizable)        */
-    char why[96];   /* why it stayed float ("" when quantized)                 */
-    double sqnr_db; /* signal-to-quantization-noise ratio of this layer alone:
-                     * float output vs output from quantized input, weight and
-                     * bias, on the float model's activations (higher is
-                     * better; INFINITY when exact; NAN when not measured)      */
+    char node[96];      /* the Conv/Gemm/MatMul node                               */
+    char op[24];        /* its ONNX op type                                        */
+    bool quantized;     /* false: kept float (excluded, or not quantizable)        */
+    char why[96];       /* why it stayed float ("" when quantized)                 */
+    double sqnr_db;     /* signal-to-quantization-noise ratio of this layer alone:
+                         * float output vs output from quantized input, weight and
+                         * bias, on the float model's activations (higher is
+                         * better; INFINITY when exact; NAN when not measured)      */
+    int bias_saturated; /* bias channels whose int32 value (bias / (input scale x
+                         * weight scale)) left the int32 range and was clamped:
+                         * the quantized layer adds another bias (0: none)     */
 } nnfx_quant_layer;
 
 typedef struct nnfx_quant_report {
@@ -882,7 +885,9 @@ void nnfx_quant_calib_free(nnfx_quant_calib *c);
  * method but MinMax kept histograms and serves every method, one made with
  * MinMax serves MinMax only, else NNFX_ERR_INVALID_ARG). report (may be
  * NULL; what it held is freed first) gets one entry per quantizable layer
- * with its SQNR. Returns NULL on error. */
+ * with its SQNR and its clamped bias channels (bias_saturated). A layer to
+ * quantize whose weight or bias holds NaN or an infinity is an error
+ * (NNFX_ERR_PARSE naming the parameter). Returns NULL on error. */
 nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options *o, nnfx_quant_report *report,
                              nnfx_error *err);
 

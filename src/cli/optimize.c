@@ -54,7 +54,8 @@ static const char optimize_help[] =
     "                     (at least 13), raised only when a form needs it (a note says so)\n"
     "The written model records producer nnfx and metadata_props nnfx.version,\n"
     "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
-    "  --batch LIST       read model paths from LIST (one a line, # comments)\n"
+    "  --batch LIST       read model paths from LIST (one a line, # comments; a NUL\n"
+    "                     byte is an error, exit 3)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
     "  --shard K/N        batch mode: take only shard K of N (1 <= K <= N), the\n"
     "                     models whose path (as listed) hashes to K: each model\n"
@@ -164,6 +165,7 @@ typedef struct opt_run {
     char errmsg[1100];
     int rc;
     bool talk;
+    bool weightless; /* a text IR loaded without its values (text to text only) */
     double t_load, t_steps, t_val, t_save;
 } opt_run;
 
@@ -175,7 +177,7 @@ static int opt_load(opt_run *r) {
         snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
         return r->rc;
     }
-    r->orig = cli_load_model(r->model, &r->err);
+    r->orig = cli_load_model_shapes(r->model, &r->weightless, &r->err);
     if (!r->orig || nnfx_graph_lint(r->orig, &r->err) || nnfx_graph_infer_shapes(r->orig, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->model, &r->err);
@@ -187,10 +189,12 @@ static int opt_load(opt_run *r) {
         return r->rc;
     }
     r->prov.opset = r->o->opset;
-    if ((r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out)) &&
-        (r->rc = cli_require_weights("optimize", r->model, r->orig))) {
+    if (r->weightless && (r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out))) {
+        char msg[sizeof r->err.msg];
+        cli_weightless_message(msg, sizeof msg, r->model);
+        cli_error("optimize", "%s", msg);
         snprintf(r->errmsg, sizeof r->errmsg, "the text IR has no parameter values");
-        return r->rc;
+        return r->rc = CLI_EXIT_BAD_INPUT;
     }
     r->g = nnfx_graph_copy(r->orig, NULL, &r->err);
     if (!r->g) {
@@ -393,7 +397,8 @@ static void opt_save(opt_run *r) {
     double t0 = cli_now_ms();
     nnfx_graph_drop_unused_params(r->g);
     cli_provenance_use(&r->prov);
-    if (cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
+    if (r->weightless ? cli_save_model_weightless(r->g, r->out, &r->err)
+                      : cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->out, &r->err);
         snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
@@ -644,12 +649,26 @@ static int check_steps(const opt_opts *o) {
 }
 
 /* Reads the model paths of a --batch LIST (one a line, # comments) into
- * models; *buf holds the strings (the caller frees it). */
+ * models; *buf holds the strings (the caller frees it). A NUL byte, which
+ * no path can hold and which would end the list early, is an error (exit
+ * 3) naming its line. */
 static int read_model_list(const char *batch, char **models, int *nmodels, char **buf) {
     nnfx_error err = {0};
-    *buf = cli_read_file(batch, NULL, &err);
+    size_t len = 0;
+    *buf = cli_read_file(batch, &len, &err);
     if (!*buf) {
         cli_fail("optimize", batch, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    const char *nul = memchr(*buf, '\0', len);
+    if (nul) {
+        long line = 1;
+        for (const char *p = *buf; p < nul; p++)
+            line += *p == '\n';
+        free(*buf);
+        *buf = NULL;
+        cli_error("optimize", "%s:%ld: a NUL byte in the list (a model path cannot hold one; is this a text file?)",
+                  batch, line);
         return CLI_EXIT_BAD_INPUT;
     }
     for (char *line = strtok(*buf, "\n"); line; line = strtok(NULL, "\n")) {

@@ -370,7 +370,7 @@ int cli_push(int argc, char **argv) {
     if ((rc = net_finish("push", &n))) return rc;
 
     /* the model must be one nnfx reads; its analysis goes into the config */
-    nnfx_graph *g = cli_load_model(model, &err);
+    nnfx_graph *g = cli_load_model_shapes(model, NULL, &err);
     if (!g || nnfx_graph_infer_shapes(g, &err)) {
         nnfx_graph_free(g);
         net_free(&n);
