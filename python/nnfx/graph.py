@@ -9,6 +9,7 @@ GraphModule keeps the GraphModule alive.
 import contextlib
 import ctypes
 import os
+import tempfile
 import threading
 
 import numpy as np
@@ -761,6 +762,7 @@ class GraphModule:
         returns one array or a tuple. The GIL is released while it runs; runs
         of one GraphModule from several threads take turns, and edits from
         other threads meanwhile raise GraphError."""
+        self._check_values()
         gm = self._m()
         keep = []
         ins = (L.TensorP * max(len(args), 1))()
@@ -821,20 +823,30 @@ class GraphModule:
     register_parameter = set_parameter
 
     def save(self, path, external_data=False):
-        """Writes the model: .onnx as ONNX (weights included), any other
-        extension (.fx, .txt) as the text form, which declares the parameters'
-        shapes but holds no weight data (it loads back with zero weights).
-        Written to a temporary name, then renamed."""
+        """Writes the model: .onnx as ONNX (weights included); any other
+        extension (.fx, .txt) as the text form with its values beside it in
+        PATH.safetensors, as `nnfx export` writes them (the text form is
+        converted by the nnfx executable, see nnfx.tools.executable).
+        Written to temporary names, then renamed."""
         path = os.fspath(path)
         g = self._graph._g()
         if path.endswith(".onnx"):
             L.call(lib.nnfx_onnx_save, g, L.enc(path), None)
-        else:
-            text = str(self._graph)
-            tmp = path + ".tmp%d" % os.getpid()
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, path)
+            return
+        from . import tools
+        with tempfile.TemporaryDirectory(prefix="nnfx-save-") as tmp:
+            onnx_path = os.path.join(tmp, "model.onnx")
+            L.call(lib.nnfx_onnx_save, g, L.enc(onnx_path), None)
+            tools.convert(onnx_path, path)
+
+    def _check_values(self):
+        """Raises FileError when the model was loaded from a text form whose
+        values file is missing (its weights would all be zero)."""
+        missing = getattr(self, "_missing_values", None)
+        if missing:
+            raise L.FileError("%s is missing: this text form has its parameters' shapes but not their values, "
+                              "so it cannot run (load the ONNX model, or export the text form with its values)"
+                              % missing, L.IO)
 
     def __str__(self):
         return self.code
@@ -857,7 +869,19 @@ def load(path):
                 text = f.read()
         except OSError as e:
             raise L.FileError("%s: %s" % (path, e.strerror), L.IO) from None
+        if os.path.exists(path + ".safetensors"):
+            # the values: the nnfx executable reads text form and values as
+            # one ONNX model, loaded (mapped) from a temporary file
+            from . import tools
+            with tempfile.TemporaryDirectory(prefix="nnfx-load-") as tmp:
+                onnx_path = os.path.join(tmp, "model.onnx")
+                tools.convert(path, onnx_path)
+                g = L.call(lib.nnfx_onnx_load, L.enc(onnx_path))
+            return _loaded(g)
         g = L.call(lib.nnfx_graph_parse, L.enc(text))
+        gm = _loaded(g)
+        gm._missing_values = path + ".safetensors"  # structure only: running it is refused
+        return gm
     return _loaded(g)
 
 

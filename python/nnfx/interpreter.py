@@ -58,6 +58,9 @@ class Interpreter:
 
     # --- the run -----------------------------------------------------------------
     def run(self, *args, initial_env=None, enable_io_processing=True):
+        check = getattr(self.module, "_check_values", None)
+        if check:
+            check()  # a text form loaded without its values does not run on zeros
         g = self.graph._g()
         h = L.InterpHandlers()
         keep_cbs = []

@@ -41,6 +41,16 @@ def executable():
     return found
 
 
+def convert(src, dst):
+    """Converts a model between ONNX and the text form with its values
+    (PATH.safetensors) by running `nnfx export SRC -o DST`; raises the
+    command's error."""
+    r = subprocess.run([executable(), "export", os.fspath(src), "-o", os.fspath(dst)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise L.FileError("nnfx export %s -o %s: %s" % (src, dst, r.stderr.strip()), L.IO)
+
+
 def _model(m, tmp, name):
     if isinstance(m, (str, os.PathLike)):
         return os.fspath(m)

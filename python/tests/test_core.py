@@ -273,12 +273,25 @@ def test_save_and_load_roundtrip(gm, x, ref, tmp_path):
     back = nnfx.load(p)
     np.testing.assert_allclose(back(x), want, rtol=1e-6, atol=1e-7)
     assert len(back.graph.find_nodes(op="call_function", target="leaky_relu")) == 7
-    # the text form keeps the structure (parameters are declared, not stored)
+    # the text form with its values beside it (m.fx.safetensors): same structure, same numbers
     p = tmp_path / "m.fx"
     gm.save(p)
+    assert (tmp_path / "m.fx.safetensors").exists()
     back = nnfx.load(p)
-    assert str(back.graph) == str(gm.graph)
-    assert back(x).shape == want.shape
+
+    def structure(m):
+        return [(n.op, n.target, n.name) for n in m.graph.nodes]
+
+    assert structure(back) == structure(gm)  # (attributes pass through ONNX's float32)
+    np.testing.assert_allclose(back(x), want, rtol=1e-6, atol=1e-7)
+    # without its values it loads for editing but does not run on zero weights
+    (tmp_path / "m.fx.safetensors").unlink()
+    bare = nnfx.load(p)
+    assert structure(bare) == structure(gm)
+    with pytest.raises(nnfx.FileError, match="safetensors"):
+        bare(x)
+    with pytest.raises(nnfx.FileError, match="safetensors"):
+        nnfx.Interpreter(bare).run(x)
 
 
 def test_named_parameters_read_only_and_cow(data, x, ref):
