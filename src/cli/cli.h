@@ -147,6 +147,59 @@ const char *cli_basename(const char *path);
  * temporary name and a rename. */
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err);
 
+/* --- the output rule (outputs.c) ------------------------------------------- */
+
+/* The files one run reads (inputs) and writes (outputs), each with what
+ * names it on the command line ("-o", "--report", "the model"...). */
+typedef struct cli_io_path {
+    char *what, *path;
+    bool output;
+} cli_io_path;
+typedef struct cli_io {
+    const char *cmd;
+    int n, cap;
+    cli_io_path *p;
+    bool oom;
+} cli_io;
+
+/* Starts an empty list for command cmd. */
+void cli_io_init(cli_io *io, const char *cmd);
+/* Frees the list. */
+void cli_io_free(cli_io *io);
+/* Adds an input file (NULL: nothing; "-" is standard input, not checked). */
+void cli_io_in(cli_io *io, const char *what, const char *path);
+/* Adds an input given as NAME=FILE (or a lone FILE). */
+void cli_io_binding_in(cli_io *io, const char *what, const char *spec);
+/* Adds an input model and the values file a text IR reads beside it
+ * (PATH.safetensors). */
+void cli_io_model_in(cli_io *io, const char *what, const char *path);
+/* Adds the external data files the loaded ONNX model g was read from. */
+void cli_io_graph_in(cli_io *io, const char *what, const nnfx_graph *g);
+/* Adds an output file (NULL: nothing; "-" is standard output). */
+void cli_io_out(cli_io *io, const char *what, const char *path);
+/* Adds an output model and the side file saving it may write beside it:
+ * PATH.safetensors for a text IR name, PATH.data (external data) for ONNX. */
+void cli_io_model_out(cli_io *io, const char *what, const char *path);
+/* The rule, checked before anything is written: no path is empty, no output
+ * is an input or another output (the same existing file by device and
+ * inode, or the same name once its folder is resolved with realpath), at
+ * most one output is standard output. CLI_EXIT_OK, or CLI_EXIT_USAGE after
+ * a message naming both paths (CLI_EXIT_BAD_INPUT when out of memory). */
+int cli_io_check(cli_io *io);
+
+/* Starts staging this thread's outputs: every file written through the
+ * atomic writer (cli_write_file, cli_write_files, cli_save_model,
+ * nnfx_npy_save...) stays under its temporary name until cli_out_end. */
+void cli_out_begin(void);
+/* Marks that a write of the run failed: cli_out_end then renames nothing.
+ * (cli_write_file, cli_write_files and cli_save_model call it.) */
+void cli_out_failed(void);
+/* Ends the run's outputs: unless a write failed, renames every staged file
+ * into place, all or none (a failed rename undoes the others and restores
+ * the files they replaced). Returns rc, or CLI_EXIT_BAD_INPUT after a
+ * message when the commit (or a write) failed and rc was CLI_EXIT_OK. */
+int cli_out_end(const char *cmd, int rc);
+
 /* --- model inputs ------------------------------------------------------------ */
 
 /* Tensors bound to a graph's placeholders, in placeholder order. */

@@ -330,6 +330,38 @@ static int generation_failed(const char *model, const nnfx_error *err) {
     return err->status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
 }
 
+/* The output rule: the model, its values or external data and the --value
+ * files against the three generated files and the report; CLI_EXIT_OK or
+ * the exit code (message printed). g: the loaded model, or NULL before. */
+static int check_paths(const codegen_opts *o, const char *ident, const nnfx_graph *g) {
+    static const char *const suffix[3] = {".h", ".c", "_weights.c"};
+    static const char *const what[3] = {"the generated header", "the generated source", "the generated weights"};
+    cli_io io;
+    cli_io_init(&io, "codegen");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < o->nvalues; i++) {
+        const char *eq = strchr(o->values[i], '=');
+        if (eq && names_tensor_file(eq + 1)) cli_io_in(&io, "--value", eq + 1);
+    }
+    if (!*o->out) cli_io_out(&io, "-o", o->out); /* the folder: only its files are outputs */
+    for (int i = 0; i < 3 && *o->out; i++) {
+        size_t len = strlen(o->out) + strlen(ident) + 16;
+        char *p = malloc(len);
+        if (!p) {
+            io.oom = true;
+            break;
+        }
+        snprintf(p, len, "%s/%s%s", o->out, ident, suffix[i]);
+        cli_io_out(&io, what[i], p);
+        free(p);
+    }
+    cli_io_out(&io, "--report", o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
 /* Prints what was written and the report. */
 static void print_summary(const char *out, const char *ident, const nnfx_codegen_files *f) {
     printf("wrote %s/%s.h, %s/%s.c, %s/%s_weights.c\n"
@@ -368,11 +400,13 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
+    if ((rc = check_paths(&o, ident, NULL))) goto done;
     g = cli_load_model(o.model, &err);
     if (!g) {
         rc = cli_fail("codegen", o.model, &err);
         goto done;
     }
+    if ((rc = check_paths(&o, ident, g))) goto done; /* and the files its weights came from */
     int src = apply_shapes(g, &o);
     if (src >= 0) {
         rc = src;
@@ -423,10 +457,11 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (write_all(o.out, ident, &f, o.report, &err)) {
+    cli_out_begin(); /* the files are renamed into place together, or none is */
+    if (write_all(o.out, ident, &f, o.report, &err)) rc = cli_fail("codegen", o.out, &err);
+    if ((rc = cli_out_end("codegen", rc))) {
         cli_remove_made_dirs(o.out, made);
         free(made);
-        rc = cli_fail("codegen", o.out, &err);
         goto done;
     }
     free(made);

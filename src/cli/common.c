@@ -323,7 +323,9 @@ nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_
             return nnfx_error_set(err, NNFX_ERR_IO, "cannot write to standard output");
         return NNFX_OK;
     }
-    return core_write_file(path, data, len, err);
+    nnfx_status st = core_write_file(path, data, len, err);
+    if (st) cli_out_failed();
+    return st;
 }
 
 nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err) {
@@ -338,9 +340,11 @@ nnfx_status cli_write_files(int n, const char *const *paths, const char *const *
     }
     for (int i = 0; i < n && !st; i++) /* then the renames */
         st = core_file_commit(&f[i], err);
-    if (st)
+    if (st) {
         for (int i = 0; i < begun && i < n; i++)
             core_file_abort(&f[i]);
+        cli_out_failed();
+    }
     free(f);
     return st;
 }
@@ -393,7 +397,7 @@ bool cli_make_dirs(const char *path) {
         if (p[i] == '/' || p[i] == 0) {
             char c = p[i];
             p[i] = 0;
-            ok = cli_is_dir(p) || mkdir(p, 0777) == 0 || (errno == EEXIST && cli_is_dir(p));
+            ok = cli_is_dir(p) || (!core_io_fails() && mkdir(p, 0777) == 0) || (errno == EEXIST && cli_is_dir(p));
             if (!ok && errno == EEXIST) errno = ENOTDIR; /* a file where a folder should be */
             p[i] = c;
         }
@@ -413,7 +417,8 @@ const char *cli_basename(const char *path) {
     return s ? s + 1 : path;
 }
 
-nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
+/* cli_save_model's work (cli_save_model marks a failure for cli_out_end). */
+static nnfx_status save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
         /* the values go to PATH.safetensors, written first */
         nnfx_status wst = nnfx_graph_num_params(g) > 0 ? cli_weights_save(g, path, err) : NNFX_OK;
@@ -428,6 +433,12 @@ nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_
     o.external_data = external_data;
     cli_provenance_apply(&o);
     return nnfx_onnx_save(g, path, &o, err);
+}
+
+nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
+    nnfx_status st = save_model(g, path, external_data, err);
+    if (st) cli_out_failed();
+    return st;
 }
 
 /* ===================================================================== */

@@ -154,12 +154,30 @@ typedef struct opt_run {
     double t_load, t_steps, t_val, t_save;
 } opt_run;
 
+/* The output rule for one model: it (its values or external data), the
+ * --input files and the labels against -o (and its side file) and, for a
+ * single model, --report. g: the loaded model, or NULL before loading. */
+static int check_paths(const opt_run *r, const nnfx_graph *g) {
+    cli_io io;
+    cli_io_init(&io, "optimize");
+    cli_io_model_in(&io, "the model", r->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < r->o->samples.nfiles; i++)
+        cli_io_binding_in(&io, "--input", r->o->samples.files[i]);
+    cli_io_in(&io, "--labels", r->o->labels);
+    cli_io_model_out(&io, r->o->batch ? "the output" : "-o", r->out);
+    if (!r->o->batch) cli_io_out(&io, "--report", r->o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
 /* Loads and checks the model, starts its provenance, copies it into r->g. */
 static int opt_load(opt_run *r) {
     double t0 = cli_now_ms();
-    if (cli_same_file(r->out, r->model)) {
-        r->rc = cli_usage_error("optimize", "%s: -o would overwrite the input model", r->out);
-        snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
+    if ((r->rc = check_paths(r, NULL))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "an output would replace an input or another output (see stderr)");
+        r->res->paths_refused = true;
         return r->rc;
     }
     r->orig = cli_load_model(r->model, &r->err);
@@ -167,6 +185,11 @@ static int opt_load(opt_run *r) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->model, &r->err);
         snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
+        return r->rc;
+    }
+    if ((r->rc = check_paths(r, r->orig))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "an output would replace an input or another output (see stderr)");
+        r->res->paths_refused = true;
         return r->rc;
     }
     if ((r->rc = cli_provenance_begin(&r->prov, "optimize", r->model))) {
@@ -574,9 +597,10 @@ static int read_model_list(const char *batch, char **models, int *nmodels, char 
 /* One model: optimise it and write the --report. */
 static int optimize_one(const opt_opts *o, const char *model, const char *out) {
     opt_result res;
+    cli_out_begin(); /* the model and the report are renamed into place together */
     opt_one(o, model, out, &res);
     int rc = res.rc;
-    if (o->report && res.report) {
+    if (o->report && res.report && !res.paths_refused) {
         nnfx_error err = {0};
         sbuf b = {0};
         sb_printf(&b, "%s\n", res.report);
@@ -588,7 +612,7 @@ static int optimize_one(const opt_opts *o, const char *model, const char *out) {
         free(s);
     }
     free(res.report);
-    return rc;
+    return cli_out_end("optimize", rc);
 }
 
 int cli_optimize(int argc, char **argv) {
@@ -682,6 +706,7 @@ int cli_optimize(int argc, char **argv) {
     if (batch && nmodels) return cli_usage_error("optimize", "give models either on the command line or with --batch");
     if (!batch && !nmodels) return cli_usage_error("optimize", "no model given");
     if (!out) return cli_usage_error("optimize", "no output given (-o OUT)");
+    if (!*out) return cli_usage_error("optimize", "-o: an empty path (name a file or folder)");
     if (o.samples.nfiles && o.samples.random)
         return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)
@@ -695,6 +720,7 @@ int cli_optimize(int argc, char **argv) {
 
     if (batch || nmodels > 1 || cli_is_dir(out) || out[strlen(out) - 1] == '/') {
         o.batch = true;
+        o.batch_list = batch;
         char *buf = NULL;
         if (batch && (rc = read_model_list(batch, models, &nmodels, &buf))) return rc;
         rc = opt_batch(&o, nmodels, models, out, jobs);

@@ -21,7 +21,8 @@ typedef struct opt_opts {
     double max_drop;    /* percentage points; < 0: no gate */
     const char *report; /* --report FILE (batch: the summary) */
     bool quiet;
-    bool batch; /* several models, -o is a folder */
+    bool batch;             /* several models, -o is a folder */
+    const char *batch_list; /* --batch FILE, or NULL */
     bool external_data;
     long opset;   /* --opset N; 0: the default */
     bool explain; /* --explain: every candidate of every --rewrite */
@@ -37,7 +38,8 @@ typedef struct opt_result {
     double max_abs;
     bool have_acc;
     double drop;
-    char status[32]; /* "ok", "check failed", "error"   */
+    char status[32];    /* "ok", "check failed", "error"   */
+    bool paths_refused; /* the output rule failed: write nothing, not even the report */
 } opt_result;
 
 /* Optimises one model into out; fills res (free res->report). Prints
