@@ -293,8 +293,7 @@ static void an_summary(const an_opts *o, const an_run *r) {
 /* Writes report s (NULL: out of memory) to path and frees it. */
 static int write_report(const char *path, char *s, nnfx_error *err) {
     int rc = CLI_EXIT_OK;
-    if (!s || cli_write_file(path, s, strlen(s), err)) {
-        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (cli_write_text(path, s, err)) {
         rc = CLI_EXIT_BAD_INPUT;
         cli_fail("analyze", path, err);
     }

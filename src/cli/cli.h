@@ -124,6 +124,10 @@ char *cli_read_file(const char *path, size_t *len, nnfx_error *err);
 /* Writes len bytes to path through a temporary name in the same folder and
  * a rename, so a failure leaves no partial file. path "-" writes stdout. */
 nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_error *err);
+/* cli_write_file of a NUL-terminated text; NULL text (a failed allocation
+ * making it) is an out-of-memory error that also marks the run's outputs as
+ * failed (cli_out_failed). */
+nnfx_status cli_write_text(const char *path, const char *text, nnfx_error *err);
 /* Writes n NUL-terminated texts to paths[0..n), all or none: each to a
  * temporary name first, then the renames. */
 nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err);

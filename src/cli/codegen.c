@@ -156,7 +156,10 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
     o->optimize = NNFX_CODEGEN_SPEED;
     o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
     o->values = calloc((size_t)argc + 1, sizeof *o->values);
-    if (!o->shapes || !o->values) return CLI_EXIT_BAD_INPUT;
+    if (!o->shapes || !o->values) {
+        cli_error("codegen", "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
     cli_args a;
     cli_args_init(&a, "codegen", argc, argv);
     while (cli_args_more(&a)) {
@@ -382,7 +385,10 @@ int cli_codegen(int argc, char **argv) {
     int rc = codegen_args(argc, argv, &o);
     char **value_names = calloc((size_t)o.nvalues + 1, sizeof *value_names);
     nnfx_tensor **value_tensors = calloc((size_t)o.nvalues + 1, sizeof *value_tensors);
-    if (rc < 0 && (!value_names || !value_tensors)) rc = CLI_EXIT_BAD_INPUT;
+    if (rc < 0 && (!value_names || !value_tensors)) {
+        cli_error("codegen", "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+    }
     if (rc >= 0) {
         free(o.shapes);
         free(o.values);
@@ -397,6 +403,7 @@ int cli_codegen(int argc, char **argv) {
     nnfx_graph *g = NULL;
     nnfx_codegen_files f = {0};
     if (!ident) {
+        cli_error("codegen", "out of memory");
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
@@ -423,6 +430,7 @@ int cli_codegen(int argc, char **argv) {
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
     if (o.outputs) { /* split the list in place (a copy) at the commas */
         if (!(outputs_copy = strdup(o.outputs)) || !(output_names = calloc(strlen(o.outputs) + 1, sizeof(char *)))) {
+            cli_error("codegen", "out of memory");
             rc = CLI_EXIT_BAD_INPUT;
             goto done;
         }

@@ -328,6 +328,14 @@ nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_
     return st;
 }
 
+nnfx_status cli_write_text(const char *path, const char *text, nnfx_error *err) {
+    if (!text) {
+        cli_out_failed();
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory making the text", path);
+    }
+    return cli_write_file(path, text, strlen(text), err);
+}
+
 nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err) {
     core_file *f = calloc((size_t)(n > 0 ? n : 1), sizeof *f);
     if (!f) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
@@ -372,7 +380,8 @@ void cli_remove_made_dirs(const char *path, const char *top) {
     char *p = malloc(len + 1);
     if (!p) return;
     memcpy(p, path, len + 1);
-    while (strlen(p) >= tl && rmdir(p) == 0) { /* the leaf, then each parent made with it (empty ones only) */
+    /* the leaf, then each parent made with it (empty ones only; the leaf may not have been made) */
+    while (strlen(p) >= tl && (rmdir(p) == 0 || errno == ENOENT)) {
         char *slash = strrchr(p, '/');
         if (!slash || slash == p) break;
         *slash = 0;
@@ -390,7 +399,10 @@ bool cli_make_dirs(const char *path) {
     if (cli_is_dir(path)) return true;
     size_t len = strlen(path);
     char *p = malloc(len + 1);
-    if (!p) return false;
+    if (!p) {
+        errno = ENOMEM;
+        return false;
+    }
     memcpy(p, path, len + 1);
     bool ok = true;
     for (size_t i = 1; i <= len && ok; i++) /* each prefix ending at a '/' (or the whole path) */

@@ -70,7 +70,7 @@ static int compare_json(const char *json, const char *const files[2], const cli_
     sb_printf(&b, "}\n");
     char *text = sb_finish(&b);
     int rc = CLI_EXIT_OK;
-    if (!text || cli_write_file(json, text, strlen(text), err)) {
+    if (cli_write_text(json, text, err)) {
         cli_fail("compare", json, err);
         rc = CLI_EXIT_BAD_INPUT;
     }

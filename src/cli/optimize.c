@@ -600,12 +600,15 @@ static int optimize_one(const opt_opts *o, const char *model, const char *out) {
     cli_out_begin(); /* the model and the report are renamed into place together */
     opt_one(o, model, out, &res);
     int rc = res.rc;
-    if (o->report && res.report && !res.paths_refused) {
+    if (o->report && !res.paths_refused) { /* res.report NULL: out of memory making it */
         nnfx_error err = {0};
-        sbuf b = {0};
-        sb_printf(&b, "%s\n", res.report);
-        char *s = sb_finish(&b);
-        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
+        char *s = NULL;
+        if (res.report) {
+            sbuf b = {0};
+            sb_printf(&b, "%s\n", res.report);
+            s = sb_finish(&b);
+        }
+        if (cli_write_text(o->report, s, &err)) {
             cli_fail("optimize", o->report, &err);
             if (!rc) rc = CLI_EXIT_BAD_INPUT;
         }

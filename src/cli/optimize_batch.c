@@ -133,7 +133,7 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
             sb_printf(&s, "\n]\n}\n");
             char *text = sb_finish(&s);
             nnfx_error e = {0};
-            if (!text || cli_write_file(o->report, text, strlen(text), &e)) {
+            if (cli_write_text(o->report, text, &e)) {
                 cli_fail("optimize", o->report, &e);
                 if (!rc) rc = CLI_EXIT_BAD_INPUT;
             }

@@ -345,8 +345,7 @@ int cli_prune(int argc, char **argv) {
         report_json(&b, o->model, o->out, &r, o->sparsity >= 0, o->sparsity >= 0 ? o->sparsity : o->ratio, o->criterion,
                     o->scope, o->round_to, &acc, have_acc, rc);
         char *s = sb_finish(&b);
-        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
-            if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
+        if (cli_write_text(o->report, s, &err)) {
             int frc = cli_fail("prune", o->report, &err);
             if (!rc) rc = frc;
         }

@@ -345,7 +345,7 @@ done:
         report_json(&b, o, &rep, rc, errmsg, wb0, wb1, &acc, have_acc, rounds);
         char *s = sb_finish(&b);
         nnfx_error e2 = {0};
-        if (!s || cli_write_file(o->report, s, strlen(s), &e2)) {
+        if (cli_write_text(o->report, s, &e2)) {
             cli_fail("quantize", o->report, &e2);
             if (!rc) rc = CLI_EXIT_BAD_INPUT;
         }
