@@ -710,6 +710,7 @@ int cli_optimize(int argc, char **argv) {
     if (!batch && !nmodels) return cli_usage_error("optimize", "no model given");
     if (!out) return cli_usage_error("optimize", "no output given (-o OUT)");
     if (!*out) return cli_usage_error("optimize", "-o: an empty path (name a file or folder)");
+    if (batch && !*batch) return cli_usage_error("optimize", "--batch: an empty path (name a list file)");
     if (o.samples.nfiles && o.samples.random)
         return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)

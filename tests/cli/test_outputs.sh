@@ -57,6 +57,12 @@ expect 2 "codegen --report DIR/NAME.h" -- "$NNFX" codegen $M -o cg2 --shape x=1x
 check "codegen --report DIR/NAME.h: header untouched" grep -qx "my header" cg2/convbn.h
 check "codegen --report DIR/NAME.h: nothing else written" test "$(ls -A cg2)" = convbn.h
 expect 2 "codegen --report DIR/../DIR/NAME.c" -- "$NNFX" codegen $M -o cg2 --shape x=1x3x8x8 --report cg2/../cg2/convbn.c
+ln -s cg2 cg2link
+expect 2 "codegen -o LINK --report DIR/NAME.c (the folder through a link)" -- "$NNFX" codegen $M -o cg2link \
+    --shape x=1x3x8x8 --report cg2/convbn.c
+expect 2 "codegen -o NEW --report NEW/NAME.h (a folder not made yet)" -- "$NNFX" codegen $M -o new/dir \
+    --shape x=1x3x8x8 --report new/dir/convbn.h
+check "codegen: the new folder not made" test ! -e new
 expect 2 "codegen --report DIR/NAME_weights.c (folder named with a slash)" -- "$NNFX" codegen $M -o cg2/ \
     --shape x=1x3x8x8 --report ./cg2/convbn_weights.c
 
@@ -128,6 +134,7 @@ expect 2 "codegen --report ''" -- "$NNFX" codegen $M -o cg3 --shape x=1x3x8x8 --
 expect 2 "analyze --json ''" -- "$NNFX" analyze $M --json ''
 expect 2 "compare --json ''" -- "$NNFX" compare $M $M --json ''
 expect 2 "pull -o ''" -- "$NNFX" pull 127.0.0.1:1/m:latest -o ''
+expect 2 "optimize --batch ''" -- "$NNFX" optimize --batch '' -o bout3 --pass dce
 expect 2 "quantize --calib x=''" -- "$NNFX" quantize $M -o q.onnx --calib x=
 check "nothing written into /" test "$(ls -A /)" = "$ROOT_BEFORE"
 check "nothing written here" test ! -e q.onnx -a ! -e cg3 -a ! -e p.onnx -a ! -e o.onnx
