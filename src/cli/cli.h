@@ -204,6 +204,29 @@ void cli_out_failed(void);
  * message when the commit (or a write) failed and rc was CLI_EXIT_OK. */
 int cli_out_end(const char *cmd, int rc);
 
+/* The name a write to path replaces: the real path of its folder plus its
+ * last component (a symbolic link as the last component is replaced, not
+ * followed). A folder that does not exist yet is resolved from its longest
+ * existing ancestor, the rest taken as written ("." and ".." folded).
+ * malloc'd; NULL when out of memory. */
+char *cli_resolved_name(const char *path);
+
+/* A folder of outputs that does not exist yet, written as a temporary
+ * folder beside it and renamed into place at once (core_files_stage_dir). */
+typedef struct cli_new_dir {
+    const char *dir; /* the folder asked for; NULL: it exists (or has no name of its own) */
+    char *tmp;       /* the temporary folder beside it: write the files here */
+    char *parent;    /* its parent folder (made if missing) */
+    char *made;      /* the first parent folder made here, or NULL */
+} cli_new_dir;
+/* When dir does not exist: makes its parents and the temporary folder
+ * beside it (d->dir set); when it exists, leaves d->dir NULL (write into
+ * dir itself). False after a message when a folder cannot be made. */
+bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir);
+/* Frees d; when the run failed (!ok), removes the temporary folder (if
+ * still there and empty) and the parent folders made for it. */
+void cli_out_new_dir_done(cli_new_dir *d, bool ok);
+
 /* --- model inputs ------------------------------------------------------------ */
 
 /* Tensors bound to a graph's placeholders, in placeholder order. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/core_int.h"
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
@@ -457,22 +458,42 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    char *made = cli_missing_dir(o.out); /* the folders made below, removed again if writing fails */
-    if (!cli_make_dirs(o.out)) {
-        cli_error("codegen", "%s: cannot create the folder: %s", o.out, strerror(errno));
-        cli_remove_made_dirs(o.out, made);
-        free(made);
+    /* a new folder is written as a temporary folder beside it and renamed into place at once; into an
+     * existing one, the files are renamed together (undone if one fails) */
+    cli_new_dir nd;
+    if (!cli_out_new_dir(&nd, "codegen", o.out)) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    cli_out_begin(); /* the files are renamed into place together, or none is */
-    if (write_all(o.out, ident, &f, o.report, &err)) rc = cli_fail("codegen", o.out, &err);
-    if ((rc = cli_out_end("codegen", rc))) {
-        cli_remove_made_dirs(o.out, made);
-        free(made);
-        goto done;
+    char *report_in = NULL; /* a --report inside the new folder goes into the temporary one */
+    if (nd.dir && o.report && strcmp(o.report, "-") != 0) {
+        const char *rb = cli_basename(o.report);
+        char *rdir = strlen(rb) < strlen(o.report) ? strndup(o.report, strlen(o.report) - strlen(rb)) : strdup(".");
+        char *r1 = rdir ? cli_resolved_name(rdir) : NULL, *r2 = r1 ? cli_resolved_name(o.out) : NULL;
+        if (r1 && r2 && strcmp(r1, r2) == 0 && (report_in = malloc(strlen(nd.tmp) + strlen(rb) + 2)))
+            sprintf(report_in, "%s/%s", nd.tmp, rb);
+        bool oom = !rdir || !r1 || !r2 || (strcmp(r1, r2) == 0 && !report_in);
+        free(rdir);
+        free(r1);
+        free(r2);
+        if (oom) {
+            cli_error("codegen", "out of memory");
+            cli_out_new_dir_done(&nd, false);
+            rc = CLI_EXIT_BAD_INPUT;
+            goto done;
+        }
     }
-    free(made);
+    cli_out_begin(); /* the files are renamed into place together, or none is */
+    if (write_all(nd.dir ? nd.tmp : o.out, ident, &f, report_in ? report_in : o.report, &err))
+        rc = cli_fail("codegen", o.out, &err);
+    if (!rc && nd.dir && core_files_stage_dir(nd.tmp, o.out, &err)) {
+        rc = cli_fail("codegen", o.out, &err);
+        cli_out_failed();
+    }
+    rc = cli_out_end("codegen", rc);
+    cli_out_new_dir_done(&nd, rc == CLI_EXIT_OK);
+    free(report_in);
+    if (rc) goto done;
     if (o.report && strcmp(o.report, "-") == 0 && cli_write_file("-", f.report, strlen(f.report), &err)) {
         rc = cli_fail("codegen", o.out, &err);
         goto done;

@@ -15,6 +15,57 @@
 #include "core/core_int.h"
 #include "io/onnx_int.h"
 
+bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir) {
+    memset(d, 0, sizeof *d);
+    struct stat st;
+    if (lstat(dir, &st) == 0) return true; /* exists: written in place, file by file */
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    const char *slash = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (dir[i] == '/') slash = dir + i;
+    const char *base = slash ? slash + 1 : dir;
+    size_t bl = len - (size_t)(base - dir);
+    if (bl == 0 || (bl == 1 && base[0] == '.') || (bl == 2 && base[0] == '.' && base[1] == '.'))
+        return true; /* no name to make beside it: made with its parents, as before */
+    size_t pl = slash ? (size_t)(slash - dir) : 0;
+    d->parent = malloc(pl + 2);
+    d->tmp = malloc(len + 16);
+    if (!d->parent || !d->tmp) goto oom;
+    if (slash) {
+        memcpy(d->parent, dir, pl ? pl : 1); /* "/x": the parent is "/" */
+        d->parent[pl ? pl : 1] = 0;
+    } else
+        strcpy(d->parent, ".");
+    snprintf(d->tmp, len + 16, "%.*s.%.*s.XXXXXX", (int)(base - dir), dir, (int)bl, base);
+    d->made = cli_missing_dir(d->parent);
+    if (!cli_make_dirs(d->parent)) {
+        cli_error(cmd, "%s: cannot create the folder: %s", d->parent, strerror(errno));
+        goto fail;
+    }
+    if (core_io_fails() || !mkdtemp(d->tmp)) {
+        cli_error(cmd, "%s: cannot create a temporary folder beside it: %s", dir, strerror(errno));
+        goto fail;
+    }
+    d->dir = dir;
+    return true;
+oom:
+    cli_error(cmd, "out of memory");
+fail:
+    cli_out_new_dir_done(d, false);
+    return false;
+}
+
+void cli_out_new_dir_done(cli_new_dir *d, bool ok) {
+    if (d->dir && !ok) (void)rmdir(d->tmp); /* still there when the run failed before staging it */
+    if (!ok && d->parent) cli_remove_made_dirs(d->parent, d->made);
+    free(d->parent);
+    free(d->tmp);
+    free(d->made);
+    memset(d, 0, sizeof *d);
+}
+
 void cli_io_init(cli_io *io, const char *cmd) {
     memset(io, 0, sizeof *io);
     io->cmd = cmd;
@@ -96,12 +147,7 @@ void cli_io_graph_in(cli_io *io, const char *what, const nnfx_graph *g) {
         io_add(io, false, w, info->ext_files[i], NULL);
 }
 
-/* The name a write to path replaces: the real path of its folder plus its
- * last component (a symbolic link as the last component is replaced, not
- * followed). A folder that does not exist yet is resolved from its longest
- * existing ancestor, the rest taken as written ("." and ".." folded).
- * malloc'd; NULL when out of memory. */
-static char *resolved_name(const char *path) {
+char *cli_resolved_name(const char *path) {
     size_t len = strlen(path);
     char *p = malloc(len + 3);
     if (!p) return NULL;
@@ -168,7 +214,7 @@ static char *resolved_name(const char *path) {
 static int same_path(const char *a, const char *b) {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) return 1;
-    char *ra = resolved_name(a), *rb = ra ? resolved_name(b) : NULL;
+    char *ra = cli_resolved_name(a), *rb = ra ? cli_resolved_name(b) : NULL;
     int same = !ra || !rb ? -1 : strcmp(ra, rb) == 0;
     free(ra);
     free(rb);

@@ -67,9 +67,12 @@ bool core_io_fails(void) {
 /* ---- staged outputs -------------------------------------------------------- */
 
 /* This thread's staged files: temporaries (still registered for removal on
- * a signal) and their targets, both malloc'd. */
+ * a signal) and their targets, both malloc'd; a folder entry renames a
+ * temporary folder (its files staged before it) to a new folder. */
 typedef struct staged_file {
     char *tmp, *path;
+    bool dir;     /* a folder made by the caller, renamed to path      */
+    bool renamed; /* in place (tmp kept to undo it)                     */
 } staged_file;
 
 static _Thread_local struct {
@@ -83,9 +86,8 @@ void core_files_stage(void) {
     staged.on = true;
 }
 
-/* Keeps f's finished temporary for core_files_commit_staged (takes its
- * strings); false when out of memory (f untouched). */
-static bool stage_file(core_file *f) {
+/* Appends an entry (takes tmp and path); false when out of memory. */
+static bool stage_push(char *tmp, char *path, bool dir) {
     if (staged.n == staged.cap) {
         int cap = staged.cap ? 2 * staged.cap : 8;
         staged_file *g = realloc(staged.f, sizeof *g * (size_t)cap);
@@ -93,11 +95,28 @@ static bool stage_file(core_file *f) {
         staged.f = g;
         staged.cap = cap;
     }
-    staged.f[staged.n].tmp = f->tmp;
-    staged.f[staged.n].path = f->path;
-    staged.n++;
+    staged.f[staged.n++] = (staged_file){tmp, path, dir, false};
+    return true;
+}
+
+/* Keeps f's finished temporary for core_files_commit_staged (takes its
+ * strings); false when out of memory (f untouched). */
+static bool stage_file(core_file *f) {
+    if (!stage_push(f->tmp, f->path, false)) return false;
     f->tmp = f->path = NULL;
     return true;
+}
+
+nnfx_status core_files_stage_dir(const char *tmpdir, const char *path, nnfx_error *err) {
+    char *t = malloc(strlen(tmpdir) + 1), *p = malloc(strlen(path) + 1);
+    if (!t || !p || !staged.on || !stage_push(t, p, true)) {
+        free(t);
+        free(p);
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, staged.on ? "out of memory" : "no outputs are being staged");
+    }
+    strcpy(t, tmpdir);
+    strcpy(p, path);
+    return NNFX_OK;
 }
 
 /* fsync of the folder holding path (the renames reach the disk). */
@@ -116,24 +135,23 @@ static void sync_parent(const char *path) {
     free(dir);
 }
 
-static void staged_free(void) {
+void core_files_abort_staged(void) {
+    /* in order: a folder's files come before the folder, which is then empty */
     for (int i = 0; i < staged.n; i++) {
-        free(staged.f[i].tmp);
-        free(staged.f[i].path);
+        staged_file *s = &staged.f[i];
+        if (s->dir && !s->renamed)
+            (void)rmdir(s->tmp);
+        else if (!s->dir && !s->renamed) {
+            unlink(s->tmp);
+            tmp_unregister(s->tmp);
+        }
+        free(s->tmp);
+        free(s->path);
     }
     free(staged.f);
     staged.f = NULL;
     staged.n = staged.cap = 0;
     staged.on = false;
-}
-
-void core_files_abort_staged(void) {
-    for (int i = 0; i < staged.n; i++)
-        if (staged.f[i].tmp) {
-            unlink(staged.f[i].tmp);
-            tmp_unregister(staged.f[i].tmp);
-        }
-    staged_free();
 }
 
 nnfx_status core_files_commit_staged(nnfx_error *err) {
@@ -145,46 +163,49 @@ nnfx_status core_files_commit_staged(nnfx_error *err) {
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     nnfx_status st = NNFX_OK;
-    int done = 0;
-    for (; done < n && !st; done++) {
-        staged_file *s = &staged.f[done];
+    for (int i = 0; i < n && !st; i++) {
+        staged_file *s = &staged.f[i];
         struct stat lst;
         if (lstat(s->path, &lst) == 0) {
-            /* the file replaced is kept under a second name until all are in place */
-            if (S_ISDIR(lst.st_mode)) {
-                st = nnfx_error_set(err, NNFX_ERR_IO, "%s: is a folder", s->path);
+            if (s->dir || S_ISDIR(lst.st_mode)) {
+                st = nnfx_error_set(err, NNFX_ERR_IO, "%s: %s", s->path,
+                                    s->dir ? "appeared while the run wrote its files" : "is a folder");
                 break;
             }
+            /* the file replaced is kept under a second name until all are in place */
             size_t len = strlen(s->tmp) + 8;
-            if (!(bak[done] = malloc(len))) {
+            if (!(bak[i] = malloc(len))) {
                 st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
                 break;
             }
-            snprintf(bak[done], len, "%s.old", s->tmp);
-            if (core_io_fails() || link(s->path, bak[done]) != 0) {
+            snprintf(bak[i], len, "%s.old", s->tmp);
+            if (core_io_fails() || link(s->path, bak[i]) != 0) {
                 st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot keep the file it replaces until the end: %s", s->path,
                                     strerror(errno));
-                free(bak[done]);
-                bak[done] = NULL;
+                free(bak[i]);
+                bak[i] = NULL;
                 break;
             }
         }
         if (core_io_fails() || rename(s->tmp, s->path) != 0) {
-            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot rename the temporary file: %s", s->path, strerror(errno));
-            if (bak[done]) unlink(bak[done]);
+            st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot rename the temporary %s: %s", s->path,
+                                s->dir ? "folder" : "file", strerror(errno));
+            if (bak[i]) unlink(bak[i]);
             break;
         }
-        tmp_unregister(s->tmp);
-        free(s->tmp);
-        s->tmp = NULL;
+        s->renamed = true;
+        if (!s->dir) tmp_unregister(s->tmp);
     }
-    if (st) /* undo: each replaced file back from its backup, each new one removed */
-        for (int i = done - 1; i >= 0; i--) {
-            if (staged.f[i].tmp) continue; /* the one that failed: not renamed */
-            if (bak[i])
-                (void)rename(bak[i], staged.f[i].path);
+    if (st) /* undo, last first: each replaced file back from its backup, each new one removed */
+        for (int i = n - 1; i >= 0; i--) {
+            staged_file *s = &staged.f[i];
+            if (!s->renamed) continue;
+            if (s->dir)
+                s->renamed = rename(s->path, s->tmp) != 0; /* back to its temporary name, removed below */
+            else if (bak[i])
+                (void)rename(bak[i], s->path);
             else
-                (void)unlink(staged.f[i].path);
+                (void)unlink(s->path);
         }
     for (int i = 0; i < n; i++) {
         if (!st && bak[i]) unlink(bak[i]);
@@ -192,7 +213,7 @@ nnfx_status core_files_commit_staged(nnfx_error *err) {
         if (!st) sync_parent(staged.f[i].path);
     }
     free(bak);
-    core_files_abort_staged(); /* what was not renamed */
+    core_files_abort_staged(); /* what was not renamed (or was undone) */
     return st;
 }
 

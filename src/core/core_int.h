@@ -120,6 +120,11 @@ nnfx_status core_write_file(const char *path, const void *data, size_t len, nnfx
  * replaced file from a hard-link backup, removing new ones) when one fails,
  * so the targets end as all new or all as they were. */
 void core_files_stage(void);
+/* Stages the rename of folder tmpdir (made by the caller beside path; the
+ * files written into it staged before this call) to path, which must not
+ * exist then: a new folder of outputs appears at once. An abort removes
+ * tmpdir once its staged files are removed. */
+nnfx_status core_files_stage_dir(const char *tmpdir, const char *path, nnfx_error *err);
 /* Renames the staged files into place (all or none) and ends staging. */
 nnfx_status core_files_commit_staged(nnfx_error *err);
 /* Removes the staged temporaries and ends staging. */
