@@ -220,8 +220,9 @@ typedef struct cli_new_dir {
     char *made;      /* the first parent folder made here, or NULL */
 } cli_new_dir;
 /* When dir does not exist: makes its parents and the temporary folder
- * beside it (d->dir set); when it exists, leaves d->dir NULL (write into
- * dir itself). False after a message when a folder cannot be made. */
+ * beside it (d->dir set); when it exists (or ends in "." or ".."; then it
+ * is made), leaves d->dir NULL (write into dir itself). False after a
+ * message when a folder cannot be made. */
 bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir);
 /* Frees d; when the run failed (!ok), removes the temporary folder (if
  * still there and empty) and the parent folders made for it. */

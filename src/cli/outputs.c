@@ -27,8 +27,14 @@ bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir) {
         if (dir[i] == '/') slash = dir + i;
     const char *base = slash ? slash + 1 : dir;
     size_t bl = len - (size_t)(base - dir);
-    if (bl == 0 || (bl == 1 && base[0] == '.') || (bl == 2 && base[0] == '.' && base[1] == '.'))
-        return true; /* no name to make beside it: made with its parents, as before */
+    if (bl == 0 || (bl == 1 && base[0] == '.') || (bl == 2 && base[0] == '.' && base[1] == '.')) {
+        /* no name to make a folder beside: made with its parents, written in place */
+        d->made = cli_missing_dir(dir);
+        if (!(d->parent = strdup(dir))) goto oom;
+        if (cli_make_dirs(dir)) return true;
+        cli_error(cmd, "%s: cannot create the folder: %s", dir, strerror(errno));
+        goto fail;
+    }
     size_t pl = slash ? (size_t)(slash - dir) : 0;
     d->parent = malloc(pl + 2);
     d->tmp = malloc(len + 16);
