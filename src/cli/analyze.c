@@ -171,10 +171,6 @@ static int an_parse(an_opts *o, int argc, char **argv) {
     }
     if (a.bad) return CLI_EXIT_USAGE;
     if (!o->model) return cli_usage_error("analyze", "no model given");
-    if (o->html && strcmp(o->html, "-") == 0 && o->json && strcmp(o->json, "-") == 0)
-        return cli_usage_error("analyze", "--json - and --html - cannot share standard output");
-    if ((o->json && cli_same_file(o->json, o->model)) || (o->html && cli_same_file(o->html, o->model)))
-        return cli_usage_error("analyze", "a report would overwrite the model");
     if ((o->labels || o->ninputs || o->max_drop >= 0) && !o->after)
         return cli_usage_error("analyze", "--input, --labels and --max-accuracy-drop go with --compare AFTER");
     if (o->labels && !o->ninputs)
@@ -184,6 +180,26 @@ static int an_parse(an_opts *o, int argc, char **argv) {
     if (o->want_kind[N_KINDS] && !o->after)
         return cli_usage_error("analyze", "--fail-on regression needs --compare AFTER");
     return CLI_EXIT_OK;
+}
+
+/* The output rule: the model, the --compare model (their values or
+ * external data), the --input files and the labels against --json and
+ * --html. g, gb: the loaded models, or NULL before loading. */
+static int an_check_paths(const an_opts *o, const nnfx_graph *g, const nnfx_graph *gb) {
+    cli_io io;
+    cli_io_init(&io, "analyze");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    cli_io_model_in(&io, "--compare", o->after);
+    if (gb) cli_io_graph_in(&io, "--compare", gb);
+    for (int i = 0; i < o->ninputs; i++)
+        cli_io_binding_in(&io, "--input", o->inputs[i]);
+    cli_io_in(&io, "--labels", o->labels);
+    cli_io_out(&io, "--json", o->json);
+    cli_io_out(&io, "--html", o->html);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
 }
 
 /* --input-shape: pins the named inputs of g to the given shapes. */
@@ -277,8 +293,7 @@ static void an_summary(const an_opts *o, const an_run *r) {
 /* Writes report s (NULL: out of memory) to path and frees it. */
 static int write_report(const char *path, char *s, nnfx_error *err) {
     int rc = CLI_EXIT_OK;
-    if (!s || cli_write_file(path, s, strlen(s), err)) {
-        if (!s) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    if (cli_write_text(path, s, err)) {
         rc = CLI_EXIT_BAD_INPUT;
         cli_fail("analyze", path, err);
     }
@@ -361,7 +376,7 @@ int cli_analyze(int argc, char **argv) {
     }
     an_opts opts = {0}, *o = &opts;
     int rc = an_parse(o, argc, argv);
-    if (rc) return rc;
+    if (rc || (rc = an_check_paths(o, NULL, NULL))) return rc;
     nnfx_error err = {0};
     an_run run = {0}, *r = &run;
     onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
@@ -388,11 +403,15 @@ int cli_analyze(int argc, char **argv) {
         goto done;
     }
     an_summary(o, r);
-    if (o->json) {
+    int prc = an_check_paths(o, r->g, r->have_b ? r->gb : NULL); /* and the files their weights came from */
+    if (prc) rc = prc;
+    cli_out_begin(); /* --json and --html are renamed into place together */
+    if (o->json && !prc) {
         int jrc = an_write_json(o, r, &err);
         if (jrc) rc = jrc;
     }
     if (o->html && !rc) rc = an_write_html(o, r, &err);
+    rc = cli_out_end("analyze", rc);
     if (o->fail_on && !rc) rc = an_gate(o, r);
     cli_analysis_free(&r->an);
     if (r->have_b) {

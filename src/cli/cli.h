@@ -135,6 +135,10 @@ char *cli_read_file(const char *path, size_t *len, nnfx_error *err);
 /* Writes len bytes to path through a temporary name in the same folder and
  * a rename, so a failure leaves no partial file. path "-" writes stdout. */
 nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_error *err);
+/* cli_write_file of a NUL-terminated text; NULL text (a failed allocation
+ * making it) is an out-of-memory error that also marks the run's outputs as
+ * failed (cli_out_failed). */
+nnfx_status cli_write_text(const char *path, const char *text, nnfx_error *err);
 /* Writes n NUL-terminated texts to paths[0..n), all or none: each to a
  * temporary name first, then the renames. */
 nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err);
@@ -162,6 +166,83 @@ nnfx_status cli_save_model_weightless(const nnfx_graph *g, const char *path, nnf
  * every parameter's values in PATH.safetensors, to a temporary name and a
  * rename. */
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err);
+
+/* --- the output rule (outputs.c) ------------------------------------------- */
+
+/* The files one run reads (inputs) and writes (outputs), each with what
+ * names it on the command line ("-o", "--report", "the model"...). */
+typedef struct cli_io_path {
+    char *what, *path;
+    bool output;
+} cli_io_path;
+typedef struct cli_io {
+    const char *cmd;
+    int n, cap;
+    cli_io_path *p;
+    bool oom;
+} cli_io;
+
+/* Starts an empty list for command cmd. */
+void cli_io_init(cli_io *io, const char *cmd);
+/* Frees the list. */
+void cli_io_free(cli_io *io);
+/* Adds an input file (NULL: nothing; "-" is standard input, not checked). */
+void cli_io_in(cli_io *io, const char *what, const char *path);
+/* Adds an input given as NAME=FILE (or a lone FILE). */
+void cli_io_binding_in(cli_io *io, const char *what, const char *spec);
+/* Adds an input model and the values file a text IR reads beside it
+ * (PATH.safetensors). */
+void cli_io_model_in(cli_io *io, const char *what, const char *path);
+/* Adds the external data files the loaded ONNX model g was read from. */
+void cli_io_graph_in(cli_io *io, const char *what, const nnfx_graph *g);
+/* Adds an output file (NULL: nothing; "-" is standard output). */
+void cli_io_out(cli_io *io, const char *what, const char *path);
+/* Adds an output model and the side file saving it may write beside it:
+ * PATH.safetensors for a text IR name, PATH.data (external data) for ONNX. */
+void cli_io_model_out(cli_io *io, const char *what, const char *path);
+/* The rule, checked before anything is written: no path is empty, no output
+ * is an input or another output (the same existing file by device and
+ * inode, or the same name once its folder is resolved with realpath), at
+ * most one output is standard output. CLI_EXIT_OK, or CLI_EXIT_USAGE after
+ * a message naming both paths (CLI_EXIT_BAD_INPUT when out of memory). */
+int cli_io_check(cli_io *io);
+
+/* Starts staging this thread's outputs: every file written through the
+ * atomic writer (cli_write_file, cli_write_files, cli_save_model,
+ * nnfx_npy_save...) stays under its temporary name until cli_out_end. */
+void cli_out_begin(void);
+/* Marks that a write of the run failed: cli_out_end then renames nothing.
+ * (cli_write_file, cli_write_files and cli_save_model call it.) */
+void cli_out_failed(void);
+/* Ends the run's outputs: unless a write failed, renames every staged file
+ * into place, all or none (a failed rename undoes the others and restores
+ * the files they replaced). Returns rc, or CLI_EXIT_BAD_INPUT after a
+ * message when the commit (or a write) failed and rc was CLI_EXIT_OK. */
+int cli_out_end(const char *cmd, int rc);
+
+/* The name a write to path replaces: the real path of its folder plus its
+ * last component (a symbolic link as the last component is replaced, not
+ * followed). A folder that does not exist yet is resolved from its longest
+ * existing ancestor, the rest taken as written ("." and ".." folded).
+ * malloc'd; NULL when out of memory. */
+char *cli_resolved_name(const char *path);
+
+/* A folder of outputs that does not exist yet, written as a temporary
+ * folder beside it and renamed into place at once (core_files_stage_dir). */
+typedef struct cli_new_dir {
+    const char *dir; /* the folder asked for; NULL: it exists (or has no name of its own) */
+    char *tmp;       /* the temporary folder beside it: write the files here */
+    char *parent;    /* its parent folder (made if missing) */
+    char *made;      /* the first parent folder made here, or NULL */
+} cli_new_dir;
+/* When dir does not exist: makes its parents and the temporary folder
+ * beside it (d->dir set); when it exists (or ends in "." or ".."; then it
+ * is made), leaves d->dir NULL (write into dir itself). False after a
+ * message when a folder cannot be made. */
+bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir);
+/* Frees d; when the run failed (!ok), removes the temporary folder (if
+ * still there and empty) and the parent folders made for it. */
+void cli_out_new_dir_done(cli_new_dir *d, bool ok);
 
 /* --- model inputs ------------------------------------------------------------ */
 

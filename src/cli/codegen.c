@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/core_int.h"
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
@@ -156,7 +157,10 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
     o->optimize = NNFX_CODEGEN_SPEED;
     o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
     o->values = calloc((size_t)argc + 1, sizeof *o->values);
-    if (!o->shapes || !o->values) return CLI_EXIT_BAD_INPUT;
+    if (!o->shapes || !o->values) {
+        cli_error("codegen", "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
     cli_args a;
     cli_args_init(&a, "codegen", argc, argv);
     while (cli_args_more(&a)) {
@@ -330,6 +334,38 @@ static int generation_failed(const char *model, const nnfx_error *err) {
     return err->status == NNFX_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
 }
 
+/* The output rule: the model, its values or external data and the --value
+ * files against the three generated files and the report; CLI_EXIT_OK or
+ * the exit code (message printed). g: the loaded model, or NULL before. */
+static int check_paths(const codegen_opts *o, const char *ident, const nnfx_graph *g) {
+    static const char *const suffix[3] = {".h", ".c", "_weights.c"};
+    static const char *const what[3] = {"the generated header", "the generated source", "the generated weights"};
+    cli_io io;
+    cli_io_init(&io, "codegen");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < o->nvalues; i++) {
+        const char *eq = strchr(o->values[i], '=');
+        if (eq && names_tensor_file(eq + 1)) cli_io_in(&io, "--value", eq + 1);
+    }
+    if (!*o->out) cli_io_out(&io, "-o", o->out); /* the folder: only its files are outputs */
+    for (int i = 0; i < 3 && *o->out; i++) {
+        size_t len = strlen(o->out) + strlen(ident) + 16;
+        char *p = malloc(len);
+        if (!p) {
+            io.oom = true;
+            break;
+        }
+        snprintf(p, len, "%s/%s%s", o->out, ident, suffix[i]);
+        cli_io_out(&io, what[i], p);
+        free(p);
+    }
+    cli_io_out(&io, "--report", o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
 /* Prints what was written and the report. */
 static void print_summary(const char *out, const char *ident, const nnfx_codegen_files *f) {
     printf("wrote %s/%s.h, %s/%s.c, %s/%s_weights.c\n"
@@ -350,7 +386,10 @@ int cli_codegen(int argc, char **argv) {
     int rc = codegen_args(argc, argv, &o);
     char **value_names = calloc((size_t)o.nvalues + 1, sizeof *value_names);
     nnfx_tensor **value_tensors = calloc((size_t)o.nvalues + 1, sizeof *value_tensors);
-    if (rc < 0 && (!value_names || !value_tensors)) rc = CLI_EXIT_BAD_INPUT;
+    if (rc < 0 && (!value_names || !value_tensors)) {
+        cli_error("codegen", "out of memory");
+        rc = CLI_EXIT_BAD_INPUT;
+    }
     if (rc >= 0) {
         free(o.shapes);
         free(o.values);
@@ -365,14 +404,17 @@ int cli_codegen(int argc, char **argv) {
     nnfx_graph *g = NULL;
     nnfx_codegen_files f = {0};
     if (!ident) {
+        cli_error("codegen", "out of memory");
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
+    if ((rc = check_paths(&o, ident, NULL))) goto done;
     g = cli_load_model(o.model, &err);
     if (!g) {
         rc = cli_fail("codegen", o.model, &err);
         goto done;
     }
+    if ((rc = check_paths(&o, ident, g))) goto done; /* and the files its weights came from */
     int src = apply_shapes(g, &o);
     if (src >= 0) {
         rc = src;
@@ -389,6 +431,7 @@ int cli_codegen(int argc, char **argv) {
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
     if (o.outputs) { /* split the list in place (a copy) at the commas */
         if (!(outputs_copy = strdup(o.outputs)) || !(output_names = calloc(strlen(o.outputs) + 1, sizeof(char *)))) {
+            cli_error("codegen", "out of memory");
             rc = CLI_EXIT_BAD_INPUT;
             goto done;
         }
@@ -415,21 +458,42 @@ int cli_codegen(int argc, char **argv) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    char *made = cli_missing_dir(o.out); /* the folders made below, removed again if writing fails */
-    if (!cli_make_dirs(o.out)) {
-        cli_error("codegen", "%s: cannot create the folder: %s", o.out, strerror(errno));
-        cli_remove_made_dirs(o.out, made);
-        free(made);
+    /* a new folder is written as a temporary folder beside it and renamed into place at once; into an
+     * existing one, the files are renamed together (undone if one fails) */
+    cli_new_dir nd;
+    if (!cli_out_new_dir(&nd, "codegen", o.out)) {
         rc = CLI_EXIT_BAD_INPUT;
         goto done;
     }
-    if (write_all(o.out, ident, &f, o.report, &err)) {
-        cli_remove_made_dirs(o.out, made);
-        free(made);
-        rc = cli_fail("codegen", o.out, &err);
-        goto done;
+    char *report_in = NULL; /* a --report inside the new folder goes into the temporary one */
+    if (nd.dir && o.report && strcmp(o.report, "-") != 0) {
+        const char *rb = cli_basename(o.report);
+        char *rdir = strlen(rb) < strlen(o.report) ? strndup(o.report, strlen(o.report) - strlen(rb)) : strdup(".");
+        char *r1 = rdir ? cli_resolved_name(rdir) : NULL, *r2 = r1 ? cli_resolved_name(o.out) : NULL;
+        if (r1 && r2 && strcmp(r1, r2) == 0 && (report_in = malloc(strlen(nd.tmp) + strlen(rb) + 2)))
+            sprintf(report_in, "%s/%s", nd.tmp, rb);
+        bool oom = !rdir || !r1 || !r2 || (strcmp(r1, r2) == 0 && !report_in);
+        free(rdir);
+        free(r1);
+        free(r2);
+        if (oom) {
+            cli_error("codegen", "out of memory");
+            cli_out_new_dir_done(&nd, false);
+            rc = CLI_EXIT_BAD_INPUT;
+            goto done;
+        }
     }
-    free(made);
+    cli_out_begin(); /* the files are renamed into place together, or none is */
+    if (write_all(nd.dir ? nd.tmp : o.out, ident, &f, report_in ? report_in : o.report, &err))
+        rc = cli_fail("codegen", o.out, &err);
+    if (!rc && nd.dir && core_files_stage_dir(nd.tmp, o.out, &err)) {
+        rc = cli_fail("codegen", o.out, &err);
+        cli_out_failed();
+    }
+    rc = cli_out_end("codegen", rc);
+    cli_out_new_dir_done(&nd, rc == CLI_EXIT_OK);
+    free(report_in);
+    if (rc) goto done;
     if (o.report && strcmp(o.report, "-") == 0 && cli_write_file("-", f.report, strlen(f.report), &err)) {
         rc = cli_fail("codegen", o.out, &err);
         goto done;

@@ -347,7 +347,17 @@ nnfx_status cli_write_file(const char *path, const char *data, size_t len, nnfx_
             return nnfx_error_set(err, NNFX_ERR_IO, "cannot write to standard output");
         return NNFX_OK;
     }
-    return core_write_file(path, data, len, err);
+    nnfx_status st = core_write_file(path, data, len, err);
+    if (st) cli_out_failed();
+    return st;
+}
+
+nnfx_status cli_write_text(const char *path, const char *text, nnfx_error *err) {
+    if (!text) {
+        cli_out_failed();
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory making the text", path);
+    }
+    return cli_write_file(path, text, strlen(text), err);
 }
 
 nnfx_status cli_write_files(int n, const char *const *paths, const char *const *data, nnfx_error *err) {
@@ -362,9 +372,11 @@ nnfx_status cli_write_files(int n, const char *const *paths, const char *const *
     }
     for (int i = 0; i < n && !st; i++) /* then the renames */
         st = core_file_commit(&f[i], err);
-    if (st)
+    if (st) {
         for (int i = 0; i < begun && i < n; i++)
             core_file_abort(&f[i]);
+        cli_out_failed();
+    }
     free(f);
     return st;
 }
@@ -392,7 +404,8 @@ void cli_remove_made_dirs(const char *path, const char *top) {
     char *p = malloc(len + 1);
     if (!p) return;
     memcpy(p, path, len + 1);
-    while (strlen(p) >= tl && rmdir(p) == 0) { /* the leaf, then each parent made with it (empty ones only) */
+    /* the leaf, then each parent made with it (empty ones only; the leaf may not have been made) */
+    while (strlen(p) >= tl && (rmdir(p) == 0 || errno == ENOENT)) {
         char *slash = strrchr(p, '/');
         if (!slash || slash == p) break;
         *slash = 0;
@@ -410,14 +423,17 @@ bool cli_make_dirs(const char *path) {
     if (cli_is_dir(path)) return true;
     size_t len = strlen(path);
     char *p = malloc(len + 1);
-    if (!p) return false;
+    if (!p) {
+        errno = ENOMEM;
+        return false;
+    }
     memcpy(p, path, len + 1);
     bool ok = true;
     for (size_t i = 1; i <= len && ok; i++) /* each prefix ending at a '/' (or the whole path) */
         if (p[i] == '/' || p[i] == 0) {
             char c = p[i];
             p[i] = 0;
-            ok = cli_is_dir(p) || mkdir(p, 0777) == 0 || (errno == EEXIST && cli_is_dir(p));
+            ok = cli_is_dir(p) || (!core_io_fails() && mkdir(p, 0777) == 0) || (errno == EEXIST && cli_is_dir(p));
             if (!ok && errno == EEXIST) errno = ENOTDIR; /* a file where a folder should be */
             p[i] = c;
         }
@@ -442,15 +458,16 @@ nnfx_status cli_save_model_weightless(const nnfx_graph *g, const char *path, nnf
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
                               "%s: a model without parameter values can only be written as text IR (.fx)", path);
     nnfx_status st = cli_weights_remove(path, err); /* a stale values file must not pair with it */
-    if (st) return st;
-    char *text = nnfx_graph_to_text(g);
-    if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
-    st = cli_write_file(path, text, strlen(text), err);
+    char *text = st ? NULL : nnfx_graph_to_text(g);
+    if (!st && !text) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
+    if (!st) st = cli_write_file(path, text, strlen(text), err);
     free(text);
+    if (st) cli_out_failed();
     return st;
 }
 
-nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
+/* cli_save_model's work (cli_save_model marks a failure for cli_out_end). */
+static nnfx_status save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
     if (is_text_ir_name(path)) {
         /* the values go to PATH.safetensors, written first */
         nnfx_status wst = nnfx_graph_num_params(g) > 0 ? cli_weights_save(g, path, err) : NNFX_OK;
@@ -465,6 +482,12 @@ nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_
     o.external_data = external_data;
     cli_provenance_apply(&o);
     return nnfx_onnx_save(g, path, &o, err);
+}
+
+nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {
+    nnfx_status st = save_model(g, path, external_data, err);
+    if (st) cli_out_failed();
+    return st;
 }
 
 /* ===================================================================== */

@@ -70,7 +70,7 @@ static int compare_json(const char *json, const char *const files[2], const cli_
     sb_printf(&b, "}\n");
     char *text = sb_finish(&b);
     int rc = CLI_EXIT_OK;
-    if (!text || cli_write_file(json, text, strlen(text), err)) {
+    if (cli_write_text(json, text, err)) {
         cli_fail("compare", json, err);
         rc = CLI_EXIT_BAD_INPUT;
     }
@@ -132,16 +132,28 @@ int cli_compare(int argc, char **argv) {
     if (labels && !s.nfiles) return cli_usage_error("compare", "--labels needs the labelled inputs: --input NAME=FILE");
     if (max_drop >= 0 && !labels) return cli_usage_error("compare", "--max-accuracy-drop needs --labels FILE.npy");
 
+    /* the output rule: both models (their values, their external data), the inputs and labels against --json */
+    cli_io io;
+    cli_io_init(&io, "compare");
+    for (int i = 0; i < 2; i++)
+        cli_io_model_in(&io, "the model", files[i]);
+    for (int i = 0; i < s.nfiles; i++)
+        cli_io_binding_in(&io, "--input", inputs[i]);
+    cli_io_in(&io, "--labels", labels);
+    cli_io_out(&io, "--json", json);
+    int rc = cli_io_check(&io);
     nnfx_error err = {0};
     nnfx_graph *g[2] = {NULL, NULL};
-    int rc = CLI_EXIT_OK;
     for (int i = 0; i < 2 && !rc; i++) {
         g[i] = cli_load_model(files[i], &err);
         if (!g[i] || nnfx_graph_lint(g[i], &err) || nnfx_graph_infer_shapes(g[i], &err)) {
             cli_fail("compare", files[i], &err);
             rc = CLI_EXIT_BAD_INPUT;
         }
+        if (!rc) cli_io_graph_in(&io, "the model", g[i]);
     }
+    if (!rc) rc = cli_io_check(&io);
+    cli_io_free(&io);
     cli_compare_result r;
     bool json_stdout = json && strcmp(json, "-") == 0;
     if (!rc) rc = cli_compare_graphs("compare", g[0], files[0], g[1], files[1], &s, atol, rtol, quiet, &r);

@@ -57,14 +57,31 @@ int cli_export(int argc, char **argv) {
     if (!model) return cli_usage_error("export", "no model given");
     if (!out) return cli_usage_error("export", "no output given (-o OUT.onnx)");
     if (strcmp(out, "-") == 0) return cli_usage_error("export", "cannot write ONNX to standard output");
-    if (cli_same_file(out, model)) return cli_usage_error("export", "%s: -o would overwrite the model", out);
+    /* the output rule: the model (its values, its external data) against -o and its side file */
+    cli_io io;
+    cli_io_init(&io, "export");
+    cli_io_model_in(&io, "the model", model);
+    cli_io_model_out(&io, "-o", out);
+    int rc = cli_io_check(&io);
+    if (rc) {
+        cli_io_free(&io);
+        return rc;
+    }
 
     nnfx_error err = {0};
     bool weightless = false; /* a text IR without values may still be written as text IR */
     nnfx_graph *g = cli_load_model_shapes(model, &weightless, &err);
     if (!g) {
+        cli_io_free(&io);
         cli_fail("export", model, &err);
         return CLI_EXIT_BAD_INPUT;
+    }
+    cli_io_graph_in(&io, "the model", g);
+    rc = cli_io_check(&io);
+    cli_io_free(&io);
+    if (rc) {
+        nnfx_graph_free(g);
+        return rc;
     }
     if (nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err)) {
         nnfx_graph_free(g);
@@ -79,7 +96,7 @@ int cli_export(int argc, char **argv) {
         return CLI_EXIT_BAD_INPUT;
     }
     cli_provenance prov;
-    int rc = cli_provenance_begin(&prov, "export", model);
+    rc = cli_provenance_begin(&prov, "export", model);
     prov.opset = opset;
     if (!rc) rc = cli_provenance_check_opset("export", g, &prov, false);
     if (rc) {
@@ -87,12 +104,10 @@ int cli_export(int argc, char **argv) {
         return rc;
     }
     cli_provenance_use(&prov);
+    cli_out_begin(); /* the model and its values or external data are renamed into place together */
     nnfx_status st = weightless ? cli_save_model_weightless(g, out, &err) : cli_save_model(g, out, external, &err);
     cli_provenance_free(&prov);
     nnfx_graph_free(g);
-    if (st) {
-        cli_fail("export", out, &err);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    return CLI_EXIT_OK;
+    if (st) cli_fail("export", out, &err);
+    return cli_out_end("export", st ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK);
 }

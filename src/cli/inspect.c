@@ -56,14 +56,30 @@ int cli_inspect(int argc, char **argv) {
     for (int i = 0; i < 5; i++)
         if (strcmp(format, formats[i]) == 0) fmt = i;
     if (fmt < 0) return cli_usage_error("inspect", "unknown format '%s' (text, tabular, json, dot or svg)", format);
-    if (strcmp(out, "-") != 0 && cli_same_file(out, model))
-        return cli_usage_error("inspect", "%s: -o would overwrite the model", out);
+    /* the output rule: the model (its values, its external data) against -o */
+    cli_io io;
+    cli_io_init(&io, "inspect");
+    cli_io_model_in(&io, "the model", model);
+    cli_io_out(&io, "-o", out);
+    int rc = cli_io_check(&io);
+    if (rc) {
+        cli_io_free(&io);
+        return rc;
+    }
 
     nnfx_error err = {0};
     nnfx_graph *g = cli_load_model_shapes(model, NULL, &err);
     if (!g) {
+        cli_io_free(&io);
         cli_fail("inspect", model, &err);
         return CLI_EXIT_BAD_INPUT;
+    }
+    cli_io_graph_in(&io, "the model", g);
+    rc = cli_io_check(&io);
+    cli_io_free(&io);
+    if (rc) {
+        nnfx_graph_free(g);
+        return rc;
     }
     /* Shapes where they can be inferred; a failure still prints the graph. */
     nnfx_error ierr = {0};

@@ -8,6 +8,7 @@
 #include "cli/analysis.h"
 #include "cli/fleet.h"
 #include "cli/optimize.h"
+#include "core/core_int.h"
 
 static const char optimize_help[] =
     "usage: nnfx optimize MODEL -o OUT [--pass NAME]... [--rewrite 'PATTERN -> REPLACEMENT']...\n"
@@ -169,12 +170,30 @@ typedef struct opt_run {
     double t_load, t_steps, t_val, t_save;
 } opt_run;
 
+/* The output rule for one model: it (its values or external data), the
+ * --input files and the labels against -o (and its side file) and, for a
+ * single model, --report. g: the loaded model, or NULL before loading. */
+static int check_paths(const opt_run *r, const nnfx_graph *g) {
+    cli_io io;
+    cli_io_init(&io, "optimize");
+    cli_io_model_in(&io, "the model", r->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < r->o->samples.nfiles; i++)
+        cli_io_binding_in(&io, "--input", r->o->samples.files[i]);
+    cli_io_in(&io, "--labels", r->o->labels);
+    cli_io_model_out(&io, r->o->batch ? "the output" : "-o", r->out);
+    if (!r->o->batch) cli_io_out(&io, "--report", r->o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
 /* Loads and checks the model, starts its provenance, copies it into r->g. */
 static int opt_load(opt_run *r) {
     double t0 = cli_now_ms();
-    if (cli_same_file(r->out, r->model)) {
-        r->rc = cli_usage_error("optimize", "%s: -o would overwrite the input model", r->out);
-        snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
+    if ((r->rc = check_paths(r, NULL))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "an output would replace an input or another output (see stderr)");
+        r->res->paths_refused = true;
         return r->rc;
     }
     r->orig = cli_load_model_shapes(r->model, &r->weightless, &r->err);
@@ -182,6 +201,11 @@ static int opt_load(opt_run *r) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->model, &r->err);
         snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
+        return r->rc;
+    }
+    if ((r->rc = check_paths(r, r->orig))) {
+        snprintf(r->errmsg, sizeof r->errmsg, "an output would replace an input or another output (see stderr)");
+        r->res->paths_refused = true;
         return r->rc;
     }
     if ((r->rc = cli_provenance_begin(&r->prov, "optimize", r->model))) {
@@ -426,8 +450,9 @@ static void opt_report(opt_run *r, double t_start) {
         sb_printf(&rep, "null");
     struct stat st;
     if (stat(r->model, &st) == 0) sb_printf(&rep, ",\n  \"input_bytes\": %lld", (long long)st.st_size);
-    if (r->rc == CLI_EXIT_OK && stat(r->out, &st) == 0)
-        sb_printf(&rep, ",\n  \"output_bytes\": %lld", (long long)st.st_size);
+    uint64_t out_bytes = 0;
+    if (r->rc == CLI_EXIT_OK && core_file_size_staged(r->out, &out_bytes)) /* written, not yet renamed */
+        sb_printf(&rep, ",\n  \"output_bytes\": %llu", (unsigned long long)out_bytes);
     sb_printf(&rep, ",\n  \"result\": \"%s\",\n  \"exit_code\": %d", r->res->status, r->rc);
     if (r->o->cache) sb_printf(&rep, ",\n  \"cache\": \"miss\"");
     if (r->errmsg[0]) {
@@ -589,12 +614,21 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     free(meta);
     opt_work(o, model, out, res);
     if (keyed && res->report && (res->rc == CLI_EXIT_OK || res->rc == CLI_EXIT_CHECK)) {
-        char line[256];
-        snprintf(line, sizeof line, "%d %d %d %d %.17g %d %.17g\n", res->rc, res->nodes_before, res->nodes_after,
-                 res->validated, res->max_abs, res->have_acc, res->drop);
-        cli_cache_put("optimize", o->cache, key, nfiles, (const char *const *)files, res->rc == CLI_EXIT_OK,
-                      res->report, line);
+        /* stored by opt_cache_store once the staged outputs are in place */
+        snprintf(res->cache_line, sizeof res->cache_line, "%d %d %d %d %.17g %d %.17g\n", res->rc, res->nodes_before,
+                 res->nodes_after, res->validated, res->max_abs, res->have_acc, res->drop);
+        memcpy(res->cache_key, key, sizeof res->cache_key);
+        res->cache_store = true;
     }
+    if (files[1]) free(files[1]);
+}
+
+void opt_cache_store(const opt_opts *o, const char *out, const opt_result *res) {
+    if (!o->cache || !res->cache_store || !res->report) return;
+    char *files[2] = {NULL, NULL};
+    int nfiles = opt_out_files(o, out, files);
+    cli_cache_put("optimize", o->cache, res->cache_key, nfiles, (const char *const *)files, res->rc == CLI_EXIT_OK,
+                  res->report, res->cache_line);
     if (files[1]) free(files[1]);
 }
 
@@ -697,21 +731,27 @@ static int read_model_list(const char *batch, char **models, int *nmodels, char 
 /* One model: optimise it and write the --report. */
 static int optimize_one(const opt_opts *o, const char *model, const char *out) {
     opt_result res;
+    cli_out_begin(); /* the model and the report are renamed into place together */
     opt_one(o, model, out, &res);
     int rc = res.rc;
-    if (o->report && res.report) {
+    if (o->report && !res.paths_refused) { /* res.report NULL: out of memory making it */
         nnfx_error err = {0};
-        sbuf b = {0};
-        sb_printf(&b, "%s\n", res.report);
-        char *s = sb_finish(&b);
-        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
+        char *s = NULL;
+        if (res.report) {
+            sbuf b = {0};
+            sb_printf(&b, "%s\n", res.report);
+            s = sb_finish(&b);
+        }
+        if (cli_write_text(o->report, s, &err)) {
             cli_fail("optimize", o->report, &err);
             if (!rc) rc = CLI_EXIT_BAD_INPUT;
         }
         free(s);
     }
+    int end = cli_out_end("optimize", rc);
+    if (end == rc) opt_cache_store(o, out, &res); /* its files are in place */
     free(res.report);
-    return rc;
+    return end;
 }
 
 int cli_optimize(int argc, char **argv) {
@@ -811,6 +851,8 @@ int cli_optimize(int argc, char **argv) {
     if (batch && nmodels) return cli_usage_error("optimize", "give models either on the command line or with --batch");
     if (!batch && !nmodels) return cli_usage_error("optimize", "no model given");
     if (!out) return cli_usage_error("optimize", "no output given (-o OUT)");
+    if (!*out) return cli_usage_error("optimize", "-o: an empty path (name a file or folder)");
+    if (batch && !*batch) return cli_usage_error("optimize", "--batch: an empty path (name a list file)");
     if (o.samples.nfiles && o.samples.random)
         return cli_usage_error("optimize", "--input and --random exclude each other");
     if ((o.samples.nfiles || o.samples.random || have_atol_rtol) && !o.validate && !o.labels)
@@ -826,6 +868,7 @@ int cli_optimize(int argc, char **argv) {
 
     if (batch_mode) {
         o.batch = true;
+        o.batch_list = batch;
         char *buf = NULL;
         if (batch && (rc = read_model_list(batch, models, &nmodels, &buf))) return rc;
         rc = opt_batch(&o, nmodels, models, out, jobs);

@@ -27,7 +27,11 @@ static void *worker(void *arg) {
         int k = b->next < b->n ? b->next++ : -1;
         pthread_mutex_unlock(&b->lock);
         if (k < 0) break;
+        cli_out_begin(); /* each model's files are renamed into place together */
         opt_one(b->o, b->models[k], b->outs[k], &b->res[k]);
+        int end = cli_out_end("optimize", b->res[k].rc);
+        if (end == b->res[k].rc) opt_cache_store(b->o, b->outs[k], &b->res[k]); /* its files are in place */
+        b->res[k].rc = end;
         pthread_mutex_lock(&b->lock);
         cli_progress_step(&b->bar, ++b->done);
         pthread_mutex_unlock(&b->lock);
@@ -36,10 +40,6 @@ static void *worker(void *arg) {
 }
 
 int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, long jobs) {
-    if (!cli_make_dirs(dir)) {
-        cli_error("optimize", "%s: cannot create the output folder: %s", dir, strerror(errno));
-        return CLI_EXIT_BAD_INPUT;
-    }
     batch b = {0};
     b.o = o;
     b.n = nmodels;
@@ -63,10 +63,25 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
             break;
         }
         snprintf(b.outs[i], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", base);
-        for (int k = 0; k < i; k++)
-            if (strcmp(b.outs[k], b.outs[i]) == 0)
-                rc = cli_usage_error("optimize", "%s and %s would both be written to %s", models[k], models[i],
-                                     b.outs[i]);
+    }
+    if (!rc) { /* the output rule over the whole batch: the list, every model, every output, the summary */
+        cli_io io;
+        cli_io_init(&io, "optimize");
+        cli_io_in(&io, "--batch", o->batch_list);
+        for (int i = 0; i < nmodels; i++)
+            cli_io_model_in(&io, "the model", models[i]);
+        for (int i = 0; i < o->samples.nfiles; i++)
+            cli_io_binding_in(&io, "--input", o->samples.files[i]);
+        cli_io_in(&io, "--labels", o->labels);
+        for (int i = 0; i < nmodels; i++)
+            cli_io_model_out(&io, "the output", b.outs[i]);
+        cli_io_out(&io, "--report", o->report);
+        rc = cli_io_check(&io);
+        cli_io_free(&io);
+    }
+    if (!rc && !cli_make_dirs(dir)) {
+        cli_error("optimize", "%s: cannot create the output folder: %s", dir, strerror(errno));
+        rc = CLI_EXIT_BAD_INPUT;
     }
     /* --shard K/N: keep this shard's models (after the collision check over
      * the whole list, so every shard refuses what the whole run refuses) */
@@ -145,7 +160,7 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
             sb_printf(&s, "\n]\n}\n");
             char *text = sb_finish(&s);
             nnfx_error e = {0};
-            if (!text || cli_write_file(o->report, text, strlen(text), &e)) {
+            if (cli_write_text(o->report, text, &e)) {
                 cli_fail("optimize", o->report, &e);
                 if (!rc) rc = CLI_EXIT_BAD_INPUT;
             }

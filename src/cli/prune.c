@@ -219,8 +219,6 @@ static int prune_parse(prune_opts *o, int argc, char **argv) {
         if (!o->out) return cli_usage_error("prune", "no output given (-o OUT)");
         if ((o->ratio < 0) == (o->sparsity < 0))
             return cli_usage_error("prune", "give one of --ratio R or --sparsity S");
-        if (cli_same_file(o->out, o->model))
-            return cli_usage_error("prune", "%s: -o would overwrite the input model", o->out);
     }
     if (o->labels && o->max_drop < 0) return cli_usage_error("prune", "--labels needs --max-accuracy-drop PCT");
     if (!o->labels && o->max_drop >= 0) return cli_usage_error("prune", "--max-accuracy-drop needs --labels FILE.npy");
@@ -228,6 +226,24 @@ static int prune_parse(prune_opts *o, int argc, char **argv) {
         return cli_usage_error("prune", "--labels needs the labelled inputs: --input NAME=FILE");
     if (o->ninputs && !o->labels) return cli_usage_error("prune", "--input goes with --labels (the accuracy gate)");
     return CLI_EXIT_OK;
+}
+
+/* The output rule: the model (its values or external data), the --input
+ * files and the labels against -o (and its side file) and --report. g: the
+ * loaded model, or NULL before loading. */
+static int check_paths(const prune_opts *o, const nnfx_graph *g) {
+    cli_io io;
+    cli_io_init(&io, "prune");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < o->ninputs; i++)
+        cli_io_binding_in(&io, "--input", o->inputs[i]);
+    cli_io_in(&io, "--labels", o->labels);
+    cli_io_model_out(&io, "-o", o->out);
+    cli_io_out(&io, "--report", o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
 }
 
 /* Prunes g: unstructured (--sparsity) or by dependency groups (--ratio). */
@@ -281,12 +297,16 @@ int cli_prune(int argc, char **argv) {
     }
     prune_opts opts = {0}, *o = &opts;
     int rc = prune_parse(o, argc, argv);
-    if (rc) return rc;
+    if (rc || (rc = check_paths(o, NULL))) return rc;
     nnfx_error err = {0};
     nnfx_graph *orig = cli_load_model(o->model, &err);
     if (!orig || nnfx_graph_lint(orig, &err) || nnfx_graph_infer_shapes(orig, &err)) {
         nnfx_graph_free(orig);
         return cli_fail("prune", o->model, &err);
+    }
+    if ((rc = check_paths(o, orig))) {
+        nnfx_graph_free(orig);
+        return rc;
     }
     if (o->groups) {
         rc = print_groups(orig, o->model, o->nexclude, o->exclude);
@@ -315,6 +335,7 @@ int cli_prune(int argc, char **argv) {
             rc = CLI_EXIT_CHECK;
         }
     }
+    cli_out_begin(); /* the model and the report are renamed into place together */
     if (!rc && cli_save_model(g, o->out, false, &err)) rc = cli_fail("prune", o->out, &err);
     if (!rc && !o->quiet && !(o->report && strcmp(o->report, "-") == 0)) {
         prune_summary(o, &r, &acc, have_acc);
@@ -324,13 +345,13 @@ int cli_prune(int argc, char **argv) {
         report_json(&b, o->model, o->out, &r, o->sparsity >= 0, o->sparsity >= 0 ? o->sparsity : o->ratio, o->criterion,
                     o->scope, o->round_to, &acc, have_acc, rc);
         char *s = sb_finish(&b);
-        if (!s || cli_write_file(o->report, s, strlen(s), &err)) {
-            if (!s) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
+        if (cli_write_text(o->report, s, &err)) {
             int frc = cli_fail("prune", o->report, &err);
             if (!rc) rc = frc;
         }
         free(s);
     }
+    rc = cli_out_end("prune", rc);
     nnfx_prune_result_free(&r);
     nnfx_graph_free(g);
     nnfx_graph_free(orig);

@@ -463,7 +463,13 @@ int cli_pull(int argc, char **argv) {
     if (a.bad) return CLI_EXIT_USAGE;
     if (!refs) return cli_usage_error("pull", "no reference given (REGISTRY/REPOSITORY[:TAG])");
     if (!out) return cli_usage_error("pull", "no output given (-o FILE)");
-    if (!*out || strcmp(out, "-") == 0 || cli_is_dir(out) || out[strlen(out) - 1] == '/')
+    cli_io io; /* the output rule (an empty -o is refused) */
+    cli_io_init(&io, "pull");
+    cli_io_out(&io, "-o", out);
+    rc = cli_io_check(&io);
+    cli_io_free(&io);
+    if (rc) return rc;
+    if (strcmp(out, "-") == 0 || cli_is_dir(out) || out[strlen(out) - 1] == '/')
         return cli_usage_error("pull", "-o wants a file name, not '%s'", out);
     nnfx_error err = {0};
     pub_ref ref;

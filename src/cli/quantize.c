@@ -282,6 +282,26 @@ static void report_json(sbuf *b, const q_opts *o, const nnfx_quant_report *r, in
     sb_printf(b, "\n}\n");
 }
 
+/* The output rule: the model (its values or external data), the --calib
+ * and --input files and the labels against -o (and its side file) and
+ * --report. g: the loaded model, or NULL before loading. */
+static int check_paths(const q_opts *o, const nnfx_graph *g) {
+    cli_io io;
+    cli_io_init(&io, "quantize");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < o->ncalib; i++)
+        cli_io_binding_in(&io, "--calib", o->calib[i]);
+    for (int i = 0; i < o->samples.nfiles; i++)
+        cli_io_binding_in(&io, "--input", o->inputs[i]);
+    cli_io_in(&io, "--labels", o->labels);
+    cli_io_model_out(&io, "-o", o->out);
+    cli_io_out(&io, "--report", o->report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
 static int quantize_model(q_opts *o) {
     nnfx_error err = {0};
     int rc = CLI_EXIT_OK, rounds = 0;
@@ -293,18 +313,22 @@ static int quantize_model(q_opts *o) {
     cli_accuracy acc = {0};
     bool have_acc = false;
     int64_t wb0 = 0, wb1 = 0;
-    if (cli_same_file(o->out, o->model))
-        return cli_usage_error("quantize", "%s: -o would overwrite the input model", o->out);
+    if ((rc = check_paths(o, NULL))) return rc;
     nnfx_graph *g = cli_load_model(o->model, &err);
     if (!g || nnfx_graph_lint(g, &err) || nnfx_graph_infer_shapes(g, &err)) {
         nnfx_graph_free(g);
         return cli_fail("quantize", o->model, &err);
+    }
+    if ((rc = check_paths(o, g))) {
+        nnfx_graph_free(g);
+        return rc;
     }
     if (nnfx_graph_num_inputs(g) > Q_MAX) {
         nnfx_graph_free(g);
         cli_error("quantize", "%s: too many inputs", o->model);
         return CLI_EXIT_BAD_INPUT;
     }
+    cli_out_begin(); /* the model and the report are renamed into place together */
     if ((rc = check_excludes(o, g))) goto done;
     wb0 = param_bytes(g);
     if ((rc = load_calib(o, g, calib))) goto done;
@@ -415,12 +439,13 @@ done:
         report_json(&b, o, &rep, rc, errmsg, wb0, wb1, &acc, have_acc, rounds);
         char *s = sb_finish(&b);
         nnfx_error e2 = {0};
-        if (!s || cli_write_file(o->report, s, strlen(s), &e2)) {
+        if (cli_write_text(o->report, s, &e2)) {
             cli_fail("quantize", o->report, &e2);
             if (!rc) rc = CLI_EXIT_BAD_INPUT;
         }
         free(s);
     }
+    rc = cli_out_end("quantize", rc);
     nnfx_quant_report_free(&rep);
     nnfx_graph_free(qg);
     nnfx_quant_calib_free(c);

@@ -104,71 +104,74 @@ static char *safe_name(const char *name) {
     return s;
 }
 
-/* True when path is the model or one of the input files. */
-static bool clobbers_input(const run_opts *o, const char *path) {
-    if (cli_same_file(path, o->model)) return true;
-    for (int i = 0; i < o->ninputs; i++) {
-        const char *eq = strchr(o->inputs[i], '=');
-        if (cli_same_file(path, o->inputs[i]) || (eq && cli_same_file(path, eq + 1))) return true;
-    }
-    return false;
+/* The output rule: the model (its values, its external data) and the
+ * --input files against -o, or the files written into --output-dir (n of
+ * them, or none yet). g: the loaded model, or NULL before loading. */
+static int check_paths(const run_opts *o, const nnfx_graph *g, int n, char *const *files) {
+    cli_io io;
+    cli_io_init(&io, "run");
+    cli_io_model_in(&io, "the model", o->model);
+    if (g) cli_io_graph_in(&io, "the model", g);
+    for (int i = 0; i < o->ninputs; i++)
+        cli_io_binding_in(&io, "--input", o->inputs[i]);
+    cli_io_out(&io, "-o", o->out);
+    if (o->out_dir && !*o->out_dir) cli_io_out(&io, "--output-dir", o->out_dir);
+    for (int i = 0; i < n; i++)
+        cli_io_out(&io, "--output-dir's file", files[i]);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
 }
 
-/* Writes every output into dir as <name>.npy: all go to temporary names
- * first and are renamed only when all were written. */
-static int write_output_dir(const run_opts *o, const nnfx_node *outn, int nout, nnfx_tensor **outs) {
-    if (!cli_make_dirs(o->out_dir)) {
-        cli_error("run", "%s: cannot create the output folder: %s", o->out_dir, strerror(errno));
-        return CLI_EXIT_BAD_INPUT;
-    }
+/* Writes every output into dir as <name>.npy, all or none: each to a
+ * temporary name first, then all renamed together. */
+static int write_output_dir(const run_opts *o, const nnfx_graph *g, const nnfx_node *outn, int nout,
+                            nnfx_tensor **outs) {
     char **final = calloc((size_t)nout + 1, sizeof *final);
-    char **tmp = calloc((size_t)nout + 1, sizeof *tmp);
     int rc = CLI_EXIT_OK;
-    if (!final || !tmp) {
+    if (!final) {
         cli_error("run", "out of memory");
-        rc = CLI_EXIT_BAD_INPUT;
-        goto done;
+        return CLI_EXIT_BAD_INPUT;
     }
     for (int i = 0; i < nout && !rc; i++) {
         const nnfx_node *src = nnfx_node_arg_node(outn, i);
         char *nm = safe_name(src ? nnfx_node_name(src) : NULL);
         size_t len = strlen(o->out_dir) + (nm ? strlen(nm) : 0) + 32;
         final[i] = malloc(len);
-        tmp[i] = malloc(len);
-        if (!nm || !final[i] || !tmp[i]) {
+        if (!nm || !final[i]) {
             free(nm);
             cli_error("run", "out of memory");
             rc = CLI_EXIT_BAD_INPUT;
             break;
         }
         snprintf(final[i], len, "%s/%s.npy", o->out_dir, nm);
-        snprintf(tmp[i], len, "%s/.%s.npy.partial", o->out_dir, nm);
         free(nm);
-        for (int j = 0; j < i; j++)
-            if (strcmp(final[j], final[i]) == 0) {
-                cli_error("run", "%s: two outputs would share this file name", final[i]);
-                rc = CLI_EXIT_BAD_INPUT;
-            }
-        if (!rc && clobbers_input(o, final[i])) {
-            rc = cli_usage_error("run", "%s: writing it would overwrite an input", final[i]);
-        }
-        nnfx_error err = {0};
-        if (!rc && nnfx_npy_save(tmp[i], outs[i], &err)) rc = cli_fail("run", tmp[i], &err);
-        if (rc == CLI_EXIT_USAGE) break;
-        if (rc) rc = CLI_EXIT_BAD_INPUT;
     }
-    for (int i = 0; !rc && i < nout; i++)
-        if (rename(tmp[i], final[i]) != 0) {
-            cli_error("run", "%s: cannot write: %s", final[i], strerror(errno));
+    if (!rc) rc = check_paths(o, g, nout, final);
+    char *made = NULL;
+    if (!rc) {
+        made = cli_missing_dir(o->out_dir); /* the folders made here, removed again if writing fails */
+        if (!cli_make_dirs(o->out_dir)) {
+            cli_error("run", "%s: cannot create the output folder: %s", o->out_dir, strerror(errno));
             rc = CLI_EXIT_BAD_INPUT;
         }
-done:
-    for (int i = 0; i < nout; i++) {
-        if (tmp && tmp[i]) unlink(tmp[i]); /* no-op after a successful rename */
-        if (tmp) free(tmp[i]);
-        if (final) free(final[i]);
     }
-    free(tmp);
+    if (!rc) {
+        cli_out_begin();
+        for (int i = 0; i < nout && !rc; i++) {
+            nnfx_error err = {0};
+            if (nnfx_npy_save(final[i], outs[i], &err)) {
+                cli_fail("run", final[i], &err);
+                cli_out_failed();
+                rc = CLI_EXIT_BAD_INPUT;
+            }
+        }
+        rc = cli_out_end("run", rc);
+    }
+    if (rc) cli_remove_made_dirs(o->out_dir, made);
+    free(made);
+    for (int i = 0; i < nout; i++)
+        free(final[i]);
     free(final);
     return rc;
 }
@@ -316,14 +319,17 @@ int cli_run(int argc, char **argv) {
     }
     run_opts o = {0};
     int rc = run_parse(argc, argv, &o);
-    if (rc) return rc;
-    if (o.out && clobbers_input(&o, o.out)) return cli_usage_error("run", "%s: -o would overwrite an input", o.out);
+    if (rc || (rc = check_paths(&o, NULL, 0, NULL))) return rc;
 
     nnfx_error err = {0};
     nnfx_graph *g = cli_load_model(o.model, &err);
     if (!g) {
         cli_fail("run", o.model, &err);
         return CLI_EXIT_BAD_INPUT;
+    }
+    if ((rc = check_paths(&o, g, 0, NULL))) {
+        nnfx_graph_free(g);
+        return rc;
     }
     cli_inputs in = {0};
     rc = cli_inputs_load("run", g, o.ninputs, o.inputs, &in);
@@ -379,7 +385,7 @@ int cli_run(int argc, char **argv) {
             goto done;
         }
     } else if (o.out_dir) {
-        rc = write_output_dir(&o, outn, nout, outs);
+        rc = write_output_dir(&o, nnfx_gm_graph(gm), outn, nout, outs);
         if (rc) goto done;
     }
     if (!o.bench && (o.json || (!o.out && !o.out_dir))) print_outputs(outn, nout, outs, o.json);

@@ -33,7 +33,7 @@ nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err
     }
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; the S_ISREG
      * check below then refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    int fd = core_io_fails() ? -1 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0) {
         if (nofollow && errno == ELOOP)
             nnfx_error_set(err, NNFX_ERR_IO, "%s: is a symbolic link (not followed)", path);
@@ -58,7 +58,7 @@ nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err
     m->ino = st.st_ino;
     m->refcount = 1;
     if (m->size > 0) {
-        m->base = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        m->base = core_io_fails() ? MAP_FAILED : mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m->base == MAP_FAILED) {
             nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
             free(m);

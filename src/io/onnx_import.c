@@ -1337,6 +1337,11 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
         im.g->model_info_free = onnx_info_free;
         st = import_model(&im, buf, size);
     }
+    if (!st && im.lc.next) { /* the external data files read, for callers that must not overwrite them */
+        if (!(im.info->ext_files = calloc((size_t)im.lc.next, sizeof *im.info->ext_files))) st = oom(&im);
+        for (int i = 0; !st && i < im.lc.next; i++, im.info->next_files++)
+            if (!(im.info->ext_files[i] = ir_strdup(im.lc.ext[i].path))) st = oom(&im);
+    }
     if (!im.g) onnx_info_free(im.info);
     onnx_load_ctx_done(&im.lc);
     imp_release(&im);

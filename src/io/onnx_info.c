@@ -43,6 +43,9 @@ void onnx_info_free(void *p) {
     kv_free(info->meta, info->nmeta);
     kv_free(info->names, info->nnames);
     kv_free(info->node_names, info->nnode_names);
+    for (int i = 0; i < info->next_files; i++)
+        free(info->ext_files[i]);
+    free(info->ext_files);
     free(info->producer_name);
     free(info->producer_version);
     free(info->domain);
@@ -74,6 +77,11 @@ void *onnx_info_copy(const void *p) {
     d->cap_names = d->nnames;
     ok = ok && kv_copy(&d->node_names, &d->nnode_names, s->node_names, s->nnode_names);
     d->cap_node_names = d->nnode_names;
+    if (ok && s->next_files && (d->ext_files = calloc((size_t)s->next_files, sizeof *d->ext_files)))
+        for (; d->next_files < s->next_files && ok; d->next_files++)
+            ok = (d->ext_files[d->next_files] = ir_strdup(s->ext_files[d->next_files])) != NULL;
+    else if (s->next_files)
+        ok = false;
     const char *const src_strings[] = {s->producer_name, s->producer_version, s->domain,
                                        s->doc_string,    s->graph_name,       s->graph_doc};
     char **dst_strings[] = {&d->producer_name, &d->producer_version, &d->domain,

@@ -109,6 +109,8 @@ typedef struct onnx_model_info {
     onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
     int nnode_names, cap_node_names;
     onnx_kv *node_names; /* node name -> original NodeProto name (when they differ) */
+    int next_files;
+    char **ext_files; /* the external data files read at load (paths as opened) */
 } onnx_model_info;
 
 /* Copy/free callbacks stored with the info on a graph. */

@@ -859,14 +859,15 @@ oom:
 
 void nnfx_prune_analysis_free(nnfx_prune_analysis *pg) {
     if (!pg) return;
-    for (int i = 0; i < pg->nnodes; i++) {
+    for (int i = 0; pg->nodes && pg->vals && i < pg->nnodes; i++) {
         nnfx_node *n = pg->nodes[i];
+        if (!n) continue; /* an allocation failed before the list was filled */
         for (int k = 0; pg->vals[i] && k < n->nout; k++)
             free(pg->vals[i][k].lab);
         free(pg->vals[i]);
         if (n->pass_data == pg->vals[i]) n->pass_data = NULL;
     }
-    for (int i = 0; i < pg->ngroups; i++) {
+    for (int i = 0; pg->groups && i < pg->ngroups; i++) {
         free(pg->groups[i].chan);
         free(pg->groups[i].chan_free);
         free(pg->groups[i].mem);

@@ -263,6 +263,7 @@ static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **
     nnfx_tensor *wsr = nnfx_tensor_retain(ws);
     nnfx_node *wdq = wz ? dq_param(q, wname, wq, ws, wz, axis) : NULL;
     if (!wdq) {
+        if (!wz) nnfx_tensor_release(wq), nnfx_tensor_release(ws); /* dq_param owns them once called */
         nnfx_tensor_release(wsr);
         return q->err && q->err->status ? q->err->status : NNFX_ERR_NOMEM;
     }
