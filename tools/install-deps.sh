@@ -12,6 +12,8 @@ PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
 PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
 # bench/run_conv_libs.sh only: oneDNN and XNNPACK, measured beside nnfx's own conv kernels
 PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
+# the HTML reports in a real browser (tests labelled browser: headless Chromium)
+PKGS+=(chromium)
 command -v npm >/dev/null || PKGS+=(nodejs npm)
 # one apt pass with the runtime set (tools/install-deps-runtime.sh does the installing)
 "$(dirname "$0")/install-deps-runtime.sh" --build "${PKGS[@]}"

@@ -1,0 +1,11 @@
+# The graph drawn in the HTML reports, in headless Chromium (label browser):
+# before/after marks on a conv-bn ResNet against its fuse-conv-bn result, a
+# click opening a node's details, a 100,000-node graph opening collapsed.
+# Skipped (77) with the reason when chromium is not installed.
+find_program(NNFX_BASH bash)
+find_program(NNFX_PYTHON3 python3)
+if(NNFX_BASH AND NNFX_PYTHON3)
+  add_test(NAME report_graph_chromium COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/report/check_report.sh
+                                              $<TARGET_FILE:nnfx> ${CMAKE_CURRENT_BINARY_DIR}/report_graph)
+  set_tests_properties(report_graph_chromium PROPERTIES LABELS browser SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
