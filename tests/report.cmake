@@ -9,3 +9,9 @@ if(NNFX_BASH AND NNFX_PYTHON3)
                                               $<TARGET_FILE:nnfx> ${CMAKE_CURRENT_BINARY_DIR}/report_graph)
   set_tests_properties(report_graph_chromium PROPERTIES LABELS browser SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# The per-layer charts of the HTML reports (prune, quantize, analyze) read as
+# text against the models and the JSON reports; no browser.
+if(NNFX_BASH AND NNFX_PYTHON3)
+  add_test(NAME report_pages COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/report/check_pages.sh $<TARGET_FILE:nnfx>
+                                     ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/report_pages)
+endif()

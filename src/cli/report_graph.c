@@ -135,12 +135,26 @@ static void rg_side_free(rg_side *s) {
     free(s->kind_values);
 }
 
+/* Whether n is a parameter as the drawing sees it: a get_attr, or an op
+ * that reads parameters only (a weight's DequantizeLinear, a Constant). */
+static bool param_like(const nnfx_node *n) {
+    nnfx_opcode oc = nnfx_node_opcode(n);
+    if (oc == NNFX_GET_ATTR) return true;
+    if (oc != NNFX_CALL_FUNCTION || nnfx_node_num_users(n) == 0) return false;
+    for (int i = 0; i < nnfx_node_num_args(n); i++) {
+        const nnfx_node *a = nnfx_node_arg_node(n, i);
+        if (a && nnfx_node_opcode(a) != NNFX_GET_ATTR) return false;
+    }
+    for (int i = 0; i < nnfx_node_num_users(n); i++) /* a graph output stays drawn */
+        if (nnfx_node_opcode(nnfx_node_user(n, i)) == NNFX_OUTPUT) return false;
+    return true;
+}
+
 /* Whether n is drawn: inputs, op nodes and the output (not parameters,
  * not getitem, which is drawn as its producer). */
 static bool drawn(const nnfx_node *n) {
-    nnfx_opcode oc = nnfx_node_opcode(n);
-    if (oc == NNFX_GET_ATTR) return false;
-    if (oc == NNFX_CALL_FUNCTION && nnfx_node_is_op(n, NNFX_OP_GETITEM)) return false;
+    if (param_like(n)) return false;
+    if (nnfx_node_opcode(n) == NNFX_CALL_FUNCTION && nnfx_node_is_op(n, NNFX_OP_GETITEM)) return false;
     return true;
 }
 
@@ -187,15 +201,27 @@ static void attrs_text(sbuf *b, const nnfx_node *n) {
     }
 }
 
-/* The parameters n reads: "conv1.weight float32[8, 1, 3, 3]; ...". */
+/* The parameters n reads: "conv1.weight float32[8, 1, 3, 3]; ...", a
+ * parameter through an op as "DequantizeLinear(w int8[8, 1, 3, 3], ...)". */
 static void params_text(sbuf *b, const nnfx_node *n) {
     char meta[256];
     int k = 0;
     for (int i = 0; i < nnfx_node_num_args(n); i++) {
         const nnfx_node *a = nnfx_node_arg_node(n, i);
-        if (!a || nnfx_node_opcode(a) != NNFX_GET_ATTR) continue;
-        sb_printf(b, "%s%s %s", k++ ? "; " : "", nnfx_node_target(a),
-                  nnfx_meta_str(nnfx_node_meta_c(a, 0), meta, sizeof meta));
+        if (!a || !param_like(a)) continue;
+        if (nnfx_node_opcode(a) == NNFX_GET_ATTR) {
+            sb_printf(b, "%s%s %s", k++ ? "; " : "", nnfx_node_target(a),
+                      nnfx_meta_str(nnfx_node_meta_c(a, 0), meta, sizeof meta));
+            continue;
+        }
+        sb_printf(b, "%s%s(", k++ ? "; " : "", cli_node_op_label(a));
+        for (int j = 0; j < nnfx_node_num_args(a); j++) {
+            const nnfx_node *p = nnfx_node_arg_node(a, j);
+            if (p)
+                sb_printf(b, "%s%s %s", j ? ", " : "", nnfx_node_target(p),
+                          nnfx_meta_str(nnfx_node_meta_c(p, 0), meta, sizeof meta));
+        }
+        sb_printf(b, ") %s", nnfx_meta_str(nnfx_node_meta_c(a, 0), meta, sizeof meta));
     }
 }
 

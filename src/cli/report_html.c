@@ -39,7 +39,10 @@ static const char page_css[] =
     ".bar{background:#4a90d9;height:10px;display:inline-block}"
     ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}"
     ".verdict{padding:8px 12px;border-radius:6px}.verdict.good{background:#e6f4e6}.verdict.bad{background:#fbe3e3}"
-    ".verdict.same{background:#f0f0f0}td.good{color:#1a7f1a}td.bad{color:#b00020;font-weight:bold}";
+    ".verdict.same{background:#f0f0f0}td.good{color:#1a7f1a}td.bad{color:#b00020;font-weight:bold}"
+    ".chart{margin:.8em 0;overflow-x:auto}.chart figcaption{font-weight:600;margin-bottom:4px}"
+    ".chart svg text{font:11px system-ui,-apple-system,Segoe UI,sans-serif;fill:#333}.chart small{display:block;"
+    "color:#555}.chart .bar:hover rect{opacity:.8}";
 
 static const char page_js[] =
     "document.querySelectorAll('table.sortable').forEach(function(t){"
@@ -243,6 +246,8 @@ static void cost_sections(sbuf *b, const cli_analysis *an, const ir_strmap *name
         nrows = HTML_MAX_NODE_ROWS;
         qsort(rows, (size_t)nrows, sizeof rows[0], by_index);
     }
+    sb_printf(b, "<h2>Per layer</h2>");
+    cli_analysis_charts(b, an);
     sb_printf(b, "<h2>Cost per node</h2>");
     if (rows)
         sb_printf(b,
@@ -366,4 +371,40 @@ void cli_analysis_verdict(const cli_analysis *x, const cli_analysis *y, const cl
     char *s = sb_finish(&t);
     snprintf(v->text, sizeof v->text, "%s", s ? s : "");
     free(s);
+}
+
+bool cli_report_is_html(const char *path) {
+    size_t n = path ? strlen(path) : 0;
+    return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);
+}
+
+char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_graph *before, const char *before_path,
+                       const nnfx_graph *after, const char *after_path, const char *charts_html) {
+    cli_analysis a = {0}, z = {0};
+    nnfx_error err = {0};
+    bool ok = cli_analyze_graph(before, before_path, &a, &err) == NNFX_OK;
+    ok = ok && cli_analyze_graph(after, after_path, &z, &err) == NNFX_OK;
+    sbuf b = {0};
+    if (ok) {
+        sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+        esc(&b, title);
+        sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>", page_css, cli_report_graph_style());
+        esc(&b, title);
+        sb_printf(&b, "</h1>\n%s\n<h2>Graph: ", summary_html ? summary_html : "");
+        esc(&b, cli_basename(before_path));
+        sb_printf(&b, " &rarr; ");
+        esc(&b, cli_basename(after_path));
+        sb_printf(&b, " in one drawing</h2>");
+        cli_report_graph(&b, &z, &a);
+        sb_printf(&b, "%s\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n",
+                  charts_html ? charts_html : "", NNFX_VERSION, page_js);
+    }
+    cli_analysis_free(&a);
+    cli_analysis_free(&z);
+    char *s = sb_finish(&b);
+    if (!ok) {
+        free(s);
+        s = NULL;
+    }
+    return s;
 }

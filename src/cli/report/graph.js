@@ -66,6 +66,11 @@
              pdesc: a[9] || "", find: a[10] || "", change: a[11] || "", why: a[12] || "",
              oldins: back(a[13], i), int8: a[14] || 0, first: i, isNode: true };
   });
+  /* an added node without a module (a Q/DQ pair a rewrite inserted) goes
+   * in its input's */
+  N.forEach(function (n) {
+    if (!n.gkey && n.change === "added" && n.ins.length && n.ins[0] < n.i) n.gkey = N[n.ins[0]].gkey;
+  });
   /* a removed node's edges are the before graph's: drawn as such */
   N.forEach(function (n) { if (n.change === "removed") { n.oldins = n.oldins.concat(n.ins); n.ins = []; } });
   var maxMacs = 0;
