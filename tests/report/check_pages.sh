@@ -9,6 +9,8 @@
 #    Conv/Gemm changed and int8;
 #  - analyze --html: the MACs bars are the per-node MACs of --json and sum
 #    to its total; the live-activation chart is there;
+#  - optimize --report FILE.html: the drawing's data marks every
+#    BatchNormalization removed and each conv that fed one changed;
 #  - every page is self-contained (no src= or href= to load).
 # Usage: check_pages.sh NNFX SOURCE_DIR TMP_DIR
 set -u
@@ -23,6 +25,7 @@ set -e
 "$NNFX" quantize "$T/resnet8.onnx" -o "$TMP/q.onnx" --calib "x=$T/resnet8_ref_x.npy" --report "$TMP/q.html" -q
 "$NNFX" quantize "$T/resnet8.onnx" -o "$TMP/q2.onnx" --calib "x=$T/resnet8_ref_x.npy" --report "$TMP/q.json" -q
 "$NNFX" analyze "$TMP/resnet_bn.fx" --html "$TMP/a.html" --json "$TMP/a.json" -q
+"$NNFX" optimize "$TMP/resnet_bn.fx" -o "$TMP/fused.fx" --pass fuse-conv-bn --report "$TMP/o.html" -q
 set +e
 python3 - "$TMP" <<'PY'
 import html, json, re, sys
@@ -46,7 +49,7 @@ def weights(path):
     return {m.group(1): [int(d) for d in m.group(2).split(",") if d.strip()]
             for m in re.finditer(r"# param (\S+) : float32\[([0-9, ]*)\]", open(path).read())}
 pages = {}
-for name in ("prune.html", "q.html", "a.html"):
+for name in ("prune.html", "q.html", "a.html", "o.html"):
     pages[name] = open(tmp + "/" + name).read()
     check(not re.search(r'<(script|link|img)[^>]*(src|href)=', pages[name]), name + " loads something")
 # prune: kept / channels per conv group against the models' weights
@@ -85,6 +88,18 @@ got = {label: v for label, v, _ in b or []}
 check(got == want, "MACs chart %s vs JSON %s" % (got, want))
 check(sum(got.values()) == a["macs"], "MACs bars sum to %g, the model has %d" % (sum(got.values()), a["macs"]))
 check(bars(pages["a.html"], "memory"), "a.html has no live-activation chart")
-print("pages: prune, quantize and analyze charts checked")
+# optimize: BatchNorms removed, the convs that fed them changed, nothing else
+text = open(tmp + "/resnet_bn.fx").read()
+bn = re.findall(r"%(\w+) : \[num_users=\d+\] = call_function\[target=batch_normalization\]\(args = \(%(\w+)", text)
+g = graph(pages["o.html"])
+marks = {}
+for n in (g["nodes"] if g else []):
+    if len(n) > 11 and n[11]:
+        marks.setdefault(n[11], set()).add(n[0])
+check(len(bn) == 8 and marks.get("removed") == {b for b, _ in bn}, "o.html removed %s" % marks.get("removed"))
+check(marks.get("changed") == {c for _, c in bn}, "o.html changed %s" % marks.get("changed"))
+check(not marks.get("added"), "o.html added %s" % marks.get("added"))
+check("<b>Optimized.</b> ops 29 &rarr; 21." in pages["o.html"], "o.html does not give the outcome")
+print("pages: prune, quantize and analyze charts, the optimize page checked")
 sys.exit(0 if ok else 1)
 PY
