@@ -169,10 +169,11 @@ void cli_analysis_charts(sbuf *b, const cli_analysis *an) {
         rows_free(&r);
     }
     free(idx);
-    cli_live_memory_chart(b, an->g, an->peak_activation_bytes);
+    cli_live_memory_chart(b, an->g, an->peak_activation_bytes,
+                          "the compiled plan's peak (with its workspaces and alignment)");
 }
 
-void cli_live_memory_chart(sbuf *b, const nnfx_graph *g, int64_t plan_peak) {
+void cli_live_memory_chart(sbuf *b, const nnfx_graph *g, int64_t plan_peak, const char *peak_label) {
     /* live bytes after each node in graph order: outputs of inputs and ops
      * (not parameters) from their node to their last user */
     int n = 0;

@@ -35,14 +35,15 @@ void cli_html_bars(sbuf *b, const cli_bar_chart *c);
 /* analyze's charts: MACs and parameters per layer (nodes with either; the
  * 120 costliest of a larger graph), and the live activations. */
 void cli_analysis_charts(sbuf *b, const cli_analysis *an);
-/* Bytes of the outputs alive at each op of g in graph order (no reuse),
+/* Bytes of the inputs and outputs alive at each op of g in graph order,
  * one bar per op (max over spans when there are more than 120 ops), with
- * the compiled plan's peak in the note when plan_peak >= 0. */
-void cli_live_memory_chart(sbuf *b, const nnfx_graph *g, int64_t plan_peak);
+ * plan_peak named peak_label in the note when plan_peak >= 0. */
+void cli_live_memory_chart(sbuf *b, const nnfx_graph *g, int64_t plan_peak, const char *peak_label);
 
 /* The HTML page of a command that rewrote a model (quantize, prune): title,
  * summary_html (trusted HTML: the figures), one drawing of before -> after
- * (shapes inferred; their analyses are made here), then charts_html.
+ * (shapes inferred; their analyses are made here; no drawing when either
+ * is NULL), then charts_html.
  * Malloc'd; NULL on out of memory or when a graph cannot be analysed. */
 char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_graph *before, const char *before_path,
                        const nnfx_graph *after, const char *after_path, const char *charts_html);

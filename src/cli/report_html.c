@@ -382,20 +382,24 @@ char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_g
                        const nnfx_graph *after, const char *after_path, const char *charts_html) {
     cli_analysis a = {0}, z = {0};
     nnfx_error err = {0};
-    bool ok = cli_analyze_graph(before, before_path, &a, &err) == NNFX_OK;
-    ok = ok && cli_analyze_graph(after, after_path, &z, &err) == NNFX_OK;
+    bool draw = before && after;
+    bool ok = !draw || cli_analyze_graph(before, before_path, &a, &err) == NNFX_OK;
+    ok = ok && (!draw || cli_analyze_graph(after, after_path, &z, &err) == NNFX_OK);
     sbuf b = {0};
     if (ok) {
         sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
         esc(&b, title);
         sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>", page_css, cli_report_graph_style());
         esc(&b, title);
-        sb_printf(&b, "</h1>\n%s\n<h2>Graph: ", summary_html ? summary_html : "");
-        esc(&b, cli_basename(before_path));
-        sb_printf(&b, " &rarr; ");
-        esc(&b, cli_basename(after_path));
-        sb_printf(&b, " in one drawing</h2>");
-        cli_report_graph(&b, &z, &a);
+        sb_printf(&b, "</h1>\n%s\n", summary_html ? summary_html : "");
+        if (draw) {
+            sb_printf(&b, "<h2>Graph: ");
+            esc(&b, cli_basename(before_path));
+            sb_printf(&b, " &rarr; ");
+            esc(&b, cli_basename(after_path));
+            sb_printf(&b, " in one drawing</h2>");
+            cli_report_graph(&b, &z, &a);
+        }
         sb_printf(&b, "%s\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n",
                   charts_html ? charts_html : "", NNFX_VERSION, page_js);
     }

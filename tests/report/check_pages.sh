@@ -11,6 +11,8 @@
 #    to its total; the live-activation chart is there;
 #  - optimize --report FILE.html: the drawing's data marks every
 #    BatchNormalization removed and each conv that fed one changed;
+#  - codegen --report FILE.html: the flash bars are the weight bytes per op
+#    of the JSON report, and the activations chart is there;
 #  - every page is self-contained (no src= or href= to load).
 # Usage: check_pages.sh NNFX SOURCE_DIR TMP_DIR
 set -u
@@ -26,6 +28,8 @@ set -e
 "$NNFX" quantize "$T/resnet8.onnx" -o "$TMP/q2.onnx" --calib "x=$T/resnet8_ref_x.npy" --report "$TMP/q.json" -q
 "$NNFX" analyze "$TMP/resnet_bn.fx" --html "$TMP/a.html" --json "$TMP/a.json" -q
 "$NNFX" optimize "$TMP/resnet_bn.fx" -o "$TMP/fused.fx" --pass fuse-conv-bn --report "$TMP/o.html" -q
+"$NNFX" codegen "$T/resnet8.onnx" -o "$TMP/cg" --shape x=1x3x32x32 --report "$TMP/cg.html" >/dev/null
+"$NNFX" codegen "$T/resnet8.onnx" -o "$TMP/cg2" --shape x=1x3x32x32 --report "$TMP/cg.json" >/dev/null
 set +e
 python3 - "$TMP" <<'PY'
 import html, json, re, sys
@@ -49,7 +53,7 @@ def weights(path):
     return {m.group(1): [int(d) for d in m.group(2).split(",") if d.strip()]
             for m in re.finditer(r"# param (\S+) : float32\[([0-9, ]*)\]", open(path).read())}
 pages = {}
-for name in ("prune.html", "q.html", "a.html", "o.html"):
+for name in ("prune.html", "q.html", "a.html", "o.html", "cg.html"):
     pages[name] = open(tmp + "/" + name).read()
     check(not re.search(r'<(script|link|img)[^>]*(src|href)=', pages[name]), name + " loads something")
 # prune: kept / channels per conv group against the models' weights
@@ -100,6 +104,11 @@ check(len(bn) == 8 and marks.get("removed") == {b for b, _ in bn}, "o.html remov
 check(marks.get("changed") == {c for _, c in bn}, "o.html changed %s" % marks.get("changed"))
 check(not marks.get("added"), "o.html added %s" % marks.get("added"))
 check("<b>Optimized.</b> ops 29 &rarr; 21." in pages["o.html"], "o.html does not give the outcome")
-print("pages: prune, quantize and analyze charts, the optimize page checked")
+# codegen: flash per op type = the JSON report's weight bytes
+cg = json.load(open(tmp + "/cg.json"))
+got = {label: v for label, v, _ in bars(pages["cg.html"], "flash") or []}
+check(got == {o["op"]: o["weight_bytes"] for o in cg["ops"]}, "codegen flash chart %s vs %s" % (got, cg["ops"]))
+check(bars(pages["cg.html"], "memory"), "cg.html has no activations chart")
+print("pages: prune, quantize, analyze and codegen charts, the optimize page checked")
 sys.exit(0 if ok else 1)
 PY
