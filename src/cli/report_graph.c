@@ -505,7 +505,7 @@ static int entry_of(const rg_side *as, const rg_side *bs, const rg_side *s, cons
 }
 
 /* Writes the JSON of view v. */
-static void view_json(sbuf *b, rg_view *v, rg_side *as, rg_side *bs) {
+static void view_json(sbuf *b, rg_view *v, rg_side *as, rg_side *bs, const ir_strmap *ms_of) {
     rg_table ops = {0}, groups = {0}, shapes = {0}, attrs = {0};
     char meta[256];
     sbuf nodes = {0};
@@ -528,7 +528,7 @@ static void view_json(sbuf *b, rg_view *v, rg_side *as, rg_side *bs) {
         const char *kinds = ir_strmap_get(&e->side->kinds, name);
         /* [name, source name, group, op, inputs (as distances back: i - j),
          *  macs, params, shape, attrs, parameters, findings, change, why,
-         *  old inputs (distances), int8], trailing defaults left out */
+         *  old inputs (distances), int8, ms per run], trailing defaults left out */
         sbuf f = {0};
         js_str(&f, name);
         sb_append(&f, ",", 1);
@@ -579,8 +579,11 @@ static void view_json(sbuf *b, rg_view *v, rg_side *as, rg_side *bs) {
         }
         sb_printf(&f, "]");
         if (w) keep = f.len;
-        sb_printf(&f, ",1");
+        sb_printf(&f, ",%d", is_int8(n) ? 1 : 0);
         if (is_int8(n)) keep = f.len;
+        const double *ms = ms_of ? ir_strmap_get(ms_of, name) : NULL;
+        sb_printf(&f, ",%.4g", ms ? *ms : 0.0);
+        if (ms) keep = f.len;
         char *fs = sb_finish(&f);
         if (fs) sb_printf(&nodes, "%s[%.*s]", i ? ",\n" : "", (int)(keep > ins_end ? keep : ins_end), fs);
         free(fs);
@@ -589,7 +592,7 @@ static void view_json(sbuf *b, rg_view *v, rg_side *as, rg_side *bs) {
         free(pt);
     }
     char *ns = sb_finish(&nodes);
-    sb_printf(b, "{\"compare\":%s", bs ? "true" : "false");
+    sb_printf(b, "{\"compare\":%s,\"timed\":%s", bs ? "true" : "false", ms_of ? "true" : "false");
     rg_table_json(b, "ops", &ops);
     rg_table_json(b, "groups", &groups);
     rg_table_json(b, "shapes", &shapes);
@@ -606,7 +609,17 @@ extern const char cli_report_graph_js[], cli_report_graph_css[];
 
 const char *cli_report_graph_style(void) { return cli_report_graph_css; }
 
+static void report_graph(sbuf *b, const cli_analysis *after, const cli_analysis *before, const ir_strmap *ms_of);
+
 void cli_report_graph(sbuf *b, const cli_analysis *after, const cli_analysis *before) {
+    report_graph(b, after, before, NULL);
+}
+
+void cli_report_graph_timed(sbuf *b, const cli_analysis *an, const ir_strmap *ms_of) {
+    report_graph(b, an, NULL, ms_of);
+}
+
+static void report_graph(sbuf *b, const cli_analysis *after, const cli_analysis *before, const ir_strmap *ms_of) {
     rg_side as, bs;
     rg_view v = {0};
     bool ok = rg_side_init(&as, after);
@@ -621,7 +634,7 @@ void cli_report_graph(sbuf *b, const cli_analysis *after, const cli_analysis *be
                  "<div class=\"gdetails\" hidden></div></div><div class=\"gnote\"></div></div>\n");
     if (ok) {
         sb_printf(b, "<script type=\"application/json\" id=\"nnfx-graph-data\">");
-        view_json(b, &v, &as, have_b ? &bs : NULL);
+        view_json(b, &v, &as, have_b ? &bs : NULL, ms_of);
         sb_printf(b, "</script>\n<script>%s</script>\n", cli_report_graph_js);
     } else {
         sb_printf(b, "<p>No drawing: out of memory.</p>");

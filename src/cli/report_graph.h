@@ -4,6 +4,7 @@
 #define NNFX_CLI_REPORT_GRAPH_H
 
 #include "cli/analysis.h"
+#include "ir/strmap.h"
 
 /* Appends the drawing of after's graph to b: a toolbar, an SVG the page's
  * script fills, a details panel, the graph as JSON and the script. With
@@ -12,6 +13,10 @@
  * data-change="removed|added|changed". The page needs
  * cli_report_graph_style() in its <style>. */
 void cli_report_graph(sbuf *b, const cli_analysis *after, const cli_analysis *before);
+/* As cli_report_graph for one graph, nodes shaded by measured time:
+ * ms_of (node name -> a double * of milliseconds per run) names the nodes
+ * a step's time is given to (a fused step: its last node). */
+void cli_report_graph_timed(sbuf *b, const cli_analysis *an, const ir_strmap *ms_of);
 /* The drawing's CSS (a static string). */
 const char *cli_report_graph_style(void);
 
@@ -47,6 +52,11 @@ void cli_live_memory_chart(sbuf *b, const nnfx_graph *g, int64_t plan_peak, cons
  * Malloc'd; NULL on out of memory or when a graph cannot be analysed. */
 char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_graph *before, const char *before_path,
                        const nnfx_graph *after, const char *after_path, const char *charts_html);
+/* The page of `run --profile-html`: summary_html, g drawn shaded by the
+ * time of its steps (ms_of as in cli_report_graph_timed; shapes inferred),
+ * then charts_html. Malloc'd; NULL on out of memory. */
+char *cli_profile_page(const char *title, const char *summary_html, const nnfx_graph *g, const char *path,
+                       const ir_strmap *ms_of, const char *charts_html);
 /* Whether a report path names an HTML file (.html or .htm). */
 bool cli_report_is_html(const char *path);
 

@@ -412,3 +412,24 @@ char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_g
     }
     return s;
 }
+
+char *cli_profile_page(const char *title, const char *summary_html, const nnfx_graph *g, const char *path,
+                       const ir_strmap *ms_of, const char *charts_html) {
+    cli_analysis an = {0};
+    nnfx_error err = {0};
+    if (cli_analyze_graph(g, path, &an, &err)) {
+        cli_analysis_free(&an);
+        return NULL;
+    }
+    sbuf b = {0};
+    sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    esc(&b, title);
+    sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>", page_css, cli_report_graph_style());
+    esc(&b, title);
+    sb_printf(&b, "</h1>\n%s\n<h2>Graph, shaded by measured time</h2>", summary_html ? summary_html : "");
+    cli_report_graph_timed(&b, &an, ms_of);
+    sb_printf(&b, "%s\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n",
+              charts_html ? charts_html : "", NNFX_VERSION, page_js);
+    cli_analysis_free(&an);
+    return sb_finish(&b);
+}

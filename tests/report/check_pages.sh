@@ -13,6 +13,8 @@
 #    BatchNormalization removed and each conv that fed one changed;
 #  - codegen --report FILE.html: the flash bars are the weight bytes per op
 #    of the JSON report, and the activations chart is there;
+#  - run --profile-html: one time bar per step of the plan, the steps that
+#    `run --profile` prints, and the drawing's data is shaded by time;
 #  - every page is self-contained (no src= or href= to load).
 # Usage: check_pages.sh NNFX SOURCE_DIR TMP_DIR
 set -u
@@ -30,6 +32,8 @@ set -e
 "$NNFX" optimize "$TMP/resnet_bn.fx" -o "$TMP/fused.fx" --pass fuse-conv-bn --report "$TMP/o.html" -q
 "$NNFX" codegen "$T/resnet8.onnx" -o "$TMP/cg" --shape x=1x3x32x32 --report "$TMP/cg.html" >/dev/null
 "$NNFX" codegen "$T/resnet8.onnx" -o "$TMP/cg2" --shape x=1x3x32x32 --report "$TMP/cg.json" >/dev/null
+"$NNFX" run "$T/resnet8.onnx" --input "x=$T/resnet8_ref_x.npy" -o "$TMP/y.npy" --profile-html "$TMP/prof.html"
+"$NNFX" run "$T/resnet8.onnx" --input "x=$T/resnet8_ref_x.npy" -o "$TMP/y.npy" --profile 2>"$TMP/prof.txt"
 set +e
 python3 - "$TMP" <<'PY'
 import html, json, re, sys
@@ -53,7 +57,7 @@ def weights(path):
     return {m.group(1): [int(d) for d in m.group(2).split(",") if d.strip()]
             for m in re.finditer(r"# param (\S+) : float32\[([0-9, ]*)\]", open(path).read())}
 pages = {}
-for name in ("prune.html", "q.html", "a.html", "o.html", "cg.html"):
+for name in ("prune.html", "q.html", "a.html", "o.html", "cg.html", "prof.html"):
     pages[name] = open(tmp + "/" + name).read()
     check(not re.search(r'<(script|link|img)[^>]*(src|href)=', pages[name]), name + " loads something")
 # prune: kept / channels per conv group against the models' weights
@@ -109,6 +113,13 @@ cg = json.load(open(tmp + "/cg.json"))
 got = {label: v for label, v, _ in bars(pages["cg.html"], "flash") or []}
 check(got == {o["op"]: o["weight_bytes"] for o in cg["ops"]}, "codegen flash chart %s vs %s" % (got, cg["ops"]))
 check(bars(pages["cg.html"], "memory"), "cg.html has no activations chart")
-print("pages: prune, quantize, analyze and codegen charts, the optimize page checked")
+# run --profile-html: the steps of --profile's text
+steps = set(re.findall(r"^\s+[0-9.]+\s+[0-9.]+%\s+\d+\s+(\S+)", open(tmp + "/prof.txt").read(), re.M))
+got = {label for label, v, _ in bars(pages["prof.html"], "time") or []}
+check(steps and got == steps, "profile chart %s vs --profile %s" % (sorted(got), sorted(steps)))
+g = graph(pages["prof.html"])
+timed = {n[0] for n in (g["nodes"] if g else []) if len(n) > 15 and n[15] > 0}
+check(g and g["timed"] and timed and timed <= steps, "profile drawing: timed %s" % sorted(timed))
+print("pages: prune, quantize, analyze, codegen and profile charts, the optimize page checked")
 sys.exit(0 if ok else 1)
 PY

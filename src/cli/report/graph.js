@@ -2,7 +2,8 @@
  * by src/cli/report_graph.c, which also writes the data it reads).
  * Data: #nnfx-graph-data, {compare, ops[], groups[], shapes[], attrs[],
  * nodes: [[name, source name, group, op, inputs[], macs, params, shape,
- * attrs, parameters, findings, change, why, old inputs[], int8]]}: inputs as
+ * attrs, parameters, findings, change, why, old inputs[], int8, ms]]},
+ * timed (shade by ms, the measured time per run, instead of MACs): inputs as
  * distances back (node i's input i - d); fields after the inputs may be
  * left out (0 or "").
  * Layout: the nodes are grouped by module path ("layer1/layer1.0"); each open
@@ -64,7 +65,7 @@
     return { i: i, name: a[0], src: a[1], gkey: D.groups[a[2]], op: D.ops[a[3]], ins: back(a[4], i),
              macs: a[5] || 0, params: a[6] || 0, shape: D.shapes[a[7] || 0], attrs: D.attrs[a[8] || 0],
              pdesc: a[9] || "", find: a[10] || "", change: a[11] || "", why: a[12] || "",
-             oldins: back(a[13], i), int8: a[14] || 0, first: i, isNode: true };
+             oldins: back(a[13], i), int8: a[14] || 0, ms: a[15] || 0, first: i, isNode: true };
   });
   /* an added node without a module (a Q/DQ pair a rewrite inserted) goes
    * in its input's */
@@ -73,8 +74,10 @@
   });
   /* a removed node's edges are the before graph's: drawn as such */
   N.forEach(function (n) { if (n.change === "removed") { n.oldins = n.oldins.concat(n.ins); n.ins = []; } });
+  /* the cost that shades a box: MACs, or the measured time (--profile) */
+  N.forEach(function (n) { n.cost = D.timed ? n.ms * 1000 : n.macs; });
   var maxMacs = 0;
-  N.forEach(function (n) { if (n.macs > maxMacs) maxMacs = n.macs; });
+  N.forEach(function (n) { if (n.cost > maxMacs) maxMacs = n.cost; });
   function Grp(key, label, parent) {
     return { key: key, label: label, parent: parent, kids: [], kmap: {}, nodes: [], first: 1e18, count: 0,
              macs: 0, all: [], open: false, changes: {} };
@@ -130,7 +133,7 @@
   /* counts, MACs, changes and the node list of every group */
   N.forEach(function (n) {
     for (var g = n.g; g; g = g.parent) {
-      g.count++; g.macs += n.macs; g.all.push(n);
+      g.count++; g.macs += n.macs; g.cost = (g.cost || 0) + n.cost; g.all.push(n);
       if (n.change) g.changes[n.change] = (g.changes[n.change] || 0) + 1;
     }
   });
@@ -277,7 +280,7 @@
       it.ax = ax; it.ay = ay;
       if (it.isNode) {
         drawnCount++;
-        var f = family(it.op), t = maxMacs > 0 && it.macs > 0 ? Math.log(1 + it.macs) / Math.log(1 + maxMacs) : 0;
+        var f = family(it.op), t = maxMacs > 0 && it.cost > 0 ? Math.log(1 + it.cost) / Math.log(1 + maxMacs) : 0;
         var attrs = { class: "gnode", "data-node": it.name, "data-op": it.op, transform: "translate(" + ax + "," + ay + ")" };
         if (it.change) attrs["data-change"] = it.change;
         if (it.find) attrs["data-finding"] = it.find;
@@ -304,12 +307,13 @@
         var ct = changeText(it.changes);
         if (ct) ga["data-changes"] = ct;
         var gc = el("g", ga, lNode);
-        var tg = maxMacs > 0 && it.macs > 0 ? Math.log(1 + it.macs) / Math.log(1 + maxMacs) : 0;
+        var tg = maxMacs > 0 && it.cost > 0 ? Math.log(1 + it.cost) / Math.log(1 + maxMacs) : 0;
         el("rect", { width: it.w, height: it.h, rx: 7, fill: tint("#5b6f8a", 0.1 + 0.5 * tg) }, gc);
         var a = el("text", { x: it.w / 2, y: 17, class: "op" + (tg > 0.7 ? " dark" : "") }, gc);
         a.textContent = "\u25B8 " + cut(itemLabel(it), 34);
         var b = el("text", { x: it.w / 2, y: 33, class: "nm" + (tg > 0.7 ? " dark" : "") }, gc);
-        b.textContent = it.count + " ops, " + human(it.macs) + " MACs" + (ct ? " \u2022 " + ct : "");
+        b.textContent = it.count + " ops, " + (D.timed ? (it.cost / 1000).toPrecision(3) + " ms" : human(it.macs) + " MACs") +
+                        (ct ? " \u2022 " + ct : "");
         if (ct) gc.classList.add("haschange");
       }
     });
@@ -408,6 +412,7 @@
     row(tb, "attributes", n.attrs);
     row(tb, "parameters", n.pdesc ? n.pdesc.split("; ").join("\n") : "");
     row(tb, "MACs", n.macs ? human(n.macs) + " (" + n.macs + ")" : "");
+    if (D.timed) row(tb, "time per run", n.ms ? n.ms + " ms (its step of the compiled plan)" : "in a step named after another node");
     row(tb, "parameter elements", n.params ? human(n.params) : "");
     row(tb, "inputs", names(n.ins));
     if (n.oldins.length) row(tb, "inputs before", names(n.oldins));
@@ -504,7 +509,8 @@
     FAM.forEach(function (f) {
       if (present[f[0]]) html += '<span class="sw" style="background:' + f[2] + '"></span>' + f[0] + " ";
     });
-    html += '<span class="sw" style="background:linear-gradient(90deg,#eee,#3b73c8)"></span>darker: more MACs ';
+    html += '<span class="sw" style="background:linear-gradient(90deg,#eee,#3b73c8)"></span>darker: ' +
+            (D.timed ? "more time (measured)" : "more MACs") + " ";
     if (D.compare)
       html += '<span class="sw removed"></span>removed <span class="sw added"></span>added ' +
               '<span class="sw changed"></span>changed';
