@@ -15,3 +15,14 @@ if(NNFX_BASH AND NNFX_PYTHON3)
   add_test(NAME report_pages COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/report/check_pages.sh $<TARGET_FILE:nnfx>
                                      ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/report_pages)
 endif()
+# The same marks on torchvision resnet18 exported with its BatchNorms
+# (tests/torchvision/fuse_models.py) against its fuse-conv-bn result, in
+# Chromium. Label slow (the export takes about a minute); skipped without
+# torch/torchvision/onnx or chromium.
+set(NNFX_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with torch and torchvision, for real-model tests")
+if(NNFX_BASH AND NNFX_PYTHON3)
+  add_test(NAME report_resnet18_chromium
+           COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/report/check_resnet18.sh ${NNFX_TORCH_PYTHON}
+                   $<TARGET_FILE:nnfx> ${CMAKE_BINARY_DIR}/report_resnet18)
+  set_tests_properties(report_resnet18_chromium PROPERTIES LABELS "slow;browser" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()
