@@ -509,6 +509,20 @@ nnfx_node *nnfx_graph_last(const nnfx_graph *g);
 nnfx_node *nnfx_node_next(const nnfx_node *n);
 nnfx_node *nnfx_node_prev(const nnfx_node *n);
 int nnfx_graph_num_nodes(const nnfx_graph *g);
+/* One node as a binding's snapshot of the list sees it (nnfx_graph_nodes). */
+typedef struct nnfx_node_info {
+    nnfx_node *node;
+    uint64_t serial; /* nnfx_node_serial(node) */
+    int opcode;      /* nnfx_opcode */
+    int op;          /* nnfx_op (NNFX_OP_NONE unless call_function) */
+} nnfx_node_info;
+/* Fills out[0 .. cap) with the nodes from `from` (included; NULL: the
+ * first node, or the last when reverse) onward in list order (backward when
+ * reverse); returns how many it wrote. With out NULL, returns how many it
+ * would write at most (cap ignored). One call instead of one per node, for
+ * language bindings whose calls are costly; entries are valid until the
+ * graph is next edited. from must be a live node of g (or NULL). */
+int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */
@@ -521,6 +535,13 @@ nnfx_node *nnfx_graph_input(const nnfx_graph *g, int i);
 
 nnfx_graph *nnfx_node_graph(const nnfx_node *n);
 const char *nnfx_node_name(const nnfx_node *n);
+/* A number no other node of n's graph has or had (1, 2, ... in creation
+ * order; 0 for NULL). A node's memory may be reused for a later node, so a
+ * binding that keeps node handles across edits checks that a handle is
+ * still live without reading freed memory: nnfx_graph_find(g, name) == n
+ * (n is then a live node) and nnfx_node_serial(n) equals the serial it
+ * kept (n is still the same node, not a new one at the same address). */
+uint64_t nnfx_node_serial(const nnfx_node *n);
 /* Renames n; the name is made unique if taken. */
 nnfx_status nnfx_node_set_name(nnfx_node *n, const char *name, nnfx_error *err);
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n);
@@ -818,14 +839,17 @@ typedef struct nnfx_quant_options {
 
 /* One quantizable layer of the model and what became of it. */
 typedef struct nnfx_quant_layer {
-    char node[96];  /* the Conv/Gemm/MatMul node                               */
-    char op[24];    /* its ONNX op type                                        */
-    bool quantized; /* false: kept float (excluded, or not quantizable)        */
-    char why[96];   /* why it stayed float ("" when quantized)                 */
-    double sqnr_db; /* signal-to-quantization-noise ratio of this layer alone:
-                     * float output vs output from quantized input, weight and
-                     * bias, on the float model's activations (higher is
-                     * better; INFINITY when exact; NAN when not measured)      */
+    char node[96];      /* the Conv/Gemm/MatMul node                               */
+    char op[24];        /* its ONNX op type                                        */
+    bool quantized;     /* false: kept float (excluded, or not quantizable)        */
+    char why[96];       /* why it stayed float ("" when quantized)                 */
+    double sqnr_db;     /* signal-to-quantization-noise ratio of this layer alone:
+                         * float output vs output from quantized input, weight and
+                         * bias, on the float model's activations (higher is
+                         * better; INFINITY when exact; NAN when not measured)      */
+    int bias_saturated; /* bias channels whose int32 value (bias / (input scale x
+                         * weight scale)) left the int32 range and was clamped:
+                         * the quantized layer adds another bias (0: none)     */
 } nnfx_quant_layer;
 
 typedef struct nnfx_quant_report {
@@ -861,7 +885,9 @@ void nnfx_quant_calib_free(nnfx_quant_calib *c);
  * method but MinMax kept histograms and serves every method, one made with
  * MinMax serves MinMax only, else NNFX_ERR_INVALID_ARG). report (may be
  * NULL; what it held is freed first) gets one entry per quantizable layer
- * with its SQNR. Returns NULL on error. */
+ * with its SQNR and its clamped bias channels (bias_saturated). A layer to
+ * quantize whose weight or bias holds NaN or an infinity is an error
+ * (NNFX_ERR_PARSE naming the parameter). Returns NULL on error. */
 nnfx_graph *nnfx_quant_apply(const nnfx_quant_calib *c, const nnfx_quant_options *o, nnfx_quant_report *report,
                              nnfx_error *err);
 

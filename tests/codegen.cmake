@@ -11,7 +11,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
   set_tests_properties(codegen PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
   if(NNFX_SANITIZE) # the generated C itself runs under the sanitizers too (each compile and run slower)
     set_tests_properties(codegen PROPERTIES TIMEOUT 900 ENVIRONMENT
-                                            "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+                                            "CODEGEN_CFLAGS=-fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
   endif()
 endif()
 # The same checks with the generated C built for this host's ISA
@@ -23,7 +23,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
   set_tests_properties(codegen_native PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "CODEGEN_CFLAGS=-march=native")
   if(NNFX_SANITIZE)
     set_tests_properties(codegen_native PROPERTIES TIMEOUT 900 ENVIRONMENT
-                         "CODEGEN_CFLAGS=-march=native -fsanitize=address,undefined -fno-sanitize-recover=all")
+                         "CODEGEN_CFLAGS=-march=native -fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
   endif()
 endif()
 if(EXISTS ${NNFX_CG_PYTHON})
@@ -40,7 +40,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
   set_tests_properties(codegen_int8 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
   if(NNFX_SANITIZE)
     set_tests_properties(codegen_int8 PROPERTIES TIMEOUT 900 ENVIRONMENT
-                                                 "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+                                                 "CODEGEN_CFLAGS=-fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
   endif()
 endif()
 # Control flow (If, Loop with a constant, computed or no trip count and a
@@ -57,7 +57,7 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                                FIXTURES_REQUIRED node_tests_generated)
   if(NNFX_SANITIZE)
     set_tests_properties(codegen_ctrl PROPERTIES TIMEOUT 600 ENVIRONMENT
-                                                 "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+                                                 "CODEGEN_CFLAGS=-fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
   endif()
 endif()
 # Every ONNX node test nnfx runs, through the generator: generated C that
@@ -71,6 +71,6 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                                      FIXTURES_REQUIRED node_tests_generated)
   if(NNFX_SANITIZE)
     set_tests_properties(codegen_node_tests PROPERTIES ENVIRONMENT
-                                                       "CODEGEN_CFLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all")
+                                                       "CODEGEN_CFLAGS=-fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
   endif()
 endif()

@@ -33,8 +33,8 @@ if(NNFX_FUZZ)
     list(GET parts 0 target)
     list(GET parts 1 corpus)
     add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${target}.c)
-    target_compile_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer,${NNFX_SANITIZERS})
+    target_link_options(${target} PRIVATE -fsanitize=fuzzer,${NNFX_SANITIZERS})
     # the CLI's readers and the registry client live outside libnnfx
     target_link_libraries(${target} PRIVATE nnfx_cli)
     # new inputs go to a scratch folder (libFuzzer writes to the first one);

@@ -1,7 +1,7 @@
 # The install tree and its pkg-config file work for a C program.
 set(NNFX_INSTALL_TEST_CFLAGS "")
 if(NNFX_SANITIZE)
-  set(NNFX_INSTALL_TEST_CFLAGS "-fsanitize=address,undefined")
+  set(NNFX_INSTALL_TEST_CFLAGS "-fsanitize=${NNFX_SANITIZERS}")
 endif()
 add_test(NAME install_pkgconfig
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/test_install.sh ${CMAKE_BINARY_DIR}

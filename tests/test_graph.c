@@ -65,6 +65,41 @@ static void test_release_cached_memory(void **state) {
     }
 }
 
+/* nnfx_graph_nodes lists the nodes in one call (forward, backward, from a
+ * node) with serials that no later node repeats, even one created in the
+ * memory of an erased node: a binding's kept handle can tell them apart. */
+static void test_node_snapshot_and_serials(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_graph_nodes(s.g, NULL, false, NULL, 0), 4);
+    nnfx_node_info info[8];
+    assert_int_equal(nnfx_graph_nodes(s.g, NULL, false, info, 8), 4);
+    assert_ptr_equal(info[0].node, s.x);
+    assert_ptr_equal(info[1].node, s.relu);
+    assert_int_equal(info[1].opcode, NNFX_CALL_FUNCTION);
+    assert_int_equal(info[1].op, NNFX_OP_RELU);
+    assert_int_equal(info[0].op, NNFX_OP_NONE);
+    assert_int_equal(info[3].opcode, NNFX_OUTPUT);
+    assert_true(info[0].serial > 0 && info[1].serial > info[0].serial && info[2].serial > info[1].serial);
+    assert_true(info[1].serial == nnfx_node_serial(s.relu));
+    assert_int_equal(nnfx_graph_nodes(s.g, NULL, true, info, 2), 2); /* backward, capped */
+    assert_ptr_equal(info[0].node, s.out);
+    assert_ptr_equal(info[1].node, s.add);
+    assert_int_equal(nnfx_graph_nodes(s.g, s.relu, false, info, 8), 3); /* from relu on */
+    assert_ptr_equal(info[0].node, s.relu);
+    uint64_t old = nnfx_node_serial(s.relu);
+    assert_int_equal(nnfx_replace_all_uses_with(s.relu, s.x, NULL, NULL), 1);
+    assert_int_equal(nnfx_erase_node(s.g, s.relu, &err), NNFX_OK);
+    nnfx_arg a = nnfx_arg_node(s.x);
+    nnfx_node *n = nnfx_graph_call_op(s.g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+    assert_non_null(n);
+    assert_true(nnfx_node_serial(n) > old); /* a new node, wherever it lives */
+    assert_int_equal(nnfx_node_serial(NULL), 0);
+    assert_int_equal(nnfx_graph_nodes(NULL, NULL, false, info, 8), 0);
+    nnfx_graph_free(s.g);
+}
+
 static void test_users_are_ordered_and_deduplicated(void **state) {
     (void)state;
     small s = make_small();
@@ -479,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input_to_public_functions),
         cmocka_unit_test(test_params_and_get_attr),
         cmocka_unit_test(test_release_cached_memory),
+        cmocka_unit_test(test_node_snapshot_and_serials),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

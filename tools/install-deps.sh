@@ -5,13 +5,15 @@
 # Usage: tools/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config libopenblas-dev libcmocka-dev graphviz
-      clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx)
+      clang clang-format libclang-rt-14-dev python3 python3-numpy python3-onnx python3-pytest)
 # publishing: libcurl and libcrypto headers; the registry tests' docker-registry, htpasswd, curl
 PKGS+=(libcurl4-openssl-dev libssl-dev docker-registry apache2-utils curl)
 # codegen: the Cortex-M4 cross-compiler, newlib and the emulator the tests run it under
 PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
 # bench/run_conv_libs.sh only: oneDNN and XNNPACK, measured beside nnfx's own conv kernels
 PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
+# the fleet tests: deploy/'s Kubernetes and CI files are parsed as YAML
+PKGS+=(python3-yaml)
 # the HTML reports in a real browser (tests labelled browser: headless Chromium)
 PKGS+=(chromium)
 command -v npm >/dev/null || PKGS+=(nodejs npm)

@@ -121,4 +121,11 @@ typedef struct cli_compare_view {
  * removed, added and changed nodes marked. */
 char *cli_analysis_html_compare(const cli_compare_view *cv);
 
+/* The report pages' shared style sheet and script (sortable tables), for
+ * other self-contained pages (nnfx report merge). */
+const char *cli_report_css(void);
+const char *cli_report_js(void);
+/* Appends s with <, >, & and " escaped for HTML. */
+void cli_html_escape(sbuf *b, const char *s);
+
 #endif

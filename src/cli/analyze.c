@@ -234,7 +234,7 @@ static int an_apply_shapes(const an_opts *o, nnfx_graph *g) {
 static int an_compare(an_opts *o, an_run *r, nnfx_error *err) {
     int rc = CLI_EXIT_OK;
     onnx_import_set_opaque(true);
-    r->gb = cli_load_model(o->after, err);
+    r->gb = o->sparsity || o->labels ? cli_load_model(o->after, err) : cli_load_model_shapes(o->after, NULL, err);
     onnx_import_set_opaque(false);
     if (!r->gb || nnfx_graph_lint(r->gb, err) || nnfx_graph_infer_shapes(r->gb, err) ||
         cli_analyze_graph(r->gb, o->after, &r->anb, err)) {
@@ -358,7 +358,8 @@ int cli_analyze(int argc, char **argv) {
     nnfx_error err = {0};
     an_run run = {0}, *r = &run;
     onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
-    r->g = cli_load_model(o->model, &err);
+    /* --sparsity and --labels read the weights; the rest only shapes */
+    r->g = o->sparsity || o->labels ? cli_load_model(o->model, &err) : cli_load_model_shapes(o->model, NULL, &err);
     onnx_import_set_opaque(false);
     if (!r->g) {
         cli_fail("analyze", o->model, &err);

@@ -46,6 +46,10 @@ int cli_demo(int argc, char **argv);
 /* nnfx quantize MODEL -o OUT --calib NAME=FILE ...: post-training int8
  * quantization into QDQ form with the accuracy gate (src/cli/quantize.c). */
 int cli_quantize(int argc, char **argv);
+/* nnfx report merge REPORT.json... -o FLEET.json [--html FLEET.html] (report_merge.c) */
+int cli_report(int argc, char **argv);
+/* nnfx shard K/N LIST: the models of one shard (shard.c) */
+int cli_shard(int argc, char **argv);
 
 /* --- error lines --------------------------------------------------------- */
 
@@ -115,8 +119,15 @@ bool cli_split_binding(const char *s, char **name, const char **value);
 /* --- files --------------------------------------------------------------- */
 
 /* Loads a model: ONNX (.onnx, or any file not recognised as text) or the
- * nnfx text IR (.fx, .txt, .nnfx, or a file starting with "graph"). */
+ * nnfx text IR (.fx, .txt, .nnfx, or a file starting with "graph") with
+ * its values from PATH.safetensors. A text IR with parameters whose values
+ * file is missing is an error (NNFX_ERR_IO, naming the file): every command
+ * that computes with weights loads through here. */
 nnfx_graph *cli_load_model(const char *path, nnfx_error *err);
+/* cli_load_model for commands that look at shapes only (inspect, analyze,
+ * structural edits text to text): a text IR without its values file loads
+ * with zero tensors and *weightless set (weightless may be NULL). */
+nnfx_graph *cli_load_model_shapes(const char *path, bool *weightless, nnfx_error *err);
 /* Loads a tensor file: NumPy .npy or ONNX TensorProto .pb (by content). */
 nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. */
@@ -143,8 +154,13 @@ bool cli_is_dir(const char *path);
 bool cli_make_dirs(const char *path);
 /* The last path component (points into path). */
 const char *cli_basename(const char *path);
-/* Saves the graph as ONNX or, for .fx/.txt/.nnfx names, as text IR, to a
- * temporary name and a rename. */
+/* Writes g, loaded weightless (cli_load_model_shapes), as text IR to path
+ * with no values file (a stale one is removed); other formats are an
+ * NNFX_ERR_INVALID_ARG error. */
+nnfx_status cli_save_model_weightless(const nnfx_graph *g, const char *path, nnfx_error *err);
+/* Saves the graph as ONNX or, for .fx/.txt/.nnfx names, as text IR plus
+ * every parameter's values in PATH.safetensors, to a temporary name and a
+ * rename. */
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err);
 
 /* --- model inputs ------------------------------------------------------------ */
@@ -245,11 +261,19 @@ char *cli_weights_path(const char *fx_path);
  * then renamed). */
 nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_error *err);
 /* Reads the values of g's parameters from cli_weights_path(fx_path) when
- * that file exists (dtypes and shapes must agree with the text IR). */
-nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *err);
-/* For commands that compute or write ONNX: exit 3 with a message when g is
- * a text IR (not ONNX-loaded) with parameters but no values file. */
-int cli_require_weights(const char *cmd, const char *path, const nnfx_graph *g);
+ * that file exists (dtypes and shapes must agree with the text IR); *found
+ * (may be NULL) tells whether it existed. */
+nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, bool *found, nnfx_error *err);
+/* Removes cli_weights_path(fx_path) if it exists (a stale values file). */
+nnfx_status cli_weights_remove(const char *fx_path, nnfx_error *err);
+/* The message for a text IR at path whose values file is missing. */
+void cli_weightless_message(char *buf, size_t size, const char *path);
+/* Writes to buf what to tell a person whose option named node `name`,
+ * which g does not have: the nnfx name of the ONNX node or ONNX value called
+ * that, or how nnfx names nodes and the three closest names among the
+ * nodes want accepts (want NULL: all). */
+void cli_node_name_hint(const nnfx_graph *g, const char *name, bool (*want)(const nnfx_node *n), char *buf,
+                        size_t size);
 /* True for the names written as text IR (.fx, .txt, .nnfx). */
 bool cli_is_text_ir_path(const char *path);
 

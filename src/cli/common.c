@@ -269,7 +269,11 @@ static bool looks_like_text_ir(const char *path) {
 
 bool cli_is_text_ir_path(const char *path) { return is_text_ir_name(path); }
 
-nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
+/* Loads the model at path; a text IR with parameters and no values file is
+ * refused (an error naming the missing file) unless weightless is given,
+ * where it is loaded with zero tensors and *weightless set. */
+static nnfx_graph *load_model(const char *path, bool *weightless, nnfx_error *err) {
+    if (weightless) *weightless = false;
     struct stat st;
     if (stat(path, &st) != 0) {
         nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -289,15 +293,35 @@ nnfx_graph *cli_load_model(const char *path, nnfx_error *err) {
         nnfx_graph *g = nnfx_graph_parse(text, err);
         free(text);
         if (!g) nnfx_error_prefix(err, "%s", path);
-        if (g && cli_weights_attach(g, path, err)) { /* the values, from PATH.safetensors */
+        bool found = false;
+        if (g && cli_weights_attach(g, path, &found, err)) { /* the values, from PATH.safetensors */
             nnfx_graph_free(g);
-            g = NULL;
+            return NULL;
+        }
+        if (g && !found && nnfx_graph_num_params(g) > 0) {
+            /* the one place every command that reads weights passes: zeros
+             * standing in for missing values must never be computed with */
+            if (!weightless) {
+                char msg[sizeof err->msg];
+                cli_weightless_message(msg, sizeof msg, path);
+                nnfx_error_set(err, NNFX_ERR_IO, "%s", msg);
+                nnfx_graph_free(g);
+                return NULL;
+            }
+            *weightless = true;
         }
         return g;
     }
     nnfx_graph *g = nnfx_onnx_load(path, err);
     if (!g && err && !strstr(err->msg, path)) nnfx_error_prefix(err, "%s", path);
     return g;
+}
+
+nnfx_graph *cli_load_model(const char *path, nnfx_error *err) { return load_model(path, NULL, err); }
+
+nnfx_graph *cli_load_model_shapes(const char *path, bool *weightless, nnfx_error *err) {
+    bool ignored;
+    return load_model(path, weightless ? weightless : &ignored, err);
 }
 
 nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err) {
@@ -411,6 +435,19 @@ bool cli_is_dir(const char *path) {
 const char *cli_basename(const char *path) {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+nnfx_status cli_save_model_weightless(const nnfx_graph *g, const char *path, nnfx_error *err) {
+    if (!is_text_ir_name(path))
+        return nnfx_error_set(err, NNFX_ERR_INVALID_ARG,
+                              "%s: a model without parameter values can only be written as text IR (.fx)", path);
+    nnfx_status st = cli_weights_remove(path, err); /* a stale values file must not pair with it */
+    if (st) return st;
+    char *text = nnfx_graph_to_text(g);
+    if (!text) return nnfx_error_set(err, NNFX_ERR_NOMEM, "%s: out of memory printing the graph", path);
+    st = cli_write_file(path, text, strlen(text), err);
+    free(text);
+    return st;
 }
 
 nnfx_status cli_save_model(const nnfx_graph *g, const char *path, bool external_data, nnfx_error *err) {

@@ -141,7 +141,6 @@ int cli_compare(int argc, char **argv) {
             cli_fail("compare", files[i], &err);
             rc = CLI_EXIT_BAD_INPUT;
         }
-        if (!rc) rc = cli_require_weights("compare", files[i], g[i]);
     }
     cli_compare_result r;
     bool json_stdout = json && strcmp(json, "-") == 0;

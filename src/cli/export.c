@@ -60,7 +60,8 @@ int cli_export(int argc, char **argv) {
     if (cli_same_file(out, model)) return cli_usage_error("export", "%s: -o would overwrite the model", out);
 
     nnfx_error err = {0};
-    nnfx_graph *g = cli_load_model(model, &err);
+    bool weightless = false; /* a text IR without values may still be written as text IR */
+    nnfx_graph *g = cli_load_model_shapes(model, &weightless, &err);
     if (!g) {
         cli_fail("export", model, &err);
         return CLI_EXIT_BAD_INPUT;
@@ -70,7 +71,10 @@ int cli_export(int argc, char **argv) {
         cli_fail("export", model, &err);
         return CLI_EXIT_BAD_INPUT;
     }
-    if (!cli_is_text_ir_path(out) && cli_require_weights("export", model, g)) {
+    if (weightless && !cli_is_text_ir_path(out)) {
+        char msg[sizeof err.msg];
+        cli_weightless_message(msg, sizeof msg, model);
+        cli_error("export", "%s", msg);
         nnfx_graph_free(g);
         return CLI_EXIT_BAD_INPUT;
     }
@@ -83,7 +87,7 @@ int cli_export(int argc, char **argv) {
         return rc;
     }
     cli_provenance_use(&prov);
-    nnfx_status st = cli_save_model(g, out, external, &err);
+    nnfx_status st = weightless ? cli_save_model_weightless(g, out, &err) : cli_save_model(g, out, external, &err);
     cli_provenance_free(&prov);
     nnfx_graph_free(g);
     if (st) {

@@ -60,7 +60,7 @@ int cli_inspect(int argc, char **argv) {
         return cli_usage_error("inspect", "%s: -o would overwrite the model", out);
 
     nnfx_error err = {0};
-    nnfx_graph *g = cli_load_model(model, &err);
+    nnfx_graph *g = cli_load_model_shapes(model, NULL, &err);
     if (!g) {
         cli_fail("inspect", model, &err);
         return CLI_EXIT_BAD_INPUT;

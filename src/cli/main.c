@@ -54,6 +54,8 @@ static const cli_command commands[] = {
     {"demo", cli_demo, "trace a small C model and show the FX workflow on it"},
     {"push", cli_push, "publish a model to an OCI registry (layers, config, annotations)"},
     {"pull", cli_pull, "download a model from an OCI registry, checking digests"},
+    {"report", cli_report, "merge the JSON reports of a fleet's shards into one (JSON, HTML)"},
+    {"shard", cli_shard, "print the models of a list that shard K of N takes (as --shard K/N)"},
 };
 
 /* Prints the top-level help to f. */

@@ -3,8 +3,10 @@
  * only when every check passed. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/analysis.h"
+#include "cli/fleet.h"
 #include "cli/optimize.h"
 #include "cli/report_graph.h"
 
@@ -55,8 +57,20 @@ static const char optimize_help[] =
     "                     (at least 13), raised only when a form needs it (a note says so)\n"
     "The written model records producer nnfx and metadata_props nnfx.version,\n"
     "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
-    "  --batch LIST       read model paths from LIST (one a line, # comments)\n"
+    "  --batch LIST       read model paths from LIST (one a line, # comments; a NUL\n"
+    "                     byte is an error, exit 3)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
+    "  --shard K/N        batch mode: take only shard K of N (1 <= K <= N), the\n"
+    "                     models whose path (as listed) hashes to K: each model\n"
+    "                     in exactly one shard, stable when the list is\n"
+    "                     reordered or grows. Shards may share -o (distinct files,\n"
+    "                     atomic renames); give each its own --report, then\n"
+    "                     'nnfx report merge'\n"
+    "  --cache DIR        reuse an earlier result when the model's bytes (and its\n"
+    "                     .data/.safetensors), the paths, every option and nnfx's\n"
+    "                     version are the same: the output is linked or copied from\n"
+    "                     DIR and the report entry says \"cache\": \"hit\". Entries\n"
+    "                     carry digests: a corrupt one is redone and replaced\n"
     "  -q, --quiet        no progress bar, no summary\n"
     "  -h, --help         this text\n"
     "\n"
@@ -154,6 +168,7 @@ typedef struct opt_run {
     char errmsg[1100];
     int rc;
     bool talk;
+    bool weightless; /* a text IR loaded without its values (text to text only) */
     double t_load, t_steps, t_val, t_save;
 } opt_run;
 
@@ -165,7 +180,7 @@ static int opt_load(opt_run *r) {
         snprintf(r->errmsg, sizeof r->errmsg, "the output would overwrite the input model");
         return r->rc;
     }
-    r->orig = cli_load_model(r->model, &r->err);
+    r->orig = cli_load_model_shapes(r->model, &r->weightless, &r->err);
     if (!r->orig || nnfx_graph_lint(r->orig, &r->err) || nnfx_graph_infer_shapes(r->orig, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->model, &r->err);
@@ -177,10 +192,12 @@ static int opt_load(opt_run *r) {
         return r->rc;
     }
     r->prov.opset = r->o->opset;
-    if ((r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out)) &&
-        (r->rc = cli_require_weights("optimize", r->model, r->orig))) {
+    if (r->weightless && (r->o->validate || r->o->labels || !cli_is_text_ir_path(r->out))) {
+        char msg[sizeof r->err.msg];
+        cli_weightless_message(msg, sizeof msg, r->model);
+        cli_error("optimize", "%s", msg);
         snprintf(r->errmsg, sizeof r->errmsg, "the text IR has no parameter values");
-        return r->rc;
+        return r->rc = CLI_EXIT_BAD_INPUT;
     }
     r->g = nnfx_graph_copy(r->orig, NULL, &r->err);
     if (!r->g) {
@@ -383,7 +400,8 @@ static void opt_save(opt_run *r) {
     double t0 = cli_now_ms();
     nnfx_graph_drop_unused_params(r->g);
     cli_provenance_use(&r->prov);
-    if (cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
+    if (r->weightless ? cli_save_model_weightless(r->g, r->out, &r->err)
+                      : cli_save_model(r->g, r->out, r->o->external_data, &r->err)) {
         r->rc = CLI_EXIT_BAD_INPUT;
         cli_fail("optimize", r->out, &r->err);
         snprintf(r->errmsg, sizeof r->errmsg, "%s", r->err.msg);
@@ -409,7 +427,12 @@ static void opt_report(opt_run *r, double t_start) {
         cli_json_str(&rep, r->out);
     else
         sb_printf(&rep, "null");
+    struct stat st;
+    if (stat(r->model, &st) == 0) sb_printf(&rep, ",\n  \"input_bytes\": %lld", (long long)st.st_size);
+    if (r->rc == CLI_EXIT_OK && stat(r->out, &st) == 0)
+        sb_printf(&rep, ",\n  \"output_bytes\": %lld", (long long)st.st_size);
     sb_printf(&rep, ",\n  \"result\": \"%s\",\n  \"exit_code\": %d", r->res->status, r->rc);
+    if (r->o->cache) sb_printf(&rep, ",\n  \"cache\": \"miss\"");
     if (r->errmsg[0]) {
         sb_printf(&rep, ",\n  \"error\": ");
         cli_json_str(&rep, r->errmsg);
@@ -490,7 +513,7 @@ static void opt_report_html(opt_run *r) {
     free(sum);
 }
 
-void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res) {
+static void opt_work(const opt_opts *o, const char *model, const char *out, opt_result *res) {
     memset(res, 0, sizeof *res);
     double t_start = cli_now_ms();
     opt_run run = {0}, *r = &run;
@@ -515,6 +538,92 @@ void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *
     cli_provenance_free(&r->prov);
     nnfx_graph_free(r->orig);
     nnfx_graph_free(r->g);
+}
+
+/* Everything besides the model's bytes that changes the result or its
+ * report: the paths (they are in the report), the steps in order, the
+ * checks and their data (by digest), the output form. */
+static char *opt_recipe(const opt_opts *o, const char *model, const char *out) {
+    sbuf b = {0};
+    sb_printf(&b, "command optimize\nmodel ");
+    cli_json_str(&b, model);
+    sb_printf(&b, "\noutput ");
+    cli_json_str(&b, out);
+    sb_printf(&b, "\n");
+    for (int i = 0; i < o->nsteps; i++) {
+        sb_printf(&b, "%s ", o->steps[i].is_rewrite ? "rewrite" : "pass");
+        cli_json_str(&b, o->steps[i].text);
+        sb_printf(&b, " expect %ld\n", o->steps[i].expect_matches);
+    }
+    sb_printf(&b, "validate %d random %ld atol %.17g rtol %.17g max_drop %.17g external_data %d opset %ld explain %d\n",
+              o->validate, o->samples.random, o->atol, o->rtol, o->max_drop, o->external_data, o->opset, o->explain);
+    for (int i = 0; i < o->samples.nfiles; i++) {
+        const char *eq = strchr(o->samples.files[i], '=');
+        sb_printf(&b, "input-name ");
+        cli_json_str(&b, o->samples.files[i]);
+        sb_printf(&b, "\n");
+        cli_cache_recipe_file(&b, "input", eq ? eq + 1 : o->samples.files[i]);
+    }
+    if (o->labels) cli_cache_recipe_file(&b, "labels", o->labels);
+    return sb_finish(&b);
+}
+
+/* The files one output consists of: the model, its external data (ONNX) or
+ * its parameter values (text IR). */
+static int opt_out_files(const opt_opts *o, const char *out, char **files) {
+    sbuf b = {0};
+    files[0] = (char *)out;
+    if (cli_is_text_ir_path(out))
+        sb_printf(&b, "%s.safetensors", out);
+    else if (o->external_data)
+        sb_printf(&b, "%s.data", out);
+    else
+        return 1;
+    files[1] = sb_finish(&b);
+    return files[1] ? 2 : 1;
+}
+
+void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res) {
+    if (!o->cache) {
+        opt_work(o, model, out, res);
+        return;
+    }
+    double t0 = cli_now_ms();
+    char key[65], *files[2] = {NULL, NULL}, *report = NULL, *meta = NULL;
+    nnfx_error err = {0};
+    char *recipe = opt_recipe(o, model, out);
+    int nfiles = opt_out_files(o, out, files);
+    bool keyed = recipe && cli_cache_key(recipe, model, key, &err) == NNFX_OK;
+    free(recipe);
+    memset(res, 0, sizeof *res);
+    if (keyed && cli_cache_get("optimize", o->cache, key, nfiles, (const char *const *)files, &report, &meta)) {
+        int validated = 0, have_acc = 0;
+        char *hit = strstr(report, "\"cache\": \"miss\"");
+        if (sscanf(meta, "%d %d %d %d %lg %d %lg", &res->rc, &res->nodes_before, &res->nodes_after, &validated,
+                   &res->max_abs, &have_acc, &res->drop) == 7 &&
+            hit) {
+            memcpy(hit, "\"cache\": \"hit\" ", 15); /* same length: "hit" and a space */
+            res->validated = validated, res->have_acc = have_acc, res->cached = true;
+            res->report = report;
+            res->ms = cli_now_ms() - t0;
+            snprintf(res->status, sizeof res->status, "%s", res->rc == CLI_EXIT_OK ? "ok" : "check failed");
+            if (!o->quiet && !o->batch) printf("%s -> %s: cached\n", model, out);
+            free(meta);
+            if (files[1]) free(files[1]);
+            return;
+        }
+        free(report);
+    }
+    free(meta);
+    opt_work(o, model, out, res);
+    if (keyed && res->report && (res->rc == CLI_EXIT_OK || res->rc == CLI_EXIT_CHECK)) {
+        char line[256];
+        snprintf(line, sizeof line, "%d %d %d %d %.17g %d %.17g\n", res->rc, res->nodes_before, res->nodes_after,
+                 res->validated, res->max_abs, res->have_acc, res->drop);
+        cli_cache_put("optimize", o->cache, key, nfiles, (const char *const *)files, res->rc == CLI_EXIT_OK,
+                      res->report, line);
+    }
+    if (files[1]) free(files[1]);
 }
 
 /* --- command line ----------------------------------------------------------------- */
@@ -568,12 +677,26 @@ static int check_steps(const opt_opts *o) {
 }
 
 /* Reads the model paths of a --batch LIST (one a line, # comments) into
- * models; *buf holds the strings (the caller frees it). */
+ * models; *buf holds the strings (the caller frees it). A NUL byte, which
+ * no path can hold and which would end the list early, is an error (exit
+ * 3) naming its line. */
 static int read_model_list(const char *batch, char **models, int *nmodels, char **buf) {
     nnfx_error err = {0};
-    *buf = cli_read_file(batch, NULL, &err);
+    size_t len = 0;
+    *buf = cli_read_file(batch, &len, &err);
     if (!*buf) {
         cli_fail("optimize", batch, &err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    const char *nul = memchr(*buf, '\0', len);
+    if (nul) {
+        long line = 1;
+        for (const char *p = *buf; p < nul; p++)
+            line += *p == '\n';
+        free(*buf);
+        *buf = NULL;
+        cli_error("optimize", "%s:%ld: a NUL byte in the list (a model path cannot hold one; is this a text file?)",
+                  batch, line);
         return CLI_EXIT_BAD_INPUT;
     }
     for (char *line = strtok(*buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -688,6 +811,12 @@ int cli_optimize(int argc, char **argv) {
             o.report = v;
         } else if (cli_opt(&a, "--batch", NULL, &v)) {
             batch = v;
+        } else if (cli_opt(&a, "--shard", NULL, &v)) {
+            if (!a.bad && !cli_shard_parse(v, &o.shard_k, &o.shard_n))
+                return cli_usage_error("optimize", "--shard wants K/N with 1 <= K <= N <= %d, not '%s'", CLI_SHARD_MAX,
+                                       v);
+        } else if (cli_opt(&a, "--cache", NULL, &v)) {
+            o.cache = v;
         } else if (cli_opt(&a, "--jobs", "-j", &v)) {
             if (!a.bad && !cli_parse_int(v, 1, 256, &jobs))
                 return cli_usage_error("optimize", "--jobs wants a number from 1 to 256, not '%s'", v);
@@ -721,8 +850,10 @@ int cli_optimize(int argc, char **argv) {
     if (o.validate && !o.samples.nfiles && !o.samples.random) o.samples.random = 4;
     int rc = check_steps(&o);
     if (rc) return rc;
+    bool batch_mode = batch || nmodels > 1 || cli_is_dir(out) || out[strlen(out) - 1] == '/';
+    if (o.shard_n && !batch_mode) return cli_usage_error("optimize", "--shard goes with batch mode (-o DIR)");
 
-    if (batch || nmodels > 1 || cli_is_dir(out) || out[strlen(out) - 1] == '/') {
+    if (batch_mode) {
         o.batch = true;
         char *buf = NULL;
         if (batch && (rc = read_model_list(batch, models, &nmodels, &buf))) return rc;

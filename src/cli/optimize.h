@@ -23,8 +23,10 @@ typedef struct opt_opts {
     bool quiet;
     bool batch; /* several models, -o is a folder */
     bool external_data;
-    long opset;   /* --opset N; 0: the default */
-    bool explain; /* --explain: every candidate of every --rewrite */
+    long opset;           /* --opset N; 0: the default */
+    bool explain;         /* --explain: every candidate of every --rewrite */
+    const char *cache;    /* --cache DIR; NULL: none */
+    int shard_k, shard_n; /* --shard K/N (batch); 0: all models */
 } opt_opts;
 
 /* What happened to one model. */
@@ -39,10 +41,13 @@ typedef struct opt_result {
     bool have_acc;
     double drop;
     char status[32]; /* "ok", "check failed", "error"   */
+    bool cached;     /* taken from the --cache          */
 } opt_result;
 
 /* Optimises one model into out; fills res (free res->report). Prints
- * errors; prints a summary on stdout unless opts->quiet or batch. */
+ * errors; prints a summary on stdout unless opts->quiet or batch. With
+ * opts->cache, a valid cache entry for the same inputs and options is used
+ * instead (res->cached) and a fresh ok or check-failed result is stored. */
 void opt_one(const opt_opts *o, const char *model, const char *out, opt_result *res);
 
 /* Batch mode: every model into dir, jobs at a time; prints the summary

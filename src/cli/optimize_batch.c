@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/fleet.h"
 #include "cli/optimize.h"
 
 typedef struct batch {
@@ -67,10 +68,25 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
                 rc = cli_usage_error("optimize", "%s and %s would both be written to %s", models[k], models[i],
                                      b.outs[i]);
     }
+    /* --shard K/N: keep this shard's models (after the collision check over
+     * the whole list, so every shard refuses what the whole run refuses) */
+    int nall = nmodels;
+    if (!rc && o->shard_n) {
+        int kept = 0;
+        for (int i = 0; i < nall; i++) {
+            if (cli_shard_of(models[i], o->shard_n) != o->shard_k) continue;
+            char *t = b.outs[kept];
+            b.outs[kept] = b.outs[i];
+            b.outs[i] = t;
+            models[kept++] = models[i];
+        }
+        nmodels = b.n = kept;
+    }
     if (!rc) {
         pthread_mutex_init(&b.lock, NULL);
         cli_progress_start(&b.bar, "optimize", nmodels, o->quiet);
         int nthreads = (int)(jobs < nmodels ? jobs : nmodels);
+        if (nthreads < 1) nthreads = 1;
         pthread_t *th = calloc((size_t)nthreads, sizeof *th);
         int started = 0;
         for (int t = 0; th && t < nthreads; t++)
@@ -82,8 +98,9 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
         cli_progress_end(&b.bar);
         pthread_mutex_destroy(&b.lock);
 
-        int nok = 0, ncheck = 0, nerr = 0;
+        int nok = 0, ncheck = 0, nerr = 0, nhit = 0;
         for (int i = 0; i < nmodels; i++) {
+            nhit += b.res[i].cached;
             if (b.res[i].rc > rc) rc = b.res[i].rc;
             nok += b.res[i].rc == CLI_EXIT_OK;
             ncheck += b.res[i].rc == CLI_EXIT_CHECK;
@@ -104,17 +121,25 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
                     snprintf(ops, sizeof ops, "%d -> %d", r->nodes_before, r->nodes_after);
                 if (r->validated) snprintf(err, sizeof err, "%.3g", r->max_abs);
                 if (r->have_acc) snprintf(drop, sizeof drop, "%.2f", r->drop);
-                printf("%-*s  %-12s  %12s  %11s  %10s  %9.1f\n", w, models[i], r->status, ops, err, drop, r->ms);
+                char status[48];
+                snprintf(status, sizeof status, "%s%s", r->status, r->cached ? ", cached" : "");
+                printf("%-*s  %-12s  %12s  %11s  %10s  %9.1f\n", w, models[i], status, ops, err, drop, r->ms);
             }
-            printf("%d model%s: %d ok, %d failed a check, %d error%s\n", nmodels, nmodels == 1 ? "" : "s", nok, ncheck,
+            printf("%d model%s: %d ok, %d failed a check, %d error%s", nmodels, nmodels == 1 ? "" : "s", nok, ncheck,
                    nerr, nerr == 1 ? "" : "s");
+            if (o->cache) printf(", %d cached", nhit);
+            if (o->shard_n) printf(" (shard %d/%d of %d listed)", o->shard_k, o->shard_n, nall);
+            printf("\n");
         }
         if (o->report) {
             sbuf s = {0};
-            sb_printf(&s,
-                      "{\n\"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, \"exit_code\": %d,\n"
-                      "\"results\": [\n",
+            sb_printf(&s, "{\n\"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, \"exit_code\": %d,\n",
                       nmodels, nok, ncheck, nerr, rc);
+            if (o->cache) sb_printf(&s, "\"cache_hits\": %d,\n", nhit);
+            if (o->shard_n)
+                sb_printf(&s, "\"shard\": {\"index\": %d, \"count\": %d, \"listed\": %d},\n", o->shard_k, o->shard_n,
+                          nall);
+            sb_printf(&s, "\"results\": [\n");
             for (int i = 0; i < nmodels; i++)
                 sb_printf(&s, "%s%s", i ? ",\n" : "", b.res[i].report ? b.res[i].report : "null");
             sb_printf(&s, "\n]\n}\n");
@@ -127,8 +152,9 @@ int opt_batch(const opt_opts *o, int nmodels, char **models, const char *dir, lo
             free(text);
         }
     }
-    for (int i = 0; i < nmodels; i++) {
+    for (int i = 0; i < nall; i++)
         free(b.outs[i]);
+    for (int i = 0; i < nmodels; i++) {
         free(b.res[i].report);
     }
     free(b.outs);

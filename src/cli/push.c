@@ -15,7 +15,7 @@
 static const char push_help[] =
     "usage: nnfx push MODEL REGISTRY/REPOSITORY[:TAG] [--annotation KEY=VALUE]...\n"
     "                 [--username USER --password-stdin] [--plain-http] [--external-data FILE]\n"
-    "                 [--ca-file FILE] [--timeout SECONDS]\n"
+    "                 [--ca-file FILE] [--timeout SECONDS] [--format nnfx|modelpack]\n"
     "\n"
     "Publishes MODEL (.onnx) to an OCI registry (Docker Hub, GHCR, Harbor, ECR, ACR,\n"
     "zot, docker-registry; the layout ORAS reads): one manifest whose\n"
@@ -30,6 +30,12 @@ static const char push_help[] =
     "its digest (REGISTRY/REPO@sha256:...). See docs/publish.md.\n"
     "\n"
     "options:\n"
+    "  --format modelpack the CNCF ModelPack layout instead (KitOps, modctl list and\n"
+    "                     pull it): artifactType " PUB_MP_ARTIFACT ",\n"
+    "                     the model and its external data as " PUB_MP_WEIGHT "\n"
+    "                     layers annotated " PUB_MP_FILEPATH " (and titled), a\n"
+    "                     " PUB_MP_CONFIG " config (name, format onnx,\n"
+    "                     diffIds). 'nnfx pull' reads both. Default: the layout above\n"
     "  --annotation K=V   a manifest annotation (repeatable), e.g.\n"
     "                     org.opencontainers.image.source=https://example.org/repo\n"
     "  --external-data F  the external-data file to publish with the model (default:\n"
@@ -249,12 +255,33 @@ static char *config_json(const char *model, const char *title, const pub_blob *m
     return sb_finish(&b);
 }
 
+/* The ModelPack config blob: the model's name, its format and the layers'
+ * DiffIDs (raw layers: their digests). */
+static char *modelpack_config_json(const char *title, const pub_blob *mb, const pub_blob *db, const char *ext) {
+    sbuf b = {0};
+    size_t n = strlen(title);
+    if (n > 5 && strcmp(title + n - 5, ".onnx") == 0) n -= 5;
+    sb_printf(&b, "{\"descriptor\": {\"name\": ");
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), title);
+    cli_json_str(&b, name);
+    sb_printf(&b, "}, \"config\": {\"format\": \"onnx\"}, \"modelfs\": {\"type\": \"layers\", \"diffIds\": [\"%s\"",
+              mb->digest);
+    if (ext) sb_printf(&b, ", \"%s\"", db->digest);
+    sb_printf(&b, "]}}");
+    return sb_finish(&b);
+}
+
 static void descriptor(sbuf *b, const char *mt, const pub_blob *blob, const char *title) {
     sb_printf(b, "{\"mediaType\": \"%s\", \"digest\": \"%s\", \"size\": %llu", mt, blob->digest,
               (unsigned long long)blob->size);
     if (title) {
         sb_printf(b, ", \"annotations\": {\"org.opencontainers.image.title\": ");
         cli_json_str(b, title);
+        if (strcmp(mt, PUB_MP_WEIGHT) == 0) { /* ModelPack's own name for it */
+            sb_printf(b, ", \"" PUB_MP_FILEPATH "\": ");
+            cli_json_str(b, title);
+        }
         sb_printf(b, "}");
     }
     sb_printf(b, "}");
@@ -264,17 +291,17 @@ static void descriptor(sbuf *b, const char *mt, const pub_blob *blob, const char
  * external data as layers, the --annotation pairs. NULL when out of
  * memory. */
 static char *manifest_json(const pub_blob *cb, const pub_blob *mb, const pub_blob *db, const char *title,
-                           const char *ext, int nann, const char *const *ann) {
+                           const char *ext, int nann, const char *const *ann, bool modelpack) {
     sbuf m = {0};
     sb_printf(&m,
               "{\"schemaVersion\": 2, \"mediaType\": \"%s\", \"artifactType\": \"%s\", \"config\": ", PUB_MT_MANIFEST,
-              PUB_MT_ARTIFACT);
-    descriptor(&m, PUB_MT_CONFIG, cb, NULL);
+              modelpack ? PUB_MP_ARTIFACT : PUB_MT_ARTIFACT);
+    descriptor(&m, modelpack ? PUB_MP_CONFIG : PUB_MT_CONFIG, cb, NULL);
     sb_printf(&m, ", \"layers\": [");
-    descriptor(&m, PUB_MT_MODEL, mb, title);
+    descriptor(&m, modelpack ? PUB_MP_WEIGHT : PUB_MT_MODEL, mb, title);
     if (ext) {
         sb_printf(&m, ", ");
-        descriptor(&m, PUB_MT_DATA, db, cli_basename(ext));
+        descriptor(&m, modelpack ? PUB_MP_WEIGHT : PUB_MT_DATA, db, cli_basename(ext));
     }
     sb_printf(&m, "]");
     if (nann) {
@@ -302,6 +329,7 @@ int cli_push(int argc, char **argv) {
     const char *model = NULL, *refs = NULL, *ext = NULL;
     const char *ann[PUSH_MAX_ANN];
     int nann = 0, rc = CLI_EXIT_OK;
+    bool modelpack = false;
     net_opts n = {0};
     cli_args a;
     cli_args_init(&a, "push", argc, argv);
@@ -316,6 +344,11 @@ int cli_push(int argc, char **argv) {
             ann[nann++] = v;
         } else if (cli_opt(&a, "--external-data", NULL, &v)) {
             ext = v;
+        } else if (cli_opt(&a, "--format", NULL, &v)) {
+            if (a.bad) break;
+            if (strcmp(v, "modelpack") != 0 && strcmp(v, "nnfx") != 0)
+                return cli_usage_error("push", "--format wants nnfx or modelpack, not '%s'", v);
+            modelpack = strcmp(v, "modelpack") == 0;
         } else {
             const char *p = cli_positional(&a);
             if (!p) break;
@@ -337,7 +370,7 @@ int cli_push(int argc, char **argv) {
     if ((rc = net_finish("push", &n))) return rc;
 
     /* the model must be one nnfx reads; its analysis goes into the config */
-    nnfx_graph *g = cli_load_model(model, &err);
+    nnfx_graph *g = cli_load_model_shapes(model, NULL, &err);
     if (!g || nnfx_graph_infer_shapes(g, &err)) {
         nnfx_graph_free(g);
         net_free(&n);
@@ -366,7 +399,7 @@ int cli_push(int argc, char **argv) {
             goto out;
         }
     }
-    config = config_json(model, title, &mb, g, &an);
+    config = modelpack ? modelpack_config_json(title, &mb, &db, ext) : config_json(model, title, &mb, g, &an);
     if (!config) {
         cli_error("push", "out of memory");
         rc = CLI_EXIT_BAD_INPUT;
@@ -376,7 +409,7 @@ int cli_push(int argc, char **argv) {
     cb.size = strlen(config);
     pub_blob_prepare(&cb, &err);
 
-    manifest = manifest_json(&cb, &mb, &db, title, ext, nann, ann);
+    manifest = manifest_json(&cb, &mb, &db, title, ext, nann, ann, modelpack);
     if (!manifest) {
         cli_error("push", "out of memory");
         rc = CLI_EXIT_BAD_INPUT;

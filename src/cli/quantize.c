@@ -37,7 +37,9 @@ static const char quantize_help[] =
     "  --activations T    uint8 (default) or int8 activations\n"
     "  --per-tensor       one weight scale per tensor instead of per channel\n"
     "  --exclude X        keep ops of type X (Conv, Gemm, MatMul) or the node named X\n"
-    "                     float (repeatable)\n"
+    "                     float (repeatable); nnfx names a node after the value it\n"
+    "                     computes (`nnfx inspect`), and a name matching nothing is\n"
+    "                     a usage error\n"
     "  --keep-first-last-float\n"
     "                     keep the first and the last quantizable layer float\n"
     "  --reduce-range     7-bit weights ([-63, 63]) so that x86 AVX2 int8 kernels\n"
@@ -61,9 +63,11 @@ static const char quantize_help[] =
     "  -q, --quiet        no summary\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 written; 1 the accuracy gate failed (nothing written); 2 usage\n"
-    "error; 3 unreadable model or data, calibration data that does not fit the\n"
-    "model, or a bad quantization parameter.\n"
+    "Exit status: 0 written; 1 the accuracy gate failed or a layer's int32 bias\n"
+    "saturates (a warning and a report finding name it; --exclude or\n"
+    "--auto-exclude keeps it float), nothing written; 2 usage error; 3 unreadable\n"
+    "model or data, calibration data that does not fit the model, a NaN or\n"
+    "infinite weight or bias, or a bad quantization parameter.\n"
     "\n"
     "examples:\n"
     "  nnfx quantize model.onnx -o model_int8.onnx --calib x=calib.npy\n"
@@ -133,6 +137,48 @@ static int load_calib(const q_opts *o, const nnfx_graph *g, nnfx_tensor **t) {
     return CLI_EXIT_OK;
 }
 
+/* True for the ops quantize turns into int8 layers. */
+static bool is_qlayer(const nnfx_node *n) {
+    return nnfx_node_is_op(n, NNFX_OP_CONV) || nnfx_node_is_op(n, NNFX_OP_GEMM) || nnfx_node_is_op(n, NNFX_OP_MATMUL);
+}
+
+/* Each --exclude must name a node of g or an op type g has: one that
+ * matches nothing is a usage error saying how nnfx names the nodes. */
+static int check_excludes(const q_opts *o, const nnfx_graph *g) {
+    for (int i = 0; i < o->nexclude; i++) {
+        const char *e = o->exclude[i];
+        if (nnfx_graph_find(g, e)) continue;
+        nnfx_op op = nnfx_op_find(e);
+        bool found = false;
+        for (const nnfx_node *n = nnfx_graph_first(g); n && op != NNFX_OP_NONE && !found; n = nnfx_node_next(n))
+            found = nnfx_node_is_op(n, op);
+        if (found) continue;
+        if (op != NNFX_OP_NONE)
+            return cli_usage_error("quantize", "--exclude %s: %s has no %s node", e, o->model, nnfx_op_onnx_type(op));
+        char hint[1024];
+        cli_node_name_hint(g, e, is_qlayer, hint, sizeof hint);
+        return cli_usage_error("quantize", "--exclude %s: %s has no node or op type of that name; %s", e, o->model,
+                               hint);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Warns (stderr) about each quantized layer of r whose int32 bias
+ * saturated; returns how many there are. */
+static int warn_saturated(const q_opts *o, const nnfx_quant_report *r) {
+    int n = 0;
+    for (int i = 0; i < r->nlayers; i++) {
+        const nnfx_quant_layer *L = &r->layers[i];
+        if (!L->quantized || !L->bias_saturated) continue;
+        n++;
+        cli_error("quantize",
+                  "warning: %s: the int32 bias of %s saturates in %d channel%s (bias / (input scale x weight scale) "
+                  "is beyond int32): quantized, the layer would add a clamped bias",
+                  o->model, L->node, L->bias_saturated, L->bias_saturated == 1 ? "" : "s");
+    }
+    return n;
+}
+
 /* Index of the quantized layer with the lowest SQNR not yet excluded; -1. */
 static int worst_layer(const nnfx_quant_report *r) {
     int w = -1;
@@ -198,10 +244,27 @@ static void report_json(sbuf *b, const q_opts *o, const nnfx_quant_report *r, in
         cli_json_str(b, L->op);
         sb_printf(b, ", \"quantized\": %s, \"sqnr_db\": ", L->quantized ? "true" : "false");
         cli_json_num(b, L->sqnr_db);
+        if (L->bias_saturated) sb_printf(b, ", \"bias_saturated_channels\": %d", L->bias_saturated);
         if (L->why[0]) {
             sb_printf(b, ", \"float_because\": ");
             cli_json_str(b, L->why);
         }
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "]");
+    /* findings: what makes the result wrong or worth a look */
+    sb_printf(b, ",\n  \"findings\": [");
+    int nf = 0;
+    for (int i = 0; i < r->nlayers; i++) {
+        const nnfx_quant_layer *L = &r->layers[i];
+        if (!L->quantized || !L->bias_saturated) continue;
+        sb_printf(b, "%s\n    {\"kind\": \"bias_saturated\", \"node\": ", nf++ ? "," : "");
+        cli_json_str(b, L->node);
+        sb_printf(b, ", \"channels\": %d, \"message\": ", L->bias_saturated);
+        char msg[256];
+        snprintf(msg, sizeof msg, "the int32 bias saturates in %d channel%s: the quantized layer adds a clamped bias",
+                 L->bias_saturated, L->bias_saturated == 1 ? "" : "s");
+        cli_json_str(b, msg);
         sb_printf(b, "}");
     }
     sb_printf(b, "]");
@@ -326,6 +389,7 @@ static int quantize_model(q_opts *o) {
         cli_error("quantize", "%s: too many inputs", o->model);
         return CLI_EXIT_BAD_INPUT;
     }
+    if ((rc = check_excludes(o, g))) goto done;
     wb0 = param_bytes(g);
     if ((rc = load_calib(o, g, calib))) goto done;
     c = nnfx_quant_calibrate(g, nnfx_graph_num_inputs(g), calib, &o->qo, &err);
@@ -341,6 +405,36 @@ static int quantize_model(q_opts *o) {
         if (!(qg = nnfx_quant_apply(c, &o->qo, &rep, &err))) {
             rc = cli_fail("quantize", o->model, &err);
             snprintf(errmsg, sizeof errmsg, "%s", err.msg);
+            goto done;
+        }
+        /* a clamped int32 bias is a wrong result, whatever the accuracy says:
+         * --auto-exclude keeps those layers float, otherwise the check fails */
+        int nsat = warn_saturated(o, &rep);
+        if (nsat && o->auto_exclude && o->nexclude + nsat <= Q_MAX) {
+            for (int i = 0; i < rep.nlayers; i++) {
+                if (!rep.layers[i].quantized || !rep.layers[i].bias_saturated) continue;
+                if (!o->quiet) printf("  keeping %s float (its int32 bias saturates)\n", rep.layers[i].node);
+                char *name = strdup(rep.layers[i].node);
+                if (!name) {
+                    rc = CLI_EXIT_BAD_INPUT;
+                    cli_error("quantize", "out of memory");
+                    goto done;
+                }
+                o->exclude[o->nexclude++] = name;
+            }
+            rounds++;
+            continue;
+        }
+        if (nsat) {
+            int f = 0;
+            while (!rep.layers[f].quantized || !rep.layers[f].bias_saturated)
+                f++;
+            snprintf(errmsg, sizeof errmsg,
+                     "the int32 bias of %d layer%s saturates (first: %s): keep %s float with --exclude %s, or let "
+                     "--auto-exclude do it",
+                     nsat, nsat == 1 ? "" : "s", rep.layers[f].node, nsat == 1 ? "it" : "them", rep.layers[f].node);
+            cli_error("quantize", "%s: %s", o->model, errmsg);
+            rc = CLI_EXIT_CHECK;
             goto done;
         }
         if (!o->labels) break;
@@ -471,7 +565,7 @@ int cli_quantize(int argc, char **argv) {
         } else if (cli_opt(&a, "--exclude", NULL, &v)) {
             if (a.bad) break;
             if (o.nexclude == Q_MAX) return cli_usage_error("quantize", "too many --exclude options");
-            o.exclude[o.nexclude++] = v;
+            o.exclude[o.nexclude++] = v[0] == '%' ? v + 1 : v; /* %NODE as in the text IR */
             nuser_excl++;
         } else if (cli_flag(&a, "--keep-first-last-float", NULL)) {
             o.qo.keep_first_last_float = true;

@@ -373,6 +373,12 @@ void cli_analysis_verdict(const cli_analysis *x, const cli_analysis *y, const cl
     free(s);
 }
 
+const char *cli_report_css(void) { return page_css; }
+
+const char *cli_report_js(void) { return page_js; }
+
+void cli_html_escape(sbuf *b, const char *s) { esc(b, s); }
+
 bool cli_report_is_html(const char *path) {
     size_t n = path ? strlen(path) : 0;
     return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);

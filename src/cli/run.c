@@ -410,10 +410,6 @@ int cli_run(int argc, char **argv) {
         cli_fail("run", o.model, &err);
         return CLI_EXIT_BAD_INPUT;
     }
-    if ((rc = cli_require_weights("run", o.model, g))) {
-        nnfx_graph_free(g);
-        return rc;
-    }
     cli_inputs in = {0};
     rc = cli_inputs_load("run", g, o.ninputs, o.inputs, &in);
     if (rc) {

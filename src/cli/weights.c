@@ -41,31 +41,57 @@ char *cli_weights_path(const char *fx_path) {
     return p;
 }
 
+/* safetensors reserves this key for its string-to-string metadata: a
+ * parameter of that name is stored under another key, named in the
+ * metadata as RENAME_KEY (so every parameter name round-trips). */
+#define ST_RESERVED "__metadata__"
+#define RENAME_KEY  "nnfx.key.__metadata__"
+
+/* The key a parameter called ST_RESERVED is stored under: ST_RESERVED with
+ * '~' appended until no parameter of g has that name (malloc'd, or NULL). */
+static char *reserved_key(const nnfx_graph *g) {
+    size_t n = strlen(ST_RESERVED);
+    char *k = NULL;
+    for (size_t extra = 1; extra <= (size_t)nnfx_graph_num_params(g) + 1; extra++) {
+        free(k);
+        if (!(k = malloc(n + extra + 1))) return NULL;
+        memcpy(k, ST_RESERVED, n);
+        memset(k + n, '~', extra);
+        k[n + extra] = '\0';
+        if (!nnfx_graph_param_meta(g, k, &(nnfx_meta){0})) return k;
+    }
+    return k; /* unreachable: one of num_params + 1 names is free */
+}
+
+nnfx_status cli_weights_remove(const char *fx_path, nnfx_error *err) {
+    char *path = cli_weights_path(fx_path);
+    if (!path) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+    nnfx_status st = NNFX_OK;
+    if (remove(path) != 0 && errno != ENOENT)
+        st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot remove a stale values file: %s", path, strerror(errno));
+    free(path);
+    return st;
+}
+
 nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_error *err) {
     char *path = cli_weights_path(fx_path);
     if (!path) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
-    /* a graph read from a weightless text IR has only zero tensors: there
-     * are no values to keep (and a stale values file must not pair with it) */
-    bool any = false;
-    for (int i = 0; i < nnfx_graph_num_params(g) && !any; i++) {
-        const nnfx_tensor *t = nnfx_graph_param_at(g, i);
-        for (size_t k = 0; t && k < t->nbytes && !any; k++)
-            any = ((const unsigned char *)t->data)[k] != 0;
-    }
-    if (!any) {
-        if (remove(path) != 0 && errno != ENOENT) {
-            nnfx_status rst =
-                nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot remove a stale values file: %s", path, strerror(errno));
-            free(path);
-            return rst;
-        }
+    /* every value is written, zeros too: a graph whose values are all zero
+     * is a model like any other (a weightless text IR is saved by
+     * cli_save_model_weightless, which writes no values file) */
+    char *rkey = nnfx_graph_param_meta(g, ST_RESERVED, &(nnfx_meta){0}) ? reserved_key(g) : NULL;
+    if (nnfx_graph_param_meta(g, ST_RESERVED, &(nnfx_meta){0}) && !rkey) {
         free(path);
-        return NNFX_OK;
+        return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     }
     sbuf h = {0};
     uint64_t off = 0;
     sb_printf(&h, "{\"__metadata__\": {\"format\": \"nnfx\", \"model\": ");
     cli_json_str(&h, cli_basename(fx_path));
+    if (rkey) {
+        sb_printf(&h, ", \"" RENAME_KEY "\": ");
+        cli_json_str(&h, rkey);
+    }
     sb_printf(&h, "}");
     nnfx_status st = NNFX_OK;
     for (int i = 0; i < nnfx_graph_num_params(g) && !st; i++) {
@@ -77,7 +103,8 @@ nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_erro
             break;
         }
         sb_printf(&h, ", ");
-        cli_json_str(&h, nnfx_graph_param_name(g, i));
+        const char *pn = nnfx_graph_param_name(g, i);
+        cli_json_str(&h, strcmp(pn, ST_RESERVED) == 0 ? rkey : pn);
         sb_printf(&h, ": {\"dtype\": \"%s\", \"shape\": [", dn);
         for (int d = 0; d < t->rank; d++)
             sb_printf(&h, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
@@ -110,19 +137,22 @@ nnfx_status cli_weights_save(const nnfx_graph *g, const char *fx_path, nnfx_erro
     if (!st && (!header || !buf)) st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     free(buf);
     free(header);
+    free(rkey);
     free(path);
     return st;
 }
 
-nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *err) {
+nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, bool *found, nnfx_error *err) {
+    if (found) *found = false;
     if (nnfx_graph_num_params(g) == 0) return NNFX_OK;
     char *path = cli_weights_path(fx_path);
     if (!path) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     struct stat sb;
-    if (stat(path, &sb) != 0) { /* weightless: cli_require_weights says so when it matters */
+    if (stat(path, &sb) != 0) { /* weightless: cli_load_model refuses it where values matter */
         free(path);
         return NNFX_OK;
     }
+    if (found) *found = true;
     size_t len = 0;
     char *data = cli_read_file(path, &len, err);
     nnfx_status st = NNFX_OK;
@@ -149,7 +179,10 @@ nnfx_status cli_weights_attach(nnfx_graph *g, const char *fx_path, nnfx_error *e
     for (int i = 0; i < nnfx_graph_num_params(g) && !st; i++) {
         const char *name = nnfx_graph_param_name(g, i);
         const nnfx_tensor *want = nnfx_graph_param_at(g, i);
-        const pub_json *e = pub_json_get(j, name);
+        /* the reserved name is stored under the key the metadata names */
+        const char *key =
+            strcmp(name, ST_RESERVED) == 0 ? pub_json_str(pub_json_get(j, ST_RESERVED), RENAME_KEY) : name;
+        const pub_json *e = key && strcmp(key, ST_RESERVED) != 0 ? pub_json_get(j, key) : NULL;
         const char *dn = pub_json_str(e, "dtype");
         const pub_json *shape = pub_json_get(e, "shape"), *offs = pub_json_get(e, "data_offsets");
         if (!e) {
@@ -191,16 +224,10 @@ out:
     return st;
 }
 
-int cli_require_weights(const char *cmd, const char *path, const nnfx_graph *g) {
-    if (!g || nnfx_graph_num_params(g) == 0 || onnx_info_of(g)) return CLI_EXIT_OK; /* ONNX keeps its values */
-    char *wp = cli_weights_path(path);
-    struct stat sb;
-    bool have = wp && stat(wp, &sb) == 0;
-    free(wp);
-    if (have) return CLI_EXIT_OK;
-    cli_error(cmd,
-              "%s: this text IR has its parameters' shapes but not their values (no %s.safetensors beside it), so it "
-              "cannot be run or written as ONNX; write it with `-o %s` from a model with weights, or use the .onnx",
-              path, cli_basename(path), cli_basename(path));
-    return CLI_EXIT_BAD_INPUT;
+void cli_weightless_message(char *buf, size_t size, const char *path) {
+    snprintf(buf, size,
+             "%s: this text IR has its parameters' shapes but not their values (%s.safetensors is missing), so it "
+             "cannot be computed with or written as ONNX; write it with `-o %s` from a model with weights, or use the "
+             ".onnx",
+             path, path, cli_basename(path));
 }

@@ -445,6 +445,7 @@ static nnfx_node *node_alloc(nnfx_graph *g, nnfx_opcode oc, const char *base, nn
     if (!n) goto oom;
     n->graph = g;
     n->opcode = oc;
+    n->serial = ++g->last_serial;
     if (removable_kind(n)) g->unused_removable++; /* no users yet */
     n->nout = nout < 1 ? 1 : nout;
     n->infer_dirty = true;

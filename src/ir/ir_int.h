@@ -50,7 +50,8 @@ struct nnfx_node {
      * param_epoch equals the graph's (see ir_node_param). */
     int param_idx;
     uint32_t param_epoch;
-    int step; /* exec plan: position in the last plan built */
+    int step;        /* exec plan: position in the last plan built */
+    uint64_t serial; /* unique among the nodes its graph ever had (nnfx_node_serial) */
 };
 
 typedef struct ir_param {
@@ -115,6 +116,7 @@ struct nnfx_graph {
     bool orders_valid;
     uint64_t version;     /* bumped on every structural edit */
     uint32_t param_epoch; /* bumped when parameter indices move */
+    uint64_t last_serial; /* serial of the newest node (nnfx_node_serial) */
     /* Every node's meta is what a full inference pass gives, except nodes
      * marked infer_dirty; false forces the next pass to redo every node. */
     bool infer_valid;

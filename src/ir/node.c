@@ -265,6 +265,18 @@ char *nnfx_meta_str(const nnfx_meta *m, char *buf, size_t len) {
 
 nnfx_graph *nnfx_node_graph(const nnfx_node *n) { return n ? n->graph : NULL; }
 const char *nnfx_node_name(const nnfx_node *n) { return n ? n->name : ""; }
+uint64_t nnfx_node_serial(const nnfx_node *n) { return n ? n->serial : 0; }
+
+int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap) {
+    if (!g) return 0;
+    const nnfx_node *n = from ? from : reverse ? g->tail : g->head;
+    int k = 0;
+    for (; n && (!out || k < cap); n = reverse ? n->prev : n->next, k++)
+        if (out)
+            out[k] = (nnfx_node_info){(nnfx_node *)n, n->serial, (int)n->opcode,
+                                      n->opcode == NNFX_CALL_FUNCTION ? (int)n->op : 0};
+    return k;
+}
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n) { return n->opcode; }
 nnfx_op nnfx_node_op(const nnfx_node *n) { return n && n->opcode == NNFX_CALL_FUNCTION ? n->op : NNFX_OP_NONE; }
 bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }

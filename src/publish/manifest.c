@@ -28,6 +28,7 @@ static bool digest_ok(const char *d) {
 /* A layer's title as a plain file name, or NULL when absent or unsafe. */
 static const char *safe_title(const pub_json *layer) {
     const char *t = pub_json_str(pub_json_get(layer, "annotations"), "org.opencontainers.image.title");
+    if (!t) t = pub_json_str(pub_json_get(layer, "annotations"), PUB_MP_FILEPATH); /* ModelPack */
     if (!t || !*t || strlen(t) > 255 || strcmp(t, ".") == 0 || strcmp(t, "..") == 0) return NULL;
     for (const unsigned char *p = (const unsigned char *)t; *p; p++)
         if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\') return NULL;
@@ -79,7 +80,8 @@ nnfx_status pub_manifest_plan(const pub_json *man, const char *out_base, uint64_
     for (int i = 0; i < layers->n; i++) {
         const pub_json *l = layers->items[i];
         const char *mt = pub_json_str(l, "mediaType");
-        if (i == model || !mt || strcmp(mt, PUB_MT_DATA) != 0) continue; /* not ours to place */
+        if (i == model || !mt || (strcmp(mt, PUB_MT_DATA) != 0 && strcmp(mt, PUB_MP_WEIGHT) != 0))
+            continue; /* not ours to place */
         if (plan->n == PUB_MAX_PULL_LAYERS - 1)
             return nnfx_error_set(err, NNFX_ERR_PARSE, "the manifest has more than %d external-data layers",
                                   PUB_MAX_PULL_LAYERS - 1);

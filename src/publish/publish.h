@@ -58,6 +58,12 @@ const char *pub_json_str(const pub_json *j, const char *key);
 #define PUB_MT_CONFIG   "application/vnd.nnfx.model.config.v1+json"
 #define PUB_MT_MODEL    "application/vnd.onnx.model"
 #define PUB_MT_DATA     "application/vnd.onnx.model.external-data"
+/* The CNCF ModelPack layout (github.com/modelpack/model-spec, v1): push
+ * --format modelpack; pull reads it too. */
+#define PUB_MP_ARTIFACT "application/vnd.cncf.model.manifest.v1+json"
+#define PUB_MP_CONFIG   "application/vnd.cncf.model.config.v1+json"
+#define PUB_MP_WEIGHT   "application/vnd.cncf.model.weight.v1.raw"
+#define PUB_MP_FILEPATH "org.cncf.model.filepath"
 
 /* A reference REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST]. */
 typedef struct pub_ref {
@@ -167,9 +173,10 @@ typedef struct pub_pull_plan {
 /* An exact byte count from a JSON value: a number that is a non-negative
  * integer no larger than 2^53 (checked before any cast). */
 bool pub_json_size(const pub_json *v, uint64_t *out);
-/* Reads a pulled manifest: the model layer (media type
- * application/vnd.onnx.model, else a title ending in .onnx, else the first
- * layer) and each external-data layer, with digests (sha256, 64 lowercase
+/* Reads a pulled manifest (nnfx's layout or ModelPack's): the model layer
+ * (media type application/vnd.onnx.model, else a title or ModelPack file
+ * path ending in .onnx, else the first layer) and each external-data layer
+ * (nnfx's external-data type, or another ModelPack raw weight layer), with digests (sha256, 64 lowercase
  * hex digits), sizes (pub_json_size, at most max_size) and titles (plain
  * file names, distinct, not out_base, the base name of -o). NNFX_ERR_PARSE
  * with a message saying which layer and what is wrong. */

@@ -218,8 +218,31 @@ static bool is_layer(const nnfx_node *n) {
     return nnfx_node_is_op(n, NNFX_OP_CONV) || nnfx_node_is_op(n, NNFX_OP_GEMM) || nnfx_node_is_op(n, NNFX_OP_MATMUL);
 }
 
-/* Quantizes layer n (eligible); sets *why when it must stay float. */
-static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **why) {
+/* NNFX_ERR_PARSE naming the parameter when float tensor t (argument i of
+ * layer n: "weight" or "bias") holds a NaN or an infinity: no such value
+ * has an int8/int32 form (casting one is undefined behaviour). */
+static nnfx_status check_finite(qctx *q, const nnfx_node *n, int i, const nnfx_tensor *t, const char *role) {
+    const float *v = t ? t->data : NULL;
+    int64_t numel = t ? nnfx_tensor_numel(t) : 0;
+    for (int64_t k = 0; k < numel; k++)
+        if (!isfinite(v[k]))
+            return nnfx_error_set(q->err, NNFX_ERR_PARSE,
+                                  "quantize: parameter '%s' (the %s of %s) holds %s at index %lld: a value that is not "
+                                  "finite cannot be quantized",
+                                  nnfx_node_target(nnfx_node_arg_node(n, i)), role, nnfx_node_name(n),
+                                  isnan(v[k]) ? "NaN"
+                                  : v[k] > 0  ? "inf"
+                                              : "-inf",
+                                  (long long)k);
+    return NNFX_OK;
+}
+
+/* Quantizes layer n (eligible); sets *why when it must stay float and
+ * *bias_saturated to the bias channels clamped to the int32 range. */
+static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **why, int *bias_saturated) {
+    nnfx_status fs = check_finite(q, n, 1, param_arg(q, n, 1), "weight");
+    if (!fs) fs = check_finite(q, n, 2, param_arg(q, n, 2), "bias");
+    if (fs) return fs;
     nnfx_node *x = nnfx_node_arg_node(n, 0);
     nnfx_node *xdq = act_qdq(q, x, why);
     if (!xdq) return q->err && q->err->status ? q->err->status : NNFX_OK;
@@ -254,8 +277,12 @@ static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **
         }
         for (int64_t c = 0; c < ch; c++) {
             float sc = xs * ((const float *)wsr->data)[nch == 1 ? 0 : c];
+            if (!(sc > 0)) sc = 1.0f; /* an underflowed scale: the int value goes with the scale written */
+            /* b is finite (check_finite) and sc > 0: v is a number, +-inf at worst */
             double v = rint((double)((const float *)b->data)[c] / sc);
-            ((float *)bs->data)[c] = sc > 0 ? sc : 1.0f;
+            ((float *)bs->data)[c] = sc;
+            bool sat = v > 2147483647.0 || v < -2147483647.0;
+            *bias_saturated += sat; /* clamped: the quantized layer would add another bias */
             ((int32_t *)bq->data)[c] = (int32_t)(v > 2147483647.0    ? 2147483647.0
                                                  : v < -2147483647.0 ? -2147483647.0
                                                                      : v);
@@ -334,7 +361,8 @@ nnfx_status quant_insert_qdq(nnfx_graph *g, const nnfx_quant_calib *c, const nnf
         if (!why[0] && matches_exclude(&q, n)) why = "excluded (--exclude)";
         if (!why[0] && o->keep_first_last_float && (i == first || i == last))
             why = i == first ? "kept float (first layer)" : "kept float (last layer)";
-        if (!why[0]) s = quantize_layer(&q, n, axis, &why);
+        int nsat = 0;
+        if (!why[0]) s = quantize_layer(&q, n, axis, &why, &nsat);
         if (report) {
             nnfx_quant_layer *L = &report->layers[report->nlayers++];
             snprintf(L->node, sizeof L->node, "%s", nnfx_node_name(n));
@@ -342,6 +370,7 @@ nnfx_status quant_insert_qdq(nnfx_graph *g, const nnfx_quant_calib *c, const nnf
             L->quantized = !s && !why[0];
             snprintf(L->why, sizeof L->why, "%s", why);
             L->sqnr_db = NAN;
+            L->bias_saturated = nsat;
             if (L->quantized) report->quantized++;
         }
     }

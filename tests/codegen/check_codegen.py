@@ -538,7 +538,10 @@ def check_size_from_values():
     sums, and x's row means. Generated C gives the outputs room for the
     most the clamp allows and reports the actual dims; checked against
     PyTorch on samples giving 1, 0, 6 (8 clamped) and 4 columns, and one
-    whose sums are +inf (an inf, and two 3e38 that overflow float).
+    whose sums are +inf (an inf, and two 3e38 that overflow float); there
+    x's row means are numpy's double means: the row with the two 3e38 has
+    a finite mean (7.5e37) that PyTorch's float sum loses to +inf, and
+    generated C sums in double as nnfx run does.
     Unclamped (n = 4 x[0, 0]), it has no range and is refused, exit 3,
     nothing written."""
     try:
@@ -580,6 +583,10 @@ def check_size_from_values():
                 refs = [t.numpy() for t in model(torch.from_numpy(x))]
             if v == "inf" and not (np.isposinf(refs[2][1:3]).all() and np.isposinf(refs[3][1:3]).all()):
                 fail("size_from_values: PyTorch's sums are not +inf where the sample makes them so")
+            if v == "inf":  # the exact means: +inf for the row with an inf, finite for the one with 3e38 twice
+                refs[3] = x.astype(np.float64).mean(1).astype(np.float32)
+                if not (np.isposinf(refs[3][1]) and np.isfinite(refs[3][2])):
+                    fail("size_from_values: numpy's double means are not +inf, finite for rows 1, 2")
             shapes = check_bounded("size_from_values x00=%s" % v, out, "sv", [x], refs)
             print("size_from_values x00=%s: output dims %s" % (v, shapes))
 
@@ -1195,9 +1202,15 @@ def main():
             if r.returncode:
                 fail("%s: nnfx run exited %d: %s" % (name, r.returncode, r.stdout))
             else:
-                compare(name + " (runtime)", np.concatenate(
-                    [np.load(os.path.join(out, "runtime", o.name + ".npy")).astype(np.float32).ravel()
-                     for o in model.graph.output]), ref)
+                rt = np.concatenate([np.load(os.path.join(out, "runtime", o.name + ".npy")).astype(np.float32).ravel()
+                                     for o in model.graph.output])
+                compare(name + " (runtime)", rt, ref)
+                # cases whose generated C must give the interpreter's bits (one shared definition)
+                if got is not None and name in op_cases.SAME_BITS_AS_RUNTIME:
+                    same = got.size == rt.size and np.array_equal(got.ravel().view(np.uint32), rt.view(np.uint32))
+                    print("%-22s generated C and nnfx run: %s" % (name, "the same bits" if same else "FAIL"))
+                    if not same:
+                        fail("%s: generated C %s, nnfx run %s" % (name, got.ravel(), rt))
         for name, model, words in op_cases.refused():
             path = os.path.join(WORK, name + ".onnx")
             onnx.save(model, path)

@@ -136,6 +136,9 @@ def _recurrent(kind, x, W, R, B, H, dirs=1, reverse=False, layout=0, lens=None, 
     f32 = np.float32
     return Y.astype(f32), Yh.astype(f32), (Yc.astype(f32) if kind == "lstm" else None)
 
+# The cases whose generated C must give nnfx run's bits exactly (check_codegen.py).
+SAME_BITS_AS_RUNTIME = {"reduce_overflow_range"}
+
 
 def cases():
     rng = np.random.default_rng(7)
@@ -538,6 +541,29 @@ def cases():
            _flat(i16.astype(np.float32), np.clip(np.trunc(x), 0, 65535).astype(np.float32),
                  (i16 + i16).astype(np.float32)))
 
+    # Reductions on overflow-range values (near float's max): the interpreter sums in double in the
+    # input's order, so a sum whose partial sums leave float's range but whose result does not is
+    # finite; generated C must agree (a float accumulator gives inf) bit for bit (SAME_BITS_AS_RUNTIME).
+    # Contiguous and strided axes, ReduceSum, ReduceMean and GlobalAveragePool; numpy's double sums
+    # as the reference. A 4-d GlobalAveragePool runs on oneDNN in nnfx run: checked against numpy only.
+    big = rand(2, 3, 16) * 1e3
+    big[:, :, :4] = np.array([3e38, 3e38, -3e38, -2.5e38], np.float32)
+    big[1, 2, 8:12] = np.array([-3.2e38, -3e38, 3.3e38, 3e38], np.float32)
+    d64 = big.astype(np.float64)
+    g = helper.make_graph([helper.make_node("ReduceSum", ["x", "a2"], ["y0"], keepdims=0),
+                           helper.make_node("ReduceMean", ["x"], ["y1"], axes=[2], keepdims=0),
+                           helper.make_node("GlobalAveragePool", ["x"], ["y2"]),
+                           helper.make_node("ReduceSum", ["x", "a02"], ["y3"], keepdims=1)],
+                          "red_big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16])],
+                          [helper.make_tensor_value_info("y%d" % k, TensorProto.FLOAT, s) for k, s in
+                           enumerate([[2, 3], [2, 3], [2, 3, 1], [1, 3, 1]])],
+                          [numpy_helper.from_array(np.array([2], i64), "a2"),
+                           numpy_helper.from_array(np.array([0, 2], i64), "a02")])
+    yield ("reduce_overflow_range", helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), big,
+           _flat(d64.sum(2), d64.mean(2), d64.mean(2), d64.sum((0, 2))))
+    x4 = big.reshape(2, 3, 4, 4)
+    yield ("gap4_overflow_range", _model("gap4", helper.make_node("GlobalAveragePool", ["x"], ["y"]), x4,
+                                         (2, 3, 1, 1)), x4, d64.mean(2))
 
 def refused():
     x = np.zeros((2, 5), np.float32)

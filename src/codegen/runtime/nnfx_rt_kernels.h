@@ -559,41 +559,34 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
 }
 /* @end */
 
-/* @rt reduce */
-/* Over x viewed as [outer, n, inner]: y[o, i] = reduction over the middle
- * dim. kind 0 mean, 1 sum, 2 max, 3 min. Sums are compensated (Kahan) in
- * float, so targets without a double FPU need no soft-float calls; a
- * contiguous run (inner 1) is summed in eight compensated lanes (a vector
- * of them) folded in at the end. A sum past float's range is +-inf, as
- * the interpreter's (its double sum rounded to float). */
-static inline void nnfx_rt_kahan(float *s, float *comp, float x) {
-    const float v = x - *comp, t = *s + v;
-    *comp = t - t == 0.0f ? (t - *s) - v : 0.0f; /* past float's range (inf, NaN): no compensation (inf - inf) */
-    *s = t;
+/* @rt fsum */
+/* The sum of n floats p[0], p[stride], ... accumulated in double in that
+ * order: the one definition of a float32 ReduceSum / ReduceMean /
+ * GlobalAveragePool sum, shared by the interpreter (src/exec/kernels/reduce.c,
+ * pool.c) and generated C, so both give the same bits; partial sums past
+ * float's range (values near 3e38) stay finite when the result is. A target
+ * without a double FPU (Cortex-M4) calls its compiler's soft-double helpers. */
+static inline double nnfx_rt_fsum(const float *p, long n, long stride) {
+    double s = 0.0;
+    long k;
+    for (k = 0; k < n; k++)
+        s += (double)p[k * stride];
+    return s;
 }
+/* @end */
+
+/* @rt reduce needs:fsum */
+/* Over x viewed as [outer, n, inner]: y[o, i] = reduction over the middle
+ * dim. kind 0 mean, 1 sum (nnfx_rt_fsum, then divided by n in double for
+ * the mean, rounded to float once), 2 max, 3 min (a NaN wins). */
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
     long o, i, k;
-    int l;
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;
             if (kind <= 1) {
-                float s = 0.0f, comp = 0.0f, s8[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                if (inner == 1) {
-                    const long n8 = n - n % 8;
-                    for (k = 0; k < n8; k += 8)
-                        for (l = 0; l < 8; l++)
-                            nnfx_rt_kahan(&s8[l], &c8[l], p[k + l]);
-                    for (l = 0; l < 8; l++) {
-                        nnfx_rt_kahan(&s, &comp, s8[l]);
-                        nnfx_rt_kahan(&s, &comp, -c8[l]);
-                    }
-                    for (k = n8; k < n; k++)
-                        nnfx_rt_kahan(&s, &comp, p[k]);
-                } else
-                    for (k = 0; k < n; k++)
-                        nnfx_rt_kahan(&s, &comp, p[k * inner]);
-                y[o * inner + i] = kind == 0 ? s / (float)n : s;
+                const double s = nnfx_rt_fsum(p, n, inner);
+                y[o * inner + i] = (float)(kind == 0 ? s / (double)n : s);
             } else {
                 float m = p[0];
                 for (k = 1; k < n; k++) {

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "codegen/runtime/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* Window geometry over three spatial dims (d, h, w); inputs with fewer
@@ -173,17 +174,9 @@ static nnfx_status global_pool(bool is_max, const nnfx_node *n, int nin, nnfx_te
                 if (KERN_MAX_TAKES(m, xc[i])) m = xc[i];
             y[c] = m;
         } else {
-            /* eight partial sums in double (independent chains; a fixed
-             * order, so the result never depends on the caller) */
-            double acc[8] = {0};
-            int64_t i = 0;
-            for (; i + 8 <= sp; i += 8)
-                for (int j = 0; j < 8; j++)
-                    acc[j] += xc[i + j];
-            for (int j = 0; i < sp; i++, j++)
-                acc[j] += xc[i];
-            double sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-            y[c] = sp ? (float)(sum / (double)sp) : 0.0f;
+            /* the sum generated C computes (nnfx_rt_reduce, kind mean):
+             * double, in order, so both give the same bits */
+            y[c] = sp ? (float)(nnfx_rt_fsum(xc, (long)sp, 1) / (double)sp) : 0.0f;
         }
     }
     return NNFX_OK;

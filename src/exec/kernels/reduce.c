@@ -45,6 +45,18 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     for (int d = 0; d < x->rank; d++)
         if (red[d]) ost[d] = 0;
     int64_t on = nnfx_tensor_numel(out[0]), xn = nnfx_tensor_numel(x);
+    if (x->dtype == NNFX_F32 && (k == R_SUM || k == R_MEAN) && x->rank <= 6) {
+        /* generated C's own loop (nnfx_rt_reduce_axes; nnfx_rt_reduce sums a
+         * contiguous run the same way, nnfx_rt_fsum): double, in the input's
+         * order, so both give the same bits and overflow-range values whose
+         * sum fits stay finite */
+        long shp[6];
+        int rd[6];
+        for (int d = 0; d < x->rank; d++)
+            shp[d] = (long)x->shape[d], rd[d] = red[d];
+        nnfx_rt_reduce_axes(x->data, out[0]->data, x->rank, shp, rd, k == R_MEAN ? 0 : 1);
+        return NNFX_OK;
+    }
     double *acc = malloc((size_t)(on ? on : 1) * sizeof(double));
     if (!acc) return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < on; i++)

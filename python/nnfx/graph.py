@@ -1,0 +1,901 @@
+"""Graph, Node and GraphModule: torch.fx's names over libnnfx's graph IR.
+
+Python objects hold references that are checked, never raw pointers a user
+can outlive: one Python Node per live C node (cached by the Graph); erasing a
+node (here or by a C pass) marks its Node dead, and any later use raises
+DeadReferenceError. A Node keeps its Graph alive; a Graph owned by a
+GraphModule keeps the GraphModule alive.
+"""
+import contextlib
+import ctypes
+import os
+import tempfile
+import threading
+
+import numpy as np
+
+from . import _lib as L
+from . import _tensor as T
+
+lib = L.lib
+
+OPCODES = ("placeholder", "get_attr", "call_function", "call_module", "output")
+
+
+def _op_names():
+    names = [None]
+    i = 1
+    while True:
+        n = L.dec(lib.nnfx_op_name(i))
+        if n == "none":
+            return tuple(names)
+        names.append(n)
+        i += 1
+
+
+_OP_NAMES = _op_names()
+
+
+_OP_IDS = {}
+
+
+def _target_name(target):
+    """The nnfx op id of a call_function target: a string ("relu",
+    "LeakyRelu") or an nnfx.ops function."""
+    op = _OP_IDS.get(target) if isinstance(target, str) else None
+    if op:
+        return op
+    name = getattr(target, "__nnfx_op__", target)
+    if not isinstance(name, str):
+        raise L.BadInputError("call_function target must be an op name or an nnfx.ops function, not %r" % (target,),
+                              L.INVALID_ARG)
+    op = lib.nnfx_op_find(L.enc(name))
+    if op == 0:
+        raise L.UnsupportedOpError("unknown op %r (include/nnfx/ops.def lists the ops)" % name, L.UNSUPPORTED)
+    if isinstance(target, str):
+        _OP_IDS[target] = op
+    return op
+
+
+class _Attrs:
+    """Keeps the C buffers of a list of nnfx_attr alive for one call."""
+
+    def __init__(self, kwargs):
+        kwargs = kwargs or {}
+        self.keep = []
+        self.arr = (L.Attr * max(len(kwargs), 1))()
+        self.n = len(kwargs)
+        for i, (k, v) in enumerate(kwargs.items()):
+            a = self.arr[i]
+            a.name = L.enc(k)
+            self.keep.append(a.name)
+            if isinstance(v, (bool, np.bool_)) or isinstance(v, (int, np.integer)):
+                a.kind, a.u.i = L.ATTR_INT, int(v)
+            elif isinstance(v, (float, np.floating)):
+                a.kind, a.u.f = L.ATTR_FLOAT, float(v)
+            elif isinstance(v, str):
+                s = L.enc(v)
+                self.keep.append(s)
+                a.kind, a.u.s = L.ATTR_STRING, s
+            elif isinstance(v, np.ndarray):
+                tp = T.new_tensor(v)
+                self.keep.append(_Release(tp))
+                a.kind, a.u.t = L.ATTR_TENSOR, tp
+            elif isinstance(v, (list, tuple)):
+                if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v):
+                    buf = (ctypes.c_int64 * max(len(v), 1))(*v)
+                    a.kind = L.ATTR_INTS
+                    a.u.ints.v = ctypes.cast(buf, ctypes.POINTER(ctypes.c_int64))
+                    a.u.ints.n = len(v)
+                elif all(isinstance(x, (int, float, np.integer, np.floating)) for x in v):
+                    buf = (ctypes.c_float * max(len(v), 1))(*[float(x) for x in v])
+                    a.kind = L.ATTR_FLOATS
+                    a.u.floats.v = ctypes.cast(buf, ctypes.POINTER(ctypes.c_float))
+                    a.u.floats.n = len(v)
+                else:
+                    raise L.BadInputError("attribute %s: a list of ints or floats expected, got %r" % (k, v),
+                                          L.INVALID_ARG)
+                self.keep.append(buf)
+            else:
+                raise L.BadInputError("attribute %s: unsupported value %r" % (k, v), L.INVALID_ARG)
+
+
+class _Release:
+    def __init__(self, tp):
+        self.tp = tp
+
+    def __del__(self):
+        if self.tp:
+            lib.nnfx_tensor_release(self.tp)
+            self.tp = None
+
+
+def _attr_value(a):
+    k = a.kind
+    if k == L.ATTR_INT:
+        return a.u.i
+    if k == L.ATTR_FLOAT:
+        return a.u.f
+    if k == L.ATTR_STRING:
+        return L.dec(a.u.s)
+    if k == L.ATTR_INTS:
+        return tuple(a.u.ints.v[i] for i in range(a.u.ints.n))
+    if k == L.ATTR_FLOATS:
+        return tuple(float(a.u.floats.v[i]) for i in range(a.u.floats.n))
+    if k == L.ATTR_TENSOR:
+        return T.to_numpy(lib.nnfx_tensor_retain(a.u.t), writable=False).copy()
+    if k == L.ATTR_GRAPH:
+        return Subgraph(L.take_string(lib.nnfx_graph_to_text(a.u.g)))
+    return None
+
+
+class Subgraph(str):
+    """A control-flow body attribute (If branches, Loop body), as its text form."""
+
+
+def _meta_shape(m):
+    if m.rank < 0:
+        return None
+    dims = []
+    for i in range(m.rank):
+        d = m.dims[i]
+        if d.value >= 0:
+            dims.append(d.value)
+        else:
+            dims.append(L.dec(d.symbol) if d.symbol else None)
+    return tuple(dims)
+
+
+class _Kwargs(dict):
+    """A node's attributes; assigning a key sets the attribute on the node."""
+
+    def __init__(self, node, items):
+        super().__init__(items)
+        self._node = node
+
+    def __setitem__(self, key, value):
+        self._node.update_kwarg(key, value)
+        super().__setitem__(key, value)
+
+    def update(self, *a, **kw):
+        for k, v in dict(*a, **kw).items():
+            self[k] = v
+
+
+class Node:
+    """A node of a Graph (torch.fx.Node's names). Do not construct directly."""
+    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_erased_next",
+                 "__weakref__")
+
+    def __init__(self, graph, ptr, serial=None, opcode=None, op=0):
+        self._graph = graph
+        self._ptr = ptr
+        self._serial = lib.nnfx_node_serial(ptr) if serial is None else serial
+        self._name = None  # read when first asked (the node is live then)
+        self._dead = False
+        self._meta = None
+        self._erased_next = None
+        # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
+        self.op = OPCODES[lib.nnfx_node_opcode(ptr) if opcode is None else opcode]
+        if op:  # target: the op's nnfx name for call_function ('relu'); else read when asked
+            self.target = _OP_NAMES[op]
+
+    def __getattr__(self, attr):
+        if attr == "target":
+            # the placeholder's name, the parameter path or the leaf's name
+            t = L.dec(lib.nnfx_node_target(self._p()))
+            self.target = t
+            return t
+        raise AttributeError(attr)
+
+    # --- validity --------------------------------------------------------
+    def _p(self):
+        if self._dead:
+            raise L.DeadReferenceError("use of a node erased from its graph%s" % (" (%s)" % self._name if self._name else ""),
+                                       L.GRAPH)
+        return self._ptr
+
+    # --- identity --------------------------------------------------------
+    @property
+    def graph(self):
+        self._p()
+        return self._graph
+
+    @property
+    def name(self):
+        p = self._p()
+        if self._name is None:
+            self._name = L.dec(lib.nnfx_node_name(p))
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        p = self._p()
+        self._graph._gw()
+        L.call(lib.nnfx_node_set_name, p, L.enc(value))
+        self._name = L.dec(lib.nnfx_node_name(p))
+
+    # --- arguments ----------------------------------------------------------
+    def _arg(self, a):
+        if a.kind == L.ARG_NODE:
+            return self._graph._wrap(a.u.node)
+        if a.kind == L.ARG_INT:
+            return a.u.i
+        if a.kind == L.ARG_FLOAT:
+            return a.u.f
+        return None
+
+    @property
+    def args(self):
+        p = self._p()
+        return tuple(self._arg(lib.nnfx_node_arg(p, i)) for i in range(lib.nnfx_node_num_args(p)))
+
+    @args.setter
+    def args(self, value):
+        p = self._p()
+        self._graph._gw()
+        arr, _keep = self._graph._args(value)
+        L.call(lib.nnfx_node_set_args, p, len(value), arr)
+
+    def update_arg(self, idx, arg):
+        p = self._p()
+        self._graph._gw()
+        arr, _keep = self._graph._args((arg,))
+        L.call(lib.nnfx_node_set_arg, p, idx, arr[0])
+
+    @property
+    def kwargs(self):
+        """The node's attributes (ONNX attributes); assigning a key sets it."""
+        p = self._p()
+        items = []
+        for i in range(lib.nnfx_node_num_attrs(p)):
+            a = lib.nnfx_node_attr_at(p, i).contents
+            items.append((L.dec(a.name), _attr_value(a)))
+        return _Kwargs(self, items)
+
+    @kwargs.setter
+    def kwargs(self, value):
+        p = self._p()
+        old = set(self.kwargs)
+        missing = old - set(value)
+        if missing:
+            raise L.BadInputError("node %s: attributes cannot be removed (%s)" % (self.name, ", ".join(sorted(missing))),
+                                  L.INVALID_ARG)
+        for k, v in value.items():
+            self.update_kwarg(k, v)
+
+    def update_kwarg(self, key, value):
+        p = self._p()
+        self._graph._gw()
+        attrs = _Attrs({key: value})
+        L.call(lib.nnfx_node_set_attr, p, attrs.arr)
+
+    @property
+    def all_input_nodes(self):
+        seen = []
+        for a in self.args:
+            if isinstance(a, Node) and a not in seen:
+                seen.append(a)
+        return seen
+
+    @property
+    def users(self):
+        """Users in first-use order, as torch.fx's dict {user: None}."""
+        p = self._p()
+        w = self._graph._wrap
+        return {w(lib.nnfx_node_user(p, i)): None for i in range(lib.nnfx_node_num_users(p))}
+
+    @property
+    def meta(self):
+        """'shape' (tuple; a symbolic dim is its name, an unknown one None;
+        None when not inferred), 'dtype' (numpy dtype or None), 'num_outputs',
+        'module_path', plus any key set by the user (kept while the node lives)."""
+        p = self._p()
+        if self._meta is None:
+            self._meta = {}
+        m = lib.nnfx_node_meta_c(p, 0)
+        if m:
+            m = m.contents
+            self._meta["shape"] = _meta_shape(m)
+            self._meta["dtype"] = np.dtype(T._NP_OF[m.dtype]) if m.dtype in T._NP_OF else None
+        self._meta["num_outputs"] = lib.nnfx_node_num_outputs(p)
+        self._meta["module_path"] = L.dec(lib.nnfx_node_module_path(p))
+        return self._meta
+
+    # --- walking ------------------------------------------------------------
+    @property
+    def next(self):
+        return self._graph._wrap(lib.nnfx_node_next(self._p()))
+
+    @property
+    def prev(self):
+        return self._graph._wrap(lib.nnfx_node_prev(self._p()))
+
+    # --- editing --------------------------------------------------------------
+    def replace_all_uses_with(self, replace_with, delete_user_cb=None, propagate_meta=False):
+        """Makes every user of this node use replace_with (never rewiring
+        replace_with itself); delete_user_cb(user) -> False keeps a user.
+        Returns the users rewired."""
+        p = self._p()
+        self._graph._gw()
+        q = self._graph._node_ptr(replace_with)
+        users = list(self.users)
+        if delete_user_cb is not None:
+            users = [u for u in users if delete_user_cb(u)]
+            users = [u for u in users if u is not replace_with]
+            for u in users:
+                L.call(lib.nnfx_replace_input_with, u._ptr, p, q)
+            return users
+        n = lib.nnfx_replace_all_uses_with(p, q, None, None)
+        if n < 0:
+            raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+        if propagate_meta:
+            for k, v in self.meta.items():
+                replace_with.meta.setdefault(k, v)
+        return [u for u in users if u is not replace_with]
+
+    def replace_input_with(self, old_input, new_input):
+        p = self._p()
+        self._graph._gw()
+        L.call(lib.nnfx_replace_input_with, p, self._graph._node_ptr(old_input), self._graph._node_ptr(new_input))
+
+    def prepend(self, x):
+        """Moves node x right before this node."""
+        self._graph._gw()
+        L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), self._p())
+        self._graph._version += 1
+
+    def append(self, x):
+        """Moves node x right after this node."""
+        self._graph._gw()
+        nxt = lib.nnfx_node_next(self._p())
+        if not nxt:
+            raise L.GraphError("cannot append after the last node %s" % self.name, L.GRAPH)
+        L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), nxt)
+        self._graph._version += 1
+
+    def format_node(self):
+        return "%%%s : %s[target=%s](args = %r, kwargs = %r)" % (self.name, self.op, self.target, self.args,
+                                                                  dict(self.kwargs))
+
+    def __repr__(self):
+        return self.name if not self._dead else "<erased node %s>" % (self._name or "")
+
+
+class _NodeList:
+    """graph.nodes: live, in order; erasing the node being visited is safe."""
+
+    def __init__(self, graph, reverse=False):
+        self._graph = graph
+        self._reverse = reverse
+
+    def __len__(self):
+        return lib.nnfx_graph_num_nodes(self._graph._g())
+
+    def __iter__(self):
+        g = self._graph
+        rev = self._reverse
+        side = 0 if rev else 1
+        step = lib.nnfx_node_prev if rev else lib.nnfx_node_next
+        fill = lib.nnfx_graph_nodes
+        cache = g._cache
+        CH = 256
+        buf = (L.NodeInfo * CH)()
+        view = memoryview(buf).cast("B").cast("Q")  # 3 words a node: pointer, serial, opcode | op << 32
+        want = CH
+        k = fill(g._g(), None, rev, buf, want)
+        words = view[:3 * k].tolist()
+        i = 0
+        ver = g._version
+        while i < k:
+            p = words[3 * i]
+            n = cache.get(p)
+            if n is None:
+                w = words[3 * i + 2]
+                n = cache[p] = Node(g, p, words[3 * i + 1], w & 0xFFFFFFFF, w >> 32)
+            yield n
+            if g._version != ver:
+                gp = g._g()
+                # the graph was edited: go on from n's live neighbour
+                while n._dead:  # erased while visited: its neighbour at erase time
+                    if n._erased_next is None:
+                        raise L.DeadReferenceError("node %s was erased by a pass while visited" % (n._name or ""),
+                                                   L.GRAPH)
+                    n = n._erased_next[side]
+                    if n is None:
+                        return
+                    if not n._dead:
+                        p = n._ptr  # not visited yet
+                        break
+                else:
+                    p = step(n._ptr)
+                if not p:
+                    return
+                want = 16  # edits come in bursts: read a little after one, more while none come
+                k = fill(gp, p, rev, buf, want)
+                words = view[:3 * k].tolist()
+                i = 0
+                ver = g._version
+                continue
+            i += 1
+            if i == k == want:
+                want = min(2 * want, CH)
+                k = fill(g._g(), words[3 * (i - 1)], rev, buf, want)
+                words = view[:3 * k].tolist()
+                i = 1
+
+    def __reversed__(self):
+        return _NodeList(self._graph, not self._reverse)
+
+    def __getitem__(self, i):
+        return list(self)[i]
+
+
+class Graph:
+    """A graph (torch.fx.Graph's names). Graph() makes an empty one; a
+    GraphModule's graph is gm.graph."""
+
+    def __init__(self, _ptr=None, _owner=None, _borrowed=False):
+        self._gp = _ptr if _ptr is not None else lib.nnfx_graph_new()
+        if not self._gp:
+            raise L.OutOfMemoryError("out of memory", L.NOMEM)
+        self._owner = _owner  # a GraphModule owning the C graph, or None
+        self._borrowed = _borrowed  # someone else frees it (a transformer's)
+        self._cache = {}
+        self._insert_stack = []
+        self._version = 0  # bumped by every edit made through this object
+        self._busy = 0  # > 0 while an Interpreter or Transformer runs over it
+
+    def __del__(self):
+        if getattr(self, "_gp", None) and self._owner is None and not self._borrowed and lib is not None:
+            lib.nnfx_graph_free(self._gp)
+        self._gp = None
+
+    def _g(self):
+        if not self._gp:
+            raise L.DeadReferenceError("the graph was freed", L.GRAPH)
+        return self._gp
+
+    def _gw(self):
+        """The C graph, for an edit: refused while an Interpreter or
+        Transformer is running over it (its nodes must stay as they are)."""
+        g = self._g()
+        if self._busy:
+            raise L.GraphError("the graph is being run by an Interpreter or Transformer: edit it after run() / "
+                               "transform() returns", L.GRAPH)
+        return g
+
+    def _kill(self):
+        """The C graph went away: every handle on it becomes dead."""
+        self._gp = None
+        for n in self._cache.values():
+            n._dead = True
+        self._cache.clear()
+
+    def _wrap(self, p):
+        if not p:
+            return None
+        n = self._cache.get(p)
+        if n is None:
+            n = Node(self, p)
+            self._cache[p] = n
+        return n
+
+    def _wrap_info(self, info):
+        p = info.node
+        n = self._cache.get(p)
+        if n is None:
+            n = Node(self, p, info.serial, info.opcode, info.op)
+            self._cache[p] = n
+        return n
+
+    def _node_ptr(self, n):
+        if not isinstance(n, Node):
+            raise L.BadInputError("a Node expected, got %r" % (n,), L.INVALID_ARG)
+        p = n._p()
+        if n._graph is not self:
+            raise L.BadInputError("node %s belongs to another graph" % n._name, L.INVALID_ARG)
+        return p
+
+    def _args(self, values):
+        arr = (L.Arg * max(len(values), 1))()
+        for i, v in enumerate(values):
+            a = arr[i]
+            if isinstance(v, Node):
+                a.kind, a.u.node = L.ARG_NODE, self._node_ptr(v)
+            elif v is None:
+                a.kind = L.ARG_NONE
+            elif isinstance(v, (bool, np.bool_, int, np.integer)):
+                a.kind, a.u.i = L.ARG_INT, int(v)
+            elif isinstance(v, (float, np.floating)):
+                a.kind, a.u.f = L.ARG_FLOAT, float(v)
+            else:
+                raise L.BadInputError("argument %d: a Node, int, float or None expected, got %r" % (i, v),
+                                      L.INVALID_ARG)
+        return arr, None
+
+    def _after_c_edit(self):
+        """A C call may have erased nodes (and made new ones at their
+        addresses): drop the handles whose node is gone."""
+        self._version += 1
+        if not self._gp or not self._cache:
+            return
+        k = lib.nnfx_graph_nodes(self._gp, None, False, None, 0)
+        buf = (L.NodeInfo * max(k, 1))()
+        k = lib.nnfx_graph_nodes(self._gp, None, False, buf, k)
+        live = {(buf[i].node, buf[i].serial) for i in range(k)}
+        dead = [p for p, n in self._cache.items() if (p, n._serial) not in live]
+        for p in dead:
+            self._cache.pop(p)._dead = True
+
+    def _erased(self, n, around):
+        n._erased_next = around
+        n._dead = True
+        self._cache.pop(n._ptr, None)
+        self._version += 1
+
+    # --- iteration ----------------------------------------------------------
+    @property
+    def nodes(self):
+        self._g()
+        return _NodeList(self)
+
+    def find_nodes(self, *, op, target=None, sort=True):
+        """Nodes with opcode op (and target, an op name or nnfx.ops function)."""
+        if target is not None and op == "call_function":
+            target = L.dec(lib.nnfx_op_name(_target_name(target)))
+        return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
+
+    def __len__(self):
+        return lib.nnfx_graph_num_nodes(self._g())
+
+    # --- insert point ---------------------------------------------------------
+    def _set_insert(self, how, node):
+        g = self._g()
+        if how == "after":
+            lib.nnfx_inserting_after(g, self._node_ptr(node))
+        elif how == "before":
+            lib.nnfx_inserting_before(g, self._node_ptr(node))
+        else:
+            lib.nnfx_inserting_at_end(g)
+
+    @contextlib.contextmanager
+    def _inserting(self, how, node):
+        prev = self._insert_stack[-1] if self._insert_stack else ("end", None)
+        self._insert_stack.append((how, node))
+        self._set_insert(how, node)
+        try:
+            yield
+        finally:
+            self._insert_stack.pop()
+            h, n = prev
+            if n is not None and n._dead:
+                h, n = "end", None
+            if self._gp:
+                self._set_insert(h, n)
+
+    def inserting_after(self, n=None):
+        """New nodes go right after n, in creation order (a with-block restores
+        the previous insert point). Unlike torch.fx, a then b after n gives n, a, b."""
+        return self._inserting("after", n) if n is not None else self._inserting("end", None)
+
+    def inserting_before(self, n=None):
+        return self._inserting("before", n) if n is not None else self._inserting("end", None)
+
+    # --- creating nodes ---------------------------------------------------------
+    def call_function(self, the_function, args=(), kwargs=None, type_expr=None):
+        """A call of op the_function (an op name such as 'leaky_relu' or
+        'LeakyRelu', or nnfx.ops.leaky_relu); kwargs are its attributes."""
+        op = _target_name(the_function)
+        arr, _ = self._args(tuple(args))
+        attrs = _Attrs(kwargs)
+        p = L.call(lib.nnfx_graph_call_op, self._gw(), op, len(args), arr, attrs.n, attrs.arr)
+        self._version += 1
+        n = self._cache[p] = Node(self, p, None, 2, op)
+        return n
+
+    def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
+        if op == "call_function":
+            n = self.call_function(target, args, kwargs)
+        elif op == "placeholder":
+            n = self.placeholder(target)
+        elif op == "get_attr":
+            n = self.get_attr(target)
+        elif op == "output":
+            n = self.output(args[0] if len(args) == 1 else args)
+        else:
+            raise L.UnsupportedOpError("create_node: op %r" % op, L.UNSUPPORTED)
+        if name:
+            n.name = name
+        return n
+
+    def placeholder(self, name, type_expr=None, default_value=None, *, shape=None, dtype="float32"):
+        """A graph input; shape (ints, names for symbolic dims, None for unknown)
+        and dtype give its meta."""
+        meta = None
+        if shape is not None:
+            meta = L.Meta()
+            meta.dtype = T.dtype_code(dtype)
+            meta.rank = len(shape)
+            for i, d in enumerate(shape):
+                if isinstance(d, str):
+                    meta.dims[i].value = -1
+                    meta.dims[i].symbol = lib.nnfx_symbol(L.enc(d))
+                else:
+                    meta.dims[i].value = -1 if d is None else int(d)
+            meta = ctypes.byref(meta)
+        self._version += 1
+        return self._wrap(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
+
+    def get_attr(self, qualified_name, type_expr=None):
+        """A read of parameter qualified_name (see set_parameter)."""
+        self._version += 1
+        return self._wrap(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
+
+    def getitem(self, node, index):
+        """Output `index` of a multi-output node (torch.fx's operator.getitem)."""
+        self._version += 1
+        return self._wrap(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
+
+    def output(self, result, type_expr=None):
+        vals = list(result) if isinstance(result, (tuple, list)) else [result]
+        arr = (ctypes.c_void_p * max(len(vals), 1))(*[self._node_ptr(v) for v in vals])
+        self._version += 1
+        return self._wrap(L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr))
+
+    def output_node(self):
+        return self._wrap(lib.nnfx_graph_output_node(self._g()))
+
+    def set_parameter(self, name, array):
+        """Adds or replaces parameter name with a copy of array."""
+        tp = T.new_tensor(np.asarray(array))
+        try:
+            L.call(lib.nnfx_graph_set_param, self._gw(), L.enc(name), tp)
+        finally:
+            lib.nnfx_tensor_release(tp)
+
+    # --- editing ------------------------------------------------------------------
+    def erase_node(self, to_erase):
+        """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
+        p = self._node_ptr(to_erase)
+        around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
+        L.call(lib.nnfx_erase_node, self._gw(), p)
+        self._erased(to_erase, around)
+
+    def eliminate_dead_code(self):
+        """Removes unused pure nodes; True when the graph changed (as torch.fx)."""
+        n = lib.nnfx_eliminate_dead_code(self._gw())
+        if n:
+            self._after_c_edit()
+        return n > 0
+
+    def lint(self):
+        """Checks the graph (ownership, order, names, arity, types); raises GraphError."""
+        L.call(lib.nnfx_graph_lint, self._g())
+        L.call(lib.nnfx_graph_check_types, self._g())
+
+    def infer_shapes(self):
+        L.call(lib.nnfx_graph_infer_shapes, self._gw())
+
+    def python_code(self, root_module="self"):
+        return str(self)
+
+    def print_tabular(self):
+        print(L.take_string(lib.nnfx_graph_tabular(self._g())), end="")
+
+    def tabular(self):
+        return L.take_string(lib.nnfx_graph_tabular(self._g()))
+
+    def to_dot(self):
+        return L.take_string(lib.nnfx_graph_to_dot(self._g()))
+
+    def __str__(self):
+        return L.take_string(lib.nnfx_graph_to_text(self._g())) or ""
+
+    def copy(self):
+        """A deep copy (parameters shared copy-on-write)."""
+        return Graph(L.call(lib.nnfx_graph_copy, self._g(), None))
+
+    @classmethod
+    def parse(cls, text):
+        """A graph from its text form (as str(graph) prints it)."""
+        return cls(L.call(lib.nnfx_graph_parse, L.enc(text)))
+
+
+class GraphModule:
+    """A graph with its parameters, runnable (torch.fx.GraphModule's names).
+    GraphModule(graph) takes the graph over; nnfx.load(path) reads a file."""
+
+    def __init__(self, graph, _name="GraphModule"):
+        if not isinstance(graph, Graph):
+            raise L.BadInputError("GraphModule(graph): a Graph expected", L.INVALID_ARG)
+        if graph._owner is not None or graph._borrowed:
+            graph = graph.copy()
+        self._gm = L.call(lib.nnfx_gm_new, graph._g())
+        self._lock = threading.Lock()  # one run at a time (the GIL is released while it runs)
+        graph._owner = self
+        self._graph = graph
+        self._name = _name
+
+    def __del__(self):
+        gm = getattr(self, "_gm", None)
+        if gm and lib is not None:
+            self._graph._kill()
+            lib.nnfx_gm_free(gm)
+        self._gm = None
+
+    def _m(self):
+        if not self._gm:
+            raise L.DeadReferenceError("the GraphModule was freed", L.GRAPH)
+        return self._gm
+
+    @property
+    def graph(self):
+        return self._graph
+
+    def recompile(self):
+        """Lint + shape inference after edits (the plan is rebuilt on the next run)."""
+        self._graph._gw()
+        L.call(lib.nnfx_gm_recompile, self._m())
+        return self
+
+    @property
+    def code(self):
+        self._graph._gw()
+        return L.take_string(L.call(lib.nnfx_gm_code, self._m()))
+
+    def print_readable(self, print_output=True):
+        s = "class %s:\n%s" % (self._name, "\n".join("    " + l for l in self.code.splitlines()))
+        if print_output:
+            print(s)
+        return s
+
+    def plan(self):
+        self._graph._gw()
+        return L.take_string(L.call(lib.nnfx_gm_plan, self._m()))
+
+    def set_threads(self, n):
+        lib.nnfx_gm_set_threads(self._m(), int(n))
+
+    def __call__(self, *args):
+        """Runs the model on numpy arrays (inputs in placeholder order);
+        returns one array or a tuple. The GIL is released while it runs; runs
+        of one GraphModule from several threads take turns, and edits from
+        other threads meanwhile raise GraphError."""
+        self._check_values()
+        gm = self._m()
+        keep = []
+        ins = (L.TensorP * max(len(args), 1))()
+        with self._lock:
+            self._graph._gw()
+            self._graph._busy += 1  # edits from other threads are refused while it runs
+            try:
+                for i, a in enumerate(args):
+                    ins[i] = T.borrow(np.asarray(a), keep)
+                outn = self._max_outputs()
+                outs = (L.TensorP * outn)()
+                nout = ctypes.c_int(0)
+                L.call(lib.nnfx_gm_run, gm, len(args), ins, outn, outs, ctypes.byref(nout))
+            finally:
+                self._graph._busy -= 1
+                for i in range(len(args)):
+                    if ins[i]:
+                        lib.nnfx_tensor_release(ins[i])
+        res = tuple(T.to_numpy(outs[i]) for i in range(nout.value))
+        return res[0] if len(res) == 1 else res
+
+    forward = __call__
+
+    def _max_outputs(self):
+        o = lib.nnfx_graph_output_node(self._graph._g())
+        return max(lib.nnfx_node_num_args(o) if o else 1, 1)
+
+    def named_parameters(self):
+        """(name, array) for every parameter: read-only numpy views of the
+        weights (mapped from the model file where it allows); write through
+        set_parameter or mutable_parameter (copy on write)."""
+        g = self._graph._g()
+        for i in range(lib.nnfx_graph_num_params(g)):
+            name = L.dec(lib.nnfx_graph_param_name(g, i))
+            tp = lib.nnfx_graph_param_at(g, i)
+            if tp:
+                yield name, T.to_numpy(lib.nnfx_tensor_retain(tp), writable=False)
+
+    def parameters(self):
+        for _, a in self.named_parameters():
+            yield a
+
+    def get_parameter(self, name):
+        tp = lib.nnfx_graph_param(self._graph._g(), L.enc(name))
+        if not tp:
+            raise L.NotFoundError("no parameter %r" % name, L.NOT_FOUND)
+        return T.to_numpy(lib.nnfx_tensor_retain(tp), writable=False)
+
+    def mutable_parameter(self, name):
+        """A writable array over parameter name: a mapped or shared weight is
+        first copied (copy on write), so the model file and copies never change."""
+        tp = L.call(lib.nnfx_graph_param_mut, self._graph._gw(), L.enc(name))
+        return T.to_numpy(lib.nnfx_tensor_retain(tp), writable=True)
+
+    def set_parameter(self, name, array):
+        self._graph.set_parameter(name, array)
+
+    register_parameter = set_parameter
+
+    def save(self, path, external_data=False):
+        """Writes the model: .onnx as ONNX (weights included); any other
+        extension (.fx, .txt) as the text form with its values beside it in
+        PATH.safetensors, as `nnfx export` writes them (the text form is
+        converted by the nnfx executable, see nnfx.tools.executable).
+        Written to temporary names, then renamed."""
+        path = os.fspath(path)
+        g = self._graph._g()
+        if path.endswith(".onnx"):
+            L.call(lib.nnfx_onnx_save, g, L.enc(path), None)
+            return
+        from . import tools
+        with tempfile.TemporaryDirectory(prefix="nnfx-save-") as tmp:
+            onnx_path = os.path.join(tmp, "model.onnx")
+            L.call(lib.nnfx_onnx_save, g, L.enc(onnx_path), None)
+            tools.convert(onnx_path, path)
+
+    def _check_values(self):
+        """Raises FileError when the model was loaded from a text form whose
+        values file is missing (its weights would all be zero)."""
+        missing = getattr(self, "_missing_values", None)
+        if missing:
+            raise L.FileError("%s is missing: this text form has its parameters' shapes but not their values, "
+                              "so it cannot run (load the ONNX model, or export the text form with its values)"
+                              % missing, L.IO)
+
+    def __str__(self):
+        return self.code
+
+    def copy(self):
+        return GraphModule(self._graph.copy(), self._name)
+
+
+def load(path):
+    """Loads a model: ONNX (.onnx, weights mapped from the file) or the text
+    form (any other extension, as str(graph) / `nnfx export` writes it).
+    Shapes are inferred into node.meta; a model whose shapes nnfx cannot
+    infer still loads (the error comes at gm.recompile() or the first run)."""
+    path = os.fspath(path)
+    if path.endswith(".onnx"):
+        g = L.call(lib.nnfx_onnx_load, L.enc(path))
+    else:
+        try:
+            with open(path, "r") as f:
+                text = f.read()
+        except OSError as e:
+            raise L.FileError("%s: %s" % (path, e.strerror), L.IO) from None
+        if os.path.exists(path + ".safetensors"):
+            # the values: the nnfx executable reads text form and values as
+            # one ONNX model, loaded (mapped) from a temporary file
+            from . import tools
+            with tempfile.TemporaryDirectory(prefix="nnfx-load-") as tmp:
+                onnx_path = os.path.join(tmp, "model.onnx")
+                tools.convert(path, onnx_path)
+                g = L.call(lib.nnfx_onnx_load, L.enc(onnx_path))
+            return _loaded(g)
+        g = L.call(lib.nnfx_graph_parse, L.enc(text))
+        gm = _loaded(g)
+        gm._missing_values = path + ".safetensors"  # structure only: running it is refused
+        return gm
+    return _loaded(g)
+
+
+def _loaded(g):
+    gm = GraphModule(Graph(g))
+    try:
+        gm.recompile()  # shapes into meta; a model nnfx cannot infer still loads for inspection
+    except (L.ShapeError, L.UnsupportedOpError, L.GraphError):
+        pass
+    return gm
+
+
+def load_onnx_bytes(data):
+    """Loads an ONNX model from bytes in memory."""
+    buf = ctypes.create_string_buffer(bytes(data), len(data))
+    g = L.call(lib.nnfx_onnx_load_buffer, buf, len(data))
+    return _loaded(g)
