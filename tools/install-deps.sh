@@ -14,6 +14,8 @@ PKGS+=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
 PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 # the fleet tests: deploy/'s Kubernetes and CI files are parsed as YAML
 PKGS+=(python3-yaml)
+# the HTML reports in a real browser (tests labelled browser: headless Chromium)
+PKGS+=(chromium)
 command -v npm >/dev/null || PKGS+=(nodejs npm)
 # one apt pass with the runtime set (tools/install-deps-runtime.sh does the installing)
 "$(dirname "$0")/install-deps-runtime.sh" --build "${PKGS[@]}"

@@ -73,9 +73,9 @@ bool cli_analysis_quant(cli_analysis *an);
  * param_bytes, macs, flops, ops, inputs, outputs, per_node,
  * peak_activation_bytes, findings. */
 char *cli_analysis_json(const cli_analysis *an, const char *model_path);
-/* A one-page self-contained HTML report (malloc'd); svg may be NULL (the
- * page then says why the picture is missing: svg_note). */
-char *cli_analysis_html(const cli_analysis *an, const char *model_path, const char *svg, const char *svg_note);
+/* A one-page self-contained HTML report (malloc'd, NULL on OOM): summary,
+ * the graph drawn (report_graph.h), findings, cost tables. */
+char *cli_analysis_html(const cli_analysis *an, const char *model_path);
 /* The terminal summary (malloc'd). */
 char *cli_analysis_summary(const cli_analysis *an, const char *model_path);
 
@@ -117,8 +117,9 @@ typedef struct cli_compare_view {
 } cli_compare_view;
 
 /* The after model's page with a before/after section (verdict, figures side
- * by side, op counts) at the top. */
-char *cli_analysis_html_compare(const cli_compare_view *cv, const char *svg, const char *svg_note);
+ * by side, op counts) at the top and one drawing of both graphs, the
+ * removed, added and changed nodes marked. */
+char *cli_analysis_html_compare(const cli_compare_view *cv);
 
 /* The report pages' shared style sheet and script (sortable tables), for
  * other self-contained pages (nnfx report merge). */

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/analysis.h"
-#include "cli/graphviz.h"
 #include "io/onnx_int.h"
 
 static const char analyze_help[] =
@@ -30,8 +29,9 @@ static const char analyze_help[] =
     "                     DequantizeLinear -> QuantizeLinear pair with equal\n"
     "                     parameters) and float_island (float ops between a\n"
     "                     DequantizeLinear and a QuantizeLinear)\n"
-    "  --html FILE        write a self-contained HTML page (sortable tables, findings,\n"
-    "                     the graph as SVG drawn by Graphviz's 'dot' when installed)\n"
+    "  --html FILE        write a self-contained HTML page: the graph drawn (grouped\n"
+    "                     by module, coloured by op, shaded by MACs; click for\n"
+    "                     details), findings, sortable cost tables\n"
     "  --input-shape NAME=DIMS\n"
     "                     fix the shape of an input with symbolic dims (1x3x224x224)\n"
     "  --fail-on KIND,... exit 1 when findings of these kinds remain (a CI gate), e.g.\n"
@@ -326,17 +326,10 @@ static int an_write_json(const an_opts *o, const an_run *r, nnfx_error *err) {
     return write_report(o->json, s, err);
 }
 
-/* --html: the page, with the graph picture when Graphviz is there. */
+/* --html: the page, with the graph drawn by its own script. */
 static int an_write_html(const an_opts *o, const an_run *r, nnfx_error *err) {
-    char *dot = nnfx_graph_to_dot(r->have_b ? r->gb : r->g), *svg = NULL;
-    nnfx_error derr = {0};
-    if (dot) svg = cli_dot_to_svg(dot, &derr);
-    free(dot);
-    if (!svg && !o->quiet) cli_error("analyze", "warning: the HTML page has no graph picture: %s", derr.msg);
     cli_compare_view cv = {&r->an, &r->anb, o->model, o->after, &r->verdict, r->have_acc ? &r->acc : NULL};
-    char *s = r->have_b ? cli_analysis_html_compare(&cv, svg, svg ? NULL : derr.msg)
-                        : cli_analysis_html(&r->an, o->model, svg, svg ? NULL : derr.msg);
-    free(svg);
+    char *s = r->have_b ? cli_analysis_html_compare(&cv) : cli_analysis_html(&r->an, o->model);
     return write_report(o->html, s, err);
 }
 

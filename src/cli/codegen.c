@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report_graph.h"
 #include "core/core_int.h"
 
 static const char codegen_help[] =
@@ -52,7 +53,8 @@ static const char codegen_help[] =
     "                          of 16, zero-padded) with bias, residual and ReLU fused;\n"
     "                          size: weights as in the model and the smallest (direct\n"
     "                          loop) kernels, for flash-bound microcontrollers\n"
-    "  --report FILE           write the report as JSON\n"
+    "  --report FILE           write the report as JSON (FILE.html: a page with RAM\n"
+    "                          and flash per op charted)\n"
     "  -h, --help              this text\n"
     "\n"
     "Values whose size depends on the data (after a NonZero, Compress, Unique or\n"
@@ -137,6 +139,55 @@ static nnfx_status write_all(const char *dir, const char *name, const nnfx_codeg
     for (int i = 0; i < 3; i++)
         free(paths[i]);
     return st;
+}
+
+/* --report FILE.html: RAM (the arena) and flash (weights) in figures,
+ * weight bytes and MACs per op type, and the activations alive at each layer
+ * of g (shapes inferred by the generator), read from f->report's JSON.
+ * Malloc'd; NULL on out of memory. */
+static char *report_html(const char *model, const nnfx_codegen_files *f, const nnfx_graph *g) {
+    enum { MAXOPS = 256 };
+    char ops[MAXOPS][64], tw[MAXOPS][64], tm[MAXOPS][64], h[32], h2[32];
+    const char *label[MAXOPS], *wtext[MAXOPS], *mtext[MAXOPS];
+    double wv[MAXOPS], mv[MAXOPS];
+    int n = 0;
+    for (const char *p = strstr(f->report, "{\"op\": "); p && n < MAXOPS; p = strstr(p + 1, "{\"op\": ")) {
+        int nodes = 0;
+        long long wb = 0, macs = 0;
+        if (sscanf(p, "{\"op\": \"%63[^\"]\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld}", ops[n], &nodes,
+                   &wb, &macs) != 4)
+            continue;
+        label[n] = ops[n];
+        wv[n] = (double)wb;
+        mv[n] = (double)macs;
+        snprintf(tw[n], sizeof tw[n], "%s in %d node%s", cli_human_bytes(wb, h, sizeof h), nodes,
+                 nodes == 1 ? "" : "s");
+        snprintf(tm[n], sizeof tm[n], "%s MACs", cli_human_count(macs, h, sizeof h));
+        wtext[n] = tw[n];
+        mtext[n] = tm[n];
+        n++;
+    }
+    sbuf s = {0}, c = {0};
+    sb_printf(&s,
+              "<p class=\"verdict good\"><b>Generated.</b> RAM: an arena of %s; flash: %s of weights (plus the "
+              "code); %s; %d int8 steps.</p>",
+              cli_human_bytes(f->arena_bytes, h, sizeof h), cli_human_bytes(f->weight_bytes, h2, sizeof h2),
+              f->libm ? "calls libm" : "no libm", f->int8_steps);
+    if (n) {
+        cli_bar_chart w = {"flash", "Flash per op type (weight bytes)", NULL, n, label, wtext, wv, NULL, NULL, 0};
+        cli_bar_chart m = {"macs", "MACs per op type", NULL, n, label, mtext, mv, NULL, NULL, 0};
+        sb_printf(&c, "<h2>Per op</h2>");
+        cli_html_bars(&c, &w);
+        cli_html_bars(&c, &m);
+    }
+    sb_printf(&c, "<h2>RAM per layer</h2>");
+    cli_live_memory_chart(&c, g, f->arena_bytes, "the generated code's arena (buffers reused)");
+    char *sum = sb_finish(&s), *charts = sb_finish(&c), title[512];
+    snprintf(title, sizeof title, "nnfx codegen: %s", model);
+    char *page = cli_rewrite_page(title, sum, NULL, NULL, NULL, NULL, charts);
+    free(sum);
+    free(charts);
+    return page;
 }
 
 /* The command line of `nnfx codegen`. */
@@ -483,9 +534,22 @@ int cli_codegen(int argc, char **argv) {
             goto done;
         }
     }
+    char *json = f.report; /* the terminal summary shows it; FILE.html gets the page */
+    if (o.report && cli_report_is_html(o.report) && !(f.report = report_html(o.model, &f, g))) {
+        f.report = json;
+        cli_error("codegen", "out of memory");
+        cli_out_new_dir_done(&nd, false);
+        free(report_in);
+        rc = CLI_EXIT_BAD_INPUT;
+        goto done;
+    }
     cli_out_begin(); /* the files are renamed into place together, or none is */
     if (write_all(nd.dir ? nd.tmp : o.out, ident, &f, report_in ? report_in : o.report, &err))
         rc = cli_fail("codegen", o.out, &err);
+    if (f.report != json) {
+        free(f.report);
+        f.report = json;
+    }
     if (!rc && nd.dir && core_files_stage_dir(nd.tmp, o.out, &err)) {
         rc = cli_fail("codegen", o.out, &err);
         cli_out_failed();

@@ -8,6 +8,7 @@
 #include "cli/analysis.h"
 #include "cli/fleet.h"
 #include "cli/optimize.h"
+#include "cli/report_graph.h"
 #include "core/core_int.h"
 
 static const char optimize_help[] =
@@ -48,7 +49,9 @@ static const char optimize_help[] =
     "  -o, --output OUT   the optimised model (a folder in batch mode)\n"
     "  --report FILE      JSON report: passes applied, op counts before/after,\n"
     "                     nodes changed, validation figures, timings ('-': stdout).\n"
-    "                     In batch mode: the summary of every model\n"
+    "                     In batch mode: the summary of every model. One model and\n"
+    "                     FILE.html: a page with the model before and after in one\n"
+    "                     drawing, removed/added/changed nodes marked\n"
     "  --external-data    write ONNX weights to a side file\n"
     "  --opset N          write ONNX opset N (13 to 21; an error naming the node when\n"
     "                     a form needs a newer one). Default: the model's own opset\n"
@@ -511,6 +514,30 @@ static void opt_report(opt_run *r, double t_start) {
     r->res->report = sb_finish(&rep);
 }
 
+/* --report FILE.html (one model): the outcome, and the model before and
+ * after in one drawing (res->html). */
+static void opt_report_html(opt_run *r) {
+    nnfx_error e = {0};
+    if (!r->orig || !r->g || nnfx_graph_infer_shapes(r->orig, &e) || nnfx_graph_infer_shapes(r->g, &e)) return;
+    sbuf s = {0};
+    sb_printf(&s, "<p class=\"verdict %s\"><b>%s</b> ops %d &rarr; %d.", r->rc ? "bad" : "good",
+              r->rc == CLI_EXIT_OK      ? "Optimized."
+              : r->rc == CLI_EXIT_CHECK ? "Check failed."
+                                        : "Error.",
+              r->res->nodes_before, r->res->nodes_after);
+    if (r->o->validate && r->res->validated)
+        sb_printf(&s, " Outputs on %ld samples: largest difference %.3g (relative %.3g), %s.", r->cmp.rows,
+                  r->cmp.max_abs, r->cmp.max_rel, r->cmp.passed ? "within the tolerance" : "over the tolerance");
+    if (r->res->have_acc)
+        sb_printf(&s, " Top-1 accuracy on %ld labelled samples: %.2f%% &rarr; %.2f%% (drop %.2f points).",
+                  r->acc.samples, r->acc.acc_a, r->acc.acc_b, r->acc.drop);
+    sb_printf(&s, "</p>");
+    char *sum = sb_finish(&s), title[512];
+    snprintf(title, sizeof title, "nnfx optimize: %s", r->model);
+    r->res->html = cli_rewrite_page(title, sum, r->orig, r->model, r->g, r->rc ? "(not written)" : r->out, NULL);
+    free(sum);
+}
+
 static void opt_work(const opt_opts *o, const char *model, const char *out, opt_result *res) {
     memset(res, 0, sizeof *res);
     double t_start = cli_now_ms();
@@ -530,6 +557,7 @@ static void opt_work(const opt_opts *o, const char *model, const char *out, opt_
         opt_save(r);
     }
     opt_report(r, t_start);
+    if (o->report && !o->batch && cli_report_is_html(o->report)) opt_report_html(r);
     free(sb_finish(&r->steps));
     free(sb_finish(&r->psteps));
     cli_provenance_free(&r->prov);
@@ -737,9 +765,10 @@ static int optimize_one(const opt_opts *o, const char *model, const char *out) {
     if (o->report && !res.paths_refused) { /* res.report NULL: out of memory making it */
         nnfx_error err = {0};
         char *s = NULL;
-        if (res.report) {
+        const char *text = cli_report_is_html(o->report) && res.html ? res.html : res.report;
+        if (text) { /* NULL: out of memory making it */
             sbuf b = {0};
-            sb_printf(&b, "%s\n", res.report);
+            sb_printf(&b, "%s\n", text);
             s = sb_finish(&b);
         }
         if (cli_write_text(o->report, s, &err)) {
@@ -751,6 +780,7 @@ static int optimize_one(const opt_opts *o, const char *model, const char *out) {
     int end = cli_out_end("optimize", rc);
     if (end == rc) opt_cache_store(o, out, &res); /* its files are in place */
     free(res.report);
+    free(res.html);
     return end;
 }
 

@@ -34,6 +34,7 @@ typedef struct opt_opts {
 typedef struct opt_result {
     int rc;       /* exit code for this model        */
     char *report; /* its JSON report (malloc'd)      */
+    char *html;   /* its HTML page (malloc'd), when --report names a .html file (one model) */
     int nodes_before, nodes_after;
     double ms;
     bool validated;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report_graph.h"
 #include "cli/validate.h"
 
 static const char prune_help[] =
@@ -39,7 +40,9 @@ static const char prune_help[] =
     "                     accuracy gate: top-1 of the pruned model on the labelled\n"
     "                     inputs may fall at most PCT points below the original's\n"
     "  --report FILE.json per group: channels kept/removed, MACs and parameters\n"
-    "                     before/after ('-' for stdout)\n"
+    "                     before/after ('-' for stdout); FILE.html: a page with\n"
+    "                     the model before and after in one drawing and the\n"
+    "                     channels kept per group charted\n"
     "  --groups           print the dependency groups and write nothing else\n"
     "  -q, --quiet        no summary on stdout\n"
     "  -h, --help         this text\n"
@@ -145,6 +148,71 @@ static void report_json(sbuf *b, const char *model, const char *out, const nnfx_
                   (long long)gr->params_after);
     }
     sb_printf(b, "\n  ]\n}\n");
+}
+
+/* --report FILE.html: the figures, one drawing of the model before and
+ * after, and the channels kept per group (or the non-zero weights per
+ * layer with --sparsity). */
+static char *report_html(const char *model, const char *out, const nnfx_prune_result *r, bool sparsity,
+                         const cli_accuracy *acc, bool have_acc, int rc, const nnfx_graph *before,
+                         const nnfx_graph *after) {
+    sbuf s = {0}, c = {0};
+    char h1[32], h2[32], h3[32], h4[32];
+    sb_printf(&s, "<p class=\"verdict %s\"><b>%s</b> ", rc ? "bad" : "good", rc ? "Accuracy gate failed." : "Pruned.");
+    if (sparsity)
+        sb_printf(&s, "%d weights, %lld of %lld elements zero.", r->ngroups,
+                  (long long)(r->params_before - r->params_after), (long long)r->params_before);
+    else
+        sb_printf(&s, "%d groups, %d channels removed; MACs %s &rarr; %s, parameters %s &rarr; %s.", r->ngroups,
+                  r->channels_removed, cli_human_count(r->macs_before, h1, sizeof h1),
+                  cli_human_count(r->macs_after, h2, sizeof h2), cli_human_count(r->params_before, h3, sizeof h3),
+                  cli_human_count(r->params_after, h4, sizeof h4));
+    if (have_acc)
+        sb_printf(&s, " Top-1 accuracy on %ld labelled samples: %.2f%% &rarr; %.2f%% (drop %.2f points).", acc->samples,
+                  acc->acc_a, acc->acc_b, acc->drop);
+    sb_printf(&s, "</p>");
+    int n = r->ngroups;
+    const char **label = calloc((size_t)n + 1, sizeof label[0]), **text = calloc((size_t)n + 1, sizeof text[0]);
+    double *value = calloc((size_t)n + 1, sizeof value[0]), *total = calloc((size_t)n + 1, sizeof total[0]);
+    char(*tx)[320] = calloc((size_t)n + 1, sizeof tx[0]);
+    if (label && text && value && total && tx && n > 0) {
+        for (int i = 0; i < n; i++) {
+            const nnfx_prune_group_result *gr = &r->groups[i];
+            label[i] = gr->name;
+            value[i] = sparsity ? (double)gr->params_after : gr->kept;
+            total[i] = sparsity ? (double)gr->params_before : gr->channels;
+            if (sparsity)
+                snprintf(tx[i], sizeof tx[i], "%lld of %lld non-zero", (long long)gr->params_after,
+                         (long long)gr->params_before);
+            else
+                snprintf(tx[i], sizeof tx[i], "%d of %d kept%s%s", gr->kept, gr->channels, gr->reason[0] ? ": " : "",
+                         gr->reason);
+            text[i] = tx[i];
+        }
+        cli_bar_chart ch = {sparsity ? "nonzero" : "kept",
+                            sparsity ? "Non-zero weights per layer" : "Channels kept per group",
+                            sparsity ? "dark: non-zero, light: all weights" : "dark: kept, light: all channels",
+                            n,
+                            label,
+                            text,
+                            value,
+                            total,
+                            NULL,
+                            0};
+        sb_printf(&c, "<h2>Per %s</h2>", sparsity ? "layer" : "group");
+        cli_html_bars(&c, &ch);
+    }
+    free(label);
+    free(text);
+    free(value);
+    free(total);
+    free(tx);
+    char *sum = sb_finish(&s), *charts = sb_finish(&c), title[512];
+    snprintf(title, sizeof title, "nnfx prune: %s", model);
+    char *page = cli_rewrite_page(title, sum, before, model, after, rc ? "(not written)" : out, charts);
+    free(sum);
+    free(charts);
+    return page;
 }
 
 /* The options of one `nnfx prune` run. */
@@ -342,9 +410,12 @@ int cli_prune(int argc, char **argv) {
     }
     if (o->report && (rc == CLI_EXIT_OK || rc == CLI_EXIT_CHECK)) {
         sbuf b = {0};
-        report_json(&b, o->model, o->out, &r, o->sparsity >= 0, o->sparsity >= 0 ? o->sparsity : o->ratio, o->criterion,
-                    o->scope, o->round_to, &acc, have_acc, rc);
-        char *s = sb_finish(&b);
+        bool html = cli_report_is_html(o->report);
+        if (!html)
+            report_json(&b, o->model, o->out, &r, o->sparsity >= 0, o->sparsity >= 0 ? o->sparsity : o->ratio,
+                        o->criterion, o->scope, o->round_to, &acc, have_acc, rc);
+        char *s =
+            html ? report_html(o->model, o->out, &r, o->sparsity >= 0, &acc, have_acc, rc, orig, g) : sb_finish(&b);
         if (cli_write_text(o->report, s, &err)) {
             int frc = cli_fail("prune", o->report, &err);
             if (!rc) rc = frc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/report_graph.h"
 #include "cli/validate.h"
 
 static const char quantize_help[] =
@@ -55,7 +56,9 @@ static const char quantize_help[] =
     "                     try again, until the gate passes (mixed precision)\n"
     "output:\n"
     "  -o, --output OUT   the quantized model (temporary name, then renamed)\n"
-    "  --report FILE      JSON: layers with their SQNR (dB) and status, Q/DQ pairs,\n"
+    "  --report FILE      JSON (FILE.html: a page with the float and int8 graphs in\n"
+    "                     one drawing and the per-layer SQNR chart): layers with\n"
+    "                     their SQNR (dB) and status, Q/DQ pairs,\n"
     "                     weight bytes before/after, accuracy ('-': stdout)\n"
     "  -q, --quiet        no summary\n"
     "  -h, --help         this text\n"
@@ -302,6 +305,87 @@ static int check_paths(const q_opts *o, const nnfx_graph *g) {
     return rc;
 }
 
+/* --report FILE.html: the figures, one drawing of the float and the int8
+ * graph (qg, NULL when the run failed before it), and the per-layer SQNR
+ * chart. */
+static char *report_html(const q_opts *o, const nnfx_quant_report *r, int rc, const char *errmsg, int64_t wb0,
+                         int64_t wb1, const cli_accuracy *acc, bool have_acc, const nnfx_graph *g, nnfx_graph *qg) {
+    sbuf s = {0}, c = {0};
+    char h1[32], h2[32];
+    sb_printf(&s,
+              "<p class=\"verdict %s\"><b>%s</b> %d of %d layers int8, %d Q/DQ pairs, %d BN folded, %ld "
+              "calibration samples; parameters %s &rarr; %s.",
+              rc ? "bad" : "good", rc ? "Failed." : "Quantized.", r->quantized, r->nlayers, r->qdq_pairs, r->bn_folded,
+              r->samples, cli_human_bytes(wb0, h1, sizeof h1), cli_human_bytes(wb1, h2, sizeof h2));
+    if (have_acc)
+        sb_printf(&s, " Top-1 accuracy on %ld labelled samples: %.2f%% &rarr; %.2f%% (drop %.2f points, max %g).",
+                  acc->samples, acc->acc_a, acc->acc_b, acc->drop, o->max_drop);
+    if (errmsg && *errmsg) {
+        sb_printf(&s, " ");
+        for (const char *p = errmsg; *p; p++)
+            if (*p == '<' || *p == '&')
+                sb_printf(&s, "%s", *p == '<' ? "&lt;" : "&amp;");
+            else
+                sb_append(&s, p, 1);
+    }
+    sb_printf(&s, "</p>");
+    int n = r->nlayers;
+    const char **label = calloc((size_t)n + 1, sizeof label[0]), **text = calloc((size_t)n + 1, sizeof text[0]);
+    const char **colour = calloc((size_t)n + 1, sizeof colour[0]);
+    double *value = calloc((size_t)n + 1, sizeof value[0]);
+    char(*tx)[320] = calloc((size_t)n + 1, sizeof tx[0]);
+    if (label && text && colour && value && tx && n > 0) {
+        double max = 0;
+        for (int i = 0; i < n; i++) {
+            const nnfx_quant_layer *L = &r->layers[i];
+            label[i] = L->node;
+            bool q = L->quantized && isfinite(L->sqnr_db);
+            value[i] = q ? L->sqnr_db : 0;
+            if (value[i] > max) max = value[i];
+            colour[i] = !q ? "#9a9a9a" : L->sqnr_db < 20 ? "#d0453a" : L->sqnr_db < 30 ? "#e0a030" : "#2b9552";
+            if (L->quantized)
+                snprintf(tx[i], sizeof tx[i], "%.1f dB %s", L->sqnr_db, L->op);
+            else
+                snprintf(tx[i], sizeof tx[i], "float %s%s%s", L->op, L->why[0] ? ": " : "", L->why);
+            text[i] = tx[i];
+        }
+        cli_bar_chart ch = {"sqnr",
+                            "SQNR per layer (dB; higher is closer to float)",
+                            "red under 20 dB, orange under 30 dB, grey: kept float",
+                            n,
+                            label,
+                            text,
+                            value,
+                            NULL,
+                            colour,
+                            max < 40 ? 40 : max};
+        sb_printf(&c, "<h2>Per layer</h2>");
+        cli_html_bars(&c, &ch);
+    }
+    free(label);
+    free(text);
+    free(colour);
+    free(value);
+    free(tx);
+    char *sum = sb_finish(&s), *charts = sb_finish(&c), *page = NULL;
+    nnfx_error e = {0};
+    char title[512];
+    snprintf(title, sizeof title, "nnfx quantize: %s", o->model);
+    if (qg && nnfx_graph_infer_shapes(qg, &e) == NNFX_OK)
+        page = cli_rewrite_page(title, sum, g, o->model, qg, rc ? "(not written)" : o->out, charts);
+    if (!page) { /* no int8 graph: the figures alone */
+        sbuf p = {0};
+        sb_printf(&p,
+                  "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnfx quantize</title>"
+                  "</head><body><h1>nnfx quantize</h1>%s%s</body></html>\n",
+                  sum ? sum : "", charts ? charts : "");
+        page = sb_finish(&p);
+    }
+    free(sum);
+    free(charts);
+    return page;
+}
+
 static int quantize_model(q_opts *o) {
     nnfx_error err = {0};
     int rc = CLI_EXIT_OK, rounds = 0;
@@ -436,8 +520,9 @@ static int quantize_model(q_opts *o) {
 done:
     if (o->report && (c || rc)) {
         sbuf b = {0};
-        report_json(&b, o, &rep, rc, errmsg, wb0, wb1, &acc, have_acc, rounds);
-        char *s = sb_finish(&b);
+        if (!cli_report_is_html(o->report)) report_json(&b, o, &rep, rc, errmsg, wb0, wb1, &acc, have_acc, rounds);
+        char *s = cli_report_is_html(o->report) ? report_html(o, &rep, rc, errmsg, wb0, wb1, &acc, have_acc, g, qg)
+                                                : sb_finish(&b);
         nnfx_error e2 = {0};
         if (cli_write_text(o->report, s, &e2)) {
             cli_fail("quantize", o->report, &e2);

@@ -1,11 +1,12 @@
 /* report_html.c — the analysis as one self-contained HTML page: summary,
- * cost per op and per node (sortable tables), findings, and the graph as
- * inline SVG. No external resources. */
+ * the graph drawn (report_graph.c), cost per op and per node (sortable
+ * tables), findings. No external resources. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/analysis.h"
+#include "cli/report_graph.h"
 #include "io/onnx_int.h"
 #include "ir/strmap.h"
 
@@ -38,7 +39,10 @@ static const char page_css[] =
     ".bar{background:#4a90d9;height:10px;display:inline-block}"
     ".graph svg{max-width:100%;height:auto;cursor:zoom-in}.graph.full svg{max-width:none;cursor:zoom-out}"
     ".verdict{padding:8px 12px;border-radius:6px}.verdict.good{background:#e6f4e6}.verdict.bad{background:#fbe3e3}"
-    ".verdict.same{background:#f0f0f0}td.good{color:#1a7f1a}td.bad{color:#b00020;font-weight:bold}";
+    ".verdict.same{background:#f0f0f0}td.good{color:#1a7f1a}td.bad{color:#b00020;font-weight:bold}"
+    ".chart{margin:.8em 0;overflow-x:auto}.chart figcaption{font-weight:600;margin-bottom:4px}"
+    ".chart svg text{font:11px system-ui,-apple-system,Segoe UI,sans-serif;fill:#333}.chart small{display:block;"
+    "color:#555}.chart .bar:hover rect{opacity:.8}";
 
 static const char page_js[] =
     "document.querySelectorAll('table.sortable').forEach(function(t){"
@@ -49,16 +53,7 @@ static const char page_js[] =
     "y=b.cells[i].dataset.v||b.cells[i].textContent,fx=parseFloat(x),fy=parseFloat(y);"
     "var c=(!isNaN(fx)&&!isNaN(fy))?fx-fy:x.localeCompare(y);return asc?c:-c;});"
     "rows.forEach(function(r){tb.appendChild(r);});});});});"
-    "document.querySelectorAll('.graph').forEach(function(g){g.addEventListener('click',function(){"
-    "g.classList.toggle('full');});});";
-
-/* Colours the graph nodes named in nnfxFlagged and gives them a tooltip. */
-static const char flag_js[] =
-    "document.querySelectorAll('.graph svg g.node').forEach(function(g){var t=g.querySelector('title');"
-    "if(!t||!Object.prototype.hasOwnProperty.call(nnfxFlagged,t.textContent))return;g.classList.add('flagged');"
-    "g.querySelectorAll('path,polygon,ellipse').forEach(function(s){s.setAttribute('fill','#ffd6d6');"
-    "s.setAttribute('stroke','#c00');s.setAttribute('stroke-width','2');});"
-    "t.textContent+=' \u2014 finding: '+nnfxFlagged[t.textContent];});";
+    "";
 
 /* nnfx node name -> the source model's name for that value (ONNX models:
  * the importer keeps them), so the page speaks the model's own names. */
@@ -89,12 +84,6 @@ static void card(sbuf *b, const char *label, const char *value) {
     sb_printf(b, "</b>");
     esc(b, label);
     sb_printf(b, "</div>");
-}
-
-/* Strips an XML prolog/doctype so the SVG can be inlined. */
-static const char *svg_body(const char *svg) {
-    const char *p = strstr(svg, "<svg");
-    return p ? p : svg;
 }
 
 /* The before/after section of `analyze A --compare B`: the verdict, the
@@ -211,6 +200,23 @@ static void findings_section(sbuf *b, const cli_analysis *an, const ir_strmap *n
     }
 }
 
+/* Rows of the per-node table at most (the costliest nodes of a larger graph). */
+#define HTML_MAX_NODE_ROWS 1000
+
+static const cli_analysis *by_cost_of; /* qsort's context (one report at a time) */
+
+/* Orders node rows by MACs, then FLOPs, descending; then graph order. */
+static int by_cost(const void *x, const void *y) {
+    const cli_node_cost *a = &by_cost_of->cost[*(const int *)x], *b = &by_cost_of->cost[*(const int *)y];
+    if (a->macs != b->macs) return a->macs > b->macs ? -1 : 1;
+    if (a->flops != b->flops) return a->flops > b->flops ? -1 : 1;
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+static int by_index(const void *x, const void *y) {
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
 /* The cost tables: per op type (with its share of the MACs) and per node. */
 static void cost_sections(sbuf *b, const cli_analysis *an, const ir_strmap *names) {
     char c1[32], meta[256];
@@ -230,9 +236,28 @@ static void cost_sections(sbuf *b, const cli_analysis *an, const ir_strmap *name
     }
     sb_printf(b, "</tbody></table>\n");
 
-    sb_printf(b, "<h2>Cost per node</h2><table class=\"sortable\"><thead><tr><th>#</th><th>name</th><th>op</th>"
+    /* a large graph lists its costliest nodes only (the JSON report has all) */
+    int *rows = NULL, nrows = an->ncost;
+    if (an->ncost > HTML_MAX_NODE_ROWS && (rows = malloc((size_t)an->ncost * sizeof rows[0]))) {
+        for (int i = 0; i < an->ncost; i++)
+            rows[i] = i;
+        by_cost_of = an;
+        qsort(rows, (size_t)an->ncost, sizeof rows[0], by_cost);
+        nrows = HTML_MAX_NODE_ROWS;
+        qsort(rows, (size_t)nrows, sizeof rows[0], by_index);
+    }
+    sb_printf(b, "<h2>Per layer</h2>");
+    cli_analysis_charts(b, an);
+    sb_printf(b, "<h2>Cost per node</h2>");
+    if (rows)
+        sb_printf(b,
+                  "<p>The %d costliest of %d nodes (by MACs, then FLOPs), in graph order; <code>--json</code> "
+                  "lists every node.</p>",
+                  nrows, an->ncost);
+    sb_printf(b, "<table class=\"sortable\"><thead><tr><th>#</th><th>name</th><th>op</th>"
                  "<th>output</th><th>params</th><th>MACs</th><th>FLOPs</th></tr></thead><tbody>");
-    for (int i = 0; i < an->ncost; i++) {
+    for (int r = 0; r < nrows; r++) {
+        int i = rows ? rows[r] : r;
         const cli_node_cost *c = &an->cost[i];
         sb_printf(b, "<tr><td class=\"n\">%d</td><td>", i);
         name_html(b, names, nnfx_node_name(c->node));
@@ -246,17 +271,17 @@ static void cost_sections(sbuf *b, const cli_analysis *an, const ir_strmap *name
                   cli_human_count(c->flops, c1, sizeof c1));
     }
     sb_printf(b, "</tbody></table>\n");
+    free(rows);
 }
 
-static char *html_page(const cli_analysis *an, const char *model, const char *svg, const char *svg_note,
-                       const cli_compare_view *cv) {
+static char *html_page(const cli_analysis *an, const char *model, const cli_compare_view *cv) {
     sbuf b = {0};
     char c1[32];
     ir_strmap names = {0};
     source_names(an->g, &names);
     sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnfx analyze: ");
     esc(&b, cli_basename(model));
-    sb_printf(&b, "</title><style>%s</style></head><body>\n<h1>nnfx analyze: ", page_css);
+    sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>nnfx analyze: ", page_css, cli_report_graph_style());
     if (cv) {
         esc(&b, cv->model_before);
         sb_printf(&b, " &rarr; ");
@@ -276,6 +301,8 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
     snprintf(v, sizeof v, "%d", an->nfindings);
     card(&b, "findings", v);
     sb_printf(&b, "</div>\n");
+    sb_printf(&b, "<h2>Graph%s</h2>", cv ? ": before and after in one drawing" : "");
+    cli_report_graph(&b, an, cv ? cv->before : NULL);
 
     char meta[256];
     sb_printf(
@@ -302,39 +329,14 @@ static char *html_page(const cli_analysis *an, const char *model, const char *sv
 
     findings_section(&b, an, &names);
     cost_sections(&b, an, &names);
-    sb_printf(&b, "<h2>Graph</h2>");
-    if (svg) {
-        sb_printf(&b,
-                  "<p><small>Scaled to the page width; click the picture for its actual size.</small></p>"
-                  "<div class=\"graph\">%s</div>",
-                  svg_body(svg));
-    } else {
-        sb_printf(&b, "<p>No picture: ");
-        esc(&b, svg_note ? svg_note : "Graphviz was not available");
-        sb_printf(&b, "</p>");
-    }
-    /* the nodes of findings, highlighted in the picture (matched by the SVG's node titles) */
-    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>var nnfxFlagged={", NNFX_VERSION);
-    int nf = 0;
-    for (int i = 0; i < an->nfindings; i++)
-        for (int j = 0; j < an->findings[i].nnodes; j++) {
-            sb_printf(&b, "%s", nf++ ? "," : "");
-            cli_json_str(&b, an->findings[i].nodes[j]);
-            sb_printf(&b, ":");
-            cli_json_str(&b, an->findings[i].kind);
-        }
-    sb_printf(&b, "};\n%s\n%s</script>\n</body></html>\n", page_js, flag_js);
+    sb_printf(&b, "\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n", NNFX_VERSION, page_js);
     ir_strmap_free(&names);
     return sb_finish(&b);
 }
 
-char *cli_analysis_html(const cli_analysis *an, const char *model, const char *svg, const char *svg_note) {
-    return html_page(an, model, svg, svg_note, NULL);
-}
+char *cli_analysis_html(const cli_analysis *an, const char *model) { return html_page(an, model, NULL); }
 
-char *cli_analysis_html_compare(const cli_compare_view *cv, const char *svg, const char *svg_note) {
-    return html_page(cv->after, cv->model_after, svg, svg_note, cv);
-}
+char *cli_analysis_html_compare(const cli_compare_view *cv) { return html_page(cv->after, cv->model_after, cv); }
 
 void cli_analysis_verdict(const cli_analysis *x, const cli_analysis *y, const cli_accuracy *acc, double max_drop,
                           cli_verdict *v) {
@@ -376,3 +378,64 @@ const char *cli_report_css(void) { return page_css; }
 const char *cli_report_js(void) { return page_js; }
 
 void cli_html_escape(sbuf *b, const char *s) { esc(b, s); }
+
+bool cli_report_is_html(const char *path) {
+    size_t n = path ? strlen(path) : 0;
+    return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);
+}
+
+char *cli_rewrite_page(const char *title, const char *summary_html, const nnfx_graph *before, const char *before_path,
+                       const nnfx_graph *after, const char *after_path, const char *charts_html) {
+    cli_analysis a = {0}, z = {0};
+    nnfx_error err = {0};
+    bool draw = before && after;
+    bool ok = !draw || cli_analyze_graph(before, before_path, &a, &err) == NNFX_OK;
+    ok = ok && (!draw || cli_analyze_graph(after, after_path, &z, &err) == NNFX_OK);
+    sbuf b = {0};
+    if (ok) {
+        sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+        esc(&b, title);
+        sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>", page_css, cli_report_graph_style());
+        esc(&b, title);
+        sb_printf(&b, "</h1>\n%s\n", summary_html ? summary_html : "");
+        if (draw) {
+            sb_printf(&b, "<h2>Graph: ");
+            esc(&b, cli_basename(before_path));
+            sb_printf(&b, " &rarr; ");
+            esc(&b, cli_basename(after_path));
+            sb_printf(&b, " in one drawing</h2>");
+            cli_report_graph(&b, &z, &a);
+        }
+        sb_printf(&b, "%s\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n",
+                  charts_html ? charts_html : "", NNFX_VERSION, page_js);
+    }
+    cli_analysis_free(&a);
+    cli_analysis_free(&z);
+    char *s = sb_finish(&b);
+    if (!ok) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+char *cli_profile_page(const char *title, const char *summary_html, const nnfx_graph *g, const char *path,
+                       const ir_strmap *ms_of, const char *charts_html) {
+    cli_analysis an = {0};
+    nnfx_error err = {0};
+    if (cli_analyze_graph(g, path, &an, &err)) {
+        cli_analysis_free(&an);
+        return NULL;
+    }
+    sbuf b = {0};
+    sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    esc(&b, title);
+    sb_printf(&b, "</title><style>%s%s</style></head><body>\n<h1>", page_css, cli_report_graph_style());
+    esc(&b, title);
+    sb_printf(&b, "</h1>\n%s\n<h2>Graph, shaded by measured time</h2>", summary_html ? summary_html : "");
+    cli_report_graph_timed(&b, &an, ms_of);
+    sb_printf(&b, "%s\n<p><small>nnfx %s</small></p>\n<script>%s</script>\n</body></html>\n",
+              charts_html ? charts_html : "", NNFX_VERSION, page_js);
+    cli_analysis_free(&an);
+    return sb_finish(&b);
+}

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/report_graph.h"
 
 static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o OUT.npy | --output-dir DIR]\n"
-                               "                [--threads T] [--bench N] [--profile] [--json] [--quiet]\n"
+                               "                [--threads T] [--bench N] [--profile] [--profile-html FILE]\n"
+                               "                [--json] [--quiet]\n"
                                "\n"
                                "Runs MODEL (.onnx, or nnfx text IR .fx/.txt) on the CPU. Inputs are NumPy .npy\n"
                                "or ONNX TensorProto .pb files, one per model input; a model with one input also\n"
@@ -28,6 +30,8 @@ static const char run_help[] = "usage: nnfx run MODEL --input NAME=FILE ... [-o 
                                "                     (ms per run and share, slowest first) over the --bench runs\n"
                                "                     (or the one run); a model that runs in the interpreter\n"
                                "                     has no profile (a note says so)\n"
+                               "  --profile-html FILE  the profile as an HTML page instead: the graph shaded by\n"
+                               "                     the measured time of each step, the time per step charted\n"
                                "  --json             print a JSON summary of the outputs on stdout\n"
                                "  -q, --quiet        no progress bar\n"
                                "  -h, --help         this text\n"
@@ -55,6 +59,7 @@ typedef struct run_opts {
     bool json;
     bool quiet;
     bool profile;
+    const char *profile_html; /* --profile-html FILE */
 } run_opts;
 
 /* Parses the command line; returns an exit code (OK to go on). */
@@ -77,6 +82,9 @@ static int run_parse(int argc, char **argv, run_opts *o) {
             if (!a.bad && !cli_parse_int(v, 1, 1000000, &o->bench))
                 return cli_usage_error("run", "--bench wants a run count from 1 to 1000000, not '%s'", v);
         } else if (cli_flag(&a, "--profile", NULL)) {
+            o->profile = true;
+        } else if (cli_opt_once(&a, "--profile-html", NULL, &o->profile_html)) {
+            if (a.bad) break;
             o->profile = true;
         } else if (cli_flag(&a, "--json", NULL)) {
             o->json = true;
@@ -251,15 +259,92 @@ static int set_profile(const run_opts *o, nnfx_gm *gm) {
     return CLI_EXIT_OK;
 }
 
-/* The profile on stderr, or a note why there is none. */
-static void print_profile(const run_opts *o, nnfx_gm *gm) {
+/* --profile-html: the profile text t (nnfx_gm_profile's) as a page: the
+ * graph shaded by the time of each step (given to the step's node), and
+ * the time per step charted, slowest first. */
+static int profile_page(const run_opts *o, nnfx_gm *gm, const char *t) {
+    enum { MAXSTEPS = 4096 };
+    typedef struct step {
+        double ms, share;
+        char name[256], line[512];
+    } step;
+    step *st = calloc(MAXSTEPS, sizeof st[0]);
+    const char **label = calloc(MAXSTEPS, sizeof label[0]), **text = calloc(MAXSTEPS, sizeof text[0]);
+    double *value = calloc(MAXSTEPS, sizeof value[0]);
+    ir_strmap ms_of = {0};
+    int n = 0, rc = CLI_EXIT_OK;
+    if (!st || !label || !text || !value) rc = CLI_EXIT_BAD_INPUT;
+    for (const char *p = t; p && *p && !rc && n < MAXSTEPS; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        int num = 0, used = 0;
+        step *s = &st[n];
+        if (*p == '#' || sscanf(p, "%lf %lf%% %d %255s%n", &s->ms, &s->share, &num, s->name, &used) != 4) continue;
+        const char *e = strchr(p + used, '\n');
+        int len = e ? (int)(e - (p + used)) : (int)strlen(p + used);
+        snprintf(s->line, sizeof s->line, "%.3f ms, %.1f%%:%.*s", s->ms, s->share, len > 400 ? 400 : len, p + used);
+        label[n] = s->name;
+        text[n] = s->line;
+        value[n] = s->ms;
+        if (!ir_strmap_put(&ms_of, s->name, &s->ms)) rc = CLI_EXIT_BAD_INPUT;
+        n++;
+    }
+    char *page = NULL;
+    if (!rc) {
+        sbuf sum = {0}, c = {0};
+        const char *nl = strchr(t, '\n');
+        sb_printf(&sum, "<p class=\"verdict same\">");
+        for (const char *p = t + (*t == '#' ? 2 : 0); p < (nl ? nl : t + strlen(t)); p++)
+            if (*p == '<' || *p == '&')
+                sb_printf(&sum, "%s", *p == '<' ? "&lt;" : "&amp;");
+            else
+                sb_append(&sum, p, 1);
+        sb_printf(&sum, "</p>");
+        cli_bar_chart ch = {"time",
+                            "Time per step of the compiled plan (ms per run, slowest first)",
+                            "a step runs one node or a fused chain (conv + bias + add + relu): named by its last node",
+                            n,
+                            label,
+                            text,
+                            value,
+                            NULL,
+                            NULL,
+                            0};
+        sb_printf(&c, "<h2>Per layer</h2>");
+        cli_html_bars(&c, &ch);
+        char *s1 = sb_finish(&sum), *s2 = sb_finish(&c), title[512];
+        snprintf(title, sizeof title, "nnfx run --profile: %s", o->model);
+        page = cli_profile_page(title, s1, nnfx_gm_graph(gm), o->model, &ms_of, s2);
+        free(s1);
+        free(s2);
+    }
     nnfx_error err = {0};
+    if (!page || cli_write_file(o->profile_html, page, strlen(page), &err)) {
+        if (!page) nnfx_error_set(&err, NNFX_ERR_NOMEM, "out of memory");
+        rc = cli_fail("run", o->profile_html, &err);
+        if (rc != CLI_EXIT_USAGE) rc = CLI_EXIT_BAD_INPUT;
+    }
+    free(page);
+    ir_strmap_free(&ms_of);
+    free(st);
+    free(label);
+    free(text);
+    free(value);
+    return rc;
+}
+
+/* The profile on stderr (--profile) and as a page (--profile-html), or a
+ * note why there is none. */
+static int print_profile(const run_opts *o, nnfx_gm *gm) {
+    nnfx_error err = {0};
+    int rc = CLI_EXIT_OK;
     char *t = nnfx_gm_profile(gm, &err);
-    if (t)
+    if (t && o->profile_html)
+        rc = profile_page(o, gm, t);
+    else if (t)
         fputs(t, stderr);
     else
         fprintf(stderr, "nnfx run: %s: no profile: %s\n", o->model, err.msg);
     free(t);
+    return rc;
 }
 
 /* --bench N: N more runs, then the median and minimum times and the peak
@@ -291,7 +376,7 @@ static int run_bench(const run_opts *o, nnfx_gm *gm, const cli_inputs *in, int m
             if (ms[r] < mn) mn = ms[r];
         qsort(ms, (size_t)o->bench, sizeof *ms, cmp_double);
         double med = o->bench % 2 ? ms[o->bench / 2] : (ms[o->bench / 2 - 1] + ms[o->bench / 2]) / 2;
-        if (o->profile) print_profile(o, gm); /* before the peak query, which recompiles */
+        if (o->profile) rc = print_profile(o, gm); /* before the peak query, which recompiles */
         int64_t peak = nnfx_gm_peak_activation_bytes(gm, &err);
         sbuf b = {0};
         sb_printf(&b, "{\"model\": ");
@@ -376,7 +461,7 @@ int cli_run(int argc, char **argv) {
         rc = run_bench(&o, gm, &in, max_out);
         if (rc) goto done;
     }
-    if (o.profile && !o.bench) print_profile(&o, gm);
+    if (o.profile && !o.bench && (rc = print_profile(&o, gm))) goto done;
 
     if (o.out) {
         if (nnfx_npy_save(o.out, outs[0], &err)) {

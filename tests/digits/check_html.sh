@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `nnfx analyze --html` in a real browser (headless Chromium): the page loads
-# with its scripts, the summary cards, findings and the graph's SVG are in the
-# rendered DOM, the tables sort when their headers are clicked (numerically
+# with its scripts, the summary cards, findings and the graph's drawn nodes
+# are in the rendered DOM, the tables sort when their headers are clicked (numerically
 # by the raw figures, both directions), and a screenshot is drawn.
 # Not a substitute for looking at the screenshot: it is left in TMP_DIR.
 # Usage: check_html.sh NNFX DATA_DIR TMP_DIR
@@ -29,7 +29,7 @@ browse() { # browse FLAG PAGE: headless Chromium on a local page, nothing else
 # DOM: first row of the per-node table after sorting by MACs (ascending,
 # then descending), by params and by FLOPs (descending), first row of the
 # per-op table sorted by op name, and the
-# counts of summary cards, finding rows and graph nodes drawn.
+# counts of summary cards, finding rows and graph nodes drawn (data-node).
 cat >"$TMP/probe.js" <<'JS'
 (function () {
   var t = document.querySelectorAll("table.sortable"), r = {};
@@ -42,7 +42,7 @@ cat >"$TMP/probe.js" <<'JS'
   flops.click(); flops.click(); r.flops_desc = first(nodes, 1);
   r.cards = document.querySelectorAll(".card").length;
   r.findings = t[0].tBodies[0].rows.length;
-  r.svg_nodes = document.querySelectorAll(".graph svg g.node").length;
+  r.svg_nodes = document.querySelectorAll("#nnfx-graph svg [data-node]").length;
   var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(r);
   document.body.appendChild(p);
 })();
@@ -58,18 +58,19 @@ expect() { # expect KEY VALUE: the probe saw "KEY":VALUE
     *) echo "FAIL: $1 is not $2"; status=1 ;;
     esac
 }
-# conv2 (16x8x3x3 over 8x8: 73,728 MACs) is the costliest node; ReLU has 0
-expect desc '"_conv2_Conv_output_0"'
-expect asc '"_bn1_BatchNormalization_output_0"'
+# The tables show the model's own (ONNX) value names. conv2 (16x8x3x3 over
+# 8x8: 73,728 MACs) is the costliest node; ReLU has 0
+expect desc '"/conv2/Conv_output_0"'
+expect asc '"/bn1/BatchNormalization_output_0"'
 expect op '"BatchNormalization"'
 # numeric order, not text order: params 2570 > 1168 > 80 (text: "80" first),
 # FLOPs 148 K > 9.73 K (text: "9.73 K" first)
 expect params_desc '"logits"'
-expect flops_desc '"_conv2_Conv_output_0"'
+expect flops_desc '"/conv2/Conv_output_0"'
 expect cards 7
 expect findings 2
-# 9 ops + 1 input + 14 parameters (2 conv x 2, 2 bn x 4, fc x 2) + 1 output
-expect svg_nodes 25
+# 9 ops + 1 input + 1 output (parameters are listed in their op's details)
+expect svg_nodes 11
 
 browse --screenshot="$TMP/cnn.png" "$TMP/cnn.html" >/dev/null
 size=$(wc -c <"$TMP/cnn.png" 2>/dev/null || echo 0)

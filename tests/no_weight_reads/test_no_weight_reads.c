@@ -67,8 +67,7 @@ static void check_model(const char *rel, int64_t peak, bool inline_weights) {
     /* nnfx analyze: the analysis and its three reports */
     cli_analysis an;
     assert_int_equal(cli_analyze_graph(g, model, &an, &err), NNFX_OK);
-    char *reports[3] = {cli_analysis_summary(&an, model), cli_analysis_json(&an, model),
-                        cli_analysis_html(&an, model, NULL, NULL)};
+    char *reports[3] = {cli_analysis_summary(&an, model), cli_analysis_json(&an, model), cli_analysis_html(&an, model)};
     for (int i = 0; i < 3; i++) {
         assert_non_null(reports[i]);
         free(reports[i]);

@@ -142,8 +142,15 @@ check "names the drop" grep -q "a regression (--fail-on regression): .*99.33% ->
 expect 0 "HTML report of the original" -- "$NNFX" analyze "$cnn" -q --html "$TMP/one.html"
 check "one suggestion for both BatchNorms" grep -q "(one command for all 2)" "$TMP/one.html"
 check "the second says so instead of repeating it" grep -q "<i>the same command as above</i>" "$TMP/one.html"
-check "flagged nodes listed for highlighting in the graph" \
-    grep -q '"_bn1_BatchNormalization_output_0":"foldable_batch_norm"' "$TMP/one.html"
+check "flagged nodes carry their finding in the graph's data" python3 - "$TMP/one.html" <<'PY'
+import json, re, sys
+page = open(sys.argv[1]).read()
+d = json.loads(re.search(r'<script type="application/json" id="nnfx-graph-data">(.*?)</script>', page, re.S).group(1))
+finds = {n[0]: (n[10] if len(n) > 10 else "") for n in d["nodes"]}
+assert finds["_bn1_BatchNormalization_output_0"] == "foldable_batch_norm", finds
+assert finds["_conv1_Conv_output_0"] == "foldable_batch_norm", finds
+assert finds["_relu1_Relu_output_0"] == "", finds
+PY
 check "names as in the source model" grep -q '<span title="nnfx: _bn1_BatchNormalization_output_0">/bn1/BatchNormalization_output_0</span>' "$TMP/one.html"
 expect 2 "--labels without --compare" -- "$NNFX" analyze "$cnn" --labels "$D/digits_test_y.npy"
 # --- a BatchNorm that fuse-conv-bn must leave (its conv feeds another node too) ------
