@@ -834,6 +834,8 @@ typedef struct nnfx_quant_report {
     int bn_folded;            /* BatchNormalizations folded                      */
     int quantized;            /* layers quantized                                */
     int qdq_pairs;            /* activation Q/DQ pairs inserted                  */
+    int ops;                  /* int8 activations: other ops given Q/DQ (Add, Mul,
+                               * pooling, Sigmoid... regions); 0 with uint8       */
     long samples;             /* calibration samples seen                        */
 } nnfx_quant_report;
 
