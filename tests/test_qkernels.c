@@ -707,6 +707,110 @@ static void test_qdq_models(void **state) {
     check_model("qdq_fx_small", 5, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
 }
 
+/* ---- element-wise regions on one int8 value: the plan's 256-entry tables ---- */
+
+static nnfx_node *lut_scalar(nnfx_graph *g, const char *name, nnfx_dtype dt, double v) {
+    nnfx_tensor *t = nnfx_tensor_new(dt, 0, NULL, NULL);
+    if (dt == NNFX_F32) *(float *)t->data = (float)v;
+    if (dt == NNFX_I8) *(int8_t *)t->data = (int8_t)v;
+    if (dt == NNFX_U8) *(uint8_t *)t->data = (uint8_t)v;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
+    assert_non_null(n);
+    return n;
+}
+
+static nnfx_node *lut_op(nnfx_graph *g, nnfx_op o, nnfx_node *a, nnfx_node *b, int nattrs, const nnfx_attr *at) {
+    nnfx_error err = {0};
+    nnfx_arg args[2] = {nnfx_arg_node(a), b ? nnfx_arg_node(b) : nnfx_arg_none()};
+    nnfx_node *n = nnfx_graph_call_op(g, o, b ? 2 : 1, args, nattrs, at, &err);
+    if (!n) fail_msg("%s", err.msg);
+    return n;
+}
+
+/* x -> Q -> DQ -> region `kind` -> Q -> DQ: the region on every one of the
+ * 256 int8 (or uint8) inputs x holds. */
+static nnfx_graph *lut_graph(int kind, nnfx_dtype dt, float xs, int xz, float ys, int yz) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {1, 4, 8, 8};
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
+    nnfx_node *s1 = lut_scalar(g, "xs", NNFX_F32, xs), *z1 = lut_scalar(g, "xz", dt, xz);
+    nnfx_node *s2 = lut_scalar(g, "ys", NNFX_F32, ys), *z2 = lut_scalar(g, "yz", dt, yz);
+    nnfx_error err = {0};
+    nnfx_arg qa[3] = {nnfx_arg_node(x), nnfx_arg_node(s1), nnfx_arg_node(z1)};
+    nnfx_node *q = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, qa, 0, NULL, &err);
+    qa[0] = nnfx_arg_node(q);
+    nnfx_node *v = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, qa, 0, NULL, &err), *y = NULL;
+    assert_non_null(v);
+    nnfx_attr hs[2] = {nnfx_attr_float("alpha", 0.25), nnfx_attr_float("beta", 0.4)};
+    switch (kind) {
+    case 0: y = lut_op(g, NNFX_OP_SIGMOID, v, NULL, 0, NULL); break;
+    case 1: y = lut_op(g, NNFX_OP_MUL, v, lut_op(g, NNFX_OP_SIGMOID, v, NULL, 0, NULL), 0, NULL); break; /* swish */
+    case 2: y = lut_op(g, NNFX_OP_TANH, v, NULL, 0, NULL); break;
+    case 3: y = lut_op(g, NNFX_OP_HARD_SWISH, v, NULL, 0, NULL); break;
+    case 4: y = lut_op(g, NNFX_OP_HARD_SIGMOID, v, NULL, 2, hs); break;
+    default: { /* erf GELU: x * 0.5 * (1 + erf(x / sqrt 2)) */
+        nnfx_node *e =
+            lut_op(g, NNFX_OP_ERF, lut_op(g, NNFX_OP_DIV, v, lut_scalar(g, "r2", NNFX_F32, 1.4142135), 0, NULL), NULL,
+                   0, NULL);
+        nnfx_node *h = lut_op(g, NNFX_OP_MUL, v, lut_scalar(g, "half", NNFX_F32, 0.5), 0, NULL);
+        y = lut_op(g, NNFX_OP_MUL, h, lut_op(g, NNFX_OP_ADD, e, lut_scalar(g, "one", NNFX_F32, 1.0), 0, NULL), 0, NULL);
+    }
+    }
+    nnfx_arg ya[3] = {nnfx_arg_node(y), nnfx_arg_node(s2), nnfx_arg_node(z2)};
+    nnfx_node *yq = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    ya[0] = nnfx_arg_node(yq);
+    nnfx_node *yd = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    assert_non_null(yd);
+    assert_non_null(nnfx_graph_output(g, 1, &yd, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+/* The plan runs each region as one table step and gives the interpreter's
+ * DQ -> float ops -> Q bytes at all 256 inputs, int8 and uint8. */
+static void test_lut_regions(void **state) {
+    (void)state;
+    const char *names[6] = {"sigmoid", "x*sigmoid(x)", "tanh", "hard_swish", "hard_sigmoid", "erf gelu"};
+    for (int kind = 0; kind < 6; kind++)
+        for (int sg = 0; sg < 2; sg++) {
+            nnfx_dtype dt = sg ? NNFX_I8 : NNFX_U8;
+            float xs = 0.043f + 0.01f * (float)kind, ys = kind == 0 || kind == 4 ? 1.0f / 250.0f : 0.031f;
+            int xz = sg ? -7 + kind : 121 + kind, yz = sg ? (kind == 0 || kind == 4 ? -125 : -20) : 40;
+            nnfx_error err = {0};
+            nnfx_gm *gm = nnfx_gm_new(lut_graph(kind, dt, xs, xz, ys, yz), &err);
+            assert_non_null(gm);
+            int64_t d[4] = {1, 4, 8, 8};
+            nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL);
+            for (int v = 0; v < 256; v++) /* every int8 / uint8 value, in a scrambled order */
+                ((float *)x->data)[(v * 97) % 256] = ((float)((sg ? v - 128 : v) - xz)) * xs;
+            nnfx_tensor *y = NULL, *ref = NULL;
+            int nout = 0;
+            if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            if (!strstr(plan, "int8 table (256 entries)"))
+                fail_msg("%s: no table step in the plan:\n%s", names[kind], plan);
+            free(plan);
+            nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+            if (!ip || nnfx_interp_run(ip, 1, &x, 1, &ref, &nout, &err)) fail_msg("%s", err.msg);
+            nnfx_interp_free(ip);
+            int distinct = 0;
+            for (int64_t i = 0; i < 256; i++) {
+                float a = ((const float *)y->data)[i], b = ((const float *)ref->data)[i];
+                if (a != b)
+                    fail_msg("%s %s: input %lld gives %g, the interpreter %g", names[kind], sg ? "s8" : "u8",
+                             (long long)i, a, b);
+                distinct += i == 0 || b != ((const float *)ref->data)[i - 1];
+            }
+            assert_true(distinct > 8); /* the table is not flat: the case tests something */
+            nnfx_tensor_release(x), nnfx_tensor_release(y), nnfx_tensor_release(ref);
+            nnfx_gm_free(gm);
+        }
+}
+
 /* QuantizeLinear's scalar definition (nnfx_rt_quantize, branch-free so it
  * vectorises) against the spec's formula written here with rint (round half
  * to even in the default mode): saturate(rint(x / scale) + zp), NaN -> zp;
@@ -757,6 +861,7 @@ int main(void) {
         cmocka_unit_test(test_maddubs_saturates),
         cmocka_unit_test(test_qdq_models),
         cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_lut_regions),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));

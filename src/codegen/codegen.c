@@ -2396,6 +2396,16 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         (s->nin > 1 && s->in[1] >= 0 && (st = cg_value_typed(c, s->in[1], NNFX_U8, q, r, sizeof r))))
         return st;
     c->int8_steps++;
+    if (v.kind == FX_QOP_LUT) { /* an element-wise region on one int8 value: the plan's table */
+        int tid = cg_emit_const_array(c, true, v.lut, 256, q->name,
+                                      v.x_signed ? "table: y bytes at x + 128" : "table: y bytes at x", q->op);
+        sb_printf(&c->body,
+                  "    {\n        const unsigned char *xi = %s;\n        unsigned char *yo = %s;\n        long i;\n"
+                  "        for (i = 0; i < %lldL; i++)\n"
+                  "            yo[i] = (unsigned char)%s_w%d[xi[i] ^ %du];\n    }\n",
+                  x, y, (long long)v.numel, c->name, tid, v.x_signed ? 0x80 : 0);
+        return NNFX_OK;
+    }
     if (v.kind == FX_QOP_POOL) {
         const fx_qpool_geom *g = &v.pool;
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,

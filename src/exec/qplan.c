@@ -7,6 +7,7 @@
 #include "exec/qplan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,8 @@
 
 struct fx_qop {
     fx_qconv *c;      /* conv / fc, or */
-    fx_qpool *pool;   /* max / global average pooling */
+    fx_qpool *pool;   /* max / global average pooling, or */
+    bool lut;         /* a 256-entry table (view.lut, view.numel) */
     fx_qop_view view; /* for fx_qop_view_of */
 };
 
@@ -258,6 +260,161 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
     return op;
 }
 
+/* ---- single-input element-wise regions as 256-entry tables ---------------- */
+
+/* Whether n may be inside a table region: an element-wise float op of one
+ * output (the broadcasting arithmetic ops with scalar constants only,
+ * checked by the caller). */
+static bool lut_op(const nnfx_node *n) {
+    if (!n || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || n->meta[0].dtype != NNFX_F32) return false;
+    if (n->op == NNFX_OP_ADD || n->op == NNFX_OP_SUB || n->op == NNFX_OP_MUL || n->op == NNFX_OP_DIV) return true;
+    return (ir_op_info(n->op)->flags & NNFX_F_ELEMENTWISE) != 0;
+}
+
+typedef struct lut_eval {
+    const fx_qenv *env;
+    const nnfx_node *const *nodes; /* evaluated region nodes (and the DQ) */
+    nnfx_tensor **vals;
+    int n;
+} lut_eval;
+
+static const nnfx_tensor *lut_value_of(void *ctx, const nnfx_node *a) {
+    lut_eval *e = ctx;
+    for (int i = 0; i < e->n; i++)
+        if (e->nodes[i] == a) return e->vals[i];
+    return e->env->const_of(e->env->ctx, a);
+}
+
+static int region_index(const nnfx_node *const *r, int nr, const nnfx_node *n) {
+    for (int i = 0; i < nr; i++)
+        if (r[i] == n) return i;
+    return -1;
+}
+
+/* Q(region(DQ(x))) where the region is element-wise float ops whose only
+ * run-time input is one per-tensor DequantizeLinear: y is a function of
+ * one int8 value, so the plan computes it once for each of the 256 inputs
+ * with the interpreter's own kernels (DQ, each op, Q: nnfx_op_run) and runs
+ * a table lookup, equal to DQ -> float ops -> Q at every input. */
+static fx_qop *prepare_lut(const fx_qenv *env, const nnfx_node *qn, fx_qmatch *m, nnfx_error *err) {
+    const nnfx_node *region[FX_QOP_MAX_NODES], *dq = NULL;
+    int nr = 0;
+    region[nr++] = arg_node(qn, 0);
+    if (!lut_op(region[0])) return NULL;
+    for (int k = 0; k < nr; k++) { /* grows while scanning */
+        const nnfx_node *n = region[k];
+        if (env->claimed(env->ctx, n) || !nnfx_meta_is_static(&n->meta[0])) return NULL;
+        for (int u = 0; u < n->nusers; u++) /* every reader inside (or the final Q) */
+            if (n->users[u] != qn && region_index(region, nr, n->users[u]) < 0) return NULL;
+        for (int i = 0; i < n->nargs; i++) {
+            const nnfx_node *a = arg_node(n, i);
+            if (!a) continue; /* a literal or absent */
+            const nnfx_tensor *t = env->const_of(env->ctx, a);
+            if (t) {
+                if (nnfx_tensor_numel(t) != 1) return NULL; /* a tensor operand: not one function of x */
+                continue;
+            }
+            if (is_op(a, NNFX_OP_DEQUANTIZE_LINEAR)) {
+                if (dq && dq != a) return NULL;
+                dq = a;
+                continue;
+            }
+            if (!lut_op(a)) return NULL;
+            if (region_index(region, nr, a) < 0) {
+                if (nr == FX_QOP_MAX_NODES - 1) return NULL;
+                region[nr++] = a;
+            }
+        }
+    }
+    bool xs;
+    float xscale;
+    int32_t xzp;
+    const nnfx_node *x = dq ? dq_input(env, dq, &xs, &xscale, &xzp) : NULL;
+    if (!x || !nnfx_meta_is_static(&x->meta[0])) return NULL;
+    int64_t numel = nnfx_meta_numel(&x->meta[0]);
+    if (nnfx_meta_numel(&qn->meta[0]) != numel || !nnfx_meta_is_static(&qn->meta[0])) return NULL;
+    for (int k = 0; k < nr; k++)
+        if (nnfx_meta_numel(&region[k]->meta[0]) != numel) return NULL; /* broadcast that grows: not element-wise */
+    /* evaluate DQ, the region (in an order where arguments come first) and Q on the 256 inputs */
+    fx_qop *op = calloc(1, sizeof *op);
+    int8_t *tab = malloc(256);
+    const nnfx_node *order[FX_QOP_MAX_NODES + 1];
+    nnfx_tensor *vals[FX_QOP_MAX_NODES + 1] = {0};
+    int64_t n256 = 256;
+    nnfx_tensor *xt = nnfx_tensor_new(x->meta[0].dtype, 1, &n256, NULL);
+    bool ok = op && tab && xt, oom = !ok;
+    if (ok)
+        for (int v = 0; v < 256; v++)
+            ((uint8_t *)xt->data)[v] = (uint8_t)(xs ? v ^ 0x80 : v); /* entry v: int8 v - 128, uint8 v */
+    lut_eval ev = {env, order, vals, 0};
+    int done = 0;
+    bool placed[FX_QOP_MAX_NODES] = {0};
+    /* DQ first: its argument 0 (x) is the tensor of the 256 int8 inputs */
+    order[ev.n] = x, vals[ev.n++] = xt, xt = NULL;
+    const nnfx_node *todo[FX_QOP_MAX_NODES + 1];
+    int nt = 0;
+    todo[nt++] = dq;
+    while (ok && done < nr) { /* region nodes whose node arguments are all known */
+        int before = done;
+        for (int k = 0; k < nr; k++) {
+            if (placed[k]) continue;
+            bool ready = true;
+            for (int i = 0; i < region[k]->nargs && ready; i++) {
+                const nnfx_node *a = arg_node(region[k], i);
+                int j = a ? region_index(region, nr, a) : -1;
+                if (j >= 0 && !placed[j]) ready = false;
+            }
+            if (ready) placed[k] = true, todo[nt++] = region[k], done++;
+        }
+        if (done == before) ok = false; /* a cycle cannot happen in a graph; be safe */
+    }
+    todo[nt++] = qn;
+    for (int k = 0; ok && k < nt; k++) {
+        ir_const_in ci;
+        nnfx_value_set out = {0};
+        nnfx_error e2 = {0};
+        nnfx_status st = ir_const_in_gather(&ci, todo[k], lut_value_of, &ev, &e2);
+        if (!st && !ci.known) st = NNFX_ERR_UNSUPPORTED;
+        if (!st) st = nnfx_op_run(todo[k], ci.n, ci.t, &out, &e2);
+        ir_const_in_release(&ci);
+        if (st || out.num != 1 || !out.t[0] || nnfx_tensor_numel(out.t[0]) != 256) {
+            for (int j = 0; j < out.num; j++)
+                nnfx_tensor_release(out.t[j]);
+            oom = st == NNFX_ERR_NOMEM;
+            ok = false;
+            break;
+        }
+        order[ev.n] = todo[k], vals[ev.n++] = out.t[0];
+    }
+    if (ok) {
+        const nnfx_tensor *y = vals[ev.n - 1];
+        if (y->dtype != qn->meta[0].dtype || !is_q8(y->dtype))
+            ok = false;
+        else
+            memcpy(tab, y->data, 256);
+    }
+    for (int k = 0; k < ev.n; k++)
+        nnfx_tensor_release(vals[k]);
+    nnfx_tensor_release(xt);
+    if (!ok) {
+        free(tab), free(op);
+        if (oom) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 table");
+        return NULL;
+    }
+    op->lut = true;
+    op->view.kind = FX_QOP_LUT;
+    op->view.lut = tab;
+    op->view.numel = numel;
+    op->view.x_signed = xs;
+    op->view.y_signed = qn->meta[0].dtype == NNFX_I8;
+    m->x = x;
+    m->dq[0] = dq;
+    for (int k = 0; k < nr; k++)
+        add_node(m, region[k]);
+    add_node(m, qn);
+    return op;
+}
+
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
@@ -276,6 +433,11 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
         add_node(m, cur);
         add_node(m, qn);
         return op;
+    }
+    if (lut_op(cur) && !is_op(cur, NNFX_OP_ADD)) { /* an Add may be a residual island (below) */
+        fx_qop *op = prepare_lut(env, qn, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
     }
     /* [Relu | Clip] before the final Q */
     const nnfx_node *tail[FX_QOP_MAX_NODES];
@@ -371,20 +533,30 @@ void fx_qop_free(fx_qop *op) {
     if (!op) return;
     fx_qconv_free(op->c);
     fx_qpool_free(op->pool);
+    if (op->lut) free((void *)op->view.lut);
     free(op);
 }
 
 int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch_bytes(op->c) : 0; }
 
 void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
-    if (op->c)
+    if (op->lut)
+        snprintf(buf, len, "int8 table (256 entries) %s -> %s, %lld values", op->view.x_signed ? "s8" : "u8",
+                 op->view.y_signed ? "s8" : "u8", (long long)op->view.numel);
+    else if (op->c)
         fx_qconv_describe(op->c, buf, len);
     else
         fx_qpool_describe(op->pool, buf, len);
 }
 
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
-    if (op->c)
+    if (op->lut) {
+        const uint8_t *xi = x, flip = op->view.x_signed ? 0x80 : 0;
+        uint8_t *yo = y;
+        const uint8_t *tab = (const uint8_t *)op->view.lut;
+        for (int64_t i = 0; i < op->view.numel; i++)
+            yo[i] = tab[xi[i] ^ flip];
+    } else if (op->c)
         fx_qconv_run(op->c, pool, x, res, y, scratch);
     else
         fx_qpool_run(op->pool, pool, x, y);

@@ -5,7 +5,10 @@
  * [Add(DequantizeLinear(r))] -> [Relu | Clip] -> QuantizeLinear. The plan
  * runs such a chain as one int8 kernel (src/exec/kernels/qgemm.c) reading
  * x (and r) in their int8 form and writing the final QuantizeLinear's
- * value; weights are packed once here. Anything else keeps the reference
+ * value; weights are packed once here. DequantizeLinear(x) -> element-wise
+ * float ops with no other run-time input (Sigmoid, x * sigmoid(x), an erf
+ * GELU...) -> QuantizeLinear is a 256-entry table built here from the
+ * interpreter's own kernels (exact on the int8 grid). Anything else keeps the reference
  * semantics: DequantizeLinear, the float op, QuantizeLinear. */
 #ifndef NNFX_QPLAN_H
 #define NNFX_QPLAN_H
@@ -52,7 +55,7 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
  * (src/codegen): what the kernels compute, with the model's own int8
  * weights and the epilogue arrays the kernels use. Pointers live as long
  * as the plan (the weights are its constants). */
-typedef enum fx_qop_kind { FX_QOP_CONV, FX_QOP_FC, FX_QOP_POOL } fx_qop_kind;
+typedef enum fx_qop_kind { FX_QOP_CONV, FX_QOP_FC, FX_QOP_POOL, FX_QOP_LUT } fx_qop_kind;
 typedef struct fx_qop_view {
     fx_qop_kind kind;
     fx_qconv_geom g;    /* CONV: x [n, c, h, w] -> y [n, m, oh, ow] */
@@ -63,6 +66,9 @@ typedef struct fx_qop_view {
     int32_t x_zp;       /* CONV, FC: x's zero point (of its own type) */
     const fx_qepi *e;   /* CONV, FC: the requantize epilogue */
     fx_qpool_geom pool; /* POOL */
+    const int8_t *lut;  /* LUT: y = lut[x + 128] (int8 x) or lut[x] (uint8 x), y's bytes */
+    bool y_signed;      /* LUT: y is int8 (else uint8) */
+    int64_t numel;      /* LUT: values of x (and y) */
 } fx_qop_view;
 void fx_qop_view_of(const fx_qop *op, fx_qop_view *v);
 

@@ -15,6 +15,9 @@ epilogue) compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic` and
     (a float Gemm, ReduceMean, Sigmoid), is within 1e-4 of the output's
     scale of nnfx's runtime (float summation order), keeps its top-1 on
     every labelled held-out sample and agrees with ONNX Runtime as above;
+  - the keyword model quantized with --activations int8 (every op int8,
+    outputs DQ(int8)) gives nnfx run's outputs bit for bit, its sigmoid
+    regions six int8 tables and no expf / libm;
 
 plus: --int8 and no flag give the same bytes; --int8 on a float model and
 an int8 value the generator cannot express fail with exit 3, naming the
@@ -184,29 +187,40 @@ def main():
     print("qdq_matmul report: weight_bytes %d (84 int8 weights + 56 bytes of float multipliers/biases)"
           % rep["weight_bytes"])
     # 2. quantized digits CNN and keyword model, batch 1 over the held-out split
+    # kws_q8: every op int8 (--activations int8): the x*sigmoid(x) blocks and the gate's sigmoid are
+    # the plan's 256-entry tables, emitted as int8 arrays
     for label, sub, onnx, shape in [("digits_cnn_q", "digits", "digits_cnn.onnx", "x=1x1x8x8"),
-                                    ("kws_q", "kws", "kws.onnx", "x=1x1x31x20")]:
+                                    ("kws_q", "kws", "kws.onnx", "x=1x1x31x20"),
+                                    ("kws_q8", "kws", "kws.onnx", "x=1x1x31x20")]:
         d = os.path.join(DATA, sub)
         xs, ys = np.load(os.path.join(d, sub + "_test_x.npy")), np.load(os.path.join(d, sub + "_test_y.npy"))
         calib, held, heldy = os.path.join(WORK, label + "_calib.npy"), os.path.join(WORK, label + "_held.npy"), ys[64:]
         np.save(calib, xs[:64])
         np.save(held, xs[64:])
         qm = os.path.join(WORK, label + ".onnx")
-        r = run([NNFX, "quantize", os.path.join(d, onnx), "-o", qm, "--calib", "x=" + calib])
+        r = run([NNFX, "quantize", os.path.join(d, onnx), "-o", qm, "--calib", "x=" + calib]
+                + (["--activations", "int8"] if label == "kws_q8" else []))
         if r.returncode:
             fail("%s: nnfx quantize failed: %s" % (label, r.stdout))
             continue
         out = os.path.join(WORK, label)
-        r = generate(qm, out, label, ["--int8", "--shape", shape])
+        rep = os.path.join(WORK, label + ".json")
+        r = generate(qm, out, label, ["--int8", "--shape", shape, "--report", rep])
         if r.returncode:
             fail("%s: codegen exited %d: %s" % (label, r.returncode, r.stdout))
             continue
+        if label == "kws_q8":
+            src = open(os.path.join(out, label + ".c")).read()
+            ntab = open(os.path.join(out, label + "_weights.c")).read().count("table: y bytes")
+            print("%-26s %d int8 tables, libm %s" % (label, ntab, json.load(open(rep))["libm"]))
+            if ntab != 6 or "expf" in src or json.load(open(rep))["libm"]:
+                fail("%s: want 6 tables (5 x*sigmoid(x), the gate's sigmoid) and no expf" % label)
         got = cg.build_and_run(out, label, [xs[64:]], len(xs) - 64)
         ref = nnfx_run(qm, "x=" + held, os.path.join(WORK, label + "_nnfx.npy"))
         if got is None or ref is None:
             continue
         got = got.reshape(ref.shape)
-        bit_equal(label, got, ref, float_tail=True)
+        bit_equal(label, got, ref, float_tail=label != "kws_q8")  # kws_q8's outputs are DQ(int8): exact
         a, b = int((got.argmax(1) == heldy).sum()), int((ref.argmax(1) == heldy).sum())
         print("%-26s top-1 %d/%d (nnfx run %d/%d)" % (label, a, len(heldy), b, len(heldy)))
         if a != b:
