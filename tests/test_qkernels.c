@@ -22,6 +22,7 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/qgemm.h"
 
+#include "codegen/runtime/nnfx_rt_qfixed.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 
 static uint32_t rng = 2024;
@@ -50,6 +51,7 @@ typedef struct qdata {
     int64_t nx, ny;
     double *ref;   /* pre-rounding value of the output, in LSB units incl. zp */
     bool *nearmid; /* a tie at the intermediate requantization */
+    double tie;    /* how close to x.5 a value counts as a tie */
 } qdata;
 
 static double rne(double v) { return nearbyint(v); }
@@ -89,8 +91,21 @@ static void fill_case(qcase *k, qdata *d) {
     for (int64_t i = 0; i < m; i++) {
         d->ws[i] = frand(0.002f, 0.02f);
         d->bias[i] = frand(-2.0f, 2.0f);
+        if (k->q.fixed) { /* an int32 bias of scale x_scale * w_scale, as QDQ files state it */
+            float sc = k->q.x_scale * d->ws[i];
+            d->bias[i] = (float)nearbyint(d->bias[i] / sc) * sc;
+        }
     }
     fx_qparams *q = &k->q;
+    /* TFLite's requantization rounds twice (to 2^shift units, then to units):
+     * within 2^shift of x.5 it may land a unit away, besides ties away from zero */
+    d->tie = 1e-3;
+    for (int64_t i = 0; q->fixed && i < m; i++) {
+        int32_t qm;
+        int sh;
+        nnfx_rt_qf_quantize_multiplier((double)(q->x_scale * d->ws[i]) / q->y_scale, &qm, &sh);
+        if (ldexp(1.0, sh) > d->tie) d->tie = ldexp(1.0, sh);
+    }
     q->w_scale = d->ws;
     q->bias = d->bias;
     q->act_lo = -INFINITY, q->act_hi = INFINITY;
@@ -157,7 +172,7 @@ static int check_against_ref(const qcase *k, const qdata *d, const uint8_t *y, c
         double want = clampd(rne(v) + q->y_zp, q->y_signed ? -128 : 0, q->y_signed ? 127 : 255);
         double got = xval(q->y_signed, y, i);
         if (got == want) continue;
-        bool tie = fabs(fabs(v - floor(v)) - 0.5) < 1e-3;
+        bool tie = fabs(fabs(v - floor(v)) - 0.5) < d->tie;
         if (!((tie && fabs(got - want) <= 1) || d->nearmid[i]))
             fail_msg("%s: element %lld: got %g, reference %g (unrounded %.6f)", what, (long long)i, got, want,
                      v + q->y_zp);
@@ -485,6 +500,13 @@ static void test_fc(void **state) {
         char name[64];
         snprintf(name, sizeof name, "fc %lldx%lldx%lld", (long long)k.rows, (long long)k.g.c, (long long)k.g.m);
         run_case(&k, name);
+        if (i == 0 || i == 3 || i == 7) { /* s8 -> s8 with TFLite's fixed-point requantization (gemv, tiles) */
+            k.q.x_signed = k.q.y_signed = k.q.fixed = true;
+            k.q.x_zp = -9, k.q.y_zp = 5;
+            snprintf(name, sizeof name, "fc %lldx%lldx%lld fixed point", (long long)k.rows, (long long)k.g.c,
+                     (long long)k.g.m);
+            run_case(&k, name);
+        }
     }
 }
 
@@ -550,6 +572,11 @@ static void test_random_convs(void **state) {
         char name[64];
         snprintf(name, sizeof name, "random conv %d", it);
         run_case(&k, name);
+        if (k.q.x_signed && k.q.y_signed) { /* the same with TFLite's fixed-point requantization */
+            k.q.fixed = true;
+            snprintf(name, sizeof name, "random conv %d, fixed point", it);
+            run_case(&k, name);
+        }
     }
 }
 

@@ -51,6 +51,7 @@ static bool section_text(const char *name, const char **start, size_t *len, cons
 
 /* Marks section `name` (and what it needs) as used. */
 void cg_use_section(cg *c, const char *name) {
+    if (c->int_only && strcmp(name, "q8") == 0) name = "q8fix"; /* no float: the integer-only form */
     for (int i = 0; i < c->nsections; i++)
         if (strcmp(c->sections[i], name) == 0) return;
     const char *t, *fl;
@@ -2352,6 +2353,29 @@ int cg_emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char 
     return id;
 }
 
+int cg_emit_i32_array(cg *c, const int32_t *data, int64_t n, const char *src, const char *what, nnfx_op op) {
+    int id = ++c->nweights;
+    if (!c->weights_stdint) {
+        sb_printf(&c->weights, "#include <stdint.h>\n\n");
+        c->weights_stdint = true;
+    }
+    sb_printf(&c->decls, "extern const int32_t %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1), src,
+              what);
+    sb_printf(&c->weights, "/* %s %s */\nconst int32_t %s_w%d[%lld] NNFX_ALIGNED = {", src, what, c->name, id,
+              (long long)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        sb_printf(&c->weights, i % 8 ? ", " : (i ? ",\n    " : "\n    "));
+        if (data[i] == INT32_MIN)
+            sb_printf(&c->weights, "INT32_MIN");
+        else
+            sb_printf(&c->weights, "%ld", (long)data[i]);
+    }
+    sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
+    c->weight_bytes += n * 4;
+    c->stats[op].weight_bytes += n * 4;
+    return id;
+}
+
 static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, int32_t hi) {
     sb_printf(b, "{");
     cg_float_lit(b, scale);
@@ -2363,6 +2387,30 @@ static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, 
 /* The epilogue of an int8 conv / fc as `static const nnfx_rt_qop op`. */
 static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int64_t m) {
     const fx_qepi *e = v->e;
+    if (e->fixed) { /* TFLite's fixed point: int32 bias, multiplier, shift per channel */
+        int fb = cg_emit_i32_array(c, e->fb, m, f->name, "int32 bias (bias / (x_scale * w_scale))", f->op);
+        int fm = cg_emit_i32_array(c, e->fm, m, f->name, "q31 multiplier of x_scale * w_scale / y_scale", f->op);
+        int fs = cg_emit_i32_array(c, e->fs, m, f->name, "its shift", f->op);
+        if (c->int_only)
+            sb_printf(&c->body,
+                      "        static const nnfx_rt_qop op = {%s_w%d, %s_w%d, %s_w%d, %d, %d, %d, %d, %d, %d};\n",
+                      c->name, fb, c->name, fm, c->name, fs, v->x_signed, e->y_signed, (int)v->x_zp, (int)e->y_zp,
+                      (int)e->lo, (int)e->hi);
+        else
+            sb_printf(&c->body,
+                      "        static const nnfx_rt_qop op = {0, 0, 0, 0, {0, 0, %d, %d, %d}, %d, 0, %d, %d, %s_w%d, "
+                      "%s_w%d, %s_w%d};\n",
+                      (int)e->y_zp, (int)e->lo, (int)e->hi, v->x_signed, e->y_signed, (int)v->x_zp, c->name, fb,
+                      c->name, fm, c->name, fs);
+        return;
+    }
+    if (c->int_only) {
+        nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                       "codegen --int8-io: node %s (%s) requantizes in float (uint8 values, or an intermediate "
+                       "requantization / residual add fused into it): not integer-only",
+                       f->name, ir_op_info(f->op)->onnx_type);
+        return;
+    }
     bool direct = !e->mid && !e->res; /* the runtime's multq / biasq with inv 1 */
     int mw =
         cg_emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
@@ -2382,7 +2430,7 @@ static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int
     sb_printf(&c->body, "        static const nnfx_rt_qop op = {%s_w%d, %s_w%d, %s, %s, ", c->name, mw, c->name, bw,
               e->mid ? "&mid" : "0", e->res ? "&res" : "0");
     qparam_lit(&c->body, 0.0f, direct ? 1.0f : e->y_inv, e->y_zp, e->lo, e->hi);
-    sb_printf(&c->body, ", %d, %d, %d, %d};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
+    sb_printf(&c->body, ", %d, %d, %d, %d, 0, 0, 0};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
 }
 
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
@@ -2406,7 +2454,40 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
                   x, y, (long long)v.numel, c->name, tid, v.x_signed ? 0x80 : 0);
         return NNFX_OK;
     }
+    if (v.kind == FX_QOP_MUL || v.kind == FX_QOP_ADD || v.kind == FX_QOP_MEAN) { /* fixed point (qplan.h) */
+        cg_use_section(c, "qfixed");
+        sb_printf(&c->body, "    {\n        const int8_t *a = (const int8_t *)%s;\n        int8_t *o = (int8_t *)%s;\n",
+                  x, y);
+        if (v.kind == FX_QOP_MUL)
+            sb_printf(&c->body,
+                      "        const int8_t *b = (const int8_t *)%s;\n        long i;\n"
+                      "        for (i = 0; i < %lldL; i++)\n"
+                      "            o[i] = nnfx_rt_qf_mul_q8(a[i], %d, b[i], %d, %ld, %d, %d, -128, 127);\n    }\n",
+                      r, (long long)v.numel, (int)v.a_zp, (int)v.b_zp, (long)v.qm, v.shift, (int)v.y_zp);
+        else if (v.kind == FX_QOP_ADD) {
+            const nnfx_rt_qf_addp *ap = &v.add;
+            sb_printf(
+                &c->body,
+                "        static const nnfx_rt_qf_addp p = {%d, %d, %d, %d, %d, %ld, %ld, %ld, %d, %d, %d};\n"
+                "        const int8_t *b = (const int8_t *)%s;\n        long i;\n"
+                "        for (i = 0; i < %lldL; i++)\n            o[i] = nnfx_rt_qf_add(&p, a[i], b[i], %d);\n    }\n",
+                (int)ap->a_zp, (int)ap->b_zp, (int)ap->y_zp, (int)ap->lo, (int)ap->hi, (long)ap->a_qm, (long)ap->b_qm,
+                (long)ap->y_qm, ap->a_shift, ap->b_shift, ap->y_shift, r, (long long)v.numel, v.sub);
+        } else
+            sb_printf(&c->body,
+                      "        long r, i;\n        for (r = 0; r < %lldL; r++) {\n            int32_t s = 0;\n"
+                      "            for (i = 0; i < %lldL; i++)\n                s += a[r * %lldL + i] - %d;\n"
+                      "            o[r] = nnfx_rt_qf_requant(s, %ld, %d, %d, -128, 127);\n        }\n    }\n",
+                      (long long)v.outer, (long long)v.inner, (long long)v.inner, (int)v.a_zp, (long)v.qm, v.shift,
+                      (int)v.y_zp);
+        return NNFX_OK;
+    }
     if (v.kind == FX_QOP_POOL) {
+        if (c->int_only)
+            return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen --int8-io: node %s (%s): int8 pooling requantizes in float (not yet "
+                                  "integer-only)",
+                                  f->name, ir_op_info(f->op)->onnx_type);
         const fx_qpool_geom *g = &v.pool;
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
                            g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
@@ -2425,6 +2506,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
                                       v.w_km ? "int8 weights [K][M]" : "int8 weights [M][K]", f->op);
         sb_printf(&c->body, "    {\n");
         emit_qop_struct(c, f, &v, v.m);
+        if (c->err && c->err->status) return c->err->status;
         cg_use_section(c, "qfc");
         sb_printf(&c->body, "        nnfx_rt_qfc(%s, %s_w%d, %d, &op, %s, %s, %lld, %lld, %lld);\n    }\n", x, c->name,
                   wid, v.w_km, r, y, (long long)v.rows, (long long)v.k, (long long)v.m);
@@ -2436,6 +2518,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     int wid = cg_emit_const_array(c, true, v.w, g->m * kk, f->name, "int8 weights [M][C/group][KH][KW]", f->op);
     sb_printf(&c->body, "    {\n");
     emit_qop_struct(c, f, &v, g->m);
+    if (c->err && c->err->status) return c->err->status;
     int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
                        g->ow, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->group};
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&

@@ -18,7 +18,8 @@
 struct fx_qop {
     fx_qconv *c;      /* conv / fc, or */
     fx_qpool *pool;   /* max / global average pooling, or */
-    bool lut;         /* a 256-entry table (view.lut, view.numel) */
+    bool lut;         /* a 256-entry table (view.lut, view.numel), or */
+    bool elem;        /* MUL, ADD, MEAN (view) */
     fx_qop_view view; /* for fx_qop_view_of */
 };
 
@@ -194,6 +195,9 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
     const nnfx_node *dqx = arg_node(f, 0);
     const nnfx_node *x = dqx ? dq_input(env, dqx, &q->x_signed, &q->x_scale, &q->x_zp) : NULL;
     if (!x || !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&f->meta[0])) return NULL;
+    /* int8 in and out (TFLite's convention): TFLite's fixed-point requantization, the meaning the
+     * integer-only generated C shares */
+    q->fixed = q->x_signed && q->y_signed && !q->mid && !q->res;
     const nnfx_node *dqw = arg_node(f, 1);
     const nnfx_tensor *ws = NULL, *w = NULL;
     const nnfx_meta *xm = &x->meta[0], *ym = &f->meta[0];
@@ -415,6 +419,123 @@ static fx_qop *prepare_lut(const fx_qenv *env, const nnfx_node *qn, fx_qmatch *m
     return op;
 }
 
+/* ---- int8 Mul / Add / Sub and means in fixed point (TFLite's) ------------- */
+
+static fx_qop *elem_op(const fx_qop_view *v, nnfx_error *err) {
+    fx_qop *op = calloc(1, sizeof *op);
+    if (!op) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 op");
+        return NULL;
+    }
+    op->elem = true;
+    op->view = *v;
+    return op;
+}
+
+/* Q(f(DQ(a), DQ(b))), f Mul, Add or Sub of two int8 values of one shape
+ * (no broadcast), per-tensor parameters, int8 output. */
+static fx_qop *prepare_binary(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                              nnfx_error *err) {
+    if (f->nargs != 2 || qn->meta[0].dtype != NNFX_I8) return NULL;
+    const nnfx_node *da = arg_node(f, 0), *db = arg_node(f, 1);
+    bool sa_, sb_;
+    float sa, sb, sy;
+    int32_t za, zb, zy;
+    const nnfx_node *a = da ? dq_input(env, da, &sa_, &sa, &za) : NULL;
+    const nnfx_node *b = db ? dq_input(env, db, &sb_, &sb, &zb) : NULL;
+    if (!a || !b || !sa_ || !sb_ || !qparams_scalar(env, qn, NNFX_I8, &sy, &zy)) return NULL;
+    const nnfx_meta *ma = &a->meta[0], *mb = &b->meta[0], *mf = &f->meta[0];
+    if (!nnfx_meta_is_static(ma) || !nnfx_meta_is_static(mb) || !nnfx_meta_is_static(mf) || ma->rank != mb->rank ||
+        ma->rank != mf->rank)
+        return NULL;
+    for (int d = 0; d < ma->rank; d++)
+        if (ma->dims[d].value != mb->dims[d].value || ma->dims[d].value != mf->dims[d].value) return NULL;
+    fx_qop_view v = {0};
+    v.numel = nnfx_meta_numel(ma), v.a_zp = za, v.b_zp = zb, v.y_zp = zy;
+    v.x_signed = v.y_signed = true;
+    if (f->op == NNFX_OP_MUL) {
+        v.kind = FX_QOP_MUL;
+        nnfx_rt_qf_quantize_multiplier((double)sa * (double)sb / (double)sy, &v.qm, &v.shift);
+    } else {
+        v.kind = FX_QOP_ADD;
+        v.sub = f->op == NNFX_OP_SUB;
+        nnfx_rt_qf_quantize_add(sa, za, sb, zb, sy, zy, -128, 127, &v.add);
+    }
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = a, m->res = b, m->dq[0] = da, m->dq[1] = db == da ? NULL : db;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
+/* Q(ReduceMean | GlobalAveragePool(DQ(x))) on int8 values over a trailing
+ * block of x's dims: the int32 sum of x - x_zp, one fixed-point
+ * requantization by x_scale / (y_scale * count). */
+static fx_qop *prepare_mean(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                            nnfx_error *err) {
+    if (qn->meta[0].dtype != NNFX_I8) return NULL;
+    const nnfx_node *dx = arg_node(f, 0);
+    bool xs_;
+    float sx, sy;
+    int32_t zx, zy;
+    const nnfx_node *x = dx ? dq_input(env, dx, &xs_, &sx, &zx) : NULL;
+    if (!x || !xs_ || !qparams_scalar(env, qn, NNFX_I8, &sy, &zy) || !nnfx_meta_is_static(&x->meta[0])) return NULL;
+    const nnfx_meta *xm = &x->meta[0];
+    int r = xm->rank;
+    bool red[NNFX_MAX_RANK] = {0};
+    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL) {
+        if (r < 3) return NULL;
+        for (int d = 2; d < r; d++)
+            red[d] = true;
+    } else {
+        int64_t ax[NNFX_MAX_RANK];
+        int nax = 0;
+        const nnfx_attr *at = nnfx_node_attr(f, "axes");
+        if (at && at->kind == NNFX_ATTR_INTS && at->u.ints.n <= NNFX_MAX_RANK) {
+            nax = (int)at->u.ints.n;
+            for (int i = 0; i < nax; i++)
+                ax[i] = at->u.ints.v[i];
+        } else if (!arg_absent(f, 1)) {
+            const nnfx_node *an = arg_node(f, 1);
+            const nnfx_tensor *t = an ? env->const_of(env->ctx, an) : NULL;
+            if (!t || t->dtype != NNFX_I64 || nnfx_tensor_numel(t) > NNFX_MAX_RANK) return NULL;
+            nax = (int)nnfx_tensor_numel(t);
+            for (int i = 0; i < nax; i++)
+                ax[i] = ((const int64_t *)t->data)[i];
+        }
+        if (nax == 0) {
+            if (nnfx_node_attr_int(f, "noop_with_empty_axes", 0)) return NULL;
+            for (int d = 0; d < r; d++)
+                red[d] = true;
+        }
+        for (int i = 0; i < nax; i++) {
+            int64_t a = ax[i] < 0 ? ax[i] + r : ax[i];
+            if (a < 0 || a >= r) return NULL;
+            red[a] = true;
+        }
+    }
+    int first = r;
+    for (int d = r - 1; d >= 0 && red[d]; d--)
+        first = d;
+    for (int d = 0; d < first; d++)
+        if (red[d]) return NULL; /* not a trailing block */
+    fx_qop_view v = {0};
+    v.kind = FX_QOP_MEAN;
+    v.outer = 1, v.inner = 1;
+    for (int d = 0; d < r; d++)
+        *(d < first ? &v.outer : &v.inner) *= xm->dims[d].value;
+    if (v.inner < 1 || v.inner > (1 << 23) || nnfx_meta_numel(&qn->meta[0]) != v.outer) return NULL;
+    v.a_zp = zx, v.y_zp = zy, v.x_signed = v.y_signed = true;
+    nnfx_rt_qf_quantize_multiplier((double)sx / ((double)sy * (double)v.inner), &v.qm, &v.shift);
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = x, m->dq[0] = dx;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
@@ -433,6 +554,16 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
         add_node(m, cur);
         add_node(m, qn);
         return op;
+    }
+    if (is_op(cur, NNFX_OP_MUL) || is_op(cur, NNFX_OP_ADD) || is_op(cur, NNFX_OP_SUB)) {
+        fx_qop *op = prepare_binary(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
+    if (is_op(cur, NNFX_OP_REDUCE_MEAN) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL)) {
+        fx_qop *op = prepare_mean(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
     }
     if (lut_op(cur) && !is_op(cur, NNFX_OP_ADD)) { /* an Add may be a residual island (below) */
         fx_qop *op = prepare_lut(env, qn, m, err);
@@ -540,7 +671,16 @@ void fx_qop_free(fx_qop *op) {
 int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch_bytes(op->c) : 0; }
 
 void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
-    if (op->lut)
+    const fx_qop_view *v = &op->view;
+    if (op->elem && v->kind == FX_QOP_MEAN)
+        snprintf(buf, len, "int8 mean fixed point, %lld x %lld values", (long long)v->outer, (long long)v->inner);
+    else if (op->elem)
+        snprintf(buf, len, "int8 %s fixed point, %lld values",
+                 v->kind == FX_QOP_MUL ? "mul"
+                 : v->sub              ? "sub"
+                                       : "add",
+                 (long long)v->numel);
+    else if (op->lut)
         snprintf(buf, len, "int8 table (256 entries) %s -> %s, %lld values", op->view.x_signed ? "s8" : "u8",
                  op->view.y_signed ? "s8" : "u8", (long long)op->view.numel);
     else if (op->c)
@@ -550,7 +690,24 @@ void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
 }
 
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
-    if (op->lut) {
+    if (op->elem) {
+        const fx_qop_view *v = &op->view;
+        const int8_t *a = x, *b = res;
+        int8_t *o = y;
+        if (v->kind == FX_QOP_MUL)
+            for (int64_t i = 0; i < v->numel; i++)
+                o[i] = nnfx_rt_qf_mul_q8(a[i], v->a_zp, b[i], v->b_zp, v->qm, v->shift, v->y_zp, -128, 127);
+        else if (v->kind == FX_QOP_ADD)
+            for (int64_t i = 0; i < v->numel; i++)
+                o[i] = nnfx_rt_qf_add(&v->add, a[i], b[i], v->sub);
+        else
+            for (int64_t r = 0; r < v->outer; r++) {
+                int32_t sum = 0;
+                for (int64_t i = 0; i < v->inner; i++)
+                    sum += a[r * v->inner + i] - v->a_zp;
+                o[r] = nnfx_rt_qf_requant(sum, v->qm, v->shift, v->y_zp, -128, 127);
+            }
+    } else if (op->lut) {
         const uint8_t *xi = x, flip = op->view.x_signed ? 0x80 : 0;
         uint8_t *yo = y;
         const uint8_t *tab = (const uint8_t *)op->view.lut;

@@ -74,6 +74,37 @@ def ort_check(label, model, xfile, got, opt):
         fail("%s: ONNX Runtime disagrees with the generated C: %s" % (label, r.stdout))
 
 
+def ort_check_margin(label, model, xfile, got, frac=0.03):
+    """ONNX Runtime (unoptimised: the reference QDQ semantics) against
+    outputs requantized in fixed point (TFLite's): a value on a rounding tie
+    may land a step away, so within frac of the output scale, and the same
+    top-1 on every row whose top-2 margin in ORT's output exceeds 2 * frac
+    of the scale (closer calls are ties within the tolerance)."""
+    if not have_ort():
+        print("%s: ONNX Runtime check skipped (node or onnxruntime-node missing)" % label)
+        return
+    ref = os.path.join(WORK, label + "_gen.npy")
+    np.save(ref, got)
+    sd = os.path.join(WORK, label + "_ort")
+    os.makedirs(sd, exist_ok=True)
+    r = run(["node", os.path.join(ORT, "ort_check.js"), model, "--in", xfile, "--ref", ref, "--tol", "1", "--opt",
+             "disabled", "--save", sd])
+    if r.returncode:
+        fail("%s: ONNX Runtime failed: %s" % (label, r.stdout))
+        return
+    o = np.load(os.path.join(sd, "ort_out0.npy")).reshape(got.shape)
+    scale = float(np.abs(o).max()) or 1.0
+    err = float(np.abs(got - o).max()) / scale
+    top2 = np.sort(o, axis=1)
+    clear = (top2[:, -1] - top2[:, -2]) > 2 * frac * scale
+    same = int((got.argmax(1) == o.argmax(1))[clear].sum())
+    print("%s vs ONNX Runtime (--opt disabled): max|diff| %.3g of the output scale, top-1 same in %d of %d rows with "
+          "a clear top-1 (%d in all %d)" % (label, err, same, int(clear.sum()), int((got.argmax(1) == o.argmax(1)).sum()),
+                                           len(o)))
+    if err > frac or same != int(clear.sum()):
+        fail("%s: ONNX Runtime disagrees with the generated C" % label)
+
+
 def bit_equal(label, got, ref, float_tail=False):
     """Bit for bit; with float_tail (float layers after the last int8 value:
     float summation order differs from the runtime's BLAS) within 1e-4 of
@@ -199,7 +230,7 @@ def main():
         np.save(held, xs[64:])
         qm = os.path.join(WORK, label + ".onnx")
         r = run([NNFX, "quantize", os.path.join(d, onnx), "-o", qm, "--calib", "x=" + calib]
-                + (["--activations", "int8"] if label == "kws_q8" else []))
+                + (["--activations", "int8", "--method", "mse"] if label == "kws_q8" else []))
         if r.returncode:
             fail("%s: nnfx quantize failed: %s" % (label, r.stdout))
             continue
@@ -228,7 +259,10 @@ def main():
         # ORT's optimised graph runs its own fused int8 kernels, which saturate
         # int16 pair sums of full-range weights (tests/quant/test_quant.sh):
         # the reference QDQ semantics are its unoptimised graph
-        ort_check(label, qm, "x=" + held, got, "disabled")
+        if label == "kws_q8":
+            ort_check_margin(label, qm, "x=" + held, got)
+        else:
+            ort_check(label, qm, "x=" + held, got, "disabled")
     # 3. errors: exit 3 naming node and op, nothing written
     try:
         import onnx

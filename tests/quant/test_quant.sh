@@ -90,7 +90,8 @@ fi
 # Tanh...) get Q/DQ at their input and output only, Add/Mul/Concat at each
 # input, pooling/means/Softmax at input and output, Reshape-like ops and
 # MaxPool keep their input's parameters, graph outputs are DQ(int8) under
-# their own names. ORT (both levels) agrees with nnfx exactly.
+# their own names. ORT (both levels) agrees with nnfx within the int8 tolerance (nnfx
+# requantizes int8 -> int8 in TFLite's fixed point).
 Q allops "$TMP/allops.onnx"
 expect 0 "quantize every op (--activations int8)" -- "$NNFX" quantize "$TMP/allops.onnx" -o "$TMP/allq.onnx" \
     --calib x="$TMP/allops_x.npy" --activations int8
@@ -101,12 +102,16 @@ expect 0 "nnfx runs it" -- "$NNFX" run "$TMP/allq.onnx" --input x="$TMP/allops_x
 for o in all disabled; do
     expect 0 "ORT runs it ($o)" -- ORT "$TMP/allq.onnx" "$TMP/allq_$o" --opt $o --in x="$TMP/allops_x.npy"
     for y in y p; do
-        check "ORT ($o) and nnfx agree on $y" Q agree "$TMP/allq_n/$y.npy" "$TMP/allq_$o/$y.npy" 1e-6
+        # nnfx runs the int8 ops in TFLite's fixed point (table lookups exact): a value on a
+        # rounding tie may land a step away from ORT's float QDQ reference
+        check "ORT ($o) and nnfx agree on $y" Q agree "$TMP/allq_n/$y.npy" "$TMP/allq_$o/$y.npy" 0.03
     done
 done
 if [ -f "$K/kws.onnx" ]; then
-    expect 0 "quantize the keyword model int8 everywhere (gate 1.0 point)" -- "$NNFX" quantize "$K/kws.onnx" \
-        -o "$TMP/kws_q8.onnx" --calib x="$TMP/kws/calib.npy" --activations int8 --input x="$TMP/kws/held_x.npy" \
+    # MSE ranges: with MinMax's the fixed-point plan drops 1.1 points (93.75 %), with MSE none
+    expect 0 "quantize the keyword model int8 everywhere (MSE ranges, gate 1.0 point)" -- "$NNFX" quantize \
+        "$K/kws.onnx" -o "$TMP/kws_q8.onnx" --calib x="$TMP/kws/calib.npy" --activations int8 --method mse \
+        --input x="$TMP/kws/held_x.npy" \
         --labels "$TMP/kws/held_y.npy" --max-accuracy-drop 1.0
     check "kws: every op int8" Q allq "$TMP/kws_q8.onnx"
     expect 0 "kws int8: nnfx runs it" -- "$NNFX" run "$TMP/kws_q8.onnx" --input x="$TMP/kws/held_x.npy" \

@@ -13,18 +13,24 @@
 
 #include <stdint.h>
 
+#include "nnfx_rt_qfixed.h"
 #include "nnfx_rt_scalar.h"
 
-/* @rt q8 needs:qepi */
+/* section q8 is the default; q8fix replaces it in integer-only C (NNFX_RT_INT_ONLY here) */
+#ifndef NNFX_RT_INT_ONLY
+/* @rt q8 needs:qepi,qfixed */
 /* One int8 op's quantization: the epilogue's per-channel multiplier and
  * bias, the optional intermediate Q -> DQ (mid) and residual (res), the
- * output's QuantizeLinear (y), the types and the input's zero point. */
+ * output's QuantizeLinear (y), the types and the input's zero point; or,
+ * when fb is set (int8 in and out: TFLite's fixed point, nnfx_rt_qfixed.h),
+ * the int32 bias fb, multiplier fm and shift fs per channel. */
 typedef struct nnfx_rt_qop {
     const float *mult, *bias;
     const nnfx_rt_qparam *mid, *res; /* NULL: none */
     nnfx_rt_qparam y;
     int x_signed, res_signed, y_signed;
     int32_t x_zp;
+    const int32_t *fb, *fm, *fs; /* fixed point, or NULL */
 } nnfx_rt_qop;
 
 static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
@@ -42,9 +48,37 @@ static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
  * residual when op->res). */
 static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     int32_t r = op->res ? nnfx_rt_ld8(res, op->res_signed, i) : 0;
-    nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
+    if (op->fb)
+        nnfx_rt_st8(y, op->y_signed, i,
+                    nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y.zp, op->y.lo, op->y.hi));
+    else
+        nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
 }
 /* @end */
+
+#else
+/* @rt q8fix needs:qfixed */
+/* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
+ * names, for the qconv and qfc sections, with no float anywhere: int8 in
+ * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
+ * int32 bias fb, multiplier fm and shift fs of each output channel, output
+ * zero point y_zp, clamped to [lo, hi] (Relu / Clip folded in). */
+typedef struct nnfx_rt_qop {
+    const int32_t *fb, *fm, *fs;
+    int x_signed, y_signed;
+    int32_t x_zp, y_zp, lo, hi;
+} nnfx_rt_qop;
+
+static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
+    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
+}
+
+static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
+    (void)res;
+    ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
+}
+/* @end */
+#endif
 
 /* @rt qconv needs:q8 */
 /* int8 2-d convolution (grouped and depthwise too), direct: g as

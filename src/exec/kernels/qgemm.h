@@ -88,6 +88,13 @@ typedef struct fx_qepi {
     bool y_signed;
     float y_inv;          /* 1 / y_scale */
     int32_t y_zp, lo, hi; /* lo, hi: the type range narrowed by Relu/Clip */
+    /* fixed point (TFLite's requantization, nnfx_rt_qfixed.h; never with
+     * mid or res): y = clamp(qf_mul(acc + fb[m], fm[m], fs[m]) + y_zp, lo,
+     * hi), fb the int32 bias (bias / (x_scale * w_scale[m]) rounded), fm
+     * and fs the quantized multiplier and shift of x_scale * w_scale[m] /
+     * y_scale; the float arrays above are then unused */
+    bool fixed;
+    const int32_t *fb, *fm, *fs;
 } fx_qepi;
 
 /* One row of the epilogue: y[j * ys] for j < n from acc[j] (+ comp) of
@@ -179,6 +186,7 @@ typedef struct fx_qparams {
     int32_t mid_zp;
     bool mid_signed;
     float mid_lo, mid_hi; /* activation before the mid Q (real units) */
+    bool fixed;           /* fixed-point requantization (fx_qepi.fixed); ignored with mid or res */
     bool res;
     float res_scale;
     int32_t res_zp;
