@@ -1452,6 +1452,17 @@ typedef struct nnfx_codegen_options {
      * runs itself. */
     int noutputs;
     const char *const *outputs;
+    /* Integer-only C (a QDQ model quantized with int8 activations): every
+     * float input must be read only by per-tensor int8 QuantizeLinear nodes
+     * and every output be a per-tensor DequantizeLinear of an int8 value;
+     * those are left to the caller, so the C takes and gives the int8
+     * values: only int NAME_run_int8(const int8_t *const inputs[], int8_t
+     * *const outputs[]) (and _arena), the scales and zero points as header
+     * macros NAME_INPUTi_SCALE / _ZERO_POINT, NAME_OUTPUTi_SCALE /
+     * _ZERO_POINT, and no float, double or libm anywhere in the code. A step
+     * that is not integer fails with NNFX_ERR_UNSUPPORTED naming the node
+     * and why. */
+    bool int8_io;
 } nnfx_codegen_options;
 /* nnfx_codegen with every option: the same contract. A fixed input that
  * names no placeholder, is given twice, or whose value has another type or

@@ -11,7 +11,7 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--value INPUT=V0,V1,...|FILE]... [--outputs NAME,...] [--int8]\n"
+    "                    [--value INPUT=V0,V1,...|FILE]... [--outputs NAME,...] [--int8 [--int8-io]]\n"
     "                    [--forbid OP,...]\n"
     "                    [--optimize speed|size] [--report FILE]\n"
     "\n"
@@ -44,6 +44,16 @@ static const char codegen_help[] =
     "                          node, whose rest you run in your own code\n"
     "  --int8                  require int8 kernels: fail (exit 3) unless the model is\n"
     "                          a QDQ model with int8 islands (see below)\n"
+    "  --int8-io               integer-only C (with --int8; a model quantized with\n"
+    "                          --activations int8): int8 inputs and outputs (the\n"
+    "                          model's input QuantizeLinear and output\n"
+    "                          DequantizeLinear left to the caller: header macros\n"
+    "                          NAME_INPUTi_SCALE/_ZERO_POINT, NAME_OUTPUTi_...), only\n"
+    "                          int NAME_run_int8(const int8_t *const inputs[],\n"
+    "                          int8_t *const outputs[]); no float, double or libm in\n"
+    "                          the code (TFLite's fixed-point requantization, tables\n"
+    "                          for sigmoid-like regions); exit 3 naming a node that\n"
+    "                          is not integer\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
     "                          Exp,Sigmoid,Tanh for a target without exp()\n"
     "  --optimize speed|size   speed (default): conv weights re-laid out at generation\n"
@@ -89,7 +99,7 @@ static const char codegen_help[] =
     "epilogue (int8 max / global average pooling likewise); weights are int8 arrays\n"
     "(1 byte each in the report), Q/DQ run as the reference does; none needs libm.\n"
     "Every int8 value equals `nnfx run`'s bit for bit (float layers of the model may\n"
-    "differ in summation order). The API stays float in, float out.\n"
+    "differ in summation order). The API stays float in, float out (but --int8-io).\n"
     "\n"
     "examples:\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
@@ -142,7 +152,7 @@ static nnfx_status write_all(const char *dir, const char *name, const nnfx_codeg
 typedef struct codegen_opts {
     const char *model, *out, *name, *forbid, *report;
     nnfx_codegen_optimize optimize;
-    bool int8;
+    bool int8, int8_io;
     const char **shapes; /* the --shape values (nshapes; caller frees the array) */
     int nshapes;
     const char **values; /* the --value bindings (nvalues; caller frees the array) */
@@ -173,6 +183,8 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
             if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0)
                 return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
             o->optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
+        } else if (cli_flag(&a, "--int8-io", NULL)) {
+            o->int8 = o->int8_io = true;
         } else if (cli_flag(&a, "--int8", NULL)) {
             o->int8 = true;
         } else {
@@ -385,6 +397,7 @@ int cli_codegen(int argc, char **argv) {
     nnfx_codegen_options copts = {0};
     copts.name = ident, copts.forbid = o.forbid, copts.optimize = o.optimize;
     copts.nfixed = o.nvalues;
+    copts.int8_io = o.int8_io;
     copts.fixed_inputs = (const char *const *)value_names;
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
     if (o.outputs) { /* split the list in place (a copy) at the commas */

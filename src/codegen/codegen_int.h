@@ -117,6 +117,14 @@ typedef struct cg_op_stat {
     int64_t weight_bytes, macs;
 } cg_op_stat;
 
+/* What --int8-io left to the caller: the QuantizeLinear of each model input
+ * and the DequantizeLinear of each output (per tensor, int8). */
+typedef struct cg_int8io {
+    int nin, nout;
+    float in_scale[256], out_scale[256];
+    int32_t in_zp[256], out_zp[256];
+} cg_int8io;
+
 typedef struct cg {
     const nnfx_graph *g;
     const fx_plan *p;
@@ -154,6 +162,7 @@ typedef struct cg {
      * float32 (void_io), and each input's type */
     bool void_io;
     bool int_only; /* --int8-io: int8 inputs and outputs, no float anywhere (section q8fix for q8) */
+    const struct cg_int8io *io; /* int_only: the inputs' and outputs' quantization */
     const nnfx_dtype *in_dtype;
     int nin_model;
     bool may_fail; /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
