@@ -169,6 +169,124 @@ def qdq_axis(onnx, TensorProto, helper):
         fail("qdq_axis: generated Q/DQ differ from numpy's: %s vs %s" % (got.ravel()[:8], ref.ravel()[:8]))
 
 
+def c_tokens_float(path):
+    """The float / double / math.h uses in a C file, comments and names
+    (logits_float) aside."""
+    import re
+    src = re.sub(r"/\*.*?\*/", " ", open(path).read(), flags=re.S)
+    src = re.sub(r"//[^\n]*", " ", src)
+    return re.findall(r"\b(?:float|double)\b|math\.h|\b\d+\.\d*(?:[eE][-+]?\d+)?f?\b|0x[0-9a-fA-F.]+p[-+]?\d+", src)
+
+
+def hexf(text, macro):
+    import re
+    m = re.search(r"#define %s (\S+)" % macro, text)
+    v = m.group(1).rstrip("f")
+    return float.fromhex(v) if "0x" in v else float(v)
+
+
+def int8_io_checks():
+    """`codegen --int8-io` on the keyword model quantized with int8
+    activations (MSE ranges): no float, double or math.h in the code, only
+    NAME_run_int8; on the held-out split (inputs quantized here with the
+    header's scale and zero point, as the model's QuantizeLinear does) its
+    int8 outputs are nnfx run's, bit for bit; top-1 within 1 point of
+    PyTorch's float model. The uint8-quantized model and one with a float
+    op between int8 values exit 3 naming why."""
+    d = os.path.join(DATA, "kws")
+    xs, ys = np.load(os.path.join(d, "kws_test_x.npy")), np.load(os.path.join(d, "kws_test_y.npy"))
+    calib, held = os.path.join(WORK, "io_calib.npy"), os.path.join(WORK, "io_held.npy")
+    np.save(calib, xs[:64])
+    np.save(held, xs[64:])
+    qm = os.path.join(WORK, "kws_io.onnx")
+    r = run([NNFX, "quantize", os.path.join(d, "kws.onnx"), "-o", qm, "--calib", "x=" + calib, "--activations", "int8",
+             "--method", "mse", "-q"])
+    if r.returncode:
+        fail("kws_io: quantize failed: %s" % r.stdout)
+        return
+    out = os.path.join(WORK, "kws_io")
+    r = generate(qm, out, "kws_io", ["--int8-io", "--shape", "x=1x1x31x20"])
+    if r.returncode:
+        fail("kws_io: codegen --int8-io exited %d: %s" % (r.returncode, r.stdout))
+        return
+    bad = []
+    for f in ("kws_io.c", "kws_io_weights.c"):
+        bad += c_tokens_float(os.path.join(out, f))
+    src = open(os.path.join(out, "kws_io.c")).read()
+    hdr = open(os.path.join(out, "kws_io.h")).read()
+    print("kws_io                     --int8-io: float/double/math.h/float literals in the code: %s"
+          % (" ".join(sorted(set(bad))) or "none"))
+    if bad or "kws_io_run_int8(" not in hdr or "kws_io_run(" in hdr or "expf" in src:
+        fail("kws_io: the integer-only C has float in it or the wrong API: %s" % sorted(set(bad)))
+    si, zi = hexf(hdr, "kws_io_INPUT0_SCALE"), int(hdr.split("kws_io_INPUT0_ZERO_POINT ")[1].split()[0])
+    so, zo = hexf(hdr, "kws_io_OUTPUT0_SCALE"), int(hdr.split("kws_io_OUTPUT0_ZERO_POINT ")[1].split()[0])
+    x = xs[64:]
+    q = np.clip(np.round(x / np.float32(si)) + zi, -128, 127).astype(np.int8)  # QuantizeLinear (half to even)
+    with open(os.path.join(out, "main.c"), "w") as f:
+        f.write("#include <stdio.h>\n#include \"kws_io.h\"\nint main(void) {\n"
+                "    static int8_t in[kws_io_INPUT0_SIZE], o[kws_io_OUTPUT0_SIZE];\n"
+                "    const int8_t *ins[1] = {in};\n    int8_t *outs[1] = {o};\n"
+                "    while (fread(in, 1, sizeof in, stdin) == sizeof in) {\n"
+                "        if (kws_io_run_int8(ins, outs) != 0) return 1;\n"
+                "        fwrite(o, 1, sizeof o, stdout);\n    }\n    return 0;\n}\n")
+    cc = os.environ.get("CC", "cc")
+    flags = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"] + os.environ.get("CODEGEN_CFLAGS", "").split()
+    exe = os.path.join(out, "run8")
+    r = run([cc] + flags + ["-o", exe, "main.c", "kws_io.c", "kws_io_weights.c"], cwd=out)
+    if r.returncode:
+        fail("kws_io: build failed: %s" % r.stdout)
+        return
+    r = subprocess.run([exe], input=q.tobytes(), stdout=subprocess.PIPE)
+    if r.returncode:
+        fail("kws_io: the program exited %d" % r.returncode)
+        return
+    got = np.frombuffer(r.stdout, dtype=np.int8).reshape(len(q), -1).astype(np.float32)
+    ref = nnfx_run(qm, "x=" + held, os.path.join(WORK, "kws_io_nnfx.npy"))
+    if ref is None:
+        return
+    want = np.clip(np.round(ref / np.float32(so)) + zo, -128, 127).reshape(got.shape)  # its int8 values
+    same = np.array_equal(got, want) and np.array_equal(((got - zo) * np.float32(so)).astype(np.float32),
+                                                        ref.reshape(got.shape))
+    top = int((got.argmax(1) == ys[64:]).sum())
+    fl = np.load(os.path.join(d, "kws_logits.npy"))[64:]
+    ftop = int((fl.argmax(1) == ys[64:]).sum())
+    print("kws_io                     int8 outputs vs nnfx run: %s; top-1 %d/%d (PyTorch float %d/%d)"
+          % ("bit for bit" if same else "DIFFER", top, len(q), ftop, len(q)))
+    if not same:
+        fail("kws_io: the integer-only C differs from nnfx run")
+    if (ftop - top) * 100.0 / len(q) > 1.0:
+        fail("kws_io: top-1 %d vs float %d: more than 1 point lower" % (top, ftop))
+    # refusals: a uint8 model (its input is read by a uint8 QuantizeLinear); a float op between int8 values
+    u8 = os.path.join(WORK, "kws_u8.onnx")
+    run([NNFX, "quantize", os.path.join(d, "kws.onnx"), "-o", u8, "--calib", "x=" + calib, "-q"])
+    # x -> Conv -> Softmax: the int8 plan has no Softmax kernel (it runs DQ -> Softmax -> Q in float)
+    import onnx
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(5)
+    g = h.make_graph([h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+                      h.make_node("Softmax", ["c"], ["p"], name="soft", axis=1)], "soft",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 4, 4])],
+                     [h.make_tensor_value_info("p", T.FLOAT, [1, 3, 4, 4])],
+                     [nh.from_array(rng.standard_normal((3, 2, 1, 1)).astype(np.float32), "w")])
+    f8f = os.path.join(WORK, "soft.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), f8f)
+    np.save(os.path.join(WORK, "soft_x.npy"), rng.standard_normal((8, 2, 4, 4)).astype(np.float32))
+    f8 = os.path.join(WORK, "soft_q8.onnx")
+    r = run([NNFX, "quantize", f8f, "-o", f8, "--calib", "x=" + os.path.join(WORK, "soft_x.npy"), "--activations",
+             "int8", "-q"])
+    if r.returncode:
+        fail("soft: quantize failed: %s" % r.stdout)
+    for m, want_msg in ((u8, "input x is read by node x_quantized (QuantizeLinear), not only by one int8"),
+                        (f8, "node p_float (Softmax) is not integer-only")):
+        o2 = os.path.join(WORK, "refused_io")
+        shutil.rmtree(o2, ignore_errors=True)
+        r = generate(m, o2, "m", ["--int8-io"] + (["--shape", "x=1x1x31x20"] if m == u8 else []))
+        ok = r.returncode == 3 and want_msg in r.stdout and not os.path.exists(o2)
+        print("%-26s --int8-io refused (exit %d): %s" % (os.path.basename(m), r.returncode, "ok" if ok else r.stdout))
+        if not ok:
+            fail("%s: --int8-io should exit 3 saying '%s': %s" % (m, want_msg, r.stdout))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -263,6 +381,8 @@ def main():
             ort_check_margin(label, qm, "x=" + held, got)
         else:
             ort_check(label, qm, "x=" + held, got, "disabled")
+    # 2b. integer-only C (--int8-io) of the keyword model quantized with int8 activations
+    int8_io_checks()
     # 3. errors: exit 3 naming node and op, nothing written
     try:
         import onnx
