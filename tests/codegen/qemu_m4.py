@@ -9,7 +9,11 @@ symbol but mem* on the target (no libm, no soft-float double helpers);
 then that variant `nnfx quantize`d (int8 QDQ, 64 calibration samples): its
 int8 C needs only mem* too and gives `nnfx run`'s logits on the host
 within 1e-4 of the output's scale (its last layers, ReduceMean and Gemm,
-run in float) with the same top-1; flash/RAM against the float one.
+run in float) with the same top-1; flash/RAM against the float one. Last,
+the model as exported quantized with int8 activations and generated with
+--int8-io (integer arithmetic only): its int8 outputs on the M4 equal
+`nnfx run`'s byte for byte, and built for a Cortex-M0+ with soft float its
+objects need no float helper or libm symbol.
 Prints flash (text+rodata) and RAM (data+bss) of the model code and the
 SysTick ticks per inference (QEMU runs with -icount shift=0: one
 instruction per ns of virtual time, SysTick at 25 MHz: ticks x 40 =
@@ -114,6 +118,7 @@ def main():
     scale = float(np.abs(ref).max())
     err = float(np.abs(y - ref).max()) if y.shape == ref.shape else float("inf")
     t, d, b = sizes(size)
+    kws_float = (t + d, d + b, float(np.median(ticks)) * 40)
     print("kws on cortex-m4 (qemu mps2-an386): %d samples, max|diff| vs PyTorch %.3g (bound %.3g), "
           "flash %d B (code + weights), RAM %d B (arena), %.0f instructions/inference (icount)"
           % (len(y), err, 1e-4 * scale, t + d, d + b, float(np.median(ticks)) * 40))
@@ -177,7 +182,84 @@ def main():
     if [s for s in und if not s.startswith("mem")]:
         print("FAIL: the int8 model needs more than mem*")
         failed = True
+    failed |= int8_only(x, calib, labels, kws_float)
     sys.exit(1 if failed else 0)
+
+
+# integer helpers an M0+ may call (no hardware divide, 64-bit multiply and shifts)
+INT_HELPERS = ("__aeabi_idiv", "__aeabi_uidiv", "__aeabi_idivmod", "__aeabi_uidivmod", "__aeabi_ldivmod",
+               "__aeabi_uldivmod", "__aeabi_lmul", "__aeabi_llsl", "__aeabi_llsr", "__aeabi_lasr")
+
+
+def int8_only(x, calib, labels, kws_float):
+    """The keyword model as exported (BN kept, six sigmoids) quantized with
+    int8 activations (MSE ranges) and generated with --int8-io: on the M4
+    its int8 outputs equal `nnfx run`'s on the host byte for byte; built for
+    a Cortex-M0+ with -mfloat-abi=soft its objects need no float helper
+    (__aeabi_f*, __aeabi_d*) and no libm symbol; flash, RAM and
+    instructions per inference beside the float build. True on failure."""
+    failed = False
+    q8 = os.path.join(WORK, "kws_q8io.onnx")
+    must(run([NNFX, "quantize", os.path.join(DATA, "kws.onnx"), "-o", q8, "--calib", "x=" + calib, "--activations",
+              "int8", "--method", "mse", "-q"]), "quantize --activations int8")
+    out = os.path.join(WORK, "kws_io")
+    must(run([NNFX, "codegen", q8, "-o", out, "--name", "model", "--shape", "x=1x1x31x20", "--int8-io"]),
+         "codegen --int8-io")
+    hdr = open(os.path.join(out, "model.h")).read()
+
+    def macro(name):
+        v = hdr.split("#define model_%s " % name)[1].split()[0]
+        return float.fromhex(v.rstrip("f")) if v.startswith(("0x", "-0x")) else float(v)
+    si, zi, so, zo = macro("INPUT0_SCALE"), int(macro("INPUT0_ZERO_POINT")), macro("OUTPUT0_SCALE"), \
+        int(macro("OUTPUT0_ZERO_POINT"))
+    xq = np.clip(np.round(x / np.float32(si)) + zi, -128, 127).astype(np.int8)  # the model's QuantizeLinear
+    with open(os.path.join(out, "samples8.h"), "w") as f:
+        f.write("#define NSAMPLES %d\nstatic const int8_t samples8[%d][%d] = {\n" % (len(xq), len(xq), xq[0].size))
+        for s in xq:
+            f.write("  {" + ", ".join(str(int(v)) for v in s.ravel()) + "},\n")
+        f.write("};\n")
+    must(run([GCC] + FLAGS + ["-c", "model.c", "model_weights.c"], cwd=out), "cross-compile --int8-io")
+    t, d, b = sizes(must(run(["arm-none-eabi-size", "model.o", "model_weights.o"], cwd=out), "size").stdout)
+    elf = os.path.join(out, "model.elf")
+    must(run([GCC] + FLAGS[:5] + ["-ffreestanding", "-I.", "-nostartfiles", "--specs=nano.specs",
+                                  "--specs=nosys.specs", "-T", os.path.join(HERE, "m4", "mps2_an386.ld"),
+                                  "-o", elf, os.path.join(HERE, "m4", "startup.c"),
+                                  os.path.join(HERE, "m4", "main_int8.c"), "model.o", "model_weights.o"], cwd=out),
+         "link --int8-io")
+    r = must(run(["timeout", "120", "qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-nographic",
+                  "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
+                  "-icount", "shift=0", "-kernel", elf]), "qemu run --int8-io")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    y = np.array([[int(v, 16) for v in row[:-1]] for row in rows], dtype=np.uint8).view(np.int8)
+    ticks = np.array([int(row[-1], 16) for row in rows])
+    xs = os.path.join(WORK, "x_io.npy")
+    np.save(xs, x)
+    must(run([NNFX, "run", q8, "--input", "x=" + xs, "-o", os.path.join(WORK, "q8io_host.npy"), "--quiet"]),
+         "nnfx run int8")
+    host = np.load(os.path.join(WORK, "q8io_host.npy"))
+    want = np.clip(np.round(host / np.float32(so)) + zo, -128, 127).astype(np.int8)  # DQ is exact: its int8 values
+    same = y.shape == want.shape and np.array_equal(y, want)
+    arena = int(hdr.split("#define model_ARENA_BYTES ")[1].split()[0])
+    ins = float(np.median(ticks)) * 40
+    print("kws int8-only (--int8-io) on cortex-m4: flash %d B (code + weights; float build: %d B), RAM %d B "
+          "(data + bss: the static arena of %d B; float build: %d B), %.0f instructions/inference (icount; float "
+          "build: %.0f, %.2fx fewer); int8 outputs vs nnfx run on the host: %s; %d/%d correct"
+          % (t + d, kws_float[0], d + b, arena, kws_float[1], ins, kws_float[2], kws_float[2] / ins,
+             "byte for byte" if same else "DIFFER", int((y.argmax(1) == labels).sum()) if same else -1, len(y)))
+    if not same:
+        print("FAIL: the integer-only model on the M4 differs from nnfx run")
+        failed = True
+    # a Cortex-M0+, soft float: no float helper and no libm symbol
+    m0 = ["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft", "-Os", "-std=c99", "-Wall", "-Wextra", "-Werror",
+          "-pedantic", "-c", "model.c", "model_weights.c"]
+    must(run([GCC] + m0, cwd=out), "cross-compile for cortex-m0plus")
+    und = undefined(out)
+    bad = [u for u in und if not u.startswith("mem") and u not in INT_HELPERS]
+    print("kws int8-only on cortex-m0plus (-mfloat-abi=soft): undefined symbols: %s" % (" ".join(und) or "(none)"))
+    if bad or [u for u in und if u.startswith(("__aeabi_f", "__aeabi_d"))]:
+        print("FAIL: the integer-only model needs float helpers or libm: %s" % " ".join(bad))
+        failed = True
+    return failed
 
 
 if __name__ == "__main__":
