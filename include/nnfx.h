@@ -1391,6 +1391,10 @@ typedef struct nnfx_codegen_files {
      * -> Conv / Gemm / MatMul / pooling -> QuantizeLinear) run as int8 x int8
      * with int32 accumulation, as nnfx's compiled plan runs them */
     int int8_steps;
+    /* the plan step at which the live activations take the most bytes:
+     * its last node's name, op and those bytes (the arena's lower bound) */
+    char peak_node[128], peak_op[32];
+    int64_t peak_live_bytes;
 } nnfx_codegen_files;
 
 /* Generates C99 for g (linted and shape-inferred here; every placeholder

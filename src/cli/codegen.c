@@ -54,6 +54,9 @@ static const char codegen_help[] =
     "                          the code (TFLite's fixed-point requantization, tables\n"
     "                          for sigmoid-like regions); exit 3 naming a node that\n"
     "                          is not integer\n"
+    "  --ram-limit BYTES       fail (exit 1, nothing written) when the activation\n"
+    "                          arena needs more (e.g. 64K), naming the step where\n"
+    "                          the most activations are alive\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
     "                          Exp,Sigmoid,Tanh for a target without exp()\n"
     "  --optimize speed|size   speed (default): conv weights re-laid out at generation\n"
@@ -89,8 +92,8 @@ static const char codegen_help[] =
     "nothing can stop it early (at most 1024 trips); a Loop whose number of trips\n"
     "depends on model inputs is refused, naming the --value that would fix them.\n"
     "\n"
-    "Exit: 0 written; 1 a forbidden op is used; 2 usage; 3 bad model or an op the\n"
-    "generator does not support (the node and op are named).\n"
+    "Exit: 0 written; 1 a forbidden op is used or --ram-limit is exceeded; 2 usage;\n"
+    "3 bad model or an op the generator does not support (the node and op are named).\n"
     "\n"
     "int8: a QDQ model (e.g. from nnfx quantize) always generates int8 code, with or\n"
     "without --int8: each DequantizeLinear -> Conv | Gemm | MatMul (+ bias, Relu/Clip,\n"
@@ -153,6 +156,7 @@ typedef struct codegen_opts {
     const char *model, *out, *name, *forbid, *report;
     nnfx_codegen_optimize optimize;
     bool int8, int8_io;
+    int64_t ram_limit;   /* --ram-limit: most bytes of arena (0: none) */
     const char **shapes; /* the --shape values (nshapes; caller frees the array) */
     int nshapes;
     const char **values; /* the --value bindings (nvalues; caller frees the array) */
@@ -183,6 +187,11 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
             if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0)
                 return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
             o->optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
+        } else if (cli_opt(&a, "--ram-limit", NULL, &v)) {
+            size_t lim;
+            if (!cli_parse_size(v, &lim) || lim == 0)
+                return cli_usage_error("codegen", "--ram-limit %s: expected a byte count (e.g. 65536, 64K)", v);
+            o->ram_limit = (int64_t)lim;
         } else if (cli_flag(&a, "--int8-io", NULL)) {
             o->int8 = o->int8_io = true;
         } else if (cli_flag(&a, "--int8", NULL)) {
@@ -418,6 +427,15 @@ int cli_codegen(int argc, char **argv) {
     }
     if (nnfx_codegen_ex(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
+        goto done;
+    }
+    if (o.ram_limit && f.arena_bytes > o.ram_limit) {
+        cli_error("codegen",
+                  "%s: the activation arena needs %lld bytes, over --ram-limit %lld: at its peak, step %s (%s), "
+                  "%lld bytes of values are alive together; nothing written",
+                  o.model, (long long)f.arena_bytes, (long long)o.ram_limit, f.peak_node, f.peak_op,
+                  (long long)f.peak_live_bytes);
+        rc = CLI_EXIT_CHECK;
         goto done;
     }
     if (o.int8 && f.int8_steps == 0) {

@@ -2726,14 +2726,38 @@ static char *emit_report(cg *c, int64_t arena) {
               c->name, (long long)arena, (long long)c->weight_bytes, c->nweights, c->libm ? "true" : "false",
               c->int8_steps);
     bool first = true;
+    /* RAM per op: the most bytes of activations alive at one of its steps */
+    int64_t *live = calloc(NNFX_OP_COUNT, sizeof *live);
+    for (int st = 0; live && st < fx_plan_nsteps(c->p); st++) {
+        fx_step_view v = fx_plan_step_view(c->p, st);
+        const nnfx_node *n = v.kind == FX_STEP_CONV || v.kind == FX_STEP_QOP ? v.first : v.last;
+        if (!n || n->opcode != NNFX_CALL_FUNCTION) continue;
+        int64_t l = fx_plan_step_live(c->p, st);
+        if (l > live[n->op]) live[n->op] = l;
+    }
     for (int o = 0; o < NNFX_OP_COUNT; o++) {
         const cg_op_stat *s = &c->stats[o];
         if (!s->nodes) continue;
-        sb_printf(&b, "%s\n  {\"op\": \"%s\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld}", first ? "" : ",",
-                  ir_op_info((nnfx_op)o)->onnx_type, s->nodes, (long long)s->weight_bytes, (long long)s->macs);
+        sb_printf(&b,
+                  "%s\n  {\"op\": \"%s\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld, "
+                  "\"live_bytes\": %lld}",
+                  first ? "" : ",", ir_op_info((nnfx_op)o)->onnx_type, s->nodes, (long long)s->weight_bytes,
+                  (long long)s->macs, (long long)(live ? live[o] : 0));
         first = false;
     }
-    sb_printf(&b, "]}\n");
+    free(live);
+    int64_t pl = 0;
+    int ps = fx_plan_peak_step(c->p, &pl);
+    fx_step_view pv = ps >= 0 ? fx_plan_step_view(c->p, ps) : (fx_step_view){0};
+    sb_printf(&b, "],\n \"peak_step\": {\"step\": %d, \"node\": \"", ps);
+    for (const char *q = pv.last ? pv.last->name : ""; *q; q++) /* JSON string: quotes, backslashes, controls */
+        if (*q == '"' || *q == '\\')
+            sb_printf(&b, "\\%c", *q);
+        else if ((unsigned char)*q < 0x20)
+            sb_printf(&b, "\\u%04x", (unsigned)(unsigned char)*q);
+        else
+            sb_printf(&b, "%c", *q);
+    sb_printf(&b, "\", \"live_bytes\": %lld}}\n", (long long)pl);
     return sb_finish(&b);
 }
 
@@ -3828,6 +3852,16 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
     out->weight_bytes = c.weight_bytes;
     out->libm = c.libm;
     out->int8_steps = c.int8_steps;
+    {
+        int ps = fx_plan_peak_step(p, &out->peak_live_bytes);
+        if (ps >= 0) {
+            fx_step_view pv = fx_plan_step_view(p, ps);
+            const nnfx_node *pn = pv.last, *po = pv.kind == FX_STEP_CONV || pv.kind == FX_STEP_QOP ? pv.first : pv.last;
+            snprintf(out->peak_node, sizeof out->peak_node, "%d, %s", ps, pn ? pn->name : "?");
+            snprintf(out->peak_op, sizeof out->peak_op, "%s",
+                     po && po->opcode == NNFX_CALL_FUNCTION ? ir_op_info(po->op)->onnx_type : "output");
+        }
+    }
     if (!out->header || !out->source || !out->weights || !out->report || c.body.oom || c.decls.oom) {
         nnfx_codegen_files_free(out);
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");

@@ -1324,6 +1324,27 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
     return v;
 }
 
+int64_t fx_plan_step_live(const fx_plan *p, int s) {
+    int64_t sum = 0;
+    for (int v = 0; v < p->nvals; v++) {
+        const fx_val *x = &p->vals[v];
+        if (x->kind == V_ARENA && x->def >= 0 && x->def <= s && s <= x->last)
+            sum += (x->bytes + FX_ARENA_ALIGN - 1) / FX_ARENA_ALIGN * FX_ARENA_ALIGN;
+    }
+    return sum;
+}
+
+int fx_plan_peak_step(const fx_plan *p, int64_t *live) {
+    int best = -1;
+    int64_t most = -1;
+    for (int s = 0; s < p->nsteps; s++) {
+        int64_t sum = fx_plan_step_live(p, s);
+        if (sum > most) most = sum, best = s;
+    }
+    if (live) *live = most < 0 ? 0 : most;
+    return best;
+}
+
 fx_value_view fx_plan_value_view(const fx_plan *p, int v) {
     fx_value_view r = {FX_VALUE_NONE, 0, NULL, -1};
     if (v < 0 || v >= p->nvals) return r;
