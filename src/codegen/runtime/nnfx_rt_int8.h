@@ -73,7 +73,7 @@ static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
     return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
 }
 
-static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
+NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     (void)res;
     ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
 }
@@ -91,7 +91,7 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
  * valid columns, each input value loaded once for the tile's channels and
  * no bounds checks in the inner loop (the generator passes a 1x1, stride-1,
  * unpadded conv as one row per plane). */
-#define NNFX_RT_QMB 4
+#define NNFX_RT_QMB 4 /* NNFX_RT_QTAP unrolls these 4 rows */
 #define NNFX_RT_QPT 32
 /* acc[i][lo + j] += (xp[j * SW] - zp) * wv[i] for j < cnt, i < mb */
 #define NNFX_RT_QTAP(xp)                                                                                               \
@@ -101,17 +101,20 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
     else if (mb == 1)                                                                                                  \
         for (j = 0; j < cnt; j++)                                                                                      \
             acc[0][lo + j] += (xp[(long)j * SW] - zp) * wv[0];                                                         \
-    else                                                                                                               \
+    else {                                                                                                             \
+        int32_t *a0 = acc[0] + lo, *a1 = acc[1] + lo, *a2 = acc[2] + lo, *a3 = acc[3] + lo; /* NNFX_RT_QMB rows */     \
+        const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];                                                  \
         for (j = 0; j < cnt; j++) {                                                                                    \
             const int32_t xv = xp[(long)j * SW] - zp;                                                                  \
-            for (i = 0; i < NNFX_RT_QMB; i++)                                                                          \
-                acc[i][lo + j] += xv * wv[i];                                                                          \
-        }
+            a0[j] += xv * w0, a1[j] += xv * w1, a2[j] += xv * w2, a3[j] += xv * w3;                                    \
+        }                                                                                                              \
+    }
 static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op, const void *res, void *y,
                           const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
     const int CG = C / G, MG = M / G;
+    const long KS = (long)CG * KH * KW; /* weights per output channel */
     const int32_t zp = op->x_zp;
     const int8_t *xs = (const int8_t *)x;
     const uint8_t *xu = (const uint8_t *)x;
@@ -140,8 +143,9 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                                 int32_t wv[NNFX_RT_QMB], any = 0;
                                 long b0;
                                 int cnt;
-                                for (i = 0; i < NNFX_RT_QMB; i++) {
-                                    wv[i] = i < mb ? w[(((long)(m + i) * CG + c) * KH + kh) * KW + kw] : 0;
+                                const int8_t *wp = w + (((long)m * CG + c) * KH + kh) * KW + kw;
+                                for (i = 0; i < NNFX_RT_QMB; i++) { /* channel m + i's tap: KS apart */
+                                    wv[i] = i < mb ? wp[(long)i * KS] : 0;
                                     any |= wv[i];
                                 }
                                 lo = lo > ow0 ? lo - ow0 : 0;

@@ -25,9 +25,15 @@
 #include <stdint.h>
 
 /* @rt qfixed */
+/* inlined even when optimizing for size: a call per requantized value costs more than the code */
+#if defined(__GNUC__)
+#define NNFX_RT_QF_INLINE static inline __attribute__((always_inline))
+#else
+#define NNFX_RT_QF_INLINE static inline
+#endif
 /* round(a * b / 2^31) with ties away from zero, saturating the one case
  * that overflows (INT32_MIN * INT32_MIN -> INT32_MAX). */
-static inline int32_t nnfx_rt_qf_srdhm(int32_t a, int32_t b) {
+NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_srdhm(int32_t a, int32_t b) {
     const int64_t ab = (int64_t)a * (int64_t)b;
     const int64_t v = ab + (ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30)));
     if (a == b && a == INT32_MIN) return INT32_MAX;
@@ -36,7 +42,7 @@ static inline int32_t nnfx_rt_qf_srdhm(int32_t a, int32_t b) {
 }
 
 /* x / 2^e rounded to nearest, ties away from zero; 0 <= e <= 31. */
-static inline int32_t nnfx_rt_qf_rdbpot(int32_t x, int e) {
+NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_rdbpot(int32_t x, int e) {
     const int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
     const int32_t rem = x & mask;
     const int32_t thr = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -49,18 +55,17 @@ static inline int32_t nnfx_rt_qf_rdbpot(int32_t x, int e) {
  * MultiplyByQuantizedMultiplier. A positive shift first multiplies x by
  * 2^shift in 32 bits (wrapping, where TFLite's would be undefined: the plan
  * never asks for a shift that overflows its inputs' range). */
-static inline int32_t nnfx_rt_qf_mul(int32_t x, int32_t qm, int shift) {
-    const int ls = shift > 0 ? shift : 0, rs = shift > 0 ? 0 : -shift;
-    const int32_t xs = (int32_t)(uint32_t)((uint32_t)x << ls);
-    return nnfx_rt_qf_rdbpot(nnfx_rt_qf_srdhm(xs, qm), rs);
+NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_mul(int32_t x, int32_t qm, int shift) {
+    if (shift <= 0) return nnfx_rt_qf_rdbpot(nnfx_rt_qf_srdhm(x, qm), -shift); /* scales below 1: the usual case */
+    return nnfx_rt_qf_srdhm((int32_t)(uint32_t)((uint32_t)x << shift), qm);
 }
 
-static inline int32_t nnfx_rt_qf_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* The int8 output of accumulator acc (bias already added): y_zp +
  * acc * M, clamped to [lo, hi] (the int8 range narrowed by a fused
  * Relu/Clip). */
-static inline int8_t nnfx_rt_qf_requant(int32_t acc, int32_t qm, int shift, int32_t y_zp, int32_t lo, int32_t hi) {
+NNFX_RT_QF_INLINE int8_t nnfx_rt_qf_requant(int32_t acc, int32_t qm, int shift, int32_t y_zp, int32_t lo, int32_t hi) {
     return (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_mul(acc, qm, shift) + y_zp, lo, hi);
 }
 
