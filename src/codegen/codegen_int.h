@@ -161,7 +161,7 @@ typedef struct cg {
     /* the model's inputs and outputs: NAME_run takes `const void *` / `void *` pointers when one is not
      * float32 (void_io), and each input's type */
     bool void_io;
-    bool int_only; /* --int8-io: int8 inputs and outputs, no float anywhere (section q8fix for q8) */
+    bool int_only;              /* --int8-io: int8 inputs and outputs, no float anywhere (section q8fix for q8) */
     const struct cg_int8io *io; /* int_only: the inputs' and outputs' quantization */
     const nnfx_dtype *in_dtype;
     int nin_model;
