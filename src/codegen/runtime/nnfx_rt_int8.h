@@ -54,6 +54,14 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
     else
         nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
 }
+
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m. */
+static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
+                                      void *y, long i0) {
+    int j;
+    for (j = 0; j < n; j++)
+        nnfx_rt_qstore(op, m, acc[j], res, y, i0 + j);
+}
 /* @end */
 
 #else
@@ -76,6 +84,18 @@ static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
 NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     (void)res;
     ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
+}
+
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters read once: int8 stores may alias) */
+static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
+                                      void *y, long i0) {
+    const int32_t b = op->fb[m], qm = op->fm[m], zp = op->y_zp, lo = op->lo, hi = op->hi;
+    const int sh = (int)op->fs[m];
+    int8_t *o = (int8_t *)y + i0;
+    int j;
+    (void)res;
+    for (j = 0; j < n; j++)
+        o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
 }
 /* @end */
 #endif
@@ -163,9 +183,7 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                             }
                         }
                     for (i = 0; i < mb; i++)
-                        for (j = 0; j < nw; j++)
-                            nnfx_rt_qstore(op, m + i, acc[i][j], res, y,
-                                           (((long)n * M + m + i) * OH + oh) * OW + ow0 + j);
+                        nnfx_rt_qstore_row(op, m + i, acc[i], nw, res, y, (((long)n * M + m + i) * OH + oh) * OW + ow0);
                 }
         }
 }
