@@ -2454,6 +2454,10 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
                   x, y, (long long)v.numel, c->name, tid, v.x_signed ? 0x80 : 0);
         return NNFX_OK;
     }
+    if (v.kind == FX_QOP_MOVE) {
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)v.numel);
+        return NNFX_OK;
+    }
     if (v.kind == FX_QOP_MUL || v.kind == FX_QOP_ADD || v.kind == FX_QOP_MEAN) { /* fixed point (qplan.h) */
         cg_use_section(c, "qfixed");
         sb_printf(&c->body, "    {\n        const int8_t *a = (const int8_t *)%s;\n        int8_t *o = (int8_t *)%s;\n",
@@ -2483,12 +2487,22 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         return NNFX_OK;
     }
     if (v.kind == FX_QOP_POOL) {
+        const fx_qpool_geom *g = &v.pool;
+        bool same = !g->global_avg && g->x_signed == g->y_signed && g->x_scale == g->y_scale && g->x_zp == g->y_zp;
+        if (c->int_only && same) { /* max pooling that keeps its input's parameters: integers only */
+            int64_t geo[13] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
+                               g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw};
+            cg_use_section(c, "qmaxpool");
+            sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw */\n");
+            emit_geo(&c->body, 13, geo);
+            sb_printf(&c->body, "        nnfx_rt_qmaxpool(%s, %s, geo, %d);\n    }\n", x, y, g->x_signed);
+            return NNFX_OK;
+        }
         if (c->int_only)
             return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
-                                  "codegen --int8-io: node %s (%s): int8 pooling requantizes in float (not yet "
-                                  "integer-only)",
+                                  "codegen --int8-io: node %s (%s) is not integer-only: int8 pooling that "
+                                  "requantizes (an average, or other output parameters) runs in float",
                                   f->name, ir_op_info(f->op)->onnx_type);
-        const fx_qpool_geom *g = &v.pool;
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
                            g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
         cg_use_section(c, "qpool");

@@ -536,6 +536,34 @@ static fx_qop *prepare_mean(const fx_qenv *env, const nnfx_node *qn, const nnfx_
     return op;
 }
 
+/* Q(Reshape | Flatten | Squeeze | Unsqueeze(DQ(x))) with the same type,
+ * scale and zero point on both sides: the int8 bytes, moved. */
+static fx_qop *prepare_move(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                            nnfx_error *err) {
+    const nnfx_node *dx = arg_node(f, 0);
+    bool xs, ys = qn->meta[0].dtype == NNFX_I8;
+    float sx, sy;
+    int32_t zx, zy;
+    const nnfx_node *x = dx ? dq_input(env, dx, &xs, &sx, &zx) : NULL;
+    if (!x || !qparams_scalar(env, qn, qn->meta[0].dtype, &sy, &zy) || xs != ys || sx != sy || zx != zy ||
+        !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&qn->meta[0]) ||
+        nnfx_meta_numel(&x->meta[0]) != nnfx_meta_numel(&qn->meta[0]))
+        return NULL;
+    for (int i = 1; i < f->nargs; i++) /* a shape or axes: constants only */
+        if (!arg_absent(f, i) && f->args[i].kind == NNFX_ARG_NODE && !env->const_of(env->ctx, f->args[i].u.node))
+            return NULL;
+    fx_qop_view v = {0};
+    v.kind = FX_QOP_MOVE;
+    v.numel = nnfx_meta_numel(&x->meta[0]);
+    v.x_signed = v.y_signed = xs;
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = x, m->dq[0] = dx;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
@@ -545,6 +573,17 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
     if (!qparams_scalar(env, qn, qn->meta[0].dtype, &q.y_scale, &q.y_zp)) return NULL;
     const nnfx_node *cur = arg_node(qn, 0);
     if (!cur || !sole_user_is(cur, qn) || env->claimed(env->ctx, cur) || cur->meta[0].dtype != NNFX_F32) return NULL;
+    if (is_op(cur, NNFX_OP_RESHAPE) || is_op(cur, NNFX_OP_FLATTEN) || is_op(cur, NNFX_OP_SQUEEZE) ||
+        is_op(cur, NNFX_OP_UNSQUEEZE)) {
+        fx_qop *op = prepare_move(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
+    if (is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL) && qn->meta[0].dtype == NNFX_I8) { /* s8: the fixed-point mean */
+        fx_qop *op = prepare_mean(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
     if ((is_op(cur, NNFX_OP_MAX_POOL) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL))) {
         fx_qop *op = prepare_pool(env, cur, &q, m, err);
         if (!op) {
@@ -672,7 +711,9 @@ int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch
 
 void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
     const fx_qop_view *v = &op->view;
-    if (op->elem && v->kind == FX_QOP_MEAN)
+    if (op->elem && v->kind == FX_QOP_MOVE)
+        snprintf(buf, len, "int8 move (same quantization), %lld values", (long long)v->numel);
+    else if (op->elem && v->kind == FX_QOP_MEAN)
         snprintf(buf, len, "int8 mean fixed point, %lld x %lld values", (long long)v->outer, (long long)v->inner);
     else if (op->elem)
         snprintf(buf, len, "int8 %s fixed point, %lld values",
@@ -694,7 +735,9 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
         const fx_qop_view *v = &op->view;
         const int8_t *a = x, *b = res;
         int8_t *o = y;
-        if (v->kind == FX_QOP_MUL)
+        if (v->kind == FX_QOP_MOVE)
+            memmove(o, a, (size_t)v->numel);
+        else if (v->kind == FX_QOP_MUL)
             for (int64_t i = 0; i < v->numel; i++)
                 o[i] = nnfx_rt_qf_mul_q8(a[i], v->a_zp, b[i], v->b_zp, v->qm, v->shift, v->y_zp, -128, 127);
         else if (v->kind == FX_QOP_ADD)

@@ -68,6 +68,7 @@ typedef enum fx_qop_kind {
     FX_QOP_MUL,  /* TFLite's int8 Mul of two values of one shape (x and the residual input) */
     FX_QOP_ADD,  /* TFLite's int8 Add (sub: Sub) likewise */
     FX_QOP_MEAN, /* a mean over the trailing inner values of each of outer rows, fixed point */
+    FX_QOP_MOVE, /* a reshape between the same quantization: y = x's numel bytes */
 } fx_qop_kind;
 typedef struct fx_qop_view {
     fx_qop_kind kind;

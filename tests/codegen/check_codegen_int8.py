@@ -185,6 +185,79 @@ def hexf(text, macro):
     return float.fromhex(v) if "0x" in v else float(v)
 
 
+def run_int8_program(out, name, q, nout):
+    """Builds NAME's integer-only C in out with a driver reading int8 inputs
+    (one input) from stdin; returns its int8 outputs [len(q), nout] or None."""
+    with open(os.path.join(out, "main.c"), "w") as f:
+        f.write("#include <stdio.h>\n#include \"%s.h\"\nint main(void) {\n"
+                "    static int8_t in[%s_INPUT0_SIZE], o[%s_OUTPUT0_SIZE];\n"
+                "    const int8_t *ins[1] = {in};\n    int8_t *outs[1] = {o};\n"
+                "    while (fread(in, 1, sizeof in, stdin) == sizeof in) {\n"
+                "        if (%s_run_int8(ins, outs) != 0) return 1;\n"
+                "        fwrite(o, 1, sizeof o, stdout);\n    }\n    return 0;\n}\n" % (name, name, name, name))
+    cc = os.environ.get("CC", "cc")
+    flags = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"] + os.environ.get("CODEGEN_CFLAGS", "").split()
+    exe = os.path.join(out, "run8")
+    r = run([cc] + flags + ["-o", exe, "main.c", name + ".c", name + "_weights.c"], cwd=out)
+    if r.returncode:
+        fail("%s: build failed: %s" % (name, r.stdout))
+        return None
+    r = subprocess.run([exe], input=q.tobytes(), stdout=subprocess.PIPE)
+    if r.returncode:
+        fail("%s: the program exited %d" % (name, r.returncode))
+        return None
+    return np.frombuffer(r.stdout, dtype=np.int8).reshape(len(q), nout).astype(np.float32)
+
+
+def cnn_int8_io():
+    """A small vision CNN (Conv+Relu, MaxPool, Conv, a residual Add of two
+    int8 values, GlobalAveragePool, Flatten, Gemm) quantized with int8
+    activations: --int8-io C with no float gives nnfx run's int8 outputs
+    bit for bit (MaxPool keeps its input's parameters: integer max)."""
+    import onnx
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(11)
+    w = lambda name, shape: nh.from_array((rng.standard_normal(shape) * 0.4).astype(np.float32), name)  # noqa: E731
+    N = h.make_node
+    g = h.make_graph([N("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), N("Relu", ["c1"], ["r1"]),
+                      N("MaxPool", ["r1"], ["mp"], kernel_shape=[2, 2], strides=[2, 2]),
+                      N("Conv", ["mp", "w2"], ["c2"], pads=[1, 1, 1, 1]), N("Add", ["c2", "mp"], ["s"]),
+                      N("GlobalAveragePool", ["s"], ["ga"]), N("Flatten", ["ga"], ["f"]),
+                      N("Gemm", ["f", "w3", "b3"], ["y"], transB=1)], "cnn",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["n", 3, 12, 12])],
+                     [h.make_tensor_value_info("y", T.FLOAT, ["n", 5])],
+                     [w("w1", (8, 3, 3, 3)), w("b1", (8,)), w("w2", (8, 8, 3, 3)), w("w3", (5, 8)), w("b3", (5,))])
+    fm = os.path.join(WORK, "cnn_io_f.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), fm)
+    x = rng.standard_normal((40, 3, 12, 12)).astype(np.float32)
+    xf = os.path.join(WORK, "cnn_io_x.npy")
+    np.save(xf, x)
+    qm = os.path.join(WORK, "cnn_io.onnx")
+    r = run([NNFX, "quantize", fm, "-o", qm, "--calib", "x=" + xf, "--activations", "int8", "-q"])
+    out = os.path.join(WORK, "cnn_io")
+    r2 = generate(qm, out, "cnn_io", ["--int8-io", "--shape", "x=1x3x12x12"]) if r.returncode == 0 else r
+    if r2.returncode:
+        fail("cnn_io: quantize / codegen --int8-io failed: %s" % r2.stdout)
+        return
+    hdr = open(os.path.join(out, "cnn_io.h")).read()
+    bad = c_tokens_float(os.path.join(out, "cnn_io.c")) + c_tokens_float(os.path.join(out, "cnn_io_weights.c"))
+    si, zi = hexf(hdr, "cnn_io_INPUT0_SCALE"), int(hdr.split("cnn_io_INPUT0_ZERO_POINT ")[1].split()[0])
+    so, zo = hexf(hdr, "cnn_io_OUTPUT0_SCALE"), int(hdr.split("cnn_io_OUTPUT0_ZERO_POINT ")[1].split()[0])
+    q = np.clip(np.round(x / np.float32(si)) + zi, -128, 127).astype(np.int8)
+    got = run_int8_program(out, "cnn_io", q, 5)
+    ref = nnfx_run(qm, "x=" + xf, os.path.join(WORK, "cnn_io_nnfx.npy"))
+    if got is None or ref is None:
+        return
+    want = np.clip(np.round(ref / np.float32(so)) + zo, -128, 127).reshape(got.shape)
+    same = np.array_equal(got, want)
+    src = open(os.path.join(out, "cnn_io.c")).read()
+    print("cnn_io                     --int8-io (MaxPool %s, residual Add, GlobalAveragePool): float in the code: %s; "
+          "vs nnfx run: %s" % ("integer" if "nnfx_rt_qmaxpool(" in src else "MISSING", " ".join(bad) or "none",
+                               "bit for bit" if same else "DIFFER"))
+    if bad or not same or "nnfx_rt_qmaxpool(" not in src:
+        fail("cnn_io: integer-only C wrong: %s" % bad)
+
+
 def int8_io_checks():
     """`codegen --int8-io` on the keyword model quantized with int8
     activations (MSE ranges): no float, double or math.h in the code, only
@@ -272,6 +345,7 @@ def int8_io_checks():
           % (r.returncode, r2.returncode, rep.get("peak_step"), "ok" if ok else r.stdout))
     if not ok:
         fail("kws_io: --ram-limit: %s / %s" % (r.stdout, r2.stdout))
+    cnn_int8_io()
     # refusals: a uint8 model (its input is read by a uint8 QuantizeLinear); a float op between int8 values
     u8 = os.path.join(WORK, "kws_u8.onnx")
     run([NNFX, "quantize", os.path.join(d, "kws.onnx"), "-o", u8, "--calib", "x=" + calib, "-q"])

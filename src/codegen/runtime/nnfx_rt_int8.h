@@ -81,6 +81,13 @@ static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
     return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
 }
 
+static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
+    if (sgn)
+        ((int8_t *)p)[i] = (int8_t)v;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)v;
+}
+
 NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     (void)res;
     ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
@@ -258,6 +265,35 @@ static void nnfx_rt_qpool(const void *x, void *y, const int *g, int x_signed, fl
                 nnfx_rt_st8(y, y_signed, (t * OH + oh) * OW + ow, q);
             }
     }
+}
+/* @end */
+
+/* @rt qmaxpool needs:q8 */
+/* int8 max pooling whose input and output share type, scale and zero point
+ * (no requantization: integer-only): g as nnfx_rt_qpool's; an
+ * all-padding window gives the type's minimum, as nnfx_rt_qpool. */
+static void nnfx_rt_qmaxpool(const void *x, void *y, const int *g, int sgn) {
+    const long NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4];
+    const int KH = g[5], KW = g[6], SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12];
+    long t;
+    int oh, ow, kh, kw;
+    for (t = 0; t < NC; t++)
+        for (oh = 0; oh < OH; oh++)
+            for (ow = 0; ow < OW; ow++) {
+                int32_t m = -1000;
+                for (kh = 0; kh < KH; kh++) {
+                    const int ih = oh * SH - PH + kh * DH;
+                    if (ih < 0 || ih >= H) continue;
+                    for (kw = 0; kw < KW; kw++) {
+                        const int iw = ow * SW - PW + kw * DW;
+                        int32_t v;
+                        if (iw < 0 || iw >= W) continue;
+                        v = nnfx_rt_ld8(x, sgn, (t * H + ih) * W + iw);
+                        if (v > m) m = v;
+                    }
+                }
+                nnfx_rt_st8(y, sgn, (t * OH + oh) * OW + ow, m == -1000 ? (sgn ? -128 : 0) : m);
+            }
 }
 /* @end */
 
