@@ -763,3 +763,5 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
 }
 
 void fx_qop_view_of(const fx_qop *op, fx_qop_view *v) { *v = op->view; }
+
+bool fx_qop_inplace(const fx_qop *op) { return op->lut || (op->elem && op->view.kind != FX_QOP_MEAN); }

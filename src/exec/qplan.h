@@ -93,5 +93,8 @@ typedef struct fx_qop_view {
     int64_t outer, inner;
 } fx_qop_view;
 void fx_qop_view_of(const fx_qop *op, fx_qop_view *v);
+/* Whether op's output value i depends on its input value i only (a table,
+ * a move, Mul / Add / Sub): it may write over its input x. */
+bool fx_qop_inplace(const fx_qop *op);
 
 #endif
