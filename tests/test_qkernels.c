@@ -838,6 +838,113 @@ static void test_lut_regions(void **state) {
         }
 }
 
+/* ---- int8 Mul / Add / mean in fixed point: the plan's steps against TFLite's formulas ---- */
+
+/* Graph: x [2, 3, 4, 5] -> Q(int8) -> DQ -> op(a, b) -> Q -> DQ, where a
+ * is DQ(Q(x)) and b DQ(Q(x * -0.7 + 0.3)) (op 0 Mul, 1 Add, 2 Sub), or
+ * (op 3) ReduceMean over the last two axes. */
+static nnfx_graph *fixed_graph(int op, float *sx, int *zx, float *sb, int *zb, float *sy, int *zy) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {2, 3, 4, 5};
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
+    *sx = 0.021f, *zx = -3, *sb = 0.017f, *zb = 9;
+    *sy = op == 0 ? 0.013f : op == 3 ? 0.011f : 0.029f, *zy = op == 0 ? 4 : -6;
+    nnfx_node *s1 = lut_scalar(g, "s1", NNFX_F32, *sx), *z1 = lut_scalar(g, "z1", NNFX_I8, *zx);
+    nnfx_node *s2 = lut_scalar(g, "s2", NNFX_F32, *sb), *z2 = lut_scalar(g, "z2", NNFX_I8, *zb);
+    nnfx_node *s3 = lut_scalar(g, "s3", NNFX_F32, *sy), *z3 = lut_scalar(g, "z3", NNFX_I8, *zy);
+    nnfx_error err = {0};
+    nnfx_arg qa[3] = {nnfx_arg_node(x), nnfx_arg_node(s1), nnfx_arg_node(z1)};
+    nnfx_node *q = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, qa, 0, NULL, &err);
+    qa[0] = nnfx_arg_node(q);
+    nnfx_node *a = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, qa, 0, NULL, &err), *y;
+    if (op < 3) {
+        nnfx_node *t = lut_op(g, NNFX_OP_ADD, lut_op(g, NNFX_OP_MUL, x, lut_scalar(g, "k", NNFX_F32, -0.7), 0, NULL),
+                              lut_scalar(g, "c", NNFX_F32, 0.3), 0, NULL);
+        nnfx_arg ba[3] = {nnfx_arg_node(t), nnfx_arg_node(s2), nnfx_arg_node(z2)};
+        nnfx_node *qb = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ba, 0, NULL, &err);
+        ba[0] = nnfx_arg_node(qb);
+        nnfx_node *b = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ba, 0, NULL, &err);
+        y = lut_op(g, op == 0 ? NNFX_OP_MUL : op == 1 ? NNFX_OP_ADD : NNFX_OP_SUB, a, b, 0, NULL);
+    } else {
+        int64_t two = 2;
+        nnfx_tensor *ax = nnfx_tensor_new(NNFX_I64, 1, &two, NULL);
+        ((int64_t *)ax->data)[0] = 2, ((int64_t *)ax->data)[1] = 3;
+        assert_int_equal(nnfx_graph_set_param(g, "axes", ax, NULL), NNFX_OK);
+        nnfx_tensor_release(ax);
+        nnfx_attr at = nnfx_attr_int("keepdims", 0);
+        y = lut_op(g, NNFX_OP_REDUCE_MEAN, a, nnfx_graph_get_attr(g, "axes", NULL), 1, &at);
+    }
+    nnfx_arg ya[3] = {nnfx_arg_node(y), nnfx_arg_node(s3), nnfx_arg_node(z3)};
+    nnfx_node *yq = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    ya[0] = nnfx_arg_node(yq);
+    nnfx_node *yd = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    assert_non_null(yd);
+    assert_non_null(nnfx_graph_output(g, 1, &yd, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+static int32_t q8_of(float v, float s, int z) {
+    int32_t q = (int32_t)nearbyintf(v / s) + z;
+    return q < -128 ? -128 : q > 127 ? 127 : q;
+}
+
+/* The plan's int8 Mul / Add / Sub and mean steps give TFLite's integer
+ * results (nnfx_rt_qfixed.h, itself checked against TFLite's formulas by
+ * the qfixed test) on every element, with the operands' and output's own
+ * scales and zero points. */
+static void test_fixed_elementwise(void **state) {
+    (void)state;
+    const char *names[4] = {"mul fixed point", "add fixed point", "sub fixed point", "mean fixed point"};
+    for (int op = 0; op < 4; op++) {
+        float sx, sb, sy;
+        int zx, zb, zy;
+        nnfx_error err = {0};
+        nnfx_gm *gm = nnfx_gm_new(fixed_graph(op, &sx, &zx, &sb, &zb, &sy, &zy), &err);
+        assert_non_null(gm);
+        int64_t d[4] = {2, 3, 4, 5};
+        nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL), *y = NULL;
+        for (int i = 0; i < 120; i++)
+            ((float *)x->data)[i] = frand(-2.8f, 2.8f);
+        int nout = 0;
+        if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+        char *plan = nnfx_gm_plan(gm, &err);
+        if (!strstr(plan, names[op])) fail_msg("no '%s' step in the plan:\n%s", names[op], plan);
+        free(plan);
+        const float *xv = x->data, *yv = y->data;
+        int64_t ny = nnfx_tensor_numel(y);
+        for (int64_t i = 0; i < ny; i++) {
+            int32_t want;
+            if (op < 3) {
+                int32_t a = q8_of(xv[i], sx, zx), b = q8_of(xv[i] * -0.7f + 0.3f, sb, zb);
+                if (op == 0) {
+                    int32_t qm;
+                    int sh;
+                    nnfx_rt_qf_quantize_multiplier((double)sx * sb / sy, &qm, &sh);
+                    want = nnfx_rt_qf_mul_q8(a, zx, b, zb, qm, sh, zy, -128, 127);
+                } else {
+                    nnfx_rt_qf_addp p;
+                    nnfx_rt_qf_quantize_add(sx, zx, sb, zb, sy, zy, -128, 127, &p);
+                    want = nnfx_rt_qf_add(&p, a, b, op == 2);
+                }
+            } else {
+                int32_t sum = 0, qm;
+                int sh;
+                for (int k = 0; k < 20; k++)
+                    sum += q8_of(xv[i * 20 + k], sx, zx) - zx;
+                nnfx_rt_qf_quantize_multiplier((double)sx / ((double)sy * 20.0), &qm, &sh);
+                want = nnfx_rt_qf_requant(sum, qm, sh, zy, -128, 127);
+            }
+            float wf = ((float)want - (float)zy) * sy;
+            if (yv[i] != wf) fail_msg("%s: element %lld: %g, TFLite's formula %g", names[op], (long long)i, yv[i], wf);
+        }
+        nnfx_tensor_release(x), nnfx_tensor_release(y);
+        nnfx_gm_free(gm);
+    }
+}
+
 /* QuantizeLinear's scalar definition (nnfx_rt_quantize, branch-free so it
  * vectorises) against the spec's formula written here with rint (round half
  * to even in the default mode): saturate(rint(x / scale) + zp), NaN -> zp;
@@ -889,6 +996,7 @@ int main(void) {
         cmocka_unit_test(test_qdq_models),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_lut_regions),
+        cmocka_unit_test(test_fixed_elementwise),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
