@@ -842,7 +842,7 @@ static void test_lut_regions(void **state) {
 
 /* Graph: x [2, 3, 4, 5] -> Q(int8) -> DQ -> op(a, b) -> Q -> DQ, where a
  * is DQ(Q(x)) and b DQ(Q(x * -0.7 + 0.3)) (op 0 Mul, 1 Add, 2 Sub), or
- * (op 3) ReduceMean over the last two axes. */
+ * (op 3) ReduceMean over the last two axes, (op 4) GlobalAveragePool. */
 static nnfx_graph *fixed_graph(int op, float *sx, int *zx, float *sb, int *zb, float *sy, int *zy) {
     nnfx_graph *g = nnfx_graph_new();
     int64_t d[4] = {2, 3, 4, 5};
@@ -850,7 +850,7 @@ static nnfx_graph *fixed_graph(int op, float *sx, int *zx, float *sb, int *zb, f
     nnfx_meta_set_shape(&m, NNFX_F32, 4, d);
     nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
     *sx = 0.021f, *zx = -3, *sb = 0.017f, *zb = 9;
-    *sy = op == 0 ? 0.013f : op == 3 ? 0.011f : 0.029f, *zy = op == 0 ? 4 : -6;
+    *sy = op == 0 ? 0.013f : op >= 3 ? 0.011f : 0.029f, *zy = op == 0 ? 4 : -6;
     nnfx_node *s1 = lut_scalar(g, "s1", NNFX_F32, *sx), *z1 = lut_scalar(g, "z1", NNFX_I8, *zx);
     nnfx_node *s2 = lut_scalar(g, "s2", NNFX_F32, *sb), *z2 = lut_scalar(g, "z2", NNFX_I8, *zb);
     nnfx_node *s3 = lut_scalar(g, "s3", NNFX_F32, *sy), *z3 = lut_scalar(g, "z3", NNFX_I8, *zy);
@@ -867,6 +867,8 @@ static nnfx_graph *fixed_graph(int op, float *sx, int *zx, float *sb, int *zb, f
         ba[0] = nnfx_arg_node(qb);
         nnfx_node *b = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ba, 0, NULL, &err);
         y = lut_op(g, op == 0 ? NNFX_OP_MUL : op == 1 ? NNFX_OP_ADD : NNFX_OP_SUB, a, b, 0, NULL);
+    } else if (op == 4) {
+        y = lut_op(g, NNFX_OP_GLOBAL_AVERAGE_POOL, a, NULL, 0, NULL);
     } else {
         int64_t two = 2;
         nnfx_tensor *ax = nnfx_tensor_new(NNFX_I64, 1, &two, NULL);
@@ -897,8 +899,9 @@ static int32_t q8_of(float v, float s, int z) {
  * scales and zero points. */
 static void test_fixed_elementwise(void **state) {
     (void)state;
-    const char *names[4] = {"mul fixed point", "add fixed point", "sub fixed point", "mean fixed point"};
-    for (int op = 0; op < 4; op++) {
+    const char *names[5] = {"mul fixed point", "add fixed point", "sub fixed point", "mean fixed point",
+                            "mean fixed point"};
+    for (int op = 0; op < 5; op++) { /* the last: GlobalAveragePool */
         float sx, sb, sy;
         int zx, zb, zy;
         nnfx_error err = {0};

@@ -484,8 +484,19 @@ static fx_qop *prepare_mean(const fx_qenv *env, const nnfx_node *qn, const nnfx_
     const nnfx_meta *xm = &x->meta[0];
     int r = xm->rank;
     bool red[NNFX_MAX_RANK] = {0};
-    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL) {
+    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL || f->op == NNFX_OP_AVERAGE_POOL) {
         if (r < 3) return NULL;
+        if (f->op == NNFX_OP_AVERAGE_POOL) { /* a window over the whole plane, no padding: the global mean */
+            const nnfx_attr *ks = nnfx_node_attr(f, "kernel_shape"), *pads = nnfx_node_attr(f, "pads");
+            const nnfx_attr *ap = nnfx_node_attr(f, "auto_pad");
+            if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != r - 2) return NULL;
+            for (int d = 2; d < r; d++)
+                if (ks->u.ints.v[d - 2] != xm->dims[d].value || f->meta[0].dims[d].value != 1) return NULL;
+            for (int i = 0; pads && pads->kind == NNFX_ATTR_INTS && i < pads->u.ints.n; i++)
+                if (pads->u.ints.v[i]) return NULL;
+            if (ap && ap->kind == NNFX_ATTR_STRING && strcmp(ap->u.s, "NOTSET") != 0 && strcmp(ap->u.s, "VALID") != 0)
+                return NULL;
+        }
         for (int d = 2; d < r; d++)
             red[d] = true;
     } else {
@@ -599,7 +610,8 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
         if (op || (err && err->status)) return op;
         memset(m, 0, sizeof *m);
     }
-    if (is_op(cur, NNFX_OP_REDUCE_MEAN) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL)) {
+    if (is_op(cur, NNFX_OP_REDUCE_MEAN) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL) ||
+        is_op(cur, NNFX_OP_AVERAGE_POOL)) {
         fx_qop *op = prepare_mean(env, qn, cur, m, err);
         if (op || (err && err->status)) return op;
         memset(m, 0, sizeof *m);

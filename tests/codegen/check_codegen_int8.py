@@ -211,7 +211,7 @@ def run_int8_program(out, name, q, nout):
 
 def cnn_int8_io():
     """A small vision CNN (Conv+Relu, MaxPool, Conv, a residual Add of two
-    int8 values, GlobalAveragePool, Flatten, Gemm) quantized with int8
+    int8 values, a global AveragePool, Flatten, Gemm) quantized with int8
     activations: --int8-io C with no float gives nnfx run's int8 outputs
     bit for bit (MaxPool keeps its input's parameters: integer max)."""
     import onnx
@@ -222,7 +222,7 @@ def cnn_int8_io():
     g = h.make_graph([N("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), N("Relu", ["c1"], ["r1"]),
                       N("MaxPool", ["r1"], ["mp"], kernel_shape=[2, 2], strides=[2, 2]),
                       N("Conv", ["mp", "w2"], ["c2"], pads=[1, 1, 1, 1]), N("Add", ["c2", "mp"], ["s"]),
-                      N("GlobalAveragePool", ["s"], ["ga"]), N("Flatten", ["ga"], ["f"]),
+                      N("AveragePool", ["s"], ["ga"], kernel_shape=[6, 6]), N("Flatten", ["ga"], ["f"]),
                       N("Gemm", ["f", "w3", "b3"], ["y"], transB=1)], "cnn",
                      [h.make_tensor_value_info("x", T.FLOAT, ["n", 3, 12, 12])],
                      [h.make_tensor_value_info("y", T.FLOAT, ["n", 5])],
@@ -251,7 +251,7 @@ def cnn_int8_io():
     want = np.clip(np.round(ref / np.float32(so)) + zo, -128, 127).reshape(got.shape)
     same = np.array_equal(got, want)
     src = open(os.path.join(out, "cnn_io.c")).read()
-    print("cnn_io                     --int8-io (MaxPool %s, residual Add, GlobalAveragePool): float in the code: %s; "
+    print("cnn_io                     --int8-io (MaxPool %s, residual Add, global AveragePool): float in the code: %s; "
           "vs nnfx run: %s" % ("integer" if "nnfx_rt_qmaxpool(" in src else "MISSING", " ".join(bad) or "none",
                                "bit for bit" if same else "DIFFER"))
     if bad or not same or "nnfx_rt_qmaxpool(" not in src:
