@@ -120,7 +120,9 @@ void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc
 
 void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                  int64_t ys) {
-    if (e->fixed)
+    if (e->fixed && ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
+        fx_qepi_row_fixed_avx2(e, m, comp, acc, n, y);
+    else if (e->fixed)
         fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
     else if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
         fx_qepi_row_avx512(e, m, comp, acc, n, res, y);
@@ -424,7 +426,10 @@ static void qgemm_run(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff
                 int64_t m = p * mr + r;
                 int64_t off = m * ym + c0 * yn;
                 const char *ro = res ? (const char *)res + off : NULL;
-                fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
+                if (e->fixed && yn == 1 && fx_qisa_active() >= FX_QISA_AVX2) /* the fixed point on 8 lanes */
+                    fx_qepi_row_fixed_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, (char *)y + off);
+                else
+                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
             }
         }
     }

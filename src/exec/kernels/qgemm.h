@@ -288,6 +288,9 @@ void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t
                         void *y);
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y);
+/* fx_qepi_row_c for a fixed-point epilogue (e->fixed) and ys == 1 on 8
+ * lanes (AVX2; callers check the ISA), the same bytes. */
+void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y);
 /* One depthwise output row: acc[ox] = sum_{ky,kx} xp[ky * dh * pw + (ox * sw + kx * dw)] * k[ky * kw + kx]
  * over a padded int16 plane xp of row pitch pw. */
 void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
