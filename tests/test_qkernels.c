@@ -948,6 +948,53 @@ static void test_fixed_elementwise(void **state) {
     }
 }
 
+/* The fixed-point epilogue on AVX2 lanes against the portable one, byte
+ * for byte, over accumulators near the int32 extremes and random ones, every
+ * shift from -31 to 8, multipliers at both ends of [2^30, 2^31) and 0, both
+ * output types, clamps narrowed by Relu. */
+static void test_fixed_epilogue_lanes(void **state) {
+    (void)state;
+    if (!fx_qisa_force(FX_QISA_AVX2)) {
+        printf("# AVX2 not on this CPU: not run\n");
+        return;
+    }
+    enum { N = 37 };
+    int32_t acc[N];
+    uint8_t y1[N], y2[N];
+    for (int it = 0; it < 3000; it++) {
+        int32_t fb = (int32_t)(rnd() % 2000001) - 1000000, fm, fs = it % 40 - 31;
+        int pick = it % 7;
+        fm = pick == 0 ? (int32_t)1 << 30 : pick == 1 ? INT32_MAX : pick == 2 ? 0 : (int32_t)((1u << 30) | rnd());
+        for (int i = 0; i < N; i++) {
+            uint32_t r = rnd() ^ (rnd() << 16);
+            /* near the extremes, with room for the bias and the compensation: the sums cannot overflow */
+            acc[i] = i == 0   ? INT32_MIN + 1100000
+                     : i == 1 ? INT32_MAX - 1100000
+                     : i == 2 ? 0
+                     : i == 3 ? -1
+                     : i % 3  ? (int32_t)((int64_t)(r % 4000000001u) - 2000000000)
+                              : (int32_t)(r % 20001) - 10000;
+        }
+        if (fs > 0) /* a left shift wraps in both; keep most inputs small */
+            for (int i = 4; i < N; i++)
+                acc[i] = (int32_t)(rnd() % 4001) - 2000;
+        fx_qepi e = {0};
+        e.fixed = true, e.fb = &fb, e.fm = &fm, e.fs = &fs;
+        e.y_signed = it % 2, e.y_zp = e.y_signed ? irand(-20, 20) : irand(0, 255);
+        e.lo = e.y_signed ? -128 : 0, e.hi = e.y_signed ? 127 : 255;
+        if (it % 5 == 0) e.lo = e.y_zp; /* Relu */
+        int32_t comp = (int32_t)(rnd() % 201) - 100;
+        fx_qepi_row_c(&e, 0, comp, acc, N, NULL, y1, 1);
+        fx_qepi_row_fixed_avx2(&e, 0, comp, acc, N, y2);
+        if (memcmp(y1, y2, N))
+            for (int i = 0; i < N; i++)
+                if (y1[i] != y2[i])
+                    fail_msg("case %d (fm %ld, fs %ld): acc %ld gives %u on AVX2, %u portable", it, (long)fm, (long)fs,
+                             (long)acc[i], y2[i], y1[i]);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+}
+
 /* QuantizeLinear's scalar definition (nnfx_rt_quantize, branch-free so it
  * vectorises) against the spec's formula written here with rint (round half
  * to even in the default mode): saturate(rint(x / scale) + zp), NaN -> zp;
@@ -1000,6 +1047,7 @@ int main(void) {
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_lut_regions),
         cmocka_unit_test(test_fixed_elementwise),
+        cmocka_unit_test(test_fixed_epilogue_lanes),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));
