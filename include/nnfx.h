@@ -858,6 +858,8 @@ typedef struct nnfx_quant_report {
     int bn_folded;            /* BatchNormalizations folded                      */
     int quantized;            /* layers quantized                                */
     int qdq_pairs;            /* activation Q/DQ pairs inserted                  */
+    int ops;                  /* int8 activations: other ops given Q/DQ (Add, Mul,
+                               * pooling, Sigmoid... regions); 0 with uint8       */
     long samples;             /* calibration samples seen                        */
 } nnfx_quant_report;
 
@@ -1420,6 +1422,10 @@ typedef struct nnfx_codegen_files {
      * -> Conv / Gemm / MatMul / pooling -> QuantizeLinear) run as int8 x int8
      * with int32 accumulation, as nnfx's compiled plan runs them */
     int int8_steps;
+    /* the plan step at which the live activations take the most bytes:
+     * its last node's name, op and those bytes (the arena's lower bound) */
+    char peak_node[128], peak_op[32];
+    int64_t peak_live_bytes;
 } nnfx_codegen_files;
 
 /* Generates C99 for g (linted and shape-inferred here; every placeholder
@@ -1481,6 +1487,17 @@ typedef struct nnfx_codegen_options {
      * runs itself. */
     int noutputs;
     const char *const *outputs;
+    /* Integer-only C (a QDQ model quantized with int8 activations): every
+     * float input must be read only by per-tensor int8 QuantizeLinear nodes
+     * and every output be a per-tensor DequantizeLinear of an int8 value;
+     * those are left to the caller, so the C takes and gives the int8
+     * values: only int NAME_run_int8(const int8_t *const inputs[], int8_t
+     * *const outputs[]) (and _arena), the scales and zero points as header
+     * macros NAME_INPUTi_SCALE / _ZERO_POINT, NAME_OUTPUTi_SCALE /
+     * _ZERO_POINT, and no float, double or libm anywhere in the code. A step
+     * that is not integer fails with NNFX_ERR_UNSUPPORTED naming the node
+     * and why. */
+    bool int8_io;
 } nnfx_codegen_options;
 /* nnfx_codegen with every option: the same contract. A fixed input that
  * names no placeholder, is given twice, or whose value has another type or

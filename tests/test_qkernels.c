@@ -22,6 +22,7 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/qgemm.h"
 
+#include "codegen/runtime/nnfx_rt_qfixed.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 
 static uint32_t rng = 2024;
@@ -50,6 +51,7 @@ typedef struct qdata {
     int64_t nx, ny;
     double *ref;   /* pre-rounding value of the output, in LSB units incl. zp */
     bool *nearmid; /* a tie at the intermediate requantization */
+    double tie;    /* how close to x.5 a value counts as a tie */
 } qdata;
 
 static double rne(double v) { return nearbyint(v); }
@@ -89,8 +91,21 @@ static void fill_case(qcase *k, qdata *d) {
     for (int64_t i = 0; i < m; i++) {
         d->ws[i] = frand(0.002f, 0.02f);
         d->bias[i] = frand(-2.0f, 2.0f);
+        if (k->q.fixed) { /* an int32 bias of scale x_scale * w_scale, as QDQ files state it */
+            float sc = k->q.x_scale * d->ws[i];
+            d->bias[i] = (float)nearbyint(d->bias[i] / sc) * sc;
+        }
     }
     fx_qparams *q = &k->q;
+    /* TFLite's requantization rounds twice (to 2^shift units, then to units):
+     * within 2^shift of x.5 it may land a unit away, besides ties away from zero */
+    d->tie = 1e-3;
+    for (int64_t i = 0; q->fixed && i < m; i++) {
+        int32_t qm;
+        int sh;
+        nnfx_rt_qf_quantize_multiplier((double)(q->x_scale * d->ws[i]) / q->y_scale, &qm, &sh);
+        if (ldexp(1.0, sh) > d->tie) d->tie = ldexp(1.0, sh);
+    }
     q->w_scale = d->ws;
     q->bias = d->bias;
     q->act_lo = -INFINITY, q->act_hi = INFINITY;
@@ -157,7 +172,7 @@ static int check_against_ref(const qcase *k, const qdata *d, const uint8_t *y, c
         double want = clampd(rne(v) + q->y_zp, q->y_signed ? -128 : 0, q->y_signed ? 127 : 255);
         double got = xval(q->y_signed, y, i);
         if (got == want) continue;
-        bool tie = fabs(fabs(v - floor(v)) - 0.5) < 1e-3;
+        bool tie = fabs(fabs(v - floor(v)) - 0.5) < d->tie;
         if (!((tie && fabs(got - want) <= 1) || d->nearmid[i]))
             fail_msg("%s: element %lld: got %g, reference %g (unrounded %.6f)", what, (long long)i, got, want,
                      v + q->y_zp);
@@ -485,6 +500,13 @@ static void test_fc(void **state) {
         char name[64];
         snprintf(name, sizeof name, "fc %lldx%lldx%lld", (long long)k.rows, (long long)k.g.c, (long long)k.g.m);
         run_case(&k, name);
+        if (i == 0 || i == 3 || i == 7) { /* s8 -> s8 with TFLite's fixed-point requantization (gemv, tiles) */
+            k.q.x_signed = k.q.y_signed = k.q.fixed = true;
+            k.q.x_zp = -9, k.q.y_zp = 5;
+            snprintf(name, sizeof name, "fc %lldx%lldx%lld fixed point", (long long)k.rows, (long long)k.g.c,
+                     (long long)k.g.m);
+            run_case(&k, name);
+        }
     }
 }
 
@@ -550,6 +572,11 @@ static void test_random_convs(void **state) {
         char name[64];
         snprintf(name, sizeof name, "random conv %d", it);
         run_case(&k, name);
+        if (k.q.x_signed && k.q.y_signed) { /* the same with TFLite's fixed-point requantization */
+            k.q.fixed = true;
+            snprintf(name, sizeof name, "random conv %d, fixed point", it);
+            run_case(&k, name);
+        }
     }
 }
 
@@ -707,6 +734,267 @@ static void test_qdq_models(void **state) {
     check_model("qdq_fx_small", 5, false); /* PyTorch FX's export: Q -> Cast -> DQ, residual add */
 }
 
+/* ---- element-wise regions on one int8 value: the plan's 256-entry tables ---- */
+
+static nnfx_node *lut_scalar(nnfx_graph *g, const char *name, nnfx_dtype dt, double v) {
+    nnfx_tensor *t = nnfx_tensor_new(dt, 0, NULL, NULL);
+    if (dt == NNFX_F32) *(float *)t->data = (float)v;
+    if (dt == NNFX_I8) *(int8_t *)t->data = (int8_t)v;
+    if (dt == NNFX_U8) *(uint8_t *)t->data = (uint8_t)v;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
+    assert_non_null(n);
+    return n;
+}
+
+static nnfx_node *lut_op(nnfx_graph *g, nnfx_op o, nnfx_node *a, nnfx_node *b, int nattrs, const nnfx_attr *at) {
+    nnfx_error err = {0};
+    nnfx_arg args[2] = {nnfx_arg_node(a), b ? nnfx_arg_node(b) : nnfx_arg_none()};
+    nnfx_node *n = nnfx_graph_call_op(g, o, b ? 2 : 1, args, nattrs, at, &err);
+    if (!n) fail_msg("%s", err.msg);
+    return n;
+}
+
+/* x -> Q -> DQ -> region `kind` -> Q -> DQ: the region on every one of the
+ * 256 int8 (or uint8) inputs x holds. */
+static nnfx_graph *lut_graph(int kind, nnfx_dtype dt, float xs, int xz, float ys, int yz) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {1, 4, 8, 8};
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
+    nnfx_node *s1 = lut_scalar(g, "xs", NNFX_F32, xs), *z1 = lut_scalar(g, "xz", dt, xz);
+    nnfx_node *s2 = lut_scalar(g, "ys", NNFX_F32, ys), *z2 = lut_scalar(g, "yz", dt, yz);
+    nnfx_error err = {0};
+    nnfx_arg qa[3] = {nnfx_arg_node(x), nnfx_arg_node(s1), nnfx_arg_node(z1)};
+    nnfx_node *q = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, qa, 0, NULL, &err);
+    qa[0] = nnfx_arg_node(q);
+    nnfx_node *v = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, qa, 0, NULL, &err), *y = NULL;
+    assert_non_null(v);
+    nnfx_attr hs[2] = {nnfx_attr_float("alpha", 0.25), nnfx_attr_float("beta", 0.4)};
+    switch (kind) {
+    case 0: y = lut_op(g, NNFX_OP_SIGMOID, v, NULL, 0, NULL); break;
+    case 1: y = lut_op(g, NNFX_OP_MUL, v, lut_op(g, NNFX_OP_SIGMOID, v, NULL, 0, NULL), 0, NULL); break; /* swish */
+    case 2: y = lut_op(g, NNFX_OP_TANH, v, NULL, 0, NULL); break;
+    case 3: y = lut_op(g, NNFX_OP_HARD_SWISH, v, NULL, 0, NULL); break;
+    case 4: y = lut_op(g, NNFX_OP_HARD_SIGMOID, v, NULL, 2, hs); break;
+    default: { /* erf GELU: x * 0.5 * (1 + erf(x / sqrt 2)) */
+        nnfx_node *e =
+            lut_op(g, NNFX_OP_ERF, lut_op(g, NNFX_OP_DIV, v, lut_scalar(g, "r2", NNFX_F32, 1.4142135), 0, NULL), NULL,
+                   0, NULL);
+        nnfx_node *h = lut_op(g, NNFX_OP_MUL, v, lut_scalar(g, "half", NNFX_F32, 0.5), 0, NULL);
+        y = lut_op(g, NNFX_OP_MUL, h, lut_op(g, NNFX_OP_ADD, e, lut_scalar(g, "one", NNFX_F32, 1.0), 0, NULL), 0, NULL);
+    }
+    }
+    nnfx_arg ya[3] = {nnfx_arg_node(y), nnfx_arg_node(s2), nnfx_arg_node(z2)};
+    nnfx_node *yq = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    ya[0] = nnfx_arg_node(yq);
+    nnfx_node *yd = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    assert_non_null(yd);
+    assert_non_null(nnfx_graph_output(g, 1, &yd, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+/* The plan runs each region as one table step and gives the interpreter's
+ * DQ -> float ops -> Q bytes at all 256 inputs, int8 and uint8. */
+static void test_lut_regions(void **state) {
+    (void)state;
+    const char *names[6] = {"sigmoid", "x*sigmoid(x)", "tanh", "hard_swish", "hard_sigmoid", "erf gelu"};
+    for (int kind = 0; kind < 6; kind++)
+        for (int sg = 0; sg < 2; sg++) {
+            nnfx_dtype dt = sg ? NNFX_I8 : NNFX_U8;
+            float xs = 0.043f + 0.01f * (float)kind, ys = kind == 0 || kind == 4 ? 1.0f / 250.0f : 0.031f;
+            int xz = sg ? -7 + kind : 121 + kind, yz = sg ? (kind == 0 || kind == 4 ? -125 : -20) : 40;
+            nnfx_error err = {0};
+            nnfx_gm *gm = nnfx_gm_new(lut_graph(kind, dt, xs, xz, ys, yz), &err);
+            assert_non_null(gm);
+            int64_t d[4] = {1, 4, 8, 8};
+            nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL);
+            for (int v = 0; v < 256; v++) /* every int8 / uint8 value, in a scrambled order */
+                ((float *)x->data)[(v * 97) % 256] = ((float)((sg ? v - 128 : v) - xz)) * xs;
+            nnfx_tensor *y = NULL, *ref = NULL;
+            int nout = 0;
+            if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            if (!strstr(plan, "int8 table (256 entries)"))
+                fail_msg("%s: no table step in the plan:\n%s", names[kind], plan);
+            free(plan);
+            nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+            if (!ip || nnfx_interp_run(ip, 1, &x, 1, &ref, &nout, &err)) fail_msg("%s", err.msg);
+            nnfx_interp_free(ip);
+            int distinct = 0;
+            for (int64_t i = 0; i < 256; i++) {
+                float a = ((const float *)y->data)[i], b = ((const float *)ref->data)[i];
+                if (a != b)
+                    fail_msg("%s %s: input %lld gives %g, the interpreter %g", names[kind], sg ? "s8" : "u8",
+                             (long long)i, a, b);
+                distinct += i == 0 || b != ((const float *)ref->data)[i - 1];
+            }
+            assert_true(distinct > 8); /* the table is not flat: the case tests something */
+            nnfx_tensor_release(x), nnfx_tensor_release(y), nnfx_tensor_release(ref);
+            nnfx_gm_free(gm);
+        }
+}
+
+/* ---- int8 Mul / Add / mean in fixed point: the plan's steps against TFLite's formulas ---- */
+
+/* Graph: x [2, 3, 4, 5] -> Q(int8) -> DQ -> op(a, b) -> Q -> DQ, where a
+ * is DQ(Q(x)) and b DQ(Q(x * -0.7 + 0.3)) (op 0 Mul, 1 Add, 2 Sub), or
+ * (op 3) ReduceMean over the last two axes, (op 4) GlobalAveragePool. */
+static nnfx_graph *fixed_graph(int op, float *sx, int *zx, float *sb, int *zb, float *sy, int *zy) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {2, 3, 4, 5};
+    nnfx_meta m;
+    nnfx_meta_set_shape(&m, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, NULL);
+    *sx = 0.021f, *zx = -3, *sb = 0.017f, *zb = 9;
+    *sy = op == 0 ? 0.013f : op >= 3 ? 0.011f : 0.029f, *zy = op == 0 ? 4 : -6;
+    nnfx_node *s1 = lut_scalar(g, "s1", NNFX_F32, *sx), *z1 = lut_scalar(g, "z1", NNFX_I8, *zx);
+    nnfx_node *s2 = lut_scalar(g, "s2", NNFX_F32, *sb), *z2 = lut_scalar(g, "z2", NNFX_I8, *zb);
+    nnfx_node *s3 = lut_scalar(g, "s3", NNFX_F32, *sy), *z3 = lut_scalar(g, "z3", NNFX_I8, *zy);
+    nnfx_error err = {0};
+    nnfx_arg qa[3] = {nnfx_arg_node(x), nnfx_arg_node(s1), nnfx_arg_node(z1)};
+    nnfx_node *q = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, qa, 0, NULL, &err);
+    qa[0] = nnfx_arg_node(q);
+    nnfx_node *a = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, qa, 0, NULL, &err), *y;
+    if (op < 3) {
+        nnfx_node *t = lut_op(g, NNFX_OP_ADD, lut_op(g, NNFX_OP_MUL, x, lut_scalar(g, "k", NNFX_F32, -0.7), 0, NULL),
+                              lut_scalar(g, "c", NNFX_F32, 0.3), 0, NULL);
+        nnfx_arg ba[3] = {nnfx_arg_node(t), nnfx_arg_node(s2), nnfx_arg_node(z2)};
+        nnfx_node *qb = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ba, 0, NULL, &err);
+        ba[0] = nnfx_arg_node(qb);
+        nnfx_node *b = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ba, 0, NULL, &err);
+        y = lut_op(g, op == 0 ? NNFX_OP_MUL : op == 1 ? NNFX_OP_ADD : NNFX_OP_SUB, a, b, 0, NULL);
+    } else if (op == 4) {
+        y = lut_op(g, NNFX_OP_GLOBAL_AVERAGE_POOL, a, NULL, 0, NULL);
+    } else {
+        int64_t two = 2;
+        nnfx_tensor *ax = nnfx_tensor_new(NNFX_I64, 1, &two, NULL);
+        ((int64_t *)ax->data)[0] = 2, ((int64_t *)ax->data)[1] = 3;
+        assert_int_equal(nnfx_graph_set_param(g, "axes", ax, NULL), NNFX_OK);
+        nnfx_tensor_release(ax);
+        nnfx_attr at = nnfx_attr_int("keepdims", 0);
+        y = lut_op(g, NNFX_OP_REDUCE_MEAN, a, nnfx_graph_get_attr(g, "axes", NULL), 1, &at);
+    }
+    nnfx_arg ya[3] = {nnfx_arg_node(y), nnfx_arg_node(s3), nnfx_arg_node(z3)};
+    nnfx_node *yq = nnfx_graph_call_op(g, NNFX_OP_QUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    ya[0] = nnfx_arg_node(yq);
+    nnfx_node *yd = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 3, ya, 0, NULL, &err);
+    assert_non_null(yd);
+    assert_non_null(nnfx_graph_output(g, 1, &yd, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+static int32_t q8_of(float v, float s, int z) {
+    int32_t q = (int32_t)nearbyintf(v / s) + z;
+    return q < -128 ? -128 : q > 127 ? 127 : q;
+}
+
+/* The plan's int8 Mul / Add / Sub and mean steps give TFLite's integer
+ * results (nnfx_rt_qfixed.h, itself checked against TFLite's formulas by
+ * the qfixed test) on every element, with the operands' and output's own
+ * scales and zero points. */
+static void test_fixed_elementwise(void **state) {
+    (void)state;
+    const char *names[5] = {"mul fixed point", "add fixed point", "sub fixed point", "mean fixed point",
+                            "mean fixed point"};
+    for (int op = 0; op < 5; op++) { /* the last: GlobalAveragePool */
+        float sx, sb, sy;
+        int zx, zb, zy;
+        nnfx_error err = {0};
+        nnfx_gm *gm = nnfx_gm_new(fixed_graph(op, &sx, &zx, &sb, &zb, &sy, &zy), &err);
+        assert_non_null(gm);
+        int64_t d[4] = {2, 3, 4, 5};
+        nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL), *y = NULL;
+        for (int i = 0; i < 120; i++)
+            ((float *)x->data)[i] = frand(-2.8f, 2.8f);
+        int nout = 0;
+        if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+        char *plan = nnfx_gm_plan(gm, &err);
+        if (!strstr(plan, names[op])) fail_msg("no '%s' step in the plan:\n%s", names[op], plan);
+        free(plan);
+        const float *xv = x->data, *yv = y->data;
+        int64_t ny = nnfx_tensor_numel(y);
+        for (int64_t i = 0; i < ny; i++) {
+            int32_t want;
+            if (op < 3) {
+                int32_t a = q8_of(xv[i], sx, zx), b = q8_of(xv[i] * -0.7f + 0.3f, sb, zb);
+                if (op == 0) {
+                    int32_t qm;
+                    int sh;
+                    nnfx_rt_qf_quantize_multiplier((double)sx * sb / sy, &qm, &sh);
+                    want = nnfx_rt_qf_mul_q8(a, zx, b, zb, qm, sh, zy, -128, 127);
+                } else {
+                    nnfx_rt_qf_addp p;
+                    nnfx_rt_qf_quantize_add(sx, zx, sb, zb, sy, zy, -128, 127, &p);
+                    want = nnfx_rt_qf_add(&p, a, b, op == 2);
+                }
+            } else {
+                int32_t sum = 0, qm;
+                int sh;
+                for (int k = 0; k < 20; k++)
+                    sum += q8_of(xv[i * 20 + k], sx, zx) - zx;
+                nnfx_rt_qf_quantize_multiplier((double)sx / ((double)sy * 20.0), &qm, &sh);
+                want = nnfx_rt_qf_requant(sum, qm, sh, zy, -128, 127);
+            }
+            float wf = ((float)want - (float)zy) * sy;
+            if (yv[i] != wf) fail_msg("%s: element %lld: %g, TFLite's formula %g", names[op], (long long)i, yv[i], wf);
+        }
+        nnfx_tensor_release(x), nnfx_tensor_release(y);
+        nnfx_gm_free(gm);
+    }
+}
+
+/* The fixed-point epilogue on AVX2 lanes against the portable one, byte
+ * for byte, over accumulators near the int32 extremes and random ones, every
+ * shift from -31 to 8, multipliers at both ends of [2^30, 2^31) and 0, both
+ * output types, clamps narrowed by Relu. */
+static void test_fixed_epilogue_lanes(void **state) {
+    (void)state;
+    if (!fx_qisa_force(FX_QISA_AVX2)) {
+        printf("# AVX2 not on this CPU: not run\n");
+        return;
+    }
+    enum { N = 37 };
+    int32_t acc[N];
+    uint8_t y1[N], y2[N];
+    for (int it = 0; it < 3000; it++) {
+        int32_t fb = (int32_t)(rnd() % 2000001) - 1000000, fm, fs = it % 40 - 31;
+        int pick = it % 7;
+        fm = pick == 0 ? (int32_t)1 << 30 : pick == 1 ? INT32_MAX : pick == 2 ? 0 : (int32_t)((1u << 30) | rnd());
+        for (int i = 0; i < N; i++) {
+            uint32_t r = rnd() ^ (rnd() << 16);
+            /* near the extremes, with room for the bias and the compensation: the sums cannot overflow */
+            acc[i] = i == 0   ? INT32_MIN + 1100000
+                     : i == 1 ? INT32_MAX - 1100000
+                     : i == 2 ? 0
+                     : i == 3 ? -1
+                     : i % 3  ? (int32_t)((int64_t)(r % 4000000001u) - 2000000000)
+                              : (int32_t)(r % 20001) - 10000;
+        }
+        if (fs > 0) /* a left shift wraps in both; keep most inputs small */
+            for (int i = 4; i < N; i++)
+                acc[i] = (int32_t)(rnd() % 4001) - 2000;
+        fx_qepi e = {0};
+        e.fixed = true, e.fb = &fb, e.fm = &fm, e.fs = &fs;
+        e.y_signed = it % 2, e.y_zp = e.y_signed ? irand(-20, 20) : irand(0, 255);
+        e.lo = e.y_signed ? -128 : 0, e.hi = e.y_signed ? 127 : 255;
+        if (it % 5 == 0) e.lo = e.y_zp; /* Relu */
+        int32_t comp = (int32_t)(rnd() % 201) - 100;
+        fx_qepi_row_c(&e, 0, comp, acc, N, NULL, y1, 1);
+        fx_qepi_row_fixed_avx2(&e, 0, comp, acc, N, y2);
+        if (memcmp(y1, y2, N))
+            for (int i = 0; i < N; i++)
+                if (y1[i] != y2[i])
+                    fail_msg("case %d (fm %ld, fs %ld): acc %ld gives %u on AVX2, %u portable", it, (long)fm, (long)fs,
+                             (long)acc[i], y2[i], y1[i]);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+}
+
 /* QuantizeLinear's scalar definition (nnfx_rt_quantize, branch-free so it
  * vectorises) against the spec's formula written here with rint (round half
  * to even in the default mode): saturate(rint(x / scale) + zp), NaN -> zp;
@@ -757,6 +1045,9 @@ int main(void) {
         cmocka_unit_test(test_maddubs_saturates),
         cmocka_unit_test(test_qdq_models),
         cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_lut_regions),
+        cmocka_unit_test(test_fixed_elementwise),
+        cmocka_unit_test(test_fixed_epilogue_lanes),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));

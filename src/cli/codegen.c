@@ -13,9 +13,9 @@
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
-    "                    [--value INPUT=V0,V1,...|FILE]... [--outputs NAME,...] [--int8]\n"
+    "                    [--value INPUT=V0,V1,...|FILE]... [--outputs NAME,...] [--int8 [--int8-io]]\n"
     "                    [--forbid OP,...]\n"
-    "                    [--optimize speed|size] [--report FILE]\n"
+    "                    [--optimize speed|size] [--report FILE] [--ram-limit BYTES]\n"
     "\n"
     "Writes the model as standalone C99: DIR/NAME.h, DIR/NAME.c and DIR/NAME_weights.c.\n"
     "No malloc and no globals but the constant weights and one static arena of\n"
@@ -46,6 +46,19 @@ static const char codegen_help[] =
     "                          node, whose rest you run in your own code\n"
     "  --int8                  require int8 kernels: fail (exit 3) unless the model is\n"
     "                          a QDQ model with int8 islands (see below)\n"
+    "  --int8-io               integer-only C (implies --int8; a model quantized with\n"
+    "                          --activations int8): int8 inputs and outputs (the\n"
+    "                          model's input QuantizeLinear and output\n"
+    "                          DequantizeLinear left to the caller: header macros\n"
+    "                          NAME_INPUTi_SCALE/_ZERO_POINT, NAME_OUTPUTi_...), only\n"
+    "                          int NAME_run_int8(const int8_t *const inputs[],\n"
+    "                          int8_t *const outputs[]); no float, double or libm in\n"
+    "                          the code (TFLite's fixed-point requantization, tables\n"
+    "                          for sigmoid-like regions); exit 3 naming a node that\n"
+    "                          is not integer\n"
+    "  --ram-limit BYTES       fail (exit 1, nothing written) when the activation\n"
+    "                          arena needs more (e.g. 64K), naming the step where\n"
+    "                          the most activations are alive\n"
     "  --forbid OP,...         fail (exit 1) listing the nodes using these ops, e.g.\n"
     "                          Exp,Sigmoid,Tanh for a target without exp()\n"
     "  --optimize speed|size   speed (default): conv weights re-laid out at generation\n"
@@ -82,8 +95,8 @@ static const char codegen_help[] =
     "nothing can stop it early (at most 1024 trips); a Loop whose number of trips\n"
     "depends on model inputs is refused, naming the --value that would fix them.\n"
     "\n"
-    "Exit: 0 written; 1 a forbidden op is used; 2 usage; 3 bad model or an op the\n"
-    "generator does not support (the node and op are named).\n"
+    "Exit: 0 written; 1 a forbidden op is used or --ram-limit is exceeded; 2 usage;\n"
+    "3 bad model or an op the generator does not support (the node and op are named).\n"
     "\n"
     "int8: a QDQ model (e.g. from nnfx quantize) always generates int8 code, with or\n"
     "without --int8: each DequantizeLinear -> Conv | Gemm | MatMul (+ bias, Relu/Clip,\n"
@@ -92,7 +105,7 @@ static const char codegen_help[] =
     "epilogue (int8 max / global average pooling likewise); weights are int8 arrays\n"
     "(1 byte each in the report), Q/DQ run as the reference does; none needs libm.\n"
     "Every int8 value equals `nnfx run`'s bit for bit (float layers of the model may\n"
-    "differ in summation order). The API stays float in, float out.\n"
+    "differ in summation order). The API stays float in, float out (but --int8-io).\n"
     "\n"
     "examples:\n"
     "  nnfx codegen kws.onnx -o out --shape x=1x1x31x20\n"
@@ -194,7 +207,8 @@ static char *report_html(const char *model, const nnfx_codegen_files *f, const n
 typedef struct codegen_opts {
     const char *model, *out, *name, *forbid, *report;
     nnfx_codegen_optimize optimize;
-    bool int8;
+    bool int8, int8_io;
+    int64_t ram_limit;   /* --ram-limit: most bytes of arena (0: none) */
     const char **shapes; /* the --shape values (nshapes; caller frees the array) */
     int nshapes;
     const char **values; /* the --value bindings (nvalues; caller frees the array) */
@@ -228,6 +242,13 @@ static int codegen_args(int argc, char **argv, codegen_opts *o) {
             if (strcmp(v, "speed") != 0 && strcmp(v, "size") != 0)
                 return cli_usage_error("codegen", "--optimize %s: expected speed or size", v);
             o->optimize = strcmp(v, "size") == 0 ? NNFX_CODEGEN_SIZE : NNFX_CODEGEN_SPEED;
+        } else if (cli_opt(&a, "--ram-limit", NULL, &v)) {
+            size_t lim;
+            if (!cli_parse_size(v, &lim) || lim == 0)
+                return cli_usage_error("codegen", "--ram-limit %s: expected a byte count (e.g. 65536, 64K)", v);
+            o->ram_limit = (int64_t)lim;
+        } else if (cli_flag(&a, "--int8-io", NULL)) {
+            o->int8 = o->int8_io = true;
         } else if (cli_flag(&a, "--int8", NULL)) {
             o->int8 = true;
         } else {
@@ -478,6 +499,7 @@ int cli_codegen(int argc, char **argv) {
     nnfx_codegen_options copts = {0};
     copts.name = ident, copts.forbid = o.forbid, copts.optimize = o.optimize;
     copts.nfixed = o.nvalues;
+    copts.int8_io = o.int8_io;
     copts.fixed_inputs = (const char *const *)value_names;
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
     if (o.outputs) { /* split the list in place (a copy) at the commas */
@@ -499,6 +521,15 @@ int cli_codegen(int argc, char **argv) {
     }
     if (nnfx_codegen_ex(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
+        goto done;
+    }
+    if (o.ram_limit && f.arena_bytes > o.ram_limit) {
+        cli_error("codegen",
+                  "%s: the activation arena needs %lld bytes, over --ram-limit %lld: at its peak, step %s (%s), "
+                  "%lld bytes of values are alive together; nothing written",
+                  o.model, (long long)f.arena_bytes, (long long)o.ram_limit, f.peak_node, f.peak_op,
+                  (long long)f.peak_live_bytes);
+        rc = CLI_EXIT_CHECK;
         goto done;
     }
     if (o.int8 && f.int8_steps == 0) {

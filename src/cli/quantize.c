@@ -25,6 +25,14 @@ static const char quantize_help[] =
     "output (after a following Relu) quantized per tensor; its weight stored as\n"
     "an int8 initializer (symmetric, per output channel) read through a\n"
     "DequantizeLinear; its bias as int32. Graph outputs stay float.\n"
+    "With --activations int8 (TFLite's convention, for integer-only firmware)\n"
+    "every other op gets Q/DQ too: Add, Sub, Mul of two values or of a constant,\n"
+    "Concat, pooling, ReduceMean, Softmax at their inputs and output; Reshape,\n"
+    "Flatten, Squeeze, Unsqueeze, Transpose and MaxPool keep their input's scale;\n"
+    "an element-wise region with one input (Sigmoid, Tanh, HardSigmoid,\n"
+    "HardSwish, x*sigmoid(x), an erf GELU...) at its input and output only (a\n"
+    "256-entry table's worth of meaning); graph outputs become DequantizeLinear\n"
+    "of int8 values under their own names.\n"
     "\n"
     "calibration:\n"
     "  --calib NAME=FILE  samples for input NAME along dim 0 (.npy/.pb; a lone FILE\n"
@@ -34,7 +42,7 @@ static const char quantize_help[] =
     "  --percentile P     for --method percentile (default 99.99)\n"
     "  --batch N          samples per calibration run for a dynamic batch (default 8)\n"
     "what to quantize:\n"
-    "  --activations T    uint8 (default) or int8 activations\n"
+    "  --activations T    uint8 (default) or int8 activations (every op: see above)\n"
     "  --per-tensor       one weight scale per tensor instead of per channel\n"
     "  --exclude X        keep ops of type X (Conv, Gemm, MatMul) or the node named X\n"
     "                     float (repeatable); nnfx names a node after the value it\n"
@@ -232,8 +240,10 @@ static void report_json(sbuf *b, const q_opts *o, const nnfx_quant_report *r, in
     sb_printf(b, ",\n  \"method\": \"%s\", \"activations\": \"%s\", \"weights\": \"%s\", \"reduce_range\": %s",
               method_name(o->qo.method), o->qo.activations == NNFX_I8 ? "int8" : "uint8",
               o->qo.per_tensor ? "per-tensor" : "per-channel", o->qo.reduce_range ? "true" : "false");
-    sb_printf(b, ",\n  \"calibration_samples\": %ld, \"bn_folded\": %d, \"layers_quantized\": %d, \"qdq_pairs\": %d",
-              r->samples, r->bn_folded, r->quantized, r->qdq_pairs);
+    sb_printf(b,
+              ",\n  \"calibration_samples\": %ld, \"bn_folded\": %d, \"layers_quantized\": %d, \"qdq_pairs\": %d, "
+              "\"other_ops_quantized\": %d",
+              r->samples, r->bn_folded, r->quantized, r->qdq_pairs, r->ops);
     sb_printf(b, ",\n  \"weight_bytes_before\": %lld, \"weight_bytes_after\": %lld", (long long)wb0, (long long)wb1);
     sb_printf(b, ",\n  \"layers\": [");
     for (int i = 0; i < r->nlayers; i++) {
@@ -503,9 +513,11 @@ static int quantize_model(q_opts *o) {
     if (!o->quiet) {
         char worst[600];
         worst_list(&rep, 3, worst, sizeof worst);
-        printf("%s -> %s: %d of %d layers int8 (%s, %s activations), %d Q/DQ pairs, %d BN folded, %ld calibration "
+        char others[48] = "";
+        if (o->qo.activations == NNFX_I8) snprintf(others, sizeof others, ", %d other ops", rep.ops);
+        printf("%s -> %s: %d of %d layers int8%s (%s, %s activations), %d Q/DQ pairs, %d BN folded, %ld calibration "
                "samples\n",
-               o->model, o->out, rep.quantized, rep.nlayers, method_name(o->qo.method),
+               o->model, o->out, rep.quantized, rep.nlayers, others, method_name(o->qo.method),
                o->qo.activations == NNFX_I8 ? "int8" : "uint8", rep.qdq_pairs, rep.bn_folded, rep.samples);
         if (wb0 > 0 && wb1 > 0)
             printf("  parameters %lld -> %lld bytes (%.2fx smaller)\n", (long long)wb0, (long long)wb1,

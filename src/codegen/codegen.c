@@ -51,6 +51,7 @@ static bool section_text(const char *name, const char **start, size_t *len, cons
 
 /* Marks section `name` (and what it needs) as used. */
 void cg_use_section(cg *c, const char *name) {
+    if (c->int_only && strcmp(name, "q8") == 0) name = "q8fix"; /* no float: the integer-only form */
     for (int i = 0; i < c->nsections; i++)
         if (strcmp(c->sections[i], name) == 0) return;
     const char *t, *fl;
@@ -2352,6 +2353,29 @@ int cg_emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char 
     return id;
 }
 
+int cg_emit_i32_array(cg *c, const int32_t *data, int64_t n, const char *src, const char *what, nnfx_op op) {
+    int id = ++c->nweights;
+    if (!c->weights_stdint) {
+        sb_printf(&c->weights, "#include <stdint.h>\n\n");
+        c->weights_stdint = true;
+    }
+    sb_printf(&c->decls, "extern const int32_t %s_w%d[%lld]; /* %s %s */\n", c->name, id, (long long)(n ? n : 1), src,
+              what);
+    sb_printf(&c->weights, "/* %s %s */\nconst int32_t %s_w%d[%lld] NNFX_ALIGNED = {", src, what, c->name, id,
+              (long long)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        sb_printf(&c->weights, i % 8 ? ", " : (i ? ",\n    " : "\n    "));
+        if (data[i] == INT32_MIN)
+            sb_printf(&c->weights, "INT32_MIN");
+        else
+            sb_printf(&c->weights, "%ld", (long)data[i]);
+    }
+    sb_printf(&c->weights, n ? "\n};\n" : "0};\n");
+    c->weight_bytes += n * 4;
+    c->stats[op].weight_bytes += n * 4;
+    return id;
+}
+
 static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, int32_t hi) {
     sb_printf(b, "{");
     cg_float_lit(b, scale);
@@ -2363,6 +2387,30 @@ static void qparam_lit(sbuf *b, float scale, float inv, int32_t zp, int32_t lo, 
 /* The epilogue of an int8 conv / fc as `static const nnfx_rt_qop op`. */
 static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int64_t m) {
     const fx_qepi *e = v->e;
+    if (e->fixed) { /* TFLite's fixed point: int32 bias, multiplier, shift per channel */
+        int fb = cg_emit_i32_array(c, e->fb, m, f->name, "int32 bias (bias / (x_scale * w_scale))", f->op);
+        int fm = cg_emit_i32_array(c, e->fm, m, f->name, "q31 multiplier of x_scale * w_scale / y_scale", f->op);
+        int fs = cg_emit_i32_array(c, e->fs, m, f->name, "its shift", f->op);
+        if (c->int_only)
+            sb_printf(&c->body,
+                      "        static const nnfx_rt_qop op = {%s_w%d, %s_w%d, %s_w%d, %d, %d, %d, %d, %d, %d};\n",
+                      c->name, fb, c->name, fm, c->name, fs, v->x_signed, e->y_signed, (int)v->x_zp, (int)e->y_zp,
+                      (int)e->lo, (int)e->hi);
+        else
+            sb_printf(&c->body,
+                      "        static const nnfx_rt_qop op = {0, 0, 0, 0, {0, 0, %d, %d, %d}, %d, 0, %d, %d, %s_w%d, "
+                      "%s_w%d, %s_w%d};\n",
+                      (int)e->y_zp, (int)e->lo, (int)e->hi, v->x_signed, e->y_signed, (int)v->x_zp, c->name, fb,
+                      c->name, fm, c->name, fs);
+        return;
+    }
+    if (c->int_only) {
+        nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                       "codegen --int8-io: node %s (%s) requantizes in float (uint8 values, or an intermediate "
+                       "requantization / residual add fused into it): not integer-only",
+                       f->name, ir_op_info(f->op)->onnx_type);
+        return;
+    }
     bool direct = !e->mid && !e->res; /* the runtime's multq / biasq with inv 1 */
     int mw =
         cg_emit_const_array(c, false, direct ? e->multq : e->mult, m, f->name,
@@ -2382,7 +2430,7 @@ static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int
     sb_printf(&c->body, "        static const nnfx_rt_qop op = {%s_w%d, %s_w%d, %s, %s, ", c->name, mw, c->name, bw,
               e->mid ? "&mid" : "0", e->res ? "&res" : "0");
     qparam_lit(&c->body, 0.0f, direct ? 1.0f : e->y_inv, e->y_zp, e->lo, e->hi);
-    sb_printf(&c->body, ", %d, %d, %d, %d};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
+    sb_printf(&c->body, ", %d, %d, %d, %d, 0, 0, 0};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
 }
 
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
@@ -2396,8 +2444,65 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         (s->nin > 1 && s->in[1] >= 0 && (st = cg_value_typed(c, s->in[1], NNFX_U8, q, r, sizeof r))))
         return st;
     c->int8_steps++;
+    if (v.kind == FX_QOP_LUT) { /* an element-wise region on one int8 value: the plan's table */
+        int tid = cg_emit_const_array(c, true, v.lut, 256, q->name,
+                                      v.x_signed ? "table: y bytes at x + 128" : "table: y bytes at x", q->op);
+        sb_printf(&c->body,
+                  "    {\n        const unsigned char *xi = %s;\n        unsigned char *yo = %s;\n        long i;\n"
+                  "        for (i = 0; i < %lldL; i++)\n"
+                  "            yo[i] = (unsigned char)%s_w%d[xi[i] ^ %du];\n    }\n",
+                  x, y, (long long)v.numel, c->name, tid, v.x_signed ? 0x80 : 0);
+        return NNFX_OK;
+    }
+    if (v.kind == FX_QOP_MOVE) {
+        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, x, (long long)v.numel);
+        return NNFX_OK;
+    }
+    if (v.kind == FX_QOP_MUL || v.kind == FX_QOP_ADD || v.kind == FX_QOP_MEAN) { /* fixed point (qplan.h) */
+        cg_use_section(c, "qfixed");
+        sb_printf(&c->body, "    {\n        const int8_t *a = (const int8_t *)%s;\n        int8_t *o = (int8_t *)%s;\n",
+                  x, y);
+        if (v.kind == FX_QOP_MUL)
+            sb_printf(&c->body,
+                      "        const int8_t *b = (const int8_t *)%s;\n        long i;\n"
+                      "        for (i = 0; i < %lldL; i++)\n"
+                      "            o[i] = nnfx_rt_qf_mul_q8(a[i], %d, b[i], %d, %ld, %d, %d, -128, 127);\n    }\n",
+                      r, (long long)v.numel, (int)v.a_zp, (int)v.b_zp, (long)v.qm, v.shift, (int)v.y_zp);
+        else if (v.kind == FX_QOP_ADD) {
+            const nnfx_rt_qf_addp *ap = &v.add;
+            sb_printf(
+                &c->body,
+                "        static const nnfx_rt_qf_addp p = {%d, %d, %d, %d, %d, %ld, %ld, %ld, %d, %d, %d};\n"
+                "        const int8_t *b = (const int8_t *)%s;\n        long i;\n"
+                "        for (i = 0; i < %lldL; i++)\n            o[i] = nnfx_rt_qf_add(&p, a[i], b[i], %d);\n    }\n",
+                (int)ap->a_zp, (int)ap->b_zp, (int)ap->y_zp, (int)ap->lo, (int)ap->hi, (long)ap->a_qm, (long)ap->b_qm,
+                (long)ap->y_qm, ap->a_shift, ap->b_shift, ap->y_shift, r, (long long)v.numel, v.sub);
+        } else
+            sb_printf(&c->body,
+                      "        long r, i;\n        for (r = 0; r < %lldL; r++) {\n            int32_t s = 0;\n"
+                      "            for (i = 0; i < %lldL; i++)\n                s += a[r * %lldL + i] - %d;\n"
+                      "            o[r] = nnfx_rt_qf_requant(s, %ld, %d, %d, -128, 127);\n        }\n    }\n",
+                      (long long)v.outer, (long long)v.inner, (long long)v.inner, (int)v.a_zp, (long)v.qm, v.shift,
+                      (int)v.y_zp);
+        return NNFX_OK;
+    }
     if (v.kind == FX_QOP_POOL) {
         const fx_qpool_geom *g = &v.pool;
+        bool same = !g->global_avg && g->x_signed == g->y_signed && g->x_scale == g->y_scale && g->x_zp == g->y_zp;
+        if (c->int_only && same) { /* max pooling that keeps its input's parameters: integers only */
+            int64_t geo[13] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
+                               g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw};
+            cg_use_section(c, "qmaxpool");
+            sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw */\n");
+            emit_geo(&c->body, 13, geo);
+            sb_printf(&c->body, "        nnfx_rt_qmaxpool(%s, %s, geo, %d);\n    }\n", x, y, g->x_signed);
+            return NNFX_OK;
+        }
+        if (c->int_only)
+            return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen --int8-io: node %s (%s) is not integer-only: int8 pooling that "
+                                  "requantizes (an average, or other output parameters) runs in float",
+                                  f->name, ir_op_info(f->op)->onnx_type);
         int64_t geo[14] = {g->n * g->c, g->h,  g->w,  g->oh, g->ow, g->kh, g->kw,
                            g->sh,       g->sw, g->ph, g->pw, g->dh, g->dw, g->global_avg};
         cg_use_section(c, "qpool");
@@ -2415,6 +2520,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
                                       v.w_km ? "int8 weights [K][M]" : "int8 weights [M][K]", f->op);
         sb_printf(&c->body, "    {\n");
         emit_qop_struct(c, f, &v, v.m);
+        if (c->err && c->err->status) return c->err->status;
         cg_use_section(c, "qfc");
         sb_printf(&c->body, "        nnfx_rt_qfc(%s, %s_w%d, %d, &op, %s, %s, %lld, %lld, %lld);\n    }\n", x, c->name,
                   wid, v.w_km, r, y, (long long)v.rows, (long long)v.k, (long long)v.m);
@@ -2426,6 +2532,7 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     int wid = cg_emit_const_array(c, true, v.w, g->m * kk, f->name, "int8 weights [M][C/group][KH][KW]", f->op);
     sb_printf(&c->body, "    {\n");
     emit_qop_struct(c, f, &v, g->m);
+    if (c->err && c->err->status) return c->err->status;
     int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
                        g->ow, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->group};
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
@@ -2633,14 +2740,38 @@ static char *emit_report(cg *c, int64_t arena) {
               c->name, (long long)arena, (long long)c->weight_bytes, c->nweights, c->libm ? "true" : "false",
               c->int8_steps);
     bool first = true;
+    /* RAM per op: the most bytes of activations alive at one of its steps */
+    int64_t *live = calloc(NNFX_OP_COUNT, sizeof *live);
+    for (int st = 0; live && st < fx_plan_nsteps(c->p); st++) {
+        fx_step_view v = fx_plan_step_view(c->p, st);
+        const nnfx_node *n = v.kind == FX_STEP_CONV || v.kind == FX_STEP_QOP ? v.first : v.last;
+        if (!n || n->opcode != NNFX_CALL_FUNCTION) continue;
+        int64_t l = fx_plan_step_live(c->p, st);
+        if (l > live[n->op]) live[n->op] = l;
+    }
     for (int o = 0; o < NNFX_OP_COUNT; o++) {
         const cg_op_stat *s = &c->stats[o];
         if (!s->nodes) continue;
-        sb_printf(&b, "%s\n  {\"op\": \"%s\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld}", first ? "" : ",",
-                  ir_op_info((nnfx_op)o)->onnx_type, s->nodes, (long long)s->weight_bytes, (long long)s->macs);
+        sb_printf(&b,
+                  "%s\n  {\"op\": \"%s\", \"nodes\": %d, \"weight_bytes\": %lld, \"macs\": %lld, "
+                  "\"live_bytes\": %lld}",
+                  first ? "" : ",", ir_op_info((nnfx_op)o)->onnx_type, s->nodes, (long long)s->weight_bytes,
+                  (long long)s->macs, (long long)(live ? live[o] : 0));
         first = false;
     }
-    sb_printf(&b, "]}\n");
+    free(live);
+    int64_t pl = 0;
+    int ps = fx_plan_peak_step(c->p, &pl);
+    fx_step_view pv = ps >= 0 ? fx_plan_step_view(c->p, ps) : (fx_step_view){0};
+    sb_printf(&b, "],\n \"peak_step\": {\"step\": %d, \"node\": \"", ps);
+    for (const char *q = pv.last ? pv.last->name : ""; *q; q++) /* JSON string: quotes, backslashes, controls */
+        if (*q == '"' || *q == '\\')
+            sb_printf(&b, "\\%c", *q);
+        else if ((unsigned char)*q < 0x20)
+            sb_printf(&b, "\\u%04x", (unsigned)(unsigned char)*q);
+        else
+            sb_printf(&b, "%c", *q);
+    sb_printf(&b, "\", \"live_bytes\": %lld}}\n", (long long)pl);
     return sb_finish(&b);
 }
 
@@ -2767,6 +2898,23 @@ static nnfx_status walk_plan(cg *c) {
             }
             continue;
         }
+        if (c->int_only && v.kind != FX_STEP_QOP) { /* an integer move (Reshape...) only */
+            const nnfx_node *n = v.last, *why = NULL;
+            bool qdq = n->opcode == NNFX_CALL_FUNCTION &&
+                       (n->op == NNFX_OP_QUANTIZE_LINEAR || n->op == NNFX_OP_DEQUANTIZE_LINEAR);
+            if (qdq || n->meta[0].dtype == NNFX_F32 || v.kind == FX_STEP_CONV) {
+                for (int u = 0; n->op == NNFX_OP_DEQUANTIZE_LINEAR && u < n->nusers && !why; u++)
+                    if (n->users[u]->opcode == NNFX_CALL_FUNCTION) why = n->users[u]; /* the float op it feeds */
+                const nnfx_node *f = why ? why : n;
+                return nnfx_error_set(c->err, NNFX_ERR_UNSUPPORTED,
+                                      "codegen --int8-io: node %s (%s) is not integer-only: it runs in float "
+                                      "between DequantizeLinear and QuantizeLinear (no int8 kernel for this op with "
+                                      "these parameters; the int8 ones: Conv, Gemm, MatMul, element-wise regions of "
+                                      "one input as tables, Mul / Add / Sub of two int8 values of one shape, "
+                                      "ReduceMean / GlobalAveragePool over trailing axes)",
+                                      f->name, f->opcode == NNFX_CALL_FUNCTION ? ir_op_info(f->op)->onnx_type : "?");
+            }
+        }
         bool fused = v.kind == FX_STEP_CONV || v.kind == FX_STEP_QOP;
         const nnfx_node *first = fused ? v.first : v.last;
         sb_printf(&c->body, "    /* %s", v.last->name);
@@ -2820,6 +2968,34 @@ static char *emit_header(cg *c, int64_t arena) {
                 emit_dims_macros(c, &h, "OUTPUT", nout++, &o->meta[0]);
             }
         }
+    }
+    if (c->int_only) {
+        sb_printf(&h, "/* integer-only (--int8-io): inputs and outputs are int8; for the host side (never used by\n"
+                      " * the generated code) each one's quantization, real = SCALE * (q - ZERO_POINT) */\n");
+        for (int k = 0; k < c->io->nin; k++) {
+            sb_printf(&h, "#define %s_INPUT%d_SCALE ", N, k);
+            cg_float_lit(&h, c->io->in_scale[k]);
+            sb_printf(&h, "\n#define %s_INPUT%d_ZERO_POINT %d\n", N, k, (int)c->io->in_zp[k]);
+        }
+        for (int k = 0; k < c->io->nout; k++) {
+            sb_printf(&h, "#define %s_OUTPUT%d_SCALE ", N, k);
+            cg_float_lit(&h, c->io->out_scale[k]);
+            sb_printf(&h, "\n#define %s_OUTPUT%d_ZERO_POINT %d\n", N, k, (int)c->io->out_zp[k]);
+        }
+        sb_printf(&h,
+                  "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n"
+                  "/* bytes of the int8 activation arena (the lifetime-based plan of nnfx's runtime) */\n"
+                  "#define %s_ARENA_BYTES %lld\n/* bytes of the constant weights */\n#define %s_WEIGHT_BYTES %lld\n\n"
+                  "/* Runs the model in integer arithmetic only: inputs[i] holds %s_INPUTi_SIZE int8 values,\n"
+                  " * outputs[i] room for %s_OUTPUTi_SIZE (row-major). Returns 0. Uses the static arena: not\n"
+                  " * reentrant. Define %s_NO_STATIC_ARENA to leave the static arena out. */\n"
+                  "int %s_run_int8(const int8_t *const inputs[], int8_t *const outputs[]);\n"
+                  "/* The same with a caller-supplied arena of %s_ARENA_BYTES bytes, 4-byte aligned; reentrant\n"
+                  " * with one arena per caller. */\n"
+                  "int %s_run_int8_arena(const int8_t *const inputs[], int8_t *const outputs[], void *arena);\n"
+                  "\n#endif\n",
+                  N, nin, N, nout, N, (long long)arena, N, (long long)c->weight_bytes, N, N, N, N, N, N);
+        return sb_finish(&h);
     }
     const char *io = c->void_io ? "void" : "float";
     bool any_fixed = false;
@@ -2951,6 +3127,34 @@ static void emit_fixed_checks(const cg *c, sbuf *s) {
 static char *emit_source(cg *c, int64_t arena) {
     sbuf s = {0};
     const char *N = c->name;
+    if (c->int_only) { /* --int8-io: no float, no libm */
+        sb_printf(&s,
+                  "/* %s.c — generated by nnfx codegen --int8-io: integer arithmetic only (no float, no\n"
+                  " * libm); libc: memcpy/memset/memmove only.\n"
+                  " * Kernels: src/codegen/runtime/ of nnfx (the same definitions its runtime runs). */\n"
+                  "#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n"
+                  "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n"
+                  "#define NNFX_ALIGNED\n#endif\n\n",
+                  N, N);
+        for (int i = 0; i < c->nsections; i++) {
+            const char *t, *fl;
+            size_t len, flen;
+            if (section_text(c->sections[i], &t, &len, &fl, &flen)) sb_append(&s, t, len), sb_printf(&s, "\n");
+        }
+        sb_printf(&s, "/* weights: %s_weights.c */\n", N);
+        if (c->decls.s) sb_append(&s, c->decls.s, c->decls.len);
+        sb_printf(&s,
+                  "\nint %s_run_int8_arena(const int8_t *const inputs[], int8_t *const outputs[], void *arena) {\n"
+                  "    unsigned char *A = (unsigned char *)arena;\n    (void)A;\n    (void)inputs;\n",
+                  N);
+        if (c->body.s) sb_append(&s, c->body.s, c->body.len);
+        sb_printf(&s,
+                  "    return 0;\n}\n\n#ifndef %s_NO_STATIC_ARENA\nstatic int32_t %s_arena[%lld] NNFX_ALIGNED;\n\n"
+                  "int %s_run_int8(const int8_t *const inputs[], int8_t *const outputs[]) {\n"
+                  "    return %s_run_int8_arena(inputs, outputs, %s_arena);\n}\n#endif\n",
+                  N, N, (long long)(arena / 4 > 0 ? (arena + 3) / 4 : 1), N, N, N);
+        return sb_finish(&s);
+    }
     sb_printf(&s,
               "/* %s.c — generated by nnfx codegen. C99; libc: memcpy/memset/memmove only%s.\n"
               " * Kernels: src/codegen/runtime/ of nnfx (the same scalar definitions its interpreter runs). */\n"
@@ -3264,9 +3468,10 @@ static nnfx_status inline_const_captures(nnfx_graph *g, nnfx_error *err) {
 }
 
 static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
-                                 nnfx_codegen_files *out, nnfx_error *err);
+                                 const cg_int8io *io, nnfx_codegen_files *out, nnfx_error *err);
 static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
-                                nnfx_codegen_files *out, int64_t scratch, int64_t *needed, nnfx_error *err);
+                                const cg_int8io *io, nnfx_codegen_files *out, int64_t scratch, int64_t *needed,
+                                nnfx_error *err);
 static void scalar_loop_conditions(nnfx_graph *g);
 
 nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
@@ -3351,6 +3556,80 @@ static nnfx_status fix_inputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx
     return NNFX_OK;
 }
 
+/* A per-tensor int8 Q / DQ node's scale and zero point (constant
+ * parameters); false when n is not one. */
+static bool int8_qparams(const nnfx_graph *g, const nnfx_node *n, float *scale, int32_t *zp) {
+    if (n->nargs < 2 || nnfx_node_attr_int(n, "block_size", 0)) return false;
+    const nnfx_node *sn = n->args[1].kind == NNFX_ARG_NODE ? n->args[1].u.node : NULL;
+    const nnfx_node *zn = n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE ? n->args[2].u.node : NULL;
+    const nnfx_tensor *st = sn && sn->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, sn->target) : NULL;
+    const nnfx_tensor *zt = zn && zn->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, zn->target) : NULL;
+    if (!st || st->dtype != NNFX_F32 || nnfx_tensor_numel(st) != 1 || !zt || zt->dtype != NNFX_I8 ||
+        nnfx_tensor_numel(zt) != 1)
+        return false;
+    *scale = *(const float *)st->data, *zp = *(const int8_t *)zt->data;
+    return *scale > 0;
+}
+
+/* --int8-io on g (a copy): each float input read only by per-tensor int8
+ * QuantizeLinear nodes becomes an int8 input read in their place, each
+ * output that is a per-tensor DequantizeLinear of an int8 value returns
+ * that value; their parameters go to io. Anything else: NNFX_ERR_UNSUPPORTED
+ * naming the input or output. */
+static nnfx_status int8_io_rewrite(nnfx_graph *g, cg_int8io *io, nnfx_error *err) {
+    memset(io, 0, sizeof *io);
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_PLACEHOLDER) continue;
+        if (io->nin >= 256) return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen --int8-io: over 256 inputs");
+        float sc = 0;
+        int32_t zp = 0;
+        bool first = true;
+        for (int u = 0; u < n->nusers; u++) {
+            const nnfx_node *q = n->users[u];
+            float s2;
+            int32_t z2;
+            if (q->opcode != NNFX_CALL_FUNCTION || q->op != NNFX_OP_QUANTIZE_LINEAR || q->args[0].u.node != n ||
+                !int8_qparams(g, q, &s2, &z2) || (!first && (s2 != sc || z2 != zp)))
+                return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                      "codegen --int8-io: input %s is read by node %s (%s), not only by one int8 "
+                                      "per-tensor QuantizeLinear (quantize the model with --activations int8)",
+                                      n->name, q->name, ir_op_info(q->op)->onnx_type);
+            sc = s2, zp = z2, first = false;
+        }
+        if (first || n->meta[0].dtype != NNFX_F32)
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen --int8-io: input %s is %s: an int8 input stands for a float32 one read "
+                                  "by QuantizeLinear",
+                                  n->name, first ? "unused" : nnfx_dtype_name(n->meta[0].dtype));
+        for (int u = n->nusers - 1; u >= 0; u--) {
+            nnfx_node *q = n->users[u];
+            if (nnfx_replace_all_uses_with(q, n, NULL, NULL) < 0)
+                return nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");
+        }
+        n->meta[0].dtype = NNFX_I8;
+        io->in_scale[io->nin] = sc, io->in_zp[io->nin++] = zp;
+    }
+    nnfx_node *out = nnfx_graph_output_node(g);
+    for (int a = 0; out && a < out->nargs; a++) {
+        nnfx_node *d = out->args[a].kind == NNFX_ARG_NODE ? out->args[a].u.node : NULL;
+        nnfx_node *q = d && d->nargs > 0 && d->args[0].kind == NNFX_ARG_NODE ? d->args[0].u.node : NULL;
+        float sc;
+        int32_t zp;
+        if (!d || d->opcode != NNFX_CALL_FUNCTION || d->op != NNFX_OP_DEQUANTIZE_LINEAR || !q ||
+            q->meta[0].dtype != NNFX_I8 || !int8_qparams(g, d, &sc, &zp))
+            return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED,
+                                  "codegen --int8-io: output %d (%s) is not a per-tensor DequantizeLinear of an int8 "
+                                  "value (quantize the model with --activations int8)",
+                                  a, d ? d->name : "?");
+        if (io->nout >= 256) return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "codegen --int8-io: over 256 outputs");
+        nnfx_status st = nnfx_node_set_arg(out, a, nnfx_arg_node(q), err);
+        if (st) return st;
+        io->out_scale[io->nout] = sc, io->out_zp[io->nout++] = zp;
+    }
+    nnfx_eliminate_dead_code(g);
+    return NNFX_OK;
+}
+
 /* The node value o->outputs[i] names in g; NULL with the error set. */
 static nnfx_node *output_value(const nnfx_graph *g, const nnfx_codegen_options *o, int i, nnfx_error *err) {
     const char *name = o->outputs ? o->outputs[i] : NULL;
@@ -3424,9 +3703,11 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
      * constants captured by bodies made the bodies' own */
     nnfx_graph *copy = NULL;
     cg_bounds bounds = {0};
-    if (ctrl || o.nfixed || o.noutputs || cg_has_bounds(g) || cg_first_unsized(g)) {
+    cg_int8io io = {0};
+    if (ctrl || o.nfixed || o.noutputs || o.int8_io || cg_has_bounds(g) || cg_first_unsized(g)) {
         if (!(copy = nnfx_graph_copy(g, NULL, err))) return err && err->status ? err->status : NNFX_ERR_NOMEM;
         if ((o.noutputs && (st = cut_outputs(copy, &o, err))) || (st = fix_inputs(copy, &o, err)) ||
+            (o.int8_io && (st = int8_io_rewrite(copy, &io, err))) ||
             (ctrl && (st = inline_const_captures(copy, err))) ||
             (ctrl && cg_has_bounds(copy) && (st = cg_inline_empty_ifs(copy, err))) ||
             (st = nnfx_graph_lint(copy, err)) || (st = nnfx_graph_infer_shapes(copy, err)) ||
@@ -3443,7 +3724,7 @@ nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnf
         if (ctrl) scalar_loop_conditions(copy);
         g = copy;
     }
-    st = codegen_graph(g, &o, bounds.nsrc || bounds.nroot ? &bounds : NULL, out, err);
+    st = codegen_graph(g, &o, bounds.nsrc || bounds.nroot ? &bounds : NULL, o.int8_io ? &io : NULL, out, err);
     cg_bounds_free(&bounds);
     nnfx_graph_free(copy);
     return st;
@@ -3489,19 +3770,20 @@ static void scalar_loop_conditions(nnfx_graph *g) {
  * more (NonMaxSuppression's, Unique's) and control-flow regions lie after
  * it, a pass with that much. */
 static nnfx_status codegen_graph(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
-                                 nnfx_codegen_files *out, nnfx_error *err) {
+                                 const cg_int8io *io, nnfx_codegen_files *out, nnfx_error *err) {
     int64_t needed = 0;
-    nnfx_status st = codegen_pass(g, o, bounds, out, 0, &needed, err);
+    nnfx_status st = codegen_pass(g, o, bounds, io, out, 0, &needed, err);
     if (st != NNFX_ERR_RUNTIME || !needed) return st;
     if (err) memset(err, 0, sizeof *err);
-    return codegen_pass(g, o, bounds, out, needed, &needed, err);
+    return codegen_pass(g, o, bounds, io, out, needed, &needed, err);
 }
 
 /* One pass of codegen_graph: control-flow regions after `scratch` bytes of
  * the steps' working memory at least; *needed set (NNFX_ERR_RUNTIME) when
  * the steps took more. */
 static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, const cg_bounds *bounds,
-                                nnfx_codegen_files *out, int64_t scratch, int64_t *needed, nnfx_error *err) {
+                                const cg_int8io *io, nnfx_codegen_files *out, int64_t scratch, int64_t *needed,
+                                nnfx_error *err) {
     nnfx_status st;
     const char *name = o->name;
     if ((st = check_static_inputs(g, err))) return st;
@@ -3517,6 +3799,7 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
     }
     cg c = {0};
     c.g = g, c.p = p, c.name = name, c.err = err, c.size = o->optimize == NNFX_CODEGEN_SIZE;
+    c.int_only = io != NULL, c.io = io;
     nnfx_dtype in_dtype[256];
     const nnfx_tensor *fixed_in[256] = {0};
     c.in_dtype = in_dtype, c.fixed_in = fixed_in, c.bnd = bounds;
@@ -3552,12 +3835,20 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
     int i = 0;
     for (const nnfx_node *n = g->head; n; n = n->next)
         c.nodes[i++] = n;
-    sb_printf(&c.weights,
-              "/* %s_weights.c — generated by nnfx codegen: the constant weights, exact float32 values\n"
-              " * as hexadecimal floating literals. */\n#include <math.h>\n\n"
-              "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n"
-              "#define NNFX_ALIGNED\n#endif\n\n",
-              name);
+    if (c.int_only)
+        sb_printf(&c.weights,
+                  "/* %s_weights.c — generated by nnfx codegen --int8-io: the constant weights and "
+                  "requantization parameters (integers only). */\n"
+                  "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n"
+                  "#define NNFX_ALIGNED\n#endif\n\n",
+                  name);
+    else
+        sb_printf(&c.weights,
+                  "/* %s_weights.c — generated by nnfx codegen: the constant weights, exact float32 values\n"
+                  " * as hexadecimal floating literals. */\n#include <math.h>\n\n"
+                  "#if defined(__GNUC__)\n#define NNFX_ALIGNED __attribute__((aligned(16)))\n#else\n"
+                  "#define NNFX_ALIGNED\n#endif\n\n",
+                  name);
     if ((st = walk_plan(&c))) goto done;
     if (c.ctrl_peak && c.scratch_off + c.scratch_bytes > c.ctrl_base) {
         *needed = c.scratch_bytes;
@@ -3575,6 +3866,16 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
     out->weight_bytes = c.weight_bytes;
     out->libm = c.libm;
     out->int8_steps = c.int8_steps;
+    {
+        int ps = fx_plan_peak_step(p, &out->peak_live_bytes);
+        if (ps >= 0) {
+            fx_step_view pv = fx_plan_step_view(p, ps);
+            const nnfx_node *pn = pv.last, *po = pv.kind == FX_STEP_CONV || pv.kind == FX_STEP_QOP ? pv.first : pv.last;
+            snprintf(out->peak_node, sizeof out->peak_node, "%d, %s", ps, pn ? pn->name : "?");
+            snprintf(out->peak_op, sizeof out->peak_op, "%s",
+                     po && po->opcode == NNFX_CALL_FUNCTION ? ir_op_info(po->op)->onnx_type : "output");
+        }
+    }
     if (!out->header || !out->source || !out->weights || !out->report || c.body.oom || c.decls.oom) {
         nnfx_codegen_files_free(out);
         st = nnfx_error_set(err, NNFX_ERR_NOMEM, "codegen: out of memory");

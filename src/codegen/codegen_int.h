@@ -117,6 +117,14 @@ typedef struct cg_op_stat {
     int64_t weight_bytes, macs;
 } cg_op_stat;
 
+/* What --int8-io left to the caller: the QuantizeLinear of each model input
+ * and the DequantizeLinear of each output (per tensor, int8). */
+typedef struct cg_int8io {
+    int nin, nout;
+    float in_scale[256], out_scale[256];
+    int32_t in_zp[256], out_zp[256];
+} cg_int8io;
+
 typedef struct cg {
     const nnfx_graph *g;
     const fx_plan *p;
@@ -153,6 +161,8 @@ typedef struct cg {
     /* the model's inputs and outputs: NAME_run takes `const void *` / `void *` pointers when one is not
      * float32 (void_io), and each input's type */
     bool void_io;
+    bool int_only;              /* --int8-io: int8 inputs and outputs, no float anywhere (section q8fix for q8) */
+    const struct cg_int8io *io; /* int_only: the inputs' and outputs' quantization */
     const nnfx_dtype *in_dtype;
     int nin_model;
     bool may_fail; /* NAME_run may return 2: a DynamicQuantizeLinear of NaN or infinity, a MelWeightMatrix
@@ -193,6 +203,8 @@ int cg_emit_weight_array(cg *c, const nnfx_node *user, int v, const char *what, 
 /* The next constant array (int8_t when i8, else float) of n values from
  * data, commented with src and what, counted against op; returns its ID. */
 int cg_emit_const_array(cg *c, bool i8, const void *data, int64_t n, const char *src, const char *what, nnfx_op op);
+/* The same for n int32 values (fixed-point requantization parameters). */
+int cg_emit_i32_array(cg *c, const int32_t *data, int64_t n, const char *src, const char *what, nnfx_op op);
 /* C expression for float32 value v (an arena slice, a model input, a weight
  * array) as `float *` into buf; NNFX_ERR_UNSUPPORTED naming user when v is
  * no float32 data generated C holds. */

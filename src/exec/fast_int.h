@@ -243,6 +243,12 @@ typedef struct fx_value_view {
     int input;            /* INPUT: placeholder index */
 } fx_value_view;
 int64_t fx_plan_arena_bytes(const fx_plan *p);
+/* The step at which the arena values alive together take the most bytes
+ * (each rounded up to FX_ARENA_ALIGN), that many in *live; -1 without
+ * steps. The arena is at least *live (more where placement fragments). */
+int fx_plan_peak_step(const fx_plan *p, int64_t *live);
+/* Bytes of the arena values alive at step s (each rounded up as above). */
+int64_t fx_plan_step_live(const fx_plan *p, int s);
 int fx_plan_nsteps(const fx_plan *p);
 /* Values of the plan: every v passed to fx_plan_value_view is below this. */
 int fx_plan_nvalues(const fx_plan *p);

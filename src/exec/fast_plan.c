@@ -981,6 +981,25 @@ static void plan_lifetimes(fx_plan *p) {
         if (p->vals[v].kind == V_ARENA && p->vals[v].def < 0) p->vals[v].kind = V_NONE; /* absorbed */
 }
 
+/* Phase 4b: an int8 step whose output value i depends on input value i only
+ * (a table, a move, TFLite's Mul / Add: fx_qop_inplace) writes over its
+ * input x where this step is x's last reader and both take the same bytes:
+ * the output becomes an alias of x's storage, which then lives until the
+ * output's last reader. Saves the arena a copy of such values (the keyword
+ * model's x * sigmoid(x) tables). */
+static void plan_inplace(fx_plan *p) {
+    for (int s = 0; s < p->nsteps; s++) {
+        const fx_step *sp = &p->steps[s];
+        if (sp->kind != S_QOP || !sp->qop || !fx_qop_inplace(sp->qop) || sp->out < 0 || sp->nin < 1 || sp->in[0] < 0)
+            continue;
+        int x = root_of(p, sp->in[0]), y = sp->out;
+        fx_val *vx = &p->vals[x], *vy = &p->vals[y];
+        if (x == y || vx->kind != V_ARENA || vy->kind != V_ARENA || vx->last != s || vx->bytes != vy->bytes) continue;
+        vy->kind = V_ALIAS, vy->src = x;
+        if (vx->last < vy->last) vx->last = vy->last;
+    }
+}
+
 /* Phase 5: the arena (each arena value's header pointed into it), the
  * thread pool and the scratch the widest conv or int8 step needs. */
 static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
@@ -1038,6 +1057,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool 
     if (st || (st = plan_layouts(p, err))) goto fail;
     tables_free(&t, g->num_nodes);
     plan_lifetimes(p);
+    plan_inplace(p);
     if ((st = assign_offsets(p, err))) goto fail;
     if (!layout && (st = plan_storage(p, threads, err))) goto fail;
     for (nnfx_node *n = g->head; n; n = n->next)
@@ -1322,6 +1342,27 @@ fx_step_view fx_plan_step_view(const fx_plan *p, int s) {
                       sp->qop};
     if (sp->kind == S_QOP) v.kind = FX_STEP_QOP;
     return v;
+}
+
+int64_t fx_plan_step_live(const fx_plan *p, int s) {
+    int64_t sum = 0;
+    for (int v = 0; v < p->nvals; v++) {
+        const fx_val *x = &p->vals[v];
+        if (x->kind == V_ARENA && x->def >= 0 && x->def <= s && s <= x->last)
+            sum += (x->bytes + FX_ARENA_ALIGN - 1) / FX_ARENA_ALIGN * FX_ARENA_ALIGN;
+    }
+    return sum;
+}
+
+int fx_plan_peak_step(const fx_plan *p, int64_t *live) {
+    int best = -1;
+    int64_t most = -1;
+    for (int s = 0; s < p->nsteps; s++) {
+        int64_t sum = fx_plan_step_live(p, s);
+        if (sum > most) most = sum, best = s;
+    }
+    if (live) *live = most < 0 ? 0 : most;
+    return best;
 }
 
 fx_value_view fx_plan_value_view(const fx_plan *p, int v) {

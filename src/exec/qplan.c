@@ -7,6 +7,7 @@
 #include "exec/qplan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,9 @@
 
 struct fx_qop {
     fx_qconv *c;      /* conv / fc, or */
-    fx_qpool *pool;   /* max / global average pooling */
+    fx_qpool *pool;   /* max / global average pooling, or */
+    bool lut;         /* a 256-entry table (view.lut, view.numel), or */
+    bool elem;        /* MUL, ADD, MEAN (view) */
     fx_qop_view view; /* for fx_qop_view_of */
 };
 
@@ -192,6 +195,9 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
     const nnfx_node *dqx = arg_node(f, 0);
     const nnfx_node *x = dqx ? dq_input(env, dqx, &q->x_signed, &q->x_scale, &q->x_zp) : NULL;
     if (!x || !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&f->meta[0])) return NULL;
+    /* int8 in and out (TFLite's convention): TFLite's fixed-point requantization, the meaning the
+     * integer-only generated C shares */
+    q->fixed = q->x_signed && q->y_signed && !q->mid && !q->res;
     const nnfx_node *dqw = arg_node(f, 1);
     const nnfx_tensor *ws = NULL, *w = NULL;
     const nnfx_meta *xm = &x->meta[0], *ym = &f->meta[0];
@@ -258,6 +264,317 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
     return op;
 }
 
+/* ---- single-input element-wise regions as 256-entry tables ---------------- */
+
+/* Whether n may be inside a table region: an element-wise float op of one
+ * output (the broadcasting arithmetic ops with scalar constants only,
+ * checked by the caller). */
+static bool lut_op(const nnfx_node *n) {
+    if (!n || n->opcode != NNFX_CALL_FUNCTION || n->nout != 1 || n->meta[0].dtype != NNFX_F32) return false;
+    if (n->op == NNFX_OP_ADD || n->op == NNFX_OP_SUB || n->op == NNFX_OP_MUL || n->op == NNFX_OP_DIV) return true;
+    return (ir_op_info(n->op)->flags & NNFX_F_ELEMENTWISE) != 0;
+}
+
+typedef struct lut_eval {
+    const fx_qenv *env;
+    const nnfx_node *const *nodes; /* evaluated region nodes (and the DQ) */
+    nnfx_tensor **vals;
+    int n;
+} lut_eval;
+
+static const nnfx_tensor *lut_value_of(void *ctx, const nnfx_node *a) {
+    lut_eval *e = ctx;
+    for (int i = 0; i < e->n; i++)
+        if (e->nodes[i] == a) return e->vals[i];
+    return e->env->const_of(e->env->ctx, a);
+}
+
+static int region_index(const nnfx_node *const *r, int nr, const nnfx_node *n) {
+    for (int i = 0; i < nr; i++)
+        if (r[i] == n) return i;
+    return -1;
+}
+
+/* Q(region(DQ(x))) where the region is element-wise float ops whose only
+ * run-time input is one per-tensor DequantizeLinear: y is a function of
+ * one int8 value, so the plan computes it once for each of the 256 inputs
+ * with the interpreter's own kernels (DQ, each op, Q: nnfx_op_run) and runs
+ * a table lookup, equal to DQ -> float ops -> Q at every input. */
+static fx_qop *prepare_lut(const fx_qenv *env, const nnfx_node *qn, fx_qmatch *m, nnfx_error *err) {
+    const nnfx_node *region[FX_QOP_MAX_NODES], *dq = NULL;
+    int nr = 0;
+    region[nr++] = arg_node(qn, 0);
+    if (!lut_op(region[0])) return NULL;
+    for (int k = 0; k < nr; k++) { /* grows while scanning */
+        const nnfx_node *n = region[k];
+        if (env->claimed(env->ctx, n) || !nnfx_meta_is_static(&n->meta[0])) return NULL;
+        for (int u = 0; u < n->nusers; u++) /* every reader inside (or the final Q) */
+            if (n->users[u] != qn && region_index(region, nr, n->users[u]) < 0) return NULL;
+        for (int i = 0; i < n->nargs; i++) {
+            const nnfx_node *a = arg_node(n, i);
+            if (!a) continue; /* a literal or absent */
+            const nnfx_tensor *t = env->const_of(env->ctx, a);
+            if (t) {
+                if (nnfx_tensor_numel(t) != 1) return NULL; /* a tensor operand: not one function of x */
+                continue;
+            }
+            if (is_op(a, NNFX_OP_DEQUANTIZE_LINEAR)) {
+                if (dq && dq != a) return NULL;
+                dq = a;
+                continue;
+            }
+            if (!lut_op(a)) return NULL;
+            if (region_index(region, nr, a) < 0) {
+                if (nr == FX_QOP_MAX_NODES - 1) return NULL;
+                region[nr++] = a;
+            }
+        }
+    }
+    bool xs;
+    float xscale;
+    int32_t xzp;
+    const nnfx_node *x = dq ? dq_input(env, dq, &xs, &xscale, &xzp) : NULL;
+    if (!x || !nnfx_meta_is_static(&x->meta[0])) return NULL;
+    int64_t numel = nnfx_meta_numel(&x->meta[0]);
+    if (nnfx_meta_numel(&qn->meta[0]) != numel || !nnfx_meta_is_static(&qn->meta[0])) return NULL;
+    for (int k = 0; k < nr; k++)
+        if (nnfx_meta_numel(&region[k]->meta[0]) != numel) return NULL; /* broadcast that grows: not element-wise */
+    /* evaluate DQ, the region (in an order where arguments come first) and Q on the 256 inputs */
+    fx_qop *op = calloc(1, sizeof *op);
+    int8_t *tab = malloc(256);
+    const nnfx_node *order[FX_QOP_MAX_NODES + 1];
+    nnfx_tensor *vals[FX_QOP_MAX_NODES + 1] = {0};
+    int64_t n256 = 256;
+    nnfx_tensor *xt = nnfx_tensor_new(x->meta[0].dtype, 1, &n256, NULL);
+    bool ok = op && tab && xt, oom = !ok;
+    if (ok)
+        for (int v = 0; v < 256; v++)
+            ((uint8_t *)xt->data)[v] = (uint8_t)(xs ? v ^ 0x80 : v); /* entry v: int8 v - 128, uint8 v */
+    lut_eval ev = {env, order, vals, 0};
+    int done = 0;
+    bool placed[FX_QOP_MAX_NODES] = {0};
+    /* DQ first: its argument 0 (x) is the tensor of the 256 int8 inputs */
+    order[ev.n] = x, vals[ev.n++] = xt, xt = NULL;
+    const nnfx_node *todo[FX_QOP_MAX_NODES + 1];
+    int nt = 0;
+    todo[nt++] = dq;
+    while (ok && done < nr) { /* region nodes whose node arguments are all known */
+        int before = done;
+        for (int k = 0; k < nr; k++) {
+            if (placed[k]) continue;
+            bool ready = true;
+            for (int i = 0; i < region[k]->nargs && ready; i++) {
+                const nnfx_node *a = arg_node(region[k], i);
+                int j = a ? region_index(region, nr, a) : -1;
+                if (j >= 0 && !placed[j]) ready = false;
+            }
+            if (ready) placed[k] = true, todo[nt++] = region[k], done++;
+        }
+        if (done == before) ok = false; /* a cycle cannot happen in a graph; be safe */
+    }
+    todo[nt++] = qn;
+    for (int k = 0; ok && k < nt; k++) {
+        ir_const_in ci;
+        nnfx_value_set out = {0};
+        nnfx_error e2 = {0};
+        nnfx_status st = ir_const_in_gather(&ci, todo[k], lut_value_of, &ev, &e2);
+        if (!st && !ci.known) st = NNFX_ERR_UNSUPPORTED;
+        if (!st) st = nnfx_op_run(todo[k], ci.n, ci.t, &out, &e2);
+        ir_const_in_release(&ci);
+        if (st || out.num != 1 || !out.t[0] || nnfx_tensor_numel(out.t[0]) != 256) {
+            for (int j = 0; j < out.num; j++)
+                nnfx_tensor_release(out.t[j]);
+            oom = st == NNFX_ERR_NOMEM;
+            ok = false;
+            break;
+        }
+        order[ev.n] = todo[k], vals[ev.n++] = out.t[0];
+    }
+    if (ok) {
+        const nnfx_tensor *y = vals[ev.n - 1];
+        if (y->dtype != qn->meta[0].dtype || !is_q8(y->dtype))
+            ok = false;
+        else
+            memcpy(tab, y->data, 256);
+    }
+    for (int k = 0; k < ev.n; k++)
+        nnfx_tensor_release(vals[k]);
+    nnfx_tensor_release(xt);
+    if (!ok) {
+        free(tab), free(op);
+        if (oom) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 table");
+        return NULL;
+    }
+    op->lut = true;
+    op->view.kind = FX_QOP_LUT;
+    op->view.lut = tab;
+    op->view.numel = numel;
+    op->view.x_signed = xs;
+    op->view.y_signed = qn->meta[0].dtype == NNFX_I8;
+    m->x = x;
+    m->dq[0] = dq;
+    for (int k = 0; k < nr; k++)
+        add_node(m, region[k]);
+    add_node(m, qn);
+    return op;
+}
+
+/* ---- int8 Mul / Add / Sub and means in fixed point (TFLite's) ------------- */
+
+static fx_qop *elem_op(const fx_qop_view *v, nnfx_error *err) {
+    fx_qop *op = calloc(1, sizeof *op);
+    if (!op) {
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing an int8 op");
+        return NULL;
+    }
+    op->elem = true;
+    op->view = *v;
+    return op;
+}
+
+/* Q(f(DQ(a), DQ(b))), f Mul, Add or Sub of two int8 values of one shape
+ * (no broadcast), per-tensor parameters, int8 output. */
+static fx_qop *prepare_binary(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                              nnfx_error *err) {
+    if (f->nargs != 2 || qn->meta[0].dtype != NNFX_I8) return NULL;
+    const nnfx_node *da = arg_node(f, 0), *db = arg_node(f, 1);
+    bool sa_, sb_;
+    float sa, sb, sy;
+    int32_t za, zb, zy;
+    const nnfx_node *a = da ? dq_input(env, da, &sa_, &sa, &za) : NULL;
+    const nnfx_node *b = db ? dq_input(env, db, &sb_, &sb, &zb) : NULL;
+    if (!a || !b || !sa_ || !sb_ || !qparams_scalar(env, qn, NNFX_I8, &sy, &zy)) return NULL;
+    const nnfx_meta *ma = &a->meta[0], *mb = &b->meta[0], *mf = &f->meta[0];
+    if (!nnfx_meta_is_static(ma) || !nnfx_meta_is_static(mb) || !nnfx_meta_is_static(mf) || ma->rank != mb->rank ||
+        ma->rank != mf->rank)
+        return NULL;
+    for (int d = 0; d < ma->rank; d++)
+        if (ma->dims[d].value != mb->dims[d].value || ma->dims[d].value != mf->dims[d].value) return NULL;
+    fx_qop_view v = {0};
+    v.numel = nnfx_meta_numel(ma), v.a_zp = za, v.b_zp = zb, v.y_zp = zy;
+    v.x_signed = v.y_signed = true;
+    if (f->op == NNFX_OP_MUL) {
+        v.kind = FX_QOP_MUL;
+        nnfx_rt_qf_quantize_multiplier((double)sa * (double)sb / (double)sy, &v.qm, &v.shift);
+    } else {
+        v.kind = FX_QOP_ADD;
+        v.sub = f->op == NNFX_OP_SUB;
+        nnfx_rt_qf_quantize_add(sa, za, sb, zb, sy, zy, -128, 127, &v.add);
+    }
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = a, m->res = b, m->dq[0] = da, m->dq[1] = db == da ? NULL : db;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
+/* Q(ReduceMean | GlobalAveragePool(DQ(x))) on int8 values over a trailing
+ * block of x's dims: the int32 sum of x - x_zp, one fixed-point
+ * requantization by x_scale / (y_scale * count). */
+static fx_qop *prepare_mean(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                            nnfx_error *err) {
+    if (qn->meta[0].dtype != NNFX_I8) return NULL;
+    const nnfx_node *dx = arg_node(f, 0);
+    bool xs_;
+    float sx, sy;
+    int32_t zx, zy;
+    const nnfx_node *x = dx ? dq_input(env, dx, &xs_, &sx, &zx) : NULL;
+    if (!x || !xs_ || !qparams_scalar(env, qn, NNFX_I8, &sy, &zy) || !nnfx_meta_is_static(&x->meta[0])) return NULL;
+    const nnfx_meta *xm = &x->meta[0];
+    int r = xm->rank;
+    bool red[NNFX_MAX_RANK] = {0};
+    if (f->op == NNFX_OP_GLOBAL_AVERAGE_POOL || f->op == NNFX_OP_AVERAGE_POOL) {
+        if (r < 3) return NULL;
+        if (f->op == NNFX_OP_AVERAGE_POOL) { /* a window over the whole plane, no padding: the global mean */
+            const nnfx_attr *ks = nnfx_node_attr(f, "kernel_shape"), *pads = nnfx_node_attr(f, "pads");
+            const nnfx_attr *ap = nnfx_node_attr(f, "auto_pad");
+            if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != r - 2) return NULL;
+            for (int d = 2; d < r; d++)
+                if (ks->u.ints.v[d - 2] != xm->dims[d].value || f->meta[0].dims[d].value != 1) return NULL;
+            for (int i = 0; pads && pads->kind == NNFX_ATTR_INTS && i < pads->u.ints.n; i++)
+                if (pads->u.ints.v[i]) return NULL;
+            if (ap && ap->kind == NNFX_ATTR_STRING && strcmp(ap->u.s, "NOTSET") != 0 && strcmp(ap->u.s, "VALID") != 0)
+                return NULL;
+        }
+        for (int d = 2; d < r; d++)
+            red[d] = true;
+    } else {
+        int64_t ax[NNFX_MAX_RANK];
+        int nax = 0;
+        const nnfx_attr *at = nnfx_node_attr(f, "axes");
+        if (at && at->kind == NNFX_ATTR_INTS && at->u.ints.n <= NNFX_MAX_RANK) {
+            nax = (int)at->u.ints.n;
+            for (int i = 0; i < nax; i++)
+                ax[i] = at->u.ints.v[i];
+        } else if (!arg_absent(f, 1)) {
+            const nnfx_node *an = arg_node(f, 1);
+            const nnfx_tensor *t = an ? env->const_of(env->ctx, an) : NULL;
+            if (!t || t->dtype != NNFX_I64 || nnfx_tensor_numel(t) > NNFX_MAX_RANK) return NULL;
+            nax = (int)nnfx_tensor_numel(t);
+            for (int i = 0; i < nax; i++)
+                ax[i] = ((const int64_t *)t->data)[i];
+        }
+        if (nax == 0) {
+            if (nnfx_node_attr_int(f, "noop_with_empty_axes", 0)) return NULL;
+            for (int d = 0; d < r; d++)
+                red[d] = true;
+        }
+        for (int i = 0; i < nax; i++) {
+            int64_t a = ax[i] < 0 ? ax[i] + r : ax[i];
+            if (a < 0 || a >= r) return NULL;
+            red[a] = true;
+        }
+    }
+    int first = r;
+    for (int d = r - 1; d >= 0 && red[d]; d--)
+        first = d;
+    for (int d = 0; d < first; d++)
+        if (red[d]) return NULL; /* not a trailing block */
+    fx_qop_view v = {0};
+    v.kind = FX_QOP_MEAN;
+    v.outer = 1, v.inner = 1;
+    for (int d = 0; d < r; d++)
+        *(d < first ? &v.outer : &v.inner) *= xm->dims[d].value;
+    if (v.inner < 1 || v.inner > (1 << 23) || nnfx_meta_numel(&qn->meta[0]) != v.outer) return NULL;
+    v.a_zp = zx, v.y_zp = zy, v.x_signed = v.y_signed = true;
+    nnfx_rt_qf_quantize_multiplier((double)sx / ((double)sy * (double)v.inner), &v.qm, &v.shift);
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = x, m->dq[0] = dx;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
+/* Q(Reshape | Flatten | Squeeze | Unsqueeze(DQ(x))) with the same type,
+ * scale and zero point on both sides: the int8 bytes, moved. */
+static fx_qop *prepare_move(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *f, fx_qmatch *m,
+                            nnfx_error *err) {
+    const nnfx_node *dx = arg_node(f, 0);
+    bool xs, ys = qn->meta[0].dtype == NNFX_I8;
+    float sx, sy;
+    int32_t zx, zy;
+    const nnfx_node *x = dx ? dq_input(env, dx, &xs, &sx, &zx) : NULL;
+    if (!x || !qparams_scalar(env, qn, qn->meta[0].dtype, &sy, &zy) || xs != ys || sx != sy || zx != zy ||
+        !nnfx_meta_is_static(&x->meta[0]) || !nnfx_meta_is_static(&qn->meta[0]) ||
+        nnfx_meta_numel(&x->meta[0]) != nnfx_meta_numel(&qn->meta[0]))
+        return NULL;
+    for (int i = 1; i < f->nargs; i++) /* a shape or axes: constants only */
+        if (!arg_absent(f, i) && f->args[i].kind == NNFX_ARG_NODE && !env->const_of(env->ctx, f->args[i].u.node))
+            return NULL;
+    fx_qop_view v = {0};
+    v.kind = FX_QOP_MOVE;
+    v.numel = nnfx_meta_numel(&x->meta[0]);
+    v.x_signed = v.y_signed = xs;
+    fx_qop *op = elem_op(&v, err);
+    if (!op) return NULL;
+    m->x = x, m->dq[0] = dx;
+    add_node(m, f);
+    add_node(m, qn);
+    return op;
+}
+
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
@@ -267,6 +584,17 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
     if (!qparams_scalar(env, qn, qn->meta[0].dtype, &q.y_scale, &q.y_zp)) return NULL;
     const nnfx_node *cur = arg_node(qn, 0);
     if (!cur || !sole_user_is(cur, qn) || env->claimed(env->ctx, cur) || cur->meta[0].dtype != NNFX_F32) return NULL;
+    if (is_op(cur, NNFX_OP_RESHAPE) || is_op(cur, NNFX_OP_FLATTEN) || is_op(cur, NNFX_OP_SQUEEZE) ||
+        is_op(cur, NNFX_OP_UNSQUEEZE)) {
+        fx_qop *op = prepare_move(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
+    if (is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL) && qn->meta[0].dtype == NNFX_I8) { /* s8: the fixed-point mean */
+        fx_qop *op = prepare_mean(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
     if ((is_op(cur, NNFX_OP_MAX_POOL) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL))) {
         fx_qop *op = prepare_pool(env, cur, &q, m, err);
         if (!op) {
@@ -276,6 +604,22 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
         add_node(m, cur);
         add_node(m, qn);
         return op;
+    }
+    if (is_op(cur, NNFX_OP_MUL) || is_op(cur, NNFX_OP_ADD) || is_op(cur, NNFX_OP_SUB)) {
+        fx_qop *op = prepare_binary(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
+    if (is_op(cur, NNFX_OP_REDUCE_MEAN) || is_op(cur, NNFX_OP_GLOBAL_AVERAGE_POOL) ||
+        is_op(cur, NNFX_OP_AVERAGE_POOL)) {
+        fx_qop *op = prepare_mean(env, qn, cur, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
+    if (lut_op(cur) && !is_op(cur, NNFX_OP_ADD)) { /* an Add may be a residual island (below) */
+        fx_qop *op = prepare_lut(env, qn, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
     }
     /* [Relu | Clip] before the final Q */
     const nnfx_node *tail[FX_QOP_MAX_NODES];
@@ -371,23 +715,65 @@ void fx_qop_free(fx_qop *op) {
     if (!op) return;
     fx_qconv_free(op->c);
     fx_qpool_free(op->pool);
+    if (op->lut) free((void *)op->view.lut);
     free(op);
 }
 
 int64_t fx_qop_scratch_bytes(const fx_qop *op) { return op->c ? fx_qconv_scratch_bytes(op->c) : 0; }
 
 void fx_qop_describe(const fx_qop *op, char *buf, size_t len) {
-    if (op->c)
+    const fx_qop_view *v = &op->view;
+    if (op->elem && v->kind == FX_QOP_MOVE)
+        snprintf(buf, len, "int8 move (same quantization), %lld values", (long long)v->numel);
+    else if (op->elem && v->kind == FX_QOP_MEAN)
+        snprintf(buf, len, "int8 mean fixed point, %lld x %lld values", (long long)v->outer, (long long)v->inner);
+    else if (op->elem)
+        snprintf(buf, len, "int8 %s fixed point, %lld values",
+                 v->kind == FX_QOP_MUL ? "mul"
+                 : v->sub              ? "sub"
+                                       : "add",
+                 (long long)v->numel);
+    else if (op->lut)
+        snprintf(buf, len, "int8 table (256 entries) %s -> %s, %lld values", op->view.x_signed ? "s8" : "u8",
+                 op->view.y_signed ? "s8" : "u8", (long long)op->view.numel);
+    else if (op->c)
         fx_qconv_describe(op->c, buf, len);
     else
         fx_qpool_describe(op->pool, buf, len);
 }
 
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
-    if (op->c)
+    if (op->elem) {
+        const fx_qop_view *v = &op->view;
+        const int8_t *a = x, *b = res;
+        int8_t *o = y;
+        if (v->kind == FX_QOP_MOVE)
+            memmove(o, a, (size_t)v->numel);
+        else if (v->kind == FX_QOP_MUL)
+            for (int64_t i = 0; i < v->numel; i++)
+                o[i] = nnfx_rt_qf_mul_q8(a[i], v->a_zp, b[i], v->b_zp, v->qm, v->shift, v->y_zp, -128, 127);
+        else if (v->kind == FX_QOP_ADD)
+            for (int64_t i = 0; i < v->numel; i++)
+                o[i] = nnfx_rt_qf_add(&v->add, a[i], b[i], v->sub);
+        else
+            for (int64_t r = 0; r < v->outer; r++) {
+                int32_t sum = 0;
+                for (int64_t i = 0; i < v->inner; i++)
+                    sum += a[r * v->inner + i] - v->a_zp;
+                o[r] = nnfx_rt_qf_requant(sum, v->qm, v->shift, v->y_zp, -128, 127);
+            }
+    } else if (op->lut) {
+        const uint8_t *xi = x, flip = op->view.x_signed ? 0x80 : 0;
+        uint8_t *yo = y;
+        const uint8_t *tab = (const uint8_t *)op->view.lut;
+        for (int64_t i = 0; i < op->view.numel; i++)
+            yo[i] = tab[xi[i] ^ flip];
+    } else if (op->c)
         fx_qconv_run(op->c, pool, x, res, y, scratch);
     else
         fx_qpool_run(op->pool, pool, x, y);
 }
 
 void fx_qop_view_of(const fx_qop *op, fx_qop_view *v) { *v = op->view; }
+
+bool fx_qop_inplace(const fx_qop *op) { return op->lut || (op->elem && op->view.kind != FX_QOP_MEAN); }

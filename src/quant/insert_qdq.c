@@ -25,6 +25,7 @@ typedef struct qctx {
     const nnfx_quant_options *o;
     nnfx_value_map *qdq; /* float value -> its DequantizeLinear */
     int pairs;
+    bool all_ops; /* int8 activations: every op (quantize_ops), graph outputs too */
     nnfx_error *err;
 } qctx;
 
@@ -57,6 +58,8 @@ static bool not_q_nor_output(const nnfx_node *user, void *ctx) {
     return user != ctx && nnfx_node_opcode(user) != NNFX_OUTPUT;
 }
 
+static bool not_q(const nnfx_node *user, void *ctx) { return user != ctx; }
+
 /* The earliest user of src in graph order (NULL when none). */
 static nnfx_node *first_user(nnfx_node *src) {
     if (nnfx_node_num_users(src) == 0) return NULL;
@@ -69,33 +72,51 @@ static nnfx_node *first_user(nnfx_node *src) {
 /* The DequantizeLinear standing for float value src (made on first use:
  * Q/DQ inserted before src's first user, every user but graph outputs
  * rewired); NULL with *why set when src has no calibrated range. */
-static nnfx_node *act_qdq(qctx *q, nnfx_node *src, const char **why) {
+static nnfx_node *act_qdq_like(qctx *q, nnfx_node *src, const nnfx_node *like, const char **why);
+
+static nnfx_node *act_qdq(qctx *q, nnfx_node *src, const char **why) { return act_qdq_like(q, src, NULL, why); }
+
+/* act_qdq, but when like (a DequantizeLinear) is given, src's Q/DQ reuse
+ * its scale and zero point (a value that only moves or selects like's
+ * values: Reshape, MaxPool..., as TFLite keeps their input's parameters). */
+static nnfx_node *act_qdq_like(qctx *q, nnfx_node *src, const nnfx_node *like, const char **why) {
     if (nnfx_node_is_op(src, NNFX_OP_DEQUANTIZE_LINEAR)) return src;
     nnfx_node *dq = nnfx_value_map_get(q->qdq, src);
     if (dq) return dq;
-    const quant_obs *ob = quant_calib_obs(q->c, nnfx_node_name(src));
-    if (!ob || !ob->count) {
-        *why = "no calibrated range for its input";
-        return NULL;
-    }
-    double lo, hi;
-    quant_obs_range(ob, q->o->method, q->o->percentile, 255, &lo, &hi);
-    nnfx_dtype dt = q->o->activations == NNFX_I8 ? NNFX_I8 : NNFX_U8;
-    float scale;
-    int32_t zp;
-    quant_affine(lo, hi, dt, &scale, &zp);
+    nnfx_node *s = NULL, *z = NULL;
+    const char *sn = nnfx_node_name(src);
+    char want[256];
     nnfx_node *at = first_user(src);
+    if (like) {
+        s = nnfx_node_arg_node(like, 1), z = nnfx_node_arg_node(like, 2);
+        if (!s || !z) like = NULL;
+    }
+    if (!like) {
+        const quant_obs *ob = quant_calib_obs(q->c, sn);
+        if (!ob || !ob->count) {
+            *why = "no calibrated range for its input";
+            return NULL;
+        }
+        double lo, hi;
+        quant_obs_range(ob, q->o->method, q->o->percentile, 255, &lo, &hi);
+        nnfx_dtype dt = q->o->activations == NNFX_I8 ? NNFX_I8 : NNFX_U8;
+        float scale;
+        int32_t zp;
+        quant_affine(lo, hi, dt, &scale, &zp);
+        if (at)
+            nnfx_inserting_before(q->g, at);
+        else
+            nnfx_inserting_at_end(q->g);
+        snprintf(want, sizeof want, "%s_scale", sn);
+        s = param_node(q, want, scalar_of(NNFX_F32, scale, q->err));
+        snprintf(want, sizeof want, "%s_zero_point", sn);
+        z = s ? param_node(q, want, scalar_of(dt, zp, q->err)) : NULL;
+        if (!z) return NULL;
+    }
     if (at)
         nnfx_inserting_before(q->g, at);
     else
         nnfx_inserting_at_end(q->g);
-    char want[256];
-    const char *sn = nnfx_node_name(src);
-    snprintf(want, sizeof want, "%s_scale", sn);
-    nnfx_node *s = param_node(q, want, scalar_of(NNFX_F32, scale, q->err));
-    snprintf(want, sizeof want, "%s_zero_point", sn);
-    nnfx_node *z = s ? param_node(q, want, scalar_of(dt, zp, q->err)) : NULL;
-    if (!z) return NULL;
     nnfx_arg args[3] = {nnfx_arg_node(src), nnfx_arg_node(s), nnfx_arg_node(z)};
     nnfx_node *qn = nnfx_graph_call_op(q->g, NNFX_OP_QUANTIZE_LINEAR, 3, args, 0, NULL, q->err);
     if (!qn) return NULL;
@@ -106,7 +127,7 @@ static nnfx_node *act_qdq(qctx *q, nnfx_node *src, const char **why) {
     if (!dq) return NULL;
     snprintf(want, sizeof want, "%s_dequantized", sn);
     if (nnfx_node_set_name(dq, want, q->err)) return NULL;
-    if (nnfx_replace_all_uses_with(src, dq, not_q_nor_output, qn) < 0) {
+    if (nnfx_replace_all_uses_with(src, dq, q->all_ops ? not_q : not_q_nor_output, qn) < 0) {
         nnfx_error_set(q->err, NNFX_ERR_GRAPH, "quantize: rewiring the users of %s failed", sn);
         return NULL;
     }
@@ -302,15 +323,230 @@ static nnfx_status quantize_layer(qctx *q, nnfx_node *n, int axis, const char **
     if (nnfx_node_num_users(n) == 1 && nnfx_node_is_op(nnfx_node_user(n, 0), NNFX_OP_RELU)) t = nnfx_node_user(n, 0);
     bool used = false;
     for (int u = 0; u < nnfx_node_num_users(t); u++)
-        if (nnfx_node_opcode(nnfx_node_user(t, u)) != NNFX_OUTPUT) used = true;
+        if (q->all_ops || nnfx_node_opcode(nnfx_node_user(t, u)) != NNFX_OUTPUT) used = true;
     const char *why2 = NULL;
     if (used && !act_qdq(q, t, &why2) && q->err && q->err->status) return q->err->status;
     return NNFX_OK;
 }
 
+/* ---- every other op (int8 activations: TFLite's convention) ------------ */
+
+/* How quantize_ops treats an op. */
+typedef enum qkind {
+    QK_NONE,
+    QK_MOVE,   /* moves or selects its input's values: output keeps the input's scale and zero point */
+    QK_ONE,    /* one quantized input (argument 0), output requantized: pooling, means, Softmax */
+    QK_MANY,   /* every float argument quantized: Concat, Add, Sub, Mul */
+    QK_REGION, /* element-wise: part of a single-input region (a lookup table) */
+} qkind;
+
+static bool is_elementwise_float(const nnfx_node *n) {
+    if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_meta_c(n, 0)->dtype != NNFX_F32) return false;
+    nnfx_op op = nnfx_node_op(n);
+    if (op == NNFX_OP_ADD || op == NNFX_OP_SUB || op == NNFX_OP_MUL || op == NNFX_OP_DIV) return true;
+    return (nnfx_op_flags(op) & NNFX_F_ELEMENTWISE) != 0;
+}
+
+static qkind op_kind(const nnfx_node *n) {
+    if (nnfx_node_opcode(n) != NNFX_CALL_FUNCTION || nnfx_node_meta_c(n, 0)->dtype != NNFX_F32) return QK_NONE;
+    switch (nnfx_node_op(n)) {
+    case NNFX_OP_RESHAPE:
+    case NNFX_OP_FLATTEN:
+    case NNFX_OP_SQUEEZE:
+    case NNFX_OP_UNSQUEEZE:
+    case NNFX_OP_TRANSPOSE:
+    case NNFX_OP_MAX_POOL:
+    case NNFX_OP_GLOBAL_MAX_POOL: return QK_MOVE;
+    case NNFX_OP_AVERAGE_POOL:
+    case NNFX_OP_GLOBAL_AVERAGE_POOL:
+    case NNFX_OP_REDUCE_MEAN:
+    case NNFX_OP_SOFTMAX: return QK_ONE;
+    case NNFX_OP_CONCAT: return QK_MANY;
+    default: return is_elementwise_float(n) ? QK_REGION : QK_NONE;
+    }
+}
+
+/* Whether argument i of n is a float constant of one element (a literal or
+ * a scalar parameter). */
+static bool scalar_const_arg(const qctx *q, const nnfx_node *n, int i) {
+    nnfx_arg a = nnfx_node_arg(n, i);
+    if (a.kind != NNFX_ARG_NODE) return true;
+    const nnfx_tensor *t = param_arg(q, n, i);
+    return t && nnfx_tensor_numel(t) == 1;
+}
+
+/* The one run-time value an element-wise region ending at n reads (every
+ * node between it and n element-wise, read by one user only, other
+ * arguments scalar constants), or NULL when n reads more than one. n itself
+ * must be element-wise. */
+static nnfx_node *region_root(const qctx *q, nnfx_node *n, int depth) {
+    nnfx_node *root = NULL;
+    for (int i = 0; i < nnfx_node_num_args(n); i++) {
+        nnfx_node *a = nnfx_node_arg_node(n, i);
+        if (!a) continue; /* a literal or an absent argument */
+        if (nnfx_node_opcode(a) == NNFX_GET_ATTR) {
+            if (scalar_const_arg(q, n, i)) continue;
+            return NULL; /* a tensor operand: not a table */
+        }
+        nnfx_node *r = a;
+        if (depth < 16 && nnfx_node_num_users(a) == 1 && is_elementwise_float(a)) {
+            nnfx_node *inner = region_root(q, a, depth + 1);
+            if (inner) r = inner;
+        }
+        if (root && r != root) return NULL;
+        root = r;
+    }
+    return root;
+}
+
+/* Marks the nodes of the region from root to n (as region_root walks it). */
+static void region_mark(const qctx *q, nnfx_node *n, nnfx_node *root, nnfx_value_map *done) {
+    nnfx_value_map_put(done, n, n);
+    for (int i = 0; i < nnfx_node_num_args(n); i++) {
+        nnfx_node *a = nnfx_node_arg_node(n, i);
+        if (a && a != root && nnfx_node_opcode(a) != NNFX_GET_ATTR && nnfx_node_num_users(a) == 1 &&
+            is_elementwise_float(a))
+            region_mark(q, a, root, done);
+    }
+}
+
+/* DQ of float parameter argument i of n quantized per tensor (asymmetric
+ * int8 over its own range), set as n's argument i. */
+static nnfx_status const_qdq(qctx *q, nnfx_node *n, int i) {
+    const nnfx_tensor *t = param_arg(q, n, i);
+    double lo = 0, hi = 0;
+    for (int64_t k = 0; k < nnfx_tensor_numel(t); k++) {
+        float v = ((const float *)t->data)[k];
+        if (isfinite(v)) lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+    }
+    float scale;
+    int32_t zp;
+    quant_affine(lo, hi, NNFX_I8, &scale, &zp);
+    nnfx_tensor *d = nnfx_tensor_new(NNFX_I8, t->rank, t->shape, q->err);
+    nnfx_tensor *st = scalar_of(NNFX_F32, scale, q->err), *zt = scalar_of(NNFX_I8, zp, q->err);
+    if (!d || !st || !zt) {
+        nnfx_tensor_release(d), nnfx_tensor_release(st), nnfx_tensor_release(zt);
+        return q->err ? q->err->status : NNFX_ERR_NOMEM;
+    }
+    for (int64_t k = 0; k < nnfx_tensor_numel(t); k++)
+        ((int8_t *)d->data)[k] = (int8_t)ir_quant_one(((const float *)t->data)[k], scale, zp, -128, 127);
+    nnfx_inserting_before(q->g, n);
+    nnfx_node *dq = dq_param(q, nnfx_node_target(nnfx_node_arg_node(n, i)), d, st, zt, 0);
+    if (!dq) return q->err && q->err->status ? q->err->status : NNFX_ERR_NOMEM;
+    return nnfx_node_set_arg(n, i, nnfx_arg_node(dq), q->err);
+}
+
+/* Quantizes float argument i of n: a computed value through its Q/DQ, a
+ * parameter as an int8 constant. *ok false when it cannot be. */
+static nnfx_status quant_input(qctx *q, nnfx_node *n, int i, bool *ok) {
+    nnfx_node *a = nnfx_node_arg_node(n, i);
+    const char *why = NULL;
+    if (!a || nnfx_node_meta_c(a, 0)->dtype != NNFX_F32) return NNFX_OK;
+    if (nnfx_node_opcode(a) == NNFX_GET_ATTR) return param_arg(q, n, i) ? const_qdq(q, n, i) : NNFX_OK;
+    if (!act_qdq(q, a, &why)) {
+        *ok = false;
+        return q->err && q->err->status ? q->err->status : NNFX_OK;
+    }
+    return NNFX_OK;
+}
+
+/* With int8 activations, every op of a keyword/vision CNN gets Q/DQ around
+ * it (TFLite's int8 convention; the graph stays DQ -> float op -> Q, which
+ * any QDQ runtime runs): element-wise regions with one run-time input
+ * (Sigmoid, Tanh, HardSwish, x * sigmoid(x), an erf GELU...) are quantized
+ * at their input and output only (the plan runs them as a 256-entry
+ * table), binary Add/Sub/Mul and Concat at every input, pooling, means and
+ * Softmax at input and output, and Reshape-like ops and max pooling keep
+ * their input's parameters. *nops counts the ops quantized. */
+static nnfx_status quantize_ops(qctx *q, int *nops) {
+    int cap = 64, nn = 0;
+    nnfx_node **list = malloc(sizeof *list * (size_t)cap);
+    for (nnfx_node *n = nnfx_graph_first(q->g); n && list; n = nnfx_node_next(n)) {
+        if (nn == cap) {
+            nnfx_node **l2 = realloc(list, sizeof *list * (size_t)(cap *= 2));
+            if (!l2) free(list);
+            list = l2;
+            if (!list) break;
+        }
+        list[nn++] = n;
+    }
+    nnfx_value_map *done = nnfx_value_map_new();
+    if (!list || !done) {
+        free(list);
+        nnfx_value_map_free(done);
+        return nnfx_error_set(q->err, NNFX_ERR_NOMEM, "quantize: out of memory");
+    }
+    nnfx_status s = NNFX_OK;
+    /* last to first: a region's last node is met before the nodes it absorbs */
+    for (int k = nn - 1; k >= 0 && !s; k--) {
+        nnfx_node *n = list[k];
+        if (nnfx_value_map_get(done, n) || matches_exclude(q, n)) continue;
+        /* a Relu quantize_layer fused into its layer (quantized after it) */
+        nnfx_node *a0 = nnfx_node_arg_node(n, 0);
+        if (nnfx_node_is_op(n, NNFX_OP_RELU) && a0 && is_layer(a0) && nnfx_node_num_users(a0) == 1 &&
+            nnfx_value_map_get(q->qdq, n))
+            continue;
+        qkind kind = op_kind(n);
+        if (kind == QK_NONE) continue;
+        nnfx_node *root = kind == QK_REGION ? region_root(q, n, 0) : NULL;
+        if (kind == QK_REGION && !root) {
+            nnfx_op op = nnfx_node_op(n);
+            if (op != NNFX_OP_ADD && op != NNFX_OP_SUB && op != NNFX_OP_MUL) continue;
+            kind = QK_MANY; /* a binary op of two run-time values: requantized */
+        }
+        if (kind == QK_REGION &&
+            (nnfx_node_opcode(root) == NNFX_GET_ATTR || nnfx_node_meta_c(root, 0)->dtype != NNFX_F32))
+            continue;
+        bool ok = true;
+        nnfx_node *like = NULL;
+        const char *why = NULL;
+        if (kind == QK_REGION) {
+            region_mark(q, n, root, done);
+            ok = act_qdq(q, root, &why) != NULL;
+        } else if (kind == QK_MANY) {
+            for (int i = 0; i < nnfx_node_num_args(n) && !s && ok; i++)
+                s = quant_input(q, n, i, &ok);
+        } else {
+            s = quant_input(q, n, 0, &ok);
+            if (!s && ok && kind == QK_MOVE) like = nnfx_node_arg_node(n, 0);
+        }
+        if (q->err && q->err->status) s = q->err->status;
+        if (s || !ok) continue;
+        if (like && !nnfx_node_is_op(like, NNFX_OP_DEQUANTIZE_LINEAR)) like = NULL;
+        if (!act_qdq_like(q, n, like, &why)) {
+            if (q->err && q->err->status) s = q->err->status;
+            continue;
+        }
+        (*nops)++;
+    }
+    free(list);
+    nnfx_value_map_free(done);
+    return s;
+}
+
+/* Graph outputs read through a Q/DQ pair keep their names: the
+ * DequantizeLinear takes the float value's name, which becomes
+ * NAME_float. */
+static nnfx_status keep_output_names(qctx *q) {
+    nnfx_node *out = nnfx_graph_output_node(q->g);
+    for (int i = 0; out && i < nnfx_node_num_args(out); i++) {
+        nnfx_node *dq = nnfx_node_arg_node(out, i);
+        nnfx_node *qn = dq && nnfx_node_is_op(dq, NNFX_OP_DEQUANTIZE_LINEAR) ? nnfx_node_arg_node(dq, 0) : NULL;
+        nnfx_node *src = qn && nnfx_node_is_op(qn, NNFX_OP_QUANTIZE_LINEAR) ? nnfx_node_arg_node(qn, 0) : NULL;
+        if (!src || nnfx_value_map_get(q->qdq, src) != dq) continue;
+        char name[256], fl[280];
+        snprintf(name, sizeof name, "%s", nnfx_node_name(src));
+        snprintf(fl, sizeof fl, "%s_float", name);
+        nnfx_status s = nnfx_node_set_name(src, fl, q->err);
+        if (!s) s = nnfx_node_set_name(dq, name, q->err);
+        if (s) return s;
+    }
+    return NNFX_OK;
+}
+
 nnfx_status quant_insert_qdq(nnfx_graph *g, const nnfx_quant_calib *c, const nnfx_quant_options *o,
                              nnfx_quant_report *report, nnfx_error *err) {
-    qctx q = {g, c, o, nnfx_value_map_new(), 0, err};
+    qctx q = {g, c, o, nnfx_value_map_new(), 0, o->activations == NNFX_I8, err};
     if (!q.qdq) return nnfx_error_set(err, NNFX_ERR_NOMEM, "quantize: out of memory");
     if (o->method != NNFX_QUANT_MINMAX && !c->have_hist) {
         nnfx_value_map_free(q.qdq);
@@ -375,7 +611,10 @@ nnfx_status quant_insert_qdq(nnfx_graph *g, const nnfx_quant_calib *c, const nnf
             if (L->quantized) report->quantized++;
         }
     }
-    if (report) report->qdq_pairs = q.pairs;
+    int nops = 0;
+    if (!s && q.all_ops) s = quantize_ops(&q, &nops);
+    if (!s && q.all_ops) s = keep_output_names(&q);
+    if (report) report->qdq_pairs = q.pairs, report->ops = nops;
     free(whys), free(axes), free(layers);
     nnfx_value_map_free(q.qdq);
     if (!s) nnfx_eliminate_dead_code(g);

@@ -6,6 +6,7 @@
  * error, not the error accumulated upstream:
  *   SQNR = 10 log10(sum y^2 / sum (y - y_q)^2)  dB. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,11 @@ static nnfx_status sqnr_node(nnfx_interp *ip, const nnfx_node *n, nnfx_value_set
     int li = s ? 0 : (int)(intptr_t)ir_strmap_get(&r->layer, nnfx_node_name(n));
     if (!li || out->num != 1 || !out->t[0] || out->t[0]->dtype != NNFX_F32) return s;
     const nnfx_node *qn = nnfx_graph_find(r->qg, nnfx_node_name(n));
+    if (qn && nnfx_node_op(qn) != nnfx_node_op(n)) { /* a graph output: NAME is its DequantizeLinear now */
+        char fl[300];
+        snprintf(fl, sizeof fl, "%s_float", nnfx_node_name(n));
+        qn = nnfx_graph_find(r->qg, fl);
+    }
     if (!qn) return s;
     int nargs = nnfx_node_num_args(n);
     nnfx_tensor *in[3] = {NULL, NULL, NULL};

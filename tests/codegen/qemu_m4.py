@@ -11,7 +11,11 @@ interpreter's, nnfx_rt_fsum; the M4 has no double FPU), nothing else;
 then that variant `nnfx quantize`d (int8 QDQ, 64 calibration samples): its
 int8 C needs only those too and gives `nnfx run`'s logits on the host
 within 1e-4 of the output's scale (its last layers, ReduceMean and Gemm,
-run in float) with the same top-1; flash/RAM against the float one.
+run in float) with the same top-1; flash/RAM against the float one. Last,
+the model as exported quantized with int8 activations and generated with
+--int8-io (integer arithmetic only): its int8 outputs on the M4 equal
+`nnfx run`'s byte for byte, and built for a Cortex-M0+ with soft float its
+objects need no float helper or libm symbol.
 Prints flash (text+rodata) and RAM (data+bss) of the model code and the
 instructions per inference (QEMU runs with -icount shift=0; SysTick ticks
 are converted to instructions by a calibration loop, see qemu_arm.py; QEMU
@@ -88,6 +92,7 @@ def main():
     scale = float(np.abs(ref).max())
     err = float(np.abs(y - ref).max()) if y.shape == ref.shape else float("inf")
     t, d, b = sizes(size)
+    kws_float = (t + d, d + b, float(np.median(insns)))
     print("kws on cortex-m4 (qemu mps2-an386): %d samples, max|diff| vs PyTorch %.3g (bound %.3g), "
           "flash %d B (code + weights), RAM %d B (arena), %.0f instructions/inference (icount)"
           % (len(y), err, 1e-4 * scale, t + d, d + b, float(np.median(insns))))
@@ -151,7 +156,68 @@ def main():
     if [s for s in und if not s.startswith("mem") and s not in SUM_HELPERS]:
         print("FAIL: the int8 model needs more than mem* and the sums' double helpers")
         failed = True
+    failed |= int8_only(x, calib, labels, kws_float)
     sys.exit(1 if failed else 0)
+
+
+# integer helpers an M0+ may call (no hardware divide, 64-bit multiply and shifts)
+INT_HELPERS = ("__aeabi_idiv", "__aeabi_uidiv", "__aeabi_idivmod", "__aeabi_uidivmod", "__aeabi_ldivmod",
+               "__aeabi_uldivmod", "__aeabi_lmul", "__aeabi_llsl", "__aeabi_llsr", "__aeabi_lasr")
+
+
+def int8_only(x, calib, labels, kws_float):
+    """The keyword model as exported (BN kept, six sigmoids) quantized with
+    int8 activations (MSE ranges) and generated with --int8-io: on the M4
+    its int8 outputs equal `nnfx run`'s on the host byte for byte; built for
+    a Cortex-M0+ with -mfloat-abi=soft its objects need no float helper
+    (__aeabi_f*, __aeabi_d*) and no libm symbol; flash, RAM and
+    instructions per inference beside the float build. True on failure."""
+    failed = False
+    q8 = os.path.join(WORK, "kws_q8io.onnx")
+    must(run([NNFX, "quantize", os.path.join(DATA, "kws.onnx"), "-o", q8, "--calib", "x=" + calib, "--activations",
+              "int8", "--method", "mse", "-q"]), "quantize --activations int8")
+    out = os.path.join(WORK, "kws_io")
+    try:
+        qemu_arm.codegen(NNFX, q8, out, "x=1x1x31x20", ["--int8", "--int8-io"])
+        si, zi, so, zo = qemu_arm.header_qparams(out)
+        xq = qemu_arm.quantize(x, si, zi)  # the model's QuantizeLinear, left to the caller
+        qemu_arm.write_samples(out, xq, int8=True)
+        t, d, b = sizes(qemu_arm.compile_model(out, "m4"))
+        y, insns = qemu_arm.boot(qemu_arm.link(out, "m4"), "m4", int8_io=True)
+    except qemu_arm.Failure as e:
+        print("FAIL: %s" % e)
+        return True
+    hdr = open(os.path.join(out, "model.h")).read()
+    # the host runs the float model on exactly the values the int8 input stands for
+    xs = os.path.join(WORK, "x_io.npy")
+    np.save(xs, ((xq.astype(np.float64) - zi) * si).astype(np.float32))
+    must(run([NNFX, "run", q8, "--input", "x=" + xs, "-o", os.path.join(WORK, "q8io_host.npy"), "--quiet"]),
+         "nnfx run int8")
+    host = np.load(os.path.join(WORK, "q8io_host.npy")).reshape(len(x), -1)
+    want = qemu_arm.quantize(host, so, zo)  # DQ of the model's int8 output: quantizing it again is exact
+    y = y.reshape(len(x), -1) if y.size == want.size else y
+    same = y.shape == want.shape and np.array_equal(y, want)
+    arena = int(hdr.split("#define model_ARENA_BYTES ")[1].split()[0])
+    ins = float(np.median(insns))
+    print("kws int8-only (--int8-io) on cortex-m4: flash %d B (code + weights; float build: %d B), RAM %d B "
+          "(data + bss: the static arena of %d B; float build: %d B), %.0f instructions/inference (icount; float "
+          "build: %.0f, %.2fx fewer); int8 outputs vs nnfx run on the host: %s; %d/%d correct"
+          % (t + d, kws_float[0], d + b, arena, kws_float[1], ins, kws_float[2], kws_float[2] / ins,
+             "byte for byte" if same else "DIFFER", int((y.argmax(1) == labels).sum()) if same else -1, len(y)))
+    if not same:
+        print("FAIL: the integer-only model on the M4 differs from nnfx run")
+        failed = True
+    # a Cortex-M0+, soft float: no float helper and no libm symbol
+    m0 = ["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft", "-Os", "-std=c99", "-Wall", "-Wextra", "-Werror",
+          "-pedantic", "-c", "model.c", "model_weights.c"]
+    must(run([qemu_arm.GCC] + m0, cwd=out), "cross-compile for cortex-m0plus")
+    und = undefined(out)
+    bad = [u for u in und if not u.startswith("mem") and u not in INT_HELPERS]
+    print("kws int8-only on cortex-m0plus (-mfloat-abi=soft): undefined symbols: %s" % (" ".join(und) or "(none)"))
+    if bad or [u for u in und if u.startswith(("__aeabi_f", "__aeabi_d"))]:
+        print("FAIL: the integer-only model needs float helpers or libm: %s" % " ".join(bad))
+        failed = True
+    return failed
 
 
 if __name__ == "__main__":

@@ -26,6 +26,17 @@ package; shares no code with nnfx).
   qcheck.py convnet OUT.onnx
       writes a float conv model with seeded random weights (four 3x3 convs,
       32-64 channels, and a Linear) for the weight-bytes check.
+  qcheck.py allops OUT.onnx
+      writes a float model with every op `quantize --activations int8`
+      quantizes (Conv, x*sigmoid(x), HardSigmoid, an erf GELU, Tanh, HardSwish,
+      Add and Mul of two values and of a constant, Concat, MaxPool,
+      AveragePool, GlobalAveragePool, ReduceMean, Flatten, Reshape, Gemm,
+      Softmax; two outputs) and OUT_x.npy (48 samples).
+  qcheck.py allq MODEL.onnx
+      every op but Q/DQ reads its float inputs from DequantizeLinear, except
+      inside single-input element-wise regions (a value read once by an
+      element-wise op) and a layer's own Relu/Clip, and every graph output comes from DequantizeLinear
+      of an int8 QuantizeLinear; prints the counts.
   qcheck.py weights MODEL.onnx
       prints the bytes of the model's initializers and Constant tensors.
   qcheck.py badqdq OUT_DIR
@@ -127,7 +138,7 @@ def main():
         ok = r - o <= float(a[3])
         print(f"top-1 float {r:.2f}% -> quantized {o:.2f}% (drop {r - o:.2f}, max {a[3]}): {'ok' if ok else 'FAIL'}")
         return 0 if ok else 1
-    if cmd in ("convnet", "badqdq"):
+    if cmd in ("convnet", "badqdq", "allops"):
         import onnx
         from onnx import TensorProto as T
         from onnx import helper as h
@@ -150,6 +161,82 @@ def main():
         onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), a[0])
         np.save(os.path.splitext(a[0])[0] + "_x.npy", rng.random((16, 3, 16, 16), dtype=np.float32))
         return 0
+    if cmd == "allops":
+        def w(name, shape, sc):
+            inits.append(nh.from_array((rng.standard_normal(shape) * sc).astype(np.float32), name))
+        def c(name, v):
+            inits.append(nh.from_array(np.array(v, np.float32), name))
+        inits = []
+        w("w1", (8, 3, 3, 3), 0.3), w("b1", (8,), 0.1), w("w2", (8, 16, 1, 1), 0.3), w("w3", (5, 8), 0.5)
+        w("bv", (8,), 0.5)
+        c("half", 0.5), c("one", 1.0), c("sqrt2", 1.4142135)
+        inits.append(nh.from_array(np.array([-1, 8], np.int64), "shp"))
+        N = h.make_node
+        nodes = [N("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+                 N("Sigmoid", ["c1"], ["sg"]), N("Mul", ["c1", "sg"], ["a"]),       # swish: one table
+                 N("HardSigmoid", ["a"], ["hsg"], alpha=0.25, beta=0.4),
+                 N("Div", ["a", "sqrt2"], ["g0"]), N("Erf", ["g0"], ["g1"]), N("Add", ["g1", "one"], ["g2"]),
+                 N("Mul", ["a", "half"], ["g3"]), N("Mul", ["g3", "g2"], ["gelu"]),  # erf GELU: one table
+                 N("Add", ["hsg", "gelu"], ["s"]), N("Tanh", ["c1"], ["t"]), N("Mul", ["s", "t"], ["m"]),
+                 N("HardSwish", ["m"], ["hs"]), N("Concat", ["hs", "a"], ["cc"], axis=1),
+                 N("MaxPool", ["cc"], ["mp"], kernel_shape=[2, 2], strides=[2, 2]),
+                 N("AveragePool", ["mp"], ["ap"], kernel_shape=[2, 2], strides=[2, 2]),
+                 N("Conv", ["ap", "w2"], ["c2"]), N("Relu", ["c2"], ["r2"]),
+                 N("GlobalAveragePool", ["r2"], ["ga"]), N("Flatten", ["ga"], ["f"]),
+                 N("Reshape", ["f", "shp"], ["rs"]), N("Add", ["rs", "bv"], ["rb"]),
+                 N("ReduceMean", ["r2"], ["mean"], axes=[2, 3], keepdims=0), N("Add", ["rb", "mean"], ["sum"]),
+                 N("Gemm", ["sum", "w3"], ["y"], transB=1), N("Softmax", ["y"], ["p"], axis=1)]
+        g = h.make_graph(nodes, "allops", [h.make_tensor_value_info("x", T.FLOAT, ["n", 3, 8, 8])],
+                         [h.make_tensor_value_info("y", T.FLOAT, ["n", 5]),
+                          h.make_tensor_value_info("p", T.FLOAT, ["n", 5])], inits)
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), a[0])
+        np.save(os.path.splitext(a[0])[0] + "_x.npy", rng.standard_normal((48, 3, 8, 8)).astype(np.float32))
+        return 0
+    if cmd == "allq":
+        import onnx
+        import onnx.numpy_helper
+        m = onnx.load(a[0])
+        prod = {o: n for n in m.graph.node for o in n.output}
+        users = {}
+        for n in m.graph.node:
+            for i in n.input:
+                users[i] = users.get(i, 0) + 1
+        inits = {t.name: t for t in m.graph.initializer}
+        ew = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf", "Relu", "Clip", "Add", "Sub", "Mul", "Div",
+              "Exp", "LeakyRelu", "Elu", "Softplus"}
+        bad, ops, inner = [], 0, 0
+        for n in m.graph.node:
+            if n.op_type in ("QuantizeLinear", "DequantizeLinear"):
+                continue
+            ops += 1
+            for i in n.input:
+                if not i or i in inits and inits[i].data_type != onnx.TensorProto.FLOAT:
+                    continue
+                p = prod.get(i)
+                if i in inits:
+                    if onnx.numpy_helper.to_array(inits[i]).size == 1 and n.op_type in ew:
+                        continue  # a scalar of an element-wise region
+                    bad.append(f"{n.name or n.op_type}: reads float initializer {i}")
+                elif p is None:
+                    bad.append(f"{n.name or n.op_type}: reads graph input {i} directly")
+                elif p.op_type == "DequantizeLinear":
+                    continue
+                elif p.op_type in ew and n.op_type in ew and users[i] == 1:
+                    inner += 1
+                elif p.op_type in ("Conv", "Gemm", "MatMul") and n.op_type in ("Relu", "Clip") and users[i] == 1:
+                    inner += 1  # the layer's own activation, quantized after it
+                else:
+                    bad.append(f"{n.name or n.op_type}: reads {i} from {p.op_type}")
+        for o in m.graph.output:
+            p = prod.get(o.name)
+            q = prod.get(p.input[0]) if p is not None and p.op_type == "DequantizeLinear" else None
+            zp = inits.get(q.input[2]) if q is not None and q.op_type == "QuantizeLinear" and len(q.input) > 2 else None
+            if zp is None or zp.data_type != onnx.TensorProto.INT8:
+                bad.append(f"output {o.name} is not DequantizeLinear(int8 QuantizeLinear)")
+        print(f"{ops} ops, {inner} values inside element-wise regions, {len(bad)} not int8")
+        for b in bad[:10]:
+            print("  " + b)
+        return 1 if bad else 0
     if cmd == "weights":
         import onnx
         from onnx import numpy_helper as nh

@@ -85,6 +85,44 @@ else
     echo "note: tests/data/kws is not in this tree; the keyword model checks did not run"
 fi
 
+# --- --activations int8: every op int8 (TFLite's convention) -------------------------
+# Element-wise regions with one input (x*sigmoid(x), an erf GELU, HardSwish,
+# Tanh...) get Q/DQ at their input and output only, Add/Mul/Concat at each
+# input, pooling/means/Softmax at input and output, Reshape-like ops and
+# MaxPool keep their input's parameters, graph outputs are DQ(int8) under
+# their own names. ORT (both levels) agrees with nnfx within the int8 tolerance (nnfx
+# requantizes int8 -> int8 in TFLite's fixed point).
+Q allops "$TMP/allops.onnx"
+expect 0 "quantize every op (--activations int8)" -- "$NNFX" quantize "$TMP/allops.onnx" -o "$TMP/allq.onnx" \
+    --calib x="$TMP/allops_x.npy" --activations int8
+check "the summary counts the other ops (a region is one)" has "3 of 3 layers int8, 12 other ops"
+check "every op reads int8 values (DQ), outputs DQ(int8)" Q allq "$TMP/allq.onnx"
+check "onnx.checker (full)" Q checker "$TMP/allq.onnx"
+expect 0 "nnfx runs it" -- "$NNFX" run "$TMP/allq.onnx" --input x="$TMP/allops_x.npy" --output-dir "$TMP/allq_n"
+for o in all disabled; do
+    expect 0 "ORT runs it ($o)" -- ORT "$TMP/allq.onnx" "$TMP/allq_$o" --opt $o --in x="$TMP/allops_x.npy"
+    for y in y p; do
+        # nnfx runs the int8 ops in TFLite's fixed point (table lookups exact): a value on a
+        # rounding tie may land a step away from ORT's float QDQ reference
+        check "ORT ($o) and nnfx agree on $y" Q agree "$TMP/allq_n/$y.npy" "$TMP/allq_$o/$y.npy" 0.03
+    done
+done
+if [ -f "$K/kws.onnx" ]; then
+    # MSE ranges: with MinMax's the fixed-point plan drops 1.1 points (93.75 %), with MSE none
+    expect 0 "quantize the keyword model int8 everywhere (MSE ranges, gate 1.0 point)" -- "$NNFX" quantize \
+        "$K/kws.onnx" -o "$TMP/kws_q8.onnx" --calib x="$TMP/kws/calib.npy" --activations int8 --method mse \
+        --input x="$TMP/kws/held_x.npy" \
+        --labels "$TMP/kws/held_y.npy" --max-accuracy-drop 1.0
+    check "kws: every op int8" Q allq "$TMP/kws_q8.onnx"
+    expect 0 "kws int8: nnfx runs it" -- "$NNFX" run "$TMP/kws_q8.onnx" --input x="$TMP/kws/held_x.npy" \
+        -o "$TMP/kws_q8_n.npy"
+    expect 0 "kws int8: ORT runs it" -- ORT "$TMP/kws_q8.onnx" "$TMP/kws_q8_ort" --opt disabled \
+        --in x="$TMP/kws/held_x.npy"
+    check "kws int8: ORT and nnfx agree" Q agree "$TMP/kws_q8_n.npy" "$TMP/kws_q8_ort/logits.npy" 0.03
+    check "kws int8: within 1.0 point of PyTorch's float top-1 (ORT's answers)" \
+        Q drop "$K/kws_logits.npy" "$TMP/kws_q8_ort/logits.npy" "$TMP/kws/held_y.npy" 1.0
+fi
+
 # --- options: each writes a model ORT runs the same way --------------------------
 variants=("--method percentile" "--method mse" "--method entropy" "--activations int8" "--per-tensor"
     "--exclude Gemm" "--keep-first-last-float" "--exclude _conv2_Conv_output_0")

@@ -13,18 +13,24 @@
 
 #include <stdint.h>
 
+#include "nnfx_rt_qfixed.h"
 #include "nnfx_rt_scalar.h"
 
-/* @rt q8 needs:qepi */
+/* section q8 is the default; q8fix replaces it in integer-only C (NNFX_RT_INT_ONLY here) */
+#ifndef NNFX_RT_INT_ONLY
+/* @rt q8 needs:qepi,qfixed */
 /* One int8 op's quantization: the epilogue's per-channel multiplier and
  * bias, the optional intermediate Q -> DQ (mid) and residual (res), the
- * output's QuantizeLinear (y), the types and the input's zero point. */
+ * output's QuantizeLinear (y), the types and the input's zero point; or,
+ * when fb is set (int8 in and out: TFLite's fixed point, nnfx_rt_qfixed.h),
+ * the int32 bias fb, multiplier fm and shift fs per channel. */
 typedef struct nnfx_rt_qop {
     const float *mult, *bias;
     const nnfx_rt_qparam *mid, *res; /* NULL: none */
     nnfx_rt_qparam y;
     int x_signed, res_signed, y_signed;
     int32_t x_zp;
+    const int32_t *fb, *fm, *fs; /* fixed point, or NULL */
 } nnfx_rt_qop;
 
 static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
@@ -42,9 +48,64 @@ static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
  * residual when op->res). */
 static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     int32_t r = op->res ? nnfx_rt_ld8(res, op->res_signed, i) : 0;
-    nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
+    if (op->fb)
+        nnfx_rt_st8(y, op->y_signed, i,
+                    nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y.zp, op->y.lo, op->y.hi));
+    else
+        nnfx_rt_st8(y, op->y_signed, i, nnfx_rt_qepi(acc, op->mult[m], op->bias[m], op->mid, op->res, r, &op->y));
+}
+
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m. */
+static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
+                                      void *y, long i0) {
+    int j;
+    for (j = 0; j < n; j++)
+        nnfx_rt_qstore(op, m, acc[j], res, y, i0 + j);
 }
 /* @end */
+
+#else
+/* @rt q8fix needs:qfixed */
+/* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
+ * names, for the qconv and qfc sections, with no float anywhere: int8 in
+ * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
+ * int32 bias fb, multiplier fm and shift fs of each output channel, output
+ * zero point y_zp, clamped to [lo, hi] (Relu / Clip folded in). */
+typedef struct nnfx_rt_qop {
+    const int32_t *fb, *fm, *fs;
+    int x_signed, y_signed;
+    int32_t x_zp, y_zp, lo, hi;
+} nnfx_rt_qop;
+
+static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
+    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
+}
+
+static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
+    if (sgn)
+        ((int8_t *)p)[i] = (int8_t)v;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)v;
+}
+
+NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
+    (void)res;
+    ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
+}
+
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters read once: int8 stores may alias) */
+static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
+                                      void *y, long i0) {
+    const int32_t b = op->fb[m], qm = op->fm[m], zp = op->y_zp, lo = op->lo, hi = op->hi;
+    const int sh = (int)op->fs[m];
+    int8_t *o = (int8_t *)y + i0;
+    int j;
+    (void)res;
+    for (j = 0; j < n; j++)
+        o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
+}
+/* @end */
+#endif
 
 /* @rt qconv needs:q8 */
 /* int8 2-d convolution (grouped and depthwise too), direct: g as
@@ -57,7 +118,7 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
  * valid columns, each input value loaded once for the tile's channels and
  * no bounds checks in the inner loop (the generator passes a 1x1, stride-1,
  * unpadded conv as one row per plane). */
-#define NNFX_RT_QMB 4
+#define NNFX_RT_QMB 4 /* NNFX_RT_QTAP unrolls these 4 rows */
 #define NNFX_RT_QPT 32
 /* acc[i][lo + j] += (xp[j * SW] - zp) * wv[i] for j < cnt, i < mb */
 #define NNFX_RT_QTAP(xp)                                                                                               \
@@ -67,17 +128,20 @@ static inline void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, co
     else if (mb == 1)                                                                                                  \
         for (j = 0; j < cnt; j++)                                                                                      \
             acc[0][lo + j] += (xp[(long)j * SW] - zp) * wv[0];                                                         \
-    else                                                                                                               \
+    else {                                                                                                             \
+        int32_t *a0 = acc[0] + lo, *a1 = acc[1] + lo, *a2 = acc[2] + lo, *a3 = acc[3] + lo; /* NNFX_RT_QMB rows */     \
+        const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];                                                  \
         for (j = 0; j < cnt; j++) {                                                                                    \
             const int32_t xv = xp[(long)j * SW] - zp;                                                                  \
-            for (i = 0; i < NNFX_RT_QMB; i++)                                                                          \
-                acc[i][lo + j] += xv * wv[i];                                                                          \
-        }
+            a0[j] += xv * w0, a1[j] += xv * w1, a2[j] += xv * w2, a3[j] += xv * w3;                                    \
+        }                                                                                                              \
+    }
 static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op, const void *res, void *y,
                           const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
     const int CG = C / G, MG = M / G;
+    const long KS = (long)CG * KH * KW; /* weights per output channel */
     const int32_t zp = op->x_zp;
     const int8_t *xs = (const int8_t *)x;
     const uint8_t *xu = (const uint8_t *)x;
@@ -106,8 +170,9 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                                 int32_t wv[NNFX_RT_QMB], any = 0;
                                 long b0;
                                 int cnt;
-                                for (i = 0; i < NNFX_RT_QMB; i++) {
-                                    wv[i] = i < mb ? w[(((long)(m + i) * CG + c) * KH + kh) * KW + kw] : 0;
+                                const int8_t *wp = w + (((long)m * CG + c) * KH + kh) * KW + kw;
+                                for (i = 0; i < NNFX_RT_QMB; i++) { /* channel m + i's tap: KS apart */
+                                    wv[i] = i < mb ? wp[(long)i * KS] : 0;
                                     any |= wv[i];
                                 }
                                 lo = lo > ow0 ? lo - ow0 : 0;
@@ -125,9 +190,7 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                             }
                         }
                     for (i = 0; i < mb; i++)
-                        for (j = 0; j < nw; j++)
-                            nnfx_rt_qstore(op, m + i, acc[i][j], res, y,
-                                           (((long)n * M + m + i) * OH + oh) * OW + ow0 + j);
+                        nnfx_rt_qstore_row(op, m + i, acc[i], nw, res, y, (((long)n * M + m + i) * OH + oh) * OW + ow0);
                 }
         }
 }
@@ -202,6 +265,35 @@ static void nnfx_rt_qpool(const void *x, void *y, const int *g, int x_signed, fl
                 nnfx_rt_st8(y, y_signed, (t * OH + oh) * OW + ow, q);
             }
     }
+}
+/* @end */
+
+/* @rt qmaxpool needs:q8 */
+/* int8 max pooling whose input and output share type, scale and zero point
+ * (no requantization: integer-only): g as nnfx_rt_qpool's; an
+ * all-padding window gives the type's minimum, as nnfx_rt_qpool. */
+static void nnfx_rt_qmaxpool(const void *x, void *y, const int *g, int sgn) {
+    const long NC = g[0], H = g[1], W = g[2], OH = g[3], OW = g[4];
+    const int KH = g[5], KW = g[6], SH = g[7], SW = g[8], PH = g[9], PW = g[10], DH = g[11], DW = g[12];
+    long t;
+    int oh, ow, kh, kw;
+    for (t = 0; t < NC; t++)
+        for (oh = 0; oh < OH; oh++)
+            for (ow = 0; ow < OW; ow++) {
+                int32_t m = -1000;
+                for (kh = 0; kh < KH; kh++) {
+                    const int ih = oh * SH - PH + kh * DH;
+                    if (ih < 0 || ih >= H) continue;
+                    for (kw = 0; kw < KW; kw++) {
+                        const int iw = ow * SW - PW + kw * DW;
+                        int32_t v;
+                        if (iw < 0 || iw >= W) continue;
+                        v = nnfx_rt_ld8(x, sgn, (t * H + ih) * W + iw);
+                        if (v > m) m = v;
+                    }
+                }
+                nnfx_rt_st8(y, sgn, (t * OH + oh) * OW + ow, m == -1000 ? (sgn ? -128 : 0) : m);
+            }
 }
 /* @end */
 

@@ -11,6 +11,7 @@
 #include "core/core_int.h"
 #include "exec/kernels/qgemm.h"
 
+#include "codegen/runtime/nnfx_rt_qfixed.h"
 #include "codegen/runtime/nnfx_rt_scalar.h"
 
 #include <math.h>
@@ -91,6 +92,17 @@ static inline int32_t q_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo
 
 void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                    int64_t ys) {
+    if (e->fixed) { /* TFLite's fixed-point requantization (nnfx_rt_qfixed.h) */
+        int32_t b = comp + e->fb[m], qm = e->fm[m], sh = e->fs[m];
+        for (int64_t j = 0; j < n; j++) {
+            int32_t q = q_clamp(nnfx_rt_qf_mul(acc[j] + b, qm, (int)sh) + e->y_zp, e->lo, e->hi);
+            if (e->y_signed)
+                ((int8_t *)y)[j * ys] = (int8_t)q;
+            else
+                ((uint8_t *)y)[j * ys] = (uint8_t)q;
+        }
+        return;
+    }
     nnfx_rt_qparam mid = {e->mid_scale, e->mid_inv, e->mid_zp, e->mid_lo, e->mid_hi},
                    rq = {e->res_scale, 0.0f, e->res_zp, 0, 0}, yq = {0.0f, 1.0f, e->y_zp, e->lo, e->hi};
     bool direct = !e->mid && !e->res; /* mult / y_scale and bias / y_scale, inv 1 */
@@ -108,7 +120,11 @@ void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc
 
 void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                  int64_t ys) {
-    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
+    if (e->fixed && ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
+        fx_qepi_row_fixed_avx2(e, m, comp, acc, n, y);
+    else if (e->fixed)
+        fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
+    else if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
         fx_qepi_row_avx512(e, m, comp, acc, n, res, y);
     else if (ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
         fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
@@ -370,7 +386,8 @@ static void qgemm_run(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff
                       const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    bool vec = w->kern != FX_QK_C && yn == 1; /* an x86 kernel: the AVX2 epilogue, fused in the tile */
+    /* an x86 kernel: the AVX2 epilogue, fused in the tile (float requantization only) */
+    bool vec = w->kern != FX_QK_C && yn == 1 && !e->fixed;
     bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
     int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym) : 0;
@@ -409,7 +426,10 @@ static void qgemm_run(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff
                 int64_t m = p * mr + r;
                 int64_t off = m * ym + c0 * yn;
                 const char *ro = res ? (const char *)res + off : NULL;
-                fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
+                if (e->fixed && yn == 1 && fx_qisa_active() >= FX_QISA_AVX2) /* the fixed point on 8 lanes */
+                    fx_qepi_row_fixed_avx2(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, (char *)y + off);
+                else
+                    fx_qepi_row_c(e, m0 + m, -x_zp * w->wsum[m], acc + r * 16, cols, ro, (char *)y + off, yn);
             }
         }
     }
@@ -466,6 +486,7 @@ struct fx_qconv {
     int16_t *dww;     /* depthwise: [m][kh * kw] */
     int64_t dph, dpw; /* depthwise: padded plane dims */
     float *mult, *bias, *multq, *biasq;
+    int32_t *fq; /* fixed point: [3][m] bias, multiplier, shift (fx_qepi.fb, fm, fs), or NULL */
     fx_qepi e;
 };
 
@@ -493,6 +514,11 @@ static void fill_epi(fx_qconv *c, const fx_qparams *q) {
     e->res = q->res;
     e->res_signed = q->res_signed;
     e->res_scale = q->res_scale, e->res_zp = q->res_zp;
+    if (c->fq) {
+        int64_t m = c->g.m;
+        e->fixed = true;
+        e->fb = c->fq, e->fm = c->fq + m, e->fs = c->fq + 2 * m;
+    }
 }
 
 static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
@@ -512,6 +538,21 @@ static fx_qconv *qconv_alloc(const fx_qparams *q, int64_t m) {
         c->multq[i] = c->mult[i] / q->y_scale;
         c->biasq[i] = c->bias[i] / q->y_scale + (float)q->y_zp;
     }
+    if (q->fixed && !q->mid && !q->res) { /* TFLite's requantization: int32 bias, q31 multiplier + shift */
+        c->fq = malloc(sizeof *c->fq * (size_t)(3 * m));
+        if (!c->fq) {
+            fx_qconv_free(c);
+            return NULL;
+        }
+        for (int64_t i = 0; i < m; i++) {
+            double b = c->mult[i] > 0 ? rint((double)c->bias[i] / (double)c->mult[i]) : 0;
+            int shift;
+            c->fq[i] = (int32_t)(b > 2147483647.0 ? 2147483647.0 : b < -2147483647.0 ? -2147483647.0 : b);
+            nnfx_rt_qf_quantize_multiplier((double)c->mult[i] / (double)q->y_scale, &c->fq[m + i], &shift);
+            c->fq[2 * m + i] = shift;
+        }
+    }
+    c->g.m = m;
     c->x_signed = q->x_signed;
     c->x_zp = q->x_zp + (q->x_signed ? 128 : 0);
     c->x_pad = q->x_signed ? (uint8_t)(int8_t)q->x_zp : (uint8_t)q->x_zp;
@@ -597,7 +638,8 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     /* the grid when its columns, in whole 16-column tiles, are at most 1/8
      * more than the output's: stride 1, or stride 2 over phase planes with
      * the quad window (the VNNI tiles: AVX-512 or AVX-VNNI) */
-    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI || fx_qisa_active() == FX_QISA_AVXVNNI;
+    bool quad = (fx_qisa_active() == FX_QISA_AVX512VNNI || fx_qisa_active() == FX_QISA_AVXVNNI) &&
+                !c->e.fixed; /* the window tiles fuse the float epilogue */
     int64_t s = g->sw;
     c->gpitch = (win_pitch(c) + s - 1) / s;
     int64_t gt = (g->oh * c->gpitch + 15) / 16, ot = (c->ncols + 15) / 16;
@@ -667,6 +709,7 @@ void fx_qconv_free(fx_qconv *c) {
     free(c->bias);
     free(c->multq);
     free(c->biasq);
+    free(c->fq);
     free(c);
 }
 
@@ -1171,7 +1214,7 @@ static bool dw_u8(const fx_qconv *c, const qjob *j, const uint8_t *plane, int64_
     const int16_t *k = c->dww + ch * g->kh * g->kw;
     /* the epilogue in the kernel's registers when it has neither requant
      * nor residual, else on the sums afterwards */
-    bool simple = !c->e.mid && !c->e.res;
+    bool simple = !c->e.mid && !c->e.res && !c->e.fixed;
     uint8_t *y = (uint8_t *)j->y + off;
     if (!fx_qdw_plane_u8(g, c->dph, c->dpw, (uint8_t)c->x_zp, c->x_signed ? 0x80 : 0, plane, k, xp, acc, &c->e, ch,
                          simple ? y : NULL))

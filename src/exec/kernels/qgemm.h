@@ -88,6 +88,13 @@ typedef struct fx_qepi {
     bool y_signed;
     float y_inv;          /* 1 / y_scale */
     int32_t y_zp, lo, hi; /* lo, hi: the type range narrowed by Relu/Clip */
+    /* fixed point (TFLite's requantization, nnfx_rt_qfixed.h; never with
+     * mid or res): y = clamp(qf_mul(acc + fb[m], fm[m], fs[m]) + y_zp, lo,
+     * hi), fb the int32 bias (bias / (x_scale * w_scale[m]) rounded), fm
+     * and fs the quantized multiplier and shift of x_scale * w_scale[m] /
+     * y_scale; the float arrays above are then unused */
+    bool fixed;
+    const int32_t *fb, *fm, *fs;
 } fx_qepi;
 
 /* One row of the epilogue: y[j * ys] for j < n from acc[j] (+ comp) of
@@ -179,6 +186,7 @@ typedef struct fx_qparams {
     int32_t mid_zp;
     bool mid_signed;
     float mid_lo, mid_hi; /* activation before the mid Q (real units) */
+    bool fixed;           /* fixed-point requantization (fx_qepi.fixed); ignored with mid or res */
     bool res;
     float res_scale;
     int32_t res_zp;
@@ -280,6 +288,9 @@ void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t
                         void *y);
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y);
+/* fx_qepi_row_c for a fixed-point epilogue (e->fixed) and ys == 1 on 8
+ * lanes (AVX2; callers check the ISA), the same bytes. */
+void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y);
 /* One depthwise output row: acc[ox] = sum_{ky,kx} xp[ky * dh * pw + (ox * sw + kx * dw)] * k[ky * kw + kx]
  * over a padded int16 plane xp of row pitch pw. */
 void fx_qdw_row_c(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,

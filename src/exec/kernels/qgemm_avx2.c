@@ -316,6 +316,50 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
     }
 }
 
+/* fx_qepi_row_c's fixed-point path (TFLite's MultiplyByQuantizedMultiplier,
+ * nnfx_rt_qfixed.h) on 8 values at a time, the same bytes: the two 32x32
+ * products of each 64-bit lane (vpmuldq on even and odd lanes) get the
+ * nudge, a division by 2^31 toward zero (+ 2^31 - 1 below zero, then a
+ * shift whose low 32 bits equal the arithmetic shift's), and the rounding
+ * division by 2^rs as the scalar's (floor by vpsrad, + 1 past the
+ * threshold). The multiplier is never INT32_MIN (it lies in [2^30, 2^31)
+ * or is 0), so the saturating case cannot occur. */
+AVX2 static inline __m256i srdhm_even(__m256i p) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i neg = _mm256_cmpgt_epi64(zero, p);
+    __m256i v = _mm256_add_epi64(
+        p, _mm256_blendv_epi8(_mm256_set1_epi64x((int64_t)1 << 30), _mm256_set1_epi64x(1 - ((int64_t)1 << 30)), neg));
+    v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), _mm256_set1_epi64x(0x7FFFFFFF)));
+    return _mm256_srli_epi64(v, 31);
+}
+
+AVX2 void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y) {
+    const int32_t b = comp + e->fb[m], qm = e->fm[m];
+    const int sh = (int)e->fs[m], ls = sh > 0 ? sh : 0, rs = sh > 0 ? 0 : -sh;
+    const __m256i vb = _mm256_set1_epi32(b), vq = _mm256_set1_epi32(qm);
+    const __m256i mask = _mm256_set1_epi32((int32_t)(((int64_t)1 << rs) - 1));
+    const __m256i half = _mm256_set1_epi32((int32_t)((((int64_t)1 << rs) - 1) >> 1));
+    const __m128i cls = _mm_cvtsi32_si128(ls), crs = _mm_cvtsi32_si128(rs);
+    const __m256i vzp = _mm256_set1_epi32(e->y_zp), vlo = _mm256_set1_epi32(e->lo), vhi = _mm256_set1_epi32(e->hi);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vb);
+        x = _mm256_sll_epi32(x, cls);
+        __m256i pe = srdhm_even(_mm256_mul_epi32(x, vq));
+        __m256i po = srdhm_even(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), vq));
+        __m256i r = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+        __m256i rem = _mm256_and_si256(r, mask);
+        __m256i thr = _mm256_add_epi32(half, _mm256_srli_epi32(r, 31));
+        r = _mm256_sub_epi32(_mm256_sra_epi32(r, crs), _mm256_cmpgt_epi32(rem, thr));
+        r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, vzp), vlo), vhi);
+        int32_t t[8];
+        _mm256_storeu_si256((__m256i *)t, r);
+        for (int k = 0; k < 8; k++)
+            ((uint8_t *)y)[j + k] = (uint8_t)t[k];
+    }
+    if (j < n) fx_qepi_row_c(e, m, comp, acc + j, n - j, NULL, (uint8_t *)y + j, 1);
+}
+
 #else
 void fx_qtile_avx2_ubs(int64_t ks, const int8_t *a, const uint8_t *b, int np, const int32_t *fs, const fx_qfix *fix,
                        int32_t *acc) {
@@ -329,6 +373,9 @@ void fx_qtile_avx2_madd(int64_t ks, const int16_t *a16, const uint8_t *b, int np
 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                       void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y) {
+    fx_qepi_row_c(e, m, comp, acc, n, NULL, y, 1);
 }
 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b, int np, const int32_t *fs,
                      const fx_qfix *fix, const fx_qepi *e, int64_t m, const int32_t *comp, int rows, int cols,
