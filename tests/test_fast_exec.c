@@ -142,6 +142,18 @@ static nnfx_graph *depthwise(int64_t *xd) {
     return g;
 }
 
+/* A conv followed by Tanh (super-resolution nets): the Tanh is fused into
+ * the conv's epilogue (the plan names it), then a 1x1 conv. */
+static nnfx_graph *tanhconv(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = 20, xd[3] = 17;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *t = unary(g, NNFX_OP_TANH, conv(g, x, "a", 16, 3, 3, 1, 1, 1, true));
+    nnfx_node *y = conv(g, t, "b", 5, 16, 1, 1, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* GEMM-path convs whose sizes are not multiples of the register tile (M,
  * K, N odd), with stride, padding, dilation, groups, K split into blocks
  * (K > 256), output channels split into row blocks, and a residual add. */
@@ -371,6 +383,11 @@ static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan
 static void test_resblock(void **state) {
     (void)state;
     check_graph(resblock, "+ add + relu");
+}
+
+static void test_tanh_fused(void **state) {
+    (void)state;
+    check_graph(tanhconv, "+ tanh");
 }
 
 static void test_depthwise(void **state) {
@@ -715,6 +732,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resblock),
         cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_tanh_fused),
         cmocka_unit_test(test_dw_borders),
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),

@@ -45,6 +45,7 @@ typedef enum fx_act {
     FX_ACT_SIGMOID,
     FX_ACT_SILU,      /* x * sigmoid(x)               */
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
+    FX_ACT_TANH,
 } fx_act;
 
 /* ---- fused activations (src/exec/kernels/act_fast.c) ------------------ */
@@ -60,10 +61,15 @@ const char *fx_act_name(fx_act a);
  * nnfx_rt_silu over the float range: within 8 ulp, except where the meaning
  * is below 2^-125 (sigmoid) or 2^-118 (SiLU) in magnitude, which is the
  * bound on the absolute error there (x <= -87 gives sigmoid 0); NaN for
- * NaN; sigmoid 0 at -inf and within 1 ulp of 1 at +inf. */
+ * NaN; sigmoid 0 at -inf and within 1 ulp of 1 at +inf. Tanh takes
+ * fx_tanh_fast's rational function (or the vector row of act_x86.c): within
+ * 8 ulp of nnfx_rt_tanh everywhere, NaN for NaN. */
 void fx_act_row(float *y, int64_t n, fx_act act, float p0, float p1);
 /* The portable fast sigmoid: branch-free, vectorisable, error as above. */
 float fx_sigmoid_fast(float x);
+/* The portable fast tanh: x * P(x^2) / Q(x^2) on |x| clamped to 7.9988
+ * (x itself below 0.0004), branch-free, error as above. */
+float fx_tanh_fast(float x);
 
 /* A 2-d convolution prepared once: geometry, packed weights and bias, the
  * epilogue y = act(conv(x) + bias + residual). */

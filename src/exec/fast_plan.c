@@ -254,6 +254,7 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     case NNFX_OP_RELU: f.act = FX_ACT_RELU; break;
     case NNFX_OP_SIGMOID: f.act = FX_ACT_SIGMOID; break;
     case NNFX_OP_HARD_SWISH: f.act = FX_ACT_HARDSWISH; break;
+    case NNFX_OP_TANH: f.act = FX_ACT_TANH; break;
     case NNFX_OP_LEAKY_RELU:
         f.act = FX_ACT_LEAKY;
         f.p0 = (float)nnfx_node_attr_float(u, "alpha", 0.01);
