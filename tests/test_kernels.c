@@ -229,6 +229,11 @@ static const kcase cases[] = {
     {"bitwise_or", NNFX_OP_BITWISE_OR, "pc", 0, 0, {{0}}},
     {"bitwise_xor", NNFX_OP_BITWISE_XOR, "pp", 0, 0, {{0}}},
     {"bitwise_not", NNFX_OP_BITWISE_NOT, "p", 0, 0, {{0}}},
+    /* recurrent layers against nn.LSTM / nn.GRU (numpy for linear_before_reset 0): the compiled plan
+     * runs their vector gate rows (kern_lstm_fast / kern_gru_fast) */
+    {"lstm_bidir", NNFX_OP_LSTM, "pccc-pp", TL, {AS("direction", "bidirectional"), AI("hidden_size", 19)}, 3},
+    {"gru_lbr", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19), AI("linear_before_reset", 1)}, 2},
+    {"gru_lbr0", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19)}, 2},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

@@ -696,6 +696,8 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     s->kind = S_KERNEL;
     s->n = s->first = n;
     s->kern = ir_op_info(n->op)->kernel;
+    if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
+    if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     s->zero_out = !writes_all(n->op);
     s->out = i;
     if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
