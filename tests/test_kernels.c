@@ -234,6 +234,8 @@ static const kcase cases[] = {
     {"lstm_bidir", NNFX_OP_LSTM, "pccc-pp", TL, {AS("direction", "bidirectional"), AI("hidden_size", 19)}, 3},
     {"gru_lbr", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19), AI("linear_before_reset", 1)}, 2},
     {"gru_lbr0", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19)}, 2},
+    /* a 3-d conv with asymmetric pads (ONNX order: begins D, H, W then ends) */
+    {"conv3d_stride_pad", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 1, 2, 1), AINTS("pads", 0, 1, 1, 1, 1, 0)}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

@@ -640,22 +640,26 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
         if (bv->kind != V_CONST) return true;
     } else if (n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE)
         return true;
-    if (wv->kind != V_CONST || xn->meta[0].rank != 4 || xn->meta[0].dtype != NNFX_F32 || n->meta[0].dtype != NNFX_F32)
+    int rank = xn->meta[0].rank; /* 5: a 3-d conv, on oneDNN only */
+    if (wv->kind != V_CONST || (rank != 4 && !(rank == 5 && p->dnnl)) || xn->meta[0].dtype != NNFX_F32 ||
+        n->meta[0].dtype != NNFX_F32 || n->meta[0].rank != rank)
         return true;
-    int64_t xs[4];
-    for (int d = 0; d < 4; d++)
+    int64_t xs[5];
+    for (int d = 0; d < rank; d++)
         xs[d] = xn->meta[0].dims[d].value;
     nnfx_error cerr = {0};
     fx_conv *c = NULL;
     fx_dnnl *d = NULL;
     fusion f = plan_fusion(p, n, t->absorbed);
     if (p->dnnl) {
-        int64_t ys[4];
-        for (int k = 0; k < 4; k++)
+        int64_t ys[5];
+        for (int k = 0; k < rank; k++)
             ys[k] = n->meta[0].dims[k].value;
         d = fx_dnnl_conv_new(n, xs, ys, wv->t, bv ? bv->t : NULL, f.act, f.p0, f.p1, f.res != NULL, p->threads, &cerr);
     }
     if (d) {
+    } else if (rank == 5) { /* no oneDNN kernel: the generic step */
+        return cerr.status != NNFX_ERR_NOMEM;
     } else if (p->layout) {
         if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) return true;
     } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr)))

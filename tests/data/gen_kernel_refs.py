@@ -308,6 +308,10 @@ def main():
         ys.append(h)
     save("gru_lbr0", [x, W, R, B, i64(0), h0], [np.stack(ys)[:, None].astype(np.float32), h[None].astype(np.float32)])
 
+    # ---- 3-d convolution (the plan runs it on oneDNN) ----
+    x, w, b = r(1, 5, 6, 9, 8), r(7, 5, 3, 3, 2), r(7)
+    save("conv3d_stride_pad", [x, w, b], [n(F.conv3d(F.pad(t(x), (1, 0, 1, 1, 0, 1)), t(w), t(b), stride=(1, 2, 1)))])
+
 
 if __name__ == "__main__":
     main()
