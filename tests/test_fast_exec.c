@@ -181,6 +181,29 @@ static nnfx_graph *conv3d_block(int64_t *xd) {
     return g;
 }
 
+/* A U-Net's up-sampling: conv + relu, ConvTranspose 2x2/s2 + relu (its
+ * chain fused), concatenated with a skip (channels-last end to end). */
+static nnfx_graph *upsample(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = 10, xd[3] = 12;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *skip = unary(g, NNFX_OP_RELU, conv(g, x, "s", 8, 3, 3, 1, 1, 1, true));
+    int64_t ks[2] = {2, 2}, st[2] = {2, 2};
+    nnfx_attr pa[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg pin = nnfx_arg_node(skip);
+    nnfx_node *down = conv(g, op(g, NNFX_OP_MAX_POOL, 1, &pin, 2, pa), "d", 16, 8, 3, 1, 1, 1, true);
+    int64_t wd[4] = {16, 8, 2, 2}, bd[1] = {8};
+    nnfx_attr ta[1] = {nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a[3] = {nnfx_arg_node(down), nnfx_arg_node(param(g, "t.w", 4, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "t.b", 1, bd, 0.0f))};
+    nnfx_node *up = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_CONV_TRANSPOSE, 3, a, 1, ta));
+    nnfx_arg ca[2] = {nnfx_arg_node(up), nnfx_arg_node(skip)};
+    nnfx_attr cat = nnfx_attr_int("axis", 1);
+    nnfx_node *y = conv(g, op(g, NNFX_OP_CONCAT, 2, ca, 1, &cat), "h", 4, 16, 3, 1, 1, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* GEMM-path convs whose sizes are not multiples of the register tile (M,
  * K, N odd), with stride, padding, dilation, groups, K split into blocks
  * (K > 256), output channels split into row blocks, and a residual add. */
@@ -428,6 +451,12 @@ static void test_conv3d(void **state) {
     check_graph_rank(conv3d_block, fx_dnnl_enabled() ? "conv3d 3x3/s1 onednn" : NULL, 5);
     if (fx_dnnl_enabled())
         check_graph_rank(conv3d_block, "+ bias + add + relu (x from nchw, res from nchw, y to nchw)", 5);
+}
+
+static void test_conv_transpose(void **state) {
+    (void)state;
+    check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
+    if (fx_dnnl_enabled()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
 }
 
 static void test_depthwise(void **state) {
@@ -774,6 +803,7 @@ int main(void) {
         cmocka_unit_test(test_depthwise),
         cmocka_unit_test(test_tanh_fused),
         cmocka_unit_test(test_conv3d),
+        cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),

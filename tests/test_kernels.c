@@ -236,6 +236,18 @@ static const kcase cases[] = {
     {"gru_lbr0", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19)}, 2},
     /* a 3-d conv with asymmetric pads (ONNX order: begins D, H, W then ends) */
     {"conv3d_stride_pad", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 1, 2, 1), AINTS("pads", 0, 1, 1, 1, 1, 0)}},
+    /* ConvTranspose: U-Net's 2x2/s2 up-sampling, end pads from output_padding, dilation */
+    {"convt_2x2_s2", NNFX_OP_CONV_TRANSPOSE, "pcc", TL, {AINTS("strides", 2, 2)}},
+    {"convt_pad_outpad",
+     NNFX_OP_CONV_TRANSPOSE,
+     "pc",
+     TL,
+     {AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AINTS("output_padding", 1, 1)}},
+    {"convt_dil",
+     NNFX_OP_CONV_TRANSPOSE,
+     "pcc",
+     TL,
+     {AINTS("strides", 1, 2), AINTS("pads", 2, 0, 2, 0), AINTS("dilations", 2, 2)}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

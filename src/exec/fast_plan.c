@@ -629,7 +629,9 @@ static bool tables_new(build_tables *t, int nn) {
  * float32, constant weights and bias); then its fused chain is recorded at
  * the chain's last node and its nodes marked absorbed. False only on OOM. */
 static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
-    if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA || t->absorbed[i])
+    bool tr = n->op == NNFX_OP_CONV_TRANSPOSE; /* on oneDNN only (2-d, group 1) */
+    if (n->opcode != NNFX_CALL_FUNCTION || (n->op != NNFX_OP_CONV && !(tr && p->dnnl)) || p->vals[i].kind != V_ARENA ||
+        t->absorbed[i])
         return true;
     if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) return true;
     const nnfx_node *xn = n->args[0].u.node;
@@ -658,7 +660,7 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
         d = fx_dnnl_conv_new(n, xs, ys, wv->t, bv ? bv->t : NULL, f.act, f.p0, f.p1, f.res != NULL, p->threads, &cerr);
     }
     if (d) {
-    } else if (rank == 5) { /* no oneDNN kernel: the generic step */
+    } else if (rank == 5 || tr) { /* no oneDNN kernel: the generic step */
         return cerr.status != NNFX_ERR_NOMEM;
     } else if (p->layout) {
         if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) return true;

@@ -312,6 +312,14 @@ def main():
     x, w, b = r(1, 5, 6, 9, 8), r(7, 5, 3, 3, 2), r(7)
     save("conv3d_stride_pad", [x, w, b], [n(F.conv3d(F.pad(t(x), (1, 0, 1, 1, 0, 1)), t(w), t(b), stride=(1, 2, 1)))])
 
+    # ---- ConvTranspose (2-d: the plan runs it on oneDNN) ----
+    x, w, b = r(1, 6, 5, 7), r(6, 4, 2, 2), r(4)
+    save("convt_2x2_s2", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=2))])
+    x, w = r(2, 3, 4, 5), r(3, 5, 3, 3)
+    save("convt_pad_outpad", [x, w], [n(F.conv_transpose2d(t(x), t(w), None, stride=2, padding=1, output_padding=1))])
+    x, w, b = r(1, 4, 5, 6), r(4, 3, 3, 2), r(3)
+    save("convt_dil", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=(1, 2), padding=(2, 0), dilation=2))])
+
 
 if __name__ == "__main__":
     main()

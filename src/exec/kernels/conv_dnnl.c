@@ -216,16 +216,31 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     int64_t k[3], in_sp[3];
     for (int i = 0; i < nsp; i++)
         k[i] = w->shape[2 + i], in_sp[i] = xs[2 + i];
-    ir_window win;
-    if (ir_window_read(n, nsp, k, in_sp, &win, err)) return NULL;
+    bool tr = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE); /* w [C, M, KH, KW], group 1, 2-d */
+    ir_window win = {0};
     int64_t group = nnfx_node_attr_int(n, "group", 1);
-    if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
-        (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0] || (nsp == 3 && group != 1))
-        return refuse(NULL, err, "shapes do not fit");
-    for (int i = 0; i < nsp; i++) /* the window oneDNN computes must be ONNX's */
-        if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
-            win.pb[i] < 0 || win.pe[i] < 0)
-            return refuse(NULL, err, "window does not fit");
+    if (tr) {
+        ir_convt ct;
+        if (nsp != 2 || group != 1 || w->shape[0] != xs[1] || ys[1] != w->shape[1] || (b && b->shape[0] != ys[1]) ||
+            ys[0] != xs[0])
+            return refuse(NULL, err, "2-d ConvTranspose of group 1 only");
+        if (ir_convt_plan(n, nsp, k, in_sp, &ct, err)) return NULL;
+        for (int i = 0; i < nsp; i++) { /* end pads from the output size (output_padding, output_shape) */
+            win.s[i] = ct.s[i], win.d[i] = ct.d[i], win.pb[i] = ct.pb[i];
+            win.pe[i] = (in_sp[i] - 1) * ct.s[i] + (k[i] - 1) * ct.d[i] + 1 - ct.pb[i] - ys[2 + i];
+            if (ct.out[i] != ys[2 + i] || win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit");
+        }
+    } else {
+        if (ir_window_read(n, nsp, k, in_sp, &win, err)) return NULL;
+        if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
+            (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0] || (nsp == 3 && group != 1))
+            return refuse(NULL, err, "shapes do not fit");
+        for (int i = 0; i < nsp; i++) /* the window oneDNN computes must be ONNX's */
+            if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
+                win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit");
+    }
     fx_dnnl *d = calloc(1, sizeof *d);
     if (!d) return refuse(NULL, err, "out of memory");
     int o = nsp - 2; /* H and W sit o dims further in a 3-d conv */
@@ -253,6 +268,9 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         dnnl_memory_desc_init_by_tag(&dst, 5, yd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_oidhw);
+    } else if (tr) { /* ONNX's [C, M, KH, KW] is oneDNN's iohw */
+        md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
+        md4(&wt_user, d->m, d->c, k[0], k[1], dnnl_iohw);
     } else if (group > 1) {
         dnnl_dims_t wd = {group, d->m / group, d->c / group, k[0], k[1]};
         dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
@@ -267,14 +285,19 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     for (int i = 0; i < nsp; i++)
         st[i] = win.s[i], dl[i] = win.d[i] - 1, pl[i] = win.pb[i], pr[i] = win.pe[i];
     dnnl_convolution_desc_t cd;
-    if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
-                                                   b ? &bias : NULL, &dst, st, dl, pl, pr) != dnnl_success)
-        return refuse(d, err, "convolution not described");
-    dnnl_primitive_desc_t pd = primitive_desc(d, &cd);
+    dnnl_deconvolution_desc_t dcd;
+    dnnl_status_t ds =
+        tr ? dnnl_dilated_deconvolution_forward_desc_init(&dcd, dnnl_forward_inference, dnnl_deconvolution_direct, &src,
+                                                          &wt, b ? &bias : NULL, &dst, st, dl, pl, pr)
+           : dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
+                                                        b ? &bias : NULL, &dst, st, dl, pl, pr);
+    if (ds != dnnl_success) return refuse(d, err, "convolution not described");
+    dnnl_primitive_desc_t pd = tr ? primitive_desc(d, &dcd) : primitive_desc(d, &cd);
     if (!pd) return refuse(d, err, "no implementation");
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    if (impl && (strstr(impl, "ref") || strstr(impl, "gemm"))) { /* not faster than ours */
+    /* not faster than ours (a transposed conv: only the reference is refused) */
+    if (impl && (strstr(impl, "ref") || (!tr && strstr(impl, "gemm")))) {
         dnnl_primitive_desc_destroy(pd);
         return refuse(d, err, "only a reference or gemm implementation");
     }
@@ -310,7 +333,10 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         return refuse(d, err, "weights not prepared");
     }
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
-    snprintf(d->what, sizeof d->what, "%s%s%lldx%lld/s%lld onednn %s + bias%s%s%s", group > 1 ? "grouped conv" : "conv",
+    snprintf(d->what, sizeof d->what, "%s%s%lldx%lld/s%lld onednn %s + bias%s%s%s",
+             tr          ? "conv_transpose"
+             : group > 1 ? "grouped conv"
+                         : "conv",
              nsp == 3 ? "3d " : "", (long long)k[0], (long long)k[nsp - 1], (long long)win.s[0], d->impl,
              residual ? " + add" : "", act ? " + " : "", act ? fx_act_name(act) : "");
     return d;
