@@ -39,6 +39,7 @@ if command -v node >/dev/null 2>&1; then
     # ort_bench.js loads onnxruntime-node next to itself: run a copy there
     ORTJS=tests/ort/.ort_bench.js
     cp bench/ort_bench.js "$ORTJS"
+    trap 'rm -f tests/ort/.ort_bench.js' EXIT INT TERM
   fi
 fi
 echo "# CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) logical cores"
@@ -76,5 +77,4 @@ PYEOF
   printf "| %s | %.3f | %s | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" "${r:+${mr}x}" "$diff"
 done
 echo "# load after: $(uptime)"
-[ "$ORTJS" = tests/ort/.ort_bench.js ] && rm -f "$ORTJS"
 exit 0
