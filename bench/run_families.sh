@@ -12,6 +12,8 @@
 #
 # Usage: bench/run_families.sh [RUNS]            (from the repository root)
 #        FAMILIES="kws_lstm gru" ROUNDS=5 bench/run_families.sh
+#        BASE=../old/build/nnfx bench/run_families.sh   (also times another
+#        nnfx build in the same rounds: a before/after table)
 # Needs: a build in build/; /usr/bin/python3 with torch + torchvision to
 # export (once, into bench/models/families); node and onnxruntime-node in
 # bench/node_modules or tests/ort/node_modules (else ORT is skipped).
@@ -23,6 +25,7 @@ ROUNDS=${ROUNDS:-5}
 FAMILIES=${FAMILIES:-"r3d_18 kws_lstm gru espcn unet"}
 OUT=${OUT:-bench/models/families}
 NNFX=build/nnfx
+BASE=${BASE:-}
 PY=/usr/bin/python3
 E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
 
@@ -48,7 +51,12 @@ echo "# load before: $(uptime)"
 [ -n "$ORTJS" ] || echo "# ONNX Runtime skipped: node or onnxruntime-node missing"
 med() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 ms() { sed -n 's/.*"median_ms": *\([0-9.eE+-]*\).*/\1/p'; }
-printf '| family | nnfx ms | ORT ms | nnfx/ORT | max abs diff vs PyTorch |\n|---|---|---|---|---|\n'
+if [ -n "$BASE" ]; then
+  printf '| family | nnfx ms | ORT ms | nnfx/ORT | base ms | base/ORT | max abs diff vs PyTorch |\n'
+  printf '|---|---|---|---|---|---|---|\n'
+else
+  printf '| family | nnfx ms | ORT ms | nnfx/ORT | max abs diff vs PyTorch |\n|---|---|---|---|---|\n'
+fi
 for f in $FAMILIES; do
   m="$OUT/$f.onnx" x="$OUT/${f}_in.npy"
   diff=$($PY - "$NNFX" "$m" "$x" "$OUT/${f}_ref.npy" <<'PYEOF' 2>/dev/null || echo "?"
@@ -61,7 +69,7 @@ y = np.load(os.path.join(d, sorted(os.listdir(d))[0]))
 print("%.2e" % np.abs(y - np.load(ref)).max())
 PYEOF
 )
-  a="" b="" r=""
+  a="" b="" r="" c="" q=""
   for round in $(seq "$ROUNDS"); do
     ta=$($E $NNFX run "$m" --input "$x" --bench "$RUNS" --threads 1 --quiet | ms)
     a="$a $ta"
@@ -70,11 +78,23 @@ PYEOF
       b="$b $tb"
       r="$r $(awk -v a="$ta" -v b="$tb" 'BEGIN {printf "%.3f", a / b}')"
     fi
+    if [ -n "$BASE" ]; then
+      tc=$($E "$BASE" run "$m" --input "$x" --bench "$RUNS" --threads 1 --quiet | ms)
+      c="$c $tc"
+      [ -n "$ORTJS" ] && q="$q $(awk -v a="$tc" -v b="$tb" 'BEGIN {printf "%.3f", a / b}')"
+    fi
   done
   ma=$(echo $a | tr ' ' '\n' | med)
   mb=$(echo $b | tr ' ' '\n' | med)
   mr=$(echo $r | tr ' ' '\n' | med)
-  printf "| %s | %.3f | %s | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" "${r:+${mr}x}" "$diff"
+  if [ -n "$BASE" ]; then
+    mc=$(echo $c | tr ' ' '\n' | med)
+    mq=$(echo $q | tr ' ' '\n' | med)
+    printf "| %s | %.3f | %s | %s | %.3f | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" \
+      "${r:+${mr}x}" "$mc" "${q:+${mq}x}" "$diff"
+  else
+    printf "| %s | %.3f | %s | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" "${r:+${mr}x}" "$diff"
+  fi
 done
 echo "# load after: $(uptime)"
 exit 0
