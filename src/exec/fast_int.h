@@ -126,7 +126,8 @@ bool fx_dnnl_enabled(void);
 /* A conv step for node n from x [N, C, H, W] to y [N, M, OH, OW] (the
  * inferred shapes) with weight w [M, C/group, KH, KW] (a 3-d conv, group 1:
  * x [N, C, D, H, W], y [N, M, OD, OH, OW], w [M, C, KD, KH, KW], its
- * values always NCDHW in the plan), optional bias b, and
+ * values always NCDHW in the plan; a 2-d ConvTranspose node, group 1: w
+ * [C, M, KH, KW]), optional bias b, and
  * the epilogue y = act(conv(x) + b + res) (residual: a res input shaped like
  * y), for `threads` threads. Weights are copied into oneDNN's layout (w is
  * not kept). NULL with err set (NNFX_ERR_UNSUPPORTED: run our own kernel)

@@ -11,7 +11,10 @@
  * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
  * differ from it only by float
  * summation order (tests/test_fast_exec.c compares both with the
- * interpreter). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * interpreter). 3-d convs (group 1) run in the blocked layouts oneDNN
+ * picks, reordered from and to the plan's NCDHW values every step; a 2-d
+ * ConvTranspose (group 1) is oneDNN's deconvolution, its end pads derived
+ * from the inferred output size (output_padding, output_shape). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
