@@ -139,6 +139,44 @@ static void test_vector_sigmoid(void **state) {
     free(y);
 }
 
+/* The fast tanh (portable, vector row, and through fx_act_row) against
+ * nnfx_rt_tanh (libm's tanhf): within MAX_ULP over the inputs, +-1 at
+ * +-inf (within MAX_ULP), NaN for NaN, tiny values exact; the row's tail as its body. */
+static void test_tanh(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    for (int64_t i = 0; i < n; i++)
+        y[i] = fx_tanh_fast(x[i]);
+    check_close("portable tanh", x, y, n, nnfx_rt_tanh);
+    assert_true(ulps(fx_tanh_fast(INFINITY), 1.0f) <= MAX_ULP && ulps(fx_tanh_fast(-INFINITY), -1.0f) <= MAX_ULP);
+    assert_true(isnan(fx_tanh_fast(NAN)) && fx_tanh_fast(1e-30f) == 1e-30f);
+    memcpy(y, x, (size_t)n * sizeof(float));
+    if (fx_tanh_row(y, n))
+        check_close("vector tanh", x, y, n, nnfx_rt_tanh);
+    else
+        print_message("no AVX2+FMA on this CPU (or NNFX_ISA=portable): vector tanh not checked\n");
+    memcpy(y, x, (size_t)n * sizeof(float));
+    fx_act_row(y, n, FX_ACT_TANH, 0, 0);
+    check_close("fx_act_row tanh", x, y, n, nnfx_rt_tanh);
+    float whole[41], part[42];
+    for (int i = 0; i < 41; i++)
+        whole[i] = (float)(i - 20) * 0.37f;
+    if (fx_tanh_row(whole, 41))
+        for (int len = 1; len <= 40; len++) {
+            for (int i = 0; i < 42; i++)
+                part[i] = (float)(i - 20) * 0.37f;
+            part[len] = 12345.0f;
+            assert_true(fx_tanh_row(part, len));
+            for (int i = 0; i < len; i++)
+                assert_true(part[i] == whole[i]);
+            assert_true(part[len] == 12345.0f);
+        }
+    free(x);
+    free(y);
+}
+
 /* The dispatching row (whatever path this CPU takes) and the exact ones. */
 static void test_act_row(void **state) {
     (void)state;
@@ -181,6 +219,7 @@ int main(void) {
         cmocka_unit_test(test_portable_sigmoid),
         cmocka_unit_test(test_vector_sigmoid),
         cmocka_unit_test(test_act_row),
+        cmocka_unit_test(test_tanh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

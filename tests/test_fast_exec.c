@@ -142,6 +142,68 @@ static nnfx_graph *depthwise(int64_t *xd) {
     return g;
 }
 
+/* A conv followed by Tanh (super-resolution nets): the Tanh is fused into
+ * the conv's epilogue (the plan names it), then a 1x1 conv. */
+static nnfx_graph *tanhconv(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = 20, xd[3] = 17;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *t = unary(g, NNFX_OP_TANH, conv(g, x, "a", 16, 3, 3, 1, 1, 1, true));
+    nnfx_node *y = conv(g, t, "b", 5, 16, 1, 1, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* 3-d convs (a video net's residual block): conv + relu, conv + residual
+ * add + relu, a strided conv with asymmetric pads; 5-d input. */
+static nnfx_graph *conv3d_block(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 4, xd[2] = 5, xd[3] = 9, xd[4] = 7;
+    nnfx_node *x = input(g, 5, xd);
+    nnfx_node *c[3];
+    int64_t wd[3][5] = {{4, 4, 3, 3, 3}, {4, 4, 3, 3, 3}, {6, 4, 1, 3, 2}}, bd[1] = {4}, bd6[1] = {6};
+    int64_t pads[3][6] = {{1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1}, {0, 1, 0, 0, 1, 1}},
+            st[3][3] = {{1, 1, 1}, {1, 1, 1}, {1, 2, 2}};
+    const char *names[3] = {"c1", "c2", "c3"};
+    nnfx_node *in = x;
+    for (int i = 0; i < 3; i++) {
+        char wn[16], bn[16];
+        snprintf(wn, sizeof wn, "%s.w", names[i]);
+        snprintf(bn, sizeof bn, "%s.b", names[i]);
+        nnfx_attr at[2] = {nnfx_attr_ints("pads", 6, pads[i]), nnfx_attr_ints("strides", 3, st[i])};
+        nnfx_arg a[3] = {nnfx_arg_node(in), nnfx_arg_node(param(g, wn, 5, wd[i], 0.0f)),
+                         nnfx_arg_node(param(g, bn, 1, i == 2 ? bd6 : bd, 0.0f))};
+        c[i] = op(g, NNFX_OP_CONV, 3, a, 2, at);
+        if (i == 0) in = unary(g, NNFX_OP_RELU, c[0]);
+        if (i == 1) in = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, c[1], x));
+    }
+    assert_non_null(nnfx_graph_output(g, 1, &c[2], NULL));
+    return g;
+}
+
+/* A U-Net's up-sampling: conv + relu, ConvTranspose 2x2/s2 + relu (its
+ * chain fused), concatenated with a skip (channels-last end to end). */
+static nnfx_graph *upsample(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 3, xd[2] = 10, xd[3] = 12;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *skip = unary(g, NNFX_OP_RELU, conv(g, x, "s", 8, 3, 3, 1, 1, 1, true));
+    int64_t ks[2] = {2, 2}, st[2] = {2, 2};
+    nnfx_attr pa[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg pin = nnfx_arg_node(skip);
+    nnfx_node *down = conv(g, op(g, NNFX_OP_MAX_POOL, 1, &pin, 2, pa), "d", 16, 8, 3, 1, 1, 1, true);
+    int64_t wd[4] = {16, 8, 2, 2}, bd[1] = {8};
+    nnfx_attr ta[1] = {nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a[3] = {nnfx_arg_node(down), nnfx_arg_node(param(g, "t.w", 4, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "t.b", 1, bd, 0.0f))};
+    nnfx_node *up = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_CONV_TRANSPOSE, 3, a, 1, ta));
+    nnfx_arg ca[2] = {nnfx_arg_node(up), nnfx_arg_node(skip)};
+    nnfx_attr cat = nnfx_attr_int("axis", 1);
+    nnfx_node *y = conv(g, op(g, NNFX_OP_CONCAT, 2, ca, 1, &cat), "h", 4, 16, 3, 1, 1, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* GEMM-path convs whose sizes are not multiples of the register tile (M,
  * K, N odd), with stride, padding, dilation, groups, K split into blocks
  * (K > 256), output channels split into row blocks, and a residual add. */
@@ -335,12 +397,13 @@ static const char *conv_kind(const char *own, const char *onednn) { return fx_dn
 
 /* Compiled (1 and 2 threads, run twice so reused buffers are exercised)
  * against the interpreter. */
-static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan) {
-    int64_t xd[4];
+/* check_graph for an input of rank `rank` (4 or 5). */
+static void check_graph_rank(nnfx_graph *(*make)(int64_t *), const char *want_in_plan, int rank) {
+    int64_t xd[5];
     nnfx_error err = {0};
     nnfx_gm *gm = nnfx_gm_new(make(xd), &err);
     assert_non_null(gm);
-    nnfx_tensor *x = rand_tensor(4, xd);
+    nnfx_tensor *x = rand_tensor(rank, xd);
     nnfx_tensor *y1 = run_gm(gm, x, 1), *y1b = run_gm(gm, x, 1), *y2 = run_gm(gm, x, 2), *y2b = run_gm(gm, x, 2);
     char *plan = nnfx_gm_plan(gm, &err);
     assert_non_null(plan);
@@ -368,9 +431,32 @@ static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan
     nnfx_gm_free(gm);
 }
 
+static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan) {
+    check_graph_rank(make, want_in_plan, 4);
+}
+
 static void test_resblock(void **state) {
     (void)state;
     check_graph(resblock, "+ add + relu");
+}
+
+static void test_tanh_fused(void **state) {
+    (void)state;
+    check_graph(tanhconv, "+ tanh");
+}
+
+static void test_conv3d(void **state) {
+    (void)state;
+    /* oneDNN's 3-d conv with the chain fused; without it, the generic kernel step */
+    check_graph_rank(conv3d_block, fx_dnnl_enabled() ? "conv3d 3x3/s1 onednn" : NULL, 5);
+    if (fx_dnnl_enabled())
+        check_graph_rank(conv3d_block, "+ bias + add + relu (x from nchw, res from nchw, y to nchw)", 5);
+}
+
+static void test_conv_transpose(void **state) {
+    (void)state;
+    check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
+    if (fx_dnnl_enabled()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
 }
 
 static void test_depthwise(void **state) {
@@ -715,6 +801,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resblock),
         cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_tanh_fused),
+        cmocka_unit_test(test_conv3d),
+        cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),

@@ -229,6 +229,25 @@ static const kcase cases[] = {
     {"bitwise_or", NNFX_OP_BITWISE_OR, "pc", 0, 0, {{0}}},
     {"bitwise_xor", NNFX_OP_BITWISE_XOR, "pp", 0, 0, {{0}}},
     {"bitwise_not", NNFX_OP_BITWISE_NOT, "p", 0, 0, {{0}}},
+    /* recurrent layers against nn.LSTM / nn.GRU (numpy for linear_before_reset 0): the compiled plan
+     * runs their vector gate rows (kern_lstm_fast / kern_gru_fast) */
+    {"lstm_bidir", NNFX_OP_LSTM, "pccc-pp", TL, {AS("direction", "bidirectional"), AI("hidden_size", 19)}, 3},
+    {"gru_lbr", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19), AI("linear_before_reset", 1)}, 2},
+    {"gru_lbr0", NNFX_OP_GRU, "pccc-p", TL, {AI("hidden_size", 19)}, 2},
+    /* a 3-d conv with asymmetric pads (ONNX order: begins D, H, W then ends) */
+    {"conv3d_stride_pad", NNFX_OP_CONV, "pcc", TL, {AINTS("strides", 1, 2, 1), AINTS("pads", 0, 1, 1, 1, 1, 0)}},
+    /* ConvTranspose: U-Net's 2x2/s2 up-sampling, end pads from output_padding, dilation */
+    {"convt_2x2_s2", NNFX_OP_CONV_TRANSPOSE, "pcc", TL, {AINTS("strides", 2, 2)}},
+    {"convt_pad_outpad",
+     NNFX_OP_CONV_TRANSPOSE,
+     "pc",
+     TL,
+     {AINTS("strides", 2, 2), AINTS("pads", 1, 1, 1, 1), AINTS("output_padding", 1, 1)}},
+    {"convt_dil",
+     NNFX_OP_CONV_TRANSPOSE,
+     "pcc",
+     TL,
+     {AINTS("strides", 1, 2), AINTS("pads", 2, 0, 2, 0), AINTS("dilations", 2, 2)}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

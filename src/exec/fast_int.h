@@ -45,6 +45,7 @@ typedef enum fx_act {
     FX_ACT_SIGMOID,
     FX_ACT_SILU,      /* x * sigmoid(x)               */
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
+    FX_ACT_TANH,
 } fx_act;
 
 /* ---- fused activations (src/exec/kernels/act_fast.c) ------------------ */
@@ -60,10 +61,15 @@ const char *fx_act_name(fx_act a);
  * nnfx_rt_silu over the float range: within 8 ulp, except where the meaning
  * is below 2^-125 (sigmoid) or 2^-118 (SiLU) in magnitude, which is the
  * bound on the absolute error there (x <= -87 gives sigmoid 0); NaN for
- * NaN; sigmoid 0 at -inf and within 1 ulp of 1 at +inf. */
+ * NaN; sigmoid 0 at -inf and within 1 ulp of 1 at +inf. Tanh takes
+ * fx_tanh_fast's rational function (or the vector row of act_x86.c): within
+ * 8 ulp of nnfx_rt_tanh everywhere, NaN for NaN. */
 void fx_act_row(float *y, int64_t n, fx_act act, float p0, float p1);
 /* The portable fast sigmoid: branch-free, vectorisable, error as above. */
 float fx_sigmoid_fast(float x);
+/* The portable fast tanh: x * P(x^2) / Q(x^2) on |x| clamped to 7.9988
+ * (x itself below 0.0004), branch-free, error as above. */
+float fx_tanh_fast(float x);
 
 /* A 2-d convolution prepared once: geometry, packed weights and bias, the
  * epilogue y = act(conv(x) + bias + residual). */
@@ -118,7 +124,10 @@ typedef struct fx_dnnl fx_dnnl;
  * NNFX_ISA=portable (NNFX_ISA=avx2 keeps oneDNN to its AVX2 kernels). */
 bool fx_dnnl_enabled(void);
 /* A conv step for node n from x [N, C, H, W] to y [N, M, OH, OW] (the
- * inferred shapes) with weight w [M, C/group, KH, KW], optional bias b, and
+ * inferred shapes) with weight w [M, C/group, KH, KW] (a 3-d conv, group 1:
+ * x [N, C, D, H, W], y [N, M, OD, OH, OW], w [M, C, KD, KH, KW], its
+ * values always NCDHW in the plan; a 2-d ConvTranspose node, group 1: w
+ * [C, M, KH, KW]), optional bias b, and
  * the epilogue y = act(conv(x) + b + res) (residual: a res input shaped like
  * y), for `threads` threads. Weights are copied into oneDNN's layout (w is
  * not kept). NULL with err set (NNFX_ERR_UNSUPPORTED: run our own kernel)

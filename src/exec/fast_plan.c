@@ -254,6 +254,7 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     case NNFX_OP_RELU: f.act = FX_ACT_RELU; break;
     case NNFX_OP_SIGMOID: f.act = FX_ACT_SIGMOID; break;
     case NNFX_OP_HARD_SWISH: f.act = FX_ACT_HARDSWISH; break;
+    case NNFX_OP_TANH: f.act = FX_ACT_TANH; break;
     case NNFX_OP_LEAKY_RELU:
         f.act = FX_ACT_LEAKY;
         f.p0 = (float)nnfx_node_attr_float(u, "alpha", 0.01);
@@ -628,7 +629,9 @@ static bool tables_new(build_tables *t, int nn) {
  * float32, constant weights and bias); then its fused chain is recorded at
  * the chain's last node and its nodes marked absorbed. False only on OOM. */
 static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
-    if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_CONV || p->vals[i].kind != V_ARENA || t->absorbed[i])
+    bool tr = n->op == NNFX_OP_CONV_TRANSPOSE; /* on oneDNN only (2-d, group 1) */
+    if (n->opcode != NNFX_CALL_FUNCTION || (n->op != NNFX_OP_CONV && !(tr && p->dnnl)) || p->vals[i].kind != V_ARENA ||
+        t->absorbed[i])
         return true;
     if (n->nargs < 2 || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE) return true;
     const nnfx_node *xn = n->args[0].u.node;
@@ -639,22 +642,26 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
         if (bv->kind != V_CONST) return true;
     } else if (n->nargs > 2 && n->args[2].kind != NNFX_ARG_NONE)
         return true;
-    if (wv->kind != V_CONST || xn->meta[0].rank != 4 || xn->meta[0].dtype != NNFX_F32 || n->meta[0].dtype != NNFX_F32)
+    int rank = xn->meta[0].rank; /* 5: a 3-d conv, on oneDNN only */
+    if (wv->kind != V_CONST || (rank != 4 && !(rank == 5 && p->dnnl)) || xn->meta[0].dtype != NNFX_F32 ||
+        n->meta[0].dtype != NNFX_F32 || n->meta[0].rank != rank)
         return true;
-    int64_t xs[4];
-    for (int d = 0; d < 4; d++)
+    int64_t xs[5];
+    for (int d = 0; d < rank; d++)
         xs[d] = xn->meta[0].dims[d].value;
     nnfx_error cerr = {0};
     fx_conv *c = NULL;
     fx_dnnl *d = NULL;
     fusion f = plan_fusion(p, n, t->absorbed);
     if (p->dnnl) {
-        int64_t ys[4];
-        for (int k = 0; k < 4; k++)
+        int64_t ys[5];
+        for (int k = 0; k < rank; k++)
             ys[k] = n->meta[0].dims[k].value;
         d = fx_dnnl_conv_new(n, xs, ys, wv->t, bv ? bv->t : NULL, f.act, f.p0, f.p1, f.res != NULL, p->threads, &cerr);
     }
     if (d) {
+    } else if (rank == 5 || tr) { /* no oneDNN kernel: the generic step */
+        return cerr.status != NNFX_ERR_NOMEM;
     } else if (p->layout) {
         if (!fx_conv_takes(n, xs, wv->t, bv ? bv->t : NULL)) return true;
     } else if (!(c = fx_conv_new(n, xs, wv->t, bv ? bv->t : NULL, &cerr)))
@@ -695,6 +702,8 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     s->kind = S_KERNEL;
     s->n = s->first = n;
     s->kern = ir_op_info(n->op)->kernel;
+    if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
+    if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     s->zero_out = !writes_all(n->op);
     s->out = i;
     if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {

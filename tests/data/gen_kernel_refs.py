@@ -261,6 +261,65 @@ def main():
         save(name, [a, b], [f(torch.from_numpy(a), torch.from_numpy(b)).numpy()])
     save("bitwise_not", [a], [torch.bitwise_not(torch.from_numpy(a)).numpy()])
 
+    # ---- recurrent layers (nn.LSTM / nn.GRU; ONNX gate order i, o, f, c and z, r, h) ----
+    # hidden sizes that are not multiples of the vector width (the rows' tails)
+    torch.manual_seed(7)
+    T_, B_, I_, H_ = 6, 2, 5, 19
+    lstm = torch.nn.LSTM(I_, H_, bidirectional=True)
+    x, h0, c0 = r(T_, B_, I_), r(2, B_, H_, lo=-1, hi=1), r(2, B_, H_, lo=-1, hi=1)
+    with torch.no_grad():
+        y, (yh, yc) = lstm(t(x), (t(h0), t(c0)))
+
+    def reorder(w, order):  # PyTorch's gate blocks to ONNX's order
+        return np.concatenate([w[k * H_:(k + 1) * H_] for k in order], 0)
+
+    def onnx_w(mod, name, order):
+        return np.stack([reorder(n(getattr(mod, name + sfx)), order) for sfx in ("_l0", "_l0_reverse")])
+
+    io = (0, 3, 1, 2)  # PyTorch i, f, g, o -> ONNX i, o, f, c
+    W, R = onnx_w(lstm, "weight_ih", io), onnx_w(lstm, "weight_hh", io)
+    B = np.concatenate([onnx_w(lstm, "bias_ih", io), onnx_w(lstm, "bias_hh", io)], 1)
+    # Y [T, dirs, B, H] from PyTorch's [T, B, dirs * H]
+    Y = n(y).reshape(T_, B_, 2, H_).transpose(0, 2, 1, 3)
+    save("lstm_bidir", [x, W, R, B, i64(0), h0, c0], [Y, n(yh), n(yc)])
+    gru = torch.nn.GRU(I_, H_)
+    x, h0 = r(T_, B_, I_), r(1, B_, H_, lo=-1, hi=1)
+    with torch.no_grad():
+        y, yh = gru(t(x), t(h0))
+    zr = (1, 0, 2)  # PyTorch r, z, n -> ONNX z, r, h
+    W, R = n(gru.weight_ih_l0)[None], n(gru.weight_hh_l0)[None]
+    W, R = reorder(W[0], zr)[None], reorder(R[0], zr)[None]
+    B = np.concatenate([reorder(n(gru.bias_ih_l0), zr), reorder(n(gru.bias_hh_l0), zr)])[None]
+    save("gru_lbr", [x, W, R, B, i64(0), h0], [n(y)[:, None], n(yh)])
+    # GRU with linear_before_reset = 0 (PyTorch has no such layer): numpy,
+    # h~ = tanh(x Wh + (r * h) Rh^T + Wbh + Rbh) as ONNX defines it
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+
+    x64, W64, R64, B64, h = x.astype(np.float64), W[0].astype(np.float64), R[0].astype(np.float64), \
+        B[0].astype(np.float64), h0[0].astype(np.float64)
+    ys = []
+    for step in range(T_):
+        gx, gh = x64[step] @ W64.T + B64[:3 * H_], h @ R64.T + B64[3 * H_:]
+        z = sig(gx[:, :H_] + gh[:, :H_])
+        rr = sig(gx[:, H_:2 * H_] + gh[:, H_:2 * H_])
+        hh = np.tanh(gx[:, 2 * H_:] + (rr * h) @ R64[2 * H_:].T + B64[5 * H_:])
+        h = (1 - z) * hh + z * h
+        ys.append(h)
+    save("gru_lbr0", [x, W, R, B, i64(0), h0], [np.stack(ys)[:, None].astype(np.float32), h[None].astype(np.float32)])
+
+    # ---- 3-d convolution (the plan runs it on oneDNN) ----
+    x, w, b = r(1, 5, 6, 9, 8), r(7, 5, 3, 3, 2), r(7)
+    save("conv3d_stride_pad", [x, w, b], [n(F.conv3d(F.pad(t(x), (1, 0, 1, 1, 0, 1)), t(w), t(b), stride=(1, 2, 1)))])
+
+    # ---- ConvTranspose (2-d: the plan runs it on oneDNN) ----
+    x, w, b = r(1, 6, 5, 7), r(6, 4, 2, 2), r(4)
+    save("convt_2x2_s2", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=2))])
+    x, w = r(2, 3, 4, 5), r(3, 5, 3, 3)
+    save("convt_pad_outpad", [x, w], [n(F.conv_transpose2d(t(x), t(w), None, stride=2, padding=1, output_padding=1))])
+    x, w, b = r(1, 4, 5, 6), r(4, 3, 3, 2), r(3)
+    save("convt_dil", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=(1, 2), padding=(2, 0), dilation=2))])
+
 
 if __name__ == "__main__":
     main()

@@ -3,7 +3,7 @@
  * src/codegen/runtime/nnfx_rt_scalar.h, which the interpreter's kernels
  * (unary.c) and the generated C also use. Relu, Clip, LeakyRelu and
  * HardSwish call that definition here as it is (inline, so the loops
- * vectorise). Sigmoid and x * sigmoid(x) call libm's exp in their meaning,
+ * vectorise). Sigmoid, x * sigmoid(x) and tanh call libm in their meaning,
  * which does not vectorise, so they have two faster equivalents of it:
  * the AVX2 row in act_x86.c and the portable polynomial below. Both are
  * checked against nnfx_rt_sigmoid / nnfx_rt_silu by tests/test_act.c
@@ -29,6 +29,7 @@ const char *fx_act_name(fx_act a) {
     case FX_ACT_SIGMOID: return "sigmoid";
     case FX_ACT_SILU: return "silu";
     case FX_ACT_HARDSWISH: return "hard_swish";
+    case FX_ACT_TANH: return "tanh";
     default: return "none";
     }
 }
@@ -82,6 +83,29 @@ static inline float sigmoid_fast(float x) {
 
 float fx_sigmoid_fast(float x) { return sigmoid_fast(x); }
 
+/* tanh by the rational function of tanh8 in act_x86.c (Eigen's float
+ * coefficients); branch-free (selects only). */
+static inline float tanh_fast(float x) {
+    float c = x > -7.99881172180175781f ? x : -7.99881172180175781f;
+    c = c < 7.99881172180175781f ? c : 7.99881172180175781f;
+    float x2 = c * c;
+    float p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
+    p = x2 * p + -8.60467152213735e-11f;
+    p = x2 * p + 5.12229709037114e-08f;
+    p = x2 * p + 1.48572235717979e-05f;
+    p = x2 * p + 6.37261928875436e-04f;
+    p = x2 * p + 4.89352455891786e-03f;
+    p = c * p;
+    float q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
+    q = x2 * q + 2.26843463243900e-03f;
+    q = x2 * q + 4.89352518554385e-03f;
+    float y = p / q;
+    float ax = x < 0 ? -x : x;
+    return ax >= 0.0004f ? y : x; /* tiny or NaN: x */
+}
+
+float fx_tanh_fast(float x) { return tanh_fast(x); }
+
 static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
     switch (act) {
     case FX_ACT_RELU:
@@ -109,6 +133,11 @@ static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t
         if (!fx_sigmoid_row(y, n, true))
             for (int64_t i = 0; i < n; i++)
                 y[i] = y[i] * sigmoid_fast(y[i]);
+        break;
+    case FX_ACT_TANH:
+        if (!fx_tanh_row(y, n))
+            for (int64_t i = 0; i < n; i++)
+                y[i] = tanh_fast(y[i]);
         break;
     default: break;
     }

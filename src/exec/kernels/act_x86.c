@@ -91,6 +91,98 @@ __attribute__((target("avx512f,avx2,fma"))) static void row16(float *y, int64_t 
     }
 }
 
+/* tanh(x) as x * P(x^2) / Q(x^2) (degrees 13 / 6; Eigen's float
+ * coefficients, the steps of tanh_fast in act_fast.c) for |x| clamped to
+ * 7.99881172; x itself below 0.0004, where the series' next term is under
+ * half an ulp. A NaN passes. */
+#define TANH_COEFS(X)                                                                                                  \
+    X(a13, -2.76076847742355e-16f)                                                                                     \
+    X(a11, 2.00018790482477e-13f)                                                                                      \
+    X(a9, -8.60467152213735e-11f)                                                                                      \
+    X(a7, 5.12229709037114e-08f)                                                                                       \
+    X(a5, 1.48572235717979e-05f)                                                                                       \
+    X(a3, 6.37261928875436e-04f)                                                                                       \
+    X(a1, 4.89352455891786e-03f)                                                                                       \
+    X(b6, 1.19825839466702e-06f)                                                                                       \
+    X(b4, 1.18534705686654e-04f)                                                                                       \
+    X(b2, 2.26843463243900e-03f)                                                                                       \
+    X(b0, 4.89352518554385e-03f)
+#define TANH_ENUM(name, v) static const float tanh_##name = v;
+TANH_COEFS(TANH_ENUM)
+#undef TANH_ENUM
+
+__attribute__((target("avx2,fma"))) static inline __m256 tanh8(__m256 x) {
+    __m256 c =
+        _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-7.99881172180175781f)), _mm256_set1_ps(7.99881172180175781f));
+    __m256 x2 = _mm256_mul_ps(c, c);
+    __m256 p = _mm256_fmadd_ps(x2, _mm256_set1_ps(tanh_a13), _mm256_set1_ps(tanh_a11));
+    p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(tanh_a9));
+    p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(tanh_a7));
+    p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(tanh_a5));
+    p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(tanh_a3));
+    p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(tanh_a1));
+    p = _mm256_mul_ps(c, p);
+    __m256 q = _mm256_fmadd_ps(x2, _mm256_set1_ps(tanh_b6), _mm256_set1_ps(tanh_b4));
+    q = _mm256_fmadd_ps(x2, q, _mm256_set1_ps(tanh_b2));
+    q = _mm256_fmadd_ps(x2, q, _mm256_set1_ps(tanh_b0));
+    __m256 y = _mm256_div_ps(p, q);
+    __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    /* tiny |x| or NaN (unordered): x itself */
+    __m256 keep = _mm256_cmp_ps(ax, _mm256_set1_ps(0.0004f), _CMP_NGE_UQ);
+    return _mm256_blendv_ps(y, x, keep);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) static inline __m512 tanh16(__m512 x) {
+    __m512 c =
+        _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-7.99881172180175781f)), _mm512_set1_ps(7.99881172180175781f));
+    __m512 x2 = _mm512_mul_ps(c, c);
+    __m512 p = _mm512_fmadd_ps(x2, _mm512_set1_ps(tanh_a13), _mm512_set1_ps(tanh_a11));
+    p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(tanh_a9));
+    p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(tanh_a7));
+    p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(tanh_a5));
+    p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(tanh_a3));
+    p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(tanh_a1));
+    p = _mm512_mul_ps(c, p);
+    __m512 q = _mm512_fmadd_ps(x2, _mm512_set1_ps(tanh_b6), _mm512_set1_ps(tanh_b4));
+    q = _mm512_fmadd_ps(x2, q, _mm512_set1_ps(tanh_b2));
+    q = _mm512_fmadd_ps(x2, q, _mm512_set1_ps(tanh_b0));
+    __m512 y = _mm512_div_ps(p, q);
+    __m512 ax = _mm512_abs_ps(x);
+    __mmask16 keep = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.0004f), _CMP_NGE_UQ);
+    return _mm512_mask_mov_ps(y, keep, x);
+}
+
+__attribute__((target("avx2,fma"))) static void tanh_row8(float *y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, tanh8(_mm256_loadu_ps(y + i)));
+    if (i < n) {
+        float t[8] = {0};
+        memcpy(t, y + i, (size_t)(n - i) * sizeof(float));
+        _mm256_storeu_ps(t, tanh8(_mm256_loadu_ps(t)));
+        memcpy(y + i, t, (size_t)(n - i) * sizeof(float));
+    }
+}
+
+__attribute__((target("avx512f,avx2,fma"))) static void tanh_row16(float *y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, tanh16(_mm512_loadu_ps(y + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, tanh16(_mm512_maskz_loadu_ps(m, y + i)));
+    }
+}
+
+bool fx_tanh_row(float *y, int64_t n) {
+    if (!core_cpu_avx2_fma()) return false;
+    if (core_cpu_avx512f())
+        tanh_row16(y, n);
+    else
+        tanh_row8(y, n);
+    return true;
+}
+
 bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
     if (!core_cpu_avx2_fma()) return false;
     if (core_cpu_avx512f())
@@ -102,6 +194,11 @@ bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
 #else
 bool fx_sigmoid_row(float *y, int64_t n, bool silu) {
     (void)y, (void)n, (void)silu;
+    return false;
+}
+
+bool fx_tanh_row(float *y, int64_t n) {
+    (void)y, (void)n;
     return false;
 }
 #endif

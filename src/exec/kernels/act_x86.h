@@ -1,4 +1,4 @@
-/* act_x86.h — sigmoid and x * sigmoid(x) over a row with AVX-512 or
+/* act_x86.h — sigmoid, x * sigmoid(x) and tanh over a row with AVX-512 or
  * AVX2+FMA when the CPU has it (chosen at run time), for the fused conv
  * epilogue. */
 #ifndef NNFX_ACT_X86_H
@@ -12,5 +12,10 @@
  * fx_sigmoid_fast, with its error bounds (fast_int.h). Returns false (y
  * untouched) when the CPU lacks AVX2+FMA. */
 bool fx_sigmoid_row(float *y, int64_t n, bool silu);
+
+/* y[i] = tanh(y[i]) for i in [0, n) by the rational function of
+ * fx_tanh_fast (same error bound, fast_int.h). Returns false (y untouched)
+ * when the CPU lacks AVX2+FMA. */
+bool fx_tanh_row(float *y, int64_t n);
 
 #endif

@@ -11,7 +11,10 @@
  * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
  * differ from it only by float
  * summation order (tests/test_fast_exec.c compares both with the
- * interpreter). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * interpreter). 3-d convs (group 1) run in the blocked layouts oneDNN
+ * picks, reordered from and to the plan's NCDHW values every step; a 2-d
+ * ConvTranspose (group 1) is oneDNN's deconvolution, its end pads derived
+ * from the inferred output size (output_padding, output_shape). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
@@ -55,6 +58,8 @@ void fx_dnnl_parallel(int threads, void (*fn)(void *arg, int tid), void *arg) {
 struct fx_dnnl {
     bool conv;
     int64_t n, c, h, w, m, oh, ow;
+    int64_t dd, od; /* depths of a 3-d conv's x and y (1: 2-d) */
+    bool blocked;   /* 3-d: the primitive's layouts, x and y always reordered */
     dnnl_primitive_t prim;
     dnnl_stream_t stream;
     dnnl_memory_t src, dst, wts, bias, pad;  /* the primitive's (channels-last activations) */
@@ -65,7 +70,7 @@ struct fx_dnnl {
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
     float p0, p1;
     int threads;
-    char what[96], impl[40];
+    char what[160], impl[40];
 };
 
 static dnnl_engine_t g_engine;
@@ -137,6 +142,18 @@ static void md4(dnnl_memory_desc_t *md, int64_t a, int64_t b, int64_t c, int64_t
     dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, tag);
 }
 
+/* The plan's row-major NCHW (NCDHW for a 3-d conv) layout of x (out
+ * false: [n, c, h, w]) or y ([n, m, oh, ow]). */
+static void plain_md(const fx_dnnl *d, bool out, dnnl_memory_desc_t *md) {
+    int64_t ch = out ? d->m : d->c, dp = out ? d->od : d->dd, h = out ? d->oh : d->h, w = out ? d->ow : d->w;
+    if (d->blocked) {
+        dnnl_dims_t dims = {d->n, ch, dp, h, w};
+        dnnl_memory_desc_init_by_tag(md, 5, dims, dnnl_f32, dnnl_ncdhw);
+    } else {
+        md4(md, d->n, ch, h, w, dnnl_nchw);
+    }
+}
+
 /* A memory of md without storage (its handle is set per run). */
 static dnnl_memory_t view_of(const dnnl_memory_desc_t *md) {
     dnnl_memory_t m = NULL;
@@ -193,30 +210,71 @@ static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_des
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
                          nnfx_error *err) {
-    if (!w || w->dtype != NNFX_F32 || w->rank != 4 || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
-        return refuse(NULL, err, "2-d float32 weights only");
-    if (!sane_dims(xs) || !sane_dims(ys)) return refuse(NULL, err, "empty or huge activations");
-    int64_t k[2] = {w->shape[2], w->shape[3]}, in_sp[2] = {xs[2], xs[3]};
-    ir_window win;
-    if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
+    if (!w || w->dtype != NNFX_F32 || (w->rank != 4 && w->rank != 5) || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
+        return refuse(NULL, err, "2-d or 3-d float32 weights only");
+    int nsp = w->rank - 2; /* 3: xs and ys have five dims [N, C, D, H, W] */
+    int64_t xf[4] = {xs[0], xs[1], xs[2], xs[3]}, yf[4] = {ys[0], ys[1], ys[2], ys[3]};
+    if (nsp == 3) xf[2] = xs[2] * xs[3], xf[3] = xs[4], yf[2] = ys[2] * ys[3], yf[3] = ys[4];
+    if (!sane_dims(xf) || !sane_dims(yf)) return refuse(NULL, err, "empty or huge activations");
+    int64_t k[3], in_sp[3];
+    for (int i = 0; i < nsp; i++)
+        k[i] = w->shape[2 + i], in_sp[i] = xs[2 + i];
+    bool tr = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE); /* w [C, M, KH, KW], group 1, 2-d */
+    ir_window win = {0};
     int64_t group = nnfx_node_attr_int(n, "group", 1);
-    if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
-        (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0])
-        return refuse(NULL, err, "shapes do not fit");
-    for (int i = 0; i < 2; i++) /* the window oneDNN computes must be ONNX's */
-        if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
-            win.pb[i] < 0 || win.pe[i] < 0)
-            return refuse(NULL, err, "window does not fit");
+    if (tr) {
+        ir_convt ct;
+        if (nsp != 2 || group != 1 || w->shape[0] != xs[1] || ys[1] != w->shape[1] || (b && b->shape[0] != ys[1]) ||
+            ys[0] != xs[0])
+            return refuse(NULL, err, "2-d ConvTranspose of group 1 only");
+        if (ir_convt_plan(n, nsp, k, in_sp, &ct, err)) return NULL;
+        for (int i = 0; i < nsp; i++) { /* end pads from the output size (output_padding, output_shape) */
+            win.s[i] = ct.s[i], win.d[i] = ct.d[i], win.pb[i] = ct.pb[i];
+            win.pe[i] = (in_sp[i] - 1) * ct.s[i] + (k[i] - 1) * ct.d[i] + 1 - ct.pb[i] - ys[2 + i];
+            if (ct.out[i] != ys[2 + i] || win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit");
+        }
+    } else {
+        if (ir_window_read(n, nsp, k, in_sp, &win, err)) return NULL;
+        if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
+            (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0] || (nsp == 3 && group != 1))
+            return refuse(NULL, err, "shapes do not fit");
+        for (int i = 0; i < nsp; i++) /* the window oneDNN computes must be ONNX's */
+            if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
+                win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit");
+    }
     fx_dnnl *d = calloc(1, sizeof *d);
     if (!d) return refuse(NULL, err, "out of memory");
-    *d = (fx_dnnl){.conv = true, .n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
+    int o = nsp - 2; /* H and W sit o dims further in a 3-d conv */
+    *d = (fx_dnnl){.conv = true,
+                   .n = xs[0],
+                   .c = xs[1],
+                   .h = xs[2 + o],
+                   .w = xs[3 + o],
+                   .m = ys[1],
+                   .oh = ys[2 + o],
+                   .ow = ys[3 + o],
+                   .dd = o ? xs[2] : 1,
+                   .od = o ? ys[2] : 1,
+                   .blocked = o > 0};
     d->residual = residual;
     d->act = act, d->p0 = p0, d->p1 = p1;
     d->threads = threads;
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
-    if (group > 1) {
+    if (nsp == 3) { /* blocked layouts of the primitive's choice, reordered from and to NCDHW per run */
+        dnnl_dims_t xd = {d->n, d->c, d->dd, d->h, d->w}, yd = {d->n, d->m, d->od, d->oh, d->ow};
+        dnnl_dims_t wd = {d->m, d->c, k[0], k[1], k[2]};
+        dnnl_memory_desc_init_by_tag(&src, 5, xd, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&dst, 5, yd, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_oidhw);
+    } else if (tr) { /* ONNX's [C, M, KH, KW] is oneDNN's iohw */
+        md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
+        md4(&wt_user, d->m, d->c, k[0], k[1], dnnl_iohw);
+    } else if (group > 1) {
         dnnl_dims_t wd = {group, d->m / group, d->c / group, k[0], k[1]};
         dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_goihw);
@@ -226,17 +284,23 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     }
     dnnl_dims_t bd = {d->m};
     dnnl_memory_desc_init_by_tag(&bias, 1, bd, dnnl_f32, dnnl_a);
-    dnnl_dims_t st = {win.s[0], win.s[1]}, dl = {win.d[0] - 1, win.d[1] - 1}, pl = {win.pb[0], win.pb[1]},
-                pr = {win.pe[0], win.pe[1]};
+    dnnl_dims_t st, dl, pl, pr;
+    for (int i = 0; i < nsp; i++)
+        st[i] = win.s[i], dl[i] = win.d[i] - 1, pl[i] = win.pb[i], pr[i] = win.pe[i];
     dnnl_convolution_desc_t cd;
-    if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
-                                                   b ? &bias : NULL, &dst, st, dl, pl, pr) != dnnl_success)
-        return refuse(d, err, "convolution not described");
-    dnnl_primitive_desc_t pd = primitive_desc(d, &cd);
+    dnnl_deconvolution_desc_t dcd;
+    dnnl_status_t ds =
+        tr ? dnnl_dilated_deconvolution_forward_desc_init(&dcd, dnnl_forward_inference, dnnl_deconvolution_direct, &src,
+                                                          &wt, b ? &bias : NULL, &dst, st, dl, pl, pr)
+           : dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wt,
+                                                        b ? &bias : NULL, &dst, st, dl, pl, pr);
+    if (ds != dnnl_success) return refuse(d, err, "convolution not described");
+    dnnl_primitive_desc_t pd = tr ? primitive_desc(d, &dcd) : primitive_desc(d, &cd);
     if (!pd) return refuse(d, err, "no implementation");
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    if (impl && (strstr(impl, "ref") || strstr(impl, "gemm"))) { /* not faster than ours */
+    /* not faster than ours (a transposed conv: only the reference is refused) */
+    if (impl && (strstr(impl, "ref") || (!tr && strstr(impl, "gemm")))) {
         dnnl_primitive_desc_destroy(pd);
         return refuse(d, err, "only a reference or gemm implementation");
     }
@@ -272,9 +336,12 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         return refuse(d, err, "weights not prepared");
     }
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
-    snprintf(d->what, sizeof d->what, "%s%lldx%lld/s%lld onednn %s + bias%s%s%s", group > 1 ? "grouped conv" : "conv",
-             (long long)k[0], (long long)k[1], (long long)win.s[0], d->impl, residual ? " + add" : "", act ? " + " : "",
-             act ? fx_act_name(act) : "");
+    snprintf(d->what, sizeof d->what, "%s%s%lldx%lld/s%lld onednn %s + bias%s%s%s",
+             tr          ? "conv_transpose"
+             : group > 1 ? "grouped conv"
+                         : "conv",
+             nsp == 3 ? "3d " : "", (long long)k[0], (long long)k[nsp - 1], (long long)win.s[0], d->impl,
+             residual ? " + add" : "", act ? " + " : "", act ? fx_act_name(act) : "");
     return d;
 }
 
@@ -307,7 +374,8 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
             return refuse(NULL, err, "window does not fit");
     fx_dnnl *d = calloc(1, sizeof *d);
     if (!d) return refuse(NULL, err, "out of memory");
-    *d = (fx_dnnl){.n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3]};
+    *d = (fx_dnnl){
+        .n = xs[0], .c = xs[1], .h = xs[2], .w = xs[3], .m = ys[1], .oh = ys[2], .ow = ys[3], .dd = 1, .od = 1};
     d->threads = threads;
     dnnl_memory_desc_t src, dst;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
@@ -335,13 +403,17 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
-/* A reorder between the plan's NCHW value (dims n, c, h, w) and the
- * channels-last buffer; to_nhwc picks the direction. Sets *plain to the
- * NCHW memory (handle set per run). */
-static dnnl_primitive_t make_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_nhwc, dnnl_memory_t *plain) {
+/* A reorder between the plan's NCHW (NCDHW) value of x (out false) or y
+ * and the primitive's memory prim (channels-last, or blocked in 3-d);
+ * to_nhwc: from the plan's to the primitive's. Sets *plain to the plan's
+ * memory (handle set per run). */
+static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, dnnl_memory_t prim, bool to_nhwc,
+                                     dnnl_memory_t *plain) {
     dnnl_memory_desc_t a, b;
-    md4(&a, n, c, h, w, dnnl_nchw);
-    md4(&b, n, c, h, w, dnnl_nhwc);
+    const dnnl_memory_desc_t *pm = NULL;
+    plain_md(d, out, &a);
+    if (dnnl_memory_get_memory_desc(prim, &pm) != dnnl_success || !pm) return NULL;
+    b = *pm;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t re = NULL;
     if (!(*plain = view_of(&a))) return NULL;
@@ -356,22 +428,28 @@ static int64_t up64(int64_t b) { return (b + 63) / 64 * 64; }
 
 static nnfx_status set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
     int64_t off = up64(d->pad_bytes);
-    bool x_re = !x_nhwc && d->h * d->w > 1, y_re = !y_nhwc && d->oh * d->ow > 1;
-    bool r_re = d->residual && !res_nhwc && d->oh * d->ow > 1;
+    bool x_re = d->blocked || (!x_nhwc && d->h * d->w > 1), y_re = d->blocked || (!y_nhwc && d->oh * d->ow > 1);
+    bool r_re = d->residual && (d->blocked || (!res_nhwc && d->oh * d->ow > 1));
+    /* a blocked layout pads channels: the primitive's own sizes */
+    const dnnl_memory_desc_t *sm = NULL, *dm = NULL;
+    if (dnnl_memory_get_memory_desc(d->src, &sm) != dnnl_success ||
+        dnnl_memory_get_memory_desc(d->dst, &dm) != dnnl_success)
+        goto fail;
     if (x_re) {
-        if (!(d->x_re = make_reorder(d->n, d->c, d->h, d->w, true, &d->x_plain))) goto fail;
-        d->x_off = off, off += up64(d->n * d->c * d->h * d->w * 4);
+        if (!(d->x_re = make_reorder(d, false, d->src, true, &d->x_plain))) goto fail;
+        d->x_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(sm));
     }
-    if (r_re && !(d->r_re = make_reorder(d->n, d->m, d->oh, d->ow, true, &d->r_plain))) goto fail;
+    if (r_re && !(d->r_re = make_reorder(d, true, d->dst, true, &d->r_plain))) goto fail;
     if (y_re) {
-        if (!(d->y_re = make_reorder(d->n, d->m, d->oh, d->ow, false, &d->y_plain))) goto fail;
-        d->y_off = off, off += up64(d->n * d->m * d->oh * d->ow * 4);
+        if (!(d->y_re = make_reorder(d, true, d->dst, false, &d->y_plain))) goto fail;
+        d->y_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(dm));
     }
     d->scratch_bytes = off;
     size_t l = strlen(d->what);
     if (x_re || y_re || r_re)
         snprintf(d->what + l, sizeof d->what - l, " (%s%s%s)", x_re ? "x from nchw" : "x nhwc",
                  r_re ? ", res from nchw" : "", y_re ? ", y to nchw" : ", y nhwc");
+
     else
         snprintf(d->what + l, sizeof d->what - l, " (nhwc)");
     return NNFX_OK;
@@ -411,7 +489,7 @@ static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *sc
             ok = dnnl_memory_set_data_handle(d->r_plain, (void *)res) == dnnl_success &&
                  run_reorder(d->r_re, d->stream, d->r_plain, d->dst);
         else
-            memcpy(dst, res, (size_t)(d->n * d->m * d->oh * d->ow) * sizeof(float));
+            memcpy(dst, res, (size_t)(d->n * d->m * d->od * d->oh * d->ow) * sizeof(float));
     }
     if (ok && d->pad) ok = dnnl_memory_set_data_handle(d->pad, sp) == dnnl_success;
     dnnl_exec_arg_t a[7];
@@ -426,7 +504,7 @@ static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *sc
         ok = dnnl_memory_set_data_handle(d->y_plain, y) == dnnl_success &&
              run_reorder(d->y_re, d->stream, d->dst, d->y_plain);
     if (ok) ok = dnnl_stream_wait(d->stream) == dnnl_success;
-    if (ok && d->act) fx_act_row(y, d->n * d->m * d->oh * d->ow, d->act, d->p0, d->p1); /* the plan's meaning */
+    if (ok && d->act) fx_act_row(y, d->n * d->m * d->od * d->oh * d->ow, d->act, d->p0, d->p1); /* the plan's meaning */
     return ok;
 }
 

@@ -107,6 +107,15 @@ typedef struct kern_rnn_act {
  * an unknown name, NNFX_ERR_SHAPE for a list of the wrong length. */
 nnfx_status kern_rnn_acts(const nnfx_node *n, int per, int dirs, kern_rnn_act *fn, nnfx_error *err);
 
+/* The compiled plan's LSTM and GRU kernels (rnn.c): kern_lstm / kern_gru
+ * with the gate math of the default activations on vector rows (within 8
+ * ulp per activation of the scalar meaning, fast_int.h); the same
+ * arguments, outputs and errors. */
+nnfx_status kern_lstm_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err);
+nnfx_status kern_gru_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err);
+
 /* Pad's source coordinate along a dim of size dim for output coordinate i
  * (shifted by the begin pad) in mode 0 constant, 1 reflect, 2 edge, 3
  * wrap: an index in [0, dim), or -1 for the constant value. */

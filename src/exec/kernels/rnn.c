@@ -8,7 +8,14 @@
  * the recurrence (H_{t-1} R^T) and a fused loop for the gate math, whose
  * definitions (nnfx_rt_gate, nnfx_rt_lstm_unit, nnfx_rt_gru_mix) are the
  * ones the C generator copies (src/codegen/runtime/nnfx_rt_rnn.h). Gate
- * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate. */
+ * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate.
+ *
+ * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same GEMMs,
+ * and where the node has the default activations (Sigmoid, Tanh), no clip,
+ * no peepholes and no input_forget, the gate math of a step as vector rows
+ * (fx_act_row's sigmoid and tanh, act_fast.c, within 8 ulp of the scalar
+ * meaning) instead of a scalar call per element; GRU's reset-gated
+ * recurrence (linear_before_reset 0) one matrix-vector product per row. */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +24,7 @@
 
 #include "codegen/runtime/nnfx_rt_rnn.h"
 #include "core/core_int.h"
+#include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
@@ -118,7 +126,46 @@ static void gru_row(const float *g, float *q, const float *rbh, const float *Rh,
     }
 }
 
-static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+/* lstm_row for the default activations without clip, peepholes or
+ * input_forget, on vector rows: q (this row's h R^T) becomes the gate
+ * values; tc is scratch [Hd]. */
+static void lstm_row_fast(const float *g, float *q, int64_t Hd, float *hb, float *cb, float *tc) {
+    for (int64_t j = 0; j < 4 * Hd; j++)
+        q[j] += g[j];
+    fx_act_row(q, 3 * Hd, FX_ACT_SIGMOID, 0, 0);
+    fx_act_row(q + 3 * Hd, Hd, FX_ACT_TANH, 0, 0);
+    for (int64_t j = 0; j < Hd; j++)
+        tc[j] = cb[j] = q[2 * Hd + j] * cb[j] + q[j] * q[3 * Hd + j];
+    fx_act_row(tc, Hd, FX_ACT_TANH, 0, 0);
+    for (int64_t j = 0; j < Hd; j++)
+        hb[j] = q[Hd + j] * tc[j];
+}
+
+/* gru_row for the default activations without clip, on vector rows (the
+ * reset-gated recurrence of linear_before_reset 0 as one sgemv); q becomes
+ * the gate values, rb is scratch [Hd]. */
+static void gru_row_fast(const float *g, float *q, const float *rbh, const float *Rh, int64_t Hd, bool lbr, float *hb,
+                         float *rb) {
+    for (int64_t j = 0; j < 2 * Hd; j++)
+        q[j] += g[j];
+    fx_act_row(q, 2 * Hd, FX_ACT_SIGMOID, 0, 0);
+    float *z = q, *r = q + Hd, *hh = q + 2 * Hd;
+    if (lbr) {
+        for (int64_t j = 0; j < Hd; j++)
+            hh[j] = g[2 * Hd + j] + r[j] * (hh[j] + (rbh ? rbh[j] : 0));
+    } else {
+        for (int64_t j = 0; j < Hd; j++)
+            rb[j] = r[j] * hb[j];
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)Hd, (int)Hd, 1.0f, Rh, (int)Hd, rb, 1, 0.0f, hh, 1);
+        for (int64_t j = 0; j < Hd; j++)
+            hh[j] += g[2 * Hd + j] + (rbh ? rbh[j] : 0);
+    }
+    fx_act_row(hh, Hd, FX_ACT_TANH, 0, 0);
+    for (int64_t j = 0; j < Hd; j++)
+        hb[j] = nnfx_rt_gru_mix(z[j], hh[j], hb[j]);
+}
+
+static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                            nnfx_tensor *const *out, nnfx_error *err) {
     static const char *names[8] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
     nnfx_status s;
@@ -156,6 +203,9 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
     float clip = (float)nnfx_node_attr_float(n, "clip", 0.0);
     bool lbr = nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
     bool coupled = nnfx_node_attr_int(n, "input_forget", 0) != 0;
+    bool vec = fast && kind != K_RNN && clip <= 0 && !coupled && !P;
+    for (int i = 0; vec && i < per * dirs; i++)
+        vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);
     int64_t GH = G * Hd;
     float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
@@ -201,6 +251,10 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
                 if (kind == K_RNN) {
                     for (int64_t j = 0; j < Hd; j++)
                         hb[j] = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]);
+                } else if (vec && kind == K_LSTM) {
+                    lstm_row_fast(g, hr + b * GH, Hd, hb, cb, rh + b * Hd);
+                } else if (vec) {
+                    gru_row_fast(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, lbr, hb, rh + b * Hd);
                 } else if (kind == K_LSTM) {
                     lstm_row(g, q, Pd, Hd, clip, coupled, acts, hb, cb);
                 } else {
@@ -227,15 +281,25 @@ static nnfx_status rnn_run(rnn_kind kind, const nnfx_node *n, int nin, nnfx_tens
 
 nnfx_status kern_rnn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
-    return rnn_run(K_RNN, n, nin, in, nout, out, err);
+    return rnn_run(K_RNN, false, n, nin, in, nout, out, err);
 }
 
 nnfx_status kern_gru(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
-    return rnn_run(K_GRU, n, nin, in, nout, out, err);
+    return rnn_run(K_GRU, false, n, nin, in, nout, out, err);
+}
+
+nnfx_status kern_gru_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err) {
+    return rnn_run(K_GRU, true, n, nin, in, nout, out, err);
 }
 
 nnfx_status kern_lstm(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
-    return rnn_run(K_LSTM, n, nin, in, nout, out, err);
+    return rnn_run(K_LSTM, false, n, nin, in, nout, out, err);
+}
+
+nnfx_status kern_lstm_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    return rnn_run(K_LSTM, true, n, nin, in, nout, out, err);
 }

@@ -1,0 +1,100 @@
+#!/bin/sh
+# run_families.sh — nnfx vs ONNX Runtime on model families beyond the
+# classifiers: r3d_18 (3-D convs), an LSTM keyword spotter, a GRU, espcn
+# (super-resolution) and a small U-Net (ConvTranspose), exported by
+# bench/export_families.py (torch + torchvision only: Debian
+# python3-torchvision). One thread, batch 1; the engines alternate ROUNDS
+# times per family (a burst of load on a shared machine hits one round, not
+# one engine); each round times RUNS runs after a warm-up; the table gives
+# the median over rounds of each engine's median and the median of the
+# per-round ratios (nnfx / ORT: below 1 nnfx is faster). Before timing, each
+# nnfx output is compared to PyTorch's (max abs difference printed).
+#
+# Usage: bench/run_families.sh [RUNS]            (from the repository root)
+#        FAMILIES="kws_lstm gru" ROUNDS=5 bench/run_families.sh
+#        BASE=../old/build/nnfx bench/run_families.sh   (also times another
+#        nnfx build in the same rounds: a before/after table)
+# Needs: a build in build/; /usr/bin/python3 with torch + torchvision to
+# export (once, into bench/models/families); node and onnxruntime-node in
+# bench/node_modules or tests/ort/node_modules (else ORT is skipped).
+# The header gives the host's AVX-512 flags and its load (uptime).
+set -eu
+cd "$(dirname "$0")/.."
+RUNS=${1:-20}
+ROUNDS=${ROUNDS:-5}
+FAMILIES=${FAMILIES:-"r3d_18 kws_lstm gru espcn unet"}
+OUT=${OUT:-bench/models/families}
+NNFX=build/nnfx
+BASE=${BASE:-}
+PY=/usr/bin/python3
+E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
+
+[ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
+for f in $FAMILIES; do
+  [ -f "$OUT/$f.onnx" ] && continue
+  $PY -c 'import torch, torchvision' 2>/dev/null || { echo "no $OUT/$f.onnx and no torch/torchvision to export it" >&2; exit 1; }
+  $PY bench/export_families.py "$OUT" $FAMILIES 2>/dev/null >&2
+done
+ORTJS=""
+if command -v node >/dev/null 2>&1; then
+  if [ -d bench/node_modules/onnxruntime-node ]; then ORTJS=bench/ort_bench.js
+  elif [ -d tests/ort/node_modules/onnxruntime-node ]; then
+    # ort_bench.js loads onnxruntime-node next to itself: run a copy there
+    ORTJS=tests/ort/.ort_bench.js
+    cp bench/ort_bench.js "$ORTJS"
+    trap 'rm -f tests/ort/.ort_bench.js' EXIT INT TERM
+  fi
+fi
+echo "# CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) logical cores"
+echo "# AVX-512: $(grep -o 'avx512[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+echo "# load before: $(uptime)"
+[ -n "$ORTJS" ] || echo "# ONNX Runtime skipped: node or onnxruntime-node missing"
+med() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+ms() { sed -n 's/.*"median_ms": *\([0-9.eE+-]*\).*/\1/p'; }
+if [ -n "$BASE" ]; then
+  printf '| family | nnfx ms | ORT ms | nnfx/ORT | base ms | base/ORT | max abs diff vs PyTorch |\n'
+  printf '|---|---|---|---|---|---|---|\n'
+else
+  printf '| family | nnfx ms | ORT ms | nnfx/ORT | max abs diff vs PyTorch |\n|---|---|---|---|---|\n'
+fi
+for f in $FAMILIES; do
+  m="$OUT/$f.onnx" x="$OUT/${f}_in.npy"
+  diff=$($PY - "$NNFX" "$m" "$x" "$OUT/${f}_ref.npy" <<'PYEOF' 2>/dev/null || echo "?"
+import os, subprocess, sys, tempfile
+import numpy as np
+nnfx, m, x, ref = sys.argv[1:]
+d = tempfile.mkdtemp()
+subprocess.run([nnfx, "run", m, "--input", x, "--output-dir", d, "--quiet"], check=True)
+y = np.load(os.path.join(d, sorted(os.listdir(d))[0]))
+print("%.2e" % np.abs(y - np.load(ref)).max())
+PYEOF
+)
+  a="" b="" r="" c="" q=""
+  for round in $(seq "$ROUNDS"); do
+    ta=$($E $NNFX run "$m" --input "$x" --bench "$RUNS" --threads 1 --quiet | ms)
+    a="$a $ta"
+    if [ -n "$ORTJS" ]; then
+      tb=$($E node "$ORTJS" "$m" "$x" "$RUNS" 1 | ms)
+      b="$b $tb"
+      r="$r $(awk -v a="$ta" -v b="$tb" 'BEGIN {printf "%.3f", a / b}')"
+    fi
+    if [ -n "$BASE" ]; then
+      tc=$($E "$BASE" run "$m" --input "$x" --bench "$RUNS" --threads 1 --quiet | ms)
+      c="$c $tc"
+      [ -n "$ORTJS" ] && q="$q $(awk -v a="$tc" -v b="$tb" 'BEGIN {printf "%.3f", a / b}')"
+    fi
+  done
+  ma=$(echo $a | tr ' ' '\n' | med)
+  mb=$(echo $b | tr ' ' '\n' | med)
+  mr=$(echo $r | tr ' ' '\n' | med)
+  if [ -n "$BASE" ]; then
+    mc=$(echo $c | tr ' ' '\n' | med)
+    mq=$(echo $q | tr ' ' '\n' | med)
+    printf "| %s | %.3f | %s | %s | %.3f | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" \
+      "${r:+${mr}x}" "$mc" "${q:+${mq}x}" "$diff"
+  else
+    printf "| %s | %.3f | %s | %s | %s |\n" "$f" "$ma" "$(test -n "$b" && printf %.3f "$mb")" "${r:+${mr}x}" "$diff"
+  fi
+done
+echo "# load after: $(uptime)"
+exit 0
