@@ -16,6 +16,10 @@ PKGS+=(libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 PKGS+=(python3-yaml)
 # the HTML reports in a real browser (tests labelled browser: headless Chromium)
 PKGS+=(chromium)
+# PyTorch as the reference: tests export models at test time and compare with
+# it (codegen's loop cases, the Python package's torch.fx comparisons);
+# torchvision and scipy for the slow real-model tests and the fixture scripts
+PKGS+=(python3-torch python3-torchvision python3-scipy)
 command -v npm >/dev/null || PKGS+=(nodejs npm)
 # one apt pass with the runtime set (tools/install-deps-runtime.sh does the installing)
 "$(dirname "$0")/install-deps-runtime.sh" --build "${PKGS[@]}"
