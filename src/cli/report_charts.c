@@ -86,15 +86,6 @@ typedef struct chart_rows {
     int nowned;
 } chart_rows;
 
-static bool rows_alloc(chart_rows *r, int n) {
-    memset(r, 0, sizeof *r);
-    r->c.value = calloc((size_t)n + 1, sizeof(double));
-    r->c.label = calloc((size_t)n + 1, sizeof(char *));
-    r->c.text = calloc((size_t)n + 1, sizeof(char *));
-    r->owned = calloc((size_t)n + 1, sizeof(char *));
-    return r->c.value && r->c.label && r->c.text && r->owned;
-}
-
 static void rows_free(chart_rows *r) {
     for (int i = 0; i < r->nowned; i++)
         free(r->owned[i]);
@@ -102,6 +93,20 @@ static void rows_free(chart_rows *r) {
     free(r->c.value);
     free((void *)r->c.label);
     free((void *)r->c.text);
+    memset(r, 0, sizeof *r); /* safe to free again */
+}
+
+/* Allocates room for n rows (and one more); false, with nothing kept, when
+ * out of memory. */
+static bool rows_alloc(chart_rows *r, int n) {
+    memset(r, 0, sizeof *r);
+    r->c.value = calloc((size_t)n + 1, sizeof(double));
+    r->c.label = calloc((size_t)n + 1, sizeof(char *));
+    r->c.text = calloc((size_t)n + 1, sizeof(char *));
+    r->owned = calloc((size_t)n + 1, sizeof(char *));
+    if (r->c.value && r->c.label && r->c.text && r->owned) return true;
+    rows_free(r); /* a partial allocation: nothing is kept */
+    return false;
 }
 
 static int by_desc(const void *x, const void *y) {
