@@ -198,7 +198,8 @@ def pushed_ok(f, indir):
     cfg = f.blobs.get(m.get("config", {}).get("digest"))
     if cfg is None:
         problems.append("the config blob is missing")
-    elif PUSHED and json.loads(cfg) != json.loads(PUSHED["blobs"][json.loads(PUSHED["manifests"]["v1"])["config"]["digest"]]):
+    elif PUSHED and json.loads(cfg) != json.loads(
+            PUSHED["blobs"][json.loads(PUSHED["manifests"]["v1"])["config"]["digest"]]):
         # the config (nnfx's analysis and provenance) as the clean push wrote it, not one cut short
         problems.append("the config differs from a clean push's: %s" % cfg[:300])
     return problems
