@@ -515,6 +515,9 @@ nnfx_status cli_analyze_graph(const nnfx_graph *g, const char *model, cli_analys
         if (!gm) nnfx_graph_free(copy);
         if (gm) an->peak_activation_bytes = nnfx_gm_peak_activation_bytes(gm, &perr);
         nnfx_gm_free(gm);
+        /* -1 means "cannot be computed for this graph", never "ran out of
+         * memory": that would publish a wrong figure with exit 0 */
+        if (an->peak_activation_bytes < 0 && perr.status == NNFX_ERR_NOMEM) goto oom;
     }
 
     graph_index gi = {0};

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/analysis.h"
+#include "core/core_int.h"
 #include "io/onnx_int.h"
 #include "publish/publish.h"
 
@@ -193,12 +194,15 @@ static int net_finish(const char *cmd, net_opts *n) {
     return CLI_EXIT_OK;
 }
 
-/* Appends raw JSON if text parses as JSON, else text as a JSON string. */
+/* Appends raw JSON if text parses as JSON, else text as a JSON string (b
+ * fails as out of memory when the parse ran out of it). */
 static void json_raw_or_str(sbuf *b, const char *text) {
     nnfx_error e = {0};
     pub_json *j = pub_json_parse(text, strlen(text), &e);
     if (j)
         sb_printf(b, "%s", text);
+    else if (e.status == NNFX_ERR_NOMEM)
+        b->oom = true; /* not "it is no JSON": the config would say otherwise */
     else
         cli_json_str(b, text);
     pub_json_free(j);
@@ -389,8 +393,13 @@ int cli_push(int argc, char **argv) {
     if (!ext) {
         size_t len = strlen(model) + 6;
         ext_auto = malloc(len);
-        if (ext_auto) snprintf(ext_auto, len, "%s.data", model);
-        if (ext_auto && access(ext_auto, R_OK) == 0) ext = ext_auto;
+        if (!ext_auto) { /* without the name, MODEL.data would silently stay behind */
+            cli_error("push", "out of memory");
+            rc = CLI_EXIT_BAD_INPUT;
+            goto out;
+        }
+        snprintf(ext_auto, len, "%s.data", model);
+        if (access(ext_auto, R_OK) == 0) ext = ext_auto;
     }
     if (ext) {
         db.path = ext;
@@ -407,7 +416,10 @@ int cli_push(int argc, char **argv) {
     }
     cb.data = config;
     cb.size = strlen(config);
-    pub_blob_prepare(&cb, &err);
+    if (pub_blob_prepare(&cb, &err)) { /* out of memory: no digest for the config */
+        rc = cli_fail("push", model, &err);
+        goto out;
+    }
 
     manifest = manifest_json(&cb, &mb, &db, title, ext, nann, ann, modelpack);
     if (!manifest) {
@@ -518,7 +530,8 @@ int cli_pull(int argc, char **argv) {
         }
         ntmp = i + 1;
         nnfx_status st = pub_pull_blob(c, l->digest, l->size, f, &err);
-        if (fclose(f) != 0 && !st)
+        bool close_failed = core_io_fails(); /* fault injection (tests only); f is closed all the same */
+        if ((fclose(f) != 0 || close_failed) && !st)
             st = nnfx_error_set(&err, NNFX_ERR_IO, "%s: write failed: %s", tmps[i], strerror(errno));
         if (st) goto fail;
     }

@@ -134,8 +134,9 @@ void core_files_abort_staged(void);
  * file's own; false when neither exists. */
 bool core_file_size_staged(const char *path, uint64_t *size);
 
-/* Test-only fault injection on file operations (open, mkstemp, write,
- * fsync, close, rename, link, mkdir, mmap): from now on the k-th one fails
+/* Test-only fault injection on file operations (open, mkstemp, read (of a
+ * file push uploads), write, fsync, close, rename, link, mkdir, mmap; the
+ * library's, the command's and push/pull's): from now on the k-th one fails
  * with EIO (k >= 1; 0: none); resets the count. Not in the public header:
  * only a test entry point calls it. */
 void core_io_fail_at(long k);

@@ -14,7 +14,9 @@ typedef struct jp {
 } jp;
 
 static pub_json *fail(jp *p, const char *what) {
-    if (!p->failed) nnfx_error_set(p->err, NNFX_ERR_PARSE, "JSON: %s at byte %zu", what, p->i);
+    if (!p->failed)
+        nnfx_error_set(p->err, strcmp(what, "out of memory") == 0 ? NNFX_ERR_NOMEM : NNFX_ERR_PARSE,
+                       "JSON: %s at byte %zu", what, p->i);
     p->failed = true;
     return NULL;
 }

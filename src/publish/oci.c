@@ -42,6 +42,7 @@
 
 #include <curl/curl.h>
 
+#include "core/core_int.h"
 #include "core/sbuf.h"
 #include "publish/publish.h"
 
@@ -449,6 +450,7 @@ static nnfx_status docker_config_creds(pub_client *c, nnfx_error *err) {
     nnfx_error e = {0};
     pub_json *j = pub_json_parse(text, len, &e);
     secret_free(text);
+    if (!j && e.status == NNFX_ERR_NOMEM) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     if (!j) {
         fprintf(stderr, "nnfx: warning: %s: not valid JSON (%s); no credentials read from it\n", path, e.msg);
         return NNFX_OK;
@@ -515,6 +517,8 @@ typedef struct http_resp {
     uint64_t sink_limit; /* most bytes the sink takes                  */
     bool sink_failed;    /* a write to sink failed                     */
     bool over;           /* more bytes came than a limit allows        */
+    bool oom;            /* body could not grow (out of memory)        */
+    int read_errno;      /* reading the file to upload failed (errno)  */
     bool header_long;    /* a header this client reads did not fit     */
     char url[4096];      /* the URL that answered (after redirects)    */
     char location[4096];
@@ -533,7 +537,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
             r->over = true;
             return 0;
         }
-        if (fwrite(p, 1, len, r->sink) != len) {
+        if (core_io_fails() || fwrite(p, 1, len, r->sink) != len) {
             r->sink_failed = true;
             return 0;
         }
@@ -547,6 +551,10 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
         return 0;
     }
     sb_append(&r->body, p, len);
+    if (r->body.oom) { /* a cut body would be read as the registry's answer */
+        r->oom = true;
+        return 0;
+    }
     return len;
 }
 
@@ -610,8 +618,15 @@ static size_t on_read(char *p, size_t size, size_t n, void *ud) {
     if (want > left) want = (size_t)left;
     if (!want) return 0;
     if (q->file) {
+        if (core_io_fails()) {
+            r->read_errno = EIO;
+            return CURL_READFUNC_ABORT;
+        }
         size_t got = fread(p, 1, want, q->file);
-        if (got != want) return CURL_READFUNC_ABORT;
+        if (got != want) { /* an error, or the file got shorter since its digest was taken */
+            r->read_errno = ferror(q->file) && errno ? errno : -1;
+            return CURL_READFUNC_ABORT;
+        }
     } else {
         memcpy(p, (const char *)q->data + r->sent, want);
     }
@@ -680,7 +695,9 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
         r->sent = 0;
         r->rq = q;
         r->body.len = 0;
-        r->over = r->sink_failed = r->header_long = false;
+        r->body.oom = false; /* its buffer, if any, is still whole */
+        r->over = r->sink_failed = r->header_long = r->oom = false;
+        r->read_errno = 0;
         r->location[0] = r->www_auth[0] = r->digest[0] = '\0';
         double left = c->deadline - now_s();
         if (left <= 0)
@@ -750,6 +767,10 @@ static nnfx_status http_once(pub_client *c, const http_req *q, http_resp *r, nnf
         CURLcode rc = curl_easy_perform(h);
         curl_slist_free_all(hd);
         if (c->o.verbose) fprintf(stderr, "nnfx: %s %s -> %ld\n", q->method, SHOW(c, r->url, shown), r->status);
+        if (r->oom) return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        if (r->read_errno) /* a local failure, not the registry's */
+            return nnfx_error_set(err, NNFX_ERR_IO, "reading the file to upload failed: %s",
+                                  r->read_errno > 0 ? strerror(r->read_errno) : "it ended early (changed meanwhile?)");
         if (rc == CURLE_FILESIZE_EXCEEDED) r->over = true;
         if (r->over) {
             uint64_t lim = r->sink && r->status / 100 == 2 ? r->sink_limit : r->body_limit ? r->body_limit : MAX_BODY;
@@ -874,7 +895,9 @@ static nnfx_status authenticate(pub_client *c, const char *challenge, nnfx_error
         pub_json *j = pub_json_parse(r.body.s ? r.body.s : "", r.body.len, &e);
         const char *tok = pub_json_str(j, "token");
         if (!tok) tok = pub_json_str(j, "access_token");
-        if (!tok || !*tok) {
+        if (!j && e.status == NNFX_ERR_NOMEM) {
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+        } else if (!tok || !*tok) {
             st = nnfx_error_set(err, NNFX_ERR_PARSE, "registry %s: the token endpoint answered no token", c->ref.host);
         } else if (!pub_header_safe(tok, false) || strlen(tok) > 16384) {
             st = nnfx_error_set(err, NNFX_ERR_PARSE,
@@ -1020,7 +1043,7 @@ nnfx_status pub_blob_prepare(pub_blob *b, nnfx_error *err) {
     char hex[PUB_SHA256_HEX];
     if (b->path) {
         /* a FIFO or device would block or never end: regular files only */
-        int fd = open(b->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        int fd = core_io_fails() ? -1 : open(b->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         bool reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         int e = errno;
@@ -1048,7 +1071,7 @@ nnfx_status pub_push_blob(pub_client *c, const pub_blob *b, nnfx_error *err) {
     if (r.status == 200) goto out; /* already there */
 
     FILE *f = NULL;
-    if (b->path && !(f = fopen(b->path, "rb"))) {
+    if (b->path && (core_io_fails() || !(f = fopen(b->path, "rb")))) {
         st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", b->path, strerror(errno));
         goto out;
     }
@@ -1178,7 +1201,7 @@ nnfx_status pub_pull_blob(pub_client *c, const char *digest, uint64_t size, FILE
     if (!st && strcmp(hex, digest + 7) != 0)
         st = nnfx_error_set(err, NNFX_ERR_PARSE, "blob %s: the downloaded bytes hash to sha256:%s (corrupt or altered)",
                             digest, hex);
-    if (!st && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+    if (!st && (core_io_fails() || fflush(f) != 0 || core_io_fails() || fsync(fileno(f)) != 0))
         st = nnfx_error_set(err, NNFX_ERR_IO, "blob %s: writing the download failed: %s", digest, strerror(errno));
     free(sb_finish(&r.body));
     return st;

@@ -8,6 +8,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/core_int.h"
 #include "publish/publish.h"
 
 struct pub_sha256 {
@@ -51,7 +52,7 @@ bool pub_sha256_buf(const void *data, size_t n, char hex[PUB_SHA256_HEX]) {
 }
 
 nnfx_status pub_sha256_file(const char *path, char hex[PUB_SHA256_HEX], uint64_t *size, nnfx_error *err) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = core_io_fails() ? NULL : fopen(path, "rb");
     if (!f) return nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     pub_sha256 *h = pub_sha256_new();
     unsigned char *buf = malloc(1 << 20);
@@ -63,15 +64,17 @@ nnfx_status pub_sha256_file(const char *path, char hex[PUB_SHA256_HEX], uint64_t
     }
     uint64_t total = 0;
     size_t got;
-    while ((got = fread(buf, 1, 1 << 20, f)) > 0) {
+    bool bad = false;
+    while (!(bad = core_io_fails()) && (got = fread(buf, 1, 1 << 20, f)) > 0) {
         pub_sha256_update(h, buf, got);
         total += got;
     }
-    bool bad = ferror(f) != 0;
+    bad = bad || ferror(f) != 0;
+    int e = errno ? errno : EIO;
     fclose(f);
     free(buf);
     pub_sha256_final(h, hex);
-    if (bad) return nnfx_error_set(err, NNFX_ERR_IO, "%s: read failed", path);
+    if (bad) return nnfx_error_set(err, NNFX_ERR_IO, "%s: read failed: %s", path, strerror(e));
     if (!hex[0]) return nnfx_error_set(err, NNFX_ERR_IO, "%s: SHA-256 failed", path);
     if (size) *size = total;
     return NNFX_OK;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/core_int.h"
 #include "publish/publish.h"
 
 #define SLOTS 48 /* a pull's temporaries and backups (PUB_MAX_PULL_LAYERS each) */
@@ -82,7 +83,7 @@ int pub_temp_create(const char *target, char *tmp, size_t cap) {
     }
     sigset_t old;
     block_signals(&old);
-    int fd = mkstemp(tmp);
+    int fd = core_io_fails() ? -1 : mkstemp(tmp);
     if (fd >= 0 && !slot_add(tmp)) {
         close(fd);
         unlink(tmp);
@@ -103,7 +104,7 @@ static bool backup_of(const char *target, char *out, size_t cap) {
     for (int k = 0; k < 100; k++) {
         int n = snprintf(out, cap, "%s.nnfx-bak-%ld-%d", target, (long)getpid(), k);
         if (n < 0 || (size_t)n >= cap) return false;
-        if (link(target, out) == 0) return true;
+        if (!core_io_fails() && link(target, out) == 0) return true;
         if (errno != EEXIST) return false;
     }
     return false;
@@ -132,7 +133,7 @@ nnfx_status pub_commit_all(char *const *tmps, const char *const *targets, int n,
         }
     }
     while (!st && done < n) {
-        if (rename(tmps[done], targets[done]) != 0)
+        if (core_io_fails() || rename(tmps[done], targets[done]) != 0)
             st = nnfx_error_set(err, NNFX_ERR_IO, "%s: cannot rename into place: %s", targets[done], strerror(errno));
         else
             done++;

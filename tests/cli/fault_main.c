@@ -2,8 +2,8 @@
  * whole-workflow sweep (tests/cli/fault_sweep.py). The shipped nnfx binary
  * never reads these variables: only this test entry point does.
  *   NNFX_FAULT_ALLOC=k   the k-th heap allocation (library and command) fails
- *   NNFX_FAULT_IO=k      the k-th file operation (open, mkstemp, write, fsync,
- *                        close, rename, link, mkdir, mmap) fails with EIO
+ *   NNFX_FAULT_IO=k      the k-th file operation (open, mkstemp, read, write,
+ *                        fsync, close, rename, link, mkdir, mmap) fails with EIO
  *   NNFX_FAULT_COUNTS=F  at exit, writes "ALLOCATIONS FILE_OPERATIONS" to F
  * It is src/cli/main.c with its main renamed, called after arming. */
 #include <stdio.h>

@@ -262,7 +262,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.reply(202, b"", {"Location": "%s/v2/%s/blobs/uploads/%s" %
                                              (self.base(f.upload_to), repo, uid),
                                              "Range": "0-%d" % (len(f.uploads[uid]) - 1)})
-            d = re.search(r"digest=([^&]+)", self.path).group(1).replace("%3A", ":")
+            m = re.search(r"digest=([^&]+)", self.path)
+            d = m.group(1).replace("%3A", ":") if m else None
             if digest_of(f.uploads[uid]) != d:
                 return self.reply(400, b'{"errors":[{"code":"DIGEST_INVALID"}]}')
             f.blobs[d] = f.uploads.pop(uid)
