@@ -12,6 +12,7 @@
 #define NNFX_RT_INT8_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "nnfx_rt_qfixed.h"
 #include "nnfx_rt_scalar.h"
@@ -191,6 +192,127 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                         }
                     for (i = 0; i < mb; i++)
                         nnfx_rt_qstore_row(op, m + i, acc[i], nw, res, y, (((long)n * M + m + i) * OH + oh) * OW + ow0);
+                }
+        }
+}
+/* @end */
+
+/* @rt qpw needs:q8 */
+/* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
+ * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
+ * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
+ * residual). The zero point is folded out of the inner loop: sum w*(x-zx) =
+ * sum w*x - zx*sum w, exact in int32 for C <= 4096 (the generator's limit).
+ * A pass computes 2 output channels x 2 pixels in registers; under
+ * __ARM_FEATURE_DSP four channels at a time with SMLAD (two 16-bit MACs an
+ * instruction: x pairs (c, c+2) and (c+1, c+3) of a pixel made by SXTB16,
+ * as the weights' word), elsewhere in portable C. */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+/* a00 += the products of channels c0 <= c < C of pixels x0[0] (a00, a10) and
+ * x0[1] (a01, a11) with rows w0 (a0*) and w1 (a1*); x0 points at channel c0,
+ * rows P apart. */
+#define NNFX_RT_QPW_TAIL(c0)                                                                                           \
+    for (c = (c0), xc = x0 + (long)(c0)*P; c < C; c++, xc += P) {                                                      \
+        const int32_t v0 = xc[0], v1 = xc[np - 1], q0 = w0[c], q1 = w1[c];                                             \
+        a00 += v0 * q0, a01 += v1 * q0, a10 += v0 * q1, a11 += v1 * q1;                                                \
+    }
+static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, long N, int C, int M, long P) {
+    const int32_t zp = op->x_zp;
+    long n, p;
+    int m, c;
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m += 2) {
+            const int8_t *w0 = w + (long)m * C, *w1 = m + 1 < M ? w0 + C : w0;
+            int32_t s0 = 0, s1 = 0;
+            for (c = 0; c < C; c++)
+                s0 += w0[c], s1 += w1[c];
+            s0 *= -zp, s1 *= -zp;
+            for (p = 0; p < P; p += 2) {
+                const int np = P - p < 2 ? 1 : 2;
+                const int8_t *x0 = (const int8_t *)x + n * C * P + p, *xc;
+                int32_t a00 = s0, a01 = s0, a10 = s1, a11 = s1, r[2];
+#if defined(__ARM_FEATURE_DSP)
+                if (np == 2) {
+                    const long P2 = 2 * P, P3 = 3 * P;
+                    for (c = 0, xc = x0; c + 3 < C; c += 4, xc += 4 * P) {
+                        uint16_t h0, h1, h2, h3;
+                        uint32_t u0, u1, xv02, xv13;
+                        int32_t xa, xd, wa0, wb0, wa1, wb1;
+                        memcpy(&u0, w0 + c, 4), memcpy(&u1, w1 + c, 4);
+                        wa0 = __sxtb16(u0), wb0 = __sxtb16(u0 >> 8), wa1 = __sxtb16(u1), wb1 = __sxtb16(u1 >> 8);
+                        memcpy(&h0, xc, 2), memcpy(&h2, xc + P2, 2);
+                        xv02 = h0 | (uint32_t)h2 << 16; /* x[c][0..1], x[c+2][0..1] */
+                        memcpy(&h1, xc + P, 2), memcpy(&h3, xc + P3, 2);
+                        xv13 = h1 | (uint32_t)h3 << 16;
+                        xa = __sxtb16(xv02), xd = __sxtb16(xv13); /* pixel 0: (c, c+2), (c+1, c+3) */
+                        a00 = __smlad(xa, wa0, a00), a00 = __smlad(xd, wb0, a00);
+                        a10 = __smlad(xa, wa1, a10), a10 = __smlad(xd, wb1, a10);
+                        xa = __sxtb16(xv02 >> 8), xd = __sxtb16(xv13 >> 8); /* pixel 1 */
+                        a01 = __smlad(xa, wa0, a01), a01 = __smlad(xd, wb0, a01);
+                        a11 = __smlad(xa, wa1, a11), a11 = __smlad(xd, wb1, a11);
+                    }
+                    NNFX_RT_QPW_TAIL(c)
+                } else
+#endif
+                    NNFX_RT_QPW_TAIL(0)
+                r[0] = a00, r[1] = a01;
+                nnfx_rt_qstore_row(op, m, r, np, 0, y, (n * M + m) * P + p);
+                if (m + 1 < M) {
+                    r[0] = a10, r[1] = a11;
+                    nnfx_rt_qstore_row(op, m + 1, r, np, 0, y, (n * M + m + 1) * P + p);
+                }
+            }
+        }
+}
+/* @end */
+
+/* @rt qdw3 needs:q8 */
+/* int8 3x3 depthwise convolution (group = C = M, dilation 1, any stride and
+ * padding), the fast form of nnfx_rt_qconv for that case, same bytes: g as
+ * nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [C,1,3,3], y int8 by
+ * the epilogue (no residual). Up to 16 outputs of a row at a time, a kernel
+ * row at a time (rows in the padding skipped): the columns whose three taps
+ * lie inside the input with no bounds checks and the zero point folded out
+ * (sum w*x - zx*sum w, exact), the border columns tap by tap. */
+static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
+              PW = g[12];
+    const int32_t zp = op->x_zp;
+    /* the interior columns: 0 <= j * SW - PW and j * SW - PW + 2 < W */
+    const int jlo0 = (PW + SW - 1) / SW, jhi0 = W - 3 + PW < 0 ? 0 : (W - 3 + PW) / SW + 1;
+    int n, ch, oh, ow0, j, kh, kw;
+    for (n = 0; n < N; n++)
+        for (ch = 0; ch < C; ch++) {
+            const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
+            for (oh = 0; oh < OH; oh++)
+                for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                    const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                    int jlo = jlo0 - ow0, jhi = jhi0 - ow0;
+                    int32_t r[16];
+                    jlo = jlo < 0 ? 0 : jlo > cnt ? cnt : jlo;
+                    jhi = jhi < jlo ? jlo : jhi > cnt ? cnt : jhi;
+                    for (j = 0; j < cnt; j++)
+                        r[j] = 0;
+                    for (kh = 0; kh < 3; kh++) {
+                        const int ih = oh * SH - PH + kh;
+                        const int8_t *q = k + kh * 3, *row, *p;
+                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], rb = -zp * (q0 + q1 + q2);
+                        if (ih < 0 || ih >= H) continue;
+                        row = xp + (long)ih * W;
+                        for (j = jlo, p = row + (long)(ow0 + jlo) * SW - PW; j < jhi; j++, p += SW)
+                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + rb;
+                        for (j = 0; j < cnt; j++) { /* the border columns */
+                            if (j == jlo && jhi > jlo) j = jhi;
+                            if (j >= cnt) break;
+                            for (kw = 0; kw < 3; kw++) {
+                                const int iw = (ow0 + j) * SW - PW + kw;
+                                if (iw >= 0 && iw < W) r[j] += (row[iw] - zp) * q[kw];
+                            }
+                        }
+                    }
+                    nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                 }
         }
 }
