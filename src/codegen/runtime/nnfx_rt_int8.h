@@ -201,27 +201,88 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
 /* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
  * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
  * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
- * residual). The zero point is folded out of the inner loop: sum w*(x-zx) =
- * sum w*x - zx*sum w, exact in int32 for C <= 4096 (the generator's limit).
- * A pass computes 2 output channels x 2 pixels in registers; under
- * __ARM_FEATURE_DSP four channels at a time with SMLAD (two 16-bit MACs an
- * instruction: x pairs (c, c+2) and (c+1, c+3) of a pixel made by SXTB16,
- * as the weights' word), elsewhere in portable C. */
+ * residual). Portable C: a pass computes 2 output channels x 2 pixels in
+ * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
+ * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
+ * Under __ARM_FEATURE_DSP, for C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
+#define NNFX_RT_QPW_CPACK 128
+/* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
+#define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
+/* nnfx_rt_qpw with the Arm DSP extension, C <= NNFX_RT_QPW_CPACK: for each
+ * 4 pixels the input minus its zero point is packed once (SXTB16, SSUB16)
+ * as 16-bit pairs of channels (c, c+2) and (c+1, c+3), the order SXTB16
+ * gives a word of four weights; then each output channel takes four
+ * channels of the 4 pixels with eight SMLADs (two 16-bit MACs an
+ * instruction; x - zx in [-255, 255], exact). The last P % 4 pixels one by
+ * one in portable C. Stack: 8 * NNFX_RT_QPW_CPACK bytes. */
+static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
+                            long P) {
+    const int32_t zp = op->x_zp;
+    const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
+    const int C4 = C & ~3;
+    int32_t xq[2 * NNFX_RT_QPW_CPACK], r[4];
+    long n, p;
+    int m, c, k;
+    for (n = 0; n < N; n++)
+        for (p = 0; p < P; p += 4) {
+            const int8_t *x0 = x + n * C * P + p, *xc;
+            if (P - p < 4) { /* the last pixels */
+                for (k = 0; k < P - p; k++)
+                    for (m = 0; m < M; m++) {
+                        int32_t a = 0;
+                        for (c = 0, xc = x0 + k; c < C; c++, xc += P)
+                            a += (xc[0] - zp) * w[(long)m * C + c];
+                        nnfx_rt_qstore_row(op, m, &a, 1, 0, y, (n * M + m) * P + p + k);
+                    }
+                break;
+            }
+            for (c = 0, xc = x0; c < C4; c += 4, xc += 4 * P)
+                for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
+                    uint16_t h0, h1, h2, h3;
+                    uint32_t v02, v13;
+                    int32_t *o = xq + 2 * c + 2 * k;
+                    memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
+                    memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
+                    v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
+                    o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
+                    o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz), o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
+                }
+            for (m = 0; m < M; m++) {
+                const int8_t *w0 = w + (long)m * C;
+                const int32_t *q = xq;
+                int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                for (c = 0; c < C4; c += 4, q += 8) {
+                    uint32_t u;
+                    int32_t wa, wb;
+                    memcpy(&u, w0 + c, 4);
+                    wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
+                    a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
+                    a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
+                    a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
+                    a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
+                }
+                for (xc = x0 + (long)c * P; c < C; c++, xc += P) {
+                    const int32_t q0 = w0[c];
+                    a0 += (xc[0] - zp) * q0, a1 += (xc[1] - zp) * q0, a2 += (xc[2] - zp) * q0, a3 += (xc[3] - zp) * q0;
+                }
+                r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+                nnfx_rt_qstore_row(op, m, r, 4, 0, y, (n * M + m) * P + p);
+            }
+        }
+}
 #endif
-/* a00 += the products of channels c0 <= c < C of pixels x0[0] (a00, a10) and
- * x0[1] (a01, a11) with rows w0 (a0*) and w1 (a1*); x0 points at channel c0,
- * rows P apart. */
-#define NNFX_RT_QPW_TAIL(c0)                                                                                           \
-    for (c = (c0), xc = x0 + (long)(c0)*P; c < C; c++, xc += P) {                                                      \
-        const int32_t v0 = xc[0], v1 = xc[np - 1], q0 = w0[c], q1 = w1[c];                                             \
-        a00 += v0 * q0, a01 += v1 * q0, a10 += v0 * q1, a11 += v1 * q1;                                                \
-    }
 static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, long N, int C, int M, long P) {
     const int32_t zp = op->x_zp;
     long n, p;
     int m, c;
+#if defined(__ARM_FEATURE_DSP)
+    if (C <= NNFX_RT_QPW_CPACK) {
+        nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
+        return;
+    }
+#endif
     for (n = 0; n < N; n++)
         for (m = 0; m < M; m += 2) {
             const int8_t *w0 = w + (long)m * C, *w1 = m + 1 < M ? w0 + C : w0;
@@ -233,30 +294,10 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
                 const int np = P - p < 2 ? 1 : 2;
                 const int8_t *x0 = (const int8_t *)x + n * C * P + p, *xc;
                 int32_t a00 = s0, a01 = s0, a10 = s1, a11 = s1, r[2];
-#if defined(__ARM_FEATURE_DSP)
-                if (np == 2) {
-                    const long P2 = 2 * P, P3 = 3 * P;
-                    for (c = 0, xc = x0; c + 3 < C; c += 4, xc += 4 * P) {
-                        uint16_t h0, h1, h2, h3;
-                        uint32_t u0, u1, xv02, xv13;
-                        int32_t xa, xd, wa0, wb0, wa1, wb1;
-                        memcpy(&u0, w0 + c, 4), memcpy(&u1, w1 + c, 4);
-                        wa0 = __sxtb16(u0), wb0 = __sxtb16(u0 >> 8), wa1 = __sxtb16(u1), wb1 = __sxtb16(u1 >> 8);
-                        memcpy(&h0, xc, 2), memcpy(&h2, xc + P2, 2);
-                        xv02 = h0 | (uint32_t)h2 << 16; /* x[c][0..1], x[c+2][0..1] */
-                        memcpy(&h1, xc + P, 2), memcpy(&h3, xc + P3, 2);
-                        xv13 = h1 | (uint32_t)h3 << 16;
-                        xa = __sxtb16(xv02), xd = __sxtb16(xv13); /* pixel 0: (c, c+2), (c+1, c+3) */
-                        a00 = __smlad(xa, wa0, a00), a00 = __smlad(xd, wb0, a00);
-                        a10 = __smlad(xa, wa1, a10), a10 = __smlad(xd, wb1, a10);
-                        xa = __sxtb16(xv02 >> 8), xd = __sxtb16(xv13 >> 8); /* pixel 1 */
-                        a01 = __smlad(xa, wa0, a01), a01 = __smlad(xd, wb0, a01);
-                        a11 = __smlad(xa, wa1, a11), a11 = __smlad(xd, wb1, a11);
-                    }
-                    NNFX_RT_QPW_TAIL(c)
-                } else
-#endif
-                    NNFX_RT_QPW_TAIL(0)
+                for (c = 0, xc = x0; c < C; c++, xc += P) {
+                    const int32_t v0 = xc[0], v1 = xc[np - 1], q0 = w0[c], q1 = w1[c];
+                    a00 += v0 * q0, a01 += v1 * q0, a10 += v0 * q1, a11 += v1 * q1;
+                }
                 r[0] = a00, r[1] = a01;
                 nnfx_rt_qstore_row(op, m, r, np, 0, y, (n * M + m) * P + p);
                 if (m + 1 < M) {
