@@ -316,17 +316,45 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
  * the epilogue (no residual). Up to 16 outputs of a row at a time, a kernel
  * row at a time (rows in the padding skipped): the columns whose three taps
  * lie inside the input with no bounds checks and the zero point folded out
- * (sum w*x - zx*sum w, exact), the border columns tap by tap. */
+ * (sum w*x - zx*sum w, exact), the border columns tap by tap. A plane whose
+ * padded extent fits NNFX_RT_QDW_BUF bytes is first copied into a buffer
+ * padded with the zero point (adding nothing), and all nine taps of every
+ * output are then read with no checks. */
+#define NNFX_RT_QDW_BUF 1024 /* bytes of stack for a padded plane */
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
               PW = g[12];
     const int32_t zp = op->x_zp;
     /* the interior columns: 0 <= j * SW - PW and j * SW - PW + 2 < W */
     const int jlo0 = (PW + SW - 1) / SW, jhi0 = W - 3 + PW < 0 ? 0 : (W - 3 + PW) / SW + 1;
+    /* the rows and columns the windows cover, padding included */
+    const int HB = (OH - 1) * SH + 3, WB = (OW - 1) * SW + 3;
     int n, ch, oh, ow0, j, kh, kw;
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
+            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: padded with the zero point in a buffer */
+                const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7],
+                              k8 = k[8];
+                const int32_t b = -zp * (k0 + k1 + k2 + k3 + k4 + k5 + k6 + k7 + k8);
+                const int len = W < WB - PW ? W : WB - PW;
+                int8_t buf[NNFX_RT_QDW_BUF];
+                int32_t r[16];
+                memset(buf, (int)(uint8_t)zp, (size_t)HB * WB);
+                for (j = 0; j < HB; j++)
+                    if (j - PH >= 0 && j - PH < H && len > 0)
+                        memcpy(buf + (long)j * WB + PW, xp + (long)(j - PH) * W, (size_t)len);
+                for (oh = 0; oh < OH; oh++)
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                        const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                        const int8_t *p = buf + (long)oh * SH * WB + (long)ow0 * SW;
+                        for (j = 0; j < cnt; j++, p += SW)
+                            r[j] = b + p[0] * k0 + p[1] * k1 + p[2] * k2 + p[WB] * k3 + p[WB + 1] * k4 +
+                                   p[WB + 2] * k5 + p[2 * WB] * k6 + p[2 * WB + 1] * k7 + p[2 * WB + 2] * k8;
+                        nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
+                    }
+                continue;
+            }
             for (oh = 0; oh < OH; oh++)
                 for (ow0 = 0; ow0 < OW; ow0 += 16) {
                     const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
