@@ -2451,6 +2451,13 @@ static bool pointwise_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
            g->ow == g->w && g->group == 1 && g->c <= 4096 && fixed_int8(g, v);
 }
 
+/* Whether conv v runs as nnfx_rt_qconv1: one input channel per output
+ * channel (C / group == 1), dilation 1, and fixed_int8 (nnfx_rt_qconv1
+ * itself runs nnfx_rt_qconv when the padded plane is over its buffer). */
+static bool conv1_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
+    return g->c == g->group && g->dh == 1 && g->dw == 1 && g->ph < g->kh && g->pw < g->kw && fixed_int8(g, v);
+}
+
 /* Whether conv v runs as nnfx_rt_qdw3: 3x3 depthwise (group = C = M),
  * dilation 1, padding below 3, and fixed_int8. */
 static bool depthwise3_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
@@ -2570,12 +2577,13 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
         g->ow == g->w) /* pointwise: each plane as one row */
         geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
-    const bool dw3 = depthwise3_fast(g, &v); /* nnfx_rt_qdw3: the same bytes as nnfx_rt_qconv */
-    cg_use_section(c, dw3 ? "qdw3" : "qconv");
+    /* the fast kernels give the same bytes as nnfx_rt_qconv */
+    const char *fast = depthwise3_fast(g, &v) ? "qdw3" : conv1_fast(g, &v) ? "qconv1" : NULL;
+    cg_use_section(c, fast ? fast : "qconv");
     sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n");
     emit_geo(&c->body, 16, geo);
-    if (dw3)
-        sb_printf(&c->body, "        nnfx_rt_qdw3(%s, %s_w%d, &op, %s, geo);\n    }\n", x, c->name, wid, y);
+    if (fast)
+        sb_printf(&c->body, "        nnfx_rt_%s(%s, %s_w%d, &op, %s, geo);\n    }\n", fast, x, c->name, wid, y);
     else
         sb_printf(&c->body, "        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
     c->stats[f->op].macs += g->n * g->m * g->oh * g->ow * kk;

@@ -387,6 +387,61 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
 }
 /* @end */
 
+/* @rt qconv1 needs:q8,qconv */
+/* int8 convolution where each output channel reads one input channel (C /
+ * group == 1: depthwise with any multiplier, or a single-channel input such
+ * as a spectrogram's first layer), any kernel, stride and padding,
+ * dilation 1; the fast form of nnfx_rt_qconv for that case, same bytes: g
+ * as nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [M,1,KH,KW], y
+ * int8 by the epilogue (no residual). Each input plane is copied once into
+ * a stack buffer padded with the zero point (adding nothing), then every
+ * output takes its KH x KW taps with no checks and the zero point folded
+ * out (sum w*x - zx*sum w, exact). A padded plane over NNFX_RT_QC1_BUF
+ * bytes runs nnfx_rt_qconv. */
+#define NNFX_RT_QC1_BUF 1024
+static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], MG = M / C;
+    const int HB = (OH - 1) * SH + KH, WB = (OW - 1) * SW + KW, len = W < WB - PW ? W : WB - PW;
+    const int32_t zp = op->x_zp;
+    int8_t buf[NNFX_RT_QC1_BUF];
+    int32_t r[16];
+    int n, c, m, i, oh, ow0, j, kh, kw;
+    if ((long)HB * WB > NNFX_RT_QC1_BUF) {
+        nnfx_rt_qconv(x, w, op, 0, y, g);
+        return;
+    }
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++) {
+            const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
+            memset(buf, (int)(uint8_t)zp, (size_t)HB * WB);
+            for (i = 0; i < HB; i++)
+                if (i - PH >= 0 && i - PH < H && len > 0)
+                    memcpy(buf + (long)i * WB + PW, xp + (long)(i - PH) * W, (size_t)len);
+            for (m = c * MG; m < (c + 1) * MG; m++) {
+                const int8_t *k = w + (long)m * KH * KW;
+                int32_t b = 0;
+                for (i = 0; i < KH * KW; i++)
+                    b += k[i];
+                b *= -zp;
+                for (oh = 0; oh < OH; oh++)
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                        const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                        for (j = 0; j < cnt; j++) {
+                            const int8_t *p = buf + (long)oh * SH * WB + (long)(ow0 + j) * SW, *q = k;
+                            int32_t acc = b;
+                            for (kh = 0; kh < KH; kh++, p += WB, q += KW)
+                                for (kw = 0; kw < KW; kw++)
+                                    acc += p[kw] * q[kw];
+                            r[j] = acc;
+                        }
+                        nnfx_rt_qstore_row(op, m, r, cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
+                    }
+            }
+        }
+}
+/* @end */
+
 /* @rt qfc needs:q8 */
 /* int8 fully connected: y [rows, M] from x [rows, K] (zero point op->x_zp)
  * and w [M][K] (w_km: [K][M]); res shaped like y. */

@@ -1,5 +1,6 @@
 /* qfast_check.c — the fast int8 conv kernels of nnfx_rt_int8.h
- * (nnfx_rt_qpw: pointwise; nnfx_rt_qdw3: 3x3 depthwise) against the
+ * (nnfx_rt_qpw: pointwise; nnfx_rt_qdw3: 3x3 depthwise; nnfx_rt_qconv1:
+ * one input channel per output channel) against the
  * reference nnfx_rt_qconv, byte for byte, on random geometries (odd channel
  * and pixel counts, C not a multiple of 4, strides 1-2, padding 0-2) and
  * random zero points and fixed-point epilogues. Built for the host (the
@@ -29,7 +30,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
     return lo + (int32_t)((rng >> 8) % (uint32_t)(hi - lo + 1));
 }
 
-static int8_t xb[2 * 64 * 200], wb[64 * 64], y0[2 * 64 * 200], y1[2 * 64 * 200];
+static int8_t xb[2 * 64 * 200], wb[64 * 64], y0[48000], y1[48000]; /* y: up to 2 x 12 x 42 x 42 */
 static int32_t fb[64], fm[64], fs[64];
 
 /* A random epilogue for m channels and input zero point range into op. */
@@ -75,6 +76,22 @@ int main(void) {
         nnfx_rt_qdw3(xb, wb, &op, y1, g);
         if (memcmp(y0, y1, (size_t)N * C * OH * OW)) say("FAIL: nnfx_rt_qdw3 differs from nnfx_rt_qconv\n"), bad = 1;
     }
-    if (!bad) say("qfast: nnfx_rt_qpw and nnfx_rt_qdw3 equal nnfx_rt_qconv on 600 random cases\n");
+    for (t = 0; t < 300 && !bad; t++) { /* one input channel per output channel, any kernel */
+        const int big = t >= 250, N = rnd(1, 2), C = rnd(1, 3), MG = rnd(1, 4), KH = rnd(1, 10), KW = rnd(1, 5);
+        const int H = big ? rnd(30, 40) : rnd(1, 30), W = big ? rnd(30, 40) : rnd(1, 12), SH = rnd(1, 3),
+                  SW = rnd(1, 3);
+        const int PH = rnd(0, KH - 1), PW = rnd(0, KW - 1), OH = (H + 2 * PH - KH) / SH + 1,
+                  OW = (W + 2 * PW - KW) / SW + 1;
+        const int g[16] = {N, C, H, W, C * MG, KH, KW, OH, OW, SH, SW, PH, PW, 1, 1, C};
+        nnfx_rt_qop op;
+        if (H + 2 * PH < KH || W + 2 * PW < KW) continue;
+        rand_op(&op, C * MG);
+        fill(xb, (long)N * C * H * W), fill(wb, (long)C * MG * KH * KW);
+        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        nnfx_rt_qconv1(xb, wb, &op, y1, g);
+        if (memcmp(y0, y1, (size_t)N * C * MG * OH * OW))
+            say("FAIL: nnfx_rt_qconv1 differs from nnfx_rt_qconv\n"), bad = 1;
+    }
+    if (!bad) say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3 and nnfx_rt_qconv1 equal nnfx_rt_qconv on 900 random cases\n");
     return bad;
 }
