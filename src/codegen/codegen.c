@@ -2452,10 +2452,13 @@ static bool pointwise_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
 }
 
 /* Whether conv v runs as nnfx_rt_qconv1: one input channel per output
- * channel (C / group == 1), dilation 1, and fixed_int8 (nnfx_rt_qconv1
- * itself runs nnfx_rt_qconv when the padded plane is over its buffer). */
+ * channel (C / group == 1), dilation 1, a padded plane of at most 768 values
+ * and at most 64 pairs of taps (NNFX_RT_QC1_BUF, NNFX_RT_QC1_TAPS in
+ * nnfx_rt_int8.h), and fixed_int8. */
 static bool conv1_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
-    return g->c == g->group && g->dh == 1 && g->dw == 1 && g->ph < g->kh && g->pw < g->kw && fixed_int8(g, v);
+    const int64_t hb = (g->oh - 1) * g->sh + g->kh, wb = (g->ow - 1) * g->sw + g->kw;
+    return g->c == g->group && g->dh == 1 && g->dw == 1 && g->ph < g->kh && g->pw < g->kw && hb * wb <= 768 &&
+           g->kh * ((g->kw + 1) / 2) <= 64 && fixed_int8(g, v);
 }
 
 /* Whether conv v runs as nnfx_rt_qdw3: 3x3 depthwise (group = C = M),

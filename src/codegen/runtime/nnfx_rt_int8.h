@@ -393,48 +393,97 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
  * as a spectrogram's first layer), any kernel, stride and padding,
  * dilation 1; the fast form of nnfx_rt_qconv for that case, same bytes: g
  * as nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [M,1,KH,KW], y
- * int8 by the epilogue (no residual). Each input plane is copied once into
- * a stack buffer padded with the zero point (adding nothing), then every
- * output takes its KH x KW taps with no checks and the zero point folded
- * out (sum w*x - zx*sum w, exact). A padded plane over NNFX_RT_QC1_BUF
- * bytes runs nnfx_rt_qconv. */
-#define NNFX_RT_QC1_BUF 1024
+ * int8 by the epilogue (no residual). Each input plane minus its zero point
+ * is copied once into an int16 stack buffer padded with zeros, then every
+ * output takes its KH x KW taps with no checks; under __ARM_FEATURE_DSP two
+ * taps a time with SMLAD (weights packed in 16-bit pairs per channel, a
+ * zero weight after an odd row's last tap; x - zx in [-255, 255], exact). A
+ * padded plane over NNFX_RT_QC1_BUF values, or over NNFX_RT_QC1_TAPS weight
+ * pairs, runs nnfx_rt_qconv. */
+#define NNFX_RT_QC1_BUF  768
+#define NNFX_RT_QC1_TAPS 64
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+#if defined(__GNUC__)
+#define NNFX_RT_QC1_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QC1_NOINLINE
+#endif
+/* r[j] = the KH x KW taps of the window at p + j * SW (rows WB apart), j <
+ * cnt: weights k [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, const int8_t *k, const int32_t *wp,
+                                                 int KH, int KW, int32_t *r, int cnt) {
+    int j, kh, kw;
+    for (j = 0; j < cnt; j++, p += SW) {
+        const int16_t *pr = p;
+        int32_t acc = 0;
+#if defined(__ARM_FEATURE_DSP)
+        const int KWP = (KW + 1) / 2;
+        const int32_t *q = wp;
+        (void)k;
+        if (KWP == 2) /* kernels 3 or 4 wide: two pairs a row */
+            for (kh = 0; kh < KH; kh++, pr += WB, q += 2) {
+                int32_t x0, x1;
+                memcpy(&x0, pr, 4), memcpy(&x1, pr + 2, 4);
+                acc = __smlad(x0, q[0], acc), acc = __smlad(x1, q[1], acc);
+            }
+        else
+            for (kh = 0; kh < KH; kh++, pr += WB, q += KWP)
+                for (kw = 0; kw < KWP; kw++) {
+                    int32_t xv;
+                    memcpy(&xv, pr + 2 * kw, 4);
+                    acc = __smlad(xv, q[kw], acc);
+                }
+#else
+        const int8_t *q = k;
+        (void)wp;
+        for (kh = 0; kh < KH; kh++, pr += WB, q += KW)
+            for (kw = 0; kw < KW; kw++)
+                acc += pr[kw] * q[kw];
+#endif
+        r[j] = acc;
+    }
+}
 static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], MG = M / C;
     const int HB = (OH - 1) * SH + KH, WB = (OW - 1) * SW + KW, len = W < WB - PW ? W : WB - PW;
     const int32_t zp = op->x_zp;
-    int8_t buf[NNFX_RT_QC1_BUF];
-    int32_t r[16];
-    int n, c, m, i, oh, ow0, j, kh, kw;
-    if ((long)HB * WB > NNFX_RT_QC1_BUF) {
+    int16_t buf[NNFX_RT_QC1_BUF + 1]; /* + 1: the pair read past the last window's odd last tap */
+    int32_t r[16], wp[NNFX_RT_QC1_TAPS];
+    int n, c, m, i, oh, ow0;
+    if ((long)HB * WB > NNFX_RT_QC1_BUF || KH * ((KW + 1) / 2) > NNFX_RT_QC1_TAPS) {
         nnfx_rt_qconv(x, w, op, 0, y, g);
         return;
     }
     for (n = 0; n < N; n++)
         for (c = 0; c < C; c++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
-            memset(buf, (int)(uint8_t)zp, (size_t)HB * WB);
+            for (i = 0; i <= HB * WB; i++)
+                buf[i] = 0;
             for (i = 0; i < HB; i++)
-                if (i - PH >= 0 && i - PH < H && len > 0)
-                    memcpy(buf + (long)i * WB + PW, xp + (long)(i - PH) * W, (size_t)len);
+                if (i - PH >= 0 && i - PH < H) {
+                    int16_t *b = buf + (long)i * WB + PW;
+                    const int8_t *xr = xp + (long)(i - PH) * W;
+                    int t;
+                    for (t = 0; t < len; t++)
+                        b[t] = (int16_t)(xr[t] - zp);
+                }
             for (m = c * MG; m < (c + 1) * MG; m++) {
                 const int8_t *k = w + (long)m * KH * KW;
-                int32_t b = 0;
-                for (i = 0; i < KH * KW; i++)
-                    b += k[i];
-                b *= -zp;
+#if defined(__ARM_FEATURE_DSP)
+                int kh, kw, t = 0;
+                for (kh = 0; kh < KH; kh++)
+                    for (kw = 0; kw < KW; kw += 2) { /* (k[kw], k[kw + 1] or 0) as SMLAD's low, high halves */
+                        const int32_t hi = kw + 1 < KW ? k[kh * KW + kw + 1] : 0;
+                        wp[t++] = (int32_t)(((uint32_t)(uint16_t)k[kh * KW + kw]) | (uint32_t)hi << 16);
+                    }
+#endif
                 for (oh = 0; oh < OH; oh++)
                     for (ow0 = 0; ow0 < OW; ow0 += 16) {
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        for (j = 0; j < cnt; j++) {
-                            const int8_t *p = buf + (long)oh * SH * WB + (long)(ow0 + j) * SW, *q = k;
-                            int32_t acc = b;
-                            for (kh = 0; kh < KH; kh++, p += WB, q += KW)
-                                for (kw = 0; kw < KW; kw++)
-                                    acc += p[kw] * q[kw];
-                            r[j] = acc;
-                        }
+                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, wp, KH, KW, r, cnt);
                         nnfx_rt_qstore_row(op, m, r, cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
                     }
             }
