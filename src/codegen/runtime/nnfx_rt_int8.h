@@ -217,6 +217,28 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
  * channels of the 4 pixels with eight SMLADs (two 16-bit MACs an
  * instruction; x - zx in [-255, 255], exact). The last P % 4 pixels one by
  * one in portable C. Stack: 8 * NNFX_RT_QPW_CPACK bytes. */
+#if defined(__GNUC__)
+#define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QPW_NOINLINE
+#endif
+/* r[0..3] = the dot products of 4 pixels' packed pairs q (8 words per 4
+ * channels) with the weights w0[0 .. C4), C4 a multiple of 4. */
+static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w0, int C4, int32_t *r) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t *end = w0 + C4;
+    for (; w0 < end; w0 += 4, q += 8) {
+        uint32_t u;
+        int32_t wa, wb;
+        memcpy(&u, w0, 4);
+        wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
+        a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
+        a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
+        a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
+        a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
 static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
                             long P) {
     const int32_t zp = op->x_zp;
@@ -251,18 +273,9 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
                 }
             for (m = 0; m < M; m++) {
                 const int8_t *w0 = w + (long)m * C;
-                const int32_t *q = xq;
-                int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-                for (c = 0; c < C4; c += 4, q += 8) {
-                    uint32_t u;
-                    int32_t wa, wb;
-                    memcpy(&u, w0 + c, 4);
-                    wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
-                    a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
-                    a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
-                    a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
-                    a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
-                }
+                int32_t a0, a1, a2, a3;
+                nnfx_rt_qpw_dot4(xq, w0, C4, r);
+                a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3], c = C4;
                 for (xc = x0 + (long)c * P; c < C; c++, xc += P) {
                     const int32_t q0 = w0[c];
                     a0 += (xc[0] - zp) * q0, a1 += (xc[1] - zp) * q0, a2 += (xc[2] - zp) * q0, a3 += (xc[3] - zp) * q0;
