@@ -330,10 +330,46 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
  * row at a time (rows in the padding skipped): the columns whose three taps
  * lie inside the input with no bounds checks and the zero point folded out
  * (sum w*x - zx*sum w, exact), the border columns tap by tap. A plane whose
- * padded extent fits NNFX_RT_QDW_BUF bytes is first copied into a buffer
- * padded with the zero point (adding nothing), and all nine taps of every
- * output are then read with no checks. */
-#define NNFX_RT_QDW_BUF 1024 /* bytes of stack for a padded plane */
+ * padded extent fits NNFX_RT_QDW_BUF values is first copied, minus its zero
+ * point, into an int16 buffer padded with zeros, and all nine taps of every
+ * output are then read with no checks (nnfx_rt_qdw3_run). */
+#define NNFX_RT_QDW_BUF 768 /* int16 values of stack for a padded plane */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+#if defined(__GNUC__)
+#define NNFX_RT_QDW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QDW_NOINLINE
+#endif
+/* r[j] = the 3x3 taps k of the window at p + j * SW of a plane of x - zx
+ * (rows WB apart), j < cnt; under __ARM_FEATURE_DSP two taps a time with
+ * SMLAD (each row's third tap paired with a zero weight). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, const int8_t *k, int32_t *r,
+                                                  int cnt) {
+    const int16_t *p1 = p + WB, *p2 = p1 + WB;
+    int j;
+#if defined(__ARM_FEATURE_DSP)
+#define NNFX_RT_QDW_PAIR(a, b) ((int32_t)((uint32_t)(uint16_t)(a) | (uint32_t)(b) << 16))
+    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w2 = NNFX_RT_QDW_PAIR(k[2], 0);
+    const int32_t w34 = NNFX_RT_QDW_PAIR(k[3], k[4]), w5 = NNFX_RT_QDW_PAIR(k[5], 0);
+    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w8 = NNFX_RT_QDW_PAIR(k[8], 0);
+    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW) {
+        int32_t a, b, acc;
+        memcpy(&a, p, 4), memcpy(&b, p + 2, 4);
+        acc = __smlad(b, w2, __smuad(a, w01));
+        memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
+        acc = __smlad(b, w5, __smlad(a, w34, acc));
+        memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
+        r[j] = __smlad(b, w8, __smlad(a, w67, acc));
+    }
+#else
+    const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW)
+        r[j] = p[0] * k0 + p[1] * k1 + p[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 + p2[1] * k7 +
+               p2[2] * k8;
+#endif
+}
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
               PW = g[12];
@@ -346,24 +382,23 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
-            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: padded with the zero point in a buffer */
-                const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7],
-                              k8 = k[8];
-                const int32_t b = -zp * (k0 + k1 + k2 + k3 + k4 + k5 + k6 + k7 + k8);
+            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: x - zx in a buffer padded with zeros */
                 const int len = W < WB - PW ? W : WB - PW;
-                int8_t buf[NNFX_RT_QDW_BUF];
+                int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
                 int32_t r[16];
-                memset(buf, (int)(uint8_t)zp, (size_t)HB * WB);
+                for (j = 0; j <= HB * WB; j++)
+                    buf[j] = 0;
                 for (j = 0; j < HB; j++)
-                    if (j - PH >= 0 && j - PH < H && len > 0)
-                        memcpy(buf + (long)j * WB + PW, xp + (long)(j - PH) * W, (size_t)len);
+                    if (j - PH >= 0 && j - PH < H) {
+                        int16_t *bp = buf + (long)j * WB + PW;
+                        const int8_t *xr = xp + (long)(j - PH) * W;
+                        for (kw = 0; kw < len; kw++)
+                            bp[kw] = (int16_t)(xr[kw] - zp);
+                    }
                 for (oh = 0; oh < OH; oh++)
                     for (ow0 = 0; ow0 < OW; ow0 += 16) {
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        const int8_t *p = buf + (long)oh * SH * WB + (long)ow0 * SW;
-                        for (j = 0; j < cnt; j++, p += SW)
-                            r[j] = b + p[0] * k0 + p[1] * k1 + p[2] * k2 + p[WB] * k3 + p[WB + 1] * k4 +
-                                   p[WB + 2] * k5 + p[2 * WB] * k6 + p[2 * WB + 1] * k7 + p[2 * WB + 2] * k8;
+                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, r, cnt);
                         nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                     }
                 continue;
