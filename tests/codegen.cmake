@@ -31,6 +31,18 @@ if(EXISTS ${NNFX_CG_PYTHON})
                                         $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/codegen_m4)
   set_tests_properties(codegen_qemu_m4 PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+# The fast int8 conv kernels (pointwise, 3x3 depthwise) against the
+# reference nnfx_rt_qconv on random geometries: host (portable path) and
+# QEMU's Cortex-M3 / M4 (DSP path) / M55 (tests/codegen/check_qfast.py).
+if(EXISTS ${NNFX_CG_PYTHON})
+  add_test(NAME codegen_qfast COMMAND ${NNFX_CG_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/check_qfast.py
+                                      ${CMAKE_CURRENT_BINARY_DIR}/codegen_qfast)
+  set_tests_properties(codegen_qfast PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  if(NNFX_SANITIZE)
+    set_tests_properties(codegen_qfast PROPERTIES ENVIRONMENT
+                                                  "CODEGEN_CFLAGS=-fsanitize=${NNFX_SANITIZERS} -fno-sanitize-recover=all")
+  endif()
+endif()
 # int8 (QDQ) models: the generated int8 C against nnfx's runtime (bit for
 # bit), ONNX Runtime and PyTorch's QDQ references; --int8; error exits
 # (tests/codegen/check_codegen_int8.py).

@@ -18,4 +18,17 @@ if(EXISTS ${NNFX_TINY_PYTHON})
                    --expect-float __aeabi_fmul,__aeabi_fadd,expf
                    --work ${CMAKE_CURRENT_BINARY_DIR}/tiny_qemu_cores)
   set_tests_properties(tiny_qemu_cores PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # The DS-CNN keyword model integer-only (quantize --activations int8, 64
+  # calibration samples; codegen --int8 --int8-io): its pointwise, 3x3
+  # depthwise and single-input-channel kernels on the portable path (M3), the Arm DSP path (M4) and
+  # the M55, byte for byte against nnfx run on the host; the M0+ soft-float
+  # link needs no float helper or libm.
+  add_test(NAME tiny_qemu_int8
+           COMMAND ${NNFX_TINY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/codegen/qemu_arm.py --core m3 --core m4 --core m55
+                   --core m0plus $<TARGET_FILE:nnfx> ${CMAKE_CURRENT_SOURCE_DIR}/data/tiny/dscnn.onnx
+                   --calib ${CMAKE_CURRENT_SOURCE_DIR}/data/tiny/dscnn_calib_x.npy
+                   --input ${CMAKE_CURRENT_SOURCE_DIR}/data/tiny/dscnn_test_x.npy --shape x=1x1x49x10 --samples 3
+                   --int8-io --no-float --expect-call nnfx_rt_qpw,nnfx_rt_qdw3,nnfx_rt_qconv1
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/tiny_qemu_int8)
+  set_tests_properties(tiny_qemu_int8 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()

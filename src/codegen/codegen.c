@@ -2433,6 +2433,41 @@ static void emit_qop_struct(cg *c, const nnfx_node *f, const fx_qop_view *v, int
     sb_printf(&c->body, ", %d, %d, %d, %d, 0, 0, 0};\n", v->x_signed, e->res_signed, e->y_signed, (int)v->x_zp);
 }
 
+/* Whether conv v's epilogue suits the fast kernels: int8 in and out by
+ * TFLite's fixed point with no residual, biases below 2^30 in magnitude
+ * (sums with the input zero point folded out stay exact in int32). */
+static bool fixed_int8(const fx_qconv_geom *g, const fx_qop_view *v) {
+    const fx_qepi *e = v->e;
+    if (!e->fixed || e->mid || e->res || !v->x_signed || !e->y_signed) return false;
+    for (int64_t m = 0; m < g->m; m++)
+        if (e->fb[m] > (1 << 30) || e->fb[m] < -(1 << 30)) return false;
+    return true;
+}
+
+/* Whether conv v runs as nnfx_rt_qpw: 1x1, stride 1, no padding, group 1,
+ * C <= 4096 (exact int32 sums), and fixed_int8. */
+static bool pointwise_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
+    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+           g->ow == g->w && g->group == 1 && g->c <= 4096 && fixed_int8(g, v);
+}
+
+/* Whether conv v runs as nnfx_rt_qconv1: one input channel per output
+ * channel (C / group == 1), dilation 1, a padded plane of at most 768 values
+ * and at most 64 pairs of taps (NNFX_RT_QC1_BUF, NNFX_RT_QC1_TAPS in
+ * nnfx_rt_int8.h), and fixed_int8. */
+static bool conv1_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
+    const int64_t hb = (g->oh - 1) * g->sh + g->kh, wb = (g->ow - 1) * g->sw + g->kw;
+    return g->c == g->group && g->dh == 1 && g->dw == 1 && g->ph < g->kh && g->pw < g->kw && hb * wb <= 768 &&
+           g->kh * ((g->kw + 1) / 2) <= 64 && fixed_int8(g, v);
+}
+
+/* Whether conv v runs as nnfx_rt_qdw3: 3x3 depthwise (group = C = M),
+ * dilation 1, padding below 3, and fixed_int8. */
+static bool depthwise3_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
+    return g->kh == 3 && g->kw == 3 && g->dh == 1 && g->dw == 1 && g->group == g->c && g->m == g->c && g->ph < 3 &&
+           g->pw < 3 && fixed_int8(g, v);
+}
+
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     const nnfx_node *f = s->first, *q = s->last;
     fx_qop_view v;
@@ -2533,15 +2568,27 @@ static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     sb_printf(&c->body, "    {\n");
     emit_qop_struct(c, f, &v, g->m);
     if (c->err && c->err->status) return c->err->status;
+    if (pointwise_fast(g, &v)) { /* nnfx_rt_qpw: the same bytes as nnfx_rt_qconv */
+        cg_use_section(c, "qpw");
+        sb_printf(&c->body, "        nnfx_rt_qpw(%s, %s_w%d, &op, %s, %lld, %lld, %lld, %lld);\n    }\n", x, c->name,
+                  wid, y, (long long)g->n, (long long)g->c, (long long)g->m, (long long)(g->h * g->w));
+        c->stats[f->op].macs += g->n * g->m * g->oh * g->ow * kk;
+        return NNFX_OK;
+    }
     int64_t geo[16] = {g->n,  g->c,  g->h,  g->w,  g->m,  g->kh, g->kw, g->oh,
                        g->ow, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->group};
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
         g->ow == g->w) /* pointwise: each plane as one row */
         geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
-    cg_use_section(c, "qconv");
+    /* the fast kernels give the same bytes as nnfx_rt_qconv */
+    const char *fast = depthwise3_fast(g, &v) ? "qdw3" : conv1_fast(g, &v) ? "qconv1" : NULL;
+    cg_use_section(c, fast ? fast : "qconv");
     sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n");
     emit_geo(&c->body, 16, geo);
-    sb_printf(&c->body, "        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
+    if (fast)
+        sb_printf(&c->body, "        nnfx_rt_%s(%s, %s_w%d, &op, %s, geo);\n    }\n", fast, x, c->name, wid, y);
+    else
+        sb_printf(&c->body, "        nnfx_rt_qconv(%s, %s_w%d, &op, %s, %s, geo);\n    }\n", x, c->name, wid, r, y);
     c->stats[f->op].macs += g->n * g->m * g->oh * g->ow * kk;
     return NNFX_OK;
 }

@@ -20,7 +20,7 @@ QEMU, not cycles (QEMU is not cycle-accurate).
 Command:
   qemu_arm.py --core m3 [--core m55 ...] NNFX MODEL --input X.npy --work DIR
               [--shape x=1x1x31x20] [--int8] [--int8-io] [--samples N] [--tol T]
-              [--ref Y.npy]
+              [--ref Y.npy] [--calib C.npy] [--expect-call F,G]
     generates MODEL's C, runs it on each core and compares the outputs with
     `nnfx run MODEL` on the host: float within T (default 1e-4) of the output's
     scale (max |y|), and with --ref's outputs (e.g. PyTorch's) the same way;
@@ -30,6 +30,10 @@ Command:
     symbol list only (--no-float: fail when any float helper or libm symbol
     is needed; --expect-float A,B: fail unless A and B are listed). Prints flash (text + data of the model's objects), RAM (data +
     bss: the arena and any static data) and instructions per inference.
+    --calib: quantize MODEL first (`nnfx quantize --activations int8`, the
+    first 64 samples of C.npy for the input --shape names) and run that.
+    --expect-call: fail unless the generated model.c calls these functions
+    (the kernels a test means to cover).
   exit 0 all agree, 1 a mismatch or a build/run failure, 77 tools missing.
 """
 import argparse
@@ -237,6 +241,8 @@ def main():
     ap.add_argument("--no-float", action="store_true", help="m0plus: fail when a float helper or libm is needed")
     ap.add_argument("--expect-float", help="m0plus: fail unless these comma-separated symbols are listed (a float "
                                            "model's, to show the listing sees them)")
+    ap.add_argument("--calib", help="C.npy: quantize MODEL first with --activations int8 on its first 64 samples")
+    ap.add_argument("--expect-call", help="fail unless model.c calls these comma-separated functions")
     a = ap.parse_args()
     try:
         import numpy as np
@@ -251,6 +257,18 @@ def main():
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     x = np.load(a.input)[:a.samples]
+    if a.calib:
+        if not a.shape:
+            ap.error("--calib needs --shape (it names the input)")
+        cp = os.path.join(a.work, "calib.npy")
+        np.save(cp, np.load(a.calib)[:64])
+        qm = os.path.join(a.work, "model_int8.onnx")
+        r = run([a.nnfx, "quantize", a.model, "-o", qm, "--calib", a.shape.split("=")[0] + "=" + cp, "--activations",
+                 "int8", "-q"])
+        if r.returncode:
+            print("FAIL: nnfx quantize (exit %d):\n%s" % (r.returncode, r.stdout[-4000:]))
+            return 1
+        a.model = qm
     extra = ["--int8", "--int8-io"] if a.int8_io else ["--int8"] if a.int8 else []
     failed = False
     host = None
@@ -265,6 +283,14 @@ def main():
                 # the host runs the float model on exactly the values the int8 input stands for
                 x = ((xin.astype(np.float64) - izp) * isc).astype(np.float32)
             write_samples(out, xin, a.int8_io)
+            if a.expect_call:
+                with open(os.path.join(out, "model.c")) as f:
+                    src = f.read()
+                # a call is a statement line starting with the name (the definition starts with its type)
+                lost = [fn for fn in a.expect_call.split(",")
+                        if not any(ln.lstrip().startswith(fn + "(") for ln in src.splitlines())]
+                if lost:
+                    raise Failure("model.c for %s does not call %s" % (core, " ".join(lost)))
             t, d, b = sizes(compile_model(out, core))
             link(out, core)
             if core == "m0plus":

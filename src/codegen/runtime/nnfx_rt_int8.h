@@ -12,6 +12,7 @@
 #define NNFX_RT_INT8_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "nnfx_rt_qfixed.h"
 #include "nnfx_rt_scalar.h"
@@ -192,6 +193,348 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
                     for (i = 0; i < mb; i++)
                         nnfx_rt_qstore_row(op, m + i, acc[i], nw, res, y, (((long)n * M + m + i) * OH + oh) * OW + ow0);
                 }
+        }
+}
+/* @end */
+
+/* @rt qpw needs:q8 */
+/* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
+ * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
+ * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
+ * residual). Portable C: a pass computes 2 output channels x 2 pixels in
+ * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
+ * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
+ * Under __ARM_FEATURE_DSP, for C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#define NNFX_RT_QPW_CPACK 128
+/* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
+#define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
+/* nnfx_rt_qpw with the Arm DSP extension, C <= NNFX_RT_QPW_CPACK: for each
+ * 4 pixels the input minus its zero point is packed once (SXTB16, SSUB16)
+ * as 16-bit pairs of channels (c, c+2) and (c+1, c+3), the order SXTB16
+ * gives a word of four weights; then each output channel takes four
+ * channels of the 4 pixels with eight SMLADs (two 16-bit MACs an
+ * instruction; x - zx in [-255, 255], exact). The last P % 4 pixels one by
+ * one in portable C. Stack: 8 * NNFX_RT_QPW_CPACK bytes. */
+#if defined(__GNUC__)
+#define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QPW_NOINLINE
+#endif
+/* r[0..3] = the dot products of 4 pixels' packed pairs q (8 words per 4
+ * channels) with the weights w0[0 .. C4), C4 a multiple of 4. */
+static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w0, int C4, int32_t *r) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t *end = w0 + C4;
+    for (; w0 < end; w0 += 4, q += 8) {
+        uint32_t u;
+        int32_t wa, wb;
+        memcpy(&u, w0, 4);
+        wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
+        a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
+        a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
+        a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
+        a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
+static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
+                            long P) {
+    const int32_t zp = op->x_zp;
+    const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
+    const int C4 = C & ~3;
+    int32_t xq[2 * NNFX_RT_QPW_CPACK], r[4];
+    long n, p;
+    int m, c, k;
+    for (n = 0; n < N; n++)
+        for (p = 0; p < P; p += 4) {
+            const int8_t *x0 = x + n * C * P + p, *xc;
+            if (P - p < 4) { /* the last pixels */
+                for (k = 0; k < P - p; k++)
+                    for (m = 0; m < M; m++) {
+                        int32_t a = 0;
+                        for (c = 0, xc = x0 + k; c < C; c++, xc += P)
+                            a += (xc[0] - zp) * w[(long)m * C + c];
+                        nnfx_rt_qstore_row(op, m, &a, 1, 0, y, (n * M + m) * P + p + k);
+                    }
+                break;
+            }
+            for (c = 0, xc = x0; c < C4; c += 4, xc += 4 * P)
+                for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
+                    uint16_t h0, h1, h2, h3;
+                    uint32_t v02, v13;
+                    int32_t *o = xq + 2 * c + 2 * k;
+                    memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
+                    memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
+                    v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
+                    o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
+                    o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz), o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
+                }
+            for (m = 0; m < M; m++) {
+                const int8_t *w0 = w + (long)m * C;
+                int32_t a0, a1, a2, a3;
+                nnfx_rt_qpw_dot4(xq, w0, C4, r);
+                a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3], c = C4;
+                for (xc = x0 + (long)c * P; c < C; c++, xc += P) {
+                    const int32_t q0 = w0[c];
+                    a0 += (xc[0] - zp) * q0, a1 += (xc[1] - zp) * q0, a2 += (xc[2] - zp) * q0, a3 += (xc[3] - zp) * q0;
+                }
+                r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+                nnfx_rt_qstore_row(op, m, r, 4, 0, y, (n * M + m) * P + p);
+            }
+        }
+}
+#endif
+static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, long N, int C, int M, long P) {
+    const int32_t zp = op->x_zp;
+    long n, p;
+    int m, c;
+#if defined(__ARM_FEATURE_DSP)
+    if (C <= NNFX_RT_QPW_CPACK) {
+        nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
+        return;
+    }
+#endif
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m += 2) {
+            const int8_t *w0 = w + (long)m * C, *w1 = m + 1 < M ? w0 + C : w0;
+            int32_t s0 = 0, s1 = 0;
+            for (c = 0; c < C; c++)
+                s0 += w0[c], s1 += w1[c];
+            s0 *= -zp, s1 *= -zp;
+            for (p = 0; p < P; p += 2) {
+                const int np = P - p < 2 ? 1 : 2;
+                const int8_t *x0 = (const int8_t *)x + n * C * P + p, *xc;
+                int32_t a00 = s0, a01 = s0, a10 = s1, a11 = s1, r[2];
+                for (c = 0, xc = x0; c < C; c++, xc += P) {
+                    const int32_t v0 = xc[0], v1 = xc[np - 1], q0 = w0[c], q1 = w1[c];
+                    a00 += v0 * q0, a01 += v1 * q0, a10 += v0 * q1, a11 += v1 * q1;
+                }
+                r[0] = a00, r[1] = a01;
+                nnfx_rt_qstore_row(op, m, r, np, 0, y, (n * M + m) * P + p);
+                if (m + 1 < M) {
+                    r[0] = a10, r[1] = a11;
+                    nnfx_rt_qstore_row(op, m + 1, r, np, 0, y, (n * M + m + 1) * P + p);
+                }
+            }
+        }
+}
+/* @end */
+
+/* @rt qdw3 needs:q8 */
+/* int8 3x3 depthwise convolution (group = C = M, dilation 1, any stride and
+ * padding), the fast form of nnfx_rt_qconv for that case, same bytes: g as
+ * nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [C,1,3,3], y int8 by
+ * the epilogue (no residual). Up to 16 outputs of a row at a time, a kernel
+ * row at a time (rows in the padding skipped): the columns whose three taps
+ * lie inside the input with no bounds checks and the zero point folded out
+ * (sum w*x - zx*sum w, exact), the border columns tap by tap. A plane whose
+ * padded extent fits NNFX_RT_QDW_BUF values is first copied, minus its zero
+ * point, into an int16 buffer padded with zeros, and all nine taps of every
+ * output are then read with no checks (nnfx_rt_qdw3_run). */
+#define NNFX_RT_QDW_BUF 768 /* int16 values of stack for a padded plane */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+#if defined(__GNUC__)
+#define NNFX_RT_QDW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QDW_NOINLINE
+#endif
+/* r[j] = the 3x3 taps k of the window at p + j * SW of a plane of x - zx
+ * (rows WB apart), j < cnt; under __ARM_FEATURE_DSP two taps a time with
+ * SMLAD (each row's third tap paired with a zero weight). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, const int8_t *k, int32_t *r,
+                                                  int cnt) {
+    const int16_t *p1 = p + WB, *p2 = p1 + WB;
+    int j;
+#if defined(__ARM_FEATURE_DSP)
+#define NNFX_RT_QDW_PAIR(a, b) ((int32_t)((uint32_t)(uint16_t)(a) | (uint32_t)(b) << 16))
+    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w2 = NNFX_RT_QDW_PAIR(k[2], 0);
+    const int32_t w34 = NNFX_RT_QDW_PAIR(k[3], k[4]), w5 = NNFX_RT_QDW_PAIR(k[5], 0);
+    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w8 = NNFX_RT_QDW_PAIR(k[8], 0);
+    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW) {
+        int32_t a, b, acc;
+        memcpy(&a, p, 4), memcpy(&b, p + 2, 4);
+        acc = __smlad(b, w2, __smuad(a, w01));
+        memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
+        acc = __smlad(b, w5, __smlad(a, w34, acc));
+        memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
+        r[j] = __smlad(b, w8, __smlad(a, w67, acc));
+    }
+#else
+    const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW)
+        r[j] = p[0] * k0 + p[1] * k1 + p[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 + p2[1] * k7 +
+               p2[2] * k8;
+#endif
+}
+static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
+              PW = g[12];
+    const int32_t zp = op->x_zp;
+    /* the interior columns: 0 <= j * SW - PW and j * SW - PW + 2 < W */
+    const int jlo0 = (PW + SW - 1) / SW, jhi0 = W - 3 + PW < 0 ? 0 : (W - 3 + PW) / SW + 1;
+    /* the rows and columns the windows cover, padding included */
+    const int HB = (OH - 1) * SH + 3, WB = (OW - 1) * SW + 3;
+    int n, ch, oh, ow0, j, kh, kw;
+    for (n = 0; n < N; n++)
+        for (ch = 0; ch < C; ch++) {
+            const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
+            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: x - zx in a buffer padded with zeros */
+                const int len = W < WB - PW ? W : WB - PW;
+                int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
+                int32_t r[16];
+                for (j = 0; j <= HB * WB; j++)
+                    buf[j] = 0;
+                for (j = 0; j < HB; j++)
+                    if (j - PH >= 0 && j - PH < H) {
+                        int16_t *bp = buf + (long)j * WB + PW;
+                        const int8_t *xr = xp + (long)(j - PH) * W;
+                        for (kw = 0; kw < len; kw++)
+                            bp[kw] = (int16_t)(xr[kw] - zp);
+                    }
+                for (oh = 0; oh < OH; oh++)
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                        const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, r, cnt);
+                        nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
+                    }
+                continue;
+            }
+            for (oh = 0; oh < OH; oh++)
+                for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                    const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                    int jlo = jlo0 - ow0, jhi = jhi0 - ow0;
+                    int32_t r[16];
+                    jlo = jlo < 0 ? 0 : jlo > cnt ? cnt : jlo;
+                    jhi = jhi < jlo ? jlo : jhi > cnt ? cnt : jhi;
+                    for (j = 0; j < cnt; j++)
+                        r[j] = 0;
+                    for (kh = 0; kh < 3; kh++) {
+                        const int ih = oh * SH - PH + kh;
+                        const int8_t *q = k + kh * 3, *row, *p;
+                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], rb = -zp * (q0 + q1 + q2);
+                        if (ih < 0 || ih >= H) continue;
+                        row = xp + (long)ih * W;
+                        for (j = jlo, p = row + (long)(ow0 + jlo) * SW - PW; j < jhi; j++, p += SW)
+                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + rb;
+                        for (j = 0; j < cnt; j++) { /* the border columns */
+                            if (j == jlo && jhi > jlo) j = jhi;
+                            if (j >= cnt) break;
+                            for (kw = 0; kw < 3; kw++) {
+                                const int iw = (ow0 + j) * SW - PW + kw;
+                                if (iw >= 0 && iw < W) r[j] += (row[iw] - zp) * q[kw];
+                            }
+                        }
+                    }
+                    nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
+                }
+        }
+}
+/* @end */
+
+/* @rt qconv1 needs:q8,qconv */
+/* int8 convolution where each output channel reads one input channel (C /
+ * group == 1: depthwise with any multiplier, or a single-channel input such
+ * as a spectrogram's first layer), any kernel, stride and padding,
+ * dilation 1; the fast form of nnfx_rt_qconv for that case, same bytes: g
+ * as nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [M,1,KH,KW], y
+ * int8 by the epilogue (no residual). Each input plane minus its zero point
+ * is copied once into an int16 stack buffer padded with zeros, then every
+ * output takes its KH x KW taps with no checks; under __ARM_FEATURE_DSP two
+ * taps a time with SMLAD (weights packed in 16-bit pairs per channel, a
+ * zero weight after an odd row's last tap; x - zx in [-255, 255], exact). A
+ * padded plane over NNFX_RT_QC1_BUF values, or over NNFX_RT_QC1_TAPS weight
+ * pairs, runs nnfx_rt_qconv. */
+#define NNFX_RT_QC1_BUF  768
+#define NNFX_RT_QC1_TAPS 64
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+#if defined(__GNUC__)
+#define NNFX_RT_QC1_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QC1_NOINLINE
+#endif
+/* r[j] = the KH x KW taps of the window at p + j * SW (rows WB apart), j <
+ * cnt: weights k [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, const int8_t *k, const int32_t *wp,
+                                                 int KH, int KW, int32_t *r, int cnt) {
+    int j, kh, kw;
+    for (j = 0; j < cnt; j++, p += SW) {
+        const int16_t *pr = p;
+        int32_t acc = 0;
+#if defined(__ARM_FEATURE_DSP)
+        const int KWP = (KW + 1) / 2;
+        const int32_t *q = wp;
+        (void)k;
+        if (KWP == 2) /* kernels 3 or 4 wide: two pairs a row */
+            for (kh = 0; kh < KH; kh++, pr += WB, q += 2) {
+                int32_t x0, x1;
+                memcpy(&x0, pr, 4), memcpy(&x1, pr + 2, 4);
+                acc = __smlad(x0, q[0], acc), acc = __smlad(x1, q[1], acc);
+            }
+        else
+            for (kh = 0; kh < KH; kh++, pr += WB, q += KWP)
+                for (kw = 0; kw < KWP; kw++) {
+                    int32_t xv;
+                    memcpy(&xv, pr + 2 * kw, 4);
+                    acc = __smlad(xv, q[kw], acc);
+                }
+#else
+        const int8_t *q = k;
+        (void)wp;
+        for (kh = 0; kh < KH; kh++, pr += WB, q += KW)
+            for (kw = 0; kw < KW; kw++)
+                acc += pr[kw] * q[kw];
+#endif
+        r[j] = acc;
+    }
+}
+static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], MG = M / C;
+    const int HB = (OH - 1) * SH + KH, WB = (OW - 1) * SW + KW, len = W < WB - PW ? W : WB - PW;
+    const int32_t zp = op->x_zp;
+    int16_t buf[NNFX_RT_QC1_BUF + 1]; /* + 1: the pair read past the last window's odd last tap */
+    int32_t r[16], wp[NNFX_RT_QC1_TAPS];
+    int n, c, m, i, oh, ow0;
+    if ((long)HB * WB > NNFX_RT_QC1_BUF || KH * ((KW + 1) / 2) > NNFX_RT_QC1_TAPS) {
+        nnfx_rt_qconv(x, w, op, 0, y, g);
+        return;
+    }
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++) {
+            const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
+            for (i = 0; i <= HB * WB; i++)
+                buf[i] = 0;
+            for (i = 0; i < HB; i++)
+                if (i - PH >= 0 && i - PH < H) {
+                    int16_t *b = buf + (long)i * WB + PW;
+                    const int8_t *xr = xp + (long)(i - PH) * W;
+                    int t;
+                    for (t = 0; t < len; t++)
+                        b[t] = (int16_t)(xr[t] - zp);
+                }
+            for (m = c * MG; m < (c + 1) * MG; m++) {
+                const int8_t *k = w + (long)m * KH * KW;
+#if defined(__ARM_FEATURE_DSP)
+                int kh, kw, t = 0;
+                for (kh = 0; kh < KH; kh++)
+                    for (kw = 0; kw < KW; kw += 2) { /* (k[kw], k[kw + 1] or 0) as SMLAD's low, high halves */
+                        const int32_t hi = kw + 1 < KW ? k[kh * KW + kw + 1] : 0;
+                        wp[t++] = (int32_t)(((uint32_t)(uint16_t)k[kh * KW + kw]) | (uint32_t)hi << 16);
+                    }
+#endif
+                for (oh = 0; oh < OH; oh++)
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                        const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, wp, KH, KW, r, cnt);
+                        nnfx_rt_qstore_row(op, m, r, cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
+                    }
+            }
         }
 }
 /* @end */

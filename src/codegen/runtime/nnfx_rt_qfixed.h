@@ -34,11 +34,13 @@
 /* round(a * b / 2^31) with ties away from zero, saturating the one case
  * that overflows (INT32_MIN * INT32_MIN -> INT32_MAX). */
 NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_srdhm(int32_t a, int32_t b) {
-    const int64_t ab = (int64_t)a * (int64_t)b;
-    const int64_t v = ab + (ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30)));
+    /* gemmlowp's (ab + (ab >= 0 ? 2^30 : 1 - 2^30)) / 2^31 truncated toward
+     * zero is floor((ab + 2^30) / 2^31) for every ab (for ab < 0, ceil(v /
+     * 2^31) = floor((v + 2^31 - 1) / 2^31) with v = ab + 1 - 2^30): taken
+     * from the unsigned bits, whose low 32 bits after the shift are the
+     * arithmetic shift's (no branch, no shift of a negative value). */
     if (a == b && a == INT32_MIN) return INT32_MAX;
-    /* v / 2^31 truncated toward zero (as C's division), by shifts */
-    return (int32_t)(v >= 0 ? (v >> 31) : -((-v) >> 31));
+    return (int32_t)(uint32_t)(((uint64_t)((int64_t)a * (int64_t)b) + ((uint64_t)1 << 30)) >> 31);
 }
 
 /* x / 2^e rounded to nearest, ties away from zero; 0 <= e <= 31. */

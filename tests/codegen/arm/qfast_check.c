@@ -1,0 +1,97 @@
+/* qfast_check.c — the fast int8 conv kernels of nnfx_rt_int8.h
+ * (nnfx_rt_qpw: pointwise; nnfx_rt_qdw3: 3x3 depthwise; nnfx_rt_qconv1:
+ * one input channel per output channel) against the
+ * reference nnfx_rt_qconv, byte for byte, on random geometries (odd channel
+ * and pixel counts, C not a multiple of 4, strides 1-2, padding 0-2) and
+ * random zero points and fixed-point epilogues. Built for the host (the
+ * portable path) and, by check_qfast.py, for QEMU's Cortex-M3 / M4 (the
+ * SMLAD path) / M55 with startup.c. Exit status 0: all equal. */
+#include <stdint.h>
+#include <string.h>
+
+#define NNFX_RT_INT_ONLY 1
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" /* the header's other kernels */
+#endif
+#include "../../../src/codegen/runtime/nnfx_rt_int8.h"
+
+#if defined(NNFX_QFAST_SEMIHOST)
+int sh_call(int op, const void *arg);
+static void say(const char *s) { sh_call(0x04, s); }
+#else
+#include <stdio.h>
+static void say(const char *s) { fputs(s, stdout); }
+#endif
+
+static uint32_t rng = 12345u;
+/* a pseudo-random integer in [lo, hi] */
+static int32_t rnd(int32_t lo, int32_t hi) {
+    rng = rng * 1664525u + 1013904223u;
+    return lo + (int32_t)((rng >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static int8_t xb[2 * 64 * 200], wb[64 * 64], y0[48000], y1[48000]; /* y: up to 2 x 12 x 42 x 42 */
+static int32_t fb[64], fm[64], fs[64];
+
+/* A random epilogue for m channels and input zero point range into op. */
+static void rand_op(nnfx_rt_qop *op, int m) {
+    int i;
+    for (i = 0; i < m; i++)
+        fb[i] = rnd(-(1 << 20), 1 << 20), fm[i] = rnd(1 << 30, 0x7fffffff), fs[i] = rnd(-14, 0);
+    op->fb = fb, op->fm = fm, op->fs = fs;
+    op->x_signed = 1, op->y_signed = 1;
+    op->x_zp = rnd(-128, 127), op->y_zp = rnd(-128, 127);
+    op->lo = rnd(-128, 0), op->hi = rnd(0, 127);
+}
+
+static void fill(int8_t *p, long n) {
+    long i;
+    for (i = 0; i < n; i++)
+        p[i] = (int8_t)rnd(-128, 127);
+}
+
+int main(void) {
+    int t, bad = 0;
+    for (t = 0; t < 300 && !bad; t++) { /* pointwise */
+        const int N = rnd(1, 2), C = t < 50 ? rnd(1, 9) : rnd(1, 64), M = rnd(1, 9), P = rnd(1, 23);
+        const int g[16] = {N, C, 1, P, M, 1, 1, 1, P, 1, 1, 0, 0, 1, 1, 1};
+        nnfx_rt_qop op;
+        rand_op(&op, M);
+        fill(xb, (long)N * C * P), fill(wb, (long)M * C);
+        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        nnfx_rt_qpw(xb, wb, &op, y1, N, C, M, P);
+        if (memcmp(y0, y1, (size_t)N * M * P)) say("FAIL: nnfx_rt_qpw differs from nnfx_rt_qconv\n"), bad = 1;
+    }
+    for (t = 0; t < 300 && !bad; t++) { /* 3x3 depthwise */
+        /* planes past NNFX_RT_QDW_BUF padded bytes take the unbuffered path */
+        const int big = t >= 200, N = rnd(1, 2), C = rnd(1, 5), H = big ? rnd(30, 40) : rnd(1, 9),
+                  W = big ? rnd(30, 40) : rnd(1, 21), SH = rnd(1, 2), SW = rnd(1, 2);
+        const int PH = rnd(0, 2), PW = rnd(0, 2), OH = (H + 2 * PH - 3) / SH + 1, OW = (W + 2 * PW - 3) / SW + 1;
+        const int g[16] = {N, C, H, W, C, 3, 3, OH, OW, SH, SW, PH, PW, 1, 1, C};
+        nnfx_rt_qop op;
+        if (H + 2 * PH < 3 || W + 2 * PW < 3) continue;
+        rand_op(&op, C);
+        fill(xb, (long)N * C * H * W), fill(wb, (long)C * 9);
+        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        nnfx_rt_qdw3(xb, wb, &op, y1, g);
+        if (memcmp(y0, y1, (size_t)N * C * OH * OW)) say("FAIL: nnfx_rt_qdw3 differs from nnfx_rt_qconv\n"), bad = 1;
+    }
+    for (t = 0; t < 300 && !bad; t++) { /* one input channel per output channel, any kernel */
+        const int big = t >= 250, N = rnd(1, 2), C = rnd(1, 3), MG = rnd(1, 4), KH = rnd(1, 10), KW = rnd(1, 5);
+        const int H = big ? rnd(30, 40) : rnd(1, 30), W = big ? rnd(30, 40) : rnd(1, 12), SH = rnd(1, 3),
+                  SW = rnd(1, 3);
+        const int PH = rnd(0, KH - 1), PW = rnd(0, KW - 1), OH = (H + 2 * PH - KH) / SH + 1,
+                  OW = (W + 2 * PW - KW) / SW + 1;
+        const int g[16] = {N, C, H, W, C * MG, KH, KW, OH, OW, SH, SW, PH, PW, 1, 1, C};
+        nnfx_rt_qop op;
+        if (H + 2 * PH < KH || W + 2 * PW < KW) continue;
+        rand_op(&op, C * MG);
+        fill(xb, (long)N * C * H * W), fill(wb, (long)C * MG * KH * KW);
+        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        nnfx_rt_qconv1(xb, wb, &op, y1, g);
+        if (memcmp(y0, y1, (size_t)N * C * MG * OH * OW))
+            say("FAIL: nnfx_rt_qconv1 differs from nnfx_rt_qconv\n"), bad = 1;
+    }
+    if (!bad) say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3 and nnfx_rt_qconv1 equal nnfx_rt_qconv on 900 random cases\n");
+    return bad;
+}
