@@ -283,7 +283,9 @@ nnfx_status core_file_finish(core_file *f, nnfx_error *err) {
     (void)fchmod(f->fd, 0644); /* mkstemp creates 0600 */
     int rc = core_io_fails() ? -1 : fsync(f->fd);
     int saved = errno;
-    if ((core_io_fails() | (close(f->fd) != 0)) && rc == 0) {
+    bool close_failed = core_io_fails(); /* the descriptor is closed either way */
+    close_failed = close(f->fd) != 0 || close_failed;
+    if (close_failed && rc == 0) {
         rc = -1;
         saved = errno;
     }
