@@ -18,8 +18,23 @@
 #include "nnfx_rt_scalar.h"
 
 /* section q8 is the default; q8fix replaces it in integer-only C (NNFX_RT_INT_ONLY here) */
+/* @rt q8ld */
+/* One int8 or uint8 element of p (sgn: int8), widened to int32; and its
+ * store (v already in range). Shared by sections q8 and q8fix. */
+static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
+    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
+}
+
+static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
+    if (sgn)
+        ((int8_t *)p)[i] = (int8_t)v;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)v;
+}
+/* @end */
+
 #ifndef NNFX_RT_INT_ONLY
-/* @rt q8 needs:qepi,qfixed */
+/* @rt q8 needs:q8ld,qepi,qfixed */
 /* One int8 op's quantization: the epilogue's per-channel multiplier and
  * bias, the optional intermediate Q -> DQ (mid) and residual (res), the
  * output's QuantizeLinear (y), the types and the input's zero point; or,
@@ -33,17 +48,6 @@ typedef struct nnfx_rt_qop {
     int32_t x_zp;
     const int32_t *fb, *fm, *fs; /* fixed point, or NULL */
 } nnfx_rt_qop;
-
-static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
-    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
-}
-
-static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
-    if (sgn)
-        ((int8_t *)p)[i] = (int8_t)v;
-    else
-        ((uint8_t *)p)[i] = (uint8_t)v;
-}
 
 /* y[i] = the epilogue of accumulator acc of output channel m (res[i] the
  * residual when op->res). */
@@ -66,7 +70,7 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
 /* @end */
 
 #else
-/* @rt q8fix needs:qfixed */
+/* @rt q8fix needs:q8ld,qfixed */
 /* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
  * names, for the qconv and qfc sections, with no float anywhere: int8 in
  * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
@@ -77,17 +81,6 @@ typedef struct nnfx_rt_qop {
     int x_signed, y_signed;
     int32_t x_zp, y_zp, lo, hi;
 } nnfx_rt_qop;
-
-static inline int32_t nnfx_rt_ld8(const void *p, int sgn, long i) {
-    return sgn ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
-}
-
-static inline void nnfx_rt_st8(void *p, int sgn, long i, int32_t v) {
-    if (sgn)
-        ((int8_t *)p)[i] = (int8_t)v;
-    else
-        ((uint8_t *)p)[i] = (uint8_t)v;
-}
 
 NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc, const void *res, void *y, long i) {
     (void)res;
