@@ -310,6 +310,11 @@ double cli_now_ms(void);
 
 /* --- provenance (provenance.c) ------------------------------------------------ */
 
+/* The build identity: 16 hex digits of the SHA-256 of the sources this
+ * binary was built from (cmake/build_id.cmake); recorded as nnfx.build in
+ * every model written and part of every --cache key. */
+const char *cli_build_id(void);
+
 /* What a written model records about its making (metadata_props nnfx.*). */
 typedef struct cli_provenance {
     int64_t opset;          /* --opset N, 0 for the default                   */

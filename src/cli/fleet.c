@@ -9,9 +9,11 @@
  * between shards whenever one is added.
  *
  * --cache DIR: one folder per key (DIR/KEY, KEY = SHA-256 of the recipe,
- * nnfx's version and the model's bytes) holding the output files (0, 1,
- * ...), the report entry, a meta line and MANIFEST, which lists each with its
- * SHA-256 and size and ends with the digest of the manifest itself. An entry
+ * nnfx's version, its build identity and the model's bytes) holding the
+ * output files (0, 1, ...) and MANIFEST: the key and build, each file with its
+ * SHA-256 and size, the meta line and the report entry (inline, so a hit
+ * opens only the MANIFEST and the stored outputs), and last the digest of
+ * the manifest itself. An entry
  * is built in a temporary folder and renamed into place (atomic); a reader
  * checks every digest before using any of it. */
 #include <dirent.h>
@@ -79,7 +81,7 @@ void cli_cache_recipe_file(sbuf *recipe, const char *tag, const char *path) {
 nnfx_status cli_cache_key(const char *recipe, const char *model, char key[65], nnfx_error *err) {
     char hex[PUB_SHA256_HEX];
     sbuf b = {0};
-    sb_printf(&b, "nnfx-cache 1\nversion %s\n%s", NNFX_VERSION, recipe);
+    sb_printf(&b, "nnfx-cache 1\nversion %s\nbuild %s\n%s", NNFX_VERSION, cli_build_id(), recipe);
     if (pub_sha256_file(model, hex, NULL, err)) {
         free(sb_finish(&b));
         return NNFX_ERR_IO;
@@ -154,69 +156,102 @@ static bool place_file(const char *src, const char *target) {
     return ok;
 }
 
-/* Checks one "TAG NAME SHA SIZE" file of an entry; reads it into *data
- * when data is not NULL. */
-static bool check_file(const char *entry, const char *name, const char *sha, unsigned long long size, char **data) {
-    char *p = join(entry, name);
-    char hex[PUB_SHA256_HEX];
-    uint64_t n = 0;
-    nnfx_error err = {0};
-    bool ok = p && pub_sha256_file(p, hex, &n, &err) == NNFX_OK && strcmp(hex, sha) == 0 && n == size;
-    if (ok && data) {
-        size_t len = 0;
-        *data = cli_read_file(p, &len, &err);
-        ok = *data != NULL && len == size && memchr(*data, '\0', len) == NULL;
+/* Reads a whole small file (a MANIFEST) with one open; NULL when it cannot
+ * be read or holds a NUL byte. */
+static char *slurp(const char *path, size_t *len) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 30) &&
+        (buf = malloc((size_t)st.st_size + 1))) {
+        size_t n = 0, want = (size_t)st.st_size;
+        ssize_t r = 1;
+        while (n < want && (r = read(fd, buf + n, want - n)) > 0)
+            n += (size_t)r;
+        if (n != want || memchr(buf, '\0', n)) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+            *len = n;
+        }
     }
-    free(p);
-    return ok;
+    close(fd);
+    return buf;
 }
 
-/* Validates the entry (manifest digest, key, every file); on success fills
- * have[i] and *report, *meta. why says what failed. */
+/* Takes the next "\n"-ended line of the manifest at *p (NUL-terminated in
+ * place); NULL at the end. */
+static char *next_line(char **p, char *end) {
+    char *nl = *p < end ? memchr(*p, '\n', (size_t)(end - *p)) : NULL;
+    if (!nl) return NULL;
+    char *line = *p;
+    *nl = '\0';
+    *p = nl + 1;
+    return line;
+}
+
+/* Takes a "TAG LEN\n" line and the LEN bytes and "\n" after it: a text of
+ * the manifest, copied into *text (malloc'd). */
+static bool take_text(char **p, char *end, const char *tag, char **text) {
+    char *line = next_line(p, end), *e = NULL;
+    size_t tl = strlen(tag);
+    if (!line || strncmp(line, tag, tl) != 0 || line[tl] != ' ') return false;
+    unsigned long long n = strtoull(line + tl + 1, &e, 10);
+    if (*e || e == line + tl + 1 || n > (unsigned long long)(end - *p) || (*p)[n] != '\n') return false;
+    if (!(*text = malloc((size_t)n + 1))) return false;
+    memcpy(*text, *p, (size_t)n);
+    (*text)[n] = '\0';
+    *p += n + 1;
+    return true;
+}
+
+/* Validates the entry: the MANIFEST's own digest (its last line), the key,
+ * every stored file's digest and size; the meta line and the report entry
+ * are inside the MANIFEST, so a hit reads two files (the MANIFEST and each
+ * stored output). On success fills have[i] and *report, *meta. why says
+ * what failed. */
 static bool entry_valid(const char *entry, const char *key, int nout, bool *have, char **report, char **meta,
                         const char **why) {
     char *mpath = join(entry, "MANIFEST");
     size_t len = 0;
-    nnfx_error err = {0};
-    char *m = mpath ? cli_read_file(mpath, &len, &err) : NULL;
+    char *m = mpath ? slurp(mpath, &len) : NULL;
     free(mpath);
     *why = "no readable MANIFEST";
     if (!m) return false;
     bool ok = false;
-    char *dig = NULL;
-    for (char *p = m; (p = strstr(p, "digest ")); p++)
-        if (p == m || p[-1] == '\n') dig = p;
     char hex[PUB_SHA256_HEX];
+    const size_t dl = 7 + 64 + 1; /* "digest " HEX "\n" */
     *why = "the MANIFEST's own digest does not match";
-    if (!dig || strlen(dig) != 7 + 64 + 1 || dig[7 + 64] != '\n' || !pub_sha256_buf(m, (size_t)(dig - m), hex) ||
-        strncmp(dig + 7, hex, 64) != 0)
+    if (len < dl || (len > dl && m[len - dl - 1] != '\n') || strncmp(m + len - dl, "digest ", 7) != 0 ||
+        m[len - 1] != '\n' || !pub_sha256_buf(m, len - dl, hex) || strncmp(m + len - dl + 7, hex, 64) != 0)
         goto done;
-    *dig = '\0';
-    *why = "the MANIFEST names another key";
-    char kline[128];
-    snprintf(kline, sizeof kline, "nnfx-cache-entry 1\nkey %s\n", key);
-    if (strncmp(m, kline, strlen(kline)) != 0) goto done;
+    char *p = m, *end = m + len - dl;
+    *why = "the MANIFEST names another key or build";
+    char want[160];
+    snprintf(want, sizeof want, "nnfx-cache-entry 2\nkey %s\nbuild %s\n", key, cli_build_id());
+    if (strncmp(m, want, strlen(want)) != 0) goto done;
+    p += strlen(want);
     *why = "a file does not match its digest";
-    char *save = NULL;
-    for (char *line = strtok_r(m + strlen(kline), "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char tag[16], name[32], sha[PUB_SHA256_HEX];
+    while (p < end && strncmp(p, "file ", 5) == 0) {
+        char *line = next_line(&p, end), *e = NULL;
+        char sha[PUB_SHA256_HEX];
         unsigned long long size = 0;
-        if (sscanf(line, "%15s %31s %64s %llu", tag, name, sha, &size) != 4) goto done;
-        if (strcmp(tag, "file") == 0) {
-            char *end = NULL;
-            long i = strtol(name, &end, 10);
-            if (*end || i < 0 || i >= nout || !check_file(entry, name, sha, size, NULL)) goto done;
-            have[i] = true;
-        } else if (strcmp(tag, "text") == 0 && strcmp(name, "report.json") == 0 && !*report) {
-            if (!check_file(entry, name, sha, size, report)) goto done;
-        } else if (strcmp(tag, "text") == 0 && strcmp(name, "meta") == 0 && !*meta) {
-            if (!check_file(entry, name, sha, size, meta)) goto done;
-        } else {
-            goto done;
-        }
+        long i = strtol(line + 5, &e, 10);
+        if (e == line + 5 || *e != ' ' || i < 0 || i >= nout || sscanf(e, " %64s %llu", sha, &size) != 2) goto done;
+        char name[16];
+        snprintf(name, sizeof name, "%ld", i);
+        char *fp = join(entry, name);
+        uint64_t n = 0;
+        nnfx_error err = {0};
+        bool good = fp && pub_sha256_file(fp, hex, &n, &err) == NNFX_OK && strcmp(hex, sha) == 0 && n == size;
+        free(fp);
+        if (!good) goto done;
+        have[i] = true;
     }
-    *why = "the report or meta is missing";
-    ok = *report && *meta;
+    *why = "the meta line or the report is missing";
+    ok = take_text(&p, end, "meta", meta) && take_text(&p, end, "report", report) && p == end;
 done:
     free(m);
     if (!ok) {
@@ -232,14 +267,16 @@ bool cli_cache_get(const char *cmd, const char *dir, const char *key, int nout, 
     *report = *meta = NULL;
     char *entry = join(dir, key);
     if (!entry) return false;
-    struct stat st;
-    if (stat(entry, &st) != 0) {
-        free(entry);
-        return false;
-    }
     bool have[16] = {false};
     const char *why = "";
     bool ok = nout <= 16 && entry_valid(entry, key, nout, have, report, meta, &why);
+    if (!ok && strcmp(why, "no readable MANIFEST") == 0) {
+        struct stat st;
+        if (lstat(entry, &st) != 0) { /* a miss: no entry at all */
+            free(entry);
+            return false;
+        }
+    }
     for (int i = 0; ok && i < nout; i++) {
         if (!have[i]) continue;
         char name[16];
@@ -305,7 +342,7 @@ void cli_cache_put(const char *cmd, const char *dir, const char *key, int nout, 
         return;
     }
     sbuf m = {0};
-    sb_printf(&m, "nnfx-cache-entry 1\nkey %s\n", key);
+    sb_printf(&m, "nnfx-cache-entry 2\nkey %s\nbuild %s\n", key, cli_build_id());
     bool ok = true;
     for (int i = 0; ok && with_files && i < nout && i < 16; i++) {
         struct stat st;
@@ -316,8 +353,7 @@ void cli_cache_put(const char *cmd, const char *dir, const char *key, int nout, 
         ok = dst && place_file(outs[i], dst) && manifest_line(&m, tmp, "file", name);
         free(dst);
     }
-    ok = ok && put_text(tmp, "report.json", report) && manifest_line(&m, tmp, "text", "report.json");
-    ok = ok && put_text(tmp, "meta", meta) && manifest_line(&m, tmp, "text", "meta");
+    sb_printf(&m, "meta %zu\n%s\nreport %zu\n%s\n", strlen(meta), meta, strlen(report), report);
     char *man = sb_finish(&m);
     char hex[PUB_SHA256_HEX];
     if (ok && man && pub_sha256_buf(man, strlen(man), hex)) {

@@ -18,7 +18,7 @@ bool cli_shard_parse(const char *s, int *k, int *n);
 int cli_shard_of(const char *path, int n);
 
 /* The SHA-256 (hex) of recipe (every option that changes the result, one
- * a line), NNFX_VERSION and the contents of model and its sidecars
+ * a line), NNFX_VERSION, the build identity (cli_build_id) and the contents of model and its sidecars
  * (MODEL.data and MODEL.safetensors when they exist). Non-zero (with err)
  * when the model cannot be read. */
 nnfx_status cli_cache_key(const char *recipe, const char *model, char key[65], nnfx_error *err);

@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("nnfx %s\n", NNFX_VERSION);
+        printf("nnfx %s (build %s)\n", NNFX_VERSION, cli_build_id());
         return CLI_EXIT_OK;
     }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

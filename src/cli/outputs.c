@@ -227,6 +227,129 @@ static int same_path(const char *a, const char *b) {
     return same;
 }
 
+/* One path of a run with its identity, computed once (io_clash). */
+typedef struct io_key {
+    const char *name; /* its resolved name */
+    dev_t dev;
+    ino_t ino;
+    int idx; /* in io->p */
+    bool exists, output;
+} io_key;
+
+static int by_name(const void *pa, const void *pb) {
+    return strcmp(((const io_key *)pa)->name, ((const io_key *)pb)->name);
+}
+
+static int by_inode(const void *pa, const void *pb) {
+    const io_key *a = pa, *b = pb;
+    if (a->exists != b->exists) return a->exists ? -1 : 1;
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
+    return 0;
+}
+
+/* Marks in suspect[] every path of a run of equal sorted keys (cmp) with an
+ * output in it (only existing files when inode is set); true if any. */
+static bool run_with_output(const io_key *k, int n, int (*cmp)(const void *, const void *), bool inode, bool *suspect) {
+    bool any = false;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        bool out = k[i].output;
+        while (j < n && cmp(&k[i], &k[j]) == 0)
+            out |= k[j++].output;
+        if (j - i > 1 && out && (!inode || k[i].exists)) {
+            any = true;
+            for (int t = i; t < j; t++)
+                suspect[k[t].idx] = true;
+        }
+        i = j;
+    }
+    return any;
+}
+
+/* The folders resolved so far by io_clash (a batch names a few folders
+ * many times): name as written -> realpath. */
+typedef struct dir_memo {
+    char *dir[64], *real[64];
+    int n;
+} dir_memo;
+
+/* cli_resolved_name(path), with the realpath of its folder taken from (or
+ * added to) memo when the folder exists and the last component is a plain
+ * name: the same result, one realpath per folder. NULL when out of memory. */
+static char *resolved_memo(dir_memo *memo, const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!slash || slash == path || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return cli_resolved_name(path);
+    size_t dl = (size_t)(slash - path);
+    const char *real = NULL;
+    for (int i = 0; i < memo->n && !real; i++)
+        if (strlen(memo->dir[i]) == dl && memcmp(memo->dir[i], path, dl) == 0) real = memo->real[i];
+    if (!real && memo->n < 64) {
+        char *d = strndup(path, dl);
+        char *r = d ? realpath(d, NULL) : NULL;
+        if (!r) {
+            free(d);
+            return cli_resolved_name(path); /* missing folder: resolved from its ancestors */
+        }
+        memo->dir[memo->n] = d;
+        real = memo->real[memo->n++] = r;
+    }
+    if (!real) return cli_resolved_name(path);
+    size_t rl = strlen(real), bl = strlen(base);
+    char *out = malloc(rl + bl + 2);
+    if (out) snprintf(out, rl + bl + 2, "%s%s%s", real, rl && real[rl - 1] == '/' ? "" : "/", base);
+    return out;
+}
+
+/* Whether any output of io may share a file with another path: each path is
+ * stat'ed and resolved once and the keys sorted, so a batch of thousands of
+ * models is checked in n log n. The paths of each clash are marked in
+ * suspect[] (io->n entries, all false on entry): the pairwise check of
+ * cli_io_check, which names the first pair, looks only at those. -1 when
+ * out of memory. */
+static int io_clash(const cli_io *io, bool *suspect) {
+    io_key *k = calloc((size_t)io->n + 1, sizeof *k);
+    int n = 0, nstd = 0, rc = 0;
+    dir_memo memo = {.n = 0};
+    if (!k) return -1;
+    for (int i = 0; i < io->n; i++) {
+        const cli_io_path *p = &io->p[i];
+        if (strcmp(p->path, "-") == 0) {
+            nstd += p->output;
+            suspect[i] = p->output;
+            continue;
+        }
+        k[n].idx = i;
+        struct stat st;
+        k[n].exists = stat(p->path, &st) == 0;
+        k[n].dev = k[n].exists ? st.st_dev : 0;
+        k[n].ino = k[n].exists ? st.st_ino : 0;
+        k[n].output = p->output;
+        if (!(k[n].name = resolved_memo(&memo, p->path))) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    if (!rc) {
+        qsort(k, (size_t)n, sizeof *k, by_name);
+        rc = run_with_output(k, n, by_name, false, suspect);
+        qsort(k, (size_t)n, sizeof *k, by_inode);
+        rc |= run_with_output(k, n, by_inode, true, suspect);
+        rc |= nstd > 1;
+    }
+    for (int i = 0; i < n; i++)
+        free((char *)k[i].name);
+    for (int i = 0; i < memo.n; i++) {
+        free(memo.dir[i]);
+        free(memo.real[i]);
+    }
+    free(k);
+    return rc;
+}
+
 int cli_io_check(cli_io *io) {
     if (io->oom) {
         cli_error(io->cmd, "out of memory");
@@ -234,31 +357,40 @@ int cli_io_check(cli_io *io) {
     }
     for (int i = 0; i < io->n; i++)
         if (!io->p[i].path[0]) return cli_usage_error(io->cmd, "%s: an empty path (name a file)", io->p[i].what);
-    for (int i = 0; i < io->n; i++) {
+    bool *suspect = calloc((size_t)io->n + 1, sizeof *suspect);
+    int clash = suspect ? io_clash(io, suspect) : -1;
+    if (clash < 0) {
+        free(suspect);
+        cli_error(io->cmd, "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; clash && !rc && i < io->n; i++) {
         const cli_io_path *o = &io->p[i];
-        if (!o->output) continue;
-        for (int j = 0; j < io->n; j++) {
+        if (!o->output || !suspect[i]) continue;
+        for (int j = 0; !rc && j < io->n; j++) {
             const cli_io_path *x = &io->p[j];
-            if (j == i || (x->output && j > i)) continue; /* each pair of outputs once */
+            if (j == i || !suspect[j] || (x->output && j > i)) continue; /* each pair of outputs once */
             bool o_std = strcmp(o->path, "-") == 0, x_std = strcmp(x->path, "-") == 0;
             if (o_std || x_std) {
                 if (o_std && x_std && x->output)
-                    return cli_usage_error(io->cmd, "%s - and %s - cannot share standard output", x->what, o->what);
+                    rc = cli_usage_error(io->cmd, "%s - and %s - cannot share standard output", x->what, o->what);
                 continue;
             }
             int same = same_path(o->path, x->path);
             if (same < 0) {
                 cli_error(io->cmd, "out of memory");
-                return CLI_EXIT_BAD_INPUT;
+                rc = CLI_EXIT_BAD_INPUT;
+            } else if (same) {
+                rc = cli_usage_error(io->cmd, "%s '%s' is the same file as %s '%s': %s", o->what, o->path, x->what,
+                                     x->path,
+                                     x->output ? "two outputs of one run cannot share a file"
+                                               : "an output cannot replace an input of the same run");
             }
-            if (same)
-                return cli_usage_error(io->cmd, "%s '%s' is the same file as %s '%s': %s", o->what, o->path, x->what,
-                                       x->path,
-                                       x->output ? "two outputs of one run cannot share a file"
-                                                 : "an output cannot replace an input of the same run");
         }
     }
-    return CLI_EXIT_OK;
+    free(suspect);
+    return rc;
 }
 
 /* ---- all outputs of a run at once ------------------------------------------- */

@@ -1,5 +1,5 @@
 /* provenance.c — what every model nnfx writes says about where it came
- * from: metadata_props nnfx.version, nnfx.source_sha256 (of the input
+ * from: metadata_props nnfx.version, nnfx.build (cli_build_id), nnfx.source_sha256 (of the input
  * file), nnfx.steps (passes and rewrites in order, JSON) and
  * nnfx.validation (JSON, when checked), and the opset chosen with --opset.
  * A command fills a cli_provenance and makes it current for its thread;
@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_id.h"
 #include "cli/cli.h"
 #include "publish/publish.h"
+
+const char *cli_build_id(void) { return NNFX_BUILD_ID; }
 
 static _Thread_local cli_provenance *current;
 
@@ -25,6 +28,8 @@ void cli_provenance_use(cli_provenance *p) {
     p->n = 0;
     p->keys[p->n] = "nnfx.version";
     p->values[p->n++] = NNFX_VERSION;
+    p->keys[p->n] = "nnfx.build";
+    p->values[p->n++] = NNFX_BUILD_ID;
     if (p->source_sha256[0]) {
         p->keys[p->n] = "nnfx.source_sha256";
         p->values[p->n++] = p->source_sha256;

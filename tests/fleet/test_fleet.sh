@@ -97,8 +97,8 @@ same=1
 for f in full/*; do cmp -s "$f" "c1/${f#full/}" || same=0; done
 check "cached outputs are byte-identical to the unsharded run" test $same = 1
 # corrupt one entry's model, truncate another's manifest: both redone
-e1=$(grep -l '"model": "fleet/team1/m005.onnx"' cache/*/report.json | xargs dirname)
-e2=$(grep -l '"model": "fleet/team2/m010.onnx"' cache/*/report.json | xargs dirname)
+e1=$(grep -l '"model": "fleet/team1/m005.onnx"' cache/*/MANIFEST | xargs dirname)
+e2=$(grep -l '"model": "fleet/team2/m010.onnx"' cache/*/MANIFEST | xargs dirname)
 printf 'X' | dd of="$e1/0" bs=1 seek=100 conv=notrunc 2>/dev/null
 head -c 50 "$e2/MANIFEST" >"$e2/M" && mv "$e2/M" "$e2/MANIFEST"
 rm -rf c1
@@ -127,6 +127,29 @@ check "a different output path is another key" grep -vq cached "$TMP/out"
 expect 0 "single-model mode, cached" -- "$NNFX" optimize fleet/team0/m000.onnx -o one.onnx "${STEPS[@]}" --cache cache1
 check "says cached" grep -q "cached" "$TMP/out"
 check "cached single output is identical" cmp one.onnx full/m000.onnx
+
+# the entries name the build that made them (the key holds it too)
+build=$("$NNFX" --version | sed -n 's/.*(build \([0-9a-f]\{16\}\)).*/\1/p')
+check "--version names a 16-digit build identity" test -n "$build"
+check "every entry names the build" test "$(grep -l "^build $build\$" cache/*/MANIFEST | wc -l)" = "$(ls cache | wc -l)"
+check "the cached models record the build (nnfx.build)" $PY - "$build" <<'PY'
+import onnx, sys
+m = onnx.load("c1/m000.onnx", load_external_data=False)
+assert {p.key: p.value for p in m.metadata_props}.get("nnfx.build") == sys.argv[1]
+PY
+
+# the output rule over a long list is checked in n log n, not pairwise with a
+# realpath per pair (a 1000-model list took minutes): list 1000 links, take
+# one shard of 100
+mkdir -p big
+for i in $(seq -w 0 999); do ln fleet/team0/m000.onnx big/m$i.onnx; echo big/m$i.onnx; done >big.txt
+expect 0 "1000 listed, shard 1/100: the output rule is checked quickly" -- timeout 20 "$NNFX" optimize --batch big.txt \
+    -o bigout --pass fuse-conv-bn --shard 1/100 -q
+check "the shard's models written" test "$(ls bigout | wc -l)" -gt 0
+echo big/m000.onnx >>big.txt
+expect 2 "a model listed twice is still refused (two outputs, one file)" -- timeout 20 "$NNFX" optimize --batch big.txt \
+    -o bigout --pass fuse-conv-bn --shard 1/100 -q
+check "the refusal names the pair" grep -q "bigout/m000.onnx' is the same file as the output 'bigout/m000.onnx'" "$TMP/err"
 
 # --- report merge ----------------------------------------------------------
 expect 1 "merge of the four shards: one model failed, exit 1" -- "$NNFX" report merge shard1.json shard2.json \

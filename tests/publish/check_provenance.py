@@ -3,13 +3,14 @@
 
 usage: check_provenance.py MODEL SOURCE [--steps JSON] [--validation] [--opset N] [--names-from SOURCE]
 Checks: producer_name "nnfx" and a producer_version; metadata_props
-nnfx.version, nnfx.source_sha256 (hashlib's SHA-256 of SOURCE), nnfx.steps
+nnfx.version, nnfx.build (16 hex digits), nnfx.source_sha256 (hashlib's SHA-256 of SOURCE), nnfx.steps
 (JSON; equal to --steps when given), nnfx.validation (JSON with tolerances and
 errors) when --validation; the default-domain opset; the node and value names
 of SOURCE kept for every node whose op type and outputs survive; the full
 onnx.checker check."""
 import hashlib
 import json
+import re
 import sys
 
 import onnx
@@ -37,6 +38,7 @@ want(m.producer_name == "nnfx", "producer_name is %r" % m.producer_name)
 want(m.producer_version != "", "producer_version is empty")
 meta = {p.key: p.value for p in m.metadata_props}
 want(meta.get("nnfx.version") == m.producer_version, "nnfx.version %r" % meta.get("nnfx.version"))
+want(re.fullmatch("[0-9a-f]{16}", meta.get("nnfx.build", "")) is not None, "nnfx.build %r" % meta.get("nnfx.build"))
 sha = hashlib.sha256(open(source, "rb").read()).hexdigest()
 want(meta.get("nnfx.source_sha256") == sha, "nnfx.source_sha256 %r != %s" % (meta.get("nnfx.source_sha256"), sha))
 steps = json.loads(meta.get("nnfx.steps", "null"))
