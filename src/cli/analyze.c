@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/fleet.h"
 #include "cli/analysis.h"
 #include "io/onnx_int.h"
 
@@ -362,7 +363,8 @@ static int an_gate(const an_opts *o, const an_run *r) {
     return rc;
 }
 
-int cli_analyze(int argc, char **argv) {
+/* The command on one model (argv as given). */
+static int analyze_one(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(analyze_help, stdout);
         return CLI_EXIT_OK;
@@ -414,4 +416,11 @@ int cli_analyze(int argc, char **argv) {
 done:
     nnfx_graph_free(r->g);
     return rc;
+}
+
+static const cli_fleet_cmd analyze_list = {"analyze", analyze_one, "--json", ".json", NULL, "-q", true};
+
+int cli_analyze(int argc, char **argv) {
+    if (!cli_wants_help(argc, argv) && cli_fleet_wanted(argc, argv)) return cli_fleet_run(&analyze_list, argc, argv);
+    return analyze_one(argc, argv);
 }

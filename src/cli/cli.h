@@ -53,6 +53,13 @@ int cli_shard(int argc, char **argv);
 
 /* --- error lines --------------------------------------------------------- */
 
+/* The message of this thread's last cli_error (without "nnfx CMD: "), ""
+ * when none since cli_last_error_clear: a list run's report entry of a
+ * model that failed (fleet_run.c). */
+const char *cli_last_error(void);
+/* Forgets this thread's last error message. */
+void cli_last_error_clear(void);
+
 /* Prints "nnfx CMD: message" on stderr as one line. */
 void cli_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -18,6 +18,12 @@
 /* Error lines                                                           */
 /* ===================================================================== */
 
+static _Thread_local char last_error[2048];
+
+const char *cli_last_error(void) { return last_error; }
+
+void cli_last_error_clear(void) { last_error[0] = '\0'; }
+
 void cli_error(const char *cmd, const char *fmt, ...) {
     /* formatted first, then written at once: batch workers share stderr */
     char line[2048];
@@ -28,6 +34,7 @@ void cli_error(const char *cmd, const char *fmt, ...) {
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
     fprintf(stderr, "%s\n", line);
+    snprintf(last_error, sizeof last_error, "%s", line + n);
 }
 
 int cli_fail(const char *cmd, const char *file, const nnfx_error *err) {

@@ -42,4 +42,34 @@ bool cli_cache_get(const char *cmd, const char *dir, const char *key, int nout, 
 void cli_cache_put(const char *cmd, const char *dir, const char *key, int nout, const char *const *outs,
                    bool with_files, const char *report, const char *meta);
 
+/* --- list mode of the one-model commands (fleet_run.c) --------------------------- */
+
+/* A one-model command as a list run sees it. */
+typedef struct cli_fleet_cmd {
+    const char *cmd;                   /* "quantize" */
+    int (*one)(int argc, char **argv); /* its one-model entry (argv[1] is MODEL) */
+    const char *out_opt;               /* the per-model output option ("-o", "--json"), or NULL (push) */
+    const char *out_suffix;            /* appended to the model's file name in DIR ("" or ".json") */
+    const char *report_opt;            /* the per-model JSON report option ("--report"), or NULL */
+    const char *quiet_opt;             /* "-q" when it has one */
+    bool out_is_report;                /* the output is its JSON report (analyze --json) */
+} cli_fleet_cmd;
+
+/* Whether argv asks for a list run (--list or --shard before any "--"). */
+bool cli_fleet_wanted(int argc, char **argv);
+
+/* `nnfx CMD --list LIST [--shard K/N] (-o DIR | --to REGISTRY/PREFIX[:TAG])
+ * [--report R.json] [-q] OPTIONS...`: runs c->one once per listed model of
+ * the shard (output DIR/NAME[suffix], or push's PREFIX/STEM[:TAG]) with
+ * OPTIONS, after checking every output name of the whole list; writes the
+ * summary (optimize --batch's shape, "command" added) to R.json through
+ * the staged writer. Returns the worst exit status of the models, or 2
+ * when the options are wrong (the first model's usage error stops it). */
+int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv);
+
+/* Adds "key": "value" to the report entry of the model a list run is
+ * running (nothing outside a list run): what a command has to say that its
+ * own report does not (push's reference and digest). */
+void cli_fleet_note(const char *key, const char *value);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/fleet.h"
 #include "cli/cli.h"
 #include "cli/report_graph.h"
 #include "cli/validate.h"
@@ -358,7 +359,8 @@ static void prune_summary(const prune_opts *o, const nnfx_prune_result *r, const
                acc->acc_a, acc->acc_b, acc->drop, o->max_drop);
 }
 
-int cli_prune(int argc, char **argv) {
+/* The command on one model (argv as given). */
+static int prune_one(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(prune_help, stdout);
         return CLI_EXIT_OK;
@@ -427,4 +429,11 @@ int cli_prune(int argc, char **argv) {
     nnfx_graph_free(g);
     nnfx_graph_free(orig);
     return rc;
+}
+
+static const cli_fleet_cmd prune_list = {"prune", prune_one, "-o", "", "--report", "-q", false};
+
+int cli_prune(int argc, char **argv) {
+    if (!cli_wants_help(argc, argv) && cli_fleet_wanted(argc, argv)) return cli_fleet_run(&prune_list, argc, argv);
+    return prune_one(argc, argv);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/fleet.h"
 #include "cli/analysis.h"
 #include "core/core_int.h"
 #include "io/onnx_int.h"
@@ -325,7 +326,8 @@ static char *manifest_json(const pub_blob *cb, const pub_blob *mb, const pub_blo
     return sb_finish(&m);
 }
 
-int cli_push(int argc, char **argv) {
+/* The command on one model (argv as given). */
+static int push_one(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(push_help, stdout);
         return CLI_EXIT_OK;
@@ -438,6 +440,9 @@ int cli_push(int argc, char **argv) {
         goto out;
     }
     printf("%s/%s@%s\n", ref.host, ref.repo, digest);
+    char pushed[1200];
+    snprintf(pushed, sizeof pushed, "%s/%s@%s", ref.host, ref.repo, digest);
+    cli_fleet_note("pushed", pushed);
 out:
     pub_client_free(c);
     free(manifest);
@@ -561,4 +566,11 @@ done:
     pub_client_free(c);
     net_free(&n);
     return rc;
+}
+
+static const cli_fleet_cmd push_list = {"push", push_one, NULL, NULL, NULL, NULL, false};
+
+int cli_push(int argc, char **argv) {
+    if (!cli_wants_help(argc, argv) && cli_fleet_wanted(argc, argv)) return cli_fleet_run(&push_list, argc, argv);
+    return push_one(argc, argv);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/fleet.h"
 #include "cli/report_graph.h"
 #include "cli/validate.h"
 
@@ -552,7 +553,8 @@ done:
     return rc;
 }
 
-int cli_quantize(int argc, char **argv) {
+/* The command on one model (argv as given). */
+static int quantize_one(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(quantize_help, stdout);
         return CLI_EXIT_OK;
@@ -655,4 +657,11 @@ int cli_quantize(int argc, char **argv) {
     for (int i = nuser_excl; i < o.nexclude; i++)
         free((void *)o.exclude[i]);
     return rc;
+}
+
+static const cli_fleet_cmd quantize_list = {"quantize", quantize_one, "-o", "", "--report", "-q", false};
+
+int cli_quantize(int argc, char **argv) {
+    if (!cli_wants_help(argc, argv) && cli_fleet_wanted(argc, argv)) return cli_fleet_run(&quantize_list, argc, argv);
+    return quantize_one(argc, argv);
 }

@@ -20,6 +20,10 @@ static const char report_help[] = "usage: nnfx report merge REPORT.json... -o FL
                                   "counted once (the later report wins) and named under \"duplicates\".\n"
                                   "Reports of '--shard K/N' runs must cover every shard 1..N: a missing one\n"
                                   "is named (\"missing_shards\") and fails the merge.\n"
+                                  "The reports of other steps (quantize, prune, analyze, push --list runs, each\n"
+                                  "entry naming its \"command\") join the model's row: the row shows the worst\n"
+                                  "result, with the failing step (\"failed_step\") and its error; each step's\n"
+                                  "shards must all be there.\n"
                                   "\n"
                                   "  -o, --output FILE  the fleet report (JSON; '-': stdout)\n"
                                   "  --html FILE        the same as one self-contained HTML page\n"
@@ -35,6 +39,9 @@ static const char report_help[] = "usage: nnfx report merge REPORT.json... -o FL
 /* One model of the fleet. */
 typedef struct fm_model {
     const char *model, *output, *result, *error, *cache, *report;
+    const char *command;     /* the step that made the entry ("optimize" when unnamed) */
+    const char *failed_step; /* of the steps merged into this row, the one whose failure it shows */
+    char seen[128];          /* the steps merged into this row, "\nSTEP\n" each */
     int exit_code;
     double nodes_before, nodes_after, in_bytes, out_bytes, max_abs, drop, findings, ms; /* < 0: unknown */
 } fm_model;
@@ -44,12 +51,14 @@ static double num_or(const pub_json *j, const char *key, double dflt) {
     return v && v->kind == PUB_JNUM ? v->num : dflt;
 }
 
-/* Reads one report entry into m; false when it names no model. */
-static bool read_entry(const pub_json *e, const char *report, fm_model *m) {
+/* Reads one report entry into m (cmd: the report's "command", or NULL);
+ * false when it names no model. */
+static bool read_entry(const pub_json *e, const char *report, const char *cmd, fm_model *m) {
     memset(m, 0, sizeof *m);
     m->model = pub_json_str(e, "model");
     if (!m->model) return false;
     m->report = report;
+    m->command = pub_json_str(e, "command") ? pub_json_str(e, "command") : cmd ? cmd : "optimize";
     m->output = pub_json_str(e, "output");
     m->error = pub_json_str(e, "error");
     m->cache = pub_json_str(e, "cache");
@@ -68,7 +77,31 @@ static bool read_entry(const pub_json *e, const char *report, fm_model *m) {
     const pub_json *f = pub_json_get(e, "findings");
     m->findings = f && f->kind == PUB_JARR ? f->n : -1;
     m->ms = num_or(pub_json_get(e, "timings_ms"), "total", num_or(e, "ms", -1));
+    if (m->exit_code) m->failed_step = m->command;
+    snprintf(m->seen, sizeof m->seen, "\n%s\n", m->command);
     return true;
+}
+
+static int severity(int exit_code) { return exit_code == 0 ? 0 : exit_code == CLI_EXIT_CHECK ? 1 : 2; }
+
+/* Merges the entry m of another step of the same model (say push after
+ * optimize) into its row: the row shows the worse result (and that step's
+ * error), keeps its own figures and takes the ones it lacks, and adds the
+ * times. */
+static void merge_step(fm_model *row, const fm_model *m) {
+    if (severity(m->exit_code) > severity(row->exit_code)) {
+        row->exit_code = m->exit_code;
+        row->result = m->result;
+        row->error = m->error;
+        row->failed_step = m->command;
+    }
+    double *a[] = {&row->nodes_before, &row->nodes_after, &row->in_bytes, &row->out_bytes,
+                   &row->max_abs,      &row->drop,        &row->findings};
+    const double b[] = {m->nodes_before, m->nodes_after, m->in_bytes, m->out_bytes, m->max_abs, m->drop, m->findings};
+    for (int i = 0; i < 7; i++)
+        if (*a[i] < 0) *a[i] = b[i];
+    if (m->ms >= 0) row->ms = row->ms >= 0 ? row->ms + m->ms : m->ms;
+    if (!row->output) row->output = m->output;
 }
 
 /* Worst first: errors, failed checks, then the largest error and drop; by
@@ -157,6 +190,8 @@ static char *fleet_json(const fm_model *ms, const fm_totals *t, int nrep, char *
         num_or_null(&b, m->ms);
         sb_printf(&b, ", \"error\": ");
         str_or_null(&b, m->error);
+        sb_printf(&b, ", \"failed_step\": ");
+        str_or_null(&b, m->failed_step);
         sb_printf(&b, ", \"report\": ");
         cli_json_str(&b, m->report);
         sb_printf(&b, "}");
@@ -220,6 +255,10 @@ static char *fleet_html(const fm_model *ms, const fm_totals *t, int ndup) {
         sb_printf(&b, "<td>%s</td>", m->cache && strcmp(m->cache, "hit") == 0 ? "yes" : "no");
         html_num(&b, m->ms, "%.1f");
         sb_printf(&b, "<td>");
+        if (m->failed_step && m->error) {
+            cli_html_escape(&b, m->failed_step);
+            sb_printf(&b, ": ");
+        }
         cli_html_escape(&b, m->error ? m->error : "");
         sb_printf(&b, "</td></tr>\n");
     }
@@ -274,7 +313,7 @@ static int read_reports(int nrep, char **reps, pub_json **trees, fm_model **out,
                 }
             }
             fm_model m;
-            if (!read_entry(e, reps[r], &m)) {
+            if (!read_entry(e, reps[r], pub_json_str(trees[r], "command"), &m)) {
                 free(ms);
                 cli_error("report", "%s: result %d names no \"model\"", reps[r], i + 1);
                 return CLI_EXIT_BAD_INPUT;
@@ -282,6 +321,12 @@ static int read_reports(int nrep, char **reps, pub_json **trees, fm_model **out,
             int j = 0;
             while (j < n && strcmp(ms[j].model, m.model) != 0)
                 j++;
+            if (j < n && !strstr(ms[j].seen, m.seen)) { /* another step of the model: one row */
+                merge_step(&ms[j], &m);
+                size_t l = strlen(ms[j].seen);
+                snprintf(ms[j].seen + l, sizeof ms[j].seen - l, "%s\n", m.command);
+                continue;
+            }
             if (j < n) (*dups)[(*ndup)++] = m.model;
             ms[j] = m;
             if (j == n) n++;
@@ -343,15 +388,32 @@ static int report_merge(int argc, char **argv) {
             rc = cli_usage_error("report", "merge: %s is a shard of %d, the others of %d", reps[r], c, shard_n);
         shard_n = c;
     }
-    if (!rc && shard_n) {
+    if (!rc && shard_n) { /* each step's (command's) shards: optimize's and push's reports both cover 1..N */
         missing = calloc((size_t)shard_n, sizeof *missing);
-        for (int k = 1; missing && k <= shard_n; k++) {
-            bool found = false;
-            for (int r = 0; r < nrep && !found; r++)
-                found = (int)num_or(pub_json_get(trees[r], "shard"), "index", 0) == k;
-            if (!found) {
-                missing[nmissing++] = k;
-                cli_error("report", "merge: no report of shard %d of %d: its models are missing", k, shard_n);
+        for (int r0 = 0; missing && r0 < nrep; r0++) {
+            const char *cmd = pub_json_str(trees[r0], "command");
+            cmd = cmd ? cmd : "optimize";
+            bool first = (int)num_or(pub_json_get(trees[r0], "shard"), "count", 0) > 0;
+            for (int r = 0; first && r < r0; r++) { /* this step's shards are checked once */
+                const char *c2 = pub_json_str(trees[r], "command");
+                first = !((int)num_or(pub_json_get(trees[r], "shard"), "count", 0) > 0 &&
+                          strcmp(c2 ? c2 : "optimize", cmd) == 0);
+            }
+            if (!first) continue;
+            for (int k = 1; k <= shard_n; k++) {
+                bool found = false;
+                for (int r = 0; r < nrep && !found; r++) {
+                    const char *c2 = pub_json_str(trees[r], "command");
+                    found = (int)num_or(pub_json_get(trees[r], "shard"), "index", 0) == k &&
+                            strcmp(c2 ? c2 : "optimize", cmd) == 0;
+                }
+                if (found) continue;
+                bool listed = false;
+                for (int i = 0; i < nmissing; i++)
+                    listed |= missing[i] == k;
+                if (!listed) missing[nmissing++] = k;
+                cli_error("report", "merge: no report of shard %d of %d%s%s: its models are missing", k, shard_n,
+                          strcmp(cmd, "optimize") ? " from " : "", strcmp(cmd, "optimize") ? cmd : "");
             }
         }
     }

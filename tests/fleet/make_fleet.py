@@ -5,7 +5,9 @@ fleet benchmark: python3 make_fleet.py OUT_DIR COUNT [--broken]
 Model i is one of three seeded architectures (Conv->BatchNorm->ReLU chains,
 an MLP, a residual Conv->BatchNorm block) with sizes drawn from i, so the
 same i always gives the same bytes. Writes OUT_DIR/list.txt (one path a line).
-With --broken, one extra entry is a file that is not a model."""
+With --broken, one extra entry is a file that is not a model. With
+--uniform, every model is a Conv model taking x of [1, 3, 8, 8] (so one
+calibration or input file fits the whole fleet)."""
 import os
 import sys
 
@@ -30,9 +32,9 @@ def conv_bn(rng, nodes, inits, x, cin, cout, tag):
     return f"{tag}.bn"
 
 
-def model(i):
+def model(i, uniform=False):
     rng = np.random.default_rng(1000 + i)
-    kind = i % 3
+    kind = (0, 2)[i % 2] if uniform else i % 3
     nodes, inits = [], []
     if kind == 1:  # MLP
         dims = [int(d) for d in rng.integers(4, 48, size=2 + i % 3)]
@@ -49,6 +51,8 @@ def model(i):
         out = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, dims[-1]])
     else:
         c, hw = int(rng.integers(2, 9)), int(rng.integers(4, 9))
+        if uniform:
+            hw = 8
         x, cin = "x", 3
         for k in range(1 + i % 3):
             x = conv_bn(rng, nodes, inits, x, cin, c, f"b{k}")
@@ -76,7 +80,7 @@ def main():
         sub = os.path.join(out, f"team{i % 4}")
         os.makedirs(sub, exist_ok=True)
         p = os.path.join(sub, f"m{i:03d}.onnx")
-        onnx.save(model(i), p)
+        onnx.save(model(i, "--uniform" in sys.argv), p)
         paths.append(p)
     if "--broken" in sys.argv:
         p = os.path.join(out, "broken.onnx")
