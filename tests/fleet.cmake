@@ -12,3 +12,8 @@ if(NNFX_BASH)
                                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/modelpack_tmp)
   set_tests_properties(modelpack PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
 endif()
+if(NNFX_BASH)
+  add_test(NAME fleet_lists COMMAND ${NNFX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fleet/test_fleet_lists.sh
+                                    $<TARGET_FILE:nnfx> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fleet_lists_tmp)
+  set_tests_properties(fleet_lists PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()

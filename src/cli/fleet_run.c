@@ -272,6 +272,7 @@ int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
             for (int j = 0; !rc && j < i; j++)
                 if (strcmp(outs[i], outs[j]) == 0)
                     rc = cli_usage_error(cmd, "'%s' and '%s' would both go to %s", models[j], models[i], outs[i]);
+    char *made = !rc && dir ? cli_missing_dir(dir) : NULL; /* removed again after a usage error */
     if (!rc && dir && !cli_make_dirs(dir)) {
         cli_error(cmd, "%s: cannot create the output folder: %s", dir, strerror(errno));
         rc = CLI_EXIT_BAD_INPUT;
@@ -367,6 +368,8 @@ int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
     }
 out:
     if (tmpdir[0]) rmdir(tmpdir);
+    if (rc == CLI_EXIT_USAGE && made) cli_remove_made_dirs(dir, made);
+    free(made);
     for (int i = 0; e && i < nmodels; i++)
         free(e[i].json);
     free(e);
