@@ -77,6 +77,16 @@ def k8s():
         assert rcs.count(0) == (n if not broken else n - 1), rcs
         rc, log = sh(mc["args"][0], menv, d)
         check_fleet(d, FLEET + broken, 1 if broken else 0, rc)
+    # a push that fails (nothing listens there) is in the merged report, in each model's row
+    d = fresh("k8s-push")
+    bad = dict(env, REGISTRY="127.0.0.1:9/fleet")
+    rcs = [sh(c["args"][0], dict(bad, JOB_COMPLETION_INDEX=i), d)[0] for i in range(n)]
+    assert rcs == [1] * n, rcs
+    rc, log = sh(mc["args"][0], menv, d)
+    f = json.load(open(os.path.join(d, "out/fleet.json")))
+    assert rc == 1 and f["models"] == FLEET and f["errors"] == FLEET and not f["duplicates"], (rc, f["models"])
+    for e in f["results"]:
+        assert e["failed_step"] == "push" and "127.0.0.1:9" in e["error"] and e["nodes_before"], e
 
 
 def github():
