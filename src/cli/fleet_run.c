@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/fleet.h"
@@ -163,6 +164,10 @@ static void run_one(const cli_fleet_cmd *c, const char *model, const char *out, 
     for (int i = 0; i < nrest; i++)
         argv[n++] = rest[i];
     argv[n] = NULL;
+    /* analyze's report is its output: read it only when this run wrote it
+     * (a new file renamed in), never a stale one of an earlier run */
+    struct stat before;
+    bool had = c->out_is_report && stat(out, &before) == 0;
     sbuf nb = {0};
     notes = &nb;
     cli_last_error_clear();
@@ -174,7 +179,12 @@ static void run_one(const cli_fleet_cmd *c, const char *model, const char *out, 
     /* the command's report: the temporary one, or (analyze) its output */
     const char *rpath = c->report_opt ? tmprep : c->out_is_report ? out : NULL;
     char *rep = NULL;
-    if (rpath && access(rpath, F_OK) == 0) {
+    struct stat after;
+    bool fresh = rpath && stat(rpath, &after) == 0;
+    if (fresh && had && rpath == out)
+        fresh = after.st_ino != before.st_ino || after.st_dev != before.st_dev ||
+                after.st_mtim.tv_sec != before.st_mtim.tv_sec || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec;
+    if (fresh) {
         nnfx_error err = {0};
         rep = cli_read_file(rpath, NULL, &err);
         if (c->report_opt) unlink(rpath);

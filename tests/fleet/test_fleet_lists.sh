@@ -86,6 +86,15 @@ import json; r = json.load(open("gate.json"))
 assert r["check_failed"] >= 1 and r["errors"] == 1, r
 assert all(e["error"] and "fail-on" in e["error"] for e in r["results"] if e["exit_code"] == 1)'
 
+# a model that fails now has no entry from an earlier run's output
+mkdir -p stale && cp fleet/team0/m000.onnx stale/s.onnx && echo stale/s.onnx >stale.txt
+expect 0 "analyze --list, once" -- "$NNFX" analyze --list stale.txt -o stale-out --report stale1.json -q
+echo "not a model" >stale/s.onnx
+expect 3 "analyze --list after the model broke" -- "$NNFX" analyze --list stale.txt -o stale-out --report stale2.json -q
+check "the entry is the error, not the earlier run's report" $PY -c '
+import json; e = json.load(open("stale2.json"))["results"][0]
+assert e["exit_code"] == 3 and e["error"] and "nodes" not in e, e'
+
 # --- usage and the output rule --------------------------------------------
 for bad in 0/4 5/4 a/b ""; do
     expect 2 "prune --shard '$bad'" -- "$NNFX" prune --list fleet/list.txt -o bad --sparsity 0.5 --shard "$bad"
