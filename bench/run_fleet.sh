@@ -31,8 +31,10 @@ t1=$(now)
 echo "nnfx, 4 local shards at once        $(rate "$t0" "$t1")"
 t0=$(now); "$NNFX" optimize --batch fleet/list.txt -o cached "${STEPS[@]}" --jobs 2 --cache cache; t1=$(now)
 echo "nnfx, --jobs 2, cold --cache        $(rate "$t0" "$t1")"
+c0=$t0 c1=$t1
 t0=$(now); "$NNFX" optimize --batch fleet/list.txt -o cached "${STEPS[@]}" --jobs 2 --cache cache --report re.json; t1=$(now)
 echo "nnfx, re-run, every model cached    $(rate "$t0" "$t1")  ($(grep -o '"cache_hits": [0-9]*' re.json))"
+awk -v a="$c0" -v b="$c1" -v c="$t0" -v d="$t1" 'BEGIN { printf "re-run / cold --cache run: %.1f %%\n", 100 * (d - c) / (b - a) }'
 [ -z "${SKIP_TORCH:-}" ] || exit 0
 mkdir -p torchfx
 t0=$(now)
