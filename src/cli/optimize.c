@@ -57,9 +57,10 @@ static const char optimize_help[] =
     "                     a form needs a newer one). Default: the model's own opset\n"
     "                     (at least 13), raised only when a form needs it (a note says so)\n"
     "The written model records producer nnfx and metadata_props nnfx.version,\n"
-    "nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
+    "nnfx.build, nnfx.source_sha256, nnfx.steps and, when checked, nnfx.validation.\n"
     "  --batch LIST       read model paths from LIST (one a line, # comments; a NUL\n"
-    "                     byte is an error, exit 3)\n"
+    "  --list LIST        byte is an error, exit 3); --list is the same option (the\n"
+    "                     name quantize, prune, analyze and push use)\n"
     "  --jobs N           models optimised at once in batch mode (default 1)\n"
     "  --shard K/N        batch mode: take only shard K of N (1 <= K <= N), the\n"
     "                     models whose path (as listed) hashes to K: each model\n"
@@ -69,7 +70,7 @@ static const char optimize_help[] =
     "                     'nnfx report merge'\n"
     "  --cache DIR        reuse an earlier result when the model's bytes (and its\n"
     "                     .data/.safetensors), the paths, every option and nnfx's\n"
-    "                     version are the same: the output is linked or copied from\n"
+    "                     version and build are the same: the output is linked or copied from\n"
     "                     DIR and the report entry says \"cache\": \"hit\". Entries\n"
     "                     carry digests: a corrupt one is redone and replaced\n"
     "  -q, --quiet        no progress bar, no summary\n"
@@ -850,7 +851,9 @@ int cli_optimize(int argc, char **argv) {
                                        "--max-accuracy-drop wants percentage points from 0 to 100, not '%s'", v);
         } else if (cli_opt(&a, "--report", NULL, &v)) {
             o.report = v;
-        } else if (cli_opt(&a, "--batch", NULL, &v)) {
+        } else if (cli_opt(&a, "--batch", NULL, &v) || cli_opt(&a, "--list", NULL, &v)) {
+            if (batch && v && !a.bad)
+                return cli_usage_error("optimize", "--batch/--list given twice ('%s' and '%s')", batch, v);
             batch = v;
         } else if (cli_opt(&a, "--shard", NULL, &v)) {
             if (!a.bad && !cli_shard_parse(v, &o.shard_k, &o.shard_n))

@@ -95,6 +95,17 @@ check "the entry is the error, not the earlier run's report" $PY -c '
 import json; e = json.load(open("stale2.json"))["results"][0]
 assert e["exit_code"] == 3 and e["error"] and "nodes" not in e, e'
 
+# optimize takes --list too (the same option as --batch)
+"$NNFX" optimize --list fleet/list.txt -o opt-list --pass fuse-conv-bn --shard 2/4 --report opt-list.json -q 2>/dev/null
+rc1=$?
+"$NNFX" optimize --batch fleet/list.txt -o opt-batch --pass fuse-conv-bn --shard 2/4 --report opt-batch.json -q 2>/dev/null
+check "optimize --list: the exit status of --batch" test $rc1 = $?
+check "optimize --list = --batch" $PY -c '
+import json
+a, b = (json.load(open(f))["results"] for f in ("opt-list.json", "opt-batch.json"))
+assert [e["model"] for e in a] == [e["model"] for e in b] and len(a) > 0'
+expect 2 "optimize --list and --batch together" -- "$NNFX" optimize --list fleet/list.txt --batch fleet/list.txt -o x
+
 # --- usage and the output rule --------------------------------------------
 for bad in 0/4 5/4 a/b ""; do
     expect 2 "prune --shard '$bad'" -- "$NNFX" prune --list fleet/list.txt -o bad --sparsity 0.5 --shard "$bad"
