@@ -115,6 +115,12 @@ for f in full/*; do cmp -s "$f" "c1/${f#full/}" || same=0; done
 check "outputs after redoing are byte-identical" test $same = 1
 expect 3 "the replaced entries are used again" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c4.json -q
 check "48 hits after the repair" grep -q '"cache_hits": 48' c4.json
+# an edited report entry inside a MANIFEST (same length) fails its digest: redone
+e3=$(grep -l '"model": "fleet/team3/m007.onnx"' cache/*/MANIFEST | xargs dirname)
+sed -i 's/"cache": "miss"/"cache": "MISS"/' "$e3/MANIFEST"
+expect 3 "run over an entry with an edited report" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --cache cache --report c4b.json -q
+check "the edited entry is named and redone" grep -q "$(basename "$e3").*MANIFEST's own digest" "$TMP/err"
+check "47 hits, the edited one redone" grep -q '"cache_hits": 47' c4b.json
 expect 3 "another option is another key" -- "$NNFX" optimize --batch fleet/list.txt -o c1 "${STEPS[@]}" --atol 1e-3 --cache cache --report c5.json -q
 check "a changed option misses" grep -q '"cache_hits": 0' c5.json
 cp fleet/team3/m003.onnx m003.orig && cp fleet/team3/m007.onnx fleet/team3/m003.onnx
