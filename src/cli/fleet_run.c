@@ -302,7 +302,7 @@ int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
     char tmpdir[4096] = "", tmprep[4200] = "";
     if (!rc && c->report_opt) { /* the one-model reports, read back and removed */
         const char *t = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/nnfx-list-XXXXXX", t && *t ? t : "/tmp");
+        snprintf(tmpdir, sizeof tmpdir, "%s/nnfx-list-XXXXXX", t && *t ? t : P_tmpdir);
         if (!mkdtemp(tmpdir)) {
             cli_error(cmd, "%s: cannot create a temporary folder: %s", tmpdir, strerror(errno));
             rc = CLI_EXIT_BAD_INPUT;
