@@ -238,6 +238,7 @@ static bool entry_valid(const char *entry, const char *key, int nout, bool *have
         char *line = next_line(&p, end), *e = NULL;
         char sha[PUB_SHA256_HEX];
         unsigned long long size = 0;
+        if (!line) goto done; /* no end of line before the digest */
         long i = strtol(line + 5, &e, 10);
         if (e == line + 5 || *e != ' ' || i < 0 || i >= nout || sscanf(e, " %64s %llu", sha, &size) != 2) goto done;
         char name[16];
