@@ -180,7 +180,7 @@ typedef struct cg {
     unsigned char *xdef;  /* per extent of bnd: its local is declared (cg_define_extent) */
 } cg;
 
-/* The portable kernels of src/codegen/runtime/, embedded at build time
+/* The portable kernels of src/rt/, embedded at build time
  * (CMake turns each file into a string: runtime_text.c in the build tree).
  * Terminated by an entry with name NULL. */
 typedef struct cg_runtime_file {

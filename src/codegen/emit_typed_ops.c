@@ -5,7 +5,7 @@
  * Trilu, and the ops that read integer indices (GatherElements, Gather
  * with computed indices, ScatterElements / ScatterND, OneHot, EyeLike, the
  * NLL and softmax cross-entropy losses). The kernels are
- * src/codegen/runtime/nnfx_rt_typed.h; their integer ops are
+ * src/rt/nnfx_rt_typed.h; their integer ops are
  * nnfx_rt_scalar.h's, which the interpreter's kernels call too. Values
  * are bytes with a type code (tcode); constants of an integer type become
  * arrays of their C type in the weights file. */

@@ -54,7 +54,7 @@ typedef enum fx_act {
 const char *fx_act_name(fx_act a);
 /* y[i] = act(y[i]) for i in [0, n); p0, p1: Clip's min and max, LeakyRelu's
  * alpha in p0. The meaning of each activation is its scalar definition in
- * src/codegen/runtime/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
+ * src/rt/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
  * LeakyRelu and HardSwish give exactly its values. Sigmoid and SiLU take a
  * faster equivalent (the AVX2 row of act_x86.c where the CPU has it, else
  * fx_sigmoid_fast), which tests/test_act.c checks against nnfx_rt_sigmoid /

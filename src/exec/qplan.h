@@ -18,7 +18,7 @@
 #define NNFX_QPLAN_H
 
 #include "exec/fast_int.h"
-#include "codegen/runtime/nnfx_rt_qfixed.h"
+#include "rt/nnfx_rt_qfixed.h"
 #include "exec/kernels/qgemm.h"
 #include "ir/ir_int.h"
 

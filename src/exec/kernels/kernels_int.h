@@ -7,7 +7,7 @@
 #include "ir/infer_int.h"
 #include "ir/op_table.h"
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 
 /* Sets err to status s with "node <name>: <message>"; returns s. */
 nnfx_status kern_fail(nnfx_error *err, const nnfx_node *n, nnfx_status s, const char *fmt, ...)
@@ -54,7 +54,7 @@ void kern_bcast_run(const kern_bcast *p, kern_row_fn row, void *ctx);
 
 /* Writes double v as element i of t (any supported dtype). */
 void kern_set(nnfx_tensor *t, int64_t i, double v);
-/* The generated C runtime's type code of dt (src/codegen/runtime/
+/* The generated C runtime's type code of dt (src/rt/
  * nnfx_rt_typed.h: 0 float32, 1 int64, 2 int32, 3 int8, 4 uint8, 5 bool,
  * 6 float64, 7 float16, 8 int16, 9 uint16, 10 uint32, 11 uint64); -1 for a type it
  * does not hold. */
@@ -67,7 +67,7 @@ int kern_rt_float_tcode(nnfx_dtype dt);
 bool kern_rt_unary_int(nnfx_dtype dt);
 
 /* A one-input float op on float64 and float16 values: its double
- * function of src/codegen/runtime/nnfx_rt_scalar.h (nnfx_rt_dexp...) and
+ * function of src/rt/nnfx_rt_scalar.h (nnfx_rt_dexp...) and
  * that file's section name ("dexp"...). */
 typedef struct kern_dunary {
     const char *section;
@@ -91,7 +91,7 @@ nnfx_status kern_funary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor 
                         nnfx_error *err);
 
 /* One activation of a recurrent op (RNN, GRU, LSTM): its scalar function
- * of src/codegen/runtime/nnfx_rt_scalar.h, that file's section name
+ * of src/rt/nnfx_rt_scalar.h, that file's section name
  * ("sigmoid", ...) and its alpha / beta. */
 typedef struct kern_rnn_act {
     const char *section;
@@ -143,7 +143,7 @@ nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_
 /* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool, the
  * compiled plan's pool_fast.c and the generated C's pool): whether tap
  * value v replaces the running max m — nnfx_rt_max_takes
- * (src/codegen/runtime/nnfx_rt_scalar.h). */
+ * (src/rt/nnfx_rt_scalar.h). */
 #define KERN_MAX_TAKES(m, v) nnfx_rt_max_takes((m), (v))
 
 /* One plane of a depthwise convolution: input [H, W], output [OH, OW],
