@@ -9,8 +9,7 @@
 #include <stdint.h>
 
 #include "core/sbuf.h"
-#include "exec/fast_int.h"
-#include "exec/kernels/kernels_int.h"
+#include "exec/plan_view.h"
 #include "ir/infer_int.h"
 #include "nnfx.h"
 

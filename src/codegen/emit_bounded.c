@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen_int.h"
-#include "exec/kernels/kernels_int.h"
+#include "exec/plan_view.h"
 #include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
