@@ -1369,6 +1369,24 @@ nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err);
 /* Parses an ONNX model from memory (data copied where needed). */
 nnfx_graph *nnfx_onnx_load_buffer(const void *data, size_t size, nnfx_error *err);
 
+/* How an ONNX model is read; all zero (or a NULL pointer) is the default,
+ * which nnfx_onnx_load and nnfx_onnx_load_buffer use. */
+typedef struct nnfx_onnx_load_options {
+    /* An op nnfx lacks becomes a call_module node whose target is
+     * NNFX_ONNX_OPAQUE_PREFIX "OpType" (or "onnx:domain:OpType") instead of
+     * refusing the model: a leaf with no kernel (running it is
+     * NNFX_ERR_UNSUPPORTED) and unknown output meta; extra outputs alias the
+     * first. For analysis, which reports such nodes rather than failing. */
+    bool keep_unknown_ops;
+} nnfx_onnx_load_options;
+/* The prefix of the targets of ops kept by keep_unknown_ops. */
+#define NNFX_ONNX_OPAQUE_PREFIX "onnx:"
+/* nnfx_onnx_load with options (NULL: the defaults). */
+nnfx_graph *nnfx_onnx_load_opts(const char *path, const nnfx_onnx_load_options *opts, nnfx_error *err);
+/* nnfx_onnx_load_buffer with options (NULL: the defaults). */
+nnfx_graph *nnfx_onnx_load_buffer_opts(const void *data, size_t size, const nnfx_onnx_load_options *opts,
+                                       nnfx_error *err);
+
 typedef struct nnfx_onnx_save_options {
     bool external_data;        /* force weights into a side file            */
     size_t external_threshold; /* min bytes for a tensor to go external     */

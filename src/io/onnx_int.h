@@ -166,15 +166,4 @@ int64_t onnx_axes_input_opset(nnfx_op op);
 void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,
                        uint64_t offset);
 
-/* --- Opaque unknown ops (for analysis) ------------------------------------ */
-
-/* While on (per thread), nnfx_onnx_load turns an op nnfx lacks into a
- * call_module node whose target is "onnx:OpType" (or "onnx:domain:OpType"):
- * a leaf with no kernel (running it is NNFX_ERR_UNSUPPORTED) and unknown
- * output meta; extra outputs alias the first. For `analyze`, which reports
- * such nodes as unsupported_op findings instead of refusing the model. */
-void onnx_import_set_opaque(bool on);
-/* The prefix of those targets. */
-#define ONNX_OPAQUE_PREFIX "onnx:"
-
 #endif
