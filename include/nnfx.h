@@ -243,12 +243,6 @@ size_t nnfx_memory_in_use(void);
 /* Physical memory of the machine in bytes (0 when unknown). */
 size_t nnfx_physical_memory(void);
 
-/* Fault injection (tests): from now on, the k-th heap allocation made by the
- * library fails (k >= 1; 0 turns failures off); also resets the count. */
-void nnfx_alloc_fail_at(long k);
-/* Library heap allocations since the last nnfx_alloc_fail_at call. */
-long nnfx_alloc_count(void);
-
 /* Maps a whole file read-only. The mapping starts with refcount 1. */
 nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err);
 const void *nnfx_mapping_data(const nnfx_mapping *m);

@@ -142,6 +142,13 @@ bool core_file_size_staged(const char *path, uint64_t *size);
 void core_io_fail_at(long k);
 /* File operations counted since the last core_io_fail_at call. */
 long core_io_count(void);
+/* Test-only fault injection on heap allocations, likewise out of the public
+ * header (exported, as nnfx_*, for the tests that link the shared library):
+ * from now on the k-th heap allocation made by the library fails (k >= 1;
+ * 0 turns failures off); also resets the count. */
+void nnfx_alloc_fail_at(long k);
+/* Library heap allocations since the last nnfx_alloc_fail_at call. */
+long nnfx_alloc_count(void);
 /* Counts one file operation; true (errno = EIO) when it is the one chosen
  * to fail. Call it just before the operation. */
 bool core_io_fails(void);
