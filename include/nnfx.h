@@ -1461,25 +1461,22 @@ typedef struct nnfx_codegen_files {
  * outputs read generates with bounded outputs (NAME_OUTPUTk_BOUNDED; the
  * size macros give the bound, NAME_run_dims the actual dims); one that
  * other nodes read fails with NNFX_ERR_UNSUPPORTED. On success fills *out
- * (free with nnfx_codegen_files_free); on failure *out is empty. */
-nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
-/* What the generated kernels are tuned for (nnfx_codegen_opt). SPEED (the
- * default of nnfx_codegen): conv weights are re-laid out at generation in
+ * (free with nnfx_codegen_files_free); on failure *out is empty.
+ * Everything else it is told is in nnfx_codegen_options (below; NULL:
+ * the defaults). */
+/* What the generated kernels are tuned for (nnfx_codegen_options.optimize).
+ * SPEED (the default): conv weights are re-laid out at generation in
  * the order a register-tiled kernel reads them (output channels in blocks
  * of 16, zero-padded), with bias, residual add and ReLU fused. SIZE: the
  * weights as in the model and the smallest kernels (direct loops), for
  * flash-constrained microcontrollers. Both are portable C99. */
 typedef enum nnfx_codegen_optimize { NNFX_CODEGEN_SPEED = 0, NNFX_CODEGEN_SIZE = 1 } nnfx_codegen_optimize;
-/* nnfx_codegen with the kernels chosen by opt; the same contract (an opt
- * other than SPEED or SIZE fails with NNFX_ERR_INVALID_ARG). */
-nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
-                             nnfx_codegen_files *out, nnfx_error *err);
-/* Everything nnfx_codegen_ex is told; zero-initialised fields mean
- * nnfx_codegen's defaults. */
+/* Everything nnfx_codegen is told; zero-initialised fields are the
+ * defaults. */
 typedef struct nnfx_codegen_options {
     const char *name;               /* C identifier prefix (NULL: "model") */
-    const char *forbid;             /* as nnfx_codegen's (NULL: none) */
-    nnfx_codegen_optimize optimize; /* SPEED (0) or SIZE */
+    const char *forbid;             /* op types refused, as above (NULL: none) */
+    nnfx_codegen_optimize optimize; /* SPEED (0) or SIZE; another value: NNFX_ERR_INVALID_ARG */
     /* Model inputs whose values are fixed at generation (nfixed of them):
      * fixed_inputs[i] names a placeholder, fixed_values[i] holds its values
      * (its type and element count; the shape may differ, e.g. a list).
@@ -1511,11 +1508,12 @@ typedef struct nnfx_codegen_options {
      * and why. */
     bool int8_io;
 } nnfx_codegen_options;
-/* nnfx_codegen with every option: the same contract. A fixed input that
- * names no placeholder, is given twice, or whose value has another type or
- * element count than the input fails with NNFX_ERR_INVALID_ARG, as does an
- * output that names no value. g itself is not changed. */
-nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
+/* The C generator's one entry point (contract above; opts NULL: the
+ * defaults). A fixed input that names no placeholder, is given twice, or
+ * whose value has another type or element count than the input fails with
+ * NNFX_ERR_INVALID_ARG, as does an output that names no value. g itself is
+ * not changed. */
+nnfx_status nnfx_codegen(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);
 

@@ -519,7 +519,7 @@ int cli_codegen(int argc, char **argv) {
         }
         copts.outputs = (const char *const *)output_names;
     }
-    if (nnfx_codegen_ex(g, &copts, &f, &err)) {
+    if (nnfx_codegen(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
         goto done;
     }

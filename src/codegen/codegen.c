@@ -1013,18 +1013,6 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
                                 nnfx_error *err);
 static void scalar_loop_conditions(nnfx_graph *g);
 
-nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out,
-                         nnfx_error *err) {
-    return nnfx_codegen_opt(g, name, forbid, NNFX_CODEGEN_SPEED, out, err);
-}
-
-nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
-                             nnfx_codegen_files *out, nnfx_error *err) {
-    nnfx_codegen_options o = {0};
-    o.name = name, o.forbid = forbid, o.optimize = opt;
-    return nnfx_codegen_ex(g, &o, out, err);
-}
-
 /* The placeholder fixed input i of o names in g, after checking that the
  * value fits it; NULL with the error set. */
 static nnfx_node *fixed_placeholder(nnfx_graph *g, const nnfx_codegen_options *o, int i, nnfx_error *err) {
@@ -1215,10 +1203,11 @@ static nnfx_status cut_outputs(nnfx_graph *g, const nnfx_codegen_options *o, nnf
     return NNFX_OK;
 }
 
-nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err) {
-    if (!g || !out || !opts) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph, options or output");
+nnfx_status nnfx_codegen(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err) {
+    if (!g || !out) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: NULL graph or output");
     memset(out, 0, sizeof *out);
-    nnfx_codegen_options o = *opts;
+    static const nnfx_codegen_options defaults = {0};
+    nnfx_codegen_options o = opts ? *opts : defaults;
     if (o.optimize != NNFX_CODEGEN_SPEED && o.optimize != NNFX_CODEGEN_SIZE)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "codegen: optimize mode %d is neither speed nor size",
                               (int)o.optimize);
@@ -1304,7 +1293,7 @@ static void scalar_loop_conditions(nnfx_graph *g) {
     }
 }
 
-/* nnfx_codegen_opt on a linted graph with inferred shapes: a pass with the
+/* nnfx_codegen on a linted graph with inferred shapes: a pass with the
  * steps' working memory step_scratch_need finds, then, where the steps took
  * more (NonMaxSuppression's, Unique's) and control-flow regions lie after
  * it, a pass with that much. */
