@@ -606,7 +606,8 @@ nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new
 /* Removes n; an error naming the users when any remain. */
 nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err);
 /* Removes nodes without users that are not impure, repeatedly; returns the
- * number removed. */
+ * number removed. The one dead-code elimination: the pass named "dce"
+ * (nnfx_pass_run_by_name) runs it and then drops unused parameters. */
 int nnfx_eliminate_dead_code(nnfx_graph *g);
 /* Moves n right before ref (both in g). */
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err);
@@ -1185,8 +1186,6 @@ nnfx_status nnfx_pass_remove_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_er
 nnfx_status nnfx_pass_remove_dropout(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 /* Replaces every no-op node (NNFX_F_NOOP: Identity, Dropout) by its input. */
 nnfx_status nnfx_pass_remove_identity(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
-/* Dead-code elimination plus removal of unused parameters. */
-nnfx_status nnfx_pass_dce(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 /* Common-subexpression elimination over pure call_function and get_attr
  * nodes with identical op, arguments and attributes (hash-based). */
 nnfx_status nnfx_pass_cse(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);

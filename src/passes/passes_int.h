@@ -18,5 +18,9 @@ void ps_skip(nnfx_pass_report *r, const char *node, const char *fmt, ...)
     ;
 /* Sends n's users to its first input (a node) and erases n. */
 nnfx_status ps_bypass(nnfx_graph *g, nnfx_node *n, nnfx_error *err);
+/* The "dce" pass (registry.c): nnfx_eliminate_dead_code, then unused
+ * parameters dropped; report->changed counts both. NNFX_ERR_INVALID_ARG
+ * for a NULL graph. */
+nnfx_status ps_dce(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 
 #endif

@@ -90,6 +90,13 @@ endforeach()
 
 # Test-only hooks are not part of the public header.
 file(STRINGS ${SRC}/include/nnfx.h hooks REGEX "nnfx_alloc_fail_at|nnfx_alloc_count|core_io_fail_at")
+# ... and it has one entry point per job: one dead-code elimination
+# (nnfx_eliminate_dead_code), one codegen call (nnfx_codegen with options).
+file(STRINGS ${SRC}/include/nnfx.h twins REGEX "nnfx_pass_dce|nnfx_codegen_opt[ (]|nnfx_codegen_ex[ (]")
+if(twins)
+  message(SEND_ERROR "include/nnfx.h declares a second entry point for one job: ${twins}")
+  math(EXPR breaks "${breaks} + 1")
+endif()
 if(hooks)
   message(SEND_ERROR "include/nnfx.h declares a test-only hook: ${hooks}")
   math(EXPR breaks "${breaks} + 1")
