@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_graph.h"
-#include "core/core_int.h"
+#include "core/files.h"
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"

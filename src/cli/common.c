@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "core/core_int.h"
-#include "io/onnx_int.h"
+#include "io/onnx_info.h"
 
 /* ===================================================================== */
 /* Error lines                                                           */

@@ -4,6 +4,7 @@
 #ifndef NNFX_ONNX_INT_H
 #define NNFX_ONNX_INT_H
 
+#include "io/onnx_info.h"
 #include "io/onnx_wire.h"
 #include "nnfx.h"
 
@@ -90,36 +91,11 @@ enum {
     PB_AT_STRINGS = 8
 };
 
-/* --- Model metadata kept in nnfx_graph.model_info ------------------------- */
-
-typedef struct onnx_kv {
-    char *key, *value;
-} onnx_kv;
-
-typedef struct onnx_model_info {
-    int64_t ir_version;
-    int nopsets;
-    onnx_kv *opsets; /* key: domain ("" default), value: version as text */
-    char *producer_name, *producer_version, *domain, *doc_string;
-    int64_t model_version;
-    int nmeta;
-    onnx_kv *meta; /* metadata_props                                   */
-    char *graph_name, *graph_doc;
-    int nnames, cap_names;
-    onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
-    int nnode_names, cap_node_names;
-    onnx_kv *node_names; /* node name -> original NodeProto name (when they differ) */
-    int next_files;
-    char **ext_files; /* the external data files read at load (paths as opened) */
-} onnx_model_info;
-
 /* Copy/free callbacks stored with the info on a graph. */
 void *onnx_info_copy(const void *info);
 void onnx_info_free(void *info);
 /* Appends key/value to a kv array (strings copied); false on OOM. */
 bool onnx_kv_push(onnx_kv **arr, int *n, int *cap, const char *key, const char *value);
-/* The info attached to g by the importer, or NULL. */
-const onnx_model_info *onnx_info_of(const nnfx_graph *g);
 
 /* --- Tensors ------------------------------------------------------------- */
 
