@@ -5,6 +5,13 @@ add_test(NAME kernels_differential COMMAND test_kernels differential)
 add_test(NAME kernels_differential_portable COMMAND test_kernels differential)
 set_tests_properties(kernels_differential PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
 set_tests_properties(kernels_differential_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=portable")
+# One op's cases only: `test_kernels differential OP` (nnfx or ONNX name);
+# an op without a case in the table is an error, not an empty pass.
+add_test(NAME kernels_differential_one_op COMMAND test_kernels differential Conv)
+set_tests_properties(kernels_differential_one_op PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout"
+                     PASS_REGULAR_EXPRESSION "differential: [1-9][0-9]* cases of 1 ops")
+add_test(NAME kernels_differential_no_such_op COMMAND test_kernels differential no_such_op)
+set_tests_properties(kernels_differential_no_such_op PROPERTIES WILL_FAIL TRUE)
 # The fused activations against their scalar meaning (tests/test_act.c) on
 # the portable path too (the default run takes the vector row where the CPU
 # has it).

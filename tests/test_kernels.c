@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/core_int.h"
 #include "ir/ir_int.h"
@@ -458,13 +459,28 @@ done:
     return msg[0] == 0;
 }
 
-/* Every row of the kernel table through the interpreter and as a one-node
- * GraphModule at 1 and 2 threads, on the vector path this process takes
- * (CTest runs it again with NNFX_ISA=portable for the portable kernels). */
+/* `test_kernels differential OP`: only the cases of op OP (its nnfx or
+ * ONNX name, any case); NULL: every case. */
+static const char *only_op;
+
+/* Whether case k is selected by only_op. */
+static bool case_selected(const kcase *k) {
+    return !only_op || strcasecmp(only_op, nnfx_op_name(k->op)) == 0 ||
+           strcasecmp(only_op, nnfx_op_onnx_type(k->op)) == 0;
+}
+
+/* Every row of the kernel table (or those of one op, only_op) through the
+ * interpreter and as a one-node GraphModule at 1 and 2 threads, on the
+ * vector path this process takes (CTest runs it again with
+ * NNFX_ISA=portable for the portable kernels). */
 static void test_differential(void **state) {
     (void)state;
-    int failed = 0, compiled_cases = 0;
+    int failed = 0, compiled_cases = 0, selected = 0, nops = 0;
+    bool seen[NNFX_OP_COUNT] = {0};
     for (int i = 0; i < NCASES; i++) {
+        if (!case_selected(&cases[i])) continue;
+        selected++;
+        if (!seen[cases[i].op]) seen[cases[i].op] = true, nops++;
         for (int threads = 1; threads <= 2; threads++) {
             char msg[1400];
             bool compiled = false;
@@ -476,11 +492,12 @@ static void test_differential(void **state) {
         }
     }
     const char *isa = getenv("NNFX_ISA");
-    print_message("differential: %d cases, %d ran as a compiled plan, ISA %s\n", NCASES, compiled_cases,
-                  isa ? isa : "default");
+    print_message("differential: %d cases of %d ops, %d ran as a compiled plan, ISA %s\n", selected, nops,
+                  compiled_cases, isa ? isa : "default");
+    if (only_op && !selected) fail_msg("no case of op '%s' in the kernel table", only_op);
     assert_int_equal(failed, 0);
     /* the plan must take the table's element-wise, conv, pool and gemm rows */
-    assert_true(compiled_cases >= NCASES / 3);
+    if (!only_op) assert_true(compiled_cases >= NCASES / 3);
 }
 
 static bool covered_by_node_tests(nnfx_op op) {
@@ -1118,8 +1135,10 @@ static void test_bad_coverage_ops(void **state) {
 }
 
 int main(int argc, char **argv) {
-    /* `test_kernels differential`: only the interpreter-vs-plan comparison */
+    /* `test_kernels differential [OP]`: only the interpreter-vs-plan
+     * comparison, of every case or of op OP's */
     if (argc > 1 && strcmp(argv[1], "differential") == 0) {
+        only_op = argc > 2 ? argv[2] : NULL;
         const struct CMUnitTest diff[] = {cmocka_unit_test(test_differential)};
         return cmocka_run_group_tests(diff, NULL, NULL);
     }
