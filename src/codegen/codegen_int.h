@@ -189,7 +189,7 @@ typedef struct cg_runtime_file {
 
 extern const cg_runtime_file cg_runtime_files[];
 
-/* ---- the generator's helpers (codegen.c) ----------------------------------- */
+/* ---- the generator's helpers (codegen.c, emit_ops.c, emit_moves.c, emit_ctrl.c, emit_int8.c) */
 
 /* Marks runtime section `name` (and the sections its "needs:" names) to be
  * copied into the generated file; a section flagged libm makes it need libm. */
