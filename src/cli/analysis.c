@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "cli/analysis.h"
-#include "ir/ir_int.h"
-#include "ir/op_table.h"
 
 const char *cli_node_op_label(const nnfx_node *n) {
     if (nnfx_node_opcode(n) == NNFX_CALL_MODULE) return nnfx_node_target(n);

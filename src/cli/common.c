@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/core_int.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "core/budget.h"
 #include "io/onnx_info.h"
 
 /* ===================================================================== */

@@ -2,7 +2,9 @@
 #ifndef NNFX_CORE_INT_H
 #define NNFX_CORE_INT_H
 
+#include "core/clock.h"
 #include "core/files.h"
+#include "core/budget.h"
 #include "nnfx.h"
 
 /* splitmix64 step: next pseudo-random 64-bit value. */
@@ -48,9 +50,6 @@ bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
-/* A monotonic clock in nanoseconds (clock.c), for timings and spin limits. */
-int64_t core_now_ns(void);
-
 /* Auto-vectorised kernels compiled for three instruction sets from one body:
  * write `static inline CORE_ALWAYS_INLINE void NAME_body(PARAMS)`, then
  * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx512 (AVX-512,
@@ -95,13 +94,6 @@ nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err
 /* True when mapping m maps the file at path (same device and inode). */
 bool core_mapping_is_file(const nnfx_mapping *m, const char *path);
 
-/* Memory budget (nnfx_set_memory_limit) on owned tensor storage.
- * core_budget_check: would `bytes` more fit? NNFX_ERR_NOMEM naming `what`,
- * the size and the limit when not. core_budget_take: the same check, and
- * counts the bytes as in use; core_budget_give returns them. */
-nnfx_status core_budget_check(size_t bytes, const char *what, nnfx_error *err);
-nnfx_status core_budget_take(size_t bytes, const char *what, nnfx_error *err);
-void core_budget_give(size_t bytes);
 /* Zero-filled storage of n bytes (a multiple of 64) for an owned tensor,
  * 64-byte aligned; blocks of 4 MiB and more are anonymous pages, so a
  * tensor nobody writes or reads (a text IR's declared parameters under

@@ -17,10 +17,9 @@ set(allow_quant "ir;core;rt")
 set(allow_prune "passes;ir;core;rt")
 set(allow_codegen "ir;core;rt;exec/plan_view.h")
 set(allow_publish "core;rt")
-# The command: the public header, the narrow headers published for it
-# (core/files.h, io/onnx_info.h, publish/publish.h), and the private
-# headers it still reads (docs/architecture.md, "Known debts"); no new ones.
-set(allow_cli "core/files.h;io/onnx_info.h;publish/publish.h;core/core_int.h;core/sbuf.h;ir/ir_int.h;ir/op_table.h;ir/strmap.h")
+# The command: the public header and the narrow headers published for it
+# (docs/architecture.md); no private header of another layer.
+set(allow_cli "core/files.h;core/clock.h;core/budget.h;core/sbuf.h;ir/strmap.h;io/onnx_info.h;publish/publish.h")
 
 set(breaks 0)
 file(GLOB_RECURSE files RELATIVE ${SRC}/src ${SRC}/src/*.c ${SRC}/src/*.h)
