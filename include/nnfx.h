@@ -243,12 +243,6 @@ size_t nnfx_memory_in_use(void);
 /* Physical memory of the machine in bytes (0 when unknown). */
 size_t nnfx_physical_memory(void);
 
-/* Fault injection (tests): from now on, the k-th heap allocation made by the
- * library fails (k >= 1; 0 turns failures off); also resets the count. */
-void nnfx_alloc_fail_at(long k);
-/* Library heap allocations since the last nnfx_alloc_fail_at call. */
-long nnfx_alloc_count(void);
-
 /* Maps a whole file read-only. The mapping starts with refcount 1. */
 nnfx_mapping *nnfx_mapping_open(const char *path, nnfx_error *err);
 const void *nnfx_mapping_data(const nnfx_mapping *m);
@@ -612,7 +606,8 @@ nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new
 /* Removes n; an error naming the users when any remain. */
 nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err);
 /* Removes nodes without users that are not impure, repeatedly; returns the
- * number removed. */
+ * number removed. The one dead-code elimination: the pass named "dce"
+ * (nnfx_pass_run_by_name) runs it and then drops unused parameters. */
 int nnfx_eliminate_dead_code(nnfx_graph *g);
 /* Moves n right before ref (both in g). */
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err);
@@ -1191,8 +1186,6 @@ nnfx_status nnfx_pass_remove_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_er
 nnfx_status nnfx_pass_remove_dropout(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 /* Replaces every no-op node (NNFX_F_NOOP: Identity, Dropout) by its input. */
 nnfx_status nnfx_pass_remove_identity(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
-/* Dead-code elimination plus removal of unused parameters. */
-nnfx_status nnfx_pass_dce(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 /* Common-subexpression elimination over pure call_function and get_attr
  * nodes with identical op, arguments and attributes (hash-based). */
 nnfx_status nnfx_pass_cse(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
@@ -1369,6 +1362,24 @@ nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err);
 /* Parses an ONNX model from memory (data copied where needed). */
 nnfx_graph *nnfx_onnx_load_buffer(const void *data, size_t size, nnfx_error *err);
 
+/* How an ONNX model is read; all zero (or a NULL pointer) is the default,
+ * which nnfx_onnx_load and nnfx_onnx_load_buffer use. */
+typedef struct nnfx_onnx_load_options {
+    /* An op nnfx lacks becomes a call_module node whose target is
+     * NNFX_ONNX_OPAQUE_PREFIX "OpType" (or "onnx:domain:OpType") instead of
+     * refusing the model: a leaf with no kernel (running it is
+     * NNFX_ERR_UNSUPPORTED) and unknown output meta; extra outputs alias the
+     * first. For analysis, which reports such nodes rather than failing. */
+    bool keep_unknown_ops;
+} nnfx_onnx_load_options;
+/* The prefix of the targets of ops kept by keep_unknown_ops. */
+#define NNFX_ONNX_OPAQUE_PREFIX "onnx:"
+/* nnfx_onnx_load with options (NULL: the defaults). */
+nnfx_graph *nnfx_onnx_load_opts(const char *path, const nnfx_onnx_load_options *opts, nnfx_error *err);
+/* nnfx_onnx_load_buffer with options (NULL: the defaults). */
+nnfx_graph *nnfx_onnx_load_buffer_opts(const void *data, size_t size, const nnfx_onnx_load_options *opts,
+                                       nnfx_error *err);
+
 typedef struct nnfx_onnx_save_options {
     bool external_data;        /* force weights into a side file            */
     size_t external_threshold; /* min bytes for a tensor to go external     */
@@ -1449,25 +1460,22 @@ typedef struct nnfx_codegen_files {
  * outputs read generates with bounded outputs (NAME_OUTPUTk_BOUNDED; the
  * size macros give the bound, NAME_run_dims the actual dims); one that
  * other nodes read fails with NNFX_ERR_UNSUPPORTED. On success fills *out
- * (free with nnfx_codegen_files_free); on failure *out is empty. */
-nnfx_status nnfx_codegen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_files *out, nnfx_error *err);
-/* What the generated kernels are tuned for (nnfx_codegen_opt). SPEED (the
- * default of nnfx_codegen): conv weights are re-laid out at generation in
+ * (free with nnfx_codegen_files_free); on failure *out is empty.
+ * Everything else it is told is in nnfx_codegen_options (below; NULL:
+ * the defaults). */
+/* What the generated kernels are tuned for (nnfx_codegen_options.optimize).
+ * SPEED (the default): conv weights are re-laid out at generation in
  * the order a register-tiled kernel reads them (output channels in blocks
  * of 16, zero-padded), with bias, residual add and ReLU fused. SIZE: the
  * weights as in the model and the smallest kernels (direct loops), for
  * flash-constrained microcontrollers. Both are portable C99. */
 typedef enum nnfx_codegen_optimize { NNFX_CODEGEN_SPEED = 0, NNFX_CODEGEN_SIZE = 1 } nnfx_codegen_optimize;
-/* nnfx_codegen with the kernels chosen by opt; the same contract (an opt
- * other than SPEED or SIZE fails with NNFX_ERR_INVALID_ARG). */
-nnfx_status nnfx_codegen_opt(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
-                             nnfx_codegen_files *out, nnfx_error *err);
-/* Everything nnfx_codegen_ex is told; zero-initialised fields mean
- * nnfx_codegen's defaults. */
+/* Everything nnfx_codegen is told; zero-initialised fields are the
+ * defaults. */
 typedef struct nnfx_codegen_options {
     const char *name;               /* C identifier prefix (NULL: "model") */
-    const char *forbid;             /* as nnfx_codegen's (NULL: none) */
-    nnfx_codegen_optimize optimize; /* SPEED (0) or SIZE */
+    const char *forbid;             /* op types refused, as above (NULL: none) */
+    nnfx_codegen_optimize optimize; /* SPEED (0) or SIZE; another value: NNFX_ERR_INVALID_ARG */
     /* Model inputs whose values are fixed at generation (nfixed of them):
      * fixed_inputs[i] names a placeholder, fixed_values[i] holds its values
      * (its type and element count; the shape may differ, e.g. a list).
@@ -1499,11 +1507,12 @@ typedef struct nnfx_codegen_options {
      * and why. */
     bool int8_io;
 } nnfx_codegen_options;
-/* nnfx_codegen with every option: the same contract. A fixed input that
- * names no placeholder, is given twice, or whose value has another type or
- * element count than the input fails with NNFX_ERR_INVALID_ARG, as does an
- * output that names no value. g itself is not changed. */
-nnfx_status nnfx_codegen_ex(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
+/* The C generator's one entry point (contract above; opts NULL: the
+ * defaults). A fixed input that names no placeholder, is given twice, or
+ * whose value has another type or element count than the input fails with
+ * NNFX_ERR_INVALID_ARG, as does an output that names no value. g itself is
+ * not changed. */
+nnfx_status nnfx_codegen(nnfx_graph *g, const nnfx_codegen_options *opts, nnfx_codegen_files *out, nnfx_error *err);
 /* Frees the strings of f and zeroes it (NULL is fine). */
 void nnfx_codegen_files_free(nnfx_codegen_files *f);
 

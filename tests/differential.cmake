@@ -1,10 +1,19 @@
 # One meaning per op: every row of the kernel table runs through the
-# interpreter and as a one-node compiled plan (1 and 2 threads), once on the
-# vector paths this host has and once with them turned off.
+# interpreter (the reference), as a one-node compiled plan (1 and 2
+# threads) and as generated C (compiled with cc and run), then the plan
+# again with the vector paths turned off (and on AVX2 below).
+# `test_kernels differential OP` runs one op's cases through all of them.
 add_test(NAME kernels_differential COMMAND test_kernels differential)
-add_test(NAME kernels_differential_portable COMMAND test_kernels differential)
+add_test(NAME kernels_differential_portable COMMAND test_kernels differential_plan)
 set_tests_properties(kernels_differential PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
 set_tests_properties(kernels_differential_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=portable")
+# One op's cases only: `test_kernels differential OP` (nnfx or ONNX name);
+# an op without a case in the table is an error, not an empty pass.
+add_test(NAME kernels_differential_one_op COMMAND test_kernels differential Conv)
+set_tests_properties(kernels_differential_one_op PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout"
+                     PASS_REGULAR_EXPRESSION "differential codegen: [1-9][0-9]* cases of 1 ops generated")
+add_test(NAME kernels_differential_no_such_op COMMAND test_kernels differential no_such_op)
+set_tests_properties(kernels_differential_no_such_op PROPERTIES WILL_FAIL TRUE)
 # The fused activations against their scalar meaning (tests/test_act.c) on
 # the portable path too (the default run takes the vector row where the CPU
 # has it).
@@ -14,7 +23,7 @@ set_tests_properties(test_act_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OU
 # default; NNFX_ISA=avx2 keeps the AVX2 ones (oneDNN's too), so both paths run here (on an
 # AVX2-only host these repeat the default run). The real models are checked
 # against PyTorch's outputs on each path.
-add_test(NAME kernels_differential_avx2 COMMAND test_kernels differential)
+add_test(NAME kernels_differential_avx2 COMMAND test_kernels differential_plan)
 set_tests_properties(kernels_differential_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 add_test(NAME test_real_models_avx2 COMMAND test_real_models)
 set_tests_properties(test_real_models_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")

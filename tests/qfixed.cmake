@@ -1,5 +1,5 @@
 # The fixed-point requantization shared by the int8 plan and generated C
-# (src/codegen/runtime/nnfx_rt_qfixed.h) against TFLite's formulas
+# (src/rt/nnfx_rt_qfixed.h) against TFLite's formulas
 # reimplemented in Python integers (tests/qfixed/check_qfixed.py).
 find_program(NNFX_PY3 python3)
 if(NNFX_PY3)

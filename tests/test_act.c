@@ -1,7 +1,7 @@
 /* test_act.c — one meaning per activation: the compiled plan's fused
  * activations (fx_act_row, src/exec/kernels/act_fast.c) against the scalar
  * definitions the interpreter and the C generator use
- * (src/codegen/runtime/nnfx_rt_scalar.h). Relu, Clip, LeakyRelu and
+ * (src/rt/nnfx_rt_scalar.h). Relu, Clip, LeakyRelu and
  * HardSwish must match bit for bit; the fast sigmoid and SiLU (portable
  * polynomial and AVX2 row) within the bounds stated in src/exec/fast_int.h,
  * over every 509th float bit pattern plus a dense grid of [-100, 100] and
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"
 

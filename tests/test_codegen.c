@@ -21,13 +21,21 @@ static nnfx_graph *load_kws(void) {
     return g;
 }
 
+/* nnfx_codegen with the options name, forbid and optimize (the others 0). */
+static nnfx_status gen(nnfx_graph *g, const char *name, const char *forbid, nnfx_codegen_optimize opt,
+                       nnfx_codegen_files *out, nnfx_error *err) {
+    nnfx_codegen_options o = {0};
+    o.name = name, o.forbid = forbid, o.optimize = opt;
+    return nnfx_codegen(g, &o, out, err);
+}
+
 static void test_files_and_determinism(void **state) {
     (void)state;
     nnfx_graph *g = load_kws();
     nnfx_codegen_files a = {0}, b = {0};
     nnfx_error err = {0};
-    assert_int_equal(nnfx_codegen(g, "kws", NULL, &a, &err), NNFX_OK);
-    assert_int_equal(nnfx_codegen(g, "kws", "", &b, &err), NNFX_OK);
+    assert_int_equal(gen(g, "kws", NULL, NNFX_CODEGEN_SPEED, &a, &err), NNFX_OK);
+    assert_int_equal(gen(g, "kws", "", NNFX_CODEGEN_SPEED, &b, &err), NNFX_OK);
     assert_non_null(strstr(a.header, "int kws_run(const float *const inputs[], float *const outputs[]);"));
     assert_non_null(strstr(a.header, "#define kws_INPUT0_SHAPE {1, 1, 31, 20}"));
     assert_non_null(strstr(a.header, "#define kws_OUTPUT0_SIZE 6"));
@@ -41,6 +49,13 @@ static void test_files_and_determinism(void **state) {
     assert_string_equal(a.weights, b.weights);
     nnfx_codegen_files_free(&a);
     nnfx_codegen_files_free(&b);
+    /* no options: the defaults (name "model", speed), the same code */
+    assert_int_equal(nnfx_codegen(g, NULL, &a, &err), NNFX_OK);
+    assert_non_null(strstr(a.header, "int model_run(const float *const inputs[], float *const outputs[]);"));
+    assert_int_equal(gen(g, "model", NULL, NNFX_CODEGEN_SPEED, &b, &err), NNFX_OK);
+    assert_string_equal(a.source, b.source);
+    nnfx_codegen_files_free(&a);
+    nnfx_codegen_files_free(&b);
     nnfx_graph_free(g);
 }
 
@@ -49,13 +64,13 @@ static void test_forbid_and_errors(void **state) {
     nnfx_graph *g = load_kws();
     nnfx_codegen_files f = {0};
     nnfx_error err = {0};
-    assert_int_equal(nnfx_codegen(g, "kws", "Exp,sigmoid", &f, &err), NNFX_ERR_RUNTIME);
+    assert_int_equal(gen(g, "kws", "Exp,sigmoid", NNFX_CODEGEN_SPEED, &f, &err), NNFX_ERR_RUNTIME);
     assert_null(f.header);
     assert_non_null(strstr(err.msg, "hard_sigmoid"));
     err = (nnfx_error){0};
-    assert_int_equal(nnfx_codegen(g, "1bad", NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(gen(g, "1bad", NULL, NNFX_CODEGEN_SPEED, &f, &err), NNFX_ERR_INVALID_ARG);
     err = (nnfx_error){0};
-    assert_int_equal(nnfx_codegen(NULL, "kws", NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(gen(NULL, "kws", NULL, NNFX_CODEGEN_SPEED, &f, &err), NNFX_ERR_INVALID_ARG);
     nnfx_codegen_files_free(NULL);
     nnfx_graph_free(g);
 }
@@ -69,9 +84,10 @@ static void test_optimize_modes(void **state) {
     nnfx_graph *g = load_kws();
     nnfx_codegen_files sp = {0}, sz = {0}, dflt = {0}, bad = {0};
     nnfx_error err = {0};
-    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, NNFX_CODEGEN_SPEED, &sp, &err), NNFX_OK);
-    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, NNFX_CODEGEN_SIZE, &sz, &err), NNFX_OK);
-    assert_int_equal(nnfx_codegen(g, "kws", NULL, &dflt, &err), NNFX_OK);
+    assert_int_equal(gen(g, "kws", NULL, NNFX_CODEGEN_SPEED, &sp, &err), NNFX_OK);
+    assert_int_equal(gen(g, "kws", NULL, NNFX_CODEGEN_SIZE, &sz, &err), NNFX_OK);
+    const nnfx_codegen_options named = {.name = "kws"};
+    assert_int_equal(nnfx_codegen(g, &named, &dflt, &err), NNFX_OK);
     assert_string_equal(sp.source, dflt.source); /* speed is the default */
     assert_non_null(strstr(sp.source, "nnfx_rt_conv2d_same("));
     assert_non_null(strstr(sp.weights, "packed [group][out/16][taps][in][16]"));
@@ -82,7 +98,7 @@ static void test_optimize_modes(void **state) {
     assert_null(strstr(sz.weights, "packed"));
     assert_int_equal(sp.weight_bytes, sz.weight_bytes);
     assert_int_equal(sp.arena_bytes, sz.arena_bytes); /* no scratch memory either way */
-    assert_int_equal(nnfx_codegen_opt(g, "kws", NULL, (nnfx_codegen_optimize)7, &bad, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(gen(g, "kws", NULL, (nnfx_codegen_optimize)7, &bad, &err), NNFX_ERR_INVALID_ARG);
     assert_null(bad.source);
     nnfx_codegen_files_free(&sp);
     nnfx_codegen_files_free(&sz);
@@ -124,7 +140,7 @@ static void test_fixed_inputs(void **state) {
     nnfx_graph *g = reshape_graph(false, &shape, NULL);
     nnfx_error err = {0};
     nnfx_codegen_files f = {0};
-    assert_int_equal(nnfx_codegen(g, "m", NULL, &f, &err), NNFX_ERR_UNSUPPORTED);
+    assert_int_equal(gen(g, "m", NULL, NNFX_CODEGEN_SPEED, &f, &err), NNFX_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "--value shape="));
     assert_null(f.source);
 
@@ -136,7 +152,7 @@ static void test_fixed_inputs(void **state) {
     nnfx_codegen_options o = {0};
     o.name = "m", o.nfixed = 1, o.fixed_inputs = names, o.fixed_values = values;
     err = (nnfx_error){0};
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_OK);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_OK);
     assert_non_null(strstr(f.header, "#define m_INPUT1_FIXED 1"));
     assert_non_null(strstr(f.header, "#define m_NUM_INPUTS 2"));
     assert_non_null(strstr(f.header, "#define m_OUTPUT0_SHAPE {3, 4}"));
@@ -146,22 +162,22 @@ static void test_fixed_inputs(void **state) {
     assert_int_equal(nnfx_node_num_users(shape), 1); /* the caller's graph still reads its input */
 
     o.nfixed = 2; /* the same input twice */
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "fixed twice"));
     o.nfixed = 1;
     names[0] = "nope";
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "no input named 'nope'"));
     names[0] = "shape";
     nnfx_tensor *three = nnfx_tensor_new(NNFX_I64, 1, &n3, &err), *flt = nnfx_tensor_new(NNFX_F32, 1, &n2, &err);
     values[0] = three;
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "3 int64 values given"));
     values[0] = flt;
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
     values[0] = NULL;
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
-    assert_int_equal(nnfx_codegen_ex(g, NULL, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, NULL, &f, &err), NNFX_ERR_UNSUPPORTED); /* NULL: the defaults */
     assert_null(f.source);
     nnfx_tensor_release(v);
     nnfx_tensor_release(three);
@@ -180,14 +196,14 @@ static void test_cut_outputs(void **state) {
     nnfx_codegen_options o = {0};
     o.name = "m", o.noutputs = 1, o.outputs = outs;
     nnfx_codegen_files f = {0};
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_OK); /* the reshape, cut away, needs no --value */
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_OK); /* the reshape, cut away, needs no --value */
     assert_non_null(strstr(f.header, "#define m_NUM_INPUTS 1"));
     assert_non_null(strstr(f.header, "#define m_OUTPUT0_SHAPE {2, 6}"));
     assert_null(strstr(f.header, "shape"));
     nnfx_codegen_files_free(&f);
     assert_int_equal(nnfx_graph_num_inputs(g), 2); /* the caller's graph is unchanged */
     outs[0] = "nope";
-    assert_int_equal(nnfx_codegen_ex(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_codegen(g, &o, &f, &err), NNFX_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "no value named 'nope'"));
     assert_null(f.source);
     nnfx_graph_free(g);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/core_int.h"
 #include "testutil.h"
 
 static char model_path[600], out_path[600];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/core_int.h"
 #include "ir/ir_int.h"
@@ -458,13 +459,28 @@ done:
     return msg[0] == 0;
 }
 
-/* Every row of the kernel table through the interpreter and as a one-node
- * GraphModule at 1 and 2 threads, on the vector path this process takes
- * (CTest runs it again with NNFX_ISA=portable for the portable kernels). */
+/* `test_kernels differential OP`: only the cases of op OP (its nnfx or
+ * ONNX name, any case); NULL: every case. */
+static const char *only_op;
+
+/* Whether case k is selected by only_op. */
+static bool case_selected(const kcase *k) {
+    return !only_op || strcasecmp(only_op, nnfx_op_name(k->op)) == 0 ||
+           strcasecmp(only_op, nnfx_op_onnx_type(k->op)) == 0;
+}
+
+/* Every row of the kernel table (or those of one op, only_op) through the
+ * interpreter and as a one-node GraphModule at 1 and 2 threads, on the
+ * vector path this process takes (CTest runs it again with
+ * NNFX_ISA=portable for the portable kernels). */
 static void test_differential(void **state) {
     (void)state;
-    int failed = 0, compiled_cases = 0;
+    int failed = 0, compiled_cases = 0, selected = 0, nops = 0;
+    bool seen[NNFX_OP_COUNT] = {0};
     for (int i = 0; i < NCASES; i++) {
+        if (!case_selected(&cases[i])) continue;
+        selected++;
+        if (!seen[cases[i].op]) seen[cases[i].op] = true, nops++;
         for (int threads = 1; threads <= 2; threads++) {
             char msg[1400];
             bool compiled = false;
@@ -476,11 +492,12 @@ static void test_differential(void **state) {
         }
     }
     const char *isa = getenv("NNFX_ISA");
-    print_message("differential: %d cases, %d ran as a compiled plan, ISA %s\n", NCASES, compiled_cases,
-                  isa ? isa : "default");
+    print_message("differential: %d cases of %d ops, %d ran as a compiled plan, ISA %s\n", selected, nops,
+                  compiled_cases, isa ? isa : "default");
+    if (only_op && !selected) fail_msg("no case of op '%s' in the kernel table", only_op);
     assert_int_equal(failed, 0);
     /* the plan must take the table's element-wise, conv, pool and gemm rows */
-    assert_true(compiled_cases >= NCASES / 3);
+    if (!only_op) assert_true(compiled_cases >= NCASES / 3);
 }
 
 static bool covered_by_node_tests(nnfx_op op) {
@@ -1117,11 +1134,188 @@ static void test_bad_coverage_ops(void **state) {
     }
 }
 
+/* ---- differential, generated C: the same cases compiled and run ---------- */
+
+/* Writes text to path; false on failure. */
+static bool write_text(const char *path, const char *text) {
+    return tu_write_file(path, text ? text : "", text ? strlen(text) : 0) == 0;
+}
+
+/* Generates case cases[i]'s one-node graph as C named kc<i> into dir, its
+ * placeholder inputs as raw files kc<i>.in<k>.bin, and appends to drv the
+ * driver lines that run it and write kc<i>.out<k>.bin. ref gets the
+ * interpreter's outputs. Returns 1 generated, 0 not generated (the
+ * generator refuses the op: why in msg), -1 on a failure (msg). */
+static int codegen_case(int i, const char *dir, FILE *drv, nnfx_value_set *ref, char *msg, size_t len) {
+    const kcase *k = &cases[i];
+    char rel[256], path[1024], name[32];
+    nnfx_tensor *inputs[8] = {0};
+    int nin = (int)strlen(k->args), rc = -1;
+    built b = {0};
+    nnfx_error err = {0};
+    nnfx_codegen_files f = {0};
+    snprintf(name, sizeof name, "kc%d", i);
+    memset(ref, 0, sizeof *ref);
+    for (int a = 0; a < nin; a++) {
+        if (k->args[a] == '-') continue;
+        snprintf(rel, sizeof rel, "kernels/%s.in%d.npy", k->name, a);
+        if (!(inputs[a] = nnfx_npy_load(tu_data_path(path, sizeof path, rel), &err))) {
+            snprintf(msg, len, "cannot load input: %s", err.msg);
+            goto done;
+        }
+    }
+    if (build(&b, k->op, k->args, inputs, num_attrs(k), k->attrs, k->nout, &err) ||
+        nnfx_graph_infer_shapes(b.g, &err) || nnfx_op_run(b.node, nin, inputs, ref, &err)) {
+        snprintf(msg, len, "reference run failed: %s", err.msg);
+        goto done;
+    }
+    nnfx_codegen_options o = {.name = name};
+    if (nnfx_codegen(b.g, &o, &f, &err)) {
+        snprintf(msg, len, "%s", err.msg);
+        rc = err.status == NNFX_ERR_UNSUPPORTED ? 0 : -1;
+        goto done;
+    }
+    const char *parts[3][2] = {{".h", f.header}, {".c", f.source}, {"_weights.c", f.weights}};
+    for (int p = 0; p < 3; p++) {
+        snprintf(path, sizeof path, "%s/%s%s", dir, name, parts[p][0]);
+        if (!write_text(path, parts[p][1])) {
+            snprintf(msg, len, "cannot write %s", path);
+            goto done;
+        }
+    }
+    fprintf(drv, "#include \"%s.h\"\n", name);
+    fprintf(drv, "static int run_%s(void) {\n    const void *in[%s_NUM_INPUTS + 1] = {0};\n", name, name);
+    fprintf(drv, "    void *out[%s_NUM_OUTPUTS + 1] = {0};\n", name);
+    int placeholder = 0;
+    for (int a = 0; a < nin; a++) {
+        if (k->args[a] != 'p') continue;
+        snprintf(path, sizeof path, "%s/%s.in%d.bin", dir, name, placeholder);
+        if (tu_write_file(path, inputs[a]->data, inputs[a]->nbytes)) {
+            snprintf(msg, len, "cannot write %s", path);
+            goto done;
+        }
+        fprintf(drv, "    in[%d] = rd(\"%s.in%d.bin\", %zu);\n", placeholder, name, placeholder, inputs[a]->nbytes);
+        placeholder++;
+    }
+    for (int q = 0; q < ref->num; q++)
+        fprintf(drv, "    out[%d] = calloc(1, %zu + 1);\n", q, ref->t[q]->nbytes);
+    fprintf(drv, "    int rc = %s_run((void *)in, (void *)out);\n", name);
+    for (int q = 0; q < ref->num; q++)
+        fprintf(drv, "    if (!rc) wr(\"%s.out%d.bin\", out[%d], %zu);\n", name, q, q, ref->t[q]->nbytes);
+    fprintf(drv, "    return rc;\n}\n");
+    rc = 1;
+done:
+    nnfx_codegen_files_free(&f);
+    for (int a = 0; a < nin; a++)
+        nnfx_tensor_release(inputs[a]);
+    nnfx_graph_free(b.g);
+    return rc;
+}
+
+/* Every case of the kernel table (or of one op, only_op) that the C
+ * generator takes: generated as C, compiled together into one program with
+ * the system's cc, run, and each output compared with the interpreter's
+ * (the reference) at the case's tolerance. Skipped without cc. */
+static void test_differential_codegen(void **state) {
+    (void)state;
+    if (system("cc --version > /dev/null 2>&1") != 0) skip();
+    char sub[96] = "kernels_codegen"; /* one folder per filter: ctest may run two at once */
+    if (only_op) {
+        size_t n = strlen(sub);
+        sub[n++] = '_';
+        for (const char *p = only_op; *p && n + 1 < sizeof sub; p++)
+            sub[n++] =
+                (char)(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : 'x');
+        sub[n] = 0;
+    }
+    const char *dir = tu_tmpdir(sub);
+    char path[1024], cmd[4096], msg[1400];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/kc* '%s'/main.c '%s'/driver", dir, dir, dir); /* an earlier run's */
+    if (system(cmd) != 0) fail_msg("cannot clear %s", dir);
+    snprintf(path, sizeof path, "%s/main.c", dir);
+    FILE *drv = fopen(path, "w");
+    assert_non_null(drv);
+    fprintf(drv, "#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n");
+    fprintf(drv, "static void *rd(const char *p, size_t n) {\n    void *d = calloc(1, n + 1);\n"
+                 "    FILE *f = fopen(p, \"rb\");\n    if (f) { if (fread(d, 1, n, f) != n) {} fclose(f); }\n"
+                 "    return d;\n}\n");
+    fprintf(drv, "static void wr(const char *p, const void *d, size_t n) {\n    FILE *f = fopen(p, \"wb\");\n"
+                 "    if (f) { fwrite(d, 1, n, f); fclose(f); }\n}\n");
+    static nnfx_value_set refs[NCASES];
+    static int state_of[NCASES]; /* 1 generated, 0 not, -1 failed, -2 not selected */
+    int generated = 0, refused = 0, failed = 0, nops = 0;
+    bool op_seen[NNFX_OP_COUNT] = {0};
+    for (int i = 0; i < NCASES; i++) {
+        state_of[i] = -2;
+        if (!case_selected(&cases[i])) continue;
+        state_of[i] = codegen_case(i, dir, drv, &refs[i], msg, sizeof msg);
+        if (state_of[i] == 1) {
+            generated++;
+            if (!op_seen[cases[i].op]) op_seen[cases[i].op] = true, nops++;
+        } else if (state_of[i] == 0) {
+            print_message("codegen refuses %s (%s): %s\n", cases[i].name, nnfx_op_name(cases[i].op), msg);
+            refused++;
+        } else {
+            print_error("codegen %s (%s): %s\n", cases[i].name, nnfx_op_name(cases[i].op), msg);
+            failed++;
+        }
+    }
+    fprintf(drv, "int main(void) {\n    int bad = 0;\n");
+    for (int i = 0; i < NCASES; i++)
+        if (state_of[i] == 1)
+            fprintf(drv, "    if (run_kc%d()) { fprintf(stderr, \"kc%d: run failed\\n\"); bad++; }\n", i, i);
+    fprintf(drv, "    return bad != 0;\n}\n");
+    fclose(drv);
+    if (generated) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && cc -std=c99 -O1 -w -o driver *.c -lm && ./driver", dir);
+        int rc = system(cmd);
+        if (rc != 0) print_error("codegen: compiling or running the generated C failed (%d)\n", rc);
+        for (int i = 0; i < NCASES; i++) {
+            if (state_of[i] != 1) continue;
+            for (int q = 0; q < refs[i].num; q++) {
+                const nnfx_tensor *want = refs[i].t[q];
+                snprintf(path, sizeof path, "%s/kc%d.out%d.bin", dir, i, q);
+                FILE *f = fopen(path, "rb");
+                nnfx_tensor *got = nnfx_tensor_new(want->dtype, want->rank, want->shape, NULL);
+                bool ok = f && got && fread(got->data, 1, want->nbytes, f) == want->nbytes;
+                if (f) fclose(f);
+                char why[512] = "no output written";
+                if (!ok || !tu_tensor_close(got, want, cases[i].atol, cases[i].rtol, why, sizeof why)) {
+                    print_error("codegen %s (%s) output %d differs from the interpreter: %s\n", cases[i].name,
+                                nnfx_op_name(cases[i].op), q, why);
+                    failed++;
+                }
+                nnfx_tensor_release(got);
+            }
+        }
+    }
+    for (int i = 0; i < NCASES; i++)
+        for (int q = 0; q < refs[i].num; q++)
+            nnfx_tensor_release(refs[i].t[q]);
+    print_message("differential codegen: %d cases of %d ops generated, compiled and run; %d refused by the "
+                  "generator\n",
+                  generated, nops, refused);
+    if (only_op && !generated && !refused) fail_msg("no case of op '%s' in the kernel table", only_op);
+    assert_int_equal(failed, 0);
+}
+
 int main(int argc, char **argv) {
-    /* `test_kernels differential`: only the interpreter-vs-plan comparison */
-    if (argc > 1 && strcmp(argv[1], "differential") == 0) {
-        const struct CMUnitTest diff[] = {cmocka_unit_test(test_differential)};
-        return cmocka_run_group_tests(diff, NULL, NULL);
+    /* `test_kernels differential [OP]`: only the interpreter-vs-plan
+     * comparison, of every case or of op OP's */
+    /* `test_kernels differential [OP]`: one op's cases (every case without
+     * OP) through every engine: the interpreter (the reference), the
+     * compiled plan at 1 and 2 threads, and generated C compiled and run;
+     * differential_plan / differential_codegen: one of the two comparisons */
+    if (argc > 1 && (strcmp(argv[1], "differential") == 0 || strcmp(argv[1], "differential_plan") == 0 ||
+                     strcmp(argv[1], "differential_codegen") == 0)) {
+        only_op = argc > 2 ? argv[2] : NULL;
+        const struct CMUnitTest all[] = {cmocka_unit_test(test_differential),
+                                         cmocka_unit_test(test_differential_codegen)};
+        const struct CMUnitTest plan[] = {cmocka_unit_test(test_differential)};
+        const struct CMUnitTest gen[] = {cmocka_unit_test(test_differential_codegen)};
+        if (strcmp(argv[1], "differential_plan") == 0) return cmocka_run_group_tests(plan, NULL, NULL);
+        if (strcmp(argv[1], "differential_codegen") == 0) return cmocka_run_group_tests(gen, NULL, NULL);
+        return cmocka_run_group_tests(all, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_cases),

@@ -515,6 +515,23 @@ static void test_hostile_inputs(void **state) {
     assert_int_equal(err.status, NNFX_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "unsupported op FooBar (opset 13)"));
     assert_non_null(strstr(err.msg, "mystery"));
+    /* kept as an opaque leaf when the load options ask for it, for that
+     * load only: the next default load refuses it again */
+    nnfx_onnx_load_options keep = {.keep_unknown_ops = true};
+    nnfx_graph *opaque = nnfx_onnx_load_buffer_opts(b.p, b.len, &keep, &err);
+    assert_non_null(opaque);
+    int leaves = 0;
+    for (nnfx_node *n = nnfx_graph_first(opaque); n; n = nnfx_node_next(n))
+        if (nnfx_node_opcode(n) == NNFX_CALL_MODULE) {
+            assert_string_equal(nnfx_node_target(n), NNFX_ONNX_OPAQUE_PREFIX "FooBar");
+            leaves++;
+        }
+    assert_int_equal(leaves, 1);
+    nnfx_graph_free(opaque);
+    assert_null(nnfx_onnx_load_buffer_opts(b.p, b.len, NULL, &err));
+    assert_int_equal(err.status, NNFX_ERR_UNSUPPORTED);
+    assert_null(nnfx_onnx_load_buffer(b.p, b.len, &err));
+    assert_non_null(strstr(err.msg, "unsupported op FooBar (opset 13)"));
     ow_buf_free(&b);
 
     /* not a file */

@@ -591,7 +591,7 @@ static void test_shape_prop_and_registry(void **state) {
         run_pass(g, nnfx_pass_name(i), NULL); /* every pass runs on a plain graph */
     }
     assert_null(nnfx_pass_name(99));
-    assert_int_equal(nnfx_pass_dce(NULL, NULL, &err), NNFX_ERR_INVALID_ARG);
+    assert_int_equal(nnfx_pass_run_by_name(NULL, "dce", NULL, &err), NNFX_ERR_INVALID_ARG);
     nnfx_graph_free(g);
 }
 

@@ -22,8 +22,8 @@
 #include "exec/fast_int.h"
 #include "exec/kernels/qgemm.h"
 
-#include "codegen/runtime/nnfx_rt_qfixed.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_qfixed.h"
+#include "rt/nnfx_rt_scalar.h"
 
 static uint32_t rng = 2024;
 static uint32_t rnd(void) {

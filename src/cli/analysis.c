@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "cli/analysis.h"
-#include "ir/ir_int.h"
-#include "ir/op_table.h"
 
 const char *cli_node_op_label(const nnfx_node *n) {
     if (nnfx_node_opcode(n) == NNFX_CALL_MODULE) return nnfx_node_target(n);
@@ -413,7 +411,8 @@ static bool find_unsupported(cli_analysis *an, graph_index *gi) {
         if (nnfx_node_opcode(n) != NNFX_CALL_MODULE) continue;
         const char *nm = nnfx_node_name(n);
         const char *t = nnfx_node_target(n);
-        if (strncmp(t, "onnx:", 5) == 0) { /* an ONNX op nnfx lacks (analyze's opaque import) */
+        if (strncmp(t, NNFX_ONNX_OPAQUE_PREFIX, strlen(NNFX_ONNX_OPAQUE_PREFIX)) ==
+            0) { /* an ONNX op nnfx lacks (analyze's opaque import) */
             if (!add_finding(an, "unsupported_op", 1, &nm,
                              xprintf("'%s' is ONNX op %s, which nnfx does not implement: the model cannot be run, "
                                      "validated or exported by nnfx, and costs after it are unknown",

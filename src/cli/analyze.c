@@ -5,7 +5,9 @@
 
 #include "cli/fleet.h"
 #include "cli/analysis.h"
-#include "io/onnx_int.h"
+
+/* analyze reads a model with ops nnfx lacks and reports them. */
+static const nnfx_onnx_load_options keep_unknown = {.keep_unknown_ops = true};
 
 static const char analyze_help[] =
     "usage: nnfx analyze MODEL [--json FILE] [--html FILE] [--input-shape NAME=1x3x224x224]...\n"
@@ -259,9 +261,7 @@ static int an_apply_shapes(const an_opts *o, nnfx_graph *g) {
  * --labels, and gives the verdict. */
 static int an_compare(an_opts *o, an_run *r, nnfx_error *err) {
     int rc = CLI_EXIT_OK;
-    onnx_import_set_opaque(true);
-    r->gb = o->sparsity || o->labels ? cli_load_model(o->after, err) : cli_load_model_shapes(o->after, NULL, err);
-    onnx_import_set_opaque(false);
+    r->gb = cli_load_model_opts(o->after, !(o->sparsity || o->labels), &keep_unknown, err);
     if (!r->gb || nnfx_graph_lint(r->gb, err) || nnfx_graph_infer_shapes(r->gb, err) ||
         cli_analyze_graph(r->gb, o->after, &r->anb, err)) {
         rc = cli_fail("analyze", o->after, err);
@@ -383,10 +383,9 @@ static int analyze_one(int argc, char **argv) {
     if (rc || (rc = an_check_paths(o, NULL, NULL))) return rc;
     nnfx_error err = {0};
     an_run run = {0}, *r = &run;
-    onnx_import_set_opaque(true); /* ops nnfx lacks become unsupported_op findings */
-    /* --sparsity and --labels read the weights; the rest only shapes */
-    r->g = o->sparsity || o->labels ? cli_load_model(o->model, &err) : cli_load_model_shapes(o->model, NULL, &err);
-    onnx_import_set_opaque(false);
+    /* ops nnfx lacks become unsupported_op findings; --sparsity and --labels
+     * read the weights, the rest only shapes */
+    r->g = cli_load_model_opts(o->model, !(o->sparsity || o->labels), &keep_unknown, &err);
     if (!r->g) {
         cli_fail("analyze", o->model, &err);
         return CLI_EXIT_BAD_INPUT;

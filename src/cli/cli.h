@@ -135,6 +135,10 @@ nnfx_graph *cli_load_model(const char *path, nnfx_error *err);
  * structural edits text to text): a text IR without its values file loads
  * with zero tensors and *weightless set (weightless may be NULL). */
 nnfx_graph *cli_load_model_shapes(const char *path, bool *weightless, nnfx_error *err);
+/* cli_load_model (shapes_only: cli_load_model_shapes) reading an ONNX
+ * model with opts (NULL: the defaults), e.g. keeping ops nnfx lacks. */
+nnfx_graph *cli_load_model_opts(const char *path, bool shapes_only, const nnfx_onnx_load_options *opts,
+                                nnfx_error *err);
 /* Loads a tensor file: NumPy .npy or ONNX TensorProto .pb (by content). */
 nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. */

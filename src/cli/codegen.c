@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_graph.h"
-#include "core/core_int.h"
+#include "core/files.h"
 
 static const char codegen_help[] =
     "usage: nnfx codegen MODEL -o DIR [--name NAME] [--shape INPUT=D0xD1x...]...\n"
@@ -519,7 +519,7 @@ int cli_codegen(int argc, char **argv) {
         }
         copts.outputs = (const char *const *)output_names;
     }
-    if (nnfx_codegen_ex(g, &copts, &f, &err)) {
+    if (nnfx_codegen(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
         goto done;
     }

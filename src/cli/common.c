@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/core_int.h"
-#include "io/onnx_int.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "core/budget.h"
+#include "io/onnx_info.h"
 
 /* ===================================================================== */
 /* Error lines                                                           */
@@ -279,7 +281,7 @@ bool cli_is_text_ir_path(const char *path) { return is_text_ir_name(path); }
 /* Loads the model at path; a text IR with parameters and no values file is
  * refused (an error naming the missing file) unless weightless is given,
  * where it is loaded with zero tensors and *weightless set. */
-static nnfx_graph *load_model(const char *path, bool *weightless, nnfx_error *err) {
+static nnfx_graph *load_model(const char *path, bool *weightless, const nnfx_onnx_load_options *opts, nnfx_error *err) {
     if (weightless) *weightless = false;
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -319,16 +321,22 @@ static nnfx_graph *load_model(const char *path, bool *weightless, nnfx_error *er
         }
         return g;
     }
-    nnfx_graph *g = nnfx_onnx_load(path, err);
+    nnfx_graph *g = nnfx_onnx_load_opts(path, opts, err);
     if (!g && err && !strstr(err->msg, path)) nnfx_error_prefix(err, "%s", path);
     return g;
 }
 
-nnfx_graph *cli_load_model(const char *path, nnfx_error *err) { return load_model(path, NULL, err); }
+nnfx_graph *cli_load_model(const char *path, nnfx_error *err) { return load_model(path, NULL, NULL, err); }
 
 nnfx_graph *cli_load_model_shapes(const char *path, bool *weightless, nnfx_error *err) {
     bool ignored;
-    return load_model(path, weightless ? weightless : &ignored, err);
+    return load_model(path, weightless ? weightless : &ignored, NULL, err);
+}
+
+nnfx_graph *cli_load_model_opts(const char *path, bool shapes_only, const nnfx_onnx_load_options *opts,
+                                nnfx_error *err) {
+    bool ignored;
+    return load_model(path, shapes_only ? &ignored : NULL, opts, err);
 }
 
 nnfx_tensor *cli_load_tensor(const char *path, nnfx_error *err) {

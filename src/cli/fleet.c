@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli/fleet.h"
-#include "core/core_int.h"
+#include "core/files.h"
 #include "publish/publish.h"
 
 /* --- shards ------------------------------------------------------------------------ */

@@ -4,37 +4,27 @@
 
 #include "cli/graph_json.h"
 
-void cli_json_attr_value(sbuf *b, const nnfx_attr *a) {
-    switch (a->kind) {
-    case NNFX_ATTR_INT: sb_printf(b, "%lld", (long long)a->u.i); break;
-    case NNFX_ATTR_FLOAT: cli_json_num(b, a->u.f); break;
-    case NNFX_ATTR_STRING: cli_json_str(b, a->u.s); break;
-    case NNFX_ATTR_INTS:
-        sb_printf(b, "[");
-        for (int i = 0; i < a->u.ints.n; i++)
-            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
-        sb_printf(b, "]");
-        break;
-    case NNFX_ATTR_FLOATS:
-        sb_printf(b, "[");
-        for (int i = 0; i < a->u.floats.n; i++) {
-            if (i) sb_printf(b, ", ");
-            cli_json_num(b, a->u.floats.v[i]);
-        }
-        sb_printf(b, "]");
-        break;
-    case NNFX_ATTR_TENSOR:
-        if (!a->u.t) {
-            sb_printf(b, "null");
-        } else {
-            sb_printf(b, "{\"tensor\": {\"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(a->u.t->dtype));
-            for (int d = 0; d < a->u.t->rank; d++)
-                sb_printf(b, "%s%lld", d ? ", " : "", (long long)a->u.t->shape[d]);
-            sb_printf(b, "]}}");
-        }
-        break;
-    case NNFX_ATTR_GRAPH: sb_printf(b, "{\"graph\": {\"nodes\": %d}}", nnfx_graph_num_nodes(a->u.g)); break;
+/* JSON's writers for sb_attr_value. */
+static void json_real(sbuf *b, double v, void *ctx) { cli_json_num(b, v); }
+static void json_real_item(sbuf *b, float v, void *ctx) { cli_json_num(b, v); }
+static void json_str(sbuf *b, const char *s, void *ctx) { cli_json_str(b, s); }
+static void json_tensor(sbuf *b, const nnfx_tensor *t, void *ctx) {
+    if (!t) {
+        sb_printf(b, "null");
+        return;
     }
+    sb_printf(b, "{\"tensor\": {\"dtype\": \"%s\", \"shape\": [", nnfx_dtype_name(t->dtype));
+    for (int d = 0; d < t->rank; d++)
+        sb_printf(b, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    sb_printf(b, "]}}");
+}
+static void json_graph(sbuf *b, const nnfx_graph *g, void *ctx) {
+    sb_printf(b, "{\"graph\": {\"nodes\": %d}}", nnfx_graph_num_nodes(g));
+}
+
+void cli_json_attr_value(sbuf *b, const nnfx_attr *a) {
+    static const sb_attr_style st = {"[", "]", json_real, json_real_item, json_str, json_tensor, json_graph, NULL};
+    sb_attr_value(b, a, &st);
 }
 
 void cli_json_value_entry(sbuf *b, const nnfx_node *n) {

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
-#include "io/onnx_int.h"
+#include "io/onnx_info.h"
 
 /* Case-insensitive Levenshtein distance of a and b (two rows; names longer
  * than 256 bytes count as far). */

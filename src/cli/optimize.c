@@ -9,7 +9,7 @@
 #include "cli/fleet.h"
 #include "cli/optimize.h"
 #include "cli/report_graph.h"
-#include "core/core_int.h"
+#include "core/files.h"
 
 static const char optimize_help[] =
     "usage: nnfx optimize MODEL -o OUT [--pass NAME]... [--rewrite 'PATTERN -> REPLACEMENT']...\n"

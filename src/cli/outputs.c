@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/core_int.h"
-#include "io/onnx_int.h"
+#include "core/files.h"
+#include "io/onnx_info.h"
 
 bool cli_out_new_dir(cli_new_dir *d, const char *cmd, const char *dir) {
     memset(d, 0, sizeof *d);

@@ -10,8 +10,8 @@
 
 #include "cli/fleet.h"
 #include "cli/analysis.h"
-#include "core/core_int.h"
-#include "io/onnx_int.h"
+#include "core/files.h"
+#include "io/onnx_info.h"
 #include "publish/publish.h"
 
 static const char push_help[] =

@@ -11,7 +11,7 @@
 
 #include "cli/analysis.h"
 #include "cli/report_graph.h"
-#include "io/onnx_int.h"
+#include "io/onnx_info.h"
 #include "ir/strmap.h"
 
 /* A table of distinct strings, written once in the page and referred to by

@@ -7,7 +7,7 @@
 
 #include "cli/analysis.h"
 #include "cli/report_graph.h"
-#include "io/onnx_int.h"
+#include "io/onnx_info.h"
 #include "ir/strmap.h"
 
 /* Appends text with HTML special characters escaped. */

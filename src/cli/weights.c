@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "io/onnx_int.h"
 #include "publish/publish.h"
 
 static const struct {

@@ -9,8 +9,7 @@
 #include <stdint.h>
 
 #include "core/sbuf.h"
-#include "exec/fast_int.h"
-#include "exec/kernels/kernels_int.h"
+#include "exec/plan_view.h"
 #include "ir/infer_int.h"
 #include "nnfx.h"
 
@@ -180,7 +179,7 @@ typedef struct cg {
     unsigned char *xdef;  /* per extent of bnd: its local is declared (cg_define_extent) */
 } cg;
 
-/* The portable kernels of src/codegen/runtime/, embedded at build time
+/* The portable kernels of src/rt/, embedded at build time
  * (CMake turns each file into a string: runtime_text.c in the build tree).
  * Terminated by an entry with name NULL. */
 typedef struct cg_runtime_file {
@@ -190,7 +189,7 @@ typedef struct cg_runtime_file {
 
 extern const cg_runtime_file cg_runtime_files[];
 
-/* ---- the generator's helpers (codegen.c) ----------------------------------- */
+/* ---- the generator's helpers (codegen.c, emit_ops.c, emit_moves.c, emit_ctrl.c, emit_int8.c) */
 
 /* Marks runtime section `name` (and the sections its "needs:" names) to be
  * copied into the generated file; a section flagged libm makes it need libm. */
@@ -258,8 +257,8 @@ bool cg_bytes_dtype(nnfx_dtype dt);
 
 /* ---- further emitters --------------------------------------------------------- */
 
-/* emit_float_ops.c: float32 ops beyond codegen.c's own (called for a step
- * whose op codegen.c has no kernel for; in: the step's data inputs as C
+/* emit_float_ops.c: float32 ops beyond emit_kernel_step's own (called for
+ * a step whose op emit_kernel_step, emit_ctrl.c, has no kernel for; in: the step's data inputs as C
  * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
  * it has none either. */
 nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
@@ -283,9 +282,9 @@ nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const 
 /* emit_typed_ops.c: a kernel step over values that are not all float32
  * (integer and bool arithmetic, logic, comparisons, Where, Cast, Trilu) or a
  * float op reading integer indices (GatherElements, computed Gather,
- * Scatter*, OneHot, EyeLike, the losses); codegen.c offers it every kernel
- * step first. Sets *handled false (returning NNFX_OK) when it leaves the
- * step to codegen.c. */
+ * Scatter*, OneHot, EyeLike, the losses); emit_kernel_step (emit_ctrl.c)
+ * offers it every kernel step first. Sets *handled false (returning
+ * NNFX_OK) when it leaves the step to emit_kernel_step. */
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled);
 /* emit_typed_ops.c: C expression of value v of type dt as `const unsigned
  * char *` (a constant of another type than float32 as an array of its C
@@ -442,5 +441,132 @@ nnfx_status cg_emit_bounded(cg *c, const fx_step_view *s, int b);
 /* Model output a (value of node o): its dims into dims[a] when the caller
  * of NAME_run_dims asks (the actual dims of a bounded output). */
 void cg_emit_output_dims(cg *c, int a, const nnfx_node *o);
+
+/* ---- shared by codegen.c and the emit_*.c split from it --------------- */
+
+/* codegen.c: the position of node n in c->nodes (its value), -1 when it is
+ * not one of them. */
+int node_index(const cg *c, const nnfx_node *n);
+/* emit_ops.c: `static const int geo[k] = {v...};`, the geometry array the conv and
+ * pooling kernels of the runtime take. */
+void emit_geo(sbuf *b, int k, const int64_t *v);
+/* emit_ops.c: Conv node n (1-d to 3-d; x, weights w of value wv, bias b,
+ * residual r or NULL, a fused Relu) into y; *fused (may be NULL) true when
+ * the residual and activation were taken into the call. */
+nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, const char *w, const char *b, const char *r,
+                      bool relu, const char *y, bool *fused);
+/* emit_ops.c: Fused conv chain: conv, optional residual add, optional activation. */
+nnfx_status emit_conv_step(cg *c, const fx_step_view *s);
+/* emit_ops.c: Contiguous [outer, n, inner] view of reducing dims [lo, hi) of m. */
+void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *n, int64_t *inner);
+/* emit_ops.c: The kind of a reduction op (a global pooling too) as the runtime's
+ * reductions number them (0 mean, 1 sum, 2 max, 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp,
+ * 9 sum of squares), -1 for another op. */
+int reduce_kind(nnfx_op op);
+/* emit_ops.c: A reduction of x into y, kind as reduce_kind; x and y NULL for a
+ * float64 or int64 one (the typed reduction reads and writes its bytes). */
+nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y, int kind);
+/* emit_ops.c: MaxPool / AveragePool node n (1-d to 3-d) from x into y. */
+nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y);
+/* emit_ops.c: Gemm node n (transA / transB, alpha, beta, a broadcast C) of
+ * inputs in[] into y. */
+nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_ops.c: MatMul with numpy's broadcasting; a vector A is one row [1, K], a vector
+ * B one column [K, 1] (the output's layout is the same without that dim). */
+nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_ops.c: The constant tensor of step input a (NULL when absent); *bad is set when
+ * the input is present but not a constant. */
+const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad);
+/* emit_ops.c: LayerNormalization node n (scale, optional bias) of inputs
+ * in[] into y. */
+nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_moves.c: Concat of values of any type: each piece's rows after the previous
+ * pieces' valid rows (nnfx_rt_concat_rows; all of them unless the axis is
+ * a data-dependent dim). */
+nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Transpose (rank 1..8) of any type. */
+nnfx_status emit_transpose(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Expand to the output's (static) shape, of any type: stride 0 along the
+ * broadcast dims (the interpreter's kern_expand). */
+nnfx_status emit_expand(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Slice with constant starts / ends / axes / steps, of any type. */
+nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Split, of any type: output k takes `outer` rows of its size x inner
+ * values from offset start_k x inner of the input's rows (the
+ * interpreter's kern_split copy, sizes from the outputs' inferred shapes). */
+nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Gather node n along its axis with constant indices, from x
+ * into y. */
+nnfx_status cg_emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y);
+/* emit_moves.c: Pad: constant mode with pads >= 0 as a fill and a strided copy
+ * (nnfx_rt_pad); reflect, edge, wrap and negative pads (cropping) through
+ * per-dim source tables from the interpreter's own mapping (kern_pad_src). */
+nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y);
+/* emit_moves.c: The largest intermediate of a Resize from x to y done one dim at a time
+ * in dim order (the interpreter's ping-pong buffers), in floats. */
+int64_t resize_big(const nnfx_meta *xm, const nnfx_meta *ym);
+/* emit_moves.c: Whether Resize node n is generated as passes of taps (linear, cubic or
+ * tf_crop_and_resize) rather than index tables. */
+bool resize_by_taps(const nnfx_node *n);
+/* emit_moves.c: Resize. Nearest: one source index table per dim, from the interpreter's
+ * own mapping (kern_resize_nearest_index); a resize of the last two dims
+ * only as nnfx_rt_resize_nearest, of other dims too as nnfx_rt_index_map.
+ * Linear, cubic, tf_crop_and_resize: emit_resize_taps. */
+nnfx_status emit_resize(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y);
+/* emit_moves.c: `bytes` of a step's working memory past the plan's arena (recurrent
+ * layers, resize passes)
+ * (a multiple of 64, *used of them taken already): its C expression as
+ * float pointer in buf; the working memory grows to hold it. */
+void step_scratch(cg *c, int64_t bytes, int64_t *used, char *buf, size_t len);
+/* emit_moves.c: RNN, GRU or LSTM node n: one call of nnfx_rt_rnn (rt/nnfx_rt_rnn.h)
+ * with every attribute the interpreter's kernel reads; sequence_lens must
+ * be a constant. W, R and B computed at run time are laid out as the
+ * generator lays out constant ones (nnfx_rt_rnn_pack) in the steps' working
+ * memory past the plan's arena, where a GRU without linear_before_reset
+ * also keeps its H floats of r * h. */
+nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: TopK node n: the values, and the int64 indices when the node has that
+ * output (stored bytewise in the arena; only a Cast to float32 reads them
+ * in generated C: a model output must be float32). */
+nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Cast to float32 of a float32 value (a copy) or of an int64 one in the
+ * arena (TopK's indices: nnfx_rt_cast_i64). */
+nnfx_status emit_cast_to_float(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Cast of a float32 value to int64 (truncated, saturated) or bool, stored
+ * bytewise in the arena: what a computed trip count or condition of a
+ * Loop is made of. */
+nnfx_status emit_cast_from_float(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: ArgMax / ArgMin of a numeric value along one axis (compared as doubles,
+ * as the interpreter's): int64 indices stored bytewise in the arena. */
+nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: Einsum by the generic loop: float32 values through nnfx_rt_einsum, any
+ * other type generated C holds through nnfx_rt_teinsum (in double), as
+ * the interpreter's kern_einsum. */
+nnfx_status emit_einsum(cg *c, const fx_step_view *s, const nnfx_node *n);
+/* emit_moves.c: BatchNormalization (inference) over [N, C, inner]. */
+nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const char *y);
+/* emit_moves.c: Softmax / LogSoftmax along the node's axis. */
+nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const char *y);
+/* emit_ctrl.c: Control flow that generated C cannot run: refused (with the reason)
+ * before anything is written, ahead of the other steps' errors. */
+nnfx_status check_ctrl_steps(cg *c);
+/* emit_ctrl.c: One kernel step: control flow, a data-dependent source, Einsum and the
+ * moves of data of any type first, then the ops over other types than
+ * float32 (emit_typed_ops.c), then the float32 ones: element-wise maps,
+ * binary ops and views, then one emitter per op (a flat dispatch; fused
+ * int8 steps elsewhere). */
+nnfx_status emit_kernel_step(cg *c, const fx_step_view *s);
+/* emit_int8.c: whether node n is one of the int8 steps (QuantizeLinear,
+ * DequantizeLinear, or an output that is not float32). */
+bool is_int8_step(const nnfx_node *n);
+/* emit_int8.c: an int8 island of the plan (FX_STEP_QOP) as a call into
+ * rt/nnfx_rt_int8.h with its own weights and epilogue arrays. */
+nnfx_status emit_qop_step(cg *c, const fx_step_view *s);
+/* emit_int8.c: a kernel step on integer values (Q/DQ, casts, moves) as the
+ * interpreter's reference kernel computes it. */
+nnfx_status emit_int8_kernel_step(cg *c, const fx_step_view *s);
+/* codegen.c: every step of c->p into c->body (model outputs copied out
+ * last); the first error stops it. */
+nnfx_status walk_plan(cg *c);
 
 #endif

@@ -2,7 +2,7 @@
 # with the text of each file in FILES (a ;-list), as string literals one line
 # each, so that the generator can copy kernel sections into generated C.
 #   cmake -DOUT=runtime_text.c -DFILES="a.h;b.h" -P embed.cmake
-set(body "/* generated from src/codegen/runtime/ by embed.cmake: do not edit */\n#include \"codegen/codegen_int.h\"\n\n")
+set(body "/* generated from src/rt/ by embed.cmake: do not edit */\n#include \"codegen/codegen_int.h\"\n\n")
 set(table "const cg_runtime_file cg_runtime_files[] = {\n")
 set(i 0)
 foreach(f ${FILES})

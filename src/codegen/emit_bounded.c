@@ -2,7 +2,7 @@
  * Compress, Unique, NonMaxSuppression) and the values after them: bounds.c
  * gives such an output a bound (the most it can hold: a NonZero of every
  * value, a Compress keeping every slice), the plan sizes its buffer by that
- * bound, and the kernel (src/codegen/runtime/nnfx_rt_bounded.h) writes the
+ * bound, and the kernel (src/rt/nnfx_rt_bounded.h) writes the
  * values where the bound's layout has them and the actual extent into a
  * local array. The steps after it compute over the bound; the padding fills
  * here come before the ones that read along a data-dependent dim, and a
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen_int.h"
-#include "exec/kernels/kernels_int.h"
+#include "exec/plan_view.h"
 #include "ir/infer_int.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"

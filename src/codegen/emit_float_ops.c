@@ -1,12 +1,12 @@
 /* emit_float_ops.c — float32 ops the generator writes besides those of
  * codegen.c's own switch (cg_emit_float_op, src/codegen/codegen_int.h):
  * the further unary functions (their scalar meanings in
- * runtime/nnfx_rt_math.h, shared with the interpreter), PRelu and float
+ * rt/nnfx_rt_math.h, shared with the interpreter), PRelu and float
  * Mod, the variadic Min / Max / Sum / Mean, Hardmax, Clip with computed
  * bounds, InstanceNormalization, LRN, LpNormalization, MeanVarianceNormalization,
  * DepthToSpace / SpaceToDepth, ConvTranspose, and the multi-output MaxPool
  * (with Indices) and Dropout (with its mask); the kernels are
- * runtime/nnfx_rt_float.h. */
+ * rt/nnfx_rt_float.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

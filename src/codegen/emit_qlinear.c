@@ -1,6 +1,6 @@
 /* emit_qlinear.c — the operator-form quantized ops ONNX Runtime's quantizer
  * writes (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger) as calls
- * into src/codegen/runtime/nnfx_rt_qlinear.h, whose loops the interpreter's
+ * into src/rt/nnfx_rt_qlinear.h, whose loops the interpreter's
  * kernels (src/exec/kernels/quant.c) run too. Scales and zero points are
  * read at run time, so they may be model inputs; the geometry is static. */
 #include <stdio.h>

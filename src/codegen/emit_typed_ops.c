@@ -5,7 +5,7 @@
  * Trilu, and the ops that read integer indices (GatherElements, Gather
  * with computed indices, ScatterElements / ScatterND, OneHot, EyeLike, the
  * NLL and softmax cross-entropy losses). The kernels are
- * src/codegen/runtime/nnfx_rt_typed.h; their integer ops are
+ * src/rt/nnfx_rt_typed.h; their integer ops are
  * nnfx_rt_scalar.h's, which the interpreter's kernels call too. Values
  * are bytes with a type code (tcode); constants of an integer type become
  * arrays of their C type in the weights file. */
@@ -946,13 +946,13 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GREATER_OR_EQUAL:
     case NNFX_OP_LESS_OR_EQUAL:
     case NNFX_OP_EQUAL:
-        /* two float32 operands: codegen.c's emit_compare */
+        /* two float32 operands: emit_ctrl.c's emit_compare */
         if (dy != NNFX_BOOL || s->nin != 2 || !inputs_typed(c, s, 2) || d0 != d1 || d0 == NNFX_F32) return NNFX_OK;
         break;
     case NNFX_OP_CAST:
     case NNFX_OP_CAST_LIKE:
         if (!inputs_typed(c, s, 1)) return NNFX_OK;
-        /* codegen.c's own: float32 to int64 / bool, int64 to float32, a type to itself */
+        /* emit_moves.c's own: float32 to int64 / bool, int64 to float32, a type to itself */
         if (n->op == NNFX_OP_CAST && ((d0 == NNFX_F32 && (dy == NNFX_I64 || dy == NNFX_BOOL || dy == NNFX_F32)) ||
                                       (d0 == NNFX_I64 && dy == NNFX_F32) || d0 == dy))
             return NNFX_OK;
@@ -971,7 +971,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_NLL_LOSS:
     case NNFX_OP_SCE_LOSS: break;
     case NNFX_OP_GATHER:
-        if (dy == NNFX_F32 && in_const(c, s, 1)) return NNFX_OK; /* codegen.c's constant-index gather */
+        if (dy == NNFX_F32 && in_const(c, s, 1)) return NNFX_OK; /* emit_moves.c's constant-index gather */
         break;
     case NNFX_OP_GATHER_ND:
     case NNFX_OP_MAX_UNPOOL:
@@ -991,7 +991,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         if (!kern_rt_unary_int(dy) || d0 != dy) return NNFX_OK;
         *handled = true;
         return emit_iunary(c, s, dy);
-    case NNFX_OP_MAX_POOL: /* float32: codegen.c's pools; other types as the interpreter, through double */
+    case NNFX_OP_MAX_POOL: /* float32: emit_ops.c's pools; other types as the interpreter, through double */
         if (dy == NNFX_F32 || d0 != dy) return NNFX_OK;
         *handled = true;
         return cg_emit_maxpool_idx(c, s);

@@ -222,7 +222,7 @@ nnfx_status cg_unroll_loops(nnfx_graph *g, nnfx_error *err) {
             need_fold = true;
         }
         if (!n && need_fold && !folded) { /* a trip count or condition computed from constants */
-            nnfx_status st = nnfx_pass_fold_constants(g, NULL, err);
+            nnfx_status st = ir_fold_constants(g, nnfx_op_run, NULL, err);
             if (st || (st = nnfx_graph_lint(g, err)) || (st = nnfx_graph_infer_shapes(g, err))) return st;
             folded = true;
             continue;

@@ -2,6 +2,9 @@
 #ifndef NNFX_CORE_INT_H
 #define NNFX_CORE_INT_H
 
+#include "core/clock.h"
+#include "core/files.h"
+#include "core/budget.h"
 #include "nnfx.h"
 
 /* splitmix64 step: next pseudo-random 64-bit value. */
@@ -47,9 +50,6 @@ bool core_cpu_avxvnni(void);
 /* Name of the vector path the kernels take ("avx2+fma" or "portable"). */
 const char *core_cpu_isa_name(void);
 
-/* A monotonic clock in nanoseconds (clock.c), for timings and spin limits. */
-int64_t core_now_ns(void);
-
 /* Auto-vectorised kernels compiled for three instruction sets from one body:
  * write `static inline CORE_ALWAYS_INLINE void NAME_body(PARAMS)`, then
  * CORE_ISA_VARIANTS(NAME, (PARAMS), (ARGS)) defines NAME_avx512 (AVX-512,
@@ -91,75 +91,9 @@ void core_mapping_drop(const nnfx_mapping *m, const void *p, size_t nbytes);
  * blocking. */
 nnfx_mapping *core_mapping_open(const char *path, bool nofollow, nnfx_error *err);
 
-/* A file written under a unique temporary name beside its target and
- * renamed over it only when complete (see atomic_file.c). */
-typedef struct core_file {
-    int fd;     /* -1 once finished or aborted */
-    char *path; /* the target */
-    char *tmp;  /* the temporary, NULL once renamed */
-    size_t written;
-} core_file;
-
-/* Creates the temporary (mkstemp: O_EXCL, never follows a planted link). */
-nnfx_status core_file_begin(core_file *f, const char *path, nnfx_error *err);
-/* Appends len bytes. */
-nnfx_status core_file_write(core_file *f, const void *data, size_t len, nnfx_error *err);
-/* fsync + close, without renaming (for files committed together). */
-nnfx_status core_file_finish(core_file *f, nnfx_error *err);
-/* Finishes if needed, renames the temporary over the target and frees f. */
-nnfx_status core_file_commit(core_file *f, nnfx_error *err);
-/* Closes and removes the temporary and frees f. Safe after a commit. */
-void core_file_abort(core_file *f);
-/* The whole dance for one buffer. */
-nnfx_status core_write_file(const char *path, const void *data, size_t len, nnfx_error *err);
-
-/* Staged outputs (one run's files committed together). While staging is on
- * for the calling thread, core_file_commit only finishes the file and keeps
- * its temporary; core_files_commit_staged then renames every staged file
- * over its target, and undoes the renames already done (restoring each
- * replaced file from a hard-link backup, removing new ones) when one fails,
- * so the targets end as all new or all as they were. */
-void core_files_stage(void);
-/* Stages the rename of folder tmpdir (made by the caller beside path; the
- * files written into it staged before this call) to path, which must not
- * exist then: a new folder of outputs appears at once. An abort removes
- * tmpdir once its staged files are removed. */
-nnfx_status core_files_stage_dir(const char *tmpdir, const char *path, nnfx_error *err);
-/* Renames the staged files into place (all or none) and ends staging. */
-nnfx_status core_files_commit_staged(nnfx_error *err);
-/* Removes the staged temporaries and ends staging. */
-void core_files_abort_staged(void);
-/* The size path will have once the calling thread's staged files are
- * committed: its staged temporary's when one is staged for path, else the
- * file's own; false when neither exists. */
-bool core_file_size_staged(const char *path, uint64_t *size);
-
-/* Test-only fault injection on file operations (open, mkstemp, read (of a
- * file push uploads), write, fsync, close, rename, link, mkdir, mmap; the
- * library's, the command's and push/pull's): from now on the k-th one fails
- * with EIO (k >= 1; 0: none); resets the count. Not in the public header:
- * only a test entry point calls it. */
-void core_io_fail_at(long k);
-/* File operations counted since the last core_io_fail_at call. */
-long core_io_count(void);
-/* Counts one file operation; true (errno = EIO) when it is the one chosen
- * to fail. Call it just before the operation. */
-bool core_io_fails(void);
-
-/* fopen(path, "rb") for a regular file only: a FIFO, device or folder is
- * refused without blocking. */
-FILE *core_fopen_read(const char *path, nnfx_error *err);
-
 /* True when mapping m maps the file at path (same device and inode). */
 bool core_mapping_is_file(const nnfx_mapping *m, const char *path);
 
-/* Memory budget (nnfx_set_memory_limit) on owned tensor storage.
- * core_budget_check: would `bytes` more fit? NNFX_ERR_NOMEM naming `what`,
- * the size and the limit when not. core_budget_take: the same check, and
- * counts the bytes as in use; core_budget_give returns them. */
-nnfx_status core_budget_check(size_t bytes, const char *what, nnfx_error *err);
-nnfx_status core_budget_take(size_t bytes, const char *what, nnfx_error *err);
-void core_budget_give(size_t bytes);
 /* Zero-filled storage of n bytes (a multiple of 64) for an owned tensor,
  * 64-byte aligned; blocks of 4 MiB and more are anonymous pages, so a
  * tensor nobody writes or reads (a text IR's declared parameters under

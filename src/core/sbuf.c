@@ -57,3 +57,27 @@ char *sb_finish(sbuf *b) {
     b->len = b->cap = 0;
     return s;
 }
+
+void sb_attr_value(sbuf *b, const nnfx_attr *a, const sb_attr_style *s) {
+    switch (a->kind) {
+    case NNFX_ATTR_INT: sb_printf(b, "%lld", (long long)a->u.i); break;
+    case NNFX_ATTR_FLOAT: s->real(b, a->u.f, s->ctx); break;
+    case NNFX_ATTR_STRING: s->str(b, a->u.s, s->ctx); break;
+    case NNFX_ATTR_INTS:
+        sb_printf(b, "%s", s->open);
+        for (int i = 0; i < a->u.ints.n; i++)
+            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
+        sb_printf(b, "%s", s->close);
+        break;
+    case NNFX_ATTR_FLOATS:
+        sb_printf(b, "%s", s->open);
+        for (int i = 0; i < a->u.floats.n; i++) {
+            if (i) sb_printf(b, ", ");
+            s->real_item(b, a->u.floats.v[i], s->ctx);
+        }
+        sb_printf(b, "%s", s->close);
+        break;
+    case NNFX_ATTR_TENSOR: s->tensor(b, a->u.t, s->ctx); break;
+    case NNFX_ATTR_GRAPH: s->graph(b, a->u.g, s->ctx); break;
+    }
+}

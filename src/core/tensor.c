@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 
 size_t nnfx_dtype_size(nnfx_dtype dt) {
@@ -297,7 +297,7 @@ void nnfx_tensor_fill_uniform(nnfx_tensor *t, uint64_t seed, float lo, float hi)
         p[i] = core_rng_uniform(&st, lo, hi);
 }
 
-/* The runtime's conversions (src/codegen/runtime/nnfx_rt_scalar.h), so the
+/* The runtime's conversions (src/rt/nnfx_rt_scalar.h), so the
  * generated C's float16 values are the interpreter's. */
 float core_half_to_float(uint16_t h) { return nnfx_rt_half_to_float(h); }
 

@@ -15,27 +15,20 @@ static void print_arg(sbuf *b, const nnfx_arg *a) {
     }
 }
 
+/* gm.code's writers for sb_attr_value. */
+static void code_real(sbuf *b, double v, void *ctx) { sb_printf(b, "%g", v); }
+static void code_real_item(sbuf *b, float v, void *ctx) { sb_printf(b, "%g", (double)v); }
+static void code_str(sbuf *b, const char *s, void *ctx) { sb_printf(b, "\"%s\"", s); }
+static void code_tensor(sbuf *b, const nnfx_tensor *t, void *ctx) { sb_printf(b, "<tensor>"); }
+static void code_graph(sbuf *b, const nnfx_graph *g, void *ctx) {
+    sb_printf(b, "<graph of %d nodes>", nnfx_graph_num_nodes(g));
+}
+
+/* name=value of attribute a, as gm.code writes it. */
 static void print_attr(sbuf *b, const nnfx_attr *a) {
+    static const sb_attr_style st = {"{", "}", code_real, code_real_item, code_str, code_tensor, code_graph, NULL};
     sb_printf(b, "%s=", a->name);
-    switch (a->kind) {
-    case NNFX_ATTR_INT: sb_printf(b, "%lld", (long long)a->u.i); break;
-    case NNFX_ATTR_FLOAT: sb_printf(b, "%g", a->u.f); break;
-    case NNFX_ATTR_STRING: sb_printf(b, "\"%s\"", a->u.s); break;
-    case NNFX_ATTR_INTS:
-        sb_printf(b, "{");
-        for (int i = 0; i < a->u.ints.n; i++)
-            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
-        sb_printf(b, "}");
-        break;
-    case NNFX_ATTR_FLOATS:
-        sb_printf(b, "{");
-        for (int i = 0; i < a->u.floats.n; i++)
-            sb_printf(b, "%s%g", i ? ", " : "", a->u.floats.v[i]);
-        sb_printf(b, "}");
-        break;
-    case NNFX_ATTR_TENSOR: sb_printf(b, "<tensor>"); break;
-    case NNFX_ATTR_GRAPH: sb_printf(b, "<graph of %d nodes>", nnfx_graph_num_nodes(a->u.g)); break;
-    }
+    sb_attr_value(b, a, &st);
 }
 
 char *exec_graph_code(const nnfx_graph *g) {

@@ -54,7 +54,7 @@ typedef enum fx_act {
 const char *fx_act_name(fx_act a);
 /* y[i] = act(y[i]) for i in [0, n); p0, p1: Clip's min and max, LeakyRelu's
  * alpha in p0. The meaning of each activation is its scalar definition in
- * src/codegen/runtime/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
+ * src/rt/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
  * LeakyRelu and HardSwish give exactly its values. Sigmoid and SiLU take a
  * faster equivalent (the AVX2 row of act_x86.c where the CPU has it, else
  * fx_sigmoid_fast), which tests/test_act.c checks against nnfx_rt_sigmoid /
@@ -177,18 +177,6 @@ typedef struct fx_plan fx_plan;
  * modules, non-float32 convs are fine but unknown dims are not):
  * NNFX_ERR_UNSUPPORTED then means "use the interpreter". */
 fx_plan *fx_plan_new(const nnfx_graph *g, int threads, nnfx_error *err);
-/* The plan for the C generator (src/codegen): as fx_plan_new with one
- * thread, but an If, Loop or Scan node with static output shapes is a
- * kernel step of its own (its outputs in the arena, its operands live
- * until it) whose bodies the generator writes out. Such a plan is read
- * through the views below, not run. NULL with err set as fx_plan_new. */
-fx_plan *fx_plan_new_codegen(const nnfx_graph *g, nnfx_error *err);
-/* As fx_plan_new_codegen, but the nodes kept[0..nkept) are steps of their
- * own even when their inputs are constants (not folded) or they are views
- * (not aliases): the generator writes them its own way (a Concat along a
- * dim whose size depends on the data, a Shape of one written at run time, a
- * Reshape compacting one). The array must outlive the plan. */
-fx_plan *fx_plan_new_codegen_kept(const nnfx_graph *g, const nnfx_node *const *kept, int nkept, nnfx_error *err);
 /* Peak bytes (activation arena + graph inputs) of the plan fx_plan_new
  * would build, without building its kernels: no weight is read (weights,
  * constants too large to be shape values and packed conv weights stay
@@ -229,39 +217,5 @@ nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_
 /* Listing: the prefix plan, the data-dependent nodes, the rest's plan for
  * the latest shapes (malloc'd; NULL on OOM). */
 char *fx_split_text(const fx_split *sp);
-
-/* Read-only view of a built plan for the C generator (src/codegen): value
- * v is the node at position v of the graph (0 = head) or, past the nodes,
- * a literal argument; aliases are resolved to the storage they view. */
-typedef enum fx_step_kind { FX_STEP_KERNEL, FX_STEP_CONV, FX_STEP_OUTPUT, FX_STEP_QOP } fx_step_kind;
-typedef struct fx_step_view {
-    fx_step_kind kind;
-    const nnfx_node *first, *last; /* CONV: the conv and the last node of its fused chain */
-    int nin;
-    const int *in;            /* KERNEL: a value per argument of last (-1 absent); CONV: x, residual or -1 */
-    int out;                  /* value written (-1 for OUTPUT, whose inputs are last's arguments) */
-    int nout;                 /* values written: 1, or every output of a multi-output node (0 for OUTPUT) */
-    const int *outs;          /* nout values (outs[0] == out) */
-    const struct fx_qop *qop; /* QOP: the int8 island (src/exec/qplan.h: fx_qop_view_of); in: x, residual or -1 */
-} fx_step_view;
-typedef enum fx_value_kind { FX_VALUE_NONE, FX_VALUE_CONST, FX_VALUE_INPUT, FX_VALUE_ARENA } fx_value_kind;
-typedef struct fx_value_view {
-    fx_value_kind kind;
-    int64_t off;          /* ARENA: byte offset in the activation arena */
-    const nnfx_tensor *t; /* CONST: the value */
-    int input;            /* INPUT: placeholder index */
-} fx_value_view;
-int64_t fx_plan_arena_bytes(const fx_plan *p);
-/* The step at which the arena values alive together take the most bytes
- * (each rounded up to FX_ARENA_ALIGN), that many in *live; -1 without
- * steps. The arena is at least *live (more where placement fragments). */
-int fx_plan_peak_step(const fx_plan *p, int64_t *live);
-/* Bytes of the arena values alive at step s (each rounded up as above). */
-int64_t fx_plan_step_live(const fx_plan *p, int s);
-int fx_plan_nsteps(const fx_plan *p);
-/* Values of the plan: every v passed to fx_plan_value_view is below this. */
-int fx_plan_nvalues(const fx_plan *p);
-fx_step_view fx_plan_step_view(const fx_plan *p, int s);
-fx_value_view fx_plan_value_view(const fx_plan *p, int v);
 
 #endif

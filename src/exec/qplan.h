@@ -18,7 +18,8 @@
 #define NNFX_QPLAN_H
 
 #include "exec/fast_int.h"
-#include "codegen/runtime/nnfx_rt_qfixed.h"
+#include "exec/plan_view.h"
+#include "rt/nnfx_rt_qfixed.h"
 #include "exec/kernels/qgemm.h"
 #include "ir/ir_int.h"
 
@@ -56,43 +57,6 @@ void fx_qop_describe(const fx_qop *op, char *buf, size_t len);
 /* y = the island's value from x (and res); scratch as fx_qconv_run's. */
 void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res, void *y, void *scratch);
 
-/* Read-only description of a prepared int8 op, for the C generator
- * (src/codegen): what the kernels compute, with the model's own int8
- * weights and the epilogue arrays the kernels use. Pointers live as long
- * as the plan (the weights are its constants). */
-typedef enum fx_qop_kind {
-    FX_QOP_CONV,
-    FX_QOP_FC,
-    FX_QOP_POOL,
-    FX_QOP_LUT,  /* a 256-entry table */
-    FX_QOP_MUL,  /* TFLite's int8 Mul of two values of one shape (x and the residual input) */
-    FX_QOP_ADD,  /* TFLite's int8 Add (sub: Sub) likewise */
-    FX_QOP_MEAN, /* a mean over the trailing inner values of each of outer rows, fixed point */
-    FX_QOP_MOVE, /* a reshape between the same quantization: y = x's numel bytes */
-} fx_qop_kind;
-typedef struct fx_qop_view {
-    fx_qop_kind kind;
-    fx_qconv_geom g;    /* CONV: x [n, c, h, w] -> y [n, m, oh, ow] */
-    int64_t rows, k, m; /* FC: y [rows, m] from x [rows, k] */
-    const int8_t *w;    /* CONV: [m][c / group][kh][kw]; FC: [m][k], or [k][m] when w_km */
-    bool w_km;          /* FC: weights stored [k][m] (MatMul, Gemm without transB) */
-    bool x_signed;      /* CONV, FC: x is int8 (else uint8) */
-    int32_t x_zp;       /* CONV, FC: x's zero point (of its own type) */
-    const fx_qepi *e;   /* CONV, FC: the requantize epilogue */
-    fx_qpool_geom pool; /* POOL */
-    const int8_t *lut;  /* LUT: y = lut[x + 128] (int8 x) or lut[x] (uint8 x), y's bytes */
-    bool y_signed;      /* LUT: y is int8 (else uint8) */
-    int64_t numel;      /* LUT, MUL, ADD: values of x (and y) */
-    /* MUL: y = nnfx_rt_qf_mul_q8(x, a_zp, r, b_zp, qm, shift, y_zp, -128, 127);
-     * ADD: y = nnfx_rt_qf_add(&add, x, r, sub);
-     * MEAN: y[o] = nnfx_rt_qf_requant(sum over i < inner of x[o * inner + i] - a_zp, qm, shift, y_zp, -128, 127) */
-    int32_t a_zp, b_zp, y_zp, qm;
-    int shift;
-    bool sub;
-    nnfx_rt_qf_addp add;
-    int64_t outer, inner;
-} fx_qop_view;
-void fx_qop_view_of(const fx_qop *op, fx_qop_view *v);
 /* Whether op's output value i depends on its input value i only (a table,
  * a move, Mul / Add / Sub): it may write over its input x. */
 bool fx_qop_inplace(const fx_qop *op);

@@ -598,10 +598,6 @@ static nnfx_status bind_outputs(imp *im, imp_node *n, nnfx_node *node, int k) {
     return NNFX_OK;
 }
 
-static _Thread_local bool import_opaque;
-
-void onnx_import_set_opaque(bool on) { import_opaque = on; }
-
 static nnfx_status opaque_run(void *user, int nin, nnfx_tensor *const *in, nnfx_tensor **out, nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "this op is not supported by nnfx (no kernel)");
 }
@@ -613,11 +609,12 @@ static nnfx_status opaque_infer(void *user, int nin, const nnfx_meta *const *in,
     return NNFX_OK;
 }
 
-/* An op nnfx lacks, as an opaque call_module node (onnx_import_set_opaque). */
+/* An op nnfx lacks, as an opaque call_module node (keep_unknown_ops of
+ * nnfx_onnx_load_options). */
 static nnfx_status import_opaque_node(imp *im, imp_node *n) {
     char target[300];
     bool other = n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0;
-    snprintf(target, sizeof target, ONNX_OPAQUE_PREFIX "%s%s%s", other ? n->domain : "", other ? ":" : "",
+    snprintf(target, sizeof target, NNFX_ONNX_OPAQUE_PREFIX "%s%s%s", other ? n->domain : "", other ? ":" : "",
              n->op_type ? n->op_type : "?");
     if (!ir_graph_leaf(im->g, target) &&
         nnfx_graph_register_leaf(im->g, target, opaque_run, opaque_infer, NULL, im->err))
@@ -1313,7 +1310,7 @@ static void imp_release(imp *im) {
 
 /* Shared by both entry points: parses buf into a new graph. */
 static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const char *dir, nnfx_mapping *map,
-                        nnfx_error *err) {
+                        const nnfx_onnx_load_options *opts, nnfx_error *err) {
     nnfx_error local = {0};
     if (!err) err = &local;
     err->status = NNFX_OK;
@@ -1321,7 +1318,7 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     imp im;
     memset(&im, 0, sizeof im);
     im.err = err;
-    im.opaque = import_opaque;
+    im.opaque = opts && opts->keep_unknown_ops;
     im.lc.what = what;
     im.lc.dir = dir;
     im.lc.map = map;
@@ -1353,7 +1350,9 @@ static nnfx_graph *load(const uint8_t *buf, size_t size, const char *what, const
     return im.g;
 }
 
-nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err) {
+nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err) { return nnfx_onnx_load_opts(path, NULL, err); }
+
+nnfx_graph *nnfx_onnx_load_opts(const char *path, const nnfx_onnx_load_options *opts, nnfx_error *err) {
     if (!path) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx_load: path is NULL");
         return NULL;
@@ -1376,16 +1375,21 @@ nnfx_graph *nnfx_onnx_load(const char *path, nnfx_error *err) {
         dir[0] = '.';
     }
     dir[dlen] = 0;
-    nnfx_graph *g = load(nnfx_mapping_data(m), nnfx_mapping_size(m), base, dir, m, err);
+    nnfx_graph *g = load(nnfx_mapping_data(m), nnfx_mapping_size(m), base, dir, m, opts, err);
     free(dir);
     nnfx_mapping_release(m); /* mapped tensors keep their own reference */
     return g;
 }
 
 nnfx_graph *nnfx_onnx_load_buffer(const void *data, size_t size, nnfx_error *err) {
+    return nnfx_onnx_load_buffer_opts(data, size, NULL, err);
+}
+
+nnfx_graph *nnfx_onnx_load_buffer_opts(const void *data, size_t size, const nnfx_onnx_load_options *opts,
+                                       nnfx_error *err) {
     if (!data && size) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "onnx_load_buffer: data is NULL");
         return NULL;
     }
-    return load(data, size, "<buffer>", NULL, NULL, err);
+    return load(data, size, "<buffer>", NULL, NULL, opts, err);
 }

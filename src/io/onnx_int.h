@@ -4,6 +4,7 @@
 #ifndef NNFX_ONNX_INT_H
 #define NNFX_ONNX_INT_H
 
+#include "io/onnx_info.h"
 #include "io/onnx_wire.h"
 #include "nnfx.h"
 
@@ -90,36 +91,11 @@ enum {
     PB_AT_STRINGS = 8
 };
 
-/* --- Model metadata kept in nnfx_graph.model_info ------------------------- */
-
-typedef struct onnx_kv {
-    char *key, *value;
-} onnx_kv;
-
-typedef struct onnx_model_info {
-    int64_t ir_version;
-    int nopsets;
-    onnx_kv *opsets; /* key: domain ("" default), value: version as text */
-    char *producer_name, *producer_version, *domain, *doc_string;
-    int64_t model_version;
-    int nmeta;
-    onnx_kv *meta; /* metadata_props                                   */
-    char *graph_name, *graph_doc;
-    int nnames, cap_names;
-    onnx_kv *names; /* node name -> original ONNX value name (when they differ) */
-    int nnode_names, cap_node_names;
-    onnx_kv *node_names; /* node name -> original NodeProto name (when they differ) */
-    int next_files;
-    char **ext_files; /* the external data files read at load (paths as opened) */
-} onnx_model_info;
-
 /* Copy/free callbacks stored with the info on a graph. */
 void *onnx_info_copy(const void *info);
 void onnx_info_free(void *info);
 /* Appends key/value to a kv array (strings copied); false on OOM. */
 bool onnx_kv_push(onnx_kv **arr, int *n, int *cap, const char *key, const char *value);
-/* The info attached to g by the importer, or NULL. */
-const onnx_model_info *onnx_info_of(const nnfx_graph *g);
 
 /* --- Tensors ------------------------------------------------------------- */
 
@@ -165,16 +141,5 @@ int64_t onnx_axes_input_opset(nnfx_op op);
  * not NULL, as external data at loc/offset). */
 void onnx_write_tensor(ow_buf *b, uint32_t num, const char *name, const nnfx_tensor *t, const char *loc,
                        uint64_t offset);
-
-/* --- Opaque unknown ops (for analysis) ------------------------------------ */
-
-/* While on (per thread), nnfx_onnx_load turns an op nnfx lacks into a
- * call_module node whose target is "onnx:OpType" (or "onnx:domain:OpType"):
- * a leaf with no kernel (running it is NNFX_ERR_UNSUPPORTED) and unknown
- * output meta; extra outputs alias the first. For `analyze`, which reports
- * such nodes as unsupported_op findings instead of refusing the model. */
-void onnx_import_set_opaque(bool on);
-/* The prefix of those targets. */
-#define ONNX_OPAQUE_PREFIX "onnx:"
 
 #endif

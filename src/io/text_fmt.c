@@ -131,37 +131,26 @@ void txt_arg(sbuf *b, const nnfx_arg *a, bool percent) {
     }
 }
 
+/* The text forms' writers for sb_attr_value (ctx: the quote character). */
+static void txt_attr_real(sbuf *b, double v, void *ctx) { txt_double(b, v); }
+static void txt_attr_real_item(sbuf *b, float v, void *ctx) { txt_float(b, v); }
+static void txt_attr_str(sbuf *b, const char *s, void *ctx) { txt_quoted(b, s, *(const char *)ctx); }
+static void txt_attr_tensor(sbuf *b, const nnfx_tensor *t, void *ctx) {
+    sb_printf(b, "tensor(");
+    if (t) {
+        nnfx_meta m;
+        nnfx_meta_set_shape(&m, t->dtype, t->rank, t->shape);
+        txt_meta(b, &m);
+    } else {
+        sb_printf(b, "?");
+    }
+    sb_printf(b, ")");
+}
+static void txt_attr_graph(sbuf *b, const nnfx_graph *g, void *ctx) {
+    sb_printf(b, "graph"); /* the body follows the node's line */
+}
+
 void txt_attr_value(sbuf *b, const nnfx_attr *a, char q) {
-    switch (a->kind) {
-    case NNFX_ATTR_INT: sb_printf(b, "%lld", (long long)a->u.i); break;
-    case NNFX_ATTR_FLOAT: txt_double(b, a->u.f); break;
-    case NNFX_ATTR_STRING: txt_quoted(b, a->u.s, q); break;
-    case NNFX_ATTR_INTS:
-        sb_printf(b, "[");
-        for (int i = 0; i < a->u.ints.n; i++)
-            sb_printf(b, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
-        sb_printf(b, "]");
-        break;
-    case NNFX_ATTR_FLOATS:
-        sb_printf(b, "[");
-        for (int i = 0; i < a->u.floats.n; i++) {
-            if (i) sb_printf(b, ", ");
-            txt_float(b, a->u.floats.v[i]);
-        }
-        sb_printf(b, "]");
-        break;
-    case NNFX_ATTR_TENSOR: {
-        sb_printf(b, "tensor(");
-        if (a->u.t) {
-            nnfx_meta m;
-            nnfx_meta_set_shape(&m, a->u.t->dtype, a->u.t->rank, a->u.t->shape);
-            txt_meta(b, &m);
-        } else {
-            sb_printf(b, "?");
-        }
-        sb_printf(b, ")");
-        break;
-    }
-    case NNFX_ATTR_GRAPH: sb_printf(b, "graph"); break; /* the body follows the node's line */
-    }
+    sb_attr_style st = {"[", "]", txt_attr_real, txt_attr_real_item, txt_attr_str, txt_attr_tensor, txt_attr_graph, &q};
+    sb_attr_value(b, a, &st);
 }

@@ -7,6 +7,7 @@
  * value is computed; Shape and Size of a value whose shape is static are
  * computed by their kernels too, over a header that has the shape and no
  * data. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +69,102 @@ void ir_const_in_release(ir_const_in *ci) {
     ci->t = NULL;
     ci->owned = NULL;
     ci->known = false;
+}
+
+/* ---- folding: the graph rewrite ---- */
+
+/* Largest folded value kept (bytes): larger results stay computed. */
+#define FOLD_MAX_BYTES ((size_t)64 << 20)
+
+/* The constant value of n (borrowed), or NULL (an ir_value_fn over g). */
+static const nnfx_tensor *fold_value_of(void *ctx, const nnfx_node *n) {
+    nnfx_graph *g = ctx;
+    if (n->opcode == NNFX_GET_ATTR) return n->graph == g ? ir_node_param(n) : nnfx_graph_param(g, n->target);
+    return n->opcode == NNFX_CALL_FUNCTION ? (nnfx_tensor *)n->pass_data : NULL;
+}
+
+/* Evaluates n when every input is known (Shape and Size of a statically
+ * shaped value too: ir_const_in_gather); returns a new reference or NULL. */
+static nnfx_tensor *try_fold(nnfx_graph *g, nnfx_node *n, ir_eval_fn eval) {
+    /* Quantization (int8): DequantizeLinear of an integer weight is how a QDQ
+     * model stores it; folding it would turn the model back to float */
+    if (n->op == NNFX_OP_DEQUANTIZE_LINEAR) return NULL;
+    if (nnfx_op_flags(n->op) & NNFX_F_IMPURE || n->nout != 1 || n->op == NNFX_OP_GETITEM) return NULL;
+    ir_const_in ci;
+    nnfx_tensor *res = NULL;
+    if (!ir_const_in_gather(&ci, n, fold_value_of, g, NULL) && ci.known) {
+        nnfx_value_set vs;
+        if (eval(n, ci.n, ci.t, &vs, NULL) == NNFX_OK) {
+            res = vs.t[0];
+            for (int i = 1; i < vs.num; i++)
+                nnfx_tensor_release(vs.t[i]);
+            if (res && res->nbytes > FOLD_MAX_BYTES) {
+                nnfx_tensor_release(res);
+                res = NULL;
+            }
+        }
+    }
+    ir_const_in_release(&ci);
+    return res;
+}
+
+nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx_error *err) {
+    nnfx_graph_infer_shapes(g, NULL); /* static shapes for Shape nodes; unknown is fine */
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next)
+        n->pass_data = NULL;
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = n->next)
+        if (n->opcode == NNFX_CALL_FUNCTION) n->pass_data = try_fold(g, n, eval);
+    /* Replace folded nodes that something unfolded uses. */
+    nnfx_status st = NNFX_OK;
+    for (nnfx_node *n = nnfx_graph_first(g); n && !st; n = n->next) {
+        if (n->opcode != NNFX_CALL_FUNCTION || !n->pass_data) continue;
+        bool frontier = false;
+        for (int u = 0; u < n->nusers && !frontier; u++)
+            frontier = !(n->users[u]->opcode == NNFX_CALL_FUNCTION && n->users[u]->pass_data);
+        if (!frontier) continue;
+        nnfx_inserting_before(g, n);
+        char base[200];
+        snprintf(base, sizeof base, "const_%s", n->name);
+        nnfx_node *c = ir_graph_new_param(g, base, "", (nnfx_tensor *)n->pass_data, err);
+        if (!c) {
+            st = err && err->status ? err->status : NNFX_ERR_NOMEM;
+            break;
+        }
+        if (n->module_path) nnfx_node_set_module_path(c, n->module_path, NULL);
+        if (nnfx_replace_all_uses_with(n, c, NULL, NULL) < 0) {
+            st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (changed) (*changed)++;
+    }
+    nnfx_inserting_at_end(g);
+    /* Folded nodes are now unused: erase them (users first). */
+    for (nnfx_node *n = nnfx_graph_last(g), *prev; n; n = prev) {
+        prev = n->prev;
+        if (n->opcode == NNFX_CALL_FUNCTION && n->pass_data) {
+            nnfx_tensor_release((nnfx_tensor *)n->pass_data);
+            n->pass_data = NULL;
+            if (n->nusers == 0) nnfx_erase_node(g, n, NULL);
+        }
+    }
+    ir_graph_drop_dead_params(g);
+    nnfx_graph_infer_shapes(g, NULL);
+    return st;
+}
+
+void ir_graph_drop_dead_params(nnfx_graph *g) {
+    for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
+        next = n->next;
+        if (n->opcode == NNFX_GET_ATTR && n->nusers == 0) nnfx_erase_node(g, n, NULL);
+    }
+    nnfx_graph_drop_unused_params(g);
+}
+
+nnfx_node *ir_graph_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err) {
+    char name[256];
+    snprintf(name, sizeof name, "%s%s", base, suffix);
+    for (int k = 1; nnfx_graph_param(g, name); k++)
+        snprintf(name, sizeof name, "%s%s_%d", base, suffix, k);
+    if (nnfx_graph_set_param(g, name, t, err)) return NULL;
+    return nnfx_graph_get_attr(g, name, err);
 }

@@ -180,6 +180,24 @@ typedef struct ir_const_in {
 nnfx_status ir_const_in_gather(ir_const_in *ci, const nnfx_node *n, ir_value_fn value_of, void *ctx, nnfx_error *err);
 /* Releases what ir_const_in_gather holds (literals, headers, arrays). */
 void ir_const_in_release(ir_const_in *ci);
+/* Evaluates node n on concrete inputs into new output tensors (the
+ * signature of nnfx_op_run, which callers above exec pass). */
+typedef nnfx_status (*ir_eval_fn)(const nnfx_node *n, int nin, nnfx_tensor *const *in, nnfx_value_set *out,
+                                  nnfx_error *err);
+/* Folds g's constants in place: every pure single-output node whose inputs
+ * are parameters, literals or folded values (and Shape / Size of a
+ * statically shaped value) is evaluated with eval (values over 64 MiB stay
+ * computed), the frontier of the folded region becomes new parameters
+ * ("const_<node>"), folded nodes and dead parameters are erased, shapes are
+ * inferred again. DequantizeLinear is never folded. *changed (may be NULL)
+ * grows by the parameters added. NNFX_ERR_NOMEM on OOM. */
+nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx_error *err);
+/* Adds t as a new parameter named base + suffix ("conv.weight" ->
+ * "conv.weight_fused", then "_fused_1", ...); returns its get_attr node,
+ * created at the current insert point, or NULL with err set. */
+nnfx_node *ir_graph_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err);
+/* Erases get_attr nodes without users, then drops unused parameters. */
+void ir_graph_drop_dead_params(nnfx_graph *g);
 /* Infers n's output metas from its inputs' metas (and known values through
  * pass_data when values != NULL). With want_value, small constant results
  * are computed into *value_out (new reference) when every input is known. */

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "nnfx.h"
 
 /* True for the integer element types a quantized tensor may have

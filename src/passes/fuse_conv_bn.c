@@ -107,14 +107,14 @@ static const char *fuse_conv(nnfx_graph *g, nnfx_node *conv, nnfx_node *bn, cons
     nnfx_node *wn = NULL, *bnode = NULL;
     if (nw && nb) {
         nnfx_inserting_before(g, conv);
-        wn = ps_new_param(g, param_name(conv, 1), "_fused", nw, err);
+        wn = ir_graph_new_param(g, param_name(conv, 1), "_fused", nw, err);
         char bbase[256];
         snprintf(bbase, sizeof bbase, "%s", b ? param_name(conv, 2) : param_name(conv, 1));
         if (!b) {
             char *dot = strrchr(bbase, '.');
             snprintf(dot ? dot + 1 : bbase, sizeof bbase - (size_t)(dot ? dot + 1 - bbase : 0), "%s", "bias");
         }
-        if (wn) bnode = ps_new_param(g, bbase, "_fused", nb, err);
+        if (wn) bnode = ir_graph_new_param(g, bbase, "_fused", nb, err);
     }
     nnfx_tensor_release(nw);
     nnfx_tensor_release(nb);
@@ -159,9 +159,10 @@ static const char *fuse_gemm(nnfx_graph *g, nnfx_node *mm, nnfx_node *bn, const 
     nnfx_node *wn = NULL, *bnode = NULL;
     if (nw && nb) {
         nnfx_inserting_before(g, mm);
-        wn = ps_new_param(g, param_name(mm, 1), "_fused", nw, err);
+        wn = ir_graph_new_param(g, param_name(mm, 1), "_fused", nw, err);
         if (wn)
-            bnode = ps_new_param(g, c ? param_name(mm, 2) : param_name(mm, 1), c ? "_fused" : "_bias_fused", nb, err);
+            bnode =
+                ir_graph_new_param(g, c ? param_name(mm, 2) : param_name(mm, 1), c ? "_fused" : "_bias_fused", nb, err);
     }
     nnfx_tensor_release(nw);
     nnfx_tensor_release(nb);
@@ -223,7 +224,7 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
             report->changed++;
     }
     nnfx_inserting_at_end(g);
-    ps_drop_dead_params(g);
+    ir_graph_drop_dead_params(g);
     nnfx_graph_infer_shapes(g, NULL);
     ps_end(report, g);
     return st;

@@ -1,5 +1,6 @@
-/* passes_int.h — helpers shared by the passes: reports, node removal,
- * fresh parameter names. */
+/* passes_int.h — helpers shared by the passes: reports and node removal
+ * (new parameters and dropping dead ones: ir_graph_new_param and
+ * ir_graph_drop_dead_params, ir/ir_int.h). */
 #ifndef NNFX_PASSES_INT_H
 #define NNFX_PASSES_INT_H
 
@@ -17,11 +18,9 @@ void ps_skip(nnfx_pass_report *r, const char *node, const char *fmt, ...)
     ;
 /* Sends n's users to its first input (a node) and erases n. */
 nnfx_status ps_bypass(nnfx_graph *g, nnfx_node *n, nnfx_error *err);
-/* Erases get_attr nodes without users and drops unused parameters. */
-void ps_drop_dead_params(nnfx_graph *g);
-/* Adds t as a new parameter named after base ("conv.weight" ->
- * "conv.weight_fused", "_fused_1", ...); returns its get_attr node created
- * at the current insert point, or NULL. */
-nnfx_node *ps_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err);
+/* The "dce" pass (registry.c): nnfx_eliminate_dead_code, then unused
+ * parameters dropped; report->changed counts both. NNFX_ERR_INVALID_ARG
+ * for a NULL graph. */
+nnfx_status ps_dce(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err);
 
 #endif

@@ -14,7 +14,7 @@ static const struct {
     {"remove-bn", nnfx_pass_remove_bn, "replace every BatchNormalization by its input"},
     {"remove-dropout", nnfx_pass_remove_dropout, "replace every Dropout by its input"},
     {"remove-identity", nnfx_pass_remove_identity, "replace no-op nodes (Identity, Dropout) by their input"},
-    {"dce", nnfx_pass_dce, "remove nodes and parameters nothing uses"},
+    {"dce", ps_dce, "remove nodes and parameters nothing uses"},
     {"cse", nnfx_pass_cse, "merge identical pure computations"},
     {"fold-constants", nnfx_pass_fold_constants, "evaluate constant subgraphs into parameters"},
     {"shape-prop", nnfx_pass_shape_prop, "re-infer every node's dtype and shape"},

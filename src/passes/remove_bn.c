@@ -12,7 +12,7 @@ nnfx_status nnfx_pass_remove_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_er
         if (!nnfx_node_is_op(n, NNFX_OP_BATCH_NORM)) continue;
         if (!(st = ps_bypass(g, n, err)) && report) report->changed++;
     }
-    ps_drop_dead_params(g);
+    ir_graph_drop_dead_params(g);
     ps_end(report, g);
     return st;
 }

@@ -15,7 +15,7 @@ nnfx_status nnfx_pass_remove_dropout(nnfx_graph *g, nnfx_pass_report *report, nn
         }
         if (!(st = ps_bypass(g, n, err)) && report) report->changed++;
     }
-    ps_drop_dead_params(g);
+    ir_graph_drop_dead_params(g);
     ps_end(report, g);
     return st;
 }

@@ -16,7 +16,7 @@ nnfx_status nnfx_pass_remove_identity(nnfx_graph *g, nnfx_pass_report *report, n
         }
         if (!(st = ps_bypass(g, n, err)) && report) report->changed++;
     }
-    ps_drop_dead_params(g);
+    ir_graph_drop_dead_params(g);
     ps_end(report, g);
     return st;
 }

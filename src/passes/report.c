@@ -43,20 +43,3 @@ nnfx_status ps_bypass(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory rewiring %s", n->name);
     return nnfx_erase_node(g, n, err);
 }
-
-void ps_drop_dead_params(nnfx_graph *g) {
-    for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
-        next = n->next;
-        if (n->opcode == NNFX_GET_ATTR && n->nusers == 0) nnfx_erase_node(g, n, NULL);
-    }
-    nnfx_graph_drop_unused_params(g);
-}
-
-nnfx_node *ps_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err) {
-    char name[256];
-    snprintf(name, sizeof name, "%s%s", base, suffix);
-    for (int k = 1; nnfx_graph_param(g, name); k++)
-        snprintf(name, sizeof name, "%s%s_%d", base, suffix, k);
-    if (nnfx_graph_set_param(g, name, t, err)) return NULL;
-    return nnfx_graph_get_attr(g, name, err);
-}

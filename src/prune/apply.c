@@ -255,7 +255,7 @@ static nnfx_tensor *slice_tensor(const nnfx_tensor *t, int axis, const bool *kee
  * shared with other nodes). */
 static nnfx_status set_const_input(nnfx_graph *g, nnfx_node *n, int i, nnfx_tensor *t, nnfx_error *err) {
     nnfx_inserting_before(g, n);
-    nnfx_node *a = ps_new_param(g, n->name, "_pruned", t, err);
+    nnfx_node *a = ir_graph_new_param(g, n->name, "_pruned", t, err);
     nnfx_tensor_release(t);
     nnfx_inserting_at_end(g);
     if (!a) return err ? err->status : NNFX_ERR_NOMEM;

@@ -104,7 +104,11 @@ nnfx_quant_calib *nnfx_quant_calibrate(const nnfx_graph *g, int ncalib, nnfx_ten
         nnfx_status s = nnfx_pass_fuse_conv_bn(c->g, &pr, err);
         c->bn_folded = pr.changed;
         nnfx_pass_report_free(&pr);
-        if (s || nnfx_pass_dce(c->g, NULL, err) || nnfx_graph_infer_shapes(c->g, err)) goto fail;
+        if (!s) {
+            nnfx_eliminate_dead_code(c->g);
+            nnfx_graph_drop_unused_params(c->g);
+        }
+        if (s || nnfx_graph_infer_shapes(c->g, err)) goto fail;
     }
     int nin = nnfx_graph_num_inputs(c->g);
     if (ncalib != nin) {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks `nnfx codegen` on int8 (QDQ) models: the generated int8 C
-(runtime/nnfx_rt_int8.h, int32 accumulation, the runtime's own requantize
+(rt/nnfx_rt_int8.h, int32 accumulation, the runtime's own requantize
 epilogue) compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic` and
 
   - gives nnfx's own runtime outputs (`nnfx run`, the compiled plan's int8

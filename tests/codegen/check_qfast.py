@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The fast int8 conv kernels (nnfx_rt_qpw, nnfx_rt_qdw3, nnfx_rt_qconv1 in
-src/codegen/runtime/nnfx_rt_int8.h) against the reference nnfx_rt_qconv,
+src/rt/nnfx_rt_int8.h) against the reference nnfx_rt_qconv,
 byte for byte (tests/codegen/arm/qfast_check.c): built with the host's cc
 (the portable path) and run, then cross-built for QEMU's Cortex-M3
 (portable), Cortex-M4 (__ARM_FEATURE_DSP: SMLAD) and Cortex-M55 and booted.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""src/codegen/runtime/nnfx_rt_qfixed.h against TFLite's requantization
+"""src/rt/nnfx_rt_qfixed.h against TFLite's requantization
 formulas reimplemented here in Python's unbounded integers (gemmlowp's
 SaturatingRoundingDoublingHighMul and RoundingDivideByPOT, TFLite's
 MultiplyByQuantizedMultiplier, QuantizeMultiplier with exact rational
@@ -94,7 +94,7 @@ def main():
         sys.exit(77)
     exe = os.path.join(WORK, "qfixed_driver")
     base = [cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
-            "-I" + os.path.join(SRC, "src", "codegen", "runtime"), os.path.join(HERE, "qfixed_driver.c"), "-o", exe]
+            "-I" + os.path.join(SRC, "src", "rt"), os.path.join(HERE, "qfixed_driver.c"), "-o", exe]
     san = ["-fsanitize=undefined", "-fno-sanitize-recover=all"]
     r = subprocess.run(base + san, capture_output=True, text=True)
     if r.returncode:

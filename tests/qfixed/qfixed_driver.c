@@ -1,5 +1,5 @@
 /* Reads requantization cases from stdin, one a line, and prints the
- * results of src/codegen/runtime/nnfx_rt_qfixed.h, one a line, for
+ * results of src/rt/nnfx_rt_qfixed.h, one a line, for
  * check_qfixed.py to compare with its own integer reimplementation of
  * TFLite's formulas:
  *   s A B          -> nnfx_rt_qf_srdhm(A, B)

@@ -1,6 +1,6 @@
 /* act_fast.c — the activation step of the compiled plan's fused epilogues
  * (conv_fast.c). Each activation has one meaning: its scalar definition in
- * src/codegen/runtime/nnfx_rt_scalar.h, which the interpreter's kernels
+ * src/rt/nnfx_rt_scalar.h, which the interpreter's kernels
  * (unary.c) and the generated C also use. Relu, Clip, LeakyRelu and
  * HardSwish call that definition here as it is (inline, so the loops
  * vectorise). Sigmoid, x * sigmoid(x) and tanh call libm in their meaning,
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_math.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
-#include "codegen/runtime/nnfx_rt_typed.h"
+#include "rt/nnfx_rt_math.h"
+#include "rt/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_PRELU, B_BAND, B_BOR, B_BXOR } bin_kind;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_kernels.h"
+#include "rt/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* 2-d geometry of one conv (1-d convs use H = 1). */

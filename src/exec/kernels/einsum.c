@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_kernels.h"
-#include "codegen/runtime/nnfx_rt_typed.h"
+#include "rt/nnfx_rt_kernels.h"
+#include "rt/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 /* dst (contiguous, labels lab[0..n) of sizes sz) = the strided view of src

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_indexed.h"
-#include "codegen/runtime/nnfx_rt_linalg.h"
+#include "rt/nnfx_rt_indexed.h"
+#include "rt/nnfx_rt_linalg.h"
 #include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 

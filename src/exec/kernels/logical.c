@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_math.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_math.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { L_AND, L_OR, L_XOR, L_GE, L_LE, L_MOD, L_FMOD, L_MIN, L_MAX, L_SUM, L_MEAN, L_SHL, L_SHR } logic_kind;

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "codegen/runtime/nnfx_rt_math.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
-#include "codegen/runtime/nnfx_rt_typed.h"
+#include "rt/nnfx_rt_math.h"
+#include "rt/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -38,7 +38,7 @@ typedef enum {
 
 /* One element of op k; a and b are the op's float attributes. */
 static float math_one(math_kind k, float x, float a, float b) {
-    switch (k) { /* the scalar meanings: src/codegen/runtime/nnfx_rt_math.h, nnfx_rt_scalar.h */
+    switch (k) { /* the scalar meanings: src/rt/nnfx_rt_math.h, nnfx_rt_scalar.h */
     case M_ACOS: return nnfx_rt_acos(x, a, b);
     case M_ACOSH: return nnfx_rt_acosh(x, a, b);
     case M_ASIN: return nnfx_rt_asin(x, a, b);

@@ -2,7 +2,7 @@
  * (inference), LayerNormalization, Softmax, LogSoftmax. */
 #include <math.h>
 
-#include "codegen/runtime/nnfx_rt_kernels.h"
+#include "rt/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* BatchNormalization(X, scale, B, mean, var), inference form:

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "codegen/runtime/nnfx_rt_float.h"
+#include "rt/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
 /* InstanceNormalization(x [N, C, ...], scale [C], B [C]): normalises each

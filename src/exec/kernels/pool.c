@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_kernels.h"
+#include "rt/nnfx_rt_kernels.h"
 #include "exec/kernels/kernels_int.h"
 
 /* Window geometry over three spatial dims (d, h, w); inputs with fewer

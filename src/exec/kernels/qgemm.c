@@ -11,8 +11,8 @@
 #include "core/core_int.h"
 #include "exec/kernels/qgemm.h"
 
-#include "codegen/runtime/nnfx_rt_qfixed.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_qfixed.h"
+#include "rt/nnfx_rt_scalar.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -84,7 +84,7 @@ const char *fx_qisa_name(fx_qisa isa) {
 /* ---- epilogue ------------------------------------------------------------ */
 
 /* rne(v) for |v| < 2^24 (larger values saturate the output anyway); the
- * scalar meaning of the epilogue is nnfx_rt_qepi (src/codegen/runtime/
+ * scalar meaning of the epilogue is nnfx_rt_qepi (src/rt/
  * nnfx_rt_scalar.h), shared with the generated C. */
 static inline int32_t q_round(float v) { return nnfx_rt_qround(v); }
 

@@ -15,8 +15,8 @@
 #include "exec/kernels/kernels_int.h"
 #include "ir/quant_int.h"
 
-#include "codegen/runtime/nnfx_rt_qlinear.h"
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_qlinear.h"
+#include "rt/nnfx_rt_scalar.h"
 
 /* Zero points as int32 (k values; zeros when zp is NULL), malloc'd. */
 static int32_t *zp_read(const nnfx_tensor *zp, int64_t k) {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "codegen/runtime/nnfx_rt_typed.h"
+#include "rt/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { R_MEAN, R_SUM, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LOGSUMEXP, R_SUMSQ } red_kind;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_float.h"
+#include "rt/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { CT_HALF, CT_PYTORCH_HALF, CT_ALIGN, CT_ASYM, CT_TF_HALF_NN, CT_TF_CROP } ctm_kind;

@@ -7,7 +7,7 @@
  * (XW [seq * batch, G * H] = X W^T + Wb); each step then runs one GEMM for
  * the recurrence (H_{t-1} R^T) and a fused loop for the gate math, whose
  * definitions (nnfx_rt_gate, nnfx_rt_lstm_unit, nnfx_rt_gru_mix) are the
- * ones the C generator copies (src/codegen/runtime/nnfx_rt_rnn.h). Gate
+ * ones the C generator copies (src/rt/nnfx_rt_rnn.h). Gate
  * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate.
  *
  * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same GEMMs,
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_rnn.h"
+#include "rt/nnfx_rt_rnn.h"
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"

@@ -9,13 +9,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_float.h"
-#include "codegen/runtime/nnfx_rt_indexed.h"
+#include "rt/nnfx_rt_float.h"
+#include "rt/nnfx_rt_indexed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECT } pad_mode;
 
-/* The coordinate rules: src/codegen/runtime/nnfx_rt_float.h (grid_coord), shared with the generated C. */
+/* The coordinate rules: src/rt/nnfx_rt_float.h (grid_coord), shared with the generated C. */
 static double unnormalize(double c, int64_t size, bool align) { return nnfx_rt_gs_unnormalize(c, (long)size, align); }
 
 static double pad_coord(double c, int64_t size, pad_mode pm, bool align) {

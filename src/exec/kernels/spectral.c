@@ -1,14 +1,14 @@
 /* spectral.c — DFT and STFT by direct summation in double (O(n^2) per
  * signal: for the node tests and short frames; no FFT: the loops of
- * src/codegen/runtime/nnfx_rt_spectral.h, which generated C runs too), and
+ * src/rt/nnfx_rt_spectral.h, which generated C runs too), and
  * MelWeightMatrix. Signals carry a last dim of 1 (real) or 2 (complex);
  * outputs are complex (last dim 2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_linalg.h"
-#include "codegen/runtime/nnfx_rt_spectral.h"
+#include "rt/nnfx_rt_linalg.h"
+#include "rt/nnfx_rt_spectral.h"
 #include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 

@@ -4,11 +4,11 @@
  * output index ngram_indexes[g], the count (TF), the n-gram's weight when
  * it occurs (IDF) or their product (TFIDF). String pools and inputs are not
  * supported (nnfx has no string tensors). The loop is
- * src/codegen/runtime/nnfx_rt_indexed.h's, which generated C runs too. */
+ * src/rt/nnfx_rt_indexed.h's, which generated C runs too. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_indexed.h"
+#include "rt/nnfx_rt_indexed.h"
 #include "exec/kernels/kernels_int.h"
 
 nnfx_status kern_tfidf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,

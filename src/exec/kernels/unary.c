@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
-#include "codegen/runtime/nnfx_rt_typed.h"
+#include "rt/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_typed.h"
 #include "exec/kernels/kernels_int.h"
 
 typedef enum {
@@ -28,7 +28,7 @@ typedef enum {
     U_RECIP
 } unary_kind;
 
-/* The scalar meaning of each op is src/codegen/runtime/nnfx_rt_scalar.h,
+/* The scalar meaning of each op is src/rt/nnfx_rt_scalar.h,
  * which the generated C copies too (one definition, two ways to run it). */
 static void unary_f32(unary_kind k, const float *x, float *y, int64_t n, float alpha, float beta) {
     float (*f)(float, float, float) = NULL;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/runtime/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 #include "exec/kernels/kernels_int.h"
 

@@ -13,7 +13,7 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wunused-function" /* the header's other kernels */
 #endif
-#include "../../../src/codegen/runtime/nnfx_rt_int8.h"
+#include "../../../src/rt/nnfx_rt_int8.h"
 
 #if defined(NNFX_QFAST_SEMIHOST)
 int sh_call(int op, const void *arg);
