@@ -116,6 +116,16 @@ nnfx_status kern_lstm_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
 nnfx_status kern_gru_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                           nnfx_error *err);
 
+/* The compiled plan's float32 Sigmoid and x * sigmoid(x) steps (act_fast.c):
+ * y = sigmoid(in[0]) / in[0] * sigmoid(in[0]) by the vector rows of the
+ * fused epilogues (fx_act_row: error bounds in fast_int.h); y must have
+ * in[0]'s element count. kern_sigmoid_fast passes other types to the
+ * reference kernel. */
+nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err);
+nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err);
+
 /* Pad's source coordinate along a dim of size dim for output coordinate i
  * (shifted by the begin pad) in mode 0 constant, 1 reflect, 2 edge, 3
  * wrap: an index in [0, dim), or -1 for the constant value. */
