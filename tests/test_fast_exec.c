@@ -656,7 +656,8 @@ static void test_maxpool_nan(void **state) {
 /* A float Sigmoid and x * Sigmoid(x) outside any conv chain (the float
  * islands of a QDQ model): the SiLU is one vector step reading x (its
  * Sigmoid absorbed), a Sigmoid with two readers a vector step of its own,
- * a broadcasting Mul by a sigmoid stays a Mul; values against libm's
+ * a broadcasting Mul by a sigmoid stays a Mul, a GlobalAveragePool is the
+ * plan's vector mean; values against libm's
  * 1 / (1 + exp(-x)) in double within the bounds of fast_int.h (and an
  * absolute 1e-6 near zero), 1 and 2 threads, lengths off the vector width. */
 static void test_float_silu_steps(void **state) {
@@ -699,8 +700,9 @@ static void test_float_silu_steps(void **state) {
         assert_int_equal(nout, 3);
         char *plan = nnfx_gm_plan(gm, &err);
         assert_non_null(plan);
-        if (!strstr(plan, "x * sigmoid(x) (vector)") || !strstr(plan, "= sigmoid (vector)") || !strstr(plan, "= mul"))
-            fail_msg("no SiLU step, vector sigmoid step or broadcast mul in the plan:\n%s", plan);
+        if (!strstr(plan, "x * sigmoid(x) (vector)") || !strstr(plan, "= sigmoid (vector)") || !strstr(plan, "= mul") ||
+            !strstr(plan, "= global_average_pool (vector)"))
+            fail_msg("no SiLU step, vector sigmoid or mean step or broadcast mul in the plan:\n%s", plan);
         free(plan);
         double cs[3] = {0};
         for (int64_t i = 0; i < n; i++) {

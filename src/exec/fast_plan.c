@@ -734,6 +734,8 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
     if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     if (n->op == NNFX_OP_SIGMOID && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_sigmoid_fast;
+    if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL && !p->ctrl && n->meta[0].dtype == NNFX_F32)
+        s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
     s->out = i;
     if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
@@ -1301,7 +1303,8 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
     }
     sb_printf(b, "%s = %s%s @%lld", sp->n->name,
               sp->kern == kern_silu_fast ? "x * sigmoid(x)" : nnfx_op_name(sp->n->op),
-              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast                             ? " (vector)"
+              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast || sp->kern == kern_global_average_pool_fast
+                  ? " (vector)"
               : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"
               : sp->gemm_tasks > 1 ? " (column ranges)"

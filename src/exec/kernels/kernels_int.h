@@ -126,6 +126,13 @@ nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
 nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err);
 
+/* The compiled plan's float32 GlobalAveragePool (pool_fast.c): the mean of
+ * each (n, c) plane as kern_global_average_pool's, summed in double by
+ * independent accumulators instead of in order (within float rounding of
+ * it; the same for every thread count). Other types: the reference. */
+nnfx_status kern_global_average_pool_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                          nnfx_tensor *const *out, nnfx_error *err);
+
 /* Pad's source coordinate along a dim of size dim for output coordinate i
  * (shifted by the begin pad) in mode 0 constant, 1 reflect, 2 edge, 3
  * wrap: an index in [0, dim), or -1 for the constant value. */
