@@ -283,6 +283,15 @@ static void test_conv_shapes(void **state) {
     k.q.x_signed = true, k.q.x_zp = -5, k.q.y_signed = true, k.q.y_zp = -3;
     k.act_clip = true;
     run_case(&k, "conv1x1 s8 in/out clip");
+    /* 3x3 s1 and s2 over 24 channels, s8 in and out with TFLite's fixed-point
+     * requantization: the padded grid and its window tiles (stride 1, and
+     * phase planes at stride 2) with the fixed point fused */
+    for (int st = 1; st <= 2; st++) {
+        geom(&k, 1, 24, 19, 21, 20, 3, 3, st, 1, 1, 1);
+        k.q.x_signed = true, k.q.x_zp = 7, k.q.y_signed = true, k.q.y_zp = -9, k.q.fixed = true;
+        k.act_relu = st == 2;
+        run_case(&k, st == 1 ? "conv3x3 s1 fixed point" : "conv3x3 s2 fixed point relu");
+    }
     /* dilation 2, groups 3 */
     geom(&k, 1, 6, 12, 13, 9, 3, 3, 1, 2, 2, 3);
     run_case(&k, "conv3x3 dilation 2 groups 3");

@@ -639,8 +639,8 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     /* the grid when its columns, in whole 16-column tiles, are at most 1/8
      * more than the output's: stride 1, or stride 2 over phase planes with
      * the quad window (the VNNI tiles: AVX-512 or AVX-VNNI) */
-    bool quad = (fx_qisa_active() == FX_QISA_AVX512VNNI || fx_qisa_active() == FX_QISA_AVXVNNI) &&
-                !c->e.fixed; /* the window tiles fuse the float epilogue */
+    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI ||             /* its window tiles fuse either epilogue */
+                (fx_qisa_active() == FX_QISA_AVXVNNI && !c->e.fixed); /* AVX-VNNI's the float one only */
     int64_t s = g->sw;
     c->gpitch = (win_pitch(c) + s - 1) / s;
     int64_t gt = (g->oh * c->gpitch + 15) / 16, ot = (c->ncols + 15) / 16;
