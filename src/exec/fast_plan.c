@@ -598,7 +598,8 @@ typedef struct build_tables {
     fx_qmatch *qm;                 /* and what it matched */
     bool *dead;                    /* a DequantizeLinear every reader of which was fused */
     fx_dnnl **dnnls;               /* the oneDNN conv step ending at a node (instead of convs) */
-    signed char *silu;             /* a float Mul x * Sigmoid(x): 1 + the argument that is x (0: none) */
+    signed char *silu; /* a float Mul x * Sigmoid(x): 1 + the argument that is x, + 2 when x is a DequantizeLinear
+                          read by nothing else (0: none) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -683,6 +684,23 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
     return true;
 }
 
+/* Whether x is a DequantizeLinear of an int8 / uint8 run-time value with
+ * a constant scalar float32 scale and a constant scalar zero point (or
+ * none). */
+static bool dq_scalar_of(const fx_plan *p, const nnfx_node *x) {
+    if (x->opcode != NNFX_CALL_FUNCTION || x->op != NNFX_OP_DEQUANTIZE_LINEAR || x->nout != 1 || x->nargs < 2 ||
+        x->nargs > 3 || x->args[0].kind != NNFX_ARG_NODE || x->args[1].kind != NNFX_ARG_NODE)
+        return false;
+    const nnfx_node *q = x->args[0].u.node;
+    if (q->meta[0].dtype != NNFX_U8 && q->meta[0].dtype != NNFX_I8) return false;
+    const fx_val *s = &p->vals[idx_of(x->args[1].u.node)];
+    if (s->kind != V_CONST || s->t->dtype != NNFX_F32 || nnfx_tensor_numel(s->t) != 1) return false;
+    if (x->nargs < 3 || x->args[2].kind == NNFX_ARG_NONE) return true;
+    if (x->args[2].kind != NNFX_ARG_NODE) return false;
+    const fx_val *z = &p->vals[idx_of(x->args[2].u.node)];
+    return z->kind == V_CONST && z->t->dtype == q->meta[0].dtype && nnfx_tensor_numel(z->t) == 1;
+}
+
 /* Phase 2 for float32 Mul node n (index i) of a plan that runs (not the C
  * generator's): x * Sigmoid(x) whose Sigmoid has no other reader and no
  * conv chain took becomes one x * sigmoid(x) step reading x (the Sigmoid
@@ -702,6 +720,11 @@ static void plan_silu(const fx_plan *p, const nnfx_node *n, int i, build_tables 
             continue;
         t->absorbed[idx_of(sg)] = true;
         t->silu[i] = (signed char)(2 - a);
+        if (dq_scalar_of(p, x) && x->nusers == 2 && !t->absorbed[idx_of(x)] &&
+            ((x->users[0] == sg && x->users[1] == n) || (x->users[0] == n && x->users[1] == sg))) {
+            t->dead[idx_of(x)] = true; /* the step reads the int8 value */
+            t->silu[i] += 2;
+        }
         return;
     }
 }
@@ -820,8 +843,18 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
         if (!s->in) return step_oom(err);
         for (int a = 0; a < n->nargs; a++)
             if ((s->in[a] = arg_value(p, &n->args[a], err)) == -2) return NNFX_ERR_NOMEM;
-        if (t->silu[i]) { /* x * sigmoid(x) of x alone */
-            s->in[0] = s->in[t->silu[i] - 1];
+        int code = t->silu[i] - 1, xa = code & 1;
+        if (t->silu[i] && code >> 1) { /* x * sigmoid(x) of DequantizeLinear(q, scale, zp): its arguments */
+            const nnfx_node *dq = n->args[xa].u.node;
+            int *in3 = realloc(s->in, 3 * sizeof *s->in);
+            if (!in3) return step_oom(err);
+            s->in = in3;
+            for (int a = 0; a < 3; a++)
+                if ((s->in[a] = a < dq->nargs ? arg_value(p, &dq->args[a], err) : -1) == -2) return NNFX_ERR_NOMEM;
+            s->nin = 3;
+            s->kern = kern_dq_silu_fast;
+        } else if (t->silu[i]) { /* x * sigmoid(x) of x alone */
+            s->in[0] = s->in[xa];
             s->nin = 1;
             s->kern = kern_silu_fast;
         }
@@ -1302,7 +1335,9 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
         return;
     }
     sb_printf(b, "%s = %s%s @%lld", sp->n->name,
-              sp->kern == kern_silu_fast ? "x * sigmoid(x)" : nnfx_op_name(sp->n->op),
+              sp->kern == kern_silu_fast      ? "x * sigmoid(x)"
+              : sp->kern == kern_dq_silu_fast ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
+                                              : nnfx_op_name(sp->n->op),
               sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast || sp->kern == kern_global_average_pool_fast
                   ? " (vector)"
               : sp->kind == S_MAXPOOL                                                                 ? " (direct)"

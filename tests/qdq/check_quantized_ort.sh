@@ -4,9 +4,10 @@
 # SiLU, depthwise, squeeze-excitation, residual Add) run by nnfx's compiled
 # plan on each ISA path the CPU has agree with ONNX Runtime on the same file:
 # max |diff| <= 3 % of the largest output and the same top-1 per row. The
-# uint8 file's float islands run as the plan's vector steps (SiLU as one
-# step, the vector sigmoid and mean), the int8 file's SiLU / sigmoid as
-# int8 tables: the profile's step names say so.
+# uint8 file's float islands run as the plan's fast steps (DequantizeLinear
+# -> SiLU as one 256-entry table to float, the vector sigmoid and mean),
+# the int8 file's SiLU / sigmoid as int8 tables: the profile's step names
+# say so.
 # Usage: check_quantized_ort.sh NNFX SOURCE_DIR TMP_DIR   (exit 77: ORT, python3 onnx missing)
 set -u
 NNFX=$1
@@ -38,7 +39,8 @@ for act in uint8 int8; do
         echo "se_$act, nnfx int8 path $isa:"
         node "$ORT/ort_check.js" "$q" --in "$TMP/se_x.npy" --ref "$TMP/se_${act}_$isa.npy" --tol 0.03 --top1 || fail=1
     done
-    if [ $act = uint8 ]; then want="x * sigmoid(x) (vector)|= sigmoid (vector)|= global_average_pool (vector)"
+    if [ $act = uint8 ]; then
+        want="x * sigmoid(x) of the dequantized int8 input (256-entry table)|= sigmoid (vector)|= global_average_pool (vector)"
     else want="int8 table (256 entries) s8 -> s8"; fi
     IFS='|'
     for w in $want; do

@@ -181,3 +181,26 @@ nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
                            nnfx_error *err) {
     return act_step(n, nin, in, nout, out, FX_ACT_SILU, err);
 }
+
+nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
+    const nnfx_tensor *q = nin > 0 ? in[0] : NULL, *s = nin > 1 ? in[1] : NULL, *z = nin > 2 ? in[2] : NULL;
+    if (!q || (q->dtype != NNFX_U8 && q->dtype != NNFX_I8) || !s || s->dtype != NNFX_F32 || nnfx_tensor_numel(s) != 1 ||
+        (z && (z->dtype != q->dtype || nnfx_tensor_numel(z) != 1)) || nout < 1 || !out[0] ||
+        out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(out[0]) != nnfx_tensor_numel(q))
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME,
+                              "node '%s': x * sigmoid(x) of a dequantized value needs int8 x, a scalar scale and "
+                              "zero point, float32 y of x's size",
+                              nnfx_node_name(n));
+    bool sg = q->dtype == NNFX_I8;
+    int32_t zp = !z ? 0 : sg ? *(const int8_t *)z->data : *(const uint8_t *)z->data;
+    float tab[256];
+    for (int v = 0; v < 256; v++) /* entry of the byte v: DequantizeLinear's value, then the row's SiLU */
+        tab[v] = nnfx_rt_dequantize(sg ? (int8_t)(uint8_t)v : v, zp, *(const float *)s->data);
+    fx_act_row(tab, 256, FX_ACT_SILU, 0, 0);
+    const uint8_t *x = q->data;
+    float *y = out[0]->data;
+    for (int64_t i = 0, total = nnfx_tensor_numel(q); i < total; i++)
+        y[i] = tab[x[i]];
+    return NNFX_OK;
+}

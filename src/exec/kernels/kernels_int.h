@@ -125,6 +125,12 @@ nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
                               nnfx_error *err);
 nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err);
+/* x * sigmoid(x) of x = DequantizeLinear(in[0], in[1], in[2]) (int8 or
+ * uint8, scalar scale and zero point; in[2] NULL: zero): the 256 values
+ * DequantizeLinear can give, through kern_silu_fast's row, as a table
+ * indexed by each byte: the same floats as the two steps. */
+nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err);
 
 /* The compiled plan's float32 GlobalAveragePool (pool_fast.c): the mean of
  * each (n, c) plane as kern_global_average_pool's, summed in double by
