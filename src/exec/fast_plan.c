@@ -573,7 +573,11 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
         v->t = out.t[0];
         return NNFX_OK;
     }
-    if (is_view(n->op) && !kept && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
+    /* a Cast to its input's own type (PyTorch's QDQ exports put one between each QuantizeLinear and
+     * DequantizeLinear) is a view too, in a plan that runs */
+    bool same_cast = n->op == NNFX_OP_CAST && !p->ctrl && n->nargs == 1;
+    if ((is_view(n->op) || same_cast) && !kept && n->args[0].kind == NNFX_ARG_NODE &&
+        m->dtype == n->args[0].u.node->meta[0].dtype &&
         nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0]) && !dropout_checks(p, n)) {
         v->kind = V_ALIAS;
         v->src = idx_of(n->args[0].u.node);
