@@ -725,6 +725,49 @@ static void test_float_silu_steps(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* A Cast to its input's own type (as PyTorch's QDQ exports write between
+ * QuantizeLinear and DequantizeLinear) is an alias in the plan, not a copy
+ * step; a Cast that converts stays a step. Values as max(x, 0) and -x. */
+static void test_same_type_cast(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[2] = {3, 5};
+    nnfx_node *x = input(g, 2, xd);
+    nnfx_arg a = nnfx_arg_node(x);
+    nnfx_attr to = nnfx_attr_int("to", 1); /* FLOAT */
+    nnfx_node *c = op(g, NNFX_OP_CAST, 1, &a, 1, &to);
+    nnfx_arg b = nnfx_arg_node(c);
+    nnfx_node *r = op(g, NNFX_OP_RELU, 1, &b, 0, NULL);
+    nnfx_attr td = nnfx_attr_int("to", 11); /* DOUBLE: a real conversion */
+    nnfx_arg d = nnfx_arg_node(r);
+    nnfx_node *c2 = op(g, NNFX_OP_CAST, 1, &d, 1, &td);
+    nnfx_node *outs[2] = {r, c2};
+    assert_non_null(nnfx_graph_output(g, 2, outs, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 2, xd, NULL);
+    for (int i = 0; i < 15; i++)
+        ((float *)xt->data)[i] = (float)(i - 7) * 0.5f;
+    nnfx_tensor *y[2] = {0};
+    int nout = 0;
+    if (nnfx_gm_run(gm, 1, &xt, 2, y, &nout, &err)) fail_msg("%s", err.msg);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    const char *first = strstr(plan, "= cast");
+    if (!first || strstr(first + 1, "= cast"))
+        fail_msg("want exactly one cast step (the float -> double one):\n%s", plan);
+    free(plan);
+    assert_int_equal(y[1]->dtype, NNFX_F64);
+    for (int i = 0; i < 15; i++) {
+        float want = (float)(i - 7) * 0.5f > 0 ? (float)(i - 7) * 0.5f : 0.0f;
+        assert_true(((const float *)y[0]->data)[i] == want);
+        assert_true(((const double *)y[1]->data)[i] == (double)want);
+    }
+    nnfx_tensor_release(y[0]), nnfx_tensor_release(y[1]), nnfx_tensor_release(xt);
+    nnfx_gm_free(gm);
+}
+
 static void test_odd_conv(void **state) {
     (void)state;
     check_graph(oddconv, conv_kind("conv1x1/s1 gemm + bias + add + relu", "conv1x1/s1 onednn"));
@@ -880,6 +923,7 @@ int main(void) {
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),
         cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_same_type_cast),
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),
         cmocka_unit_test(test_maxpool_borders),
