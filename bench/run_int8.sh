@@ -19,7 +19,10 @@
 #        fp32 take turns ROUNDS times per row, so a burst of load on a shared
 #        machine hits one round, not one engine; times are the median of the
 #        rounds' medians, ratios the median of the rounds' ratios)
-# NNFX=path/to/nnfx times another build (e.g. a before/after pair).
+# NNFX=path/to/nnfx times another build (e.g. a before/after pair);
+# NNFX_ISA=avx2 narrows nnfx (int8 and fp32) to its AVX2 paths, as on a host
+# without AVX-512 / VNNI (ONNX Runtime keeps its own choice: then only the
+# fp32 / int8 column compares like with like).
 # Prints a Markdown table; the header names the CPU, the int8 path nnfx's
 # run-time dispatch takes, and the load average before and after.
 # Needs: a build in build/, /usr/bin/python3 with torch + torchvision, node
@@ -60,7 +63,7 @@ done
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo "# CPU: ${cpu:-unknown}, $(nproc) logical cores; nnfx int8 path: $($NNFX run --help >/dev/null 2>&1; \
   $NNFX run "$OUT/$(echo $MODELS | cut -d' ' -f1)_q8u_b1.onnx" --input "$OUT/input_b1.npy" --profile --quiet 2>&1 \
-  | grep -o 'avx512-vnni\|avx-vnni\|maddubs\|portable' | head -n 1)"
+  | grep -o 'avx512-vnni\|avx-vnni\|maddubs\|madd16\|portable' | head -n 1)"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$RES"
 for m in $MODELS; do
