@@ -2,6 +2,7 @@
 """Exports the benchmark models (torchvision, random init, eval mode) to ONNX.
 
 Usage: export_models.py OUTDIR [BATCH ...]
+       MODELS="resnet18 resnet50" export_models.py OUTDIR 1   (other torchvision models)
 Writes OUTDIR/<model>_b<BATCH>.onnx and an input OUTDIR/input_b<BATCH>.npy
 (one fixed random image batch shared by every engine).
 """
@@ -12,7 +13,7 @@ import numpy as np
 import torch
 import torchvision
 
-MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1"]
+MODELS = os.environ.get("MODELS", "resnet18 mobilenet_v2 efficientnet_b0 squeezenet1_1").split()
 
 
 def main():

@@ -653,6 +653,121 @@ static void test_maxpool_nan(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* A float Sigmoid and x * Sigmoid(x) outside any conv chain (the float
+ * islands of a QDQ model): the SiLU is one vector step reading x (its
+ * Sigmoid absorbed), a Sigmoid with two readers a vector step of its own,
+ * a broadcasting Mul by a sigmoid stays a Mul, a GlobalAveragePool is the
+ * plan's vector mean; values against libm's
+ * 1 / (1 + exp(-x)) in double within the bounds of fast_int.h (and an
+ * absolute 1e-6 near zero), 1 and 2 threads, lengths off the vector width. */
+static void test_float_silu_steps(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[4] = {1, 3, 7, 11};
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_arg a1 = nnfx_arg_node(x);
+    nnfx_node *sg = op(g, NNFX_OP_SIGMOID, 1, &a1, 0, NULL);
+    nnfx_arg m1[2] = {nnfx_arg_node(sg), nnfx_arg_node(x)}; /* sigmoid(x) * x: x is the second argument */
+    nnfx_node *silu = op(g, NNFX_OP_MUL, 2, m1, 0, NULL);
+    nnfx_arg a2 = nnfx_arg_node(silu);
+    nnfx_node *s2 = op(g, NNFX_OP_SIGMOID, 1, &a2, 0, NULL); /* two readers: not a SiLU */
+    nnfx_arg m2[2] = {nnfx_arg_node(s2), nnfx_arg_node(silu)};
+    nnfx_node *y2 = op(g, NNFX_OP_ADD, 2, m2, 0, NULL);
+    nnfx_arg a3 = nnfx_arg_node(s2);
+    nnfx_node *y3 = op(g, NNFX_OP_NEG, 1, &a3, 0, NULL);
+    nnfx_arg a4 = nnfx_arg_node(y2);
+    nnfx_node *mean = op(g, NNFX_OP_GLOBAL_AVERAGE_POOL, 1, &a4, 0, NULL);
+    nnfx_arg a5 = nnfx_arg_node(mean);
+    nnfx_node *gate = op(g, NNFX_OP_SIGMOID, 1, &a5, 0, NULL);
+    nnfx_arg m3[2] = {nnfx_arg_node(y2), nnfx_arg_node(gate)}; /* y2 * sigmoid(mean): a broadcast, not a SiLU */
+    nnfx_node *y4 = op(g, NNFX_OP_MUL, 2, m3, 0, NULL);
+    nnfx_node *outs[3] = {y2, y3, y4};
+    assert_non_null(nnfx_graph_output(g, 3, outs, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 4, xd, NULL);
+    float *xv = xt->data;
+    int64_t n = nnfx_tensor_numel(xt);
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = (float)((i * 53) % 231) * 0.11f - 12.5f;
+    xv[0] = -100.0f, xv[1] = 90.0f, xv[2] = 0.0f;
+    for (int threads = 1; threads <= 2; threads++) {
+        nnfx_tensor *y[3] = {0};
+        int nout = 0;
+        nnfx_gm_set_threads(gm, threads);
+        if (nnfx_gm_run(gm, 1, &xt, 3, y, &nout, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(nout, 3);
+        char *plan = nnfx_gm_plan(gm, &err);
+        assert_non_null(plan);
+        if (!strstr(plan, "x * sigmoid(x) (vector)") || !strstr(plan, "= sigmoid (vector)") || !strstr(plan, "= mul") ||
+            !strstr(plan, "= global_average_pool (vector)"))
+            fail_msg("no SiLU step, vector sigmoid or mean step or broadcast mul in the plan:\n%s", plan);
+        free(plan);
+        double cs[3] = {0};
+        for (int64_t i = 0; i < n; i++) {
+            double xi = xv[i], si = xi / (1.0 + exp(-xi)), ti = 1.0 / (1.0 + exp(-si));
+            double w2 = si + ti, w3 = -ti;
+            cs[i / 77] += w2;
+            float a = ((const float *)y[0]->data)[i], b = ((const float *)y[1]->data)[i];
+            if (fabs(a - w2) > 1e-6 + 1e-5 * fabs(w2) || fabs(b - w3) > 1e-6 + 1e-5 * fabs(w3))
+                fail_msg("x %g: silu + sigmoid %g (libm %g), -sigmoid %g (libm %g)", xi, a, w2, b, w3);
+        }
+        for (int64_t i = 0; i < n; i++) {
+            double w2 = ((const float *)y[0]->data)[i], w4 = w2 / (1.0 + exp(-cs[i / 77] / 77.0));
+            float c = ((const float *)y[2]->data)[i];
+            if (fabs(c - w4) > 1e-6 + 1e-5 * fabs(w4)) fail_msg("element %lld: gated %g, libm %g", (long long)i, c, w4);
+        }
+        for (int k = 0; k < 3; k++)
+            nnfx_tensor_release(y[k]);
+    }
+    nnfx_tensor_release(xt);
+    nnfx_gm_free(gm);
+}
+
+/* A Cast to its input's own type (as PyTorch's QDQ exports write between
+ * QuantizeLinear and DequantizeLinear) is an alias in the plan, not a copy
+ * step; a Cast that converts stays a step. Values as max(x, 0) and -x. */
+static void test_same_type_cast(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[2] = {3, 5};
+    nnfx_node *x = input(g, 2, xd);
+    nnfx_arg a = nnfx_arg_node(x);
+    nnfx_attr to = nnfx_attr_int("to", 1); /* FLOAT */
+    nnfx_node *c = op(g, NNFX_OP_CAST, 1, &a, 1, &to);
+    nnfx_arg b = nnfx_arg_node(c);
+    nnfx_node *r = op(g, NNFX_OP_RELU, 1, &b, 0, NULL);
+    nnfx_attr td = nnfx_attr_int("to", 11); /* DOUBLE: a real conversion */
+    nnfx_arg d = nnfx_arg_node(r);
+    nnfx_node *c2 = op(g, NNFX_OP_CAST, 1, &d, 1, &td);
+    nnfx_node *outs[2] = {r, c2};
+    assert_non_null(nnfx_graph_output(g, 2, outs, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 2, xd, NULL);
+    for (int i = 0; i < 15; i++)
+        ((float *)xt->data)[i] = (float)(i - 7) * 0.5f;
+    nnfx_tensor *y[2] = {0};
+    int nout = 0;
+    if (nnfx_gm_run(gm, 1, &xt, 2, y, &nout, &err)) fail_msg("%s", err.msg);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    const char *first = strstr(plan, "= cast");
+    if (!first || strstr(first + 1, "= cast"))
+        fail_msg("want exactly one cast step (the float -> double one):\n%s", plan);
+    free(plan);
+    assert_int_equal(y[1]->dtype, NNFX_F64);
+    for (int i = 0; i < 15; i++) {
+        float want = (float)(i - 7) * 0.5f > 0 ? (float)(i - 7) * 0.5f : 0.0f;
+        assert_true(((const float *)y[0]->data)[i] == want);
+        assert_true(((const double *)y[1]->data)[i] == (double)want);
+    }
+    nnfx_tensor_release(y[0]), nnfx_tensor_release(y[1]), nnfx_tensor_release(xt);
+    nnfx_gm_free(gm);
+}
+
 static void test_odd_conv(void **state) {
     (void)state;
     check_graph(oddconv, conv_kind("conv1x1/s1 gemm + bias + add + relu", "conv1x1/s1 onednn"));
@@ -807,6 +922,8 @@ int main(void) {
         cmocka_unit_test(test_dw_borders),
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_same_type_cast),
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),
         cmocka_unit_test(test_maxpool_borders),

@@ -20,6 +20,7 @@
 #include "testutil.h"
 
 #include "exec/fast_int.h"
+#include "exec/kernels/qelem.h"
 #include "exec/kernels/qgemm.h"
 
 #include "rt/nnfx_rt_qfixed.h"
@@ -282,6 +283,15 @@ static void test_conv_shapes(void **state) {
     k.q.x_signed = true, k.q.x_zp = -5, k.q.y_signed = true, k.q.y_zp = -3;
     k.act_clip = true;
     run_case(&k, "conv1x1 s8 in/out clip");
+    /* 3x3 s1 and s2 over 24 channels, s8 in and out with TFLite's fixed-point
+     * requantization: the padded grid and its window tiles (stride 1, and
+     * phase planes at stride 2) with the fixed point fused */
+    for (int st = 1; st <= 2; st++) {
+        geom(&k, 1, 24, 19, 21, 20, 3, 3, st, 1, 1, 1);
+        k.q.x_signed = true, k.q.x_zp = 7, k.q.y_signed = true, k.q.y_zp = -9, k.q.fixed = true;
+        k.act_relu = st == 2;
+        run_case(&k, st == 1 ? "conv3x3 s1 fixed point" : "conv3x3 s2 fixed point relu");
+    }
     /* dilation 2, groups 3 */
     geom(&k, 1, 6, 12, 13, 9, 3, 3, 1, 2, 2, 3);
     run_case(&k, "conv3x3 dilation 2 groups 3");
@@ -948,6 +958,67 @@ static void test_fixed_elementwise(void **state) {
     }
 }
 
+/* The element-wise int8 rows (qelem.h: table lookup, TFLite's Add / Sub /
+ * Mul) on every ISA path this host has against their portable definitions
+ * (the scalar nnfx_rt_qf_* of nnfx_rt_qfixed.h), byte for byte: random
+ * scales (output scales from 1/64 to 4x the inputs', so shifts of both
+ * signs), zero points, Relu-narrowed clamps, lengths with vector tails,
+ * in place (y = a) too. Prints which paths ran. */
+static void test_elementwise_rows(void **state) {
+    (void)state;
+    enum { N = 301 };
+    const fx_qisa isas[3] = {FX_QISA_AVX512VNNI, FX_QISA_AVX2, FX_QISA_C};
+    int ran = 0;
+    for (int ii = 0; ii < 3; ii++) {
+        if (!fx_qisa_force(isas[ii])) {
+            printf("# %s not on this CPU: not run\n", fx_qisa_name(isas[ii]));
+            continue;
+        }
+        ran++;
+        int8_t a[N], b[N], y1[N], y2[N];
+        uint8_t tab[256], x[N], l1[N], l2[N];
+        for (int it = 0; it < 400; it++) {
+            int n = it % 7 == 0 ? N : irand(0, N);
+            for (int i = 0; i < N; i++)
+                a[i] = (int8_t)irand(-128, 127), b[i] = (int8_t)irand(-128, 127), x[i] = (uint8_t)irand(0, 255);
+            if (it % 9 == 0) a[0] = -128, b[0] = -128, a[1] = 127, b[1] = 127, a[2] = -128, b[2] = 127;
+            for (int v = 0; v < 256; v++)
+                tab[v] = (uint8_t)irand(0, 255);
+            float sa = frand(0.001f, 0.1f), sb = frand(0.001f, 0.1f), sy = (sa + sb) * frand(1.0f / 64, 4.0f);
+            int32_t az = irand(-128, 127), bz = irand(-128, 127), yz = irand(-128, 127);
+            nnfx_rt_qf_addp p;
+            nnfx_rt_qf_quantize_add(sa, az, sb, bz, sy, yz, it % 4 == 0 ? yz : -128, 127, &p);
+            bool sub = it % 2;
+            fx_qadd_row_c(&p, a, b, y1, n, sub);
+            fx_qadd_row(&p, a, b, y2, n, sub);
+            for (int i = 0; i < n; i++)
+                if (y1[i] != y2[i])
+                    fail_msg("%s add case %d: %d %s %d gives %d, the definition %d", fx_qisa_name(isas[ii]), it, a[i],
+                             sub ? "-" : "+", b[i], y2[i], y1[i]);
+            int32_t qm;
+            int sh;
+            nnfx_rt_qf_quantize_multiplier((double)sa * sb / (sy * frand(0.002f, 0.2f)), &qm, &sh);
+            fx_qmul_row_c(a, az, b, bz, qm, sh, yz, y1, n);
+            memcpy(y2, a, sizeof a);
+            fx_qmul_row(y2, az, b, bz, qm, sh, yz, y2, n); /* in place */
+            for (int i = 0; i < n; i++)
+                if (y1[i] != y2[i])
+                    fail_msg("%s mul case %d (qm %ld shift %d): %d * %d gives %d, the definition %d",
+                             fx_qisa_name(isas[ii]), it, (long)qm, sh, a[i], b[i], y2[i], y1[i]);
+            uint8_t flip = it % 2 ? 0x80 : 0;
+            fx_qlut_row_c(tab, flip, x, l1, n);
+            memcpy(l2, x, sizeof x);
+            fx_qlut_row(tab, flip, l2, l2, n);
+            for (int i = 0; i < n; i++)
+                if (l1[i] != l2[i])
+                    fail_msg("%s table case %d: %u gives %u, the definition %u", fx_qisa_name(isas[ii]), it, x[i],
+                             l2[i], l1[i]);
+        }
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+    assert_true(ran >= 1);
+}
+
 /* The fixed-point epilogue on AVX2 lanes against the portable one, byte
  * for byte, over accumulators near the int32 extremes and random ones, every
  * shift from -31 to 8, multipliers at both ends of [2^30, 2^31) and 0, both
@@ -1048,6 +1119,7 @@ int main(void) {
         cmocka_unit_test(test_lut_regions),
         cmocka_unit_test(test_fixed_elementwise),
         cmocka_unit_test(test_fixed_epilogue_lanes),
+        cmocka_unit_test(test_elementwise_rows),
         cmocka_unit_test(test_split_pairs),
     };
     printf("# int8 kernels: active ISA %s\n", fx_qisa_name(fx_qisa_active()));

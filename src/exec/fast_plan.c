@@ -573,7 +573,11 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
         v->t = out.t[0];
         return NNFX_OK;
     }
-    if (is_view(n->op) && !kept && n->args[0].kind == NNFX_ARG_NODE && m->dtype == n->args[0].u.node->meta[0].dtype &&
+    /* a Cast to its input's own type (PyTorch's QDQ exports put one between each QuantizeLinear and
+     * DequantizeLinear) is a view too, in a plan that runs */
+    bool same_cast = n->op == NNFX_OP_CAST && !p->ctrl && n->nargs == 1;
+    if ((is_view(n->op) || same_cast) && !kept && n->args[0].kind == NNFX_ARG_NODE &&
+        m->dtype == n->args[0].u.node->meta[0].dtype &&
         nnfx_meta_nbytes(m) == nnfx_meta_nbytes(&n->args[0].u.node->meta[0]) && !dropout_checks(p, n)) {
         v->kind = V_ALIAS;
         v->src = idx_of(n->args[0].u.node);
@@ -598,6 +602,8 @@ typedef struct build_tables {
     fx_qmatch *qm;                 /* and what it matched */
     bool *dead;                    /* a DequantizeLinear every reader of which was fused */
     fx_dnnl **dnnls;               /* the oneDNN conv step ending at a node (instead of convs) */
+    signed char *silu; /* a float Mul x * Sigmoid(x): 1 + the argument that is x, + 2 when x is a DequantizeLinear
+                          read by nothing else (0: none) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -608,7 +614,7 @@ static void tables_free(build_tables *t, int nn) {
         if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead), free(t->dnnls);
+        free(t->dead), free(t->dnnls), free(t->silu);
     memset(t, 0, sizeof *t);
 }
 
@@ -618,8 +624,10 @@ static bool tables_new(build_tables *t, int nn) {
     *t =
         (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
                        calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
-                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls)};
-    if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls)
+                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls),
+                       calloc(k, sizeof *t->silu)};
+    if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls &&
+        t->silu)
         return true;
     tables_free(t, 0);
     return false;
@@ -680,13 +688,61 @@ static bool plan_conv(const fx_plan *p, const nnfx_node *n, int i, build_tables 
     return true;
 }
 
+/* Whether x is a DequantizeLinear of an int8 / uint8 run-time value with
+ * a constant scalar float32 scale and a constant scalar zero point (or
+ * none). */
+static bool dq_scalar_of(const fx_plan *p, const nnfx_node *x) {
+    if (x->opcode != NNFX_CALL_FUNCTION || x->op != NNFX_OP_DEQUANTIZE_LINEAR || x->nout != 1 || x->nargs < 2 ||
+        x->nargs > 3 || x->args[0].kind != NNFX_ARG_NODE || x->args[1].kind != NNFX_ARG_NODE)
+        return false;
+    const nnfx_node *q = x->args[0].u.node;
+    if (q->meta[0].dtype != NNFX_U8 && q->meta[0].dtype != NNFX_I8) return false;
+    const fx_val *s = &p->vals[idx_of(x->args[1].u.node)];
+    if (s->kind != V_CONST || s->t->dtype != NNFX_F32 || nnfx_tensor_numel(s->t) != 1) return false;
+    if (x->nargs < 3 || x->args[2].kind == NNFX_ARG_NONE) return true;
+    if (x->args[2].kind != NNFX_ARG_NODE) return false;
+    const fx_val *z = &p->vals[idx_of(x->args[2].u.node)];
+    return z->kind == V_CONST && z->t->dtype == q->meta[0].dtype && nnfx_tensor_numel(z->t) == 1;
+}
+
+/* Phase 2 for float32 Mul node n (index i) of a plan that runs (not the C
+ * generator's): x * Sigmoid(x) whose Sigmoid has no other reader and no
+ * conv chain took becomes one x * sigmoid(x) step reading x (the Sigmoid
+ * absorbed), as a conv epilogue would run it (the float islands between
+ * int8 layers of a QDQ model: DequantizeLinear -> SiLU -> ...). */
+static void plan_silu(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
+    if (p->ctrl || n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_MUL || n->nargs != 2 || n->nout != 1 ||
+        t->absorbed[i] || p->vals[i].kind != V_ARENA || n->meta[0].dtype != NNFX_F32 ||
+        n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE)
+        return;
+    for (int a = 0; a < 2; a++) {
+        const nnfx_node *sg = n->args[a].u.node, *x = n->args[1 - a].u.node;
+        if (sg->opcode != NNFX_CALL_FUNCTION || sg->op != NNFX_OP_SIGMOID || sg->nusers != 1 || sg->nout != 1 ||
+            sg->nargs != 1 || sg->args[0].kind != NNFX_ARG_NODE || sg->args[0].u.node != x || t->absorbed[idx_of(sg)] ||
+            p->vals[idx_of(sg)].kind != V_ARENA || x->meta[0].dtype != NNFX_F32 || !nnfx_meta_is_static(&x->meta[0]) ||
+            nnfx_meta_numel(&x->meta[0]) != nnfx_meta_numel(&n->meta[0])) /* no broadcast */
+            continue;
+        t->absorbed[idx_of(sg)] = true;
+        t->silu[i] = (signed char)(2 - a);
+        if (dq_scalar_of(p, x) && x->nusers == 2 && !t->absorbed[idx_of(x)] &&
+            ((x->users[0] == sg && x->users[1] == n) || (x->users[0] == n && x->users[1] == sg))) {
+            t->dead[idx_of(x)] = true; /* the step reads the int8 value */
+            t->silu[i] += 2;
+        }
+        return;
+    }
+}
+
 /* Phase 2: int8 islands (they read weights: not in layout mode), then
- * conv chains. */
+ * conv chains, then the SiLUs no conv chain took. */
 static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
     if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
     int i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         if (!plan_conv(p, n, i, t)) return NNFX_ERR_NOMEM;
+    i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        plan_silu(p, n, i, t);
     return NNFX_OK;
 }
 
@@ -704,6 +760,9 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     s->kern = ir_op_info(n->op)->kernel;
     if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
     if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
+    if (n->op == NNFX_OP_SIGMOID && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_sigmoid_fast;
+    if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL && !p->ctrl && n->meta[0].dtype == NNFX_F32)
+        s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
     s->out = i;
     if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
@@ -788,6 +847,21 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
         if (!s->in) return step_oom(err);
         for (int a = 0; a < n->nargs; a++)
             if ((s->in[a] = arg_value(p, &n->args[a], err)) == -2) return NNFX_ERR_NOMEM;
+        int code = t->silu[i] - 1, xa = code & 1;
+        if (t->silu[i] && code >> 1) { /* x * sigmoid(x) of DequantizeLinear(q, scale, zp): its arguments */
+            const nnfx_node *dq = n->args[xa].u.node;
+            int *in3 = realloc(s->in, 3 * sizeof *s->in);
+            if (!in3) return step_oom(err);
+            s->in = in3;
+            for (int a = 0; a < 3; a++)
+                if ((s->in[a] = a < dq->nargs ? arg_value(p, &dq->args[a], err) : -1) == -2) return NNFX_ERR_NOMEM;
+            s->nin = 3;
+            s->kern = kern_dq_silu_fast;
+        } else if (t->silu[i]) { /* x * sigmoid(x) of x alone */
+            s->in[0] = s->in[xa];
+            s->nin = 1;
+            s->kern = kern_silu_fast;
+        }
     }
     s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
     return s->inbuf ? NNFX_OK : step_oom(err);
@@ -1264,8 +1338,13 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
         sb_printf(b, "%s = %s  [%s .. %s] @%lld", sp->n->name, d, sp->first->name, sp->n->name, (long long)v->off);
         return;
     }
-    sb_printf(b, "%s = %s%s @%lld", sp->n->name, nnfx_op_name(sp->n->op),
-              sp->kind == S_MAXPOOL                                                                   ? " (direct)"
+    sb_printf(b, "%s = %s%s @%lld", sp->n->name,
+              sp->kern == kern_silu_fast      ? "x * sigmoid(x)"
+              : sp->kern == kern_dq_silu_fast ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
+                                              : nnfx_op_name(sp->n->op),
+              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast || sp->kern == kern_global_average_pool_fast
+                  ? " (vector)"
+              : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"
               : sp->gemm_tasks > 1 ? " (column ranges)"
                                    : "",

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/kernels/qelem.h"
 #include "exec/kernels/qgemm.h"
 #include "ir/infer_int.h"
 #include "ir/op_table.h"
@@ -750,11 +751,9 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
         if (v->kind == FX_QOP_MOVE)
             memmove(o, a, (size_t)v->numel);
         else if (v->kind == FX_QOP_MUL)
-            for (int64_t i = 0; i < v->numel; i++)
-                o[i] = nnfx_rt_qf_mul_q8(a[i], v->a_zp, b[i], v->b_zp, v->qm, v->shift, v->y_zp, -128, 127);
+            fx_qmul_row(a, v->a_zp, b, v->b_zp, v->qm, v->shift, v->y_zp, o, v->numel);
         else if (v->kind == FX_QOP_ADD)
-            for (int64_t i = 0; i < v->numel; i++)
-                o[i] = nnfx_rt_qf_add(&v->add, a[i], b[i], v->sub);
+            fx_qadd_row(&v->add, a, b, o, v->numel, v->sub);
         else
             for (int64_t r = 0; r < v->outer; r++) {
                 int32_t sum = 0;
@@ -763,11 +762,7 @@ void fx_qop_run(const fx_qop *op, fx_pool *pool, const void *x, const void *res,
                 o[r] = nnfx_rt_qf_requant(sum, v->qm, v->shift, v->y_zp, -128, 127);
             }
     } else if (op->lut) {
-        const uint8_t *xi = x, flip = op->view.x_signed ? 0x80 : 0;
-        uint8_t *yo = y;
-        const uint8_t *tab = (const uint8_t *)op->view.lut;
-        for (int64_t i = 0; i < op->view.numel; i++)
-            yo[i] = tab[xi[i] ^ flip];
+        fx_qlut_row((const uint8_t *)op->view.lut, op->view.x_signed ? 0x80 : 0, x, y, op->view.numel);
     } else if (op->c)
         fx_qconv_run(op->c, pool, x, res, y, scratch);
     else

@@ -20,6 +20,8 @@
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"
+#include "exec/kernels/kernels_int.h"
+#include "ir/op_table.h"
 
 const char *fx_act_name(fx_act a) {
     switch (a) {
@@ -147,4 +149,58 @@ CORE_ISA_VARIANTS(fx_act_row, (float *restrict y, int64_t n, fx_act act, float p
 
 void fx_act_row(float *restrict y, int64_t n, fx_act act, float p0, float p1) {
     CORE_ISA_PICK(fx_act_row)(y, n, act, p0, p1);
+}
+
+/* y = f(x) over float32 in[0] of out[0]'s element count, in chunks copied
+ * then activated in place (the chunk stays in cache). */
+static nnfx_status act_step(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                            fx_act act, nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0] || in[0]->dtype != NNFX_F32 || out[0]->dtype != NNFX_F32 ||
+        nnfx_tensor_numel(in[0]) != nnfx_tensor_numel(out[0]))
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME, "node '%s': %s step needs float32 x of y's size",
+                              nnfx_node_name(n), fx_act_name(act));
+    const float *x = in[0]->data;
+    float *y = out[0]->data;
+    const int64_t total = nnfx_tensor_numel(out[0]), chunk = 4096;
+    for (int64_t i = 0; i < total; i += chunk) {
+        int64_t m = total - i < chunk ? total - i : chunk;
+        if (y + i != x + i) memcpy(y + i, x + i, (size_t)m * sizeof *y);
+        fx_act_row(y + i, m, act, 0, 0);
+    }
+    return NNFX_OK;
+}
+
+nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
+    if (nin >= 1 && in[0] && in[0]->dtype != NNFX_F32)
+        return ir_op_info(NNFX_OP_SIGMOID)->kernel(n, nin, in, nout, out, err);
+    return act_step(n, nin, in, nout, out, FX_ACT_SIGMOID, err);
+}
+
+nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    return act_step(n, nin, in, nout, out, FX_ACT_SILU, err);
+}
+
+nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
+    const nnfx_tensor *q = nin > 0 ? in[0] : NULL, *s = nin > 1 ? in[1] : NULL, *z = nin > 2 ? in[2] : NULL;
+    if (!q || (q->dtype != NNFX_U8 && q->dtype != NNFX_I8) || !s || s->dtype != NNFX_F32 || nnfx_tensor_numel(s) != 1 ||
+        (z && (z->dtype != q->dtype || nnfx_tensor_numel(z) != 1)) || nout < 1 || !out[0] ||
+        out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(out[0]) != nnfx_tensor_numel(q))
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME,
+                              "node '%s': x * sigmoid(x) of a dequantized value needs int8 x, a scalar scale and "
+                              "zero point, float32 y of x's size",
+                              nnfx_node_name(n));
+    bool sg = q->dtype == NNFX_I8;
+    int32_t zp = !z ? 0 : sg ? *(const int8_t *)z->data : *(const uint8_t *)z->data;
+    float tab[256];
+    for (int v = 0; v < 256; v++) /* entry of the byte v: DequantizeLinear's value, then the row's SiLU */
+        tab[v] = nnfx_rt_dequantize(sg ? (int8_t)(uint8_t)v : v, zp, *(const float *)s->data);
+    fx_act_row(tab, 256, FX_ACT_SILU, 0, 0);
+    const uint8_t *x = q->data;
+    float *y = out[0]->data;
+    for (int64_t i = 0, total = nnfx_tensor_numel(q); i < total; i++)
+        y[i] = tab[x[i]];
+    return NNFX_OK;
 }

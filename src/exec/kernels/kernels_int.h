@@ -53,6 +53,29 @@ nnfx_status kern_lstm_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
 nnfx_status kern_gru_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                           nnfx_error *err);
 
+/* The compiled plan's float32 Sigmoid and x * sigmoid(x) steps (act_fast.c):
+ * y = sigmoid(in[0]) / in[0] * sigmoid(in[0]) by the vector rows of the
+ * fused epilogues (fx_act_row: error bounds in fast_int.h); y must have
+ * in[0]'s element count. kern_sigmoid_fast passes other types to the
+ * reference kernel. */
+nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err);
+nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err);
+/* x * sigmoid(x) of x = DequantizeLinear(in[0], in[1], in[2]) (int8 or
+ * uint8, scalar scale and zero point; in[2] NULL: zero): the 256 values
+ * DequantizeLinear can give, through kern_silu_fast's row, as a table
+ * indexed by each byte: the same floats as the two steps. */
+nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err);
+
+/* The compiled plan's float32 GlobalAveragePool (pool_fast.c): the mean of
+ * each (n, c) plane as kern_global_average_pool's, summed in double by
+ * independent accumulators instead of in order (within float rounding of
+ * it; the same for every thread count). Other types: the reference. */
+nnfx_status kern_global_average_pool_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                          nnfx_tensor *const *out, nnfx_error *err);
+
 /* Max pooling's one rule for a tap (kern_max_pool, GlobalMaxPool, the
  * compiled plan's pool_fast.c and the generated C's pool): whether tap
  * value v replaces the running max m — nnfx_rt_max_takes

@@ -12,6 +12,7 @@
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "ir/op_table.h"
 
 struct fx_maxpool {
     int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
@@ -254,4 +255,45 @@ static void nhwc_task(void *ctx, int64_t t, int tid) {
 void fx_maxpool_run_nhwc(const fx_maxpool *m, fx_pool *pool, const float *x, float *y) {
     pool_job j = {m, x, y};
     fx_pool_run(pool, m->n * m->oh, nhwc_task, &j);
+}
+
+/* The sum of x[0..n) in double by 16 independent accumulators (so the
+ * adds pipeline and vectorise), combined pairwise at the end. */
+static inline CORE_ALWAYS_INLINE void fsum16_body(const float *restrict x, int64_t n, double *out) {
+    double a[16] = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++)
+            a[k] += (double)x[i + k];
+    for (; i < n; i++)
+        a[i % 16] += (double)x[i];
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            a[k] += a[k + w];
+    *out = a[0];
+}
+
+CORE_ISA_VARIANTS(fsum16, (const float *restrict x, int64_t n, double *out), (x, n, out))
+
+nnfx_status kern_global_average_pool_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                          nnfx_tensor *const *out, nnfx_error *err) {
+    if (nin < 1 || nout < 1 || !in[0] || !out[0] || in[0]->dtype != NNFX_F32 || in[0]->rank < 3 ||
+        out[0]->dtype != NNFX_F32)
+        return ir_op_info(NNFX_OP_GLOBAL_AVERAGE_POOL)->kernel(n, nin, in, nout, out, err); /* its checks, messages */
+    const nnfx_tensor *x = in[0];
+    int64_t oshape[NNFX_MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        oshape[i] = i < 2 ? x->shape[i] : 1;
+    nnfx_status s = kern_check_out(n, out[0], x->rank, oshape, err);
+    if (s) return s;
+    int64_t nc = x->shape[0] * x->shape[1], sp = nnfx_tensor_numel(x) / (nc ? nc : 1);
+    const float *xd = x->data;
+    float *y = out[0]->data;
+    void (*sum)(const float *restrict, int64_t, double *) = CORE_ISA_PICK(fsum16);
+    for (int64_t c = 0; c < nc; c++) {
+        double t = 0;
+        sum(xd + c * sp, sp, &t);
+        y[c] = sp ? (float)(t / (double)sp) : 0.0f;
+    }
+    return NNFX_OK;
 }

@@ -120,12 +120,12 @@ void fx_qepi_row_c(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc
 
 void fx_qepi_row(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res, void *y,
                  int64_t ys) {
-    if (e->fixed && ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
+    if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI) /* float or fixed point on 16 lanes */
+        fx_qepi_row_avx512(e, m, comp, acc, n, res, y);
+    else if (e->fixed && ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
         fx_qepi_row_fixed_avx2(e, m, comp, acc, n, y);
     else if (e->fixed)
         fx_qepi_row_c(e, m, comp, acc, n, res, y, ys);
-    else if (ys == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
-        fx_qepi_row_avx512(e, m, comp, acc, n, res, y);
     else if (ys == 1 && fx_qisa_active() >= FX_QISA_AVX2)
         fx_qepi_row_avx2(e, m, comp, acc, n, res, y);
     else
@@ -386,8 +386,9 @@ static void qgemm_run(const fx_qgemm_w *w, const uint8_t *b, const int64_t *koff
                       const fx_qepi *e, int64_t m0, const void *res, void *y, int64_t ym, int64_t yn) {
     int64_t ks = w->ks, npan = (nc + FX_QNR - 1) / FX_QNR;
     int mr = w->mr;
-    /* an x86 kernel: the AVX2 epilogue, fused in the tile (float requantization only) */
-    bool vec = w->kern != FX_QK_C && yn == 1 && !e->fixed;
+    /* an x86 kernel: the AVX2 epilogue, fused in the tile (float requantization only; AVX-512 VNNI's tiles
+     * fuse the fixed point too) */
+    bool vec = w->kern != FX_QK_C && yn == 1 && (!e->fixed || w->kern == FX_QK_VNNI512);
     bool vnni = w->kern == FX_QK_VNNI || w->kern == FX_QK_VNNI512;
     int32_t acc[6 * 16];
     int64_t p0 = vec && w->kern == FX_QK_VNNI512 ? run_vnni_wide(w, b, koff, nc, x_zp, e, m0, res, y, ym) : 0;
@@ -638,8 +639,8 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     /* the grid when its columns, in whole 16-column tiles, are at most 1/8
      * more than the output's: stride 1, or stride 2 over phase planes with
      * the quad window (the VNNI tiles: AVX-512 or AVX-VNNI) */
-    bool quad = (fx_qisa_active() == FX_QISA_AVX512VNNI || fx_qisa_active() == FX_QISA_AVXVNNI) &&
-                !c->e.fixed; /* the window tiles fuse the float epilogue */
+    bool quad = fx_qisa_active() == FX_QISA_AVX512VNNI ||             /* its window tiles fuse either epilogue */
+                (fx_qisa_active() == FX_QISA_AVXVNNI && !c->e.fixed); /* AVX-VNNI's the float one only */
     int64_t s = g->sw;
     c->gpitch = (win_pitch(c) + s - 1) / s;
     int64_t gt = (g->oh * c->gpitch + 15) / 16, ot = (c->ncols + 15) / 16;

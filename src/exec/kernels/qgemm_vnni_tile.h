@@ -144,13 +144,36 @@ VNNI_NAME(epi_simple16)(__m512i a, __m512 mult, __m512 bias, __m512 lo, __m512 h
     return _mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
+/* fx_qepi_row_c's fixed-point path (TFLite's requantization, never with
+ * mid or res) on 16 lanes, the same bytes: nnfx_rt_qf_mul of a + fb[m] as
+ * fx_qepi_row_fixed_avx2 computes it (the 64-bit products of the even and
+ * the odd lanes plus 2^30, shifted by 31; the rounding division by 2^rs:
+ * floor, + 1 past the threshold), + y_zp, clamped. */
+VNNI_TARGET static inline __attribute__((always_inline)) __m512i VNNI_NAME(epi_fixed16)(const fx_qepi *e, int64_t m,
+                                                                                        __m512i a) {
+    const int sh = (int)e->fs[m], ls = sh > 0 ? sh : 0, rs = sh > 0 ? 0 : -sh;
+    const int32_t mask = (int32_t)(((int64_t)1 << rs) - 1);
+    const __m512i vq = _mm512_set1_epi32(e->fm[m]), nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    __m512i x = _mm512_sll_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(e->fb[m])), _mm_cvtsi32_si128(ls));
+    __m512i pe = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, vq), nudge), 31);
+    __m512i po = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), vq), nudge), 31);
+    __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+    __m512i rem = _mm512_and_si512(r, _mm512_set1_epi32(mask));
+    __m512i thr = _mm512_add_epi32(_mm512_set1_epi32(mask >> 1), _mm512_srli_epi32(r, 31));
+    __mmask16 up = _mm512_cmpgt_epi32_mask(rem, thr);
+    r = _mm512_sra_epi32(r, _mm_cvtsi32_si128(rs));
+    r = _mm512_add_epi32(_mm512_mask_add_epi32(r, up, r, _mm512_set1_epi32(1)), _mm512_set1_epi32(e->y_zp));
+    return _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(e->lo)), _mm512_set1_epi32(e->hi));
+}
+
 /* epi_q8 (qgemm_x86.h) on 16 lanes: the same float operations in the same
  * order (this file is built without FMA contraction), rounding to nearest
- * even, so the same bytes. res: 16 bytes (lanes past the row's end are
- * never stored). */
+ * even, so the same bytes; with e->fixed, epi_fixed16. res: 16 bytes
+ * (lanes past the row's end are never stored). */
 VNNI_TARGET static inline __attribute__((always_inline)) __m512i
 VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mmask16 k) {
     __m512i q;
+    if (e->fixed) return VNNI_NAME(epi_fixed16)(e, m, a);
     if (!e->mid && !e->res)
         return VNNI_NAME(epi_simple16)(a, _mm512_set1_ps(e->multq[m]), _mm512_set1_ps(e->biasq[m]),
                                        _mm512_set1_ps((float)e->lo), _mm512_set1_ps((float)e->hi));
