@@ -71,6 +71,9 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
 
 #else
 /* @rt q8fix needs:q8ld,qfixed */
+#if defined(__ARM_FEATURE_SAT)
+#include <arm_acle.h>
+#endif
 /* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
  * names, for the qconv and qfc sections, with no float anywhere: int8 in
  * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
@@ -87,16 +90,30 @@ NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc
     ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
 }
 
-/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters read once: int8 stores may alias) */
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters
+ * read once: int8 stores may alias); by nnfx_rt_qf_fast where it applies
+ * (the same bytes), saturating to int8 when [lo, hi] is the whole range. */
 static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
                                       void *y, long i0) {
     const int32_t b = op->fb[m], qm = op->fm[m], zp = op->y_zp, lo = op->lo, hi = op->hi;
     const int sh = (int)op->fs[m];
     int8_t *o = (int8_t *)y + i0;
-    int j;
+    int64_t k;
+    int j, s1;
     (void)res;
-    for (j = 0; j < n; j++)
-        o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
+    if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
+        for (j = 0; j < n; j++)
+            o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
+    else if (lo == -128 && hi == 127)
+        for (j = 0; j < n; j++)
+#if defined(__ARM_FEATURE_SAT)
+            o[j] = (int8_t)__ssat(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), 8);
+#else
+            o[j] = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), -128, 127);
+#endif
+    else
+        for (j = 0; j < n; j++)
+            o[j] = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), lo, hi);
 }
 /* @end */
 #endif
@@ -197,29 +214,60 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
  * residual). Portable C: a pass computes 2 output channels x 2 pixels in
  * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
  * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
- * Under __ARM_FEATURE_DSP, for C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
+ * Under __ARM_FEATURE_DSP, for 4 <= C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
-#define NNFX_RT_QPW_CPACK 128
+#define NNFX_RT_QPW_CPACK 512
+#define NNFX_RT_QPW_XQ    1024 /* words of stack for packed input pixels */
+#define NNFX_RT_QPW_PB    64   /* at most this many pixels a block */
 /* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
 #define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
-/* nnfx_rt_qpw with the Arm DSP extension, C <= NNFX_RT_QPW_CPACK: for each
- * 4 pixels the input minus its zero point is packed once (SXTB16, SSUB16)
- * as 16-bit pairs of channels (c, c+2) and (c+1, c+3), the order SXTB16
- * gives a word of four weights; then each output channel takes four
- * channels of the 4 pixels with eight SMLADs (two 16-bit MACs an
- * instruction; x - zx in [-255, 255], exact). The last P % 4 pixels one by
- * one in portable C. Stack: 8 * NNFX_RT_QPW_CPACK bytes. */
+/* nnfx_rt_qpw with the Arm DSP extension, 4 <= C <= NNFX_RT_QPW_CPACK: the
+ * pixels are taken in blocks (a multiple of 4, at most NNFX_RT_QPW_PB, that
+ * fit NNFX_RT_QPW_XQ words packed). A block's input minus its zero point is
+ * packed once (SXTB16, SSUB16) as 16-bit pairs of channels (c, c+2) and
+ * (c+1, c+3) of each pixel, the order SXTB16 gives a word of four weights;
+ * then each output channel takes four channels of 4 pixels with eight
+ * SMLADs (two 16-bit MACs an instruction; x - zx in [-255, 255], exact),
+ * the last C % 4 channels and the block's last P % 4 pixels in portable C,
+ * and the block's row of outputs is requantized at once. Stack: 4 *
+ * NNFX_RT_QPW_XQ + 4 * NNFX_RT_QPW_PB bytes. */
 #if defined(__GNUC__)
 #define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
 #else
 #define NNFX_RT_QPW_NOINLINE
 #endif
 /* r[0..3] = the dot products of 4 pixels' packed pairs q (8 words per 4
- * channels) with the weights w0[0 .. C4), C4 a multiple of 4. */
+ * channels, word aligned) with the weights w0[0 .. C4), C4 a multiple of 4
+ * (> 0). With GCC: the loop body in assembly (one LDRD a pixel's pair of
+ * words, SXTB16 with its rotation), 17 instructions per 16 MACs. */
 static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w0, int C4, int32_t *r) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     const int8_t *end = w0 + C4;
+#if defined(__GNUC__)
+    do {
+        int32_t u, wa, wb, x0, x1;
+        __asm__("ldr %[u], [%[w]], #4\n\t"
+                "sxtb16 %[wa], %[u]\n\t"
+                "sxtb16 %[wb], %[u], ror #8\n\t"
+                "ldrd %[x0], %[x1], [%[q]], #8\n\t"
+                "smlad %[a0], %[x0], %[wa], %[a0]\n\t"
+                "smlad %[a0], %[x1], %[wb], %[a0]\n\t"
+                "ldrd %[x0], %[x1], [%[q]], #8\n\t"
+                "smlad %[a1], %[x0], %[wa], %[a1]\n\t"
+                "smlad %[a1], %[x1], %[wb], %[a1]\n\t"
+                "ldrd %[x0], %[x1], [%[q]], #8\n\t"
+                "smlad %[a2], %[x0], %[wa], %[a2]\n\t"
+                "smlad %[a2], %[x1], %[wb], %[a2]\n\t"
+                "ldrd %[x0], %[x1], [%[q]], #8\n\t"
+                "smlad %[a3], %[x0], %[wa], %[a3]\n\t"
+                "smlad %[a3], %[x1], %[wb], %[a3]"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [q] "+r"(q), [w] "+r"(w0), [u] "=&r"(u),
+                  [wa] "=&r"(wa), [wb] "=&r"(wb), [x0] "=&r"(x0), [x1] "=&r"(x1)
+                :
+                : "memory");
+    } while (w0 < end);
+#else
     for (; w0 < end; w0 += 4, q += 8) {
         uint32_t u;
         int32_t wa, wb;
@@ -230,6 +278,7 @@ static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t
         a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
         a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
     }
+#endif
     r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
 }
 static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
@@ -237,44 +286,46 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
     const int32_t zp = op->x_zp;
     const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
     const int C4 = C & ~3;
-    int32_t xq[2 * NNFX_RT_QPW_CPACK], r[4];
-    long n, p;
+    const long PB0 =
+        4 * (NNFX_RT_QPW_XQ / (2 * C4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * C4)) : NNFX_RT_QPW_PB;
+    int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
+    long n, p0, p;
     int m, c, k;
     for (n = 0; n < N; n++)
-        for (p = 0; p < P; p += 4) {
-            const int8_t *x0 = x + n * C * P + p, *xc;
-            if (P - p < 4) { /* the last pixels */
-                for (k = 0; k < P - p; k++)
-                    for (m = 0; m < M; m++) {
-                        int32_t a = 0;
-                        for (c = 0, xc = x0 + k; c < C; c++, xc += P)
-                            a += (xc[0] - zp) * w[(long)m * C + c];
-                        nnfx_rt_qstore_row(op, m, &a, 1, 0, y, (n * M + m) * P + p + k);
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0, n4 = np & ~3L; /* pixels, in groups of 4 */
+            const int8_t *xb = x + n * C * P + p0, *xc;
+            for (p = 0; p < n4; p += 4) /* pack the groups */
+                for (c = 0, xc = xb + p; c < C4; c += 4, xc += 4 * P)
+                    for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
+                        uint16_t h0, h1, h2, h3;
+                        uint32_t v02, v13;
+                        int32_t *o = xq + 2 * C4 * (p / 4) + 2 * c + 2 * k;
+                        memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
+                        memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
+                        v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
+                        o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
+                        o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz);
+                        o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
                     }
-                break;
-            }
-            for (c = 0, xc = x0; c < C4; c += 4, xc += 4 * P)
-                for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
-                    uint16_t h0, h1, h2, h3;
-                    uint32_t v02, v13;
-                    int32_t *o = xq + 2 * c + 2 * k;
-                    memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
-                    memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
-                    v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
-                    o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
-                    o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz), o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
-                }
             for (m = 0; m < M; m++) {
                 const int8_t *w0 = w + (long)m * C;
-                int32_t a0, a1, a2, a3;
-                nnfx_rt_qpw_dot4(xq, w0, C4, r);
-                a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3], c = C4;
-                for (xc = x0 + (long)c * P; c < C; c++, xc += P) {
-                    const int32_t q0 = w0[c];
-                    a0 += (xc[0] - zp) * q0, a1 += (xc[1] - zp) * q0, a2 += (xc[2] - zp) * q0, a3 += (xc[3] - zp) * q0;
+                for (p = 0; p < n4; p += 4) {
+                    int32_t *rp = r + p;
+                    nnfx_rt_qpw_dot4(xq + 2 * C4 * (p / 4), w0, C4, rp);
+                    for (c = C4, xc = xb + (long)c * P + p; c < C; c++, xc += P) { /* the last channels */
+                        const int32_t q0 = w0[c];
+                        rp[0] += (xc[0] - zp) * q0, rp[1] += (xc[1] - zp) * q0;
+                        rp[2] += (xc[2] - zp) * q0, rp[3] += (xc[3] - zp) * q0;
+                    }
                 }
-                r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
-                nnfx_rt_qstore_row(op, m, r, 4, 0, y, (n * M + m) * P + p);
+                for (; p < np; p++) { /* the last pixels */
+                    int32_t a = 0;
+                    for (c = 0, xc = xb + p; c < C; c++, xc += P)
+                        a += (xc[0] - zp) * w0[c];
+                    r[p] = a;
+                }
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
             }
         }
 }
@@ -284,7 +335,7 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
     long n, p;
     int m, c;
 #if defined(__ARM_FEATURE_DSP)
-    if (C <= NNFX_RT_QPW_CPACK) {
+    if (C >= 4 && C <= NNFX_RT_QPW_CPACK) {
         nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
         return;
     }
