@@ -378,6 +378,7 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
  * point, into an int16 buffer padded with zeros, and all nine taps of every
  * output are then read with no checks (nnfx_rt_qdw3_run). */
 #define NNFX_RT_QDW_BUF 768 /* int16 values of stack for a padded plane */
+#define NNFX_RT_QDW_OUT 128 /* int32 outputs of stack: output rows a block, one requantization */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #endif
@@ -386,32 +387,38 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
 #else
 #define NNFX_RT_QDW_NOINLINE
 #endif
-/* r[j] = the 3x3 taps k of the window at p + j * SW of a plane of x - zx
- * (rows WB apart), j < cnt; under __ARM_FEATURE_DSP two taps a time with
- * SMLAD (each row's third tap paired with a zero weight). */
-static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, const int8_t *k, int32_t *r,
-                                                  int cnt) {
-    const int16_t *p1 = p + WB, *p2 = p1 + WB;
-    int j;
+/* r[i * cnt + j] = the 3x3 taps k of the window at p + i * RS + j * SW of
+ * a plane of x - zx (rows WB apart), i < rows, j < cnt; under
+ * __ARM_FEATURE_DSP two taps a time with SMLAD (each row's third tap paired
+ * with a zero weight). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
+                                                  int32_t *r, int rows, int cnt) {
+    int i, j;
 #if defined(__ARM_FEATURE_DSP)
 #define NNFX_RT_QDW_PAIR(a, b) ((int32_t)((uint32_t)(uint16_t)(a) | (uint32_t)(b) << 16))
     const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w2 = NNFX_RT_QDW_PAIR(k[2], 0);
     const int32_t w34 = NNFX_RT_QDW_PAIR(k[3], k[4]), w5 = NNFX_RT_QDW_PAIR(k[5], 0);
     const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w8 = NNFX_RT_QDW_PAIR(k[8], 0);
-    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW) {
-        int32_t a, b, acc;
-        memcpy(&a, p, 4), memcpy(&b, p + 2, 4);
-        acc = __smlad(b, w2, __smuad(a, w01));
-        memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
-        acc = __smlad(b, w5, __smlad(a, w34, acc));
-        memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
-        r[j] = __smlad(b, w8, __smlad(a, w67, acc));
+    for (i = 0; i < rows; i++, p += RS) {
+        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
+        for (j = 0; j < cnt; j++, p0 += SW, p1 += SW, p2 += SW) {
+            int32_t a, b, acc;
+            memcpy(&a, p0, 4), memcpy(&b, p0 + 2, 4);
+            acc = __smlad(b, w2, __smuad(a, w01));
+            memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
+            acc = __smlad(b, w5, __smlad(a, w34, acc));
+            memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
+            *r++ = __smlad(b, w8, __smlad(a, w67, acc));
+        }
     }
 #else
     const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
-    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW)
-        r[j] = p[0] * k0 + p[1] * k1 + p[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 + p2[1] * k7 +
-               p2[2] * k8;
+    for (i = 0; i < rows; i++, p += RS) {
+        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
+        for (j = 0; j < cnt; j++, p0 += SW, p1 += SW, p2 += SW)
+            *r++ = p0[0] * k0 + p0[1] * k1 + p0[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 +
+                   p2[1] * k7 + p2[2] * k8;
+    }
 #endif
 }
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
@@ -422,36 +429,38 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
     const int jlo0 = (PW + SW - 1) / SW, jhi0 = W - 3 + PW < 0 ? 0 : (W - 3 + PW) / SW + 1;
     /* the rows and columns the windows cover, padding included */
     const int HB = (OH - 1) * SH + 3, WB = (OW - 1) * SW + 3;
-    int n, ch, oh, ow0, j, kh, kw;
+    /* small planes: x - zx in a buffer padded with zeros, zeroed once; rb output rows a block */
+    const int small = (long)HB * WB <= NNFX_RT_QDW_BUF, len = W < WB - PW ? W : WB - PW;
+    const int rb = OW <= 16 ? NNFX_RT_QDW_OUT / OW : 1;
+    int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
+    int32_t r[NNFX_RT_QDW_OUT];
+    int n, ch, oh, ow0, j, kh, kw, nr;
+    if (small) memset(buf, 0, sizeof buf);
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
-            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: x - zx in a buffer padded with zeros */
-                const int len = W < WB - PW ? W : WB - PW;
-                int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
-                int32_t r[16];
-                for (j = 0; j <= HB * WB; j++)
-                    buf[j] = 0;
-                for (j = 0; j < HB; j++)
-                    if (j - PH >= 0 && j - PH < H) {
-                        int16_t *bp = buf + (long)j * WB + PW;
-                        const int8_t *xr = xp + (long)(j - PH) * W;
-                        for (kw = 0; kw < len; kw++)
-                            bp[kw] = (int16_t)(xr[kw] - zp);
-                    }
-                for (oh = 0; oh < OH; oh++)
-                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+            if (small) { /* x - zx into the buffer's interior (its padding stays zero) */
+                for (j = 0; j < H && j + PH < HB; j++) {
+                    int16_t *bp = buf + (long)(j + PH) * WB + PW;
+                    const int8_t *xr = xp + (long)j * W;
+                    for (kw = 0; kw < len; kw++)
+                        bp[kw] = (int16_t)(xr[kw] - zp);
+                }
+                for (oh = 0; oh < OH; oh += nr) {
+                    nr = OH - oh < rb ? OH - oh : rb;
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, r, cnt);
-                        nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
+                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, r, nr,
+                                         cnt);
+                        nnfx_rt_qstore_row(op, ch, r, nr * cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                     }
+                }
                 continue;
             }
             for (oh = 0; oh < OH; oh++)
                 for (ow0 = 0; ow0 < OW; ow0 += 16) {
                     const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
                     int jlo = jlo0 - ow0, jhi = jhi0 - ow0;
-                    int32_t r[16];
                     jlo = jlo < 0 ? 0 : jlo > cnt ? cnt : jlo;
                     jhi = jhi < jlo ? jlo : jhi > cnt ? cnt : jhi;
                     for (j = 0; j < cnt; j++)
@@ -459,11 +468,11 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
                     for (kh = 0; kh < 3; kh++) {
                         const int ih = oh * SH - PH + kh;
                         const int8_t *q = k + kh * 3, *row, *p;
-                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], rb = -zp * (q0 + q1 + q2);
+                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], zb = -zp * (q0 + q1 + q2);
                         if (ih < 0 || ih >= H) continue;
                         row = xp + (long)ih * W;
                         for (j = jlo, p = row + (long)(ow0 + jlo) * SW - PW; j < jhi; j++, p += SW)
-                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + rb;
+                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + zb;
                         for (j = 0; j < cnt; j++) { /* the border columns */
                             if (j == jlo && jhi > jlo) j = jhi;
                             if (j >= cnt) break;
@@ -494,6 +503,7 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
  * pairs, runs nnfx_rt_qconv. */
 #define NNFX_RT_QC1_BUF  768
 #define NNFX_RT_QC1_TAPS 64
+#define NNFX_RT_QC1_OUT  128 /* int32 outputs of stack: output rows a block, one requantization */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #endif
@@ -502,39 +512,59 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
 #else
 #define NNFX_RT_QC1_NOINLINE
 #endif
-/* r[j] = the KH x KW taps of the window at p + j * SW (rows WB apart), j <
- * cnt: weights k [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
-static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, const int8_t *k, const int32_t *wp,
-                                                 int KH, int KW, int32_t *r, int cnt) {
-    int j, kh, kw;
-    for (j = 0; j < cnt; j++, p += SW) {
-        const int16_t *pr = p;
-        int32_t acc = 0;
+/* acc + the KH x KW taps of the window at pr (rows WB apart): weights k
+ * [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
+static inline int32_t nnfx_rt_qc1_win(const int16_t *pr, int WB, const int8_t *k, const int32_t *wp, int KH, int KW,
+                                      int32_t acc) {
+    int kh, kw;
 #if defined(__ARM_FEATURE_DSP)
-        const int KWP = (KW + 1) / 2;
-        const int32_t *q = wp;
-        (void)k;
-        if (KWP == 2) /* kernels 3 or 4 wide: two pairs a row */
-            for (kh = 0; kh < KH; kh++, pr += WB, q += 2) {
-                int32_t x0, x1;
-                memcpy(&x0, pr, 4), memcpy(&x1, pr + 2, 4);
-                acc = __smlad(x0, q[0], acc), acc = __smlad(x1, q[1], acc);
-            }
-        else
-            for (kh = 0; kh < KH; kh++, pr += WB, q += KWP)
-                for (kw = 0; kw < KWP; kw++) {
-                    int32_t xv;
-                    memcpy(&xv, pr + 2 * kw, 4);
-                    acc = __smlad(xv, q[kw], acc);
-                }
+    const int KWP = (KW + 1) / 2;
+    (void)k;
+    for (kh = 0; kh < KH; kh++, pr += WB, wp += KWP)
+        for (kw = 0; kw < KWP; kw++) {
+            int32_t xv;
+            memcpy(&xv, pr + 2 * kw, 4);
+            acc = __smlad(xv, wp[kw], acc);
+        }
 #else
-        const int8_t *q = k;
-        (void)wp;
-        for (kh = 0; kh < KH; kh++, pr += WB, q += KW)
-            for (kw = 0; kw < KW; kw++)
-                acc += pr[kw] * q[kw];
+    (void)wp;
+    for (kh = 0; kh < KH; kh++, pr += WB, k += KW)
+        for (kw = 0; kw < KW; kw++)
+            acc += pr[kw] * k[kw];
 #endif
-        r[j] = acc;
+    return acc;
+}
+/* r[i * cnt + j] = the KH x KW taps of the window at p + i * RS + j * SW
+ * (rows WB apart), i < rows, j < cnt: weights k [KH][KW], or (DSP) their
+ * pairs wp [KH][KWP]; under __ARM_FEATURE_DSP, kernels 3 or 4 wide take two
+ * windows at a time (each pair of weights loaded once for both). */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
+                                                 const int32_t *wp, int KH, int KW, int32_t *r, int rows, int cnt) {
+    const int total = rows * cnt;
+    int t = 0, i = 0, j = 0; /* output t is (i, j) */
+#if defined(__ARM_FEATURE_DSP)
+    if ((KW + 1) / 2 == 2)
+        for (; t + 1 < total; t += 2) {
+            const int16_t *pa = p + i * RS + (long)j * SW, *pb;
+            const int32_t *q = wp, *qe = wp + 2 * KH;
+            int32_t aa = 0, ab = 0;
+            if (++j == cnt) j = 0, i++;
+            pb = p + i * RS + (long)j * SW;
+            if (++j == cnt) j = 0, i++;
+            for (; q < qe; q += 2, pa += WB, pb += WB) {
+                int32_t x0, x1;
+                const int32_t w0 = q[0], w1 = q[1];
+                memcpy(&x0, pa, 4), memcpy(&x1, pa + 2, 4);
+                aa = __smlad(x0, w0, aa), aa = __smlad(x1, w1, aa);
+                memcpy(&x0, pb, 4), memcpy(&x1, pb + 2, 4);
+                ab = __smlad(x0, w0, ab), ab = __smlad(x1, w1, ab);
+            }
+            r[t] = aa, r[t + 1] = ab;
+        }
+#endif
+    for (; t < total; t++) {
+        r[t] = nnfx_rt_qc1_win(p + i * RS + (long)j * SW, WB, k, wp, KH, KW, 0);
+        if (++j == cnt) j = 0, i++;
     }
 }
 static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
@@ -542,26 +572,25 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], MG = M / C;
     const int HB = (OH - 1) * SH + KH, WB = (OW - 1) * SW + KW, len = W < WB - PW ? W : WB - PW;
     const int32_t zp = op->x_zp;
-    int16_t buf[NNFX_RT_QC1_BUF + 1]; /* + 1: the pair read past the last window's odd last tap */
-    int32_t r[16], wp[NNFX_RT_QC1_TAPS];
-    int n, c, m, i, oh, ow0;
+    const int rb = OW <= 16 ? NNFX_RT_QC1_OUT / OW : 1; /* output rows a block */
+    int16_t buf[NNFX_RT_QC1_BUF + 1];                   /* + 1: the pair read past the last window's odd last tap */
+    int32_t r[NNFX_RT_QC1_OUT], wp[NNFX_RT_QC1_TAPS];
+    int n, c, m, i, oh, ow0, nr;
     if ((long)HB * WB > NNFX_RT_QC1_BUF || KH * ((KW + 1) / 2) > NNFX_RT_QC1_TAPS) {
         nnfx_rt_qconv(x, w, op, 0, y, g);
         return;
     }
+    memset(buf, 0, sizeof buf); /* the padding; each plane overwrites only the interior */
     for (n = 0; n < N; n++)
         for (c = 0; c < C; c++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
-            for (i = 0; i <= HB * WB; i++)
-                buf[i] = 0;
-            for (i = 0; i < HB; i++)
-                if (i - PH >= 0 && i - PH < H) {
-                    int16_t *b = buf + (long)i * WB + PW;
-                    const int8_t *xr = xp + (long)(i - PH) * W;
-                    int t;
-                    for (t = 0; t < len; t++)
-                        b[t] = (int16_t)(xr[t] - zp);
-                }
+            for (i = 0; i < H && i + PH < HB; i++) {
+                int16_t *b = buf + (long)(i + PH) * WB + PW;
+                const int8_t *xr = xp + (long)i * W;
+                int t;
+                for (t = 0; t < len; t++)
+                    b[t] = (int16_t)(xr[t] - zp);
+            }
             for (m = c * MG; m < (c + 1) * MG; m++) {
                 const int8_t *k = w + (long)m * KH * KW;
 #if defined(__ARM_FEATURE_DSP)
@@ -572,12 +601,15 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
                         wp[t++] = (int32_t)(((uint32_t)(uint16_t)k[kh * KW + kw]) | (uint32_t)hi << 16);
                     }
 #endif
-                for (oh = 0; oh < OH; oh++)
-                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                for (oh = 0; oh < OH; oh += nr) {
+                    nr = OH - oh < rb ? OH - oh : rb;
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, wp, KH, KW, r, cnt);
-                        nnfx_rt_qstore_row(op, m, r, cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
+                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, wp, KH, KW,
+                                        r, nr, cnt);
+                        nnfx_rt_qstore_row(op, m, r, nr * cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
                     }
+                }
             }
         }
 }
