@@ -97,23 +97,23 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
                                       void *y, long i0) {
     const int32_t b = op->fb[m], qm = op->fm[m], zp = op->y_zp, lo = op->lo, hi = op->hi;
     const int sh = (int)op->fs[m];
-    int8_t *o = (int8_t *)y + i0;
+    int8_t *o = (int8_t *)y + i0, *const oe = o + n;
     int64_t k;
-    int j, s1;
+    int s1;
     (void)res;
     if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
-        for (j = 0; j < n; j++)
-            o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
+        while (o < oe)
+            *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
     else if (lo == -128 && hi == 127)
-        for (j = 0; j < n; j++)
+        while (o < oe)
 #if defined(__ARM_FEATURE_SAT)
-            o[j] = (int8_t)__ssat(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), 8);
+            *o++ = (int8_t)__ssat(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), 8);
 #else
-            o[j] = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), -128, 127);
+            *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), -128, 127);
 #endif
     else
-        for (j = 0; j < n; j++)
-            o[j] = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(acc[j] + b, qm, k, s1), lo, hi);
+        while (o < oe)
+            *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), lo, hi);
 }
 /* @end */
 #endif
@@ -229,8 +229,9 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
  * (c+1, c+3) of each pixel, the order SXTB16 gives a word of four weights;
  * then each output channel takes four channels of 4 pixels with eight
  * SMLADs (two 16-bit MACs an instruction; x - zx in [-255, 255], exact),
- * the last C % 4 channels and the block's last P % 4 pixels in portable C,
- * and the block's row of outputs is requantized at once. Stack: 4 *
+ * the last C % 4 channels in portable C (the block's last P % 4 pixels are
+ * packed as a group, zero past them), and the block's row of outputs is
+ * requantized at once. Stack: 4 *
  * NNFX_RT_QPW_XQ + 4 * NNFX_RT_QPW_PB bytes. */
 #if defined(__GNUC__)
 #define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
@@ -308,22 +309,26 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
                         o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz);
                         o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
                     }
+            if (n4 < np) { /* the last np - n4 pixels as a group, zero (x = zx) past them */
+                int32_t *o = xq + 2 * C4 * (n4 / 4);
+                for (c = 0, xc = xb + n4; c < C4; c += 4, xc += 4 * P, o += 8)
+                    for (k = 0; k < 4; k++) {
+                        const int in = n4 + k < np;
+                        const int32_t v0 = in ? xc[k] - zp : 0, v1 = in ? xc[P + k] - zp : 0;
+                        const int32_t v2 = in ? xc[2 * P + k] - zp : 0, v3 = in ? xc[3 * P + k] - zp : 0;
+                        o[2 * k] = (int32_t)((uint32_t)(uint16_t)v0 | (uint32_t)v2 << 16);
+                        o[2 * k + 1] = (int32_t)((uint32_t)(uint16_t)v1 | (uint32_t)v3 << 16);
+                    }
+            }
             for (m = 0; m < M; m++) {
                 const int8_t *w0 = w + (long)m * C;
-                for (p = 0; p < n4; p += 4) {
+                for (p = 0; p < np; p += 4) {
                     int32_t *rp = r + p;
+                    const int nk = np - p < 4 ? (int)(np - p) : 4;
                     nnfx_rt_qpw_dot4(xq + 2 * C4 * (p / 4), w0, C4, rp);
-                    for (c = C4, xc = xb + (long)c * P + p; c < C; c++, xc += P) { /* the last channels */
-                        const int32_t q0 = w0[c];
-                        rp[0] += (xc[0] - zp) * q0, rp[1] += (xc[1] - zp) * q0;
-                        rp[2] += (xc[2] - zp) * q0, rp[3] += (xc[3] - zp) * q0;
-                    }
-                }
-                for (; p < np; p++) { /* the last pixels */
-                    int32_t a = 0;
-                    for (c = 0, xc = xb + p; c < C; c++, xc += P)
-                        a += (xc[0] - zp) * w0[c];
-                    r[p] = a;
+                    for (c = C4, xc = xb + (long)c * P + p; c < C; c++, xc += P) /* the last channels */
+                        for (k = 0; k < nk; k++)
+                            rp[k] += (xc[k] - zp) * w0[c];
                 }
                 nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
             }
@@ -366,7 +371,26 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
 }
 /* @end */
 
-/* @rt qdw3 needs:q8 */
+/* @rt q16pad */
+/* The rows of a plane minus its zero point into an int16 buffer: d[i * DS
+ * + t] = s[i * W + t] - zp for i < rows, t < len (the rest of d untouched:
+ * the padding a caller zeroed). Shared by sections qdw3 and qconv1. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* a short loop that keeps its registers */
+#endif
+static void
+nnfx_rt_q16pad(int16_t *d, long DS, const int8_t *s, long W, int rows, int len, int32_t zp) {
+    int i;
+    for (i = 0; i < rows; i++, d += DS, s += W) {
+        const int8_t *sp = s, *se = s + len;
+        int16_t *dp = d;
+        while (sp < se)
+            *dp++ = (int16_t)(*sp++ - zp);
+    }
+}
+/* @end */
+
+/* @rt qdw3 needs:q8,q16pad */
 /* int8 3x3 depthwise convolution (group = C = M, dilation 1, any stride and
  * padding), the fast form of nnfx_rt_qconv for that case, same bytes: g as
  * nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [C,1,3,3], y int8 by
@@ -440,12 +464,7 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
         for (ch = 0; ch < C; ch++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
             if (small) { /* x - zx into the buffer's interior (its padding stays zero) */
-                for (j = 0; j < H && j + PH < HB; j++) {
-                    int16_t *bp = buf + (long)(j + PH) * WB + PW;
-                    const int8_t *xr = xp + (long)j * W;
-                    for (kw = 0; kw < len; kw++)
-                        bp[kw] = (int16_t)(xr[kw] - zp);
-                }
+                nnfx_rt_q16pad(buf + (long)PH * WB + PW, WB, xp, W, H < HB - PH ? H : HB - PH, len, zp);
                 for (oh = 0; oh < OH; oh += nr) {
                     nr = OH - oh < rb ? OH - oh : rb;
                     for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
@@ -488,7 +507,7 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
 }
 /* @end */
 
-/* @rt qconv1 needs:q8,qconv */
+/* @rt qconv1 needs:q8,qconv,q16pad */
 /* int8 convolution where each output channel reads one input channel (C /
  * group == 1: depthwise with any multiplier, or a single-channel input such
  * as a spectrogram's first layer), any kernel, stride and padding,
@@ -575,7 +594,7 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
     const int rb = OW <= 16 ? NNFX_RT_QC1_OUT / OW : 1; /* output rows a block */
     int16_t buf[NNFX_RT_QC1_BUF + 1];                   /* + 1: the pair read past the last window's odd last tap */
     int32_t r[NNFX_RT_QC1_OUT], wp[NNFX_RT_QC1_TAPS];
-    int n, c, m, i, oh, ow0, nr;
+    int n, c, m, oh, ow0, nr;
     if ((long)HB * WB > NNFX_RT_QC1_BUF || KH * ((KW + 1) / 2) > NNFX_RT_QC1_TAPS) {
         nnfx_rt_qconv(x, w, op, 0, y, g);
         return;
@@ -584,13 +603,7 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
     for (n = 0; n < N; n++)
         for (c = 0; c < C; c++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
-            for (i = 0; i < H && i + PH < HB; i++) {
-                int16_t *b = buf + (long)(i + PH) * WB + PW;
-                const int8_t *xr = xp + (long)i * W;
-                int t;
-                for (t = 0; t < len; t++)
-                    b[t] = (int16_t)(xr[t] - zp);
-            }
+            nnfx_rt_q16pad(buf + (long)PH * WB + PW, WB, xp, W, H < HB - PH ? H : HB - PH, len, zp);
             for (m = c * MG; m < (c + 1) * MG; m++) {
                 const int8_t *k = w + (long)m * KH * KW;
 #if defined(__ARM_FEATURE_DSP)
