@@ -104,14 +104,21 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
     if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
         while (o < oe)
             *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
-    else if (lo == -128 && hi == 127)
-        while (o < oe)
+    else if (lo == -128 && hi == 127) {
 #if defined(__ARM_FEATURE_SAT)
-            *o++ = (int8_t)__ssat(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), 8);
+        if (n & 1) *o++ = (int8_t)__ssat(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), 8);
+        while (o < oe) { /* two a pass */
+            const int32_t a0 = acc[0] + b, a1 = acc[1] + b;
+            acc += 2;
+            o[0] = (int8_t)__ssat(nnfx_rt_qf_fast(a0, qm, k, s1), 8);
+            o[1] = (int8_t)__ssat(nnfx_rt_qf_fast(a1, qm, k, s1), 8);
+            o += 2;
+        }
 #else
+        while (o < oe)
             *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), -128, 127);
 #endif
-    else
+    } else
         while (o < oe)
             *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), lo, hi);
 }
@@ -553,6 +560,24 @@ static inline int32_t nnfx_rt_qc1_win(const int16_t *pr, int WB, const int8_t *k
 #endif
     return acc;
 }
+#if defined(__ARM_FEATURE_DSP)
+/* r[0], r[1] = the KH x 4 taps (pairs wp [KH][2]) of the windows at pa and
+ * pb (rows WB apart): each pair of weights loaded once for both. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_pair(const int16_t *pa, const int16_t *pb, int WB, const int32_t *wp,
+                                                  int KH, int32_t *r) {
+    const int32_t *const we = wp + 2 * KH;
+    int32_t aa = 0, ab = 0;
+    for (; wp < we; wp += 2, pa += WB, pb += WB) {
+        int32_t x0, x1;
+        const int32_t w0 = wp[0], w1 = wp[1];
+        memcpy(&x0, pa, 4), memcpy(&x1, pa + 2, 4);
+        aa = __smlad(x0, w0, aa), aa = __smlad(x1, w1, aa);
+        memcpy(&x0, pb, 4), memcpy(&x1, pb + 2, 4);
+        ab = __smlad(x0, w0, ab), ab = __smlad(x1, w1, ab);
+    }
+    r[0] = aa, r[1] = ab;
+}
+#endif
 /* r[i * cnt + j] = the KH x KW taps of the window at p + i * RS + j * SW
  * (rows WB apart), i < rows, j < cnt: weights k [KH][KW], or (DSP) their
  * pairs wp [KH][KWP]; under __ARM_FEATURE_DSP, kernels 3 or 4 wide take two
@@ -564,21 +589,10 @@ static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int S
 #if defined(__ARM_FEATURE_DSP)
     if ((KW + 1) / 2 == 2)
         for (; t + 1 < total; t += 2) {
-            const int16_t *pa = p + i * RS + (long)j * SW, *pb;
-            const int32_t *q = wp, *qe = wp + 2 * KH;
-            int32_t aa = 0, ab = 0;
+            const int16_t *pa = p + i * RS + (long)j * SW;
             if (++j == cnt) j = 0, i++;
-            pb = p + i * RS + (long)j * SW;
+            nnfx_rt_qc1_pair(pa, p + i * RS + (long)j * SW, WB, wp, KH, r + t);
             if (++j == cnt) j = 0, i++;
-            for (; q < qe; q += 2, pa += WB, pb += WB) {
-                int32_t x0, x1;
-                const int32_t w0 = q[0], w1 = q[1];
-                memcpy(&x0, pa, 4), memcpy(&x1, pa + 2, 4);
-                aa = __smlad(x0, w0, aa), aa = __smlad(x1, w1, aa);
-                memcpy(&x0, pb, 4), memcpy(&x1, pb + 2, 4);
-                ab = __smlad(x0, w0, ab), ab = __smlad(x1, w1, ab);
-            }
-            r[t] = aa, r[t + 1] = ab;
         }
 #endif
     for (; t < total; t++) {
