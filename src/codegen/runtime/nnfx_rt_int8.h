@@ -420,30 +420,65 @@ nnfx_rt_q16pad(int16_t *d, long DS, const int8_t *s, long W, int rows, int len, 
 #endif
 /* r[i * cnt + j] = the 3x3 taps k of the window at p + i * RS + j * SW of
  * a plane of x - zx (rows WB apart), i < rows, j < cnt; under
- * __ARM_FEATURE_DSP two taps a time with SMLAD (each row's third tap paired
- * with a zero weight). */
+ * __ARM_FEATURE_DSP two taps a time with SMLAD, each row's third by SMLABB /
+ * SMLABT (the low half of the word that holds it and the next value). */
 static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
                                                   int32_t *r, int rows, int cnt) {
-    int i, j;
+    int i;
 #if defined(__ARM_FEATURE_DSP)
 #define NNFX_RT_QDW_PAIR(a, b) ((int32_t)((uint32_t)(uint16_t)(a) | (uint32_t)(b) << 16))
-    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w2 = NNFX_RT_QDW_PAIR(k[2], 0);
-    const int32_t w34 = NNFX_RT_QDW_PAIR(k[3], k[4]), w5 = NNFX_RT_QDW_PAIR(k[5], 0);
-    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w8 = NNFX_RT_QDW_PAIR(k[8], 0);
+    /* the first two taps of a row by SMLAD, the third by SMLABB / SMLABT (k2 and k5 share a word): five weights */
+    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w34 = NNFX_RT_QDW_PAIR(k[3], k[4]);
+    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w25 = NNFX_RT_QDW_PAIR(k[2], k[5]), w8 = k[8];
     for (i = 0; i < rows; i++, p += RS) {
         const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
-        for (j = 0; j < cnt; j++, p0 += SW, p1 += SW, p2 += SW) {
+        int32_t *const re = r + cnt;
+#if defined(__GNUC__)
+/* one output: the three rows' words at p0, p1, p2 (each then advanced by the immediate ST bytes) into *r++ */
+#define NNFX_RT_QDW_ASM(ST)                                                                                            \
+    while (r < re) {                                                                                                   \
+        int32_t a, b, acc;                                                                                             \
+        __asm__(                                                                                                       \
+            "ldr %[b], [%[p0], #4]\n\t"                                                                                \
+            "ldr %[a], [%[p0]], %[st]\n\t"                                                                             \
+            "smuad %[acc], %[a], %[w01]\n\t"                                                                           \
+            "smlabb %[acc], %[b], %[w25], %[acc]\n\t"                                                                  \
+            "ldr %[b], [%[p1], #4]\n\t"                                                                                \
+            "ldr %[a], [%[p1]], %[st]\n\t"                                                                             \
+            "smlad %[acc], %[a], %[w34], %[acc]\n\t"                                                                   \
+            "smlabt %[acc], %[b], %[w25], %[acc]\n\t"                                                                  \
+            "ldr %[b], [%[p2], #4]\n\t"                                                                                \
+            "ldr %[a], [%[p2]], %[st]\n\t"                                                                             \
+            "smlad %[acc], %[a], %[w67], %[acc]\n\t"                                                                   \
+            "smlabb %[acc], %[b], %[w8], %[acc]\n\t"                                                                   \
+            "str %[acc], [%[r]], #4"                                                                                   \
+            : [a] "=&r"(a), [b] "=&r"(b), [acc] "=&r"(acc), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [r] "+r"(r)   \
+            : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [st] "i"(ST)               \
+            : "memory");                                                                                               \
+    }
+        if (SW == 1) {
+            NNFX_RT_QDW_ASM(2)
+            continue;
+        }
+        if (SW == 2) {
+            NNFX_RT_QDW_ASM(4)
+            continue;
+        }
+#endif
+        while (r < re) {
             int32_t a, b, acc;
             memcpy(&a, p0, 4), memcpy(&b, p0 + 2, 4);
-            acc = __smlad(b, w2, __smuad(a, w01));
+            acc = __smlabb(b, w25, __smuad(a, w01));
             memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
-            acc = __smlad(b, w5, __smlad(a, w34, acc));
+            acc = __smlabt(b, w25, __smlad(a, w34, acc));
             memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
-            *r++ = __smlad(b, w8, __smlad(a, w67, acc));
+            *r++ = __smlabb(b, w8, __smlad(a, w67, acc));
+            p0 += SW, p1 += SW, p2 += SW;
         }
     }
 #else
     const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    int j;
     for (i = 0; i < rows; i++, p += RS) {
         const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
         for (j = 0; j < cnt; j++, p0 += SW, p1 += SW, p2 += SW)
