@@ -105,6 +105,32 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
         while (o < oe)
             *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
     else if (lo == -128 && hi == 127) {
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+        if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
+            /* nnfx_rt_qf_fast: x = acc + b; (low, high) = (2^30, high word of k) - [x < 0] 2^31, the low
+             * word by AND, EOR and the high word by the sign; SMLAL adds x qm; the high word >> s1 saturated */
+            const int32_t kh = (int32_t)(uint32_t)((uint64_t)k >> 32);
+#define NNFX_RT_QSTORE_ASM                                                                                             \
+    "ldr %[a], [%[acc]], #4\n\t"                                                                                       \
+    "add %[a], %[a], %[b]\n\t"                                                                                         \
+    "and %[l], %[a], #0x80000000\n\t"                                                                                  \
+    "eor %[l], %[l], #0x40000000\n\t"                                                                                  \
+    "add %[h], %[kh], %[a], asr #31\n\t"                                                                               \
+    "smlal %[l], %[h], %[a], %[qm]\n\t"                                                                                \
+    "asr %[h], %[h], %[s1]\n\t"                                                                                        \
+    "ssat %[h], #8, %[h]\n\t"                                                                                          \
+    "strb %[h], [%[o]], #1\n\t"
+#define NNFX_RT_QSTORE_OPS                                                                                             \
+    : [a] "=&r"(a), [l] "=&r"(l), [h] "=&r"(h), [acc] "+r"(acc), [o] "+r"(o)                                          \
+    : [b] "r"(b), [kh] "r"(kh), [qm] "r"(qm), [s1] "r"(s1)                                                             \
+    : "memory"
+            int32_t a, l, h;
+            if (n & 1) __asm__(NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_OPS);
+            while (o < oe)
+                __asm__(NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_OPS);
+            return;
+        }
+#endif
 #if defined(__ARM_FEATURE_SAT)
         if (n & 1) *o++ = (int8_t)__ssat(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), 8);
         while (o < oe) { /* two a pass */
@@ -386,16 +412,35 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
 /* @rt q16pad */
 /* The rows of a plane minus its zero point into an int16 buffer: d[i * DS
  * + t] = s[i * W + t] - zp for i < rows, t < len (the rest of d untouched:
- * the padding a caller zeroed). Shared by sections qdw3 and qconv1. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* a short loop that keeps its registers */
+ * the padding a caller zeroed); under __ARM_FEATURE_DSP four values a pass.
+ * Shared by sections qdw3 and qconv1. */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
 #endif
-static void
-nnfx_rt_q16pad(int16_t *d, long DS, const int8_t *s, long W, int rows, int len, int32_t zp) {
+#if defined(__GNUC__)
+#define NNFX_RT_Q16_NOINLINE __attribute__((noinline)) /* a short loop that keeps its registers */
+#else
+#define NNFX_RT_Q16_NOINLINE
+#endif
+static NNFX_RT_Q16_NOINLINE void nnfx_rt_q16pad(int16_t *d, long DS, const int8_t *s, long W, int rows, int len,
+                                                int32_t zp) {
     int i;
+#if defined(__ARM_FEATURE_DSP)
+    const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
+#endif
     for (i = 0; i < rows; i++, d += DS, s += W) {
         const int8_t *sp = s, *se = s + len;
         int16_t *dp = d;
+#if defined(__ARM_FEATURE_DSP)
+        for (; se - sp >= 4; sp += 4, dp += 4) { /* SXTB16, SSUB16, then the halves back in order */
+            uint32_t u, e, o, lo, hi;
+            memcpy(&u, sp, 4);
+            e = (uint32_t)__ssub16(__sxtb16(u), zz);                    /* values 0, 2 */
+            o = (uint32_t)__ssub16(__sxtb16((u >> 8) | (u << 24)), zz); /* values 1, 3 */
+            lo = (e & 0xffffu) | o << 16, hi = (e >> 16) | (o & 0xffff0000u);
+            memcpy(dp, &lo, 4), memcpy(dp + 2, &hi, 4);
+        }
+#endif
         while (sp < se)
             *dp++ = (int16_t)(*sp++ - zp);
     }
