@@ -240,14 +240,10 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
 }
 /* @end */
 
-/* @rt qpw needs:q8 */
-/* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
- * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
- * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
- * residual). Portable C: a pass computes 2 output channels x 2 pixels in
- * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
- * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
- * Under __ARM_FEATURE_DSP, for 4 <= C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
+/* @rt qpwdot */
+/* The Arm DSP extension's dot products of packed 16-bit pairs that
+ * nnfx_rt_qpw_dsp and nnfx_rt_qconvg share (nothing without
+ * __ARM_FEATURE_DSP). */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #define NNFX_RT_QPW_CPACK 512
@@ -255,17 +251,6 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
 #define NNFX_RT_QPW_PB    64   /* at most this many pixels a block */
 /* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
 #define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
-/* nnfx_rt_qpw with the Arm DSP extension, 4 <= C <= NNFX_RT_QPW_CPACK: the
- * pixels are taken in blocks (a multiple of 4, at most NNFX_RT_QPW_PB, that
- * fit NNFX_RT_QPW_XQ words packed). A block's input minus its zero point is
- * packed once (SXTB16, SSUB16) as 16-bit pairs of channels (c, c+2) and
- * (c+1, c+3) of each pixel, the order SXTB16 gives a word of four weights;
- * then each output channel takes four channels of 4 pixels with eight
- * SMLADs (two 16-bit MACs an instruction; x - zx in [-255, 255], exact),
- * the last C % 4 channels in portable C (the block's last P % 4 pixels are
- * packed as a group, zero past them), and the block's row of outputs is
- * requantized at once. Stack: 4 *
- * NNFX_RT_QPW_XQ + 4 * NNFX_RT_QPW_PB bytes. */
 #if defined(__GNUC__)
 #define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
 #else
@@ -324,6 +309,29 @@ static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t
         r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
     }
 }
+#endif
+/* @end */
+
+/* @rt qpw needs:q8,qpwdot */
+/* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
+ * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
+ * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
+ * residual). Portable C: a pass computes 2 output channels x 2 pixels in
+ * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
+ * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
+ * Under __ARM_FEATURE_DSP, for 4 <= C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
+#if defined(__ARM_FEATURE_DSP)
+/* nnfx_rt_qpw with the Arm DSP extension, 4 <= C <= NNFX_RT_QPW_CPACK: the
+ * pixels are taken in blocks (a multiple of 4, at most NNFX_RT_QPW_PB, that
+ * fit NNFX_RT_QPW_XQ words packed). A block's input minus its zero point is
+ * packed once (SXTB16, SSUB16) as 16-bit pairs of channels (c, c+2) and
+ * (c+1, c+3) of each pixel, the order SXTB16 gives a word of four weights;
+ * then each output channel takes four channels of 4 pixels with eight
+ * SMLADs (two 16-bit MACs an instruction; x - zx in [-255, 255], exact),
+ * the last C % 4 channels in portable C (the block's last P % 4 pixels are
+ * packed as a group, zero past them), and the block's row of outputs is
+ * requantized at once. Stack: 4 *
+ * NNFX_RT_QPW_XQ + 4 * NNFX_RT_QPW_PB bytes. */
 static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
                             long P) {
     const int32_t zp = op->x_zp;
@@ -724,6 +732,77 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
                 }
             }
         }
+}
+/* @end */
+
+/* @rt qconvg needs:q8,qconv,qpwdot */
+/* int8 convolution with group 1 (any kernel, stride, padding, dilation),
+ * the fast form of nnfx_rt_qconv for that case under __ARM_FEATURE_DSP,
+ * same bytes: g as nnfx_rt_qconv's, x int8 with zero point op->x_zp, w
+ * [M,C,KH,KW], y int8 by the epilogue (no residual). As a pointwise
+ * convolution of the K = C*KH*KW column of each output pixel (im2col): a
+ * block of pixels' columns minus the zero point (0 in the padding) is
+ * packed as nnfx_rt_qpw_dsp packs its pixels, then every output channel
+ * takes them through nnfx_rt_qpw_dot4 (the last K % 4 taps in portable C)
+ * and requantizes the block's row at once. Without the DSP extension, or
+ * for K < 4 or K > NNFX_RT_QPW_CPACK: nnfx_rt_qconv. Stack: as
+ * nnfx_rt_qpw_dsp, plus 2 * NNFX_RT_QPW_CPACK * 5 bytes. */
+static void nnfx_rt_qconvg(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+#if defined(__ARM_FEATURE_DSP)
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
+    const int K = C * KH * KW, K4 = K & ~3, KT = K - K4;
+    const long P = (long)OH * OW;
+    const int32_t zp = op->x_zp;
+    long PB0, n, p0, p;
+    int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
+    int16_t col[NNFX_RT_QPW_CPACK], xt[3 * NNFX_RT_QPW_PB]; /* a pixel's column; the last taps of a block */
+    int m, c, k, kh, kw, t;
+    if (g[15] != 1 || K < 4 || K > NNFX_RT_QPW_CPACK) {
+        nnfx_rt_qconv(x, w, op, 0, y, g);
+        return;
+    }
+    PB0 = 4 * (NNFX_RT_QPW_XQ / (2 * K4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * K4)) : NNFX_RT_QPW_PB;
+    for (n = 0; n < N; n++)
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0;
+            for (p = 0; p < ((np + 3) & ~3L); p++) { /* pixel p0 + p's column into the packed group p / 4 */
+                int32_t *o = xq + 2 * K4 * (p / 4) + 2 * (p % 4);
+                if (p < np) {
+                    const int oh = (int)((p0 + p) / OW), ow = (int)((p0 + p) % OW);
+                    const int8_t *xc = (const int8_t *)x + (long)n * C * H * W;
+                    int16_t *cp = col;
+                    for (c = 0; c < C; c++, xc += (long)H * W)
+                        for (kh = 0; kh < KH; kh++) {
+                            const int ih = oh * SH - PH + kh * DH;
+                            for (kw = 0; kw < KW; kw++) {
+                                const int iw = ow * SW - PW + kw * DW;
+                                *cp++ =
+                                    (int16_t)(ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] - zp : 0);
+                            }
+                        }
+                } else
+                    for (t = 0; t < K; t++) /* past the last pixel: zeros */
+                        col[t] = 0;
+                for (t = 0; t < K4; t += 4, o += 8) { /* taps (t, t+2), (t+1, t+3) as 16-bit pairs */
+                    o[0] = (int32_t)((uint32_t)(uint16_t)col[t] | (uint32_t)(uint16_t)col[t + 2] << 16);
+                    o[1] = (int32_t)((uint32_t)(uint16_t)col[t + 1] | (uint32_t)(uint16_t)col[t + 3] << 16);
+                }
+                for (t = 0; t < KT; t++)
+                    xt[t * NNFX_RT_QPW_PB + p] = col[K4 + t];
+            }
+            for (m = 0; m < M; m++) {
+                const int8_t *w0 = w + (long)m * K;
+                nnfx_rt_qpw_dot4(xq, w0, K4, r, (np + 3) / 4);
+                for (t = 0; t < KT; t++)
+                    for (k = 0; k < np; k++)
+                        r[k] += xt[t * NNFX_RT_QPW_PB + k] * w0[K4 + t];
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
+            }
+        }
+#else
+    nnfx_rt_qconv(x, w, op, 0, y, g);
+#endif
 }
 /* @end */
 

@@ -1,6 +1,7 @@
 /* qfast_check.c — the fast int8 conv kernels of nnfx_rt_int8.h
  * (nnfx_rt_qpw: pointwise; nnfx_rt_qdw3: 3x3 depthwise; nnfx_rt_qconv1:
- * one input channel per output channel) and nnfx_rt_qconv against a plain
+ * one input channel per output channel; nnfx_rt_qconvg: group 1, im2col)
+ * and nnfx_rt_qconv against a plain
  * direct convolution with the general requantization (ref_conv), byte for
  * byte, on random geometries (odd channel
  * and pixel counts, C not a multiple of 4, strides 1-2, padding 0-2) and
@@ -134,8 +135,27 @@ int main(void) {
         if (memcmp(y0, y1, (size_t)N * C * MG * OH * OW))
             say("FAIL: nnfx_rt_qconv1 differs from nnfx_rt_qconv\n"), bad = 1;
     }
+    for (t = 0; t < 300 && !bad; t++) { /* group 1, any kernel, stride, padding, dilation (im2col) */
+        /* K = C * KH * KW past NNFX_RT_QPW_CPACK (512) in the last cases: the reference path */
+        const int wide = t >= 280, N = rnd(1, 2), C = wide ? rnd(21, 30) : rnd(1, 9), M = wide ? rnd(1, 7) : rnd(1, 9);
+        const int KH = wide ? 5 : rnd(1, 5), KW = wide ? 5 : rnd(1, 5), DH = rnd(1, 2), DW = rnd(1, 2);
+        const int H = rnd(1, 14), W = rnd(1, 14), SH = rnd(1, 3), SW = rnd(1, 3), PH = rnd(0, KH - 1),
+                  PW = rnd(0, KW - 1);
+        const int EH = (KH - 1) * DH + 1, EW = (KW - 1) * DW + 1, OH = (H + 2 * PH - EH) / SH + 1,
+                  OW = (W + 2 * PW - EW) / SW + 1;
+        const int g[16] = {N, C, H, W, M, KH, KW, OH, OW, SH, SW, PH, PW, DH, DW, 1};
+        nnfx_rt_qop op;
+        if (H + 2 * PH < EH || W + 2 * PW < EW) continue;
+        rand_op(&op, M);
+        fill(xb, (long)N * C * H * W), fill(wb, (long)M * C * KH * KW);
+        ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
+        nnfx_rt_qconvg(xb, wb, &op, y1, g);
+        if (memcmp(y0, y2, (size_t)N * M * OH * OW))
+            say("FAIL: nnfx_rt_qconv (group 1) differs from the reference\n"), bad = 1;
+        if (memcmp(y0, y1, (size_t)N * M * OH * OW)) say("FAIL: nnfx_rt_qconvg differs from nnfx_rt_qconv\n"), bad = 1;
+    }
     if (!bad)
-        say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3 and nnfx_rt_qconv1 and nnfx_rt_qconv equal the reference on 900 random "
-            "cases\n");
+        say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3, nnfx_rt_qconv1, nnfx_rt_qconvg and nnfx_rt_qconv equal the reference "
+            "on 1200 random cases\n");
     return bad;
 }
