@@ -2468,11 +2468,11 @@ static bool depthwise3_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
            g->pw < 3 && fixed_int8(g, v);
 }
 
-/* Whether conv v runs as nnfx_rt_qconvg: group 1 with 4 <= C*KH*KW <= 512
- * (NNFX_RT_QPW_CPACK in nnfx_rt_int8.h), and fixed_int8. */
+/* Whether conv v runs as nnfx_rt_qconvg: group 1 with 4 <= C*KH*KW <= 640
+ * (NNFX_RT_QCG_KMAX in nnfx_rt_int8.h), and fixed_int8. */
 static bool general_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
     const int64_t k = g->c * g->kh * g->kw;
-    return g->group == 1 && k >= 4 && k <= 512 && fixed_int8(g, v);
+    return g->group == 1 && k >= 4 && k <= 640 && fixed_int8(g, v);
 }
 
 static nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {

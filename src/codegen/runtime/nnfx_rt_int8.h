@@ -246,8 +246,9 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
  * __ARM_FEATURE_DSP). */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
-#define NNFX_RT_QPW_CPACK 512
-#define NNFX_RT_QPW_XQ    1024 /* words of stack for packed input pixels */
+#define NNFX_RT_QPW_CPACK 512  /* the most channels of a pointwise convolution */
+#define NNFX_RT_QCG_KMAX  640  /* the most taps C*KH*KW of nnfx_rt_qconvg */
+#define NNFX_RT_QPW_XQ    1280 /* words of stack for packed input pixels: 4 pixels of NNFX_RT_QCG_KMAX */
 #define NNFX_RT_QPW_PB    64   /* at most this many pixels a block */
 /* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
 #define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
@@ -256,6 +257,15 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
 #else
 #define NNFX_RT_QPW_NOINLINE
 #endif
+/* The pixels a block of P pixels with K4 packed taps each (a multiple of 4,
+ * > 0): blocks of at most NNFX_RT_QPW_PB pixels whose groups of 4 fit
+ * NNFX_RT_QPW_XQ words, as even as can be (a multiple of 4). */
+static long nnfx_rt_qpw_block(long P, int K4) {
+    const long most =
+        4 * (NNFX_RT_QPW_XQ / (2 * K4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * K4)) : NNFX_RT_QPW_PB;
+    const long nb = (P + most - 1) / most;
+    return ((P + nb - 1) / nb + 3) & ~3L;
+}
 /* r[4 g .. 4 g + 3] = the dot products of group g's 4 pixels' packed pairs
  * (2 C4 words a group from q, word aligned: 8 words per 4 channels) with
  * the weights w[0 .. C4), for g < ng; C4 a multiple of 4 (> 0). With GCC:
@@ -337,8 +347,7 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
     const int32_t zp = op->x_zp;
     const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
     const int C4 = C & ~3;
-    const long PB0 =
-        4 * (NNFX_RT_QPW_XQ / (2 * C4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * C4)) : NNFX_RT_QPW_PB;
+    const long PB0 = nnfx_rt_qpw_block(P, C4);
     int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
     long n, p0, p;
     int m, c, k;
@@ -744,9 +753,10 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
  * block of pixels' columns minus the zero point (0 in the padding) is
  * packed as nnfx_rt_qpw_dsp packs its pixels, then every output channel
  * takes them through nnfx_rt_qpw_dot4 (the last K % 4 taps in portable C)
- * and requantizes the block's row at once. Without the DSP extension, or
- * for K < 4 or K > NNFX_RT_QPW_CPACK: nnfx_rt_qconv. Stack: as
- * nnfx_rt_qpw_dsp, plus 2 * NNFX_RT_QPW_CPACK * 5 bytes. */
+ * and requantizes the block's row at once (a pixel whose window lies inside
+ * the input is gathered with no bounds checks). Without the DSP extension,
+ * or for K < 4 or K > NNFX_RT_QCG_KMAX: nnfx_rt_qconv. Stack: as
+ * nnfx_rt_qpw_dsp, plus 2 * NNFX_RT_QCG_KMAX + 6 * NNFX_RT_QPW_PB bytes. */
 static void nnfx_rt_qconvg(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
 #if defined(__ARM_FEATURE_DSP)
     const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
@@ -756,13 +766,13 @@ static void nnfx_rt_qconvg(const void *x, const int8_t *w, const nnfx_rt_qop *op
     const int32_t zp = op->x_zp;
     long PB0, n, p0, p;
     int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
-    int16_t col[NNFX_RT_QPW_CPACK], xt[3 * NNFX_RT_QPW_PB]; /* a pixel's column; the last taps of a block */
+    int16_t col[NNFX_RT_QCG_KMAX], xt[3 * NNFX_RT_QPW_PB]; /* a pixel's column; the last taps of a block */
     int m, c, k, kh, kw, t;
-    if (g[15] != 1 || K < 4 || K > NNFX_RT_QPW_CPACK) {
+    if (g[15] != 1 || K < 4 || K > NNFX_RT_QCG_KMAX) {
         nnfx_rt_qconv(x, w, op, 0, y, g);
         return;
     }
-    PB0 = 4 * (NNFX_RT_QPW_XQ / (2 * K4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * K4)) : NNFX_RT_QPW_PB;
+    PB0 = nnfx_rt_qpw_block(P, K4);
     for (n = 0; n < N; n++)
         for (p0 = 0; p0 < P; p0 += PB0) {
             const long np = P - p0 < PB0 ? P - p0 : PB0;
@@ -770,17 +780,27 @@ static void nnfx_rt_qconvg(const void *x, const int8_t *w, const nnfx_rt_qop *op
                 int32_t *o = xq + 2 * K4 * (p / 4) + 2 * (p % 4);
                 if (p < np) {
                     const int oh = (int)((p0 + p) / OW), ow = (int)((p0 + p) % OW);
+                    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
                     const int8_t *xc = (const int8_t *)x + (long)n * C * H * W;
                     int16_t *cp = col;
-                    for (c = 0; c < C; c++, xc += (long)H * W)
-                        for (kh = 0; kh < KH; kh++) {
-                            const int ih = oh * SH - PH + kh * DH;
-                            for (kw = 0; kw < KW; kw++) {
-                                const int iw = ow * SW - PW + kw * DW;
-                                *cp++ =
-                                    (int16_t)(ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] - zp : 0);
+                    if (ih0 >= 0 && ih0 + (KH - 1) * DH < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W) /* inside */
+                        for (c = 0; c < C; c++, xc += (long)H * W)
+                            for (kh = 0; kh < KH; kh++) {
+                                const int8_t *xr = xc + (long)(ih0 + kh * DH) * W + iw0, *const xe = xr + KW * DW;
+                                for (; xr < xe; xr += DW)
+                                    *cp++ = (int16_t)(*xr - zp);
                             }
-                        }
+                    else
+                        for (c = 0; c < C; c++, xc += (long)H * W)
+                            for (kh = 0; kh < KH; kh++) {
+                                const int ih = oh * SH - PH + kh * DH;
+                                for (kw = 0; kw < KW; kw++) {
+                                    const int iw = ow * SW - PW + kw * DW;
+                                    *cp++ =
+                                        (int16_t)(ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] - zp
+                                                                                         : 0);
+                                }
+                            }
                 } else
                     for (t = 0; t < K; t++) /* past the last pixel: zeros */
                         col[t] = 0;

@@ -136,8 +136,8 @@ int main(void) {
             say("FAIL: nnfx_rt_qconv1 differs from nnfx_rt_qconv\n"), bad = 1;
     }
     for (t = 0; t < 300 && !bad; t++) { /* group 1, any kernel, stride, padding, dilation (im2col) */
-        /* K = C * KH * KW past NNFX_RT_QPW_CPACK (512) in the last cases: the reference path */
-        const int wide = t >= 280, N = rnd(1, 2), C = wide ? rnd(21, 30) : rnd(1, 9), M = wide ? rnd(1, 7) : rnd(1, 9);
+        /* K = C * KH * KW past NNFX_RT_QCG_KMAX (640) in the last cases: the reference path */
+        const int wide = t >= 280, N = rnd(1, 2), C = wide ? rnd(26, 30) : rnd(1, 9), M = wide ? rnd(1, 7) : rnd(1, 9);
         const int KH = wide ? 5 : rnd(1, 5), KW = wide ? 5 : rnd(1, 5), DH = rnd(1, 2), DW = rnd(1, 2);
         const int H = rnd(1, 14), W = rnd(1, 14), SH = rnd(1, 3), SW = rnd(1, 3), PH = rnd(0, KH - 1),
                   PW = rnd(0, KW - 1);
