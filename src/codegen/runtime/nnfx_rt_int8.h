@@ -497,9 +497,6 @@ static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int 
     /* the first two taps of a row by SMLAD, the third by SMLABB / SMLABT (k2 and k5 share a word): five weights */
     const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w34 = NNFX_RT_QDW_PAIR(k[3], k[4]);
     const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w25 = NNFX_RT_QDW_PAIR(k[2], k[5]), w8 = k[8];
-    for (i = 0; i < rows; i++, p += RS) {
-        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
-        int32_t *const re = r + cnt;
 #if defined(__GNUC__)
 /* one output: the three rows' words at p0, p1, p2 (each then advanced by the immediate ST bytes) into *r++ */
 #define NNFX_RT_QDW_ASM(ST)                                                                                            \
@@ -523,15 +520,22 @@ static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int 
             : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [st] "i"(ST)               \
             : "memory");                                                                                               \
     }
-        if (SW == 1) {
-            NNFX_RT_QDW_ASM(2)
-            continue;
+    if (SW == 1 || SW == 2) { /* the row loop with no other work: the windows' pointers and r stay in registers */
+        for (i = 0; i < rows; i++) {
+            const int16_t *p0 = p + i * RS, *p1 = p0 + WB, *p2 = p1 + WB;
+            int32_t *const re = r + cnt;
+            if (SW == 1) {
+                NNFX_RT_QDW_ASM(2)
+            } else {
+                NNFX_RT_QDW_ASM(4)
+            }
         }
-        if (SW == 2) {
-            NNFX_RT_QDW_ASM(4)
-            continue;
-        }
+        return;
+    }
 #endif
+    for (i = 0; i < rows; i++, p += RS) {
+        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
+        int32_t *const re = r + cnt;
         while (r < re) {
             int32_t a, b, acc;
             memcpy(&a, p0, 4), memcpy(&b, p0 + 2, 4);
