@@ -684,15 +684,47 @@ static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_pair(const int16_t *pa, const int16
     r[0] = aa, r[1] = ab;
 }
 #endif
+#if defined(__ARM_FEATURE_DSP)
+/* r[0..3] = the KH x 4 taps (pairs wp [KH][2]) of the windows at p, p + 2,
+ * p + 4, p + 6 (stride 2; rows WB apart): adjacent windows share a word,
+ * so five loads a row feed eight SMLADs. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_quad2(const int16_t *p, int WB, const int32_t *wp, int KH, int32_t *r) {
+    const int32_t *const we = wp + 2 * KH;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (; wp < we; wp += 2, p += WB) {
+        int32_t x0, x1, x2;
+        const int32_t w0 = wp[0], w1 = wp[1];
+        memcpy(&x0, p, 4), memcpy(&x1, p + 2, 4), memcpy(&x2, p + 4, 4);
+        a0 = __smlad(x0, w0, a0), a0 = __smlad(x1, w1, a0);
+        a1 = __smlad(x1, w0, a1), a1 = __smlad(x2, w1, a1);
+        memcpy(&x0, p + 6, 4), memcpy(&x1, p + 8, 4);
+        a2 = __smlad(x2, w0, a2), a2 = __smlad(x0, w1, a2);
+        a3 = __smlad(x0, w0, a3), a3 = __smlad(x1, w1, a3);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
+#endif
 /* r[i * cnt + j] = the KH x KW taps of the window at p + i * RS + j * SW
  * (rows WB apart), i < rows, j < cnt: weights k [KH][KW], or (DSP) their
- * pairs wp [KH][KWP]; under __ARM_FEATURE_DSP, kernels 3 or 4 wide take two
- * windows at a time (each pair of weights loaded once for both). */
+ * pairs wp [KH][KWP]; under __ARM_FEATURE_DSP, kernels 3 or 4 wide take four
+ * windows of a row at a time for stride 2 (nnfx_rt_qc1_quad2), else two at
+ * a time (each pair of weights loaded once for both). */
 static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
                                                  const int32_t *wp, int KH, int KW, int32_t *r, int rows, int cnt) {
     const int total = rows * cnt;
     int t = 0, i = 0, j = 0; /* output t is (i, j) */
 #if defined(__ARM_FEATURE_DSP)
+    if ((KW + 1) / 2 == 2 && SW == 2) { /* four windows of a row at a time, then one by one */
+        for (i = 0; i < rows; i++) {
+            const int16_t *pr = p + i * RS;
+            int32_t *rr = r + (long)i * cnt;
+            for (j = 0; j + 4 <= cnt; j += 4)
+                nnfx_rt_qc1_quad2(pr + 2 * j, WB, wp, KH, rr + j);
+            for (; j < cnt; j++)
+                rr[j] = nnfx_rt_qc1_win(pr + 2 * j, WB, k, wp, KH, KW, 0);
+        }
+        return;
+    }
     if ((KW + 1) / 2 == 2)
         for (; t + 1 < total; t += 2) {
             const int16_t *pa = p + i * RS + (long)j * SW;
