@@ -105,7 +105,7 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
         while (o < oe)
             *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
     else if (lo == -128 && hi == 127) {
-#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
         if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
             /* nnfx_rt_qf_fast: x = acc + b; (low, high) = (2^30, high word of k) - [x < 0] 2^31, the low
              * word by AND, EOR and the high word by the sign; SMLAL adds x qm; the high word >> s1 saturated */
@@ -268,7 +268,8 @@ static long nnfx_rt_qpw_block(long P, int K4) {
 }
 /* r[4 g .. 4 g + 3] = the dot products of group g's 4 pixels' packed pairs
  * (2 C4 words a group from q, word aligned: 8 words per 4 channels) with
- * the weights w[0 .. C4), for g < ng; C4 a multiple of 4 (> 0). With GCC:
+ * the weights w[0 .. C4), for g < ng; C4 a multiple of 4 (> 0). With GCC
+ * optimizing (its inline assembly wants more registers than -O0 leaves):
  * the loop body in assembly (one LDRD a pixel's pair of words, SXTB16 with
  * its rotation), eight channels a pass: 33 instructions per 32 MACs. */
 static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w, int C4, int32_t *r, long ng) {
@@ -276,7 +277,7 @@ static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t
     for (; r < re; r += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         const int8_t *w0 = w, *const end = w + C4;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 /* four channels of the 4 pixels */
 #define NNFX_RT_QPW_DOT4_ASM                                                                                           \
     "ldr %[u], [%[w]], #4\n\t"                                                                                         \
@@ -497,28 +498,27 @@ static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int 
     /* the first two taps of a row by SMLAD, the third by SMLABB / SMLABT (k2 and k5 share a word): five weights */
     const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w34 = NNFX_RT_QDW_PAIR(k[3], k[4]);
     const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w25 = NNFX_RT_QDW_PAIR(k[2], k[5]), w8 = k[8];
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 /* one output: the three rows' words at p0, p1, p2 (each then advanced by the immediate ST bytes) into *r++ */
 #define NNFX_RT_QDW_ASM(ST)                                                                                            \
     while (r < re) {                                                                                                   \
-        int32_t a, b, acc;                                                                                             \
-        __asm__(                                                                                                       \
-            "ldr %[b], [%[p0], #4]\n\t"                                                                                \
-            "ldr %[a], [%[p0]], %[st]\n\t"                                                                             \
-            "smuad %[acc], %[a], %[w01]\n\t"                                                                           \
-            "smlabb %[acc], %[b], %[w25], %[acc]\n\t"                                                                  \
-            "ldr %[b], [%[p1], #4]\n\t"                                                                                \
-            "ldr %[a], [%[p1]], %[st]\n\t"                                                                             \
-            "smlad %[acc], %[a], %[w34], %[acc]\n\t"                                                                   \
-            "smlabt %[acc], %[b], %[w25], %[acc]\n\t"                                                                  \
-            "ldr %[b], [%[p2], #4]\n\t"                                                                                \
-            "ldr %[a], [%[p2]], %[st]\n\t"                                                                             \
-            "smlad %[acc], %[a], %[w67], %[acc]\n\t"                                                                   \
-            "smlabb %[acc], %[b], %[w8], %[acc]\n\t"                                                                   \
-            "str %[acc], [%[r]], #4"                                                                                   \
-            : [a] "=&r"(a), [b] "=&r"(b), [acc] "=&r"(acc), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [r] "+r"(r)   \
-            : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [st] "i"(ST)               \
-            : "memory");                                                                                               \
+        int32_t a, acc;                                                                                                \
+        __asm__("ldr %[a], [%[p0], #4]\n\t"                                                                            \
+                "smulbb %[acc], %[a], %[w25]\n\t"                                                                      \
+                "ldr %[a], [%[p0]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w01], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p1], #4]\n\t"                                                                            \
+                "smlabt %[acc], %[a], %[w25], %[acc]\n\t"                                                              \
+                "ldr %[a], [%[p1]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w34], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p2], #4]\n\t"                                                                            \
+                "smlabb %[acc], %[a], %[w8], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p2]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w67], %[acc]\n\t"                                                               \
+                "str %[acc], [%[r]], #4"                                                                               \
+                : [a] "=&r"(a), [acc] "=&r"(acc), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [r] "+r"(r)             \
+                : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [st] "i"(ST)           \
+                : "memory");                                                                                           \
     }
     if (SW == 1 || SW == 2) { /* the row loop with no other work: the windows' pointers and r stay in registers */
         for (i = 0; i < rows; i++) {
