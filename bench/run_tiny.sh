@@ -12,6 +12,7 @@
 # Usage: bench/run_tiny.sh                       (all four models, M4 and M55)
 #        MODELS=dscnn,ad CORES=m4 bench/run_tiny.sh
 #        SAMPLES=4 bench/run_tiny.sh              (inferences per QEMU run; default 2)
+#        OPT=-O2 bench/run_tiny.sh                (the model's objects at -O2; default -Os)
 # NNFX=path/to/nnfx picks another build (default build/nnfx). Work files and
 # tiny_bench.json go to bench/models/tiny.
 # Needs: a build in build/; /usr/bin/python3 with numpy and scipy (and
@@ -25,4 +26,4 @@ for t in arm-none-eabi-gcc arm-none-eabi-size arm-none-eabi-nm qemu-system-arm; 
   command -v $t >/dev/null || { echo "run_tiny: $t is not installed (tools/install-deps.sh)" >&2; exit 1; }
 done
 exec /usr/bin/python3 bench/tiny_bench.py "$NNFX" . bench/models/tiny --models "${MODELS:-dscnn,resnet8,ad,vww}" \
-     --cores "${CORES:-m4,m55}" --samples "${SAMPLES:-2}"
+     --cores "${CORES:-m4,m55}" --samples "${SAMPLES:-2}" --opt="${OPT:--Os}"

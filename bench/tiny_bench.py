@@ -9,7 +9,7 @@ test). Per model:
             resnet8 and vww have random weights, so their int8 column is the
             top-1 agreement with the float model on 100 synthetic inputs
   flash     text + data of the generated model's objects (code + weights;
-            arm-none-eabi-size, -Os, per core's flags)
+            arm-none-eabi-size, -Os unless --opt, per core's flags)
   RAM       data + bss of the same objects: the static arena and any static
             data (the stack is not counted)
   instr     instructions per inference under QEMU -icount shift=0 (median of
@@ -26,7 +26,7 @@ test). Per model:
             -mfloat-abi=soft (a count; the names go into the JSON)
 
 Usage: tiny_bench.py NNFX SOURCE_DIR WORK_DIR [--models a,b] [--cores m4,m55]
-                     [--samples N]
+                     [--samples N] [--opt=-O2]
 Prints a Markdown table and writes WORK_DIR/tiny_bench.json.
 """
 import argparse
@@ -44,11 +44,14 @@ ap.add_argument("work")
 ap.add_argument("--models", default="dscnn,resnet8,ad,vww")
 ap.add_argument("--cores", default="m4,m55")
 ap.add_argument("--samples", type=int, default=2)
+ap.add_argument("--opt", default="-Os", help="the cross compiler's optimization flag for the model's objects")
 A = ap.parse_args()
 A.work = os.path.abspath(A.work)
 DATA = os.path.join(A.src, "tests", "data", "tiny")
 sys.path.insert(0, os.path.join(A.src, "tests", "codegen"))
 import qemu_arm  # noqa: E402
+
+qemu_arm.STRICT = [A.opt] + [f for f in qemu_arm.STRICT if not f.startswith("-O")]
 
 MAKE = os.path.join(DATA, "make_tiny.py")
 # MLPerf Tiny v1.0 closed division, KWS DS-CNN on a Cortex-M4 at 120 MHz
@@ -176,7 +179,7 @@ def main():
                 print("%s %s %s: %s" % (name, v, core, json.dumps(res)), file=sys.stderr, flush=True)
         results[name] = row
     with open(os.path.join(A.work, "tiny_bench.json"), "w") as f:
-        json.dump({"variants": variants, "cores": cores, "results": results}, f, indent=2)
+        json.dump({"variants": variants, "cores": cores, "opt": A.opt, "results": results}, f, indent=2)
     print_table(results, variants, cores)
 
 
@@ -194,9 +197,9 @@ def print_table(results, variants, cores):
     print("\nMLPerf Tiny shaped models (tests/data/tiny) in nnfx's generated C on QEMU's Cortex-M. Columns per "
           "build: %s. instr = instructions per inference under QEMU -icount (not cycles). flash = code + weights "
           "(text + data), RAM = data + bss (arena + static data; stack not counted) of the model's objects, "
-          "arm-none-eabi-gcc -Os. int8 = `nnfx quantize --activations int8` (64 calibration samples) + `nnfx "
+          "arm-none-eabi-gcc %s. int8 = `nnfx quantize --activations int8` (64 calibration samples) + `nnfx "
           "codegen --int8`%s. \"(DIFFERS)\": the device's outputs differ from nnfx run's on the host.\n"
-          % (vs, "; int8-io = `--int8 --int8-io`" if "int8-io" in variants else ""))
+          % (vs, A.opt, "; int8-io = `--int8 --int8-io`" if "int8-io" in variants else ""))
     head = ["model", "MACs", "weights", "accuracy float", "accuracy int8", "flash KB (M4) %s" % vs,
             "RAM KB (M4) %s" % vs]
     for core in cores:

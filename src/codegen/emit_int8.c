@@ -195,6 +195,13 @@ static bool depthwise3_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
            g->pw < 3 && fixed_int8(g, v);
 }
 
+/* Whether conv v runs as nnfx_rt_qconvg: group 1 with 4 <= C*KH*KW <= 640
+ * (NNFX_RT_QCG_KMAX in nnfx_rt_int8.h), and fixed_int8. */
+static bool general_fast(const fx_qconv_geom *g, const fx_qop_view *v) {
+    const int64_t k = g->c * g->kh * g->kw;
+    return g->group == 1 && k >= 4 && k <= 640 && fixed_int8(g, v);
+}
+
 nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
     const nnfx_node *f = s->first, *q = s->last;
     fx_qop_view v;
@@ -308,7 +315,10 @@ nnfx_status emit_qop_step(cg *c, const fx_step_view *s) {
         g->ow == g->w) /* pointwise: each plane as one row */
         geo[2] = geo[7] = 1, geo[3] = geo[8] = g->h * g->w;
     /* the fast kernels give the same bytes as nnfx_rt_qconv */
-    const char *fast = depthwise3_fast(g, &v) ? "qdw3" : conv1_fast(g, &v) ? "qconv1" : NULL;
+    const char *fast = depthwise3_fast(g, &v) ? "qdw3"
+                       : conv1_fast(g, &v)    ? "qconv1"
+                       : general_fast(g, &v)  ? "qconvg"
+                                              : NULL;
     cg_use_section(c, fast ? fast : "qconv");
     sb_printf(&c->body, "        /* N C H W M KH KW OH OW sh sw ph pw dh dw group */\n");
     emit_geo(&c->body, 16, geo);

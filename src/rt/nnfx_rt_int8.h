@@ -71,6 +71,9 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
 
 #else
 /* @rt q8fix needs:q8ld,qfixed */
+#if defined(__ARM_FEATURE_SAT)
+#include <arm_acle.h>
+#endif
 /* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
  * names, for the qconv and qfc sections, with no float anywhere: int8 in
  * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
@@ -87,16 +90,63 @@ NNFX_RT_QF_INLINE void nnfx_rt_qstore(const nnfx_rt_qop *op, long m, int32_t acc
     ((int8_t *)y)[i] = nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
 }
 
-/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters read once: int8 stores may alias) */
+/* y[i0 + j] for j < n: nnfx_rt_qstore of acc[j], channel m (its parameters
+ * read once: int8 stores may alias); by nnfx_rt_qf_fast where it applies
+ * (the same bytes), saturating to int8 when [lo, hi] is the whole range. */
 static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32_t *acc, int n, const void *res,
                                       void *y, long i0) {
     const int32_t b = op->fb[m], qm = op->fm[m], zp = op->y_zp, lo = op->lo, hi = op->hi;
     const int sh = (int)op->fs[m];
-    int8_t *o = (int8_t *)y + i0;
-    int j;
+    int8_t *o = (int8_t *)y + i0, *const oe = o + n;
+    int64_t k;
+    int s1;
     (void)res;
-    for (j = 0; j < n; j++)
-        o[j] = nnfx_rt_qf_requant(acc[j] + b, qm, sh, zp, lo, hi);
+    if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
+        while (o < oe)
+            *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
+    else if (lo == -128 && hi == 127) {
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+        if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
+            /* nnfx_rt_qf_fast: x = acc + b; (low, high) = (2^30, high word of k) - [x < 0] 2^31, the low
+             * word by AND, EOR and the high word by the sign; SMLAL adds x qm; the high word >> s1 saturated */
+            const int32_t kh = (int32_t)(uint32_t)((uint64_t)k >> 32);
+#define NNFX_RT_QSTORE_ASM                                                                                             \
+    "ldr %[a], [%[acc]], #4\n\t"                                                                                       \
+    "add %[a], %[a], %[b]\n\t"                                                                                         \
+    "and %[l], %[a], #0x80000000\n\t"                                                                                  \
+    "eor %[l], %[l], #0x40000000\n\t"                                                                                  \
+    "add %[h], %[kh], %[a], asr #31\n\t"                                                                               \
+    "smlal %[l], %[h], %[a], %[qm]\n\t"                                                                                \
+    "asr %[h], %[h], %[s1]\n\t"                                                                                        \
+    "ssat %[h], #8, %[h]\n\t"                                                                                          \
+    "strb %[h], [%[o]], #1\n\t"
+#define NNFX_RT_QSTORE_OPS                                                                                             \
+    : [a] "=&r"(a), [l] "=&r"(l), [h] "=&r"(h), [acc] "+r"(acc), [o] "+r"(o)                                          \
+    : [b] "r"(b), [kh] "r"(kh), [qm] "r"(qm), [s1] "r"(s1)                                                             \
+    : "memory"
+            int32_t a, l, h;
+            if (n & 1) __asm__(NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_OPS);
+            while (o < oe)
+                __asm__(NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_ASM NNFX_RT_QSTORE_OPS);
+            return;
+        }
+#endif
+#if defined(__ARM_FEATURE_SAT)
+        if (n & 1) *o++ = (int8_t)__ssat(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), 8);
+        while (o < oe) { /* two a pass */
+            const int32_t a0 = acc[0] + b, a1 = acc[1] + b;
+            acc += 2;
+            o[0] = (int8_t)__ssat(nnfx_rt_qf_fast(a0, qm, k, s1), 8);
+            o[1] = (int8_t)__ssat(nnfx_rt_qf_fast(a1, qm, k, s1), 8);
+            o += 2;
+        }
+#else
+        while (o < oe)
+            *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), -128, 127);
+#endif
+    } else
+        while (o < oe)
+            *o++ = (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_fast(*acc++ + b, qm, k, s1), lo, hi);
 }
 /* @end */
 #endif
@@ -190,91 +240,153 @@ static void nnfx_rt_qconv(const void *x, const int8_t *w, const nnfx_rt_qop *op,
 }
 /* @end */
 
-/* @rt qpw needs:q8 */
+/* @rt qpwdot */
+/* The Arm DSP extension's dot products of packed 16-bit pairs that
+ * nnfx_rt_qpw_dsp and nnfx_rt_qconvg share (nothing without
+ * __ARM_FEATURE_DSP). */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#define NNFX_RT_QPW_CPACK 512  /* the most channels of a pointwise convolution */
+#define NNFX_RT_QCG_KMAX  640  /* the most taps C*KH*KW of nnfx_rt_qconvg */
+#define NNFX_RT_QPW_XQ    1280 /* words of stack for packed input pixels: 4 pixels of NNFX_RT_QCG_KMAX */
+#define NNFX_RT_QPW_PB    64   /* at most this many pixels a block */
+/* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
+#define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
+#if defined(__GNUC__)
+#define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
+#else
+#define NNFX_RT_QPW_NOINLINE
+#endif
+/* The pixels a block of P pixels with K4 packed taps each (a multiple of 4,
+ * > 0): blocks of at most NNFX_RT_QPW_PB pixels whose groups of 4 fit
+ * NNFX_RT_QPW_XQ words, as even as can be (a multiple of 4). */
+static long nnfx_rt_qpw_block(long P, int K4) {
+    const long most =
+        4 * (NNFX_RT_QPW_XQ / (2 * K4)) < NNFX_RT_QPW_PB ? 4 * (NNFX_RT_QPW_XQ / (2 * K4)) : NNFX_RT_QPW_PB;
+    const long nb = (P + most - 1) / most;
+    return ((P + nb - 1) / nb + 3) & ~3L;
+}
+/* r[4 g .. 4 g + 3] = the dot products of group g's 4 pixels' packed pairs
+ * (2 C4 words a group from q, word aligned: 8 words per 4 channels) with
+ * the weights w[0 .. C4), for g < ng; C4 a multiple of 4 (> 0). With GCC
+ * optimizing (its inline assembly wants more registers than -O0 leaves):
+ * the loop body in assembly (one LDRD a pixel's pair of words, SXTB16 with
+ * its rotation), eight channels a pass: 33 instructions per 32 MACs. */
+static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w, int C4, int32_t *r, long ng) {
+    int32_t *const re = r + 4 * ng;
+    for (; r < re; r += 4) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        const int8_t *w0 = w, *const end = w + C4;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+/* four channels of the 4 pixels */
+#define NNFX_RT_QPW_DOT4_ASM                                                                                           \
+    "ldr %[u], [%[w]], #4\n\t"                                                                                         \
+    "sxtb16 %[wa], %[u]\n\t"                                                                                           \
+    "sxtb16 %[wb], %[u], ror #8\n\t"                                                                                   \
+    "ldrd %[x0], %[x1], [%[q]], #8\n\t"                                                                                \
+    "smlad %[a0], %[x0], %[wa], %[a0]\n\t"                                                                             \
+    "smlad %[a0], %[x1], %[wb], %[a0]\n\t"                                                                             \
+    "ldrd %[x0], %[x1], [%[q]], #8\n\t"                                                                                \
+    "smlad %[a1], %[x0], %[wa], %[a1]\n\t"                                                                             \
+    "smlad %[a1], %[x1], %[wb], %[a1]\n\t"                                                                             \
+    "ldrd %[x0], %[x1], [%[q]], #8\n\t"                                                                                \
+    "smlad %[a2], %[x0], %[wa], %[a2]\n\t"                                                                             \
+    "smlad %[a2], %[x1], %[wb], %[a2]\n\t"                                                                             \
+    "ldrd %[x0], %[x1], [%[q]], #8\n\t"                                                                                \
+    "smlad %[a3], %[x0], %[wa], %[a3]\n\t"                                                                             \
+    "smlad %[a3], %[x1], %[wb], %[a3]\n\t"
+#define NNFX_RT_QPW_DOT4_OPS                                                                                           \
+    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [q] "+r"(q), [w] "+r"(w0), [u] "=&r"(u),              \
+      [wa] "=&r"(wa), [wb] "=&r"(wb), [x0] "=&r"(x0), [x1] "=&r"(x1)                                                   \
+    :                                                                                                                  \
+    : "memory"
+        const int8_t *const end8 = w0 + (C4 & ~7);
+        int32_t u, wa, wb, x0, x1;
+        while (w0 < end8) /* eight channels a pass */
+            __asm__(NNFX_RT_QPW_DOT4_ASM NNFX_RT_QPW_DOT4_ASM NNFX_RT_QPW_DOT4_OPS);
+        if (w0 < end) __asm__(NNFX_RT_QPW_DOT4_ASM NNFX_RT_QPW_DOT4_OPS);
+#else
+        for (; w0 < end; w0 += 4, q += 8) {
+            uint32_t u;
+            int32_t wa, wb;
+            memcpy(&u, w0, 4);
+            wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
+            a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
+            a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
+            a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
+            a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
+        }
+#endif
+        r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+    }
+}
+#endif
+/* @end */
+
+/* @rt qpw needs:q8,qpwdot */
 /* int8 pointwise convolution (1x1, stride 1, no padding, group 1), the fast
  * form of nnfx_rt_qconv for that case, same bytes: x [N,C,P] int8 (P = H*W,
  * zero point op->x_zp), w [M,C], y [N,M,P] int8 by the epilogue (no
  * residual). Portable C: a pass computes 2 output channels x 2 pixels in
  * registers, the zero point folded out of the inner loop (sum w*(x-zx) =
  * sum w*x - zx*sum w, exact in int32 for C <= 4096, the generator's limit).
- * Under __ARM_FEATURE_DSP, for C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
+ * Under __ARM_FEATURE_DSP, for 4 <= C <= NNFX_RT_QPW_CPACK: nnfx_rt_qpw_dsp. */
 #if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-#define NNFX_RT_QPW_CPACK 128
-/* u rotated right by 8: SXTB16 of it sign-extends u's bytes 1 and 3 */
-#define NNFX_RT_ROR8(u) ((u) >> 8 | (u) << 24)
-/* nnfx_rt_qpw with the Arm DSP extension, C <= NNFX_RT_QPW_CPACK: for each
- * 4 pixels the input minus its zero point is packed once (SXTB16, SSUB16)
- * as 16-bit pairs of channels (c, c+2) and (c+1, c+3), the order SXTB16
- * gives a word of four weights; then each output channel takes four
- * channels of the 4 pixels with eight SMLADs (two 16-bit MACs an
- * instruction; x - zx in [-255, 255], exact). The last P % 4 pixels one by
- * one in portable C. Stack: 8 * NNFX_RT_QPW_CPACK bytes. */
-#if defined(__GNUC__)
-#define NNFX_RT_QPW_NOINLINE __attribute__((noinline)) /* the loop keeps its registers */
-#else
-#define NNFX_RT_QPW_NOINLINE
-#endif
-/* r[0..3] = the dot products of 4 pixels' packed pairs q (8 words per 4
- * channels) with the weights w0[0 .. C4), C4 a multiple of 4. */
-static NNFX_RT_QPW_NOINLINE void nnfx_rt_qpw_dot4(const int32_t *q, const int8_t *w0, int C4, int32_t *r) {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const int8_t *end = w0 + C4;
-    for (; w0 < end; w0 += 4, q += 8) {
-        uint32_t u;
-        int32_t wa, wb;
-        memcpy(&u, w0, 4);
-        wa = __sxtb16(u), wb = __sxtb16(NNFX_RT_ROR8(u)); /* (c, c+2), (c+1, c+3) */
-        a0 = __smlad(q[0], wa, a0), a0 = __smlad(q[1], wb, a0);
-        a1 = __smlad(q[2], wa, a1), a1 = __smlad(q[3], wb, a1);
-        a2 = __smlad(q[4], wa, a2), a2 = __smlad(q[5], wb, a2);
-        a3 = __smlad(q[6], wa, a3), a3 = __smlad(q[7], wb, a3);
-    }
-    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
-}
+/* nnfx_rt_qpw with the Arm DSP extension, 4 <= C <= NNFX_RT_QPW_CPACK: the
+ * pixels are taken in blocks (a multiple of 4, at most NNFX_RT_QPW_PB, that
+ * fit NNFX_RT_QPW_XQ words packed). A block's input minus its zero point is
+ * packed once (SXTB16, SSUB16) as 16-bit pairs of channels (c, c+2) and
+ * (c+1, c+3) of each pixel, the order SXTB16 gives a word of four weights;
+ * then each output channel takes four channels of 4 pixels with eight
+ * SMLADs (two 16-bit MACs an instruction; x - zx in [-255, 255], exact),
+ * the last C % 4 channels in portable C (the block's last P % 4 pixels are
+ * packed as a group, zero past them), and the block's row of outputs is
+ * requantized at once. Stack: 4 *
+ * NNFX_RT_QPW_XQ + 4 * NNFX_RT_QPW_PB bytes. */
 static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
                             long P) {
     const int32_t zp = op->x_zp;
     const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
     const int C4 = C & ~3;
-    int32_t xq[2 * NNFX_RT_QPW_CPACK], r[4];
-    long n, p;
+    const long PB0 = nnfx_rt_qpw_block(P, C4);
+    int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
+    long n, p0, p;
     int m, c, k;
     for (n = 0; n < N; n++)
-        for (p = 0; p < P; p += 4) {
-            const int8_t *x0 = x + n * C * P + p, *xc;
-            if (P - p < 4) { /* the last pixels */
-                for (k = 0; k < P - p; k++)
-                    for (m = 0; m < M; m++) {
-                        int32_t a = 0;
-                        for (c = 0, xc = x0 + k; c < C; c++, xc += P)
-                            a += (xc[0] - zp) * w[(long)m * C + c];
-                        nnfx_rt_qstore_row(op, m, &a, 1, 0, y, (n * M + m) * P + p + k);
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0, n4 = np & ~3L; /* pixels, in groups of 4 */
+            const int8_t *xb = x + n * C * P + p0, *xc;
+            for (p = 0; p < n4; p += 4) /* pack the groups */
+                for (c = 0, xc = xb + p; c < C4; c += 4, xc += 4 * P)
+                    for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
+                        uint16_t h0, h1, h2, h3;
+                        uint32_t v02, v13;
+                        int32_t *o = xq + 2 * C4 * (p / 4) + 2 * c + 2 * k;
+                        memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
+                        memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
+                        v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
+                        o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
+                        o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz);
+                        o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
                     }
-                break;
+            if (n4 < np) { /* the last np - n4 pixels as a group, zero (x = zx) past them */
+                int32_t *o = xq + 2 * C4 * (n4 / 4);
+                for (c = 0, xc = xb + n4; c < C4; c += 4, xc += 4 * P, o += 8)
+                    for (k = 0; k < 4; k++) {
+                        const int in = n4 + k < np;
+                        const int32_t v0 = in ? xc[k] - zp : 0, v1 = in ? xc[P + k] - zp : 0;
+                        const int32_t v2 = in ? xc[2 * P + k] - zp : 0, v3 = in ? xc[3 * P + k] - zp : 0;
+                        o[2 * k] = (int32_t)((uint32_t)(uint16_t)v0 | (uint32_t)v2 << 16);
+                        o[2 * k + 1] = (int32_t)((uint32_t)(uint16_t)v1 | (uint32_t)v3 << 16);
+                    }
             }
-            for (c = 0, xc = x0; c < C4; c += 4, xc += 4 * P)
-                for (k = 0; k < 4; k += 2) { /* pixels p + k, p + k + 1 */
-                    uint16_t h0, h1, h2, h3;
-                    uint32_t v02, v13;
-                    int32_t *o = xq + 2 * c + 2 * k;
-                    memcpy(&h0, xc + k, 2), memcpy(&h1, xc + P + k, 2);
-                    memcpy(&h2, xc + 2 * P + k, 2), memcpy(&h3, xc + 3 * P + k, 2);
-                    v02 = h0 | (uint32_t)h2 << 16, v13 = h1 | (uint32_t)h3 << 16; /* x[c][..], x[c+2][..] */
-                    o[0] = __ssub16(__sxtb16(v02), zz), o[1] = __ssub16(__sxtb16(v13), zz);
-                    o[2] = __ssub16(__sxtb16(NNFX_RT_ROR8(v02)), zz), o[3] = __ssub16(__sxtb16(NNFX_RT_ROR8(v13)), zz);
-                }
             for (m = 0; m < M; m++) {
                 const int8_t *w0 = w + (long)m * C;
-                int32_t a0, a1, a2, a3;
-                nnfx_rt_qpw_dot4(xq, w0, C4, r);
-                a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3], c = C4;
-                for (xc = x0 + (long)c * P; c < C; c++, xc += P) {
-                    const int32_t q0 = w0[c];
-                    a0 += (xc[0] - zp) * q0, a1 += (xc[1] - zp) * q0, a2 += (xc[2] - zp) * q0, a3 += (xc[3] - zp) * q0;
-                }
-                r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
-                nnfx_rt_qstore_row(op, m, r, 4, 0, y, (n * M + m) * P + p);
+                nnfx_rt_qpw_dot4(xq, w0, C4, r, (np + 3) / 4);
+                for (c = C4, xc = xb + (long)c * P; c < C; c++, xc += P) /* the last channels */
+                    for (p = 0; p < np; p++)
+                        r[p] += (xc[p] - zp) * w0[c];
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
             }
         }
 }
@@ -284,7 +396,7 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
     long n, p;
     int m, c;
 #if defined(__ARM_FEATURE_DSP)
-    if (C <= NNFX_RT_QPW_CPACK) {
+    if (C >= 4 && C <= NNFX_RT_QPW_CPACK) {
         nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
         return;
     }
@@ -315,7 +427,45 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
 }
 /* @end */
 
-/* @rt qdw3 needs:q8 */
+/* @rt q16pad */
+/* The rows of a plane minus its zero point into an int16 buffer: d[i * DS
+ * + t] = s[i * W + t] - zp for i < rows, t < len (the rest of d untouched:
+ * the padding a caller zeroed); under __ARM_FEATURE_DSP four values a pass.
+ * Shared by sections qdw3 and qconv1. */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
+#if defined(__GNUC__)
+#define NNFX_RT_Q16_NOINLINE __attribute__((noinline)) /* a short loop that keeps its registers */
+#else
+#define NNFX_RT_Q16_NOINLINE
+#endif
+static NNFX_RT_Q16_NOINLINE void nnfx_rt_q16pad(int16_t *d, long DS, const int8_t *s, long W, int rows, int len,
+                                                int32_t zp) {
+    int i;
+#if defined(__ARM_FEATURE_DSP)
+    const int32_t zz = (int32_t)(((uint32_t)zp & 0xffffu) * 0x10001u);
+#endif
+    for (i = 0; i < rows; i++, d += DS, s += W) {
+        const int8_t *sp = s, *se = s + len;
+        int16_t *dp = d;
+#if defined(__ARM_FEATURE_DSP)
+        for (; se - sp >= 4; sp += 4, dp += 4) { /* SXTB16, SSUB16, then the halves back in order */
+            uint32_t u, e, o, lo, hi;
+            memcpy(&u, sp, 4);
+            e = (uint32_t)__ssub16(__sxtb16(u), zz);                    /* values 0, 2 */
+            o = (uint32_t)__ssub16(__sxtb16((u >> 8) | (u << 24)), zz); /* values 1, 3 */
+            lo = (e & 0xffffu) | o << 16, hi = (e >> 16) | (o & 0xffff0000u);
+            memcpy(dp, &lo, 4), memcpy(dp + 2, &hi, 4);
+        }
+#endif
+        while (sp < se)
+            *dp++ = (int16_t)(*sp++ - zp);
+    }
+}
+/* @end */
+
+/* @rt qdw3 needs:q8,q16pad */
 /* int8 3x3 depthwise convolution (group = C = M, dilation 1, any stride and
  * padding), the fast form of nnfx_rt_qconv for that case, same bytes: g as
  * nnfx_rt_qconv's, x int8 with zero point op->x_zp, w [C,1,3,3], y int8 by
@@ -327,6 +477,7 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
  * point, into an int16 buffer padded with zeros, and all nine taps of every
  * output are then read with no checks (nnfx_rt_qdw3_run). */
 #define NNFX_RT_QDW_BUF 768 /* int16 values of stack for a padded plane */
+#define NNFX_RT_QDW_OUT 128 /* int32 outputs of stack: output rows a block, one requantization */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #endif
@@ -335,32 +486,76 @@ static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, v
 #else
 #define NNFX_RT_QDW_NOINLINE
 #endif
-/* r[j] = the 3x3 taps k of the window at p + j * SW of a plane of x - zx
- * (rows WB apart), j < cnt; under __ARM_FEATURE_DSP two taps a time with
- * SMLAD (each row's third tap paired with a zero weight). */
-static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, const int8_t *k, int32_t *r,
-                                                  int cnt) {
-    const int16_t *p1 = p + WB, *p2 = p1 + WB;
-    int j;
+/* r[i * cnt + j] = the 3x3 taps k of the window at p + i * RS + j * SW of
+ * a plane of x - zx (rows WB apart), i < rows, j < cnt; under
+ * __ARM_FEATURE_DSP two taps a time with SMLAD, each row's third by SMLABB /
+ * SMLABT (the low half of the word that holds it and the next value). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
+                                                  int32_t *r, int rows, int cnt) {
+    int i;
 #if defined(__ARM_FEATURE_DSP)
 #define NNFX_RT_QDW_PAIR(a, b) ((int32_t)((uint32_t)(uint16_t)(a) | (uint32_t)(b) << 16))
-    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w2 = NNFX_RT_QDW_PAIR(k[2], 0);
-    const int32_t w34 = NNFX_RT_QDW_PAIR(k[3], k[4]), w5 = NNFX_RT_QDW_PAIR(k[5], 0);
-    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w8 = NNFX_RT_QDW_PAIR(k[8], 0);
-    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW) {
-        int32_t a, b, acc;
-        memcpy(&a, p, 4), memcpy(&b, p + 2, 4);
-        acc = __smlad(b, w2, __smuad(a, w01));
-        memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
-        acc = __smlad(b, w5, __smlad(a, w34, acc));
-        memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
-        r[j] = __smlad(b, w8, __smlad(a, w67, acc));
+    /* the first two taps of a row by SMLAD, the third by SMLABB / SMLABT (k2 and k5 share a word): five weights */
+    const int32_t w01 = NNFX_RT_QDW_PAIR(k[0], k[1]), w34 = NNFX_RT_QDW_PAIR(k[3], k[4]);
+    const int32_t w67 = NNFX_RT_QDW_PAIR(k[6], k[7]), w25 = NNFX_RT_QDW_PAIR(k[2], k[5]), w8 = k[8];
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+/* one output: the three rows' words at p0, p1, p2 (each then advanced by the immediate ST bytes) into *r++ */
+#define NNFX_RT_QDW_ASM(ST)                                                                                            \
+    while (r < re) {                                                                                                   \
+        int32_t a, acc;                                                                                                \
+        __asm__("ldr %[a], [%[p0], #4]\n\t"                                                                            \
+                "smulbb %[acc], %[a], %[w25]\n\t"                                                                      \
+                "ldr %[a], [%[p0]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w01], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p1], #4]\n\t"                                                                            \
+                "smlabt %[acc], %[a], %[w25], %[acc]\n\t"                                                              \
+                "ldr %[a], [%[p1]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w34], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p2], #4]\n\t"                                                                            \
+                "smlabb %[acc], %[a], %[w8], %[acc]\n\t"                                                               \
+                "ldr %[a], [%[p2]], %[st]\n\t"                                                                         \
+                "smlad %[acc], %[a], %[w67], %[acc]\n\t"                                                               \
+                "str %[acc], [%[r]], #4"                                                                               \
+                : [a] "=&r"(a), [acc] "=&r"(acc), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [r] "+r"(r)             \
+                : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [st] "i"(ST)           \
+                : "memory");                                                                                           \
+    }
+    if (SW == 1 || SW == 2) { /* the row loop with no other work: the windows' pointers and r stay in registers */
+        for (i = 0; i < rows; i++) {
+            const int16_t *p0 = p + i * RS, *p1 = p0 + WB, *p2 = p1 + WB;
+            int32_t *const re = r + cnt;
+            if (SW == 1) {
+                NNFX_RT_QDW_ASM(2)
+            } else {
+                NNFX_RT_QDW_ASM(4)
+            }
+        }
+        return;
+    }
+#endif
+    for (i = 0; i < rows; i++, p += RS) {
+        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
+        int32_t *const re = r + cnt;
+        while (r < re) {
+            int32_t a, b, acc;
+            memcpy(&a, p0, 4), memcpy(&b, p0 + 2, 4);
+            acc = __smlabb(b, w25, __smuad(a, w01));
+            memcpy(&a, p1, 4), memcpy(&b, p1 + 2, 4);
+            acc = __smlabt(b, w25, __smlad(a, w34, acc));
+            memcpy(&a, p2, 4), memcpy(&b, p2 + 2, 4);
+            *r++ = __smlabb(b, w8, __smlad(a, w67, acc));
+            p0 += SW, p1 += SW, p2 += SW;
+        }
     }
 #else
     const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
-    for (j = 0; j < cnt; j++, p += SW, p1 += SW, p2 += SW)
-        r[j] = p[0] * k0 + p[1] * k1 + p[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 + p2[1] * k7 +
-               p2[2] * k8;
+    int j;
+    for (i = 0; i < rows; i++, p += RS) {
+        const int16_t *p0 = p, *p1 = p + WB, *p2 = p1 + WB;
+        for (j = 0; j < cnt; j++, p0 += SW, p1 += SW, p2 += SW)
+            *r++ = p0[0] * k0 + p0[1] * k1 + p0[2] * k2 + p1[0] * k3 + p1[1] * k4 + p1[2] * k5 + p2[0] * k6 +
+                   p2[1] * k7 + p2[2] * k8;
+    }
 #endif
 }
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
@@ -371,36 +566,33 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
     const int jlo0 = (PW + SW - 1) / SW, jhi0 = W - 3 + PW < 0 ? 0 : (W - 3 + PW) / SW + 1;
     /* the rows and columns the windows cover, padding included */
     const int HB = (OH - 1) * SH + 3, WB = (OW - 1) * SW + 3;
-    int n, ch, oh, ow0, j, kh, kw;
+    /* small planes: x - zx in a buffer padded with zeros, zeroed once; rb output rows a block */
+    const int small = (long)HB * WB <= NNFX_RT_QDW_BUF, len = W < WB - PW ? W : WB - PW;
+    const int rb = OW <= 16 ? NNFX_RT_QDW_OUT / OW : 1;
+    int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
+    int32_t r[NNFX_RT_QDW_OUT];
+    int n, ch, oh, ow0, j, kh, kw, nr;
+    if (small) memset(buf, 0, sizeof buf);
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + ch) * H * W, *k = w + (long)ch * 9;
-            if ((long)HB * WB <= NNFX_RT_QDW_BUF) { /* small planes: x - zx in a buffer padded with zeros */
-                const int len = W < WB - PW ? W : WB - PW;
-                int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
-                int32_t r[16];
-                for (j = 0; j <= HB * WB; j++)
-                    buf[j] = 0;
-                for (j = 0; j < HB; j++)
-                    if (j - PH >= 0 && j - PH < H) {
-                        int16_t *bp = buf + (long)j * WB + PW;
-                        const int8_t *xr = xp + (long)(j - PH) * W;
-                        for (kw = 0; kw < len; kw++)
-                            bp[kw] = (int16_t)(xr[kw] - zp);
-                    }
-                for (oh = 0; oh < OH; oh++)
-                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+            if (small) { /* x - zx into the buffer's interior (its padding stays zero) */
+                nnfx_rt_q16pad(buf + (long)PH * WB + PW, WB, xp, W, H < HB - PH ? H : HB - PH, len, zp);
+                for (oh = 0; oh < OH; oh += nr) {
+                    nr = OH - oh < rb ? OH - oh : rb;
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, r, cnt);
-                        nnfx_rt_qstore_row(op, ch, r, cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
+                        nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, r, nr,
+                                         cnt);
+                        nnfx_rt_qstore_row(op, ch, r, nr * cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                     }
+                }
                 continue;
             }
             for (oh = 0; oh < OH; oh++)
                 for (ow0 = 0; ow0 < OW; ow0 += 16) {
                     const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
                     int jlo = jlo0 - ow0, jhi = jhi0 - ow0;
-                    int32_t r[16];
                     jlo = jlo < 0 ? 0 : jlo > cnt ? cnt : jlo;
                     jhi = jhi < jlo ? jlo : jhi > cnt ? cnt : jhi;
                     for (j = 0; j < cnt; j++)
@@ -408,11 +600,11 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
                     for (kh = 0; kh < 3; kh++) {
                         const int ih = oh * SH - PH + kh;
                         const int8_t *q = k + kh * 3, *row, *p;
-                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], rb = -zp * (q0 + q1 + q2);
+                        const int32_t q0 = q[0], q1 = q[1], q2 = q[2], zb = -zp * (q0 + q1 + q2);
                         if (ih < 0 || ih >= H) continue;
                         row = xp + (long)ih * W;
                         for (j = jlo, p = row + (long)(ow0 + jlo) * SW - PW; j < jhi; j++, p += SW)
-                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + rb;
+                            r[j] += p[0] * q0 + p[1] * q1 + p[2] * q2 + zb;
                         for (j = 0; j < cnt; j++) { /* the border columns */
                             if (j == jlo && jhi > jlo) j = jhi;
                             if (j >= cnt) break;
@@ -428,7 +620,7 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
 }
 /* @end */
 
-/* @rt qconv1 needs:q8,qconv */
+/* @rt qconv1 needs:q8,qconv,q16pad */
 /* int8 convolution where each output channel reads one input channel (C /
  * group == 1: depthwise with any multiplier, or a single-channel input such
  * as a spectrogram's first layer), any kernel, stride and padding,
@@ -443,6 +635,7 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
  * pairs, runs nnfx_rt_qconv. */
 #define NNFX_RT_QC1_BUF  768
 #define NNFX_RT_QC1_TAPS 64
+#define NNFX_RT_QC1_OUT  128 /* int32 outputs of stack: output rows a block, one requantization */
 #if defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #endif
@@ -451,39 +644,98 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
 #else
 #define NNFX_RT_QC1_NOINLINE
 #endif
-/* r[j] = the KH x KW taps of the window at p + j * SW (rows WB apart), j <
- * cnt: weights k [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
-static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, const int8_t *k, const int32_t *wp,
-                                                 int KH, int KW, int32_t *r, int cnt) {
-    int j, kh, kw;
-    for (j = 0; j < cnt; j++, p += SW) {
-        const int16_t *pr = p;
-        int32_t acc = 0;
+/* acc + the KH x KW taps of the window at pr (rows WB apart): weights k
+ * [KH][KW], or (DSP) their pairs wp [KH][KWP]. */
+static inline int32_t nnfx_rt_qc1_win(const int16_t *pr, int WB, const int8_t *k, const int32_t *wp, int KH, int KW,
+                                      int32_t acc) {
+    int kh, kw;
 #if defined(__ARM_FEATURE_DSP)
-        const int KWP = (KW + 1) / 2;
-        const int32_t *q = wp;
-        (void)k;
-        if (KWP == 2) /* kernels 3 or 4 wide: two pairs a row */
-            for (kh = 0; kh < KH; kh++, pr += WB, q += 2) {
-                int32_t x0, x1;
-                memcpy(&x0, pr, 4), memcpy(&x1, pr + 2, 4);
-                acc = __smlad(x0, q[0], acc), acc = __smlad(x1, q[1], acc);
-            }
-        else
-            for (kh = 0; kh < KH; kh++, pr += WB, q += KWP)
-                for (kw = 0; kw < KWP; kw++) {
-                    int32_t xv;
-                    memcpy(&xv, pr + 2 * kw, 4);
-                    acc = __smlad(xv, q[kw], acc);
-                }
+    const int KWP = (KW + 1) / 2;
+    (void)k;
+    for (kh = 0; kh < KH; kh++, pr += WB, wp += KWP)
+        for (kw = 0; kw < KWP; kw++) {
+            int32_t xv;
+            memcpy(&xv, pr + 2 * kw, 4);
+            acc = __smlad(xv, wp[kw], acc);
+        }
 #else
-        const int8_t *q = k;
-        (void)wp;
-        for (kh = 0; kh < KH; kh++, pr += WB, q += KW)
-            for (kw = 0; kw < KW; kw++)
-                acc += pr[kw] * q[kw];
+    (void)wp;
+    for (kh = 0; kh < KH; kh++, pr += WB, k += KW)
+        for (kw = 0; kw < KW; kw++)
+            acc += pr[kw] * k[kw];
 #endif
-        r[j] = acc;
+    return acc;
+}
+#if defined(__ARM_FEATURE_DSP)
+/* r[0], r[1] = the KH x 4 taps (pairs wp [KH][2]) of the windows at pa and
+ * pb (rows WB apart): each pair of weights loaded once for both. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_pair(const int16_t *pa, const int16_t *pb, int WB, const int32_t *wp,
+                                                  int KH, int32_t *r) {
+    const int32_t *const we = wp + 2 * KH;
+    int32_t aa = 0, ab = 0;
+    for (; wp < we; wp += 2, pa += WB, pb += WB) {
+        int32_t x0, x1;
+        const int32_t w0 = wp[0], w1 = wp[1];
+        memcpy(&x0, pa, 4), memcpy(&x1, pa + 2, 4);
+        aa = __smlad(x0, w0, aa), aa = __smlad(x1, w1, aa);
+        memcpy(&x0, pb, 4), memcpy(&x1, pb + 2, 4);
+        ab = __smlad(x0, w0, ab), ab = __smlad(x1, w1, ab);
+    }
+    r[0] = aa, r[1] = ab;
+}
+#endif
+#if defined(__ARM_FEATURE_DSP)
+/* r[0..3] = the KH x 4 taps (pairs wp [KH][2]) of the windows at p, p + 2,
+ * p + 4, p + 6 (stride 2; rows WB apart): adjacent windows share a word,
+ * so five loads a row feed eight SMLADs. */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_quad2(const int16_t *p, int WB, const int32_t *wp, int KH, int32_t *r) {
+    const int32_t *const we = wp + 2 * KH;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (; wp < we; wp += 2, p += WB) {
+        int32_t x0, x1, x2;
+        const int32_t w0 = wp[0], w1 = wp[1];
+        memcpy(&x0, p, 4), memcpy(&x1, p + 2, 4), memcpy(&x2, p + 4, 4);
+        a0 = __smlad(x0, w0, a0), a0 = __smlad(x1, w1, a0);
+        a1 = __smlad(x1, w0, a1), a1 = __smlad(x2, w1, a1);
+        memcpy(&x0, p + 6, 4), memcpy(&x1, p + 8, 4);
+        a2 = __smlad(x2, w0, a2), a2 = __smlad(x0, w1, a2);
+        a3 = __smlad(x0, w0, a3), a3 = __smlad(x1, w1, a3);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
+#endif
+/* r[i * cnt + j] = the KH x KW taps of the window at p + i * RS + j * SW
+ * (rows WB apart), i < rows, j < cnt: weights k [KH][KW], or (DSP) their
+ * pairs wp [KH][KWP]; under __ARM_FEATURE_DSP, kernels 3 or 4 wide take four
+ * windows of a row at a time for stride 2 (nnfx_rt_qc1_quad2), else two at
+ * a time (each pair of weights loaded once for both). */
+static NNFX_RT_QC1_NOINLINE void nnfx_rt_qc1_run(const int16_t *p, int WB, int SW, long RS, const int8_t *k,
+                                                 const int32_t *wp, int KH, int KW, int32_t *r, int rows, int cnt) {
+    const int total = rows * cnt;
+    int t = 0, i = 0, j = 0; /* output t is (i, j) */
+#if defined(__ARM_FEATURE_DSP)
+    if ((KW + 1) / 2 == 2 && SW == 2) { /* four windows of a row at a time, then one by one */
+        for (i = 0; i < rows; i++) {
+            const int16_t *pr = p + i * RS;
+            int32_t *rr = r + (long)i * cnt;
+            for (j = 0; j + 4 <= cnt; j += 4)
+                nnfx_rt_qc1_quad2(pr + 2 * j, WB, wp, KH, rr + j);
+            for (; j < cnt; j++)
+                rr[j] = nnfx_rt_qc1_win(pr + 2 * j, WB, k, wp, KH, KW, 0);
+        }
+        return;
+    }
+    if ((KW + 1) / 2 == 2)
+        for (; t + 1 < total; t += 2) {
+            const int16_t *pa = p + i * RS + (long)j * SW;
+            if (++j == cnt) j = 0, i++;
+            nnfx_rt_qc1_pair(pa, p + i * RS + (long)j * SW, WB, wp, KH, r + t);
+            if (++j == cnt) j = 0, i++;
+        }
+#endif
+    for (; t < total; t++) {
+        r[t] = nnfx_rt_qc1_win(p + i * RS + (long)j * SW, WB, k, wp, KH, KW, 0);
+        if (++j == cnt) j = 0, i++;
     }
 }
 static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
@@ -491,26 +743,19 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], MG = M / C;
     const int HB = (OH - 1) * SH + KH, WB = (OW - 1) * SW + KW, len = W < WB - PW ? W : WB - PW;
     const int32_t zp = op->x_zp;
-    int16_t buf[NNFX_RT_QC1_BUF + 1]; /* + 1: the pair read past the last window's odd last tap */
-    int32_t r[16], wp[NNFX_RT_QC1_TAPS];
-    int n, c, m, i, oh, ow0;
+    const int rb = OW <= 16 ? NNFX_RT_QC1_OUT / OW : 1; /* output rows a block */
+    int16_t buf[NNFX_RT_QC1_BUF + 1];                   /* + 1: the pair read past the last window's odd last tap */
+    int32_t r[NNFX_RT_QC1_OUT], wp[NNFX_RT_QC1_TAPS];
+    int n, c, m, oh, ow0, nr;
     if ((long)HB * WB > NNFX_RT_QC1_BUF || KH * ((KW + 1) / 2) > NNFX_RT_QC1_TAPS) {
         nnfx_rt_qconv(x, w, op, 0, y, g);
         return;
     }
+    memset(buf, 0, sizeof buf); /* the padding; each plane overwrites only the interior */
     for (n = 0; n < N; n++)
         for (c = 0; c < C; c++) {
             const int8_t *xp = (const int8_t *)x + ((long)n * C + c) * H * W;
-            for (i = 0; i <= HB * WB; i++)
-                buf[i] = 0;
-            for (i = 0; i < HB; i++)
-                if (i - PH >= 0 && i - PH < H) {
-                    int16_t *b = buf + (long)i * WB + PW;
-                    const int8_t *xr = xp + (long)(i - PH) * W;
-                    int t;
-                    for (t = 0; t < len; t++)
-                        b[t] = (int16_t)(xr[t] - zp);
-                }
+            nnfx_rt_q16pad(buf + (long)PH * WB + PW, WB, xp, W, H < HB - PH ? H : HB - PH, len, zp);
             for (m = c * MG; m < (c + 1) * MG; m++) {
                 const int8_t *k = w + (long)m * KH * KW;
 #if defined(__ARM_FEATURE_DSP)
@@ -521,14 +766,99 @@ static void nnfx_rt_qconv1(const void *x, const int8_t *w, const nnfx_rt_qop *op
                         wp[t++] = (int32_t)(((uint32_t)(uint16_t)k[kh * KW + kw]) | (uint32_t)hi << 16);
                     }
 #endif
-                for (oh = 0; oh < OH; oh++)
-                    for (ow0 = 0; ow0 < OW; ow0 += 16) {
+                for (oh = 0; oh < OH; oh += nr) {
+                    nr = OH - oh < rb ? OH - oh : rb;
+                    for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
-                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, k, wp, KH, KW, r, cnt);
-                        nnfx_rt_qstore_row(op, m, r, cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
+                        nnfx_rt_qc1_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, wp, KH, KW,
+                                        r, nr, cnt);
+                        nnfx_rt_qstore_row(op, m, r, nr * cnt, 0, y, (((long)n * M + m) * OH + oh) * OW + ow0);
                     }
+                }
             }
         }
+}
+/* @end */
+
+/* @rt qconvg needs:q8,qconv,qpwdot */
+/* int8 convolution with group 1 (any kernel, stride, padding, dilation),
+ * the fast form of nnfx_rt_qconv for that case under __ARM_FEATURE_DSP,
+ * same bytes: g as nnfx_rt_qconv's, x int8 with zero point op->x_zp, w
+ * [M,C,KH,KW], y int8 by the epilogue (no residual). As a pointwise
+ * convolution of the K = C*KH*KW column of each output pixel (im2col): a
+ * block of pixels' columns minus the zero point (0 in the padding) is
+ * packed as nnfx_rt_qpw_dsp packs its pixels, then every output channel
+ * takes them through nnfx_rt_qpw_dot4 (the last K % 4 taps in portable C)
+ * and requantizes the block's row at once (a pixel whose window lies inside
+ * the input is gathered with no bounds checks). Without the DSP extension,
+ * or for K < 4 or K > NNFX_RT_QCG_KMAX: nnfx_rt_qconv. Stack: as
+ * nnfx_rt_qpw_dsp, plus 2 * NNFX_RT_QCG_KMAX + 6 * NNFX_RT_QPW_PB bytes. */
+static void nnfx_rt_qconvg(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
+#if defined(__ARM_FEATURE_DSP)
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14];
+    const int K = C * KH * KW, K4 = K & ~3, KT = K - K4;
+    const long P = (long)OH * OW;
+    const int32_t zp = op->x_zp;
+    long PB0, n, p0, p;
+    int32_t xq[NNFX_RT_QPW_XQ], r[NNFX_RT_QPW_PB];
+    int16_t col[NNFX_RT_QCG_KMAX], xt[3 * NNFX_RT_QPW_PB]; /* a pixel's column; the last taps of a block */
+    int m, c, k, kh, kw, t;
+    if (g[15] != 1 || K < 4 || K > NNFX_RT_QCG_KMAX) {
+        nnfx_rt_qconv(x, w, op, 0, y, g);
+        return;
+    }
+    PB0 = nnfx_rt_qpw_block(P, K4);
+    for (n = 0; n < N; n++)
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0;
+            for (p = 0; p < ((np + 3) & ~3L); p++) { /* pixel p0 + p's column into the packed group p / 4 */
+                int32_t *o = xq + 2 * K4 * (p / 4) + 2 * (p % 4);
+                if (p < np) {
+                    const int oh = (int)((p0 + p) / OW), ow = (int)((p0 + p) % OW);
+                    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
+                    const int8_t *xc = (const int8_t *)x + (long)n * C * H * W;
+                    int16_t *cp = col;
+                    if (ih0 >= 0 && ih0 + (KH - 1) * DH < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W) /* inside */
+                        for (c = 0; c < C; c++, xc += (long)H * W)
+                            for (kh = 0; kh < KH; kh++) {
+                                const int8_t *xr = xc + (long)(ih0 + kh * DH) * W + iw0, *const xe = xr + KW * DW;
+                                for (; xr < xe; xr += DW)
+                                    *cp++ = (int16_t)(*xr - zp);
+                            }
+                    else
+                        for (c = 0; c < C; c++, xc += (long)H * W)
+                            for (kh = 0; kh < KH; kh++) {
+                                const int ih = oh * SH - PH + kh * DH;
+                                for (kw = 0; kw < KW; kw++) {
+                                    const int iw = ow * SW - PW + kw * DW;
+                                    *cp++ =
+                                        (int16_t)(ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] - zp
+                                                                                         : 0);
+                                }
+                            }
+                } else
+                    for (t = 0; t < K; t++) /* past the last pixel: zeros */
+                        col[t] = 0;
+                for (t = 0; t < K4; t += 4, o += 8) { /* taps (t, t+2), (t+1, t+3) as 16-bit pairs */
+                    o[0] = (int32_t)((uint32_t)(uint16_t)col[t] | (uint32_t)(uint16_t)col[t + 2] << 16);
+                    o[1] = (int32_t)((uint32_t)(uint16_t)col[t + 1] | (uint32_t)(uint16_t)col[t + 3] << 16);
+                }
+                for (t = 0; t < KT; t++)
+                    xt[t * NNFX_RT_QPW_PB + p] = col[K4 + t];
+            }
+            for (m = 0; m < M; m++) {
+                const int8_t *w0 = w + (long)m * K;
+                nnfx_rt_qpw_dot4(xq, w0, K4, r, (np + 3) / 4);
+                for (t = 0; t < KT; t++)
+                    for (k = 0; k < np; k++)
+                        r[k] += xt[t * NNFX_RT_QPW_PB + k] * w0[K4 + t];
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
+            }
+        }
+#else
+    nnfx_rt_qconv(x, w, op, 0, y, g);
+#endif
 }
 /* @end */
 

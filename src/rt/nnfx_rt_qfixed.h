@@ -15,6 +15,8 @@
  *                            TFLite's reference kernels and CMSIS-NN's
  *                            arm_nn_requantize)
  *   nnfx_rt_qf_requant       acc -> int8: mul, + zero point, clamp
+ *   nnfx_rt_qf_fast(_k)      mul + zero point in one floor, for the usual
+ *                            shifts: the same integers, fewer instructions
  *   nnfx_rt_qf_add, _mul_q8  TFLite's int8 Add (left shift 20) and Mul
  *
  * Sections as in nnfx_rt_scalar.h: "qfixed" is the run-time part (what
@@ -69,6 +71,37 @@ NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_clamp(int32_t v, int32_t lo, int32_t hi) { 
  * Relu/Clip). */
 NNFX_RT_QF_INLINE int8_t nnfx_rt_qf_requant(int32_t acc, int32_t qm, int shift, int32_t y_zp, int32_t lo, int32_t hi) {
     return (int8_t)nnfx_rt_qf_clamp(nnfx_rt_qf_mul(acc, qm, shift) + y_zp, lo, hi);
+}
+
+/* The fast form of nnfx_rt_qf_mul for the usual requantization (qm >= 0,
+ * -20 <= shift <= -1: a scale below 1/2), one 32x32->64 multiply-add and
+ * one shift an output, the same integers for every int32 x. TFLite's two
+ * roundings are one floor: with s = srdhm(x, qm) = floor((x qm + 2^30) /
+ * 2^31) and e = -shift >= 1, rdbpot(s, e) = floor((s + 2^(e-1) - [s < 0])
+ * / 2^e) = floor((x qm + 2^30 + 2^(30+e) - [s < 0] 2^31) / 2^(31+e))
+ * (floor(floor(u / B) / C) = floor(u / BC)); [s < 0] may be read as [x <
+ * 0] (they differ only where s = 0, and then both give 0), and the output
+ * zero point zp adds zp 2^(31+e) inside the floor. So the result is the
+ * high word of x qm + k - [x < 0] 2^31, shifted right by e - 1, where k
+ * (nnfx_rt_qf_fast_k) holds the constants; no term overflows int64 (|x
+ * qm| < 2^62, |k| < 2^59). */
+#define NNFX_RT_QF_FAST_EMAX 20
+/* Whether (qm, shift, zp) takes nnfx_rt_qf_fast; if so *k and *s1 are its
+ * constants for them. */
+NNFX_RT_QF_INLINE int nnfx_rt_qf_fast_k(int32_t qm, int shift, int32_t zp, int64_t *k, int *s1) {
+    const int e = -shift;
+    if (qm < 0 || e < 1 || e > NNFX_RT_QF_FAST_EMAX || zp < -128 || zp > 127) return 0;
+    *k = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)) + (int64_t)zp * ((int64_t)1 << (31 + e));
+    *s1 = e - 1;
+    return 1;
+}
+
+/* nnfx_rt_qf_mul(x, qm, shift) + zp, not clamped, for k and s1 from
+ * nnfx_rt_qf_fast_k(qm, shift, zp) (which returned 1). */
+NNFX_RT_QF_INLINE int32_t nnfx_rt_qf_fast(int32_t x, int32_t qm, int64_t k, int s1) {
+    const int64_t q = (int64_t)x * qm + k - (int64_t)((uint64_t)((uint32_t)x >> 31) << 31);
+    const int32_t h = (int32_t)(uint32_t)((uint64_t)q >> 32);
+    return h >= 0 ? h >> s1 : ~(~h >> s1); /* an arithmetic shift; no shift of a negative value */
 }
 
 /* Parameters of TFLite's int8 Add / Sub (nnfx_rt_qf_quantize_add). */

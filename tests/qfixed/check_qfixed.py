@@ -149,6 +149,28 @@ def main():
         for qm in (1 << 30, I32_MAX, 0):
             for shift in (0, -1, -31, 1):
                 case("m %d %d %d" % (x, qm, shift), mbqm(x, qm, shift))
+    # ---- the fast form (nnfx_rt_qf_fast): mbqm + zp wherever nnfx_rt_qf_fast_k accepts
+    def fast_case(x, qm, shift, zp):
+        ok = qm >= 0 and -20 <= shift <= -1 and -128 <= zp <= 127
+        case("f %d %d %d %d" % (x, qm, shift, zp), mbqm(x, qm, shift) + zp if ok else "-")
+
+    xs = [I32_MIN, I32_MIN + 1, -(1 << 30) - (1 << 27), -1, 0, 1, I32_MAX, I32_MAX - 1, (1 << 30) + (1 << 27)]
+    for shift in (1, 0, -1, -2, -7, -19, -20, -21, -31):
+        for qm in (0, 1 << 30, (1 << 30) + 1, I32_MAX, I32_MIN, -5):
+            for zp in (-128, -3, 0, 127, 128, -129):
+                for x in xs:
+                    fast_case(x, qm, shift, zp)
+                # ties of either rounding: x qm = (2k + 1) 2^30 (s's tie) or s = (2k + 1) 2^(e - 1)
+                if 1 <= -shift <= 20 and qm:
+                    for k in range(-5, 5):
+                        fast_case(2 * k + 1, 1 << 30, shift, zp)
+                        fast_case((2 * k + 1) * (1 << (-shift - 1)) * 2, 1 << 30, shift, zp)
+                        fast_case(-((2 * k + 1) * (1 << (-shift - 1)) * 2) - 1, 1 << 30, shift, zp)
+    for _ in range(20000):
+        qm = rnd.randint(1 << 30, I32_MAX) if rnd.random() < 0.95 else 0
+        shift = rnd.randint(-20, -1) if rnd.random() < 0.9 else rnd.randint(-31, 2)
+        x = rnd.randint(I32_MIN, I32_MAX) if rnd.random() < 0.3 else rnd.randint(-(1 << 20), 1 << 20)
+        fast_case(x, qm, shift, rnd.randint(-128, 127))
     # ---- QuantizeMultiplier
     ms = [0.0, 1.0, 0.5, 0.25, 2.0, 1 - 2**-40, 0.5 - 2**-45, 2**-31, 2**-32, 2**-33, 3 * 2**-34, 0.75, 1e-9, 1e-10,
           123.456, 0.0039215689, 1 / 3, 2 / 3, 2**-20 * 0.999999999]

@@ -9,7 +9,9 @@
  *                     double whose IEEE bits are BITS, hex)
  *   a A AZP B BZP SA SB SY YZP LO HI SUB (scales as hex double bits)
  *                  -> nnfx_rt_qf_add after nnfx_rt_qf_quantize_add
- *   u A AZP B BZP QM SHIFT YZP LO HI -> nnfx_rt_qf_mul_q8 */
+ *   u A AZP B BZP QM SHIFT YZP LO HI -> nnfx_rt_qf_mul_q8
+ *   f X QM SHIFT ZP -> nnfx_rt_qf_fast(X, ...) after nnfx_rt_qf_fast_k(QM,
+ *                     SHIFT, ZP), or "-" where that declines */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +50,14 @@ int main(void) {
                    scanf("%lld %lld %lld %lld %lld %lld %lld %lld %lld", &a, &b, &c, &d, &e, &f, &g, &h, &i) == 9)
             printf("%d\n", nnfx_rt_qf_mul_q8((int32_t)a, (int32_t)b, (int32_t)c, (int32_t)d, (int32_t)e, (int)f,
                                              (int32_t)g, (int32_t)h, (int32_t)i));
-        else {
+        else if (op[0] == 'f' && scanf("%lld %lld %lld %lld", &a, &b, &c, &d) == 4) {
+            int64_t k;
+            int s1;
+            if (nnfx_rt_qf_fast_k((int32_t)b, (int)c, (int32_t)d, &k, &s1))
+                printf("%" PRId32 "\n", nnfx_rt_qf_fast((int32_t)a, (int32_t)b, k, s1));
+            else
+                printf("-\n");
+        } else {
             fprintf(stderr, "qfixed_driver: bad case '%s'\n", op);
             return 2;
         }

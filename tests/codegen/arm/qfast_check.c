@@ -1,7 +1,9 @@
 /* qfast_check.c — the fast int8 conv kernels of nnfx_rt_int8.h
  * (nnfx_rt_qpw: pointwise; nnfx_rt_qdw3: 3x3 depthwise; nnfx_rt_qconv1:
- * one input channel per output channel) against the
- * reference nnfx_rt_qconv, byte for byte, on random geometries (odd channel
+ * one input channel per output channel; nnfx_rt_qconvg: group 1, im2col)
+ * and nnfx_rt_qconv against a plain
+ * direct convolution with the general requantization (ref_conv), byte for
+ * byte, on random geometries (odd channel
  * and pixel counts, C not a multiple of 4, strides 1-2, padding 0-2) and
  * random zero points and fixed-point epilogues. Built for the host (the
  * portable path) and, by check_qfast.py, for QEMU's Cortex-M3 / M4 (the
@@ -30,7 +32,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
     return lo + (int32_t)((rng >> 8) % (uint32_t)(hi - lo + 1));
 }
 
-static int8_t xb[2 * 64 * 200], wb[64 * 64], y0[48000], y1[48000]; /* y: up to 2 x 12 x 42 x 42 */
+static int8_t xb[2 * 64 * 200], wb[9 * 600], y0[48000], y1[48000], y2[48000]; /* y: up to 2 x 12 x 42 x 42 */
 static int32_t fb[64], fm[64], fs[64];
 
 /* A random epilogue for m channels and input zero point range into op. */
@@ -38,10 +40,38 @@ static void rand_op(nnfx_rt_qop *op, int m) {
     int i;
     for (i = 0; i < m; i++)
         fb[i] = rnd(-(1 << 20), 1 << 20), fm[i] = rnd(1 << 30, 0x7fffffff), fs[i] = rnd(-14, 0);
+    if (m && !rnd(0, 3)) fs[rnd(0, m - 1)] = rnd(-31, -15); /* past the fast requantization's shifts */
     op->fb = fb, op->fm = fm, op->fs = fs;
     op->x_signed = 1, op->y_signed = 1;
     op->x_zp = rnd(-128, 127), op->y_zp = rnd(-128, 127);
     op->lo = rnd(-128, 0), op->hi = rnd(0, 127);
+    if (rnd(0, 1)) op->lo = -128, op->hi = 127; /* the whole range: the kernels saturate */
+}
+
+/* The reference: y = the direct convolution of g (nnfx_rt_qconv's layout)
+ * with plain int32 sums, requantized by the general nnfx_rt_qf_requant
+ * (not the kernels' row epilogue, so a wrong fast requantization shows). */
+static void ref_conv(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, const int *g) {
+    const int N = g[0], C = g[1], H = g[2], W = g[3], M = g[4], KH = g[5], KW = g[6], OH = g[7], OW = g[8];
+    const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15];
+    const int CG = C / G, MG = M / G;
+    int n, m, oh, ow, c, kh, kw;
+    for (n = 0; n < N; n++)
+        for (m = 0; m < M; m++)
+            for (oh = 0; oh < OH; oh++)
+                for (ow = 0; ow < OW; ow++) {
+                    int32_t acc = 0;
+                    for (c = 0; c < CG; c++)
+                        for (kh = 0; kh < KH; kh++)
+                            for (kw = 0; kw < KW; kw++) {
+                                const int ih = oh * SH - PH + kh * DH, iw = ow * SW - PW + kw * DW;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                                acc += (x[(((long)n * C + (long)(m / MG) * CG + c) * H + ih) * W + iw] - op->x_zp) *
+                                       w[(((long)m * CG + c) * KH + kh) * KW + kw];
+                            }
+                    y[(((long)n * M + m) * OH + oh) * OW + ow] =
+                        nnfx_rt_qf_requant(acc + op->fb[m], op->fm[m], (int)op->fs[m], op->y_zp, op->lo, op->hi);
+                }
 }
 
 static void fill(int8_t *p, long n) {
@@ -53,13 +83,22 @@ static void fill(int8_t *p, long n) {
 int main(void) {
     int t, bad = 0;
     for (t = 0; t < 300 && !bad; t++) { /* pointwise */
-        const int N = rnd(1, 2), C = t < 50 ? rnd(1, 9) : rnd(1, 64), M = rnd(1, 9), P = rnd(1, 23);
+        /* C past NNFX_RT_QPW_CPACK (512) and P past a block of pixels (NNFX_RT_QPW_PB) too */
+        const int N = rnd(1, 2),
+                  C = t < 50    ? rnd(1, 9)
+                      : t < 250 ? rnd(1, 64)
+                                : rnd(100, 600),
+                  M = rnd(1, 9),
+                  P = t < 150  ? rnd(1, 23)
+                      : C > 64 ? rnd(1, 21)
+                               : rnd(24, 100);
         const int g[16] = {N, C, 1, P, M, 1, 1, 1, P, 1, 1, 0, 0, 1, 1, 1};
         nnfx_rt_qop op;
         rand_op(&op, M);
         fill(xb, (long)N * C * P), fill(wb, (long)M * C);
-        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qpw(xb, wb, &op, y1, N, C, M, P);
+        if (memcmp(y0, y2, (size_t)N * M * P)) say("FAIL: nnfx_rt_qconv (1x1) differs from the reference\n"), bad = 1;
         if (memcmp(y0, y1, (size_t)N * M * P)) say("FAIL: nnfx_rt_qpw differs from nnfx_rt_qconv\n"), bad = 1;
     }
     for (t = 0; t < 300 && !bad; t++) { /* 3x3 depthwise */
@@ -72,8 +111,10 @@ int main(void) {
         if (H + 2 * PH < 3 || W + 2 * PW < 3) continue;
         rand_op(&op, C);
         fill(xb, (long)N * C * H * W), fill(wb, (long)C * 9);
-        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qdw3(xb, wb, &op, y1, g);
+        if (memcmp(y0, y2, (size_t)N * C * OH * OW))
+            say("FAIL: nnfx_rt_qconv (3x3 dw) differs from the reference\n"), bad = 1;
         if (memcmp(y0, y1, (size_t)N * C * OH * OW)) say("FAIL: nnfx_rt_qdw3 differs from nnfx_rt_qconv\n"), bad = 1;
     }
     for (t = 0; t < 300 && !bad; t++) { /* one input channel per output channel, any kernel */
@@ -87,11 +128,34 @@ int main(void) {
         if (H + 2 * PH < KH || W + 2 * PW < KW) continue;
         rand_op(&op, C * MG);
         fill(xb, (long)N * C * H * W), fill(wb, (long)C * MG * KH * KW);
-        nnfx_rt_qconv(xb, wb, &op, 0, y0, g);
+        ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qconv1(xb, wb, &op, y1, g);
+        if (memcmp(y0, y2, (size_t)N * C * MG * OH * OW))
+            say("FAIL: nnfx_rt_qconv (one channel) differs from the reference\n"), bad = 1;
         if (memcmp(y0, y1, (size_t)N * C * MG * OH * OW))
             say("FAIL: nnfx_rt_qconv1 differs from nnfx_rt_qconv\n"), bad = 1;
     }
-    if (!bad) say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3 and nnfx_rt_qconv1 equal nnfx_rt_qconv on 900 random cases\n");
+    for (t = 0; t < 300 && !bad; t++) { /* group 1, any kernel, stride, padding, dilation (im2col) */
+        /* K = C * KH * KW past NNFX_RT_QCG_KMAX (640) in the last cases: the reference path */
+        const int wide = t >= 280, N = rnd(1, 2), C = wide ? rnd(26, 30) : rnd(1, 9), M = wide ? rnd(1, 7) : rnd(1, 9);
+        const int KH = wide ? 5 : rnd(1, 5), KW = wide ? 5 : rnd(1, 5), DH = rnd(1, 2), DW = rnd(1, 2);
+        const int H = rnd(1, 14), W = rnd(1, 14), SH = rnd(1, 3), SW = rnd(1, 3), PH = rnd(0, KH - 1),
+                  PW = rnd(0, KW - 1);
+        const int EH = (KH - 1) * DH + 1, EW = (KW - 1) * DW + 1, OH = (H + 2 * PH - EH) / SH + 1,
+                  OW = (W + 2 * PW - EW) / SW + 1;
+        const int g[16] = {N, C, H, W, M, KH, KW, OH, OW, SH, SW, PH, PW, DH, DW, 1};
+        nnfx_rt_qop op;
+        if (H + 2 * PH < EH || W + 2 * PW < EW) continue;
+        rand_op(&op, M);
+        fill(xb, (long)N * C * H * W), fill(wb, (long)M * C * KH * KW);
+        ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
+        nnfx_rt_qconvg(xb, wb, &op, y1, g);
+        if (memcmp(y0, y2, (size_t)N * M * OH * OW))
+            say("FAIL: nnfx_rt_qconv (group 1) differs from the reference\n"), bad = 1;
+        if (memcmp(y0, y1, (size_t)N * M * OH * OW)) say("FAIL: nnfx_rt_qconvg differs from nnfx_rt_qconv\n"), bad = 1;
+    }
+    if (!bad)
+        say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3, nnfx_rt_qconv1, nnfx_rt_qconvg and nnfx_rt_qconv equal the reference "
+            "on 1200 random cases\n");
     return bad;
 }
