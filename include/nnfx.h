@@ -523,6 +523,20 @@ typedef struct nnfx_node_info {
  * language bindings whose calls are costly; entries are valid until the
  * graph is next edited. from must be a live node of g (or NULL). */
 int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
+/* n's args in one call, for bindings whose calls are costly: fills
+ * out[0 .. cap) with nnfx_node_arg(n, 0 ..) and returns n's number of args
+ * (0 for NULL; more than cap: the rest are not written). */
+int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap);
+/* n's users in one call: fills out[0 .. cap) with nnfx_node_user(n, 0 ..)
+ * and returns n's number of users (0 for NULL; more than cap: the rest are
+ * not written). */
+int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
+/* nnfx_eliminate_dead_code that also says which nodes went: their addresses,
+ * in removal order, in out[0 .. cap) (the nodes are freed: the addresses are
+ * only to be compared, e.g. to drop a binding's handles, before the graph is
+ * next edited). Returns the number removed (more than cap: the rest are not
+ * written). */
+int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

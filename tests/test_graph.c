@@ -100,6 +100,43 @@ static void test_node_snapshot_and_serials(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* nnfx_node_args / nnfx_node_users give what the per-index accessors give,
+ * in one call (capped); nnfx_eliminate_dead_code_list names what it removed. */
+static void test_packed_args_users_and_dce_list(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_arg args[4];
+    assert_int_equal(nnfx_node_args(s.add, args, 4), 2);
+    assert_int_equal(args[0].kind, NNFX_ARG_NODE);
+    assert_ptr_equal(args[0].u.node, s.relu);
+    assert_ptr_equal(args[1].u.node, s.x);
+    assert_int_equal(nnfx_node_args(s.add, args, 1), 2); /* capped: the count still */
+    assert_int_equal(nnfx_node_args(NULL, args, 4), 0);
+    nnfx_node *users[4] = {NULL};
+    assert_int_equal(nnfx_node_users(s.x, users, 4), 2);
+    assert_ptr_equal(users[0], s.relu);
+    assert_ptr_equal(users[1], s.add);
+    users[1] = NULL;
+    assert_int_equal(nnfx_node_users(s.x, users, 1), 2);
+    assert_null(users[1]); /* not written past cap */
+    assert_int_equal(nnfx_node_users(NULL, users, 4), 0);
+    /* two dead nodes: neg(relu) and abs(neg) */
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_node *neg = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    a = nnfx_arg_node(neg);
+    nnfx_node *abs_ = nnfx_graph_call_op(s.g, NNFX_OP_ABS, 1, &a, 0, NULL, &err);
+    assert_non_null(abs_);
+    nnfx_node *gone[4] = {NULL};
+    assert_int_equal(nnfx_eliminate_dead_code_list(s.g, gone, 4), 2);
+    assert_ptr_equal(gone[0], abs_); /* removal order: from the end */
+    assert_ptr_equal(gone[1], neg);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_eliminate_dead_code_list(s.g, gone, 4), 0);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 static void test_users_are_ordered_and_deduplicated(void **state) {
     (void)state;
     small s = make_small();
@@ -515,6 +552,7 @@ int main(void) {
         cmocka_unit_test(test_params_and_get_attr),
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
+        cmocka_unit_test(test_packed_args_users_and_dce_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1058,18 +1058,23 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     return NNFX_OK;
 }
 
-int nnfx_eliminate_dead_code(nnfx_graph *g) {
+int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap) {
     if (!g || g->unused_removable == 0) return 0; /* nothing unused that may go */
     int removed = 0;
     for (nnfx_node *n = g->tail, *prev; n; n = prev) {
         prev = n->prev;
         ir_node_prefetch(n, -16);
         if (n->nusers == 0 && !nnfx_node_is_impure(n)) {
-            if (nnfx_erase_node(g, n, NULL) == NNFX_OK) removed++;
+            if (nnfx_erase_node(g, n, NULL) == NNFX_OK) {
+                if (out && removed < cap) out[removed] = n;
+                removed++;
+            }
         }
     }
     return removed;
 }
+
+int nnfx_eliminate_dead_code(nnfx_graph *g) { return nnfx_eliminate_dead_code_list(g, NULL, 0); }
 
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err) {
     if (!n || !ref || n->graph != ref->graph)

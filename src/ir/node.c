@@ -277,6 +277,19 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
                                       n->opcode == NNFX_CALL_FUNCTION ? (int)n->op : 0};
     return k;
 }
+int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap) {
+    if (!n) return 0;
+    for (int i = 0; i < n->nargs && i < cap; i++)
+        out[i] = n->args[i];
+    return n->nargs;
+}
+
+int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap) {
+    if (!n) return 0;
+    for (int i = 0; i < n->nusers && i < cap; i++)
+        out[i] = n->users[i];
+    return n->nusers;
+}
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n) { return n->opcode; }
 nnfx_op nnfx_node_op(const nnfx_node *n) { return n && n->opcode == NNFX_CALL_FUNCTION ? n->op : NNFX_OP_NONE; }
 bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
