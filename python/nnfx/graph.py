@@ -5,10 +5,20 @@ can outlive: one Python Node per live C node (cached by the Graph); erasing a
 node (here or by a C pass) marks its Node dead, and any later use raises
 DeadReferenceError. A Node keeps its Graph alive; a Graph owned by a
 GraphModule keeps the GraphModule alive.
+
+Speed (a Python loop pays per visited node, so the per-node work is kept in
+Python and C calls are few): the Graph keeps its nodes as a doubly linked
+list of Node objects, as torch.fx does, made in one library call
+(nnfx_graph_nodes) when first needed and kept in step by every edit made
+through this package; iterating, .next and .prev make no library call. An
+edit is one or two short calls (packed args and users, nnfx_node_args /
+nnfx_node_users). A C pass that may remove or add nodes is followed by a
+rebuild of the list from C (_after_c_edit).
 """
-import contextlib
 import ctypes
+import itertools
 import os
+import struct
 import tempfile
 import threading
 
@@ -18,6 +28,34 @@ from . import _lib as L
 from . import _tensor as T
 
 lib = L.lib
+plib = L.plib  # the short per-node calls, GIL kept (see _lib.py)
+
+_M64 = (1 << 64) - 1
+_D = struct.Struct("<d")
+_Q = struct.Struct("<Q")
+_tls = threading.local()
+
+
+class _Bufs:
+    """One thread's buffers for the short calls: packed args (nnfx_arg is
+    two 64-bit words: kind, value), users, two nnfx_node_info and an error."""
+    CAP = 32
+
+    def __init__(self):
+        self.args = (ctypes.c_uint64 * (2 * self.CAP))()
+        self.users = (ctypes.c_void_p * self.CAP)()
+        self.info = (L.NodeInfo * 2)()
+        self.info_words = memoryview(self.info).cast("B").cast("Q")
+        self.err = L.CError()
+        self.errp = ctypes.byref(self.err)
+
+
+def _bufs():
+    try:
+        return _tls.b
+    except AttributeError:
+        _tls.b = _Bufs()
+        return _tls.b
 
 OPCODES = ("placeholder", "get_attr", "call_function", "call_module", "output")
 
@@ -100,6 +138,29 @@ class _Attrs:
                 raise L.BadInputError("attribute %s: unsupported value %r" % (k, v), L.INVALID_ARG)
 
 
+_NO_ATTRS = None
+_ATTRS_CACHE = {}
+_CACHEABLE = frozenset((int, float, str, bool))
+
+
+def _attrs_of(kwargs):
+    """_Attrs for kwargs, shared between calls with the same scalar
+    attributes (the library copies attributes into the node)."""
+    if not kwargs:
+        return _NO_ATTRS
+    types = tuple(map(type, kwargs.values()))
+    if not _CACHEABLE.issuperset(types):
+        return _Attrs(kwargs)
+    key = (tuple(kwargs.items()), types)
+    a = _ATTRS_CACHE.get(key)
+    if a is None:
+        a = _Attrs(kwargs)
+        if len(_ATTRS_CACHE) > 256:
+            _ATTRS_CACHE.clear()
+        _ATTRS_CACHE[key] = a
+    return a
+
+
 class _Release:
     def __init__(self, tp):
         self.tp = tp
@@ -127,6 +188,9 @@ def _attr_value(a):
     if k == L.ATTR_GRAPH:
         return Subgraph(L.take_string(lib.nnfx_graph_to_text(a.u.g)))
     return None
+
+
+_NO_ATTRS = _Attrs(None)
 
 
 class Subgraph(str):
@@ -164,21 +228,28 @@ class _Kwargs(dict):
 
 class Node:
     """A node of a Graph (torch.fx.Node's names). Do not construct directly."""
-    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_erased_next",
+    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next",
                  "__weakref__")
 
-    def __init__(self, graph, ptr, serial=None, opcode=None, op=0):
+    def __init__(self, graph, ptr, serial=None, word=None):
+        """word: opcode | op << 32, as nnfx_graph_nodes gives them (read from
+        C when serial is None)."""
         self._graph = graph
         self._ptr = ptr
-        self._serial = lib.nnfx_node_serial(ptr) if serial is None else serial
+        if serial is None:
+            serial = lib.nnfx_node_serial(ptr)
+            word = lib.nnfx_node_opcode(ptr) | lib.nnfx_node_op(ptr) << 32
+        self._serial = serial
         self._name = None  # read when first asked (the node is live then)
         self._dead = False
         self._meta = None
-        self._erased_next = None
+        # _prev, _next: the Graph's list (set when it is linked); an erased
+        # node keeps _next (iteration goes on from it, as in torch.fx);
+        # None when a C pass erased it
         # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
-        self.op = OPCODES[lib.nnfx_node_opcode(ptr) if opcode is None else opcode]
-        if op:  # target: the op's nnfx name for call_function ('relu'); else read when asked
-            self.target = _OP_NAMES[op]
+        self.op = OPCODES[word & 0xFFFFFFFF]
+        if word >> 32:  # target: the op's nnfx name for call_function ('relu'); else read when asked
+            self.target = _OP_NAMES[word >> 32]
 
     def __getattr__(self, attr):
         if attr == "target":
@@ -228,7 +299,28 @@ class Node:
     @property
     def args(self):
         p = self._p()
-        return tuple(self._arg(lib.nnfx_node_arg(p, i)) for i in range(lib.nnfx_node_num_args(p)))
+        b = _bufs()
+        buf = b.args
+        k = plib.nnfx_node_args(p, buf, b.CAP)
+        if k > b.CAP:
+            buf = (ctypes.c_uint64 * (2 * k))()
+            plib.nnfx_node_args(p, buf, k)
+        w = buf[:2 * k]
+        g = self._graph
+        get = g._cache.get
+        out = []
+        for i in range(0, 2 * k, 2):
+            kind = w[i] & 0xFFFFFFFF  # the int kind; the padding beside it is not cleared
+            v = w[i + 1]
+            if kind == L.ARG_NODE:
+                out.append(get(v) or g._wrap(v))
+            elif kind == L.ARG_INT:
+                out.append(v - (1 << 64) if v >> 63 else v)
+            elif kind == L.ARG_FLOAT:
+                out.append(_D.unpack(_Q.pack(v))[0])
+            else:
+                out.append(None)
+        return tuple(out)
 
     @args.setter
     def args(self, value):
@@ -278,12 +370,21 @@ class Node:
                 seen.append(a)
         return seen
 
+    def _users(self, p):
+        b = _bufs()
+        buf = b.users
+        k = plib.nnfx_node_users(p, buf, b.CAP)
+        if k > b.CAP:
+            buf = (ctypes.c_void_p * k)()
+            plib.nnfx_node_users(p, buf, k)
+        g = self._graph
+        get = g._cache.get
+        return [get(u) or g._wrap(u) for u in buf[:k]]
+
     @property
     def users(self):
         """Users in first-use order, as torch.fx's dict {user: None}."""
-        p = self._p()
-        w = self._graph._wrap
-        return {w(lib.nnfx_node_user(p, i)): None for i in range(lib.nnfx_node_num_users(p))}
+        return dict.fromkeys(self._users(self._p()))
 
     @property
     def meta(self):
@@ -305,11 +406,21 @@ class Node:
     # --- walking ------------------------------------------------------------
     @property
     def next(self):
-        return self._graph._wrap(lib.nnfx_node_next(self._p()))
+        self._p()
+        g = self._graph
+        if not g._linked:
+            g._link()
+        n = self._next
+        return None if n is g._root else n
 
     @property
     def prev(self):
-        return self._graph._wrap(lib.nnfx_node_prev(self._p()))
+        self._p()
+        g = self._graph
+        if not g._linked:
+            g._link()
+        n = self._prev
+        return None if n is g._root else n
 
     # --- editing --------------------------------------------------------------
     def replace_all_uses_with(self, replace_with, delete_user_cb=None, propagate_meta=False):
@@ -317,16 +428,17 @@ class Node:
         replace_with itself); delete_user_cb(user) -> False keeps a user.
         Returns the users rewired."""
         p = self._p()
-        self._graph._gw()
-        q = self._graph._node_ptr(replace_with)
-        users = list(self.users)
+        g = self._graph
+        g._gw()
+        q = g._node_ptr(replace_with)
+        users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
             users = [u for u in users if u is not replace_with]
             for u in users:
                 L.call(lib.nnfx_replace_input_with, u._ptr, p, q)
             return users
-        n = lib.nnfx_replace_all_uses_with(p, q, None, None)
+        n = plib.nnfx_replace_all_uses_with(p, q, None, None)
         if n < 0:
             raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
         if propagate_meta:
@@ -341,9 +453,10 @@ class Node:
 
     def prepend(self, x):
         """Moves node x right before this node."""
-        self._graph._gw()
-        L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), self._p())
-        self._graph._version += 1
+        g = self._graph
+        g._gw()
+        L.call(lib.nnfx_node_move_before, g._node_ptr(x), self._p())
+        g._moved(x)
 
     def append(self, x):
         """Moves node x right after this node."""
@@ -352,7 +465,7 @@ class Node:
         if not nxt:
             raise L.GraphError("cannot append after the last node %s" % self.name, L.GRAPH)
         L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), nxt)
-        self._graph._version += 1
+        self._graph._moved(x)
 
     def format_node(self):
         return "%%%s : %s[target=%s](args = %r, kwargs = %r)" % (self.name, self.op, self.target, self.args,
@@ -374,61 +487,67 @@ class _NodeList:
 
     def __iter__(self):
         g = self._graph
-        rev = self._reverse
-        side = 0 if rev else 1
-        step = lib.nnfx_node_prev if rev else lib.nnfx_node_next
-        fill = lib.nnfx_graph_nodes
-        cache = g._cache
-        CH = 256
-        buf = (L.NodeInfo * CH)()
-        view = memoryview(buf).cast("B").cast("Q")  # 3 words a node: pointer, serial, opcode | op << 32
-        want = CH
-        k = fill(g._g(), None, rev, buf, want)
-        words = view[:3 * k].tolist()
-        i = 0
-        ver = g._version
-        while i < k:
-            p = words[3 * i]
-            n = cache.get(p)
-            if n is None:
-                w = words[3 * i + 2]
-                n = cache[p] = Node(g, p, words[3 * i + 1], w & 0xFFFFFFFF, w >> 32)
-            yield n
-            if g._version != ver:
-                gp = g._g()
-                # the graph was edited: go on from n's live neighbour
-                while n._dead:  # erased while visited: its neighbour at erase time
-                    if n._erased_next is None:
-                        raise L.DeadReferenceError("node %s was erased by a pass while visited" % (n._name or ""),
-                                                   L.GRAPH)
-                    n = n._erased_next[side]
-                    if n is None:
-                        return
-                    if not n._dead:
-                        p = n._ptr  # not visited yet
-                        break
-                else:
-                    p = step(n._ptr)
-                if not p:
-                    return
-                want = 16  # edits come in bursts: read a little after one, more while none come
-                k = fill(gp, p, rev, buf, want)
-                words = view[:3 * k].tolist()
-                i = 0
-                ver = g._version
-                continue
-            i += 1
-            if i == k == want:
-                want = min(2 * want, CH)
-                k = fill(g._g(), words[3 * (i - 1)], rev, buf, want)
-                words = view[:3 * k].tolist()
-                i = 1
+        if not g._linked:
+            g._link()
+        root = g._root
+        if self._reverse:
+            cur = root._prev
+            while cur is not root:
+                if not cur._dead:
+                    yield cur
+                    if not g._linked:
+                        g._link()
+                nxt = cur._prev
+                if nxt is None:
+                    raise L.DeadReferenceError("node %s was erased by a pass while visited" % (cur._name or ""),
+                                               L.GRAPH)
+                cur = nxt
+            return
+        cur = root._next
+        while cur is not root:
+            if not cur._dead:
+                yield cur
+                if not g._linked:  # nodes made by C meanwhile (an Interpreter, a Transformer)
+                    g._link()
+            nxt = cur._next  # an erased node's next when it was erased
+            if nxt is None:
+                raise L.DeadReferenceError("node %s was erased by a pass while visited" % (cur._name or ""), L.GRAPH)
+            cur = nxt
 
     def __reversed__(self):
         return _NodeList(self._graph, not self._reverse)
 
     def __getitem__(self, i):
         return list(self)[i]
+
+
+class _Root:
+    """The sentinel of a Graph's Node list."""
+    __slots__ = ("_prev", "_next")
+
+
+class _InsertPoint:
+    """graph.inserting_after/before(n): set when made (as torch.fx's); a
+    with-block restores the previous insert point when it ends."""
+    __slots__ = ("_g", "_prev")
+
+    def __init__(self, g, how, node):
+        self._g = g
+        self._prev = g._insert
+        g._set_insert(how, node)
+        g._insert = (how, node)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        g = self._g
+        h, n = self._prev
+        if n is not None and n._dead:
+            h, n = "end", None
+        g._insert = (h, n)
+        if g._gp:
+            g._set_insert(h, n)
 
 
 class Graph:
@@ -441,8 +560,10 @@ class Graph:
             raise L.OutOfMemoryError("out of memory", L.NOMEM)
         self._owner = _owner  # a GraphModule owning the C graph, or None
         self._borrowed = _borrowed  # someone else frees it (a transformer's)
-        self._cache = {}
-        self._insert_stack = []
+        self._cache = {}  # node address -> Node; every live node while _linked
+        self._root = _Root()  # the list's sentinel: _next the first node, _prev the last
+        self._linked = False  # the Node list and _cache mirror the C list
+        self._insert = ("end", None)
         self._version = 0  # bumped by every edit made through this object
         self._busy = 0  # > 0 while an Interpreter or Transformer runs over it
 
@@ -468,6 +589,7 @@ class Graph:
     def _kill(self):
         """The C graph went away: every handle on it becomes dead."""
         self._gp = None
+        self._linked = False
         for n in self._cache.values():
             n._dead = True
         self._cache.clear()
@@ -479,23 +601,116 @@ class Graph:
         if n is None:
             n = Node(self, p)
             self._cache[p] = n
+            self._linked = False  # a node made by C: the list is rebuilt when next needed
         return n
 
-    def _wrap_info(self, info):
-        p = info.node
-        n = self._cache.get(p)
-        if n is None:
-            n = Node(self, p, info.serial, info.opcode, info.op)
-            self._cache[p] = n
+    def _link(self):
+        """Rebuilds the Node list from C's (one library call): reuses the
+        Node of every live node, makes the missing ones, marks the others
+        dead (erased by C)."""
+        gp = self._g()
+        k = plib.nnfx_graph_nodes(gp, None, False, None, 0)
+        buf = (L.NodeInfo * max(k, 1))()
+        k = plib.nnfx_graph_nodes(gp, None, False, buf, k)
+        w = memoryview(buf).cast("B").cast("Q")[:3 * k].tolist()
+        ptrs, serials, words = w[0::3], w[1::3], w[2::3]
+        old = self._cache
+        if old:
+            get = old.get
+            nodes = []
+            for p, sr, x in zip(ptrs, serials, words):
+                n = get(p)
+                if n is None or n._serial != sr:
+                    n = Node(self, p, sr, x)
+                nodes.append(n)
+        else:
+            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words))
+        cache = dict(zip(ptrs, nodes))
+        for p, n in old.items():
+            if cache.get(p) is not n:
+                n._dead = True
+                n._next = n._prev = None  # erased by C: an iteration visiting it stops with an error
+        self._cache = cache
+        root = self._root
+        prev = root
+        for n in nodes:
+            n._prev = prev
+            prev._next = n
+            prev = n
+        prev._next = root
+        root._prev = prev
+        self._linked = True
+
+    def _adopt(self, p):
+        """The Node for p, a node just made through this object, placed in
+        the list after its C predecessor."""
+        b = _bufs()
+        k = plib.nnfx_graph_nodes(self._gp, p, True, b.info, 2)  # p, then its predecessor
+        w = b.info_words.tolist()
+        n = Node(self, p, w[1], w[2])
+        cache = self._cache
+        cache[p] = n
+        if self._linked:
+            prv = cache.get(w[3]) if k == 2 else self._root
+            if prv is None:
+                self._linked = False
+            else:
+                nxt = prv._next
+                n._prev = prv
+                n._next = nxt
+                prv._next = n
+                nxt._prev = n
+        self._version += 1
         return n
+
+    def _moved(self, x):
+        """Node x was moved in C: relinked after its new predecessor."""
+        self._version += 1
+        if not self._linked:
+            return
+        pv, nx = x._prev, x._next
+        pv._next = nx
+        nx._prev = pv
+        q = lib.nnfx_node_prev(x._ptr)
+        prv = self._cache.get(q) if q else self._root
+        if prv is None:
+            self._linked = False
+            return
+        nxt = prv._next
+        x._prev = prv
+        x._next = nxt
+        prv._next = x
+        nxt._prev = x
 
     def _node_ptr(self, n):
-        if not isinstance(n, Node):
+        if type(n) is not Node and not isinstance(n, Node):
             raise L.BadInputError("a Node expected, got %r" % (n,), L.INVALID_ARG)
-        p = n._p()
+        if n._dead:
+            n._p()  # raises
         if n._graph is not self:
             raise L.BadInputError("node %s belongs to another graph" % n._name, L.INVALID_ARG)
-        return p
+        return n._ptr
+
+    def _pack(self, values, b):
+        """values (Nodes, ints, floats, None) as packed nnfx_args in b.args
+        (or a new buffer when they do not fit)."""
+        n = len(values)
+        buf = b.args if n <= b.CAP else (ctypes.c_uint64 * (2 * n))()
+        w = []
+        for i, v in enumerate(values):
+            if isinstance(v, Node):
+                w += (L.ARG_NODE, self._node_ptr(v))
+            elif v is None:
+                w += (L.ARG_NONE, 0)
+            elif isinstance(v, (bool, np.bool_, int, np.integer)):
+                w += (L.ARG_INT, int(v) & _M64)
+            elif isinstance(v, (float, np.floating)):
+                w += (L.ARG_FLOAT, _Q.unpack(_D.pack(float(v)))[0])
+            else:
+                raise L.BadInputError("argument %d: a Node, int, float or None expected, got %r" % (i, v),
+                                      L.INVALID_ARG)
+        buf[:2 * n] = w
+        return buf
 
     def _args(self, values):
         arr = (L.Arg * max(len(values), 1))()
@@ -516,23 +731,11 @@ class Graph:
 
     def _after_c_edit(self):
         """A C call may have erased nodes (and made new ones at their
-        addresses): drop the handles whose node is gone."""
+        addresses) or added some: the list is rebuilt, the handles whose node
+        is gone marked dead."""
         self._version += 1
-        if not self._gp or not self._cache:
-            return
-        k = lib.nnfx_graph_nodes(self._gp, None, False, None, 0)
-        buf = (L.NodeInfo * max(k, 1))()
-        k = lib.nnfx_graph_nodes(self._gp, None, False, buf, k)
-        live = {(buf[i].node, buf[i].serial) for i in range(k)}
-        dead = [p for p, n in self._cache.items() if (p, n._serial) not in live]
-        for p in dead:
-            self._cache.pop(p)._dead = True
-
-    def _erased(self, n, around):
-        n._erased_next = around
-        n._dead = True
-        self._cache.pop(n._ptr, None)
-        self._version += 1
+        if self._gp and (self._cache or self._linked):
+            self._link()
 
     # --- iteration ----------------------------------------------------------
     @property
@@ -553,46 +756,37 @@ class Graph:
     def _set_insert(self, how, node):
         g = self._g()
         if how == "after":
-            lib.nnfx_inserting_after(g, self._node_ptr(node))
+            plib.nnfx_inserting_after(g, self._node_ptr(node))
         elif how == "before":
-            lib.nnfx_inserting_before(g, self._node_ptr(node))
+            plib.nnfx_inserting_before(g, self._node_ptr(node))
         else:
-            lib.nnfx_inserting_at_end(g)
-
-    @contextlib.contextmanager
-    def _inserting(self, how, node):
-        prev = self._insert_stack[-1] if self._insert_stack else ("end", None)
-        self._insert_stack.append((how, node))
-        self._set_insert(how, node)
-        try:
-            yield
-        finally:
-            self._insert_stack.pop()
-            h, n = prev
-            if n is not None and n._dead:
-                h, n = "end", None
-            if self._gp:
-                self._set_insert(h, n)
+            plib.nnfx_inserting_at_end(g)
 
     def inserting_after(self, n=None):
         """New nodes go right after n, in creation order (a with-block restores
         the previous insert point). Unlike torch.fx, a then b after n gives n, a, b."""
-        return self._inserting("after", n) if n is not None else self._inserting("end", None)
+        return _InsertPoint(self, "after", n) if n is not None else _InsertPoint(self, "end", None)
 
     def inserting_before(self, n=None):
-        return self._inserting("before", n) if n is not None else self._inserting("end", None)
+        return _InsertPoint(self, "before", n) if n is not None else _InsertPoint(self, "end", None)
 
     # --- creating nodes ---------------------------------------------------------
     def call_function(self, the_function, args=(), kwargs=None, type_expr=None):
         """A call of op the_function (an op name such as 'leaky_relu' or
         'LeakyRelu', or nnfx.ops.leaky_relu); kwargs are its attributes."""
-        op = _target_name(the_function)
-        arr, _ = self._args(tuple(args))
-        attrs = _Attrs(kwargs)
-        p = L.call(lib.nnfx_graph_call_op, self._gw(), op, len(args), arr, attrs.n, attrs.arr)
-        self._version += 1
-        n = self._cache[p] = Node(self, p, None, 2, op)
-        return n
+        op = _OP_IDS.get(the_function) if type(the_function) is str else None
+        if op is None:
+            op = _target_name(the_function)
+        gp = self._gp
+        if not gp or self._busy:
+            gp = self._gw()
+        b = _bufs()
+        attrs = _attrs_of(kwargs)
+        arr = self._pack(args, b)
+        p = plib.nnfx_graph_call_op(gp, op, len(args), arr, attrs.n, attrs.arr, b.errp)
+        if not p:
+            b.err.raise_()
+        return self._adopt(p)
 
     def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
         if op == "call_function":
@@ -624,24 +818,22 @@ class Graph:
                 else:
                     meta.dims[i].value = -1 if d is None else int(d)
             meta = ctypes.byref(meta)
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
+        return self._adopt(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
 
     def get_attr(self, qualified_name, type_expr=None):
         """A read of parameter qualified_name (see set_parameter)."""
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
+        return self._adopt(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
 
     def getitem(self, node, index):
         """Output `index` of a multi-output node (torch.fx's operator.getitem)."""
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
+        return self._adopt(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
 
     def output(self, result, type_expr=None):
         vals = list(result) if isinstance(result, (tuple, list)) else [result]
         arr = (ctypes.c_void_p * max(len(vals), 1))(*[self._node_ptr(v) for v in vals])
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr))
+        p = L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr)
+        self._after_c_edit()  # an output node it replaced is gone
+        return self._wrap(p)
 
     def output_node(self):
         return self._wrap(lib.nnfx_graph_output_node(self._g()))
@@ -658,16 +850,43 @@ class Graph:
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
         p = self._node_ptr(to_erase)
-        around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
-        L.call(lib.nnfx_erase_node, self._gw(), p)
-        self._erased(to_erase, around)
+        gp = self._gp
+        if self._busy:
+            gp = self._gw()
+        if not self._linked:
+            self._link()  # the erased node keeps its place in the list for an iteration visiting it
+        b = _bufs()
+        if plib.nnfx_erase_node(gp, p, b.errp):
+            b.err.raise_()
+        del self._cache[p]
+        to_erase._dead = True
+        pv, nx = to_erase._prev, to_erase._next  # to_erase keeps _next, as in torch.fx
+        pv._next = nx
+        nx._prev = pv
+        self._version += 1
 
     def eliminate_dead_code(self):
         """Removes unused pure nodes; True when the graph changed (as torch.fx)."""
-        n = lib.nnfx_eliminate_dead_code(self._gw())
-        if n:
-            self._after_c_edit()
-        return n > 0
+        gp = self._gw()
+        cache = self._cache
+        if not cache:
+            return lib.nnfx_eliminate_dead_code(gp) > 0
+        cap = lib.nnfx_graph_num_nodes(gp)
+        buf = (ctypes.c_void_p * max(cap, 1))()
+        k = plib.nnfx_eliminate_dead_code_list(gp, buf, cap)
+        if not k:
+            return False
+        self._version += 1
+        linked = self._linked
+        for p in buf[:k]:
+            n = cache.pop(p, None)
+            if n is not None:
+                n._dead = True
+                if linked:
+                    pv, nx = n._prev, n._next
+                    pv._next = nx
+                    nx._prev = pv
+        return True
 
     def lint(self):
         """Checks the graph (ownership, order, names, arity, types); raises GraphError."""
@@ -891,6 +1110,7 @@ def _loaded(g):
         gm.recompile()  # shapes into meta; a model nnfx cannot infer still loads for inspection
     except (L.ShapeError, L.UnsupportedOpError, L.GraphError):
         pass
+    gm._graph._link()  # the Node objects, made here as torch.fx makes its nodes when it traces
     return gm
 
 
