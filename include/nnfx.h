@@ -524,8 +524,9 @@ typedef struct nnfx_node_info {
  * graph is next edited. from must be a live node of g (or NULL). */
 int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
 /* n's args in one call, for bindings whose calls are costly: fills
- * out[0 .. cap) with nnfx_node_arg(n, 0 ..) and returns n's number of args
- * (0 for NULL; more than cap: the rest are not written). */
+ * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
+ * returns n's number of args (0 for NULL; more than cap: the rest are not
+ * written). */
 int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap);
 /* n's users in one call: fills out[0 .. cap) with nnfx_node_user(n, 0 ..)
  * and returns n's number of users (0 for NULL; more than cap: the rest are

@@ -31,6 +31,7 @@ lib = L.lib
 plib = L.plib  # the short per-node calls, GIL kept (see _lib.py)
 
 _M64 = (1 << 64) - 1
+_ALL_NODES = [[1] * k for k in range(9)]  # packed kinds of k node args (L.ARG_NODE == 1)
 _D = struct.Struct("<d")
 _Q = struct.Struct("<Q")
 _tls = threading.local()
@@ -148,13 +149,17 @@ def _attrs_of(kwargs):
     attributes (the library copies attributes into the node)."""
     if not kwargs:
         return _NO_ATTRS
+    key = tuple(kwargs.items())
     types = tuple(map(type, kwargs.values()))
-    if not _CACHEABLE.issuperset(types):
+    try:
+        a = _ATTRS_CACHE.get((key, types))
+    except TypeError:  # an unhashable value (a list, an array)
         return _Attrs(kwargs)
-    key = (tuple(kwargs.items()), types)
-    a = _ATTRS_CACHE.get(key)
     if a is None:
         a = _Attrs(kwargs)
+        if not _CACHEABLE.issuperset(types):
+            return a
+        key = (key, types)
         if len(_ATTRS_CACHE) > 256:
             _ATTRS_CACHE.clear()
         _ATTRS_CACHE[key] = a
@@ -298,19 +303,27 @@ class Node:
 
     @property
     def args(self):
-        p = self._p()
-        b = _bufs()
+        if self._dead:
+            self._p()  # raises
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
         buf = b.args
-        k = plib.nnfx_node_args(p, buf, b.CAP)
-        if k > b.CAP:
+        k = plib.nnfx_node_args(self._ptr, buf, _Bufs.CAP)
+        if k > _Bufs.CAP:
             buf = (ctypes.c_uint64 * (2 * k))()
-            plib.nnfx_node_args(p, buf, k)
+            plib.nnfx_node_args(self._ptr, buf, k)
         w = buf[:2 * k]
         g = self._graph
         get = g._cache.get
+        if k < 9 and w[0::2] == _ALL_NODES[k]:  # the common case: node args only
+            out = tuple(map(get, w[1::2]))
+            if None not in out:
+                return out
         out = []
         for i in range(0, 2 * k, 2):
-            kind = w[i] & 0xFFFFFFFF  # the int kind; the padding beside it is not cleared
+            kind = w[i]
             v = w[i + 1]
             if kind == L.ARG_NODE:
                 out.append(get(v) or g._wrap(v))
@@ -371,15 +384,19 @@ class Node:
         return seen
 
     def _users(self, p):
-        b = _bufs()
-        buf = b.users
-        k = plib.nnfx_node_users(p, buf, b.CAP)
-        if k > b.CAP:
+        try:
+            buf = _tls.b.users
+        except AttributeError:
+            buf = _bufs().users
+        k = plib.nnfx_node_users(p, buf, _Bufs.CAP)
+        if k > _Bufs.CAP:
             buf = (ctypes.c_void_p * k)()
             plib.nnfx_node_users(p, buf, k)
         g = self._graph
-        get = g._cache.get
-        return [get(u) or g._wrap(u) for u in buf[:k]]
+        out = list(map(g._cache.get, buf[:k]))
+        if None in out:
+            out = [u or g._wrap(buf[i]) for i, u in enumerate(out)]
+        return out
 
     @property
     def users(self):
@@ -427,9 +444,12 @@ class Node:
         """Makes every user of this node use replace_with (never rewiring
         replace_with itself); delete_user_cb(user) -> False keeps a user.
         Returns the users rewired."""
-        p = self._p()
+        if self._dead:
+            self._p()  # raises
+        p = self._ptr
         g = self._graph
-        g._gw()
+        if g._busy or not g._gp:
+            g._gw()
         q = g._node_ptr(replace_with)
         users = self._users(p)
         if delete_user_cb is not None:
@@ -444,7 +464,9 @@ class Node:
         if propagate_meta:
             for k, v in self.meta.items():
                 replace_with.meta.setdefault(k, v)
-        return [u for u in users if u is not replace_with]
+        if replace_with in users:
+            users.remove(replace_with)
+        return users
 
     def replace_input_with(self, old_input, new_input):
         p = self._p()
@@ -696,6 +718,12 @@ class Graph:
         (or a new buffer when they do not fit)."""
         n = len(values)
         buf = b.args if n <= b.CAP else (ctypes.c_uint64 * (2 * n))()
+        if n == 1:
+            v = values[0]
+            if type(v) is Node and not v._dead and v._graph is self:  # the common case
+                buf[0] = L.ARG_NODE
+                buf[1] = v._ptr
+                return buf
         w = []
         for i, v in enumerate(values):
             if isinstance(v, Node):
