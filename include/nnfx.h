@@ -538,6 +538,12 @@ int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
  * next edited). Returns the number removed (more than cap: the rest are not
  * written). */
 int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
+/* nnfx_replace_all_uses_with(old, new_node, NULL, NULL) that also lists the
+ * users it rewired, in old's user order, in out[0 .. cap), and returns how
+ * many (new_node itself is never rewired). -1 on error (NULL nodes, nodes of
+ * different graphs); -2 when old has more than cap users: nothing is changed
+ * then (nnfx_node_num_users says how many to make room for). */
+int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

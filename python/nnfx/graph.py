@@ -44,7 +44,9 @@ class _Bufs:
 
     def __init__(self):
         self.args = (ctypes.c_uint64 * (2 * self.CAP))()
+        self.args_words = memoryview(self.args).cast("B").cast("Q")  # read without ctypes' per-item cost
         self.users = (ctypes.c_void_p * self.CAP)()
+        self.users_words = memoryview(self.users).cast("B").cast("Q")
         self.info = (L.NodeInfo * 2)()
         self.info_words = memoryview(self.info).cast("B").cast("Q")
         self.err = L.CError()
@@ -309,12 +311,13 @@ class Node:
             b = _tls.b
         except AttributeError:
             b = _bufs()
-        buf = b.args
-        k = plib.nnfx_node_args(self._ptr, buf, _Bufs.CAP)
+        k = plib.nnfx_node_args(self._ptr, b.args, _Bufs.CAP)
         if k > _Bufs.CAP:
             buf = (ctypes.c_uint64 * (2 * k))()
             plib.nnfx_node_args(self._ptr, buf, k)
-        w = buf[:2 * k]
+            w = buf[:]
+        else:
+            w = b.args_words[:2 * k].tolist()
         g = self._graph
         get = g._cache.get
         if k < 9 and w[0::2] == _ALL_NODES[k]:  # the common case: node args only
@@ -385,17 +388,20 @@ class Node:
 
     def _users(self, p):
         try:
-            buf = _tls.b.users
+            b = _tls.b
         except AttributeError:
-            buf = _bufs().users
-        k = plib.nnfx_node_users(p, buf, _Bufs.CAP)
+            b = _bufs()
+        k = plib.nnfx_node_users(p, b.users, _Bufs.CAP)
         if k > _Bufs.CAP:
             buf = (ctypes.c_void_p * k)()
             plib.nnfx_node_users(p, buf, k)
+            w = buf[:]
+        else:
+            w = b.users_words[:k].tolist()
         g = self._graph
-        out = list(map(g._cache.get, buf[:k]))
+        out = list(map(g._cache.get, w))
         if None in out:
-            out = [u or g._wrap(buf[i]) for i, u in enumerate(out)]
+            out = [u or g._wrap(w[i]) for i, u in enumerate(out)]
         return out
 
     @property
@@ -451,6 +457,24 @@ class Node:
         if g._busy or not g._gp:
             g._gw()
         q = g._node_ptr(replace_with)
+        if delete_user_cb is None and not propagate_meta:  # the common case: one call
+            try:
+                b = _tls.b
+            except AttributeError:
+                b = _bufs()
+            k = plib.nnfx_replace_all_uses_with_list(p, q, b.users, _Bufs.CAP)
+            if k == -2:  # more users than the buffer holds
+                buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
+                k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
+                w = buf[:max(k, 0)]
+            else:
+                w = b.users_words[:max(k, 0)].tolist()
+            if k < 0:
+                raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+            users = list(map(g._cache.get, w))
+            if None in users:
+                users = [u or g._wrap(w[i]) for i, u in enumerate(users)]
+            return users
         users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
@@ -556,7 +580,10 @@ class _InsertPoint:
     def __init__(self, g, how, node):
         self._g = g
         self._prev = g._insert
-        g._set_insert(how, node)
+        if how == "after" and type(node) is Node and not node._dead and node._graph is g and g._gp:
+            plib.nnfx_inserting_after(g._gp, node._ptr)  # the common case
+        else:
+            g._set_insert(how, node)
         g._insert = (how, node)
 
     def __enter__(self):
@@ -564,12 +591,16 @@ class _InsertPoint:
 
     def __exit__(self, *exc):
         g = self._g
-        h, n = self._prev
+        prev = self._prev
+        h, n = prev
         if n is not None and n._dead:
-            h, n = "end", None
-        g._insert = (h, n)
+            prev = h, n = "end", None
+        g._insert = prev
         if g._gp:
-            g._set_insert(h, n)
+            if n is None:
+                plib.nnfx_inserting_at_end(g._gp)
+            else:
+                g._set_insert(h, n)
 
 
 class Graph:

@@ -1006,6 +1006,16 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
     return count;
 }
 
+int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap) {
+    if (!old || !new_node || old->graph != new_node->graph) return -1;
+    if (old->nusers > cap) return -2;
+    int k = 0;
+    for (int i = 0; i < old->nusers; i++)
+        if (old->users[i] != new_node) out[k++] = old->users[i];
+    if (old == new_node) return 0;
+    return nnfx_replace_all_uses_with(old, new_node, NULL, NULL) == k ? k : -1;
+}
+
 nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new_node, nnfx_error *err) {
     if (!n || !old || !new_node) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace_input_with: NULL node");
     if (new_node->graph != n->graph)
