@@ -101,7 +101,8 @@ static void test_node_snapshot_and_serials(void **state) {
 }
 
 /* nnfx_node_args / nnfx_node_users give what the per-index accessors give,
- * in one call (capped); nnfx_eliminate_dead_code_list names what it removed. */
+ * in one call (capped); nnfx_replace_all_uses_with_list lists what it
+ * rewired; nnfx_eliminate_dead_code_list names what it removed. */
 static void test_packed_args_users_and_dce_list(void **state) {
     (void)state;
     small s = make_small();
@@ -121,6 +122,22 @@ static void test_packed_args_users_and_dce_list(void **state) {
     assert_int_equal(nnfx_node_users(s.x, users, 1), 2);
     assert_null(users[1]); /* not written past cap */
     assert_int_equal(nnfx_node_users(NULL, users, 4), 0);
+    /* x's users are relu and add; with room for one, nothing changes */
+    nnfx_node *rewired[4] = {NULL};
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, s.relu, rewired, 0), -2);
+    assert_int_equal(nnfx_node_num_users(s.x), 2);
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, NULL, rewired, 4), -1);
+    /* x -> relu: add rewired, relu itself (a user of x) is not */
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, s.relu, rewired, 4), 1);
+    assert_ptr_equal(rewired[0], s.add);
+    assert_int_equal(nnfx_node_num_users(s.x), 1);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 1), s.relu);
+    /* and back, so that the graph is as make_small built it (add(relu, x)) */
+    assert_int_equal(nnfx_replace_input_with(s.add, s.relu, s.x, &err), NNFX_OK);
+    assert_int_equal(nnfx_node_args(s.add, args, 4), 2);
+    assert_ptr_equal(args[0].u.node, s.x); /* replace_input_with rewires every use */
+    nnfx_arg back[2] = {nnfx_arg_node(s.relu), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, back, &err), NNFX_OK);
     /* two dead nodes: neg(relu) and abs(neg) */
     nnfx_arg a = nnfx_arg_node(s.relu);
     nnfx_node *neg = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
