@@ -544,6 +544,23 @@ int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
  * different graphs); -2 when old has more than cap users: nothing is changed
  * then (nnfx_node_num_users says how many to make room for). */
 int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap);
+/* The calls of a binding's edit loop with a single argument, w: 64-bit words
+ * holding the arguments (pointers and ints) and receiving the results. For
+ * bindings that pay per argument converted (Python's ctypes: about as much
+ * per argument as for the call itself); each is the function named, nothing
+ * more.
+ * nnfx_binding_call_op: nnfx_graph_call_op(g = w[0], op = w[1], nargs = w[2],
+ *   args = w[3], nattrs = w[4], attrs = w[5], err = w[6]); on success w[8..10]
+ *   and w[11..13] receive the nnfx_node_info (node, serial, opcode | op << 32)
+ *   of the new node and of the node now before it (all 0 when none).
+ * nnfx_binding_node_args: nnfx_node_args(n = w[0], w + 2 as nnfx_arg[cap = w[1]]).
+ * nnfx_binding_replace_all_uses_with: nnfx_replace_all_uses_with_list(old =
+ *   w[0], new = w[1], w + 3 as nnfx_node *[cap = w[2]]).
+ * nnfx_binding_erase_node: nnfx_erase_node(g = w[0], n = w[1], err = w[2]). */
+nnfx_node *nnfx_binding_call_op(uint64_t *w);
+int nnfx_binding_node_args(uint64_t *w);
+int nnfx_binding_replace_all_uses_with(uint64_t *w);
+nnfx_status nnfx_binding_erase_node(uint64_t *w);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

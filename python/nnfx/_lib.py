@@ -359,6 +359,11 @@ _pdecls = [
     ("nnfx_inserting_before", None, GraphP, NodeP),
     ("nnfx_inserting_after", None, GraphP, NodeP),
     ("nnfx_inserting_at_end", None, GraphP),
+    # one argument each (the address of a words buffer): see include/nnfx.h
+    ("nnfx_binding_call_op", NodeP, c_void_p),
+    ("nnfx_binding_node_args", c_int, c_void_p),
+    ("nnfx_binding_replace_all_uses_with", c_int, c_void_p),
+    ("nnfx_binding_erase_node", S, c_void_p),
 ]
 for _name, _res, *_args in _pdecls:
     _f = getattr(plib, _name)

@@ -51,6 +51,14 @@ class _Bufs:
         self.info_words = memoryview(self.info).cast("B").cast("Q")
         self.err = L.CError()
         self.errp = ctypes.byref(self.err)
+        # the nnfx_binding_* calls' words (arguments in, results out), passed
+        # by address: an int is the cheapest argument for ctypes to convert
+        self.words = (ctypes.c_uint64 * (2 + 2 * self.CAP))()
+        self.wv = memoryview(self.words).cast("B").cast("Q")
+        self.w_addr = ctypes.addressof(self.words)
+        self.args_addr = ctypes.addressof(self.args)
+        self.err_addr = ctypes.addressof(self.err)
+        self.big = None  # a larger args buffer, kept alive for the call
 
 
 def _bufs():
@@ -105,6 +113,7 @@ class _Attrs:
         kwargs = kwargs or {}
         self.keep = []
         self.arr = (L.Attr * max(len(kwargs), 1))()
+        self.addr = ctypes.addressof(self.arr)
         self.n = len(kwargs)
         for i, (k, v) in enumerate(kwargs.items()):
             a = self.arr[i]
@@ -198,6 +207,10 @@ def _attr_value(a):
 
 
 _NO_ATTRS = _Attrs(None)
+_b_call_op = plib.nnfx_binding_call_op
+_b_node_args = plib.nnfx_binding_node_args
+_b_rauw = plib.nnfx_binding_replace_all_uses_with
+_b_erase = plib.nnfx_binding_erase_node
 
 
 class Subgraph(str):
@@ -311,13 +324,16 @@ class Node:
             b = _tls.b
         except AttributeError:
             b = _bufs()
-        k = plib.nnfx_node_args(self._ptr, b.args, _Bufs.CAP)
+        wv = b.wv
+        wv[0] = self._ptr
+        wv[1] = _Bufs.CAP
+        k = _b_node_args(b.w_addr)
         if k > _Bufs.CAP:
             buf = (ctypes.c_uint64 * (2 * k))()
             plib.nnfx_node_args(self._ptr, buf, k)
             w = buf[:]
         else:
-            w = b.args_words[:2 * k].tolist()
+            w = wv[2:2 + 2 * k].tolist()
         g = self._graph
         get = g._cache.get
         if k < 9 and w[0::2] == _ALL_NODES[k]:  # the common case: node args only
@@ -462,13 +478,17 @@ class Node:
                 b = _tls.b
             except AttributeError:
                 b = _bufs()
-            k = plib.nnfx_replace_all_uses_with_list(p, q, b.users, _Bufs.CAP)
+            wv = b.wv
+            wv[0] = p
+            wv[1] = q
+            wv[2] = _Bufs.CAP
+            k = _b_rauw(b.w_addr)
             if k == -2:  # more users than the buffer holds
                 buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
                 k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
                 w = buf[:max(k, 0)]
             else:
-                w = b.users_words[:max(k, 0)].tolist()
+                w = wv[3:3 + max(k, 0)].tolist()
             if k < 0:
                 raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
             users = list(map(g._cache.get, w))
@@ -746,15 +766,20 @@ class Graph:
 
     def _pack(self, values, b):
         """values (Nodes, ints, floats, None) as packed nnfx_args in b.args
-        (or a new buffer when they do not fit)."""
+        (or a new buffer, b.big, when they do not fit): their address."""
         n = len(values)
-        buf = b.args if n <= b.CAP else (ctypes.c_uint64 * (2 * n))()
+        if n <= b.CAP:
+            buf = b.args
+            addr = b.args_addr
+        else:
+            buf = b.big = (ctypes.c_uint64 * (2 * n))()
+            addr = ctypes.addressof(buf)
         if n == 1:
             v = values[0]
             if type(v) is Node and not v._dead and v._graph is self:  # the common case
                 buf[0] = L.ARG_NODE
                 buf[1] = v._ptr
-                return buf
+                return addr
         w = []
         for i, v in enumerate(values):
             if isinstance(v, Node):
@@ -769,7 +794,7 @@ class Graph:
                 raise L.BadInputError("argument %d: a Node, int, float or None expected, got %r" % (i, v),
                                       L.INVALID_ARG)
         buf[:2 * n] = w
-        return buf
+        return addr
 
     def _args(self, values):
         arr = (L.Arg * max(len(values), 1))()
@@ -839,13 +864,41 @@ class Graph:
         gp = self._gp
         if not gp or self._busy:
             gp = self._gw()
-        b = _bufs()
-        attrs = _attrs_of(kwargs)
-        arr = self._pack(args, b)
-        p = plib.nnfx_graph_call_op(gp, op, len(args), arr, attrs.n, attrs.arr, b.errp)
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        attrs = _attrs_of(kwargs) if kwargs else _NO_ATTRS
+        addr = self._pack(args, b)
+        wv = b.wv
+        wv[0] = gp
+        wv[1] = op
+        wv[2] = len(args)
+        wv[3] = addr
+        wv[4] = attrs.n
+        wv[5] = attrs.addr
+        wv[6] = b.err_addr
+        p = _b_call_op(b.w_addr)
+        b.big = None
         if not p:
             b.err.raise_()
-        return self._adopt(p)
+        # as _adopt, with the node and its predecessor read by the same call
+        w = wv[8:14].tolist()
+        n = Node(self, p, w[1], w[2])
+        cache = self._cache
+        cache[p] = n
+        self._version += 1
+        if self._linked:
+            prv = cache.get(w[3]) if w[3] else self._root
+            if prv is None:
+                self._linked = False
+            else:
+                nxt = prv._next
+                n._prev = prv
+                n._next = nxt
+                prv._next = n
+                nxt._prev = n
+        return n
 
     def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
         if op == "call_function":
@@ -914,8 +967,15 @@ class Graph:
             gp = self._gw()
         if not self._linked:
             self._link()  # the erased node keeps its place in the list for an iteration visiting it
-        b = _bufs()
-        if plib.nnfx_erase_node(gp, p, b.errp):
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        wv = b.wv
+        wv[0] = gp
+        wv[1] = p
+        wv[2] = b.err_addr
+        if _b_erase(b.w_addr):
             b.err.raise_()
         del self._cache[p]
         to_erase._dead = True

@@ -645,6 +645,33 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
     return n;
 }
 
+#define W_PTR(x) ((void *)(uintptr_t)(x))
+
+nnfx_node *nnfx_binding_call_op(uint64_t *w) {
+    nnfx_graph *g = W_PTR(w[0]);
+    nnfx_node *n = nnfx_graph_call_op(g, (nnfx_op)w[1], (int)w[2], W_PTR(w[3]), (int)w[4], W_PTR(w[5]), W_PTR(w[6]));
+    if (n) {
+        nnfx_node_info info[2] = {{0}};
+        nnfx_graph_nodes(g, n, true, info, 2); /* n, then its predecessor */
+        for (int i = 0; i < 2; i++) {
+            w[8 + 3 * i] = (uint64_t)(uintptr_t)info[i].node;
+            w[9 + 3 * i] = info[i].serial;
+            w[10 + 3 * i] = (uint64_t)(uint32_t)info[i].opcode | (uint64_t)(uint32_t)info[i].op << 32;
+        }
+    }
+    return n;
+}
+
+int nnfx_binding_node_args(uint64_t *w) { return nnfx_node_args(W_PTR(w[0]), (nnfx_arg *)(void *)(w + 2), (int)w[1]); }
+
+int nnfx_binding_replace_all_uses_with(uint64_t *w) {
+    return nnfx_replace_all_uses_with_list(W_PTR(w[0]), W_PTR(w[1]), (nnfx_node **)(void *)(w + 3), (int)w[2]);
+}
+
+nnfx_status nnfx_binding_erase_node(uint64_t *w) { return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2])); }
+
+#undef W_PTR
+
 nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err) {
     if (!g || !target || (nargs > 0 && !args) || nargs < 0) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_module: NULL graph, target or args");
