@@ -154,6 +154,57 @@ static void test_packed_args_users_and_dce_list(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* The nnfx_binding_* calls are the functions they name, arguments and results
+ * in a words buffer. */
+static void test_binding_calls(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t w[40] = {0};
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_attr alpha = {.name = "alpha", .kind = NNFX_ATTR_FLOAT, .u.f = 0.25};
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = NNFX_OP_LEAKY_RELU;
+    w[2] = 1;
+    w[3] = (uint64_t)(uintptr_t)&a;
+    w[4] = 1;
+    w[5] = (uint64_t)(uintptr_t)&alpha;
+    w[6] = (uint64_t)(uintptr_t)&err;
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_node *leaky = nnfx_binding_call_op(w);
+    assert_non_null(leaky);
+    assert_ptr_equal(nnfx_node_prev(leaky), s.relu);
+    assert_true(w[8] == (uint64_t)(uintptr_t)leaky && w[9] == nnfx_node_serial(leaky));
+    assert_true(w[10] == ((uint64_t)NNFX_CALL_FUNCTION | (uint64_t)NNFX_OP_LEAKY_RELU << 32));
+    assert_true(w[11] == (uint64_t)(uintptr_t)s.relu && w[12] == nnfx_node_serial(s.relu));
+    assert_true(nnfx_node_attr_float(leaky, "alpha", 0) == 0.25);
+    w[1] = NNFX_OP_ADD; /* arity error: NULL and the message */
+    assert_null(nnfx_binding_call_op(w));
+    assert_int_equal(err.status, NNFX_ERR_INVALID_ARG);
+    memset(w, 0, sizeof w);
+    w[0] = (uint64_t)(uintptr_t)s.add;
+    w[1] = 4;
+    assert_int_equal(nnfx_binding_node_args(w), 2);
+    nnfx_arg got[2];
+    memcpy(got, w + 2, sizeof got);
+    assert_int_equal(got[0].kind, NNFX_ARG_NODE);
+    assert_ptr_equal(got[0].u.node, s.relu);
+    assert_ptr_equal(got[1].u.node, s.x);
+    w[0] = (uint64_t)(uintptr_t)s.relu; /* relu -> leaky: add is rewired, leaky (a user of relu) is not */
+    w[1] = (uint64_t)(uintptr_t)leaky;
+    w[2] = 4;
+    assert_int_equal(nnfx_binding_replace_all_uses_with(w), 1);
+    assert_true(w[3] == (uint64_t)(uintptr_t)s.add);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), leaky);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)s.relu;
+    w[2] = (uint64_t)(uintptr_t)&err;
+    assert_int_equal(nnfx_binding_erase_node(w), NNFX_ERR_GRAPH); /* leaky still uses relu */
+    assert_non_null(strstr(err.msg, "user"));
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 static void test_users_are_ordered_and_deduplicated(void **state) {
     (void)state;
     small s = make_small();
@@ -570,6 +621,7 @@ int main(void) {
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),
+        cmocka_unit_test(test_binding_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
