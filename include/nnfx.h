@@ -526,11 +526,11 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
 /* n's args in one call, for bindings whose calls are costly: fills
  * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
  * returns n's number of args (0 for NULL; more than cap: the rest are not
- * written). */
+ * written; out NULL: nothing is). */
 int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap);
 /* n's users in one call: fills out[0 .. cap) with nnfx_node_user(n, 0 ..)
  * and returns n's number of users (0 for NULL; more than cap: the rest are
- * not written). */
+ * not written; out NULL: nothing is). */
 int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
 /* nnfx_eliminate_dead_code that also says which nodes went: their addresses,
  * in removal order, in out[0 .. cap) (the nodes are freed: the addresses are
@@ -541,7 +541,7 @@ int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
 /* nnfx_replace_all_uses_with(old, new_node, NULL, NULL) that also lists the
  * users it rewired, in old's user order, in out[0 .. cap), and returns how
  * many (new_node itself is never rewired). -1 on error (NULL nodes, nodes of
- * different graphs); -2 when old has more than cap users: nothing is changed
+ * different graphs, out NULL with cap > 0); -2 when old has more than cap users: nothing is changed
  * then (nnfx_node_num_users says how many to make room for). */
 int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap);
 /* The calls of a binding's edit loop with a single argument, w: 64-bit words
@@ -556,7 +556,9 @@ int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_no
  * nnfx_binding_node_args: nnfx_node_args(n = w[0], w + 2 as nnfx_arg[cap = w[1]]).
  * nnfx_binding_replace_all_uses_with: nnfx_replace_all_uses_with_list(old =
  *   w[0], new = w[1], w + 3 as nnfx_node *[cap = w[2]]).
- * nnfx_binding_erase_node: nnfx_erase_node(g = w[0], n = w[1], err = w[2]). */
+ * nnfx_binding_erase_node: nnfx_erase_node(g = w[0], n = w[1], err = w[2]).
+ * w NULL: NULL, 0, -1 and NNFX_ERR_INVALID_ARG. w must hold 14 words for
+ * call_op, 2 + 2 * cap for node_args, 3 + cap for replace_all_uses_with. */
 nnfx_node *nnfx_binding_call_op(uint64_t *w);
 int nnfx_binding_node_args(uint64_t *w);
 int nnfx_binding_replace_all_uses_with(uint64_t *w);

@@ -648,6 +648,7 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
 #define W_PTR(x) ((void *)(uintptr_t)(x))
 
 nnfx_node *nnfx_binding_call_op(uint64_t *w) {
+    if (!w) return NULL;
     nnfx_graph *g = W_PTR(w[0]);
     nnfx_node *n = nnfx_graph_call_op(g, (nnfx_op)w[1], (int)w[2], W_PTR(w[3]), (int)w[4], W_PTR(w[5]), W_PTR(w[6]));
     if (n) {
@@ -662,13 +663,20 @@ nnfx_node *nnfx_binding_call_op(uint64_t *w) {
     return n;
 }
 
-int nnfx_binding_node_args(uint64_t *w) { return nnfx_node_args(W_PTR(w[0]), (nnfx_arg *)(void *)(w + 2), (int)w[1]); }
+int nnfx_binding_node_args(uint64_t *w) {
+    if (!w) return 0;
+    return nnfx_node_args(W_PTR(w[0]), (nnfx_arg *)(void *)(w + 2), (int)w[1]);
+}
 
 int nnfx_binding_replace_all_uses_with(uint64_t *w) {
+    if (!w) return -1;
     return nnfx_replace_all_uses_with_list(W_PTR(w[0]), W_PTR(w[1]), (nnfx_node **)(void *)(w + 3), (int)w[2]);
 }
 
-nnfx_status nnfx_binding_erase_node(uint64_t *w) { return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2])); }
+nnfx_status nnfx_binding_erase_node(uint64_t *w) {
+    if (!w) return NNFX_ERR_INVALID_ARG;
+    return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2]));
+}
 
 #undef W_PTR
 
@@ -1034,7 +1042,7 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
 }
 
 int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap) {
-    if (!old || !new_node || old->graph != new_node->graph) return -1;
+    if (!old || !new_node || old->graph != new_node->graph || (!out && cap > 0)) return -1;
     if (old->nusers > cap) return -2;
     int k = 0;
     for (int i = 0; i < old->nusers; i++)

@@ -279,6 +279,7 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
 }
 int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap) {
     if (!n) return 0;
+    if (!out) cap = 0;
     for (int i = 0; i < n->nargs && i < cap; i++) {
         memset(&out[i], 0, sizeof out[i]); /* no stale padding: a binding may read the words */
         out[i].kind = n->args[i].kind;
@@ -289,6 +290,7 @@ int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap) {
 
 int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap) {
     if (!n) return 0;
+    if (!out) cap = 0;
     for (int i = 0; i < n->nusers && i < cap; i++)
         out[i] = n->users[i];
     return n->nusers;
