@@ -9,11 +9,13 @@ GraphModule keeps the GraphModule alive.
 Speed (a Python loop pays per visited node, so the per-node work is kept in
 Python and C calls are few): the Graph keeps its nodes as a doubly linked
 list of Node objects, as torch.fx does, made in one library call
-(nnfx_graph_nodes) when first needed and kept in step by every edit made
-through this package; iterating, .next and .prev make no library call. An
-edit is one or two short calls (packed args and users, nnfx_node_args /
-nnfx_node_users). A C pass that may remove or add nodes is followed by a
-rebuild of the list from C (_after_c_edit).
+(nnfx_graph_nodes) at load or when first needed, and kept in step by every
+edit made through this package; iterating, .next and .prev make no library
+call. An edit is one or two short calls that keep the GIL (L.plib), the
+frequent ones with their arguments in one words buffer (nnfx_binding_*:
+ctypes pays per argument converted) and their results read back in bulk. A
+C pass that may remove or add nodes is followed by a rebuild of the list
+from C (_after_c_edit).
 """
 import ctypes
 import itertools
@@ -39,12 +41,12 @@ _tls = threading.local()
 
 class _Bufs:
     """One thread's buffers for the short calls: packed args (nnfx_arg is
-    two 64-bit words: kind, value), users, two nnfx_node_info and an error."""
+    two 64-bit words: kind, value), users, two nnfx_node_info, an error and
+    the nnfx_binding_* calls' words."""
     CAP = 32
 
     def __init__(self):
         self.args = (ctypes.c_uint64 * (2 * self.CAP))()
-        self.args_words = memoryview(self.args).cast("B").cast("Q")  # read without ctypes' per-item cost
         self.users = (ctypes.c_void_p * self.CAP)()
         self.users_words = memoryview(self.users).cast("B").cast("Q")
         self.info = (L.NodeInfo * 2)()
@@ -150,7 +152,6 @@ class _Attrs:
                 raise L.BadInputError("attribute %s: unsupported value %r" % (k, v), L.INVALID_ARG)
 
 
-_NO_ATTRS = None
 _ATTRS_CACHE = {}
 _CACHEABLE = frozenset((int, float, str, bool))
 
