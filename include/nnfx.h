@@ -523,6 +523,12 @@ typedef struct nnfx_node_info {
  * language bindings whose calls are costly; entries are valid until the
  * graph is next edited. from must be a live node of g (or NULL). */
 int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
+/* Every node's args in one call, for bindings that mirror them: for each
+ * node in list order, its number of args k then k (kind, value) pairs of
+ * 64-bit words (value: the node's address, the int64, or the double's bits;
+ * 0 for none), written into out[0 .. cap) while they fit. Returns the number
+ * of words the whole list takes (0 for g NULL; out NULL: nothing written). */
+int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap);
 /* n's args in one call, for bindings whose calls are costly: fills
  * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
  * returns n's number of args (0 for NULL; more than cap: the rest are not

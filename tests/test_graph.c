@@ -100,6 +100,56 @@ static void test_node_snapshot_and_serials(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* nnfx_graph_all_args: every node's count then (kind, value) pairs, in
+ * list order; the total when out is NULL or too small (a pair that does
+ * not fit whole is not written); int and float values as their bits. */
+static void test_graph_all_args(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t w[16] = {0};
+    assert_int_equal(nnfx_graph_all_args(s.g, NULL, 0), 12);
+    assert_int_equal(nnfx_graph_all_args(NULL, w, 16), 0);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    uint64_t want[12] = {0,
+                         1,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.x,
+                         2,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.relu,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.x,
+                         1,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.add};
+    for (int i = 0; i < 12; i++)
+        assert_true(w[i] == want[i]);
+    memset(w, 0xff, sizeof w);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 4), 12); /* capped: x's count and relu's arg */
+    assert_true(w[3] == (uintptr_t)s.x);
+    assert_true(w[4] == UINT64_MAX); /* not written past cap */
+    memset(w, 0xff, sizeof w);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 3), 12); /* relu's pair does not fit whole */
+    assert_true(w[1] == 1);
+    assert_true(w[2] == UINT64_MAX);
+    /* literal args: add made to take (relu, -3), then (relu, 0.5) */
+    nnfx_arg lit[2] = {nnfx_arg_node(s.relu), nnfx_arg_int(-3)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, lit, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    assert_true(w[7] == NNFX_ARG_INT);
+    assert_true(w[8] == (uint64_t)(int64_t)-3);
+    lit[1] = nnfx_arg_float(0.5);
+    assert_int_equal(nnfx_node_set_args(s.add, 2, lit, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    double f = 0.5;
+    uint64_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    assert_true(w[7] == NNFX_ARG_FLOAT);
+    assert_true(w[8] == bits);
+    nnfx_graph_free(s.g);
+}
+
 /* nnfx_node_args / nnfx_node_users give what the per-index accessors give,
  * in one call (capped); nnfx_replace_all_uses_with_list lists what it
  * rewired; nnfx_eliminate_dead_code_list names what it removed. */
@@ -621,6 +671,7 @@ int main(void) {
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),
+        cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
