@@ -350,6 +350,7 @@ plib = ctypes.PyDLL(LIB_PATH)
 _pdecls = [
     ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, c_void_p, c_int),
     ("nnfx_node_args", c_int, NodeP, c_void_p, c_int),
+    ("nnfx_graph_all_args", c_int, GraphP, c_void_p, c_int),
     ("nnfx_node_users", c_int, NodeP, c_void_p, c_int),
     ("nnfx_eliminate_dead_code_list", c_int, GraphP, c_void_p, c_int),
     ("nnfx_replace_all_uses_with", c_int, NodeP, NodeP, c_void_p, c_void_p),

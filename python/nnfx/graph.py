@@ -61,6 +61,9 @@ class _Bufs:
         self.args_addr = ctypes.addressof(self.args)
         self.err_addr = ctypes.addressof(self.err)
         self.big = None  # a larger args buffer, kept alive for the call
+        self.dce = None  # eliminate_dead_code's list of removed nodes (dce_cap words)
+        self.dce_words = None
+        self.dce_cap = 0
 
 
 def _bufs():
@@ -231,6 +234,24 @@ def _meta_shape(m):
     return tuple(dims)
 
 
+def _decode_args(g, w, k):
+    """The args tuple of k packed (kind, value) word pairs w of graph g."""
+    get = g._cache.get
+    out = []
+    for i in range(0, 2 * k, 2):
+        kind = w[i]
+        v = w[i + 1]
+        if kind == L.ARG_NODE:
+            out.append(get(v) or g._wrap(v))
+        elif kind == L.ARG_INT:
+            out.append(v - (1 << 64) if v >> 63 else v)
+        elif kind == L.ARG_FLOAT:
+            out.append(_D.unpack(_Q.pack(v))[0])
+        else:
+            out.append(None)
+    return tuple(out)
+
+
 class _Kwargs(dict):
     """A node's attributes; assigning a key sets the attribute on the node."""
 
@@ -249,8 +270,8 @@ class _Kwargs(dict):
 
 class Node:
     """A node of a Graph (torch.fx.Node's names). Do not construct directly."""
-    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next",
-                 "__weakref__")
+    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next", "_a",
+                 "_ae", "__weakref__")
 
     def __init__(self, graph, ptr, serial=None, word=None):
         """word: opcode | op << 32, as nnfx_graph_nodes gives them (read from
@@ -264,6 +285,10 @@ class Node:
         self._name = None  # read when first asked (the node is live then)
         self._dead = False
         self._meta = None
+        # the args mirror: _a, the args tuple as C has them, valid while _ae
+        # equals the graph's _aep (None: not known, read from C when asked)
+        self._a = None
+        self._ae = -1
         # _prev, _next: the Graph's list (set when it is linked); an erased
         # node keeps _next (iteration goes on from it, as in torch.fx);
         # None when a C pass erased it
@@ -321,6 +346,16 @@ class Node:
     def args(self):
         if self._dead:
             self._p()  # raises
+        a = self._a
+        if a is not None and self._ae == self._graph._aep:  # the mirror (see Graph._fill_args)
+            return a
+        a = self._c_args()
+        self._a = a
+        self._ae = self._graph._aep
+        return a
+
+    def _c_args(self):
+        """The args as the library has them now (one call; the mirror not used)."""
         try:
             b = _tls.b
         except AttributeError:
@@ -341,31 +376,21 @@ class Node:
             out = tuple(map(get, w[1::2]))
             if None not in out:
                 return out
-        out = []
-        for i in range(0, 2 * k, 2):
-            kind = w[i]
-            v = w[i + 1]
-            if kind == L.ARG_NODE:
-                out.append(get(v) or g._wrap(v))
-            elif kind == L.ARG_INT:
-                out.append(v - (1 << 64) if v >> 63 else v)
-            elif kind == L.ARG_FLOAT:
-                out.append(_D.unpack(_Q.pack(v))[0])
-            else:
-                out.append(None)
-        return tuple(out)
+        return _decode_args(g, w, k)
 
     @args.setter
     def args(self, value):
         p = self._p()
         self._graph._gw()
         arr, _keep = self._graph._args(value)
+        self._a = None
         L.call(lib.nnfx_node_set_args, p, len(value), arr)
 
     def update_arg(self, idx, arg):
         p = self._p()
         self._graph._gw()
         arr, _keep = self._graph._args((arg,))
+        self._a = None
         L.call(lib.nnfx_node_set_arg, p, idx, arr[0])
 
     @property
@@ -473,7 +498,10 @@ class Node:
         g = self._graph
         if g._busy or not g._gp:
             g._gw()
-        q = g._node_ptr(replace_with)
+        if type(replace_with) is Node and not replace_with._dead and replace_with._graph is g:
+            q = replace_with._ptr  # the common case, checked inline
+        else:
+            q = g._node_ptr(replace_with)
         if delete_user_cb is None and not propagate_meta:  # the common case: one call
             try:
                 b = _tls.b
@@ -484,6 +512,10 @@ class Node:
             wv[1] = q
             wv[2] = _Bufs.CAP
             k = _b_rauw(b.w_addr)
+            if k == 1:  # one user (the most frequent)
+                u = g._cache.get(wv[3]) or g._wrap(wv[3])
+                u._a = None  # rewired: read from C when next asked
+                return [u]
             if k == -2:  # more users than the buffer holds
                 buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
                 k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
@@ -495,6 +527,8 @@ class Node:
             users = list(map(g._cache.get, w))
             if None in users:
                 users = [u or g._wrap(w[i]) for i, u in enumerate(users)]
+            for u in users:
+                u._a = None  # rewired: read from C when next asked
             return users
         users = self._users(p)
         if delete_user_cb is not None:
@@ -502,10 +536,12 @@ class Node:
             users = [u for u in users if u is not replace_with]
             for u in users:
                 L.call(lib.nnfx_replace_input_with, u._ptr, p, q)
+            g._aep += 1
             return users
         n = plib.nnfx_replace_all_uses_with(p, q, None, None)
         if n < 0:
             raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+        g._aep += 1
         if propagate_meta:
             for k, v in self.meta.items():
                 replace_with.meta.setdefault(k, v)
@@ -516,6 +552,7 @@ class Node:
     def replace_input_with(self, old_input, new_input):
         p = self._p()
         self._graph._gw()
+        self._a = None
         L.call(lib.nnfx_replace_input_with, p, self._graph._node_ptr(old_input), self._graph._node_ptr(new_input))
 
     def prepend(self, x):
@@ -571,15 +608,19 @@ class _NodeList:
                 cur = nxt
             return
         cur = root._next
-        while cur is not root:
-            if not cur._dead:
+        try:
+            while cur is not root:  # the hot loop: as few operations per node as it allows
+                if cur._dead:
+                    cur = cur._next  # an erased node's next when it was erased (None: erased by C)
+                    continue
                 yield cur
                 if not g._linked:  # nodes made by C meanwhile (an Interpreter, a Transformer)
                     g._link()
-            nxt = cur._next  # an erased node's next when it was erased
-            if nxt is None:
-                raise L.DeadReferenceError("node %s was erased by a pass while visited" % (cur._name or ""), L.GRAPH)
-            cur = nxt
+                cur = cur._next
+        except AttributeError:
+            if cur is not None:
+                raise
+            raise L.DeadReferenceError("a node was erased by a pass while visited", L.GRAPH) from None
 
     def __reversed__(self):
         return _NodeList(self._graph, not self._reverse)
@@ -639,6 +680,9 @@ class Graph:
         self._linked = False  # the Node list and _cache mirror the C list
         self._insert = ("end", None)
         self._version = 0  # bumped by every edit made through this object
+        # the args mirror's epoch: a Node's _a holds while its _ae equals it;
+        # bumped by any edit the mirror does not follow (see _gw)
+        self._aep = 0
         self._busy = 0  # > 0 while an Interpreter or Transformer runs over it
 
     def __del__(self):
@@ -658,6 +702,7 @@ class Graph:
         if self._busy:
             raise L.GraphError("the graph is being run by an Interpreter or Transformer: edit it after run() / "
                                "transform() returns", L.GRAPH)
+        self._aep += 1  # an edit the args mirror does not follow: every Node's _a is stale
         return g
 
     def _kill(self):
@@ -714,6 +759,34 @@ class Graph:
         prev._next = root
         root._prev = prev
         self._linked = True
+        self._fill_args(nodes)
+
+    def _fill_args(self, nodes):
+        """Sets every Node's args mirror (nodes: all of them, in list order)
+        from the library in one call (nnfx_graph_all_args)."""
+        gp = self._gp
+        k = plib.nnfx_graph_all_args(gp, None, 0)
+        buf = (ctypes.c_uint64 * max(k, 1))()
+        plib.nnfx_graph_all_args(gp, buf, k)
+        w = memoryview(buf).cast("B").cast("Q")[:k].tolist()
+        self._aep += 1
+        ep = self._aep
+        get = self._cache.get
+        i = 0
+        for n in nodes:
+            c = w[i]
+            i += 1
+            if not c:
+                a = ()
+            else:
+                seg = w[i:i + 2 * c]
+                i += 2 * c
+                if c < 9 and seg[0::2] == _ALL_NODES[c]:
+                    a = tuple(map(get, seg[1::2]))
+                else:
+                    a = _decode_args(self, seg, c)
+            n._a = a
+            n._ae = ep
 
     def _adopt(self, p):
         """The Node for p, a node just made through this object, placed in
@@ -886,6 +959,9 @@ class Graph:
         # as _adopt, with the node and its predecessor read by the same call
         w = wv[8:14].tolist()
         n = Node(self, p, w[1], w[2])
+        if len(args) == 1 and type(args[0]) is Node:  # as packed (other args: read from C when asked)
+            n._a = (args[0],)
+            n._ae = self._aep
         cache = self._cache
         cache[p] = n
         self._version += 1
@@ -962,7 +1038,10 @@ class Graph:
     # --- editing ------------------------------------------------------------------
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
-        p = self._node_ptr(to_erase)
+        if type(to_erase) is Node and not to_erase._dead and to_erase._graph is self:
+            p = to_erase._ptr  # the common case, checked inline
+        else:
+            p = self._node_ptr(to_erase)
         gp = self._gp
         if self._busy:
             gp = self._gw()
@@ -991,21 +1070,33 @@ class Graph:
         cache = self._cache
         if not cache:
             return lib.nnfx_eliminate_dead_code(gp) > 0
-        cap = lib.nnfx_graph_num_nodes(gp)
-        buf = (ctypes.c_void_p * max(cap, 1))()
-        k = plib.nnfx_eliminate_dead_code_list(gp, buf, cap)
+        linked = self._linked
+        cap = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        b = _bufs()
+        if b.dce_cap < cap:  # grown, not made per call (a ctypes array type per size is costly)
+            b.dce_cap = max(cap, 2 * b.dce_cap)
+            b.dce = (ctypes.c_uint64 * b.dce_cap)()
+            b.dce_words = memoryview(b.dce).cast("B").cast("Q")
+        k = plib.nnfx_eliminate_dead_code_list(gp, b.dce, cap)
         if not k:
             return False
         self._version += 1
-        linked = self._linked
-        for p in buf[:k]:
-            n = cache.pop(p, None)
-            if n is not None:
+        if k > cap:  # not all listed (not expected): the list is rebuilt from C
+            self._after_c_edit()
+            return True
+        pop = cache.pop
+        if linked:
+            for n in map(pop, b.dce_words[:k].tolist()):
                 n._dead = True
-                if linked:
-                    pv, nx = n._prev, n._next
-                    pv._next = nx
-                    nx._prev = pv
+                pv = n._prev
+                nx = n._next
+                pv._next = nx
+                nx._prev = pv
+        else:
+            for p in b.dce_words[:k].tolist():
+                n = pop(p, None)
+                if n is not None:
+                    n._dead = True
         return True
 
     def lint(self):

@@ -25,9 +25,40 @@ def c_order(g):
     return re.findall(r"^    %(\S+) :", text, re.M) + (["output"] if "\n    return " in text else [])
 
 
+def c_args(g):
+    """name -> (node-arg names, number of args, num_users) of every node but
+    the output, from the library's text form (not through the Python mirror)."""
+    out = {}
+    for m in re.finditer(r"^    %(\S+) : \[num_users=(\d+)\] = [^(\n]*(?:\(args = \((.*?)\), kwargs)?", str(g), re.M):
+        text = m.group(3) or ""
+        items = [t for t in text.split(", ") if t] if text else []
+        out[m.group(1)] = ([t[1:].rstrip(",") for t in items if t.startswith("%")], len(items), int(m.group(2)))
+    return out
+
+
+def check_mirror(g):
+    """Every Node's args (the Python mirror, filled at load and kept by the
+    edits made through the package) are what the library has: the text form's
+    args, and one fresh library read per node."""
+    want = c_args(g)
+    checked = 0
+    for n in g.nodes:
+        if n.op == "output":
+            continue
+        a = n.args
+        names, count, num_users = want[n.name]
+        assert [x.name for x in a if isinstance(x, nnfx.Node)] == names, n.name
+        assert len(a) == count, n.name
+        assert a == n._c_args(), n.name
+        assert len(n.users) == num_users, n.name
+        checked += 1
+    assert checked == len(want)
+
+
 def check_list(g):
     names = [n.name for n in g.nodes]
     assert names == c_order(g)
+    check_mirror(g)
     assert [n.name for n in reversed(g.nodes)] == names[::-1]
     nodes = list(g.nodes)
     for a, b in zip(nodes, nodes[1:]):
@@ -158,3 +189,48 @@ def test_edit_loop_result_matches_reference(gm, data):
     gm.recompile()
     check_list(g)
     np.testing.assert_allclose(gm(x), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_args_mirror_follows_every_kind_of_edit(gm):
+    # each edit kind that changes a node's args, then the mirror against the library
+    g = gm.graph
+    check_mirror(g)
+    relus = g.find_nodes(op="call_function", target="relu")
+    r0, r1 = relus[0], relus[1]
+    x1 = r1.args[0]
+    x0 = r0.args[0]
+    users = r0.replace_all_uses_with(x0)  # one user, the fast path
+    assert users and all(x0 in u.args and r0 not in u.args for u in users)
+    check_mirror(g)
+    negs = [g.call_function("neg", (r1,)) for _ in range(3)]
+    both = g.call_function("add", (r1, negs[0]))
+    lit = g.call_function("add", (r1, 2.5))
+    check_mirror(g)
+    assert r1.replace_all_uses_with(x1)[-5:] == [*negs, both, lit]  # several users
+    assert both.args == (x1, negs[0]) and lit.args == (x1, 2.5)
+    check_mirror(g)
+    negs[0].replace_all_uses_with(negs[1], delete_user_cb=lambda u: u is both)
+    assert both.args == (x1, negs[1])
+    check_mirror(g)
+    negs[1].replace_all_uses_with(negs[2], propagate_meta=True)
+    assert both.args == (x1, negs[2])
+    check_mirror(g)
+    both.replace_input_with(x1, negs[0])
+    assert both.args == (negs[0], negs[2])
+    check_mirror(g)
+    both.args = (negs[1], negs[1])
+    assert both.args == (negs[1], negs[1])
+    check_mirror(g)
+    both.update_arg(0, negs[2])
+    assert both.args == (negs[2], negs[1])
+    check_mirror(g)
+    g.erase_node(lit)
+    g.eliminate_dead_code()
+    check_mirror(g)
+    nnfx.passes.fuse_conv_bn(gm)  # a C pass: the mirror is filled again from C
+    check_list(g)
+    assert nnfx.replace_pattern(gm, "relu(x) -> leaky_relu(x, alpha=0.0)")  # a C rewrite
+    check_list(g)
+    gm.recompile()
+    check_list(g)
+    g.lint()
