@@ -492,17 +492,31 @@ class Node:
         """Makes every user of this node use replace_with (never rewiring
         replace_with itself); delete_user_cb(user) -> False keeps a user.
         Returns the users rewired."""
+        g = self._graph
+        if (type(replace_with) is Node and delete_user_cb is None and not propagate_meta and not self._dead
+                and not replace_with._dead and replace_with._graph is g and g._gp and not g._busy):
+            # the common case, checked inline: one call
+            try:
+                b = _tls.b
+            except AttributeError:
+                b = _bufs()
+            wv = b.wv
+            wv[0] = self._ptr
+            wv[1] = replace_with._ptr
+            wv[2] = 32  # _Bufs.CAP
+            k = _b_rauw(b.w_addr)
+            if k == 1:  # one user (the most frequent)
+                u = g._cache.get(wv[3]) or g._wrap(wv[3])
+                u._a = None  # rewired: read from C when next asked
+                return [u]
+            return self._rauw_listed(k, b, replace_with)
         if self._dead:
             self._p()  # raises
         p = self._ptr
-        g = self._graph
         if g._busy or not g._gp:
             g._gw()
-        if type(replace_with) is Node and not replace_with._dead and replace_with._graph is g:
-            q = replace_with._ptr  # the common case, checked inline
-        else:
-            q = g._node_ptr(replace_with)
-        if delete_user_cb is None and not propagate_meta:  # the common case: one call
+        q = g._node_ptr(replace_with)
+        if delete_user_cb is None and not propagate_meta:
             try:
                 b = _tls.b
             except AttributeError:
@@ -511,25 +525,7 @@ class Node:
             wv[0] = p
             wv[1] = q
             wv[2] = _Bufs.CAP
-            k = _b_rauw(b.w_addr)
-            if k == 1:  # one user (the most frequent)
-                u = g._cache.get(wv[3]) or g._wrap(wv[3])
-                u._a = None  # rewired: read from C when next asked
-                return [u]
-            if k == -2:  # more users than the buffer holds
-                buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
-                k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
-                w = buf[:max(k, 0)]
-            else:
-                w = wv[3:3 + max(k, 0)].tolist()
-            if k < 0:
-                raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
-            users = list(map(g._cache.get, w))
-            if None in users:
-                users = [u or g._wrap(w[i]) for i, u in enumerate(users)]
-            for u in users:
-                u._a = None  # rewired: read from C when next asked
-            return users
+            return self._rauw_listed(_b_rauw(b.w_addr), b, replace_with)
         users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
@@ -547,6 +543,27 @@ class Node:
                 replace_with.meta.setdefault(k, v)
         if replace_with in users:
             users.remove(replace_with)
+        return users
+
+    def _rauw_listed(self, k, b, replace_with):
+        """The users nnfx_binding_replace_all_uses_with (just called with
+        b's words for self -> replace_with) returned k of; -2: too many for
+        the buffer (nothing changed): done again with a buffer large enough."""
+        g = self._graph
+        if k == -2:
+            p, q = self._ptr, replace_with._ptr
+            buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
+            k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
+            w = buf[:max(k, 0)]
+        else:
+            w = b.wv[3:3 + max(k, 0)].tolist()
+        if k < 0:
+            raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+        users = list(map(g._cache.get, w))
+        if None in users:
+            users = [u or g._wrap(w[i]) for i, u in enumerate(users)]
+        for u in users:
+            u._a = None  # rewired: read from C when next asked
         return users
 
     def replace_input_with(self, old_input, new_input):
@@ -1038,28 +1055,29 @@ class Graph:
     # --- editing ------------------------------------------------------------------
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
-        if type(to_erase) is Node and not to_erase._dead and to_erase._graph is self:
+        if (type(to_erase) is Node and not to_erase._dead and to_erase._graph is self and self._linked
+                and not self._busy):
             p = to_erase._ptr  # the common case, checked inline
         else:
             p = self._node_ptr(to_erase)
-        gp = self._gp
-        if self._busy:
-            gp = self._gw()
-        if not self._linked:
-            self._link()  # the erased node keeps its place in the list for an iteration visiting it
+            if self._busy:
+                self._gw()  # raises
+            if not self._linked:
+                self._link()  # the erased node keeps its place in the list for an iteration visiting it
         try:
             b = _tls.b
         except AttributeError:
             b = _bufs()
         wv = b.wv
-        wv[0] = gp
+        wv[0] = self._gp
         wv[1] = p
         wv[2] = b.err_addr
         if _b_erase(b.w_addr):
             b.err.raise_()
         del self._cache[p]
         to_erase._dead = True
-        pv, nx = to_erase._prev, to_erase._next  # to_erase keeps _next, as in torch.fx
+        pv = to_erase._prev  # to_erase keeps _next, as in torch.fx
+        nx = to_erase._next
         pv._next = nx
         nx._prev = pv
         self._version += 1
