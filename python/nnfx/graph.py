@@ -16,6 +16,15 @@ frequent ones with their arguments in one words buffer (nnfx_binding_*:
 ctypes pays per argument converted) and their results read back in bulk. A
 C pass that may remove or add nodes is followed by a rebuild of the list
 from C (_after_c_edit).
+
+Each Node also mirrors its args (Node._a, filled for every node with the
+list, in one call: nnfx_graph_all_args), so reading node.args makes no
+library call. The mirror is exact or absent: the package's edits set it
+(call_function with node args) or drop it for the nodes they rewire
+(replace_all_uses_with's returned users, replace_input_with, args =,
+update_arg); any other edit goes through Graph._gw, which bumps the graph's
+epoch (_aep) and so drops every Node's (a Node's _a holds only while its _ae
+equals _aep); a dropped mirror is read again from C when next asked.
 """
 import ctypes
 import itertools
@@ -789,20 +798,23 @@ class Graph:
         self._aep += 1
         ep = self._aep
         get = self._cache.get
+        all_nodes = _ALL_NODES
         i = 0
         for n in nodes:
             c = w[i]
-            i += 1
-            if not c:
-                a = ()
+            if c == 1 and w[i + 1] == 1:  # one node arg (L.ARG_NODE == 1), the most frequent
+                n._a = (get(w[i + 2]),)
+                i += 3
+            elif not c:
+                n._a = ()
+                i += 1
             else:
-                seg = w[i:i + 2 * c]
-                i += 2 * c
-                if c < 9 and seg[0::2] == _ALL_NODES[c]:
-                    a = tuple(map(get, seg[1::2]))
+                seg = w[i + 1:i + 1 + 2 * c]
+                i += 1 + 2 * c
+                if c < 9 and seg[0::2] == all_nodes[c]:
+                    n._a = tuple(map(get, seg[1::2]))
                 else:
-                    a = _decode_args(self, seg, c)
-            n._a = a
+                    n._a = _decode_args(self, seg, c)
             n._ae = ep
 
     def _adopt(self, p):
