@@ -792,8 +792,12 @@ class Graph:
         from the library in one call (nnfx_graph_all_args)."""
         gp = self._gp
         k = plib.nnfx_graph_all_args(gp, None, 0)
-        buf = (ctypes.c_uint64 * max(k, 1))()
-        plib.nnfx_graph_all_args(gp, buf, k)
+        while True:  # again if another thread edited the graph between the two calls
+            buf = (ctypes.c_uint64 * max(k, 1))()
+            got = plib.nnfx_graph_all_args(gp, buf, k)
+            if got == k:
+                break
+            k = got
         w = memoryview(buf).cast("B").cast("Q")[:k].tolist()
         self._aep += 1
         ep = self._aep
