@@ -11,9 +11,13 @@ in one run (a benchmark, not a test).
       erase_node) + recompile
 
 Each key is the best of 3 runs on a fresh graph (nnfx: loaded from the ONNX
-file; torch.fx: symbolic_trace of the module), timed with time.perf_counter
-around the edit loop and recompile only; the load / trace times are printed
-beside. Prints one JSON line per model, then the ratio torch.fx / nnfx.
+file, which also makes the Python Node objects; torch.fx: symbolic_trace of
+the module, which makes its nodes), timed around the edit loop and recompile
+only, as wall time (time.perf_counter, *_edit_s) and as the thread's CPU time
+(time.thread_time, *_edit_cpu_s: on a loaded machine a short run's wall time
+depends on whether it was descheduled; the CPU time does much less); the
+load / trace times are printed beside. Prints one JSON line per model, then
+the ratios torch.fx / nnfx (wall and CPU).
 Usage: PYTHONPATH=python python3 bench/python_fx_bench.py [build-dir]
 """
 import json
@@ -71,13 +75,16 @@ def chain_onnx(n, path):
 
 
 def best(fn, setup, runs=3):
-    ts = []
+    """(best wall time, best CPU time) of fn(setup()) over runs."""
+    walls, cpus = [], []
     for _ in range(runs):
         obj = setup()
+        c = time.thread_time()
         t = time.perf_counter()
         fn(obj)
-        ts.append(time.perf_counter() - t)
-    return min(ts)
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.thread_time() - c)
+    return min(walls), min(cpus)
 
 
 # --- torch.fx ---------------------------------------------------------------
@@ -152,15 +159,19 @@ def main():
             del gm, fgm
             nnfx_s = best(nnfx_edit, lambda: nnfx.load(path))
             fx_s = best(fx_edit, lambda: torch.fx.symbolic_trace(m))
+            (nnfx_s, nnfx_cpu), (fx_s, fx_cpu) = nnfx_s, fx_s
             row = {"model": name, "nodes": nodes, "fx_nodes": fx_nodes, "nnfx_edit_s": round(nnfx_s, 6),
-                   "torch_fx_edit_s": round(fx_s, 6), "nnfx_load_s": round(nnfx_load, 6),
+                   "torch_fx_edit_s": round(fx_s, 6), "nnfx_edit_cpu_s": round(nnfx_cpu, 6),
+                   "torch_fx_edit_cpu_s": round(fx_cpu, 6), "nnfx_load_s": round(nnfx_load, 6),
                    "torch_fx_trace_s": round(fx_trace, 6)}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    print("%-10s %7s %8s %12s %12s %7s" % ("model", "nodes", "fx_nodes", "torch.fx_s", "nnfx_s", "ratio"))
+    print("%-10s %7s %8s %12s %12s %7s %9s" % ("model", "nodes", "fx_nodes", "torch.fx_s", "nnfx_s", "ratio",
+                                              "cpu_ratio"))
     for r in rows:
-        print("%-10s %7d %8d %12.4f %12.4f %6.1fx" % (r["model"], r["nodes"], r["fx_nodes"], r["torch_fx_edit_s"],
-                                                     r["nnfx_edit_s"], r["torch_fx_edit_s"] / r["nnfx_edit_s"]))
+        print("%-10s %7d %8d %12.4f %12.4f %6.1fx %8.1fx" % (
+            r["model"], r["nodes"], r["fx_nodes"], r["torch_fx_edit_s"], r["nnfx_edit_s"],
+            r["torch_fx_edit_s"] / r["nnfx_edit_s"], r["torch_fx_edit_cpu_s"] / r["nnfx_edit_cpu_s"]))
 
 
 if __name__ == "__main__":

@@ -517,6 +517,52 @@ typedef struct nnfx_node_info {
  * language bindings whose calls are costly; entries are valid until the
  * graph is next edited. from must be a live node of g (or NULL). */
 int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, nnfx_node_info *out, int cap);
+/* Every node's args in one call, for bindings that mirror them: for each
+ * node in list order, its number of args k then k (kind, value) pairs of
+ * 64-bit words (value: the node's address, the int64, or the double's bits;
+ * 0 for none), written into out[0 .. cap) while they fit. Returns the number
+ * of words the whole list takes (0 for g NULL; out NULL: nothing written). */
+int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap);
+/* n's args in one call, for bindings whose calls are costly: fills
+ * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
+ * returns n's number of args (0 for NULL; more than cap: the rest are not
+ * written; out NULL: nothing is). */
+int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap);
+/* n's users in one call: fills out[0 .. cap) with nnfx_node_user(n, 0 ..)
+ * and returns n's number of users (0 for NULL; more than cap: the rest are
+ * not written; out NULL: nothing is). */
+int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
+/* nnfx_eliminate_dead_code that also says which nodes went: their addresses,
+ * in removal order, in out[0 .. cap) (the nodes are freed: the addresses are
+ * only to be compared, e.g. to drop a binding's handles, before the graph is
+ * next edited). Returns the number removed (more than cap: the rest are not
+ * written). */
+int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
+/* nnfx_replace_all_uses_with(old, new_node, NULL, NULL) that also lists the
+ * users it rewired, in old's user order, in out[0 .. cap), and returns how
+ * many (new_node itself is never rewired). -1 on error (NULL nodes, nodes of
+ * different graphs, out NULL with cap > 0); -2 when old has more than cap users: nothing is changed
+ * then (nnfx_node_num_users says how many to make room for). */
+int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap);
+/* The calls of a binding's edit loop with a single argument, w: 64-bit words
+ * holding the arguments (pointers and ints) and receiving the results. For
+ * bindings that pay per argument converted (Python's ctypes: about as much
+ * per argument as for the call itself); each is the function named, nothing
+ * more.
+ * nnfx_binding_call_op: nnfx_graph_call_op(g = w[0], op = w[1], nargs = w[2],
+ *   args = w[3], nattrs = w[4], attrs = w[5], err = w[6]); on success w[8..10]
+ *   and w[11..13] receive the nnfx_node_info (node, serial, opcode | op << 32)
+ *   of the new node and of the node now before it (all 0 when none).
+ * nnfx_binding_node_args: nnfx_node_args(n = w[0], w + 2 as nnfx_arg[cap = w[1]]).
+ * nnfx_binding_replace_all_uses_with: nnfx_replace_all_uses_with_list(old =
+ *   w[0], new = w[1], w + 3 as nnfx_node *[cap = w[2]]).
+ * nnfx_binding_erase_node: nnfx_erase_node(g = w[0], n = w[1], err = w[2]).
+ * w NULL: NULL, 0, -1 and NNFX_ERR_INVALID_ARG. w must hold 14 words for
+ * call_op, 2 + 2 * cap for node_args, 3 + cap for replace_all_uses_with. */
+nnfx_node *nnfx_binding_call_op(uint64_t *w);
+int nnfx_binding_node_args(uint64_t *w);
+int nnfx_binding_replace_all_uses_with(uint64_t *w);
+nnfx_status nnfx_binding_erase_node(uint64_t *w);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

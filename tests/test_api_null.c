@@ -11,6 +11,35 @@
 
 #include "nnfx.h"
 
+/* The calls for bindings (nnfx_node_args ... nnfx_binding_*). */
+static void test_binding_calls_null(void **state) {
+    (void)state;
+    nnfx_arg args[2];
+    nnfx_node *nodes[2];
+    assert_int_equal(nnfx_node_args(NULL, args, 2), 0);
+    assert_int_equal(nnfx_node_users(NULL, nodes, 2), 0);
+    assert_int_equal(nnfx_eliminate_dead_code_list(NULL, nodes, 2), 0);
+    assert_int_equal(nnfx_replace_all_uses_with_list(NULL, NULL, nodes, 2), -1);
+    assert_null(nnfx_binding_call_op(NULL));
+    assert_int_equal(nnfx_binding_node_args(NULL), 0);
+    assert_int_equal(nnfx_binding_replace_all_uses_with(NULL), -1);
+    assert_int_equal(nnfx_binding_erase_node(NULL), NNFX_ERR_INVALID_ARG);
+    uint64_t w[16] = {0}; /* NULL graph and nodes inside */
+    assert_null(nnfx_binding_call_op(w));
+    assert_int_equal(nnfx_binding_node_args(w), 0);
+    assert_int_equal(nnfx_binding_replace_all_uses_with(w), -1);
+    assert_int_equal(nnfx_binding_erase_node(w), NNFX_ERR_INVALID_ARG);
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", NULL, &err);
+    assert_non_null(x);
+    assert_int_equal(nnfx_node_args(x, NULL, 4), 0);
+    assert_int_equal(nnfx_node_users(x, NULL, 4), 0);
+    assert_int_equal(nnfx_replace_all_uses_with_list(x, x, NULL, 4), -1);
+    assert_int_equal(nnfx_eliminate_dead_code_list(g, NULL, 4), 0); /* a placeholder stays */
+    nnfx_graph_free(g);
+}
+
 static void test_core_and_tensors(void **state) {
     (void)state;
     nnfx_error err = {0};
@@ -256,9 +285,9 @@ static void test_rewrite_and_passes(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_core_and_tensors),   cmocka_unit_test(test_op_table),
-        cmocka_unit_test(test_graph_and_nodes),    cmocka_unit_test(test_exec_and_trace),
-        cmocka_unit_test(test_rewrite_and_passes),
+        cmocka_unit_test(test_core_and_tensors), cmocka_unit_test(test_binding_calls_null),
+        cmocka_unit_test(test_op_table),         cmocka_unit_test(test_graph_and_nodes),
+        cmocka_unit_test(test_exec_and_trace),   cmocka_unit_test(test_rewrite_and_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

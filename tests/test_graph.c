@@ -100,6 +100,161 @@ static void test_node_snapshot_and_serials(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* nnfx_graph_all_args: every node's count then (kind, value) pairs, in
+ * list order; the total when out is NULL or too small (a pair that does
+ * not fit whole is not written); int and float values as their bits. */
+static void test_graph_all_args(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t w[16] = {0};
+    assert_int_equal(nnfx_graph_all_args(s.g, NULL, 0), 12);
+    assert_int_equal(nnfx_graph_all_args(NULL, w, 16), 0);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    uint64_t want[12] = {0,
+                         1,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.x,
+                         2,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.relu,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.x,
+                         1,
+                         NNFX_ARG_NODE,
+                         (uintptr_t)s.add};
+    for (int i = 0; i < 12; i++)
+        assert_true(w[i] == want[i]);
+    memset(w, 0xff, sizeof w);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 4), 12); /* capped: x's count and relu's arg */
+    assert_true(w[3] == (uintptr_t)s.x);
+    assert_true(w[4] == UINT64_MAX); /* not written past cap */
+    memset(w, 0xff, sizeof w);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 3), 12); /* relu's pair does not fit whole */
+    assert_true(w[1] == 1);
+    assert_true(w[2] == UINT64_MAX);
+    /* literal args: add made to take (relu, -3), then (relu, 0.5) */
+    nnfx_arg lit[2] = {nnfx_arg_node(s.relu), nnfx_arg_int(-3)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, lit, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    assert_true(w[7] == NNFX_ARG_INT);
+    assert_true(w[8] == (uint64_t)(int64_t)-3);
+    lit[1] = nnfx_arg_float(0.5);
+    assert_int_equal(nnfx_node_set_args(s.add, 2, lit, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_all_args(s.g, w, 16), 12);
+    double f = 0.5;
+    uint64_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    assert_true(w[7] == NNFX_ARG_FLOAT);
+    assert_true(w[8] == bits);
+    nnfx_graph_free(s.g);
+}
+
+/* nnfx_node_args / nnfx_node_users give what the per-index accessors give,
+ * in one call (capped); nnfx_replace_all_uses_with_list lists what it
+ * rewired; nnfx_eliminate_dead_code_list names what it removed. */
+static void test_packed_args_users_and_dce_list(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    nnfx_arg args[4];
+    assert_int_equal(nnfx_node_args(s.add, args, 4), 2);
+    assert_int_equal(args[0].kind, NNFX_ARG_NODE);
+    assert_ptr_equal(args[0].u.node, s.relu);
+    assert_ptr_equal(args[1].u.node, s.x);
+    assert_int_equal(nnfx_node_args(s.add, args, 1), 2); /* capped: the count still */
+    assert_int_equal(nnfx_node_args(NULL, args, 4), 0);
+    nnfx_node *users[4] = {NULL};
+    assert_int_equal(nnfx_node_users(s.x, users, 4), 2);
+    assert_ptr_equal(users[0], s.relu);
+    assert_ptr_equal(users[1], s.add);
+    users[1] = NULL;
+    assert_int_equal(nnfx_node_users(s.x, users, 1), 2);
+    assert_null(users[1]); /* not written past cap */
+    assert_int_equal(nnfx_node_users(NULL, users, 4), 0);
+    /* x's users are relu and add; with room for one, nothing changes */
+    nnfx_node *rewired[4] = {NULL};
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, s.relu, rewired, 0), -2);
+    assert_int_equal(nnfx_node_num_users(s.x), 2);
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, NULL, rewired, 4), -1);
+    /* x -> relu: add rewired, relu itself (a user of x) is not */
+    assert_int_equal(nnfx_replace_all_uses_with_list(s.x, s.relu, rewired, 4), 1);
+    assert_ptr_equal(rewired[0], s.add);
+    assert_int_equal(nnfx_node_num_users(s.x), 1);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 1), s.relu);
+    /* and back, so that the graph is as make_small built it (add(relu, x)) */
+    assert_int_equal(nnfx_replace_input_with(s.add, s.relu, s.x, &err), NNFX_OK);
+    assert_int_equal(nnfx_node_args(s.add, args, 4), 2);
+    assert_ptr_equal(args[0].u.node, s.x); /* replace_input_with rewires every use */
+    nnfx_arg back[2] = {nnfx_arg_node(s.relu), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, back, &err), NNFX_OK);
+    /* two dead nodes: neg(relu) and abs(neg) */
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_node *neg = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    a = nnfx_arg_node(neg);
+    nnfx_node *abs_ = nnfx_graph_call_op(s.g, NNFX_OP_ABS, 1, &a, 0, NULL, &err);
+    assert_non_null(abs_);
+    nnfx_node *gone[4] = {NULL};
+    assert_int_equal(nnfx_eliminate_dead_code_list(s.g, gone, 4), 2);
+    assert_ptr_equal(gone[0], abs_); /* removal order: from the end */
+    assert_ptr_equal(gone[1], neg);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_eliminate_dead_code_list(s.g, gone, 4), 0);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
+/* The nnfx_binding_* calls are the functions they name, arguments and results
+ * in a words buffer. */
+static void test_binding_calls(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t w[40] = {0};
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    nnfx_attr alpha = {.name = "alpha", .kind = NNFX_ATTR_FLOAT, .u.f = 0.25};
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = NNFX_OP_LEAKY_RELU;
+    w[2] = 1;
+    w[3] = (uint64_t)(uintptr_t)&a;
+    w[4] = 1;
+    w[5] = (uint64_t)(uintptr_t)&alpha;
+    w[6] = (uint64_t)(uintptr_t)&err;
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_node *leaky = nnfx_binding_call_op(w);
+    assert_non_null(leaky);
+    assert_ptr_equal(nnfx_node_prev(leaky), s.relu);
+    assert_true(w[8] == (uint64_t)(uintptr_t)leaky && w[9] == nnfx_node_serial(leaky));
+    assert_true(w[10] == ((uint64_t)NNFX_CALL_FUNCTION | (uint64_t)NNFX_OP_LEAKY_RELU << 32));
+    assert_true(w[11] == (uint64_t)(uintptr_t)s.relu && w[12] == nnfx_node_serial(s.relu));
+    assert_true(nnfx_node_attr_float(leaky, "alpha", 0) == 0.25);
+    w[1] = NNFX_OP_ADD; /* arity error: NULL and the message */
+    assert_null(nnfx_binding_call_op(w));
+    assert_int_equal(err.status, NNFX_ERR_INVALID_ARG);
+    memset(w, 0, sizeof w);
+    w[0] = (uint64_t)(uintptr_t)s.add;
+    w[1] = 4;
+    assert_int_equal(nnfx_binding_node_args(w), 2);
+    nnfx_arg got[2];
+    memcpy(got, w + 2, sizeof got);
+    assert_int_equal(got[0].kind, NNFX_ARG_NODE);
+    assert_ptr_equal(got[0].u.node, s.relu);
+    assert_ptr_equal(got[1].u.node, s.x);
+    w[0] = (uint64_t)(uintptr_t)s.relu; /* relu -> leaky: add is rewired, leaky (a user of relu) is not */
+    w[1] = (uint64_t)(uintptr_t)leaky;
+    w[2] = 4;
+    assert_int_equal(nnfx_binding_replace_all_uses_with(w), 1);
+    assert_true(w[3] == (uint64_t)(uintptr_t)s.add);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), leaky);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)s.relu;
+    w[2] = (uint64_t)(uintptr_t)&err;
+    assert_int_equal(nnfx_binding_erase_node(w), NNFX_ERR_GRAPH); /* leaky still uses relu */
+    assert_non_null(strstr(err.msg, "user"));
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 static void test_users_are_ordered_and_deduplicated(void **state) {
     (void)state;
     small s = make_small();
@@ -515,6 +670,9 @@ int main(void) {
         cmocka_unit_test(test_params_and_get_attr),
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
+        cmocka_unit_test(test_packed_args_users_and_dce_list),
+        cmocka_unit_test(test_graph_all_args),
+        cmocka_unit_test(test_binding_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

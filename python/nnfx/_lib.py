@@ -264,6 +264,10 @@ _decls = [
     ("nnfx_node_prev", NodeP, NodeP),
     ("nnfx_graph_num_nodes", c_int, GraphP),
     ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, POINTER(NodeInfo), c_int),
+    ("nnfx_node_args", c_int, NodeP, POINTER(Arg), c_int),
+    ("nnfx_node_users", c_int, NodeP, POINTER(c_void_p), c_int),
+    ("nnfx_eliminate_dead_code_list", c_int, GraphP, POINTER(c_void_p), c_int),
+    ("nnfx_replace_all_uses_with_list", c_int, NodeP, NodeP, POINTER(c_void_p), c_int),
     ("nnfx_graph_find", NodeP, GraphP, c_char_p),
     ("nnfx_graph_output_node", NodeP, GraphP),
     ("nnfx_graph_num_inputs", c_int, GraphP),
@@ -336,6 +340,36 @@ _decls = [
 ]
 for _d in _decls:
     _fn(*_d)
+
+# The short calls an edit loop makes per node, through a second handle that
+# keeps the GIL (ctypes.PyDLL): cheaper per call than releasing and taking it
+# back, and Python threads editing one graph cannot run them at once. Buffers
+# are passed as c_void_p (packed nnfx_arg pairs of 64-bit words, see
+# graph.py). Long-running calls (load, run, passes) stay on `lib`.
+plib = ctypes.PyDLL(LIB_PATH)
+_pdecls = [
+    ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, c_void_p, c_int),
+    ("nnfx_node_args", c_int, NodeP, c_void_p, c_int),
+    ("nnfx_graph_all_args", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_node_users", c_int, NodeP, c_void_p, c_int),
+    ("nnfx_eliminate_dead_code_list", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_replace_all_uses_with", c_int, NodeP, NodeP, c_void_p, c_void_p),
+    ("nnfx_replace_all_uses_with_list", c_int, NodeP, NodeP, c_void_p, c_int),
+    ("nnfx_erase_node", S, GraphP, NodeP, c_void_p),
+    ("nnfx_graph_call_op", NodeP, GraphP, c_int, c_int, c_void_p, c_int, POINTER(Attr), c_void_p),
+    ("nnfx_inserting_before", None, GraphP, NodeP),
+    ("nnfx_inserting_after", None, GraphP, NodeP),
+    ("nnfx_inserting_at_end", None, GraphP),
+    # one argument each (the address of a words buffer): see include/nnfx.h
+    ("nnfx_binding_call_op", NodeP, c_void_p),
+    ("nnfx_binding_node_args", c_int, c_void_p),
+    ("nnfx_binding_replace_all_uses_with", c_int, c_void_p),
+    ("nnfx_binding_erase_node", S, c_void_p),
+]
+for _name, _res, *_args in _pdecls:
+    _f = getattr(plib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
 
 libc = ctypes.CDLL(None)
 libc.free.argtypes = [c_void_p]

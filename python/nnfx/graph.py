@@ -5,10 +5,31 @@ can outlive: one Python Node per live C node (cached by the Graph); erasing a
 node (here or by a C pass) marks its Node dead, and any later use raises
 DeadReferenceError. A Node keeps its Graph alive; a Graph owned by a
 GraphModule keeps the GraphModule alive.
+
+Speed (a Python loop pays per visited node, so the per-node work is kept in
+Python and C calls are few): the Graph keeps its nodes as a doubly linked
+list of Node objects, as torch.fx does, made in one library call
+(nnfx_graph_nodes) at load or when first needed, and kept in step by every
+edit made through this package; iterating, .next and .prev make no library
+call. An edit is one or two short calls that keep the GIL (L.plib), the
+frequent ones with their arguments in one words buffer (nnfx_binding_*:
+ctypes pays per argument converted) and their results read back in bulk. A
+C pass that may remove or add nodes is followed by a rebuild of the list
+from C (_after_c_edit).
+
+Each Node also mirrors its args (Node._a, filled for every node with the
+list, in one call: nnfx_graph_all_args), so reading node.args makes no
+library call. The mirror is exact or absent: the package's edits set it
+(call_function with node args) or drop it for the nodes they rewire
+(replace_all_uses_with's returned users, replace_input_with, args =,
+update_arg); any other edit goes through Graph._gw, which bumps the graph's
+epoch (_aep) and so drops every Node's (a Node's _a holds only while its _ae
+equals _aep); a dropped mirror is read again from C when next asked.
 """
-import contextlib
 import ctypes
+import itertools
 import os
+import struct
 import tempfile
 import threading
 
@@ -18,6 +39,48 @@ from . import _lib as L
 from . import _tensor as T
 
 lib = L.lib
+plib = L.plib  # the short per-node calls, GIL kept (see _lib.py)
+
+_M64 = (1 << 64) - 1
+_ALL_NODES = [[1] * k for k in range(9)]  # packed kinds of k node args (L.ARG_NODE == 1)
+_D = struct.Struct("<d")
+_Q = struct.Struct("<Q")
+_tls = threading.local()
+
+
+class _Bufs:
+    """One thread's buffers for the short calls: packed args (nnfx_arg is
+    two 64-bit words: kind, value), users, two nnfx_node_info, an error and
+    the nnfx_binding_* calls' words."""
+    CAP = 32
+
+    def __init__(self):
+        self.args = (ctypes.c_uint64 * (2 * self.CAP))()
+        self.users = (ctypes.c_void_p * self.CAP)()
+        self.users_words = memoryview(self.users).cast("B").cast("Q")
+        self.info = (L.NodeInfo * 2)()
+        self.info_words = memoryview(self.info).cast("B").cast("Q")
+        self.err = L.CError()
+        self.errp = ctypes.byref(self.err)
+        # the nnfx_binding_* calls' words (arguments in, results out), passed
+        # by address: an int is the cheapest argument for ctypes to convert
+        self.words = (ctypes.c_uint64 * (2 + 2 * self.CAP))()
+        self.wv = memoryview(self.words).cast("B").cast("Q")
+        self.w_addr = ctypes.addressof(self.words)
+        self.args_addr = ctypes.addressof(self.args)
+        self.err_addr = ctypes.addressof(self.err)
+        self.big = None  # a larger args buffer, kept alive for the call
+        self.dce = None  # eliminate_dead_code's list of removed nodes (dce_cap words)
+        self.dce_words = None
+        self.dce_cap = 0
+
+
+def _bufs():
+    try:
+        return _tls.b
+    except AttributeError:
+        _tls.b = _Bufs()
+        return _tls.b
 
 OPCODES = ("placeholder", "get_attr", "call_function", "call_module", "output")
 
@@ -64,6 +127,7 @@ class _Attrs:
         kwargs = kwargs or {}
         self.keep = []
         self.arr = (L.Attr * max(len(kwargs), 1))()
+        self.addr = ctypes.addressof(self.arr)
         self.n = len(kwargs)
         for i, (k, v) in enumerate(kwargs.items()):
             a = self.arr[i]
@@ -100,6 +164,32 @@ class _Attrs:
                 raise L.BadInputError("attribute %s: unsupported value %r" % (k, v), L.INVALID_ARG)
 
 
+_ATTRS_CACHE = {}
+_CACHEABLE = frozenset((int, float, str, bool))
+
+
+def _attrs_of(kwargs):
+    """_Attrs for kwargs, shared between calls with the same scalar
+    attributes (the library copies attributes into the node)."""
+    if not kwargs:
+        return _NO_ATTRS
+    key = tuple(kwargs.items())
+    types = tuple(map(type, kwargs.values()))
+    try:
+        a = _ATTRS_CACHE.get((key, types))
+    except TypeError:  # an unhashable value (a list, an array)
+        return _Attrs(kwargs)
+    if a is None:
+        a = _Attrs(kwargs)
+        if not _CACHEABLE.issuperset(types):
+            return a
+        key = (key, types)
+        if len(_ATTRS_CACHE) > 256:
+            _ATTRS_CACHE.clear()
+        _ATTRS_CACHE[key] = a
+    return a
+
+
 class _Release:
     def __init__(self, tp):
         self.tp = tp
@@ -129,6 +219,13 @@ def _attr_value(a):
     return None
 
 
+_NO_ATTRS = _Attrs(None)
+_b_call_op = plib.nnfx_binding_call_op
+_b_node_args = plib.nnfx_binding_node_args
+_b_rauw = plib.nnfx_binding_replace_all_uses_with
+_b_erase = plib.nnfx_binding_erase_node
+
+
 class Subgraph(str):
     """A control-flow body attribute (If branches, Loop body), as its text form."""
 
@@ -144,6 +241,24 @@ def _meta_shape(m):
         else:
             dims.append(L.dec(d.symbol) if d.symbol else None)
     return tuple(dims)
+
+
+def _decode_args(g, w, k):
+    """The args tuple of k packed (kind, value) word pairs w of graph g."""
+    get = g._cache.get
+    out = []
+    for i in range(0, 2 * k, 2):
+        kind = w[i]
+        v = w[i + 1]
+        if kind == L.ARG_NODE:
+            out.append(get(v) or g._wrap(v))
+        elif kind == L.ARG_INT:
+            out.append(v - (1 << 64) if v >> 63 else v)
+        elif kind == L.ARG_FLOAT:
+            out.append(_D.unpack(_Q.pack(v))[0])
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 class _Kwargs(dict):
@@ -164,21 +279,32 @@ class _Kwargs(dict):
 
 class Node:
     """A node of a Graph (torch.fx.Node's names). Do not construct directly."""
-    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_erased_next",
-                 "__weakref__")
+    __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next", "_a",
+                 "_ae", "__weakref__")
 
-    def __init__(self, graph, ptr, serial=None, opcode=None, op=0):
+    def __init__(self, graph, ptr, serial=None, word=None):
+        """word: opcode | op << 32, as nnfx_graph_nodes gives them (read from
+        C when serial is None)."""
         self._graph = graph
         self._ptr = ptr
-        self._serial = lib.nnfx_node_serial(ptr) if serial is None else serial
+        if serial is None:
+            serial = lib.nnfx_node_serial(ptr)
+            word = lib.nnfx_node_opcode(ptr) | lib.nnfx_node_op(ptr) << 32
+        self._serial = serial
         self._name = None  # read when first asked (the node is live then)
         self._dead = False
         self._meta = None
-        self._erased_next = None
+        # the args mirror: _a, the args tuple as C has them, valid while _ae
+        # equals the graph's _aep (None: not known, read from C when asked)
+        self._a = None
+        self._ae = -1
+        # _prev, _next: the Graph's list (set when it is linked); an erased
+        # node keeps _next (iteration goes on from it, as in torch.fx);
+        # None when a C pass erased it
         # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
-        self.op = OPCODES[lib.nnfx_node_opcode(ptr) if opcode is None else opcode]
-        if op:  # target: the op's nnfx name for call_function ('relu'); else read when asked
-            self.target = _OP_NAMES[op]
+        self.op = OPCODES[word & 0xFFFFFFFF]
+        if word >> 32:  # target: the op's nnfx name for call_function ('relu'); else read when asked
+            self.target = _OP_NAMES[word >> 32]
 
     def __getattr__(self, attr):
         if attr == "target":
@@ -227,20 +353,53 @@ class Node:
 
     @property
     def args(self):
-        p = self._p()
-        return tuple(self._arg(lib.nnfx_node_arg(p, i)) for i in range(lib.nnfx_node_num_args(p)))
+        if self._dead:
+            self._p()  # raises
+        a = self._a
+        if a is not None and self._ae == self._graph._aep:  # the mirror (see Graph._fill_args)
+            return a
+        a = self._c_args()
+        self._a = a
+        self._ae = self._graph._aep
+        return a
+
+    def _c_args(self):
+        """The args as the library has them now (one call; the mirror not used)."""
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        wv = b.wv
+        wv[0] = self._ptr
+        wv[1] = _Bufs.CAP
+        k = _b_node_args(b.w_addr)
+        if k > _Bufs.CAP:
+            buf = (ctypes.c_uint64 * (2 * k))()
+            plib.nnfx_node_args(self._ptr, buf, k)
+            w = buf[:]
+        else:
+            w = wv[2:2 + 2 * k].tolist()
+        g = self._graph
+        get = g._cache.get
+        if k < 9 and w[0::2] == _ALL_NODES[k]:  # the common case: node args only
+            out = tuple(map(get, w[1::2]))
+            if None not in out:
+                return out
+        return _decode_args(g, w, k)
 
     @args.setter
     def args(self, value):
         p = self._p()
         self._graph._gw()
         arr, _keep = self._graph._args(value)
+        self._a = None
         L.call(lib.nnfx_node_set_args, p, len(value), arr)
 
     def update_arg(self, idx, arg):
         p = self._p()
         self._graph._gw()
         arr, _keep = self._graph._args((arg,))
+        self._a = None
         L.call(lib.nnfx_node_set_arg, p, idx, arr[0])
 
     @property
@@ -278,12 +437,28 @@ class Node:
                 seen.append(a)
         return seen
 
+    def _users(self, p):
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        k = plib.nnfx_node_users(p, b.users, _Bufs.CAP)
+        if k > _Bufs.CAP:
+            buf = (ctypes.c_void_p * k)()
+            plib.nnfx_node_users(p, buf, k)
+            w = buf[:]
+        else:
+            w = b.users_words[:k].tolist()
+        g = self._graph
+        out = list(map(g._cache.get, w))
+        if None in out:
+            out = [u or g._wrap(w[i]) for i, u in enumerate(out)]
+        return out
+
     @property
     def users(self):
         """Users in first-use order, as torch.fx's dict {user: None}."""
-        p = self._p()
-        w = self._graph._wrap
-        return {w(lib.nnfx_node_user(p, i)): None for i in range(lib.nnfx_node_num_users(p))}
+        return dict.fromkeys(self._users(self._p()))
 
     @property
     def meta(self):
@@ -305,45 +480,113 @@ class Node:
     # --- walking ------------------------------------------------------------
     @property
     def next(self):
-        return self._graph._wrap(lib.nnfx_node_next(self._p()))
+        self._p()
+        g = self._graph
+        if not g._linked:
+            g._link()
+        n = self._next
+        return None if n is g._root else n
 
     @property
     def prev(self):
-        return self._graph._wrap(lib.nnfx_node_prev(self._p()))
+        self._p()
+        g = self._graph
+        if not g._linked:
+            g._link()
+        n = self._prev
+        return None if n is g._root else n
 
     # --- editing --------------------------------------------------------------
     def replace_all_uses_with(self, replace_with, delete_user_cb=None, propagate_meta=False):
         """Makes every user of this node use replace_with (never rewiring
         replace_with itself); delete_user_cb(user) -> False keeps a user.
         Returns the users rewired."""
-        p = self._p()
-        self._graph._gw()
-        q = self._graph._node_ptr(replace_with)
-        users = list(self.users)
+        g = self._graph
+        if (type(replace_with) is Node and delete_user_cb is None and not propagate_meta and not self._dead
+                and not replace_with._dead and replace_with._graph is g and g._gp and not g._busy):
+            # the common case, checked inline: one call
+            try:
+                b = _tls.b
+            except AttributeError:
+                b = _bufs()
+            wv = b.wv
+            wv[0] = self._ptr
+            wv[1] = replace_with._ptr
+            wv[2] = 32  # _Bufs.CAP
+            k = _b_rauw(b.w_addr)
+            if k == 1:  # one user (the most frequent)
+                u = g._cache.get(wv[3]) or g._wrap(wv[3])
+                u._a = None  # rewired: read from C when next asked
+                return [u]
+            return self._rauw_listed(k, b, replace_with)
+        if self._dead:
+            self._p()  # raises
+        p = self._ptr
+        if g._busy or not g._gp:
+            g._gw()
+        q = g._node_ptr(replace_with)
+        if delete_user_cb is None and not propagate_meta:
+            try:
+                b = _tls.b
+            except AttributeError:
+                b = _bufs()
+            wv = b.wv
+            wv[0] = p
+            wv[1] = q
+            wv[2] = _Bufs.CAP
+            return self._rauw_listed(_b_rauw(b.w_addr), b, replace_with)
+        users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
             users = [u for u in users if u is not replace_with]
             for u in users:
                 L.call(lib.nnfx_replace_input_with, u._ptr, p, q)
+            g._aep += 1
             return users
-        n = lib.nnfx_replace_all_uses_with(p, q, None, None)
+        n = plib.nnfx_replace_all_uses_with(p, q, None, None)
         if n < 0:
             raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+        g._aep += 1
         if propagate_meta:
             for k, v in self.meta.items():
                 replace_with.meta.setdefault(k, v)
-        return [u for u in users if u is not replace_with]
+        if replace_with in users:
+            users.remove(replace_with)
+        return users
+
+    def _rauw_listed(self, k, b, replace_with):
+        """The users nnfx_binding_replace_all_uses_with (just called with
+        b's words for self -> replace_with) returned k of; -2: too many for
+        the buffer (nothing changed): done again with a buffer large enough."""
+        g = self._graph
+        if k == -2:
+            p, q = self._ptr, replace_with._ptr
+            buf = (ctypes.c_void_p * lib.nnfx_node_num_users(p))()
+            k = plib.nnfx_replace_all_uses_with_list(p, q, buf, len(buf))
+            w = buf[:max(k, 0)]
+        else:
+            w = b.wv[3:3 + max(k, 0)].tolist()
+        if k < 0:
+            raise L.GraphError("replace_all_uses_with(%s, %s) failed" % (self.name, replace_with.name), L.GRAPH)
+        users = list(map(g._cache.get, w))
+        if None in users:
+            users = [u or g._wrap(w[i]) for i, u in enumerate(users)]
+        for u in users:
+            u._a = None  # rewired: read from C when next asked
+        return users
 
     def replace_input_with(self, old_input, new_input):
         p = self._p()
         self._graph._gw()
+        self._a = None
         L.call(lib.nnfx_replace_input_with, p, self._graph._node_ptr(old_input), self._graph._node_ptr(new_input))
 
     def prepend(self, x):
         """Moves node x right before this node."""
-        self._graph._gw()
-        L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), self._p())
-        self._graph._version += 1
+        g = self._graph
+        g._gw()
+        L.call(lib.nnfx_node_move_before, g._node_ptr(x), self._p())
+        g._moved(x)
 
     def append(self, x):
         """Moves node x right after this node."""
@@ -352,7 +595,7 @@ class Node:
         if not nxt:
             raise L.GraphError("cannot append after the last node %s" % self.name, L.GRAPH)
         L.call(lib.nnfx_node_move_before, self._graph._node_ptr(x), nxt)
-        self._graph._version += 1
+        self._graph._moved(x)
 
     def format_node(self):
         return "%%%s : %s[target=%s](args = %r, kwargs = %r)" % (self.name, self.op, self.target, self.args,
@@ -374,61 +617,78 @@ class _NodeList:
 
     def __iter__(self):
         g = self._graph
-        rev = self._reverse
-        side = 0 if rev else 1
-        step = lib.nnfx_node_prev if rev else lib.nnfx_node_next
-        fill = lib.nnfx_graph_nodes
-        cache = g._cache
-        CH = 256
-        buf = (L.NodeInfo * CH)()
-        view = memoryview(buf).cast("B").cast("Q")  # 3 words a node: pointer, serial, opcode | op << 32
-        want = CH
-        k = fill(g._g(), None, rev, buf, want)
-        words = view[:3 * k].tolist()
-        i = 0
-        ver = g._version
-        while i < k:
-            p = words[3 * i]
-            n = cache.get(p)
-            if n is None:
-                w = words[3 * i + 2]
-                n = cache[p] = Node(g, p, words[3 * i + 1], w & 0xFFFFFFFF, w >> 32)
-            yield n
-            if g._version != ver:
-                gp = g._g()
-                # the graph was edited: go on from n's live neighbour
-                while n._dead:  # erased while visited: its neighbour at erase time
-                    if n._erased_next is None:
-                        raise L.DeadReferenceError("node %s was erased by a pass while visited" % (n._name or ""),
-                                                   L.GRAPH)
-                    n = n._erased_next[side]
-                    if n is None:
-                        return
-                    if not n._dead:
-                        p = n._ptr  # not visited yet
-                        break
-                else:
-                    p = step(n._ptr)
-                if not p:
-                    return
-                want = 16  # edits come in bursts: read a little after one, more while none come
-                k = fill(gp, p, rev, buf, want)
-                words = view[:3 * k].tolist()
-                i = 0
-                ver = g._version
-                continue
-            i += 1
-            if i == k == want:
-                want = min(2 * want, CH)
-                k = fill(g._g(), words[3 * (i - 1)], rev, buf, want)
-                words = view[:3 * k].tolist()
-                i = 1
+        if not g._linked:
+            g._link()
+        root = g._root
+        if self._reverse:
+            cur = root._prev
+            while cur is not root:
+                if not cur._dead:
+                    yield cur
+                    if not g._linked:
+                        g._link()
+                nxt = cur._prev
+                if nxt is None:
+                    raise L.DeadReferenceError("node %s was erased by a pass while visited" % (cur._name or ""),
+                                               L.GRAPH)
+                cur = nxt
+            return
+        cur = root._next
+        try:
+            while cur is not root:  # the hot loop: as few operations per node as it allows
+                if cur._dead:
+                    cur = cur._next  # an erased node's next when it was erased (None: erased by C)
+                    continue
+                yield cur
+                if not g._linked:  # nodes made by C meanwhile (an Interpreter, a Transformer)
+                    g._link()
+                cur = cur._next
+        except AttributeError:
+            if cur is not None:
+                raise
+            raise L.DeadReferenceError("a node was erased by a pass while visited", L.GRAPH) from None
 
     def __reversed__(self):
         return _NodeList(self._graph, not self._reverse)
 
     def __getitem__(self, i):
         return list(self)[i]
+
+
+class _Root:
+    """The sentinel of a Graph's Node list."""
+    __slots__ = ("_prev", "_next")
+
+
+class _InsertPoint:
+    """graph.inserting_after/before(n): set when made (as torch.fx's); a
+    with-block restores the previous insert point when it ends."""
+    __slots__ = ("_g", "_prev")
+
+    def __init__(self, g, how, node):
+        self._g = g
+        self._prev = g._insert
+        if how == "after" and type(node) is Node and not node._dead and node._graph is g and g._gp:
+            plib.nnfx_inserting_after(g._gp, node._ptr)  # the common case
+        else:
+            g._set_insert(how, node)
+        g._insert = (how, node)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        g = self._g
+        prev = self._prev
+        h, n = prev
+        if n is not None and n._dead:
+            prev = h, n = "end", None
+        g._insert = prev
+        if g._gp:
+            if n is None:
+                plib.nnfx_inserting_at_end(g._gp)
+            else:
+                g._set_insert(h, n)
 
 
 class Graph:
@@ -441,9 +701,14 @@ class Graph:
             raise L.OutOfMemoryError("out of memory", L.NOMEM)
         self._owner = _owner  # a GraphModule owning the C graph, or None
         self._borrowed = _borrowed  # someone else frees it (a transformer's)
-        self._cache = {}
-        self._insert_stack = []
+        self._cache = {}  # node address -> Node; every live node while _linked
+        self._root = _Root()  # the list's sentinel: _next the first node, _prev the last
+        self._linked = False  # the Node list and _cache mirror the C list
+        self._insert = ("end", None)
         self._version = 0  # bumped by every edit made through this object
+        # the args mirror's epoch: a Node's _a holds while its _ae equals it;
+        # bumped by any edit the mirror does not follow (see _gw)
+        self._aep = 0
         self._busy = 0  # > 0 while an Interpreter or Transformer runs over it
 
     def __del__(self):
@@ -463,11 +728,13 @@ class Graph:
         if self._busy:
             raise L.GraphError("the graph is being run by an Interpreter or Transformer: edit it after run() / "
                                "transform() returns", L.GRAPH)
+        self._aep += 1  # an edit the args mirror does not follow: every Node's _a is stale
         return g
 
     def _kill(self):
         """The C graph went away: every handle on it becomes dead."""
         self._gp = None
+        self._linked = False
         for n in self._cache.values():
             n._dead = True
         self._cache.clear()
@@ -479,23 +746,162 @@ class Graph:
         if n is None:
             n = Node(self, p)
             self._cache[p] = n
+            self._linked = False  # a node made by C: the list is rebuilt when next needed
         return n
 
-    def _wrap_info(self, info):
-        p = info.node
-        n = self._cache.get(p)
-        if n is None:
-            n = Node(self, p, info.serial, info.opcode, info.op)
-            self._cache[p] = n
+    def _link(self):
+        """Rebuilds the Node list from C's (one library call): reuses the
+        Node of every live node, makes the missing ones, marks the others
+        dead (erased by C)."""
+        gp = self._g()
+        k = plib.nnfx_graph_nodes(gp, None, False, None, 0)
+        buf = (L.NodeInfo * max(k, 1))()
+        k = plib.nnfx_graph_nodes(gp, None, False, buf, k)
+        w = memoryview(buf).cast("B").cast("Q")[:3 * k].tolist()
+        ptrs, serials, words = w[0::3], w[1::3], w[2::3]
+        old = self._cache
+        if old:
+            get = old.get
+            nodes = []
+            for p, sr, x in zip(ptrs, serials, words):
+                n = get(p)
+                if n is None or n._serial != sr:
+                    n = Node(self, p, sr, x)
+                nodes.append(n)
+        else:
+            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words))
+        cache = dict(zip(ptrs, nodes))
+        for p, n in old.items():
+            if cache.get(p) is not n:
+                n._dead = True
+                n._next = n._prev = None  # erased by C: an iteration visiting it stops with an error
+        self._cache = cache
+        root = self._root
+        prev = root
+        for n in nodes:
+            n._prev = prev
+            prev._next = n
+            prev = n
+        prev._next = root
+        root._prev = prev
+        self._linked = True
+        self._fill_args(nodes)
+
+    def _fill_args(self, nodes):
+        """Sets every Node's args mirror (nodes: all of them, in list order)
+        from the library in one call (nnfx_graph_all_args)."""
+        gp = self._gp
+        k = plib.nnfx_graph_all_args(gp, None, 0)
+        while True:  # again if another thread edited the graph between the two calls
+            buf = (ctypes.c_uint64 * max(k, 1))()
+            got = plib.nnfx_graph_all_args(gp, buf, k)
+            if got == k:
+                break
+            k = got
+        w = memoryview(buf).cast("B").cast("Q")[:k].tolist()
+        self._aep += 1
+        ep = self._aep
+        get = self._cache.get
+        all_nodes = _ALL_NODES
+        i = 0
+        for n in nodes:
+            c = w[i]
+            if c == 1 and w[i + 1] == 1:  # one node arg (L.ARG_NODE == 1), the most frequent
+                n._a = (get(w[i + 2]),)
+                i += 3
+            elif not c:
+                n._a = ()
+                i += 1
+            else:
+                seg = w[i + 1:i + 1 + 2 * c]
+                i += 1 + 2 * c
+                if c < 9 and seg[0::2] == all_nodes[c]:
+                    n._a = tuple(map(get, seg[1::2]))
+                else:
+                    n._a = _decode_args(self, seg, c)
+            n._ae = ep
+
+    def _adopt(self, p):
+        """The Node for p, a node just made through this object, placed in
+        the list after its C predecessor."""
+        b = _bufs()
+        k = plib.nnfx_graph_nodes(self._gp, p, True, b.info, 2)  # p, then its predecessor
+        w = b.info_words.tolist()
+        n = Node(self, p, w[1], w[2])
+        cache = self._cache
+        cache[p] = n
+        if self._linked:
+            prv = cache.get(w[3]) if k == 2 else self._root
+            if prv is None:
+                self._linked = False
+            else:
+                nxt = prv._next
+                n._prev = prv
+                n._next = nxt
+                prv._next = n
+                nxt._prev = n
+        self._version += 1
         return n
+
+    def _moved(self, x):
+        """Node x was moved in C: relinked after its new predecessor."""
+        self._version += 1
+        if not self._linked:
+            return
+        pv, nx = x._prev, x._next
+        pv._next = nx
+        nx._prev = pv
+        q = lib.nnfx_node_prev(x._ptr)
+        prv = self._cache.get(q) if q else self._root
+        if prv is None:
+            self._linked = False
+            return
+        nxt = prv._next
+        x._prev = prv
+        x._next = nxt
+        prv._next = x
+        nxt._prev = x
 
     def _node_ptr(self, n):
-        if not isinstance(n, Node):
+        if type(n) is not Node and not isinstance(n, Node):
             raise L.BadInputError("a Node expected, got %r" % (n,), L.INVALID_ARG)
-        p = n._p()
+        if n._dead:
+            n._p()  # raises
         if n._graph is not self:
             raise L.BadInputError("node %s belongs to another graph" % n._name, L.INVALID_ARG)
-        return p
+        return n._ptr
+
+    def _pack(self, values, b):
+        """values (Nodes, ints, floats, None) as packed nnfx_args in b.args
+        (or a new buffer, b.big, when they do not fit): their address."""
+        n = len(values)
+        if n <= b.CAP:
+            buf = b.args
+            addr = b.args_addr
+        else:
+            buf = b.big = (ctypes.c_uint64 * (2 * n))()
+            addr = ctypes.addressof(buf)
+        if n == 1:
+            v = values[0]
+            if type(v) is Node and not v._dead and v._graph is self:  # the common case
+                buf[0] = L.ARG_NODE
+                buf[1] = v._ptr
+                return addr
+        w = []
+        for i, v in enumerate(values):
+            if isinstance(v, Node):
+                w += (L.ARG_NODE, self._node_ptr(v))
+            elif v is None:
+                w += (L.ARG_NONE, 0)
+            elif isinstance(v, (bool, np.bool_, int, np.integer)):
+                w += (L.ARG_INT, int(v) & _M64)
+            elif isinstance(v, (float, np.floating)):
+                w += (L.ARG_FLOAT, _Q.unpack(_D.pack(float(v)))[0])
+            else:
+                raise L.BadInputError("argument %d: a Node, int, float or None expected, got %r" % (i, v),
+                                      L.INVALID_ARG)
+        buf[:2 * n] = w
+        return addr
 
     def _args(self, values):
         arr = (L.Arg * max(len(values), 1))()
@@ -516,23 +922,11 @@ class Graph:
 
     def _after_c_edit(self):
         """A C call may have erased nodes (and made new ones at their
-        addresses): drop the handles whose node is gone."""
+        addresses) or added some: the list is rebuilt, the handles whose node
+        is gone marked dead."""
         self._version += 1
-        if not self._gp or not self._cache:
-            return
-        k = lib.nnfx_graph_nodes(self._gp, None, False, None, 0)
-        buf = (L.NodeInfo * max(k, 1))()
-        k = lib.nnfx_graph_nodes(self._gp, None, False, buf, k)
-        live = {(buf[i].node, buf[i].serial) for i in range(k)}
-        dead = [p for p, n in self._cache.items() if (p, n._serial) not in live]
-        for p in dead:
-            self._cache.pop(p)._dead = True
-
-    def _erased(self, n, around):
-        n._erased_next = around
-        n._dead = True
-        self._cache.pop(n._ptr, None)
-        self._version += 1
+        if self._gp and (self._cache or self._linked):
+            self._link()
 
     # --- iteration ----------------------------------------------------------
     @property
@@ -553,45 +947,67 @@ class Graph:
     def _set_insert(self, how, node):
         g = self._g()
         if how == "after":
-            lib.nnfx_inserting_after(g, self._node_ptr(node))
+            plib.nnfx_inserting_after(g, self._node_ptr(node))
         elif how == "before":
-            lib.nnfx_inserting_before(g, self._node_ptr(node))
+            plib.nnfx_inserting_before(g, self._node_ptr(node))
         else:
-            lib.nnfx_inserting_at_end(g)
-
-    @contextlib.contextmanager
-    def _inserting(self, how, node):
-        prev = self._insert_stack[-1] if self._insert_stack else ("end", None)
-        self._insert_stack.append((how, node))
-        self._set_insert(how, node)
-        try:
-            yield
-        finally:
-            self._insert_stack.pop()
-            h, n = prev
-            if n is not None and n._dead:
-                h, n = "end", None
-            if self._gp:
-                self._set_insert(h, n)
+            plib.nnfx_inserting_at_end(g)
 
     def inserting_after(self, n=None):
         """New nodes go right after n, in creation order (a with-block restores
         the previous insert point). Unlike torch.fx, a then b after n gives n, a, b."""
-        return self._inserting("after", n) if n is not None else self._inserting("end", None)
+        return _InsertPoint(self, "after", n) if n is not None else _InsertPoint(self, "end", None)
 
     def inserting_before(self, n=None):
-        return self._inserting("before", n) if n is not None else self._inserting("end", None)
+        return _InsertPoint(self, "before", n) if n is not None else _InsertPoint(self, "end", None)
 
     # --- creating nodes ---------------------------------------------------------
     def call_function(self, the_function, args=(), kwargs=None, type_expr=None):
         """A call of op the_function (an op name such as 'leaky_relu' or
         'LeakyRelu', or nnfx.ops.leaky_relu); kwargs are its attributes."""
-        op = _target_name(the_function)
-        arr, _ = self._args(tuple(args))
-        attrs = _Attrs(kwargs)
-        p = L.call(lib.nnfx_graph_call_op, self._gw(), op, len(args), arr, attrs.n, attrs.arr)
+        op = _OP_IDS.get(the_function) if type(the_function) is str else None
+        if op is None:
+            op = _target_name(the_function)
+        gp = self._gp
+        if not gp or self._busy:
+            gp = self._gw()
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        attrs = _attrs_of(kwargs) if kwargs else _NO_ATTRS
+        addr = self._pack(args, b)
+        wv = b.wv
+        wv[0] = gp
+        wv[1] = op
+        wv[2] = len(args)
+        wv[3] = addr
+        wv[4] = attrs.n
+        wv[5] = attrs.addr
+        wv[6] = b.err_addr
+        p = _b_call_op(b.w_addr)
+        b.big = None
+        if not p:
+            b.err.raise_()
+        # as _adopt, with the node and its predecessor read by the same call
+        w = wv[8:14].tolist()
+        n = Node(self, p, w[1], w[2])
+        if len(args) == 1 and type(args[0]) is Node:  # as packed (other args: read from C when asked)
+            n._a = (args[0],)
+            n._ae = self._aep
+        cache = self._cache
+        cache[p] = n
         self._version += 1
-        n = self._cache[p] = Node(self, p, None, 2, op)
+        if self._linked:
+            prv = cache.get(w[3]) if w[3] else self._root
+            if prv is None:
+                self._linked = False
+            else:
+                nxt = prv._next
+                n._prev = prv
+                n._next = nxt
+                prv._next = n
+                nxt._prev = n
         return n
 
     def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=None):
@@ -624,24 +1040,22 @@ class Graph:
                 else:
                     meta.dims[i].value = -1 if d is None else int(d)
             meta = ctypes.byref(meta)
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
+        return self._adopt(L.call(lib.nnfx_graph_placeholder, self._gw(), L.enc(name), meta))
 
     def get_attr(self, qualified_name, type_expr=None):
         """A read of parameter qualified_name (see set_parameter)."""
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
+        return self._adopt(L.call(lib.nnfx_graph_get_attr, self._gw(), L.enc(qualified_name)))
 
     def getitem(self, node, index):
         """Output `index` of a multi-output node (torch.fx's operator.getitem)."""
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
+        return self._adopt(L.call(lib.nnfx_graph_getitem, self._gw(), self._node_ptr(node), int(index)))
 
     def output(self, result, type_expr=None):
         vals = list(result) if isinstance(result, (tuple, list)) else [result]
         arr = (ctypes.c_void_p * max(len(vals), 1))(*[self._node_ptr(v) for v in vals])
-        self._version += 1
-        return self._wrap(L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr))
+        p = L.call(lib.nnfx_graph_output, self._gw(), len(vals), arr)
+        self._after_c_edit()  # an output node it replaced is gone
+        return self._wrap(p)
 
     def output_node(self):
         return self._wrap(lib.nnfx_graph_output_node(self._g()))
@@ -657,17 +1071,67 @@ class Graph:
     # --- editing ------------------------------------------------------------------
     def erase_node(self, to_erase):
         """Removes the node; RuntimeError (GraphError) naming its users if any remain."""
-        p = self._node_ptr(to_erase)
-        around = (self._wrap(lib.nnfx_node_prev(p)), self._wrap(lib.nnfx_node_next(p)))
-        L.call(lib.nnfx_erase_node, self._gw(), p)
-        self._erased(to_erase, around)
+        if (type(to_erase) is Node and not to_erase._dead and to_erase._graph is self and self._linked
+                and not self._busy):
+            p = to_erase._ptr  # the common case, checked inline
+        else:
+            p = self._node_ptr(to_erase)
+            if self._busy:
+                self._gw()  # raises
+            if not self._linked:
+                self._link()  # the erased node keeps its place in the list for an iteration visiting it
+        try:
+            b = _tls.b
+        except AttributeError:
+            b = _bufs()
+        wv = b.wv
+        wv[0] = self._gp
+        wv[1] = p
+        wv[2] = b.err_addr
+        if _b_erase(b.w_addr):
+            b.err.raise_()
+        del self._cache[p]
+        to_erase._dead = True
+        pv = to_erase._prev  # to_erase keeps _next, as in torch.fx
+        nx = to_erase._next
+        pv._next = nx
+        nx._prev = pv
+        self._version += 1
 
     def eliminate_dead_code(self):
         """Removes unused pure nodes; True when the graph changed (as torch.fx)."""
-        n = lib.nnfx_eliminate_dead_code(self._gw())
-        if n:
+        gp = self._gw()
+        cache = self._cache
+        if not cache:
+            return lib.nnfx_eliminate_dead_code(gp) > 0
+        linked = self._linked
+        cap = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        b = _bufs()
+        if b.dce_cap < cap:  # grown, not made per call (a ctypes array type per size is costly)
+            b.dce_cap = max(cap, 2 * b.dce_cap)
+            b.dce = (ctypes.c_uint64 * b.dce_cap)()
+            b.dce_words = memoryview(b.dce).cast("B").cast("Q")
+        k = plib.nnfx_eliminate_dead_code_list(gp, b.dce, cap)
+        if not k:
+            return False
+        self._version += 1
+        if k > cap:  # not all listed (not expected): the list is rebuilt from C
             self._after_c_edit()
-        return n > 0
+            return True
+        pop = cache.pop
+        if linked:
+            for n in map(pop, b.dce_words[:k].tolist()):
+                n._dead = True
+                pv = n._prev
+                nx = n._next
+                pv._next = nx
+                nx._prev = pv
+        else:
+            for p in b.dce_words[:k].tolist():
+                n = pop(p, None)
+                if n is not None:
+                    n._dead = True
+        return True
 
     def lint(self):
         """Checks the graph (ownership, order, names, arity, types); raises GraphError."""
@@ -891,6 +1355,7 @@ def _loaded(g):
         gm.recompile()  # shapes into meta; a model nnfx cannot infer still loads for inspection
     except (L.ShapeError, L.UnsupportedOpError, L.GraphError):
         pass
+    gm._graph._link()  # the Node objects, made here as torch.fx makes its nodes when it traces
     return gm
 
 

@@ -135,6 +135,82 @@ def test_seed_edit_matches_torch_fx_and_optimize(model, case, exe, tmp_path):
     assert str(opt.graph).count("call_function") == str(gm.graph).count("call_function")
 
 
+class _Block(nn.Module):
+    """One block of bench/python_fx_bench.py's chain: sigmoid(relu(bn(conv1x1(x)))) * x."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.sigmoid(torch.relu(self.bn(self.conv(x)))) * x
+
+
+def test_many_edits_in_one_loop_match_torch_fx_and_optimize(exe, tmp_path):
+    """The benchmark's chain (12 blocks): one loop removes every BN and turns
+    every relu into leaky_relu (24 edits, nodes inserted after and erased
+    while visited), then DCE; checked against torch.fx doing the same loop on
+    the same module and against `nnfx optimize` with the equivalent pass and
+    rule."""
+    torch.manual_seed(1)
+    m = nn.Sequential(*[_Block() for _ in range(12)]).eval()
+    with torch.no_grad():
+        for b in m:
+            b.bn.running_mean.uniform_(-0.5, 0.5)
+            b.bn.running_var.uniform_(0.5, 2.0)
+            b.bn.bias.uniform_(-1.0, 0.2)  # negative pre-activations: leaky_relu differs from relu
+    x = torch.randn(2, 4, 6, 5)
+    path = str(tmp_path / "chain.onnx")
+    torch.onnx.export(m, (x,), path, opset_version=13, training=torch.onnx.TrainingMode.PRESERVE,
+                      do_constant_folding=False)
+
+    gm_fx = fx.symbolic_trace(copy.deepcopy(m))
+    modules = dict(gm_fx.named_modules())
+    g = gm_fx.graph
+    for node in g.nodes:
+        if node.op == "call_module" and isinstance(modules[node.target], nn.BatchNorm2d):
+            node.replace_all_uses_with(node.args[0])
+            g.erase_node(node)
+        elif node.op == "call_function" and node.target is torch.relu:
+            with g.inserting_after(node):
+                new = g.call_function(F.leaky_relu, args=(node.args[0],), kwargs={"negative_slope": 0.01})
+            node.replace_all_uses_with(new)
+            g.erase_node(node)
+    g.eliminate_dead_code()
+    gm_fx.recompile()
+    with torch.no_grad():
+        want = gm_fx(x).numpy()
+        before = m(x).numpy()
+    scale = np.abs(want).max()  # sigmoid(.) * x shrinks the values block by block
+    assert scale > 0 and np.abs(want - before).max() > 1e-2 * scale  # the edits change the answer
+
+    gm = nnfx.load(path)
+    g = gm.graph
+    edits = 0
+    for node in g.nodes:
+        if node.op == "call_function" and node.target == "batch_normalization":
+            node.replace_all_uses_with(node.args[0])
+            g.erase_node(node)
+            edits += 1
+        elif node.op == "call_function" and node.target == "relu":
+            with g.inserting_after(node):
+                new = g.call_function("leaky_relu", (node.args[0],), {"alpha": 0.01})
+            node.replace_all_uses_with(new)
+            g.erase_node(node)
+            edits += 1
+    assert edits == 24
+    assert g.eliminate_dead_code()
+    gm.recompile()
+    got = gm(x.numpy())
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale)
+    opt = optimize(exe, path, tmp_path, "--pass", "remove-bn", "--pass", "dce", "--rewrite",
+                   "relu(x) -> leaky_relu(x, alpha=0.01)")
+    np.testing.assert_allclose(opt(x.numpy()), got, rtol=1e-5, atol=1e-6 * scale)
+    assert len(opt.graph) == len(g)
+    assert len(g.find_nodes(op="call_function", target="leaky_relu")) == 12
+
+
 def test_replace_pattern_functions_match_torch_fx(model):
     m, x, path = model
     with torch.no_grad():

@@ -645,6 +645,41 @@ nnfx_node *nnfx_graph_call_op(nnfx_graph *g, nnfx_op op, int nargs, const nnfx_a
     return n;
 }
 
+#define W_PTR(x) ((void *)(uintptr_t)(x))
+
+nnfx_node *nnfx_binding_call_op(uint64_t *w) {
+    if (!w) return NULL;
+    nnfx_graph *g = W_PTR(w[0]);
+    nnfx_node *n = nnfx_graph_call_op(g, (nnfx_op)w[1], (int)w[2], W_PTR(w[3]), (int)w[4], W_PTR(w[5]), W_PTR(w[6]));
+    if (n) {
+        nnfx_node_info info[2] = {{0}};
+        nnfx_graph_nodes(g, n, true, info, 2); /* n, then its predecessor */
+        for (int i = 0; i < 2; i++) {
+            w[8 + 3 * i] = (uint64_t)(uintptr_t)info[i].node;
+            w[9 + 3 * i] = info[i].serial;
+            w[10 + 3 * i] = (uint64_t)(uint32_t)info[i].opcode | (uint64_t)(uint32_t)info[i].op << 32;
+        }
+    }
+    return n;
+}
+
+int nnfx_binding_node_args(uint64_t *w) {
+    if (!w) return 0;
+    return nnfx_node_args(W_PTR(w[0]), (nnfx_arg *)(void *)(w + 2), (int)w[1]);
+}
+
+int nnfx_binding_replace_all_uses_with(uint64_t *w) {
+    if (!w) return -1;
+    return nnfx_replace_all_uses_with_list(W_PTR(w[0]), W_PTR(w[1]), (nnfx_node **)(void *)(w + 3), (int)w[2]);
+}
+
+nnfx_status nnfx_binding_erase_node(uint64_t *w) {
+    if (!w) return NNFX_ERR_INVALID_ARG;
+    return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2]));
+}
+
+#undef W_PTR
+
 nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err) {
     if (!g || !target || (nargs > 0 && !args) || nargs < 0) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "call_module: NULL graph, target or args");
@@ -1006,6 +1041,16 @@ int nnfx_replace_all_uses_with(nnfx_node *old, nnfx_node *new_node, nnfx_user_fi
     return count;
 }
 
+int nnfx_replace_all_uses_with_list(nnfx_node *old, nnfx_node *new_node, nnfx_node **out, int cap) {
+    if (!old || !new_node || old->graph != new_node->graph || (!out && cap > 0)) return -1;
+    if (old->nusers > cap) return -2;
+    int k = 0;
+    for (int i = 0; i < old->nusers; i++)
+        if (old->users[i] != new_node) out[k++] = old->users[i];
+    if (old == new_node) return 0;
+    return nnfx_replace_all_uses_with(old, new_node, NULL, NULL) == k ? k : -1;
+}
+
 nnfx_status nnfx_replace_input_with(nnfx_node *n, nnfx_node *old, nnfx_node *new_node, nnfx_error *err) {
     if (!n || !old || !new_node) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "replace_input_with: NULL node");
     if (new_node->graph != n->graph)
@@ -1058,18 +1103,23 @@ nnfx_status nnfx_erase_node(nnfx_graph *g, nnfx_node *n, nnfx_error *err) {
     return NNFX_OK;
 }
 
-int nnfx_eliminate_dead_code(nnfx_graph *g) {
+int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap) {
     if (!g || g->unused_removable == 0) return 0; /* nothing unused that may go */
     int removed = 0;
     for (nnfx_node *n = g->tail, *prev; n; n = prev) {
         prev = n->prev;
         ir_node_prefetch(n, -16);
         if (n->nusers == 0 && !nnfx_node_is_impure(n)) {
-            if (nnfx_erase_node(g, n, NULL) == NNFX_OK) removed++;
+            if (nnfx_erase_node(g, n, NULL) == NNFX_OK) {
+                if (out && removed < cap) out[removed] = n;
+                removed++;
+            }
         }
     }
     return removed;
 }
+
+int nnfx_eliminate_dead_code(nnfx_graph *g) { return nnfx_eliminate_dead_code_list(g, NULL, 0); }
 
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err) {
     if (!n || !ref || n->graph != ref->graph)

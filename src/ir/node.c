@@ -277,6 +277,48 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
                                       n->opcode == NNFX_CALL_FUNCTION ? (int)n->op : 0};
     return k;
 }
+int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap) {
+    if (!g) return 0;
+    if (!out) cap = 0;
+    int k = 0;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        if (k < cap) out[k] = (uint64_t)n->nargs;
+        k++;
+        for (int i = 0; i < n->nargs; i++, k += 2) {
+            const nnfx_arg *a = &n->args[i];
+            uint64_t v = 0;
+            if (a->kind == NNFX_ARG_NODE)
+                v = (uint64_t)(uintptr_t)a->u.node;
+            else if (a->kind == NNFX_ARG_INT)
+                v = (uint64_t)a->u.i;
+            else if (a->kind == NNFX_ARG_FLOAT)
+                memcpy(&v, &a->u.f, sizeof v);
+            if (k + 1 < cap) {
+                out[k] = (uint64_t)a->kind;
+                out[k + 1] = v;
+            }
+        }
+    }
+    return k;
+}
+int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap) {
+    if (!n) return 0;
+    if (!out) cap = 0;
+    for (int i = 0; i < n->nargs && i < cap; i++) {
+        memset(&out[i], 0, sizeof out[i]); /* no stale padding: a binding may read the words */
+        out[i].kind = n->args[i].kind;
+        out[i].u = n->args[i].u;
+    }
+    return n->nargs;
+}
+
+int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap) {
+    if (!n) return 0;
+    if (!out) cap = 0;
+    for (int i = 0; i < n->nusers && i < cap; i++)
+        out[i] = n->users[i];
+    return n->nusers;
+}
 nnfx_opcode nnfx_node_opcode(const nnfx_node *n) { return n->opcode; }
 nnfx_op nnfx_node_op(const nnfx_node *n) { return n && n->opcode == NNFX_CALL_FUNCTION ? n->op : NNFX_OP_NONE; }
 bool nnfx_node_is_op(const nnfx_node *n, nnfx_op op) { return n && n->opcode == NNFX_CALL_FUNCTION && n->op == op; }
