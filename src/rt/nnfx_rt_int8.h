@@ -391,10 +391,90 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
         }
 }
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#define NNFX_RT_QPW_MVE_BUF 4096 /* bytes of stack for a block's pixels, channels contiguous */
+/* r[j] = sum over c < C of xt[j * C + c] * wm[c], j < 4 (xt int8, C >= 16):
+ * 16 channels a pass by VMLADAVA.S8 (exact int32), the last C % 16 by the
+ * same instruction on VCTP-predicated (zeroing) loads. */
+static inline void nnfx_rt_qpw_mve4(const int8_t *xt, const int8_t *wm, int C, int32_t *r) {
+    const int8_t *x1 = xt + C, *x2 = x1 + C, *x3 = x2 + C;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int c = 0;
+    for (; c + 16 <= C; c += 16) {
+        const int8x16_t wv = vldrbq_s8(wm + c);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xt + c), wv), a1 = vmladavaq_s8(a1, vldrbq_s8(x1 + c), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(x2 + c), wv), a3 = vmladavaq_s8(a3, vldrbq_s8(x3 + c), wv);
+    }
+    if (c < C) {
+        const mve_pred16_t pr = vctp8q((uint32_t)(C - c));
+        const int8x16_t wv = vldrbq_z_s8(wm + c, pr);
+        a0 = vmladavaq_s8(a0, vldrbq_z_s8(xt + c, pr), wv), a1 = vmladavaq_s8(a1, vldrbq_z_s8(x1 + c, pr), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_z_s8(x2 + c, pr), wv), a3 = vmladavaq_s8(a3, vldrbq_z_s8(x3 + c, pr), wv);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
+/* nnfx_rt_qpw with Helium (MVE), 16 <= C <= NNFX_RT_QPW_MVE_BUF / 4, same
+ * bytes: the pixels in blocks (at most NNFX_RT_QPW_PB, fitting
+ * NNFX_RT_QPW_MVE_BUF bytes, as even as can be), each block transposed so
+ * that a pixel's C channels are contiguous; each output channel takes 4
+ * pixels a pass (nnfx_rt_qpw_mve4, the last np % 4 pixels one by one), the
+ * zero point folded out (sum w*(x-zx) = sum w*x - zx*sum w, exact in int32
+ * for C <= 4096), and the block's row is requantized at once. Stack:
+ * NNFX_RT_QPW_MVE_BUF + 4 * NNFX_RT_QPW_PB bytes. */
+static void nnfx_rt_qpw_mve(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
+                            long P) {
+    const int32_t zp = op->x_zp;
+    const long most = NNFX_RT_QPW_MVE_BUF / C < NNFX_RT_QPW_PB ? NNFX_RT_QPW_MVE_BUF / C : NNFX_RT_QPW_PB;
+    const long nb = (P + most - 1) / most, PB0 = (P + nb - 1) / nb;
+    int8_t xt[NNFX_RT_QPW_MVE_BUF];
+    int32_t r[NNFX_RT_QPW_PB];
+    long n, p0, p;
+    int m, c;
+    for (n = 0; n < N; n++)
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0, n4 = np & ~3L;
+            const int8_t *xb = x + n * C * P + p0;
+            for (c = 0; c < C; c++) { /* transpose the block: xt[p][c] */
+                const int8_t *xc = xb + (long)c * P;
+                int8_t *o = xt + c;
+                for (p = 0; p < np; p++, o += C)
+                    *o = xc[p];
+            }
+            for (m = 0; m < M; m++) {
+                const int8_t *wm = w + (long)m * C;
+                int32_t ws = 0;
+                for (c = 0; c < C; c += 16) /* sum w, the last lanes zero */
+                    ws = vaddvaq_s8(ws, vldrbq_z_s8(wm + c, vctp8q((uint32_t)(C - c))));
+                ws *= zp;
+                for (p = 0; p < n4; p += 4)
+                    nnfx_rt_qpw_mve4(xt + p * C, wm, C, r + p);
+                for (; p < np; p++) {
+                    const int8_t *xp = xt + p * C;
+                    int32_t a = 0;
+                    for (c = 0; c < C; c += 16) {
+                        const mve_pred16_t pr = vctp8q((uint32_t)(C - c));
+                        a = vmladavaq_s8(a, vldrbq_z_s8(xp + c, pr), vldrbq_z_s8(wm + c, pr));
+                    }
+                    r[p] = a;
+                }
+                for (p = 0; p < np; p++)
+                    r[p] -= ws;
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
+            }
+        }
+}
+#endif
 static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, long N, int C, int M, long P) {
     const int32_t zp = op->x_zp;
     long n, p;
     int m, c;
+#if defined(__ARM_FEATURE_MVE)
+    if (C >= 16 && C <= NNFX_RT_QPW_MVE_BUF / 4) {
+        nnfx_rt_qpw_mve((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
+        return;
+    }
+#endif
 #if defined(__ARM_FEATURE_DSP)
     if (C >= 4 && C <= NNFX_RT_QPW_CPACK) {
         nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
