@@ -74,6 +74,9 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
 #if defined(__ARM_FEATURE_SAT)
 #include <arm_acle.h>
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#endif
 /* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
  * names, for the qconv and qfc sections, with no float anywhere: int8 in
  * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
@@ -104,6 +107,23 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
     if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
         while (o < oe)
             *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
+#if defined(__ARM_FEATURE_MVE)
+    else if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
+        /* nnfx_rt_qf_fast four lanes a pass (x = acc + b): VQRDMULH gives R = floor((x qm + 2^30) / 2^31)
+         * (qm >= 0: never saturates), so the high word of x qm + k - [x < 0] 2^31 is
+         * floor((R - [x < 0]) / 2) + kh = VHADD(R, 2 kh - [x < 0]) (halved in wider precision: no
+         * overflow; |2 kh| < 2^28), then >> s1 and clamped; the last n % 4 predicated (VCTP) */
+        const int32_t kh2 = 2 * (int32_t)(uint32_t)((uint64_t)k >> 32);
+        const int32x4_t vsh = vdupq_n_s32(-s1), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+        int j;
+        for (j = 0; j < n; j += 4) {
+            const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
+            const int32x4_t xv = vaddq_n_s32(vldrwq_z_s32(acc + j, pr), b);
+            const int32x4_t h = vhaddq_s32(vqrdmulhq_n_s32(xv, qm), vaddq_n_s32(vshrq_n_s32(xv, 31), kh2));
+            vstrbq_p_s32(o + j, vminq_s32(vmaxq_s32(vshlq_s32(h, vsh), vlo), vhi), pr);
+        }
+    }
+#endif
     else if (lo == -128 && hi == 127) {
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
         if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */

@@ -171,8 +171,26 @@ int main(void) {
             say("FAIL: nnfx_rt_qconv (group 1) differs from the reference\n"), bad = 1;
         if (memcmp(y0, y1, (size_t)N * M * OH * OW)) say("FAIL: nnfx_rt_qconvg differs from nnfx_rt_qconv\n"), bad = 1;
     }
+    for (t = 0; t < 3000 && !bad; t++) { /* the row epilogue alone, accumulators of every magnitude */
+        const int n = rnd(1, 37), e = rnd(0, 30);
+        int8_t yr[37], yq[37];
+        int32_t acc[37];
+        nnfx_rt_qop op;
+        int i;
+        rand_op(&op, 1);
+        fs[0] = rnd(-22, 0);
+        if (t % 4 == 0) /* the largest products and high words (qm near 2^31, long shifts, zero point near 127) */
+            fm[0] = rnd(0x7f000000, 0x7fffffff), fs[0] = rnd(-20, -12), op.y_zp = rnd(64, 127);
+        for (i = 0; i < n; i++) { /* |acc| < 2^e, and near the int32 limits (less the bias's 2^20) */
+            acc[i] =
+                rnd(0, 7) ? rnd(-(1 << e), 1 << e) : (rnd(0, 1) ? 1 : -1) * rnd(0x7fe00000, 0x7fffffff - (1 << 20));
+            yr[i] = nnfx_rt_qf_requant(acc[i] + fb[0], fm[0], (int)fs[0], op.y_zp, op.lo, op.hi);
+        }
+        nnfx_rt_qstore_row(&op, 0, acc, n, 0, yq, 0);
+        if (memcmp(yr, yq, (size_t)n)) say("FAIL: nnfx_rt_qstore_row differs from nnfx_rt_qf_requant\n"), bad = 1;
+    }
     if (!bad)
         say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3, nnfx_rt_qconv1, nnfx_rt_qconvg and nnfx_rt_qconv equal the reference "
-            "on 1200 random cases\n");
+            "on 1200 random cases, nnfx_rt_qstore_row on 3000 rows\n");
     return bad;
 }
