@@ -586,6 +586,41 @@ static NNFX_RT_Q16_NOINLINE void nnfx_rt_q16pad(int16_t *d, long DS, const int8_
 #else
 #define NNFX_RT_QDW_NOINLINE
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+/* acc = the 3x3 taps k0..k8 (rows WB apart) of the 4 windows at p + o
+ * (halfword offsets), each tap a VMLA of 4 lanes; LD: a gather,
+ * NNFX_RT_QDW_LD or NNFX_RT_QDW_LDZ (the lanes of pr, the others zero) */
+#define NNFX_RT_QDW_LD(v)         vldrhq_gather_shifted_offset_s32(p, v)
+#define NNFX_RT_QDW_LDZ(v)        vldrhq_gather_shifted_offset_z_s32(p, v, pr)
+#define NNFX_RT_QDW_TAP(LD, d, q) acc = vmlaq_n_s32(acc, LD(vaddq_n_u32(o, (uint32_t)(d))), q)
+#define NNFX_RT_QDW_MVE9(LD)                                                                                           \
+    acc = vmulq_n_s32(LD(o), k0), NNFX_RT_QDW_TAP(LD, 1, k1), NNFX_RT_QDW_TAP(LD, 2, k2), NNFX_RT_QDW_TAP(LD, WB, k3), \
+    NNFX_RT_QDW_TAP(LD, WB + 1, k4), NNFX_RT_QDW_TAP(LD, WB + 2, k5), NNFX_RT_QDW_TAP(LD, 2 * WB, k6),                 \
+    NNFX_RT_QDW_TAP(LD, 2 * WB + 1, k7), NNFX_RT_QDW_TAP(LD, 2 * WB + 2, k8);
+/* r[t] = the 3x3 taps k of the window at p + off[t] (a plane of x - zx,
+ * rows WB apart), t < total: 4 outputs a pass by gathers, wherever the
+ * windows lie (any stride, across output rows), the last total % 4
+ * predicated (VCTP). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_mve(const int16_t *p, int WB, const uint32_t *off, const int8_t *k,
+                                                  int32_t *r, int total) {
+    const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    int t;
+    for (t = 0; t + 4 <= total; t += 4) {
+        const uint32x4_t o = vldrwq_u32(off + t);
+        int32x4_t acc;
+        NNFX_RT_QDW_MVE9(NNFX_RT_QDW_LD)
+        vstrwq_s32(r + t, acc);
+    }
+    if (t < total) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(total - t));
+        const uint32x4_t o = vldrwq_z_u32(off + t, pr);
+        int32x4_t acc;
+        NNFX_RT_QDW_MVE9(NNFX_RT_QDW_LDZ)
+        vstrwq_p_s32(r + t, acc, pr);
+    }
+}
+#else /* Helium takes nnfx_rt_qdw3_mve */
 /* r[i * cnt + j] = the 3x3 taps k of the window at p + i * RS + j * SW of
  * a plane of x - zx (rows WB apart), i < rows, j < cnt; under
  * __ARM_FEATURE_DSP two taps a time with SMLAD, each row's third by SMLABB /
@@ -658,6 +693,7 @@ static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int 
     }
 #endif
 }
+#endif
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
               PW = g[12];
@@ -672,6 +708,13 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
     int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
     int32_t r[NNFX_RT_QDW_OUT];
     int n, ch, oh, ow0, j, kh, kw, nr;
+#if defined(__ARM_FEATURE_MVE)
+    /* output t of a block (row t / c16, column t % c16; nr * cnt is a prefix, rows of nr > 1 whole) at off[t] */
+    const int c16 = OW < 16 ? OW : 16;
+    uint32_t off[NNFX_RT_QDW_OUT];
+    for (j = 0; j < NNFX_RT_QDW_OUT; j++)
+        off[j] = (uint32_t)((j / c16) * SH * WB + (j % c16) * SW);
+#endif
     if (small) memset(buf, 0, sizeof buf);
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
@@ -682,8 +725,12 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
                     nr = OH - oh < rb ? OH - oh : rb;
                     for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+#if defined(__ARM_FEATURE_MVE)
+                        nnfx_rt_qdw3_mve(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, off, k, r, nr * cnt);
+#else
                         nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, r, nr,
                                          cnt);
+#endif
                         nnfx_rt_qstore_row(op, ch, r, nr * cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                     }
                 }

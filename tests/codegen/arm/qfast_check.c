@@ -128,6 +128,7 @@ int main(void) {
         if (H + 2 * PH < 3 || W + 2 * PW < 3) continue;
         rand_op(&op, C);
         fill(xb, (long)N * C * H * W), fill(wb, (long)C * 9);
+        if (t % 3 == 0) fine(&op, C, xb, (long)N * C * H * W, wb, (long)C * 9);
         ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qdw3(xb, wb, &op, y1, g);
         if (memcmp(y0, y2, (size_t)N * C * OH * OW))
