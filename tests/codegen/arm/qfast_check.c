@@ -95,8 +95,9 @@ static void fine(nnfx_rt_qop *op, int m, int8_t *x, long nx, int8_t *w, long nw)
 
 int main(void) {
     int t, bad = 0;
-#if defined(__ARM_FEATURE_MVE)
-    say("qfast: the Helium (MVE) path\n"); /* check_qfast.py wants this line from the M55 */
+#if defined(__ARM_FEATURE_MVE) && defined(NNFX_RT_QPW_MVE_BUF) && defined(NNFX_RT_QDW_LDZ)
+    /* the header's Helium pointwise and depthwise kernels were compiled in: check_qfast.py wants this from the M55 */
+    say("qfast: the Helium (MVE) path\n");
 #endif
     for (t = 0; t < 300 && !bad; t++) { /* pointwise */
         /* C past NNFX_RT_QPW_CPACK (512) and P past a block of pixels (NNFX_RT_QPW_PB) too */
