@@ -74,6 +74,9 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
 #if defined(__ARM_FEATURE_SAT)
 #include <arm_acle.h>
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#endif
 /* The integer-only form of section q8 (`nnfx codegen --int8-io`): the same
  * names, for the qconv and qfc sections, with no float anywhere: int8 in
  * and out, TFLite's fixed-point requantization (nnfx_rt_qfixed.h) by the
@@ -104,6 +107,23 @@ static inline void nnfx_rt_qstore_row(const nnfx_rt_qop *op, long m, const int32
     if (!nnfx_rt_qf_fast_k(qm, sh, zp, &k, &s1))
         while (o < oe)
             *o++ = nnfx_rt_qf_requant(*acc++ + b, qm, sh, zp, lo, hi);
+#if defined(__ARM_FEATURE_MVE)
+    else if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
+        /* nnfx_rt_qf_fast four lanes a pass (x = acc + b): VQRDMULH gives R = floor((x qm + 2^30) / 2^31)
+         * (qm >= 0: never saturates), so the high word of x qm + k - [x < 0] 2^31 is
+         * floor((R - [x < 0]) / 2) + kh = VHADD(R, 2 kh - [x < 0]) (halved in wider precision: no
+         * overflow; |2 kh| < 2^28), then >> s1 and clamped; the last n % 4 predicated (VCTP) */
+        const int32_t kh2 = 2 * (int32_t)(uint32_t)((uint64_t)k >> 32);
+        const int32x4_t vsh = vdupq_n_s32(-s1), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+        int j;
+        for (j = 0; j < n; j += 4) {
+            const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
+            const int32x4_t xv = vaddq_n_s32(vldrwq_z_s32(acc + j, pr), b);
+            const int32x4_t h = vhaddq_s32(vqrdmulhq_n_s32(xv, qm), vaddq_n_s32(vshrq_n_s32(xv, 31), kh2));
+            vstrbq_p_s32(o + j, vminq_s32(vmaxq_s32(vshlq_s32(h, vsh), vlo), vhi), pr);
+        }
+    }
+#endif
     else if (lo == -128 && hi == 127) {
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
         if ((uint32_t)k == 0x40000000u) { /* shifts below -1: k's low word is 2^30 */
@@ -391,10 +411,90 @@ static void nnfx_rt_qpw_dsp(const int8_t *x, const int8_t *w, const nnfx_rt_qop 
         }
 }
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#define NNFX_RT_QPW_MVE_BUF 4096 /* bytes of stack for a block's pixels, channels contiguous */
+/* r[j] = sum over c < C of xt[j * C + c] * wm[c], j < 4 (xt int8, C >= 16):
+ * 16 channels a pass by VMLADAVA.S8 (exact int32), the last C % 16 by the
+ * same instruction on VCTP-predicated (zeroing) loads. */
+static inline void nnfx_rt_qpw_mve4(const int8_t *xt, const int8_t *wm, int C, int32_t *r) {
+    const int8_t *x1 = xt + C, *x2 = x1 + C, *x3 = x2 + C;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int c = 0;
+    for (; c + 16 <= C; c += 16) {
+        const int8x16_t wv = vldrbq_s8(wm + c);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xt + c), wv), a1 = vmladavaq_s8(a1, vldrbq_s8(x1 + c), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(x2 + c), wv), a3 = vmladavaq_s8(a3, vldrbq_s8(x3 + c), wv);
+    }
+    if (c < C) {
+        const mve_pred16_t pr = vctp8q((uint32_t)(C - c));
+        const int8x16_t wv = vldrbq_z_s8(wm + c, pr);
+        a0 = vmladavaq_s8(a0, vldrbq_z_s8(xt + c, pr), wv), a1 = vmladavaq_s8(a1, vldrbq_z_s8(x1 + c, pr), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_z_s8(x2 + c, pr), wv), a3 = vmladavaq_s8(a3, vldrbq_z_s8(x3 + c, pr), wv);
+    }
+    r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3;
+}
+/* nnfx_rt_qpw with Helium (MVE), 16 <= C <= NNFX_RT_QPW_MVE_BUF / 4, same
+ * bytes: the pixels in blocks (at most NNFX_RT_QPW_PB, fitting
+ * NNFX_RT_QPW_MVE_BUF bytes, as even as can be), each block transposed so
+ * that a pixel's C channels are contiguous; each output channel takes 4
+ * pixels a pass (nnfx_rt_qpw_mve4, the last np % 4 pixels one by one), the
+ * zero point folded out (sum w*(x-zx) = sum w*x - zx*sum w, exact in int32
+ * for C <= 4096), and the block's row is requantized at once. Stack:
+ * NNFX_RT_QPW_MVE_BUF + 4 * NNFX_RT_QPW_PB bytes. */
+static void nnfx_rt_qpw_mve(const int8_t *x, const int8_t *w, const nnfx_rt_qop *op, int8_t *y, long N, int C, int M,
+                            long P) {
+    const int32_t zp = op->x_zp;
+    const long most = NNFX_RT_QPW_MVE_BUF / C < NNFX_RT_QPW_PB ? NNFX_RT_QPW_MVE_BUF / C : NNFX_RT_QPW_PB;
+    const long nb = (P + most - 1) / most, PB0 = (P + nb - 1) / nb;
+    int8_t xt[NNFX_RT_QPW_MVE_BUF];
+    int32_t r[NNFX_RT_QPW_PB];
+    long n, p0, p;
+    int m, c;
+    for (n = 0; n < N; n++)
+        for (p0 = 0; p0 < P; p0 += PB0) {
+            const long np = P - p0 < PB0 ? P - p0 : PB0, n4 = np & ~3L;
+            const int8_t *xb = x + n * C * P + p0;
+            for (c = 0; c < C; c++) { /* transpose the block: xt[p][c] */
+                const int8_t *xc = xb + (long)c * P;
+                int8_t *o = xt + c;
+                for (p = 0; p < np; p++, o += C)
+                    *o = xc[p];
+            }
+            for (m = 0; m < M; m++) {
+                const int8_t *wm = w + (long)m * C;
+                int32_t ws = 0;
+                for (c = 0; c < C; c += 16) /* sum w, the last lanes zero */
+                    ws = vaddvaq_s8(ws, vldrbq_z_s8(wm + c, vctp8q((uint32_t)(C - c))));
+                ws *= zp;
+                for (p = 0; p < n4; p += 4)
+                    nnfx_rt_qpw_mve4(xt + p * C, wm, C, r + p);
+                for (; p < np; p++) {
+                    const int8_t *xp = xt + p * C;
+                    int32_t a = 0;
+                    for (c = 0; c < C; c += 16) {
+                        const mve_pred16_t pr = vctp8q((uint32_t)(C - c));
+                        a = vmladavaq_s8(a, vldrbq_z_s8(xp + c, pr), vldrbq_z_s8(wm + c, pr));
+                    }
+                    r[p] = a;
+                }
+                for (p = 0; p < np; p++)
+                    r[p] -= ws;
+                nnfx_rt_qstore_row(op, m, r, (int)np, 0, y, (n * M + m) * P + p0);
+            }
+        }
+}
+#endif
 static void nnfx_rt_qpw(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, long N, int C, int M, long P) {
     const int32_t zp = op->x_zp;
     long n, p;
     int m, c;
+#if defined(__ARM_FEATURE_MVE)
+    if (C >= 16 && C <= NNFX_RT_QPW_MVE_BUF / 4) {
+        nnfx_rt_qpw_mve((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
+        return;
+    }
+#endif
 #if defined(__ARM_FEATURE_DSP)
     if (C >= 4 && C <= NNFX_RT_QPW_CPACK) {
         nnfx_rt_qpw_dsp((const int8_t *)x, w, op, (int8_t *)y, N, C, M, P);
@@ -486,6 +586,41 @@ static NNFX_RT_Q16_NOINLINE void nnfx_rt_q16pad(int16_t *d, long DS, const int8_
 #else
 #define NNFX_RT_QDW_NOINLINE
 #endif
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+/* acc = the 3x3 taps k0..k8 (rows WB apart) of the 4 windows at p + o
+ * (halfword offsets), each tap a VMLA of 4 lanes; LD: a gather,
+ * NNFX_RT_QDW_LD or NNFX_RT_QDW_LDZ (the lanes of pr, the others zero) */
+#define NNFX_RT_QDW_LD(v)         vldrhq_gather_shifted_offset_s32(p, v)
+#define NNFX_RT_QDW_LDZ(v)        vldrhq_gather_shifted_offset_z_s32(p, v, pr)
+#define NNFX_RT_QDW_TAP(LD, d, q) acc = vmlaq_n_s32(acc, LD(vaddq_n_u32(o, (uint32_t)(d))), q)
+#define NNFX_RT_QDW_MVE9(LD)                                                                                           \
+    acc = vmulq_n_s32(LD(o), k0), NNFX_RT_QDW_TAP(LD, 1, k1), NNFX_RT_QDW_TAP(LD, 2, k2), NNFX_RT_QDW_TAP(LD, WB, k3), \
+    NNFX_RT_QDW_TAP(LD, WB + 1, k4), NNFX_RT_QDW_TAP(LD, WB + 2, k5), NNFX_RT_QDW_TAP(LD, 2 * WB, k6),                 \
+    NNFX_RT_QDW_TAP(LD, 2 * WB + 1, k7), NNFX_RT_QDW_TAP(LD, 2 * WB + 2, k8);
+/* r[t] = the 3x3 taps k of the window at p + off[t] (a plane of x - zx,
+ * rows WB apart), t < total: 4 outputs a pass by gathers, wherever the
+ * windows lie (any stride, across output rows), the last total % 4
+ * predicated (VCTP). */
+static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_mve(const int16_t *p, int WB, const uint32_t *off, const int8_t *k,
+                                                  int32_t *r, int total) {
+    const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    int t;
+    for (t = 0; t + 4 <= total; t += 4) {
+        const uint32x4_t o = vldrwq_u32(off + t);
+        int32x4_t acc;
+        NNFX_RT_QDW_MVE9(NNFX_RT_QDW_LD)
+        vstrwq_s32(r + t, acc);
+    }
+    if (t < total) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(total - t));
+        const uint32x4_t o = vldrwq_z_u32(off + t, pr);
+        int32x4_t acc;
+        NNFX_RT_QDW_MVE9(NNFX_RT_QDW_LDZ)
+        vstrwq_p_s32(r + t, acc, pr);
+    }
+}
+#else /* Helium takes nnfx_rt_qdw3_mve */
 /* r[i * cnt + j] = the 3x3 taps k of the window at p + i * RS + j * SW of
  * a plane of x - zx (rows WB apart), i < rows, j < cnt; under
  * __ARM_FEATURE_DSP two taps a time with SMLAD, each row's third by SMLABB /
@@ -558,6 +693,7 @@ static NNFX_RT_QDW_NOINLINE void nnfx_rt_qdw3_run(const int16_t *p, int WB, int 
     }
 #endif
 }
+#endif
 static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, void *y, const int *g) {
     const int N = g[0], C = g[1], H = g[2], W = g[3], OH = g[7], OW = g[8], SH = g[9], SW = g[10], PH = g[11],
               PW = g[12];
@@ -572,6 +708,13 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
     int16_t buf[NNFX_RT_QDW_BUF + 1]; /* + 1: the pair read past the last window */
     int32_t r[NNFX_RT_QDW_OUT];
     int n, ch, oh, ow0, j, kh, kw, nr;
+#if defined(__ARM_FEATURE_MVE)
+    /* output t of a block (row t / c16, column t % c16; nr * cnt is a prefix, rows of nr > 1 whole) at off[t] */
+    const int c16 = OW < 16 ? OW : 16;
+    uint32_t off[NNFX_RT_QDW_OUT];
+    for (j = 0; j < NNFX_RT_QDW_OUT; j++)
+        off[j] = (uint32_t)((j / c16) * SH * WB + (j % c16) * SW);
+#endif
     if (small) memset(buf, 0, sizeof buf);
     for (n = 0; n < N; n++)
         for (ch = 0; ch < C; ch++) {
@@ -582,8 +725,12 @@ static void nnfx_rt_qdw3(const void *x, const int8_t *w, const nnfx_rt_qop *op, 
                     nr = OH - oh < rb ? OH - oh : rb;
                     for (ow0 = 0; ow0 < OW; ow0 += 16) { /* rows of nr > 1 are whole: contiguous in y */
                         const int cnt = OW - ow0 < 16 ? OW - ow0 : 16;
+#if defined(__ARM_FEATURE_MVE)
+                        nnfx_rt_qdw3_mve(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, off, k, r, nr * cnt);
+#else
                         nnfx_rt_qdw3_run(buf + (long)oh * SH * WB + (long)ow0 * SW, WB, SW, (long)SH * WB, k, r, nr,
                                          cnt);
+#endif
                         nnfx_rt_qstore_row(op, ch, r, nr * cnt, 0, y, (((long)n * C + ch) * OH + oh) * OW + ow0);
                     }
                 }

@@ -63,6 +63,9 @@ def main():
                           "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
                           "-kernel", elf])
         print("%s: %s" % (name, r.stdout.strip()))
+        if core == "m55" and "Helium (MVE) path" not in r.stdout:  # the M55 must run the MVE kernels
+            print("FAIL: m55 did not build the MVE path")
+            failed = True
         if r.returncode or "FAIL" in r.stdout or "equal" not in r.stdout:
             print("FAIL: %s (exit %d)" % (name, r.returncode))
             failed = True

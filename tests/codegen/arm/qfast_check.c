@@ -80,8 +80,25 @@ static void fill(int8_t *p, long n) {
         p[i] = (int8_t)rnd(-128, 127);
 }
 
+/* Fine cases, so that an accumulator off by one shows in the bytes: x within
+ * 3 of op's zero point and w in [-3, 3] (small sums), and op's epilogue
+ * scaled by 1/4 to 1 (shifts -1 to -3, bias small). */
+static void fine(nnfx_rt_qop *op, int m, int8_t *x, long nx, int8_t *w, long nw) {
+    long i;
+    for (i = 0; i < m; i++)
+        fb[i] = rnd(-40, 40), fs[i] = rnd(-3, -1);
+    for (i = 0; i < nx; i++)
+        x[i] = (int8_t)nnfx_rt_qf_clamp(op->x_zp + rnd(-3, 3), -128, 127);
+    for (i = 0; i < nw; i++)
+        w[i] = (int8_t)rnd(-3, 3);
+}
+
 int main(void) {
     int t, bad = 0;
+#if defined(__ARM_FEATURE_MVE) && defined(NNFX_RT_QPW_MVE_BUF) && defined(NNFX_RT_QDW_LDZ)
+    /* the header's Helium pointwise and depthwise kernels were compiled in: check_qfast.py wants this from the M55 */
+    say("qfast: the Helium (MVE) path\n");
+#endif
     for (t = 0; t < 300 && !bad; t++) { /* pointwise */
         /* C past NNFX_RT_QPW_CPACK (512) and P past a block of pixels (NNFX_RT_QPW_PB) too */
         const int N = rnd(1, 2),
@@ -96,6 +113,7 @@ int main(void) {
         nnfx_rt_qop op;
         rand_op(&op, M);
         fill(xb, (long)N * C * P), fill(wb, (long)M * C);
+        if (t % 3 == 0) fine(&op, M, xb, (long)N * C * P, wb, (long)M * C);
         ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qpw(xb, wb, &op, y1, N, C, M, P);
         if (memcmp(y0, y2, (size_t)N * M * P)) say("FAIL: nnfx_rt_qconv (1x1) differs from the reference\n"), bad = 1;
@@ -111,6 +129,7 @@ int main(void) {
         if (H + 2 * PH < 3 || W + 2 * PW < 3) continue;
         rand_op(&op, C);
         fill(xb, (long)N * C * H * W), fill(wb, (long)C * 9);
+        if (t % 3 == 0) fine(&op, C, xb, (long)N * C * H * W, wb, (long)C * 9);
         ref_conv(xb, wb, &op, y0, g), nnfx_rt_qconv(xb, wb, &op, 0, y2, g);
         nnfx_rt_qdw3(xb, wb, &op, y1, g);
         if (memcmp(y0, y2, (size_t)N * C * OH * OW))
@@ -154,8 +173,26 @@ int main(void) {
             say("FAIL: nnfx_rt_qconv (group 1) differs from the reference\n"), bad = 1;
         if (memcmp(y0, y1, (size_t)N * M * OH * OW)) say("FAIL: nnfx_rt_qconvg differs from nnfx_rt_qconv\n"), bad = 1;
     }
+    for (t = 0; t < 3000 && !bad; t++) { /* the row epilogue alone, accumulators of every magnitude */
+        const int n = rnd(1, 37), e = rnd(0, 29);
+        int8_t yr[37], yq[37];
+        int32_t acc[37];
+        nnfx_rt_qop op;
+        int i;
+        rand_op(&op, 1);
+        fs[0] = rnd(-22, 0);
+        if (t % 4 == 0) /* the largest products and high words (qm near 2^31, long shifts, zero point near 127) */
+            fm[0] = rnd(0x7f000000, 0x7fffffff), fs[0] = rnd(-20, -12), op.y_zp = rnd(64, 127);
+        for (i = 0; i < n; i++) { /* |acc| < 2^e, and near the int32 limits (less the bias's 2^20) */
+            acc[i] =
+                rnd(0, 7) ? rnd(-(1 << e), 1 << e) : (rnd(0, 1) ? 1 : -1) * rnd(0x7fe00000, 0x7fffffff - (1 << 20));
+            yr[i] = nnfx_rt_qf_requant(acc[i] + fb[0], fm[0], (int)fs[0], op.y_zp, op.lo, op.hi);
+        }
+        nnfx_rt_qstore_row(&op, 0, acc, n, 0, yq, 0);
+        if (memcmp(yr, yq, (size_t)n)) say("FAIL: nnfx_rt_qstore_row differs from nnfx_rt_qf_requant\n"), bad = 1;
+    }
     if (!bad)
         say("qfast: nnfx_rt_qpw, nnfx_rt_qdw3, nnfx_rt_qconv1, nnfx_rt_qconvg and nnfx_rt_qconv equal the reference "
-            "on 1200 random cases\n");
+            "on 1200 random cases, nnfx_rt_qstore_row on 3000 rows\n");
     return bad;
 }
