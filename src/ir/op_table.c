@@ -124,6 +124,10 @@ bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const 
     return false;
 }
 
+int64_t ir_attr_int(const nnfx_node *n, const char *name) { return nnfx_node_attr_int(n, name, 0); }
+
+double ir_attr_float(const nnfx_node *n, const char *name) { return nnfx_node_attr_float(n, name, 0.0); }
+
 bool ir_schema_string_list(nnfx_op op, const char *name) {
     if ((int)op <= 0 || op >= NNFX_OP_COUNT || !name) return false;
     pthread_once(&schema_once, parse_schemas);

@@ -125,9 +125,9 @@ static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs,
         cfg->nm = NM_CEIL;
     else
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
-    cfg->cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
-    cfg->exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
-    cfg->extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
+    cfg->cubic_a = ir_attr_float(n, "cubic_coeff_a");
+    cfg->exclude_outside = ir_attr_int(n, "exclude_outside") != 0;
+    cfg->extrapolation = ir_attr_float(n, "extrapolation_value");
     /* the axes that scales and roi list */
     *na = rank;
     const nnfx_attr *aa = nnfx_node_attr(n, "axes");
