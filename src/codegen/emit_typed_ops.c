@@ -879,6 +879,38 @@ static bool inputs_typed(cg *c, const fx_step_view *s, int k) {
     return true;
 }
 
+/* Emits step s, an op cg_emit_typed_op has taken, by its emitter (d0, d1:
+ * the types of its first two inputs; dy: of its output). */
+static nnfx_status emit_typed_chosen(cg *c, const fx_step_view *s, nnfx_dtype d0, nnfx_dtype d1, nnfx_dtype dy) {
+    const nnfx_node *n = s->last;
+    switch (n->op) {
+    case NNFX_OP_CAST:
+    case NNFX_OP_CAST_LIKE: return emit_cast(c, s, d0, dy);
+    case NNFX_OP_WHERE: return emit_where(c, s, dy);
+    case NNFX_OP_NOT:
+    case NNFX_OP_IS_NAN:
+    case NNFX_OP_IS_INF: return emit_predicate(c, s, d0);
+    case NNFX_OP_TRILU: return emit_trilu(c, s, d0);
+    case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
+    case NNFX_OP_GATHER: return emit_gather(c, s, d0);
+    case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
+    case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
+    case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
+    case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
+    case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
+    case NNFX_OP_DROPOUT: return emit_dropout(c, s);
+    case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
+    case NNFX_OP_SCATTER:
+    case NNFX_OP_SCATTER_ELEMENTS:
+    case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);
+    case NNFX_OP_ONE_HOT: return emit_one_hot(c, s, dy);
+    case NNFX_OP_EYE_LIKE: return emit_eye_like(c, s, dy);
+    case NNFX_OP_NLL_LOSS:
+    case NNFX_OP_SCE_LOSS: return emit_loss(c, s);
+    default: return emit_binary(c, s, d0, d1, dy);
+    }
+}
+
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     const nnfx_node *n = s->last;
     const nnfx_dtype dy = n->meta[0].dtype, d0 = in_dtype(c, s, 0), d1 = in_dtype(c, s, 1);
@@ -1007,32 +1039,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         return NNFX_OK;
     }
     *handled = true;
-    switch (n->op) {
-    case NNFX_OP_CAST:
-    case NNFX_OP_CAST_LIKE: return emit_cast(c, s, d0, dy);
-    case NNFX_OP_WHERE: return emit_where(c, s, dy);
-    case NNFX_OP_NOT:
-    case NNFX_OP_IS_NAN:
-    case NNFX_OP_IS_INF: return emit_predicate(c, s, d0);
-    case NNFX_OP_TRILU: return emit_trilu(c, s, d0);
-    case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
-    case NNFX_OP_GATHER: return emit_gather(c, s, d0);
-    case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
-    case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
-    case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
-    case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
-    case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
-    case NNFX_OP_DROPOUT: return emit_dropout(c, s);
-    case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
-    case NNFX_OP_SCATTER:
-    case NNFX_OP_SCATTER_ELEMENTS:
-    case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);
-    case NNFX_OP_ONE_HOT: return emit_one_hot(c, s, dy);
-    case NNFX_OP_EYE_LIKE: return emit_eye_like(c, s, dy);
-    case NNFX_OP_NLL_LOSS:
-    case NNFX_OP_SCE_LOSS: return emit_loss(c, s);
-    default: return emit_binary(c, s, d0, d1, dy);
-    }
+    return emit_typed_chosen(c, s, d0, d1, dy);
 }
 
 int cg_tcode(nnfx_dtype dt) { return tcode(dt); }
