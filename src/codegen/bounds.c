@@ -735,7 +735,7 @@ static bool rule_resize_sizes(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     const cg_sym *sz = r->sin[3];
-    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *ct = ir_attr_string(n, "coordinate_transformation_mode");
     if (r->din[0] || !xm || xm->rank < 2 || sz->n != xm->rank || ym->rank != xm->rank)
         return refuse(r, "it resizes a value whose size depends on the data, or its sizes do not match its rank");
     if ((n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE && arg_numel(n, 2) != 0) ||

@@ -325,9 +325,9 @@ static bool resize_codes(const nnfx_node *n, int *mode, int *ct, int *nm) {
     static const char *const cts[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                       "tf_half_pixel_for_nn"};
     static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-    const char *m = nnfx_node_attr_string(n, "mode", "nearest");
-    const char *t = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    const char *r = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
+    const char *m = ir_attr_string(n, "mode");
+    const char *t = ir_attr_string(n, "coordinate_transformation_mode");
+    const char *r = ir_attr_string(n, "nearest_mode");
     *mode = *ct = *nm = -1;
     for (int i = 0; i < 3; i++)
         if (m && !strcmp(m, modes[i])) *mode = i;

@@ -265,7 +265,7 @@ static nnfx_status emit_block_move(cg *c, const nnfx_node *n, const char *x, con
     if (!xm || xm->rank != 4 || ym->rank != 4 || b <= 0) return cg_unsupported(c, n, "input must have rank 4");
     const nnfx_meta *sp = to_space ? ym : xm; /* the spatial (large) side */
     const int64_t N = sp->dims[0].value, C = sp->dims[1].value, H = sp->dims[2].value / b, W = sp->dims[3].value / b;
-    const bool crd = to_space && strcmp(nnfx_node_attr_string(n, "mode", "DCR"), "CRD") == 0;
+    const bool crd = to_space && strcmp(ir_attr_string(n, "mode"), "CRD") == 0;
     int64_t shape[6], st[6];
     if (to_space) { /* y [N, C, H, i, W, j] from x [N, (i, j, C) or (C, i, j), H, W] */
         const int64_t shp[6] = {N, C, H, b, W, b};
@@ -390,8 +390,8 @@ static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], c
     const nnfx_meta *xm = cg_arg_meta(n, 0), *gm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     if (!xm || !gm || xm->rank != 4 || gm->rank != 4 || gm->dims[3].value != 2 || ym->rank != 4)
         return cg_unsupported(c, n, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
-    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
-    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
+    const char *mode = ir_attr_string(n, "mode");
+    const char *pms = ir_attr_string(n, "padding_mode");
     const int m = !strcmp(mode, "bilinear") ? 0 : !strcmp(mode, "nearest") ? 1 : !strcmp(mode, "bicubic") ? 2 : -1;
     const int pm = !strcmp(pms, "zeros") ? 0 : !strcmp(pms, "border") ? 1 : !strcmp(pms, "reflection") ? 2 : -1;
     if (m < 0 || pm < 0) return cg_unsupported(c, n, "grid_sample mode or padding_mode not supported");

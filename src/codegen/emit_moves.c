@@ -273,7 +273,7 @@ nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const cha
             return st;
         x = xb, y = yb;
     }
-    const char *ms = nnfx_node_attr_string(n, "mode", "constant");
+    const char *ms = ir_attr_string(n, "mode");
     const int mode = kern_pad_mode(ms);
     if (mode < 0) return cg_unsupported(c, n, "unknown pad mode");
     if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank)
@@ -355,8 +355,8 @@ int64_t resize_big(const nnfx_meta *xm, const nnfx_meta *ym) {
 /* Whether Resize node n is generated as passes of taps (linear, cubic or
  * tf_crop_and_resize) rather than index tables. */
 bool resize_by_taps(const nnfx_node *n) {
-    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *mode = ir_attr_string(n, "mode");
+    const char *ct = ir_attr_string(n, "coordinate_transformation_mode");
     return (mode && strcmp(mode, "nearest") != 0) || (ct && strcmp(ct, "tf_crop_and_resize") == 0);
 }
 
@@ -615,7 +615,7 @@ nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
     const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    const char *dir = ir_attr_string(n, "direction");
     const int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1, rev = strcmp(dir, "reverse") == 0;
     const int bf = ir_attr_int(n, "layout") != 0;
     const int lbr = kind == 1 && ir_attr_int(n, "linear_before_reset") != 0;

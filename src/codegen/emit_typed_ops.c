@@ -545,9 +545,8 @@ static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, rm->dtype, r, sizeof r)) ||
         (st = typed_in(c, s, 2, NNFX_I64, b, sizeof b)) || (st = typed_out(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    const bool half =
-        strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
-    const bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    const bool half = strcmp(ir_attr_string(n, "coordinate_transformation_mode"), "half_pixel") == 0;
+    const bool mx = strcmp(ir_attr_string(n, "mode"), "max") == 0;
     char nr[64]; /* the regions: their actual count after a node whose size depends on the data */
     cg_dim_expr(c, n->args[1].u.node, 0, nr, sizeof nr);
     c->may_fail = true;
@@ -742,7 +741,9 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1), *um = cg_arg_meta(n, 2);
     const nnfx_dtype di = in_dtype(c, s, 1);
-    const char *r = nnfx_node_attr_string(n, "reduction", "none");
+    /* Scatter (the older form) has no reduction in ops.def: it never reduces */
+    const char *r =
+        n->op == NNFX_OP_SCATTER && !nnfx_node_attr(n, "reduction") ? "none" : ir_attr_string(n, "reduction");
     const int red = strcmp(r, "none") == 0  ? 0
                     : strcmp(r, "add") == 0 ? 1
                     : strcmp(r, "mul") == 0 ? 2
@@ -845,7 +846,7 @@ static nnfx_status emit_loss(cg *c, const fx_step_view *s) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     const nnfx_dtype dt = in_dtype(c, s, 1);
     const bool sce = n->op == NNFX_OP_SCE_LOSS, has_w = s->nin > 2 && s->in[2] >= 0;
-    const char *r = nnfx_node_attr_string(n, "reduction", "mean");
+    const char *r = ir_attr_string(n, "reduction");
     const int red = strcmp(r, "none") == 0 ? 0 : strcmp(r, "sum") == 0 ? 1 : strcmp(r, "mean") == 0 ? 2 : -1;
     char x[64], tg[96], w[64] = "0", y[64], lp[64] = "0";
     nnfx_status st;

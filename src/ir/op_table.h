@@ -74,6 +74,9 @@ bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const 
  * as literals of their own; the layers test holds this. */
 int64_t ir_attr_int(const nnfx_node *n, const char *name);
 double ir_attr_float(const nnfx_node *n, const char *name);
+/* The same for a string attribute: the node's own (borrowed from it), else
+ * the row's default (static), else "" (never NULL). */
+const char *ir_attr_string(const nnfx_node *n, const char *name);
 
 /* True when op's attribute `name` is a list of strings ("strs" in the
  * schema): the IR holds it as one string, the items joined by commas, and

@@ -91,14 +91,19 @@ endforeach()
 # Attribute defaults come from the op table only: an engine (exec, codegen)
 # that reads an attribute ops.def gives a default for reads it through
 # ir_attr_int / ir_attr_float, not nnfx_node_attr_int/_float with a default
-# literal of its own (a retyped default, which can drift from the table).
+# literal of its own (a retyped default, which can drift from the table); a
+# string attribute through ir_attr_string, not nnfx_node_attr_string with a
+# literal that is a default ops.def gives that name.
 set(defaulted "")
+set(string_defaults "")
 file(STRINGS ${SRC}/include/nnfx/ops.def rows REGEX "^NNFX_OP\\(")
 foreach(row ${rows})
   string(REGEX REPLACE "^NNFX_OP\\([^\"]*\"[^\"]*\"[^\"]*\"[^\"]*\"[^\"]*\"([^\"]*)\".*" "\\1" attrs "${row}")
   string(REPLACE "," ";" attrs "${attrs}")
   foreach(a ${attrs})
-    if(a MATCHES "^([A-Za-z_0-9]+):[a-z]+=")
+    if(a MATCHES "^([A-Za-z_0-9]+):s=(.*)$")
+      list(APPEND string_defaults "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
+    elseif(a MATCHES "^([A-Za-z_0-9]+):[a-z]+=")
       list(APPEND defaulted "${CMAKE_MATCH_1}")
     endif()
   endforeach()
@@ -121,6 +126,20 @@ foreach(f ${engine_files})
         string(STRIP "${line}" line)
         message(SEND_ERROR "${f}: retypes the default of attribute ${name}, which ops.def holds; "
                            "read it with ir_attr_int/ir_attr_float (ir/op_table.h): ${line}")
+        math(EXPR breaks "${breaks} + 1")
+      endif()
+    endforeach()
+  endforeach()
+  file(STRINGS ${f} reads REGEX "nnfx_node_attr_string[ \t]*\\(")
+  foreach(line ${reads})
+    string(REGEX MATCHALL "nnfx_node_attr_string[ \t]*\\([^,()]*,[ \t]*\"[A-Za-z_0-9]+\",[ \t]*\"[^\"]*\"" calls "${line}")
+    foreach(call ${calls})
+      string(REGEX REPLACE ".*\"([A-Za-z_0-9]+)\",[ \t]*\"([^\"]*)\"$" "\\1=\\2" pair "${call}")
+      list(FIND string_defaults "${pair}" k)
+      if(NOT k EQUAL -1)
+        string(STRIP "${line}" line)
+        message(SEND_ERROR "${f}: retypes the default ${pair}, which ops.def holds; "
+                           "read it with ir_attr_string (ir/op_table.h): ${line}")
         math(EXPR breaks "${breaks} + 1")
       endif()
     endforeach()

@@ -23,7 +23,7 @@ static nnfx_status block_move(const nnfx_node *n, nnfx_tensor *const *in, nnfx_t
     const nnfx_tensor *x = in[0];
     if (x->rank != 4) return kern_fail(err, n, NNFX_ERR_SHAPE, "input must have rank 4");
     int64_t b = nnfx_node_attr_int(n, "blocksize", 0);
-    bool crd = to_space && strcmp(nnfx_node_attr_string(n, "mode", "DCR"), "CRD") == 0;
+    bool crd = to_space && strcmp(ir_attr_string(n, "mode"), "CRD") == 0;
     const nnfx_tensor *sp = to_space ? out[0] : x; /* the spatial (large) side  */
     int64_t N = sp->shape[0], C = sp->shape[1], H = sp->shape[2] / b, W = sp->shape[3] / b;
     size_t es = nnfx_dtype_size(x->dtype);

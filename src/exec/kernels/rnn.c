@@ -177,7 +177,7 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     const nnfx_tensor *C0 = kind == K_LSTM && nin > 6 ? in[6] : NULL, *P = kind == K_LSTM && nin > 7 ? in[7] : NULL;
     int G = kind == K_LSTM ? 4 : kind == K_GRU ? 3 : 1;
     bool bw = ir_attr_int(n, "layout") != 0;
-    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    const char *dir = ir_attr_string(n, "direction");
     int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1;
     bool rev = strcmp(dir, "reverse") == 0;
     if (x->rank != 3 || W->rank != 3 || R->rank != 3)

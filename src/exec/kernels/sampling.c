@@ -42,8 +42,8 @@ nnfx_status kern_grid_sample(const nnfx_node *n, int nin, nnfx_tensor *const *in
     const nnfx_tensor *x = in[0], *g = in[1];
     if (x->rank != 4 || g->rank != 4 || g->shape[3] != 2 || g->shape[0] != x->shape[0])
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
-    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
-    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
+    const char *mode = ir_attr_string(n, "mode");
+    const char *pms = ir_attr_string(n, "padding_mode");
     bool align = ir_attr_int(n, "align_corners") != 0;
     int m = strcmp(mode, "bilinear") == 0  ? 0
             : strcmp(mode, "nearest") == 0 ? 1
@@ -105,8 +105,8 @@ nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     int64_t PH = ir_attr_int(n, "output_height"), PW = ir_attr_int(n, "output_width");
     int64_t sr = ir_attr_int(n, "sampling_ratio");
     double scale = ir_attr_float(n, "spatial_scale");
-    bool half = strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
-    bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    bool half = strcmp(ir_attr_string(n, "coordinate_transformation_mode"), "half_pixel") == 0;
+    bool mx = strcmp(ir_attr_string(n, "mode"), "max") == 0;
     const int tx = kern_rt_float_tcode(x->dtype), tr = kern_rt_float_tcode(rois->dtype),
               ty = kern_rt_float_tcode(out[0]->dtype);
     if (tx < 0 || tr < 0 || ty < 0 || bi->dtype != NNFX_I64)

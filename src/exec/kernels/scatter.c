@@ -10,7 +10,9 @@
 typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD } red_kind;
 
 static red_kind red_of(const nnfx_node *n) {
-    const char *r = nnfx_node_attr_string(n, "reduction", "none");
+    /* Scatter (the older form) has no reduction in ops.def: it never reduces */
+    const char *r =
+        nnfx_node_op(n) == NNFX_OP_SCATTER && !nnfx_node_attr(n, "reduction") ? "none" : ir_attr_string(n, "reduction");
     if (strcmp(r, "none") == 0) return RED_NONE;
     if (strcmp(r, "add") == 0) return RED_ADD;
     if (strcmp(r, "mul") == 0) return RED_MUL;
