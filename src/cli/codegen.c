@@ -449,6 +449,45 @@ static void print_summary(const char *out, const char *ident, const nnfx_codegen
            f->libm ? "needed" : "not needed", f->report);
 }
 
+/* Splits --outputs NAME,NAME,... in place in a copy (*copy, freed by the
+ * caller, as *names): the names and their count in *n. 0, or the exit code of
+ * an empty name (usage) or of running out of memory, reported. */
+static int split_outputs(const char *outputs, char **copy, char ***names, int *n) {
+    if (!(*copy = strdup(outputs)) || !(*names = calloc(strlen(outputs) + 1, sizeof(char *)))) {
+        cli_error("codegen", "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    for (char *p = *copy, *q; p; p = q) {
+        q = strchr(p, ',');
+        if (q) *q++ = 0;
+        if (!*p) return cli_usage_error("codegen", "--outputs %s: an empty name (expected NAME,NAME,...)", outputs);
+        (*names)[(*n)++] = p;
+    }
+    return 0;
+}
+
+/* The checks on what was generated before anything is written: the arena
+ * within --ram-limit (else CLI_EXIT_CHECK) and, with --int8, an int8 island
+ * (else CLI_EXIT_BAD_INPUT); 0 when they hold, the break reported. */
+static int check_generated(const codegen_opts *o, const nnfx_codegen_files *f) {
+    if (o->ram_limit && f->arena_bytes > o->ram_limit) {
+        cli_error("codegen",
+                  "%s: the activation arena needs %lld bytes, over --ram-limit %lld: at its peak, step %s (%s), "
+                  "%lld bytes of values are alive together; nothing written",
+                  o->model, (long long)f->arena_bytes, (long long)o->ram_limit, f->peak_node, f->peak_op,
+                  (long long)f->peak_live_bytes);
+        return CLI_EXIT_CHECK;
+    }
+    if (o->int8 && f->int8_steps == 0) {
+        cli_error("codegen",
+                  "%s: --int8: the model has no int8 island (DequantizeLinear -> Conv/Gemm/MatMul/pooling -> "
+                  "QuantizeLinear); quantize it first: nnfx quantize MODEL -o MODEL_q.onnx --calib INPUT=X.npy",
+                  o->model);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
 int cli_codegen(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(codegen_help, stdout);
@@ -502,44 +541,15 @@ int cli_codegen(int argc, char **argv) {
     copts.int8_io = o.int8_io;
     copts.fixed_inputs = (const char *const *)value_names;
     copts.fixed_values = (const nnfx_tensor *const *)value_tensors;
-    if (o.outputs) { /* split the list in place (a copy) at the commas */
-        if (!(outputs_copy = strdup(o.outputs)) || !(output_names = calloc(strlen(o.outputs) + 1, sizeof(char *)))) {
-            cli_error("codegen", "out of memory");
-            rc = CLI_EXIT_BAD_INPUT;
-            goto done;
-        }
-        for (char *p = outputs_copy, *q; p; p = q) {
-            q = strchr(p, ',');
-            if (q) *q++ = 0;
-            if (!*p) {
-                rc = cli_usage_error("codegen", "--outputs %s: an empty name (expected NAME,NAME,...)", o.outputs);
-                goto done;
-            }
-            output_names[copts.noutputs++] = p;
-        }
+    if (o.outputs) {
+        if ((rc = split_outputs(o.outputs, &outputs_copy, &output_names, &copts.noutputs))) goto done;
         copts.outputs = (const char *const *)output_names;
     }
     if (nnfx_codegen(g, &copts, &f, &err)) {
         rc = generation_failed(o.model, &err);
         goto done;
     }
-    if (o.ram_limit && f.arena_bytes > o.ram_limit) {
-        cli_error("codegen",
-                  "%s: the activation arena needs %lld bytes, over --ram-limit %lld: at its peak, step %s (%s), "
-                  "%lld bytes of values are alive together; nothing written",
-                  o.model, (long long)f.arena_bytes, (long long)o.ram_limit, f.peak_node, f.peak_op,
-                  (long long)f.peak_live_bytes);
-        rc = CLI_EXIT_CHECK;
-        goto done;
-    }
-    if (o.int8 && f.int8_steps == 0) {
-        cli_error("codegen",
-                  "%s: --int8: the model has no int8 island (DequantizeLinear -> Conv/Gemm/MatMul/pooling -> "
-                  "QuantizeLinear); quantize it first: nnfx quantize MODEL -o MODEL_q.onnx --calib INPUT=X.npy",
-                  o.model);
-        rc = CLI_EXIT_BAD_INPUT;
-        goto done;
-    }
+    if ((rc = check_generated(&o, &f))) goto done;
     /* a new folder is written as a temporary folder beside it and renamed into place at once; into an
      * existing one, the files are renamed together (undone if one fails) */
     cli_new_dir nd;

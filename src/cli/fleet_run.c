@@ -196,6 +196,76 @@ static void run_one(const cli_fleet_cmd *c, const char *model, const char *out, 
 
 /* --- the run ------------------------------------------------------------------------ */
 
+/* The output rule over the whole list (cli_io): the list, every model, every
+ * output under dir (reports or models, as c says) and the report; 0 or the
+ * exit code of the break, reported. */
+static int check_list_outputs(const cli_fleet_cmd *c, const char *cmd, const char *list, char **models, char **outs,
+                              int nmodels, const char *dir, const char *report) {
+    cli_io io;
+    cli_io_init(&io, cmd);
+    cli_io_in(&io, "--list", list);
+    for (int i = 0; i < nmodels; i++)
+        cli_io_model_in(&io, "the model", models[i]);
+    for (int i = 0; dir && i < nmodels; i++) {
+        if (c->out_is_report)
+            cli_io_out(&io, "the output", outs[i]);
+        else
+            cli_io_model_out(&io, "the output", outs[i]);
+    }
+    cli_io_out(&io, "--report", report);
+    int rc = cli_io_check(&io);
+    cli_io_free(&io);
+    return rc;
+}
+
+/* Prints the table of a list run (each model, its result and time) and the
+ * counts; n > 0: shard k of n of the nall listed. */
+static void print_list_table(char **models, const fleet_entry *e, int nmodels, int nok, int ncheck, int nerr, int k,
+                             int n, int nall) {
+    int w = 5;
+    for (int i = 0; i < nmodels; i++)
+        if ((int)strlen(models[i]) > w) w = (int)strlen(models[i]);
+    if (w > 60) w = 60;
+    printf("%-*s  %-12s  %9s\n", w, "model", "result", "ms");
+    for (int i = 0; i < nmodels; i++)
+        printf("%-*s  %-12s  %9.1f\n", w, models[i],
+               e[i].rc == CLI_EXIT_OK      ? "ok"
+               : e[i].rc == CLI_EXIT_CHECK ? "check failed"
+                                           : "error",
+               e[i].ms);
+    printf("%d model%s: %d ok, %d failed a check, %d error%s", nmodels, nmodels == 1 ? "" : "s", nok, ncheck, nerr,
+           nerr == 1 ? "" : "s");
+    if (n) printf(" (shard %d/%d of %d listed)", k, n, nall);
+    printf("\n");
+}
+
+/* Writes the JSON report of a list run to report (the counts, the shard when
+ * n > 0, each model's entry); rc: the run's exit code so far. Returns it, or
+ * the exit code of a failed write. */
+static int write_list_report(const char *cmd, const char *report, const fleet_entry *e, int nmodels, int nok,
+                             int ncheck, int nerr, int rc, int k, int n, int nall) {
+    sbuf s = {0};
+    sb_printf(&s,
+              "{\n\"command\": \"%s\", \"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, "
+              "\"exit_code\": %d,\n",
+              cmd, nmodels, nok, ncheck, nerr, rc);
+    if (n) sb_printf(&s, "\"shard\": {\"index\": %d, \"count\": %d, \"listed\": %d},\n", k, n, nall);
+    sb_printf(&s, "\"results\": [\n");
+    for (int i = 0; i < nmodels; i++)
+        sb_printf(&s, "%s%s", i ? ",\n" : "", e[i].json ? e[i].json : "null");
+    sb_printf(&s, "\n]\n}\n");
+    char *text = sb_finish(&s);
+    nnfx_error err = {0};
+    cli_out_begin();
+    if (cli_write_text(report, text, &err)) {
+        cli_fail(cmd, report, &err);
+        if (!rc) rc = CLI_EXIT_BAD_INPUT;
+    }
+    rc = cli_out_end(cmd, rc);
+    free(text);
+    return rc;
+}
+
 int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
     const char *cmd = c->cmd, *list = NULL, *shard = NULL, *dir = NULL, *report = NULL, *to = NULL;
     bool quiet = false;
@@ -261,22 +331,7 @@ int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
         }
         if (!(outs[i] = sb_finish(&b))) rc = CLI_EXIT_BAD_INPUT, cli_error(cmd, "out of memory");
     }
-    if (!rc) { /* the output rule over the whole list */
-        cli_io io;
-        cli_io_init(&io, cmd);
-        cli_io_in(&io, "--list", list);
-        for (int i = 0; i < nmodels; i++)
-            cli_io_model_in(&io, "the model", models[i]);
-        for (int i = 0; dir && i < nmodels; i++) {
-            if (c->out_is_report)
-                cli_io_out(&io, "the output", outs[i]);
-            else
-                cli_io_model_out(&io, "the output", outs[i]);
-        }
-        cli_io_out(&io, "--report", report);
-        rc = cli_io_check(&io);
-        cli_io_free(&io);
-    }
+    if (!rc) rc = check_list_outputs(c, cmd, list, models, outs, nmodels, dir, report);
     if (!rc && to) /* two models, one repository */
         for (int i = 0; !rc && i < nmodels; i++)
             for (int j = 0; !rc && j < i; j++)
@@ -337,44 +392,8 @@ int cli_fleet_run(const cli_fleet_cmd *c, int argc, char **argv) {
             nerr += e[i].rc > CLI_EXIT_CHECK;
         }
         cli_progress_end(&bar);
-        if (!quiet) {
-            int w = 5;
-            for (int i = 0; i < nmodels; i++)
-                if ((int)strlen(models[i]) > w) w = (int)strlen(models[i]);
-            if (w > 60) w = 60;
-            printf("%-*s  %-12s  %9s\n", w, "model", "result", "ms");
-            for (int i = 0; i < nmodels; i++)
-                printf("%-*s  %-12s  %9.1f\n", w, models[i],
-                       e[i].rc == CLI_EXIT_OK      ? "ok"
-                       : e[i].rc == CLI_EXIT_CHECK ? "check failed"
-                                                   : "error",
-                       e[i].ms);
-            printf("%d model%s: %d ok, %d failed a check, %d error%s", nmodels, nmodels == 1 ? "" : "s", nok, ncheck,
-                   nerr, nerr == 1 ? "" : "s");
-            if (n) printf(" (shard %d/%d of %d listed)", k, n, nall);
-            printf("\n");
-        }
-        if (report) {
-            sbuf s = {0};
-            sb_printf(&s,
-                      "{\n\"command\": \"%s\", \"models\": %d, \"ok\": %d, \"check_failed\": %d, \"errors\": %d, "
-                      "\"exit_code\": %d,\n",
-                      cmd, nmodels, nok, ncheck, nerr, rc);
-            if (n) sb_printf(&s, "\"shard\": {\"index\": %d, \"count\": %d, \"listed\": %d},\n", k, n, nall);
-            sb_printf(&s, "\"results\": [\n");
-            for (int i = 0; i < nmodels; i++)
-                sb_printf(&s, "%s%s", i ? ",\n" : "", e[i].json ? e[i].json : "null");
-            sb_printf(&s, "\n]\n}\n");
-            char *text = sb_finish(&s);
-            nnfx_error err = {0};
-            cli_out_begin();
-            if (cli_write_text(report, text, &err)) {
-                cli_fail(cmd, report, &err);
-                if (!rc) rc = CLI_EXIT_BAD_INPUT;
-            }
-            rc = cli_out_end(cmd, rc);
-            free(text);
-        }
+        if (!quiet) print_list_table(models, e, nmodels, nok, ncheck, nerr, k, n, nall);
+        if (report) rc = write_list_report(cmd, report, e, nmodels, nok, ncheck, nerr, rc, k, n, nall);
     }
 out:
     if (tmpdir[0]) rmdir(tmpdir);

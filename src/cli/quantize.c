@@ -406,6 +406,30 @@ static char *report_html(const q_opts *o, const nnfx_quant_report *r, int rc, co
     return page;
 }
 
+/* Prints what quantize_model did: the layers made int8, the parameter bytes
+ * before (wb0) and after (wb1), the lowest per-layer SQNR and, when measured,
+ * the accuracy. */
+static void print_quant_summary(const q_opts *o, const nnfx_quant_report *rep, int64_t wb0, int64_t wb1,
+                                const cli_accuracy *acc, bool have_acc) {
+    char worst[600];
+    worst_list(rep, 3, worst, sizeof worst);
+    char others[48] = "";
+    if (o->qo.activations == NNFX_I8) snprintf(others, sizeof others, ", %d other ops", rep->ops);
+    printf("%s -> %s: %d of %d layers int8%s (%s, %s activations), %d Q/DQ pairs, %d BN folded, %ld calibration "
+           "samples\n",
+           o->model, o->out, rep->quantized, rep->nlayers, others, method_name(o->qo.method),
+           o->qo.activations == NNFX_I8 ? "int8" : "uint8", rep->qdq_pairs, rep->bn_folded, rep->samples);
+    if (wb0 > 0 && wb1 > 0)
+        printf("  parameters %lld -> %lld bytes (%.2fx smaller)\n", (long long)wb0, (long long)wb1,
+               (double)wb0 / (double)wb1);
+    else
+        printf("  parameters %lld -> %lld bytes\n", (long long)wb0, (long long)wb1);
+    if (worst[0]) printf("  lowest per-layer SQNR: %s\n", worst);
+    if (have_acc)
+        printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): ok\n", acc->samples,
+               acc->acc_a, acc->acc_b, acc->drop, o->max_drop);
+}
+
 static int quantize_model(q_opts *o) {
     nnfx_error err = {0};
     int rc = CLI_EXIT_OK, rounds = 0;
@@ -520,25 +544,7 @@ static int quantize_model(q_opts *o) {
         snprintf(errmsg, sizeof errmsg, "%s", err.msg);
         goto done;
     }
-    if (!o->quiet) {
-        char worst[600];
-        worst_list(&rep, 3, worst, sizeof worst);
-        char others[48] = "";
-        if (o->qo.activations == NNFX_I8) snprintf(others, sizeof others, ", %d other ops", rep.ops);
-        printf("%s -> %s: %d of %d layers int8%s (%s, %s activations), %d Q/DQ pairs, %d BN folded, %ld calibration "
-               "samples\n",
-               o->model, o->out, rep.quantized, rep.nlayers, others, method_name(o->qo.method),
-               o->qo.activations == NNFX_I8 ? "int8" : "uint8", rep.qdq_pairs, rep.bn_folded, rep.samples);
-        if (wb0 > 0 && wb1 > 0)
-            printf("  parameters %lld -> %lld bytes (%.2fx smaller)\n", (long long)wb0, (long long)wb1,
-                   (double)wb0 / (double)wb1);
-        else
-            printf("  parameters %lld -> %lld bytes\n", (long long)wb0, (long long)wb1);
-        if (worst[0]) printf("  lowest per-layer SQNR: %s\n", worst);
-        if (have_acc)
-            printf("  accuracy on %ld labelled samples: %.2f%% -> %.2f%% (drop %.2f points, max %g): ok\n", acc.samples,
-                   acc.acc_a, acc.acc_b, acc.drop, o->max_drop);
-    }
+    if (!o->quiet) print_quant_summary(o, &rep, wb0, wb1, &acc, have_acc);
 done:
     if (o->report && (c || rc)) {
         sbuf b = {0};

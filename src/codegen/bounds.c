@@ -204,8 +204,7 @@ static bool rule_transpose(cg_rule_ctx *r) {
 static bool rule_gather(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0), *im = cg_arg_meta(r->n, 1);
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(r->n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
     const int *dx = r->din[0], *di = r->din[1];
     if (dx && dx[axis] >= 0 && cg_arg_is_const(r->n, 1))
         return refuse(r, "it picks constant indices along a data-dependent dim (they may be past it at run time)");
@@ -225,7 +224,7 @@ static bool rule_gather_nd(cg_rule_ctx *r) {
     const nnfx_meta *im = cg_arg_meta(r->n, 1), *ym = &r->n->meta[0];
     if (r->din[0]) return refuse(r, "its data has a data-dependent dim");
     if (im->rank < 1 || r->din[1][im->rank - 1] >= 0) return refuse(r, "its index tuples' length depends on the data");
-    if (nnfx_node_attr_int(r->n, "batch_dims", 0) != 0) return refuse(r, "batch_dims with data-dependent indices");
+    if (ir_attr_int(r->n, "batch_dims") != 0) return refuse(r, "batch_dims with data-dependent indices");
     for (int j = 0; j < im->rank - 1 && j < ym->rank; j++)
         r->ext[j] = r->din[1][j];
     return true;
@@ -239,7 +238,7 @@ static bool rule_matmul(cg_rule_ctx *r) {
     const int *da = r->din[0], *db = r->din[1];
     int ak, bk, am_, bn; /* A's inner and row dims, B's inner and column dims (-1: none) */
     if (n->op == NNFX_OP_GEMM) {
-        const bool ta = nnfx_node_attr_int(n, "transA", 0) != 0, tb = nnfx_node_attr_int(n, "transB", 0) != 0;
+        const bool ta = ir_attr_int(n, "transA") != 0, tb = ir_attr_int(n, "transB") != 0;
         ak = ta ? 0 : 1, am_ = ta ? 1 : 0, bk = tb ? 1 : 0, bn = tb ? 0 : 1;
         if (n->nargs > 2 && r->din[2]) return refuse(r, "its bias C has a data-dependent dim");
     } else {
@@ -306,13 +305,12 @@ static bool rule_reduce(cg_rule_ctx *r) {
     bool red[NNFX_MAX_RANK] = {false}, any = false;
     if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) {
         int axis;
-        if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
-            return refuse(r, "its axis is out of range");
+        if (!infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
         red[axis] = true;
     } else if (!reduce_dims(r, xm->rank, red)) {
         return false;
     }
-    const bool keep = nnfx_node_attr_int(n, "keepdims", 1) != 0;
+    const bool keep = ir_attr_int(n, "keepdims") != 0;
     for (int d = 0, j = 0; d < xm->rank; d++) {
         if (!red[d])
             r->ext[j++] = r->din[0][d];
@@ -338,8 +336,7 @@ static bool rule_reduce(cg_rule_ctx *r) {
 static bool rule_softmax(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", -1), xm->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(r->n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
     for (int d = 0; d < xm->rank; d++)
         r->ext[d] = r->din[0][d];
     if (r->din[0][axis] >= 0) {
@@ -457,8 +454,7 @@ static bool rule_slice(cg_rule_ctx *r) {
 static bool rule_concat(cg_rule_ctx *r) {
     const nnfx_meta *ym = &r->n->meta[0];
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), ym->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(r->n, "axis"), ym->rank, false, &axis)) return refuse(r, "its axis is out of range");
     bool dd_axis = false;
     for (int a = 0; a < r->n->nargs; a++)
         dd_axis |= r->din[a] && r->din[a][axis] >= 0;
@@ -498,8 +494,7 @@ static bool rule_topk(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
     if (r->din[1]) return refuse(r, "its K has a data-dependent length");
     const cg_sym *k = r->sin[1];
     if (k && (k->n != 1 || k->el[0] < 0))
@@ -509,7 +504,7 @@ static bool rule_topk(cg_rule_ctx *r) {
     r->ext[axis] = k && r->b->xp[k->el[0]].kind != CG_X_CONST ? k->el[0] : -1;
     if (r->din[0] && r->din[0][axis] >= 0) {
         if (xm->dtype != NNFX_F32) return refuse(r, "a TopK along a data-dependent dim is generated for float32");
-        const bool largest = nnfx_node_attr_int(n, "largest", 1) != 0;
+        const bool largest = ir_attr_int(n, "largest") != 0;
         if (add_fill(r->b, n, 0, largest ? CG_FILL_LOWEST : CG_FILL_HIGHEST, r->err))
             return refuse(r, "too many padding fills");
     }
@@ -533,8 +528,7 @@ static bool rule_constant_of_shape(cg_rule_ctx *r) {
 static bool rule_split(cg_rule_ctx *r) {
     const nnfx_meta *xm = cg_arg_meta(r->n, 0);
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(r->n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
     if (r->din[0][axis] >= 0) return refuse(r, "it splits a data-dependent dim");
     for (int a = 1; a < r->n->nargs; a++)
         if (r->din[a] || r->sin[a]) return refuse(r, "its split sizes depend on the data");
@@ -635,8 +629,7 @@ static bool rule_scatter_elements(cg_rule_ctx *r) {
             return refuse(r, "its indices and updates depend on the data along other dims than their first");
     }
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(r->n, "axis", 0), xm->rank, false, &axis))
-        return refuse(r, "its axis is out of range");
+    if (!infer_axis(ir_attr_int(r->n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
     if (r->din[0] && r->din[0][axis] >= 0 && axis != 0)
         return refuse(r, "it scatters along a data-dependent dim other than the first");
     for (int d = 0; d < xm->rank; d++)
@@ -690,8 +683,7 @@ static bool rule_cumsum(cg_rule_ctx *r) {
         return refuse(r, "its axis is not a constant in range");
     for (int d = 0; d < xm->rank; d++)
         r->ext[d] = r->din[0][d];
-    if (r->din[0][axis] >= 0 && nnfx_node_attr_int(r->n, "reverse", 0) != 0 &&
-        add_fill(r->b, r->n, 0, CG_FILL_ZERO, r->err))
+    if (r->din[0][axis] >= 0 && ir_attr_int(r->n, "reverse") != 0 && add_fill(r->b, r->n, 0, CG_FILL_ZERO, r->err))
         return refuse(r, "too many padding fills");
     return true;
 }
@@ -743,11 +735,11 @@ static bool rule_resize_sizes(cg_rule_ctx *r) {
     const nnfx_node *n = r->n;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     const cg_sym *sz = r->sin[3];
-    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *ct = ir_attr_string(n, "coordinate_transformation_mode");
     if (r->din[0] || !xm || xm->rank < 2 || sz->n != xm->rank || ym->rank != xm->rank)
         return refuse(r, "it resizes a value whose size depends on the data, or its sizes do not match its rank");
     if ((n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE && arg_numel(n, 2) != 0) ||
-        (ct && !strcmp(ct, "tf_crop_and_resize")) || nnfx_node_attr_int(n, "antialias", 0) != 0)
+        (ct && !strcmp(ct, "tf_crop_and_resize")) || ir_attr_int(n, "antialias") != 0)
         return refuse(
             r, "a resize to sizes known at run time is generated without scales, tf_crop_and_resize or antialias");
     for (int d = 0; d < xm->rank; d++) {
@@ -847,8 +839,7 @@ static bool apply_rule(cg_rule_ctx *r) {
     case NNFX_OP_LAYER_NORM: {
         int axis;
         const nnfx_meta *xm = cg_arg_meta(n, 0);
-        if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
-            return refuse(r, "its axis is out of range");
+        if (!infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis)) return refuse(r, "its axis is out of range");
         return rule_leading(r, axis);
     }
     default: break;
@@ -1069,7 +1060,7 @@ static bool read_at_trip(const nnfx_node *p, const nnfx_node *iter) {
         const nnfx_node *r = p->users[u];
         if (r->opcode != NNFX_CALL_FUNCTION || r->op != NNFX_OP_GATHER || r->nargs != 2 ||
             r->args[0].kind != NNFX_ARG_NODE || r->args[0].u.node != p || r->args[1].kind != NNFX_ARG_NODE ||
-            r->args[1].u.node != iter || nnfx_node_attr_int(r, "axis", 0) != 0)
+            r->args[1].u.node != iter || ir_attr_int(r, "axis") != 0)
             return false;
     }
     return true;

@@ -751,7 +751,7 @@ static int64_t step_scratch_need(const nnfx_graph *g, bool body) {
         if (n->opcode != NNFX_CALL_FUNCTION) continue;
         if ((n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM || n->op == NNFX_OP_RNN) && n->meta[0].rank == 4) {
             /* a GRU's r * h, then W, R and B when they are not parameters (the most they may take) */
-            int64_t h = n->op == NNFX_OP_GRU && !nnfx_node_attr_int(n, "linear_before_reset", 0)
+            int64_t h = n->op == NNFX_OP_GRU && !ir_attr_int(n, "linear_before_reset")
                             ? (n->meta[0].dims[3].value * 4 + 63) / 64 * 64
                             : 0;
             for (int a = 1; a <= 3 && a < n->nargs; a++) {
@@ -1086,7 +1086,7 @@ static nnfx_status fix_inputs(nnfx_graph *g, const nnfx_codegen_options *o, nnfx
 /* A per-tensor int8 Q / DQ node's scale and zero point (constant
  * parameters); false when n is not one. */
 static bool int8_qparams(const nnfx_graph *g, const nnfx_node *n, float *scale, int32_t *zp) {
-    if (n->nargs < 2 || nnfx_node_attr_int(n, "block_size", 0)) return false;
+    if (n->nargs < 2 || ir_attr_int(n, "block_size")) return false;
     const nnfx_node *sn = n->args[1].kind == NNFX_ARG_NODE ? n->args[1].u.node : NULL;
     const nnfx_node *zn = n->nargs > 2 && n->args[2].kind == NNFX_ARG_NODE ? n->args[2].u.node : NULL;
     const nnfx_tensor *st = sn && sn->opcode == NNFX_GET_ATTR ? nnfx_graph_param(g, sn->target) : NULL;

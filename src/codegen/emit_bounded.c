@@ -228,8 +228,7 @@ static nnfx_status emit_nms(cg *c, const fx_step_view *s, int b) {
     sb_printf(&c->body,
               "    nnfx_rt_nms(%s, %s, %lld, %lld, (long)%s, %lld, %s, %s, %d, %s, %d, %s, %lld, %s, &%s[0]);\n", bx,
               sc, (long long)B, (long long)C, na, (long long)N, mo[0] ? mo : "0", it[0] ? it : "0.0", st_[0] != 0,
-              st_[0] ? st_ : "0.0", nnfx_node_attr_int(n, "center_point_box", 0) != 0, y, (long long)ym->dims[0].value,
-              work, dn);
+              st_[0] ? st_ : "0.0", ir_attr_int(n, "center_point_box") != 0, y, (long long)ym->dims[0].value, work, dn);
     return NNFX_OK;
 }
 
@@ -255,8 +254,7 @@ static nnfx_status emit_unique(cg *c, const fx_step_view *s, int b, const char *
     dims_name(b, 0, dn, sizeof dn);
     sb_printf(&c->body, "    nnfx_rt_unique(%s, %d, %d, %lld, %lld, %lld, %d, %s, %s, %s, %s, (void *)%s, &%s[%d]);\n",
               x, cg_tcode(xm->dtype), (int)nnfx_dtype_size(xm->dtype), (long long)outer, (long long)A, (long long)inner,
-              nnfx_node_attr_int(n, "sorted", 1) != 0, outs[0], outs[1], outs[2], outs[3], work, dn,
-              axis < 0 ? 0 : axis);
+              ir_attr_int(n, "sorted") != 0, outs[0], outs[1], outs[2], outs[3], work, dn, axis < 0 ? 0 : axis);
     for (int k = 1; k < n->nout; k += 2) { /* indices and counts: U values */
         char dk[48];
         dims_name(b, k, dk, sizeof dk);
@@ -327,9 +325,9 @@ static bool resize_codes(const nnfx_node *n, int *mode, int *ct, int *nm) {
     static const char *const cts[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                       "tf_half_pixel_for_nn"};
     static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-    const char *m = nnfx_node_attr_string(n, "mode", "nearest");
-    const char *t = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    const char *r = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
+    const char *m = ir_attr_string(n, "mode");
+    const char *t = ir_attr_string(n, "coordinate_transformation_mode");
+    const char *r = ir_attr_string(n, "nearest_mode");
     *mode = *ct = *nm = -1;
     for (int i = 0; i < 3; i++)
         if (m && !strcmp(m, modes[i])) *mode = i;
@@ -378,8 +376,8 @@ static nnfx_status emit_resize_sized(cg *c, const fx_step_view *s, const nnfx_no
               "    nnfx_rt_resize_sized(%s, %s, %lld, %lld, %lld, (long)%s, (long)%s, %lld, %lld, %d, %d, %d, %.17g, "
               "%d, (long *)%s, %s, (signed char *)%s, %s, %s);\n",
               x, y, (long long)outer, (long long)xm->dims[r - 2].value, (long long)iw, oh, ow, (long long)yh,
-              (long long)yw, mode, ct, nm, (double)nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f),
-              (int)nnfx_node_attr_int(n, "exclude_outside", 0), buf[0], buf[1], buf[2], buf[3], buf[4]);
+              (long long)yw, mode, ct, nm, (double)ir_attr_float(n, "cubic_coeff_a"),
+              (int)ir_attr_int(n, "exclude_outside"), buf[0], buf[1], buf[2], buf[3], buf[4]);
     return NNFX_OK;
 }
 

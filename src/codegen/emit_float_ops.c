@@ -49,14 +49,14 @@ const char *cg_float_unary_fn(nnfx_op op) {
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     switch (n->op) { /* the attributes and defaults of src/exec/kernels/math_extra.c */
     case NNFX_OP_SELU:
-        *a = (float)nnfx_node_attr_float(n, "alpha", 1.67326319217681884765625);
-        *b = (float)nnfx_node_attr_float(n, "gamma", 1.05070102214813232421875);
+        *a = (float)ir_attr_float(n, "alpha");
+        *b = (float)ir_attr_float(n, "gamma");
         break;
     case NNFX_OP_CELU:
-    case NNFX_OP_THRESHOLDED_RELU: *a = (float)nnfx_node_attr_float(n, "alpha", 1.0); break;
+    case NNFX_OP_THRESHOLDED_RELU: *a = (float)ir_attr_float(n, "alpha"); break;
     case NNFX_OP_SHRINK:
-        *a = (float)nnfx_node_attr_float(n, "bias", 0.0);
-        *b = (float)nnfx_node_attr_float(n, "lambd", 0.5);
+        *a = (float)ir_attr_float(n, "bias");
+        *b = (float)ir_attr_float(n, "lambd");
         break;
     default: break;
     }
@@ -166,7 +166,7 @@ static nnfx_status emit_clip_computed(cg *c, const fx_step_view *s, const nnfx_n
 static nnfx_status emit_hardmax(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
-    if (!xm || xm->rank == 0 || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+    if (!xm || xm->rank == 0 || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "hardmax axis out of range");
     cg_use_section(c, "hardmax");
     sb_printf(&c->body, "    nnfx_rt_hardmax(%s, %s, %lld, %lld, %lld);\n", x, y, (long long)infer_prod(xm, 0, axis),
@@ -187,7 +187,7 @@ static nnfx_status emit_instance_norm(cg *c, const fx_step_view *s, const nnfx_n
     }
     cg_use_section(c, "instance_norm");
     sb_printf(&c->body, "    nnfx_rt_instance_norm(%s, %s, %s, ", in[0], in[1], in[2]);
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "epsilon"));
     sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)C,
               (long long)infer_prod(xm, 2, xm->rank));
     return NNFX_OK;
@@ -201,20 +201,20 @@ static nnfx_status emit_lrn(cg *c, const nnfx_node *n, const char *x, const char
     cg_use_section(c, "lrn");
     sb_printf(&c->body, "    nnfx_rt_lrn(%s, %s, %lld, %lld, %lld, %lld, ", x, y, (long long)xm->dims[0].value,
               (long long)xm->dims[1].value, (long long)infer_prod(xm, 2, xm->rank), (long long)size);
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "alpha", 1e-4));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "alpha"));
     sb_printf(&c->body, ", ");
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "beta", 0.75));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "beta"));
     sb_printf(&c->body, ", ");
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "bias", 1.0));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "bias"));
     sb_printf(&c->body, ");\n");
     return NNFX_OK;
 }
 
 static nnfx_status emit_lp_norm(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
-    const int64_t p = nnfx_node_attr_int(n, "p", 2);
+    const int64_t p = ir_attr_int(n, "p");
     int axis;
-    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
+    if (!xm || !infer_axis(ir_attr_int(n, "axis"), xm->rank ? xm->rank : 1, false, &axis))
         return cg_unsupported(c, n, "lp_normalization axis out of range");
     if (p != 1 && p != 2) return cg_unsupported(c, n, "lp_normalization p is neither 1 nor 2");
     if (cg_meta_numel(xm) == 0) return NNFX_OK;
@@ -265,7 +265,7 @@ static nnfx_status emit_block_move(cg *c, const nnfx_node *n, const char *x, con
     if (!xm || xm->rank != 4 || ym->rank != 4 || b <= 0) return cg_unsupported(c, n, "input must have rank 4");
     const nnfx_meta *sp = to_space ? ym : xm; /* the spatial (large) side */
     const int64_t N = sp->dims[0].value, C = sp->dims[1].value, H = sp->dims[2].value / b, W = sp->dims[3].value / b;
-    const bool crd = to_space && strcmp(nnfx_node_attr_string(n, "mode", "DCR"), "CRD") == 0;
+    const bool crd = to_space && strcmp(ir_attr_string(n, "mode"), "CRD") == 0;
     int64_t shape[6], st[6];
     if (to_space) { /* y [N, C, H, i, W, j] from x [N, (i, j, C) or (C, i, j), H, W] */
         const int64_t shp[6] = {N, C, H, b, W, b};
@@ -311,7 +311,7 @@ static nnfx_status emit_conv_transpose(cg *c, const fx_step_view *s, const nnfx_
     if (!xm || xm->rank < 3 || xm->rank > 5 || wrank != xm->rank)
         return cg_unsupported(c, n, "only 1-d, 2-d and 3-d transposed convolutions are generated");
     const int nsp = xm->rank - 2;
-    const int64_t N = xm->dims[0].value, C = xm->dims[1].value, grp = nnfx_node_attr_int(n, "group", 1);
+    const int64_t N = xm->dims[0].value, C = xm->dims[1].value, grp = ir_attr_int(n, "group");
     if (grp < 1 || C != wshape[0] || C % grp) return cg_unsupported(c, n, "channels do not fit the weight and group");
     const int64_t M = wshape[1] * grp;
     int64_t k[3], in_sp[3];
@@ -380,7 +380,7 @@ nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s) {
     sb_printf(&c->body, "    {   /* NC, then per dim: in out k stride dilation pad */\n");
     emit_long_array(c, "geo", 19, geo);
     sb_printf(&c->body, "        nnfx_rt_maxpool_idx(%s, %s, %d, %s, geo, %d);\n    }\n", x, y, cg_tcode(dt),
-              strcmp(idx, "0") ? idx : "NULL", nnfx_node_attr_int(n, "storage_order", 0) != 0);
+              strcmp(idx, "0") ? idx : "NULL", ir_attr_int(n, "storage_order") != 0);
     return NNFX_OK;
 }
 
@@ -390,8 +390,8 @@ static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], c
     const nnfx_meta *xm = cg_arg_meta(n, 0), *gm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     if (!xm || !gm || xm->rank != 4 || gm->rank != 4 || gm->dims[3].value != 2 || ym->rank != 4)
         return cg_unsupported(c, n, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
-    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
-    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
+    const char *mode = ir_attr_string(n, "mode");
+    const char *pms = ir_attr_string(n, "padding_mode");
     const int m = !strcmp(mode, "bilinear") ? 0 : !strcmp(mode, "nearest") ? 1 : !strcmp(mode, "bicubic") ? 2 : -1;
     const int pm = !strcmp(pms, "zeros") ? 0 : !strcmp(pms, "border") ? 1 : !strcmp(pms, "reflection") ? 2 : -1;
     if (m < 0 || pm < 0) return cg_unsupported(c, n, "grid_sample mode or padding_mode not supported");
@@ -399,7 +399,7 @@ static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], c
     sb_printf(&c->body, "    nnfx_rt_grid_sample(%s, %s, %s, %lld, %lld, %lld, %lld, %lld, %lld, %d, %d, %d);\n", in[0],
               in[1], y, (long long)xm->dims[0].value, (long long)xm->dims[1].value, (long long)xm->dims[2].value,
               (long long)xm->dims[3].value, (long long)gm->dims[1].value, (long long)gm->dims[2].value, m, pm,
-              nnfx_node_attr_int(n, "align_corners", 0) != 0);
+              ir_attr_int(n, "align_corners") != 0);
     return NNFX_OK;
 }
 
@@ -438,7 +438,7 @@ static nnfx_status open_indices(cg *c, const fx_step_view *s, const nnfx_node *n
 static nnfx_status emit_reverse_sequence(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x,
                                          const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
-    const int ta = (int)nnfx_node_attr_int(n, "time_axis", 0), ba = (int)nnfx_node_attr_int(n, "batch_axis", 1);
+    const int ta = (int)ir_attr_int(n, "time_axis"), ba = (int)ir_attr_int(n, "batch_axis");
     if (!xm || xm->rank < 2 || ta < 0 || ba < 0 || ta > 1 || ba > 1 || ta == ba)
         return cg_unsupported(c, n, "reverse_sequence needs time_axis and batch_axis in {0, 1}");
     int is64 = 1;
@@ -467,7 +467,7 @@ static void spectral_work(cg *c, int64_t doubles, char *buf, size_t len) {
 static nnfx_status emit_dft(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int axis;
-    if (!xm || xm->rank < 2 || !infer_axis(nnfx_node_attr_int(n, "axis", 1), xm->rank - 1, false, &axis))
+    if (!xm || xm->rank < 2 || !infer_axis(ir_attr_int(n, "axis"), xm->rank - 1, false, &axis))
         return cg_unsupported(c, n, "dft axis out of range");
     const int64_t N = xm->dims[axis].value, L = ym->dims[axis].value, cx = xm->dims[xm->rank - 1].value;
     float len;
@@ -481,7 +481,7 @@ static nnfx_status emit_dft(cg *c, const fx_step_view *s, const nnfx_node *n, co
         "    nnfx_rt_dft((const unsigned char *)%s, 0, (unsigned char *)%s, 0, %lld, %lld, %lld, %lld, %lld, %lld, %d, "
         "%s);\n",
         x, y, (long long)infer_prod(xm, 0, axis), (long long)N, (long long)infer_prod(xm, axis + 1, xm->rank - 1),
-        (long long)cx, (long long)len, (long long)L, nnfx_node_attr_int(n, "inverse", 0) != 0, work);
+        (long long)cx, (long long)len, (long long)L, ir_attr_int(n, "inverse") != 0, work);
     return NNFX_OK;
 }
 
@@ -575,7 +575,7 @@ nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, c
     switch (n->op) {
     case NNFX_OP_CLIP: return emit_clip_computed(c, s, n, in[0], y);
     case NNFX_OP_PRELU: return cg_emit_binary(c, n, "prelu", in[0], in[1], y);
-    case NNFX_OP_MOD: return cg_emit_binary(c, n, nnfx_node_attr_int(n, "fmod", 0) ? "fmod" : "mod", in[0], in[1], y);
+    case NNFX_OP_MOD: return cg_emit_binary(c, n, ir_attr_int(n, "fmod") ? "fmod" : "mod", in[0], in[1], y);
     case NNFX_OP_MIN:
     case NNFX_OP_MAX:
     case NNFX_OP_SUM:

@@ -336,7 +336,7 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
                               int64_t *len, int64_t *inner, sbuf *lits) {
     bool bad = false;
     const nnfx_tensor *sc = const_input(c, s, 1, &bad), *zp = const_input(c, s, 2, &bad);
-    if (nnfx_node_attr_int(n, "block_size", 0)) return cg_unsupported(c, n, "blocked quantization is not generated");
+    if (ir_attr_int(n, "block_size")) return cg_unsupported(c, n, "blocked quantization is not generated");
     if (bad) { /* a scale or zero point computed at run time (one of each: per tensor), read then */
         const nnfx_meta *sm = cg_arg_meta(n, 1), *zm = cg_arg_meta(n, 2);
         char se[64], ze[64] = "";
@@ -362,7 +362,7 @@ static nnfx_status qdq_params(cg *c, const fx_step_view *s, const nnfx_node *n, 
     int64_t k = nnfx_tensor_numel(sc);
     *outer = 1, *len = 1, *inner = cg_meta_numel(xm);
     if (sc->rank != 0 && k != 1) {
-        int64_t axis = nnfx_node_attr_int(n, "axis", 1);
+        int64_t axis = ir_attr_int(n, "axis");
         if (axis < 0) axis += xm->rank;
         if (axis < 0 || axis >= xm->rank || xm->dims[axis].value != k)
             return cg_unsupported(c, n, "the per-axis scales do not match the axis");

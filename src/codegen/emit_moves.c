@@ -29,7 +29,7 @@ nnfx_status emit_concat_rows(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *ym = &n->meta[0];
     const nnfx_dtype dt = ym->dtype;
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), ym->rank, false, &axis))
+    if (!infer_axis(ir_attr_int(n, "axis"), ym->rank, false, &axis))
         return cg_unsupported(c, n, "concat axis out of range");
     char y[96];
     nnfx_status st;
@@ -183,7 +183,7 @@ nnfx_status emit_slice(cg *c, const fx_step_view *s, const nnfx_node *n) {
 nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
-    if (!xm || xm->rank < 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+    if (!xm || xm->rank < 1 || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "split axis out of range");
     const int64_t outer = infer_prod(xm, 0, axis), inner = infer_prod(xm, axis + 1, xm->rank),
                   len = xm->dims[axis].value;
@@ -200,7 +200,7 @@ nnfx_status emit_split(cg *c, const fx_step_view *s, const nnfx_node *n) {
 nnfx_status cg_emit_gather(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
-    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+    if (!xm || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "gather axis out of range");
     bool bad = false;
     const nnfx_tensor *ti = const_input(c, s, 1, &bad);
@@ -273,7 +273,7 @@ nnfx_status emit_pad(cg *c, const fx_step_view *s, const nnfx_node *n, const cha
             return st;
         x = xb, y = yb;
     }
-    const char *ms = nnfx_node_attr_string(n, "mode", "constant");
+    const char *ms = ir_attr_string(n, "mode");
     const int mode = kern_pad_mode(ms);
     if (mode < 0) return cg_unsupported(c, n, "unknown pad mode");
     if (!xm || xm->rank < 1 || xm->rank > 6 || ym->rank != xm->rank)
@@ -355,8 +355,8 @@ int64_t resize_big(const nnfx_meta *xm, const nnfx_meta *ym) {
 /* Whether Resize node n is generated as passes of taps (linear, cubic or
  * tf_crop_and_resize) rather than index tables. */
 bool resize_by_taps(const nnfx_node *n) {
-    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
-    const char *ct = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *mode = ir_attr_string(n, "mode");
+    const char *ct = ir_attr_string(n, "coordinate_transformation_mode");
     return (mode && strcmp(mode, "nearest") != 0) || (ct && strcmp(ct, "tf_crop_and_resize") == 0);
 }
 
@@ -615,11 +615,11 @@ nnfx_status emit_rnn(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const int kind = n->op == NNFX_OP_LSTM ? 2 : n->op == NNFX_OP_GRU ? 1 : 0, per = kind + 1;
     const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
-    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    const char *dir = ir_attr_string(n, "direction");
     const int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1, rev = strcmp(dir, "reverse") == 0;
-    const int bf = nnfx_node_attr_int(n, "layout", 0) != 0;
-    const int lbr = kind == 1 && nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
-    const int coupled = kind == 2 && nnfx_node_attr_int(n, "input_forget", 0) != 0;
+    const int bf = ir_attr_int(n, "layout") != 0;
+    const int lbr = kind == 1 && ir_attr_int(n, "linear_before_reset") != 0;
+    const int coupled = kind == 2 && ir_attr_int(n, "input_forget") != 0;
     if (!xm || xm->rank != 3 || ym->rank != 4) return cg_unsupported(c, n, "X must be a tensor of rank 3");
     const int64_t T = xm->dims[bf ? 1 : 0].value, B = xm->dims[bf ? 0 : 1].value, IN = xm->dims[2].value,
                   H = ym->dims[3].value;
@@ -686,7 +686,7 @@ nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int axis;
     if (!xm || cg_tcode(xm->dtype) < 0 || xm->dtype == NNFX_BOOL || ym->dtype != xm->dtype ||
-        !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+        !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "topk of a numeric tensor along a valid axis");
     char x[96], y[96], idx[64] = "0";
     nnfx_status st;
@@ -722,7 +722,7 @@ nnfx_status emit_topk(cg *c, const fx_step_view *s, const nnfx_node *n) {
               "    nnfx_rt_topk((const unsigned char *)%s, %d, (unsigned char *)%s, %s, %lld, %lld, %lld, %lld, %d);\n",
               x, cg_tcode(xm->dtype), y, idx, (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), (long long)ym->dims[axis].value,
-              nnfx_node_attr_int(n, "largest", 1) != 0);
+              ir_attr_int(n, "largest") != 0);
     return NNFX_OK;
 }
 
@@ -772,7 +772,7 @@ nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || cg_tcode(xm->dtype) < 0 || xm->dtype == NNFX_BOOL || n->meta[0].dtype != NNFX_I64 ||
-        !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "only an arg max / min of a numeric tensor along a valid axis is generated");
     if (xm->dims[axis].value <= 0) return cg_unsupported(c, n, "an arg max / min over an empty axis");
     char x[96], y[64];
@@ -784,7 +784,7 @@ nnfx_status emit_argmax(cg *c, const fx_step_view *s, const nnfx_node *n) {
     sb_printf(&c->body, "    nnfx_rt_argmax((const unsigned char *)%s, %d, %s, %lld, %lld, %lld, %d, %d);\n", x,
               cg_tcode(xm->dtype), y, (long long)infer_prod(xm, 0, axis), (long long)xm->dims[axis].value,
               (long long)infer_prod(xm, axis + 1, xm->rank), n->op == NNFX_OP_ARGMIN,
-              nnfx_node_attr_int(n, "select_last_index", 0) != 0);
+              ir_attr_int(n, "select_last_index") != 0);
     return NNFX_OK;
 }
 
@@ -856,7 +856,7 @@ nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const cha
     if (!xm || xm->rank < 2) return cg_unsupported(c, n, "batch_normalization expects rank >= 2");
     cg_use_section(c, "batch_norm");
     sb_printf(&c->body, "    nnfx_rt_batch_norm(%s, %s, %s, %s, %s, ", in[0], in[1], in[2], in[3], in[4]);
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "epsilon"));
     sb_printf(&c->body, ", %s, %lld, %lld, %lld);\n", y, (long long)xm->dims[0].value, (long long)xm->dims[1].value,
               (long long)infer_prod(xm, 2, xm->rank));
     return NNFX_OK;
@@ -866,7 +866,7 @@ nnfx_status emit_batch_norm(cg *c, const nnfx_node *n, char (*in)[64], const cha
 nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const char *y) {
     const nnfx_meta *xm = &n->meta[0];
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank ? xm->rank : 1, false, &axis))
+    if (!infer_axis(ir_attr_int(n, "axis"), xm->rank ? xm->rank : 1, false, &axis))
         return cg_unsupported(c, n, "softmax axis out of range");
     int64_t outer, len, inner;
     split3(xm, axis, xm->rank ? axis + 1 : 0, &outer, &len, &inner);

@@ -47,11 +47,11 @@ const char *cg_unary_fn(nnfx_op op) {
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b) {
     *a = *b = 0;
     switch (n->op) {
-    case NNFX_OP_LEAKY_RELU: *a = (float)nnfx_node_attr_float(n, "alpha", 0.01); return true;
-    case NNFX_OP_ELU: *a = (float)nnfx_node_attr_float(n, "alpha", 1.0); return true;
+    case NNFX_OP_LEAKY_RELU: *a = (float)ir_attr_float(n, "alpha"); return true;
+    case NNFX_OP_ELU: *a = (float)ir_attr_float(n, "alpha"); return true;
     case NNFX_OP_HARD_SIGMOID:
-        *a = (float)nnfx_node_attr_float(n, "alpha", 0.2);
-        *b = (float)nnfx_node_attr_float(n, "beta", 0.5);
+        *a = (float)ir_attr_float(n, "alpha");
+        *b = (float)ir_attr_float(n, "beta");
         return true;
     case NNFX_OP_CLIP: return cg_const_float(c, s, 1, -INFINITY, a) && cg_const_float(c, s, 2, INFINITY, b);
     default: cg_float_unary_params(n, a, b); return true;
@@ -158,7 +158,7 @@ static nnfx_status emit_conv3d(cg *c, const nnfx_node *n, const char *x, int wv,
     ir_window win;
     nnfx_status st = ir_window_read(n, 3, k, in_sp, &win, c->err);
     if (st) return st;
-    const int64_t grp = nnfx_node_attr_int(n, "group", 1);
+    const int64_t grp = ir_attr_int(n, "group");
     int64_t g[22] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
     if (grp < 1 || g[1] % grp || g[2] % grp || !window3d_geo(xm, ym, &win, g + 3))
         return cg_unsupported(c, n, "a 3-d convolution whose geometry generated C does not take");
@@ -189,7 +189,7 @@ nnfx_status emit_conv(cg *c, const nnfx_node *n, const char *x, int wv, const ch
     ir_window win;
     nnfx_status st = ir_window_read(n, nsp, k, in_sp, &win, c->err);
     if (st) return st;
-    int64_t grp = nnfx_node_attr_int(n, "group", 1);
+    int64_t grp = ir_attr_int(n, "group");
     bool dw = grp == xm->dims[1].value && grp == wm->dims[0].value, packed = false;
     int64_t g[17] = {xm->dims[0].value, xm->dims[1].value, wm->dims[0].value};
     cg_window_geo(xm, ym, in_sp, &win, g + 3);
@@ -391,7 +391,7 @@ nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const 
                 ax[nax++] = at->u.ints.v[i];
     }
     if (nax == 0) {
-        if (nnfx_node_attr_int(n, "noop_with_empty_axes", 0)) {
+        if (ir_attr_int(n, "noop_with_empty_axes")) {
             sb_printf(&c->body, "    memcpy(%s, %s, %lld);\n", y, x, (long long)nnfx_meta_nbytes(xm));
             return NNFX_OK;
         }
@@ -435,7 +435,7 @@ static nnfx_status emit_pool3d(cg *c, const nnfx_node *n, const char *x, const c
     int64_t g[23] = {xm->dims[0].value * xm->dims[1].value};
     if (!window3d_geo(xm, ym, &win, g + 1) || g[0] > INT32_MAX)
         return cg_unsupported(c, n, "a 3-d pooling whose geometry generated C does not take");
-    g[19] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    g[19] = ir_attr_int(n, "count_include_pad") != 0;
     for (int k = 0; k < 3; k++)
         g[20 + k] = win.pe[k];
     cg_use_section(c, "pool3d");
@@ -459,7 +459,7 @@ nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
     if (st) return st;
     int64_t g[16] = {xm->dims[0].value * xm->dims[1].value};
     cg_window_geo(xm, ym, in_sp, &win, g + 1);
-    g[13] = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    g[13] = ir_attr_int(n, "count_include_pad") != 0;
     g[14] = nsp == 2 ? win.pe[0] : 0, g[15] = win.pe[nsp - 1];
     cg_use_section(c, "pool2d");
     sb_printf(&c->body, "    {   /* NC H W OH OW KH KW sh sw ph pw dh dw incl_pad pe_h pe_w */\n");
@@ -471,7 +471,7 @@ nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
 nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1);
     if (!am || !bm || am->rank != 2 || bm->rank != 2) return cg_unsupported(c, n, "gemm operands must be matrices");
-    int ta = (int)nnfx_node_attr_int(n, "transA", 0), tb = (int)nnfx_node_attr_int(n, "transB", 0);
+    int ta = (int)ir_attr_int(n, "transA"), tb = (int)ir_attr_int(n, "transB");
     int64_t M = ta ? am->dims[1].value : am->dims[0].value, K = ta ? am->dims[0].value : am->dims[1].value;
     int64_t N = tb ? bm->dims[0].value : bm->dims[1].value;
     int64_t cm = 1, cn = 1;
@@ -486,9 +486,9 @@ nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*i
     cg_use_section(c, "gemm");
     sb_printf(&c->body, "    nnfx_rt_gemm(%s, %s, %s, %s, %lld, %lld, %lld, %d, %d, ", in[0], in[1], hasc ? in[2] : "0",
               y, (long long)M, (long long)N, (long long)K, ta, tb);
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "alpha", 1.0));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "alpha"));
     sb_printf(&c->body, ", ");
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "beta", 1.0));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "beta"));
     sb_printf(&c->body, ", %lld, %lld);\n", (long long)cm, (long long)cn);
     c->stats[n->op].macs += M * N * K;
     return NNFX_OK;
@@ -531,7 +531,7 @@ const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad) {
 nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *sm = cg_arg_meta(n, 1), *bm = s->nin > 2 ? cg_arg_meta(n, 2) : NULL;
     int axis;
-    if (!xm || !infer_axis(nnfx_node_attr_int(n, "axis", -1), xm->rank, false, &axis))
+    if (!xm || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "layer_normalization axis out of range");
     int64_t inner = infer_prod(xm, axis, xm->rank), outer = inner ? cg_meta_numel(xm) / inner : 0;
     bool has_b = s->nin > 2 && s->in[2] >= 0;
@@ -557,7 +557,7 @@ nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, ch
     cg_use_section(c, "layer_norm");
     sb_printf(&c->body, "    nnfx_rt_layer_norm(%s, %s, %lld, %s, %lld, ", in[0], in[1], (long long)ns,
               has_b ? in[2] : "NULL", (long long)nb);
-    cg_float_lit(&c->body, (float)nnfx_node_attr_float(n, "epsilon", 1e-5));
+    cg_float_lit(&c->body, (float)ir_attr_float(n, "epsilon"));
     sb_printf(&c->body, ", %s, %lld, %lld, %s, %s);\n", y, (long long)outer, (long long)inner, stat[0], stat[1]);
     return NNFX_OK;
 }

@@ -49,7 +49,7 @@ static nnfx_status conv_geometry(cg *c, const nnfx_node *n, const nnfx_meta *xm,
     ir_window win;
     nnfx_error e = {0};
     if (ir_window_read(n, nsp, k, in_sp, &win, &e)) return cg_unsupported(c, n, "its window attributes are invalid");
-    const int64_t G = nnfx_node_attr_int(n, "group", 1), C = xm->dims[1].value, M = wm->dims[0].value;
+    const int64_t G = ir_attr_int(n, "group"), C = xm->dims[1].value, M = wm->dims[0].value;
     if (G < 1 || wm->dims[1].value * G != C || M % G) return cg_unsupported(c, n, "channels that do not fit group");
     const int64_t init[22] = {xm->dims[0].value, C, M, G, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
     memcpy(g, init, sizeof init);

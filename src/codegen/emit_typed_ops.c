@@ -194,7 +194,7 @@ static const char *int_fn(const nnfx_node *n) {
     case NNFX_OP_SUB: return "isub";
     case NNFX_OP_MUL: return "imul";
     case NNFX_OP_DIV: return "idiv";
-    case NNFX_OP_MOD: return nnfx_node_attr_int(n, "fmod", 0) ? "ifmod" : "imod";
+    case NNFX_OP_MOD: return ir_attr_int(n, "fmod") ? "ifmod" : "imod";
     case NNFX_OP_MIN: return "imin";
     case NNFX_OP_MAX: return "imax";
     case NNFX_OP_BITWISE_AND: return "ibitand";
@@ -235,7 +235,7 @@ static nnfx_status emit_binary(cg *c, const fx_step_view *s, nnfx_dtype da, nnfx
                   b, tcode(db), y, tcode(dy), bp.rank);
     } else if (dy == NNFX_F64 || dy == NNFX_F16 || (dy == NNFX_U64 && n->op != NNFX_OP_BIT_SHIFT)) {
         /* in double, as the interpreter */
-        const bool fm = nnfx_node_attr_int(n, "fmod", 0) != 0, u = dy == NNFX_U64;
+        const bool fm = ir_attr_int(n, "fmod") != 0, u = dy == NNFX_U64;
         const char *fn = n->op == NNFX_OP_MIN   ? "dmin"
                          : n->op == NNFX_OP_MAX ? "dmax"
                          : n->op == NNFX_OP_ADD ? "dadd"
@@ -338,8 +338,8 @@ static nnfx_status emit_predicate(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_out(c, s->out, NNFX_BOOL, n, y, sizeof y))) return st;
     cg_use_section(c, "tpredicate");
     sb_printf(&c->body, "    nnfx_rt_tpredicate(%s, %d, %s, %lld, %d, %d, %d);\n", x, tcode(dx), y,
-              (long long)cg_meta_numel(&n->meta[0]), op, nnfx_node_attr_int(n, "detect_negative", 1) != 0,
-              nnfx_node_attr_int(n, "detect_positive", 1) != 0);
+              (long long)cg_meta_numel(&n->meta[0]), op, ir_attr_int(n, "detect_negative") != 0,
+              ir_attr_int(n, "detect_positive") != 0);
     return NNFX_OK;
 }
 
@@ -381,7 +381,7 @@ static nnfx_status emit_trilu(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     cg_use_section(c, "trilu");
     sb_printf(&c->body, "    nnfx_rt_trilu(%s, %s, %d, %lld, %lld, %lld, %s, %d);\n", x, y, (int)nnfx_dtype_size(dx),
               (long long)(cg_meta_numel(m) / (rows * cols)), (long long)rows, (long long)cols, k,
-              nnfx_node_attr_int(n, "upper", 1) != 0);
+              ir_attr_int(n, "upper") != 0);
     return NNFX_OK;
 }
 
@@ -417,7 +417,7 @@ static nnfx_status emit_gather_elements(cg *c, const fx_step_view *s, nnfx_dtype
     int axis;
     nnfx_status st;
     if (!xm || !im || !index_dtype(di) || im->rank != xm->rank || xm->rank < 1 ||
-        !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+        !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "gather_elements needs int32/int64 indices of the data's rank and a valid axis");
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, di, ix, sizeof ix)) ||
         (st = typed_out(c, s->out, dx, n, y, sizeof y)))
@@ -446,7 +446,7 @@ static nnfx_status emit_gather(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     char x[96], ix[96], y[96];
     int axis;
     nnfx_status st;
-    if (!xm || !index_dtype(di) || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis))
+    if (!xm || !index_dtype(di) || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
         return cg_unsupported(c, n, "gather needs int32/int64 indices and a valid axis");
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, di, ix, sizeof ix)) ||
         (st = typed_out(c, s->out, dx, n, y, sizeof y)))
@@ -545,9 +545,8 @@ static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     if ((st = typed_in(c, s, 0, dx, x, sizeof x)) || (st = typed_in(c, s, 1, rm->dtype, r, sizeof r)) ||
         (st = typed_in(c, s, 2, NNFX_I64, b, sizeof b)) || (st = typed_out(c, s->out, ym->dtype, n, y, sizeof y)))
         return st;
-    const bool half =
-        strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
-    const bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    const bool half = strcmp(ir_attr_string(n, "coordinate_transformation_mode"), "half_pixel") == 0;
+    const bool mx = strcmp(ir_attr_string(n, "mode"), "max") == 0;
     char nr[64]; /* the regions: their actual count after a node whose size depends on the data */
     cg_dim_expr(c, n->args[1].u.node, 0, nr, sizeof nr);
     c->may_fail = true;
@@ -557,9 +556,8 @@ static nnfx_status emit_roi_align(cg *c, const fx_step_view *s, nnfx_dtype dx) {
         "    if (nnfx_rt_roi_align(%s, %d, %s, %d, %s, %s, %d, %lld, %lld, %lld, %lld, (long)%s, %lld, %lld, %lld, ", x,
         tcode(dx), r, tcode(rm->dtype), b, y, tcode(ym->dtype), (long long)xm->dims[0].value,
         (long long)xm->dims[1].value, (long long)xm->dims[2].value, (long long)xm->dims[3].value, nr,
-        (long long)ym->dims[2].value, (long long)ym->dims[3].value,
-        (long long)nnfx_node_attr_int(n, "sampling_ratio", 0));
-    sb_printf(&c->body, "%a, %d, %d)) return 2;\n", nnfx_node_attr_float(n, "spatial_scale", 1.0), half, mx);
+        (long long)ym->dims[2].value, (long long)ym->dims[3].value, (long long)ir_attr_int(n, "sampling_ratio"));
+    sb_printf(&c->body, "%a, %d, %d)) return 2;\n", ir_attr_float(n, "spatial_scale"), half, mx);
     return NNFX_OK;
 }
 
@@ -620,7 +618,7 @@ static nnfx_status emit_gather_nd(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1);
     const nnfx_dtype di = in_dtype(c, s, 1);
-    const int b = (int)nnfx_node_attr_int(n, "batch_dims", 0);
+    const int b = (int)ir_attr_int(n, "batch_dims");
     char x[96], ix[96], y[96];
     nnfx_status st;
     if (!xm || !im || !index_dtype(di) || im->rank < 1)
@@ -701,8 +699,7 @@ static nnfx_status emit_cumsum(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     }
     emit_longs(&c->body, "shape", ym->rank, d);
     sb_printf(&c->body, "        nnfx_rt_cumsum(%s, %d, %s, %d, %d, shape, axis, %d, %d);\n    }\n", x, tcode(dx), y,
-              tcode(dx), ym->rank, nnfx_node_attr_int(n, "exclusive", 0) != 0,
-              nnfx_node_attr_int(n, "reverse", 0) != 0);
+              tcode(dx), ym->rank, ir_attr_int(n, "exclusive") != 0, ir_attr_int(n, "reverse") != 0);
     return NNFX_OK;
 }
 
@@ -744,7 +741,9 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const nnfx_node *n = s->last;
     const nnfx_meta *xm = cg_arg_meta(n, 0), *im = cg_arg_meta(n, 1), *um = cg_arg_meta(n, 2);
     const nnfx_dtype di = in_dtype(c, s, 1);
-    const char *r = nnfx_node_attr_string(n, "reduction", "none");
+    /* Scatter (the older form) has no reduction in ops.def: it never reduces */
+    const char *r =
+        n->op == NNFX_OP_SCATTER && !nnfx_node_attr(n, "reduction") ? "none" : ir_attr_string(n, "reduction");
     const int red = strcmp(r, "none") == 0  ? 0
                     : strcmp(r, "add") == 0 ? 1
                     : strcmp(r, "mul") == 0 ? 2
@@ -768,7 +767,7 @@ static nnfx_status emit_scatter(cg *c, const fx_step_view *s, nnfx_dtype dx) {
     const int k = nd && im->rank > 0 ? (int)id[im->rank - 1] : 1;
     int axis = 0;
     if (nd && (k < 1 || k > xm->rank)) return cg_unsupported(c, n, "scatter_nd index tuples do not fit the data");
-    if (!nd && (im->rank != xm->rank || !infer_axis(nnfx_node_attr_int(n, "axis", 0), xm->rank, false, &axis)))
+    if (!nd && (im->rank != xm->rank || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis)))
         return cg_unsupported(c, n, "scatter_elements indices must have the data's rank, the axis be valid");
     char cnt[32], dl[NNFX_MAX_RANK][64];
     snprintf(cnt, sizeof cnt, "%lld", (long long)cg_meta_numel(im));
@@ -815,7 +814,7 @@ static nnfx_status emit_one_hot(cg *c, const fx_step_view *s, nnfx_dtype dy) {
     char ix[96], v[96], y[96];
     int axis;
     nnfx_status st;
-    if (tcode(di) < 0 || tcode(dv) < 0 || !infer_axis(nnfx_node_attr_int(n, "axis", -1), ym->rank, false, &axis))
+    if (tcode(di) < 0 || tcode(dv) < 0 || !infer_axis(ir_attr_int(n, "axis"), ym->rank, false, &axis))
         return cg_unsupported(c, n, "one_hot of indices and values of types generated C holds along a valid axis");
     if ((st = typed_in(c, s, 0, di, ix, sizeof ix)) || (st = typed_in(c, s, 2, dv, v, sizeof v)) ||
         (st = typed_out(c, s->out, dy, n, y, sizeof y)))
@@ -837,7 +836,7 @@ static nnfx_status emit_eye_like(cg *c, const fx_step_view *s, nnfx_dtype dy) {
     if ((st = typed_out(c, s->out, dy, n, y, sizeof y))) return st;
     cg_use_section(c, "eye_like");
     sb_printf(&c->body, "    nnfx_rt_eye_like(%s, %d, %lld, %lld, %lld);\n", y, tcode(dy), (long long)ym->dims[0].value,
-              (long long)ym->dims[1].value, (long long)nnfx_node_attr_int(n, "k", 0));
+              (long long)ym->dims[1].value, (long long)ir_attr_int(n, "k"));
     return NNFX_OK;
 }
 
@@ -847,7 +846,7 @@ static nnfx_status emit_loss(cg *c, const fx_step_view *s) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     const nnfx_dtype dt = in_dtype(c, s, 1);
     const bool sce = n->op == NNFX_OP_SCE_LOSS, has_w = s->nin > 2 && s->in[2] >= 0;
-    const char *r = nnfx_node_attr_string(n, "reduction", "mean");
+    const char *r = ir_attr_string(n, "reduction");
     const int red = strcmp(r, "none") == 0 ? 0 : strcmp(r, "sum") == 0 ? 1 : strcmp(r, "mean") == 0 ? 2 : -1;
     char x[64], tg[96], w[64] = "0", y[64], lp[64] = "0";
     nnfx_status st;
@@ -879,6 +878,38 @@ static bool inputs_typed(cg *c, const fx_step_view *s, int k) {
     for (int a = 0; a < k; a++)
         if (a >= s->nin || s->in[a] < 0 || tcode(in_dtype(c, s, a)) < 0) return false;
     return true;
+}
+
+/* Emits step s, an op cg_emit_typed_op has taken, by its emitter (d0, d1:
+ * the types of its first two inputs; dy: of its output). */
+static nnfx_status emit_typed_chosen(cg *c, const fx_step_view *s, nnfx_dtype d0, nnfx_dtype d1, nnfx_dtype dy) {
+    const nnfx_node *n = s->last;
+    switch (n->op) {
+    case NNFX_OP_CAST:
+    case NNFX_OP_CAST_LIKE: return emit_cast(c, s, d0, dy);
+    case NNFX_OP_WHERE: return emit_where(c, s, dy);
+    case NNFX_OP_NOT:
+    case NNFX_OP_IS_NAN:
+    case NNFX_OP_IS_INF: return emit_predicate(c, s, d0);
+    case NNFX_OP_TRILU: return emit_trilu(c, s, d0);
+    case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
+    case NNFX_OP_GATHER: return emit_gather(c, s, d0);
+    case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
+    case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
+    case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
+    case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
+    case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
+    case NNFX_OP_DROPOUT: return emit_dropout(c, s);
+    case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
+    case NNFX_OP_SCATTER:
+    case NNFX_OP_SCATTER_ELEMENTS:
+    case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);
+    case NNFX_OP_ONE_HOT: return emit_one_hot(c, s, dy);
+    case NNFX_OP_EYE_LIKE: return emit_eye_like(c, s, dy);
+    case NNFX_OP_NLL_LOSS:
+    case NNFX_OP_SCE_LOSS: return emit_loss(c, s);
+    default: return emit_binary(c, s, d0, d1, dy);
+    }
 }
 
 nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
@@ -1009,32 +1040,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
         return NNFX_OK;
     }
     *handled = true;
-    switch (n->op) {
-    case NNFX_OP_CAST:
-    case NNFX_OP_CAST_LIKE: return emit_cast(c, s, d0, dy);
-    case NNFX_OP_WHERE: return emit_where(c, s, dy);
-    case NNFX_OP_NOT:
-    case NNFX_OP_IS_NAN:
-    case NNFX_OP_IS_INF: return emit_predicate(c, s, d0);
-    case NNFX_OP_TRILU: return emit_trilu(c, s, d0);
-    case NNFX_OP_GATHER_ELEMENTS: return emit_gather_elements(c, s, d0);
-    case NNFX_OP_GATHER: return emit_gather(c, s, d0);
-    case NNFX_OP_GATHER_ND: return emit_gather_nd(c, s, d0);
-    case NNFX_OP_MAX_UNPOOL: return emit_max_unpool(c, s, d0);
-    case NNFX_OP_ROI_ALIGN: return emit_roi_align(c, s, d0);
-    case NNFX_OP_TFIDF: return emit_tfidf(c, s, d0);
-    case NNFX_OP_CLIP: return emit_iclip(c, s, d0);
-    case NNFX_OP_DROPOUT: return emit_dropout(c, s);
-    case NNFX_OP_CUM_SUM: return emit_cumsum(c, s, d0);
-    case NNFX_OP_SCATTER:
-    case NNFX_OP_SCATTER_ELEMENTS:
-    case NNFX_OP_SCATTER_ND: return emit_scatter(c, s, d0);
-    case NNFX_OP_ONE_HOT: return emit_one_hot(c, s, dy);
-    case NNFX_OP_EYE_LIKE: return emit_eye_like(c, s, dy);
-    case NNFX_OP_NLL_LOSS:
-    case NNFX_OP_SCE_LOSS: return emit_loss(c, s);
-    default: return emit_binary(c, s, d0, d1, dy);
-    }
+    return emit_typed_chosen(c, s, d0, d1, dy);
 }
 
 int cg_tcode(nnfx_dtype dt) { return tcode(dt); }

@@ -126,7 +126,7 @@ static iv op_iv(ivctx *x, cg_bounds *b, const nnfx_node *n, int64_t k, int depth
         const nnfx_tensor *t = NULL;
         const nnfx_node *ix = n->nargs > 1 && n->args[1].kind == NNFX_ARG_NODE ? n->args[1].u.node : NULL;
         if (ix && ix->opcode == NNFX_GET_ATTR) t = nnfx_graph_param(b->graph, ix->target);
-        if (k >= 0 && xm && xm->rank == 1 && t && k < nnfx_tensor_numel(t) && nnfx_node_attr_int(n, "axis", 0) == 0) {
+        if (k >= 0 && xm && xm->rank == 1 && t && k < nnfx_tensor_numel(t) && ir_attr_int(n, "axis") == 0) {
             int64_t i = core_tensor_get_i64(t, k);
             if (i < 0) i += xm->dims[0].value;
             if (i >= 0 && i < xm->dims[0].value) return arg_iv(x, b, n, 0, i, depth);
@@ -184,7 +184,7 @@ static iv op_iv(ivctx *x, cg_bounds *b, const nnfx_node *n, int64_t k, int depth
                  y = arg_iv(x, b, n, 1, bcast_elem(n, 1, k), depth);
         if (!(y.lo > 0 || y.hi < 0)) return iv_all;
         const double m = fmax(fabs(y.lo), fabs(y.hi));
-        if (nnfx_node_attr_int(n, "fmod", 0)) return (iv){xv.lo < 0 ? -m : 0, xv.hi > 0 ? m : 0};
+        if (ir_attr_int(n, "fmod")) return (iv){xv.lo < 0 ? -m : 0, xv.hi > 0 ? m : 0};
         return y.lo > 0 ? (iv){0, m} : (iv){-m, 0};
     }
     case NNFX_OP_ABS: {

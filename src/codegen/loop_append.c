@@ -66,7 +66,7 @@ static nnfx_node *appended_piece(const nnfx_node *n, const ir_ctrl_shape *cs, in
     nnfx_node *piece = cat->args[1].u.node;
     const nnfx_meta *im = &init->meta[0];
     *pm = piece->meta[0];
-    int64_t axis = nnfx_node_attr_int(cat, "axis", 0);
+    int64_t axis = ir_attr_int(cat, "axis");
     if (!nnfx_meta_is_static(im) || pm->rank < 1 || pm->rank + 1 > NNFX_MAX_RANK || im->rank != pm->rank ||
         im->dtype != pm->dtype || pm->dims[0].value < 1 || (axis != 0 && axis != -pm->rank))
         return NULL;

@@ -133,7 +133,7 @@ bool cg_sym_rule(cg_rule_ctx *r, cg_sym *out) {
         break;
     case NNFX_OP_GATHER: {
         int axis;
-        if (!xm || xm->rank != 1 || !infer_axis(nnfx_node_attr_int(n, "axis", 0), 1, false, &axis)) return true;
+        if (!xm || xm->rank != 1 || !infer_axis(ir_attr_int(n, "axis"), 1, false, &axis)) return true;
         for (int i = 0; i < out->n; i++) {
             int64_t k;
             const int ie = arg_el(r, 1, i);

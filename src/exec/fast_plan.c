@@ -257,7 +257,7 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     case NNFX_OP_TANH: f.act = FX_ACT_TANH; break;
     case NNFX_OP_LEAKY_RELU:
         f.act = FX_ACT_LEAKY;
-        f.p0 = (float)nnfx_node_attr_float(u, "alpha", 0.01);
+        f.p0 = (float)ir_attr_float(u, "alpha");
         break;
     case NNFX_OP_CLIP: {
         float lo = -INFINITY, hi = INFINITY;
@@ -768,7 +768,7 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
         int64_t m = n->meta[0].dims[0].value, cols = n->meta[0].dims[1].value;
         const nnfx_meta *am = n->nargs > 0 && n->args[0].kind == NNFX_ARG_NODE ? &n->args[0].u.node->meta[0] : NULL;
-        int64_t k = am && am->rank == 2 ? am->dims[nnfx_node_attr_int(n, "transA", 0) ? 0 : 1].value : 0;
+        int64_t k = am && am->rank == 2 ? am->dims[ir_attr_int(n, "transA") ? 0 : 1].value : 0;
         if (m > 0 && k > 0 && cols >= 2 * FX_GEMM_MIN_COLS && m * cols * k >= FX_GEMM_MIN_MACS) {
             int64_t t = cols / FX_GEMM_MIN_COLS;
             s->gemm_tasks = (int)(t < FX_GEMM_TASKS ? t : FX_GEMM_TASKS);
@@ -910,7 +910,7 @@ static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
         if (s->in[a] < 0 || p->vals[s->in[a]].kind == V_ALIAS || p->vals[s->in[a]].kind == V_TUPLE) return NHWC_NONE;
     switch (s->n->op) {
     case NNFX_OP_CONCAT: {
-        int64_t ax = nnfx_node_attr_int(s->n, "axis", 0);
+        int64_t ax = ir_attr_int(s->n, "axis");
         if (ax != 1 && ax != -3) return NHWC_NONE;
         for (int a = 0; a < s->nin; a++) {
             const nnfx_tensor *x = p->vals[s->in[a]].t;

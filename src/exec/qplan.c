@@ -108,7 +108,7 @@ static const nnfx_tensor *dq_weight(const fx_qenv *env, const nnfx_node *dq, int
     if (!w || w->dtype != NNFX_I8 || !s || s->dtype != NNFX_F32) return NULL;
     int64_t ns = nnfx_tensor_numel(s);
     if (ns != 1) {
-        int64_t ax = nnfx_node_attr_int(dq, "axis", 1);
+        int64_t ax = ir_attr_int(dq, "axis");
         if (ax < 0) ax += w->rank;
         if (s->rank != 1 || ax != axis || ns != m) return NULL;
     }
@@ -166,8 +166,7 @@ static fx_qop *prepare_pool(const fx_qenv *env, const nnfx_node *f, const fx_qpa
         if (g.oh != 1 || g.ow != 1) return NULL;
     } else {
         const nnfx_attr *ks = nnfx_node_attr(f, "kernel_shape");
-        if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2 || nnfx_node_attr_int(f, "storage_order", 0))
-            return NULL;
+        if (!ks || ks->kind != NNFX_ATTR_INTS || ks->u.ints.n != 2 || ir_attr_int(f, "storage_order")) return NULL;
         int64_t k[2] = {ks->u.ints.v[0], ks->u.ints.v[1]}, in_sp[2] = {g.h, g.w};
         ir_window win;
         nnfx_error werr = {0};
@@ -215,7 +214,7 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
         g.n = xm->dims[0].value, g.c = xm->dims[1].value, g.h = in_sp[0], g.w = in_sp[1], g.m = mo;
         g.kh = win.k[0], g.kw = win.k[1], g.sh = win.s[0], g.sw = win.s[1], g.dh = win.d[0], g.dw = win.d[1];
         g.ph = win.pb[0], g.pw = win.pb[1];
-        g.group = nnfx_node_attr_int(f, "group", 1);
+        g.group = ir_attr_int(f, "group");
         g.oh = ym->dims[2].value, g.ow = ym->dims[3].value;
         if (g.group < 1 || g.c % g.group || g.m % g.group || w->shape[1] != g.c / g.group || g.oh <= 0 || g.ow <= 0 ||
             g.oh != ir_window_out(&win, 0, g.h) || g.ow != ir_window_out(&win, 1, g.w))
@@ -236,10 +235,10 @@ static fx_qop *prepare(const fx_qenv *env, const nnfx_node *f, fx_qparams *q, fx
         rows *= xm->dims[d].value;
     bool trans = false;
     if (f->op == NNFX_OP_GEMM) {
-        if (xm->rank != 2 || nnfx_node_attr_int(f, "transA", 0) || nnfx_node_attr_float(f, "alpha", 1.0) != 1.0 ||
-            nnfx_node_attr_float(f, "beta", 1.0) != 1.0)
+        if (xm->rank != 2 || ir_attr_int(f, "transA") || ir_attr_float(f, "alpha") != 1.0 ||
+            ir_attr_float(f, "beta") != 1.0)
             return NULL;
-        trans = nnfx_node_attr_int(f, "transB", 0) != 0;
+        trans = ir_attr_int(f, "transB") != 0;
         if (!bias_of(env, f, 2, mo, &q->bias)) return NULL;
     } else {
         if (xm->rank < 2 || f->nargs != 2) return NULL;
@@ -517,7 +516,7 @@ static fx_qop *prepare_mean(const fx_qenv *env, const nnfx_node *qn, const nnfx_
                 ax[i] = ((const int64_t *)t->data)[i];
         }
         if (nax == 0) {
-            if (nnfx_node_attr_int(f, "noop_with_empty_axes", 0)) return NULL;
+            if (ir_attr_int(f, "noop_with_empty_axes")) return NULL;
             for (int d = 0; d < r; d++)
                 red[d] = true;
         }

@@ -124,6 +124,18 @@ bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const 
     return false;
 }
 
+int64_t ir_attr_int(const nnfx_node *n, const char *name) { return nnfx_node_attr_int(n, name, 0); }
+
+double ir_attr_float(const nnfx_node *n, const char *name) { return nnfx_node_attr_float(n, name, 0.0); }
+
+const char *ir_attr_string(const nnfx_node *n, const char *name) {
+    const nnfx_attr *a = nnfx_node_attr(n, name);
+    if (a && a->kind == NNFX_ATTR_STRING) return a->u.s;
+    const char *d = NULL;
+    if (n && n->opcode == NNFX_CALL_FUNCTION && ir_schema_lookup(n->op, name, NULL, &d) && d) return d;
+    return "";
+}
+
 bool ir_schema_string_list(nnfx_op op, const char *name) {
     if ((int)op <= 0 || op >= NNFX_OP_COUNT || !name) return false;
     pthread_once(&schema_once, parse_schemas);

@@ -66,6 +66,18 @@ int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n);
  * such attribute. */
 bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text);
 
+/* Attribute `name` of op node n as an integer (a float one truncated) or a
+ * float; when the node does not carry it, the default of n's row in ops.def.
+ * A name with no default in that row reads 0: the attribute is required, or
+ * its absence means something the caller checks with nnfx_node_attr. The
+ * engines (exec, codegen) read attribute defaults only through these, never
+ * as literals of their own; the layers test holds this. */
+int64_t ir_attr_int(const nnfx_node *n, const char *name);
+double ir_attr_float(const nnfx_node *n, const char *name);
+/* The same for a string attribute: the node's own (borrowed from it), else
+ * the row's default (static), else "" (never NULL). */
+const char *ir_attr_string(const nnfx_node *n, const char *name);
+
 /* True when op's attribute `name` is a list of strings ("strs" in the
  * schema): the IR holds it as one string, the items joined by commas, and
  * ONNX import/export convert from/to a STRINGS attribute. */

@@ -80,7 +80,7 @@ static void conv_depthwise(const conv2d *g, const kern_dw_geom *dg, const float 
 static nnfx_status conv_nd(const nnfx_node *n, const nnfx_tensor *x, const nnfx_tensor *w, const nnfx_tensor *bias,
                            const ir_window *win, const int64_t *oshape, nnfx_tensor *y, nnfx_error *err) {
     int nsp = x->rank - 2;
-    int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], group = nnfx_node_attr_int(n, "group", 1);
+    int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], group = ir_attr_int(n, "group");
     int64_t cg = C / group, mg = M / group, K = 1, O = 1, IN = 1;
     for (int i = 0; i < nsp; i++) {
         K *= win->k[i];
@@ -161,7 +161,7 @@ nnfx_status kern_conv(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     g.n = x->shape[0];
     g.c = x->shape[1];
     g.m = w->shape[0];
-    g.group = nnfx_node_attr_int(n, "group", 1);
+    g.group = ir_attr_int(n, "group");
     if (g.group < 1 || g.c != w->shape[1] * g.group || g.m % g.group != 0)
         return kern_fail(err, n, NNFX_ERR_SHAPE,
                          "conv channels do not fit: input %lld, weight [%lld, %lld, ...], group %lld", (long long)g.c,

@@ -221,7 +221,7 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         k[i] = w->shape[2 + i], in_sp[i] = xs[2 + i];
     bool tr = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE); /* w [C, M, KH, KW], group 1, 2-d */
     ir_window win = {0};
-    int64_t group = nnfx_node_attr_int(n, "group", 1);
+    int64_t group = ir_attr_int(n, "group");
     if (tr) {
         ir_convt ct;
         if (nsp != 2 || group != 1 || w->shape[0] != xs[1] || ys[1] != w->shape[1] || (b && b->shape[0] != ys[1]) ||
@@ -380,8 +380,8 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     dnnl_memory_desc_t src, dst;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
-    dnnl_alg_kind_t alg = nnfx_node_attr_int(n, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
-                                                                        : dnnl_pooling_avg_exclude_padding;
+    dnnl_alg_kind_t alg =
+        ir_attr_int(n, "count_include_pad") ? dnnl_pooling_avg_include_padding : dnnl_pooling_avg_exclude_padding;
     dnnl_dims_t st = {win.s[0], win.s[1]}, kd = {k[0], k[1]}, dl = {0, 0}, pl = {win.pb[0], win.pb[1]},
                 pr = {win.pe[0], win.pe[1]};
     dnnl_pooling_v2_desc_t pdsc;

@@ -76,7 +76,7 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
     fx_conv c0 = {0};
     c0.n = xs[0], c0.c = xs[1], c0.h = xs[2], c0.w = xs[3];
     c0.m = w->shape[0];
-    c0.group = nnfx_node_attr_int(n, "group", 1);
+    c0.group = ir_attr_int(n, "group");
     c0.kh = win.k[0], c0.kw = win.k[1], c0.sh = win.s[0], c0.sw = win.s[1];
     c0.dh = win.d[0], c0.dw = win.d[1], c0.ph = win.pb[0], c0.pw = win.pb[1];
     c0.oh = ir_window_out(&win, 0, c0.h);

@@ -19,7 +19,7 @@ nnfx_status kern_conv_transpose(const nnfx_node *n, int nin, nnfx_tensor *const 
     if (x->rank < 3 || w->rank != x->rank)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "conv_transpose needs X and W of the same rank >= 3");
     int nsp = x->rank - 2;
-    int64_t group = nnfx_node_attr_int(n, "group", 1), N = x->shape[0], C = x->shape[1];
+    int64_t group = ir_attr_int(n, "group"), N = x->shape[0], C = x->shape[1];
     if (group < 1 || C != w->shape[0] || C % group)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "conv_transpose channels do not fit the weight and group");
     int64_t cg = C / group, mg = w->shape[1], M = mg * group, K = 1, IN = 1, O = 1, k[NNFX_MAX_RANK],

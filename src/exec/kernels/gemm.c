@@ -20,8 +20,8 @@ nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     if ((s = kern_need(n, a, NNFX_F32, "A", err)) || (s = kern_need(n, b, NNFX_F32, "B", err))) return s;
     if (c && (s = kern_need(n, c, NNFX_F32, "C", err))) return s;
     if (a->rank != 2 || b->rank != 2) return kern_fail(err, n, NNFX_ERR_SHAPE, "gemm expects 2-d A and B");
-    bool ta = nnfx_node_attr_int(n, "transA", 0) != 0, tb = nnfx_node_attr_int(n, "transB", 0) != 0;
-    float alpha = (float)nnfx_node_attr_float(n, "alpha", 1.0), beta = (float)nnfx_node_attr_float(n, "beta", 1.0);
+    bool ta = ir_attr_int(n, "transA") != 0, tb = ir_attr_int(n, "transB") != 0;
+    float alpha = (float)ir_attr_float(n, "alpha"), beta = (float)ir_attr_float(n, "beta");
     int64_t m = a->shape[ta ? 1 : 0], k = a->shape[ta ? 0 : 1], kb = b->shape[tb ? 1 : 0], nn = b->shape[tb ? 0 : 1];
     if (k != kb)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gemm expects input dim %d (%lld) to equal weight dim %d (%lld)",

@@ -29,7 +29,7 @@ nnfx_status kern_gather_elements(const nnfx_node *n, int nin, nnfx_tensor *const
     nnfx_status s = kern_check_out(n, out[0], ix->rank, ix->shape, err);
     if (s) return s;
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_elements axis %lld out of range", (long long)a);
     int64_t xst[NNFX_MAX_RANK], idx[NNFX_MAX_RANK] = {0};
@@ -76,7 +76,7 @@ nnfx_status kern_trilu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
             return kern_fail(err, n, NNFX_ERR_SHAPE, "trilu k must hold one value");
         k = kv[0];
     }
-    bool upper = nnfx_node_attr_int(n, "upper", 1) != 0;
+    bool upper = ir_attr_int(n, "upper") != 0;
     size_t es = nnfx_dtype_size(x->dtype);
     int64_t rows = x->shape[x->rank - 2], cols = x->shape[x->rank - 1];
     int64_t mats = (rows > 0 && cols > 0) ? nnfx_tensor_numel(x) / (rows * cols) : 0;
@@ -109,7 +109,7 @@ nnfx_status kern_cum_sum(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
     int na = 0, axis;
     if (!kern_ints(in[1], av, 1, &na) || na != 1 || !infer_axis(av[0], x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "cum_sum axis must be one value in range for rank %d", x->rank);
-    bool excl = nnfx_node_attr_int(n, "exclusive", 0) != 0, rev = nnfx_node_attr_int(n, "reverse", 0) != 0;
+    bool excl = ir_attr_int(n, "exclusive") != 0, rev = ir_attr_int(n, "reverse") != 0;
     int64_t len = x->shape[axis], inner = 1, outer = 1;
     for (int d = axis + 1; d < x->rank; d++)
         inner *= x->shape[d];
@@ -138,7 +138,7 @@ nnfx_status kern_hardmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
     if ((s = kern_need(n, x, NNFX_F32, "input", err))) return s;
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", -1);
+    int64_t a = ir_attr_int(n, "axis");
     if (x->rank == 0 || !infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "hardmax axis %lld out of range for rank %d", (long long)a, x->rank);
     int64_t len = x->shape[axis], inner = 1, outer = 1;

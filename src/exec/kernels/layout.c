@@ -23,7 +23,7 @@ static nnfx_status block_move(const nnfx_node *n, nnfx_tensor *const *in, nnfx_t
     const nnfx_tensor *x = in[0];
     if (x->rank != 4) return kern_fail(err, n, NNFX_ERR_SHAPE, "input must have rank 4");
     int64_t b = nnfx_node_attr_int(n, "blocksize", 0);
-    bool crd = to_space && strcmp(nnfx_node_attr_string(n, "mode", "DCR"), "CRD") == 0;
+    bool crd = to_space && strcmp(ir_attr_string(n, "mode"), "CRD") == 0;
     const nnfx_tensor *sp = to_space ? out[0] : x; /* the spatial (large) side  */
     int64_t N = sp->shape[0], C = sp->shape[1], H = sp->shape[2] / b, W = sp->shape[3] / b;
     size_t es = nnfx_dtype_size(x->dtype);
@@ -64,7 +64,7 @@ nnfx_status kern_eye_like(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
                           nnfx_error *err) {
     if (nin < 1 || !in[0] || nout < 1 || !out[0] || out[0]->rank != 2)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "eye_like needs a 2-d input");
-    int64_t k = nnfx_node_attr_int(n, "k", 0), R = out[0]->shape[0], C = out[0]->shape[1];
+    int64_t k = ir_attr_int(n, "k"), R = out[0]->shape[0], C = out[0]->shape[1];
     for (int64_t i = 0; i < R; i++)
         for (int64_t j = 0; j < C; j++)
             kern_set(out[0], i * C + j, j - i == k ? 1.0 : 0.0);
@@ -76,7 +76,7 @@ nnfx_status kern_eye_like(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
  * 0.42 - 0.5 cos + 0.08 cos(2x). */
 static nnfx_status window(const nnfx_node *n, nnfx_tensor *const *out, double a0, double a1, double a2) {
     int64_t N = out[0]->shape[0];
-    double den = nnfx_node_attr_int(n, "periodic", 1) ? (double)N : (double)(N - 1);
+    double den = ir_attr_int(n, "periodic") ? (double)N : (double)(N - 1);
     for (int64_t i = 0; i < N; i++) {
         double x = den > 0 ? 2 * M_PI * (double)i / den : 0;
         kern_set(out[0], i, a0 - a1 * cos(x) + a2 * cos(2 * x));
@@ -122,7 +122,7 @@ nnfx_status kern_reverse_sequence(const nnfx_node *n, int nin, nnfx_tensor *cons
     if (nin < 2 || !in[0] || !in[1] || nout < 1 || !out[0])
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "reverse_sequence needs input and sequence_lens");
     const nnfx_tensor *x = in[0];
-    int ta = (int)nnfx_node_attr_int(n, "time_axis", 0), ba = (int)nnfx_node_attr_int(n, "batch_axis", 1);
+    int ta = (int)ir_attr_int(n, "time_axis"), ba = (int)ir_attr_int(n, "batch_axis");
     if (x->rank < 2 || ta < 0 || ba < 0 || ta > 1 || ba > 1 || ta == ba)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "reverse_sequence needs time_axis and batch_axis in {0, 1}");
     if (nnfx_tensor_numel(in[1]) != x->shape[ba])

@@ -180,5 +180,5 @@ nnfx_status kern_bit_shift(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
  * fmod with the dividend's sign (fmod=1). */
 nnfx_status kern_mod(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                      nnfx_error *err) {
-    return logic(nnfx_node_attr_int(n, "fmod", 0) ? L_FMOD : L_MOD, n, nin, in, nout, out, err);
+    return logic(ir_attr_int(n, "fmod") ? L_FMOD : L_MOD, n, nin, in, nout, out, err);
 }

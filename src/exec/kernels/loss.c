@@ -26,7 +26,7 @@ static nnfx_status nll_core(const nnfx_node *n, const nnfx_tensor *x, const doub
     if (wt && nnfx_tensor_numel(wt) != C)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "loss weight has %lld values for %lld classes",
                          (long long)nnfx_tensor_numel(wt), (long long)C);
-    const char *red = nnfx_node_attr_string(n, "reduction", "mean");
+    const char *red = ir_attr_string(n, "reduction");
     bool has_ii = nnfx_node_attr(n, "ignore_index") != NULL;
     int64_t ii = nnfx_node_attr_int(n, "ignore_index", 0);
     bool none = strcmp(red, "none") == 0, mean = strcmp(red, "mean") == 0;

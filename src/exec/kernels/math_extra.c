@@ -110,14 +110,13 @@ MATH_KERNEL(kern_mish, M_MISH)
 /* Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)). */
 nnfx_status kern_selu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
-    return math(M_SELU, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "alpha", 1.67326319217681884765625),
-                (float)nnfx_node_attr_float(n, "gamma", 1.05070102214813232421875));
+    return math(M_SELU, n, nin, in, nout, out, err, (float)ir_attr_float(n, "alpha"), (float)ir_attr_float(n, "gamma"));
 }
 
 /* Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)). */
 nnfx_status kern_celu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                       nnfx_error *err) {
-    float alpha = (float)nnfx_node_attr_float(n, "alpha", 1.0);
+    float alpha = (float)ir_attr_float(n, "alpha");
     if (alpha == 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "celu alpha must not be 0");
     return math(M_CELU, n, nin, in, nout, out, err, alpha, 0);
 }
@@ -125,14 +124,14 @@ nnfx_status kern_celu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
 /* ThresholdedRelu: x > alpha ? x : 0. */
 nnfx_status kern_thresholded_relu(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                                   nnfx_tensor *const *out, nnfx_error *err) {
-    return math(M_THRESH, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "alpha", 1.0), 0);
+    return math(M_THRESH, n, nin, in, nout, out, err, (float)ir_attr_float(n, "alpha"), 0);
 }
 
 /* Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0. */
 nnfx_status kern_shrink(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
-    return math(M_SHRINK, n, nin, in, nout, out, err, (float)nnfx_node_attr_float(n, "bias", 0.0),
-                (float)nnfx_node_attr_float(n, "lambd", 0.5));
+    return math(M_SHRINK, n, nin, in, nout, out, err, (float)ir_attr_float(n, "bias"),
+                (float)ir_attr_float(n, "lambd"));
 }
 
 /* float32 / float64 / float16 -> bool predicate kernels (nnfx_rt_tpredicate,
@@ -162,8 +161,8 @@ nnfx_status kern_is_nan(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
 /* IsInf(X) -> bool, for the signs selected by detect_negative/positive. */
 nnfx_status kern_is_inf(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
-    return predicate(n, nin, in, nout, out, err, true, nnfx_node_attr_int(n, "detect_negative", 1) != 0,
-                     nnfx_node_attr_int(n, "detect_positive", 1) != 0);
+    return predicate(n, nin, in, nout, out, err, true, ir_attr_int(n, "detect_negative") != 0,
+                     ir_attr_int(n, "detect_positive") != 0);
 }
 
 /* Not(X): bool -> bool (nnfx_rt_tpredicate, the generated C's). */

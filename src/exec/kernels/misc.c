@@ -38,7 +38,7 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "pad needs data and pads");
     const nnfx_tensor *x = in[0];
     nnfx_tensor *o = out[0];
-    const char *ms = nnfx_node_attr_string(n, "mode", "constant");
+    const char *ms = ir_attr_string(n, "mode");
     int mode = kern_pad_mode(ms);
     if (mode < 0) return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "pad mode '%s' is not supported", ms);
     int64_t pads[2 * NNFX_MAX_RANK], axes[NNFX_MAX_RANK], pb[NNFX_MAX_RANK], pe[NNFX_MAX_RANK], oshape[NNFX_MAX_RANK];

@@ -91,7 +91,7 @@ nnfx_status kern_concat(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (nin < 1 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "concat needs inputs");
     nnfx_tensor *o = out[0];
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, o->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "concat axis %lld out of range for rank %d", (long long)a, o->rank);
     size_t es = nnfx_dtype_size(o->dtype);
@@ -128,7 +128,7 @@ nnfx_status kern_split(const nnfx_node *n, int nin, nnfx_tensor *const *in, int 
     if (nin < 1 || nout < 1 || !in[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "split needs an input");
     const nnfx_tensor *x = in[0];
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "split axis %lld out of range for rank %d", (long long)a, x->rank);
     size_t es = nnfx_dtype_size(x->dtype);
@@ -198,7 +198,7 @@ nnfx_status kern_gather(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (ix->dtype != NNFX_I64 && ix->dtype != NNFX_I32)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "gather indices must be int64 or int32");
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gather axis %lld out of range for rank %d", (long long)a, x->rank);
     if (x->rank - 1 + ix->rank > NNFX_MAX_RANK)

@@ -23,7 +23,7 @@ nnfx_status kern_batch_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
             return kern_fail(err, n, NNFX_ERR_SHAPE, "batch_normalization %s has %lld values for %lld channels",
                              names[i], (long long)nnfx_tensor_numel(in[i]), (long long)ch);
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
-    float eps = (float)nnfx_node_attr_float(n, "epsilon", 1e-5);
+    float eps = (float)ir_attr_float(n, "epsilon");
     const float *sc = in[1]->data, *bi = in[2]->data, *mu = in[3]->data, *va = in[4]->data, *xd = x->data;
     int64_t inner = 1;
     for (int i = 2; i < x->rank; i++)
@@ -43,7 +43,7 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
     if ((s = kern_need(n, x, NNFX_F32, "X", err)) || (s = kern_need(n, sc, NNFX_F32, "scale", err))) return s;
     if (bi && (s = kern_need(n, bi, NNFX_F32, "B", err))) return s;
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", -1);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "layer_normalization axis %lld out of range for rank %d", (long long)a,
                          x->rank);
@@ -57,7 +57,7 @@ nnfx_status kern_layer_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in,
         return kern_fail(err, n, NNFX_ERR_SHAPE,
                          "layer_normalization scale/B have %lld/%lld values for %lld normalised elements",
                          (long long)ns, (long long)nb, (long long)inner);
-    float eps = (float)nnfx_node_attr_float(n, "epsilon", 1e-5);
+    float eps = (float)ir_attr_float(n, "epsilon");
     const float *xd = x->data, *sd = sc->data, *bd = bi ? bi->data : NULL;
     float *y = out[0]->data;
     /* optional outputs Mean and InvStdDev: one value per normalised row */
@@ -83,7 +83,7 @@ static nnfx_status softmax(bool logsm, const nnfx_node *n, int nin, nnfx_tensor 
     const nnfx_tensor *x = in[0];
     if ((s = kern_need(n, x, NNFX_F32, "input", err))) return s;
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", -1);
+    int64_t a = ir_attr_int(n, "axis");
     int rank = x->rank ? x->rank : 1;
     if (!infer_axis(a, rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "softmax axis %lld out of range for rank %d", (long long)a, x->rank);

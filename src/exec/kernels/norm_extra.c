@@ -18,7 +18,7 @@ nnfx_status kern_instance_norm(const nnfx_node *n, int nin, nnfx_tensor *const *
         D *= x->shape[i];
     if (nnfx_tensor_numel(in[1]) != C || nnfx_tensor_numel(in[2]) != C)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "scale and B need one value per channel");
-    double eps = nnfx_node_attr_float(n, "epsilon", 1e-5);
+    double eps = ir_attr_float(n, "epsilon");
     bool f32 = x->dtype == NNFX_F32 && out[0]->dtype == NNFX_F32;
     for (int64_t p = 0; p < N * C; p++) {
         int64_t c = p % C, o = p * D;
@@ -54,8 +54,7 @@ nnfx_status kern_lrn(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     const nnfx_tensor *x = in[0];
     int64_t size = nnfx_node_attr_int(n, "size", 0);
     if (size <= 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "lrn size must be positive");
-    double alpha = nnfx_node_attr_float(n, "alpha", 1e-4), beta = nnfx_node_attr_float(n, "beta", 0.75),
-           bias = nnfx_node_attr_float(n, "bias", 1.0);
+    double alpha = ir_attr_float(n, "alpha"), beta = ir_attr_float(n, "beta"), bias = ir_attr_float(n, "bias");
     int64_t N = x->shape[0], C = x->shape[1], D = 1, lo = (size - 1) / 2, hi = size / 2;
     for (int i = 2; i < x->rank; i++)
         D *= x->shape[i];
@@ -132,7 +131,7 @@ nnfx_status kern_lp_norm(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
     if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
     const nnfx_tensor *x = in[0];
     if ((s = kern_check_out(n, out[0], x->rank, x->shape, err))) return s;
-    const int64_t p = nnfx_node_attr_int(n, "p", 2), a = nnfx_node_attr_int(n, "axis", -1);
+    const int64_t p = ir_attr_int(n, "p"), a = ir_attr_int(n, "axis");
     const int rank = x->rank ? x->rank : 1;
     if (p != 1 && p != 2) return kern_fail(err, n, NNFX_ERR_SHAPE, "p is %lld (1 or 2)", (long long)p);
     if (a < -rank || a >= rank) return kern_fail(err, n, NNFX_ERR_SHAPE, "axis %lld out of range", (long long)a);

@@ -68,7 +68,7 @@ nnfx_status kern_max_pool(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "max_pool of %s is not supported", nnfx_dtype_name(xt->dtype));
     if (it && (it->dtype != NNFX_I64 || nnfx_tensor_numel(it) != nnfx_tensor_numel(yt)))
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "max_pool Indices buffer does not match the output");
-    bool col = nnfx_node_attr_int(n, "storage_order", 0) != 0;
+    bool col = ir_attr_int(n, "storage_order") != 0;
     const float *x32 = xt->dtype == NNFX_F32 ? xt->data : NULL;
     float *y32 = yt->dtype == NNFX_F32 ? yt->data : NULL;
     int64_t *ind = it ? it->data : NULL;
@@ -116,7 +116,7 @@ nnfx_status kern_average_pool(const nnfx_node *n, int nin, nnfx_tensor *const *i
     nnfx_status s = pool_setup(n, nin, in, nout, out, &p, err);
     if (s) return s;
     if ((s = kern_need(n, in[0], NNFX_F32, "X", err))) return s;
-    bool incl = nnfx_node_attr_int(n, "count_include_pad", 0) != 0;
+    bool incl = ir_attr_int(n, "count_include_pad") != 0;
     const float *x = in[0]->data;
     float *y = out[0]->data;
     int64_t D = p.in[0], H = p.in[1], W = p.in[2];

@@ -19,7 +19,7 @@ struct fx_maxpool {
 };
 
 fx_maxpool *fx_maxpool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, nnfx_error *err) {
-    if (nnfx_node_attr_int(n, "storage_order", 0) != 0 || nnfx_node_num_outputs(n) != 1) {
+    if (ir_attr_int(n, "storage_order") != 0 || nnfx_node_num_outputs(n) != 1) {
         nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "fast max pool: one output, row-major only");
         return NULL;
     }

@@ -54,11 +54,11 @@ static nnfx_status qdq_layout(const nnfx_node *n, const nnfx_tensor *x, const nn
     int64_t k = nnfx_tensor_numel(scale);
     *outer = 1, *len = 1, *inner = nnfx_tensor_numel(x);
     if (scale->rank == 0 || k == 1) return NNFX_OK;
-    int64_t axis = nnfx_node_attr_int(n, "axis", 1);
+    int64_t axis = ir_attr_int(n, "axis");
     if (axis < 0) axis += x->rank;
     if (axis < 0 || axis >= x->rank)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "axis %lld is out of range for input of rank %d",
-                         (long long)nnfx_node_attr_int(n, "axis", 1), x->rank);
+                         (long long)ir_attr_int(n, "axis"), x->rank);
     *len = x->shape[axis];
     *outer = nnfx_shape_numel((int)axis, x->shape);
     *inner = nnfx_shape_numel(x->rank - (int)axis - 1, x->shape + axis + 1);
@@ -190,7 +190,7 @@ static nnfx_status iconv(const nnfx_node *n, const nnfx_tensor *x, const nnfx_te
     ir_window win;
     nnfx_status s = ir_window_read(n, nsp, k, in_sp, &win, err);
     if (s) return s;
-    int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], G = nnfx_node_attr_int(n, "group", 1);
+    int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], G = ir_attr_int(n, "group");
     int64_t cg = w->shape[1], mg = G > 0 ? M / G : 0;
     if (G < 1 || cg * G != C || mg * G != M)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "channels %lld / %lld do not fit group %lld", (long long)C,

@@ -29,7 +29,7 @@ static nnfx_status reduce(red_kind k, const nnfx_node *n, int nin, nnfx_tensor *
     char why[200];
     if (!ir_reduce_plan(n, x->rank, na, at ? axes : NULL, red, why, sizeof why))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "%s", why);
-    bool keep = nnfx_node_attr_int(n, "keepdims", 1) != 0;
+    bool keep = ir_attr_int(n, "keepdims") != 0;
     int64_t oshape[NNFX_MAX_RANK], ost[NNFX_MAX_RANK], kshape[NNFX_MAX_RANK];
     int orank = 0;
     int64_t cnt = 1;
@@ -166,10 +166,10 @@ nnfx_status kern_argmax(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
                          nnfx_dtype_name(x->dtype));
     if (out[0]->dtype != NNFX_I64) return kern_fail(err, n, NNFX_ERR_RUNTIME, "argmax output must be int64");
     int axis;
-    int64_t a = nnfx_node_attr_int(n, "axis", 0);
+    int64_t a = ir_attr_int(n, "axis");
     if (!infer_axis(a, x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "argmax axis %lld out of range for rank %d", (long long)a, x->rank);
-    bool last = nnfx_node_attr_int(n, "select_last_index", 0) != 0;
+    bool last = ir_attr_int(n, "select_last_index") != 0;
     int64_t len = x->shape[axis], inner = 1, outer = 1;
     for (int i = axis + 1; i < x->rank; i++)
         inner *= x->shape[i];

@@ -89,7 +89,7 @@ static void resize_axis(const axis_cfg *a, const float *src, float *dst, int64_t
 static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs, const int64_t *os,
                                 const nnfx_tensor *sc, axis_cfg *cfg, int *axes, int *na, double *scale,
                                 nnfx_error *err) {
-    const char *mode = nnfx_node_attr_string(n, "mode", "nearest");
+    const char *mode = ir_attr_string(n, "mode");
     if (mode && !strcmp(mode, "nearest"))
         cfg->mode = RM_NEAREST;
     else if (mode && !strcmp(mode, "linear"))
@@ -98,7 +98,7 @@ static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs,
         cfg->mode = RM_CUBIC;
     else
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize mode '%s' is not supported", mode ? mode : "");
-    const char *cs = nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *cs = ir_attr_string(n, "coordinate_transformation_mode");
     if (!cs || !strcmp(cs, "half_pixel"))
         cfg->ct = CT_HALF;
     else if (!strcmp(cs, "pytorch_half_pixel"))
@@ -114,7 +114,7 @@ static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs,
     else
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize coordinate_transformation_mode '%s' is not supported",
                          cs);
-    const char *ns = nnfx_node_attr_string(n, "nearest_mode", "round_prefer_floor");
+    const char *ns = ir_attr_string(n, "nearest_mode");
     if (!ns || !strcmp(ns, "round_prefer_floor"))
         cfg->nm = NM_ROUND_FLOOR;
     else if (!strcmp(ns, "round_prefer_ceil"))
@@ -125,9 +125,9 @@ static nnfx_status resize_setup(const nnfx_node *n, int rank, const int64_t *xs,
         cfg->nm = NM_CEIL;
     else
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "resize nearest_mode '%s' is not supported", ns);
-    cfg->cubic_a = nnfx_node_attr_float(n, "cubic_coeff_a", -0.75f);
-    cfg->exclude_outside = nnfx_node_attr_int(n, "exclude_outside", 0) != 0;
-    cfg->extrapolation = nnfx_node_attr_float(n, "extrapolation_value", 0.0f);
+    cfg->cubic_a = ir_attr_float(n, "cubic_coeff_a");
+    cfg->exclude_outside = ir_attr_int(n, "exclude_outside") != 0;
+    cfg->extrapolation = ir_attr_float(n, "extrapolation_value");
     /* the axes that scales and roi list */
     *na = rank;
     const nnfx_attr *aa = nnfx_node_attr(n, "axes");

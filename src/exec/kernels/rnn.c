@@ -176,8 +176,8 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     const nnfx_tensor *B = nin > 3 ? in[3] : NULL, *SL = nin > 4 ? in[4] : NULL, *H0 = nin > 5 ? in[5] : NULL;
     const nnfx_tensor *C0 = kind == K_LSTM && nin > 6 ? in[6] : NULL, *P = kind == K_LSTM && nin > 7 ? in[7] : NULL;
     int G = kind == K_LSTM ? 4 : kind == K_GRU ? 3 : 1;
-    bool bw = nnfx_node_attr_int(n, "layout", 0) != 0;
-    const char *dir = nnfx_node_attr_string(n, "direction", "forward");
+    bool bw = ir_attr_int(n, "layout") != 0;
+    const char *dir = ir_attr_string(n, "direction");
     int dirs = strcmp(dir, "bidirectional") == 0 ? 2 : 1;
     bool rev = strcmp(dir, "reverse") == 0;
     if (x->rank != 3 || W->rank != 3 || R->rank != 3)
@@ -201,8 +201,8 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     for (int i = 0; i < per * dirs; i++)
         fns[i] = (nnfx_rt_act){ka[i].f, ka[i].a, ka[i].b};
     float clip = (float)nnfx_node_attr_float(n, "clip", 0.0);
-    bool lbr = nnfx_node_attr_int(n, "linear_before_reset", 0) != 0;
-    bool coupled = nnfx_node_attr_int(n, "input_forget", 0) != 0;
+    bool lbr = ir_attr_int(n, "linear_before_reset") != 0;
+    bool coupled = ir_attr_int(n, "input_forget") != 0;
     bool vec = fast && kind != K_RNN && clip <= 0 && !coupled && !P;
     for (int i = 0; vec && i < per * dirs; i++)
         vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);

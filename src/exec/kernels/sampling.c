@@ -42,9 +42,9 @@ nnfx_status kern_grid_sample(const nnfx_node *n, int nin, nnfx_tensor *const *in
     const nnfx_tensor *x = in[0], *g = in[1];
     if (x->rank != 4 || g->rank != 4 || g->shape[3] != 2 || g->shape[0] != x->shape[0])
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
-    const char *mode = nnfx_node_attr_string(n, "mode", "bilinear");
-    const char *pms = nnfx_node_attr_string(n, "padding_mode", "zeros");
-    bool align = nnfx_node_attr_int(n, "align_corners", 0) != 0;
+    const char *mode = ir_attr_string(n, "mode");
+    const char *pms = ir_attr_string(n, "padding_mode");
+    bool align = ir_attr_int(n, "align_corners") != 0;
     int m = strcmp(mode, "bilinear") == 0  ? 0
             : strcmp(mode, "nearest") == 0 ? 1
             : strcmp(mode, "bicubic") == 0 ? 2
@@ -102,11 +102,11 @@ nnfx_status kern_roi_align(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     if (x->rank != 4 || rois->rank != 2 || rois->shape[1] != 4 || nnfx_tensor_numel(bi) != rois->shape[0])
         return kern_fail(err, n, NNFX_ERR_SHAPE, "roi_align needs X [N, C, H, W], rois [R, 4], batch_indices [R]");
     int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3], R = rois->shape[0];
-    int64_t PH = nnfx_node_attr_int(n, "output_height", 1), PW = nnfx_node_attr_int(n, "output_width", 1);
-    int64_t sr = nnfx_node_attr_int(n, "sampling_ratio", 0);
-    double scale = nnfx_node_attr_float(n, "spatial_scale", 1.0);
-    bool half = strcmp(nnfx_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"), "half_pixel") == 0;
-    bool mx = strcmp(nnfx_node_attr_string(n, "mode", "avg"), "max") == 0;
+    int64_t PH = ir_attr_int(n, "output_height"), PW = ir_attr_int(n, "output_width");
+    int64_t sr = ir_attr_int(n, "sampling_ratio");
+    double scale = ir_attr_float(n, "spatial_scale");
+    bool half = strcmp(ir_attr_string(n, "coordinate_transformation_mode"), "half_pixel") == 0;
+    bool mx = strcmp(ir_attr_string(n, "mode"), "max") == 0;
     const int tx = kern_rt_float_tcode(x->dtype), tr = kern_rt_float_tcode(rois->dtype),
               ty = kern_rt_float_tcode(out[0]->dtype);
     if (tx < 0 || tr < 0 || ty < 0 || bi->dtype != NNFX_I64)

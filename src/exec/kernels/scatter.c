@@ -10,7 +10,9 @@
 typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD } red_kind;
 
 static red_kind red_of(const nnfx_node *n) {
-    const char *r = nnfx_node_attr_string(n, "reduction", "none");
+    /* Scatter (the older form) has no reduction in ops.def: it never reduces */
+    const char *r =
+        nnfx_node_op(n) == NNFX_OP_SCATTER && !nnfx_node_attr(n, "reduction") ? "none" : ir_attr_string(n, "reduction");
     if (strcmp(r, "none") == 0) return RED_NONE;
     if (strcmp(r, "add") == 0) return RED_ADD;
     if (strcmp(r, "mul") == 0) return RED_MUL;
@@ -45,7 +47,7 @@ nnfx_status kern_one_hot(const nnfx_node *n, int nin, nnfx_tensor *const *in, in
     const nnfx_tensor *ix = in[0];
     nnfx_tensor *o = out[0];
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), o->rank, false, &axis))
+    if (!infer_axis(ir_attr_int(n, "axis"), o->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "one_hot axis out of range");
     int64_t depth = o->shape[axis], inner = 1, cnt = nnfx_tensor_numel(o);
     for (int d = axis + 1; d < o->rank; d++)
@@ -74,7 +76,7 @@ nnfx_status kern_gather_nd(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     const nnfx_tensor *x = in[0], *ix = in[1];
     if (!index_dtype_ok(ix) || ix->rank < 1)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_nd indices must be int32/int64 of rank >= 1");
-    int b = (int)nnfx_node_attr_int(n, "batch_dims", 0);
+    int b = (int)ir_attr_int(n, "batch_dims");
     int k = (int)ix->shape[ix->rank - 1];
     if (b < 0 || k < 1 || b + k > x->rank || b >= ix->rank)
         return kern_fail(err, n, NNFX_ERR_SHAPE, "gather_nd indices do not fit the data rank");
@@ -153,7 +155,7 @@ nnfx_status kern_scatter_elements(const nnfx_node *n, int nin, nnfx_tensor *cons
     for (int d = 0; d < ix->rank; d++)
         if (ix->shape[d] != up->shape[d]) return kern_fail(err, n, NNFX_ERR_SHAPE, "indices and updates shapes differ");
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", 0), x->rank, false, &axis))
+    if (!infer_axis(ir_attr_int(n, "axis"), x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "axis out of range");
     memcpy(out[0]->data, x->data, x->nbytes);
     int64_t xst[NNFX_MAX_RANK], idx[NNFX_MAX_RANK] = {0}, cnt = nnfx_tensor_numel(ix);

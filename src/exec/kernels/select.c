@@ -27,7 +27,7 @@ nnfx_status kern_topk(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     if (nin < 2 || !in[0] || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "topk needs X and K");
     const nnfx_tensor *x = in[0];
     int axis;
-    if (!infer_axis(nnfx_node_attr_int(n, "axis", -1), x->rank, false, &axis))
+    if (!infer_axis(ir_attr_int(n, "axis"), x->rank, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "topk axis out of range");
     int64_t A = x->shape[axis], K = out[0]->shape[axis], inner = 1, outer = 1;
     for (int d = 0; d < axis; d++)
@@ -39,7 +39,7 @@ nnfx_status kern_topk(const nnfx_node *n, int nin, nnfx_tensor *const *in, int n
     size_t n1 = (size_t)(A > 0 ? A : 1);
     double *v = malloc(sizeof *v * n1);
     int64_t *idx = malloc(sizeof *idx * n1);
-    topk_ctx c = {v, nnfx_node_attr_int(n, "largest", 1) != 0};
+    topk_ctx c = {v, ir_attr_int(n, "largest") != 0};
     bool ok = v && idx;
     for (int64_t o = 0; ok && o < outer; o++)
         for (int64_t i = 0; ok && i < inner; i++) {
@@ -124,7 +124,7 @@ nnfx_status kern_unique(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     int axis = -1;
     if (a && !infer_axis(a->u.i, x->rank, false, &axis)) return kern_fail(err, n, NNFX_ERR_SHAPE, "axis out of range");
     int64_t U, S, *first, *inv, *cnts;
-    if (!ir_unique_plan(x, axis, nnfx_node_attr_int(n, "sorted", 1) != 0, &U, &S, &first, &inv, &cnts))
+    if (!ir_unique_plan(x, axis, ir_attr_int(n, "sorted") != 0, &U, &S, &first, &inv, &cnts))
         return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
     int64_t inner = 1, outer = 1;
     if (axis >= 0) {

@@ -19,9 +19,9 @@ nnfx_status kern_dft(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     const nnfx_tensor *x = in[0];
     nnfx_tensor *y = out[0];
     int axis;
-    if (x->rank < 2 || !infer_axis(nnfx_node_attr_int(n, "axis", 1), x->rank - 1, false, &axis))
+    if (x->rank < 2 || !infer_axis(ir_attr_int(n, "axis"), x->rank - 1, false, &axis))
         return kern_fail(err, n, NNFX_ERR_SHAPE, "dft axis out of range");
-    bool inverse = nnfx_node_attr_int(n, "inverse", 0) != 0;
+    bool inverse = ir_attr_int(n, "inverse") != 0;
     int64_t cx = x->shape[x->rank - 1], N = x->shape[axis], L = y->shape[axis], outer = 1, inner = 1;
     int64_t len = nin > 1 && in[1] ? core_tensor_get_i64(in[1], 0) : N;
     for (int d = 0; d < axis; d++)

@@ -126,13 +126,12 @@ nnfx_status kern_funary(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor 
 
 /* Each: y = f(x) element-wise over a float32 tensor. */
 UNARY_KERNEL(kern_relu, U_RELU, 0, 0)
-UNARY_KERNEL(kern_leaky_relu, U_LEAKY, (float)nnfx_node_attr_float(n, "alpha", 0.01), 0)
+UNARY_KERNEL(kern_leaky_relu, U_LEAKY, (float)ir_attr_float(n, "alpha"), 0)
 UNARY_KERNEL(kern_sigmoid, U_SIGMOID, 0, 0)
-UNARY_KERNEL(kern_hard_sigmoid, U_HSIG, (float)nnfx_node_attr_float(n, "alpha", 0.2),
-             (float)nnfx_node_attr_float(n, "beta", 0.5))
+UNARY_KERNEL(kern_hard_sigmoid, U_HSIG, (float)ir_attr_float(n, "alpha"), (float)ir_attr_float(n, "beta"))
 UNARY_KERNEL(kern_hard_swish, U_HSWISH, 0, 0)
 UNARY_KERNEL(kern_tanh, U_TANH, 0, 0)
-UNARY_KERNEL(kern_elu, U_ELU, (float)nnfx_node_attr_float(n, "alpha", 1.0), 0)
+UNARY_KERNEL(kern_elu, U_ELU, (float)ir_attr_float(n, "alpha"), 0)
 UNARY_KERNEL(kern_erf, U_ERF, 0, 0)
 UNARY_KERNEL(kern_exp, U_EXP, 0, 0)
 UNARY_KERNEL(kern_log, U_LOG, 0, 0)
