@@ -651,6 +651,68 @@ static void test_params_and_get_attr(void **state) {
     nnfx_graph_free(g);
 }
 
+/* A scalar f32 tensor of value v (rank 1, one element). */
+static nnfx_tensor *scalar1(float v) {
+    int64_t one[1] = {1};
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 1, one, NULL);
+    assert_non_null(t);
+    float *d = nnfx_tensor_data_mut(t, NULL);
+    assert_non_null(d);
+    d[0] = v;
+    return t;
+}
+
+/* Dropping unused parameters moves the others to lower indices; each
+ * get_attr node must still read its own parameter afterwards. The graph is
+ * x + b * c with "a" dropped before b and c; folding constants reads b and
+ * c through their nodes (a stale index would read c for b: 1.5 + 9).
+ * Expected output computed by hand: 1.5 + 2 * 3 = 7.5. */
+static void test_drop_unused_params_keeps_get_attr_bindings(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_error err = {0};
+    const char *names[3] = {"a", "b", "c"};
+    const float vals[3] = {100.0f, 2.0f, 3.0f};
+    for (int i = 0; i < 3; i++) {
+        nnfx_tensor *t = scalar1(vals[i]);
+        assert_int_equal(nnfx_graph_set_param(g, names[i], t, &err), NNFX_OK);
+        nnfx_tensor_release(t);
+    }
+    nnfx_meta m;
+    int64_t one[1] = {1};
+    nnfx_meta_set_shape(&m, NNFX_F32, 1, one);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_node *dead = nnfx_graph_get_attr(g, "a", &err);
+    nnfx_node *b = nnfx_graph_get_attr(g, "b", &err);
+    nnfx_node *c = nnfx_graph_get_attr(g, "c", &err);
+    assert_true(x && dead && b && c);
+    nnfx_arg mul_args[2] = {nnfx_arg_node(b), nnfx_arg_node(c)};
+    nnfx_node *mul = nnfx_graph_call_op(g, NNFX_OP_MUL, 2, mul_args, 0, NULL, &err);
+    assert_non_null(mul);
+    nnfx_arg add_args[2] = {nnfx_arg_node(x), nnfx_arg_node(mul)};
+    nnfx_node *add = nnfx_graph_call_op(g, NNFX_OP_ADD, 2, add_args, 0, NULL, &err);
+    assert_non_null(add);
+    assert_non_null(nnfx_graph_output(g, 1, &add, &err));
+    assert_int_equal(nnfx_erase_node(g, dead, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_drop_unused_params(g), 1);
+    assert_int_equal(nnfx_graph_num_params(g), 2);
+    assert_string_equal(nnfx_graph_param_name(g, 0), "b");
+    nnfx_pass_report rep = {0};
+    assert_int_equal(nnfx_pass_fold_constants(g, &rep, &err), NNFX_OK);
+    nnfx_pass_report_free(&rep);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    nnfx_tensor *in = scalar1(1.5f), *out = NULL;
+    int nout = 0;
+    assert_int_equal(nnfx_gm_run(gm, 1, &in, 1, &out, &nout, &err), NNFX_OK);
+    assert_int_equal(nout, 1);
+    assert_float_equal(nnfx_tensor_get(out, 0), 7.5, 1e-6);
+    nnfx_tensor_release(out);
+    nnfx_tensor_release(in);
+    nnfx_gm_free(gm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_users_are_ordered_and_deduplicated),
@@ -668,6 +730,7 @@ int main(void) {
         cmocka_unit_test(test_multi_output_getitem),
         cmocka_unit_test(test_bad_input_to_public_functions),
         cmocka_unit_test(test_params_and_get_attr),
+        cmocka_unit_test(test_drop_unused_params_keeps_get_attr_bindings),
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),

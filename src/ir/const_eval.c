@@ -162,9 +162,24 @@ void ir_graph_drop_dead_params(nnfx_graph *g) {
 
 nnfx_node *ir_graph_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err) {
     char name[256];
-    snprintf(name, sizeof name, "%s%s", base, suffix);
-    for (int k = 1; nnfx_graph_param(g, name); k++)
+    size_t bl = strlen(base), sl = strlen(suffix);
+    if (bl + sl < sizeof name) { /* the common case, without snprintf's cost */
+        memcpy(name, base, bl);
+        memcpy(name + bl, suffix, sl + 1);
+    } else {
+        snprintf(name, sizeof name, "%s%s", base, suffix);
+    }
+    /* one lookup per candidate name, then the parameter and its node by
+     * index (set_param and get_attr would look the name up twice more) */
+    int idx = ir_graph_param_find(g, name);
+    for (int k = 1; idx; k++) {
         snprintf(name, sizeof name, "%s%s_%d", base, suffix, k);
-    if (nnfx_graph_set_param(g, name, t, err)) return NULL;
-    return nnfx_graph_get_attr(g, name, err);
+        idx = ir_graph_param_find(g, name);
+    }
+    if (!*name || !t) {
+        nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_param: NULL argument");
+        return NULL;
+    }
+    idx = ir_graph_param_add(g, name, t, err);
+    return idx ? ir_graph_get_attr_at(g, idx - 1, err) : NULL;
 }

@@ -797,6 +797,8 @@ int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
     /* parameters added since the last lookup join the index now (a trace
      * adds thousands and looks none up); indexing is not a semantic change */
     nnfx_graph *g = (nnfx_graph *)cg;
+    if (g->nparams - g->nparams_indexed > 64) /* a bulk of them: one rehash, not a doubling chain */
+        (void)ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed));
     for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
         int i = g->nparams_indexed;
         if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
@@ -932,15 +934,27 @@ nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
 }
 
 int nnfx_graph_drop_unused_params(nnfx_graph *g) {
-    if (!g) return 0;
-    ir_strmap used = {0};
-    for (nnfx_node *n = g->head; n; n = n->next)
-        if (n->opcode == NNFX_GET_ATTR) ir_strmap_put(&used, n->target, n);
+    if (!g || !g->nparams) return 0;
+    /* remap[i]: index + 1 of params[i] after compaction, 0 while unused.
+     * A get_attr node's cached index (valid in this epoch) marks its
+     * parameter without a lookup by name: the walk stays sequential,
+     * with no hash table probes at random addresses. */
+    int *remap = calloc((size_t)g->nparams, sizeof *remap);
+    if (!remap) return 0; /* out of memory: drop nothing (always safe) */
+    for (nnfx_node *n = g->head; n; n = n->next) {
+        if (n->opcode != NNFX_GET_ATTR || !n->target) continue;
+        if (n->param_epoch != g->param_epoch || n->param_idx <= 0 || n->param_idx > g->nparams) {
+            n->param_idx = ir_graph_param_find(g, n->target); /* the cache is not a semantic change */
+            n->param_epoch = g->param_epoch;
+        }
+        if (n->param_idx) remap[n->param_idx - 1] = 1;
+    }
     int kept = 0, dropped = 0;
     ir_strmap_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++) {
-        if (ir_strmap_get(&used, g->params[i].name)) {
+        if (remap[i]) {
             g->params[kept++] = g->params[i];
+            remap[i] = kept;
         } else {
             ir_sstr_put(g, g->params[i].name);
             nnfx_tensor_release(g->params[i].t);
@@ -948,9 +962,15 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         }
     }
     g->nparams = kept;
-    g->nparams_indexed = 0; /* indexed again on the next lookup */
-    g->param_epoch++;
-    ir_strmap_free(&used);
+    g->nparams_indexed = 0; /* indexed again on the next lookup by name */
+    uint32_t old_epoch = g->param_epoch++;
+    /* every get_attr with a parameter keeps a valid cached index */
+    for (nnfx_node *n = g->head; n; n = n->next)
+        if (n->opcode == NNFX_GET_ATTR && n->param_epoch == old_epoch && n->param_idx > 0 && remap[n->param_idx - 1]) {
+            n->param_idx = remap[n->param_idx - 1];
+            n->param_epoch = g->param_epoch;
+        }
+    free(remap);
     if (dropped) ir_graph_touch(g);
     return dropped;
 }

@@ -57,8 +57,9 @@ size_t ir_hash_grow_cap(size_t count, size_t cap) {
     return ncap;
 }
 
-static bool grow(ir_strmap *m) {
-    size_t ncap = ir_hash_grow_cap(m->count, m->cap);
+/* Rehashes m's live entries into ncap slots (a power of two that holds
+ * them at most half full); false on OOM. */
+static bool rehash_to(ir_strmap *m, size_t ncap) {
     ir_strmap_slot *ns = ir_big_alloc(ncap * sizeof *ns, true);
     if (!ns) return false;
     for (size_t i = 0; i < m->cap; i++) {
@@ -74,6 +75,17 @@ static bool grow(ir_strmap *m) {
     m->cap = ncap;
     m->used = m->count;
     return true;
+}
+
+static bool grow(ir_strmap *m) { return rehash_to(m, ir_hash_grow_cap(m->count, m->cap)); }
+
+bool ir_strmap_reserve(ir_strmap *m, size_t extra) {
+    size_t want = m->count + extra;
+    if ((want + 1) * 2 <= m->cap && (m->used + extra + 1) * 2 <= m->cap) return true;
+    size_t ncap = m->cap ? m->cap : 64;
+    while ((want + 1) * 2 > ncap)
+        ncap *= 2;
+    return rehash_to(m, ncap);
 }
 
 bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value) {

@@ -45,6 +45,10 @@ bool ir_strmap_put_h(ir_strmap *m, const char *key, uint64_t hash, void *value);
 static inline void ir_strmap_prefetch(const ir_strmap *m, uint64_t hash) {
     if (m->cap) __builtin_prefetch(&m->slots[(size_t)hash & (m->cap - 1)]);
 }
+/* Grows m so that `extra` more keys fit without a further grow (one
+ * rehash instead of a doubling chain when many keys are added at once);
+ * false on allocation failure (m is unchanged then). */
+bool ir_strmap_reserve(ir_strmap *m, size_t extra);
 /* Removes key if present. */
 void ir_strmap_del(ir_strmap *m, const char *key);
 /* Frees the slot array (not keys or values). */
