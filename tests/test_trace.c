@@ -449,11 +449,39 @@ static void test_single_layer_root(void **state) {
     nnfx_module_free(lin);
 }
 
+/* Children are found by name before and after a module grows past the
+ * few it scans (then a map indexes them); duplicates and unknown names are
+ * refused or not found either way. */
+static void test_module_child_lookup_many(void **state) {
+    (void)state;
+    nnfx_module *root = nnfx_module_new("Root", NULL, NULL);
+    assert_non_null(root);
+    nnfx_module *kids[40];
+    char name[16];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        kids[i] = nnfx_module_add(root, name, nnfx_module_new("Kid", NULL, NULL));
+        assert_non_null(kids[i]);
+        for (int j = 0; j <= i; j++) { /* every earlier child, at every size */
+            snprintf(name, sizeof name, "k%d", j);
+            assert_ptr_equal(nnfx_module_child(root, name), kids[j]);
+        }
+        assert_null(nnfx_module_child(root, "k"));
+        snprintf(name, sizeof name, "k%d", i + 1);
+        assert_null(nnfx_module_child(root, name));
+        snprintf(name, sizeof name, "k%d", i / 2);
+        assert_null(nnfx_module_add(root, name, nnfx_module_new("Dup", NULL, NULL)));
+    }
+    assert_int_equal(nnfx_module_num_children(root), 40);
+    nnfx_module_free(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simplenet_eager_equals_traced),
         cmocka_unit_test(test_paths_and_param_names),
         cmocka_unit_test(test_nested_paths),
+        cmocka_unit_test(test_module_child_lookup_many),
         cmocka_unit_test(test_long_and_indirect_paths),
         cmocka_unit_test(test_control_flow_error),
         cmocka_unit_test(test_shape_error),

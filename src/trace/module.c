@@ -76,6 +76,27 @@ const char *nnfx_module_type(const nnfx_module *m) { return m ? m->type_name : "
 /* A valid child or parameter name: non-empty, no '.', not too long. */
 static bool good_name(const char *name) { return name && *name && !strchr(name, '.') && strlen(name) < 128; }
 
+/* Modules with up to CHILD_SCAN children are searched by a scan of their
+ * children (most have a handful: the scan touches the child structs a
+ * trace reads anyway, where a map costs a hash and a probe of its own
+ * slot array); child_index holds the children of larger ones. */
+#define CHILD_SCAN 8
+
+/* Enters child (already named, not yet in parent->children) in parent's
+ * index when parent will have more than CHILD_SCAN children, indexing the
+ * earlier ones first; false on OOM (the index is then left as it was, or
+ * empty when it was being built). */
+static bool index_child(nnfx_module *parent, nnfx_module *child) {
+    if (parent->nchildren + 1 <= CHILD_SCAN) return true;
+    if (parent->child_index.count == 0)
+        for (int i = 0; i < parent->nchildren; i++)
+            if (!ir_strmap_put(&parent->child_index, parent->children[i]->name, parent->children[i])) {
+                ir_strmap_free(&parent->child_index);
+                return false;
+            }
+    return ir_strmap_put(&parent->child_index, child->name, child);
+}
+
 nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module *child) {
     if (!child) return NULL;
     if (child->parent) return NULL; /* owned by another parent: not ours to free */
@@ -96,7 +117,7 @@ nnfx_module *nnfx_module_add(nnfx_module *parent, const char *name, nnfx_module 
     } else if (!(child->name = dup_str(name))) {
         goto fail;
     }
-    if (!ir_strmap_put(&parent->child_index, child->name, child)) {
+    if (!index_child(parent, child)) {
         if (child->name != child->name_inline) free(child->name);
         child->name = NULL;
         goto fail;
@@ -112,7 +133,12 @@ fail:
 
 nnfx_module *nnfx_module_child(nnfx_module *m, const char *name) {
     if (!m || !name) return NULL;
-    return ir_strmap_get(&m->child_index, name);
+    if (m->nchildren > CHILD_SCAN) return ir_strmap_get(&m->child_index, name);
+    for (int i = 0; i < m->nchildren; i++) {
+        const char *cn = m->children[i]->name;
+        if (cn[0] == name[0] && strcmp(cn, name) == 0) return m->children[i];
+    }
+    return NULL;
 }
 
 int nnfx_module_num_children(const nnfx_module *m) { return m ? m->nchildren : 0; }

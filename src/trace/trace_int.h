@@ -45,7 +45,7 @@ struct nnfx_module {
     trace_layer_cfg cfg;
     int nchildren, cap_children;
     nnfx_module **children;
-    ir_strmap child_index; /* child name -> child */
+    ir_strmap child_index; /* child name -> child, once more than a few (module.c) */
     int nparams, cap_params;
     char **param_names;
     nnfx_tensor **params;
