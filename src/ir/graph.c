@@ -21,7 +21,12 @@ const char *nnfx_opcode_name(nnfx_opcode oc) {
 
 nnfx_graph *nnfx_graph_new(void) {
     nnfx_graph *g = calloc(1, sizeof(nnfx_graph));
-    if (g) g->param_epoch = 1;
+    if (!g) return NULL;
+    g->param_epoch = 1;
+    /* an empty list is in order, and link_before keeps it so while nodes
+     * are added (a trace appends every node): the first recompile of a
+     * large graph then needs no renumbering walk */
+    g->orders_valid = true;
     return g;
 }
 
