@@ -942,17 +942,35 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     if (!g || !g->nparams) return 0;
     /* remap[i]: index + 1 of params[i] after compaction, 0 while unused.
      * A get_attr node's cached index (valid in this epoch) marks its
-     * parameter without a lookup by name: the walk stays sequential,
-     * with no hash table probes at random addresses. */
+     * parameter without a lookup by name, and the nodes are collected so
+     * that their caches are updated from an array afterwards (one walk of
+     * the node list, no hash table probes at random addresses). */
     int *remap = calloc((size_t)g->nparams, sizeof *remap);
+    size_t nga = 0, cap = 0;
+    nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
     for (nnfx_node *n = g->head; n; n = n->next) {
+        ir_node_prefetch(n, 16);
         if (n->opcode != NNFX_GET_ATTR || !n->target) continue;
         if (n->param_epoch != g->param_epoch || n->param_idx <= 0 || n->param_idx > g->nparams) {
             n->param_idx = ir_graph_param_find(g, n->target); /* the cache is not a semantic change */
             n->param_epoch = g->param_epoch;
         }
-        if (n->param_idx) remap[n->param_idx - 1] = 1;
+        if (!n->param_idx) continue;
+        remap[n->param_idx - 1] = 1;
+        if (nga == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            nnfx_node **ng = realloc(ga, sizeof *ng * nc);
+            if (!ng) { /* the caches go stale instead (lookups by name later) */
+                free(ga);
+                ga = NULL;
+                nga = cap = 0;
+                continue;
+            }
+            ga = ng;
+            cap = nc;
+        }
+        if (ga) ga[nga++] = n;
     }
     int kept = 0, dropped = 0;
     ir_strmap_free(&g->param_index);
@@ -968,13 +986,12 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     }
     g->nparams = kept;
     g->nparams_indexed = 0; /* indexed again on the next lookup by name */
-    uint32_t old_epoch = g->param_epoch++;
-    /* every get_attr with a parameter keeps a valid cached index */
-    for (nnfx_node *n = g->head; n; n = n->next)
-        if (n->opcode == NNFX_GET_ATTR && n->param_epoch == old_epoch && n->param_idx > 0 && remap[n->param_idx - 1]) {
-            n->param_idx = remap[n->param_idx - 1];
-            n->param_epoch = g->param_epoch;
-        }
+    g->param_epoch++;
+    for (size_t i = 0; i < nga; i++) { /* every collected get_attr keeps a valid cached index */
+        ga[i]->param_idx = remap[ga[i]->param_idx - 1];
+        ga[i]->param_epoch = g->param_epoch;
+    }
+    free(ga);
     free(remap);
     if (dropped) ir_graph_touch(g);
     return dropped;
