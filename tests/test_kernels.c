@@ -612,6 +612,154 @@ static void test_every_op_covered(void **state) {
     }
 }
 
+/* ---- harness coverage: which ops of ops.def have a case in it ------------ */
+
+/* Ops without a kernel-table case, each with why. The coverage mode
+ * (`test_kernels coverage`, ctest kernels_harness_coverage) fails when an op
+ * has neither a case nor an entry here, and when an entry names an op that
+ * has a case (so the list only shrinks). */
+typedef struct uncovered_op {
+    nnfx_op op;
+    const char *why;
+} uncovered_op;
+
+/* The reasons, one per group of entries below. */
+#define WHY_NODE  "no kernel-table case yet; ONNX's node tests check it (onnx_node_tests)"
+#define WHY_INT8  "int8 quantization: ONNX's node tests and tests/test_qkernels.c check it"
+#define WHY_GRAPH "takes a subgraph attribute, which the one-node builder cannot give; test_control_flow.c"
+#define WHY_NOIN  "no inputs: nothing to feed the compiled plan or the generated C; test_constants"
+#define WHY_ITEM  "nnfx-internal (no ONNX type); every multi-output case runs it through every engine"
+
+static const uncovered_op uncovered[] = {
+    {NNFX_OP_CONSTANT, WHY_NOIN},
+    {NNFX_OP_GETITEM, WHY_ITEM},
+    {NNFX_OP_IF, WHY_GRAPH},
+    {NNFX_OP_LOOP, WHY_GRAPH},
+    {NNFX_OP_SCAN, WHY_GRAPH},
+    {NNFX_OP_QUANTIZE_LINEAR, WHY_INT8},
+    {NNFX_OP_DEQUANTIZE_LINEAR, WHY_INT8},
+    {NNFX_OP_DYNAMIC_QUANTIZE_LINEAR, WHY_INT8},
+    {NNFX_OP_QLINEAR_CONV, WHY_INT8},
+    {NNFX_OP_QLINEAR_MATMUL, WHY_INT8},
+    {NNFX_OP_CONV_INTEGER, WHY_INT8},
+    {NNFX_OP_MATMUL_INTEGER, WHY_INT8},
+    {NNFX_OP_CONSTANT_OF_SHAPE, WHY_NODE},
+    {NNFX_OP_ACOS, WHY_NODE},
+    {NNFX_OP_ACOSH, WHY_NODE},
+    {NNFX_OP_ASIN, WHY_NODE},
+    {NNFX_OP_ASINH, WHY_NODE},
+    {NNFX_OP_ATAN, WHY_NODE},
+    {NNFX_OP_ATANH, WHY_NODE},
+    {NNFX_OP_COS, WHY_NODE},
+    {NNFX_OP_COSH, WHY_NODE},
+    {NNFX_OP_SIN, WHY_NODE},
+    {NNFX_OP_SINH, WHY_NODE},
+    {NNFX_OP_TAN, WHY_NODE},
+    {NNFX_OP_CEIL, WHY_NODE},
+    {NNFX_OP_FLOOR, WHY_NODE},
+    {NNFX_OP_ROUND, WHY_NODE},
+    {NNFX_OP_SIGN, WHY_NODE},
+    {NNFX_OP_SOFTPLUS, WHY_NODE},
+    {NNFX_OP_SOFTSIGN, WHY_NODE},
+    {NNFX_OP_SELU, WHY_NODE},
+    {NNFX_OP_CELU, WHY_NODE},
+    {NNFX_OP_THRESHOLDED_RELU, WHY_NODE},
+    {NNFX_OP_SHRINK, WHY_NODE},
+    {NNFX_OP_IS_NAN, WHY_NODE},
+    {NNFX_OP_IS_INF, WHY_NODE},
+    {NNFX_OP_NOT, WHY_NODE},
+    {NNFX_OP_AND, WHY_NODE},
+    {NNFX_OP_OR, WHY_NODE},
+    {NNFX_OP_XOR, WHY_NODE},
+    {NNFX_OP_GREATER_OR_EQUAL, WHY_NODE},
+    {NNFX_OP_LESS_OR_EQUAL, WHY_NODE},
+    {NNFX_OP_MOD, WHY_NODE},
+    {NNFX_OP_MIN, WHY_NODE},
+    {NNFX_OP_MAX, WHY_NODE},
+    {NNFX_OP_SUM, WHY_NODE},
+    {NNFX_OP_MEAN, WHY_NODE},
+    {NNFX_OP_REDUCE_MIN, WHY_NODE},
+    {NNFX_OP_REDUCE_PROD, WHY_NODE},
+    {NNFX_OP_REDUCE_L1, WHY_NODE},
+    {NNFX_OP_REDUCE_L2, WHY_NODE},
+    {NNFX_OP_REDUCE_LOG_SUM, WHY_NODE},
+    {NNFX_OP_REDUCE_LOG_SUM_EXP, WHY_NODE},
+    {NNFX_OP_REDUCE_SUM_SQUARE, WHY_NODE},
+    {NNFX_OP_ARGMIN, WHY_NODE},
+    {NNFX_OP_SIZE, WHY_NODE},
+    {NNFX_OP_GATHER_ELEMENTS, WHY_NODE},
+    {NNFX_OP_TRILU, WHY_NODE},
+    {NNFX_OP_CUM_SUM, WHY_NODE},
+    {NNFX_OP_HARDMAX, WHY_NODE},
+    {NNFX_OP_NLL_LOSS, WHY_NODE},
+    {NNFX_OP_SCE_LOSS, WHY_NODE},
+    {NNFX_OP_CAST_LIKE, WHY_NODE},
+    {NNFX_OP_BIT_SHIFT, WHY_NODE},
+    {NNFX_OP_EYE_LIKE, WHY_NODE},
+    {NNFX_OP_DEPTH_TO_SPACE, WHY_NODE},
+    {NNFX_OP_SPACE_TO_DEPTH, WHY_NODE},
+    {NNFX_OP_INSTANCE_NORM, WHY_NODE},
+    {NNFX_OP_LRN, WHY_NODE},
+    {NNFX_OP_MVN, WHY_NODE},
+    {NNFX_OP_HANN_WINDOW, WHY_NODE},
+    {NNFX_OP_HAMMING_WINDOW, WHY_NODE},
+    {NNFX_OP_BLACKMAN_WINDOW, WHY_NODE},
+    {NNFX_OP_DET, WHY_NODE},
+    {NNFX_OP_REVERSE_SEQUENCE, WHY_NODE},
+    {NNFX_OP_ONE_HOT, WHY_NODE},
+    {NNFX_OP_GATHER_ND, WHY_NODE},
+    {NNFX_OP_SCATTER_ND, WHY_NODE},
+    {NNFX_OP_SCATTER_ELEMENTS, WHY_NODE},
+    {NNFX_OP_SCATTER, WHY_NODE},
+    {NNFX_OP_NON_ZERO, WHY_NODE},
+    {NNFX_OP_COMPRESS, WHY_NODE},
+    {NNFX_OP_UNIQUE, WHY_NODE},
+    {NNFX_OP_RNN, WHY_NODE},
+    {NNFX_OP_EINSUM, WHY_NODE},
+    {NNFX_OP_NMS, WHY_NODE},
+    {NNFX_OP_GRID_SAMPLE, WHY_NODE},
+    {NNFX_OP_ROI_ALIGN, WHY_NODE},
+    {NNFX_OP_MAX_UNPOOL, WHY_NODE},
+    {NNFX_OP_DFT, WHY_NODE},
+    {NNFX_OP_STFT, WHY_NODE},
+    {NNFX_OP_MEL_WEIGHT_MATRIX, WHY_NODE},
+    {NNFX_OP_TFIDF, WHY_NODE},
+};
+
+/* Lists every op of ops.def with its number of kernel-table cases or why it
+ * has none; fails for an op with neither, or an entry for an op with a case. */
+static void test_harness_coverage(void **state) {
+    (void)state;
+    int ncase[NNFX_OP_COUNT] = {0}, covered = 0, listed = 0, bad = 0, total = 0;
+    for (int i = 0; i < NCASES; i++)
+        ncase[cases[i].op]++;
+    for (int op = 1; op < NNFX_OP_COUNT; op++) {
+        const char *why = NULL;
+        int entries = 0;
+        for (size_t u = 0; u < sizeof uncovered / sizeof uncovered[0]; u++)
+            if (uncovered[u].op == (nnfx_op)op) why = uncovered[u].why, entries++;
+        total++;
+        if (ncase[op] && why) {
+            print_error("op %s has %d cases but is still in the uncovered list: remove it\n", nnfx_op_name((nnfx_op)op),
+                        ncase[op]);
+            bad++;
+        } else if (ncase[op]) {
+            covered++;
+            print_message("  %-24s %d cases\n", nnfx_op_name((nnfx_op)op), ncase[op]);
+        } else if (why && entries == 1) {
+            listed++;
+            print_message("  %-24s none: %s\n", nnfx_op_name((nnfx_op)op), why);
+        } else {
+            print_error("op %s has no kernel-table case and no entry (%d) in the uncovered list\n",
+                        nnfx_op_name((nnfx_op)op), entries);
+            bad++;
+        }
+    }
+    print_message("harness coverage: %d of %d ops have a kernel-table case; %d listed without one\n", covered, total,
+                  listed);
+    assert_int_equal(bad, 0);
+}
+
 /* ---- bad input ---------------------------------------------------------- */
 
 static nnfx_tensor *zeros(nnfx_dtype dt, int rank, ...) {
@@ -1316,6 +1464,11 @@ int main(int argc, char **argv) {
         if (strcmp(argv[1], "differential_plan") == 0) return cmocka_run_group_tests(plan, NULL, NULL);
         if (strcmp(argv[1], "differential_codegen") == 0) return cmocka_run_group_tests(gen, NULL, NULL);
         return cmocka_run_group_tests(all, NULL, NULL);
+    }
+    /* `test_kernels coverage`: which ops of ops.def have a case in the harness */
+    if (argc > 1 && strcmp(argv[1], "coverage") == 0) {
+        const struct CMUnitTest cov[] = {cmocka_unit_test(test_harness_coverage)};
+        return cmocka_run_group_tests(cov, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_cases),
