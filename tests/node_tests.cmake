@@ -26,3 +26,21 @@ add_test(NAME onnx_node_tests_roundtrip
                  --min-pass ${NNFX_NODE_TESTS_MIN_PASS})
 set_tests_properties(onnx_node_tests_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
                      FIXTURES_REQUIRED node_tests_generated)
+# The cross-engine harness for ops without a kernel-table case (see
+# tests/test_kernels.c, kernels_harness_coverage): their node tests through
+# the interpreter and the compiled plan at 1 and 2 threads, each against
+# ONNX's outputs; an op of the list without a passing case fails the test.
+# One op by hand: build/tests/run_node_tests --engines --op NAME build/node_tests
+add_test(NAME onnx_node_engines_each_op
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/each_op.sh $<TARGET_FILE:test_kernels> ${NNFX_ONNX_PYTHON}
+                 $<TARGET_FILE:run_node_tests> ${CMAKE_BINARY_DIR}/node_tests ${CMAKE_BINARY_DIR}/node_tests_engines.log
+                 ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/expected_failures.txt)
+set_tests_properties(onnx_node_engines_each_op PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     FIXTURES_REQUIRED node_tests_generated)
+# Every node test through the same engines (2.5 s for the 922 cases).
+add_test(NAME onnx_node_engines
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/run_ctest.sh ${NNFX_ONNX_PYTHON}
+                 $<TARGET_FILE:run_node_tests> ${CMAKE_BINARY_DIR}/node_tests ${CMAKE_BINARY_DIR}/node_tests_all_engines.log
+                 ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/expected_failures.txt --engines
+                 --min-pass ${NNFX_NODE_TESTS_MIN_PASS})
+set_tests_properties(onnx_node_engines PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 FIXTURES_REQUIRED node_tests_generated)

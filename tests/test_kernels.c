@@ -617,17 +617,21 @@ static void test_every_op_covered(void **state) {
 /* Ops without a kernel-table case, each with why. The coverage mode
  * (`test_kernels coverage`, ctest kernels_harness_coverage) fails when an op
  * has neither a case nor an entry here, and when an entry names an op that
- * has a case (so the list only shrinks). */
+ * has a case (so the list only shrinks). Every entry with an ONNX type is
+ * run instead from ONNX's node tests (ONNX's reference outputs) through the
+ * interpreter and the compiled plan at 1 and 2 threads: `test_kernels
+ * uncovered_ops` prints them for ctest onnx_node_engines_each_op, which
+ * fails when one of them has no passing node-test case. */
 typedef struct uncovered_op {
     nnfx_op op;
     const char *why;
 } uncovered_op;
 
 /* The reasons, one per group of entries below. */
-#define WHY_NODE  "no kernel-table case yet; ONNX's node tests check it (onnx_node_tests)"
-#define WHY_INT8  "int8 quantization: ONNX's node tests and tests/test_qkernels.c check it"
-#define WHY_GRAPH "takes a subgraph attribute, which the one-node builder cannot give; test_control_flow.c"
-#define WHY_NOIN  "no inputs: nothing to feed the compiled plan or the generated C; test_constants"
+#define WHY_NODE  "no kernel-table case yet; its ONNX node tests run in the interpreter and the plan (no generated C)"
+#define WHY_INT8  "int8 quantization, no kernel-table case; its ONNX node tests run in the interpreter and the plan"
+#define WHY_GRAPH "takes a subgraph attribute, which the one-node builder cannot give; its ONNX node tests run instead"
+#define WHY_NOIN  "no inputs, so nothing to feed a one-node case; its ONNX node tests run instead"
 #define WHY_ITEM  "nnfx-internal (no ONNX type); every multi-output case runs it through every engine"
 
 static const uncovered_op uncovered[] = {
@@ -1464,6 +1468,12 @@ int main(int argc, char **argv) {
         if (strcmp(argv[1], "differential_plan") == 0) return cmocka_run_group_tests(plan, NULL, NULL);
         if (strcmp(argv[1], "differential_codegen") == 0) return cmocka_run_group_tests(gen, NULL, NULL);
         return cmocka_run_group_tests(all, NULL, NULL);
+    }
+    /* `test_kernels uncovered_ops`: the ONNX types of the listed ops, one a line */
+    if (argc > 1 && strcmp(argv[1], "uncovered_ops") == 0) {
+        for (size_t u = 0; u < sizeof uncovered / sizeof uncovered[0]; u++)
+            if (nnfx_op_onnx_type(uncovered[u].op)[0]) printf("%s\n", nnfx_op_onnx_type(uncovered[u].op));
+        return 0;
     }
     /* `test_kernels coverage`: which ops of ops.def have a case in the harness */
     if (argc > 1 && strcmp(argv[1], "coverage") == 0) {

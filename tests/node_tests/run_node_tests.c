@@ -2,7 +2,8 @@
  * tests/node_tests/generate.py) through nnfx and reports the counts.
  *
  * Usage: run_node_tests [--log FILE] [--expected FILE] [--no-fork] [--verbose]
- *                       [--roundtrip] [--min-pass N] DIR [CASE...]
+ *                       [--roundtrip] [--min-pass N] [--engines] [--op NAME]...
+ *                       DIR [CASE...]
  *
  *   DIR       the generator's output directory (holds node/test_*)
  *   CASE...   run only these cases (names such as test_relu)
@@ -15,6 +16,14 @@
  *             reloaded copy instead (checks that export keeps each op)
  *   --min-pass N  fail the run when fewer than N cases pass (guards the
  *             coverage figure against ops silently turning unsupported)
+ *   --engines also run each case through the interpreter (nnfx_interp)
+ *             and the compiled plan at 2 threads (the default run is the
+ *             plan at 1 thread), each compared with ONNX's reference: the
+ *             cross-engine harness for ops without a kernel-table case
+ *   --op NAME only the cases whose model holds op NAME (its ONNX type or
+ *             nnfx name, any case); may be given more than once
+ *   --each-op fail unless every op given with --op has a case that passed
+ *             (with --engines: in every engine)
  *   --no-fork run cases in this process (for debuggers); by default each
  *             case runs in a child so that a crash or a hang (30 s) is a
  *             failure of that case, not of the whole run
@@ -45,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +80,20 @@ static bool op_claimed(const char *op_type) {
     for (size_t i = 0; i < sizeof claimed_ops / sizeof claimed_ops[0]; i++)
         if (claimed_ops[i][0] && strcmp(claimed_ops[i], op_type) == 0) return true;
     return false;
+}
+
+/* The ONNX type of op `name` (an ONNX type or an nnfx name, any case);
+ * name itself when it is neither. */
+static const char *op_onnx_type(const char *name) {
+    static const char *const nnfx_names[] = {
+#define NNFX_OP(E, name, ...) name,
+#include "nnfx/ops.def"
+#undef NNFX_OP
+    };
+    for (size_t i = 0; i < sizeof claimed_ops / sizeof claimed_ops[0]; i++)
+        if (claimed_ops[i][0] && (strcasecmp(claimed_ops[i], name) == 0 || strcasecmp(nnfx_names[i], name) == 0))
+            return claimed_ops[i];
+    return name;
 }
 
 /* --- Small string list ------------------------------------------------- */
@@ -261,6 +285,64 @@ static int from_error(const nnfx_error *err, const char *stage, char *msg, size_
 
 /* Runs the case in dir; writes a one-line message into msg. */
 static bool roundtrip;
+/* --engines: the interpreter and the plan at 2 threads too */
+static bool engines;
+
+/* Compares every output in got[0..ngot) with want[0..nwant); stage names the
+ * engine in msg on a mismatch. Returns false on a mismatch. */
+static bool all_match(const char *stage, nnfx_tensor *const *got, int ngot, nnfx_tensor *const *want, int nwant,
+                      char *msg, size_t len) {
+    if (ngot != nwant) {
+        snprintf(msg, len, "%s: %d outputs, expected %d", stage, ngot, nwant);
+        return false;
+    }
+    for (int i = 0; i < nwant; i++) {
+        char why[1800];
+        if (!got[i]) {
+            snprintf(msg, len, "%s: output %d missing", stage, i);
+            return false;
+        }
+        if (!outputs_match(got[i], want[i], i, why, sizeof why)) {
+            snprintf(msg, len, "%s: %s", stage, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Runs the graph g (borrowed) in the interpreter and the plan gm again at 2
+ * threads, comparing both with want. Returns R_PASS with the engines that
+ * ran in msg, or R_FAIL / R_UNSUPPORTED with why. */
+static int run_other_engines(nnfx_graph *g, nnfx_gm *gm, nnfx_tensor *const *in, int nin, nnfx_tensor *const *want,
+                             int nwant, char *msg, size_t len) {
+    nnfx_tensor *got[MAX_IO] = {0};
+    int ngot = 0, result = R_FAIL;
+    nnfx_error err = {0};
+    nnfx_interp *ip = nnfx_interp_new(g, NULL, NULL, &err);
+    if (!ip || nnfx_interp_run(ip, nin, in, MAX_IO, got, &ngot, &err)) {
+        result = from_error(&err, "interpreter", msg, len);
+        goto done;
+    }
+    if (!all_match("interpreter", got, ngot, want, nwant, msg, len)) goto done;
+    for (int i = 0; i < ngot; i++)
+        nnfx_tensor_release(got[i]), got[i] = NULL;
+    nnfx_gm_set_threads(gm, 2);
+    if (nnfx_gm_run(gm, nin, in, MAX_IO, got, &ngot, &err)) {
+        result = from_error(&err, "plan at 2 threads", msg, len);
+        goto done;
+    }
+    if (!all_match("plan at 2 threads", got, ngot, want, nwant, msg, len)) goto done;
+    char *plan = nnfx_gm_plan(gm, &err);
+    bool compiled = plan && strncmp(plan, "# interpreted", 13) != 0;
+    free(plan);
+    snprintf(msg, len, "engines: interpreter, %s at 1 and 2 threads", compiled ? "compiled plan" : "GraphModule");
+    result = R_PASS;
+done:
+    for (int i = 0; i < MAX_IO; i++)
+        nnfx_tensor_release(got[i]);
+    nnfx_interp_free(ip);
+    return result;
+}
 
 /* Saves g to a temporary file and loads it back (g is freed); NULL with
  * err set on failure. */
@@ -293,9 +375,15 @@ static int run_case(const char *dir, char *msg, size_t len) {
     nnfx_graph *g = nnfx_onnx_load(path, &err);
     if (!g) return from_error(&err, "load", msg, len);
     if (roundtrip && !(g = export_reload(g, &err))) return from_error(&err, "export round trip", msg, len);
+    nnfx_graph *gi = engines ? nnfx_graph_copy(g, NULL, &err) : NULL; /* the interpreter's */
+    if (engines && !gi) {
+        nnfx_graph_free(g);
+        return from_error(&err, "graph copy", msg, len);
+    }
     gm = nnfx_gm_new(g, &err);
     if (!gm) {
         nnfx_graph_free(g);
+        nnfx_graph_free(gi);
         return from_error(&err, "gm_new", msg, len);
     }
     for (; nin < MAX_IO; nin++) {
@@ -333,7 +421,9 @@ static int run_case(const char *dir, char *msg, size_t len) {
             result = R_FAIL;
         }
     }
+    if (result == R_PASS && engines) result = run_other_engines(gi, gm, in, nin, want, nwant, msg, len);
 done:
+    nnfx_graph_free(gi);
     for (int i = 0; i < MAX_IO; i++) {
         nnfx_tensor_release(in[i]);
         nnfx_tensor_release(want[i]);
@@ -420,7 +510,9 @@ int main(int argc, char **argv) {
     const char *log_path = NULL, *expected_path = NULL, *dir = NULL;
     bool fork_cases = true, verbose = false;
     int min_pass = 0;
-    strlist only = {0}, expected = {0};
+    strlist only = {0}, expected = {0}, want_ops = {0};
+    bool each_op = false;
+    int op_passes[256] = {0}; /* per --op: cases passed */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc)
             log_path = argv[++i];
@@ -432,6 +524,12 @@ int main(int argc, char **argv) {
             verbose = true;
         else if (strcmp(argv[i], "--roundtrip") == 0)
             roundtrip = true;
+        else if (strcmp(argv[i], "--engines") == 0)
+            engines = true;
+        else if (strcmp(argv[i], "--each-op") == 0)
+            each_op = true;
+        else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
+            sl_push(&want_ops, op_onnx_type(argv[++i]), NULL);
         else if (strcmp(argv[i], "--min-pass") == 0 && i + 1 < argc)
             min_pass = atoi(argv[++i]);
         else if (argv[i][0] == '-') {
@@ -472,15 +570,12 @@ int main(int argc, char **argv) {
     FILE *log = log_path ? fopen(log_path, "w") : NULL;
     if (log_path && !log) fprintf(stderr, "cannot write %s: %s\n", log_path, strerror(errno));
 
-    int counts[3] = {0};
+    int counts[3] = {0}, all_engines = 0, selected = 0;
     strlist failed = {0}, unexpected = {0}, unsupported = {0}, claimed_unsupported = {0}, xpass = {0};
     strlist unlisted = {0}; /* unsupported without a reason in the list */
     for (int i = 0; i < cases.n; i++) {
         char cdir[4096], msg[2048] = "";
         if (snprintf(cdir, sizeof cdir, "%s/%s", node_dir, cases.s[i]) >= (int)sizeof cdir) continue;
-        int r = fork_cases ? run_case_isolated(cdir, msg, sizeof msg) : run_case(cdir, msg, sizeof msg);
-        counts[r]++;
-
         /* The model's op types, to tell claimed gaps from unclaimed ops. */
         char mpath[4200];
         if (snprintf(mpath, sizeof mpath, "%s/model.onnx", cdir) >= (int)sizeof mpath) mpath[0] = 0;
@@ -496,7 +591,22 @@ int main(int argc, char **argv) {
             size_t l = strlen(opnames);
             snprintf(opnames + l, sizeof opnames - l, "%s%s", k ? "," : "", ops.s[k]);
         }
+        bool wanted = want_ops.n == 0;
+        for (int k = 0; k < ops.n && !wanted; k++)
+            wanted = sl_find(&want_ops, ops.s[k]) >= 0;
+        if (!wanted) {
+            sl_free(&ops);
+            continue;
+        }
+        selected++;
+        int r = fork_cases ? run_case_isolated(cdir, msg, sizeof msg) : run_case(cdir, msg, sizeof msg);
+        counts[r]++;
+        for (int k = 0; k < ops.n && r == R_PASS; k++) {
+            int w = sl_find(&want_ops, ops.s[k]);
+            if (w >= 0 && w < 256) op_passes[w]++;
+        }
         sl_free(&ops);
+        if (r == R_PASS && strncmp(msg, "engines:", 8) == 0) all_engines++;
 
         char note[2600];
         snprintf(note, sizeof note, "[%s] %s", opnames, msg);
@@ -519,8 +629,20 @@ int main(int argc, char **argv) {
 
     char summary[256];
     snprintf(summary, sizeof summary, "node tests: %d passed, %d failed, %d unsupported of %d", counts[R_PASS],
-             counts[R_FAIL], counts[R_UNSUPPORTED], cases.n);
+             counts[R_FAIL], counts[R_UNSUPPORTED], selected);
     printf("%s\n", summary);
+    if (engines) printf("  engines: %d cases passed in the interpreter and the plan at 1 and 2 threads\n", all_engines);
+    int rc = 0;
+    if (want_ops.n && !selected) {
+        printf("  FAIL: no case holds the op(s) asked for with --op\n");
+        rc = 1;
+    }
+    for (int w = 0; each_op && w < want_ops.n; w++) {
+        if (w < 256 && op_passes[w]) continue;
+        printf("  FAIL: op %s has no passing case%s\n", want_ops.s[w], engines ? " in every engine" : "");
+        rc = 1;
+    }
+    if (each_op) printf("  ops asked for: %d\n", want_ops.n);
     printf("  expected failures: %d listed, %d failed; unexpected failures: %d; claimed-op cases unsupported: %d\n",
            expected.n, failed.n - unexpected.n, unexpected.n, claimed_unsupported.n);
     for (int i = 0; i < xpass.n; i++)
@@ -540,7 +662,7 @@ int main(int argc, char **argv) {
         fclose(log);
         printf("  log: %s\n", log_path);
     }
-    int rc = unexpected.n ? 1 : 0;
+    if (unexpected.n) rc = 1;
     for (int i = 0; i < unlisted.n; i++) {
         printf("  FAIL: %s is unsupported but not listed (\"unsupported %s REASON\" in %s): %s\n", unlisted.s[i],
                unlisted.s[i], expected_path, unlisted.note[i]);
@@ -552,6 +674,7 @@ int main(int argc, char **argv) {
     }
     sl_free(&cases);
     sl_free(&only);
+    sl_free(&want_ops);
     sl_free(&expected);
     sl_free(&failed);
     sl_free(&unexpected);
