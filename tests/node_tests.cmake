@@ -29,7 +29,9 @@ set_tests_properties(onnx_node_tests_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TI
 # The cross-engine harness for ops without a kernel-table case (see
 # tests/test_kernels.c, kernels_harness_coverage): their node tests through
 # the interpreter and the compiled plan at 1 and 2 threads, each against
-# ONNX's outputs; an op of the list without a passing case fails the test.
+# ONNX's outputs, and the first passing case of each op also as generated C
+# (compiled with cc and run); an op of the list without a passing case fails
+# the test. The ops no case of which passes as generated C are listed.
 # One op by hand: build/tests/run_node_tests --engines --op NAME build/node_tests
 add_test(NAME onnx_node_engines_each_op
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/each_op.sh $<TARGET_FILE:test_kernels> ${NNFX_ONNX_PYTHON}

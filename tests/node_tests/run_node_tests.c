@@ -22,6 +22,13 @@
  *             cross-engine harness for ops without a kernel-table case
  *   --op NAME only the cases whose model holds op NAME (its ONNX type or
  *             nnfx name, any case); may be given more than once
+ *   --codegen-per-op N  with --engines and --op: generated C for at most N
+ *             passing cases of each op asked for (the compiler is the slow
+ *             part: the default suite runs one a op)
+ *   --codegen with --engines, also generate the model as C (nnfx_codegen),
+ *             compile it with cc, run it and compare its outputs with ONNX's;
+ *             a model the generator refuses (NNFX_ERR_UNSUPPORTED) is
+ *             counted as refused, not failed
  *   --each-op fail unless every op given with --op has a case that passed
  *             (with --engines: in every engine)
  *   --no-fork run cases in this process (for debuggers); by default each
@@ -310,6 +317,124 @@ static bool all_match(const char *stage, nnfx_tensor *const *got, int ngot, nnfx
     return true;
 }
 
+/* --codegen: generated C too */
+static bool codegen;
+
+/* Writes n bytes to path; false on failure. */
+static bool write_bytes(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Generates g (borrowed) as C, compiles it with a driver that feeds in[] and
+ * writes every output, runs it and compares with want. Returns R_PASS,
+ * R_UNSUPPORTED (the generator refuses g: why in msg) or R_FAIL. */
+static int run_codegen(nnfx_graph *g, nnfx_tensor *const *in, int nin, nnfx_tensor *const *want, int nwant, char *msg,
+                       size_t len) {
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[2048], path[4096], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/nnfx_node_cg_XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(msg, len, "codegen: mkdtemp: %s", strerror(errno));
+        return R_FAIL;
+    }
+    nnfx_error err = {0};
+    nnfx_codegen_files f = {0};
+    nnfx_codegen_options o = {.name = "m"};
+    int result = R_FAIL;
+    FILE *drv = NULL;
+    if (nnfx_codegen(g, &o, &f, &err)) {
+        result = from_error(&err, "codegen", msg, len);
+        goto done;
+    }
+    const char *parts[3][2] = {{"m.h", f.header}, {"m.c", f.source}, {"m_weights.c", f.weights}};
+    for (int p = 0; p < 3; p++) {
+        snprintf(path, sizeof path, "%s/%s", dir, parts[p][0]);
+        if (!write_bytes(path, parts[p][1] ? parts[p][1] : "", parts[p][1] ? strlen(parts[p][1]) : 0)) {
+            snprintf(msg, len, "codegen: cannot write %.900s", path);
+            goto done;
+        }
+    }
+    snprintf(path, sizeof path, "%s/main.c", dir);
+    if (!(drv = fopen(path, "w"))) {
+        snprintf(msg, len, "codegen: cannot write %.900s", path);
+        goto done;
+    }
+    fprintf(drv, "#include <stdio.h>\n#include <stdlib.h>\n#include \"m.h\"\n");
+    fprintf(drv, "static void *rd(const char *p, size_t n) {\n    void *d = calloc(1, n + 1);\n"
+                 "    FILE *f = fopen(p, \"rb\");\n    if (f) { if (fread(d, 1, n, f) != n) {} fclose(f); }\n"
+                 "    return d;\n}\n");
+    fprintf(drv, "static void wr(const char *p, const void *d, size_t n) {\n    FILE *f = fopen(p, \"wb\");\n"
+                 "    if (f) { fwrite(d, 1, n, f); fclose(f); }\n}\n");
+    fprintf(drv, "int main(void) {\n    const void *in[m_NUM_INPUTS + 1] = {0};\n"
+                 "    void *out[m_NUM_OUTPUTS + 1] = {0};\n");
+    for (int i = 0; i < nin; i++) {
+        snprintf(path, sizeof path, "%s/in%d.bin", dir, i);
+        if (!write_bytes(path, in[i]->data, in[i]->nbytes)) {
+            snprintf(msg, len, "codegen: cannot write %.900s", path);
+            goto done;
+        }
+        fprintf(drv, "    in[%d] = rd(\"in%d.bin\", %zu);\n", i, i, in[i]->nbytes);
+    }
+    /* room for an output's bound (a data-dependent one is written compactly
+     * first), its actual dims from m_run_dims */
+    fprintf(drv, "    long long *dims[m_NUM_OUTPUTS + 1] = {0};\n");
+    for (int q = 0; q < nwant; q++) {
+        fprintf(drv, "    out[%d] = calloc(1, m_OUTPUT%d_SIZE * sizeof(m_OUTPUT%d_TYPE) + %zu + 1);\n", q, q, q,
+                want[q]->nbytes);
+        fprintf(drv, "    dims[%d] = calloc(m_OUTPUT%d_RANK + 1, sizeof(long long));\n", q, q);
+    }
+    /* m_run_dims exists when an output is bounded; the others have static dims */
+    fprintf(drv, "#if 0");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, " || defined(m_OUTPUT%d_BOUNDED)", q);
+    fprintf(drv, "\n    int rc = m_run_dims((void *)in, (void *)out, dims);\n");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, "    if (!rc) wr(\"dims%d.bin\", dims[%d], m_OUTPUT%d_RANK * sizeof(long long));\n", q, q, q);
+    fprintf(drv, "#else\n    int rc = m_run((void *)in, (void *)out);\n#endif\n");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, "    if (!rc) wr(\"out%d.bin\", out[%d], %zu);\n", q, q, want[q]->nbytes);
+    fprintf(drv, "    return rc != 0;\n}\n");
+    fclose(drv);
+    drv = NULL;
+    snprintf(cmd, sizeof cmd, "cd '%s' && cc -std=c99 -O0 -w -o driver *.c -lm > cc.log 2>&1 && ./driver", dir);
+    if (system(cmd) != 0) {
+        snprintf(msg, len, "codegen: compiling or running the generated C failed (in %.900s)", dir);
+        return R_FAIL; /* the folder stays for a look */
+    }
+    result = R_PASS;
+    for (int q = 0; q < nwant && result == R_PASS; q++) {
+        nnfx_tensor *got = nnfx_tensor_new(want[q]->dtype, want[q]->rank, want[q]->shape, NULL);
+        snprintf(path, sizeof path, "%s/out%d.bin", dir, q);
+        FILE *fo = fopen(path, "rb");
+        bool ok = fo && got && fread(got->data, 1, want[q]->nbytes, fo) == want[q]->nbytes;
+        if (fo) fclose(fo);
+        long long dims[16] = {0};
+        snprintf(path, sizeof path, "%s/dims%d.bin", dir, q);
+        fo = fopen(path, "rb");
+        size_t nd = fo && want[q]->rank <= 16 ? fread(dims, sizeof dims[0], 16, fo) : 0;
+        bool same = !fo || nd == (size_t)want[q]->rank; /* no file: static dims, the size checked below */
+        if (fo) fclose(fo);
+        for (int d = 0; same && nd && d < want[q]->rank; d++)
+            same = dims[d] == want[q]->shape[d];
+        char why[1800] = "no output written";
+        if (ok && !same) snprintf(why, sizeof why, "output %d: its dims differ from the reference's shape", q);
+        if (!ok || !same || !outputs_match(got, want[q], q, why, sizeof why)) {
+            snprintf(msg, len, "generated C: %s", why);
+            result = R_FAIL;
+        }
+        nnfx_tensor_release(got);
+    }
+done:
+    if (drv) fclose(drv);
+    nnfx_codegen_files_free(&f);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+    return result;
+}
+
 /* Runs the graph g (borrowed) in the interpreter and the plan gm again at 2
  * threads, comparing both with want. Returns R_PASS with the engines that
  * ran in msg, or R_FAIL / R_UNSUPPORTED with why. */
@@ -335,7 +460,12 @@ static int run_other_engines(nnfx_graph *g, nnfx_gm *gm, nnfx_tensor *const *in,
     char *plan = nnfx_gm_plan(gm, &err);
     bool compiled = plan && strncmp(plan, "# interpreted", 13) != 0;
     free(plan);
-    snprintf(msg, len, "engines: interpreter, %s at 1 and 2 threads", compiled ? "compiled plan" : "GraphModule");
+    int cg = codegen ? run_codegen(g, in, nin, want, nwant, msg, len) : R_UNSUPPORTED;
+    if (cg == R_FAIL) goto done;
+    char refused[1024] = "";
+    if (codegen && cg == R_UNSUPPORTED) snprintf(refused, sizeof refused, "; generator refused: %s", msg);
+    snprintf(msg, len, "engines: interpreter, %s at 1 and 2 threads%s%s", compiled ? "compiled plan" : "GraphModule",
+             cg == R_PASS ? ", generated C" : "", refused);
     result = R_PASS;
 done:
     for (int i = 0; i < MAX_IO; i++)
@@ -512,7 +642,9 @@ int main(int argc, char **argv) {
     int min_pass = 0;
     strlist only = {0}, expected = {0}, want_ops = {0};
     bool each_op = false;
-    int op_passes[256] = {0}; /* per --op: cases passed */
+    int op_passes[256] = {0};    /* per --op: cases passed */
+    int op_generated[256] = {0}; /* per --op: cases passed as generated C too */
+    int codegen_per_op = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc)
             log_path = argv[++i];
@@ -526,6 +658,10 @@ int main(int argc, char **argv) {
             roundtrip = true;
         else if (strcmp(argv[i], "--engines") == 0)
             engines = true;
+        else if (strcmp(argv[i], "--codegen") == 0)
+            codegen = true;
+        else if (strcmp(argv[i], "--codegen-per-op") == 0 && i + 1 < argc)
+            codegen_per_op = atoi(argv[++i]);
         else if (strcmp(argv[i], "--each-op") == 0)
             each_op = true;
         else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
@@ -570,7 +706,7 @@ int main(int argc, char **argv) {
     FILE *log = log_path ? fopen(log_path, "w") : NULL;
     if (log_path && !log) fprintf(stderr, "cannot write %s: %s\n", log_path, strerror(errno));
 
-    int counts[3] = {0}, all_engines = 0, selected = 0;
+    int counts[3] = {0}, all_engines = 0, selected = 0, generated = 0;
     strlist failed = {0}, unexpected = {0}, unsupported = {0}, claimed_unsupported = {0}, xpass = {0};
     strlist unlisted = {0}; /* unsupported without a reason in the list */
     for (int i = 0; i < cases.n; i++) {
@@ -599,14 +735,23 @@ int main(int argc, char **argv) {
             continue;
         }
         selected++;
+        if (codegen_per_op > 0) { /* generated C while an op of the case has fewer than N */
+            codegen = false;
+            for (int k = 0; k < ops.n && !codegen; k++) {
+                int w = sl_find(&want_ops, ops.s[k]);
+                codegen = w >= 0 && w < 256 && op_generated[w] < codegen_per_op;
+            }
+        }
         int r = fork_cases ? run_case_isolated(cdir, msg, sizeof msg) : run_case(cdir, msg, sizeof msg);
         counts[r]++;
         for (int k = 0; k < ops.n && r == R_PASS; k++) {
             int w = sl_find(&want_ops, ops.s[k]);
             if (w >= 0 && w < 256) op_passes[w]++;
+            if (w >= 0 && w < 256 && strstr(msg, ", generated C")) op_generated[w]++;
         }
         sl_free(&ops);
         if (r == R_PASS && strncmp(msg, "engines:", 8) == 0) all_engines++;
+        if (r == R_PASS && strstr(msg, ", generated C")) generated++;
 
         char note[2600];
         snprintf(note, sizeof note, "[%s] %s", opnames, msg);
@@ -632,6 +777,7 @@ int main(int argc, char **argv) {
              counts[R_FAIL], counts[R_UNSUPPORTED], selected);
     printf("%s\n", summary);
     if (engines) printf("  engines: %d cases passed in the interpreter and the plan at 1 and 2 threads\n", all_engines);
+    if (engines && (codegen || codegen_per_op > 0)) printf("  generated C: %d cases passed\n", generated);
     int rc = 0;
     if (want_ops.n && !selected) {
         printf("  FAIL: no case holds the op(s) asked for with --op\n");
@@ -643,6 +789,14 @@ int main(int argc, char **argv) {
         rc = 1;
     }
     if (each_op) printf("  ops asked for: %d\n", want_ops.n);
+    if (engines && (codegen || codegen_per_op > 0)) {
+        int without = 0;
+        for (int w = 0; w < want_ops.n && w < 256; w++)
+            if (!op_generated[w])
+                printf("  %s: no case passed as generated C%s\n", want_ops.s[w],
+                       without++ ? "" : " (refused or failed; see the log)");
+        printf("  generated C: %d of the %d ops asked for have a passing case\n", want_ops.n - without, want_ops.n);
+    }
     printf("  expected failures: %d listed, %d failed; unexpected failures: %d; claimed-op cases unsupported: %d\n",
            expected.n, failed.n - unexpected.n, unexpected.n, claimed_unsupported.n);
     for (int i = 0; i < xpass.n; i++)
