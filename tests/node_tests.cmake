@@ -46,3 +46,11 @@ add_test(NAME onnx_node_engines
                  ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/expected_failures.txt --engines
                  --min-pass ${NNFX_NODE_TESTS_MIN_PASS})
 set_tests_properties(onnx_node_engines PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 FIXTURES_REQUIRED node_tests_generated)
+# One op's node tests through every engine (the filter: --op, an ONNX type
+# or an nnfx name).
+add_test(NAME onnx_node_engines_one_op
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/run_ctest.sh ${NNFX_ONNX_PYTHON}
+                 $<TARGET_FILE:run_node_tests> ${CMAKE_BINARY_DIR}/node_tests ${CMAKE_BINARY_DIR}/node_tests_one_op.log
+                 ${CMAKE_CURRENT_SOURCE_DIR}/node_tests/expected_failures.txt --engines --codegen --each-op
+                 --op depth_to_space)
+set_tests_properties(onnx_node_engines_one_op PROPERTIES SKIP_RETURN_CODE 77 FIXTURES_REQUIRED node_tests_generated)

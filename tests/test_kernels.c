@@ -627,12 +627,15 @@ typedef struct uncovered_op {
     const char *why;
 } uncovered_op;
 
-/* The reasons, one per group of entries below. */
-#define WHY_NODE  "no kernel-table case yet; its ONNX node tests run in the interpreter and the plan (no generated C)"
-#define WHY_INT8  "int8 quantization, no kernel-table case; its ONNX node tests run in the interpreter and the plan"
-#define WHY_GRAPH "takes a subgraph attribute, which the one-node builder cannot give; its ONNX node tests run instead"
-#define WHY_NOIN  "no inputs, so nothing to feed a one-node case; its ONNX node tests run instead"
-#define WHY_ITEM  "nnfx-internal (no ONNX type); every multi-output case runs it through every engine"
+/* The reasons, one per group of entries below. "Node tests" means the
+ * harness's second source of cases: ONNX's node tests of the op, each run
+ * in the interpreter, the compiled plan at 1 and 2 threads and (one a op)
+ * as generated C, against ONNX's reference outputs. */
+#define WHY_NODE  "no kernel-table case yet: in the harness by its ONNX node tests"
+#define WHY_INT8  "int8 quantization, no kernel-table case: in the harness by its ONNX node tests"
+#define WHY_GRAPH "takes a subgraph, which the one-node builder cannot give: in the harness by its ONNX node tests"
+#define WHY_NOIN  "no inputs, nothing to feed a one-node case: in the harness by its ONNX node tests"
+#define WHY_ITEM  "nnfx-internal (no ONNX type): every multi-output case runs it through every engine"
 
 static const uncovered_op uncovered[] = {
     {NNFX_OP_CONSTANT, WHY_NOIN},
@@ -734,7 +737,7 @@ static const uncovered_op uncovered[] = {
  * has none; fails for an op with neither, or an entry for an op with a case. */
 static void test_harness_coverage(void **state) {
     (void)state;
-    int ncase[NNFX_OP_COUNT] = {0}, covered = 0, listed = 0, bad = 0, total = 0;
+    int ncase[NNFX_OP_COUNT] = {0}, covered = 0, listed = 0, bad = 0, total = 0, node_listed = 0;
     for (int i = 0; i < NCASES; i++)
         ncase[cases[i].op]++;
     for (int op = 1; op < NNFX_OP_COUNT; op++) {
@@ -752,6 +755,7 @@ static void test_harness_coverage(void **state) {
             print_message("  %-24s %d cases\n", nnfx_op_name((nnfx_op)op), ncase[op]);
         } else if (why && entries == 1) {
             listed++;
+            node_listed += nnfx_op_onnx_type((nnfx_op)op)[0] != 0;
             print_message("  %-24s none: %s\n", nnfx_op_name((nnfx_op)op), why);
         } else {
             print_error("op %s has no kernel-table case and no entry (%d) in the uncovered list\n",
@@ -759,8 +763,9 @@ static void test_harness_coverage(void **state) {
             bad++;
         }
     }
-    print_message("harness coverage: %d of %d ops have a kernel-table case; %d listed without one\n", covered, total,
-                  listed);
+    print_message("harness coverage: %d of %d ops have a kernel-table case; %d listed without one (%d of them run "
+                  "from ONNX's node tests: ctest onnx_node_engines_each_op)\n",
+                  covered, total, listed, node_listed);
     assert_int_equal(bad, 0);
 }
 
