@@ -320,6 +320,89 @@ def main():
     x, w, b = r(1, 4, 5, 6), r(4, 3, 3, 2), r(3)
     save("convt_dil", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=(1, 2), padding=(2, 0), dilation=2))])
 
+    # ---- ops whose first cases came from ONNX's node tests (issue 36) ----
+    # A generator of their own, so that the cases above keep their inputs.
+    g = np.random.default_rng(36)
+
+    def u(*shape, lo=-2.0, hi=2.0):
+        return g.uniform(lo, hi, size=shape).astype(np.float32)
+
+    x = u(2, 3, 4, 5, lo=-3, hi=3)
+    tx = t(x)
+    for name, y in [("sin", torch.sin(tx)), ("cos", torch.cos(tx)), ("atan", torch.atan(tx)),
+                    ("sinh", torch.sinh(tx)), ("cosh", torch.cosh(tx)), ("asinh", torch.asinh(tx)),
+                    ("ceil", torch.ceil(tx)), ("floor", torch.floor(tx)), ("round", torch.round(tx)),
+                    ("sign", torch.sign(tx)), ("softplus", F.softplus(tx)), ("softsign", F.softsign(tx)),
+                    ("selu", F.selu(tx)), ("celu", F.celu(tx, 0.7)), ("thresholded_relu", torch.threshold(tx, 1.0, 0.0)),
+                    ("shrink", F.softshrink(tx, 0.5)), ("hardmax", F.one_hot(tx.argmax(-1), 5).to(torch.float32)),
+                    ("size", torch.tensor(x.size, dtype=torch.int64))]:
+        save(name, [x], [n(y)])
+    xt = u(3, 4, lo=-1.2, hi=1.2)
+    save("tan", [xt], [n(torch.tan(t(xt)))])
+    xa = u(3, 4, lo=-0.95, hi=0.95)
+    for name, y in [("asin", torch.asin(t(xa))), ("acos", torch.acos(t(xa))), ("atanh", torch.atanh(t(xa)))]:
+        save(name, [xa], [n(y)])
+    xh = u(3, 4, lo=1.05, hi=4)
+    save("acosh", [xh], [n(torch.acosh(t(xh)))])
+    xn = u(2, 6)
+    xn[0, 1], xn[1, 3], xn[1, 4], xn[0, 5] = np.nan, np.inf, -np.inf, np.nan
+    save("is_nan", [xn], [np.isnan(xn)])
+    save("is_inf", [xn], [np.isinf(xn)])
+
+    # variadic and comparisons (broadcasting)
+    a, b, c = u(2, 3, 4), u(3, 1), u(4)
+    ta, tb, tc = t(a), t(b), t(c)
+    save("min3", [a, b, c], [n(torch.minimum(torch.minimum(ta, tb), tc))])
+    save("max3", [a, b, c], [n(torch.maximum(torch.maximum(ta, tb), tc))])
+    save("sum3", [a, b, c], [n(ta + tb + tc)])
+    save("mean3", [a, b, c], [n((ta + tb + tc) / 3)])
+    ca, cb = np.round(u(3, 4)), np.round(u(4))
+    save("greater_or_equal", [ca, cb], [n(t(ca) >= t(cb))])
+    save("less_or_equal", [ca, cb], [n(t(ca) <= t(cb))])
+    save("mod_fmod", [a, np.full((4,), 0.7, np.float32)], [n(torch.fmod(ta, 0.7))])
+    ia, ib = g.integers(-20, 20, size=(3, 4)).astype(np.int64), np.array([3, -4, 5, -7], np.int64)
+    save("mod_int", [ia, ib], [n(torch.remainder(t(ia), t(ib)))])
+
+    # reductions (axes an int64 input)
+    x = u(2, 3, 4, lo=0.2, hi=2)
+    tx = t(x)
+    save("reduce_min_keep", [x, i64(1)], [n(tx.amin(dim=1, keepdim=True))])
+    save("reduce_prod_nokeep", [x, i64(0, 2)], [n(tx.prod(dim=2).prod(dim=0))])
+    save("reduce_l1_keep", [x, i64(-1)], [n(tx.abs().sum(dim=-1, keepdim=True))])
+    save("reduce_l2_nokeep", [x, i64(1)], [n(tx.square().sum(dim=1).sqrt())])
+    save("reduce_log_sum_keep", [x, i64(2)], [n(tx.sum(dim=2, keepdim=True).log())])
+    save("reduce_log_sum_exp_keep", [x, i64(1)], [n(torch.logsumexp(tx, dim=1, keepdim=True))])
+    save("reduce_sum_square_nokeep", [x, i64(0)], [n(tx.square().sum(dim=0))])
+    x = u(3, 4, 5)
+    tx = t(x)
+    save("argmin_keep", [x], [n(tx.argmin(dim=1, keepdim=True))])
+    save("cum_sum", [x, np.array(1, np.int64)], [n(torch.cumsum(tx, dim=1))])
+    save("trilu_upper", [x, np.array(1, np.int64)], [n(torch.triu(tx, 1))])
+    save("trilu_lower", [x, np.array(-1, np.int64)], [n(torch.tril(tx, -1))])
+    idx = g.integers(0, 4, size=(3, 2, 5)).astype(np.int64)
+    save("gather_elements", [x, idx], [n(torch.gather(tx, 1, t(idx)))])
+
+    # layout and normalization
+    x = u(2, 8, 3, 4)
+    tx = t(x)
+    bs = 2
+    d2s = x.reshape(2, bs, bs, 2, 3, 4).transpose(0, 3, 4, 1, 5, 2).reshape(2, 2, 6, 8)  # ONNX's DCR formula
+    save("depth_to_space_dcr", [x], [d2s])
+    save("depth_to_space_crd", [x], [n(F.pixel_shuffle(tx, 2))])
+    xs = u(2, 3, 4, 6)
+    s2d = xs.reshape(2, 3, 2, bs, 3, bs).transpose(0, 3, 5, 1, 2, 4).reshape(2, 12, 2, 3)  # ONNX's formula
+    save("space_to_depth", [xs], [s2d])
+    sc, bi = u(8), u(8)
+    save("instance_norm", [x, sc, bi], [n(F.instance_norm(tx, weight=t(sc), bias=t(bi), eps=1e-5))])
+    save("lrn", [x], [n(F.local_response_norm(tx, 3, alpha=0.02, beta=0.75, k=1.0))])
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=(0, 2, 3), keepdims=True)
+    sd = np.sqrt(((x64 - mu) ** 2).mean(axis=(0, 2, 3), keepdims=True))
+    save("mvn", [x], [((x64 - mu) / sd).astype(np.float32)])
+    m = u(2, 3, 3)
+    save("det", [m], [n(torch.linalg.det(t(m)))])
+    save("eye_like", [u(4, 5)], [np.eye(4, 5, k=1, dtype=np.float32)])
+
 
 if __name__ == "__main__":
     main()
