@@ -403,6 +403,44 @@ def main():
     save("det", [m], [n(torch.linalg.det(t(m)))])
     save("eye_like", [u(4, 5)], [np.eye(4, 5, k=1, dtype=np.float32)])
 
+    # logic, indexing and the rest
+    ba, bb = g.random((3, 4)) < 0.5, g.random((4,)) < 0.5
+    save("not", [ba], [np.logical_not(ba)])
+    save("and", [ba, bb], [np.logical_and(ba, bb)])
+    save("or", [ba, bb], [np.logical_or(ba, bb)])
+    save("xor", [ba, bb], [np.logical_xor(ba, bb)])
+    xc = u(3, 4, lo=-9, hi=9)
+    save("cast_like", [xc, np.zeros((1,), np.int64)], [n(t(xc).to(torch.int64))])  # truncation toward zero
+    x = u(4, 3, 2)  # [time, batch, ...]
+    lens = np.array([4, 1, 3], np.int64)
+    rs = x.copy()
+    for b_ in range(3):
+        rs[: lens[b_], b_] = x[: lens[b_], b_][::-1]
+    save("reverse_sequence", [x, lens], [rs])
+    ind = np.array([[0, 2], [1, -1]], np.int64)
+    save("one_hot", [ind, np.array(3, np.int64), np.array([-1.0, 2.0], np.float32)],
+         [np.where(F.one_hot(t(np.where(ind < 0, ind + 3, ind)), 3).numpy() == 1, 2.0, -1.0).astype(np.float32)])
+    data = u(3, 4, 2)
+    gi = np.array([[0, 1], [2, 3], [1, 0]], np.int64)
+    save("gather_nd", [data, gi], [data[gi[:, 0], gi[:, 1]]])
+    upd = u(3, 2)
+    snd = data.copy()
+    for k_ in range(3):
+        snd[gi[k_, 0], gi[k_, 1]] = upd[k_]
+    save("scatter_nd", [data, gi, upd], [snd])
+    x = u(3, 5)
+    si = np.array([[1, 0, 3], [4, 2, 0]], np.int64)
+    su = u(2, 3)
+    save("scatter_elements", [x, si, su], [n(t(x).scatter(1, t(si), t(su)))])
+    save("scatter_elements_add", [x, si, su], [n(t(x).scatter_add(1, t(si), t(su)))])
+    save("scatter", [x, si, su], [n(t(x).scatter(1, t(si), t(su)))])
+    ea, eb = u(2, 3, 4), u(2, 4, 5)
+    save("einsum_bmm", [ea, eb], [n(torch.einsum("bij,bjk->bik", t(ea), t(eb)))])
+    gx, grid = u(1, 2, 4, 5), u(1, 3, 6, 2, lo=-1.1, hi=1.1)
+    save("grid_sample", [gx, grid], [n(F.grid_sample(t(gx), t(grid), mode="bilinear", padding_mode="zeros",
+                                                      align_corners=False))])
+    save("constant_of_shape", [i64(2, 3)], [np.zeros((2, 3), np.float32)])
+
 
 if __name__ == "__main__":
     main()
