@@ -441,6 +441,25 @@ def main():
                                                       align_corners=False))])
     save("constant_of_shape", [i64(2, 3)], [np.zeros((2, 3), np.float32)])
 
+    for name, fn in [("hann_window", torch.hann_window), ("hamming_window", torch.hamming_window),
+                     ("blackman_window", torch.blackman_window)]:
+        w = fn(10, periodic=True, dtype=torch.float64)
+        if name == "hamming_window":  # ONNX's alpha 25/46 (PyTorch's default 0.54 differs in the last digits)
+            k = np.arange(10)
+            w = torch.from_numpy(25 / 46 - (21 / 46) * np.cos(2 * np.pi * k / 10))
+        save(name, [np.array(10, np.int64)], [w.numpy().astype(np.float32)])
+    lg, tg = u(4, 5), np.array([1, 0, 4, 2], np.int64)
+    save("nll_loss", [lg, tg], [n(F.nll_loss(t(lg), t(tg)))])
+    save("sce_loss", [lg, tg], [n(F.cross_entropy(t(lg), t(tg)))])
+    x = u(1, 2, 4, 4)
+    pooled, pidx = F.max_pool2d(t(x), 2, stride=2, return_indices=True)
+    flat = n(pidx) + (np.arange(2) * 16).reshape(1, 2, 1, 1)  # ONNX's indices run over the whole tensor
+    save("max_unpool", [n(pooled), flat], [n(F.max_unpool2d(pooled, pidx, 2, stride=2))])
+    xz = np.round(u(3, 4))
+    save("non_zero", [xz], [np.array(np.nonzero(xz), np.int64)])
+    cond = np.array([True, False, True, True])
+    save("compress", [xz, cond], [np.compress(cond, xz, axis=1)])
+
 
 if __name__ == "__main__":
     main()
