@@ -326,6 +326,11 @@ static const kcase cases[] = {
     {"max_unpool", NNFX_OP_MAX_UNPOOL, "pc", 0, 0, {AINTS("kernel_shape", 2, 2), AINTS("strides", 2, 2)}},
     {"non_zero", NNFX_OP_NON_ZERO, "p", 0, 0, {{0}}},
     {"compress", NNFX_OP_COMPRESS, "pp", 0, 0, {AI("axis", 1)}},
+    {"unique_sorted", NNFX_OP_UNIQUE, "p", 0, 0, {{0}}, 4},
+    {"dft", NNFX_OP_DFT, "p", TL, {{0}}},
+    {"bit_shift_right", NNFX_OP_BIT_SHIFT, "pp", 0, 0, {AS("direction", "RIGHT")}},
+    {"bit_shift_left", NNFX_OP_BIT_SHIFT, "pp", 0, 0, {AS("direction", "LEFT")}},
+    {"rnn", NNFX_OP_RNN, "pccc", TL, {AI("hidden_size", 5)}, 2},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
@@ -727,12 +732,8 @@ static const uncovered_op uncovered[] = {
     {NNFX_OP_QLINEAR_MATMUL, WHY_INT8},
     {NNFX_OP_CONV_INTEGER, WHY_INT8},
     {NNFX_OP_MATMUL_INTEGER, WHY_INT8},
-    {NNFX_OP_BIT_SHIFT, WHY_NODE},
-    {NNFX_OP_UNIQUE, WHY_NODE},
-    {NNFX_OP_RNN, WHY_NODE},
     {NNFX_OP_NMS, WHY_NODE},
     {NNFX_OP_ROI_ALIGN, WHY_NODE},
-    {NNFX_OP_DFT, WHY_NODE},
     {NNFX_OP_STFT, WHY_NODE},
     {NNFX_OP_MEL_WEIGHT_MATRIX, WHY_NODE},
     {NNFX_OP_TFIDF, WHY_NODE},

@@ -460,6 +460,24 @@ def main():
     cond = np.array([True, False, True, True])
     save("compress", [xz, cond], [np.compress(cond, xz, axis=1)])
 
+    xu = np.array([2.0, 1.0, 1.0, 3.0, 4.0, 3.0], np.float32)
+    y_, idx_, inv_, cnt_ = np.unique(xu, return_index=True, return_inverse=True, return_counts=True)
+    save("unique_sorted", [xu], [y_, idx_.astype(np.int64), inv_.astype(np.int64), cnt_.astype(np.int64)])
+    xd = u(2, 8, 1)
+    fd = np.fft.fft(xd[..., 0].astype(np.float64), axis=1)
+    save("dft", [xd], [np.stack([fd.real, fd.imag], axis=-1).astype(np.float32)])
+    bx, by = np.array([16, 4, 1, 255], np.uint8), np.array([1, 2, 3, 1], np.uint8)
+    save("bit_shift_right", [bx, by], [bx >> by])
+    save("bit_shift_left", [bx, by], [(bx.astype(np.uint16) << by).astype(np.uint8)])
+    S, B_, I_, H_ = 4, 2, 3, 5  # ONNX RNN, tanh: h = tanh(x W^T + h R^T + Wb + Rb)
+    xr, wr, rr, br = u(S, B_, I_), u(1, H_, I_, lo=-0.5, hi=0.5), u(1, H_, H_, lo=-0.5, hi=0.5), u(1, 2 * H_)
+    h = np.zeros((B_, H_))
+    ys = []
+    for st in range(S):
+        h = np.tanh(xr[st].astype(np.float64) @ wr[0].T + h @ rr[0].T + br[0, :H_] + br[0, H_:])
+        ys.append(h)
+    save("rnn", [xr, wr, rr, br], [np.stack(ys)[:, None].astype(np.float32), h[None].astype(np.float32)])
+
 
 if __name__ == "__main__":
     main()
