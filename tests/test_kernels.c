@@ -331,6 +331,13 @@ static const kcase cases[] = {
     {"bit_shift_right", NNFX_OP_BIT_SHIFT, "pp", 0, 0, {AS("direction", "RIGHT")}},
     {"bit_shift_left", NNFX_OP_BIT_SHIFT, "pp", 0, 0, {AS("direction", "LEFT")}},
     {"rnn", NNFX_OP_RNN, "pccc", TL, {AI("hidden_size", 5)}, 2},
+    {"quantize_linear", NNFX_OP_QUANTIZE_LINEAR, "pcc", 0, 0, {{0}}},
+    {"dequantize_linear", NNFX_OP_DEQUANTIZE_LINEAR, "pcc", T, {{0}}},
+    {"dynamic_quantize_linear", NNFX_OP_DYNAMIC_QUANTIZE_LINEAR, "p", 0, 0, {{0}}, 3},
+    {"matmul_integer", NNFX_OP_MATMUL_INTEGER, "pccc", 0, 0, {{0}}},
+    {"qlinear_matmul", NNFX_OP_QLINEAR_MATMUL, "pccccccc", 0, 0, {{0}}},
+    {"conv_integer", NNFX_OP_CONV_INTEGER, "pccc", 0, 0, {AINTS("pads", 1, 1, 1, 1)}},
+    {"qlinear_conv", NNFX_OP_QLINEAR_CONV, "pccccccc", 0, 0, {AINTS("pads", 1, 1, 1, 1)}},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
@@ -714,28 +721,14 @@ typedef struct uncovered_op {
  * in the interpreter, the compiled plan at 1 and 2 threads and (one a op)
  * as generated C, against ONNX's reference outputs. */
 #define WHY_NODE  "no kernel-table case yet: in the harness by its ONNX node tests"
-#define WHY_INT8  "int8 quantization, no kernel-table case: in the harness by its ONNX node tests"
 #define WHY_GRAPH "takes a subgraph, which the one-node builder cannot give: in the harness by its ONNX node tests"
 #define WHY_NOIN  "no inputs, nothing to feed a one-node case: in the harness by its ONNX node tests"
 #define WHY_ITEM  "nnfx-internal (no ONNX type): every multi-output case runs it through every engine"
 
 static const uncovered_op uncovered[] = {
-    {NNFX_OP_CONSTANT, WHY_NOIN},
-    {NNFX_OP_GETITEM, WHY_ITEM},
-    {NNFX_OP_IF, WHY_GRAPH},
-    {NNFX_OP_LOOP, WHY_GRAPH},
-    {NNFX_OP_SCAN, WHY_GRAPH},
-    {NNFX_OP_QUANTIZE_LINEAR, WHY_INT8},
-    {NNFX_OP_DEQUANTIZE_LINEAR, WHY_INT8},
-    {NNFX_OP_DYNAMIC_QUANTIZE_LINEAR, WHY_INT8},
-    {NNFX_OP_QLINEAR_CONV, WHY_INT8},
-    {NNFX_OP_QLINEAR_MATMUL, WHY_INT8},
-    {NNFX_OP_CONV_INTEGER, WHY_INT8},
-    {NNFX_OP_MATMUL_INTEGER, WHY_INT8},
-    {NNFX_OP_NMS, WHY_NODE},
-    {NNFX_OP_ROI_ALIGN, WHY_NODE},
-    {NNFX_OP_STFT, WHY_NODE},
-    {NNFX_OP_MEL_WEIGHT_MATRIX, WHY_NODE},
+    {NNFX_OP_CONSTANT, WHY_NOIN},  {NNFX_OP_GETITEM, WHY_ITEM}, {NNFX_OP_IF, WHY_GRAPH},
+    {NNFX_OP_LOOP, WHY_GRAPH},     {NNFX_OP_SCAN, WHY_GRAPH},   {NNFX_OP_NMS, WHY_NODE},
+    {NNFX_OP_ROI_ALIGN, WHY_NODE}, {NNFX_OP_STFT, WHY_NODE},    {NNFX_OP_MEL_WEIGHT_MATRIX, WHY_NODE},
     {NNFX_OP_TFIDF, WHY_NODE},
 };
 
