@@ -417,6 +417,7 @@ static int run_codegen(nnfx_graph *g, nnfx_tensor *const *in, int nin, nnfx_tens
     snprintf(cmd, sizeof cmd, "cd '%s' && cc -std=c99 -O0 -w -o driver *.c -lm > cc.log 2>&1 && ./driver", dir);
     if (system(cmd) != 0) {
         snprintf(msg, len, "codegen: compiling or running the generated C failed (in %.900s)", dir);
+        nnfx_codegen_files_free(&f);
         return R_FAIL; /* the folder stays for a look */
     }
     result = R_PASS;
