@@ -507,6 +507,39 @@ def main():
     cy = np.clip(np.rint(cacc * (np.float64(asc) * np.float64(bsc) / np.float64(ysc))) + yzp, -128, 127)
     save("qlinear_conv", [qx, asc, azp, qw, bsc, wzp, ysc, yzp], [cy.astype(np.int8)])
 
+    # STFT (onesided, a window given): frames of frame_length every frame_step, each one's DFT
+    sig = u(1, 16, 1)
+    win = np.hanning(6).astype(np.float32)
+    frames = [np.fft.rfft(sig[0, st:st + 6, 0].astype(np.float64) * win) for st in range(0, 16 - 6 + 1, 3)]
+    spec = np.stack(frames)[None]
+    save("stft", [sig, np.array(3, np.int64), win, np.array(6, np.int64)],
+         [np.stack([spec.real, spec.imag], axis=-1).astype(np.float32)])
+
+    # NonMaxSuppression (corner boxes): per class, by falling score, drop a box whose IoU with a kept one exceeds
+    # the threshold; scores at or below score_threshold are never kept
+    def iou(p_, q_):
+        y1, x1, y2, x2 = min(p_[0], p_[2]), min(p_[1], p_[3]), max(p_[0], p_[2]), max(p_[1], p_[3])
+        v1, w1, v2, w2 = min(q_[0], q_[2]), min(q_[1], q_[3]), max(q_[0], q_[2]), max(q_[1], q_[3])
+        ih, iw = max(0.0, min(y2, v2) - max(y1, v1)), max(0.0, min(x2, w2) - max(x1, w1))
+        inter = ih * iw
+        return inter / ((y2 - y1) * (x2 - x1) + (v2 - v1) * (w2 - w1) - inter)
+
+    ctr = u(1, 8, 2, lo=0, hi=3)
+    half = u(1, 8, 2, lo=0.3, hi=1.0)
+    boxes = np.concatenate([ctr - half, ctr + half], axis=-1).astype(np.float32)
+    scores = u(1, 2, 8, lo=0, hi=1)
+    sel = []
+    for c_ in range(2):
+        kept = []
+        for i_ in np.argsort(-scores[0, c_], kind="stable"):
+            if scores[0, c_, i_] <= 0.2 or len(kept) == 3:
+                continue
+            if all(iou(boxes[0, i_].astype(np.float64), boxes[0, k_].astype(np.float64)) <= 0.4 for k_ in kept):
+                kept.append(i_)
+        sel += [[0, c_, k_] for k_ in kept]
+    save("nms", [boxes, scores, np.array(3, np.int64), np.array(0.4, np.float32), np.array(0.2, np.float32)],
+         [np.array(sel, np.int64)])
+
 
 if __name__ == "__main__":
     main()
