@@ -540,6 +540,17 @@ def main():
     save("nms", [boxes, scores, np.array(3, np.int64), np.array(0.4, np.float32), np.array(0.2, np.float32)],
          [np.array(sel, np.int64)])
 
+    save("constant_float", [], [np.array(2.5, np.float32)])  # Constant value_float=2.5: a float32 scalar
+
+    # RoiAlign (half_pixel, avg) as torchvision's roi_align with aligned=True
+    import torchvision
+
+    fx = u(2, 3, 6, 7)
+    rois = np.array([[0.5, 1.0, 4.0, 5.0], [1.2, 0.3, 6.1, 3.7], [0.0, 0.0, 2.5, 2.5]], np.float32)
+    bidx = np.array([0, 1, 1], np.int64)
+    tb = torch.cat([t(bidx.astype(np.float32))[:, None], t(rois)], dim=1)
+    save("roi_align", [fx, rois, bidx], [n(torchvision.ops.roi_align(t(fx), tb, (2, 3), 1.0, 2, aligned=True))])
+
 
 if __name__ == "__main__":
     main()
