@@ -249,7 +249,7 @@ static const kcase cases[] = {
      "pcc",
      TL,
      {AINTS("strides", 1, 2), AINTS("pads", 2, 0, 2, 0), AINTS("dilations", 2, 2)}},
-    /* ops whose first cases came from ONNX's node tests (issue 36) */
+    /* ops whose only cases were ONNX's node tests before (references: PyTorch, numpy, torchvision) */
     {"sin", NNFX_OP_SIN, "p", T, {{0}}},
     {"cos", NNFX_OP_COS, "p", T, {{0}}},
     {"tan", NNFX_OP_TAN, "p", T, {{0}}},

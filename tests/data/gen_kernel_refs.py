@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes small inputs and PyTorch-computed outputs for tests/test_kernels.c.
+"""Writes small inputs and PyTorch- or numpy-computed outputs for tests/test_kernels.c.
 
 Run with an interpreter that has torch and numpy:
     /usr/bin/python3 tests/data/gen_kernel_refs.py
@@ -320,7 +320,7 @@ def main():
     x, w, b = r(1, 4, 5, 6), r(4, 3, 3, 2), r(3)
     save("convt_dil", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=(1, 2), padding=(2, 0), dilation=2))])
 
-    # ---- ops whose first cases came from ONNX's node tests (issue 36) ----
+    # ---- ops whose only cases were ONNX's node tests before ----
     # A generator of their own, so that the cases above keep their inputs.
     g = np.random.default_rng(36)
 
