@@ -41,3 +41,8 @@ add_test(NAME test_fast_exec_avx2 COMMAND test_fast_exec)
 set_tests_properties(test_fast_exec_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
 add_test(NAME test_real_models_own COMMAND test_real_models)
 set_tests_properties(test_real_models_own PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_CONV=own")
+# Which ops of ops.def have a case in the harness above: `test_kernels
+# coverage` lists every op with its case count or why it has none, and fails
+# when an op has neither (or an op with a case is still listed as without).
+add_test(NAME kernels_harness_coverage COMMAND test_kernels coverage)
+set_tests_properties(kernels_harness_coverage PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")

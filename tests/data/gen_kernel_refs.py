@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes small inputs and PyTorch-computed outputs for tests/test_kernels.c.
+"""Writes small inputs and PyTorch- or numpy-computed outputs for tests/test_kernels.c.
 
 Run with an interpreter that has torch and numpy:
     /usr/bin/python3 tests/data/gen_kernel_refs.py
@@ -319,6 +319,237 @@ def main():
     save("convt_pad_outpad", [x, w], [n(F.conv_transpose2d(t(x), t(w), None, stride=2, padding=1, output_padding=1))])
     x, w, b = r(1, 4, 5, 6), r(4, 3, 3, 2), r(3)
     save("convt_dil", [x, w, b], [n(F.conv_transpose2d(t(x), t(w), t(b), stride=(1, 2), padding=(2, 0), dilation=2))])
+
+    # ---- ops whose only cases were ONNX's node tests before ----
+    # A generator of their own, so that the cases above keep their inputs.
+    g = np.random.default_rng(36)
+
+    def u(*shape, lo=-2.0, hi=2.0):
+        return g.uniform(lo, hi, size=shape).astype(np.float32)
+
+    x = u(2, 3, 4, 5, lo=-3, hi=3)
+    tx = t(x)
+    for name, y in [("sin", torch.sin(tx)), ("cos", torch.cos(tx)), ("atan", torch.atan(tx)),
+                    ("sinh", torch.sinh(tx)), ("cosh", torch.cosh(tx)), ("asinh", torch.asinh(tx)),
+                    ("ceil", torch.ceil(tx)), ("floor", torch.floor(tx)), ("round", torch.round(tx)),
+                    ("sign", torch.sign(tx)), ("softplus", F.softplus(tx)), ("softsign", F.softsign(tx)),
+                    ("selu", F.selu(tx)), ("celu", F.celu(tx, 0.7)), ("thresholded_relu", torch.threshold(tx, 1.0, 0.0)),
+                    ("shrink", F.softshrink(tx, 0.5)), ("hardmax", F.one_hot(tx.argmax(-1), 5).to(torch.float32)),
+                    ("size", torch.tensor(x.size, dtype=torch.int64))]:
+        save(name, [x], [n(y)])
+    xt = u(3, 4, lo=-1.2, hi=1.2)
+    save("tan", [xt], [n(torch.tan(t(xt)))])
+    xa = u(3, 4, lo=-0.95, hi=0.95)
+    for name, y in [("asin", torch.asin(t(xa))), ("acos", torch.acos(t(xa))), ("atanh", torch.atanh(t(xa)))]:
+        save(name, [xa], [n(y)])
+    xh = u(3, 4, lo=1.05, hi=4)
+    save("acosh", [xh], [n(torch.acosh(t(xh)))])
+    xn = u(2, 6)
+    xn[0, 1], xn[1, 3], xn[1, 4], xn[0, 5] = np.nan, np.inf, -np.inf, np.nan
+    save("is_nan", [xn], [np.isnan(xn)])
+    save("is_inf", [xn], [np.isinf(xn)])
+
+    # variadic and comparisons (broadcasting)
+    a, b, c = u(2, 3, 4), u(3, 1), u(4)
+    ta, tb, tc = t(a), t(b), t(c)
+    save("min3", [a, b, c], [n(torch.minimum(torch.minimum(ta, tb), tc))])
+    save("max3", [a, b, c], [n(torch.maximum(torch.maximum(ta, tb), tc))])
+    save("sum3", [a, b, c], [n(ta + tb + tc)])
+    save("mean3", [a, b, c], [n((ta + tb + tc) / 3)])
+    ca, cb = np.round(u(3, 4)), np.round(u(4))
+    save("greater_or_equal", [ca, cb], [n(t(ca) >= t(cb))])
+    save("less_or_equal", [ca, cb], [n(t(ca) <= t(cb))])
+    save("mod_fmod", [a, np.full((4,), 0.7, np.float32)], [n(torch.fmod(ta, 0.7))])
+    ia, ib = g.integers(-20, 20, size=(3, 4)).astype(np.int64), np.array([3, -4, 5, -7], np.int64)
+    save("mod_int", [ia, ib], [n(torch.remainder(t(ia), t(ib)))])
+
+    # reductions (axes an int64 input)
+    x = u(2, 3, 4, lo=0.2, hi=2)
+    tx = t(x)
+    save("reduce_min_keep", [x, i64(1)], [n(tx.amin(dim=1, keepdim=True))])
+    save("reduce_prod_nokeep", [x, i64(0, 2)], [n(tx.prod(dim=2).prod(dim=0))])
+    save("reduce_l1_keep", [x, i64(-1)], [n(tx.abs().sum(dim=-1, keepdim=True))])
+    save("reduce_l2_nokeep", [x, i64(1)], [n(tx.square().sum(dim=1).sqrt())])
+    save("reduce_log_sum_keep", [x, i64(2)], [n(tx.sum(dim=2, keepdim=True).log())])
+    save("reduce_log_sum_exp_keep", [x, i64(1)], [n(torch.logsumexp(tx, dim=1, keepdim=True))])
+    save("reduce_sum_square_nokeep", [x, i64(0)], [n(tx.square().sum(dim=0))])
+    x = u(3, 4, 5)
+    tx = t(x)
+    save("argmin_keep", [x], [n(tx.argmin(dim=1, keepdim=True))])
+    save("cum_sum", [x, np.array(1, np.int64)], [n(torch.cumsum(tx, dim=1))])
+    save("trilu_upper", [x, np.array(1, np.int64)], [n(torch.triu(tx, 1))])
+    save("trilu_lower", [x, np.array(-1, np.int64)], [n(torch.tril(tx, -1))])
+    idx = g.integers(0, 4, size=(3, 2, 5)).astype(np.int64)
+    save("gather_elements", [x, idx], [n(torch.gather(tx, 1, t(idx)))])
+
+    # layout and normalization
+    x = u(2, 8, 3, 4)
+    tx = t(x)
+    bs = 2
+    d2s = x.reshape(2, bs, bs, 2, 3, 4).transpose(0, 3, 4, 1, 5, 2).reshape(2, 2, 6, 8)  # ONNX's DCR formula
+    save("depth_to_space_dcr", [x], [d2s])
+    save("depth_to_space_crd", [x], [n(F.pixel_shuffle(tx, 2))])
+    xs = u(2, 3, 4, 6)
+    s2d = xs.reshape(2, 3, 2, bs, 3, bs).transpose(0, 3, 5, 1, 2, 4).reshape(2, 12, 2, 3)  # ONNX's formula
+    save("space_to_depth", [xs], [s2d])
+    sc, bi = u(8), u(8)
+    save("instance_norm", [x, sc, bi], [n(F.instance_norm(tx, weight=t(sc), bias=t(bi), eps=1e-5))])
+    save("lrn", [x], [n(F.local_response_norm(tx, 3, alpha=0.02, beta=0.75, k=1.0))])
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=(0, 2, 3), keepdims=True)
+    sd = np.sqrt(((x64 - mu) ** 2).mean(axis=(0, 2, 3), keepdims=True))
+    save("mvn", [x], [((x64 - mu) / sd).astype(np.float32)])
+    m = u(2, 3, 3)
+    save("det", [m], [n(torch.linalg.det(t(m)))])
+    save("eye_like", [u(4, 5)], [np.eye(4, 5, k=1, dtype=np.float32)])
+
+    # logic, indexing and the rest
+    ba, bb = g.random((3, 4)) < 0.5, g.random((4,)) < 0.5
+    save("not", [ba], [np.logical_not(ba)])
+    save("and", [ba, bb], [np.logical_and(ba, bb)])
+    save("or", [ba, bb], [np.logical_or(ba, bb)])
+    save("xor", [ba, bb], [np.logical_xor(ba, bb)])
+    xc = u(3, 4, lo=-9, hi=9)
+    save("cast_like", [xc, np.zeros((1,), np.int64)], [n(t(xc).to(torch.int64))])  # truncation toward zero
+    x = u(4, 3, 2)  # [time, batch, ...]
+    lens = np.array([4, 1, 3], np.int64)
+    rs = x.copy()
+    for b_ in range(3):
+        rs[: lens[b_], b_] = x[: lens[b_], b_][::-1]
+    save("reverse_sequence", [x, lens], [rs])
+    ind = np.array([[0, 2], [1, -1]], np.int64)
+    save("one_hot", [ind, np.array(3, np.int64), np.array([-1.0, 2.0], np.float32)],
+         [np.where(F.one_hot(t(np.where(ind < 0, ind + 3, ind)), 3).numpy() == 1, 2.0, -1.0).astype(np.float32)])
+    data = u(3, 4, 2)
+    gi = np.array([[0, 1], [2, 3], [1, 0]], np.int64)
+    save("gather_nd", [data, gi], [data[gi[:, 0], gi[:, 1]]])
+    upd = u(3, 2)
+    snd = data.copy()
+    for k_ in range(3):
+        snd[gi[k_, 0], gi[k_, 1]] = upd[k_]
+    save("scatter_nd", [data, gi, upd], [snd])
+    x = u(3, 5)
+    si = np.array([[1, 0, 3], [4, 2, 0]], np.int64)
+    su = u(2, 3)
+    save("scatter_elements", [x, si, su], [n(t(x).scatter(1, t(si), t(su)))])
+    save("scatter_elements_add", [x, si, su], [n(t(x).scatter_add(1, t(si), t(su)))])
+    save("scatter", [x, si, su], [n(t(x).scatter(1, t(si), t(su)))])
+    ea, eb = u(2, 3, 4), u(2, 4, 5)
+    save("einsum_bmm", [ea, eb], [n(torch.einsum("bij,bjk->bik", t(ea), t(eb)))])
+    gx, grid = u(1, 2, 4, 5), u(1, 3, 6, 2, lo=-1.1, hi=1.1)
+    save("grid_sample", [gx, grid], [n(F.grid_sample(t(gx), t(grid), mode="bilinear", padding_mode="zeros",
+                                                      align_corners=False))])
+    save("constant_of_shape", [i64(2, 3)], [np.zeros((2, 3), np.float32)])
+
+    for name, fn in [("hann_window", torch.hann_window), ("hamming_window", torch.hamming_window),
+                     ("blackman_window", torch.blackman_window)]:
+        w = fn(10, periodic=True, dtype=torch.float64)
+        if name == "hamming_window":  # ONNX's alpha 25/46 (PyTorch's default 0.54 differs in the last digits)
+            k = np.arange(10)
+            w = torch.from_numpy(25 / 46 - (21 / 46) * np.cos(2 * np.pi * k / 10))
+        save(name, [np.array(10, np.int64)], [w.numpy().astype(np.float32)])
+    lg, tg = u(4, 5), np.array([1, 0, 4, 2], np.int64)
+    save("nll_loss", [lg, tg], [n(F.nll_loss(t(lg), t(tg)))])
+    save("sce_loss", [lg, tg], [n(F.cross_entropy(t(lg), t(tg)))])
+    x = u(1, 2, 4, 4)
+    pooled, pidx = F.max_pool2d(t(x), 2, stride=2, return_indices=True)
+    flat = n(pidx) + (np.arange(2) * 16).reshape(1, 2, 1, 1)  # ONNX's indices run over the whole tensor
+    save("max_unpool", [n(pooled), flat], [n(F.max_unpool2d(pooled, pidx, 2, stride=2))])
+    xz = np.round(u(3, 4))
+    save("non_zero", [xz], [np.array(np.nonzero(xz), np.int64)])
+    cond = np.array([True, False, True, True])
+    save("compress", [xz, cond], [np.compress(cond, xz, axis=1)])
+
+    xu = np.array([2.0, 1.0, 1.0, 3.0, 4.0, 3.0], np.float32)
+    y_, idx_, inv_, cnt_ = np.unique(xu, return_index=True, return_inverse=True, return_counts=True)
+    save("unique_sorted", [xu], [y_, idx_.astype(np.int64), inv_.astype(np.int64), cnt_.astype(np.int64)])
+    xd = u(2, 8, 1)
+    fd = np.fft.fft(xd[..., 0].astype(np.float64), axis=1)
+    save("dft", [xd], [np.stack([fd.real, fd.imag], axis=-1).astype(np.float32)])
+    bx, by = np.array([16, 4, 1, 255], np.uint8), np.array([1, 2, 3, 1], np.uint8)
+    save("bit_shift_right", [bx, by], [bx >> by])
+    save("bit_shift_left", [bx, by], [(bx.astype(np.uint16) << by).astype(np.uint8)])
+    S, B_, I_, H_ = 4, 2, 3, 5  # ONNX RNN, tanh: h = tanh(x W^T + h R^T + Wb + Rb)
+    xr, wr, rr, br = u(S, B_, I_), u(1, H_, I_, lo=-0.5, hi=0.5), u(1, H_, H_, lo=-0.5, hi=0.5), u(1, 2 * H_)
+    h = np.zeros((B_, H_))
+    ys = []
+    for st in range(S):
+        h = np.tanh(xr[st].astype(np.float64) @ wr[0].T + h @ rr[0].T + br[0, :H_] + br[0, H_:])
+        ys.append(h)
+    save("rnn", [xr, wr, rr, br], [np.stack(ys)[:, None].astype(np.float32), h[None].astype(np.float32)])
+
+    # int8 quantization (ONNX's formulas in float64, rounding half to even)
+    xq = u(3, 4, lo=-3, hi=3)
+    sc, zp = np.array(0.03, np.float32), np.array(-5, np.int8)
+    q = np.clip(np.rint(xq.astype(np.float64) / np.float64(sc)) + zp, -128, 127).astype(np.int8)
+    save("quantize_linear", [xq, sc, zp], [q])
+    save("dequantize_linear", [q, sc, zp], [((q.astype(np.float64) - zp) * np.float64(sc)).astype(np.float32)])
+    rmin, rmax = min(0.0, float(xq.min())), max(0.0, float(xq.max()))
+    dsc = np.float32((rmax - rmin) / 255)
+    dzp = np.uint8(np.clip(np.rint(-rmin / np.float64(dsc)), 0, 255))
+    dq = np.clip(np.rint(xq.astype(np.float64) / np.float64(dsc)) + dzp, 0, 255).astype(np.uint8)
+    save("dynamic_quantize_linear", [xq], [dq, np.array(dsc, np.float32), np.array(dzp, np.uint8)])
+    qa = g.integers(-100, 100, size=(3, 4)).astype(np.int8)
+    qb = g.integers(-100, 100, size=(4, 5)).astype(np.int8)
+    azp, bzp = np.array(3, np.int8), np.array(-2, np.int8)
+    acc = (qa.astype(np.int64) - azp) @ (qb.astype(np.int64) - bzp)
+    save("matmul_integer", [qa, qb, azp, bzp], [acc.astype(np.int32)])
+    asc, bsc, ysc, yzp = np.array(0.02, np.float32), np.array(0.01, np.float32), np.array(0.5, np.float32), np.array(
+        4, np.int8)
+    yq = np.clip(np.rint(acc * (np.float64(asc) * np.float64(bsc) / np.float64(ysc))) + yzp, -128, 127).astype(np.int8)
+    save("qlinear_matmul", [qa, asc, azp, qb, bsc, bzp, ysc, yzp], [yq])
+    qx = g.integers(-100, 100, size=(1, 2, 5, 5)).astype(np.int8)
+    qw = g.integers(-100, 100, size=(3, 2, 3, 3)).astype(np.int8)
+    wzp = np.array(0, np.int8)
+    cacc = F.conv2d(torch.from_numpy(qx.astype(np.float64) - azp), torch.from_numpy(qw.astype(np.float64)), padding=1)
+    cacc = np.rint(cacc.numpy()).astype(np.int64)
+    save("conv_integer", [qx, qw, azp, wzp], [cacc.astype(np.int32)])
+    cy = np.clip(np.rint(cacc * (np.float64(asc) * np.float64(bsc) / np.float64(ysc))) + yzp, -128, 127)
+    save("qlinear_conv", [qx, asc, azp, qw, bsc, wzp, ysc, yzp], [cy.astype(np.int8)])
+
+    # STFT (onesided, a window given): frames of frame_length every frame_step, each one's DFT
+    sig = u(1, 16, 1)
+    win = np.hanning(6).astype(np.float32)
+    frames = [np.fft.rfft(sig[0, st:st + 6, 0].astype(np.float64) * win) for st in range(0, 16 - 6 + 1, 3)]
+    spec = np.stack(frames)[None]
+    save("stft", [sig, np.array(3, np.int64), win, np.array(6, np.int64)],
+         [np.stack([spec.real, spec.imag], axis=-1).astype(np.float32)])
+
+    # NonMaxSuppression (corner boxes): per class, by falling score, drop a box whose IoU with a kept one exceeds
+    # the threshold; scores at or below score_threshold are never kept
+    def iou(p_, q_):
+        y1, x1, y2, x2 = min(p_[0], p_[2]), min(p_[1], p_[3]), max(p_[0], p_[2]), max(p_[1], p_[3])
+        v1, w1, v2, w2 = min(q_[0], q_[2]), min(q_[1], q_[3]), max(q_[0], q_[2]), max(q_[1], q_[3])
+        ih, iw = max(0.0, min(y2, v2) - max(y1, v1)), max(0.0, min(x2, w2) - max(x1, w1))
+        inter = ih * iw
+        return inter / ((y2 - y1) * (x2 - x1) + (v2 - v1) * (w2 - w1) - inter)
+
+    ctr = u(1, 8, 2, lo=0, hi=3)
+    half = u(1, 8, 2, lo=0.3, hi=1.0)
+    boxes = np.concatenate([ctr - half, ctr + half], axis=-1).astype(np.float32)
+    scores = u(1, 2, 8, lo=0, hi=1)
+    sel = []
+    for c_ in range(2):
+        kept = []
+        for i_ in np.argsort(-scores[0, c_], kind="stable"):
+            if scores[0, c_, i_] <= 0.2 or len(kept) == 3:
+                continue
+            if all(iou(boxes[0, i_].astype(np.float64), boxes[0, k_].astype(np.float64)) <= 0.4 for k_ in kept):
+                kept.append(i_)
+        sel += [[0, c_, k_] for k_ in kept]
+    save("nms", [boxes, scores, np.array(3, np.int64), np.array(0.4, np.float32), np.array(0.2, np.float32)],
+         [np.array(sel, np.int64)])
+
+    save("constant_float", [], [np.array(2.5, np.float32)])  # Constant value_float=2.5: a float32 scalar
+
+    # RoiAlign (half_pixel, avg) as torchvision's roi_align with aligned=True
+    import torchvision
+
+    fx = u(2, 3, 6, 7)
+    rois = np.array([[0.5, 1.0, 4.0, 5.0], [1.2, 0.3, 6.1, 3.7], [0.0, 0.0, 2.5, 2.5]], np.float32)
+    bidx = np.array([0, 1, 1], np.int64)
+    tb = torch.cat([t(bidx.astype(np.float32))[:, None], t(rois)], dim=1)
+    save("roi_align", [fx, rois, bidx], [n(torchvision.ops.roi_align(t(fx), tb, (2, 3), 1.0, 2, aligned=True))])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
  * tests/node_tests/generate.py) through nnfx and reports the counts.
  *
  * Usage: run_node_tests [--log FILE] [--expected FILE] [--no-fork] [--verbose]
- *                       [--roundtrip] [--min-pass N] DIR [CASE...]
+ *                       [--roundtrip] [--min-pass N] [--engines] [--op NAME]...
+ *                       DIR [CASE...]
  *
  *   DIR       the generator's output directory (holds node/test_*)
  *   CASE...   run only these cases (names such as test_relu)
@@ -15,6 +16,23 @@
  *             reloaded copy instead (checks that export keeps each op)
  *   --min-pass N  fail the run when fewer than N cases pass (guards the
  *             coverage figure against ops silently turning unsupported)
+ *   --engines also run each case through the interpreter (nnfx_interp)
+ *             and the compiled plan at 2 threads (the default run is the
+ *             plan at 1 thread), each compared with ONNX's reference: the
+ *             cross-engine harness for ops without a kernel-table case
+ *   --op NAME only the cases whose model holds op NAME (its ONNX type or
+ *             nnfx name, any case); may be given more than once
+ *   --codegen-per-op N  with --engines and --op: generated C for at most N
+ *             passing cases of each op asked for (the compiler is the slow
+ *             part: the default suite runs one a op)
+ *   --codegen with --engines, also generate the model as C (nnfx_codegen),
+ *             compile it with cc, run it and compare its outputs with ONNX's;
+ *             (specialised for the case's input values when the generator
+ *             needs them for static shapes); a model the generator refuses
+ *             (NNFX_ERR_UNSUPPORTED) is counted as refused, not failed
+ *   --each-op fail unless every op given with --op has a case that passed
+ *             (with --engines: in every engine; with --codegen or
+ *             --codegen-per-op: one as generated C too)
  *   --no-fork run cases in this process (for debuggers); by default each
  *             case runs in a child so that a crash or a hang (30 s) is a
  *             failure of that case, not of the whole run
@@ -45,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +89,20 @@ static bool op_claimed(const char *op_type) {
     for (size_t i = 0; i < sizeof claimed_ops / sizeof claimed_ops[0]; i++)
         if (claimed_ops[i][0] && strcmp(claimed_ops[i], op_type) == 0) return true;
     return false;
+}
+
+/* The ONNX type of op `name` (an ONNX type or an nnfx name, any case);
+ * name itself when it is neither. */
+static const char *op_onnx_type(const char *name) {
+    static const char *const nnfx_names[] = {
+#define NNFX_OP(E, name, ...) name,
+#include "nnfx/ops.def"
+#undef NNFX_OP
+    };
+    for (size_t i = 0; i < sizeof claimed_ops / sizeof claimed_ops[0]; i++)
+        if (claimed_ops[i][0] && (strcasecmp(claimed_ops[i], name) == 0 || strcasecmp(nnfx_names[i], name) == 0))
+            return claimed_ops[i];
+    return name;
 }
 
 /* --- Small string list ------------------------------------------------- */
@@ -261,6 +294,201 @@ static int from_error(const nnfx_error *err, const char *stage, char *msg, size_
 
 /* Runs the case in dir; writes a one-line message into msg. */
 static bool roundtrip;
+/* --engines: the interpreter and the plan at 2 threads too */
+static bool engines;
+
+/* Compares every output in got[0..ngot) with want[0..nwant); stage names the
+ * engine in msg on a mismatch. Returns false on a mismatch. */
+static bool all_match(const char *stage, nnfx_tensor *const *got, int ngot, nnfx_tensor *const *want, int nwant,
+                      char *msg, size_t len) {
+    if (ngot != nwant) {
+        snprintf(msg, len, "%s: %d outputs, expected %d", stage, ngot, nwant);
+        return false;
+    }
+    for (int i = 0; i < nwant; i++) {
+        char why[1800];
+        if (!got[i]) {
+            snprintf(msg, len, "%s: output %d missing", stage, i);
+            return false;
+        }
+        if (!outputs_match(got[i], want[i], i, why, sizeof why)) {
+            snprintf(msg, len, "%s: %s", stage, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --codegen: generated C too */
+static bool codegen;
+
+/* Writes n bytes to path; false on failure. */
+static bool write_bytes(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Generates g (borrowed) as C, compiles it with a driver that feeds in[] and
+ * writes every output, runs it and compares with want. Returns R_PASS,
+ * R_UNSUPPORTED (the generator refuses g: why in msg) or R_FAIL. */
+static int run_codegen(nnfx_graph *g, nnfx_tensor *const *in, int nin, nnfx_tensor *const *want, int nwant, char *msg,
+                       size_t len) {
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[2048], path[4096], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/nnfx_node_cg_XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(msg, len, "codegen: mkdtemp: %s", strerror(errno));
+        return R_FAIL;
+    }
+    nnfx_error err = {0};
+    nnfx_codegen_files f = {0};
+    nnfx_codegen_options o = {.name = "m"};
+    int result = R_FAIL;
+    FILE *drv = NULL;
+    const char *names[MAX_IO];
+    int nph = 0;
+    for (nnfx_node *n = nnfx_graph_first(g); n && nph < MAX_IO; n = nnfx_node_next(n))
+        if (nnfx_node_opcode(n) == NNFX_PLACEHOLDER) names[nph++] = nnfx_node_name(n);
+    if (nnfx_codegen(g, &o, &f, &err) && err.status == NNFX_ERR_UNSUPPORTED && nph == nin) {
+        /* an output size that depends on input values: specialise the C for
+         * this case's inputs (the inputs stay in its API) */
+        o.nfixed = nin;
+        o.fixed_inputs = names;
+        o.fixed_values = (const nnfx_tensor *const *)in;
+        memset(&err, 0, sizeof err);
+        nnfx_codegen(g, &o, &f, &err);
+    }
+    if (err.status) {
+        result = from_error(&err, "codegen", msg, len);
+        goto done;
+    }
+    const char *parts[3][2] = {{"m.h", f.header}, {"m.c", f.source}, {"m_weights.c", f.weights}};
+    for (int p = 0; p < 3; p++) {
+        snprintf(path, sizeof path, "%s/%s", dir, parts[p][0]);
+        if (!write_bytes(path, parts[p][1] ? parts[p][1] : "", parts[p][1] ? strlen(parts[p][1]) : 0)) {
+            snprintf(msg, len, "codegen: cannot write %.900s", path);
+            goto done;
+        }
+    }
+    snprintf(path, sizeof path, "%s/main.c", dir);
+    if (!(drv = fopen(path, "w"))) {
+        snprintf(msg, len, "codegen: cannot write %.900s", path);
+        goto done;
+    }
+    fprintf(drv, "#include <stdio.h>\n#include <stdlib.h>\n#include \"m.h\"\n");
+    fprintf(drv, "static void *rd(const char *p, size_t n) {\n    void *d = calloc(1, n + 1);\n"
+                 "    FILE *f = fopen(p, \"rb\");\n    if (f) { if (fread(d, 1, n, f) != n) {} fclose(f); }\n"
+                 "    return d;\n}\n");
+    fprintf(drv, "static void wr(const char *p, const void *d, size_t n) {\n    FILE *f = fopen(p, \"wb\");\n"
+                 "    if (f) { fwrite(d, 1, n, f); fclose(f); }\n}\n");
+    fprintf(drv, "int main(void) {\n    const void *in[m_NUM_INPUTS + 1] = {0};\n"
+                 "    void *out[m_NUM_OUTPUTS + 1] = {0};\n");
+    for (int i = 0; i < nin; i++) {
+        snprintf(path, sizeof path, "%s/in%d.bin", dir, i);
+        if (!write_bytes(path, in[i]->data, in[i]->nbytes)) {
+            snprintf(msg, len, "codegen: cannot write %.900s", path);
+            goto done;
+        }
+        fprintf(drv, "    in[%d] = rd(\"in%d.bin\", %zu);\n", i, i, in[i]->nbytes);
+    }
+    /* room for an output's bound (a data-dependent one is written compactly
+     * first), its actual dims from m_run_dims */
+    fprintf(drv, "    long long *dims[m_NUM_OUTPUTS + 1] = {0};\n");
+    for (int q = 0; q < nwant; q++) {
+        fprintf(drv, "    out[%d] = calloc(1, m_OUTPUT%d_SIZE * sizeof(m_OUTPUT%d_TYPE) + %zu + 1);\n", q, q, q,
+                want[q]->nbytes);
+        fprintf(drv, "    dims[%d] = calloc(m_OUTPUT%d_RANK + 1, sizeof(long long));\n", q, q);
+    }
+    /* m_run_dims exists when an output is bounded; the others have static dims */
+    fprintf(drv, "#if 0");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, " || defined(m_OUTPUT%d_BOUNDED)", q);
+    fprintf(drv, "\n    int rc = m_run_dims((void *)in, (void *)out, dims);\n");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, "    if (!rc) wr(\"dims%d.bin\", dims[%d], m_OUTPUT%d_RANK * sizeof(long long));\n", q, q, q);
+    fprintf(drv, "#else\n    int rc = m_run((void *)in, (void *)out);\n#endif\n");
+    for (int q = 0; q < nwant; q++)
+        fprintf(drv, "    if (!rc) wr(\"out%d.bin\", out[%d], %zu);\n", q, q, want[q]->nbytes);
+    fprintf(drv, "    return rc != 0;\n}\n");
+    fclose(drv);
+    drv = NULL;
+    snprintf(cmd, sizeof cmd, "cd '%s' && cc -std=c99 -O0 -w -o driver *.c -lm > cc.log 2>&1 && ./driver", dir);
+    if (system(cmd) != 0) {
+        snprintf(msg, len, "codegen: compiling or running the generated C failed (in %.900s)", dir);
+        nnfx_codegen_files_free(&f);
+        return R_FAIL; /* the folder stays for a look */
+    }
+    result = R_PASS;
+    for (int q = 0; q < nwant && result == R_PASS; q++) {
+        nnfx_tensor *got = nnfx_tensor_new(want[q]->dtype, want[q]->rank, want[q]->shape, NULL);
+        snprintf(path, sizeof path, "%s/out%d.bin", dir, q);
+        FILE *fo = fopen(path, "rb");
+        bool ok = fo && got && fread(got->data, 1, want[q]->nbytes, fo) == want[q]->nbytes;
+        if (fo) fclose(fo);
+        long long dims[16] = {0};
+        snprintf(path, sizeof path, "%s/dims%d.bin", dir, q);
+        fo = fopen(path, "rb");
+        size_t nd = fo && want[q]->rank <= 16 ? fread(dims, sizeof dims[0], 16, fo) : 0;
+        bool same = !fo || nd == (size_t)want[q]->rank; /* no file: static dims, the size checked below */
+        if (fo) fclose(fo);
+        for (int d = 0; same && nd && d < want[q]->rank; d++)
+            same = dims[d] == want[q]->shape[d];
+        char why[1800] = "no output written";
+        if (ok && !same) snprintf(why, sizeof why, "output %d: its dims differ from the reference's shape", q);
+        if (!ok || !same || !outputs_match(got, want[q], q, why, sizeof why)) {
+            snprintf(msg, len, "generated C: %s", why);
+            result = R_FAIL;
+        }
+        nnfx_tensor_release(got);
+    }
+done:
+    if (drv) fclose(drv);
+    nnfx_codegen_files_free(&f);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+    return result;
+}
+
+/* Runs the graph g (borrowed) in the interpreter and the plan gm again at 2
+ * threads, comparing both with want. Returns R_PASS with the engines that
+ * ran in msg, or R_FAIL / R_UNSUPPORTED with why. */
+static int run_other_engines(nnfx_graph *g, nnfx_gm *gm, nnfx_tensor *const *in, int nin, nnfx_tensor *const *want,
+                             int nwant, char *msg, size_t len) {
+    nnfx_tensor *got[MAX_IO] = {0};
+    int ngot = 0, result = R_FAIL;
+    nnfx_error err = {0};
+    nnfx_interp *ip = nnfx_interp_new(g, NULL, NULL, &err);
+    if (!ip || nnfx_interp_run(ip, nin, in, MAX_IO, got, &ngot, &err)) {
+        result = from_error(&err, "interpreter", msg, len);
+        goto done;
+    }
+    if (!all_match("interpreter", got, ngot, want, nwant, msg, len)) goto done;
+    for (int i = 0; i < ngot; i++)
+        nnfx_tensor_release(got[i]), got[i] = NULL;
+    nnfx_gm_set_threads(gm, 2);
+    if (nnfx_gm_run(gm, nin, in, MAX_IO, got, &ngot, &err)) {
+        result = from_error(&err, "plan at 2 threads", msg, len);
+        goto done;
+    }
+    if (!all_match("plan at 2 threads", got, ngot, want, nwant, msg, len)) goto done;
+    char *plan = nnfx_gm_plan(gm, &err);
+    bool compiled = plan && strncmp(plan, "# interpreted", 13) != 0;
+    free(plan);
+    int cg = codegen ? run_codegen(g, in, nin, want, nwant, msg, len) : R_UNSUPPORTED;
+    if (cg == R_FAIL) goto done;
+    char refused[1024] = "";
+    if (codegen && cg == R_UNSUPPORTED) snprintf(refused, sizeof refused, "; generator refused: %s", msg);
+    snprintf(msg, len, "engines: interpreter, %s at 1 and 2 threads%s%s", compiled ? "compiled plan" : "GraphModule",
+             cg == R_PASS ? ", generated C" : "", refused);
+    result = R_PASS;
+done:
+    for (int i = 0; i < MAX_IO; i++)
+        nnfx_tensor_release(got[i]);
+    nnfx_interp_free(ip);
+    return result;
+}
 
 /* Saves g to a temporary file and loads it back (g is freed); NULL with
  * err set on failure. */
@@ -293,9 +521,15 @@ static int run_case(const char *dir, char *msg, size_t len) {
     nnfx_graph *g = nnfx_onnx_load(path, &err);
     if (!g) return from_error(&err, "load", msg, len);
     if (roundtrip && !(g = export_reload(g, &err))) return from_error(&err, "export round trip", msg, len);
+    nnfx_graph *gi = engines ? nnfx_graph_copy(g, NULL, &err) : NULL; /* the interpreter's */
+    if (engines && !gi) {
+        nnfx_graph_free(g);
+        return from_error(&err, "graph copy", msg, len);
+    }
     gm = nnfx_gm_new(g, &err);
     if (!gm) {
         nnfx_graph_free(g);
+        nnfx_graph_free(gi);
         return from_error(&err, "gm_new", msg, len);
     }
     for (; nin < MAX_IO; nin++) {
@@ -333,7 +567,9 @@ static int run_case(const char *dir, char *msg, size_t len) {
             result = R_FAIL;
         }
     }
+    if (result == R_PASS && engines) result = run_other_engines(gi, gm, in, nin, want, nwant, msg, len);
 done:
+    nnfx_graph_free(gi);
     for (int i = 0; i < MAX_IO; i++) {
         nnfx_tensor_release(in[i]);
         nnfx_tensor_release(want[i]);
@@ -420,7 +656,11 @@ int main(int argc, char **argv) {
     const char *log_path = NULL, *expected_path = NULL, *dir = NULL;
     bool fork_cases = true, verbose = false;
     int min_pass = 0;
-    strlist only = {0}, expected = {0};
+    strlist only = {0}, expected = {0}, want_ops = {0};
+    bool each_op = false;
+    int op_passes[256] = {0};    /* per --op: cases passed */
+    int op_generated[256] = {0}; /* per --op: cases passed as generated C too */
+    int codegen_per_op = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc)
             log_path = argv[++i];
@@ -432,6 +672,16 @@ int main(int argc, char **argv) {
             verbose = true;
         else if (strcmp(argv[i], "--roundtrip") == 0)
             roundtrip = true;
+        else if (strcmp(argv[i], "--engines") == 0)
+            engines = true;
+        else if (strcmp(argv[i], "--codegen") == 0)
+            codegen = true;
+        else if (strcmp(argv[i], "--codegen-per-op") == 0 && i + 1 < argc)
+            codegen_per_op = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--each-op") == 0)
+            each_op = true;
+        else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
+            sl_push(&want_ops, op_onnx_type(argv[++i]), NULL);
         else if (strcmp(argv[i], "--min-pass") == 0 && i + 1 < argc)
             min_pass = atoi(argv[++i]);
         else if (argv[i][0] == '-') {
@@ -472,15 +722,12 @@ int main(int argc, char **argv) {
     FILE *log = log_path ? fopen(log_path, "w") : NULL;
     if (log_path && !log) fprintf(stderr, "cannot write %s: %s\n", log_path, strerror(errno));
 
-    int counts[3] = {0};
+    int counts[3] = {0}, all_engines = 0, selected = 0, generated = 0;
     strlist failed = {0}, unexpected = {0}, unsupported = {0}, claimed_unsupported = {0}, xpass = {0};
     strlist unlisted = {0}; /* unsupported without a reason in the list */
     for (int i = 0; i < cases.n; i++) {
         char cdir[4096], msg[2048] = "";
         if (snprintf(cdir, sizeof cdir, "%s/%s", node_dir, cases.s[i]) >= (int)sizeof cdir) continue;
-        int r = fork_cases ? run_case_isolated(cdir, msg, sizeof msg) : run_case(cdir, msg, sizeof msg);
-        counts[r]++;
-
         /* The model's op types, to tell claimed gaps from unclaimed ops. */
         char mpath[4200];
         if (snprintf(mpath, sizeof mpath, "%s/model.onnx", cdir) >= (int)sizeof mpath) mpath[0] = 0;
@@ -496,7 +743,31 @@ int main(int argc, char **argv) {
             size_t l = strlen(opnames);
             snprintf(opnames + l, sizeof opnames - l, "%s%s", k ? "," : "", ops.s[k]);
         }
+        bool wanted = want_ops.n == 0;
+        for (int k = 0; k < ops.n && !wanted; k++)
+            wanted = sl_find(&want_ops, ops.s[k]) >= 0;
+        if (!wanted) {
+            sl_free(&ops);
+            continue;
+        }
+        selected++;
+        if (codegen_per_op > 0) { /* generated C while an op of the case has fewer than N */
+            codegen = false;
+            for (int k = 0; k < ops.n && !codegen; k++) {
+                int w = sl_find(&want_ops, ops.s[k]);
+                codegen = w >= 0 && w < 256 && op_generated[w] < codegen_per_op;
+            }
+        }
+        int r = fork_cases ? run_case_isolated(cdir, msg, sizeof msg) : run_case(cdir, msg, sizeof msg);
+        counts[r]++;
+        for (int k = 0; k < ops.n && r == R_PASS; k++) {
+            int w = sl_find(&want_ops, ops.s[k]);
+            if (w >= 0 && w < 256) op_passes[w]++;
+            if (w >= 0 && w < 256 && strstr(msg, ", generated C")) op_generated[w]++;
+        }
         sl_free(&ops);
+        if (r == R_PASS && strncmp(msg, "engines:", 8) == 0) all_engines++;
+        if (r == R_PASS && strstr(msg, ", generated C")) generated++;
 
         char note[2600];
         snprintf(note, sizeof note, "[%s] %s", opnames, msg);
@@ -519,8 +790,33 @@ int main(int argc, char **argv) {
 
     char summary[256];
     snprintf(summary, sizeof summary, "node tests: %d passed, %d failed, %d unsupported of %d", counts[R_PASS],
-             counts[R_FAIL], counts[R_UNSUPPORTED], cases.n);
+             counts[R_FAIL], counts[R_UNSUPPORTED], selected);
     printf("%s\n", summary);
+    if (engines) printf("  engines: %d cases passed in the interpreter and the plan at 1 and 2 threads\n", all_engines);
+    if (engines && (codegen || codegen_per_op > 0)) printf("  generated C: %d cases passed\n", generated);
+    int rc = 0;
+    if (want_ops.n && !selected) {
+        printf("  FAIL: no case holds the op(s) asked for with --op\n");
+        rc = 1;
+    }
+    for (int w = 0; each_op && w < want_ops.n; w++) {
+        if (w < 256 && op_passes[w]) continue;
+        printf("  FAIL: op %s has no passing case%s\n", want_ops.s[w], engines ? " in every engine" : "");
+        rc = 1;
+    }
+    if (each_op) printf("  ops asked for: %d\n", want_ops.n);
+    if (engines && (codegen || codegen_per_op > 0)) {
+        int without = 0;
+        for (int w = 0; w < want_ops.n && w < 256; w++)
+            if (!op_generated[w])
+                printf("  %s: no case passed as generated C%s\n", want_ops.s[w],
+                       without++ ? "" : " (refused or failed; see the log)");
+        printf("  generated C: %d of the %d ops asked for have a passing case\n", want_ops.n - without, want_ops.n);
+        if (each_op && without) {
+            printf("  FAIL: %d ops have no case that passes as generated C (--each-op)\n", without);
+            rc = 1;
+        }
+    }
     printf("  expected failures: %d listed, %d failed; unexpected failures: %d; claimed-op cases unsupported: %d\n",
            expected.n, failed.n - unexpected.n, unexpected.n, claimed_unsupported.n);
     for (int i = 0; i < xpass.n; i++)
@@ -540,7 +836,7 @@ int main(int argc, char **argv) {
         fclose(log);
         printf("  log: %s\n", log_path);
     }
-    int rc = unexpected.n ? 1 : 0;
+    if (unexpected.n) rc = 1;
     for (int i = 0; i < unlisted.n; i++) {
         printf("  FAIL: %s is unsupported but not listed (\"unsupported %s REASON\" in %s): %s\n", unlisted.s[i],
                unlisted.s[i], expected_path, unlisted.note[i]);
@@ -552,6 +848,7 @@ int main(int argc, char **argv) {
     }
     sl_free(&cases);
     sl_free(&only);
+    sl_free(&want_ops);
     sl_free(&expected);
     sl_free(&failed);
     sl_free(&unexpected);
