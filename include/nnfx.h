@@ -752,6 +752,15 @@ nnfx_status nnfx_gm_run(nnfx_gm *gm, int nin, nnfx_tensor *const *in, int max_ou
  * The compiled executor keeps OpenBLAS itself at one thread and runs its
  * own pool. */
 void nnfx_gm_set_threads(nnfx_gm *gm, int threads);
+/* CPU features the kernels use on this machine (NNFX_CPU_* bits), after the
+ * environment's NNFX_ISA narrows them (portable: none; avx2: no AVX-512 or
+ * VNNI). NNFX_CPU_INT8_DOT is a fused int8 dot product (AVX512-VNNI or
+ * AVX-VNNI): without it int8 convolutions use 16-bit multiply-adds. */
+#define NNFX_CPU_AVX2_FMA    1u
+#define NNFX_CPU_AVX512      2u
+#define NNFX_CPU_INT8_DOT    4u
+#define NNFX_CPU_AVX512_VBMI 8u
+unsigned nnfx_cpu_features(void);
 /* Times each step of the compiled plan on later runs (on: counts start
  * from zero; off: no timing, the default). Survives recompiles and thread
  * changes. NNFX_ERR_NOMEM when the counters cannot be allocated. */

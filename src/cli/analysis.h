@@ -66,7 +66,8 @@ bool cli_analysis_add_finding(cli_analysis *an, const char *kind, int nnames, co
                               char *suggestion);
 /* Quantization (int8): fills an->quant and adds the findings
  * foldable_qdq (a DQ -> Q pair with equal parameters) and float_island
- * (float ops between a DQ and a Q); false on out of memory. */
+ * (float ops between a DQ and a Q), and int8_no_vnni on a CPU without an
+ * int8 dot product (nnfx_cpu_features); false on out of memory. */
 bool cli_analysis_quant(cli_analysis *an);
 
 /* The report as JSON (malloc'd, NULL on OOM), keys: model, nodes, params,

@@ -66,3 +66,9 @@ bool core_cpu_avxvnni(void) {
 }
 
 const char *core_cpu_isa_name(void) { return core_cpu_avx2_fma() ? "avx2+fma" : "portable"; }
+
+unsigned nnfx_cpu_features(void) {
+    return (core_cpu_avx2_fma() ? NNFX_CPU_AVX2_FMA : 0u) | (core_cpu_avx512f() ? NNFX_CPU_AVX512 : 0u) |
+           (core_cpu_avx512vnni() || core_cpu_avxvnni() ? NNFX_CPU_INT8_DOT : 0u) |
+           (core_cpu_avx512vbmi() ? NNFX_CPU_AVX512_VBMI : 0u);
+}

@@ -217,6 +217,20 @@ isl = [f for f in d['findings'] if f['kind'] == 'float_island']
 sys.exit(not (q['int8_layers'] == 3 and q['float_layers'] == 0 and q['int8_weight_bytes'] > 3500 and isl
               and len(isl[0]['nodes']) == 2))"
 expect 1 "analyze --fail-on float_island fails on the island" -- "$NNFX" analyze "$TMP/cnn_q.onnx" -q --fail-on float_island
+# the host finding: NNFX_ISA=avx2 (and portable) take VNNI away on any CPU
+expect 1 "analyze, as on a CPU without VNNI, warns about int8 there" -- env NNFX_ISA=avx2 "$NNFX" analyze \
+    "$TMP/cnn_q.onnx" -q --fail-on int8_no_vnni
+expect 0 "the finding names the int8 layers, in JSON too" -- env NNFX_ISA=portable "$NNFX" analyze "$TMP/cnn_q.onnx" \
+    -q --json "$TMP/an_novnni.json"
+check "3 int8 layers named" /usr/bin/python3 -c "
+import json, sys; d = json.load(open('$TMP/an_novnni.json'))
+f = [f for f in d['findings'] if f['kind'] == 'int8_no_vnni']
+sys.exit(not (f and len(f[0]['nodes']) == 3 and 'reduce-range' in f[0]['suggestion']))"
+expect 0 "no such finding on the float model" -- env NNFX_ISA=avx2 "$NNFX" analyze "$D/digits_cnn.onnx" -q \
+    --fail-on int8_no_vnni
+if grep -qwE 'avx512_vnni|avx_vnni' /proc/cpuinfo; then
+    expect 0 "nor on this CPU, which has VNNI" -- "$NNFX" analyze "$TMP/cnn_q.onnx" -q --fail-on int8_no_vnni
+fi
 expect 0 "analyze --fail-on foldable_qdq passes (none there)" -- "$NNFX" analyze "$TMP/cnn_q.onnx" -q --fail-on foldable_qdq
 expect 0 "analyze the model with the Gemm excluded" -- "$NNFX" analyze "$TMP/v6.onnx" --json "$TMP/an6.json"
 check "2 int8 layers, 1 float" /usr/bin/python3 -c "
