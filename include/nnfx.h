@@ -538,6 +538,15 @@ int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
  * next edited). Returns the number removed (more than cap: the rest are not
  * written). */
 int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
+/* nnfx_eliminate_dead_code_list that also says how the removed nodes lay in
+ * the list, for a binding keeping its own copy of it: the removed nodes, in
+ * removal order, from out[0]; each maximal run of consecutive removed nodes
+ * as the pair (the live node before it, the live node after it; NULL: the
+ * list's start or end) from the top, run i (0-based) at out[cap - 2 - 2 * i]
+ * and out[cap - 1 - 2 * i]. Returns the number removed and sets *nruns (when
+ * not NULL) to the number of runs; when removed + 2 * runs exceeds cap, out
+ * is incomplete (the graph is changed all the same). */
+int nnfx_eliminate_dead_code_runs(nnfx_graph *g, nnfx_node **out, int cap, int *nruns);
 /* nnfx_replace_all_uses_with(old, new_node, NULL, NULL) that also lists the
  * users it rewired, in old's user order, in out[0 .. cap), and returns how
  * many (new_node itself is never rewired). -1 on error (NULL nodes, nodes of

@@ -204,6 +204,64 @@ static void test_packed_args_users_and_dce_list(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* make_small with dead nodes in three runs: a get_attr before x (the list's
+ * start), neg(relu) and abs(neg) after relu, neg(add) before the output. */
+static small make_small_with_dead(nnfx_node **dead) {
+    small s = make_small();
+    nnfx_error err = {0};
+    int64_t one = 1;
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 1, &one, &err);
+    assert_int_equal(nnfx_graph_set_param(s.g, "w", t, &err), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_inserting_before(s.g, s.x);
+    dead[0] = nnfx_graph_get_attr(s.g, "w", &err);
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    dead[1] = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    a = nnfx_arg_node(dead[1]);
+    dead[2] = nnfx_graph_call_op(s.g, NNFX_OP_ABS, 1, &a, 0, NULL, &err);
+    nnfx_inserting_after(s.g, s.add);
+    a = nnfx_arg_node(s.add);
+    dead[3] = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    assert_non_null(dead[3]);
+    assert_ptr_equal(nnfx_graph_first(s.g), dead[0]);
+    return s;
+}
+
+/* nnfx_eliminate_dead_code_runs: the removed nodes from the bottom, the live
+ * nodes around each run of them from the top; too small a buffer still
+ * removes them and counts. */
+static void test_dce_runs(void **state) {
+    (void)state;
+    nnfx_node *dead[4];
+    small s = make_small_with_dead(dead);
+    nnfx_node *out[12];
+    int nruns = -1;
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, out, 12, &nruns), 4);
+    assert_int_equal(nruns, 3);
+    assert_ptr_equal(out[0], dead[3]); /* removal order: from the end */
+    assert_ptr_equal(out[1], dead[2]);
+    assert_ptr_equal(out[2], dead[1]);
+    assert_ptr_equal(out[3], dead[0]);
+    assert_ptr_equal(out[10], s.add); /* run 0: neg(add), between add and the output */
+    assert_ptr_equal(out[11], s.out);
+    assert_ptr_equal(out[8], s.relu); /* run 1: neg, abs */
+    assert_ptr_equal(out[9], s.add);
+    assert_null(out[6]); /* run 2: the get_attr, at the list's start */
+    assert_ptr_equal(out[7], s.x);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, out, 12, &nruns), 0);
+    assert_int_equal(nruns, 0);
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+    s = make_small_with_dead(dead);
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, NULL, 0, &nruns), 4); /* no room: counted */
+    assert_int_equal(nruns, 3);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    nnfx_graph_free(s.g);
+}
+
 /* The nnfx_binding_* calls are the functions they name, arguments and results
  * in a words buffer. */
 static void test_binding_calls(void **state) {
@@ -734,6 +792,7 @@ int main(void) {
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),
+        cmocka_unit_test(test_dce_runs),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
     };

@@ -353,6 +353,7 @@ _pdecls = [
     ("nnfx_graph_all_args", c_int, GraphP, c_void_p, c_int),
     ("nnfx_node_users", c_int, NodeP, c_void_p, c_int),
     ("nnfx_eliminate_dead_code_list", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_eliminate_dead_code_runs", c_int, GraphP, c_void_p, c_int, c_void_p),
     ("nnfx_replace_all_uses_with", c_int, NodeP, NodeP, c_void_p, c_void_p),
     ("nnfx_replace_all_uses_with_list", c_int, NodeP, NodeP, c_void_p, c_int),
     ("nnfx_erase_node", S, GraphP, NodeP, c_void_p),

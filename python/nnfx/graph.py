@@ -73,6 +73,8 @@ class _Bufs:
         self.dce = None  # eliminate_dead_code's list of removed nodes (dce_cap words)
         self.dce_words = None
         self.dce_cap = 0
+        self.nruns = ctypes.c_int(0)  # eliminate_dead_code's number of runs
+        self.nruns_addr = ctypes.addressof(self.nruns)
 
 
 def _bufs():
@@ -224,6 +226,7 @@ _b_call_op = plib.nnfx_binding_call_op
 _b_node_args = plib.nnfx_binding_node_args
 _b_rauw = plib.nnfx_binding_replace_all_uses_with
 _b_erase = plib.nnfx_binding_erase_node
+_dce_runs = plib.nnfx_eliminate_dead_code_runs
 
 
 class Subgraph(str):
@@ -1105,29 +1108,38 @@ class Graph:
         if not cache:
             return lib.nnfx_eliminate_dead_code(gp) > 0
         linked = self._linked
-        cap = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        n = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        cap = 3 * n  # the removed nodes (n at most) and two words per run of them (as many runs at most)
         b = _bufs()
         if b.dce_cap < cap:  # grown, not made per call (a ctypes array type per size is costly)
             b.dce_cap = max(cap, 2 * b.dce_cap)
             b.dce = (ctypes.c_uint64 * b.dce_cap)()
             b.dce_words = memoryview(b.dce).cast("B").cast("Q")
-        k = plib.nnfx_eliminate_dead_code_list(gp, b.dce, cap)
+        k = _dce_runs(gp, b.dce, cap, b.nruns_addr)
         if not k:
             return False
         self._version += 1
-        if k > cap:  # not all listed (not expected): the list is rebuilt from C
+        r = b.nruns.value
+        if k + 2 * r > cap:  # not all listed (not expected): the list is rebuilt from C
             self._after_c_edit()
             return True
-        pop = cache.pop
+        words = b.dce_words
         if linked:
-            for n in map(pop, b.dce_words[:k].tolist()):
+            # the removed nodes keep their _prev and _next (an iteration visiting
+            # one goes on from it over the others, skipped, as in torch.fx);
+            # only the live nodes around each run of them are relinked
+            pop = cache.pop
+            for n in map(pop, words[:k].tolist()):
                 n._dead = True
-                pv = n._prev
-                nx = n._next
+            get = cache.get
+            root = self._root
+            w = words[cap - 2 * r:cap].tolist()
+            for pv, nx in zip(map(get, w[0::2], itertools.repeat(root)), map(get, w[1::2], itertools.repeat(root))):
                 pv._next = nx
                 nx._prev = pv
         else:
-            for p in b.dce_words[:k].tolist():
+            pop = cache.pop
+            for p in words[:k].tolist():
                 n = pop(p, None)
                 if n is not None:
                     n._dead = True

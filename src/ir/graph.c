@@ -1163,6 +1163,44 @@ int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap) {
 
 int nnfx_eliminate_dead_code(nnfx_graph *g) { return nnfx_eliminate_dead_code_list(g, NULL, 0); }
 
+int nnfx_eliminate_dead_code_runs(nnfx_graph *g, nnfx_node **out, int cap, int *nruns) {
+    if (nruns) *nruns = 0;
+    if (!g || g->unused_removable == 0) return 0; /* nothing unused that may go */
+    if (!out || cap < 0) cap = 0;
+    int removed = 0, runs = 0;
+    nnfx_node *after = NULL; /* the live node after the run being erased (NULL: the list's end) */
+    bool in_run = false;
+    for (nnfx_node *n = g->tail, *prev; n; n = prev) {
+        prev = n->prev;
+        ir_node_prefetch(n, -16);
+        nnfx_node *next = n->next; /* live: the nodes after it were erased or kept already */
+        if (n->nusers == 0 && !nnfx_node_is_impure(n) && nnfx_erase_node(g, n, NULL) == NNFX_OK) {
+            if (removed < cap) out[removed] = n;
+            removed++;
+            if (!in_run) after = next;
+            in_run = true;
+            continue;
+        }
+        if (in_run) { /* the run ends at n, which stays */
+            runs++;
+            if (removed + 2 * runs <= cap) {
+                out[cap - 2 * runs] = n;
+                out[cap - 2 * runs + 1] = after;
+            }
+            in_run = false;
+        }
+    }
+    if (in_run) { /* the run reached the list's start */
+        runs++;
+        if (removed + 2 * runs <= cap) {
+            out[cap - 2 * runs] = NULL;
+            out[cap - 2 * runs + 1] = after;
+        }
+    }
+    if (nruns) *nruns = runs;
+    return removed;
+}
+
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err) {
     if (!n || !ref || n->graph != ref->graph)
         return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "move_before: NULL node or nodes of different graphs");
