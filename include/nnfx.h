@@ -572,6 +572,20 @@ nnfx_node *nnfx_binding_call_op(uint64_t *w);
 int nnfx_binding_node_args(uint64_t *w);
 int nnfx_binding_replace_all_uses_with(uint64_t *w);
 nnfx_status nnfx_binding_erase_node(uint64_t *w);
+/* The same calls with no argument at all (cheaper still for such bindings),
+ * on the calling thread's own words, nnfx_binding_words() (NNFX_BINDING_WORDS
+ * of them, kept for the thread's life), and its own error,
+ * nnfx_binding_error(), in place of the err words: w[0..5] for call_op
+ * (w[6] is set to the thread's error); w[0] for node_args, with cap
+ * (NNFX_BINDING_WORDS - 2) / 2; w[0..1] for replace_all_uses_with, with cap
+ * NNFX_BINDING_WORDS - 3; w[0..1] for erase_node. Results as above. */
+#define NNFX_BINDING_WORDS 66
+uint64_t *nnfx_binding_words(void);
+nnfx_error *nnfx_binding_error(void);
+nnfx_node *nnfx_binding_call_op_tls(void);
+int nnfx_binding_node_args_tls(void);
+int nnfx_binding_replace_all_uses_with_tls(void);
+nnfx_status nnfx_binding_erase_node_tls(void);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

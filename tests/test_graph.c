@@ -262,6 +262,60 @@ static void test_dce_runs(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* The _tls binding calls: the same on the thread's own words and error, caps
+ * set by the library. */
+static void test_binding_calls_tls(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t *w = nnfx_binding_words();
+    assert_non_null(w);
+    assert_ptr_equal(nnfx_binding_words(), w); /* the same for the thread's life */
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = NNFX_OP_NEG;
+    w[2] = 1;
+    w[3] = (uint64_t)(uintptr_t)&a;
+    w[4] = 0;
+    w[5] = 0;
+    w[6] = 0; /* not read: the thread's error is used */
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_node *neg = nnfx_binding_call_op_tls();
+    assert_non_null(neg);
+    assert_ptr_equal(nnfx_node_prev(neg), s.relu);
+    assert_true(w[8] == (uint64_t)(uintptr_t)neg && w[11] == (uint64_t)(uintptr_t)s.relu);
+    w[1] = NNFX_OP_ADD; /* arity error: NULL, the message in the thread's error */
+    assert_null(nnfx_binding_call_op_tls());
+    assert_int_equal(nnfx_binding_error()->status, NNFX_ERR_INVALID_ARG);
+    w[0] = (uint64_t)(uintptr_t)s.add;
+    w[1] = 0; /* not read: the cap is the library's */
+    assert_int_equal(nnfx_binding_node_args_tls(), 2);
+    assert_int_equal(w[1], (NNFX_BINDING_WORDS - 2) / 2);
+    nnfx_arg got[2];
+    memcpy(got, w + 2, sizeof got);
+    assert_ptr_equal(got[0].u.node, s.relu);
+    assert_ptr_equal(got[1].u.node, s.x);
+    w[0] = (uint64_t)(uintptr_t)s.relu; /* relu -> neg: add rewired, neg itself not */
+    w[1] = (uint64_t)(uintptr_t)neg;
+    assert_int_equal(nnfx_binding_replace_all_uses_with_tls(), 1);
+    assert_true(w[3] == (uint64_t)(uintptr_t)s.add);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), neg);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)s.relu;
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_ERR_GRAPH); /* neg still uses relu */
+    assert_non_null(strstr(nnfx_binding_error()->msg, "user"));
+    w[1] = (uint64_t)(uintptr_t)s.x; /* relu's input: x has users, also refused */
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_ERR_GRAPH);
+    nnfx_arg back = nnfx_arg_node(s.relu);
+    assert_int_equal(nnfx_node_set_arg(s.add, 0, back, &err), NNFX_OK);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)neg; /* unused now: erased */
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_OK);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 /* The nnfx_binding_* calls are the functions they name, arguments and results
  * in a words buffer. */
 static void test_binding_calls(void **state) {
@@ -793,6 +847,7 @@ int main(void) {
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),
         cmocka_unit_test(test_dce_runs),
+        cmocka_unit_test(test_binding_calls_tls),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
     };

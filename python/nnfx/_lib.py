@@ -366,7 +366,14 @@ _pdecls = [
     ("nnfx_binding_node_args", c_int, c_void_p),
     ("nnfx_binding_replace_all_uses_with", c_int, c_void_p),
     ("nnfx_binding_erase_node", S, c_void_p),
+    ("nnfx_binding_words", c_void_p),
+    ("nnfx_binding_error", c_void_p),
+    ("nnfx_binding_call_op_tls", NodeP),
+    ("nnfx_binding_node_args_tls", c_int),
+    ("nnfx_binding_replace_all_uses_with_tls", c_int),
+    ("nnfx_binding_erase_node_tls", S),
 ]
+BINDING_WORDS = 66  # NNFX_BINDING_WORDS (include/nnfx.h)
 for _name, _res, *_args in _pdecls:
     _f = getattr(plib, _name)
     _f.restype = _res

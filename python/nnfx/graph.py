@@ -60,15 +60,13 @@ class _Bufs:
         self.users_words = memoryview(self.users).cast("B").cast("Q")
         self.info = (L.NodeInfo * 2)()
         self.info_words = memoryview(self.info).cast("B").cast("Q")
-        self.err = L.CError()
-        self.errp = ctypes.byref(self.err)
-        # the nnfx_binding_* calls' words (arguments in, results out), passed
-        # by address: an int is the cheapest argument for ctypes to convert
-        self.words = (ctypes.c_uint64 * (2 + 2 * self.CAP))()
+        # the nnfx_binding_*_tls calls' words (arguments in, results out) and
+        # error: this thread's, kept by the library, so that the calls take no
+        # argument (ctypes pays per argument converted)
+        self.words = (ctypes.c_uint64 * L.BINDING_WORDS).from_address(plib.nnfx_binding_words())
         self.wv = memoryview(self.words).cast("B").cast("Q")
-        self.w_addr = ctypes.addressof(self.words)
+        self.err = L.CError.from_address(plib.nnfx_binding_error())
         self.args_addr = ctypes.addressof(self.args)
-        self.err_addr = ctypes.addressof(self.err)
         self.big = None  # a larger args buffer, kept alive for the call
         self.dce = None  # eliminate_dead_code's list of removed nodes (dce_cap words)
         self.dce_words = None
@@ -222,10 +220,10 @@ def _attr_value(a):
 
 
 _NO_ATTRS = _Attrs(None)
-_b_call_op = plib.nnfx_binding_call_op
-_b_node_args = plib.nnfx_binding_node_args
-_b_rauw = plib.nnfx_binding_replace_all_uses_with
-_b_erase = plib.nnfx_binding_erase_node
+_b_call_op = plib.nnfx_binding_call_op_tls
+_b_node_args = plib.nnfx_binding_node_args_tls
+_b_rauw = plib.nnfx_binding_replace_all_uses_with_tls
+_b_erase = plib.nnfx_binding_erase_node_tls
 _dce_runs = plib.nnfx_eliminate_dead_code_runs
 
 
@@ -374,8 +372,7 @@ class Node:
             b = _bufs()
         wv = b.wv
         wv[0] = self._ptr
-        wv[1] = _Bufs.CAP
-        k = _b_node_args(b.w_addr)
+        k = _b_node_args()  # cap: _Bufs.CAP
         if k > _Bufs.CAP:
             buf = (ctypes.c_uint64 * (2 * k))()
             plib.nnfx_node_args(self._ptr, buf, k)
@@ -515,8 +512,7 @@ class Node:
             wv = b.wv
             wv[0] = self._ptr
             wv[1] = replace_with._ptr
-            wv[2] = 32  # _Bufs.CAP
-            k = _b_rauw(b.w_addr)
+            k = _b_rauw()
             if k == 1:  # one user (the most frequent)
                 u = g._cache.get(wv[3]) or g._wrap(wv[3])
                 u._a = None  # rewired: read from C when next asked
@@ -536,8 +532,7 @@ class Node:
             wv = b.wv
             wv[0] = p
             wv[1] = q
-            wv[2] = _Bufs.CAP
-            return self._rauw_listed(_b_rauw(b.w_addr), b, replace_with)
+            return self._rauw_listed(_b_rauw(), b, replace_with)
         users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
@@ -987,8 +982,7 @@ class Graph:
         wv[3] = addr
         wv[4] = attrs.n
         wv[5] = attrs.addr
-        wv[6] = b.err_addr
-        p = _b_call_op(b.w_addr)
+        p = _b_call_op()
         b.big = None
         if not p:
             b.err.raise_()
@@ -1090,8 +1084,7 @@ class Graph:
         wv = b.wv
         wv[0] = self._gp
         wv[1] = p
-        wv[2] = b.err_addr
-        if _b_erase(b.w_addr):
+        if _b_erase():
             b.err.raise_()
         del self._cache[p]
         to_erase._dead = True

@@ -683,6 +683,33 @@ nnfx_status nnfx_binding_erase_node(uint64_t *w) {
     return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2]));
 }
 
+/* the calling thread's words and error for the _tls calls */
+static _Thread_local uint64_t binding_words[NNFX_BINDING_WORDS];
+static _Thread_local nnfx_error binding_err;
+
+uint64_t *nnfx_binding_words(void) { return binding_words; }
+
+nnfx_error *nnfx_binding_error(void) { return &binding_err; }
+
+nnfx_node *nnfx_binding_call_op_tls(void) {
+    binding_words[6] = (uint64_t)(uintptr_t)&binding_err;
+    return nnfx_binding_call_op(binding_words);
+}
+
+int nnfx_binding_node_args_tls(void) {
+    binding_words[1] = (NNFX_BINDING_WORDS - 2) / 2;
+    return nnfx_binding_node_args(binding_words);
+}
+
+int nnfx_binding_replace_all_uses_with_tls(void) {
+    binding_words[2] = NNFX_BINDING_WORDS - 3;
+    return nnfx_binding_replace_all_uses_with(binding_words);
+}
+
+nnfx_status nnfx_binding_erase_node_tls(void) {
+    return nnfx_erase_node(W_PTR(binding_words[0]), W_PTR(binding_words[1]), &binding_err);
+}
+
 #undef W_PTR
 
 nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err) {
