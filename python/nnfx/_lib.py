@@ -366,6 +366,7 @@ _pdecls = [
     ("nnfx_binding_node_args", c_int, c_void_p),
     ("nnfx_binding_replace_all_uses_with", c_int, c_void_p),
     ("nnfx_binding_erase_node", S, c_void_p),
+    ("nnfx_node_target", c_char_p, NodeP),
     ("nnfx_binding_words", c_void_p),
     ("nnfx_binding_error", c_void_p),
     ("nnfx_binding_call_op_tls", NodeP),

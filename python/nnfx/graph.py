@@ -221,6 +221,7 @@ def _attr_value(a):
 
 _NO_ATTRS = _Attrs(None)
 _b_call_op = plib.nnfx_binding_call_op_tls
+_node_target = plib.nnfx_node_target
 _b_node_args = plib.nnfx_binding_node_args_tls
 _b_rauw = plib.nnfx_binding_replace_all_uses_with_tls
 _b_erase = plib.nnfx_binding_erase_node_tls
@@ -304,16 +305,12 @@ class Node:
         # None when a C pass erased it
         # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
         self.op = OPCODES[word & 0xFFFFFFFF]
-        if word >> 32:  # target: the op's nnfx name for call_function ('relu'); else read when asked
-            self.target = _OP_NAMES[word >> 32]
-
-    def __getattr__(self, attr):
-        if attr == "target":
-            # the placeholder's name, the parameter path or the leaf's name
-            t = L.dec(lib.nnfx_node_target(self._p()))
-            self.target = t
-            return t
-        raise AttributeError(attr)
+        # target: the op's nnfx name for call_function ('relu'); else the
+        # placeholder's name, the parameter path or the leaf's name, read now
+        # (set once, in a slot: a class with __getattr__ pays for it on every
+        # attribute read)
+        op = word >> 32
+        self.target = _OP_NAMES[op] if op else _node_target(ptr).decode("utf-8", "replace")
 
     # --- validity --------------------------------------------------------
     def _p(self):
@@ -692,6 +689,10 @@ class _InsertPoint:
 class Graph:
     """A graph (torch.fx.Graph's names). Graph() makes an empty one; a
     GraphModule's graph is gm.graph."""
+    # slots: read on every node an edit loop visits (cheaper than the
+    # instance dict); __dict__ kept for attributes a user adds
+    __slots__ = ("_gp", "_owner", "_borrowed", "_cache", "_root", "_linked", "_insert", "_version", "_aep", "_busy",
+                 "__dict__", "__weakref__")
 
     def __init__(self, _ptr=None, _owner=None, _borrowed=False):
         self._gp = _ptr if _ptr is not None else lib.nnfx_graph_new()
