@@ -523,6 +523,13 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
  * 0 for none), written into out[0 .. cap) while they fit. Returns the number
  * of words the whole list takes (0 for g NULL; out NULL: nothing written). */
 int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap);
+/* Every node's target in one call, for bindings whose calls are costly: in
+ * list order, nnfx_node_target(n) for each node but a call_function's (the
+ * empty string for those: the op names its target), each followed by its NUL,
+ * from out[0]. Returns the number of bytes they take (0 for NULL); when that
+ * is more than cap, only the targets that fit whole are written (out NULL:
+ * none). */
+size_t nnfx_graph_targets(const nnfx_graph *g, char *out, size_t cap);
 /* n's args in one call, for bindings whose calls are costly: fills
  * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
  * returns n's number of args (0 for NULL; more than cap: the rest are not

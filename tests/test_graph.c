@@ -262,6 +262,24 @@ static void test_dce_runs(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* nnfx_graph_targets: every node's target in list order, a call_function's
+ * empty, each with its NUL; only whole ones written when cap is short. */
+static void test_graph_targets(void **state) {
+    (void)state;
+    small s = make_small(); /* x, relu, add, output */
+    char buf[32];
+    memset(buf, '#', sizeof buf);
+    assert_int_equal(nnfx_graph_targets(s.g, buf, sizeof buf), 11);
+    assert_memory_equal(buf, "x\0\0\0output\0", 11);
+    assert_int_equal(buf[11], '#');
+    memset(buf, '#', sizeof buf);
+    assert_int_equal(nnfx_graph_targets(s.g, buf, 4), 11); /* "x", "", "" fit; "output" does not */
+    assert_memory_equal(buf, "x\0\0\0##", 6);
+    assert_int_equal(nnfx_graph_targets(s.g, NULL, 8), 11);
+    assert_int_equal(nnfx_graph_targets(NULL, buf, 8), 0);
+    nnfx_graph_free(s.g);
+}
+
 /* The _tls binding calls: the same on the thread's own words and error, caps
  * set by the library. */
 static void test_binding_calls_tls(void **state) {
@@ -848,6 +866,7 @@ int main(void) {
         cmocka_unit_test(test_packed_args_users_and_dce_list),
         cmocka_unit_test(test_dce_runs),
         cmocka_unit_test(test_binding_calls_tls),
+        cmocka_unit_test(test_graph_targets),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
     };

@@ -351,6 +351,7 @@ _pdecls = [
     ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, c_void_p, c_int),
     ("nnfx_node_args", c_int, NodeP, c_void_p, c_int),
     ("nnfx_graph_all_args", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_graph_targets", c_size_t, GraphP, c_void_p, c_size_t),
     ("nnfx_node_users", c_int, NodeP, c_void_p, c_int),
     ("nnfx_eliminate_dead_code_list", c_int, GraphP, c_void_p, c_int),
     ("nnfx_eliminate_dead_code_runs", c_int, GraphP, c_void_p, c_int, c_void_p),

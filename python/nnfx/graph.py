@@ -284,9 +284,10 @@ class Node:
     __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next", "_a",
                  "_ae", "__weakref__")
 
-    def __init__(self, graph, ptr, serial=None, word=None):
+    def __init__(self, graph, ptr, serial=None, word=None, target=None):
         """word: opcode | op << 32, as nnfx_graph_nodes gives them (read from
-        C when serial is None)."""
+        C when serial is None); target: as nnfx_graph_targets gives it (read
+        from C when None)."""
         self._graph = graph
         self._ptr = ptr
         if serial is None:
@@ -310,7 +311,10 @@ class Node:
         # (set once, in a slot: a class with __getattr__ pays for it on every
         # attribute read)
         op = word >> 32
-        self.target = _OP_NAMES[op] if op else _node_target(ptr).decode("utf-8", "replace")
+        if op:
+            self.target = _OP_NAMES[op]
+        else:
+            self.target = target if target is not None else _node_target(ptr).decode("utf-8", "replace")
 
     # --- validity --------------------------------------------------------
     def _p(self):
@@ -768,7 +772,7 @@ class Graph:
                     n = Node(self, p, sr, x)
                 nodes.append(n)
         else:
-            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words))
+            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words, self._targets(k)))
         cache = dict(zip(ptrs, nodes))
         for p, n in old.items():
             if cache.get(p) is not n:
@@ -785,6 +789,17 @@ class Graph:
         root._prev = prev
         self._linked = True
         self._fill_args(nodes)
+
+    def _targets(self, k):
+        """Every node's target but a call_function's ('' for those), in list
+        order, in one call (nnfx_graph_targets); k: the number of nodes."""
+        gp = self._gp
+        size = plib.nnfx_graph_targets(gp, None, 0)
+        buf = ctypes.create_string_buffer(size)
+        if plib.nnfx_graph_targets(gp, buf, size) != size:  # changed meanwhile: read per node
+            return itertools.repeat(None, k)
+        t = buf.raw[:size].decode("utf-8", "replace").split("\0")
+        return t if len(t) == k + 1 else itertools.repeat(None, k)  # the last: after the last NUL
 
     def _fill_args(self, nodes):
         """Sets every Node's args mirror (nodes: all of them, in list order)
