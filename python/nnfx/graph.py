@@ -11,11 +11,17 @@ Python and C calls are few): the Graph keeps its nodes as a doubly linked
 list of Node objects, as torch.fx does, made in one library call
 (nnfx_graph_nodes) at load or when first needed, and kept in step by every
 edit made through this package; iterating, .next and .prev make no library
-call. An edit is one or two short calls that keep the GIL (L.plib), the
-frequent ones with their arguments in one words buffer (nnfx_binding_*:
-ctypes pays per argument converted) and their results read back in bulk. A
-C pass that may remove or add nodes is followed by a rebuild of the list
-from C (_after_c_edit).
+call. Node and Graph keep their attributes in slots and Node has no
+__getattr__ (a class with one takes CPython's slow path on every attribute
+read); a Node's target is set when it is made (at load, all of them from one
+call: nnfx_graph_targets). An edit is one or two short calls that keep the
+GIL (L.plib), the frequent ones with no argument at all: their arguments and
+results go through the thread's words buffer that the library keeps
+(nnfx_binding_*_tls; ctypes pays per argument converted), results read back
+in bulk. eliminate_dead_code gets the removed nodes and the runs they formed
+(nnfx_eliminate_dead_code_runs) and relinks only around each run. A C pass
+that may remove or add nodes is followed by a rebuild of the list from C
+(_after_c_edit).
 
 Each Node also mirrors its args (Node._a, filled for every node with the
 list, in one call: nnfx_graph_all_args), so reading node.args makes no
@@ -50,8 +56,8 @@ _tls = threading.local()
 
 class _Bufs:
     """One thread's buffers for the short calls: packed args (nnfx_arg is
-    two 64-bit words: kind, value), users, two nnfx_node_info, an error and
-    the nnfx_binding_* calls' words."""
+    two 64-bit words: kind, value), users, two nnfx_node_info, and the
+    library's words and error for this thread (nnfx_binding_*_tls)."""
     CAP = 32
 
     def __init__(self):
