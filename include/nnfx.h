@@ -523,6 +523,13 @@ int nnfx_graph_nodes(const nnfx_graph *g, const nnfx_node *from, bool reverse, n
  * 0 for none), written into out[0 .. cap) while they fit. Returns the number
  * of words the whole list takes (0 for g NULL; out NULL: nothing written). */
 int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap);
+/* Every node's target in one call, for bindings whose calls are costly: in
+ * list order, nnfx_node_target(n) for each node but a call_function's (the
+ * empty string for those: the op names its target), each followed by its NUL,
+ * from out[0]. Returns the number of bytes they take (0 for NULL); when that
+ * is more than cap, only the targets that fit whole are written (out NULL:
+ * none). */
+size_t nnfx_graph_targets(const nnfx_graph *g, char *out, size_t cap);
 /* n's args in one call, for bindings whose calls are costly: fills
  * out[0 .. cap) with nnfx_node_arg(n, 0 ..) (padding bytes zeroed) and
  * returns n's number of args (0 for NULL; more than cap: the rest are not
@@ -538,6 +545,15 @@ int nnfx_node_users(const nnfx_node *n, nnfx_node **out, int cap);
  * next edited). Returns the number removed (more than cap: the rest are not
  * written). */
 int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap);
+/* nnfx_eliminate_dead_code_list that also says how the removed nodes lay in
+ * the list, for a binding keeping its own copy of it: the removed nodes, in
+ * removal order, from out[0]; each maximal run of consecutive removed nodes
+ * as the pair (the live node before it, the live node after it; NULL: the
+ * list's start or end) from the top, run i (0-based) at out[cap - 2 - 2 * i]
+ * and out[cap - 1 - 2 * i]. Returns the number removed and sets *nruns (when
+ * not NULL) to the number of runs; when removed + 2 * runs exceeds cap, out
+ * is incomplete (the graph is changed all the same). */
+int nnfx_eliminate_dead_code_runs(nnfx_graph *g, nnfx_node **out, int cap, int *nruns);
 /* nnfx_replace_all_uses_with(old, new_node, NULL, NULL) that also lists the
  * users it rewired, in old's user order, in out[0 .. cap), and returns how
  * many (new_node itself is never rewired). -1 on error (NULL nodes, nodes of
@@ -563,6 +579,20 @@ nnfx_node *nnfx_binding_call_op(uint64_t *w);
 int nnfx_binding_node_args(uint64_t *w);
 int nnfx_binding_replace_all_uses_with(uint64_t *w);
 nnfx_status nnfx_binding_erase_node(uint64_t *w);
+/* The same calls with no argument at all (cheaper still for such bindings),
+ * on the calling thread's own words, nnfx_binding_words() (NNFX_BINDING_WORDS
+ * of them, kept for the thread's life), and its own error,
+ * nnfx_binding_error(), in place of the err words: w[0..5] for call_op
+ * (w[6] is set to the thread's error); w[0] for node_args, with cap
+ * (NNFX_BINDING_WORDS - 2) / 2; w[0..1] for replace_all_uses_with, with cap
+ * NNFX_BINDING_WORDS - 3; w[0..1] for erase_node. Results as above. */
+#define NNFX_BINDING_WORDS 66
+uint64_t *nnfx_binding_words(void);
+nnfx_error *nnfx_binding_error(void);
+nnfx_node *nnfx_binding_call_op_tls(void);
+int nnfx_binding_node_args_tls(void);
+int nnfx_binding_replace_all_uses_with_tls(void);
+nnfx_status nnfx_binding_erase_node_tls(void);
 /* The node called name, or NULL. */
 nnfx_node *nnfx_graph_find(const nnfx_graph *g, const char *name);
 /* The output node, or NULL. */

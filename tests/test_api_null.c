@@ -19,6 +19,9 @@ static void test_binding_calls_null(void **state) {
     assert_int_equal(nnfx_node_args(NULL, args, 2), 0);
     assert_int_equal(nnfx_node_users(NULL, nodes, 2), 0);
     assert_int_equal(nnfx_eliminate_dead_code_list(NULL, nodes, 2), 0);
+    int nruns = -1;
+    assert_int_equal(nnfx_eliminate_dead_code_runs(NULL, nodes, 2, &nruns), 0);
+    assert_int_equal(nruns, 0);
     assert_int_equal(nnfx_replace_all_uses_with_list(NULL, NULL, nodes, 2), -1);
     assert_null(nnfx_binding_call_op(NULL));
     assert_int_equal(nnfx_binding_node_args(NULL), 0);

@@ -204,6 +204,136 @@ static void test_packed_args_users_and_dce_list(void **state) {
     nnfx_graph_free(s.g);
 }
 
+/* make_small with dead nodes in three runs: a get_attr before x (the list's
+ * start), neg(relu) and abs(neg) after relu, neg(add) before the output. */
+static small make_small_with_dead(nnfx_node **dead) {
+    small s = make_small();
+    nnfx_error err = {0};
+    int64_t one = 1;
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 1, &one, &err);
+    assert_int_equal(nnfx_graph_set_param(s.g, "w", t, &err), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_inserting_before(s.g, s.x);
+    dead[0] = nnfx_graph_get_attr(s.g, "w", &err);
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    dead[1] = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    a = nnfx_arg_node(dead[1]);
+    dead[2] = nnfx_graph_call_op(s.g, NNFX_OP_ABS, 1, &a, 0, NULL, &err);
+    nnfx_inserting_after(s.g, s.add);
+    a = nnfx_arg_node(s.add);
+    dead[3] = nnfx_graph_call_op(s.g, NNFX_OP_NEG, 1, &a, 0, NULL, &err);
+    assert_non_null(dead[3]);
+    assert_ptr_equal(nnfx_graph_first(s.g), dead[0]);
+    return s;
+}
+
+/* nnfx_eliminate_dead_code_runs: the removed nodes from the bottom, the live
+ * nodes around each run of them from the top; too small a buffer still
+ * removes them and counts. */
+static void test_dce_runs(void **state) {
+    (void)state;
+    nnfx_node *dead[4];
+    small s = make_small_with_dead(dead);
+    nnfx_node *out[12];
+    int nruns = -1;
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, out, 12, &nruns), 4);
+    assert_int_equal(nruns, 3);
+    assert_ptr_equal(out[0], dead[3]); /* removal order: from the end */
+    assert_ptr_equal(out[1], dead[2]);
+    assert_ptr_equal(out[2], dead[1]);
+    assert_ptr_equal(out[3], dead[0]);
+    assert_ptr_equal(out[10], s.add); /* run 0: neg(add), between add and the output */
+    assert_ptr_equal(out[11], s.out);
+    assert_ptr_equal(out[8], s.relu); /* run 1: neg, abs */
+    assert_ptr_equal(out[9], s.add);
+    assert_null(out[6]); /* run 2: the get_attr, at the list's start */
+    assert_ptr_equal(out[7], s.x);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, out, 12, &nruns), 0);
+    assert_int_equal(nruns, 0);
+    nnfx_error err = {0};
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+    s = make_small_with_dead(dead);
+    assert_int_equal(nnfx_eliminate_dead_code_runs(s.g, NULL, 0, &nruns), 4); /* no room: counted */
+    assert_int_equal(nruns, 3);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    nnfx_graph_free(s.g);
+}
+
+/* nnfx_graph_targets: every node's target in list order, a call_function's
+ * empty, each with its NUL; only whole ones written when cap is short. */
+static void test_graph_targets(void **state) {
+    (void)state;
+    small s = make_small(); /* x, relu, add, output */
+    char buf[32];
+    memset(buf, '#', sizeof buf);
+    assert_int_equal(nnfx_graph_targets(s.g, buf, sizeof buf), 11);
+    assert_memory_equal(buf, "x\0\0\0output\0", 11);
+    assert_int_equal(buf[11], '#');
+    memset(buf, '#', sizeof buf);
+    assert_int_equal(nnfx_graph_targets(s.g, buf, 4), 11); /* "x", "", "" fit; "output" does not */
+    assert_memory_equal(buf, "x\0\0\0##", 6);
+    assert_int_equal(nnfx_graph_targets(s.g, NULL, 8), 11);
+    assert_int_equal(nnfx_graph_targets(NULL, buf, 8), 0);
+    nnfx_graph_free(s.g);
+}
+
+/* The _tls binding calls: the same on the thread's own words and error, caps
+ * set by the library. */
+static void test_binding_calls_tls(void **state) {
+    (void)state;
+    small s = make_small();
+    nnfx_error err = {0};
+    uint64_t *w = nnfx_binding_words();
+    assert_non_null(w);
+    assert_ptr_equal(nnfx_binding_words(), w); /* the same for the thread's life */
+    nnfx_arg a = nnfx_arg_node(s.relu);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = NNFX_OP_NEG;
+    w[2] = 1;
+    w[3] = (uint64_t)(uintptr_t)&a;
+    w[4] = 0;
+    w[5] = 0;
+    w[6] = 0; /* not read: the thread's error is used */
+    nnfx_inserting_after(s.g, s.relu);
+    nnfx_node *neg = nnfx_binding_call_op_tls();
+    assert_non_null(neg);
+    assert_ptr_equal(nnfx_node_prev(neg), s.relu);
+    assert_true(w[8] == (uint64_t)(uintptr_t)neg && w[11] == (uint64_t)(uintptr_t)s.relu);
+    w[1] = NNFX_OP_ADD; /* arity error: NULL, the message in the thread's error */
+    assert_null(nnfx_binding_call_op_tls());
+    assert_int_equal(nnfx_binding_error()->status, NNFX_ERR_INVALID_ARG);
+    w[0] = (uint64_t)(uintptr_t)s.add;
+    w[1] = 0; /* not read: the cap is the library's */
+    assert_int_equal(nnfx_binding_node_args_tls(), 2);
+    assert_int_equal(w[1], (NNFX_BINDING_WORDS - 2) / 2);
+    nnfx_arg got[2];
+    memcpy(got, w + 2, sizeof got);
+    assert_ptr_equal(got[0].u.node, s.relu);
+    assert_ptr_equal(got[1].u.node, s.x);
+    w[0] = (uint64_t)(uintptr_t)s.relu; /* relu -> neg: add rewired, neg itself not */
+    w[1] = (uint64_t)(uintptr_t)neg;
+    assert_int_equal(nnfx_binding_replace_all_uses_with_tls(), 1);
+    assert_true(w[3] == (uint64_t)(uintptr_t)s.add);
+    assert_ptr_equal(nnfx_node_arg_node(s.add, 0), neg);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)s.relu;
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_ERR_GRAPH); /* neg still uses relu */
+    assert_non_null(strstr(nnfx_binding_error()->msg, "user"));
+    w[1] = (uint64_t)(uintptr_t)s.x; /* relu's input: x has users, also refused */
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_ERR_GRAPH);
+    nnfx_arg back = nnfx_arg_node(s.relu);
+    assert_int_equal(nnfx_node_set_arg(s.add, 0, back, &err), NNFX_OK);
+    w[0] = (uint64_t)(uintptr_t)s.g;
+    w[1] = (uint64_t)(uintptr_t)neg; /* unused now: erased */
+    assert_int_equal(nnfx_binding_erase_node_tls(), NNFX_OK);
+    assert_int_equal(nnfx_graph_num_nodes(s.g), 4);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+}
+
 /* The nnfx_binding_* calls are the functions they name, arguments and results
  * in a words buffer. */
 static void test_binding_calls(void **state) {
@@ -734,6 +864,9 @@ int main(void) {
         cmocka_unit_test(test_release_cached_memory),
         cmocka_unit_test(test_node_snapshot_and_serials),
         cmocka_unit_test(test_packed_args_users_and_dce_list),
+        cmocka_unit_test(test_dce_runs),
+        cmocka_unit_test(test_binding_calls_tls),
+        cmocka_unit_test(test_graph_targets),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
     };

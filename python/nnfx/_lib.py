@@ -351,8 +351,10 @@ _pdecls = [
     ("nnfx_graph_nodes", c_int, GraphP, NodeP, c_bool, c_void_p, c_int),
     ("nnfx_node_args", c_int, NodeP, c_void_p, c_int),
     ("nnfx_graph_all_args", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_graph_targets", c_size_t, GraphP, c_void_p, c_size_t),
     ("nnfx_node_users", c_int, NodeP, c_void_p, c_int),
     ("nnfx_eliminate_dead_code_list", c_int, GraphP, c_void_p, c_int),
+    ("nnfx_eliminate_dead_code_runs", c_int, GraphP, c_void_p, c_int, c_void_p),
     ("nnfx_replace_all_uses_with", c_int, NodeP, NodeP, c_void_p, c_void_p),
     ("nnfx_replace_all_uses_with_list", c_int, NodeP, NodeP, c_void_p, c_int),
     ("nnfx_erase_node", S, GraphP, NodeP, c_void_p),
@@ -365,7 +367,15 @@ _pdecls = [
     ("nnfx_binding_node_args", c_int, c_void_p),
     ("nnfx_binding_replace_all_uses_with", c_int, c_void_p),
     ("nnfx_binding_erase_node", S, c_void_p),
+    ("nnfx_node_target", c_char_p, NodeP),
+    ("nnfx_binding_words", c_void_p),
+    ("nnfx_binding_error", c_void_p),
+    ("nnfx_binding_call_op_tls", NodeP),
+    ("nnfx_binding_node_args_tls", c_int),
+    ("nnfx_binding_replace_all_uses_with_tls", c_int),
+    ("nnfx_binding_erase_node_tls", S),
 ]
+BINDING_WORDS = 66  # NNFX_BINDING_WORDS (include/nnfx.h)
 for _name, _res, *_args in _pdecls:
     _f = getattr(plib, _name)
     _f.restype = _res

@@ -11,11 +11,17 @@ Python and C calls are few): the Graph keeps its nodes as a doubly linked
 list of Node objects, as torch.fx does, made in one library call
 (nnfx_graph_nodes) at load or when first needed, and kept in step by every
 edit made through this package; iterating, .next and .prev make no library
-call. An edit is one or two short calls that keep the GIL (L.plib), the
-frequent ones with their arguments in one words buffer (nnfx_binding_*:
-ctypes pays per argument converted) and their results read back in bulk. A
-C pass that may remove or add nodes is followed by a rebuild of the list
-from C (_after_c_edit).
+call. Node and Graph keep their attributes in slots and Node has no
+__getattr__ (a class with one takes CPython's slow path on every attribute
+read); a Node's target is set when it is made (at load, all of them from one
+call: nnfx_graph_targets). An edit is one or two short calls that keep the
+GIL (L.plib), the frequent ones with no argument at all: their arguments and
+results go through the thread's words buffer that the library keeps
+(nnfx_binding_*_tls; ctypes pays per argument converted), results read back
+in bulk. eliminate_dead_code gets the removed nodes and the runs they formed
+(nnfx_eliminate_dead_code_runs) and relinks only around each run. A C pass
+that may remove or add nodes is followed by a rebuild of the list from C
+(_after_c_edit).
 
 Each Node also mirrors its args (Node._a, filled for every node with the
 list, in one call: nnfx_graph_all_args), so reading node.args makes no
@@ -50,8 +56,8 @@ _tls = threading.local()
 
 class _Bufs:
     """One thread's buffers for the short calls: packed args (nnfx_arg is
-    two 64-bit words: kind, value), users, two nnfx_node_info, an error and
-    the nnfx_binding_* calls' words."""
+    two 64-bit words: kind, value), users, two nnfx_node_info, and the
+    library's words and error for this thread (nnfx_binding_*_tls)."""
     CAP = 32
 
     def __init__(self):
@@ -60,19 +66,19 @@ class _Bufs:
         self.users_words = memoryview(self.users).cast("B").cast("Q")
         self.info = (L.NodeInfo * 2)()
         self.info_words = memoryview(self.info).cast("B").cast("Q")
-        self.err = L.CError()
-        self.errp = ctypes.byref(self.err)
-        # the nnfx_binding_* calls' words (arguments in, results out), passed
-        # by address: an int is the cheapest argument for ctypes to convert
-        self.words = (ctypes.c_uint64 * (2 + 2 * self.CAP))()
+        # the nnfx_binding_*_tls calls' words (arguments in, results out) and
+        # error: this thread's, kept by the library, so that the calls take no
+        # argument (ctypes pays per argument converted)
+        self.words = (ctypes.c_uint64 * L.BINDING_WORDS).from_address(plib.nnfx_binding_words())
         self.wv = memoryview(self.words).cast("B").cast("Q")
-        self.w_addr = ctypes.addressof(self.words)
+        self.err = L.CError.from_address(plib.nnfx_binding_error())
         self.args_addr = ctypes.addressof(self.args)
-        self.err_addr = ctypes.addressof(self.err)
         self.big = None  # a larger args buffer, kept alive for the call
         self.dce = None  # eliminate_dead_code's list of removed nodes (dce_cap words)
         self.dce_words = None
         self.dce_cap = 0
+        self.nruns = ctypes.c_int(0)  # eliminate_dead_code's number of runs
+        self.nruns_addr = ctypes.addressof(self.nruns)
 
 
 def _bufs():
@@ -220,10 +226,12 @@ def _attr_value(a):
 
 
 _NO_ATTRS = _Attrs(None)
-_b_call_op = plib.nnfx_binding_call_op
-_b_node_args = plib.nnfx_binding_node_args
-_b_rauw = plib.nnfx_binding_replace_all_uses_with
-_b_erase = plib.nnfx_binding_erase_node
+_b_call_op = plib.nnfx_binding_call_op_tls
+_node_target = plib.nnfx_node_target
+_b_node_args = plib.nnfx_binding_node_args_tls
+_b_rauw = plib.nnfx_binding_replace_all_uses_with_tls
+_b_erase = plib.nnfx_binding_erase_node_tls
+_dce_runs = plib.nnfx_eliminate_dead_code_runs
 
 
 class Subgraph(str):
@@ -282,9 +290,10 @@ class Node:
     __slots__ = ("_graph", "_ptr", "_serial", "_name", "_dead", "op", "target", "_meta", "_prev", "_next", "_a",
                  "_ae", "__weakref__")
 
-    def __init__(self, graph, ptr, serial=None, word=None):
+    def __init__(self, graph, ptr, serial=None, word=None, target=None):
         """word: opcode | op << 32, as nnfx_graph_nodes gives them (read from
-        C when serial is None)."""
+        C when serial is None); target: as nnfx_graph_targets gives it (read
+        from C when None)."""
         self._graph = graph
         self._ptr = ptr
         if serial is None:
@@ -303,16 +312,15 @@ class Node:
         # None when a C pass erased it
         # op: 'placeholder', 'get_attr', 'call_function', 'call_module' or 'output'
         self.op = OPCODES[word & 0xFFFFFFFF]
-        if word >> 32:  # target: the op's nnfx name for call_function ('relu'); else read when asked
-            self.target = _OP_NAMES[word >> 32]
-
-    def __getattr__(self, attr):
-        if attr == "target":
-            # the placeholder's name, the parameter path or the leaf's name
-            t = L.dec(lib.nnfx_node_target(self._p()))
-            self.target = t
-            return t
-        raise AttributeError(attr)
+        # target: the op's nnfx name for call_function ('relu'); else the
+        # placeholder's name, the parameter path or the leaf's name, read now
+        # (set once, in a slot: a class with __getattr__ pays for it on every
+        # attribute read)
+        op = word >> 32
+        if op:
+            self.target = _OP_NAMES[op]
+        else:
+            self.target = target if target is not None else _node_target(ptr).decode("utf-8", "replace")
 
     # --- validity --------------------------------------------------------
     def _p(self):
@@ -371,8 +379,7 @@ class Node:
             b = _bufs()
         wv = b.wv
         wv[0] = self._ptr
-        wv[1] = _Bufs.CAP
-        k = _b_node_args(b.w_addr)
+        k = _b_node_args()  # cap: _Bufs.CAP
         if k > _Bufs.CAP:
             buf = (ctypes.c_uint64 * (2 * k))()
             plib.nnfx_node_args(self._ptr, buf, k)
@@ -512,8 +519,7 @@ class Node:
             wv = b.wv
             wv[0] = self._ptr
             wv[1] = replace_with._ptr
-            wv[2] = 32  # _Bufs.CAP
-            k = _b_rauw(b.w_addr)
+            k = _b_rauw()
             if k == 1:  # one user (the most frequent)
                 u = g._cache.get(wv[3]) or g._wrap(wv[3])
                 u._a = None  # rewired: read from C when next asked
@@ -533,8 +539,7 @@ class Node:
             wv = b.wv
             wv[0] = p
             wv[1] = q
-            wv[2] = _Bufs.CAP
-            return self._rauw_listed(_b_rauw(b.w_addr), b, replace_with)
+            return self._rauw_listed(_b_rauw(), b, replace_with)
         users = self._users(p)
         if delete_user_cb is not None:
             users = [u for u in users if delete_user_cb(u)]
@@ -694,6 +699,10 @@ class _InsertPoint:
 class Graph:
     """A graph (torch.fx.Graph's names). Graph() makes an empty one; a
     GraphModule's graph is gm.graph."""
+    # slots: read on every node an edit loop visits (cheaper than the
+    # instance dict); __dict__ kept for attributes a user adds
+    __slots__ = ("_gp", "_owner", "_borrowed", "_cache", "_root", "_linked", "_insert", "_version", "_aep", "_busy",
+                 "__dict__", "__weakref__")
 
     def __init__(self, _ptr=None, _owner=None, _borrowed=False):
         self._gp = _ptr if _ptr is not None else lib.nnfx_graph_new()
@@ -769,7 +778,7 @@ class Graph:
                     n = Node(self, p, sr, x)
                 nodes.append(n)
         else:
-            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words))
+            nodes = list(map(Node, itertools.repeat(self, k), ptrs, serials, words, self._targets(k)))
         cache = dict(zip(ptrs, nodes))
         for p, n in old.items():
             if cache.get(p) is not n:
@@ -786,6 +795,17 @@ class Graph:
         root._prev = prev
         self._linked = True
         self._fill_args(nodes)
+
+    def _targets(self, k):
+        """Every node's target but a call_function's ('' for those), in list
+        order, in one call (nnfx_graph_targets); k: the number of nodes."""
+        gp = self._gp
+        size = plib.nnfx_graph_targets(gp, None, 0)
+        buf = ctypes.create_string_buffer(size)
+        if plib.nnfx_graph_targets(gp, buf, size) != size:  # changed meanwhile: read per node
+            return itertools.repeat(None, k)
+        t = buf.raw[:size].decode("utf-8", "replace").split("\0")
+        return t if len(t) == k + 1 else itertools.repeat(None, k)  # the last: after the last NUL
 
     def _fill_args(self, nodes):
         """Sets every Node's args mirror (nodes: all of them, in list order)
@@ -984,8 +1004,7 @@ class Graph:
         wv[3] = addr
         wv[4] = attrs.n
         wv[5] = attrs.addr
-        wv[6] = b.err_addr
-        p = _b_call_op(b.w_addr)
+        p = _b_call_op()
         b.big = None
         if not p:
             b.err.raise_()
@@ -1087,8 +1106,7 @@ class Graph:
         wv = b.wv
         wv[0] = self._gp
         wv[1] = p
-        wv[2] = b.err_addr
-        if _b_erase(b.w_addr):
+        if _b_erase():
             b.err.raise_()
         del self._cache[p]
         to_erase._dead = True
@@ -1105,29 +1123,38 @@ class Graph:
         if not cache:
             return lib.nnfx_eliminate_dead_code(gp) > 0
         linked = self._linked
-        cap = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        n = len(cache) if linked else lib.nnfx_graph_num_nodes(gp)  # linked: one Node per C node
+        cap = 3 * n  # the removed nodes (n at most) and two words per run of them (as many runs at most)
         b = _bufs()
         if b.dce_cap < cap:  # grown, not made per call (a ctypes array type per size is costly)
             b.dce_cap = max(cap, 2 * b.dce_cap)
             b.dce = (ctypes.c_uint64 * b.dce_cap)()
             b.dce_words = memoryview(b.dce).cast("B").cast("Q")
-        k = plib.nnfx_eliminate_dead_code_list(gp, b.dce, cap)
+        k = _dce_runs(gp, b.dce, cap, b.nruns_addr)
         if not k:
             return False
         self._version += 1
-        if k > cap:  # not all listed (not expected): the list is rebuilt from C
+        r = b.nruns.value
+        if k + 2 * r > cap:  # not all listed (not expected): the list is rebuilt from C
             self._after_c_edit()
             return True
-        pop = cache.pop
+        words = b.dce_words
         if linked:
-            for n in map(pop, b.dce_words[:k].tolist()):
+            # the removed nodes keep their _prev and _next (an iteration visiting
+            # one goes on from it over the others, skipped, as in torch.fx);
+            # only the live nodes around each run of them are relinked
+            pop = cache.pop
+            for n in map(pop, words[:k].tolist()):
                 n._dead = True
-                pv = n._prev
-                nx = n._next
+            get = cache.get
+            root = self._root
+            w = words[cap - 2 * r:cap].tolist()
+            for pv, nx in zip(map(get, w[0::2], itertools.repeat(root)), map(get, w[1::2], itertools.repeat(root))):
                 pv._next = nx
                 nx._prev = pv
         else:
-            for p in b.dce_words[:k].tolist():
+            pop = cache.pop
+            for p in words[:k].tolist():
                 n = pop(p, None)
                 if n is not None:
                     n._dead = True

@@ -465,6 +465,58 @@ def test_long_graph_iteration_with_edits():
     np.testing.assert_array_equal(np.abs(gm(xs)), np.abs(xs))
 
 
+def test_edit_loops_in_threads_at_once():
+    """The short edit calls pass their arguments and results through a words
+    buffer that is each thread's own: edit loops in several threads, switching
+    as often as the interpreter allows, each on its own graph, get their own
+    nodes back (relu -> leaky_relu with the node's args checked, erases, a
+    refused erase's message naming its own node)."""
+    import sys
+    import threading
+    errors = []
+
+    def worker(t):
+        try:
+            g = nnfx.Graph()
+            v = g.placeholder("x%d" % t, shape=(4,))
+            for _ in range(300):
+                v = g.call_function("relu", (v,))
+            g.output(v)
+            for node in g.nodes:
+                if node.op == "call_function" and node.target == "relu":
+                    src = node.args[0]
+                    with g.inserting_after(node):
+                        new = g.call_function("leaky_relu", (src,), {"alpha": 0.01})
+                    assert new.args == (src,) and new.graph is g
+                    users = node.replace_all_uses_with(new)
+                    assert all(u.graph is g and new in u.args for u in users)
+                    g.erase_node(node)
+            try:
+                g.erase_node(g.find_nodes(op="placeholder")[0])
+                errors.append("erase of a used node not refused")
+            except RuntimeError as e:
+                assert "x%d" % t in str(e), str(e)
+            assert len(g.find_nodes(op="call_function", target="leaky_relu")) == 300
+            assert not g.find_nodes(op="call_function", target="relu")
+            g.lint()
+            xs = np.array([1, -2, 3, -4], np.float32)
+            np.testing.assert_allclose(nnfx.GraphModule(g)(xs), np.where(xs > 0, xs, xs * 0.01 ** 300), rtol=1e-5)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        ts = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors
+
+
 def test_reversed_iteration_erasing_visited_nodes():
     g = nnfx.Graph()
     v = g.placeholder("x", shape=(3,))

@@ -118,6 +118,62 @@ def test_dce_erasing_the_visited_node_goes_on(gm):
     g.lint()
 
 
+def test_dce_runs_mid_iteration(gm):
+    # eliminate_dead_code relinks the Python list only around each run of
+    # removed nodes: runs at the list's start, in the middle and just before
+    # the output, one of them holding the node being visited, and the loop
+    # goes on from it over the removed ones to the next live node
+    g = gm.graph
+    nodes = list(g.nodes)
+    param = next(n.target for n in nodes if n.op == "get_attr")
+    with g.inserting_before(nodes[0]):
+        head = [g.get_attr(param), g.get_attr(param)]  # unused: a run at the start
+    relus = g.find_nodes(op="call_function", target="relu")
+    chains = []
+    for r in (relus[0], relus[-1]):
+        with g.inserting_after(r):
+            a = g.call_function("neg", (r,))
+            b = g.call_function("abs", (a,))
+            c = g.call_function("neg", (b,))
+        chains.append([a, b, c])
+    last = g.output_node().prev
+    with g.inserting_after(last):
+        tail = [g.call_function("neg", (last,))]
+    dead = head + chains[0] + chains[1] + tail
+    live = [n.name for n in g.nodes if n not in dead]
+    visited = []
+    for node in g.nodes:
+        visited.append(node)
+        if node is chains[0][1]:  # the middle of a run
+            assert g.eliminate_dead_code()
+    assert [n.name for n in visited if n not in dead] == live
+    assert visited[:2] == head and chains[0][:2] == [n for n in visited if n in chains[0]]
+    assert not any(n in visited for n in chains[0][2:] + chains[1] + tail)  # removed before visited
+    for n in dead:
+        with pytest.raises(nnfx.DeadReferenceError):
+            n.args
+    check_list(g)
+    assert [n.name for n in g.nodes] == live
+    g.lint()
+
+
+def test_targets_read_in_bulk_at_load(gm):
+    # the Nodes made at load take their targets from one library call
+    # (nnfx_graph_targets); the others read theirs when made: both are what
+    # the library says node by node
+    from nnfx import _lib as L
+    g = gm.graph
+    nodes = list(g.nodes)
+    assert {n.op for n in nodes} >= {"placeholder", "get_attr", "call_function", "output"}
+    param = next(n.target for n in nodes if n.op == "get_attr")
+    p = g.placeholder("extra_input", shape=(1,))
+    a = g.get_attr(param)
+    for n in nodes + [p, a]:
+        assert n.target == L.dec(L.lib.nnfx_node_target(n._ptr)), n.name
+    assert p.target == "extra_input" and a.target == param
+    assert nodes[-1].target == "output"
+
+
 def test_inserting_after_without_with_block(gm):
     # torch.fx sets the insert point when inserting_after() is called
     g = gm.graph

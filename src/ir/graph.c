@@ -683,6 +683,33 @@ nnfx_status nnfx_binding_erase_node(uint64_t *w) {
     return nnfx_erase_node(W_PTR(w[0]), W_PTR(w[1]), W_PTR(w[2]));
 }
 
+/* the calling thread's words and error for the _tls calls */
+static _Thread_local uint64_t binding_words[NNFX_BINDING_WORDS];
+static _Thread_local nnfx_error binding_err;
+
+uint64_t *nnfx_binding_words(void) { return binding_words; }
+
+nnfx_error *nnfx_binding_error(void) { return &binding_err; }
+
+nnfx_node *nnfx_binding_call_op_tls(void) {
+    binding_words[6] = (uint64_t)(uintptr_t)&binding_err;
+    return nnfx_binding_call_op(binding_words);
+}
+
+int nnfx_binding_node_args_tls(void) {
+    binding_words[1] = (NNFX_BINDING_WORDS - 2) / 2;
+    return nnfx_binding_node_args(binding_words);
+}
+
+int nnfx_binding_replace_all_uses_with_tls(void) {
+    binding_words[2] = NNFX_BINDING_WORDS - 3;
+    return nnfx_binding_replace_all_uses_with(binding_words);
+}
+
+nnfx_status nnfx_binding_erase_node_tls(void) {
+    return nnfx_erase_node(W_PTR(binding_words[0]), W_PTR(binding_words[1]), &binding_err);
+}
+
 #undef W_PTR
 
 nnfx_node *nnfx_graph_call_module(nnfx_graph *g, const char *target, int nargs, const nnfx_arg *args, nnfx_error *err) {
@@ -1162,6 +1189,44 @@ int nnfx_eliminate_dead_code_list(nnfx_graph *g, nnfx_node **out, int cap) {
 }
 
 int nnfx_eliminate_dead_code(nnfx_graph *g) { return nnfx_eliminate_dead_code_list(g, NULL, 0); }
+
+int nnfx_eliminate_dead_code_runs(nnfx_graph *g, nnfx_node **out, int cap, int *nruns) {
+    if (nruns) *nruns = 0;
+    if (!g || g->unused_removable == 0) return 0; /* nothing unused that may go */
+    if (!out || cap < 0) cap = 0;
+    int removed = 0, runs = 0;
+    nnfx_node *after = NULL; /* the live node after the run being erased (NULL: the list's end) */
+    bool in_run = false;
+    for (nnfx_node *n = g->tail, *prev; n; n = prev) {
+        prev = n->prev;
+        ir_node_prefetch(n, -16);
+        nnfx_node *next = n->next; /* live: the nodes after it were erased or kept already */
+        if (n->nusers == 0 && !nnfx_node_is_impure(n) && nnfx_erase_node(g, n, NULL) == NNFX_OK) {
+            if (removed < cap) out[removed] = n;
+            removed++;
+            if (!in_run) after = next;
+            in_run = true;
+            continue;
+        }
+        if (in_run) { /* the run ends at n, which stays */
+            runs++;
+            if (removed + 2 * runs <= cap) {
+                out[cap - 2 * runs] = n;
+                out[cap - 2 * runs + 1] = after;
+            }
+            in_run = false;
+        }
+    }
+    if (in_run) { /* the run reached the list's start */
+        runs++;
+        if (removed + 2 * runs <= cap) {
+            out[cap - 2 * runs] = NULL;
+            out[cap - 2 * runs + 1] = after;
+        }
+    }
+    if (nruns) *nruns = runs;
+    return removed;
+}
 
 nnfx_status nnfx_node_move_before(nnfx_node *n, nnfx_node *ref, nnfx_error *err) {
     if (!n || !ref || n->graph != ref->graph)

@@ -301,6 +301,19 @@ int nnfx_graph_all_args(const nnfx_graph *g, uint64_t *out, int cap) {
     }
     return k;
 }
+size_t nnfx_graph_targets(const nnfx_graph *g, char *out, size_t cap) {
+    if (!g) return 0;
+    if (!out) cap = 0;
+    size_t k = 0;
+    for (const nnfx_node *n = g->head; n; n = n->next) {
+        const char *t = n->opcode == NNFX_CALL_FUNCTION ? "" : nnfx_node_target(n);
+        size_t len = strlen(t) + 1; /* with its NUL */
+        if (k + len <= cap) memcpy(out + k, t, len);
+        k += len;
+    }
+    return k;
+}
+
 int nnfx_node_args(const nnfx_node *n, nnfx_arg *out, int cap) {
     if (!n) return 0;
     if (!out) cap = 0;
