@@ -46,6 +46,8 @@ typedef enum fx_act {
     FX_ACT_SILU,      /* x * sigmoid(x)               */
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
     FX_ACT_TANH,
+    FX_ACT_HARDSIGMOID,  /* clip(p0 x + p1, 0, 1): HardSigmoid's alpha, beta */
+    FX_ACT_XHARDSIGMOID, /* x * clip(p0 x + p1, 0, 1): x * HardSigmoid(x)     */
 } fx_act;
 
 /* ---- fused activations (src/exec/kernels/act_fast.c) ------------------ */
@@ -55,7 +57,8 @@ const char *fx_act_name(fx_act a);
 /* y[i] = act(y[i]) for i in [0, n); p0, p1: Clip's min and max, LeakyRelu's
  * alpha in p0. The meaning of each activation is its scalar definition in
  * src/rt/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
- * LeakyRelu and HardSwish give exactly its values. Sigmoid and SiLU take a
+ * LeakyRelu, HardSwish, HardSigmoid and x * HardSigmoid(x) (alpha in p0,
+ * beta in p1) give exactly its values. Sigmoid and SiLU take a
  * faster equivalent (the AVX2 row of act_x86.c where the CPU has it, else
  * fx_sigmoid_fast), which tests/test_act.c checks against nnfx_rt_sigmoid /
  * nnfx_rt_silu over the float range: within 8 ulp, except where the meaning

@@ -228,18 +228,23 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
             f.last = cur = u;
         }
     }
-    /* x * sigmoid(x) */
+    /* x * sigmoid(x), x * hard_sigmoid(x) (hard-swish as exported before opset 14) */
     if (cur->nusers == 2) {
         const nnfx_node *s = NULL, *m = NULL;
         for (int i = 0; i < 2; i++) {
             const nnfx_node *x = cur->users[i];
             if (x->opcode != NNFX_CALL_FUNCTION) continue;
-            if (x->op == NNFX_OP_SIGMOID) s = x;
+            if (x->op == NNFX_OP_SIGMOID || x->op == NNFX_OP_HARD_SIGMOID) s = x;
             if (x->op == NNFX_OP_MUL) m = x;
         }
-        if (s && m && sole_user(s) == m && refs(m, cur) == 1 && refs(m, s) == 1 &&
+        if (s && m && sole_user(s) == m && refs(m, cur) == 1 && refs(m, s) == 1 && refs(s, cur) == 1 &&
             same_static_shape(&m->meta[0], &cur->meta[0])) {
             f.act = FX_ACT_SILU;
+            if (s->op == NNFX_OP_HARD_SIGMOID) {
+                f.act = FX_ACT_XHARDSIGMOID;
+                f.p0 = (float)ir_attr_float(s, "alpha");
+                f.p1 = (float)ir_attr_float(s, "beta");
+            }
             f.last = m;
             f.sig = s;
             return f;
@@ -255,6 +260,11 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     case NNFX_OP_SIGMOID: f.act = FX_ACT_SIGMOID; break;
     case NNFX_OP_HARD_SWISH: f.act = FX_ACT_HARDSWISH; break;
     case NNFX_OP_TANH: f.act = FX_ACT_TANH; break;
+    case NNFX_OP_HARD_SIGMOID:
+        f.act = FX_ACT_HARDSIGMOID;
+        f.p0 = (float)ir_attr_float(u, "alpha");
+        f.p1 = (float)ir_attr_float(u, "beta");
+        break;
     case NNFX_OP_LEAKY_RELU:
         f.act = FX_ACT_LEAKY;
         f.p0 = (float)ir_attr_float(u, "alpha");
