@@ -142,6 +142,45 @@ static nnfx_graph *depthwise(int64_t *xd) {
     return g;
 }
 
+/* x * HardSigmoid(x) with alpha, beta (hard-swish as exported before opset 14). */
+static nnfx_node *x_hard_sigmoid(nnfx_graph *g, nnfx_node *x, double alpha, double beta) {
+    nnfx_attr at[2] = {nnfx_attr_float("alpha", alpha), nnfx_attr_float("beta", beta)};
+    nnfx_arg a = nnfx_arg_node(x);
+    return binary(g, NNFX_OP_MUL, x, op(g, NNFX_OP_HARD_SIGMOID, 1, &a, 2, at));
+}
+
+/* A MobileNetV3 block as PyTorch exports it at opset 13: conv and
+ * depthwise conv each followed by x * HardSigmoid(x), a squeeze-excite gate
+ * ending in a HardSigmoid of its own (alpha 0.2, beta 0.3); both fused into
+ * the convs. */
+static nnfx_graph *hswish_block(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 12, xd[3] = 10;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = x_hard_sigmoid(g, conv(g, x, "a", 16, 8, 3, 1, 1, 1, true), 1.0 / 6.0, 0.5);
+    nnfx_node *d = x_hard_sigmoid(g, conv(g, a, "d", 16, 16, 3, 1, 1, 16, true), 1.0 / 6.0, 0.5);
+    nnfx_node *s =
+        unary(g, NNFX_OP_RELU, conv(g, unary(g, NNFX_OP_GLOBAL_AVERAGE_POOL, d), "s1", 4, 16, 1, 1, 0, 1, true));
+    nnfx_attr at[2] = {nnfx_attr_float("alpha", 0.2), nnfx_attr_float("beta", 0.3)};
+    nnfx_arg ga = nnfx_arg_node(conv(g, s, "s2", 16, 4, 1, 1, 0, 1, true));
+    nnfx_node *y = binary(g, NNFX_OP_MUL, d, op(g, NNFX_OP_HARD_SIGMOID, 1, &ga, 2, at));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Atrous convs on a small map (most taps read padding): 300 channels (two
+ * K blocks), a residual add, a strided one. */
+static nnfx_graph *atrous(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 300, xd[2] = 9, xd[3] = 11;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = unary(g, NNFX_OP_RELU, conv_dil(g, x, "a", 24, 300, 3, 1, 6, 6, 1));
+    nnfx_node *b = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, conv_dil(g, a, "b", 24, 24, 3, 1, 5, 5, 1), a));
+    nnfx_node *y = conv_dil(g, b, "c", 8, 24, 3, 2, 4, 4, 1);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* A conv followed by Tanh (super-resolution nets): the Tanh is fused into
  * the conv's epilogue (the plan names it), then a 1x1 conv. */
 static nnfx_graph *tanhconv(int64_t *xd) {
@@ -438,6 +477,17 @@ static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan
 static void test_resblock(void **state) {
     (void)state;
     check_graph(resblock, "+ add + relu");
+}
+
+static void test_hard_sigmoid_fused(void **state) {
+    (void)state;
+    check_graph(hswish_block, "+ x * hard_sigmoid");
+    check_graph(hswish_block, "+ hard_sigmoid");
+}
+
+static void test_atrous(void **state) {
+    (void)state;
+    check_graph(atrous, "tapwise gemm");
 }
 
 static void test_tanh_fused(void **state) {
@@ -917,6 +967,8 @@ int main(void) {
         cmocka_unit_test(test_resblock),
         cmocka_unit_test(test_depthwise),
         cmocka_unit_test(test_tanh_fused),
+        cmocka_unit_test(test_hard_sigmoid_fused),
+        cmocka_unit_test(test_atrous),
         cmocka_unit_test(test_conv3d),
         cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),
