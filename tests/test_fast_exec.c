@@ -181,6 +181,40 @@ static nnfx_graph *atrous(int64_t *xd) {
     return g;
 }
 
+/* Pad (zeros over H and W, pads p: ONNX order) then AveragePool k/s of no
+ * pads of its own: avg_pool2d with count_include_pad as PyTorch exports it. */
+static nnfx_node *pad_avgpool(nnfx_graph *g, nnfx_node *x, const char *name, const int64_t *pads, int64_t k,
+                              int64_t s) {
+    int64_t d8[1] = {8};
+    nnfx_tensor *pt = nnfx_tensor_new(NNFX_I64, 1, d8, NULL);
+    assert_non_null(pt);
+    memcpy(pt->data, pads, 8 * sizeof(int64_t));
+    assert_int_equal(nnfx_graph_set_param(g, name, pt, NULL), NNFX_OK);
+    nnfx_tensor_release(pt);
+    nnfx_attr pm[1] = {nnfx_attr_string("mode", "constant")};
+    nnfx_arg pa[2] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, name, NULL))};
+    nnfx_node *pd = op(g, NNFX_OP_PAD, 2, pa, 1, pm);
+    int64_t ks[2] = {k, k}, st[2] = {s, s};
+    nnfx_attr at[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a = nnfx_arg_node(pd);
+    return op(g, NNFX_OP_AVERAGE_POOL, 1, &a, 2, at);
+}
+
+/* Inception's pooling branch: Pad + AveragePool 3x3/s1 after a conv (a
+ * channels-last value), then asymmetric pads with stride 2 on the graph's
+ * input (channels-first). */
+static nnfx_graph *padpool(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 6, xd[2] = 9, xd[3] = 8;
+    nnfx_node *x = input(g, 4, xd);
+    int64_t p1[8] = {0, 0, 1, 1, 0, 0, 1, 1}, p2[8] = {0, 0, 2, 0, 0, 0, 1, 2};
+    nnfx_node *a =
+        conv(g, pad_avgpool(g, conv(g, x, "a", 8, 6, 1, 1, 0, 1, true), "p1", p1, 3, 1), "b", 6, 8, 1, 1, 0, 1, true);
+    nnfx_node *y = binary(g, NNFX_OP_ADD, pad_avgpool(g, a, "p2", p2, 3, 2), pad_avgpool(g, x, "p3", p2, 3, 2));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* A conv followed by Tanh (super-resolution nets): the Tanh is fused into
  * the conv's epilogue (the plan names it), then a 1x1 conv. */
 static nnfx_graph *tanhconv(int64_t *xd) {
@@ -483,6 +517,12 @@ static void test_hard_sigmoid_fused(void **state) {
     (void)state;
     check_graph(hswish_block, "+ x * hard_sigmoid");
     check_graph(hswish_block, "+ hard_sigmoid");
+}
+
+static void test_pad_avgpool(void **state) {
+    (void)state;
+    check_graph(padpool, fx_dnnl_enabled() ? "pad folded (nhwc)" : NULL);
+    check_graph(padpool, fx_dnnl_enabled() ? "pad folded (x from nchw" : NULL);
 }
 
 static void test_atrous(void **state) {
@@ -969,6 +1009,7 @@ int main(void) {
         cmocka_unit_test(test_tanh_fused),
         cmocka_unit_test(test_hard_sigmoid_fused),
         cmocka_unit_test(test_atrous),
+        cmocka_unit_test(test_pad_avgpool),
         cmocka_unit_test(test_conv3d),
         cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),

@@ -140,8 +140,12 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
                           nnfx_error *err);
 /* An AveragePool or GlobalAveragePool step for node n (2-d, one output, no
  * ceil_mode overhang or dilation); NULL with err set as above. MaxPool is
- * not offered: oneDNN's drops NaN taps where ONNX gives NaN. */
-fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err);
+ * not offered: oneDNN's drops NaN taps where ONNX gives NaN. pad4 (or
+ * NULL): the zero pads {top, left, bottom, right} of a Pad folded into an
+ * AveragePool of no pads of its own (xs: the Pad's input), counted in
+ * every window's divisor as the padded tensor's zeros were. */
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
+                          nnfx_error *err);
 /* Fixes the layouts of the plan's values the step reads and writes (true:
  * NHWC); a value with one spatial position needs no reorder either way.
  * Call once, before fx_dnnl_scratch_bytes and fx_dnnl_run. */
