@@ -134,7 +134,7 @@ static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t
         break;
     case FX_ACT_XHARDSIGMOID:
         for (int64_t i = 0; i < n; i++)
-            y[i] = y[i] * nnfx_rt_hard_sigmoid(y[i], p0, p1);
+            y[i] = nnfx_rt_x_hard_sigmoid(y[i], p0, p1);
         break;
     case FX_ACT_SIGMOID:
         if (!fx_sigmoid_row(y, n, false))
