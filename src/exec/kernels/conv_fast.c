@@ -31,6 +31,8 @@
 #define FX_NB_MAX       768
 /* Shared pre-packed B: at most this many floats for all blocks of a conv. */
 #define FX_PREPACK_MAX (2 * 1024 * 1024)
+/* Tapwise convs: at most this many output columns per GEMM task (a multiple of FX_NR). */
+#define FX_TAP_NB_MAX 256
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
@@ -176,7 +178,7 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
         c0.kc = (c0.c + nkc - 1) / nkc;
         c0.wtap = fx_pack_a_floats(c0.m, c0.c);
         c0.tnb = (64 * 1024) / (c0.m + c0.kc) / FX_NR * FX_NR;
-        c0.tnb = c0.tnb < FX_NR ? FX_NR : c0.tnb > 256 ? 256 : c0.tnb;
+        c0.tnb = c0.tnb < FX_NR ? FX_NR : c0.tnb > FX_TAP_NB_MAX ? FX_TAP_NB_MAX : c0.tnb;
         c0.prepack = false;
     }
     *out = c0;
@@ -704,14 +706,18 @@ static void tap_task(void *ctx, int64_t q, int tid) {
     int64_t q0 = q * c->tnb, nb = tj->n - q0 < c->tnb ? tj->n - q0 : c->tnb, nbr = (nb + FX_NR - 1) / FX_NR * FX_NR;
     int64_t ky = tj->t / c->kw, kx = tj->t % c->kw;
     float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread, *row = bp + c->kc * c->tnb, *cb = row + c->tnb;
+    int64_t xo[FX_TAP_NB_MAX], yo[FX_TAP_NB_MAX]; /* where column i reads its input and writes its output */
+    for (int64_t i = 0; i < nb; i++) {
+        int64_t oy = tj->y0 + (q0 + i) / tj->rw, ox = tj->x0 + (q0 + i) % tj->rw;
+        xo[i] = (oy * c->sh - c->ph + ky * c->dh) * c->w + ox * c->sw - c->pw + kx * c->dw;
+        yo[i] = oy * c->ow + ox;
+    }
     for (int64_t k0 = 0; k0 < c->c; k0 += c->kc) {
         int64_t kc = c->c - k0 < c->kc ? c->c - k0 : c->kc;
         for (int64_t kk = 0; kk < kc; kk++) {
             const float *xp = j->x + (k0 + kk) * c->h * c->w;
-            for (int64_t i = 0; i < nb; i++) {
-                int64_t oy = tj->y0 + (q0 + i) / tj->rw, ox = tj->x0 + (q0 + i) % tj->rw;
-                row[i] = xp[(oy * c->sh - c->ph + ky * c->dh) * c->w + ox * c->sw - c->pw + kx * c->dw];
-            }
+            for (int64_t i = 0; i < nb; i++)
+                row[i] = xp[xo[i]];
             fx_pack_b_row(row, nb, kc, kk, bp);
         }
         fx_sgemm_panel(kc, nb, c->m, tap_panel(c, tj->t, 0, k0), bp, cb, nbr, k0 > 0);
@@ -719,10 +725,8 @@ static void tap_task(void *ctx, int64_t q, int tid) {
     for (int64_t r = 0; r < c->m; r++) {
         float *yr = j->y + r * c->ohw;
         const float *cr = cb + r * nbr;
-        for (int64_t i = 0; i < nb; i++) {
-            int64_t oy = tj->y0 + (q0 + i) / tj->rw, ox = tj->x0 + (q0 + i) % tj->rw;
-            yr[oy * c->ow + ox] += cr[i];
-        }
+        for (int64_t i = 0; i < nb; i++)
+            yr[yo[i]] += cr[i];
     }
 }
 
