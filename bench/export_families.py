@@ -101,21 +101,29 @@ class SegOut(nn.Module):
         return self.model(x)["out"]
 
 
-def seg(make):
-    return lambda: SegOut(make(weights=None, weights_backbone=None))
+def seg(make, shape):
+    return calibrated(lambda: SegOut(make(weights=None, weights_backbone=None)), shape)
 
 
-def inception_v3():
-    """inception_v3 with its BatchNorm statistics taken from one random image:
-    with the default ones (mean 0, var 1) the random-init logits reach 1e12."""
-    model = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=True)
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.momentum = None
-    model.train()
-    with torch.no_grad():
-        model(torch.from_numpy(np.random.RandomState(2).rand(1, 3, 299, 299).astype(np.float32)))
-    return model
+def calibrated(make, shape):
+    """make() with its BatchNorm statistics taken from two random images of
+    shape (a batch of 2: a pooled branch's BatchNorm sees one value per
+    channel per image). With the defaults (mean 0, var 1) random-init
+    activations explode (inception_v3's logits reach 1e12) or vanish
+    (mobilenet_v3's features fall to 1e-8), and the comparison with PyTorch
+    would say little."""
+
+    def build():
+        model = make()
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.momentum = None
+        model.train()
+        with torch.no_grad():
+            model(torch.from_numpy(np.random.RandomState(2).rand(2, *shape[1:]).astype(np.float32)))
+        return model
+
+    return build
 
 
 FAMILIES = {
@@ -124,9 +132,12 @@ FAMILIES = {
     "gru": (Gru, (1, 100, 64)),
     "espcn": (Espcn, (1, 1, 224, 224)),
     "unet": (UNet, (1, 3, 256, 256)),
-    "inception_v3": (inception_v3, (1, 3, 299, 299)),
-    "lraspp": (seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large), (1, 3, 520, 520)),
-    "deeplabv3": (seg(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large), (1, 3, 520, 520)),
+    "inception_v3": (calibrated(lambda: torchvision.models.inception_v3(weights=None, aux_logits=False,
+                                                                        init_weights=True), (1, 3, 299, 299)),
+                     (1, 3, 299, 299)),
+    "lraspp": (seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large, (1, 3, 520, 520)), (1, 3, 520, 520)),
+    "deeplabv3": (seg(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large, (1, 3, 520, 520)),
+                  (1, 3, 520, 520)),
 }
 
 

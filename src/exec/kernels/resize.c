@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "rt/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -246,6 +247,77 @@ static void taps_row(const axis_cfg *a, const resize_taps *t, const float *sp, i
     }
 }
 
+/* The width pass of one row from its column taps (resize_axis's sums). */
+static void taps_cols(const axis_cfg *a, const resize_taps *tw, const float *src, float *d, int64_t ow) {
+    for (int64_t c = 0; c < ow; c++) {
+        const resize_taps *t = &tw[c];
+        if (t->nt == 0) {
+            d[c] = a->extrapolation;
+        } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
+            d[c] = src[t->i[0]];
+        } else {
+            float v = 0;
+            for (int k = 0; k < t->nt; k++)
+                v += t->w[k] * src[t->i[k]];
+            d[c] = v;
+        }
+    }
+}
+
+/* Column taps of one or two source columns (linear, nearest) as arrays:
+ * every column summed as two taps, then the copies (one tap, or a second
+ * of weight 0) written over theirs, so each value is taps_cols's. */
+typedef struct lin_cols {
+    int64_t *i0, *i1, *copy; /* one buffer from i0: 3 x ow */
+    float *w0, *w1;          /* one buffer from w0: 2 x ow */
+    int64_t ncopy;
+} lin_cols;
+
+/* lin of taps tw (ow columns); true with lin->i0 NULL when a column has
+ * no or more than two taps (taps_cols runs then); false on OOM. */
+static bool lin_new(const resize_taps *tw, int64_t ow, lin_cols *lin) {
+    for (int64_t c = 0; c < ow; c++)
+        if (tw[c].nt < 1 || tw[c].nt > 2) return true;
+    lin->i0 = malloc((size_t)(3 * ow) * sizeof *lin->i0);
+    lin->w0 = malloc((size_t)(2 * ow) * sizeof *lin->w0);
+    if (!lin->i0 || !lin->w0) {
+        free(lin->i0), free(lin->w0);
+        lin->i0 = NULL;
+        return false;
+    }
+    lin->i1 = lin->i0 + ow, lin->copy = lin->i0 + 2 * ow, lin->w1 = lin->w0 + ow, lin->ncopy = 0;
+    for (int64_t c = 0; c < ow; c++) {
+        const resize_taps *t = &tw[c];
+        bool copy = t->nt == 1 || t->w[1] == 0;
+        lin->i0[c] = t->i[0], lin->w0[c] = t->w[0];
+        lin->i1[c] = copy ? t->i[0] : t->i[1], lin->w1[c] = copy ? 0.0f : t->w[1];
+        if (copy) lin->copy[lin->ncopy++] = c;
+    }
+    return true;
+}
+
+static inline CORE_ALWAYS_INLINE void lin_row_body(const lin_cols *lin, const float *restrict src, float *restrict d,
+                                                   int64_t ow) {
+    const int64_t *i0 = lin->i0, *i1 = lin->i1;
+    const float *w0 = lin->w0, *w1 = lin->w1;
+    for (int64_t c = 0; c < ow; c++) {
+        float v = 0;
+        v += w0[c] * src[i0[c]];
+        v += w1[c] * src[i1[c]];
+        d[c] = v;
+    }
+    for (int64_t k = 0; k < lin->ncopy; k++)
+        d[lin->copy[k]] = src[lin->i0[lin->copy[k]]];
+}
+
+CORE_ISA_VARIANTS(lin_row, (const lin_cols *lin, const float *restrict src, float *restrict d, int64_t ow),
+                  (lin, src, d, ow))
+
+/* The width pass of one row through lin (taps_cols's values). */
+static void lin_row(const lin_cols *lin, const float *src, float *d, int64_t ow) {
+    CORE_ISA_PICK(lin_row)(lin, src, d, ow);
+}
+
 /* Resize of the last two dims only (images): per output row, the row of
  * the height pass (resize_axis over H) then that row's width pass, so no
  * whole intermediate is written; the same operations as the two passes of
@@ -264,6 +336,11 @@ static nnfx_status resize_planes(const nnfx_node *n, const axis_cfg *ch, const a
         axis_taps(ch, r, h, oh, &th[r]);
     for (int64_t c = 0; c < ow; c++)
         axis_taps(cw, c, w, ow, &tw[c]);
+    lin_cols lin = {0};
+    if (!skip_w && !lin_new(tw, ow, &lin)) {
+        free(th), free(tw), free(row);
+        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for resize buffers");
+    }
     for (int64_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * h * w;
         float *yp = y + pl * oh * ow;
@@ -278,22 +355,13 @@ static nnfx_status resize_planes(const nnfx_node *n, const axis_cfg *ch, const a
                 memcpy(d, src, (size_t)w * sizeof(float));
                 continue;
             }
-            for (int64_t c = 0; c < ow; c++) {
-                const resize_taps *t = &tw[c];
-                if (t->nt == 0) {
-                    d[c] = cw->extrapolation;
-                } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
-                    d[c] = src[t->i[0]];
-                } else {
-                    float v = 0;
-                    for (int k = 0; k < t->nt; k++)
-                        v += t->w[k] * src[t->i[k]];
-                    d[c] = v;
-                }
-            }
+            if (lin.i0)
+                lin_row(&lin, src, d, ow);
+            else
+                taps_cols(cw, tw, src, d, ow);
         }
     }
-    free(th), free(tw), free(row);
+    free(th), free(tw), free(row), free(lin.i0), free(lin.w0);
     return NNFX_OK;
 }
 
