@@ -525,9 +525,22 @@ static void test_pad_avgpool(void **state) {
     check_graph(padpool, fx_dnnl_enabled() ? "pad folded (x from nchw" : NULL);
 }
 
+/* A batch of two (not tapwise) through the im2col packing: the second
+ * column block (592 columns of 60 x 60 outputs) starts at x 52, 22 past
+ * where the inside of the 30-dilated right tap ends; its last K row (the
+ * bottom right tap) reads a row inside the input. */
+static nnfx_graph *atrous_batch2(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 9, xd[2] = 60, xd[3] = 60;
+    nnfx_node *y = conv_dil(g, input(g, 4, xd), "a", 16, 9, 3, 1, 30, 30, 1);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 static void test_atrous(void **state) {
     (void)state;
     check_graph(atrous, "tapwise gemm");
+    check_graph(atrous_batch2, NULL);
 }
 
 static void test_tanh_fused(void **state) {

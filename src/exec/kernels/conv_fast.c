@@ -371,6 +371,7 @@ static inline CORE_ALWAYS_INLINE void pack_im2col_body(const fx_conv *c, const f
             } else {
                 const float *restrict srow = src + iy * c->w + off;
                 int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
+                if (bnd < ox0) bnd = ox0; /* the inside ends before the segment: no write below d[ox0] */
                 if (a > bnd) a = bnd;
                 for (int64_t ox = ox0; ox < a; ox++)
                     d[ox] = 0.0f;
