@@ -7,7 +7,10 @@ Writes OUTDIR/<name>.onnx and OUTDIR/<name>_in.npy. Families: r3d_18
 (torchvision video, 3-D convs), kws_lstm (a keyword spotter: two LSTM
 layers over 49 frames of 40 MFCCs), gru (one GRU layer, 100 steps), espcn
 (super-resolution x3 with PixelShuffle), unet (a small U-Net with
-ConvTranspose up-sampling). Needs only torch + torchvision (Debian
+ConvTranspose up-sampling), inception_v3 (torchvision, 299x299: 1x7/7x1
+convs, AvgPool, Concat), lraspp and deeplabv3 (torchvision's
+lraspp_mobilenet_v3_large and deeplabv3_mobilenet_v3_large at 520x520, the
+"out" head: hard-swish, SE, dilated convs, bilinear Resize). Needs only torch + torchvision (Debian
 python3-torchvision).
 """
 import os
@@ -87,12 +90,54 @@ class UNet(nn.Module):
         return self.head(x)
 
 
+class SegOut(nn.Module):
+    """torchvision's segmentation models return a dict: keep "out"."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def seg(make, shape):
+    return calibrated(lambda: SegOut(make(weights=None, weights_backbone=None)), shape)
+
+
+def calibrated(make, shape):
+    """make() with its BatchNorm statistics taken from two random images of
+    shape (a batch of 2: a pooled branch's BatchNorm sees one value per
+    channel per image). With the defaults (mean 0, var 1) random-init
+    activations explode (inception_v3's logits reach 1e12) or vanish
+    (mobilenet_v3's features fall to 1e-8), and the comparison with PyTorch
+    would say little."""
+
+    def build():
+        model = make()
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.momentum = None
+        model.train()
+        with torch.no_grad():
+            model(torch.from_numpy(np.random.RandomState(2).rand(2, *shape[1:]).astype(np.float32)))
+        return model
+
+    return build
+
+
 FAMILIES = {
     "r3d_18": (lambda: torchvision.models.video.r3d_18(weights=None), (1, 3, 16, 112, 112)),
     "kws_lstm": (KwsLstm, (1, 49, 40)),
     "gru": (Gru, (1, 100, 64)),
     "espcn": (Espcn, (1, 1, 224, 224)),
     "unet": (UNet, (1, 3, 256, 256)),
+    "inception_v3": (calibrated(lambda: torchvision.models.inception_v3(weights=None, aux_logits=False,
+                                                                        init_weights=True), (1, 3, 299, 299)),
+                     (1, 3, 299, 299)),
+    "lraspp": (seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large, (1, 3, 520, 520)), (1, 3, 520, 520)),
+    "deeplabv3": (seg(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large, (1, 3, 520, 520)),
+                  (1, 3, 520, 520)),
 }
 
 

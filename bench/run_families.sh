@@ -1,7 +1,10 @@
 #!/bin/sh
 # run_families.sh — nnfx vs ONNX Runtime on model families beyond the
 # classifiers: r3d_18 (3-D convs), an LSTM keyword spotter, a GRU, espcn
-# (super-resolution) and a small U-Net (ConvTranspose), exported by
+# (super-resolution) and a small U-Net (ConvTranspose) by default; on
+# request (FAMILIES=...) inception_v3 (299x299) and the segmentation nets
+# lraspp and deeplabv3 (mobilenet_v3_large, 520x520, BatchNorm statistics
+# from random images), exported by
 # bench/export_families.py (torch + torchvision only: Debian
 # python3-torchvision). One thread, batch 1; the engines alternate ROUNDS
 # times per family (a burst of load on a shared machine hits one round, not
@@ -12,6 +15,7 @@
 #
 # Usage: bench/run_families.sh [RUNS]            (from the repository root)
 #        FAMILIES="kws_lstm gru" ROUNDS=5 bench/run_families.sh
+#        FAMILIES="inception_v3 lraspp deeplabv3" bench/run_families.sh 10
 #        BASE=../old/build/nnfx bench/run_families.sh   (also times another
 #        nnfx build in the same rounds: a before/after table)
 # Needs: a build in build/; /usr/bin/python3 with torch + torchvision to

@@ -142,6 +142,79 @@ static nnfx_graph *depthwise(int64_t *xd) {
     return g;
 }
 
+/* x * HardSigmoid(x) with alpha, beta (hard-swish as exported before opset 14). */
+static nnfx_node *x_hard_sigmoid(nnfx_graph *g, nnfx_node *x, double alpha, double beta) {
+    nnfx_attr at[2] = {nnfx_attr_float("alpha", alpha), nnfx_attr_float("beta", beta)};
+    nnfx_arg a = nnfx_arg_node(x);
+    return binary(g, NNFX_OP_MUL, x, op(g, NNFX_OP_HARD_SIGMOID, 1, &a, 2, at));
+}
+
+/* A MobileNetV3 block as PyTorch exports it at opset 13: conv and
+ * depthwise conv each followed by x * HardSigmoid(x), a squeeze-excite gate
+ * ending in a HardSigmoid of its own (alpha 0.2, beta 0.3); both fused into
+ * the convs. */
+static nnfx_graph *hswish_block(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 12, xd[3] = 10;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = x_hard_sigmoid(g, conv(g, x, "a", 16, 8, 3, 1, 1, 1, true), 1.0 / 6.0, 0.5);
+    nnfx_node *d = x_hard_sigmoid(g, conv(g, a, "d", 16, 16, 3, 1, 1, 16, true), 1.0 / 6.0, 0.5);
+    nnfx_node *s =
+        unary(g, NNFX_OP_RELU, conv(g, unary(g, NNFX_OP_GLOBAL_AVERAGE_POOL, d), "s1", 4, 16, 1, 1, 0, 1, true));
+    nnfx_attr at[2] = {nnfx_attr_float("alpha", 0.2), nnfx_attr_float("beta", 0.3)};
+    nnfx_arg ga = nnfx_arg_node(conv(g, s, "s2", 16, 4, 1, 1, 0, 1, true));
+    nnfx_node *y = binary(g, NNFX_OP_MUL, d, op(g, NNFX_OP_HARD_SIGMOID, 1, &ga, 2, at));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Atrous convs on a small map (most taps read padding): 300 channels (two
+ * K blocks), a residual add, a strided one. */
+static nnfx_graph *atrous(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 300, xd[2] = 9, xd[3] = 11;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *a = unary(g, NNFX_OP_RELU, conv_dil(g, x, "a", 24, 300, 3, 1, 6, 6, 1));
+    nnfx_node *b = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, conv_dil(g, a, "b", 24, 24, 3, 1, 5, 5, 1), a));
+    nnfx_node *y = conv_dil(g, b, "c", 8, 24, 3, 2, 4, 4, 1);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Pad (zeros over H and W, pads p: ONNX order) then AveragePool k/s of no
+ * pads of its own: avg_pool2d with count_include_pad as PyTorch exports it. */
+static nnfx_node *pad_avgpool(nnfx_graph *g, nnfx_node *x, const char *name, const int64_t *pads, int64_t k,
+                              int64_t s) {
+    int64_t d8[1] = {8};
+    nnfx_tensor *pt = nnfx_tensor_new(NNFX_I64, 1, d8, NULL);
+    assert_non_null(pt);
+    memcpy(pt->data, pads, 8 * sizeof(int64_t));
+    assert_int_equal(nnfx_graph_set_param(g, name, pt, NULL), NNFX_OK);
+    nnfx_tensor_release(pt);
+    nnfx_attr pm[1] = {nnfx_attr_string("mode", "constant")};
+    nnfx_arg pa[2] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, name, NULL))};
+    nnfx_node *pd = op(g, NNFX_OP_PAD, 2, pa, 1, pm);
+    int64_t ks[2] = {k, k}, st[2] = {s, s};
+    nnfx_attr at[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a = nnfx_arg_node(pd);
+    return op(g, NNFX_OP_AVERAGE_POOL, 1, &a, 2, at);
+}
+
+/* Inception's pooling branch: Pad + AveragePool 3x3/s1 after a conv (a
+ * channels-last value), then asymmetric pads with stride 2 on the graph's
+ * input (channels-first). */
+static nnfx_graph *padpool(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 6, xd[2] = 9, xd[3] = 8;
+    nnfx_node *x = input(g, 4, xd);
+    int64_t p1[8] = {0, 0, 1, 1, 0, 0, 1, 1}, p2[8] = {0, 0, 2, 0, 0, 0, 1, 2};
+    nnfx_node *a =
+        conv(g, pad_avgpool(g, conv(g, x, "a", 8, 6, 1, 1, 0, 1, true), "p1", p1, 3, 1), "b", 6, 8, 1, 1, 0, 1, true);
+    nnfx_node *y = binary(g, NNFX_OP_ADD, pad_avgpool(g, a, "p2", p2, 3, 2), pad_avgpool(g, x, "p3", p2, 3, 2));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* A conv followed by Tanh (super-resolution nets): the Tanh is fused into
  * the conv's epilogue (the plan names it), then a 1x1 conv. */
 static nnfx_graph *tanhconv(int64_t *xd) {
@@ -438,6 +511,36 @@ static void check_graph(nnfx_graph *(*make)(int64_t *), const char *want_in_plan
 static void test_resblock(void **state) {
     (void)state;
     check_graph(resblock, "+ add + relu");
+}
+
+static void test_hard_sigmoid_fused(void **state) {
+    (void)state;
+    check_graph(hswish_block, "+ x * hard_sigmoid");
+    check_graph(hswish_block, "+ hard_sigmoid");
+}
+
+static void test_pad_avgpool(void **state) {
+    (void)state;
+    check_graph(padpool, fx_dnnl_enabled() ? "pad folded (nhwc)" : NULL);
+    check_graph(padpool, fx_dnnl_enabled() ? "pad folded (x from nchw" : NULL);
+}
+
+/* A batch of two (not tapwise) through the im2col packing: the second
+ * column block (592 columns of 60 x 60 outputs) starts at x 52, 22 past
+ * where the inside of the 30-dilated right tap ends; its last K row (the
+ * bottom right tap) reads a row inside the input. */
+static nnfx_graph *atrous_batch2(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 9, xd[2] = 60, xd[3] = 60;
+    nnfx_node *y = conv_dil(g, input(g, 4, xd), "a", 16, 9, 3, 1, 30, 30, 1);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+static void test_atrous(void **state) {
+    (void)state;
+    check_graph(atrous, "tapwise gemm");
+    check_graph(atrous_batch2, NULL);
 }
 
 static void test_tanh_fused(void **state) {
@@ -917,6 +1020,9 @@ int main(void) {
         cmocka_unit_test(test_resblock),
         cmocka_unit_test(test_depthwise),
         cmocka_unit_test(test_tanh_fused),
+        cmocka_unit_test(test_hard_sigmoid_fused),
+        cmocka_unit_test(test_atrous),
+        cmocka_unit_test(test_pad_avgpool),
         cmocka_unit_test(test_conv3d),
         cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),

@@ -246,9 +246,19 @@ nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     if (last == conv || last->op == NNFX_OP_ADD) return NNFX_OK;
     c->stats[last->op].nodes++;
     if (fused && last->op == NNFX_OP_RELU) return NNFX_OK;
-    if (last->op == NNFX_OP_MUL) { /* x * sigmoid(x) */
-        c->stats[NNFX_OP_SIGMOID].nodes++;
-        cg_emit_map(c, "silu", y, y, n, 0, 0);
+    if (last->op == NNFX_OP_MUL) { /* x * sigmoid(x) or x * hard_sigmoid(x) */
+        const nnfx_node *g = NULL;
+        for (int k = 0; k < 2 && k < last->nargs; k++)
+            if (last->args[k].kind == NNFX_ARG_NODE && last->args[k].u.node != conv &&
+                (last->args[k].u.node->op == NNFX_OP_SIGMOID || last->args[k].u.node->op == NNFX_OP_HARD_SIGMOID))
+                g = last->args[k].u.node;
+        if (!g) return cg_unsupported(c, last, "unexpected fused epilogue");
+        c->stats[g->op].nodes++;
+        if (g->op == NNFX_OP_HARD_SIGMOID)
+            cg_emit_map(c, "x_hard_sigmoid", y, y, n, (float)ir_attr_float(g, "alpha"),
+                        (float)ir_attr_float(g, "beta"));
+        else
+            cg_emit_map(c, "silu", y, y, n, 0, 0);
         return NNFX_OK;
     }
     const char *fn = cg_unary_fn(last->op);

@@ -101,6 +101,10 @@ bool core_mapping_is_file(const nnfx_mapping *m, const char *path);
  * memory (or chosen to fail by nnfx_alloc_fail_at). Freed only with
  * core_tensor_data_free(p, n), n the same. */
 void *core_tensor_data_alloc(size_t n);
+/* core_tensor_data_alloc for a block the caller writes whole at once (a
+ * copy): big blocks are faulted in by the kernel in one go (MAP_POPULATE)
+ * rather than one page fault per page as they are written. */
+void *core_tensor_data_alloc_filled(size_t n);
 void core_tensor_data_free(void *p, size_t n);
 
 #endif

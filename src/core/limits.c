@@ -129,6 +129,13 @@ void *core_tensor_data_alloc(size_t n) {
     return p == MAP_FAILED ? NULL : p;
 }
 
+void *core_tensor_data_alloc_filled(size_t n) {
+    if (n < CORE_PAGES_MIN) return core_tensor_data_alloc(n);
+    if (alloc_fails()) return NULL;
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 void core_tensor_data_free(void *p, size_t n) {
     if (!p) return;
     if (n < CORE_PAGES_MIN)

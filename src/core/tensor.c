@@ -108,7 +108,9 @@ static nnfx_tensor *tensor_alloc_header(nnfx_dtype dt, int rank, const int64_t *
     return t;
 }
 
-nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx_error *err) {
+/* nnfx_tensor_new; filled: the caller writes every byte at once (big
+ * blocks are then pre-faulted, core_tensor_data_alloc_filled). */
+static nnfx_tensor *tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, bool filled, nnfx_error *err) {
     size_t nbytes;
     if (tensor_check(dt, rank, shape, &nbytes, err)) return NULL;
     nnfx_tensor *t = tensor_alloc_header(dt, rank, shape, nbytes, err);
@@ -122,7 +124,7 @@ nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx
         free(t);
         return NULL;
     }
-    t->data = core_tensor_data_alloc(alloc);
+    t->data = filled ? core_tensor_data_alloc_filled(alloc) : core_tensor_data_alloc(alloc);
     if (!t->data) {
         core_budget_give(alloc);
         free(t);
@@ -169,12 +171,16 @@ nnfx_tensor *nnfx_tensor_mapped(nnfx_dtype dt, int rank, const int64_t *shape, v
     return t;
 }
 
+nnfx_tensor *nnfx_tensor_new(nnfx_dtype dt, int rank, const int64_t *shape, nnfx_error *err) {
+    return tensor_new(dt, rank, shape, false, err);
+}
+
 nnfx_tensor *nnfx_tensor_clone(const nnfx_tensor *src, nnfx_error *err) {
     if (!src) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "clone of a NULL tensor");
         return NULL;
     }
-    nnfx_tensor *t = nnfx_tensor_new(src->dtype, src->rank, src->shape, err);
+    nnfx_tensor *t = tensor_new(src->dtype, src->rank, src->shape, true, err);
     if (t && src->nbytes) memcpy(t->data, src->data, src->nbytes);
     return t;
 }

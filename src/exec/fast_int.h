@@ -46,6 +46,8 @@ typedef enum fx_act {
     FX_ACT_SILU,      /* x * sigmoid(x)               */
     FX_ACT_HARDSWISH, /* x * clip(x / 6 + 1/2, 0, 1)  */
     FX_ACT_TANH,
+    FX_ACT_HARDSIGMOID,  /* clip(p0 x + p1, 0, 1): HardSigmoid's alpha, beta */
+    FX_ACT_XHARDSIGMOID, /* x * clip(p0 x + p1, 0, 1): x * HardSigmoid(x)     */
 } fx_act;
 
 /* ---- fused activations (src/exec/kernels/act_fast.c) ------------------ */
@@ -55,7 +57,8 @@ const char *fx_act_name(fx_act a);
 /* y[i] = act(y[i]) for i in [0, n); p0, p1: Clip's min and max, LeakyRelu's
  * alpha in p0. The meaning of each activation is its scalar definition in
  * src/rt/nnfx_rt_scalar.h (the interpreter's too): Relu, Clip,
- * LeakyRelu and HardSwish give exactly its values. Sigmoid and SiLU take a
+ * LeakyRelu, HardSwish, HardSigmoid and x * HardSigmoid(x) (alpha in p0,
+ * beta in p1) give exactly its values. Sigmoid and SiLU take a
  * faster equivalent (the AVX2 row of act_x86.c where the CPU has it, else
  * fx_sigmoid_fast), which tests/test_act.c checks against nnfx_rt_sigmoid /
  * nnfx_rt_silu over the float range: within 8 ulp, except where the meaning
@@ -137,8 +140,12 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
                           nnfx_error *err);
 /* An AveragePool or GlobalAveragePool step for node n (2-d, one output, no
  * ceil_mode overhang or dilation); NULL with err set as above. MaxPool is
- * not offered: oneDNN's drops NaN taps where ONNX gives NaN. */
-fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err);
+ * not offered: oneDNN's drops NaN taps where ONNX gives NaN. pad4 (or
+ * NULL): the zero pads {top, left, bottom, right} of a Pad folded into an
+ * AveragePool of no pads of its own (xs: the Pad's input), counted in
+ * every window's divisor as the padded tensor's zeros were. */
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
+                          nnfx_error *err);
 /* Fixes the layouts of the plan's values the step reads and writes (true:
  * NHWC); a value with one spatial position needs no reorder either way.
  * Call once, before fx_dnnl_scratch_bytes and fx_dnnl_run. */

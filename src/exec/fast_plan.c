@@ -79,6 +79,8 @@ typedef struct fx_step {
     fx_dnnl *dnnl;        /* S_DNNL: a oneDNN conv chain (in[0] = x, in[1] = residual or -1) or pooling
                              (in[0] = x); a pooling step is a kernel step until plan_layouts keeps it */
     bool dnnl_pool;       /* dnnl is a pooling that may yet fall back to the kernel step */
+    bool pad_fused;       /* dnnl is an AveragePool with the Pad before it folded in (in[0]: the Pad's input):
+                             it runs on oneDNN in either layout */
     int nhwc_full;        /* S_NHWC_CHANNEL: the argument that is the full tensor */
     int gemm_tasks;       /* S_KERNEL of a large Gemm: column ranges run as this many pool tasks (0: one call) */
 } fx_step;
@@ -228,18 +230,23 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
             f.last = cur = u;
         }
     }
-    /* x * sigmoid(x) */
+    /* x * sigmoid(x), x * hard_sigmoid(x) (hard-swish as exported before opset 14) */
     if (cur->nusers == 2) {
         const nnfx_node *s = NULL, *m = NULL;
         for (int i = 0; i < 2; i++) {
             const nnfx_node *x = cur->users[i];
             if (x->opcode != NNFX_CALL_FUNCTION) continue;
-            if (x->op == NNFX_OP_SIGMOID) s = x;
+            if (x->op == NNFX_OP_SIGMOID || x->op == NNFX_OP_HARD_SIGMOID) s = x;
             if (x->op == NNFX_OP_MUL) m = x;
         }
-        if (s && m && sole_user(s) == m && refs(m, cur) == 1 && refs(m, s) == 1 &&
+        if (s && m && sole_user(s) == m && refs(m, cur) == 1 && refs(m, s) == 1 && refs(s, cur) == 1 &&
             same_static_shape(&m->meta[0], &cur->meta[0])) {
             f.act = FX_ACT_SILU;
+            if (s->op == NNFX_OP_HARD_SIGMOID) {
+                f.act = FX_ACT_XHARDSIGMOID;
+                f.p0 = (float)ir_attr_float(s, "alpha");
+                f.p1 = (float)ir_attr_float(s, "beta");
+            }
             f.last = m;
             f.sig = s;
             return f;
@@ -255,6 +262,11 @@ static fusion plan_fusion(const fx_plan *p, const nnfx_node *c, const bool *clai
     case NNFX_OP_SIGMOID: f.act = FX_ACT_SIGMOID; break;
     case NNFX_OP_HARD_SWISH: f.act = FX_ACT_HARDSWISH; break;
     case NNFX_OP_TANH: f.act = FX_ACT_TANH; break;
+    case NNFX_OP_HARD_SIGMOID:
+        f.act = FX_ACT_HARDSIGMOID;
+        f.p0 = (float)ir_attr_float(u, "alpha");
+        f.p1 = (float)ir_attr_float(u, "beta");
+        break;
     case NNFX_OP_LEAKY_RELU:
         f.act = FX_ACT_LEAKY;
         f.p0 = (float)ir_attr_float(u, "alpha");
@@ -604,6 +616,7 @@ typedef struct build_tables {
     fx_dnnl **dnnls;               /* the oneDNN conv step ending at a node (instead of convs) */
     signed char *silu; /* a float Mul x * Sigmoid(x): 1 + the argument that is x, + 2 when x is a DequantizeLinear
                           read by nothing else (0: none) */
+    const nnfx_node **pool_pad; /* the Pad folded into the AveragePool at a node (its oneDNN step in dnnls) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -614,7 +627,7 @@ static void tables_free(build_tables *t, int nn) {
         if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead), free(t->dnnls), free(t->silu);
+        free(t->dead), free(t->dnnls), free(t->silu), free(t->pool_pad);
     memset(t, 0, sizeof *t);
 }
 
@@ -625,9 +638,9 @@ static bool tables_new(build_tables *t, int nn) {
         (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
                        calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
                        calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls),
-                       calloc(k, sizeof *t->silu)};
+                       calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->pool_pad)};
     if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls &&
-        t->silu)
+        t->silu && t->pool_pad)
         return true;
     tables_free(t, 0);
     return false;
@@ -733,8 +746,51 @@ static void plan_silu(const fx_plan *p, const nnfx_node *n, int i, build_tables 
     }
 }
 
+/* The zero pads {top, left, bottom, right} of float32 AveragePool n's
+ * argument when it is a constant-mode Pad of zeros over H and W only, read
+ * by n alone (PyTorch exports avg_pool2d with count_include_pad so). */
+static bool pool_pad_of(const fx_plan *p, const nnfx_node *n, const bool *claimed, int64_t *pad4) {
+    if (n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_AVERAGE_POOL || n->nargs != 1 ||
+        n->args[0].kind != NNFX_ARG_NODE || n->meta[0].rank != 4 || n->meta[0].dtype != NNFX_F32)
+        return false;
+    const nnfx_node *pd = n->args[0].u.node;
+    const char *mode = ir_attr_string(pd, "mode");
+    if (pd->opcode != NNFX_CALL_FUNCTION || pd->op != NNFX_OP_PAD || sole_user(pd) != n || claimed[idx_of(pd)] ||
+        p->vals[idx_of(pd)].kind != V_ARENA || (mode && strcmp(mode, "constant")) || pd->nargs < 2 ||
+        pd->args[0].kind != NNFX_ARG_NODE || pd->args[1].kind != NNFX_ARG_NODE || pd->meta[0].rank != 4 ||
+        pd->args[0].u.node->meta[0].rank != 4 || (pd->nargs > 3 && pd->args[3].kind != NNFX_ARG_NONE))
+        return false;
+    float v = 0;
+    if (pd->nargs > 2 && pd->args[2].kind != NNFX_ARG_NONE && (!const_scalar(p, pd, 2, &v) || v != 0)) return false;
+    const fx_val *pv = &p->vals[idx_of(pd->args[1].u.node)];
+    if (pv->kind != V_CONST || pv->t->dtype != NNFX_I64 || nnfx_tensor_numel(pv->t) != 8) return false;
+    const int64_t *q = pv->t->data; /* [N, C, H, W] begins, then ends */
+    if (q[0] || q[1] || q[4] || q[5] || q[2] < 0 || q[3] < 0 || q[6] < 0 || q[7] < 0) return false;
+    pad4[0] = q[2], pad4[1] = q[3], pad4[2] = q[6], pad4[3] = q[7];
+    return true;
+}
+
+/* Phase 2: AveragePools with the Pad before them folded in, on oneDNN. */
+static void plan_pool_pads(const fx_plan *p, nnfx_graph *g, build_tables *t) {
+    int i = 0;
+    int64_t pad4[4], xs[4], ys[4];
+    for (nnfx_node *n = g->head; n; n = n->next, i++) {
+        if (!pool_pad_of(p, n, t->absorbed, pad4)) continue;
+        const nnfx_node *pd = n->args[0].u.node, *x = pd->args[0].u.node;
+        for (int d = 0; d < 4; d++)
+            xs[d] = x->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
+        nnfx_error perr = {0};
+        fx_dnnl *d = fx_dnnl_pool_new(n, xs, ys, pad4, p->threads, &perr);
+        if (!d) continue;
+        t->dnnls[i] = d;
+        t->pool_pad[i] = pd;
+        t->absorbed[idx_of(pd)] = true;
+    }
+}
+
 /* Phase 2: int8 islands (they read weights: not in layout mode), then
- * conv chains, then the SiLUs no conv chain took. */
+ * conv chains, then the SiLUs no conv chain took, then Pads folded into
+ * the AveragePools after them. */
 static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
     if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
     int i = 0;
@@ -743,6 +799,7 @@ static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx
     i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         plan_silu(p, n, i, t);
+    if (p->dnnl) plan_pool_pads(p, g, t);
     return NNFX_OK;
 }
 
@@ -795,7 +852,8 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
             xs[d] = xn->meta[0].dims[d].value, ys[d] = n->meta[0].dims[d].value;
         nnfx_error perr = {0};
         if (maxpool && (s->mpool = fx_maxpool_new(n, xs, ys, &perr))) s->kind = S_MAXPOOL;
-        if (avgpool && (s->dnnl = fx_dnnl_pool_new(n, xs, ys, p->threads, &perr))) s->dnnl_pool = true;
+        if (avgpool && !s->pad_fused && (s->dnnl = fx_dnnl_pool_new(n, xs, ys, NULL, p->threads, &perr)))
+            s->dnnl_pool = true;
     }
     return NNFX_OK;
 }
@@ -839,14 +897,21 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
         s->qop = t->qops[i];
         t->qops[i] = NULL;
         if ((st = step_fused(s, idx_of(t->qm[i].x), t->qm[i].res ? idx_of(t->qm[i].res) : -1, err))) return st;
-    } else if ((st = step_kernel(p, s, n, i, err)))
-        return st;
+    } else {
+        if (t->pool_pad[i]) { /* the Pad's pads folded in (plan_pool_pads) */
+            s->dnnl = t->dnnls[i];
+            t->dnnls[i] = NULL;
+            s->dnnl_pool = s->pad_fused = true;
+        }
+        if ((st = step_kernel(p, s, n, i, err))) return st;
+    }
     if (s->kind != S_CONV && s->kind != S_QOP && !(s->kind == S_DNNL && !s->dnnl_pool)) { /* the node's arguments */
         s->nin = n->nargs;
         s->in = malloc(sizeof *s->in * (size_t)(n->nargs ? n->nargs : 1));
         if (!s->in) return step_oom(err);
         for (int a = 0; a < n->nargs; a++)
             if ((s->in[a] = arg_value(p, &n->args[a], err)) == -2) return NNFX_ERR_NOMEM;
+        if (s->pad_fused) s->in[0] = idx_of(t->pool_pad[i]->args[0].u.node);
         int code = t->silu[i] - 1, xa = code & 1;
         if (t->silu[i] && code >> 1) { /* x * sigmoid(x) of DequantizeLinear(q, scale, zp): its arguments */
             const nnfx_node *dq = n->args[xa].u.node;
@@ -1016,7 +1081,7 @@ static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
         }
         if (!sp->dnnl) continue;
         bool x_nhwc = p->vals[root_of(p, sp->in[0])].nhwc;
-        if (sp->dnnl_pool && !x_nhwc) { /* the kernel step runs it */
+        if (sp->dnnl_pool && !x_nhwc && !sp->pad_fused) { /* the kernel step runs it */
             fx_dnnl_free(sp->dnnl);
             sp->dnnl = NULL;
             sp->dnnl_pool = false;

@@ -59,6 +59,13 @@ static inline float nnfx_rt_hard_sigmoid(float x, float alpha, float beta) {
 }
 /* @end */
 
+/* @rt x_hard_sigmoid needs:hard_sigmoid */
+/* x * HardSigmoid(x): hard-swish as PyTorch exports it before opset 14. */
+static inline float nnfx_rt_x_hard_sigmoid(float x, float alpha, float beta) {
+    return x * nnfx_rt_hard_sigmoid(x, alpha, beta);
+}
+/* @end */
+
 /* @rt hard_swish */
 static inline float nnfx_rt_hard_swish(float x, float a, float b) {
     (void)a, (void)b;

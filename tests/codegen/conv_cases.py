@@ -28,7 +28,9 @@ def _t(a):
 
 def _conv(name, x, w, b, stride, pads, dil, group, post=None):
     """Conv (pads: ONNX begin..., end...) and its PyTorch result; post:
-    "res_relu" adds x and applies ReLU after the conv."""
+    "res_relu" adds x and applies ReLU after the conv; "x_hsig": c *
+    HardSigmoid(c) (hard-swish as exported before opset 14); "hsig":
+    HardSigmoid(c) with alpha 0.2, beta 0.3."""
     nsp = x.ndim - 2
     inputs = ["x", "w"] + (["b"] if b is not None else [])
     out = "c" if post else "y"
@@ -44,6 +46,13 @@ def _conv(name, x, w, b, stride, pads, dil, group, post=None):
     if post == "res_relu":
         nodes += [helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
         ref = torch.relu(ref + _t(x))
+    if post == "x_hsig":
+        nodes += [helper.make_node("HardSigmoid", ["c"], ["g"], alpha=1.0 / 6.0, beta=0.5),
+                  helper.make_node("Mul", ["c", "g"], ["y"])]
+        ref = ref * torch.clamp(ref / 6 + 0.5, 0, 1)
+    if post == "hsig":
+        nodes += [helper.make_node("HardSigmoid", ["c"], ["y"], alpha=0.2, beta=0.3)]
+        ref = torch.clamp(0.2 * ref + 0.3, 0, 1)
     inits = [("w", w)] + ([("b", b)] if b is not None else [])
     ref = ref.float().numpy()
     return (name, _model(name, nodes, x, ref.shape, inits), x, ref)
@@ -75,6 +84,9 @@ def cases():
     yield _conv("conv_depthwise", rand(1, 4, 6, 7), rand(4, 1, 3, 3), rand(4), 2, [1, 1, 1, 1], 1, 4)
     yield _conv("conv1d_stride3", rand(1, 4, 17), rand(18, 4, 5), rand(18), 3, [2, 2], 1, 1)
     yield _conv("conv_res_relu", rand(1, 16, 6, 5), rand(16, 16, 3, 3), rand(16), 1, [1, 1, 1, 1], 1, 1, "res_relu")
+    yield _conv("conv_x_hard_sigmoid", rand(1, 6, 7, 5), rand(10, 6, 3, 3), rand(10), 1, [1, 1, 1, 1], 1, 1,
+                "x_hsig")
+    yield _conv("conv_hard_sigmoid", rand(1, 6, 5, 4), rand(8, 6, 1, 1), rand(8), 1, [0, 0, 0, 0], 1, 1, "hsig")
     yield _conv("conv1x1_batch2", rand(2, 24, 5, 7), rand(40, 24, 1, 1), rand(40), 1, [0, 0, 0, 0], 1, 1)
     # a 1x1 map: every tile is one pixel repeated
     yield _conv("conv_1x1_map", rand(1, 7, 1, 1), rand(33, 7, 1, 1), rand(33), 1, [0, 0, 0, 0], 1, 1)

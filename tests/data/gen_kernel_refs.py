@@ -551,6 +551,15 @@ def main():
     tb = torch.cat([t(bidx.astype(np.float32))[:, None], t(rois)], dim=1)
     save("roi_align", [fx, rois, bidx], [n(torchvision.ops.roi_align(t(fx), tb, (2, 3), 1.0, 2, aligned=True))])
 
+    # Resize of the last two dims only (segmentation heads): 8x up, then
+    # the height alone (the width kept)
+    xr = u(1, 3, 5, 6)
+    none = np.zeros((0,), np.float32)
+    save("resize_linear_up8", [xr, none, none, i64(1, 3, 40, 48)],
+         [n(F.interpolate(t(xr), size=(40, 48), mode="bilinear", align_corners=False))])
+    save("resize_linear_h_only", [xr, none, none, i64(1, 3, 9, 6)],
+         [n(F.interpolate(t(xr), size=(9, 6), mode="bilinear", align_corners=False))])
+
 
 if __name__ == "__main__":
     main()

@@ -32,6 +32,8 @@ const char *fx_act_name(fx_act a) {
     case FX_ACT_SILU: return "silu";
     case FX_ACT_HARDSWISH: return "hard_swish";
     case FX_ACT_TANH: return "tanh";
+    case FX_ACT_HARDSIGMOID: return "hard_sigmoid";
+    case FX_ACT_XHARDSIGMOID: return "x * hard_sigmoid";
     default: return "none";
     }
 }
@@ -125,6 +127,14 @@ static inline CORE_ALWAYS_INLINE void fx_act_row_body(float *restrict y, int64_t
     case FX_ACT_HARDSWISH:
         for (int64_t i = 0; i < n; i++)
             y[i] = nnfx_rt_hard_swish(y[i], 0, 0);
+        break;
+    case FX_ACT_HARDSIGMOID:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_hard_sigmoid(y[i], p0, p1);
+        break;
+    case FX_ACT_XHARDSIGMOID:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = nnfx_rt_x_hard_sigmoid(y[i], p0, p1);
         break;
     case FX_ACT_SIGMOID:
         if (!fx_sigmoid_row(y, n, false))

@@ -354,7 +354,8 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
-static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
+                         nnfx_error *err) {
     bool global = nnfx_node_is_op(n, NNFX_OP_GLOBAL_AVERAGE_POOL);
     if (!global && !nnfx_node_is_op(n, NNFX_OP_AVERAGE_POOL)) return refuse(NULL, err, "not an average pooling");
     if (nnfx_node_num_outputs(n) != 1 || ys[0] != xs[0] || ys[1] != xs[1])
@@ -368,6 +369,10 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         k[0] = ks->u.ints.v[0], k[1] = ks->u.ints.v[1];
         if (ir_window_read(n, 2, k, in_sp, &win, err)) return NULL;
     }
+    if (pad4) { /* a zero Pad before a pooling of no pads of its own: its pads, counted */
+        if (global || win.pb[0] || win.pb[1] || win.pe[0] || win.pe[1]) return refuse(NULL, err, "pads twice");
+        win.pb[0] = pad4[0], win.pb[1] = pad4[1], win.pe[0] = pad4[2], win.pe[1] = pad4[3];
+    }
     for (int i = 0; i < 2; i++) /* no ceil_mode overhang, no dilation: the window is the floor formula's */
         if ((in_sp[i] + win.pb[i] + win.pe[i] - k[i]) / win.s[i] + 1 != ys[2 + i] || win.d[i] != 1 || win.pb[i] < 0 ||
             win.pe[i] < 0 || win.pb[i] >= k[i] || win.pe[i] >= k[i])
@@ -380,8 +385,8 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     dnnl_memory_desc_t src, dst;
     md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
     md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
-    dnnl_alg_kind_t alg =
-        ir_attr_int(n, "count_include_pad") ? dnnl_pooling_avg_include_padding : dnnl_pooling_avg_exclude_padding;
+    dnnl_alg_kind_t alg = pad4 || ir_attr_int(n, "count_include_pad") ? dnnl_pooling_avg_include_padding
+                                                                      : dnnl_pooling_avg_exclude_padding;
     dnnl_dims_t st = {win.s[0], win.s[1]}, kd = {k[0], k[1]}, dl = {0, 0}, pl = {win.pb[0], win.pb[1]},
                 pr = {win.pe[0], win.pe[1]};
     dnnl_pooling_v2_desc_t pdsc;
@@ -391,14 +396,15 @@ static fx_dnnl *pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     dnnl_primitive_desc_t pd = primitive_desc(d, &pdsc);
     if (!pd) return refuse(d, err, "no implementation");
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
-    snprintf(d->what, sizeof d->what, "avgpool %lldx%lld/s%lld onednn %s", (long long)k[0], (long long)k[1],
-             (long long)win.s[0], d->impl);
+    snprintf(d->what, sizeof d->what, "avgpool %lldx%lld/s%lld onednn %s%s", (long long)k[0], (long long)k[1],
+             (long long)win.s[0], d->impl, pad4 ? " + pad folded" : "");
     return d;
 }
 
-fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
+                          nnfx_error *err) {
     int prev = set_threads(threads);
-    fx_dnnl *d = pool_new(n, xs, ys, threads, err);
+    fx_dnnl *d = pool_new(n, xs, ys, pad4, threads, err);
     restore_threads(prev);
     return d;
 }
@@ -530,7 +536,8 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
     return NULL;
 }
-fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, int threads, nnfx_error *err) {
+fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
+                          nnfx_error *err) {
     nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
     return NULL;
 }

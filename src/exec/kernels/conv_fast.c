@@ -31,6 +31,8 @@
 #define FX_NB_MAX       768
 /* Shared pre-packed B: at most this many floats for all blocks of a conv. */
 #define FX_PREPACK_MAX (2 * 1024 * 1024)
+/* Tapwise convs: at most this many output columns per GEMM task (a multiple of FX_NR). */
+#define FX_TAP_NB_MAX 256
 
 struct fx_conv {
     int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, group;
@@ -54,7 +56,21 @@ struct fx_conv {
     fx_act act;
     float p0, p1;
     bool residual;
+    bool tapwise; /* dilated, mostly padding: one GEMM per tap over
+                     the outputs whose input is inside (tap_rect)  */
+    int64_t wtap; /* tapwise: floats of packed A per tap ([M, C])   */
+    int64_t tnb;  /* tapwise: columns per task of a tap's GEMM      */
 };
+
+/* The outputs [o0, o1) along one axis (input n, output no, kernel tap k of
+ * dilation d, stride s, pad p) whose input index o * s - p + k * d lies in
+ * [0, n); o1 <= o0 when none do. */
+static void tap_range(int64_t n, int64_t no, int64_t k, int64_t d, int64_t s, int64_t p, int64_t *o0, int64_t *o1) {
+    int64_t off = k * d - p; /* input = o * s + off */
+    int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s, hi = n - off <= 0 ? 0 : (n - off + s - 1) / s;
+    *o0 = lo;
+    *o1 = hi < no ? hi : no;
+}
 
 static float *alloc_floats(int64_t n) {
     size_t bytes = ((size_t)(n > 0 ? n : 1) * sizeof(float) + 63) / 64 * 64;
@@ -113,6 +129,21 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
     int64_t grid_tiles = (c0.oh * c0.pgw + FX_NR - 1) / FX_NR, out_tiles = (c0.ohw + FX_NR - 1) / FX_NR;
     c0.padgrid = !c0.depthwise && !c0.direct && c0.sh == 1 && c0.sw == 1 && (c0.kh > 1 || c0.kw > 1) &&
                  grid_tiles * 8 <= out_tiles * 9 && c0.mg <= 1024;
+    /* Tap by tap (dilated convs whose taps mostly read padding, as in
+     * atrous pyramids on small maps): each tap a GEMM [M, C] x [C, outputs
+     * it reaches], so the padding costs nothing; taken when the taps reach
+     * at most 3/4 of the full im2col's columns. */
+    if (!c0.depthwise && !c0.direct && !c0.padgrid && c0.group == 1 && (c0.dh > 1 || c0.dw > 1) && c0.n == 1) {
+        int64_t live = 0;
+        for (int64_t ky = 0; ky < c0.kh; ky++)
+            for (int64_t kx = 0; kx < c0.kw; kx++) {
+                int64_t y0, y1, x0, x1;
+                tap_range(c0.h, c0.oh, ky, c0.dh, c0.sh, c0.ph, &y0, &y1);
+                tap_range(c0.w, c0.ow, kx, c0.dw, c0.sw, c0.pw, &x0, &x1);
+                live += y1 > y0 && x1 > x0 ? (y1 - y0) * (x1 - x0) : 0;
+            }
+        c0.tapwise = live * 4 <= c0.kh * c0.kw * c0.ohw * 3 && c0.mg <= 1024;
+    }
     c0.ncols = c0.padgrid ? c0.oh * c0.pgw : c0.ohw;
     /* column panels: as wide as the B block budget allows, a multiple of FX_NR */
     int64_t nb = FX_PANEL_FLOATS / c0.kc;
@@ -142,8 +173,34 @@ static nnfx_status conv_plan(const nnfx_node *n, const int64_t *xs, const nnfx_t
     c0.prepack = c0.nmb > 1 && !c0.direct && !c0.depthwise && !c0.padgrid &&
                  c0.n * c0.group * c0.ncb * c0.nkb * c0.kc * c0.nbr <= FX_PREPACK_MAX;
     c0.wgroup = c0.depthwise ? 0 : fx_pack_a_floats(c0.mg, c0.kk);
+    if (c0.tapwise) { /* K = C per tap, in blocks of at most FX_KC_MAX; C staged per task */
+        int64_t nkc = (c0.c + FX_KC_MAX - 1) / FX_KC_MAX;
+        c0.kc = (c0.c + nkc - 1) / nkc;
+        c0.wtap = fx_pack_a_floats(c0.m, c0.c);
+        c0.tnb = (64 * 1024) / (c0.m + c0.kc) / FX_NR * FX_NR;
+        c0.tnb = c0.tnb < FX_NR ? FX_NR : c0.tnb > FX_TAP_NB_MAX ? FX_TAP_NB_MAX : c0.tnb;
+        c0.prepack = false;
+    }
     *out = c0;
     return NNFX_OK;
+}
+
+/* Tapwise: the weights of each tap, W[:, :, ky, kx] as an [M, C] matrix,
+ * packed in K blocks of kc rows (tap_panel); false on OOM. */
+static bool tap_pack(const fx_conv *c, const float *w, float *wt) {
+    float *a = malloc((size_t)(c->m * c->c) * sizeof *a);
+    if (!a) return false;
+    int64_t taps = c->kh * c->kw;
+    for (int64_t t = 0; t < taps; t++) {
+        for (int64_t m = 0; m < c->m; m++)
+            for (int64_t ci = 0; ci < c->c; ci++)
+                a[m * c->c + ci] = w[(m * c->c + ci) * taps + t];
+        for (int64_t k0 = 0; k0 < c->c; k0 += c->kc)
+            fx_pack_a(a + k0, c->c, c->m, c->c - k0 < c->kc ? c->c - k0 : c->kc,
+                      wt + t * c->wtap + k0 * (c->wtap / c->c));
+    }
+    free(a);
+    return true;
 }
 
 bool fx_conv_takes(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w, const nnfx_tensor *b) {
@@ -157,7 +214,10 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     fx_conv c0 = {0};
     if (conv_plan(n, xs, w, b, &c0, err)) return NULL;
     fx_conv *c = malloc(sizeof *c);
-    float *wt = alloc_floats(c0.depthwise ? c0.m * c0.kk : c0.group * c0.wgroup), *bias = alloc_floats(c0.m);
+    float *wt = alloc_floats(c0.depthwise ? c0.m * c0.kk
+                             : c0.tapwise ? c0.kh * c0.kw * c0.wtap
+                                          : c0.group * c0.wgroup),
+          *bias = alloc_floats(c0.m);
     int64_t *koff = c0.padgrid ? malloc((size_t)c0.kk * sizeof *koff) : NULL;
     if (!c || !wt || !bias || (c0.padgrid && !koff)) {
         free(c), free(wt), free(bias), free(koff);
@@ -167,7 +227,11 @@ fx_conv *fx_conv_new(const nnfx_node *n, const int64_t *xs, const nnfx_tensor *w
     *c = c0;
     if (c0.depthwise)
         memcpy(wt, w->data, (size_t)(c0.m * c0.kk) * sizeof(float));
-    else
+    else if (c0.tapwise && !tap_pack(&c0, w->data, wt)) {
+        free(c), free(wt), free(bias), free(koff);
+        nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory preparing a conv");
+        return NULL;
+    } else if (!c0.tapwise)
         for (int64_t gi = 0; gi < c0.group; gi++)
             for (int64_t k0 = 0; k0 < c0.kk; k0 += c0.kc)
                 fx_pack_a((const float *)w->data + gi * c0.mg * c0.kk + k0, c0.kk, c0.mg,
@@ -214,6 +278,8 @@ static bool dw_fast(const fx_conv *c);
 int64_t fx_conv_scratch_floats(const fx_conv *c) {
     if (c->depthwise) /* the zero row */
         return dw_fast(c) ? (c->w + 15) / 16 * 16 : 0;
+    if (c->tapwise) /* a packed B block, its gathered row and the staged C block */
+        return ((c->kc + 1 + c->m) * c->tnb + 15) / 16 * 16;
     /* the staged C block (B is read in place), or a packed B block and one
      * im2col row */
     return ((c->padgrid ? c->mb * c->nbr : c->kc * c->nbr + c->nbr) + 15) / 16 * 16;
@@ -244,6 +310,7 @@ void fx_conv_describe(const fx_conv *c, char *buf, size_t len) {
              c->depthwise ? "direct"
              : c->direct  ? "gemm"
              : c->padgrid ? "padded+gemm"
+             : c->tapwise ? "tapwise gemm"
                           : "im2col+gemm",
              c->prepack ? " (B packed once)" : "", " + bias", c->residual ? " + add" : "", c->act ? "" : "");
     if (c->act) {
@@ -304,6 +371,7 @@ static inline CORE_ALWAYS_INLINE void pack_im2col_body(const fx_conv *c, const f
             } else {
                 const float *restrict srow = src + iy * c->w + off;
                 int64_t a = lo > ox0 ? lo : ox0, bnd = hi < e ? hi : e;
+                if (bnd < ox0) bnd = ox0; /* the inside ends before the segment: no write below d[ox0] */
                 if (a > bnd) a = bnd;
                 for (int64_t ox = ox0; ox < a; ox++)
                     d[ox] = 0.0f;
@@ -618,6 +686,72 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         epilogue_row(y + r * c->ohw, res ? res + r * c->ohw : NULL, nb, c->bias[m0 + r], c->act, c->p0, c->p1);
 }
 
+/* Tapwise: the packed A panel of tap t, rows from r0, K block from k0. */
+static const float *tap_panel(const fx_conv *c, int64_t t, int64_t r0, int64_t k0) {
+    int64_t kc = c->c - k0 < c->kc ? c->c - k0 : c->kc;
+    return c->wt + t * c->wtap + k0 * (c->wtap / c->c) + r0 * kc;
+}
+
+typedef struct tap_job {
+    const conv_job *j;
+    int64_t t, y0, x0, rw, n; /* tap, its output rect's corner and width, outputs in the rect */
+} tap_job;
+
+/* Tapwise task q: columns [q * tnb, ...) of tap t's output rect (row-major
+ * over the rect): B gathered per K block, C = A_t * B staged, then added
+ * into y (zeroed before the first tap). */
+static void tap_task(void *ctx, int64_t q, int tid) {
+    const tap_job *tj = ctx;
+    const conv_job *j = tj->j;
+    const fx_conv *c = j->c;
+    int64_t q0 = q * c->tnb, nb = tj->n - q0 < c->tnb ? tj->n - q0 : c->tnb, nbr = (nb + FX_NR - 1) / FX_NR * FX_NR;
+    int64_t ky = tj->t / c->kw, kx = tj->t % c->kw;
+    float *bp = j->scratch + (int64_t)tid * j->scratch_per_thread, *row = bp + c->kc * c->tnb, *cb = row + c->tnb;
+    int64_t xo[FX_TAP_NB_MAX], yo[FX_TAP_NB_MAX]; /* where column i reads its input and writes its output */
+    for (int64_t i = 0; i < nb; i++) {
+        int64_t oy = tj->y0 + (q0 + i) / tj->rw, ox = tj->x0 + (q0 + i) % tj->rw;
+        xo[i] = (oy * c->sh - c->ph + ky * c->dh) * c->w + ox * c->sw - c->pw + kx * c->dw;
+        yo[i] = oy * c->ow + ox;
+    }
+    for (int64_t k0 = 0; k0 < c->c; k0 += c->kc) {
+        int64_t kc = c->c - k0 < c->kc ? c->c - k0 : c->kc;
+        for (int64_t kk = 0; kk < kc; kk++) {
+            const float *xp = j->x + (k0 + kk) * c->h * c->w;
+            for (int64_t i = 0; i < nb; i++)
+                row[i] = xp[xo[i]];
+            fx_pack_b_row(row, nb, kc, kk, bp);
+        }
+        fx_sgemm_panel(kc, nb, c->m, tap_panel(c, tj->t, 0, k0), bp, cb, nbr, k0 > 0);
+    }
+    for (int64_t r = 0; r < c->m; r++) {
+        float *yr = j->y + r * c->ohw;
+        const float *cr = cb + r * nbr;
+        for (int64_t i = 0; i < nb; i++)
+            yr[yo[i]] += cr[i];
+    }
+}
+
+/* Tapwise epilogue task r: output channel r's plane. */
+static void tap_epilogue_task(void *ctx, int64_t r, int tid) {
+    (void)tid;
+    const conv_job *j = ctx;
+    const fx_conv *c = j->c;
+    epilogue_row(j->y + r * c->ohw, j->res ? j->res + r * c->ohw : NULL, c->ohw, c->bias[r], c->act, c->p0, c->p1);
+}
+
+static void tapwise_run(const fx_conv *c, fx_pool *pool, conv_job *j) {
+    memset(j->y, 0, (size_t)(c->m * c->ohw) * sizeof(float));
+    for (int64_t t = 0; t < c->kh * c->kw; t++) {
+        int64_t y0, y1, x0, x1;
+        tap_range(c->h, c->oh, t / c->kw, c->dh, c->sh, c->ph, &y0, &y1);
+        tap_range(c->w, c->ow, t % c->kw, c->dw, c->sw, c->pw, &x0, &x1);
+        if (y1 <= y0 || x1 <= x0) continue;
+        tap_job tj = {j, t, y0, x0, x1 - x0, (y1 - y0) * (x1 - x0)};
+        fx_pool_run(pool, (tj.n + c->tnb - 1) / c->tnb, tap_task, &tj);
+    }
+    fx_pool_run(pool, c->m, tap_epilogue_task, j);
+}
+
 void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *res, float *y, float *scratch) {
     int64_t shared = fx_conv_shared_floats(c);
     conv_job j = {c,
@@ -631,6 +765,10 @@ void fx_conv_run(const fx_conv *c, fx_pool *pool, const float *x, const float *r
     if (c->depthwise) {
         int64_t per = dw_planes_per_task(c);
         fx_pool_run(pool, (c->n * c->m + per - 1) / per, dw_task, &j);
+        return;
+    }
+    if (c->tapwise) {
+        tapwise_run(c, pool, &j);
         return;
     }
     if (c->padgrid) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core_int.h"
 #include "rt/nnfx_rt_float.h"
 #include "exec/kernels/kernels_int.h"
 
@@ -227,6 +228,143 @@ nnfx_status kern_resize_nearest_index(const nnfx_node *n, int rank, const int64_
     return NNFX_OK;
 }
 
+/* One output row (or column run) from its taps: d[j] for j < len from the
+ * rows sp + i[k] * stride (the arithmetic of resize_axis, so the values are
+ * its own). */
+static void taps_row(const axis_cfg *a, const resize_taps *t, const float *sp, int64_t stride, float *d, int64_t len) {
+    if (t->nt == 0) {
+        for (int64_t j = 0; j < len; j++)
+            d[j] = a->extrapolation;
+    } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
+        memcpy(d, sp + t->i[0] * stride, (size_t)len * sizeof(float));
+    } else {
+        for (int64_t j = 0; j < len; j++) {
+            float v = 0;
+            for (int k = 0; k < t->nt; k++)
+                v += t->w[k] * sp[t->i[k] * stride + j];
+            d[j] = v;
+        }
+    }
+}
+
+/* The width pass of one row from its column taps (resize_axis's sums). */
+static void taps_cols(const axis_cfg *a, const resize_taps *tw, const float *src, float *d, int64_t ow) {
+    for (int64_t c = 0; c < ow; c++) {
+        const resize_taps *t = &tw[c];
+        if (t->nt == 0) {
+            d[c] = a->extrapolation;
+        } else if (t->nt == 1 || (t->nt == 2 && t->w[1] == 0)) {
+            d[c] = src[t->i[0]];
+        } else {
+            float v = 0;
+            for (int k = 0; k < t->nt; k++)
+                v += t->w[k] * src[t->i[k]];
+            d[c] = v;
+        }
+    }
+}
+
+/* Column taps of one or two source columns (linear, nearest) as arrays:
+ * every column summed as two taps, then the copies (one tap, or a second
+ * of weight 0) written over theirs, so each value is taps_cols's. */
+typedef struct lin_cols {
+    int64_t *i0, *i1, *copy; /* one buffer from i0: 3 x ow */
+    float *w0, *w1;          /* one buffer from w0: 2 x ow */
+    int64_t ncopy;
+} lin_cols;
+
+/* lin of taps tw (ow columns); true with lin->i0 NULL when a column has
+ * no or more than two taps (taps_cols runs then); false on OOM. */
+static bool lin_new(const resize_taps *tw, int64_t ow, lin_cols *lin) {
+    for (int64_t c = 0; c < ow; c++)
+        if (tw[c].nt < 1 || tw[c].nt > 2) return true;
+    lin->i0 = malloc((size_t)(3 * ow) * sizeof *lin->i0);
+    lin->w0 = malloc((size_t)(2 * ow) * sizeof *lin->w0);
+    if (!lin->i0 || !lin->w0) {
+        free(lin->i0), free(lin->w0);
+        lin->i0 = NULL;
+        return false;
+    }
+    lin->i1 = lin->i0 + ow, lin->copy = lin->i0 + 2 * ow, lin->w1 = lin->w0 + ow, lin->ncopy = 0;
+    for (int64_t c = 0; c < ow; c++) {
+        const resize_taps *t = &tw[c];
+        bool copy = t->nt == 1 || t->w[1] == 0;
+        lin->i0[c] = t->i[0], lin->w0[c] = t->w[0];
+        lin->i1[c] = copy ? t->i[0] : t->i[1], lin->w1[c] = copy ? 0.0f : t->w[1];
+        if (copy) lin->copy[lin->ncopy++] = c;
+    }
+    return true;
+}
+
+static inline CORE_ALWAYS_INLINE void lin_row_body(const lin_cols *lin, const float *restrict src, float *restrict d,
+                                                   int64_t ow) {
+    const int64_t *i0 = lin->i0, *i1 = lin->i1;
+    const float *w0 = lin->w0, *w1 = lin->w1;
+    for (int64_t c = 0; c < ow; c++) {
+        float v = 0;
+        v += w0[c] * src[i0[c]];
+        v += w1[c] * src[i1[c]];
+        d[c] = v;
+    }
+    for (int64_t k = 0; k < lin->ncopy; k++)
+        d[lin->copy[k]] = src[lin->i0[lin->copy[k]]];
+}
+
+CORE_ISA_VARIANTS(lin_row, (const lin_cols *lin, const float *restrict src, float *restrict d, int64_t ow),
+                  (lin, src, d, ow))
+
+/* The width pass of one row through lin (taps_cols's values). */
+static void lin_row(const lin_cols *lin, const float *src, float *d, int64_t ow) {
+    CORE_ISA_PICK(lin_row)(lin, src, d, ow);
+}
+
+/* Resize of the last two dims only (images): per output row, the row of
+ * the height pass (resize_axis over H) then that row's width pass, so no
+ * whole intermediate is written; the same operations as the two passes of
+ * kern_resize in the same order, hence the same values. ch: rows of taps,
+ * cw: columns; skip_h / skip_w: that dim is left as it is. */
+static nnfx_status resize_planes(const nnfx_node *n, const axis_cfg *ch, const axis_cfg *cw, bool skip_h, bool skip_w,
+                                 const float *x, float *y, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                 nnfx_error *err) {
+    resize_taps *th = malloc((size_t)oh * sizeof *th), *tw = malloc((size_t)ow * sizeof *tw);
+    float *row = malloc((size_t)w * sizeof *row);
+    if (!th || !tw || !row) {
+        free(th), free(tw), free(row);
+        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for resize buffers");
+    }
+    for (int64_t r = 0; r < oh; r++)
+        axis_taps(ch, r, h, oh, &th[r]);
+    for (int64_t c = 0; c < ow; c++)
+        axis_taps(cw, c, w, ow, &tw[c]);
+    lin_cols lin = {0};
+    if (!skip_w && !lin_new(tw, ow, &lin)) {
+        free(th), free(tw), free(row);
+        return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory for resize buffers");
+    }
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * h * w;
+        float *yp = y + pl * oh * ow;
+        for (int64_t r = 0; r < oh; r++) {
+            const float *src = xp + r * w; /* skip_h: oh == h */
+            if (!skip_h) {
+                taps_row(ch, &th[r], xp, w, row, w);
+                src = row;
+            }
+            float *d = yp + r * ow;
+            if (skip_w) {
+                memcpy(d, src, (size_t)w * sizeof(float));
+                continue;
+            }
+            if (lin.i0)
+                lin_row(&lin, src, d, ow);
+            else
+                taps_cols(cw, tw, src, d, ow);
+        }
+    }
+    free(th), free(tw), free(row), free(lin.i0), free(lin.w0);
+    return NNFX_OK;
+}
+
 /* Resize(X, roi?, scales?, sizes?): output shape from inference; scales
  * (when given) also drive the coordinate mapping, as in ONNX; roi is read
  * for tf_crop_and_resize only. */
@@ -250,6 +388,19 @@ nnfx_status kern_resize(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     for (int d = 0; d < x->rank; d++) {
         if (x->shape[d] == 0) return kern_fail(err, n, NNFX_ERR_SHAPE, "resize of an empty dim %d", d);
         if (o->shape[d] > maxn) maxn = o->shape[d];
+    }
+    int r = x->rank;
+    bool lead_same = r >= 2;
+    for (int d = 0; d < r - 2 && lead_same; d++)
+        lead_same = resize_skips(&cfg, x->shape, o->shape, scale, roi_lo, roi_hi, d);
+    if (lead_same) { /* images: the last two dims only, row by row */
+        axis_cfg ch = cfg, cw = cfg;
+        ch.scale = scale[r - 2], ch.roi_lo = roi_lo[r - 2], ch.roi_hi = roi_hi[r - 2];
+        cw.scale = scale[r - 1], cw.roi_lo = roi_lo[r - 1], cw.roi_hi = roi_hi[r - 1];
+        return resize_planes(n, &ch, &cw, resize_skips(&cfg, x->shape, o->shape, scale, roi_lo, roi_hi, r - 2),
+                             resize_skips(&cfg, x->shape, o->shape, scale, roi_lo, roi_hi, r - 1), x->data, o->data,
+                             total / (o->shape[r - 2] * o->shape[r - 1]), x->shape[r - 2], x->shape[r - 1],
+                             o->shape[r - 2], o->shape[r - 1], err);
     }
     /* ping-pong buffers sized for the largest intermediate */
     int64_t cur[NNFX_MAX_RANK], big = nnfx_tensor_numel(x);
