@@ -691,6 +691,33 @@ static inline void nnfx_rt_matmul(const float *A, const float *B, float *Y, long
  * as [outer, n, inner]; sums in double. */
 static inline void nnfx_rt_softmax(const float *x, float *y, long outer, long n, long inner, int log_out) {
     long o, j, i;
+    if (inner == 1) { /* rows: the same sums in the same order, contiguous loops */
+        for (o = 0; o < outer; o++) {
+            const float *xi = x + o * n;
+            float *yo = y + o * n;
+            float m = -INFINITY, ls, inv;
+            double sum = 0;
+            for (i = 0; i < n; i++)
+                m = xi[i] > m ? xi[i] : m;
+            if (log_out) {
+                for (i = 0; i < n; i++)
+                    sum += expf(xi[i] - m);
+                ls = (float)log(sum);
+                for (i = 0; i < n; i++)
+                    yo[i] = xi[i] - m - ls;
+                continue;
+            }
+            for (i = 0; i < n; i++) {
+                float e = expf(xi[i] - m);
+                sum += e;
+                yo[i] = e;
+            }
+            inv = (float)(1.0 / sum);
+            for (i = 0; i < n; i++)
+                yo[i] *= inv;
+        }
+        return;
+    }
     for (o = 0; o < outer; o++)
         for (j = 0; j < inner; j++) {
             const float *xi = x + o * n * inner + j;
