@@ -224,8 +224,12 @@ static nnfx_status front_arg(const fx_split *sp, nnfx_graph *g, const nnfx_node 
     s->i = -1;
     if (u->opcode == NNFX_PLACEHOLDER) {
         s->kind = SRC_INPUT;
-        for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
-            if (nnfx_graph_input(g, k) == u) s->i = k;
+        int k = 0; /* u's input index: one walk (graph inputs can be many: a rest's) */
+        for (const nnfx_node *p = g->head; p && s->i < 0; p = p->next)
+            if (p == u)
+                s->i = k;
+            else
+                k += p->opcode == NNFX_PLACEHOLDER;
     } else if (u->opcode == NNFX_GET_ATTR) {
         s->kind = SRC_CONST;
         s->i = 0;
@@ -347,15 +351,29 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
         e->feed = calloc((size_t)e->nfeed + 1, sizeof *e->feed);
         if (!e->feed) st = NNFX_ERR_NOMEM;
     }
-    for (int i = 0; !st && i < e->nfeed; i++) {
-        const nnfx_node *in = nnfx_graph_input(r, i);
+    /* g's inputs as copied into r, found in one walk each (not by index:
+     * nnfx_graph_input walks the graph) */
+    const nnfx_node **gin = st ? NULL : calloc((size_t)sp->ninputs + 1, sizeof *gin);
+    if (!st && !gin) st = NNFX_ERR_NOMEM;
+    int ng = 0;
+    for (const nnfx_node *p = st ? NULL : g->head; p && ng < sp->ninputs; p = p->next)
+        if (p->opcode == NNFX_PLACEHOLDER) gin[ng++] = nnfx_value_map_get(map, p);
+    const nnfx_node *in = st ? NULL : r->head;
+    for (int i = 0; !st && i < e->nfeed; i++, in = in->next) {
+        while (in && in->opcode != NNFX_PLACEHOLDER)
+            in = in->next;
+        if (!in) {
+            st = declined(err, NULL, "fewer inputs of the rest than counted");
+            break;
+        }
         e->feed[i].kind = SRC_NONE;
         for (int j = 0; j < nph; j++)
             if (ph[j] == in) e->feed[i] = src[j];
-        for (int k = 0; e->feed[i].kind == SRC_NONE && k < sp->ninputs; k++)
-            if (nnfx_value_map_get(map, nnfx_graph_input(g, k)) == in) e->feed[i] = (fx_src){SRC_INPUT, k, 0, NULL};
+        for (int k = 0; e->feed[i].kind == SRC_NONE && k < ng; k++)
+            if (gin[k] == in) e->feed[i] = (fx_src){SRC_INPUT, k, 0, NULL};
         if (e->feed[i].kind == SRC_NONE) st = declined(err, in, "an input of the rest with no source");
     }
+    free(gin);
     free(ph);
     free(src);
     nnfx_value_map_free(map);
