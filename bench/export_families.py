@@ -10,8 +10,13 @@ layers over 49 frames of 40 MFCCs), gru (one GRU layer, 100 steps), espcn
 ConvTranspose up-sampling), inception_v3 (torchvision, 299x299: 1x7/7x1
 convs, AvgPool, Concat), lraspp and deeplabv3 (torchvision's
 lraspp_mobilenet_v3_large and deeplabv3_mobilenet_v3_large at 520x520, the
-"out" head: hard-swish, SE, dilated convs, bilinear Resize). Needs only torch + torchvision (Debian
-python3-torchvision).
+"out" head: hard-swish, SE, dilated convs, bilinear Resize), ssdlite (torchvision's detector
+ssdlite320_mobilenet_v3_large with its post-processing: score filter, TopK,
+batched NMS behind an If; made as tests/data/coverage/make_models.py
+--torchvision makes it: random init, seed 0/1, heads scaled so that the
+detections do not tie). Needs only torch + torchvision (Debian
+python3-torchvision). A family with several outputs also writes
+OUTDIR/<name>_ref_<i>.npy for output i >= 1 (output 0 is <name>_ref.npy).
 """
 import os
 import sys
@@ -138,7 +143,31 @@ FAMILIES = {
     "lraspp": (seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large, (1, 3, 520, 520)), (1, 3, 520, 520)),
     "deeplabv3": (seg(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large, (1, 3, 520, 520)),
                   (1, 3, 520, 520)),
+    "ssdlite": (None, (1, 3, 320, 320)),  # export_ssdlite
 }
+
+
+def export_ssdlite(out, name):
+    """ssdlite320_mobilenet_v3_large as the coverage test exports it (its
+    weights, input and outputs: boxes, scores, labels), renamed for
+    run_families.sh."""
+    import shutil
+    import tempfile
+
+    cov = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "coverage")
+    sys.path.insert(0, cov)
+    import make_models  # also puts tests/data (gen_real_models) on sys.path
+    from gen_real_models import detections_module
+
+    tmp = tempfile.mkdtemp()
+    make_models.export_detection(tmp, detections_module())
+    stem = os.path.join(tmp, make_models.DETECTION)
+    os.replace(stem + ".onnx", os.path.join(out, name + ".onnx"))
+    os.replace(stem + ".input_0.npy", os.path.join(out, name + "_in.npy"))
+    for i in range(3):
+        ref = name + ("_ref.npy" if i == 0 else "_ref_%d.npy" % i)
+        os.replace(stem + ".output_%d.npy" % i, os.path.join(out, ref))
+    shutil.rmtree(tmp)
 
 
 def main():
@@ -149,6 +178,10 @@ def main():
         make, shape = FAMILIES[name]
         path = os.path.join(out, name + ".onnx")
         if os.path.exists(path):
+            continue
+        if name == "ssdlite":
+            export_ssdlite(out, name)
+            print("exported", path, flush=True)
             continue
         torch.manual_seed(0)
         model = make().eval()

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_families.sh — nnfx vs ONNX Runtime on model families beyond the
 # classifiers: r3d_18 (3-D convs), an LSTM keyword spotter, a GRU, espcn
-# (super-resolution) and a small U-Net (ConvTranspose) by default; on
+# (super-resolution), a small U-Net (ConvTranspose) and the detector
+# ssdlite320_mobilenet_v3_large (NMS and its post-processing) by default; on
 # request (FAMILIES=...) inception_v3 (299x299) and the segmentation nets
 # lraspp and deeplabv3 (mobilenet_v3_large, 520x520, BatchNorm statistics
 # from random images), exported by
@@ -11,7 +12,9 @@
 # one engine); each round times RUNS runs after a warm-up; the table gives
 # the median over rounds of each engine's median and the median of the
 # per-round ratios (nnfx / ORT: below 1 nnfx is faster). Before timing, each
-# nnfx output is compared to PyTorch's (max abs difference printed).
+# nnfx output is compared to PyTorch's (max abs difference printed; for a
+# model with several outputs, one per output: ssdlite's boxes / scores /
+# labels).
 #
 # Usage: bench/run_families.sh [RUNS]            (from the repository root)
 #        FAMILIES="kws_lstm gru" ROUNDS=5 bench/run_families.sh
@@ -26,7 +29,7 @@ set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
 ROUNDS=${ROUNDS:-5}
-FAMILIES=${FAMILIES:-"r3d_18 kws_lstm gru espcn unet"}
+FAMILIES=${FAMILIES:-"r3d_18 kws_lstm gru espcn unet ssdlite"}
 OUT=${OUT:-bench/models/families}
 NNFX=build/nnfx
 BASE=${BASE:-}
@@ -69,8 +72,15 @@ import numpy as np
 nnfx, m, x, ref = sys.argv[1:]
 d = tempfile.mkdtemp()
 subprocess.run([nnfx, "run", m, "--input", x, "--output-dir", d, "--quiet"], check=True)
-y = np.load(os.path.join(d, sorted(os.listdir(d))[0]))
-print("%.2e" % np.abs(y - np.load(ref)).max())
+out = []
+for i, f in enumerate(sorted(os.listdir(d))):  # output i vs ref (i = 0) or ref_<i>
+    r = ref if i == 0 else ref[:-4] + "_%d.npy" % i
+    if not os.path.exists(r):
+        break
+    y, z = np.load(os.path.join(d, f)), np.load(r)
+    out.append("shape %s vs %s" % (y.shape, z.shape) if y.shape != z.shape else
+               "%.2e" % (np.abs(y.astype(np.float64) - z).max() if y.size else 0))
+print(" / ".join(out))
 PYEOF
 )
   a="" b="" r="" c="" q=""

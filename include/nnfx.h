@@ -798,9 +798,11 @@ nnfx_status nnfx_gm_set_profile(nnfx_gm *gm, bool on, nnfx_error *err);
 /* The profile since it was turned on (or since the plan was last rebuilt):
  * a header with the runs and the time per run, then one line per step,
  * slowest first: ms per run, share of the total, the step's line of
- * nnfx_gm_plan. malloc'd; NULL with err set when profiling is off, the
- * graph does not run on the compiled plan (interpreted or split), or it has
- * not run since the last compile. */
+ * nnfx_gm_plan. A graph split at data-dependent nodes (NonZero, NMS...)
+ * gives the time of its parts (compiled prefix, data-dependent nodes, rest)
+ * and then the prefix's and the latest rest's steps. malloc'd; NULL with
+ * err set when profiling is off, the graph runs in the interpreter, or it
+ * has not run since the last compile. */
 char *nnfx_gm_profile(nnfx_gm *gm, nnfx_error *err);
 /* The compiled execution plan as text, one step per line: which kernel
  * runs for which nodes (fused chains such as conv + add + relu show as one

@@ -5,7 +5,8 @@
  * HardSwish must match bit for bit; the fast sigmoid and SiLU (portable
  * polynomial and AVX2 row) within the bounds stated in src/exec/fast_int.h,
  * over every 509th float bit pattern plus a dense grid of [-100, 100] and
- * the extremes (±0, ±inf, NaN, FLT_MAX, denormals). */
+ * the extremes (±0, ±inf, NaN, FLT_MAX, denormals); softmax's exp
+ * (nnfx_rt_exp_nonpos) against libm's expf on the same inputs. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "rt/nnfx_rt_scalar.h"
+#include "rt/nnfx_rt_kernels.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/act_x86.h"
 
@@ -103,6 +105,36 @@ static void test_portable_sigmoid(void **state) {
     assert_true(isnan(fx_sigmoid_fast(NAN)) && isnan(silu_fast(-INFINITY)));
     free(x);
     free(y);
+}
+
+/* Softmax's exp (nnfx_rt_exp_nonpos, src/rt/nnfx_rt_kernels.h) against
+ * libm's expf on every input <= 0 of the set: within 2 ulp down to
+ * -87.3365, 0 below (where expf is subnormal, < 2^-126) and at -inf, NaN
+ * kept; and a softmax row through it sums to 1. */
+static void test_exp_nonpos(void **state) {
+    (void)state;
+    int64_t n, worst = 0, bad = 0;
+    float *x = inputs(&n), wx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!(x[i] <= 0.0f)) continue;
+        float got = nnfx_rt_exp_nonpos(x[i]), want = expf(x[i]);
+        int64_t u = x[i] >= -87.3365f ? ulps(got, want) : (got == 0.0f && want < 0x1p-126f ? 0 : INT64_MAX);
+        if (u > worst) worst = u, wx = x[i];
+        if (u > 2 && bad++ < 5)
+            print_error("exp_nonpos(%a) = %a, expf %a (%lld ulp)\n", (double)x[i], (double)got, (double)want,
+                        (long long)u);
+    }
+    print_message("exp_nonpos: worst %lld ulp at x = %a\n", (long long)worst, (double)wx);
+    assert_int_equal(bad, 0);
+    assert_true(nnfx_rt_exp_nonpos(-INFINITY) == 0.0f && nnfx_rt_exp_nonpos(0.0f) == 1.0f);
+    assert_true(isnan(nnfx_rt_exp_nonpos(NAN)) && isnan(nnfx_rt_exp_nonpos(-NAN)));
+    float row[7] = {1.0f, -2.0f, 30.0f, -INFINITY, 0.5f, 29.0f, -100.0f}, y[7];
+    nnfx_rt_softmax(row, y, 1, 7, 1, 0);
+    double sum = 0;
+    for (int k = 0; k < 7; k++)
+        sum += y[k];
+    assert_true(fabs(sum - 1.0) < 1e-6 && y[3] == 0.0f && ulps(y[2], 1.0f / (1.0f + expf(-1.0f))) <= 4);
+    free(x);
 }
 
 static void test_vector_sigmoid(void **state) {
@@ -217,6 +249,7 @@ static void test_act_row(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_portable_sigmoid),
+        cmocka_unit_test(test_exp_nonpos),
         cmocka_unit_test(test_vector_sigmoid),
         cmocka_unit_test(test_act_row),
         cmocka_unit_test(test_tanh),

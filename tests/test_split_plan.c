@@ -122,6 +122,41 @@ static void test_masked_tokens(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* --profile of a split graph: off until turned on, then the time of its
+ * parts (prefix, data-dependent nodes, rest) over the runs since, and the
+ * steps of the compiled prefix and of the rest, each with its share. */
+static void test_split_profile(void **state) {
+    (void)state;
+    char path[1024];
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_onnx_load(tu_data_path(path, sizeof path, "split_plan/masked_tokens.onnx"), &err);
+    if (!g) fail_msg("load: %s", err.msg);
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *x = load("split_plan/masked_tokens.s0.in0.npy"), *got[2] = {0};
+    int ngot = 0;
+    if (nnfx_gm_run(gm, 1, &x, 2, got, &ngot, &err)) fail_msg("run: %s", err.msg);
+    nnfx_tensor_release(got[0]), nnfx_tensor_release(got[1]);
+    assert_null(nnfx_gm_profile(gm, &err)); /* off */
+    assert_int_equal(nnfx_gm_set_profile(gm, true, &err), NNFX_OK);
+    for (int r = 0; r < 3; r++) {
+        if (nnfx_gm_run(gm, 1, &x, 2, got, &ngot, &err)) fail_msg("run: %s", err.msg);
+        nnfx_tensor_release(got[0]), nnfx_tensor_release(got[1]);
+    }
+    char *t = nnfx_gm_profile(gm, &err);
+    if (!t) fail_msg("no profile: %s", err.msg);
+    print_message("%s", t);
+    if (!strstr(t, "# profile: split plan, 3 runs,") || !strstr(t, "the data-dependent nodes") ||
+        !strstr(t, "# 1. the prefix:\n# profile: 3 runs,") || !strstr(t, "conv3x3/s2") ||
+        !strstr(t, "# 3. the rest:\n# profile: 3 runs,") || !strstr(t, "= gemm"))
+        fail_msg("unexpected profile:\n%s", t);
+    free(t);
+    assert_int_equal(nnfx_gm_set_profile(gm, false, &err), NNFX_OK);
+    assert_null(nnfx_gm_profile(gm, &err));
+    nnfx_tensor_release(x);
+    nnfx_gm_free(gm);
+}
+
 /* Multi-output nodes in the compiled plan: attention whose q, k, v come from
  * one Split of the last axis, and an uneven Split after it; one step each,
  * PyTorch's output, the interpreter's within 1e-5. */
@@ -246,7 +281,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_masked_tokens),     cmocka_unit_test(test_qkv_split),
         cmocka_unit_test(test_declined_says_why), cmocka_unit_test(test_rest_error_names_node),
-        cmocka_unit_test(test_changing_shapes),
+        cmocka_unit_test(test_changing_shapes),   cmocka_unit_test(test_split_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,5 +224,13 @@ nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_
 /* Listing: the prefix plan, the data-dependent nodes, the rest's plan for
  * the latest shapes (malloc'd; NULL on OOM). */
 char *fx_split_text(const fx_split *sp);
+/* Turns timing on (counts cleared) or off for later runs of sp: the time
+ * of its parts, and per step in its prefix and rest plans (rests built
+ * later too). NNFX_ERR_NOMEM when the counters cannot be allocated. */
+nnfx_status fx_split_set_profile(fx_split *sp, bool on);
+/* The time per run of the prefix, the data-dependent nodes and the rest,
+ * then the prefix's and the latest rest's step profiles (fx_plan_profile_text);
+ * malloc'd; NULL when profiling is off or out of memory. */
+char *fx_split_profile_text(const fx_split *sp);
 
 #endif

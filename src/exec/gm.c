@@ -67,7 +67,7 @@ void nnfx_gm_set_threads(nnfx_gm *gm, int threads) {
 nnfx_status nnfx_gm_set_profile(nnfx_gm *gm, bool on, nnfx_error *err) {
     if (!gm) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "set_profile: NULL module");
     gm->profile = on;
-    if (gm->fast && fx_plan_set_profile(gm->fast, on))
+    if ((gm->fast && fx_plan_set_profile(gm->fast, on)) || (gm->split && fx_split_set_profile(gm->split, on)))
         return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory for the profile counters");
     return NNFX_OK;
 }
@@ -81,13 +81,13 @@ char *nnfx_gm_profile(nnfx_gm *gm, nnfx_error *err) {
         nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "profile: turn it on with nnfx_gm_set_profile before running");
         return NULL;
     }
-    if (!gm->fast) {
+    if (!gm->fast && !gm->split) {
         nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "profile: %s",
-                       gm->planned ? "the graph does not run on the compiled plan (interpreted or split)"
+                       gm->planned ? "the graph does not run on the compiled plan (interpreted)"
                                    : "no run since the last compile");
         return NULL;
     }
-    char *t = fx_plan_profile_text(gm->fast);
+    char *t = gm->fast ? fx_plan_profile_text(gm->fast) : fx_split_profile_text(gm->split);
     if (!t) nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     return t;
 }
@@ -131,6 +131,10 @@ static nnfx_status ensure_plan(nnfx_gm *gm, nnfx_error *err) {
     }
     if (!gm->fast) {
         if (ferr.status == NNFX_ERR_UNSUPPORTED) gm->split = fx_split_new(gm->g, gm->threads, &serr);
+        if (gm->split && gm->profile && fx_split_set_profile(gm->split, true)) {
+            drop_plan(gm);
+            return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory for the profile counters");
+        }
         if (!gm->split && serr.status && serr.status != NNFX_ERR_UNSUPPORTED) ferr = serr;
         if (!gm->split && ferr.status != NNFX_ERR_UNSUPPORTED) {
             if (err) *err = ferr;

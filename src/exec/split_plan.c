@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/sbuf.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
@@ -72,6 +73,9 @@ struct fx_split {
     int ncache, last; /* last: the entry of the latest run (-1: none) */
     uint64_t tick;
     int64_t built, hits; /* rests built so far; runs that found theirs */
+    bool profile;        /* fx_split_set_profile: time the parts (prefix, frontier, rest) */
+    int64_t prof_runs;
+    double prof_s[3]; /* seconds in the prefix, the frontier nodes, the rest */
 };
 
 static void runner_free(runner *r) {
@@ -220,8 +224,12 @@ static nnfx_status front_arg(const fx_split *sp, nnfx_graph *g, const nnfx_node 
     s->i = -1;
     if (u->opcode == NNFX_PLACEHOLDER) {
         s->kind = SRC_INPUT;
-        for (int k = 0; k < nnfx_graph_num_inputs(g); k++)
-            if (nnfx_graph_input(g, k) == u) s->i = k;
+        int k = 0; /* u's input index: one walk (graph inputs can be many: a rest's) */
+        for (const nnfx_node *p = g->head; p && s->i < 0; p = p->next)
+            if (p == u)
+                s->i = k;
+            else
+                k += p->opcode == NNFX_PLACEHOLDER;
     } else if (u->opcode == NNFX_GET_ATTR) {
         s->kind = SRC_CONST;
         s->i = 0;
@@ -343,15 +351,29 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
         e->feed = calloc((size_t)e->nfeed + 1, sizeof *e->feed);
         if (!e->feed) st = NNFX_ERR_NOMEM;
     }
-    for (int i = 0; !st && i < e->nfeed; i++) {
-        const nnfx_node *in = nnfx_graph_input(r, i);
+    /* g's inputs as copied into r, found in one walk each (not by index:
+     * nnfx_graph_input walks the graph) */
+    const nnfx_node **gin = st ? NULL : calloc((size_t)sp->ninputs + 1, sizeof *gin);
+    if (!st && !gin) st = NNFX_ERR_NOMEM;
+    int ng = 0;
+    for (const nnfx_node *p = st ? NULL : g->head; p && ng < sp->ninputs; p = p->next)
+        if (p->opcode == NNFX_PLACEHOLDER) gin[ng++] = nnfx_value_map_get(map, p);
+    const nnfx_node *in = st ? NULL : r->head;
+    for (int i = 0; !st && i < e->nfeed; i++, in = in->next) {
+        while (in && in->opcode != NNFX_PLACEHOLDER)
+            in = in->next;
+        if (!in) {
+            st = declined(err, NULL, "fewer inputs of the rest than counted");
+            break;
+        }
         e->feed[i].kind = SRC_NONE;
         for (int j = 0; j < nph; j++)
             if (ph[j] == in) e->feed[i] = src[j];
-        for (int k = 0; e->feed[i].kind == SRC_NONE && k < sp->ninputs; k++)
-            if (nnfx_value_map_get(map, nnfx_graph_input(g, k)) == in) e->feed[i] = (fx_src){SRC_INPUT, k, 0, NULL};
+        for (int k = 0; e->feed[i].kind == SRC_NONE && k < ng; k++)
+            if (gin[k] == in) e->feed[i] = (fx_src){SRC_INPUT, k, 0, NULL};
         if (e->feed[i].kind == SRC_NONE) st = declined(err, in, "an input of the rest with no source");
     }
+    free(gin);
     free(ph);
     free(src);
     nnfx_value_map_free(map);
@@ -366,12 +388,18 @@ static nnfx_status build_rest(fx_split *sp, nnfx_value_set *fo, rest_entry *e, n
         e->r.interp = exec_interp_new_linted(r, NULL, NULL, err);
         return e->r.interp ? NNFX_OK : (err && err->status ? err->status : NNFX_ERR_NOMEM);
     }
-    if ((e->r.plan = fx_plan_new(r, sp->threads, &perr))) return NNFX_OK;
+    if ((e->r.plan = fx_plan_new(r, sp->threads, &perr)))
+        return sp->profile && fx_plan_set_profile(e->r.plan, true)
+                   ? nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory")
+                   : NNFX_OK;
     if (perr.status != NNFX_ERR_UNSUPPORTED) {
         if (err) *err = perr;
         return perr.status;
     }
-    if ((e->r.split = fx_split_new(r, sp->threads, &serr))) return NNFX_OK;
+    if ((e->r.split = fx_split_new(r, sp->threads, &serr)))
+        return sp->profile && fx_split_set_profile(e->r.split, true)
+                   ? nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory")
+                   : NNFX_OK;
     if (serr.status != NNFX_ERR_UNSUPPORTED) {
         if (err) *err = serr;
         return serr.status;
@@ -462,7 +490,9 @@ nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_
     nnfx_value_set *fo = calloc((size_t)sp->nfront, sizeof *fo);
     nnfx_status st = bt && fo ? NNFX_OK : nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
     int nb = 0;
+    int64_t t0 = sp->profile ? core_now_ns() : 0, t1 = t0, t2 = t0;
     if (!st && sp->prefix) st = fx_plan_run(sp->prefix, nin, in, sp->nbound, bt, &nb, err);
+    if (sp->profile) t1 = core_now_ns();
     for (int f = 0; !st && f < sp->nfront; f++) {
         const nnfx_node *n = sp->front[f];
         nnfx_tensor *args[64] = {0};
@@ -478,6 +508,7 @@ nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_
         if (st && err && !strstr(err->msg, n->name))
             nnfx_error_prefix(err, "node %s (%s)", n->name, nnfx_op_name(n->op));
     }
+    if (sp->profile) t2 = core_now_ns();
     rest_entry *e = st ? NULL : rest_for(sp, fo, err);
     if (!st && !e) st = err && err->status ? err->status : NNFX_ERR_NOMEM;
     nnfx_tensor **feed = e ? calloc((size_t)e->nfeed + 1, sizeof *feed) : NULL;
@@ -492,6 +523,12 @@ nnfx_status fx_split_run(fx_split *sp, int nin, nnfx_tensor *const *in, int max_
         st = fx_split_run(e->r.split, e->nfeed, feed, max_out, outs, nout, err);
     else if (!st)
         st = nnfx_interp_run(e->r.interp, e->nfeed, feed, max_out, outs, nout, err);
+    if (sp->profile && !st) {
+        sp->prof_s[0] += (double)(t1 - t0) * 1e-9;
+        sp->prof_s[1] += (double)(t2 - t1) * 1e-9;
+        sp->prof_s[2] += (double)(core_now_ns() - t2) * 1e-9;
+        sp->prof_runs++;
+    }
     free(feed);
     for (int j = 0; j < nb; j++)
         nnfx_tensor_release(bt[j]);
@@ -536,5 +573,43 @@ char *fx_split_text(const fx_split *sp) {
         sb_printf(&b, "; for the latest shapes:\n");
         runner_text(&b, &sp->cache[sp->last].r);
     }
+    return sb_finish(&b);
+}
+
+nnfx_status fx_split_set_profile(fx_split *sp, bool on) {
+    sp->profile = on;
+    sp->prof_runs = 0;
+    memset(sp->prof_s, 0, sizeof sp->prof_s);
+    nnfx_status st = sp->prefix ? fx_plan_set_profile(sp->prefix, on) : NNFX_OK;
+    for (int c = 0; !st && c < sp->ncache; c++) {
+        runner *r = &sp->cache[c].r;
+        st = r->plan ? fx_plan_set_profile(r->plan, on) : r->split ? fx_split_set_profile(r->split, on) : NNFX_OK;
+    }
+    return st;
+}
+
+char *fx_split_profile_text(const fx_split *sp) {
+    if (!sp->profile) return NULL;
+    double runs = sp->prof_runs > 0 ? (double)sp->prof_runs : 1.0;
+    sbuf b = {0};
+    sb_printf(&b,
+              "# profile: split plan, %lld run%s, %.3f ms per run: the prefix %.3f ms, the data-dependent nodes "
+              "%.3f ms, the rest %.3f ms (its plan for the latest shapes below; a rest built in a run counts there)\n",
+              (long long)sp->prof_runs, sp->prof_runs == 1 ? "" : "s",
+              1e3 * (sp->prof_s[0] + sp->prof_s[1] + sp->prof_s[2]) / runs, 1e3 * sp->prof_s[0] / runs,
+              1e3 * sp->prof_s[1] / runs, 1e3 * sp->prof_s[2] / runs);
+    char *s = sp->prefix ? fx_plan_profile_text(sp->prefix) : NULL;
+    if (s) sb_printf(&b, "# 1. the prefix:\n%s", s);
+    free(s);
+    s = NULL;
+    if (sp->last >= 0) {
+        const runner *r = &sp->cache[sp->last].r;
+        s = r->plan ? fx_plan_profile_text(r->plan) : r->split ? fx_split_profile_text(r->split) : NULL;
+        if (s)
+            sb_printf(&b, "# 3. the rest:\n%s", s);
+        else if (r->interp)
+            sb_printf(&b, "# 3. the rest: interpreted (%s), no profile\n", r->why);
+    }
+    free(s);
     return sb_finish(&b);
 }

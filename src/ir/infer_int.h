@@ -115,6 +115,10 @@ bool ir_unique_plan(const nnfx_tensor *x, int axis, bool sorted, int64_t *u, int
 
 /* Number of nonzero elements of t[0..lim) (lim < 0: all). */
 int64_t ir_count_nonzero(const nnfx_tensor *t, int64_t lim);
+/* The same count; the flat indices of the first cap of those elements, in
+ * order, are written to pos (when not NULL). Nonzero as nnfx_tensor_get(t,
+ * i) != 0 (-0.0 is zero, NaN is not). */
+int64_t ir_nonzero_index(const nnfx_tensor *t, int64_t lim, int64_t *pos, int64_t cap);
 
 /* ConvTranspose geometry over nsp spatial dims: kernel k, strides s,
  * dilations d, begin pads pb (negative when output_shape asks for more

@@ -30,13 +30,63 @@ bool ir_sort_idx(int64_t *idx, int64_t n, bool (*before)(const void *ctx, int64_
     return true;
 }
 
-int64_t ir_count_nonzero(const nnfx_tensor *t, int64_t lim) {
-    int64_t cnt = nnfx_tensor_numel(t), k = 0;
-    if (lim >= 0 && lim < cnt) cnt = lim;
+/* One loop per element type (the element's bits read as its type): the
+ * count without branches, then, when positions are asked for, a scan that
+ * stops at the last of them. */
+#define NZ_SCAN(T, TEST)                                                                                               \
+    do {                                                                                                               \
+        const T *p = t->data;                                                                                          \
+        for (int64_t i = 0; i < cnt; i++)                                                                              \
+            k += (TEST) ? 1 : 0;                                                                                       \
+        int64_t want = pos ? (k < cap ? k : cap) : 0, j = 0;                                                           \
+        for (int64_t i = 0; j < want; i++)                                                                             \
+            if (TEST) pos[j++] = i;                                                                                    \
+    } while (0)
+
+/* Bytes: eight at a time past runs of zeros (sparse masks). */
+static int64_t nz_bytes(const uint8_t *p, int64_t cnt, int64_t *pos, int64_t cap) {
+    int64_t k = 0;
     for (int64_t i = 0; i < cnt; i++)
-        k += nnfx_tensor_get(t, i) != 0;
+        k += p[i] != 0;
+    int64_t want = pos ? (k < cap ? k : cap) : 0, j = 0;
+    for (int64_t i = 0; j < want; i++) {
+        uint64_t w;
+        if (!(i & 7) && i + 8 <= cnt && (memcpy(&w, p + i, 8), w == 0)) {
+            i += 7;
+            continue;
+        }
+        if (p[i]) pos[j++] = i;
+    }
     return k;
 }
+
+int64_t ir_nonzero_index(const nnfx_tensor *t, int64_t lim, int64_t *pos, int64_t cap) {
+    int64_t cnt = nnfx_tensor_numel(t), k = 0;
+    if (lim >= 0 && lim < cnt) cnt = lim;
+    switch (t->dtype) {
+    case NNFX_F32: NZ_SCAN(float, p[i] != 0); break;
+    case NNFX_F64: NZ_SCAN(double, p[i] != 0); break;
+    case NNFX_F16: NZ_SCAN(uint16_t, (p[i] & 0x7fff) != 0); break; /* only +-0 are zero */
+    case NNFX_BOOL:
+    case NNFX_U8:
+    case NNFX_I8: k = nz_bytes(t->data, cnt, pos, cap); break;
+    case NNFX_U16:
+    case NNFX_I16: NZ_SCAN(uint16_t, p[i] != 0); break;
+    case NNFX_U32:
+    case NNFX_I32: NZ_SCAN(uint32_t, p[i] != 0); break;
+    case NNFX_U64:
+    case NNFX_I64: NZ_SCAN(uint64_t, p[i] != 0); break;
+    default:
+        for (int64_t i = 0; i < cnt; i++)
+            if (nnfx_tensor_get(t, i) != 0) {
+                if (pos && k < cap) pos[k] = i;
+                k++;
+            }
+    }
+    return k;
+}
+
+int64_t ir_count_nonzero(const nnfx_tensor *t, int64_t lim) { return ir_nonzero_index(t, lim, NULL, 0); }
 
 typedef struct slices {
     const nnfx_tensor *x;

@@ -9,6 +9,7 @@
 #define NNFX_RT_KERNELS_H
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nnfx_rt_float.h"
@@ -686,24 +687,98 @@ static inline void nnfx_rt_matmul(const float *A, const float *B, float *Y, long
 }
 /* @end */
 
-/* @rt softmax libm */
+/* @rt exp_nonpos */
+/* exp(x) for x <= 0, as softmax needs it (x minus the row's maximum): x =
+ * n ln2 + r with |r| <= ln2/2 (n rounded by adding 1.5 * 2^23), exp(r) by
+ * Cephes' degree-6 polynomial (within 1 ulp of expf over [-87.3, 0]), times
+ * 2^n built in the exponent bits; 0 below -87.3365 (where expf is
+ * subnormal) and for x > 0, NaN kept. The selections are bit masks, not
+ * branches, so that the loops over it vectorise. */
+static inline float nnfx_rt_exp_nonpos(float x) {
+    uint32_t u, a, ok, xb, yb;
+    float xc, n, r, p, y, sc;
+    memcpy(&u, &x, sizeof u);
+    a = u & 0x7fffffffu;
+    ok = 0u - (uint32_t)(a <= 0x42aeac50u); /* |x| <= 87.3365, not NaN */
+    xb = (u & ok) | (0xc2aeac50u & ~ok);    /* else -87.3365: n stays in range */
+    xb &= 0u - (xb >> 31);                  /* x > 0: 0 */
+    memcpy(&xc, &xb, sizeof xc);
+    n = (xc * 1.44269504f + 12582912.0f) - 12582912.0f;
+    r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+    p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    y = p * r * r + r + 1.0f;
+    xb = (uint32_t)((int32_t)n + 127) << 23; /* 2^n, n in [-126, 0] */
+    memcpy(&sc, &xb, sizeof sc);
+    y *= sc;
+    memcpy(&yb, &y, sizeof yb);
+    yb = (yb & ok) | (u & ~ok & (0u - (uint32_t)(a > 0x7f800000u))); /* NaN in, NaN out; else 0 */
+    memcpy(&y, &yb, sizeof y);
+    return y;
+}
+/* @end */
+
+/* @rt softmax libm needs:exp_nonpos */
 /* Softmax (or, with log_out, LogSoftmax) over the middle dim of x viewed
- * as [outer, n, inner]; sums in double. */
+ * as [outer, n, inner]: the maximum, exp(x - max) by nnfx_rt_exp_nonpos,
+ * the sum in double (four partial sums, element i in sum i % 4). */
 static inline void nnfx_rt_softmax(const float *x, float *y, long outer, long n, long inner, int log_out) {
     long o, j, i;
+    if (inner == 1) { /* rows: contiguous loops, which vectorise */
+        for (o = 0; o < outer; o++) {
+            const float *xi = x + o * n;
+            float *yo = y + o * n;
+            float m4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, m, ls, inv;
+            double s4[4] = {0, 0, 0, 0}, sum;
+            for (i = 0; i + 4 <= n; i += 4)
+                for (j = 0; j < 4; j++)
+                    m4[j] = xi[i + j] > m4[j] ? xi[i + j] : m4[j];
+            for (j = 0; j < 3; j++) /* the last n % 4, no loop to the end (GCC's range warnings) */
+                if (i + j < n) m4[j] = xi[i + j] > m4[j] ? xi[i + j] : m4[j];
+            m = m4[0];
+            for (j = 1; j < 4; j++)
+                m = m4[j] > m ? m4[j] : m;
+            for (i = 0; i < n; i++)
+                yo[i] = nnfx_rt_exp_nonpos(xi[i] - m);
+            for (i = 0; i + 4 <= n; i += 4) {
+                s4[0] += yo[i];
+                s4[1] += yo[i + 1];
+                s4[2] += yo[i + 2];
+                s4[3] += yo[i + 3];
+            }
+            for (j = 0; j < 3; j++)
+                if (i + j < n) s4[j] += yo[i + j];
+            sum = (s4[0] + s4[1]) + (s4[2] + s4[3]);
+            if (log_out) {
+                ls = (float)log(sum);
+                for (i = 0; i < n; i++)
+                    yo[i] = xi[i] - m - ls;
+                continue;
+            }
+            inv = (float)(1.0 / sum);
+            for (i = 0; i < n; i++)
+                yo[i] *= inv;
+        }
+        return;
+    }
     for (o = 0; o < outer; o++)
         for (j = 0; j < inner; j++) {
             const float *xi = x + o * n * inner + j;
             float *yo = y + o * n * inner + j;
             float m = -INFINITY;
-            double sum = 0;
+            double s4[4] = {0, 0, 0, 0}, sum;
             for (i = 0; i < n; i++)
                 if (xi[i * inner] > m) m = xi[i * inner];
             for (i = 0; i < n; i++) {
-                float e = expf(xi[i * inner] - m);
-                sum += e;
+                float e = nnfx_rt_exp_nonpos(xi[i * inner] - m);
+                s4[i & 3] += e;
                 if (!log_out) yo[i * inner] = e;
             }
+            sum = (s4[0] + s4[1]) + (s4[2] + s4[3]);
             if (log_out) {
                 float ls = (float)log(sum);
                 for (i = 0; i < n; i++)

@@ -73,19 +73,37 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
     }
     int64_t total = nnfx_tensor_numel(o), xst[NNFX_MAX_RANK], idx[NNFX_MAX_RANK] = {0};
     kern_strides(x->rank, x->shape, xst);
+    if (total <= 0) return NNFX_OK;
+    if (x->rank == 0) {
+        memcpy(o->data, x->data, es);
+        return NNFX_OK;
+    }
+    /* row by row along the last dim: its columns [lo, hi) read one
+     * contiguous run of the input row, the others map one by one */
+    int r = x->rank - 1;
+    int64_t w = oshape[r], dw = x->shape[r], b = pb[r], lo = b > 0 ? b : 0, hi = b + dw < w ? b + dw : w;
     char *dst = o->data;
-    for (int64_t i = 0; i < total; i++, dst += es) {
+    for (int64_t row = 0; row < total / w; row++, dst += (size_t)w * es) {
         int64_t off = 0;
         bool inside = true;
-        for (int d = 0; d < x->rank && inside; d++) {
+        for (int d = 0; d < r && inside; d++) {
             int64_t si = kern_pad_src(mode, idx[d] - pb[d], x->shape[d]);
             if (si < 0)
                 inside = false;
             else
                 off += si * xst[d];
         }
-        memcpy(dst, inside ? (const char *)x->data + (size_t)off * es : (const char *)cval, es);
-        for (int d = x->rank - 1; d >= 0; d--) {
+        const char *src = (const char *)x->data + (size_t)off * es;
+        for (int64_t j = 0; j < w; j++) {
+            if (inside && j >= lo && j < hi) { /* the contiguous run */
+                memcpy(dst + (size_t)j * es, src + (size_t)(j - b) * es, (size_t)(hi - lo) * es);
+                j = hi - 1;
+                continue;
+            }
+            int64_t si = inside ? kern_pad_src(mode, j - b, dw) : -1;
+            memcpy(dst + (size_t)j * es, si < 0 ? (const char *)cval : src + (size_t)si * es, es);
+        }
+        for (int d = r - 1; d >= 0; d--) {
             if (++idx[d] < oshape[d]) break;
             idx[d] = 0;
         }

@@ -220,17 +220,32 @@ nnfx_status kern_gather(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     for (int i = axis + 1; i < x->rank; i++)
         inner *= x->shape[i];
     size_t blk = (size_t)inner * es;
+    for (int64_t j = 0; j < ni; j++) { /* every index checked once */
+        int64_t k = ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[j] : ((const int32_t *)ix->data)[j];
+        if (k < -len || k >= len)
+            return kern_fail(err, n, NNFX_ERR_RUNTIME, "gather index %lld out of range for axis %d of size %lld",
+                             (long long)k, axis, (long long)len);
+    }
+    if (!blk || !outer || !ni) return NNFX_OK;
+    if (ni == 1) { /* one index: a strided view (a column when inner is 1) */
+        int64_t k = ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[0] : ((const int32_t *)ix->data)[0];
+        k += k < 0 ? len : 0;
+        int64_t shp[2] = {outer, inner}, st[2] = {len * inner, 1};
+        gather_strided(x->data, k * inner, inner == 1 ? 1 : 2, shp, st, out[0]->data, es);
+        return NNFX_OK;
+    }
     char *dst = out[0]->data;
     for (int64_t q = 0; q < outer; q++)
         for (int64_t j = 0; j < ni; j++) {
             int64_t k = ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[j] : ((const int32_t *)ix->data)[j];
-            if (k < 0) k += len;
-            if (k < 0 || k >= len)
-                return kern_fail(err, n, NNFX_ERR_RUNTIME, "gather index %lld out of range for axis %d of size %lld",
-                                 (long long)(ix->dtype == NNFX_I64 ? ((const int64_t *)ix->data)[j]
-                                                                   : ((const int32_t *)ix->data)[j]),
-                                 axis, (long long)len);
-            if (blk) memcpy(dst, (const char *)x->data + (size_t)((q * len + k) * inner) * es, blk);
+            k += k < 0 ? len : 0;
+            const char *src = (const char *)x->data + (size_t)((q * len + k) * inner) * es;
+            if (blk == 4)
+                memcpy(dst, src, 4); /* a constant size: one move */
+            else if (blk == 8)
+                memcpy(dst, src, 8);
+            else
+                memcpy(dst, src, blk);
             dst += blk;
         }
     return NNFX_OK;

@@ -67,18 +67,22 @@ nnfx_status kern_non_zero(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
     if (nin < 1 || !in[0] || nout < 1 || !out[0] || out[0]->rank != 2)
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "non_zero needs an input");
     const nnfx_tensor *x = in[0];
-    int64_t cnt = nnfx_tensor_numel(x), nz = out[0]->shape[1], k = 0, idx[NNFX_MAX_RANK] = {0};
+    int64_t nz = out[0]->shape[1];
     int64_t *o = out[0]->data;
-    for (int64_t i = 0; i < cnt; i++) {
-        if (nnfx_tensor_get(x, i) != 0) {
-            if (k >= nz) return kern_fail(err, n, NNFX_ERR_RUNTIME, "more nonzeros than the output holds");
-            for (int d = 0; d < x->rank; d++)
-                o[d * nz + k] = idx[d];
-            k++;
-        }
+    if (x->rank == 0) { /* [0, nz]: no coordinates to write */
+        if (ir_count_nonzero(x, -1) > nz)
+            return kern_fail(err, n, NNFX_ERR_RUNTIME, "more nonzeros than the output holds");
+        return NNFX_OK;
+    }
+    /* the flat indices into the last row, then each unravelled in place */
+    int64_t *flat = o + (x->rank - 1) * nz;
+    int64_t cnt = ir_nonzero_index(x, -1, flat, nz);
+    if (cnt > nz) return kern_fail(err, n, NNFX_ERR_RUNTIME, "more nonzeros than the output holds");
+    for (int64_t k = 0; x->rank > 1 && k < cnt; k++) {
+        int64_t f = flat[k];
         for (int d = x->rank - 1; d >= 0; d--) {
-            if (++idx[d] < x->shape[d]) break;
-            idx[d] = 0;
+            o[d * nz + k] = f % x->shape[d];
+            f /= x->shape[d];
         }
     }
     return NNFX_OK;
