@@ -240,9 +240,15 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
         }
         for (int64_t step = 0; step < T; step++) {
             int64_t t = back ? T - 1 - step : step;
-            /* hr = h R^T: [Bt, GH] */
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Bt, (int)GH, (int)Hd, 1.0f, h, (int)Hd, Rd,
-                        (int)Hd, 0.0f, hr, (int)GH);
+            /* hr = h R^T: [Bt, GH]; a few rows as matrix-vector products (an
+             * sgemm call may pack all of R at every step) */
+            if (Bt <= 4)
+                for (int64_t b = 0; b < Bt; b++)
+                    cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)GH, (int)Hd, 1.0f, Rd, (int)Hd, h + b * Hd, 1, 0.0f,
+                                hr + b * GH, 1);
+            else
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Bt, (int)GH, (int)Hd, 1.0f, h, (int)Hd, Rd,
+                            (int)Hd, 0.0f, hr, (int)GH);
             for (int64_t b = 0; b < Bt; b++) {
                 int64_t len = SL ? core_tensor_get_i64(SL, b) : T;
                 if (back ? t >= len : t >= len) continue; /* padded step: state and output untouched */
