@@ -7,7 +7,9 @@ Writes OUTDIR/<name>.onnx and OUTDIR/<name>_in.npy. Families: r3d_18
 (torchvision video, 3-D convs), kws_lstm (a keyword spotter: two LSTM
 layers over 49 frames of 40 MFCCs), gru (one GRU layer, 100 steps), espcn
 (super-resolution x3 with PixelShuffle), unet (a small U-Net with
-ConvTranspose up-sampling). Needs only torch + torchvision (Debian
+ConvTranspose up-sampling), swin_t and maxvit_t (torchvision vision
+transformers: windowed attention, LayerNorm, GELU, relative position bias;
+224x224). Needs only torch + torchvision (Debian
 python3-torchvision).
 """
 import os
@@ -93,6 +95,8 @@ FAMILIES = {
     "gru": (Gru, (1, 100, 64)),
     "espcn": (Espcn, (1, 1, 224, 224)),
     "unet": (UNet, (1, 3, 256, 256)),
+    "swin_t": (lambda: torchvision.models.swin_t(weights=None), (1, 3, 224, 224)),
+    "maxvit_t": (lambda: torchvision.models.maxvit_t(weights=None), (1, 3, 224, 224)),
 }
 
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_families.sh — nnfx vs ONNX Runtime on model families beyond the
 # classifiers: r3d_18 (3-D convs), an LSTM keyword spotter, a GRU, espcn
-# (super-resolution) and a small U-Net (ConvTranspose), exported by
+# (super-resolution), a small U-Net (ConvTranspose), swin_t and maxvit_t
+# (windowed attention; not in the default list), exported by
 # bench/export_families.py (torch + torchvision only: Debian
 # python3-torchvision). One thread, batch 1; the engines alternate ROUNDS
 # times per family (a burst of load on a shared machine hits one round, not
