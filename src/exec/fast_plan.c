@@ -592,6 +592,14 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
 
 /* Per-node tables (graph order) that carry the fusion decisions of phase 2
  * into the steps of phase 3. */
+/* A GELU chain (x * (Erf(x / c0) + c1)) * c2 matched at its last node: x,
+ * and the arguments holding the scalar constants (c[2] NULL: no last
+ * multiply). */
+typedef struct gelu_match {
+    const nnfx_node *x;
+    const nnfx_arg *c[3];
+} gelu_match;
+
 typedef struct build_tables {
     const nnfx_node **chain_first; /* the conv of the chain ending at a node */
     fusion *fus;                   /* that chain's fusion */
@@ -604,6 +612,7 @@ typedef struct build_tables {
     fx_dnnl **dnnls;               /* the oneDNN conv step ending at a node (instead of convs) */
     signed char *silu; /* a float Mul x * Sigmoid(x): 1 + the argument that is x, + 2 when x is a DequantizeLinear
                           read by nothing else (0: none) */
+    gelu_match *gelu;  /* a GELU chain ending at a node (x NULL: none) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -614,7 +623,7 @@ static void tables_free(build_tables *t, int nn) {
         if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead), free(t->dnnls), free(t->silu);
+        free(t->dead), free(t->dnnls), free(t->silu), free(t->gelu);
     memset(t, 0, sizeof *t);
 }
 
@@ -625,9 +634,9 @@ static bool tables_new(build_tables *t, int nn) {
         (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
                        calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
                        calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls),
-                       calloc(k, sizeof *t->silu)};
+                       calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->gelu)};
     if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls &&
-        t->silu)
+        t->silu && t->gelu)
         return true;
     tables_free(t, 0);
     return false;
@@ -733,8 +742,66 @@ static void plan_silu(const fx_plan *p, const nnfx_node *n, int i, build_tables 
     }
 }
 
+/* Whether node m is a float32 call of op with two arguments, read only by
+ * one node, free for a fusion, held in the arena and of numel elements;
+ * then *a is the index of its argument that is node v (-1: v NULL, either)
+ * when the other is a constant scalar (const_scalar). */
+static bool gelu_link(const fx_plan *p, const build_tables *t, const nnfx_node *m, nnfx_op op, const nnfx_node *v,
+                      int64_t numel, int *a) {
+    if (m->opcode != NNFX_CALL_FUNCTION || m->op != op || m->nargs != 2 || m->nout != 1 || t->absorbed[idx_of(m)] ||
+        p->vals[idx_of(m)].kind != V_ARENA || m->meta[0].dtype != NNFX_F32 || !nnfx_meta_is_static(&m->meta[0]) ||
+        nnfx_meta_numel(&m->meta[0]) != numel)
+        return false;
+    float c;
+    for (int k = 0; k < 2; k++)
+        if (m->args[k].kind == NNFX_ARG_NODE && (v ? m->args[k].u.node == v : true) && const_scalar(p, m, 1 - k, &c) &&
+            (op != NNFX_OP_DIV || k == 0)) {
+            *a = k;
+            return true;
+        }
+    return false;
+}
+
+/* Phase 2 for float32 Mul node n (index i) of a plan that runs: x *
+ * (Erf(x / c0) + c1), optionally followed by a multiply by scalar c2 (the
+ * exported GELU), each intermediate read by nothing else and taken by no
+ * other fusion, becomes one step (kern_gelu_fast) reading x at the chain's
+ * last node; the other nodes are absorbed. */
+static void plan_gelu(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
+    if (p->ctrl || n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_MUL || n->nargs != 2 || n->nout != 1 ||
+        t->absorbed[i] || p->vals[i].kind != V_ARENA || n->meta[0].dtype != NNFX_F32 ||
+        !nnfx_meta_is_static(&n->meta[0]) || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE)
+        return;
+    int64_t numel = nnfx_meta_numel(&n->meta[0]);
+    for (int a = 0; a < 2; a++) {
+        const nnfx_node *ad = n->args[a].u.node, *x = n->args[1 - a].u.node;
+        int ka, kd, km;
+        if (ad->nusers != 1 || !gelu_link(p, t, ad, NNFX_OP_ADD, NULL, numel, &ka)) continue;
+        const nnfx_node *e = ad->args[ka].u.node;
+        if (e->opcode != NNFX_CALL_FUNCTION || e->op != NNFX_OP_ERF || e->nusers != 1 || e->nargs != 1 ||
+            e->nout != 1 || t->absorbed[idx_of(e)] || p->vals[idx_of(e)].kind != V_ARENA ||
+            e->meta[0].dtype != NNFX_F32 || e->args[0].kind != NNFX_ARG_NODE)
+            continue;
+        const nnfx_node *d = e->args[0].u.node;
+        if (d->nusers != 1 || !gelu_link(p, t, d, NNFX_OP_DIV, x, numel, &kd) || x->meta[0].dtype != NNFX_F32 ||
+            !nnfx_meta_is_static(&x->meta[0]) || nnfx_meta_numel(&x->meta[0]) != numel)
+            continue;
+        gelu_match g = {x, {&d->args[1], &ad->args[1 - ka], NULL}};
+        int last = i;
+        const nnfx_node *u = sole_user(n);
+        if (u && gelu_link(p, t, u, NNFX_OP_MUL, n, numel, &km)) { /* the multiply by 1/2 */
+            g.c[2] = &u->args[1 - km];
+            t->absorbed[i] = true;
+            last = idx_of(u);
+        }
+        t->absorbed[idx_of(d)] = t->absorbed[idx_of(e)] = t->absorbed[idx_of(ad)] = true;
+        t->gelu[last] = g;
+        return;
+    }
+}
+
 /* Phase 2: int8 islands (they read weights: not in layout mode), then
- * conv chains, then the SiLUs no conv chain took. */
+ * conv chains, then the SiLUs and GELUs no conv chain took. */
 static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
     if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
     int i = 0;
@@ -743,6 +810,9 @@ static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx
     i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         plan_silu(p, n, i, t);
+    i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        plan_gelu(p, n, i, t);
     return NNFX_OK;
 }
 
@@ -761,6 +831,7 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
     if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     if (n->op == NNFX_OP_SIGMOID && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_sigmoid_fast;
+    if (n->op == NNFX_OP_ERF && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_erf_fast;
     if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL && !p->ctrl && n->meta[0].dtype == NNFX_F32)
         s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
@@ -861,6 +932,16 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
             s->in[0] = s->in[xa];
             s->nin = 1;
             s->kern = kern_silu_fast;
+        } else if (t->gelu[i].x) { /* x and the constants of a GELU chain */
+            int *in4 = realloc(s->in, 4 * sizeof *s->in);
+            if (!in4) return step_oom(err);
+            s->in = in4;
+            s->in[0] = idx_of(t->gelu[i].x);
+            for (int a = 0; a < 3; a++)
+                if ((s->in[a + 1] = t->gelu[i].c[a] ? arg_value(p, t->gelu[i].c[a], err) : -1) == -2)
+                    return NNFX_ERR_NOMEM;
+            s->nin = 4;
+            s->kern = kern_gelu_fast;
         }
     }
     s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
@@ -1341,8 +1422,11 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
     sb_printf(b, "%s = %s%s @%lld", sp->n->name,
               sp->kern == kern_silu_fast      ? "x * sigmoid(x)"
               : sp->kern == kern_dq_silu_fast ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
+              : sp->kern == kern_gelu_fast    ? "gelu: (x * (erf(x / c0) + c1)) * c2"
                                               : nnfx_op_name(sp->n->op),
-              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast || sp->kern == kern_global_average_pool_fast
+              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast ||
+                      sp->kern == kern_global_average_pool_fast || sp->kern == kern_gelu_fast ||
+                      sp->kern == kern_erf_fast
                   ? " (vector)"
               : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"

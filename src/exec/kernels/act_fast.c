@@ -204,3 +204,90 @@ nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
         y[i] = tab[x[i]];
     return NNFX_OK;
 }
+
+/* erf(x) as x * P(x^2) / Q(x^2) on x clamped to [-4, 4] (the rational
+ * function of Eigen's and XLA's float erf), clamped to [-1, 1]; NaN for
+ * NaN. Branch-free (selects only), so the rows over it vectorise. */
+static inline float erf_fast(float x) {
+    float c = x > -4.0f ? x : -4.0f;
+    c = c < 4.0f ? c : 4.0f;
+    float x2 = c * c;
+    float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
+    p = x2 * p + -2.10102402082508e-06f;
+    p = x2 * p + -5.69250639462346e-05f;
+    p = x2 * p + -7.34990630326855e-04f;
+    p = x2 * p + -2.95459980854025e-03f;
+    p = x2 * p + -1.60960333262415e-02f;
+    p = c * p;
+    float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
+    q = x2 * q + -1.68282697438203e-03f;
+    q = x2 * q + -7.37332916720468e-03f;
+    q = x2 * q + -1.42647390514189e-02f;
+    float y = p / q;
+    y = y < 1.0f ? y : 1.0f;
+    y = y > -1.0f ? y : -1.0f;
+    return x == x ? y : x;
+}
+
+float fx_erf_fast(float x) { return erf_fast(x); }
+
+/* gelu false: y = erf(x); true: y = (x * (erf(x / c[0]) + c[1])) * c[2],
+ * each operation rounded as the unfused graph's steps round it. */
+static inline CORE_ALWAYS_INLINE void fx_erf_row_body(const float *restrict x, float *restrict y, int64_t n,
+                                                      const float *c, bool gelu) {
+    if (!gelu) {
+        for (int64_t i = 0; i < n; i++)
+            y[i] = erf_fast(x[i]);
+        return;
+    }
+    const float c0 = c[0], c1 = c[1], c2 = c[2];
+    for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        y[i] = (v * (erf_fast(v / c0) + c1)) * c2;
+    }
+}
+
+CORE_ISA_VARIANTS(fx_erf_row, (const float *restrict x, float *restrict y, int64_t n, const float *c, bool gelu),
+                  (x, y, n, c, gelu))
+
+void fx_erf_row(const float *x, float *y, int64_t n, const float *c, bool gelu) {
+    const int64_t chunk = 4096;
+    for (int64_t i = 0; i < n; i += chunk) { /* x and y may be the same buffer: in chunks through a copy */
+        int64_t m = n - i < chunk ? n - i : chunk;
+        if (x + i == y + i) {
+            float t[4096];
+            memcpy(t, x + i, (size_t)m * sizeof *t);
+            CORE_ISA_PICK(fx_erf_row)(t, y + i, m, c, gelu);
+        } else
+            CORE_ISA_PICK(fx_erf_row)(x + i, y + i, m, c, gelu);
+    }
+}
+
+nnfx_status kern_erf_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err) {
+    if (nin < 1 || !in[0] || in[0]->dtype != NNFX_F32)
+        return ir_op_info(NNFX_OP_ERF)->kernel(n, nin, in, nout, out, err);
+    if (nout < 1 || !out[0] || out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(in[0]) != nnfx_tensor_numel(out[0]))
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME, "node '%s': erf step needs float32 y of x's size",
+                              nnfx_node_name(n));
+    fx_erf_row(in[0]->data, out[0]->data, nnfx_tensor_numel(out[0]), NULL, false);
+    return NNFX_OK;
+}
+
+nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    float c[3] = {1.0f, 1.0f, 1.0f};
+    bool ok = nin == 4 && in[0] && in[0]->dtype == NNFX_F32 && nout >= 1 && out[0] && out[0]->dtype == NNFX_F32 &&
+              nnfx_tensor_numel(in[0]) == nnfx_tensor_numel(out[0]);
+    for (int k = 1; ok && k < 4; k++) {
+        if (!in[k]) continue; /* absent: 1 (an exact multiply) */
+        ok = in[k]->dtype == NNFX_F32 && nnfx_tensor_numel(in[k]) == 1;
+        if (ok) c[k - 1] = *(const float *)in[k]->data;
+    }
+    if (!ok)
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME,
+                              "node '%s': GELU step needs float32 x of y's size and float32 scalar constants",
+                              nnfx_node_name(n));
+    fx_erf_row(in[0]->data, out[0]->data, nnfx_tensor_numel(out[0]), c, true);
+    return NNFX_OK;
+}
