@@ -214,12 +214,59 @@ static void test_act_row(void **state) {
     free(y);
 }
 
+/* a == b, or both NaN. */
+static bool same_float(float a, float b) { return a == b || (isnan(a) && isnan(b)); }
+
+/* The compiled plan's erf and GELU rows (fx_erf_row, whatever ISA variant
+ * this CPU runs) against libm: erf within 5e-7 of erff (its error bound in
+ * fast_int.h) over the inputs, +-1 at +-inf, NaN for NaN; the GELU row
+ * (x * (erf(x / sqrt 2) + 1)) * 0.5 against the same steps in double
+ * with libm's erf, within 5e-7 |x| plus 2 ulp (beyond 1e30, where erf is
+ * +-1 and 2x may overflow, the float steps exactly); an in-place row as a
+ * copied one. */
+static void test_erf(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    fx_erf_row(x, y, n, NULL, false);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float want = erff(x[i]);
+        bool ok = isnan(want) ? isnan(y[i]) : fabsf(y[i] - want) <= 5e-7f && fx_erf_fast(x[i]) == y[i];
+        if (!ok && bad++ < 5) print_error("erf(%a) = %a, libm %a\n", (double)x[i], (double)y[i], (double)want);
+    }
+    assert_int_equal(bad, 0);
+    assert_true(fx_erf_fast(INFINITY) == 1.0f && fx_erf_fast(-INFINITY) == -1.0f && isnan(fx_erf_fast(NAN)));
+    const float c[3] = {1.41421353816986084f, 1.0f, 0.5f};
+    fx_erf_row(x, y, n, c, true);
+    for (int64_t i = 0; i < n; i++) {
+        double xi = x[i], want = xi * (erf(xi / c[0]) + 1.0) * 0.5;
+        bool ok = isnan(xi) ? isnan(y[i])
+                  : fabsf(x[i]) > 1e30f
+                      ? same_float(y[i], (x[i] * (erff(x[i] / c[0]) + 1.0f)) * 0.5f) /* the graph's float steps */
+                      : fabs(y[i] - want) <= 5e-7 * fabs(xi) + 2.4e-7 * fabs(want) + 1e-37;
+        if (!ok && bad++ < 5) print_error("gelu(%a) = %a, libm %a\n", xi, (double)y[i], want);
+    }
+    assert_int_equal(bad, 0);
+    memcpy(y, x, (size_t)n * sizeof(float));
+    fx_erf_row(y, y, n, c, true);
+    float *z = malloc((size_t)n * sizeof(float));
+    assert_non_null(z);
+    fx_erf_row(x, z, n, c, true);
+    assert_memory_equal(y, z, (size_t)n * sizeof(float));
+    free(z);
+    free(x);
+    free(y);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_portable_sigmoid),
         cmocka_unit_test(test_vector_sigmoid),
         cmocka_unit_test(test_act_row),
         cmocka_unit_test(test_tanh),
+        cmocka_unit_test(test_erf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -653,6 +653,69 @@ static void test_maxpool_nan(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* A scalar float32 parameter. */
+static nnfx_node *scalar_param(nnfx_graph *g, const char *name, float v) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 0, NULL, NULL);
+    *(float *)t->data = v;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
+    assert_non_null(n);
+    return n;
+}
+
+/* The exported GELU, (x * (Erf(x / sqrt 2) + 1)) * 0.5, becomes one vector
+ * step; an Erf with another reader stays an Erf step (the vector erf), and
+ * so does the chain that reads it. Values against 0.5 x (1 + erf(x /
+ * sqrt 2)) in double (libm), 1 and 2 threads. */
+static void test_float_gelu_steps(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[3] = {1, 7, 37};
+    nnfx_node *x = input(g, 3, xd);
+    nnfx_node *d = binary(g, NNFX_OP_DIV, x, scalar_param(g, "c0", 1.41421353816986084f));
+    nnfx_node *e = unary(g, NNFX_OP_ERF, d);
+    nnfx_node *a = binary(g, NNFX_OP_ADD, scalar_param(g, "c1", 1.0f), e); /* the constant first */
+    nnfx_node *m = binary(g, NNFX_OP_MUL, x, a);
+    nnfx_node *y1 = binary(g, NNFX_OP_MUL, m, scalar_param(g, "c2", 0.5f));
+    nnfx_node *e2 = unary(g, NNFX_OP_ERF, x); /* read twice: no fusion */
+    nnfx_node *y2 = binary(g, NNFX_OP_MUL, e2, e2);
+    nnfx_node *outs[3] = {y1, e2, y2};
+    assert_non_null(nnfx_graph_output(g, 3, outs, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 3, xd, NULL);
+    float *xv = xt->data;
+    int64_t n = nnfx_tensor_numel(xt);
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = (float)((i * 53) % 259) * 0.05f - 6.5f;
+    for (int threads = 1; threads <= 2; threads++) {
+        nnfx_tensor *y[3] = {0};
+        int nout = 0;
+        nnfx_gm_set_threads(gm, threads);
+        if (nnfx_gm_run(gm, 1, &xt, 3, y, &nout, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(nout, 3);
+        char *plan = nnfx_gm_plan(gm, &err);
+        assert_non_null(plan);
+        if (!strstr(plan, "gelu: (x * (erf(x / c0) + c1)) * c2 (vector)") || !strstr(plan, "= erf (vector)") ||
+            strstr(plan, "= div") || strstr(plan, "= add"))
+            fail_msg("no GELU step or vector erf step in the plan:\n%s", plan);
+        free(plan);
+        for (int64_t i = 0; i < n; i++) {
+            double xi = xv[i], w1 = 0.5 * xi * (1.0 + erf(xi / sqrt(2.0))), w2 = erf(xi);
+            float g1 = ((const float *)y[0]->data)[i], g2 = ((const float *)y[1]->data)[i],
+                  g3 = ((const float *)y[2]->data)[i];
+            if (fabs(g1 - w1) > 1e-6 + 1e-6 * fabs(w1) || fabs(g2 - w2) > 1e-6 || fabs(g3 - w2 * w2) > 2e-6)
+                fail_msg("x %g: gelu %g (libm %g), erf %g (libm %g), erf^2 %g", xi, g1, w1, g2, w2, g3);
+        }
+        for (int k = 0; k < 3; k++)
+            nnfx_tensor_release(y[k]);
+    }
+    nnfx_tensor_release(xt);
+    nnfx_gm_free(gm);
+}
+
 /* A float Sigmoid and x * Sigmoid(x) outside any conv chain (the float
  * islands of a QDQ model): the SiLU is one vector step reading x (its
  * Sigmoid absorbed), a Sigmoid with two readers a vector step of its own,
@@ -923,6 +986,7 @@ int main(void) {
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),
         cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_float_gelu_steps),
         cmocka_unit_test(test_same_type_cast),
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),

@@ -551,6 +551,18 @@ def main():
     tb = torch.cat([t(bidx.astype(np.float32))[:, None], t(rois)], dim=1)
     save("roi_align", [fx, rois, bidx], [n(torchvision.ops.roi_align(t(fx), tb, (2, 3), 1.0, 2, aligned=True))])
 
+    # vision-transformer shapes: x^2 exactly as PyTorch's x * x (libm's powf is
+    # one ulp off on some of these), a channels-last window pad, attention's
+    # einsums (q k^T: B transposed; attn v)
+    xs = r(64, 64, lo=-4.0, hi=4.0)
+    save("pow_square", [xs, np.array(2.0, np.float32)], [n(torch.pow(t(xs), 2.0))])
+    xw = r(1, 5, 6, 4)
+    save("pad_window", [xw, i64(0, 0, 0, 0, 0, 2, 1, 0)], [n(F.pad(t(xw), (0, 0, 0, 1, 0, 2)))])
+    q, k, v = u(1, 2, 3, 5, 4), u(1, 2, 3, 6, 4), u(1, 2, 3, 6, 4)
+    qk = n(torch.einsum("bghid,bghjd->bghij", t(q), t(k)))
+    save("einsum_attn_qk", [q, k], [qk])
+    save("einsum_attn_av", [qk, v], [n(torch.einsum("bghij,bghjd->bghid", t(qk), t(v)))])
+
 
 if __name__ == "__main__":
     main()
