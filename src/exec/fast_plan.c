@@ -832,6 +832,8 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     if (n->op == NNFX_OP_SIGMOID && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_sigmoid_fast;
     if (n->op == NNFX_OP_ERF && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_erf_fast;
+    if (n->op == NNFX_OP_REDUCE_MEAN && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_reduce_mean_fast;
+    if (n->op == NNFX_OP_SOFTMAX && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_softmax_fast;
     if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL && !p->ctrl && n->meta[0].dtype == NNFX_F32)
         s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
@@ -1426,7 +1428,7 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
                                               : nnfx_op_name(sp->n->op),
               sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast ||
                       sp->kern == kern_global_average_pool_fast || sp->kern == kern_gelu_fast ||
-                      sp->kern == kern_erf_fast
+                      sp->kern == kern_erf_fast || sp->kern == kern_reduce_mean_fast || sp->kern == kern_softmax_fast
                   ? " (vector)"
               : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rt/nnfx_rt_kernels.h"
 #include "rt/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 #include "exec/fast_int.h"
@@ -289,5 +290,71 @@ nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
                               "node '%s': GELU step needs float32 x of y's size and float32 scalar constants",
                               nnfx_node_name(n));
     fx_erf_row(in[0]->data, out[0]->data, nnfx_tensor_numel(out[0]), c, true);
+    return NNFX_OK;
+}
+
+/* One softmax row (n >= 1) as nnfx_rt_softmax computes it, exp by
+ * fast_exp and the sum in double by 16 independent accumulators; returns
+ * false (y untouched) when the row holds a NaN or its max is not finite
+ * (then the meaning's row runs: its NaNs). */
+static inline CORE_ALWAYS_INLINE void fx_softmax_row_body(const float *restrict x, float *restrict y, int64_t n,
+                                                          bool *ok) {
+    float m = x[0];
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        m = x[i] > m ? x[i] : m;
+        bad |= x[i] != x[i];
+    }
+    *ok = !bad && m > -INFINITY && m < INFINITY;
+    if (!*ok) return;
+    double acc[16] = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++) {
+            float t = x[i + k] - m, c = t > -87.0f ? t : -87.0f;
+            float e = t >= -87.0f ? fast_exp(c) : 0.0f; /* below: the meaning is under 2^-125 */
+            y[i + k] = e;
+            acc[k] += (double)e;
+        }
+    for (; i < n; i++) {
+        float t = x[i] - m, c = t > -87.0f ? t : -87.0f;
+        float e = t >= -87.0f ? fast_exp(c) : 0.0f;
+        y[i] = e;
+        acc[i % 16] += (double)e;
+    }
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            acc[k] += acc[k + w];
+    float inv = (float)(1.0 / acc[0]);
+    for (int64_t j = 0; j < n; j++)
+        y[j] *= inv;
+}
+
+CORE_ISA_VARIANTS(fx_softmax_row, (const float *restrict x, float *restrict y, int64_t n, bool *ok), (x, y, n, ok))
+
+void fx_softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
+    void (*row)(const float *restrict, float *restrict, int64_t, bool *) = CORE_ISA_PICK(fx_softmax_row);
+    float t[1024];
+    for (int64_t r = 0; r < rows; r++) {
+        bool ok = false;
+        const float *xr = x + r * n;
+        if (xr == y + r * n && n <= 1024) { /* in place: through a copy of the row */
+            memcpy(t, xr, (size_t)n * sizeof *t);
+            xr = t;
+        }
+        if (n > 0 && xr != y + r * n) row(xr, y + r * n, n, &ok);
+        if (!ok) nnfx_rt_softmax(x + r * n, y + r * n, 1, (long)n, 1, 0);
+    }
+}
+
+nnfx_status kern_softmax_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
+    const nnfx_tensor *x = nin >= 1 ? in[0] : NULL;
+    int64_t a = ir_attr_int(n, "axis");
+    if (!x || x->dtype != NNFX_F32 || x->rank < 1 || (a != -1 && a != x->rank - 1) || nout < 1 || !out[0] ||
+        out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(out[0]) != nnfx_tensor_numel(x))
+        return ir_op_info(NNFX_OP_SOFTMAX)->kernel(n, nin, in, nout, out, err); /* its checks, messages */
+    int64_t len = x->shape[x->rank - 1];
+    fx_softmax_rows(x->data, out[0]->data, len ? nnfx_tensor_numel(x) / len : 0, len);
     return NNFX_OK;
 }
