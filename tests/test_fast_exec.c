@@ -481,6 +481,36 @@ static void test_dw_borders(void **state) {
 /* The channels-last region's steps against the interpreter; with oneDNN,
  * the plan keeps every value in it NHWC (no reorder inside) and runs the
  * broadcast Mul/Sub and the Concat with the NHWC kernels. */
+/* conv -> the exported GELU chain (scalar constants) -> conv3x3 -> times a
+ * scalar -> conv: the GELU step and the scalar Mul read and write
+ * channels-last, so the convs between them take no reorder. */
+static nnfx_graph *nhwc_gelu(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 9, xd[3] = 9;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *c1 = conv(g, x, "c1", 16, 8, 1, 1, 0, 1, true);
+    int64_t one = 1;
+    nnfx_node *k0 = param(g, "k0", 1, &one, 1.5f), *k1 = param(g, "k1", 1, &one, 1.0f),
+              *k2 = param(g, "k2", 1, &one, 0.5f);
+    nnfx_node *e = unary(g, NNFX_OP_ERF, binary(g, NNFX_OP_DIV, c1, k0));
+    nnfx_node *gl = binary(g, NNFX_OP_MUL, binary(g, NNFX_OP_MUL, c1, binary(g, NNFX_OP_ADD, e, k1)), k2);
+    nnfx_node *c2 = conv(g, gl, "c2", 16, 16, 3, 1, 1, 1, true);
+    nnfx_node *y = conv(g, binary(g, NNFX_OP_MUL, k2, c2), "c3", 4, 16, 1, 1, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+static void test_nhwc_gelu(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled()) {
+        check_graph(nhwc_gelu, "gelu");
+        return;
+    }
+    const char *want[] = {"(x from nchw, y nhwc)", "+ bias (nhwc)", "(x nhwc, y to nchw)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(nhwc_gelu, want[i]);
+}
+
 static void test_nhwc_region(void **state) {
     (void)state;
     if (!fx_dnnl_enabled()) {
@@ -987,6 +1017,7 @@ int main(void) {
         cmocka_unit_test(test_odd_conv),
         cmocka_unit_test(test_float_silu_steps),
         cmocka_unit_test(test_float_gelu_steps),
+        cmocka_unit_test(test_nhwc_gelu),
         cmocka_unit_test(test_same_type_cast),
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),

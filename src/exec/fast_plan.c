@@ -975,8 +975,17 @@ static bool same_tensor_shape(const nnfx_tensor *a, const nnfx_tensor *b) {
  *                per-channel one [N or 1, C, 1, 1] (squeeze-excitation):
  *                fx_nhwc_channel_op when channels-last;
  *  NHWC_CONCAT   Concat over channels: fx_nhwc_concat when channels-last;
- *  NHWC_MAXPOOL  the direct MaxPool: fx_maxpool_run_nhwc when channels-last. */
-typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT, NHWC_MAXPOOL } nhwc_use;
+ *  NHWC_MAXPOOL  the direct MaxPool: fx_maxpool_run_nhwc when channels-last;
+ *  NHWC_SCALARS  each output element from the same element of argument
+ *                `full` and scalar constants (the others; the GELU step, an
+ *                Add/Sub/Mul/Div by a scalar): the same bytes in either
+ *                layout. */
+typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT, NHWC_MAXPOOL, NHWC_SCALARS } nhwc_use;
+
+/* Whether value v (-1: absent) is a scalar constant. */
+static bool scalar_const(const fx_plan *p, int v) {
+    return v < 0 || (p->vals[v].kind == V_CONST && nnfx_tensor_numel(p->vals[v].t) == 1);
+}
 
 static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
     return t && t->rank == 4 && t->dtype == NNFX_F32 && (t->shape[0] == 1 || t->shape[0] == full->shape[0]) &&
@@ -989,6 +998,17 @@ static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
         return NHWC_MAXPOOL;
     if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out)) return NHWC_NONE;
     const nnfx_tensor *y = p->vals[s->out].t;
+    bool eltwise = s->kern == kern_gelu_fast || s->n->op == NNFX_OP_ADD || s->n->op == NNFX_OP_SUB ||
+                   s->n->op == NNFX_OP_MUL || s->n->op == NNFX_OP_DIV || s->n->op == NNFX_OP_ERF;
+    for (int f = 0; eltwise && f < s->nin && f < 2; f++) {
+        bool others = true;
+        for (int a = 0; a < s->nin; a++)
+            others = others && (a == f || scalar_const(p, s->in[a]));
+        if (others && s->in[f] >= 0 && p->vals[s->in[f]].kind == V_ARENA && same_tensor_shape(p->vals[s->in[f]].t, y)) {
+            *full = f;
+            return NHWC_SCALARS;
+        }
+    }
     for (int a = 0; a < s->nin; a++)
         if (s->in[a] < 0 || p->vals[s->in[a]].kind == V_ALIAS || p->vals[s->in[a]].kind == V_TUPLE) return NHWC_NONE;
     switch (s->n->op) {
@@ -1032,7 +1052,7 @@ static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
 
 /* Whether argument a of a step of use u (full: NHWC_CHANNEL's full
  * argument) shares the output's layout. */
-static bool coupled(nhwc_use u, int a, int full) { return u != NHWC_CHANNEL || a == full; }
+static bool coupled(nhwc_use u, int a, int full) { return (u != NHWC_CHANNEL && u != NHWC_SCALARS) || a == full; }
 
 /* Sets v's layout to NCHW; true when that changed it. */
 static bool to_nchw(fx_plan *p, int v) {
