@@ -307,21 +307,17 @@ static inline CORE_ALWAYS_INLINE void fx_softmax_row_body(const float *restrict 
     }
     *ok = !bad && m > -INFINITY && m < INFINITY;
     if (!*ok) return;
+    for (int64_t i = 0; i < n; i++) { /* below -87 the meaning is under 2^-125: 0 */
+        float t = x[i] - m, c = t > -87.0f ? t : -87.0f;
+        y[i] = t >= -87.0f ? fast_exp(c) : 0.0f;
+    }
     double acc[16] = {0};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; k++) {
-            float t = x[i + k] - m, c = t > -87.0f ? t : -87.0f;
-            float e = t >= -87.0f ? fast_exp(c) : 0.0f; /* below: the meaning is under 2^-125 */
-            y[i + k] = e;
-            acc[k] += (double)e;
-        }
-    for (; i < n; i++) {
-        float t = x[i] - m, c = t > -87.0f ? t : -87.0f;
-        float e = t >= -87.0f ? fast_exp(c) : 0.0f;
-        y[i] = e;
-        acc[i % 16] += (double)e;
-    }
+        for (int k = 0; k < 16; k++)
+            acc[k] += (double)y[i + k];
+    for (; i < n; i++)
+        acc[i % 16] += (double)y[i];
     for (int w = 8; w >= 1; w /= 2)
         for (int k = 0; k < w; k++)
             acc[k] += acc[k + w];
