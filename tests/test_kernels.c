@@ -161,6 +161,7 @@ static const kcase cases[] = {
     {"reduce_sum_nokeep", NNFX_OP_REDUCE_SUM, "pc", T, {AI("keepdims", 0)}},
     {"reduce_max_last", NNFX_OP_REDUCE_MAX, "pc", T, {{0}}},
     {"reduce_mean_all", NNFX_OP_REDUCE_MEAN, "p", T, {AI("keepdims", 0)}},
+    {"reduce_mean_last", NNFX_OP_REDUCE_MEAN, "pc", T, {AI("keepdims", 1)}}, /* LayerNorm's: the plan's row sums */
     {"argmax_keep", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", 1), AI("keepdims", 1)}},
     {"argmax_last", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", -1), AI("keepdims", 0)}},
     /* shape and data movement */

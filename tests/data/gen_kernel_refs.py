@@ -562,6 +562,8 @@ def main():
     qk = n(torch.einsum("bghid,bghjd->bghij", t(q), t(k)))
     save("einsum_attn_qk", [q, k], [qk])
     save("einsum_attn_av", [qk, v], [n(torch.einsum("bghij,bghjd->bghid", t(qk), t(v)))])
+    xl = r(2, 7, 37)
+    save("reduce_mean_last", [xl, i64(-1)], [n(t(xl).mean(-1, keepdim=True))])  # LayerNorm's mean: by rows
 
 
 if __name__ == "__main__":
