@@ -174,6 +174,7 @@ static const kcase cases[] = {
     {"unsqueeze", NNFX_OP_UNSQUEEZE, "pc", 0, 0, {{0}}},
     {"transpose_perm", NNFX_OP_TRANSPOSE, "p", 0, 0, {AINTS("perm", 0, 2, 3, 1)}},
     {"transpose_default", NNFX_OP_TRANSPOSE, "p", 0, 0, {{0}}},
+    {"transpose_window", NNFX_OP_TRANSPOSE, "p", 0, 0, {AINTS("perm", 0, 1, 3, 2, 4, 5)}}, /* runs of w x C merged */
     {"concat", NNFX_OP_CONCAT, "ppp", 0, 0, {AI("axis", 1)}},
     {"concat_int64", NNFX_OP_CONCAT, "pc", 0, 0, {AI("axis", 0)}},
     {"split_sizes", NNFX_OP_SPLIT, "pc", 0, 0, {AI("axis", 1), AI("num_outputs", 3)}},

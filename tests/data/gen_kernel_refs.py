@@ -564,6 +564,8 @@ def main():
     save("einsum_attn_av", [qk, v], [n(torch.einsum("bghij,bghjd->bghid", t(qk), t(v)))])
     xl = r(2, 7, 37)
     save("reduce_mean_last", [xl, i64(-1)], [n(t(xl).mean(-1, keepdim=True))])  # LayerNorm's mean: by rows
+    xt = r(1, 2, 3, 2, 3, 5)  # window partition: [B, H/w, w, W/w, w, C] -> [B, H/w, W/w, w, w, C]
+    save("transpose_window", [xt], [np.transpose(xt, (0, 1, 3, 2, 4, 5))])
 
 
 if __name__ == "__main__":
