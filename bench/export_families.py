@@ -10,7 +10,9 @@ layers over 49 frames of 40 MFCCs), gru (one GRU layer, 100 steps), espcn
 ConvTranspose up-sampling), inception_v3 (torchvision, 299x299: 1x7/7x1
 convs, AvgPool, Concat), lraspp and deeplabv3 (torchvision's
 lraspp_mobilenet_v3_large and deeplabv3_mobilenet_v3_large at 520x520, the
-"out" head: hard-swish, SE, dilated convs, bilinear Resize), ssdlite (torchvision's detector
+"out" head: hard-swish, SE, dilated convs, bilinear Resize), swin_t and
+maxvit_t (torchvision vision transformers: windowed attention, LayerNorm,
+GELU, relative position bias; 224x224), ssdlite (torchvision's detector
 ssdlite320_mobilenet_v3_large with its post-processing: score filter, TopK,
 batched NMS behind an If; made as tests/data/coverage/make_models.py
 --torchvision makes it: random init, seed 0/1, heads scaled so that the
@@ -144,6 +146,8 @@ FAMILIES = {
     "deeplabv3": (seg(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large, (1, 3, 520, 520)),
                   (1, 3, 520, 520)),
     "ssdlite": (None, (1, 3, 320, 320)),  # export_ssdlite
+    "swin_t": (lambda: torchvision.models.swin_t(weights=None), (1, 3, 224, 224)),
+    "maxvit_t": (lambda: torchvision.models.maxvit_t(weights=None), (1, 3, 224, 224)),
 }
 
 

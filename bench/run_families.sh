@@ -3,9 +3,10 @@
 # classifiers: r3d_18 (3-D convs), an LSTM keyword spotter, a GRU, espcn
 # (super-resolution), a small U-Net (ConvTranspose) and the detector
 # ssdlite320_mobilenet_v3_large (NMS and its post-processing) by default; on
-# request (FAMILIES=...) inception_v3 (299x299) and the segmentation nets
+# request (FAMILIES=...) inception_v3 (299x299), the segmentation nets
 # lraspp and deeplabv3 (mobilenet_v3_large, 520x520, BatchNorm statistics
-# from random images), exported by
+# from random images) and the vision transformers swin_t and maxvit_t
+# (windowed attention), exported by
 # bench/export_families.py (torch + torchvision only: Debian
 # python3-torchvision). One thread, batch 1; the engines alternate ROUNDS
 # times per family (a burst of load on a shared machine hits one round, not

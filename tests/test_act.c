@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "rt/nnfx_rt_kernels.h"
 #include "rt/nnfx_rt_scalar.h"
 #include "rt/nnfx_rt_kernels.h"
 #include "exec/fast_int.h"
@@ -246,6 +247,79 @@ static void test_act_row(void **state) {
     free(y);
 }
 
+/* a == b, or both NaN. */
+static bool same_float(float a, float b) { return a == b || (isnan(a) && isnan(b)); }
+
+/* The compiled plan's erf and GELU rows (fx_erf_row, whatever ISA variant
+ * this CPU runs) against libm: erf within 5e-7 of erff (its error bound in
+ * fast_int.h) over the inputs, +-1 at +-inf, NaN for NaN; the GELU row
+ * (x * (erf(x / sqrt 2) + 1)) * 0.5 against the same steps in double
+ * with libm's erf, within 5e-7 |x| plus 2 ulp (beyond 1e30, where erf is
+ * +-1 and 2x may overflow, the float steps exactly); an in-place row as a
+ * copied one. */
+static void test_erf(void **state) {
+    (void)state;
+    int64_t n;
+    float *x = inputs(&n), *y = malloc((size_t)n * sizeof(float));
+    assert_non_null(y);
+    fx_erf_row(x, y, n, NULL, false);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float want = erff(x[i]);
+        bool ok = isnan(want) ? isnan(y[i]) : fabsf(y[i] - want) <= 5e-7f && fx_erf_fast(x[i]) == y[i];
+        if (!ok && bad++ < 5) print_error("erf(%a) = %a, libm %a\n", (double)x[i], (double)y[i], (double)want);
+    }
+    assert_int_equal(bad, 0);
+    assert_true(fx_erf_fast(INFINITY) == 1.0f && fx_erf_fast(-INFINITY) == -1.0f && isnan(fx_erf_fast(NAN)));
+    const float c[3] = {1.41421353816986084f, 1.0f, 0.5f};
+    fx_erf_row(x, y, n, c, true);
+    for (int64_t i = 0; i < n; i++) {
+        double xi = x[i], want = xi * (erf(xi / c[0]) + 1.0) * 0.5;
+        bool ok = isnan(xi) ? isnan(y[i])
+                  : fabsf(x[i]) > 1e30f
+                      ? same_float(y[i], (x[i] * (erff(x[i] / c[0]) + 1.0f)) * 0.5f) /* the graph's float steps */
+                      : fabs(y[i] - want) <= 5e-7 * fabs(xi) + 2.4e-7 * fabs(want) + 1e-37;
+        if (!ok && bad++ < 5) print_error("gelu(%a) = %a, libm %a\n", xi, (double)y[i], want);
+    }
+    assert_int_equal(bad, 0);
+    memcpy(y, x, (size_t)n * sizeof(float));
+    fx_erf_row(y, y, n, c, true);
+    float *z = malloc((size_t)n * sizeof(float));
+    assert_non_null(z);
+    fx_erf_row(x, z, n, c, true);
+    assert_memory_equal(y, z, (size_t)n * sizeof(float));
+    free(z);
+    free(x);
+    free(y);
+}
+
+/* The compiled plan's softmax rows against nnfx_rt_softmax (expf, in
+ * order): within 8 ulp above 2^-100, absolutely within 2^-100 below, over
+ * rows of 1 to 70 values spread over [-60, 60] (and a row with -inf, one
+ * with NaN: the meaning's NaNs, one with +inf); in place as out of place. */
+static void test_softmax(void **state) {
+    (void)state;
+    float x[4 * 70], y[4 * 70], z[4 * 70], w[4 * 70];
+    int64_t bad = 0;
+    for (int n = 1; n <= 70; n++) {
+        for (int i = 0; i < 4 * n; i++)
+            x[i] = (float)((i * 37 + n * 11) % 97) * 1.25f - 60.0f;
+        if (n > 3) x[n + 2] = -INFINITY, x[2 * n + 1] = NAN, x[3 * n] = INFINITY;
+        fx_softmax_rows(x, y, 4, n);
+        nnfx_rt_softmax(x, z, 4, n, 1, 0);
+        memcpy(w, x, sizeof(float) * (size_t)(4 * n));
+        fx_softmax_rows(w, w, 4, n);
+        for (int i = 0; i < 4 * n; i++) {
+            bool ok = fabsf(z[i]) < 0x1p-100f ? fabsf(y[i] - z[i]) <= 0x1p-100f : ulps(y[i], z[i]) <= MAX_ULP;
+            ok = ok && (memcmp(&y[i], &w[i], sizeof(float)) == 0 || (isnan(y[i]) && isnan(w[i])));
+            if (!ok && bad++ < 5)
+                print_error("softmax row of %d, [%d]: %a (in place %a), meaning %a\n", n, i, (double)y[i], (double)w[i],
+                            (double)z[i]);
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_portable_sigmoid),
@@ -253,6 +327,8 @@ int main(void) {
         cmocka_unit_test(test_vector_sigmoid),
         cmocka_unit_test(test_act_row),
         cmocka_unit_test(test_tanh),
+        cmocka_unit_test(test_erf),
+        cmocka_unit_test(test_softmax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -584,6 +584,36 @@ static void test_dw_borders(void **state) {
 /* The channels-last region's steps against the interpreter; with oneDNN,
  * the plan keeps every value in it NHWC (no reorder inside) and runs the
  * broadcast Mul/Sub and the Concat with the NHWC kernels. */
+/* conv -> the exported GELU chain (scalar constants) -> conv3x3 -> times a
+ * scalar -> conv: the GELU step and the scalar Mul read and write
+ * channels-last, so the convs between them take no reorder. */
+static nnfx_graph *nhwc_gelu(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 9, xd[3] = 9;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *c1 = conv(g, x, "c1", 16, 8, 1, 1, 0, 1, true);
+    int64_t one = 1;
+    nnfx_node *k0 = param(g, "k0", 1, &one, 1.5f), *k1 = param(g, "k1", 1, &one, 1.0f),
+              *k2 = param(g, "k2", 1, &one, 0.5f);
+    nnfx_node *e = unary(g, NNFX_OP_ERF, binary(g, NNFX_OP_DIV, c1, k0));
+    nnfx_node *gl = binary(g, NNFX_OP_MUL, binary(g, NNFX_OP_MUL, c1, binary(g, NNFX_OP_ADD, e, k1)), k2);
+    nnfx_node *c2 = conv(g, gl, "c2", 16, 16, 3, 1, 1, 1, true);
+    nnfx_node *y = conv(g, binary(g, NNFX_OP_MUL, k2, c2), "c3", 4, 16, 1, 1, 0, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+static void test_nhwc_gelu(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled()) {
+        check_graph(nhwc_gelu, "gelu");
+        return;
+    }
+    const char *want[] = {"(x from nchw, y nhwc)", "+ bias (nhwc)", "(x nhwc, y to nchw)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(nhwc_gelu, want[i]);
+}
+
 static void test_nhwc_region(void **state) {
     (void)state;
     if (!fx_dnnl_enabled()) {
@@ -753,6 +783,69 @@ static void test_maxpool_nan(void **state) {
         nnfx_tensor_release(yw[r]);
     nnfx_tensor_release(xt);
     nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
+}
+
+/* A scalar float32 parameter. */
+static nnfx_node *scalar_param(nnfx_graph *g, const char *name, float v) {
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_F32, 0, NULL, NULL);
+    *(float *)t->data = v;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_node *n = nnfx_graph_get_attr(g, name, NULL);
+    assert_non_null(n);
+    return n;
+}
+
+/* The exported GELU, (x * (Erf(x / sqrt 2) + 1)) * 0.5, becomes one vector
+ * step; an Erf with another reader stays an Erf step (the vector erf), and
+ * so does the chain that reads it. Values against 0.5 x (1 + erf(x /
+ * sqrt 2)) in double (libm), 1 and 2 threads. */
+static void test_float_gelu_steps(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xd[3] = {1, 7, 37};
+    nnfx_node *x = input(g, 3, xd);
+    nnfx_node *d = binary(g, NNFX_OP_DIV, x, scalar_param(g, "c0", 1.41421353816986084f));
+    nnfx_node *e = unary(g, NNFX_OP_ERF, d);
+    nnfx_node *a = binary(g, NNFX_OP_ADD, scalar_param(g, "c1", 1.0f), e); /* the constant first */
+    nnfx_node *m = binary(g, NNFX_OP_MUL, x, a);
+    nnfx_node *y1 = binary(g, NNFX_OP_MUL, m, scalar_param(g, "c2", 0.5f));
+    nnfx_node *e2 = unary(g, NNFX_OP_ERF, x); /* read twice: no fusion */
+    nnfx_node *y2 = binary(g, NNFX_OP_MUL, e2, e2);
+    nnfx_node *outs[3] = {y1, e2, y2};
+    assert_non_null(nnfx_graph_output(g, 3, outs, NULL));
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    nnfx_tensor *xt = nnfx_tensor_new(NNFX_F32, 3, xd, NULL);
+    float *xv = xt->data;
+    int64_t n = nnfx_tensor_numel(xt);
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = (float)((i * 53) % 259) * 0.05f - 6.5f;
+    for (int threads = 1; threads <= 2; threads++) {
+        nnfx_tensor *y[3] = {0};
+        int nout = 0;
+        nnfx_gm_set_threads(gm, threads);
+        if (nnfx_gm_run(gm, 1, &xt, 3, y, &nout, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(nout, 3);
+        char *plan = nnfx_gm_plan(gm, &err);
+        assert_non_null(plan);
+        if (!strstr(plan, "gelu: (x * (erf(x / c0) + c1)) * c2 (vector)") || !strstr(plan, "= erf (vector)") ||
+            strstr(plan, "= div") || strstr(plan, "= add"))
+            fail_msg("no GELU step or vector erf step in the plan:\n%s", plan);
+        free(plan);
+        for (int64_t i = 0; i < n; i++) {
+            double xi = xv[i], w1 = 0.5 * xi * (1.0 + erf(xi / sqrt(2.0))), w2 = erf(xi);
+            float g1 = ((const float *)y[0]->data)[i], g2 = ((const float *)y[1]->data)[i],
+                  g3 = ((const float *)y[2]->data)[i];
+            if (fabs(g1 - w1) > 1e-6 + 1e-6 * fabs(w1) || fabs(g2 - w2) > 1e-6 || fabs(g3 - w2 * w2) > 2e-6)
+                fail_msg("x %g: gelu %g (libm %g), erf %g (libm %g), erf^2 %g", xi, g1, w1, g2, w2, g3);
+        }
+        for (int k = 0; k < 3; k++)
+            nnfx_tensor_release(y[k]);
+    }
+    nnfx_tensor_release(xt);
     nnfx_gm_free(gm);
 }
 
@@ -1029,6 +1122,8 @@ int main(void) {
         cmocka_unit_test(test_maxpool_nan),
         cmocka_unit_test(test_odd_conv),
         cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_float_gelu_steps),
+        cmocka_unit_test(test_nhwc_gelu),
         cmocka_unit_test(test_same_type_cast),
         cmocka_unit_test(test_wide_conv),
         cmocka_unit_test(test_deep_conv),

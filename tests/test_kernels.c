@@ -147,6 +147,7 @@ static const kcase cases[] = {
     {"div_bcast", NNFX_OP_DIV, "pp", T, {{0}}},
     {"pow_scalar", NNFX_OP_POW, "pc", T, {{0}}},
     {"pow_tensor", NNFX_OP_POW, "pc", T, {{0}}},
+    {"pow_square", NNFX_OP_POW, "pc", 0, 0, {{0}}}, /* x^2 is x * x, as PyTorch's: exact */
     {"mul_int64", NNFX_OP_MUL, "pp", 0, 0, {{0}}},
     {"add_int64", NNFX_OP_ADD, "pc", 0, 0, {{0}}},
     {"div_int64", NNFX_OP_DIV, "pc", 0, 0, {{0}}},
@@ -160,6 +161,7 @@ static const kcase cases[] = {
     {"reduce_sum_nokeep", NNFX_OP_REDUCE_SUM, "pc", T, {AI("keepdims", 0)}},
     {"reduce_max_last", NNFX_OP_REDUCE_MAX, "pc", T, {{0}}},
     {"reduce_mean_all", NNFX_OP_REDUCE_MEAN, "p", T, {AI("keepdims", 0)}},
+    {"reduce_mean_last", NNFX_OP_REDUCE_MEAN, "pc", T, {AI("keepdims", 1)}}, /* LayerNorm's: the plan's row sums */
     {"argmax_keep", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", 1), AI("keepdims", 1)}},
     {"argmax_last", NNFX_OP_ARGMAX, "p", 0, 0, {AI("axis", -1), AI("keepdims", 0)}},
     /* shape and data movement */
@@ -172,6 +174,7 @@ static const kcase cases[] = {
     {"unsqueeze", NNFX_OP_UNSQUEEZE, "pc", 0, 0, {{0}}},
     {"transpose_perm", NNFX_OP_TRANSPOSE, "p", 0, 0, {AINTS("perm", 0, 2, 3, 1)}},
     {"transpose_default", NNFX_OP_TRANSPOSE, "p", 0, 0, {{0}}},
+    {"transpose_window", NNFX_OP_TRANSPOSE, "p", 0, 0, {AINTS("perm", 0, 1, 3, 2, 4, 5)}}, /* runs of w x C merged */
     {"concat", NNFX_OP_CONCAT, "ppp", 0, 0, {AI("axis", 1)}},
     {"concat_int64", NNFX_OP_CONCAT, "pc", 0, 0, {AI("axis", 0)}},
     {"split_sizes", NNFX_OP_SPLIT, "pc", 0, 0, {AI("axis", 1), AI("num_outputs", 3)}},
@@ -184,6 +187,7 @@ static const kcase cases[] = {
     {"pad_constant", NNFX_OP_PAD, "pcc", 0, 0, {AS("mode", "constant")}},
     {"pad_reflect", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "reflect")}},
     {"pad_edge", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "edge")}},
+    {"pad_window", NNFX_OP_PAD, "pc", 0, 0, {AS("mode", "constant")}}, /* channels-last window pad: by rows */
     {"expand", NNFX_OP_EXPAND, "pc", 0, 0, {{0}}},
     {"tile", NNFX_OP_TILE, "pc", 0, 0, {{0}}},
     {"resize_nearest",
@@ -326,6 +330,8 @@ static const kcase cases[] = {
     {"scatter_elements_add", NNFX_OP_SCATTER_ELEMENTS, "pcp", T, {AI("axis", 1), AS("reduction", "add")}},
     {"scatter", NNFX_OP_SCATTER, "pcp", 0, 0, {AI("axis", 1)}},
     {"einsum_bmm", NNFX_OP_EINSUM, "pp", T, {AS("equation", "bij,bjk->bik")}},
+    {"einsum_attn_qk", NNFX_OP_EINSUM, "pp", T, {AS("equation", "bghid,bghjd->bghij")}}, /* GEMM, B transposed */
+    {"einsum_attn_av", NNFX_OP_EINSUM, "pp", T, {AS("equation", "bghij,bghjd->bghid")}},
     {"grid_sample", NNFX_OP_GRID_SAMPLE, "pp", T, {{0}}},
     {"constant_of_shape", NNFX_OP_CONSTANT_OF_SHAPE, "c", 0, 0, {{0}}},
     {"hann_window", NNFX_OP_HANN_WINDOW, "c", T, {{0}}},

@@ -73,6 +73,22 @@ float fx_sigmoid_fast(float x);
 /* The portable fast tanh: x * P(x^2) / Q(x^2) on |x| clamped to 7.9988
  * (x itself below 0.0004), branch-free, error as above. */
 float fx_tanh_fast(float x);
+/* The compiled plan's erf: x * P(x^2) / Q(x^2) on x clamped to [-4, 4],
+ * clamped to [-1, 1], branch-free; within 5e-7 of nnfx_rt_erf (libm's
+ * erff) everywhere, NaN for NaN (tests/test_act.c). */
+float fx_erf_fast(float x);
+/* gelu false: y[i] = fx_erf_fast(x[i]); true: y[i] = (x[i] *
+ * (fx_erf_fast(x[i] / c[0]) + c[1])) * c[2] (the exported GELU's steps,
+ * each rounded as the graph rounds it, erf as above), for i in [0, n). x
+ * and y may be the same buffer. */
+void fx_erf_row(const float *x, float *y, int64_t n, const float *c, bool gelu);
+/* Softmax over each of rows rows of n floats, x to y (distinct buffers, or
+ * the same one): nnfx_rt_softmax's steps with fast_exp (act_fast.c) for
+ * expf and the sum in double by independent accumulators; within 8 ulp of
+ * nnfx_rt_softmax for values above 2^-100, and absolutely within 2^-100
+ * below (tests/test_act.c). A row holding a NaN or an infinite max, and a
+ * row of over 1024 floats computed in place, runs nnfx_rt_softmax itself. */
+void fx_softmax_rows(const float *x, float *y, int64_t rows, int64_t n);
 
 /* A 2-d convolution prepared once: geometry, packed weights and bias, the
  * epilogue y = act(conv(x) + bias + residual). */

@@ -604,6 +604,14 @@ static nnfx_status plan_value(fx_plan *p, nnfx_graph *g, const nnfx_node *n, int
 
 /* Per-node tables (graph order) that carry the fusion decisions of phase 2
  * into the steps of phase 3. */
+/* A GELU chain (x * (Erf(x / c0) + c1)) * c2 matched at its last node: x,
+ * and the arguments holding the scalar constants (c[2] NULL: no last
+ * multiply). */
+typedef struct gelu_match {
+    const nnfx_node *x;
+    const nnfx_arg *c[3];
+} gelu_match;
+
 typedef struct build_tables {
     const nnfx_node **chain_first; /* the conv of the chain ending at a node */
     fusion *fus;                   /* that chain's fusion */
@@ -617,6 +625,7 @@ typedef struct build_tables {
     signed char *silu; /* a float Mul x * Sigmoid(x): 1 + the argument that is x, + 2 when x is a DequantizeLinear
                           read by nothing else (0: none) */
     const nnfx_node **pool_pad; /* the Pad folded into the AveragePool at a node (its oneDNN step in dnnls) */
+    gelu_match *gelu;           /* a GELU chain ending at a node (x NULL: none) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -627,20 +636,20 @@ static void tables_free(build_tables *t, int nn) {
         if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead), free(t->dnnls), free(t->silu), free(t->pool_pad);
+        free(t->dead), free(t->dnnls), free(t->silu), free(t->pool_pad), free(t->gelu);
     memset(t, 0, sizeof *t);
 }
 
 /* Zeroed tables for nn nodes; false on OOM (t freed). */
 static bool tables_new(build_tables *t, int nn) {
     size_t k = (size_t)(nn + 1);
-    *t =
-        (build_tables){calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),     calloc(k, sizeof *t->absorbed),
-                       calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at), calloc(k, sizeof *t->qops),
-                       calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),    calloc(k, sizeof *t->dnnls),
-                       calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->pool_pad)};
+    *t = (build_tables){
+        calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),      calloc(k, sizeof *t->absorbed),
+        calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at),  calloc(k, sizeof *t->qops),
+        calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),     calloc(k, sizeof *t->dnnls),
+        calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->pool_pad), calloc(k, sizeof *t->gelu)};
     if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls &&
-        t->silu && t->pool_pad)
+        t->silu && t->pool_pad && t->gelu)
         return true;
     tables_free(t, 0);
     return false;
@@ -788,9 +797,67 @@ static void plan_pool_pads(const fx_plan *p, nnfx_graph *g, build_tables *t) {
     }
 }
 
+/* Whether node m is a float32 call of op with two arguments, read only by
+ * one node, free for a fusion, held in the arena and of numel elements;
+ * then *a is the index of its argument that is node v (-1: v NULL, either)
+ * when the other is a constant scalar (const_scalar). */
+static bool gelu_link(const fx_plan *p, const build_tables *t, const nnfx_node *m, nnfx_op op, const nnfx_node *v,
+                      int64_t numel, int *a) {
+    if (m->opcode != NNFX_CALL_FUNCTION || m->op != op || m->nargs != 2 || m->nout != 1 || t->absorbed[idx_of(m)] ||
+        p->vals[idx_of(m)].kind != V_ARENA || m->meta[0].dtype != NNFX_F32 || !nnfx_meta_is_static(&m->meta[0]) ||
+        nnfx_meta_numel(&m->meta[0]) != numel)
+        return false;
+    float c;
+    for (int k = 0; k < 2; k++)
+        if (m->args[k].kind == NNFX_ARG_NODE && (v ? m->args[k].u.node == v : true) && const_scalar(p, m, 1 - k, &c) &&
+            (op != NNFX_OP_DIV || k == 0)) {
+            *a = k;
+            return true;
+        }
+    return false;
+}
+
+/* Phase 2 for float32 Mul node n (index i) of a plan that runs: x *
+ * (Erf(x / c0) + c1), optionally followed by a multiply by scalar c2 (the
+ * exported GELU), each intermediate read by nothing else and taken by no
+ * other fusion, becomes one step (kern_gelu_fast) reading x at the chain's
+ * last node; the other nodes are absorbed. */
+static void plan_gelu(const fx_plan *p, const nnfx_node *n, int i, build_tables *t) {
+    if (p->ctrl || n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_MUL || n->nargs != 2 || n->nout != 1 ||
+        t->absorbed[i] || p->vals[i].kind != V_ARENA || n->meta[0].dtype != NNFX_F32 ||
+        !nnfx_meta_is_static(&n->meta[0]) || n->args[0].kind != NNFX_ARG_NODE || n->args[1].kind != NNFX_ARG_NODE)
+        return;
+    int64_t numel = nnfx_meta_numel(&n->meta[0]);
+    for (int a = 0; a < 2; a++) {
+        const nnfx_node *ad = n->args[a].u.node, *x = n->args[1 - a].u.node;
+        int ka, kd, km;
+        if (ad->nusers != 1 || !gelu_link(p, t, ad, NNFX_OP_ADD, NULL, numel, &ka)) continue;
+        const nnfx_node *e = ad->args[ka].u.node;
+        if (e->opcode != NNFX_CALL_FUNCTION || e->op != NNFX_OP_ERF || e->nusers != 1 || e->nargs != 1 ||
+            e->nout != 1 || t->absorbed[idx_of(e)] || p->vals[idx_of(e)].kind != V_ARENA ||
+            e->meta[0].dtype != NNFX_F32 || e->args[0].kind != NNFX_ARG_NODE)
+            continue;
+        const nnfx_node *d = e->args[0].u.node;
+        if (d->nusers != 1 || !gelu_link(p, t, d, NNFX_OP_DIV, x, numel, &kd) || x->meta[0].dtype != NNFX_F32 ||
+            !nnfx_meta_is_static(&x->meta[0]) || nnfx_meta_numel(&x->meta[0]) != numel)
+            continue;
+        gelu_match g = {x, {&d->args[1], &ad->args[1 - ka], NULL}};
+        int last = i;
+        const nnfx_node *u = sole_user(n);
+        if (u && gelu_link(p, t, u, NNFX_OP_MUL, n, numel, &km)) { /* the multiply by 1/2 */
+            g.c[2] = &u->args[1 - km];
+            t->absorbed[i] = true;
+            last = idx_of(u);
+        }
+        t->absorbed[idx_of(d)] = t->absorbed[idx_of(e)] = t->absorbed[idx_of(ad)] = true;
+        t->gelu[last] = g;
+        return;
+    }
+}
+
 /* Phase 2: int8 islands (they read weights: not in layout mode), then
- * conv chains, then the SiLUs no conv chain took, then Pads folded into
- * the AveragePools after them. */
+ * conv chains, then the SiLUs and GELUs no conv chain took, then Pads
+ * folded into the AveragePools after them. */
 static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
     if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
     int i = 0;
@@ -799,6 +866,9 @@ static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx
     i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         plan_silu(p, n, i, t);
+    i = 0;
+    for (nnfx_node *n = g->head; n; n = n->next, i++)
+        plan_gelu(p, n, i, t);
     if (p->dnnl) plan_pool_pads(p, g, t);
     return NNFX_OK;
 }
@@ -818,6 +888,9 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     if (n->op == NNFX_OP_LSTM) s->kern = kern_lstm_fast; /* vector gate rows (rnn.c) */
     if (n->op == NNFX_OP_GRU) s->kern = kern_gru_fast;
     if (n->op == NNFX_OP_SIGMOID && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_sigmoid_fast;
+    if (n->op == NNFX_OP_ERF && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_erf_fast;
+    if (n->op == NNFX_OP_REDUCE_MEAN && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_reduce_mean_fast;
+    if (n->op == NNFX_OP_SOFTMAX && !p->ctrl && n->meta[0].dtype == NNFX_F32) s->kern = kern_softmax_fast;
     if (n->op == NNFX_OP_GLOBAL_AVERAGE_POOL && !p->ctrl && n->meta[0].dtype == NNFX_F32)
         s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
@@ -926,6 +999,16 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
             s->in[0] = s->in[xa];
             s->nin = 1;
             s->kern = kern_silu_fast;
+        } else if (t->gelu[i].x) { /* x and the constants of a GELU chain */
+            int *in4 = realloc(s->in, 4 * sizeof *s->in);
+            if (!in4) return step_oom(err);
+            s->in = in4;
+            s->in[0] = idx_of(t->gelu[i].x);
+            for (int a = 0; a < 3; a++)
+                if ((s->in[a + 1] = t->gelu[i].c[a] ? arg_value(p, t->gelu[i].c[a], err) : -1) == -2)
+                    return NNFX_ERR_NOMEM;
+            s->nin = 4;
+            s->kern = kern_gelu_fast;
         }
     }
     s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
@@ -957,8 +1040,17 @@ static bool same_tensor_shape(const nnfx_tensor *a, const nnfx_tensor *b) {
  *                per-channel one [N or 1, C, 1, 1] (squeeze-excitation):
  *                fx_nhwc_channel_op when channels-last;
  *  NHWC_CONCAT   Concat over channels: fx_nhwc_concat when channels-last;
- *  NHWC_MAXPOOL  the direct MaxPool: fx_maxpool_run_nhwc when channels-last. */
-typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT, NHWC_MAXPOOL } nhwc_use;
+ *  NHWC_MAXPOOL  the direct MaxPool: fx_maxpool_run_nhwc when channels-last;
+ *  NHWC_SCALARS  each output element from the same element of argument
+ *                `full` and scalar constants (the others; the GELU step, an
+ *                Add/Sub/Mul/Div by a scalar): the same bytes in either
+ *                layout. */
+typedef enum nhwc_use { NHWC_NONE, NHWC_SAME, NHWC_CHANNEL, NHWC_CONCAT, NHWC_MAXPOOL, NHWC_SCALARS } nhwc_use;
+
+/* Whether value v (-1: absent) is a scalar constant. */
+static bool scalar_const(const fx_plan *p, int v) {
+    return v < 0 || (p->vals[v].kind == V_CONST && nnfx_tensor_numel(p->vals[v].t) == 1);
+}
 
 static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
     return t && t->rank == 4 && t->dtype == NNFX_F32 && (t->shape[0] == 1 || t->shape[0] == full->shape[0]) &&
@@ -971,6 +1063,17 @@ static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
         return NHWC_MAXPOOL;
     if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out)) return NHWC_NONE;
     const nnfx_tensor *y = p->vals[s->out].t;
+    bool eltwise = s->kern == kern_gelu_fast || s->n->op == NNFX_OP_ADD || s->n->op == NNFX_OP_SUB ||
+                   s->n->op == NNFX_OP_MUL || s->n->op == NNFX_OP_DIV || s->n->op == NNFX_OP_ERF;
+    for (int f = 0; eltwise && f < s->nin && f < 2; f++) {
+        bool others = true;
+        for (int a = 0; a < s->nin; a++)
+            others = others && (a == f || scalar_const(p, s->in[a]));
+        if (others && s->in[f] >= 0 && p->vals[s->in[f]].kind == V_ARENA && same_tensor_shape(p->vals[s->in[f]].t, y)) {
+            *full = f;
+            return NHWC_SCALARS;
+        }
+    }
     for (int a = 0; a < s->nin; a++)
         if (s->in[a] < 0 || p->vals[s->in[a]].kind == V_ALIAS || p->vals[s->in[a]].kind == V_TUPLE) return NHWC_NONE;
     switch (s->n->op) {
@@ -1014,7 +1117,7 @@ static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
 
 /* Whether argument a of a step of use u (full: NHWC_CHANNEL's full
  * argument) shares the output's layout. */
-static bool coupled(nhwc_use u, int a, int full) { return u != NHWC_CHANNEL || a == full; }
+static bool coupled(nhwc_use u, int a, int full) { return (u != NHWC_CHANNEL && u != NHWC_SCALARS) || a == full; }
 
 /* Sets v's layout to NCHW; true when that changed it. */
 static bool to_nchw(fx_plan *p, int v) {
@@ -1406,8 +1509,11 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
     sb_printf(b, "%s = %s%s @%lld", sp->n->name,
               sp->kern == kern_silu_fast      ? "x * sigmoid(x)"
               : sp->kern == kern_dq_silu_fast ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
+              : sp->kern == kern_gelu_fast    ? "gelu: (x * (erf(x / c0) + c1)) * c2"
                                               : nnfx_op_name(sp->n->op),
-              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast || sp->kern == kern_global_average_pool_fast
+              sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast ||
+                      sp->kern == kern_global_average_pool_fast || sp->kern == kern_gelu_fast ||
+                      sp->kern == kern_erf_fast || sp->kern == kern_reduce_mean_fast || sp->kern == kern_softmax_fast
                   ? " (vector)"
               : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"

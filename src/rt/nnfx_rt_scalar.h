@@ -202,7 +202,9 @@ static inline float nnfx_rt_div(float a, float b) { return a / b; }
 /* @end */
 
 /* @rt pow libm */
-static inline float nnfx_rt_pow(float a, float b) { return powf(a, b); }
+/* a^2 is a * a (correctly rounded, as PyTorch computes it; libm's powf may
+ * be one ulp off), so the squares of a LayerNorm's variance vectorise. */
+static inline float nnfx_rt_pow(float a, float b) { return b == 2.0f ? a * a : powf(a, b); }
 /* @end */
 
 /* @rt max */

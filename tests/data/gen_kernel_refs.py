@@ -560,6 +560,22 @@ def main():
     save("resize_linear_h_only", [xr, none, none, i64(1, 3, 9, 6)],
          [n(F.interpolate(t(xr), size=(9, 6), mode="bilinear", align_corners=False))])
 
+    # vision-transformer shapes: x^2 exactly as PyTorch's x * x (libm's powf is
+    # one ulp off on some of these), a channels-last window pad, attention's
+    # einsums (q k^T: B transposed; attn v)
+    xs = r(64, 64, lo=-4.0, hi=4.0)
+    save("pow_square", [xs, np.array(2.0, np.float32)], [n(torch.pow(t(xs), 2.0))])
+    xw = r(1, 5, 6, 4)
+    save("pad_window", [xw, i64(0, 0, 0, 0, 0, 2, 1, 0)], [n(F.pad(t(xw), (0, 0, 0, 1, 0, 2)))])
+    q, k, v = u(1, 2, 3, 5, 4), u(1, 2, 3, 6, 4), u(1, 2, 3, 6, 4)
+    qk = n(torch.einsum("bghid,bghjd->bghij", t(q), t(k)))
+    save("einsum_attn_qk", [q, k], [qk])
+    save("einsum_attn_av", [qk, v], [n(torch.einsum("bghij,bghjd->bghid", t(qk), t(v)))])
+    xl = r(2, 7, 37)
+    save("reduce_mean_last", [xl, i64(-1)], [n(t(xl).mean(-1, keepdim=True))])  # LayerNorm's mean: by rows
+    xt = r(1, 2, 3, 2, 3, 5)  # window partition: [B, H/w, w, W/w, w, C] -> [B, H/w, W/w, w, w, C]
+    save("transpose_window", [xt], [np.transpose(xt, (0, 1, 3, 2, 4, 5))])
+
 
 if __name__ == "__main__":
     main()

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rt/nnfx_rt_kernels.h"
 #include "rt/nnfx_rt_scalar.h"
 #include "core/core_int.h"
 #include "exec/fast_int.h"
@@ -212,5 +213,154 @@ nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
     float *y = out[0]->data;
     for (int64_t i = 0, total = nnfx_tensor_numel(q); i < total; i++)
         y[i] = tab[x[i]];
+    return NNFX_OK;
+}
+
+/* erf(x) as x * P(x^2) / Q(x^2) on x clamped to [-4, 4] (the rational
+ * function of Eigen's and XLA's float erf), clamped to [-1, 1]; NaN for
+ * NaN. Branch-free (selects only), so the rows over it vectorise. */
+static inline float erf_fast(float x) {
+    float c = x > -4.0f ? x : -4.0f;
+    c = c < 4.0f ? c : 4.0f;
+    float x2 = c * c;
+    float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
+    p = x2 * p + -2.10102402082508e-06f;
+    p = x2 * p + -5.69250639462346e-05f;
+    p = x2 * p + -7.34990630326855e-04f;
+    p = x2 * p + -2.95459980854025e-03f;
+    p = x2 * p + -1.60960333262415e-02f;
+    p = c * p;
+    float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
+    q = x2 * q + -1.68282697438203e-03f;
+    q = x2 * q + -7.37332916720468e-03f;
+    q = x2 * q + -1.42647390514189e-02f;
+    float y = p / q;
+    y = y < 1.0f ? y : 1.0f;
+    y = y > -1.0f ? y : -1.0f;
+    return x == x ? y : x;
+}
+
+float fx_erf_fast(float x) { return erf_fast(x); }
+
+/* gelu false: y = erf(x); true: y = (x * (erf(x / c[0]) + c[1])) * c[2],
+ * each operation rounded as the unfused graph's steps round it. */
+static inline CORE_ALWAYS_INLINE void fx_erf_row_body(const float *restrict x, float *restrict y, int64_t n,
+                                                      const float *c, bool gelu) {
+    if (!gelu) {
+        for (int64_t i = 0; i < n; i++)
+            y[i] = erf_fast(x[i]);
+        return;
+    }
+    const float c0 = c[0], c1 = c[1], c2 = c[2];
+    for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        y[i] = (v * (erf_fast(v / c0) + c1)) * c2;
+    }
+}
+
+CORE_ISA_VARIANTS(fx_erf_row, (const float *restrict x, float *restrict y, int64_t n, const float *c, bool gelu),
+                  (x, y, n, c, gelu))
+
+void fx_erf_row(const float *x, float *y, int64_t n, const float *c, bool gelu) {
+    const int64_t chunk = 4096;
+    for (int64_t i = 0; i < n; i += chunk) { /* x and y may be the same buffer: in chunks through a copy */
+        int64_t m = n - i < chunk ? n - i : chunk;
+        if (x + i == y + i) {
+            float t[4096];
+            memcpy(t, x + i, (size_t)m * sizeof *t);
+            CORE_ISA_PICK(fx_erf_row)(t, y + i, m, c, gelu);
+        } else
+            CORE_ISA_PICK(fx_erf_row)(x + i, y + i, m, c, gelu);
+    }
+}
+
+nnfx_status kern_erf_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err) {
+    if (nin < 1 || !in[0] || in[0]->dtype != NNFX_F32)
+        return ir_op_info(NNFX_OP_ERF)->kernel(n, nin, in, nout, out, err);
+    if (nout < 1 || !out[0] || out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(in[0]) != nnfx_tensor_numel(out[0]))
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME, "node '%s': erf step needs float32 y of x's size",
+                              nnfx_node_name(n));
+    fx_erf_row(in[0]->data, out[0]->data, nnfx_tensor_numel(out[0]), NULL, false);
+    return NNFX_OK;
+}
+
+nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err) {
+    float c[3] = {1.0f, 1.0f, 1.0f};
+    bool ok = nin == 4 && in[0] && in[0]->dtype == NNFX_F32 && nout >= 1 && out[0] && out[0]->dtype == NNFX_F32 &&
+              nnfx_tensor_numel(in[0]) == nnfx_tensor_numel(out[0]);
+    for (int k = 1; ok && k < 4; k++) {
+        if (!in[k]) continue; /* absent: 1 (an exact multiply) */
+        ok = in[k]->dtype == NNFX_F32 && nnfx_tensor_numel(in[k]) == 1;
+        if (ok) c[k - 1] = *(const float *)in[k]->data;
+    }
+    if (!ok)
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME,
+                              "node '%s': GELU step needs float32 x of y's size and float32 scalar constants",
+                              nnfx_node_name(n));
+    fx_erf_row(in[0]->data, out[0]->data, nnfx_tensor_numel(out[0]), c, true);
+    return NNFX_OK;
+}
+
+/* One softmax row (n >= 1) as nnfx_rt_softmax computes it, exp by
+ * fast_exp and the sum in double by 16 independent accumulators; returns
+ * false (y untouched) when the row holds a NaN or its max is not finite
+ * (then the meaning's row runs: its NaNs). */
+static inline CORE_ALWAYS_INLINE void fx_softmax_row_body(const float *restrict x, float *restrict y, int64_t n,
+                                                          bool *ok) {
+    float m = x[0];
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        m = x[i] > m ? x[i] : m;
+        bad |= x[i] != x[i];
+    }
+    *ok = !bad && m > -INFINITY && m < INFINITY;
+    if (!*ok) return;
+    for (int64_t i = 0; i < n; i++) { /* below -87 the meaning is under 2^-125: 0 */
+        float t = x[i] - m, c = t > -87.0f ? t : -87.0f;
+        y[i] = t >= -87.0f ? fast_exp(c) : 0.0f;
+    }
+    double acc[16] = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++)
+            acc[k] += (double)y[i + k];
+    for (; i < n; i++)
+        acc[i % 16] += (double)y[i];
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            acc[k] += acc[k + w];
+    float inv = (float)(1.0 / acc[0]);
+    for (int64_t j = 0; j < n; j++)
+        y[j] *= inv;
+}
+
+CORE_ISA_VARIANTS(fx_softmax_row, (const float *restrict x, float *restrict y, int64_t n, bool *ok), (x, y, n, ok))
+
+void fx_softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
+    void (*row)(const float *restrict, float *restrict, int64_t, bool *) = CORE_ISA_PICK(fx_softmax_row);
+    float t[1024];
+    for (int64_t r = 0; r < rows; r++) {
+        bool ok = false;
+        const float *xr = x + r * n;
+        if (xr == y + r * n && n <= 1024) { /* in place: through a copy of the row */
+            memcpy(t, xr, (size_t)n * sizeof *t);
+            xr = t;
+        }
+        if (n > 0 && xr != y + r * n) row(xr, y + r * n, n, &ok);
+        if (!ok) nnfx_rt_softmax(x + r * n, y + r * n, 1, (long)n, 1, 0);
+    }
+}
+
+nnfx_status kern_softmax_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err) {
+    const nnfx_tensor *x = nin >= 1 ? in[0] : NULL;
+    int64_t a = ir_attr_int(n, "axis");
+    if (!x || x->dtype != NNFX_F32 || x->rank < 1 || (a != -1 && a != x->rank - 1) || nout < 1 || !out[0] ||
+        out[0]->dtype != NNFX_F32 || nnfx_tensor_numel(out[0]) != nnfx_tensor_numel(x))
+        return ir_op_info(NNFX_OP_SOFTMAX)->kernel(n, nin, in, nout, out, err); /* its checks, messages */
+    int64_t len = x->shape[x->rank - 1];
+    fx_softmax_rows(x->data, out[0]->data, len ? nnfx_tensor_numel(x) / len : 0, len);
     return NNFX_OK;
 }

@@ -60,7 +60,16 @@ static void row_f32(void *ctx, const int64_t *off, const int64_t *inner, int64_t
     case B_SUB: BIN_ROW(float, nnfx_rt_sub(x, y)); break;
     case B_MUL: BIN_ROW(float, nnfx_rt_mul(x, y)); break;
     case B_DIV: BIN_ROW(float, nnfx_rt_div(x, y)); break;
-    case B_POW: BIN_ROW(float, nnfx_rt_pow(x, y)); break;
+    case B_POW:
+        if (inner[0] == 1 && inner[1] == 0 && ((const float *)c->b)[off[1]] == 2.0f) { /* x^2: a loop that vectorises */
+            const float *pa = (const float *)c->a + off[0];
+            float *po = (float *)c->o + out_off;
+            for (int64_t i = 0; i < n; i++)
+                po[i] = pa[i] * pa[i];
+            break;
+        }
+        BIN_ROW(float, nnfx_rt_pow(x, y));
+        break;
     case B_PRELU: BIN_ROW(float, nnfx_rt_prelu(x, y)); break;
     case B_BAND:
     case B_BOR:

@@ -33,6 +33,47 @@ static void gather_view(const float *src, int n, const int64_t *sz, const int64_
     }
 }
 
+/* Whether labels lab[0..n) are the groups g[0], g[1], ... (g[k] of cnt[k]
+ * labels) one after another. */
+static bool labels_are(const int *lab, int n, int ng, const int *const *g, const int *cnt) {
+    int j = 0;
+    for (int k = 0; k < ng; k++)
+        for (int i = 0; i < cnt[k]; i++, j++)
+            if (j >= n || lab[j] != g[k][i]) return false;
+    return j == n;
+}
+
+/* einsum_gemm's case when no operand needs a gather: A's labels are batch,
+ * M, K (or batch, K, M: transposed), B's batch, K, N (or batch, N, K), the
+ * output's batch, M, N; g holds the batch, M, N and K labels, cnt their
+ * counts. One GEMM per batch entry straight on the tensors; false when the
+ * labels are in another order. */
+static bool einsum_gemm_direct(const ir_einsum *p, nnfx_tensor *const *in, nnfx_tensor *out, const int *const *g,
+                               const int *cnt, int64_t B, int64_t M, int64_t N, int64_t K) {
+    const int *ga[3] = {g[0], g[1], g[3]}, *gat[3] = {g[0], g[3], g[1]}, *gb[3] = {g[0], g[3], g[2]},
+              *gbt[3] = {g[0], g[2], g[3]}, *go[3] = {g[0], g[1], g[2]};
+    const int ca[3] = {cnt[0], cnt[1], cnt[3]}, cat[3] = {cnt[0], cnt[3], cnt[1]}, cb[3] = {cnt[0], cnt[3], cnt[2]},
+              cbt[3] = {cnt[0], cnt[2], cnt[3]}, co[3] = {cnt[0], cnt[1], cnt[2]};
+    bool ta = false, tb = false;
+    if (B == 0 || M == 0 || N == 0 || K == 0) return false;
+    if (!labels_are(p->lab[0], p->nlab[0], 3, ga, ca)) {
+        if (!labels_are(p->lab[0], p->nlab[0], 3, gat, cat)) return false;
+        ta = true;
+    }
+    if (!labels_are(p->lab[1], p->nlab[1], 3, gb, cb)) {
+        if (!labels_are(p->lab[1], p->nlab[1], 3, gbt, cbt)) return false;
+        tb = true;
+    }
+    if (!labels_are(p->out, p->nout, 3, go, co)) return false;
+    const float *a = in[0]->data, *b = in[1]->data;
+    float *c = out->data;
+    for (int64_t i = 0; i < B; i++)
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                    (int)K, 1.0f, a + i * M * K, ta ? (int)M : (int)K, b + i * K * N, tb ? (int)K : (int)N, 0.0f,
+                    c + i * M * N, (int)N);
+    return true;
+}
+
 /* The matmul-like case (two float32 inputs, no diagonal, no broadcast
  * dims, every label in at least two of A, B, output): labels split into
  * batch (A, B, out), M (A, out), N (B, out) and K (A, B); A and B are
@@ -59,20 +100,25 @@ static bool einsum_gemm(const ir_einsum *p, nnfx_tensor *const *in, nnfx_tensor 
         where[p->out[j]] |= 4;
     int bl[NNFX_MAX_RANK], ml[NNFX_MAX_RANK], nl[NNFX_MAX_RANK], kl[NNFX_MAX_RANK], nb = 0, nm = 0, nn = 0, nk = 0;
     int64_t B = 1, M = 1, N = 1, K = 1;
-    for (int l = 0; l < 256; l++) {
-        if (!where[l]) continue;
+    for (int l = 0; l < 256; l++)
+        if (where[l] && where[l] != 7 && where[l] != 5 && where[l] != 6 && where[l] != 3)
+            return false; /* summed over one input only: the generic loop */
+    /* batch, M and N labels in the output's order, K labels in A's */
+    for (int j = 0; j < p->nout; j++) {
+        int l = p->out[j];
         if (where[l] == 7)
             bl[nb++] = l, B *= size[l];
         else if (where[l] == 5)
             ml[nm++] = l, M *= size[l];
-        else if (where[l] == 6)
-            nl[nn++] = l, N *= size[l];
-        else if (where[l] == 3)
-            kl[nk++] = l, K *= size[l];
         else
-            return false; /* summed over one input only: the generic loop */
+            nl[nn++] = l, N *= size[l];
     }
+    for (int j = 0; j < p->nlab[0]; j++)
+        if (where[p->lab[0][j]] == 3) kl[nk++] = p->lab[0][j], K *= size[p->lab[0][j]];
     if (M > INT_MAX || N > INT_MAX || K > INT_MAX) return false;
+    if (einsum_gemm_direct(p, in, out, (const int *const[4]){bl, ml, nl, kl}, (const int[4]){nb, nm, nn, nk}, B, M, N,
+                           K))
+        return true;
     float *a = malloc(sizeof *a * (size_t)(B * M * K + 1)), *b = malloc(sizeof *b * (size_t)(B * K * N + 1));
     float *c = malloc(sizeof *c * (size_t)(B * M * N + 1));
     if (!a || !b || !c) {

@@ -62,12 +62,33 @@ nnfx_status kern_sigmoid_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
                               nnfx_error *err);
 nnfx_status kern_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err);
+/* The compiled plan's float32 Erf step and its fused GELU step (act_fast.c,
+ * fx_erf_row: error bound in fast_int.h). kern_erf_fast: y = erf(in[0]);
+ * other types go to the reference kernel. kern_gelu_fast: y = (x * (erf(x
+ * / in[1]) + in[2])) * in[3] for x = in[0], each in[k] a float32 scalar
+ * (NULL: 1); y must have x's element count. */
+nnfx_status kern_erf_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                          nnfx_error *err);
+nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                           nnfx_error *err);
+/* The compiled plan's float32 Softmax over the last axis (act_fast.c,
+ * fx_softmax_rows: error bound in fast_int.h); other axes and types: the
+ * reference kernel. */
+nnfx_status kern_softmax_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                              nnfx_error *err);
 /* x * sigmoid(x) of x = DequantizeLinear(in[0], in[1], in[2]) (int8 or
  * uint8, scalar scale and zero point; in[2] NULL: zero): the 256 values
  * DequantizeLinear can give, through kern_silu_fast's row, as a table
  * indexed by each byte: the same floats as the two steps. */
 nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                               nnfx_error *err);
+
+/* The compiled plan's float32 ReduceMean over the last dims (pool_fast.c;
+ * LayerNorm's means): each row's mean as kern_reduce_mean's, summed in
+ * double by independent accumulators instead of in order (within float
+ * rounding of it). Other axes or types: the reference kernel. */
+nnfx_status kern_reduce_mean_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                  nnfx_tensor *const *out, nnfx_error *err);
 
 /* The compiled plan's float32 GlobalAveragePool (pool_fast.c): the mean of
  * each (n, c) plane as kern_global_average_pool's, summed in double by

@@ -30,6 +30,41 @@ int kern_pad_mode(const char *ms) {
                                           : -1;
 }
 
+/* Constant Pad without crops (every pad >= 0): o filled with the value
+ * cval (es bytes), then each innermost row of x copied to its place.
+ * Returns false (nothing written) for other modes or negative pads. */
+static bool pad_constant_rows(const nnfx_tensor *x, nnfx_tensor *o, int mode, const int64_t *pb, const int64_t *pe,
+                              const unsigned char *cval, size_t es) {
+    int r = x->rank;
+    if (mode != 0 || r < 1 || nnfx_tensor_numel(x) == 0) return false;
+    for (int d = 0; d < r; d++)
+        if (pb[d] < 0 || pe[d] < 0) return false;
+    bool zero = true;
+    for (size_t b = 0; b < es; b++)
+        zero = zero && cval[b] == 0;
+    int64_t total = nnfx_tensor_numel(o), row = x->shape[r - 1], ost[NNFX_MAX_RANK], idx[NNFX_MAX_RANK] = {0};
+    char *dst = o->data;
+    if (zero)
+        memset(dst, 0, (size_t)total * es);
+    else
+        for (int64_t i = 0; i < total; i++)
+            memcpy(dst + (size_t)i * es, cval, es);
+    kern_strides(r, o->shape, ost);
+    int64_t rows = nnfx_tensor_numel(x) / row;
+    const char *src = x->data;
+    for (int64_t i = 0; i < rows; i++, src += (size_t)row * es) {
+        int64_t off = pb[r - 1];
+        for (int d = 0; d < r - 1; d++)
+            off += (idx[d] + pb[d]) * ost[d];
+        memcpy(dst + (size_t)off * es, src, (size_t)row * es);
+        for (int d = r - 2; d >= 0; d--) {
+            if (++idx[d] < x->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return true;
+}
+
 /* Pad(data, pads, constant_value?, axes?) with mode constant, reflect, edge
  * or wrap; negative pads crop. */
 nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -71,6 +106,7 @@ nnfx_status kern_pad(const nnfx_node *n, int nin, nnfx_tensor *const *in, int no
         tmp.data = cval;
         kern_set(&tmp, 0, nnfx_tensor_get(cv, 0));
     }
+    if (pad_constant_rows(x, o, mode, pb, pe, cval, es)) return NNFX_OK;
     int64_t total = nnfx_tensor_numel(o), xst[NNFX_MAX_RANK], idx[NNFX_MAX_RANK] = {0};
     kern_strides(x->rank, x->shape, xst);
     if (total <= 0) return NNFX_OK;

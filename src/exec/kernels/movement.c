@@ -29,6 +29,22 @@ static void gather_strided(const char *src, int64_t base, int rank, const int64_
         memcpy(dst, src + base * (int64_t)es, es);
         return;
     }
+    /* merge each dim into the next where the two walk memory as one (and
+     * drop dims of 1): longer inner runs, the same bytes in the same order */
+    int64_t csh[NNFX_MAX_RANK], cst[NNFX_MAX_RANK];
+    int cr = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        if (cr > 0 && cst[cr - 1] == st[d] * shape[d]) {
+            csh[cr - 1] *= shape[d];
+            cst[cr - 1] = st[d];
+        } else {
+            csh[cr] = shape[d];
+            cst[cr++] = st[d];
+        }
+    }
+    if (cr == 0) csh[cr] = 1, cst[cr++] = 1;
+    rank = cr, shape = csh, st = cst;
     int64_t idx[NNFX_MAX_RANK] = {0}, off = base, inner = shape[rank - 1], ist = st[rank - 1];
     for (int64_t done = 0; done < total; done += inner) {
         if (ist == 1) {

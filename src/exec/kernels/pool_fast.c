@@ -297,3 +297,42 @@ nnfx_status kern_global_average_pool_fast(const nnfx_node *n, int nin, nnfx_tens
     }
     return NNFX_OK;
 }
+
+nnfx_status kern_reduce_mean_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                  nnfx_tensor *const *out, nnfx_error *err) {
+    nnfx_status (*ref)(const nnfx_node *, int, nnfx_tensor *const *, int, nnfx_tensor *const *, nnfx_error *) =
+        ir_op_info(NNFX_OP_REDUCE_MEAN)->kernel;
+    if (nin < 1 || nout < 1 || !in[0] || !out[0] || in[0]->dtype != NNFX_F32 || out[0]->dtype != NNFX_F32 ||
+        in[0]->rank < 1)
+        return ref(n, nin, in, nout, out, err); /* its checks, messages */
+    const nnfx_tensor *x = in[0];
+    int64_t axes[NNFX_MAX_RANK];
+    int na = 0;
+    const nnfx_tensor *at = nin > 1 ? in[1] : NULL;
+    bool red[NNFX_MAX_RANK];
+    char why[200];
+    if ((at && !kern_ints(at, axes, NNFX_MAX_RANK, &na)) ||
+        !ir_reduce_plan(n, x->rank, na, at ? axes : NULL, red, why, sizeof why))
+        return ref(n, nin, in, nout, out, err);
+    int d0 = x->rank; /* the reduced dims must be the last ones: rows of len contiguous values */
+    while (d0 > 0 && red[d0 - 1])
+        d0--;
+    int64_t rows = 1, len = 1;
+    for (int d = 0; d < x->rank; d++) {
+        if (red[d] && d < d0) return ref(n, nin, in, nout, out, err);
+        if (d < d0)
+            rows *= x->shape[d];
+        else
+            len *= x->shape[d];
+    }
+    if (d0 == x->rank || len == 0 || nnfx_tensor_numel(out[0]) != rows) return ref(n, nin, in, nout, out, err);
+    const float *xd = x->data;
+    float *y = out[0]->data;
+    void (*sum)(const float *restrict, int64_t, double *) = CORE_ISA_PICK(fsum16);
+    for (int64_t r = 0; r < rows; r++) {
+        double t = 0;
+        sum(xd + r * len, len, &t);
+        y[r] = (float)(t / (double)len);
+    }
+    return NNFX_OK;
+}
