@@ -468,7 +468,9 @@ nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
     return NNFX_OK;
 }
 
-nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+/* Gemm node n (transA / transB, alpha, beta, a broadcast C) of inputs in[]
+ * into y (ops.def's emit for Gemm). */
+nnfx_status gen_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1);
     if (!am || !bm || am->rank != 2 || bm->rank != 2) return cg_unsupported(c, n, "gemm operands must be matrices");
     int ta = (int)ir_attr_int(n, "transA"), tb = (int)ir_attr_int(n, "transB");
@@ -528,7 +530,9 @@ const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad) {
     return vv.t;
 }
 
-nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+/* LayerNormalization node n (scale, optional bias; Mean / InvStdDev when the
+ * step has them) of inputs in[] into y (ops.def's emit). */
+nnfx_status gen_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *sm = cg_arg_meta(n, 1), *bm = s->nin > 2 ? cg_arg_meta(n, 2) : NULL;
     int axis;
     if (!xm || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
@@ -560,4 +564,58 @@ nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, ch
     cg_float_lit(&c->body, (float)ir_attr_float(n, "epsilon"));
     sb_printf(&c->body, ", %s, %lld, %lld, %s, %s);\n", y, (long long)outer, (long long)inner, stat[0], stat[1]);
     return NNFX_OK;
+}
+
+/* ---- the emit column's emitters of this file (ops.def, cg_emit_fn) ----- */
+
+/* An element-wise map (Relu, Sigmoid, Sin...): nnfx_rt_map of the op's scalar
+ * function (cg_unary_fn) with its float attributes. */
+nnfx_status gen_map(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    float a, b;
+    const char *fn = cg_unary_fn(n->op);
+    if (!fn || !cg_unary_params(c, s, n, &a, &b)) return cg_unsupported(c, n, "not an element-wise map");
+    cg_emit_map(c, fn, in[0], y, cg_meta_numel(&n->meta[0]), a, b);
+    return NNFX_OK;
+}
+
+/* A broadcast binary op (Add, Sub, Mul, Div, Pow): nnfx_rt_bcast. */
+nnfx_status gen_binary(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *fn = cg_binary_fn(n->op);
+    if (!fn) return cg_unsupported(c, n, "not a broadcast binary op");
+    return cg_emit_binary(c, n, fn, in[0], in[1], y);
+}
+
+/* A reshape-like view (Reshape, Flatten, Squeeze, Identity...): the data,
+ * unchanged. */
+nnfx_status gen_view(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(cg_meta_numel(&n->meta[0]) * 4));
+    return NNFX_OK;
+}
+
+/* A reduction or global pooling (reduce_kind); in and y NULL for a float64
+ * or int64 one. */
+nnfx_status gen_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_reduce(c, s, n, in ? in[0] : NULL, y, reduce_kind(n->op));
+}
+
+/* Conv: x, weights, optional bias (no fusion: emit_conv_step fuses). */
+nnfx_status gen_conv(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y, NULL);
+}
+
+/* MaxPool: 1-d and 2-d without Indices by emit_pool; with Indices or 3-d
+ * by nnfx_rt_maxpool_idx (emit_float_ops.c). */
+nnfx_status gen_max_pool(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    if (s->nout != 1 || (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5)) return cg_emit_maxpool_idx(c, s);
+    return emit_pool(c, n, in[0], y);
+}
+
+/* AveragePool: emit_pool. */
+nnfx_status gen_average_pool(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_pool(c, n, in[0], y);
+}
+
+/* MatMul: emit_matmul. */
+nnfx_status gen_matmul(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_matmul(c, n, in, y);
 }
