@@ -62,7 +62,10 @@ void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     }
 }
 
-bool cg_float_multi_output(const nnfx_node *n) { return n->op == NNFX_OP_LAYER_NORM || n->op == NNFX_OP_MAX_POOL; }
+bool cg_float_multi_output(const nnfx_node *n) {
+    const cg_emit_fn e = cg_op_emitter(n->op);
+    return e == gen_layer_norm || e == gen_max_pool;
+}
 
 /* ---- helpers ------------------------------------------------------------------- */
 
