@@ -229,14 +229,18 @@ nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s);
 int cg_node_value(const cg *c, const nnfx_node *n);
 /* Sets NNFX_ERR_UNSUPPORTED "codegen: node N (op): why" and returns it. */
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
-/* The runtime's scalar function name of a unary float op ("relu"...), or NULL. */
+/* The runtime's scalar function name of a map op ("relu"...: the name of
+ * its row, whose emit is gen_map or gen_clip), or NULL. */
 const char *cg_unary_fn(nnfx_op op);
 /* alpha/beta (or Clip's min/max) of unary node n in step s; false when not constants. */
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b);
 /* Emits y[i] = nnfx_rt_<fn>(x[i], a, b) for i < n. */
 void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b);
-/* The runtime's scalar function name of a binary float op ("add"...), or NULL. */
+/* The runtime's scalar function name of a binary float op ("add"...: the
+ * name of its row, whose emit is gen_binary), or NULL. */
 const char *cg_binary_fn(nnfx_op op);
+/* Whether the runtime (src/rt/) has an @rt section called name. */
+bool cg_has_section(const char *name);
 /* The broadcast of binary node n's operands to its output, merged (rank <= 6). */
 nnfx_status cg_plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp);
 /* Emits binary node n: y = fn(a, b) with ONNX broadcasting. */
@@ -276,9 +280,6 @@ cg_emit_fn cg_op_emitter(nnfx_op op);
 /* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
  * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
 nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
-/* emit_float_ops.c: the runtime's scalar function name of a further unary
- * float op ("sin", "selu"...; cg_unary_fn's), or NULL. */
-const char *cg_float_unary_fn(nnfx_op op);
 /* emit_float_ops.c: the float attributes (a, b) such a unary node passes
  * its scalar function (left as they are for one that takes none). */
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b);

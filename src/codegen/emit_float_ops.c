@@ -16,35 +16,7 @@
 #include "core/core_int.h"
 #include "ir/ir_int.h"
 
-/* ---- unary functions (codegen.c's cg_unary_fn / cg_unary_params) ------------- */
-
-const char *cg_float_unary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_ACOS: return "acos";
-    case NNFX_OP_ACOSH: return "acosh";
-    case NNFX_OP_ASIN: return "asin";
-    case NNFX_OP_ASINH: return "asinh";
-    case NNFX_OP_ATAN: return "atan";
-    case NNFX_OP_ATANH: return "atanh";
-    case NNFX_OP_COS: return "cos";
-    case NNFX_OP_COSH: return "cosh";
-    case NNFX_OP_SIN: return "sin";
-    case NNFX_OP_SINH: return "sinh";
-    case NNFX_OP_TAN: return "tan";
-    case NNFX_OP_CEIL: return "ceil";
-    case NNFX_OP_FLOOR: return "floor";
-    case NNFX_OP_ROUND: return "round";
-    case NNFX_OP_SIGN: return "sign";
-    case NNFX_OP_SOFTPLUS: return "softplus";
-    case NNFX_OP_SOFTSIGN: return "softsign";
-    case NNFX_OP_MISH: return "mish";
-    case NNFX_OP_SELU: return "selu";
-    case NNFX_OP_CELU: return "celu";
-    case NNFX_OP_THRESHOLDED_RELU: return "thresholded_relu";
-    case NNFX_OP_SHRINK: return "shrink";
-    default: return NULL;
-    }
-}
+/* ---- unary functions (emit_ops.c's cg_unary_params) ----------------------------- */
 
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     switch (n->op) { /* the attributes and defaults of src/exec/kernels/math_extra.c */

@@ -21,26 +21,11 @@
 
 /* ---- emitters ---------------------------------------------------------- */
 
-/* The scalar section name of a unary op, or NULL. */
+/* The scalar section name of a map op: its row's name (the runtime's
+ * nnfx_rt_NAME), for the ops whose row names gen_map or gen_clip; else NULL. */
 const char *cg_unary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_RELU: return "relu";
-    case NNFX_OP_LEAKY_RELU: return "leaky_relu";
-    case NNFX_OP_SIGMOID: return "sigmoid";
-    case NNFX_OP_HARD_SIGMOID: return "hard_sigmoid";
-    case NNFX_OP_HARD_SWISH: return "hard_swish";
-    case NNFX_OP_TANH: return "tanh";
-    case NNFX_OP_ELU: return "elu";
-    case NNFX_OP_ERF: return "erf";
-    case NNFX_OP_EXP: return "exp";
-    case NNFX_OP_LOG: return "log";
-    case NNFX_OP_SQRT: return "sqrt";
-    case NNFX_OP_NEG: return "neg";
-    case NNFX_OP_ABS: return "abs";
-    case NNFX_OP_RECIPROCAL: return "reciprocal";
-    case NNFX_OP_CLIP: return "clip";
-    default: return cg_float_unary_fn(op); /* emit_float_ops.c's further ones */
-    }
+    const cg_emit_fn e = cg_op_emitter(op);
+    return e == gen_map || e == gen_clip ? nnfx_op_name(op) : NULL;
 }
 
 /* alpha/beta (or min/max) of unary op node n in step s. */
@@ -264,16 +249,9 @@ nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     return NNFX_OK;
 }
 
-const char *cg_binary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_ADD: return "add";
-    case NNFX_OP_SUB: return "sub";
-    case NNFX_OP_MUL: return "mul";
-    case NNFX_OP_DIV: return "div";
-    case NNFX_OP_POW: return "pow";
-    default: return NULL;
-    }
-}
+/* The runtime function of a broadcast binary op: its row's name, for the
+ * ops whose row names gen_binary; else NULL. */
+const char *cg_binary_fn(nnfx_op op) { return cg_op_emitter(op) == gen_binary ? nnfx_op_name(op) : NULL; }
 
 static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
     sb_printf(b, "        static const long %s[%d] = {", name, k);
