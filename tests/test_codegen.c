@@ -2,10 +2,14 @@
  * figures for the keyword model, determinism, --forbid, bad arguments,
  * inputs fixed at generation, the part before chosen outputs.
  * That the generated C compiles and matches PyTorch is checked by
- * tests/codegen/check_codegen.py (CTest "codegen"). */
+ * tests/codegen/check_codegen.py (CTest "codegen"). The emit column of
+ * the op table agrees with the generator's families. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/codegen_int.h"
+#include "ir/ir_int.h"
+#include "ir/op_table.h"
 #include "testutil.h"
 
 static nnfx_graph *load_kws(void) {
@@ -209,11 +213,47 @@ static void test_cut_outputs(void **state) {
     nnfx_graph_free(g);
 }
 
+/* The emit column of ops.def (cg_op_emitter) names a family's emitter for
+ * exactly the ops that family computes, and the runtime has what it calls:
+ * gen_map (Clip, whose bounds may be computed: gen_clip) and gen_binary call
+ * nnfx_rt_NAME of the row's name, an @rt section; a view (NNFX_F_VIEW) names
+ * gen_view, a reduction (reduce_kind) gen_reduce, a comparison gen_compare,
+ * control flow gen_ctrl. */
+static void test_emit_column(void **state) {
+    (void)state;
+    int maps = 0, binaries = 0;
+    for (int i = 1; i < NNFX_OP_COUNT; i++) {
+        const nnfx_op op = (nnfx_op)i;
+        const cg_emit_fn e = cg_op_emitter(op);
+        const char *name = nnfx_op_name(op);
+        assert_non_null(e);
+        if (e == gen_map || e == gen_clip || e == gen_binary) {
+            if (!cg_has_section(name)) fail_msg("%s: the runtime has no section %s", name, name);
+            maps += e != gen_binary, binaries += e == gen_binary;
+        }
+        if (((ir_op_info(op)->flags & NNFX_F_VIEW) != 0) != (e == gen_view)) fail_msg("%s: gen_view", name);
+        if ((reduce_kind(op) >= 0) != (e == gen_reduce)) fail_msg("%s: gen_reduce", name);
+        if ((cg_compare_code(op) >= 0) != (e == gen_compare)) fail_msg("%s: gen_compare", name);
+        if (ir_op_is_ctrl(op) != (e == gen_ctrl)) fail_msg("%s: gen_ctrl", name);
+    }
+    assert_true(maps >= 37 && binaries == 5);
+    assert_string_equal(cg_unary_fn(NNFX_OP_HARD_SIGMOID), "hard_sigmoid");
+    assert_string_equal(cg_binary_fn(NNFX_OP_ADD), "add");
+    assert_null(cg_unary_fn(NNFX_OP_CONV));
+    assert_null(cg_binary_fn(NNFX_OP_PRELU));
+    assert_false(cg_has_section("no_such_section"));
+    assert_true(cg_op_emitter(NNFX_OP_CLIP) == gen_clip);
+    assert_true(cg_op_emitter(NNFX_OP_CONV) == gen_conv);
+    assert_true(cg_op_emitter(NNFX_OP_MAX_POOL) == gen_max_pool);
+    assert_true(cg_op_emitter(NNFX_OP_NONE) == gen_none);
+    assert_true(cg_op_emitter(NNFX_OP_COUNT) == gen_none);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_and_determinism), cmocka_unit_test(test_forbid_and_errors),
         cmocka_unit_test(test_optimize_modes),        cmocka_unit_test(test_fixed_inputs),
-        cmocka_unit_test(test_cut_outputs),
+        cmocka_unit_test(test_cut_outputs),           cmocka_unit_test(test_emit_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,12 @@ static bool section_text(const char *name, const char **start, size_t *len, cons
 }
 
 /* Marks section `name` (and what it needs) as used. */
+bool cg_has_section(const char *name) {
+    const char *t, *fl;
+    size_t len, flen;
+    return section_text(name, &t, &len, &fl, &flen);
+}
+
 void cg_use_section(cg *c, const char *name) {
     if (c->int_only && strcmp(name, "q8") == 0) name = "q8fix"; /* no float: the integer-only form */
     for (int i = 0; i < c->nsections; i++)

@@ -229,14 +229,18 @@ nnfx_status cg_emit_qlinear(cg *c, const fx_step_view *s);
 int cg_node_value(const cg *c, const nnfx_node *n);
 /* Sets NNFX_ERR_UNSUPPORTED "codegen: node N (op): why" and returns it. */
 nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
-/* The runtime's scalar function name of a unary float op ("relu"...), or NULL. */
+/* The runtime's scalar function name of a map op ("relu"...: the name of
+ * its row, whose emit is gen_map or gen_clip), or NULL. */
 const char *cg_unary_fn(nnfx_op op);
 /* alpha/beta (or Clip's min/max) of unary node n in step s; false when not constants. */
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b);
 /* Emits y[i] = nnfx_rt_<fn>(x[i], a, b) for i < n. */
 void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b);
-/* The runtime's scalar function name of a binary float op ("add"...), or NULL. */
+/* The runtime's scalar function name of a binary float op ("add"...: the
+ * name of its row, whose emit is gen_binary), or NULL. */
 const char *cg_binary_fn(nnfx_op op);
+/* Whether the runtime (src/rt/) has an @rt section called name. */
+bool cg_has_section(const char *name);
 /* The broadcast of binary node n's operands to its output, merged (rank <= 6). */
 nnfx_status cg_plan_bcast(cg *c, const nnfx_node *n, kern_bcast *bp);
 /* Emits binary node n: y = fn(a, b) with ONNX broadcasting. */
@@ -257,17 +261,25 @@ bool cg_bytes_dtype(nnfx_dtype dt);
 
 /* ---- further emitters --------------------------------------------------------- */
 
-/* emit_float_ops.c: float32 ops beyond emit_kernel_step's own (called for
- * a step whose op emit_kernel_step, emit_ctrl.c, has no kernel for; in: the step's data inputs as C
- * expressions, y: its output). NNFX_ERR_UNSUPPORTED naming the node when
- * it has none either. */
-nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* The generated-C emitter of an op, the `emit` column of include/nnfx/ops.def:
+ * writes kernel step s of node n (its last node). For a float32 step that
+ * reaches the table lookup of emit_kernel_step, in: the step's data inputs as
+ * C expressions (cg_data_inputs of them; "" for an absent one) and y: its
+ * output; both NULL where emit_kernel_step calls it ahead of the float32 path
+ * (control flow, Einsum, the moves, comparisons, casts and reductions of
+ * other types), where the emitter reads its values itself. */
+typedef nnfx_status (*cg_emit_fn)(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
+/* Every emitter named in ops.def's emit column (emit_*.c, emit_table.c). */
+#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst, emt)                                                 \
+    nnfx_status emt(cg *c, const fx_step_view *s, const nnfx_node *n, char(*in)[64], const char *y);
+#include "nnfx/ops.def"
+#undef NNFX_OP
+/* emit_table.c: op's emitter from ops.def's emit column (gen_none for an
+ * invalid op). */
+cg_emit_fn cg_op_emitter(nnfx_op op);
 /* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
  * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
 nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
-/* emit_float_ops.c: the runtime's scalar function name of a further unary
- * float op ("sin", "selu"...; cg_unary_fn's), or NULL. */
-const char *cg_float_unary_fn(nnfx_op op);
 /* emit_float_ops.c: the float attributes (a, b) such a unary node passes
  * its scalar function (left as they are for one that takes none). */
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
@@ -468,18 +480,12 @@ int reduce_kind(nnfx_op op);
 nnfx_status emit_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y, int kind);
 /* emit_ops.c: MaxPool / AveragePool node n (1-d to 3-d) from x into y. */
 nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y);
-/* emit_ops.c: Gemm node n (transA / transB, alpha, beta, a broadcast C) of
- * inputs in[] into y. */
-nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
 /* emit_ops.c: MatMul with numpy's broadcasting; a vector A is one row [1, K], a vector
  * B one column [K, 1] (the output's layout is the same without that dim). */
 nnfx_status emit_matmul(cg *c, const nnfx_node *n, char (*in)[64], const char *y);
 /* emit_ops.c: The constant tensor of step input a (NULL when absent); *bad is set when
  * the input is present but not a constant. */
 const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad);
-/* emit_ops.c: LayerNormalization node n (scale, optional bias) of inputs
- * in[] into y. */
-nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y);
 /* emit_moves.c: Concat of values of any type: each piece's rows after the previous
  * pieces' valid rows (nnfx_rt_concat_rows; all of them unless the axis is
  * a data-dependent dim). */
@@ -550,11 +556,10 @@ nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const char *y
 /* emit_ctrl.c: Control flow that generated C cannot run: refused (with the reason)
  * before anything is written, ahead of the other steps' errors. */
 nnfx_status check_ctrl_steps(cg *c);
-/* emit_ctrl.c: One kernel step: control flow, a data-dependent source, Einsum and the
- * moves of data of any type first, then the ops over other types than
- * float32 (emit_typed_ops.c), then the float32 ones: element-wise maps,
- * binary ops and views, then one emitter per op (a flat dispatch; fused
- * int8 steps elsewhere). */
+/* emit_ctrl.c: One kernel step, through its op's emitter in ops.def's emit
+ * column (cg_op_emitter): the steps taken ahead of the type checks (control
+ * flow, Einsum, moves of any type, comparisons...), then the ops over other
+ * types than float32 (emit_typed_ops.c) and the int8 steps, then float32. */
 nnfx_status emit_kernel_step(cg *c, const fx_step_view *s);
 /* emit_int8.c: whether node n is one of the int8 steps (QuantizeLinear,
  * DequantizeLinear, or an output that is not float32). */

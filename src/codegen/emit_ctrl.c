@@ -1,7 +1,7 @@
 /* emit_ctrl.c — comparisons and control flow (moved whole from codegen.c,
  * its "comparisons and control flow" section): If, Loop and Scan bodies
- * written inline, and emit_kernel_step, the one switch that sends each
- * kernel step of the plan to its op's emitter. */
+ * written inline, and emit_kernel_step, which sends each kernel step of the
+ * plan to its op's emitter (ops.def's emit column, emit_table.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,8 +32,9 @@ int cg_compare_code(nnfx_op op) {
 }
 
 /* A comparison of two float32 values into a bool value (one byte per
- * element in the arena): what an If's condition is usually made of. */
-static nnfx_status emit_compare(cg *c, const fx_step_view *s, const nnfx_node *n) {
+ * element in the arena): what an If's condition is usually made of (in and y
+ * unused: the operands are read as float32, the output as bool). */
+nnfx_status gen_compare(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y_unused) {
     const nnfx_meta *ma = cg_arg_meta(n, 0), *mb = cg_arg_meta(n, 1);
     char a[64], b[64], y[64];
     nnfx_status st;
@@ -583,59 +584,61 @@ nnfx_status check_ctrl_steps(cg *c) {
     return NNFX_OK;
 }
 
-/* One kernel step: control flow, a data-dependent source, Einsum and the
- * moves of data of any type first, then the ops over other types than
- * float32 (emit_typed_ops.c), then the float32 ones: element-wise maps,
- * binary ops and views, then one emitter per op (a flat dispatch; fused
- * int8 steps elsewhere). */
+/* If, Loop, Scan: the body inline; its regions are live only while it runs. */
+nnfx_status gen_ctrl(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    int64_t mark = c->ctrl_bytes;
+    nnfx_status st = n->op == NNFX_OP_IF     ? emit_if(c, s, n)
+                     : n->op == NNFX_OP_LOOP ? emit_loop(c, s, n)
+                                             : emit_scan(c, s, n);
+    c->ctrl_bytes = mark;
+    return st;
+}
+
+/* Whether e is the emitter of a move of data of any type generated C holds
+ * (Concat, Transpose, Expand, Slice, Split). */
+static bool moves_any_type(cg_emit_fn e) {
+    return e == gen_concat || e == gen_transpose || e == gen_expand || e == gen_slice || e == gen_split;
+}
+
+/* One kernel step: first the steps the emitters of ops.def's emit column
+ * (cg_op_emitter) take ahead of the type checks, with in and y NULL: control
+ * flow, Einsum, the moves of data of any type, comparisons, ArgMax / ArgMin,
+ * TopK, casts from float32 and Pad of other types; a bounded or
+ * data-sized step and the int64 / float64 reductions too; then the ops over
+ * other types than float32 (emit_typed_ops.c) and the int8 steps
+ * (emit_int8.c); then a float32 step through its op's emitter, with its
+ * inputs and output as C expressions. */
 nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
+    const cg_emit_fn emit = cg_op_emitter(n->op);
     char in[8][64], y[64];
     nnfx_status st;
-    if (ir_op_is_ctrl(n->op)) { /* its regions are live only while it runs */
-        int64_t mark = c->ctrl_bytes;
-        st = n->op == NNFX_OP_IF ? emit_if(c, s, n) : n->op == NNFX_OP_LOOP ? emit_loop(c, s, n) : emit_scan(c, s, n);
-        c->ctrl_bytes = mark;
-        return st;
-    }
+    if (emit == gen_ctrl) return emit(c, s, n, NULL, NULL);
     const int bounded = c->in_expr ? -1 : cg_bounded_index(c, n);
     if (bounded >= 0) return cg_emit_bounded(c, s, bounded);
     bool data_sized = false; /* sizes a loop body read from data */
     if (c->bnd && ((st = cg_emit_data_sized(c, s, n, &data_sized)) || data_sized)) return st;
     const nnfx_meta *x0 = cg_arg_meta(n, 0);
-    if (reduce_kind(n->op) >= 0 && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) &&
-        n->meta[0].dtype == x0->dtype)
-        return emit_reduce(c, s, n, NULL, NULL, reduce_kind(n->op));
-    if (n->op == NNFX_OP_EINSUM) return emit_einsum(c, s, n);
-    if (cg_ctype(n->meta[0].dtype)) { /* moves of data, of any type */
-        switch (n->op) {
-        case NNFX_OP_CONCAT: return emit_concat_rows(c, s, n);
-        case NNFX_OP_TRANSPOSE: return emit_transpose(c, s, n);
-        case NNFX_OP_EXPAND: return emit_expand(c, s, n);
-        case NNFX_OP_SLICE: return emit_slice(c, s, n);
-        case NNFX_OP_SPLIT: return emit_split(c, s, n);
-        default: break;
-        }
-    }
-    bool typed = false; /* integer / bool values, or float ops reading them: emit_typed_ops.c */
+    if (emit == gen_reduce && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) && n->meta[0].dtype == x0->dtype)
+        return emit(c, s, n, NULL, NULL);
+    if (emit == gen_einsum) return emit(c, s, n, NULL, NULL);
+    if (cg_ctype(n->meta[0].dtype) && moves_any_type(emit)) return emit(c, s, n, NULL, NULL);
+    /* integer / bool values, or float ops reading them: emit_typed_ops.c */
+    bool typed = false;
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
-    if (cg_compare_code(n->op) >= 0) return emit_compare(c, s, n);
-    if (n->op == NNFX_OP_ARGMAX || n->op == NNFX_OP_ARGMIN) return emit_argmax(c, s, n);
-    if (n->op == NNFX_OP_TOPK) return emit_topk(c, s, n); /* any numeric type */
-    if (n->op == NNFX_OP_CAST && cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->dtype == NNFX_F32 &&
+    if (emit == gen_compare || emit == gen_argmax || emit == gen_topk) /* of float32 or any numeric type */
+        return emit(c, s, n, NULL, NULL);
+    if (emit == gen_cast && x0 && x0->dtype == NNFX_F32 &&
         (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
-        return emit_cast_from_float(c, s, n);
-    if (n->op == NNFX_OP_PAD && n->meta[0].dtype != NNFX_F32 && cg_tcode(n->meta[0].dtype) >= 0)
-        return emit_pad(c, s, n, NULL, NULL); /* the bytes moved, in any type */
+        return emit(c, s, n, NULL, NULL);
+    if (emit == gen_pad && n->meta[0].dtype != NNFX_F32 && cg_tcode(n->meta[0].dtype) >= 0)
+        return emit(c, s, n, NULL, NULL); /* the bytes moved, in any type */
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
     if (n->meta[0].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
-    if (n->op == NNFX_OP_RNN || n->op == NNFX_OP_GRU || n->op == NNFX_OP_LSTM) return emit_rnn(c, s, n);
-    if (n->op == NNFX_OP_CAST) return emit_cast_to_float(c, s, n);
+    if (emit == gen_rnn || emit == gen_cast) return emit(c, s, n, NULL, NULL);
     if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
-    /* further multi-output ops (LayerNormalization's Mean / InvStdDev, MaxPool's Indices, Dropout's mask):
-     * emit_float_ops.c */
-    const bool multi = s->nout != 1 && n->op != NNFX_OP_SPLIT;
-    if (multi && !cg_float_multi_output(n))
+    /* further multi-output ops (LayerNormalization's Mean / InvStdDev, MaxPool's Indices) */
+    if (s->nout != 1 && emit != gen_split && !cg_float_multi_output(n))
         return cg_unsupported(c, n,
                               "multi-output ops other than Split, TopK, RNN, GRU, LSTM, LayerNormalization, MaxPool "
                               "and Dropout are not generated");
@@ -645,38 +648,5 @@ nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
         in[a][0] = 0;
         if (s->in[a] >= 0 && (st = cg_value_expr(c, s->in[a], n, in[a], sizeof in[a]))) return st;
     }
-    if (multi && n->op != NNFX_OP_LAYER_NORM) return cg_emit_float_op(c, s, n, in, y);
-    int64_t numel = cg_meta_numel(&n->meta[0]);
-    const char *fn;
-    if ((fn = cg_unary_fn(n->op))) {
-        float a, b;
-        if (!cg_unary_params(c, s, n, &a, &b)) return cg_emit_float_op(c, s, n, in, y); /* computed bounds */
-        cg_emit_map(c, fn, in[0], y, numel, a, b);
-        return NNFX_OK;
-    }
-    if ((fn = cg_binary_fn(n->op))) return cg_emit_binary(c, n, fn, in[0], in[1], y);
-    if (ir_op_info(n->op)->flags & NNFX_F_VIEW) { /* reshape-likes: the data, unchanged */
-        sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(numel * 4));
-        return NNFX_OK;
-    }
-    if (reduce_kind(n->op) >= 0) return emit_reduce(c, s, n, in[0], y, reduce_kind(n->op));
-    switch (n->op) {
-    case NNFX_OP_CONV:
-        return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y,
-                         NULL);
-    case NNFX_OP_BATCH_NORM: return emit_batch_norm(c, n, in, y);
-    case NNFX_OP_GEMM: return emit_gemm(c, s, n, in, y);
-    case NNFX_OP_MATMUL: return emit_matmul(c, n, in, y);
-    case NNFX_OP_MAX_POOL: /* 3-d: emit_float_ops.c's MaxPool */
-        if (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5) return cg_emit_float_op(c, s, n, in, y);
-        return emit_pool(c, n, in[0], y);
-    case NNFX_OP_AVERAGE_POOL: return emit_pool(c, n, in[0], y);
-    case NNFX_OP_SOFTMAX:
-    case NNFX_OP_LOG_SOFTMAX: return emit_softmax(c, n, in[0], y);
-    case NNFX_OP_LAYER_NORM: return emit_layer_norm(c, s, n, in, y);
-    case NNFX_OP_GATHER: return cg_emit_gather(c, s, n, in[0], y);
-    case NNFX_OP_PAD: return emit_pad(c, s, n, in[0], y);
-    case NNFX_OP_RESIZE: return emit_resize(c, s, n, in[0], y);
-    default: return cg_emit_float_op(c, s, n, in, y);
-    }
+    return emit(c, s, n, in, y);
 }

@@ -1,6 +1,6 @@
-/* emit_float_ops.c — float32 ops the generator writes besides those of
- * codegen.c's own switch (cg_emit_float_op, src/codegen/codegen_int.h):
- * the further unary functions (their scalar meanings in
+/* emit_float_ops.c — float32 ops the generator writes, each through its
+ * emitter named in ops.def's emit column (gen_*, cg_emit_fn): the further
+ * unary functions (their scalar meanings in
  * rt/nnfx_rt_math.h, shared with the interpreter), PRelu and float
  * Mod, the variadic Min / Max / Sum / Mean, Hardmax, Clip with computed
  * bounds, InstanceNormalization, LRN, LpNormalization, MeanVarianceNormalization,
@@ -16,35 +16,7 @@
 #include "core/core_int.h"
 #include "ir/ir_int.h"
 
-/* ---- unary functions (codegen.c's cg_unary_fn / cg_unary_params) ------------- */
-
-const char *cg_float_unary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_ACOS: return "acos";
-    case NNFX_OP_ACOSH: return "acosh";
-    case NNFX_OP_ASIN: return "asin";
-    case NNFX_OP_ASINH: return "asinh";
-    case NNFX_OP_ATAN: return "atan";
-    case NNFX_OP_ATANH: return "atanh";
-    case NNFX_OP_COS: return "cos";
-    case NNFX_OP_COSH: return "cosh";
-    case NNFX_OP_SIN: return "sin";
-    case NNFX_OP_SINH: return "sinh";
-    case NNFX_OP_TAN: return "tan";
-    case NNFX_OP_CEIL: return "ceil";
-    case NNFX_OP_FLOOR: return "floor";
-    case NNFX_OP_ROUND: return "round";
-    case NNFX_OP_SIGN: return "sign";
-    case NNFX_OP_SOFTPLUS: return "softplus";
-    case NNFX_OP_SOFTSIGN: return "softsign";
-    case NNFX_OP_MISH: return "mish";
-    case NNFX_OP_SELU: return "selu";
-    case NNFX_OP_CELU: return "celu";
-    case NNFX_OP_THRESHOLDED_RELU: return "thresholded_relu";
-    case NNFX_OP_SHRINK: return "shrink";
-    default: return NULL;
-    }
-}
+/* ---- unary functions (emit_ops.c's cg_unary_params) ----------------------------- */
 
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     switch (n->op) { /* the attributes and defaults of src/exec/kernels/math_extra.c */
@@ -62,7 +34,10 @@ void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     }
 }
 
-bool cg_float_multi_output(const nnfx_node *n) { return n->op == NNFX_OP_LAYER_NORM || n->op == NNFX_OP_MAX_POOL; }
+bool cg_float_multi_output(const nnfx_node *n) {
+    const cg_emit_fn e = cg_op_emitter(n->op);
+    return e == gen_layer_norm || e == gen_max_pool;
+}
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -86,7 +61,7 @@ static nnfx_status opt_output(cg *c, const fx_step_view *s, const nnfx_node *n, 
 
 /* Min / Max / Sum / Mean of 1 to KERN_BCAST_MAX float32 operands,
  * broadcast (nnfx_rt_variadic). */
-static nnfx_status emit_variadic(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+nnfx_status gen_variadic(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const int k = s->nin, op = n->op == NNFX_OP_MIN ? 0 : n->op == NNFX_OP_MAX ? 1 : n->op == NNFX_OP_SUM ? 2 : 3;
     const nnfx_meta *ym = &n->meta[0];
     if (k < 1 || k > KERN_BCAST_MAX) return cg_unsupported(c, n, "a variadic op of more than 4 operands");
@@ -161,9 +136,29 @@ static nnfx_status emit_clip_computed(cg *c, const fx_step_view *s, const nnfx_n
     return NNFX_OK;
 }
 
+/* Clip: a map (nnfx_rt_map) when its bounds are constants, else with the
+ * bounds computed at run time. */
+nnfx_status gen_clip(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    float a, b;
+    if (!cg_unary_params(c, s, n, &a, &b)) return emit_clip_computed(c, s, n, in[0], y);
+    cg_emit_map(c, "clip", in[0], y, cg_meta_numel(&n->meta[0]), a, b);
+    return NNFX_OK;
+}
+
+/* PRelu: a broadcast binary op of x and the slope. */
+nnfx_status gen_prelu(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return cg_emit_binary(c, n, "prelu", in[0], in[1], y);
+}
+
+/* Mod of float32 values: fmod, or the sign of the divisor (fmod = 0). */
+nnfx_status gen_mod(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return cg_emit_binary(c, n, ir_attr_int(n, "fmod") ? "fmod" : "mod", in[0], in[1], y);
+}
+
 /* ---- along an axis, normalisations ---------------------------------------------------- */
 
-static nnfx_status emit_hardmax(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_hardmax(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     int axis;
     if (!xm || xm->rank == 0 || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
@@ -174,7 +169,7 @@ static nnfx_status emit_hardmax(cg *c, const nnfx_node *n, const char *x, const 
     return NNFX_OK;
 }
 
-static nnfx_status emit_instance_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+nnfx_status gen_instance_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 2 || s->nin < 3 || s->in[1] < 0 || s->in[2] < 0)
         return cg_unsupported(c, n, "instance_normalization needs x [N, C, ...], scale and B");
@@ -193,7 +188,8 @@ static nnfx_status emit_instance_norm(cg *c, const fx_step_view *s, const nnfx_n
     return NNFX_OK;
 }
 
-static nnfx_status emit_lrn(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_lrn(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     const int64_t size = nnfx_node_attr_int(n, "size", 0);
     if (!xm || xm->rank < 2) return cg_unsupported(c, n, "lrn needs x [N, C, ...]");
@@ -210,7 +206,8 @@ static nnfx_status emit_lrn(cg *c, const nnfx_node *n, const char *x, const char
     return NNFX_OK;
 }
 
-static nnfx_status emit_lp_norm(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_lp_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     const int64_t p = ir_attr_int(n, "p");
     int axis;
@@ -225,7 +222,8 @@ static nnfx_status emit_lp_norm(cg *c, const nnfx_node *n, const char *x, const 
     return NNFX_OK;
 }
 
-static nnfx_status emit_mvn(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_mvn(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 1 || xm->rank > 6) return cg_unsupported(c, n, "mvn of rank 0 or > 6");
     int64_t red[6] = {0}, shape[6];
@@ -258,7 +256,8 @@ static nnfx_status emit_mvn(cg *c, const nnfx_node *n, const char *x, const char
 /* DepthToSpace (DCR or CRD) and SpaceToDepth of a rank-4 x: one strided
  * copy over the output viewed with six dims (nnfx_rt_transpose), the
  * interpreter's block_move read as a transpose. */
-static nnfx_status emit_block_move(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_block_move(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     const bool to_space = n->op == NNFX_OP_DEPTH_TO_SPACE;
     const int64_t b = nnfx_node_attr_int(n, "blocksize", 0);
@@ -293,8 +292,7 @@ static nnfx_status emit_block_move(cg *c, const nnfx_node *n, const char *x, con
 /* ConvTranspose over 1 to 3 spatial dims with the interpreter's geometry
  * (ir_convt_plan: strides, dilations, pads, auto_pad, output_padding,
  * output_shape), groups and an optional bias. */
-static nnfx_status emit_conv_transpose(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64],
-                                       const char *y) {
+nnfx_status gen_conv_transpose(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     fx_value_view wv = fx_plan_value_view(c->p, s->in[1]);
     const nnfx_meta *wm = cg_arg_meta(n, 1);
@@ -386,7 +384,7 @@ nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s) {
 
 /* GridSample (2-d; bilinear, nearest, bicubic; zeros, border, reflection;
  * align_corners) as the interpreter's kernel. */
-static nnfx_status emit_grid_sample(cg *c, const nnfx_node *n, char (*in)[64], const char *y) {
+nnfx_status gen_grid_sample(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *gm = cg_arg_meta(n, 1), *ym = &n->meta[0];
     if (!xm || !gm || xm->rank != 4 || gm->rank != 4 || gm->dims[3].value != 2 || ym->rank != 4)
         return cg_unsupported(c, n, "grid_sample supports X [N, C, H, W] and grid [N, Ho, Wo, 2]");
@@ -435,8 +433,8 @@ static nnfx_status open_indices(cg *c, const fx_step_view *s, const nnfx_node *n
 }
 
 /* ReverseSequence by sequence lengths computed at run time (or constant). */
-static nnfx_status emit_reverse_sequence(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x,
-                                         const char *y) {
+nnfx_status gen_reverse_sequence(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     const int ta = (int)ir_attr_int(n, "time_axis"), ba = (int)ir_attr_int(n, "batch_axis");
     if (!xm || xm->rank < 2 || ta < 0 || ba < 0 || ta > 1 || ba > 1 || ta == ba)
@@ -464,7 +462,8 @@ static void spectral_work(cg *c, int64_t doubles, char *buf, size_t len) {
 
 /* DFT along `axis` of float32 x [..., N, ..., 1|2] (nnfx_rt_dft: the
  * interpreter's loop); dft_length a constant. */
-static nnfx_status emit_dft(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_dft(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int axis;
     if (!xm || xm->rank < 2 || !infer_axis(ir_attr_int(n, "axis"), xm->rank - 1, false, &axis))
@@ -487,7 +486,8 @@ static nnfx_status emit_dft(cg *c, const fx_step_view *s, const nnfx_node *n, co
 
 /* STFT of float32 signal x [B, T, 1|2] (nnfx_rt_stft): frame_step and
  * frame_length constants, the window float32 (a weight or computed). */
-static nnfx_status emit_stft(cg *c, const fx_step_view *s, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_stft(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0), *wm = cg_arg_meta(n, 2), *ym = &n->meta[0];
     float step, flen;
     if (!xm || xm->rank != 3 || ym->rank != 4) return cg_unsupported(c, n, "stft needs signal [B, len, 1|2]");
@@ -516,7 +516,8 @@ static nnfx_status emit_stft(cg *c, const fx_step_view *s, const nnfx_node *n, c
 }
 
 /* Det of float32 x [..., M, M] (nnfx_rt_det: the interpreter's loop). */
-static nnfx_status emit_det(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_det(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0);
     if (!xm || xm->rank < 2 || xm->dims[xm->rank - 1].value != xm->dims[xm->rank - 2].value)
         return cg_unsupported(c, n, "det needs square matrices [..., M, M]");
@@ -538,7 +539,8 @@ static bool dims6(const nnfx_meta *m, int64_t *d) {
 }
 
 /* Tile to the output's (static) shape. */
-static nnfx_status emit_tile(cg *c, const nnfx_node *n, const char *x, const char *y) {
+nnfx_status gen_tile(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *x = in[0];
     const nnfx_meta *xm = cg_arg_meta(n, 0), *ym = &n->meta[0];
     int64_t xs[6], ys[6];
     if (!dims6(xm, xs) || !dims6(ym, ys) || xm->rank != ym->rank) return cg_unsupported(c, n, "tile of rank 0 or > 6");
@@ -569,32 +571,4 @@ nnfx_status cg_emit_reduce_axes(cg *c, const nnfx_node *n, const char *x, const 
         sb_printf(&c->body, "%s};\n        nnfx_rt_reduce_axes(%s, %s, %d, shape, red, %d);\n    }\n",
                   xm->rank ? "" : "0", x, y, xm->rank, kind);
     return NNFX_OK;
-}
-
-nnfx_status cg_emit_float_op(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
-    switch (n->op) {
-    case NNFX_OP_CLIP: return emit_clip_computed(c, s, n, in[0], y);
-    case NNFX_OP_PRELU: return cg_emit_binary(c, n, "prelu", in[0], in[1], y);
-    case NNFX_OP_MOD: return cg_emit_binary(c, n, ir_attr_int(n, "fmod") ? "fmod" : "mod", in[0], in[1], y);
-    case NNFX_OP_MIN:
-    case NNFX_OP_MAX:
-    case NNFX_OP_SUM:
-    case NNFX_OP_MEAN: return emit_variadic(c, s, n, in, y);
-    case NNFX_OP_HARDMAX: return emit_hardmax(c, n, in[0], y);
-    case NNFX_OP_INSTANCE_NORM: return emit_instance_norm(c, s, n, in, y);
-    case NNFX_OP_LRN: return emit_lrn(c, n, in[0], y);
-    case NNFX_OP_MVN: return emit_mvn(c, n, in[0], y);
-    case NNFX_OP_LP_NORM: return emit_lp_norm(c, n, in[0], y);
-    case NNFX_OP_DEPTH_TO_SPACE:
-    case NNFX_OP_SPACE_TO_DEPTH: return emit_block_move(c, n, in[0], y);
-    case NNFX_OP_CONV_TRANSPOSE: return emit_conv_transpose(c, s, n, in, y);
-    case NNFX_OP_MAX_POOL: return cg_emit_maxpool_idx(c, s);
-    case NNFX_OP_TILE: return emit_tile(c, n, in[0], y);
-    case NNFX_OP_GRID_SAMPLE: return emit_grid_sample(c, n, in, y);
-    case NNFX_OP_REVERSE_SEQUENCE: return emit_reverse_sequence(c, s, n, in[0], y);
-    case NNFX_OP_DFT: return emit_dft(c, s, n, in[0], y);
-    case NNFX_OP_STFT: return emit_stft(c, s, n, in[0], y);
-    case NNFX_OP_DET: return emit_det(c, n, in[0], y);
-    default: return cg_unsupported(c, n, "the C generator has no kernel for this op");
-    }
 }

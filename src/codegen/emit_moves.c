@@ -897,3 +897,85 @@ int cg_data_inputs(nnfx_op op, int nin) {
     default: return nin;
     }
 }
+
+/* ---- the emit column's emitters of this file (ops.def, cg_emit_fn) ----- */
+
+/* Concat of any type: emit_concat_rows. */
+nnfx_status gen_concat(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_concat_rows(c, s, n);
+}
+
+/* Transpose of any type: emit_transpose. */
+nnfx_status gen_transpose(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_transpose(c, s, n);
+}
+
+/* Expand of any type: emit_expand. */
+nnfx_status gen_expand(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_expand(c, s, n);
+}
+
+/* Slice of any type: emit_slice. */
+nnfx_status gen_slice(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_slice(c, s, n);
+}
+
+/* Split of any type: emit_split. */
+nnfx_status gen_split(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_split(c, s, n);
+}
+
+/* Gather of float32 values with constant indices: cg_emit_gather. */
+nnfx_status gen_gather(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return cg_emit_gather(c, s, n, in[0], y);
+}
+
+/* Pad: emit_pad; in and y NULL for a Pad of another type than float32
+ * (the bytes moved). */
+nnfx_status gen_pad(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_pad(c, s, n, in ? in[0] : NULL, y);
+}
+
+/* Resize: emit_resize. */
+nnfx_status gen_resize(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_resize(c, s, n, in[0], y);
+}
+
+/* RNN, GRU, LSTM: emit_rnn. */
+nnfx_status gen_rnn(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_rnn(c, s, n);
+}
+
+/* TopK of any numeric type: emit_topk. */
+nnfx_status gen_topk(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_topk(c, s, n);
+}
+
+/* Cast: of float32 to int64 or bool, emit_cast_from_float; to float32,
+ * emit_cast_to_float. */
+nnfx_status gen_cast(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const nnfx_meta *xm = cg_arg_meta(n, 0);
+    if (xm && xm->dtype == NNFX_F32 && (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
+        return emit_cast_from_float(c, s, n);
+    return emit_cast_to_float(c, s, n);
+}
+
+/* ArgMax / ArgMin of any numeric type: emit_argmax. */
+nnfx_status gen_argmax(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_argmax(c, s, n);
+}
+
+/* Einsum of any type: emit_einsum. */
+nnfx_status gen_einsum(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_einsum(c, s, n);
+}
+
+/* BatchNormalization: emit_batch_norm. */
+nnfx_status gen_batch_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_batch_norm(c, n, in, y);
+}
+
+/* Softmax / LogSoftmax: emit_softmax. */
+nnfx_status gen_softmax(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_softmax(c, n, in[0], y);
+}

@@ -21,26 +21,11 @@
 
 /* ---- emitters ---------------------------------------------------------- */
 
-/* The scalar section name of a unary op, or NULL. */
+/* The scalar section name of a map op: its row's name (the runtime's
+ * nnfx_rt_NAME), for the ops whose row names gen_map or gen_clip; else NULL. */
 const char *cg_unary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_RELU: return "relu";
-    case NNFX_OP_LEAKY_RELU: return "leaky_relu";
-    case NNFX_OP_SIGMOID: return "sigmoid";
-    case NNFX_OP_HARD_SIGMOID: return "hard_sigmoid";
-    case NNFX_OP_HARD_SWISH: return "hard_swish";
-    case NNFX_OP_TANH: return "tanh";
-    case NNFX_OP_ELU: return "elu";
-    case NNFX_OP_ERF: return "erf";
-    case NNFX_OP_EXP: return "exp";
-    case NNFX_OP_LOG: return "log";
-    case NNFX_OP_SQRT: return "sqrt";
-    case NNFX_OP_NEG: return "neg";
-    case NNFX_OP_ABS: return "abs";
-    case NNFX_OP_RECIPROCAL: return "reciprocal";
-    case NNFX_OP_CLIP: return "clip";
-    default: return cg_float_unary_fn(op); /* emit_float_ops.c's further ones */
-    }
+    const cg_emit_fn e = cg_op_emitter(op);
+    return e == gen_map || e == gen_clip ? nnfx_op_name(op) : NULL;
 }
 
 /* alpha/beta (or min/max) of unary op node n in step s. */
@@ -274,16 +259,9 @@ nnfx_status emit_conv_step(cg *c, const fx_step_view *s) {
     return NNFX_OK;
 }
 
-const char *cg_binary_fn(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_ADD: return "add";
-    case NNFX_OP_SUB: return "sub";
-    case NNFX_OP_MUL: return "mul";
-    case NNFX_OP_DIV: return "div";
-    case NNFX_OP_POW: return "pow";
-    default: return NULL;
-    }
-}
+/* The runtime function of a broadcast binary op: its row's name, for the
+ * ops whose row names gen_binary; else NULL. */
+const char *cg_binary_fn(nnfx_op op) { return cg_op_emitter(op) == gen_binary ? nnfx_op_name(op) : NULL; }
 
 static void emit_longs(sbuf *b, const char *name, int k, const int64_t *v) {
     sb_printf(b, "        static const long %s[%d] = {", name, k);
@@ -478,7 +456,9 @@ nnfx_status emit_pool(cg *c, const nnfx_node *n, const char *x, const char *y) {
     return NNFX_OK;
 }
 
-nnfx_status emit_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+/* Gemm node n (transA / transB, alpha, beta, a broadcast C) of inputs in[]
+ * into y (ops.def's emit for Gemm). */
+nnfx_status gen_gemm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *am = cg_arg_meta(n, 0), *bm = cg_arg_meta(n, 1);
     if (!am || !bm || am->rank != 2 || bm->rank != 2) return cg_unsupported(c, n, "gemm operands must be matrices");
     int ta = (int)ir_attr_int(n, "transA"), tb = (int)ir_attr_int(n, "transB");
@@ -538,7 +518,9 @@ const nnfx_tensor *const_input(cg *c, const fx_step_view *s, int a, bool *bad) {
     return vv.t;
 }
 
-nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+/* LayerNormalization node n (scale, optional bias; Mean / InvStdDev when the
+ * step has them) of inputs in[] into y (ops.def's emit). */
+nnfx_status gen_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
     const nnfx_meta *xm = cg_arg_meta(n, 0), *sm = cg_arg_meta(n, 1), *bm = s->nin > 2 ? cg_arg_meta(n, 2) : NULL;
     int axis;
     if (!xm || !infer_axis(ir_attr_int(n, "axis"), xm->rank, false, &axis))
@@ -570,4 +552,58 @@ nnfx_status emit_layer_norm(cg *c, const fx_step_view *s, const nnfx_node *n, ch
     cg_float_lit(&c->body, (float)ir_attr_float(n, "epsilon"));
     sb_printf(&c->body, ", %s, %lld, %lld, %s, %s);\n", y, (long long)outer, (long long)inner, stat[0], stat[1]);
     return NNFX_OK;
+}
+
+/* ---- the emit column's emitters of this file (ops.def, cg_emit_fn) ----- */
+
+/* An element-wise map (Relu, Sigmoid, Sin...): nnfx_rt_map of the op's scalar
+ * function (cg_unary_fn) with its float attributes. */
+nnfx_status gen_map(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    float a, b;
+    const char *fn = cg_unary_fn(n->op);
+    if (!fn || !cg_unary_params(c, s, n, &a, &b)) return cg_unsupported(c, n, "not an element-wise map");
+    cg_emit_map(c, fn, in[0], y, cg_meta_numel(&n->meta[0]), a, b);
+    return NNFX_OK;
+}
+
+/* A broadcast binary op (Add, Sub, Mul, Div, Pow): nnfx_rt_bcast. */
+nnfx_status gen_binary(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    const char *fn = cg_binary_fn(n->op);
+    if (!fn) return cg_unsupported(c, n, "not a broadcast binary op");
+    return cg_emit_binary(c, n, fn, in[0], in[1], y);
+}
+
+/* A reshape-like view (Reshape, Flatten, Squeeze, Identity...): the data,
+ * unchanged. */
+nnfx_status gen_view(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    sb_printf(&c->body, "    memmove(%s, %s, %lld);\n", y, in[0], (long long)(cg_meta_numel(&n->meta[0]) * 4));
+    return NNFX_OK;
+}
+
+/* A reduction or global pooling (reduce_kind); in and y NULL for a float64
+ * or int64 one. */
+nnfx_status gen_reduce(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_reduce(c, s, n, in ? in[0] : NULL, y, reduce_kind(n->op));
+}
+
+/* Conv: x, weights, optional bias (no fusion: emit_conv_step fuses). */
+nnfx_status gen_conv(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_conv(c, n, in[0], s->in[1], in[1], s->nin > 2 && s->in[2] >= 0 ? in[2] : NULL, NULL, false, y, NULL);
+}
+
+/* MaxPool: 1-d and 2-d without Indices by emit_pool; with Indices or 3-d
+ * by nnfx_rt_maxpool_idx (emit_float_ops.c). */
+nnfx_status gen_max_pool(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    if (s->nout != 1 || (cg_arg_meta(n, 0) && cg_arg_meta(n, 0)->rank == 5)) return cg_emit_maxpool_idx(c, s);
+    return emit_pool(c, n, in[0], y);
+}
+
+/* AveragePool: emit_pool. */
+nnfx_status gen_average_pool(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_pool(c, n, in[0], y);
+}
+
+/* MatMul: emit_matmul. */
+nnfx_status gen_matmul(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in)[64], const char *y) {
+    return emit_matmul(c, n, in, y);
 }

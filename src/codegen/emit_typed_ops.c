@@ -977,7 +977,7 @@ nnfx_status cg_emit_typed_op(cg *c, const fx_step_view *s, bool *handled) {
     case NNFX_OP_GREATER_OR_EQUAL:
     case NNFX_OP_LESS_OR_EQUAL:
     case NNFX_OP_EQUAL:
-        /* two float32 operands: emit_ctrl.c's emit_compare */
+        /* two float32 operands: emit_ctrl.c's gen_compare */
         if (dy != NNFX_BOOL || s->nin != 2 || !inputs_typed(c, s, 2) || d0 != d1 || d0 == NNFX_F32) return NNFX_OK;
         break;
     case NNFX_OP_CAST:

@@ -8,7 +8,7 @@
 
 static const nnfx_op_info op_table[NNFX_OP_COUNT] = {
     [NNFX_OP_NONE] = {"none", "", 0, 0, 0, 0, "", NULL, NULL, NULL},
-#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst)                                                      \
+#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst, emt)                                                 \
     [NNFX_OP_##e] = {name, onnx, mi, ma, no, fl, at, inf, ker, cst},
 #include "nnfx/ops.def"
 #undef NNFX_OP

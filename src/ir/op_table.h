@@ -50,7 +50,7 @@ typedef struct nnfx_op_info {
 const nnfx_op_info *ir_op_info(nnfx_op op);
 
 /* Declarations of every infer/kernel/cost function named in ops.def. */
-#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst)                                                      \
+#define NNFX_OP(e, name, onnx, mi, ma, no, fl, at, inf, ker, cst, emt)                                                 \
     nnfx_status inf(nnfx_infer_ctx *c);                                                                                \
     nnfx_status ker(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,            \
                     nnfx_error *err);                                                                                  \
