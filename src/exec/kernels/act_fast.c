@@ -303,37 +303,13 @@ nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     return NNFX_OK;
 }
 
-/* One softmax row (n >= 1) as nnfx_rt_softmax computes it, exp by
- * fast_exp and the sum in double by 16 independent accumulators; returns
- * false (y untouched) when the row holds a NaN or its max is not finite
- * (then the meaning's row runs: its NaNs). */
+/* One softmax row (n >= 1): nnfx_rt_softmax itself (the op's one meaning,
+ * its loops written to vectorise), compiled here for each ISA; NaN and
+ * infinity included, so *ok is always true. */
 static inline CORE_ALWAYS_INLINE void fx_softmax_row_body(const float *restrict x, float *restrict y, int64_t n,
                                                           bool *ok) {
-    float m = x[0];
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        m = x[i] > m ? x[i] : m;
-        bad |= x[i] != x[i];
-    }
-    *ok = !bad && m > -INFINITY && m < INFINITY;
-    if (!*ok) return;
-    for (int64_t i = 0; i < n; i++) { /* below -87 the meaning is under 2^-125: 0 */
-        float t = x[i] - m, c = t > -87.0f ? t : -87.0f;
-        y[i] = t >= -87.0f ? fast_exp(c) : 0.0f;
-    }
-    double acc[16] = {0};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; k++)
-            acc[k] += (double)y[i + k];
-    for (; i < n; i++)
-        acc[i % 16] += (double)y[i];
-    for (int w = 8; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++)
-            acc[k] += acc[k + w];
-    float inv = (float)(1.0 / acc[0]);
-    for (int64_t j = 0; j < n; j++)
-        y[j] *= inv;
+    nnfx_rt_softmax(x, y, 1, (long)n, 1, 0);
+    *ok = true;
 }
 
 CORE_ISA_VARIANTS(fx_softmax_row, (const float *restrict x, float *restrict y, int64_t n, bool *ok), (x, y, n, ok))
