@@ -442,6 +442,19 @@ static nnfx_graph *big_gemm(int64_t *xd) {
     return g;
 }
 
+/* A linear layer over a sequence: x [1, 200, 96] MatMul a 2-d weight
+ * [96, 300] (5.8 M multiply-adds: split into column ranges), then Relu. */
+static nnfx_graph *big_matmul(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 200, xd[2] = 96;
+    nnfx_node *x = input(g, 3, xd);
+    int64_t wd[2] = {96, 300};
+    nnfx_arg a[2] = {nnfx_arg_node(x), nnfx_arg_node(param(g, "lin.w", 2, wd, 0.0f))};
+    nnfx_node *y = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_MATMUL, 2, a, 0, NULL));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* max |a - b| / max |b| */
 static double rel_diff(const nnfx_tensor *a, const nnfx_tensor *b) {
     assert_int_equal(nnfx_tensor_numel(a), nnfx_tensor_numel(b));
@@ -984,6 +997,7 @@ static void test_gemm(void **state) {
     (void)state;
     check_graph(gemm, "gemm");
     check_graph(big_gemm, "gemm (column ranges)");
+    check_graph_rank(big_matmul, "matmul (column ranges)", 3);
 }
 
 /* A wrong input is an error, not a crash; a graph with dynamic shapes runs

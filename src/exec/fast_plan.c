@@ -82,7 +82,8 @@ typedef struct fx_step {
     bool pad_fused;       /* dnnl is an AveragePool with the Pad before it folded in (in[0]: the Pad's input):
                              it runs on oneDNN in either layout */
     int nhwc_full;        /* S_NHWC_CHANNEL: the argument that is the full tensor */
-    int gemm_tasks;       /* S_KERNEL of a large Gemm: column ranges run as this many pool tasks (0: one call) */
+    int gemm_tasks; /* S_KERNEL of a large Gemm or MatMul of a 2-d B: column ranges run as this many pool tasks (0: one
+                       call) */
 } fx_step;
 
 /* A Gemm of at least this many multiply-adds splits its output columns into
@@ -879,6 +880,27 @@ static nnfx_status build_oom(nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory compiling the graph");
 }
 
+/* How many column ranges (pool tasks) a float32 Gemm, or a MatMul of one
+ * 2-d B (a linear layer over all rows of A), splits into: by the shape
+ * alone (FX_GEMM_*), 0 when it runs as one call. */
+static int gemm_split(const nnfx_node *n) {
+    const nnfx_meta *am = n->nargs > 1 && n->args[0].kind == NNFX_ARG_NODE ? &n->args[0].u.node->meta[0] : NULL;
+    const nnfx_meta *bm = n->nargs > 1 && n->args[1].kind == NNFX_ARG_NODE ? &n->args[1].u.node->meta[0] : NULL;
+    const nnfx_meta *y = &n->meta[0];
+    int64_t rows = 0, k = 0, cols = y->rank >= 1 ? y->dims[y->rank - 1].value : 0;
+    if (!am || !bm || !nnfx_meta_is_static(y) || !nnfx_meta_is_static(am) || y->dtype != NNFX_F32) return 0;
+    if (n->op == NNFX_OP_GEMM && y->rank == 2 && am->rank == 2) {
+        rows = y->dims[0].value;
+        k = am->dims[ir_attr_int(n, "transA") ? 0 : 1].value;
+    } else if (n->op == NNFX_OP_MATMUL && am->rank >= 2 && bm->rank == 2 && y->rank == am->rank) {
+        k = am->dims[am->rank - 1].value;
+        rows = k > 0 ? nnfx_meta_numel(am) / k : 0;
+    }
+    if (rows <= 0 || k <= 0 || cols < 2 * FX_GEMM_MIN_COLS || rows * cols * k < FX_GEMM_MIN_MACS) return 0;
+    int64_t t = cols / FX_GEMM_MIN_COLS;
+    return (int)(t < FX_GEMM_TASKS ? t : FX_GEMM_TASKS);
+}
+
 /* A generic kernel step for node n (index i): one kernel call writing every
  * output of a tuple; 2-d float32 MaxPool through the direct max pool. */
 static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i, nnfx_error *err) {
@@ -895,15 +917,10 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
         s->kern = kern_global_average_pool_fast;
     s->zero_out = !writes_all(n->op);
     s->out = i;
-    if (n->op == NNFX_OP_GEMM && n->meta[0].rank == 2) {
-        int64_t m = n->meta[0].dims[0].value, cols = n->meta[0].dims[1].value;
-        const nnfx_meta *am = n->nargs > 0 && n->args[0].kind == NNFX_ARG_NODE ? &n->args[0].u.node->meta[0] : NULL;
-        int64_t k = am && am->rank == 2 ? am->dims[ir_attr_int(n, "transA") ? 0 : 1].value : 0;
-        if (m > 0 && k > 0 && cols >= 2 * FX_GEMM_MIN_COLS && m * cols * k >= FX_GEMM_MIN_MACS) {
-            int64_t t = cols / FX_GEMM_MIN_COLS;
-            s->gemm_tasks = (int)(t < FX_GEMM_TASKS ? t : FX_GEMM_TASKS);
-        }
-    }
+    s->gemm_tasks = gemm_split(n);
+    /* a MatMul's ranges each repack A: two halves (by the shape alone, so
+     * 1 and 2 threads give the same bits) */
+    if (n->op == NNFX_OP_MATMUL && s->gemm_tasks > 2) s->gemm_tasks = 2;
     if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
         s->nout = n->nout;
         s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
@@ -1358,7 +1375,9 @@ static void gemm_task(void *ctx, int64_t task, int tid) {
     (void)tid;
     const gemm_task_ctx *g = ctx;
     const int64_t nt = g->sp->gemm_tasks, per = (g->cols + nt - 1) / nt;
-    (void)kern_gemm_cols(g->sp->n, g->sp->nin, g->sp->inbuf, 1, g->out, task * per, (task + 1) * per, NULL);
+    nnfx_status (*cols)(const nnfx_node *, int, nnfx_tensor *const *, int, nnfx_tensor *const *, int64_t, int64_t,
+                        nnfx_error *) = g->sp->n->op == NNFX_OP_MATMUL ? kern_matmul_cols : kern_gemm_cols;
+    (void)cols(g->sp->n, g->sp->nin, g->sp->inbuf, 1, g->out, task * per, (task + 1) * per, NULL);
 }
 
 static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, int *nout, nnfx_error *err) {
@@ -1430,9 +1449,10 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
         memset(ob[k]->data, 0, ob[k]->nbytes);
     nnfx_status st;
     if (sp->gemm_tasks > 1) { /* checked here, then column ranges on the pool */
-        st = kern_gemm_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err);
+        st = sp->n->op == NNFX_OP_MATMUL ? kern_matmul_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err)
+                                         : kern_gemm_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err);
         if (!st) {
-            gemm_task_ctx ctx = {sp, ob, o->shape[1]};
+            gemm_task_ctx ctx = {sp, ob, o->shape[o->rank - 1]};
             fx_pool_run(p->pool, sp->gemm_tasks, gemm_task, &ctx);
         }
     } else {

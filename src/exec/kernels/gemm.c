@@ -71,6 +71,21 @@ nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
 /* MatMul(A, B) with numpy semantics. */
 nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                         nnfx_error *err) {
+    return kern_matmul_cols(n, nin, in, nout, out, 0, INT64_MAX, err);
+}
+
+/* Columns [j0, j1) of a MatMul whose B is one 2-d matrix: A's rows (all
+ * batches) times B's columns, as the whole product's one sgemm computes
+ * them. */
+static void matmul_cols(const nnfx_tensor *a, const nnfx_tensor *b, float *y, int64_t k, int64_t nn, int64_t j0,
+                        int64_t j1) {
+    int64_t rows = nnfx_tensor_numel(a) / k;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)(j1 - j0), (int)k, 1.0f, a->data, (int)k,
+                (const float *)b->data + j0, (int)nn, 0.0f, y + j0, (int)nn);
+}
+
+nnfx_status kern_matmul_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             int64_t j0, int64_t j1, nnfx_error *err) {
     nnfx_status s;
     if (nin < 2 || nout < 1 || !out[0]) return kern_fail(err, n, NNFX_ERR_RUNTIME, "matmul needs A and B");
     const nnfx_tensor *a = in[0], *b = in[1];
@@ -111,7 +126,19 @@ nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     if (m > INT_MAX || nn > INT_MAX || k > INT_MAX)
         return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "matmul dims exceed the BLAS int range");
     float *y = out[0]->data;
-    if (nbatch == 0 || m == 0 || nn == 0) return NNFX_OK;
+    if (j1 > nn) j1 = nn;
+    if (j0 >= j1 || nbatch == 0 || m == 0) return NNFX_OK; /* no columns: the checks alone */
+    if (j0 > 0 || j1 < nn) {                               /* a column range: B one 2-d matrix only */
+        if (b->rank != 2 || a->rank < 2 || nbatch * m > INT_MAX)
+            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "matmul column ranges need a 2-d B");
+        if (k == 0) {
+            for (int64_t r = 0; r < nbatch * m; r++)
+                memset(y + r * nn + j0, 0, (size_t)(j1 - j0) * sizeof(float));
+        } else {
+            matmul_cols(a, b, y, k, nn, j0, j1);
+        }
+        return NNFX_OK;
+    }
     if (k == 0) {
         memset(y, 0, (size_t)(nbatch * m * nn) * sizeof(float));
         return NNFX_OK;

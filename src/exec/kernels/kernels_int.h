@@ -126,5 +126,10 @@ void kern_dw_plane(const kern_dw_geom *g, const float *xi, const float *k, const
  * output may run at the same time on different threads. */
 nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            int64_t j0, int64_t j1, nnfx_error *err);
+/* MatMul's kernel (kern_matmul) on output columns [j0, j1) only, as
+ * kern_gemm_cols: every check, then those columns. A range short of the
+ * whole width needs B to be one 2-d matrix (else NNFX_ERR_UNSUPPORTED). */
+nnfx_status kern_matmul_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                             int64_t j0, int64_t j1, nnfx_error *err);
 
 #endif
