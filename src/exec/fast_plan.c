@@ -897,8 +897,10 @@ static int gemm_split(const nnfx_node *n) {
         rows = k > 0 ? nnfx_meta_numel(am) / k : 0;
     }
     if (rows <= 0 || k <= 0 || cols < 2 * FX_GEMM_MIN_COLS || rows * cols * k < FX_GEMM_MIN_MACS) return 0;
-    int64_t t = cols / FX_GEMM_MIN_COLS;
-    return (int)(t < FX_GEMM_TASKS ? t : FX_GEMM_TASKS);
+    /* a MatMul's ranges each repack A: two halves (by the shape alone, so
+     * 1 and 2 threads give the same bits) */
+    const int64_t most = n->op == NNFX_OP_MATMUL ? 2 : FX_GEMM_TASKS, t = cols / FX_GEMM_MIN_COLS;
+    return (int)(t < most ? t : most);
 }
 
 /* A generic kernel step for node n (index i): one kernel call writing every
@@ -918,9 +920,6 @@ static nnfx_status step_kernel(fx_plan *p, fx_step *s, const nnfx_node *n, int i
     s->zero_out = !writes_all(n->op);
     s->out = i;
     s->gemm_tasks = gemm_split(n);
-    /* a MatMul's ranges each repack A: two halves (by the shape alone, so
-     * 1 and 2 threads give the same bits) */
-    if (n->op == NNFX_OP_MATMUL && s->gemm_tasks > 2) s->gemm_tasks = 2;
     if (p->vals[i].kind == V_TUPLE) { /* one kernel call writes every output */
         s->nout = n->nout;
         s->outs = malloc(sizeof *s->outs * (size_t)n->nout);
@@ -1364,9 +1363,14 @@ int64_t fx_plan_layout_peak(const nnfx_graph *g, nnfx_error *err) {
 
 /* Runs step s of p (fx_plan_run's loop body): kernels read and write the
  * arena; the output step fills outs and *nout. */
-/* One column range of a split Gemm step (its checks passed already). */
+/* A kernel on output columns [j0, j1) only (kern_gemm_cols, kern_matmul_cols). */
+typedef nnfx_status (*cols_kernel_fn)(const nnfx_node *, int, nnfx_tensor *const *, int, nnfx_tensor *const *, int64_t,
+                                      int64_t, nnfx_error *);
+
+/* One column range of a split Gemm or MatMul step (its checks passed already). */
 typedef struct gemm_task_ctx {
     const fx_step *sp;
+    cols_kernel_fn kern;
     nnfx_tensor **out;
     int64_t cols;
 } gemm_task_ctx;
@@ -1375,9 +1379,7 @@ static void gemm_task(void *ctx, int64_t task, int tid) {
     (void)tid;
     const gemm_task_ctx *g = ctx;
     const int64_t nt = g->sp->gemm_tasks, per = (g->cols + nt - 1) / nt;
-    nnfx_status (*cols)(const nnfx_node *, int, nnfx_tensor *const *, int, nnfx_tensor *const *, int64_t, int64_t,
-                        nnfx_error *) = g->sp->n->op == NNFX_OP_MATMUL ? kern_matmul_cols : kern_gemm_cols;
-    (void)cols(g->sp->n, g->sp->nin, g->sp->inbuf, 1, g->out, task * per, (task + 1) * per, NULL);
+    (void)g->kern(g->sp->n, g->sp->nin, g->sp->inbuf, 1, g->out, task * per, (task + 1) * per, NULL);
 }
 
 static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, int *nout, nnfx_error *err) {
@@ -1449,10 +1451,10 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
         memset(ob[k]->data, 0, ob[k]->nbytes);
     nnfx_status st;
     if (sp->gemm_tasks > 1) { /* checked here, then column ranges on the pool */
-        st = sp->n->op == NNFX_OP_MATMUL ? kern_matmul_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err)
-                                         : kern_gemm_cols(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err);
+        const cols_kernel_fn kern = sp->n->op == NNFX_OP_MATMUL ? kern_matmul_cols : kern_gemm_cols;
+        st = kern(sp->n, sp->nin, sp->inbuf, no, ob, 0, 0, err);
         if (!st) {
-            gemm_task_ctx ctx = {sp, ob, o->shape[o->rank - 1]};
+            gemm_task_ctx ctx = {sp, kern, ob, o->shape[o->rank - 1]};
             fx_pool_run(p->pool, sp->gemm_tasks, gemm_task, &ctx);
         }
     } else {

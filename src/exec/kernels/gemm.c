@@ -74,14 +74,12 @@ nnfx_status kern_matmul(const nnfx_node *n, int nin, nnfx_tensor *const *in, int
     return kern_matmul_cols(n, nin, in, nout, out, 0, INT64_MAX, err);
 }
 
-/* Columns [j0, j1) of a MatMul whose B is one 2-d matrix: A's rows (all
- * batches) times B's columns, as the whole product's one sgemm computes
- * them. */
-static void matmul_cols(const nnfx_tensor *a, const nnfx_tensor *b, float *y, int64_t k, int64_t nn, int64_t j0,
-                        int64_t j1) {
-    int64_t rows = nnfx_tensor_numel(a) / k;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)(j1 - j0), (int)k, 1.0f, a->data, (int)k,
-                (const float *)b->data + j0, (int)nn, 0.0f, y + j0, (int)nn);
+/* Columns [j0, j1) of A's rows (all batches, contiguous) times one shared
+ * B [k, nn]: one sgemm over every row. */
+static void matmul_rows_shared_b(const float *a, const float *b, float *y, int64_t rows, int64_t k, int64_t nn,
+                                 int64_t j0, int64_t j1) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)(j1 - j0), (int)k, 1.0f, a, (int)k, b + j0,
+                (int)nn, 0.0f, y + j0, (int)nn);
 }
 
 nnfx_status kern_matmul_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
@@ -128,29 +126,21 @@ nnfx_status kern_matmul_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in
     float *y = out[0]->data;
     if (j1 > nn) j1 = nn;
     if (j0 >= j1 || nbatch == 0 || m == 0) return NNFX_OK; /* no columns: the checks alone */
-    if (j0 > 0 || j1 < nn) {                               /* a column range: B one 2-d matrix only */
-        if (b->rank != 2 || a->rank < 2 || nbatch * m > INT_MAX)
-            return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "matmul column ranges need a 2-d B");
-        if (k == 0) {
-            for (int64_t r = 0; r < nbatch * m; r++)
-                memset(y + r * nn + j0, 0, (size_t)(j1 - j0) * sizeof(float));
-        } else {
-            matmul_cols(a, b, y, k, nn, j0, j1);
-        }
-        return NNFX_OK;
-    }
+    const bool whole = j0 == 0 && j1 == nn;                /* else a column range: B one 2-d matrix only */
+    if (!whole && (b->rank != 2 || a->rank < 2 || nbatch * m > INT_MAX))
+        return kern_fail(err, n, NNFX_ERR_UNSUPPORTED, "matmul column ranges need a 2-d B");
     if (k == 0) {
-        memset(y, 0, (size_t)(nbatch * m * nn) * sizeof(float));
+        for (int64_t r = 0; r < nbatch * m; r++)
+            memset(y + r * nn + j0, 0, (size_t)(j1 - j0) * sizeof(float));
         return NNFX_OK;
     }
     const float *ad = a->data, *bd = b->data;
-    /* A's batches contiguous and B shared: one sgemm over all rows */
+    /* A's batches contiguous and B shared (always so for a column range) */
     bool a_flat = true;
     for (int i = 0; i < nb; i++)
         a_flat = a_flat && sb[i] == 0 && (bshape[i] == 1 || sa[i] != 0);
-    if (a_flat && nb > 0 && ab == nb) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(nbatch * m), (int)nn, (int)k, 1.0f, ad, (int)k, bd,
-                    (int)nn, 0.0f, y, (int)nn);
+    if (!whole || (a_flat && nb > 0 && ab == nb)) {
+        matmul_rows_shared_b(ad, bd, y, nbatch * m, k, nn, j0, j1);
         return NNFX_OK;
     }
     int64_t idx[NNFX_MAX_RANK] = {0};
