@@ -83,11 +83,8 @@ float fx_erf_fast(float x);
  * and y may be the same buffer. */
 void fx_erf_row(const float *x, float *y, int64_t n, const float *c, bool gelu);
 /* Softmax over each of rows rows of n floats, x to y (distinct buffers, or
- * the same one): nnfx_rt_softmax's steps with fast_exp (act_fast.c) for
- * expf and the sum in double by independent accumulators; within 8 ulp of
- * nnfx_rt_softmax for values above 2^-100, and absolutely within 2^-100
- * below (tests/test_act.c). A row holding a NaN or an infinite max, and a
- * row of over 1024 floats computed in place, runs nnfx_rt_softmax itself. */
+ * the same one): nnfx_rt_softmax itself, compiled for the host's vector
+ * ISA (act_fast.c), so its values are the interpreter's and generated C's. */
 void fx_softmax_rows(const float *x, float *y, int64_t rows, int64_t n);
 
 /* A 2-d convolution prepared once: geometry, packed weights and bias, the

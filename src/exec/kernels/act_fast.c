@@ -303,30 +303,16 @@ nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     return NNFX_OK;
 }
 
-/* One softmax row (n >= 1): nnfx_rt_softmax itself (the op's one meaning,
- * its loops written to vectorise), compiled here for each ISA; NaN and
- * infinity included, so *ok is always true. */
-static inline CORE_ALWAYS_INLINE void fx_softmax_row_body(const float *restrict x, float *restrict y, int64_t n,
-                                                          bool *ok) {
-    nnfx_rt_softmax(x, y, 1, (long)n, 1, 0);
-    *ok = true;
+/* Softmax rows: nnfx_rt_softmax itself (the op's one meaning, its loops
+ * written to vectorise; in place too), compiled here for each ISA. */
+static inline CORE_ALWAYS_INLINE void fx_softmax_rows_body(const float *x, float *y, int64_t rows, int64_t n) {
+    nnfx_rt_softmax(x, y, (long)rows, (long)n, 1, 0);
 }
 
-CORE_ISA_VARIANTS(fx_softmax_row, (const float *restrict x, float *restrict y, int64_t n, bool *ok), (x, y, n, ok))
+CORE_ISA_VARIANTS(fx_softmax_rows, (const float *x, float *y, int64_t rows, int64_t n), (x, y, rows, n))
 
 void fx_softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
-    void (*row)(const float *restrict, float *restrict, int64_t, bool *) = CORE_ISA_PICK(fx_softmax_row);
-    float t[1024];
-    for (int64_t r = 0; r < rows; r++) {
-        bool ok = false;
-        const float *xr = x + r * n;
-        if (xr == y + r * n && n <= 1024) { /* in place: through a copy of the row */
-            memcpy(t, xr, (size_t)n * sizeof *t);
-            xr = t;
-        }
-        if (n > 0 && xr != y + r * n) row(xr, y + r * n, n, &ok);
-        if (!ok) nnfx_rt_softmax(x + r * n, y + r * n, 1, (long)n, 1, 0);
-    }
+    if (rows > 0 && n > 0) CORE_ISA_PICK(fx_softmax_rows)(x, y, rows, n);
 }
 
 nnfx_status kern_softmax_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,

@@ -72,7 +72,7 @@ nnfx_status kern_erf_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, i
 nnfx_status kern_gelu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err);
 /* The compiled plan's float32 Softmax over the last axis (act_fast.c,
- * fx_softmax_rows: error bound in fast_int.h); other axes and types: the
+ * fx_softmax_rows: nnfx_rt_softmax compiled per ISA); other axes and types: the
  * reference kernel. */
 nnfx_status kern_softmax_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                               nnfx_error *err);
