@@ -26,7 +26,8 @@
 # Prints a Markdown table; the header names the CPU, the int8 path nnfx's
 # run-time dispatch takes, and the load average before and after.
 # Needs: a build in build/, /usr/bin/python3 with torch + torchvision, node
-# with bench/node_modules/onnxruntime-node (ORT columns empty without it).
+# with onnxruntime-node in bench/node_modules or tests/ort/node_modules (ORT
+# columns empty without it).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
@@ -41,8 +42,17 @@ E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
 
 [ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
 mkdir -p "$OUT" "$OUT/fx"
-have_ort=0
-if command -v node >/dev/null 2>&1 && [ -d bench/node_modules/onnxruntime-node ]; then have_ort=1; fi
+ORTJS=""
+if command -v node >/dev/null 2>&1; then
+  if [ -d bench/node_modules/onnxruntime-node ]; then ORTJS=bench/ort_bench.js
+  elif [ -d tests/ort/node_modules/onnxruntime-node ]; then
+    # ort_bench.js loads onnxruntime-node next to itself: run a copy there
+    ORTJS=tests/ort/.ort_bench.js
+    cp bench/ort_bench.js "$ORTJS"
+    trap 'rm -f tests/ort/.ort_bench.js' EXIT INT TERM
+  fi
+fi
+[ -n "$ORTJS" ] || echo "# ONNX Runtime skipped: node or onnxruntime-node missing" >&2
 
 # the files
 for m in $MODELS; do
@@ -80,8 +90,8 @@ for m in $MODELS; do
       tag="\"model\": \"$m\", \"kind\": \"$k\", \"round\": $round"
       r=$($E $NNFX run "$q" --input "$OUT/input_b1.npy" --bench "$RUNS" --threads 1 --quiet)
       echo "{$tag, \"engine\": \"nnfx\", \"r\": $r}" >> "$RES"
-      if [ $have_ort = 1 ]; then
-        r=$($E node bench/ort_bench.js "$q" "$OUT/input_b1.npy" "$RUNS" 1)
+      if [ -n "$ORTJS" ]; then
+        r=$($E node "$ORTJS" "$q" "$OUT/input_b1.npy" "$RUNS" 1)
         echo "{$tag, \"engine\": \"ort\", \"r\": $r}" >> "$RES"
       fi
       r=$($E $NNFX run "$f" --input "$OUT/input_b1.npy" --bench "$RUNS" --threads 1 --quiet)
