@@ -824,13 +824,33 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
 }
 
+/* Indexes the parameters not yet in param_index, which has room for all
+ * of them (ir_strmap_reserve), in the same order as one put each: the
+ * hashes of a group are computed first and the group's slots prefetched,
+ * so that the inserts into a table larger than the caches overlap their
+ * misses instead of waiting for each in turn. Stops early on OOM (the
+ * caller indexes the rest one by one). */
+static void param_index_bulk(nnfx_graph *g) {
+    enum { GROUP = 32 };
+    uint64_t h[GROUP];
+    while (g->nparams - g->nparams_indexed >= GROUP) {
+        const ir_param *p = &g->params[g->nparams_indexed];
+        for (int k = 0; k < GROUP; k++) {
+            h[k] = ir_strmap_hash(p[k].name);
+            ir_strmap_prefetch(&g->param_index, h[k]);
+        }
+        for (int k = 0; k < GROUP; k++, g->nparams_indexed++)
+            if (!ir_strmap_put_h(&g->param_index, p[k].name, h[k], (void *)(intptr_t)(g->nparams_indexed + 1))) return;
+    }
+}
+
 int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
     if (!name) return 0;
     /* parameters added since the last lookup join the index now (a trace
      * adds thousands and looks none up); indexing is not a semantic change */
     nnfx_graph *g = (nnfx_graph *)cg;
     if (g->nparams - g->nparams_indexed > 64) /* a bulk of them: one rehash, not a doubling chain */
-        (void)ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed));
+        if (ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed))) param_index_bulk(g);
     for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
         int i = g->nparams_indexed;
         if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
@@ -1002,6 +1022,10 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     int kept = 0, dropped = 0;
     ir_strmap_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++) {
+        if (i + 8 < g->nparams && !remap[i + 8]) { /* its tensor and name are released below */
+            __builtin_prefetch(g->params[i + 8].t);
+            __builtin_prefetch(g->params[i + 8].name);
+        }
         if (remap[i]) {
             g->params[kept++] = g->params[i];
             remap[i] = kept;
