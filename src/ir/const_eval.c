@@ -152,37 +152,30 @@ nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx
     return st;
 }
 
-/* Erases the unused get_attr nodes in list order. They are collected
- * first (erasing one changes no other node's users) so that the name-table
- * slot and name of a node a few places ahead are prefetched: in a large
- * graph each erase otherwise waits for a cache miss at a random address. */
+static bool dead_get_attr(const nnfx_node *n) { return n->opcode == NNFX_GET_ATTR && n->nusers == 0; }
+
+/* Erases the unused get_attr nodes in list order. A scout runs ahead of
+ * the walk and prefetches the name-table slot and name of the next few
+ * such nodes: in a large graph each erase otherwise waits for a cache miss
+ * at a random address. Erasing a get_attr node (it has no arguments)
+ * changes no other node's users, and the scout is always past the node
+ * being erased, so both walks stay valid. */
 void ir_graph_drop_dead_params(nnfx_graph *g) {
     enum { AHEAD = 8 };
-    size_t n_dead = 0, cap = 0;
-    nnfx_node **dead = NULL;
+    nnfx_node *scout = nnfx_graph_first(g);
+    int ahead = 0; /* dead get_attr nodes the scout passed that the walk has not erased yet */
     for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
-        next = n->next;
-        if (n->opcode != NNFX_GET_ATTR || n->nusers != 0) continue;
-        if (n_dead == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            nnfx_node **nd = realloc(dead, sizeof *nd * nc);
-            if (!nd) { /* out of memory: erase it now, unprefetched */
-                nnfx_erase_node(g, n, NULL);
-                continue;
+        for (; scout && ahead < AHEAD; scout = scout->next)
+            if (dead_get_attr(scout)) {
+                ir_names_prefetch(&g->names, scout->name_hash);
+                __builtin_prefetch(scout->name);
+                ahead++;
             }
-            dead = nd;
-            cap = nc;
-        }
-        dead[n_dead++] = n;
+        next = n->next;
+        if (!dead_get_attr(n)) continue;
+        nnfx_erase_node(g, n, NULL);
+        ahead--;
     }
-    for (size_t i = 0; i < n_dead; i++) {
-        if (i + AHEAD < n_dead) {
-            ir_names_prefetch(&g->names, dead[i + AHEAD]->name_hash);
-            __builtin_prefetch(dead[i + AHEAD]->name);
-        }
-        nnfx_erase_node(g, dead[i], NULL);
-    }
-    free(dead);
     nnfx_graph_drop_unused_params(g);
 }
 

@@ -985,6 +985,18 @@ nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? param_ready(g->params[i].t) : NULL;
 }
 
+/* The size to request from ir_big_alloc for a scratch array of n bytes:
+ * large ones rounded up to a power of two, so that the next pass over a
+ * graph of about the same size reuses the cached block instead of faulting
+ * fresh pages in. */
+static size_t scratch_bytes(size_t n) {
+    if (n < ((size_t)64 << 10)) return n;
+    size_t b = (size_t)64 << 10;
+    while (b < n)
+        b *= 2;
+    return b;
+}
+
 int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     if (!g || !g->nparams) return 0;
     /* remap[i]: index + 1 of params[i] after compaction, 0 while unused.
@@ -992,7 +1004,8 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
      * parameter without a lookup by name, and the nodes are collected so
      * that their caches are updated from an array afterwards (one walk of
      * the node list, no hash table probes at random addresses). */
-    int *remap = calloc((size_t)g->nparams, sizeof *remap);
+    size_t remap_bytes = scratch_bytes(sizeof(int) * (size_t)g->nparams);
+    int *remap = ir_big_alloc(remap_bytes, true);
     size_t nga = 0, cap = 0;
     nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
@@ -1006,10 +1019,11 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (!n->param_idx) continue;
         remap[n->param_idx - 1] = 1;
         if (nga == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            nnfx_node **ng = realloc(ga, sizeof *ng * nc);
+            size_t nc = cap ? cap * 2 : 256; /* a power of two: scratch_bytes of its size */
+            nnfx_node **ng = ir_big_alloc(sizeof *ng * nc, false);
+            if (ng && nga) memcpy(ng, ga, sizeof *ng * nga);
+            ir_big_free(ga, sizeof *ga * cap);
             if (!ng) { /* the caches go stale instead (lookups by name later) */
-                free(ga);
                 ga = NULL;
                 nga = cap = 0;
                 continue;
@@ -1042,8 +1056,8 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         ga[i]->param_idx = remap[ga[i]->param_idx - 1];
         ga[i]->param_epoch = g->param_epoch;
     }
-    free(ga);
-    free(remap);
+    ir_big_free(ga, sizeof *ga * cap);
+    ir_big_free(remap, remap_bytes);
     if (dropped) ir_graph_touch(g);
     return dropped;
 }
