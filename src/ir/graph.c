@@ -844,6 +844,19 @@ static void param_index_bulk(nnfx_graph *g) {
     }
 }
 
+void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const char *suffix) {
+    if (g->names.cap < ((size_t)1 << 17)) return; /* 2 MB of slots: smaller tables stay in the caches */
+    char name[FRESH_BUF];
+    size_t bl = strlen(base), sl = strlen(suffix);
+    if (bl + sl >= FRESH_BASE_MAX) return; /* a rare long name: not worth it */
+    memcpy(name, base, bl);
+    memcpy(name + bl, suffix, sl + 1);
+    ir_strmap_prefetch(&g->param_index, ir_strmap_hash_n(name, bl + sl));
+    char ident[FRESH_BUF]; /* the get_attr node's name, as fresh_name makes it */
+    size_t il = sanitize_name(name, ident, FRESH_BASE_MAX);
+    ir_names_prefetch(&g->names, ir_strmap_hash_n(ident, il));
+}
+
 int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
     if (!name) return 0;
     /* parameters added since the last lookup join the index now (a trace

@@ -196,6 +196,11 @@ nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx
  * "conv.weight_fused", then "_fused_1", ...); returns its get_attr node,
  * created at the current insert point, or NULL with err set. */
 nnfx_node *ir_graph_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err);
+/* Prefetches the slots of the parameter index and the name table that
+ * ir_graph_new_param(g, base, suffix, ...) probes first, for a caller with
+ * other work to do before that call. A hint only (no effect on the graph);
+ * it does nothing while the name table is small enough to stay cached. */
+void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const char *suffix);
 /* Erases get_attr nodes without users, then drops unused parameters. */
 void ir_graph_drop_dead_params(nnfx_graph *g);
 /* Infers n's output metas from its inputs' metas (and known values through
