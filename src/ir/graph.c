@@ -218,8 +218,28 @@ static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
 #define FRESH_BASE_MAX 200
 #define FRESH_BUF      240
 
+/* Name tables of at least this many slots (16 bytes each) outgrow the
+ * caches: lookups that will come soon are prefetched. */
+#define NAMES_PREFETCH_MIN ((size_t)1 << 17)
+
+/* Writes "_" and decimal k after the bl-byte base in buf (snprintf is slow
+ * on this hot path); returns the new length. */
+static size_t put_suffix(char *buf, size_t bl, intptr_t k) {
+    int nd = 1;
+    for (intptr_t v = k; v >= 10; v /= 10)
+        nd++;
+    buf[bl] = '_';
+    for (intptr_t v = k, i = nd; i > 0; v /= 10)
+        buf[bl + (size_t)i--] = (char)('0' + v % 10);
+    buf[bl + 1 + nd] = 0;
+    return bl + 1 + (size_t)nd;
+}
+
 /* fresh_name from a base that is an identifier already: buf holds it (bl
- * bytes and a NUL, in FRESH_BUF bytes), bh is its hash. */
+ * bytes and a NUL, in FRESH_BUF bytes), bh is its hash. In a large graph
+ * the slot of the name the next node of the same base will get (base_k+1,
+ * a random address in the table) is prefetched: a trace creates such a
+ * node a few nodes later. */
 static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, uint64_t *hash) {
     const char *base = buf;
     if (!ir_names_get(&g->names, base, bh)) {
@@ -228,16 +248,9 @@ static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, u
     }
     void **counter = ir_strmap_value_h(&g->name_counters, base, bh);
     intptr_t next = counter ? (intptr_t)*counter : 0;
-    buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
-        /* buf = base + "_" + decimal k (snprintf is slow on this hot path) */
-        int nd = 1;
-        for (intptr_t v = k; v >= 10; v /= 10)
-            nd++;
-        for (intptr_t v = k, i = nd; i > 0; v /= 10)
-            buf[bl + (size_t)i--] = (char)('0' + v % 10);
-        buf[bl + 1 + nd] = 0;
-        uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
+        size_t len = put_suffix(buf, bl, k); /* buf = base + "_" + decimal k */
+        uint64_t h = ir_strmap_hash_n(buf, len);
         if (!ir_names_get(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
@@ -257,7 +270,10 @@ static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, u
                 *counter = (void *)(k + 1); /* the key stays owned by counter_keys */
             }
             *hash = h;
-            return arena_strndup(g, buf, bl + 1 + (size_t)nd);
+            char *name = arena_strndup(g, buf, len);
+            if (g->names.cap >= NAMES_PREFETCH_MIN)
+                ir_names_prefetch(&g->names, ir_strmap_hash_n(buf, put_suffix(buf, bl, k + 1)));
+            return name;
         }
     }
 }
@@ -845,7 +861,7 @@ static void param_index_bulk(nnfx_graph *g) {
 }
 
 void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const char *suffix) {
-    if (g->names.cap < ((size_t)1 << 17)) return; /* 2 MB of slots: smaller tables stay in the caches */
+    if (g->names.cap < NAMES_PREFETCH_MIN) return;
     char name[FRESH_BUF];
     size_t bl = strlen(base), sl = strlen(suffix);
     if (bl + sl >= FRESH_BASE_MAX) return; /* a rare long name: not worth it */
