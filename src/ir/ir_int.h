@@ -304,7 +304,8 @@ int ir_scan_axis(const nnfx_node *n, const char *name, int i, int r);
 /* What nnfx_graph_lint gathers over its walk. */
 typedef struct ir_lint_walk {
     int count, outputs, unused;
-    const nnfx_node *bad_of, *bad_user; /* first users list naming a node that does not use it */
+    long long user_entries; /* users-list entries of the nodes walked       */
+    long long user_pairs;   /* distinct (node, argument node) uses of them  */
 } ir_lint_walk;
 /* Lint's checks of node n (the walk in list order, renumbered first). */
 nnfx_status ir_lint_node(nnfx_graph *g, nnfx_node *n, ir_lint_walk *w, nnfx_error *err);
