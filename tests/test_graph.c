@@ -660,6 +660,27 @@ static void test_lint_messages(void **state) {
     assert_non_null(strstr(err.msg, "relu"));
     nnfx_graph_free(s.g);
 
+    /* a users entry naming a node that does not use it (forced past the
+     * API); lint finds it from the count of entries against the uses */
+    s = make_small();
+    assert_true(ir_add_user(s.x, s.out)); /* x: relu, add, output */
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "node x lists output as a user, which does not use it"));
+    /* the same count with a repeated entry instead: not an error */
+    s.x->users[2] = s.relu; /* x: relu, add, relu */
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    nnfx_graph_free(s.g);
+    /* a node used twice by one node is one use: add(x, x) and the same
+     * forced entry must still be found */
+    s = make_small();
+    nnfx_arg xx[2] = {nnfx_arg_node(s.x), nnfx_arg_node(s.x)};
+    assert_int_equal(nnfx_node_set_args(s.add, 2, xx, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_OK);
+    assert_true(ir_add_user(s.x, s.out));
+    assert_int_equal(nnfx_graph_lint(s.g, &err), NNFX_ERR_GRAPH);
+    assert_non_null(strstr(err.msg, "node x lists output as a user, which does not use it"));
+    nnfx_graph_free(s.g);
+
     /* self-use is refused by the API */
     s = make_small();
     nnfx_arg self = nnfx_arg_node(s.relu);

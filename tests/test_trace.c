@@ -137,6 +137,68 @@ static void test_nested_paths(void **state) {
     nnfx_module_free(chain);
 }
 
+/* Every parameter is found by its name and gives the tensor stored at
+ * its index. */
+static void params_found_by_name(const nnfx_graph *g) {
+    for (int i = 0; i < nnfx_graph_num_params(g); i++) {
+        const char *name = nnfx_graph_param_name(g, i);
+        assert_non_null(name);
+        if (nnfx_graph_param(g, name) != nnfx_graph_param_at(g, i))
+            fail_msg("parameter %d (%s): wrong lookup", i, name);
+    }
+}
+
+/* A trace adds its parameters without looking any up; the first lookup by
+ * name then indexes them all at once (in groups, the last one partial:
+ * 37 blocks hold 222 parameters). Fusing every BatchNormalization adds two
+ * parameters and erases six get_attr nodes per block. Names and
+ * parameters must resolve as one lookup each would give, and the fused
+ * graph must compute what the eager module computes. */
+static void test_fuse_traced_chain_keeps_names(void **state) {
+    (void)state;
+    enum { BLOCKS = 37 };
+    nnfx_error err = {0};
+    nnfx_module *chain = trace_seed_chain(BLOCKS, 7);
+    assert_non_null(chain);
+    nnfx_shape s = nnfx_shape_of(4, 1, 4, 5, 5);
+    nnfx_gm *gm = nnfx_symbolic_trace(chain, 1, &s, &err);
+    if (!gm) fail_msg("trace: %s", err.msg);
+    nnfx_graph *g = nnfx_gm_graph(gm);
+    assert_int_equal(nnfx_graph_num_params(g), 6 * BLOCKS);
+    params_found_by_name(g);
+    nnfx_pass_report rep = {0};
+    assert_int_equal(nnfx_pass_fuse_conv_bn(g, &rep, &err), NNFX_OK);
+    assert_int_equal(rep.changed, BLOCKS);
+    nnfx_pass_report_free(&rep);
+    assert_int_equal(nnfx_graph_num_params(g), 2 * BLOCKS);
+    params_found_by_name(g);
+    for (int i = 0; i < BLOCKS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "layers.%d.conv.weight_fused", i);
+        assert_non_null(nnfx_graph_param(g, name));
+        snprintf(name, sizeof name, "layers.%d.bn.running_var", i);
+        assert_null(nnfx_graph_param(g, name));
+    }
+    int nodes = 0;
+    for (nnfx_node *n = nnfx_graph_first(g); n; n = nnfx_node_next(n), nodes++) {
+        assert_ptr_equal(nnfx_graph_find(g, nnfx_node_name(n)), n);
+        assert_false(nnfx_node_is_op(n, NNFX_OP_BATCH_NORM));
+    }
+    assert_int_equal(nodes, nnfx_graph_num_nodes(g));
+    assert_null(nnfx_graph_find(g, "layers_0_bn_running_var")); /* an erased get_attr's name */
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    int64_t shape[4] = {1, 4, 5, 5};
+    nnfx_tensor *x = rand_input(4, shape, 8), *ref = NULL;
+    assert_int_equal(nnfx_module_run(chain, 1, &x, &ref, &err), NNFX_OK);
+    nnfx_tensor *out = gm_run1(gm, x);
+    tu_assert_close(out, ref, 1e-4, 1e-4, "chain fused vs eager");
+    nnfx_tensor_release(x);
+    nnfx_tensor_release(ref);
+    nnfx_tensor_release(out);
+    nnfx_gm_free(gm);
+    nnfx_module_free(chain);
+}
+
 /* Forwards for test_long_and_indirect_paths. */
 static nnfx_value *mid_forward(nnfx_module *self, nnfx_ctx *ctx, int nin, nnfx_value *const *in) {
     (void)nin;
@@ -489,6 +551,7 @@ int main(void) {
         cmocka_unit_test(test_shared_layer_params),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_single_layer_root),
+        cmocka_unit_test(test_fuse_traced_chain_keeps_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

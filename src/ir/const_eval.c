@@ -152,10 +152,29 @@ nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx
     return st;
 }
 
+static bool dead_get_attr(const nnfx_node *n) { return n->opcode == NNFX_GET_ATTR && n->nusers == 0; }
+
+/* Erases the unused get_attr nodes in list order. A scout runs ahead of
+ * the walk and prefetches the name-table slot and name of the next few
+ * such nodes: in a large graph each erase otherwise waits for a cache miss
+ * at a random address. Erasing a get_attr node (it has no arguments)
+ * changes no other node's users, and the scout is always past the node
+ * being erased, so both walks stay valid. */
 void ir_graph_drop_dead_params(nnfx_graph *g) {
+    enum { AHEAD = 8 };
+    nnfx_node *scout = nnfx_graph_first(g);
+    int ahead = 0; /* dead get_attr nodes the scout passed that the walk has not erased yet */
     for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
+        for (; scout && ahead < AHEAD; scout = scout->next)
+            if (dead_get_attr(scout)) {
+                ir_names_prefetch(&g->names, scout->name_hash);
+                __builtin_prefetch(scout->name);
+                ahead++;
+            }
         next = n->next;
-        if (n->opcode == NNFX_GET_ATTR && n->nusers == 0) nnfx_erase_node(g, n, NULL);
+        if (!dead_get_attr(n)) continue;
+        nnfx_erase_node(g, n, NULL);
+        ahead--;
     }
     nnfx_graph_drop_unused_params(g);
 }

@@ -218,8 +218,28 @@ static char *arena_strndup(nnfx_graph *g, const char *s, size_t n) {
 #define FRESH_BASE_MAX 200
 #define FRESH_BUF      240
 
+/* Name tables of at least this many slots (16 bytes each) outgrow the
+ * caches: lookups that will come soon are prefetched. */
+#define NAMES_PREFETCH_MIN ((size_t)1 << 17)
+
+/* Writes "_" and decimal k after the bl-byte base in buf (snprintf is slow
+ * on this hot path); returns the new length. */
+static size_t put_suffix(char *buf, size_t bl, intptr_t k) {
+    int nd = 1;
+    for (intptr_t v = k; v >= 10; v /= 10)
+        nd++;
+    buf[bl] = '_';
+    for (intptr_t v = k, i = nd; i > 0; v /= 10)
+        buf[bl + (size_t)i--] = (char)('0' + v % 10);
+    buf[bl + 1 + nd] = 0;
+    return bl + 1 + (size_t)nd;
+}
+
 /* fresh_name from a base that is an identifier already: buf holds it (bl
- * bytes and a NUL, in FRESH_BUF bytes), bh is its hash. */
+ * bytes and a NUL, in FRESH_BUF bytes), bh is its hash. In a large graph
+ * the slot of the name the next node of the same base will get (base_k+1,
+ * a random address in the table) is prefetched: a trace creates such a
+ * node a few nodes later. */
 static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, uint64_t *hash) {
     const char *base = buf;
     if (!ir_names_get(&g->names, base, bh)) {
@@ -228,16 +248,9 @@ static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, u
     }
     void **counter = ir_strmap_value_h(&g->name_counters, base, bh);
     intptr_t next = counter ? (intptr_t)*counter : 0;
-    buf[bl] = '_';
     for (intptr_t k = next ? next : 1;; k++) {
-        /* buf = base + "_" + decimal k (snprintf is slow on this hot path) */
-        int nd = 1;
-        for (intptr_t v = k; v >= 10; v /= 10)
-            nd++;
-        for (intptr_t v = k, i = nd; i > 0; v /= 10)
-            buf[bl + (size_t)i--] = (char)('0' + v % 10);
-        buf[bl + 1 + nd] = 0;
-        uint64_t h = ir_strmap_hash_n(buf, bl + 1 + (size_t)nd);
+        size_t len = put_suffix(buf, bl, k); /* buf = base + "_" + decimal k */
+        uint64_t h = ir_strmap_hash_n(buf, len);
         if (!ir_names_get(&g->names, buf, h)) {
             if (!next) {
                 if (g->ncounter_keys == g->cap_counter_keys) {
@@ -257,7 +270,10 @@ static char *fresh_name_from(nnfx_graph *g, char *buf, size_t bl, uint64_t bh, u
                 *counter = (void *)(k + 1); /* the key stays owned by counter_keys */
             }
             *hash = h;
-            return arena_strndup(g, buf, bl + 1 + (size_t)nd);
+            char *name = arena_strndup(g, buf, len);
+            if (g->names.cap >= NAMES_PREFETCH_MIN)
+                ir_names_prefetch(&g->names, ir_strmap_hash_n(buf, put_suffix(buf, bl, k + 1)));
+            return name;
         }
     }
 }
@@ -824,13 +840,46 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
 }
 
+/* Indexes the parameters not yet in param_index, which has room for all
+ * of them (ir_strmap_reserve), in the same order as one put each: the
+ * hashes of a group are computed first and the group's slots prefetched,
+ * so that the inserts into a table larger than the caches overlap their
+ * misses instead of waiting for each in turn. Stops early on OOM (the
+ * caller indexes the rest one by one). */
+static void param_index_bulk(nnfx_graph *g) {
+    enum { GROUP = 32 };
+    uint64_t h[GROUP];
+    while (g->nparams - g->nparams_indexed >= GROUP) {
+        const ir_param *p = &g->params[g->nparams_indexed];
+        for (int k = 0; k < GROUP; k++) {
+            h[k] = ir_strmap_hash(p[k].name);
+            ir_strmap_prefetch(&g->param_index, h[k]);
+        }
+        for (int k = 0; k < GROUP; k++, g->nparams_indexed++)
+            if (!ir_strmap_put_h(&g->param_index, p[k].name, h[k], (void *)(intptr_t)(g->nparams_indexed + 1))) return;
+    }
+}
+
+void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const char *suffix) {
+    if (g->names.cap < NAMES_PREFETCH_MIN) return;
+    char name[FRESH_BUF];
+    size_t bl = strlen(base), sl = strlen(suffix);
+    if (bl + sl >= FRESH_BASE_MAX) return; /* a rare long name: not worth it */
+    memcpy(name, base, bl);
+    memcpy(name + bl, suffix, sl + 1);
+    ir_strmap_prefetch(&g->param_index, ir_strmap_hash_n(name, bl + sl));
+    char ident[FRESH_BUF]; /* the get_attr node's name, as fresh_name makes it */
+    size_t il = sanitize_name(name, ident, FRESH_BASE_MAX);
+    ir_names_prefetch(&g->names, ir_strmap_hash_n(ident, il));
+}
+
 int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
     if (!name) return 0;
     /* parameters added since the last lookup join the index now (a trace
      * adds thousands and looks none up); indexing is not a semantic change */
     nnfx_graph *g = (nnfx_graph *)cg;
     if (g->nparams - g->nparams_indexed > 64) /* a bulk of them: one rehash, not a doubling chain */
-        (void)ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed));
+        if (ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed))) param_index_bulk(g);
     for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
         int i = g->nparams_indexed;
         if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
@@ -965,6 +1014,18 @@ nnfx_tensor *nnfx_graph_param_at(const nnfx_graph *g, int i) {
     return g && i >= 0 && i < g->nparams ? param_ready(g->params[i].t) : NULL;
 }
 
+/* The size to request from ir_big_alloc for a scratch array of n bytes:
+ * large ones rounded up to a power of two, so that the next pass over a
+ * graph of about the same size reuses the cached block instead of faulting
+ * fresh pages in. */
+static size_t scratch_bytes(size_t n) {
+    if (n < ((size_t)64 << 10)) return n;
+    size_t b = (size_t)64 << 10;
+    while (b < n)
+        b *= 2;
+    return b;
+}
+
 int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     if (!g || !g->nparams) return 0;
     /* remap[i]: index + 1 of params[i] after compaction, 0 while unused.
@@ -972,7 +1033,8 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
      * parameter without a lookup by name, and the nodes are collected so
      * that their caches are updated from an array afterwards (one walk of
      * the node list, no hash table probes at random addresses). */
-    int *remap = calloc((size_t)g->nparams, sizeof *remap);
+    size_t remap_bytes = scratch_bytes(sizeof(int) * (size_t)g->nparams);
+    int *remap = ir_big_alloc(remap_bytes, true);
     size_t nga = 0, cap = 0;
     nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
@@ -986,10 +1048,11 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (!n->param_idx) continue;
         remap[n->param_idx - 1] = 1;
         if (nga == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            nnfx_node **ng = realloc(ga, sizeof *ng * nc);
+            size_t nc = cap ? cap * 2 : 256; /* a power of two: scratch_bytes of its size */
+            nnfx_node **ng = ir_big_alloc(sizeof *ng * nc, false);
+            if (ng && nga) memcpy(ng, ga, sizeof *ng * nga);
+            ir_big_free(ga, sizeof *ga * cap);
             if (!ng) { /* the caches go stale instead (lookups by name later) */
-                free(ga);
                 ga = NULL;
                 nga = cap = 0;
                 continue;
@@ -1002,6 +1065,10 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     int kept = 0, dropped = 0;
     ir_strmap_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++) {
+        if (i + 8 < g->nparams && !remap[i + 8]) { /* its tensor and name are released below */
+            __builtin_prefetch(g->params[i + 8].t);
+            __builtin_prefetch(g->params[i + 8].name);
+        }
         if (remap[i]) {
             g->params[kept++] = g->params[i];
             remap[i] = kept;
@@ -1018,8 +1085,8 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         ga[i]->param_idx = remap[ga[i]->param_idx - 1];
         ga[i]->param_epoch = g->param_epoch;
     }
-    free(ga);
-    free(remap);
+    ir_big_free(ga, sizeof *ga * cap);
+    ir_big_free(remap, remap_bytes);
     if (dropped) ir_graph_touch(g);
     return dropped;
 }

@@ -196,6 +196,11 @@ nnfx_status ir_fold_constants(nnfx_graph *g, ir_eval_fn eval, int *changed, nnfx
  * "conv.weight_fused", then "_fused_1", ...); returns its get_attr node,
  * created at the current insert point, or NULL with err set. */
 nnfx_node *ir_graph_new_param(nnfx_graph *g, const char *base, const char *suffix, nnfx_tensor *t, nnfx_error *err);
+/* Prefetches the slots of the parameter index and the name table that
+ * ir_graph_new_param(g, base, suffix, ...) probes first, for a caller with
+ * other work to do before that call. A hint only (no effect on the graph);
+ * it does nothing while the name table is small enough to stay cached. */
+void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const char *suffix);
 /* Erases get_attr nodes without users, then drops unused parameters. */
 void ir_graph_drop_dead_params(nnfx_graph *g);
 /* Infers n's output metas from its inputs' metas (and known values through
@@ -299,7 +304,8 @@ int ir_scan_axis(const nnfx_node *n, const char *name, int i, int r);
 /* What nnfx_graph_lint gathers over its walk. */
 typedef struct ir_lint_walk {
     int count, outputs, unused;
-    const nnfx_node *bad_of, *bad_user; /* first users list naming a node that does not use it */
+    long long user_entries; /* users-list entries of the nodes walked       */
+    long long user_pairs;   /* distinct (node, argument node) uses of them  */
 } ir_lint_walk;
 /* Lint's checks of node n (the walk in list order, renumbered first). */
 nnfx_status ir_lint_node(nnfx_graph *g, nnfx_node *n, ir_lint_walk *w, nnfx_error *err);

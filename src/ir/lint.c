@@ -53,11 +53,16 @@ static const nnfx_node *user_not_using(const nnfx_node *n) {
 }
 
 /* Node arguments of n: of this graph, defined before n, and n listed among
- * their users. */
-static nnfx_status lint_args(const nnfx_graph *g, const nnfx_node *n, nnfx_error *err) {
+ * their users. *pairs grows by the number of distinct nodes n uses (each
+ * must have one users entry naming n). */
+static nnfx_status lint_args(const nnfx_graph *g, const nnfx_node *n, long long *pairs, nnfx_error *err) {
     for (int i = 0; i < n->nargs; i++) {
         if (n->args[i].kind != NNFX_ARG_NODE) continue;
         const nnfx_node *a = n->args[i].u.node;
+        bool seen = false; /* an earlier argument of n is the same node */
+        for (int j = 0; j < i && !seen; j++)
+            seen = n->args[j].kind == NNFX_ARG_NODE && n->args[j].u.node == a;
+        *pairs += !seen;
         if (!a || a->graph != g)
             return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s: argument %d is a node of another graph", n->name,
                                   i);
@@ -126,22 +131,32 @@ static nnfx_status lint_opcode(const nnfx_graph *g, nnfx_node *n, nnfx_error *er
 
 nnfx_status ir_lint_node(nnfx_graph *g, nnfx_node *n, ir_lint_walk *w, nnfx_error *err) {
     w->count++;
-    if (!w->bad_of && (w->bad_user = user_not_using(n))) w->bad_of = n;
+    /* users entries are counted here and checked against the uses at the
+     * end: reading every user's arguments cost cache misses on large graphs */
+    w->user_entries += n->nusers;
     if (n->graph != g) return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s belongs to another graph", n->name);
     w->outputs += n->opcode == NNFX_OUTPUT;
     w->unused += n->nusers == 0 && (n->opcode == NNFX_GET_ATTR || n->opcode == NNFX_CALL_FUNCTION);
     if (n->opcode == NNFX_OUTPUT && n->next)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: output node %s is not the last node", n->name);
-    nnfx_status st = lint_args(g, n, err);
+    nnfx_status st = lint_args(g, n, &w->user_pairs, err);
     return st ? st : lint_opcode(g, n, err);
 }
 
 nnfx_status ir_lint_end(const nnfx_graph *g, const ir_lint_walk *w, nnfx_error *err) {
     /* a users list that names a node not using it is reported only when
-     * nothing else is wrong (a wrong argument is the more useful message) */
-    if (w->bad_of)
-        return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
-                              w->bad_of->name, w->bad_user->name);
+     * nothing else is wrong (a wrong argument is the more useful message).
+     * Every use has its users entry (lint_args), so there is no other entry
+     * exactly when the entries are as many as the distinct uses; else the
+     * lists are searched for the first entry in list order that does not
+     * use its node (none: a repeated entry, which is not an error). */
+    if (w->user_entries != w->user_pairs)
+        for (const nnfx_node *n = g->head; n; n = n->next) {
+            const nnfx_node *u = user_not_using(n);
+            if (u)
+                return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node %s lists %s as a user, which does not use it",
+                                      n->name, u->name);
+        }
     if (w->count != g->num_nodes)
         return nnfx_error_set(err, NNFX_ERR_GRAPH, "lint: node count %d differs from the list length %d", g->num_nodes,
                               w->count);

@@ -103,17 +103,20 @@ static const char *fuse_conv(nnfx_graph *g, nnfx_node *conv, nnfx_node *bn, cons
         b = const_arg(g, conv, 2);
         if (!b || nnfx_tensor_numel(b) != f->c) return "the conv bias is not a constant float32 tensor of C values";
     }
+    char bbase[256];
+    snprintf(bbase, sizeof bbase, "%s", b ? param_name(conv, 2) : param_name(conv, 1));
+    if (!b) {
+        char *dot = strrchr(bbase, '.');
+        snprintf(dot ? dot + 1 : bbase, sizeof bbase - (size_t)(dot ? dot + 1 - bbase : 0), "%s", "bias");
+    }
+    /* the new names' table slots load while the new tensors are computed */
+    ir_graph_prefetch_new_param(g, param_name(conv, 1), "_fused");
+    ir_graph_prefetch_new_param(g, bbase, "_fused");
     nnfx_tensor *nw = scaled_weight(w, f, 0, err), *nb = folded_bias(b, 1.0, f, err);
     nnfx_node *wn = NULL, *bnode = NULL;
     if (nw && nb) {
         nnfx_inserting_before(g, conv);
         wn = ir_graph_new_param(g, param_name(conv, 1), "_fused", nw, err);
-        char bbase[256];
-        snprintf(bbase, sizeof bbase, "%s", b ? param_name(conv, 2) : param_name(conv, 1));
-        if (!b) {
-            char *dot = strrchr(bbase, '.');
-            snprintf(dot ? dot + 1 : bbase, sizeof bbase - (size_t)(dot ? dot + 1 - bbase : 0), "%s", "bias");
-        }
         if (wn) bnode = ir_graph_new_param(g, bbase, "_fused", nb, err);
     }
     nnfx_tensor_release(nw);
@@ -155,6 +158,8 @@ static const char *fuse_gemm(nnfx_graph *g, nnfx_node *mm, nnfx_node *bn, const 
         bool row = c->rank <= 1 || (c->rank == 2 && c->shape[0] == 1);
         if (!(nc == 1 || (nc == f->c && row))) return "the gemm bias is not per output feature";
     }
+    ir_graph_prefetch_new_param(g, param_name(mm, 1), "_fused");
+    ir_graph_prefetch_new_param(g, c ? param_name(mm, 2) : param_name(mm, 1), c ? "_fused" : "_bias_fused");
     nnfx_tensor *nw = scaled_weight(w, f, transb ? 0 : 1, err), *nb = folded_bias(c, beta, f, err);
     nnfx_node *wn = NULL, *bnode = NULL;
     if (nw && nb) {
