@@ -277,16 +277,32 @@ typedef nnfx_status (*cg_emit_fn)(cg *c, const fx_step_view *s, const nnfx_node 
 /* emit_table.c: op's emitter from ops.def's emit column (gen_none for an
  * invalid op). */
 cg_emit_fn cg_op_emitter(nnfx_op op);
+/* Where an emitter of the emit column takes a step ahead of
+ * emit_kernel_step's float32 path (called with in and y NULL: it reads its
+ * values itself), and which float32 steps of several outputs it writes: a
+ * property of the emitter, set in emit_table.c's family table, so an op
+ * whose row names such an emitter needs no edit in emit_kernel_step. The
+ * bits are tried in this order, each where its condition holds. */
+enum {
+    CG_EMIT_FIRST = 1 << 0,       /* every step, before bounded and data-sized values (control flow) */
+    CG_EMIT_WIDE_REDUCE = 1 << 1, /* an int64 or float64 input giving the same type (reductions) */
+    CG_EMIT_ANY_STEP = 1 << 2,    /* every step, ahead of the ops over other types (Einsum) */
+    CG_EMIT_HELD_TYPE = 1 << 3,   /* an output of a type generated C holds, ahead of those ops (the moves) */
+    CG_EMIT_NUMERIC = 1 << 4,     /* every step those ops leave, float32 or another numeric type */
+    CG_EMIT_FROM_F32 = 1 << 5,    /* a float32 first input, an int64 or bool output (casts) */
+    CG_EMIT_BYTES = 1 << 6,       /* an output of another type than float32 with a type code (moved bytes) */
+    CG_EMIT_OWN_VALUES = 1 << 7,  /* a float32 step, its values read by the emitter (recurrent layers, Cast) */
+    CG_EMIT_MULTI_OUT = 1 << 8    /* float32 steps of several outputs are written (Split, MaxPool, ...) */
+};
+/* emit_table.c: the CG_EMIT_* bits of op's emitter (0 for one that takes
+ * only single-output float32 steps, through the table lookup). */
+unsigned cg_op_emit_props(nnfx_op op);
 /* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
  * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
 nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
 /* emit_float_ops.c: the float attributes (a, b) such a unary node passes
  * its scalar function (left as they are for one that takes none). */
 void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
-/* emit_float_ops.c: whether a step of multi-output node n is generated
- * (LayerNormalization with Mean / InvStdDev, MaxPool with Indices, Dropout
- * with its mask). */
-bool cg_float_multi_output(const nnfx_node *n);
 /* emit_float_ops.c: a reduction (emit_reduce's kind: 0 mean, 1 sum, 2 max,
  * 3 min, 4..9 product, L1, L2, log-sum, log-sum-exp, sum of squares) of node
  * n's input x over the dims with axis[d] set when they are not adjacent. */

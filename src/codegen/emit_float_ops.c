@@ -34,11 +34,6 @@ void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
     }
 }
 
-bool cg_float_multi_output(const nnfx_node *n) {
-    const cg_emit_fn e = cg_op_emitter(n->op);
-    return e == gen_layer_norm || e == gen_max_pool;
-}
-
 /* ---- helpers ------------------------------------------------------------------- */
 
 static void emit_long_array(cg *c, const char *name, int k, const int64_t *v) {
