@@ -232,7 +232,9 @@ nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
 /* The runtime's scalar function name of a map op ("relu"...: the name of
  * its row, whose emit is gen_map or gen_clip), or NULL. */
 const char *cg_unary_fn(nnfx_op op);
-/* alpha/beta (or Clip's min/max) of unary node n in step s; false when not constants. */
+/* alpha/beta (or Clip's min/max) of unary node n in step s: its row's
+ * float attributes in their order (Clip: its inputs); false when Clip's
+ * are not constants. */
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b);
 /* Emits y[i] = nnfx_rt_<fn>(x[i], a, b) for i < n. */
 void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b);
@@ -252,7 +254,8 @@ void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_s
  * constant parameters read at generation). */
 int cg_data_inputs(nnfx_op op, int nin);
 /* The op code of a comparison for nnfx_rt_compare / nnfx_rt_tcompare
- * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), or -1. */
+ * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), found by
+ * its row's name, or -1. */
 int cg_compare_code(nnfx_op op);
 /* uint8 / int8 / int32: the int8 steps' arena types. */
 bool cg_int_dtype(nnfx_dtype dt);
@@ -300,9 +303,6 @@ unsigned cg_op_emit_props(nnfx_op op);
 /* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
  * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
 nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
-/* emit_float_ops.c: the float attributes (a, b) such a unary node passes
- * its scalar function (left as they are for one that takes none). */
-void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
 /* emit_float_ops.c: a reduction (emit_reduce's kind: 0 mean, 1 sum, 2 max,
  * 3 min, 4..9 product, L1, L2, log-sum, log-sum-exp, sum of squares) of node
  * n's input x over the dims with axis[d] set when they are not adjacent. */
@@ -489,7 +489,8 @@ nnfx_status emit_conv_step(cg *c, const fx_step_view *s);
 void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *n, int64_t *inner);
 /* emit_ops.c: The kind of a reduction op (a global pooling too) as the runtime's
  * reductions number them (0 mean, 1 sum, 2 max, 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp,
- * 9 sum of squares), -1 for another op. */
+ * 9 sum of squares), from its row's name (reduce_KIND, global_KIND_pool),
+ * -1 for an op whose emitter is not gen_reduce. */
 int reduce_kind(nnfx_op op);
 /* emit_ops.c: A reduction of x into y, kind as reduce_kind; x and y NULL for a
  * float64 or int64 one (the typed reduction reads and writes its bytes). */

@@ -21,14 +21,12 @@
 /* ---- comparisons and control flow ----------------------------------------- */
 
 int cg_compare_code(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_GREATER: return 0;
-    case NNFX_OP_LESS: return 1;
-    case NNFX_OP_GREATER_OR_EQUAL: return 2;
-    case NNFX_OP_LESS_OR_EQUAL: return 3;
-    case NNFX_OP_EQUAL: return 4;
-    default: return -1;
-    }
+    /* the runtime's comparison codes, by the row's name */
+    static const char *const names[] = {"greater", "less", "greater_or_equal", "less_or_equal", "equal"};
+    const char *name = nnfx_op_name(op);
+    for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+        if (strcmp(name, names[k]) == 0) return k;
+    return -1;
 }
 
 /* A comparison of two float32 values into a bool value (one byte per
