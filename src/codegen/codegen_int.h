@@ -251,7 +251,8 @@ nnfx_status cg_emit_binary(cg *c, const nnfx_node *n, const char *fn, const char
  * KH KW stride h/w, pad top/left, dilation h/w. */
 void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win, int64_t *g);
 /* How many of a step's first inputs are data read at run time (the rest are
- * constant parameters read at generation). */
+ * constant parameters read at generation): from the CG_EMIT_DATA_* bits of
+ * op's emitter (all nin where it has none). */
 int cg_data_inputs(nnfx_op op, int nin);
 /* The op code of a comparison for nnfx_rt_compare / nnfx_rt_tcompare
  * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), found by
@@ -282,7 +283,8 @@ typedef nnfx_status (*cg_emit_fn)(cg *c, const fx_step_view *s, const nnfx_node 
 cg_emit_fn cg_op_emitter(nnfx_op op);
 /* Where an emitter of the emit column takes a step ahead of
  * emit_kernel_step's float32 path (called with in and y NULL: it reads its
- * values itself), and which float32 steps of several outputs it writes: a
+ * values itself), which float32 steps of several outputs it writes and
+ * which of its inputs are data (cg_data_inputs): a
  * property of the emitter, set in emit_table.c's family table, so an op
  * whose row names such an emitter needs no edit in emit_kernel_step. The
  * bits are tried in this order, each where its condition holds. */
@@ -295,7 +297,9 @@ enum {
     CG_EMIT_FROM_F32 = 1 << 5,    /* a float32 first input, an int64 or bool output (casts) */
     CG_EMIT_BYTES = 1 << 6,       /* an output of another type than float32 with a type code (moved bytes) */
     CG_EMIT_OWN_VALUES = 1 << 7,  /* a float32 step, its values read by the emitter (recurrent layers, Cast) */
-    CG_EMIT_MULTI_OUT = 1 << 8    /* float32 steps of several outputs are written (Split, MaxPool, ...) */
+    CG_EMIT_MULTI_OUT = 1 << 8,   /* float32 steps of several outputs are written (Split, MaxPool, ...) */
+    CG_EMIT_DATA_FIRST = 1 << 9,  /* only input 0 is data read at run time (the rest: constants of the op) */
+    CG_EMIT_DATA_NONE = 1 << 10   /* no input is passed as a C expression (the emitter reads them: Concat) */
 };
 /* emit_table.c: the CG_EMIT_* bits of op's emitter (0 for one that takes
  * only single-output float32 steps, through the table lookup). */
