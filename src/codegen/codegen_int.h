@@ -232,7 +232,9 @@ nnfx_status cg_unsupported(cg *c, const nnfx_node *n, const char *why);
 /* The runtime's scalar function name of a map op ("relu"...: the name of
  * its row, whose emit is gen_map or gen_clip), or NULL. */
 const char *cg_unary_fn(nnfx_op op);
-/* alpha/beta (or Clip's min/max) of unary node n in step s; false when not constants. */
+/* alpha/beta (or Clip's min/max) of unary node n in step s: its row's
+ * float attributes in their order (Clip: its inputs); false when Clip's
+ * are not constants. */
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b);
 /* Emits y[i] = nnfx_rt_<fn>(x[i], a, b) for i < n. */
 void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b);
@@ -249,10 +251,12 @@ nnfx_status cg_emit_binary(cg *c, const nnfx_node *n, const char *fn, const char
  * KH KW stride h/w, pad top/left, dilation h/w. */
 void cg_window_geo(const nnfx_meta *xm, const nnfx_meta *ym, const int64_t *in_sp, const ir_window *win, int64_t *g);
 /* How many of a step's first inputs are data read at run time (the rest are
- * constant parameters read at generation). */
+ * constant parameters read at generation): from the CG_EMIT_DATA_* bits of
+ * op's emitter (all nin where it has none). */
 int cg_data_inputs(nnfx_op op, int nin);
 /* The op code of a comparison for nnfx_rt_compare / nnfx_rt_tcompare
- * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), or -1. */
+ * (Greater 0, Less 1, GreaterOrEqual 2, LessOrEqual 3, Equal 4), found by
+ * its row's name, or -1. */
 int cg_compare_code(nnfx_op op);
 /* uint8 / int8 / int32: the int8 steps' arena types. */
 bool cg_int_dtype(nnfx_dtype dt);
@@ -277,16 +281,32 @@ typedef nnfx_status (*cg_emit_fn)(cg *c, const fx_step_view *s, const nnfx_node 
 /* emit_table.c: op's emitter from ops.def's emit column (gen_none for an
  * invalid op). */
 cg_emit_fn cg_op_emitter(nnfx_op op);
+/* Where an emitter of the emit column takes a step ahead of
+ * emit_kernel_step's float32 path (called with in and y NULL: it reads its
+ * values itself), which float32 steps of several outputs it writes and
+ * which of its inputs are data (cg_data_inputs): a
+ * property of the emitter, set in emit_table.c's family table, so an op
+ * whose row names such an emitter needs no edit in emit_kernel_step. The
+ * bits are tried in this order, each where its condition holds. */
+enum {
+    CG_EMIT_FIRST = 1 << 0,       /* every step, before bounded and data-sized values (control flow) */
+    CG_EMIT_WIDE_REDUCE = 1 << 1, /* an int64 or float64 input giving the same type (reductions) */
+    CG_EMIT_ANY_STEP = 1 << 2,    /* every step, ahead of the ops over other types (Einsum) */
+    CG_EMIT_HELD_TYPE = 1 << 3,   /* an output of a type generated C holds, ahead of those ops (the moves) */
+    CG_EMIT_NUMERIC = 1 << 4,     /* every step those ops leave, float32 or another numeric type */
+    CG_EMIT_FROM_F32 = 1 << 5,    /* a float32 first input, an int64 or bool output (casts) */
+    CG_EMIT_BYTES = 1 << 6,       /* an output of another type than float32 with a type code (moved bytes) */
+    CG_EMIT_OWN_VALUES = 1 << 7,  /* a float32 step, its values read by the emitter (recurrent layers, Cast) */
+    CG_EMIT_MULTI_OUT = 1 << 8,   /* float32 steps of several outputs are written (Split, MaxPool, ...) */
+    CG_EMIT_DATA_FIRST = 1 << 9,  /* only input 0 is data read at run time (the rest: constants of the op) */
+    CG_EMIT_DATA_NONE = 1 << 10   /* no input is passed as a C expression (the emitter reads them: Concat) */
+};
+/* emit_table.c: the CG_EMIT_* bits of op's emitter (0 for one that takes
+ * only single-output float32 steps, through the table lookup). */
+unsigned cg_op_emit_props(nnfx_op op);
 /* emit_float_ops.c: MaxPool of 1 to 3 spatial dims with its Indices output
  * when it has one, of any type generated C holds (nnfx_rt_maxpool_idx). */
 nnfx_status cg_emit_maxpool_idx(cg *c, const fx_step_view *s);
-/* emit_float_ops.c: the float attributes (a, b) such a unary node passes
- * its scalar function (left as they are for one that takes none). */
-void cg_float_unary_params(const nnfx_node *n, float *a, float *b);
-/* emit_float_ops.c: whether a step of multi-output node n is generated
- * (LayerNormalization with Mean / InvStdDev, MaxPool with Indices, Dropout
- * with its mask). */
-bool cg_float_multi_output(const nnfx_node *n);
 /* emit_float_ops.c: a reduction (emit_reduce's kind: 0 mean, 1 sum, 2 max,
  * 3 min, 4..9 product, L1, L2, log-sum, log-sum-exp, sum of squares) of node
  * n's input x over the dims with axis[d] set when they are not adjacent. */
@@ -473,7 +493,8 @@ nnfx_status emit_conv_step(cg *c, const fx_step_view *s);
 void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *n, int64_t *inner);
 /* emit_ops.c: The kind of a reduction op (a global pooling too) as the runtime's
  * reductions number them (0 mean, 1 sum, 2 max, 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp,
- * 9 sum of squares), -1 for another op. */
+ * 9 sum of squares), from its row's name (reduce_KIND, global_KIND_pool),
+ * -1 for an op whose emitter is not gen_reduce. */
 int reduce_kind(nnfx_op op);
 /* emit_ops.c: A reduction of x into y, kind as reduce_kind; x and y NULL for a
  * float64 or int64 one (the typed reduction reads and writes its bytes). */

@@ -21,14 +21,12 @@
 /* ---- comparisons and control flow ----------------------------------------- */
 
 int cg_compare_code(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_GREATER: return 0;
-    case NNFX_OP_LESS: return 1;
-    case NNFX_OP_GREATER_OR_EQUAL: return 2;
-    case NNFX_OP_LESS_OR_EQUAL: return 3;
-    case NNFX_OP_EQUAL: return 4;
-    default: return -1;
-    }
+    /* the runtime's comparison codes, by the row's name */
+    static const char *const names[] = {"greater", "less", "greater_or_equal", "less_or_equal", "equal"};
+    const char *name = nnfx_op_name(op);
+    for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+        if (strcmp(name, names[k]) == 0) return k;
+    return -1;
 }
 
 /* A comparison of two float32 values into a bool value (one byte per
@@ -594,16 +592,11 @@ nnfx_status gen_ctrl(cg *c, const fx_step_view *s, const nnfx_node *n, char (*in
     return st;
 }
 
-/* Whether e is the emitter of a move of data of any type generated C holds
- * (Concat, Transpose, Expand, Slice, Split). */
-static bool moves_any_type(cg_emit_fn e) {
-    return e == gen_concat || e == gen_transpose || e == gen_expand || e == gen_slice || e == gen_split;
-}
-
 /* One kernel step: first the steps the emitters of ops.def's emit column
- * (cg_op_emitter) take ahead of the type checks, with in and y NULL: control
- * flow, Einsum, the moves of data of any type, comparisons, ArgMax / ArgMin,
- * TopK, casts from float32 and Pad of other types; a bounded or
+ * (cg_op_emitter) take ahead of the type checks, with in and y NULL, each
+ * where its family's CG_EMIT_* bits (cg_op_emit_props, emit_table.c) say:
+ * control flow, Einsum, the moves of data of any type, comparisons, ArgMax
+ * / ArgMin, TopK, casts from float32 and Pad of other types; a bounded or
  * data-sized step and the int64 / float64 reductions too; then the ops over
  * other types than float32 (emit_typed_ops.c) and the int8 steps
  * (emit_int8.c); then a float32 step through its op's emitter, with its
@@ -611,34 +604,34 @@ static bool moves_any_type(cg_emit_fn e) {
 nnfx_status emit_kernel_step(cg *c, const fx_step_view *s) {
     const nnfx_node *n = s->last;
     const cg_emit_fn emit = cg_op_emitter(n->op);
+    const unsigned props = cg_op_emit_props(n->op);
     char in[8][64], y[64];
     nnfx_status st;
-    if (emit == gen_ctrl) return emit(c, s, n, NULL, NULL);
+    if (props & CG_EMIT_FIRST) return emit(c, s, n, NULL, NULL);
     const int bounded = c->in_expr ? -1 : cg_bounded_index(c, n);
     if (bounded >= 0) return cg_emit_bounded(c, s, bounded);
     bool data_sized = false; /* sizes a loop body read from data */
     if (c->bnd && ((st = cg_emit_data_sized(c, s, n, &data_sized)) || data_sized)) return st;
     const nnfx_meta *x0 = cg_arg_meta(n, 0);
-    if (emit == gen_reduce && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) && n->meta[0].dtype == x0->dtype)
+    const nnfx_dtype yt = n->meta[0].dtype;
+    if ((props & CG_EMIT_WIDE_REDUCE) && x0 && (x0->dtype == NNFX_F64 || x0->dtype == NNFX_I64) && yt == x0->dtype)
         return emit(c, s, n, NULL, NULL);
-    if (emit == gen_einsum) return emit(c, s, n, NULL, NULL);
-    if (cg_ctype(n->meta[0].dtype) && moves_any_type(emit)) return emit(c, s, n, NULL, NULL);
+    if (props & CG_EMIT_ANY_STEP) return emit(c, s, n, NULL, NULL);
+    if ((props & CG_EMIT_HELD_TYPE) && cg_ctype(yt)) return emit(c, s, n, NULL, NULL);
     /* integer / bool values, or float ops reading them: emit_typed_ops.c */
     bool typed = false;
     if ((st = cg_emit_typed_op(c, s, &typed)) || typed) return st;
-    if (emit == gen_compare || emit == gen_argmax || emit == gen_topk) /* of float32 or any numeric type */
+    if (props & CG_EMIT_NUMERIC) return emit(c, s, n, NULL, NULL); /* of float32 or any numeric type */
+    if ((props & CG_EMIT_FROM_F32) && x0 && x0->dtype == NNFX_F32 && (yt == NNFX_I64 || yt == NNFX_BOOL))
         return emit(c, s, n, NULL, NULL);
-    if (emit == gen_cast && x0 && x0->dtype == NNFX_F32 &&
-        (n->meta[0].dtype == NNFX_I64 || n->meta[0].dtype == NNFX_BOOL))
-        return emit(c, s, n, NULL, NULL);
-    if (emit == gen_pad && n->meta[0].dtype != NNFX_F32 && cg_tcode(n->meta[0].dtype) >= 0)
+    if ((props & CG_EMIT_BYTES) && yt != NNFX_F32 && cg_tcode(yt) >= 0)
         return emit(c, s, n, NULL, NULL); /* the bytes moved, in any type */
     if (is_int8_step(n)) return emit_int8_kernel_step(c, s);
-    if (n->meta[0].dtype != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
-    if (emit == gen_rnn || emit == gen_cast) return emit(c, s, n, NULL, NULL);
+    if (yt != NNFX_F32) return cg_unsupported(c, n, "only float32 values are generated");
+    if (props & CG_EMIT_OWN_VALUES) return emit(c, s, n, NULL, NULL);
     if ((st = cg_value_expr(c, s->out, n, y, sizeof y))) return st;
     /* further multi-output ops (LayerNormalization's Mean / InvStdDev, MaxPool's Indices) */
-    if (s->nout != 1 && emit != gen_split && !cg_float_multi_output(n))
+    if (s->nout != 1 && !(props & CG_EMIT_MULTI_OUT))
         return cg_unsupported(c, n,
                               "multi-output ops other than Split, TopK, RNN, GRU, LSTM, LayerNormalization, MaxPool "
                               "and Dropout are not generated");

@@ -16,29 +16,6 @@
 #include "core/core_int.h"
 #include "ir/ir_int.h"
 
-/* ---- unary functions (emit_ops.c's cg_unary_params) ----------------------------- */
-
-void cg_float_unary_params(const nnfx_node *n, float *a, float *b) {
-    switch (n->op) { /* the attributes and defaults of src/exec/kernels/math_extra.c */
-    case NNFX_OP_SELU:
-        *a = (float)ir_attr_float(n, "alpha");
-        *b = (float)ir_attr_float(n, "gamma");
-        break;
-    case NNFX_OP_CELU:
-    case NNFX_OP_THRESHOLDED_RELU: *a = (float)ir_attr_float(n, "alpha"); break;
-    case NNFX_OP_SHRINK:
-        *a = (float)ir_attr_float(n, "bias");
-        *b = (float)ir_attr_float(n, "lambd");
-        break;
-    default: break;
-    }
-}
-
-bool cg_float_multi_output(const nnfx_node *n) {
-    const cg_emit_fn e = cg_op_emitter(n->op);
-    return e == gen_layer_norm || e == gen_max_pool;
-}
-
 /* ---- helpers ------------------------------------------------------------------- */
 
 static void emit_long_array(cg *c, const char *name, int k, const int64_t *v) {

@@ -877,25 +877,13 @@ nnfx_status emit_softmax(cg *c, const nnfx_node *n, const char *x, const char *y
 }
 
 /* How many of a step's inputs are data the generated code reads at run
- * time (the rest, constant parameters of the op, are read at generation). */
+ * time (the rest, constant parameters of the op, are read at generation):
+ * the CG_EMIT_DATA_* bits of the op's emitter (emit_table.c). */
 int cg_data_inputs(nnfx_op op, int nin) {
-    if (reduce_kind(op) >= 0) return nin < 1 ? nin : 1; /* the axes: read at generation */
-    switch (op) {
-    case NNFX_OP_CLIP:
-    case NNFX_OP_DROPOUT:
-    case NNFX_OP_SLICE:
-    case NNFX_OP_GATHER:
-    case NNFX_OP_DFT:              /* dft_length: a constant */
-    case NNFX_OP_STFT:             /* frame_step, frame_length: constants; emit_float_ops.c reads the window */
-    case NNFX_OP_REVERSE_SEQUENCE: /* the lengths: emit_float_ops.c reads them as int64 / int32 */
-    case NNFX_OP_EXPAND:           /* the shape: the output's */
-    case NNFX_OP_TILE:             /* the repeats: the output's shape */
-    case NNFX_OP_PAD:
-    case NNFX_OP_RESIZE: return 1;
-    case NNFX_OP_CONCAT: return 0;
-    case NNFX_OP_SPLIT: return 1; /* the sizes are the outputs' shapes */
-    default: return nin;
-    }
+    const unsigned props = cg_op_emit_props(op);
+    if (props & CG_EMIT_DATA_NONE) return 0;
+    if (props & CG_EMIT_DATA_FIRST) return nin < 1 ? nin : 1;
+    return nin;
 }
 
 /* ---- the emit column's emitters of this file (ops.def, cg_emit_fn) ----- */

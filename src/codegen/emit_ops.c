@@ -28,19 +28,19 @@ const char *cg_unary_fn(nnfx_op op) {
     return e == gen_map || e == gen_clip ? nnfx_op_name(op) : NULL;
 }
 
-/* alpha/beta (or min/max) of unary op node n in step s. */
+/* alpha/beta (or min/max) of unary op node n in step s: a Clip-like op's
+ * (gen_clip) constant inputs 1 and 2; another's float attributes in the
+ * order its ops.def row lists them (alpha; alpha, beta; alpha, gamma; bias,
+ * lambd), the node's values or the row's defaults, 0 where it has none. */
 bool cg_unary_params(cg *c, const fx_step_view *s, const nnfx_node *n, float *a, float *b) {
     *a = *b = 0;
-    switch (n->op) {
-    case NNFX_OP_LEAKY_RELU: *a = (float)ir_attr_float(n, "alpha"); return true;
-    case NNFX_OP_ELU: *a = (float)ir_attr_float(n, "alpha"); return true;
-    case NNFX_OP_HARD_SIGMOID:
-        *a = (float)ir_attr_float(n, "alpha");
-        *b = (float)ir_attr_float(n, "beta");
-        return true;
-    case NNFX_OP_CLIP: return cg_const_float(c, s, 1, -INFINITY, a) && cg_const_float(c, s, 2, INFINITY, b);
-    default: cg_float_unary_params(n, a, b); return true;
-    }
+    if (cg_op_emitter(n->op) == gen_clip)
+        return cg_const_float(c, s, 1, -INFINITY, a) && cg_const_float(c, s, 2, INFINITY, b);
+    const char *names[2];
+    const int k = ir_schema_floats(n->op, names, 2);
+    if (k > 0) *a = (float)ir_attr_float(n, names[0]);
+    if (k > 1) *b = (float)ir_attr_float(n, names[1]);
+    return true;
 }
 
 void cg_emit_map(cg *c, const char *fn, const char *x, const char *y, int64_t n, float a, float b) {
@@ -326,23 +326,25 @@ void split3(const nnfx_meta *m, int lo, int hi, int64_t *outer, int64_t *n, int6
 
 /* The kind of a reduction op (a global pooling too) as the runtime's
  * reductions number them (0 mean, 1 sum, 2 max, 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp,
- * 9 sum of squares), -1 for another op. */
+ * 9 sum of squares), -1 for another op: from the name of a row whose emitter
+ * is gen_reduce, reduce_KIND or global_KIND_pool (average: mean). */
 int reduce_kind(nnfx_op op) {
-    switch (op) {
-    case NNFX_OP_GLOBAL_AVERAGE_POOL:
-    case NNFX_OP_REDUCE_MEAN: return 0;
-    case NNFX_OP_REDUCE_SUM: return 1;
-    case NNFX_OP_GLOBAL_MAX_POOL:
-    case NNFX_OP_REDUCE_MAX: return 2;
-    case NNFX_OP_REDUCE_MIN: return 3;
-    case NNFX_OP_REDUCE_PROD: return 4;
-    case NNFX_OP_REDUCE_L1: return 5;
-    case NNFX_OP_REDUCE_L2: return 6;
-    case NNFX_OP_REDUCE_LOG_SUM: return 7;
-    case NNFX_OP_REDUCE_LOG_SUM_EXP: return 8;
-    case NNFX_OP_REDUCE_SUM_SQUARE: return 9;
-    default: return -1;
+    static const char *const kinds[] = {"mean", "sum", "max",     "min",         "prod",
+                                        "l1",   "l2",  "log_sum", "log_sum_exp", "sum_square"};
+    if (cg_op_emitter(op) != gen_reduce) return -1;
+    const char *name = nnfx_op_name(op);
+    char kind[32] = "";
+    if (strncmp(name, "reduce_", 7) == 0) {
+        snprintf(kind, sizeof kind, "%s", name + 7);
+    } else if (strncmp(name, "global_", 7) == 0) {
+        const size_t len = strlen(name + 7);
+        if (len > 5 && len < sizeof kind && strcmp(name + 7 + len - 5, "_pool") == 0)
+            snprintf(kind, sizeof kind, "%.*s", (int)(len - 5), name + 7);
     }
+    if (strcmp(kind, "average") == 0) return 0;
+    for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
+        if (strcmp(kind, kinds[k]) == 0) return k;
+    return -1;
 }
 
 /* A reduction of x into y, kind as reduce_kind; x and y NULL for a

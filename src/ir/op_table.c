@@ -144,6 +144,15 @@ bool ir_schema_string_list(nnfx_op op, const char *name) {
     return false;
 }
 
+int ir_schema_floats(nnfx_op op, const char **names, int max) {
+    if ((int)op <= 0 || op >= NNFX_OP_COUNT) return 0;
+    pthread_once(&schema_once, parse_schemas);
+    int k = 0;
+    for (int i = 0; i < schema_counts[op] && k < max; i++)
+        if (schemas[op][i].kind == NNFX_ATTR_FLOAT) names[k++] = schemas[op][i].name;
+    return k;
+}
+
 int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n) {
     const nnfx_op_info *info = ir_op_info(op);
     if (info->outputs >= 0) return info->outputs;

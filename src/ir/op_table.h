@@ -66,6 +66,11 @@ int ir_node_num_outputs_for(nnfx_op op, const nnfx_node *n);
  * such attribute. */
 bool ir_schema_lookup(nnfx_op op, const char *name, nnfx_attr_kind *kind, const char **default_text);
 
+/* The names of op's float attributes ("f" in its ops.def row), in the
+ * order the row lists them, into names[0..max) (static strings); returns
+ * how many it wrote. */
+int ir_schema_floats(nnfx_op op, const char **names, int max);
+
 /* Attribute `name` of op node n as an integer (a float one truncated) or a
  * float; when the node does not carry it, the default of n's row in ops.def.
  * A name with no default in that row reads 0: the attribute is required, or

@@ -576,6 +576,47 @@ def main():
     xt = r(1, 2, 3, 2, 3, 5)  # window partition: [B, H/w, w, W/w, w, C] -> [B, H/w, W/w, w, w, C]
     save("transpose_window", [xt], [np.transpose(xt, (0, 1, 3, 2, 4, 5))])
 
+    # MelWeightMatrix by ONNX's formula (its node test's reference code, in float64): num_mel_bins + 2 points
+    # evenly spaced on the mel scale from lower to upper edge, each mapped to the spectrogram bin
+    # floor((dft_length + 1) * hz / sample_rate), triangles between them. The edges are picked so that no point
+    # lies within 1e-3 of a bin boundary (float32 and float64 give the same bins).
+    bins, dft, rate, lo_hz, hi_hz = 5, 128, 16000, 100.0, 7200.0
+    mel = np.arange(bins + 2) * ((2595 * np.log10(1 + hi_hz / 700) - 2595 * np.log10(1 + lo_hz / 700)) / (bins + 2))
+    hz = 700 * (np.power(10, (mel + 2595 * np.log10(1 + lo_hz / 700)) / 2595) - 1)
+    pos = (dft + 1) * hz / rate
+    assert np.all(np.abs(pos - np.rint(pos)) > 1e-3), pos
+    pt = np.floor(pos).astype(int)
+    mw = np.zeros((dft // 2 + 1, bins))
+    for i in range(bins):
+        lo_, c_, hi_ = pt[i], pt[i + 1], pt[i + 2]
+        if c_ == lo_:
+            mw[c_, i] = 1
+        else:
+            for j in range(lo_, c_ + 1):
+                mw[j, i] = (j - lo_) / (c_ - lo_)
+        for j in range(c_, hi_):
+            mw[j, i] = (hi_ - j) / (hi_ - c_)
+    save("mel_weight_matrix", [np.array(bins, np.int64), np.array(dft, np.int64), np.array(rate, np.int64),
+                               np.array(lo_hz, np.float32), np.array(hi_hz, np.float32)], [mw.astype(np.float32)])
+
+    # TfIdfVectorizer (TFIDF, unigrams and bigrams, skips 0 and 1) counted here by ONNX's definition: an n-gram is
+    # n tokens taken every skip + 1 tokens (unigrams once); each pool n-gram's count times its weight goes to
+    # output column ngram_indexes[k] (k: the n-gram's place in the pool). Attributes in the C table.
+    toks = i64([5, 6, 7, 8, 6, 7, 2, 3, 5], [5, 1, 6, 7, 2, 8, 4, 4, 3])  # bigrams at skip 0 and at skip 1
+    pool = [(2,), (3,), (5,), (4,), (5, 6), (7, 8), (6, 7)]  # pool_int64s 2 3 5 4 | 5 6 7 8 6 7; ngram_counts 0 4
+    tf_idx, tf_w = [1, 0, 3, 2, 6, 5, 4], [0.5, 1.5, 2.0, 1.0, 3.0, 0.25, 1.25]
+    tf = np.zeros((2, 7), np.float32)
+    for row in range(2):
+        seen = {}
+        for nlen in (1, 2):
+            for skip in range(2 if nlen > 1 else 1):
+                for st in range(9 - (nlen - 1) * (skip + 1)):
+                    g_ = tuple(int(toks[row, st + q * (skip + 1)]) for q in range(nlen))
+                    seen[g_] = seen.get(g_, 0) + 1
+        for k_, g_ in enumerate(pool):
+            tf[row, tf_idx[k_]] = seen.get(g_, 0) * tf_w[k_]
+    save("tfidf_vectorizer", [toks], [tf])
+
 
 if __name__ == "__main__":
     main()
