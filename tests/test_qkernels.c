@@ -848,6 +848,138 @@ static void test_lut_regions(void **state) {
         }
 }
 
+/* ---- Conv -> Q1 -> [Cast] -> DQ1 -> Relu | Clip -> Q2: one kernel ---------- */
+
+static nnfx_node *qnode(nnfx_graph *g, nnfx_op o, nnfx_node *v, nnfx_node *s, nnfx_node *z, int nattrs,
+                        const nnfx_attr *at) {
+    nnfx_error err = {0};
+    nnfx_arg a[3] = {nnfx_arg_node(v), nnfx_arg_node(s), nnfx_arg_node(z)};
+    nnfx_node *n = nnfx_graph_call_op(g, o, 3, a, nattrs, at, &err);
+    if (!n) fail_msg("%s", err.msg);
+    return n;
+}
+
+/* x [1, 8, 9, 9] -> Q -> DQ -> Conv 3x3 (pads 1, `group` groups, per-channel
+ * int8 weights, bias) -> Q1 -> [Cast to the same type] -> DQ1 -> Relu (act
+ * 0) or Clip(0, 1.5) (act 1) -> Q2 -> DQ2, activations int8 (sg) or uint8. */
+static nnfx_graph *act_mid_graph(bool sg, int group, int act, bool cast) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {1, 8, 9, 9}, wd[4] = {8, 8 / group, 3, 3}, m = 8;
+    nnfx_dtype dt = sg ? NNFX_I8 : NNFX_U8;
+    nnfx_meta mt;
+    nnfx_meta_set_shape(&mt, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &mt, NULL);
+    nnfx_node *xs = lut_scalar(g, "xs", NNFX_F32, 0.05), *xz = lut_scalar(g, "xz", dt, sg ? -3 : 120);
+    nnfx_node *s1 = lut_scalar(g, "s1", NNFX_F32, 0.07), *z1 = lut_scalar(g, "z1", dt, sg ? 5 : 100);
+    nnfx_node *s2 = lut_scalar(g, "s2", NNFX_F32, 0.011), *z2 = lut_scalar(g, "z2", dt, sg ? -128 : 0);
+    nnfx_tensor *w = nnfx_tensor_new(NNFX_I8, 4, wd, NULL), *ws = nnfx_tensor_new(NNFX_F32, 1, &m, NULL);
+    nnfx_tensor *b = nnfx_tensor_new(NNFX_F32, 1, &m, NULL);
+    uint32_t r = 12345;
+    for (int64_t i = 0; i < nnfx_tensor_numel(w); i++) {
+        r = r * 1103515245u + 12345u;
+        ((int8_t *)w->data)[i] = (int8_t)((int)((r >> 16) % 255) - 127);
+    }
+    for (int64_t i = 0; i < m; i++) {
+        ((float *)ws->data)[i] = (group == 1 ? 0.0009f : 0.004f) * (float)(1 + i % 3);
+        ((float *)b->data)[i] = 0.3f * (float)(i % 4) - 0.4f;
+    }
+    assert_int_equal(nnfx_graph_set_param(g, "w", w, NULL), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "ws", ws, NULL), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "b", b, NULL), NNFX_OK);
+    nnfx_tensor_release(w), nnfx_tensor_release(ws), nnfx_tensor_release(b);
+    nnfx_node *wz = lut_scalar(g, "wz", NNFX_I8, 0);
+    (void)wz;
+    nnfx_attr ax = nnfx_attr_int("axis", 0);
+    nnfx_error err = {0};
+    nnfx_arg wa[2] = {nnfx_arg_node(nnfx_graph_get_attr(g, "w", NULL)),
+                      nnfx_arg_node(nnfx_graph_get_attr(g, "ws", NULL))};
+    nnfx_node *wdq = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 2, wa, 1, &ax, &err);
+    assert_non_null(wdq);
+    nnfx_node *v =
+        qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, qnode(g, NNFX_OP_QUANTIZE_LINEAR, x, xs, xz, 0, NULL), xs, xz, 0, NULL);
+    int64_t pads[4] = {1, 1, 1, 1};
+    nnfx_attr ca[2] = {nnfx_attr_ints("pads", 4, pads), nnfx_attr_int("group", group)};
+    nnfx_arg cv[3] = {nnfx_arg_node(v), nnfx_arg_node(wdq), nnfx_arg_node(nnfx_graph_get_attr(g, "b", NULL))};
+    nnfx_node *conv = nnfx_graph_call_op(g, NNFX_OP_CONV, 3, cv, 2, ca, &err);
+    assert_non_null(conv);
+    nnfx_node *q1 = qnode(g, NNFX_OP_QUANTIZE_LINEAR, conv, s1, z1, 0, NULL);
+    if (cast) { /* PyTorch's export: a Cast to the same type */
+        nnfx_attr to = nnfx_attr_int("to", sg ? 3 : 2);
+        q1 = lut_op(g, NNFX_OP_CAST, q1, NULL, 1, &to);
+    }
+    nnfx_node *d1 = qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, q1, s1, z1, 0, NULL), *a;
+    if (act == 0) {
+        a = lut_op(g, NNFX_OP_RELU, d1, NULL, 0, NULL);
+    } else {
+        nnfx_arg cl[3] = {nnfx_arg_node(d1), nnfx_arg_node(lut_scalar(g, "lo", NNFX_F32, 0.0)),
+                          nnfx_arg_node(lut_scalar(g, "hi", NNFX_F32, 1.5))};
+        a = nnfx_graph_call_op(g, NNFX_OP_CLIP, 3, cl, 0, NULL, &err);
+        assert_non_null(a);
+    }
+    nnfx_node *y =
+        qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, qnode(g, NNFX_OP_QUANTIZE_LINEAR, a, s2, z2, 0, NULL), s2, z2, 0, NULL);
+    assert_non_null(nnfx_graph_output(g, 1, &y, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+/* The plan folds DQ1 -> Relu / Clip -> Q2 into the conv's epilogue (an
+ * intermediate requantization, no table step) and gives the interpreter's
+ * values to within one output step (a tie rounded the other way), on every
+ * ISA path; the outputs reach both bounds, so the activation is tested. */
+static void test_act_after_requant(void **state) {
+    (void)state;
+    fx_qisa isas[4] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI};
+    for (int c = 0; c < 16; c++) {
+        bool sg = c & 1, cast = c & 8;
+        int group = c & 2 ? 8 : 1, act = (c >> 2) & 1;
+        nnfx_error err = {0};
+        nnfx_gm *gm = nnfx_gm_new(act_mid_graph(sg, group, act, cast), &err);
+        assert_non_null(gm);
+        int64_t d[4] = {1, 8, 9, 9};
+        nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL), *ref = NULL;
+        for (int64_t i = 0; i < nnfx_tensor_numel(x); i++)
+            ((float *)x->data)[i] = 6.0f * sinf(0.37f * (float)i + 0.5f * (float)c);
+        int nout = 0;
+        nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+        if (!ip || nnfx_interp_run(ip, 1, &x, 1, &ref, &nout, &err)) fail_msg("%s", err.msg);
+        nnfx_interp_free(ip);
+        const float *rv = ref->data;
+        int64_t n = nnfx_tensor_numel(ref), at_lo = 0, at_hi = 0;
+        float hi = 0.011f * (act ? 136.0f : 255.0f); /* Clip 1.5: level 136 of Q2; Relu: the type's top */
+        for (int64_t i = 0; i < n; i++)
+            at_lo += rv[i] == 0.0f, at_hi += fabsf(rv[i] - hi) < 1e-4f;
+        printf("# case %d: %lld at 0, %lld at the top, of %lld\n", c, (long long)at_lo, (long long)at_hi, (long long)n);
+        fflush(stdout);
+        assert_true(at_lo > 0 && at_hi > 0 && at_lo + at_hi < n);
+        for (int ii = 0; ii < 4; ii++) {
+            if (!fx_qisa_force(isas[ii])) continue;
+            assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+            nnfx_tensor *y = NULL;
+            if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            if (!strstr(plan, "+ requant") || strstr(plan, "int8 table"))
+                fail_msg("case %d: the activation is not in the conv's epilogue:\n%s", c, plan);
+            free(plan);
+            int64_t ndiff = 0;
+            for (int64_t i = 0; i < n; i++) {
+                float dv = fabsf(((const float *)y->data)[i] - rv[i]);
+                if (dv > 0.011f * 1.001f)
+                    fail_msg("case %d [%s]: value %lld is %g, the interpreter's %g", c, fx_qisa_name(isas[ii]),
+                             (long long)i, ((const float *)y->data)[i], rv[i]);
+                ndiff += dv > 0;
+            }
+            if (ndiff * 50 > n)
+                fail_msg("case %d [%s]: %lld of %lld values differ", c, fx_qisa_name(isas[ii]), (long long)ndiff,
+                         (long long)n);
+            nnfx_tensor_release(y);
+        }
+        fx_qisa_force(FX_QISA_AUTO);
+        nnfx_tensor_release(x), nnfx_tensor_release(ref);
+        nnfx_gm_free(gm);
+    }
+}
+
 /* ---- int8 Mul / Add / mean in fixed point: the plan's steps against TFLite's formulas ---- */
 
 /* Graph: x [2, 3, 4, 5] -> Q(int8) -> DQ -> op(a, b) -> Q -> DQ, where a
@@ -1117,6 +1249,7 @@ int main(void) {
         cmocka_unit_test(test_qdq_models),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_lut_regions),
+        cmocka_unit_test(test_act_after_requant),
         cmocka_unit_test(test_fixed_elementwise),
         cmocka_unit_test(test_fixed_epilogue_lanes),
         cmocka_unit_test(test_elementwise_rows),
