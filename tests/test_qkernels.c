@@ -1151,6 +1151,57 @@ static void test_elementwise_rows(void **state) {
     assert_true(ran >= 1);
 }
 
+/* The AVX2 float epilogue with an intermediate requantization and / or a
+ * residual gives fx_qepi_row_c's bytes on every lane: scales whose products
+ * land on .5 ties, zero points, Relu / Clip bounds on both stages, signed
+ * and unsigned, rows with a vector tail. */
+static void test_float_epilogue_lanes(void **state) {
+    (void)state;
+    if (!fx_qisa_force(FX_QISA_AVX2)) {
+        printf("# AVX2 not on this CPU: not run\n");
+        return;
+    }
+    enum { N = 45 };
+    int32_t acc[N + 8];
+    uint8_t res[N], y1[N], y2[N];
+    for (int it = 0; it < 4000; it++) {
+        float mult = it % 4 == 0 ? 0.5f : it % 4 == 1 ? 0.25f : frand(0.0005f, 0.05f);
+        float bias = it % 3 == 0 ? 0.0f : frand(-3.0f, 3.0f);
+        fx_qepi e = {0};
+        e.mult = &mult, e.bias = &bias;
+        e.mid = it % 3 != 2, e.res = it % 3 != 0;
+        e.y_signed = (it >> 2) % 2, e.res_signed = (it >> 3) % 2;
+        bool mid_signed = (it >> 4) % 2;
+        /* ties: scale 1 or 2 against mult 0.5 / 0.25 puts t * inv on halves */
+        e.mid_scale = it % 8 < 4 ? (it % 2 ? 1.0f : 2.0f) : frand(0.02f, 0.2f);
+        e.mid_inv = 1.0f / e.mid_scale;
+        e.mid_zp = mid_signed ? irand(-20, 20) : irand(0, 255);
+        e.mid_lo = mid_signed ? -128 : 0, e.mid_hi = mid_signed ? 127 : 255;
+        if (it % 5 == 0) e.mid_lo = e.mid_zp;                             /* Relu before Q1 */
+        if (it % 7 == 0) e.mid_hi = e.mid_lo + (e.mid_hi - e.mid_lo) / 3; /* Clip */
+        e.res_scale = frand(0.01f, 0.1f), e.res_zp = e.res_signed ? irand(-20, 20) : irand(0, 255);
+        float ys = it % 6 < 3 ? (it % 2 ? 0.5f : 1.0f) : frand(0.01f, 0.3f);
+        e.y_inv = 1.0f / ys;
+        e.y_zp = e.y_signed ? irand(-30, 30) : irand(0, 255);
+        e.lo = e.y_signed ? -128 : 0, e.hi = e.y_signed ? 127 : 255;
+        if (it % 4 == 1) e.lo = e.y_zp;                   /* Relu */
+        if (it % 9 == 0) e.hi = e.lo + (e.hi - e.lo) / 2; /* Clip */
+        for (int i = 0; i < N + 8; i++)
+            acc[i] = i % 4 == 0 ? (int32_t)(rnd() % 4001) - 2000 : (int32_t)(rnd() % 400001) - 200000;
+        for (int i = 0; i < N; i++)
+            res[i] = (uint8_t)rnd();
+        int32_t comp = (int32_t)(rnd() % 201) - 100;
+        int n = it % 2 ? N : 32;
+        fx_qepi_row_c(&e, 0, comp, acc, n, e.res ? res : NULL, y1, 1);
+        fx_qepi_row(&e, 0, comp, acc, n, e.res ? res : NULL, y2, 1);
+        for (int i = 0; i < n; i++)
+            if (y1[i] != y2[i])
+                fail_msg("case %d (mid %d res %d): acc %ld gives %u on AVX2, %u portable", it, e.mid, e.res,
+                         (long)acc[i], y2[i], y1[i]);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+}
+
 /* The fixed-point epilogue on AVX2 lanes against the portable one, byte
  * for byte, over accumulators near the int32 extremes and random ones, every
  * shift from -31 to 8, multipliers at both ends of [2^30, 2^31) and 0, both
@@ -1252,6 +1303,7 @@ int main(void) {
         cmocka_unit_test(test_act_after_requant),
         cmocka_unit_test(test_fixed_elementwise),
         cmocka_unit_test(test_fixed_epilogue_lanes),
+        cmocka_unit_test(test_float_epilogue_lanes),
         cmocka_unit_test(test_elementwise_rows),
         cmocka_unit_test(test_split_pairs),
     };

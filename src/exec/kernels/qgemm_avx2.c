@@ -117,13 +117,12 @@ AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int3
                            void *y) {
     const __m256i vcomp = _mm256_set1_epi32(comp);
     int64_t j = 0;
-    if (!e->mid && !e->res) {
-        /* y = rne(clamp(acc * multq + biasq, lo, hi)), 16 values per step */
-        for (; j + 16 <= n; j += 16) {
-            __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
-            __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
-            store16(e->y_signed, epi_q8(e, m, a0, NULL), epi_q8(e, m, a1, NULL), (char *)y + j);
-        }
+    /* 16 values per step */
+    for (; j + 16 <= n; j += 16) {
+        __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+        __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
+        const char *r = e->res ? (const char *)res + j : NULL;
+        store16(e->y_signed, epi_q8(e, m, a0, r), epi_q8(e, m, a1, r ? r + 8 : NULL), (char *)y + j);
     }
     for (; j + 8 <= n; j += 8)
         _mm_storel_epi64((__m128i *)((char *)y + j), epi8(e, m, vcomp, acc + j, e->res ? (const char *)res + j : NULL));

@@ -35,31 +35,39 @@ AVX2 static inline __m256i q_round8(__m256 v) {
 /* 8 accumulators (comp added) of channel m, with the residual's 8 bytes at
  * res (when e->res), to 8 int32 outputs within [lo, hi]. */
 AVX2 static inline __m256i epi_q8(const fx_qepi *e, int64_t m, __m256i a, const void *res) {
-    __m256i q;
     if (!e->mid && !e->res) { /* biasq holds the zero point; clamped before rounding (fx_qepi_row_c) */
         __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->multq[m])),
                                  _mm256_set1_ps(e->biasq[m]));
         t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps((float)e->lo)), _mm256_set1_ps((float)e->hi));
         return _mm256_cvtps_epi32(t);
-    } else {
-        __m256 t =
-            _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
-        if (e->mid) {
-            __m256i r =
-                _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv))), _mm256_set1_epi32(e->mid_zp));
-            r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e->mid_lo)), _mm256_set1_epi32(e->mid_hi));
-            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->mid_zp));
-            t = _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->mid_scale));
-        }
-        if (e->res) {
-            __m128i rb = _mm_loadl_epi64((const __m128i *)res);
-            __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
-            r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
-            t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
-        }
-        q = _mm256_add_epi32(q_round8(_mm256_mul_ps(t, _mm256_set1_ps(e->y_inv))), _mm256_set1_epi32(e->y_zp));
     }
-    return _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(e->lo)), _mm256_set1_epi32(e->hi));
+    /* With mid / res. A clamp to integer bounds commutes with rounding to
+     * the nearest integer (rne(clamp(v, a, b)) == clamp(rne(v), a, b)), so
+     * each requantization clamps in float, the zero point taken out of the
+     * bounds, and rounds after: the bytes of fx_qepi_row_c, in fewer
+     * operations (the range is within +-255, inside q_round8's guard). The
+     * intermediate one stays in float: _mm256_round_ps rounds as
+     * _mm256_cvtps_epi32 does (to nearest even) and its integers convert
+     * back exactly. */
+    __m256 t =
+        _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(e->mult[m])), _mm256_set1_ps(e->bias[m]));
+    if (e->mid) {
+        __m256 v = _mm256_mul_ps(t, _mm256_set1_ps(e->mid_inv));
+        v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps((float)(e->mid_lo - e->mid_zp))),
+                          _mm256_set1_ps((float)(e->mid_hi - e->mid_zp)));
+        v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        t = _mm256_mul_ps(v, _mm256_set1_ps(e->mid_scale));
+    }
+    if (e->res) {
+        __m128i rb = _mm_loadl_epi64((const __m128i *)res);
+        __m256i r = e->res_signed ? _mm256_cvtepi8_epi32(rb) : _mm256_cvtepu8_epi32(rb);
+        r = _mm256_sub_epi32(r, _mm256_set1_epi32(e->res_zp));
+        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(e->res_scale)));
+    }
+    __m256 u = _mm256_mul_ps(t, _mm256_set1_ps(e->y_inv));
+    u = _mm256_min_ps(_mm256_max_ps(u, _mm256_set1_ps((float)(e->lo - e->y_zp))),
+                      _mm256_set1_ps((float)(e->hi - e->y_zp)));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(u), _mm256_set1_epi32(e->y_zp));
 }
 
 /* 16 int32 outputs in [-128, 255] (q0: the first 8) to 16 bytes at y. */
