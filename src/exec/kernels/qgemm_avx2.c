@@ -116,21 +116,26 @@ AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b,
 AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                            void *y) {
     const __m256i vcomp = _mm256_set1_epi32(comp);
+    const epiv v = epiv_of(e);
+    const bool sgn = e->y_signed;
+    __m256 mult, bias;
+    epiv_chan(&v, e, m, &mult, &bias);
     int64_t j = 0;
-    /* 16 values per step */
-    for (; j + 16 <= n; j += 16) {
+    for (; j + 16 <= n; j += 16) { /* 16 values per step */
         __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
         __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
-        const char *r = e->res ? (const char *)res + j : NULL;
-        store16(e->y_signed, epi_q8(e, m, a0, r), epi_q8(e, m, a1, r ? r + 8 : NULL), (char *)y + j);
+        const char *r = v.res ? (const char *)res + j : NULL;
+        store16(sgn, epi_q8v(&v, mult, bias, a0, r), epi_q8v(&v, mult, bias, a1, r ? r + 8 : NULL), (char *)y + j);
     }
-    for (; j + 8 <= n; j += 8)
-        _mm_storel_epi64((__m128i *)((char *)y + j), epi8(e, m, vcomp, acc + j, e->res ? (const char *)res + j : NULL));
-    if (j < n) {
-        uint8_t tr[8] = {0}, ty[8];
-        if (e->res) memcpy(tr, (const char *)res + j, (size_t)(n - j));
-        _mm_storel_epi64((__m128i *)ty, epi8(e, m, vcomp, acc + j, tr));
-        memcpy((char *)y + j, ty, (size_t)(n - j));
+    for (; j < n; j += 8) { /* the last 1-15: 8 at a time, a short one through copies */
+        uint8_t tr[8] = {0}, ty[16];
+        int64_t k = n - j < 8 ? n - j : 8;
+        const char *r = v.res ? (const char *)res + j : NULL;
+        if (r && k < 8) r = memcpy(tr, r, (size_t)k);
+        __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+        __m256i q = epi_q8v(&v, mult, bias, a, r);
+        store16(sgn, q, q, ty);
+        memcpy((char *)y + j, ty, (size_t)k);
     }
 }
 
