@@ -1250,6 +1250,13 @@ static void dw_task(void *ctx, int64_t t, int tid) {
      * the buffer has room after the last). */
     if (g->sh == 1 && g->sw == 1) {
         int64_t n = (g->oh - 1) * c->dpw + g->ow;
+        uint8_t *yb = (uint8_t *)acc; /* the grid's output bytes, then the rows moved to y */
+        if (avx2 && g->dw == 1 && fx_qisa_active() != FX_QISA_AVX512VNNI &&
+            fx_qdw_row_s1_q_avx2(xp, c->dpw, k, g->kh, g->kw, g->dh, &c->e, ch, yb, n)) {
+            for (int64_t oy = 0; oy < g->oh; oy++)
+                memcpy((uint8_t *)j->y + off + oy * g->ow, yb + oy * c->dpw, (size_t)g->ow);
+            return;
+        }
         if (avx2 && g->dw == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
             fx_qdw_row_s1_avx512(xp, c->dpw, k, g->kh, g->kw, g->dh, acc, n);
         else if (avx2)

@@ -195,6 +195,47 @@ AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, 
     }
 }
 
+/* dw_s1 with the epilogue (channel m, no residual) applied in registers:
+ * 16 output bytes per step to yb (so up to 15 past n). */
+AVX2 static inline __attribute__((always_inline)) void dw_s1_q(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                               int64_t kh, int64_t kw, int64_t dh, const fx_qepi *e,
+                                                               int64_t m, uint8_t *yb, int64_t n) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    broadcast_pairs(pr, kh * kp, wv);
+    const epiv v = epiv_of(e);
+    const bool sgn = e->y_signed;
+    __m256 mult, bias;
+    epiv_chan(&v, e, m, &mult, &bias);
+    for (int64_t ox = 0; ox < n; ox += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = wv[ky * kp + kx / 2];
+                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
+                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+            }
+        }
+        __m256i q0 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x20), NULL);
+        __m256i q1 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x31), NULL);
+        store16(sgn, q0, q1, yb + ox);
+    }
+}
+
+AVX2 bool fx_qdw_row_s1_q_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                               const fx_qepi *e, int64_t m, uint8_t *yb, int64_t n) {
+    int32_t pr[FX_QDW_PAIRS];
+    if (e->res || e->fixed || !dw_pairs(k, kh, kw, pr)) return false;
+    if (kh == 3 && kw == 3)
+        dw_s1_q(xp, pitch, pr, 3, 3, dh, e, m, yb, n);
+    else
+        dw_s1_q(xp, pitch, pr, kh, kw, dh, e, m, yb, n);
+    return true;
+}
+
 /* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
  * inputs 2o + kx and 2o + kx + 1, so 16 loaded values are 8 ready pairs. */
 AVX2 static inline __attribute__((always_inline)) void dw_s2(const int16_t *xp, int64_t pitch, const int32_t *pr,
@@ -398,5 +439,10 @@ void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, in
 void fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
                              int64_t dpw, int16_t zp, uint8_t flip, int16_t *xp) {
     (void)plane, (void)h, (void)w, (void)ph, (void)pw, (void)dph, (void)dpw, (void)zp, (void)flip, (void)xp;
+}
+bool fx_qdw_row_s1_q_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                          const fx_qepi *e, int64_t m, uint8_t *yb, int64_t n) {
+    (void)xp, (void)pitch, (void)k, (void)kh, (void)kw, (void)dh, (void)e, (void)m, (void)yb, (void)n;
+    return false;
 }
 #endif
