@@ -619,8 +619,9 @@ static const nnfx_node *mid_chain(const fx_qenv *env, const nnfx_node *dq, fx_qp
 }
 
 /* Q2(act(DQ1(Q1([act1](g))))), act a Relu or Clip and g a Conv, Gemm or
- * MatMul: one kernel whose epilogue requantizes to Q1 (mid) and then to Q2
- * with act's bounds (the int8 -> float -> int8 step between them, which
+ * MatMul reading uint8 values or requantizing to uint8 (the float
+ * epilogue): one kernel whose epilogue requantizes to Q1 (mid) and then to
+ * Q2 with act's bounds (the int8 -> float -> int8 step between them, which
  * would otherwise be a table pass of its own, folded in). q holds Q2's
  * parameters. */
 static fx_qop *prepare_act_mid(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *act, fx_qparams *q,
@@ -636,6 +637,13 @@ static fx_qop *prepare_act_mid(const fx_qenv *env, const nnfx_node *qn, const nn
     if (!g || (!is_op(g, NNFX_OP_CONV) && !is_op(g, NNFX_OP_GEMM) && !is_op(g, NNFX_OP_MATMUL)) ||
         g->meta[0].dtype != NNFX_F32)
         return NULL;
+    /* int8 in and int8 Q1: the op keeps TFLite's fixed-point requantization
+     * and the activation its integer table (what integer-only C needs) */
+    bool xs;
+    float xsc;
+    int32_t xz;
+    const nnfx_node *dqx = arg_node(g, 0);
+    if (!dqx || !dq_input(env, dqx, &xs, &xsc, &xz) || (xs && qa.mid_signed)) return NULL;
     fx_qop *op = prepare(env, g, &qa, m, err);
     if (!op) return NULL;
     add_node(m, g);
