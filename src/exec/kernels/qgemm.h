@@ -156,6 +156,10 @@ int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc);
  * tiles' 8-column unit j (even) thus starts at dst + j * ks * 32 for either
  * nr. */
 void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst);
+/* fx_qpack_b_step with each byte read from a row XORed with flip (0x80:
+ * int8 activations to uint8 on the way). */
+void fx_qpack_b_step_flip(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t flip,
+                          uint8_t *dst);
 
 /* Y[m, n] for rows [0, w->m) and the nc columns of packed block b:
  * acc = sum_k x[k][n] * w[m][k] - x_zp * wsum[m] then the epilogue; output
