@@ -1251,6 +1251,22 @@ static void test_fixed_epilogue_lanes(void **state) {
                     fail_msg("case %d (fm %ld, fs %ld): acc %ld gives %u on AVX2, %u portable", it, (long)fm, (long)fs,
                              (long)acc[i], y2[i], y1[i]);
     }
+    /* the rounding high multiply's ties: multiplier 2^30 halves, so every
+     * odd sum lands on a .5 (below zero too), inside the output range */
+    for (int sh = 0; sh > -3; sh--) {
+        int32_t fb = 0, fm = (int32_t)1 << 30, fs = sh;
+        fx_qepi e = {0};
+        e.fixed = true, e.fb = &fb, e.fm = &fm, e.fs = &fs;
+        e.y_signed = true, e.y_zp = 3, e.lo = -128, e.hi = 127;
+        for (int i = 0; i < N; i++)
+            acc[i] = 3 * (i - N / 2) * (1 - sh); /* odd and even, either sign */
+        fx_qepi_row_c(&e, 0, 0, acc, N, NULL, y1, 1);
+        fx_qepi_row_fixed_avx2(&e, 0, 0, acc, N, y2);
+        for (int i = 0; i < N; i++)
+            if (y1[i] != y2[i])
+                fail_msg("tie case (fs %d): acc %ld gives %d on AVX2, %d portable", sh, (long)acc[i], (int8_t)y2[i],
+                         (int8_t)y1[i]);
+    }
     fx_qisa_force(FX_QISA_AUTO);
 }
 

@@ -363,19 +363,17 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
 
 /* fx_qepi_row_c's fixed-point path (TFLite's MultiplyByQuantizedMultiplier,
  * nnfx_rt_qfixed.h) on 8 values at a time, the same bytes: the two 32x32
- * products of each 64-bit lane (vpmuldq on even and odd lanes) get the
- * nudge, a division by 2^31 toward zero (+ 2^31 - 1 below zero, then a
- * shift whose low 32 bits equal the arithmetic shift's), and the rounding
- * division by 2^rs as the scalar's (floor by vpsrad, + 1 past the
- * threshold). The multiplier is never INT32_MIN (it lies in [2^30, 2^31)
- * or is 0), so the saturating case cannot occur. */
+ * products of each 64-bit lane (vpmuldq on even and odd lanes), TFLite's
+ * rounding doubling high multiply, and the rounding division by 2^rs as
+ * the scalar's (floor by vpsrad, + 1 past the threshold). The high multiply
+ * adds the nudge (2^30, or 1 - 2^30 below zero) and divides by 2^31 toward
+ * zero; below zero that is floor((p + 1 - 2^30 + 2^31 - 1) / 2^31), so in
+ * both cases floor((p + 2^30) / 2^31): one add and a shift whose low 32
+ * bits equal the arithmetic shift's (|p| < 2^62). The multiplier is never
+ * INT32_MIN (it lies in [2^30, 2^31) or is 0), so the saturating case
+ * cannot occur. */
 AVX2 static inline __m256i srdhm_even(__m256i p) {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i neg = _mm256_cmpgt_epi64(zero, p);
-    __m256i v = _mm256_add_epi64(
-        p, _mm256_blendv_epi8(_mm256_set1_epi64x((int64_t)1 << 30), _mm256_set1_epi64x(1 - ((int64_t)1 << 30)), neg));
-    v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), _mm256_set1_epi64x(0x7FFFFFFF)));
-    return _mm256_srli_epi64(v, 31);
+    return _mm256_srli_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x((int64_t)1 << 30)), 31);
 }
 
 AVX2 void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y) {
@@ -397,10 +395,10 @@ AVX2 void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, cons
         __m256i thr = _mm256_add_epi32(half, _mm256_srli_epi32(r, 31));
         r = _mm256_sub_epi32(_mm256_sra_epi32(r, crs), _mm256_cmpgt_epi32(rem, thr));
         r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, vzp), vlo), vhi);
-        int32_t t[8];
-        _mm256_storeu_si256((__m256i *)t, r);
-        for (int k = 0; k < 8; k++)
-            ((uint8_t *)y)[j + k] = (uint8_t)t[k];
+        /* within [lo, hi] of the output type: the packs keep the values */
+        __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)((uint8_t *)y + j),
+                         e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16));
     }
     if (j < n) fx_qepi_row_c(e, m, comp, acc + j, n - j, NULL, (uint8_t *)y + j, 1);
 }
