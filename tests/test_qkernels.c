@@ -848,6 +848,143 @@ static void test_lut_regions(void **state) {
         }
 }
 
+/* ---- Conv -> Q1 -> [Cast] -> DQ1 -> Relu | Clip -> Q2: one kernel ---------- */
+
+static nnfx_node *qnode(nnfx_graph *g, nnfx_op o, nnfx_node *v, nnfx_node *s, nnfx_node *z, int nattrs,
+                        const nnfx_attr *at) {
+    nnfx_error err = {0};
+    nnfx_arg a[3] = {nnfx_arg_node(v), nnfx_arg_node(s), nnfx_arg_node(z)};
+    nnfx_node *n = nnfx_graph_call_op(g, o, 3, a, nattrs, at, &err);
+    if (!n) fail_msg("%s", err.msg);
+    return n;
+}
+
+/* x [1, 8, 9, 9] -> Q -> DQ -> Conv 3x3 (pads 1, `group` groups, per-channel
+ * int8 weights, bias) -> Q1 -> [Cast to the same type] -> DQ1 -> Relu (act
+ * 0) or Clip(0, 1.5) (act 1) -> Q2 -> DQ2, activations int8 (sg) or uint8. */
+static nnfx_graph *act_mid_graph(bool sg, int group, int act, bool cast) {
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[4] = {1, 8, 9, 9}, wd[4] = {8, 8 / group, 3, 3}, m = 8;
+    nnfx_dtype dt = sg ? NNFX_I8 : NNFX_U8;
+    nnfx_meta mt;
+    nnfx_meta_set_shape(&mt, NNFX_F32, 4, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &mt, NULL);
+    nnfx_node *xs = lut_scalar(g, "xs", NNFX_F32, 0.05), *xz = lut_scalar(g, "xz", dt, sg ? -3 : 120);
+    nnfx_node *s1 = lut_scalar(g, "s1", NNFX_F32, 0.07), *z1 = lut_scalar(g, "z1", dt, sg ? 5 : 100);
+    nnfx_node *s2 = lut_scalar(g, "s2", NNFX_F32, 0.011), *z2 = lut_scalar(g, "z2", dt, sg ? -128 : 0);
+    nnfx_tensor *w = nnfx_tensor_new(NNFX_I8, 4, wd, NULL), *ws = nnfx_tensor_new(NNFX_F32, 1, &m, NULL);
+    nnfx_tensor *b = nnfx_tensor_new(NNFX_F32, 1, &m, NULL);
+    uint32_t r = 12345;
+    for (int64_t i = 0; i < nnfx_tensor_numel(w); i++) {
+        r = r * 1103515245u + 12345u;
+        ((int8_t *)w->data)[i] = (int8_t)((int)((r >> 16) % 255) - 127);
+    }
+    for (int64_t i = 0; i < m; i++) {
+        ((float *)ws->data)[i] = (group == 1 ? 0.0009f : 0.004f) * (float)(1 + i % 3);
+        ((float *)b->data)[i] = 0.3f * (float)(i % 4) - 0.4f;
+    }
+    assert_int_equal(nnfx_graph_set_param(g, "w", w, NULL), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "ws", ws, NULL), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "b", b, NULL), NNFX_OK);
+    nnfx_tensor_release(w), nnfx_tensor_release(ws), nnfx_tensor_release(b);
+    nnfx_node *wz = lut_scalar(g, "wz", NNFX_I8, 0);
+    (void)wz;
+    nnfx_attr ax = nnfx_attr_int("axis", 0);
+    nnfx_error err = {0};
+    nnfx_arg wa[2] = {nnfx_arg_node(nnfx_graph_get_attr(g, "w", NULL)),
+                      nnfx_arg_node(nnfx_graph_get_attr(g, "ws", NULL))};
+    nnfx_node *wdq = nnfx_graph_call_op(g, NNFX_OP_DEQUANTIZE_LINEAR, 2, wa, 1, &ax, &err);
+    assert_non_null(wdq);
+    nnfx_node *v =
+        qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, qnode(g, NNFX_OP_QUANTIZE_LINEAR, x, xs, xz, 0, NULL), xs, xz, 0, NULL);
+    int64_t pads[4] = {1, 1, 1, 1};
+    nnfx_attr ca[2] = {nnfx_attr_ints("pads", 4, pads), nnfx_attr_int("group", group)};
+    nnfx_arg cv[3] = {nnfx_arg_node(v), nnfx_arg_node(wdq), nnfx_arg_node(nnfx_graph_get_attr(g, "b", NULL))};
+    nnfx_node *conv = nnfx_graph_call_op(g, NNFX_OP_CONV, 3, cv, 2, ca, &err);
+    assert_non_null(conv);
+    nnfx_node *q1 = qnode(g, NNFX_OP_QUANTIZE_LINEAR, conv, s1, z1, 0, NULL);
+    if (cast) { /* PyTorch's export: a Cast to the same type */
+        nnfx_attr to = nnfx_attr_int("to", sg ? 3 : 2);
+        q1 = lut_op(g, NNFX_OP_CAST, q1, NULL, 1, &to);
+    }
+    nnfx_node *d1 = qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, q1, s1, z1, 0, NULL), *a;
+    if (act == 0) {
+        a = lut_op(g, NNFX_OP_RELU, d1, NULL, 0, NULL);
+    } else {
+        nnfx_arg cl[3] = {nnfx_arg_node(d1), nnfx_arg_node(lut_scalar(g, "lo", NNFX_F32, 0.0)),
+                          nnfx_arg_node(lut_scalar(g, "hi", NNFX_F32, 1.5))};
+        a = nnfx_graph_call_op(g, NNFX_OP_CLIP, 3, cl, 0, NULL, &err);
+        assert_non_null(a);
+    }
+    nnfx_node *y =
+        qnode(g, NNFX_OP_DEQUANTIZE_LINEAR, qnode(g, NNFX_OP_QUANTIZE_LINEAR, a, s2, z2, 0, NULL), s2, z2, 0, NULL);
+    assert_non_null(nnfx_graph_output(g, 1, &y, &err));
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    return g;
+}
+
+/* The plan folds DQ1 -> Relu / Clip -> Q2 into the conv's epilogue (an
+ * intermediate requantization, no table step; int8 in and int8 Q1 keep
+ * the fixed-point conv and the table) and gives the interpreter's
+ * values to within one output step (a tie rounded the other way), on every
+ * ISA path; the outputs reach both bounds, so the activation is tested. */
+static void test_act_after_requant(void **state) {
+    (void)state;
+    fx_qisa isas[4] = {FX_QISA_C, FX_QISA_AVX2, FX_QISA_AVXVNNI, FX_QISA_AVX512VNNI};
+    for (int c = 0; c < 16; c++) {
+        bool sg = c & 1, cast = c & 8;
+        int group = c & 2 ? 8 : 1, act = (c >> 2) & 1;
+        nnfx_error err = {0};
+        nnfx_gm *gm = nnfx_gm_new(act_mid_graph(sg, group, act, cast), &err);
+        assert_non_null(gm);
+        int64_t d[4] = {1, 8, 9, 9};
+        nnfx_tensor *x = nnfx_tensor_new(NNFX_F32, 4, d, NULL), *ref = NULL;
+        for (int64_t i = 0; i < nnfx_tensor_numel(x); i++)
+            ((float *)x->data)[i] = 6.0f * sinf(0.37f * (float)i + 0.5f * (float)c);
+        int nout = 0;
+        nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+        if (!ip || nnfx_interp_run(ip, 1, &x, 1, &ref, &nout, &err)) fail_msg("%s", err.msg);
+        nnfx_interp_free(ip);
+        const float *rv = ref->data;
+        int64_t n = nnfx_tensor_numel(ref), at_lo = 0, at_hi = 0;
+        float hi = 0.011f * (act ? 136.0f : 255.0f); /* Clip 1.5: level 136 of Q2; Relu: the type's top */
+        for (int64_t i = 0; i < n; i++)
+            at_lo += rv[i] == 0.0f, at_hi += fabsf(rv[i] - hi) < 1e-4f;
+        printf("# case %d: %lld at 0, %lld at the top, of %lld\n", c, (long long)at_lo, (long long)at_hi, (long long)n);
+        fflush(stdout);
+        assert_true(at_lo > 0 && at_hi > 0 && at_lo + at_hi < n);
+        for (int ii = 0; ii < 4; ii++) {
+            if (!fx_qisa_force(isas[ii])) continue;
+            assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+            nnfx_tensor *y = NULL;
+            if (nnfx_gm_run(gm, 1, &x, 1, &y, &nout, &err)) fail_msg("%s", err.msg);
+            char *plan = nnfx_gm_plan(gm, &err);
+            if (!sg && (!strstr(plan, "+ requant") || strstr(plan, "int8 table")))
+                fail_msg("case %d: the activation is not in the conv's epilogue:\n%s", c, plan);
+            if (sg && (strstr(plan, "+ requant") || !strstr(plan, "int8 table"))) /* s8 -> s8: fixed point kept */
+                fail_msg("case %d: s8 in and out lost the fixed-point conv and its table:\n%s", c, plan);
+            free(plan);
+            /* one output step (a tie); s8 -> s8's fixed point may land one Q1 step (0.07) off the float value */
+            float tol = (sg ? 0.07f + 0.011f : 0.011f) * 1.001f;
+            int64_t ndiff = 0;
+            for (int64_t i = 0; i < n; i++) {
+                float dv = fabsf(((const float *)y->data)[i] - rv[i]);
+                if (dv > tol)
+                    fail_msg("case %d [%s]: value %lld is %g, the interpreter's %g", c, fx_qisa_name(isas[ii]),
+                             (long long)i, ((const float *)y->data)[i], rv[i]);
+                ndiff += dv > 0;
+            }
+            if (ndiff * 50 > n)
+                fail_msg("case %d [%s]: %lld of %lld values differ", c, fx_qisa_name(isas[ii]), (long long)ndiff,
+                         (long long)n);
+            nnfx_tensor_release(y);
+        }
+        fx_qisa_force(FX_QISA_AUTO);
+        nnfx_tensor_release(x), nnfx_tensor_release(ref);
+        nnfx_gm_free(gm);
+    }
+}
+
 /* ---- int8 Mul / Add / mean in fixed point: the plan's steps against TFLite's formulas ---- */
 
 /* Graph: x [2, 3, 4, 5] -> Q(int8) -> DQ -> op(a, b) -> Q -> DQ, where a
@@ -1019,6 +1156,57 @@ static void test_elementwise_rows(void **state) {
     assert_true(ran >= 1);
 }
 
+/* The AVX2 float epilogue with an intermediate requantization and / or a
+ * residual gives fx_qepi_row_c's bytes on every lane: scales whose products
+ * land on .5 ties, zero points, Relu / Clip bounds on both stages, signed
+ * and unsigned, rows with a vector tail. */
+static void test_float_epilogue_lanes(void **state) {
+    (void)state;
+    if (!fx_qisa_force(FX_QISA_AVX2)) {
+        printf("# AVX2 not on this CPU: not run\n");
+        return;
+    }
+    enum { N = 45 };
+    int32_t acc[N + 8];
+    uint8_t res[N], y1[N], y2[N];
+    for (int it = 0; it < 4000; it++) {
+        float mult = it % 4 == 0 ? 0.5f : it % 4 == 1 ? 0.25f : frand(0.0005f, 0.05f);
+        float bias = it % 3 == 0 ? 0.0f : frand(-3.0f, 3.0f);
+        fx_qepi e = {0};
+        e.mult = &mult, e.bias = &bias;
+        e.mid = it % 3 != 2, e.res = it % 3 != 0;
+        e.y_signed = (it >> 2) % 2, e.res_signed = (it >> 3) % 2;
+        bool mid_signed = (it >> 4) % 2;
+        /* ties: scale 1 or 2 against mult 0.5 / 0.25 puts t * inv on halves */
+        e.mid_scale = it % 8 < 4 ? (it % 2 ? 1.0f : 2.0f) : frand(0.02f, 0.2f);
+        e.mid_inv = 1.0f / e.mid_scale;
+        e.mid_zp = mid_signed ? irand(-20, 20) : irand(0, 255);
+        e.mid_lo = mid_signed ? -128 : 0, e.mid_hi = mid_signed ? 127 : 255;
+        if (it % 5 == 0) e.mid_lo = e.mid_zp;                             /* Relu before Q1 */
+        if (it % 7 == 0) e.mid_hi = e.mid_lo + (e.mid_hi - e.mid_lo) / 3; /* Clip */
+        e.res_scale = frand(0.01f, 0.1f), e.res_zp = e.res_signed ? irand(-20, 20) : irand(0, 255);
+        float ys = it % 6 < 3 ? (it % 2 ? 0.5f : 1.0f) : frand(0.01f, 0.3f);
+        e.y_inv = 1.0f / ys;
+        e.y_zp = e.y_signed ? irand(-30, 30) : irand(0, 255);
+        e.lo = e.y_signed ? -128 : 0, e.hi = e.y_signed ? 127 : 255;
+        if (it % 4 == 1) e.lo = e.y_zp;                   /* Relu */
+        if (it % 9 == 0) e.hi = e.lo + (e.hi - e.lo) / 2; /* Clip */
+        for (int i = 0; i < N + 8; i++)
+            acc[i] = i % 4 == 0 ? (int32_t)(rnd() % 4001) - 2000 : (int32_t)(rnd() % 400001) - 200000;
+        for (int i = 0; i < N; i++)
+            res[i] = (uint8_t)rnd();
+        int32_t comp = (int32_t)(rnd() % 201) - 100;
+        int n = it % 2 ? N : 32;
+        fx_qepi_row_c(&e, 0, comp, acc, n, e.res ? res : NULL, y1, 1);
+        fx_qepi_row(&e, 0, comp, acc, n, e.res ? res : NULL, y2, 1);
+        for (int i = 0; i < n; i++)
+            if (y1[i] != y2[i])
+                fail_msg("case %d (mid %d res %d): acc %ld gives %u on AVX2, %u portable", it, e.mid, e.res,
+                         (long)acc[i], y2[i], y1[i]);
+    }
+    fx_qisa_force(FX_QISA_AUTO);
+}
+
 /* The fixed-point epilogue on AVX2 lanes against the portable one, byte
  * for byte, over accumulators near the int32 extremes and random ones, every
  * shift from -31 to 8, multipliers at both ends of [2^30, 2^31) and 0, both
@@ -1062,6 +1250,22 @@ static void test_fixed_epilogue_lanes(void **state) {
                 if (y1[i] != y2[i])
                     fail_msg("case %d (fm %ld, fs %ld): acc %ld gives %u on AVX2, %u portable", it, (long)fm, (long)fs,
                              (long)acc[i], y2[i], y1[i]);
+    }
+    /* the rounding high multiply's ties: multiplier 2^30 halves, so every
+     * odd sum lands on a .5 (below zero too), inside the output range */
+    for (int sh = 0; sh > -3; sh--) {
+        int32_t fb = 0, fm = (int32_t)1 << 30, fs = sh;
+        fx_qepi e = {0};
+        e.fixed = true, e.fb = &fb, e.fm = &fm, e.fs = &fs;
+        e.y_signed = true, e.y_zp = 3, e.lo = -128, e.hi = 127;
+        for (int i = 0; i < N; i++)
+            acc[i] = 3 * (i - N / 2) * (1 - sh); /* odd and even, either sign */
+        fx_qepi_row_c(&e, 0, 0, acc, N, NULL, y1, 1);
+        fx_qepi_row_fixed_avx2(&e, 0, 0, acc, N, y2);
+        for (int i = 0; i < N; i++)
+            if (y1[i] != y2[i])
+                fail_msg("tie case (fs %d): acc %ld gives %d on AVX2, %d portable", sh, (long)acc[i], (int8_t)y2[i],
+                         (int8_t)y1[i]);
     }
     fx_qisa_force(FX_QISA_AUTO);
 }
@@ -1117,8 +1321,10 @@ int main(void) {
         cmocka_unit_test(test_qdq_models),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_lut_regions),
+        cmocka_unit_test(test_act_after_requant),
         cmocka_unit_test(test_fixed_elementwise),
         cmocka_unit_test(test_fixed_epilogue_lanes),
+        cmocka_unit_test(test_float_epilogue_lanes),
         cmocka_unit_test(test_elementwise_rows),
         cmocka_unit_test(test_split_pairs),
     };

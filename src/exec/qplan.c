@@ -575,6 +575,85 @@ static fx_qop *prepare_move(const fx_qenv *env, const nnfx_node *qn, const nnfx_
     return op;
 }
 
+/* dq = DequantizeLinear(Q1(g)), optionally with PyTorch's Cast to the same
+ * type between Q1 and dq, and with a Relu / Clip between g and Q1: q's
+ * intermediate requantization (mid) from Q1's parameters and the
+ * activation's bounds. Appends dq, Q1, the Cast and the activation to
+ * chain (room for 4) and returns g (not checked further), or NULL with
+ * q's mid fields unchanged when the chain is not of that form or some node
+ * in it has another reader or is claimed. */
+static const nnfx_node *mid_chain(const fx_qenv *env, const nnfx_node *dq, fx_qparams *q, const nnfx_node **chain,
+                                  int *nc) {
+    const nnfx_node *q1 = arg_node(dq, 0), *cast = NULL;
+    float s1, sd;
+    int32_t z1, zd;
+    if (is_op(q1, NNFX_OP_CAST) && q1->nout == 1 && sole_user_is(q1, dq) && !env->claimed(env->ctx, q1)) {
+        cast = q1;
+        q1 = arg_node(cast, 0);
+        if (!q1 || q1->meta[0].dtype != cast->meta[0].dtype) return NULL;
+    }
+    if (!is_op(q1, NNFX_OP_QUANTIZE_LINEAR) || !sole_user_is(q1, cast ? cast : dq) || !is_q8(q1->meta[0].dtype) ||
+        env->claimed(env->ctx, q1))
+        return NULL;
+    if (!qparams_scalar(env, q1, q1->meta[0].dtype, &s1, &z1) ||
+        !qparams_scalar(env, dq, q1->meta[0].dtype, &sd, &zd) || s1 != sd || z1 != zd)
+        return NULL;
+    const nnfx_node *g = arg_node(q1, 0);
+    if (!g || !sole_user_is(g, q1) || env->claimed(env->ctx, g)) return NULL;
+    float lo = -INFINITY, hi = INFINITY;
+    int n0 = *nc;
+    chain[(*nc)++] = dq, chain[(*nc)++] = q1;
+    if (cast) chain[(*nc)++] = cast;
+    if (act_bounds(env, g, &lo, &hi)) {
+        const nnfx_node *h = arg_node(g, 0);
+        if (!h || !sole_user_is(h, g) || env->claimed(env->ctx, h)) {
+            *nc = n0;
+            return NULL;
+        }
+        chain[(*nc)++] = g;
+        g = h;
+    }
+    q->mid = true, q->mid_scale = s1, q->mid_zp = z1, q->mid_signed = q1->meta[0].dtype == NNFX_I8;
+    q->mid_lo = lo, q->mid_hi = hi;
+    return g;
+}
+
+/* Q2(act(DQ1(Q1([act1](g))))), act a Relu or Clip and g a Conv, Gemm or
+ * MatMul reading uint8 values or requantizing to uint8 (the float
+ * epilogue): one kernel whose epilogue requantizes to Q1 (mid) and then to
+ * Q2 with act's bounds (the int8 -> float -> int8 step between them, which
+ * would otherwise be a table pass of its own, folded in). q holds Q2's
+ * parameters. */
+static fx_qop *prepare_act_mid(const fx_qenv *env, const nnfx_node *qn, const nnfx_node *act, fx_qparams *q,
+                               fx_qmatch *m, nnfx_error *err) {
+    const nnfx_node *dq = arg_node(act, 0), *chain[4];
+    int nc = 0;
+    if (!is_op(dq, NNFX_OP_DEQUANTIZE_LINEAR) || !sole_user_is(dq, act) || env->claimed(env->ctx, dq) ||
+        dq->meta[0].dtype != NNFX_F32)
+        return NULL;
+    fx_qparams qa = *q;
+    if (!act_bounds(env, act, &qa.act_lo, &qa.act_hi)) return NULL;
+    const nnfx_node *g = mid_chain(env, dq, &qa, chain, &nc);
+    if (!g || (!is_op(g, NNFX_OP_CONV) && !is_op(g, NNFX_OP_GEMM) && !is_op(g, NNFX_OP_MATMUL)) ||
+        g->meta[0].dtype != NNFX_F32)
+        return NULL;
+    /* int8 in and int8 Q1: the op keeps TFLite's fixed-point requantization
+     * and the activation its integer table (what integer-only C needs) */
+    bool xs;
+    float xsc;
+    int32_t xz;
+    const nnfx_node *dqx = arg_node(g, 0);
+    if (!dqx || !dq_input(env, dqx, &xs, &xsc, &xz) || (xs && qa.mid_signed)) return NULL;
+    fx_qop *op = prepare(env, g, &qa, m, err);
+    if (!op) return NULL;
+    add_node(m, g);
+    for (int i = 0; i < nc; i++)
+        add_node(m, chain[i]);
+    add_node(m, act);
+    add_node(m, qn);
+    return op;
+}
+
 fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx_error *err) {
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
@@ -616,6 +695,11 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
         if (op || (err && err->status)) return op;
         memset(m, 0, sizeof *m);
     }
+    if (is_op(cur, NNFX_OP_RELU) || is_op(cur, NNFX_OP_CLIP)) { /* after a requantized conv: one kernel */
+        fx_qop *op = prepare_act_mid(env, qn, cur, &q, m, err);
+        if (op || (err && err->status)) return op;
+        memset(m, 0, sizeof *m);
+    }
     if (lut_op(cur) && !is_op(cur, NNFX_OP_ADD)) { /* an Add may be a residual island (below) */
         fx_qop *op = prepare_lut(env, qn, m, err);
         if (op || (err && err->status)) return op;
@@ -648,38 +732,8 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
             const nnfx_node *g = a;
             if (is_op(a, NNFX_OP_DEQUANTIZE_LINEAR)) {
                 /* op -> [act] -> Q1 -> DQ1 -> Add: the intermediate requantization */
-                const nnfx_node *q1 = arg_node(a, 0), *cast = NULL;
-                float s1, sd;
-                int32_t z1, zd;
-                /* PyTorch's export puts a Cast to the same type between them */
-                if (is_op(q1, NNFX_OP_CAST) && q1->nout == 1 && sole_user_is(q1, a) && !env->claimed(env->ctx, q1)) {
-                    cast = q1;
-                    q1 = arg_node(cast, 0);
-                    if (!q1 || q1->meta[0].dtype != cast->meta[0].dtype) continue;
-                }
-                if (!is_op(q1, NNFX_OP_QUANTIZE_LINEAR) || !sole_user_is(q1, cast ? cast : a) ||
-                    !is_q8(q1->meta[0].dtype) || env->claimed(env->ctx, q1))
-                    continue;
-                if (!qparams_scalar(env, q1, q1->meta[0].dtype, &s1, &z1) ||
-                    !qparams_scalar(env, a, q1->meta[0].dtype, &sd, &zd) || s1 != sd || z1 != zd)
-                    continue;
-                q.mid = true, q.mid_scale = s1, q.mid_zp = z1, q.mid_signed = q1->meta[0].dtype == NNFX_I8;
-                chain[nc++] = a, chain[nc++] = q1;
-                if (cast) chain[nc++] = cast;
-                g = arg_node(q1, 0);
-                if (!g || !sole_user_is(g, q1) || env->claimed(env->ctx, g)) {
-                    q.mid = false;
-                    continue;
-                }
-                if (act_bounds(env, g, &q.mid_lo, &q.mid_hi)) {
-                    chain[nc++] = g;
-                    const nnfx_node *h = arg_node(g, 0);
-                    if (!h || !sole_user_is(h, g) || env->claimed(env->ctx, h)) {
-                        q.mid = false;
-                        continue;
-                    }
-                    g = h;
-                }
+                g = mid_chain(env, a, &q, chain, &nc);
+                if (!g) continue;
             }
             if (!is_op(g, NNFX_OP_CONV) && !is_op(g, NNFX_OP_GEMM) && !is_op(g, NNFX_OP_MATMUL)) {
                 q.mid = false, q.mid_lo = -INFINITY, q.mid_hi = INFINITY;

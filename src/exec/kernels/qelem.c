@@ -102,6 +102,27 @@ TVBMI static void lut_vbmi(const uint8_t *tab, uint8_t flip, const uint8_t *x, u
     }
 }
 
+/* The table as 16 rows of 16 entries: row h (the high nibble) by
+ * vpshufb on the low nibble, kept where the high nibble is h. */
+T256 static void lut_avx2(const uint8_t *tab, uint8_t flip, const uint8_t *x, uint8_t *y, int64_t n) {
+    __m256i t[16];
+    for (int h = 0; h < 16; h++)
+        t[h] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16 * h)));
+    const __m256i vf = _mm256_set1_epi8((char)flip), m4 = _mm256_set1_epi8(0x0F);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), vf);
+        __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+        __m256i r = _mm256_setzero_si256();
+        for (int h = 0; h < 16; h++) {
+            __m256i sel = _mm256_cmpeq_epi8(hi, _mm256_set1_epi8((char)h));
+            r = _mm256_or_si256(r, _mm256_and_si256(sel, _mm256_shuffle_epi8(t[h], lo)));
+        }
+        _mm256_storeu_si256((__m256i *)(y + i), r);
+    }
+    fx_qlut_row_c(tab, flip, x + i, y + i, n - i);
+}
+
 T512 static void add_avx512(const nnfx_rt_qf_addp *p, const int8_t *a, const int8_t *b, int8_t *y, int64_t n,
                             bool sub) {
     const qmk ka = qmk_of(p->a_qm, p->a_shift), kb = qmk_of(p->b_qm, p->b_shift), ky = qmk_of(p->y_qm, p->y_shift);
@@ -168,6 +189,10 @@ void fx_qlut_row(const uint8_t *tab, uint8_t flip, const uint8_t *x, uint8_t *y,
 #if QE_X86
     if (fx_qisa_active() == FX_QISA_AVX512VNNI && core_cpu_avx512vbmi()) {
         lut_vbmi(tab, flip, x, y, n);
+        return;
+    }
+    if (fx_qisa_active() >= FX_QISA_AVX2) {
+        lut_avx2(tab, flip, x, y, n);
         return;
     }
 #endif

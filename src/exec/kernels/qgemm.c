@@ -289,33 +289,38 @@ static inline void quad_interleave(const __m128i *v, __m128i *o) {
 
 #endif
 
-void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
+void fx_qpack_b_step_flip(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t flip,
+                          uint8_t *dst) {
     static const uint8_t zeros[16] = {0};
     int64_t c = 0, ks = pw->ks, nr = pw->nr, pstep = ks * nr * 4;
     int kr = pw->kr;
     dst += s * nr * 4;
 #if FX_Q_X86
     bool all = r[0] && r[1] && (kr == 2 || (r[2] && r[3]));
+    const __m128i vf = _mm_set1_epi8((char)flip);
     if (all && kr == 4 && nr == 16) /* 16 columns of 4 rows: 64 contiguous bytes */
         for (; c + 16 <= nc; c += 16, dst += pstep) {
             __m128i v[4], o[4];
             for (int j = 0; j < 4; j++)
-                v[j] = _mm_loadu_si128((const __m128i *)(r[j] + c));
+                v[j] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(r[j] + c)), vf);
             quad_interleave(v, o);
             for (int k = 0; k < 4; k++)
                 _mm_storeu_si128((__m128i *)(dst + 16 * k), o[k]);
         }
     if (all && kr == 4 && nr == 8)
         for (; c + 8 <= nc; c += 8, dst += pstep) {
-            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
-            __m128i x = _mm_loadl_epi64((const __m128i *)(r[2] + c)), d = _mm_loadl_epi64((const __m128i *)(r[3] + c));
+            __m128i a = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[0] + c)), vf);
+            __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[1] + c)), vf);
+            __m128i x = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[2] + c)), vf);
+            __m128i d = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[3] + c)), vf);
             __m128i ab = _mm_unpacklo_epi8(a, b), xd = _mm_unpacklo_epi8(x, d);
             _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(ab, xd));
             _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi16(ab, xd));
         }
     if (all && kr == 2 && nr == 8)
         for (; c + 8 <= nc; c += 8, dst += pstep) {
-            __m128i a = _mm_loadl_epi64((const __m128i *)(r[0] + c)), b = _mm_loadl_epi64((const __m128i *)(r[1] + c));
+            __m128i a = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[0] + c)), vf);
+            __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(r[1] + c)), vf);
             __m128i ab = _mm_unpacklo_epi8(a, b), z = _mm_setzero_si128();
             _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi8(ab, z));
             _mm_storeu_si128((__m128i *)(dst + 16), _mm_unpackhi_epi8(ab, z));
@@ -325,12 +330,16 @@ void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, 
         for (int i = 0; i < nr; i++)
             for (int j = 0; j < kr; j++) {
                 const uint8_t *src = r[j] ? r[j] : zeros;
-                uint8_t v = c + i < nc ? src[r[j] ? c + i : 0] : 0;
+                uint8_t v = c + i < nc && r[j] ? (uint8_t)(src[c + i] ^ flip) : 0;
                 if (kr == 4)
                     dst[i * 4 + j] = v;
                 else
                     dst[i * 4 + j * 2] = v, dst[i * 4 + j * 2 + 1] = 0;
             }
+}
+
+void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst) {
+    fx_qpack_b_step_flip(pw, r, nc, s, 0, dst);
 }
 
 /* ---- portable tile and the GEMM loop ------------------------------------- */
@@ -1090,9 +1099,9 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
         return;
     }
     const uint8_t *xi = j->x + (i * g->c + gi * c->cg) * g->h * g->w;
-    /* 1x1, stride 1, no padding, u8: the im2col rows are the input planes */
+    /* 1x1, stride 1, no padding: the im2col rows are the input planes (s8: flipped to u8 while packing) */
     bool direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
-                  g->ow == g->w && !c->x_signed;
+                  g->ow == g->w;
     int64_t rw = row_cols(c);
     int64_t oy0 = n0 / rw, ox0 = n0 % rw, ci = 0, ky = 0, kx = 0; /* (ci, ky, kx) of row kk */
     uint8_t *win = rows + 4 * nbr;
@@ -1123,7 +1132,7 @@ static void gemm_task(void *ctx, int64_t t, int tid) {
                 if (++ky == g->kh) ky = 0, ci++;
             }
         }
-        fx_qpack_b_step(w, r, nc, q, bp);
+        fx_qpack_b_step_flip(w, r, nc, q, direct && c->x_signed ? 0x80 : 0, bp);
     }
     if (c->grid) {
         grid_gemm(c, w, bp, n0, nc, gi, j->res ? (const uint8_t *)j->res + (i * g->m + gi * c->mg) * c->ncols : NULL,
@@ -1250,6 +1259,13 @@ static void dw_task(void *ctx, int64_t t, int tid) {
      * the buffer has room after the last). */
     if (g->sh == 1 && g->sw == 1) {
         int64_t n = (g->oh - 1) * c->dpw + g->ow;
+        uint8_t *yb = (uint8_t *)acc; /* the grid's output bytes, then the rows moved to y */
+        if (avx2 && g->dw == 1 && fx_qisa_active() != FX_QISA_AVX512VNNI &&
+            fx_qdw_row_s1_q_avx2(xp, c->dpw, k, g->kh, g->kw, g->dh, &c->e, ch, yb, n)) {
+            for (int64_t oy = 0; oy < g->oh; oy++)
+                memcpy((uint8_t *)j->y + off + oy * g->ow, yb + oy * c->dpw, (size_t)g->ow);
+            return;
+        }
         if (avx2 && g->dw == 1 && fx_qisa_active() == FX_QISA_AVX512VNNI)
             fx_qdw_row_s1_avx512(xp, c->dpw, k, g->kh, g->kw, g->dh, acc, n);
         else if (avx2)

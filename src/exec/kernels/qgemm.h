@@ -156,6 +156,10 @@ int64_t fx_qpack_b_bytes(const fx_qgemm_w *pw, int64_t nc);
  * tiles' 8-column unit j (even) thus starts at dst + j * ks * 32 for either
  * nr. */
 void fx_qpack_b_step(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t *dst);
+/* fx_qpack_b_step with each byte read from a row XORed with flip (0x80:
+ * int8 activations to uint8 on the way). */
+void fx_qpack_b_step_flip(const fx_qgemm_w *pw, const uint8_t *const *r, int64_t nc, int64_t s, uint8_t flip,
+                          uint8_t *dst);
 
 /* Y[m, n] for rows [0, w->m) and the nc columns of packed block b:
  * acc = sum_k x[k][n] * w[m][k] - x_zp * wsum[m] then the epilogue; output
@@ -324,5 +328,12 @@ void fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t
                              int64_t dpw, int16_t zp, uint8_t flip, int16_t *xp);
 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t sw, int64_t dh,
                      int64_t dw, int32_t *acc, int64_t ow);
+/* The stride-1, dilation-1 row of fx_qdw_row_avx2 (n sums, kernel kh x kw
+ * of channel m) with the epilogue e applied in registers: output i's byte
+ * to yb[i], the same bytes as the row then fx_qepi_row_avx2 (comp 0); yb
+ * takes up to 15 bytes past n. false, with nothing written, for a residual
+ * or fixed-point epilogue or a kernel with more pairs than fit. AVX2. */
+bool fx_qdw_row_s1_q_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                          const fx_qepi *e, int64_t m, uint8_t *yb, int64_t n);
 
 #endif

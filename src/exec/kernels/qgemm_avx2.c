@@ -116,22 +116,26 @@ AVX2 void fx_qtile_avx2_q(bool ubs, int64_t ks, const void *a, const uint8_t *b,
 AVX2 void fx_qepi_row_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                            void *y) {
     const __m256i vcomp = _mm256_set1_epi32(comp);
+    const epiv v = epiv_of(e);
+    const bool sgn = e->y_signed;
+    __m256 mult, bias;
+    epiv_chan(&v, e, m, &mult, &bias);
     int64_t j = 0;
-    if (!e->mid && !e->res) {
-        /* y = rne(clamp(acc * multq + biasq, lo, hi)), 16 values per step */
-        for (; j + 16 <= n; j += 16) {
-            __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
-            __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
-            store16(e->y_signed, epi_q8(e, m, a0, NULL), epi_q8(e, m, a1, NULL), (char *)y + j);
-        }
+    for (; j + 16 <= n; j += 16) { /* 16 values per step */
+        __m256i a0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+        __m256i a1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j + 8)), vcomp);
+        const char *r = v.res ? (const char *)res + j : NULL;
+        store16(sgn, epi_q8v(&v, mult, bias, a0, r), epi_q8v(&v, mult, bias, a1, r ? r + 8 : NULL), (char *)y + j);
     }
-    for (; j + 8 <= n; j += 8)
-        _mm_storel_epi64((__m128i *)((char *)y + j), epi8(e, m, vcomp, acc + j, e->res ? (const char *)res + j : NULL));
-    if (j < n) {
-        uint8_t tr[8] = {0}, ty[8];
-        if (e->res) memcpy(tr, (const char *)res + j, (size_t)(n - j));
-        _mm_storel_epi64((__m128i *)ty, epi8(e, m, vcomp, acc + j, tr));
-        memcpy((char *)y + j, ty, (size_t)(n - j));
+    for (; j < n; j += 8) { /* the last 1-15: 8 at a time, a short one through copies */
+        uint8_t tr[8] = {0}, ty[16];
+        int64_t k = n - j < 8 ? n - j : 8;
+        const char *r = v.res ? (const char *)res + j : NULL;
+        if (r && k < 8) r = memcpy(tr, r, (size_t)k);
+        __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)), vcomp);
+        __m256i q = epi_q8v(&v, mult, bias, a, r);
+        store16(sgn, q, q, ty);
+        memcpy((char *)y + j, ty, (size_t)k);
     }
 }
 
@@ -189,6 +193,47 @@ AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, 
         _mm256_storeu_si256((__m256i *)(acc + ox), _mm256_permute2x128_si256(lo, hi, 0x20));
         _mm256_storeu_si256((__m256i *)(acc + ox + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
     }
+}
+
+/* dw_s1 with the epilogue (channel m, no residual) applied in registers:
+ * 16 output bytes per step to yb (so up to 15 past n). */
+AVX2 static inline __attribute__((always_inline)) void dw_s1_q(const int16_t *xp, int64_t pitch, const int32_t *pr,
+                                                               int64_t kh, int64_t kw, int64_t dh, const fx_qepi *e,
+                                                               int64_t m, uint8_t *yb, int64_t n) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i wv[FX_QDW_PAIRS];
+    broadcast_pairs(pr, kh * kp, wv);
+    const epiv v = epiv_of(e);
+    const bool sgn = e->y_signed;
+    __m256 mult, bias;
+    epiv_chan(&v, e, m, &mult, &bias);
+    for (int64_t ox = 0; ox < n; ox += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            const int16_t *row = xp + ky * dh * pitch + ox;
+            for (int64_t kx = 0; kx < kw; kx += 2) {
+                __m256i w = wv[ky * kp + kx / 2];
+                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
+                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+            }
+        }
+        __m256i q0 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x20), NULL);
+        __m256i q1 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x31), NULL);
+        store16(sgn, q0, q1, yb + ox);
+    }
+}
+
+AVX2 bool fx_qdw_row_s1_q_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                               const fx_qepi *e, int64_t m, uint8_t *yb, int64_t n) {
+    int32_t pr[FX_QDW_PAIRS];
+    if (e->res || e->fixed || !dw_pairs(k, kh, kw, pr)) return false;
+    if (kh == 3 && kw == 3)
+        dw_s1_q(xp, pitch, pr, 3, 3, dh, e, m, yb, n);
+    else
+        dw_s1_q(xp, pitch, pr, kh, kw, dh, e, m, yb, n);
+    return true;
 }
 
 /* Stride 2, dilation 1: taps kx and kx + 1 of output o read the adjacent
@@ -318,19 +363,17 @@ AVX2 void fx_qdw_row_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, in
 
 /* fx_qepi_row_c's fixed-point path (TFLite's MultiplyByQuantizedMultiplier,
  * nnfx_rt_qfixed.h) on 8 values at a time, the same bytes: the two 32x32
- * products of each 64-bit lane (vpmuldq on even and odd lanes) get the
- * nudge, a division by 2^31 toward zero (+ 2^31 - 1 below zero, then a
- * shift whose low 32 bits equal the arithmetic shift's), and the rounding
- * division by 2^rs as the scalar's (floor by vpsrad, + 1 past the
- * threshold). The multiplier is never INT32_MIN (it lies in [2^30, 2^31)
- * or is 0), so the saturating case cannot occur. */
+ * products of each 64-bit lane (vpmuldq on even and odd lanes), TFLite's
+ * rounding doubling high multiply, and the rounding division by 2^rs as
+ * the scalar's (floor by vpsrad, + 1 past the threshold). The high multiply
+ * adds the nudge (2^30, or 1 - 2^30 below zero) and divides by 2^31 toward
+ * zero; below zero that is floor((p + 1 - 2^30 + 2^31 - 1) / 2^31), so in
+ * both cases floor((p + 2^30) / 2^31): one add and a shift whose low 32
+ * bits equal the arithmetic shift's (|p| < 2^62). The multiplier is never
+ * INT32_MIN (it lies in [2^30, 2^31) or is 0), so the saturating case
+ * cannot occur. */
 AVX2 static inline __m256i srdhm_even(__m256i p) {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i neg = _mm256_cmpgt_epi64(zero, p);
-    __m256i v = _mm256_add_epi64(
-        p, _mm256_blendv_epi8(_mm256_set1_epi64x((int64_t)1 << 30), _mm256_set1_epi64x(1 - ((int64_t)1 << 30)), neg));
-    v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), _mm256_set1_epi64x(0x7FFFFFFF)));
-    return _mm256_srli_epi64(v, 31);
+    return _mm256_srli_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x((int64_t)1 << 30)), 31);
 }
 
 AVX2 void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, void *y) {
@@ -352,10 +395,10 @@ AVX2 void fx_qepi_row_fixed_avx2(const fx_qepi *e, int64_t m, int32_t comp, cons
         __m256i thr = _mm256_add_epi32(half, _mm256_srli_epi32(r, 31));
         r = _mm256_sub_epi32(_mm256_sra_epi32(r, crs), _mm256_cmpgt_epi32(rem, thr));
         r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, vzp), vlo), vhi);
-        int32_t t[8];
-        _mm256_storeu_si256((__m256i *)t, r);
-        for (int k = 0; k < 8; k++)
-            ((uint8_t *)y)[j + k] = (uint8_t)t[k];
+        /* within [lo, hi] of the output type: the packs keep the values */
+        __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)((uint8_t *)y + j),
+                         e->y_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16));
     }
     if (j < n) fx_qepi_row_c(e, m, comp, acc + j, n - j, NULL, (uint8_t *)y + j, 1);
 }
@@ -394,5 +437,10 @@ void fx_qdw_row_s1_avx512(const int16_t *xp, int64_t pitch, const int16_t *k, in
 void fx_qdw_pad_plane_avx512(const uint8_t *plane, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t dph,
                              int64_t dpw, int16_t zp, uint8_t flip, int16_t *xp) {
     (void)plane, (void)h, (void)w, (void)ph, (void)pw, (void)dph, (void)dpw, (void)zp, (void)flip, (void)xp;
+}
+bool fx_qdw_row_s1_q_avx2(const int16_t *xp, int64_t pitch, const int16_t *k, int64_t kh, int64_t kw, int64_t dh,
+                          const fx_qepi *e, int64_t m, uint8_t *yb, int64_t n) {
+    (void)xp, (void)pitch, (void)k, (void)kh, (void)kw, (void)dh, (void)e, (void)m, (void)yb, (void)n;
+    return false;
 }
 #endif
