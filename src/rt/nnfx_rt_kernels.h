@@ -195,8 +195,9 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 /* @end */
 
 /* @rt conv2d_vt needs:vec */
-/* The host kernel behind nnfx_rt_conv2d_packed (and the 1x1 convolutions of
- * nnfx_rt_conv2d_same) where GCC/Clang vectors exist (NNFX_RT_VEC) and the
+/* The host kernel behind nnfx_rt_conv2d_packed (and the convolutions of
+ * nnfx_rt_conv2d_same that are 1x1 or sum C/group x taps >= 64 products)
+ * where GCC/Clang vectors exist (NNFX_RT_VEC) and the
  * target has no AVX-512 (which keeps the 16-float tiles below): the conv as
  * a matrix product y[m][p] = sum over k of w[m][k] * xcol[k][p], k = tap *
  * C/group + c, over the packed weights. For each run of NNFX_RT_TP output
@@ -261,13 +262,17 @@ static inline void nnfx_rt_vt_k6(const float *xs, long ld, const float *w, int k
 }
 /* xcol rows k0 .. k0+kn-1 of output pixels p0 .. p0+pt-1 (of one group,
  * whose input is xg) into xs, NNFX_RT_TP floats a row; lanes past pt and
- * taps in the padding 0. */
+ * taps in the padding 0. With the plane kept at stride 1 (same) a tap
+ * shifts every pixel alike: whole vectors, masked, where they stay in the
+ * channel. */
 static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int p0, int pt, int k0, int kn, float *xs) {
     const int H = g[3], W = g[4], OW = g[6], KW = g[8], SH = g[9], SW = g[10], PH = g[11], PW = g[12];
-    const int DH = g[13], DW = g[14];
+    const int DH = g[13], DW = g[14], same = SH == 1 && SW == 1 && g[5] == H && OW == W;
     const long HW = (long)H * W;
-    int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg;
-    long off[NNFX_RT_TP];
+    int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg, v;
+    long off[NNFX_RT_TP], shift = 0;
+    nnfx_rt_v8i okv[3];
+    memset(okv, 0, sizeof okv);
     for (l = 0; l < NNFX_RT_TP; l++) {
         const int p = p0 + (l < pt ? l : 0);
         ih0[l] = p / OW * SH - PH;
@@ -280,44 +285,55 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
             c = k % cg;
             for (l = 0; l < NNFX_RT_TP; l++) {
                 const int ih = ih0[l] + kh * DH, iw = iw0[l] + kw * DW;
-                ok[l] = l < pt && ih >= 0 && ih < H && iw >= 0 && iw < W;
+                ok[l] = l < pt && ih >= 0 && ih < H && iw >= 0 && iw < W ? -1 : 0;
                 off[l] = ok[l] ? (long)ih * W + iw : 0;
             }
+            memcpy(okv, ok, sizeof okv);
+            shift = p0 + (long)(kh * DH - PH) * W + kw * DW - PW; /* lane 0's input pixel when same */
         }
         xc = xg + c * HW;
-        for (l = 0; l < NNFX_RT_TP; l++) {
-            const float v = xc[off[l]];
-            xs[l] = ok[l] ? v : 0.0f;
-        }
+        if (same && shift >= 0 && shift + NNFX_RT_TP <= HW)
+            for (v = 0; v < 3; v++) {
+                nnfx_rt_v8i xv;
+                memcpy(&xv, xc + shift + 8 * v, sizeof xv);
+                xv &= okv[v];
+                memcpy(xs + 8 * v, &xv, sizeof xv);
+            }
+        else
+            for (l = 0; l < NNFX_RT_TP; l++) {
+                const float x = xc[off[l]];
+                xs[l] = ok[l] ? x : 0.0f;
+            }
     }
 }
-/* Channels mo .. mo+15 of the group (its output at yo, bias at bo) over
- * pixels p0 .. p0+NNFX_RT_TP-1 (all in the plane), kn xcol rows at src
- * (stride ld), weights wt: 6-pixel tiles. */
+/* Channels mo .. mo+mb-1 (mb <= 16) of the group (its output at yo, bias
+ * at bo) over the pt <= NNFX_RT_TP pixels from p0, kn xcol rows at src
+ * (stride ld; zeros past pt), weights wt: 6-pixel tiles. */
 static inline void nnfx_rt_vt_block6(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
-                                     long yo, int bo, int mb, int first, int last) {
+                                     long yo, int bo, int mb, int pt, int first, int last) {
     int q, i, j;
-    for (q = 0; q < NNFX_RT_TP; q += 6) {
+    for (q = 0; q < pt; q += 6) {
+        const int nj = pt - q < 6 ? pt - q : 6; /* pixels of this tile in the plane */
         float t[6][NNFX_RT_OB];
         nnfx_rt_v8 acc[12];
         for (i = 0; i < NNFX_RT_OB; i++) {
             const long o = yo + (long)(i < mb ? i : 0) * s->P + q;
             const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
             for (j = 0; j < 6; j++)
-                t[j][i] = i >= mb ? 0.0f : !first ? s->y[o + j] : s->r ? bv + s->r[o + j] : bv;
+                t[j][i] = i >= mb || j >= nj ? 0.0f : !first ? s->y[o + j] : s->r ? bv + s->r[o + j] : bv;
         }
         memcpy(acc, t, sizeof acc);
         nnfx_rt_vt_k6(src + q, ld, wt, kn, acc);
         memcpy(t, acc, sizeof t);
         for (i = 0; i < mb; i++) {
             float *yr = s->y + yo + (long)i * s->P + q;
-            for (j = 0; j < 6; j++)
+            for (j = 0; j < nj; j++)
                 yr[j] = last && s->relu && t[j][i] < 0.0f ? 0.0f : t[j][i];
         }
     }
 }
-/* Channels mo .. mo+mb-1 (mb <= 4) as nnfx_rt_vt_block6, over the pt <=
- * NNFX_RT_TP pixels from p0: one 4 x NNFX_RT_TP tile. */
+/* Channels mo .. mo+mb-1 (mb <= 4) as nnfx_rt_vt_block6: one 4 x
+ * NNFX_RT_TP tile. */
 static inline void nnfx_rt_vt_tile4(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
                                     long yo, int bo, int mb, int pt, int first, int last) {
     nnfx_rt_v8 acc[12];
@@ -387,8 +403,8 @@ static inline void nnfx_rt_conv2d_vt(const float *x, const float *wp, const floa
                         const long yo = ((long)n * M + bo) * s.P + p0;
                         const float *wt = wp + ((long)grp * nb + blk) * wblock + (long)k0 * NNFX_RT_OB;
                         const int mb = mg - mo < NNFX_RT_OB ? mg - mo : NNFX_RT_OB;
-                        if (pt == NNFX_RT_TP && K >= 64) /* long sums: 6 x 16 tiles */
-                            nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, first, last);
+                        if (K >= 64) /* long sums: 6 x 16 tiles */
+                            nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, pt, first, last);
                         else
                             for (i = 0; i < mb; i += 4)
                                 nnfx_rt_vt_tile4(&s, src, ld, wt + i, kn, yo + (long)i * s.P, bo + i,
@@ -593,8 +609,8 @@ static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, co
 }
 static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
                                        const int *g) {
-#ifdef NNFX_RT_VT /* a host: 1x1 convolutions as matrix-product tiles */
-    if (g[7] == 1 && g[8] == 1) {
+#ifdef NNFX_RT_VT /* a host: 1x1 convolutions and long sums as matrix-product tiles */
+    if ((g[7] == 1 && g[8] == 1) || g[1] / g[15] * g[7] * g[8] >= 64) {
         nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
         return;
     }

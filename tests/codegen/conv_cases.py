@@ -100,6 +100,9 @@ def cases():
     yield _conv("conv_vt_chunks", rand(1, 60, 13, 11), rand(37, 60, 3, 3), rand(37), 2, [1, 0, 2, 1], 1, 1)
     yield _conv("conv_vt_short", rand(1, 2, 9, 13), rand(18, 2, 3, 3), rand(18), 2, [0, 1, 1, 1], 1, 1)
     yield _conv("conv_vt_direct", rand(1, 70, 6, 8), rand(33, 70, 1, 1), None, 1, [0, 0, 0, 0], 1, 1)
+    # a plane kept (stride 1) with dilation 2: each tap's shifted rows read
+    # as masked vectors, the edge runs lane by lane
+    yield _conv("conv_vt_same_dil2", rand(1, 12, 9, 10), rand(20, 12, 3, 3), rand(20), 1, [2, 2, 2, 2], 2, 1)
     yield _conv("conv_vt_res_chunks", rand(1, 520, 5, 7), 0.05 * rand(520, 520, 1, 1), rand(520), 1, [0, 0, 0, 0],
                 1, 1, "res_relu")
     # pooling rows short enough for the explicit vectors: stride 2 with a
