@@ -311,24 +311,37 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
  * (stride ld; zeros past pt), weights wt: 6-pixel tiles. */
 static inline void nnfx_rt_vt_block6(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
                                      long yo, int bo, int mb, int pt, int first, int last) {
+    const nnfx_rt_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    nnfx_rt_v8 b0 = z, b1 = z;
     int q, i, j;
+    /* a whole block starting from its bias: the bias vectors as they are */
+    const int bias_only = first && !s->r && mb == NNFX_RT_OB;
+    if (bias_only && s->b) b0 = *(const nnfx_rt_v8u *)(s->b + bo), b1 = *(const nnfx_rt_v8u *)(s->b + bo + 8);
     for (q = 0; q < pt; q += 6) {
         const int nj = pt - q < 6 ? pt - q : 6; /* pixels of this tile in the plane */
         float t[6][NNFX_RT_OB];
         nnfx_rt_v8 acc[12];
-        for (i = 0; i < NNFX_RT_OB; i++) {
-            const long o = yo + (long)(i < mb ? i : 0) * s->P + q;
-            const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
+        if (bias_only)
             for (j = 0; j < 6; j++)
-                t[j][i] = i >= mb || j >= nj ? 0.0f : !first ? s->y[o + j] : s->r ? bv + s->r[o + j] : bv;
+                acc[2 * j] = b0, acc[2 * j + 1] = b1;
+        else {
+            for (i = 0; i < NNFX_RT_OB; i++) {
+                const long o = yo + (long)(i < mb ? i : 0) * s->P + q;
+                const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
+                for (j = 0; j < 6; j++)
+                    t[j][i] = i >= mb || j >= nj ? 0.0f : !first ? s->y[o + j] : s->r ? bv + s->r[o + j] : bv;
+            }
+            memcpy(acc, t, sizeof acc);
         }
-        memcpy(acc, t, sizeof acc);
         nnfx_rt_vt_k6(src + q, ld, wt, kn, acc);
+        if (last && s->relu)
+            for (j = 0; j < 12; j++)
+                acc[j] = (nnfx_rt_v8)((nnfx_rt_v8i)acc[j] & ~(acc[j] < z)); /* NaN kept */
         memcpy(t, acc, sizeof t);
         for (i = 0; i < mb; i++) {
             float *yr = s->y + yo + (long)i * s->P + q;
             for (j = 0; j < nj; j++)
-                yr[j] = last && s->relu && t[j][i] < 0.0f ? 0.0f : t[j][i];
+                yr[j] = t[j][i];
         }
     }
 }
