@@ -206,10 +206,11 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
  * (taps in the padding read 0; a 1x1 convolution that keeps its plane reads
  * x in place), then register tiles run over them: 6 pixels x the 16
  * channels of a weight block (the channels one vector pair, a broadcast
- * input per pixel) when k is long enough to repay the transposed store,
- * else 4 channels x NNFX_RT_TP pixels (the pixels in vectors). The first
- * chunk starts from the bias (and residual r), later ones from the partial
- * sums in y; the last applies ReLU (g[16]). Not for an MCU: the buffer
+ * input per pixel) when the sum (C/group x taps) has 32 or more products,
+ * which repay its transposed store, else 4 channels x NNFX_RT_TP pixels
+ * (the pixels in vectors). The first chunk starts from the bias (and
+ * residual r), later ones from the partial sums in y; the last applies
+ * ReLU (g[16]). Not for an MCU: the buffer
  * takes 48 KiB of stack, and there is no NNFX_RT_VEC there. */
 #if defined(NNFX_RT_VEC) && !defined(__AVX512F__)
 #define NNFX_RT_VT 1
@@ -416,7 +417,7 @@ static inline void nnfx_rt_conv2d_vt(const float *x, const float *wp, const floa
                         const long yo = ((long)n * M + bo) * s.P + p0;
                         const float *wt = wp + ((long)grp * nb + blk) * wblock + (long)k0 * NNFX_RT_OB;
                         const int mb = mg - mo < NNFX_RT_OB ? mg - mo : NNFX_RT_OB;
-                        if (K >= 64) /* long sums: 6 x 16 tiles */
+                        if (K >= 32) /* long enough sums: 6 x 16 tiles */
                             nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, pt, first, last);
                         else
                             for (i = 0; i < mb; i += 4)
