@@ -195,9 +195,11 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 /* @end */
 
 /* @rt conv2d_vt needs:vec */
-/* The host kernel behind nnfx_rt_conv2d_packed (and the convolutions of
- * nnfx_rt_conv2d_same that are 1x1 or sum C/group x taps >= 64 products)
- * where GCC/Clang vectors exist (NNFX_RT_VEC) and the
+/* The host kernel behind nnfx_rt_conv2d_packed with 64 or more output
+ * channels a group (fewer do not repay the gather) and behind the
+ * convolutions of nnfx_rt_conv2d_same that are 1x1 or sum C/group x taps >=
+ * 64 products into 64 or more channels a group, where GCC/Clang vectors
+ * exist (NNFX_RT_VEC) and the
  * target has no AVX-512 (which keeps the 16-float tiles below): the conv as
  * a matrix product y[m][p] = sum over k of w[m][k] * xcol[k][p], k = tap *
  * C/group + c, over the packed weights. For each run of NNFX_RT_TP output
@@ -486,9 +488,11 @@ typedef float nnfx_rt_v16u __attribute__((vector_size(64), aligned(4)));
 #endif
 static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
                                          const int *g) {
-#ifdef NNFX_RT_VT /* a host: the matrix-product tiles */
-    nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
-    return;
+#ifdef NNFX_RT_VT /* a host: the matrix-product tiles where 4 blocks or more share each gathered run */
+    if (g[2] / g[15] >= 64) {
+        nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
+        return;
+    }
 #endif
     const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
@@ -623,8 +627,8 @@ static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, co
 }
 static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
                                        const int *g) {
-#ifdef NNFX_RT_VT /* a host: 1x1 convolutions and long sums as matrix-product tiles */
-    if ((g[7] == 1 && g[8] == 1) || g[1] / g[15] * g[7] * g[8] >= 64) {
+#ifdef NNFX_RT_VT /* a host: 1x1 convolutions, and long sums into 64 channels or more, as matrix-product tiles */
+    if ((g[7] == 1 && g[8] == 1) || (g[1] / g[15] * g[7] * g[8] >= 64 && g[2] / g[15] >= 64)) {
         nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
         return;
     }
