@@ -272,7 +272,7 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
     const int H = g[3], W = g[4], OW = g[6], KW = g[8], SH = g[9], SW = g[10], PH = g[11], PW = g[12];
     const int DH = g[13], DW = g[14], same = SH == 1 && SW == 1 && g[5] == H && OW == W;
     const long HW = (long)H * W;
-    int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg, v;
+    int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg, v, row = 0;
     long off[NNFX_RT_TP], shift = 0;
     nnfx_rt_v8i okv[3];
     memset(okv, 0, sizeof okv);
@@ -293,6 +293,10 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
             }
             memcpy(okv, ok, sizeof okv);
             shift = p0 + (long)(kh * DH - PH) * W + kw * DW - PW; /* lane 0's input pixel when same */
+            /* every lane inside, on one input row: lane l reads off[0] + l * SW */
+            row = ih0[0] == ih0[NNFX_RT_TP - 1];
+            for (l = 0; l < NNFX_RT_TP; l++)
+                row &= ok[l] != 0;
         }
         xc = xg + c * HW;
         if (same && shift >= 0 && shift + NNFX_RT_TP <= HW)
@@ -302,6 +306,9 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
                 xv &= okv[v];
                 memcpy(xs + 8 * v, &xv, sizeof xv);
             }
+        else if (row)
+            for (l = 0; l < NNFX_RT_TP; l++)
+                xs[l] = xc[off[0] + (long)l * SW];
         else
             for (l = 0; l < NNFX_RT_TP; l++) {
                 const float x = xc[off[l]];

@@ -98,6 +98,9 @@ def cases():
     # (48 pixels: two whole runs, 70 channels: the 6 x 16 tiles) and one with
     # a residual whose sum (520 channels) spans two chunks
     yield _conv("conv_vt_chunks", rand(1, 60, 13, 11), rand(70, 60, 3, 3), rand(70), 2, [1, 0, 2, 1], 1, 1)
+    # a 3-channel stem at stride 2 with rows of 30 outputs: runs on one input
+    # row read by stride, runs across rows and taps in the padding lane by lane
+    yield _conv("conv_vt_stem", rand(1, 3, 9, 60), rand(64, 3, 3, 3), rand(64), 2, [1, 1, 1, 1], 1, 1)
     yield _conv("conv_vt_short", rand(1, 2, 9, 13), rand(66, 2, 3, 3), rand(66), 2, [0, 1, 1, 1], 1, 1)
     yield _conv("conv_vt_direct", rand(1, 70, 6, 8), rand(33, 70, 1, 1), None, 1, [0, 0, 0, 0], 1, 1)
     # a plane kept (stride 1) with dilation 2 into 68 channels: each tap's
