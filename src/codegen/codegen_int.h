@@ -13,7 +13,7 @@
 #include "ir/infer_int.h"
 #include "nnfx.h"
 
-#define CG_MAX_SECTIONS 64
+#define CG_MAX_SECTIONS 128
 #define CG_MAX_BOUNDED  256 /* data-dependent nodes (NonZero...) a model may have */
 #define CG_MAX_FILLS    256 /* padding fills before the nodes that read along a data-dependent dim */
 

@@ -194,7 +194,253 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
 }
 /* @end */
 
-/* @rt conv2d_packed needs:vec */
+/* @rt conv2d_vt needs:vec */
+/* The host kernel behind nnfx_rt_conv2d_packed with 64 or more output
+ * channels a group (fewer do not repay the gather) and behind the
+ * convolutions of nnfx_rt_conv2d_same that are 1x1 or sum C/group x taps >=
+ * 64 products into 64 or more channels a group, where GCC/Clang vectors
+ * exist (NNFX_RT_VEC) and the
+ * target has no AVX-512 (which keeps the 16-float tiles below): the conv as
+ * a matrix product y[m][p] = sum over k of w[m][k] * xcol[k][p], k = tap *
+ * C/group + c, over the packed weights. For each run of NNFX_RT_TP output
+ * pixels (flattened plane: any stride, padding, dilation) the xcol rows of
+ * a chunk of at most NNFX_RT_KC k are gathered into a buffer on the stack
+ * (taps in the padding read 0; a 1x1 convolution that keeps its plane reads
+ * x in place), then register tiles run over them: 6 pixels x the 16
+ * channels of a weight block (the channels one vector pair, a broadcast
+ * input per pixel) when the sum (C/group x taps) has 32 or more products,
+ * which repay its transposed store, else 4 channels x NNFX_RT_TP pixels
+ * (the pixels in vectors). The first chunk starts from the bias (and
+ * residual r), later ones from the partial sums in y; the last applies
+ * ReLU (g[16]). Not for an MCU: the buffer
+ * takes 48 KiB of stack, and there is no NNFX_RT_VEC there. */
+#if defined(NNFX_RT_VEC) && !defined(__AVX512F__)
+#define NNFX_RT_VT 1
+#ifndef NNFX_RT_OB
+#define NNFX_RT_OB 16 /* fixed by the weight layout (also nnfx_rt_conv2d_packed's) */
+#endif
+#define NNFX_RT_TP 24  /* pixels per gathered run: 3 vectors, 4 tiles of 6 */
+#define NNFX_RT_KC 512 /* xcol rows per chunk */
+typedef int nnfx_rt_v8i __attribute__((vector_size(32)));
+/* What one conv's tiles share: output y [N, M, P], bias b, residual r. */
+struct nnfx_rt_vt {
+    const float *b, *r;
+    float *y;
+    long P;
+    int M, mg, relu;
+};
+/* acc[i*3 + v] (channel i, pixels 8v..) += xs row k (at xs + k*ld) times
+ * w[k*NNFX_RT_OB + i], k < kn: 4 channels x NNFX_RT_TP pixels. */
+static inline void nnfx_rt_vt_k4(const float *xs, long ld, const float *w, int kn, nnfx_rt_v8 *acc) {
+    nnfx_rt_v8 a[4][3];
+    int i, v, k;
+    memcpy(a, acc, sizeof a);
+    for (k = 0; k < kn; k++, xs += ld, w += NNFX_RT_OB) {
+        nnfx_rt_v8 xv[3];
+        for (v = 0; v < 3; v++)
+            xv[v] = *(const nnfx_rt_v8u *)(xs + 8 * v);
+        for (i = 0; i < 4; i++) {
+            const float wv = w[i];
+            for (v = 0; v < 3; v++)
+                a[i][v] += xv[v] * wv;
+        }
+    }
+    memcpy(acc, a, sizeof a);
+}
+/* acc[2j + v] (pixel j, channels 8v..) += xs[k*ld + j] times the block's
+ * weights w[k*NNFX_RT_OB + 8v ..], k < kn: 6 pixels x 16 channels. */
+static inline void nnfx_rt_vt_k6(const float *xs, long ld, const float *w, int kn, nnfx_rt_v8 *acc) {
+    nnfx_rt_v8 a[6][2];
+    int j, k;
+    memcpy(a, acc, sizeof a);
+    for (k = 0; k < kn; k++, xs += ld, w += NNFX_RT_OB) {
+        const nnfx_rt_v8 w0 = *(const nnfx_rt_v8u *)w, w1 = *(const nnfx_rt_v8u *)(w + 8);
+        for (j = 0; j < 6; j++) {
+            const float xb = xs[j];
+            a[j][0] += xb * w0;
+            a[j][1] += xb * w1;
+        }
+    }
+    memcpy(acc, a, sizeof a);
+}
+/* xcol rows k0 .. k0+kn-1 of output pixels p0 .. p0+pt-1 (of one group,
+ * whose input is xg) into xs, NNFX_RT_TP floats a row; lanes past pt and
+ * taps in the padding 0. With the plane kept at stride 1 (same) a tap
+ * shifts every pixel alike: whole vectors, masked, where they stay in the
+ * channel. */
+static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int p0, int pt, int k0, int kn, float *xs) {
+    const int H = g[3], W = g[4], OW = g[6], KW = g[8], SH = g[9], SW = g[10], PH = g[11], PW = g[12];
+    const int DH = g[13], DW = g[14], same = SH == 1 && SW == 1 && g[5] == H && OW == W;
+    const long HW = (long)H * W;
+    int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg, v, row = 0;
+    long off[NNFX_RT_TP], shift = 0;
+    nnfx_rt_v8i okv[3];
+    memset(okv, 0, sizeof okv);
+    for (l = 0; l < NNFX_RT_TP; l++) {
+        const int p = p0 + (l < pt ? l : 0);
+        ih0[l] = p / OW * SH - PH;
+        iw0[l] = p % OW * SW - PW;
+    }
+    for (k = k0; k < k0 + kn; k++, c++, xs += NNFX_RT_TP) {
+        const float *xc;
+        if (k == k0 || c == cg) { /* a new tap: each lane's offset */
+            const int t = k / cg, kh = t / KW, kw = t % KW;
+            c = k % cg;
+            for (l = 0; l < NNFX_RT_TP; l++) {
+                const int ih = ih0[l] + kh * DH, iw = iw0[l] + kw * DW;
+                ok[l] = l < pt && ih >= 0 && ih < H && iw >= 0 && iw < W ? -1 : 0;
+                off[l] = ok[l] ? (long)ih * W + iw : 0;
+            }
+            memcpy(okv, ok, sizeof okv);
+            shift = p0 + (long)(kh * DH - PH) * W + kw * DW - PW; /* lane 0's input pixel when same */
+            /* every lane inside, on one input row: lane l reads off[0] + l * SW */
+            row = ih0[0] == ih0[NNFX_RT_TP - 1];
+            for (l = 0; l < NNFX_RT_TP; l++)
+                row &= ok[l] != 0;
+        }
+        xc = xg + c * HW;
+        if (same && shift >= 0 && shift + NNFX_RT_TP <= HW)
+            for (v = 0; v < 3; v++) {
+                nnfx_rt_v8i xv;
+                memcpy(&xv, xc + shift + 8 * v, sizeof xv);
+                xv &= okv[v];
+                memcpy(xs + 8 * v, &xv, sizeof xv);
+            }
+        else if (row)
+            for (l = 0; l < NNFX_RT_TP; l++)
+                xs[l] = xc[off[0] + (long)l * SW];
+        else
+            for (l = 0; l < NNFX_RT_TP; l++) {
+                const float x = xc[off[l]];
+                xs[l] = ok[l] ? x : 0.0f;
+            }
+    }
+}
+/* Channels mo .. mo+mb-1 (mb <= 16) of the group (its output at yo, bias
+ * at bo) over the pt <= NNFX_RT_TP pixels from p0, kn xcol rows at src
+ * (stride ld; zeros past pt), weights wt: 6-pixel tiles. */
+static inline void nnfx_rt_vt_block6(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
+                                     long yo, int bo, int mb, int pt, int first, int last) {
+    const nnfx_rt_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    nnfx_rt_v8 b0 = z, b1 = z;
+    int q, i, j;
+    /* a whole block starting from its bias: the bias vectors as they are */
+    const int bias_only = first && !s->r && mb == NNFX_RT_OB;
+    if (bias_only && s->b) b0 = *(const nnfx_rt_v8u *)(s->b + bo), b1 = *(const nnfx_rt_v8u *)(s->b + bo + 8);
+    for (q = 0; q < pt; q += 6) {
+        const int nj = pt - q < 6 ? pt - q : 6; /* pixels of this tile in the plane */
+        float t[6][NNFX_RT_OB];
+        nnfx_rt_v8 acc[12];
+        if (bias_only)
+            for (j = 0; j < 6; j++)
+                acc[2 * j] = b0, acc[2 * j + 1] = b1;
+        else {
+            for (i = 0; i < NNFX_RT_OB; i++) {
+                const long o = yo + (long)(i < mb ? i : 0) * s->P + q;
+                const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
+                for (j = 0; j < 6; j++)
+                    t[j][i] = i >= mb || j >= nj ? 0.0f : !first ? s->y[o + j] : s->r ? bv + s->r[o + j] : bv;
+            }
+            memcpy(acc, t, sizeof acc);
+        }
+        nnfx_rt_vt_k6(src + q, ld, wt, kn, acc);
+        if (last && s->relu)
+            for (j = 0; j < 12; j++)
+                acc[j] = (nnfx_rt_v8)((nnfx_rt_v8i)acc[j] & ~(acc[j] < z)); /* NaN kept */
+        memcpy(t, acc, sizeof t);
+        for (i = 0; i < mb; i++) {
+            float *yr = s->y + yo + (long)i * s->P + q;
+            for (j = 0; j < nj; j++)
+                yr[j] = t[j][i];
+        }
+    }
+}
+/* Channels mo .. mo+mb-1 (mb <= 4) as nnfx_rt_vt_block6: one 4 x
+ * NNFX_RT_TP tile. */
+static inline void nnfx_rt_vt_tile4(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
+                                    long yo, int bo, int mb, int pt, int first, int last) {
+    nnfx_rt_v8 acc[12];
+    const nnfx_rt_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    int i, v;
+    if (mb == 4 && pt == NNFX_RT_TP) { /* whole vectors in and out */
+        for (i = 0; i < 4; i++)
+            for (v = 0; v < 3; v++) {
+                const long o = yo + (long)i * s->P + 8 * v;
+                const float bv = s->b ? s->b[bo + i] : 0.0f;
+                nnfx_rt_v8 a = {bv, bv, bv, bv, bv, bv, bv, bv};
+                if (!first)
+                    a = *(const nnfx_rt_v8u *)(s->y + o);
+                else if (s->r)
+                    a += *(const nnfx_rt_v8u *)(s->r + o);
+                acc[i * 3 + v] = a;
+            }
+        nnfx_rt_vt_k4(src, ld, wt, kn, acc);
+        for (i = 0; i < 4; i++)
+            for (v = 0; v < 3; v++) {
+                nnfx_rt_v8 a = acc[i * 3 + v];
+                if (last && s->relu) a = (nnfx_rt_v8)((nnfx_rt_v8i)a & ~(a < z)); /* NaN kept */
+                *(nnfx_rt_v8u *)(s->y + yo + (long)i * s->P + 8 * v) = a;
+            }
+    } else {
+        float t[4][NNFX_RT_TP];
+        for (i = 0; i < 4; i++)
+            for (v = 0; v < NNFX_RT_TP; v++) {
+                const long o = yo + (long)i * s->P + v;
+                const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
+                t[i][v] = i >= mb || v >= pt ? 0.0f : !first ? s->y[o] : s->r ? bv + s->r[o] : bv;
+            }
+        memcpy(acc, t, sizeof acc);
+        nnfx_rt_vt_k4(src, ld, wt, kn, acc);
+        memcpy(t, acc, sizeof t);
+        for (i = 0; i < mb; i++)
+            for (v = 0; v < pt; v++)
+                s->y[yo + (long)i * s->P + v] = last && s->relu && t[i][v] < 0.0f ? 0.0f : t[i][v];
+    }
+}
+static inline void nnfx_rt_conv2d_vt(const float *x, const float *wp, const float *b, const float *r, float *y,
+                                     const int *g) {
+    const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int G = g[15], cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, K = cg * KH * KW;
+    const long HW = (long)H * W, wblock = (long)K * NNFX_RT_OB;
+    /* a 1x1 convolution keeping its plane reads its xcol rows from x */
+    const int direct = KH == 1 && KW == 1 && g[9] == 1 && g[10] == 1 && g[11] == 0 && g[12] == 0 && OH == H && OW == W;
+    float xs[NNFX_RT_KC * NNFX_RT_TP];
+    struct nnfx_rt_vt s;
+    int n, grp, p0, k0, blk, i;
+    s.b = b, s.r = r, s.y = y, s.P = (long)OH * OW, s.M = M, s.mg = mg, s.relu = g[16];
+    for (n = 0; n < N; n++)
+        for (grp = 0; grp < G; grp++) {
+            const float *xg = x + ((long)n * C + (long)grp * cg) * HW;
+            for (k0 = 0; k0 < K; k0 += NNFX_RT_KC) {
+                const int kn = K - k0 < NNFX_RT_KC ? K - k0 : NNFX_RT_KC, first = k0 == 0, last = k0 + kn == K;
+                for (p0 = 0; p0 < s.P; p0 += NNFX_RT_TP) {
+                    const int pt = s.P - p0 < NNFX_RT_TP ? (int)(s.P - p0) : NNFX_RT_TP;
+                    const float *src = xs;
+                    long ld = NNFX_RT_TP;
+                    if (direct && pt == NNFX_RT_TP)
+                        src = xg + (long)k0 * HW + p0, ld = HW;
+                    else
+                        nnfx_rt_vt_gather(xg, g, cg, p0, pt, k0, kn, xs);
+                    for (blk = 0; blk < nb; blk++) {
+                        const int mo = blk * NNFX_RT_OB, bo = grp * mg + mo;
+                        const long yo = ((long)n * M + bo) * s.P + p0;
+                        const float *wt = wp + ((long)grp * nb + blk) * wblock + (long)k0 * NNFX_RT_OB;
+                        const int mb = mg - mo < NNFX_RT_OB ? mg - mo : NNFX_RT_OB;
+                        if (K >= 32) /* long enough sums: 6 x 16 tiles */
+                            nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, pt, first, last);
+                        else
+                            for (i = 0; i < mb; i += 4)
+                                nnfx_rt_vt_tile4(&s, src, ld, wt + i, kn, yo + (long)i * s.P, bo + i,
+                                                 mb - i < 4 ? mb - i : 4, pt, first, last);
+                    }
+                }
+            }
+        }
+}
+#endif
+/* @end */
+
+/* @rt conv2d_packed needs:vec,conv2d_vt */
 /* 2-d convolution over weights packed by the generator (`--optimize
  * speed`): wp is [group][M/group in blocks of NNFX_RT_OB][KH][KW][C/group]
  * [NNFX_RT_OB], a block's output channels innermost (zeros past the last
@@ -249,6 +495,12 @@ typedef float nnfx_rt_v16u __attribute__((vector_size(64), aligned(4)));
 #endif
 static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
                                          const int *g) {
+#ifdef NNFX_RT_VT /* a host: the matrix-product tiles where 4 blocks or more share each gathered run */
+    if (g[2] / g[15] >= 64) {
+        nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
+        return;
+    }
+#endif
     const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int SH = g[9], SW = g[10], PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
     const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, P = OH * OW;
@@ -331,7 +583,7 @@ static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const 
 #undef NNFX_RT_TAP
 /* @end */
 
-/* @rt conv2d_same needs:vec */
+/* @rt conv2d_same needs:vec,conv2d_vt */
 /* nnfx_rt_conv2d_packed's convolution (the same packed weights, geometry,
  * residual r and ReLU) when the output plane is the input's (stride 1,
  * OH == H, OW == W): then tap (kh, kw) of output pixel p reads input pixel
@@ -382,6 +634,12 @@ static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, co
 }
 static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
                                        const int *g) {
+#ifdef NNFX_RT_VT /* a host: 1x1 convolutions, and long sums into 64 channels or more, as matrix-product tiles */
+    if ((g[7] == 1 && g[8] == 1) || (g[1] / g[15] * g[7] * g[8] >= 64 && g[2] / g[15] >= 64)) {
+        nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
+        return;
+    }
+#endif
     const int N = g[0], C = g[1], M = g[2], H = g[3], W = g[4], KH = g[7], KW = g[8];
     const int PH = g[11], PW = g[12], DH = g[13], DW = g[14], G = g[15], relu = g[16];
     const int cg = C / G, mg = M / G, nb = (mg + NNFX_RT_OB - 1) / NNFX_RT_OB, npass = NNFX_RT_OB / NNFX_RT_SC;
@@ -481,7 +739,70 @@ static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const fl
 #undef NNFX_RT_SAME_TAP
 /* @end */
 
-/* @rt pool2d needs:window,max_takes */
+/* @rt pool2d_vec needs:vec,max_takes */
+#ifdef NNFX_RT_VEC
+/* *v = lanes p[0], p[S], ..., p[7S] (lane l past n - 1 reads lane n - 1):
+ * one load for S 1, two and a shuffle for S 2 when p[15] is in the row
+ * (wide), else lane by lane. */
+typedef int nnfx_rt_p8i __attribute__((vector_size(32)));
+static inline void nnfx_rt_load8(nnfx_rt_v8 *v, const float *p, int S, int n, int wide) {
+    if (n == 8 && S == 1)
+        *v = *(const nnfx_rt_v8u *)p;
+    else if (n == 8 && S == 2 && wide) {
+        const nnfx_rt_v8 a = *(const nnfx_rt_v8u *)p, b = *(const nnfx_rt_v8u *)(p + 8);
+#ifdef __clang__
+        *v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+        *v = __builtin_shuffle(a, b, (nnfx_rt_p8i){0, 2, 4, 6, 8, 10, 12, 14});
+#endif
+    } else {
+        long o[8];
+        int l;
+        for (l = 0; l < 8; l++)
+            o[l] = (long)(l < n ? l : n - 1) * S;
+        *v = (nnfx_rt_v8){p[o[0]], p[o[1]], p[o[2]], p[o[3]], p[o[4]], p[o[5]], p[o[6]], p[o[7]]};
+    }
+}
+/* nnfx_rt_pool2d's inner columns [lo, hi) of one output row yr, 8 at a time
+ * in vectors: the same taps in the same order (kh, then kw), a max by
+ * nnfx_rt_max_takes (the first tap, then every tap), an average as the
+ * bare sum (the caller divides). xc is the channel, ih the row's first
+ * input row, taps kh in [h0, h1); g as nnfx_rt_pool2d's. */
+static inline void nnfx_rt_pool_cols(const float *xc, float *yr, int lo, int hi, int ih, int h0, int h1, const int *g,
+                                     int is_max) {
+    const int W = g[2], KW = g[6], SW = g[8], PW = g[10], DH = g[11], DW = g[12];
+    int ow, kh, kw, l;
+    for (ow = lo; ow < hi; ow += 8) {
+        const int nl = hi - ow < 8 ? hi - ow : 8;
+        nnfx_rt_v8 m = {0, 0, 0, 0, 0, 0, 0, 0};
+        float t[8];
+        for (kh = h0; kh < h1; kh++)
+            for (kw = 0; kw < KW; kw++) {
+                const int iw = ow * SW + kw * DW - PW;
+                nnfx_rt_v8 v;
+                nnfx_rt_load8(&v, xc + (long)(ih + kh * DH) * W + iw, SW, nl, iw + 16 <= W);
+                if (!is_max)
+                    m += v;
+                else if (kh == h0 && kw == 0)
+                    m = v;
+                else {
+                    const nnfx_rt_p8i tk = (v > m) | ((v != v) & (m == m));
+                    m = (nnfx_rt_v8)(((nnfx_rt_p8i)v & tk) | ((nnfx_rt_p8i)m & ~tk));
+                }
+            }
+        if (nl == 8)
+            *(nnfx_rt_v8u *)(yr + ow) = m;
+        else {
+            memcpy(t, &m, sizeof t);
+            for (l = 0; l < nl; l++)
+                yr[ow + l] = t[l];
+        }
+    }
+}
+#endif
+/* @end */
+
+/* @rt pool2d needs:window,max_takes,pool2d_vec */
 /* Max (is_max) or average pooling over [NC, H, W] -> [NC, OH, OW].
  * g: NC, H, W, OH, OW, KH, KW, stride h/w, pad top/left, dilation h/w,
  * count_include_pad, pad bottom/right. A max takes taps by
@@ -511,20 +832,27 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
                 const int he = ih + (KH - 1) * DH + 1 > H + PE_H ? H + PE_H : ih + (KH - 1) * DH + 1;
                 ch = (he - ih + DH - 1) / DH;
             }
-            for (ow = lo; ow < hi; ow++)
-                yr[ow] = is_max && h0 < h1 ? xc[(long)(ih + h0 * DH) * W + ow * SW - PW] : 0.0f;
-            for (kh = h0; kh < h1; kh++)
-                for (kw = 0; kw < KW; kw++) {
-                    const float *xr = xc + (long)(ih + kh * DH) * W + kw * DW - PW;
-                    if (is_max)
-                        for (ow = lo; ow < hi; ow++) {
-                            const float v = xr[(long)ow * SW];
-                            yr[ow] = nnfx_rt_max_takes(yr[ow], v) ? v : yr[ow];
-                        }
-                    else
-                        for (ow = lo; ow < hi; ow++)
-                            yr[ow] += xr[(long)ow * SW];
-                }
+#ifdef NNFX_RT_VEC
+            if (hi - lo < 16) /* a short row, which the compiler leaves scalar: explicit vectors */
+                nnfx_rt_pool_cols(xc, yr, lo, hi, ih, h0, h1, g, is_max);
+            else
+#endif
+            {
+                for (ow = lo; ow < hi; ow++)
+                    yr[ow] = is_max && h0 < h1 ? xc[(long)(ih + h0 * DH) * W + ow * SW - PW] : 0.0f;
+                for (kh = h0; kh < h1; kh++)
+                    for (kw = 0; kw < KW; kw++) {
+                        const float *xr = xc + (long)(ih + kh * DH) * W + kw * DW - PW;
+                        if (is_max)
+                            for (ow = lo; ow < hi; ow++) {
+                                const float v = xr[(long)ow * SW];
+                                yr[ow] = nnfx_rt_max_takes(yr[ow], v) ? v : yr[ow];
+                            }
+                        else
+                            for (ow = lo; ow < hi; ow++)
+                                yr[ow] += xr[(long)ow * SW];
+                    }
+            }
             if (!is_max && h0 < h1)
                 for (ow = lo; ow < hi; ow++)
                     yr[ow] /= (float)(ch * KW);

@@ -90,6 +90,32 @@ def cases():
     yield _conv("conv1x1_batch2", rand(2, 24, 5, 7), rand(40, 24, 1, 1), rand(40), 1, [0, 0, 0, 0], 1, 1)
     # a 1x1 map: every tile is one pixel repeated
     yield _conv("conv_1x1_map", rand(1, 7, 1, 1), rand(33, 7, 1, 1), rand(33), 1, [0, 0, 0, 0], 1, 1)
+    # the host kernel's matrix-product tiles (NNFX_RT_VT): a strided conv whose
+    # sum (60 channels x 9 taps = 540) spans two chunks of 512, with 70 output
+    # channels (a block of 6) and 42 pixels (a run of 24 through the 6 x 16
+    # tiles, then a short run); a short sum (2 x 9 = 18) through the
+    # 4-channel tiles with 66 outputs (a tile of 2); a 1x1 conv read in place
+    # (48 pixels: two whole runs, 70 channels: the 6 x 16 tiles) and one with
+    # a residual whose sum (520 channels) spans two chunks
+    yield _conv("conv_vt_chunks", rand(1, 60, 13, 11), rand(70, 60, 3, 3), rand(70), 2, [1, 0, 2, 1], 1, 1)
+    # a 3-channel stem at stride 2 with rows of 30 outputs: runs on one input
+    # row read by stride, runs across rows and taps in the padding lane by lane
+    yield _conv("conv_vt_stem", rand(1, 3, 9, 60), rand(64, 3, 3, 3), rand(64), 2, [1, 1, 1, 1], 1, 1)
+    yield _conv("conv_vt_short", rand(1, 2, 9, 13), rand(66, 2, 3, 3), rand(66), 2, [0, 1, 1, 1], 1, 1)
+    yield _conv("conv_vt_direct", rand(1, 70, 6, 8), rand(33, 70, 1, 1), None, 1, [0, 0, 0, 0], 1, 1)
+    # a plane kept (stride 1) with dilation 2 into 68 channels: each tap's
+    # shifted rows read as masked vectors, the edge runs lane by lane
+    yield _conv("conv_vt_same_dil2", rand(1, 12, 9, 10), rand(68, 12, 3, 3), rand(68), 1, [2, 2, 2, 2], 2, 1)
+    yield _conv("conv_vt_res_chunks", rand(1, 520, 5, 7), 0.05 * rand(520, 520, 1, 1), rand(520), 1, [0, 0, 0, 0],
+                1, 1, "res_relu")
+    # pooling rows short enough for the explicit vectors: stride 2 with a
+    # whole vector read as two (13 columns: 8 + a tail of 5) and NaNs, stride
+    # 1 with padding (an average, 14 columns)
+    x = rand(2, 3, 27, 27)
+    x[1, 2, 5, 9] = np.nan
+    x[0, 0, 20, 3] = np.nan
+    yield _pool("maxpool_vec_s2", "MaxPool", x, 3, 2, [0, 0, 0, 0], 0)
+    yield _pool("avgpool_vec_s1", "AveragePool", rand(1, 2, 12, 14), 3, 1, [1, 1, 1, 1], 0, incl=0)
     x = rand(2, 3, 11, 10)
     x[0, 1, 4, 4] = np.nan  # NaN wins a max
     yield _pool("maxpool_ceil_pad", "MaxPool", x, 3, 2, [1, 1, 1, 1], 1)
