@@ -1300,8 +1300,16 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
     if (!p->arena) return build_oom(err);
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
-    if (threads > 1) { /* with oneDNN steps, the plan's own loops share its OpenMP threads */
-        p->pool = p->dnnl ? fx_pool_new_omp(threads) : NULL;
+    int dnnl_steps = 0, own_loops = 0;
+    for (int s = 0; s < p->nsteps; s++) {
+        dnnl_steps += p->steps[s].kind == S_DNNL;
+        own_loops += p->steps[s].gemm_tasks > 1 || p->steps[s].ranges.tasks > 1;
+    }
+    /* with oneDNN steps (at least as many as the steps in ranges), the plan's
+     * own loops share its OpenMP threads; else its own workers, which a loop
+     * waits for only once they have joined it (thread_pool.c) */
+    if (threads > 1) {
+        p->pool = p->dnnl && dnnl_steps >= own_loops ? fx_pool_new_omp(threads) : NULL;
         if (!p->pool) p->pool = fx_pool_new(threads);
         if (!p->pool) return build_oom(err);
     }
