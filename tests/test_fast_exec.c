@@ -1041,6 +1041,17 @@ static nnfx_graph *attention_block(int64_t *xd) {
     return g;
 }
 
+/* x [1, 1, 512, 64] MatMul a 2-d weight [64, 96] (too narrow for column
+ * ranges): ranges of A's rows (dim 2), each one sgemm. */
+static nnfx_graph *row_matmul(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 1, xd[2] = 512, xd[3] = 64;
+    int64_t wd[2] = {64, 96};
+    nnfx_node *y = binary(g, NNFX_OP_MATMUL, input(g, 4, xd), param(g, "w", 2, wd, 0.0f));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 /* Whether some line of plan has both a and b. */
 static bool plan_line_has(const char *plan, const char *a, const char *b) {
     for (const char *l = plan; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
@@ -1055,6 +1066,7 @@ static bool plan_line_has(const char *plan, const char *a, const char *b) {
 static void test_outer_ranges(void **state) {
     (void)state;
     check_graph(attention_block, "ranges of dim 1");
+    check_graph(row_matmul, "ranges of dim 2");
     int64_t xd[4];
     nnfx_error err = {0};
     nnfx_gm *gm = nnfx_gm_new(attention_block(xd), &err);

@@ -177,6 +177,12 @@ nnfx_status fx_ranges_run(const fx_ranges *r, fx_pool *pool, nnfx_kernel_fn kern
                           nnfx_tensor *const *in, nnfx_tensor *out, nnfx_error *err) {
     ranges_ctx c = {r, kern, n, nin, in, out, 0};
     fx_pool_run(pool, r->tasks, range_task, &c);
-    /* a range that failed: the whole step again, for its error (the same checks) */
-    return atomic_load(&c.failed) ? kern(n, nin, in, 1, &out, err) : NNFX_OK;
+    if (!atomic_load(&c.failed)) return NNFX_OK;
+    /* a range that failed: the whole step again, for its error (the same
+     * checks); ranges failing where the whole step runs are a planning bug,
+     * reported rather than hidden behind the whole step's result */
+    nnfx_status st = kern(n, nin, in, 1, &out, err);
+    return st ? st
+              : nnfx_error_set(err, NNFX_ERR_RUNTIME, "node %s (%s): a range of the step failed, the whole step not",
+                               nnfx_node_name(n), nnfx_op_name(n->op));
 }

@@ -33,7 +33,8 @@ bool fx_ranges_plan(const nnfx_node *n, int nin, nnfx_tensor *const *in, unsigne
 /* Runs a step planned by fx_ranges_plan: kern (the step's kernel) on each
  * range as a task of pool (NULL: in turn on this thread), over in and out
  * (the step's current tensors, of the planned shapes). When a range's call
- * fails, the whole step runs again as one call for its error. */
+ * fails, the whole step runs again as one call for its error; if that call
+ * succeeds, NNFX_ERR_RUNTIME (the ranges were planned wrong). */
 nnfx_status fx_ranges_run(const fx_ranges *r, fx_pool *pool, nnfx_kernel_fn kern, const nnfx_node *n, int nin,
                           nnfx_tensor *const *in, nnfx_tensor *out, nnfx_error *err);
 
