@@ -1000,6 +1000,93 @@ static void test_gemm(void **state) {
     check_graph_rank(big_matmul, "matmul (column ranges)", 3);
 }
 
+/* An attention block over x [1, 8, 64, 64] (8 heads of 64 tokens), every
+ * step big enough to run in ranges of its first dim of more than one
+ * element: MatMul by a 2-d weight (rows), Transpose (contiguous and
+ * strided input rows), batched MatMuls, Adds of a per-head bias (split
+ * with the output) and a mask (read whole), Softmax rows, ReduceMean rows,
+ * Sub of the mean (broadcast along the rows), the exported GELU chain (one
+ * vector step) and LayerNormalization. */
+static nnfx_graph *attention_block(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 64, xd[3] = 64;
+    nnfx_node *x = input(g, 4, xd);
+    int64_t wd[2] = {64, 64}, bd[3] = {8, 64, 64}, md[4] = {1, 1, 64, 64}, ld[1] = {64};
+    int64_t p0132[4] = {0, 1, 3, 2}, p0213[4] = {0, 2, 1, 3};
+    nnfx_node *q = binary(g, NNFX_OP_MATMUL, x, param(g, "wq", 2, wd, 0.0f));
+    nnfx_attr ta = nnfx_attr_ints("perm", 4, p0132), tb = nnfx_attr_ints("perm", 4, p0213);
+    nnfx_arg xa = nnfx_arg_node(x);
+    nnfx_node *kt = op(g, NNFX_OP_TRANSPOSE, 1, &xa, 1, &ta);
+    nnfx_node *s = binary(g, NNFX_OP_MATMUL, q, kt);
+    s = binary(g, NNFX_OP_ADD, s, param(g, "bias", 3, bd, 0.0f));
+    s = binary(g, NNFX_OP_ADD, s, param(g, "mask", 4, md, 0.0f));
+    nnfx_attr ax = nnfx_attr_int("axis", -1);
+    nnfx_arg sa = nnfx_arg_node(s);
+    nnfx_node *o = binary(g, NNFX_OP_MATMUL, op(g, NNFX_OP_SOFTMAX, 1, &sa, 1, &ax), x);
+    nnfx_arg oa = nnfx_arg_node(o);
+    nnfx_node *t = op(g, NNFX_OP_TRANSPOSE, 1, &oa, 1, &tb);                /* [1, 64, 8, 64] */
+    nnfx_tensor *axes = nnfx_tensor_new(NNFX_I64, 1, (int64_t[]){1}, NULL); /* ReduceMean's axes: the last */
+    *(int64_t *)axes->data = -1;
+    assert_int_equal(nnfx_graph_set_param(g, "axes", axes, NULL), NNFX_OK);
+    nnfx_tensor_release(axes);
+    nnfx_node *c = binary(g, NNFX_OP_SUB, t, binary(g, NNFX_OP_REDUCE_MEAN, t, nnfx_graph_get_attr(g, "axes", NULL)));
+    nnfx_node *e = unary(g, NNFX_OP_ERF, binary(g, NNFX_OP_DIV, c, scalar_param(g, "c0", 1.41421353816986084f)));
+    nnfx_node *gl =
+        binary(g, NNFX_OP_MUL, binary(g, NNFX_OP_MUL, c, binary(g, NNFX_OP_ADD, e, scalar_param(g, "c1", 1))),
+               scalar_param(g, "c2", 0.5f));
+    nnfx_arg la[3] = {nnfx_arg_node(gl), nnfx_arg_node(param(g, "ln.w", 1, ld, 1.0f)),
+                      nnfx_arg_node(param(g, "ln.b", 1, ld, 0.0f))};
+    nnfx_node *y = op(g, NNFX_OP_LAYER_NORM, 3, la, 1, &ax);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* x [1, 1, 512, 64] MatMul a 2-d weight [64, 96] (too narrow for column
+ * ranges): ranges of A's rows (dim 2), each one sgemm. */
+static nnfx_graph *row_matmul(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 1, xd[2] = 512, xd[3] = 64;
+    int64_t wd[2] = {64, 96};
+    nnfx_node *y = binary(g, NNFX_OP_MATMUL, input(g, 4, xd), param(g, "w", 2, wd, 0.0f));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Whether some line of plan has both a and b. */
+static bool plan_line_has(const char *plan, const char *a, const char *b) {
+    for (const char *l = plan; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *end = strchr(l, '\n'), *pa = strstr(l, a), *pb = strstr(l, b);
+        if (pa && pb && (!end || (pa < end && pb < end))) return true;
+    }
+    return false;
+}
+
+/* Kernel steps in ranges of an outer dim (outer_ranges.c): against the
+ * interpreter (check_graph), and 1 and 2 threads give the same bits. */
+static void test_outer_ranges(void **state) {
+    (void)state;
+    check_graph(attention_block, "ranges of dim 1");
+    check_graph(row_matmul, "ranges of dim 2");
+    int64_t xd[4];
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(attention_block(xd), &err);
+    assert_non_null(gm);
+    nnfx_tensor *x = rand_tensor(4, xd), *y1 = run_gm(gm, x, 1), *y2 = run_gm(gm, x, 2);
+    assert_int_equal(y1->nbytes, y2->nbytes);
+    assert_memory_equal(y1->data, y2->data, y1->nbytes);
+    char *plan = nnfx_gm_plan(gm, &err);
+    assert_non_null(plan);
+    const char *split[] = {"= matmul",      "= transpose", "= add", "= softmax",
+                           "= reduce_mean", "= sub",       "gelu:", "= layer_normalization"};
+    for (size_t i = 0; i < sizeof split / sizeof *split; i++)
+        if (!plan_line_has(plan, split[i], "ranges of dim")) fail_msg("no '%s' step in ranges:\n%s", split[i], plan);
+    free(plan);
+    nnfx_tensor_release(x);
+    nnfx_tensor_release(y1);
+    nnfx_tensor_release(y2);
+    nnfx_gm_free(gm);
+}
+
 /* A wrong input is an error, not a crash; a graph with dynamic shapes runs
  * in the interpreter. */
 static void test_bad_input_and_fallback(void **state) {
@@ -1147,6 +1234,7 @@ int main(void) {
         cmocka_unit_test(test_omp_threads_kept),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_outer_ranges),
         cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };

@@ -27,6 +27,7 @@
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/outer_ranges.h"
 #include "exec/qplan.h"
 #include "ir/ir_int.h"
 #include "ir/op_table.h"
@@ -84,6 +85,7 @@ typedef struct fx_step {
     int nhwc_full;        /* S_NHWC_CHANNEL: the argument that is the full tensor */
     int gemm_tasks; /* S_KERNEL of a large Gemm or MatMul of a 2-d B: column ranges run as this many pool tasks (0: one
                        call) */
+    fx_ranges ranges; /* S_KERNEL (not column ranges): ranges of an outer output dim as pool tasks (plan_ranges) */
 } fx_step;
 
 /* A Gemm of at least this many multiply-adds splits its output columns into
@@ -1267,6 +1269,28 @@ static void plan_inplace(fx_plan *p) {
     }
 }
 
+/* Phase 4c: kernel steps of enough work split into ranges of an outer
+ * output dim (fx_ranges_plan), by the shapes alone. Not a step reading or
+ * writing channels-last values (its headers' shapes are not its layout),
+ * a multi-output step or one already in column ranges. */
+static void plan_ranges(fx_plan *p) {
+    for (int s = 0; s < p->nsteps; s++) {
+        fx_step *sp = &p->steps[s];
+        if (sp->kind != S_KERNEL || sp->outs || sp->gemm_tasks > 1 || sp->out < 0 || sp->nin > FX_RANGES_MAX_IN ||
+            p->vals[root_of(p, sp->out)].nhwc)
+            continue;
+        nnfx_tensor *in[FX_RANGES_MAX_IN];
+        unsigned consts = 0;
+        bool ok = true;
+        for (int a = 0; a < sp->nin && ok; a++) {
+            in[a] = sp->in[a] >= 0 ? p->vals[sp->in[a]].t : NULL;
+            ok = sp->in[a] < 0 || (in[a] && !p->vals[root_of(p, sp->in[a])].nhwc);
+            if (ok && sp->in[a] >= 0 && p->vals[root_of(p, sp->in[a])].kind == V_CONST) consts |= 1u << a;
+        }
+        if (ok) fx_ranges_plan(sp->n, sp->nin, in, consts, p->vals[sp->out].t, &sp->ranges);
+    }
+}
+
 /* Phase 5: the arena (each arena value's header pointed into it), the
  * thread pool and the scratch the widest conv or int8 step needs. */
 static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
@@ -1276,8 +1300,16 @@ static nnfx_status plan_storage(fx_plan *p, int threads, nnfx_error *err) {
     if (!p->arena) return build_oom(err);
     for (int v = 0; v < p->nvals; v++)
         if (p->vals[v].kind == V_ARENA) p->vals[v].t->data = (char *)p->arena + p->vals[v].off;
-    if (threads > 1) { /* with oneDNN steps, the plan's own loops share its OpenMP threads */
-        p->pool = p->dnnl ? fx_pool_new_omp(threads) : NULL;
+    int dnnl_steps = 0, own_loops = 0;
+    for (int s = 0; s < p->nsteps; s++) {
+        dnnl_steps += p->steps[s].kind == S_DNNL;
+        own_loops += p->steps[s].gemm_tasks > 1 || p->steps[s].ranges.tasks > 1;
+    }
+    /* with oneDNN steps (at least as many as the steps in ranges), the plan's
+     * own loops share its OpenMP threads; else its own workers, which a loop
+     * waits for only once they have joined it (thread_pool.c) */
+    if (threads > 1) {
+        p->pool = p->dnnl && dnnl_steps >= own_loops ? fx_pool_new_omp(threads) : NULL;
         if (!p->pool) p->pool = fx_pool_new(threads);
         if (!p->pool) return build_oom(err);
     }
@@ -1325,6 +1357,7 @@ static fx_plan *plan_build(const nnfx_graph *gc, int threads, bool layout, bool 
     tables_free(&t, g->num_nodes);
     plan_lifetimes(p);
     plan_inplace(p);
+    if (!layout && !ctrl) plan_ranges(p);
     if ((st = assign_offsets(p, err))) goto fail;
     if (!layout && (st = plan_storage(p, threads, err))) goto fail;
     for (nnfx_node *n = g->head; n; n = n->next)
@@ -1457,6 +1490,8 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
             gemm_task_ctx ctx = {sp, kern, ob, o->shape[o->rank - 1]};
             fx_pool_run(p->pool, sp->gemm_tasks, gemm_task, &ctx);
         }
+    } else if (sp->ranges.tasks > 1) {
+        st = fx_ranges_run(&sp->ranges, p->pool, sp->kern, sp->n, sp->nin, sp->inbuf, o, err);
     } else {
         st = sp->kern(sp->n, sp->nin, sp->inbuf, no, ob, err);
     }
@@ -1544,6 +1579,8 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
               (long long)v->off);
     for (int k = 1; sp->outs && k < sp->nout; k++)
         sb_printf(b, ", @%lld", (long long)p->vals[sp->outs[k]].off);
+    if (sp->kind == S_KERNEL && sp->ranges.tasks > 1)
+        sb_printf(b, "  (%d ranges of dim %d)", sp->ranges.tasks, sp->ranges.dim);
 }
 
 char *fx_plan_text(const fx_plan *p) {

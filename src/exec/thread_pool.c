@@ -9,7 +9,13 @@
  * variable, and the caller watches the count of workers still in the loop
  * likewise. Without the spin every step paid a futex wake-up of the worker
  * and then waited for it even when the caller had already done every task
- * (on small steps two threads ran slower than one). */
+ * (on small steps two threads ran slower than one).
+ *
+ * A worker joins a loop through its gate (the loop's generation, a closed
+ * bit and the count of workers inside): once the caller has done every
+ * task it closes the gate and waits only for the workers inside, so a
+ * worker not running at that moment (a loaded machine) skips the loop
+ * instead of holding the caller up until the scheduler runs it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,9 +37,12 @@ struct fx_pool {
     /* the current loop: written before the generation is bumped */
     fx_task_fn fn;
     void *ctx;
-    struct fx_range *ranges; /* per thread: its contiguous share of the tasks */
-    atomic_int running;      /* workers still inside the loop */
+    struct fx_range *ranges;   /* per thread: its contiguous share of the tasks */
+    atomic_uint_fast64_t gate; /* generation << 32 | GATE_CLOSED | workers inside the loop */
 };
+
+#define GATE_CLOSED ((uint64_t)1 << 31) /* the caller has left: no worker joins any more */
+#define GATE_COUNT  (GATE_CLOSED - 1)
 
 /* Thread i's share of a loop: tasks [next, end), taken in order; a thread
  * done with its own share takes tasks from the others' (so a loop's
@@ -74,7 +83,15 @@ static bool spin_until(bool (*done)(fx_pool *, uint64_t), fx_pool *p, uint64_t a
 static bool new_loop(fx_pool *p, uint64_t seen) { return atomic_load(&p->generation) != seen || atomic_load(&p->quit); }
 static bool loop_done(fx_pool *p, uint64_t unused) {
     (void)unused;
-    return atomic_load(&p->running) == 0;
+    return (atomic_load(&p->gate) & GATE_COUNT) == 0;
+}
+
+/* Joins loop `gen` unless the caller has closed it (or moved on). */
+static bool join(fx_pool *p, uint64_t gen) {
+    uint_fast64_t v = atomic_load(&p->gate);
+    while (v >> 32 == (gen & 0xffffffffu) && !(v & GATE_CLOSED)) /* the gate holds the low 32 bits */
+        if (atomic_compare_exchange_weak(&p->gate, &v, v + 1)) return true;
+    return false;
 }
 
 static void drain(fx_pool *p, int tid) {
@@ -104,9 +121,11 @@ static void *worker(void *arg) {
         }
         if (atomic_load(&p->quit)) break;
         seen = atomic_load(&p->generation);
+        if (!join(p, seen)) continue;
         drain(p, wa.tid);
-        if (atomic_fetch_sub(&p->running, 1) == 1) {
-            /* the last one out: wake the caller if it sleeps */
+        uint64_t left = atomic_fetch_sub(&p->gate, 1) - 1;
+        if ((left & GATE_CLOSED) && !(left & GATE_COUNT)) {
+            /* the last one out of a closed loop: wake the caller if it sleeps */
             pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mu);
@@ -125,7 +144,7 @@ fx_pool *fx_pool_new(int threads) {
     pthread_cond_init(&p->done, NULL);
     atomic_init(&p->generation, 0);
     atomic_init(&p->quit, false);
-    atomic_init(&p->running, 0);
+    atomic_init(&p->gate, 0);
     p->tids = calloc((size_t)threads, sizeof *p->tids);
     p->ranges = aligned_alloc(64, sizeof *p->ranges * (size_t)threads);
     for (int i = 0; p->ranges && i < threads; i++)
@@ -195,8 +214,9 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
             fn(ctx, t, 0);
         return;
     }
-    /* every worker has left the previous loop (the caller waited), so the
-     * loop's fields are free to write; the generation bump publishes them */
+    /* every worker inside the previous loop has left it (the caller waited)
+     * and no other can join it, so the loop's fields are free to write; the
+     * generation bump publishes them */
     p->fn = fn;
     p->ctx = ctx;
     for (int i = 0; i < p->threads; i++) {
@@ -207,15 +227,19 @@ void fx_pool_run(fx_pool *p, int64_t ntasks, fx_task_fn fn, void *ctx) {
         fx_dnnl_parallel(p->threads, omp_body, p);
         return;
     }
-    atomic_store(&p->running, p->threads - 1);
+    uint64_t gen = atomic_load(&p->generation) + 1;
+    atomic_store(&p->gate, gen << 32); /* open, before the generation publishes the loop */
     pthread_mutex_lock(&p->mu);
-    atomic_fetch_add(&p->generation, 1);
+    atomic_store(&p->generation, gen);
     if (p->sleepers) pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     drain(p, 0);
+    /* every task is taken: workers not inside yet skip the loop; wait for
+     * those inside (the tasks they took) */
+    atomic_fetch_or(&p->gate, GATE_CLOSED);
     if (!spin_until(loop_done, p, 0)) {
         pthread_mutex_lock(&p->mu);
-        while (atomic_load(&p->running) > 0)
+        while (atomic_load(&p->gate) & GATE_COUNT)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }

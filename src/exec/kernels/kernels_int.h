@@ -131,5 +131,12 @@ nnfx_status kern_gemm_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
  * whole width needs B to be one 2-d matrix (else NNFX_ERR_UNSUPPORTED). */
 nnfx_status kern_matmul_cols(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                              int64_t j0, int64_t j1, nnfx_error *err);
+/* Transpose's kernel (kern_transpose) on output rows [r0, r1) of output dim
+ * `dim` only, every output dim before it being 1 (so the rows are one
+ * contiguous run of the output): every check, then those rows; dim < 0:
+ * the whole output. Ranges of one output may run at the same time on
+ * different threads. */
+nnfx_status kern_transpose_range(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                                 int dim, int64_t r0, int64_t r1, nnfx_error *err);
 
 #endif

@@ -74,6 +74,11 @@ static void gather_strided(const char *src, int64_t base, int rank, const int64_
 /* Transpose(data): out[i0..] = in[perm-permuted index]. */
 nnfx_status kern_transpose(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
                            nnfx_error *err) {
+    return kern_transpose_range(n, nin, in, nout, out, -1, 0, 0, err);
+}
+
+nnfx_status kern_transpose_range(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout, nnfx_tensor *const *out,
+                                 int dim, int64_t r0, int64_t r1, nnfx_error *err) {
     if (nin < 1 || nout < 1 || !in[0] || !out[0])
         return kern_fail(err, n, NNFX_ERR_RUNTIME, "transpose needs an input");
     const nnfx_tensor *x = in[0];
@@ -97,7 +102,20 @@ nnfx_status kern_transpose(const nnfx_node *n, int nin, nnfx_tensor *const *in, 
     kern_strides(x->rank, x->shape, st);
     for (int i = 0; i < x->rank; i++)
         vst[i] = st[perm[i]];
-    gather_strided(x->data, 0, x->rank, oshape, vst, out[0]->data, nnfx_dtype_size(x->dtype));
+    size_t es = nnfx_dtype_size(x->dtype);
+    char *dst = out[0]->data;
+    int64_t base = 0;
+    if (dim >= 0 && dim < x->rank) { /* output rows [r0, r1) of dim: every dim before it is 1 */
+        int64_t ost = 1;
+        for (int i = dim + 1; i < x->rank; i++)
+            ost *= oshape[i];
+        if (r1 > oshape[dim]) r1 = oshape[dim];
+        if (r0 >= r1) return NNFX_OK;
+        base = r0 * vst[dim];
+        dst += (size_t)(r0 * ost) * es;
+        oshape[dim] = r1 - r0;
+    }
+    gather_strided(x->data, base, x->rank, oshape, vst, dst, es);
     return NNFX_OK;
 }
 
