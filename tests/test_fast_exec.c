@@ -561,6 +561,41 @@ static void test_tanh_fused(void **state) {
     check_graph(tanhconv, "+ tanh");
 }
 
+/* A chain of oneDNN convs: c1 (4 -> 16, tanh) feeds c2 (16 -> 16, relu)
+ * and c3 (16 -> 8, 1x1); c3 adds c4 (16 -> 8, reading c2) as its
+ * residual; c5 (8 -> 9) reads c3; c2's output also goes through a
+ * scalar Mul to c6 (16 -> 9, 1x1), added to c5 for the NCHW output.
+ * Where oneDNN runs AVX2 kernels (fx_dnnl_blocked8), c1 and c3 write
+ * nChw8c and c2, c3, c4 and c5 read it; c2's output (a kernel step reads
+ * it) and c4's (a residual) stay channels-last. */
+static nnfx_graph *blocked_chain(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 4, xd[2] = 11, xd[3] = 13;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *v1 = unary(g, NNFX_OP_TANH, conv(g, x, "c1", 16, 4, 3, 1, 1, 1, true));
+    nnfx_node *v2 = unary(g, NNFX_OP_RELU, conv(g, v1, "c2", 16, 16, 3, 1, 1, 1, true));
+    nnfx_node *v3 = conv(g, v1, "c3", 8, 16, 1, 1, 0, 1, false);
+    nnfx_node *v4 = binary(g, NNFX_OP_ADD, conv(g, v2, "c4", 8, 16, 3, 1, 1, 1, true), v3);
+    int64_t one = 1;
+    nnfx_node *v5 = binary(g, NNFX_OP_MUL, v2, param(g, "k", 1, &one, 1.5f)); /* a kernel step reading c2 too */
+    nnfx_node *y =
+        binary(g, NNFX_OP_ADD, conv(g, v4, "c5", 9, 8, 3, 1, 1, 1, true), conv(g, v5, "c6", 9, 16, 1, 1, 0, 1, false));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+static void test_blocked_chain(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) {
+        check_graph(blocked_chain, fx_dnnl_enabled() ? "+ bias + relu (nhwc)" : NULL);
+        return;
+    }
+    const char *want[] = {"+ bias + tanh (x nchw", "+ bias + relu (x nchw8c, y to nhwc)",
+                          "+ bias (x nchw8c, y to nhwc)", "+ add (x nchw8c, res from nhwc, y nchw8c)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(blocked_chain, want[i]);
+}
+
 static void test_conv3d(void **state) {
     (void)state;
     /* oneDNN's 3-d conv with the chain fused; without it, the generic kernel step */
@@ -1130,6 +1165,7 @@ int main(void) {
         cmocka_unit_test(test_hard_sigmoid_fused),
         cmocka_unit_test(test_atrous),
         cmocka_unit_test(test_pad_avgpool),
+        cmocka_unit_test(test_blocked_chain),
         cmocka_unit_test(test_conv3d),
         cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),

@@ -43,6 +43,7 @@ typedef struct fx_val {
     int64_t bytes, off;
     const nnfx_node *node; /* INPUT: its placeholder */
     bool nhwc;             /* ARENA: stored channels-last (between oneDNN steps: plan_layouts) */
+    bool blk8;             /* ARENA, nhwc: stored nChw8c instead (between two oneDNN convs: plan_blocked) */
 } fx_val;
 
 /* S_NHWC_CHANNEL, S_NHWC_CONCAT, S_NHWC_MAXPOOL: a kernel step over
@@ -1142,6 +1143,34 @@ static bool to_nchw(fx_plan *p, int v) {
     return true;
 }
 
+/* The plan's layout of value v (a oneDNN step's x, res or y). */
+static fx_layout layout_of(const fx_plan *p, int v) {
+    const fx_val *x = &p->vals[root_of(p, v)];
+    return x->blk8 ? FX_LAYOUT_NCHW8C : x->nhwc ? FX_LAYOUT_NHWC : FX_LAYOUT_NCHW;
+}
+
+/* Whether step s is a oneDNN conv that may read and write nChw8c. */
+static bool chaining_conv(const fx_step *s) { return s->dnnl && !s->dnnl_pool && fx_dnnl_chains(s->dnnl); }
+
+/* Part of phase 3b, where oneDNN's convs are faster blocked
+ * (fx_dnnl_blocked8: AVX2 kernels): a channels-last value of a multiple
+ * of 8 channels written by a chaining conv step and read only as the x of
+ * such steps is held in nChw8c instead, so a chain of convs reorders only
+ * at its ends. */
+static void plan_blocked(fx_plan *p) {
+    if (!fx_dnnl_blocked8()) return;
+    for (int s = 0; s < p->nsteps; s++) {
+        const fx_step *sp = &p->steps[s];
+        if (chaining_conv(sp) && sp->out >= 0 && p->vals[sp->out].nhwc && p->vals[sp->out].t->shape[1] % 8 == 0)
+            p->vals[sp->out].blk8 = true;
+    }
+    for (int s = 0; s < p->nsteps; s++) {
+        const fx_step *sp = &p->steps[s];
+        for (int a = 0; a < sp->nin; a++)
+            if (sp->in[a] >= 0 && !(a == 0 && chaining_conv(sp))) p->vals[root_of(p, sp->in[a])].blk8 = false;
+    }
+}
+
 /* Phase 3b: which arena values are held channels-last. A value is, when it
  * is written by a oneDNN step or a layout-free kernel step, and every step
  * reading it is a oneDNN step (which reorders what it needs) or a
@@ -1190,6 +1219,7 @@ static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
         for (int v = 0; v < p->nvals; v++)
             if (p->vals[v].kind == V_ALIAS) changed |= to_nchw(p, root_of(p, v));
     }
+    plan_blocked(p);
     for (int s = 0; s < p->nsteps; s++) {
         fx_step *sp = &p->steps[s];
         int full = 0;
@@ -1211,8 +1241,8 @@ static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
             fx_maxpool_free(sp->mpool);
             sp->mpool = NULL;
         }
-        bool res_nhwc = !sp->dnnl_pool && sp->in[1] >= 0 && p->vals[root_of(p, sp->in[1])].nhwc;
-        nnfx_status st = fx_dnnl_set_layouts(sp->dnnl, x_nhwc, res_nhwc, p->vals[sp->out].nhwc, err);
+        fx_layout rl = !sp->dnnl_pool && sp->in[1] >= 0 ? layout_of(p, sp->in[1]) : FX_LAYOUT_NCHW;
+        nnfx_status st = fx_dnnl_set_layouts(sp->dnnl, layout_of(p, sp->in[0]), rl, layout_of(p, sp->out), err);
         if (st) return st;
     }
     return NNFX_OK;

@@ -67,6 +67,11 @@ struct fx_dnnl {
     dnnl_memory_t x_plain, r_plain, y_plain; /* the plan's NCHW values, when reordered */
     int64_t pad_bytes, x_off, y_off, scratch_bytes;
     bool residual;
+    bool chains;                /* a 2-d group-1 Conv: may be built again for nChw8c values (set_layouts) */
+    const nnfx_node *node;      /* chains: what fx_dnnl_conv_new was given (alive until set_layouts) */
+    int64_t xs[4], ys[4];       /* chains: x and y shapes */
+    const nnfx_tensor *wt, *bt; /* chains: weights and bias */
+    fx_layout xl, rl, yl;       /* the plan's layouts of x, res and y */
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
     float p0, p1;
     int threads;
@@ -142,15 +147,19 @@ static void md4(dnnl_memory_desc_t *md, int64_t a, int64_t b, int64_t c, int64_t
     dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, tag);
 }
 
-/* The plan's row-major NCHW (NCDHW for a 3-d conv) layout of x (out
- * false: [n, c, h, w]) or y ([n, m, oh, ow]). */
-static void plain_md(const fx_dnnl *d, bool out, dnnl_memory_desc_t *md) {
+static dnnl_format_tag_t tag_of(fx_layout l) {
+    return l == FX_LAYOUT_NCHW8C ? dnnl_nChw8c : l == FX_LAYOUT_NHWC ? dnnl_nhwc : dnnl_nchw;
+}
+
+/* The plan's layout l of x (out false: [n, c, h, w]) or y ([n, m, oh,
+ * ow]); NCDHW for a 3-d conv. */
+static void plain_md(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_desc_t *md) {
     int64_t ch = out ? d->m : d->c, dp = out ? d->od : d->dd, h = out ? d->oh : d->h, w = out ? d->ow : d->w;
     if (d->blocked) {
         dnnl_dims_t dims = {d->n, ch, dp, h, w};
         dnnl_memory_desc_init_by_tag(md, 5, dims, dnnl_f32, dnnl_ncdhw);
     } else {
-        md4(md, d->n, ch, h, w, dnnl_nchw);
+        md4(md, d->n, ch, h, w, tag_of(l));
     }
 }
 
@@ -207,9 +216,11 @@ static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_des
     return pd;
 }
 
+/* The conv step (fx_dnnl_conv_new); bx, by: x, y in nChw8c (a 2-d
+ * group-1 Conv only), the other of the two in the layout oneDNN picks. */
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
-                         const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
-                         nnfx_error *err) {
+                         const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
+                         bool by, nnfx_error *err) {
     if (!w || w->dtype != NNFX_F32 || (w->rank != 4 && w->rank != 5) || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
         return refuse(NULL, err, "2-d or 3-d float32 weights only");
     int nsp = w->rank - 2; /* 3: xs and ys have five dims [N, C, D, H, W] */
@@ -261,9 +272,16 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     d->residual = residual;
     d->act = act, d->p0 = p0, d->p1 = p1;
     d->threads = threads;
+    d->chains = nsp == 2 && !tr && group == 1;
+    if (d->chains) {
+        d->node = n, d->wt = w, d->bt = b;
+        memcpy(d->xs, xs, sizeof d->xs), memcpy(d->ys, ys, sizeof d->ys);
+    }
+    d->xl = d->rl = d->yl = FX_LAYOUT_NHWC;
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
-    md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
-    md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
+    bool blk = d->chains && (bx || by); /* nChw8c where asked, oneDNN's pick for the other */
+    md4(&src, d->n, d->c, d->h, d->w, blk ? (bx ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
+    md4(&dst, d->n, d->m, d->oh, d->ow, blk ? (by ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
     if (nsp == 3) { /* blocked layouts of the primitive's choice, reordered from and to NCDHW per run */
         dnnl_dims_t xd = {d->n, d->c, d->dd, d->h, d->w}, yd = {d->n, d->m, d->od, d->oh, d->ow};
         dnnl_dims_t wd = {d->m, d->c, k[0], k[1], k[2]};
@@ -349,7 +367,7 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
                           const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
                           nnfx_error *err) {
     int prev = set_threads(threads);
-    fx_dnnl *d = conv_new(n, xs, ys, w, b, act, p0, p1, residual, threads, err);
+    fx_dnnl *d = conv_new(n, xs, ys, w, b, act, p0, p1, residual, threads, false, false, err);
     restore_threads(prev);
     return d;
 }
@@ -409,21 +427,21 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
-/* A reorder between the plan's NCHW (NCDHW) value of x (out false) or y
- * and the primitive's memory prim (channels-last, or blocked in 3-d);
- * to_nhwc: from the plan's to the primitive's. Sets *plain to the plan's
- * memory (handle set per run). */
-static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, dnnl_memory_t prim, bool to_nhwc,
+/* A reorder between the plan's value of x (out false) or y, in layout l
+ * (NCDHW in 3-d), and the primitive's memory prim; to_prim: from the
+ * plan's to the primitive's. Sets *plain to the plan's memory (handle set
+ * per run). */
+static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_t prim, bool to_prim,
                                      dnnl_memory_t *plain) {
     dnnl_memory_desc_t a, b;
     const dnnl_memory_desc_t *pm = NULL;
-    plain_md(d, out, &a);
+    plain_md(d, out, l, &a);
     if (dnnl_memory_get_memory_desc(prim, &pm) != dnnl_success || !pm) return NULL;
     b = *pm;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t re = NULL;
     if (!(*plain = view_of(&a))) return NULL;
-    if (dnnl_reorder_primitive_desc_create(&pd, to_nhwc ? &a : &b, engine(), to_nhwc ? &b : &a, engine(), NULL) ==
+    if (dnnl_reorder_primitive_desc_create(&pd, to_prim ? &a : &b, engine(), to_prim ? &b : &a, engine(), NULL) ==
         dnnl_success)
         dnnl_primitive_create(&re, pd);
     if (pd) dnnl_primitive_desc_destroy(pd);
@@ -432,43 +450,88 @@ static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, dnnl_memory_t p
 
 static int64_t up64(int64_t b) { return (b + 63) / 64 * 64; }
 
-static nnfx_status set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+/* Whether the plan's x (out false) or y in layout l needs a reorder to or
+ * from the primitive's memory prim: a 3-d conv always; else when the two
+ * differ, but not between NCHW and NHWC of one spatial position (the same
+ * bytes). */
+static bool needs_reorder(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_t prim) {
+    if (d->blocked) return true;
+    const dnnl_memory_desc_t *pm = NULL;
+    if (dnnl_memory_get_memory_desc(prim, &pm) != dnnl_success || !pm) return true;
+    dnnl_memory_desc_t a, nhwc;
+    plain_md(d, out, l, &a);
+    if (dnnl_memory_desc_equal(&a, pm)) return false;
+    bool one = out ? d->oh * d->ow == 1 : d->h * d->w == 1;
+    plain_md(d, out, FX_LAYOUT_NHWC, &nhwc);
+    return !(one && l != FX_LAYOUT_NCHW8C && dnnl_memory_desc_equal(&nhwc, pm));
+}
+
+static const char *layout_name(fx_layout l) {
+    return l == FX_LAYOUT_NCHW8C ? "nchw8c" : l == FX_LAYOUT_NHWC ? "nhwc" : "nchw";
+}
+
+/* Builds a chaining conv again for nChw8c x (bx) or y (by); false (d
+ * unchanged) when oneDNN has no fast kernel for that. */
+static bool rebuild_blocked(fx_dnnl *d, bool bx, bool by) {
+    nnfx_error e = {0};
+    fx_dnnl *nd =
+        conv_new(d->node, d->xs, d->ys, d->wt, d->bt, d->act, d->p0, d->p1, d->residual, d->threads, bx, by, &e);
+    if (!nd) return false;
+    fx_dnnl old = *d;
+    *d = *nd;
+    *nd = old;
+    fx_dnnl_free(nd);
+    return true;
+}
+
+static nnfx_status set_layouts(fx_dnnl *d, fx_layout xl, fx_layout rl, fx_layout yl, nnfx_error *err) {
+    if (d->chains && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C))
+        rebuild_blocked(d, xl == FX_LAYOUT_NCHW8C, yl == FX_LAYOUT_NCHW8C); /* else nhwc, reordered */
+    d->node = NULL, d->wt = d->bt = NULL;                                   /* not kept past the build */
+    d->xl = xl, d->rl = rl, d->yl = yl;
     int64_t off = up64(d->pad_bytes);
-    bool x_re = d->blocked || (!x_nhwc && d->h * d->w > 1), y_re = d->blocked || (!y_nhwc && d->oh * d->ow > 1);
-    bool r_re = d->residual && (d->blocked || (!res_nhwc && d->oh * d->ow > 1));
+    bool x_re = needs_reorder(d, false, xl, d->src), y_re = needs_reorder(d, true, yl, d->dst);
+    bool r_re = d->residual && needs_reorder(d, true, rl, d->dst);
     /* a blocked layout pads channels: the primitive's own sizes */
     const dnnl_memory_desc_t *sm = NULL, *dm = NULL;
     if (dnnl_memory_get_memory_desc(d->src, &sm) != dnnl_success ||
         dnnl_memory_get_memory_desc(d->dst, &dm) != dnnl_success)
         goto fail;
     if (x_re) {
-        if (!(d->x_re = make_reorder(d, false, d->src, true, &d->x_plain))) goto fail;
+        if (!(d->x_re = make_reorder(d, false, xl, d->src, true, &d->x_plain))) goto fail;
         d->x_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(sm));
     }
-    if (r_re && !(d->r_re = make_reorder(d, true, d->dst, true, &d->r_plain))) goto fail;
+    if (r_re && !(d->r_re = make_reorder(d, true, rl, d->dst, true, &d->r_plain))) goto fail;
     if (y_re) {
-        if (!(d->y_re = make_reorder(d, true, d->dst, false, &d->y_plain))) goto fail;
+        if (!(d->y_re = make_reorder(d, true, yl, d->dst, false, &d->y_plain))) goto fail;
         d->y_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(dm));
     }
     d->scratch_bytes = off;
     size_t l = strlen(d->what);
-    if (x_re || y_re || r_re)
-        snprintf(d->what + l, sizeof d->what - l, " (%s%s%s)", x_re ? "x from nchw" : "x nhwc",
-                 r_re ? ", res from nchw" : "", y_re ? ", y to nchw" : ", y nhwc");
-
+    if (x_re || y_re || r_re || (xl != yl && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C)))
+        snprintf(d->what + l, sizeof d->what - l, " (x %s%s%s%s, y %s%s)", x_re ? "from " : "", layout_name(xl),
+                 r_re ? ", res from " : "", r_re ? layout_name(rl) : "", y_re ? "to " : "", layout_name(yl));
     else
-        snprintf(d->what + l, sizeof d->what - l, " (nhwc)");
+        snprintf(d->what + l, sizeof d->what - l, " (%s)", layout_name(xl == FX_LAYOUT_NCHW8C ? xl : FX_LAYOUT_NHWC));
     return NNFX_OK;
 fail:
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
 }
 
-nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err) {
     int prev = set_threads(d->threads);
-    nnfx_status st = set_layouts(d, x_nhwc, res_nhwc, y_nhwc, err);
+    nnfx_status st = set_layouts(d, x, res, y, err);
     restore_threads(prev);
     return st;
 }
+
+bool fx_dnnl_blocked8(void) {
+    const char *e = getenv("NNFX_DNNL_BLOCKED");
+    if (e && strcmp(e, "0") == 0) return false;
+    return engine() != NULL && !core_cpu_avx512f();
+}
+
+bool fx_dnnl_chains(const fx_dnnl *d) { return d->chains; }
 
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return d->scratch_bytes; }
 
@@ -542,9 +605,11 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return NULL;
 }
 void fx_dnnl_free(fx_dnnl *d) { (void)d; }
-nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
 }
+bool fx_dnnl_blocked8(void) { return false; }
+bool fx_dnnl_chains(const fx_dnnl *d) { return false; }
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return 0; }
 const char *fx_dnnl_describe(const fx_dnnl *d) { return "onednn"; }
 nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {
