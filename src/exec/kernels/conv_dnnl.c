@@ -5,7 +5,13 @@
  * activations are channels-last (NHWC). The plan (fast_plan.c) keeps a
  * value channels-last between such steps when every reader of it takes
  * that layout; a step whose input or output value is in the graph's NCHW
- * reorders it through its scratch. The bias and residual add are fused
+ * reorders it through its scratch. Where oneDNN runs its AVX2 kernels
+ * (no AVX-512, or NNFX_ISA=avx2), jit:avx2 is faster on nChw8c than on
+ * NHWC (espcn's 64 -> 32 3x3 conv at 224x224: about 0.7x the time), so a
+ * value passed from one 2-d conv to others only, of a multiple of 8
+ * channels, is kept nChw8c and the steps are built for it
+ * (fx_dnnl_blocked8; NNFX_DNNL_BLOCKED=0 turns it off); AVX-512 hosts keep
+ * NHWC, where the brgemm kernels are at home. The bias and residual add are fused
  * (bias and a sum post-op); the activation runs after the primitive over
  * the output (fx_act_row: oneDNN's eltwise post-ops turn NaN into 0), so
  * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
