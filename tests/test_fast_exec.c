@@ -584,6 +584,22 @@ static nnfx_graph *blocked_chain(int64_t *xd) {
     return g;
 }
 
+/* conv 3x3 -> a scalar Mul (channels-last kernel step) -> two 1x1 convs
+ * -> conv 3x3: the values between them stay channels-last (a 1x1 conv
+ * beside a channels-last value gains less from nChw8c than the reorder
+ * costs, so its other value stays channels-last too, and so on). */
+static nnfx_graph *pointwise_pair(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 7, xd[3] = 9;
+    int64_t one = 1;
+    nnfx_node *k = param(g, "k", 1, &one, 0.5f);
+    nnfx_node *v = binary(g, NNFX_OP_MUL, conv(g, input(g, 4, xd), "c1", 16, 8, 3, 1, 1, 1, true), k);
+    nnfx_node *p1 = conv(g, conv(g, v, "p1", 16, 16, 1, 1, 0, 1, true), "p2", 8, 16, 1, 1, 0, 1, true);
+    nnfx_node *y = conv(g, p1, "c2", 8, 8, 3, 1, 1, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 static void test_blocked_chain(void **state) {
     (void)state;
     if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) {
@@ -594,6 +610,8 @@ static void test_blocked_chain(void **state) {
                           "+ bias (x nchw8c, y to nhwc)", "+ add (x nchw8c, res from nhwc, y nchw8c)"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         check_graph(blocked_chain, want[i]);
+    check_graph(pointwise_pair, "conv_2 = conv1x1/s1 onednn jit_1x1:avx2 + bias (nhwc)");
+    check_graph(pointwise_pair, "conv_3 = conv3x3/s1 onednn jit:avx2 + bias (x nhwc, y to nchw)");
 }
 
 static void test_conv3d(void **state) {

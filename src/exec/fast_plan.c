@@ -1152,11 +1152,30 @@ static fx_layout layout_of(const fx_plan *p, int v) {
 /* Whether step s is a oneDNN conv that may read and write nChw8c. */
 static bool chaining_conv(const fx_step *s) { return s->dnnl && !s->dnnl_pool && fx_dnnl_chains(s->dnnl); }
 
+/* Whether conv step s has a 1x1 window: too little work per element for
+ * its nChw8c gain to pay for a reorder of a channels-last neighbour. */
+static bool pointwise_conv(const fx_plan *p, const fx_step *s) {
+    const nnfx_node *c = s->first;
+    if (!c || c->nargs < 2 || c->args[1].kind != NNFX_ARG_NODE) return false;
+    const nnfx_tensor *w = p->vals[idx_of(c->args[1].u.node)].t;
+    return w && w->rank == 4 && w->shape[2] * w->shape[3] == 1;
+}
+
+/* Whether value v is held channels-last (not nChw8c) with more than one
+ * spatial position: a blocked step reading or writing it reorders. */
+static bool nhwc_apart(const fx_plan *p, int v) {
+    const fx_val *x = &p->vals[root_of(p, v)];
+    return x->nhwc && !x->blk8 && nhwc_shaped(p, root_of(p, v));
+}
+
 /* Part of phase 3b, where oneDNN's convs are faster blocked
  * (fx_dnnl_blocked8: AVX2 kernels): a channels-last value of a multiple
  * of 8 channels written by a chaining conv step and read only as the x of
  * such steps is held in nChw8c instead, so a chain of convs reorders only
- * at its ends. */
+ * at its ends. The rule, demotions only: a 1x1 conv whose other value is
+ * channels-last (a reorder each run) keeps its blocked value channels-last
+ * too (MobileNet's project-expand pairs between depthwise convs); a
+ * spatial conv gains more than the reorder costs. */
 static void plan_blocked(fx_plan *p) {
     if (!fx_dnnl_blocked8()) return;
     for (int s = 0; s < p->nsteps; s++) {
@@ -1168,6 +1187,16 @@ static void plan_blocked(fx_plan *p) {
         const fx_step *sp = &p->steps[s];
         for (int a = 0; a < sp->nin; a++)
             if (sp->in[a] >= 0 && !(a == 0 && chaining_conv(sp))) p->vals[root_of(p, sp->in[a])].blk8 = false;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int s = 0; s < p->nsteps; s++) {
+            const fx_step *sp = &p->steps[s];
+            if (!chaining_conv(sp) || !pointwise_conv(p, sp)) continue;
+            fx_val *x = &p->vals[root_of(p, sp->in[0])], *y = &p->vals[sp->out];
+            if (y->blk8 && nhwc_apart(p, sp->in[0])) y->blk8 = false, changed = true;
+            if (x->blk8 && nhwc_apart(p, sp->out)) x->blk8 = false, changed = true;
+        }
     }
 }
 
