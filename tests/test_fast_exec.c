@@ -625,7 +625,14 @@ static void test_conv3d(void **state) {
 static void test_conv_transpose(void **state) {
     (void)state;
     check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
-    if (fx_dnnl_enabled()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
+    if (fx_dnnl_enabled() && !fx_dnnl_blocked8()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
+    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) return;
+    /* the whole U-Net step in nChw8c: the pool on the [N * C/8, H, W, 8]
+     * view, the Concat appending channel blocks, the ConvTranspose blocked */
+    const char *want[] = {"max_pool (nchw8c)", "concat (nchw8c)", "+ bias + relu (nchw8c)  [conv_transpose ..",
+                          "+ bias (x nchw8c, y to nchw)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(upsample, want[i]);
 }
 
 static void test_depthwise(void **state) {
@@ -717,7 +724,8 @@ static void test_nhwc_maxpool_nan(void **state) {
     nnfx_tensor *yc = run_gm(gm, xt, 1), *ref = NULL;
     char *plan = nnfx_gm_plan(gm, &err);
     assert_non_null(plan);
-    if (fx_dnnl_enabled() && !strstr(plan, "max_pool (nhwc)")) fail_msg("the max pool is not channels-last:\n%s", plan);
+    const char *want = fx_dnnl_blocked8() ? "max_pool (nchw8c)" : "max_pool (nhwc)"; /* nChw8c: 72 = 9 blocks */
+    if (fx_dnnl_enabled() && !strstr(plan, want)) fail_msg("the max pool is not %s:\n%s", want + 10, plan);
     free(plan);
     nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
     assert_non_null(ip);

@@ -176,7 +176,7 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
  * (no AVX-512, or NNFX_ISA=avx2), where its jit:avx2 convs are faster
  * blocked than channels-last; NNFX_DNNL_BLOCKED=0 turns it off. */
 bool fx_dnnl_blocked8(void);
-/* Whether step d is a 2-d, group-1 Conv (not a ConvTranspose or pooling):
+/* Whether step d is a 2-d, group-1 Conv or ConvTranspose (not a pooling):
  * one that may read and write nChw8c values. */
 bool fx_dnnl_chains(const fx_dnnl *d);
 /* Bytes of scratch a run needs (oneDNN's scratchpad and reorder buffers). */
@@ -203,6 +203,9 @@ void fx_nhwc_channel_op(nnfx_op op, bool full_first, const float *x, const float
 /* Concat over channels of nin float32 values held channels-last: y's shape
  * is [N, C0 + C1 + ..., H, W] (the NCHW shape), each in[a] [N, Ca, H, W]. */
 void fx_nhwc_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
+/* The same Concat over values held nChw8c (every Ca a multiple of 8):
+ * each batch entry's channel blocks, one input after another. */
+void fx_blk8_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
 
 /* ---- the compiled plan (src/exec/fast_plan.c) ------------------------- */
 

@@ -8,8 +8,10 @@
  * reorders it through its scratch. Where oneDNN runs its AVX2 kernels
  * (no AVX-512, or NNFX_ISA=avx2), jit:avx2 is faster on nChw8c than on
  * NHWC (espcn's 64 -> 32 3x3 conv at 224x224: about 0.7x the time), so a
- * value passed from one 2-d conv to others only, of a multiple of 8
- * channels, is kept nChw8c and the steps are built for it
+ * value passed between 2-d convs and ConvTransposes (group 1) only, or
+ * through a MaxPool or channel Concat between them (fast_plan.c's
+ * plan_blocked), of a multiple of 8 channels, is kept nChw8c and the steps
+ * are built for it
  * (fx_dnnl_blocked8; NNFX_DNNL_BLOCKED=0 turns it off); AVX-512 hosts keep
  * NHWC, where the brgemm kernels are at home. The bias and residual add are fused
  * (bias and a sum post-op); the activation runs after the primitive over
@@ -73,9 +75,9 @@ struct fx_dnnl {
     dnnl_memory_t x_plain, r_plain, y_plain; /* the plan's NCHW values, when reordered */
     int64_t pad_bytes, x_off, y_off, scratch_bytes;
     bool residual;
-    bool chains;                /* a 2-d group-1 Conv: may be built again for nChw8c values (set_layouts) */
-    const nnfx_node *node;      /* chains: what fx_dnnl_conv_new was given (alive until set_layouts) */
-    int64_t xs[4], ys[4];       /* chains: x and y shapes */
+    bool chains;           /* a 2-d group-1 Conv or ConvTranspose: may be built again for nChw8c values (set_layouts) */
+    const nnfx_node *node; /* chains: what fx_dnnl_conv_new was given (alive until set_layouts) */
+    int64_t xs[4], ys[4];  /* chains: x and y shapes */
     const nnfx_tensor *wt, *bt; /* chains: weights and bias */
     fx_layout xl, rl, yl;       /* the plan's layouts of x, res and y */
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
@@ -278,7 +280,7 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     d->residual = residual;
     d->act = act, d->p0 = p0, d->p1 = p1;
     d->threads = threads;
-    d->chains = nsp == 2 && !tr && group == 1;
+    d->chains = nsp == 2 && group == 1;
     if (d->chains) {
         d->node = n, d->wt = w, d->bt = b;
         memcpy(d->xs, xs, sizeof d->xs), memcpy(d->ys, ys, sizeof d->ys);
