@@ -622,9 +622,27 @@ static void test_conv3d(void **state) {
         check_graph_rank(conv3d_block, "+ bias + add + relu (x from nchw, res from nchw, y to nchw)", 5);
 }
 
+/* conv 3x3 -> ConvTranspose 2x2/s2 (16 -> 12 channels) as the NCHW
+ * output: the 1x1 conv and shuffle write y in NCHW element by element. */
+static nnfx_graph *upsample_out(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 3, xd[2] = 5, xd[3] = 7;
+    nnfx_node *c = conv(g, input(g, 4, xd), "c", 16, 3, 3, 1, 1, 1, true);
+    int64_t wd[4] = {16, 12, 2, 2}, bd[1] = {12}, st[2] = {2, 2};
+    nnfx_attr ta[1] = {nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a[3] = {nnfx_arg_node(c), nnfx_arg_node(param(g, "t.w", 4, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "t.b", 1, bd, 0.0f))};
+    nnfx_node *y = op(g, NNFX_OP_CONV_TRANSPOSE, 3, a, 1, ta);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 static void test_conv_transpose(void **state) {
     (void)state;
     check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
+    /* window = stride: a 1x1 conv to 4 * M channels and a shuffle (NHWC, nChw8c, NCHW y) */
+    check_graph(upsample, fx_dnnl_enabled() ? "1x1 + shuffle + bias + relu" : NULL);
+    check_graph(upsample_out, fx_dnnl_enabled() ? "1x1 + shuffle + bias (x " : NULL);
     if (fx_dnnl_enabled() && !fx_dnnl_blocked8()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
     if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) return;
     /* the whole U-Net step in nChw8c: the pool on the [N * C/8, H, W, 8]
