@@ -176,6 +176,10 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
  * (no AVX-512, or NNFX_ISA=avx2), where its jit:avx2 convs are faster
  * blocked than channels-last; NNFX_DNNL_BLOCKED=0 turns it off. */
 bool fx_dnnl_blocked8(void);
+/* Whether oneDNN is on and runs its AVX2 kernels (no AVX-512, or
+ * NNFX_ISA=avx2): ConvTransposes of window = stride then run as a 1x1
+ * conv and a shuffle. */
+bool fx_dnnl_avx2_engine(void);
 /* Whether step d is a 2-d, group-1 Conv or ConvTranspose (not a pooling):
  * one that may read and write nChw8c values. */
 bool fx_dnnl_chains(const fx_dnnl *d);

@@ -25,8 +25,8 @@
  * from the inferred output size (output_padding, output_shape); one whose
  * window equals its stride with no pads (U-Net's 2x2/s2 upsampling: no
  * output gets two taps) is a 1x1 conv to KH*KW*M channels into scratch,
- * shuffled into y after (oneDNN's AVX2 deconvolution took several times
- * as long). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * shuffled into y after, where oneDNN runs AVX2 kernels (its AVX2
+ * deconvolution took several times as long; AVX-512 hosts keep it). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
@@ -442,13 +442,14 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
 }
 
 /* conv_build, a ConvTranspose of window = stride as a 1x1 conv and a
- * shuffle when oneDNN has a fast 1x1 kernel for it, else its
- * deconvolution. */
+ * shuffle where oneDNN runs AVX2 kernels (measured there) and has a fast
+ * 1x1 kernel for it, else its deconvolution. */
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
                          bool by, nnfx_error *err) {
-    fx_dnnl *d = conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, true, err);
-    if (d || !nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE) || err->status == NNFX_ERR_NOMEM) return d;
+    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE) && fx_dnnl_avx2_engine();
+    fx_dnnl *d = conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, sh, err);
+    if (d || !sh || err->status == NNFX_ERR_NOMEM) return d;
     *err = (nnfx_error){0};
     return conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, false, err);
 }
@@ -616,10 +617,12 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
     return st;
 }
 
+bool fx_dnnl_avx2_engine(void) { return engine() != NULL && !core_cpu_avx512f(); }
+
 bool fx_dnnl_blocked8(void) {
     const char *e = getenv("NNFX_DNNL_BLOCKED");
     if (e && strcmp(e, "0") == 0) return false;
-    return engine() != NULL && !core_cpu_avx512f();
+    return fx_dnnl_avx2_engine();
 }
 
 bool fx_dnnl_chains(const fx_dnnl *d) { return d->chains; }
@@ -738,6 +741,7 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
 }
 bool fx_dnnl_blocked8(void) { return false; }
+bool fx_dnnl_avx2_engine(void) { return false; }
 bool fx_dnnl_chains(const fx_dnnl *d) { return false; }
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return 0; }
 const char *fx_dnnl_describe(const fx_dnnl *d) { return "onednn"; }
