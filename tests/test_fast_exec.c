@@ -561,6 +561,59 @@ static void test_tanh_fused(void **state) {
     check_graph(tanhconv, "+ tanh");
 }
 
+/* A chain of oneDNN convs: c1 (4 -> 16, tanh) feeds c2 (16 -> 16, relu)
+ * and c3 (16 -> 8, 1x1); c3 adds c4 (16 -> 8, reading c2) as its
+ * residual; c5 (8 -> 9) reads c3; c2's output also goes through a
+ * scalar Mul to c6 (16 -> 9, 1x1), added to c5 for the NCHW output.
+ * Where oneDNN runs AVX2 kernels (fx_dnnl_blocked8), c1 and c3 write
+ * nChw8c and c2, c3, c4 and c5 read it; c2's output (a kernel step reads
+ * it) and c4's (a residual) stay channels-last. */
+static nnfx_graph *blocked_chain(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 4, xd[2] = 11, xd[3] = 13;
+    nnfx_node *x = input(g, 4, xd);
+    nnfx_node *v1 = unary(g, NNFX_OP_TANH, conv(g, x, "c1", 16, 4, 3, 1, 1, 1, true));
+    nnfx_node *v2 = unary(g, NNFX_OP_RELU, conv(g, v1, "c2", 16, 16, 3, 1, 1, 1, true));
+    nnfx_node *v3 = conv(g, v1, "c3", 8, 16, 1, 1, 0, 1, false);
+    nnfx_node *v4 = binary(g, NNFX_OP_ADD, conv(g, v2, "c4", 8, 16, 3, 1, 1, 1, true), v3);
+    int64_t one = 1;
+    nnfx_node *v5 = binary(g, NNFX_OP_MUL, v2, param(g, "k", 1, &one, 1.5f)); /* a kernel step reading c2 too */
+    nnfx_node *y =
+        binary(g, NNFX_OP_ADD, conv(g, v4, "c5", 9, 8, 3, 1, 1, 1, true), conv(g, v5, "c6", 9, 16, 1, 1, 0, 1, false));
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* conv 3x3 -> a scalar Mul (channels-last kernel step) -> two 1x1 convs
+ * -> conv 3x3: the values between them stay channels-last (a 1x1 conv
+ * beside a channels-last value gains less from nChw8c than the reorder
+ * costs, so its other value stays channels-last too, and so on). */
+static nnfx_graph *pointwise_pair(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 8, xd[2] = 7, xd[3] = 9;
+    int64_t one = 1;
+    nnfx_node *k = param(g, "k", 1, &one, 0.5f);
+    nnfx_node *v = binary(g, NNFX_OP_MUL, conv(g, input(g, 4, xd), "c1", 16, 8, 3, 1, 1, 1, true), k);
+    nnfx_node *p1 = conv(g, conv(g, v, "p1", 16, 16, 1, 1, 0, 1, true), "p2", 8, 16, 1, 1, 0, 1, true);
+    nnfx_node *y = conv(g, p1, "c2", 8, 8, 3, 1, 1, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+static void test_blocked_chain(void **state) {
+    (void)state;
+    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) {
+        check_graph(blocked_chain, fx_dnnl_enabled() ? "+ bias + relu (nhwc)" : NULL);
+        return;
+    }
+    const char *want[] = {"+ bias + tanh (x nchw", "+ bias + relu (x nchw8c, y to nhwc)",
+                          "+ bias (x nchw8c, y to nhwc)", "+ add (x nchw8c, res from nhwc, y nchw8c)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(blocked_chain, want[i]);
+    check_graph(pointwise_pair, "conv_2 = conv1x1/s1 onednn jit_1x1:avx2 + bias (nhwc)");
+    check_graph(pointwise_pair, "conv_3 = conv3x3/s1 onednn jit:avx2 + bias (x nhwc, y to nchw)");
+}
+
 static void test_conv3d(void **state) {
     (void)state;
     /* oneDNN's 3-d conv with the chain fused; without it, the generic kernel step */
@@ -569,10 +622,36 @@ static void test_conv3d(void **state) {
         check_graph_rank(conv3d_block, "+ bias + add + relu (x from nchw, res from nchw, y to nchw)", 5);
 }
 
+/* conv 3x3 -> ConvTranspose 2x2/s2 (16 -> 12 channels) as the NCHW
+ * output: the 1x1 conv and shuffle write y in NCHW element by element. */
+static nnfx_graph *upsample_out(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 2, xd[1] = 3, xd[2] = 5, xd[3] = 7;
+    nnfx_node *c = conv(g, input(g, 4, xd), "c", 16, 3, 3, 1, 1, 1, true);
+    int64_t wd[4] = {16, 12, 2, 2}, bd[1] = {12}, st[2] = {2, 2};
+    nnfx_attr ta[1] = {nnfx_attr_ints("strides", 2, st)};
+    nnfx_arg a[3] = {nnfx_arg_node(c), nnfx_arg_node(param(g, "t.w", 4, wd, 0.0f)),
+                     nnfx_arg_node(param(g, "t.b", 1, bd, 0.0f))};
+    nnfx_node *y = op(g, NNFX_OP_CONV_TRANSPOSE, 3, a, 1, ta);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
 static void test_conv_transpose(void **state) {
     (void)state;
     check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
-    if (fx_dnnl_enabled()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
+    /* window = stride, oneDNN's AVX2 kernels: a 1x1 conv to 4 * M channels
+     * and a shuffle (NHWC, nChw8c, NCHW y) */
+    check_graph(upsample, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias + relu" : NULL);
+    check_graph(upsample_out, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias (x " : NULL);
+    if (fx_dnnl_enabled() && !fx_dnnl_blocked8()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
+    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) return;
+    /* the whole U-Net step in nChw8c: the pool on the [N * C/8, H, W, 8]
+     * view, the Concat appending channel blocks, the ConvTranspose blocked */
+    const char *want[] = {"max_pool (nchw8c)", "concat (nchw8c)", "+ bias + relu (nchw8c)  [conv_transpose ..",
+                          "+ bias (x nchw8c, y to nchw)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        check_graph(upsample, want[i]);
 }
 
 static void test_depthwise(void **state) {
@@ -664,7 +743,8 @@ static void test_nhwc_maxpool_nan(void **state) {
     nnfx_tensor *yc = run_gm(gm, xt, 1), *ref = NULL;
     char *plan = nnfx_gm_plan(gm, &err);
     assert_non_null(plan);
-    if (fx_dnnl_enabled() && !strstr(plan, "max_pool (nhwc)")) fail_msg("the max pool is not channels-last:\n%s", plan);
+    const char *want = fx_dnnl_blocked8() ? "max_pool (nchw8c)" : "max_pool (nhwc)"; /* nChw8c: 72 = 9 blocks */
+    if (fx_dnnl_enabled() && !strstr(plan, want)) fail_msg("the max pool is not %s:\n%s", want + 10, plan);
     free(plan);
     nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
     assert_non_null(ip);
@@ -1217,6 +1297,7 @@ int main(void) {
         cmocka_unit_test(test_hard_sigmoid_fused),
         cmocka_unit_test(test_atrous),
         cmocka_unit_test(test_pad_avgpool),
+        cmocka_unit_test(test_blocked_chain),
         cmocka_unit_test(test_conv3d),
         cmocka_unit_test(test_conv_transpose),
         cmocka_unit_test(test_dw_borders),

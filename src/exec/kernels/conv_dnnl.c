@@ -5,7 +5,15 @@
  * activations are channels-last (NHWC). The plan (fast_plan.c) keeps a
  * value channels-last between such steps when every reader of it takes
  * that layout; a step whose input or output value is in the graph's NCHW
- * reorders it through its scratch. The bias and residual add are fused
+ * reorders it through its scratch. Where oneDNN runs its AVX2 kernels
+ * (no AVX-512, or NNFX_ISA=avx2), jit:avx2 is faster on nChw8c than on
+ * NHWC (espcn's 64 -> 32 3x3 conv at 224x224: about 0.7x the time), so a
+ * value passed between 2-d convs and ConvTransposes (group 1) only, or
+ * through a MaxPool or channel Concat between them (fast_plan.c's
+ * plan_blocked), of a multiple of 8 channels, is kept nChw8c and the steps
+ * are built for it
+ * (fx_dnnl_blocked8; NNFX_DNNL_BLOCKED=0 turns it off); AVX-512 hosts keep
+ * NHWC, where the brgemm kernels are at home. The bias and residual add are fused
  * (bias and a sum post-op); the activation runs after the primitive over
  * the output (fx_act_row: oneDNN's eltwise post-ops turn NaN into 0), so
  * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
@@ -14,7 +22,11 @@
  * interpreter). 3-d convs (group 1) run in the blocked layouts oneDNN
  * picks, reordered from and to the plan's NCDHW values every step; a 2-d
  * ConvTranspose (group 1) is oneDNN's deconvolution, its end pads derived
- * from the inferred output size (output_padding, output_shape). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * from the inferred output size (output_padding, output_shape); one whose
+ * window equals its stride with no pads (U-Net's 2x2/s2 upsampling: no
+ * output gets two taps) is a 1x1 conv to KH*KW*M channels into scratch,
+ * shuffled into y after, where oneDNN runs AVX2 kernels (its AVX2
+ * deconvolution took several times as long; AVX-512 hosts keep it). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
@@ -67,6 +79,14 @@ struct fx_dnnl {
     dnnl_memory_t x_plain, r_plain, y_plain; /* the plan's NCHW values, when reordered */
     int64_t pad_bytes, x_off, y_off, scratch_bytes;
     bool residual;
+    bool chains;           /* a 2-d group-1 Conv or ConvTranspose: may be built again for nChw8c values (set_layouts) */
+    const nnfx_node *node; /* chains: what fx_dnnl_conv_new was given (alive until set_layouts) */
+    int64_t xs[4], ys[4];  /* chains: x and y shapes */
+    const nnfx_tensor *wt, *bt; /* chains: weights and bias */
+    fx_layout xl, rl, yl;
+    bool shuffle; /* a ConvTranspose of window = stride run as a 1x1 conv to kh*kw*m channels, then shuffled */
+    bool t_blk;   /* shuffle: the 1x1 conv's output (scratch at y_off) is nChw8c, else NHWC */
+    int64_t kh, kw; /* shuffle: the window */ /* the plan's layouts of x, res and y */
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
     float p0, p1;
     int threads;
@@ -142,15 +162,19 @@ static void md4(dnnl_memory_desc_t *md, int64_t a, int64_t b, int64_t c, int64_t
     dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, tag);
 }
 
-/* The plan's row-major NCHW (NCDHW for a 3-d conv) layout of x (out
- * false: [n, c, h, w]) or y ([n, m, oh, ow]). */
-static void plain_md(const fx_dnnl *d, bool out, dnnl_memory_desc_t *md) {
+static dnnl_format_tag_t tag_of(fx_layout l) {
+    return l == FX_LAYOUT_NCHW8C ? dnnl_nChw8c : l == FX_LAYOUT_NHWC ? dnnl_nhwc : dnnl_nchw;
+}
+
+/* The plan's layout l of x (out false: [n, c, h, w]) or y ([n, m, oh,
+ * ow]); NCDHW for a 3-d conv. */
+static void plain_md(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_desc_t *md) {
     int64_t ch = out ? d->m : d->c, dp = out ? d->od : d->dd, h = out ? d->oh : d->h, w = out ? d->ow : d->w;
     if (d->blocked) {
         dnnl_dims_t dims = {d->n, ch, dp, h, w};
         dnnl_memory_desc_init_by_tag(md, 5, dims, dnnl_f32, dnnl_ncdhw);
     } else {
-        md4(md, d->n, ch, h, w, dnnl_nchw);
+        md4(md, d->n, ch, h, w, tag_of(l));
     }
 }
 
@@ -207,9 +231,104 @@ static dnnl_primitive_desc_t primitive_desc(const fx_dnnl *d, const void *op_des
     return pd;
 }
 
-static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
-                         const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
-                         nnfx_error *err) {
+/* The window of conv (or ConvTranspose: tr) node n into *win, checked
+ * against the inferred shapes; *sh: a ConvTranspose whose window equals its
+ * stride with no pads, dilation or output padding (no overlap). */
+static nnfx_status read_window(const nnfx_node *n, int nsp, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                               const nnfx_tensor *b, const int64_t *k, const int64_t *in_sp, ir_window *pw, bool *sh,
+                               nnfx_error *err) {
+    bool tr = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE);
+    int64_t group = ir_attr_int(n, "group");
+    ir_window win = {0};
+    if (tr) {
+        ir_convt ct;
+        if (nsp != 2 || group != 1 || w->shape[0] != xs[1] || ys[1] != w->shape[1] || (b && b->shape[0] != ys[1]) ||
+            ys[0] != xs[0])
+            return refuse(NULL, err, "2-d ConvTranspose of group 1 only"), err->status;
+        if (ir_convt_plan(n, nsp, k, in_sp, &ct, err)) return err->status;
+        *sh = true;
+        for (int i = 0; i < nsp; i++) { /* end pads from the output size (output_padding, output_shape) */
+            win.s[i] = ct.s[i], win.d[i] = ct.d[i], win.pb[i] = ct.pb[i];
+            win.pe[i] = (in_sp[i] - 1) * ct.s[i] + (k[i] - 1) * ct.d[i] + 1 - ct.pb[i] - ys[2 + i];
+            if (ct.out[i] != ys[2 + i] || win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit"), err->status;
+            *sh = *sh && k[i] == ct.s[i] && ct.d[i] == 1 && win.pb[i] == 0 && win.pe[i] == 0;
+        }
+    } else {
+        if (ir_window_read(n, nsp, k, in_sp, &win, err)) return err->status;
+        if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
+            (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0] || (nsp == 3 && group != 1))
+            return refuse(NULL, err, "shapes do not fit"), err->status;
+        for (int i = 0; i < nsp; i++) /* the window oneDNN computes must be ONNX's */
+            if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
+                win.pb[i] < 0 || win.pe[i] < 0)
+                return refuse(NULL, err, "window does not fit"), err->status;
+    }
+    *pw = win;
+    return NNFX_OK;
+}
+
+/* Reorders the weights wdata (layout wt_user) once into pd's layout, and
+ * copies the bias bdata (nb floats, or NULL); false on failure. */
+static bool load_weights(fx_dnnl *d, dnnl_primitive_desc_t pd, const dnnl_memory_desc_t *wt_user, const void *wdata,
+                         const float *bdata, int64_t nb) {
+    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dnnl_memory_t wu = NULL;
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t re = NULL;
+    bool wok = dnnl_memory_create(&d->wts, wmd, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success &&
+               dnnl_memory_create(&wu, wt_user, engine(), (void *)wdata) == dnnl_success &&
+               dnnl_reorder_primitive_desc_create(&rpd, wt_user, engine(), wmd, engine(), NULL) == dnnl_success &&
+               dnnl_primitive_create(&re, rpd) == dnnl_success;
+    if (wok) {
+        dnnl_stream_t s = NULL;
+        dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, d->wts}};
+        wok = dnnl_stream_create(&s, engine(), dnnl_stream_default_flags) == dnnl_success &&
+              dnnl_primitive_execute(re, s, 2, a) == dnnl_success && dnnl_stream_wait(s) == dnnl_success;
+        if (s) dnnl_stream_destroy(s);
+    }
+    if (re) dnnl_primitive_destroy(re);
+    if (rpd) dnnl_primitive_desc_destroy(rpd);
+    if (wu) dnnl_memory_destroy(wu);
+    if (wok && bdata) {
+        dnnl_memory_desc_t bias;
+        dnnl_dims_t bd = {nb};
+        dnnl_memory_desc_init_by_tag(&bias, 1, bd, dnnl_f32, dnnl_a);
+        wok = dnnl_memory_create(&d->bias, &bias, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success;
+        void *h = NULL;
+        if (wok && dnnl_memory_get_data_handle(d->bias, &h) == dnnl_success && h)
+            memcpy(h, bdata, (size_t)nb * sizeof(float));
+        else
+            wok = false;
+    }
+    return wok;
+}
+
+/* For a shuffled ConvTranspose (w [C, M, KH, KW], bias b or NULL): the
+ * 1x1 conv's weights [KH*KW*M, C] (row (i*KW + j)*M + m is w[:, m, i, j])
+ * and bias (b repeated), in one new buffer: weights, then bias. */
+static float *shuffle_weights(const nnfx_tensor *w, const nnfx_tensor *b) {
+    int64_t c = w->shape[0], m = w->shape[1], kk = w->shape[2] * w->shape[3];
+    float *t = malloc((size_t)(kk * m * (c + 1)) * sizeof(float));
+    if (!t) return NULL;
+    const float *wd = w->data;
+    for (int64_t q = 0; q < kk; q++)
+        for (int64_t o = 0; o < m; o++) {
+            for (int64_t i = 0; i < c; i++)
+                t[(q * m + o) * c + i] = wd[(i * m + o) * kk + q];
+            t[kk * m * c + q * m + o] = b ? ((const float *)b->data)[o] : 0.0f;
+        }
+    return t;
+}
+
+/* The conv step (fx_dnnl_conv_new); bx, by: x, y in nChw8c (a 2-d
+ * group-1 Conv only), the other of the two in the layout oneDNN picks;
+ * shuffle_ok: a ConvTranspose of window = stride may run as a 1x1 conv to
+ * KH*KW*M channels (oneDNN's deconvolution is several times slower there)
+ * whose output is shuffled into y after. */
+static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                           const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
+                           bool by, bool shuffle_ok, nnfx_error *err) {
     if (!w || w->dtype != NNFX_F32 || (w->rank != 4 && w->rank != 5) || (b && (b->dtype != NNFX_F32 || b->rank != 1)))
         return refuse(NULL, err, "2-d or 3-d float32 weights only");
     int nsp = w->rank - 2; /* 3: xs and ys have five dims [N, C, D, H, W] */
@@ -222,28 +341,9 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     bool tr = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE); /* w [C, M, KH, KW], group 1, 2-d */
     ir_window win = {0};
     int64_t group = ir_attr_int(n, "group");
-    if (tr) {
-        ir_convt ct;
-        if (nsp != 2 || group != 1 || w->shape[0] != xs[1] || ys[1] != w->shape[1] || (b && b->shape[0] != ys[1]) ||
-            ys[0] != xs[0])
-            return refuse(NULL, err, "2-d ConvTranspose of group 1 only");
-        if (ir_convt_plan(n, nsp, k, in_sp, &ct, err)) return NULL;
-        for (int i = 0; i < nsp; i++) { /* end pads from the output size (output_padding, output_shape) */
-            win.s[i] = ct.s[i], win.d[i] = ct.d[i], win.pb[i] = ct.pb[i];
-            win.pe[i] = (in_sp[i] - 1) * ct.s[i] + (k[i] - 1) * ct.d[i] + 1 - ct.pb[i] - ys[2 + i];
-            if (ct.out[i] != ys[2 + i] || win.pb[i] < 0 || win.pe[i] < 0)
-                return refuse(NULL, err, "window does not fit");
-        }
-    } else {
-        if (ir_window_read(n, nsp, k, in_sp, &win, err)) return NULL;
-        if (group < 1 || w->shape[0] % group || w->shape[1] * group != xs[1] || ys[1] != w->shape[0] ||
-            (b && b->shape[0] != w->shape[0]) || ys[0] != xs[0] || (nsp == 3 && group != 1))
-            return refuse(NULL, err, "shapes do not fit");
-        for (int i = 0; i < nsp; i++) /* the window oneDNN computes must be ONNX's */
-            if ((in_sp[i] + win.pb[i] + win.pe[i] - (k[i] - 1) * win.d[i] - 1) / win.s[i] + 1 != ys[2 + i] ||
-                win.pb[i] < 0 || win.pe[i] < 0)
-                return refuse(NULL, err, "window does not fit");
-    }
+    bool sh = false; /* a ConvTranspose of window = stride, no pads: a 1x1 conv and a shuffle */
+    if (read_window(n, nsp, xs, ys, w, b, k, in_sp, &win, &sh, err)) return NULL;
+    sh = sh && shuffle_ok && !residual;
     fx_dnnl *d = calloc(1, sizeof *d);
     if (!d) return refuse(NULL, err, "out of memory");
     int o = nsp - 2; /* H and W sit o dims further in a 3-d conv */
@@ -261,9 +361,16 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
     d->residual = residual;
     d->act = act, d->p0 = p0, d->p1 = p1;
     d->threads = threads;
+    d->chains = nsp == 2 && group == 1;
+    if (d->chains) {
+        d->node = n, d->wt = w, d->bt = b;
+        memcpy(d->xs, xs, sizeof d->xs), memcpy(d->ys, ys, sizeof d->ys);
+    }
+    d->xl = d->rl = d->yl = FX_LAYOUT_NHWC;
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
-    md4(&src, d->n, d->c, d->h, d->w, dnnl_nhwc);
-    md4(&dst, d->n, d->m, d->oh, d->ow, dnnl_nhwc);
+    bool blk = d->chains && (bx || by); /* nChw8c where asked, oneDNN's pick for the other */
+    md4(&src, d->n, d->c, d->h, d->w, blk ? (bx ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
+    md4(&dst, d->n, d->m, d->oh, d->ow, blk ? (by ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
     if (nsp == 3) { /* blocked layouts of the primitive's choice, reordered from and to NCDHW per run */
         dnnl_dims_t xd = {d->n, d->c, d->dd, d->h, d->w}, yd = {d->n, d->m, d->od, d->oh, d->ow};
         dnnl_dims_t wd = {d->m, d->c, k[0], k[1], k[2]};
@@ -271,6 +378,13 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         dnnl_memory_desc_init_by_tag(&dst, 5, yd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_oidhw);
+    } else if (sh) { /* x [N, C, H, W] -> t [N, KH*KW*M, H, W] by a 1x1 conv */
+        md4(&src, d->n, d->c, d->h, d->w, bx ? dnnl_nChw8c : dnnl_nhwc);
+        md4(&dst, d->n, k[0] * k[1] * d->m, d->h, d->w, bx ? dnnl_nChw8c : dnnl_nhwc);
+        md4(&wt, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_format_tag_any);
+        md4(&wt_user, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_oihw);
+        d->shuffle = true, d->t_blk = bx, d->kh = k[0], d->kw = k[1];
+        win = (ir_window){.s = {1, 1}, .d = {1, 1}};
     } else if (tr) { /* ONNX's [C, M, KH, KW] is oneDNN's iohw */
         md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
         md4(&wt_user, d->m, d->c, k[0], k[1], dnnl_iohw);
@@ -282,13 +396,15 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
         md4(&wt_user, d->m, d->c, k[0], k[1], dnnl_oihw);
     }
-    dnnl_dims_t bd = {d->m};
+    int64_t nb = sh ? k[0] * k[1] * d->m : d->m; /* bias entries */
+    dnnl_dims_t bd = {nb};
     dnnl_memory_desc_init_by_tag(&bias, 1, bd, dnnl_f32, dnnl_a);
     dnnl_dims_t st, dl, pl, pr;
     for (int i = 0; i < nsp; i++)
         st[i] = win.s[i], dl[i] = win.d[i] - 1, pl[i] = win.pb[i], pr[i] = win.pe[i];
     dnnl_convolution_desc_t cd;
     dnnl_deconvolution_desc_t dcd;
+    tr = tr && !sh;
     dnnl_status_t ds =
         tr ? dnnl_dilated_deconvolution_forward_desc_init(&dcd, dnnl_forward_inference, dnnl_deconvolution_direct, &src,
                                                           &wt, b ? &bias : NULL, &dst, st, dl, pl, pr)
@@ -304,52 +420,45 @@ static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *y
         dnnl_primitive_desc_destroy(pd);
         return refuse(d, err, "only a reference or gemm implementation");
     }
-    /* weights reordered once into the primitive's layout */
-    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    dnnl_memory_t wu = NULL;
-    dnnl_primitive_desc_t rpd = NULL;
-    dnnl_primitive_t re = NULL;
-    bool wok = dnnl_memory_create(&d->wts, wmd, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success &&
-               dnnl_memory_create(&wu, &wt_user, engine(), w->data) == dnnl_success &&
-               dnnl_reorder_primitive_desc_create(&rpd, &wt_user, engine(), wmd, engine(), NULL) == dnnl_success &&
-               dnnl_primitive_create(&re, rpd) == dnnl_success;
-    if (wok) {
-        dnnl_stream_t s = NULL;
-        dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, d->wts}};
-        wok = dnnl_stream_create(&s, engine(), dnnl_stream_default_flags) == dnnl_success &&
-              dnnl_primitive_execute(re, s, 2, a) == dnnl_success && dnnl_stream_wait(s) == dnnl_success;
-        if (s) dnnl_stream_destroy(s);
-    }
-    if (re) dnnl_primitive_destroy(re);
-    if (rpd) dnnl_primitive_desc_destroy(rpd);
-    if (wu) dnnl_memory_destroy(wu);
-    if (wok && b) {
-        wok = dnnl_memory_create(&d->bias, &bias, engine(), DNNL_MEMORY_ALLOCATE) == dnnl_success;
-        void *h = NULL;
-        if (wok && dnnl_memory_get_data_handle(d->bias, &h) == dnnl_success && h)
-            memcpy(h, b->data, (size_t)d->m * sizeof(float));
-        else
-            wok = false;
-    }
+    float *swb = sh ? shuffle_weights(w, b) : NULL; /* weights once into the primitive's layout */
+    bool wok = (!sh || swb) && load_weights(d, pd, &wt_user, sh ? (const void *)swb : w->data,
+                                            !b   ? NULL
+                                            : sh ? swb + nb * d->c
+                                                 : b->data,
+                                            nb);
+    free(swb);
     if (!wok) {
         dnnl_primitive_desc_destroy(pd);
         return refuse(d, err, "weights not prepared");
     }
     if (!finish(d, pd)) return refuse(d, err, "primitive not created");
-    snprintf(d->what, sizeof d->what, "%s%s%lldx%lld/s%lld onednn %s + bias%s%s%s",
-             tr          ? "conv_transpose"
+    snprintf(d->what, sizeof d->what, "%s%s%lldx%lld/s%lld onednn %s%s + bias%s%s%s",
+             tr || sh    ? "conv_transpose"
              : group > 1 ? "grouped conv"
                          : "conv",
-             nsp == 3 ? "3d " : "", (long long)k[0], (long long)k[nsp - 1], (long long)win.s[0], d->impl,
-             residual ? " + add" : "", act ? " + " : "", act ? fx_act_name(act) : "");
+             nsp == 3 ? "3d " : "", (long long)k[0], (long long)k[nsp - 1], (long long)(sh ? k[0] : win.s[0]), d->impl,
+             sh ? " 1x1 + shuffle" : "", residual ? " + add" : "", act ? " + " : "", act ? fx_act_name(act) : "");
     return d;
+}
+
+/* conv_build, a ConvTranspose of window = stride as a 1x1 conv and a
+ * shuffle where oneDNN runs AVX2 kernels (measured there) and has a fast
+ * 1x1 kernel for it, else its deconvolution. */
+static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
+                         const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
+                         bool by, nnfx_error *err) {
+    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE) && fx_dnnl_avx2_engine();
+    fx_dnnl *d = conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, sh, err);
+    if (d || !sh || err->status == NNFX_ERR_NOMEM) return d;
+    *err = (nnfx_error){0};
+    return conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, false, err);
 }
 
 fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                           const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads,
                           nnfx_error *err) {
     int prev = set_threads(threads);
-    fx_dnnl *d = conv_new(n, xs, ys, w, b, act, p0, p1, residual, threads, err);
+    fx_dnnl *d = conv_new(n, xs, ys, w, b, act, p0, p1, residual, threads, false, false, err);
     restore_threads(prev);
     return d;
 }
@@ -409,21 +518,21 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return d;
 }
 
-/* A reorder between the plan's NCHW (NCDHW) value of x (out false) or y
- * and the primitive's memory prim (channels-last, or blocked in 3-d);
- * to_nhwc: from the plan's to the primitive's. Sets *plain to the plan's
- * memory (handle set per run). */
-static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, dnnl_memory_t prim, bool to_nhwc,
+/* A reorder between the plan's value of x (out false) or y, in layout l
+ * (NCDHW in 3-d), and the primitive's memory prim; to_prim: from the
+ * plan's to the primitive's. Sets *plain to the plan's memory (handle set
+ * per run). */
+static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_t prim, bool to_prim,
                                      dnnl_memory_t *plain) {
     dnnl_memory_desc_t a, b;
     const dnnl_memory_desc_t *pm = NULL;
-    plain_md(d, out, &a);
+    plain_md(d, out, l, &a);
     if (dnnl_memory_get_memory_desc(prim, &pm) != dnnl_success || !pm) return NULL;
     b = *pm;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t re = NULL;
     if (!(*plain = view_of(&a))) return NULL;
-    if (dnnl_reorder_primitive_desc_create(&pd, to_nhwc ? &a : &b, engine(), to_nhwc ? &b : &a, engine(), NULL) ==
+    if (dnnl_reorder_primitive_desc_create(&pd, to_prim ? &a : &b, engine(), to_prim ? &b : &a, engine(), NULL) ==
         dnnl_success)
         dnnl_primitive_create(&re, pd);
     if (pd) dnnl_primitive_desc_destroy(pd);
@@ -432,43 +541,91 @@ static dnnl_primitive_t make_reorder(const fx_dnnl *d, bool out, dnnl_memory_t p
 
 static int64_t up64(int64_t b) { return (b + 63) / 64 * 64; }
 
-static nnfx_status set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+/* Whether the plan's x (out false) or y in layout l needs a reorder to or
+ * from the primitive's memory prim: a 3-d conv always; else when the two
+ * differ, but not between NCHW and NHWC of one spatial position (the same
+ * bytes). */
+static bool needs_reorder(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_t prim) {
+    if (d->blocked) return true;
+    const dnnl_memory_desc_t *pm = NULL;
+    if (dnnl_memory_get_memory_desc(prim, &pm) != dnnl_success || !pm) return true;
+    dnnl_memory_desc_t a, nhwc;
+    plain_md(d, out, l, &a);
+    if (dnnl_memory_desc_equal(&a, pm)) return false;
+    bool one = out ? d->oh * d->ow == 1 : d->h * d->w == 1;
+    plain_md(d, out, FX_LAYOUT_NHWC, &nhwc);
+    return !(one && l != FX_LAYOUT_NCHW8C && dnnl_memory_desc_equal(&nhwc, pm));
+}
+
+static const char *layout_name(fx_layout l) {
+    return l == FX_LAYOUT_NCHW8C ? "nchw8c" : l == FX_LAYOUT_NHWC ? "nhwc" : "nchw";
+}
+
+/* Builds a chaining conv again for nChw8c x (bx) or y (by); false (d
+ * unchanged) when oneDNN has no fast kernel for that. */
+static bool rebuild_blocked(fx_dnnl *d, bool bx, bool by) {
+    nnfx_error e = {0};
+    fx_dnnl *nd =
+        conv_new(d->node, d->xs, d->ys, d->wt, d->bt, d->act, d->p0, d->p1, d->residual, d->threads, bx, by, &e);
+    if (!nd) return false;
+    fx_dnnl old = *d;
+    *d = *nd;
+    *nd = old;
+    fx_dnnl_free(nd);
+    return true;
+}
+
+static nnfx_status set_layouts(fx_dnnl *d, fx_layout xl, fx_layout rl, fx_layout yl, nnfx_error *err) {
+    if (d->chains && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C))
+        rebuild_blocked(d, xl == FX_LAYOUT_NCHW8C, yl == FX_LAYOUT_NCHW8C); /* else nhwc, reordered */
+    d->node = NULL, d->wt = d->bt = NULL;                                   /* not kept past the build */
+    d->xl = xl, d->rl = rl, d->yl = yl;
     int64_t off = up64(d->pad_bytes);
-    bool x_re = d->blocked || (!x_nhwc && d->h * d->w > 1), y_re = d->blocked || (!y_nhwc && d->oh * d->ow > 1);
-    bool r_re = d->residual && (d->blocked || (!res_nhwc && d->oh * d->ow > 1));
+    bool x_re = needs_reorder(d, false, xl, d->src), y_re = !d->shuffle && needs_reorder(d, true, yl, d->dst);
+    bool r_re = d->residual && needs_reorder(d, true, rl, d->dst);
     /* a blocked layout pads channels: the primitive's own sizes */
     const dnnl_memory_desc_t *sm = NULL, *dm = NULL;
     if (dnnl_memory_get_memory_desc(d->src, &sm) != dnnl_success ||
         dnnl_memory_get_memory_desc(d->dst, &dm) != dnnl_success)
         goto fail;
     if (x_re) {
-        if (!(d->x_re = make_reorder(d, false, d->src, true, &d->x_plain))) goto fail;
+        if (!(d->x_re = make_reorder(d, false, xl, d->src, true, &d->x_plain))) goto fail;
         d->x_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(sm));
     }
-    if (r_re && !(d->r_re = make_reorder(d, true, d->dst, true, &d->r_plain))) goto fail;
-    if (y_re) {
-        if (!(d->y_re = make_reorder(d, true, d->dst, false, &d->y_plain))) goto fail;
+    if (r_re && !(d->r_re = make_reorder(d, true, rl, d->dst, true, &d->r_plain))) goto fail;
+    if (y_re || d->shuffle) { /* the primitive's y (a shuffle's t) in scratch */
+        if (y_re && !(d->y_re = make_reorder(d, true, yl, d->dst, false, &d->y_plain))) goto fail;
         d->y_off = off, off += up64((int64_t)dnnl_memory_desc_get_size(dm));
     }
     d->scratch_bytes = off;
     size_t l = strlen(d->what);
-    if (x_re || y_re || r_re)
-        snprintf(d->what + l, sizeof d->what - l, " (%s%s%s)", x_re ? "x from nchw" : "x nhwc",
-                 r_re ? ", res from nchw" : "", y_re ? ", y to nchw" : ", y nhwc");
-
+    if (x_re || y_re || r_re || (d->shuffle && xl != yl) ||
+        (xl != yl && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C)))
+        snprintf(d->what + l, sizeof d->what - l, " (x %s%s%s%s, y %s%s)", x_re ? "from " : "", layout_name(xl),
+                 r_re ? ", res from " : "", r_re ? layout_name(rl) : "", y_re ? "to " : "", layout_name(yl));
     else
-        snprintf(d->what + l, sizeof d->what - l, " (nhwc)");
+        snprintf(d->what + l, sizeof d->what - l, " (%s)", layout_name(xl == FX_LAYOUT_NCHW8C ? xl : FX_LAYOUT_NHWC));
     return NNFX_OK;
 fail:
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
 }
 
-nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err) {
     int prev = set_threads(d->threads);
-    nnfx_status st = set_layouts(d, x_nhwc, res_nhwc, y_nhwc, err);
+    nnfx_status st = set_layouts(d, x, res, y, err);
     restore_threads(prev);
     return st;
 }
+
+bool fx_dnnl_avx2_engine(void) { return engine() != NULL && !core_cpu_avx512f(); }
+
+bool fx_dnnl_blocked8(void) {
+    const char *e = getenv("NNFX_DNNL_BLOCKED");
+    if (e && strcmp(e, "0") == 0) return false;
+    return fx_dnnl_avx2_engine();
+}
+
+bool fx_dnnl_chains(const fx_dnnl *d) { return d->chains; }
 
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return d->scratch_bytes; }
 
@@ -477,6 +634,43 @@ const char *fx_dnnl_describe(const fx_dnnl *d) { return d->what; }
 static bool run_reorder(dnnl_primitive_t re, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to) {
     dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
     return dnnl_primitive_execute(re, s, 2, a) == dnnl_success;
+}
+
+/* Offset of element (n, c, h, w) of a [N, C, H, W] value in layout l
+ * (nChw8c: C rounded up to whole blocks). */
+static int64_t at4(fx_layout l, int64_t C, int64_t H, int64_t W, int64_t n, int64_t c, int64_t h, int64_t w) {
+    if (l == FX_LAYOUT_NHWC) return ((n * H + h) * W + w) * C + c;
+    if (l == FX_LAYOUT_NCHW8C) return (((n * ((C + 7) / 8) + c / 8) * H + h) * W + w) * 8 + c % 8;
+    return ((n * C + c) * H + h) * W + w;
+}
+
+/* y[n, m, h*kh + i, w*kw + j] = t[n, (i*kw + j)*M + m, h, w]: a shuffled
+ * ConvTranspose's output from its 1x1 conv's (bias included), y in the
+ * plan's layout. */
+static void shuffle_out(const fx_dnnl *d, const float *t, float *y) {
+    int64_t kh = d->kh, kw = d->kw, m = d->m, ct = kh * kw * m;
+    fx_layout tl = d->t_blk ? FX_LAYOUT_NCHW8C : FX_LAYOUT_NHWC;
+    int64_t run = tl == d->yl && (tl == FX_LAYOUT_NHWC || m % 8 == 0) ? (tl == FX_LAYOUT_NHWC ? m : 8) : 0;
+    if (run) { /* whole channel runs: all m channels (NHWC) or blocks of 8 (nChw8c) */
+        for (int64_t n = 0; n < d->n; n++)
+            for (int64_t h = 0; h < d->h; h++)
+                for (int64_t i = 0; i < kh; i++)
+                    for (int64_t w = 0; w < d->w; w++)
+                        for (int64_t j = 0; j < kw; j++)
+                            for (int64_t c = 0; c < m; c += run)
+                                memcpy(y + at4(tl, m, d->oh, d->ow, n, c, h * kh + i, w * kw + j),
+                                       t + at4(tl, ct, d->h, d->w, n, (i * kw + j) * m + c, h, w),
+                                       (size_t)run * sizeof(float));
+        return;
+    }
+    for (int64_t n = 0; n < d->n; n++)
+        for (int64_t h = 0; h < d->h; h++)
+            for (int64_t i = 0; i < kh; i++)
+                for (int64_t w = 0; w < d->w; w++)
+                    for (int64_t j = 0; j < kw; j++)
+                        for (int64_t c = 0; c < m; c++)
+                            y[at4(d->yl, m, d->oh, d->ow, n, c, h * kh + i, w * kw + j)] =
+                                t[at4(tl, ct, d->h, d->w, n, (i * kw + j) * m + c, h, w)];
 }
 
 static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch) {
@@ -488,7 +682,7 @@ static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *sc
              run_reorder(d->x_re, d->stream, d->x_plain, d->src);
     } else
         ok = dnnl_memory_set_data_handle(d->src, (void *)x) == dnnl_success;
-    void *dst = d->y_re ? (void *)(sp + d->y_off) : (void *)y;
+    void *dst = d->y_re || d->shuffle ? (void *)(sp + d->y_off) : (void *)y;
     if (ok) ok = dnnl_memory_set_data_handle(d->dst, dst) == dnnl_success;
     if (ok && d->residual) { /* dst = res, channels-last; the sum post-op adds the conv to it */
         if (d->r_re)
@@ -510,6 +704,7 @@ static bool run(fx_dnnl *d, const float *x, const float *res, float *y, void *sc
         ok = dnnl_memory_set_data_handle(d->y_plain, y) == dnnl_success &&
              run_reorder(d->y_re, d->stream, d->dst, d->y_plain);
     if (ok) ok = dnnl_stream_wait(d->stream) == dnnl_success;
+    if (ok && d->shuffle) shuffle_out(d, dst, y);
     if (ok && d->act) fx_act_row(y, d->n * d->m * d->od * d->oh * d->ow, d->act, d->p0, d->p1); /* the plan's meaning */
     return ok;
 }
@@ -542,9 +737,12 @@ fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *
     return NULL;
 }
 void fx_dnnl_free(fx_dnnl *d) { (void)d; }
-nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, bool x_nhwc, bool res_nhwc, bool y_nhwc, nnfx_error *err) {
+nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
 }
+bool fx_dnnl_blocked8(void) { return false; }
+bool fx_dnnl_avx2_engine(void) { return false; }
+bool fx_dnnl_chains(const fx_dnnl *d) { return false; }
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return 0; }
 const char *fx_dnnl_describe(const fx_dnnl *d) { return "onednn"; }
 nnfx_status fx_dnnl_run(fx_dnnl *d, const float *x, const float *res, float *y, void *scratch, nnfx_error *err) {

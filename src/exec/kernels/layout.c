@@ -3,6 +3,7 @@
  * MaxUnpool (element bytes), EyeLike, the window functions and Det (through
  * double). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +16,21 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+/* Copies element `from` of src to element `to` of dst, es bytes each. */
+static inline void move_elem(char *dst, int64_t to, const char *src, int64_t from, size_t es) {
+    switch (es) {
+    case 4: ((uint32_t *)(void *)dst)[to] = ((const uint32_t *)(const void *)src)[from]; break;
+    case 8: ((uint64_t *)(void *)dst)[to] = ((const uint64_t *)(const void *)src)[from]; break;
+    case 2: ((uint16_t *)(void *)dst)[to] = ((const uint16_t *)(const void *)src)[from]; break;
+    case 1: dst[to] = src[from]; break;
+    default: memcpy(dst + to * (int64_t)es, src + from * (int64_t)es, es);
+    }
+}
+
 /* out[n, c, h*b+i, w*b+j] = x[n, src(c, i, j), h, w] (to_space) and the
  * inverse SpaceToDepth; DCR mode takes src = (i*b + j)*C' + c, CRD mode
- * c*b*b + i*b + j. */
+ * c*b*b + i*b + j. The loops walk the spatial side in memory order (one
+ * row of it from b rows of the depth side). */
 static nnfx_status block_move(const nnfx_node *n, nnfx_tensor *const *in, nnfx_tensor *const *out, bool to_space,
                               nnfx_error *err) {
     const nnfx_tensor *x = in[0];
@@ -29,21 +42,20 @@ static nnfx_status block_move(const nnfx_node *n, nnfx_tensor *const *in, nnfx_t
     size_t es = nnfx_dtype_size(x->dtype);
     const char *src = x->data;
     char *dst = out[0]->data;
+    int64_t so = 0; /* ((nn * C + c) * H * b + h * b + i) * W * b + w * b + j */
     for (int64_t nn = 0; nn < N; nn++)
         for (int64_t c = 0; c < C; c++)
-            for (int64_t i = 0; i < b; i++)
-                for (int64_t j = 0; j < b; j++) {
-                    int64_t dc = crd ? c * b * b + i * b + j : (i * b + j) * C + c;
-                    for (int64_t h = 0; h < H; h++)
-                        for (int64_t w = 0; w < W; w++) {
-                            int64_t so = ((nn * C + c) * H * b + h * b + i) * W * b + w * b + j;
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t i = 0; i < b; i++)
+                    for (int64_t w = 0; w < W; w++)
+                        for (int64_t j = 0; j < b; j++, so++) {
+                            int64_t dc = crd ? c * b * b + i * b + j : (i * b + j) * C + c;
                             int64_t dpo = ((nn * C * b * b + dc) * H + h) * W + w;
                             if (to_space)
-                                memcpy(dst + so * es, src + dpo * es, es);
+                                move_elem(dst, so, src, dpo, es);
                             else
-                                memcpy(dst + dpo * es, src + so * es, es);
+                                move_elem(dst, dpo, src, so, es);
                         }
-                }
     return NNFX_OK;
 }
 
