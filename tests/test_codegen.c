@@ -249,11 +249,44 @@ static void test_emit_column(void **state) {
     assert_true(cg_op_emitter(NNFX_OP_COUNT) == gen_none);
 }
 
+/* Every runtime section used at once (over 200, more than the fixed list of
+ * 128 the generator once had, which dropped the rest silently): each is
+ * recorded exactly once. */
+static void test_all_sections(void **state) {
+    (void)state;
+    cg c = {0};
+    int distinct = 0;
+    for (int f = 0; cg_runtime_files[f].name; f++)
+        for (const char *m = strstr(cg_runtime_files[f].text, "/* @rt "); m; m = strstr(m + 1, "/* @rt ")) {
+            char name[CG_SECTION_NAME];
+            int k = 0;
+            for (const char *p = m + 7; *p && *p != ' ' && *p != '*' && k < CG_SECTION_NAME - 1; p++)
+                name[k++] = *p;
+            name[k] = 0;
+            int before = c.nsections;
+            cg_use_section(&c, name);
+            bool found = false;
+            for (int i = 0; i < c.nsections; i++)
+                found |= strcmp(c.sections[i], name) == 0;
+            if (!found) fail_msg("section %s was not recorded (%d recorded before it)", name, before);
+            distinct++;
+        }
+    assert_false(c.sections_oom);
+    assert_true(distinct > 128);
+    for (int i = 0; i < c.nsections; i++)
+        for (int j = i + 1; j < c.nsections; j++)
+            if (strcmp(c.sections[i], c.sections[j]) == 0) fail_msg("section %s recorded twice", c.sections[i]);
+    assert_int_equal(c.nsections, distinct);
+    cg_sections_free(&c);
+    assert_null(c.sections);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_and_determinism), cmocka_unit_test(test_forbid_and_errors),
         cmocka_unit_test(test_optimize_modes),        cmocka_unit_test(test_fixed_inputs),
         cmocka_unit_test(test_cut_outputs),           cmocka_unit_test(test_emit_column),
+        cmocka_unit_test(test_all_sections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,25 @@ void cg_use_section(cg *c, const char *name) {
             if (*nd == ',') nd++;
         }
     if (strstr(flags, "libm")) c->libm = true;
-    if (c->nsections < CG_MAX_SECTIONS) snprintf(c->sections[c->nsections++], sizeof c->sections[0], "%s", name);
+    if (strlen(name) >= CG_SECTION_NAME) { /* would be cut and then not found */
+        c->sections_oom = true;
+        return;
+    }
+    if (c->nsections == c->sections_cap) {
+        int cap = c->sections_cap ? 2 * c->sections_cap : 64;
+        char(*grown)[CG_SECTION_NAME] = realloc(c->sections, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            c->sections_oom = true;
+            return;
+        }
+        c->sections = grown, c->sections_cap = cap;
+    }
+    snprintf(c->sections[c->nsections++], sizeof c->sections[0], "%s", name);
+}
+
+void cg_sections_free(cg *c) {
+    free(c->sections);
+    c->sections = NULL, c->nsections = c->sections_cap = 0;
 }
 
 /* ---- values --------------------------------------------------------------- */
@@ -1384,6 +1402,13 @@ static nnfx_status codegen_pass(nnfx_graph *g, const nnfx_codegen_options *o, co
                   "#define NNFX_ALIGNED\n#endif\n\n",
                   name);
     if ((st = walk_plan(&c))) goto done;
+    if (c.sections_oom) {
+        st = nnfx_error_set(
+            err, NNFX_ERR_NOMEM,
+            "codegen: %s: a runtime section could not be recorded (out of memory, or a name of %d characters or more)",
+            name, CG_SECTION_NAME);
+        goto done;
+    }
     if (c.ctrl_peak && c.scratch_off + c.scratch_bytes > c.ctrl_base) {
         *needed = c.scratch_bytes;
         st = nnfx_error_set(err, NNFX_ERR_RUNTIME, "codegen: the steps' working memory overlaps control-flow regions");
@@ -1422,6 +1447,7 @@ done:
     free(c.weight_id);
     free(c.packed_id);
     free(c.xdef);
+    cg_sections_free(&c);
     fx_plan_free(p);
     return st;
 }

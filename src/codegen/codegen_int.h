@@ -13,7 +13,7 @@
 #include "ir/infer_int.h"
 #include "nnfx.h"
 
-#define CG_MAX_SECTIONS 128
+#define CG_SECTION_NAME 48  /* room for a runtime section's name (with its NUL) */
 #define CG_MAX_BOUNDED  256 /* data-dependent nodes (NonZero...) a model may have */
 #define CG_MAX_FILLS    256 /* padding fills before the nodes that read along a data-dependent dim */
 
@@ -135,8 +135,10 @@ typedef struct cg {
     int nvalues, nweights;
     bool size; /* --optimize size: no weight packing, the smallest kernels */
     int64_t weight_bytes;
-    char sections[CG_MAX_SECTIONS][48]; /* copies: a dependency's name lives on cg_use_section's stack */
-    int nsections;
+    char (*sections)[CG_SECTION_NAME]; /* grown as needed (cg_use_section); copies: a dependency's name lives on
+                                          cg_use_section's stack */
+    int nsections, sections_cap;
+    bool sections_oom; /* a section could not be recorded (out of memory, or a name too long) */
     bool libm;
     sbuf body, weights, decls;
     cg_op_stat stats[NNFX_OP_COUNT];
@@ -192,8 +194,13 @@ extern const cg_runtime_file cg_runtime_files[];
 /* ---- the generator's helpers (codegen.c, emit_ops.c, emit_moves.c, emit_ctrl.c, emit_int8.c) */
 
 /* Marks runtime section `name` (and the sections its "needs:" names) to be
- * copied into the generated file; a section flagged libm makes it need libm. */
+ * copied into the generated file; a section flagged libm makes it need libm.
+ * The list grows as needed; when a section cannot be recorded (out of
+ * memory) c->sections_oom is set and nnfx_codegen fails. */
 void cg_use_section(cg *c, const char *name);
+
+/* Frees c's list of used sections. */
+void cg_sections_free(cg *c);
 /* Appends v to b as an exact C float literal (hex), NAN or +-INFINITY. */
 void cg_float_lit(sbuf *b, float v);
 /* Declares and defines the next float weight array NAME_wID holding d[0..n)
