@@ -9,7 +9,8 @@
  * between shards whenever one is added.
  *
  * --cache DIR: one folder per key (DIR/KEY, KEY = SHA-256 of the recipe,
- * nnfx's version, its build identity and the model's bytes) holding the
+ * nnfx's version, its build identity and the model's bytes; for results a
+ * run of the model computes, the host's CPU features too) holding the
  * output files (0, 1, ...) and MANIFEST: the key and build, each file with its
  * SHA-256 and size, the meta line and the report entry (inline, so a hit
  * opens only the MANIFEST and the stored outputs), and last the digest of
@@ -76,6 +77,13 @@ void cli_cache_recipe_file(sbuf *recipe, const char *tag, const char *path) {
     sb_printf(recipe, "%s ", tag);
     cli_json_str(recipe, path);
     sb_printf(recipe, " %s\n", hex);
+}
+
+void cli_cache_recipe_host(sbuf *recipe) {
+    const unsigned f = nnfx_cpu_features();
+    sb_printf(recipe, "host-cpu %s%s%s%s%s\n", f & NNFX_CPU_AVX2_FMA ? "avx2+fma " : "",
+              f & NNFX_CPU_AVX512 ? "avx512 " : "", f & NNFX_CPU_INT8_DOT ? "int8-dot " : "",
+              f & NNFX_CPU_AVX512_VBMI ? "avx512vbmi " : "", f ? "" : "portable");
 }
 
 nnfx_status cli_cache_key(const char *recipe, const char *model, char key[65], nnfx_error *err) {

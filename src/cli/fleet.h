@@ -27,6 +27,12 @@ nnfx_status cli_cache_key(const char *recipe, const char *model, char key[65], n
  * cannot be read) to a recipe. */
 void cli_cache_recipe_file(sbuf *recipe, const char *tag, const char *path);
 
+/* Appends "host-cpu FEATURES\n" to a recipe: the CPU features this host's
+ * kernels use (nnfx_cpu_features, as NNFX_ISA leaves them), for results
+ * computed by running a model here (checks, accuracy, host findings), which
+ * may differ on a host with other features. */
+void cli_cache_recipe_host(sbuf *recipe);
+
 /* Looks key up in the cache dir. On a valid entry: every stored file is
  * placed at outs[i] (hard link, else copy; atomically renamed in), and
  * *report and *meta get the stored texts (malloc'd); returns true. An entry

@@ -70,8 +70,10 @@ static const char optimize_help[] =
     "                     'nnfx report merge'\n"
     "  --cache DIR        reuse an earlier result when the model's bytes (and its\n"
     "                     .data/.safetensors), the paths, every option and nnfx's\n"
-    "                     version and build are the same: the output is linked or copied from\n"
-    "                     DIR and the report entry says \"cache\": \"hit\". Entries\n"
+    "                     version and build are the same (with --validate or\n"
+    "                     --labels also the CPU features the checks ran on): the\n"
+    "                     output is linked or copied from DIR and the report entry\n"
+    "                     says \"cache\": \"hit\". Entries\n"
     "                     carry digests: a corrupt one is redone and replaced\n"
     "  -q, --quiet        no progress bar, no summary\n"
     "  -h, --help         this text\n"
@@ -568,7 +570,8 @@ static void opt_work(const opt_opts *o, const char *model, const char *out, opt_
 
 /* Everything besides the model's bytes that changes the result or its
  * report: the paths (they are in the report), the steps in order, the
- * checks and their data (by digest), the output form. */
+ * checks and their data (by digest), the output form, and with checks the
+ * host's CPU features. */
 static char *opt_recipe(const opt_opts *o, const char *model, const char *out) {
     sbuf b = {0};
     sb_printf(&b, "command optimize\nmodel ");
@@ -591,6 +594,9 @@ static char *opt_recipe(const opt_opts *o, const char *model, const char *out) {
         cli_cache_recipe_file(&b, "input", eq ? eq + 1 : o->samples.files[i]);
     }
     if (o->labels) cli_cache_recipe_file(&b, "labels", o->labels);
+    /* checks run the model on this host's kernels: their figures (and a
+     * borderline verdict) may differ on a host with other CPU features */
+    if (o->validate || o->labels) cli_cache_recipe_host(&b);
     return sb_finish(&b);
 }
 

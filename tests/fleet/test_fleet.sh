@@ -133,6 +133,26 @@ check "a different output path is another key" grep -vq cached "$TMP/out"
 expect 0 "single-model mode, cached" -- "$NNFX" optimize fleet/team0/m000.onnx -o one.onnx "${STEPS[@]}" --cache cache1
 check "says cached" grep -q "cached" "$TMP/out"
 check "cached single output is identical" cmp one.onnx full/m000.onnx
+# checked results are keyed by the host's CPU features too (NNFX_ISA stands
+# in for another host): an entry checked with other kernels is not reused
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    printf 'fleet/team0/m000.onnx\nfleet/team1/m001.onnx\n' >isa.txt
+    expect 0 "checked with the portable kernels" -- env NNFX_ISA=portable "$NNFX" optimize --batch isa.txt -o i1 \
+        "${STEPS[@]}" --cache icache --report i1.json -q
+    expect 0 "checked with the AVX2 kernels, same cache" -- env NNFX_ISA=avx2 "$NNFX" optimize --batch isa.txt -o i1 \
+        "${STEPS[@]}" --cache icache --report i2.json -q
+    expect 0 "checked with the AVX2 kernels, no cache" -- env NNFX_ISA=avx2 "$NNFX" optimize --batch isa.txt -o i3 \
+        "${STEPS[@]}" --report i3.json -q
+    expect 0 "the portable kernels again" -- env NNFX_ISA=portable "$NNFX" optimize --batch isa.txt -o i1 \
+        "${STEPS[@]}" --cache icache --report i4.json -q
+    check "another host's entries are not reused; each host's are" $PY - <<'PY'
+import json
+r = [json.load(open(f"i{k}.json")) for k in (1, 2, 3, 4)]
+assert [x["cache_hits"] for x in (r[0], r[1], r[3])] == [0, 0, 2], [x.get("cache_hits") for x in r]
+for a, c in zip(r[1]["results"], r[2]["results"]):  # the figures of this host's kernels
+    assert a["cache"] == "miss" and a["validation"] == c["validation"], (a["model"], a["validation"], c["validation"])
+PY
+fi
 
 # the entries name the build that made them (the key holds it too)
 build=$("$NNFX" --version | sed -n 's/.*(build \([0-9a-f]\{16\}\)).*/\1/p')
