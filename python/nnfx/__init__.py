@@ -15,12 +15,12 @@ A thin ctypes binding: the graph logic is the C library's (include/nnfx.h).
 """
 from ._lib import (BadInputError, DeadReferenceError, Error, FileError, GraphError, NotFoundError, OutOfMemoryError,
                    ParseError, RunError, ShapeError, TraceError, UnsupportedOpError, LIB_PATH)
-from .graph import Graph, GraphModule, Node, load, load_onnx_bytes
+from .graph import Graph, GraphModule, Node, load, load_onnx_bytes, from_torch
 from .interpreter import Interpreter, Transformer
 from . import passes
 from . import ops
 from .rewrite import replace_pattern, find_matches, rewrite
-from .tools import analyze, compare, quantize, prune, codegen, from_torch
+from .tools import analyze, compare, quantize, prune, codegen
 
 __version__ = "0.1.0"
 __all__ = ["Graph", "GraphModule", "Node", "load", "load_onnx_bytes", "Interpreter", "Transformer", "passes", "ops",

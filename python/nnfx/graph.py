@@ -33,6 +33,7 @@ epoch (_aep) and so drops every Node's (a Node's _a holds only while its _ae
 equals _aep); a dropped mirror is read again from C when next asked.
 """
 import ctypes
+import io
 import itertools
 import os
 import struct
@@ -1391,3 +1392,15 @@ def load_onnx_bytes(data):
     buf = ctypes.create_string_buffer(bytes(data), len(data))
     g = L.call(lib.nnfx_onnx_load_buffer, buf, len(data))
     return _loaded(g)
+
+
+def from_torch(module, example_inputs, opset_version=17, **export_kwargs):
+    """A GraphModule of a torch.nn.Module, exported with torch.onnx.export to
+    memory (torch must be installed)."""
+    import torch
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    buf = io.BytesIO()
+    module.eval()
+    torch.onnx.export(module, tuple(example_inputs), buf, opset_version=opset_version, **export_kwargs)
+    return load_onnx_bytes(buf.getvalue())

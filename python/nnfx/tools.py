@@ -10,7 +10,6 @@ Options are the command line's: a keyword foo_bar=V becomes --foo-bar V
 (True: the bare flag; a list: repeated; a dict: NAME=VALUE pairs, arrays
 saved to .npy files). A model is a path or a GraphModule (saved first).
 """
-import io
 import json
 import os
 import shutil
@@ -135,16 +134,3 @@ def codegen(model, output_dir, **options):
              + _opts(options, tmp))
         with open(rep) as f:
             return json.load(f)
-
-
-def from_torch(module, example_inputs, opset_version=17, **export_kwargs):
-    """A GraphModule of a torch.nn.Module, exported with torch.onnx.export to
-    memory (torch must be installed)."""
-    import torch
-    from .graph import load_onnx_bytes
-    if not isinstance(example_inputs, (tuple, list)):
-        example_inputs = (example_inputs,)
-    buf = io.BytesIO()
-    module.eval()
-    torch.onnx.export(module, tuple(example_inputs), buf, opset_version=opset_version, **export_kwargs)
-    return load_onnx_bytes(buf.getvalue())

@@ -12,8 +12,8 @@ import ctypes
 
 import numpy as np
 
-from . import _lib as L
-from . import _tensor as T
+from .. import _lib as L
+from .. import _tensor as T
 
 lib = L.lib
 
@@ -88,7 +88,7 @@ _cache = {}
 def run_op(target, args, kwargs=None):
     """Runs op target on arrays (scalars become 0-d arrays; None is an absent
     input) with attributes kwargs; returns an array or a tuple of arrays."""
-    from .graph import Graph
+    from ..graph import Graph
     kwargs = kwargs or {}
     args = tuple(args)
     key = (target, tuple(a is None for a in args), tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
