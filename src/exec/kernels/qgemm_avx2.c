@@ -168,6 +168,26 @@ AVX2 static inline __attribute__((always_inline)) void broadcast_pairs(const int
         wv[i] = _mm256_set1_epi32(pr[i]);
 }
 
+/* The sums of 16 stride-1 depthwise outputs from column ox: lo holds
+ * outputs 0-3 and 8-11, hi 4-7 and 12-15 (the unpack order). */
+AVX2 static inline __attribute__((always_inline)) void dw_s1_sums(const int16_t *xp, int64_t pitch, const __m256i *wv,
+                                                                  int64_t kh, int64_t kw, int64_t dh, int64_t ox,
+                                                                  __m256i *lo_out, __m256i *hi_out) {
+    int64_t kp = (kw + 1) / 2;
+    __m256i lo = _mm256_setzero_si256(), hi = lo;
+    for (int64_t ky = 0; ky < kh; ky++) {
+        const int16_t *row = xp + ky * dh * pitch + ox;
+        for (int64_t kx = 0; kx < kw; kx += 2) {
+            __m256i w = wv[ky * kp + kx / 2];
+            __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
+            __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+        }
+    }
+    *lo_out = lo, *hi_out = hi;
+}
+
 /* Stride 1, dilation 1: 16 outputs per step. The inputs of taps kx and
  * kx + 1 are interleaved (unpack) so one vpmaddwd applies both. The weight
  * pairs are broadcast once per call (a 3 x 3 kernel, inlined with constant
@@ -179,17 +199,8 @@ AVX2 static inline __attribute__((always_inline)) void dw_s1(const int16_t *xp, 
     __m256i wv[FX_QDW_PAIRS];
     broadcast_pairs(pr, kh * kp, wv);
     for (int64_t ox = 0; ox < ow; ox += 16) {
-        __m256i lo = _mm256_setzero_si256(), hi = lo;
-        for (int64_t ky = 0; ky < kh; ky++) {
-            const int16_t *row = xp + ky * dh * pitch + ox;
-            for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = wv[ky * kp + kx / 2];
-                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
-                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
-                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
-                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
-            }
-        }
+        __m256i lo, hi;
+        dw_s1_sums(xp, pitch, wv, kh, kw, dh, ox, &lo, &hi);
         _mm256_storeu_si256((__m256i *)(acc + ox), _mm256_permute2x128_si256(lo, hi, 0x20));
         _mm256_storeu_si256((__m256i *)(acc + ox + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
     }
@@ -208,17 +219,8 @@ AVX2 static inline __attribute__((always_inline)) void dw_s1_q(const int16_t *xp
     __m256 mult, bias;
     epiv_chan(&v, e, m, &mult, &bias);
     for (int64_t ox = 0; ox < n; ox += 16) {
-        __m256i lo = _mm256_setzero_si256(), hi = lo;
-        for (int64_t ky = 0; ky < kh; ky++) {
-            const int16_t *row = xp + ky * dh * pitch + ox;
-            for (int64_t kx = 0; kx < kw; kx += 2) {
-                __m256i w = wv[ky * kp + kx / 2];
-                __m256i xa = _mm256_loadu_si256((const __m256i *)(row + kx));
-                __m256i xb = _mm256_loadu_si256((const __m256i *)(row + kx + 1));
-                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
-                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
-            }
-        }
+        __m256i lo, hi;
+        dw_s1_sums(xp, pitch, wv, kh, kw, dh, ox, &lo, &hi);
         __m256i q0 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x20), NULL);
         __m256i q1 = epi_q8v(&v, mult, bias, _mm256_permute2x128_si256(lo, hi, 0x31), NULL);
         store16(sgn, q0, q1, yb + ox);
