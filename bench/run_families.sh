@@ -43,16 +43,7 @@ for f in $FAMILIES; do
   $PY -c 'import torch, torchvision' 2>/dev/null || { echo "no $OUT/$f.onnx and no torch/torchvision to export it" >&2; exit 1; }
   $PY bench/export_families.py "$OUT" $FAMILIES 2>/dev/null >&2
 done
-ORTJS=""
-if command -v node >/dev/null 2>&1; then
-  if [ -d bench/node_modules/onnxruntime-node ]; then ORTJS=bench/ort_bench.js
-  elif [ -d tests/ort/node_modules/onnxruntime-node ]; then
-    # ort_bench.js loads onnxruntime-node next to itself: run a copy there
-    ORTJS=tests/ort/.ort_bench.js
-    cp bench/ort_bench.js "$ORTJS"
-    trap 'rm -f tests/ort/.ort_bench.js' EXIT INT TERM
-  fi
-fi
+. bench/ort_js.sh   # sets ORTJS
 echo "# CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) logical cores"
 echo "# AVX-512: $(grep -o 'avx512[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 echo "# load before: $(uptime)"

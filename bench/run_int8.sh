@@ -42,16 +42,7 @@ E="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
 
 [ -x "$NNFX" ] || { echo "build first: cmake -S . -B build -G Ninja && cmake --build build" >&2; exit 1; }
 mkdir -p "$OUT" "$OUT/fx"
-ORTJS=""
-if command -v node >/dev/null 2>&1; then
-  if [ -d bench/node_modules/onnxruntime-node ]; then ORTJS=bench/ort_bench.js
-  elif [ -d tests/ort/node_modules/onnxruntime-node ]; then
-    # ort_bench.js loads onnxruntime-node next to itself: run a copy there
-    ORTJS=tests/ort/.ort_bench.js
-    cp bench/ort_bench.js "$ORTJS"
-    trap 'rm -f tests/ort/.ort_bench.js' EXIT INT TERM
-  fi
-fi
+. bench/ort_js.sh   # sets ORTJS
 [ -n "$ORTJS" ] || echo "# ONNX Runtime skipped: node or onnxruntime-node missing" >&2
 
 # the files
