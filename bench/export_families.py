@@ -12,7 +12,10 @@ convs, AvgPool, Concat), lraspp and deeplabv3 (torchvision's
 lraspp_mobilenet_v3_large and deeplabv3_mobilenet_v3_large at 520x520, the
 "out" head: hard-swish, SE, dilated convs, bilinear Resize), swin_t and
 maxvit_t (torchvision vision transformers: windowed attention, LayerNorm,
-GELU, relative position bias; 224x224), ssdlite (torchvision's detector
+GELU, relative position bias; 224x224), r2plus1d_18 (torchvision video,
+(2+1)-D convs), the families the first table found at parity (resnet50,
+resnext50 (32x4d), efficientnet_v2_s at 384x384, fcn_resnet50 at 520x520,
+mobilenet_v3_large; BatchNorm statistics from random images), ssdlite (torchvision's detector
 ssdlite320_mobilenet_v3_large with its post-processing: score filter, TopK,
 batched NMS behind an If; made as tests/data/coverage/make_models.py
 --torchvision makes it: random init, seed 0/1, heads scaled so that the
@@ -147,6 +150,15 @@ FAMILIES = {
                   (1, 3, 520, 520)),
     "ssdlite": (None, (1, 3, 320, 320)),  # export_ssdlite
     "swin_t": (lambda: torchvision.models.swin_t(weights=None), (1, 3, 224, 224)),
+    "r2plus1d_18": (lambda: torchvision.models.video.r2plus1d_18(weights=None), (1, 3, 16, 112, 112)),
+    "resnet50": (calibrated(lambda: torchvision.models.resnet50(weights=None), (1, 3, 224, 224)), (1, 3, 224, 224)),
+    "resnext50": (calibrated(lambda: torchvision.models.resnext50_32x4d(weights=None), (1, 3, 224, 224)),
+                  (1, 3, 224, 224)),
+    "efficientnet_v2_s": (calibrated(lambda: torchvision.models.efficientnet_v2_s(weights=None), (1, 3, 384, 384)),
+                          (1, 3, 384, 384)),
+    "fcn_resnet50": (seg(torchvision.models.segmentation.fcn_resnet50, (1, 3, 520, 520)), (1, 3, 520, 520)),
+    "mobilenet_v3_large": (calibrated(lambda: torchvision.models.mobilenet_v3_large(weights=None), (1, 3, 224, 224)),
+                           (1, 3, 224, 224)),
     "maxvit_t": (lambda: torchvision.models.maxvit_t(weights=None), (1, 3, 224, 224)),
 }
 
