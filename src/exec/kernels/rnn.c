@@ -26,6 +26,7 @@
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/kernels/rnn_mv.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
 
@@ -145,7 +146,7 @@ static void lstm_row_fast(const float *g, float *q, int64_t Hd, float *hb, float
  * reset-gated recurrence of linear_before_reset 0 as one sgemv); q becomes
  * the gate values, rb is scratch [Hd]. */
 static void gru_row_fast(const float *g, float *q, const float *rbh, const float *Rh, int64_t Hd, bool lbr, float *hb,
-                         float *rb) {
+                         float *rb, fx_mv_isa isa) {
     for (int64_t j = 0; j < 2 * Hd; j++)
         q[j] += g[j];
     fx_act_row(q, 2 * Hd, FX_ACT_SIGMOID, 0, 0);
@@ -156,7 +157,7 @@ static void gru_row_fast(const float *g, float *q, const float *rbh, const float
     } else {
         for (int64_t j = 0; j < Hd; j++)
             rb[j] = r[j] * hb[j];
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)Hd, (int)Hd, 1.0f, Rh, (int)Hd, rb, 1, 0.0f, hh, 1);
+        fx_matvec(isa, Rh, Hd, Hd, rb, hh);
         for (int64_t j = 0; j < Hd; j++)
             hh[j] += g[2 * Hd + j] + (rbh ? rbh[j] : 0);
     }
@@ -207,6 +208,7 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     for (int i = 0; vec && i < per * dirs; i++)
         vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);
     int64_t GH = G * Hd;
+    const fx_mv_isa isa = fx_mv_best();
     float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
     float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
@@ -242,7 +244,10 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
             int64_t t = back ? T - 1 - step : step;
             /* hr = h R^T: [Bt, GH]; a few rows as matrix-vector products (an
              * sgemm call may pack all of R at every step) */
-            if (Bt <= 4)
+            if (Bt <= 4 && vec)
+                for (int64_t b = 0; b < Bt; b++)
+                    fx_matvec(isa, Rd, GH, Hd, h + b * Hd, hr + b * GH);
+            else if (Bt <= 4)
                 for (int64_t b = 0; b < Bt; b++)
                     cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)GH, (int)Hd, 1.0f, Rd, (int)Hd, h + b * Hd, 1, 0.0f,
                                 hr + b * GH, 1);
@@ -260,7 +265,8 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
                 } else if (vec && kind == K_LSTM) {
                     lstm_row_fast(g, hr + b * GH, Hd, hb, cb, rh + b * Hd);
                 } else if (vec) {
-                    gru_row_fast(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, lbr, hb, rh + b * Hd);
+                    gru_row_fast(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, lbr, hb, rh + b * Hd,
+                                 isa);
                 } else if (kind == K_LSTM) {
                     lstm_row(g, q, Pd, Hd, clip, coupled, acts, hb, cb);
                 } else {
