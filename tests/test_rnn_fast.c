@@ -1,8 +1,9 @@
 /* test_rnn_fast.c — the compiled plan's recurrent step (rnn.c's fast path
- * over rnn_mv.c's matrix-vector product) against independent references:
- * fx_matvec in every variant this host runs (AVX-512, AVX2, portable,
- * called directly) against a double-precision sum, on sizes that are not
- * multiples of the vector width; kern_lstm_fast / kern_gru_fast against
+ * over rnn_mv.c's matrix-vector product and fused LSTM cell) against
+ * independent references: fx_matvec and fx_lstm_cell in every variant this
+ * host runs (AVX-512, AVX2, portable, called directly) against double
+ * precision, on sizes that are not multiples of the vector width;
+ * kern_lstm_fast / kern_gru_fast against
  * the interpreter's kern_lstm / kern_gru (BLAS recurrence, scalar gates)
  * on odd hidden sizes, batch > 1, bidirectional and reverse directions,
  * sequence_lens and initial states. ctest also runs it under NNFX_ISA=avx2
@@ -62,6 +63,48 @@ static void test_matvec_each_isa(void **state) {
             free(A), free(x), free(y);
         }
     }
+}
+
+/* fx_lstm_cell in each vector variant this host runs against the gate
+ * math in double precision (sums of products, libm's exp and tanh). */
+static void test_lstm_cell_each_isa(void **state) {
+    (void)state;
+    static const int64_t hidden[] = {1, 5, 8, 16, 19, 37, 64, 128};
+    for (int isa = FX_MV_AVX2; isa <= (int)fx_mv_best(); isa++) {
+        for (size_t s = 0; s < sizeof hidden / sizeof hidden[0]; s++) {
+            int64_t Hd = hidden[s];
+            float *R = malloc(sizeof(float) * (size_t)(4 * Hd * Hd)), *g = malloc(sizeof(float) * (size_t)(4 * Hd));
+            float *h = malloc(sizeof(float) * (size_t)Hd), *c = malloc(sizeof(float) * (size_t)(Hd + 16));
+            float *ho = malloc(sizeof(float) * (size_t)(Hd + 16)), *c0 = malloc(sizeof(float) * (size_t)Hd);
+            assert_true(R && g && h && c && ho && c0);
+            for (int64_t i = 0; i < 4 * Hd * Hd; i++)
+                R[i] = 0.5f * rnd();
+            for (int64_t i = 0; i < 4 * Hd; i++)
+                g[i] = 2.0f * rnd();
+            for (int64_t i = 0; i < Hd + 16; i++)
+                c[i] = ho[i] = 1234.5f; /* beyond Hd: must stay untouched */
+            for (int64_t i = 0; i < Hd; i++)
+                h[i] = rnd(), c[i] = c0[i] = rnd();
+            assert_true(fx_lstm_cell((fx_mv_isa)isa, R, Hd, h, g, c, ho));
+            for (int64_t j = 0; j < Hd; j++) {
+                double q[4];
+                for (int k = 0; k < 4; k++) {
+                    q[k] = g[k * Hd + j];
+                    for (int64_t i = 0; i < Hd; i++)
+                        q[k] += (double)R[(k * Hd + j) * Hd + i] * h[i];
+                }
+                double gi = 1 / (1 + exp(-q[0])), go = 1 / (1 + exp(-q[1])), gf = 1 / (1 + exp(-q[2]));
+                double cr = gf * c0[j] + gi * tanh(q[3]), hr = go * tanh(cr);
+                if (fabs(c[j] - cr) > 1e-5 || fabs(ho[j] - hr) > 1e-5)
+                    fail_msg("isa %d, hidden %lld: unit %lld c %.9g h %.9g, expected %.9g %.9g", isa, (long long)Hd,
+                             (long long)j, c[j], ho[j], cr, hr);
+            }
+            for (int64_t i = Hd; i < Hd + 16; i++)
+                assert_true(c[i] == 1234.5f && ho[i] == 1234.5f);
+            free(R), free(g), free(h), free(c), free(ho), free(c0);
+        }
+    }
+    assert_false(fx_lstm_cell(FX_MV_PORTABLE, NULL, 1, NULL, NULL, NULL, NULL));
 }
 
 static nnfx_tensor *random_tensor(nnfx_dtype dt, int rank, const int64_t *shape, float scale) {
@@ -173,6 +216,7 @@ static void test_rnn_fast_vs_interpreter(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matvec_each_isa),
+        cmocka_unit_test(test_lstm_cell_each_isa),
         cmocka_unit_test(test_rnn_fast_vs_interpreter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

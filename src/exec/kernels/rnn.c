@@ -209,6 +209,8 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
         vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);
     int64_t GH = G * Hd;
     const fx_mv_isa isa = fx_mv_best();
+    /* a few rows of an LSTM: recurrence and gates in one pass per row (fx_lstm_cell) */
+    const bool fused = vec && kind == K_LSTM && Bt <= 4 && isa != FX_MV_PORTABLE;
     float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
     float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
@@ -244,7 +246,9 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
             int64_t t = back ? T - 1 - step : step;
             /* hr = h R^T: [Bt, GH]; a few rows as matrix-vector products (an
              * sgemm call may pack all of R at every step) */
-            if (Bt <= 4 && vec)
+            if (fused) {
+                /* each row's recurrence runs in fx_lstm_cell below */
+            } else if (Bt <= 4 && vec)
                 for (int64_t b = 0; b < Bt; b++)
                     fx_matvec(isa, Rd, GH, Hd, h + b * Hd, hr + b * GH);
             else if (Bt <= 4)
@@ -262,6 +266,9 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
                 if (kind == K_RNN) {
                     for (int64_t j = 0; j < Hd; j++)
                         hb[j] = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]);
+                } else if (fused) {
+                    fx_lstm_cell(isa, Rd, Hd, hb, g, cb, rh + b * Hd);
+                    memcpy(hb, rh + b * Hd, sizeof(float) * (size_t)Hd);
                 } else if (vec && kind == K_LSTM) {
                     lstm_row_fast(g, hr + b * GH, Hd, hb, cb, rh + b * Hd);
                 } else if (vec) {

@@ -27,8 +27,13 @@ static void mv_portable(const float *A, int64_t rows, int64_t cols, const float 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
+#include "exec/kernels/act_x86_vec.h"
+
+/* AVX-512 with FMA on 256-bit vectors too (the gates' sig16 / tanh16) */
+#define MV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+
 /* Lane r of the result is the sum of the sixteen lanes of a[r]. */
-CORE_AVX512_TARGET static inline CORE_ALWAYS_INLINE __m512 sum16x16(const __m512 *a) {
+MV_AVX512 static inline CORE_ALWAYS_INLINE __m512 sum16x16(const __m512 *a) {
     __m512 b[8], c[4], d[2];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) /* b[i], each 128-bit lane: rows 2i, 2i+1, 2i, 2i+1 */
@@ -48,9 +53,8 @@ CORE_AVX512_TARGET static inline CORE_ALWAYS_INLINE __m512 sum16x16(const __m512
 /* The rows p[0..7] (at most nr of them from p's first row, the last one
  * repeated beyond) times x over kf columns (a multiple of 16) and the masked
  * tail km: one vector of partial sums per row into acc[0..7]. */
-CORE_AVX512_TARGET static inline CORE_ALWAYS_INLINE void rows8_avx512(const float *A, int64_t first, int64_t nr,
-                                                                      int64_t cols, int64_t kf, __mmask16 km,
-                                                                      const float *x, __m512 *acc) {
+MV_AVX512 static inline CORE_ALWAYS_INLINE void rows8_avx512(const float *A, int64_t first, int64_t nr, int64_t cols,
+                                                             int64_t kf, __mmask16 km, const float *x, __m512 *acc) {
     const float *p[8];
     for (int r = 0; r < 8; r++)
         p[r] = A + (first + (r < nr ? r : nr - 1)) * cols;
@@ -80,15 +84,42 @@ CORE_AVX512_TARGET static inline CORE_ALWAYS_INLINE void rows8_avx512(const floa
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
 }
 
-CORE_AVX512_TARGET static void mv_avx512(const float *A, int64_t rows, int64_t cols, const float *x, float *y) {
+/* Lane r: the sum over the columns of row first + r of A times x, for r
+ * < nr (nr <= 16; the lanes beyond repeat the last row). */
+MV_AVX512 static inline CORE_ALWAYS_INLINE __m512 rows16_avx512(const float *A, int64_t first, int64_t nr, int64_t cols,
+                                                                int64_t kf, __mmask16 km, const float *x) {
+    __m512 acc[16];
+    rows8_avx512(A, first, nr, cols, kf, km, x, acc);
+    rows8_avx512(A, first + (nr > 8 ? 8 : nr - 1), nr > 8 ? nr - 8 : 1, cols, kf, km, x, acc + 8);
+    return sum16x16(acc);
+}
+
+MV_AVX512 static void mv_avx512(const float *A, int64_t rows, int64_t cols, const float *x, float *y) {
     const int64_t kf = cols & ~(int64_t)15;
     const __mmask16 km = (__mmask16)((1u << (cols - kf)) - 1);
     for (int64_t j0 = 0; j0 < rows; j0 += 16) {
         const int64_t nr = rows - j0 < 16 ? rows - j0 : 16;
-        __m512 acc[16];
-        rows8_avx512(A, j0, nr, cols, kf, km, x, acc);
-        rows8_avx512(A, j0 + (nr > 8 ? 8 : nr - 1), nr > 8 ? nr - 8 : 1, cols, kf, km, x, acc + 8);
-        _mm512_mask_storeu_ps(y + j0, (__mmask16)((1u << nr) - 1), sum16x16(acc));
+        _mm512_mask_storeu_ps(y + j0, (__mmask16)((1u << nr) - 1), rows16_avx512(A, j0, nr, cols, kf, km, x));
+    }
+}
+
+/* fx_lstm_cell on sixteen hidden units at a time: the four gates' rows of
+ * the block, then the gate math in registers. */
+MV_AVX512 static void lstm_cell_avx512(const float *R, int64_t Hd, const float *h, const float *g, float *c,
+                                       float *ho) {
+    const int64_t kf = Hd & ~(int64_t)15;
+    const __mmask16 km = (__mmask16)((1u << (Hd - kf)) - 1);
+    for (int64_t j0 = 0; j0 < Hd; j0 += 16) {
+        const int64_t nr = Hd - j0 < 16 ? Hd - j0 : 16;
+        const __mmask16 m = (__mmask16)((1u << nr) - 1);
+        __m512 s[4];
+        for (int q = 0; q < 4; q++)
+            s[q] = _mm512_add_ps(rows16_avx512(R, q * Hd + j0, nr, Hd, kf, km, h),
+                                 _mm512_maskz_loadu_ps(m, g + q * Hd + j0));
+        __m512 i = sig16(s[0], false), o = sig16(s[1], false), f = sig16(s[2], false), ct = tanh16(s[3]);
+        __m512 cv = _mm512_add_ps(_mm512_mul_ps(f, _mm512_maskz_loadu_ps(m, c + j0)), _mm512_mul_ps(i, ct));
+        _mm512_mask_storeu_ps(c + j0, m, cv);
+        _mm512_mask_storeu_ps(ho + j0, m, _mm512_mul_ps(o, tanh16(cv)));
     }
 }
 
@@ -100,37 +131,48 @@ __attribute__((target("avx2,fma"))) static inline __m256 sum8x8(const __m256 *a)
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
+static const int32_t ones_then_zeros[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/* Lane r: the sum over the columns of row first + r of A times x, for r
+ * < nr (nr <= 8; the lanes beyond repeat the last row); kf the columns in
+ * whole vectors, km the mask of the rest. */
+__attribute__((target("avx2,fma"))) static inline CORE_ALWAYS_INLINE __m256 rows8_avx2(const float *A, int64_t first,
+                                                                                       int64_t nr, int64_t cols,
+                                                                                       int64_t kf, __m256i km,
+                                                                                       const float *x) {
+    __m256 acc[8];
+    for (int g = 0; g < 8; g += 4) {
+        const float *p0 = A + (first + (g < nr ? g : nr - 1)) * cols;
+        const float *p1 = A + (first + (g + 1 < nr ? g + 1 : nr - 1)) * cols;
+        const float *p2 = A + (first + (g + 2 < nr ? g + 2 : nr - 1)) * cols;
+        const float *p3 = A + (first + (g + 3 < nr ? g + 3 : nr - 1)) * cols;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t k = 0; k < kf; k += 8) {
+            __m256 xv = _mm256_loadu_ps(x + k);
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), xv, a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), xv, a1);
+            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(p2 + k), xv, a2);
+            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(p3 + k), xv, a3);
+        }
+        if (kf < cols) {
+            __m256 xv = _mm256_maskload_ps(x + kf, km);
+            a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + kf, km), xv, a0);
+            a1 = _mm256_fmadd_ps(_mm256_maskload_ps(p1 + kf, km), xv, a1);
+            a2 = _mm256_fmadd_ps(_mm256_maskload_ps(p2 + kf, km), xv, a2);
+            a3 = _mm256_fmadd_ps(_mm256_maskload_ps(p3 + kf, km), xv, a3);
+        }
+        acc[g] = a0, acc[g + 1] = a1, acc[g + 2] = a2, acc[g + 3] = a3;
+    }
+    return sum8x8(acc);
+}
+
 __attribute__((target("avx2,fma"))) static void mv_avx2(const float *A, int64_t rows, int64_t cols, const float *x,
                                                         float *y) {
-    static const int32_t ones_then_zeros[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     const int64_t kf = cols & ~(int64_t)7;
     const __m256i km = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - (cols - kf)));
     for (int64_t j0 = 0; j0 < rows; j0 += 8) {
         const int64_t nr = rows - j0 < 8 ? rows - j0 : 8;
-        __m256 acc[8];
-        for (int g = 0; g < 8; g += 4) {
-            const float *p0 = A + (j0 + (g < nr ? g : nr - 1)) * cols;
-            const float *p1 = A + (j0 + (g + 1 < nr ? g + 1 : nr - 1)) * cols;
-            const float *p2 = A + (j0 + (g + 2 < nr ? g + 2 : nr - 1)) * cols;
-            const float *p3 = A + (j0 + (g + 3 < nr ? g + 3 : nr - 1)) * cols;
-            __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-            for (int64_t k = 0; k < kf; k += 8) {
-                __m256 xv = _mm256_loadu_ps(x + k);
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), xv, a0);
-                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), xv, a1);
-                a2 = _mm256_fmadd_ps(_mm256_loadu_ps(p2 + k), xv, a2);
-                a3 = _mm256_fmadd_ps(_mm256_loadu_ps(p3 + k), xv, a3);
-            }
-            if (kf < cols) {
-                __m256 xv = _mm256_maskload_ps(x + kf, km);
-                a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + kf, km), xv, a0);
-                a1 = _mm256_fmadd_ps(_mm256_maskload_ps(p1 + kf, km), xv, a1);
-                a2 = _mm256_fmadd_ps(_mm256_maskload_ps(p2 + kf, km), xv, a2);
-                a3 = _mm256_fmadd_ps(_mm256_maskload_ps(p3 + kf, km), xv, a3);
-            }
-            acc[g] = a0, acc[g + 1] = a1, acc[g + 2] = a2, acc[g + 3] = a3;
-        }
-        __m256 s = sum8x8(acc);
+        __m256 s = rows8_avx2(A, j0, nr, cols, kf, km, x);
         if (nr == 8) {
             _mm256_storeu_ps(y + j0, s);
         } else {
@@ -138,6 +180,24 @@ __attribute__((target("avx2,fma"))) static void mv_avx2(const float *A, int64_t 
             _mm256_storeu_ps(t, s);
             memcpy(y + j0, t, sizeof(float) * (size_t)nr);
         }
+    }
+}
+
+/* fx_lstm_cell on eight hidden units at a time (lstm_cell_avx512's steps). */
+__attribute__((target("avx2,fma"))) static void lstm_cell_avx2(const float *R, int64_t Hd, const float *h,
+                                                               const float *g, float *c, float *ho) {
+    const int64_t kf = Hd & ~(int64_t)7;
+    const __m256i km = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - (Hd - kf)));
+    for (int64_t j0 = 0; j0 < Hd; j0 += 8) {
+        const int64_t nr = Hd - j0 < 8 ? Hd - j0 : 8;
+        const __m256i m = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - nr));
+        __m256 s[4];
+        for (int q = 0; q < 4; q++)
+            s[q] = _mm256_add_ps(rows8_avx2(R, q * Hd + j0, nr, Hd, kf, km, h), _mm256_maskload_ps(g + q * Hd + j0, m));
+        __m256 i = sig8(s[0], false), o = sig8(s[1], false), f = sig8(s[2], false), ct = tanh8(s[3]);
+        __m256 cv = _mm256_add_ps(_mm256_mul_ps(f, _mm256_maskload_ps(c + j0, m)), _mm256_mul_ps(i, ct));
+        _mm256_maskstore_ps(c + j0, m, cv);
+        _mm256_maskstore_ps(ho + j0, m, _mm256_mul_ps(o, tanh8(cv)));
     }
 }
 
@@ -153,8 +213,22 @@ void fx_matvec(fx_mv_isa isa, const float *A, int64_t rows, int64_t cols, const 
     else
         mv_portable(A, rows, cols, x, y);
 }
+bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho) {
+    if (isa == FX_MV_AVX512)
+        lstm_cell_avx512(R, Hd, h, g, c, ho);
+    else if (isa == FX_MV_AVX2)
+        lstm_cell_avx2(R, Hd, h, g, c, ho);
+    else
+        return false;
+    return true;
+}
 #else
 fx_mv_isa fx_mv_best(void) { return FX_MV_PORTABLE; }
+
+bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho) {
+    (void)isa, (void)R, (void)Hd, (void)h, (void)g, (void)c, (void)ho;
+    return false;
+}
 
 void fx_matvec(fx_mv_isa isa, const float *A, int64_t rows, int64_t cols, const float *x, float *y) {
     (void)isa;

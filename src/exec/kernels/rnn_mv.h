@@ -4,6 +4,7 @@
 #ifndef NNFX_RNN_MV_H
 #define NNFX_RNN_MV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum { FX_MV_PORTABLE, FX_MV_AVX2, FX_MV_AVX512 } fx_mv_isa;
@@ -17,5 +18,16 @@ fx_mv_isa fx_mv_best(void);
  * CPU runs (at most fx_mv_best()). The sum's order differs between
  * variants (float rounding only). */
 void fx_matvec(fx_mv_isa isa, const float *A, int64_t rows, int64_t cols, const float *x, float *y);
+
+/* One LSTM step of one batch row with the default activations, no clip,
+ * peepholes or input_forget, fused with its recurrence: the gate sums s =
+ * R h + g (R [4 Hd, Hd] row-major, gate order i, o, f, c; g the step's
+ * input projections with both biases), then c = sigmoid(s_f) * c +
+ * sigmoid(s_i) * tanh(s_c) and ho = sigmoid(s_o) * tanh(c), by the
+ * sigmoid / tanh rows of act_x86.c (rnn.c's lstm_row_fast, whose sums are
+ * fx_matvec's). c is updated in place, ho is distinct from h. Returns
+ * false (nothing written) for FX_MV_PORTABLE: the caller runs fx_matvec
+ * and the gate rows then. */
+bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho);
 
 #endif
