@@ -1,6 +1,7 @@
 /* test_rnn_fast.c — the compiled plan's recurrent step (rnn.c's fast path
- * over rnn_mv.c's matrix-vector product and fused LSTM cell) against
- * independent references: fx_matvec and fx_lstm_cell in every variant this
+ * over rnn_mv.c's matrix-vector product and fused LSTM / GRU cells)
+ * against independent references: fx_matvec, fx_lstm_cell and fx_gru_cell
+ * in every variant this
  * host runs (AVX-512, AVX2, portable, called directly) against double
  * precision, on sizes that are not multiples of the vector width;
  * kern_lstm_fast / kern_gru_fast against
@@ -105,6 +106,50 @@ static void test_lstm_cell_each_isa(void **state) {
         }
     }
     assert_false(fx_lstm_cell(FX_MV_PORTABLE, NULL, 1, NULL, NULL, NULL, NULL));
+}
+
+/* fx_gru_cell (linear_before_reset 1) in each vector variant this host
+ * runs against the gate math in double precision, with and without the
+ * recurrence bias of h. */
+static void test_gru_cell_each_isa(void **state) {
+    (void)state;
+    static const int64_t hidden[] = {1, 6, 8, 16, 21, 40, 64};
+    for (int isa = FX_MV_AVX2; isa <= (int)fx_mv_best(); isa++) {
+        for (size_t s = 0; s < 2 * sizeof hidden / sizeof hidden[0]; s++) {
+            int64_t Hd = hidden[s / 2];
+            bool bias = s % 2;
+            float *R = malloc(sizeof(float) * (size_t)(3 * Hd * Hd)), *g = malloc(sizeof(float) * (size_t)(3 * Hd));
+            float *h = malloc(sizeof(float) * (size_t)Hd), *rbh = malloc(sizeof(float) * (size_t)Hd);
+            float *ho = malloc(sizeof(float) * (size_t)(Hd + 16));
+            assert_true(R && g && h && rbh && ho);
+            for (int64_t i = 0; i < 3 * Hd * Hd; i++)
+                R[i] = 0.5f * rnd();
+            for (int64_t i = 0; i < 3 * Hd; i++)
+                g[i] = 2.0f * rnd();
+            for (int64_t i = 0; i < Hd; i++)
+                h[i] = rnd(), rbh[i] = rnd();
+            for (int64_t i = 0; i < Hd + 16; i++)
+                ho[i] = 1234.5f;
+            assert_true(fx_gru_cell((fx_mv_isa)isa, R, Hd, h, g, bias ? rbh : NULL, ho));
+            for (int64_t j = 0; j < Hd; j++) {
+                double q[3];
+                for (int k = 0; k < 3; k++) {
+                    q[k] = 0;
+                    for (int64_t i = 0; i < Hd; i++)
+                        q[k] += (double)R[(k * Hd + j) * Hd + i] * h[i];
+                }
+                double z = 1 / (1 + exp(-(q[0] + g[j]))), r = 1 / (1 + exp(-(q[1] + g[Hd + j])));
+                double hh = tanh(g[2 * Hd + j] + r * (q[2] + (bias ? rbh[j] : 0))), hr = (1 - z) * hh + z * h[j];
+                if (fabs(ho[j] - hr) > 1e-5)
+                    fail_msg("isa %d, hidden %lld, bias %d: unit %lld h %.9g, expected %.9g", isa, (long long)Hd,
+                             (int)bias, (long long)j, ho[j], hr);
+            }
+            for (int64_t i = Hd; i < Hd + 16; i++)
+                assert_true(ho[i] == 1234.5f);
+            free(R), free(g), free(h), free(rbh), free(ho);
+        }
+    }
+    assert_false(fx_gru_cell(FX_MV_PORTABLE, NULL, 1, NULL, NULL, NULL, NULL));
 }
 
 static nnfx_tensor *random_tensor(nnfx_dtype dt, int rank, const int64_t *shape, float scale) {
@@ -217,6 +262,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matvec_each_isa),
         cmocka_unit_test(test_lstm_cell_each_isa),
+        cmocka_unit_test(test_gru_cell_each_isa),
         cmocka_unit_test(test_rnn_fast_vs_interpreter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,8 +209,9 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
         vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);
     int64_t GH = G * Hd;
     const fx_mv_isa isa = fx_mv_best();
-    /* a few rows of an LSTM: recurrence and gates in one pass per row (fx_lstm_cell) */
-    const bool fused = vec && kind == K_LSTM && Bt <= 4 && isa != FX_MV_PORTABLE;
+    /* a few rows of an LSTM, or of a GRU with linear_before_reset: recurrence
+     * and gates in one pass per row (fx_lstm_cell, fx_gru_cell) */
+    const bool fused = vec && (kind == K_LSTM || lbr) && Bt <= 4 && isa != FX_MV_PORTABLE;
     float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
     float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
@@ -247,7 +248,7 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
             /* hr = h R^T: [Bt, GH]; a few rows as matrix-vector products (an
              * sgemm call may pack all of R at every step) */
             if (fused) {
-                /* each row's recurrence runs in fx_lstm_cell below */
+                /* each row's recurrence runs in its fused cell below */
             } else if (Bt <= 4 && vec)
                 for (int64_t b = 0; b < Bt; b++)
                     fx_matvec(isa, Rd, GH, Hd, h + b * Hd, hr + b * GH);
@@ -267,7 +268,10 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
                     for (int64_t j = 0; j < Hd; j++)
                         hb[j] = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]);
                 } else if (fused) {
-                    fx_lstm_cell(isa, Rd, Hd, hb, g, cb, rh + b * Hd);
+                    if (kind == K_LSTM)
+                        fx_lstm_cell(isa, Rd, Hd, hb, g, cb, rh + b * Hd);
+                    else
+                        fx_gru_cell(isa, Rd, Hd, hb, g, Rb ? Rb + 2 * Hd : NULL, rh + b * Hd);
                     memcpy(hb, rh + b * Hd, sizeof(float) * (size_t)Hd);
                 } else if (vec && kind == K_LSTM) {
                     lstm_row_fast(g, hr + b * GH, Hd, hb, cb, rh + b * Hd);

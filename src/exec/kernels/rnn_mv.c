@@ -123,6 +123,27 @@ MV_AVX512 static void lstm_cell_avx512(const float *R, int64_t Hd, const float *
     }
 }
 
+/* fx_gru_cell on sixteen hidden units at a time. */
+MV_AVX512 static void gru_cell_avx512(const float *R, int64_t Hd, const float *h, const float *g, const float *rbh,
+                                      float *ho) {
+    const int64_t kf = Hd & ~(int64_t)15;
+    const __mmask16 km = (__mmask16)((1u << (Hd - kf)) - 1);
+    for (int64_t j0 = 0; j0 < Hd; j0 += 16) {
+        const int64_t nr = Hd - j0 < 16 ? Hd - j0 : 16;
+        const __mmask16 m = (__mmask16)((1u << nr) - 1);
+        __m512 z =
+            sig16(_mm512_add_ps(rows16_avx512(R, j0, nr, Hd, kf, km, h), _mm512_maskz_loadu_ps(m, g + j0)), false);
+        __m512 r = sig16(
+            _mm512_add_ps(rows16_avx512(R, Hd + j0, nr, Hd, kf, km, h), _mm512_maskz_loadu_ps(m, g + Hd + j0)), false);
+        __m512 qh = _mm512_add_ps(rows16_avx512(R, 2 * Hd + j0, nr, Hd, kf, km, h),
+                                  rbh ? _mm512_maskz_loadu_ps(m, rbh + j0) : _mm512_setzero_ps());
+        __m512 hh = tanh16(_mm512_add_ps(_mm512_maskz_loadu_ps(m, g + 2 * Hd + j0), _mm512_mul_ps(r, qh)));
+        __m512 mix = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), z), hh),
+                                   _mm512_mul_ps(z, _mm512_maskz_loadu_ps(m, h + j0)));
+        _mm512_mask_storeu_ps(ho + j0, m, mix);
+    }
+}
+
 /* Lane r of the result is the sum of the eight lanes of a[r]. */
 __attribute__((target("avx2,fma"))) static inline __m256 sum8x8(const __m256 *a) {
     __m256 t0 = _mm256_hadd_ps(a[0], a[1]), t1 = _mm256_hadd_ps(a[2], a[3]);
@@ -213,6 +234,37 @@ void fx_matvec(fx_mv_isa isa, const float *A, int64_t rows, int64_t cols, const 
     else
         mv_portable(A, rows, cols, x, y);
 }
+/* fx_gru_cell on eight hidden units at a time (gru_cell_avx512's steps). */
+__attribute__((target("avx2,fma"))) static void gru_cell_avx2(const float *R, int64_t Hd, const float *h,
+                                                              const float *g, const float *rbh, float *ho) {
+    const int64_t kf = Hd & ~(int64_t)7;
+    const __m256i km = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - (Hd - kf)));
+    for (int64_t j0 = 0; j0 < Hd; j0 += 8) {
+        const int64_t nr = Hd - j0 < 8 ? Hd - j0 : 8;
+        const __m256i m = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - nr));
+        __m256 z = sig8(_mm256_add_ps(rows8_avx2(R, j0, nr, Hd, kf, km, h), _mm256_maskload_ps(g + j0, m)), false);
+        __m256 r =
+            sig8(_mm256_add_ps(rows8_avx2(R, Hd + j0, nr, Hd, kf, km, h), _mm256_maskload_ps(g + Hd + j0, m)), false);
+        __m256 qh = _mm256_add_ps(rows8_avx2(R, 2 * Hd + j0, nr, Hd, kf, km, h),
+                                  rbh ? _mm256_maskload_ps(rbh + j0, m) : _mm256_setzero_ps());
+        __m256 hh = tanh8(_mm256_add_ps(_mm256_maskload_ps(g + 2 * Hd + j0, m), _mm256_mul_ps(r, qh)));
+        __m256 mix = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), z), hh),
+                                   _mm256_mul_ps(z, _mm256_maskload_ps(h + j0, m)));
+        _mm256_maskstore_ps(ho + j0, m, mix);
+    }
+}
+
+bool fx_gru_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, const float *rbh,
+                 float *ho) {
+    if (isa == FX_MV_AVX512)
+        gru_cell_avx512(R, Hd, h, g, rbh, ho);
+    else if (isa == FX_MV_AVX2)
+        gru_cell_avx2(R, Hd, h, g, rbh, ho);
+    else
+        return false;
+    return true;
+}
+
 bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho) {
     if (isa == FX_MV_AVX512)
         lstm_cell_avx512(R, Hd, h, g, c, ho);
@@ -227,6 +279,12 @@ fx_mv_isa fx_mv_best(void) { return FX_MV_PORTABLE; }
 
 bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho) {
     (void)isa, (void)R, (void)Hd, (void)h, (void)g, (void)c, (void)ho;
+    return false;
+}
+
+bool fx_gru_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, const float *rbh,
+                 float *ho) {
+    (void)isa, (void)R, (void)Hd, (void)h, (void)g, (void)rbh, (void)ho;
     return false;
 }
 

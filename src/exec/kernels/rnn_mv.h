@@ -30,4 +30,15 @@ void fx_matvec(fx_mv_isa isa, const float *A, int64_t rows, int64_t cols, const 
  * and the gate rows then. */
 bool fx_lstm_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, float *c, float *ho);
 
+/* One GRU step of one batch row with the default activations, no clip and
+ * linear_before_reset 1, fused with its recurrence: q = R h (R [3 Hd, Hd]
+ * row-major, gate order z, r, h), z = sigmoid(q_z + g_z), r =
+ * sigmoid(q_r + g_r), hh = tanh(g_h + r * (q_h + rbh)) (rbh the
+ * recurrence bias of h, or NULL for none; g the step's input projections,
+ * z's and r's recurrence biases included) and ho = (1 - z) * hh + z * h,
+ * by the sigmoid / tanh rows of act_x86.c (rnn.c's gru_row_fast). ho is
+ * distinct from h. Returns false (nothing written) for FX_MV_PORTABLE. */
+bool fx_gru_cell(fx_mv_isa isa, const float *R, int64_t Hd, const float *h, const float *g, const float *rbh,
+                 float *ho);
+
 #endif
