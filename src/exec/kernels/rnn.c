@@ -10,12 +10,17 @@
  * ones the C generator copies (src/rt/nnfx_rt_rnn.h). Gate
  * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate.
  *
- * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same GEMMs,
- * and where the node has the default activations (Sigmoid, Tanh), no clip,
- * no peepholes and no input_forget, the gate math of a step as vector rows
- * (fx_act_row's sigmoid and tanh, act_fast.c, within 8 ulp of the scalar
- * meaning) instead of a scalar call per element; GRU's reset-gated
- * recurrence (linear_before_reset 0) one matrix-vector product per row. */
+ * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same input
+ * GEMM, and where the node has the default activations (Sigmoid, Tanh), no
+ * clip, no peepholes and no input_forget, the gate math of a step as vector
+ * rows (fx_act_row's sigmoid and tanh, act_fast.c, within 8 ulp of the
+ * scalar meaning) instead of a scalar call per element, the recurrence of
+ * up to 4 batch rows as our own matrix-vector products over R as stored
+ * (fx_matvec, rnn_mv.c) and, with AVX2 or AVX-512, an LSTM's or a
+ * linear_before_reset GRU's recurrence and gates fused per row
+ * (fx_lstm_cell, fx_gru_cell: the same sums and gate functions in one
+ * pass); GRU's reset-gated recurrence (linear_before_reset 0) one
+ * matrix-vector product per row. */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -212,18 +217,21 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     /* a few rows of an LSTM, or of a GRU with linear_before_reset: recurrence
      * and gates in one pass per row (fx_lstm_cell, fx_gru_cell) */
     const bool fused = vec && (kind == K_LSTM || lbr) && Bt <= 4 && isa != FX_MV_PORTABLE;
-    float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
+    /* the input rows as [T, Bt, IN]: X itself unless batch first with several rows */
+    const bool copy_x = bw && Bt > 1;
+    float *xs = copy_x ? malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)) : NULL;
+    float *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
     float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
-    if (!xs || !xw || !hr || !h || !cc || !rh) {
+    if ((copy_x && !xs) || !xw || !hr || !h || !cc || !rh) {
         free(xs), free(xw), free(hr), free(h), free(cc), free(rh);
         return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
     }
-    const float *xd = x->data;
-    for (int64_t t = 0; t < T; t++) /* xs: [T, Bt, IN] */
+    const float *xd = x->data, *xrows = copy_x ? xs : xd;
+    for (int64_t t = 0; copy_x && t < T; t++) /* xs: [T, Bt, IN] */
         for (int64_t b = 0; b < Bt; b++)
-            memcpy(xs + (t * Bt + b) * IN, xd + (bw ? b * T + t : t * Bt + b) * IN, sizeof(float) * (size_t)IN);
-    for (int o = 0; o < nout; o++)
+            memcpy(xs + (t * Bt + b) * IN, xd + (b * T + t) * IN, sizeof(float) * (size_t)IN);
+    for (int o = 0; SL && o < nout; o++) /* padded steps stay 0 (without sequence_lens every value is written) */
         if (out[o]) memset(out[o]->data, 0, out[o]->nbytes);
     for (int d = 0; d < dirs; d++) {
         bool back = rev || d == 1;
@@ -231,13 +239,14 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
         const float *Wb = B ? (const float *)B->data + d * 2 * GH : NULL, *Rb = Wb ? Wb + GH : NULL;
         const float *Pd = P ? (const float *)P->data + d * 3 * Hd : NULL;
         const nnfx_rt_act *acts = &fns[d * per];
-        /* all input projections at once: xw = xs W^T + Wb (+ Rb where it adds up) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xs, (int)IN, Wd,
-                    (int)IN, 0.0f, xw, (int)GH);
+        /* all input projections at once: xw = xs W^T + (Wb + Rb where it adds
+         * up), the biases first (the GEMM adds its sums to them) */
         if (Wb)
             for (int64_t r = 0; r < T * Bt; r++)
                 for (int64_t j = 0; j < GH; j++)
-                    xw[r * GH + j] += Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
+                    xw[r * GH + j] = Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xrows, (int)IN, Wd,
+                    (int)IN, Wb ? 1.0f : 0.0f, xw, (int)GH);
         for (int64_t i = 0; i < Bt * Hd; i++) { /* initial states [dirs, Bt, Hd] ([Bt, dirs, Hd] batch first) */
             int64_t at = bw ? (i / Hd * dirs + d) * Hd + i % Hd : d * Bt * Hd + i;
             h[i] = H0 ? ((const float *)H0->data)[at] : 0.0f;
