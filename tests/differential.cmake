@@ -46,3 +46,9 @@ set_tests_properties(test_real_models_own PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE
 # when an op has neither (or an op with a case is still listed as without).
 add_test(NAME kernels_harness_coverage COMMAND test_kernels coverage)
 set_tests_properties(kernels_harness_coverage PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+# The recurrent step's matrix-vector product and fused gates against the
+# interpreter (tests/test_rnn_fast.c) on the AVX2 and portable paths too.
+add_test(NAME test_rnn_fast_avx2 COMMAND test_rnn_fast)
+set_tests_properties(test_rnn_fast_avx2 PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=avx2")
+add_test(NAME test_rnn_fast_portable COMMAND test_rnn_fast)
+set_tests_properties(test_rnn_fast_portable PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;NNFX_ISA=portable")

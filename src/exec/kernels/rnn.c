@@ -10,12 +10,17 @@
  * ones the C generator copies (src/rt/nnfx_rt_rnn.h). Gate
  * order in W, R, B as ONNX: LSTM i, o, f, c; GRU z, r, h; RNN one gate.
  *
- * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same GEMMs,
- * and where the node has the default activations (Sigmoid, Tanh), no clip,
- * no peepholes and no input_forget, the gate math of a step as vector rows
- * (fx_act_row's sigmoid and tanh, act_fast.c, within 8 ulp of the scalar
- * meaning) instead of a scalar call per element; GRU's reset-gated
- * recurrence (linear_before_reset 0) one matrix-vector product per row. */
+ * The compiled plan runs kern_lstm_fast / kern_gru_fast: the same input
+ * GEMM, and where the node has the default activations (Sigmoid, Tanh), no
+ * clip, no peepholes and no input_forget, the gate math of a step as vector
+ * rows (fx_act_row's sigmoid and tanh, act_fast.c, within 8 ulp of the
+ * scalar meaning) instead of a scalar call per element, the recurrence of
+ * up to 4 batch rows as our own matrix-vector products over R as stored
+ * (fx_matvec, rnn_mv.c) and, with AVX2 or AVX-512, an LSTM's or a
+ * linear_before_reset GRU's recurrence and gates fused per row
+ * (fx_lstm_cell, fx_gru_cell: the same sums and gate functions in one
+ * pass); GRU's reset-gated recurrence (linear_before_reset 0) one
+ * matrix-vector product per row. */
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -26,6 +31,7 @@
 #include "core/core_int.h"
 #include "exec/fast_int.h"
 #include "exec/kernels/kernels_int.h"
+#include "exec/kernels/rnn_mv.h"
 
 typedef enum { K_RNN, K_GRU, K_LSTM } rnn_kind;
 
@@ -145,7 +151,7 @@ static void lstm_row_fast(const float *g, float *q, int64_t Hd, float *hb, float
  * reset-gated recurrence of linear_before_reset 0 as one sgemv); q becomes
  * the gate values, rb is scratch [Hd]. */
 static void gru_row_fast(const float *g, float *q, const float *rbh, const float *Rh, int64_t Hd, bool lbr, float *hb,
-                         float *rb) {
+                         float *rb, fx_mv_isa isa) {
     for (int64_t j = 0; j < 2 * Hd; j++)
         q[j] += g[j];
     fx_act_row(q, 2 * Hd, FX_ACT_SIGMOID, 0, 0);
@@ -156,7 +162,7 @@ static void gru_row_fast(const float *g, float *q, const float *rbh, const float
     } else {
         for (int64_t j = 0; j < Hd; j++)
             rb[j] = r[j] * hb[j];
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)Hd, (int)Hd, 1.0f, Rh, (int)Hd, rb, 1, 0.0f, hh, 1);
+        fx_matvec(isa, Rh, Hd, Hd, rb, hh);
         for (int64_t j = 0; j < Hd; j++)
             hh[j] += g[2 * Hd + j] + (rbh ? rbh[j] : 0);
     }
@@ -207,18 +213,25 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
     for (int i = 0; vec && i < per * dirs; i++)
         vec = fns[i].f == (i % per == 0 ? nnfx_rt_sigmoid : nnfx_rt_tanh);
     int64_t GH = G * Hd;
-    float *xs = malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)), *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
+    const fx_mv_isa isa = fx_mv_best();
+    /* a few rows of an LSTM, or of a GRU with linear_before_reset: recurrence
+     * and gates in one pass per row (fx_lstm_cell, fx_gru_cell) */
+    const bool fused = vec && (kind == K_LSTM || lbr) && Bt <= 4 && isa != FX_MV_PORTABLE;
+    /* the input rows as [T, Bt, IN]: X itself unless batch first with several rows */
+    const bool copy_x = bw && Bt > 1;
+    float *xs = copy_x ? malloc(sizeof *xs * (size_t)(T * Bt * IN + 1)) : NULL;
+    float *xw = malloc(sizeof *xw * (size_t)(T * Bt * GH + 1));
     float *hr = malloc(sizeof *hr * (size_t)(Bt * GH + 1)), *h = malloc(sizeof *h * (size_t)(Bt * Hd + 1));
     float *cc = malloc(sizeof *cc * (size_t)(Bt * Hd + 1)), *rh = malloc(sizeof *rh * (size_t)(Bt * Hd + 1));
-    if (!xs || !xw || !hr || !h || !cc || !rh) {
+    if ((copy_x && !xs) || !xw || !hr || !h || !cc || !rh) {
         free(xs), free(xw), free(hr), free(h), free(cc), free(rh);
         return kern_fail(err, n, NNFX_ERR_NOMEM, "out of memory");
     }
-    const float *xd = x->data;
-    for (int64_t t = 0; t < T; t++) /* xs: [T, Bt, IN] */
+    const float *xd = x->data, *xrows = copy_x ? xs : xd;
+    for (int64_t t = 0; copy_x && t < T; t++) /* xs: [T, Bt, IN] */
         for (int64_t b = 0; b < Bt; b++)
-            memcpy(xs + (t * Bt + b) * IN, xd + (bw ? b * T + t : t * Bt + b) * IN, sizeof(float) * (size_t)IN);
-    for (int o = 0; o < nout; o++)
+            memcpy(xs + (t * Bt + b) * IN, xd + (b * T + t) * IN, sizeof(float) * (size_t)IN);
+    for (int o = 0; SL && o < nout; o++) /* padded steps stay 0 (without sequence_lens every value is written) */
         if (out[o]) memset(out[o]->data, 0, out[o]->nbytes);
     for (int d = 0; d < dirs; d++) {
         bool back = rev || d == 1;
@@ -226,13 +239,14 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
         const float *Wb = B ? (const float *)B->data + d * 2 * GH : NULL, *Rb = Wb ? Wb + GH : NULL;
         const float *Pd = P ? (const float *)P->data + d * 3 * Hd : NULL;
         const nnfx_rt_act *acts = &fns[d * per];
-        /* all input projections at once: xw = xs W^T + Wb (+ Rb where it adds up) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xs, (int)IN, Wd,
-                    (int)IN, 0.0f, xw, (int)GH);
+        /* all input projections at once: xw = xs W^T + (Wb + Rb where it adds
+         * up), the biases first (the GEMM adds its sums to them) */
         if (Wb)
             for (int64_t r = 0; r < T * Bt; r++)
                 for (int64_t j = 0; j < GH; j++)
-                    xw[r * GH + j] += Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
+                    xw[r * GH + j] = Wb[j] + ((kind == K_GRU && j >= 2 * Hd) ? 0.0f : Rb[j]);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(T * Bt), (int)GH, (int)IN, 1.0f, xrows, (int)IN, Wd,
+                    (int)IN, Wb ? 1.0f : 0.0f, xw, (int)GH);
         for (int64_t i = 0; i < Bt * Hd; i++) { /* initial states [dirs, Bt, Hd] ([Bt, dirs, Hd] batch first) */
             int64_t at = bw ? (i / Hd * dirs + d) * Hd + i % Hd : d * Bt * Hd + i;
             h[i] = H0 ? ((const float *)H0->data)[at] : 0.0f;
@@ -242,7 +256,12 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
             int64_t t = back ? T - 1 - step : step;
             /* hr = h R^T: [Bt, GH]; a few rows as matrix-vector products (an
              * sgemm call may pack all of R at every step) */
-            if (Bt <= 4)
+            if (fused) {
+                /* each row's recurrence runs in its fused cell below */
+            } else if (Bt <= 4 && vec)
+                for (int64_t b = 0; b < Bt; b++)
+                    fx_matvec(isa, Rd, GH, Hd, h + b * Hd, hr + b * GH);
+            else if (Bt <= 4)
                 for (int64_t b = 0; b < Bt; b++)
                     cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)GH, (int)Hd, 1.0f, Rd, (int)Hd, h + b * Hd, 1, 0.0f,
                                 hr + b * GH, 1);
@@ -257,10 +276,17 @@ static nnfx_status rnn_run(rnn_kind kind, bool fast, const nnfx_node *n, int nin
                 if (kind == K_RNN) {
                     for (int64_t j = 0; j < Hd; j++)
                         hb[j] = nnfx_rt_gate(g[j] + q[j], clip, &acts[0]);
+                } else if (fused) {
+                    if (kind == K_LSTM)
+                        fx_lstm_cell(isa, Rd, Hd, hb, g, cb, rh + b * Hd);
+                    else
+                        fx_gru_cell(isa, Rd, Hd, hb, g, Rb ? Rb + 2 * Hd : NULL, rh + b * Hd);
+                    memcpy(hb, rh + b * Hd, sizeof(float) * (size_t)Hd);
                 } else if (vec && kind == K_LSTM) {
                     lstm_row_fast(g, hr + b * GH, Hd, hb, cb, rh + b * Hd);
                 } else if (vec) {
-                    gru_row_fast(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, lbr, hb, rh + b * Hd);
+                    gru_row_fast(g, hr + b * GH, Rb ? Rb + 2 * Hd : NULL, Rd + 2 * Hd * Hd, Hd, lbr, hb, rh + b * Hd,
+                                 isa);
                 } else if (kind == K_LSTM) {
                     lstm_row(g, q, Pd, Hd, clip, coupled, acts, hb, cb);
                 } else {
