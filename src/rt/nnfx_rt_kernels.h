@@ -850,38 +850,79 @@ static inline nnfx_rt_p16 nnfx_rt_load16(const float *p, int S) {
     memcpy(&v, t, sizeof v);
     return v;
 }
+/* nnfx_rt_load16 with lanes 8..15 from column d (1 <= d <= 8) on: p[0],
+ * ..., p[7S], p[dS], ..., p[(d+7)S] (a row of 9 to 16 columns as two
+ * overlapping halves). For S 2 p[0..15] and p[2d-1 .. 2d+14], shuffled. */
+static inline nnfx_rt_p16 nnfx_rt_load16d(const float *p, int S, int d) {
+    if (d == 8 || S == 2) {
+        const nnfx_rt_p16 a = *(const nnfx_rt_p16u *)p;
+        if (S != 2) return nnfx_rt_load16(p, S);
+        {
+            const nnfx_rt_p16 b = *(const nnfx_rt_p16u *)(p + 2 * d - 1);
+#ifdef __clang__
+            return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+#else
+            return __builtin_shuffle(a, b, (nnfx_rt_p16i){0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31});
+#endif
+        }
+    }
+    {
+        const float *q = p + (long)d * S;
+        const long s1 = S, s2 = 2L * S, s3 = 3L * S, s4 = 4L * S, s5 = 5L * S, s6 = 6L * S, s7 = 7L * S;
+        return (nnfx_rt_p16){p[0], p[s1], p[s2], p[s3], p[s4], p[s5], p[s6], p[s7],
+                             q[0], q[s1], q[s2], q[s3], q[s4], q[s5], q[s6], q[s7]};
+    }
+}
 /* m, or v where nnfx_rt_max_takes(m, v): v is not at most m (larger, or
  * either a NaN) while m is no NaN. */
 static inline nnfx_rt_p16 nnfx_rt_max16(nnfx_rt_p16 m, nnfx_rt_p16 v) {
     const nnfx_rt_p16i tk = ~(v <= m) & (m == m);
     return (nnfx_rt_p16)(((nnfx_rt_p16i)v & tk) | ((nnfx_rt_p16i)m & ~tk));
 }
-/* nnfx_rt_pool_cols over hi - lo >= 16 columns, 16 at a time (the last 16
- * of the row again where a run is short: the same values rewritten). A max
+/* One vector of nnfx_rt_pool_cols16 (lanes as nnfx_rt_load16d's, x0 at
+ * the first lane's tap (0, 0) less the row offset of h0): taps kh in [h0,
+ * h1). */
+static inline nnfx_rt_p16 nnfx_rt_pool16(const float *x0, const int *g, int h0, int h1, int d, int is_max) {
+    const int W = g[2], KW = g[6], SW = g[8], DH = g[11], DW = g[12];
+    nnfx_rt_p16 m = {0};
+    int kh, kw;
+    for (kh = h0; kh < h1; kh++) {
+        const float *xr = x0 + (long)kh * DH * W;
+        nnfx_rt_p16 r = nnfx_rt_load16d(xr, SW, d);
+        if (!is_max) {
+            m += r;
+            for (kw = 1; kw < KW; kw++)
+                m += nnfx_rt_load16d(xr + kw * DW, SW, d);
+            continue;
+        }
+        for (kw = 1; kw < KW; kw++)
+            r = nnfx_rt_max16(r, nnfx_rt_load16d(xr + kw * DW, SW, d));
+        m = kh == h0 ? r : nnfx_rt_max16(m, r);
+    }
+    return m;
+}
+/* nnfx_rt_pool_cols over hi - lo > 8 columns, 16 at a time (the last 16
+ * of the row again where a run is short: the same values rewritten; 9 to
+ * 15 columns as two overlapping halves of 8, lanes 8.. from column hi - 8).
+ * A max
  * of each tap row's taps, then of the rows in order: the first of the
  * largest taps in (kh, kw) order as tap by tap, the rule keeping the first
  * of equals in any grouping. An average sums tap by tap in that order. */
 static inline void nnfx_rt_pool_cols16(const float *xc, float *yr, int lo, int hi, int ih, int h0, int h1, const int *g,
                                        int is_max) {
-    const int W = g[2], KW = g[6], SW = g[8], PW = g[10], DH = g[11], DW = g[12];
-    int ow, kh, kw;
+    const int W = g[2], SW = g[8], PW = g[10];
+    const float *x0 = xc + (long)ih * W - PW;
+    int ow;
+    if (hi - lo < 16) { /* one vector, two halves */
+        const int d = hi - lo - 8;
+        const nnfx_rt_p16 m = nnfx_rt_pool16(x0 + (long)lo * SW, g, h0, h1, d, is_max);
+        memcpy(yr + lo + d, (const float *)&m + 8, 8 * sizeof(float)); /* then the low half over the common columns */
+        memcpy(yr + lo, &m, 8 * sizeof(float));
+        return;
+    }
     for (ow = lo; ow < hi; ow += 16) {
         const int o = ow + 16 > hi ? hi - 16 : ow;
-        nnfx_rt_p16 m = {0};
-        for (kh = h0; kh < h1; kh++) {
-            const float *xr = xc + (long)(ih + kh * DH) * W + (long)o * SW - PW;
-            nnfx_rt_p16 r = nnfx_rt_load16(xr, SW);
-            if (!is_max) {
-                m += r;
-                for (kw = 1; kw < KW; kw++)
-                    m += nnfx_rt_load16(xr + kw * DW, SW);
-                continue;
-            }
-            for (kw = 1; kw < KW; kw++)
-                r = nnfx_rt_max16(r, nnfx_rt_load16(xr + kw * DW, SW));
-            m = kh == h0 ? r : nnfx_rt_max16(m, r);
-        }
-        *(nnfx_rt_p16u *)(yr + o) = m;
+        *(nnfx_rt_p16u *)(yr + o) = nnfx_rt_pool16(x0 + (long)o * SW, g, h0, h1, 8, is_max);
     }
 }
 #endif
@@ -919,7 +960,7 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
                 ch = (he - ih + DH - 1) / DH;
             }
 #if defined(NNFX_RT_VEC) && defined(__AVX512F__)
-            if (hi - lo >= 16) /* AVX-512: 16-float vectors (shuffled for stride 2) beat the compiler's loop */
+            if (hi - lo > 8) /* AVX-512: 16-float vectors (shuffled for stride 2) beat the compiler's loop */
                 nnfx_rt_pool_cols16(xc, yr, lo, hi, ih, h0, h1, g, is_max);
             else
 #endif
@@ -1000,7 +1041,25 @@ static inline double nnfx_rt_fsum(const float *p, long n, long stride) {
  * dim. kind 0 mean, 1 sum (nnfx_rt_fsum, then divided by n in double for
  * the mean, rounded to float once), 2 max, 3 min (a NaN wins). */
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
-    long o, i, k;
+    long o = 0, i, k;
+#ifdef __AVX512F__
+    /* AVX-512 hosts, a sum over contiguous rows (GlobalAveragePool): 8 rows
+     * side by side, each summed in nnfx_rt_fsum's order (the same bits),
+     * the chains of additions overlapping */
+    if (inner == 1 && kind <= 1) {
+        for (; o + 8 <= outer; o += 8) {
+            const float *p = x + o * n;
+            double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int j;
+            for (k = 0; k < n; k++)
+                for (j = 0; j < 8; j++)
+                    s[j] += (double)p[j * n + k];
+            for (j = 0; j < 8; j++)
+                y[o + j] = (float)(kind == 0 ? s[j] / (double)n : s[j]);
+        }
+        x += o * n, y += o, outer -= o;
+    }
+#endif
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;

@@ -143,6 +143,11 @@ def cases():
     yield _pool("maxpool_dil2", "MaxPool", rand(1, 2, 9, 9), 2, 1, [0, 0, 0, 0], 0, dil=2)
     yield _pool("avgpool_incl_ceil", "AveragePool", rand(1, 3, 10, 9), 3, 2, [1, 1, 1, 1], 1, incl=1)
     yield _pool("avgpool_excl", "AveragePool", rand(1, 3, 7, 8), 3, 2, [1, 1, 1, 1], 0, incl=0)
+    # GlobalAveragePool over 13 channels of 35 values (AVX-512 hosts: 8
+    # channels' sums side by side, then the last 5 one by one)
+    x = rand(1, 13, 5, 7)
+    ref = _t(x).mean(dim=(2, 3), keepdim=True).float().numpy()
+    yield ("gap_rows", _model("gap", [helper.make_node("GlobalAveragePool", ["x"], ["y"])], x, ref.shape), x, ref)
     # 3-d: a grouped, strided, dilated conv with asymmetric pads; average pooling with pads, both divisors
     # and a ceil_mode overhang; max pooling with dilation
     yield _conv("conv3d_group2", rand(1, 4, 6, 7, 5), rand(6, 2, 3, 2, 3), rand(6), 2, [1, 0, 2, 1, 1, 0], 1, 2)
