@@ -447,7 +447,7 @@ static inline void nnfx_rt_conv2d_vt(const float *x, const float *wp, const floa
                         const long yo = ((long)n * M + bo) * s.P + p0;
                         const float *wt = wp + ((long)grp * nb + blk) * wblock + (long)k0 * NNFX_RT_OB;
                         const int mb = mg - mo < NNFX_RT_OB ? mg - mo : NNFX_RT_OB;
-                        if (K >= 32) /* long enough sums: 6 x 16 tiles */
+                        if (K >= 32 && NNFX_RT_TV == 8) /* long enough sums: 6 x 16 tiles (not AVX-512's) */
                             nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, pt, first, last);
                         else
                             for (i = 0; i < mb; i += NNFX_RT_TC)
@@ -659,7 +659,12 @@ static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, co
 }
 static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
                                        const int *g) {
-#if defined(NNFX_RT_VT) && !defined(__AVX512F__) /* a host: 1x1 convs, long sums into 64+ channels: tiles */
+#if defined(NNFX_RT_VT) && defined(__AVX512F__) /* 1x1 summing <= 32 into 64+ channels: the short-sum tiles */
+    if (g[7] == 1 && g[8] == 1 && g[1] / g[15] <= 32 && g[2] / g[15] >= 64) {
+        nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
+        return;
+    }
+#elif defined(NNFX_RT_VT) /* a host: 1x1 convs, long sums into 64+ channels: tiles */
     if ((g[7] == 1 && g[8] == 1) || (g[1] / g[15] * g[7] * g[8] >= 64 && g[2] / g[15] >= 64)) {
         nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
         return;

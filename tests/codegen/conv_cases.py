@@ -110,6 +110,10 @@ def cases():
     # tile) and 3 runs of 48 then one of 12 pixels
     yield _conv("conv_vt_stem_relu", rand(1, 3, 23, 26), rand(70, 3, 3, 3), rand(70), 2, [1, 1, 1, 1], 1, 1, "relu")
     yield _conv("conv_vt_direct", rand(1, 70, 6, 8), rand(33, 70, 1, 1), None, 1, [0, 0, 0, 0], 1, 1)
+    # a 1x1 conv summing 32 channels into 75 (AVX-512 hosts: the 8 x 48
+    # tiles, a last block of 11) with ReLU, batch 2 of 63 pixels: a run of
+    # 48 read in place, then 15 gathered
+    yield _conv("conv_vt_1x1_k32", rand(2, 32, 7, 9), rand(75, 32, 1, 1), rand(75), 1, [0, 0, 0, 0], 1, 1, "relu")
     # a plane kept (stride 1) with dilation 2 into 68 channels: each tap's
     # shifted rows read as masked vectors, the edge runs lane by lane
     yield _conv("conv_vt_same_dil2", rand(1, 12, 9, 10), rand(68, 12, 3, 3), rand(68), 1, [2, 2, 2, 2], 2, 1)
