@@ -214,14 +214,34 @@ static inline void nnfx_rt_conv2d_dw(const float *x, const float *w, const float
  * residual r), later ones from the partial sums in y; the last applies
  * ReLU (g[16]). Not for an MCU: the buffer
  * takes 48 KiB of stack, and there is no NNFX_RT_VEC there. */
-#if defined(NNFX_RT_VEC) && !defined(__AVX512F__)
+#if defined(NNFX_RT_VEC)
 #define NNFX_RT_VT 1
 #ifndef NNFX_RT_OB
 #define NNFX_RT_OB 16 /* fixed by the weight layout (also nnfx_rt_conv2d_packed's) */
 #endif
-#define NNFX_RT_TP 24  /* pixels per gathered run: 3 vectors, 4 tiles of 6 */
-#define NNFX_RT_KC 512 /* xcol rows per chunk */
 typedef int nnfx_rt_v8i __attribute__((vector_size(32)));
+#ifdef __AVX512F__
+/* AVX-512: only the short sums come here (the 16-float tiles below keep
+ * the rest), in 8 channels x 3 vectors of 16 pixels */
+#define NNFX_RT_TV 16  /* floats a vector of the short-sum tiles */
+#define NNFX_RT_TC 8   /* channels a short-sum tile */
+#define NNFX_RT_KC 256 /* xcol rows per chunk: the same 48 KiB */
+typedef float nnfx_rt_vtv __attribute__((vector_size(64)));
+typedef float nnfx_rt_vtvu __attribute__((vector_size(64), aligned(4)));
+typedef int nnfx_rt_vtvi __attribute__((vector_size(64)));
+#define NNFX_RT_TSPLAT(v)                                                                                              \
+    { v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v } /* a vector of v */
+#else
+#define NNFX_RT_TV 8
+#define NNFX_RT_TC 4
+#define NNFX_RT_KC 512 /* xcol rows per chunk */
+typedef nnfx_rt_v8 nnfx_rt_vtv;
+typedef nnfx_rt_v8u nnfx_rt_vtvu;
+typedef nnfx_rt_v8i nnfx_rt_vtvi;
+#define NNFX_RT_TSPLAT(v)                                                                                              \
+    { v, v, v, v, v, v, v, v }
+#endif
+#define NNFX_RT_TP (3 * NNFX_RT_TV) /* pixels per gathered run: 3 vectors (AVX2: 4 tiles of 6) */
 /* What one conv's tiles share: output y [N, M, P], bias b, residual r. */
 struct nnfx_rt_vt {
     const float *b, *r;
@@ -229,17 +249,18 @@ struct nnfx_rt_vt {
     long P;
     int M, mg, relu;
 };
-/* acc[i*3 + v] (channel i, pixels 8v..) += xs row k (at xs + k*ld) times
- * w[k*NNFX_RT_OB + i], k < kn: 4 channels x NNFX_RT_TP pixels. */
-static inline void nnfx_rt_vt_k4(const float *xs, long ld, const float *w, int kn, nnfx_rt_v8 *acc) {
-    nnfx_rt_v8 a[4][3];
+/* acc[i*3 + v] (channel i, pixels NNFX_RT_TV*v..) += xs row k (at xs +
+ * k*ld) times w[k*NNFX_RT_OB + i], k < kn: NNFX_RT_TC channels x
+ * NNFX_RT_TP pixels. */
+static inline void nnfx_rt_vt_k4(const float *xs, long ld, const float *w, int kn, nnfx_rt_vtv *acc) {
+    nnfx_rt_vtv a[NNFX_RT_TC][3];
     int i, v, k;
     memcpy(a, acc, sizeof a);
     for (k = 0; k < kn; k++, xs += ld, w += NNFX_RT_OB) {
-        nnfx_rt_v8 xv[3];
+        nnfx_rt_vtv xv[3];
         for (v = 0; v < 3; v++)
-            xv[v] = *(const nnfx_rt_v8u *)(xs + 8 * v);
-        for (i = 0; i < 4; i++) {
+            xv[v] = *(const nnfx_rt_vtvu *)(xs + NNFX_RT_TV * v);
+        for (i = 0; i < NNFX_RT_TC; i++) {
             const float wv = w[i];
             for (v = 0; v < 3; v++)
                 a[i][v] += xv[v] * wv;
@@ -274,7 +295,7 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
     const long HW = (long)H * W;
     int ih0[NNFX_RT_TP], iw0[NNFX_RT_TP], ok[NNFX_RT_TP], l, k, c = cg, v, row = 0;
     long off[NNFX_RT_TP], shift = 0;
-    nnfx_rt_v8i okv[3];
+    nnfx_rt_v8i okv[NNFX_RT_TP / 8];
     memset(okv, 0, sizeof okv);
     for (l = 0; l < NNFX_RT_TP; l++) {
         const int p = p0 + (l < pt ? l : 0);
@@ -300,7 +321,7 @@ static inline void nnfx_rt_vt_gather(const float *xg, const int *g, int cg, int 
         }
         xc = xg + c * HW;
         if (same && shift >= 0 && shift + NNFX_RT_TP <= HW)
-            for (v = 0; v < 3; v++) {
+            for (v = 0; v < NNFX_RT_TP / 8; v++) {
                 nnfx_rt_v8i xv;
                 memcpy(&xv, xc + shift + 8 * v, sizeof xv);
                 xv &= okv[v];
@@ -355,35 +376,35 @@ static inline void nnfx_rt_vt_block6(const struct nnfx_rt_vt *s, const float *sr
         }
     }
 }
-/* Channels mo .. mo+mb-1 (mb <= 4) as nnfx_rt_vt_block6: one 4 x
- * NNFX_RT_TP tile. */
+/* Channels mo .. mo+mb-1 (mb <= NNFX_RT_TC) as nnfx_rt_vt_block6: one
+ * NNFX_RT_TC x NNFX_RT_TP tile. */
 static inline void nnfx_rt_vt_tile4(const struct nnfx_rt_vt *s, const float *src, long ld, const float *wt, int kn,
                                     long yo, int bo, int mb, int pt, int first, int last) {
-    nnfx_rt_v8 acc[12];
-    const nnfx_rt_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    nnfx_rt_vtv acc[NNFX_RT_TC * 3];
+    const nnfx_rt_vtv z = NNFX_RT_TSPLAT(0);
     int i, v;
-    if (mb == 4 && pt == NNFX_RT_TP) { /* whole vectors in and out */
-        for (i = 0; i < 4; i++)
+    if (mb == NNFX_RT_TC && pt == NNFX_RT_TP) { /* whole vectors in and out */
+        for (i = 0; i < NNFX_RT_TC; i++)
             for (v = 0; v < 3; v++) {
-                const long o = yo + (long)i * s->P + 8 * v;
+                const long o = yo + (long)i * s->P + NNFX_RT_TV * v;
                 const float bv = s->b ? s->b[bo + i] : 0.0f;
-                nnfx_rt_v8 a = {bv, bv, bv, bv, bv, bv, bv, bv};
+                nnfx_rt_vtv a = NNFX_RT_TSPLAT(bv);
                 if (!first)
-                    a = *(const nnfx_rt_v8u *)(s->y + o);
+                    a = *(const nnfx_rt_vtvu *)(s->y + o);
                 else if (s->r)
-                    a += *(const nnfx_rt_v8u *)(s->r + o);
+                    a += *(const nnfx_rt_vtvu *)(s->r + o);
                 acc[i * 3 + v] = a;
             }
         nnfx_rt_vt_k4(src, ld, wt, kn, acc);
-        for (i = 0; i < 4; i++)
+        for (i = 0; i < NNFX_RT_TC; i++)
             for (v = 0; v < 3; v++) {
-                nnfx_rt_v8 a = acc[i * 3 + v];
-                if (last && s->relu) a = (nnfx_rt_v8)((nnfx_rt_v8i)a & ~(a < z)); /* NaN kept */
-                *(nnfx_rt_v8u *)(s->y + yo + (long)i * s->P + 8 * v) = a;
+                nnfx_rt_vtv a = acc[i * 3 + v];
+                if (last && s->relu) a = (nnfx_rt_vtv)((nnfx_rt_vtvi)a & ~(a < z)); /* NaN kept */
+                *(nnfx_rt_vtvu *)(s->y + yo + (long)i * s->P + NNFX_RT_TV * v) = a;
             }
     } else {
-        float t[4][NNFX_RT_TP];
-        for (i = 0; i < 4; i++)
+        float t[NNFX_RT_TC][NNFX_RT_TP];
+        for (i = 0; i < NNFX_RT_TC; i++)
             for (v = 0; v < NNFX_RT_TP; v++) {
                 const long o = yo + (long)i * s->P + v;
                 const float bv = s->b && i < mb ? s->b[bo + i] : 0.0f;
@@ -426,12 +447,12 @@ static inline void nnfx_rt_conv2d_vt(const float *x, const float *wp, const floa
                         const long yo = ((long)n * M + bo) * s.P + p0;
                         const float *wt = wp + ((long)grp * nb + blk) * wblock + (long)k0 * NNFX_RT_OB;
                         const int mb = mg - mo < NNFX_RT_OB ? mg - mo : NNFX_RT_OB;
-                        if (K >= 32) /* long enough sums: 6 x 16 tiles */
+                        if (K >= 32 && NNFX_RT_TV == 8) /* long enough sums: 6 x 16 tiles (not AVX-512's) */
                             nnfx_rt_vt_block6(&s, src, ld, wt, kn, yo, bo, mb, pt, first, last);
                         else
-                            for (i = 0; i < mb; i += 4)
+                            for (i = 0; i < mb; i += NNFX_RT_TC)
                                 nnfx_rt_vt_tile4(&s, src, ld, wt + i, kn, yo + (long)i * s.P, bo + i,
-                                                 mb - i < 4 ? mb - i : 4, pt, first, last);
+                                                 mb - i < NNFX_RT_TC ? mb - i : NNFX_RT_TC, pt, first, last);
                     }
                 }
             }
@@ -495,8 +516,12 @@ typedef float nnfx_rt_v16u __attribute__((vector_size(64), aligned(4)));
 #endif
 static inline void nnfx_rt_conv2d_packed(const float *x, const float *wp, const float *b, const float *r, float *y,
                                          const int *g) {
-#ifdef NNFX_RT_VT /* a host: the matrix-product tiles where 4 blocks or more share each gathered run */
+#ifdef NNFX_RT_VT  /* a host: the matrix-product tiles where 4 blocks or more share each gathered run */
+#ifdef __AVX512F__ /* only short sums (a stem): the 16-float tiles below are as fast on longer ones */
+    if (g[2] / g[15] >= 64 && g[1] / g[15] * g[7] * g[8] < 32) {
+#else
     if (g[2] / g[15] >= 64) {
+#endif
         nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
         return;
     }
@@ -634,7 +659,12 @@ static inline void nnfx_rt_same_gather(const float *x, long o, const int *lh, co
 }
 static inline void nnfx_rt_conv2d_same(const float *x, const float *wp, const float *b, const float *r, float *y,
                                        const int *g) {
-#ifdef NNFX_RT_VT /* a host: 1x1 convolutions, and long sums into 64 channels or more, as matrix-product tiles */
+#if defined(NNFX_RT_VT) && defined(__AVX512F__) /* 1x1 summing <= 32 into 64+ channels: the short-sum tiles */
+    if (g[7] == 1 && g[8] == 1 && g[1] / g[15] <= 32 && g[2] / g[15] >= 64) {
+        nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
+        return;
+    }
+#elif defined(NNFX_RT_VT) /* a host: 1x1 convs, long sums into 64+ channels: tiles */
     if ((g[7] == 1 && g[8] == 1) || (g[1] / g[15] * g[7] * g[8] >= 64 && g[2] / g[15] >= 64)) {
         nnfx_rt_conv2d_vt(x, wp, b, r, y, g);
         return;
@@ -799,6 +829,108 @@ static inline void nnfx_rt_pool_cols(const float *xc, float *yr, int lo, int hi,
         }
     }
 }
+#ifdef __AVX512F__
+/* AVX-512 hosts: rows of 16 inner columns or more in 16-float vectors. */
+typedef float nnfx_rt_p16 __attribute__((vector_size(64)));
+typedef float nnfx_rt_p16u __attribute__((vector_size(64), aligned(4)));
+typedef int nnfx_rt_p16i __attribute__((vector_size(64)));
+/* Lanes p[0], p[S], ..., p[15S], every one inside the row: one load for S
+ * 1; for S 2 p[0..15] and p[15..30] (p[30] is the last lane's, so nothing
+ * past the row is read) and a shuffle; else lane by lane. */
+static inline nnfx_rt_p16 nnfx_rt_load16(const float *p, int S) {
+    float t[16];
+    nnfx_rt_p16 v;
+    int l;
+    if (S == 1) return *(const nnfx_rt_p16u *)p;
+    if (S == 2) {
+        const nnfx_rt_p16 a = *(const nnfx_rt_p16u *)p, b = *(const nnfx_rt_p16u *)(p + 15);
+#ifdef __clang__
+        return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+#else
+        return __builtin_shuffle(a, b, (nnfx_rt_p16i){0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31});
+#endif
+    }
+    for (l = 0; l < 16; l++)
+        t[l] = p[(long)l * S];
+    memcpy(&v, t, sizeof v);
+    return v;
+}
+/* nnfx_rt_load16 with lanes 8..15 from column d (1 <= d <= 8) on: p[0],
+ * ..., p[7S], p[dS], ..., p[(d+7)S] (a row of 9 to 16 columns as two
+ * overlapping halves). For S 2 p[0..15] and p[2d-1 .. 2d+14], shuffled. */
+static inline nnfx_rt_p16 nnfx_rt_load16d(const float *p, int S, int d) {
+    if (d == 8 || S == 2) {
+        const nnfx_rt_p16 a = *(const nnfx_rt_p16u *)p;
+        if (S != 2) return nnfx_rt_load16(p, S);
+        {
+            const nnfx_rt_p16 b = *(const nnfx_rt_p16u *)(p + 2 * d - 1);
+#ifdef __clang__
+            return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+#else
+            return __builtin_shuffle(a, b, (nnfx_rt_p16i){0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31});
+#endif
+        }
+    }
+    {
+        const float *q = p + (long)d * S;
+        const long s1 = S, s2 = 2L * S, s3 = 3L * S, s4 = 4L * S, s5 = 5L * S, s6 = 6L * S, s7 = 7L * S;
+        return (nnfx_rt_p16){p[0], p[s1], p[s2], p[s3], p[s4], p[s5], p[s6], p[s7],
+                             q[0], q[s1], q[s2], q[s3], q[s4], q[s5], q[s6], q[s7]};
+    }
+}
+/* m, or v where nnfx_rt_max_takes(m, v): v is not at most m (larger, or
+ * either a NaN) while m is no NaN. */
+static inline nnfx_rt_p16 nnfx_rt_max16(nnfx_rt_p16 m, nnfx_rt_p16 v) {
+    const nnfx_rt_p16i tk = ~(v <= m) & (m == m);
+    return (nnfx_rt_p16)(((nnfx_rt_p16i)v & tk) | ((nnfx_rt_p16i)m & ~tk));
+}
+/* One vector of nnfx_rt_pool_cols16 (lanes as nnfx_rt_load16d's, x0 at
+ * the first lane's tap (0, 0) less the row offset of h0): taps kh in [h0,
+ * h1). */
+static inline nnfx_rt_p16 nnfx_rt_pool16(const float *x0, const int *g, int h0, int h1, int d, int is_max) {
+    const int W = g[2], KW = g[6], SW = g[8], DH = g[11], DW = g[12];
+    nnfx_rt_p16 m = {0};
+    int kh, kw;
+    for (kh = h0; kh < h1; kh++) {
+        const float *xr = x0 + (long)kh * DH * W;
+        nnfx_rt_p16 r = nnfx_rt_load16d(xr, SW, d);
+        if (!is_max) {
+            m += r;
+            for (kw = 1; kw < KW; kw++)
+                m += nnfx_rt_load16d(xr + kw * DW, SW, d);
+            continue;
+        }
+        for (kw = 1; kw < KW; kw++)
+            r = nnfx_rt_max16(r, nnfx_rt_load16d(xr + kw * DW, SW, d));
+        m = kh == h0 ? r : nnfx_rt_max16(m, r);
+    }
+    return m;
+}
+/* nnfx_rt_pool_cols over hi - lo > 8 columns, 16 at a time (the last 16
+ * of the row again where a run is short: the same values rewritten; 9 to
+ * 15 columns as two overlapping halves of 8, lanes 8.. from column hi - 8).
+ * A max
+ * of each tap row's taps, then of the rows in order: the first of the
+ * largest taps in (kh, kw) order as tap by tap, the rule keeping the first
+ * of equals in any grouping. An average sums tap by tap in that order. */
+static inline void nnfx_rt_pool_cols16(const float *xc, float *yr, int lo, int hi, int ih, int h0, int h1, const int *g,
+                                       int is_max) {
+    const int W = g[2], SW = g[8], PW = g[10];
+    const float *x0 = xc + (long)ih * W - PW;
+    int ow;
+    if (hi - lo < 16) { /* one vector, two halves */
+        const int d = hi - lo - 8;
+        const nnfx_rt_p16 m = nnfx_rt_pool16(x0 + (long)lo * SW, g, h0, h1, d, is_max);
+        memcpy(yr + lo + d, (const float *)&m + 8, 8 * sizeof(float)); /* then the low half over the common columns */
+        memcpy(yr + lo, &m, 8 * sizeof(float));
+        return;
+    }
+    for (ow = lo; ow < hi; ow += 16) {
+        const int o = ow + 16 > hi ? hi - 16 : ow;
+        *(nnfx_rt_p16u *)(yr + o) = nnfx_rt_pool16(x0 + (long)o * SW, g, h0, h1, 8, is_max);
+    }
+}
+#endif
 #endif
 /* @end */
 
@@ -832,8 +964,13 @@ static inline void nnfx_rt_pool2d(const float *restrict x, float *restrict y, co
                 const int he = ih + (KH - 1) * DH + 1 > H + PE_H ? H + PE_H : ih + (KH - 1) * DH + 1;
                 ch = (he - ih + DH - 1) / DH;
             }
+#if defined(NNFX_RT_VEC) && defined(__AVX512F__)
+            if (hi - lo > 8) /* AVX-512: 16-float vectors (shuffled for stride 2) beat the compiler's loop */
+                nnfx_rt_pool_cols16(xc, yr, lo, hi, ih, h0, h1, g, is_max);
+            else
+#endif
 #ifdef NNFX_RT_VEC
-            if (hi - lo < 16) /* a short row, which the compiler leaves scalar: explicit vectors */
+                if (hi - lo < 16) /* a short row, which the compiler leaves scalar: explicit vectors */
                 nnfx_rt_pool_cols(xc, yr, lo, hi, ih, h0, h1, g, is_max);
             else
 #endif
@@ -909,7 +1046,25 @@ static inline double nnfx_rt_fsum(const float *p, long n, long stride) {
  * dim. kind 0 mean, 1 sum (nnfx_rt_fsum, then divided by n in double for
  * the mean, rounded to float once), 2 max, 3 min (a NaN wins). */
 static inline void nnfx_rt_reduce(const float *x, float *y, long outer, long n, long inner, int kind) {
-    long o, i, k;
+    long o = 0, i, k;
+#ifdef __AVX512F__
+    /* AVX-512 hosts, a sum over contiguous rows (GlobalAveragePool): 8 rows
+     * side by side, each summed in nnfx_rt_fsum's order (the same bits),
+     * the chains of additions overlapping */
+    if (inner == 1 && kind <= 1) {
+        for (; o + 8 <= outer; o += 8) {
+            const float *p = x + o * n;
+            double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int j;
+            for (k = 0; k < n; k++)
+                for (j = 0; j < 8; j++)
+                    s[j] += (double)p[j * n + k];
+            for (j = 0; j < 8; j++)
+                y[o + j] = (float)(kind == 0 ? s[j] / (double)n : s[j]);
+        }
+        x += o * n, y += o, outer -= o;
+    }
+#endif
     for (o = 0; o < outer; o++)
         for (i = 0; i < inner; i++) {
             const float *p = x + o * n * inner + i;

@@ -30,7 +30,7 @@ def _conv(name, x, w, b, stride, pads, dil, group, post=None):
     """Conv (pads: ONNX begin..., end...) and its PyTorch result; post:
     "res_relu" adds x and applies ReLU after the conv; "x_hsig": c *
     HardSigmoid(c) (hard-swish as exported before opset 14); "hsig":
-    HardSigmoid(c) with alpha 0.2, beta 0.3."""
+    HardSigmoid(c) with alpha 0.2, beta 0.3; "relu": ReLU(c)."""
     nsp = x.ndim - 2
     inputs = ["x", "w"] + (["b"] if b is not None else [])
     out = "c" if post else "y"
@@ -50,6 +50,9 @@ def _conv(name, x, w, b, stride, pads, dil, group, post=None):
         nodes += [helper.make_node("HardSigmoid", ["c"], ["g"], alpha=1.0 / 6.0, beta=0.5),
                   helper.make_node("Mul", ["c", "g"], ["y"])]
         ref = ref * torch.clamp(ref / 6 + 0.5, 0, 1)
+    if post == "relu":
+        nodes += [helper.make_node("Relu", ["c"], ["y"])]
+        ref = torch.relu(ref)
     if post == "hsig":
         nodes += [helper.make_node("HardSigmoid", ["c"], ["y"], alpha=0.2, beta=0.3)]
         ref = torch.clamp(0.2 * ref + 0.3, 0, 1)
@@ -102,7 +105,15 @@ def cases():
     # row read by stride, runs across rows and taps in the padding lane by lane
     yield _conv("conv_vt_stem", rand(1, 3, 9, 60), rand(64, 3, 3, 3), rand(64), 2, [1, 1, 1, 1], 1, 1)
     yield _conv("conv_vt_short", rand(1, 2, 9, 13), rand(66, 2, 3, 3), rand(66), 2, [0, 1, 1, 1], 1, 1)
+    # AVX-512 hosts run only the short sums (< 32) on these tiles, 8 channels
+    # x 48 pixels: a stem with ReLU, 70 channels (a last block of 6: a part
+    # tile) and 3 runs of 48 then one of 12 pixels
+    yield _conv("conv_vt_stem_relu", rand(1, 3, 23, 26), rand(70, 3, 3, 3), rand(70), 2, [1, 1, 1, 1], 1, 1, "relu")
     yield _conv("conv_vt_direct", rand(1, 70, 6, 8), rand(33, 70, 1, 1), None, 1, [0, 0, 0, 0], 1, 1)
+    # a 1x1 conv summing 32 channels into 75 (AVX-512 hosts: the 8 x 48
+    # tiles, a last block of 11) with ReLU, batch 2 of 63 pixels: a run of
+    # 48 read in place, then 15 gathered
+    yield _conv("conv_vt_1x1_k32", rand(2, 32, 7, 9), rand(75, 32, 1, 1), rand(75), 1, [0, 0, 0, 0], 1, 1, "relu")
     # a plane kept (stride 1) with dilation 2 into 68 channels: each tap's
     # shifted rows read as masked vectors, the edge runs lane by lane
     yield _conv("conv_vt_same_dil2", rand(1, 12, 9, 10), rand(68, 12, 3, 3), rand(68), 1, [2, 2, 2, 2], 2, 1)
@@ -116,12 +127,31 @@ def cases():
     x[0, 0, 20, 3] = np.nan
     yield _pool("maxpool_vec_s2", "MaxPool", x, 3, 2, [0, 0, 0, 0], 0)
     yield _pool("avgpool_vec_s1", "AveragePool", rand(1, 2, 12, 14), 3, 1, [1, 1, 1, 1], 0, incl=0)
+    # rows of 16 inner columns or more (AVX-512 hosts: 16-float vectors, the
+    # last 16 of a row again): stride 2 (37 columns, NaNs and signed zeros),
+    # stride 1 with padding (an average, 38 inner columns), stride 3 (lane
+    # by lane, 23 columns)
+    x = rand(2, 3, 9, 75)
+    x[0, 1, 3, 70] = np.nan
+    x[1, 0, 6, 33] = np.nan
+    x[1, 2, 2:5, 10:20] = -0.0
+    x[1, 2, 3, 12] = 0.0
+    yield _pool("maxpool_wide_s2", "MaxPool", x, 3, 2, [0, 0, 0, 0], 0)
+    yield _pool("avgpool_wide_s1", "AveragePool", rand(1, 2, 6, 40), 3, 1, [1, 1, 1, 1], 0, incl=0)
+    x = rand(1, 2, 7, 70)
+    x[0, 1, 4, 40] = np.nan
+    yield _pool("maxpool_wide_s3", "MaxPool", x, 3, 3, [0, 0, 0, 0], 0)
     x = rand(2, 3, 11, 10)
     x[0, 1, 4, 4] = np.nan  # NaN wins a max
     yield _pool("maxpool_ceil_pad", "MaxPool", x, 3, 2, [1, 1, 1, 1], 1)
     yield _pool("maxpool_dil2", "MaxPool", rand(1, 2, 9, 9), 2, 1, [0, 0, 0, 0], 0, dil=2)
     yield _pool("avgpool_incl_ceil", "AveragePool", rand(1, 3, 10, 9), 3, 2, [1, 1, 1, 1], 1, incl=1)
     yield _pool("avgpool_excl", "AveragePool", rand(1, 3, 7, 8), 3, 2, [1, 1, 1, 1], 0, incl=0)
+    # GlobalAveragePool over 13 channels of 35 values (AVX-512 hosts: 8
+    # channels' sums side by side, then the last 5 one by one)
+    x = rand(1, 13, 5, 7)
+    ref = _t(x).mean(dim=(2, 3), keepdim=True).float().numpy()
+    yield ("gap_rows", _model("gap", [helper.make_node("GlobalAveragePool", ["x"], ["y"])], x, ref.shape), x, ref)
     # 3-d: a grouped, strided, dilated conv with asymmetric pads; average pooling with pads, both divisors
     # and a ceil_mode overhang; max pooling with dilation
     yield _conv("conv3d_group2", rand(1, 4, 6, 7, 5), rand(6, 2, 3, 2, 3), rand(6), 2, [1, 0, 2, 1, 1, 0], 1, 2)
