@@ -368,7 +368,8 @@ static bool takes_onednn(qcase *k) {
  * point's compensation changes with the taps inside (3x3 and 5x5 pads,
  * stride 2 with an end pad short of the window, zero points away from 0,
  * channel counts off 16 for the gathered tail, positions off 16, s8 input,
- * two images, residual and intermediate requantization). */
+ * two images, residual and intermediate requantization, a 1x1 conv over a
+ * 7x7 image). */
 static void test_onednn_sums(void **state) {
     (void)state;
     uint32_t rng_before = rng; /* the later tests' random cases as they were before this one */
@@ -398,6 +399,10 @@ static void test_onednn_sums(void **state) {
     k.q.x_signed = true, k.q.x_zp = -100, k.q.y_signed = true, k.q.y_zp = 5, k.q.fixed = true;
     assert_true(takes_onednn(&k));
     run_case(&k, "onednn 3x3 s8 input, fixed point");
+    geom(&k, 1, 48, 7, 7, 40, 1, 1, 1, 0, 1, 1); /* 1x1 over 49 positions */
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 9;
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 1x1 over 7x7, residual");
     rng = rng_before;
 }
 
