@@ -369,7 +369,7 @@ static bool takes_onednn(qcase *k) {
  * stride 2 with an end pad short of the window, zero points away from 0,
  * channel counts off 16 for the gathered tail, positions off 16, s8 input,
  * two images, residual and intermediate requantization, a 1x1 conv over a
- * 7x7 image). */
+ * 7x7 image, a strided 1x1 conv whose last window ends inside). */
 static void test_onednn_sums(void **state) {
     (void)state;
     uint32_t rng_before = rng; /* the later tests' random cases as they were before this one */
@@ -403,6 +403,9 @@ static void test_onednn_sums(void **state) {
     k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 9;
     assert_true(takes_onednn(&k));
     run_case(&k, "onednn 1x1 over 7x7, residual");
+    geom(&k, 1, 32, 14, 12, 24, 1, 1, 2, 0, 1, 1); /* the last window ends inside the image */
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 1x1 s2 over an even size");
     rng = rng_before;
 }
 

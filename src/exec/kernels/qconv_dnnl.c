@@ -96,9 +96,12 @@ static bool load_qweights(fx_qdnnl *d, dnnl_primitive_desc_t pd, const dnnl_memo
 static bool make_conv(fx_qdnnl *d, const fx_qconv_geom *g, const int8_t *w, dnnl_data_type_t dt) {
     dnnl_memory_desc_t sd, wany, wu, dd;
     dnnl_dims_t sdims = {1, g->c, g->h, g->w}, wdims = {g->m, g->c, g->kh, g->kw}, ddims = {1, g->m, g->oh, g->ow};
-    /* the end pads: how far the last output's window passes the image */
+    /* the end pads: how far the last output's window passes the image (0
+     * where it ends inside: a strided 1x1 conv over an even size) */
     dnnl_dims_t stride = {g->sh, g->sw}, lpad = {g->ph, g->pw};
     dnnl_dims_t rpad = {(g->oh - 1) * g->sh + g->kh - g->h - g->ph, (g->ow - 1) * g->sw + g->kw - g->w - g->pw};
+    for (int i = 0; i < 2; i++)
+        if (rpad[i] < 0 && rpad[i] > -stride[i]) rpad[i] = 0; /* oneDNN's output size rounds down as ONNX's */
     dnnl_convolution_desc_t cd;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;

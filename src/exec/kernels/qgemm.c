@@ -647,9 +647,9 @@ static int32_t range_class(int64_t (*r)[2], int32_t *nr, int64_t a, int64_t b) {
 
 /* oneDNN's sums for c where fx_qdnnl_new offers them (c->dn stays NULL
  * otherwise) and where they paid on an AVX-512 VNNI host (Zen 4, one
- * thread): spatial windows, and 1x1 convs over at most 64 positions (over
- * more, a 1x1 conv is a plain GEMM that nnfx's own tiles ran as fast,
- * without the transposes); sums that fit in L2 (the 7x7/s2 stem's 3 MB of
+ * thread): spatial windows, and 1x1 convs over at most 64 positions or
+ * strided (else a 1x1 conv is a plain GEMM that nnfx's own tiles ran as
+ * fast, without the transposes); sums that fit in L2 (the 7x7/s2 stem's 3 MB of
  * them cost more to requantize than oneDNN saved).
  * The sums skip the taps in the pads, so the zero point's compensation
  * -zp * (sum of the weights of the taps inside) depends on which rows and
@@ -658,8 +658,10 @@ static int32_t range_class(int64_t (*r)[2], int32_t *nr, int64_t a, int64_t b) {
  * position. false on OOM. */
 static bool use_dnnl(fx_qconv *c, const int8_t *w) {
     const fx_qconv_geom *g = &c->g;
-    bool few = g->oh * g->ow <= 64; /* a 1x1 conv over few positions: nnfx's 32-column tiles half empty */
-    if ((g->kh * g->kw == 1 && !few) || g->oh * g->ow * g->m * 4 > (1 << 20)) return true;
+    /* a 1x1 conv over few positions (nnfx's 32-column tiles half empty) or
+     * strided (nnfx's gathers its im2col rows) */
+    bool pointwise_ok = g->oh * g->ow <= 64 || g->sh * g->sw > 1;
+    if ((g->kh * g->kw == 1 && !pointwise_ok) || g->oh * g->ow * g->m * 4 > (1 << 20)) return true;
     c->dn = fx_qdnnl_new(g, w, c->x_signed);
     if (!c->dn) return true;
     int64_t taps = g->kh * g->kw, np = g->oh * g->ow;
