@@ -656,8 +656,9 @@ static int32_t range_class(int64_t (*r)[2], int32_t *nr, int64_t a, int64_t b) {
  * columns of the window are inside: dcomp holds it per class of
  * positions (a row class times a column class), dcls the class of each
  * position. false on OOM. */
-static bool use_dnnl(fx_qconv *c, const int8_t *w) {
+static bool use_dnnl(fx_qconv *c, const int8_t *w, int threads) {
     const fx_qconv_geom *g = &c->g;
+    if (threads > 1) return true; /* never run on more threads */
     /* a 1x1 conv over few positions (nnfx's 32-column tiles half empty) or
      * strided (nnfx's gathers its im2col rows) */
     bool pointwise_ok = g->oh * g->ow <= 64 || g->sh * g->sw > 1;
@@ -740,7 +741,7 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
         for (int64_t gi = 0; gi < g->group; gi++)
             if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
     }
-    if (!use_dnnl(c, w)) goto oom;
+    if (!use_dnnl(c, w, q->threads)) goto oom;
     return c;
 oom:
     fx_qconv_free(c);

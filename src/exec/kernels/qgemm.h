@@ -194,6 +194,7 @@ typedef struct fx_qparams {
     bool res;
     float res_scale;
     int32_t res_zp;
+    int threads; /* threads the op will run on (0: unknown): oneDNN's sums are prepared only for 0 or 1 */
 } fx_qparams;
 
 typedef struct fx_qconv fx_qconv;
