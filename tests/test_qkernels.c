@@ -347,6 +347,68 @@ static void test_conv_shapes(void **state) {
     }
 }
 
+/* Whether a conv of case k built under AVX-512 VNNI takes oneDNN's sums
+ * (false: the CPU lacks AVX-512 VNNI, or oneDNN is not there). */
+static bool takes_onednn(qcase *k) {
+    if (!fx_qisa_force(FX_QISA_AVX512VNNI)) return false;
+    qdata d;
+    fill_case(k, &d);
+    fx_qconv *c = build(k, &d);
+    char desc[256];
+    fx_qconv_describe(c, desc, sizeof desc);
+    fx_qconv_free(c);
+    free_data(&d);
+    fx_qisa_force(FX_QISA_AUTO);
+    return strstr(desc, "onednn") != NULL;
+}
+
+/* oneDNN's int8 sums (AVX-512 VNNI hosts, one thread) with nnfx's
+ * epilogue: the same bytes as the portable path (run_case), at the
+ * borders too, where oneDNN skips the taps in the pads and the zero
+ * point's compensation changes with the taps inside (3x3 and 5x5 pads,
+ * stride 2 with an end pad short of the window, zero points away from 0,
+ * channel counts off 16 for the gathered tail, positions off 16, s8 input,
+ * two images, residual and intermediate requantization, a 1x1 conv over a
+ * 7x7 image, a strided 1x1 conv whose last window ends inside). */
+static void test_onednn_sums(void **state) {
+    (void)state;
+    uint32_t rng_before = rng; /* the later tests' random cases as they were before this one */
+    qcase k;
+    geom(&k, 2, 24, 7, 9, 40, 3, 3, 1, 1, 1, 1);
+    k.q.x_zp = 200;
+    k.q.mid = true, k.q.mid_scale = 0.04f, k.q.mid_zp = 0;
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 128;
+    k.act_relu = true;
+    bool host = fx_qisa_force(FX_QISA_AVX512VNNI) && fx_dnnl_enabled(); /* the path's hosts */
+    fx_qisa_force(FX_QISA_AUTO);
+    if (!host) {
+        printf("# no AVX-512 VNNI or no oneDNN: oneDNN's int8 sums not run\n");
+        return;
+    }
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 3x3 s1, zp 200, 40 channels, requant + residual");
+    geom(&k, 1, 19, 13, 11, 33, 5, 5, 1, 2, 1, 1);
+    k.q.x_zp = 77;
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 5x5 s1 p2, 19 -> 33 channels");
+    geom(&k, 1, 32, 15, 14, 48, 3, 3, 2, 1, 1, 1);
+    k.q.x_zp = 255;
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 3x3 s2 p1, zp 255");
+    geom(&k, 1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1);
+    k.q.x_signed = true, k.q.x_zp = -100, k.q.y_signed = true, k.q.y_zp = 5, k.q.fixed = true;
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 3x3 s8 input, fixed point");
+    geom(&k, 1, 48, 7, 7, 40, 1, 1, 1, 0, 1, 1); /* 1x1 over 49 positions */
+    k.q.res = true, k.q.res_scale = 0.03f, k.q.res_zp = 9;
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 1x1 over 7x7, residual");
+    geom(&k, 1, 32, 14, 12, 24, 1, 1, 2, 0, 1, 1); /* the last window ends inside the image */
+    assert_true(takes_onednn(&k));
+    run_case(&k, "onednn 1x1 s2 over an even size");
+    rng = rng_before;
+}
+
 static void test_conv_7bit_weights(void **state) {
     (void)state;
     /* weights in [-64, 64]: the vpmaddubsw tile is exact and must be picked */
@@ -1311,6 +1373,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantize_scalar),
         cmocka_unit_test(test_conv_shapes),
+        cmocka_unit_test(test_onednn_sums),
         cmocka_unit_test(test_conv_7bit_weights),
         cmocka_unit_test(test_saturation_edges),
         cmocka_unit_test(test_depthwise),

@@ -351,7 +351,7 @@ static bool q_claimed(void *ctx, const nnfx_node *n) { return ((qctx *)ctx)->abs
 static nnfx_status plan_qops(fx_plan *p, nnfx_graph *g, bool *absorbed, fx_qop **qops, fx_qmatch *qm, bool *dead,
                              nnfx_error *err) {
     qctx c = {p, absorbed};
-    fx_qenv env = {q_const_of, q_claimed, &c};
+    fx_qenv env = {q_const_of, q_claimed, &c, p->threads};
     /* last to first: a chain through an intermediate Q -> DQ takes that Q
      * before it could start an island of its own */
     int i = g->num_nodes - 1;

@@ -658,6 +658,7 @@ fx_qop *fx_qop_match(const nnfx_node *qn, const fx_qenv *env, fx_qmatch *m, nnfx
     memset(m, 0, sizeof *m);
     if (!is_op(qn, NNFX_OP_QUANTIZE_LINEAR) || env->claimed(env->ctx, qn) || !is_q8(qn->meta[0].dtype)) return NULL;
     fx_qparams q = {0};
+    q.threads = env->threads;
     q.act_lo = q.mid_lo = -INFINITY, q.act_hi = q.mid_hi = INFINITY;
     q.y_signed = qn->meta[0].dtype == NNFX_I8;
     if (!qparams_scalar(env, qn, qn->meta[0].dtype, &q.y_scale, &q.y_zp)) return NULL;

@@ -33,6 +33,7 @@ typedef struct fx_qenv {
     /* True when node n is already part of another fused step. */
     bool (*claimed)(void *ctx, const nnfx_node *n);
     void *ctx;
+    int threads; /* the plan's threads (fx_qparams.threads) */
 } fx_qenv;
 
 #define FX_QOP_MAX_NODES 10

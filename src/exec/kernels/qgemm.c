@@ -497,6 +497,12 @@ struct fx_qconv {
     int64_t dph, dpw; /* depthwise: padded plane dims */
     float *mult, *bias, *multq, *biasq;
     int32_t *fq; /* fixed point: [3][m] bias, multiplier, shift (fx_qepi.fb, fm, fs), or NULL */
+    /* dn (or NULL): oneDNN's sums (qconv_dnnl.c) for one-thread runs, then
+     * the epilogue with the zero point's compensation dcomp[dcls[p] * m +
+     * ch] at position p (use_dnnl); the packed weights stay for runs on
+     * more threads */
+    fx_qdnnl *dn;
+    int32_t *dcomp, *dcls;
     fx_qepi e;
 };
 
@@ -624,6 +630,75 @@ static bool pack_quad(fx_qconv *c, const int8_t *w) {
     return ok;
 }
 
+/* The taps [*t0, *t1) of a window (k taps, stride s, begin pad p, image
+ * size n) that fall inside the image for output o. */
+static void taps_inside(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n, int64_t *t0, int64_t *t1) {
+    *t0 = p - o * s > 0 ? p - o * s : 0;
+    *t1 = n + p - o * s < k ? n + p - o * s : k;
+}
+
+/* The index of (a, b) in the list r of *nr pairs, appended if new. */
+static int32_t range_class(int64_t (*r)[2], int32_t *nr, int64_t a, int64_t b) {
+    for (int32_t i = 0; i < *nr; i++)
+        if (r[i][0] == a && r[i][1] == b) return i;
+    r[*nr][0] = a, r[*nr][1] = b;
+    return (*nr)++;
+}
+
+/* oneDNN's sums for c where fx_qdnnl_new offers them (c->dn stays NULL
+ * otherwise) and where they paid on an AVX-512 VNNI host (Zen 4, one
+ * thread): spatial windows, and 1x1 convs over at most 64 positions or
+ * strided (else a 1x1 conv is a plain GEMM that nnfx's own tiles ran as
+ * fast, without the transposes); sums that fit in L2 (the 7x7/s2 stem's 3 MB of
+ * them cost more to requantize than oneDNN saved).
+ * The sums skip the taps in the pads, so the zero point's compensation
+ * -zp * (sum of the weights of the taps inside) depends on which rows and
+ * columns of the window are inside: dcomp holds it per class of
+ * positions (a row class times a column class), dcls the class of each
+ * position. false on OOM. */
+static bool use_dnnl(fx_qconv *c, const int8_t *w, int threads) {
+    const fx_qconv_geom *g = &c->g;
+    if (threads > 1) return true; /* never run on more threads */
+    /* a 1x1 conv over few positions (nnfx's 32-column tiles half empty) or
+     * strided (nnfx's gathers its im2col rows) */
+    bool pointwise_ok = g->oh * g->ow <= 64 || g->sh * g->sw > 1;
+    if ((g->kh * g->kw == 1 && !pointwise_ok) || g->oh * g->ow * g->m * 4 > (1 << 20)) return true;
+    c->dn = fx_qdnnl_new(g, w, c->x_signed);
+    if (!c->dn) return true;
+    int64_t taps = g->kh * g->kw, np = g->oh * g->ow;
+    int64_t(*rr)[2] = malloc(sizeof *rr * (size_t)(g->oh + g->ow));
+    int32_t *wt = calloc((size_t)(g->m * taps), sizeof *wt), *rc = malloc(sizeof *rc * (size_t)(g->oh + g->ow));
+    c->dcls = malloc(sizeof *c->dcls * (size_t)np);
+    bool ok = rr && wt && rc && c->dcls;
+    int32_t nrow = 0, ncol = 0;
+    for (int64_t m = 0; ok && m < g->m; m++) /* per tap, summed over the channels */
+        for (int64_t k = 0; k < c->kk; k++)
+            wt[m * taps + k % taps] += w[m * c->kk + k];
+    for (int64_t i = 0; ok && i < g->oh + g->ow; i++) {
+        bool row = i < g->oh;
+        int64_t t0, t1;
+        taps_inside(row ? i : i - g->oh, row ? g->sh : g->sw, row ? g->ph : g->pw, row ? g->kh : g->kw,
+                    row ? g->h : g->w, &t0, &t1);
+        rc[i] = row ? range_class(rr, &nrow, t0, t1) : range_class(rr + g->oh, &ncol, t0, t1);
+    }
+    c->dcomp = ok ? malloc(sizeof *c->dcomp * (size_t)(nrow * ncol * g->m)) : NULL;
+    ok = ok && c->dcomp;
+    int32_t zp = c->x_signed ? c->x_zp - 128 : c->x_zp; /* the zero point as the sums see it */
+    for (int32_t a = 0; ok && a < nrow; a++)
+        for (int32_t b = 0; b < ncol; b++)
+            for (int64_t m = 0; m < g->m; m++) {
+                int32_t sum = 0;
+                for (int64_t ky = rr[a][0]; ky < rr[a][1]; ky++)
+                    for (int64_t kx = rr[g->oh + b][0]; kx < rr[g->oh + b][1]; kx++)
+                        sum += wt[m * taps + ky * g->kw + kx];
+                c->dcomp[(a * ncol + b) * g->m + m] = -zp * sum;
+            }
+    for (int64_t p = 0; ok && p < np; p++)
+        c->dcls[p] = rc[p / g->ow] * ncol + rc[g->oh + p % g->ow];
+    free(rr), free(wt), free(rc);
+    return ok;
+}
+
 fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams *q) {
     fx_qconv *c = qconv_alloc(q, g->m);
     if (!c) return NULL;
@@ -662,10 +737,11 @@ fx_qconv *fx_qconv_new(const fx_qconv_geom *g, const int8_t *w, const fx_qparams
     c->quad = c->grid && quad;
     if (c->quad) {
         if (!pack_quad(c, w)) goto oom;
-        return c;
+    } else {
+        for (int64_t gi = 0; gi < g->group; gi++)
+            if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
     }
-    for (int64_t gi = 0; gi < g->group; gi++)
-        if (!fx_qgemm_pack_w(&c->wg[gi], w + gi * c->mg * c->kk, c->mg, c->kk, c->kk)) goto oom;
+    if (!use_dnnl(c, w, q->threads)) goto oom;
     return c;
 oom:
     fx_qconv_free(c);
@@ -720,6 +796,9 @@ void fx_qconv_free(fx_qconv *c) {
     free(c->multq);
     free(c->biasq);
     free(c->fq);
+    fx_qdnnl_free(c->dn);
+    free(c->dcomp);
+    free(c->dcls);
     free(c);
 }
 
@@ -753,8 +832,10 @@ int64_t fx_qconv_scratch_bytes(const fx_qconv *c) {
     if (c->gemv) /* a row of x padded, the row's sums */
         return round64(c->kpad) + round64(4 * (c->g.m + 16));
     int64_t nbr = block_pitch(c);
-    return round64(pack_bytes(c)) + round64(4 * nbr) + (c->fc ? 0 : round64(win_bytes(c))) +
-           (c->grid ? 2 * round64(c->mg * nbr) : 0); /* grid: staged output and residual */
+    int64_t own = round64(pack_bytes(c)) + round64(4 * nbr) + (c->fc ? 0 : round64(win_bytes(c))) +
+                  (c->grid ? 2 * round64(c->mg * nbr) : 0); /* grid: staged output and residual */
+    int64_t dn = c->dn ? fx_qdnnl_scratch_bytes(c->dn) : 0;
+    return own > dn ? own : dn;
 }
 
 void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
@@ -772,7 +853,9 @@ void fx_qconv_describe(const fx_qconv *c, char *buf, size_t len) {
     else
         snprintf(head, sizeof head, "%s%lldx%lld/s%lld", c->dw ? "qdwconv" : "qconv", (long long)c->g.kh,
                  (long long)c->g.kw, (long long)c->g.sh);
-    snprintf(buf, len, "%s int8 (%s, %s%s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()),
+    char dn[96] = "";
+    if (c->dn) snprintf(dn, sizeof dn, "; one thread: onednn %s sums", fx_qdnnl_impl(c->dn));
+    snprintf(buf, len, "%s int8 (%s, %s%s%s) + bias%s%s%s", head, ker, fx_qisa_name(fx_qisa_active()), dn,
              c->quad && c->g.sw == 2 ? ", padded grid, 4-channel window, phase planes"
              : c->quad               ? ", padded grid, 4-channel window"
              : c->grid               ? ", padded grid"
@@ -1296,8 +1379,23 @@ static void dw_task(void *ctx, int64_t t, int tid) {
     fx_qepi_row(&c->e, ch, 0, acc, c->ncols, ro, (uint8_t *)j->y + off, 1);
 }
 
+/* One thread with oneDNN's sums: image by image, its sums then the
+ * epilogue; false (some images perhaps written) when oneDNN failed. */
+static bool run_dnnl(const fx_qconv *c, const uint8_t *x, const uint8_t *res, uint8_t *y, void *scratch) {
+    const fx_qconv_geom *g = &c->g;
+    int64_t np = g->oh * g->ow;
+    for (int64_t i = 0; i < g->n; i++) {
+        const int32_t *acc = fx_qdnnl_sums(c->dn, x + i * g->c * g->h * g->w, scratch);
+        if (!acc) return false;
+        fx_qepi_nhwc_avx512(&c->e, c->dcomp, c->dcls, acc, np, g->m, res ? res + i * g->m * np : NULL,
+                            y + i * g->m * np);
+    }
+    return true;
+}
+
 void fx_qconv_run(const fx_qconv *c, fx_pool *pool, const void *x, const void *res, void *y, void *scratch) {
     qjob j = {c, x, res, y, scratch, fx_qconv_scratch_bytes(c)};
+    if (c->dn && fx_pool_threads(pool) == 1 && run_dnnl(c, x, res, y, scratch)) return;
     if (c->dw)
         fx_pool_run(pool, c->g.n * c->g.m, dw_task, &j);
     else

@@ -194,6 +194,7 @@ typedef struct fx_qparams {
     bool res;
     float res_scale;
     int32_t res_zp;
+    int threads; /* threads the op will run on (0: unknown): oneDNN's sums are prepared only for 0 or 1 */
 } fx_qparams;
 
 typedef struct fx_qconv fx_qconv;
@@ -222,6 +223,35 @@ fx_qconv *fx_qfc_new(int64_t rows, int64_t k, int64_t m, const int8_t *w, const 
 /* The epilogue c's kernels run (read-only; its arrays hold one value per
  * output channel), for the C generator. */
 const fx_qepi *fx_qconv_epi(const fx_qconv *c);
+
+/* ---- int8 conv sums by oneDNN (qconv_dnnl.c) --------------------------- */
+
+/* A group-1, undilated conv's int32 sums by oneDNN's u8s8 / s8s8 -> s32
+ * convolution, for one OpenMP thread. */
+typedef struct fx_qdnnl fx_qdnnl;
+/* The sums of geometry g with weights w [M, C, KH, KW], inputs of the
+ * signedness x_signed; NULL where it would not give exact sums fast: no oneDNN, the
+ * active ISA not AVX-512 VNNI (NNFX_ISA=avx2 keeps nnfx's kernels),
+ * NNFX_CONV=own, oneDNN without a VNNI or AMX kernel for it, or turned
+ * off by fx_qdnnl_allow. */
+fx_qdnnl *fx_qdnnl_new(const fx_qconv_geom *g, const int8_t *w, bool x_signed);
+void fx_qdnnl_free(fx_qdnnl *d);
+/* Bytes of scratch fx_qdnnl_sums needs (64-byte aligned). */
+int64_t fx_qdnnl_scratch_bytes(const fx_qdnnl *d);
+/* oneDNN's name for its kernel. */
+const char *fx_qdnnl_impl(const fx_qdnnl *d);
+/* The sums of one image x [C, H, W]: int32 [OH * OW][M] (channels last)
+ * in scratch, each the sum of x * w over the taps inside the image (none
+ * from the pads); NULL when oneDNN failed. */
+const int32_t *fx_qdnnl_sums(const fx_qdnnl *d, const uint8_t *x, void *scratch);
+/* Whether fx_qdnnl_new may build (default true); tests turn it off. */
+void fx_qdnnl_allow(bool on);
+/* fx_qepi_row over channels-last sums acc [np][m] (AVX-512; qgemm_vnni.c):
+ * channel ch's output y[ch * np + j] from acc[j * m + ch] + comp[cls[j] *
+ * m + ch] (a compensation per class of positions), its residual at res +
+ * ch * np; the bytes of fx_qepi_row_avx512. */
+void fx_qepi_nhwc_avx512(const fx_qepi *e, const int32_t *comp, const int32_t *cls, const int32_t *acc, int64_t np,
+                         int64_t m, const void *res, void *y);
 
 /* ---- int8 pooling (qpool.c) -------------------------------------------- */
 

@@ -95,6 +95,76 @@ fx_qgemv_avx512vnni(const uint8_t *x, const int8_t *w, int64_t m, int64_t kpad, 
     }
 }
 
+#define NHWC_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/* r[i] lane j <- r[j] lane i (a 16 x 16 int32 transpose). */
+NHWC_TARGET static inline __attribute__((always_inline)) void transpose16(__m512i r[16]) {
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
+        r[i + 4] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0x88);
+        r[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
+        r[i + 12] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0xdd);
+    }
+}
+
+/* Blocks of 16 positions x 16 channels: the positions' rows of sums
+ * loaded with their compensations added and transposed, so a register
+ * holds a channel's 16 positions, its epilogue on 16 lanes as epi_row's,
+ * 16 bytes stored; channels past the last 16 by the gathers of a stride of
+ * m values. */
+NHWC_TARGET void fx_qepi_nhwc_avx512(const fx_qepi *e, const int32_t *comp, const int32_t *cls, const int32_t *acc,
+                                     int64_t np, int64_t m, const void *res, void *y) {
+    const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32((int)m));
+    const fx_qepi el = *e; /* the byte stores could alias *e */
+    int64_t m16 = m / 16 * 16;
+    for (int64_t p = 0; p < np; p += 16) {
+        int64_t n = np - p < 16 ? np - p : 16;
+        __mmask16 k = (__mmask16)(n == 16 ? 0xFFFF : (1u << n) - 1);
+        const int32_t *ap = acc + p * m;
+        __m512i ci = _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k, cls + p), _mm512_set1_epi32((int)m));
+        for (int64_t c0 = 0; c0 < m16; c0 += 16) {
+            __m512i r[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = i < n ? _mm512_add_epi32(_mm512_loadu_si512((const void *)(ap + i * m + c0)),
+                                                _mm512_loadu_si512((const void *)(comp + cls[p + i] * m + c0)))
+                             : _mm512_setzero_si512();
+            transpose16(r);
+            for (int i = 0; i < 16; i++) {
+                int64_t ch = c0 + i;
+                __m512i a = r[i];
+                const char *rr = el.res ? (const char *)res + ch * np + p : NULL;
+                __m512i q = epi_q16_avx512vnni(&el, ch, a, rr, k);
+                _mm_mask_storeu_epi8((char *)y + ch * np + p, k, _mm512_cvtepi32_epi8(q));
+            }
+        }
+        for (int64_t ch = m16; ch < m; ch++) {
+            __m512i a = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), k, idx, ap + ch, 4);
+            a = _mm512_add_epi32(a, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), k, ci, comp + ch, 4));
+            const char *rr = el.res ? (const char *)res + ch * np + p : NULL;
+            __m512i q = epi_q16_avx512vnni(&el, ch, a, rr, k);
+            _mm_mask_storeu_epi8((char *)y + ch * np + p, k, _mm512_cvtepi32_epi8(q));
+        }
+    }
+}
+
 /* ---- u8 depthwise on VNNI with byte permutes (fx_qdw_plane_u8) ---------- */
 
 #define VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
@@ -252,6 +322,13 @@ bool fx_qdw_plane_u8(const fx_qconv_geom *g, int64_t dph, int64_t dpw, uint8_t z
 void fx_qepi_row_avx512(const fx_qepi *e, int64_t m, int32_t comp, const int32_t *acc, int64_t n, const void *res,
                         void *y) {
     fx_qepi_row_c(e, m, comp, acc, n, res, y, 1);
+}
+void fx_qepi_nhwc_avx512(const fx_qepi *e, const int32_t *comp, const int32_t *cls, const int32_t *acc, int64_t np,
+                         int64_t m, const void *res, void *y) {
+    for (int64_t ch = 0; ch < m; ch++)
+        for (int64_t j = 0; j < np; j++)
+            fx_qepi_row_c(e, ch, comp[cls[j] * m + ch], acc + j * m + ch, 1,
+                          res ? (const char *)res + ch * np + j : NULL, (char *)y + ch * np + j, 1);
 }
 void fx_qgemv_avx512vnni(const uint8_t *x, const int8_t *w, int64_t m, int64_t kpad, int32_t *acc) {
     for (int64_t i = 0; i < m; i++) {

@@ -177,16 +177,20 @@ VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mm
     if (!e->mid && !e->res)
         return VNNI_NAME(epi_simple16)(a, _mm512_set1_ps(e->multq[m]), _mm512_set1_ps(e->biasq[m]),
                                        _mm512_set1_ps((float)e->lo), _mm512_set1_ps((float)e->hi));
-    const __m512 big = _mm512_set1_ps(16777216.0f), nbig = _mm512_set1_ps(-16777216.0f);
+    /* Rounding to nearest even commutes with clamping to integer bounds, and
+     * the clamped integers (within 255 of 0) are exact floats: so
+     * clamp(rne(v) + zp, lo, hi) - zp, converted back, is the float
+     * clamp(rne_f(v), lo - zp, hi - zp) (vrndscaleps), with no trip through
+     * int32 and no +-2^24 guard (C's qround clamps to it, then the bounds
+     * clamp tighter): the same values in fewer instructions. */
+    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     __m512 t =
         _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->mult[m])), _mm512_set1_ps(e->bias[m]));
     if (e->mid) {
-        __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->mid_inv)), nbig), big);
-        __m512i r = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-                                     _mm512_set1_epi32(e->mid_zp));
-        r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(e->mid_lo)), _mm512_set1_epi32(e->mid_hi));
-        r = _mm512_sub_epi32(r, _mm512_set1_epi32(e->mid_zp));
-        t = _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(e->mid_scale));
+        __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->mid_inv)), rne);
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(e->mid_lo - e->mid_zp))),
+                          _mm512_set1_ps((float)(e->mid_hi - e->mid_zp)));
+        t = _mm512_mul_ps(v, _mm512_set1_ps(e->mid_scale));
     }
     if (e->res) {
         __m128i rb = _mm_maskz_loadu_epi8(k, res);
@@ -194,10 +198,11 @@ VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mm
         r = _mm512_sub_epi32(r, _mm512_set1_epi32(e->res_zp));
         t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(e->res_scale)));
     }
-    __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->y_inv)), nbig), big);
-    q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-                         _mm512_set1_epi32(e->y_zp));
-    return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(e->lo)), _mm512_set1_epi32(e->hi));
+    __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->y_inv)), rne);
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(e->lo - e->y_zp))),
+                      _mm512_set1_ps((float)(e->hi - e->y_zp)));
+    q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, rne), _mm512_set1_epi32(e->y_zp));
+    return q;
 }
 
 /* tile_finish (qgemm_x86.h) on 16 lanes: a row's two 8-column panels as
