@@ -68,6 +68,59 @@ static void test_release_cached_memory(void **state) {
 /* nnfx_graph_nodes lists the nodes in one call (forward, backward, from a
  * node) with serials that no later node repeats, even one created in the
  * memory of an erased node: a binding's kept handle can tell them apart. */
+/* Parameter lookups by name through the index: thousands of parameters
+ * (indexed in bulk at the first lookup), names absent or differing in one
+ * character, a replaced tensor, parameters added after the index was
+ * built, and lookups after unused ones are dropped (which re-indexes). */
+static void test_param_lookup_many(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_tensor *t[N + 10];
+    char nm[64];
+    for (int i = 0; i < N + 10; i++) {
+        t[i] = nnfx_tensor_scalar_f32((float)i, NULL);
+        assert_non_null(t[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_int_equal(nnfx_graph_set_param(g, nm, t[i], NULL), NNFX_OK);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_ptr_equal(nnfx_graph_param(g, nm), t[i]);
+        snprintf(nm, sizeof nm, "layers.%d.conv.weighT", i);
+        assert_null(nnfx_graph_param(g, nm));
+    }
+    assert_int_equal(nnfx_graph_set_param(g, "layers.6.conv.weight", t[N], NULL), NNFX_OK); /* replaced */
+    assert_int_equal(nnfx_graph_num_params(g), N);
+    assert_ptr_equal(nnfx_graph_param(g, "layers.6.conv.weight"), t[N]);
+    for (int i = 1; i < 10; i++) { /* added after the index was built */
+        snprintf(nm, sizeof nm, "extra.%d", i);
+        assert_int_equal(nnfx_graph_set_param(g, nm, t[N + i], NULL), NNFX_OK);
+        assert_ptr_equal(nnfx_graph_param(g, nm), t[N + i]);
+    }
+    /* keep every third parameter used by a get_attr node; drop the rest */
+    for (int i = 0; i < N; i += 3) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_non_null(nnfx_graph_get_attr(g, nm, NULL));
+    }
+    assert_int_equal(nnfx_graph_drop_unused_params(g), N + 9 - (N + 2) / 3);
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        if (i % 3)
+            assert_null(nnfx_graph_param(g, nm));
+        else
+            assert_ptr_equal(nnfx_graph_param(g, nm), i == 6 ? t[N] : t[i]);
+    }
+    assert_null(nnfx_graph_param(g, "extra.1"));
+    for (int i = 0; i < nnfx_graph_num_params(g); i++) /* every kept name finds its own index */
+        assert_ptr_equal(nnfx_graph_param(g, nnfx_graph_param_name(g, i)), nnfx_graph_param_at(g, i));
+    nnfx_graph_free(g);
+    for (int i = 0; i < N + 10; i++)
+        nnfx_tensor_release(t[i]);
+}
+
 static void test_node_snapshot_and_serials(void **state) {
     (void)state;
     small s = make_small();
@@ -890,6 +943,7 @@ int main(void) {
         cmocka_unit_test(test_graph_targets),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
+        cmocka_unit_test(test_param_lookup_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

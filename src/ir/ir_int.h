@@ -67,6 +67,18 @@ typedef struct ir_leaf {
     void *user;
 } ir_leaf;
 
+/* The parameter index: name -> index + 1 into graph->params, open
+ * addressing over 8-byte slots, each the low 32 bits of the name's hash (a
+ * tag, which also gives the slot a probe starts at) above the index + 1
+ * (0: an empty slot). The name is read from params[] only when a tag
+ * matches. A third of ir_strmap's 24-byte slots: building the index of a
+ * large graph's parameters (the first lookup after each compaction, which
+ * drops it) writes to a table the caches hold far better. No deletions. */
+typedef struct ir_param_index {
+    uint64_t *slots;
+    size_t cap, count;
+} ir_param_index;
+
 /* The name table: node name -> node, open addressing with the name's hash
  * kept in the slot (16 bytes a slot: the key is the node's own name). */
 typedef struct ir_name_slot {
@@ -100,9 +112,9 @@ struct nnfx_graph {
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
-    ir_strmap param_index; /* param name -> index + 1 (intptr_t), for    */
-    int nparams_indexed;   /* params[0 .. nparams_indexed) (lazily)      */
-    nnfx_node *insert_ref; /* NULL: at end (before output) */
+    ir_param_index param_index; /* param name -> index + 1, for         */
+    int nparams_indexed;        /* params[0 .. nparams_indexed) (lazily)      */
+    nnfx_node *insert_ref;      /* NULL: at end (before output) */
     bool insert_after;
     int nparams, cap_params;
     ir_param *params;
