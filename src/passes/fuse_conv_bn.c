@@ -241,7 +241,9 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
     nnfx_status st = NNFX_OK;
     for (nnfx_node *bn = nnfx_graph_first(g), *next; bn && !st; bn = next) {
         next = bn->next;
+        ir_node_prefetch(bn, 16);
         if (!nnfx_node_is_op(bn, NNFX_OP_BATCH_NORM)) continue;
+        ir_names_prefetch(&g->names, bn->name_hash); /* the slot erasing a fused BN writes */
         nnfx_node *src = nnfx_node_arg_node(bn, 0);
         if (!src || src->opcode != NNFX_CALL_FUNCTION ||
             (src->op != NNFX_OP_CONV && src->op != NNFX_OP_GEMM && src->op != NNFX_OP_MATMUL))
