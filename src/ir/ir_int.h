@@ -141,23 +141,9 @@ struct nnfx_graph {
  * Nodes created in order sit at a constant stride in the nodes arena, so
  * this usually is the node `ahead` steps along the list: whole-graph walks
  * call it so that their pointer chase does not wait on memory at every node
- * of a large graph (a wrong guess only costs a useless prefetch). In a
- * graph of IR_PREFETCH_WIDE_NODES nodes or more it fetches two whole node
- * slots there: a walk reads more than a node's first cache line, and after
- * passes have erased and added nodes the live ones no longer sit at the
- * exact stride (a fused graph was walked 2x faster so). Smaller graphs,
- * whose nodes the caches hold, get the one line. */
-#define IR_NODE_SLOT           ((ptrdiff_t)((sizeof(nnfx_node) + 15) & ~(size_t)15)) /* arena stride */
-#define IR_PREFETCH_WIDE_NODES 32768
+ * of a large graph (a wrong guess only costs a useless prefetch). */
 static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
-    if (n->graph->num_nodes < IR_PREFETCH_WIDE_NODES) {
-        __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
-        return;
-    }
-    const char *p = (const char *)n + (ptrdiff_t)ahead * IR_NODE_SLOT;
-    if (ahead < 0) p -= IR_NODE_SLOT; /* a backward walk: the slots before */
-    for (ptrdiff_t i = 0; i < 2 * IR_NODE_SLOT; i += 64)
-        __builtin_prefetch(p + i);
+    __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
 }
 
 /* True when every attribute of call_function node n is in its op's schema
