@@ -36,6 +36,7 @@ void ir_graph_touch(nnfx_graph *g) {
 
 static void names_free(ir_names *m);
 static void param_index_free(ir_param_index *x);
+static size_t scratch_bytes(size_t n);
 
 /* Returns a node and everything it owns to the graph's arena. */
 /* True for the kinds of node dead-code elimination may erase when unused
@@ -66,6 +67,7 @@ void nnfx_graph_free(nnfx_graph *g) {
             if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
             if (n->attrs[i].kind == NNFX_ATTR_GRAPH) nnfx_graph_free(n->attrs[i].u.g);
         }
+    ir_big_free(g->order, g->order_bytes);
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
     ir_arena_release(&g->nodes);
@@ -381,6 +383,7 @@ static void link_before(nnfx_graph *g, nnfx_node *n, nnfx_node *ref) {
     else
         g->tail = n;
     g->num_nodes++;
+    g->order_valid = false;
     if (n->prev && n->next && n->next->order - n->prev->order > 1) {
         n->order = n->prev->order + (n->next->order - n->prev->order) / 2;
     } else if (!n->next) {
@@ -405,6 +408,29 @@ static void unlink_node(nnfx_graph *g, nnfx_node *n) {
         g->tail = n->prev;
     n->prev = n->next = NULL;
     g->num_nodes--;
+    g->order_valid = false;
+}
+
+nnfx_node *const *ir_graph_order(nnfx_graph *g) {
+    if (g->num_nodes < IR_ORDER_MIN_NODES) return NULL;
+    if (g->order_valid) return g->order;
+    size_t need = sizeof *g->order * (size_t)g->num_nodes;
+    if (need > g->order_bytes) {
+        ir_big_free(g->order, g->order_bytes);
+        g->order_bytes = scratch_bytes(need);
+        g->order = ir_big_alloc(g->order_bytes, false);
+        if (!g->order) {
+            g->order_bytes = 0;
+            return NULL;
+        }
+    }
+    int i = 0;
+    for (nnfx_node *n = g->head; n && i < g->num_nodes; n = n->next) {
+        ir_node_prefetch(n, 16);
+        g->order[i++] = n;
+    }
+    g->order_valid = i == g->num_nodes && !g->order[i - 1]->next; /* else a broken list: walk it */
+    return g->order_valid ? g->order : NULL;
 }
 
 void ir_graph_renumber(nnfx_graph *g) {
@@ -1113,8 +1139,13 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     size_t nga = 0, cap = 0;
     nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
-    for (nnfx_node *n = g->head; n; n = n->next) {
-        ir_node_prefetch(n, 16);
+    nnfx_node *const *ord = ir_graph_order(g);
+    int nn = g->num_nodes, at = 0;
+    for (nnfx_node *n = ord ? ord[0] : g->head; n; n = ord ? (++at < nn ? ord[at] : NULL) : n->next) {
+        if (ord)
+            ir_order_prefetch(ord, at, nn, 12);
+        else
+            ir_node_prefetch(n, 16);
         if (n->opcode != NNFX_GET_ATTR || !n->target) continue;
         if (n->param_epoch != g->param_epoch || n->param_idx <= 0 || n->param_idx > g->nparams) {
             n->param_idx = ir_graph_param_find(g, n->target); /* the cache is not a semantic change */

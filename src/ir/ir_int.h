@@ -126,6 +126,11 @@ struct nnfx_graph {
     void *(*model_info_copy)(const void *info);
     void (*model_info_free)(void *info);
     bool orders_valid;
+    /* The nodes in list order, recorded by ir_graph_order in a large graph;
+     * valid until a node is linked or unlinked (order_valid). */
+    nnfx_node **order;
+    size_t order_bytes;
+    bool order_valid;
     uint64_t version;     /* bumped on every structural edit */
     uint32_t param_epoch; /* bumped when parameter indices move */
     uint64_t last_serial; /* serial of the newest node (nnfx_node_serial) */
@@ -144,6 +149,29 @@ struct nnfx_graph {
  * of a large graph (a wrong guess only costs a useless prefetch). */
 static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
     __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
+}
+
+/* Graphs of at least this many nodes keep their list order in an array
+ * for whole-graph walks (ir_graph_order). */
+#define IR_ORDER_MIN_NODES 32768
+/* The graph's nodes in list order (num_nodes entries) for a walk that
+ * neither links nor unlinks nodes: the array recorded by the last call
+ * while the list has not changed since, else recorded now (one walk of the
+ * list). NULL for a graph under IR_ORDER_MIN_NODES nodes (the caller walks
+ * the list), or on OOM. After passes have erased and added nodes, the
+ * nodes no longer sit in memory in list order, and a walk of the list
+ * waits on memory at most nodes of a large graph; the array lets the
+ * next walks prefetch the exact nodes ahead (ir_order_prefetch). */
+nnfx_node *const *ir_graph_order(nnfx_graph *g);
+/* Hints the CPU to fetch the node struct `ahead` entries after order[i]
+ * (its first three cache lines); order has n entries. */
+static inline void ir_order_prefetch(nnfx_node *const *order, int i, int n, int ahead) {
+    if (i + ahead < n) {
+        const char *p = (const char *)order[i + ahead];
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + 64);
+        __builtin_prefetch(p + 128);
+    }
 }
 
 /* True when every attribute of call_function node n is in its op's schema
