@@ -68,6 +68,117 @@ static void test_release_cached_memory(void **state) {
 /* nnfx_graph_nodes lists the nodes in one call (forward, backward, from a
  * node) with serials that no later node repeats, even one created in the
  * memory of an erased node: a binding's kept handle can tell them apart. */
+/* Parameter lookups by name through the index: thousands of parameters
+ * (indexed in bulk at the first lookup), names absent or differing in one
+ * character, a replaced tensor, parameters added after the index was
+ * built, and lookups after unused ones are dropped (which re-indexes). */
+static void test_param_lookup_many(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_tensor *t[N + 10];
+    char nm[64];
+    for (int i = 0; i < N + 10; i++) {
+        t[i] = nnfx_tensor_scalar_f32((float)i, NULL);
+        assert_non_null(t[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_int_equal(nnfx_graph_set_param(g, nm, t[i], NULL), NNFX_OK);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_ptr_equal(nnfx_graph_param(g, nm), t[i]);
+        snprintf(nm, sizeof nm, "layers.%d.conv.weighT", i);
+        assert_null(nnfx_graph_param(g, nm));
+    }
+    assert_int_equal(nnfx_graph_set_param(g, "layers.6.conv.weight", t[N], NULL), NNFX_OK); /* replaced */
+    assert_int_equal(nnfx_graph_num_params(g), N);
+    assert_ptr_equal(nnfx_graph_param(g, "layers.6.conv.weight"), t[N]);
+    for (int i = 1; i < 10; i++) { /* added after the index was built */
+        snprintf(nm, sizeof nm, "extra.%d", i);
+        assert_int_equal(nnfx_graph_set_param(g, nm, t[N + i], NULL), NNFX_OK);
+        assert_ptr_equal(nnfx_graph_param(g, nm), t[N + i]);
+    }
+    /* keep every third parameter used by a get_attr node; drop the rest */
+    for (int i = 0; i < N; i += 3) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        assert_non_null(nnfx_graph_get_attr(g, nm, NULL));
+    }
+    assert_int_equal(nnfx_graph_drop_unused_params(g), N + 9 - (N + 2) / 3);
+    for (int i = 0; i < N; i++) {
+        snprintf(nm, sizeof nm, "layers.%d.conv.weight", i);
+        if (i % 3)
+            assert_null(nnfx_graph_param(g, nm));
+        else
+            assert_ptr_equal(nnfx_graph_param(g, nm), i == 6 ? t[N] : t[i]);
+    }
+    assert_null(nnfx_graph_param(g, "extra.1"));
+    for (int i = 0; i < nnfx_graph_num_params(g); i++) /* every kept name finds its own index */
+        assert_ptr_equal(nnfx_graph_param(g, nnfx_graph_param_name(g, i)), nnfx_graph_param_at(g, i));
+    nnfx_graph_free(g);
+    for (int i = 0; i < N + 10; i++)
+        nnfx_tensor_release(t[i]);
+}
+
+/* A graph large enough that recompile, shape inference and dropping
+ * parameters walk a recorded array of its nodes (ir_graph_order): after a
+ * node is added mid-list and another erased, every walk sees the list as
+ * it is now (the new node's shape reaches the output, the counts agree). */
+static void test_large_graph_walk_order(void **state) {
+    (void)state;
+    enum { N = 40000 };
+    nnfx_error err = {0};
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t d[2] = {1, 16}, c = 16;
+    nnfx_meta m = {0};
+    nnfx_meta_set_shape(&m, NNFX_F32, 2, d);
+    nnfx_node *x = nnfx_graph_placeholder(g, "x", &m, &err);
+    nnfx_tensor *w = nnfx_tensor_new(NNFX_F32, 1, &c, &err), *unused = nnfx_tensor_new(NNFX_F32, 1, &c, &err);
+    assert_int_equal(nnfx_graph_set_param(g, "used.w", w, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_set_param(g, "unused.w", unused, &err), NNFX_OK);
+    nnfx_arg add_args[2] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, "used.w", &err))};
+    x = nnfx_graph_call_op(g, NNFX_OP_ADD, 2, add_args, 0, NULL, &err);
+    nnfx_node *mid = NULL;
+    for (int i = 0; x && i < N; i++) {
+        nnfx_arg a = nnfx_arg_node(x);
+        x = nnfx_graph_call_op(g, NNFX_OP_RELU, 1, &a, 0, NULL, &err);
+        if (i == N / 2) mid = x;
+    }
+    assert_non_null(x);
+    assert_non_null(nnfx_graph_output(g, 1, &x, &err));
+    nnfx_gm *gm = nnfx_gm_new(g, &err);
+    assert_non_null(gm);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK); /* records the order */
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK); /* walks the recorded order */
+    /* mid becomes a transpose of its input: [1, 16] -> [16, 1] downstream */
+    int64_t perm[2] = {1, 0};
+    nnfx_attr pa = nnfx_attr_ints("perm", 2, perm);
+    nnfx_arg ma = nnfx_node_arg(mid, 0);
+    nnfx_inserting_after(g, mid);
+    nnfx_node *t = nnfx_graph_call_op(g, NNFX_OP_TRANSPOSE, 1, &ma, 1, &pa, &err);
+    nnfx_inserting_at_end(g);
+    assert_non_null(t);
+    nnfx_replace_all_uses_with(mid, t, NULL, NULL);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK); /* a node added: mid unused, not erased yet */
+    assert_int_equal(nnfx_node_meta_c(x, 0)->dims[0].value, 16);
+    assert_int_equal(nnfx_erase_node(g, mid, &err), NNFX_OK);
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK); /* a node erased */
+    const nnfx_meta *om = nnfx_node_meta_c(x, 0);
+    assert_int_equal(om->rank, 2);
+    assert_int_equal(om->dims[0].value, 16);
+    assert_int_equal(om->dims[1].value, 1);
+    assert_int_equal(nnfx_graph_infer_shapes(g, &err), NNFX_OK);
+    assert_int_equal(nnfx_graph_drop_unused_params(g), 1);
+    assert_null(nnfx_graph_param(g, "unused.w"));
+    assert_ptr_equal(nnfx_graph_param(g, "used.w"), w);
+    assert_int_equal(nnfx_graph_num_nodes(g), N + 4); /* x, used.w, add, N relus/transpose, output */
+    assert_int_equal(nnfx_gm_recompile(gm, &err), NNFX_OK);
+    nnfx_gm_free(gm);
+    nnfx_tensor_release(w);
+    nnfx_tensor_release(unused);
+}
+
 static void test_node_snapshot_and_serials(void **state) {
     (void)state;
     small s = make_small();
@@ -890,6 +1001,8 @@ int main(void) {
         cmocka_unit_test(test_graph_targets),
         cmocka_unit_test(test_graph_all_args),
         cmocka_unit_test(test_binding_calls),
+        cmocka_unit_test(test_param_lookup_many),
+        cmocka_unit_test(test_large_graph_walk_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

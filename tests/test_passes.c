@@ -247,6 +247,38 @@ static void test_fuse_shared_weight(void **state) {
     nnfx_graph_free(g);
 }
 
+/* One get_attr node read as all four BN parameters, and the conv weight's
+ * node read by a second conv: the pass erases the fused-away parameter
+ * nodes as it goes, each once, and only those left without users. */
+static void test_fuse_conv_bn_shared_param_nodes(void **state) {
+    (void)state;
+    nnfx_graph *g = nnfx_graph_new();
+    int64_t xs[4] = {1, 3, 5, 5}, ws[4] = {4, 3, 1, 1}, c = 4;
+    nnfx_node *x = input(g, "x", 4, xs);
+    nnfx_node *w = param(g, "conv.weight", rnd(4, ws, 11, -1, 1));
+    nnfx_node *c1 = conv(g, x, w, NULL, 1, 1);
+    nnfx_node *s = param(g, "bn.all", rnd(1, &c, 12, 0.5f, 1.5f)); /* positive: a valid variance too */
+    nnfx_arg args[5] = {nnfx_arg_node(c1), nnfx_arg_node(s), nnfx_arg_node(s), nnfx_arg_node(s), nnfx_arg_node(s)};
+    nnfx_node *bn = call(g, NNFX_OP_BATCH_NORM, 5, args, 0, NULL);
+    nnfx_node *c2 = conv(g, x, w, NULL, 1, 1);
+    nnfx_node *outs[2] = {bn, c2};
+    assert_non_null(nnfx_graph_output(g, 2, outs, NULL));
+    nnfx_graph *before = nnfx_graph_copy(g, NULL, NULL);
+    nnfx_pass_report rep = {0};
+    run_pass(g, "fuse-conv-bn", &rep);
+    assert_int_equal(rep.changed, 1);
+    assert_int_equal(count_op(g, NNFX_OP_BATCH_NORM), 0);
+    assert_null(nnfx_graph_param(g, "bn.all"));
+    assert_non_null(nnfx_graph_param(g, "conv.weight")); /* still read by the second conv */
+    assert_ptr_equal(nnfx_node_arg_node(c2, 1), w);
+    assert_int_equal(nnfx_graph_num_params(g), 3); /* conv.weight, conv.weight_fused, conv.bias_fused */
+    assert_int_equal(nnfx_graph_num_nodes(g), 7);  /* x, w, the two fused parameters, two convs, output */
+    same_results(before, g, 13, 2e-5);
+    nnfx_pass_report_free(&rep);
+    nnfx_graph_free(before);
+    nnfx_graph_free(g);
+}
+
 /* The conv output has a second user: folding would change it, so skip. */
 static void test_fuse_skips_two_users(void **state) {
     (void)state;
@@ -599,6 +631,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuse_conv_bn_basic),
         cmocka_unit_test(test_fuse_conv_bn_extreme_variance),
+        cmocka_unit_test(test_fuse_conv_bn_shared_param_nodes),
         cmocka_unit_test(test_fuse_conv_bn_random),
         cmocka_unit_test(test_fuse_shared_weight),
         cmocka_unit_test(test_fuse_skips_two_users),

@@ -162,15 +162,18 @@ static bool dead_get_attr(const nnfx_node *n) { return n->opcode == NNFX_GET_ATT
  * being erased, so both walks stay valid. */
 void ir_graph_drop_dead_params(nnfx_graph *g) {
     enum { AHEAD = 8 };
-    nnfx_node *scout = nnfx_graph_first(g);
+    /* no unused get_attr or call_function node: nothing to erase, no walk */
+    nnfx_node *scout = g->unused_removable > 0 ? nnfx_graph_first(g) : NULL;
     int ahead = 0; /* dead get_attr nodes the scout passed that the walk has not erased yet */
-    for (nnfx_node *n = nnfx_graph_first(g), *next; n; n = next) {
-        for (; scout && ahead < AHEAD; scout = scout->next)
+    for (nnfx_node *n = scout, *next; n; n = next) {
+        for (; scout && ahead < AHEAD; scout = scout->next) {
+            ir_node_prefetch(scout, 16);
             if (dead_get_attr(scout)) {
                 ir_names_prefetch(&g->names, scout->name_hash);
                 __builtin_prefetch(scout->name);
                 ahead++;
             }
+        }
         next = n->next;
         if (!dead_get_attr(n)) continue;
         nnfx_erase_node(g, n, NULL);

@@ -35,6 +35,8 @@ void ir_graph_touch(nnfx_graph *g) {
 }
 
 static void names_free(ir_names *m);
+static void param_index_free(ir_param_index *x);
+static size_t scratch_bytes(size_t n);
 
 /* Returns a node and everything it owns to the graph's arena. */
 /* True for the kinds of node dead-code elimination may erase when unused
@@ -65,6 +67,7 @@ void nnfx_graph_free(nnfx_graph *g) {
             if (n->attrs[i].kind == NNFX_ATTR_TENSOR) nnfx_tensor_release(n->attrs[i].u.t);
             if (n->attrs[i].kind == NNFX_ATTR_GRAPH) nnfx_graph_free(n->attrs[i].u.g);
         }
+    ir_big_free(g->order, g->order_bytes);
     ir_arena_release(&g->arena);
     ir_arena_release(&g->hot);
     ir_arena_release(&g->nodes);
@@ -73,7 +76,7 @@ void nnfx_graph_free(nnfx_graph *g) {
     for (int i = 0; i < g->ncounter_keys; i++)
         free(g->counter_keys[i]);
     free(g->counter_keys);
-    ir_strmap_free(&g->param_index);
+    param_index_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++)
         nnfx_tensor_release(g->params[i].t); /* names: arena */
     ir_big_free(g->params, sizeof *g->params * (size_t)g->cap_params);
@@ -380,6 +383,7 @@ static void link_before(nnfx_graph *g, nnfx_node *n, nnfx_node *ref) {
     else
         g->tail = n;
     g->num_nodes++;
+    g->order_valid = false;
     if (n->prev && n->next && n->next->order - n->prev->order > 1) {
         n->order = n->prev->order + (n->next->order - n->prev->order) / 2;
     } else if (!n->next) {
@@ -404,6 +408,29 @@ static void unlink_node(nnfx_graph *g, nnfx_node *n) {
         g->tail = n->prev;
     n->prev = n->next = NULL;
     g->num_nodes--;
+    g->order_valid = false;
+}
+
+nnfx_node *const *ir_graph_order(nnfx_graph *g) {
+    if (g->num_nodes < IR_ORDER_MIN_NODES) return NULL;
+    if (g->order_valid) return g->order;
+    size_t need = sizeof *g->order * (size_t)g->num_nodes;
+    if (need > g->order_bytes) {
+        ir_big_free(g->order, g->order_bytes);
+        g->order_bytes = scratch_bytes(need);
+        g->order = ir_big_alloc(g->order_bytes, false);
+        if (!g->order) {
+            g->order_bytes = 0;
+            return NULL;
+        }
+    }
+    int i = 0;
+    for (nnfx_node *n = g->head; n && i < g->num_nodes; n = n->next) {
+        ir_node_prefetch(n, 16);
+        g->order[i++] = n;
+    }
+    g->order_valid = i == g->num_nodes && !g->order[i - 1]->next; /* else a broken list: walk it */
+    return g->order_valid ? g->order : NULL;
 }
 
 void ir_graph_renumber(nnfx_graph *g) {
@@ -840,23 +867,97 @@ nnfx_status nnfx_graph_set_param(nnfx_graph *g, const char *name, nnfx_tensor *t
     return ir_graph_param_add(g, name, t, err) ? NNFX_OK : (err ? err->status : NNFX_ERR_NOMEM);
 }
 
+/* --- the parameter index (ir_param_index) --- */
+
+static void param_index_free(ir_param_index *x) {
+    ir_big_free(x->slots, x->cap * sizeof *x->slots);
+    memset(x, 0, sizeof *x);
+}
+
+static void param_index_prefetch(const ir_param_index *x, uint64_t hash) {
+    if (x->cap) __builtin_prefetch(&x->slots[(size_t)hash & (x->cap - 1)]);
+}
+
+/* Grows x to ncap slots (a power of two holding its entries at most half
+ * full); false on OOM (x unchanged). The tags give each entry's slot, so
+ * no name is read. */
+static bool param_index_rehash(ir_param_index *x, size_t ncap) {
+    uint64_t *ns = ir_big_alloc(ncap * sizeof *ns, true);
+    if (!ns) return false;
+    for (size_t i = 0; i < x->cap; i++) {
+        uint64_t e = x->slots[i];
+        if (!e) continue;
+        size_t j = (size_t)(e >> 32) & (ncap - 1);
+        while (ns[j])
+            j = (j + 1) & (ncap - 1);
+        ns[j] = e;
+    }
+    ir_big_free(x->slots, x->cap * sizeof *x->slots);
+    x->slots = ns;
+    x->cap = ncap;
+    return true;
+}
+
+/* Room for `extra` more entries without a further grow; false on OOM. */
+static bool param_index_reserve(ir_param_index *x, size_t extra) {
+    size_t want = x->count + extra, ncap = x->cap ? x->cap : 64;
+    while ((want + 1) * 2 > ncap)
+        ncap *= 2;
+    return ncap == x->cap || param_index_rehash(x, ncap);
+}
+
+/* Maps params[i].name (hash h) to i + 1; an entry of the same name takes
+ * the new index, as a put into a string map would. False on OOM. */
+static bool param_index_put(nnfx_graph *g, int i, uint64_t h) {
+    ir_param_index *x = &g->param_index;
+    if ((x->count + 1) * 2 > x->cap && !param_index_rehash(x, x->cap ? x->cap * 2 : 64)) return false;
+    uint64_t e = (h << 32) | (uint64_t)(uint32_t)(i + 1);
+    size_t mask = x->cap - 1, j = (size_t)(uint32_t)h & mask;
+    for (; x->slots[j]; j = (j + 1) & mask) {
+        uint64_t o = x->slots[j];
+        if ((uint32_t)(o >> 32) == (uint32_t)h && strcmp(g->params[(uint32_t)o - 1].name, g->params[i].name) == 0) {
+            x->slots[j] = e;
+            return true;
+        }
+    }
+    x->slots[j] = e;
+    x->count++;
+    return true;
+}
+
+/* index + 1 of the parameter named `name` (hash h) among the indexed, or 0. */
+static int param_index_get(const nnfx_graph *g, const char *name, uint64_t h) {
+    const ir_param_index *x = &g->param_index;
+    if (!x->cap) return 0;
+    size_t mask = x->cap - 1;
+    for (size_t j = (size_t)(uint32_t)h & mask; x->slots[j]; j = (j + 1) & mask) {
+        uint64_t o = x->slots[j];
+        if ((uint32_t)(o >> 32) == (uint32_t)h && strcmp(g->params[(uint32_t)o - 1].name, name) == 0)
+            return (int)(uint32_t)o;
+    }
+    return 0;
+}
+
 /* Indexes the parameters not yet in param_index, which has room for all
- * of them (ir_strmap_reserve), in the same order as one put each: the
- * hashes of a group are computed first and the group's slots prefetched,
- * so that the inserts into a table larger than the caches overlap their
- * misses instead of waiting for each in turn. Stops early on OOM (the
- * caller indexes the rest one by one). */
+ * of them (param_index_reserve), in the same order as one put each: the
+ * hashes of a group are computed first (the next group's names loading
+ * meanwhile) and the group's slots prefetched, so that the inserts into a
+ * table larger than the caches overlap their misses instead of waiting
+ * for each in turn. Stops early on OOM (the caller indexes the rest one
+ * by one). */
 static void param_index_bulk(nnfx_graph *g) {
     enum { GROUP = 32 };
     uint64_t h[GROUP];
     while (g->nparams - g->nparams_indexed >= GROUP) {
         const ir_param *p = &g->params[g->nparams_indexed];
+        for (int k = GROUP; k < 2 * GROUP && g->nparams_indexed + k < g->nparams; k++)
+            __builtin_prefetch(p[k].name);
         for (int k = 0; k < GROUP; k++) {
             h[k] = ir_strmap_hash(p[k].name);
-            ir_strmap_prefetch(&g->param_index, h[k]);
+            param_index_prefetch(&g->param_index, h[k]);
         }
         for (int k = 0; k < GROUP; k++, g->nparams_indexed++)
-            if (!ir_strmap_put_h(&g->param_index, p[k].name, h[k], (void *)(intptr_t)(g->nparams_indexed + 1))) return;
+            if (!param_index_put(g, g->nparams_indexed, h[k])) return;
     }
 }
 
@@ -867,7 +968,7 @@ void ir_graph_prefetch_new_param(const nnfx_graph *g, const char *base, const ch
     if (bl + sl >= FRESH_BASE_MAX) return; /* a rare long name: not worth it */
     memcpy(name, base, bl);
     memcpy(name + bl, suffix, sl + 1);
-    ir_strmap_prefetch(&g->param_index, ir_strmap_hash_n(name, bl + sl));
+    param_index_prefetch(&g->param_index, ir_strmap_hash_n(name, bl + sl));
     char ident[FRESH_BUF]; /* the get_attr node's name, as fresh_name makes it */
     size_t il = sanitize_name(name, ident, FRESH_BASE_MAX);
     ir_names_prefetch(&g->names, ir_strmap_hash_n(ident, il));
@@ -879,12 +980,12 @@ int ir_graph_param_find(const nnfx_graph *cg, const char *name) {
      * adds thousands and looks none up); indexing is not a semantic change */
     nnfx_graph *g = (nnfx_graph *)cg;
     if (g->nparams - g->nparams_indexed > 64) /* a bulk of them: one rehash, not a doubling chain */
-        if (ir_strmap_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed))) param_index_bulk(g);
+        if (param_index_reserve(&g->param_index, (size_t)(g->nparams - g->nparams_indexed))) param_index_bulk(g);
     for (; g->nparams_indexed < g->nparams; g->nparams_indexed++) {
         int i = g->nparams_indexed;
-        if (!ir_strmap_put(&g->param_index, g->params[i].name, (void *)(intptr_t)(i + 1))) break;
+        if (!param_index_put(g, i, ir_strmap_hash(g->params[i].name))) break;
     }
-    int idx = (int)(intptr_t)ir_strmap_get(&g->param_index, name);
+    int idx = param_index_get(g, name, ir_strmap_hash(name));
     for (int i = g->nparams_indexed; !idx && i < g->nparams; i++) /* out of memory indexing */
         if (strcmp(g->params[i].name, name) == 0) idx = i + 1;
     return idx;
@@ -1038,8 +1139,13 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     size_t nga = 0, cap = 0;
     nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
-    for (nnfx_node *n = g->head; n; n = n->next) {
-        ir_node_prefetch(n, 16);
+    nnfx_node *const *ord = ir_graph_order(g);
+    int nn = g->num_nodes, at = 0;
+    for (nnfx_node *n = ord ? ord[0] : g->head; n; n = ord ? (++at < nn ? ord[at] : NULL) : n->next) {
+        if (ord)
+            ir_order_prefetch(ord, at, nn, 12);
+        else
+            ir_node_prefetch(n, 16);
         if (n->opcode != NNFX_GET_ATTR || !n->target) continue;
         if (n->param_epoch != g->param_epoch || n->param_idx <= 0 || n->param_idx > g->nparams) {
             n->param_idx = ir_graph_param_find(g, n->target); /* the cache is not a semantic change */
@@ -1063,7 +1169,7 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
         if (ga) ga[nga++] = n;
     }
     int kept = 0, dropped = 0;
-    ir_strmap_free(&g->param_index);
+    param_index_free(&g->param_index);
     for (int i = 0; i < g->nparams; i++) {
         if (i + 8 < g->nparams && !remap[i + 8]) { /* its tensor and name are released below */
             __builtin_prefetch(g->params[i + 8].t);

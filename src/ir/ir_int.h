@@ -67,6 +67,18 @@ typedef struct ir_leaf {
     void *user;
 } ir_leaf;
 
+/* The parameter index: name -> index + 1 into graph->params, open
+ * addressing over 8-byte slots, each the low 32 bits of the name's hash (a
+ * tag, which also gives the slot a probe starts at) above the index + 1
+ * (0: an empty slot). The name is read from params[] only when a tag
+ * matches. A third of ir_strmap's 24-byte slots: building the index of a
+ * large graph's parameters (the first lookup after each compaction, which
+ * drops it) writes to a table the caches hold far better. No deletions. */
+typedef struct ir_param_index {
+    uint64_t *slots;
+    size_t cap, count;
+} ir_param_index;
+
 /* The name table: node name -> node, open addressing with the name's hash
  * kept in the slot (16 bytes a slot: the key is the node's own name). */
 typedef struct ir_name_slot {
@@ -100,9 +112,9 @@ struct nnfx_graph {
     ir_strmap name_counters; /* base name -> next suffix (intptr_t)      */
     char **counter_keys;     /* owned keys of name_counters               */
     int ncounter_keys, cap_counter_keys;
-    ir_strmap param_index; /* param name -> index + 1 (intptr_t), for    */
-    int nparams_indexed;   /* params[0 .. nparams_indexed) (lazily)      */
-    nnfx_node *insert_ref; /* NULL: at end (before output) */
+    ir_param_index param_index; /* param name -> index + 1, for         */
+    int nparams_indexed;        /* params[0 .. nparams_indexed) (lazily)      */
+    nnfx_node *insert_ref;      /* NULL: at end (before output) */
     bool insert_after;
     int nparams, cap_params;
     ir_param *params;
@@ -114,6 +126,11 @@ struct nnfx_graph {
     void *(*model_info_copy)(const void *info);
     void (*model_info_free)(void *info);
     bool orders_valid;
+    /* The nodes in list order, recorded by ir_graph_order in a large graph;
+     * valid until a node is linked or unlinked (order_valid). */
+    nnfx_node **order;
+    size_t order_bytes;
+    bool order_valid;
     uint64_t version;     /* bumped on every structural edit */
     uint32_t param_epoch; /* bumped when parameter indices move */
     uint64_t last_serial; /* serial of the newest node (nnfx_node_serial) */
@@ -132,6 +149,29 @@ struct nnfx_graph {
  * of a large graph (a wrong guess only costs a useless prefetch). */
 static inline void ir_node_prefetch(const nnfx_node *n, int ahead) {
     __builtin_prefetch((const char *)n + (ptrdiff_t)ahead * (ptrdiff_t)sizeof *n);
+}
+
+/* Graphs of at least this many nodes keep their list order in an array
+ * for whole-graph walks (ir_graph_order). */
+#define IR_ORDER_MIN_NODES 32768
+/* The graph's nodes in list order (num_nodes entries) for a walk that
+ * neither links nor unlinks nodes: the array recorded by the last call
+ * while the list has not changed since, else recorded now (one walk of the
+ * list). NULL for a graph under IR_ORDER_MIN_NODES nodes (the caller walks
+ * the list), or on OOM. After passes have erased and added nodes, the
+ * nodes no longer sit in memory in list order, and a walk of the list
+ * waits on memory at most nodes of a large graph; the array lets the
+ * next walks prefetch the exact nodes ahead (ir_order_prefetch). */
+nnfx_node *const *ir_graph_order(nnfx_graph *g);
+/* Hints the CPU to fetch the node struct `ahead` entries after order[i]
+ * (its first three cache lines); order has n entries. */
+static inline void ir_order_prefetch(nnfx_node *const *order, int i, int n, int ahead) {
+    if (i + ahead < n) {
+        const char *p = (const char *)order[i + ahead];
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + 64);
+        __builtin_prefetch(p + 128);
+    }
 }
 
 /* True when every attribute of call_function node n is in its op's schema

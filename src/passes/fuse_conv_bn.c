@@ -198,6 +198,42 @@ static const char *fuse_gemm(nnfx_graph *g, nnfx_node *mm, nnfx_node *bn, const 
     return NULL;
 }
 
+/* The get_attr inputs of a fusion (the producer's and the BN's parameter
+ * nodes): up to two of the producer's and four of the BN's. */
+typedef struct fused_inputs {
+    int n;
+    nnfx_node *node[6];
+} fused_inputs;
+
+/* Collects the get_attr nodes among args [from, to) of n into *in and
+ * prefetches their name-table slots, which erasing them will write. */
+static void collect_inputs(const nnfx_graph *g, const nnfx_node *n, int from, int to, fused_inputs *in) {
+    for (int i = from; i < to && i < n->nargs && in->n < 6; i++) {
+        nnfx_node *a = nnfx_node_arg_node(n, i);
+        if (!a || a->opcode != NNFX_GET_ATTR) continue;
+        ir_names_prefetch(&g->names, a->name_hash);
+        __builtin_prefetch(a->name);
+        __builtin_prefetch(a->target);
+        in->node[in->n++] = a;
+    }
+}
+
+/* Erases each node of *in (once) that the fusion left without users. The
+ * final sweep (ir_graph_drop_dead_params) would erase them too; erasing
+ * them here frees their slots for the next fusion's two new parameter
+ * nodes, which then sit in memory beside the nodes they are listed with,
+ * instead of in a fresh chunk: later walks over a large fused graph keep
+ * to memory order. `next` (the loop's next node) is never erased. */
+static void erase_dead_inputs(nnfx_graph *g, const fused_inputs *in, const nnfx_node *next) {
+    for (int i = 0; i < in->n; i++) {
+        nnfx_node *a = in->node[i];
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = in->node[j] == a;
+        if (!seen && a != next && a->nusers == 0) nnfx_erase_node(g, a, NULL);
+    }
+}
+
 nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx_error *err) {
     if (!g) return nnfx_error_set(err, NNFX_ERR_INVALID_ARG, "fuse-conv-bn: NULL graph");
     ps_begin(report, "fuse-conv-bn", g);
@@ -205,7 +241,9 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
     nnfx_status st = NNFX_OK;
     for (nnfx_node *bn = nnfx_graph_first(g), *next; bn && !st; bn = next) {
         next = bn->next;
+        ir_node_prefetch(bn, 16);
         if (!nnfx_node_is_op(bn, NNFX_OP_BATCH_NORM)) continue;
+        ir_names_prefetch(&g->names, bn->name_hash); /* the slot erasing a fused BN writes */
         nnfx_node *src = nnfx_node_arg_node(bn, 0);
         if (!src || src->opcode != NNFX_CALL_FUNCTION ||
             (src->op != NNFX_OP_CONV && src->op != NNFX_OP_GEMM && src->op != NNFX_OP_MATMUL))
@@ -218,9 +256,14 @@ nnfx_status nnfx_pass_fuse_conv_bn(nnfx_graph *g, nnfx_pass_report *report, nnfx
         if (src->nout != 1) continue;
         bn_fold f;
         const char *why = bn_read(g, bn, &f);
-        if (!why)
+        fused_inputs in = {0};
+        if (!why) {
+            collect_inputs(g, src, 1, 3, &in);
+            collect_inputs(g, bn, 1, 5, &in);
             why = src->op == NNFX_OP_CONV ? fuse_conv(g, src, bn, &f, &st, err) : fuse_gemm(g, src, bn, &f, &st, err);
+        }
         bn_free(&f);
+        if (!why && !st) erase_dead_inputs(g, &in, next);
         if (why && strcmp(why, "out of memory") == 0)
             st = nnfx_error_set(err, NNFX_ERR_NOMEM, "out of memory");
         else if (why)
