@@ -1212,7 +1212,7 @@ static bool demote_blocked(fx_plan *p) {
             changed |= unblock(p, sp->out);
             for (int a = 0; a < sp->nin; a++)
                 if (sp->in[a] >= 0) changed |= unblock(p, sp->in[a]);
-        } else if (use == 1 && pointwise_conv(p, sp)) {
+        } else if (use == 1 && (pointwise_conv(p, sp) || fx_dnnl_block() == 16)) {
             for (int a = 0; a < blocked_reads(sp); a++) { /* x, and the residual where blocked */
                 if (sp->in[a] < 0) continue;
                 if (p->vals[sp->out].blk && nhwc_apart(p, sp->in[a])) changed |= unblock(p, sp->out);
@@ -1248,7 +1248,9 @@ static bool blocked_maxpool(fx_plan *p, fx_step *sp, nnfx_error *err) {
  * 1x1 conv whose other value is channels-last (a reorder each run) keeps
  * its blocked value channels-last too (MobileNet's project-expand pairs
  * between depthwise convs); a spatial conv gains more than the reorder
- * costs. */
+ * costs with nChw8c, not with nChw16c (brgconv on channels-last is close
+ * behind there: inception_v3's branches took 1.05x the time), so there
+ * every conv keeps both its values blocked or neither. */
 static void plan_blocked(fx_plan *p) {
     int64_t b = fx_dnnl_block();
     if (!b) return;
