@@ -692,10 +692,11 @@ static nnfx_graph *upsample_out(int64_t *xd) {
 static void test_conv_transpose(void **state) {
     (void)state;
     check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
-    /* window = stride, oneDNN's AVX2 kernels: a 1x1 conv to 4 * M channels
-     * and a shuffle (NHWC, nChw8c, NCHW y) */
-    check_graph(upsample, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias + relu" : NULL);
-    check_graph(upsample_out, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias (x " : NULL);
+    /* window = stride: a 1x1 conv to 4 * M channels and a shuffle (NHWC,
+     * nChw8c, nChw16c, NCHW y), with oneDNN's AVX2 or AVX-512 kernels */
+    check_graph(upsample, fx_dnnl_enabled() ? "1x1 + shuffle + bias + relu" : NULL);
+    check_graph(upsample_out, fx_dnnl_enabled() ? "1x1 + shuffle + bias (x " : NULL);
+    check_graph(upsample_wide, fx_dnnl_enabled() ? "1x1 + shuffle + bias + relu" : NULL);
     if (fx_dnnl_enabled() && fx_dnnl_block() != 8) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
     if (!fx_dnnl_enabled() || fx_dnnl_block() != 8) return;
     /* the whole U-Net step in nChw8c: the pool on the [N * C/8, H, W, 8]

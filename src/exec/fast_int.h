@@ -180,8 +180,7 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
  * NNFX_DNNL_BLOCKED=0 in the environment). */
 int fx_dnnl_block(void);
 /* Whether oneDNN is on and runs its AVX2 kernels (no AVX-512, or
- * NNFX_ISA=avx2): ConvTransposes of window = stride then run as a 1x1
- * conv and a shuffle. */
+ * NNFX_ISA=avx2). */
 bool fx_dnnl_avx2_engine(void);
 /* Whether step d is a 2-d, group-1 Conv or ConvTranspose (not a pooling):
  * one that may read and write blocked values. */

@@ -29,8 +29,9 @@
  * from the inferred output size (output_padding, output_shape); one whose
  * window equals its stride with no pads (U-Net's 2x2/s2 upsampling: no
  * output gets two taps) is a 1x1 conv to KH*KW*M channels into scratch,
- * shuffled into y after, where oneDNN runs AVX2 kernels (its AVX2
- * deconvolution took several times as long; AVX-512 hosts keep it). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * shuffled into y after (oneDNN's deconvolution took several times as
+ * long with its AVX2 kernels, 2-4x with its AVX-512 ones: U-Net's three
+ * upsamplings). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
@@ -456,12 +457,12 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
 }
 
 /* conv_build, a ConvTranspose of window = stride as a 1x1 conv and a
- * shuffle where oneDNN runs AVX2 kernels (measured there) and has a fast
- * 1x1 kernel for it, else its deconvolution. */
+ * shuffle where oneDNN has a fast 1x1 kernel for it, else its
+ * deconvolution. */
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
                          bool by, nnfx_error *err) {
-    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE) && fx_dnnl_avx2_engine();
+    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE);
     fx_dnnl *d = conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, sh, err);
     if (d || !sh || err->status == NNFX_ERR_NOMEM) return d;
     *err = (nnfx_error){0};
