@@ -90,7 +90,7 @@ struct fx_dnnl {
     const nnfx_tensor *wt, *bt; /* chains: weights and bias */
     fx_layout xl, rl, yl;
     bool shuffle; /* a ConvTranspose of window = stride run as a 1x1 conv to kh*kw*m channels, then shuffled */
-    bool t_blk;   /* shuffle: the 1x1 conv's output (scratch at y_off) is blocked (fx_dnnl_block), else NHWC */
+    fx_layout tl; /* shuffle: the 1x1 conv's output's (scratch at y_off): blocked (fx_dnnl_block) or NHWC */
     int64_t kh, kw; /* shuffle: the window */ /* the plan's layouts of x, res and y */
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
     float p0, p1;
@@ -398,7 +398,8 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
         md4(&dst, d->n, k[0] * k[1] * d->m, d->h, d->w, bx ? bt : dnnl_nhwc);
         md4(&wt, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_format_tag_any);
         md4(&wt_user, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_oihw);
-        d->shuffle = true, d->t_blk = bx, d->kh = k[0], d->kw = k[1];
+        d->shuffle = true, d->kh = k[0], d->kw = k[1];
+        d->tl = !bx ? FX_LAYOUT_NHWC : bt == dnnl_nChw16c ? FX_LAYOUT_NCHW16C : FX_LAYOUT_NCHW8C;
         win = (ir_window){.s = {1, 1}, .d = {1, 1}};
     } else if (tr) { /* ONNX's [C, M, KH, KW] is oneDNN's iohw */
         md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
@@ -667,8 +668,8 @@ static int64_t at4(fx_layout l, int64_t C, int64_t H, int64_t W, int64_t n, int6
  * plan's layout. */
 static void shuffle_out(const fx_dnnl *d, const float *t, float *y) {
     int64_t kh = d->kh, kw = d->kw, m = d->m, ct = kh * kw * m;
-    int64_t b = fx_dnnl_block();
-    fx_layout tl = !d->t_blk ? FX_LAYOUT_NHWC : b == 16 ? FX_LAYOUT_NCHW16C : FX_LAYOUT_NCHW8C;
+    fx_layout tl = d->tl;
+    int64_t b = tl == FX_LAYOUT_NCHW16C ? 16 : 8; /* a blocked t's block */
     int64_t run = tl == d->yl && (tl == FX_LAYOUT_NHWC || m % b == 0) ? (tl == FX_LAYOUT_NHWC ? m : b) : 0;
     if (run) { /* whole channel runs: all m channels (NHWC) or whole blocks */
         for (int64_t n = 0; n < d->n; n++)
