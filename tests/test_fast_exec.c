@@ -255,27 +255,34 @@ static nnfx_graph *conv3d_block(int64_t *xd) {
 }
 
 /* A U-Net's up-sampling: conv + relu, ConvTranspose 2x2/s2 + relu (its
- * chain fused), concatenated with a skip (channels-last end to end). */
-static nnfx_graph *upsample(int64_t *xd) {
+ * chain fused), concatenated with a skip (channels-last end to end); c
+ * channels in the skip, 2c below it. */
+static nnfx_graph *upsample_with(int64_t *xd, int64_t c) {
     nnfx_graph *g = nnfx_graph_new();
     xd[0] = 1, xd[1] = 3, xd[2] = 10, xd[3] = 12;
     nnfx_node *x = input(g, 4, xd);
-    nnfx_node *skip = unary(g, NNFX_OP_RELU, conv(g, x, "s", 8, 3, 3, 1, 1, 1, true));
+    nnfx_node *skip = unary(g, NNFX_OP_RELU, conv(g, x, "s", c, 3, 3, 1, 1, 1, true));
     int64_t ks[2] = {2, 2}, st[2] = {2, 2};
     nnfx_attr pa[2] = {nnfx_attr_ints("kernel_shape", 2, ks), nnfx_attr_ints("strides", 2, st)};
     nnfx_arg pin = nnfx_arg_node(skip);
-    nnfx_node *down = conv(g, op(g, NNFX_OP_MAX_POOL, 1, &pin, 2, pa), "d", 16, 8, 3, 1, 1, 1, true);
-    int64_t wd[4] = {16, 8, 2, 2}, bd[1] = {8};
+    nnfx_node *down = conv(g, op(g, NNFX_OP_MAX_POOL, 1, &pin, 2, pa), "d", 2 * c, c, 3, 1, 1, 1, true);
+    int64_t wd[4] = {2 * c, c, 2, 2}, bd[1] = {c};
     nnfx_attr ta[1] = {nnfx_attr_ints("strides", 2, st)};
     nnfx_arg a[3] = {nnfx_arg_node(down), nnfx_arg_node(param(g, "t.w", 4, wd, 0.0f)),
                      nnfx_arg_node(param(g, "t.b", 1, bd, 0.0f))};
     nnfx_node *up = unary(g, NNFX_OP_RELU, op(g, NNFX_OP_CONV_TRANSPOSE, 3, a, 1, ta));
     nnfx_arg ca[2] = {nnfx_arg_node(up), nnfx_arg_node(skip)};
     nnfx_attr cat = nnfx_attr_int("axis", 1);
-    nnfx_node *y = conv(g, op(g, NNFX_OP_CONCAT, 2, ca, 1, &cat), "h", 4, 16, 3, 1, 1, 1, true);
+    nnfx_node *y = conv(g, op(g, NNFX_OP_CONCAT, 2, ca, 1, &cat), "h", 4, 2 * c, 3, 1, 1, 1, true);
     assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
     return g;
 }
+
+static nnfx_graph *upsample(int64_t *xd) { return upsample_with(xd, 8); }
+
+/* The same U-Net step four times as wide (32 and 64 channels): whole
+ * blocks of 16 too. */
+static nnfx_graph *upsample_wide(int64_t *xd) { return upsample_with(xd, 32); }
 
 /* GEMM-path convs whose sizes are not multiples of the register tile (M,
  * K, N odd), with stride, padding, dilation, groups, K split into blocks
@@ -568,7 +575,7 @@ static void test_tanh_fused(void **state) {
  * and c3 (16 -> 8, 1x1); c3 adds c4 (16 -> 8, reading c2) as its
  * residual; c5 (8 -> 9) reads c3; c2's output also goes through a
  * scalar Mul to c6 (16 -> 9, 1x1), added to c5 for the NCHW output.
- * Where oneDNN runs AVX2 kernels (fx_dnnl_blocked8), c1 and c3 write
+ * Where oneDNN runs AVX2 kernels (fx_dnnl_block 8), c1 and c3 write
  * nChw8c and c2, c3, c4 and c5 read it; c2's output (a kernel step reads
  * it) and c4's (a residual) stay channels-last. */
 static nnfx_graph *blocked_chain(int64_t *xd) {
@@ -603,9 +610,54 @@ static nnfx_graph *pointwise_pair(int64_t *xd) {
     return g;
 }
 
+/* A bottleneck chain: c1 (4 -> 32, 3x3, relu) feeds c2 (1x1, relu) and
+ * c3 (3x3) takes c1's output as its residual (+ add + relu); c4 (32 -> 9)
+ * writes the NCHW output. Where oneDNN's convs run nChw16c (fx_dnnl_block
+ * 16), every value between them is, the residual too (the sum post-op
+ * starts from it, no reorder); with nChw8c the residual stays
+ * channels-last. */
+static nnfx_graph *blocked_residual(int64_t *xd) {
+    nnfx_graph *g = nnfx_graph_new();
+    xd[0] = 1, xd[1] = 4, xd[2] = 12, xd[3] = 10;
+    nnfx_node *v1 = unary(g, NNFX_OP_RELU, conv(g, input(g, 4, xd), "c1", 32, 4, 3, 1, 1, 1, true));
+    nnfx_node *v2 = unary(g, NNFX_OP_RELU, conv(g, v1, "c2", 32, 32, 1, 1, 0, 1, true));
+    nnfx_node *v3 = unary(g, NNFX_OP_RELU, binary(g, NNFX_OP_ADD, conv(g, v2, "c3", 32, 32, 3, 1, 1, 1, true), v1));
+    nnfx_node *y = conv(g, v3, "c4", 9, 32, 3, 1, 1, 1, true);
+    assert_non_null(nnfx_graph_output(g, 1, &y, NULL));
+    return g;
+}
+
+/* Chains of 32 and 64 channels in whole blocks of fx_dnnl_block channels
+ * (nChw16c where oneDNN runs AVX-512 kernels, nChw8c on AVX2): a U-Net
+ * step's MaxPool, Concat and ConvTranspose, and with nChw16c a residual
+ * passed blocked. */
+static void test_blocked_wide(void **state) {
+    (void)state;
+    int b = fx_dnnl_enabled() ? fx_dnnl_block() : 0;
+    if (!b) {
+        check_graph(blocked_residual, fx_dnnl_enabled() ? "+ add + relu (nhwc)" : NULL);
+        check_graph(upsample_wide, fx_dnnl_enabled() ? "max_pool (nhwc)" : NULL);
+        return;
+    }
+    const char *name = b == 16 ? "nchw16c" : "nchw8c";
+    char want[8][96];
+    snprintf(want[0], sizeof want[0], "+ bias + relu (x nchw, y %s)", name);
+    snprintf(want[1], sizeof want[1], "+ add + relu (%s)", name);
+    snprintf(want[2], sizeof want[2], "+ bias (x %s, y to nchw)", name);
+    snprintf(want[3], sizeof want[3], "+ bias + relu (%s)", name);
+    for (int i = 0; i < 4; i++)
+        check_graph(blocked_residual, b == 16 ? want[i] : "+ add + relu (x from nhwc, res from nhwc, y nchw8c)");
+    snprintf(want[4], sizeof want[4], "max_pool (%s)", name);
+    snprintf(want[5], sizeof want[5], "concat (%s)", name);
+    snprintf(want[6], sizeof want[6], "+ bias + relu (%s)  [conv_transpose ..", name);
+    snprintf(want[7], sizeof want[7], "+ bias (x %s, y to nchw)", name);
+    for (int i = 4; i < 8; i++)
+        check_graph(upsample_wide, want[i]);
+}
+
 static void test_blocked_chain(void **state) {
     (void)state;
-    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) {
+    if (!fx_dnnl_enabled() || fx_dnnl_block() != 8) { /* 16-channel values: too narrow for nChw16c */
         check_graph(blocked_chain, fx_dnnl_enabled() ? "+ bias + relu (nhwc)" : NULL);
         return;
     }
@@ -643,12 +695,13 @@ static nnfx_graph *upsample_out(int64_t *xd) {
 static void test_conv_transpose(void **state) {
     (void)state;
     check_graph(upsample, fx_dnnl_enabled() ? "conv_transpose2x2/s2 onednn" : NULL);
-    /* window = stride, oneDNN's AVX2 kernels: a 1x1 conv to 4 * M channels
-     * and a shuffle (NHWC, nChw8c, NCHW y) */
-    check_graph(upsample, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias + relu" : NULL);
-    check_graph(upsample_out, fx_dnnl_enabled() && fx_dnnl_avx2_engine() ? "1x1 + shuffle + bias (x " : NULL);
-    if (fx_dnnl_enabled() && !fx_dnnl_blocked8()) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
-    if (!fx_dnnl_enabled() || !fx_dnnl_blocked8()) return;
+    /* window = stride: a 1x1 conv to 4 * M channels and a shuffle (NHWC,
+     * nChw8c, nChw16c, NCHW y), with oneDNN's AVX2 or AVX-512 kernels */
+    check_graph(upsample, fx_dnnl_enabled() ? "1x1 + shuffle + bias + relu" : NULL);
+    check_graph(upsample_out, fx_dnnl_enabled() ? "1x1 + shuffle + bias (x " : NULL);
+    check_graph(upsample_wide, fx_dnnl_enabled() ? "1x1 + shuffle + bias + relu" : NULL);
+    if (fx_dnnl_enabled() && fx_dnnl_block() != 8) check_graph(upsample, "+ bias + relu (nhwc)  [conv_transpose ..");
+    if (!fx_dnnl_enabled() || fx_dnnl_block() != 8) return;
     /* the whole U-Net step in nChw8c: the pool on the [N * C/8, H, W, 8]
      * view, the Concat appending channel blocks, the ConvTranspose blocked */
     const char *want[] = {"max_pool (nchw8c)", "concat (nchw8c)", "+ bias + relu (nchw8c)  [conv_transpose ..",
@@ -746,7 +799,8 @@ static void test_nhwc_maxpool_nan(void **state) {
     nnfx_tensor *yc = run_gm(gm, xt, 1), *ref = NULL;
     char *plan = nnfx_gm_plan(gm, &err);
     assert_non_null(plan);
-    const char *want = fx_dnnl_blocked8() ? "max_pool (nchw8c)" : "max_pool (nhwc)"; /* nChw8c: 72 = 9 blocks */
+    /* nChw8c: 72 = 9 blocks; not a whole number of blocks of 16 */
+    const char *want = fx_dnnl_block() == 8 ? "max_pool (nchw8c)" : "max_pool (nhwc)";
     if (fx_dnnl_enabled() && !strstr(plan, want)) fail_msg("the max pool is not %s:\n%s", want + 10, plan);
     free(plan);
     nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
@@ -1294,19 +1348,33 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),         cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_tanh_fused),       cmocka_unit_test(test_hard_sigmoid_fused),
-        cmocka_unit_test(test_atrous),           cmocka_unit_test(test_pad_avgpool),
-        cmocka_unit_test(test_blocked_chain),    cmocka_unit_test(test_conv3d),
-        cmocka_unit_test(test_conv_transpose),   cmocka_unit_test(test_dw_borders),
-        cmocka_unit_test(test_maxpool_nan),      cmocka_unit_test(test_odd_conv),
-        cmocka_unit_test(test_float_silu_steps), cmocka_unit_test(test_float_gelu_steps),
-        cmocka_unit_test(test_nhwc_gelu),        cmocka_unit_test(test_same_type_cast),
-        cmocka_unit_test(test_wide_conv),        cmocka_unit_test(test_deep_conv),
-        cmocka_unit_test(test_maxpool_borders),  cmocka_unit_test(test_nhwc_region),
-        cmocka_unit_test(test_nhwc_maxpool_nan), cmocka_unit_test(test_omp_threads_kept),
-        cmocka_unit_test(test_profile),          cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_outer_ranges),     cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),
+        cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_tanh_fused),
+        cmocka_unit_test(test_hard_sigmoid_fused),
+        cmocka_unit_test(test_atrous),
+        cmocka_unit_test(test_pad_avgpool),
+        cmocka_unit_test(test_blocked_chain),
+        cmocka_unit_test(test_blocked_wide),
+        cmocka_unit_test(test_conv3d),
+        cmocka_unit_test(test_conv_transpose),
+        cmocka_unit_test(test_dw_borders),
+        cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),
+        cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_float_gelu_steps),
+        cmocka_unit_test(test_nhwc_gelu),
+        cmocka_unit_test(test_same_type_cast),
+        cmocka_unit_test(test_wide_conv),
+        cmocka_unit_test(test_deep_conv),
+        cmocka_unit_test(test_maxpool_borders),
+        cmocka_unit_test(test_nhwc_region),
+        cmocka_unit_test(test_nhwc_maxpool_nan),
+        cmocka_unit_test(test_omp_threads_kept),
+        cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_outer_ranges),
+        cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

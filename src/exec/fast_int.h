@@ -160,28 +160,30 @@ fx_dnnl *fx_dnnl_conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *
 fx_dnnl *fx_dnnl_pool_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const int64_t *pad4, int threads,
                           nnfx_error *err);
 /* How the plan holds a 4-d value a oneDNN step reads or writes: NCHW (the
- * graph's), channels-last, or oneDNN's nChw8c (channel blocks of 8, each
- * [H, W, 8]; only for channel counts that are multiples of 8, so no
- * padding: an elementwise pass sees every element once). */
-typedef enum fx_layout { FX_LAYOUT_NCHW, FX_LAYOUT_NHWC, FX_LAYOUT_NCHW8C } fx_layout;
+ * graph's), channels-last, or oneDNN's nChw8c / nChw16c (channel blocks of
+ * 8 or 16, each [H, W, 8 or 16]; only for channel counts that are
+ * multiples of the block, so no padding: an elementwise pass sees every
+ * element once). */
+typedef enum fx_layout { FX_LAYOUT_NCHW, FX_LAYOUT_NHWC, FX_LAYOUT_NCHW8C, FX_LAYOUT_NCHW16C } fx_layout;
 /* Fixes the layouts of the plan's values the step reads and writes; a
  * value with one spatial position needs no NCHW / NHWC reorder either way.
- * A 2-d conv step (fx_dnnl_chains) with x or y in nChw8c is built again
+ * A 2-d conv step (fx_dnnl_chains) with x or y blocked is built again
  * for blocked layouts (the rest reordered); n, w and b given to
  * fx_dnnl_conv_new must still be alive. Call once, before
  * fx_dnnl_scratch_bytes and fx_dnnl_run. */
 nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err);
-/* Whether values passed between two 2-d conv steps are best kept in
- * nChw8c (FX_LAYOUT_NCHW8C): on hosts whose oneDNN runs AVX2 kernels
- * (no AVX-512, or NNFX_ISA=avx2), where its jit:avx2 convs are faster
- * blocked than channels-last; NNFX_DNNL_BLOCKED=0 turns it off. */
-bool fx_dnnl_blocked8(void);
+/* The channel block of values passed between two 2-d conv steps: 8
+ * (FX_LAYOUT_NCHW8C) where oneDNN runs AVX2 kernels (no AVX-512, or
+ * NNFX_ISA=avx2), 16 (FX_LAYOUT_NCHW16C) where it runs AVX-512 ones (its
+ * blocked jit convs are faster than its channels-last ones on spatial
+ * windows in both cases); 0, channels-last (no oneDNN, or
+ * NNFX_DNNL_BLOCKED=0 in the environment). */
+int fx_dnnl_block(void);
 /* Whether oneDNN is on and runs its AVX2 kernels (no AVX-512, or
- * NNFX_ISA=avx2): ConvTransposes of window = stride then run as a 1x1
- * conv and a shuffle. */
+ * NNFX_ISA=avx2). */
 bool fx_dnnl_avx2_engine(void);
 /* Whether step d is a 2-d, group-1 Conv or ConvTranspose (not a pooling):
- * one that may read and write nChw8c values. */
+ * one that may read and write blocked values. */
 bool fx_dnnl_chains(const fx_dnnl *d);
 /* Bytes of scratch a run needs (oneDNN's scratchpad and reorder buffers). */
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d);
@@ -207,9 +209,10 @@ void fx_nhwc_channel_op(nnfx_op op, bool full_first, const float *x, const float
 /* Concat over channels of nin float32 values held channels-last: y's shape
  * is [N, C0 + C1 + ..., H, W] (the NCHW shape), each in[a] [N, Ca, H, W]. */
 void fx_nhwc_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
-/* The same Concat over values held nChw8c (every Ca a multiple of 8):
- * each batch entry's channel blocks, one input after another. */
-void fx_blk8_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
+/* The same Concat over values held in channel blocks (nChw8c or nChw16c,
+ * every Ca a multiple of the block): each batch entry's channel blocks,
+ * one input after another. */
+void fx_blocked_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y);
 
 /* ---- the compiled plan (src/exec/fast_plan.c) ------------------------- */
 

@@ -44,7 +44,7 @@ typedef struct fx_val {
     int64_t bytes, off;
     const nnfx_node *node; /* INPUT: its placeholder */
     bool nhwc;             /* ARENA: stored channels-last (between oneDNN steps: plan_layouts) */
-    bool blk8;             /* ARENA, nhwc: stored nChw8c instead (between two oneDNN convs: plan_blocked) */
+    bool blk;              /* ARENA, nhwc: stored in channel blocks instead (fx_dnnl_block; plan_blocked) */
 } fx_val;
 
 /* S_NHWC_CHANNEL, S_NHWC_CONCAT, S_NHWC_MAXPOOL: a kernel step over
@@ -1148,14 +1148,15 @@ static bool to_nchw(fx_plan *p, int v) {
 /* The plan's layout of value v (a oneDNN step's x, res or y). */
 static fx_layout layout_of(const fx_plan *p, int v) {
     const fx_val *x = &p->vals[root_of(p, v)];
-    return x->blk8 ? FX_LAYOUT_NCHW8C : x->nhwc ? FX_LAYOUT_NHWC : FX_LAYOUT_NCHW;
+    if (x->blk) return fx_dnnl_block() == 16 ? FX_LAYOUT_NCHW16C : FX_LAYOUT_NCHW8C;
+    return x->nhwc ? FX_LAYOUT_NHWC : FX_LAYOUT_NCHW;
 }
 
-/* Whether step s is a oneDNN conv that may read and write nChw8c. */
+/* Whether step s is a oneDNN conv that may read and write blocked values. */
 static bool chaining_conv(const fx_step *s) { return s->dnnl && !s->dnnl_pool && fx_dnnl_chains(s->dnnl); }
 
 /* Whether conv step s has a 1x1 window: too little work per element for
- * its nChw8c gain to pay for a reorder of a channels-last neighbour. */
+ * its blocked gain to pay for a reorder of a channels-last neighbour. */
 static bool pointwise_conv(const fx_plan *p, const fx_step *s) {
     const nnfx_node *c = s->first;
     if (!c || c->nargs < 2 || c->args[1].kind != NNFX_ARG_NODE) return false;
@@ -1163,16 +1164,17 @@ static bool pointwise_conv(const fx_plan *p, const fx_step *s) {
     return w && w->rank == 4 && w->shape[2] * w->shape[3] == 1;
 }
 
-/* Whether value v is held channels-last (not nChw8c) with more than one
+/* Whether value v is held channels-last (not blocked) with more than one
  * spatial position: a blocked step reading or writing it reorders. */
 static bool nhwc_apart(const fx_plan *p, int v) {
     const fx_val *x = &p->vals[root_of(p, v)];
-    return x->nhwc && !x->blk8 && nhwc_shaped(p, root_of(p, v));
+    return x->nhwc && !x->blk && nhwc_shaped(p, root_of(p, v));
 }
 
-/* How step s may pass nChw8c values: 1, a chaining conv (its x and y);
+/* How step s may pass blocked values: 1, a chaining conv (its x, its
+ * residual and y);
  * 2, a channels-last MaxPool or Concat over channels (its inputs and
- * output together: a MaxPool runs on the [N * C/8, H, W, 8] view, a
+ * output together: a MaxPool runs on the [N * C/B, H, W, B] view, a
  * Concat of batch 1 appends whole channel blocks); 0, not at all. */
 static int blocked_use(const fx_plan *p, const fx_step *s) {
     if (chaining_conv(s)) return 1;
@@ -1181,11 +1183,18 @@ static int blocked_use(const fx_plan *p, const fx_step *s) {
     return u == NHWC_MAXPOOL || u == NHWC_CONCAT ? 2 : 0;
 }
 
-/* Clears blk8 of v's storage; true if it was set. */
+/* How many of chaining conv s's inputs may be blocked: x, and with
+ * nChw16c (AVX-512) its residual too, so a ResNet's blocks chain blocked
+ * end to end (fcn_resnet50: 0.9x the time of channels-last); with nChw8c
+ * (AVX2) the residual stays channels-last, as do resnet50's values then
+ * (blocked through its residuals took 1.05x the time there). */
+static int blocked_reads(const fx_step *s) { return s->nin > 1 && fx_dnnl_block() == 16 ? 2 : 1; }
+
+/* Clears blk of v's storage; true if it was set. */
 static bool unblock(fx_plan *p, int v) {
     fx_val *x = &p->vals[root_of(p, v)];
-    bool was = x->blk8;
-    x->blk8 = false;
+    bool was = x->blk;
+    x->blk = false;
     return was;
 }
 
@@ -1196,27 +1205,32 @@ static bool demote_blocked(fx_plan *p) {
         const fx_step *sp = &p->steps[s];
         int use = blocked_use(p, sp);
         if (use == 2) { /* all or none */
-            bool all = p->vals[sp->out].blk8;
+            bool all = p->vals[sp->out].blk;
             for (int a = 0; a < sp->nin; a++)
-                all = all && sp->in[a] >= 0 && p->vals[root_of(p, sp->in[a])].blk8;
+                all = all && sp->in[a] >= 0 && p->vals[root_of(p, sp->in[a])].blk;
             if (all) continue;
             changed |= unblock(p, sp->out);
             for (int a = 0; a < sp->nin; a++)
                 if (sp->in[a] >= 0) changed |= unblock(p, sp->in[a]);
-        } else if (use == 1 && pointwise_conv(p, sp)) {
-            if (p->vals[sp->out].blk8 && nhwc_apart(p, sp->in[0])) changed |= unblock(p, sp->out);
-            if (p->vals[root_of(p, sp->in[0])].blk8 && nhwc_apart(p, sp->out)) changed |= unblock(p, sp->in[0]);
+        } else if (use == 1 && (pointwise_conv(p, sp) || fx_dnnl_block() == 16)) {
+            for (int a = 0; a < blocked_reads(sp); a++) { /* x, and the residual where blocked */
+                if (sp->in[a] < 0) continue;
+                if (p->vals[sp->out].blk && nhwc_apart(p, sp->in[a])) changed |= unblock(p, sp->out);
+                if (p->vals[root_of(p, sp->in[a])].blk && nhwc_apart(p, sp->out)) changed |= unblock(p, sp->in[a]);
+            }
         }
     }
     return changed;
 }
 
-/* A MaxPool step of nChw8c values runs the channels-last pool over the
- * [N * C/8, H, W, 8] view: its pool is built again for that shape. */
+/* A MaxPool step of blocked values runs the channels-last pool over the
+ * [N * C/B, H, W, B] view (B: fx_dnnl_block): its pool is built again for
+ * that shape. */
 static bool blocked_maxpool(fx_plan *p, fx_step *sp, nnfx_error *err) {
     const nnfx_tensor *x = p->vals[sp->in[0]].t, *y = p->vals[sp->out].t;
-    int64_t xs[4] = {x->shape[0] * x->shape[1] / 8, 8, x->shape[2], x->shape[3]};
-    int64_t ys[4] = {y->shape[0] * y->shape[1] / 8, 8, y->shape[2], y->shape[3]};
+    int64_t b = fx_dnnl_block();
+    int64_t xs[4] = {x->shape[0] * x->shape[1] / b, b, x->shape[2], x->shape[3]};
+    int64_t ys[4] = {y->shape[0] * y->shape[1] / b, b, y->shape[2], y->shape[3]};
     fx_maxpool *m = fx_maxpool_new(sp->n, xs, ys, err);
     if (!m) return false;
     fx_maxpool_free(sp->mpool);
@@ -1225,29 +1239,36 @@ static bool blocked_maxpool(fx_plan *p, fx_step *sp, nnfx_error *err) {
 }
 
 /* Part of phase 3b, where oneDNN's convs are faster blocked
- * (fx_dnnl_blocked8: AVX2 kernels): a channels-last value of a multiple
- * of 8 channels written by a chaining conv, MaxPool or Concat step
- * (blocked_use) and read only by such steps is held in nChw8c instead, so
+ * (fx_dnnl_block: nChw8c for its AVX2 kernels, nChw16c for its AVX-512
+ * ones): a channels-last value of a multiple of the block's channels
+ * (with nChw16c, of two blocks or more: a conv writing one block of 16
+ * took 1.2x the time of brgconv on channels-last, U-Net's 16-channel
+ * level) written by a chaining conv, MaxPool or Concat step (blocked_use) and
+ * read only by such steps is held blocked instead, so
  * a chain of convs reorders only at its ends. Then demotions only: a
  * MaxPool's or Concat's values all stay channels-last when one does; a
  * 1x1 conv whose other value is channels-last (a reorder each run) keeps
  * its blocked value channels-last too (MobileNet's project-expand pairs
  * between depthwise convs); a spatial conv gains more than the reorder
- * costs. */
+ * costs with nChw8c, not with nChw16c (brgconv on channels-last is close
+ * behind there: inception_v3's branches took 1.05x the time), so there
+ * every conv keeps both its values blocked or neither. */
 static void plan_blocked(fx_plan *p) {
-    if (!fx_dnnl_blocked8()) return;
+    int64_t b = fx_dnnl_block();
+    if (!b) return;
     for (int s = 0; s < p->nsteps; s++) {
         const fx_step *sp = &p->steps[s];
         int use = blocked_use(p, sp);
         const nnfx_tensor *y = sp->out >= 0 ? p->vals[sp->out].t : NULL;
-        if (use && p->vals[sp->out].nhwc && y->shape[1] % 8 == 0 && (use == 1 || y->shape[0] == 1))
-            p->vals[sp->out].blk8 = true;
+        if (use && p->vals[sp->out].nhwc && y->shape[1] % b == 0 && (b == 8 || y->shape[1] > b) &&
+            (use == 1 || y->shape[0] == 1))
+            p->vals[sp->out].blk = true;
     }
     for (int s = 0; s < p->nsteps; s++) {
         const fx_step *sp = &p->steps[s];
         int use = blocked_use(p, sp);
         for (int a = 0; a < sp->nin; a++)
-            if (sp->in[a] >= 0 && !(a == 0 && use) && use != 2) unblock(p, sp->in[a]);
+            if (sp->in[a] >= 0 && !(use == 1 && a < blocked_reads(sp)) && use != 2) unblock(p, sp->in[a]);
     }
     while (demote_blocked(p)) {
     }
@@ -1309,7 +1330,7 @@ static nnfx_status plan_layouts(fx_plan *p, nnfx_error *err) {
         if (u == NHWC_CHANNEL || u == NHWC_CONCAT || u == NHWC_MAXPOOL) {
             sp->kind = u == NHWC_CHANNEL ? S_NHWC_CHANNEL : u == NHWC_CONCAT ? S_NHWC_CONCAT : S_NHWC_MAXPOOL;
             sp->nhwc_full = full;
-            if (sp->kind == S_NHWC_MAXPOOL && p->vals[sp->out].blk8 && !blocked_maxpool(p, sp, err)) return err->status;
+            if (sp->kind == S_NHWC_MAXPOOL && p->vals[sp->out].blk && !blocked_maxpool(p, sp, err)) return err->status;
         }
         if (!sp->dnnl) continue;
         bool x_nhwc = p->vals[root_of(p, sp->in[0])].nhwc;
@@ -1554,8 +1575,8 @@ static nnfx_status run_step(fx_plan *p, int s, int max_out, nnfx_tensor **outs, 
     if (sp->kind == S_NHWC_CONCAT) {
         for (int a = 0; a < sp->nin; a++)
             sp->inbuf[a] = p->vals[sp->in[a]].t;
-        if (p->vals[sp->out].blk8) /* batch 1: whole channel blocks, one input after another */
-            fx_blk8_concat(sp->nin, (const nnfx_tensor *const *)sp->inbuf, p->vals[sp->out].t);
+        if (p->vals[sp->out].blk) /* batch 1: whole channel blocks, one input after another */
+            fx_blocked_concat(sp->nin, (const nnfx_tensor *const *)sp->inbuf, p->vals[sp->out].t);
         else
             fx_nhwc_concat(sp->nin, (const nnfx_tensor *const *)sp->inbuf, p->vals[sp->out].t);
         return NNFX_OK;
@@ -1686,8 +1707,9 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
                       sp->kern == kern_global_average_pool_fast || sp->kern == kern_gelu_fast ||
                       sp->kern == kern_erf_fast || sp->kern == kern_reduce_mean_fast || sp->kern == kern_softmax_fast
                   ? " (vector)"
-              : sp->kind == S_MAXPOOL                                                                 ? " (direct)"
-              : (sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL) && v->blk8                  ? " (nchw8c)"
+              : sp->kind == S_MAXPOOL ? " (direct)"
+              : (sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL) && v->blk
+                  ? (fx_dnnl_block() == 16 ? " (nchw16c)" : " (nchw8c)")
               : sp->kind == S_NHWC_CHANNEL || sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL ? " (nhwc)"
               : sp->gemm_tasks > 1 ? " (column ranges)"
                                    : "",

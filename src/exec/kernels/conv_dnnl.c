@@ -12,8 +12,12 @@
  * through a MaxPool or channel Concat between them (fast_plan.c's
  * plan_blocked), of a multiple of 8 channels, is kept nChw8c and the steps
  * are built for it
- * (fx_dnnl_blocked8; NNFX_DNNL_BLOCKED=0 turns it off); AVX-512 hosts keep
- * NHWC, where the brgemm kernels are at home. The bias and residual add are fused
+ * (fx_dnnl_block; NNFX_DNNL_BLOCKED=0 turns it off). Where it runs its
+ * AVX-512 kernels, jit:avx512_core on nChw16c is as fast as or faster
+ * than brgconv on NHWC for spatial convs of 32 channels or more (espcn's
+ * 64 -> 32 conv: 0.91x, fcn_resnet50's 2048 -> 512 head: 0.8x) and slower
+ * for 16 (U-Net's first level): values of a multiple of 16 channels, 32
+ * or more, chain nChw16c there. The bias and residual add are fused
  * (bias and a sum post-op); the activation runs after the primitive over
  * the output (fx_act_row: oneDNN's eltwise post-ops turn NaN into 0), so
  * the meaning is conv_fast.c's: y = act(conv(x) + bias + res); results
@@ -25,8 +29,9 @@
  * from the inferred output size (output_padding, output_shape); one whose
  * window equals its stride with no pads (U-Net's 2x2/s2 upsampling: no
  * output gets two taps) is a 1x1 conv to KH*KW*M channels into scratch,
- * shuffled into y after, where oneDNN runs AVX2 kernels (its AVX2
- * deconvolution took several times as long; AVX-512 hosts keep it). Built only when oneDNN is found (NNFX_HAVE_DNNL);
+ * shuffled into y after (oneDNN's deconvolution took several times as
+ * long with its AVX2 kernels, 2-4x with its AVX-512 ones: U-Net's three
+ * upsamplings). Built only when oneDNN is found (NNFX_HAVE_DNNL);
  * NNFX_CONV=own in the environment turns it off at run time, NNFX_ISA=avx2
  * keeps it to its AVX2 kernels and NNFX_ISA=portable turns it off. */
 #include <pthread.h>
@@ -85,7 +90,7 @@ struct fx_dnnl {
     const nnfx_tensor *wt, *bt; /* chains: weights and bias */
     fx_layout xl, rl, yl;
     bool shuffle; /* a ConvTranspose of window = stride run as a 1x1 conv to kh*kw*m channels, then shuffled */
-    bool t_blk;   /* shuffle: the 1x1 conv's output (scratch at y_off) is nChw8c, else NHWC */
+    fx_layout tl; /* shuffle: the 1x1 conv's output's (scratch at y_off): blocked (fx_dnnl_block) or NHWC */
     int64_t kh, kw; /* shuffle: the window */ /* the plan's layouts of x, res and y */
     fx_act act; /* applied by fx_act_row after the primitive, not as a post-op: oneDNN's turn NaN into 0 */
     float p0, p1;
@@ -163,8 +168,16 @@ static void md4(dnnl_memory_desc_t *md, int64_t a, int64_t b, int64_t c, int64_t
 }
 
 static dnnl_format_tag_t tag_of(fx_layout l) {
-    return l == FX_LAYOUT_NCHW8C ? dnnl_nChw8c : l == FX_LAYOUT_NHWC ? dnnl_nhwc : dnnl_nchw;
+    return l == FX_LAYOUT_NCHW16C  ? dnnl_nChw16c
+           : l == FX_LAYOUT_NCHW8C ? dnnl_nChw8c
+           : l == FX_LAYOUT_NHWC   ? dnnl_nhwc
+                                   : dnnl_nchw;
 }
+
+static bool is_blocked(fx_layout l) { return l == FX_LAYOUT_NCHW8C || l == FX_LAYOUT_NCHW16C; }
+
+/* The blocked tag of this host's chains (fx_dnnl_block). */
+static dnnl_format_tag_t blocked_tag(void) { return fx_dnnl_block() == 16 ? dnnl_nChw16c : dnnl_nChw8c; }
 
 /* The plan's layout l of x (out false: [n, c, h, w]) or y ([n, m, oh,
  * ow]); NCDHW for a 3-d conv. */
@@ -321,7 +334,8 @@ static float *shuffle_weights(const nnfx_tensor *w, const nnfx_tensor *b) {
     return t;
 }
 
-/* The conv step (fx_dnnl_conv_new); bx, by: x, y in nChw8c (a 2-d
+/* The conv step (fx_dnnl_conv_new); bx, by: x, y blocked (nChw8c or
+ * nChw16c: fx_dnnl_block; a 2-d
  * group-1 Conv only), the other of the two in the layout oneDNN picks;
  * shuffle_ok: a ConvTranspose of window = stride may run as a 1x1 conv to
  * KH*KW*M channels (oneDNN's deconvolution is several times slower there)
@@ -368,9 +382,10 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
     }
     d->xl = d->rl = d->yl = FX_LAYOUT_NHWC;
     dnnl_memory_desc_t src, dst, wt, bias, wt_user;
-    bool blk = d->chains && (bx || by); /* nChw8c where asked, oneDNN's pick for the other */
-    md4(&src, d->n, d->c, d->h, d->w, blk ? (bx ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
-    md4(&dst, d->n, d->m, d->oh, d->ow, blk ? (by ? dnnl_nChw8c : dnnl_format_tag_any) : dnnl_nhwc);
+    bool blk = d->chains && (bx || by); /* blocked where asked, oneDNN's pick for the other */
+    dnnl_format_tag_t bt = blocked_tag();
+    md4(&src, d->n, d->c, d->h, d->w, blk ? (bx ? bt : dnnl_format_tag_any) : dnnl_nhwc);
+    md4(&dst, d->n, d->m, d->oh, d->ow, blk ? (by ? bt : dnnl_format_tag_any) : dnnl_nhwc);
     if (nsp == 3) { /* blocked layouts of the primitive's choice, reordered from and to NCDHW per run */
         dnnl_dims_t xd = {d->n, d->c, d->dd, d->h, d->w}, yd = {d->n, d->m, d->od, d->oh, d->ow};
         dnnl_dims_t wd = {d->m, d->c, k[0], k[1], k[2]};
@@ -379,11 +394,12 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
         dnnl_memory_desc_init_by_tag(&wt, 5, wd, dnnl_f32, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&wt_user, 5, wd, dnnl_f32, dnnl_oidhw);
     } else if (sh) { /* x [N, C, H, W] -> t [N, KH*KW*M, H, W] by a 1x1 conv */
-        md4(&src, d->n, d->c, d->h, d->w, bx ? dnnl_nChw8c : dnnl_nhwc);
-        md4(&dst, d->n, k[0] * k[1] * d->m, d->h, d->w, bx ? dnnl_nChw8c : dnnl_nhwc);
+        md4(&src, d->n, d->c, d->h, d->w, bx ? bt : dnnl_nhwc);
+        md4(&dst, d->n, k[0] * k[1] * d->m, d->h, d->w, bx ? bt : dnnl_nhwc);
         md4(&wt, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_format_tag_any);
         md4(&wt_user, k[0] * k[1] * d->m, d->c, 1, 1, dnnl_oihw);
-        d->shuffle = true, d->t_blk = bx, d->kh = k[0], d->kw = k[1];
+        d->shuffle = true, d->kh = k[0], d->kw = k[1];
+        d->tl = !bx ? FX_LAYOUT_NHWC : bt == dnnl_nChw16c ? FX_LAYOUT_NCHW16C : FX_LAYOUT_NCHW8C;
         win = (ir_window){.s = {1, 1}, .d = {1, 1}};
     } else if (tr) { /* ONNX's [C, M, KH, KW] is oneDNN's iohw */
         md4(&wt, d->m, d->c, k[0], k[1], dnnl_format_tag_any);
@@ -442,12 +458,12 @@ static fx_dnnl *conv_build(const nnfx_node *n, const int64_t *xs, const int64_t 
 }
 
 /* conv_build, a ConvTranspose of window = stride as a 1x1 conv and a
- * shuffle where oneDNN runs AVX2 kernels (measured there) and has a fast
- * 1x1 kernel for it, else its deconvolution. */
+ * shuffle where oneDNN has a fast 1x1 kernel for it, else its
+ * deconvolution. */
 static fx_dnnl *conv_new(const nnfx_node *n, const int64_t *xs, const int64_t *ys, const nnfx_tensor *w,
                          const nnfx_tensor *b, fx_act act, float p0, float p1, bool residual, int threads, bool bx,
                          bool by, nnfx_error *err) {
-    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE) && fx_dnnl_avx2_engine();
+    bool sh = nnfx_node_is_op(n, NNFX_OP_CONV_TRANSPOSE);
     fx_dnnl *d = conv_build(n, xs, ys, w, b, act, p0, p1, residual, threads, bx, by, sh, err);
     if (d || !sh || err->status == NNFX_ERR_NOMEM) return d;
     *err = (nnfx_error){0};
@@ -554,14 +570,17 @@ static bool needs_reorder(const fx_dnnl *d, bool out, fx_layout l, dnnl_memory_t
     if (dnnl_memory_desc_equal(&a, pm)) return false;
     bool one = out ? d->oh * d->ow == 1 : d->h * d->w == 1;
     plain_md(d, out, FX_LAYOUT_NHWC, &nhwc);
-    return !(one && l != FX_LAYOUT_NCHW8C && dnnl_memory_desc_equal(&nhwc, pm));
+    return !(one && !is_blocked(l) && dnnl_memory_desc_equal(&nhwc, pm));
 }
 
 static const char *layout_name(fx_layout l) {
-    return l == FX_LAYOUT_NCHW8C ? "nchw8c" : l == FX_LAYOUT_NHWC ? "nhwc" : "nchw";
+    return l == FX_LAYOUT_NCHW16C  ? "nchw16c"
+           : l == FX_LAYOUT_NCHW8C ? "nchw8c"
+           : l == FX_LAYOUT_NHWC   ? "nhwc"
+                                   : "nchw";
 }
 
-/* Builds a chaining conv again for nChw8c x (bx) or y (by); false (d
+/* Builds a chaining conv again for blocked x (bx) or y (by); false (d
  * unchanged) when oneDNN has no fast kernel for that. */
 static bool rebuild_blocked(fx_dnnl *d, bool bx, bool by) {
     nnfx_error e = {0};
@@ -576,9 +595,9 @@ static bool rebuild_blocked(fx_dnnl *d, bool bx, bool by) {
 }
 
 static nnfx_status set_layouts(fx_dnnl *d, fx_layout xl, fx_layout rl, fx_layout yl, nnfx_error *err) {
-    if (d->chains && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C))
-        rebuild_blocked(d, xl == FX_LAYOUT_NCHW8C, yl == FX_LAYOUT_NCHW8C); /* else nhwc, reordered */
-    d->node = NULL, d->wt = d->bt = NULL;                                   /* not kept past the build */
+    if (d->chains && (is_blocked(xl) || is_blocked(yl)))
+        rebuild_blocked(d, is_blocked(xl), is_blocked(yl)); /* else nhwc, reordered */
+    d->node = NULL, d->wt = d->bt = NULL;                   /* not kept past the build */
     d->xl = xl, d->rl = rl, d->yl = yl;
     int64_t off = up64(d->pad_bytes);
     bool x_re = needs_reorder(d, false, xl, d->src), y_re = !d->shuffle && needs_reorder(d, true, yl, d->dst);
@@ -599,12 +618,11 @@ static nnfx_status set_layouts(fx_dnnl *d, fx_layout xl, fx_layout rl, fx_layout
     }
     d->scratch_bytes = off;
     size_t l = strlen(d->what);
-    if (x_re || y_re || r_re || (d->shuffle && xl != yl) ||
-        (xl != yl && (xl == FX_LAYOUT_NCHW8C || yl == FX_LAYOUT_NCHW8C)))
+    if (x_re || y_re || r_re || (d->shuffle && xl != yl) || (xl != yl && (is_blocked(xl) || is_blocked(yl))))
         snprintf(d->what + l, sizeof d->what - l, " (x %s%s%s%s, y %s%s)", x_re ? "from " : "", layout_name(xl),
                  r_re ? ", res from " : "", r_re ? layout_name(rl) : "", y_re ? "to " : "", layout_name(yl));
     else
-        snprintf(d->what + l, sizeof d->what - l, " (%s)", layout_name(xl == FX_LAYOUT_NCHW8C ? xl : FX_LAYOUT_NHWC));
+        snprintf(d->what + l, sizeof d->what - l, " (%s)", layout_name(is_blocked(xl) ? xl : FX_LAYOUT_NHWC));
     return NNFX_OK;
 fail:
     return nnfx_error_set(err, NNFX_ERR_NOMEM, "oneDNN: reorder not created");
@@ -619,10 +637,10 @@ nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layou
 
 bool fx_dnnl_avx2_engine(void) { return engine() != NULL && !core_cpu_avx512f(); }
 
-bool fx_dnnl_blocked8(void) {
+int fx_dnnl_block(void) {
     const char *e = getenv("NNFX_DNNL_BLOCKED");
-    if (e && strcmp(e, "0") == 0) return false;
-    return fx_dnnl_avx2_engine();
+    if (!engine() || (e && strcmp(e, "0") == 0)) return 0;
+    return fx_dnnl_avx2_engine() ? 8 : 16;
 }
 
 bool fx_dnnl_chains(const fx_dnnl *d) { return d->chains; }
@@ -637,10 +655,11 @@ static bool run_reorder(dnnl_primitive_t re, dnnl_stream_t s, dnnl_memory_t from
 }
 
 /* Offset of element (n, c, h, w) of a [N, C, H, W] value in layout l
- * (nChw8c: C rounded up to whole blocks). */
+ * (blocked: C rounded up to whole blocks). */
 static int64_t at4(fx_layout l, int64_t C, int64_t H, int64_t W, int64_t n, int64_t c, int64_t h, int64_t w) {
     if (l == FX_LAYOUT_NHWC) return ((n * H + h) * W + w) * C + c;
-    if (l == FX_LAYOUT_NCHW8C) return (((n * ((C + 7) / 8) + c / 8) * H + h) * W + w) * 8 + c % 8;
+    int64_t b = l == FX_LAYOUT_NCHW16C ? 16 : 8;
+    if (is_blocked(l)) return (((n * ((C + b - 1) / b) + c / b) * H + h) * W + w) * b + c % b;
     return ((n * C + c) * H + h) * W + w;
 }
 
@@ -649,9 +668,10 @@ static int64_t at4(fx_layout l, int64_t C, int64_t H, int64_t W, int64_t n, int6
  * plan's layout. */
 static void shuffle_out(const fx_dnnl *d, const float *t, float *y) {
     int64_t kh = d->kh, kw = d->kw, m = d->m, ct = kh * kw * m;
-    fx_layout tl = d->t_blk ? FX_LAYOUT_NCHW8C : FX_LAYOUT_NHWC;
-    int64_t run = tl == d->yl && (tl == FX_LAYOUT_NHWC || m % 8 == 0) ? (tl == FX_LAYOUT_NHWC ? m : 8) : 0;
-    if (run) { /* whole channel runs: all m channels (NHWC) or blocks of 8 (nChw8c) */
+    fx_layout tl = d->tl;
+    int64_t b = tl == FX_LAYOUT_NCHW16C ? 16 : 8; /* a blocked t's block */
+    int64_t run = tl == d->yl && (tl == FX_LAYOUT_NHWC || m % b == 0) ? (tl == FX_LAYOUT_NHWC ? m : b) : 0;
+    if (run) { /* whole channel runs: all m channels (NHWC) or whole blocks */
         for (int64_t n = 0; n < d->n; n++)
             for (int64_t h = 0; h < d->h; h++)
                 for (int64_t i = 0; i < kh; i++)
@@ -740,7 +760,7 @@ void fx_dnnl_free(fx_dnnl *d) { (void)d; }
 nnfx_status fx_dnnl_set_layouts(fx_dnnl *d, fx_layout x, fx_layout res, fx_layout y, nnfx_error *err) {
     return nnfx_error_set(err, NNFX_ERR_UNSUPPORTED, "built without oneDNN");
 }
-bool fx_dnnl_blocked8(void) { return false; }
+int fx_dnnl_block(void) { return 0; }
 bool fx_dnnl_avx2_engine(void) { return false; }
 bool fx_dnnl_chains(const fx_dnnl *d) { return false; }
 int64_t fx_dnnl_scratch_bytes(const fx_dnnl *d) { return 0; }

@@ -1,5 +1,6 @@
 /* layout.c — coverage kernels that rearrange or create tensors:
- * DepthToSpace, SpaceToDepth, ReverseSequence (element bytes, any dtype),
+ * DepthToSpace, SpaceToDepth (strided row copies for 4-byte elements, else
+ * element bytes), ReverseSequence (element bytes, any dtype),
  * MaxUnpool (element bytes), EyeLike, the window functions and Det (through
  * double). */
 #include <math.h>
@@ -27,6 +28,34 @@ static inline void move_elem(char *dst, int64_t to, const char *src, int64_t fro
     }
 }
 
+/* block_move's loops for 4-byte elements (float32, int32): for each row
+ * (nn, c, h*b + i) of the spatial side, its tap columns j (every b-th
+ * element) to or from the depth side's row (dc, h), a strided copy each. */
+static void block_move32(uint32_t *dst, const uint32_t *src, bool to_space, bool crd, int64_t N, int64_t C, int64_t H,
+                         int64_t W, int64_t b) {
+    for (int64_t nn = 0; nn < N; nn++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t i = 0; i < b; i++) {
+                    int64_t srow = (((nn * C + c) * H + h) * b + i) * W * b;
+                    for (int64_t j = 0; j < b; j++) {
+                        int64_t dc = crd ? c * b * b + i * b + j : (i * b + j) * C + c;
+                        int64_t drow = ((nn * C * b * b + dc) * H + h) * W;
+                        if (to_space) {
+                            uint32_t *o = dst + srow + j;
+                            const uint32_t *r = src + drow;
+                            for (int64_t w = 0; w < W; w++)
+                                o[w * b] = r[w];
+                        } else {
+                            uint32_t *o = dst + drow;
+                            const uint32_t *r = src + srow + j;
+                            for (int64_t w = 0; w < W; w++)
+                                o[w] = r[w * b];
+                        }
+                    }
+                }
+}
+
 /* out[n, c, h*b+i, w*b+j] = x[n, src(c, i, j), h, w] (to_space) and the
  * inverse SpaceToDepth; DCR mode takes src = (i*b + j)*C' + c, CRD mode
  * c*b*b + i*b + j. The loops walk the spatial side in memory order (one
@@ -42,6 +71,10 @@ static nnfx_status block_move(const nnfx_node *n, nnfx_tensor *const *in, nnfx_t
     size_t es = nnfx_dtype_size(x->dtype);
     const char *src = x->data;
     char *dst = out[0]->data;
+    if (es == 4) {
+        block_move32((uint32_t *)(void *)dst, (const uint32_t *)(const void *)src, to_space, crd, N, C, H, W, b);
+        return NNFX_OK;
+    }
     int64_t so = 0; /* ((nn * C + c) * H * b + h * b + i) * W * b + w * b + j */
     for (int64_t nn = 0; nn < N; nn++)
         for (int64_t c = 0; c < C; c++)

@@ -61,7 +61,7 @@ void fx_nhwc_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y) {
         }
 }
 
-void fx_blk8_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y) {
+void fx_blocked_concat(int nin, const nnfx_tensor *const *in, nnfx_tensor *y) {
     int64_t n = y->shape[0], ct = y->shape[1], hw = y->shape[2] * y->shape[3];
     float *out = y->data;
     for (int64_t i = 0; i < n; i++)
