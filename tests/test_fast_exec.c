@@ -999,6 +999,102 @@ static void test_float_gelu_steps(void **state) {
     nnfx_gm_free(gm);
 }
 
+/* ReduceMean of x over axis ax, keeping it (axes a constant input, named
+ * name). */
+static nnfx_node *reduce_mean(nnfx_graph *g, const char *name, nnfx_node *x, int64_t ax) {
+    int64_t one = 1;
+    nnfx_tensor *t = nnfx_tensor_new(NNFX_I64, 1, &one, NULL);
+    *(int64_t *)t->data = ax;
+    assert_int_equal(nnfx_graph_set_param(g, name, t, NULL), NNFX_OK);
+    nnfx_tensor_release(t);
+    nnfx_arg a[2] = {nnfx_arg_node(x), nnfx_arg_node(nnfx_graph_get_attr(g, name, NULL))};
+    return op(g, NNFX_OP_REDUCE_MEAN, 2, a, 0, NULL);
+}
+
+/* How the decomposed LayerNorm chain is built: ln_affine with the scale
+ * and bias, ln_plain without, ln_mean_read with its mean an output too and
+ * ln_axis_1 over a dim that is not the last (neither fuses). */
+typedef enum ln_case { LN_AFFINE, LN_PLAIN, LN_MEAN_READ, LN_AXIS_1 } ln_case;
+
+/* PyTorch's opset-13 export of nn.LayerNorm over the last dim of x [d0,
+ * d1, len]: ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, then
+ * Mul scale, Add bias (LN_AFFINE; the scale [len], the bias [1, 1, len]). */
+static nnfx_graph *ln_chain(const int64_t *xd, ln_case c) {
+    nnfx_graph *g = nnfx_graph_new();
+    nnfx_node *x = input(g, 3, xd);
+    int64_t ax = c == LN_AXIS_1 ? 1 : -1, sd[1] = {xd[2]}, bd[3] = {1, 1, xd[2]};
+    nnfx_node *mean = reduce_mean(g, "axes0", x, ax), *d = binary(g, NNFX_OP_SUB, x, mean);
+    nnfx_node *var = reduce_mean(g, "axes1", binary(g, NNFX_OP_POW, d, scalar_param(g, "two", 2.0f)), ax);
+    nnfx_node *den = unary(g, NNFX_OP_SQRT, binary(g, NNFX_OP_ADD, var, scalar_param(g, "eps", 1e-5f)));
+    nnfx_node *y = binary(g, NNFX_OP_DIV, d, den);
+    if (c != LN_PLAIN) {
+        y = binary(g, NNFX_OP_MUL, y, param(g, "scale", 1, sd, 1.0f));
+        y = binary(g, NNFX_OP_ADD, param(g, "bias", 3, bd, 0.0f), y); /* the constant first */
+    }
+    nnfx_node *outs[2] = {y, mean};
+    assert_non_null(nnfx_graph_output(g, c == LN_MEAN_READ ? 2 : 1, outs, NULL));
+    return g;
+}
+
+/* One ln_chain case: the plan (1 and 2 threads) against the interpreter,
+ * and whether the plan lists the fused step. */
+static void check_ln_chain(const int64_t *xd, ln_case c) {
+    nnfx_error err = {0};
+    nnfx_gm *gm = nnfx_gm_new(ln_chain(xd, c), &err);
+    assert_non_null(gm);
+    nnfx_tensor *x = rand_tensor(3, xd);
+    float *xv = x->data;
+    for (int64_t i = 0; i < nnfx_tensor_numel(x); i++)
+        xv[i] = xv[i] * 3.0f + (float)(i % 5); /* rows of a mean far from 0 */
+    int want = c == LN_MEAN_READ ? 2 : 1, nout = 0;
+    nnfx_interp *ip = nnfx_interp_new(nnfx_gm_graph(gm), NULL, NULL, &err);
+    if (!ip) fail_msg("%s", err.msg);
+    nnfx_tensor *ref[2] = {0};
+    assert_int_equal(nnfx_interp_run(ip, 1, &x, want, ref, &nout, &err), NNFX_OK);
+    for (int threads = 1; threads <= 2; threads++) {
+        nnfx_tensor *y[2] = {0};
+        nnfx_gm_set_threads(gm, threads);
+        if (nnfx_gm_run(gm, 1, &x, want, y, &nout, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(nout, want);
+        char *plan = nnfx_gm_plan(gm, &err);
+        assert_non_null(plan);
+        bool fused = strstr(plan, "layernorm chain: (x - mean) / sqrt(var + eps) * scale + bias (vector)") != NULL;
+        if (fused != (c == LN_AFFINE || c == LN_PLAIN) || (fused && (strstr(plan, "= pow") || strstr(plan, "= sqrt"))))
+            fail_msg("case %d, rows of %lld: fused %d in the plan:\n%s", (int)c, (long long)xd[2], fused, plan);
+        if (threads == 2 && xd[0] > 1 && xd[0] * xd[1] * xd[2] >= 1 << 15 && !strstr(plan, "ranges of dim 0"))
+            fail_msg("case %d: the step is not split over rows:\n%s", (int)c, plan);
+        free(plan);
+        for (int k = 0; k < want; k++) {
+            double r = rel_diff(y[k], ref[k]);
+            if (r > 2e-6)
+                fail_msg("case %d, rows of %lld, %d threads: output %d off by %g", (int)c, (long long)xd[2], threads, k,
+                         r);
+            nnfx_tensor_release(y[k]);
+        }
+    }
+    for (int k = 0; k < want; k++)
+        nnfx_tensor_release(ref[k]);
+    nnfx_tensor_release(x);
+    nnfx_interp_free(ip);
+    nnfx_gm_free(gm);
+}
+
+/* The decomposed LayerNorm chain over the last axis, with and without the
+ * scale and bias, is one vector step (split over whole rows at 2 threads
+ * when large); a chain whose mean has another reader, or over a dim not the
+ * last, stays its steps. Rows of 37, 96 and one of 33001 (large enough
+ * for an element-wise split, which would cut the row), against the
+ * interpreter. */
+static void test_layernorm_chain(void **state) {
+    (void)state;
+    const int64_t small[3] = {2, 3, 37}, large[3] = {64, 8, 96}, one_row[3] = {1, 1, 33001};
+    for (int c = LN_AFFINE; c <= LN_AXIS_1; c++) {
+        check_ln_chain(small, (ln_case)c);
+        check_ln_chain(large, (ln_case)c);
+    }
+    check_ln_chain(one_row, LN_AFFINE); /* one row: never split as element-wise */
+}
+
 /* A float Sigmoid and x * Sigmoid(x) outside any conv chain (the float
  * islands of a QDQ model): the SiLU is one vector step reading x (its
  * Sigmoid absorbed), a Sigmoid with two readers a vector step of its own,
@@ -1348,33 +1444,20 @@ static void test_lazy_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resblock),
-        cmocka_unit_test(test_depthwise),
-        cmocka_unit_test(test_tanh_fused),
-        cmocka_unit_test(test_hard_sigmoid_fused),
-        cmocka_unit_test(test_atrous),
-        cmocka_unit_test(test_pad_avgpool),
-        cmocka_unit_test(test_blocked_chain),
-        cmocka_unit_test(test_blocked_wide),
-        cmocka_unit_test(test_conv3d),
-        cmocka_unit_test(test_conv_transpose),
-        cmocka_unit_test(test_dw_borders),
-        cmocka_unit_test(test_maxpool_nan),
-        cmocka_unit_test(test_odd_conv),
-        cmocka_unit_test(test_float_silu_steps),
-        cmocka_unit_test(test_float_gelu_steps),
-        cmocka_unit_test(test_nhwc_gelu),
-        cmocka_unit_test(test_same_type_cast),
-        cmocka_unit_test(test_wide_conv),
-        cmocka_unit_test(test_deep_conv),
-        cmocka_unit_test(test_maxpool_borders),
-        cmocka_unit_test(test_nhwc_region),
-        cmocka_unit_test(test_nhwc_maxpool_nan),
-        cmocka_unit_test(test_omp_threads_kept),
-        cmocka_unit_test(test_profile),
-        cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_outer_ranges),
-        cmocka_unit_test(test_bad_input_and_fallback),
+        cmocka_unit_test(test_resblock),         cmocka_unit_test(test_depthwise),
+        cmocka_unit_test(test_tanh_fused),       cmocka_unit_test(test_hard_sigmoid_fused),
+        cmocka_unit_test(test_atrous),           cmocka_unit_test(test_pad_avgpool),
+        cmocka_unit_test(test_blocked_chain),    cmocka_unit_test(test_blocked_wide),
+        cmocka_unit_test(test_conv3d),           cmocka_unit_test(test_conv_transpose),
+        cmocka_unit_test(test_dw_borders),       cmocka_unit_test(test_maxpool_nan),
+        cmocka_unit_test(test_odd_conv),         cmocka_unit_test(test_float_silu_steps),
+        cmocka_unit_test(test_float_gelu_steps), cmocka_unit_test(test_layernorm_chain),
+        cmocka_unit_test(test_nhwc_gelu),        cmocka_unit_test(test_same_type_cast),
+        cmocka_unit_test(test_wide_conv),        cmocka_unit_test(test_deep_conv),
+        cmocka_unit_test(test_maxpool_borders),  cmocka_unit_test(test_nhwc_region),
+        cmocka_unit_test(test_nhwc_maxpool_nan), cmocka_unit_test(test_omp_threads_kept),
+        cmocka_unit_test(test_profile),          cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_outer_ranges),     cmocka_unit_test(test_bad_input_and_fallback),
         cmocka_unit_test(test_lazy_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,7 @@
 #include "exec/arena_plan.h"
 #include "exec/exec_int.h"
 #include "exec/fast_int.h"
+#include "exec/fuse_layernorm.h"
 #include "exec/kernels/kernels_int.h"
 #include "exec/outer_ranges.h"
 #include "exec/qplan.h"
@@ -630,6 +631,7 @@ typedef struct build_tables {
                           read by nothing else (0: none) */
     const nnfx_node **pool_pad; /* the Pad folded into the AveragePool at a node (its oneDNN step in dnnls) */
     gelu_match *gelu;           /* a GELU chain ending at a node (x NULL: none) */
+    fx_ln_match *ln;            /* a decomposed LayerNorm chain ending at a node (x NULL: none) */
 } build_tables;
 
 /* Frees the tables, and the convs and int8 steps no step took. */
@@ -640,7 +642,7 @@ static void tables_free(build_tables *t, int nn) {
         if (t->dnnls) fx_dnnl_free(t->dnnls[k]);
     }
     free(t->chain_first), free(t->fus), free(t->absorbed), free(t->convs), free(t->conv_at), free(t->qops), free(t->qm),
-        free(t->dead), free(t->dnnls), free(t->silu), free(t->pool_pad), free(t->gelu);
+        free(t->dead), free(t->dnnls), free(t->silu), free(t->pool_pad), free(t->gelu), free(t->ln);
     memset(t, 0, sizeof *t);
 }
 
@@ -651,9 +653,10 @@ static bool tables_new(build_tables *t, int nn) {
         calloc(k, sizeof *t->chain_first), calloc(k, sizeof *t->fus),      calloc(k, sizeof *t->absorbed),
         calloc(k, sizeof *t->convs),       calloc(k, sizeof *t->conv_at),  calloc(k, sizeof *t->qops),
         calloc(k, sizeof *t->qm),          calloc(k, sizeof *t->dead),     calloc(k, sizeof *t->dnnls),
-        calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->pool_pad), calloc(k, sizeof *t->gelu)};
+        calloc(k, sizeof *t->silu),        calloc(k, sizeof *t->pool_pad), calloc(k, sizeof *t->gelu),
+        calloc(k, sizeof *t->ln)};
     if (t->chain_first && t->fus && t->absorbed && t->convs && t->conv_at && t->qops && t->qm && t->dead && t->dnnls &&
-        t->silu && t->pool_pad && t->gelu)
+        t->silu && t->pool_pad && t->gelu && t->ln)
         return true;
     tables_free(t, 0);
     return false;
@@ -859,9 +862,39 @@ static void plan_gelu(const fx_plan *p, const nnfx_node *n, int i, build_tables 
     }
 }
 
+typedef struct ln_ctx {
+    const fx_plan *p;
+    const build_tables *t;
+} ln_ctx;
+
+static const nnfx_tensor *ln_const_of(const void *ctx, const nnfx_node *n) {
+    const fx_val *v = &((const ln_ctx *)ctx)->p->vals[idx_of(n)];
+    return v->kind == V_CONST ? v->t : NULL;
+}
+
+static bool ln_free_node(const void *ctx, const nnfx_node *n) {
+    const ln_ctx *c = ctx;
+    return !c->t->absorbed[idx_of(n)] && c->p->vals[idx_of(n)].kind == V_ARENA;
+}
+
+/* Phase 2 for Div node n of a plan that runs (not in layout mode: the
+ * match reads constants): a decomposed LayerNorm chain over the last axis
+ * (fx_layernorm_match) becomes one step (kern_layernorm_chain_fast) reading
+ * x at the chain's last node; its other nodes are absorbed. */
+static void plan_layernorm(const fx_plan *p, const nnfx_node *n, build_tables *t) {
+    if (p->ctrl || p->layout || n->opcode != NNFX_CALL_FUNCTION || n->op != NNFX_OP_DIV) return;
+    ln_ctx c = {p, t};
+    fx_ln_env env = {&c, ln_const_of, ln_free_node};
+    fx_ln_match m;
+    if (!fx_layernorm_match(&env, n, &m)) return;
+    for (int k = 0; k + 1 < m.nnodes; k++)
+        t->absorbed[idx_of(m.nodes[k])] = true;
+    t->ln[idx_of(m.nodes[m.nnodes - 1])] = m;
+}
+
 /* Phase 2: int8 islands (they read weights: not in layout mode), then
- * conv chains, then the SiLUs and GELUs no conv chain took, then Pads
- * folded into the AveragePools after them. */
+ * conv chains, then the SiLUs, GELUs and LayerNorm chains no conv chain
+ * took, then Pads folded into the AveragePools after them. */
 static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx_error *err) {
     if (!p->layout && plan_qops(p, g, t->absorbed, t->qops, t->qm, t->dead, err)) return NNFX_ERR_NOMEM;
     int i = 0;
@@ -873,6 +906,8 @@ static nnfx_status plan_fusions(fx_plan *p, nnfx_graph *g, build_tables *t, nnfx
     i = 0;
     for (nnfx_node *n = g->head; n; n = n->next, i++)
         plan_gelu(p, n, i, t);
+    for (nnfx_node *n = g->head; n; n = n->next)
+        plan_layernorm(p, n, t);
     if (p->dnnl) plan_pool_pads(p, g, t);
     return NNFX_OK;
 }
@@ -1028,6 +1063,17 @@ static nnfx_status plan_step(fx_plan *p, const nnfx_node *n, int i, build_tables
                     return NNFX_ERR_NOMEM;
             s->nin = 4;
             s->kern = kern_gelu_fast;
+        } else if (t->ln[i].x) { /* x, eps, scale and bias of a LayerNorm chain */
+            const fx_ln_match *m = &t->ln[i];
+            const nnfx_arg *args[3] = {m->eps, m->scale, m->bias};
+            int *in4 = realloc(s->in, 4 * sizeof *s->in);
+            if (!in4) return step_oom(err);
+            s->in = in4;
+            s->in[0] = idx_of(m->x);
+            for (int a = 0; a < 3; a++)
+                if ((s->in[a + 1] = args[a] ? arg_value(p, args[a], err) : -1) == -2) return NNFX_ERR_NOMEM;
+            s->nin = 4;
+            s->kern = kern_layernorm_chain_fast;
         }
     }
     s->inbuf = calloc((size_t)(s->nin ? s->nin : 1), sizeof *s->inbuf);
@@ -1080,7 +1126,8 @@ static bool is_channel_vector(const nnfx_tensor *t, const nnfx_tensor *full) {
 static nhwc_use nhwc_use_of(const fx_plan *p, const fx_step *s, int *full) {
     if (s->kind == S_MAXPOOL && s->nin == 1 && p->vals[s->in[0]].kind == V_ARENA && nhwc_shaped(p, s->out))
         return NHWC_MAXPOOL;
-    if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out)) return NHWC_NONE;
+    if (s->kind != S_KERNEL || s->outs || !nhwc_shaped(p, s->out) || s->kern == kern_layernorm_chain_fast)
+        return NHWC_NONE; /* rows of the last axis: the graph's layout */
     const nnfx_tensor *y = p->vals[s->out].t;
     bool eltwise = s->kern == kern_gelu_fast || s->n->op == NNFX_OP_ADD || s->n->op == NNFX_OP_SUB ||
                    s->n->op == NNFX_OP_MUL || s->n->op == NNFX_OP_DIV || s->n->op == NNFX_OP_ERF;
@@ -1420,6 +1467,9 @@ static void plan_ranges(fx_plan *p) {
             if (ok && sp->in[a] >= 0 && p->vals[root_of(p, sp->in[a])].kind == V_CONST) consts |= 1u << a;
         }
         if (ok) fx_ranges_plan(sp->n, sp->nin, in, consts, p->vals[sp->out].t, &sp->ranges);
+        const nnfx_tensor *y = p->vals[sp->out].t;
+        if (sp->kern == kern_layernorm_chain_fast && sp->ranges.tasks && sp->ranges.dim >= y->rank - 1)
+            sp->ranges.tasks = 0; /* split as element-wise: only over whole rows of the last axis */
     }
 }
 
@@ -1699,13 +1749,15 @@ static void step_desc(const fx_plan *p, int s, sbuf *b) {
         return;
     }
     sb_printf(b, "%s = %s%s @%lld", sp->n->name,
-              sp->kern == kern_silu_fast      ? "x * sigmoid(x)"
-              : sp->kern == kern_dq_silu_fast ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
-              : sp->kern == kern_gelu_fast    ? "gelu: (x * (erf(x / c0) + c1)) * c2"
-                                              : nnfx_op_name(sp->n->op),
+              sp->kern == kern_silu_fast              ? "x * sigmoid(x)"
+              : sp->kern == kern_dq_silu_fast         ? "x * sigmoid(x) of the dequantized int8 input (256-entry table)"
+              : sp->kern == kern_gelu_fast            ? "gelu: (x * (erf(x / c0) + c1)) * c2"
+              : sp->kern == kern_layernorm_chain_fast ? "layernorm chain: (x - mean) / sqrt(var + eps) * scale + bias"
+                                                      : nnfx_op_name(sp->n->op),
               sp->kern == kern_silu_fast || sp->kern == kern_sigmoid_fast ||
                       sp->kern == kern_global_average_pool_fast || sp->kern == kern_gelu_fast ||
-                      sp->kern == kern_erf_fast || sp->kern == kern_reduce_mean_fast || sp->kern == kern_softmax_fast
+                      sp->kern == kern_erf_fast || sp->kern == kern_reduce_mean_fast || sp->kern == kern_softmax_fast ||
+                      sp->kern == kern_layernorm_chain_fast
                   ? " (vector)"
               : sp->kind == S_MAXPOOL ? " (direct)"
               : (sp->kind == S_NHWC_CONCAT || sp->kind == S_NHWC_MAXPOOL) && v->blk

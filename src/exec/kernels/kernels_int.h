@@ -90,6 +90,16 @@ nnfx_status kern_dq_silu_fast(const nnfx_node *n, int nin, nnfx_tensor *const *i
 nnfx_status kern_reduce_mean_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
                                   nnfx_tensor *const *out, nnfx_error *err);
 
+/* The compiled plan's fused LayerNorm chain over the last axis
+ * (pool_fast.c; fuse_layernorm.c matches it): per row of x = in[0], mean m
+ * and variance v as kern_reduce_mean_fast computes them over x and over the
+ * float squares of d = x - m, then y = (d / sqrt(v + eps)) * in[2] + in[3],
+ * eps = in[1] (float32 scalar), in[2] and in[3] (NULL: absent) of one value
+ * or one per element of the last axis; each operation rounded to float as
+ * the chain's steps round it (the sums' order aside). y may be x. */
+nnfx_status kern_layernorm_chain_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                      nnfx_tensor *const *out, nnfx_error *err);
+
 /* The compiled plan's float32 GlobalAveragePool (pool_fast.c): the mean of
  * each (n, c) plane as kern_global_average_pool's, summed in double by
  * independent accumulators instead of in order (within float rounding of

@@ -336,3 +336,90 @@ nnfx_status kern_reduce_mean_fast(const nnfx_node *n, int nin, nnfx_tensor *cons
     }
     return NNFX_OK;
 }
+
+/* The sum of the float squares x[i] * x[i] (each rounded to float, as a
+ * Pow(x, 2) step writes them) of x[0..n), accumulated as fsum16's. */
+static inline CORE_ALWAYS_INLINE void fsumsq16_body(const float *restrict x, int64_t n, double *out) {
+    double a[16] = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++) {
+            float q = x[i + k] * x[i + k];
+            a[k] += (double)q;
+        }
+    for (; i < n; i++) {
+        float q = x[i] * x[i];
+        a[i % 16] += (double)q;
+    }
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            a[k] += a[k + w];
+    *out = a[0];
+}
+
+/* Rows [0, rows) of len values of the chain: y = ((x - mean) / sqrt(var +
+ * eps)) * sc + b, each operation rounded to float as its step rounds it
+ * (sc, b NULL: absent; ns, nb: 1 or len values). x and y are the same
+ * buffer or disjoint ones; sc and b never overlap y. */
+static inline CORE_ALWAYS_INLINE void lnchain_rows_body(const float *x, float *y, int64_t rows, int64_t len, float eps,
+                                                        const float *sc, int64_t ns, const float *b, int64_t nb) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * len;
+        float *restrict yr = y + r * len;
+        double t = 0;
+        fsum16_body(xr, len, &t);
+        const float mean = (float)(t / (double)len);
+        if (xr == yr) {
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] - mean;
+        } else {
+            const float *restrict xs = xr;
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = xs[i] - mean;
+        }
+        fsumsq16_body(yr, len, &t);
+        const float var = (float)(t / (double)len), den = sqrtf(var + eps);
+        for (int64_t i = 0; i < len; i++)
+            yr[i] = yr[i] / den;
+        const float *restrict s = sc, *restrict c = b;
+        if (s && ns == 1)
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] * s[0];
+        else if (s)
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] * s[i];
+        if (c && nb == 1)
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] + c[0];
+        else if (c)
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] + c[i];
+    }
+}
+
+CORE_ISA_VARIANTS(lnchain_rows,
+                  (const float *x, float *y, int64_t rows, int64_t len, float eps, const float *sc, int64_t ns,
+                   const float *b, int64_t nb),
+                  (x, y, rows, len, eps, sc, ns, b, nb))
+
+nnfx_status kern_layernorm_chain_fast(const nnfx_node *n, int nin, nnfx_tensor *const *in, int nout,
+                                      nnfx_tensor *const *out, nnfx_error *err) {
+    const nnfx_tensor *x = nin == 4 ? in[0] : NULL, *e = nin == 4 ? in[1] : NULL;
+    bool ok = x && e && x->dtype == NNFX_F32 && x->rank >= 1 && e->dtype == NNFX_F32 && nnfx_tensor_numel(e) == 1 &&
+              nout >= 1 && out[0] && out[0]->dtype == NNFX_F32 && nnfx_tensor_numel(out[0]) == nnfx_tensor_numel(x);
+    const int64_t len = ok ? x->shape[x->rank - 1] : 0;
+    for (int k = 2; ok && k < 4; k++)
+        ok = !in[k] || (in[k]->dtype == NNFX_F32 && (nnfx_tensor_numel(in[k]) == 1 || nnfx_tensor_numel(in[k]) == len));
+    if (!ok || len < 1)
+        return nnfx_error_set(err, NNFX_ERR_RUNTIME,
+                              "node '%s': layer norm step needs float32 x, a scalar eps and scale / bias of one value "
+                              "or one per element of x's last axis",
+                              nnfx_node_name(n));
+    const float *xd = x->data, *sc = in[2] ? in[2]->data : NULL, *b = in[3] ? in[3]->data : NULL;
+    float *y = out[0]->data;
+    const float eps = *(const float *)e->data;
+    const int64_t rows = nnfx_tensor_numel(x) / len, ns = in[2] ? nnfx_tensor_numel(in[2]) : 0,
+                  nb = in[3] ? nnfx_tensor_numel(in[3]) : 0;
+    CORE_ISA_PICK(lnchain_rows)(xd, y, rows, len, eps, sc, ns, b, nb);
+    return NNFX_OK;
+}
