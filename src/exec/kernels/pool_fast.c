@@ -337,18 +337,22 @@ nnfx_status kern_reduce_mean_fast(const nnfx_node *n, int nin, nnfx_tensor *cons
     return NNFX_OK;
 }
 
-/* The sum of the float squares x[i] * x[i] (each rounded to float, as a
- * Pow(x, 2) step writes them) of x[0..n), accumulated as fsum16's. */
-static inline CORE_ALWAYS_INLINE void fsumsq16_body(const float *restrict x, int64_t n, double *out) {
+/* d = x - mean into y[0..n) (x NULL: y holds x, centred in place) and the
+ * sum of the float squares d * d (each rounded to float, as a Pow(d, 2)
+ * step writes them), accumulated as fsum16's. */
+static inline CORE_ALWAYS_INLINE void centre_sumsq16_body(const float *restrict x, float *restrict y, int64_t n,
+                                                          float mean, double *out) {
     double a[16] = {0};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int k = 0; k < 16; k++) {
-            float q = x[i + k] * x[i + k];
+            float d = (x ? x[i + k] : y[i + k]) - mean, q = d * d;
+            y[i + k] = d;
             a[k] += (double)q;
         }
     for (; i < n; i++) {
-        float q = x[i] * x[i];
+        float d = (x ? x[i] : y[i]) - mean, q = d * d;
+        y[i] = d;
         a[i % 16] += (double)q;
     }
     for (int w = 8; w >= 1; w /= 2)
@@ -365,23 +369,23 @@ static inline CORE_ALWAYS_INLINE void lnchain_rows_body(const float *x, float *y
                                                         const float *sc, int64_t ns, const float *b, int64_t nb) {
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * len;
-        float *restrict yr = y + r * len;
         double t = 0;
         fsum16_body(xr, len, &t);
         const float mean = (float)(t / (double)len);
-        if (xr == yr) {
-            for (int64_t i = 0; i < len; i++)
-                yr[i] = yr[i] - mean;
-        } else {
-            const float *restrict xs = xr;
-            for (int64_t i = 0; i < len; i++)
-                yr[i] = xs[i] - mean;
-        }
-        fsumsq16_body(yr, len, &t);
+        float *yr = y + r * len;
+        if (xr == yr)
+            centre_sumsq16_body(NULL, yr, len, mean, &t);
+        else
+            centre_sumsq16_body(xr, yr, len, mean, &t);
         const float var = (float)(t / (double)len), den = sqrtf(var + eps);
+        const float *restrict s = sc, *restrict c = b;
+        if (s && c && ns == len && nb == len) { /* the usual affine chain: one pass */
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] / den * s[i] + c[i];
+            continue;
+        }
         for (int64_t i = 0; i < len; i++)
             yr[i] = yr[i] / den;
-        const float *restrict s = sc, *restrict c = b;
         if (s && ns == 1)
             for (int64_t i = 0; i < len; i++)
                 yr[i] = yr[i] * s[0];
