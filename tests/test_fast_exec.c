@@ -1011,10 +1011,11 @@ static nnfx_node *reduce_mean(nnfx_graph *g, const char *name, nnfx_node *x, int
     return op(g, NNFX_OP_REDUCE_MEAN, 2, a, 0, NULL);
 }
 
-/* How the decomposed LayerNorm chain is built: ln_affine with the scale
- * and bias, ln_plain without, ln_mean_read with its mean an output too and
- * ln_axis_1 over a dim that is not the last (neither fuses). */
-typedef enum ln_case { LN_AFFINE, LN_PLAIN, LN_MEAN_READ, LN_AXIS_1 } ln_case;
+/* How the decomposed LayerNorm chain is built: LN_AFFINE with the scale
+ * and bias, LN_PLAIN without, LN_BIAS_ONLY with the bias alone,
+ * LN_MEAN_READ with its mean an output too and LN_AXIS_1 over a dim that
+ * is not the last (neither of the last two fuses). */
+typedef enum ln_case { LN_AFFINE, LN_PLAIN, LN_BIAS_ONLY, LN_MEAN_READ, LN_AXIS_1 } ln_case;
 
 /* PyTorch's opset-13 export of nn.LayerNorm over the last dim of x [d0,
  * d1, len]: ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, then
@@ -1027,10 +1028,8 @@ static nnfx_graph *ln_chain(const int64_t *xd, ln_case c) {
     nnfx_node *var = reduce_mean(g, "axes1", binary(g, NNFX_OP_POW, d, scalar_param(g, "two", 2.0f)), ax);
     nnfx_node *den = unary(g, NNFX_OP_SQRT, binary(g, NNFX_OP_ADD, var, scalar_param(g, "eps", 1e-5f)));
     nnfx_node *y = binary(g, NNFX_OP_DIV, d, den);
-    if (c != LN_PLAIN) {
-        y = binary(g, NNFX_OP_MUL, y, param(g, "scale", 1, sd, 1.0f));
-        y = binary(g, NNFX_OP_ADD, param(g, "bias", 3, bd, 0.0f), y); /* the constant first */
-    }
+    if (c != LN_PLAIN && c != LN_BIAS_ONLY) y = binary(g, NNFX_OP_MUL, y, param(g, "scale", 1, sd, 1.0f));
+    if (c != LN_PLAIN) y = binary(g, NNFX_OP_ADD, param(g, "bias", 3, bd, 0.0f), y); /* the constant first */
     nnfx_node *outs[2] = {y, mean};
     assert_non_null(nnfx_graph_output(g, c == LN_MEAN_READ ? 2 : 1, outs, NULL));
     return g;
@@ -1059,7 +1058,7 @@ static void check_ln_chain(const int64_t *xd, ln_case c) {
         char *plan = nnfx_gm_plan(gm, &err);
         assert_non_null(plan);
         bool fused = strstr(plan, "layernorm chain: (x - mean) / sqrt(var + eps) * scale + bias (vector)") != NULL;
-        if (fused != (c == LN_AFFINE || c == LN_PLAIN) || (fused && (strstr(plan, "= pow") || strstr(plan, "= sqrt"))))
+        if (fused != (c <= LN_BIAS_ONLY) || (fused && (strstr(plan, "= pow") || strstr(plan, "= sqrt"))))
             fail_msg("case %d, rows of %lld: fused %d in the plan:\n%s", (int)c, (long long)xd[2], fused, plan);
         if (threads == 2 && xd[0] > 1 && xd[0] * xd[1] * xd[2] >= 1 << 15 && !strstr(plan, "ranges of dim 0"))
             fail_msg("case %d: the step is not split over rows:\n%s", (int)c, plan);
