@@ -183,11 +183,11 @@ VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mm
      * clamp(rne_f(v), lo - zp, hi - zp) (vrndscaleps), with no trip through
      * int32 and no +-2^24 guard (C's qround clamps to it, then the bounds
      * clamp tighter): the same values in fewer instructions. */
-    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     __m512 t =
         _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_set1_ps(e->mult[m])), _mm512_set1_ps(e->bias[m]));
     if (e->mid) {
-        __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->mid_inv)), rne);
+        __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->mid_inv)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(e->mid_lo - e->mid_zp))),
                           _mm512_set1_ps((float)(e->mid_hi - e->mid_zp)));
         t = _mm512_mul_ps(v, _mm512_set1_ps(e->mid_scale));
@@ -198,10 +198,12 @@ VNNI_NAME(epi_q16)(const fx_qepi *e, int64_t m, __m512i a, const void *res, __mm
         r = _mm512_sub_epi32(r, _mm512_set1_epi32(e->res_zp));
         t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(e->res_scale)));
     }
-    __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->y_inv)), rne);
+    __m512 v =
+        _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(e->y_inv)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(e->lo - e->y_zp))),
                       _mm512_set1_ps((float)(e->hi - e->y_zp)));
-    q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, rne), _mm512_set1_epi32(e->y_zp));
+    q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                         _mm512_set1_epi32(e->y_zp));
     return q;
 }
 
