@@ -9,7 +9,7 @@
  * (no AVX-512, or NNFX_ISA=avx2), jit:avx2 is faster on nChw8c than on
  * NHWC (espcn's 64 -> 32 3x3 conv at 224x224: about 0.7x the time), so a
  * value passed between 2-d convs and ConvTransposes (group 1) only, or
- * through a MaxPool or channel Concat between them (fast_plan.c's
+ * through a MaxPool or channel Concat between them (plan_layout.c's
  * plan_blocked), of a multiple of 8 channels, is kept nChw8c and the steps
  * are built for it
  * (fx_dnnl_block; NNFX_DNNL_BLOCKED=0 turns it off). Where it runs its

@@ -1,6 +1,6 @@
 /* nhwc.c — the two kernel steps of the compiled plan that read
  * channels-last (NHWC) values differently from NCHW ones (plan_layouts in
- * fast_plan.c): a per-channel broadcast of Add/Sub/Mul/Div (the
+ * plan_layout.c): a per-channel broadcast of Add/Sub/Mul/Div (the
  * squeeze-excitation scale) and Concat over channels. Their meaning is the
  * generic kernels' (binary.c, movement.c) on the same values held NCHW:
  * the scalar definitions of nnfx_rt_scalar.h; tests/test_fast_exec.c
