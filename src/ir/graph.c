@@ -1139,13 +1139,9 @@ int nnfx_graph_drop_unused_params(nnfx_graph *g) {
     size_t nga = 0, cap = 0;
     nnfx_node **ga = NULL;
     if (!remap) return 0; /* out of memory: drop nothing (always safe) */
-    nnfx_node *const *ord = ir_graph_order(g);
-    int nn = g->num_nodes, at = 0;
-    for (nnfx_node *n = ord ? ord[0] : g->head; n; n = ord ? (++at < nn ? ord[at] : NULL) : n->next) {
-        if (ord)
-            ir_order_prefetch(ord, at, nn, 12);
-        else
-            ir_node_prefetch(n, 16);
+    ir_walk wk;
+    for (nnfx_node *n = ir_walk_first(g, &wk); n; n = ir_walk_next(&wk, n)) {
+        ir_walk_prefetch(&wk, n);
         if (n->opcode != NNFX_GET_ATTR || !n->target) continue;
         if (n->param_epoch != g->param_epoch || n->param_idx <= 0 || n->param_idx > g->nparams) {
             n->param_idx = ir_graph_param_find(g, n->target); /* the cache is not a semantic change */

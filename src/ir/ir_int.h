@@ -173,6 +173,31 @@ static inline void ir_order_prefetch(nnfx_node *const *order, int i, int n, int 
         __builtin_prefetch(p + 128);
     }
 }
+/* A whole-graph walk in list order that neither links nor unlinks nodes:
+ * through ir_graph_order's array where the graph keeps one, else along
+ * the list.
+ *   ir_walk wk;
+ *   for (nnfx_node *n = ir_walk_first(g, &wk); n; n = ir_walk_next(&wk, n)) {
+ *       ir_walk_prefetch(&wk, n); ... } */
+typedef struct ir_walk {
+    nnfx_node *const *ord; /* NULL: along the list */
+    int n, i;
+} ir_walk;
+static inline nnfx_node *ir_walk_first(nnfx_graph *g, ir_walk *w) {
+    w->ord = ir_graph_order(g);
+    w->n = g->num_nodes, w->i = 0;
+    return w->ord ? w->ord[0] : g->head;
+}
+static inline nnfx_node *ir_walk_next(ir_walk *w, const nnfx_node *n) {
+    return w->ord ? (++w->i < w->n ? w->ord[w->i] : NULL) : n->next;
+}
+/* Hints the CPU to fetch the nodes the walk reaches next (n: the current one). */
+static inline void ir_walk_prefetch(const ir_walk *w, const nnfx_node *n) {
+    if (w->ord)
+        ir_order_prefetch(w->ord, w->i, w->n, 12);
+    else
+        ir_node_prefetch(n, 16);
+}
 
 /* True when every attribute of call_function node n is in its op's schema
  * with the right kind (what lint checks; lint.c). */

@@ -262,14 +262,10 @@ nnfx_status nnfx_graph_infer_shapes(nnfx_graph *g, nnfx_error *err) {
     ir_graph_renumber(g);
     /* one walk: inputs come before their users, so their flags and values
      * are this pass's when a node reads them */
-    nnfx_node *const *ord = ir_graph_order(g);
-    int nn = g->num_nodes, i = 0;
-    nnfx_node *n = ord ? ord[0] : g->head;
-    for (; n && !st; n = ord ? (++i < nn ? ord[i] : NULL) : n->next) {
-        if (ord)
-            ir_order_prefetch(ord, i, nn, 12);
-        else
-            ir_node_prefetch(n, 16);
+    ir_walk wk;
+    nnfx_node *n = ir_walk_first(g, &wk);
+    for (; n && !st; n = ir_walk_next(&wk, n)) {
+        ir_walk_prefetch(&wk, n);
         st = ir_infer_walk_node(n, &w, err);
     }
     ir_infer_end(g, &w, n, st);
@@ -285,13 +281,9 @@ nnfx_status ir_graph_lint_and_infer(nnfx_graph *g, nnfx_error *err) {
     nnfx_error ierr = {0};
     nnfx_status lst = NNFX_OK, ist = NNFX_OK;
     const nnfx_node *istop = NULL; /* where inference stopped (exclusive); NULL: it visited every node */
-    nnfx_node *const *ord = ir_graph_order(g);
-    int nn = g->num_nodes, i = 0;
-    for (nnfx_node *n = ord ? ord[0] : g->head; n; n = ord ? (++i < nn ? ord[i] : NULL) : n->next) {
-        if (ord)
-            ir_order_prefetch(ord, i, nn, 12);
-        else
-            ir_node_prefetch(n, 16);
+    ir_walk wk;
+    for (nnfx_node *n = ir_walk_first(g, &wk); n; n = ir_walk_next(&wk, n)) {
+        ir_walk_prefetch(&wk, n);
         if ((lst = ir_lint_node(g, n, &lw, err))) {
             if (!ist) istop = n;
             break;
